@@ -1,0 +1,411 @@
+package cpu
+
+import (
+	"perfsim/sim"
+)
+
+// Context is what a CPU is executing: a thread (task or idle), an irq handler on top
+// of it, or an NMI handler on top of either.
+type Context uint8
+
+// Contexts, innermost last.
+const (
+	CtxTask Context = iota
+	CtxIRQ
+	CtxNMI
+)
+
+func (x Context) String() string { return [...]string{"task", "irq", "nmi"}[x] }
+
+// Interrupt is a pending interrupt: its handler runs to completion on top of the
+// interrupted context.
+type Interrupt struct {
+	Name string
+	Fn   func(c *CPU)
+	// Now forces delivery at the current step point (forced interleavings).
+	Now bool
+}
+
+// CPU is one simulated CPU.
+type CPU struct {
+	ID   int
+	m    *Machine
+	eng  *sim.Engine
+	lane *sim.Lane
+
+	curr     *Thread // the thread whose coroutine this CPU runs
+	switched bool    // curr changed while running: resume the new one
+	clock    sim.Time
+	resumeAt sim.Time
+
+	irqsOn  bool // the interrupt flag (local_irq_save/restore)
+	inIRQ   bool
+	inNMI   bool
+	preempt int // preempt_count, for "scheduling while atomic" checks
+
+	timers     sim.EventQueue
+	pendingNMI []Interrupt
+	pendingIRQ []Interrupt
+	irqWork    []func(c *CPU)
+	irqWorkIPI bool // the irq_work self-IPI is pending
+
+	attn bool // a step point must look around (see updateAttn)
+
+	// Counters, exported as observables.
+	Steps uint64
+	NMIs  uint64
+	IRQs  uint64
+	// Busy is the time this CPU spent executing (threads and handlers).
+	Busy sim.Duration
+}
+
+// Machine returns the machine c belongs to.
+func (c *CPU) Machine() *Machine { return c.m }
+
+// Now returns the current virtual time.
+func (c *CPU) Now() sim.Time { return c.eng.Now() }
+
+// Curr returns the thread running on c.
+func (c *CPU) Curr() *Thread { return c.curr }
+
+// Context returns the innermost context executing on c.
+func (c *CPU) Context() Context {
+	switch {
+	case c.inNMI:
+		return CtxNMI
+	case c.inIRQ:
+		return CtxIRQ
+	}
+	return CtxTask
+}
+
+// InNMI reports in_nmi().
+func (c *CPU) InNMI() bool { return c.inNMI }
+
+// InIRQ reports hard irq context (not NMI).
+func (c *CPU) InIRQ() bool { return c.inIRQ }
+
+// IrqsDisabled reports irqs_disabled().
+func (c *CPU) IrqsDisabled() bool { return !c.irqsOn }
+
+func (c *CPU) nmiDeliverable() bool { return len(c.pendingNMI) > 0 && !c.inNMI }
+func (c *CPU) irqDeliverable() bool {
+	return len(c.pendingIRQ) > 0 && c.irqsOn && !c.inIRQ && !c.inNMI
+}
+
+func (c *CPU) updateAttn() {
+	c.attn = c.nmiDeliverable() || c.irqDeliverable() || len(c.m.stepHooks) > 0 || c.eng.Trace.Steps
+}
+
+// Step is a step point: a place where the kernel can be interrupted or overlapped
+// by another CPU and it matters. When nothing else can happen it costs a counter
+// increment and a branch; otherwise the Chooser decides whether a pending NMI or irq
+// is taken here, or another CPU due at the same instant runs first.
+func (c *CPU) Step(label string) {
+	c.Steps++
+	if !c.attn && !c.eng.Contended() {
+		return
+	}
+	c.stepSlow(label)
+}
+
+func (c *CPU) stepSlow(label string) {
+	tr := c.eng.Trace
+	if tr.Steps {
+		c.m.note(c, sim.KStep, label, c.Context().String(), 0)
+	}
+	for _, h := range c.m.stepHooks {
+		h(c, label)
+	}
+	for c.nmiDeliverable() && c.pendingNMI[0].Now {
+		c.deliverNMI()
+	}
+	for c.irqDeliverable() && c.pendingIRQ[0].Now {
+		c.deliverIRQ()
+	}
+	n := 1
+	nmi := c.nmiDeliverable()
+	if nmi {
+		n++
+	}
+	irq := c.irqDeliverable()
+	if irq {
+		n++
+	}
+	var ties []*sim.Lane
+	if c.eng.Contended() {
+		ties = c.eng.TiedLanes()
+		n += len(ties)
+	}
+	if n == 1 {
+		return
+	}
+	d := c.eng.Choose(n, label)
+	if d == 0 {
+		return
+	}
+	if nmi {
+		if d == 1 {
+			c.m.note(c, sim.KChoice, label, "nmi "+c.pendingNMI[0].Name, 0)
+			c.deliverNMI()
+			return
+		}
+		d--
+	}
+	if irq {
+		if d == 1 {
+			c.m.note(c, sim.KChoice, label, "irq "+c.pendingIRQ[0].Name, 0)
+			c.deliverIRQ()
+			return
+		}
+		d--
+	}
+	c.m.note(c, sim.KChoice, label, "run "+ties[d-1].Name, 0)
+	c.eng.SwitchTo(ties[d-1])
+	c.resumeAt = c.eng.Now()
+	c.yield()
+}
+
+// yield suspends the running thread's coroutine, handing the CPU back to the engine.
+func (c *CPU) yield() {
+	c.updateNext()
+	c.curr.co.Yield()
+}
+
+func (c *CPU) updateNext() {
+	t := c.resumeAt
+	if n := c.timers.Next(); n < t {
+		t = n
+	}
+	if len(c.pendingNMI) > 0 || len(c.pendingIRQ) > 0 {
+		// Pending interrupts are seen the next time the thread looks; a waiting
+		// thread is woken to take them now.
+		if now := c.eng.Now(); t > now && c.wakeable() {
+			t = now
+		}
+	}
+	c.eng.SetNext(c.lane, t)
+}
+
+// wakeable reports whether a pending interrupt could be delivered if the waiting
+// thread were resumed now.
+func (c *CPU) wakeable() bool { return c.nmiDeliverable() || c.irqDeliverable() }
+
+// run is the engine's entry into this CPU: fire due timers, then resume the current
+// thread (and, after a context switch, the next one) until it yields.
+func (c *CPU) run() {
+	now := c.eng.Now()
+	if now < c.clock {
+		sim.Crash("cpu%d clock went backwards: %s after %s", c.ID, now, c.clock)
+	}
+	c.clock = now
+	c.updateAttn()
+	for t := c.timers.PopDue(now); t != nil; t = c.timers.PopDue(now) {
+		t.Fire()
+	}
+	for {
+		th := c.curr
+		c.switched = false
+		c.resumeAt = sim.Never
+		th.co.Resume()
+		if c.switched {
+			continue
+		}
+		if th.co.Done() && c.curr == th {
+			sim.Crash("thread %s returned while current on cpu%d", th.Name, c.ID)
+		}
+		break
+	}
+	c.updateNext()
+}
+
+// waitUntil suspends the running thread until t (or until an interrupt arrives).
+func (c *CPU) waitUntil(t sim.Time) {
+	c.resumeAt = t
+	c.yield()
+}
+
+// TakeInterrupts delivers every deliverable pending interrupt, NMIs first. It
+// reports whether it delivered any.
+func (c *CPU) TakeInterrupts() bool {
+	took := false
+	for {
+		switch {
+		case c.nmiDeliverable():
+			c.deliverNMI()
+		case c.irqDeliverable():
+			c.deliverIRQ()
+		default:
+			return took
+		}
+		took = true
+	}
+}
+
+func (c *CPU) deliverNMI() {
+	it := c.pendingNMI[0]
+	c.pendingNMI = c.pendingNMI[1:]
+	saved := c.irqsOn
+	c.inNMI, c.irqsOn = true, false
+	c.NMIs++
+	c.updateAttn()
+	c.m.note(c, sim.KEnter, "nmi", it.Name, 0)
+	it.Fn(c)
+	c.m.note(c, sim.KExit, "nmi", it.Name, 0)
+	c.inNMI, c.irqsOn = false, saved
+	c.updateAttn()
+	// An irq raised by the NMI (irq_work's self-IPI) is taken as soon as the NMI
+	// returns into a context with irqs on.
+	for c.irqDeliverable() {
+		c.deliverIRQ()
+	}
+}
+
+func (c *CPU) deliverIRQ() {
+	it := c.pendingIRQ[0]
+	c.pendingIRQ = c.pendingIRQ[1:]
+	saved := c.irqsOn
+	c.inIRQ, c.irqsOn = true, false
+	c.IRQs++
+	c.updateAttn()
+	c.m.note(c, sim.KEnter, "irq", it.Name, 0)
+	it.Fn(c)
+	c.m.note(c, sim.KExit, "irq", it.Name, 0)
+	c.inIRQ, c.irqsOn = false, saved
+	c.updateAttn()
+}
+
+// RaiseNMI makes an NMI pending on c. It is delivered at a step point chosen by
+// the Chooser, or at the latest when c's running context next advances time or
+// returns to user mode; NMIs never nest.
+func (c *CPU) RaiseNMI(it Interrupt) {
+	c.pendingNMI = append(c.pendingNMI, it)
+	c.kick()
+}
+
+// RaiseIRQ makes an irq pending on c; it is delivered only where irqs are on.
+func (c *CPU) RaiseIRQ(it Interrupt) {
+	c.pendingIRQ = append(c.pendingIRQ, it)
+	c.kick()
+}
+
+// kick makes a waiting c look at its pending interrupts now.
+func (c *CPU) kick() {
+	c.updateAttn()
+	if c.eng.Running() != c.lane {
+		if c.wakeable() && c.lane.Next() > c.eng.Now() {
+			c.eng.SetNext(c.lane, c.eng.Now())
+		}
+	}
+}
+
+// IrqWorkQueue queues fn to run in irq context on c: irq_work_queue(). From an NMI
+// it runs at the next point where irqs are on.
+func (c *CPU) IrqWorkQueue(fn func(c *CPU)) {
+	c.irqWork = append(c.irqWork, fn)
+	if !c.irqWorkIPI {
+		c.irqWorkIPI = true
+		c.RaiseIRQ(Interrupt{Name: "irq_work", Fn: irqWorkRun})
+	}
+}
+
+// irqWorkRun is the irq_work IPI handler: irq_work_run().
+func irqWorkRun(c *CPU) {
+	c.irqWorkIPI = false
+	for len(c.irqWork) > 0 {
+		fn := c.irqWork[0]
+		c.irqWork = c.irqWork[1:]
+		fn(c)
+	}
+}
+
+// LocalIrqSave disables irqs and returns the previous state: local_irq_save().
+func (c *CPU) LocalIrqSave() bool {
+	f := c.irqsOn
+	c.irqsOn = false
+	c.updateAttn()
+	return f
+}
+
+// LocalIrqRestore restores the irq state; pending irqs are taken at once if irqs
+// come back on: local_irq_restore().
+func (c *CPU) LocalIrqRestore(flags bool) {
+	c.irqsOn = flags
+	c.updateAttn()
+	for c.irqDeliverable() {
+		c.deliverIRQ()
+	}
+}
+
+// PreemptDisable increments preempt_count.
+func (c *CPU) PreemptDisable() { c.preempt++ }
+
+// PreemptEnable decrements preempt_count.
+func (c *CPU) PreemptEnable() {
+	c.preempt--
+	if c.preempt < 0 {
+		sim.Crash("preempt_count underflow on cpu%d", c.ID)
+	}
+}
+
+// PreemptCount returns preempt_count.
+func (c *CPU) PreemptCount() int { return c.preempt }
+
+// Spend advances c's clock by d in the running irq or NMI handler (or task code
+// that cannot be migrated meanwhile): the handler is busy for d. Interrupts that
+// may nest are taken at each time advance.
+func (c *CPU) Spend(d sim.Duration) {
+	for d > 0 {
+		c.TakeInterrupts()
+		start := c.eng.Now()
+		c.waitUntil(start + d)
+		ran := c.eng.Now() - start
+		d -= ran
+		c.Busy += ran
+	}
+}
+
+// Timer is a per-CPU timed event that raises an interrupt (hrtimer, tick, a
+// counter overflow's NMI) when it fires.
+type Timer struct {
+	c   *CPU
+	t   *sim.Timer
+	NMI bool
+	it  Interrupt
+}
+
+// NewTimer returns an unarmed timer on c that raises it (as an NMI if nmi).
+func (c *CPU) NewTimer(nmi bool, it Interrupt) *Timer {
+	tm := &Timer{c: c, NMI: nmi, it: it}
+	tm.t = sim.NewTimer(it.Name, tm.fire)
+	return tm
+}
+
+func (tm *Timer) fire() {
+	tm.c.m.note(tm.c, sim.KTimer, tm.it.Name, "", 0)
+	if tm.NMI {
+		tm.c.RaiseNMI(tm.it)
+	} else {
+		tm.c.RaiseIRQ(tm.it)
+	}
+}
+
+// Arm (re)arms the timer at when (not before now).
+func (tm *Timer) Arm(when sim.Time) {
+	if now := tm.c.eng.Now(); when < now {
+		when = now
+	}
+	tm.c.timers.Add(tm.t, when)
+	if tm.c.eng.Running() != tm.c.lane && when < tm.c.lane.Next() {
+		tm.c.eng.SetNext(tm.c.lane, when)
+	}
+}
+
+// Cancel disarms the timer.
+func (tm *Timer) Cancel() { tm.c.timers.Remove(tm.t) }
+
+// Armed reports whether the timer is queued, and when.
+func (tm *Timer) Armed() (bool, sim.Time) { return tm.t.Queued(), tm.t.When }
+
+// CPU returns the timer's CPU.
+func (tm *Timer) CPU() *CPU { return tm.c }

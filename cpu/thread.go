@@ -1,0 +1,115 @@
+package cpu
+
+import "perfsim/sim"
+
+// Thread is a coroutine that runs on one CPU at a time: a task's kernel and user
+// execution, or a CPU's idle thread. Interrupt handlers run nested on the coroutine
+// of the thread they interrupt.
+type Thread struct {
+	Name string
+	// Owner is the scheduler's object for this thread (its task).
+	Owner any
+	// User is true while the thread executes in user mode.
+	User bool
+
+	// Ran is the execution time this thread consumed in its own context (not in
+	// the interrupts that landed on it).
+	Ran sim.Duration
+
+	cpu *CPU
+	co  *sim.Coroutine
+}
+
+// NewThread returns a thread that will run body the first time a CPU switches to
+// it.
+func (m *Machine) NewThread(name string, body func(th *Thread)) *Thread {
+	th := &Thread{}
+	m.InitThread(th, name, body)
+	return th
+}
+
+// InitThread sets up a thread embedded in a bigger object (a task) in place.
+func (m *Machine) InitThread(th *Thread, name string, body func(th *Thread)) {
+	th.Name = name
+	th.co = sim.NewCoroutine(func() { body(th) })
+	m.threads = append(m.threads, th)
+}
+
+// CPU returns the CPU th runs on, or nil when it is not running.
+func (th *Thread) CPU() *CPU { return th.cpu }
+
+// Step is a step point in th's task context.
+func (th *Thread) Step(label string) { th.cpu.Step(label) }
+
+// Spend consumes d of th's execution time in its current mode. In user mode every
+// interrupt is taken when it arrives and the return to user mode runs the
+// scheduler's exit work (which may switch or migrate th); in kernel mode interrupts
+// are taken where irqs allow at each time advance.
+func (th *Thread) Spend(d sim.Duration) {
+	for {
+		c := th.cpu
+		if c.TakeInterrupts() && th.User {
+			c.m.Hooks.IrqExitToUser(th)
+			continue
+		}
+		if d <= 0 {
+			return
+		}
+		start := c.eng.Now()
+		c.waitUntil(start + d)
+		ran := c.eng.Now() - start
+		d -= ran
+		th.Ran += ran
+		c.Busy += ran
+	}
+}
+
+// SwitchTo makes next the running thread of th's CPU and suspends th: the
+// switch_to() of a context switch. It returns when some CPU switches back to th;
+// th.CPU() may then be another CPU.
+func (th *Thread) SwitchTo(next *Thread) {
+	c := th.cpu
+	if c.curr != th {
+		sim.Crash("switch from %s which is not current on cpu%d", th.Name, c.ID)
+	}
+	if next.cpu != nil {
+		sim.Crash("%s is already running on cpu%d", next.Name, next.cpu.ID)
+	}
+	c.m.note(c, sim.KSwitch, th.Name, next.Name, 0)
+	th.cpu = nil
+	next.cpu = c
+	c.curr = next
+	c.switched = true
+	th.co.Yield()
+}
+
+// Exit switches to next and ends th for good.
+func (th *Thread) Exit(next *Thread) {
+	c := th.cpu
+	c.m.note(c, sim.KSwitch, th.Name, next.Name, 0)
+	th.cpu = nil
+	next.cpu = c
+	c.curr = next
+	c.switched = true
+	th.co.Yield() // never resumed; killed by Machine.Close
+}
+
+// Idle waits for the next interrupt in th (an idle thread).
+func (th *Thread) Idle() {
+	c := th.cpu
+	if c.TakeInterrupts() {
+		return
+	}
+	c.waitUntil(sim.Never)
+	th.cpu.TakeInterrupts()
+}
+
+// Start makes th the current thread of c, which must have none yet (boot).
+func (c *CPU) Start(th *Thread) {
+	if c.curr != nil {
+		sim.Crash("cpu%d already has a current thread", c.ID)
+	}
+	th.cpu = c
+	c.curr = th
+	c.eng.SetNext(c.lane, c.eng.Now())
+}

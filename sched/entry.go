@@ -1,0 +1,179 @@
+package sched
+
+import (
+	"perfsim/cpu"
+	"perfsim/sim"
+)
+
+// taskMain is a task's coroutine: schedule_tail(), then its program in user mode,
+// then do_exit().
+func (s *Sched) taskMain(t *Task) {
+	s.finishTaskSwitch(t.CPU())
+	t.User = true
+	s.runOps(t, t.Prog)
+	s.exit(t)
+}
+
+// RunOps runs program steps in t's context (a signal handler's body, say).
+func (s *Sched) RunOps(t *Task, ops []Op) { s.runOps(t, ops) }
+
+func (s *Sched) runOps(t *Task, ops []Op) bool {
+	for i := range ops {
+		op := &ops[i]
+		switch op.Kind {
+		case OpCompute:
+			t.Spend(op.D)
+			t.Computed += op.D
+		case OpSyscall:
+			s.syscall(t, op.Name)
+		case OpSleep:
+			s.sleep(t, op.D)
+		case OpLoop:
+			for n := 0; n < op.N; n++ {
+				if !s.runOps(t, op.Body) {
+					return false
+				}
+			}
+		case OpMigrate:
+			s.setAffinity(t, MaskOf(op.CPU))
+		case OpAffinity:
+			s.setAffinity(t, op.Mask)
+		case OpYield:
+			s.syscallWith(t, "sched_yield", func(t *Task) { s.needResched[t.CPU().ID] = true })
+		case OpStack:
+			t.UserStack = op.Stack
+		case OpCall:
+			op.Fn(t)
+		case OpExit:
+			return false
+		}
+	}
+	return true
+}
+
+// syscall enters the kernel for a named syscall and returns to user mode.
+func (s *Sched) syscall(t *Task, name string) {
+	body := s.Syscalls[name]
+	if body == nil {
+		body = func(t *Task) { t.Spend(s.Cfg.SyscallCost) }
+	}
+	s.syscallWith(t, name, body)
+}
+
+// syscallWith is the syscall entry and exit path around body: syscall_enter_from
+// user_mode() (trace_sys_enter), the body, syscall_exit_to_user_mode()
+// (trace_sys_exit, then exit_to_user_mode()).
+func (s *Sched) syscallWith(t *Task, name string, body SyscallFunc) {
+	t.User = false
+	t.KernelEntries++
+	t.Syscall = name
+	t.Step("syscall_enter_from_user_mode")
+	for _, h := range s.SyscallHooks {
+		h.SysEnter(t, name)
+	}
+	body(t)
+	for _, h := range s.SyscallHooks {
+		h.SysExit(t, name)
+	}
+	t.Syscall = ""
+	s.exitToUserMode(t)
+	t.User = true
+}
+
+// Syscall runs a syscall with a model body from inside t's program (OpCall).
+func (s *Sched) Syscall(t *Task, name string, body SyscallFunc) { s.syscallWith(t, name, body) }
+
+// exitToUserMode is exit_to_user_mode_loop() and what follows it: reschedule,
+// signals, TIF_NOTIFY_RESUME work, until no work is left; then the user-return
+// hooks (unwind_reset_info()).
+func (s *Sched) exitToUserMode(t *Task) {
+	t.User = false
+	for {
+		c := t.CPU()
+		c.Step("exit_to_user_mode_loop")
+		switch {
+		case s.needResched[c.ID]:
+			s.schedule(&t.Thread)
+		case t.SigPending || t.NotifySignal:
+			s.doSignal(t)
+		case t.NotifyResume:
+			t.NotifyResume = false
+			s.taskWorkRun(t) // resume_user_mode_work()
+		default:
+			for _, h := range s.UserReturnHooks {
+				h.ExitToUser(t)
+			}
+			t.User = true
+			return
+		}
+	}
+}
+
+// sleep blocks t for d (hrtimer_nanosleep()): an hrtimer on its CPU wakes it.
+func (s *Sched) sleep(t *Task, d sim.Duration) {
+	s.syscallWith(t, "nanosleep", func(t *Task) {
+		c := t.CPU()
+		if t.wakeTimer == nil || t.wakeTimer.CPU() != c {
+			if t.wakeTimer != nil {
+				t.wakeTimer.Cancel()
+			}
+			t.wakeTimer = c.NewTimer(false, cpu.Interrupt{Name: "hrtimer:" + t.Comm, Fn: func(*cpu.CPU) { s.Wake(t) }})
+		}
+		t.wakeTimer.Arm(c.Now() + d)
+		t.State = Sleeping
+		s.schedule(&t.Thread)
+	})
+}
+
+// Wake makes a sleeping task runnable: try_to_wake_up().
+func (s *Sched) Wake(t *Task) {
+	if t.State != Sleeping {
+		return
+	}
+	t.State = Runnable
+	i := s.selectCPU(t, t.lastCPU)
+	if c := s.M.Eng.Running(); c != nil {
+		s.note(s.M.CPUs[c.ID], sim.KWake, t.Thread.Name, "", int64(i))
+	}
+	s.enqueue(i, t)
+	if TaskOf(s.M.CPUs[i].Curr()) == nil || t.CPU() != nil {
+		s.resched(i)
+	}
+}
+
+// setAffinity is sched_setaffinity() on the running task: if its CPU is no longer
+// allowed it is moved off it (migration_cpu_stop()).
+func (s *Sched) setAffinity(t *Task, m CPUMask) {
+	m &= AllCPUs(len(s.M.CPUs))
+	if m == 0 {
+		return
+	}
+	s.syscallWith(t, "sched_setaffinity", func(t *Task) {
+		t.Allowed = m
+		c := t.CPU()
+		if m.Has(c.ID) {
+			return
+		}
+		t.migrateTo = s.selectCPU(t, m.First())
+		s.schedule(&t.Thread)
+	})
+}
+
+// exit is do_exit(): the exit hooks, then the last switch away.
+func (s *Sched) exit(t *Task) {
+	t.User = false
+	t.KernelEntries++
+	for _, h := range s.ExitHooks {
+		h.TaskExit(t)
+	}
+	if len(t.works) > 0 {
+		s.taskWorkRun(t) // exit_task_work()
+	}
+	t.State = Dead
+	t.Exited = s.M.Now()
+	if t.wakeTimer != nil {
+		t.wakeTimer.Cancel()
+	}
+	s.note(t.CPU(), sim.KNote, t.Thread.Name, "exit", 0)
+	s.schedule(&t.Thread)
+}

@@ -1,0 +1,168 @@
+package sched
+
+import (
+	"fmt"
+
+	"perfsim/cpu"
+	"perfsim/sim"
+)
+
+// SwitchHook is the seam perf uses on a context switch, as the kernel calls
+// perf_event_task_sched_out() from prepare_task_switch() and
+// perf_event_task_sched_in() from finish_task_switch(). prev or next is nil for
+// an idle thread. Both run on c with irqs off.
+type SwitchHook interface {
+	SchedOut(c *cpu.CPU, prev, next *Task)
+	SchedIn(c *cpu.CPU, prev, next *Task)
+}
+
+// SyscallHook is called at syscall entry and exit in task context, where the
+// raw_syscalls and syscalls tracepoints fire.
+type SyscallHook interface {
+	SysEnter(t *Task, name string)
+	SysExit(t *Task, name string)
+}
+
+// UserReturnHook runs in exit_to_user_mode() after the work loop, where
+// unwind_reset_info() runs.
+type UserReturnHook interface {
+	ExitToUser(t *Task)
+}
+
+// TaskExitHook runs in do_exit() before the task is gone (perf_event_exit_task,
+// unwind_deferred_task_exit).
+type TaskExitHook interface {
+	TaskExit(t *Task)
+}
+
+// SyscallFunc is the kernel body of a syscall, run in the task's kernel context.
+type SyscallFunc func(t *Task)
+
+// Config sets the scheduler's parameters.
+type Config struct {
+	// Tick is the scheduler tick period (HZ=250: 4ms).
+	Tick sim.Duration
+	// Slice is how long a task runs before the tick preempts it when others wait.
+	Slice sim.Duration
+	// SyscallCost is the time a syscall without a model body spends in the kernel.
+	SyscallCost sim.Duration
+	// Balance lets the scheduler choose migrations: on wakeup (select_task_rq) and
+	// when a CPU goes idle (idle balance), the Chooser picks among allowed CPUs.
+	Balance bool
+	// TaskWorkNMIIrqWork is the task_work TWA_NMI_CURRENT behaviour before commit
+	// ef1ea98c8fff ("task_work: Fix NMI race condition"): the NMI queues an
+	// irq_work that sets TIF_NOTIFY_RESUME on whatever task is current when it
+	// runs, which after a context switch is the wrong one.
+	TaskWorkNMIIrqWork bool
+}
+
+// DefaultConfig returns today's defaults.
+func DefaultConfig() Config {
+	return Config{Tick: 4 * sim.Millisecond, Slice: 3 * sim.Millisecond, SyscallCost: 200 * sim.Nanosecond}
+}
+
+// Sched is the scheduler of one machine.
+type Sched struct {
+	M   *cpu.Machine
+	Cfg Config
+
+	Tasks []*Task
+	// Syscalls maps syscall names to their kernel bodies.
+	Syscalls map[string]SyscallFunc
+
+	SwitchHooks     []SwitchHook
+	SyscallHooks    []SyscallHook
+	UserReturnHooks []UserReturnHook
+	ExitHooks       []TaskExitHook
+
+	rq          [][]*Task
+	idle        []*cpu.Thread
+	needResched []bool
+	lastPrev    []*cpu.Thread
+	tick        []*cpu.Timer
+	nextPID     int
+
+	// Switches and Migrations count what happened, as observables.
+	Switches   uint64
+	Migrations uint64
+}
+
+// New builds a scheduler on m and boots every CPU into its idle thread.
+func New(m *cpu.Machine, cfg Config) *Sched {
+	if cfg.Tick <= 0 {
+		cfg.Tick = DefaultConfig().Tick
+	}
+	if cfg.Slice <= 0 {
+		cfg.Slice = cfg.Tick
+	}
+	n := len(m.CPUs)
+	s := &Sched{M: m, Cfg: cfg, Syscalls: map[string]SyscallFunc{}, nextPID: 100,
+		rq: make([][]*Task, n), needResched: make([]bool, n), lastPrev: make([]*cpu.Thread, n)}
+	m.Hooks = s
+	for _, c := range m.CPUs {
+		c := c
+		idle := m.NewThread(fmt.Sprintf("swapper/%d", c.ID), s.idleLoop)
+		s.idle = append(s.idle, idle)
+		c.Start(idle)
+		s.tick = append(s.tick, c.NewTimer(false, cpu.Interrupt{Name: "tick", Fn: s.schedulerTick}))
+	}
+	return s
+}
+
+// Spawn creates a runnable task with a program, allowed on mask (0: all CPUs), and
+// queues it on the first allowed CPU (or the Chooser's pick when Balance is set).
+func (s *Sched) Spawn(comm string, mask CPUMask, prog ...Op) *Task {
+	if mask == 0 {
+		mask = AllCPUs(len(s.M.CPUs))
+	}
+	s.nextPID++
+	t := &Task{PID: s.nextPID, TID: s.nextPID, Comm: comm, Allowed: mask, Prog: prog, s: s, migrateTo: -1, lastCPU: mask.First()}
+	s.M.InitThread(&t.Thread, fmt.Sprintf("%s-%d", comm, t.TID), func(*cpu.Thread) { s.taskMain(t) })
+	t.Owner = t
+	s.Tasks = append(s.Tasks, t)
+	c := t.lastCPU
+	if s.Cfg.Balance {
+		c = s.selectCPU(t, c)
+	}
+	s.enqueue(c, t)
+	s.resched(c)
+	return t
+}
+
+// Idle returns CPU i's idle thread.
+func (s *Sched) Idle(i int) *cpu.Thread { return s.idle[i] }
+
+// RunQueue returns the tasks waiting on CPU i (not the running one).
+func (s *Sched) RunQueue(i int) []*Task { return s.rq[i] }
+
+// Current returns the task running on c, or nil when c is idle.
+func (s *Sched) Current(c *cpu.CPU) *Task { return TaskOf(c.Curr()) }
+
+// AllExited reports whether every task has exited.
+func (s *Sched) AllExited() bool {
+	for _, t := range s.Tasks {
+		if t.State != Dead {
+			return false
+		}
+	}
+	return true
+}
+
+func (s *Sched) note(c *cpu.CPU, k sim.Kind, name, detail string, n int64) {
+	if tr := s.M.Trace(); tr.On() {
+		tr.Add(sim.Record{T: s.M.Now(), CPU: c.ID, Kind: k, Name: name, Detail: detail, N: n})
+	}
+}
+
+// Timeline renders the per-CPU timeline of the run so far (see sim.Timeline).
+func (s *Sched) Timeline(width int) string {
+	end := s.M.Now()
+	for _, t := range s.Tasks {
+		if t.Exited > end {
+			end = t.Exited
+		}
+	}
+	return sim.Timeline(s.M.Trace().Records, len(s.M.CPUs), end, width, func(name string) bool {
+		return len(name) > 8 && name[:8] == "swapper/"
+	})
+}

@@ -1,0 +1,224 @@
+package sched
+
+import (
+	"strconv"
+
+	"perfsim/cpu"
+	"perfsim/sim"
+)
+
+// enqueue puts t at the tail of CPU i's run queue.
+func (s *Sched) enqueue(i int, t *Task) {
+	s.rq[i] = append(s.rq[i], t)
+}
+
+// dequeue removes t from CPU i's run queue if it is there.
+func (s *Sched) dequeue(i int, t *Task) bool {
+	q := s.rq[i]
+	for k, x := range q {
+		if x == t {
+			s.rq[i] = append(q[:k:k], q[k+1:]...)
+			return true
+		}
+	}
+	return false
+}
+
+// resched marks CPU i's current task for rescheduling: resched_curr(). A remote
+// CPU gets the reschedule IPI.
+func (s *Sched) resched(i int) {
+	s.needResched[i] = true
+	c := s.M.CPUs[i]
+	if run := s.M.Eng.Running(); run != nil && run.ID != i {
+		c.RaiseIRQ(cpu.Interrupt{Name: "resched-ipi", Fn: func(*cpu.CPU) {}})
+	}
+}
+
+// selectCPU is select_task_rq(): with Balance, the Chooser picks among the
+// allowed CPUs, option 0 being prev when it is allowed.
+func (s *Sched) selectCPU(t *Task, prev int) int {
+	if !t.Allowed.Has(prev) {
+		prev = t.Allowed.First()
+	}
+	if !s.Cfg.Balance {
+		return prev
+	}
+	opts := []int{prev}
+	for _, c := range t.Allowed.List() {
+		if c != prev && c < len(s.M.CPUs) {
+			opts = append(opts, c)
+		}
+	}
+	if len(opts) == 1 {
+		return prev
+	}
+	return opts[s.M.Eng.Choose(len(opts), "select_task_rq:"+t.Comm)]
+}
+
+// schedule is __schedule(): called by the current thread of its CPU with irqs on.
+// A running task that is still Runnable goes back to a run queue; the next thread
+// is picked and switched to. It returns when the calling thread runs again.
+func (s *Sched) schedule(prev *cpu.Thread) {
+	c := prev.CPU()
+	c.LocalIrqSave()
+	c.Step("__schedule:irqs-off")
+	s.needResched[c.ID] = false
+	pt := TaskOf(prev)
+	if pt != nil && pt.State == Runnable && pt.migrateTo < 0 {
+		s.enqueue(c.ID, pt)
+	}
+	next := s.pickNext(c)
+	nt := TaskOf(next)
+	if next == prev {
+		if pt != nil {
+			s.dequeue(c.ID, pt)
+		}
+		c.LocalIrqRestore(true)
+		return
+	}
+	// prepare_task_switch()
+	for _, h := range s.SwitchHooks {
+		h.SchedOut(c, pt, nt)
+	}
+	c.Step("context_switch")
+	s.Switches++
+	s.lastPrev[c.ID] = prev
+	if pt != nil {
+		pt.lastCPU = c.ID
+	}
+	if pt != nil && pt.State == Dead {
+		prev.Exit(next)
+		return
+	}
+	prev.SwitchTo(next)
+	s.finishTaskSwitch(prev.CPU())
+}
+
+// finishTaskSwitch runs in the thread that was switched to: finish_task_switch().
+func (s *Sched) finishTaskSwitch(c *cpu.CPU) {
+	prev := s.lastPrev[c.ID]
+	s.lastPrev[c.ID] = nil
+	curr := c.Curr()
+	pt, nt := TaskOf(prev), TaskOf(curr)
+	for _, h := range s.SwitchHooks {
+		h.SchedIn(c, pt, nt)
+	}
+	// The previous task is off its CPU now (prev->on_cpu = 0), so a migration
+	// can put it on its new run queue.
+	if pt != nil && pt.migrateTo >= 0 {
+		to := pt.migrateTo
+		pt.migrateTo = -1
+		s.Migrations++
+		s.note(c, sim.KMigrate, pt.Thread.Name, "cpu"+strconv.Itoa(c.ID)+"->cpu"+strconv.Itoa(to), 0)
+		s.enqueue(to, pt)
+		s.resched(to)
+	}
+	if nt != nil {
+		nt.sliceUsed = 0
+		if ok, _ := s.tick[c.ID].Armed(); !ok {
+			s.tick[c.ID].Arm(c.Now() + s.Cfg.Tick)
+		}
+	} else {
+		s.tick[c.ID].Cancel() // NO_HZ idle
+	}
+	c.LocalIrqRestore(true)
+}
+
+// pickNext takes the first task of c's run queue that is not still running on
+// another CPU (p->on_cpu), or balances, or returns the idle thread.
+func (s *Sched) pickNext(c *cpu.CPU) *cpu.Thread {
+	for _, t := range s.rq[c.ID] {
+		if t.CPU() == nil || t.CPU() == c {
+			s.dequeue(c.ID, t)
+			return &t.Thread
+		}
+	}
+	if t := s.idleBalance(c); t != nil {
+		return &t.Thread
+	}
+	return s.idle[c.ID]
+}
+
+// idleBalance is the scheduler-chosen migration when a CPU is about to go idle:
+// the Chooser may pull a waiting task that is allowed here (option 0: stay idle).
+func (s *Sched) idleBalance(c *cpu.CPU) *Task {
+	if !s.Cfg.Balance {
+		return nil
+	}
+	var cands []*Task
+	var from []int
+	for i, q := range s.rq {
+		if i == c.ID {
+			continue
+		}
+		for _, t := range q {
+			if t.Allowed.Has(c.ID) && t.CPU() == nil {
+				cands = append(cands, t)
+				from = append(from, i)
+			}
+		}
+	}
+	if len(cands) == 0 {
+		return nil
+	}
+	d := s.M.Eng.Choose(len(cands)+1, "idle_balance")
+	if d == 0 {
+		return nil
+	}
+	t := cands[d-1]
+	s.dequeue(from[d-1], t)
+	s.Migrations++
+	s.note(c, sim.KMigrate, t.Thread.Name, "cpu"+strconv.Itoa(from[d-1])+"->cpu"+strconv.Itoa(c.ID), 0)
+	return t
+}
+
+// idleLoop is the idle thread: do_idle().
+func (s *Sched) idleLoop(th *cpu.Thread) {
+	for {
+		c := th.CPU()
+		if s.needResched[c.ID] || len(s.rq[c.ID]) > 0 || (s.Cfg.Balance && s.anyStealable(c)) {
+			s.needResched[c.ID] = false
+			s.schedule(th)
+			continue
+		}
+		th.Idle()
+	}
+}
+
+func (s *Sched) anyStealable(c *cpu.CPU) bool {
+	for i, q := range s.rq {
+		if i == c.ID {
+			continue
+		}
+		for _, t := range q {
+			if t.Allowed.Has(c.ID) && t.CPU() == nil {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// schedulerTick is the tick's irq handler: sched_tick(). The running task that
+// used up its slice while others wait is marked for preemption.
+func (s *Sched) schedulerTick(c *cpu.CPU) {
+	t := s.Current(c)
+	if t == nil {
+		return
+	}
+	t.sliceUsed += s.Cfg.Tick
+	if t.sliceUsed >= s.Cfg.Slice && len(s.rq[c.ID]) > 0 {
+		s.needResched[c.ID] = true
+	}
+	s.tick[c.ID].Arm(c.Now() + s.Cfg.Tick)
+}
+
+// NeedResched reports whether c's current thread must reschedule.
+func (s *Sched) NeedResched(c *cpu.CPU) bool { return s.needResched[c.ID] }
+
+// IrqExitToUser implements cpu.Hooks: irqentry_exit_to_user_mode().
+func (s *Sched) IrqExitToUser(th *cpu.Thread) {
+	if t := TaskOf(th); t != nil {
+		s.exitToUserMode(t)
+	}
+}

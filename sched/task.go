@@ -1,0 +1,166 @@
+// Package sched models the scheduler: tasks running small programs, per-CPU run
+// queues, time slices and tick preemption, wakeups, affinity and migration, the
+// context switch (with hooks for perf's sched_out / sched_in), and the return to
+// user mode with its task_work and signals.
+package sched
+
+import (
+	"fmt"
+	"math/bits"
+	"strconv"
+	"strings"
+
+	"perfsim/cpu"
+	"perfsim/sim"
+)
+
+// State is a task's scheduling state.
+type State uint8
+
+// Task states.
+const (
+	Runnable State = iota // on a run queue or running
+	Sleeping
+	Dead
+)
+
+// CPUMask is a set of CPUs (at most 64).
+type CPUMask uint64
+
+// MaskOf returns the mask holding the given CPUs.
+func MaskOf(cpus ...int) CPUMask {
+	var m CPUMask
+	for _, c := range cpus {
+		m |= 1 << uint(c)
+	}
+	return m
+}
+
+// AllCPUs returns the mask of CPUs 0..n-1.
+func AllCPUs(n int) CPUMask { return CPUMask(1)<<uint(n) - 1 }
+
+// Has reports whether cpu is in m.
+func (m CPUMask) Has(cpu int) bool { return cpu >= 0 && cpu < 64 && m&(1<<uint(cpu)) != 0 }
+
+// First returns the lowest CPU in m, or -1.
+func (m CPUMask) First() int {
+	if m == 0 {
+		return -1
+	}
+	return bits.TrailingZeros64(uint64(m))
+}
+
+// List returns the CPUs in m in order.
+func (m CPUMask) List() []int {
+	var out []int
+	for x := uint64(m); x != 0; x &= x - 1 {
+		out = append(out, bits.TrailingZeros64(x))
+	}
+	return out
+}
+
+func (m CPUMask) String() string {
+	var s []string
+	for _, c := range m.List() {
+		s = append(s, strconv.Itoa(c))
+	}
+	return strings.Join(s, ",")
+}
+
+// Task is a simulated task (a thread of a process).
+type Task struct {
+	cpu.Thread
+	PID, TID int
+	Comm     string
+	State    State
+	Allowed  CPUMask
+	Prog     []Op
+
+	// UserStack is the user call stack at this point of the program, outermost
+	// first; KernelStack the kernel frames of the current kernel entry.
+	UserStack   []string
+	KernelStack []string
+	// Syscall is the name of the syscall the task is in, or "".
+	Syscall string
+	// KernelEntries counts entries into the kernel (syscalls and interrupts from
+	// user mode are not separated: one per syscall).
+	KernelEntries uint64
+
+	// Thread flags: TIF_NOTIFY_RESUME, TIF_NOTIFY_SIGNAL, TIF_SIGPENDING.
+	NotifyResume, NotifySignal, SigPending bool
+
+	works   []TaskWork
+	signals []Signal
+
+	// Computed is the user compute time the program asked for and got.
+	Computed sim.Duration
+	// Exited is when the task exited.
+	Exited sim.Time
+
+	lastCPU   int
+	migrateTo int
+	sliceUsed sim.Duration
+	wakeTimer *cpu.Timer
+	s         *Sched
+}
+
+// CPUID returns the CPU the task runs on, or the one it last ran on.
+func (t *Task) CPUID() int {
+	if c := t.CPU(); c != nil {
+		return c.ID
+	}
+	return t.lastCPU
+}
+
+func (t *Task) String() string { return fmt.Sprintf("%s/%d", t.Comm, t.TID) }
+
+// TaskOf returns the task a thread belongs to, or nil for an idle thread.
+func TaskOf(th *cpu.Thread) *Task {
+	if th == nil {
+		return nil
+	}
+	t, _ := th.Owner.(*Task)
+	return t
+}
+
+// OpKind says what a program step does.
+type OpKind uint8
+
+// Program operations.
+const (
+	OpCompute  OpKind = iota // run in user mode for D
+	OpSyscall                // enter the kernel for syscall Name
+	OpSleep                  // sleep for D
+	OpLoop                   // repeat Body N times
+	OpMigrate                // move to CPU (sched_setaffinity to that CPU alone)
+	OpAffinity               // set the allowed CPUs to Mask
+	OpYield                  // sched_yield()
+	OpStack                  // set the user call stack to Stack
+	OpCall                   // run Fn in the task's context (model code)
+	OpExit                   // exit now
+)
+
+// Op is one step of a task's program.
+type Op struct {
+	Kind  OpKind
+	D     sim.Duration
+	N     int
+	Name  string
+	Body  []Op
+	CPU   int
+	Mask  CPUMask
+	Stack []string
+	Fn    func(t *Task)
+}
+
+// Compute, Syscall, Sleep, Loop, Migrate and Call build program steps.
+func Compute(d sim.Duration) Op     { return Op{Kind: OpCompute, D: d} }
+func Syscall(name string) Op        { return Op{Kind: OpSyscall, Name: name} }
+func Sleep(d sim.Duration) Op       { return Op{Kind: OpSleep, D: d} }
+func Loop(n int, body ...Op) Op     { return Op{Kind: OpLoop, N: n, Body: body} }
+func Migrate(cpu int) Op            { return Op{Kind: OpMigrate, CPU: cpu} }
+func Affinity(m CPUMask) Op         { return Op{Kind: OpAffinity, Mask: m} }
+func Yield() Op                     { return Op{Kind: OpYield} }
+func UserStack(frames ...string) Op { return Op{Kind: OpStack, Stack: frames} }
+func Call(fn func(t *Task)) Op      { return Op{Kind: OpCall, Fn: fn} }
+func Exit() Op                      { return Op{Kind: OpExit} }

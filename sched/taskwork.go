@@ -1,0 +1,117 @@
+package sched
+
+import (
+	"perfsim/cpu"
+)
+
+// TWA is task_work_add()'s notify mode.
+type TWA uint8
+
+// Notify modes of task_work_add().
+const (
+	TWANone        TWA = iota // TWA_NONE: run at the next return, nobody told
+	TWAResume                 // TWA_RESUME: set TIF_NOTIFY_RESUME
+	TWASignal                 // TWA_SIGNAL: set TIF_NOTIFY_SIGNAL and kick the task
+	TWANMICurrent             // TWA_NMI_CURRENT: from NMI, on current
+)
+
+// TaskWork is a callback run by the task itself on its way back to user mode.
+type TaskWork struct {
+	Name string
+	Fn   func(t *Task)
+}
+
+// TaskWorkAdd queues work on t: task_work_add().
+func (s *Sched) TaskWorkAdd(c *cpu.CPU, t *Task, w TaskWork, mode TWA) error {
+	if t.State == Dead {
+		return ErrSearch // -ESRCH: the task is past exit_task_work()
+	}
+	t.works = append(t.works, w)
+	switch mode {
+	case TWAResume:
+		t.NotifyResume = true
+	case TWASignal:
+		t.NotifySignal = true
+		s.kickTask(t)
+	case TWANMICurrent:
+		if s.Cfg.TaskWorkNMIIrqWork {
+			// Before ef1ea98c8fff: irq_work_queue(this_cpu_ptr(&irq_work_NMI_resume)),
+			// whose handler does set_notify_resume(current) on whatever runs then.
+			c.IrqWorkQueue(func(c *cpu.CPU) {
+				if cur := TaskOf(c.Curr()); cur != nil {
+					cur.NotifyResume = true
+				}
+			})
+		} else {
+			t.NotifyResume = true // today: set_notify_resume(current) in the NMI
+		}
+	}
+	return nil
+}
+
+// taskWorkRun runs the queued works: task_work_run().
+func (s *Sched) taskWorkRun(t *Task) {
+	for len(t.works) > 0 {
+		works := t.works
+		t.works = nil
+		for _, w := range works {
+			t.Step("task_work_run:" + w.Name)
+			w.Fn(t)
+		}
+	}
+}
+
+// PendingWorks returns the number of queued task works.
+func (t *Task) PendingWorks() int { return len(t.works) }
+
+// Signal is a pending signal with the handler the task runs in user mode.
+type Signal struct {
+	Sig     int
+	Handler []Op
+}
+
+// Signal numbers used by scenarios.
+const (
+	SIGUSR1 = 10
+	SIGUSR2 = 12
+)
+
+// SendSignal queues sig for t; its handler runs on t's next return to user mode.
+func (s *Sched) SendSignal(t *Task, sig Signal) {
+	if t.State == Dead {
+		return
+	}
+	t.signals = append(t.signals, sig)
+	t.SigPending = true
+	s.kickTask(t)
+}
+
+// kickTask gets t to its return-to-user work soon: wake it, or IPI its CPU.
+func (s *Sched) kickTask(t *Task) {
+	if t.State == Sleeping {
+		s.Wake(t)
+		return
+	}
+	if c := t.CPU(); c != nil {
+		if run := s.M.Eng.Running(); run == nil || run.ID != c.ID {
+			c.RaiseIRQ(cpu.Interrupt{Name: "kick", Fn: func(*cpu.CPU) {}})
+		}
+	}
+}
+
+// doSignal is arch_do_signal_or_restart(): task_work first (get_signal()), then
+// one signal's handler in user mode.
+func (s *Sched) doSignal(t *Task) {
+	t.NotifySignal = false
+	s.taskWorkRun(t)
+	if len(t.signals) == 0 {
+		t.SigPending = false
+		return
+	}
+	sig := t.signals[0]
+	t.signals = t.signals[1:]
+	t.SigPending = len(t.signals) > 0
+	t.User = true
+	s.runOps(t, sig.Handler)
+	t.User = false
+}

@@ -1,0 +1,112 @@
+// Package sim is perfsim's engine: virtual time, the timed event queue, execution
+// contexts as coroutines with labelled step points, the Chooser (the only source of
+// nondeterminism) and the trace.
+package sim
+
+import "pgregory.net/rapid"
+
+// Chooser makes every nondeterministic decision of a run: "pick one of these n".
+// Option 0 is always the undisturbed course (no interrupt now, the same CPU keeps
+// running, no migration), so a schedule that is all zeros is the quiet one and
+// shrinking towards zero removes disturbances.
+type Chooser interface {
+	// Choose returns a value in [0, n); n >= 2. what names the decision (for rapid's
+	// draw labels and for humans reading a replay file); it must not be used to decide.
+	Choose(n int, what string) int
+}
+
+// Random is the seeded random strategy. It owns its generator (splitmix64), so no
+// global state and no library version can change a schedule.
+type Random struct{ state uint64 }
+
+// NewRandom returns a Random chooser for seed.
+func NewRandom(seed uint64) *Random { return &Random{state: seed} }
+
+// Uint64 returns the next value of the generator (splitmix64).
+func (r *Random) Uint64() uint64 {
+	r.state += 0x9e3779b97f4a7c15
+	z := r.state
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
+	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
+	return z ^ (z >> 31)
+}
+
+// Choose implements Chooser with a uniform draw.
+func (r *Random) Choose(n int, what string) int {
+	return int((r.Uint64() >> 32) * uint64(n) >> 32)
+}
+
+// Replay returns a recorded decision list in order. Past the end of the list it
+// answers 0, the undisturbed course, so a truncated (shrunk) list is still a schedule.
+// A recorded value that is out of range for the question asked is clamped to n-1 and
+// counted in Mismatches: the replay is then not of the same run.
+type Replay struct {
+	decisions  []int
+	pos        int
+	Mismatches int
+}
+
+// NewReplay returns a chooser that replays decisions.
+func NewReplay(decisions []int) *Replay { return &Replay{decisions: decisions} }
+
+// Choose implements Chooser.
+func (r *Replay) Choose(n int, what string) int {
+	if r.pos >= len(r.decisions) {
+		return 0
+	}
+	d := r.decisions[r.pos]
+	r.pos++
+	if d < 0 || d >= n {
+		r.Mismatches++
+		if d < 0 {
+			return 0
+		}
+		return n - 1
+	}
+	return d
+}
+
+// Consumed reports how many recorded decisions were used.
+func (r *Replay) Consumed() int { return r.pos }
+
+// Rapid draws every decision from a *rapid.T, so rapid explores schedules and
+// shrinks a failing one towards all zeros (the undisturbed course).
+type Rapid struct{ T *rapid.T }
+
+// Choose implements Chooser.
+func (r Rapid) Choose(n int, what string) int {
+	return rapid.IntRange(0, n-1).Draw(r.T, what)
+}
+
+// Recorder wraps a Chooser and keeps the decision list of the run: the replay token.
+type Recorder struct {
+	Inner     Chooser
+	Decisions []int
+}
+
+// Choose implements Chooser.
+func (r *Recorder) Choose(n int, what string) int {
+	d := r.Inner.Choose(n, what)
+	r.Decisions = append(r.Decisions, d)
+	return d
+}
+
+// Limited stops disturbing after Budget non-zero decisions: every later question is
+// answered 0 without asking Inner. It bounds how many disturbances a random schedule
+// makes, which keeps found schedules short.
+type Limited struct {
+	Inner  Chooser
+	Budget int
+}
+
+// Choose implements Chooser.
+func (l *Limited) Choose(n int, what string) int {
+	if l.Budget <= 0 {
+		return 0
+	}
+	d := l.Inner.Choose(n, what)
+	if d != 0 {
+		l.Budget--
+	}
+	return d
+}

@@ -1,0 +1,198 @@
+package sim
+
+import (
+	"fmt"
+	"runtime/debug"
+	"strconv"
+)
+
+// Lane is one thing the engine advances in virtual time: a simulated CPU. Each lane
+// has its own clock; the engine runs the lane that is furthest behind (the smallest
+// Next), and a tie between lanes is a decision for the Chooser.
+type Lane struct {
+	ID   int
+	Name string
+	next Time
+	run  func()
+}
+
+// Next returns when the lane next needs to run.
+func (l *Lane) Next() Time { return l.next }
+
+// Oops is a model-level crash (a NULL pointer the model dereferenced, a refcount
+// going below zero, a model bug caught by the engine). Model code raises it with
+// panic(Oops{...}); the engine stops the run and returns it, never crashing.
+type Oops struct {
+	Msg   string
+	Lane  int
+	Time  Time
+	Stack string
+}
+
+func (o *Oops) Error() string {
+	return fmt.Sprintf("kernel oops on cpu%d at %s: %s", o.Lane, o.Time, o.Msg)
+}
+
+// Crash raises a model-level oops from model code: the run stops and reports it
+// with its schedule.
+func Crash(format string, args ...any) {
+	panic(Oops{Msg: fmt.Sprintf(format, args...), Lane: -1})
+}
+
+// Engine drives lanes through virtual time. It is single-threaded: exactly one lane
+// runs at a time, and only the Chooser decides between equal alternatives.
+type Engine struct {
+	Chooser Chooser
+	Trace   *Trace
+
+	lanes     []*Lane
+	now       Time
+	running   *Lane
+	forced    *Lane
+	contended bool
+	stopped   bool
+	ties      []*Lane
+	// Decisions counts Choose calls made through the engine (ties and step points).
+	Decisions int
+}
+
+// NewEngine returns an engine that asks ch for every decision.
+func NewEngine(ch Chooser) *Engine {
+	if ch == nil {
+		ch = NewReplay(nil)
+	}
+	return &Engine{Chooser: ch, Trace: &Trace{}}
+}
+
+// AddLane registers a lane; run is called whenever the lane is scheduled.
+func (e *Engine) AddLane(name string, run func()) *Lane {
+	l := &Lane{ID: len(e.lanes), Name: name, next: Never, run: run}
+	e.lanes = append(e.lanes, l)
+	return l
+}
+
+// Lanes returns the registered lanes.
+func (e *Engine) Lanes() []*Lane { return e.lanes }
+
+// Now returns the current virtual time (the clock of the running lane).
+func (e *Engine) Now() Time { return e.now }
+
+// Running returns the lane being run, or nil between lanes.
+func (e *Engine) Running() *Lane { return e.running }
+
+// Contended reports whether another lane is due at the same instant as the running
+// one, so that a step point has a real choice of which lane goes on.
+func (e *Engine) Contended() bool { return e.contended }
+
+// SetNext sets when l next needs to run. Setting another lane due now makes the
+// running lane contended.
+func (e *Engine) SetNext(l *Lane, t Time) {
+	if t < e.now && e.running != nil {
+		Crash("%s scheduled in the past (%s < %s)", l.Name, t, e.now)
+	}
+	l.next = t
+	if e.running != nil && l != e.running && t == e.now {
+		e.contended = true
+	}
+}
+
+// TiedLanes returns the other lanes due at the current instant (in lane order).
+func (e *Engine) TiedLanes() []*Lane {
+	e.ties = e.ties[:0]
+	for _, l := range e.lanes {
+		if l != e.running && l.next == e.now {
+			e.ties = append(e.ties, l)
+		}
+	}
+	if len(e.ties) == 0 {
+		e.contended = false
+	}
+	return e.ties
+}
+
+// SwitchTo makes the engine run l next (the caller must then yield its lane).
+func (e *Engine) SwitchTo(l *Lane) { e.forced = l }
+
+// Choose asks the Chooser, counting the decision.
+func (e *Engine) Choose(n int, what string) int {
+	e.Decisions++
+	return e.Chooser.Choose(n, what)
+}
+
+// Stop ends Run after the running lane yields.
+func (e *Engine) Stop() { e.stopped = true }
+
+// Run advances the lanes until none has anything to do before until, or Stop. A
+// model crash is returned as an *Oops; the simulator itself never panics.
+func (e *Engine) Run(until Time) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = e.toOops(r)
+		}
+	}()
+	e.stopped = false
+	for !e.stopped {
+		l := e.forced
+		e.forced = nil
+		if l == nil {
+			l = e.pick(until)
+			if l == nil {
+				return nil
+			}
+		}
+		e.now = l.next
+		e.running = l
+		e.contended = false
+		for _, o := range e.lanes {
+			if o != l && o.next == e.now {
+				e.contended = true
+				break
+			}
+		}
+		l.run()
+		e.running = nil
+	}
+	return nil
+}
+
+func (e *Engine) pick(until Time) *Lane {
+	e.ties = e.ties[:0]
+	min := Never
+	for _, l := range e.lanes {
+		switch {
+		case l.next < min:
+			min = l.next
+			e.ties = append(e.ties[:0], l)
+		case l.next == min && min != Never:
+			e.ties = append(e.ties, l)
+		}
+	}
+	if min == Never || min > until {
+		return nil
+	}
+	if len(e.ties) == 1 {
+		return e.ties[0]
+	}
+	return e.ties[e.Choose(len(e.ties), "tie")]
+}
+
+func (e *Engine) toOops(r any) *Oops {
+	lane := -1
+	if e.running != nil {
+		lane = e.running.ID
+	}
+	switch v := r.(type) {
+	case Oops:
+		if v.Lane < 0 {
+			v.Lane, v.Time = lane, e.now
+		}
+		return &v
+	case error:
+		return &Oops{Msg: "model crash: " + v.Error(), Lane: lane, Time: e.now, Stack: string(debug.Stack())}
+	default:
+		return &Oops{Msg: "model crash: " + fmt.Sprint(v), Lane: lane, Time: e.now, Stack: string(debug.Stack())}
+	}
+}
+
+// LaneName returns "cpuN" style names for traces.
+func LaneName(id int) string { return "cpu" + strconv.Itoa(id) }
