@@ -9,10 +9,10 @@ type TWA uint8
 
 // Notify modes of task_work_add().
 const (
-	TWANone        TWA = iota // TWA_NONE: run at the next return, nobody told
-	TWAResume                 // TWA_RESUME: set TIF_NOTIFY_RESUME
-	TWASignal                 // TWA_SIGNAL: set TIF_NOTIFY_SIGNAL and kick the task
-	TWANMICurrent             // TWA_NMI_CURRENT: from NMI, on current
+	TWANone       TWA = iota // TWA_NONE: run at the next return, nobody told
+	TWAResume                // TWA_RESUME: set TIF_NOTIFY_RESUME
+	TWASignal                // TWA_SIGNAL: set TIF_NOTIFY_SIGNAL and kick the task
+	TWANMICurrent            // TWA_NMI_CURRENT: from NMI, on current
 )
 
 // TaskWork is a callback run by the task itself on its way back to user mode.

@@ -12,16 +12,16 @@ type Kind uint8
 
 // Trace record kinds.
 const (
-	KStep     Kind = iota // a step point taken (only when Trace.Steps)
-	KEnter                // a context entered (irq, nmi) on a CPU
-	KExit                 // a context left
-	KSwitch               // a context switch: Name is prev, Detail is next
-	KMigrate              // a task moved to another CPU's run queue
-	KWake                 // a task woken
-	KTimer                // a timed event fired
-	KChoice               // a decision taken (N is the choice, Name what was decided)
-	KNote                 // anything a model wants to say (Name: who, Detail: what)
-	KOops                 // a model crash
+	KStep    Kind = iota // a step point taken (only when Trace.Steps)
+	KEnter               // a context entered (irq, nmi) on a CPU
+	KExit                // a context left
+	KSwitch              // a context switch: Name is prev, Detail is next
+	KMigrate             // a task moved to another CPU's run queue
+	KWake                // a task woken
+	KTimer               // a timed event fired
+	KChoice              // a decision taken (N is the choice, Name what was decided)
+	KNote                // anything a model wants to say (Name: who, Detail: what)
+	KOops                // a model crash
 )
 
 var kindNames = [...]string{"step", "enter", "exit", "switch", "migrate", "wake", "timer", "choice", "note", "oops"}
