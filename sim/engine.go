@@ -127,6 +127,11 @@ func (e *Engine) Stop() { e.stopped = true }
 func (e *Engine) Run(until Time) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
+			if !isModelCrash(r) {
+				// Not the model's: a strategy's own control flow (rapid stops a
+				// test case by panicking from a draw). Let it through.
+				panic(r)
+			}
 			err = e.toOops(r)
 		}
 	}()
@@ -174,6 +179,16 @@ func (e *Engine) pick(until Time) *Lane {
 		return e.ties[0]
 	}
 	return e.ties[e.Choose(len(e.ties), "tie")]
+}
+
+// isModelCrash tells a model crash (an Oops, or a Go runtime error or error value
+// raised in model code) from other panics.
+func isModelCrash(r any) bool {
+	switch r.(type) {
+	case Oops, *Oops, error:
+		return true
+	}
+	return false
 }
 
 func (e *Engine) toOops(r any) *Oops {
