@@ -1,0 +1,56 @@
+package rb
+
+import "testing"
+
+// benchSample is 120 bytes: header 8, ip, tid, time, id, cpu, period (48) and a
+// callchain of 7 (64).
+func benchSample() *Sample {
+	return &Sample{Type: PerfSampleIP | PerfSampleTID | PerfSampleTime | PerfSampleID | PerfSampleCPU |
+		PerfSamplePeriod | PerfSampleCallchain, IP: 0xffffffff81000000, Pid: 1, Tid: 2, Time: 3, ID: 4, CPU: 1,
+		Period: 1, Callchain: []uint64{1, 2, 3, 4, 5, 6, 7}}
+}
+
+// BenchmarkForwardOutput: __perf_event_output of 120-byte samples into an overwrite
+// (never full) 64-page forward buffer, no interruptions.
+func BenchmarkForwardOutput(b *testing.B) {
+	rb := mustBuffer(64, 0, 0)
+	ev := &SimpleEvent{}
+	s := benchSample()
+	if n, _ := SampleSize(s); n != 120 {
+		b.Fatalf("sample is %d bytes", n)
+	}
+	b.SetBytes(120)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if err := PerfEventOutput(NoSteps{}, rb, ev, s, false); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkOverwriteReader: one perf --overwrite read pass (find_range, read_event
+// per record, read_done) over a full backward 1-page buffer of 120-byte samples.
+func BenchmarkOverwriteReader(b *testing.B) {
+	rb := mustBuffer(1, 0, 0)
+	ev := &SimpleEvent{}
+	s := benchSample()
+	for i := 0; i < 100; i++ {
+		_ = PerfEventOutput(NoSteps{}, rb, ev, s, true)
+	}
+	m, _ := NewMmap(rb, true)
+	b.ReportAllocs()
+	b.ResetTimer()
+	n := 0
+	for i := 0; i < b.N; i++ {
+		m.Prev = 0
+		if err := m.ReadInit(NoSteps{}); err != nil {
+			b.Fatal(err)
+		}
+		for m.ReadEvent(NoSteps{}) != nil {
+			n++
+		}
+		m.ReadDone(NoSteps{})
+	}
+	b.ReportMetric(float64(n)/float64(b.N), "records/pass")
+}

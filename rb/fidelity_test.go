@@ -1,0 +1,118 @@
+package rb
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// keptCounts is one line of testdata/perf-overwrite-1page.txt.
+type keptCounts struct {
+	N, Samples, Comms, Exits, Mmap2, CommExec int
+}
+
+func readKeptCounts(t *testing.T) []keptCounts {
+	f, err := os.Open("testdata/perf-overwrite-1page.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []keptCounts
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		var k keptCounts
+		if _, err := fmt.Sscan(line, &k.N, &k.Samples, &k.Comms, &k.Exits, &k.Mmap2, &k.CommExec); err != nil {
+			t.Fatalf("%q: %v", line, err)
+		}
+		out = append(out, k)
+	}
+	return out
+}
+
+// writeOpaque writes a record of a type rb does not encode (MMAP2) with its real size.
+func writeOpaque(t *testing.T, rb *Buffer, ev Event, typ uint32, size int) {
+	var h Handle
+	if err := OutputBeginBackward(NoSteps{}, &h, rb, nil, ev, size); err != nil {
+		t.Fatal(err)
+	}
+	rec := make([]byte, size)
+	putHeader(rec, Header{Type: typ, Size: uint16(size)})
+	OutputCopy(&h, rec)
+	OutputEnd(NoSteps{}, &h)
+}
+
+// TestOverwriteReaderMatchesRealPerf replays on CPU 0's 1-page backward buffer what
+// the kernel wrote there for `perf record --overwrite -m 1 -e syscalls:sys_enter_prctl
+// -- taskset -c 0 ./prctl N`, with the same record sizes, and reads it as perf does
+// after disabling the event. The whole records kept must be those real perf kept.
+func TestOverwriteReaderMatchesRealPerf(t *testing.T) {
+	for _, want := range readKeptCounts(t) {
+		t.Run(fmt.Sprint("N=", want.N), func(t *testing.T) {
+			rb := mustBuffer(1, 0, 0)
+			ev := &SimpleEvent{EventID: 1, Type: PerfSampleIP | PerfSampleTID | PerfSampleTime | PerfSampleCPU |
+				PerfSamplePeriod | PerfSampleRaw, IDAll: true}
+			id := &SampleID{Pid: 100, Tid: 100, CPU: 0}
+			side := func(r Sideband) {
+				if err := PerfOutputSideband(NoSteps{}, rb, ev, r, id, true); err != nil {
+					t.Fatal(err)
+				}
+			}
+			// taskset, exec'd on CPU 0: its ld.so, vdso and libc mappings.
+			side(&Comm{Pid: 99, Tid: 99, Comm: "taskset", Exec: true})
+			for _, size := range []int{0x70, 0x90, 0x68, 0x88} {
+				writeOpaque(t, rb, ev, RecordMmap2, size)
+			}
+			// exec of ./prctl and its mappings.
+			side(&Comm{Pid: 100, Tid: 100, Comm: "prctl", Exec: true})
+			for _, size := range []int{0x70, 0x90, 0x68, 0x88} {
+				writeOpaque(t, rb, ev, RecordMmap2, size)
+			}
+			for i := 0; i < want.N; i++ {
+				// sys_enter_prctl: the sample (60 bytes of tracepoint data) then the COMM
+				// that prctl(PR_SET_NAME) emits.
+				s := &Sample{Type: ev.Type, IP: 0x7f0000000000, Pid: 100, Tid: 100, Time: uint64(i), Period: 1, Raw: make([]byte, 60)}
+				if err := PerfEventOutput(NoSteps{}, rb, ev, s, true); err != nil {
+					t.Fatal(err)
+				}
+				side(&Comm{Pid: 100, Tid: 100, Comm: fmt.Sprintf("p:%d", i)})
+			}
+			side(&Task{Pid: 100, Ppid: 99, Tid: 100, Ptid: 99})
+			_ = rb.PauseOutput(true) // perf disables the events before reading
+
+			m, _ := NewMmap(rb, true)
+			recs, err := m.ReadAll(NoSteps{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := keptCounts{N: want.N}
+			for _, r := range recs {
+				d, err := Decode(r, ev.Type, true)
+				switch {
+				case err == nil && d.Sample != nil:
+					got.Samples++
+				case err == nil && d.Header.Type == RecordComm && d.Header.Misc&MiscCommExec != 0:
+					got.CommExec++
+				case err == nil && d.Header.Type == RecordComm:
+					got.Comms++
+				case err == nil && d.Header.Type == RecordExit:
+					got.Exits++
+				case d == nil && r[0] == RecordMmap2:
+					got.Mmap2++
+				default:
+					t.Errorf("unexpected record % x: %v", r[:8], err)
+				}
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("records kept (-real perf +model):\n%s", diff)
+			}
+		})
+	}
+}

@@ -1,0 +1,340 @@
+package rb
+
+import "encoding/binary"
+
+// Handle is struct perf_output_handle for the data ring.
+type Handle struct {
+	rb     *Buffer
+	ev     Event
+	wakeup uint64 // rb->wakeup when the handle was taken
+	addr   int    // handle->addr, as an index into the data area
+	size   int    // handle->size: bytes left before the end of the data area
+
+	// For the trace only: the reservation and the PERF_RECORD_LOST in front of it.
+	pos      uint64
+	total    int
+	lostSize int
+}
+
+// Buffer reports the buffer the handle writes to (nil after a failed begin).
+func (h *Handle) Buffer() *Buffer { return h.rb }
+
+// EPOLLIN|EPOLLRDNORM, what perf_output_wakeup() stores into rb->poll.
+const pollIn = 0x001 | 0x040
+
+// kernel/events/ring_buffer.c: perf_output_wakeup()
+func outputWakeup(h *Handle) {
+	h.rb.Poll = pollIn
+	h.ev.Wakeup()
+}
+
+// kernel/events/ring_buffer.c: perf_output_get_handle()
+func getHandle(s Stepper, h *Handle) {
+	rb := h.rb
+	rb.nest++
+	h.wakeup = rb.wakeup
+	step(s, "perf_output_get_handle:nest-inc")
+}
+
+// Only the outermost writer publishes data_head; it publishes first, then clears
+// nest, then rechecks rb->head so that an NMI that advanced it is not missed.
+// kernel/events/ring_buffer.c: perf_output_put_handle()
+func putHandle(s Stepper, h *Handle) {
+	rb := h.rb
+	if rb.Knobs.OldPutHandle {
+		putHandleOld(s, h)
+		return
+	}
+	nest := rb.nest
+	if nest > 1 {
+		rb.nest = nest - 1
+		return
+	}
+	for {
+		head := rb.head
+		// IRQ/NMI can happen here and advance rb->head.
+		step(s, "perf_output_put_handle:head-read")
+		rb.storeDataHead(head)
+		step(s, "perf_output_put_handle:data-head-stored")
+		rb.nest = 0
+		step(s, "perf_output_put_handle:nest-zero")
+		if head == rb.head {
+			break
+		}
+		rb.nest = 1
+	}
+	if h.wakeup != rb.wakeup {
+		outputWakeup(h)
+	}
+}
+
+// putHandleOld is perf_output_put_handle() before 1b038c6e05ff: nest is decremented
+// (local_dec_and_test) before data_head is stored, so an NMI writer in between sees
+// nest == 0, publishes its newer head, and the outer writer then stores its older one.
+// kernel/events/ring_buffer.c: perf_output_put_handle() (v5.1 and earlier)
+func putHandleOld(s Stepper, h *Handle) {
+	rb := h.rb
+	for {
+		head := rb.head
+		step(s, "perf_output_put_handle:head-read")
+		rb.nest--
+		if rb.nest != 0 {
+			return
+		}
+		step(s, "perf_output_put_handle:nest-dec")
+		rb.storeDataHead(head)
+		step(s, "perf_output_put_handle:data-head-stored")
+		if head == rb.head {
+			break
+		}
+		rb.nest++
+	}
+	if h.wakeup != rb.wakeup {
+		outputWakeup(h)
+	}
+}
+
+func (rb *Buffer) storeDataHead(head uint64) {
+	rb.User.DataHead = head // smp_wmb(); WRITE_ONCE(user_page->data_head, head)
+	if rb.Tracer != nil {
+		rb.Tracer(TraceEvent{Kind: TraceDataHead, Value: head})
+	}
+}
+
+// kernel/events/ring_buffer.c: ring_buffer_has_space()
+func hasSpace(head, tail, dataSize uint64, size int, backward bool) bool {
+	if !backward {
+		return (tail-(head+1))&(dataSize-1) >= uint64(size) // CIRC_SPACE(head, tail, size)
+	}
+	return (head-(tail+1))&(dataSize-1) >= uint64(size) // CIRC_SPACE(tail, head, size)
+}
+
+// lostRecordSize is sizeof(lost_event): header, id, lost.
+const lostRecordSize = 24
+
+// OutputBegin reserves size bytes (a whole record) in rb for ev and fills h. It
+// returns ENOSPC when there is no buffer, the buffer is paused, or (not in overwrite
+// mode) there is no room; the last two count the record lost. data is the sample_id
+// data of the record being written, used for the trailer of a PERF_RECORD_LOST that
+// is emitted first when rb->lost is not zero.
+// kernel/events/ring_buffer.c: __perf_output_begin()
+func OutputBegin(s Stepper, h *Handle, rb *Buffer, data *SampleID, ev Event, size int, backward bool) error {
+	h.rb = nil
+	if rb == nil {
+		return ENOSPC
+	}
+	if size < 0 || size > MaxRecordSize {
+		return ErrRecordTooBig
+	}
+	if rb.paused {
+		counted := rb.nrPages != 0
+		if counted {
+			rb.lost++
+			ev.LostSamplesInc()
+		}
+		if rb.Tracer != nil {
+			rb.Tracer(TraceEvent{Kind: TraceLost, Counted: counted, Size: size, Backward: backward})
+		}
+		return ENOSPC
+	}
+	h.rb = rb
+	h.ev = ev
+	callerSize := size
+
+	haveLost := rb.lost
+	h.lostSize = 0
+	if haveLost != 0 {
+		h.lostSize = lostRecordSize
+		if ev.SampleIDAll() {
+			h.lostSize += IDHeaderSize(ev.SampleType())
+		}
+		size += h.lostSize
+	}
+
+	getHandle(s, h)
+
+	dataSize := rb.DataSize()
+	offset := rb.head
+	var head uint64
+	for {
+		head = offset
+		tail := rb.User.DataTail // READ_ONCE(rb->user_page->data_tail)
+		if !rb.overwrite && !hasSpace(head, tail, dataSize, size, backward) {
+			goto fail
+		}
+		if !backward {
+			head += uint64(size)
+		} else {
+			head -= uint64(size)
+		}
+		// An NMI writer here moves rb->head and makes the cmpxchg fail.
+		step(s, "__perf_output_begin:cmpxchg")
+		if rb.head == offset { // local_try_cmpxchg(&rb->head, &offset, head)
+			rb.head = head
+			break
+		}
+		offset = rb.head
+	}
+	if backward {
+		offset = head
+		head = -head
+	}
+
+	if head-rb.wakeup > rb.Watermark {
+		rb.wakeup += rb.Watermark
+	}
+
+	h.addr = int(offset & rb.mask)
+	h.size = len(rb.data) - h.addr
+	h.pos = offset
+	h.total = size
+	if rb.Tracer != nil {
+		rb.Tracer(TraceEvent{Kind: TraceReserve, Pos: offset, Size: size, Backward: backward})
+	}
+	step(s, "__perf_output_begin:reserved")
+
+	if haveLost != 0 {
+		var buf [lostRecordSize + 48]byte
+		b := buf[:HeaderSize]
+		putHeader(b, Header{Type: RecordLost, Size: uint16(h.lostSize)})
+		b = binary.LittleEndian.AppendUint64(b, ev.ID())
+		b = binary.LittleEndian.AppendUint64(b, rb.lost) // local_xchg(&rb->lost, 0)
+		rb.lost = 0
+		if ev.SampleIDAll() {
+			b = appendSampleID(b, ev.SampleType(), data)
+		}
+		OutputCopy(h, b)
+		step(s, "__perf_output_begin:lost-written")
+	}
+	_ = callerSize
+	return nil
+
+fail:
+	rb.lost++
+	ev.LostSamplesInc()
+	if rb.Tracer != nil {
+		rb.Tracer(TraceEvent{Kind: TraceLost, Counted: true, Size: callerSize, Backward: backward})
+	}
+	putHandle(s, h)
+	h.rb = nil
+	return ENOSPC
+}
+
+// OutputBeginForward is perf_output_begin_forward().
+// kernel/events/ring_buffer.c: perf_output_begin_forward()
+func OutputBeginForward(s Stepper, h *Handle, rb *Buffer, data *SampleID, ev Event, size int) error {
+	return OutputBegin(s, h, rb, data, ev, size, false)
+}
+
+// OutputBeginBackward is perf_output_begin_backward() (attr.write_backward).
+// kernel/events/ring_buffer.c: perf_output_begin_backward()
+func OutputBeginBackward(s Stepper, h *Handle, rb *Buffer, data *SampleID, ev Event, size int) error {
+	return OutputBegin(s, h, rb, data, ev, size, true)
+}
+
+// OutputEnd publishes what the handle wrote (if it is the outermost writer).
+// kernel/events/ring_buffer.c: perf_output_end()
+func OutputEnd(s Stepper, h *Handle) {
+	rb := h.rb
+	if rb == nil {
+		return
+	}
+	if rb.Tracer != nil {
+		h.traceCommit()
+	}
+	putHandle(s, h)
+	h.rb = nil
+}
+
+// traceCommit logs the records of the reservation with their bytes as they are now.
+func (h *Handle) traceCommit() {
+	rb := h.rb
+	pos := h.pos
+	if h.lostSize > 0 {
+		rb.Tracer(TraceEvent{Kind: TraceCommit, Pos: pos, Size: h.lostSize, Rec: rb.copyOut(pos, h.lostSize)})
+		pos += uint64(h.lostSize)
+	}
+	n := h.total - h.lostSize
+	rb.Tracer(TraceEvent{Kind: TraceCommit, Pos: pos, Size: n, Rec: rb.copyOut(pos, n)})
+}
+
+// copyOut copies n bytes at free-running position pos out of the data area.
+func (rb *Buffer) copyOut(pos uint64, n int) []byte {
+	out := make([]byte, n)
+	if len(rb.data) == 0 {
+		return out
+	}
+	for i := 0; i < n; {
+		off := int((pos + uint64(i)) & rb.mask)
+		i += copy(out[i:], rb.data[off:])
+	}
+	return out
+}
+
+// OutputCopy copies buf at the handle, wrapping at the end of the data area, and
+// returns how many bytes it could not copy (0 unless the handle is not valid). Like
+// the kernel it does not check the reservation: a writer that copies more than it
+// reserved writes over the next record.
+// kernel/events/ring_buffer.c: perf_output_copy() (internal.h: __output_copy())
+func OutputCopy(h *Handle, buf []byte) int {
+	rb := h.rb
+	if rb == nil || len(rb.data) == 0 {
+		return len(buf)
+	}
+	for len(buf) > 0 {
+		n := copy(rb.data[h.addr:h.addr+min(h.size, len(buf))], buf)
+		buf = buf[n:]
+		h.advance(n)
+	}
+	return 0
+}
+
+// OutputSkip moves the handle on by n bytes without writing them: what was in the
+// buffer there stays (the kernel uses it for RAW padding).
+// kernel/events/ring_buffer.c: perf_output_skip() (internal.h: __output_skip())
+func OutputSkip(h *Handle, n int) int {
+	rb := h.rb
+	if rb == nil || len(rb.data) == 0 || n < 0 {
+		return n
+	}
+	for n > 0 {
+		k := min(h.size, n)
+		n -= k
+		h.advance(k)
+	}
+	return 0
+}
+
+// advance is the tail of __DEFINE_OUTPUT_COPY_BODY: move on, wrap to the start.
+func (h *Handle) advance(n int) {
+	h.addr += n
+	h.size -= n
+	if h.size == 0 {
+		h.addr = 0
+		h.size = len(h.rb.data)
+	}
+}
+
+// put64 is perf_output_put() of a u64; records are 8-aligned, so it only straddles
+// the end of the area after a misaligned write (RAW).
+func put64(h *Handle, v uint64) {
+	if h.size >= 8 {
+		binary.LittleEndian.PutUint64(h.rb.data[h.addr:], v)
+		h.advance(8)
+		return
+	}
+	var b [8]byte
+	binary.LittleEndian.PutUint64(b[:], v)
+	OutputCopy(h, b[:])
+}
+
+func put32(h *Handle, v uint32) {
+	if h.size >= 4 {
+		binary.LittleEndian.PutUint32(h.rb.data[h.addr:], v)
+		h.advance(4)
+		return
+	}
+	var b [4]byte
+	binary.LittleEndian.PutUint32(b[:], v)
+	OutputCopy(h, b[:])
+}

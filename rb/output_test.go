@@ -1,0 +1,234 @@
+package rb
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// seqSample is a sample whose bytes tell its sequence number; extra callchain entries
+// vary its size.
+func seqSample(seq uint64, extra int) *Sample {
+	cc := make([]uint64, extra)
+	for i := range cc {
+		cc[i] = seq<<8 | uint64(i)
+	}
+	return &Sample{Type: PerfSampleIP | PerfSampleTID | PerfSampleTime | PerfSampleCallchain,
+		IP: 0x400000 + seq, Pid: 100, Tid: 101, Time: seq, Callchain: cc}
+}
+
+func sampleBytes(t testing.TB, s *Sample) []byte {
+	b, err := AppendSample(nil, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func TestForwardOutputBytes(t *testing.T) {
+	rb := mustBuffer(1, 0, RingBufferWritable)
+	ev := &SimpleEvent{EventID: 1, Type: PerfSampleIP}
+	var want []byte
+	for i := uint64(0); i < 3; i++ {
+		s := seqSample(i, int(i))
+		if err := PerfEventOutput(NoSteps{}, rb, ev, s, false); err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, sampleBytes(t, s)...)
+	}
+	type st struct{ Head, DataHead uint64 }
+	if diff := cmp.Diff(st{uint64(len(want)), uint64(len(want))}, st{rb.Head(), rb.User.DataHead}); diff != "" {
+		t.Errorf("heads (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(want, rb.Data()[:len(want)]); diff != "" {
+		t.Errorf("data (-want +got):\n%s", diff)
+	}
+}
+
+func TestOutputWrapsAcrossTheEnd(t *testing.T) {
+	rb := mustBuffer(1, 0, RingBufferWritable)
+	ev := &SimpleEvent{}
+	m, _ := NewMmap(rb, false)
+	filler := seqSample(0, 0) // 40 bytes
+	fs := sampleBytes(t, filler)
+	for i := 0; i < 100; i++ { // 4000 bytes, 96 left before the end
+		if err := PerfEventOutput(NoSteps{}, rb, ev, filler, false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got, _ := m.ReadAll(NoSteps{}); len(got) != 100 || !cmp.Equal(got[99], fs) {
+		t.Fatalf("read %d fillers", len(got))
+	}
+	big := seqSample(7, 14) // 40 + 112 = 152 bytes: 96 before the end, 56 after
+	if err := PerfEventOutput(NoSteps{}, rb, ev, big, false); err != nil {
+		t.Fatal(err)
+	}
+	want := sampleBytes(t, big)
+	if diff := cmp.Diff(want[:96], rb.Data()[4000:]); diff != "" {
+		t.Errorf("tail of the area (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(want[96:], rb.Data()[:56]); diff != "" {
+		t.Errorf("start of the area (-want +got):\n%s", diff)
+	}
+	got, err := m.ReadAll(NoSteps{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([][]byte{want}, got); diff != "" {
+		t.Errorf("reader through the bounce buffer (-want +got):\n%s", diff)
+	}
+}
+
+func TestBackwardOutput(t *testing.T) {
+	rb := mustBuffer(1, 0, 0)
+	ev := &SimpleEvent{}
+	a, b := seqSample(1, 0), seqSample(2, 1)
+	for _, s := range []*Sample{a, b} {
+		if err := PerfEventOutput(NoSteps{}, rb, ev, s, true); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// rb->head goes down: -40 then -88; the newest record is at the head.
+	var zero uint64
+	minus88 := zero - 88
+	if rb.Head() != minus88 || rb.User.DataHead != minus88 {
+		t.Errorf("head %#x data_head %#x, want -88", rb.Head(), rb.User.DataHead)
+	}
+	want := append(sampleBytes(t, b), sampleBytes(t, a)...)
+	if diff := cmp.Diff(want, rb.Data()[4096-88:]); diff != "" {
+		t.Errorf("data (-want +got):\n%s", diff)
+	}
+}
+
+func TestNoSpaceCountsLostAndEmitsLostFirst(t *testing.T) {
+	rb := mustBuffer(1, 0, RingBufferWritable)
+	const idType = PerfSampleTID | PerfSampleTime
+	ev := &SimpleEvent{EventID: 42, Type: PerfSampleIP | idType, IDAll: true}
+	s := &Sample{Type: ev.Type, IP: 1, Pid: 5, Tid: 6, Time: 7} // 32 bytes
+	n := 0
+	for PerfEventOutput(NoSteps{}, rb, ev, s, false) == nil {
+		n++
+	}
+	// CIRC_SPACE keeps one byte free: 4095/32 = 127 records fit.
+	if n != 127 {
+		t.Errorf("%d records fitted, want 127", n)
+	}
+	for i := 0; i < 2; i++ {
+		if err := PerfEventOutput(NoSteps{}, rb, ev, s, false); !errors.Is(err, ENOSPC) {
+			t.Fatalf("err = %v, want ENOSPC", err)
+		}
+	}
+	if rb.Lost() != 3 || ev.LostSamples != 3 {
+		t.Errorf("rb->lost %d, lost_samples %d; want 3, 3", rb.Lost(), ev.LostSamples)
+	}
+	m, _ := NewMmap(rb, false)
+	if got, _ := m.ReadAll(NoSteps{}); len(got) != 127 {
+		t.Fatalf("read %d", len(got))
+	}
+	s2 := &Sample{Type: ev.Type, IP: 2, Pid: 5, Tid: 6, Time: 8}
+	if err := PerfEventOutput(NoSteps{}, rb, ev, s2, false); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := m.ReadAll(NoSteps{})
+	// LOST {id 42, lost 3} with the sample_id of the sample being written.
+	want := [][]byte{bs(hdr(2, 0, 40), 42, 3, [2]uint32{5, 6}, uint64(8)), sampleBytes(t, s2)}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("records (-want +got):\n%s", diff)
+	}
+	if rb.Lost() != 0 {
+		t.Errorf("rb->lost %d after the LOST record, want 0", rb.Lost())
+	}
+}
+
+func TestPausedAndPagelessDrops(t *testing.T) {
+	tests := []struct {
+		name      string
+		pages     int
+		pause     bool
+		wantLost  uint64
+		wantPause bool
+	}{
+		{"paused counts lost", 1, true, 2, true},
+		{"no pages counts nothing", 0, false, 0, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			rb := mustBuffer(tc.pages, 0, RingBufferWritable)
+			rb.TogglePaused(tc.pause)
+			ev := &SimpleEvent{}
+			for i := 0; i < 2; i++ {
+				if err := PerfEventOutput(NoSteps{}, rb, ev, seqSample(1, 0), false); !errors.Is(err, ENOSPC) {
+					t.Fatalf("err = %v, want ENOSPC", err)
+				}
+			}
+			type st struct {
+				Lost, LostSamples uint64
+				Paused            bool
+				Head              uint64
+			}
+			want := st{tc.wantLost, tc.wantLost, tc.wantPause, 0}
+			if diff := cmp.Diff(want, st{rb.Lost(), ev.LostSamples, rb.Paused(), rb.Head()}); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+	if err := PerfEventOutput(NoSteps{}, nil, &SimpleEvent{}, seqSample(1, 0), false); !errors.Is(err, ENOSPC) {
+		t.Errorf("no rb: %v, want ENOSPC", err)
+	}
+}
+
+func TestWakeups(t *testing.T) {
+	tests := []struct {
+		name         string
+		watermark    int64
+		wakeupEvents int
+		records      int
+		wantWakeups  int
+	}{
+		// 40-byte records, 4096-byte area, default watermark 2048: the 52nd record
+		// takes head past 2048 (52*40 = 2080).
+		{"watermark half", 0, 0, 52, 1},
+		{"watermark half not yet", 0, 0, 51, 0},
+		{"wakeup_watermark 400", 400, 0, 25, 2},
+		{"wakeup_events 3", 0, 3, 7, 2},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			rb := mustBuffer(1, tc.watermark, RingBufferWritable)
+			ev := &SimpleEvent{WakeupEvts: tc.wakeupEvents}
+			for i := 0; i < tc.records; i++ {
+				if err := PerfEventOutput(NoSteps{}, rb, ev, seqSample(uint64(i), 0), false); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if ev.Wakeups != tc.wantWakeups {
+				t.Errorf("wakeups %d, want %d", ev.Wakeups, tc.wantWakeups)
+			}
+			if tc.wantWakeups > 0 && rb.Poll != pollIn {
+				t.Errorf("rb->poll = %#x, want EPOLLIN|EPOLLRDNORM", rb.Poll)
+			}
+		})
+	}
+}
+
+func TestOverwriteIgnoresTail(t *testing.T) {
+	rb := mustBuffer(1, 0, 0) // read-only: overwrite
+	ev := &SimpleEvent{}
+	for i := 0; i < 300; i++ { // 12000 bytes into 4096
+		if err := PerfEventOutput(NoSteps{}, rb, ev, seqSample(uint64(i), 0), false); err != nil {
+			t.Fatalf("record %d: %v", i, err)
+		}
+	}
+	if rb.Lost() != 0 || rb.Head() != 12000 {
+		t.Errorf("lost %d head %d, want 0, 12000", rb.Lost(), rb.Head())
+	}
+}
+
+func TestOutputCopyWithoutHandleDoesNothing(t *testing.T) {
+	var h Handle
+	if n := OutputCopy(&h, []byte{1, 2, 3}); n != 3 {
+		t.Errorf("OutputCopy on a failed handle copied %d", 3-n)
+	}
+	OutputEnd(NoSteps{}, &h) // must not crash
+}

@@ -1,0 +1,265 @@
+package rb
+
+import (
+	"encoding/binary"
+	"math/bits"
+)
+
+// Sample is the perf_sample_data of one PERF_RECORD_SAMPLE, for the sample_type bits
+// rb encodes (PerfSampleSupported).
+type Sample struct {
+	Type uint64 // attr.sample_type (not in the bytes; the reader knows it from the attr)
+	Misc uint16
+
+	ID        uint64 // data->id: PERF_SAMPLE_IDENTIFIER and PERF_SAMPLE_ID
+	IP        uint64
+	Pid, Tid  uint32
+	Time      uint64
+	Addr      uint64
+	StreamID  uint64
+	CPU, Res  uint32
+	Period    uint64
+	Callchain []uint64 // ips; written as u64 nr followed by the ips
+	// Raw is the PERF_SAMPLE_RAW payload. Written as u32 size then the bytes, padded so
+	// that size field + payload is 8-aligned; size counts the padding, which the
+	// kernel skips (leaves stale) rather than zeroes. Decoded, Raw holds size bytes,
+	// padding included. nil writes the kernel's empty raw record {size 4, u32 0}.
+	Raw []byte
+}
+
+// IDOf is the sample_id trailer data a sample carries (its perf_sample_data).
+func (s *Sample) IDOf() *SampleID {
+	return &SampleID{Pid: s.Pid, Tid: s.Tid, Time: s.Time, ID: s.ID, StreamID: s.StreamID, CPU: s.CPU, Res: s.Res}
+}
+
+// rawSize is the bytes PERF_SAMPLE_RAW takes: round_up(len + sizeof(u32), 8).
+// include/linux/perf_event.h: perf_sample_save_raw_data()
+func rawSize(raw []byte) int {
+	if raw == nil {
+		return 8
+	}
+	return (len(raw) + 4 + 7) &^ 7
+}
+
+// SampleSize is header.size of the sample: perf_sample_data_size() after
+// perf_prepare_sample(). It fails when a sample_type bit is not supported or the
+// record does not fit the u16 header.size (where the kernel would WARN and wrap).
+// kernel/events/core.c: perf_prepare_sample(), perf_prepare_header()
+func SampleSize(s *Sample) (int, error) {
+	t := s.Type
+	if t&^uint64(PerfSampleSupported) != 0 {
+		return 0, errUnsupported(t &^ uint64(PerfSampleSupported))
+	}
+	n := HeaderSize + IDHeaderSize(t)                                           // event->id_header_size
+	n += 8 * bits.OnesCount64(t&(PerfSampleIP|PerfSampleAddr|PerfSamplePeriod)) // event->header_size
+	if t&PerfSampleCallchain != 0 {
+		n += 8 * (1 + len(s.Callchain))
+	}
+	if t&PerfSampleRaw != 0 {
+		n += rawSize(s.Raw)
+	}
+	if n > MaxRecordSize {
+		return 0, ErrRecordTooBig
+	}
+	return n, nil
+}
+
+// OutputSample writes the sample through h, in the kernel's field order, and does the
+// wakeup_events accounting. size is what SampleSize returned.
+// kernel/events/core.c: perf_output_sample()
+func OutputSample(st Stepper, h *Handle, s *Sample, size int, ev Event) {
+	rb := h.rb
+	if rb == nil {
+		return
+	}
+	hw := headerWord(Header{Type: RecordSample, Misc: s.Misc, Size: uint16(size)})
+	if h.size >= size && size >= HeaderSize {
+		// Contiguous: encode in place (same bytes as the field by field copy).
+		b := rb.data[h.addr : h.addr+size]
+		binary.LittleEndian.PutUint64(b, hw)
+		step(st, "perf_output_sample:header")
+		encodeSampleBody(b[HeaderSize:], s)
+		h.advance(size)
+	} else {
+		put64(h, hw)
+		step(st, "perf_output_sample:header")
+		var buf [512]byte
+		var b []byte
+		if size <= len(buf) {
+			b = buf[:size-HeaderSize]
+		} else {
+			b = make([]byte, size-HeaderSize)
+		}
+		n := encodeSampleBody(b, s)
+		OutputCopy(h, b[:n])
+		OutputSkip(h, size-HeaderSize-n) // RAW frag->pad: __output_skip()
+	}
+	if we := ev.WakeupEvents(); we > 0 {
+		rb.events++
+		if rb.events >= int64(we) {
+			rb.events -= int64(we)
+			rb.wakeup++
+		}
+	}
+}
+
+// encodeSampleBody writes the fields after the header into b (which has room for
+// them) and returns how many bytes it wrote: all but the RAW padding, which the
+// kernel skips rather than writes.
+// kernel/events/core.c: perf_output_sample()
+func encodeSampleBody(b []byte, s *Sample) int {
+	le := binary.LittleEndian
+	t := s.Type
+	n := 0
+	put := func(v uint64) {
+		le.PutUint64(b[n:], v)
+		n += 8
+	}
+	if t&PerfSampleIdentifier != 0 {
+		put(s.ID)
+	}
+	if t&PerfSampleIP != 0 {
+		put(s.IP)
+	}
+	if t&PerfSampleTID != 0 {
+		put(uint64(s.Pid) | uint64(s.Tid)<<32)
+	}
+	if t&PerfSampleTime != 0 {
+		put(s.Time)
+	}
+	if t&PerfSampleAddr != 0 {
+		put(s.Addr)
+	}
+	if t&PerfSampleID != 0 {
+		put(s.ID)
+	}
+	if t&PerfSampleStreamID != 0 {
+		put(s.StreamID)
+	}
+	if t&PerfSampleCPU != 0 {
+		put(uint64(s.CPU) | uint64(s.Res)<<32)
+	}
+	if t&PerfSamplePeriod != 0 {
+		put(s.Period)
+	}
+	if t&PerfSampleCallchain != 0 {
+		put(uint64(len(s.Callchain)))
+		for _, ip := range s.Callchain {
+			put(ip)
+		}
+	}
+	if t&PerfSampleRaw != 0 {
+		if s.Raw != nil {
+			le.PutUint32(b[n:], uint32(rawSize(s.Raw)-4))
+			n += 4
+			n += copy(b[n:], s.Raw)
+		} else {
+			put(4) // struct { u32 size = 4; u32 data = 0; }
+		}
+	}
+	return n
+}
+
+// PerfEventOutput writes one sample into rb, forward or backward: prepare, begin,
+// output, end. It returns the error of the begin (ENOSPC when dropped).
+// kernel/events/core.c: __perf_event_output()
+func PerfEventOutput(st Stepper, rb *Buffer, ev Event, s *Sample, backward bool) error {
+	size, err := SampleSize(s)
+	if err != nil {
+		return err
+	}
+	var h Handle
+	var id *SampleID
+	if rb != nil && rb.lost != 0 {
+		id = s.IDOf() // only a PERF_RECORD_LOST in front needs the sample_id data
+	}
+	if err := OutputBegin(st, &h, rb, id, ev, size, backward); err != nil {
+		return err
+	}
+	OutputSample(st, &h, s, size, ev)
+	OutputEnd(st, &h)
+	return nil
+}
+
+// AppendSample appends the bytes of the sample record to dst, as OutputSample writes
+// them (RAW padding as zeroes).
+func AppendSample(dst []byte, s *Sample) ([]byte, error) {
+	size, err := SampleSize(s)
+	if err != nil {
+		return dst, err
+	}
+	b := make([]byte, size)
+	binary.LittleEndian.PutUint64(b, headerWord(Header{Type: RecordSample, Misc: s.Misc, Size: uint16(size)}))
+	encodeSampleBody(b[HeaderSize:], s)
+	return append(dst, b...), nil
+}
+
+// DecodeSample parses a PERF_RECORD_SAMPLE written with sampleType, checking every
+// length against the record as perf's evsel__parse_sample() does.
+// tools/perf/util/evsel.c: evsel__parse_sample()
+func DecodeSample(rec []byte, sampleType uint64) (*Sample, error) {
+	hdr, err := checkRecord(rec)
+	if err != nil {
+		return nil, err
+	}
+	if hdr.Type != RecordSample {
+		return nil, errType(hdr.Type, RecordSample)
+	}
+	if sampleType&^uint64(PerfSampleSupported) != 0 {
+		return nil, errUnsupported(sampleType &^ uint64(PerfSampleSupported))
+	}
+	d := decoder{b: rec[HeaderSize:]}
+	s := &Sample{Type: sampleType, Misc: hdr.Misc}
+	t := sampleType
+	if t&PerfSampleIdentifier != 0 {
+		s.ID = d.u64()
+	}
+	if t&PerfSampleIP != 0 {
+		s.IP = d.u64()
+	}
+	if t&PerfSampleTID != 0 {
+		s.Pid, s.Tid = d.u32(), d.u32()
+	}
+	if t&PerfSampleTime != 0 {
+		s.Time = d.u64()
+	}
+	if t&PerfSampleAddr != 0 {
+		s.Addr = d.u64()
+	}
+	if t&PerfSampleID != 0 {
+		s.ID = d.u64()
+	}
+	if t&PerfSampleStreamID != 0 {
+		s.StreamID = d.u64()
+	}
+	if t&PerfSampleCPU != 0 {
+		s.CPU, s.Res = d.u32(), d.u32()
+	}
+	if t&PerfSamplePeriod != 0 {
+		s.Period = d.u64()
+	}
+	if t&PerfSampleCallchain != 0 {
+		nr := d.u64()
+		if nr > uint64(len(d.b)/8) {
+			return nil, errTruncated("callchain")
+		}
+		s.Callchain = make([]uint64, nr)
+		for i := range s.Callchain {
+			s.Callchain[i] = d.u64()
+		}
+	}
+	if t&PerfSampleRaw != 0 {
+		n := d.u32()
+		if uint64(n) > uint64(len(d.b)) {
+			return nil, errTruncated("raw")
+		}
+		s.Raw = d.bytes(int(n))
+	}
+	if d.err != nil {
+		return nil, d.err
+	}
+	if len(d.b) != 0 {
+		return nil, errTrailing(len(d.b))
+	}
+	return s, nil
+}

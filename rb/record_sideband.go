@@ -1,0 +1,281 @@
+package rb
+
+import (
+	"bytes"
+	"encoding/binary"
+	"strconv"
+)
+
+// Sideband is the body of a non-sample record (everything between the header and the
+// sample_id trailer).
+type Sideband interface {
+	RecordType() uint32
+	RecordMisc() uint16
+	bodySize() int
+	appendBody(b []byte) []byte
+}
+
+// Lost is PERF_RECORD_LOST {id, lost}: records the ring buffer dropped.
+// kernel/events/ring_buffer.c: __perf_output_begin() lost_event
+type Lost struct{ ID, Lost uint64 }
+
+// Comm is PERF_RECORD_COMM {pid, tid, comm[]}; Exec sets PERF_RECORD_MISC_COMM_EXEC.
+// kernel/events/core.c: perf_event_comm_event()
+type Comm struct {
+	Pid, Tid uint32
+	Comm     string // task->comm: at most TASK_COMM_LEN-1 = 15 bytes are written
+	Exec     bool
+}
+
+// Task is PERF_RECORD_EXIT (or PERF_RECORD_FORK when Fork) {pid, ppid, tid, ptid, time}.
+// kernel/events/core.c: perf_event_task_output()
+type Task struct {
+	Fork                 bool
+	Pid, Ppid, Tid, Ptid uint32
+	Time                 uint64
+}
+
+// Switch is PERF_RECORD_SWITCH (header only) or, with CPUWide, PERF_RECORD_SWITCH_CPU_WIDE
+// {next_prev_pid, next_prev_tid}. Out and Preempt are the misc bits.
+// kernel/events/core.c: perf_event_switch_output()
+type Switch struct {
+	CPUWide                  bool
+	Out, Preempt             bool
+	NextPrevPid, NextPrevTid uint32
+}
+
+// Aux is PERF_RECORD_AUX {aux_offset, aux_size, flags}.
+// kernel/events/core.c: perf_event_aux_event()
+type Aux struct{ Offset, Size, Flags uint64 }
+
+// ItraceStart is PERF_RECORD_ITRACE_START {pid, tid}.
+// kernel/events/core.c: perf_event_itrace_started()
+type ItraceStart struct{ Pid, Tid uint32 }
+
+// taskCommLen is TASK_COMM_LEN.
+const taskCommLen = 16
+
+// RecordType implements Sideband.
+func (*Lost) RecordType() uint32 { return RecordLost }
+
+// RecordMisc implements Sideband.
+func (*Lost) RecordMisc() uint16 { return 0 }
+func (*Lost) bodySize() int      { return 16 }
+func (r *Lost) appendBody(b []byte) []byte {
+	return binary.LittleEndian.AppendUint64(binary.LittleEndian.AppendUint64(b, r.ID), r.Lost)
+}
+
+func (r *Comm) comm() string {
+	if len(r.Comm) > taskCommLen-1 {
+		return r.Comm[:taskCommLen-1]
+	}
+	if i := bytes.IndexByte([]byte(r.Comm), 0); i >= 0 {
+		return r.Comm[:i]
+	}
+	return r.Comm
+}
+
+// RecordType implements Sideband.
+func (*Comm) RecordType() uint32 { return RecordComm }
+
+// RecordMisc implements Sideband.
+func (r *Comm) RecordMisc() uint16 {
+	if r.Exec {
+		return MiscCommExec
+	}
+	return 0
+}
+func (r *Comm) bodySize() int { return 8 + (len(r.comm())+1+7)&^7 } // ALIGN(strlen+1, 8)
+func (r *Comm) appendBody(b []byte) []byte {
+	b = binary.LittleEndian.AppendUint32(b, r.Pid)
+	b = binary.LittleEndian.AppendUint32(b, r.Tid)
+	c := r.comm()
+	b = append(b, c...)
+	return append(b, make([]byte, r.bodySize()-8-len(c))...)
+}
+
+// RecordType implements Sideband.
+func (r *Task) RecordType() uint32 {
+	if r.Fork {
+		return RecordFork
+	}
+	return RecordExit
+}
+
+// RecordMisc implements Sideband.
+func (*Task) RecordMisc() uint16 { return 0 }
+func (*Task) bodySize() int      { return 24 }
+func (r *Task) appendBody(b []byte) []byte {
+	le := binary.LittleEndian
+	b = le.AppendUint32(b, r.Pid)
+	b = le.AppendUint32(b, r.Ppid)
+	b = le.AppendUint32(b, r.Tid)
+	b = le.AppendUint32(b, r.Ptid)
+	return le.AppendUint64(b, r.Time)
+}
+
+// RecordType implements Sideband.
+func (r *Switch) RecordType() uint32 {
+	if r.CPUWide {
+		return RecordSwitchCPUWide
+	}
+	return RecordSwitch
+}
+
+// RecordMisc implements Sideband.
+func (r *Switch) RecordMisc() uint16 {
+	var m uint16
+	if r.Out {
+		m |= MiscSwitchOut
+		if r.Preempt {
+			m |= MiscSwitchOutPreempt
+		}
+	}
+	return m
+}
+func (r *Switch) bodySize() int {
+	if r.CPUWide {
+		return 8
+	}
+	return 0
+}
+func (r *Switch) appendBody(b []byte) []byte {
+	if !r.CPUWide {
+		return b
+	}
+	return binary.LittleEndian.AppendUint32(binary.LittleEndian.AppendUint32(b, r.NextPrevPid), r.NextPrevTid)
+}
+
+// RecordType implements Sideband.
+func (*Aux) RecordType() uint32 { return RecordAux }
+
+// RecordMisc implements Sideband.
+func (*Aux) RecordMisc() uint16 { return 0 }
+func (*Aux) bodySize() int      { return 24 }
+func (r *Aux) appendBody(b []byte) []byte {
+	le := binary.LittleEndian
+	return le.AppendUint64(le.AppendUint64(le.AppendUint64(b, r.Offset), r.Size), r.Flags)
+}
+
+// RecordType implements Sideband.
+func (*ItraceStart) RecordType() uint32 { return RecordItraceStart }
+
+// RecordMisc implements Sideband.
+func (*ItraceStart) RecordMisc() uint16 { return 0 }
+func (*ItraceStart) bodySize() int      { return 8 }
+func (r *ItraceStart) appendBody(b []byte) []byte {
+	return binary.LittleEndian.AppendUint32(binary.LittleEndian.AppendUint32(b, r.Pid), r.Tid)
+}
+
+// RecordSize is header.size of a side-band record for ev: the struct plus
+// event->id_header_size when sample_id_all (perf_event_header__init_id()).
+// kernel/events/core.c: perf_event_header__init_id()
+func RecordSize(r Sideband, ev Event) int {
+	n := HeaderSize + r.bodySize()
+	if ev.SampleIDAll() {
+		n += IDHeaderSize(ev.SampleType())
+	}
+	return n
+}
+
+// AppendRecord appends the bytes of a side-band record with its trailer (when
+// sampleIDAll) to dst.
+func AppendRecord(dst []byte, r Sideband, sampleType uint64, sampleIDAll bool, id *SampleID) []byte {
+	n := HeaderSize + r.bodySize()
+	if sampleIDAll {
+		n += IDHeaderSize(sampleType)
+	}
+	dst = binary.LittleEndian.AppendUint64(dst, headerWord(Header{Type: r.RecordType(), Misc: r.RecordMisc(), Size: uint16(n)}))
+	dst = r.appendBody(dst)
+	if sampleIDAll {
+		dst = appendSampleID(dst, sampleType, id)
+	}
+	return dst
+}
+
+// PerfOutputSideband writes one side-band record for ev into rb: begin, the struct,
+// the sample_id trailer, end, as the perf_event_*_output() functions of core.c do.
+// kernel/events/core.c: perf_event_comm_output() and friends
+func PerfOutputSideband(st Stepper, rb *Buffer, ev Event, r Sideband, id *SampleID, backward bool) error {
+	size := RecordSize(r, ev)
+	var h Handle
+	if err := OutputBegin(st, &h, rb, id, ev, size, backward); err != nil {
+		return err
+	}
+	var buf [128]byte
+	b := binary.LittleEndian.AppendUint64(buf[:0], headerWord(Header{Type: r.RecordType(), Misc: r.RecordMisc(), Size: uint16(size)}))
+	OutputCopy(&h, r.appendBody(b))
+	OutputIDSample(ev, &h, id)
+	OutputEnd(st, &h)
+	return nil
+}
+
+// Decoded is a parsed record: Sample for PERF_RECORD_SAMPLE, Sideband for the others
+// rb knows, with the sample_id trailer in ID (nil without sample_id_all).
+type Decoded struct {
+	Header   Header
+	Sample   *Sample
+	Sideband Sideband
+	ID       *SampleID
+}
+
+// Decode parses one record written for an event with sampleType and sampleIDAll.
+// Unknown record types are an error: a reader of a torn record must not guess.
+// tools/perf/util/session.c: perf_session__process_event() (parse part)
+func Decode(rec []byte, sampleType uint64, sampleIDAll bool) (*Decoded, error) {
+	hdr, err := checkRecord(rec)
+	if err != nil {
+		return nil, err
+	}
+	if hdr.Type == RecordSample {
+		s, err := DecodeSample(rec, sampleType)
+		if err != nil {
+			return nil, err
+		}
+		return &Decoded{Header: hdr, Sample: s}, nil
+	}
+	out := &Decoded{Header: hdr}
+	body := rec[HeaderSize:]
+	if sampleIDAll {
+		id, err := parseSampleID(rec, sampleType)
+		if err != nil {
+			return nil, err
+		}
+		out.ID = id
+		body = body[:len(body)-IDHeaderSize(sampleType)]
+	}
+	d := decoder{b: body}
+	switch hdr.Type {
+	case RecordLost:
+		out.Sideband = &Lost{ID: d.u64(), Lost: d.u64()}
+	case RecordComm:
+		c := &Comm{Pid: d.u32(), Tid: d.u32(), Exec: hdr.Misc&MiscCommExec != 0}
+		i := bytes.IndexByte(d.b, 0)
+		if i < 0 {
+			return nil, &ParseError{What: "comm without NUL"}
+		}
+		c.Comm = string(d.b[:i])
+		d.b = nil
+		out.Sideband = c
+	case RecordExit, RecordFork:
+		out.Sideband = &Task{Fork: hdr.Type == RecordFork, Pid: d.u32(), Ppid: d.u32(), Tid: d.u32(), Ptid: d.u32(), Time: d.u64()}
+	case RecordSwitch:
+		out.Sideband = &Switch{Out: hdr.Misc&MiscSwitchOut != 0, Preempt: hdr.Misc&MiscSwitchOutPreempt != 0}
+	case RecordSwitchCPUWide:
+		out.Sideband = &Switch{CPUWide: true, Out: hdr.Misc&MiscSwitchOut != 0, Preempt: hdr.Misc&MiscSwitchOutPreempt != 0,
+			NextPrevPid: d.u32(), NextPrevTid: d.u32()}
+	case RecordAux:
+		out.Sideband = &Aux{Offset: d.u64(), Size: d.u64(), Flags: d.u64()}
+	case RecordItraceStart:
+		out.Sideband = &ItraceStart{Pid: d.u32(), Tid: d.u32()}
+	default:
+		return nil, &ParseError{What: "unknown record type " + strconv.Itoa(int(hdr.Type))}
+	}
+	if d.err != nil {
+		return nil, d.err
+	}
+	if len(d.b) != 0 {
+		return nil, errTrailing(len(d.b))
+	}
+	return out, nil
+}

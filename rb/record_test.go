@@ -1,0 +1,189 @@
+package rb
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestAppendSampleBytes(t *testing.T) {
+	tests := []struct {
+		name string
+		s    Sample
+		want []byte
+	}{
+		{
+			name: "ip tid time",
+			s:    Sample{Type: PerfSampleIP | PerfSampleTID | PerfSampleTime, Misc: MiscUser, IP: 0x401000, Pid: 7, Tid: 8, Time: 1000},
+			want: bs(hdr(9, 2, 32), uint64(0x401000), [2]uint32{7, 8}, uint64(1000)),
+		},
+		{
+			name: "all fields in perf_output_sample order",
+			s: Sample{Type: PerfSampleIdentifier | PerfSampleIP | PerfSampleTID | PerfSampleTime | PerfSampleAddr |
+				PerfSampleID | PerfSampleStreamID | PerfSampleCPU | PerfSamplePeriod | PerfSampleCallchain | PerfSampleRaw,
+				ID: 0x11, IP: 0x22, Pid: 3, Tid: 4, Time: 0x55, Addr: 0x66, StreamID: 0x77, CPU: 1, Period: 0x99,
+				Callchain: []uint64{0xa1, 0xa2}, Raw: []byte{1, 2, 3, 4}},
+			// header 8, identifier, ip, tid, time, addr, id, stream, cpu, period = 80;
+			// callchain nr + 2 = 24; raw u32 size=4 + 4 bytes = 8. Total 112.
+			want: bs(hdr(9, 0, 112), uint64(0x11), uint64(0x22), [2]uint32{3, 4}, uint64(0x55), uint64(0x66),
+				uint64(0x11), uint64(0x77), [2]uint32{1, 0}, uint64(0x99), 2, uint64(0xa1), uint64(0xa2),
+				[2]uint32{4, 0x04030201}),
+		},
+		{
+			name: "raw padded to 8 with size counting the pad",
+			s:    Sample{Type: PerfSampleRaw, Raw: []byte{9, 9, 9, 9, 9}},
+			// round_up(5+4, 8) = 16: u32 size = 12, 5 bytes, 7 bytes of pad.
+			want: bs(hdr(9, 0, 24), [2]uint32{12, 0x09090909}, []byte{9, 0, 0, 0, 0, 0, 0, 0}),
+		},
+		{
+			name: "raw absent writes the empty raw record",
+			s:    Sample{Type: PerfSampleRaw},
+			want: bs(hdr(9, 0, 16), [2]uint32{4, 0}),
+		},
+		{
+			name: "empty callchain is nr=0",
+			s:    Sample{Type: PerfSampleCallchain},
+			want: bs(hdr(9, 0, 16), 0),
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := AppendSample(nil, &tc.s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("bytes (-want +got):\n%s", diff)
+			}
+			n, _ := SampleSize(&tc.s)
+			if n != len(tc.want) {
+				t.Errorf("SampleSize = %d, want %d", n, len(tc.want))
+			}
+		})
+	}
+}
+
+func TestSampleSizeLimits(t *testing.T) {
+	tests := []struct {
+		name    string
+		s       Sample
+		want    int
+		wantErr error
+	}{
+		{"largest raw that fits", Sample{Type: PerfSampleRaw, Raw: make([]byte, 65516)}, 65528, nil},
+		{"one byte more needs another 8", Sample{Type: PerfSampleRaw, Raw: make([]byte, 65517)}, 0, ErrRecordTooBig},
+		{"callchain too long", Sample{Type: PerfSampleCallchain, Callchain: make([]uint64, 8191)}, 0, ErrRecordTooBig},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := SampleSize(&tc.s)
+			if !errors.Is(err, tc.wantErr) || got != tc.want {
+				t.Errorf("SampleSize = %d, %v; want %d, %v", got, err, tc.want, tc.wantErr)
+			}
+			if got%8 != 0 {
+				t.Errorf("size %d not 8-aligned", got)
+			}
+		})
+	}
+	if _, err := SampleSize(&Sample{Type: PerfSampleRead}); err == nil {
+		t.Error("PERF_SAMPLE_READ is not modelled, want an error")
+	}
+}
+
+func TestAppendRecordBytes(t *testing.T) {
+	id := &SampleID{Pid: 10, Tid: 11, Time: 12, ID: 13, StreamID: 14, CPU: 2}
+	const allID = PerfSampleTID | PerfSampleTime | PerfSampleID | PerfSampleStreamID | PerfSampleCPU | PerfSampleIdentifier
+	// struct sample_id order: tid, time, id, stream_id, cpu, identifier.
+	trailer := bs([2]uint32{10, 11}, uint64(12), uint64(13), uint64(14), [2]uint32{2, 0}, uint64(13))
+	tests := []struct {
+		name  string
+		r     Sideband
+		idAll bool
+		want  []byte
+	}{
+		{"lost", &Lost{ID: 5, Lost: 3}, false, bs(hdr(2, 0, 24), 5, 3)},
+		{"lost with sample_id", &Lost{ID: 5, Lost: 3}, true, bs(hdr(2, 0, 72), 5, 3, trailer)},
+		// "perf" + NUL -> ALIGN(5, 8) = 8 bytes of comm.
+		{"comm", &Comm{Pid: 1, Tid: 2, Comm: "perf"}, false, bs(hdr(3, 0, 24), [2]uint32{1, 2}, "perf\x00\x00\x00\x00")},
+		{"comm exec, 15 chars kept", &Comm{Pid: 1, Tid: 1, Comm: "abcdefghijklmnopq", Exec: true}, false,
+			bs(hdr(3, 1<<13, 32), [2]uint32{1, 1}, "abcdefghijklmno\x00")},
+		{"exit", &Task{Pid: 1, Ppid: 2, Tid: 3, Ptid: 4, Time: 99}, false, bs(hdr(4, 0, 32), [2]uint32{1, 2}, [2]uint32{3, 4}, uint64(99))},
+		{"switch out preempt", &Switch{Out: true, Preempt: true}, true, bs(hdr(14, 3<<13, 56), trailer)},
+		{"switch in", &Switch{}, false, bs(hdr(14, 0, 8))},
+		{"switch cpu wide", &Switch{CPUWide: true, Out: true, NextPrevPid: 7, NextPrevTid: 8}, false, bs(hdr(15, 1<<13, 16), [2]uint32{7, 8})},
+		{"aux", &Aux{Offset: 0x1000, Size: 0x200, Flags: 1}, false, bs(hdr(11, 0, 32), uint64(0x1000), uint64(0x200), 1)},
+		{"itrace start", &ItraceStart{Pid: 4, Tid: 5}, false, bs(hdr(12, 0, 16), [2]uint32{4, 5})},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := AppendRecord(nil, tc.r, allID, tc.idAll, id)
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("bytes (-want +got):\n%s", diff)
+			}
+			ev := &SimpleEvent{Type: allID, IDAll: tc.idAll}
+			if n := RecordSize(tc.r, ev); n != len(tc.want) {
+				t.Errorf("RecordSize = %d, want %d", n, len(tc.want))
+			}
+			d, err := Decode(got, allID, tc.idAll)
+			if err != nil {
+				t.Fatalf("Decode: %v", err)
+			}
+			want := tc.r
+			if c, ok := tc.r.(*Comm); ok {
+				cc := *c
+				cc.Comm = c.comm()
+				want = &cc
+			}
+			if diff := cmp.Diff(want, d.Sideband); diff != "" {
+				t.Errorf("decoded (-want +got):\n%s", diff)
+			}
+			if tc.idAll {
+				if diff := cmp.Diff(id, d.ID); diff != "" {
+					t.Errorf("decoded sample_id (-want +got):\n%s", diff)
+				}
+			}
+		})
+	}
+}
+
+func TestDecodeRejectsBadBytes(t *testing.T) {
+	good, _ := AppendSample(nil, &Sample{Type: PerfSampleCallchain, Callchain: []uint64{1, 2}})
+	tests := []struct {
+		name string
+		rec  []byte
+		typ  uint64
+	}{
+		{"short header", []byte{9, 0, 0}, PerfSampleIP},
+		{"size disagrees with length", good[:16], PerfSampleCallchain},
+		{"callchain nr past the end", bs(hdr(9, 0, 24), 5, 1), PerfSampleCallchain},
+		{"raw size past the end", bs(hdr(9, 0, 16), [2]uint32{100, 0}), PerfSampleRaw},
+		{"trailing bytes", bs(hdr(9, 0, 24), 1, 2), PerfSampleIP},
+		{"unknown type", bs(hdr(77, 0, 8)), 0},
+		{"comm without NUL", bs(hdr(3, 0, 24), [2]uint32{1, 2}, "abcdefgh"), 0},
+		{"zero size", bs(hdr(9, 0, 0)), 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if d, err := Decode(tc.rec, tc.typ, false); err == nil {
+				t.Errorf("Decode = %+v, want an error", d)
+			}
+		})
+	}
+}
+
+func TestSampleRoundTrip(t *testing.T) {
+	s := &Sample{Type: PerfSampleSupported, Misc: MiscKernel | MiscExactIP, ID: 1, IP: 2, Pid: 3, Tid: 4, Time: 5,
+		Addr: 6, StreamID: 7, CPU: 8, Period: 9, Callchain: []uint64{10, 11, 12}, Raw: []byte{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}}
+	b, err := AppendSample(nil, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := Decode(b, s.Type, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(s, d.Sample); diff != "" {
+		t.Errorf("round trip (-want +got):\n%s", diff)
+	}
+}
