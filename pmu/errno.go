@@ -1,0 +1,79 @@
+package pmu
+
+import "strconv"
+
+// Errno is a Linux errno as the perf syscalls return it negated (-EINVAL).
+// Error() prints what glibc's strerror() prints, so a simulated failure reads
+// like perf's own messages ("Invalid argument").
+type Errno int
+
+// include/uapi/asm-generic/errno-base.h and errno.h (x86/arm64 numbering).
+const (
+	EPERM      Errno = 1
+	ENOENT     Errno = 2
+	ESRCH      Errno = 3
+	EINTR      Errno = 4
+	EIO        Errno = 5
+	ENXIO      Errno = 6
+	E2BIG      Errno = 7
+	EBADF      Errno = 9
+	EAGAIN     Errno = 11
+	ENOMEM     Errno = 12
+	EACCES     Errno = 13
+	EFAULT     Errno = 14
+	EBUSY      Errno = 16
+	EEXIST     Errno = 17
+	ENODEV     Errno = 19
+	EINVAL     Errno = 22
+	EMFILE     Errno = 24
+	ENOSPC     Errno = 28
+	ERANGE     Errno = 34
+	ENOSYS     Errno = 38
+	EOVERFLOW  Errno = 75
+	EOPNOTSUPP Errno = 95
+)
+
+var errnoText = map[Errno][2]string{
+	EPERM:      {"EPERM", "Operation not permitted"},
+	ENOENT:     {"ENOENT", "No such file or directory"},
+	ESRCH:      {"ESRCH", "No such process"},
+	EINTR:      {"EINTR", "Interrupted system call"},
+	EIO:        {"EIO", "Input/output error"},
+	ENXIO:      {"ENXIO", "No such device or address"},
+	E2BIG:      {"E2BIG", "Argument list too long"},
+	EBADF:      {"EBADF", "Bad file descriptor"},
+	EAGAIN:     {"EAGAIN", "Resource temporarily unavailable"},
+	ENOMEM:     {"ENOMEM", "Cannot allocate memory"},
+	EACCES:     {"EACCES", "Permission denied"},
+	EFAULT:     {"EFAULT", "Bad address"},
+	EBUSY:      {"EBUSY", "Device or resource busy"},
+	EEXIST:     {"EEXIST", "File exists"},
+	ENODEV:     {"ENODEV", "No such device"},
+	EINVAL:     {"EINVAL", "Invalid argument"},
+	EMFILE:     {"EMFILE", "Too many open files"},
+	ENOSPC:     {"ENOSPC", "No space left on device"},
+	ERANGE:     {"ERANGE", "Numerical result out of range"},
+	ENOSYS:     {"ENOSYS", "Function not implemented"},
+	EOVERFLOW:  {"EOVERFLOW", "Value too large for defined data type"},
+	EOPNOTSUPP: {"EOPNOTSUPP", "Operation not supported"},
+}
+
+// Error returns strerror(e), e.g. "Invalid argument".
+func (e Errno) Error() string {
+	if t, ok := errnoText[e]; ok {
+		return t[1]
+	}
+	return "Unknown error " + strconv.Itoa(int(e))
+}
+
+// Name returns the symbolic name, e.g. "EINVAL".
+func (e Errno) Name() string {
+	if t, ok := errnoText[e]; ok {
+		return t[0]
+	}
+	return "E" + strconv.Itoa(int(e))
+}
+
+// Neg returns the value a syscall returns for this error (-22 for EINVAL),
+// as perf -vv prints it ("sys_perf_event_open failed, error -22").
+func (e Errno) Neg() int { return -int(e) }
