@@ -1,0 +1,99 @@
+package scenarios
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+)
+
+// unknown builds `unknown kernel knob "x"; known kernel knobs: a, b` or, for long
+// lists, a did-you-mean suggestion.
+func (c *checker) unknown(kind Kind, name string) string {
+	names := c.reg.Names(kind)
+	msg := fmt.Sprintf("unknown %s %s", kind, quote(name))
+	switch {
+	case len(names) == 0:
+		return msg + fmt.Sprintf(" (no %s are known)", kindNames[kind][1])
+	case len(names) <= 12:
+		return msg + fmt.Sprintf("; known %s: %s", kindNames[kind][1], strings.Join(names, ", "))
+	}
+	if best := closest(name, names); best != "" {
+		return msg + fmt.Sprintf("; did you mean %s?", quote(best))
+	}
+	return msg + fmt.Sprintf(" (%d %s are known)", len(names), kindNames[kind][1])
+}
+
+// closest returns the name within edit distance 3 of s that is nearest, or "".
+func closest(s string, names []string) string {
+	best, bestD := "", 4
+	for _, n := range names {
+		if d := editDistance(s, n); d < bestD {
+			best, bestD = n, d
+		}
+	}
+	return best
+}
+
+func editDistance(a, b string) int {
+	if len(a) > 64 || len(b) > 64 {
+		return 99
+	}
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+// valueOK reports whether v matches one of allowed (literal values or the Any*
+// patterns); an empty list allows anything.
+func valueOK(allowed []string, v string) bool {
+	if len(allowed) == 0 {
+		return true
+	}
+	for _, a := range allowed {
+		switch a {
+		case v:
+			return true
+		case AnyInt:
+			if _, err := parseUint(v); err == nil {
+				return true
+			}
+		case AnySize:
+			if _, err := ParseSize(v); err == nil {
+				return true
+			}
+		case AnyDuration:
+			if _, err := ParseDuration(v); err == nil {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func describeValues(allowed []string) string {
+	r := strings.NewReplacer(AnyInt, "a number", AnySize, "a size like 4K", AnyDuration, "a duration like 5us")
+	parts := make([]string, len(allowed))
+	for i, a := range allowed {
+		parts[i] = r.Replace(a)
+	}
+	return strings.Join(parts, ", ")
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	return slices.Sorted(maps.Keys(m))
+}

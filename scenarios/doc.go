@@ -1,0 +1,123 @@
+// Package scenarios reads perfsim scenario files (*.sim): it parses them into a
+// syntax tree (Parse) and checks names, CPUs and types against a Registry of what
+// the simulator knows (Check). Running a scenario is the runtime's job.
+//
+// # The language
+//
+// One statement per line. A '#' that starts a word begins a comment. A line that
+// ends in a backslash (outside quotes and comments) continues on the next one. Blocks are indented (spaces or
+// tabs, used consistently); only task, repeat and when take a block.
+//
+//	# aux-pause-resume-nmi.sim
+//	scenario aux-pause-resume-nmi
+//	title "NMI inside a task-context AUX pause/resume"
+//	cpus 1
+//	pmu intel_pt caps=aux-pause,itrace
+//	kernel aux-pause-guard=on
+//
+//	task uname cpu0
+//	  repeat 3
+//	    syscall newuname
+//	    compute 5us
+//
+//	record pt: -e '{intel_pt/aux-action=start-paused/k,cycles/aux-action=pause/}' -- uname
+//	nmi cpu0 at perf_event_aux_pause:guard-set occurrence 2
+//
+//	when aux-pause-guard=off sometimes aux.overlapping-callbacks > 0
+//	always no-overlapping-pause-resume
+//
+// # The machine and knobs
+//
+//	scenario NAME                 the scenario's name
+//	title "TEXT"                  a one-line description
+//	cpus N                        the number of CPUs, cpu0 to cpuN-1 (default 1)
+//	pmu NAME [KEY[=VALUE]]...     a PMU and its attributes: pmu cs_etm sink=etr size=1M
+//	kernel NAME=VALUE...          kernel knobs (behaviour before/after a fix)
+//	tool NAME=VALUE...            perf tool knobs
+//
+// # Tasks
+//
+//	task NAME [cpu N | cpus LIST] [nice N]
+//	  compute 5us                 run in user space for a while
+//	  syscall NAME                enter the kernel; fires the syscall's tracepoints
+//	  sleep 1ms                   block
+//	  repeat N                    run the indented block N times
+//	  stack user main;foo;bar     the current user call stack, outermost first
+//	  stack kernel f;g            the current kernel call stack
+//	  migrate cpu2                move to another CPU
+//	  pin cpu1 | pin cpus 0-1     set the affinity (and move if needed)
+//	  exit                        end the task (also implied at the end)
+//
+// A CPU is written cpu2 or cpu 2; a list is 0-3,5. Without cpu or cpus a task
+// may run anywhere. Nice is -20 to 19.
+//
+// # Perf sessions
+//
+//	record [NAME:] ARGS...        perf record's options: record -e cycles -c 1000 -- uname
+//	perf record ARGS...           the same, pasted from a bug report
+//
+// ARGS are split like a shell splits words, without expansions: '...' is literal,
+// in "..." a backslash escapes " \ $ and `, elsewhere a backslash escapes the
+// next character. A quote must close on its line. Pipes and redirections are
+// errors. The word after -- names the task perf starts. NAME (record NAME: ...)
+// lets actions refer to the session.
+//
+// # Actions at virtual times
+//
+//	at TIME VERB [ARG...]         at 50ms snapshot cs, at 1ms pause-output rb, at 2ms read
+//
+// The verbs and their arguments (a session, a task, a CPU, a number...) come from
+// the simulator: snapshot, pause-output, resume-output, enable, disable, read,
+// munmap, ...
+//
+// # Forced interleavings
+//
+// For a hand-written reproducer, make something happen when execution reaches a
+// step point (a label in the kernel model) for the N-th time (default the first):
+//
+//	nmi cpuN at LABEL [occurrence N]
+//	preempt TASK at LABEL [occurrence N]
+//	migrate TASK to cpuN at LABEL [occurrence N]
+//
+// LABEL looks like perf_event_aux_pause:guard-set.
+//
+// # Outcomes
+//
+//	always EXPR [at end | at TIME]     holds in every explored schedule
+//	never EXPR [at end | at TIME]      holds in none
+//	sometimes EXPR [at end | at TIME]  holds in at least one
+//
+// An outcome is evaluated at the end of the run unless "at TIME" says otherwise.
+// An outcome that applies only with some knob values starts with when; a when
+// line may also hold a block of outcomes (and nested when lines):
+//
+//	when aux-pause-guard=off sometimes aux.overlapping-callbacks > 0
+//	when aux-pause-guard=on
+//	  always no-overlapping-pause-resume
+//
+// A when condition names a kernel or tool knob. The runtime runs the scenario
+// once per knob value the outcomes mention; the kernel and tool lines give the
+// default.
+//
+// EXPR is built from, loosest binding first: || ; && ; == != < <= > >= (which do
+// not chain) ; + - ; * / ; the prefixes ! and - ; and numbers, names and
+// parentheses. A name is an observable (aux.paused, rb.data_head, cpu0.nmis: a
+// number or a flag) or an invariant (no-overlapping-pause-resume: a condition). In
+// a name, '-' and '.' between two letters or digits belong to the name, so
+// subtraction needs blanks: "rb.head - rb.tail", never "rb.head-rb.tail".
+// Numbers may use _ separators (3_000_000) or 0x hex.
+//
+// # Units
+//
+// Durations: ns, us, ms, s (5us, 2ms). Sizes: K, M, G, powers of 1024 (4K, 1M).
+// Both are integers: write 1500us, not 1.5ms. In outcomes a size counts bytes and
+// a duration nanoseconds.
+//
+// # Errors
+//
+// Errors point at file:line:col and say what was expected:
+//
+//	aux.sim:7:13: expected a duration like 5us or 2ms, found "5x"
+//		    compute 5x
+//		            ^
+package scenarios
