@@ -166,3 +166,30 @@ func (s *Sched) Timeline(width int) string {
 		return len(name) > 8 && name[:8] == "swapper/"
 	})
 }
+
+// Knobs are the scheduler layer's kernel knobs.
+var Knobs = []sim.KnobSpec{{
+	Name:    "task-work-nmi",
+	Values:  []string{"today", "pre-ef1ea98c8fff"},
+	Help:    "task_work_add(TWA_NMI_CURRENT): today sets TIF_NOTIFY_RESUME in the NMI; before the fix an irq_work set it on whatever task was current when it ran, the wrong one after a context switch",
+	Source:  "ef1ea98c8fff task_work: Fix NMI race condition",
+	Package: "sched",
+}}
+
+// ApplyKnob sets a sched knob in cfg.
+func ApplyKnob(cfg *Config, name, value string) (bool, error) {
+	for _, k := range Knobs {
+		if k.Name != name {
+			continue
+		}
+		if err := k.Check(value); err != nil {
+			return true, err
+		}
+		switch name {
+		case "task-work-nmi":
+			cfg.TaskWorkNMIIrqWork = value != "today"
+		}
+		return true, nil
+	}
+	return false, nil
+}

@@ -1,0 +1,37 @@
+package sched
+
+// WaitQueue is a list of tasks blocked until an event: wait_queue_head_t.
+type WaitQueue struct {
+	waiters []*Task
+}
+
+// Wait blocks the running task t on q until WakeUpAll (or a signal) wakes it:
+// prepare_to_wait() + schedule(). Call it from t's kernel context (a syscall body).
+// It returns false when a pending signal interrupted the wait (-ERESTARTSYS).
+func (s *Sched) Wait(t *Task, q *WaitQueue) bool {
+	if t.SigPending {
+		return false
+	}
+	q.waiters = append(q.waiters, t)
+	t.State = Sleeping
+	s.schedule(&t.Thread)
+	for i, w := range q.waiters {
+		if w == t {
+			q.waiters = append(q.waiters[:i:i], q.waiters[i+1:]...)
+			break
+		}
+	}
+	return !t.SigPending
+}
+
+// WakeUpAll wakes every task waiting on q: wake_up_all().
+func (s *Sched) WakeUpAll(q *WaitQueue) {
+	ws := q.waiters
+	q.waiters = nil
+	for _, t := range ws {
+		s.Wake(t)
+	}
+}
+
+// Waiters returns how many tasks wait on q.
+func (q *WaitQueue) Waiters() int { return len(q.waiters) }
