@@ -17,7 +17,9 @@ func (s *Sched) dequeue(i int, t *Task) bool {
 	q := s.rq[i]
 	for k, x := range q {
 		if x == t {
-			s.rq[i] = append(q[:k:k], q[k+1:]...)
+			copy(q[k:], q[k+1:])
+			q[len(q)-1] = nil
+			s.rq[i] = q[:len(q)-1]
 			return true
 		}
 	}
@@ -173,14 +175,23 @@ func (s *Sched) idleBalance(c *cpu.CPU) *Task {
 }
 
 // idleLoop is the idle thread: do_idle().
+// Going idle tries one idle balance; if the Chooser keeps the CPU idle, it waits
+// for the next interrupt before trying again.
 func (s *Sched) idleLoop(th *cpu.Thread) {
+	balanced := false
 	for {
 		c := th.CPU()
-		if s.needResched[c.ID] || len(s.rq[c.ID]) > 0 || (s.Cfg.Balance && s.anyStealable(c)) {
-			s.needResched[c.ID] = false
+		if s.needResched[c.ID] || len(s.rq[c.ID]) > 0 {
+			s.schedule(th)
+			balanced = false
+			continue
+		}
+		if s.Cfg.Balance && !balanced && s.anyStealable(c) {
+			balanced = true
 			s.schedule(th)
 			continue
 		}
+		balanced = false
 		th.Idle()
 	}
 }
