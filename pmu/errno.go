@@ -26,6 +26,7 @@ const (
 	ENODEV     Errno = 19
 	EINVAL     Errno = 22
 	EMFILE     Errno = 24
+	ENOTTY     Errno = 25
 	ENOSPC     Errno = 28
 	ERANGE     Errno = 34
 	ENOSYS     Errno = 38
@@ -51,6 +52,7 @@ var errnoText = map[Errno][2]string{
 	ENODEV:     {"ENODEV", "No such device"},
 	EINVAL:     {"EINVAL", "Invalid argument"},
 	EMFILE:     {"EMFILE", "Too many open files"},
+	ENOTTY:     {"ENOTTY", "Inappropriate ioctl for device"},
 	ENOSPC:     {"ENOSPC", "No space left on device"},
 	ERANGE:     {"ERANGE", "Numerical result out of range"},
 	ENOSYS:     {"ENOSYS", "Function not implemented"},

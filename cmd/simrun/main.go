@@ -1,24 +1,72 @@
-// Command simrun runs perfsim scenarios.
+// Command simrun runs perfsim scenarios: one run, an exploration of many
+// schedules, the replay of a found one, checks of scenario files, and the list
+// of built-in scenarios and kernel knobs.
+//
+//	simrun list
+//	simrun run SCENARIO [--seed N] [--kernel NAME=VALUE]... [--json FILE] [--timeline] [--script]
+//	simrun explore SCENARIO [--strategy random|rapid] [--runs N] [--seed N] [--time LIMIT] [--kernel NAME=VALUE]... [--out FILE] [-q]
+//	simrun replay FILE
+//	simrun check FILE...
+//	simrun knobs
+//
+// Exit status: 0 when everything held, 1 when an outcome or an invariant failed
+// (or explore found a violation), 2 for a usage or scenario error.
 package main
 
 import (
 	"fmt"
+	"io"
 	"os"
+)
+
+// Exit codes.
+const (
+	exitOK      = 0
+	exitFailed  = 1
+	exitUsage   = 2
+	usageString = `usage:
+  simrun list                       the built-in scenarios
+  simrun run SCENARIO [flags]       one run: outcomes, invariants, replay token
+  simrun explore SCENARIO [flags]   many schedules; shrink the first violation
+  simrun replay FILE                re-run a replay file exactly
+  simrun check FILE...              parse and check scenario files
+  simrun knobs                      every kernel and tool knob
+  simrun demo                       run sched-migrate-timeline with its timeline
+SCENARIO is a .sim file or the name of a built-in scenario.
+Run "simrun COMMAND -h" for the flags of a command.
+`
 )
 
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
-func run(args []string, stdout, stderr *os.File) int {
+// run is simrun with its arguments and output streams; it returns the exit code.
+func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
-		fmt.Fprintln(stderr, "usage: simrun demo")
-		return 2
+		fmt.Fprint(stderr, usageString)
+		return exitUsage
 	}
-	switch args[0] {
+	cmd, rest := args[0], args[1:]
+	switch cmd {
+	case "list":
+		return cmdList(rest, stdout, stderr)
+	case "run":
+		return cmdRun(rest, stdout, stderr)
 	case "demo":
-		return demo(stdout)
+		return cmdRun(append([]string{"sched-migrate-timeline", "--timeline"}, rest...), stdout, stderr)
+	case "explore":
+		return cmdExplore(rest, stdout, stderr)
+	case "replay":
+		return cmdReplay(rest, stdout, stderr)
+	case "check":
+		return cmdCheck(rest, stdout, stderr)
+	case "knobs":
+		return cmdKnobs(rest, stdout, stderr)
+	case "help", "-h", "-help", "--help":
+		fmt.Fprint(stdout, usageString)
+		return exitOK
 	}
-	fmt.Fprintf(stderr, "simrun: unknown command %q\n", args[0])
-	return 2
+	fmt.Fprintf(stderr, "simrun: unknown command %q\n%s", cmd, usageString)
+	return exitUsage
 }

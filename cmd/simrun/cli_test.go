@@ -1,0 +1,163 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var simrun string // the binary, built once
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "simrun-test")
+	if err != nil {
+		panic(err)
+	}
+	simrun = filepath.Join(dir, "simrun")
+	out, err := exec.Command("go", "build", "-o", simrun, ".").CombinedOutput()
+	if err != nil {
+		os.Stderr.Write(out)
+		os.RemoveAll(dir)
+		os.Exit(2)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// cli runs the binary in dir and returns stdout, stderr and the exit code.
+func cli(t *testing.T, dir string, args ...string) (string, string, int) {
+	t.Helper()
+	cmd := exec.Command(simrun, args...)
+	cmd.Dir = dir
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return out.String(), errb.String(), code
+}
+
+func TestCLI(t *testing.T) {
+	dir := t.TempDir() // not the package directory: built-ins work from anywhere
+	broken := filepath.Join(dir, "broken.sim")
+	os.WriteFile(broken, []byte("scenario broken\ntask a\n  compute 5x\n"), 0o644)
+	good := filepath.Join(dir, "good.sim")
+	os.WriteFile(good, []byte("scenario good\ntask a\n  compute 5us\nalways task.a.exited\n"), 0o644)
+	failing := filepath.Join(dir, "failing.sim")
+	os.WriteFile(failing, []byte("scenario failing\ntask a\n  compute 5us\nalways task.a.computed == 6us\n"), 0o644)
+	tests := []struct {
+		name string
+		args []string
+		code int
+		out  []string // substrings of stdout
+		err  []string // substrings of stderr
+	}{
+		{"no command", nil, 2, nil, []string{"usage:"}},
+		{"unknown command", []string{"frobnicate"}, 2, nil, []string{`unknown command "frobnicate"`}},
+		{"list", []string{"list"}, 0, []string{"sched-migrate-timeline", "task-work-nmi-race          an NMI's task_work"}, nil},
+		{"run builtin", []string{"run", "sched-migrate-timeline", "--timeline"}, 0,
+			[]string{"held           always task.dd.migrations == 4", "CPU3: ____________###dd-101###", "replay token: s1."}, nil},
+		{"demo", []string{"demo"}, 0, []string{"CPU0: ###dd-101###"}, nil},
+		{"run file", []string{"run", good}, 0, []string{"held           always task.a.exited", "ok"}, nil},
+		{"run failing", []string{"run", failing}, 1, []string{"failed         always task.a.computed == 6us", "where task.a.computed=5000", "FAIL"}, nil},
+		{"run broken", []string{"run", broken}, 2, nil, []string{"broken.sim:3:11: expected a duration like 5us or 2ms, found \"5x\"\n\t  compute 5x\n\t          ^"}},
+		{"run bad knob", []string{"run", "task-work-nmi-race", "--kernel", "task-work-nmi=never"}, 2, nil, []string{`kernel knob task-work-nmi has no value "never"`}},
+		{"run bad knob syntax", []string{"run", "task-work-nmi-race", "--kernel", "oops"}, 2, nil, []string{`expected NAME=VALUE`}},
+		{"run missing", []string{"run", "no-such-scenario"}, 2, nil, []string{"no such file, and no built-in scenario"}},
+		{"run two args", []string{"run", "a", "b"}, 2, nil, []string{"usage: simrun run"}},
+		{"run script", []string{"run", "sched-migrate-timeline", "--script"}, 0, []string{"(no perf session in this scenario)"}, nil},
+		{"run help", []string{"run", "-h"}, 0, nil, []string{"-seed"}},
+		{"check", []string{"check", good, broken}, 2, []string{"good.sim: ok"}, []string{"broken.sim:3:11"}},
+		{"check ok", []string{"check", good, "task-work-nmi-race"}, 0, []string{"good.sim: ok", "task-work-nmi-race: ok"}, nil},
+		{"knobs", []string{"knobs"}, 0, []string{"kernel task-work-nmi=today (default)|pre-ef1ea98c8fff", "source:  ef1ea98c8fff", "kernel rb-put-handle="}, nil},
+		{"explore clean", []string{"explore", "task-work-nmi-race", "--runs", "50", "-q"}, 0,
+			[]string{"Always           50         0  always task-work-before-user-return", "no violation in 50 schedules"}, nil},
+		{"explore rapid", []string{"explore", "sched-migrate-timeline", "--strategy", "rapid", "--runs", "20", "--time", "60ms", "-q"}, 0,
+			[]string{"strategy rapid", "no violation in 20 schedules"}, nil},
+		{"explore bad time", []string{"explore", "task-work-nmi-race", "--time", "soon"}, 2, nil, []string{"--time: expected a duration"}},
+		{"explore bad strategy", []string{"explore", "task-work-nmi-race", "--strategy", "dfs"}, 2, nil, []string{`unknown strategy "dfs"`}},
+		{"replay missing", []string{"replay", filepath.Join(dir, "nope.replay")}, 2, nil, []string{"nope.replay"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, errOut, code := cli(t, dir, tt.args...)
+			if code != tt.code {
+				t.Errorf("exit code %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tt.code, out, errOut)
+			}
+			for _, s := range tt.out {
+				if !strings.Contains(out, s) {
+					t.Errorf("stdout lacks %q:\n%s", s, out)
+				}
+			}
+			for _, s := range tt.err {
+				if !strings.Contains(errOut, s) {
+					t.Errorf("stderr lacks %q:\n%s", s, errOut)
+				}
+			}
+		})
+	}
+}
+
+// TestCLIExploreReplay: explore finds the pre-fix violation and writes a replay
+// file; replay prints the same violation and timeline, identically twice; the
+// JSON of run is byte-identical across runs.
+func TestCLIExploreReplay(t *testing.T) {
+	dir := t.TempDir()
+	out, errOut, code := cli(t, dir, "explore", "task-work-nmi-race", "--kernel", "task-work-nmi=pre-ef1ea98c8fff", "--runs", "100", "--out", "race.replay", "-q")
+	if code != 1 {
+		t.Fatalf("explore exit %d, want 1\n%s\n%s", code, out, errOut)
+	}
+	for _, s := range []string{"VIOLATION in schedule", "invariant task-work-before-user-return", "(1 disturbing)",
+		"cpu0 choice  __schedule:irqs-off: option 1 of 2", "replay file: race.replay"} {
+		if !strings.Contains(out, s) {
+			t.Errorf("explore output lacks %q:\n%s", s, out)
+		}
+	}
+	rf, err := os.ReadFile(filepath.Join(dir, "race.replay"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(rf), "kernel: task-work-nmi=pre-ef1ea98c8fff\n") || !strings.Contains(string(rf), "token: s1.") {
+		t.Errorf("replay file:\n%s", rf)
+	}
+	r1, _, c1 := cli(t, dir, "replay", "race.replay")
+	r2, _, c2 := cli(t, dir, "replay", "race.replay")
+	if c1 != 1 || c2 != 1 || r1 != r2 {
+		t.Errorf("replays: exit %d %d, outputs equal %v\n%s", c1, c2, r1 == r2, r1)
+	}
+	for _, s := range []string{"invariant violations:\n  task-work-before-user-return at 1.5ms on cpu0", "CPU0: ###"} {
+		if !strings.Contains(r1, s) {
+			t.Errorf("replay output lacks %q:\n%s", s, r1)
+		}
+	}
+
+	var js [2]string
+	for i := range js {
+		name := filepath.Join(dir, "r.json")
+		if _, e, c := cli(t, dir, "run", "sched-forced-interleavings", "--seed", "7", "--json", name); c != 0 {
+			t.Fatalf("run --json exit %d: %s", c, e)
+		}
+		b, _ := os.ReadFile(name)
+		js[i] = string(b)
+	}
+	if js[0] != js[1] {
+		t.Error("run --json differs between two runs")
+	}
+	var res struct {
+		Scenario string
+		Token    string
+		Outcomes []struct{ Status string }
+	}
+	if err := json.Unmarshal([]byte(js[0]), &res); err != nil || res.Scenario != "sched-forced-interleavings" || !strings.HasPrefix(res.Token, "s1.") || len(res.Outcomes) != 5 {
+		t.Errorf("json %v: %+v", err, res)
+	}
+}

@@ -1,0 +1,128 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"perfsim/scenarios"
+	"perfsim/sim"
+)
+
+// cmdExplore runs many schedules, prints herd7-style counts per outcome, and
+// shrinks and saves the first violation.
+func cmdExplore(args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("explore", "SCENARIO [--strategy random|rapid] [--runs N] [--seed N] [--time LIMIT] [--kernel NAME=VALUE]... [--out FILE] [-q]", stderr)
+	strategy := fs.String("strategy", "random", "how schedules are drawn: random (seeds seed..seed+runs-1) or rapid")
+	runs := fs.Int("runs", 1000, "the number of schedules")
+	seed := fs.Uint64("seed", 1, "the first seed")
+	limit := fs.String("time", "", "the virtual time `LIMIT` of each schedule, like 20ms (default 10s)")
+	knobs := knobFlags{}
+	fs.Var(knobs, "kernel", "set a kernel (or tool) knob, `NAME=VALUE`; repeatable")
+	out := fs.String("out", "", "the replay `FILE` to write for a violation (default SCENARIO.replay)")
+	quiet := fs.Bool("q", false, "no progress on standard error")
+	pos, err := parseArgs(fs, args)
+	if err != nil {
+		return usageError(err)
+	}
+	if len(pos) != 1 || *runs <= 0 {
+		fs.Usage()
+		return exitUsage
+	}
+	f, ok := loadScenario(pos[0], stderr)
+	if !ok {
+		return exitUsage
+	}
+	o := scenarios.ExploreOptions{Strategy: *strategy, Runs: *runs, Seed: *seed, Knobs: knobs}
+	if *limit != "" {
+		d, err := scenarios.ParseDuration(*limit)
+		if err != nil || d <= 0 {
+			fmt.Fprintf(stderr, "simrun explore: --time: expected a duration like 20ms, found %q\n", *limit)
+			return exitUsage
+		}
+		o.Limit = sim.Time(d)
+	}
+	if !*quiet && isTerminal(stderr) {
+		o.Progress = progress(stderr)
+	}
+	ex, err := scenarios.Explore(f, o)
+	if o.Progress != nil {
+		fmt.Fprint(stderr, "\r\033[K")
+	}
+	if err != nil {
+		printError(stderr, err)
+		return exitUsage
+	}
+	ex.WriteText(stdout)
+	if !*quiet && ex.Elapsed > 0 {
+		fmt.Fprintf(stderr, "%d schedules in %s (%.0f schedules/s)\n", ex.Schedules, ex.Elapsed.Round(time.Millisecond), float64(ex.Schedules)/ex.Elapsed.Seconds())
+	}
+	if rf := ex.ReplayFile(); rf != nil {
+		name := *out
+		if name == "" {
+			name = ex.Scenario + ".replay"
+		}
+		if err := writeReplay(name, rf); err != nil {
+			printError(stderr, err)
+			return exitUsage
+		}
+		fmt.Fprintf(stdout, "replay file: %s (simrun replay %s)\n", name, name)
+	}
+	if ex.Failed {
+		return exitFailed
+	}
+	return exitOK
+}
+
+func writeReplay(name string, rf *sim.ReplayFile) error {
+	fh, err := os.Create(name)
+	if err != nil {
+		return err
+	}
+	_, err = rf.WriteTo(fh)
+	if cerr := fh.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// isTerminal reports whether w is a terminal (a character device).
+func isTerminal(w io.Writer) bool {
+	fh, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := fh.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// progress returns a throttled progress printer (at most 5 updates a second).
+func progress(w io.Writer) func(done, total int) {
+	var last time.Time
+	return func(done, total int) {
+		if now := time.Now(); now.Sub(last) >= 200*time.Millisecond || done == total {
+			last = now
+			fmt.Fprintf(w, "\rexplore: %d/%d schedules", done, total)
+		}
+	}
+}
+
+// replayPath finds the scenario a replay file names: a built-in, a path as
+// written, or a path relative to the replay file.
+func replayPath(file, replayFile string) string {
+	if b, ok := strings.CutPrefix(file, "builtin/"); ok {
+		if _, err := os.Stat(file); err != nil {
+			return strings.TrimSuffix(b, ".sim")
+		}
+	}
+	if _, err := os.Stat(file); err != nil && !filepath.IsAbs(file) {
+		alt := filepath.Join(filepath.Dir(replayFile), file)
+		if _, err := os.Stat(alt); err == nil {
+			return alt
+		}
+	}
+	return file
+}

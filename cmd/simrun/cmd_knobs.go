@@ -1,0 +1,37 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"perfsim/scenarios"
+	"perfsim/sim"
+)
+
+// cmdKnobs prints every kernel and tool knob: values (the default first),
+// where it is modelled, the commit or thread it models, and its help.
+func cmdKnobs(args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("knobs", "", stderr)
+	pos, err := parseArgs(fs, args)
+	if err != nil {
+		return usageError(err)
+	}
+	if len(pos) > 0 {
+		fs.Usage()
+		return exitUsage
+	}
+	printKnobs(stdout, "kernel", scenarios.KernelKnobSpecs(nil))
+	printKnobs(stdout, "tool", scenarios.ToolKnobSpecs(nil))
+	return exitOK
+}
+
+func printKnobs(w io.Writer, kind string, list []sim.KnobSpec) {
+	for _, k := range list {
+		vals := append([]string{k.Default() + " (default)"}, k.Values[1:]...)
+		fmt.Fprintf(w, "%s %s=%s\n", kind, k.Name, strings.Join(vals, "|"))
+		fmt.Fprintf(w, "    package: %s\n", k.Package)
+		fmt.Fprintf(w, "    source:  %s\n", k.Source)
+		fmt.Fprintf(w, "    %s\n", k.Help)
+	}
+}

@@ -1,0 +1,85 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+
+	"perfsim/scenarios"
+)
+
+// cmdRun runs a scenario once and prints its outcomes and replay token.
+func cmdRun(args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("run", "SCENARIO [--seed N] [--kernel NAME=VALUE]... [--json FILE] [--timeline] [--script]", stderr)
+	seed := fs.Uint64("seed", 1, "the schedule's seed (the same as explore's schedule of that seed)")
+	knobs := knobFlags{}
+	fs.Var(knobs, "kernel", "set a kernel (or tool) knob, `NAME=VALUE`; repeatable; see simrun knobs")
+	jsonOut := fs.String("json", "", "write the result as JSON to `FILE` (- for standard output)")
+	timeline := fs.Bool("timeline", false, "print the per-CPU timeline")
+	script := fs.Bool("script", false, "print the perf script output of the sessions")
+	pos, err := parseArgs(fs, args)
+	if err != nil {
+		return usageError(err)
+	}
+	if len(pos) != 1 {
+		fs.Usage()
+		return exitUsage
+	}
+	f, ok := loadScenario(pos[0], stderr)
+	if !ok {
+		return exitUsage
+	}
+	opts := scenarios.Options{Knobs: knobs, Chooser: scenarios.ScheduleChooser(*seed, 0), KeepTrace: *timeline || *jsonOut != ""}
+	r, res, err := scenarios.RunOnce(f, opts)
+	if err != nil {
+		printError(stderr, err)
+		return exitUsage
+	}
+	if *jsonOut != "" {
+		if code := writeJSON(*jsonOut, res, stdout, stderr); code != exitOK {
+			return code
+		}
+	}
+	if *jsonOut != "-" {
+		res.WriteText(stdout, f)
+	}
+	if *timeline {
+		fmt.Fprint(stdout, r.Timeline(60))
+	}
+	if *script {
+		if len(f.Records) == 0 {
+			fmt.Fprintln(stdout, "(no perf session in this scenario)")
+		} else if err := r.Script(stdout); err != nil {
+			printError(stderr, err)
+			return exitUsage
+		}
+	}
+	if res.Failed {
+		return exitFailed
+	}
+	return exitOK
+}
+
+func writeJSON(name string, res *scenarios.Result, stdout, stderr io.Writer) int {
+	if name == "-" {
+		if err := res.WriteJSON(stdout); err != nil {
+			printError(stderr, err)
+			return exitUsage
+		}
+		return exitOK
+	}
+	fh, err := os.Create(name)
+	if err != nil {
+		printError(stderr, err)
+		return exitUsage
+	}
+	err = res.WriteJSON(fh)
+	if cerr := fh.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		printError(stderr, err)
+		return exitUsage
+	}
+	return exitOK
+}

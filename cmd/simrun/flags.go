@@ -1,0 +1,107 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"perfsim/scenarios"
+)
+
+// newFlagSet returns a command's flag set writing its errors and usage to stderr.
+func newFlagSet(name, synopsis string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: simrun %s %s\n", name, synopsis)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// parseArgs parses flags anywhere among the positional arguments (the flag
+// package alone stops at the first positional one). It reports a help request
+// as flag.ErrHelp.
+func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return pos, nil
+		}
+		if rest[0] == "--" {
+			return append(pos, rest[1:]...), nil
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
+}
+
+// usageError reports a flag error: exit code 2, or 0 for -h.
+func usageError(err error) int {
+	if errors.Is(err, flag.ErrHelp) {
+		return exitOK
+	}
+	return exitUsage
+}
+
+// knobFlags collects repeated --kernel NAME=VALUE flags.
+type knobFlags map[string]string
+
+func (k knobFlags) String() string {
+	return strings.Join(scenarios.KnobList(k), " ")
+}
+
+func (k knobFlags) Set(s string) error {
+	name, value, err := scenarios.ParseKnobArg(s)
+	if err != nil {
+		return err
+	}
+	k[name] = value
+	return nil
+}
+
+func sortedKeys(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// loadScenario opens (a path or a built-in name), parses and checks a scenario.
+// Errors are printed with their snippets; ok is false then.
+func loadScenario(arg string, stderr io.Writer) (*scenarios.File, bool) {
+	src, err := scenarios.Open(arg)
+	if err != nil {
+		fmt.Fprintf(stderr, "simrun: %v\n", err)
+		return nil, false
+	}
+	f, err := src.Load(nil)
+	if err != nil {
+		printError(stderr, err)
+		return nil, false
+	}
+	return f, true
+}
+
+// printError prints an error; scenario errors with their source line and caret.
+func printError(w io.Writer, err error) {
+	var se *scenarios.Error
+	var list scenarios.ErrorList
+	switch {
+	case errors.As(err, &list):
+		fmt.Fprintln(w, list.Error())
+	case errors.As(err, &se):
+		fmt.Fprintln(w, se.Snippet())
+	default:
+		fmt.Fprintf(w, "simrun: %v\n", err)
+	}
+}

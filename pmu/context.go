@@ -1,0 +1,369 @@
+package pmu
+
+import (
+	"perfsim/cpu"
+	"perfsim/sched"
+	"perfsim/sim"
+)
+
+// ctx->is_active bits (enum event_type_t).
+const (
+	EVENT_FLEXIBLE = 0x01
+	EVENT_PINNED   = 0x02
+	EVENT_TIME     = 0x04
+	EVENT_ALL      = EVENT_FLEXIBLE | EVENT_PINNED
+)
+
+// Context is struct perf_event_context: the events of one task, or of one CPU.
+type Context struct {
+	k    *Kernel
+	task *sched.Task // ctx->task; nil for a CPU context
+	cpu  int         // the CPU of a CPU context
+
+	isActive int // ctx->is_active
+	// pinned and flexible are the group leaders (ctx->pinned_groups,
+	// flexible_groups), in insertion order (the rb-tree's group_index order).
+	pinned, flexible []*Event
+	events           []*Event // ctx->event_list
+	nrActive         int
+
+	time      sim.Duration // ctx->time: how long the context was scheduled in
+	timestamp sim.Time     // when ctx->time was last updated
+	dead      bool         // ctx->task == TASK_TOMBSTONE
+}
+
+func (ctx *Context) init(k *Kernel, t *sched.Task, cpuID int) {
+	ctx.k, ctx.task, ctx.cpu = k, t, cpuID
+}
+
+// Task returns the context's task (nil for a CPU context).
+func (ctx *Context) Task() *sched.Task { return ctx.task }
+
+// IsActive returns ctx->is_active.
+func (ctx *Context) IsActive() int { return ctx.isActive }
+
+// updateContextTime advances ctx->time while the context is scheduled in.
+// kernel/events/core.c: __update_context_time()
+func (ctx *Context) updateContextTime(adv bool) {
+	now := ctx.k.now()
+	if adv {
+		ctx.time += now - ctx.timestamp
+	}
+	ctx.timestamp = now
+}
+
+// ctxTime is perf_event_time(): the context's time as of now.
+func (ctx *Context) ctxTime() sim.Duration {
+	if ctx.isActive&EVENT_TIME != 0 {
+		return ctx.time + (ctx.k.now() - ctx.timestamp)
+	}
+	return ctx.time
+}
+
+// updateTime folds the time since the last state change into the event's
+// enabled/running times.
+// kernel/events/core.c: perf_event_update_time()
+func (e *Event) updateTime() {
+	if e.ctx == nil {
+		return
+	}
+	now := e.ctx.ctxTime()
+	d := now - e.tstamp
+	if e.state >= StateInactive {
+		e.totalTimeEnabled += d
+	}
+	if e.state == StateActive {
+		e.totalTimeRunning += d
+	}
+	e.tstamp = now
+}
+
+// setState is perf_event_set_state(): update the times, then change state.
+// kernel/events/core.c: perf_event_set_state()
+func (e *Event) setState(s EventState) {
+	if e.state == s {
+		return
+	}
+	e.updateTime()
+	e.state = s
+}
+
+// groups returns the list a leader belongs to.
+func (ctx *Context) groups(e *Event) *[]*Event {
+	if e.Attr.Pinned {
+		return &ctx.pinned
+	}
+	return &ctx.flexible
+}
+
+// addEventToCtx links the event (and, for a leader, its group) into ctx.
+// kernel/events/core.c: add_event_to_ctx() -> list_add_event(), perf_group_attach()
+func (ctx *Context) addEventToCtx(e *Event) {
+	e.ctx = ctx
+	e.tstamp = ctx.ctxTime()
+	ctx.events = append(ctx.events, e)
+	if e.isLeader() {
+		g := ctx.groups(e)
+		*g = append(*g, e)
+	} else {
+		e.leader.siblings = append(e.leader.siblings, e)
+	}
+}
+
+// listDelEvent unlinks the event from ctx.
+// kernel/events/core.c: list_del_event(), perf_group_detach()
+func (ctx *Context) listDelEvent(e *Event) {
+	ctx.events = remove(ctx.events, e)
+	if e.isLeader() {
+		g := ctx.groups(e)
+		*g = remove(*g, e)
+		// perf_group_detach(): the siblings become singleton groups.
+		for _, s := range e.siblings {
+			s.leader = s
+			gs := ctx.groups(s)
+			*gs = append(*gs, s)
+		}
+		e.siblings = nil
+	} else {
+		e.leader.siblings = remove(e.leader.siblings, e)
+		e.leader = e
+	}
+	if e.state > StateOff {
+		e.setState(StateOff)
+	}
+}
+
+func remove(l []*Event, e *Event) []*Event {
+	for i, x := range l {
+		if x == e {
+			return append(l[:i:i], l[i+1:]...)
+		}
+	}
+	return l
+}
+
+// eventFilterMatch is event_filter_match(): a per-CPU-bound event only runs on
+// its CPU.
+func eventFilterMatch(e *Event, c *cpu.CPU) bool { return e.cpu == -1 || e.cpu == c.ID }
+
+// eventSchedOut takes one ACTIVE event off the PMU.
+// kernel/events/core.c: event_sched_out()
+func (k *Kernel) eventSchedOut(c *cpu.CPU, e *Event) {
+	if e.state != StateActive {
+		return
+	}
+	c.Step("event_sched_out")
+	k.perfPMUDisable(c, e.pmu)
+	e.pmu.Del(c, e, 0)
+	c.Step("event_sched_out:del")
+	e.oncpu = -1
+	st := StateInactive
+	if e.pendingDisable {
+		e.pendingDisable = false
+		st = StateOff
+	}
+	e.setState(st)
+	e.ctx.nrActive--
+	k.perfPMUEnable(c, e.pmu)
+}
+
+// groupSchedOut takes a group off the PMU.
+// kernel/events/core.c: group_sched_out()
+func (k *Kernel) groupSchedOut(c *cpu.CPU, leader *Event) {
+	if leader.state != StateActive {
+		return
+	}
+	k.eventSchedOut(c, leader)
+	for _, s := range leader.siblings {
+		k.eventSchedOut(c, s)
+	}
+}
+
+// eventSchedIn puts one event on the PMU.
+// kernel/events/core.c: event_sched_in()
+func (k *Kernel) eventSchedIn(c *cpu.CPU, e *Event) error {
+	if e.state <= StateOff {
+		return nil
+	}
+	e.oncpu = c.ID
+	e.setState(StateActive)
+	if e.hw.interrupts == maxInterrupts {
+		e.hw.interrupts = 0 // unthrottle: perf_log_throttle(event, 1)
+		k.stats.unthrottles++
+	}
+	k.perfPMUDisable(c, e.pmu)
+	c.Step("event_sched_in")
+	err := e.pmu.Add(c, e, PERF_EF_START)
+	if err != nil {
+		e.setState(StateInactive)
+		e.oncpu = -1
+	} else {
+		e.ctx.nrActive++
+	}
+	k.perfPMUEnable(c, e.pmu)
+	return err
+}
+
+// groupSchedIn puts a whole group on the PMU, or none of it.
+// kernel/events/core.c: group_sched_in()
+func (k *Kernel) groupSchedIn(c *cpu.CPU, leader *Event) error {
+	if leader.state == StateOff {
+		return nil
+	}
+	if err := k.eventSchedIn(c, leader); err != nil {
+		return err
+	}
+	for i, s := range leader.siblings {
+		if err := k.eventSchedIn(c, s); err != nil {
+			// group_error: undo the siblings that went on, then the leader.
+			for _, u := range leader.siblings[:i] {
+				k.eventSchedOut(c, u)
+			}
+			k.eventSchedOut(c, leader)
+			return err
+		}
+	}
+	return nil
+}
+
+// ctxSchedOut schedules out the event types of ctx on c.
+// kernel/events/core.c: ctx_sched_out()
+func (k *Kernel) ctxSchedOut(c *cpu.CPU, ctx *Context, eventType int) {
+	isActive := ctx.isActive
+	if isActive == 0 {
+		return
+	}
+	cc := &k.cpuCtx[c.ID]
+	if ctx.task != nil && cc.taskCtx != ctx {
+		panicCrash("ctx_sched_out: task ctx of %s is not cpu%d's task_ctx", ctx.task, c.ID)
+	}
+	c.Step("ctx_sched_out")
+	if isActive&EVENT_TIME != 0 {
+		ctx.updateContextTime(true)
+	}
+	ctx.isActive &^= eventType
+	if ctx.isActive&EVENT_ALL == 0 {
+		ctx.isActive = 0
+	}
+	if ctx.task != nil && ctx.isActive&EVENT_ALL == 0 {
+		cc.taskCtx = nil
+	}
+	isActive ^= ctx.isActive // what changed
+	if isActive&EVENT_PINNED != 0 {
+		k.pmuCtxSchedOut(c, ctx.pinned)
+	}
+	if isActive&EVENT_FLEXIBLE != 0 {
+		k.pmuCtxSchedOut(c, ctx.flexible)
+	}
+}
+
+// pmuCtxSchedOut schedules out the active groups of a list, each PMU disabled
+// around its groups.
+// kernel/events/core.c: __pmu_ctx_sched_out()
+func (k *Kernel) pmuCtxSchedOut(c *cpu.CPU, groups []*Event) {
+	for _, g := range groups {
+		if g.state != StateActive {
+			continue
+		}
+		k.perfPMUDisable(c, g.pmu)
+		k.groupSchedOut(c, g)
+		k.perfPMUEnable(c, g.pmu)
+	}
+}
+
+// ctxSchedIn schedules in the event types of ctx on c.
+// kernel/events/core.c: ctx_sched_in()
+func (k *Kernel) ctxSchedIn(c *cpu.CPU, ctx *Context, eventType int) {
+	if len(ctx.events) == 0 {
+		return
+	}
+	isActive := ctx.isActive
+	if isActive&EVENT_TIME == 0 {
+		ctx.updateContextTime(false) // start ctx time
+	}
+	ctx.isActive |= eventType | EVENT_TIME
+	if ctx.task != nil {
+		cc := &k.cpuCtx[c.ID]
+		if isActive&EVENT_ALL == 0 {
+			cc.taskCtx = ctx
+		} else if cc.taskCtx != ctx {
+			panicCrash("ctx_sched_in: task ctx of %s is not cpu%d's task_ctx", ctx.task, c.ID)
+		}
+	}
+	c.Step("ctx_sched_in")
+	isActive ^= ctx.isActive
+	if isActive&EVENT_PINNED != 0 {
+		k.pmuCtxSchedIn(c, ctx.pinned, true)
+	}
+	if isActive&EVENT_FLEXIBLE != 0 {
+		k.pmuCtxSchedIn(c, ctx.flexible, false)
+	}
+}
+
+// pmuCtxSchedIn schedules in the groups of a list that match this CPU, a PMU
+// that refused a group taking no more flexible groups.
+// kernel/events/core.c: __pmu_ctx_sched_in() -> visit_groups_merge(merge_sched_in)
+func (k *Kernel) pmuCtxSchedIn(c *cpu.CPU, groups []*Event, pinned bool) {
+	var full [8]bool // can_add_hw == 0, per PMU
+	for _, g := range groups {
+		if g.state <= StateOff || !eventFilterMatch(g, c) {
+			continue
+		}
+		idx := g.pmu.base().index
+		if !full[idx] {
+			k.perfPMUDisable(c, g.pmu)
+			_ = k.groupSchedIn(c, g)
+			k.perfPMUEnable(c, g.pmu)
+		}
+		if g.state == StateInactive {
+			full[idx] = true
+			if pinned {
+				// A pinned group that cannot go on is in error.
+				g.setState(StateError)
+				k.perfEventWakeup(g)
+			}
+		}
+	}
+}
+
+// perfEventSchedIn is the priority order cpu pinned, task pinned, cpu
+// flexible, task flexible.
+// kernel/events/core.c: perf_event_sched_in()
+func (k *Kernel) perfEventSchedIn(c *cpu.CPU, taskCtx *Context) {
+	cc := &k.cpuCtx[c.ID]
+	k.ctxSchedIn(c, &cc.ctx, EVENT_PINNED)
+	if taskCtx != nil {
+		k.ctxSchedIn(c, taskCtx, EVENT_PINNED)
+	}
+	k.ctxSchedIn(c, &cc.ctx, EVENT_FLEXIBLE)
+	if taskCtx != nil {
+		k.ctxSchedIn(c, taskCtx, EVENT_FLEXIBLE)
+	}
+}
+
+// ctxResched reschedules c's contexts after an event was added or enabled, so
+// that the priority order (cpu pinned, task pinned, cpu flexible, task
+// flexible) holds: a CPU event reschedules the CPU groups of its type, a
+// pinned task event pushes out the CPU's flexible groups.
+// kernel/events/core.c: ctx_resched()
+func (k *Kernel) ctxResched(c *cpu.CPU, taskCtx *Context, eventType int, cpuEvent bool) {
+	cc := &k.cpuCtx[c.ID]
+	eventType &= EVENT_ALL
+	if taskCtx != nil {
+		k.ctxSchedOut(c, taskCtx, eventType)
+	}
+	if cpuEvent {
+		k.ctxSchedOut(c, &cc.ctx, eventType)
+	} else if eventType&EVENT_PINNED != 0 {
+		k.ctxSchedOut(c, &cc.ctx, EVENT_FLEXIBLE)
+	}
+	k.perfEventSchedIn(c, taskCtx)
+}
+
+// getEventType is get_event_type().
+func getEventType(e *Event) int {
+	if e.leader.Attr.Pinned {
+		return EVENT_PINNED
+	}
+	return EVENT_FLEXIBLE
+}

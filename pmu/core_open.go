@@ -1,0 +1,335 @@
+package pmu
+
+import (
+	"perfsim/cpu"
+	"perfsim/rb"
+	"perfsim/sched"
+)
+
+// PerfEventOpen is the perf_event_open() syscall, run in t's context through
+// the scheduler's syscall path (so syscall tracepoints fire for it too).
+// kernel/events/core.c: sys_perf_event_open()
+func (k *Kernel) PerfEventOpen(t *sched.Task, attr *Attr, pid, cpuID, groupFD int, flags uint64) (fd int, err error) {
+	fd = -1
+	k.S.Syscall(t, "perf_event_open", func(t *sched.Task) {
+		fd, err = k.perfEventOpen(t, attr, pid, cpuID, groupFD, flags)
+	})
+	return fd, err
+}
+
+// perfEventOpen is the body of sys_perf_event_open(), checks in the kernel's
+// order (see the step list in opencheck.go).
+func (k *Kernel) perfEventOpen(t *sched.Task, uattr *Attr, pid, cpuID, groupFD int, flags uint64) (int, error) {
+	if uattr == nil {
+		return -1, EFAULT
+	}
+	a := *uattr // the kernel works on its own copy
+	sys := k.Opts.Sysctl
+	// Steps 1-9.
+	if err := CheckOpenArgs(&a, pid, cpuID, flags, sys); err != nil {
+		return -1, err
+	}
+	if flags&PERF_FLAG_PID_CGROUP != 0 {
+		return -1, EBADF // no cgroup fs in the model: the cgroup fd is never valid
+	}
+	// Step 10: get_unused_fd_flags().
+	ft := k.fdt(t)
+	fd, err := ft.allocFD()
+	if err != nil {
+		return -1, err
+	}
+	// Step 11: the group fd.
+	var groupLeader, outputEvent *Event
+	if groupFD != -1 {
+		g, err := k.lookup(t, groupFD)
+		if err != nil {
+			return -1, EBADF
+		}
+		if g.state <= StateRevoked {
+			return -1, ENODEV
+		}
+		groupLeader = g
+		if flags&PERF_FLAG_FD_OUTPUT != 0 {
+			outputEvent = groupLeader
+		}
+		if flags&PERF_FLAG_FD_NO_GROUP != 0 {
+			groupLeader = nil
+		}
+	}
+	// Step 12: the task.
+	var task *sched.Task
+	if pid != -1 {
+		task, err = k.findLivelyTask(t, pid)
+		if err != nil {
+			return -1, err
+		}
+	}
+	// Step 13.
+	if task != nil && groupLeader != nil && groupLeader.Attr.Inherit != a.Inherit {
+		return -1, EINVAL
+	}
+	// Step 14-17: perf_event_alloc().
+	e, err := k.perfEventAlloc(&a, cpuID, task, groupLeader, flags)
+	if err != nil {
+		return -1, err
+	}
+	caps := PMUCaps{Capabilities: e.pmu.Capabilities()}
+	if err := CheckSamplingPMU(&a, caps); err != nil {
+		return -1, err
+	}
+	// Step 18: the clock.
+	if err := CheckClock(&a, caps); err != nil {
+		return -1, err
+	}
+	// Step 19 (ptrace permission) is not modelled: one user. Step 20-21.
+	if err := CheckCPUContext(task != nil, sys); err != nil {
+		return -1, err
+	}
+	ctx, err := k.findGetContext(task, cpuID)
+	if err != nil {
+		return -1, err
+	}
+	// Step 22: the group leader rules.
+	if groupLeader != nil {
+		if err := k.checkGroup(e, groupLeader, ctx, cpuID); err != nil {
+			return -1, err
+		}
+	}
+	// Step 23: PERF_FLAG_FD_OUTPUT.
+	if outputEvent != nil {
+		if err := k.perfEventSetOutput(e, outputEvent); err != nil {
+			return -1, err
+		}
+	}
+	// Step 24: the read size of the group.
+	if groupLeader == nil {
+		if err := CheckValidateSize(a.ReadFormat, a.ReadFormat, nil, true); err != nil {
+			return -1, err
+		}
+	} else {
+		var rfs []uint64
+		for _, s := range groupLeader.siblings {
+			rfs = append(rfs, s.Attr.ReadFormat)
+		}
+		if err := CheckValidateSize(a.ReadFormat, groupLeader.Attr.ReadFormat, rfs, false); err != nil {
+			return -1, err
+		}
+	}
+	// Step 25: AUX events need an AUX leader; no PMU here has one.
+	var al *AuxLeader
+	if groupLeader != nil {
+		al = &AuxLeader{Capabilities: groupLeader.pmu.Capabilities()}
+	}
+	if err := CheckAuxEvent(&a, al); err != nil {
+		return -1, err
+	}
+	// Step 26: exclusive PMUs (none here). Install.
+	k.installEvent(t, e, ctx, cpuID)
+	e.ownerTask = t
+	e.fileRefs = 1
+	ft.files[fd] = e
+	k.stats.opens++
+	return fd, nil
+}
+
+// findLivelyTask looks a pid up: 0 is the caller.
+// kernel/events/core.c: find_lively_task_by_vpid()
+func (k *Kernel) findLivelyTask(t *sched.Task, pid int) (*sched.Task, error) {
+	if pid == 0 {
+		return t, nil
+	}
+	for _, x := range k.S.Tasks {
+		if x.PID == pid || x.TID == pid {
+			if x.State == sched.Dead {
+				return nil, ESRCH
+			}
+			return x, nil
+		}
+	}
+	return nil, ESRCH
+}
+
+// perfEventAlloc allocates and initialises the event and finds its PMU.
+// kernel/events/core.c: perf_event_alloc()
+func (k *Kernel) perfEventAlloc(a *Attr, cpuID int, task *sched.Task, groupLeader *Event, flags uint64) (*Event, error) {
+	if err := CheckAllocArgs(a, cpuID, task != nil, k.Opts.Sysctl); err != nil {
+		return nil, err
+	}
+	k.nextID++
+	e := &Event{k: k, Attr: *a, id: k.nextID, cpu: cpuID, oncpu: -1, state: StateInactive}
+	e.leader = e
+	if groupLeader != nil {
+		e.leader = groupLeader
+	}
+	e.pendingIrqFn = e.perfPendingIrq
+	e.hw.target = task
+	e.hw.idx = -1
+	if a.Disabled {
+		e.state = StateOff
+	}
+	hwc := &e.hw
+	hwc.samplePeriod = a.SamplePeriod
+	if a.Freq && a.SampleFreq() != 0 {
+		hwc.samplePeriod = 1
+	}
+	hwc.lastPeriod = hwc.samplePeriod
+	hwc.periodLeft = int64(hwc.samplePeriod)
+	// perf_init_event(): the PMU of attr.type, retried once when event_init
+	// retargets the type (cpu-clock, task-clock), else every PMU in turn.
+	p, err := k.perfInitEvent(e)
+	if err != nil {
+		return nil, err
+	}
+	e.pmu = p
+	caps := PMUCaps{Capabilities: p.Capabilities(), CheckPrecise: p == PMU(k.hwPMU), MaxPreciseIP: k.Opts.HW.MaxPrecise}
+	if err := CheckAllocPMU(&e.Attr, caps, task != nil, false, false, k.Opts.Sysctl); err != nil {
+		if e.tp != nil {
+			e.tp.users--
+		}
+		return nil, err
+	}
+	e.idHeaderSize = rb.IDHeaderSize(e.Attr.SampleType)
+	k.events = append(k.events, e)
+	return e, nil
+}
+
+// perfInitEvent finds the PMU for the event.
+// kernel/events/core.c: perf_init_event()
+func (k *Kernel) perfInitEvent(e *Event) (PMU, error) {
+	typ := e.Attr.Type
+	if typ == PERF_TYPE_HARDWARE || typ == PERF_TYPE_HW_CACHE {
+		typ = uint32(e.Attr.Config >> PERF_PMU_TYPE_SHIFT)
+		if typ == 0 {
+			typ = PERF_TYPE_RAW
+		} else if int(typ) != int(k.hwPMU.Type()) {
+			return nil, ENOENT
+		}
+	}
+	for tries := 0; tries < 2; tries++ {
+		for _, p := range k.pmus {
+			if p.Type() != typ {
+				continue
+			}
+			err := p.EventInit(e)
+			if err == ENOENT && e.Attr.Type != typ {
+				typ = e.Attr.Type // retargeted: look again
+				goto again
+			}
+			if err != nil {
+				return nil, err
+			}
+			return p, nil
+		}
+		break
+	again:
+	}
+	// Not found by type: try every PMU.
+	for _, p := range k.pmus {
+		err := p.EventInit(e)
+		if err == nil {
+			return p, nil
+		}
+		if err != ENOENT {
+			return nil, err
+		}
+	}
+	return nil, ENOENT
+}
+
+// findGetContext returns the context of a task (allocated on first use) or of
+// a CPU.
+// kernel/events/core.c: find_get_context()
+func (k *Kernel) findGetContext(task *sched.Task, cpuID int) (*Context, error) {
+	if task == nil {
+		if cpuID < 0 || cpuID >= len(k.cpuCtx) {
+			return nil, ENODEV // !cpu_online(cpu)
+		}
+		return &k.cpuCtx[cpuID].ctx, nil
+	}
+	ctx := k.taskCtx[task]
+	if ctx == nil {
+		if task.State == sched.Dead {
+			return nil, ESRCH
+		}
+		ctx = &Context{}
+		ctx.init(k, task, -1)
+		k.taskCtx[task] = ctx
+	}
+	if ctx.dead {
+		return nil, ESRCH // ctx->task == TASK_TOMBSTONE
+	}
+	return ctx, nil
+}
+
+// checkGroup is step 22: the rules a new sibling must meet.
+// kernel/events/core.c: sys_perf_event_open() "if (group_leader) { ... }"
+func (k *Kernel) checkGroup(e, leader *Event, ctx *Context, cpuID int) error {
+	// "Do not allow a recursive hierarchy (this new sibling becoming part of
+	// the group of another sibling)."
+	if leader.leader != leader {
+		return EINVAL
+	}
+	// "All events in a group should have the same clock"
+	if leader.Attr.UseClockid != e.Attr.UseClockid || leader.Attr.Clockid != e.Attr.Clockid {
+		return EINVAL
+	}
+	// "Make sure we're both events for the same CPU; grouping events for
+	// different CPUs is broken; since you can't add an event to a group led
+	// by an event on another CPU"
+	if leader.cpu != cpuID {
+		return EINVAL
+	}
+	// "Make sure we're both on the same context; either task or cpu."
+	if leader.ctx != ctx {
+		return EINVAL
+	}
+	// "Only a group leader can be exclusive or pinned"
+	if e.Attr.Exclusive || e.Attr.Pinned {
+		return EINVAL
+	}
+	// A hardware event may only join a group whose leader is software
+	// (moved to the hardware PMU) or on its own PMU.
+	if !e.pmu.base().isSoftware && !leader.pmu.base().isSoftware && leader.pmu != e.pmu {
+		return EINVAL
+	}
+	if leader.state <= StateExit {
+		return EINVAL
+	}
+	return nil
+}
+
+// installEvent puts the new event into its context on the right CPU.
+// kernel/events/core.c: perf_install_in_context() / __perf_install_in_context()
+func (k *Kernel) installEvent(t *sched.Task, e *Event, ctx *Context, cpuID int) {
+	install := func(c *cpu.CPU, e *Event, ctx *Context) {
+		c.Step("__perf_install_in_context")
+		cc := &k.cpuCtx[c.ID]
+		// reprogram = (ctx->task == current) for a task context.
+		reprogram := ctx.task == nil || sched.TaskOf(c.Curr()) == ctx.task
+		if !reprogram {
+			ctx.addEventToCtx(e)
+			return
+		}
+		taskCtx := cc.taskCtx
+		if ctx.task != nil {
+			taskCtx = ctx
+		}
+		// ctx_time_freeze(); add_event_to_ctx(); ctx_resched()
+		if ctx.isActive&EVENT_TIME != 0 {
+			ctx.updateContextTime(true)
+		}
+		ctx.addEventToCtx(e)
+		if !eventFilterMatch(e, c) && ctx.task != nil {
+			return
+		}
+		k.ctxResched(c, taskCtx, getEventType(e), ctx.task == nil)
+	}
+	if ctx.task == nil {
+		k.smpCallFunctionSingle(t, cpuID, func(c *cpu.CPU) { install(c, e, ctx) })
+		return
+	}
+	// The installing side of event_function_call(): on the task's CPU if it
+	// runs, else here.
+	e.ctx = ctx
+	k.eventFunctionCall(t, e, install)
+}

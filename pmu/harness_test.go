@@ -1,0 +1,98 @@
+package pmu_test
+
+import (
+	"testing"
+
+	"perfsim/cpu"
+	"perfsim/pmu"
+	"perfsim/rb"
+	"perfsim/scenarios/record"
+	"perfsim/sched"
+	"perfsim/sim"
+)
+
+// machine is a simulated machine with perf's core on it.
+type machine struct {
+	m *cpu.Machine
+	s *sched.Sched
+	k *pmu.Kernel
+}
+
+func newMachine(tb testing.TB, cpus int, ch sim.Chooser, knobs pmu.Knobs) *machine {
+	m := cpu.NewMachine(cpu.Config{CPUs: cpus}, ch)
+	cfg := sched.DefaultConfig()
+	s := sched.New(m, cfg)
+	o := pmu.DefaultOptions(cpus)
+	o.Knobs = knobs
+	o.Tracepoints = record.KernelTracepoints()
+	k := pmu.NewKernel(s, o)
+	if tb != nil {
+		tb.Cleanup(m.Close)
+	}
+	return &machine{m: m, s: s, k: k}
+}
+
+// tracepointAttrs returns the attrs perf record gives `-e SPEC -- task`.
+func tracepointAttrs(tb testing.TB, spec string) []pmu.Attr {
+	r, err := record.Parse([]string{"-o", "/dev/null", "-e", spec, "--", "task"}, record.DefaultOptions())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var out []pmu.Attr
+	for _, e := range r.Evsels {
+		if e.Tracepoint != nil {
+			out = append(out, e.Attr)
+		}
+	}
+	return out
+}
+
+// drain reads every record a forward mapping holds, returning how many.
+func drain(mm *rb.Mmap, st rb.Stepper, fn func(rec []byte)) int {
+	n := 0
+	if mm.ReadInit(st) != nil {
+		return 0
+	}
+	for {
+		rec := mm.ReadEvent(st)
+		if rec == nil {
+			break
+		}
+		if fn != nil {
+			fn(rec)
+		}
+		n++
+		mm.Consume()
+	}
+	mm.ReadDone(st)
+	return n
+}
+
+// runIn runs fn as the program of a task pinned to cpu and runs the machine
+// until everything is done.
+func (mc *machine) runIn(tb testing.TB, cpu int, fn func(t *sched.Task)) {
+	tb.Helper()
+	mc.s.Spawn("perf", sched.MaskOf(cpu), sched.Call(fn))
+	if err := mc.m.Run(sim.Second); err != nil {
+		tb.Fatal(err)
+	}
+}
+
+func cyclesAttr(period uint64) pmu.Attr {
+	return pmu.Attr{Type: pmu.PERF_TYPE_HARDWARE, Size: pmu.AttrSize, Config: pmu.PERF_COUNT_HW_CPU_CYCLES,
+		SamplePeriod: period, SampleType: pmu.PERF_SAMPLE_IP | pmu.PERF_SAMPLE_TID | pmu.PERF_SAMPLE_TIME | pmu.PERF_SAMPLE_CPU | pmu.PERF_SAMPLE_PERIOD,
+		ExcludeKernel: false}
+}
+
+func swAttr(config uint64) pmu.Attr {
+	return pmu.Attr{Type: pmu.PERF_TYPE_SOFTWARE, Size: pmu.AttrSize, Config: config}
+}
+
+// sleepUntil sleeps t until the absolute virtual time at, so that tasks on
+// different CPUs enter the kernel at the same instant and the engine
+// interleaves their step points.
+func sleepUntil(mc *machine, t *sched.Task, at sim.Time) {
+	if d := at - mc.m.Now(); d > 0 {
+		mc.s.RunOps(t, []sched.Op{sched.Sleep(d)})
+	}
+}

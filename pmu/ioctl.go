@@ -1,0 +1,313 @@
+package pmu
+
+import (
+	"perfsim/cpu"
+	"perfsim/rb"
+	"perfsim/sched"
+)
+
+// PERF_EVENT_IOC_* (include/uapi/linux/perf_event.h), with their _IO/_IOR/_IOW
+// encodings on x86_64.
+const (
+	PERF_EVENT_IOC_ENABLE            = 0x2400     // _IO ('$', 0)
+	PERF_EVENT_IOC_DISABLE           = 0x2401     // _IO ('$', 1)
+	PERF_EVENT_IOC_REFRESH           = 0x2402     // _IO ('$', 2)
+	PERF_EVENT_IOC_RESET             = 0x2403     // _IO ('$', 3)
+	PERF_EVENT_IOC_PERIOD            = 0x40082404 // _IOW('$', 4, __u64)
+	PERF_EVENT_IOC_SET_OUTPUT        = 0x2405     // _IO ('$', 5)
+	PERF_EVENT_IOC_SET_FILTER        = 0x40082406 // _IOW('$', 6, char *)
+	PERF_EVENT_IOC_ID                = 0x80082407 // _IOR('$', 7, __u64 *)
+	PERF_EVENT_IOC_SET_BPF           = 0x40042408 // _IOW('$', 8, __u32)
+	PERF_EVENT_IOC_PAUSE_OUTPUT      = 0x40042409 // _IOW('$', 9, __u32)
+	PERF_EVENT_IOC_QUERY_BPF         = 0xc008240a // _IOWR('$', 10, struct perf_event_query_bpf *)
+	PERF_EVENT_IOC_MODIFY_ATTRIBUTES = 0x4008240b // _IOW('$', 11, struct perf_event_attr *)
+
+	PERF_IOC_FLAG_GROUP = 1 << 0
+)
+
+// Ioctl is ioctl(fd, cmd, arg) on a perf fd. PERF_EVENT_IOC_ID returns the
+// id (the kernel stores it at *arg); SET_OUTPUT takes an fd or -1 as
+// uint64(int64(-1)).
+// kernel/events/core.c: perf_ioctl() -> _perf_ioctl()
+func (k *Kernel) Ioctl(t *sched.Task, fd int, cmd uint64, arg uint64) (ret uint64, err error) {
+	k.S.Syscall(t, "ioctl", func(t *sched.Task) {
+		ret, err = k.perfIoctl(t, fd, cmd, arg)
+	})
+	return ret, err
+}
+
+func (k *Kernel) perfIoctl(t *sched.Task, fd int, cmd, arg uint64) (uint64, error) {
+	e, err := k.lookup(t, fd)
+	if err != nil {
+		return 0, err
+	}
+	// perf_ioctl(): an event whose PMU is gone does nothing.
+	if e.state <= StateRevoked {
+		return 0, ENODEV
+	}
+	var fn func(t *sched.Task, e *Event)
+	switch cmd {
+	case PERF_EVENT_IOC_ENABLE:
+		fn = k.perfEventEnable
+	case PERF_EVENT_IOC_DISABLE:
+		fn = k.perfEventDisable
+	case PERF_EVENT_IOC_RESET:
+		fn = k.perfEventReset
+	case PERF_EVENT_IOC_REFRESH:
+		return 0, k.perfEventRefresh(t, e, int64(arg))
+	case PERF_EVENT_IOC_PERIOD:
+		return 0, k.perfEventPeriod(t, e, arg)
+	case PERF_EVENT_IOC_ID:
+		return e.primaryEventID(), nil
+	case PERF_EVENT_IOC_SET_OUTPUT:
+		var out *Event
+		if int64(arg) != -1 {
+			o, err := k.lookup(t, int(int64(arg)))
+			if err != nil {
+				return 0, EBADF
+			}
+			out = o
+		}
+		return 0, k.perfEventSetOutput(e, out)
+	case PERF_EVENT_IOC_SET_FILTER:
+		return 0, EINVAL // ftrace filters are not modelled
+	case PERF_EVENT_IOC_SET_BPF, PERF_EVENT_IOC_QUERY_BPF:
+		return 0, EINVAL // no BPF programs
+	case PERF_EVENT_IOC_PAUSE_OUTPUT:
+		return 0, k.perfIoctlPauseOutput(t, e, arg != 0)
+	case PERF_EVENT_IOC_MODIFY_ATTRIBUTES:
+		return 0, EINVAL // only breakpoints can be modified
+	default:
+		return 0, ENOTTY
+	}
+	if arg&PERF_IOC_FLAG_GROUP != 0 {
+		// perf_event_for_each(): the leader and every sibling.
+		l := e.leader
+		fn(t, l)
+		for _, s := range append([]*Event(nil), l.siblings...) {
+			fn(t, s)
+		}
+	} else {
+		fn(t, e)
+	}
+	return 0, nil
+}
+
+// primaryEventID is primary_event_id(): the parent's id for an inherited
+// event (never here).
+func (e *Event) primaryEventID() uint64 { return e.id }
+
+// perfIoctlPauseOutput toggles rb->paused.
+// kernel/events/core.c: _perf_ioctl() case PERF_EVENT_IOC_PAUSE_OUTPUT
+func (k *Kernel) perfIoctlPauseOutput(t *sched.Task, e *Event, pause bool) error {
+	// rcu_read_lock(); rb = rcu_dereference(event->rb);
+	buf := e.rb
+	t.Step("perf_ioctl:PAUSE_OUTPUT:rb-read")
+	if k.Opts.Knobs.PauseOutputRBCheck == "posted" {
+		// As first posted: if (!event->rb) -- a second read of event->rb.
+		if e.rb == nil {
+			return EINVAL
+		}
+		t.Step("perf_ioctl:PAUSE_OUTPUT:checked")
+		if buf == nil {
+			panicCrash("BUG: kernel NULL pointer dereference in rb_toggle_paused() (PERF_EVENT_IOC_PAUSE_OUTPUT: rb read NULL, event->rb re-read non-NULL)")
+		}
+		buf.TogglePaused(pause)
+		return nil
+	}
+	// Today: if (!rb || !rb->nr_pages) return -EINVAL; on the one copy.
+	if buf == nil || buf.NrPages() == 0 {
+		return EINVAL
+	}
+	t.Step("perf_ioctl:PAUSE_OUTPUT:checked")
+	buf.TogglePaused(pause)
+	return nil
+}
+
+// perfEventEnable enables an OFF or ERROR event where its context lives.
+// kernel/events/core.c: _perf_event_enable() -> __perf_event_enable()
+func (k *Kernel) perfEventEnable(t *sched.Task, e *Event) {
+	if e.state >= StateInactive || e.state < StateError || e.ctx == nil {
+		return
+	}
+	// "If the event is in error state, clear that first."
+	if e.state == StateError {
+		e.state = StateOff
+	}
+	k.eventFunctionCall(t, e, k.__perfEventEnable)
+}
+
+// kernel/events/core.c: __perf_event_enable()
+func (k *Kernel) __perfEventEnable(c *cpu.CPU, e *Event, ctx *Context) {
+	if e.state >= StateInactive || e.state <= StateError {
+		return
+	}
+	if ctx.isActive&EVENT_TIME != 0 {
+		ctx.updateContextTime(true) // ctx_time_freeze()
+	}
+	e.setState(StateInactive)
+	if ctx.isActive == 0 {
+		// The context is not scheduled in (task asleep): just the state.
+		return
+	}
+	if !eventFilterMatch(e, c) {
+		return
+	}
+	// "If the event is in a group and isn't the group leader, then don't
+	// put it on unless the group is on."
+	if e.leader != e && e.leader.state != StateActive {
+		return
+	}
+	taskCtx := k.cpuCtx[c.ID].taskCtx
+	if ctx.task != nil {
+		taskCtx = ctx
+	}
+	k.ctxResched(c, taskCtx, getEventType(e), ctx.task == nil)
+}
+
+// perfEventDisable disables an event where its context lives.
+// kernel/events/core.c: _perf_event_disable() -> __perf_event_disable()
+func (k *Kernel) perfEventDisable(t *sched.Task, e *Event) {
+	if e.state <= StateOff || e.ctx == nil {
+		return
+	}
+	k.eventFunctionCall(t, e, k.__perfEventDisable)
+}
+
+// kernel/events/core.c: __perf_event_disable()
+func (k *Kernel) __perfEventDisable(c *cpu.CPU, e *Event, ctx *Context) {
+	if e.state < StateInactive {
+		return
+	}
+	c.Step("__perf_event_disable")
+	if e == e.leader {
+		k.groupSchedOut(c, e)
+	} else {
+		k.eventSchedOut(c, e)
+	}
+	e.setState(StateOff)
+}
+
+// perfEventDisableLocal is the irq_work side of perf_event_disable_inatomic()
+// (event_limit reached): on the CPU where the event is.
+// kernel/events/core.c: perf_event_disable_local()
+func (k *Kernel) perfEventDisableLocal(c *cpu.CPU, e *Event) {
+	if e.ctx == nil || e.state < StateInactive {
+		return
+	}
+	if e.state == StateActive && e.oncpu != c.ID {
+		return // it moved: the remote disable is not modelled from irq_work
+	}
+	k.__perfEventDisable(c, e, e.ctx)
+}
+
+// perfEventReset zeroes the count.
+// kernel/events/core.c: _perf_event_reset()
+func (k *Kernel) perfEventReset(t *sched.Task, e *Event) {
+	k.perfEventReadEvent(t, e)
+	e.count = 0
+	e.childCount = 0
+}
+
+// perfEventRefresh adds to event_limit and enables the event.
+// kernel/events/core.c: _perf_event_refresh()
+func (k *Kernel) perfEventRefresh(t *sched.Task, e *Event, refresh int64) error {
+	// "not supported on inherited events"
+	if e.Attr.Inherit || !e.isSampling() {
+		return EINVAL
+	}
+	e.eventLimit += refresh
+	k.perfEventEnable(t, e)
+	return nil
+}
+
+// perfEventPeriod changes sample_period.
+// kernel/events/core.c: perf_event_period() -> _perf_event_period()
+func (k *Kernel) perfEventPeriod(t *sched.Task, e *Event, v uint64) error {
+	if !e.isSampling() {
+		return EINVAL
+	}
+	if v == 0 {
+		return EINVAL
+	}
+	if e.Attr.Freq {
+		if v > uint64(k.Opts.Sysctl.MaxSampleRate) {
+			return EINVAL
+		}
+	} else if v&(1<<63) != 0 {
+		return EINVAL
+	}
+	k.eventFunctionCall(t, e, func(c *cpu.CPU, e *Event, ctx *Context) {
+		e.Attr.SamplePeriod = v
+		if !e.Attr.Freq {
+			e.hw.samplePeriod = v
+		}
+		active := e.state == StateActive && e.oncpu == c.ID
+		if active {
+			e.pmu.Stop(c, e, PERF_EF_UPDATE)
+		}
+		e.hw.periodLeft = 0
+		if active {
+			e.pmu.Start(c, e, PERF_EF_RELOAD)
+		}
+	})
+	return nil
+}
+
+// perfEventSetOutput redirects the event's output into output's buffer (nil:
+// back to its own, i.e. none).
+// kernel/events/core.c: perf_event_set_output()
+func (k *Kernel) perfEventSetOutput(e, output *Event) error {
+	if output != nil {
+		// "don't allow circular references"
+		if e == output {
+			return EINVAL
+		}
+		// "Don't allow cross-cpu buffers"
+		if output.cpu != e.cpu {
+			return EINVAL
+		}
+		// "If its not a per-cpu rb, it must be the same task."
+		if output.cpu == -1 && output.hw.target != e.hw.target {
+			return EINVAL
+		}
+		// "Mixing clocks in the same buffer is trouble you don't need."
+		if output.Attr.UseClockid != e.Attr.UseClockid || output.Attr.Clockid != e.Attr.Clockid {
+			return EINVAL
+		}
+		// "Either writing forward or backward"
+		if output.Attr.WriteBackward != e.Attr.WriteBackward {
+			return EINVAL
+		}
+		// "If both events generate aux data, they must be on the same PMU"
+		if e.pmu.HasAux() && output.pmu.HasAux() && e.pmu != output.pmu {
+			return EINVAL
+		}
+	}
+	// "Can't redirect output if we've got an active mmap()"
+	if e.mmapCount > 0 {
+		return EINVAL
+	}
+	var buf *rb.Buffer
+	if output != nil {
+		if output.state <= StateRevoked {
+			return EINVAL
+		}
+		// get the rb we want to redirect to
+		b := output.rb
+		if b == nil || !b.Get() {
+			return EINVAL
+		}
+		// "did we race against perf_mmap_close()"
+		if bs := k.bufs[b]; bs == nil || bs.mmapCount == 0 {
+			k.ringBufferPut(b)
+			return EINVAL
+		}
+		buf = b
+	}
+	if e.rb == nil && buf == nil {
+		return nil
+	}
+	k.ringBufferAttach(e, buf)
+	return nil
+}

@@ -1,0 +1,192 @@
+package pmu_test
+
+import (
+	"encoding/binary"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"perfsim/pmu"
+	"perfsim/sched"
+	"perfsim/sim"
+)
+
+func errName(err error) string {
+	if err == nil {
+		return "ok"
+	}
+	if e, ok := err.(pmu.Errno); ok {
+		return e.Name()
+	}
+	return err.Error()
+}
+
+// TestMmapRules: perf_mmap()'s size and sharing rules.
+func TestMmapRules(t *testing.T) {
+	type step struct {
+		name   string
+		fd     string // which event
+		pgoff  uint64
+		length uint64
+		prot   pmu.Prot
+		want   string
+	}
+	steps := []step{
+		{"zero length: EINVAL", "a", 0, 0, pmu.ProtRead | pmu.ProtWrite, "EINVAL"},
+		{"not whole pages: EINVAL", "a", 0, 4096 + 100, pmu.ProtRead | pmu.ProtWrite, "EINVAL"},
+		{"1+3 pages (not a power of two): EINVAL", "a", 0, 4 * 4096, pmu.ProtRead | pmu.ProtWrite, "EINVAL"},
+		{"AUX offset with no data buffer: EINVAL", "a", 3, 4 * 4096, pmu.ProtRead | pmu.ProtWrite, "EINVAL"},
+		{"1+2 pages: ok", "a", 0, 3 * 4096, pmu.ProtRead | pmu.ProtWrite, "ok"},
+		{"same buffer again: ok (mmap_count 2)", "a", 0, 3 * 4096, pmu.ProtRead | pmu.ProtWrite, "ok"},
+		{"other size while mapped: EINVAL", "a", 0, 5 * 4096, pmu.ProtRead | pmu.ProtWrite, "EINVAL"},
+		{"AUX area on a PMU without one: EOPNOTSUPP", "a", 3, 4 * 4096, pmu.ProtRead | pmu.ProtWrite, "EOPNOTSUPP"},
+		{"inherited per-task event on any cpu: EINVAL", "inh", 0, 3 * 4096, pmu.ProtRead | pmu.ProtWrite, "EINVAL"},
+		{"user page only (nr_pages 0): ok", "b", 0, 4096, pmu.ProtRead | pmu.ProtWrite, "ok"},
+		{"read-only: ok (overwrite)", "c", 0, 2 * 4096, pmu.ProtRead, "ok"},
+	}
+	mc := newMachine(t, 1, nil, pmu.Knobs{})
+	var got, want []string
+	var overwrite []bool
+	mc.runIn(t, 0, func(tk *sched.Task) {
+		fds := map[string]int{}
+		for _, n := range []string{"a", "b", "c", "inh"} {
+			a := swAttr(pmu.PERF_COUNT_SW_DUMMY)
+			a.Inherit = n == "inh"
+			fd, err := mc.k.PerfEventOpen(tk, &a, 0, -1, -1, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fds[n] = fd
+		}
+		for _, s := range steps {
+			m, err := mc.k.Mmap(tk, fds[s.fd], s.pgoff, s.length, s.prot)
+			got = append(got, s.name+": "+errName(err))
+			want = append(want, s.name+": "+s.want)
+			if m != nil {
+				overwrite = append(overwrite, m.RB.Overwrite())
+			}
+		}
+	})
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("(-want +got):\n%s", d)
+	}
+	if d := cmp.Diff([]bool{false, false, false, true}, overwrite); d != "" {
+		t.Errorf("overwrite per successful mmap (-want +got):\n%s", d)
+	}
+}
+
+// TestIoctlRules: SET_OUTPUT's refusals (perf_event_set_output), PAUSE_OUTPUT
+// without data pages, ID, REFRESH and unknown commands.
+func TestIoctlRules(t *testing.T) {
+	mc := newMachine(t, 2, nil, pmu.Knobs{})
+	var got []string
+	mc.runIn(t, 0, func(tk *sched.Task) {
+		open := func(cpu int, backward bool, a pmu.Attr) int {
+			a.WriteBackward = backward
+			fd, err := mc.k.PerfEventOpen(tk, &a, 0, cpu, -1, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return fd
+		}
+		dummy := swAttr(pmu.PERF_COUNT_SW_DUMMY)
+		fwd0 := open(0, false, dummy)
+		fwd0b := open(0, false, dummy)
+		bwd0 := open(0, true, dummy)
+		fwd1 := open(1, false, dummy)
+		aux := open(0, false, dummy)
+		samp := open(0, false, cyclesAttr(1000))
+		inh := cyclesAttr(1000)
+		inh.Inherit = true
+		inhFD := open(0, false, inh)
+		io := func(name string, fd int, cmd, arg uint64) {
+			_, err := mc.k.Ioctl(tk, fd, cmd, arg)
+			got = append(got, name+": "+errName(err))
+		}
+		io("SET_OUTPUT to an unmapped event", fwd0b, pmu.PERF_EVENT_IOC_SET_OUTPUT, uint64(fwd0))
+		if _, err := mc.k.Mmap(tk, fwd0, 0, 3*4096, pmu.ProtRead|pmu.ProtWrite); err != nil {
+			t.Fatal(err)
+		}
+		io("SET_OUTPUT to itself", fwd0, pmu.PERF_EVENT_IOC_SET_OUTPUT, uint64(fwd0))
+		io("SET_OUTPUT backward into forward", bwd0, pmu.PERF_EVENT_IOC_SET_OUTPUT, uint64(fwd0))
+		io("SET_OUTPUT across cpus", fwd1, pmu.PERF_EVENT_IOC_SET_OUTPUT, uint64(fwd0))
+		io("SET_OUTPUT to a non-perf fd", fwd0b, pmu.PERF_EVENT_IOC_SET_OUTPUT, 77)
+		io("SET_OUTPUT forward into forward", fwd0b, pmu.PERF_EVENT_IOC_SET_OUTPUT, uint64(fwd0))
+		io("SET_OUTPUT of a mapped event", fwd0, pmu.PERF_EVENT_IOC_SET_OUTPUT, uint64(fwd0b))
+		io("SET_OUTPUT -1 (back to none)", fwd0b, pmu.PERF_EVENT_IOC_SET_OUTPUT, ^uint64(0))
+		io("PAUSE_OUTPUT without a buffer", aux, pmu.PERF_EVENT_IOC_PAUSE_OUTPUT, 1)
+		if _, err := mc.k.Mmap(tk, aux, 0, 4096, pmu.ProtRead|pmu.ProtWrite); err != nil {
+			t.Fatal(err)
+		}
+		io("PAUSE_OUTPUT with nr_pages 0", aux, pmu.PERF_EVENT_IOC_PAUSE_OUTPUT, 1)
+		io("PAUSE_OUTPUT", fwd0, pmu.PERF_EVENT_IOC_PAUSE_OUTPUT, 1)
+		io("REFRESH a counting event", fwd0, pmu.PERF_EVENT_IOC_REFRESH, 1)
+		io("REFRESH an inherited event", inhFD, pmu.PERF_EVENT_IOC_REFRESH, 1)
+		io("REFRESH", samp, pmu.PERF_EVENT_IOC_REFRESH, 1)
+		io("unknown", samp, 0x2499, 0)
+		io("bad fd", 99, pmu.PERF_EVENT_IOC_ENABLE, 0)
+		id, err := mc.k.Ioctl(tk, samp, pmu.PERF_EVENT_IOC_ID, 0)
+		if err != nil || id != mc.k.EventOf(tk, samp).ID() {
+			t.Errorf("IOC_ID = %d, %v; want %d", id, err, mc.k.EventOf(tk, samp).ID())
+		}
+	})
+	want := []string{
+		"SET_OUTPUT to an unmapped event: EINVAL", "SET_OUTPUT to itself: EINVAL",
+		"SET_OUTPUT backward into forward: EINVAL", "SET_OUTPUT across cpus: EINVAL",
+		"SET_OUTPUT to a non-perf fd: EBADF", "SET_OUTPUT forward into forward: ok",
+		"SET_OUTPUT of a mapped event: EINVAL", "SET_OUTPUT -1 (back to none): ok",
+		"PAUSE_OUTPUT without a buffer: EINVAL", "PAUSE_OUTPUT with nr_pages 0: EINVAL", "PAUSE_OUTPUT: ok",
+		"REFRESH a counting event: EINVAL", "REFRESH an inherited event: EINVAL", "REFRESH: ok",
+		"unknown: ENOTTY", "bad fd: EBADF",
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("(-want +got):\n%s", d)
+	}
+}
+
+// TestReadFormat: read() of a counting group with times, ids and lost, and
+// enable/disable moving time_running.
+func TestReadFormat(t *testing.T) {
+	mc := newMachine(t, 2, nil, pmu.Knobs{})
+	var vals []uint64
+	var ids []uint64
+	mc.runIn(t, 0, func(tk *sched.Task) {
+		rf := uint64(pmu.PERF_FORMAT_GROUP | pmu.PERF_FORMAT_TOTAL_TIME_ENABLED | pmu.PERF_FORMAT_TOTAL_TIME_RUNNING | pmu.PERF_FORMAT_ID | pmu.PERF_FORMAT_LOST)
+		l := cyclesAttr(0)
+		l.ReadFormat = rf
+		lfd, err := mc.k.PerfEventOpen(tk, &l, 0, -1, -1, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := pmu.Attr{Type: pmu.PERF_TYPE_HARDWARE, Size: pmu.AttrSize, Config: pmu.PERF_COUNT_HW_INSTRUCTIONS, ReadFormat: rf}
+		sfd, err := mc.k.PerfEventOpen(tk, &s, 0, -1, lfd, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mc.s.RunOps(tk, []sched.Op{sched.Compute(10 * sim.Microsecond)})
+		mc.k.Ioctl(tk, lfd, pmu.PERF_EVENT_IOC_DISABLE, pmu.PERF_IOC_FLAG_GROUP)
+		mc.s.RunOps(tk, []sched.Op{sched.Compute(10 * sim.Microsecond)})
+		b, err := mc.k.Read(tk, lfd)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i+8 <= len(b); i += 8 {
+			vals = append(vals, binary.LittleEndian.Uint64(b[i:]))
+		}
+		ids = []uint64{mc.k.EventOf(tk, lfd).ID(), mc.k.EventOf(tk, sfd).ID()}
+	})
+	if len(vals) != 9 {
+		t.Fatalf("read %d u64s, want 9: %v", len(vals), vals)
+	}
+	// nr, enabled, running, {cycles, id, lost}, {instructions, id, lost}: the
+	// group counted only while enabled, so enabled == running, and the counts
+	// are the rates times that.
+	run := vals[2]
+	want := []uint64{2, run, run, 3 * run, ids[0], 0, 2 * run, ids[1], 0}
+	if d := cmp.Diff(want, vals); d != "" {
+		t.Errorf("read_format values (-want +got):\n%s", d)
+	}
+	if run < 10000 || run > 11000 {
+		t.Errorf("time running %d: want the 10us compute (plus syscall time)", run)
+	}
+}

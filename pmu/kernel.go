@@ -1,0 +1,170 @@
+package pmu
+
+import (
+	"perfsim/cpu"
+	"perfsim/rb"
+	"perfsim/sched"
+	"perfsim/sim"
+)
+
+// Kernel is perf's core (kernel/events/core.c) on one simulated machine: the
+// PMUs, the per-CPU and per-task contexts, the events and their fds, and the
+// syscalls user space reaches them through.
+type Kernel struct {
+	S    *sched.Sched
+	M    *cpu.Machine
+	Opts Options
+
+	pmus   []PMU // registered PMUs, in perf_pmu_register() order
+	hwPMU  *hwPMU
+	swPMU  *swPMU
+	tpPMU  *tpPMU
+	cpuCtx []perfCPUContext // DEFINE_PER_CPU(struct perf_cpu_context, perf_cpu_context)
+
+	// pmu_disable_count, one per PMU per CPU (struct perf_cpu_pmu_context).
+	pmuDisable *cpu.PerCPU[[8]int]
+
+	taskCtx map[*sched.Task]*Context // task->perf_event_ctxp
+	files   map[*sched.Task]*fdTable // the fd table of each task (one process each)
+	lastCPU map[*sched.Task]int      // where a task last ran, for cpu-migrations
+	bufs    map[*rb.Buffer]*bufState // struct perf_buffer fields rb does not hold
+	nextID  uint64                   // atomic64_t perf_event_id
+	events  []*Event                 // every event ever allocated (observables)
+
+	// OnOutput, when set, is called with every sample just before it is written
+	// to a ring buffer: an oracle hook for tests, not part of the kernel.
+	OnOutput func(e *Event, c *cpu.CPU, s *rb.Sample)
+
+	stats                                         stats
+	scratch                                       *cpu.PerCPU[sampleScratch]
+	tickSeq                                       *cpu.PerCPU[tickSeq]
+	unthrottle                                    []*cpu.Timer
+	cpuClock, taskClock                           *clockPMU
+	ipSysEnter, ipSysExit, ipSchedule, ipUserMain uint64
+	mlockedPages, pinnedPages                     int64
+	ips                                           map[string]uint64 // fake addresses of named frames
+	tp                                            tpTable
+}
+
+// Options configures the perf core of a machine.
+type Options struct {
+	Knobs  Knobs  // kernel knobs of this layer
+	Sysctl Sysctl // kernel.perf_event_* sysctls and caller credentials
+	HW     HWSpec // the hardware counter PMU
+	// Tracepoints is the tracepoint catalogue (ids and RAW sizes). The pmu
+	// package cannot import scenarios/record (which imports pmu), so the caller
+	// passes it; see TracepointsFrom and scenarios/record.KernelTracepoints.
+	Tracepoints []TracepointInfo
+}
+
+// HWSpec describes the hardware counter PMU (x86 core PMU, simplified).
+type HWSpec struct {
+	// CyclesPerNs and InstructionsPerNs are how fast the counters advance while
+	// an event is ACTIVE on a CPU (3 = 3 GHz).
+	CyclesPerNs       int64
+	InstructionsPerNs int64
+	// Counters is the number of general-purpose counters per CPU.
+	Counters int
+	// MaxPrecise is x86_pmu_max_precise().
+	MaxPrecise uint8
+}
+
+// DefaultHWSpec is a 3 GHz CPU retiring 2 instructions per ns with 4 counters.
+func DefaultHWSpec() HWSpec {
+	return HWSpec{CyclesPerNs: 3, InstructionsPerNs: 2, Counters: 4, MaxPrecise: 3}
+}
+
+// DefaultOptions returns today's defaults for a machine of nrCPUs CPUs, root.
+func DefaultOptions(nrCPUs int) Options {
+	sys := DefaultSysctl(nrCPUs)
+	sys.PerfmonCapable = true
+	return Options{Sysctl: sys, HW: DefaultHWSpec()}
+}
+
+// Prot is the mmap protection user space asks for.
+type Prot uint8
+
+// mmap protections: a mapping without ProtWrite is read-only, which makes the
+// ring buffer an overwrite (backward-readable) one.
+const (
+	ProtRead  Prot = 1
+	ProtWrite Prot = 2
+)
+
+// Mapping is what user space sees of an mmap of a perf fd: the ring buffer's
+// user page and data bytes (rb.Buffer.User and Data).
+type Mapping struct {
+	RB     *rb.Buffer
+	FD     int
+	Aux    bool
+	Pgoff  uint64
+	Length uint64
+	Prot   Prot
+
+	ev    *Event
+	task  *sched.Task
+	unmap bool
+}
+
+// perfCPUContext is struct perf_cpu_context.
+type perfCPUContext struct {
+	ctx     Context  // the CPU-wide context
+	taskCtx *Context // cpuctx->task_ctx: the task context scheduled in here
+}
+
+// NewKernel builds perf's core on s: it registers the PMUs (perf_event_init)
+// and the scheduler hooks (context switch, syscalls for the tracepoints, exit).
+// kernel/events/core.c: perf_event_init()
+func NewKernel(s *sched.Sched, o Options) *Kernel {
+	if o.HW.CyclesPerNs == 0 && o.HW.InstructionsPerNs == 0 && o.HW.Counters == 0 {
+		o.HW = DefaultHWSpec()
+	}
+	if o.Sysctl.NrCPUIDs == 0 {
+		o.Sysctl = DefaultOptions(len(s.M.CPUs)).Sysctl
+	}
+	if o.Knobs.PauseOutputRBCheck == "" {
+		o.Knobs.PauseOutputRBCheck = "today"
+	}
+	k := &Kernel{S: s, M: s.M, Opts: o,
+		taskCtx: map[*sched.Task]*Context{}, files: map[*sched.Task]*fdTable{},
+		lastCPU: map[*sched.Task]int{}, bufs: map[*rb.Buffer]*bufState{}, ips: map[string]uint64{}}
+	k.pmuDisable = cpu.NewPerCPU[[8]int](s.M)
+	k.cpuCtx = make([]perfCPUContext, len(s.M.CPUs))
+	for i := range k.cpuCtx {
+		k.cpuCtx[i].ctx.init(k, nil, i)
+	}
+	k.tp.init(o.Tracepoints, len(s.M.CPUs))
+	k.scratch = cpu.NewPerCPU[sampleScratch](s.M)
+	k.tickSeq = cpu.NewPerCPU[tickSeq](s.M)
+	k.ipSysEnter = k.fakeIP("syscall_trace_enter", true)
+	k.ipSysExit = k.fakeIP("syscall_exit_work", true)
+	k.ipSchedule = k.fakeIP("__schedule", true)
+	k.ipUserMain = k.fakeIP("main", false)
+	k.swPMU = newSwPMU(k)
+	k.tpPMU = newTpPMU(k)
+	k.hwPMU = newHwPMU(k)
+	// perf_event_init(): software, cpu_clock and task_clock (dynamic types),
+	// tracepoint, then the arch PMU.
+	k.cpuClock = &clockPMU{pmuBase: pmuBase{isSoftware: true}, k: k, name: "cpu_clock", typ: PERF_TYPE_MAX, cfg: PERF_COUNT_SW_CPU_CLOCK}
+	k.taskClock = &clockPMU{pmuBase: pmuBase{isSoftware: true}, k: k, name: "task_clock", typ: PERF_TYPE_MAX + 1, cfg: PERF_COUNT_SW_TASK_CLOCK}
+	k.pmus = []PMU{k.swPMU, k.cpuClock, k.taskClock, k.tpPMU, k.hwPMU}
+	for i, p := range k.pmus {
+		p.base().index = i
+	}
+	s.SwitchHooks = append(s.SwitchHooks, k)
+	s.SyscallHooks = append(s.SyscallHooks, k)
+	s.ExitHooks = append(s.ExitHooks, k)
+	return k
+}
+
+// curCPU is smp_processor_id()'s CPU: the CPU whose lane the engine is running.
+func (k *Kernel) curCPU() *cpu.CPU {
+	l := k.M.Eng.Running()
+	if l == nil {
+		return nil
+	}
+	return k.M.CPUs[l.ID]
+}
+
+// now is perf_clock(): the virtual time.
+func (k *Kernel) now() sim.Time { return k.M.Now() }

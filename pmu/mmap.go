@@ -1,0 +1,228 @@
+package pmu
+
+import (
+	"perfsim/rb"
+	"perfsim/sched"
+)
+
+// bufState is the part of struct perf_buffer that rb.Buffer leaves to the
+// core: mmap_count and the list of events writing into the buffer.
+type bufState struct {
+	mmapCount int      // rb->mmap_count
+	eventList []*Event // rb->event_list
+	userExtra int64    // pages charged to user->locked_vm (rb->mmap_user)
+	extra     int64    // pages charged to mm->pinned_vm (rb->mmap_locked)
+}
+
+// rlimitMemlockPages is RLIMIT_MEMLOCK's default (8 MiB) in pages.
+const rlimitMemlockPages = 8 << 20 / PageSize
+
+// Mmap maps a perf fd: pgoff 0 maps the user page and the data pages (1+2^n
+// pages), a read-only mapping making an overwrite buffer; pgoff != 0 is the
+// AUX area (not modelled yet).
+// kernel/events/core.c: perf_mmap()
+func (k *Kernel) Mmap(t *sched.Task, fd int, pgoff uint64, length uint64, prot Prot) (m *Mapping, err error) {
+	k.S.Syscall(t, "mmap", func(t *sched.Task) {
+		m, err = k.perfMmap(t, fd, pgoff, length, prot)
+	})
+	return m, err
+}
+
+func (k *Kernel) perfMmap(t *sched.Task, fd int, pgoff, length uint64, prot Prot) (*Mapping, error) {
+	e, err := k.lookup(t, fd)
+	if err != nil {
+		return nil, err
+	}
+	// "Don't allow mmap() of inherited per-task counters. This would create
+	// a performance issue due to all children writing to the same rb."
+	if e.cpu == -1 && e.Attr.Inherit {
+		return nil, EINVAL
+	}
+	if length == 0 {
+		return nil, EINVAL // do_mmap()
+	}
+	nrPages := length / PageSize
+	if nrPages > 1<<31-1 {
+		return nil, ENOMEM
+	}
+	if length != PageSize*nrPages {
+		return nil, EINVAL
+	}
+	if e.state <= StateRevoked {
+		return nil, ENODEV
+	}
+	if pgoff != 0 {
+		return nil, k.perfMmapAux(e)
+	}
+	t.Step("perf_mmap:mmap_mutex")
+	m, err := k.perfMmapRB(e, int(nrPages), prot)
+	if err != nil {
+		return nil, err
+	}
+	m.FD, m.Pgoff, m.Length, m.Prot, m.task = fd, pgoff, length, prot, t
+	e.fileRefs++ // the vma holds the file
+	return m, nil
+}
+
+// perfMmapAux is the AUX path: no PMU here has an AUX area.
+// kernel/events/core.c: perf_mmap_aux()
+func (k *Kernel) perfMmapAux(e *Event) error {
+	if e.rb == nil {
+		return EINVAL
+	}
+	return EOPNOTSUPP // rb_alloc_aux(): !has_aux(event)
+}
+
+// perfMmapRB maps the data buffer: share the event's buffer when it already
+// has one of the same size, else allocate and attach a new one.
+// kernel/events/core.c: perf_mmap_rb()
+func (k *Kernel) perfMmapRB(e *Event, nrPages int, prot Prot) (*Mapping, error) {
+	userPages := int64(nrPages) // user_extra, counting the user page
+	nrPages--
+	// "If we have rb pages ensure they're a power-of-two number, so we can
+	// do bitmasks instead of modulo."
+	if nrPages != 0 && nrPages&(nrPages-1) != 0 {
+		return nil, EINVAL
+	}
+	if e.rb != nil {
+		if e.rb.NrPages() != nrPages {
+			return nil, EINVAL
+		}
+		if bs := k.bufs[e.rb]; bs != nil && bs.mmapCount > 0 {
+			// "Success -- managed to mmap() the same buffer multiple times."
+			bs.mmapCount++
+			e.mmapCount++
+			return &Mapping{RB: e.rb, ev: e}, nil
+		}
+		// Raced against perf_mmap_close(): drop the stale reference.
+		k.ringBufferAttach(e, nil)
+	}
+	extra, err := k.perfMmapCalcLimits(userPages)
+	if err != nil {
+		return nil, err
+	}
+	flags := 0
+	if prot&ProtWrite != 0 {
+		flags = rb.RingBufferWritable
+	}
+	var wm int64
+	if e.Attr.Watermark {
+		wm = int64(e.Attr.WakeupEvents) // wakeup_watermark
+	}
+	buf, err := rb.NewBuffer(nrPages, wm, flags)
+	if err != nil {
+		return nil, ENOMEM
+	}
+	bs := &bufState{mmapCount: 1, userExtra: userPages - extra, extra: extra}
+	k.bufs[buf] = bs
+	k.mlockedPages += bs.userExtra
+	k.pinnedPages += bs.extra
+	k.ringBufferAttach(e, buf)
+	e.mmapCount = 1
+	k.stats.mmaps++
+	return &Mapping{RB: buf, ev: e}, nil
+}
+
+// perfMmapCalcLimits charges the pages to the user's perf_event_mlock_kb
+// allowance (per CPU), the excess to RLIMIT_MEMLOCK, which an unprivileged
+// user may not exceed.
+// kernel/events/core.c: perf_mmap_calc_limits()
+func (k *Kernel) perfMmapCalcLimits(userExtra int64) (int64, error) {
+	sys := k.Opts.Sysctl
+	limit := int64(sys.MlockKB) / (PageSize / 1024) * int64(sys.NrCPUIDs)
+	locked := k.mlockedPages + userExtra
+	var extra int64
+	if locked > limit {
+		extra = locked - limit
+	}
+	if k.pinnedPages+extra > rlimitMemlockPages && sys.Paranoid > -1 && !sys.PerfmonCapable {
+		return 0, EPERM
+	}
+	return extra, nil
+}
+
+// ringBufferAttach points event->rb at buf (or nil), moving the event between
+// the buffers' event lists and dropping the old buffer's reference; a waiter
+// that may have missed a wakeup is woken.
+// kernel/events/core.c: ring_buffer_attach()
+func (k *Kernel) ringBufferAttach(e *Event, buf *rb.Buffer) {
+	old := e.rb
+	if old != nil {
+		if bs := k.bufs[old]; bs != nil {
+			bs.eventList = remove(bs.eventList, e)
+		}
+	}
+	if buf != nil {
+		bs := k.bufs[buf]
+		bs.eventList = append(bs.eventList, e)
+	}
+	e.rb = buf // rcu_assign_pointer(event->rb, rb)
+	if old != nil {
+		k.ringBufferPut(old)
+		e.wakeUpAll()
+	}
+}
+
+// ringBufferPut drops a reference; the last one frees the buffer. Dropping
+// one that is not held is a refcount underflow: an oops.
+// kernel/events/core.c: ring_buffer_put()
+func (k *Kernel) ringBufferPut(buf *rb.Buffer) {
+	freed, err := buf.Put()
+	if err != nil {
+		panicCrash("%v", err)
+	}
+	if freed {
+		delete(k.bufs, buf) // call_rcu(rb_free_rcu)
+	}
+}
+
+// Munmap unmaps a mapping made by Mmap.
+// kernel/events/core.c: perf_mmap_close()
+func (k *Kernel) Munmap(t *sched.Task, m *Mapping) (err error) {
+	k.S.Syscall(t, "munmap", func(t *sched.Task) {
+		err = k.perfMmapClose(t, m)
+	})
+	return err
+}
+
+func (k *Kernel) perfMmapClose(t *sched.Task, m *Mapping) error {
+	if m == nil || m.unmap {
+		return EINVAL
+	}
+	m.unmap = true
+	e := m.ev
+	buf := e.rb
+	if buf == nil || buf != m.RB {
+		// The event was redirected (SET_OUTPUT is refused while mapped), so
+		// this cannot happen in the kernel: vma->vm_file pins the event.
+		panicCrash("perf_mmap_close: event->rb is not the mapped buffer")
+	}
+	buf.Get() // ring_buffer_get(event)
+	bs := k.bufs[buf]
+	bs.mmapCount--
+	detachRest := bs.mmapCount == 0
+	t.Step("perf_mmap_close:mmap_count-dec")
+	e.mmapCount--
+	if e.mmapCount > 0 {
+		k.ringBufferPut(buf)
+		k.fput(e)
+		return nil
+	}
+	// event->mmap_count hit zero: detach it (ring_buffer_attach(event, NULL)).
+	k.ringBufferAttach(e, nil)
+	t.Step("perf_mmap_close:detached")
+	if detachRest {
+		// "No other mmap()s, detach from all other events that might
+		// redirect into the now unreachable buffer."
+		for _, x := range append([]*Event(nil), bs.eventList...) {
+			if x.rb == buf {
+				k.ringBufferAttach(x, nil)
+			}
+		}
+		k.mlockedPages -= bs.userExtra
+		k.pinnedPages -= bs.extra
+	}
+	k.ringBufferPut(buf) // could be last
+	k.fput(e)
+	return nil
+}

@@ -1,0 +1,69 @@
+package pmu
+
+import "sort"
+
+// stats are the core's counters, read through Observe.
+type stats struct {
+	opens, closes, mmaps   uint64
+	samples, overflows     uint64
+	rbLost                 uint64 // samples the ring buffer refused (paused or full)
+	wakeups                uint64 // perf_output_wakeup() calls
+	pmis                   uint64 // hardware PMU NMIs handled
+	throttles, unthrottles uint64
+}
+
+var observables = map[string]func(k *Kernel) int64{
+	"samples":         func(k *Kernel) int64 { return int64(k.stats.samples) },
+	"overflows":       func(k *Kernel) int64 { return int64(k.stats.overflows) },
+	"rb.lost":         func(k *Kernel) int64 { return int64(k.stats.rbLost) },
+	"rb.count":        func(k *Kernel) int64 { return int64(len(k.bufs)) },
+	"wakeups":         func(k *Kernel) int64 { return int64(k.stats.wakeups) },
+	"pmis":            func(k *Kernel) int64 { return int64(k.stats.pmis) },
+	"throttles":       func(k *Kernel) int64 { return int64(k.stats.throttles) },
+	"unthrottles":     func(k *Kernel) int64 { return int64(k.stats.unthrottles) },
+	"events.opened":   func(k *Kernel) int64 { return int64(k.stats.opens) },
+	"events.closed":   func(k *Kernel) int64 { return int64(k.stats.closes) },
+	"events.active":   func(k *Kernel) int64 { return k.countState(StateActive) },
+	"events.inactive": func(k *Kernel) int64 { return k.countState(StateInactive) },
+	"events.off":      func(k *Kernel) int64 { return k.countState(StateOff) },
+	"events.error":    func(k *Kernel) int64 { return k.countState(StateError) },
+	"mmaps":           func(k *Kernel) int64 { return int64(k.stats.mmaps) },
+	"lost_samples": func(k *Kernel) int64 {
+		var n int64
+		for _, e := range k.events {
+			n += int64(e.lostSamples)
+		}
+		return n
+	},
+}
+
+func (k *Kernel) countState(s EventState) int64 {
+	var n int64
+	for _, e := range k.events {
+		if e.state == s {
+			n++
+		}
+	}
+	return n
+}
+
+// Observe returns the named observable of the perf core (see
+// ObservableNames): "samples" written, "rb.lost" samples refused by a paused
+// or full buffer, "events.active" events ACTIVE now, ...
+func (k *Kernel) Observe(name string) (int64, bool) {
+	f, ok := observables[name]
+	if !ok {
+		return 0, false
+	}
+	return f(k), true
+}
+
+// ObservableNames lists the names Observe knows, sorted.
+func ObservableNames() []string {
+	var out []string
+	for n := range observables {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,331 @@
+package pmu
+
+import (
+	"math/bits"
+
+	"perfsim/cpu"
+	"perfsim/rb"
+	"perfsim/sched"
+	"perfsim/sim"
+)
+
+// MAX_INTERRUPTS marks a throttled event (hwc->interrupts).
+const maxInterrupts = ^uint64(0)
+
+// tickNsec is TICK_NSEC (HZ=250), the unit of the throttle accounting.
+const tickNsec = 4 * sim.Millisecond
+
+// POLL_* values of event->pending_kill.
+const (
+	pollIn  = 1
+	pollHup = 6
+)
+
+// PERF_CONTEXT_* callchain markers (include/uapi/linux/perf_event.h).
+const (
+	PERF_CONTEXT_KERNEL = ^uint64(128) + 1 // (u64)-128
+	PERF_CONTEXT_USER   = ^uint64(512) + 1 // (u64)-512
+)
+
+// regs is the part of struct pt_regs a sample reads: where the CPU was.
+type regs struct {
+	ip   uint64
+	user bool
+	task *sched.Task // current, nil for idle
+}
+
+// perfSampleData is struct perf_sample_data: what the overflow path hands to
+// the output handler before perf_prepare_sample() completes it.
+type perfSampleData struct {
+	period uint64
+	raw    []byte
+	addr   uint64
+}
+
+// sampleScratch is per-CPU storage for the sample being prepared, one slot per
+// recursion context (task, irq, nmi) as the kernel's per-context buffers, so a
+// nested NMI sample does not overwrite the one it interrupted.
+type sampleScratch struct {
+	s     [3]rb.Sample
+	chain [3][]uint64
+}
+
+// eventOverflow is __perf_event_overflow(): account the interrupt (and
+// throttle), apply the event_limit of IOC_REFRESH, call the overflow handler.
+// It returns non-zero when the caller must stop the event.
+// kernel/events/core.c: __perf_event_overflow()
+func (k *Kernel) eventOverflow(c *cpu.CPU, e *Event, throttle bool, data *perfSampleData, r *regs) int {
+	if !e.isSampling() {
+		return 0
+	}
+	ret := k.accountInterrupt(c, e, throttle)
+	e.pendingKill = pollIn
+	if e.eventLimit != 0 {
+		e.eventLimit--
+		if e.eventLimit == 0 {
+			ret = 1
+			e.pendingKill = pollHup
+			k.perfEventDisableInatomic(e)
+		}
+	}
+	k.stats.overflows++
+	k.perfEventOutput(c, e, data, r, e.Attr.WriteBackward)
+	return ret
+}
+
+// accountInterrupt counts interrupts per tick and throttles an event that
+// takes more than max_samples_per_tick; in freq mode it adapts the period.
+// kernel/events/core.c: __perf_event_account_interrupt()
+func (k *Kernel) accountInterrupt(c *cpu.CPU, e *Event, throttle bool) int {
+	hwc := &e.hw
+	ret := 0
+	seq := k.throttledSeq(c)
+	if seq != hwc.interruptsSeq {
+		hwc.interruptsSeq = seq
+		hwc.interrupts = 1
+	} else {
+		hwc.interrupts++
+	}
+	if throttle && hwc.interrupts >= k.maxSamplesPerTick() {
+		k.perfEventThrottleGroup(c, e)
+		ret = 1
+	}
+	if e.Attr.Freq {
+		now := k.now()
+		delta := now - hwc.freqTimeStamp
+		hwc.freqTimeStamp = now
+		if delta > 0 && delta < 2*tickNsec {
+			k.perfAdjustPeriod(c, e, uint64(delta), hwc.lastPeriod)
+		}
+	}
+	return ret
+}
+
+// throttledSeq is perf_throttled_seq, bumped by each tick on c: here the
+// number of the tick period now is in (the division is done once a tick).
+func (k *Kernel) throttledSeq(c *cpu.CPU) uint64 {
+	ts := k.tickSeq.Get(c)
+	if now := k.now(); now >= ts.next {
+		ts.seq = uint64(now / tickNsec)
+		ts.next = sim.Time(ts.seq+1) * tickNsec
+	}
+	return ts.seq
+}
+
+type tickSeq struct {
+	seq  uint64
+	next sim.Time
+}
+
+// maxSamplesPerTick is DIV_ROUND_UP(sysctl_perf_event_sample_rate, HZ).
+func (k *Kernel) maxSamplesPerTick() uint64 {
+	r := uint64(k.Opts.Sysctl.MaxSampleRate)
+	if r == 0 {
+		r = 100000
+	}
+	return (r + 249) / 250
+}
+
+// perfEventThrottleGroup stops the group until the next tick.
+// kernel/events/core.c: perf_event_throttle_group()
+func (k *Kernel) perfEventThrottleGroup(c *cpu.CPU, e *Event) {
+	l := e.leader
+	for _, x := range append([]*Event{l}, l.siblings...) {
+		x.hw.interrupts = maxInterrupts
+		if x.state == StateActive {
+			x.pmu.Stop(c, x, 0) // perf_event_throttle()
+		}
+		k.stats.throttles++
+	}
+	k.armUnthrottle(c)
+}
+
+// perfAdjustPeriod moves sample_period towards the attr.sample_freq rate with
+// the kernel's low-pass filter.
+// kernel/events/core.c: perf_adjust_period()
+func (k *Kernel) perfAdjustPeriod(c *cpu.CPU, e *Event, nsec, count uint64) {
+	hwc := &e.hw
+	period := perfCalculatePeriod(e.Attr.SampleFreq(), nsec, count)
+	delta := int64(period - hwc.samplePeriod)
+	if delta >= 0 {
+		delta += 7
+	} else {
+		delta -= 7
+	}
+	delta /= 8 // low pass filter
+	sp := uint64(int64(hwc.samplePeriod) + delta)
+	if sp == 0 {
+		sp = 1
+	}
+	hwc.samplePeriod = sp
+	if hwc.periodLeft > 8*int64(sp) {
+		e.pmu.Stop(c, e, PERF_EF_UPDATE)
+		hwc.periodLeft = 0
+		e.pmu.Start(c, e, PERF_EF_RELOAD)
+	}
+}
+
+// perfCalculatePeriod is count * NSEC_PER_SEC / (nsec * freq).
+// kernel/events/core.c: perf_calculate_period()
+func perfCalculatePeriod(freq, nsec, count uint64) uint64 {
+	if freq == 0 || nsec == 0 {
+		return 1
+	}
+	hi, lo := bits.Mul64(count, uint64(sim.Second))
+	d := nsec * freq
+	if hi >= d {
+		return ^uint64(0)
+	}
+	q, _ := bits.Div64(hi, lo, d)
+	if q == 0 {
+		q = 1
+	}
+	return q
+}
+
+// perfEventDisableInatomic defers the disable to the irq_work.
+// kernel/events/core.c: perf_event_disable_inatomic()
+func (k *Kernel) perfEventDisableInatomic(e *Event) {
+	e.pendingDisable = true
+	e.irqWorkQueue()
+}
+
+// perfEventOutput is the default overflow handler: perf_event_output_forward
+// or _backward (attr.write_backward) -> __perf_event_output(): prepare the
+// sample, then begin, output and end on event->rb.
+// kernel/events/core.c: __perf_event_output()
+func (k *Kernel) perfEventOutput(c *cpu.CPU, e *Event, data *perfSampleData, r *regs, backward bool) {
+	slot := int(c.Context())
+	sc := k.scratch.Get(c)
+	_ = sc
+	s := &sc.s[slot]
+	k.perfPrepareSample(c, e, s, &sc.chain[slot], data, r)
+	if k.OnOutput != nil {
+		k.OnOutput(e, c, s)
+	}
+	buf := e.rb // rcu_dereference(event->rb) in __perf_output_begin()
+	if err := rb.PerfEventOutput(c, buf, e, s, backward); err != nil {
+		if buf != nil {
+			k.stats.rbLost++
+		}
+		return
+	}
+	e.Samples++
+	k.stats.samples++
+}
+
+// perfPrepareSample fills the sample from the event and the interrupted
+// context. Addresses are fake but stable: a named frame always has one IP.
+// kernel/events/core.c: perf_prepare_sample(), perf_sample_data_init()
+func (k *Kernel) perfPrepareSample(c *cpu.CPU, e *Event, s *rb.Sample, chain *[]uint64, data *perfSampleData, r *regs) {
+	st := e.Attr.SampleType
+	s.Type = st & rb.PerfSampleSupported
+	s.ID = e.id // primary_event_id(): no inheritance, so the event's own id
+	s.StreamID = e.id
+	s.IP = r.ip
+	if r.user {
+		s.Misc = rb.MiscUser
+	} else {
+		s.Misc = rb.MiscKernel
+	}
+	if t := r.task; t != nil {
+		s.Pid, s.Tid = uint32(t.PID), uint32(t.TID)
+	} else {
+		s.Pid, s.Tid = 0, 0
+	}
+	s.Time = uint64(k.now())
+	s.CPU, s.Res = uint32(c.ID), 0
+	s.Period = data.period
+	s.Addr = data.addr
+	s.Raw = nil
+	if st&PERF_SAMPLE_RAW != 0 {
+		s.Raw = data.raw
+	}
+	s.Callchain = nil
+	if st&PERF_SAMPLE_CALLCHAIN != 0 {
+		s.Callchain = k.perfCallchain(e, chain, r)
+	}
+}
+
+// perfCallchain builds the callchain: kernel frames (innermost first) after
+// PERF_CONTEXT_KERNEL, then user frames after PERF_CONTEXT_USER.
+// kernel/events/callchain.c: get_perf_callchain()
+func (k *Kernel) perfCallchain(e *Event, chain *[]uint64, r *regs) []uint64 {
+	cc := (*chain)[:0]
+	t := r.task
+	max := int(e.Attr.SampleMaxStack)
+	if max == 0 {
+		max = k.Opts.Sysctl.MaxStack
+	}
+	n := 0
+	if !r.user && !e.Attr.ExcludeCallchainKernel {
+		cc = append(cc, PERF_CONTEXT_KERNEL, r.ip)
+		n++
+		if t != nil {
+			for i := len(t.KernelStack) - 1; i >= 0 && n < max; i-- {
+				cc = append(cc, k.fakeIP(t.KernelStack[i], true))
+				n++
+			}
+		}
+	}
+	if t != nil && !e.Attr.ExcludeCallchainUser {
+		cc = append(cc, PERF_CONTEXT_USER)
+		if r.user {
+			cc = append(cc, r.ip)
+			n++
+		}
+		for i := len(t.UserStack) - 1; i >= 0 && n < max; i-- {
+			cc = append(cc, k.fakeIP(t.UserStack[i], false))
+			n++
+		}
+	}
+	*chain = cc
+	return cc
+}
+
+// fakeIP gives a named frame a stable address: kernel text above
+// 0xffffffff81000000, user text above 0x401000.
+func (k *Kernel) fakeIP(name string, kernel bool) uint64 {
+	key := name
+	if kernel {
+		key = "k:" + name
+	}
+	if ip, ok := k.ips[key]; ok {
+		return ip
+	}
+	h := uint64(14695981039346656037)
+	for i := 0; i < len(name); i++ {
+		h ^= uint64(name[i])
+		h *= 1099511628211
+	}
+	ip := 0x401000 + (h&0xfffff)<<4
+	if kernel {
+		ip = 0xffffffff81000000 + (h&0xfffff)<<4
+	}
+	k.ips[key] = ip
+	return ip
+}
+
+// interruptedRegs returns the regs of the context an interrupt landed on.
+func (k *Kernel) interruptedRegs(c *cpu.CPU) regs {
+	th := c.Curr()
+	t := sched.TaskOf(th)
+	if t == nil {
+		return regs{ip: k.fakeIP("default_idle", true)}
+	}
+	if th.User {
+		name := "main"
+		if n := len(t.UserStack); n > 0 {
+			name = t.UserStack[n-1]
+		}
+		return regs{ip: k.fakeIP(name, false), user: true, task: t}
+	}
+	name := t.Syscall
+	if n := len(t.KernelStack); n > 0 {
+		name = t.KernelStack[n-1]
+	}
+	if name == "" {
+		name = "exit_to_user_mode"
+	}
+	return regs{ip: k.fakeIP(name, true), task: t}
+}

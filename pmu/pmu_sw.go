@@ -1,0 +1,236 @@
+package pmu
+
+import (
+	"perfsim/cpu"
+	"perfsim/sim"
+)
+
+// swPMU is perf_swevent: the PERF_TYPE_SOFTWARE events counted by calls
+// placed in the kernel (context-switches, cpu-migrations, ...), found through
+// a per-CPU list of the events ACTIVE there (swevent_htable).
+type swPMU struct {
+	pmuBase
+	noAux
+	k      *Kernel
+	active [][PERF_COUNT_SW_MAX][]*Event // per CPU, per config
+}
+
+func newSwPMU(k *Kernel) *swPMU {
+	return &swPMU{pmuBase: pmuBase{isSoftware: true}, k: k, active: make([][PERF_COUNT_SW_MAX][]*Event, len(k.M.CPUs))}
+}
+
+func (p *swPMU) Name() string         { return "software" }
+func (p *swPMU) Type() uint32         { return PERF_TYPE_SOFTWARE }
+func (p *swPMU) Capabilities() uint32 { return PERF_PMU_CAP_NO_NMI }
+
+// EventInit accepts the counting software events; cpu-clock and task-clock
+// are retargeted at their own PMUs (ENOENT with a new attr.type).
+// kernel/events/core.c: perf_swevent_init()
+func (p *swPMU) EventInit(e *Event) error {
+	if e.Attr.Type != PERF_TYPE_SOFTWARE {
+		return ENOENT
+	}
+	if e.Attr.SampleType&PERF_SAMPLE_BRANCH_STACK != 0 {
+		return EOPNOTSUPP // no branch sampling for software events
+	}
+	switch e.Attr.Config {
+	case PERF_COUNT_SW_CPU_CLOCK:
+		e.Attr.Type = p.k.cpuClock.typ
+		return ENOENT
+	case PERF_COUNT_SW_TASK_CLOCK:
+		e.Attr.Type = p.k.taskClock.typ
+		return ENOENT
+	}
+	if e.Attr.Config >= PERF_COUNT_SW_MAX {
+		return ENOENT
+	}
+	return nil
+}
+
+// Add puts the event on this CPU's list.
+// kernel/events/core.c: perf_swevent_add()
+func (p *swPMU) Add(c *cpu.CPU, e *Event, flags int) error {
+	if e.isSampling() {
+		e.hw.lastPeriod = e.hw.samplePeriod
+		perfSweventSetPeriod(e)
+	}
+	e.hw.state = 0
+	if flags&PERF_EF_START == 0 {
+		e.hw.state = PERF_HES_STOPPED
+	}
+	l := &p.active[c.ID][e.Attr.Config]
+	*l = append(*l, e)
+	return nil
+}
+
+// Del is perf_swevent_del().
+func (p *swPMU) Del(c *cpu.CPU, e *Event, flags int) {
+	l := &p.active[c.ID][e.Attr.Config]
+	*l = remove(*l, e)
+}
+
+func (p *swPMU) Start(c *cpu.CPU, e *Event, flags int) { e.hw.state = 0 }
+func (p *swPMU) Stop(c *cpu.CPU, e *Event, flags int)  { e.hw.state = PERF_HES_STOPPED }
+func (p *swPMU) Read(c *cpu.CPU, e *Event)             {}
+func (p *swPMU) PMUDisable(c *cpu.CPU)                 {}
+func (p *swPMU) PMUEnable(c *cpu.CPU)                  {}
+
+// perfSwEventSched counts a scheduler software event on c with the caller's
+// kernel regs.
+// include/linux/perf_event.h: __perf_sw_event_sched() -> ___perf_sw_event()
+func (k *Kernel) perfSwEventSched(c *cpu.CPU, config int) {
+	l := k.swPMU.active[c.ID][config]
+	if len(l) == 0 {
+		return
+	}
+	r := k.interruptedRegs(c)
+	r.user = false
+	r.ip = k.ipSchedule
+	for i := 0; i < len(l); i++ {
+		e := l[i]
+		if e.hw.state&PERF_HES_STOPPED != 0 {
+			continue
+		}
+		var data perfSampleData
+		k.perfSweventEvent(c, e, 1, &data, &r)
+		l = k.swPMU.active[c.ID][config]
+	}
+}
+
+// clockPMU is perf_cpu_clock / perf_task_clock: an hrtimer per event fires
+// every sample_period ns and samples in irq context.
+type clockPMU struct {
+	pmuBase
+	noAux
+	k    *Kernel
+	name string
+	typ  uint32
+	cfg  uint64
+}
+
+func (p *clockPMU) Name() string         { return p.name }
+func (p *clockPMU) Type() uint32         { return p.typ }
+func (p *clockPMU) Capabilities() uint32 { return PERF_PMU_CAP_NO_NMI }
+
+// EventInit accepts the retargeted event and sets up the hrtimer period
+// (at least 10us; freq mode becomes a fixed period NSEC_PER_SEC/freq).
+// kernel/events/core.c: cpu_clock_event_init(), perf_swevent_init_hrtimer()
+func (p *clockPMU) EventInit(e *Event) error {
+	if e.Attr.Type != p.typ || e.Attr.Config != p.cfg {
+		return ENOENT
+	}
+	if e.Attr.SampleType&PERF_SAMPLE_BRANCH_STACK != 0 {
+		return EOPNOTSUPP
+	}
+	if !e.isSampling() {
+		return nil
+	}
+	hwc := &e.hw
+	if e.Attr.Freq {
+		hz := e.Attr.SampleFreq()
+		e.Attr.SamplePeriod = uint64(sim.Second) / hz
+		e.Attr.Freq = false
+		hwc.samplePeriod = e.Attr.SamplePeriod
+	} else {
+		hwc.samplePeriod = max(10000, hwc.samplePeriod)
+	}
+	hwc.lastPeriod = hwc.samplePeriod
+	hwc.periodLeft = int64(hwc.samplePeriod)
+	return nil
+}
+
+// Add starts the clock on c.
+// kernel/events/core.c: cpu_clock_event_add()
+func (p *clockPMU) Add(c *cpu.CPU, e *Event, flags int) error {
+	e.hw.timerCPU = c.ID
+	if flags&PERF_EF_START != 0 {
+		p.Start(c, e, flags)
+	} else {
+		e.hw.state = PERF_HES_STOPPED
+	}
+	return nil
+}
+
+// Del is cpu_clock_event_del(): stop with an update.
+func (p *clockPMU) Del(c *cpu.CPU, e *Event, flags int) { p.Stop(c, e, PERF_EF_UPDATE) }
+
+// Start starts counting and the hrtimer.
+// kernel/events/core.c: cpu_clock_event_start() -> perf_swevent_start_hrtimer()
+func (p *clockPMU) Start(c *cpu.CPU, e *Event, flags int) {
+	e.hw.state = 0
+	e.hw.startTime = c.Now()
+	e.hw.running = true
+	if !e.isSampling() {
+		return
+	}
+	left := e.hw.periodLeft
+	if left <= 0 || left > int64(e.hw.samplePeriod) {
+		left = int64(e.hw.samplePeriod)
+	}
+	p.timer(c, e).Arm(c.Now() + sim.Duration(left))
+}
+
+// Stop cancels the hrtimer, remembering how much of the period is left, and
+// folds the elapsed time into the count.
+// kernel/events/core.c: cpu_clock_event_stop() -> perf_swevent_cancel_hrtimer()
+func (p *clockPMU) Stop(c *cpu.CPU, e *Event, flags int) {
+	if e.hw.running {
+		p.update(c, e)
+		e.hw.running = false
+	}
+	e.hw.state = PERF_HES_STOPPED
+	if tm := e.hw.timer; tm != nil {
+		if ok, when := tm.Armed(); ok {
+			e.hw.periodLeft = int64(when - c.Now())
+			tm.Cancel()
+		}
+	}
+}
+
+// update is cpu_clock_event_update(): count += now - prev.
+func (p *clockPMU) update(c *cpu.CPU, e *Event) {
+	now := c.Now()
+	e.count += int64(now - e.hw.startTime)
+	e.hw.startTime = now
+}
+
+func (p *clockPMU) Read(c *cpu.CPU, e *Event) {
+	if e.hw.running {
+		p.update(c, e)
+	}
+}
+func (p *clockPMU) PMUDisable(c *cpu.CPU) {}
+func (p *clockPMU) PMUEnable(c *cpu.CPU)  {}
+
+// timer returns the event's hrtimer on c.
+func (p *clockPMU) timer(c *cpu.CPU, e *Event) *cpu.Timer {
+	if tm := e.hw.timer; tm != nil && tm.CPU() == c {
+		return tm
+	}
+	if e.hw.timer != nil {
+		e.hw.timer.Cancel()
+	}
+	e.hw.timer = c.NewTimer(false, cpu.Interrupt{Name: "perf_swevent_hrtimer", Fn: func(c *cpu.CPU) { p.hrtimer(c, e) }})
+	return e.hw.timer
+}
+
+// hrtimer is the hrtimer callback: update the count, sample the interrupted
+// context, re-arm unless the overflow asked to stop.
+// kernel/events/core.c: perf_swevent_hrtimer()
+func (p *clockPMU) hrtimer(c *cpu.CPU, e *Event) {
+	if e.state != StateActive || e.oncpu != c.ID || !e.hw.running {
+		return // HRTIMER_NORESTART: the event left this CPU
+	}
+	p.update(c, e)
+	r := p.k.interruptedRegs(c)
+	if !(e.Attr.ExcludeIdle && r.task == nil) && !(e.Attr.ExcludeUser && r.user) && !(e.Attr.ExcludeKernel && !r.user) {
+		data := perfSampleData{period: e.hw.lastPeriod}
+		if p.k.eventOverflow(c, e, true, &data, &r) != 0 {
+			return
+		}
+	}
+	if e.hw.running {
+		e.hw.periodLeft = int64(e.hw.samplePeriod)
+		p.timer(c, e).Arm(c.Now() + sim.Duration(e.hw.samplePeriod))
+	}
+}

@@ -1,0 +1,326 @@
+package pmu
+
+import (
+	"encoding/binary"
+
+	"perfsim/cpu"
+	"perfsim/sched"
+)
+
+// TracepointInfo is one tracepoint of the catalogue: what attr.config names
+// (its id) and how big its trace record is (the PERF_SAMPLE_RAW payload).
+type TracepointInfo struct {
+	System, Name string
+	ID           uint64
+	RawSize      int // the u32 size word of PERF_SAMPLE_RAW: ALIGN(entry+4, 8)-4
+}
+
+// tpSlot is struct trace_event_call's perf side: the per-CPU list of events
+// attached to the tracepoint (tp_event->perf_events) and its record buffer.
+type tpSlot struct {
+	info   TracepointInfo
+	perCPU [][]*Event // hlist of events ACTIVE on each CPU
+	rec    [][]byte   // per-CPU record buffer (perf_trace_buf_alloc())
+	users  int        // events opened on it (perf_trace_event_init refcount)
+}
+
+// tpTable finds tracepoints by id and by syscall.
+type tpTable struct {
+	byID     map[uint64]*tpSlot
+	byName   map[string]*tpSlot
+	rawEnter *tpSlot
+	rawExit  *tpSlot
+	sys      map[string]*sysTPs // per syscall: syscalls:sys_enter_<name>/sys_exit_<name>
+	nrCPUs   int
+	// A one-entry cache in front of sys: a task calls the same syscall at
+	// enter and exit, and loops call it again.
+	lastName string
+	last     *sysTPs
+}
+
+type sysTPs struct {
+	enter, exit *tpSlot
+	nr          int64
+}
+
+func (t *tpTable) init(infos []TracepointInfo, nrCPUs int) {
+	t.byID, t.byName, t.sys, t.nrCPUs = map[uint64]*tpSlot{}, map[string]*tpSlot{}, map[string]*sysTPs{}, nrCPUs
+	for _, in := range infos {
+		s := &tpSlot{info: in, perCPU: make([][]*Event, nrCPUs), rec: make([][]byte, nrCPUs)}
+		for i := range s.rec {
+			s.rec[i] = make([]byte, in.RawSize)
+		}
+		t.byID[in.ID] = s
+		t.byName[in.System+":"+in.Name] = s
+	}
+	t.rawEnter = t.byName["raw_syscalls:sys_enter"]
+	t.rawExit = t.byName["raw_syscalls:sys_exit"]
+}
+
+// syscall returns the syscalls:* tracepoints of a syscall (cached).
+func (t *tpTable) syscall(name string) *sysTPs {
+	if t.last != nil && name == t.lastName {
+		return t.last
+	}
+	if s, ok := t.sys[name]; ok {
+		t.lastName, t.last = name, s
+		return s
+	}
+	s := &sysTPs{enter: t.byName["syscalls:sys_enter_"+name], exit: t.byName["syscalls:sys_exit_"+name], nr: syscallNr(name)}
+	t.sys[name] = s
+	return s
+}
+
+// Tracepoint returns the catalogue entry with this id.
+func (k *Kernel) Tracepoint(id uint64) (TracepointInfo, bool) {
+	if s := k.tp.byID[id]; s != nil {
+		return s.info, true
+	}
+	return TracepointInfo{}, false
+}
+
+// syscallNr is the x86_64 syscall number the raw_syscalls records carry.
+func syscallNr(name string) int64 {
+	switch name {
+	case "read":
+		return 0
+	case "write":
+		return 1
+	case "close":
+		return 3
+	case "poll":
+		return 7
+	case "mmap":
+		return 9
+	case "munmap":
+		return 11
+	case "ioctl":
+		return 16
+	case "sched_yield":
+		return 24
+	case "nanosleep":
+		return 35
+	case "getpid":
+		return 39
+	case "execve":
+		return 59
+	case "newuname":
+		return 63
+	case "prctl":
+		return 157
+	case "sched_setaffinity":
+		return 203
+	case "perf_event_open":
+		return 298
+	}
+	return -1
+}
+
+// tpPMU is perf_tracepoint: PERF_TYPE_TRACEPOINT events, fired from the
+// tracepoints in task context.
+type tpPMU struct {
+	pmuBase
+	noAux
+	k *Kernel
+}
+
+func newTpPMU(k *Kernel) *tpPMU { return &tpPMU{pmuBase: pmuBase{isSoftware: true}, k: k} }
+
+func (p *tpPMU) Name() string         { return "tracepoint" }
+func (p *tpPMU) Type() uint32         { return PERF_TYPE_TRACEPOINT }
+func (p *tpPMU) Capabilities() uint32 { return 0 }
+
+// EventInit looks the tracepoint up by id.
+// kernel/events/core.c: perf_tp_event_init() -> perf_trace_init()
+func (p *tpPMU) EventInit(e *Event) error {
+	if e.Attr.Type != PERF_TYPE_TRACEPOINT {
+		return ENOENT
+	}
+	if e.Attr.SampleType&PERF_SAMPLE_BRANCH_STACK != 0 {
+		return EOPNOTSUPP // no branch sampling for tracepoint events
+	}
+	s := p.k.tp.byID[e.Attr.Config]
+	if s == nil {
+		return ENOENT
+	}
+	e.tp = s
+	s.users++
+	return nil
+}
+
+// Add links the event into the tracepoint's list for this CPU.
+// kernel/trace/trace_event_perf.c: perf_trace_add()
+func (p *tpPMU) Add(c *cpu.CPU, e *Event, flags int) error {
+	if flags&PERF_EF_START == 0 {
+		e.hw.state = PERF_HES_STOPPED
+	} else {
+		e.hw.state = 0
+	}
+	l := &e.tp.perCPU[c.ID]
+	*l = append(*l, e)
+	return nil
+}
+
+// Del unlinks it.
+// kernel/trace/trace_event_perf.c: perf_trace_del()
+func (p *tpPMU) Del(c *cpu.CPU, e *Event, flags int) {
+	l := &e.tp.perCPU[c.ID]
+	*l = remove(*l, e)
+}
+
+// Start and Stop only flip PERF_HES_STOPPED, which perf_tp_event_match() reads.
+// kernel/events/core.c: perf_swevent_start(), perf_swevent_stop()
+func (p *tpPMU) Start(c *cpu.CPU, e *Event, flags int) { e.hw.state = 0 }
+func (p *tpPMU) Stop(c *cpu.CPU, e *Event, flags int)  { e.hw.state = PERF_HES_STOPPED }
+func (p *tpPMU) Read(c *cpu.CPU, e *Event)             {}
+func (p *tpPMU) PMUDisable(c *cpu.CPU)                 {}
+func (p *tpPMU) PMUEnable(c *cpu.CPU)                  {}
+
+// SysEnter implements sched.SyscallHook: trace_sys_enter() fires
+// raw_syscalls:sys_enter, then syscalls:sys_enter_<name>.
+// kernel/trace/trace_syscalls.c: perf_syscall_enter(); include/trace/events/syscalls.h
+func (k *Kernel) SysEnter(t *sched.Task, name string) {
+	sc := k.tp.syscall(name)
+	if s := k.tp.rawEnter; s != nil {
+		k.perfTraceSyscall(t, s, sc, true, false)
+	}
+	if s := sc.enter; s != nil {
+		k.perfTraceSyscall(t, s, sc, true, true)
+	}
+}
+
+// SysExit implements sched.SyscallHook: raw_syscalls:sys_exit, then
+// syscalls:sys_exit_<name>.
+func (k *Kernel) SysExit(t *sched.Task, name string) {
+	sc := k.tp.syscall(name)
+	if s := k.tp.rawExit; s != nil {
+		k.perfTraceSyscall(t, s, sc, false, false)
+	}
+	if s := sc.exit; s != nil {
+		k.perfTraceSyscall(t, s, sc, false, true)
+	}
+}
+
+// perfTraceSyscall builds the trace record of a syscall tracepoint in the
+// per-CPU buffer and hands it to perf_tp_event(). Nothing is done when no
+// event is ACTIVE on this CPU for it (the hlist is empty).
+// kernel/trace/trace_syscalls.c: perf_syscall_enter()/exit(); perf_trace_##call
+func (k *Kernel) perfTraceSyscall(t *sched.Task, s *tpSlot, sc *sysTPs, enter, perSyscall bool) {
+	c := t.CPU()
+	if len(s.perCPU[c.ID]) == 0 {
+		return
+	}
+	rec := s.rec[c.ID]
+	le := binary.LittleEndian
+	// struct trace_entry: common_type, common_flags, common_preempt_count, common_pid
+	le.PutUint16(rec[0:], uint16(s.info.ID))
+	rec[2], rec[3] = 0, 1
+	le.PutUint32(rec[4:], uint32(t.TID))
+	nr := sc.nr
+	var r regs
+	if perSyscall {
+		// perf_syscall_*: int __syscall_nr at 8, then args or ret at 16; the
+		// regs are the task's user regs (task_pt_regs).
+		le.PutUint32(rec[8:], uint32(nr))
+		r = regs{ip: k.userIP(t), user: true, task: t}
+	} else {
+		// raw_syscalls: long id at 8, then args[6] or ret; perf_trace_##call
+		// takes the caller's kernel regs (perf_fetch_caller_regs()).
+		le.PutUint64(rec[8:], uint64(nr))
+		ip := k.ipSysEnter
+		if !enter {
+			ip = k.ipSysExit
+		}
+		r = regs{ip: ip, task: t}
+	}
+	k.perfTpEvent(c, s, rec, &r)
+}
+
+// userIP is the user-mode IP of a task: the innermost frame of its user stack.
+func (k *Kernel) userIP(t *sched.Task) uint64 {
+	if n := len(t.UserStack); n > 0 {
+		return k.fakeIP(t.UserStack[n-1], false)
+	}
+	return k.ipUserMain
+}
+
+// perfTpEvent delivers a trace record to every matching event on this CPU.
+// kernel/events/core.c: perf_tp_event()
+func (k *Kernel) perfTpEvent(c *cpu.CPU, s *tpSlot, rec []byte, r *regs) {
+	data := perfSampleData{raw: rec}
+	l := s.perCPU[c.ID]
+	for i := 0; i < len(l); i++ {
+		e := l[i]
+		// perf_tp_event_match(): a stopped event or excluded mode sees nothing.
+		if e.hw.state&PERF_HES_STOPPED != 0 {
+			continue
+		}
+		if e.Attr.ExcludeKernel && !r.user || e.Attr.ExcludeUser && r.user {
+			continue
+		}
+		k.perfSweventEvent(c, e, 1, &data, r)
+		l = s.perCPU[c.ID] // the overflow may have changed the list
+	}
+}
+
+// perfSweventEvent adds nr to the count and, for a sampling event, overflows
+// each time (PERF_SAMPLE_PERIOD or period 1) or when period_left runs out.
+// kernel/events/core.c: perf_swevent_event()
+func (k *Kernel) perfSweventEvent(c *cpu.CPU, e *Event, nr uint64, data *perfSampleData, r *regs) {
+	e.count += int64(nr)
+	if r == nil || !e.isSampling() {
+		return
+	}
+	// Serialize against event_function_call() IPIs: guard(irqsave)() and an
+	// event that is not ACTIVE any more takes no sample.
+	flags := c.LocalIrqSave()
+	if e.state == StateActive {
+		var overflow uint64
+		if e.Attr.SampleType&PERF_SAMPLE_PERIOD != 0 && !e.Attr.Freq {
+			data.period = nr
+			overflow = 1
+		} else if data.period = e.hw.lastPeriod; nr == 1 && e.hw.samplePeriod == 1 && !e.Attr.Freq {
+			overflow = 1
+		} else if e.hw.periodLeft += int64(nr); e.hw.periodLeft < 0 {
+			c.LocalIrqRestore(flags)
+			return
+		}
+		k.perfSweventOverflow(c, e, overflow, data, r)
+	}
+	c.LocalIrqRestore(flags)
+}
+
+// perfSweventSetPeriod computes how many periods elapsed and rewinds
+// period_left (which counts up from -period to 0 for software events).
+// kernel/events/core.c: perf_swevent_set_period()
+func perfSweventSetPeriod(e *Event) uint64 {
+	hwc := &e.hw
+	period := hwc.lastPeriod
+	hwc.lastPeriod = hwc.samplePeriod
+	val := hwc.periodLeft
+	if val < 0 || period == 0 {
+		return 0
+	}
+	nr := (period + uint64(val)) / period
+	hwc.periodLeft = val - int64(nr*period)
+	return nr
+}
+
+// perfSweventOverflow emits one overflow per elapsed period, the later ones
+// throttled.
+// kernel/events/core.c: perf_swevent_overflow()
+func (k *Kernel) perfSweventOverflow(c *cpu.CPU, e *Event, overflow uint64, data *perfSampleData, r *regs) {
+	if overflow == 0 {
+		overflow = perfSweventSetPeriod(e)
+	}
+	if e.hw.interrupts == maxInterrupts {
+		return
+	}
+	throttle := false
+	for ; overflow > 0; overflow-- {
+		if k.eventOverflow(c, e, throttle, data, r) != 0 {
+			break
+		}
+		throttle = true
+	}
+}

@@ -1,0 +1,279 @@
+package pmu
+
+import (
+	"encoding/binary"
+
+	"perfsim/cpu"
+	"perfsim/sched"
+)
+
+// Read is read(fd) on a perf fd: the count in the event's read_format.
+// kernel/events/core.c: perf_read() -> __perf_read()
+func (k *Kernel) Read(t *sched.Task, fd int) (b []byte, err error) {
+	k.S.Syscall(t, "read", func(t *sched.Task) {
+		b, err = k.perfRead(t, fd)
+	})
+	return b, err
+}
+
+func (k *Kernel) perfRead(t *sched.Task, fd int) ([]byte, error) {
+	e, err := k.lookup(t, fd)
+	if err != nil {
+		return nil, err
+	}
+	// "Return end-of-file for a read on an event that is in error state
+	// (i.e. because it was pinned but it couldn't be scheduled on to the CPU
+	// at some point)."
+	if e.state == StateError {
+		return nil, nil
+	}
+	rf := e.Attr.ReadFormat
+	le := binary.LittleEndian
+	var out []byte
+	if rf&PERF_FORMAT_GROUP != 0 {
+		// perf_read_group(): the leader's times, then each member.
+		l := e.leader
+		k.perfEventReadEvent(t, l)
+		for _, s := range l.siblings {
+			k.perfEventReadEvent(t, s)
+		}
+		out = le.AppendUint64(out, uint64(1+len(l.siblings)))
+		if rf&PERF_FORMAT_TOTAL_TIME_ENABLED != 0 {
+			out = le.AppendUint64(out, uint64(l.totalTimeEnabled))
+		}
+		if rf&PERF_FORMAT_TOTAL_TIME_RUNNING != 0 {
+			out = le.AppendUint64(out, uint64(l.totalTimeRunning))
+		}
+		for _, m := range append([]*Event{l}, l.siblings...) {
+			out = appendReadValue(out, m, rf)
+		}
+		return out, nil
+	}
+	// perf_read_one()
+	k.perfEventReadEvent(t, e)
+	out = le.AppendUint64(out, uint64(e.Count()))
+	if rf&PERF_FORMAT_TOTAL_TIME_ENABLED != 0 {
+		out = le.AppendUint64(out, uint64(e.totalTimeEnabled))
+	}
+	if rf&PERF_FORMAT_TOTAL_TIME_RUNNING != 0 {
+		out = le.AppendUint64(out, uint64(e.totalTimeRunning))
+	}
+	if rf&PERF_FORMAT_ID != 0 {
+		out = le.AppendUint64(out, e.primaryEventID())
+	}
+	if rf&PERF_FORMAT_LOST != 0 {
+		out = le.AppendUint64(out, e.lostSamples)
+	}
+	return out, nil
+}
+
+func appendReadValue(out []byte, m *Event, rf uint64) []byte {
+	le := binary.LittleEndian
+	out = le.AppendUint64(out, uint64(m.Count()))
+	if rf&PERF_FORMAT_ID != 0 {
+		out = le.AppendUint64(out, m.primaryEventID())
+	}
+	if rf&PERF_FORMAT_LOST != 0 {
+		out = le.AppendUint64(out, m.lostSamples)
+	}
+	return out
+}
+
+// perfEventReadEvent brings the count and times up to date: an IPI to the
+// CPU where the event is ACTIVE (only that CPU can read its counter), else
+// just the times.
+// kernel/events/core.c: perf_event_read() -> __perf_event_read()
+func (k *Kernel) perfEventReadEvent(t *sched.Task, e *Event) {
+	if e.state == StateActive && e.oncpu >= 0 {
+		k.smpCallFunctionSingle(t, e.oncpu, func(c *cpu.CPU) {
+			if e.state != StateActive || e.oncpu != c.ID {
+				return // it left this CPU meanwhile: the count was folded then
+			}
+			if e.ctx.isActive&EVENT_TIME != 0 {
+				e.ctx.updateContextTime(true)
+			}
+			e.updateTime()
+			e.pmu.Read(c, e)
+		})
+		return
+	}
+	if e.state == StateInactive && e.ctx != nil {
+		e.updateTime()
+	}
+}
+
+// Close closes a perf fd. The event is released when its last file
+// reference goes: a mapping keeps it alive (vma->vm_file).
+// kernel/events/core.c: perf_release() -> perf_event_release_kernel()
+func (k *Kernel) Close(t *sched.Task, fd int) (err error) {
+	k.S.Syscall(t, "close", func(t *sched.Task) {
+		var e *Event
+		e, err = k.lookup(t, fd)
+		if err != nil {
+			return
+		}
+		k.files[t].files[fd] = nil
+		k.fput(e)
+	})
+	return err
+}
+
+// fput drops a file reference; the last one releases the event.
+func (k *Kernel) fput(e *Event) {
+	e.fileRefs--
+	if e.fileRefs < 0 {
+		panicCrash("fput: file refcount of event %d below zero", e.id)
+	}
+	if e.fileRefs == 0 {
+		k.perfEventReleaseKernel(e)
+	}
+}
+
+// perfEventReleaseKernel removes the event from its context (where the
+// context lives) and frees it.
+// kernel/events/core.c: perf_event_release_kernel() -> perf_remove_from_context(DETACH_GROUP|DETACH_DEAD)
+func (k *Kernel) perfEventReleaseKernel(e *Event) {
+	if e.ctx != nil {
+		t := e.ownerTask
+		if t != nil && t.State != sched.Dead && t.CPU() != nil {
+			k.eventFunctionCall(t, e, k.__perfRemoveFromContext)
+		} else if c := k.curCPU(); c != nil {
+			f := c.LocalIrqSave()
+			k.__perfRemoveFromContext(c, e, e.ctx)
+			c.LocalIrqRestore(f)
+		}
+	}
+	e.state = StateDead
+	// _free_event(): drop the buffer.
+	if e.rb != nil {
+		k.ringBufferAttach(e, nil)
+	}
+	if e.tp != nil {
+		e.tp.users--
+	}
+	if e.hw.timer != nil {
+		e.hw.timer.Cancel()
+	}
+	k.stats.closes++
+}
+
+// __perfRemoveFromContext schedules the event (and, as leader, detaches its
+// group) out and unlinks it.
+// kernel/events/core.c: __perf_remove_from_context()
+func (k *Kernel) __perfRemoveFromContext(c *cpu.CPU, e *Event, ctx *Context) {
+	c.Step("__perf_remove_from_context")
+	if ctx.isActive&EVENT_TIME != 0 {
+		ctx.updateContextTime(true)
+	}
+	if e.state == StateActive && e.oncpu == c.ID {
+		k.eventSchedOut(c, e)
+	} else if e.state == StateActive {
+		panicCrash("__perf_remove_from_context: event %d ACTIVE on cpu%d, removed from cpu%d", e.id, e.oncpu, c.ID)
+	}
+	if e.isLeader() {
+		for _, s := range e.siblings {
+			if s.state == StateActive {
+				k.eventSchedOut(c, s)
+			}
+		}
+	}
+	ctx.listDelEvent(e)
+	if len(ctx.events) == 0 && ctx.task != nil && k.cpuCtx[c.ID].taskCtx == ctx {
+		// "If this was the last event, schedule the context out."
+		k.ctxSchedOut(c, ctx, EVENT_ALL)
+	}
+}
+
+// Poll waits until one of fds is readable (the buffer saw a wakeup: rb->poll)
+// or hung up (the event's task exited, or the event has no buffer to wait
+// on and is dead). It blocks t (sched.Wait) until then.
+// kernel/events/core.c: perf_poll() (and do_poll()'s wait loop)
+func (k *Kernel) Poll(t *sched.Task, fds []int) (ready []int, hup []int) {
+	k.S.Syscall(t, "poll", func(t *sched.Task) {
+		var q sched.WaitQueue
+		for {
+			ready, hup = ready[:0], hup[:0]
+			for _, fd := range fds {
+				e, err := k.lookup(t, fd)
+				if err != nil {
+					continue
+				}
+				// The waitq is registered before the state is looked at, so
+				// no wakeup is missed in between (poll_wait()).
+				e.pollers = append(e.pollers, &q)
+				if e.rb != nil && e.rb.Poll != 0 {
+					e.rb.Poll = 0 // atomic_xchg(&rb->poll, 0)
+					ready = append(ready, fd)
+				}
+				if isEventHup(e) {
+					hup = append(hup, fd)
+				}
+			}
+			if len(ready) > 0 || len(hup) > 0 || len(fds) == 0 {
+				break
+			}
+			t.Step("perf_poll:wait")
+			if !k.S.Wait(t, &q) {
+				break // a signal
+			}
+			for _, fd := range fds {
+				if e, err := k.lookup(t, fd); err == nil {
+					e.pollers = removeQ(e.pollers, &q)
+				}
+			}
+		}
+		for _, fd := range fds {
+			if e, err := k.lookup(t, fd); err == nil {
+				e.pollers = removeQ(e.pollers, &q)
+			}
+		}
+	})
+	return ready, hup
+}
+
+func removeQ(l []*sched.WaitQueue, q *sched.WaitQueue) []*sched.WaitQueue {
+	for i, x := range l {
+		if x == q {
+			return append(l[:i:i], l[i+1:]...)
+		}
+	}
+	return l
+}
+
+// isEventHup is is_event_hup(): the task is gone (no children in the model).
+func isEventHup(e *Event) bool { return e.state <= StateExit }
+
+// EnableOnExec enables t's enable_on_exec events: the exec of the workload
+// perf record forked. Call it from t's exec (inside its execve syscall).
+// kernel/events/core.c: perf_event_enable_on_exec()
+func (k *Kernel) EnableOnExec(t *sched.Task) {
+	ctx := k.taskCtx[t]
+	if ctx == nil || len(ctx.events) == 0 {
+		return
+	}
+	c := t.CPU()
+	f := c.LocalIrqSave()
+	c.Step("perf_event_enable_on_exec")
+	cc := &k.cpuCtx[c.ID]
+	if cc.taskCtx == ctx {
+		ctx.updateContextTime(true) // ctx_time_freeze()
+	}
+	enabled := false
+	eventType := 0
+	for _, e := range ctx.events {
+		// event_enable_on_exec()
+		if !e.Attr.EnableOnExec || e.state >= StateInactive {
+			continue
+		}
+		if e.state != StateOff && e.state != StateError {
+			continue
+		}
+		e.setState(StateInactive)
+		enabled = true
+		eventType |= getEventType(e)
+	}
+	if enabled && sched.TaskOf(c.Curr()) == t {
+		k.ctxResched(c, ctx, eventType, false)
+	}
+	c.LocalIrqRestore(f)
+}

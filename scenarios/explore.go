@@ -1,0 +1,289 @@
+package scenarios
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"perfsim/sim"
+)
+
+// ExploreOptions says how to search the schedules of a scenario.
+type ExploreOptions struct {
+	Strategy string // "random" (default) or "rapid"
+	Runs     int    // schedules to run (default 100)
+	Seed     uint64 // random: seeds Seed..Seed+Runs-1; rapid: rapid's seed
+	// Budget bounds the disturbing decisions of one random schedule (sim.Limited;
+	// default 16), which keeps found schedules short.
+	Budget int
+	Limit  sim.Time          // the virtual time limit of each run (0: DefaultLimit)
+	Knobs  map[string]string // knob overrides
+	Perf   PerfBackend
+	// MaxShrinkRuns bounds the replays spent shrinking (default 2000).
+	MaxShrinkRuns int
+	// Progress, when set, is called after each schedule.
+	Progress func(done, total int)
+}
+
+// OutcomeCount is how many schedules satisfied an outcome, as herd7 counts them.
+type OutcomeCount struct {
+	Outcome  string `json:"outcome"`
+	Line     int    `json:"line"`
+	Quant    string `json:"quantifier"`
+	Positive int    `json:"positive"` // schedules where its condition was true
+	Negative int    `json:"negative"`
+	Verdict  string `json:"verdict"` // Always, Sometimes, Never; "-" when it never applied
+	OK       bool   `json:"ok"`      // the verdict is what the quantifier claims
+}
+
+// Found is the violation explore found, shrunk.
+type Found struct {
+	Schedule   int      // 1-based number of the schedule that showed it
+	Seed       uint64   // its seed (random strategy)
+	Violation  string   // what failed: "invariant NAME: ...", "outcome ...", "oops: ..."
+	Original   int      // decisions of the schedule as found
+	Decisions  []int    // the shrunk decision list
+	ShrinkRuns int      // replays spent shrinking
+	Lines      []string // the disturbing choices, as trace lines
+	Result     *Result  // the shrunk schedule's result
+	Timeline   string
+}
+
+// ExploreResult is the outcome of an exploration.
+type ExploreResult struct {
+	Scenario  string
+	File      string
+	Strategy  string
+	Seed      uint64
+	Knobs     []string // the overrides
+	Limit     sim.Time
+	Schedules int // schedules run (not counting shrinking)
+	Outcomes  []OutcomeCount
+	Found     *Found
+	Elapsed   time.Duration // wall clock (for schedules/second; not in replay files)
+	Failed    bool
+}
+
+// Explore runs many schedules of f, counts its outcomes, stops at the first
+// violation (an invariant, an always/never outcome failing in a schedule, or an
+// oops) and shrinks it.
+func Explore(f *File, o ExploreOptions) (*ExploreResult, error) {
+	if o.Runs <= 0 {
+		o.Runs = 100
+	}
+	if o.Budget <= 0 {
+		o.Budget = 16
+	}
+	if o.MaxShrinkRuns <= 0 {
+		o.MaxShrinkRuns = 2000
+	}
+	if o.Strategy == "" {
+		o.Strategy = "random"
+	}
+	// Reject bad knobs before the first run.
+	if _, err := resolveKnobs(f, o.Knobs, backend(o.Perf)); err != nil {
+		return nil, err
+	}
+	ex := &ExploreResult{Scenario: scenarioName(f), File: f.Name, Strategy: o.Strategy, Seed: o.Seed,
+		Knobs: KnobList(o.Knobs), Limit: o.Limit}
+	if ex.Limit <= 0 {
+		ex.Limit = DefaultLimit
+	}
+	for _, oc := range f.Outcomes {
+		ex.Outcomes = append(ex.Outcomes, OutcomeCount{Outcome: f.outcomeText(oc), Line: oc.Pos.Line, Quant: oc.Quant.String()})
+	}
+	start := time.Now()
+	var err error
+	switch o.Strategy {
+	case "random":
+		err = exploreRandom(f, o, ex)
+	case "rapid":
+		err = exploreRapid(f, o, ex)
+	default:
+		return nil, fmt.Errorf("unknown strategy %q (random or rapid)", o.Strategy)
+	}
+	ex.Elapsed = time.Since(start)
+	if err != nil {
+		return nil, err
+	}
+	ex.finish()
+	return ex, nil
+}
+
+func (o ExploreOptions) runOptions(ch sim.Chooser, keep bool) Options {
+	return Options{Knobs: o.Knobs, Chooser: ch, Limit: o.Limit, KeepTrace: keep, StopAtViolation: true, Perf: o.Perf}
+}
+
+// count adds one schedule's outcomes to the counts.
+func (ex *ExploreResult) count(res *Result) {
+	ex.Schedules++
+	for i, oc := range res.Outcomes {
+		if !oc.counted {
+			continue
+		}
+		if oc.truth {
+			ex.Outcomes[i].Positive++
+		} else {
+			ex.Outcomes[i].Negative++
+		}
+	}
+}
+
+func (ex *ExploreResult) finish() {
+	ex.Failed = ex.Found != nil
+	for i := range ex.Outcomes {
+		c := &ex.Outcomes[i]
+		switch {
+		case c.Positive+c.Negative == 0:
+			c.Verdict, c.OK = "-", true
+			continue
+		case c.Negative == 0:
+			c.Verdict = "Always"
+		case c.Positive == 0:
+			c.Verdict = "Never"
+		default:
+			c.Verdict = "Sometimes"
+		}
+		switch c.Quant {
+		case "always":
+			c.OK = c.Negative == 0
+		case "never":
+			c.OK = c.Positive == 0
+		default:
+			c.OK = c.Positive > 0
+		}
+		if !c.OK {
+			ex.Failed = true
+		}
+	}
+}
+
+// signature names the first thing that failed in a schedule, or "". Shrinking
+// keeps a schedule only while it fails the same way.
+func signature(r *Run, res *Result) string {
+	if res.Oops != nil {
+		return "oops: " + res.Oops.Message
+	}
+	for _, v := range res.Violations {
+		if !r.judged[v.Invariant] {
+			return "invariant " + v.Invariant
+		}
+	}
+	for _, oc := range res.Outcomes {
+		if oc.Failure() {
+			return "outcome " + oc.Outcome
+		}
+	}
+	return ""
+}
+
+// describeFailure is the one-line account of the failure of a schedule.
+func describeFailure(r *Run, res *Result, sig string) string {
+	if res.Oops != nil {
+		return fmt.Sprintf("kernel oops on cpu%d at %s: %s", res.Oops.CPU, res.Oops.T, res.Oops.Message)
+	}
+	for _, v := range res.Violations {
+		if "invariant "+v.Invariant == sig {
+			return "invariant " + v.String()
+		}
+	}
+	return sig
+}
+
+func exploreRandom(f *File, o ExploreOptions, ex *ExploreResult) error {
+	for i := 0; i < o.Runs; i++ {
+		seed := o.Seed + uint64(i)
+		ch := ScheduleChooser(seed, o.Budget)
+		r, res, err := RunOnce(f, o.runOptions(ch, false))
+		if err != nil {
+			return err
+		}
+		ex.count(res)
+		if o.Progress != nil {
+			o.Progress(i+1, o.Runs)
+		}
+		if sig := signature(r, res); sig != "" {
+			found, err := shrink(f, o, r.Decisions(), sig)
+			if err != nil {
+				return err
+			}
+			found.Schedule, found.Seed = i+1, seed
+			ex.Found = found
+			return nil
+		}
+	}
+	return nil
+}
+
+// WriteText prints the exploration: the herd7-style table, then the violation,
+// its shrunk schedule and the replay token.
+func (ex *ExploreResult) WriteText(w io.Writer) {
+	fmt.Fprintf(w, "explore %s (%s): strategy %s, seed %d, %d schedules", ex.Scenario, ex.File, ex.Strategy, ex.Seed, ex.Schedules)
+	if len(ex.Knobs) > 0 {
+		fmt.Fprintf(w, ", %s", strings.Join(ex.Knobs, " "))
+	}
+	fmt.Fprintln(w)
+	if len(ex.Outcomes) > 0 {
+		fmt.Fprintf(w, "%-9s %9s %9s  %s\n", "verdict", "positive", "negative", "outcome")
+	}
+	for _, c := range ex.Outcomes {
+		mark := ""
+		if !c.OK {
+			mark = "   <- claimed " + c.Quant
+		}
+		fmt.Fprintf(w, "%-9s %9d %9d  %s%s\n", c.Verdict, c.Positive, c.Negative, c.Outcome, mark)
+	}
+	if ex.Found == nil {
+		fmt.Fprintf(w, "no violation in %d schedules\n", ex.Schedules)
+	} else {
+		fd := ex.Found
+		fmt.Fprintf(w, "VIOLATION in schedule %d", fd.Schedule)
+		if ex.Strategy == "random" {
+			fmt.Fprintf(w, " (seed %d)", fd.Seed)
+		}
+		fmt.Fprintf(w, ": %s\n", fd.Violation)
+		fmt.Fprintf(w, "shrunk from %d to %d decisions (%d disturbing) in %d replays\n", fd.Original, len(fd.Decisions), len(fd.Lines), fd.ShrinkRuns)
+		fmt.Fprintln(w, "disturbing choices:")
+		for _, l := range fd.Lines {
+			fmt.Fprintf(w, "  %s\n", l)
+		}
+		fmt.Fprintf(w, "token: %s\n", sim.EncodeToken(fd.Decisions))
+		if fd.Timeline != "" {
+			fmt.Fprint(w, fd.Timeline)
+		}
+	}
+	if ex.Failed {
+		fmt.Fprintln(w, "FAIL")
+	} else {
+		fmt.Fprintln(w, "ok")
+	}
+}
+
+// ReplayFile returns the replay file of the found violation.
+func (ex *ExploreResult) ReplayFile() *sim.ReplayFile {
+	if ex.Found == nil {
+		return nil
+	}
+	rf := &sim.ReplayFile{Decisions: ex.Found.Decisions}
+	rf.Add("scenario", ex.Scenario)
+	rf.Add("file", ex.File)
+	for _, k := range ex.Knobs {
+		rf.Add("kernel", k)
+	}
+	rf.Add("strategy", ex.Strategy)
+	rf.Add("seed", fmt.Sprint(ex.Found.Seed))
+	rf.Add("limit", dur(time.Duration(ex.Limit)))
+	rf.Add("violation", ex.Found.Violation)
+	return rf
+}
+
+// ScheduleChooser is the chooser of the random schedule of seed: the seeded
+// random strategy with at most budget disturbing decisions (0: 16). `simrun run
+// --seed N` and explore's schedule of seed N are the same schedule.
+func ScheduleChooser(seed uint64, budget int) sim.Chooser {
+	if budget <= 0 {
+		budget = 16
+	}
+	return &sim.Limited{Inner: sim.NewRandom(seed), Budget: budget}
+}
