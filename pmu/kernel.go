@@ -44,6 +44,8 @@ type Kernel struct {
 	mlockedPages, pinnedPages                     int64
 	ips                                           map[string]uint64 // fake addresses of named frames
 	tp                                            tpTable
+
+	rbTrace rbTraceState // ring buffer logs for the invariants (rbtrace.go)
 }
 
 // Options configures the perf core of a machine.

@@ -1,6 +1,9 @@
 package pmu
 
-import "perfsim/sim"
+import (
+	"perfsim/rb"
+	"perfsim/sim"
+)
 
 // Knobs are this layer's kernel knobs; the zero value (or "today") is today's
 // upstream.
@@ -10,6 +13,12 @@ type Knobs struct {
 	// as first posted (Wang Nan, 2016-03-28), which read rb, then tested
 	// event->rb again, then toggled the first copy.
 	PauseOutputRBCheck string
+	// RB are the ring buffer knobs (rb.KnobSpecs), given to every buffer
+	// perf_mmap() allocates.
+	RB rb.Knobs
+	// Extra holds the values of the drivers' knobs (Driver.Knobs), read with
+	// Kernel.Knob.
+	Extra map[string]string
 }
 
 // KnobSpecs are the pmu layer's kernel knobs.

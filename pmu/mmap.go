@@ -113,6 +113,8 @@ func (k *Kernel) perfMmapRB(e *Event, nrPages int, prot Prot) (*Mapping, error) 
 	if err != nil {
 		return nil, ENOMEM
 	}
+	buf.Knobs = k.Opts.Knobs.RB
+	k.traceBuffer(buf, e)
 	bs := &bufState{mmapCount: 1, userExtra: userPages - extra, extra: extra}
 	k.bufs[buf] = bs
 	k.mlockedPages += bs.userExtra

@@ -5,7 +5,6 @@ import (
 	"io"
 
 	"perfsim/cpu"
-	"perfsim/rb"
 	"perfsim/sched"
 	"perfsim/sim"
 )
@@ -39,8 +38,6 @@ type Run struct {
 	Knobs map[string]string // the value of every kernel and tool knob
 	M     *cpu.Machine
 	S     *sched.Sched
-	// RB is the ring buffer knobs the perf backend gives its buffers.
-	RB rb.Knobs
 	// Tasks maps the file's task names to their tasks.
 	Tasks map[string]*sched.Task
 	Perf  PerfRun
@@ -98,7 +95,7 @@ func Build(f *File, opts Options) (r *Run, err error) {
 	}()
 	r.M.Trace().Keep = opts.KeepTrace
 	cfg := sched.DefaultConfig()
-	if err := applyKnobs(knobs, &cfg, &r.RB); err != nil {
+	if err := applyKnobs(knobs, &cfg); err != nil {
 		return nil, err
 	}
 	r.S = sched.New(r.M, cfg)

@@ -42,7 +42,7 @@ func builtinVerbs() map[string]Verb {
 	return map[string]Verb{
 		"nmi": {Spec: ActionSpec{Args: []ArgKind{ArgCPU}, MinArgs: 1}, NMI: true,
 			Help: "an NMI on the CPU; its handler is perf's (perf_event_nmi_handler) when the run has perf",
-			Do:   func(a *ActionCtx) { a.Run.Perf.NMI(a.CPU) }},
+			Do:   func(a *ActionCtx) { a.Run.Perf.NMI(a.CPU, false) }},
 		"task-work-nmi": {Spec: ActionSpec{Args: []ArgKind{ArgCPU}, MinArgs: 1}, NMI: true,
 			Help: "an NMI on the CPU that queues a task_work on the current task with TWA_NMI_CURRENT, as unwind_deferred_request() does for perf's deferred callchains (counts nmi-work.queued and nmi-work.run)",
 			Do:   taskWorkNMI},

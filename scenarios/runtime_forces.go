@@ -83,7 +83,7 @@ func (fs *forceState) fire(c *cpu.CPU, f *Force, t *sched.Task) {
 	r.note(c.ID, "force", what)
 	switch f.Kind {
 	case ForceNMI:
-		c.RaiseNMI(cpu.Interrupt{Name: "forced", Fn: r.Perf.NMI, Now: true})
+		c.RaiseNMI(cpu.Interrupt{Name: "forced", Fn: func(c *cpu.CPU) { r.Perf.NMI(c, true) }, Now: true})
 	case ForcePreempt:
 		r.S.ForcePreempt(t)
 	case ForceMigrate:

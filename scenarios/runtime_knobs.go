@@ -5,28 +5,16 @@ import (
 	"sort"
 	"strings"
 
-	"perfsim/rb"
 	"perfsim/sched"
 	"perfsim/sim"
 )
 
-// RBKnobs are the ring buffer's kernel knobs. package rb keeps them as fields of
-// rb.Knobs; the runtime names them here and hands rb.Knobs to the perf backend
-// (Run.RB).
-var RBKnobs = []sim.KnobSpec{{
-	Name:    "rb-put-handle",
-	Values:  []string{"today", "pre-1b038c6e05ff"},
-	Help:    "perf_output_put_handle(): before the fix the writer dropped rb->nest before storing data_head, so a nested NMI writer's newer head could be overwritten by an older one (data_head goes backwards)",
-	Source:  "1b038c6e05ff perf/ring_buffer: Fix exposing a temporarily decreased data_head",
-	Package: "rb",
-}}
-
 // KernelKnobSpecs lists every kernel knob of the simulator with backend perf: the
-// scheduler's, the ring buffer's and the perf backend's, sorted by name.
+// scheduler's and the perf backend's (for PMUPerf: the ring buffer's, the perf
+// core's and the PMU drivers'), sorted by name.
 func KernelKnobSpecs(perf PerfBackend) []sim.KnobSpec {
 	var out []sim.KnobSpec
 	out = append(out, sched.Knobs...)
-	out = append(out, RBKnobs...)
 	out = append(out, backend(perf).KernelKnobs()...)
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
@@ -107,15 +95,13 @@ func resolveKnobs(f *File, overrides map[string]string, perf PerfBackend) (map[s
 	return out, nil
 }
 
-// applyKnobs sets the scheduler and ring buffer knobs; the backend reads the
-// rest from Run.Knobs.
-func applyKnobs(knobs map[string]string, cfg *sched.Config, rbk *rb.Knobs) error {
+// applyKnobs sets the scheduler knobs; the backend reads the rest from Run.Knobs.
+func applyKnobs(knobs map[string]string, cfg *sched.Config) error {
 	for _, k := range sched.Knobs {
 		if _, err := sched.ApplyKnob(cfg, k.Name, knobs[k.Name]); err != nil {
 			return err
 		}
 	}
-	rbk.OldPutHandle = knobs["rb-put-handle"] == "pre-1b038c6e05ff"
 	return nil
 }
 

@@ -43,7 +43,9 @@ type PerfRun interface {
 	// Observe returns the value of an observable the backend listed.
 	Observe(name string) (int64, bool)
 	// NMI is the NMI handler of forced and timed NMIs: perf_event_nmi_handler().
-	NMI(c *cpu.CPU)
+	// forced: a forced interleaving's "nmi cpuN at LABEL", which stands for the
+	// PMI of a counter overflowing right there.
+	NMI(c *cpu.CPU, forced bool)
 	// Script writes what the sessions' readers got, as perf script prints it.
 	Script(w io.Writer) error
 	// Finish runs at the end of the run (drain the readers, then the end-of-run
@@ -82,6 +84,6 @@ func (NoPerf) Start(r *Run) (PerfRun, error) {
 type noPerfRun struct{}
 
 func (noPerfRun) Observe(string) (int64, bool) { return 0, false }
-func (noPerfRun) NMI(*cpu.CPU)                 {}
+func (noPerfRun) NMI(*cpu.CPU, bool)           {}
 func (noPerfRun) Script(io.Writer) error       { return nil }
 func (noPerfRun) Finish() []Violation          { return nil }

@@ -51,6 +51,8 @@ type SessionOptions struct {
 	// NoSideBand skips the BPF side-band evlist (--no-bpf-event) even when
 	// the Record has one.
 	NoSideBand bool
+	// Knobs are the tool knobs' values (ToolKnobs; unset: the default).
+	Knobs map[string]string
 	// Symbolize resolves sample ips for Script.
 	Symbolize func(pid, tid int, ip uint64, kernel bool) (sym string, off uint64, dso string, ok bool)
 }
@@ -128,6 +130,8 @@ type Session struct {
 	switchHit bool
 	snapStart bool
 	processed int // len(Data.Data) when Data was last processed
+
+	tool toolState // what the registered actions keep (actions.go)
 }
 
 // sessionStats are the counters perf keeps while recording.
@@ -400,6 +404,7 @@ func (ss *Session) recordMmap(t *sched.Task) error {
 				if err != nil {
 					return fmt.Errorf("perf record: reader for fd %d: %w", fd, err)
 				}
+				reader.Tracer = ss.K.BufferTracer(m.RB) // the invariants' log, when on
 				*out = &SessionMmap{CPU: c, FD: fd, Overwrite: overwrite, Map: m, Reader: reader}
 				ss.Mmaps = append(ss.Mmaps, *out)
 			} else {
@@ -560,6 +565,9 @@ func (ss *Session) mmapReadAll(t *sched.Task, synch bool) error {
 // are written now and again on the next pass (counted in perf.dup_bytes).
 // tools/perf/util/mmap.c: perf_mmap__push()
 func (ss *Session) mmapPush(t *sched.Task, idx int, m *SessionMmap) {
+	if m.Map == nil {
+		return // unmapped by an action
+	}
 	t.Spend(ss.Opts.MmapVisit)
 	r := m.Reader
 	head := r.ReadHead(t)
@@ -729,6 +737,11 @@ func SessionObservableHelp(name string) string {
 			return o.help
 		}
 	}
+	for _, o := range extraObs {
+		if o.name == name {
+			return o.help
+		}
+	}
 	return ""
 }
 
@@ -777,6 +790,11 @@ func (ss *Session) Observe(name string) (int64, bool) {
 		return b(ss.Err != nil), true
 	case "perf.done":
 		return b(ss.Finished), true
+	}
+	for _, o := range extraObs {
+		if o.name == name {
+			return o.get(ss), true
+		}
 	}
 	return 0, false
 }

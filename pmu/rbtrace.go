@@ -1,0 +1,100 @@
+package pmu
+
+import (
+	"fmt"
+
+	"perfsim/rb"
+)
+
+// BufferLog is the log of one ring buffer perf_mmap() allocated while tracing
+// was on: what the kernel's writers did (rb.Buffer.Tracer) and what the
+// user-space readers that asked for BufferTracer saw, in one order. rb.Check
+// judges it at the end of a run. Not part of the kernel.
+type BufferLog struct {
+	Buf *rb.Buffer
+	// Backward: the event that mapped the buffer has attr.write_backward.
+	Backward bool
+	Log      []rb.TraceEvent
+	// Truncated: the log hit its limit and tracing of this buffer stopped, so
+	// Check cannot judge it.
+	Truncated bool
+	// Drained is set by the reader's owner when a reader read everything it
+	// could at the end (rb.Final.Drained).
+	Drained bool
+	// Name says which event mapped it, for messages.
+	Name string
+
+	limit int
+}
+
+type rbTraceState struct {
+	on    bool
+	limit int
+	logs  []*BufferLog
+	byBuf map[*rb.Buffer]*BufferLog
+}
+
+// TraceBuffers turns on the ring buffer logs: every buffer allocated from now
+// on logs up to limit events (0: no limit); past it the buffer stops logging
+// and its log is marked Truncated.
+func (k *Kernel) TraceBuffers(limit int) {
+	k.rbTrace.on, k.rbTrace.limit = true, limit
+	if k.rbTrace.byBuf == nil {
+		k.rbTrace.byBuf = map[*rb.Buffer]*BufferLog{}
+	}
+}
+
+// BufferLogs returns the logs of the traced buffers, in allocation order.
+func (k *Kernel) BufferLogs() []*BufferLog { return k.rbTrace.logs }
+
+// BufferLogOf returns the log of buf (nil when it is not traced).
+func (k *Kernel) BufferLogOf(buf *rb.Buffer) *BufferLog { return k.rbTrace.byBuf[buf] }
+
+// BufferTracer returns the tracer a reader of buf (rb.Mmap.Tracer) should
+// use so its observations join the buffer's log; nil when buf is not traced.
+func (k *Kernel) BufferTracer(buf *rb.Buffer) rb.Tracer {
+	l := k.rbTrace.byBuf[buf]
+	if l == nil {
+		return nil
+	}
+	return l.add
+}
+
+// traceBuffer starts the log of a buffer perf_mmap() just allocated for e.
+func (k *Kernel) traceBuffer(buf *rb.Buffer, e *Event) {
+	if !k.rbTrace.on {
+		return
+	}
+	l := &BufferLog{Buf: buf, Backward: e.Attr.WriteBackward, limit: k.rbTrace.limit,
+		Name: fmt.Sprintf("event %d (cpu %d)", e.id, e.cpu)}
+	k.rbTrace.logs = append(k.rbTrace.logs, l)
+	k.rbTrace.byBuf[buf] = l
+	buf.Tracer = l.add
+}
+
+func (l *BufferLog) add(ev rb.TraceEvent) {
+	if l.Truncated {
+		return
+	}
+	if l.limit > 0 && len(l.Log) >= l.limit {
+		l.Truncated = true
+		l.Log = nil
+		l.Buf.Tracer = nil
+		return
+	}
+	l.Log = append(l.Log, ev)
+}
+
+// Final is the end-of-run state rb.Check needs.
+func (l *BufferLog) Final() rb.Final {
+	return rb.Final{DataSize: l.Buf.DataSize(), Backward: l.Backward, Overwrite: l.Buf.Overwrite(),
+		Head: l.Buf.Head(), Lost: l.Buf.Lost(), Drained: l.Drained}
+}
+
+// Check runs rb.Check over the log (nothing for a truncated log).
+func (l *BufferLog) Check() []rb.Violation {
+	if l.Truncated {
+		return nil
+	}
+	return rb.Check(l.Log, l.Final())
+}
