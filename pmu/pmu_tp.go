@@ -113,7 +113,18 @@ func syscallNr(name string) int64 {
 	case "perf_event_open":
 		return 298
 	}
+	// arch/x86/entry/syscalls/syscall_64.tbl, the rest of the scenario syscalls.
+	if nr, ok := moreSyscallNrs[name]; ok {
+		return nr
+	}
 	return -1
+}
+
+var moreSyscallNrs = map[string]int64{
+	"stat": 4, "fstat": 5, "lseek": 8, "mprotect": 10, "brk": 12, "rt_sigaction": 13,
+	"rt_sigprocmask": 14, "pread64": 17, "readv": 19, "writev": 20, "dup": 32, "fork": 57,
+	"exit": 60, "getuid": 102, "getppid": 110, "gettid": 186, "futex": 202,
+	"sched_getaffinity": 204, "clock_gettime": 228, "openat": 257, "open": 2,
 }
 
 // tpPMU is perf_tracepoint: PERF_TYPE_TRACEPOINT events, fired from the

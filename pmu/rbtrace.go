@@ -23,8 +23,14 @@ type BufferLog struct {
 	Drained bool
 	// Name says which event mapped it, for messages.
 	Name string
+	// HeadBackwards counts the stores of user_page->data_head that went the
+	// wrong way (down for a forward buffer, up for a backward one).
+	HeadBackwards int
 
-	limit int
+	limit    int
+	lastHead uint64
+	haveHead bool
+	commits  map[uint64][]byte // free-running position -> the record committed there
 }
 
 type rbTraceState struct {
@@ -73,16 +79,43 @@ func (k *Kernel) traceBuffer(buf *rb.Buffer, e *Event) {
 }
 
 func (l *BufferLog) add(ev rb.TraceEvent) {
+	if ev.Kind == rb.TraceDataHead {
+		if l.haveHead {
+			d := int64(ev.Value - l.lastHead)
+			if (!l.Backward && d < 0) || (l.Backward && d > 0) {
+				l.HeadBackwards++
+			}
+		}
+		l.lastHead, l.haveHead = ev.Value, true
+	}
 	if l.Truncated {
 		return
 	}
 	if l.limit > 0 && len(l.Log) >= l.limit {
 		l.Truncated = true
-		l.Log = nil
+		l.Log, l.commits = nil, nil
 		l.Buf.Tracer = nil
 		return
 	}
+	if ev.Kind == rb.TraceCommit {
+		if l.commits == nil {
+			l.commits = map[uint64][]byte{}
+		}
+		l.commits[ev.Pos] = ev.Rec
+	}
 	l.Log = append(l.Log, ev)
+}
+
+// WrittenAt returns the record the kernel committed at free-running position
+// pos of buf, as the invariant log saw it (ok false when buf is not traced,
+// its log was truncated, or nothing was committed there).
+func (k *Kernel) WrittenAt(buf *rb.Buffer, pos uint64) (rec []byte, ok bool) {
+	l := k.rbTrace.byBuf[buf]
+	if l == nil || l.Truncated {
+		return nil, false
+	}
+	rec, ok = l.commits[pos]
+	return rec, ok
 }
 
 // Final is the end-of-run state rb.Check needs.
@@ -97,4 +130,42 @@ func (l *BufferLog) Check() []rb.Violation {
 		return nil
 	}
 	return rb.Check(l.Log, l.Final())
+}
+
+// BufferTracing reports whether buf's log is still taking events (traced and
+// not truncated), so a caller can skip building events nobody keeps.
+func (k *Kernel) BufferTracing(buf *rb.Buffer) bool {
+	l := k.rbTrace.byBuf[buf]
+	return l != nil && !l.Truncated
+}
+
+func init() {
+	RegisterObservable("rb.data-head-backwards", "stores of data_head that moved it backwards (forward buffers) or forwards (backward ones), in the traced buffers",
+		func(k *Kernel) int64 {
+			n := 0
+			for _, l := range k.rbTrace.logs {
+				n += l.HeadBackwards
+			}
+			return int64(n)
+		})
+	RegisterObservable("rb.paused", "ring buffers alive now whose rb->paused is set (PAUSE_OUTPUT, or no data pages)",
+		func(k *Kernel) int64 {
+			n := 0
+			for buf := range k.bufs {
+				if buf.Paused() {
+					n++
+				}
+			}
+			return int64(n)
+		})
+	RegisterObservable("rb.zero-pages", "ring buffers allocated with no data pages (nr_pages == 0: a mapping of the user page only)",
+		func(k *Kernel) int64 {
+			n := 0
+			for _, l := range k.rbTrace.logs {
+				if l.Buf.NrPages() == 0 {
+					n++
+				}
+			}
+			return int64(n)
+		})
 }

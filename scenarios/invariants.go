@@ -26,6 +26,9 @@ type Violation struct {
 }
 
 func (v Violation) String() string {
+	if v.CPU < 0 { // judged at the end of the run, not on one CPU
+		return fmt.Sprintf("%s at %s: %s", v.Invariant, v.T, v.Message)
+	}
 	return fmt.Sprintf("%s at %s on cpu%d: %s", v.Invariant, v.T, v.CPU, v.Message)
 }
 

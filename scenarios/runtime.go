@@ -88,9 +88,10 @@ func Build(f *File, opts Options) (r *Run, err error) {
 	}
 	r.M = cpu.NewMachine(cpu.Config{CPUs: f.NumCPUs()}, r.log)
 	r.log.eng = r.M.Eng
+	m := r.M // r is nil when an error is returned
 	defer func() {
 		if err != nil {
-			r.M.Close()
+			m.Close()
 		}
 	}()
 	r.M.Trace().Keep = opts.KeepTrace
@@ -151,8 +152,20 @@ func (r *Run) Decisions() []int { return r.log.all }
 // Trace returns the run's trace.
 func (r *Run) Trace() *sim.Trace { return r.M.Trace() }
 
-// Timeline renders the per-CPU timeline of the run (see sched.Timeline).
-func (r *Run) Timeline(width int) string { return r.S.Timeline(width) }
+// Timeline renders the per-CPU timeline of the run (see sched.Timeline),
+// followed by the rows of a perf backend that draws its own on the same time
+// scale (PMUPerf: the PMUs with a Timeline, such as cs_etm's periods).
+func (r *Run) Timeline(width int) string {
+	out := r.S.Timeline(width)
+	if tl, ok := r.Perf.(Timeliner); ok {
+		end := r.M.Now() // sched.Timeline's end
+		for _, t := range r.S.Tasks {
+			end = max(end, t.Exited)
+		}
+		out += tl.Timeline(end, width)
+	}
+	return out
+}
 
 // Script writes the perf script text of the run's sessions.
 func (r *Run) Script(w io.Writer) error { return r.Perf.Script(w) }

@@ -21,6 +21,7 @@ var builtinObservables = map[string]Type{
 	"sched.migrations": IntType,
 	"sched.all-exited": BoolType, // every task has exited
 	"time.now":         IntType,  // the virtual time (ns)
+	"kernel.oops":      BoolType, // the run ended in a model oops (NULL dereference, refcount underflow)
 	"trace.choices":    IntType,  // disturbing choices taken at step points
 	"nmi-work.queued":  IntType,  // task works queued by task-work-nmi
 	"nmi-work.run":     IntType,  // ... and run by their task
@@ -65,6 +66,8 @@ func (r *Run) observeBuiltin(name string) (int64, bool) {
 		return int64(r.S.Migrations), true
 	case "sched.all-exited":
 		return b2i(r.S.AllExited()), true
+	case "kernel.oops":
+		return b2i(r.oops != nil), true
 	case "time.now":
 		return int64(r.M.Now()), true
 	case "trace.choices":

@@ -40,7 +40,7 @@ type PMUPerf struct{}
 
 // rbTraceLimit bounds each ring buffer's invariant log (events); a buffer that
 // logs more (a benchmark) stops logging and is not judged.
-const rbTraceLimit = 1 << 18
+const rbTraceLimit = 1 << 16
 
 func (PMUPerf) KernelKnobs() []sim.KnobSpec { return pmu.AllKnobSpecs() }
 func (PMUPerf) ToolKnobs() []sim.KnobSpec   { return record.ToolKnobs() }
@@ -49,6 +49,9 @@ func (PMUPerf) Invariants() []InvariantSpec {
 	out := make([]InvariantSpec, 0, len(rb.Invariants))
 	for _, inv := range rb.Invariants {
 		out = append(out, InvariantSpec{Name: inv.Name, Says: inv.Says, Why: inv.Why, Package: "rb"})
+	}
+	for _, inv := range record.SessionInvariants() { // judged per session in Finish
+		out = append(out, InvariantSpec{Name: inv.Name, Says: inv.Says, Why: inv.Why, Package: inv.Package})
 	}
 	return out
 }
@@ -68,6 +71,9 @@ func (PMUPerf) Observables() map[string]Type {
 		if pmu.ObservableIsBool(n) {
 			out[n] = BoolType
 		}
+	}
+	for n := range oracleObservables {
+		out[n] = IntType
 	}
 	for _, n := range record.AllSessionObservableNames() {
 		out[n] = IntType
@@ -137,6 +143,15 @@ func (PMUPerf) Start(r *Run) (PerfRun, error) {
 	}
 	p := &pmuRun{r: r, k: pmu.NewKernel(r.S, o), byName: map[string]*record.Session{}}
 	p.k.TraceBuffers(rbTraceLimit)
+	prev := p.k.OnOutput
+	p.k.OnOutput = func(e *pmu.Event, c *cpu.CPU, s *rb.Sample) {
+		if e.State() != pmu.StateActive || e.OnCPU() != c.ID {
+			p.notActive++
+		}
+		if prev != nil {
+			prev(e, c, s)
+		}
+	}
 	for _, line := range r.File.PMUs {
 		cfg := pmu.PMUConfig{Name: line.Name, Attrs: map[string]string{}}
 		for _, a := range line.Attrs {
@@ -178,15 +193,25 @@ func (PMUPerf) Start(r *Run) (PerfRun, error) {
 	return p, nil
 }
 
+// oracleObservables are observables the backend computes from the pmu's
+// oracle hook (Kernel.OnOutput), apart from the model.
+var oracleObservables = map[string]string{
+	"samples.not-active": "samples written for an event that was not ACTIVE on the writing CPU",
+}
+
 type pmuRun struct {
-	r        *Run
-	k        *pmu.Kernel
-	sessions []*record.Session
-	names    []string
-	byName   map[string]*record.Session
+	notActive int64 // samples.not-active
+	r         *Run
+	k         *pmu.Kernel
+	sessions  []*record.Session
+	names     []string
+	byName    map[string]*record.Session
 }
 
 func (p *pmuRun) Observe(name string) (int64, bool) {
+	if name == "samples.not-active" {
+		return p.notActive, true
+	}
 	if v, ok := p.k.Observe(name); ok {
 		return v, true
 	}
@@ -203,6 +228,18 @@ func (p *pmuRun) Observe(name string) (int64, bool) {
 		}
 	}
 	return sum, found
+}
+
+// Timeline draws the rows of the PMUs that have their own timeline (cs_etm's
+// periods), on the machine timeline's scale.
+func (p *pmuRun) Timeline(end sim.Time, width int) string {
+	var out string
+	for _, x := range p.k.PMUs() {
+		if tl, ok := x.(Timeliner); ok {
+			out += tl.Timeline(end, width)
+		}
+	}
+	return out
 }
 
 // NMI is perf_event_nmi_handler() on c (see pmu.Kernel.PerfEventNMIHandler).
@@ -225,6 +262,21 @@ func (p *pmuRun) Script(w io.Writer) error {
 func (p *pmuRun) Finish() []Violation {
 	var out []Violation
 	now := p.r.M.Now()
+	// The rings of a session that ended normally were read to the end
+	// (perf's last record__mmap_read_all()), so a record neither copied out
+	// nor overwritten nor counted lost was missed.
+	for _, ss := range p.sessions {
+		if !ss.Finished || ss.Err != nil {
+			continue
+		}
+		for _, m := range ss.Mmaps {
+			if m.Map != nil {
+				if l := p.k.BufferLogOf(m.Map.RB); l != nil {
+					l.Drained = true
+				}
+			}
+		}
+	}
 	for _, l := range p.k.BufferLogs() {
 		if l.Truncated {
 			p.r.note(-1, "rb", fmt.Sprintf("ring buffer of %s logged over %d events: its invariants are not judged", l.Name, rbTraceLimit))
@@ -233,6 +285,14 @@ func (p *pmuRun) Finish() []Violation {
 		for _, v := range l.Check() {
 			out = append(out, Violation{Invariant: v.Invariant, T: now, CPU: -1,
 				Message: fmt.Sprintf("ring buffer of %s: %s", l.Name, v.Detail)})
+		}
+	}
+	for i, ss := range p.sessions { // record.RegisterSessionInvariant's
+		for _, inv := range record.SessionInvariants() {
+			for _, msg := range inv.Check(ss) {
+				out = append(out, Violation{Invariant: inv.Name, T: now, CPU: -1,
+					Message: fmt.Sprintf("session %d %s: %s", i+1, p.names[i], msg)})
+			}
 		}
 	}
 	return out

@@ -1,9 +1,12 @@
 package record
 
 import (
+	"bytes"
 	"fmt"
 	"slices"
 	"sort"
+	"strconv"
+	"strings"
 
 	"perfsim/pmu"
 	"perfsim/rb"
@@ -116,14 +119,15 @@ func (ss *Session) Knob(name string) string {
 
 // toolState is what the registered actions keep per session.
 type toolState struct {
-	reads      int64 // read passes by the read action
-	readRecs   int64 // records they returned
-	readTorn   int64 // records among them that do not parse
-	pauses     int64 // PAUSE_OUTPUT ioctls the actions made
-	pauseErrs  int64 // ... that failed (-EINVAL: no buffer)
-	unmapped   []*SessionMmap
-	threads    int64
-	actionErrs int64
+	reads        int64 // read passes by the read action
+	readRecs     int64 // records they returned
+	readTorn     int64 // records among them that do not parse
+	lastMismatch bool  // the record just read is not what the kernel wrote there
+	pauses       int64 // PAUSE_OUTPUT ioctls the actions made
+	pauseErrs    int64 // ... that failed (-EINVAL: no buffer)
+	unmapped     []*SessionMmap
+	threads      int64
+	actionErrs   int64
 }
 
 // ToolThread runs fn on a new thread of the perf process (sharing its fds),
@@ -175,11 +179,23 @@ func (s readStepper) Step(label string) {
 func (ss *Session) ReadOverwrite(t *sched.Task) {
 	mode := ss.Knob("overwrite-reader")
 	for _, m := range ss.Mmaps {
-		if !m.Overwrite || m.Map == nil {
+		if !m.Overwrite || m.Map == nil || m.Reader == nil {
 			continue
 		}
 		r := m.Reader
 		ss.tool.reads++
+		// Judge each record returned against what the kernel wrote at that
+		// place (the invariant log), besides whether it parses.
+		orig, buf := r.Tracer, m.Map.RB
+		r.Tracer = func(ev rb.TraceEvent) {
+			if orig != nil {
+				orig(ev)
+			}
+			if ev.Kind == rb.TraceRead {
+				w, ok := ss.K.WrittenAt(buf, ev.Pos)
+				ss.tool.lastMismatch = ok && !bytes.Equal(w, ev.Rec)
+			}
+		}
 		switch mode {
 		case "verify":
 			for _, rec := range r.ReadVerified(readStepper{t}) {
@@ -204,15 +220,17 @@ func (ss *Session) ReadOverwrite(t *sched.Task) {
 				ss.pauseOutput(t, m, false)
 			}
 		}
+		r.Tracer = orig
 	}
 }
 
 func (ss *Session) countRead(t *sched.Task, rec []byte, spend bool) {
 	ss.tool.readRecs++
 	a := &ss.Data.Attrs[0].Attr
-	if _, err := rb.Decode(rec, a.SampleType, a.SampleIDAll); err != nil {
+	if _, err := rb.Decode(rec, a.SampleType, a.SampleIDAll); err != nil || ss.tool.lastMismatch {
 		ss.tool.readTorn++
 	}
+	ss.tool.lastMismatch = false
 	if spend {
 		t.Spend(ReadPerRecord)
 	}
@@ -227,6 +245,73 @@ func (ss *Session) pauseOutput(t *sched.Task, m *SessionMmap, pause bool) {
 	if _, err := ss.K.Ioctl(t, m.FD, pmu.PERF_EVENT_IOC_PAUSE_OUTPUT, v); err != nil {
 		ss.tool.pauseErrs++
 	}
+}
+
+// unmapRings is munmap(2) of every mapped ring of the session.
+func (ss *Session) unmapRings(t *sched.Task) {
+	for _, m := range ss.Mmaps {
+		if m.Map != nil {
+			if err := ss.K.Munmap(t, m.Map); err != nil {
+				ss.tool.actionErrs++
+			}
+			m.Map, m.Reader = nil, nil
+			ss.tool.unmapped = append(ss.tool.unmapped, m)
+		}
+	}
+}
+
+// remapRings maps the unmapped rings again, length bytes each (0: perf's
+// size). A mapping of the user page alone has no data pages: nothing reads it.
+func (ss *Session) remapRings(t *sched.Task, length uint64) {
+	todo := ss.tool.unmapped
+	ss.tool.unmapped = nil
+	if length == 0 {
+		length = uint64(ss.R.MmapBytes())
+	}
+	for _, m := range todo {
+		prot := pmu.ProtRead | pmu.ProtWrite
+		if m.Overwrite {
+			prot = pmu.ProtRead
+		}
+		mp, err := ss.K.Mmap(t, m.FD, 0, length, prot)
+		if err != nil {
+			ss.tool.actionErrs++
+			continue
+		}
+		m.Map, m.Reader, m.pushedAny, m.pushedEnd = mp, nil, false, 0
+		if mp.RB.NrPages() == 0 {
+			continue // perf never reads a ring without data pages
+		}
+		reader, err := rb.NewMmap(mp.RB, m.Overwrite)
+		if err != nil {
+			ss.tool.actionErrs++
+			continue
+		}
+		reader.Tracer = ss.K.BufferTracer(mp.RB)
+		m.Reader = reader
+	}
+}
+
+// sizeArg parses an optional size argument (4096, 4K, 1M), or 0.
+func sizeArg(args []string, i int) uint64 {
+	if i >= len(args) {
+		return 0
+	}
+	v := strings.ReplaceAll(args[i], "_", "")
+	mult := uint64(1)
+	switch {
+	case strings.HasSuffix(v, "K"):
+		mult, v = 1024, strings.TrimSuffix(v, "K")
+	case strings.HasSuffix(v, "M"):
+		mult, v = 1<<20, strings.TrimSuffix(v, "M")
+	case strings.HasSuffix(v, "G"):
+		mult, v = 1<<30, strings.TrimSuffix(v, "G")
+	}
+	n, err := strconv.ParseUint(v, 0, 64)
+	if err != nil {
+		return 0
+	}
+	return n * mult
 }
 
 // cpuArg returns the CPU of an optional cpuN argument, or -1.
@@ -286,43 +371,19 @@ func init() {
 	RegisterAction(Action{Name: "munmap", Args: cpuOpt,
 		Help: "a thread of perf (on cpuN if given) unmaps every ring of the session (perf_mmap_close); perf stops reading them",
 		Do: func(ss *Session, args []string) {
-			ss.ToolThread(cpuArg(args, 0), func(t *sched.Task) {
-				for _, m := range ss.Mmaps {
-					if m.Map != nil {
-						if err := ss.K.Munmap(t, m.Map); err != nil {
-							ss.tool.actionErrs++
-						}
-						m.Map = nil
-						ss.tool.unmapped = append(ss.tool.unmapped, m)
-					}
-				}
-			})
+			ss.ToolThread(cpuArg(args, 0), ss.unmapRings)
 		}})
-	RegisterAction(Action{Name: "mmap", Args: cpuOpt,
-		Help: "a thread of perf (on cpuN if given) maps again the rings the munmap action unmapped (perf_mmap), same size and protection",
+	RegisterAction(Action{Name: "mmap", Args: []ArgKind{ArgCPU, ArgSize},
+		Help: "a thread of perf (on cpuN if given) maps again the rings the munmap action unmapped (perf_mmap), with their protection and perf's size or SIZE (4K: the user page alone, no data pages)",
+		Do: func(ss *Session, args []string) {
+			ss.ToolThread(cpuArg(args, 0), func(t *sched.Task) { ss.remapRings(t, sizeArg(args, 1)) })
+		}})
+	RegisterAction(Action{Name: "remap", Args: cpuOpt,
+		Help: "a thread of perf (on cpuN if given) unmaps every ring and maps it again at once (munmap, then mmap): the first mmap of a buffer, racing whatever another thread does with the event",
 		Do: func(ss *Session, args []string) {
 			ss.ToolThread(cpuArg(args, 0), func(t *sched.Task) {
-				todo := ss.tool.unmapped
-				ss.tool.unmapped = nil
-				length := uint64(ss.R.MmapBytes())
-				for _, m := range todo {
-					prot := pmu.ProtRead | pmu.ProtWrite
-					if m.Overwrite {
-						prot = pmu.ProtRead
-					}
-					mp, err := ss.K.Mmap(t, m.FD, 0, length, prot)
-					if err != nil {
-						ss.tool.actionErrs++
-						continue
-					}
-					reader, err := rb.NewMmap(mp.RB, m.Overwrite)
-					if err != nil {
-						ss.tool.actionErrs++
-						continue
-					}
-					reader.Tracer = ss.K.BufferTracer(mp.RB)
-					m.Map, m.Reader, m.pushedAny, m.pushedEnd = mp, reader, false, 0
-				}
+				ss.unmapRings(t)
+				ss.remapRings(t, 0)
 			})
 		}})
 	RegisterAction(Action{Name: "snapshot",
@@ -332,9 +393,44 @@ func init() {
 
 	RegisterSessionObservable("reader.passes", "read passes of the read action", func(ss *Session) int64 { return ss.tool.reads })
 	RegisterSessionObservable("reader.records", "records the read action returned", func(ss *Session) int64 { return ss.tool.readRecs })
-	RegisterSessionObservable("reader.torn", "records the read action returned that do not parse (torn or overwritten under the reader)", func(ss *Session) int64 { return ss.tool.readTorn })
+	RegisterSessionObservable("reader.torn", "records the read action returned that do not parse or are not, byte for byte, the record the kernel wrote there (torn or overwritten under the reader)", func(ss *Session) int64 { return ss.tool.readTorn })
 	RegisterSessionObservable("tool.pause-ioctls", "PERF_EVENT_IOC_PAUSE_OUTPUT ioctls made by actions", func(ss *Session) int64 { return ss.tool.pauses })
 	RegisterSessionObservable("tool.pause-einval", "... of them that failed (-EINVAL: no buffer, or no data pages)", func(ss *Session) int64 { return ss.tool.pauseErrs })
 	RegisterSessionObservable("tool.threads", "tool threads the actions started", func(ss *Session) int64 { return ss.tool.threads })
 	RegisterSessionObservable("tool.errors", "mmap/munmap actions that failed", func(ss *Session) int64 { return ss.tool.actionErrs })
+}
+
+// tracePushed reports the records perf is about to copy out of a ring,
+// [start, end), to the ring's invariant log (pmu.Kernel.BufferTracer) as
+// reads: the reader of the ring buffer invariants is perf.data's consumer.
+// Bytes perf_mmap__push() copies a second time (perf.dup_bytes: it re-reads
+// data_head) are not reported again. A piece that does not parse ends the
+// walk there (the invariants see what was reported).
+func (ss *Session) tracePushed(m *SessionMmap, start, end uint64) {
+	tr := ss.K.BufferTracer(m.Map.RB)
+	if tr == nil || !ss.K.BufferTracing(m.Map.RB) {
+		return
+	}
+	if !m.Overwrite && m.pushedAny && start < m.pushedEnd {
+		start = min(m.pushedEnd, end)
+	}
+	data, mask := m.Map.RB.Data(), m.Map.RB.Mask()
+	tr(rb.TraceEvent{Kind: rb.TraceReadPass, Backward: m.Overwrite})
+	var hb [rb.HeaderSize]byte
+	for p := start; end-p >= rb.HeaderSize && int64(end-p) > 0; {
+		for i := range hb {
+			hb[i] = data[(p+uint64(i))&mask]
+		}
+		h, _ := rb.ParseHeader(hb[:])
+		n := uint64(h.Size)
+		if n < rb.HeaderSize || n > end-p {
+			return
+		}
+		rec := make([]byte, n)
+		for i := range rec {
+			rec[i] = data[(p+uint64(i))&mask]
+		}
+		tr(rb.TraceEvent{Kind: rb.TraceRead, Pos: p, Size: int(n), Rec: rec, Backward: m.Overwrite})
+		p += n
+	}
 }

@@ -28,6 +28,7 @@ type recordOpts struct {
 	sampleCPU     bool // --sample-cpu
 	noBPFEvent    bool // --no-bpf-event
 	strictFreq    bool
+	output        string // -o
 }
 
 // option is one perf record option this model understands.
@@ -101,7 +102,7 @@ var recordOptions = []option{
 	{0, "sample-cpu", 0, boolOpt(func(o *recordOpts) { o.sampleCPU = true })},
 	{0, "no-bpf-event", 0, boolOpt(func(o *recordOpts) { o.noBPFEvent = true })},
 	{0, "strict-freq", 0, boolOpt(func(o *recordOpts) { o.strictFreq = true })},
-	{'o', "output", 1, func(*recordOpts, string, string) error { return nil }},
+	{'o', "output", 1, func(o *recordOpts, v, _ string) error { o.output = v; return nil }},
 	{'q', "quiet", 0, boolOpt(func(*recordOpts) {})},
 	{'v', "verbose", 0, boolOpt(func(*recordOpts) {})},
 }

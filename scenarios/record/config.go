@@ -21,7 +21,7 @@ func Parse(args []string, opts Options) (*Record, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Record{Target: ro.target, Overwrite: ro.overwrite}
+	r := &Record{Target: ro.target, Overwrite: ro.overwrite, Output: ro.output}
 	for _, c := range r.Target.CPUList {
 		if c >= opts.NrCPUs {
 			return nil, errf("-C", "cpu %d is not online (%d CPUs)", c, opts.NrCPUs)

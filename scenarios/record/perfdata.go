@@ -30,6 +30,14 @@ type PerfData struct {
 	// ProcessErr is the error perf's reader would stop at (a header whose size
 	// does not fit: what torn or overwritten bytes look like), or nil.
 	ProcessErr error
+
+	// Discard is -o /dev/null: nothing is kept (Data, Chunks and Records stay
+	// empty, perf script prints nothing); each chunk is walked as it is
+	// written and only counted, so Stats is still right. perf record itself
+	// never parses what it writes, so neither costs the simulated perf time.
+	Discard bool
+	running DataStats
+	pending []byte // a record cut at a chunk's end (a ring's wrap)
 }
 
 // FileAttr is struct perf_file_attr plus what perf script knows of the evsel.
@@ -79,6 +87,10 @@ func (r *DataRecord) Time() uint64 {
 // write appends one chunk: record__write() -> perf_data__write().
 func (d *PerfData) write(b []byte, mapIdx, cpu int, at sim.Time, overwrite bool) {
 	if len(b) == 0 {
+		return
+	}
+	if d.Discard {
+		d.count(b, mapIdx < 0)
 		return
 	}
 	d.Chunks = append(d.Chunks, Chunk{Off: len(d.Data), Len: len(b), Map: mapIdx, CPU: cpu, At: at, Overwrite: overwrite})
@@ -165,6 +177,9 @@ func knownType(t uint32) bool {
 // record whose body does not decode is kept with its error.
 // tools/perf/util/session.c: reader__read_event(), perf_session__process_event()
 func (d *PerfData) Process() {
+	if d.Discard {
+		return
+	}
 	d.Records = d.Records[:0]
 	d.ProcessErr = nil
 	ci := 0
@@ -210,6 +225,9 @@ type DataStats struct {
 
 // Stats counts the processed records.
 func (d *PerfData) Stats() DataStats {
+	if d.Discard {
+		return d.running
+	}
 	var s DataStats
 	for i := range d.Records {
 		r := &d.Records[i]
@@ -262,7 +280,7 @@ func headerOnly(typ uint32) []byte {
 // newPerfData starts the perf.data of r: one attr per evsel, in evlist order
 // (perf_session__write_header() writes evsel->core.attr for each).
 func newPerfData(r *Record) *PerfData {
-	d := &PerfData{}
+	d := &PerfData{Discard: r.Output == "/dev/null"}
 	for i := range r.Evsels {
 		e := &r.Evsels[i]
 		d.Attrs = append(d.Attrs, FileAttr{Name: e.Name, Attr: e.Attr, Tracepoint: e.Tracepoint})

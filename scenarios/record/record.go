@@ -80,6 +80,9 @@ type Snapshot struct {
 
 // Record is what `perf record ARGS` opens and maps.
 type Record struct {
+	// Output is -o FILE ("" for perf.data); "/dev/null" discards what perf
+	// writes (PerfData.Discard).
+	Output    string
 	Evsels    []Evsel
 	SideBand  []Evsel // the BPF side-band evlist (record__setup_sb_evlist), pid -1 per CPU
 	Target    Target

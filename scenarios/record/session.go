@@ -241,7 +241,12 @@ func (ss *Session) startWorkload(t *sched.Task) {
 // main is the perf process.
 // tools/perf/builtin-record.c: __cmd_record()
 func (ss *Session) main(t *sched.Task) {
-	defer ss.finish(t)
+	defer func() {
+		if r := recover(); r != nil {
+			panic(r) // the machine is torn down (or crashed) under perf: nothing more is written
+		}
+		ss.finish(t)
+	}()
 	if ss.Err = ss.recordOpen(t); ss.Err != nil {
 		return
 	}
@@ -537,8 +542,8 @@ func (ss *Session) mmapReadAll(t *sched.Task, synch bool) error {
 			continue
 		}
 		for i, m := range ss.Mmaps {
-			if m.Overwrite != overwrite {
-				continue
+			if m.Overwrite != overwrite || m.Reader == nil {
+				continue // unmapped by an action, or no data pages
 			}
 			flush := m.Reader.Flush
 			if synch {
@@ -565,8 +570,8 @@ func (ss *Session) mmapReadAll(t *sched.Task, synch bool) error {
 // are written now and again on the next pass (counted in perf.dup_bytes).
 // tools/perf/util/mmap.c: perf_mmap__push()
 func (ss *Session) mmapPush(t *sched.Task, idx int, m *SessionMmap) {
-	if m.Map == nil {
-		return // unmapped by an action
+	if m.Map == nil || m.Reader == nil {
+		return // unmapped by an action, or mapped without data pages
 	}
 	t.Spend(ss.Opts.MmapVisit)
 	r := m.Reader
@@ -580,6 +585,7 @@ func (ss *Session) mmapPush(t *sched.Task, idx int, m *SessionMmap) {
 		}
 		return
 	}
+	ss.tracePushed(m, r.Start, r.End) // before pushedEnd moves: first copies only
 	if !m.Overwrite {
 		if m.pushedAny && r.Start < m.pushedEnd {
 			ss.stats.dupBytes += int64(min(m.pushedEnd, r.End) - r.Start)
@@ -612,7 +618,12 @@ func (ss *Session) pushfn(t *sched.Task, idx int, m *SessionMmap, b []byte) {
 	if ss.Opts.PerRecord > 0 {
 		t.Spend(ss.Opts.PerRecord * sim.Duration(countRecords(b)))
 	}
-	chunk := append([]byte(nil), b...) // the bytes as they are now
+	var chunk []byte
+	if ss.Data.Discard {
+		ss.Data.write(b, idx, m.CPU, ss.S.M.Now(), m.Overwrite) // counted now, kept nowhere
+	} else {
+		chunk = append([]byte(nil), b...) // the bytes as they are now
+	}
 	ss.S.Syscall(t, "write", func(t *sched.Task) {
 		t.Spend(ss.Opts.WriteSyscall + ss.Opts.WritePerKiB*sim.Duration(len(chunk))/1024)
 		ss.Data.write(chunk, idx, m.CPU, ss.S.M.Now(), m.Overwrite)

@@ -1,0 +1,5 @@
+package scenarios
+
+// Blank imports of the PMU driver packages that register with pmu.RegisterDriver
+// from init (pmu/pt, pmu/coresight, ...): one line each, so the runtime, the
+// checker and simrun know them. A driver in package pmu itself needs none.
