@@ -86,6 +86,11 @@ func TestCLI(t *testing.T) {
 		{"explore bad time", []string{"explore", "task-work-nmi-race", "--time", "soon"}, 2, nil, []string{"--time: expected a duration"}},
 		{"explore bad strategy", []string{"explore", "task-work-nmi-race", "--strategy", "dfs"}, 2, nil, []string{`unknown strategy "dfs"`}},
 		{"replay missing", []string{"replay", filepath.Join(dir, "nope.replay")}, 2, nil, []string{"nope.replay"}},
+		{"list perf", []string{"list"}, 0, []string{"rb-backward-read-race", "pmu-pause-output-rb-check", "seed-close-benchmark"}, nil},
+		{"run perf builtin", []string{"run", "rb-zero-pages"}, 0, []string{"held           always rb.zero-pages > 0", "ok"}, nil},
+		{"run perf old knob", []string{"run", "rb-data-head-backwards", "--kernel", "rb-put-handle=pre-1b038c6e05ff"}, 1,
+			[]string{"held           when rb-put-handle=pre-1b038c6e05ff always rb.data-head-backwards > 0", "data-head-monotonic at", "FAIL"}, nil},
+		{"knobs tool", []string{"knobs"}, 0, []string{"tool overwrite-reader=paused (default)|unpaused|verify", "kernel pause-output-rb-check=today (default)|posted"}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -159,5 +164,36 @@ func TestCLIExploreReplay(t *testing.T) {
 	}
 	if err := json.Unmarshal([]byte(js[0]), &res); err != nil || res.Scenario != "sched-forced-interleavings" || !strings.HasPrefix(res.Token, "s1.") || len(res.Outcomes) != 5 {
 		t.Errorf("json %v: %+v", err, res)
+	}
+}
+
+// TestCLIExplorePerf: on a perf built-in, explore with the knob of the patch as
+// first posted finds the oops and exits 1 with a replay file; replay prints the
+// same oops twice, identically; today's knob explores clean (exit 0).
+func TestCLIExplorePerf(t *testing.T) {
+	dir := t.TempDir()
+	out, errOut, code := cli(t, dir, "explore", "pmu-pause-output-rb-check", "--kernel", "pause-output-rb-check=posted", "--runs", "1000", "-q")
+	if code != 1 {
+		t.Fatalf("explore exit %d, want 1\n%s\n%s", code, out, errOut)
+	}
+	for _, s := range []string{"VIOLATION in schedule", "kernel oops on cpu", "NULL pointer dereference in rb_toggle_paused()",
+		"replay file: pmu-pause-output-rb-check.replay"} {
+		if !strings.Contains(out, s) {
+			t.Errorf("explore output lacks %q:\n%s", s, out)
+		}
+	}
+	r1, _, c1 := cli(t, dir, "replay", "pmu-pause-output-rb-check.replay")
+	r2, _, c2 := cli(t, dir, "replay", "pmu-pause-output-rb-check.replay")
+	if c1 != 1 || c2 != 1 || r1 != r2 {
+		t.Errorf("replays: exit %d %d, outputs equal %v\n%s", c1, c2, r1 == r2, r1)
+	}
+	for _, s := range []string{"BUG: kernel oops on cpu", "NULL pointer dereference in rb_toggle_paused()", "CPU0: "} {
+		if !strings.Contains(r1, s) {
+			t.Errorf("replay output lacks %q:\n%s", s, r1)
+		}
+	}
+	out, errOut, code = cli(t, dir, "explore", "pmu-pause-output-rb-check", "--runs", "100", "-q")
+	if code != 0 || !strings.Contains(out, "no violation in 100 schedules") {
+		t.Errorf("today: exit %d\n%s\n%s", code, out, errOut)
 	}
 }
