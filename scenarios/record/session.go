@@ -570,9 +570,6 @@ func (ss *Session) mmapReadAll(t *sched.Task, synch bool) error {
 // are written now and again on the next pass (counted in perf.dup_bytes).
 // tools/perf/util/mmap.c: perf_mmap__push()
 func (ss *Session) mmapPush(t *sched.Task, idx int, m *SessionMmap) {
-	if m.Map == nil {
-		return // unmapped by an action
-	}
 	if m.Map == nil || m.Reader == nil {
 		return // unmapped by an action, or mapped without data pages
 	}
