@@ -14,11 +14,9 @@ import (
 // The built-in scenarios, embedded so `simrun run NAME` works from any directory.
 // Each builtin/NAME.sim is run by TestBuiltins and must meet its outcomes.
 //
-// The perf built-ins (rb-backward-read-race, rb-data-head-backwards,
-// rb-nested-nmi-output, rb-zero-pages, pmu-pause-output-rb-check,
-// pmu-overflow-vs-sched-out, seed-close-benchmark) join this directory when the
-// pmu kernel and the perf record sessions are plugged in through PerfBackend:
-// a built-in must check against NewRegistry(f, DefaultPerf).
+// The perf built-ins (rb-*, pmu-*, seed-close-benchmark) run on DefaultPerf:
+// a built-in must check against NewRegistry(f, DefaultPerf). TestBuiltins
+// runs each in every knob variant its outcomes name.
 //
 //go:embed builtin/*.sim
 var builtinFS embed.FS

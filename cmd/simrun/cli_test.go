@@ -63,7 +63,7 @@ func TestCLI(t *testing.T) {
 	}{
 		{"no command", nil, 2, nil, []string{"usage:"}},
 		{"unknown command", []string{"frobnicate"}, 2, nil, []string{`unknown command "frobnicate"`}},
-		{"list", []string{"list"}, 0, []string{"sched-migrate-timeline", "task-work-nmi-race          an NMI's task_work"}, nil},
+		{"list", []string{"list"}, 0, []string{"sched-migrate-timeline", "task-work-nmi-race ", " an NMI's task_work lost"}, nil},
 		{"run builtin", []string{"run", "sched-migrate-timeline", "--timeline"}, 0,
 			[]string{"held           always task.dd.migrations == 4", "CPU3: ____________###dd-101###", "replay token: s1."}, nil},
 		{"demo", []string{"demo"}, 0, []string{"CPU0: ###dd-101###"}, nil},
