@@ -115,13 +115,10 @@ func (k *Kernel) perfEventOpen(t *sched.Task, uattr *Attr, pid, cpuID, groupFD i
 			return -1, err
 		}
 	}
-	// Step 25: AUX events need an AUX leader; no PMU here has one.
-	var al *AuxLeader
-	if groupLeader != nil {
-		al = &AuxLeader{Capabilities: groupLeader.pmu.Capabilities()}
-	}
-	if err := CheckAuxEvent(&a, al); err != nil {
-		return -1, err
+	// Step 25: an event that needs an AUX event links to its AUX group
+	// leader (perf_get_aux_event, aux_core.go).
+	if a.NeedAuxEvent() && !perfGetAuxEvent(e, groupLeader) {
+		return -1, EINVAL
 	}
 	// Step 26: exclusive PMUs (none here). Install.
 	k.installEvent(t, e, ctx, cpuID)
@@ -188,6 +185,7 @@ func (k *Kernel) perfEventAlloc(a *Attr, cpuID int, task *sched.Task, groupLeade
 		}
 		return nil, err
 	}
+	perfEventAllocAux(e)
 	e.idHeaderSize = rb.IDHeaderSize(e.Attr.SampleType)
 	k.events = append(k.events, e)
 	return e, nil

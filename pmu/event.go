@@ -113,6 +113,8 @@ type Event struct {
 
 	// Samples counts samples written (observables).
 	Samples uint64
+
+	aux eventAux // event->aux_event, hw.aux_paused (aux_core.go)
 }
 
 // ID is event->id.

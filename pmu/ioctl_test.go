@@ -64,6 +64,11 @@ func TestMmapRules(t *testing.T) {
 			want = append(want, s.name+": "+s.want)
 			if m != nil {
 				overwrite = append(overwrite, m.RB.Overwrite())
+				if s.fd == "a" {
+					// perf writes aux_offset/aux_size into the user page before
+					// mapping the AUX area (perf_mmap_aux() reads them).
+					m.RB.User.AuxOffset, m.RB.User.AuxSize = 3*4096, 4*4096
+				}
 			}
 		}
 	})

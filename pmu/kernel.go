@@ -45,7 +45,9 @@ type Kernel struct {
 	ips                                           map[string]uint64 // fake addresses of named frames
 	tp                                            tpTable
 
-	rbTrace rbTraceState // ring buffer logs for the invariants (rbtrace.go)
+	rbTrace rbTraceState        // ring buffer logs for the invariants (rbtrace.go)
+	aux     kernelAux           // AUX area bookkeeping (aux_core.go)
+	defcc   *deferredCallchains // unwind_deferred and perf's deferred callchains (callchain_deferred.go)
 }
 
 // Options configures the perf core of a machine.
@@ -156,6 +158,7 @@ func NewKernel(s *sched.Sched, o Options) *Kernel {
 	s.SwitchHooks = append(s.SwitchHooks, k)
 	s.SyscallHooks = append(s.SyscallHooks, k)
 	s.ExitHooks = append(s.ExitHooks, k)
+	k.perfUnwindDeferredInit() // after perf_event_exit_task's hook: unwind_deferred_task_exit() follows it in do_exit()
 	return k
 }
 

@@ -44,6 +44,11 @@ func ApplyKnob(k *Knobs, name, value string) (bool, error) {
 		switch name {
 		case "pause-output-rb-check":
 			k.PauseOutputRBCheck = value
+		default: // knobs registered from other files (callchain_deferred.go): read with Kernel.Knob
+			if k.Extra == nil {
+				k.Extra = map[string]string{}
+			}
+			k.Extra[name] = value
 		}
 		return true, nil
 	}

@@ -12,6 +12,8 @@ type bufState struct {
 	eventList []*Event // rb->event_list
 	userExtra int64    // pages charged to user->locked_vm (rb->mmap_user)
 	extra     int64    // pages charged to mm->pinned_vm (rb->mmap_locked)
+
+	auxUserExtra, auxExtra int64 // the AUX area's charges (rb->aux_mmap_locked)
 }
 
 // rlimitMemlockPages is RLIMIT_MEMLOCK's default (8 MiB) in pages.
@@ -52,7 +54,12 @@ func (k *Kernel) perfMmap(t *sched.Task, fd int, pgoff, length uint64, prot Prot
 		return nil, ENODEV
 	}
 	if pgoff != 0 {
-		return nil, k.perfMmapAux(e)
+		t.Step("perf_mmap:mmap_mutex")
+		if err := k.perfMmapAuxArea(e, pgoff, int(nrPages), prot); err != nil {
+			return nil, err
+		}
+		e.fileRefs++
+		return &Mapping{RB: e.rb, ev: e, FD: fd, Aux: true, Pgoff: pgoff, Length: length, Prot: prot, task: t}, nil
 	}
 	t.Step("perf_mmap:mmap_mutex")
 	m, err := k.perfMmapRB(e, int(nrPages), prot)
@@ -62,15 +69,6 @@ func (k *Kernel) perfMmap(t *sched.Task, fd int, pgoff, length uint64, prot Prot
 	m.FD, m.Pgoff, m.Length, m.Prot, m.task = fd, pgoff, length, prot, t
 	e.fileRefs++ // the vma holds the file
 	return m, nil
-}
-
-// perfMmapAux is the AUX path: no PMU here has an AUX area.
-// kernel/events/core.c: perf_mmap_aux()
-func (k *Kernel) perfMmapAux(e *Event) error {
-	if e.rb == nil {
-		return EINVAL
-	}
-	return EOPNOTSUPP // rb_alloc_aux(): !has_aux(event)
 }
 
 // perfMmapRB maps the data buffer: share the event's buffer when it already
@@ -200,6 +198,11 @@ func (k *Kernel) perfMmapClose(t *sched.Task, m *Mapping) error {
 		panicCrash("perf_mmap_close: event->rb is not the mapped buffer")
 	}
 	buf.Get() // ring_buffer_get(event)
+	if m.Aux {
+		if err := k.perfMmapCloseAux(t, m); err != nil {
+			panicCrash("%v", err)
+		}
+	}
 	bs := k.bufs[buf]
 	bs.mmapCount--
 	detachRest := bs.mmapCount == 0

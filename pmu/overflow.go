@@ -59,6 +59,7 @@ func (k *Kernel) eventOverflow(c *cpu.CPU, e *Event, throttle bool, data *perfSa
 		return 0
 	}
 	ret := k.accountInterrupt(c, e, throttle)
+	k.auxOverflowPause(c, e) // aux_pause: after the interrupt accounting
 	e.pendingKill = pollIn
 	if e.eventLimit != 0 {
 		e.eventLimit--
@@ -70,6 +71,7 @@ func (k *Kernel) eventOverflow(c *cpu.CPU, e *Event, throttle bool, data *perfSa
 	}
 	k.stats.overflows++
 	k.perfEventOutput(c, e, data, r, e.Attr.WriteBackward)
+	k.auxOverflowResume(c, e) // aux_resume: at the end (out:), after the sample
 	return ret
 }
 
@@ -243,44 +245,11 @@ func (k *Kernel) perfPrepareSample(c *cpu.CPU, e *Event, s *rb.Sample, chain *[]
 	}
 	s.Callchain = nil
 	if st&PERF_SAMPLE_CALLCHAIN != 0 {
-		s.Callchain = k.perfCallchain(e, chain, r)
+		s.Callchain = k.perfCallchain(c, e, chain, r)
 	}
-}
-
-// perfCallchain builds the callchain: kernel frames (innermost first) after
-// PERF_CONTEXT_KERNEL, then user frames after PERF_CONTEXT_USER.
-// kernel/events/callchain.c: get_perf_callchain()
-func (k *Kernel) perfCallchain(e *Event, chain *[]uint64, r *regs) []uint64 {
-	cc := (*chain)[:0]
-	t := r.task
-	max := int(e.Attr.SampleMaxStack)
-	if max == 0 {
-		max = k.Opts.Sysctl.MaxStack
+	if st&PERF_SAMPLE_AUX != 0 {
+		k.prepareSampleAux(c, e, s)
 	}
-	n := 0
-	if !r.user && !e.Attr.ExcludeCallchainKernel {
-		cc = append(cc, PERF_CONTEXT_KERNEL, r.ip)
-		n++
-		if t != nil {
-			for i := len(t.KernelStack) - 1; i >= 0 && n < max; i-- {
-				cc = append(cc, k.fakeIP(t.KernelStack[i], true))
-				n++
-			}
-		}
-	}
-	if t != nil && !e.Attr.ExcludeCallchainUser {
-		cc = append(cc, PERF_CONTEXT_USER)
-		if r.user {
-			cc = append(cc, r.ip)
-			n++
-		}
-		for i := len(t.UserStack) - 1; i >= 0 && n < max; i-- {
-			cc = append(cc, k.fakeIP(t.UserStack[i], false))
-			n++
-		}
-	}
-	*chain = cc
-	return cc
 }
 
 // fakeIP gives a named frame a stable address: kernel text above

@@ -7,15 +7,15 @@ const PageSize = 4096
 // data_tail and the kernel must not overwrite unread data.
 const RingBufferWritable = 0x01
 
-// UserPage is the part of struct perf_event_mmap_page that the data ring uses. The
-// aux_* words are kept for the AUX area, which is not modelled yet.
+// UserPage is the part of struct perf_event_mmap_page that the data ring and the AUX
+// area (aux.go) use.
 type UserPage struct {
 	DataHead   uint64 // written by the kernel (perf_output_put_handle), read with acquire by user space
 	DataTail   uint64 // written by user space (perf_mmap__consume) when the mapping is writable
 	DataOffset uint64 // where the data area starts in the mapping: one page
 	DataSize   uint64 // perf_data_size(rb)
 
-	AuxHead, AuxTail, AuxOffset, AuxSize uint64 // reserved for the AUX area
+	AuxHead, AuxTail, AuxOffset, AuxSize uint64 // the AUX area: aux_head by the kernel, aux_tail by user space
 }
 
 // Knobs select earlier kernel behaviour. The zero value is today's upstream.
@@ -29,7 +29,7 @@ type Knobs struct {
 	OldPutHandle bool
 }
 
-// Buffer is struct perf_buffer (kernel/events/internal.h) without the AUX area.
+// Buffer is struct perf_buffer (kernel/events/internal.h); the AUX area is in aux.go.
 type Buffer struct {
 	Knobs Knobs
 
@@ -51,6 +51,8 @@ type Buffer struct {
 	User UserPage
 	data []byte // the data pages, contiguous (as with CONFIG_PERF_USE_VMALLOC)
 	mask uint64
+
+	aux auxArea // the rb->aux_* fields (aux.go)
 
 	// Tracer, when set, receives the writer-side log the invariants observe. It is
 	// not part of the kernel and changes nothing in the model.

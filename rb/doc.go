@@ -16,5 +16,6 @@
 // Default behaviour is today's upstream (post-v6.19). Earlier behaviour is selected by
 // the fields of Knobs, each citing the commit it undoes.
 //
-// The AUX area (rb->aux_*) is not modelled yet; UserPage and Buffer keep room for it.
+// The AUX area (rb->aux_*, perf_aux_output_begin/end/skip/flag, PERF_SAMPLE_AUX) is in
+// aux*.go.
 package rb

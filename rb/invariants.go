@@ -174,6 +174,7 @@ func Check(log []TraceEvent, f Final) []Violation {
 	if lostCounted != lostReported+f.Lost {
 		bad("lost-conserved", "%d counted lost, %d reported by PERF_RECORD_LOST, %d pending", lostCounted, lostReported, f.Lost)
 	}
+	auxCheck(log, f, bad) // the AUX area's (aux_invariants.go)
 	return out
 }
 

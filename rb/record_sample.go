@@ -25,6 +25,13 @@ type Sample struct {
 	// kernel skips (leaves stale) rather than zeroes. Decoded, Raw holds size bytes,
 	// padding included. nil writes the kernel's empty raw record {size 4, u32 0}.
 	Raw []byte
+	// AuxSize is data->aux_size (PERF_SAMPLE_AUX, last in the record): the u64
+	// size and that many bytes, fixed by perf_prepare_sample_aux(). AuxOutput, when
+	// set, writes them (perf_aux_sample_output()); otherwise Aux is copied and the
+	// rest zero-padded. Decoded, Aux holds the AuxSize bytes (aux_sample.go).
+	AuxSize   uint64
+	Aux       []byte
+	AuxOutput func(st Stepper, h *Handle, s *Sample)
 }
 
 // IDOf is the sample_id trailer data a sample carries (its perf_sample_data).
@@ -47,8 +54,8 @@ func rawSize(raw []byte) int {
 // kernel/events/core.c: perf_prepare_sample(), perf_prepare_header()
 func SampleSize(s *Sample) (int, error) {
 	t := s.Type
-	if t&^uint64(PerfSampleSupported) != 0 {
-		return 0, errUnsupported(t &^ uint64(PerfSampleSupported))
+	if t&^uint64(PerfSampleSupported|PerfSampleAux) != 0 {
+		return 0, errUnsupported(t &^ uint64(PerfSampleSupported|PerfSampleAux))
 	}
 	n := HeaderSize + IDHeaderSize(t)                                           // event->id_header_size
 	n += 8 * bits.OnesCount64(t&(PerfSampleIP|PerfSampleAddr|PerfSamplePeriod)) // event->header_size
@@ -58,6 +65,7 @@ func SampleSize(s *Sample) (int, error) {
 	if t&PerfSampleRaw != 0 {
 		n += rawSize(s.Raw)
 	}
+	n += auxSampleBytes(s)
 	if n > MaxRecordSize {
 		return 0, ErrRecordTooBig
 	}
@@ -73,6 +81,8 @@ func OutputSample(st Stepper, h *Handle, s *Sample, size int, ev Event) {
 		return
 	}
 	hw := headerWord(Header{Type: RecordSample, Misc: s.Misc, Size: uint16(size)})
+	full := size
+	size -= auxSampleBytes(s) // PERF_SAMPLE_AUX goes last: perfOutputSampleAux
 	if h.size >= size && size >= HeaderSize {
 		// Contiguous: encode in place (same bytes as the field by field copy).
 		b := rb.data[h.addr : h.addr+size]
@@ -93,6 +103,9 @@ func OutputSample(st Stepper, h *Handle, s *Sample, size int, ev Event) {
 		n := encodeSampleBody(b, s)
 		OutputCopy(h, b[:n])
 		OutputSkip(h, size-HeaderSize-n) // RAW frag->pad: __output_skip()
+	}
+	if full != size {
+		outputSampleAux(st, h, s)
 	}
 	if we := ev.WakeupEvents(); we > 0 {
 		rb.events++
@@ -191,6 +204,7 @@ func AppendSample(dst []byte, s *Sample) ([]byte, error) {
 	b := make([]byte, size)
 	binary.LittleEndian.PutUint64(b, headerWord(Header{Type: RecordSample, Misc: s.Misc, Size: uint16(size)}))
 	encodeSampleBody(b[HeaderSize:], s)
+	putSampleAux(b[size-auxSampleBytes(s):], s)
 	return append(dst, b...), nil
 }
 
@@ -205,8 +219,8 @@ func DecodeSample(rec []byte, sampleType uint64) (*Sample, error) {
 	if hdr.Type != RecordSample {
 		return nil, errType(hdr.Type, RecordSample)
 	}
-	if sampleType&^uint64(PerfSampleSupported) != 0 {
-		return nil, errUnsupported(sampleType &^ uint64(PerfSampleSupported))
+	if sampleType&^uint64(PerfSampleSupported|PerfSampleAux) != 0 {
+		return nil, errUnsupported(sampleType &^ uint64(PerfSampleSupported|PerfSampleAux))
 	}
 	d := decoder{b: rec[HeaderSize:]}
 	s := &Sample{Type: sampleType, Misc: hdr.Misc}
@@ -254,6 +268,9 @@ func DecodeSample(rec []byte, sampleType uint64) (*Sample, error) {
 			return nil, errTruncated("raw")
 		}
 		s.Raw = d.bytes(int(n))
+	}
+	if t&PerfSampleAux != 0 {
+		decodeSampleAux(&d, s)
 	}
 	if d.err != nil {
 		return nil, d.err

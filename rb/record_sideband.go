@@ -268,6 +268,8 @@ func Decode(rec []byte, sampleType uint64, sampleIDAll bool) (*Decoded, error) {
 		out.Sideband = &Aux{Offset: d.u64(), Size: d.u64(), Flags: d.u64()}
 	case RecordItraceStart:
 		out.Sideband = &ItraceStart{Pid: d.u32(), Tid: d.u32()}
+	case RecordCallchainDeferred:
+		out.Sideband = decodeCallchainDeferred(&d)
 	default:
 		return nil, &ParseError{What: "unknown record type " + strconv.Itoa(int(hdr.Type))}
 	}

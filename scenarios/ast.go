@@ -122,6 +122,7 @@ type Compute struct {
 type Syscall struct {
 	Pos  Pos
 	Name string
+	Dur  time.Duration // time in the kernel ("syscall read 2ms"); 0: the default cost
 }
 
 // Sleep blocks the task for Dur: "sleep 1ms".

@@ -40,6 +40,7 @@
 //	task NAME [cpu N | cpus LIST] [nice N]
 //	  compute 5us                 run in user space for a while
 //	  syscall NAME                enter the kernel; fires the syscall's tracepoints
+//	  syscall NAME 2ms            ... and spend 2ms in the kernel
 //	  sleep 1ms                   block
 //	  repeat N                    run the indented block N times
 //	  stack user main;foo;bar     the current user call stack, outermost first

@@ -133,6 +133,10 @@ func (d *dumper) ops(depth int, ops []Op) {
 		case *Sleep:
 			d.line(depth, "sleep %s @%s", dur(op.Dur), op.Pos)
 		case *Syscall:
+			if op.Dur > 0 {
+				d.line(depth, "syscall %s %s @%s", op.Name, dur(op.Dur), op.Pos)
+				break
+			}
 			d.line(depth, "syscall %s @%s", op.Name, op.Pos)
 		case *Repeat:
 			d.line(depth, "repeat %d @%s", op.Count, op.Pos)

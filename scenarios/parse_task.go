@@ -114,7 +114,15 @@ func (p *parser) op(n *node) Op {
 			p.errorf(at(ll, ws, 1), "expected a system call name like close after syscall, found %s", found(ws, 1))
 			return nil
 		}
-		p.extra(ll, ws, 2, "the system call name")
+		if len(ws) > 2 { // syscall NAME DURATION: time spent in the kernel
+			d, err := ParseDuration(ws[2].text)
+			if err != nil {
+				p.errorf(ws[2].pos, "%v", err)
+				return nil
+			}
+			p.extra(ll, ws, 3, "the time in the kernel")
+			return &Syscall{Pos: pos, Name: ws[1].text, Dur: d}
+		}
 		return &Syscall{Pos: pos, Name: ws[1].text}
 	case "stack":
 		return p.stack(ll, ws)

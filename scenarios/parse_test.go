@@ -67,7 +67,7 @@ func TestParseTask(t *testing.T) {
 		Body: []Op{
 			&Stack{Pos: Pos{2, 3}, Frames: []string{"main", "foo", "bar"}},
 			&Repeat{Pos: Pos{3, 3}, Count: 2, Body: []Op{
-				&Syscall{Pos{4, 5}, "close"},
+				&Syscall{Pos: Pos{4, 5}, Name: "close"},
 				&Compute{Pos{7, 5}, 5 * time.Microsecond},
 			}},
 			&Sleep{Pos{8, 3}, time.Millisecond},

@@ -22,7 +22,7 @@ func taskOps(ops []Op) []sched.Op {
 		case *Compute:
 			out = append(out, sched.Compute(sim.Duration(op.Dur)))
 		case *Syscall:
-			out = append(out, sched.Syscall(op.Name))
+			out = append(out, sched.SyscallFor(op.Name, sim.Duration(op.Dur)))
 		case *Sleep:
 			out = append(out, sched.Sleep(sim.Duration(op.Dur)))
 		case *Repeat:

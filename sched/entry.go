@@ -25,7 +25,7 @@ func (s *Sched) runOps(t *Task, ops []Op) bool {
 			t.Spend(op.D)
 			t.Computed += op.D
 		case OpSyscall:
-			s.syscall(t, op.Name)
+			s.syscall(t, op.Name, op.D)
 		case OpSleep:
 			s.sleep(t, op.D)
 		case OpLoop:
@@ -51,11 +51,15 @@ func (s *Sched) runOps(t *Task, ops []Op) bool {
 	return true
 }
 
-// syscall enters the kernel for a named syscall and returns to user mode.
-func (s *Sched) syscall(t *Task, name string) {
+// syscall enters the kernel for a named syscall and returns to user mode. A
+// syscall without a model body spends d in the kernel (SyscallCost when d is 0).
+func (s *Sched) syscall(t *Task, name string, d sim.Duration) {
 	body := s.Syscalls[name]
 	if body == nil {
-		body = func(t *Task) { t.Spend(s.Cfg.SyscallCost) }
+		if d <= 0 {
+			d = s.Cfg.SyscallCost
+		}
+		body = func(t *Task) { t.Spend(d) }
 	}
 	s.syscallWith(t, name, body)
 }

@@ -174,6 +174,13 @@ var Knobs = []sim.KnobSpec{{
 	Help:    "task_work_add(TWA_NMI_CURRENT): today sets TIF_NOTIFY_RESUME in the NMI; before the fix an irq_work set it on whatever task was current when it ran, the wrong one after a context switch",
 	Source:  "ef1ea98c8fff task_work: Fix NMI race condition",
 	Package: "sched",
+}, {
+	Name:   "sched-balance",
+	Values: []string{"off", "on"},
+	Help: "off: a task stays on its CPU unless its program migrates it; on: the scheduler chooses placements " +
+		"(select_task_rq on wakeup, idle balance), every choice a decision of the Chooser that explore varies (Config.Balance)",
+	Source:  "kernel/sched/fair.c: select_task_rq_fair(), newidle_balance() (modelled as free choices)",
+	Package: "sched",
 }}
 
 // ApplyKnob sets a sched knob in cfg.
@@ -188,6 +195,8 @@ func ApplyKnob(cfg *Config, name, value string) (bool, error) {
 		switch name {
 		case "task-work-nmi":
 			cfg.TaskWorkNMIIrqWork = value != "today"
+		case "sched-balance":
+			cfg.Balance = value == "on"
 		}
 		return true, nil
 	}

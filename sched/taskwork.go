@@ -43,7 +43,11 @@ func (s *Sched) TaskWorkAdd(c *cpu.CPU, t *Task, w TaskWork, mode TWA) error {
 				}
 			})
 		} else {
-			t.NotifyResume = true // today: set_notify_resume(current) in the NMI
+			// today: set_tsk_thread_flag(current, TIF_NOTIFY_RESUME) in the NMI,
+			// and the irq_work is a no-op IPI that tickles the return-to-user
+			// path (an NMI that interrupted user mode does not take it).
+			t.NotifyResume = true
+			c.IrqWorkQueue(func(*cpu.CPU) {})
 		}
 	}
 	return nil

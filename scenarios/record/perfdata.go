@@ -164,7 +164,8 @@ func (d *PerfData) evselOf(rec []byte, hdr rb.Header) int {
 func knownType(t uint32) bool {
 	switch t {
 	case rb.RecordSample, rb.RecordLost, rb.RecordComm, rb.RecordExit, rb.RecordFork,
-		rb.RecordSwitch, rb.RecordSwitchCPUWide, rb.RecordAux, rb.RecordItraceStart:
+		rb.RecordSwitch, rb.RecordSwitchCPUWide, rb.RecordAux, rb.RecordItraceStart,
+		rb.RecordCallchainDeferred:
 		return true
 	}
 	return false
@@ -207,7 +208,7 @@ func (d *PerfData) Process() {
 			}
 		}
 		d.Records = append(d.Records, r)
-		off += int(hdr.Size)
+		off += int(hdr.Size) + auxtraceSkip(hdr, rec) // PERF_RECORD_AUXTRACE's data (script_aux.go)
 	}
 }
 

@@ -17,6 +17,10 @@ type ScriptOptions struct {
 	// prints "[unknown] ([unknown])", what perf prints for an ip outside every
 	// known map.
 	Symbolize func(pid, tid int, ip uint64, kernel bool) (sym string, off uint64, dso string, ok bool)
+	// NoMergeCallchains is --no-merge-callchains: samples with a deferred
+	// user callchain are printed as recorded and PERF_RECORD_CALLCHAIN_DEFERRED
+	// on its own (script_callchain.go).
+	NoMergeCallchains bool
 }
 
 // Script writes what `perf script` prints by default for the samples of d:
@@ -42,6 +46,13 @@ func (d *PerfData) Script(w io.Writer, o ScriptOptions) error {
 	}
 	fields := scriptFields(d.Attrs)
 	comms := map[uint32]string{}
+	dq := newDeferredQueue(d, !o.NoMergeCallchains) // evlist->deferred_samples (session_deferred.go)
+	print := func(ds []DeliveredSample) {
+		for _, x := range ds {
+			fa := &d.Attrs[x.Evsel]
+			printSample(bw, fa, fields[outputType(fa.Attr.Type)], x.Sample, comms, nameWidth, &o)
+		}
+	}
 	for _, i := range order {
 		r := &d.Records[i]
 		switch {
@@ -49,10 +60,16 @@ func (d *PerfData) Script(w io.Writer, o ScriptOptions) error {
 			c := r.Dec.Sideband.(*rb.Comm)
 			comms[c.Tid] = c.Comm // machine__process_comm_event() -> thread__set_comm()
 		case r.Dec.Sample != nil && r.Evsel >= 0:
-			fa := &d.Attrs[r.Evsel]
-			printSample(bw, fa, fields[outputType(fa.Attr.Type)], r.Dec.Sample, comms, nameWidth, &o)
+			print(dq.sample(i))
+		case r.Header.Type == rb.RecordCallchainDeferred && r.Evsel >= 0:
+			if o.NoMergeCallchains {
+				printCallchainDeferred(bw, &d.Attrs[r.Evsel], r, comms, nameWidth, &o)
+				continue
+			}
+			print(dq.deferred(i))
 		}
 	}
+	print(dq.flush()) // session__flush_deferred_samples()
 	return bw.Flush()
 }
 
@@ -146,6 +163,10 @@ func printSample(w *bufio.Writer, fa *FileAttr, f int, s *rb.Sample, comms map[u
 	}
 	if f&outTrace != 0 && s.Raw != nil && fa.Tracepoint != nil {
 		w.WriteString(tpPrint(fa.Tracepoint, s.Raw)) // event_format__fprintf()
+	}
+	if f&outIP != 0 && st&rb.PerfSampleCallchain != 0 && s.Callchain != nil {
+		printCallchain(w, s, o) // sample__fprintf_callchain() (script_callchain.go)
+		return
 	}
 	if f&outIP != 0 {
 		// sample__fprintf_sym() without a callchain

@@ -53,8 +53,10 @@ type SessionOptions struct {
 	NoSideBand bool
 	// Knobs are the tool knobs' values (ToolKnobs; unset: the default).
 	Knobs map[string]string
-	// Symbolize resolves sample ips for Script.
+	// Symbolize resolves sample ips for Script (default: Kernel.Symbolize).
 	Symbolize func(pid, tid int, ip uint64, kernel bool) (sym string, off uint64, dso string, ok bool)
+	// NoMergeCallchains is perf script --no-merge-callchains.
+	NoMergeCallchains bool
 }
 
 // DefaultSessionOptions returns the defaults documented on SessionOptions.
@@ -132,6 +134,7 @@ type Session struct {
 	processed int // len(Data.Data) when Data was last processed
 
 	tool toolState // what the registered actions keep (actions.go)
+	aux  auxState  // the AUX areas (session_aux.go)
 }
 
 // sessionStats are the counters perf keeps while recording.
@@ -200,21 +203,24 @@ func (ss *Session) signal(sig int, handler func()) {
 func (ss *Session) Stop() { ss.signal(sigINT, func() { ss.done = true }) }
 
 // Snapshot is `kill -USR2 <perf>`: snapshot_sig_handler(). With -S it
-// starts an AUX area snapshot (not modelled yet: counted); with
+// starts an AUX area snapshot (session_aux_snapshot.go); with
 // SwitchOutputSignal it makes perf collect the --overwrite rings. Otherwise
 // perf ignores SIGUSR2 (signal(SIGUSR2, SIG_IGN)).
 func (ss *Session) Snapshot() {
 	if ss.R.Snapshot == nil && !ss.Opts.SwitchOutputSignal {
 		return
 	}
-	ss.signal(sched.SIGUSR2, func() {
+	if ss.Perf == nil || ss.Perf.State == sched.Dead || ss.Finished {
+		return
+	}
+	ss.S.SendSignal(ss.Perf, sched.Signal{Sig: sched.SIGUSR2, Handler: []sched.Op{sched.Call(func(t *sched.Task) {
 		if ss.R.Snapshot != nil {
-			ss.snapStart = true // hit_auxtrace_snapshot_trigger()
+			ss.hitAuxtraceSnapshotTrigger(t) // session_aux_snapshot.go
 		}
 		if ss.Opts.SwitchOutputSignal {
 			ss.switchHit = true // trigger_hit(&switch_output_trigger)
 		}
-	})
+	})}})
 }
 
 // workloadChild is the forked child until exec: it blocks reading the cork
@@ -241,12 +247,14 @@ func (ss *Session) startWorkload(t *sched.Task) {
 // main is the perf process.
 // tools/perf/builtin-record.c: __cmd_record()
 func (ss *Session) main(t *sched.Task) {
-	defer func() {
-		if r := recover(); r != nil {
-			panic(r) // the machine is torn down (or crashed) under perf: nothing more is written
-		}
-		ss.finish(t)
-	}()
+	// Not deferred: when a run is cut short, the machine kills the
+	// coroutines, and a deferred finish would run kernel code in a dead one.
+	ss.record(t)
+	ss.finish(t)
+}
+
+// record is __cmd_record() up to the final read.
+func (ss *Session) record(t *sched.Task) {
 	if ss.Err = ss.recordOpen(t); ss.Err != nil {
 		return
 	}
@@ -315,6 +323,7 @@ func (ss *Session) finish(t *sched.Task) {
 		if m.Map != nil {
 			ss.K.Munmap(t, m.Map)
 		}
+		ss.auxtraceMunmap(t, m)
 	}
 	for _, fd := range append(append([]int(nil), ss.FDs...), ss.SideBandFDs...) {
 		if fd >= 0 {
@@ -412,6 +421,9 @@ func (ss *Session) recordMmap(t *sched.Task) error {
 				reader.Tracer = ss.K.BufferTracer(m.RB) // the invariants' log, when on
 				*out = &SessionMmap{CPU: c, FD: fd, Overwrite: overwrite, Map: m, Reader: reader}
 				ss.Mmaps = append(ss.Mmaps, *out)
+				if err := ss.auxtraceMmap(t, *out, o.Evsel, len(ss.Mmaps)-1); err != nil {
+					return err
+				}
 			} else {
 				if _, err := ss.K.Ioctl(t, fd, pmu.PERF_EVENT_IOC_SET_OUTPUT, uint64((*out).FD)); err != nil {
 					return fmt.Errorf("perf record: PERF_EVENT_IOC_SET_OUTPUT fd %d -> %d: %w", fd, (*out).FD, err)
@@ -551,6 +563,9 @@ func (ss *Session) mmapReadAll(t *sched.Task, synch bool) error {
 			}
 			ss.mmapPush(t, i, m)
 			m.Reader.Flush = flush
+			if err := ss.auxtraceMmapReadFull(t, m); err != nil {
+				return err
+			}
 		}
 		if overwrite {
 			ss.toggleBkwMmap(t, bkwEmpty)
@@ -691,11 +706,6 @@ func (ss *Session) poll(t *sched.Task) {
 	}
 }
 
-// readAuxtraceSnapshot is where -S copies the AUX area snapshot
-// (record__read_auxtrace_snapshot()); AUX is not modelled yet, so it only
-// counts the snapshot.
-func (ss *Session) readAuxtraceSnapshot(t *sched.Task) { ss.stats.snapshots++ }
-
 // process parses what was written since the last time.
 func (ss *Session) process() {
 	if ss.processed == len(ss.Data.Data) && ss.Data.Records != nil {
@@ -708,7 +718,11 @@ func (ss *Session) process() {
 // Script writes `perf script` output of what the session recorded.
 func (ss *Session) Script(w io.Writer) error {
 	ss.process()
-	return ss.Data.Script(w, ScriptOptions{Symbolize: ss.Opts.Symbolize})
+	sym := ss.Opts.Symbolize
+	if sym == nil {
+		sym = ss.K.Symbolize // the symbol tables of the kernel and the workloads
+	}
+	return ss.Data.Script(w, ScriptOptions{Symbolize: sym, NoMergeCallchains: ss.Opts.NoMergeCallchains || ss.Knob("merge-callchains") == "off"})
 }
 
 // sessionObservables are the names Observe answers, with their meaning.

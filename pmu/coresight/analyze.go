@@ -1,0 +1,142 @@
+package coresight
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Chunk is one piece of AUX trace the tool wrote (a PERF_RECORD_AUXTRACE):
+// the per-CPU buffer it came from and its bytes.
+type Chunk struct {
+	CPU  int // the AUX buffer's CPU (mm->cpu), -1 for a per-thread buffer
+	Data []byte
+}
+
+// Report is what a snapshot holds, decoded.
+type Report struct {
+	Bytes    int         // payload bytes
+	Frames   int         // data frames
+	Barriers int         // ETR barrier packets
+	Zero     int         // all-zero slots (AUX pages never written)
+	Garbage  int         // undecodable slots
+	Periods  uint64      // bit p-1 set when period p has a frame in the snapshot
+	PerPer   map[int]int // frames per period
+	PerCPU   map[int]int // payload bytes per AUX buffer CPU
+	Dups     int         // frames whose Seq appeared before (in this snapshot or an earlier one given to the same Analyzer)
+	OutOrder int         // frames not after the previous frame of their chunk
+	MinSeq   uint64      // smallest Seq
+	MaxSeq   uint64      // largest Seq
+	Distinct int         // distinct Seq values
+}
+
+// Contiguous reports that the snapshot's frames are one unbroken stretch of
+// the session's trace: every Seq between the first and the last is there.
+func (r *Report) Contiguous() bool {
+	return r.Distinct > 0 && r.MaxSeq-r.MinSeq+1 == uint64(r.Distinct)
+}
+
+// PeriodList returns the periods present, ascending.
+func (r *Report) PeriodList() []int {
+	var out []int
+	for p := range r.PerPer {
+		out = append(out, p)
+	}
+	sort.Ints(out)
+	return out
+}
+
+// String is a one-line summary: "P1 P2 P4 P5 13.0MiB contiguous=false".
+func (r *Report) String() string {
+	var b strings.Builder
+	for i, p := range r.PeriodList() {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		fmt.Fprintf(&b, "P%d", p)
+	}
+	fmt.Fprintf(&b, " %s contiguous=%v dups=%d out-of-order=%d", MiB(int64(r.Bytes)), r.Contiguous(), r.Dups, r.OutOrder)
+	return b.String()
+}
+
+// MiB formats a byte count in MiB with one decimal.
+func MiB(n int64) string { return fmt.Sprintf("%.1fMiB", float64(n)/(1<<20)) }
+
+// Analyzer decodes successive snapshots of one session, remembering every
+// frame it has seen so that a frame written again by a later snapshot counts
+// as a duplicate.
+type Analyzer struct {
+	seen bitset // Seq values of earlier snapshots
+}
+
+// bitset is a growable set of Seq values.
+type bitset []uint64
+
+func (b bitset) has(i uint64) bool { return i/64 < uint64(len(b)) && b[i/64]&(1<<(i%64)) != 0 }
+
+func (b *bitset) add(i uint64) {
+	for i/64 >= uint64(len(*b)) {
+		*b = append(*b, make([]uint64, len(*b)+1)...)
+	}
+	(*b)[i/64] |= 1 << (i % 64)
+}
+
+// Analyze decodes the chunks of one snapshot.
+func (a *Analyzer) Analyze(chunks []Chunk) *Report {
+	r := &Report{PerPer: map[int]int{}, PerCPU: map[int]int{}}
+	var cur bitset
+	first := true
+	for _, c := range chunks {
+		r.Bytes += len(c.Data)
+		r.PerCPU[c.CPU] += len(c.Data)
+		var prev uint64
+		havePrev := false
+		for off := 0; off+FrameSize <= len(c.Data); off += FrameSize {
+			f, kind := DecodeFrame(c.Data[off:])
+			switch kind {
+			case KindBarrier:
+				r.Barriers++
+				continue
+			case KindZero:
+				r.Zero++
+				continue
+			case KindGarbage:
+				r.Garbage++
+				continue
+			}
+			r.Frames++
+			r.PerPer[f.Period]++
+			if f.Period >= 1 && f.Period <= 64 {
+				r.Periods |= 1 << (f.Period - 1)
+			}
+			if havePrev && f.Seq <= prev {
+				r.OutOrder++
+			}
+			prev, havePrev = f.Seq, true
+			if cur.has(f.Seq) || a.seen.has(f.Seq) {
+				r.Dups++
+			}
+			if !cur.has(f.Seq) {
+				r.Distinct++
+				cur.add(f.Seq)
+			}
+			if first || f.Seq < r.MinSeq {
+				r.MinSeq = f.Seq
+			}
+			if first || f.Seq > r.MaxSeq {
+				r.MaxSeq = f.Seq
+			}
+			first = false
+		}
+		if rem := len(c.Data) % FrameSize; rem != 0 {
+			r.Garbage++
+		}
+	}
+	for i, w := range cur {
+		for i >= len(a.seen) {
+			a.seen = append(a.seen, make([]uint64, len(a.seen)+1)...)
+		}
+		a.seen[i] |= w
+	}
+	return r
+}

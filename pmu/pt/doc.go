@@ -1,0 +1,18 @@
+// Package pt models the Intel PT PMU driver (arch/x86/events/intel/pt.c, v6.17)
+// on the perf core of package pmu and the AUX area of package rb.
+//
+// The hardware produces trace bytes while tracing is enabled (RTIT_CTL.TraceEn)
+// and the CPU runs in a traced mode (attr exclude_user/exclude_kernel), at a
+// rate the scenario sets, into the output regions of the AUX area. In full-trace
+// mode the driver places an INT marker at the wakeup boundary and a STOP marker
+// where the free space ends; reaching one raises the PT PMI (an NMI). In snapshot
+// mode (a read-only AUX mapping) the hardware wraps around and there is no PMI.
+//
+// The trace bytes are a synthetic packet format, not real PT: 16-byte packets
+// {0x50 'P', mode (1 user, 2 kernel), seq u16, tid u32, time u64} that
+// DecodePackets turns back into "branches" for perf script.
+//
+// Default behaviour is today's upstream. Knobs select the code before three
+// fixes: pt-pause-resume (08c7454ceb94), pt-snapshot-stop (d92792a4b26e),
+// pt-wrapped (5b590160d2cf).
+package pt

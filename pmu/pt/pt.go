@@ -1,0 +1,620 @@
+package pt
+
+import (
+	"fmt"
+
+	"perfsim/cpu"
+	"perfsim/pmu"
+	"perfsim/rb"
+	"perfsim/sim"
+)
+
+// TypeIntelPT is the simulated pmu->type of intel_pt (scenarios/record uses 8).
+const TypeIntelPT = 8
+
+// RTIT_STATUS bits the model keeps.
+const (
+	rtitStatusStopped = 1 << 5
+	rtitStatusError   = 1 << 4
+)
+
+// ptCtx is struct pt, per CPU, with the model's hardware state.
+type ptCtx struct {
+	handle        rb.AuxHandle
+	handleNMI     bool // pt->handle_nmi
+	pauseAllowed  bool // pt->pause_allowed
+	resumeAllowed bool // pt->resume_allowed
+
+	traceEn bool // RTIT_CTL.TraceEn
+	status  int  // RTIT_STATUS
+	since   sim.Time
+	user    bool // the mode the CPU was in at since
+	timer   *cpu.Timer
+	seq     uint16
+}
+
+// ptBuffer is struct pt_buffer, the driver's aux_priv.
+type ptBuffer struct {
+	buf      *rb.Buffer
+	snapshot bool
+	size     uint64
+	region   uint64 // output region (ToPA entry) size
+	head     uint64 // buf->head: offset read at the last pt_update_head
+	dataSize uint64 // buf->data_size
+	hwPos    uint64 // where the hardware writes next (free-running)
+	wrapped  bool   // buf->wrapped (5b590160d2cf)
+	stopPos  uint64 // STOP marker: the hardware stops here (free-running); 0 none
+	intPos   uint64 // INT marker: PMI here; 0 none
+}
+
+// PMU is the intel_pt PMU.
+type PMU struct {
+	pmu.DriverBase
+	k      *pmu.Kernel
+	caps   uint32
+	rate   int64  // trace bytes per microsecond while tracing
+	region uint64 // output region size in bytes
+	cpus   []ptCtx
+
+	// Observations for outcomes and invariants (not driver state).
+	Produced, Dropped   uint64 // trace bytes produced; bytes lost to a stopped buffer
+	TraceAfterStop      uint64 // times TraceEn was left on after pt_event_stop
+	CopiedWhileTracing  uint64 // snapshot copies made while the hardware wrote
+	PMIs, PauseCalls    uint64
+	ResumeCalls, Starts uint64
+}
+
+// New builds the PMU on k: rate bytes/us, output regions of region bytes.
+func New(k *pmu.Kernel, rate int64, region uint64, caps uint32) *PMU {
+	p := &PMU{k: k, rate: rate, region: region, caps: caps, cpus: make([]ptCtx, len(k.M.CPUs))}
+	p.SetSoftwareContext() // pt_pmu.pmu.task_ctx_nr = perf_sw_context
+	for i := range p.cpus {
+		c := k.M.CPUs[i]
+		p.cpus[i].timer = c.NewTimer(true, cpu.Interrupt{Name: "intel_pt_interrupt", Fn: p.interrupt})
+	}
+	return p
+}
+
+// DefaultCaps are pt_pmu.pmu.capabilities on a CPU with multiple-entry ToPA.
+// arch/x86/events/intel/pt.c: pt_init()
+const DefaultCaps = pmu.PERF_PMU_CAP_AUX_PREFER_LARGE | pmu.PERF_PMU_CAP_EXCLUSIVE | pmu.PERF_PMU_CAP_ITRACE | pmu.PERF_PMU_CAP_AUX_PAUSE
+
+// Name implements pmu.PMU.
+func (p *PMU) Name() string { return "intel_pt" }
+
+// Type implements pmu.PMU.
+func (p *PMU) Type() uint32 { return TypeIntelPT }
+
+// Capabilities implements pmu.PMU.
+func (p *PMU) Capabilities() uint32 { return p.caps }
+
+// EventInit implements pmu.PMU.
+// arch/x86/events/intel/pt.c: pt_event_init()
+func (p *PMU) EventInit(e *pmu.Event) error {
+	if e.Attr.Type != TypeIntelPT {
+		return pmu.ENOENT
+	}
+	return nil
+}
+
+// HasAux implements pmu.PMU: setup_aux is set.
+func (p *PMU) HasAux() bool { return true }
+
+// SetupAux implements pmu.PMU: a snapshot buffer for an overwrite mapping.
+// arch/x86/events/intel/pt.c: pt_buffer_setup_aux()
+func (p *PMU) SetupAux(e *pmu.Event, nrPages int, overwrite bool) (any, error) {
+	size := uint64(nrPages) * rb.PageSize
+	region := min(p.region, size)
+	return &ptBuffer{buf: e.RB(), snapshot: overwrite, size: size, region: region}, nil
+}
+
+// FreeAux implements pmu.PMU.
+func (p *PMU) FreeAux(any) {}
+
+// SnapshotAux implements pmu.PMU (the copy goes through SnapshotAuxOutput).
+func (p *PMU) SnapshotAux(*cpu.CPU, *pmu.Event, int) int { return 0 }
+
+// Read implements pmu.PMU: PT has no count.
+func (p *PMU) Read(*cpu.CPU, *pmu.Event) {}
+
+// PMUDisable implements pmu.PMU.
+func (p *PMU) PMUDisable(*cpu.CPU) {}
+
+// PMUEnable implements pmu.PMU.
+func (p *PMU) PMUEnable(*cpu.CPU) {}
+
+// Add implements pmu.PMU.
+// arch/x86/events/intel/pt.c: pt_event_add()
+func (p *PMU) Add(c *cpu.CPU, e *pmu.Event, flags int) error {
+	pt := &p.cpus[c.ID]
+	if pt.handle.Event != nil {
+		return pmu.EBUSY
+	}
+	if flags&pmu.PERF_EF_START != 0 {
+		p.Start(c, e, 0)
+		if e.HWState() == pmu.PERF_HES_STOPPED {
+			return pmu.EINVAL
+		}
+	} else {
+		e.SetHWState(pmu.PERF_HES_STOPPED)
+	}
+	return nil
+}
+
+// Del implements pmu.PMU.
+// arch/x86/events/intel/pt.c: pt_event_del()
+func (p *PMU) Del(c *cpu.CPU, e *pmu.Event, flags int) { p.Stop(c, e, pmu.PERF_EF_UPDATE) }
+
+func (p *PMU) knob(name string) string { return p.k.Knob(name) }
+
+// Start implements pmu.PMU.
+// arch/x86/events/intel/pt.c: pt_event_start()
+func (p *PMU) Start(c *cpu.CPU, e *pmu.Event, mode int) {
+	pt := &p.cpus[c.ID]
+	if mode&pmu.PERF_EF_RESUME != 0 {
+		p.ResumeCalls++
+		if p.knob("pt-pause-resume") == "pre-08c7454ceb94" {
+			if e.HWState() == 0 {
+				p.configStart(c, e)
+			}
+			return
+		}
+		if pt.resumeAllowed {
+			status := pt.status // rdmsrq(MSR_IA32_RTIT_STATUS, status)
+			c.Step("pt_event_start:status-read")
+			// "a PMI might have just cleared these, so resume_allowed must be checked again"
+			if status&(rtitStatusError|rtitStatusStopped) == 0 && !pt.traceEn && pt.resumeAllowed {
+				p.configStart(c, e)
+			}
+		}
+		return
+	}
+	p.Starts++
+	priv := rb.AuxOutputBegin(c, &pt.handle, e.RB(), e)
+	if priv == nil {
+		e.SetHWState(pmu.PERF_HES_STOPPED)
+		return
+	}
+	buf := priv.(*ptBuffer)
+	p.resetOffsets(buf, pt.handle.Head)
+	if !buf.snapshot && !p.resetMarkers(pt, buf) {
+		_ = rb.AuxOutputEnd(c, &pt.handle, 0)
+		e.SetHWState(pmu.PERF_HES_STOPPED)
+		return
+	}
+	e.SetHWState(0)
+	e.ItraceStarted(c)
+	p.config(c, e)
+}
+
+// config is pt_config(): allow resume, allow the NMI, start, allow pause, in
+// that order (08c7454ceb94).
+// arch/x86/events/intel/pt.c: pt_config()
+func (p *PMU) config(c *cpu.CPU, e *pmu.Event) {
+	pt := &p.cpus[c.ID]
+	old := p.knob("pt-pause-resume") == "pre-08c7454ceb94"
+	if !old {
+		pt.resumeAllowed = true
+	}
+	c.Step("pt_config:resume-allowed")
+	pt.handleNMI = true
+	c.Step("pt_config:handle-nmi")
+	p.configStart(c, e)
+	c.Step("pt_config:started")
+	if !old {
+		pt.pauseAllowed = true
+	}
+}
+
+// configStart is pt_config_start(): TraceEn unless the event is paused.
+// arch/x86/events/intel/pt.c: pt_config_start()
+func (p *PMU) configStart(c *cpu.CPU, e *pmu.Event) {
+	if e.AuxPaused() {
+		return
+	}
+	pt := &p.cpus[c.ID]
+	p.accrue(c)
+	pt.traceEn = true
+	p.armPMI(c)
+}
+
+// configStop is pt_config_stop(): clear TraceEn (the hardware flushes).
+// arch/x86/events/intel/pt.c: pt_config_stop()
+func (p *PMU) configStop(c *cpu.CPU) {
+	pt := &p.cpus[c.ID]
+	p.accrue(c)
+	pt.traceEn = false
+	pt.timer.Cancel()
+}
+
+// Stop implements pmu.PMU.
+// arch/x86/events/intel/pt.c: pt_event_stop()
+func (p *PMU) Stop(c *cpu.CPU, e *pmu.Event, mode int) {
+	pt := &p.cpus[c.ID]
+	if mode&pmu.PERF_EF_PAUSE != 0 {
+		p.PauseCalls++
+		if p.knob("pt-pause-resume") == "pre-08c7454ceb94" || pt.pauseAllowed {
+			p.configStop(c)
+		}
+		return
+	}
+	// "Protect against the PMI racing with disabling wrmsr"
+	pt.handleNMI = false
+	c.Step("pt_event_stop:handle-nmi-cleared")
+	if p.knob("pt-pause-resume") != "pre-08c7454ceb94" {
+		pt.pauseAllowed = false
+		pt.resumeAllowed = false
+	}
+	p.configStop(c)
+	c.Step("pt_event_stop:config-stopped")
+	defer p.checkStopped(c)
+	if e.HWState() == pmu.PERF_HES_STOPPED {
+		return
+	}
+	e.SetHWState(pmu.PERF_HES_STOPPED)
+	if mode&pmu.PERF_EF_UPDATE == 0 {
+		return
+	}
+	priv := rb.GetAux(&pt.handle)
+	if priv == nil {
+		return
+	}
+	buf := priv.(*ptBuffer)
+	p.handleStatus(pt, buf)
+	p.updateHead(buf)
+	if buf.snapshot {
+		pt.handle.Head = buf.dataSize
+		buf.dataSize = buf.size
+	}
+	size := buf.dataSize
+	buf.dataSize = 0
+	_ = rb.AuxOutputEnd(c, &pt.handle, size)
+}
+
+// checkStopped observes that pt_event_stop() left the hardware off.
+func (p *PMU) checkStopped(c *cpu.CPU) {
+	if p.cpus[c.ID].traceEn {
+		p.TraceAfterStop++
+	}
+}
+
+// resetOffsets is pt_buffer_reset_offsets(): the hardware continues at head.
+func (p *PMU) resetOffsets(buf *ptBuffer, head uint64) {
+	if buf.snapshot {
+		head &= buf.size - 1
+	}
+	buf.hwPos = head
+	buf.head = head & (buf.size - 1)
+	buf.dataSize = 0
+}
+
+// resetMarkers is pt_buffer_reset_markers(): STOP at the end of the region that
+// holds the last free byte, INT at the end of the region of the wakeup point. A
+// transaction that cannot reach the end of the current region fails TRUNCATED.
+// arch/x86/events/intel/pt.c: pt_buffer_reset_markers()
+func (p *PMU) resetMarkers(pt *ptCtx, buf *ptBuffer) bool {
+	h := &pt.handle
+	off := buf.hwPos % buf.region
+	// "can't stop in the middle of an output region"
+	if off+h.Size+1 < buf.region {
+		rb.AuxOutputFlag(h, rb.PERF_AUX_FLAG_TRUNCATED)
+		return false
+	}
+	last := h.Head + h.Size - 1
+	buf.stopPos = (last/buf.region + 1) * buf.region
+	buf.intPos = 0
+	if h.Wakeup > h.Head && h.Wakeup < buf.stopPos {
+		buf.intPos = ((h.Wakeup-1)/buf.region + 1) * buf.region
+	}
+	return true
+}
+
+// accrue lets the hardware write the trace of the time since the last look:
+// rate bytes per microsecond while TraceEn and the CPU was in a traced mode,
+// up to the STOP marker (then STATUS.STOPPED and the PMI).
+func (p *PMU) accrue(c *cpu.CPU) {
+	pt := &p.cpus[c.ID]
+	now := c.Now()
+	since, wasUser := pt.since, pt.user
+	pt.since = now
+	pt.user = c.Curr() != nil && c.Curr().User
+	e, _ := pt.handle.Event.(*pmu.Event)
+	if !pt.traceEn || e == nil || now <= since {
+		return
+	}
+	if (wasUser && e.Attr.ExcludeUser) || (!wasUser && e.Attr.ExcludeKernel) {
+		return
+	}
+	buf, _ := rb.GetAux(&pt.handle).(*ptBuffer)
+	if buf == nil {
+		return
+	}
+	n := uint64(int64(now-since)*p.rate/1000) / PacketSize * PacketSize
+	if !buf.snapshot && buf.stopPos != 0 && buf.hwPos+n >= buf.stopPos {
+		p.Dropped += buf.hwPos + n - buf.stopPos
+		n = buf.stopPos - buf.hwPos
+		pt.status |= rtitStatusStopped
+		pt.traceEn = false
+	}
+	tid := uint32(0)
+	if t := e.Task(); t != nil {
+		tid = uint32(t.TID)
+	}
+	var out []byte
+	for i := uint64(0); i < n; i += PacketSize {
+		pt.seq++
+		at := uint64(since) + uint64(int64(now-since)*int64(i)/int64(max(n, 1)))
+		out = AppendPacket(out, Packet{User: wasUser, Seq: pt.seq, Tid: tid, Time: at})
+	}
+	if n > 0 {
+		buf.buf.AuxWrite(buf.hwPos, out)
+		buf.hwPos += n
+		p.Produced += n
+	}
+}
+
+// armPMI arms the timer that raises the PT PMI when the output reaches the INT
+// or STOP marker.
+func (p *PMU) armPMI(c *cpu.CPU) {
+	pt := &p.cpus[c.ID]
+	buf, _ := rb.GetAux(&pt.handle).(*ptBuffer)
+	if buf == nil || buf.snapshot || p.rate <= 0 {
+		return
+	}
+	target := buf.stopPos
+	if buf.intPos != 0 && buf.intPos > buf.hwPos {
+		target = buf.intPos
+	}
+	if target <= buf.hwPos {
+		return
+	}
+	d := sim.Duration((int64(target-buf.hwPos)*1000 + p.rate - 1) / p.rate)
+	pt.timer.Arm(c.Now() + sim.Time(d))
+}
+
+// interrupt is the PT PMI.
+// arch/x86/events/intel/pt.c: intel_pt_interrupt()
+func (p *PMU) interrupt(c *cpu.CPU) {
+	pt := &p.cpus[c.ID]
+	p.PMIs++
+	// "There may be a dangling PT bit in the interrupt status register after PT
+	// has been disabled by pt_event_stop()."
+	if !pt.handleNMI {
+		return
+	}
+	e, _ := pt.handle.Event.(*pmu.Event)
+	if e == nil {
+		return
+	}
+	p.configStop(c)
+	priv := rb.GetAux(&pt.handle)
+	if priv == nil {
+		return
+	}
+	buf := priv.(*ptBuffer)
+	p.handleStatus(pt, buf)
+	p.updateHead(buf)
+	size := buf.dataSize
+	buf.dataSize = 0
+	_ = rb.AuxOutputEnd(c, &pt.handle, size)
+	c.Step("intel_pt_interrupt:output-end")
+	if e.HWState() == 0 {
+		if rb.AuxOutputBegin(c, &pt.handle, e.RB(), e) == nil {
+			e.SetHWState(pmu.PERF_HES_STOPPED)
+			pt.resumeAllowed = false
+			return
+		}
+		p.resetOffsets(buf, pt.handle.Head)
+		if !p.resetMarkers(pt, buf) {
+			_ = rb.AuxOutputEnd(c, &pt.handle, 0)
+			pt.resumeAllowed = false
+			return
+		}
+		p.configStart(c, e)
+	}
+}
+
+// handleStatus is pt_handle_status(): STOPPED at the end of a region truncates
+// the transaction and advances; advancing past the last region sets wrapped.
+// arch/x86/events/intel/pt.c: pt_handle_status()
+func (p *PMU) handleStatus(pt *ptCtx, buf *ptBuffer) {
+	if pt.status&rtitStatusStopped != 0 {
+		pt.status &^= rtitStatusStopped
+		if buf.hwPos%buf.region == 0 {
+			rb.AuxOutputFlag(&pt.handle, rb.PERF_AUX_FLAG_TRUNCATED)
+			// pt_buffer_advance(): the next region is the first one again
+			if buf.hwPos&(buf.size-1) == 0 {
+				buf.wrapped = true
+			}
+		}
+	}
+}
+
+// updateHead is pt_update_head(): how much the hardware wrote since the last
+// look. In full-trace mode a base not past the old head means a wrap; before
+// 5b590160d2cf (knob pt-wrapped) a whole-buffer wrap (base == old) counted 0.
+// arch/x86/events/intel/pt.c: pt_update_head()
+func (p *PMU) updateHead(buf *ptBuffer) {
+	wrapped := buf.wrapped
+	buf.wrapped = false
+	base := buf.hwPos & (buf.size - 1)
+	if buf.snapshot {
+		buf.dataSize = base
+		return
+	}
+	old := buf.head
+	buf.head = base
+	if base < old || (base == old && wrapped && p.knob("pt-wrapped") != "pre-5b590160d2cf") {
+		base += buf.size
+	}
+	buf.dataSize += base - old
+}
+
+// SnapshotAuxOutput implements pmu.AuxSnapshotter: stop the trace, copy the
+// newest size bytes, restart if tracing was on. Before d92792a4b26e (knob
+// pt-snapshot-stop) the stop was skipped when handle_nmi was clear, so a sample
+// inside pt_event_stop's window copied while the hardware still wrote.
+// arch/x86/events/intel/pt.c: pt_event_snapshot_aux()
+func (p *PMU) SnapshotAuxOutput(c *cpu.CPU, e *pmu.Event, h *rb.Handle, size uint64) int64 {
+	pt := &p.cpus[c.ID]
+	buf, _ := rb.GetAux(&pt.handle).(*ptBuffer)
+	if buf == nil || !buf.snapshot { // WARN_ON_ONCE(!buf) / (!buf->snapshot)
+		return 0
+	}
+	old := p.knob("pt-snapshot-stop") == "pre-d92792a4b26e"
+	if old {
+		if pt.handleNMI {
+			pt.pauseAllowed, pt.resumeAllowed = false, false
+			p.configStop(c)
+		} else {
+			p.accrue(c)
+		}
+	} else {
+		// "Prevent pause/resume from attempting to start/stop tracing"
+		pt.pauseAllowed, pt.resumeAllowed = false, false
+		p.configStop(c)
+	}
+	p.updateHead(buf)
+	to := buf.dataSize
+	from := uint64(0)
+	if to < size {
+		from = buf.size
+	}
+	from += to - size
+	want := buf.buf.AuxCopyOut(buf.hwPos-size, int(size))
+	tracing := pt.traceEn
+	// The copy takes time; the hardware writes meanwhile if it was left on.
+	half := from + size/2
+	// For the aux-sample-is-newest invariant: the copy of the newest size bytes starts now.
+	buf.buf.Trace(rb.TraceEvent{Kind: rb.TraceAuxSampleBegin, Size: int(size), Value: buf.size})
+	n1, _ := rb.OutputCopyAux(c, &pt.handle, h, from, half)
+	if tracing {
+		p.CopiedWhileTracing++
+		c.Spend(sim.Duration(size/2) * sim.Nanosecond)
+		p.accrue(c)
+	}
+	n2, _ := rb.OutputCopyAux(c, &pt.handle, h, half, to)
+	got := h.Buffer().Data() // the sample's bytes are checked by the caller's record
+	_ = got
+	if pt.handleNMI {
+		pt.resumeAllowed = true
+		p.configStart(c, e)
+		pt.pauseAllowed = true
+	}
+	ret := int64(n1 + n2)
+	chk := pmu.AuxSampleCheck{CPU: c.ID, Size: size, Copied: ret, Want: want}
+	if tracing {
+		chk.Got = buf.buf.AuxCopyOut(buf.hwPos-size, int(size)) // what the area holds now differs from what was copied
+		chk.Sampler = "copied while the hardware was writing"
+	} else {
+		chk.Got = want
+	}
+	p.k.RecordAuxSample(chk)
+	return ret
+}
+
+// Knobs are the driver's knobs.
+var Knobs = []sim.KnobSpec{{
+	Name:   "pt-pause-resume",
+	Values: []string{"today", "pre-08c7454ceb94"},
+	Help: "pt_event_start/stop PERF_EF_RESUME/PAUSE: today resume_allowed/pause_allowed are set around pt_config_start() and cleared first in pt_event_stop(), " +
+		"with resume_allowed re-checked after reading RTIT_STATUS; before: PAUSE always pt_config_stop()s and RESUME pt_config_start()s when hw.state == 0, " +
+		"so a RESUME landing in pt_event_stop() after the stop re-enables tracing",
+	Source:  "08c7454ceb94 perf/x86/intel/pt: Add support for pause / resume (V13/V14 ordering of resume_allowed, pause_allowed, handle_nmi)",
+	Package: "pmu/pt",
+}, {
+	Name:   "pt-snapshot-stop",
+	Values: []string{"today", "pre-d92792a4b26e"},
+	Help: "pt_event_snapshot_aux(): today always pt_config_stop() before copying; before: only if handle_nmi, so a sampling NMI in pt_event_stop()'s window " +
+		"(handle_nmi cleared, trace still on) copies the buffer while the hardware writes it",
+	Source:  "d92792a4b26e perf/x86/intel/pt: Fix sampling synchronization (Fixes 25e8920b301c)",
+	Package: "pmu/pt",
+}, {
+	Name:   "pt-wrapped",
+	Values: []string{"today", "pre-5b590160d2cf"},
+	Help: "pt_update_head(): today `if (base < old || (base == old && wrapped)) base += size`; before: `if (base < old)`, so a buffer that fills " +
+		"from empty to full before the head is read reports size 0 (PERF_RECORD_AUX TRUNCATED with size 0)",
+	Source:  "5b590160d2cf perf/x86/intel/pt: Fix buffer full but size is 0 case",
+	Package: "pmu/pt",
+}}
+
+var stepPoints = []string{
+	"intel_pt_interrupt:output-end",
+	"pt_config:handle-nmi",
+	"pt_config:resume-allowed",
+	"pt_config:started",
+	"pt_event_start:status-read",
+	"pt_event_stop:config-stopped",
+	"pt_event_stop:handle-nmi-cleared",
+}
+
+func init() {
+	pmu.RegisterDriver(pmu.Driver{
+		Name:  "intel_pt",
+		Help:  "Intel PT (arch/x86/events/intel/pt.c): AUX area trace at rate=BYTES_PER_US into output regions of region=SIZE; PMI at INT/STOP markers",
+		Attrs: map[string][]string{"rate": {pmu.ValueInt}, "region": {pmu.ValueSize}},
+		Caps:  []string{"aux-pause", "itrace", "exclusive", "aux-prefer-large", "aux-no-sg"},
+		Knobs: Knobs, StepPoints: stepPoints,
+		New: func(k *pmu.Kernel, attrs map[string]string) (pmu.PMU, error) {
+			rate, region := int64(1000), uint64(4096)
+			if v, ok := attrs["rate"]; ok {
+				n, err := pmu.ParseAttrInt(v)
+				if err != nil || n < 0 {
+					return nil, fmt.Errorf("rate=%s: expected bytes per microsecond", v)
+				}
+				rate = n
+			}
+			if v, ok := attrs["region"]; ok {
+				n, err := parseSize(v)
+				if err != nil || n < rb.PageSize || n&(n-1) != 0 {
+					return nil, fmt.Errorf("region=%s: expected a power-of-two size of at least 4K", v)
+				}
+				region = n
+			}
+			caps := uint32(DefaultCaps)
+			if v, ok := attrs["caps"]; ok {
+				caps = 0
+				for _, w := range splitComma(v) {
+					caps |= capWords[w]
+				}
+			}
+			return New(k, rate, region, caps), nil
+		},
+	})
+}
+
+var capWords = map[string]uint32{
+	"aux-pause": pmu.PERF_PMU_CAP_AUX_PAUSE, "itrace": pmu.PERF_PMU_CAP_ITRACE, "exclusive": pmu.PERF_PMU_CAP_EXCLUSIVE,
+	"aux-prefer-large": pmu.PERF_PMU_CAP_AUX_PREFER_LARGE, "aux-no-sg": pmu.PERF_PMU_CAP_AUX_NO_SG,
+}
+
+func splitComma(s string) []string {
+	var out []string
+	start := 0
+	for i := 0; i <= len(s); i++ {
+		if i == len(s) || s[i] == ',' {
+			if i > start {
+				out = append(out, s[start:i])
+			}
+			start = i + 1
+		}
+	}
+	return out
+}
+
+func parseSize(v string) (uint64, error) {
+	mult := uint64(1)
+	if n := len(v); n > 0 {
+		switch v[n-1] {
+		case 'K', 'k':
+			mult, v = 1024, v[:n-1]
+		case 'M', 'm':
+			mult, v = 1<<20, v[:n-1]
+		}
+	}
+	n, err := pmu.ParseAttrInt(v)
+	if err != nil || n < 0 {
+		return 0, fmt.Errorf("bad size %q", v)
+	}
+	return uint64(n) * mult, nil
+}

@@ -1,0 +1,149 @@
+package rb
+
+import (
+	"bytes"
+	"fmt"
+)
+
+// The AUX area's invariants, judged by Check on the same buffer log as the
+// data ring's: what the hardware wrote (TraceAuxWrite), what drivers
+// committed (TraceAuxCommit), the refcount (TraceAuxRefcount, TraceAuxFree),
+// the core's PERF_EF_PAUSE/RESUME calls (TraceAuxCallbackEnter/Exit) and AUX
+// samples (TraceAuxSampleBegin, TraceAuxSample). None of them reads model state.
+var auxInvariants = []Invariant{
+	{"pmu-pause-resume-exclusive", "pmu->stop(PERF_EF_PAUSE) and pmu->start(PERF_EF_RESUME) never overlap each other on one event",
+		"the PMU contract of 18d92bb57c39 (include/linux/perf_event.h); rb->aux_in_pause_resume makes the NMI lose instead (knob aux-pause-guard)"},
+	{"aux-bytes-accounted", "every AUX byte the hardware wrote (full-trace mode) lies in a PERF_RECORD_AUX range by the end of the run",
+		"the tool decodes only what PERF_RECORD_AUX announces; a wrap reported as size 0 loses a whole buffer (5b590160d2cf, knob pt-wrapped)"},
+	{"aux-sample-is-newest", "the AUX data of a PERF_SAMPLE_AUX sample are the newest bytes written before its snapshot began",
+		"AUX sampling gives the history leading to the overflow; a copy racing the hardware is corrupt (d92792a4b26e, knob pt-snapshot-stop)"},
+	{"aux-refcount", "aux_refcount never drops below zero and the AUX pages are freed only from the unmap path",
+		"freeing AUX pages from an NMI or atomic context is a bug (95ff4ca26c49, 57ffc5ca679f)"},
+}
+
+// auxCheck is the AUX part of Check.
+func auxCheck(log []TraceEvent, f Final, bad func(name, format string, args ...any)) {
+	inFlight := map[uint64]TraceEvent{} // per event id: the callback in flight
+	type span struct{ lo, hi uint64 }
+	var writes, commits []span
+	overwrite := false
+	var shadow []byte // the AUX area as the writes left it (for samples)
+	var lastEnd uint64
+	var begin *TraceEvent
+	var want []byte
+	var wantEnd uint64
+	for i := range log {
+		e := &log[i]
+		switch e.Kind {
+		case TraceAuxCallbackEnter:
+			if prev, ok := inFlight[e.Pos]; ok {
+				bad("pmu-pause-resume-exclusive", "%s of event %d entered on cpu%d while its %s (cpu%d) was in flight",
+					efName(e.Value), e.Pos, e.Size, efName(prev.Value), prev.Size)
+			}
+			inFlight[e.Pos] = *e
+		case TraceAuxCallbackExit:
+			delete(inFlight, e.Pos)
+		case TraceAuxWrite:
+			writes = append(writes, span{e.Pos, e.Pos + uint64(e.Size)})
+			if len(shadow) > 0 {
+				mask := uint64(len(shadow) - 1)
+				for j, b := range e.Rec {
+					shadow[(e.Pos+uint64(j))&mask] = b
+				}
+			}
+			lastEnd = e.Pos + uint64(e.Size)
+		case TraceAuxCommit:
+			if e.Backward {
+				overwrite = true
+			}
+			if e.Size > 0 {
+				commits = append(commits, span{e.Pos, e.Pos + uint64(e.Size)})
+			}
+		case TraceAuxRefcount:
+			if int64(e.Value) < 0 {
+				bad("aux-refcount", "aux_refcount went to %d", int64(e.Value))
+			}
+		case TraceAuxFree:
+			if e.Counted {
+				bad("aux-refcount", "AUX pages freed from atomic context (not perf_mmap_close)")
+			}
+		case TraceAuxSampleBegin:
+			if n := int(e.Value); n > 0 && n&(n-1) == 0 && len(shadow) != n {
+				shadow = replayAux(log[:i], n)
+			}
+			begin = e
+			want = append(want[:0], shadow...)
+			wantEnd = lastEnd
+		case TraceAuxSample:
+			if begin == nil || len(want) == 0 {
+				continue
+			}
+			got := e.Rec
+			mask := uint64(len(want) - 1)
+			exp := make([]byte, len(got))
+			for j := range exp {
+				exp[j] = want[(wantEnd-uint64(len(got))+uint64(j))&mask]
+			}
+			if !bytes.Equal(got, exp) {
+				k := 0
+				for k < len(got) && got[k] == exp[k] {
+					k++
+				}
+				bad("aux-sample-is-newest", "AUX sample of %d bytes ending at AUX position %#x differs from the trace written before it at byte %d: got % x, want % x",
+					len(got), wantEnd, k, head16(got[k:]), head16(exp[k:]))
+			}
+			begin = nil
+		}
+	}
+	if !f.Drained || overwrite || len(writes) == 0 {
+		return
+	}
+	// Full-trace mode: the commits are contiguous from aux_head 0; every write
+	// must lie below the end of the union of the committed ranges and in one.
+	for _, w := range writes {
+		covered := w.lo
+		for covered < w.hi {
+			next := covered
+			for _, c := range commits {
+				if c.lo <= covered && covered < c.hi {
+					next = c.hi
+					break
+				}
+			}
+			if next == covered {
+				break
+			}
+			covered = next
+		}
+		if covered < w.hi {
+			bad("aux-bytes-accounted", "AUX bytes [%#x, %#x) written by the hardware are in no PERF_RECORD_AUX range", covered, w.hi)
+			return
+		}
+	}
+}
+
+// replayAux rebuilds the AUX area (size bytes) from the writes in log.
+func replayAux(log []TraceEvent, size int) []byte {
+	shadow := make([]byte, size)
+	mask := uint64(size - 1)
+	for _, e := range log {
+		if e.Kind == TraceAuxWrite {
+			for j, b := range e.Rec {
+				shadow[(e.Pos+uint64(j))&mask] = b
+			}
+		}
+	}
+	return shadow
+}
+
+func efName(flag uint64) string {
+	switch flag {
+	case 0x08:
+		return "PERF_EF_PAUSE"
+	case 0x10:
+		return "PERF_EF_RESUME"
+	}
+	return fmt.Sprintf("flags %#x", flag)
+}
+
+func init() { Invariants = append(Invariants, auxInvariants...) }

@@ -1,0 +1,66 @@
+package scenarios
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"perfsim/scenarios/record"
+	"perfsim/sim"
+)
+
+// TestCoresightTimelineGolden compares the --timeline of
+// coresight-snapshot-sched-out (seed 1) with its golden file: the scheduler's
+// rows show dd on CPU0, CPU3, CPU1, CPU2, CPU1 and the cs_etm rows label the
+// periods P1..P5 (and P6, after the snapshot re-enabled the event) the way
+// seed 004's diagram does.
+func TestCoresightTimelineGolden(t *testing.T) {
+	f := loadBuiltin(t, "coresight-snapshot-sched-out")
+	r, _, err := RunOnce(f, Options{Chooser: ScheduleChooser(1, 0), KeepTrace: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "testdata/run-timeline/coresight-snapshot-sched-out.golden", r.Timeline(60))
+}
+
+// TestCoresightSnapshotTwice takes a second SIGUSR2 snapshot 5 ms after seed
+// 004's: today's tool writes only what came since the first (P6's start);
+// cs_etm_find_snapshot() (before 2f01c200d440) takes every wrapped buffer
+// whole again, so trace the first snapshot wrote appears twice and
+// cs-snapshot-no-dup-no-reorder is violated.
+func TestCoresightSnapshotTwice(t *testing.T) {
+	b, ok := LookupBuiltin("coresight-snapshot-sched-out")
+	if !ok {
+		t.Fatal("no coresight-snapshot-sched-out")
+	}
+	src := &Source{Name: "twice.sim", Src: append(append([]byte(nil), b.Src...), "at 55ms snapshot etm\n"...)}
+	f, err := src.Load(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type result struct {
+		Snapshots int64
+		Dups      bool
+		Violated  bool
+	}
+	for _, tc := range []struct {
+		tool string
+		want result
+	}{
+		{record.FindSnapshotRemoved, result{Snapshots: 2, Dups: false, Violated: false}},
+		{record.FindSnapshotPre, result{Snapshots: 2, Dups: true, Violated: true}},
+	} {
+		t.Run(tc.tool, func(t *testing.T) {
+			r, _, err := RunOnce(f, Options{Knobs: map[string]string{record.ToolKnobFindSnapshot: tc.tool}, Chooser: sim.NewRandom(1)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			n, _ := r.Perf.Observe("cs.snapshot.count")
+			dups, _ := r.Perf.Observe("cs.snapshot.dups")
+			got := result{Snapshots: n, Dups: dups > 0, Violated: r.violated(record.InvCSSnapshotNoDup)}
+			if d := cmp.Diff(tc.want, got); d != "" {
+				t.Errorf("(-want +got):\n%s", d)
+			}
+		})
+	}
+}

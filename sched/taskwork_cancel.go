@@ -1,0 +1,49 @@
+package sched
+
+import (
+	"perfsim/cpu"
+	"perfsim/sim"
+)
+
+// This file holds what the deferred unwind infrastructure (package unwind,
+// kernel/unwind/deferred.c) needs from the scheduler: cancelling its task work
+// at exit, a syscall op with kernel time, and a sleep inside kernel code (a
+// page fault on the user stack while unwinding it).
+
+// TaskWorkCancel removes the first queued work of that name from t and reports
+// whether it found one.
+// kernel/task_work.c: task_work_cancel()
+func (s *Sched) TaskWorkCancel(t *Task, name string) bool {
+	for i, w := range t.works {
+		if w.Name == name {
+			t.works = append(t.works[:i:i], t.works[i+1:]...)
+			return true
+		}
+	}
+	return false
+}
+
+// KernelSleep blocks t, which runs kernel code in its own context, for d and
+// returns once it runs again (possibly on another CPU): what a major page fault
+// in copy_from_user() does (handle_mm_fault() waiting for the page), or
+// schedule_timeout_uninterruptible().
+// kernel/time/sleep_timeout.c: schedule_timeout()
+func (s *Sched) KernelSleep(t *Task, d sim.Duration) {
+	c := t.CPU()
+	if c == nil || t.State != Runnable {
+		return
+	}
+	if t.wakeTimer == nil || t.wakeTimer.CPU() != c {
+		if t.wakeTimer != nil {
+			t.wakeTimer.Cancel()
+		}
+		t.wakeTimer = c.NewTimer(false, cpu.Interrupt{Name: "hrtimer:" + t.Comm, Fn: func(*cpu.CPU) { s.Wake(t) }})
+	}
+	t.wakeTimer.Arm(c.Now() + d)
+	t.State = Sleeping
+	s.schedule(&t.Thread)
+}
+
+// SyscallFor is a program step that enters the kernel for syscall name and
+// spends d there (when the syscall has no model body).
+func SyscallFor(name string, d sim.Duration) Op { return Op{Kind: OpSyscall, Name: name, D: d} }
