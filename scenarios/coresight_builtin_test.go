@@ -1,6 +1,8 @@
 package scenarios
 
 import (
+	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -62,5 +64,44 @@ func TestCoresightSnapshotTwice(t *testing.T) {
 				t.Errorf("(-want +got):\n%s", d)
 			}
 		})
+	}
+}
+
+// TestCoresightVarianceSpread runs coresight-snapshot-variance over 16
+// random schedules per behaviour (unbounded disturbances, as explore
+// --budget 1000 draws them) and checks the shape of the snapshot size's
+// spread: today it varies by whole buffers, the tool before 2f01c200d440
+// takes at least one whole 4 MiB buffer and more than today's tool, and the
+// is-active gate never more than the running period's 3 MiB.
+func TestCoresightVarianceSpread(t *testing.T) {
+	const MiB = 1 << 20
+	f := loadBuiltin(t, "coresight-snapshot-variance")
+	spread := func(knobs map[string]string) (lo, med, hi int64) {
+		var sizes []int64
+		for seed := uint64(1); seed <= 16; seed++ {
+			r, _, err := RunOnce(f, Options{Knobs: knobs, Chooser: ScheduleChooser(seed, 1000)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			v, _ := r.Perf.Observe("cs.snapshot.bytes")
+			sizes = append(sizes, v)
+		}
+		slices.Sort(sizes)
+		return sizes[0], sizes[len(sizes)/2], sizes[len(sizes)-1]
+	}
+	mib := func(n int64) string { return fmt.Sprintf("%.1fMiB", float64(n)/MiB) }
+	tLo, tMed, tHi := spread(nil)
+	pLo, pMed, pHi := spread(map[string]string{record.ToolKnobFindSnapshot: record.FindSnapshotPre})
+	iLo, iMed, iHi := spread(map[string]string{"coresight-snapshot-sync": "is-active"})
+	t.Logf("snapshot size min/median/max: today %s/%s/%s, pre-2f01c200d440 %s/%s/%s, is-active %s/%s/%s",
+		mib(tLo), mib(tMed), mib(tHi), mib(pLo), mib(pMed), mib(pHi), mib(iLo), mib(iMed), mib(iHi))
+	if tHi-tLo < 4*MiB {
+		t.Errorf("today's snapshot should vary by a buffer or more: %s..%s", mib(tLo), mib(tHi))
+	}
+	if pLo < 4*MiB || pMed <= tMed {
+		t.Errorf("pre-2f01c200d440 should take whole wrapped buffers: %s/%s vs today's median %s", mib(pLo), mib(pMed), mib(tMed))
+	}
+	if iHi > 3*MiB {
+		t.Errorf("is-active keeps at most the running period: max %s", mib(iHi))
 	}
 }

@@ -30,7 +30,9 @@ import (
 //   - verbs: record.Actions(), each taking the session first;
 //   - step points: pmu.StepPoints() (the core's, rb's and the drivers');
 //   - invariants: rb.Invariants, judged at the end of the run by rb.Check on the
-//     log of every ring buffer the run allocated (pmu.Kernel.TraceBuffers).
+//     log of every ring buffer the run allocated (pmu.Kernel.TraceBuffers), and
+//     record.SessionInvariants(), judged on every session by their Check;
+//   - timeline rows: a PMU implementing Timeliner (cs_etm's periods).
 //
 // NMIs: a forced "nmi cpuN at LABEL" and a timed "at T nmi cpuN" run
 // perf_event_nmi_handler() (pmu.Kernel.PerfEventNMIHandler); a forced one
