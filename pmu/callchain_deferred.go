@@ -226,8 +226,13 @@ func (k *Kernel) perfIterateSb(c *cpu.CPU, t *sched.Task, output func(e *Event))
 }
 
 // deferredOnReturn notes the user frames of the entry that ends.
+// Nothing is noted until a deferred callchain was first asked for: the notes
+// are for the oracle, and an ordinary workload must not pay for them.
 func (k *Kernel) deferredOnReturn(t *sched.Task, cookie unwind.Cookie) {
 	dc := k.defcc
+	if dc.stats.samples == 0 {
+		return
+	}
 	dc.log.Returns = append(dc.log.Returns, DeferredReturn{Tid: t.TID, Entry: dc.returns[t], Cookie: uint64(cookie),
 		UserIPs: k.userIPs(t), Time: uint64(k.now())})
 	dc.returns[t]++
@@ -259,6 +264,9 @@ type deferredExitNote struct{ k *Kernel }
 // TaskExit implements sched.TaskExitHook.
 func (n deferredExitNote) TaskExit(t *sched.Task) {
 	dc := n.k.defcc
+	if dc.stats.samples == 0 {
+		return
+	}
 	dc.log.Returns = append(dc.log.Returns, DeferredReturn{Tid: t.TID, Entry: dc.returns[t],
 		Cookie: uint64(dc.d.CookieOf(t)), UserIPs: n.k.userIPs(t), Exit: true, Time: uint64(n.k.now())})
 }

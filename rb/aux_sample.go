@@ -32,6 +32,14 @@ func outputSampleAux(st Stepper, h *Handle, s *Sample) {
 	OutputZero(h, int(s.AuxSize-n))
 }
 
+// outputSampleAuxStatic writes an AUX part already held in s.Aux (no PMU copy).
+func outputSampleAuxStatic(h *Handle, s *Sample) {
+	put64(h, s.AuxSize)
+	n := min(uint64(len(s.Aux)), s.AuxSize)
+	OutputCopy(h, s.Aux[:n])
+	OutputZero(h, int(s.AuxSize-n))
+}
+
 // putSampleAux encodes the PERF_SAMPLE_AUX part into b (AppendSample).
 func putSampleAux(b []byte, s *Sample) {
 	if s.Type&PerfSampleAux == 0 {

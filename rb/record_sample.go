@@ -76,9 +76,30 @@ func SampleSize(s *Sample) (int, error) {
 // wakeup_events accounting. size is what SampleSize returned.
 // kernel/events/core.c: perf_output_sample()
 func OutputSample(st Stepper, h *Handle, s *Sample, size int, ev Event) {
+	if outputSampleFields(st, h, s, size) {
+		outputSampleAuxStatic(h, s)
+	}
+	outputSampleWakeup(h, ev)
+}
+
+// outputSampleWithAux is OutputSample for a sample whose AUX part a PMU copies
+// itself (Sample.AuxOutput: perf_pmu_snapshot_aux). It is apart from OutputSample
+// because handing the handle to a callback moves it to the heap, and the
+// ordinary sample path must not allocate.
+// kernel/events/core.c: perf_output_sample()
+func outputSampleWithAux(st Stepper, h *Handle, s *Sample, size int, ev Event) {
+	if outputSampleFields(st, h, s, size) {
+		outputSampleAux(st, h, s)
+	}
+	outputSampleWakeup(h, ev)
+}
+
+// outputSampleFields writes the header and every field before PERF_SAMPLE_AUX; it
+// reports whether an AUX part follows.
+func outputSampleFields(st Stepper, h *Handle, s *Sample, size int) bool {
 	rb := h.rb
 	if rb == nil {
-		return
+		return false
 	}
 	hw := headerWord(Header{Type: RecordSample, Misc: s.Misc, Size: uint16(size)})
 	full := size
@@ -104,8 +125,15 @@ func OutputSample(st Stepper, h *Handle, s *Sample, size int, ev Event) {
 		OutputCopy(h, b[:n])
 		OutputSkip(h, size-HeaderSize-n) // RAW frag->pad: __output_skip()
 	}
-	if full != size {
-		outputSampleAux(st, h, s)
+	return full != size
+}
+
+// outputSampleWakeup is the wakeup_events accounting at the end of
+// perf_output_sample().
+func outputSampleWakeup(h *Handle, ev Event) {
+	rb := h.rb
+	if rb == nil {
+		return
 	}
 	if we := ev.WakeupEvents(); we > 0 {
 		rb.events++
@@ -181,11 +209,20 @@ func PerfEventOutput(st Stepper, rb *Buffer, ev Event, s *Sample, backward bool)
 	if err != nil {
 		return err
 	}
-	var h Handle
 	var id *SampleID
 	if rb != nil && rb.lost != 0 {
 		id = s.IDOf() // only a PERF_RECORD_LOST in front needs the sample_id data
 	}
+	if s.AuxOutput != nil {
+		h := new(Handle)
+		if err := OutputBegin(st, h, rb, id, ev, size, backward); err != nil {
+			return err
+		}
+		outputSampleWithAux(st, h, s, size, ev)
+		OutputEnd(st, h)
+		return nil
+	}
+	var h Handle
 	if err := OutputBegin(st, &h, rb, id, ev, size, backward); err != nil {
 		return err
 	}
