@@ -51,6 +51,8 @@ type CPU struct {
 
 	attn bool // a step point must look around (see updateAttn)
 
+	spinner *Thread // the thread in SpinUntil's wait, which Kick ends (spin.go)
+
 	// Counters, exported as observables.
 	Steps uint64
 	NMIs  uint64

@@ -154,6 +154,7 @@ type kernelAux struct {
 	itraceStarted map[*Event]bool
 	stats         struct{ auxRecords, auxTruncated, auxWarn, auxSamples, auxSamplesEmpty uint64 }
 	samples       []AuxSampleCheck // aux-sample-is-newest observations
+	sampleWhy     auxSampleWhy     // aux_sample_observe.go
 }
 
 // pauseResume is the in-flight record of PERF_EF_PAUSE/RESUME callbacks, for the

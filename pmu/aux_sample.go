@@ -33,10 +33,12 @@ func (k *Kernel) perfPrepareSampleAux(c *cpu.CPU, e *Event, size uint64) uint64 
 	}
 	if sampler.state != StateActive { // WARN_ON_ONCE(READ_ONCE(sampler->state) != PERF_EVENT_STATE_ACTIVE)
 		k.aux.stats.auxWarn++
+		k.aux.sampleWhy.inactive++
 		return 0
 	}
 	if sampler.oncpu != c.ID { // WARN_ON_ONCE(READ_ONCE(sampler->oncpu) != smp_processor_id())
 		k.aux.stats.auxWarn++
+		k.aux.sampleWhy.inactive++
 		return 0
 	}
 	buf := sampler.rb
@@ -46,6 +48,7 @@ func (k *Kernel) perfPrepareSampleAux(c *cpu.CPU, e *Event, size uint64) uint64 
 	defer k.ringBufferPut(buf)
 	// "If this is an NMI hit inside sampling code, don't take the sample."
 	if buf.AuxInSampling() != 0 {
+		k.aux.sampleWhy.nested++
 		return 0
 	}
 	size = min(size, buf.AuxSize())
@@ -115,6 +118,7 @@ func (k *Kernel) perfPMUSnapshotAux(c *cpu.CPU, buf *rb.Buffer, sampler *Event, 
 	if !ok {
 		return 0
 	}
+	k.observeSnapshotSampler(c, sampler)
 	flags := c.LocalIrqSave()
 	buf.SetAuxInSampling(1)
 	c.Step("perf_pmu_snapshot_aux:in-sampling")

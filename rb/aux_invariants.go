@@ -23,6 +23,8 @@ var auxInvariants = []Invariant{
 
 // auxCheck is the AUX part of Check.
 func auxCheck(log []TraceEvent, f Final, bad func(name, format string, args ...any)) {
+	auxTxnCheck(log, bad) // aux_txn.go
+
 	inFlight := map[uint64]TraceEvent{} // per event id: the callback in flight
 	type span struct{ lo, hi uint64 }
 	var writes, commits []span

@@ -101,6 +101,7 @@ func AuxOutputBegin(s Stepper, h *AuxHandle, rb *Buffer, ev AuxEvent) any {
 			return nil
 		}
 	}
+	rb.trace(TraceEvent{Kind: TraceAuxBegin, Pos: h.Head}) // aux-write-in-transaction (aux_txn.go)
 	return rb.aux.priv
 }
 

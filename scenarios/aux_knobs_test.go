@@ -23,6 +23,10 @@ func TestPTKnobPaths(t *testing.T) {
 		{"pt-sample-vs-stop", "pt-snapshot-stop", "today", nil},
 		{"pt-sample-vs-stop", "pt-snapshot-stop", "pre-d92792a4b26e", []string{"aux-sample-is-newest"}},
 		{"aux-pause-resume-nmi", "pt-pause-resume", "today", nil},
+		{"pt-pause-vs-pmi", "pt-pause-resume", "today", nil},
+		{"pt-pause-vs-pmi", "pt-pause-resume", "pre-08c7454ceb94", []string{"aux-write-in-transaction"}},
+		{"aux-sample-vs-sched", "pt-snapshot-stop", "today", nil},
+		{"aux-sample-vs-sched", "pt-snapshot-stop", "pre-d92792a4b26e", []string{"aux-sample-is-newest"}},
 	} {
 		f := loadBuiltin(t, tc.scenario)
 		_, res, err := RunOnce(f, Options{Knobs: map[string]string{tc.knob: tc.value}, Chooser: sim.NewRandom(1)}) // simrun run's seed 1

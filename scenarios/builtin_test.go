@@ -143,6 +143,8 @@ func TestBuiltinsOldKnobsFound(t *testing.T) {
 			[]map[string]string{{}, {"overwrite-reader": "verify"}}},
 		{"rb-data-head-backwards", map[string]string{"rb-put-handle": "pre-1b038c6e05ff"}, []map[string]string{{}}},
 		{"pmu-pause-output-rb-check", map[string]string{"pause-output-rb-check": "posted"}, []map[string]string{{}}},
+		{"pt-pause-vs-pmi", map[string]string{"pt-pause-resume": "pre-08c7454ceb94"}, []map[string]string{{}}},
+		{"aux-sample-vs-sched", map[string]string{"pt-snapshot-stop": "pre-d92792a4b26e"}, []map[string]string{{}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

@@ -88,8 +88,11 @@ func TestCLI(t *testing.T) {
 		{"replay missing", []string{"replay", filepath.Join(dir, "nope.replay")}, 2, nil, []string{"nope.replay"}},
 		{"list perf", []string{"list"}, 0, []string{"rb-backward-read-race", "pmu-pause-output-rb-check", "seed-close-benchmark"}, nil},
 		{"run perf builtin", []string{"run", "rb-zero-pages"}, 0, []string{"held           always rb.zero-pages > 0", "ok"}, nil},
-		{"run perf old knob", []string{"run", "rb-data-head-backwards", "--kernel", "rb-put-handle=pre-1b038c6e05ff"}, 1,
-			[]string{"held           when rb-put-handle=pre-1b038c6e05ff always rb.data-head-backwards > 0", "data-head-monotonic at", "FAIL"}, nil},
+		// data_head goes backwards in every run (judged by the file); the reader's
+		// misparse needs explore (TestDataHeadBackwardsExplore).
+		{"run perf old knob", []string{"run", "rb-data-head-backwards", "--kernel", "rb-put-handle=pre-1b038c6e05ff"}, 0,
+			[]string{"held           when rb-put-handle=pre-1b038c6e05ff always rb.data-head-backwards > 0",
+				"held           when rb-put-handle=pre-1b038c6e05ff never data-head-monotonic", "data-head-monotonic at", "ok"}, nil},
 		{"knobs tool", []string{"knobs"}, 0, []string{"tool overwrite-reader=paused (default)|unpaused|verify", "kernel pause-output-rb-check=today (default)|posted"}, nil},
 	}
 	for _, tt := range tests {

@@ -31,6 +31,12 @@ type ptCtx struct {
 	user    bool // the mode the CPU was in at since
 	timer   *cpu.Timer
 	seq     uint16
+
+	// What RTIT_OUTPUT_BASE and RTIT_CTL were last loaded with
+	// (pt_config_buffer(), pt_config()): the hardware writes there while
+	// TraceEn is set, whether or not an AUX transaction is still open.
+	hwBuf   *ptBuffer
+	hwEvent *pmu.Event
 }
 
 // ptBuffer is struct pt_buffer, the driver's aux_priv.
@@ -155,6 +161,7 @@ func (p *PMU) Start(c *cpu.CPU, e *pmu.Event, mode int) {
 		p.ResumeCalls++
 		if p.knob("pt-pause-resume") == "pre-08c7454ceb94" {
 			if e.HWState() == 0 {
+				c.Step("pt_event_start:hw-state-read")
 				p.configStart(c, e)
 			}
 			return
@@ -170,6 +177,7 @@ func (p *PMU) Start(c *cpu.CPU, e *pmu.Event, mode int) {
 		return
 	}
 	p.Starts++
+	p.accrue(c) // what the hardware wrote since the last look (TraceEn may have been left on)
 	priv := rb.AuxOutputBegin(c, &pt.handle, e.RB(), e)
 	if priv == nil {
 		e.SetHWState(pmu.PERF_HES_STOPPED)
@@ -183,6 +191,7 @@ func (p *PMU) Start(c *cpu.CPU, e *pmu.Event, mode int) {
 		return
 	}
 	e.SetHWState(0)
+	pt.hwBuf, pt.hwEvent = buf, e // pt_config_buffer(buf)
 	e.ItraceStarted(c)
 	p.config(c, e)
 }
@@ -318,15 +327,13 @@ func (p *PMU) accrue(c *cpu.CPU) {
 	since, wasUser := pt.since, pt.user
 	pt.since = now
 	pt.user = c.Curr() != nil && c.Curr().User
-	e, _ := pt.handle.Event.(*pmu.Event)
-	if !pt.traceEn || e == nil || now <= since {
+	// The hardware writes where RTIT_OUTPUT_BASE points, as RTIT_CTL says,
+	// whether or not the driver still has an AUX transaction open there.
+	e, buf := pt.hwEvent, pt.hwBuf
+	if !pt.traceEn || e == nil || buf == nil || now <= since {
 		return
 	}
 	if (wasUser && e.Attr.ExcludeUser) || (!wasUser && e.Attr.ExcludeKernel) {
-		return
-	}
-	buf, _ := rb.GetAux(&pt.handle).(*ptBuffer)
-	if buf == nil {
 		return
 	}
 	n := uint64(int64(now-since)*p.rate/1000) / PacketSize * PacketSize
@@ -377,6 +384,7 @@ func (p *PMU) armPMI(c *cpu.CPU) {
 func (p *PMU) interrupt(c *cpu.CPU) {
 	pt := &p.cpus[c.ID]
 	p.PMIs++
+	p.accrue(c) // the hardware reached the marker that raised this PMI
 	// "There may be a dangling PT bit in the interrupt status register after PT
 	// has been disabled by pt_event_stop()."
 	if !pt.handleNMI {
@@ -410,6 +418,7 @@ func (p *PMU) interrupt(c *cpu.CPU) {
 			pt.resumeAllowed = false
 			return
 		}
+		pt.hwBuf, pt.hwEvent = buf, e // pt_config_buffer(buf)
 		p.configStart(c, e)
 	}
 }
@@ -543,6 +552,7 @@ var stepPoints = []string{
 	"pt_config:handle-nmi",
 	"pt_config:resume-allowed",
 	"pt_config:started",
+	"pt_event_start:hw-state-read",
 	"pt_event_start:status-read",
 	"pt_event_stop:config-stopped",
 	"pt_event_stop:handle-nmi-cleared",

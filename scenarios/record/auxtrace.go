@@ -65,18 +65,31 @@ func (c *auxConfig) recordingOptions(auxArg string, freq, interval uint64) error
 	}
 	a := &r.Evsels[aux].Attr
 	perCPU := !r.Target.PerThread
-	if ro.auxSample == nil {
-		c.fullAuxtrace = true
-		a.Freq, a.SamplePeriod = false, 1
+	// auxtrace_parse_sample_options() runs before the PMU's recording_options
+	// (record__auxtrace_init()): the sample sizes are known here.
+	if ro.auxSample != nil {
+		if err := c.auxSampleOptions(aux); err != nil {
+			return err
+		}
 	}
-	// AUX buffer size: "-m ,N" or the driver default (4 MiB privileged, 128 KiB otherwise).
+	maxSample, _ := auxSampleMaxMin(r) // non-zero: opts->auxtrace_sample_mode
+	// Every AUX evsel sets opts->full_auxtrace, sample mode or not.
+	c.fullAuxtrace = true
+	a.Freq, a.SamplePeriod = false, 1
+	// AUX buffer size: "-m ,N", in intel_pt sample mode the largest sample
+	// (auxtrace_sample.go), or the driver default (4 MiB privileged, 128 KiB otherwise).
 	if auxArg != "" {
 		n, _, err := parsePages(auxArg)
 		if err != nil {
 			return err
 		}
 		r.AuxPages = n
-	} else if c.fullAuxtrace {
+	}
+	if maxSample != 0 && r.Evsels[aux].PMU == intelPT.name {
+		if err := c.ptSampleModeOptions(aux, auxArg != ""); err != nil {
+			return err
+		}
+	} else if auxArg == "" {
 		if c.opts.Privileged {
 			r.AuxPages = (4 << 20) / pmu.PageSize
 		} else {
@@ -87,9 +100,6 @@ func (c *auxConfig) recordingOptions(auxArg string, freq, interval uint64) error
 		// cs_etm_recording_options(): timestamps and contextid for per-cpu tracing
 		_ = setFormat(a, csETM.formats["timestamp"], 1)
 		_ = setFormat(a, csETM.formats["contextid"], 1)
-	}
-	if !c.fullAuxtrace {
-		return c.auxSampleOptions(aux)
 	}
 	// "To obtain the auxtrace buffer file descriptor, the auxtrace event must come first."
 	c.toFront(aux)
@@ -142,7 +152,8 @@ func (c *auxConfig) toFront(aux int) {
 
 // auxSampleOptions models tools/perf/util/auxtrace.c: auxtrace_parse_sample_options()
 // and auxtrace_validate_aux_sample_size(): every non-AUX member of the AUX
-// event's group samples sz bytes of AUX data.
+// event's group samples sz bytes of AUX data, unless its own aux-sample-size
+// term says otherwise ("Override with aux_sample_size from config term").
 func (c *auxConfig) auxSampleOptions(aux int) error {
 	r := c.r
 	sz := uint64(4096) // DEFAULT_AUX_SAMPLE_SIZE
@@ -160,8 +171,10 @@ func (c *auxConfig) auxSampleOptions(aux int) error {
 	for i := range r.Evsels {
 		e := &r.Evsels[i]
 		if e.Leader == r.Evsels[aux].Leader && i != aux && r.Evsels[aux].Leader == aux {
-			e.auxSample = uint32(sz)
-			found = true
+			if !e.hasTerm("aux-sample-size") {
+				e.auxSample = uint32(sz)
+			}
+			found = found || e.auxSample != 0
 		}
 	}
 	if !found {

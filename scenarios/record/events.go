@@ -342,6 +342,7 @@ func (p *eventParser) applyTerms(e *Evsel, ts []term, arg string) error {
 				if err := setFormat(&e.Attr, f, v); err != nil {
 					return bad(err.Error())
 				}
+				e.terms = append(e.terms, t) // user-set bits (CFG_CHG): evsel__set_config_if_unset() keeps them
 				continue
 			}
 			return bad("unknown term; valid terms: " + validTerms)

@@ -155,8 +155,10 @@ func TestAuxPMUs(t *testing.T) {
 		{"-e intel_pt/tsc=0,cyc,psb_period=0/ -m ,64 -S -- ls", view{Names: []string{"intel_pt/tsc=0,cyc,psb_period=0/", "dummy:u"},
 			Leaders: []int{0, 1}, Config: 0xe203, AuxPages: 64, Aux: []uint32{0, 0}, AuxSz: []uint32{0, 0}, Snapshot: &Snapshot{}}},
 		// test_intel_pt.sh test_sample
-		{"--aux-sample=8192 -e {intel_pt//u,branch-misses:u} -- true", view{Names: []string{"intel_pt//:u", "branch-misses:u"},
-			Leaders: []int{0, 0}, Config: 0x300e601, Aux: []uint32{0, 0}, AuxSz: []uint32{0, 8192}}},
+		// sample mode is full_auxtrace too (the tracking dummy); psb_period=0 and
+		// the AUX area sized from the sample (auxtrace_sample_test.go)
+		{"--aux-sample=8192 -e {intel_pt//u,branch-misses:u} -- true", view{Names: []string{"intel_pt//:u", "branch-misses:u", "dummy:u"},
+			Leaders: []int{0, 0, 2}, Config: 0xe601, AuxPages: 2, Aux: []uint32{0, 0, 0}, AuxSz: []uint32{0, 8192, 0}}},
 		{"-e cs_etm/@sink/u -- true", view{}},
 		{"-e cs_etm//u --per-thread -- true", view{Names: []string{"cs_etm//:u", "dummy:u"}, Leaders: []int{0, 1},
 			AuxPages: 1024, Aux: []uint32{0, 0}, AuxSz: []uint32{0, 0}}},

@@ -135,6 +135,7 @@ type Session struct {
 
 	tool toolState // what the registered actions keep (actions.go)
 	aux  auxState  // the AUX areas (session_aux.go)
+	spin spinState // the spin-read action's reader (spin_reader.go)
 }
 
 // sessionStats are the counters perf keeps while recording.

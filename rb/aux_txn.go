@@ -1,0 +1,35 @@
+package rb
+
+// The AUX transaction as the invariants see it: perf_aux_output_begin() opens
+// one on a buffer (TraceAuxBegin), perf_aux_output_end() closes it
+// (TraceAuxCommit). The hardware may store trace (TraceAuxWrite) only while
+// one is open: outside, the buffer belongs to nobody (its head was published,
+// the reader may be consuming it, the pages may go with the next munmap).
+
+// TraceAuxBegin: perf_aux_output_begin() opened an AUX transaction at aux_head
+// Pos (logged after the room check, so a failed begin logs nothing).
+const TraceAuxBegin TraceKind = 96
+
+var auxTxnInvariant = Invariant{"aux-write-in-transaction",
+	"the hardware writes AUX bytes only while an AUX transaction is open on the buffer (perf_aux_output_begin .. perf_aux_output_end)",
+	"after pmu::stop has ended the transaction tracing must be off, or it writes into a stale buffer the tool is reading (08c7454ceb94, knob pt-pause-resume)"}
+
+// auxTxnCheck is the aux-write-in-transaction part of auxCheck.
+func auxTxnCheck(log []TraceEvent, bad func(name, format string, args ...any)) {
+	open := false
+	for i := range log {
+		switch e := &log[i]; e.Kind {
+		case TraceAuxBegin:
+			open = true
+		case TraceAuxCommit:
+			open = false
+		case TraceAuxWrite:
+			if !open {
+				bad("aux-write-in-transaction", "the hardware wrote %d AUX bytes at AUX position %#x with no AUX transaction open (tracing left on after perf_aux_output_end)",
+					e.Size, e.Pos)
+			}
+		}
+	}
+}
+
+func init() { Invariants = append(Invariants, auxTxnInvariant) }
