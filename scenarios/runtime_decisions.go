@@ -37,7 +37,7 @@ func (d Decision) String() string {
 // Choose implements sim.Chooser.
 func (l *decisionLog) Choose(n int, what string) int {
 	d := l.inner.Choose(n, what)
-	if d != 0 {
+	if d != 0 && len(l.marks) < maxMarks {
 		cpu := -1
 		if l.eng != nil {
 			if run := l.eng.Running(); run != nil {
@@ -54,5 +54,10 @@ func (l *decisionLog) Choose(n int, what string) int {
 	return d
 }
 
-// Disturbing returns the disturbing decisions of the run.
+// maxMarks bounds how many disturbing decisions are kept for printing: a shrunk
+// schedule has a handful, while a long random run (millions of syscalls) would
+// otherwise spend most of its time growing this list.
+const maxMarks = 4096
+
+// Disturbing returns the disturbing decisions of the run (the first maxMarks).
 func (r *Run) Disturbing() []Decision { return r.log.marks }
