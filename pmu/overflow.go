@@ -40,6 +40,9 @@ type perfSampleData struct {
 	period uint64
 	raw    []byte
 	addr   uint64
+	// noCallchain: data->callchain was left NULL for perf_prepare_sample()
+	// (a precise event's PMI taken outside the PEBS drain).
+	noCallchain bool
 }
 
 // sampleScratch is per-CPU storage for the sample being prepared, one slot per
@@ -245,6 +248,10 @@ func (k *Kernel) perfPrepareSample(c *cpu.CPU, e *Event, s *rb.Sample, chain *[]
 	}
 	s.Callchain = nil
 	if st&PERF_SAMPLE_CALLCHAIN != 0 {
+		if data.noCallchain {
+			// `size += data->callchain->nr;` (6f55967ad9d9's oops)
+			panicCrash("BUG: kernel NULL pointer dereference in perf_prepare_sample: data->callchain of precise event %d sampled by the PMI outside the PEBS drain", e.id)
+		}
 		s.Callchain = k.perfCallchain(c, e, chain, r)
 	}
 	if st&PERF_SAMPLE_AUX != 0 {

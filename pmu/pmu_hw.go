@@ -19,6 +19,7 @@ type hwPMU struct {
 type cpuHwEvents struct {
 	events  []*Event // events[idx]: the event on counter idx
 	active  []bool   // active_mask
+	pebs    []bool   // MSR_IA32_PEBS_ENABLE: precise events sample through the PEBS drain
 	enabled bool     // the global enable (x86_pmu_enable/disable)
 	nmi     cpu.Interrupt
 }
@@ -30,7 +31,7 @@ func newHwPMU(k *Kernel) *hwPMU {
 		n = 4
 	}
 	for i := range p.cpuc {
-		p.cpuc[i] = cpuHwEvents{events: make([]*Event, n), active: make([]bool, n), enabled: true,
+		p.cpuc[i] = cpuHwEvents{events: make([]*Event, n), active: make([]bool, n), pebs: make([]bool, n), enabled: true,
 			nmi: cpu.Interrupt{Name: "PMI", Fn: p.handleIRQ}}
 	}
 	return p
@@ -196,6 +197,8 @@ func (p *hwPMU) Start(c *cpu.CPU, e *Event, flags int) {
 	e.hw.running = true
 	cc := &p.cpuc[c.ID]
 	cc.active[e.hw.idx] = true
+	// intel_pmu_enable_event(): intel_pmu_pebs_enable() before the counter.
+	cc.pebs[e.hw.idx] = e.Attr.PreciseIP > 0
 	if flags&PERF_EF_RELOAD != 0 {
 		p.setPeriod(c, e)
 	} else {
@@ -204,19 +207,17 @@ func (p *hwPMU) Start(c *cpu.CPU, e *Event, flags int) {
 	}
 }
 
-// Stop disables the counter (clearing active_mask, so a PMI that comes later
-// ignores it) and on UPDATE folds it into the count.
-// arch/x86/events/core.c: x86_pmu_stop()
+// Stop disables the counter, then clears active_mask (so a PMI that comes
+// later ignores it), and on UPDATE folds it into the count.
+// arch/x86/events/core.c: x86_pmu_stop(): `if (test_bit(hwc->idx,
+// cpuc->active_mask)) { x86_pmu.disable(event); __clear_bit(hwc->idx,
+// cpuc->active_mask); ...` (the order since 3966c3feca3f)
 func (p *hwPMU) Stop(c *cpu.CPU, e *Event, flags int) {
 	cc := &p.cpuc[c.ID]
 	if e.hw.idx >= 0 && cc.active[e.hw.idx] && cc.events[e.hw.idx] == e {
+		p.disableEvent(c, e) // x86_pmu.disable(event): intel_pmu_disable_event()
 		cc.active[e.hw.idx] = false
-		p.freeze(c, e)
-		e.hw.running = false
 		e.hw.state |= PERF_HES_STOPPED
-		if e.hw.timer != nil {
-			e.hw.timer.Cancel()
-		}
 	}
 	if flags&PERF_EF_UPDATE != 0 && e.hw.state&PERF_HES_UPTODATE == 0 {
 		p.update(c, e)
@@ -281,6 +282,11 @@ func (p *hwPMU) handleIRQ(c *cpu.CPU) {
 			continue
 		}
 		data := perfSampleData{period: e.hw.lastPeriod}
+		// A precise event with its PEBS bit set is sampled by the PEBS drain,
+		// which sets data->callchain; without the bit it takes this generic
+		// path, where a __PERF_SAMPLE_CALLCHAIN_EARLY event (precise_ip with
+		// PERF_SAMPLE_CALLCHAIN, since 6cbc304f2f36) has none.
+		data.noCallchain = e.Attr.PreciseIP > 0 && !cc.pebs[idx]
 		if k.perfEventOverflow(c, e, &data, &r) != 0 {
 			p.Stop(c, e, 0)
 		}

@@ -3,6 +3,7 @@ package pmu_test
 import (
 	"encoding/binary"
 	"fmt"
+	"strings"
 	"testing"
 
 	"perfsim/cpu"
@@ -22,10 +23,24 @@ import (
 //   - overflows are not lost silently: sum(sample periods) <= count and the
 //     shortfall is less than a period per sched-out that swallowed one.
 func nmiSchedOutRun(ch sim.Chooser, force string) (msg string, samples uint64) {
+	return nmiSchedOutRunWith(ch, force, false, "")
+}
+
+// nmiSchedOutRunWith is nmiSchedOutRun with the event precise (PEBS) and
+// sampling callchains when precise is set, under the given
+// pebs-disable-order knob value ("" for today's). A model oops is returned as
+// the violation, prefixed "oops: ".
+func nmiSchedOutRunWith(ch sim.Chooser, force string, precise bool, pebsOrder string) (msg string, samples uint64) {
 	if force != "" {
 		ch = atLabel(force)
 	}
-	mc := newMachine(nil, 1, ch, pmu.Knobs{})
+	var knobs pmu.Knobs
+	if pebsOrder != "" {
+		if _, err := pmu.ApplyKnob(&knobs, "pebs-disable-order", pebsOrder); err != nil {
+			return err.Error(), 0
+		}
+	}
+	mc := newMachine(nil, 1, ch, knobs)
 	defer mc.m.Close()
 	const period = 3000 // 1us of cycles at 3/ns
 	violation := ""
@@ -41,6 +56,10 @@ func nmiSchedOutRun(ch sim.Chooser, force string) (msg string, samples uint64) {
 	mc.s.Spawn("other", sched.MaskOf(0), sched.Loop(20, sched.Compute(700), sched.Yield()))
 	mc.s.Spawn("work", sched.MaskOf(0), sched.Call(func(t *sched.Task) {
 		a := cyclesAttr(period)
+		if precise {
+			a.PreciseIP = 2
+			a.SampleType |= pmu.PERF_SAMPLE_CALLCHAIN
+		}
 		fd, err := mc.k.PerfEventOpen(t, &a, 0, -1, -1, 0)
 		if err != nil {
 			panic(err)
@@ -58,6 +77,9 @@ func nmiSchedOutRun(ch sim.Chooser, force string) (msg string, samples uint64) {
 		_, _ = mc.k.Ioctl(t, fd, pmu.PERF_EVENT_IOC_DISABLE, 0)
 	}))
 	if err := mc.m.Run(sim.Second); err != nil {
+		if o, ok := err.(*sim.Oops); ok {
+			return "oops: " + o.Msg, 0
+		}
 		return err.Error(), 0
 	}
 	if violation != "" {
@@ -110,6 +132,38 @@ func TestNMIInSchedOutForced(t *testing.T) {
 		}
 		if n != tc.samples {
 			t.Errorf("PMI at %s: %d samples, want %d", tc.label, n, tc.samples)
+		}
+	}
+}
+
+// TestNMIInIntelPMUDisableEvent: the PMI forced inside x86_pmu_stop() ->
+// intel_pmu_disable_event() of a precise event with callchains. Today the
+// counter is off and its PEBS bit still set: the PEBS drain samples the
+// (still ACTIVE) event, 20 samples, no oops. Before 6f55967ad9d9 the PEBS bit
+// was cleared first: the PMI takes the generic path and perf_prepare_sample()
+// dereferences the NULL data->callchain.
+func TestNMIInIntelPMUDisableEvent(t *testing.T) {
+	for _, tc := range []struct {
+		label, knob string
+		samples     uint64
+		oops        string // "" for none
+	}{
+		{"event_sched_out", "today", 20, ""},
+		{"intel_pmu_disable_event", "today", 20, ""},
+		{"event_sched_out:del", "today", 0, ""},
+		{"event_sched_out", "pre-6f55967ad9d9", 20, ""},
+		{"intel_pmu_disable_event", "pre-6f55967ad9d9", 0, "NULL pointer dereference in perf_prepare_sample: data->callchain"},
+		{"event_sched_out:del", "pre-6f55967ad9d9", 0, ""},
+	} {
+		msg, n := nmiSchedOutRunWith(nil, tc.label, true, tc.knob)
+		switch {
+		case tc.oops == "" && msg != "":
+			t.Errorf("%s, PMI at %s: %s", tc.knob, tc.label, msg)
+		case tc.oops != "" && !strings.Contains(msg, tc.oops):
+			t.Errorf("%s, PMI at %s: got %q, want an oops %q", tc.knob, tc.label, msg, tc.oops)
+		}
+		if n != tc.samples {
+			t.Errorf("%s, PMI at %s: %d samples, want %d", tc.knob, tc.label, n, tc.samples)
 		}
 	}
 }

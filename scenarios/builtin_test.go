@@ -145,6 +145,7 @@ func TestBuiltinsOldKnobsFound(t *testing.T) {
 		{"pmu-pause-output-rb-check", map[string]string{"pause-output-rb-check": "posted"}, []map[string]string{{}}},
 		{"pt-pause-vs-pmi", map[string]string{"pt-pause-resume": "pre-08c7454ceb94"}, []map[string]string{{}}},
 		{"aux-sample-vs-sched", map[string]string{"pt-snapshot-stop": "pre-d92792a4b26e"}, []map[string]string{{}}},
+		{"pmu-overflow-vs-sched-out", map[string]string{"pebs-disable-order": "pre-6f55967ad9d9"}, []map[string]string{{}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

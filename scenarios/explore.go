@@ -39,15 +39,17 @@ type OutcomeCount struct {
 
 // Found is the violation explore found, shrunk.
 type Found struct {
-	Schedule   int      // 1-based number of the schedule that showed it
-	Seed       uint64   // its seed (random strategy)
-	Violation  string   // what failed: "invariant NAME: ...", "outcome ...", "oops: ..."
-	Original   int      // decisions of the schedule as found
-	Decisions  []int    // the shrunk decision list
-	ShrinkRuns int      // replays spent shrinking
-	Lines      []string // the disturbing choices, as trace lines
-	Result     *Result  // the shrunk schedule's result
-	Timeline   string
+	Schedule  int    // 1-based number of the schedule that showed it
+	Seed      uint64 // its seed (random strategy)
+	Violation string // what failed: "invariant NAME: ...", "outcome ...", "oops: ..."
+	Original  int    // decisions of the schedule as found
+	// OriginalDisturbing is how many of those were disturbing (non-zero).
+	OriginalDisturbing int
+	Decisions          []int    // the shrunk decision list
+	ShrinkRuns         int      // replays spent shrinking
+	Lines              []string // the disturbing choices, as trace lines
+	Result             *Result  // the shrunk schedule's result
+	Timeline           string
 }
 
 // ExploreResult is the outcome of an exploration.
@@ -243,7 +245,8 @@ func (ex *ExploreResult) WriteText(w io.Writer) {
 			fmt.Fprintf(w, " (seed %d)", fd.Seed)
 		}
 		fmt.Fprintf(w, ": %s\n", fd.Violation)
-		fmt.Fprintf(w, "shrunk from %d to %d decisions (%d disturbing) in %d replays\n", fd.Original, len(fd.Decisions), len(fd.Lines), fd.ShrinkRuns)
+		fmt.Fprintf(w, "shrunk from %d disturbing decisions (of %d) to %d (of %d) in %d replays\n",
+			fd.OriginalDisturbing, fd.Original, len(fd.Lines), len(fd.Decisions), fd.ShrinkRuns)
 		fmt.Fprintln(w, "disturbing choices:")
 		for _, l := range fd.Lines {
 			fmt.Fprintf(w, "  %s\n", l)
@@ -286,4 +289,15 @@ func ScheduleChooser(seed uint64, budget int) sim.Chooser {
 		budget = 16
 	}
 	return &sim.Limited{Inner: sim.NewRandom(seed), Budget: budget}
+}
+
+// disturbing counts the non-zero decisions of d.
+func disturbing(d []int) int {
+	n := 0
+	for _, x := range d {
+		if x != 0 {
+			n++
+		}
+	}
+	return n
 }

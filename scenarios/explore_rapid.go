@@ -71,6 +71,7 @@ func exploreRapid(f *File, o ExploreOptions, ex *ExploreResult) error {
 		return err
 	}
 	fd.Schedule, fd.Seed, fd.Original, fd.ShrinkRuns = firstAt, o.Seed, len(failing), calls-firstAt
+	fd.OriginalDisturbing = disturbing(failing)
 	_ = sig
 	ex.Found = fd
 	return nil

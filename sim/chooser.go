@@ -11,7 +11,10 @@ import "pgregory.net/rapid"
 // shrinking towards zero removes disturbances.
 type Chooser interface {
 	// Choose returns a value in [0, n); n >= 2. what names the decision (for rapid's
-	// draw labels and for humans reading a replay file); it must not be used to decide.
+	// draw labels and for humans reading a replay file). A strategy that records
+	// a schedule must not decide by it: a decision list means the same whatever
+	// the labels. (explore's shrinker uses it only to place candidate
+	// disturbances, and keeps the plain list that the replay recorded.)
 	Choose(n int, what string) int
 }
 

@@ -124,7 +124,7 @@ func TestCLIExploreReplay(t *testing.T) {
 	if code != 1 {
 		t.Fatalf("explore exit %d, want 1\n%s\n%s", code, out, errOut)
 	}
-	for _, s := range []string{"VIOLATION in schedule", "invariant task-work-before-user-return", "(1 disturbing)",
+	for _, s := range []string{"VIOLATION in schedule", "invariant task-work-before-user-return", "to 1 (of ",
 		"cpu0 choice  __schedule:irqs-off: option 1 of 2", "replay file: race.replay"} {
 		if !strings.Contains(out, s) {
 			t.Errorf("explore output lacks %q:\n%s", s, out)
