@@ -34,23 +34,17 @@ var KnobSpecs = []sim.KnobSpec{{
 
 // ApplyKnob sets a pmu knob in k; it reports whether the name is this layer's.
 func ApplyKnob(k *Knobs, name, value string) (bool, error) {
-	for _, spec := range KnobSpecs {
-		if spec.Name != name {
-			continue
-		}
-		if err := spec.Check(value); err != nil {
-			return true, err
-		}
-		switch name {
-		case "pause-output-rb-check":
-			k.PauseOutputRBCheck = value
-		default: // knobs registered from other files (callchain_deferred.go): read with Kernel.Knob
-			if k.Extra == nil {
-				k.Extra = map[string]string{}
-			}
-			k.Extra[name] = value
-		}
-		return true, nil
+	if found, err := sim.LookupKnob(KnobSpecs, name, value); !found || err != nil {
+		return found, err
 	}
-	return false, nil
+	switch name {
+	case "pause-output-rb-check":
+		k.PauseOutputRBCheck = value
+	default: // knobs registered from other files (callchain_deferred.go): read with Kernel.Knob
+		if k.Extra == nil {
+			k.Extra = map[string]string{}
+		}
+		k.Extra[name] = value
+	}
+	return true, nil
 }

@@ -18,20 +18,14 @@ var KnobSpecs = []sim.KnobSpec{{
 // ApplyKnob sets a ring buffer knob in k; it reports whether the name is one
 // of this package's.
 func ApplyKnob(k *Knobs, name, value string) (bool, error) {
-	for _, spec := range KnobSpecs {
-		if spec.Name != name {
-			continue
-		}
-		if err := spec.Check(value); err != nil {
-			return true, err
-		}
-		switch name {
-		case "rb-put-handle":
-			k.OldPutHandle = value == "pre-1b038c6e05ff"
-		}
-		return true, nil
+	if found, err := sim.LookupKnob(KnobSpecs, name, value); !found || err != nil {
+		return found, err
 	}
-	return false, nil
+	switch name {
+	case "rb-put-handle":
+		k.OldPutHandle = value == "pre-1b038c6e05ff"
+	}
+	return true, nil
 }
 
 // StepPoints are the step point labels the writers and readers of this

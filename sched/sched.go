@@ -185,20 +185,14 @@ var Knobs = []sim.KnobSpec{{
 
 // ApplyKnob sets a sched knob in cfg.
 func ApplyKnob(cfg *Config, name, value string) (bool, error) {
-	for _, k := range Knobs {
-		if k.Name != name {
-			continue
-		}
-		if err := k.Check(value); err != nil {
-			return true, err
-		}
-		switch name {
-		case "task-work-nmi":
-			cfg.TaskWorkNMIIrqWork = value != "today"
-		case "sched-balance":
-			cfg.Balance = value == "on"
-		}
-		return true, nil
+	if found, err := sim.LookupKnob(Knobs, name, value); !found || err != nil {
+		return found, err
 	}
-	return false, nil
+	switch name {
+	case "task-work-nmi":
+		cfg.TaskWorkNMIIrqWork = value != "today"
+	case "sched-balance":
+		cfg.Balance = value == "on"
+	}
+	return true, nil
 }

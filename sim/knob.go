@@ -19,6 +19,17 @@ type KnobSpec struct {
 // Default returns today's value.
 func (k KnobSpec) Default() string { return k.Values[0] }
 
+// LookupKnob finds name among specs and checks value: found reports whether
+// the name is one of specs, err whether the value is not one of its values.
+func LookupKnob(specs []KnobSpec, name, value string) (found bool, err error) {
+	for _, k := range specs {
+		if k.Name == name {
+			return true, k.Check(value)
+		}
+	}
+	return false, nil
+}
+
 // Check returns an error naming the allowed values when value is not one of them.
 func (k KnobSpec) Check(value string) error {
 	for _, v := range k.Values {
