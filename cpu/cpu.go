@@ -24,6 +24,11 @@ type Interrupt struct {
 	Fn   func(c *CPU)
 	// Now forces delivery at the current step point (forced interleavings).
 	Now bool
+	// Skid is how late an NMI may be taken (a PMI's skid): when it falls due
+	// within Skid of the end of a time advance (Spend), the Chooser may hold it
+	// to the end of that advance ("nmi-skid"), so that the step points which
+	// follow may take it. 0: taken when it falls due, no decision.
+	Skid sim.Duration
 }
 
 // CPU is one simulated CPU.
@@ -46,6 +51,9 @@ type CPU struct {
 	timers     sim.EventQueue
 	pendingNMI []Interrupt
 	pendingIRQ []Interrupt
+	// nmiHold: the first pending NMI is held by its skid to the end of the
+	// running time advance (see holdNMI); nothing is delivered meanwhile.
+	nmiHold    bool
 	irqWork    []func(c *CPU)
 	irqWorkIPI bool // the irq_work self-IPI is pending
 
@@ -90,9 +98,9 @@ func (c *CPU) InIRQ() bool { return c.inIRQ }
 // IrqsDisabled reports irqs_disabled().
 func (c *CPU) IrqsDisabled() bool { return !c.irqsOn }
 
-func (c *CPU) nmiDeliverable() bool { return len(c.pendingNMI) > 0 && !c.inNMI }
+func (c *CPU) nmiDeliverable() bool { return len(c.pendingNMI) > 0 && !c.inNMI && !c.nmiHold }
 func (c *CPU) irqDeliverable() bool {
-	return len(c.pendingIRQ) > 0 && c.irqsOn && !c.inIRQ && !c.inNMI
+	return len(c.pendingIRQ) > 0 && c.irqsOn && !c.inIRQ && !c.inNMI && !c.nmiHold
 }
 
 func (c *CPU) updateAttn() {
@@ -363,6 +371,7 @@ func (c *CPU) PreemptCount() int { return c.preempt }
 // that cannot be migrated meanwhile): the handler is busy for d. Interrupts that
 // may nest are taken at each time advance.
 func (c *CPU) Spend(d sim.Duration) {
+	held := false
 	for d > 0 {
 		c.TakeInterrupts()
 		start := c.eng.Now()
@@ -370,6 +379,41 @@ func (c *CPU) Spend(d sim.Duration) {
 		ran := c.eng.Now() - start
 		d -= ran
 		c.Busy += ran
+		held = held || c.holdNMI(d)
+	}
+	c.releaseNMI(held)
+}
+
+// holdNMI is asked when a time advance was cut short with rest still to run:
+// if the NMI that fell due meanwhile has a skid of at least rest, the Chooser
+// decides ("nmi-skid") whether it is taken at once (0) or held to the end of
+// the advance (1), where the step points that follow may take it and the next
+// time advance must. While it is held c takes nothing (NMIs never nest, and
+// no irq overtakes the NMI). It reports whether it held the NMI; only the
+// Spend that held it releases it (releaseNMI).
+func (c *CPU) holdNMI(rest sim.Duration) bool {
+	if rest <= 0 || !c.nmiDeliverable() {
+		return false
+	}
+	it := &c.pendingNMI[0]
+	if it.Skid <= 0 || it.Now || rest > it.Skid {
+		return false
+	}
+	if c.eng.Choose(2, "nmi-skid") == 0 {
+		return false
+	}
+	c.m.note(c, sim.KChoice, "nmi-skid", "hold nmi "+it.Name, 1)
+	c.nmiHold = true
+	c.updateAttn()
+	return true
+}
+
+// releaseNMI ends the hold the current time advance set, if held: the NMI is
+// pending at the step points that follow.
+func (c *CPU) releaseNMI(held bool) {
+	if held {
+		c.nmiHold = false
+		c.updateAttn()
 	}
 }
 

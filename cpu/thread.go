@@ -48,6 +48,10 @@ func (th *Thread) Step(label string) { th.cpu.Step(label) }
 func (th *Thread) Spend(d sim.Duration) {
 	// Interrupts that become due exactly as d runs out stay pending: the step
 	// points that follow may take them (a chosen skid), the next time advance must.
+	// An NMI with a Skid that falls due within it of the end may be held there
+	// too (CPU.holdNMI); th cannot leave its CPU during the hold, which takes
+	// nothing.
+	held := false
 	for d > 0 {
 		c := th.cpu
 		if c.TakeInterrupts() && th.User && c.m.Hooks != nil {
@@ -60,7 +64,9 @@ func (th *Thread) Spend(d sim.Duration) {
 		d -= ran
 		th.Ran += ran
 		c.Busy += ran
+		held = held || c.holdNMI(d)
 	}
+	th.cpu.releaseNMI(held)
 }
 
 // SwitchTo makes next the running thread of th's CPU and suspends th: the

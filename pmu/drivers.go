@@ -331,13 +331,36 @@ func ParseAttrInt(v string) (int64, error) {
 	return strconv.ParseInt(strings.ReplaceAll(v, "_", ""), 0, 64)
 }
 
+// ParseAttrDuration parses a ValueDuration value: a non-negative integer
+// and one of the units ns, us, ms, s (250ns, 5us).
+func ParseAttrDuration(v string) (sim.Duration, error) {
+	units := []struct {
+		suffix string
+		d      sim.Duration
+	}{{"ns", sim.Nanosecond}, {"us", sim.Microsecond}, {"ms", sim.Millisecond}, {"s", sim.Second}}
+	for _, u := range units {
+		if num, ok := strings.CutSuffix(v, u.suffix); ok {
+			n, err := strconv.ParseInt(strings.ReplaceAll(num, "_", ""), 10, 64)
+			if err != nil || n < 0 || n > int64(sim.Never/u.d) {
+				break
+			}
+			return sim.Duration(n) * u.d, nil
+		}
+	}
+	return 0, fmt.Errorf("expected a duration like 200ns or 5us, found %q", v)
+}
+
 // The core's own PMU, the x86 core PMU ("cpu"): always there; a scenario
-// may set how many general-purpose counters each CPU has.
+// may set how many general-purpose counters each CPU has, and the PMI's
+// skid: how late after the overflow its NMI may be taken (skid=200ns; 0, the
+// default, takes it when the counter overflows). With a skid, explore may hold
+// a PMI that falls due within the skid of the end of a time advance to that
+// end, so that it lands in the kernel path that follows (cpu.Interrupt.Skid).
 func init() {
 	RegisterDriver(Driver{
 		Name:    "cpu",
-		Help:    "the x86 core PMU (cycles, instructions): counters advance with execution and raise a PMI (NMI) on overflow",
-		Attrs:   map[string][]string{"counters": {ValueInt}},
+		Help:    "the x86 core PMU (cycles, instructions): counters advance with execution and raise a PMI (NMI) on overflow, up to skid=DURATION late",
+		Attrs:   map[string][]string{"counters": {ValueInt}, "skid": {ValueDuration}},
 		Builtin: true,
 		New: func(k *Kernel, attrs map[string]string) (PMU, error) {
 			if v, ok := attrs["counters"]; ok {
@@ -347,9 +370,24 @@ func init() {
 				}
 				k.hwPMU.setCounters(int(n))
 			}
+			if v, ok := attrs["skid"]; ok {
+				d, err := ParseAttrDuration(v)
+				if err != nil {
+					return nil, fmt.Errorf("skid=%s: %w", v, err)
+				}
+				k.hwPMU.setSkid(d)
+			}
 			return nil, nil
 		},
 	})
+}
+
+// setSkid sets the skid of every CPU's PMI (before any counter is armed).
+func (p *hwPMU) setSkid(d sim.Duration) {
+	p.k.Opts.HW.Skid = d
+	for i := range p.cpuc {
+		p.cpuc[i].nmi.Skid = d
+	}
 }
 
 // setCounters resizes the per-CPU counter arrays (before any event exists).

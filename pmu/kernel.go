@@ -71,6 +71,9 @@ type HWSpec struct {
 	Counters int
 	// MaxPrecise is x86_pmu_max_precise().
 	MaxPrecise uint8
+	// Skid is the PMI's skid: the most its NMI may be taken after the counter
+	// overflows (cpu.Interrupt.Skid; "pmu cpu skid=200ns"). 0: at once.
+	Skid sim.Duration
 }
 
 // DefaultHWSpec is a 3 GHz CPU retiring 2 instructions per ns with 4 counters.

@@ -146,6 +146,8 @@ func TestBuiltinsOldKnobsFound(t *testing.T) {
 		{"pt-pause-vs-pmi", map[string]string{"pt-pause-resume": "pre-08c7454ceb94"}, []map[string]string{{}}},
 		{"aux-sample-vs-sched", map[string]string{"pt-snapshot-stop": "pre-d92792a4b26e"}, []map[string]string{{}}},
 		{"pmu-overflow-vs-sched-out", map[string]string{"pebs-disable-order": "pre-6f55967ad9d9"}, []map[string]string{{}}},
+		// No forced NMI: the PMI's skid lands it in the sched-out path.
+		{"pmu-overflow-vs-sched-out-skid", map[string]string{"pebs-disable-order": "pre-6f55967ad9d9"}, []map[string]string{{}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -156,6 +158,8 @@ func TestBuiltinsOldKnobsFound(t *testing.T) {
 			}
 			if ex.Found == nil {
 				t.Errorf("%v: no violation in %d schedules", tc.old, ex.Schedules)
+			} else if strings.HasSuffix(tc.name, "-skid") && !strings.Contains(strings.Join(ex.Found.Lines, "\n"), "nmi-skid") {
+				t.Errorf("%v: the shrunk schedule holds no PMI by its skid:\n%s", tc.old, strings.Join(ex.Found.Lines, "\n"))
 			}
 			for _, v := range tc.clean {
 				ex, err := Explore(f, ExploreOptions{Runs: 100, Seed: 1, Knobs: v})
