@@ -138,31 +138,39 @@ func TestBuiltinsOldKnobsFound(t *testing.T) {
 		name  string
 		old   map[string]string
 		clean []map[string]string
+		// strategy, when set, explores with it (both the old and today's
+		// values); noSkid: the shrunk schedule need not hold a PMI by its skid.
+		strategy string
+		noSkid   bool
 	}{
 		{"rb-backward-read-race", map[string]string{"overwrite-reader": "unpaused"},
-			[]map[string]string{{}, {"overwrite-reader": "verify"}}},
-		{"rb-data-head-backwards", map[string]string{"rb-put-handle": "pre-1b038c6e05ff"}, []map[string]string{{}}},
-		{"pmu-pause-output-rb-check", map[string]string{"pause-output-rb-check": "posted"}, []map[string]string{{}}},
-		{"pt-pause-vs-pmi", map[string]string{"pt-pause-resume": "pre-08c7454ceb94"}, []map[string]string{{}}},
-		{"aux-sample-vs-sched", map[string]string{"pt-snapshot-stop": "pre-d92792a4b26e"}, []map[string]string{{}}},
-		{"pmu-overflow-vs-sched-out", map[string]string{"pebs-disable-order": "pre-6f55967ad9d9"}, []map[string]string{{}}},
+			[]map[string]string{{}, {"overwrite-reader": "verify"}}, "", false},
+		{"rb-data-head-backwards", map[string]string{"rb-put-handle": "pre-1b038c6e05ff"}, []map[string]string{{}}, "", false},
+		{"pmu-pause-output-rb-check", map[string]string{"pause-output-rb-check": "posted"}, []map[string]string{{}}, "", false},
+		{"pt-pause-vs-pmi", map[string]string{"pt-pause-resume": "pre-08c7454ceb94"}, []map[string]string{{}}, "", false},
+		{"aux-sample-vs-sched", map[string]string{"pt-snapshot-stop": "pre-d92792a4b26e"}, []map[string]string{{}}, "", false},
+		{"pmu-overflow-vs-sched-out", map[string]string{"pebs-disable-order": "pre-6f55967ad9d9"}, []map[string]string{{}}, "", false},
 		// No forced NMI: the PMI's skid lands it in the sched-out path.
-		{"pmu-overflow-vs-sched-out-skid", map[string]string{"pebs-disable-order": "pre-6f55967ad9d9"}, []map[string]string{{}}},
+		{"pmu-overflow-vs-sched-out-skid", map[string]string{"pebs-disable-order": "pre-6f55967ad9d9"}, []map[string]string{{}}, "", false},
+		// No forced NMI either: one disturbance ~50 decisions in, which the
+		// random strategy does not reach (sparse finds it within 20 schedules).
+		{"pt-pause-vs-pmi-sparse", map[string]string{"pt-pause-resume": "pre-08c7454ceb94"}, []map[string]string{{}}, "sparse", true},
+		{"pmu-overflow-vs-sched-out-skid", map[string]string{"pebs-disable-order": "pre-6f55967ad9d9"}, []map[string]string{{}}, "sparse", false},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
+		t.Run(strings.TrimSuffix(tc.name+"/"+tc.strategy, "/"), func(t *testing.T) {
 			t.Parallel()
 			f := loadBuiltinForTest(t, tc.name)
-			ex, err := Explore(f, ExploreOptions{Runs: 1000, Seed: 1, Knobs: tc.old, MaxShrinkRuns: 300})
+			ex, err := Explore(f, ExploreOptions{Strategy: tc.strategy, Runs: 1000, Seed: 1, Knobs: tc.old, MaxShrinkRuns: 300})
 			if err != nil {
 				t.Fatal(err)
 			}
 			if ex.Found == nil {
 				t.Errorf("%v: no violation in %d schedules", tc.old, ex.Schedules)
-			} else if strings.HasSuffix(tc.name, "-skid") && !strings.Contains(strings.Join(ex.Found.Lines, "\n"), "nmi-skid") {
+			} else if strings.HasSuffix(tc.name, "-skid") && !tc.noSkid && !strings.Contains(strings.Join(ex.Found.Lines, "\n"), "nmi-skid") {
 				t.Errorf("%v: the shrunk schedule holds no PMI by its skid:\n%s", tc.old, strings.Join(ex.Found.Lines, "\n"))
 			}
 			for _, v := range tc.clean {
-				ex, err := Explore(f, ExploreOptions{Runs: 100, Seed: 1, Knobs: v})
+				ex, err := Explore(f, ExploreOptions{Strategy: tc.strategy, Runs: 100, Seed: 1, Knobs: v})
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -11,11 +11,12 @@ import (
 
 // ExploreOptions says how to search the schedules of a scenario.
 type ExploreOptions struct {
-	Strategy string // "random" (default) or "rapid"
+	Strategy string // "random" (default), "rapid" or "sparse"
 	Runs     int    // schedules to run (default 100)
-	Seed     uint64 // random: seeds Seed..Seed+Runs-1; rapid: rapid's seed
+	Seed     uint64 // random, sparse: seeds Seed..Seed+Runs-1; rapid: rapid's seed
 	// Budget bounds the disturbing decisions of one random schedule (sim.Limited;
-	// default 16), which keeps found schedules short.
+	// default 16), which keeps found schedules short; sparse: the most
+	// disturbances one schedule plans (sim.Sparse's Max).
 	Budget int
 	Limit  sim.Time          // the virtual time limit of each run (0: DefaultLimit)
 	Knobs  map[string]string // knob overrides
@@ -102,8 +103,10 @@ func Explore(f *File, o ExploreOptions) (*ExploreResult, error) {
 		err = exploreRandom(f, o, ex)
 	case "rapid":
 		err = exploreRapid(f, o, ex)
+	case "sparse":
+		err = exploreSparse(f, o, ex)
 	default:
-		return nil, fmt.Errorf("unknown strategy %q (random or rapid)", o.Strategy)
+		return nil, fmt.Errorf("unknown strategy %q (random, rapid or sparse)", o.Strategy)
 	}
 	ex.Elapsed = time.Since(start)
 	if err != nil {
@@ -241,7 +244,7 @@ func (ex *ExploreResult) WriteText(w io.Writer) {
 	} else {
 		fd := ex.Found
 		fmt.Fprintf(w, "VIOLATION in schedule %d", fd.Schedule)
-		if ex.Strategy == "random" {
+		if ex.Strategy == "random" || ex.Strategy == "sparse" {
 			fmt.Fprintf(w, " (seed %d)", fd.Seed)
 		}
 		fmt.Fprintf(w, ": %s\n", fd.Violation)

@@ -15,11 +15,11 @@ import (
 // cmdExplore runs many schedules, prints herd7-style counts per outcome, and
 // shrinks and saves the first violation.
 func cmdExplore(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("explore", "SCENARIO [--strategy random|rapid] [--runs N] [--seed N] [--budget N] [--time LIMIT] [--kernel NAME=VALUE]... [--out FILE] [-q]", stderr)
-	strategy := fs.String("strategy", "random", "how schedules are drawn: random (seeds seed..seed+runs-1) or rapid")
+	fs := newFlagSet("explore", "SCENARIO [--strategy random|rapid|sparse] [--runs N] [--seed N] [--budget N] [--time LIMIT] [--kernel NAME=VALUE]... [--out FILE] [-q]", stderr)
+	strategy := fs.String("strategy", "random", "how schedules are drawn: random (seeds seed..seed+runs-1: a coin at every decision), rapid, or sparse (seeds seed..seed+runs-1: a few disturbances placed anywhere along the quiet run's decisions)")
 	runs := fs.Int("runs", 1000, "the number of schedules")
 	seed := fs.Uint64("seed", 1, "the first seed")
-	budget := fs.Int("budget", 16, "random: the disturbing (non-default) decisions each schedule may make")
+	budget := fs.Int("budget", 16, "random: the disturbing (non-default) decisions each schedule may make; sparse: the most it plans")
 	limit := fs.String("time", "", "the virtual time `LIMIT` of each schedule, like 20ms (default 10s)")
 	knobs := knobFlags{}
 	fs.Var(knobs, "kernel", "set a kernel (or tool) knob, `NAME=VALUE`; repeatable")

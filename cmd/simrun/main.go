@@ -4,7 +4,7 @@
 //
 //	simrun list
 //	simrun run SCENARIO [--seed N] [--kernel NAME=VALUE]... [--json FILE] [--timeline] [--script]
-//	simrun explore SCENARIO [--strategy random|rapid] [--runs N] [--seed N] [--budget N] [--time LIMIT] [--kernel NAME=VALUE]... [--out FILE] [-q]
+//	simrun explore SCENARIO [--strategy random|rapid|sparse] [--runs N] [--seed N] [--budget N] [--time LIMIT] [--kernel NAME=VALUE]... [--out FILE] [-q]
 //	simrun replay FILE
 //	simrun check FILE...
 //	simrun knobs

@@ -1,0 +1,45 @@
+package scenarios
+
+import "perfsim/sim"
+
+// exploreSparse runs the sparse strategy (sim.Sparse): seeds Seed..Seed+Runs-1,
+// each a plan of at most Budget disturbances placed uniformly over the
+// decisions of the quiet run, which one run measures first (the horizon). A
+// violation is shrunk and recorded as for random: its dense decision list.
+func exploreSparse(f *File, o ExploreOptions, ex *ExploreResult) error {
+	horizon, err := quietHorizon(f, o)
+	if err != nil {
+		return err
+	}
+	for i := 0; i < o.Runs; i++ {
+		seed := o.Seed + uint64(i)
+		r, res, err := RunOnce(f, o.runOptions(sim.NewSparse(seed, horizon, o.Budget), false))
+		if err != nil {
+			return err
+		}
+		ex.count(res)
+		if o.Progress != nil {
+			o.Progress(i+1, o.Runs)
+		}
+		if sig := signature(r, res); sig != "" {
+			found, err := shrink(f, o, r.Decisions(), sig)
+			if err != nil {
+				return err
+			}
+			found.Schedule, found.Seed = i+1, seed
+			ex.Found = found
+			return nil
+		}
+	}
+	return nil
+}
+
+// quietHorizon is the number of decisions of f's quiet run (every decision 0).
+// It is not counted among the schedules.
+func quietHorizon(f *File, o ExploreOptions) (int, error) {
+	r, _, err := RunOnce(f, o.runOptions(sim.NewReplay(nil), false))
+	if err != nil {
+		return 0, err
+	}
+	return len(r.Decisions()), nil
+}
