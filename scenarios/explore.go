@@ -197,10 +197,15 @@ func describeFailure(r *Run, res *Result, sig string) string {
 }
 
 func exploreRandom(f *File, o ExploreOptions, ex *ExploreResult) error {
+	return exploreSeeds(f, o, ex, func(seed uint64) sim.Chooser { return ScheduleChooser(seed, o.Budget) })
+}
+
+// exploreSeeds runs the schedules of seeds Seed..Seed+Runs-1, each with the
+// chooser chooser(seed) makes, and shrinks the first violation.
+func exploreSeeds(f *File, o ExploreOptions, ex *ExploreResult, chooser func(seed uint64) sim.Chooser) error {
 	for i := 0; i < o.Runs; i++ {
 		seed := o.Seed + uint64(i)
-		ch := ScheduleChooser(seed, o.Budget)
-		r, res, err := RunOnce(f, o.runOptions(ch, false))
+		r, res, err := RunOnce(f, o.runOptions(chooser(seed), false))
 		if err != nil {
 			return err
 		}

@@ -11,27 +11,7 @@ func exploreSparse(f *File, o ExploreOptions, ex *ExploreResult) error {
 	if err != nil {
 		return err
 	}
-	for i := 0; i < o.Runs; i++ {
-		seed := o.Seed + uint64(i)
-		r, res, err := RunOnce(f, o.runOptions(sim.NewSparse(seed, horizon, o.Budget), false))
-		if err != nil {
-			return err
-		}
-		ex.count(res)
-		if o.Progress != nil {
-			o.Progress(i+1, o.Runs)
-		}
-		if sig := signature(r, res); sig != "" {
-			found, err := shrink(f, o, r.Decisions(), sig)
-			if err != nil {
-				return err
-			}
-			found.Schedule, found.Seed = i+1, seed
-			ex.Found = found
-			return nil
-		}
-	}
-	return nil
+	return exploreSeeds(f, o, ex, func(seed uint64) sim.Chooser { return sim.NewSparse(seed, horizon, o.Budget) })
 }
 
 // quietHorizon is the number of decisions of f's quiet run (every decision 0).
