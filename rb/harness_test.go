@@ -1,10 +1,6 @@
 package rb
 
 import (
-	"flag"
-	"fmt"
-	"sync"
-
 	"perfsim/sim"
 	"pgregory.net/rapid"
 )
@@ -84,49 +80,19 @@ func nonZero(ds []int) int {
 	return n
 }
 
-// captureTB is a rapid.TB that records a failure instead of failing the test, so a
-// test can assert that rapid finds a bug and look at the schedule it shrank to.
-type captureTB struct {
-	name   string
-	failed bool
-	msgs   []string
-}
-
-func (c *captureTB) Helper()              {}
-func (c *captureTB) Name() string         { return c.name }
-func (c *captureTB) Logf(string, ...any)  {}
-func (c *captureTB) Log(...any)           {}
-func (c *captureTB) Skipf(string, ...any) {}
-func (c *captureTB) Skip(...any)          {}
-func (c *captureTB) SkipNow()             {}
-func (c *captureTB) Errorf(f string, a ...any) {
-	c.failed = true
-	c.msgs = append(c.msgs, fmt.Sprintf(f, a...))
-}
-func (c *captureTB) Error(a ...any)            { c.failed = true; c.msgs = append(c.msgs, fmt.Sprint(a...)) }
-func (c *captureTB) Fatalf(f string, a ...any) { c.Errorf(f, a...) }
-func (c *captureTB) Fatal(a ...any)            { c.Error(a...) }
-func (c *captureTB) FailNow()                  { c.failed = true }
-func (c *captureTB) Fail()                     { c.failed = true }
-func (c *captureTB) Failed() bool              { return c.failed }
-
-var noFailFiles sync.Once
-
-// rapidFinds runs rapid on a property that builds its schedule from a sim.Rapid
-// chooser and reports a violation by returning a non-empty string. It returns whether
-// rapid found one and the decision list of the shrunk (last) failing run.
+// rapidFinds runs rapid (through sim.RapidFind, deterministic per name) on a
+// property that builds its schedule from a sim.Rapid chooser and reports a
+// violation by returning a non-empty string. It returns whether rapid found one
+// and the decision list of the shrunk (last) failing run.
 func rapidFinds(name string, prop func(ch sim.Chooser) string) (found bool, minimal []int, msg string) {
-	// A captured failure is expected: do not leave fail files in testdata/.
-	noFailFiles.Do(func() { _ = flag.Set("rapid.nofailfile", "true") })
-	tb := &captureTB{name: name}
-	rapid.Check(tb, func(t *rapid.T) {
+	report := sim.RapidFind(name, func(t *rapid.T) {
 		rec := &sim.Recorder{Inner: &sim.Rapid{T: t}}
 		if m := prop(rec); m != "" {
 			minimal, msg = append([]int(nil), rec.Decisions...), m
 			t.Fatalf("%s", m)
 		}
 	})
-	return tb.failed, minimal, msg
+	return report != "", minimal, msg
 }
 
 // randomFinds tries seeds 1..maxSeeds with the sim.Random chooser and returns the
