@@ -15,16 +15,17 @@ import (
 // failure, or "" when every check passed. The prop should keep the decisions of
 // the last failing run: rapid re-runs the minimal failing case last.
 //
-// The search is deterministic: unless -rapid.seed is given, rapid starts from a
-// seed derived from name, so a test that expects rapid to find a bug does not
-// depend on the luck of a random seed.
+// The search is deterministic: rapid starts from a seed derived from name
+// (whatever -rapid.seed or RAPID_SEED say for property tests), so a test that
+// expects rapid to find a bug does not depend on the luck of a random seed.
 func RapidFind(name string, prop func(*rapid.T)) string {
 	_ = flag.Set("rapid.nofailfile", "true") // an expected failure is not a test failure to save
-	if f := flag.Lookup("rapid.seed"); f != nil && f.Value.String() == "0" {
+	if f := flag.Lookup("rapid.seed"); f != nil {
+		old := f.Value.String()
 		h := fnv.New64a()
 		h.Write([]byte(name))
 		_ = flag.Set("rapid.seed", strconv.FormatUint(h.Sum64()|1, 10))
-		defer flag.Set("rapid.seed", "0")
+		defer flag.Set("rapid.seed", old)
 	}
 	tb := &findTB{name: name}
 	rapid.Check(tb, prop)
