@@ -261,15 +261,8 @@ func (c *CPU) TakeInterrupts() bool {
 func (c *CPU) deliverNMI() {
 	it := c.pendingNMI[0]
 	c.pendingNMI = c.pendingNMI[1:]
-	saved := c.irqsOn
-	c.inNMI, c.irqsOn = true, false
 	c.NMIs++
-	c.updateAttn()
-	c.m.note(c, sim.KEnter, "nmi", it.Name, 0)
-	it.Fn(c)
-	c.m.note(c, sim.KExit, "nmi", it.Name, 0)
-	c.inNMI, c.irqsOn = false, saved
-	c.updateAttn()
+	c.runHandler(&c.inNMI, "nmi", it)
 	// An irq raised by the NMI (irq_work's self-IPI) is taken as soon as the NMI
 	// returns into a context with irqs on.
 	for c.irqDeliverable() {
@@ -280,14 +273,20 @@ func (c *CPU) deliverNMI() {
 func (c *CPU) deliverIRQ() {
 	it := c.pendingIRQ[0]
 	c.pendingIRQ = c.pendingIRQ[1:]
-	saved := c.irqsOn
-	c.inIRQ, c.irqsOn = true, false
 	c.IRQs++
+	c.runHandler(&c.inIRQ, "irq", it)
+}
+
+// runHandler runs an interrupt handler on top of the interrupted context: the
+// context flag set and irqs off while it runs, entry and exit in the trace.
+func (c *CPU) runHandler(in *bool, kind string, it Interrupt) {
+	saved := c.irqsOn
+	*in, c.irqsOn = true, false
 	c.updateAttn()
-	c.m.note(c, sim.KEnter, "irq", it.Name, 0)
+	c.m.note(c, sim.KEnter, kind, it.Name, 0)
 	it.Fn(c)
-	c.m.note(c, sim.KExit, "irq", it.Name, 0)
-	c.inIRQ, c.irqsOn = false, saved
+	c.m.note(c, sim.KExit, kind, it.Name, 0)
+	*in, c.irqsOn = false, saved
 	c.updateAttn()
 }
 

@@ -12,14 +12,8 @@ import (
 // cmdKnobs prints every kernel and tool knob: values (the default first),
 // where it is modelled, the commit or thread it models, and its help.
 func cmdKnobs(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("knobs", "", stderr)
-	pos, err := parseArgs(fs, args)
-	if err != nil {
-		return usageError(err)
-	}
-	if len(pos) > 0 {
-		fs.Usage()
-		return exitUsage
+	if code := parseNoArgs("knobs", args, stderr); code >= 0 {
+		return code
 	}
 	printKnobs(stdout, "kernel", scenarios.KernelKnobSpecs(nil))
 	printKnobs(stdout, "tool", scenarios.ToolKnobSpecs(nil))

@@ -10,14 +10,8 @@ import (
 
 // cmdList prints the built-in scenarios, one per line: name, then title.
 func cmdList(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("list", "", stderr)
-	pos, err := parseArgs(fs, args)
-	if err != nil {
-		return usageError(err)
-	}
-	if len(pos) > 0 {
-		fs.Usage()
-		return exitUsage
+	if code := parseNoArgs("list", args, stderr); code >= 0 {
+		return code
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 8, 2, ' ', 0)
 	for _, b := range scenarios.Builtins() {

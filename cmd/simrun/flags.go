@@ -43,6 +43,21 @@ func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
+// parseNoArgs parses the arguments of a command that takes none (list, knobs):
+// it returns -1 to go on, or the exit code to return.
+func parseNoArgs(name string, args []string, stderr io.Writer) int {
+	fs := newFlagSet(name, "", stderr)
+	pos, err := parseArgs(fs, args)
+	if err != nil {
+		return usageError(err)
+	}
+	if len(pos) > 0 {
+		fs.Usage()
+		return exitUsage
+	}
+	return -1
+}
+
 // usageError reports a flag error: exit code 2, or 0 for -h.
 func usageError(err error) int {
 	if errors.Is(err, flag.ErrHelp) {
