@@ -10,6 +10,17 @@ package rb
 // Pos (logged after the room check, so a failed begin logs nothing).
 const TraceAuxBegin TraceKind = 96
 
+// TraceAuxHWEnable: a PMU driver enabled trace output into the AUX area at
+// free-running position Pos (Intel PT's pt_config_start() setting TraceEn). The
+// hardware stores packets from that moment (a PSB+ at once), so enabling it
+// outside a transaction is the write into a stale buffer, even before any time
+// passes.
+const TraceAuxHWEnable TraceKind = 97
+
+// AuxHWEnable logs that the PMU enabled trace output into this AUX area at
+// free-running position pos (for aux-write-in-transaction).
+func (rb *Buffer) AuxHWEnable(pos uint64) { rb.trace(TraceEvent{Kind: TraceAuxHWEnable, Pos: pos}) }
+
 var auxTxnInvariant = Invariant{"aux-write-in-transaction",
 	"the hardware writes AUX bytes only while an AUX transaction is open on the buffer (perf_aux_output_begin .. perf_aux_output_end)",
 	"after pmu::stop has ended the transaction tracing must be off, or it writes into a stale buffer the tool is reading (08c7454ceb94, knob pt-pause-resume)"}
@@ -23,6 +34,11 @@ func auxTxnCheck(log []TraceEvent, bad func(name, format string, args ...any)) {
 			open = true
 		case TraceAuxCommit:
 			open = false
+		case TraceAuxHWEnable:
+			if !open {
+				bad("aux-write-in-transaction", "the PMU enabled tracing into the AUX area at AUX position %#x with no AUX transaction open (tracing re-enabled after perf_aux_output_end)",
+					e.Pos)
+			}
 		case TraceAuxWrite:
 			if !open {
 				bad("aux-write-in-transaction", "the hardware wrote %d AUX bytes at AUX position %#x with no AUX transaction open (tracing left on after perf_aux_output_end)",

@@ -142,25 +142,34 @@ func TestBuiltinsOldKnobsFound(t *testing.T) {
 		// values); noSkid: the shrunk schedule need not hold a PMI by its skid.
 		strategy string
 		noSkid   bool
+		runs     int // schedules to explore with the old value (0: 1000)
 	}{
 		{"rb-backward-read-race", map[string]string{"overwrite-reader": "unpaused"},
-			[]map[string]string{{}, {"overwrite-reader": "verify"}}, "", false},
-		{"rb-data-head-backwards", map[string]string{"rb-put-handle": "pre-1b038c6e05ff"}, []map[string]string{{}}, "", false},
-		{"pmu-pause-output-rb-check", map[string]string{"pause-output-rb-check": "posted"}, []map[string]string{{}}, "", false},
-		{"pt-pause-vs-pmi", map[string]string{"pt-pause-resume": "pre-08c7454ceb94"}, []map[string]string{{}}, "", false},
-		{"aux-sample-vs-sched", map[string]string{"pt-snapshot-stop": "pre-d92792a4b26e"}, []map[string]string{{}}, "", false},
-		{"pmu-overflow-vs-sched-out", map[string]string{"pebs-disable-order": "pre-6f55967ad9d9"}, []map[string]string{{}}, "", false},
+			[]map[string]string{{}, {"overwrite-reader": "verify"}}, "", false, 0},
+		{"rb-data-head-backwards", map[string]string{"rb-put-handle": "pre-1b038c6e05ff"}, []map[string]string{{}}, "", false, 0},
+		{"pmu-pause-output-rb-check", map[string]string{"pause-output-rb-check": "posted"}, []map[string]string{{}}, "", false, 0},
+		{"pt-pause-vs-pmi", map[string]string{"pt-pause-resume": "pre-08c7454ceb94"}, []map[string]string{{}}, "", false, 0},
+		{"aux-sample-vs-sched", map[string]string{"pt-snapshot-stop": "pre-d92792a4b26e"}, []map[string]string{{}}, "", false, 0},
+		{"pmu-overflow-vs-sched-out", map[string]string{"pebs-disable-order": "pre-6f55967ad9d9"}, []map[string]string{{}}, "", false, 0},
 		// No forced NMI: the PMI's skid lands it in the sched-out path.
-		{"pmu-overflow-vs-sched-out-skid", map[string]string{"pebs-disable-order": "pre-6f55967ad9d9"}, []map[string]string{{}}, "", false},
+		{"pmu-overflow-vs-sched-out-skid", map[string]string{"pebs-disable-order": "pre-6f55967ad9d9"}, []map[string]string{{}}, "", false, 0},
 		// No forced NMI either: one disturbance ~50 decisions in, which the
 		// random strategy does not reach (sparse finds it within 20 schedules).
-		{"pt-pause-vs-pmi-sparse", map[string]string{"pt-pause-resume": "pre-08c7454ceb94"}, []map[string]string{{}}, "sparse", true},
-		{"pmu-overflow-vs-sched-out-skid", map[string]string{"pebs-disable-order": "pre-6f55967ad9d9"}, []map[string]string{{}}, "sparse", false},
+		{"pt-pause-vs-pmi-sparse", map[string]string{"pt-pause-resume": "pre-08c7454ceb94"}, []map[string]string{{}}, "sparse", true, 0},
+		{"pmu-overflow-vs-sched-out-skid", map[string]string{"pebs-disable-order": "pre-6f55967ad9d9"}, []map[string]string{{}}, "sparse", false, 0},
+		// Two disturbances that line up: the PT PMI held by its skid, then
+		// taken ~22 step points later, inside the next RESUME (sparse's
+		// clustered pairs; seed 1 finds it at schedule 2136).
+		{"pt-resume-vs-pmi", map[string]string{"pt-pause-resume": "pre-08c7454ceb94"}, []map[string]string{{}}, "sparse", false, 3000},
 	} {
 		t.Run(strings.TrimSuffix(tc.name+"/"+tc.strategy, "/"), func(t *testing.T) {
 			t.Parallel()
 			f := loadBuiltinForTest(t, tc.name)
-			ex, err := Explore(f, ExploreOptions{Strategy: tc.strategy, Runs: 1000, Seed: 1, Knobs: tc.old, MaxShrinkRuns: 300})
+			runs := tc.runs
+			if runs == 0 {
+				runs = 1000
+			}
+			ex, err := Explore(f, ExploreOptions{Strategy: tc.strategy, Runs: runs, Seed: 1, Knobs: tc.old, MaxShrinkRuns: 300})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -6,8 +6,9 @@ import "sort"
 // decision (and so spends a budget of disturbances early), Sparse plans each
 // schedule up front: a small number k of disturbances (1..Max, each larger k
 // half as likely as the one before), each at a decision index drawn uniformly
-// from [0, Horizon), with a random non-zero option; every other decision is 0,
-// the undisturbed course. Horizon is meant to be the number of decisions of the
+// from [0, Horizon) or, for half of those after the first, close behind the one
+// drawn before (clusterOffset), with a random non-zero option; every other
+// decision is 0, the undisturbed course. Horizon is meant to be the number of decisions of the
 // quiet run (all zeros), so a disturbance lands anywhere along the path, deep
 // inside it as likely as at its start. Indices are counted as the run asks its
 // questions, as in a dense decision list. It owns its generator (splitmix64,
@@ -38,8 +39,13 @@ func NewSparse(seed uint64, horizon, max int) *Sparse {
 	}
 	s := &Sparse{}
 	seen := map[int]bool{}
+	prev := 0
 	for i := 0; i < k; i++ {
 		at := int((g.Uint64() >> 32) * uint64(horizon) >> 32)
+		if i > 0 && g.Uint64()&1 == 1 {
+			at = prev + clusterOffset(g)
+		}
+		prev = at
 		raw := g.Uint64()
 		if seen[at] { // two draws at one index: one disturbance
 			continue
@@ -49,6 +55,22 @@ func NewSparse(seed uint64, horizon, max int) *Sparse {
 	}
 	sort.Slice(s.plan, func(i, j int) bool { return s.plan[i].at < s.plan[j].at })
 	return s
+}
+
+// ClusterSpan bounds how far after the disturbance drawn before it a clustered
+// disturbance lands.
+const ClusterSpan = 128
+
+// clusterOffset draws 1..ClusterSpan, log-uniformly (an order of magnitude as
+// likely as the next). Half the disturbances after the first are placed this
+// close behind the one drawn before: the pairs a race needs, such as an NMI
+// held by its skid ("nmi-skid") and then taken a few dozen step points later
+// in the path that follows, are two decisions that must line up, and the run's
+// questions after the first one are not those of the quiet run that Horizon
+// measures.
+func clusterOffset(g *Random) int {
+	e := g.Uint64() % 8 // 2^e: 1 .. 128
+	return 1 + int(g.Uint64()%(uint64(1)<<e))
 }
 
 func sparseOption(raw uint64, n int) int {

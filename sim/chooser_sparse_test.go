@@ -31,11 +31,11 @@ func TestSparsePlans(t *testing.T) {
 		n            int // options of every question
 		wantMax      int // the most disturbances a schedule may have
 	}{
-		{"one decision", 1, 4, 2, 1},
+		{"one decision", 1, 4, 2, 4}, // index 0, then clustered ones past it
 		{"short", 17, 3, 2, 3},
 		{"long", 2000, 8, 5, 8},
 		{"max 1", 100, 1, 3, 1},
-		{"defaults", 0, 0, 2, 1}, // horizon 1, max 4: only index 0
+		{"defaults", 0, 0, 2, 4}, // horizon 1, max 4: index 0 and clustered ones
 		{"default max", 500, 0, 4, 4},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -45,17 +45,22 @@ func TestSparsePlans(t *testing.T) {
 			hit := make([]bool, horizon)
 			for seed := uint64(1); seed <= seeds; seed++ {
 				// Questions past the horizon are asked too: all undisturbed.
-				d := sparseRun(NewSparse(seed, tc.horizon, tc.max), horizon+10, tc.n)
-				k := 0
+				// A clustered disturbance may land up to ClusterSpan past the
+				// one before it, so past the horizon too.
+				d := sparseRun(NewSparse(seed, tc.horizon, tc.max), horizon+tc.wantMax*ClusterSpan+10, tc.n)
+				k, last := 0, -1
 				for i, x := range d {
 					if x == 0 {
 						continue
 					}
 					k++
-					if i >= horizon || x >= tc.n {
+					if (i >= horizon && (last < 0 || i-last > ClusterSpan)) || x >= tc.n {
 						t.Fatalf("seed %d: option %d at %d (horizon %d, n %d): %v", seed, x, i, horizon, tc.n, d)
 					}
-					hit[i] = true
+					if i < horizon {
+						hit[i] = true
+					}
+					last = i
 				}
 				if k < 1 || k > tc.wantMax {
 					t.Fatalf("seed %d: %d disturbances, want 1..%d: %v", seed, k, tc.wantMax, d)

@@ -72,11 +72,21 @@ type PMU struct {
 
 // New builds the PMU on k: rate bytes/us, output regions of region bytes.
 func New(k *pmu.Kernel, rate int64, region uint64, caps uint32) *PMU {
+	return NewWithSkid(k, rate, region, caps, 0)
+}
+
+// NewWithSkid is New with a PMI skid: the ToPA PMI (an NMI) may be taken up
+// to skid after the output reaches the INT or STOP marker (cpu.Interrupt.Skid;
+// the chooser's "nmi-skid" decision). The hardware stops at STOP on time;
+// only the interrupt is late. That is why the driver places INT a page before
+// STOP (pt_buffer_reset_markers(): "in the worst case, wake up the consumer
+// one page before hard stop").
+func NewWithSkid(k *pmu.Kernel, rate int64, region uint64, caps uint32, skid sim.Duration) *PMU {
 	p := &PMU{k: k, rate: rate, region: region, caps: caps, cpus: make([]ptCtx, len(k.M.CPUs))}
 	p.SetSoftwareContext() // pt_pmu.pmu.task_ctx_nr = perf_sw_context
 	for i := range p.cpus {
 		c := k.M.CPUs[i]
-		p.cpus[i].timer = c.NewTimer(true, cpu.Interrupt{Name: "intel_pt_interrupt", Fn: p.interrupt})
+		p.cpus[i].timer = c.NewTimer(true, cpu.Interrupt{Name: "intel_pt_interrupt", Fn: p.interrupt, Skid: skid})
 	}
 	return p
 }
@@ -167,6 +177,7 @@ func (p *PMU) Start(c *cpu.CPU, e *pmu.Event, mode int) {
 			return
 		}
 		if pt.resumeAllowed {
+			c.Step("pt_event_start:resume-allowed")
 			status := pt.status // rdmsrq(MSR_IA32_RTIT_STATUS, status)
 			c.Step("pt_event_start:status-read")
 			// "a PMI might have just cleared these, so resume_allowed must be checked again"
@@ -223,6 +234,9 @@ func (p *PMU) configStart(c *cpu.CPU, e *pmu.Event) {
 	}
 	pt := &p.cpus[c.ID]
 	p.accrue(c)
+	if !pt.traceEn && pt.hwBuf != nil {
+		pt.hwBuf.buf.AuxHWEnable(pt.hwBuf.hwPos) // aux-write-in-transaction
+	}
 	pt.traceEn = true
 	p.armPMI(c)
 }
@@ -553,6 +567,7 @@ var stepPoints = []string{
 	"pt_config:resume-allowed",
 	"pt_config:started",
 	"pt_event_start:hw-state-read",
+	"pt_event_start:resume-allowed",
 	"pt_event_start:status-read",
 	"pt_event_stop:config-stopped",
 	"pt_event_stop:handle-nmi-cleared",
@@ -561,8 +576,8 @@ var stepPoints = []string{
 func init() {
 	pmu.RegisterDriver(pmu.Driver{
 		Name:  "intel_pt",
-		Help:  "Intel PT (arch/x86/events/intel/pt.c): AUX area trace at rate=BYTES_PER_US into output regions of region=SIZE; PMI at INT/STOP markers",
-		Attrs: map[string][]string{"rate": {pmu.ValueInt}, "region": {pmu.ValueSize}},
+		Help:  "Intel PT (arch/x86/events/intel/pt.c): AUX area trace at rate=BYTES_PER_US into output regions of region=SIZE; PMI at INT/STOP markers, up to skid=DURATION late",
+		Attrs: map[string][]string{"rate": {pmu.ValueInt}, "region": {pmu.ValueSize}, "skid": {pmu.ValueDuration}},
 		Caps:  []string{"aux-pause", "itrace", "exclusive", "aux-prefer-large", "aux-no-sg"},
 		Knobs: Knobs, StepPoints: stepPoints,
 		New: func(k *pmu.Kernel, attrs map[string]string) (pmu.PMU, error) {
@@ -581,6 +596,14 @@ func init() {
 				}
 				region = n
 			}
+			var skid sim.Duration
+			if v, ok := attrs["skid"]; ok {
+				d, err := pmu.ParseAttrDuration(v)
+				if err != nil {
+					return nil, fmt.Errorf("skid=%s: %w", v, err)
+				}
+				skid = d
+			}
 			caps := uint32(DefaultCaps)
 			if v, ok := attrs["caps"]; ok {
 				caps = 0
@@ -588,7 +611,7 @@ func init() {
 					caps |= capWords[w]
 				}
 			}
-			return New(k, rate, region, caps), nil
+			return NewWithSkid(k, rate, region, caps, skid), nil
 		},
 	})
 }
