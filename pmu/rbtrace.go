@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"perfsim/rb"
+	"perfsim/sim"
 )
 
 // BufferLog is the log of one ring buffer perf_mmap() allocated while tracing
@@ -15,6 +16,9 @@ type BufferLog struct {
 	// Backward: the event that mapped the buffer has attr.write_backward.
 	Backward bool
 	Log      []rb.TraceEvent
+	// Times holds the virtual time of each Log event, for the violations'
+	// time (rb.Violation.At).
+	Times []sim.Time
 	// Truncated: the log hit its limit and tracing of this buffer stopped, so
 	// Check cannot judge it.
 	Truncated bool
@@ -28,6 +32,7 @@ type BufferLog struct {
 	HeadBackwards int
 
 	limit    int
+	now      func() sim.Time
 	lastHead uint64
 	haveHead bool
 	commits  map[uint64][]byte // free-running position -> the record committed there
@@ -71,7 +76,7 @@ func (k *Kernel) traceBuffer(buf *rb.Buffer, e *Event) {
 	if !k.rbTrace.on {
 		return
 	}
-	l := &BufferLog{Buf: buf, Backward: e.Attr.WriteBackward, limit: k.rbTrace.limit,
+	l := &BufferLog{Buf: buf, Backward: e.Attr.WriteBackward, limit: k.rbTrace.limit, now: k.M.Now,
 		Name: fmt.Sprintf("event %d (cpu %d)", e.id, e.cpu)}
 	k.rbTrace.logs = append(k.rbTrace.logs, l)
 	k.rbTrace.byBuf[buf] = l
@@ -93,7 +98,7 @@ func (l *BufferLog) add(ev rb.TraceEvent) {
 	}
 	if l.limit > 0 && len(l.Log) >= l.limit {
 		l.Truncated = true
-		l.Log, l.commits = nil, nil
+		l.Log, l.Times, l.commits = nil, nil, nil
 		l.Buf.Tracer = nil
 		return
 	}
@@ -104,6 +109,16 @@ func (l *BufferLog) add(ev rb.TraceEvent) {
 		l.commits[ev.Pos] = ev.Rec
 	}
 	l.Log = append(l.Log, ev)
+	l.Times = append(l.Times, l.now())
+}
+
+// TimeOf returns when the violation v of l's Check happened: the time of the
+// log event it names, else (judged at the end) ok false.
+func (l *BufferLog) TimeOf(v rb.Violation) (t sim.Time, ok bool) {
+	if v.At < 0 || v.At >= len(l.Times) {
+		return 0, false
+	}
+	return l.Times[v.At], true
 }
 
 // WrittenAt returns the record the kernel committed at free-running position

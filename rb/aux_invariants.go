@@ -22,11 +22,15 @@ var auxInvariants = []Invariant{
 }
 
 // auxCheck is the AUX part of Check.
-func auxCheck(log []TraceEvent, f Final, bad func(name, format string, args ...any)) {
-	auxTxnCheck(log, bad) // aux_txn.go
+// at is Check's cursor: set to the index being judged, -1 after the loop.
+func auxCheck(log []TraceEvent, f Final, bad func(name, format string, args ...any), at *int) {
+	auxTxnCheck(log, bad, at) // aux_txn.go
 
 	inFlight := map[uint64]TraceEvent{} // per event id: the callback in flight
-	type span struct{ lo, hi uint64 }
+	type span struct {
+		lo, hi uint64
+		idx    int // log index of the write
+	}
 	var writes, commits []span
 	overwrite := false
 	var shadow []byte // the AUX area as the writes left it (for samples)
@@ -35,6 +39,7 @@ func auxCheck(log []TraceEvent, f Final, bad func(name, format string, args ...a
 	var want []byte
 	var wantEnd uint64
 	for i := range log {
+		*at = i
 		e := &log[i]
 		switch e.Kind {
 		case TraceAuxCallbackEnter:
@@ -46,7 +51,7 @@ func auxCheck(log []TraceEvent, f Final, bad func(name, format string, args ...a
 		case TraceAuxCallbackExit:
 			delete(inFlight, e.Pos)
 		case TraceAuxWrite:
-			writes = append(writes, span{e.Pos, e.Pos + uint64(e.Size)})
+			writes = append(writes, span{e.Pos, e.Pos + uint64(e.Size), i})
 			if len(shadow) > 0 {
 				mask := uint64(len(shadow) - 1)
 				for j, b := range e.Rec {
@@ -59,7 +64,7 @@ func auxCheck(log []TraceEvent, f Final, bad func(name, format string, args ...a
 				overwrite = true
 			}
 			if e.Size > 0 {
-				commits = append(commits, span{e.Pos, e.Pos + uint64(e.Size)})
+				commits = append(commits, span{e.Pos, e.Pos + uint64(e.Size), i})
 			}
 		case TraceAuxRefcount:
 			if int64(e.Value) < 0 {
@@ -97,6 +102,7 @@ func auxCheck(log []TraceEvent, f Final, bad func(name, format string, args ...a
 			begin = nil
 		}
 	}
+	*at = -1
 	if !f.Drained || overwrite || len(writes) == 0 {
 		return
 	}
@@ -118,6 +124,7 @@ func auxCheck(log []TraceEvent, f Final, bad func(name, format string, args ...a
 			covered = next
 		}
 		if covered < w.hi {
+			*at = w.idx
 			bad("aux-bytes-accounted", "AUX bytes [%#x, %#x) written by the hardware are in no PERF_RECORD_AUX range", covered, w.hi)
 			return
 		}

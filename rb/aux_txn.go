@@ -26,9 +26,11 @@ var auxTxnInvariant = Invariant{"aux-write-in-transaction",
 	"after pmu::stop has ended the transaction tracing must be off, or it writes into a stale buffer the tool is reading (08c7454ceb94, knob pt-pause-resume)"}
 
 // auxTxnCheck is the aux-write-in-transaction part of auxCheck.
-func auxTxnCheck(log []TraceEvent, bad func(name, format string, args ...any)) {
+func auxTxnCheck(log []TraceEvent, bad func(name, format string, args ...any), at *int) {
 	open := false
+	defer func() { *at = -1 }()
 	for i := range log {
+		*at = i
 		switch e := &log[i]; e.Kind {
 		case TraceAuxBegin:
 			open = true

@@ -35,6 +35,9 @@ var Invariants = []Invariant{
 type Violation struct {
 	Invariant string
 	Detail    string
+	// At is the index in the log of the event that showed the violation, or
+	// -1 when it was judged at the end (a count that does not add up).
+	At int
 }
 
 func (v Violation) String() string { return v.Invariant + ": " + v.Detail }
@@ -69,10 +72,11 @@ type reservation struct {
 func Check(log []TraceEvent, f Final) []Violation {
 	var out []Violation
 	count := map[string]int{}
+	at := -1 // the log index being judged (Violation.At)
 	bad := func(name, format string, args ...any) {
 		count[name]++
 		if count[name] <= 3 {
-			out = append(out, Violation{name, fmt.Sprintf(format, args...)})
+			out = append(out, Violation{name, fmt.Sprintf(format, args...), at})
 		}
 	}
 
@@ -85,7 +89,8 @@ func Check(log []TraceEvent, f Final) []Violation {
 	haveHead := false
 	lastRead := -1 // seq of the record the reader returned last in this pass
 
-	for _, e := range log {
+	for idx, e := range log {
+		at = idx
 		switch e.Kind {
 		case TraceReserve:
 			inflight = append(inflight, reservation{e.Pos, e.Size, nres})
@@ -164,6 +169,7 @@ func Check(log []TraceEvent, f Final) []Violation {
 			lastRead = seq
 		}
 	}
+	at = -1
 	if f.Drained {
 		for _, c := range commits {
 			if c.reads == 0 && !(f.Overwrite && overwritten(c, f)) {
@@ -174,7 +180,7 @@ func Check(log []TraceEvent, f Final) []Violation {
 	if lostCounted != lostReported+f.Lost {
 		bad("lost-conserved", "%d counted lost, %d reported by PERF_RECORD_LOST, %d pending", lostCounted, lostReported, f.Lost)
 	}
-	auxCheck(log, f, bad) // the AUX area's (aux_invariants.go)
+	auxCheck(log, f, bad, &at) // the AUX area's (aux_invariants.go)
 	return out
 }
 

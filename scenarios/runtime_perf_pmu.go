@@ -285,7 +285,11 @@ func (p *pmuRun) Finish() []Violation {
 			continue
 		}
 		for _, v := range l.Check() {
-			out = append(out, Violation{Invariant: v.Invariant, T: now, CPU: -1,
+			t := now
+			if at, ok := l.TimeOf(v); ok {
+				t = at
+			}
+			out = append(out, Violation{Invariant: v.Invariant, T: t, CPU: -1,
 				Message: fmt.Sprintf("ring buffer of %s: %s", l.Name, v.Detail)})
 		}
 	}
