@@ -96,6 +96,10 @@ func (c *auxConfig) recordingOptions(auxArg string, freq, interval uint64) error
 			r.AuxPages = (128 << 10) / pmu.PageSize
 		}
 	}
+	if r.Evsels[aux].PMU == intelPT.name && ro.snapshot == nil && maxSample == 0 {
+		// intel_pt_recording_options(): wake the reader at a quarter of the AUX area
+		a.AuxWatermark = uint32(uint64(r.AuxPages) * pmu.PageSize / 4)
+	}
 	if r.Evsels[aux].PMU == csETM.name && perCPU && c.fullAuxtrace {
 		// cs_etm_recording_options(): timestamps and contextid for per-cpu tracing
 		_ = setFormat(a, csETM.formats["timestamp"], 1)

@@ -131,9 +131,12 @@ func TestAuxPMUs(t *testing.T) {
 		Aux      []uint32 // aux_action per evsel
 		AuxSz    []uint32
 		Snapshot *Snapshot
+		// aux_watermark of the AUX event: a quarter of the area in
+		// intel_pt full-trace mode, else 0 (the kernel's half)
+		Watermark uint32
 	}
 	viewOf := func(r *Record) view {
-		v := view{Config: r.Evsels[0].Attr.Config, AuxPages: r.AuxPages, Snapshot: r.Snapshot}
+		v := view{Config: r.Evsels[0].Attr.Config, AuxPages: r.AuxPages, Snapshot: r.Snapshot, Watermark: r.Evsels[0].Attr.AuxWatermark}
 		for _, e := range r.Evsels {
 			v.Names = append(v.Names, e.Name)
 			v.Leaders = append(v.Leaders, e.Leader)
@@ -147,11 +150,11 @@ func TestAuxPMUs(t *testing.T) {
 		want view
 	}{
 		{"-e intel_pt//u -- uname", view{Names: []string{"intel_pt//:u", "dummy:u"}, Leaders: []int{0, 1},
-			Config: 0x300e601, AuxPages: 1024, Aux: []uint32{0, 0}, AuxSz: []uint32{0, 0}}},
+			Config: 0x300e601, AuxPages: 1024, Aux: []uint32{0, 0}, AuxSz: []uint32{0, 0}, Watermark: 1 << 20}},
 		// test_intel_pt.sh test_pause_resume: separate -e options join the AUX group
 		{"-e intel_pt/aux-action=start-paused/u -e instructions/period=50000,aux-action=resume,name=Resume/u -e instructions/period=100000,aux-action=pause,name=Pause/u -- uname",
 			view{Names: []string{"intel_pt/aux-action=start-paused/:u", "Resume", "Pause", "dummy:u"}, Leaders: []int{0, 0, 0, 3},
-				Config: 0x300e601, AuxPages: 1024, Aux: []uint32{1, 4, 2, 0}, AuxSz: []uint32{0, 0, 0, 0}}},
+				Config: 0x300e601, AuxPages: 1024, Aux: []uint32{1, 4, 2, 0}, AuxSz: []uint32{0, 0, 0, 0}, Watermark: 1 << 20}},
 		{"-e intel_pt/tsc=0,cyc,psb_period=0/ -m ,64 -S -- ls", view{Names: []string{"intel_pt/tsc=0,cyc,psb_period=0/", "dummy:u"},
 			Leaders: []int{0, 1}, Config: 0xe203, AuxPages: 64, Aux: []uint32{0, 0}, AuxSz: []uint32{0, 0}, Snapshot: &Snapshot{}}},
 		// test_intel_pt.sh test_sample
