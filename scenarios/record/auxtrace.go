@@ -2,6 +2,7 @@ package record
 
 import (
 	"strconv"
+	"strings"
 
 	"perfsim/pmu"
 )
@@ -54,8 +55,13 @@ func (c *auxConfig) recordingOptions(auxArg string, freq, interval uint64) error
 	}
 	if ro.snapshot != nil {
 		s := &Snapshot{}
-		if *ro.snapshot != "" {
-			n, err := strconv.ParseUint(*ro.snapshot, 0, 64)
+		str := *ro.snapshot
+		// auxtrace_parse_snapshot_options(): the PMU-agnostic 'e' first
+		if strings.HasPrefix(str, "e") {
+			s.OnExit, str = true, str[1:]
+		}
+		if str != "" {
+			n, err := strconv.ParseUint(str, 0, 64)
 			if err != nil {
 				return errf("-S", "invalid snapshot size '%s'", *ro.snapshot)
 			}

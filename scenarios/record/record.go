@@ -76,6 +76,9 @@ func (e *Evsel) IsLeader(i int) bool { return e.Leader == i }
 // Snapshot is -S/--snapshot: AUX area snapshot mode.
 type Snapshot struct {
 	Size uint64 // bytes per snapshot (0: the whole AUX buffer)
+	// OnExit: -Se, one more snapshot as perf record ends
+	// (opts->auxtrace_snapshot_on_exit).
+	OnExit bool
 }
 
 // Record is what `perf record ARGS` opens and maps.

@@ -157,6 +157,9 @@ func TestAuxPMUs(t *testing.T) {
 				Config: 0x300e601, AuxPages: 1024, Aux: []uint32{1, 4, 2, 0}, AuxSz: []uint32{0, 0, 0, 0}, Watermark: 1 << 20}},
 		{"-e intel_pt/tsc=0,cyc,psb_period=0/ -m ,64 -S -- ls", view{Names: []string{"intel_pt/tsc=0,cyc,psb_period=0/", "dummy:u"},
 			Leaders: []int{0, 1}, Config: 0xe203, AuxPages: 64, Aux: []uint32{0, 0}, AuxSz: []uint32{0, 0}, Snapshot: &Snapshot{}}},
+		// -S's PMU-agnostic 'e': a snapshot on exit, then intel_pt's size
+		{"-e intel_pt// -m ,64 -Se4096 -- ls", view{Names: []string{"intel_pt//", "dummy:u"},
+			Leaders: []int{0, 1}, Config: 0x300e601, AuxPages: 64, Aux: []uint32{0, 0}, AuxSz: []uint32{0, 0}, Snapshot: &Snapshot{Size: 4096, OnExit: true}}},
 		// test_intel_pt.sh test_sample
 		// sample mode is full_auxtrace too (the tracking dummy); psb_period=0 and
 		// the AUX area sized from the sample (auxtrace_sample_test.go)

@@ -306,9 +306,14 @@ func (ss *Session) record(t *sched.Task) {
 			ss.poll(t)
 		}
 		if ss.done && !ss.disabled && !ss.R.Target.None() {
+			ss.offAuxtraceSnapshotTrigger()
 			ss.evlistDisable(t)
 			ss.disabled = true
 		}
+	}
+	ss.offAuxtraceSnapshotTrigger()
+	if ss.R.Snapshot != nil && ss.R.Snapshot.OnExit {
+		ss.auxtraceSnapshotExit(t) // session_aux_snapshot.go
 	}
 	// out_child: record__mmap_read_all(rec, true)
 	ss.toggleBkwMmap(t, bkwDataPending)

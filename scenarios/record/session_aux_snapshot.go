@@ -11,6 +11,7 @@ const (
 	triggerReady snapTrigger = iota // TRIGGER_READY (after trigger_on in __cmd_record)
 	triggerHit                      // TRIGGER_HIT
 	triggerError                    // TRIGGER_ERROR
+	triggerOff                      // TRIGGER_OFF (trigger_off once perf stops recording)
 )
 
 // hitAuxtraceSnapshotTrigger is the -S part of the SIGUSR2 handler: a ready
@@ -53,6 +54,14 @@ func (ss *Session) readAuxtraceSnapshot(t *sched.Task) {
 	if ss.aux.trigger == triggerError {
 		return
 	}
+	ss.readAuxtraceSnapshotAll(t, false)
+}
+
+// readAuxtraceSnapshotAll reads every AUX area in snapshot mode and, unless
+// perf is exiting, runs the PMU's snapshot_finish (intel_pt re-enables its
+// evsel); the trigger is ready again unless something failed.
+// tools/perf/builtin-record.c: record__read_auxtrace_snapshot()
+func (ss *Session) readAuxtraceSnapshotAll(t *sched.Task, onExit bool) {
 	size := ss.R.auxSnapshotSize()
 	for _, mm := range ss.aux.mmaps {
 		if mm.Map == nil {
@@ -66,7 +75,8 @@ func (ss *Session) readAuxtraceSnapshot(t *sched.Task) {
 			return
 		}
 	}
-	if ops := ss.auxOps(); ops.SnapshotFinish != nil {
+	// auxtrace_record__snapshot_finish(): "if (!on_exit && itr->snapshot_finish)"
+	if ops := ss.auxOps(); ops.SnapshotFinish != nil && !onExit {
 		if err := ops.SnapshotFinish(ss, t); err != nil {
 			ss.aux.trigger = triggerError
 			ss.Warnings = append(ss.Warnings, "AUX area tracing snapshot failed: "+err.Error())
@@ -90,3 +100,29 @@ func (ss *Session) evselIoctl(t *sched.Task, ev int, cmd uint64) error {
 	}
 	return first
 }
+
+// auxtraceSnapshotExit is -Se: after the record loop, with the trigger off,
+// one more snapshot, started here unless a SIGUSR2's is pending; the AUX
+// event stays disabled afterwards.
+// tools/perf/builtin-record.c: record__auxtrace_snapshot_exit()
+func (ss *Session) auxtraceSnapshotExit(t *sched.Task) {
+	if ss.aux.trigger == triggerError {
+		return
+	}
+	if !ss.aux.started {
+		if ops := ss.auxOps(); ops.SnapshotStart != nil {
+			if err := ops.SnapshotStart(ss, t); err != nil {
+				return
+			}
+		}
+	}
+	ss.aux.started = false
+	ss.stats.snapshots++
+	ss.readAuxtraceSnapshotAll(t, true)
+}
+
+// offAuxtraceSnapshotTrigger is trigger_off(&auxtrace_snapshot_trigger) as
+// perf stops recording: a later SIGUSR2 starts no snapshot (and an earlier
+// error is forgotten: trigger_off() sets the state whatever it was).
+// tools/perf/util/trigger.h: trigger_off()
+func (ss *Session) offAuxtraceSnapshotTrigger() { ss.aux.trigger = triggerOff }

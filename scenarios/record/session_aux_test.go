@@ -206,3 +206,34 @@ func TestAuxSnapshotSIGUSR2(t *testing.T) {
 		t.Errorf("perf.snapshots = %d, want 2", n)
 	}
 }
+
+// TestAuxSnapshotOnExit: -Se takes one more snapshot as perf record ends
+// (record__auxtrace_snapshot_exit()), with no SIGUSR2; plain -S without a
+// signal writes no trace at all.
+func TestAuxSnapshotOnExit(t *testing.T) {
+	for _, tc := range []struct {
+		snap      string
+		chunks    int
+		snapshots int64
+	}{
+		{"-S", 0, 0},
+		{"-Se", 1, 1},
+		{"-Se4096", 1, 1},
+	} {
+		t.Run(tc.snap, func(t *testing.T) {
+			ss, _ := auxRun(t, []string{"-e", "intel_pt//", tc.snap, "-m", "8,2"}, 40, 200, nil)
+			chunks := ss.Data.Auxtrace()
+			if len(chunks) != tc.chunks {
+				t.Fatalf("%d PERF_RECORD_AUXTRACE, want %d", len(chunks), tc.chunks)
+			}
+			for i, c := range chunks {
+				if c.Ev.Size == 0 || c.Ev.Size > ss.AuxMmaps()[0].Len {
+					t.Errorf("snapshot %d: size %d, want (0, %d]", i, c.Ev.Size, ss.AuxMmaps()[0].Len)
+				}
+			}
+			if n, _ := ss.Observe("perf.snapshots"); n != tc.snapshots {
+				t.Errorf("perf.snapshots = %d, want %d", n, tc.snapshots)
+			}
+		})
+	}
+}
