@@ -187,9 +187,9 @@ func (k *Kernel) eventSchedIn(c *cpu.CPU, e *Event) error {
 	}
 	e.oncpu = c.ID
 	e.setState(StateActive)
+	// "we might have missed several ticks already": pmu->add starts it.
 	if e.hw.interrupts == maxInterrupts {
-		e.hw.interrupts = 0 // unthrottle: perf_log_throttle(event, 1)
-		k.stats.unthrottles++
+		k.perfEventUnthrottle(c, e, false)
 	}
 	k.perfPMUDisable(c, e.pmu)
 	c.Step("event_sched_in")

@@ -70,6 +70,7 @@ func (k *Kernel) eventOverflow(c *cpu.CPU, e *Event, throttle bool, data *perfSa
 			ret = 1
 			e.pendingKill = pollHup
 			k.perfEventDisableInatomic(e)
+			e.pmu.Stop(c, e, 0)
 		}
 	}
 	k.stats.overflows++
@@ -92,6 +93,7 @@ func (k *Kernel) accountInterrupt(c *cpu.CPU, e *Event, throttle bool) int {
 		hwc.interrupts++
 	}
 	if throttle && hwc.interrupts >= k.maxSamplesPerTick() {
+		k.armUnthrottle(c) // perf_throttled_count++, tick_dep_set_cpu()
 		k.perfEventThrottleGroup(c, e)
 		ret = 1
 	}
@@ -129,20 +131,6 @@ func (k *Kernel) maxSamplesPerTick() uint64 {
 		r = 100000
 	}
 	return (r + 249) / 250
-}
-
-// perfEventThrottleGroup stops the group until the next tick.
-// kernel/events/core.c: perf_event_throttle_group()
-func (k *Kernel) perfEventThrottleGroup(c *cpu.CPU, e *Event) {
-	l := e.leader
-	for _, x := range append([]*Event{l}, l.siblings...) {
-		x.hw.interrupts = maxInterrupts
-		if x.state == StateActive {
-			x.pmu.Stop(c, x, 0) // perf_event_throttle()
-		}
-		k.stats.throttles++
-	}
-	k.armUnthrottle(c)
 }
 
 // perfAdjustPeriod moves sample_period towards the attr.sample_freq rate with

@@ -300,39 +300,6 @@ func (k *Kernel) perfEventOverflow(c *cpu.CPU, e *Event, data *perfSampleData, r
 	return k.eventOverflow(c, e, true, data, r)
 }
 
-// armUnthrottle arms the tick that unthrottles c's events.
-func (k *Kernel) armUnthrottle(c *cpu.CPU) {
-	if k.unthrottle == nil {
-		k.unthrottle = make([]*cpu.Timer, len(k.M.CPUs))
-	}
-	tm := k.unthrottle[c.ID]
-	if tm == nil {
-		tm = c.NewTimer(false, cpu.Interrupt{Name: "perf_event_task_tick", Fn: k.perfEventTaskTick})
-		k.unthrottle[c.ID] = tm
-	}
-	next := (k.now()/tickNsec + 1) * tickNsec
-	tm.Arm(next)
-}
-
-// perfEventTaskTick restarts throttled events at the next tick.
-// kernel/events/core.c: perf_event_task_tick() -> perf_adjust_freq_unthr_context()
-func (k *Kernel) perfEventTaskTick(c *cpu.CPU) {
-	cc := &k.cpuCtx[c.ID]
-	for _, ctx := range []*Context{&cc.ctx, cc.taskCtx} {
-		if ctx == nil {
-			continue
-		}
-		for _, e := range ctx.events {
-			if e.state != StateActive || e.oncpu != c.ID || e.hw.interrupts != maxInterrupts {
-				continue
-			}
-			e.hw.interrupts = 0
-			k.stats.unthrottles++
-			e.pmu.Start(c, e, 0)
-		}
-	}
-}
-
 // PMI returns the hardware PMU's interrupt (x86_pmu_handle_irq) as a
 // cpu.Interrupt, for forced interleavings ("nmi cpu0 at LABEL").
 func (k *Kernel) PMI() cpu.Interrupt { return k.hwPMU.cpuc[0].nmi }

@@ -44,26 +44,29 @@ const (
 // AuxOutputBegin opens an AUX transaction on rb (output_event->rb) for ev:
 // ring_buffer_get, the aux_mmap_count and aux_refcount checks (in that order, so
 // this path never frees the pages), the aux_nest WARN, the room in the area unless
-// in overwrite mode. It returns rb->aux_priv, or nil: h.Event is then nil and, when
-// the area is full, the event is disabled and woken.
+// in overwrite mode. It returns rb->aux_priv, or nil: h.Event is then nil (left
+// as it was when there is no buffer) and, when the area is full, the event is
+// disabled and woken.
 // kernel/events/ring_buffer.c: perf_aux_output_begin()
 func AuxOutputBegin(s Stepper, h *AuxHandle, rb *Buffer, ev AuxEvent) any {
-	h.Event = nil
-	if !rb.Get() { // ring_buffer_get(output_event)
+	if !rb.Get() { // ring_buffer_get(output_event): "if (!rb) return NULL;"
 		return nil
 	}
 	if !rb.HasAux() {
 		rb.Put() //nolint: the reference just taken
+		h.Event = nil
 		return nil
 	}
 	// "If aux_mmap_count is zero, the aux buffer is in perf_mmap_close(),
 	// about to get freed, so we leave immediately."
 	if rb.aux.mmapCount == 0 {
 		rb.Put()
+		h.Event = nil
 		return nil
 	}
 	if rb.aux.refcount <= 0 { // refcount_inc_not_zero(&rb->aux_refcount)
 		rb.Put()
+		h.Event = nil
 		return nil
 	}
 	rb.aux.refcount++
@@ -75,6 +78,7 @@ func AuxOutputBegin(s Stepper, h *AuxHandle, rb *Buffer, ev AuxEvent) any {
 	if nest != 0 {
 		rb.FreeAux(true) //nolint: can't be last
 		rb.Put()
+		h.Event = nil
 		return nil
 	}
 	rb.aux.nest = nest + 1

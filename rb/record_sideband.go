@@ -268,6 +268,8 @@ func Decode(rec []byte, sampleType uint64, sampleIDAll bool) (*Decoded, error) {
 		out.Sideband = &Aux{Offset: d.u64(), Size: d.u64(), Flags: d.u64()}
 	case RecordItraceStart:
 		out.Sideband = &ItraceStart{Pid: d.u32(), Tid: d.u32()}
+	case RecordThrottle, RecordUnthrottle:
+		out.Sideband = &Throttle{Unthrottle: hdr.Type == RecordUnthrottle, Time: d.u64(), ID: d.u64(), StreamID: d.u64()}
 	case RecordCallchainDeferred:
 		out.Sideband = decodeCallchainDeferred(&d)
 	default:

@@ -114,6 +114,8 @@ func TestAppendRecordBytes(t *testing.T) {
 		{"switch cpu wide", &Switch{CPUWide: true, Out: true, NextPrevPid: 7, NextPrevTid: 8}, false, bs(hdr(15, 1<<13, 16), [2]uint32{7, 8})},
 		{"aux", &Aux{Offset: 0x1000, Size: 0x200, Flags: 1}, false, bs(hdr(11, 0, 32), uint64(0x1000), uint64(0x200), 1)},
 		{"itrace start", &ItraceStart{Pid: 4, Tid: 5}, false, bs(hdr(12, 0, 16), [2]uint32{4, 5})},
+		{"throttle", &Throttle{Time: 7, ID: 8, StreamID: 9}, true, bs(hdr(5, 0, 80), uint64(7), uint64(8), uint64(9), trailer)},
+		{"unthrottle", &Throttle{Unthrottle: true, Time: 7, ID: 8, StreamID: 9}, false, bs(hdr(6, 0, 32), uint64(7), uint64(8), uint64(9))},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

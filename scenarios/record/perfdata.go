@@ -165,7 +165,7 @@ func knownType(t uint32) bool {
 	switch t {
 	case rb.RecordSample, rb.RecordLost, rb.RecordComm, rb.RecordExit, rb.RecordFork,
 		rb.RecordSwitch, rb.RecordSwitchCPUWide, rb.RecordAux, rb.RecordItraceStart,
-		rb.RecordCallchainDeferred:
+		rb.RecordCallchainDeferred, rb.RecordThrottle, rb.RecordUnthrottle:
 		return true
 	}
 	return false
