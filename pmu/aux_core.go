@@ -61,7 +61,7 @@ func (e *Event) AuxRecord(s rb.Stepper, head, size, flags uint64) {
 	id := e.k.sidebandID(c, e)
 	out := e.rb
 	if e.k.aux.stats.auxRecords++; out != nil {
-		_ = rb.PerfOutputSideband(s, out, e, &rb.Aux{Offset: head, Size: size, Flags: flags}, id, false)
+		_ = rb.PerfOutputSideband(s, out, e, &rb.Aux{Offset: head, Size: size, Flags: flags}, id, e.Attr.WriteBackward) // perf_output_begin(): is_write_backward()
 	}
 	if flags&rb.PERF_AUX_FLAG_TRUNCATED != 0 {
 		e.k.aux.stats.auxTruncated++
@@ -76,7 +76,7 @@ func (e *Event) ItraceStarted(c *cpu.CPU) {
 		return
 	}
 	t := e.hw.target
-	_ = rb.PerfOutputSideband(c, e.rb, e, &rb.ItraceStart{Pid: uint32(t.PID), Tid: uint32(t.TID)}, e.k.sidebandID(c, e), false)
+	_ = rb.PerfOutputSideband(c, e.rb, e, &rb.ItraceStart{Pid: uint32(t.PID), Tid: uint32(t.TID)}, e.k.sidebandID(c, e), e.Attr.WriteBackward)
 }
 
 func (a *eventAux) itraceLogged(e *Event) bool {
