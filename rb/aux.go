@@ -223,13 +223,19 @@ func (rb *Buffer) AuxInPauseResume() int32 { return rb.aux.inPauseResume }
 func (rb *Buffer) SetAuxInPauseResume(v int32) { rb.aux.inPauseResume = v }
 
 // AuxWrite is the hardware storing trace bytes at free-running AUX position pos
-// (masked to the area, wrapping). It logs TraceAuxWrite for the invariants.
+// (masked to the area, wrapping). It logs TraceAuxWrite for the invariants,
+// with (outside snapshot mode) the end of the room the reader left: aux_tail
+// plus the area's size.
 func (rb *Buffer) AuxWrite(pos uint64, b []byte) {
 	n := len(rb.aux.data)
 	if n == 0 {
 		return
 	}
-	rb.trace(TraceEvent{Kind: TraceAuxWrite, Pos: pos, Size: len(b), Rec: append([]byte(nil), b...)})
+	room := uint64(0)
+	if !rb.aux.overwrite {
+		room = rb.User.AuxTail + uint64(n)
+	}
+	rb.trace(TraceEvent{Kind: TraceAuxWrite, Pos: pos, Size: len(b), Value: room, Rec: append([]byte(nil), b...)})
 	mask := uint64(n - 1)
 	for len(b) > 0 {
 		off := int(pos & mask)

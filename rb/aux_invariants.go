@@ -17,6 +17,8 @@ var auxInvariants = []Invariant{
 		"the tool decodes only what PERF_RECORD_AUX announces; a wrap reported as size 0 loses a whole buffer (5b590160d2cf, knob pt-wrapped)"},
 	{"aux-sample-is-newest", "the AUX data of a PERF_SAMPLE_AUX sample are the newest bytes written before its snapshot began",
 		"AUX sampling gives the history leading to the overflow; a copy racing the hardware is corrupt (d92792a4b26e, knob pt-snapshot-stop)"},
+	{"aux-no-overwrite-unread", "outside snapshot mode the hardware never writes AUX bytes at or past aux_tail + the area's size (over trace the reader has not read)",
+		"the driver's STOP marker must end the output where the free space perf_aux_output_begin() found ends (pt_buffer_reset_markers())"},
 	{"aux-refcount", "aux_refcount never drops below zero and the AUX pages are freed only from the unmap path",
 		"freeing AUX pages from an NMI or atomic context is a bug (95ff4ca26c49, 57ffc5ca679f)"},
 }
@@ -51,6 +53,10 @@ func auxCheck(log []TraceEvent, f Final, bad func(name, format string, args ...a
 		case TraceAuxCallbackExit:
 			delete(inFlight, e.Pos)
 		case TraceAuxWrite:
+			if end := e.Pos + uint64(e.Size); e.Value != 0 && end > e.Value {
+				bad("aux-no-overwrite-unread", "the hardware wrote AUX bytes [%#x, %#x) past %#x, where unread trace starts (aux_tail + the area's size)",
+					max(e.Pos, e.Value), end, e.Value)
+			}
 			writes = append(writes, span{e.Pos, e.Pos + uint64(e.Size), i})
 			if len(shadow) > 0 {
 				mask := uint64(len(shadow) - 1)

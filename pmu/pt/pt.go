@@ -311,25 +311,46 @@ func (p *PMU) resetOffsets(buf *ptBuffer, head uint64) {
 	buf.dataSize = 0
 }
 
-// resetMarkers is pt_buffer_reset_markers(): STOP at the end of the region that
-// holds the last free byte, INT at the end of the region of the wakeup point. A
-// transaction that cannot reach the end of the current region fails TRUNCATED.
+// resetMarkers is pt_buffer_reset_markers(): STOP (with INT) where the free
+// space ends, INT at the wakeup point or one page before STOP, both counted in
+// pages as the driver does. A transaction that cannot reach the end of the
+// current output region fails TRUNCATED.
 // arch/x86/events/intel/pt.c: pt_buffer_reset_markers()
 func (p *PMU) resetMarkers(pt *ptCtx, buf *ptBuffer) bool {
 	h := &pt.handle
-	off := buf.hwPos % buf.region
+	off := buf.hwPos % buf.region // buf->output_off
 	// "can't stop in the middle of an output region"
 	if off+h.Size+1 < buf.region {
 		rb.AuxOutputFlag(h, rb.PERF_AUX_FLAG_TRUNCATED)
 		return false
 	}
-	last := h.Head + h.Size - 1
-	buf.stopPos = (last/buf.region + 1) * buf.region
-	buf.intPos = 0
-	if h.Wakeup > h.Head && h.Wakeup < buf.stopPos {
-		buf.intPos = ((h.Wakeup-1)/buf.region + 1) * buf.region
+	// "how many pages till the STOP marker"
+	npages := h.Size / rb.PageSize
+	// "if it's on a page boundary, fill up one more page"
+	if (h.Head+h.Size+1)%rb.PageSize == 0 {
+		npages++
+	}
+	stopPage := h.Head/rb.PageSize + npages
+	buf.stopPos = buf.markerAt(stopPage)
+	// "in the worst case, wake up the consumer one page before hard stop"
+	intPage := min(h.Head/rb.PageSize+npages-1, h.Wakeup/rb.PageSize)
+	buf.intPos = buf.markerAt(intPage)
+	if buf.intPos >= buf.stopPos {
+		buf.intPos = 0 // the STOP entry raises the PMI
 	}
 	return true
+}
+
+// markerAt is where the output reaches a marker placed for page pg (a
+// free-running page number): pt_topa_prev_entry() puts it on the entry before
+// the one holding pg, so at the start of pg's output region; a marker at or
+// behind the hardware's position is reached a lap later.
+func (buf *ptBuffer) markerAt(pg uint64) uint64 {
+	at := pg * rb.PageSize / buf.region * buf.region
+	for at <= buf.hwPos {
+		at += buf.size
+	}
+	return at
 }
 
 // accrue lets the hardware write the trace of the time since the last look:
