@@ -6,6 +6,7 @@ import (
 	"perfsim/cpu"
 	"perfsim/pmu"
 	"perfsim/rb"
+	"perfsim/sched"
 	"perfsim/sim"
 )
 
@@ -88,7 +89,33 @@ func NewWithSkid(k *pmu.Kernel, rate int64, region uint64, caps uint32, skid sim
 		c := k.M.CPUs[i]
 		p.cpus[i].timer = c.NewTimer(true, cpu.Interrupt{Name: "intel_pt_interrupt", Fn: p.interrupt, Skid: skid})
 	}
+	// The hardware filters by CPL as the CPU enters and leaves the kernel.
+	if k.S != nil {
+		k.S.SyscallHooks = append(k.S.SyscallHooks, modeHooks{p})
+		k.S.UserReturnHooks = append(k.S.UserReturnHooks, modeHooks{p})
+	}
 	return p
+}
+
+// modeHooks tell the hardware model when the CPU changes mode, so the trace
+// of the time before is produced under the mode it ran in (the CPL filter of
+// RTIT_CTL.OS/USR: attr exclude_kernel/exclude_user).
+type modeHooks struct{ p *PMU }
+
+// SysEnter implements sched.SyscallHook: user mode ends at the syscall.
+func (h modeHooks) SysEnter(t *sched.Task, _ string) { h.p.modeSwitch(t.CPU(), false) }
+
+// SysExit implements sched.SyscallHook.
+func (h modeHooks) SysExit(*sched.Task, string) {}
+
+// ExitToUser implements sched.UserReturnHook: kernel mode ends here.
+func (h modeHooks) ExitToUser(t *sched.Task) { h.p.modeSwitch(t.CPU(), true) }
+
+// modeSwitch produces the trace up to now in the old mode, then records the
+// new one.
+func (p *PMU) modeSwitch(c *cpu.CPU, user bool) {
+	p.accrue(c)
+	p.cpus[c.ID].user = user
 }
 
 // DefaultCaps are pt_pmu.pmu.capabilities on a CPU with multiple-entry ToPA.
