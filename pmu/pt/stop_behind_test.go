@@ -35,7 +35,7 @@ func TestStopMarkerBehindOverwritesUnread(t *testing.T) {
 	}),
 		sched.Sleep(sim.Microsecond), // sched-in: perf_aux_output_begin() at 0
 		sched.Compute(12800*sim.Nanosecond),
-		sched.Sleep(sim.Microsecond), // sched-out: aux_head 12800
+		sched.Sleep(sim.Microsecond),                                            // sched-out: aux_head 12800
 		sched.Call(func(*sched.Task) { m.RB.User.AuxTail = m.RB.User.AuxHead }), // auxtrace_mmap__read()
 		sched.Compute(29200*sim.Nanosecond),
 		sched.Sleep(sim.Microsecond), // aux_head 42000; at the sched-in 3567 bytes of room
