@@ -15,4 +15,14 @@
 // Default behaviour is today's upstream. Knobs select the code before three
 // fixes: pt-pause-resume (08c7454ceb94), pt-snapshot-stop (d92792a4b26e),
 // pt-wrapped (5b590160d2cf).
+//
+// The STOP and INT markers are placed as pt_buffer_reset_markers() counts
+// them, in pages. That count can fall a page short into the region being
+// written, putting both markers behind the hardware (TestResetMarkers
+// "carry", TestStopMarkerBehindOverwritesUnread): a lead for upstream.
+//
+// Not modelled: address filters, so no pt_config() runs with the group's
+// counters live (only __perf_event_stop()'s restart for a filter change does
+// that upstream; sched-in, enable and unthrottle run with them disabled or
+// stopped) and no PAUSE can land inside it; single-range output; VMX.
 package pt
