@@ -21,7 +21,10 @@ type cpuHwEvents struct {
 	active  []bool   // active_mask
 	pebs    []bool   // MSR_IA32_PEBS_ENABLE: precise events sample through the PEBS drain
 	enabled bool     // the global enable (x86_pmu_enable/disable)
-	nmi     cpu.Interrupt
+	// user: the CPU runs in user mode (CPL 3), as the counters' USR/OS bits
+	// (attr exclude_user/exclude_kernel) see it; pmu_hw_mode.go keeps it.
+	user bool
+	nmi  cpu.Interrupt
 }
 
 func newHwPMU(k *Kernel) *hwPMU {
@@ -77,7 +80,7 @@ func (p *hwPMU) EventInit(e *Event) error {
 
 // raw is the counter value now.
 func (p *hwPMU) raw(c *cpu.CPU, e *Event) int64 {
-	if !e.hw.running || !p.cpuc[c.ID].enabled {
+	if cc := &p.cpuc[c.ID]; !e.hw.running || !cc.enabled || !counts(e, cc.user) {
 		return e.hw.raw
 	}
 	return e.hw.raw + int64(c.Now()-e.hw.startTime)*e.hw.rate
@@ -129,7 +132,7 @@ func (p *hwPMU) setPeriod(c *cpu.CPU, e *Event) bool {
 // arm sets the model's overflow timer: the counter reaches 0 after
 // ceil(period_left / rate) ns of counting.
 func (p *hwPMU) arm(c *cpu.CPU, e *Event) {
-	if !e.isSampling() || !e.hw.running || !p.cpuc[c.ID].enabled {
+	if cc := &p.cpuc[c.ID]; !e.isSampling() || !e.hw.running || !cc.enabled || !counts(e, cc.user) {
 		if e.hw.timer != nil {
 			e.hw.timer.Cancel()
 		}

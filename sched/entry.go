@@ -5,11 +5,12 @@ import (
 	"perfsim/sim"
 )
 
-// taskMain is a task's coroutine: schedule_tail(), then its program in user mode,
-// then do_exit().
+// taskMain is a task's coroutine: schedule_tail(), the return to user mode
+// (ret_from_fork; a new task has no exit work pending), then its program in
+// user mode, then do_exit().
 func (s *Sched) taskMain(t *Task) {
 	s.finishTaskSwitch(t.CPU())
-	t.User = true
+	s.returnToUser(t)
 	s.runOps(t, t.Prog)
 	s.exit(t)
 }
@@ -104,13 +105,19 @@ func (s *Sched) exitToUserMode(t *Task) {
 			t.NotifyResume = false
 			s.taskWorkRun(t) // resume_user_mode_work()
 		default:
-			for _, h := range s.UserReturnHooks {
-				h.ExitToUser(t)
-			}
-			t.User = true
+			s.returnToUser(t)
 			return
 		}
 	}
+}
+
+// returnToUser is the end of exit_to_user_mode(): the user-return hooks, then
+// user mode.
+func (s *Sched) returnToUser(t *Task) {
+	for _, h := range s.UserReturnHooks {
+		h.ExitToUser(t)
+	}
+	t.User = true
 }
 
 // sleep blocks t for d (hrtimer_nanosleep()): an hrtimer on its CPU wakes it.
