@@ -92,7 +92,10 @@ func (k *Kernel) perfMmapCloseAux(t *sched.Task, m *Mapping) error {
 		return nil
 	}
 	t.Step("perf_mmap_close:aux_mmap_count-zero")
-	k.perfPMUOutputStop(t, buf)
+	old := buf.Knobs.OldAuxFree // before 57ffc5ca679f: the writers go on
+	if !old {
+		k.perfPMUOutputStop(t, buf)
+	}
 	if bs := k.bufs[buf]; bs != nil {
 		k.mlockedPages -= bs.auxUserExtra
 		k.pinnedPages -= bs.auxExtra
@@ -102,7 +105,7 @@ func (k *Kernel) perfMmapCloseAux(t *sched.Task, m *Mapping) error {
 	if err := buf.FreeAux(false); err != nil {
 		return err
 	}
-	if buf.AuxRefcount() != 0 { // WARN_ON_ONCE(refcount_read(&rb->aux_refcount))
+	if buf.AuxRefcount() != 0 && !old { // WARN_ON_ONCE(refcount_read(&rb->aux_refcount))
 		k.aux.stats.auxWarn++
 	}
 	return nil

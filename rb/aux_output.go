@@ -59,7 +59,7 @@ func AuxOutputBegin(s Stepper, h *AuxHandle, rb *Buffer, ev AuxEvent) any {
 	}
 	// "If aux_mmap_count is zero, the aux buffer is in perf_mmap_close(),
 	// about to get freed, so we leave immediately."
-	if rb.aux.mmapCount == 0 {
+	if rb.aux.mmapCount == 0 && !rb.Knobs.OldAuxFree {
 		rb.Put()
 		h.Event = nil
 		return nil

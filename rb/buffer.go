@@ -27,6 +27,11 @@ type Knobs struct {
 	// outer writer then overwrites with its older one: data_head goes backwards.
 	// Scenario name: rb-put-handle=pre-1b038c6e05ff (default: today).
 	OldPutHandle bool
+	// OldAuxFree models the AUX area before 57ffc5ca679f ("perf: Fix AUX buffer
+	// refcounting"): no aux_mmap_count check in perf_aux_output_begin(), no
+	// writer stop in perf_mmap_close(), and the pages freed by whoever drops the
+	// last aux_refcount, an NMI included. Scenario name: aux-free=pre-57ffc5ca679f.
+	OldAuxFree bool
 }
 
 // Buffer is struct perf_buffer (kernel/events/internal.h); the AUX area is in aux.go.

@@ -13,6 +13,15 @@ var KnobSpecs = []sim.KnobSpec{{
 		"so a nested NMI writer's newer head could be overwritten by an older one (data_head goes backwards)",
 	Source:  "1b038c6e05ff perf/ring_buffer: Fix exposing a temporarily decreased data_head",
 	Package: "rb",
+}, {
+	Name:   "aux-free",
+	Values: []string{"today", "pre-57ffc5ca679f"},
+	Help: "who frees the AUX pages: today perf_mmap_close() of the last AUX mapping stops every writer (perf_pmu_output_stop()), " +
+		"perf_aux_output_begin() refuses a buffer whose aux_mmap_count is 0, and the unmap drops the last aux_refcount; before: the " +
+		"unmap only dropped its own reference, writers went on, and whoever dropped the last one freed the pages there, in an NMI or " +
+		"with irqs off (57ffc5ca679f deferred that free to irq_work; 95ff4ca26c49 moved it back to the unmap path with the writers stopped)",
+	Source:  "57ffc5ca679f perf: Fix AUX buffer refcounting; 95ff4ca26c49 perf/core: Free AUX pages in unmap path",
+	Package: "rb",
 }}
 
 // ApplyKnob sets a ring buffer knob in k; it reports whether the name is one
@@ -24,6 +33,8 @@ func ApplyKnob(k *Knobs, name, value string) (bool, error) {
 	switch name {
 	case "rb-put-handle":
 		k.OldPutHandle = value == "pre-1b038c6e05ff"
+	case "aux-free":
+		k.OldAuxFree = value == "pre-57ffc5ca679f"
 	}
 	return true, nil
 }

@@ -257,6 +257,7 @@ func (ss *Session) unmapRings(t *sched.Task) {
 			m.Map, m.Reader = nil, nil
 			ss.tool.unmapped = append(ss.tool.unmapped, m)
 		}
+		ss.auxtraceMunmap(t, m) // mmap__munmap(): the AUX area after the ring
 	}
 }
 
@@ -369,12 +370,12 @@ func init() {
 			}})
 	}
 	RegisterAction(Action{Name: "munmap", Args: cpuOpt,
-		Help: "a thread of perf (on cpuN if given) unmaps every ring of the session (perf_mmap_close); perf stops reading them",
+		Help: "a thread of perf (on cpuN if given) unmaps every ring of the session and its AUX area (perf_mmap_close); perf stops reading them",
 		Do: func(ss *Session, args []string) {
 			ss.ToolThread(cpuArg(args, 0), ss.unmapRings)
 		}})
 	RegisterAction(Action{Name: "mmap", Args: []ArgKind{ArgCPU, ArgSize},
-		Help: "a thread of perf (on cpuN if given) maps again the rings the munmap action unmapped (perf_mmap), with their protection and perf's size or SIZE (4K: the user page alone, no data pages)",
+		Help: "a thread of perf (on cpuN if given) maps again the rings the munmap action unmapped (perf_mmap), with their protection and perf's size or SIZE (4K: the user page alone, no data pages); not their AUX areas",
 		Do: func(ss *Session, args []string) {
 			ss.ToolThread(cpuArg(args, 0), func(t *sched.Task) { ss.remapRings(t, sizeArg(args, 1)) })
 		}})
