@@ -68,6 +68,7 @@ type hwPerfEvent struct {
 	raw       int64 // raw counter value at startTime
 	timer     *cpu.Timer
 	timerCPU  int
+	inHrtimer bool // the software clock's hrtimer callback is running for this event
 
 	target *sched.Task // hw.target: the task of a per-task event
 }

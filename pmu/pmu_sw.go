@@ -1,6 +1,8 @@
 package pmu
 
 import (
+	"strings"
+
 	"perfsim/cpu"
 	"perfsim/sim"
 )
@@ -170,8 +172,13 @@ func (p *clockPMU) Start(c *cpu.CPU, e *Event, flags int) {
 	p.timer(c, e).Arm(c.Now() + sim.Duration(left))
 }
 
-// Stop cancels the hrtimer, remembering how much of the period is left, and
-// folds the elapsed time into the count.
+// Stop marks the event stopped, cancels the hrtimer unless the event is
+// throttled (its callback, seeing PERF_HES_STOPPED, will not restart it),
+// remembering how much of the period is left, and folds the elapsed time into
+// the count. The cancel is hrtimer_try_to_cancel(): Stop may run inside the
+// event's own hrtimer callback (__perf_event_overflow()'s event_limit stop),
+// where hrtimer_cancel() would wait for itself; before eb3182ef0405 (knob
+// cpu-clock-stop) it did, and the CPU locked up.
 // kernel/events/core.c: cpu_clock_event_stop() -> perf_swevent_cancel_hrtimer()
 func (p *clockPMU) Stop(c *cpu.CPU, e *Event, flags int) {
 	if e.hw.running {
@@ -179,6 +186,13 @@ func (p *clockPMU) Stop(c *cpu.CPU, e *Event, flags int) {
 		e.hw.running = false
 	}
 	e.hw.state = PERF_HES_STOPPED
+	if !e.isSampling() || e.hw.interrupts == maxInterrupts {
+		return
+	}
+	if e.hw.inHrtimer && p.k.Knob(cpuClockStopKnob.Name) == "pre-eb3182ef0405" {
+		sim.Crash("watchdog: Watchdog detected hard LOCKUP on cpu %d: hrtimer_cancel() in %s_event_stop() waits for "+
+			"perf_swevent_hrtimer(), the callback it was called from (__perf_event_overflow(): event_limit reached)", c.ID, strings.TrimPrefix(p.name, "perf_"))
+	}
 	if tm := e.hw.timer; tm != nil {
 		if ok, when := tm.Armed(); ok {
 			e.hw.periodLeft = int64(when - c.Now())
@@ -219,8 +233,10 @@ func (p *clockPMU) timer(c *cpu.CPU, e *Event) *cpu.Timer {
 // kernel/events/core.c: perf_swevent_hrtimer()
 func (p *clockPMU) hrtimer(c *cpu.CPU, e *Event) {
 	if e.state != StateActive || e.oncpu != c.ID || !e.hw.running {
-		return // HRTIMER_NORESTART: the event left this CPU
+		return // HRTIMER_NORESTART: the event left this CPU or is stopped
 	}
+	e.hw.inHrtimer = true
+	defer func() { e.hw.inHrtimer = false }()
 	p.update(c, e)
 	r := p.k.interruptedRegs(c)
 	if !(e.Attr.ExcludeIdle && r.task == nil) && !(e.Attr.ExcludeUser && r.user) && !(e.Attr.ExcludeKernel && !r.user) {
@@ -234,3 +250,17 @@ func (p *clockPMU) hrtimer(c *cpu.CPU, e *Event) {
 		p.timer(c, e).Arm(c.Now() + sim.Duration(e.hw.samplePeriod))
 	}
 }
+
+// cpuClockStopKnob is how cpu_clock_event_stop()/task_clock_event_stop() stop
+// the hrtimer.
+var cpuClockStopKnob = sim.KnobSpec{
+	Name:   "cpu-clock-stop",
+	Values: []string{"today", "pre-eb3182ef0405"},
+	Help: "cpu-clock/task-clock pmu->stop: today PERF_HES_STOPPED and hrtimer_try_to_cancel(), the callback returning HRTIMER_NORESTART " +
+		"when it sees STOPPED; before: hrtimer_cancel(), which from the event's own hrtimer callback (an event_limit set by " +
+		"PERF_EVENT_IOC_REFRESH running out in __perf_event_overflow(), which stops the event since v6.17) waits for itself: a hard lockup",
+	Source:  "eb3182ef0405 perf/core: Fix system hang caused by cpu-clock usage (v6.18)",
+	Package: "pmu",
+}
+
+func init() { KnobSpecs = append(KnobSpecs, cpuClockStopKnob) }

@@ -162,6 +162,7 @@ func TestBuiltinsOldKnobsFound(t *testing.T) {
 		// clustered pairs; seed 1 finds it at schedule 2136).
 		{"pt-resume-vs-pmi", map[string]string{"pt-pause-resume": "pre-08c7454ceb94"}, []map[string]string{{}}, "sparse", false, 3000},
 		{"aux-free-in-nmi", map[string]string{"aux-free": "pre-57ffc5ca679f"}, []map[string]string{{}}, "", false, 0},
+		{"cpu-clock-refresh-lockup", map[string]string{"cpu-clock-stop": "pre-eb3182ef0405"}, []map[string]string{{}}, "", false, 0},
 		// The sampling PMI held by its skid, then taken inside pt_event_stop().
 		{"pt-sample-vs-stop-skid", map[string]string{"pt-snapshot-stop": "pre-d92792a4b26e"}, []map[string]string{{}}, "", false, 0},
 	} {

@@ -369,6 +369,13 @@ func init() {
 				ss.ToolThread(cpuArg(args, 0), func(t *sched.Task) { ss.evlistIoctl(t, cmd) })
 			}})
 	}
+	RegisterAction(Action{Name: "refresh", Args: []ArgKind{ArgInt, ArgCPU}, MinArgs: 1,
+		Help: "a thread of perf (on cpuN if given) arms every group leader for N more overflows: ioctl(PERF_EVENT_IOC_REFRESH, N) " +
+			"(event_limit; at 0 the overflow disables the event with POLL_HUP), as a self-profiler such as async-profiler does after each sample",
+		Do: func(ss *Session, args []string) {
+			n, _ := strconv.ParseUint(args[0], 10, 32)
+			ss.ToolThread(cpuArg(args, 1), func(t *sched.Task) { ss.evlistIoctlArg(t, pmu.PERF_EVENT_IOC_REFRESH, n) })
+		}})
 	RegisterAction(Action{Name: "munmap", Args: cpuOpt,
 		Help: "a thread of perf (on cpuN if given) unmaps every ring of the session and its AUX area (perf_mmap_close); perf stops reading them",
 		Do: func(ss *Session, args []string) {

@@ -499,12 +499,15 @@ func (ss *Session) evlistEnable(t *sched.Task) { ss.evlistIoctl(t, pmu.PERF_EVEN
 // tools/perf/util/evlist.c: __evlist__disable()
 func (ss *Session) evlistDisable(t *sched.Task) { ss.evlistIoctl(t, pmu.PERF_EVENT_IOC_DISABLE) }
 
-func (ss *Session) evlistIoctl(t *sched.Task, cmd uint64) {
+func (ss *Session) evlistIoctl(t *sched.Task, cmd uint64) { ss.evlistIoctlArg(t, cmd, 0) }
+
+// evlistIoctlArg issues cmd with arg on every group leader's fd.
+func (ss *Session) evlistIoctlArg(t *sched.Task, cmd, arg uint64) {
 	for i, o := range ss.R.Opens(len(ss.S.M.CPUs)) {
 		if !ss.R.Evsels[o.Evsel].IsLeader(o.Evsel) || ss.FDs[i] < 0 {
 			continue
 		}
-		ss.K.Ioctl(t, ss.FDs[i], cmd, 0)
+		ss.K.Ioctl(t, ss.FDs[i], cmd, arg)
 	}
 }
 
