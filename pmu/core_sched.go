@@ -103,15 +103,20 @@ func ctxHasPMU(ctx *Context, p PMU) bool {
 // kernel/events/core.c: perf_event_exit_task() -> perf_event_exit_task_context()
 func (k *Kernel) TaskExit(t *sched.Task) {
 	ctx := k.taskCtx[t]
+	c := t.CPU()
 	if ctx == nil {
+		// "At this point we need to send EXIT events to cpu contexts."
+		k.perfEventTaskExit(c, t, nil)
 		return
 	}
-	c := t.CPU()
 	flags := c.LocalIrqSave()
 	c.Step("perf_event_exit_task_context")
 	if k.cpuCtx[c.ID].taskCtx == ctx {
 		k.ctxSchedOut(c, ctx, EVENT_ALL)
 	}
+	// "Report the task dead after unscheduling the events so that we won't
+	// get any samples after PERF_RECORD_EXIT."
+	k.perfEventTaskExit(c, t, ctx)
 	ctx.dead = true // ctx->task = TASK_TOMBSTONE
 	for _, e := range append([]*Event(nil), ctx.events...) {
 		// perf_event_exit_event(): no parent, so the event stays in the
@@ -120,4 +125,5 @@ func (k *Kernel) TaskExit(t *sched.Task) {
 		k.perfEventWakeup(e)
 	}
 	c.LocalIrqRestore(flags)
+	k.perfEventTaskExit(c, t, nil) // perf_event_exit_task(): the CPU's events
 }

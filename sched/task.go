@@ -71,7 +71,10 @@ func (m CPUMask) String() string {
 type Task struct {
 	cpu.Thread
 	PID, TID int
-	Comm     string
+	// PPID, PTID: the real parent (PERF_RECORD_EXIT's ppid/ptid); 0 for the
+	// tasks the machine starts with.
+	PPID, PTID int
+	Comm       string
 	State    State
 	Allowed  CPUMask
 	Prog     []Op

@@ -177,6 +177,9 @@ func NewSession(r *Record, k *pmu.Kernel, s *sched.Sched, workload *sched.Task, 
 		mask = sched.MaskOf(o.CPU)
 	}
 	ss.Perf = s.Spawn(o.Comm, mask, sched.Call(ss.main))
+	if workload != nil { // perf forks it: its real_parent
+		workload.PPID, workload.PTID = ss.Perf.PID, ss.Perf.TID
+	}
 	return ss, nil
 }
 
@@ -224,6 +227,10 @@ func (ss *Session) Snapshot() {
 	})}})
 }
 
+// workloadComm is the forked child's comm until its exec:
+// evlist__prepare_workload() sets it with prctl(PR_SET_NAME, "perf-exec").
+const workloadComm = "perf-exec"
+
 // workloadChild is the forked child until exec: it blocks reading the cork
 // pipe until perf writes to it, then execs the workload, where the kernel
 // enables the enable_on_exec events (perf_event_exec()).
@@ -234,7 +241,7 @@ func (ss *Session) workloadChild(t *sched.Task) {
 			ss.S.Wait(t, &ss.cork)
 		}
 	})
-	ss.S.Syscall(t, "execve", func(t *sched.Task) { ss.K.EnableOnExec(t) })
+	ss.S.Syscall(t, "execve", func(t *sched.Task) { ss.K.Exec(t) })
 }
 
 // startWorkload writes the cork: evlist__start_workload().
@@ -268,13 +275,11 @@ func (ss *Session) record(t *sched.Task) {
 		ss.evlistEnable(t)
 	}
 	if ss.Workload != nil { // forks
-		// perf_event__synthesize_comm() on the child before it execs. Real
-		// perf reads /proc/PID/comm, still "perf", and the kernel's
-		// PERF_RECORD_COMM|MISC_COMM_EXEC at exec renames the thread. pmu
-		// does not emit that record yet (no perf_event_comm()), so the model
-		// synthesizes the comm the workload will have after its exec.
+		// perf_event__synthesize_comm() on the child before it execs: its
+		// /proc/PID/comm is still workloadComm; the kernel's
+		// PERF_RECORD_COMM|MISC_COMM_EXEC at the exec renames the thread.
 		w := ss.Workload
-		ss.writeSynth(t, synthComm(&ss.Data.Attrs[0].Attr, w.PID, w.TID, w.Comm))
+		ss.writeSynth(t, synthComm(&ss.Data.Attrs[0].Attr, w.PID, w.TID, workloadComm))
 		ss.startWorkload(t)
 	}
 	ss.writeSynth(t, headerOnly(RecordFinishedInit)) // write_finished_init()
@@ -474,14 +479,14 @@ func (ss *Session) setupSideBand(t *sched.Task) {
 
 // synthesize writes what perf learns from /proc before recording: a COMM
 // for every thread of the target (the forked workload's thread map, or every
-// task of the machine for -a/-C). MMAP and the kernel's own records are not
-// modelled.
+// task of the machine for -a/-C). MMAP records are not modelled (no address
+// space); the kernel writes the COMM of the exec and the EXIT (pmu/sideband.go).
 // tools/perf/builtin-record.c: record__synthesize() -> __machine__synthesize_threads()
 func (ss *Session) synthesize(t *sched.Task) {
 	a := &ss.Data.Attrs[0].Attr
 	if ss.R.Target.None() {
 		w := ss.Workload
-		ss.writeSynth(t, synthComm(a, w.PID, w.TID, w.Comm)) // perf_event__synthesize_thread_map()
+		ss.writeSynth(t, synthComm(a, w.PID, w.TID, workloadComm)) // perf_event__synthesize_thread_map()
 		return
 	}
 	for _, x := range ss.S.Tasks { // perf_event__synthesize_threads(): every /proc/PID

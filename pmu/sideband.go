@@ -1,0 +1,78 @@
+package pmu
+
+import (
+	"perfsim/cpu"
+	"perfsim/rb"
+	"perfsim/sched"
+)
+
+// The side-band records the kernel writes for the tool's bookkeeping: the
+// COMM of an exec and the EXIT of a task, to every event that asked for them
+// (attr.comm, attr.task...) and can see the task. MMAP records are not
+// modelled (the model has no address space).
+
+// perfIterateSB calls fn for each event that hears side-band records on c:
+// with taskCtx, only the events of that context (a task's EXIT); else the
+// CPU's events (the per-CPU pmu_sb_events list holds the events of no task),
+// then the current task's. Only INACTIVE or ACTIVE events that match c.
+// kernel/events/core.c: perf_iterate_sb() -> perf_iterate_sb_cpu(), perf_iterate_ctx()
+func (k *Kernel) perfIterateSB(c *cpu.CPU, taskCtx *Context, fn func(e *Event)) {
+	iter := func(ctx *Context) {
+		for _, e := range ctx.events {
+			if e.state < StateInactive || !eventFilterMatch(e, c) {
+				continue
+			}
+			fn(e)
+		}
+	}
+	if taskCtx != nil {
+		iter(taskCtx)
+		return
+	}
+	iter(&k.cpuCtx[c.ID].ctx)
+	if t := sched.TaskOf(c.Curr()); t != nil {
+		if ctx := k.taskCtx[t]; ctx != nil && !ctx.dead {
+			iter(ctx)
+		}
+	}
+}
+
+// Exec is what begin_new_exec() tells perf: enable the enable_on_exec events
+// (perf_event_exec()), then the new comm (__set_task_comm() ->
+// perf_event_comm(), with PERF_RECORD_MISC_COMM_EXEC), which the events just
+// enabled already hear. Call it from t's execve.
+// fs/exec.c: begin_new_exec()
+func (k *Kernel) Exec(t *sched.Task) {
+	k.EnableOnExec(t)
+	k.perfEventComm(t, true)
+}
+
+// perfEventComm writes PERF_RECORD_COMM {pid, tid, comm} to every event with
+// attr.comm that hears t's side band.
+// kernel/events/core.c: perf_event_comm() -> perf_event_comm_event() -> perf_event_comm_output()
+func (k *Kernel) perfEventComm(t *sched.Task, exec bool) {
+	c := t.CPU()
+	r := &rb.Comm{Pid: uint32(t.PID), Tid: uint32(t.TID), Comm: t.Comm, Exec: exec}
+	k.perfIterateSB(c, nil, func(e *Event) {
+		if e.Attr.Comm && e.rb != nil { // perf_event_comm_match()
+			_ = rb.PerfOutputSideband(c, e.rb, e, r, k.sidebandID(c, e), e.Attr.WriteBackward)
+		}
+	})
+}
+
+// perfEventTaskExit writes PERF_RECORD_EXIT {pid, ppid, tid, ptid, time} to
+// the events of ctx (taskCtx set: t's own, after they were scheduled out) or
+// to the CPU's (taskCtx nil, once t's context is gone) that asked for task,
+// comm or mmap records.
+// kernel/events/core.c: perf_event_task() -> perf_event_task_output()
+func (k *Kernel) perfEventTaskExit(c *cpu.CPU, t *sched.Task, taskCtx *Context) {
+	k.perfIterateSB(c, taskCtx, func(e *Event) {
+		a := &e.Attr
+		if !(a.Comm || a.Mmap || a.Mmap2 || a.MmapData || a.Task) || e.rb == nil { // perf_event_task_match()
+			return
+		}
+		r := &rb.Task{Pid: uint32(t.PID), Ppid: uint32(t.PPID), Tid: uint32(t.TID), Ptid: uint32(t.PTID),
+			Time: uint64(k.now())} // perf_event_clock(event)
+		_ = rb.PerfOutputSideband(c, e.rb, e, r, k.sidebandID(c, e), a.WriteBackward)
+	})
+}
