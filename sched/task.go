@@ -75,9 +75,9 @@ type Task struct {
 	// tasks the machine starts with.
 	PPID, PTID int
 	Comm       string
-	State    State
-	Allowed  CPUMask
-	Prog     []Op
+	State      State
+	Allowed    CPUMask
+	Prog       []Op
 
 	// UserStack is the user call stack at this point of the program, outermost
 	// first; KernelStack the kernel frames of the current kernel entry.
