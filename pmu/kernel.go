@@ -158,11 +158,7 @@ func NewKernel(s *sched.Sched, o Options) *Kernel {
 	for i, p := range k.pmus {
 		p.base().index = i
 	}
-	// The counters' mode first: the perf hooks below read them.
-	mode := hwModeHooks{k.hwPMU}
-	s.SwitchHooks = append(s.SwitchHooks, mode)
-	s.SyscallHooks = append(s.SyscallHooks, mode)
-	s.UserReturnHooks = append(s.UserReturnHooks, mode)
+	s.ModeHooks = append(s.ModeHooks, hwModeHook{k.hwPMU})
 	s.SwitchHooks = append(s.SwitchHooks, k)
 	s.SyscallHooks = append(s.SyscallHooks, k)
 	s.ExitHooks = append(s.ExitHooks, k)

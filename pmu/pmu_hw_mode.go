@@ -9,8 +9,9 @@ import (
 // USR and OS bits of IA32_PERFEVTSELx, from attr exclude_user and
 // exclude_kernel (arch/x86/events/intel/core.c: intel_pmu_hw_config() ->
 // x86_setup_perfctr(): ARCH_PERFMON_EVENTSEL_USR/OS). The model switches a
-// CPU's mode where the task crosses the boundary: syscall entry and the
-// context switch go to the kernel, the return to user mode goes back.
+// CPU's mode where its task crosses the boundary (sched.ModeHook). Interrupt
+// handlers run in the kernel too, but take no time in the model, except the
+// exit-to-user work after one, which the scheduler reports as kernel.
 
 // counts reports whether e's counter advances in the given mode.
 func counts(e *Event, user bool) bool {
@@ -41,21 +42,8 @@ func (p *hwPMU) setMode(c *cpu.CPU, user bool) {
 	}
 }
 
-// hwModeHooks are the scheduler's hooks that tell the hardware PMU the mode.
-type hwModeHooks struct{ p *hwPMU }
+// hwModeHook tells the hardware PMU the mode of each CPU (sched.ModeHook).
+type hwModeHook struct{ p *hwPMU }
 
-// SysEnter implements sched.SyscallHook.
-func (h hwModeHooks) SysEnter(t *sched.Task, _ string) { h.p.setMode(t.CPU(), false) }
-
-// SysExit implements sched.SyscallHook.
-func (h hwModeHooks) SysExit(*sched.Task, string) {}
-
-// ExitToUser implements sched.UserReturnHook.
-func (h hwModeHooks) ExitToUser(t *sched.Task) { h.p.setMode(t.CPU(), true) }
-
-// SchedOut implements sched.SwitchHook: schedule() runs in the kernel, also
-// when an interrupt preempted user mode.
-func (h hwModeHooks) SchedOut(c *cpu.CPU, _, _ *sched.Task) { h.p.setMode(c, false) }
-
-// SchedIn implements sched.SwitchHook.
-func (h hwModeHooks) SchedIn(*cpu.CPU, *sched.Task, *sched.Task) {}
+// ModeSwitch implements sched.ModeHook.
+func (h hwModeHook) ModeSwitch(t *sched.Task, user bool) { h.p.setMode(t.CPU(), user) }

@@ -49,3 +49,40 @@ record -e intel_pt//%s -m 8,16 -- app
 		}
 	}
 }
+
+// TestPTModeFilterSystemWide: with -a the CPU's idle time after a task exits
+// is kernel time for intel_pt//u (do_exit() enters the kernel), so the user
+// trace is b's 10us and app's 10us, about 20000 bytes, and none of the idle
+// time between them.
+func TestPTModeFilterSystemWide(t *testing.T) {
+	src := `scenario pt-cpl-a
+cpus 1
+pmu intel_pt rate=1000 region=4K
+task app cpu0
+  sleep 100us
+  compute 10us
+task b cpu0
+  sleep 20us
+  compute 10us
+record -a -e intel_pt//u -m 8,16 -- app
+`
+	f, err := Parse("pt-cpl-a.sim", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if errs := Check(f, NewRegistry(f, nil)); len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	r, err := Build(f, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	all, _ := r.Observe("perf.itrace.branches")
+	user, _ := r.Observe("perf.itrace.user_branches")
+	if got := (user*16 + 500) / 1000; got != 20 || all != user {
+		t.Errorf("intel_pt//u -a: %d bytes of user trace of %d, want about 20000 and all of it", user*16, all*16)
+	}
+}

@@ -69,7 +69,7 @@ func (s *Sched) syscall(t *Task, name string, d sim.Duration) {
 // user_mode() (trace_sys_enter), the body, syscall_exit_to_user_mode()
 // (trace_sys_exit, then exit_to_user_mode()).
 func (s *Sched) syscallWith(t *Task, name string, body SyscallFunc) {
-	t.User = false
+	s.setUser(t, false)
 	t.KernelEntries++
 	t.Syscall = name
 	t.Step("syscall_enter_from_user_mode")
@@ -82,7 +82,6 @@ func (s *Sched) syscallWith(t *Task, name string, body SyscallFunc) {
 	}
 	t.Syscall = ""
 	s.exitToUserMode(t)
-	t.User = true
 }
 
 // Syscall runs a syscall with a model body from inside t's program (OpCall).
@@ -92,7 +91,7 @@ func (s *Sched) Syscall(t *Task, name string, body SyscallFunc) { s.syscallWith(
 // signals, TIF_NOTIFY_RESUME work, until no work is left; then the user-return
 // hooks (unwind_reset_info()).
 func (s *Sched) exitToUserMode(t *Task) {
-	t.User = false
+	s.setUser(t, false)
 	for {
 		c := t.CPU()
 		c.Step("exit_to_user_mode_loop")
@@ -117,7 +116,18 @@ func (s *Sched) returnToUser(t *Task) {
 	for _, h := range s.UserReturnHooks {
 		h.ExitToUser(t)
 	}
-	t.User = true
+	s.setUser(t, true)
+}
+
+// setUser moves t to user mode or to the kernel, telling the mode hooks.
+func (s *Sched) setUser(t *Task, user bool) {
+	if t.User == user {
+		return
+	}
+	t.User = user
+	for _, h := range s.ModeHooks {
+		h.ModeSwitch(t, user)
+	}
 }
 
 // sleep blocks t for d (hrtimer_nanosleep()): an hrtimer on its CPU wakes it.
@@ -172,7 +182,7 @@ func (s *Sched) setAffinity(t *Task, m CPUMask) {
 
 // exit is do_exit(): the exit hooks, then the last switch away.
 func (s *Sched) exit(t *Task) {
-	t.User = false
+	s.setUser(t, false)
 	t.KernelEntries++
 	for _, h := range s.ExitHooks {
 		h.TaskExit(t)

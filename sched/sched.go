@@ -29,6 +29,14 @@ type UserReturnHook interface {
 	ExitToUser(t *Task)
 }
 
+// ModeHook is told when a task changes privilege level on its CPU: false at
+// syscall entry, on the way out of an interrupt taken in user mode (the
+// exit-to-user work runs in the kernel), at do_exit(); true at the return to
+// user mode and into a signal handler. The PMUs' CPL filters follow it.
+type ModeHook interface {
+	ModeSwitch(t *Task, user bool)
+}
+
 // TaskExitHook runs in do_exit() before the task is gone (perf_event_exit_task,
 // unwind_deferred_task_exit).
 type TaskExitHook interface {
@@ -73,6 +81,7 @@ type Sched struct {
 	SwitchHooks     []SwitchHook
 	SyscallHooks    []SyscallHook
 	UserReturnHooks []UserReturnHook
+	ModeHooks       []ModeHook
 	ExitHooks       []TaskExitHook
 
 	rq          [][]*Task

@@ -115,7 +115,7 @@ func (s *Sched) doSignal(t *Task) {
 	sig := t.signals[0]
 	t.signals = t.signals[1:]
 	t.SigPending = len(t.signals) > 0
-	t.User = true
+	s.setUser(t, true)
 	s.runOps(t, sig.Handler)
-	t.User = false
+	s.setUser(t, false)
 }

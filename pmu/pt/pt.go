@@ -91,25 +91,18 @@ func NewWithSkid(k *pmu.Kernel, rate int64, region uint64, caps uint32, skid sim
 	}
 	// The hardware filters by CPL as the CPU enters and leaves the kernel.
 	if k.S != nil {
-		k.S.SyscallHooks = append(k.S.SyscallHooks, modeHooks{p})
-		k.S.UserReturnHooks = append(k.S.UserReturnHooks, modeHooks{p})
+		k.S.ModeHooks = append(k.S.ModeHooks, modeHook{p})
 	}
 	return p
 }
 
-// modeHooks tell the hardware model when the CPU changes mode, so the trace
+// modeHook tells the hardware model when the CPU changes mode, so the trace
 // of the time before is produced under the mode it ran in (the CPL filter of
 // RTIT_CTL.OS/USR: attr exclude_kernel/exclude_user).
-type modeHooks struct{ p *PMU }
+type modeHook struct{ p *PMU }
 
-// SysEnter implements sched.SyscallHook: user mode ends at the syscall.
-func (h modeHooks) SysEnter(t *sched.Task, _ string) { h.p.modeSwitch(t.CPU(), false) }
-
-// SysExit implements sched.SyscallHook.
-func (h modeHooks) SysExit(*sched.Task, string) {}
-
-// ExitToUser implements sched.UserReturnHook: kernel mode ends here.
-func (h modeHooks) ExitToUser(t *sched.Task) { h.p.modeSwitch(t.CPU(), true) }
+// ModeSwitch implements sched.ModeHook.
+func (h modeHook) ModeSwitch(t *sched.Task, user bool) { h.p.modeSwitch(t.CPU(), user) }
 
 // modeSwitch produces the trace up to now in the old mode, then records the
 // new one.
