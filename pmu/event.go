@@ -68,7 +68,8 @@ type hwPerfEvent struct {
 	raw       int64 // raw counter value at startTime
 	timer     *cpu.Timer
 	timerCPU  int
-	inHrtimer bool // the software clock's hrtimer callback is running for this event
+	inHrtimer bool     // the software clock's hrtimer callback is running for this event
+	expires   sim.Time // when the software clock's hrtimer was last set to fire
 
 	target *sched.Task // hw.target: the task of a per-task event
 }

@@ -133,11 +133,11 @@ func (p *clockPMU) EventInit(e *Event) error {
 		e.Attr.SamplePeriod = uint64(sim.Second) / hz
 		e.Attr.Freq = false
 		hwc.samplePeriod = e.Attr.SamplePeriod
-	} else {
-		hwc.samplePeriod = max(10000, hwc.samplePeriod)
 	}
+	// The period stays as asked (it is the samples' period); the timer
+	// is set to at least 10us (perf_swevent_start_hrtimer()).
 	hwc.lastPeriod = hwc.samplePeriod
-	hwc.periodLeft = int64(hwc.samplePeriod)
+	hwc.periodLeft = int64(hwc.samplePeriod) // perf_event_alloc()
 	return nil
 }
 
@@ -156,7 +156,9 @@ func (p *clockPMU) Add(c *cpu.CPU, e *Event, flags int) error {
 // Del is cpu_clock_event_del(): stop with an update.
 func (p *clockPMU) Del(c *cpu.CPU, e *Event, flags int) { p.Stop(c, e, PERF_EF_UPDATE) }
 
-// Start starts counting and the hrtimer.
+// Start starts counting and the hrtimer: for what was left of the period
+// when it stopped (10us if that had run out), else a whole period of at
+// least 10us.
 // kernel/events/core.c: cpu_clock_event_start() -> perf_swevent_start_hrtimer()
 func (p *clockPMU) Start(c *cpu.CPU, e *Event, flags int) {
 	e.hw.state = 0
@@ -165,11 +167,16 @@ func (p *clockPMU) Start(c *cpu.CPU, e *Event, flags int) {
 	if !e.isSampling() {
 		return
 	}
-	left := e.hw.periodLeft
-	if left <= 0 || left > int64(e.hw.samplePeriod) {
-		left = int64(e.hw.samplePeriod)
+	period := e.hw.periodLeft
+	if period != 0 {
+		if period < 0 {
+			period = 10000
+		}
+		e.hw.periodLeft = 0
+	} else {
+		period = int64(max(10000, e.hw.samplePeriod))
 	}
-	p.timer(c, e).Arm(c.Now() + sim.Duration(left))
+	p.arm(c, e, sim.Duration(period))
 }
 
 // Stop marks the event stopped, cancels the hrtimer unless the event is
@@ -181,10 +188,10 @@ func (p *clockPMU) Start(c *cpu.CPU, e *Event, flags int) {
 // cpu-clock-stop) it did, and the CPU locked up.
 // kernel/events/core.c: cpu_clock_event_stop() -> perf_swevent_cancel_hrtimer()
 func (p *clockPMU) Stop(c *cpu.CPU, e *Event, flags int) {
-	if e.hw.running {
+	if e.hw.running && flags&PERF_EF_UPDATE != 0 {
 		p.update(c, e)
-		e.hw.running = false
 	}
+	e.hw.running = false
 	e.hw.state = PERF_HES_STOPPED
 	if !e.isSampling() || e.hw.interrupts == maxInterrupts {
 		return
@@ -193,12 +200,16 @@ func (p *clockPMU) Stop(c *cpu.CPU, e *Event, flags int) {
 		sim.Crash("watchdog: Watchdog detected hard LOCKUP on cpu %d: hrtimer_cancel() in %s_event_stop() waits for "+
 			"perf_swevent_hrtimer(), the callback it was called from (__perf_event_overflow(): event_limit reached)", c.ID, strings.TrimPrefix(p.name, "perf_"))
 	}
+	e.hw.periodLeft = int64(e.hw.expires - c.Now()) // hrtimer_get_remaining(): <= 0 once it fired
 	if tm := e.hw.timer; tm != nil {
-		if ok, when := tm.Armed(); ok {
-			e.hw.periodLeft = int64(when - c.Now())
-			tm.Cancel()
-		}
+		tm.Cancel() // hrtimer_try_to_cancel(): a no-op from the callback itself
 	}
+}
+
+// arm sets the event's hrtimer to fire in d.
+func (p *clockPMU) arm(c *cpu.CPU, e *Event, d sim.Duration) {
+	e.hw.expires = c.Now() + sim.Time(d)
+	p.timer(c, e).Arm(e.hw.expires)
 }
 
 // update is cpu_clock_event_update(): count += now - prev.
@@ -245,9 +256,8 @@ func (p *clockPMU) hrtimer(c *cpu.CPU, e *Event) {
 			return
 		}
 	}
-	if e.hw.running {
-		e.hw.periodLeft = int64(e.hw.samplePeriod)
-		p.timer(c, e).Arm(c.Now() + sim.Duration(e.hw.samplePeriod))
+	if e.hw.running { // hrtimer_forward_now(hrtimer, max(10000, sample_period))
+		p.arm(c, e, sim.Duration(max(10000, e.hw.samplePeriod)))
 	}
 }
 

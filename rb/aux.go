@@ -144,6 +144,9 @@ func (rb *Buffer) FreeAux(atomic bool) error {
 	rb.trace(TraceEvent{Kind: TraceAuxFree, Counted: atomic})
 	rb.freeAuxPages()
 	if atomic {
+		if rb.Knobs.OldAuxFree { // before 57ffc5ca679f: no WARN, just the free
+			return &Oops{Func: "__rb_free_aux", What: "AUX pages freed in atomic context (an NMI or irqs off): vfree() there is a bug"}
+		}
 		return &Oops{Func: "__rb_free_aux", What: "WARN_ON_ONCE(in_atomic()): AUX pages freed outside the unmap path"}
 	}
 	return nil
