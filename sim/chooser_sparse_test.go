@@ -94,3 +94,34 @@ func TestSparseOptions(t *testing.T) {
 		t.Errorf("options seen: %v, want 1, 2 and 3", seen)
 	}
 }
+
+// TestSparseClusters: half of the disturbances after the first land within
+// ClusterSpan of the one drawn before, so over a long horizon far more plans
+// hold such a close pair than uniform placement alone would give (about 1 in
+// 4 here).
+func TestSparseClusters(t *testing.T) {
+	const horizon, seeds = 2000, 4000
+	multi, close := 0, 0
+	for seed := uint64(1); seed <= seeds; seed++ {
+		d := sparseRun(NewSparse(seed, horizon, 4), horizon+4*ClusterSpan, 2)
+		var at []int
+		for i, x := range d {
+			if x != 0 {
+				at = append(at, i)
+			}
+		}
+		if len(at) < 2 {
+			continue
+		}
+		multi++
+		for i := 1; i < len(at); i++ {
+			if at[i]-at[i-1] <= ClusterSpan {
+				close++
+				break
+			}
+		}
+	}
+	if multi == 0 || float64(close) < 0.5*float64(multi) {
+		t.Errorf("%d of %d plans with several disturbances have two within %d decisions, want at least half", close, multi, ClusterSpan)
+	}
+}
