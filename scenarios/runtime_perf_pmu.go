@@ -170,6 +170,7 @@ func (PMUPerf) Start(r *Run) (PerfRun, error) {
 	for _, rec := range r.File.Records {
 		ropts := record.DefaultOptions()
 		ropts.NrCPUs = len(r.M.CPUs)
+		ropts.Tool = record.ToolOf(toolKnobs[record.PerfVersionKnob.Name])
 		parsed, err := record.Parse(rec.Argv(), ropts)
 		if err != nil {
 			return nil, r.File.Errorf(rec.Pos, "%v", err)

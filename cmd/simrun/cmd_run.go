@@ -10,13 +10,14 @@ import (
 
 // cmdRun runs a scenario once and prints its outcomes and replay token.
 func cmdRun(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("run", "SCENARIO [--seed N] [--kernel NAME=VALUE]... [--json FILE] [--timeline] [--script]", stderr)
+	fs := newFlagSet("run", "SCENARIO [--seed N] [--kernel NAME=VALUE]... [--json FILE] [--timeline] [--script] [--perf-data DIR]", stderr)
 	seed := fs.Uint64("seed", 1, "the schedule's seed (the same as explore's schedule of that seed)")
 	knobs := knobFlags{}
 	fs.Var(knobs, "kernel", "set a kernel (or tool) knob, `NAME=VALUE`; repeatable; see simrun knobs")
 	jsonOut := fs.String("json", "", "write the result as JSON to `FILE` (- for standard output)")
 	timeline := fs.Bool("timeline", false, "print the per-CPU timeline")
 	script := fs.Bool("script", false, "print the perf script output of the sessions")
+	perfData := fs.String("perf-data", "", "write each session's perf.data into `DIR` (SESSION.data), for the real perf script and perf report")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return usageError(err)
@@ -52,6 +53,16 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 		} else if err := r.Script(stdout); err != nil {
 			printError(stderr, err)
 			return exitUsage
+		}
+	}
+	if *perfData != "" {
+		paths, err := r.WritePerfData(*perfData)
+		if err != nil {
+			printError(stderr, err)
+			return exitUsage
+		}
+		for _, p := range paths {
+			fmt.Fprintf(stdout, "perf.data: %s (perf script -f -i %s)\n", p, p)
 		}
 	}
 	if res.Failed {

@@ -9,6 +9,7 @@ import (
 	"fmt"
 
 	"perfsim/pmu"
+	"perfsim/sim"
 )
 
 // Tool selects which perf tool is modelled.
@@ -29,6 +30,27 @@ type Options struct {
 	Sysctl     pmu.Sysctl // perf_event_max_sample_rate, perf_event_mlock_kb, max_stack
 	Privileged bool       // root / CAP_PERFMON+CAP_IPC_LOCK (AUX buffer defaults)
 	Tool       Tool
+}
+
+// PerfVersionKnob picks the perf tool a scenario's sessions are:
+// today's or Debian's 6.1 (whose perf.data the perf on such a machine reads).
+var PerfVersionKnob = sim.KnobSpec{
+	Name:   "perf-version",
+	Values: []string{"today", "6.1"},
+	Help: "which perf record the sessions are: today's tools/perf, or perf 6.1 (128-byte attrs, exclude_guest by default, " +
+		"inherit kept for -a/-C, a plain tracking dummy...); simrun run --perf-data writes files that perf version reads",
+	Source:  "tools/perf at perf-tools-next (Dec 2025); Debian linux-perf 6.1, compared with perf record -vv on this machine",
+	Package: "scenarios/record",
+}
+
+func init() { RegisterToolKnob(PerfVersionKnob) }
+
+// ToolOf is the Tool a perf-version knob value names.
+func ToolOf(version string) Tool {
+	if version == "6.1" {
+		return ToolPerf61
+	}
+	return ToolToday
 }
 
 // DefaultOptions is a 2-CPU machine with the kernel's default sysctls, root.

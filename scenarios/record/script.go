@@ -136,10 +136,18 @@ func printSample(w *bufio.Writer, fa *FileAttr, f int, s *rb.Sample, comms map[u
 	st := fa.Attr.SampleType
 	if f&outComm != 0 {
 		comm, ok := comms[s.Tid]
-		if !ok {
+		switch {
+		case ok:
+		case s.Tid == 0:
+			comm = "swapper" // machine__create_kernel_maps(): the idle thread
+		default:
 			comm = fmt.Sprintf(":%d", s.Tid) // thread__new(): a thread without COMM is ":tid"
 		}
-		fmt.Fprintf(w, "%16s ", comm)
+		if f&outIP != 0 && st&rb.PerfSampleCallchain != 0 {
+			fmt.Fprintf(w, "%s ", comm) // a callchain follows: not right-aligned
+		} else {
+			fmt.Fprintf(w, "%16s ", comm)
+		}
 	}
 	if f&outTID != 0 {
 		fmt.Fprintf(w, "%5d ", int32(s.Tid))

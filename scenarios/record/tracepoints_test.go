@@ -77,3 +77,23 @@ func TestGlobTracepoints(t *testing.T) {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
 }
+
+// TestFormatFileMatchesTracefs: each catalogue entry renders its format file
+// byte for byte as this machine's tracefs printed it (testdata/tracefs).
+func TestFormatFileMatchesTracefs(t *testing.T) {
+	n := 0
+	for i := range catalogue {
+		tp := &catalogue[i]
+		want, err := os.ReadFile(filepath.Join("testdata", "tracefs", tp.System, tp.Name, "format"))
+		if err != nil {
+			continue // not every entry has a copy
+		}
+		n++
+		if d := cmp.Diff(string(want), tp.FormatFile()); d != "" {
+			t.Errorf("%s format (-tracefs +model):\n%s", tp.FullName(), d)
+		}
+	}
+	if n == 0 {
+		t.Fatal("no format file in testdata/tracefs")
+	}
+}

@@ -1,0 +1,129 @@
+package record
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"perfsim/cpu"
+	"perfsim/pmu"
+	"perfsim/sched"
+	"perfsim/sim"
+)
+
+// perf61Session records `perf record ARGS -- spin` as perf 6.1 would (its
+// 128-byte attr, so the real perf here reads the file).
+func perf61Session(t *testing.T, args []string) *Session {
+	t.Helper()
+	m := cpu.NewMachine(cpu.Config{CPUs: 2}, sim.NewRandom(1))
+	t.Cleanup(m.Close)
+	s := sched.New(m, sched.DefaultConfig())
+	ko := pmu.DefaultOptions(2)
+	ko.Tracepoints = KernelTracepoints()
+	k := pmu.NewKernel(s, ko)
+	o := DefaultOptions()
+	o.Tool = ToolPerf61
+	r, err := Parse(append(args, "--", "spin"), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wl := s.Spawn("spin", sched.MaskOf(0), sched.Loop(5, sched.Compute(30*sim.Microsecond), sched.Syscall("getpid")))
+	so := DefaultSessionOptions()
+	so.CPU = 1
+	ss, err := NewSession(r, k, s, wl, so)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Run(10 * sim.Second); err != nil {
+		t.Fatal(err)
+	}
+	if !ss.Finished || ss.Err != nil {
+		t.Fatalf("perf finished %v, err %v", ss.Finished, ss.Err)
+	}
+	return ss
+}
+
+// TestPerfDataFileLayout: the header fields point where the sections are.
+func TestPerfDataFileLayout(t *testing.T) {
+	ss := perf61Session(t, []string{"-e", "cpu-clock", "-c", "10000"})
+	var b bytes.Buffer
+	if err := ss.Data.WriteFile(&b); err != nil {
+		t.Fatal(err)
+	}
+	f := b.Bytes()
+	u64 := func(off int) uint64 {
+		return uint64(f[off]) | uint64(f[off+1])<<8 | uint64(f[off+2])<<16 | uint64(f[off+3])<<24 | uint64(f[off+4])<<32 | uint64(f[off+5])<<40 | uint64(f[off+6])<<48 | uint64(f[off+7])<<56
+	}
+	type layout struct {
+		Magic                       string
+		HeaderSize, AttrSize        uint64
+		AttrsSize, DataOff, DataLen uint64
+	}
+	got := layout{string(f[:8]), u64(8), u64(16), u64(32), u64(40), u64(48)}
+	want := layout{"PERFILE2", 104, 128 + 16, uint64(len(ss.Data.Attrs)) * (128 + 16), uint64(len(f) - len(ss.Data.Data)), uint64(len(ss.Data.Data))}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("perf.data header (-want +got):\n%s", d)
+	}
+}
+
+// TestPerfDataFileRealPerfScript: the real perf script (when there is one)
+// reads the model's perf.data and prints what the model's perf script prints
+// (perf 6.1 on the machine this was written on; CI has no perf and skips).
+func TestPerfDataFileRealPerfScript(t *testing.T) {
+	perf, err := exec.LookPath("perf")
+	if err != nil {
+		t.Skip("no perf in PATH")
+	}
+	for _, args := range [][]string{
+		{"-e", "cpu-clock", "-c", "10000"},
+		{"-e", "cycles", "-c", "40000", "-g"},
+		{"-e", "{cycles,instructions}", "-c", "50000"},
+		{"-e", "task-clock", "-F", "100000", "-a"},
+		{"-e", "syscalls:sys_enter_getpid", "-e", "syscalls:sys_exit_getpid"},
+		{"-e", "raw_syscalls:*"},
+	} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) { realPerfScript(t, perf, args) })
+	}
+}
+
+func realPerfScript(t *testing.T, perf string, args []string) {
+	ss := perf61Session(t, args)
+	path := filepath.Join(t.TempDir(), "perf.data")
+	var b bytes.Buffer
+	if err := ss.Data.WriteFile(&b); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(perf, "script", "-f", "-i", path).CombinedOutput()
+	if err != nil {
+		t.Skipf("perf script could not run here: %v: %s", err, out)
+	}
+	var want bytes.Buffer
+	if err := ss.Script(&want); err != nil {
+		t.Fatal(err)
+	}
+	// The model has no MMAP records, so the real perf cannot name the
+	// symbol and DSO of an IP: compare everything up to the IP.
+	sym := regexp.MustCompile(`(\s[0-9a-f]+) \S+ \([^)]*\)$`)
+	lines := func(s string) []string {
+		var out []string
+		for _, l := range strings.Split(strings.TrimRight(s, "\n"), "\n") {
+			out = append(out, sym.ReplaceAllString(l, "$1"))
+		}
+		return out
+	}
+	if strings.TrimSpace(want.String()) == "" {
+		t.Fatal("the model's perf script printed nothing: nothing to compare")
+	}
+	if d := cmp.Diff(lines(want.String()), lines(string(out))); d != "" {
+		t.Errorf("real perf script of the model's perf.data (-model +real):\n%s", d)
+	}
+}
