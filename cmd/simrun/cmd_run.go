@@ -10,13 +10,14 @@ import (
 
 // cmdRun runs a scenario once and prints its outcomes and replay token.
 func cmdRun(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("run", "SCENARIO [--seed N] [--kernel NAME=VALUE]... [--json FILE] [--timeline] [--script] [--perf-data DIR]", stderr)
+	fs := newFlagSet("run", "SCENARIO [--seed N] [--kernel NAME=VALUE]... [--json FILE] [--timeline] [--script] [--perf-data DIR] [--trace-json FILE]", stderr)
 	seed := fs.Uint64("seed", 1, "the schedule's seed (the same as explore's schedule of that seed)")
 	knobs := knobFlags{}
 	fs.Var(knobs, "kernel", "set a kernel (or tool) knob, `NAME=VALUE`; repeatable; see simrun knobs")
 	jsonOut := fs.String("json", "", "write the result as JSON to `FILE` (- for standard output)")
 	timeline := fs.Bool("timeline", false, "print the per-CPU timeline")
 	script := fs.Bool("script", false, "print the perf script output of the sessions")
+	traceJSON := fs.String("trace-json", "", "write the run as a Chrome trace-event `FILE` (chrome://tracing, Perfetto): a track per CPU")
 	perfData := fs.String("perf-data", "", "write each session's perf.data into `DIR` (SESSION.data), for the real perf script and perf report")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
@@ -30,7 +31,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	if !ok {
 		return exitUsage
 	}
-	opts := scenarios.Options{Knobs: knobs, Chooser: scenarios.ScheduleChooser(*seed, 0), KeepTrace: *timeline || *jsonOut != ""}
+	opts := scenarios.Options{Knobs: knobs, Chooser: scenarios.ScheduleChooser(*seed, 0), KeepTrace: *timeline || *jsonOut != "" || *traceJSON != ""}
 	r, res, err := scenarios.RunOnce(f, opts)
 	if err != nil {
 		printError(stderr, err)
@@ -51,6 +52,12 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 		if len(f.Records) == 0 {
 			fmt.Fprintln(stdout, "(no perf session in this scenario)")
 		} else if err := r.Script(stdout); err != nil {
+			printError(stderr, err)
+			return exitUsage
+		}
+	}
+	if *traceJSON != "" {
+		if err := writeChrome(*traceJSON, r); err != nil {
 			printError(stderr, err)
 			return exitUsage
 		}
@@ -93,4 +100,17 @@ func writeJSON(name string, res *scenarios.Result, stdout, stderr io.Writer) int
 		return exitUsage
 	}
 	return exitOK
+}
+
+// writeChrome writes r's trace as Chrome trace-event JSON to name.
+func writeChrome(name string, r *scenarios.Run) error {
+	fh, err := os.Create(name)
+	if err != nil {
+		return err
+	}
+	err = r.Trace().WriteChrome(fh, len(r.M.CPUs), r.M.Now())
+	if cerr := fh.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }

@@ -3,7 +3,7 @@
 // of built-in scenarios and kernel knobs.
 //
 //	simrun list
-//	simrun run SCENARIO [--seed N] [--kernel NAME=VALUE]... [--json FILE] [--timeline] [--script] [--perf-data DIR]
+//	simrun run SCENARIO [--seed N] [--kernel NAME=VALUE]... [--json FILE] [--timeline] [--script] [--perf-data DIR] [--trace-json FILE]
 //	simrun explore SCENARIO [--strategy random|rapid|sparse] [--runs N] [--seed N] [--budget N] [--time LIMIT] [--kernel NAME=VALUE]... [--out FILE] [-q]
 //	simrun replay FILE
 //	simrun check FILE...
