@@ -230,6 +230,10 @@ func (k *Kernel) perfPrepareSample(c *cpu.CPU, e *Event, s *rb.Sample, chain *[]
 	s.CPU, s.Res = uint32(c.ID), 0
 	s.Period = data.period
 	s.Addr = data.addr
+	s.Read = nil
+	if st&PERF_SAMPLE_READ != 0 {
+		s.Read = k.perfOutputRead(c, e)
+	}
 	s.Raw = nil
 	if st&PERF_SAMPLE_RAW != 0 {
 		s.Raw = data.raw

@@ -40,7 +40,7 @@ const (
 	PerfSampleTID        = 1 << 1
 	PerfSampleTime       = 1 << 2
 	PerfSampleAddr       = 1 << 3
-	PerfSampleRead       = 1 << 4 // not encoded by rb
+	PerfSampleRead       = 1 << 4 // Sample.Read: the core lays the values out (read_format)
 	PerfSampleCallchain  = 1 << 5
 	PerfSampleID         = 1 << 6
 	PerfSampleCPU        = 1 << 7
@@ -51,7 +51,8 @@ const (
 
 	// PerfSampleSupported are the bits EncodeSample understands.
 	PerfSampleSupported = PerfSampleIP | PerfSampleTID | PerfSampleTime | PerfSampleAddr | PerfSampleCallchain |
-		PerfSampleID | PerfSampleCPU | PerfSamplePeriod | PerfSampleStreamID | PerfSampleRaw | PerfSampleIdentifier
+		PerfSampleID | PerfSampleCPU | PerfSamplePeriod | PerfSampleStreamID | PerfSampleRaw | PerfSampleIdentifier |
+		PerfSampleRead
 
 	// PerfSampleIDAll is PERF_SAMPLE_ID_ALL: the bits that go into a sample_id trailer.
 	PerfSampleIDAll = PerfSampleTID | PerfSampleTime | PerfSampleID | PerfSampleStreamID | PerfSampleCPU | PerfSampleIdentifier

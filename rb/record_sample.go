@@ -19,6 +19,9 @@ type Sample struct {
 	StreamID  uint64
 	CPU, Res  uint32
 	Period    uint64
+	// Read is the PERF_SAMPLE_READ part as perf_output_read() lays it out for
+	// the event's read_format (the values of the event, or of its group).
+	Read      []byte
 	Callchain []uint64 // ips; written as u64 nr followed by the ips
 	// Raw is the PERF_SAMPLE_RAW payload. Written as u32 size then the bytes, padded so
 	// that size field + payload is 8-aligned; size counts the padding, which the
@@ -59,6 +62,9 @@ func SampleSize(s *Sample) (int, error) {
 	}
 	n := HeaderSize + IDHeaderSize(t)                                           // event->id_header_size
 	n += 8 * bits.OnesCount64(t&(PerfSampleIP|PerfSampleAddr|PerfSamplePeriod)) // event->header_size
+	if t&PerfSampleRead != 0 {
+		n += len(s.Read)
+	}
 	if t&PerfSampleCallchain != 0 {
 		n += 8 * (1 + len(s.Callchain))
 	}
@@ -183,6 +189,9 @@ func encodeSampleBody(b []byte, s *Sample) int {
 	if t&PerfSamplePeriod != 0 {
 		put(s.Period)
 	}
+	if t&PerfSampleRead != 0 {
+		n += copy(b[n:], s.Read)
+	}
 	if t&PerfSampleCallchain != 0 {
 		put(uint64(len(s.Callchain)))
 		for _, ip := range s.Callchain {
@@ -249,6 +258,22 @@ func AppendSample(dst []byte, s *Sample) ([]byte, error) {
 // length against the record as perf's evsel__parse_sample() does.
 // tools/perf/util/evsel.c: evsel__parse_sample()
 func DecodeSample(rec []byte, sampleType uint64) (*Sample, error) {
+	return DecodeSampleRF(rec, sampleType, 0)
+}
+
+// The read_format bits (enum perf_event_read_format) that size a
+// PERF_SAMPLE_READ part.
+const (
+	ReadFormatTotalTimeEnabled = 1 << 0
+	ReadFormatTotalTimeRunning = 1 << 1
+	ReadFormatID               = 1 << 2
+	ReadFormatGroup            = 1 << 3
+	ReadFormatLost             = 1 << 4
+)
+
+// DecodeSampleRF is DecodeSample for an event whose attr.read_format is
+// readFormat, which sizes the PERF_SAMPLE_READ part.
+func DecodeSampleRF(rec []byte, sampleType, readFormat uint64) (*Sample, error) {
 	hdr, err := checkRecord(rec)
 	if err != nil {
 		return nil, err
@@ -289,6 +314,13 @@ func DecodeSample(rec []byte, sampleType uint64) (*Sample, error) {
 	if t&PerfSamplePeriod != 0 {
 		s.Period = d.u64()
 	}
+	if t&PerfSampleRead != 0 {
+		n, err := readPartSize(d.b, readFormat)
+		if err != nil {
+			return nil, err
+		}
+		s.Read = d.bytes(n)
+	}
 	if t&PerfSampleCallchain != 0 {
 		nr := d.u64()
 		if nr > uint64(len(d.b)/8) {
@@ -316,4 +348,24 @@ func DecodeSample(rec []byte, sampleType uint64) (*Sample, error) {
 		return nil, errTrailing(len(d.b))
 	}
 	return s, nil
+}
+
+// readPartSize is the length of a PERF_SAMPLE_READ part at the start of b:
+// {value, [enabled], [running], [id], [lost]} or, with PERF_FORMAT_GROUP,
+// {nr, [enabled], [running], nr x {value, [id], [lost]}}.
+// tools/perf/util/evsel.c: evsel__parse_sample() (PERF_SAMPLE_READ)
+func readPartSize(b []byte, rf uint64) (int, error) {
+	times := 8 * bits.OnesCount64(rf&(ReadFormatTotalTimeEnabled|ReadFormatTotalTimeRunning))
+	per := 8 * (1 + bits.OnesCount64(rf&(ReadFormatID|ReadFormatLost)))
+	if rf&ReadFormatGroup == 0 {
+		return 8 + times + per - 8, nil
+	}
+	if len(b) < 8 {
+		return 0, errTruncated("read")
+	}
+	nr := binary.LittleEndian.Uint64(b)
+	if nr > uint64(len(b)/per) {
+		return 0, errTruncated("read group")
+	}
+	return 8 + times + int(nr)*per, nil
 }

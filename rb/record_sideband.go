@@ -223,12 +223,18 @@ type Decoded struct {
 // Unknown record types are an error: a reader of a torn record must not guess.
 // tools/perf/util/session.c: perf_session__process_event() (parse part)
 func Decode(rec []byte, sampleType uint64, sampleIDAll bool) (*Decoded, error) {
+	return DecodeRF(rec, sampleType, 0, sampleIDAll)
+}
+
+// DecodeRF is Decode for an event whose attr.read_format is readFormat (it
+// sizes a sample's PERF_SAMPLE_READ part).
+func DecodeRF(rec []byte, sampleType, readFormat uint64, sampleIDAll bool) (*Decoded, error) {
 	hdr, err := checkRecord(rec)
 	if err != nil {
 		return nil, err
 	}
 	if hdr.Type == RecordSample {
-		s, err := DecodeSample(rec, sampleType)
+		s, err := DecodeSampleRF(rec, sampleType, readFormat)
 		if err != nil {
 			return nil, err
 		}

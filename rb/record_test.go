@@ -1,10 +1,12 @@
 package rb
 
 import (
+	"encoding/binary"
 	"errors"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
 func TestAppendSampleBytes(t *testing.T) {
@@ -86,8 +88,8 @@ func TestSampleSizeLimits(t *testing.T) {
 			}
 		})
 	}
-	if _, err := SampleSize(&Sample{Type: PerfSampleRead}); err == nil {
-		t.Error("PERF_SAMPLE_READ is not modelled, want an error")
+	if _, err := SampleSize(&Sample{Type: 1 << 11}); err == nil { // PERF_SAMPLE_BRANCH_STACK
+		t.Error("PERF_SAMPLE_BRANCH_STACK is not modelled, want an error")
 	}
 }
 
@@ -177,15 +179,34 @@ func TestDecodeRejectsBadBytes(t *testing.T) {
 func TestSampleRoundTrip(t *testing.T) {
 	s := &Sample{Type: PerfSampleSupported, Misc: MiscKernel | MiscExactIP, ID: 1, IP: 2, Pid: 3, Tid: 4, Time: 5,
 		Addr: 6, StreamID: 7, CPU: 8, Period: 9, Callchain: []uint64{10, 11, 12}, Raw: []byte{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}}
-	b, err := AppendSample(nil, s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := Decode(b, s.Type, true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff(s, d.Sample); diff != "" {
-		t.Errorf("round trip (-want +got):\n%s", diff)
+	le := binary.LittleEndian
+	for _, tc := range []struct {
+		name string
+		rf   uint64
+		read []uint64
+	}{
+		{"read one", 0, []uint64{42}},
+		{"read one, times, id, lost", ReadFormatTotalTimeEnabled | ReadFormatTotalTimeRunning | ReadFormatID | ReadFormatLost, []uint64{42, 100, 90, 7, 0}},
+		{"read group of 2, ids", ReadFormatGroup | ReadFormatID, []uint64{2, 42, 7, 43, 8}},
+		{"read group of 3, running", ReadFormatGroup | ReadFormatTotalTimeRunning, []uint64{3, 90, 1, 2, 3}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := *s
+			s.Read = nil
+			for _, v := range tc.read {
+				s.Read = le.AppendUint64(s.Read, v)
+			}
+			b, err := AppendSample(nil, &s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			d, err := DecodeRF(b, s.Type, tc.rf, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(&s, d.Sample, cmpopts.IgnoreFields(Sample{}, "AuxOutput")); diff != "" {
+				t.Errorf("round trip (-want +got):\n%s", diff)
+			}
+		})
 	}
 }

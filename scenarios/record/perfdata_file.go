@@ -18,7 +18,8 @@ const perfFileHeaderSize = 8 + 8 + 8 + 3*16 + 32
 // of its ids),
 // then the data section, then the feature sections: HEADER_TRACING_DATA
 // when there are tracepoints (their formats, for perf script to print their
-// fields); no other (event names come from the attrs; no build ids).
+// fields) and HEADER_EVENT_DESC (the events' names as given on the command
+// line); no build ids, host or CPU descriptions.
 // tools/perf/util/header.c: perf_session__write_header()
 func (d *PerfData) WriteFile(w io.Writer) error {
 	le := binary.LittleEndian
@@ -69,16 +70,27 @@ func (d *PerfData) WriteFile(w io.Writer) error {
 	h = append(h, make([]byte, 16)...) // event_types (unused)
 	// Feature sections after the data: a perf_file_section per feature bit
 	// set, in bit order, then their contents (perf_header__adds_write()).
-	var feats []byte
-	var features uint64
-	if tps := d.sessionTracepoints(); len(tps) > 0 {
-		features |= 1 << headerFeatTracingData
-		td := tracingData(tps)
-		featOff := dataOff + uint64(len(d.Data))
-		feats = le.AppendUint64(feats, featOff+16) // after the one-entry table
-		feats = le.AppendUint64(feats, uint64(len(td)))
-		feats = append(feats, td...)
+	type feature struct {
+		bit  uint
+		data []byte
 	}
+	var fs []feature
+	if tps := d.sessionTracepoints(); len(tps) > 0 {
+		fs = append(fs, feature{headerFeatTracingData, tracingData(tps)})
+	}
+	fs = append(fs, feature{headerFeatEventDesc, d.eventDesc()})
+	var features uint64
+	featOff := dataOff + uint64(len(d.Data))
+	next := featOff + uint64(16*len(fs))
+	var table, blobs []byte
+	for _, f := range fs {
+		features |= 1 << f.bit
+		table = le.AppendUint64(table, next)
+		table = le.AppendUint64(table, uint64(len(f.data)))
+		blobs = append(blobs, f.data...)
+		next += uint64(len(f.data))
+	}
+	feats := append(table, blobs...)
 	h = le.AppendUint64(h, features) // adds_features[0]
 	h = append(h, make([]byte, 24)...)
 	for _, b := range [][]byte{h, ids, attrs, d.Data, feats} {
@@ -87,4 +99,39 @@ func (d *PerfData) WriteFile(w io.Writer) error {
 		}
 	}
 	return nil
+}
+
+// headerFeatEventDesc is HEADER_EVENT_DESC, bit 12 of adds_features.
+const headerFeatEventDesc = 12
+
+// eventDesc is the HEADER_EVENT_DESC feature: {u32 nr, u32 attr size, then
+// per evsel: the attr, u32 nr_ids, the name as a u32-length string padded to
+// 64 bytes, the ids}.
+// tools/perf/util/header.c: write_event_desc(), do_write_string()
+func (d *PerfData) eventDesc() []byte {
+	le := binary.LittleEndian
+	sz := 64 // PERF_ATTR_SIZE_VER0
+	for i := range d.Attrs {
+		sz = max(sz, int(d.Attrs[i].Attr.Size))
+	}
+	b := le.AppendUint32(nil, uint32(len(d.Attrs)))
+	b = le.AppendUint32(b, uint32(sz))
+	for i := range d.Attrs {
+		fa := &d.Attrs[i]
+		a := fa.Attr.Marshal()
+		if len(a) > sz {
+			a = a[:sz]
+		}
+		b = append(b, a...)
+		b = append(b, make([]byte, sz-len(a))...)
+		b = le.AppendUint32(b, uint32(len(fa.IDs)))
+		n := (len(fa.Name) + 1 + 63) &^ 63 // PERF_ALIGN(strlen + 1, NAME_ALIGN)
+		b = le.AppendUint32(b, uint32(n))
+		b = append(b, fa.Name...)
+		b = append(b, make([]byte, n-len(fa.Name))...)
+		for _, id := range fa.IDs {
+			b = le.AppendUint64(b, id)
+		}
+	}
+	return b
 }

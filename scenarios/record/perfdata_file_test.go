@@ -49,7 +49,8 @@ func perf61Session(t *testing.T, args []string) *Session {
 	return ss
 }
 
-// TestPerfDataFileLayout: the header fields point where the sections are.
+// TestPerfDataFileLayout: the header fields point where the sections are;
+// HEADER_EVENT_DESC is the one feature of a session without tracepoints.
 func TestPerfDataFileLayout(t *testing.T) {
 	ss := perf61Session(t, []string{"-e", "cpu-clock", "-c", "10000"})
 	var b bytes.Buffer
@@ -64,9 +65,15 @@ func TestPerfDataFileLayout(t *testing.T) {
 		Magic                       string
 		HeaderSize, AttrSize        uint64
 		AttrsSize, DataOff, DataLen uint64
+		Features                    uint64
 	}
-	got := layout{string(f[:8]), u64(8), u64(16), u64(32), u64(40), u64(48)}
-	want := layout{"PERFILE2", 104, 128 + 16, uint64(len(ss.Data.Attrs)) * (128 + 16), uint64(len(f) - len(ss.Data.Data)), uint64(len(ss.Data.Data))}
+	ids := 0
+	for _, a := range ss.Data.Attrs {
+		ids += len(a.IDs)
+	}
+	attrs := uint64(len(ss.Data.Attrs)) * (128 + 16)
+	got := layout{string(f[:8]), u64(8), u64(16), u64(32), u64(40), u64(48), u64(72)}
+	want := layout{"PERFILE2", 104, 128 + 16, attrs, 104 + 8*uint64(ids) + attrs, uint64(len(ss.Data.Data)), 1 << 12}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("perf.data header (-want +got):\n%s", d)
 	}
@@ -87,6 +94,13 @@ func TestPerfDataFileRealPerfScript(t *testing.T) {
 		{"-e", "task-clock", "-F", "100000", "-a"},
 		{"-e", "syscalls:sys_enter_getpid", "-e", "syscalls:sys_exit_getpid"},
 		{"-e", "raw_syscalls:*"},
+		{"--overwrite", "-e", "syscalls:sys_enter_getpid"},
+		{"-e", "cycles:u", "-c", "40000"},
+		{"-e", "cpu-clock", "-c", "10000", "--per-thread"},
+		{"-e", "{cycles,instructions}:S", "-c", "50000"},
+		{"-e", "cpu-clock", "-c", "10000", "-C", "0"},
+		{"-e", "cycles", "-c", "40000", "--call-graph", "fp"},
+		{"-e", "cpu-clock", "-c", "10000", "--no-inherit"},
 	} {
 		t.Run(strings.Join(args, " "), func(t *testing.T) { realPerfScript(t, perf, args) })
 	}

@@ -47,9 +47,17 @@ func (d *PerfData) Script(w io.Writer, o ScriptOptions) error {
 	fields := scriptFields(d.Attrs)
 	comms := map[uint32]string{}
 	dq := newDeferredQueue(d, !o.NoMergeCallchains) // evlist->deferred_samples (session_deferred.go)
+	sr := &sampleRead{d: d}
 	print := func(ds []DeliveredSample) {
 		for _, x := range ds {
 			fa := &d.Attrs[x.Evsel]
+			if fa.Attr.SampleType&rb.PerfSampleRead != 0 {
+				sr.deliver(x, func(evsel int, s *rb.Sample) {
+					fa := &d.Attrs[evsel]
+					printSample(bw, fa, fields[outputType(fa.Attr.Type)], s, comms, nameWidth, &o)
+				})
+				continue
+			}
 			printSample(bw, fa, fields[outputType(fa.Attr.Type)], x.Sample, comms, nameWidth, &o)
 		}
 	}
@@ -160,11 +168,7 @@ func printSample(w *bufio.Writer, fa *FileAttr, f int, s *rb.Sample, comms map[u
 		fmt.Fprintf(w, "%12s: ", fmt.Sprintf("%d.%06d", s.Time/1e9, s.Time%1e9/1e3))
 	}
 	if f&outPeriod != 0 {
-		period := s.Period
-		if st&rb.PerfSamplePeriod == 0 {
-			period = fa.Attr.SamplePeriod // evsel__parse_sample(): data->period = attr.sample_period
-		}
-		fmt.Fprintf(w, "%10d ", period)
+		fmt.Fprintf(w, "%10d ", s.Period)
 	}
 	if f&outEvname != 0 {
 		fmt.Fprintf(w, "%*s: ", nameWidth, fa.Name)

@@ -1,0 +1,59 @@
+package pmu
+
+import (
+	"encoding/binary"
+
+	"perfsim/cpu"
+)
+
+// perfOutputRead lays out the PERF_SAMPLE_READ part of a sample of e, as
+// read() would return it (read_format): the event's value or, with
+// PERF_FORMAT_GROUP, its group's, the other members read first when ACTIVE;
+// the times are the event's up to now.
+// kernel/events/core.c: perf_output_read() -> calc_timer_values(),
+// perf_output_read_one(), perf_output_read_group()
+func (k *Kernel) perfOutputRead(c *cpu.CPU, e *Event) []byte {
+	rf := e.Attr.ReadFormat
+	le := binary.LittleEndian
+	if rf&(PERF_FORMAT_TOTAL_TIME_ENABLED|PERF_FORMAT_TOTAL_TIME_RUNNING) != 0 {
+		// calc_timer_values(): the times as of now (the model folds them in;
+		// the kernel computes them without touching the context from NMI)
+		if e.ctx != nil && e.ctx.isActive&EVENT_TIME != 0 {
+			e.ctx.updateContextTime(true)
+		}
+		e.updateTime()
+	}
+	enabled, running := uint64(e.totalTimeEnabled), uint64(e.totalTimeRunning)
+	var out []byte
+	if rf&PERF_FORMAT_GROUP == 0 {
+		out = le.AppendUint64(out, uint64(e.Count()))
+		if rf&PERF_FORMAT_TOTAL_TIME_ENABLED != 0 {
+			out = le.AppendUint64(out, enabled)
+		}
+		if rf&PERF_FORMAT_TOTAL_TIME_RUNNING != 0 {
+			out = le.AppendUint64(out, running)
+		}
+		if rf&PERF_FORMAT_ID != 0 {
+			out = le.AppendUint64(out, e.primaryEventID())
+		}
+		if rf&PERF_FORMAT_LOST != 0 {
+			out = le.AppendUint64(out, e.lostSamples)
+		}
+		return out
+	}
+	l := e.leader
+	out = le.AppendUint64(out, uint64(1+len(l.siblings)))
+	if rf&PERF_FORMAT_TOTAL_TIME_ENABLED != 0 {
+		out = le.AppendUint64(out, enabled)
+	}
+	if rf&PERF_FORMAT_TOTAL_TIME_RUNNING != 0 {
+		out = le.AppendUint64(out, running)
+	}
+	for _, m := range append([]*Event{l}, l.siblings...) {
+		if m != e && m.state == StateActive && m.oncpu == c.ID {
+			m.pmu.Read(c, m) // perf_pmu_read() / sub->pmu->read()
+		}
+		out = appendReadValue(out, m, rf)
+	}
+	return out
+}
