@@ -162,3 +162,10 @@ const (
 	PERF_PMU_CAP_AUX_PAUSE        = 0x0200
 	PERF_PMU_CAP_AUX_PREFER_LARGE = 0x0400
 )
+
+// PERF_SAMPLE_REGS_ABI_64 is enum perf_sample_regs_abi's 64-bit ABI.
+const PERF_SAMPLE_REGS_ABI_64 = 2
+
+// PERF_MEM_NA is union perf_mem_data_src with every part "not available":
+// OP, LVL, SNOOP, LOCK, TLB and LVLNUM NA.
+const PERF_MEM_NA = 0x01<<0 | 0x01<<5 | 0x01<<19 | 0x01<<24 | 0x01<<26 | 0x0f<<33

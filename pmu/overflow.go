@@ -234,6 +234,7 @@ func (k *Kernel) perfPrepareSample(c *cpu.CPU, e *Event, s *rb.Sample, chain *[]
 	if st&PERF_SAMPLE_READ != 0 {
 		s.Read = k.perfOutputRead(c, e)
 	}
+	k.perfSampleUser(e, s, r)
 	s.Raw = nil
 	if st&PERF_SAMPLE_RAW != 0 {
 		s.Raw = data.raw

@@ -2,8 +2,10 @@ package pmu
 
 import (
 	"encoding/binary"
+	"math/bits"
 
 	"perfsim/cpu"
+	"perfsim/rb"
 )
 
 // perfOutputRead lays out the PERF_SAMPLE_READ part of a sample of e, as
@@ -56,4 +58,29 @@ func (k *Kernel) perfOutputRead(c *cpu.CPU, e *Event) []byte {
 		out = appendReadValue(out, m, rf)
 	}
 	return out
+}
+
+// perfSampleUser fills PERF_SAMPLE_REGS_USER and PERF_SAMPLE_STACK_USER: a
+// user task has user registers (its own when the sample hit user mode, else
+// task_pt_regs()) and a stack; a kernel thread or the idle task has neither
+// (abi 0, size 0). The model keeps no register or stack contents, so the
+// registers and the dump are zeros of the right sizes: perf's unwinder gets
+// nothing past the sampled IP.
+// kernel/events/core.c: perf_sample_regs_user(), perf_sample_ustack_size()
+func (k *Kernel) perfSampleUser(e *Event, s *rb.Sample, r *regs) {
+	st := e.Attr.SampleType
+	s.RegsABI, s.RegsUser, s.StackUser, s.StackDyn = 0, nil, nil, 0
+	s.DataSrc = PERF_MEM_NA // perf_sample_data_init(): no memory event here
+	if r.task == nil {
+		return
+	}
+	if st&PERF_SAMPLE_REGS_USER != 0 {
+		s.RegsABI = PERF_SAMPLE_REGS_ABI_64
+		s.RegsUser = make([]uint64, bits.OnesCount64(e.Attr.SampleRegsUser))
+	}
+	if st&PERF_SAMPLE_STACK_USER != 0 && e.Attr.SampleStackUser > 0 {
+		size := min(e.Attr.SampleStackUser, 0xffff) &^ 7 // a u16, 8-aligned
+		s.StackUser = make([]byte, size)
+		s.StackDyn = uint64(size) // dyn_size: all of it was copied
+	}
 }

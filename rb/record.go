@@ -47,12 +47,15 @@ const (
 	PerfSamplePeriod     = 1 << 8
 	PerfSampleStreamID   = 1 << 9
 	PerfSampleRaw        = 1 << 10
+	PerfSampleRegsUser   = 1 << 12 // Sample.RegsABI, RegsUser
+	PerfSampleStackUser  = 1 << 13 // Sample.StackUser, StackDyn
+	PerfSampleDataSrc    = 1 << 15 // Sample.DataSrc
 	PerfSampleIdentifier = 1 << 16
 
 	// PerfSampleSupported are the bits EncodeSample understands.
 	PerfSampleSupported = PerfSampleIP | PerfSampleTID | PerfSampleTime | PerfSampleAddr | PerfSampleCallchain |
 		PerfSampleID | PerfSampleCPU | PerfSamplePeriod | PerfSampleStreamID | PerfSampleRaw | PerfSampleIdentifier |
-		PerfSampleRead
+		PerfSampleRead | PerfSampleRegsUser | PerfSampleStackUser | PerfSampleDataSrc
 
 	// PerfSampleIDAll is PERF_SAMPLE_ID_ALL: the bits that go into a sample_id trailer.
 	PerfSampleIDAll = PerfSampleTID | PerfSampleTime | PerfSampleID | PerfSampleStreamID | PerfSampleCPU | PerfSampleIdentifier

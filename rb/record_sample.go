@@ -11,14 +11,14 @@ type Sample struct {
 	Type uint64 // attr.sample_type (not in the bytes; the reader knows it from the attr)
 	Misc uint16
 
-	ID        uint64 // data->id: PERF_SAMPLE_IDENTIFIER and PERF_SAMPLE_ID
-	IP        uint64
-	Pid, Tid  uint32
-	Time      uint64
-	Addr      uint64
-	StreamID  uint64
-	CPU, Res  uint32
-	Period    uint64
+	ID       uint64 // data->id: PERF_SAMPLE_IDENTIFIER and PERF_SAMPLE_ID
+	IP       uint64
+	Pid, Tid uint32
+	Time     uint64
+	Addr     uint64
+	StreamID uint64
+	CPU, Res uint32
+	Period   uint64
 	// Read is the PERF_SAMPLE_READ part as perf_output_read() lays it out for
 	// the event's read_format (the values of the event, or of its group).
 	Read      []byte
@@ -35,6 +35,19 @@ type Sample struct {
 	AuxSize   uint64
 	Aux       []byte
 	AuxOutput func(st Stepper, h *Handle, s *Sample)
+
+	// RegsABI is PERF_SAMPLE_REGS_USER's abi (0: no user registers, as for
+	// a kernel thread; 2: PERF_SAMPLE_REGS_ABI_64), followed when non-zero by
+	// RegsUser, one u64 per bit of attr.sample_regs_user.
+	RegsABI  uint64
+	RegsUser []uint64
+	// StackUser is PERF_SAMPLE_STACK_USER's dump: u64 size, the bytes, then
+	// (size non-zero) u64 StackDyn, how many of them were really copied.
+	StackUser []byte
+	StackDyn  uint64
+	// DataSrc is PERF_SAMPLE_DATA_SRC: union perf_mem_data_src, PERF_MEM_NA
+	// unless a memory event says where the access was served.
+	DataSrc uint64
 }
 
 // IDOf is the sample_id trailer data a sample carries (its perf_sample_data).
@@ -70,6 +83,21 @@ func SampleSize(s *Sample) (int, error) {
 	}
 	if t&PerfSampleRaw != 0 {
 		n += rawSize(s.Raw)
+	}
+	if t&PerfSampleRegsUser != 0 {
+		n += 8
+		if s.RegsABI != 0 {
+			n += 8 * len(s.RegsUser)
+		}
+	}
+	if t&PerfSampleStackUser != 0 {
+		n += 8
+		if len(s.StackUser) > 0 {
+			n += len(s.StackUser) + 8
+		}
+	}
+	if t&PerfSampleDataSrc != 0 {
+		n += 8
 	}
 	n += auxSampleBytes(s)
 	if n > MaxRecordSize {
@@ -207,6 +235,24 @@ func encodeSampleBody(b []byte, s *Sample) int {
 			put(4) // struct { u32 size = 4; u32 data = 0; }
 		}
 	}
+	if t&PerfSampleRegsUser != 0 { // perf_output_sample_regs()
+		put(s.RegsABI)
+		if s.RegsABI != 0 {
+			for _, r := range s.RegsUser {
+				put(r)
+			}
+		}
+	}
+	if t&PerfSampleStackUser != 0 { // perf_output_sample_ustack()
+		put(uint64(len(s.StackUser)))
+		if len(s.StackUser) > 0 {
+			n += copy(b[n:], s.StackUser)
+			put(s.StackDyn)
+		}
+	}
+	if t&PerfSampleDataSrc != 0 {
+		put(s.DataSrc)
+	}
 	return n
 }
 
@@ -274,6 +320,18 @@ const (
 // DecodeSampleRF is DecodeSample for an event whose attr.read_format is
 // readFormat, which sizes the PERF_SAMPLE_READ part.
 func DecodeSampleRF(rec []byte, sampleType, readFormat uint64) (*Sample, error) {
+	return DecodeSampleAttr(rec, SampleLayout{SampleType: sampleType, ReadFormat: readFormat})
+}
+
+// SampleLayout are the attr fields that lay a sample out: sample_type, and
+// read_format and sample_regs_user, which size the READ and REGS_USER parts.
+type SampleLayout struct {
+	SampleType, ReadFormat, SampleRegsUser uint64
+}
+
+// DecodeSampleAttr decodes a sample of an event whose attr has layout l.
+func DecodeSampleAttr(rec []byte, l SampleLayout) (*Sample, error) {
+	sampleType, readFormat := l.SampleType, l.ReadFormat
 	hdr, err := checkRecord(rec)
 	if err != nil {
 		return nil, err
@@ -337,6 +395,28 @@ func DecodeSampleRF(rec []byte, sampleType, readFormat uint64) (*Sample, error) 
 			return nil, errTruncated("raw")
 		}
 		s.Raw = d.bytes(int(n))
+	}
+	if t&PerfSampleRegsUser != 0 {
+		s.RegsABI = d.u64()
+		if s.RegsABI != 0 {
+			s.RegsUser = make([]uint64, bits.OnesCount64(l.SampleRegsUser))
+			for i := range s.RegsUser {
+				s.RegsUser[i] = d.u64()
+			}
+		}
+	}
+	if t&PerfSampleStackUser != 0 {
+		n := d.u64()
+		if n > uint64(len(d.b)) {
+			return nil, errTruncated("stack user")
+		}
+		if n > 0 {
+			s.StackUser = d.bytes(int(n))
+			s.StackDyn = d.u64()
+		}
+	}
+	if t&PerfSampleDataSrc != 0 {
+		s.DataSrc = d.u64()
 	}
 	if t&PerfSampleAux != 0 {
 		decodeSampleAux(&d, s)

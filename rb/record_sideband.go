@@ -229,12 +229,18 @@ func Decode(rec []byte, sampleType uint64, sampleIDAll bool) (*Decoded, error) {
 // DecodeRF is Decode for an event whose attr.read_format is readFormat (it
 // sizes a sample's PERF_SAMPLE_READ part).
 func DecodeRF(rec []byte, sampleType, readFormat uint64, sampleIDAll bool) (*Decoded, error) {
+	return DecodeAttr(rec, SampleLayout{SampleType: sampleType, ReadFormat: readFormat}, sampleIDAll)
+}
+
+// DecodeAttr is Decode for an event whose attr has sample layout l.
+func DecodeAttr(rec []byte, l SampleLayout, sampleIDAll bool) (*Decoded, error) {
+	sampleType := l.SampleType
 	hdr, err := checkRecord(rec)
 	if err != nil {
 		return nil, err
 	}
 	if hdr.Type == RecordSample {
-		s, err := DecodeSampleRF(rec, sampleType, readFormat)
+		s, err := DecodeSampleAttr(rec, l)
 		if err != nil {
 			return nil, err
 		}

@@ -180,6 +180,8 @@ func TestSampleRoundTrip(t *testing.T) {
 	s := &Sample{Type: PerfSampleSupported, Misc: MiscKernel | MiscExactIP, ID: 1, IP: 2, Pid: 3, Tid: 4, Time: 5,
 		Addr: 6, StreamID: 7, CPU: 8, Period: 9, Callchain: []uint64{10, 11, 12}, Raw: []byte{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}}
 	le := binary.LittleEndian
+	s.RegsABI, s.RegsUser = 2, []uint64{1, 2, 3}                            // sample_regs_user 0x83
+	s.StackUser, s.StackDyn, s.DataSrc = make([]byte, 24), 16, 0x1e05080021 // PERF_MEM_NA
 	for _, tc := range []struct {
 		name string
 		rf   uint64
@@ -200,7 +202,7 @@ func TestSampleRoundTrip(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			d, err := DecodeRF(b, s.Type, tc.rf, true)
+			d, err := DecodeAttr(b, SampleLayout{SampleType: s.Type, ReadFormat: tc.rf, SampleRegsUser: 0x83}, true)
 			if err != nil {
 				t.Fatal(err)
 			}
