@@ -60,7 +60,8 @@ func (k *Kernel) perfOutputRead(c *cpu.CPU, e *Event) []byte {
 	return out
 }
 
-// perfSampleUser fills PERF_SAMPLE_REGS_USER and PERF_SAMPLE_STACK_USER: a
+// perfSampleUser fills PERF_SAMPLE_REGS_USER and PERF_SAMPLE_STACK_USER (and
+// DATA_SRC and BRANCH_STACK, which the model has nothing to put in): a
 // user task has user registers (its own when the sample hit user mode, else
 // task_pt_regs()) and a stack; a kernel thread or the idle task has neither
 // (abi 0, size 0). The model keeps no register or stack contents, so the
@@ -71,6 +72,11 @@ func (k *Kernel) perfSampleUser(e *Event, s *rb.Sample, r *regs) {
 	st := e.Attr.SampleType
 	s.RegsABI, s.RegsUser, s.StackUser, s.StackDyn = 0, nil, nil, 0
 	s.DataSrc = PERF_MEM_NA // perf_sample_data_init(): no memory event here
+	// The LBR gives the branch stack; the model records no branches, so it
+	// is empty: nr 0 (and hw_idx 0 where the tool asked for it).
+	// arch/x86/events/intel/lbr.c: intel_pmu_lbr_save_brstack()
+	s.BranchHWIndex = e.Attr.BranchSampleType&PERF_SAMPLE_BRANCH_HW_INDEX != 0
+	s.HWIdx, s.Branches = 0, nil
 	if r.task == nil {
 		return
 	}

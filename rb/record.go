@@ -36,26 +36,27 @@ const (
 
 // attr.sample_type bits (enum perf_event_sample_format) that rb encodes.
 const (
-	PerfSampleIP         = 1 << 0
-	PerfSampleTID        = 1 << 1
-	PerfSampleTime       = 1 << 2
-	PerfSampleAddr       = 1 << 3
-	PerfSampleRead       = 1 << 4 // Sample.Read: the core lays the values out (read_format)
-	PerfSampleCallchain  = 1 << 5
-	PerfSampleID         = 1 << 6
-	PerfSampleCPU        = 1 << 7
-	PerfSamplePeriod     = 1 << 8
-	PerfSampleStreamID   = 1 << 9
-	PerfSampleRaw        = 1 << 10
-	PerfSampleRegsUser   = 1 << 12 // Sample.RegsABI, RegsUser
-	PerfSampleStackUser  = 1 << 13 // Sample.StackUser, StackDyn
-	PerfSampleDataSrc    = 1 << 15 // Sample.DataSrc
-	PerfSampleIdentifier = 1 << 16
+	PerfSampleIP          = 1 << 0
+	PerfSampleTID         = 1 << 1
+	PerfSampleTime        = 1 << 2
+	PerfSampleAddr        = 1 << 3
+	PerfSampleRead        = 1 << 4 // Sample.Read: the core lays the values out (read_format)
+	PerfSampleCallchain   = 1 << 5
+	PerfSampleID          = 1 << 6
+	PerfSampleCPU         = 1 << 7
+	PerfSamplePeriod      = 1 << 8
+	PerfSampleStreamID    = 1 << 9
+	PerfSampleRaw         = 1 << 10
+	PerfSampleBranchStack = 1 << 11 // Sample.Branches (struct perf_branch_entry: from, to, flags)
+	PerfSampleRegsUser    = 1 << 12 // Sample.RegsABI, RegsUser
+	PerfSampleStackUser   = 1 << 13 // Sample.StackUser, StackDyn
+	PerfSampleDataSrc     = 1 << 15 // Sample.DataSrc
+	PerfSampleIdentifier  = 1 << 16
 
 	// PerfSampleSupported are the bits EncodeSample understands.
 	PerfSampleSupported = PerfSampleIP | PerfSampleTID | PerfSampleTime | PerfSampleAddr | PerfSampleCallchain |
 		PerfSampleID | PerfSampleCPU | PerfSamplePeriod | PerfSampleStreamID | PerfSampleRaw | PerfSampleIdentifier |
-		PerfSampleRead | PerfSampleRegsUser | PerfSampleStackUser | PerfSampleDataSrc
+		PerfSampleRead | PerfSampleRegsUser | PerfSampleStackUser | PerfSampleDataSrc | PerfSampleBranchStack
 
 	// PerfSampleIDAll is PERF_SAMPLE_ID_ALL: the bits that go into a sample_id trailer.
 	PerfSampleIDAll = PerfSampleTID | PerfSampleTime | PerfSampleID | PerfSampleStreamID | PerfSampleCPU | PerfSampleIdentifier

@@ -48,7 +48,16 @@ type Sample struct {
 	// DataSrc is PERF_SAMPLE_DATA_SRC: union perf_mem_data_src, PERF_MEM_NA
 	// unless a memory event says where the access was served.
 	DataSrc uint64
+	// Branches is PERF_SAMPLE_BRANCH_STACK: u64 nr, then (with
+	// PERF_SAMPLE_BRANCH_HW_INDEX in branch_sample_type, BranchHWIndex) the
+	// u64 hw_idx, then nr entries of 3 u64 each {from, to, flags}.
+	BranchHWIndex bool
+	HWIdx         uint64
+	Branches      [][3]uint64
 }
+
+// PerfSampleBranchHWIndex is PERF_SAMPLE_BRANCH_HW_INDEX in branch_sample_type.
+const PerfSampleBranchHWIndex = 1 << 17
 
 // IDOf is the sample_id trailer data a sample carries (its perf_sample_data).
 func (s *Sample) IDOf() *SampleID {
@@ -83,6 +92,12 @@ func SampleSize(s *Sample) (int, error) {
 	}
 	if t&PerfSampleRaw != 0 {
 		n += rawSize(s.Raw)
+	}
+	if t&PerfSampleBranchStack != 0 {
+		n += 8 + 24*len(s.Branches)
+		if s.BranchHWIndex {
+			n += 8
+		}
 	}
 	if t&PerfSampleRegsUser != 0 {
 		n += 8
@@ -235,6 +250,17 @@ func encodeSampleBody(b []byte, s *Sample) int {
 			put(4) // struct { u32 size = 4; u32 data = 0; }
 		}
 	}
+	if t&PerfSampleBranchStack != 0 {
+		put(uint64(len(s.Branches)))
+		if s.BranchHWIndex {
+			put(s.HWIdx)
+		}
+		for _, br := range s.Branches {
+			put(br[0])
+			put(br[1])
+			put(br[2])
+		}
+	}
 	if t&PerfSampleRegsUser != 0 { // perf_output_sample_regs()
 		put(s.RegsABI)
 		if s.RegsABI != 0 {
@@ -326,7 +352,7 @@ func DecodeSampleRF(rec []byte, sampleType, readFormat uint64) (*Sample, error) 
 // SampleLayout are the attr fields that lay a sample out: sample_type, and
 // read_format and sample_regs_user, which size the READ and REGS_USER parts.
 type SampleLayout struct {
-	SampleType, ReadFormat, SampleRegsUser uint64
+	SampleType, ReadFormat, SampleRegsUser, BranchSampleType uint64
 }
 
 // DecodeSampleAttr decodes a sample of an event whose attr has layout l.
@@ -395,6 +421,18 @@ func DecodeSampleAttr(rec []byte, l SampleLayout) (*Sample, error) {
 			return nil, errTruncated("raw")
 		}
 		s.Raw = d.bytes(int(n))
+	}
+	if t&PerfSampleBranchStack != 0 {
+		nr := d.u64()
+		if s.BranchHWIndex = l.BranchSampleType&PerfSampleBranchHWIndex != 0; s.BranchHWIndex {
+			s.HWIdx = d.u64()
+		}
+		if nr > uint64(len(d.b)/24) {
+			return nil, errTruncated("branch stack")
+		}
+		for i := uint64(0); i < nr; i++ {
+			s.Branches = append(s.Branches, [3]uint64{d.u64(), d.u64(), d.u64()})
+		}
 	}
 	if t&PerfSampleRegsUser != 0 {
 		s.RegsABI = d.u64()

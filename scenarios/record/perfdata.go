@@ -204,7 +204,7 @@ func (d *PerfData) Process() {
 				r.Err = fmt.Errorf("no attr for the record's id")
 			} else {
 				a := &d.Attrs[r.Evsel].Attr
-				r.Dec, r.Err = rb.DecodeAttr(rec, rb.SampleLayout{SampleType: a.SampleType, ReadFormat: a.ReadFormat, SampleRegsUser: a.SampleRegsUser}, a.SampleIDAll)
+				r.Dec, r.Err = rb.DecodeAttr(rec, rb.SampleLayout{SampleType: a.SampleType, ReadFormat: a.ReadFormat, SampleRegsUser: a.SampleRegsUser, BranchSampleType: a.BranchSampleType}, a.SampleIDAll)
 				if r.Dec != nil && r.Dec.Sample != nil && a.SampleType&rb.PerfSamplePeriod == 0 {
 					r.Dec.Sample.Period = a.SamplePeriod // evsel__parse_sample(): data->period = attr.sample_period
 				}

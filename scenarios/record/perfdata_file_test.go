@@ -102,6 +102,8 @@ func TestPerfDataFileRealPerfScript(t *testing.T) {
 		{"-e", "cycles", "-c", "40000", "--call-graph", "fp"},
 		{"-e", "cpu-clock", "-c", "10000", "--no-inherit"},
 		{"-e", "cycles", "-c", "40000", "--call-graph", "dwarf,1024"},
+		// Not --call-graph lbr: the model records no branches, and perf 6.1
+		// then prints a callchain entry read past the empty LBR stack.
 	} {
 		t.Run(strings.Join(args, " "), func(t *testing.T) { realPerfScript(t, perf, args) })
 	}
