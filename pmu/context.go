@@ -26,6 +26,9 @@ type Context struct {
 	pinned, flexible []*Event
 	events           []*Event // ctx->event_list
 	nrActive         int
+	// rotateNecessary is pmu_ctx->rotate_necessary, per PMU index: a
+	// flexible group of that PMU could not go on.
+	rotateNecessary [maxPMUs]bool
 
 	time      sim.Duration // ctx->time: how long the context was scheduled in
 	timestamp sim.Time     // when ctx->time was last updated
@@ -254,6 +257,8 @@ func (k *Kernel) ctxSchedOut(c *cpu.CPU, ctx *Context, eventType int) {
 	}
 	if isActive&EVENT_FLEXIBLE != 0 {
 		k.pmuCtxSchedOut(c, ctx.flexible)
+		// __pmu_ctx_sched_out(): the next flexible sched-in sets it again.
+		ctx.rotateNecessary = [maxPMUs]bool{}
 	}
 }
 
@@ -321,6 +326,11 @@ func (k *Kernel) pmuCtxSchedIn(c *cpu.CPU, groups []*Event, pinned bool) {
 				// A pinned group that cannot go on is in error.
 				g.setState(StateError)
 				k.perfEventWakeup(g)
+			} else {
+				// A flexible one waits for its turn: rotation. (The model's
+				// user page has no times, so no group_update_userpage().)
+				g.ctx.rotateNecessary[idx] = true
+				k.perfMuxHrtimerRestart(c, g.pmu)
 			}
 		}
 	}

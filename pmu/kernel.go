@@ -39,6 +39,7 @@ type Kernel struct {
 	scratch                                       *cpu.PerCPU[sampleScratch]
 	tickSeq                                       *cpu.PerCPU[tickSeq]
 	unthrottle                                    []*cpu.Timer
+	mux                                           [][maxPMUs]muxHrtimer // per CPU, per PMU: the mux hrtimer (rotate.go)
 	cpuClock, taskClock                           *clockPMU
 	ipSysEnter, ipSysExit, ipSchedule, ipUserMain uint64
 	mlockedPages, pinnedPages                     int64
@@ -59,6 +60,10 @@ type Options struct {
 	// package cannot import scenarios/record (which imports pmu), so the caller
 	// passes it; see TracepointsFrom and scenarios/record.KernelTracepoints.
 	Tracepoints []TracepointInfo
+	// MuxInterval is perf_event_mux_interval_ms, the period of the hrtimer
+	// that rotates flexible groups when they do not all fit (0: one tick,
+	// PERF_CPU_HRTIMER).
+	MuxInterval sim.Duration
 }
 
 // HWSpec describes the hardware counter PMU (x86 core PMU, simplified).

@@ -178,6 +178,9 @@ func (k *Kernel) __perfRemoveFromContext(c *cpu.CPU, e *Event, ctx *Context) {
 		}
 	}
 	ctx.listDelEvent(e)
+	if !ctxHasPMU(ctx, e.pmu) {
+		ctx.rotateNecessary[e.pmu.base().index] = false // !pmu_ctx->nr_events
+	}
 	if len(ctx.events) == 0 && ctx.task != nil && k.cpuCtx[c.ID].taskCtx == ctx {
 		// "If this was the last event, schedule the context out."
 		k.ctxSchedOut(c, ctx, EVENT_ALL)
