@@ -314,13 +314,15 @@ func (k *Kernel) pmuCtxSchedIn(c *cpu.CPU, groups []*Event, pinned bool) {
 		if g.state <= StateOff || !eventFilterMatch(g, c) {
 			continue
 		}
-		idx := g.pmu.base().index
-		if !full[idx] {
+		gp := g.groupPMU()
+		idx := gp.base().index
+		soft := g.allSoftware() // group_can_go_on(): PERF_EV_CAP_SOFTWARE always goes on
+		if !full[idx] || soft {
 			k.perfPMUDisable(c, g.pmu)
 			_ = k.groupSchedIn(c, g)
 			k.perfPMUEnable(c, g.pmu)
 		}
-		if g.state == StateInactive {
+		if g.state == StateInactive && !soft {
 			full[idx] = true
 			if pinned {
 				// A pinned group that cannot go on is in error.
@@ -330,7 +332,7 @@ func (k *Kernel) pmuCtxSchedIn(c *cpu.CPU, groups []*Event, pinned bool) {
 				// A flexible one waits for its turn: rotation. (The model's
 				// user page has no times, so no group_update_userpage().)
 				g.ctx.rotateNecessary[idx] = true
-				k.perfMuxHrtimerRestart(c, g.pmu)
+				k.perfMuxHrtimerRestart(c, gp)
 			}
 		}
 	}
@@ -376,4 +378,31 @@ func getEventType(e *Event) int {
 		return EVENT_PINNED
 	}
 	return EVENT_FLEXIBLE
+}
+
+// groupPMU is the PMU whose context holds the group (pmu_ctx->pmu): the
+// leader's, unless a software leader took a hardware sibling, which moved the
+// group to that sibling's PMU (perf_event_open(): move_group).
+func (l *Event) groupPMU() PMU {
+	if l.pmu.base().isSoftware {
+		for _, s := range l.siblings {
+			if !s.pmu.base().isSoftware {
+				return s.pmu
+			}
+		}
+	}
+	return l.pmu
+}
+
+// allSoftware is group_caps & PERF_EV_CAP_SOFTWARE: every member is software.
+func (l *Event) allSoftware() bool {
+	if !l.pmu.base().isSoftware {
+		return false
+	}
+	for _, s := range l.siblings {
+		if !s.pmu.base().isSoftware {
+			return false
+		}
+	}
+	return true
 }

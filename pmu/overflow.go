@@ -234,7 +234,6 @@ func (k *Kernel) perfPrepareSample(c *cpu.CPU, e *Event, s *rb.Sample, chain *[]
 	if st&PERF_SAMPLE_READ != 0 {
 		s.Read = k.perfOutputRead(c, e)
 	}
-	k.perfSampleUser(e, s, r)
 	s.Raw = nil
 	if st&PERF_SAMPLE_RAW != 0 {
 		s.Raw = data.raw
@@ -247,6 +246,7 @@ func (k *Kernel) perfPrepareSample(c *cpu.CPU, e *Event, s *rb.Sample, chain *[]
 		}
 		s.Callchain = k.perfCallchain(c, e, chain, r)
 	}
+	k.perfSampleUser(e, s, r) // after the parts before it: the stack dump is sized to fit
 	if st&PERF_SAMPLE_AUX != 0 {
 		k.prepareSampleAux(c, e, s)
 	}

@@ -158,13 +158,13 @@ func (ctx *Context) updateTimeIfActive() {
 func ctxEventToRotate(c *cpu.CPU, ctx *Context, p PMU) *Event {
 	defer func() { ctx.rotateNecessary[p.base().index] = false }()
 	for _, g := range ctx.flexible {
-		if g.pmu == p && g.state == StateActive {
+		if g.groupPMU() == p && g.state == StateActive {
 			return g
 		}
 	}
 	first := func(cpuID int) *Event {
 		for _, g := range ctx.flexible {
-			if g.pmu == p && g.cpu == cpuID {
+			if g.groupPMU() == p && g.cpu == cpuID {
 				return g
 			}
 		}
@@ -194,7 +194,7 @@ func (ctx *Context) rotateCtx(e *Event) {
 func (k *Kernel) pmuCtxSchedOutFlexible(c *cpu.CPU, ctx *Context, p PMU) {
 	k.perfPMUDisable(c, p)
 	for _, g := range ctx.flexible {
-		if g.pmu == p && g.state == StateActive {
+		if g.groupPMU() == p && g.state == StateActive {
 			k.groupSchedOut(c, g)
 		}
 	}
@@ -207,7 +207,7 @@ func (k *Kernel) pmuCtxSchedOutFlexible(c *cpu.CPU, ctx *Context, p PMU) {
 func (k *Kernel) pmuCtxSchedInFlexible(c *cpu.CPU, ctx *Context, p PMU) {
 	var gs []*Event
 	for _, g := range ctx.flexible {
-		if g.pmu == p {
+		if g.groupPMU() == p {
 			gs = append(gs, g)
 		}
 	}

@@ -85,7 +85,19 @@ func (k *Kernel) perfSampleUser(e *Event, s *rb.Sample, r *regs) {
 		s.RegsUser = make([]uint64, bits.OnesCount64(e.Attr.SampleRegsUser))
 	}
 	if st&PERF_SAMPLE_STACK_USER != 0 && e.Attr.SampleStackUser > 0 {
-		size := min(e.Attr.SampleStackUser, 0xffff) &^ 7 // a u16, 8-aligned
+		// perf_sample_ustack_size(): the dump shrinks so that the record
+		// (the parts before it, then size, dump, dyn_size) fits a u16.
+		size := min(e.Attr.SampleStackUser, 0xffff)
+		hdr := 0
+		// perf_sample_data_size(): the static part (DATA_SRC included) and
+		// the dynamic parts so far, without the stack's own size word.
+		if n, err := rb.SampleSize(s); err == nil { // s.StackUser is still empty
+			hdr = n - 8
+		}
+		hdr += 16
+		if uint16(hdr+int(size)) < uint16(hdr) || hdr+int(size) > 0xffff {
+			size = (uint32(0xffff-hdr-8) + 7) &^ 7
+		}
 		s.StackUser = make([]byte, size)
 		s.StackDyn = uint64(size) // dyn_size: all of it was copied
 	}

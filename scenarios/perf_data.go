@@ -28,18 +28,20 @@ func (r *Run) WritePerfData(dir string) ([]string, error) {
 }
 
 // WritePerfData implements PerfDataWriter: SESSION.data for a named session,
-// perf.data for the first unnamed one, perf-N.data for later ones.
+// perf.data for an unnamed one, with -N (its number) added to a name already
+// taken.
 func (p *pmuRun) WritePerfData(dir string) ([]string, error) {
 	var paths []string
+	taken := map[string]bool{}
 	for i, ss := range p.sessions {
 		name := p.names[i]
-		switch {
-		case name != "":
-		case i == 0:
+		if name == "" {
 			name = "perf"
-		default:
-			name = fmt.Sprintf("perf-%d", i+1)
 		}
+		if taken[name] {
+			name = fmt.Sprintf("%s-%d", name, i+1)
+		}
+		taken[name] = true
 		path := filepath.Join(dir, name+".data")
 		fh, err := os.Create(path)
 		if err != nil {

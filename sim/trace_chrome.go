@@ -52,9 +52,13 @@ func (t *Trace) WriteChrome(w io.Writer, cpus int, end Time) error {
 			closeAll(c, r.T)
 			evs = append(evs, chromeEvent{Name: r.Detail, Ph: "B", Ts: ts(r.T), Tid: c})
 			open[c] = append(open[c], r.Detail)
-		case KEnter:
-			evs = append(evs, chromeEvent{Name: r.Name, Ph: "B", Ts: ts(r.T), Tid: c})
-			open[c] = append(open[c], r.Name)
+		case KEnter: // Name is the context (nmi, irq), Detail the handler
+			name := r.Name
+			if r.Detail != "" {
+				name += " " + r.Detail
+			}
+			evs = append(evs, chromeEvent{Name: name, Ph: "B", Ts: ts(r.T), Tid: c})
+			open[c] = append(open[c], name)
 		case KExit:
 			if n := len(open[c]); n > 0 {
 				evs = append(evs, chromeEvent{Name: open[c][n-1], Ph: "E", Ts: ts(r.T), Tid: c})

@@ -13,8 +13,8 @@ import (
 func TestWriteChrome(t *testing.T) {
 	tr := &Trace{Keep: true, Records: []Record{
 		{T: 0, CPU: 0, Kind: KSwitch, Name: "idle", Detail: "app-101"},
-		{T: 1500, CPU: 0, Kind: KEnter, Name: "nmi PMI"},
-		{T: 1500, CPU: 0, Kind: KExit, Name: "nmi PMI"},
+		{T: 1500, CPU: 0, Kind: KEnter, Name: "nmi", Detail: "PMI"}, // as cpu's runHandler records it
+		{T: 1500, CPU: 0, Kind: KExit, Name: "nmi", Detail: "PMI"},
 		{T: 2000, CPU: 1, Kind: KTimer, Name: "tick"},
 		{T: 3000, CPU: 0, Kind: KSwitch, Name: "app-101", Detail: "idle"},
 		{T: 3500, CPU: 7, Kind: KNote, Name: "ignored: no such CPU"},

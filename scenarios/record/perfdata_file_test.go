@@ -145,3 +145,25 @@ func realPerfScript(t *testing.T, perf string, args []string) {
 		t.Errorf("real perf script of the model's perf.data (-model +real):\n%s", d)
 	}
 }
+
+// TestDwarfStackDumpShrinks: --call-graph dwarf,65528 asks for a user stack
+// dump that with the rest of the sample does not fit a u16 record; the
+// kernel shrinks the dump (perf_sample_ustack_size()) instead of losing the
+// sample: every overflow is a sample of at most 65535 bytes.
+func TestDwarfStackDumpShrinks(t *testing.T) {
+	ss := perf61Session(t, []string{"-e", "cycles", "-c", "40000", "--call-graph", "dwarf,65528"})
+	ss.process()
+	n := 0
+	for _, r := range ss.Data.Records {
+		if r.Header.Type == 9 {
+			n++
+			if r.Err != nil || len(r.Dec.Sample.StackUser) >= 65528 {
+				t.Errorf("sample of %d bytes: err %v, dump %d bytes", r.Header.Size, r.Err, len(r.Dec.Sample.StackUser))
+			}
+		}
+	}
+	overflows, _ := ss.K.Observe("overflows")
+	if lost, _ := ss.K.Observe("rb.lost"); n == 0 || int64(n) != overflows || lost != 0 {
+		t.Errorf("%d samples of %d overflows, %d lost", n, overflows, lost)
+	}
+}
