@@ -296,3 +296,48 @@ func TestRotateStopsWhenFits(t *testing.T) {
 		t.Errorf("hrtimer_active, fds[1:] ACTIVE (-want +got):\n%s", d)
 	}
 }
+
+// TestRotateMovedGroup: a group led by cpu-clock with a cycles member lives
+// with the hardware PMU (perf_event_open()'s move_group), so with four
+// cycles events already on the four counters it takes its turn in the
+// rotation of the cpu PMU: every event runs part of the 40ms.
+func TestRotateMovedGroup(t *testing.T) {
+	mc := newMachine(t, 1, nil, pmu.Knobs{})
+	var running []uint64
+	mc.runIn(t, 0, func(tk *sched.Task) {
+		var fds []int
+		for range 4 {
+			a := countingCycles()
+			fd, err := mc.k.PerfEventOpen(tk, &a, 0, -1, -1, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fds = append(fds, fd)
+		}
+		l := pmu.Attr{Type: pmu.PERF_TYPE_SOFTWARE, Size: pmu.AttrSize, Config: pmu.PERF_COUNT_SW_CPU_CLOCK,
+			ReadFormat: pmu.PERF_FORMAT_TOTAL_TIME_ENABLED | pmu.PERF_FORMAT_TOTAL_TIME_RUNNING}
+		lfd, err := mc.k.PerfEventOpen(tk, &l, 0, -1, -1, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := countingCycles()
+		mfd, err := mc.k.PerfEventOpen(tk, &m, 0, -1, lfd, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fds = append(fds, lfd, mfd)
+		mc.s.RunOps(tk, []sched.Op{sched.Compute(40 * sim.Millisecond)})
+		for _, fd := range fds {
+			b, err := mc.k.Read(tk, fd)
+			if err != nil || len(b) != 24 {
+				t.Fatalf("read fd %d: %d bytes, %v", fd, len(b), err)
+			}
+			running = append(running, binary.LittleEndian.Uint64(b[16:]))
+		}
+	})
+	for i, r := range running {
+		if r == 0 || r >= uint64(40*sim.Millisecond) {
+			t.Errorf("event %d ran %dns of 40ms: want a share of the counters", i, r)
+		}
+	}
+}
