@@ -188,3 +188,54 @@ func TestCLIExplorePerf(t *testing.T) {
 		t.Errorf("today: exit %d\n%s\n%s", code, out, errOut)
 	}
 }
+
+// TestCLIOutputFiles: run and replay write a Chrome trace (valid JSON with
+// balanced slices) and the sessions' perf.data files (PERFILE2).
+func TestCLIOutputFiles(t *testing.T) {
+	dir := t.TempDir()
+	trace, pd := filepath.Join(dir, "t.json"), filepath.Join(dir, "pd")
+	if _, errOut, code := cli(t, dir, "run", "aux-pause-syscall", "--trace-json", trace, "--perf-data", pd); code != 0 {
+		t.Fatalf("run: exit %d: %s", code, errOut)
+	}
+	var tr struct {
+		Events []struct {
+			Ph  string `json:"ph"`
+			Tid int    `json:"tid"`
+		} `json:"traceEvents"`
+	}
+	b, err := os.ReadFile(trace)
+	if err != nil || json.Unmarshal(b, &tr) != nil || len(tr.Events) == 0 {
+		t.Fatalf("trace %s: %v, %d events", trace, err, len(tr.Events))
+	}
+	depth := map[int]int{}
+	for _, e := range tr.Events {
+		switch e.Ph {
+		case "B":
+			depth[e.Tid]++
+		case "E":
+			if depth[e.Tid]--; depth[e.Tid] < 0 {
+				t.Fatalf("slice end without a begin on tid %d", e.Tid)
+			}
+		}
+	}
+	for tid, d := range depth {
+		if d != 0 {
+			t.Errorf("tid %d: %d slices left open", tid, d)
+		}
+	}
+	data, err := os.ReadFile(filepath.Join(pd, "perf.data"))
+	if err != nil || !strings.HasPrefix(string(data), "PERFILE2") {
+		t.Errorf("perf.data: %v, starts %q", err, data[:min(8, len(data))])
+	}
+	// replay writes them too
+	if _, errOut, code := cli(t, dir, "explore", "aux-pause-resume-nmi", "--kernel", "aux-pause-guard=off", "-q"); code != 1 {
+		t.Fatalf("explore: exit %d: %s", code, errOut)
+	}
+	trace2 := filepath.Join(dir, "r.json")
+	if _, errOut, code := cli(t, dir, "replay", "aux-pause-resume-nmi.replay", "--trace-json", trace2); code != 1 {
+		t.Fatalf("replay: exit %d: %s", code, errOut)
+	}
+	if b, err := os.ReadFile(trace2); err != nil || !json.Valid(b) {
+		t.Errorf("replay trace: %v", err)
+	}
+}
