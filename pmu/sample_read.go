@@ -72,11 +72,20 @@ func (k *Kernel) perfSampleUser(e *Event, s *rb.Sample, r *regs) {
 	st := e.Attr.SampleType
 	s.RegsABI, s.RegsUser, s.StackUser, s.StackDyn = 0, nil, nil, 0
 	s.DataSrc = PERF_MEM_NA // perf_sample_data_init(): no memory event here
-	// The LBR gives the branch stack; the model records no branches, so it
-	// is empty: nr 0 (and hw_idx 0 where the tool asked for it).
-	// arch/x86/events/intel/lbr.c: intel_pmu_lbr_save_brstack()
+	// The LBR gives the branch stack. In call-stack mode it holds the calls
+	// still open in user mode, innermost first: {from: the caller, to: the
+	// callee}, which the model knows from the task's user stack (a named
+	// frame's fake address stands for both its entry and its call sites).
+	// Other branches are not recorded: nr 0. hw_idx (the LBR TOS) is 0.
+	// arch/x86/events/intel/lbr.c: intel_pmu_lbr_read_64(), intel_pmu_lbr_save_brstack()
 	s.BranchHWIndex = e.Attr.BranchSampleType&PERF_SAMPLE_BRANCH_HW_INDEX != 0
 	s.HWIdx, s.Branches = 0, nil
+	if st&PERF_SAMPLE_BRANCH_STACK != 0 && e.Attr.BranchSampleType&PERF_SAMPLE_BRANCH_CALL_STACK != 0 && r.task != nil {
+		us := r.task.UserStack
+		for i := len(us) - 1; i >= 1; i-- {
+			s.Branches = append(s.Branches, [3]uint64{k.fakeIP(us[i-1], false), k.fakeIP(us[i], false), 0})
+		}
+	}
 	if r.task == nil {
 		return
 	}

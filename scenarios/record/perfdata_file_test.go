@@ -18,8 +18,11 @@ import (
 )
 
 // perf61Session records `perf record ARGS -- spin` as perf 6.1 would (its
-// 128-byte attr, so the real perf here reads the file).
-func perf61Session(t *testing.T, args []string) *Session {
+// 128-byte attr, so the real perf here reads the file). spin computes and
+// calls getpid; with stack, inside the user frames main;work;leaf.
+func perf61Session(t *testing.T, args []string) *Session { return perf61SessionStack(t, args, false) }
+
+func perf61SessionStack(t *testing.T, args []string, stack bool) *Session {
 	t.Helper()
 	m := cpu.NewMachine(cpu.Config{CPUs: 2}, sim.NewRandom(1))
 	t.Cleanup(m.Close)
@@ -33,7 +36,11 @@ func perf61Session(t *testing.T, args []string) *Session {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wl := s.Spawn("spin", sched.MaskOf(0), sched.Loop(5, sched.Compute(30*sim.Microsecond), sched.Syscall("getpid")))
+	prog := []sched.Op{sched.Loop(5, sched.Compute(30*sim.Microsecond), sched.Syscall("getpid"))}
+	if stack {
+		prog = append([]sched.Op{sched.UserStack("main", "work", "leaf")}, prog...)
+	}
+	wl := s.Spawn("spin", sched.MaskOf(0), prog...)
 	so := DefaultSessionOptions()
 	so.CPU = 1
 	ss, err := NewSession(r, k, s, wl, so)
@@ -102,15 +109,22 @@ func TestPerfDataFileRealPerfScript(t *testing.T) {
 		{"-e", "cycles", "-c", "40000", "--call-graph", "fp"},
 		{"-e", "cpu-clock", "-c", "10000", "--no-inherit"},
 		{"-e", "cycles", "-c", "40000", "--call-graph", "dwarf,1024"},
-		// Not --call-graph lbr: the model records no branches, and perf 6.1
-		// then prints a callchain entry read past the empty LBR stack.
+		// --call-graph lbr only with user frames (below): an empty LBR call
+		// stack makes perf 6.1 read a callchain entry past it.
 	} {
-		t.Run(strings.Join(args, " "), func(t *testing.T) { realPerfScript(t, perf, args) })
+		t.Run(strings.Join(args, " "), func(t *testing.T) { realPerfScript(t, perf, args, false) })
+	}
+	// With user frames: fp, and LBR call stacks built from the same frames.
+	for _, args := range [][]string{
+		{"-e", "cycles", "-c", "40000", "-g"},
+		{"-e", "cycles", "-c", "40000", "--call-graph", "lbr"},
+	} {
+		t.Run(strings.Join(args, " ")+" (stack)", func(t *testing.T) { realPerfScript(t, perf, args, true) })
 	}
 }
 
-func realPerfScript(t *testing.T, perf string, args []string) {
-	ss := perf61Session(t, args)
+func realPerfScript(t *testing.T, perf string, args []string, stack bool) {
+	ss := perf61SessionStack(t, args, stack)
 	path := filepath.Join(t.TempDir(), "perf.data")
 	var b bytes.Buffer
 	if err := ss.Data.WriteFile(&b); err != nil {
