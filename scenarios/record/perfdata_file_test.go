@@ -94,6 +94,10 @@ func TestPerfDataFileRealPerfScript(t *testing.T) {
 	if err != nil {
 		t.Skip("no perf in PATH")
 	}
+	// The expectations are perf 6.1's (its perf script, its 128-byte attr).
+	if v, err := exec.Command(perf, "version").Output(); err != nil || !strings.HasPrefix(string(v), "perf version 6.1.") {
+		t.Skipf("perf here is %q, not 6.1", strings.TrimSpace(string(v)))
+	}
 	for _, args := range [][]string{
 		{"-e", "cpu-clock", "-c", "10000"},
 		{"-e", "cycles", "-c", "40000", "-g"},
