@@ -16,6 +16,10 @@ type eventAux struct {
 // AuxPaused reports event->hw.aux_paused.
 func (e *Event) AuxPaused() bool { return e.aux.paused }
 
+// Excludes are attr.exclude_user and attr.exclude_kernel (the AUX drivers'
+// privilege filters).
+func (e *Event) Excludes() (user, kernel bool) { return e.Attr.ExcludeUser, e.Attr.ExcludeKernel }
+
 // AuxEvent returns event->aux_event (nil when the event has none).
 func (e *Event) AuxEvent() *Event { return e.aux.event }
 

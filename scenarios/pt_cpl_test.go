@@ -86,3 +86,45 @@ record -a -e intel_pt//u -m 8,16 -- app
 		t.Errorf("intel_pt//u -a: %d bytes of user trace of %d, want about 20000 and all of it", user*16, all*16)
 	}
 }
+
+// TestCoreSightModeFilter: the ETM filters by exception level (attr
+// exclude_user/exclude_kernel, etm4_parse_event_config()): 4 x (10us of user
+// compute + a 5us getpid) at 1000M bytes/s give about 40000 bytes of trace
+// with u, 20000 with k, 60000 with both (16-byte frames, so within a frame
+// per switch).
+func TestCoreSightModeFilter(t *testing.T) {
+	for _, tc := range []struct {
+		mod  string
+		want int64
+	}{{"u", 40}, {"k", 20}, {"", 60}} {
+		src := fmt.Sprintf(`scenario cs-cpl
+cpus 1
+pmu cs_etm sink=etr rate=1000M
+task app cpu0
+  repeat 4
+    compute 10us
+    syscall getpid 5us
+record -e cs_etm//%s --per-thread -m ,64 -- app
+`, tc.mod)
+		f, err := Parse("cs-cpl.sim", []byte(src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if errs := Check(f, NewRegistry(f, nil)); len(errs) > 0 {
+			t.Fatal(errs)
+		}
+		r, err := Build(f, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := r.Execute(); err != nil {
+			t.Fatal(err)
+		}
+		emitted, _ := r.Observe("cs.emitted")
+		// rate=1000M is 1000 MiB/s: 1.048576 bytes per ns
+		got := (emitted*1000000/1048576 + 500) / 1000
+		if got != tc.want {
+			t.Errorf("cs_etm//%s: %d bytes emitted (%d thousand at 1 byte/ns), want about %d thousand", tc.mod, emitted, got, tc.want)
+		}
+	}
+}

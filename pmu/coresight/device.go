@@ -48,6 +48,8 @@ type Event interface {
 	OwnerPID() int
 	// AuxPaused is READ_ONCE(event->hw.aux_paused).
 	AuxPaused() bool
+	// Excludes are attr.exclude_user and attr.exclude_kernel.
+	Excludes() (user, kernel bool)
 }
 
 // PERF_HES_STOPPED (hw_perf_event.state).
@@ -70,6 +72,7 @@ type Device struct {
 	cfg  Config
 	host Host
 	etm  []*ETM
+	user []bool    // per CPU: it runs in user mode (ModeSwitch)
 	ctxt []etmCtxt // DEFINE_PER_CPU(struct etm_ctxt, etm_ctxt)
 	etr  *TMCETR
 	trbe []*TRBE
@@ -119,7 +122,7 @@ func New(cfg Config, host Host) (*Device, error) {
 	if err := cfg.Knobs.check(); err != nil {
 		return nil, err
 	}
-	d := &Device{cfg: cfg, host: host, ctxt: make([]etmCtxt, cfg.CPUs)}
+	d := &Device{cfg: cfg, host: host, ctxt: make([]etmCtxt, cfg.CPUs), user: make([]bool, cfg.CPUs)}
 	for i := 0; i < cfg.CPUs; i++ {
 		d.etm = append(d.etm, &ETM{d: d, cpu: i})
 	}
@@ -162,6 +165,9 @@ type ETM struct {
 	frac    uint64   // remainder of bytes*1e9 not yet a frame
 	period  int
 	index   uint32 // next frame index in the period
+	// The exception levels filtered out (TRCVICTLR.EXLEVEL_*, from
+	// attr.exclude_user/exclude_kernel: etm4_parse_event_config()).
+	exclUser, exclKernel bool
 }
 
 // Enabled reports that the ETM is tracing (enabled and not paused).
@@ -185,7 +191,8 @@ func (e *ETM) framesUntil(now sim.Time) uint64 {
 // tmc_flush_and_stop() / trbe_drain_and_disable_local() drain.
 func (e *ETM) flush() {
 	now := e.d.host.Now()
-	if !e.Enabled() {
+	user := e.d.user[e.cpu]
+	if !e.Enabled() || (user && e.exclUser) || (!user && e.exclKernel) {
 		e.since = now
 		return
 	}
@@ -210,8 +217,9 @@ func frameAt(first Frame, k uint64) Frame {
 // enable is etm4_enable_perf(): program and start the trace unit unless the
 // event is paused (drvdata->paused = READ_ONCE(event->hw.aux_paused)).
 // drivers/hwtracing/coresight/coresight-etm4x-core.c: etm4_enable_perf()
-func (e *ETM) enable(period int, paused bool) {
+func (e *ETM) enable(period int, paused, exclUser, exclKernel bool) {
 	e.enabled, e.paused = true, paused
+	e.exclUser, e.exclKernel = exclUser, exclKernel
 	e.since, e.frac = e.d.host.Now(), 0
 	e.period, e.index = period, 0
 	e.d.spanStart(e.cpu, period)
@@ -255,4 +263,15 @@ type sink interface {
 	// hwWrite is the hardware taking n frames from cpu's ETM, the first
 	// being first; it returns how many it stored.
 	hwWrite(cpu int, first Frame, n uint64) uint64
+}
+
+// ModeSwitch tells the device that cpu enters user mode (user) or the kernel:
+// the trace of the time before is produced under the old mode, which the
+// ETM's exception level filter keeps or drops.
+func (d *Device) ModeSwitch(cpu int, user bool) {
+	if cpu < 0 || cpu >= len(d.user) || d.user[cpu] == user {
+		return
+	}
+	d.etm[cpu].flush()
+	d.user[cpu] = user
 }

@@ -110,7 +110,8 @@ func (d *Device) Start(cpu int, ev Event, flags int) {
 		}
 		d.periods++
 		d.Stats.Periods++
-		d.etm[cpu].enable(d.periods, ev.AuxPaused())
+		exclUser, exclKernel := ev.Excludes()
+		d.etm[cpu].enable(d.periods, ev.AuxPaused(), exclUser, exclKernel)
 		if t := d.trbeOf(cpu); t != nil {
 			t.rearm()
 		}

@@ -8,6 +8,7 @@ import (
 	"perfsim/cpu"
 	"perfsim/pmu"
 	"perfsim/rb"
+	"perfsim/sched"
 	"perfsim/sim"
 )
 
@@ -41,6 +42,9 @@ func NewPMU(k *pmu.Kernel, cfg Config) (*PMU, error) {
 	}
 	p.dev = d
 	p.SetSoftwareContext() // etm_pmu.task_ctx_nr = perf_sw_context
+	if k.S != nil {
+		k.S.ModeHooks = append(k.S.ModeHooks, modeHook{d})
+	}
 	for _, c := range k.M.CPUs {
 		p.irq = append(p.irq, c.NewTimer(false, cpu.Interrupt{Name: "arm_trbe_irq_handler",
 			Fn: func(c *cpu.CPU) { p.dev.IRQ(c.ID) }}))
@@ -238,3 +242,9 @@ func parseSize(v string) (uint64, error) {
 func (p *PMU) Timeline(end sim.Time, width int) string {
 	return "cs_etm periods (etm_event_start .. etm_event_stop):\n" + p.dev.Timeline(end, width)
 }
+
+// modeHook tells the trace units when a CPU changes privilege level.
+type modeHook struct{ d *Device }
+
+// ModeSwitch implements sched.ModeHook.
+func (h modeHook) ModeSwitch(t *sched.Task, user bool) { h.d.ModeSwitch(t.CPU().ID, user) }

@@ -52,6 +52,7 @@ func (e *testEvent) SetHWState(s int)                             { e.hwState = 
 func (e *testEvent) CtxIsActive() int                             { return 7 }
 func (e *testEvent) OwnerPID() int                                { return 1 }
 func (e *testEvent) AuxPaused() bool                              { return false }
+func (e *testEvent) Excludes() (bool, bool)                       { return false, false }
 func (e *testEvent) DisableInatomic()                             {}
 func (e *testEvent) AuxRecord(rb.Stepper, uint64, uint64, uint64) { e.records++ }
 

@@ -34,6 +34,7 @@ func (e *csEvent) SetHWState(s int)                             { e.hwState = s 
 func (e *csEvent) CtxIsActive() int                             { return e.isActive }
 func (e *csEvent) OwnerPID() int                                { return 100 }
 func (e *csEvent) AuxPaused() bool                              { return false }
+func (e *csEvent) Excludes() (bool, bool)                       { return false, false }
 func (e *csEvent) DisableInatomic()                             {}
 func (e *csEvent) AuxRecord(rb.Stepper, uint64, uint64, uint64) { e.aux++ }
 
