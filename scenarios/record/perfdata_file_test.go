@@ -113,6 +113,12 @@ func TestPerfDataFileRealPerfScript(t *testing.T) {
 		{"-e", "cycles", "-c", "40000", "--call-graph", "fp"},
 		{"-e", "cpu-clock", "-c", "10000", "--no-inherit"},
 		{"-e", "cycles", "-c", "40000", "--call-graph", "dwarf,1024"},
+		{"-e", "cycles", "-c", "40000", "-d"},
+		{"-e", "cpu-clock", "-c", "10000", "-R"},
+		{"-e", "cpu-clock", "-c", "10000", "--sample-cpu"},
+		{"-e", "cpu-clock", "-F", "20000"},
+		{"-e", "instructions:k", "-c", "500", "-g"}, // the getpids' 1us of kernel time
+		{"-e", "cpu-clock", "-c", "10000", "-m", "4"},
 		// --call-graph lbr only with user frames (below): an empty LBR call
 		// stack makes perf 6.1 read a callchain entry past it.
 	} {
