@@ -187,6 +187,9 @@ func (k *Kernel) perfEventAlloc(a *Attr, cpuID int, task *sched.Task, groupLeade
 	}
 	perfEventAllocAux(e)
 	e.idHeaderSize = rb.IDHeaderSize(e.Attr.SampleType)
+	if e.Attr.ContextSwitch {
+		k.nrSwitchEvents++ // account_event()
+	}
 	k.events = append(k.events, e)
 	return e, nil
 }

@@ -12,6 +12,9 @@ import (
 func (k *Kernel) SchedOut(c *cpu.CPU, prev, next *sched.Task) {
 	k.perfSwEventSched(c, PERF_COUNT_SW_CONTEXT_SWITCHES)
 	c.Step("perf_event_task_sched_out")
+	if k.nrSwitchEvents > 0 {
+		k.perfEventSwitch(c, prev, next, false)
+	}
 	if prev != nil {
 		k.lastCPU[prev] = c.ID
 		k.perfEventContextSchedOut(c, prev)
@@ -38,10 +41,16 @@ func (k *Kernel) perfEventContextSchedOut(c *cpu.CPU, task *sched.Task) {
 // include/linux/perf_event.h: perf_event_task_sched_in()
 func (k *Kernel) SchedIn(c *cpu.CPU, prev, next *sched.Task) {
 	if next == nil {
+		if k.nrSwitchEvents > 0 {
+			k.perfEventSwitch(c, nil, prev, true) // the idle task's
+		}
 		return
 	}
 	c.Step("perf_event_task_sched_in")
 	k.perfEventContextSchedIn(c, next)
+	if k.nrSwitchEvents > 0 {
+		k.perfEventSwitch(c, next, prev, true)
+	}
 	if last, ok := k.lastCPU[next]; ok && last != c.ID {
 		k.perfSwEventSched(c, PERF_COUNT_SW_CPU_MIGRATIONS) // task->sched_migrated
 	}

@@ -39,6 +39,7 @@ type Kernel struct {
 	scratch                                       *cpu.PerCPU[sampleScratch]
 	tickSeq                                       *cpu.PerCPU[tickSeq]
 	unthrottle                                    []*cpu.Timer
+	nrSwitchEvents                                int                   // nr_switch_events
 	mux                                           [][maxPMUs]muxHrtimer // per CPU, per PMU: the mux hrtimer (rotate.go)
 	cpuClock, taskClock                           *clockPMU
 	ipSysEnter, ipSysExit, ipSchedule, ipUserMain uint64

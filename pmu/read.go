@@ -151,6 +151,9 @@ func (k *Kernel) perfEventReleaseKernel(e *Event) {
 	if e.tp != nil {
 		e.tp.users--
 	}
+	if e.Attr.ContextSwitch {
+		k.nrSwitchEvents-- // unaccount_event()
+	}
 	if e.hw.timer != nil {
 		e.hw.timer.Cancel()
 	}

@@ -76,3 +76,26 @@ func (k *Kernel) perfEventTaskExit(c *cpu.CPU, t *sched.Task, taskCtx *Context) 
 		_ = rb.PerfOutputSideband(c, e.rb, e, r, k.sidebandID(c, e), a.WriteBackward)
 	})
 }
+
+// perfEventSwitch writes a context switch to every event with
+// attr.context_switch that hears the switch: PERF_RECORD_SWITCH for an event
+// of a task, PERF_RECORD_SWITCH_CPU_WIDE with the other task's pid/tid for a
+// CPU-wide one; out (PERF_RECORD_MISC_SWITCH_OUT, with _PREEMPT when task is
+// still runnable) at sched-out, in at sched-in. task nil is the idle task.
+// kernel/events/core.c: perf_event_switch() -> perf_event_switch_output()
+func (k *Kernel) perfEventSwitch(c *cpu.CPU, task, nextPrev *sched.Task, in bool) {
+	r := rb.Switch{Out: !in, Preempt: !in && task != nil && task.State == sched.Runnable}
+	k.perfIterateSB(c, nil, func(e *Event) {
+		if !e.Attr.ContextSwitch || e.rb == nil { // perf_event_switch_match()
+			return
+		}
+		rec := r
+		if e.ctx == nil || e.ctx.task == nil { // only CPU-wide events see next/prev
+			rec.CPUWide = true
+			if nextPrev != nil {
+				rec.NextPrevPid, rec.NextPrevTid = uint32(nextPrev.PID), uint32(nextPrev.TID)
+			}
+		}
+		_ = rb.PerfOutputSideband(c, e.rb, e, &rec, k.sidebandID(c, e), e.Attr.WriteBackward)
+	})
+}

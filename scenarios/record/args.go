@@ -26,6 +26,7 @@ type recordOpts struct {
 	sampleDataSrc bool
 	rawSamples    bool // -R
 	sampleCPU     bool // --sample-cpu
+	switchEvents  bool // --switch-events: attr.context_switch on the tracking event
 	noBPFEvent    bool // --no-bpf-event
 	strictFreq    bool
 	output        string // -o
@@ -100,6 +101,7 @@ var recordOptions = []option{
 	{'d', "data", 0, boolOpt(func(o *recordOpts) { o.sampleAddress = true })},
 	{'R', "raw-samples", 0, boolOpt(func(o *recordOpts) { o.rawSamples = true })},
 	{0, "sample-cpu", 0, boolOpt(func(o *recordOpts) { o.sampleCPU = true })},
+	{0, "switch-events", 0, boolOpt(func(o *recordOpts) { o.switchEvents = true })},
 	{0, "no-bpf-event", 0, boolOpt(func(o *recordOpts) { o.noBPFEvent = true })},
 	{0, "strict-freq", 0, boolOpt(func(o *recordOpts) { o.strictFreq = true })},
 	{'o', "output", 1, func(o *recordOpts, v, _ string) error { o.output = v; return nil }},
@@ -111,7 +113,7 @@ var recordOptions = []option{
 var unsupported = map[string]bool{
 	"pid": true, "tid": true, "uid": true, "delay": true, "D": true, "p": true, "t": true, "u": true,
 	"branch-filter": true, "b": true, "branch-any": true, "j": true, "intr-regs": true, "I": true,
-	"user-regs": true, "switch-events": true, "clockid": true, "k": true, "cgroup": true, "G": true,
+	"user-regs": true, "clockid": true, "k": true, "cgroup": true, "G": true,
 	"transaction": true, "weight": true, "W": true, "phys-data": true, "namespaces": true,
 	"all-user": true, "all-kernel": true, "running-time": true, "timestamp": true, "T": true,
 	"no-buffering": true, "N": true, "inherit-stat": true, "s": true, "period": true, "P": true,

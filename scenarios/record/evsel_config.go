@@ -129,6 +129,7 @@ func evselConfig(r *Record, i int, ro *recordOpts, opts *Options, freq, interval
 		a.SampleType |= pmu.PERF_SAMPLE_DATA_SRC
 	}
 	a.Task, a.Mmap, a.Mmap2, a.Comm = track, track, track, track
+	a.ContextSwitch = track && ro.switchEvents // opts->record_switch_events
 	a.Ksymbol = track
 	a.BPFEvent = track && !ro.noBPFEvent
 	if ro.callgraph != nil && ro.callgraph.deferred {

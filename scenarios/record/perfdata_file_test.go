@@ -116,6 +116,8 @@ func TestPerfDataFileRealPerfScript(t *testing.T) {
 		{"-e", "cycles", "-c", "40000", "-d"},
 		{"-e", "cpu-clock", "-c", "10000", "-R"},
 		{"-e", "cpu-clock", "-c", "10000", "--sample-cpu"},
+		{"-e", "cpu-clock", "-c", "10000", "--switch-events"},
+		{"-e", "cpu-clock", "-c", "10000", "--switch-events", "-a"},
 		{"-e", "cpu-clock", "-F", "20000"},
 		{"-e", "instructions:k", "-c", "500", "-g"}, // the getpids' 1us of kernel time
 		{"-e", "cpu-clock", "-c", "10000", "-m", "4"},
