@@ -478,21 +478,25 @@ func (ss *Session) setupSideBand(t *sched.Task) {
 }
 
 // synthesize writes what perf learns from /proc before recording: a COMM
-// for every thread of the target (the forked workload's thread map, or every
-// task of the machine for -a/-C). MMAP records are not modelled (no address
-// space); the kernel writes the COMM of the exec and the EXIT (pmu/sideband.go).
+// for every task of the machine for -a/-C; nothing for a forked command
+// (__machine__synthesize_threads(): "command specified"), whose COMM the
+// fork path writes. MMAP records are not modelled (no address space); the
+// kernel writes the COMM of the exec and the EXIT (pmu/sideband.go).
 // tools/perf/builtin-record.c: record__synthesize() -> __machine__synthesize_threads()
 func (ss *Session) synthesize(t *sched.Task) {
 	a := &ss.Data.Attrs[0].Attr
 	if ss.R.Target.None() {
-		w := ss.Workload
-		ss.writeSynth(t, synthComm(a, w.PID, w.TID, workloadComm)) // perf_event__synthesize_thread_map()
-		return
+		return // "command specified": only the forked child's COMM, in __cmd_record()
 	}
 	for _, x := range ss.S.Tasks { // perf_event__synthesize_threads(): every /proc/PID
-		if x.State != sched.Dead {
-			ss.writeSynth(t, synthComm(a, x.PID, x.TID, x.Comm))
+		if x.State == sched.Dead {
+			continue
 		}
+		comm := x.Comm
+		if x == ss.Workload {
+			comm = workloadComm // forked, not yet exec'd
+		}
+		ss.writeSynth(t, synthComm(a, x.PID, x.TID, comm))
 	}
 }
 
@@ -571,12 +575,13 @@ func (ss *Session) mmapReadAll(t *sched.Task, synch bool) error {
 			if m.Overwrite != overwrite || m.Reader == nil {
 				continue // unmapped by an action, or no data pages
 			}
-			flush := m.Reader.Flush
+			r := m.Reader // an action may unmap the ring during the push
+			flush := r.Flush
 			if synch {
-				m.Reader.Flush = 1
+				r.Flush = 1
 			}
 			ss.mmapPush(t, i, m)
-			m.Reader.Flush = flush
+			r.Flush = flush
 			if err := ss.auxtraceMmapReadFull(t, m); err != nil {
 				return err
 			}
@@ -602,8 +607,10 @@ func (ss *Session) mmapPush(t *sched.Task, idx int, m *SessionMmap) {
 	if m.Map == nil || m.Reader == nil {
 		return // unmapped by an action, or mapped without data pages
 	}
+	// This pass holds on to the mapping and its reader: an action's thread
+	// may unmap the ring meanwhile (m.Map = nil); the bytes stay readable.
+	mp, r := m.Map, m.Reader
 	t.Spend(ss.Opts.MmapVisit)
-	r := m.Reader
 	head := r.ReadHead(t)
 	warned := len(r.Warnings)
 	if err := r.ReadInit(t); err != nil {
@@ -621,7 +628,7 @@ func (ss *Session) mmapPush(t *sched.Task, idx int, m *SessionMmap) {
 		}
 		m.pushedEnd, m.pushedAny = max(m.pushedEnd, r.End), true
 	}
-	data, mask := m.Map.RB.Data(), m.Map.RB.Mask()
+	data, mask := mp.RB.Data(), mp.RB.Mask()
 	size := r.End - r.Start
 	if (r.Start&mask)+size != r.End&mask {
 		n := mask + 1 - r.Start&mask

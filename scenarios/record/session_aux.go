@@ -42,6 +42,7 @@ import (
 	"fmt"
 
 	"perfsim/pmu"
+	"perfsim/rb"
 	"perfsim/sched"
 	"perfsim/sim"
 )
@@ -196,17 +197,17 @@ func (ss *Session) auxMmapOf(m *SessionMmap) *SessionAuxMmap {
 
 // readHead is READ_ONCE(pc->aux_head) then smp_rmb().
 // tools/perf/util/auxtrace.h: auxtrace_mmap__read_head()
-func (mm *SessionAuxMmap) readHead(t *sched.Task) uint64 {
-	head := mm.Ring.Map.RB.User.AuxHead
+func (mm *SessionAuxMmap) readHead(t *sched.Task, pc *rb.Buffer) uint64 {
+	head := pc.User.AuxHead
 	t.Step("auxtrace_mmap__read_head:loaded")
 	return head
 }
 
 // writeTail is smp_mb() then WRITE_ONCE(pc->aux_tail, tail).
 // tools/perf/util/auxtrace.h: auxtrace_mmap__write_tail()
-func (mm *SessionAuxMmap) writeTail(t *sched.Task, tail uint64) {
+func (mm *SessionAuxMmap) writeTail(t *sched.Task, pc *rb.Buffer, tail uint64) {
 	t.Step("auxtrace_mmap__write_tail:mb")
-	mm.Ring.Map.RB.User.AuxTail = tail
+	pc.User.AuxTail = tail
 }
 
 // AuxtraceEvent is struct perf_record_auxtrace.
@@ -247,10 +248,13 @@ func (ss *Session) auxtraceMmapRead(t *sched.Task, mm *SessionAuxMmap, snapshot 
 	if mm.Map == nil || mm.Ring.Map == nil {
 		return 0, nil
 	}
+	// This read holds on to both mappings: an action's thread may unmap
+	// them meanwhile (mm.Map = nil); the pages stay readable.
+	am, pc := mm.Map, mm.Ring.Map.RB
 	ops := auxtraceRecords[mm.PMU]
-	head := mm.readHead(t)
+	head := mm.readHead(t, pc)
 	old := mm.Prev
-	data := mm.Map.RB.AuxData() // mm->base
+	data := am.RB.AuxData() // mm->base
 	if uint64(len(data)) != mm.Len {
 		return -1, fmt.Errorf("perf record: AUX area of mmap %d is gone (%d bytes mapped, want %d)", mm.Idx, len(data), mm.Len)
 	}
@@ -283,7 +287,7 @@ func (ss *Session) auxtraceMmapRead(t *sched.Task, mm *SessionAuxMmap, snapshot 
 	ss.processAuxtrace(t, mm, ev, data1, data2)
 	mm.Prev = head
 	if !snapshot {
-		mm.writeTail(t, head)
+		mm.writeTail(t, pc, head)
 		if ops.ReadFinish != nil {
 			if err := ops.ReadFinish(ss, t, mm); err != nil {
 				return -1, err
