@@ -10,14 +10,33 @@ import (
 // wrote into the user page must match the mapping, an existing area must have the
 // same offset and size, the size must be a power of two, and the data mapping
 // must still be there (rb->mmap_count). A read-only mapping makes the area an
-// overwrite (snapshot) one.
+// overwrite (snapshot) one. The caller holds e's mmap_mutex; today the checks,
+// the allocation and aux_mmap_count are under rb->aux_mutex too, since several
+// events may share the buffer (knob aux-mutex).
 // kernel/events/core.c: perf_mmap_aux()
-func (k *Kernel) perfMmapAuxArea(e *Event, pgoff uint64, nrPages int, prot Prot) error {
+func (k *Kernel) perfMmapAuxArea(t *sched.Task, e *Event, pgoff uint64, nrPages int, prot Prot) error {
 	buf := e.rb
 	if buf == nil {
 		return EINVAL
 	}
-	// guard(mutex)(&rb->aux_mutex)
+	bs := k.bufs[buf]
+	if bs == nil {
+		return EINVAL
+	}
+	old := k.auxMutexOld()
+	if old {
+		return k.perfMmapAuxLocked(t, e, bs, pgoff, nrPages, prot, true)
+	}
+	k.lockCounted(t, &bs.auxMutex) // guard(mutex)(&rb->aux_mutex)
+	err := k.perfMmapAuxLocked(t, e, bs, pgoff, nrPages, prot, false)
+	k.S.MutexUnlock(t, &bs.auxMutex)
+	return err
+}
+
+// perfMmapAuxLocked is the body of perf_mmap_aux() under its locks; old is
+// the code before 2ab9d830262c.
+func (k *Kernel) perfMmapAuxLocked(t *sched.Task, e *Event, bs *bufState, pgoff uint64, nrPages int, prot Prot, old bool) error {
+	buf := e.rb
 	auxOffset := buf.User.AuxOffset // READ_ONCE(rb->user_page->aux_offset)
 	auxSize := buf.User.AuxSize
 	if auxOffset < buf.DataSize()+PageSize {
@@ -40,18 +59,28 @@ func (k *Kernel) perfMmapAuxArea(e *Event, pgoff uint64, nrPages int, prot Prot)
 	if nrPages == 0 || nrPages&(nrPages-1) != 0 { // !is_power_of_2(nr_pages)
 		return EINVAL
 	}
-	bs := k.bufs[buf]
-	if bs == nil || bs.mmapCount <= 0 { // !refcount_inc_not_zero(&rb->mmap_count)
+	if bs.mmapCount <= 0 { // !refcount_inc_not_zero(&rb->mmap_count)
 		return EINVAL
 	}
 	bs.mmapCount++
+	t.Step("perf_mmap_aux:has-aux")
 	if buf.HasAux() {
-		buf.AuxMmapGet() // refcount_inc(&rb->aux_mmap_count)
+		if buf.AuxMmapCount() == 0 && !old {
+			// The last AUX munmap is tearing the area down: under
+			// rb->aux_mutex this cannot be seen. Before 2ab9d830262c,
+			// atomic_inc() took the count from 0, silently, on pages
+			// about to be freed.
+			k.refcountWarn()
+		}
+		buf.AuxMmapSet(buf.AuxMmapCount() + 1) // refcount_inc(&rb->aux_mmap_count)
 	} else {
 		extra, err := k.perfMmapCalcLimits(int64(nrPages))
 		if err != nil {
 			bs.mmapCount--
 			return EPERM
+		}
+		if old {
+			buf.AuxMmapSet(1) // atomic_set(&rb->aux_mmap_count, 1), before the allocation (until 5468c0fbccbb)
 		}
 		flags := 0
 		if prot&ProtWrite != 0 {
@@ -67,28 +96,61 @@ func (k *Kernel) perfMmapAuxArea(e *Event, pgoff uint64, nrPages int, prot Prot)
 				return priv
 			}
 		}
+		t.Step("rb_alloc_aux") // GFP_KERNEL page allocations: may sleep
 		if err := buf.AllocAux(ops, pgoff, nrPages, int64(e.Attr.AuxWatermark), flags); err != nil {
 			bs.mmapCount--
 			return Errno(err.(rb.Errno))
 		}
-		buf.AuxMmapSet(1)
+		if !old {
+			buf.AuxMmapSet(1) // refcount_set(&rb->aux_mmap_count, 1)
+		}
 		bs.auxUserExtra = int64(nrPages) - extra
 		bs.auxExtra = extra
 		k.mlockedPages += bs.auxUserExtra
 		k.pinnedPages += bs.auxExtra
 	}
-	e.mmapCount++
+	buf.AuxMapped(true)
+	switch {
+	case e.mmapCount == refcountSaturated:
+	case e.mmapCount == 0 && !old:
+		// A redirected event (SET_OUTPUT) maps the AUX area of the buffer
+		// it shares: perf_mmap_aux() has no -EBUSY test like
+		// perf_mmap_rb()'s (d06bf78e55d5), so refcount_inc() warns and
+		// saturates event->mmap_count (an atomic_t until 448f97fba901).
+		k.refcountWarn()
+		e.mmapCount = refcountSaturated
+	default:
+		e.mmapCount++ // refcount_inc(&event->mmap_count)
+	}
 	return nil
 }
 
 // perfMmapCloseAux is the AUX part of perf_mmap_close() for an AUX mapping: the
 // last AUX unmap stops every AUX writer of the buffer (perf_pmu_output_stop) so
 // that their transactions drop aux_refcount, then drops the last reference
-// itself: the pages are freed here, never from an NMI (95ff4ca26c49).
+// itself: the pages are freed here, never from an NMI (95ff4ca26c49). Today
+// rb->aux_mutex covers the teardown; before 2ab9d830262c it was the mmap_mutex
+// of the event behind this mapping, which an AUX mmap through another event
+// sharing the buffer does not take (knob aux-mutex).
 // kernel/events/core.c: perf_mmap_close()
 func (k *Kernel) perfMmapCloseAux(t *sched.Task, m *Mapping) error {
 	buf := m.RB
-	if !buf.HasAux() || m.Pgoff != buf.AuxPgoff() || !buf.AuxMmapDec() {
+	bs := k.bufs[buf]
+	if !buf.HasAux() || m.Pgoff != buf.AuxPgoff() || bs == nil {
+		return nil
+	}
+	// refcount_dec_and_mutex_lock(&rb->aux_mmap_count, &rb->aux_mutex)
+	if n := buf.AuxMmapCount(); n != 1 {
+		buf.AuxMmapSet(n - 1)
+		return nil
+	}
+	mu := &bs.auxMutex
+	if k.auxMutexOld() {
+		mu = &m.ev.mmapMutex // atomic_dec_and_mutex_lock(&rb->aux_mmap_count, &event->mmap_mutex)
+	}
+	k.lockCounted(t, mu)
+	if !buf.AuxMmapDec() {
+		k.S.MutexUnlock(t, mu)
 		return nil
 	}
 	t.Step("perf_mmap_close:aux_mmap_count-zero")
@@ -96,19 +158,26 @@ func (k *Kernel) perfMmapCloseAux(t *sched.Task, m *Mapping) error {
 	if !old {
 		k.perfPMUOutputStop(t, buf)
 	}
-	if bs := k.bufs[buf]; bs != nil {
-		k.mlockedPages -= bs.auxUserExtra
-		k.pinnedPages -= bs.auxExtra
-		bs.auxUserExtra, bs.auxExtra = 0, 0
-	}
+	k.mlockedPages -= bs.auxUserExtra
+	k.pinnedPages -= bs.auxExtra
+	bs.auxUserExtra, bs.auxExtra = 0, 0
 	// "this has to be the last one"
-	if err := buf.FreeAux(false); err != nil {
-		return err
-	}
-	if buf.AuxRefcount() != 0 && !old { // WARN_ON_ONCE(refcount_read(&rb->aux_refcount))
+	err := buf.FreeAux(false)
+	if err == nil && buf.AuxRefcount() != 0 && !old { // WARN_ON_ONCE(refcount_read(&rb->aux_refcount))
 		k.aux.stats.auxWarn++
 	}
-	return nil
+	k.S.MutexUnlock(t, mu)
+	return err
+}
+
+// lockCounted takes an mmap path's mutex, counting the times it had to sleep
+// for rb->aux_mutex.
+func (k *Kernel) lockCounted(t *sched.Task, mu *sched.Mutex) {
+	n := mu.Contended
+	k.S.MutexLock(t, mu)
+	if mu.Contended != n && mu.Name == "rb->aux_mutex" {
+		k.mmapStats.auxMutexWaits++
+	}
 }
 
 // perfPMUOutputStop stops every ACTIVE AUX event writing into buf, on its CPU,

@@ -97,7 +97,7 @@ func (k *Kernel) perfEventOpen(t *sched.Task, uattr *Attr, pid, cpuID, groupFD i
 	}
 	// Step 23: PERF_FLAG_FD_OUTPUT.
 	if outputEvent != nil {
-		if err := k.perfEventSetOutput(e, outputEvent); err != nil {
+		if err := k.perfEventSetOutput(t, e, outputEvent); err != nil {
 			return -1, err
 		}
 	}
@@ -154,6 +154,7 @@ func (k *Kernel) perfEventAlloc(a *Attr, cpuID int, task *sched.Task, groupLeade
 	}
 	k.nextID++
 	e := &Event{k: k, Attr: *a, id: k.nextID, cpu: cpuID, oncpu: -1, state: StateInactive}
+	e.mmapMutex.Name = "event->mmap_mutex"
 	e.leader = e
 	if groupLeader != nil {
 		e.leader = groupLeader

@@ -97,9 +97,10 @@ type Event struct {
 
 	hw hwPerfEvent
 
-	rb               *rb.Buffer // event->rb
-	mmapCount        int        // event->mmap_count
-	lostSamples      uint64     // event->lost_samples
+	rb               *rb.Buffer  // event->rb
+	mmapCount        int         // event->mmap_count (refcountSaturated after a misuse)
+	mmapMutex        sched.Mutex // event->mmap_mutex
+	lostSamples      uint64      // event->lost_samples
 	pendingWakeup    bool
 	pendingDisable   bool
 	pendingIrqQueued bool // irq_work pending (IRQ_WORK_PENDING)

@@ -68,7 +68,7 @@ func (k *Kernel) perfIoctl(t *sched.Task, fd int, cmd, arg uint64) (uint64, erro
 			}
 			out = o
 		}
-		return 0, k.perfEventSetOutput(e, out)
+		return 0, k.perfEventSetOutput(t, e, out)
 	case PERF_EVENT_IOC_SET_FILTER:
 		return 0, EINVAL // ftrace filters are not modelled
 	case PERF_EVENT_IOC_SET_BPF, PERF_EVENT_IOC_QUERY_BPF:
@@ -255,9 +255,9 @@ func (k *Kernel) perfEventPeriod(t *sched.Task, e *Event, v uint64) error {
 }
 
 // perfEventSetOutput redirects the event's output into output's buffer (nil:
-// back to its own, i.e. none).
+// back to its own, i.e. none), holding both events' mmap_mutex.
 // kernel/events/core.c: perf_event_set_output()
-func (k *Kernel) perfEventSetOutput(e, output *Event) error {
+func (k *Kernel) perfEventSetOutput(t *sched.Task, e, output *Event) error {
 	if output != nil {
 		// "don't allow circular references"
 		if e == output {
@@ -284,8 +284,30 @@ func (k *Kernel) perfEventSetOutput(e, output *Event) error {
 			return EINVAL
 		}
 	}
+	// mutex_lock_double(&event->mmap_mutex, &output_event->mmap_mutex)
+	first, second := &e.mmapMutex, (*sched.Mutex)(nil)
+	if output != nil {
+		second = &output.mmapMutex
+		if output.id < e.id { // the model orders by id where the kernel orders by address
+			first, second = second, first
+		}
+	}
+	k.S.MutexLock(t, first)
+	if second != nil {
+		k.S.MutexLock(t, second)
+	}
+	err := k.setOutputLocked(e, output)
+	if second != nil {
+		k.S.MutexUnlock(t, second)
+	}
+	k.S.MutexUnlock(t, first)
+	return err
+}
+
+// setOutputLocked is perf_event_set_output() under the two mmap_mutexes.
+func (k *Kernel) setOutputLocked(e, output *Event) error {
 	// "Can't redirect output if we've got an active mmap()"
-	if e.mmapCount > 0 {
+	if e.mmapCount != 0 {
 		return EINVAL
 	}
 	var buf *rb.Buffer

@@ -36,6 +36,7 @@ type Kernel struct {
 	OnOutput func(e *Event, c *cpu.CPU, s *rb.Sample)
 
 	stats                                         stats
+	mmapStats                                     mmapStats
 	scratch                                       *cpu.PerCPU[sampleScratch]
 	tickSeq                                       *cpu.PerCPU[tickSeq]
 	unthrottle                                    []*cpu.Timer

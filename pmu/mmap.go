@@ -14,6 +14,8 @@ type bufState struct {
 	extra     int64    // pages charged to mm->pinned_vm (rb->mmap_locked)
 
 	auxUserExtra, auxExtra int64 // the AUX area's charges (rb->aux_mmap_locked)
+
+	auxMutex sched.Mutex // rb->aux_mutex (2ab9d830262c)
 }
 
 // rlimitMemlockPages is RLIMIT_MEMLOCK's default (8 MiB) in pages.
@@ -50,19 +52,25 @@ func (k *Kernel) perfMmap(t *sched.Task, fd int, pgoff, length uint64, prot Prot
 	if length != PageSize*nrPages {
 		return nil, EINVAL
 	}
-	if e.state <= StateRevoked {
-		return nil, ENODEV
+	oldAux := k.auxMutexOld()
+	if pgoff != 0 && oldAux && e.rb == nil {
+		return nil, EINVAL // before 2ab9d830262c: an unlocked test, checked again under the mutex
 	}
-	if pgoff != 0 {
-		t.Step("perf_mmap:mmap_mutex")
-		if err := k.perfMmapAuxArea(e, pgoff, int(nrPages), prot); err != nil {
-			return nil, err
-		}
-		e.fileRefs++
-		return &Mapping{RB: e.rb, ev: e, FD: fd, Aux: true, Pgoff: pgoff, Length: length, Prot: prot, task: t}, nil
-	}
+	// scoped_guard (mutex, &event->mmap_mutex)
+	k.S.MutexLock(t, &e.mmapMutex)
 	t.Step("perf_mmap:mmap_mutex")
-	m, err := k.perfMmapRB(e, int(nrPages), prot)
+	var m *Mapping
+	switch {
+	case e.state <= StateRevoked:
+		err = ENODEV
+	case pgoff != 0:
+		if err = k.perfMmapAuxArea(t, e, pgoff, int(nrPages), prot); err == nil {
+			m = &Mapping{RB: e.rb, ev: e, Aux: true}
+		}
+	default:
+		m, err = k.perfMmapRB(e, int(nrPages), prot)
+	}
+	k.S.MutexUnlock(t, &e.mmapMutex)
 	if err != nil {
 		return nil, err
 	}
@@ -86,10 +94,17 @@ func (k *Kernel) perfMmapRB(e *Event, nrPages int, prot Prot) (*Mapping, error) 
 		if e.rb.NrPages() != nrPages {
 			return nil, EINVAL
 		}
+		// An event whose output was redirected (SET_OUTPUT) shares another's
+		// buffer; mapping it would take event->mmap_count from 0 (d06bf78e55d5).
+		if e.mmapCount == 0 {
+			return nil, EBUSY
+		}
 		if bs := k.bufs[e.rb]; bs != nil && bs.mmapCount > 0 {
 			// "Success -- managed to mmap() the same buffer multiple times."
 			bs.mmapCount++
-			e.mmapCount++
+			if e.mmapCount != refcountSaturated {
+				e.mmapCount++
+			}
 			return &Mapping{RB: e.rb, ev: e}, nil
 		}
 		// Raced against perf_mmap_close(): drop the stale reference.
@@ -114,6 +129,7 @@ func (k *Kernel) perfMmapRB(e *Event, nrPages int, prot Prot) (*Mapping, error) 
 	buf.Knobs = k.Opts.Knobs.RB
 	k.traceBuffer(buf, e)
 	bs := &bufState{mmapCount: 1, userExtra: userPages - extra, extra: extra}
+	bs.auxMutex.Name = "rb->aux_mutex"
 	k.bufs[buf] = bs
 	k.mlockedPages += bs.userExtra
 	k.pinnedPages += bs.extra
@@ -197,6 +213,10 @@ func (k *Kernel) perfMmapClose(t *sched.Task, m *Mapping) error {
 		// this cannot happen in the kernel: vma->vm_file pins the event.
 		panicCrash("perf_mmap_close: event->rb is not the mapped buffer")
 	}
+	if m.Aux {
+		buf.AuxMapped(false) // unmap_region() zapped the pages before ->close
+		t.Step("perf_mmap_close:aux-unmapped")
+	}
 	buf.Get() // ring_buffer_get(event)
 	if m.Aux {
 		if err := k.perfMmapCloseAux(t, m); err != nil {
@@ -207,22 +227,35 @@ func (k *Kernel) perfMmapClose(t *sched.Task, m *Mapping) error {
 	bs.mmapCount--
 	detachRest := bs.mmapCount == 0
 	t.Step("perf_mmap_close:mmap_count-dec")
-	e.mmapCount--
-	if e.mmapCount > 0 {
+	// refcount_dec_and_mutex_lock(&event->mmap_count, &event->mmap_mutex)
+	if e.mmapCount != 1 {
+		if e.mmapCount != refcountSaturated {
+			e.mmapCount--
+		}
+		k.ringBufferPut(buf)
+		k.fput(e)
+		return nil
+	}
+	k.S.MutexLock(t, &e.mmapMutex)
+	if e.mmapCount--; e.mmapCount > 0 {
+		k.S.MutexUnlock(t, &e.mmapMutex)
 		k.ringBufferPut(buf)
 		k.fput(e)
 		return nil
 	}
 	// event->mmap_count hit zero: detach it (ring_buffer_attach(event, NULL)).
 	k.ringBufferAttach(e, nil)
+	k.S.MutexUnlock(t, &e.mmapMutex)
 	t.Step("perf_mmap_close:detached")
 	if detachRest {
 		// "No other mmap()s, detach from all other events that might
 		// redirect into the now unreachable buffer."
 		for _, x := range append([]*Event(nil), bs.eventList...) {
+			k.S.MutexLock(t, &x.mmapMutex)
 			if x.rb == buf {
 				k.ringBufferAttach(x, nil)
 			}
+			k.S.MutexUnlock(t, &x.mmapMutex)
 		}
 		k.mlockedPages -= bs.userExtra
 		k.pinnedPages -= bs.extra

@@ -89,11 +89,13 @@ func (rb *Buffer) AllocAux(ops *AuxOps, pgoff uint64, nrPages int, watermark int
 	} else {
 		watermark = 0
 	}
+	rb.trace(TraceEvent{Kind: TraceAuxAlloc, Size: nrPages})
 	rb.aux.data = make([]byte, nrPages*PageSize)
 	rb.aux.nrPages = nrPages
 	rb.aux.freeAux = ops.FreeAux
 	rb.aux.priv = ops.SetupAux(rb.aux.data, nrPages, overwrite)
 	if rb.aux.priv == nil {
+		rb.trace(TraceEvent{Kind: TraceAuxFree})
 		rb.freeAuxPages()
 		return ENOMEM
 	}

@@ -15,12 +15,7 @@ func (s *Sched) Wait(t *Task, q *WaitQueue) bool {
 	q.waiters = append(q.waiters, t)
 	t.State = Sleeping
 	s.schedule(&t.Thread)
-	for i, w := range q.waiters {
-		if w == t {
-			q.waiters = append(q.waiters[:i:i], q.waiters[i+1:]...)
-			break
-		}
-	}
+	q.remove(t)
 	return !t.SigPending
 }
 
