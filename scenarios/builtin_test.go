@@ -163,6 +163,9 @@ func TestBuiltinsOldKnobsFound(t *testing.T) {
 		{"pt-resume-vs-pmi", map[string]string{"pt-pause-resume": "pre-08c7454ceb94"}, []map[string]string{{}}, "sparse", false, 3000},
 		{"aux-free-in-nmi", map[string]string{"aux-free": "pre-57ffc5ca679f"}, []map[string]string{{}}, "", false, 0},
 		{"cpu-clock-refresh-lockup", map[string]string{"cpu-clock-stop": "pre-eb3182ef0405"}, []map[string]string{{}}, "", false, 0},
+		// Two threads of perf: the last AUX munmap and an AUX mmap through
+		// the SET_OUTPUT'd cycles fd, under two different mmap_mutexes.
+		{"aux-mmap-vs-munmap", map[string]string{"aux-mutex": "pre-2ab9d830262c"}, []map[string]string{{}}, "", false, 0},
 		// The sampling PMI held by its skid, then taken inside pt_event_stop().
 		{"pt-sample-vs-stop-skid", map[string]string{"pt-snapshot-stop": "pre-d92792a4b26e"}, []map[string]string{{}}, "", false, 0},
 	} {

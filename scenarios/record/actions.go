@@ -126,6 +126,8 @@ type toolState struct {
 	pauses       int64 // PAUSE_OUTPUT ioctls the actions made
 	pauseErrs    int64 // ... that failed (-EINVAL: no buffer)
 	unmapped     []*SessionMmap
+	auxExtra     []*pmu.Mapping // AUX mappings the aux-mmap action made
+	auxMapped    int64
 	threads      int64
 	actionErrs   int64
 }
@@ -249,6 +251,7 @@ func (ss *Session) pauseOutput(t *sched.Task, m *SessionMmap, pause bool) {
 
 // unmapRings is munmap(2) of every mapped ring of the session.
 func (ss *Session) unmapRings(t *sched.Task) {
+	ss.unmapAuxExtra(t)
 	for _, m := range ss.Mmaps {
 		if m.Map != nil {
 			if err := ss.K.Munmap(t, m.Map); err != nil {

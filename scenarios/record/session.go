@@ -330,6 +330,7 @@ func (ss *Session) record(t *sched.Task) {
 // finish unmaps and closes everything (evlist__delete(): munmap, then
 // close) and processes the perf.data.
 func (ss *Session) finish(t *sched.Task) {
+	ss.unmapAuxExtra(t)
 	for _, m := range ss.Mmaps {
 		if m.Map != nil {
 			ss.K.Munmap(t, m.Map)
