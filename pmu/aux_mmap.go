@@ -133,10 +133,10 @@ func (k *Kernel) perfMmapAuxLocked(t *sched.Task, e *Event, bs *bufState, pgoff 
 // of the event behind this mapping, which an AUX mmap through another event
 // sharing the buffer does not take (knob aux-mutex).
 // kernel/events/core.c: perf_mmap_close()
-func (k *Kernel) perfMmapCloseAux(t *sched.Task, m *Mapping) error {
+func (k *Kernel) perfMmapCloseAux(t *sched.Task, m *Mapping, pgoff uint64) error {
 	buf := m.RB
 	bs := k.bufs[buf]
-	if !buf.HasAux() || m.Pgoff != buf.AuxPgoff() || bs == nil {
+	if !buf.HasAux() || pgoff != buf.AuxPgoff() || bs == nil { // vma->vm_pgoff == rb->aux_pgoff
 		return nil
 	}
 	// refcount_dec_and_mutex_lock(&rb->aux_mmap_count, &rb->aux_mutex)

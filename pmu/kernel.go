@@ -118,6 +118,7 @@ type Mapping struct {
 	ev    *Event
 	task  *sched.Task
 	unmap bool
+	vmas  []vmaPiece // what is left of it after partial munmaps (mmap_split.go); nil: all of it
 }
 
 // perfCPUContext is struct perf_cpu_context.

@@ -29,6 +29,7 @@ func init() {
 type mmapStats struct {
 	refcountWarn  uint64
 	auxMutexWaits uint64
+	splits        uint64
 }
 
 // auxMutexOld reports whether the AUX area is serialized as before 2ab9d830262c.

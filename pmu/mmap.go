@@ -192,20 +192,10 @@ func (k *Kernel) ringBufferPut(buf *rb.Buffer) {
 	}
 }
 
-// Munmap unmaps a mapping made by Mmap.
+// perfMmapClose is vm_ops->close for the piece of m at pgoff (the whole
+// mapping unless a partial munmap split it, mmap_split.go).
 // kernel/events/core.c: perf_mmap_close()
-func (k *Kernel) Munmap(t *sched.Task, m *Mapping) (err error) {
-	k.S.Syscall(t, "munmap", func(t *sched.Task) {
-		err = k.perfMmapClose(t, m)
-	})
-	return err
-}
-
-func (k *Kernel) perfMmapClose(t *sched.Task, m *Mapping) error {
-	if m == nil || m.unmap {
-		return EINVAL
-	}
-	m.unmap = true
+func (k *Kernel) perfMmapClose(t *sched.Task, m *Mapping, pgoff uint64) error {
 	e := m.ev
 	buf := e.rb
 	if buf == nil || buf != m.RB {
@@ -218,10 +208,8 @@ func (k *Kernel) perfMmapClose(t *sched.Task, m *Mapping) error {
 		t.Step("perf_mmap_close:aux-unmapped")
 	}
 	buf.Get() // ring_buffer_get(event)
-	if m.Aux {
-		if err := k.perfMmapCloseAux(t, m); err != nil {
-			panicCrash("%v", err)
-		}
+	if err := k.perfMmapCloseAux(t, m, pgoff); err != nil {
+		panicCrash("%v", err)
 	}
 	bs := k.bufs[buf]
 	bs.mmapCount--

@@ -26,12 +26,13 @@ func (rb *Buffer) AuxMapped(mapped bool) {
 }
 
 var auxLifetimeInvariant = Invariant{"aux-pages-lifetime",
-	"the AUX pages are freed only when no user mapping maps them, a mapping is made only of pages that exist, and rb_alloc_aux() never replaces a live area",
-	"a mapping left on freed AUX pages is a use after free, and a second allocation leaks the first (2ab9d830262c: AUX buffer serialization, knob aux-mutex; CVE-2024-46713)"}
+	"the AUX pages are freed only when no user mapping maps them and always once the last one goes, a mapping is made only of pages that exist, and rb_alloc_aux() never replaces a live area",
+	"a mapping left on freed AUX pages is a use after free, and a second allocation leaks the first (2ab9d830262c: AUX buffer serialization, knob aux-mutex; CVE-2024-46713); " +
+		"pages left after the last unmap leak with their locked_vm charge (b024d7b56c77: a split mapping, knob vma-split)"}
 
 // auxLifetimeCheck is the aux-pages-lifetime part of auxCheck.
 func auxLifetimeCheck(log []TraceEvent, bad func(name, format string, args ...any), at *int) {
-	live, maps := false, 0
+	live, maps, lastUnmap := false, 0, -1
 	defer func() { *at = -1 }()
 	for i := range log {
 		*at = i
@@ -41,21 +42,29 @@ func auxLifetimeCheck(log []TraceEvent, bad func(name, format string, args ...an
 				bad("aux-pages-lifetime", "rb_alloc_aux() allocated %d AUX pages over a live AUX area: the first allocation leaks (double allocation)", e.Size)
 			}
 			live = true
+			lastUnmap = -1
 		case TraceAuxFree:
 			if maps > 0 {
 				bad("aux-pages-lifetime", "the AUX pages were freed while %d user mapping(s) still map them: use after free", maps)
 			}
-			live = false
+			live, lastUnmap = false, -1
 		case TraceAuxMap:
 			if e.Value == 0 {
-				maps--
+				if maps--; maps == 0 {
+					lastUnmap = i
+				}
 				continue
 			}
 			if !live {
 				bad("aux-pages-lifetime", "an AUX mapping was made of an AUX area with no pages")
 			}
 			maps++
+			lastUnmap = -1
 		}
+	}
+	if live && maps == 0 && lastUnmap >= 0 {
+		*at = lastUnmap
+		bad("aux-pages-lifetime", "the AUX pages outlived the last mapping of them (a leak): aux_mmap_count never reached 0, or an AUX writer still holds aux_refcount, so perf_mmap_close() did not free them")
 	}
 }
 

@@ -166,6 +166,7 @@ func TestBuiltinsOldKnobsFound(t *testing.T) {
 		// Two threads of perf: the last AUX munmap and an AUX mmap through
 		// the SET_OUTPUT'd cycles fd, under two different mmap_mutexes.
 		{"aux-mmap-vs-munmap", map[string]string{"aux-mutex": "pre-2ab9d830262c"}, []map[string]string{{}}, "", false, 0},
+		{"aux-munmap-split", map[string]string{"vma-split": "pre-b024d7b56c77"}, []map[string]string{{}}, "", false, 50},
 		// The sampling PMI held by its skid, then taken inside pt_event_stop().
 		{"pt-sample-vs-stop-skid", map[string]string{"pt-snapshot-stop": "pre-d92792a4b26e"}, []map[string]string{{}}, "", false, 0},
 	} {

@@ -25,6 +25,22 @@ func init() {
 				}
 			})
 		}})
+	RegisterAction(Action{Name: "aux-munmap-tail", Args: []ArgKind{ArgSize, ArgCPU}, MinArgs: 1,
+		Help: "a thread of perf (on cpuN if given) unmaps the last SIZE bytes of each AUX area perf mapped: a partial munmap, " +
+			"-EINVAL today (perf_mmap_may_split()), a split of the mapping before b024d7b56c77 (kernel knob vma-split)",
+		Do: func(ss *Session, args []string) {
+			size := sizeArg(args, 0)
+			ss.ToolThread(cpuArg(args, 1), func(t *sched.Task) {
+				for _, mm := range ss.aux.mmaps {
+					if mm.Map == nil || size == 0 || size >= mm.Len {
+						continue
+					}
+					if err := ss.K.MunmapRange(t, mm.Map, mm.Len-size, size); err != nil {
+						ss.tool.actionErrs++
+					}
+				}
+			})
+		}})
 	RegisterSessionObservable("tool.aux-mmaps", "AUX mappings the aux-mmap action made", func(ss *Session) int64 { return ss.tool.auxMapped })
 }
 

@@ -110,7 +110,8 @@ type Session struct {
 	FDs []int
 	// SideBandFDs are the BPF side-band evlist's fds (never read: no BPF
 	// program loads in the simulation).
-	SideBandFDs []int
+	SideBandFDs  []int
+	sideBandMaps []*pmu.Mapping
 
 	// Err is why perf gave up (a failed perf_event_open, mmap or ioctl).
 	Err error
@@ -337,6 +338,10 @@ func (ss *Session) finish(t *sched.Task) {
 		}
 		ss.auxtraceMunmap(t, m)
 	}
+	for _, m := range ss.sideBandMaps { // evlist__stop_sb_thread() -> evlist__delete()
+		ss.K.Munmap(t, m)
+	}
+	ss.sideBandMaps = nil
 	for _, fd := range append(append([]int(nil), ss.FDs...), ss.SideBandFDs...) {
 		if fd >= 0 {
 			ss.K.Close(t, fd)
@@ -470,10 +475,12 @@ func (ss *Session) setupSideBand(t *sched.Task) {
 				return
 			}
 			ss.SideBandFDs = append(ss.SideBandFDs, fd)
-			if _, err := ss.K.Mmap(t, fd, 0, length, pmu.ProtRead|pmu.ProtWrite); err != nil {
+			m, err := ss.K.Mmap(t, fd, 0, length, pmu.ProtRead|pmu.ProtWrite)
+			if err != nil {
 				ss.Warnings = append(ss.Warnings, "side band mmap failed: "+err.Error())
 				return
 			}
+			ss.sideBandMaps = append(ss.sideBandMaps, m)
 		}
 	}
 }

@@ -1,0 +1,120 @@
+package pmu
+
+import (
+	"perfsim/sched"
+	"perfsim/sim"
+)
+
+// A perf mapping is one VMA until a partial munmap splits it. Today
+// perf_mmap_may_split() refuses every split (-EINVAL), because the counts
+// perf_mmap_open() takes for a new piece are not the ones perf_mmap_close()
+// drops for it: a piece at vm_pgoff != 0 takes an aux_mmap_count, but only
+// the piece at rb->aux_pgoff gives one back. Before b024d7b56c77 (knob
+// vma-split) munmap() split the mapping and the AUX area's count leaked: its
+// pages outlive every mapping, and so do their locked_vm charges.
+
+// vmaPiece is what is left of a Mapping's VMA after a split: pages from pgoff.
+type vmaPiece struct{ pgoff, pages uint64 }
+
+var vmaSplitKnob = sim.KnobSpec{
+	Name:   "vma-split",
+	Values: []string{"today", "pre-b024d7b56c77"},
+	Help: "a munmap() of part of a perf mapping: today perf_mmap_may_split() returns -EINVAL and nothing is unmapped; pre-b024d7b56c77: " +
+		"the VMA splits, perf_mmap_open() on the new piece takes event->mmap_count, rb->mmap_count and, when its vm_pgoff is not 0, " +
+		"rb->aux_mmap_count, but perf_mmap_close() gives aux_mmap_count back only for the piece at rb->aux_pgoff: the AUX pages and " +
+		"their locked_vm charge leak",
+	Source:  "b024d7b56c77 perf/core: Prevent VMA split of buffer mappings (Thomas Gleixner, Aug 2025; Fixes 45bfb2e50471; ZDI-CAN-27504)",
+	Package: "pmu",
+}
+
+func init() {
+	KnobSpecs = append(KnobSpecs, vmaSplitKnob)
+	RegisterObservable("mmap.locked-vm", "pages charged to the user's locked_vm by perf mappings now (0 once everything is unmapped)",
+		func(k *Kernel) int64 { return k.mlockedPages })
+	RegisterObservable("mmap.splits", "perf mappings split by a partial munmap (only before b024d7b56c77)",
+		func(k *Kernel) int64 { return int64(k.mmapStats.splits) })
+}
+
+// Munmap unmaps a mapping made by Mmap, every piece of it.
+// mm/vma.c: do_vmi_munmap() -> remove_vma() -> vm_ops->close
+func (k *Kernel) Munmap(t *sched.Task, m *Mapping) (err error) {
+	if m == nil {
+		return EINVAL
+	}
+	return k.MunmapRange(t, m, 0, m.Length)
+}
+
+// MunmapRange unmaps length bytes at offset off of mapping m: munmap() of
+// part of it splits the VMA first (__split_vma(): vm_ops->may_split, then
+// vm_ops->open on the new piece), then closes the pieces in the range.
+// mm/vma.c: vms_gather_munmap_vmas()
+func (k *Kernel) MunmapRange(t *sched.Task, m *Mapping, off, length uint64) (err error) {
+	k.S.Syscall(t, "munmap", func(t *sched.Task) {
+		err = k.munmapRange(t, m, off, length)
+	})
+	return err
+}
+
+func (k *Kernel) munmapRange(t *sched.Task, m *Mapping, off, length uint64) error {
+	if m == nil || m.unmap || off%PageSize != 0 || length == 0 || off+length > m.Length {
+		return EINVAL
+	}
+	if m.vmas == nil {
+		m.vmas = []vmaPiece{{m.Pgoff, m.Length / PageSize}}
+	}
+	lo := m.Pgoff + off/PageSize
+	hi := lo + (length+PageSize-1)/PageSize
+	// Split the pieces the range cuts: at lo, then at hi.
+	for _, at := range []uint64{lo, hi} {
+		for i, v := range m.vmas {
+			if at <= v.pgoff || at >= v.pgoff+v.pages {
+				continue
+			}
+			if k.Knob("vma-split") != "pre-b024d7b56c77" {
+				return EINVAL // perf_mmap_may_split()
+			}
+			k.mmapStats.splits++
+			m.vmas[i].pages = at - v.pgoff
+			m.vmas = append(m.vmas, vmaPiece{at, v.pgoff + v.pages - at})
+			k.perfMmapOpen(m, at)
+			break
+		}
+	}
+	var keep []vmaPiece
+	for _, v := range m.vmas {
+		if v.pgoff >= lo && v.pgoff+v.pages <= hi {
+			if err := k.perfMmapClose(t, m, v.pgoff); err != nil {
+				return err
+			}
+			continue
+		}
+		keep = append(keep, v)
+	}
+	m.vmas = keep
+	m.unmap = len(keep) == 0
+	return nil
+}
+
+// perfMmapOpen is vm_ops->open for the new piece of a split mapping, at pgoff:
+// it takes the piece's references, an aux_mmap_count for any vm_pgoff != 0.
+// kernel/events/core.c: perf_mmap_open()
+func (k *Kernel) perfMmapOpen(m *Mapping, pgoff uint64) {
+	e := m.ev
+	if e.mmapCount != refcountSaturated {
+		e.mmapCount++ // refcount_inc(&event->mmap_count)
+	}
+	if bs := k.bufs[e.rb]; bs != nil {
+		bs.mmapCount++ // refcount_inc(&event->rb->mmap_count)
+	}
+	if pgoff != 0 {
+		buf := e.rb
+		if buf.AuxMmapCount() == 0 {
+			k.refcountWarn() // a piece of the data mapping on a buffer with no AUX area
+		}
+		buf.AuxMmapSet(buf.AuxMmapCount() + 1) // refcount_inc(&event->rb->aux_mmap_count)
+	}
+	if m.Aux {
+		m.RB.AuxMapped(true)
+	}
+	e.fileRefs++ // vm_area_dup() takes the file
+}
