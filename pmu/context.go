@@ -21,6 +21,9 @@ type Context struct {
 	cpu  int         // the CPU of a CPU context
 
 	isActive int // ctx->is_active
+	// lockCPU is 1 + the CPU holding ctx->lock (0: free); lockDepth counts
+	// the model's nested takes on that CPU (context_lock.go).
+	lockCPU, lockDepth int
 	// pinned and flexible are the group leaders (ctx->pinned_groups,
 	// flexible_groups), in insertion order (the rb-tree's group_index order).
 	pinned, flexible []*Event

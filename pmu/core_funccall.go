@@ -77,16 +77,19 @@ func (k *Kernel) eventFunctionCall(t *sched.Task, e *Event, fn eventFunc) {
 			t.Step("event_function_call:retry")
 			continue
 		}
-		// Not running: lock the context here. If it became active meanwhile
-		// (it cannot in one step of the model) we would retry.
+		// Not running: lock the context here (raw_spin_lock_irq(&ctx->lock));
+		// if it became active meanwhile, try again.
 		c := t.CPU()
 		f := c.LocalIrqSave()
+		k.ctxLock(c, ctx)
 		c.Step("event_function_call:ctx-locked")
 		if ctx.isActive != 0 {
+			k.ctxUnlock(c, ctx)
 			c.LocalIrqRestore(f)
 			continue
 		}
 		fn(c, e, ctx)
+		k.ctxUnlock(c, ctx)
 		c.LocalIrqRestore(f)
 		return
 	}

@@ -29,10 +29,12 @@ func (k *Kernel) perfEventContextSchedOut(c *cpu.CPU, task *sched.Task) {
 	if ctx == nil || ctx.isActive == 0 {
 		return
 	}
+	k.ctxLock(c, ctx)
 	k.perfCtxDisable(c, ctx)
 	c.Step("perf_event_context_sched_out:disabled")
 	k.ctxSchedOut(c, ctx, EVENT_ALL) // task_ctx_sched_out()
 	k.perfCtxEnable(c, ctx)
+	k.ctxUnlock(c, ctx)
 }
 
 // SchedIn implements sched.SwitchHook: perf_event_task_sched_in(), called from
@@ -68,7 +70,9 @@ func (k *Kernel) perfEventContextSchedIn(c *cpu.CPU, task *sched.Task) {
 	if cc.taskCtx == ctx {
 		return
 	}
+	k.ctxLock(c, ctx) // perf_ctx_lock(cpuctx, ctx)
 	if len(ctx.events) == 0 {
+		k.ctxUnlock(c, ctx)
 		return
 	}
 	k.perfCtxDisable(c, ctx)
@@ -77,6 +81,7 @@ func (k *Kernel) perfEventContextSchedIn(c *cpu.CPU, task *sched.Task) {
 	}
 	k.perfEventSchedIn(c, ctx)
 	k.perfCtxEnable(c, ctx)
+	k.ctxUnlock(c, ctx)
 }
 
 // perfCtxDisable disables every PMU that has events in ctx.

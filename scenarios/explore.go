@@ -11,12 +11,13 @@ import (
 
 // ExploreOptions says how to search the schedules of a scenario.
 type ExploreOptions struct {
-	Strategy string // "random" (default), "rapid" or "sparse"
-	Runs     int    // schedules to run (default 100)
+	Strategy string // "random" (default), "rapid", "sparse" or "bounded"
+	Runs     int    // schedules to run (default 100); bounded: the most to run
 	Seed     uint64 // random, sparse: seeds Seed..Seed+Runs-1; rapid: rapid's seed
 	// Budget bounds the disturbing decisions of one random schedule (sim.Limited;
 	// default 16), which keeps found schedules short; sparse: the most
-	// disturbances one schedule plans (sim.Sparse's Max).
+	// disturbances one schedule plans (sim.Sparse's Max); bounded: the
+	// bound, every schedule with at most Budget disturbances (default 2).
 	Budget int
 	Limit  sim.Time          // the virtual time limit of each run (0: DefaultLimit)
 	Knobs  map[string]string // knob overrides
@@ -66,6 +67,10 @@ type ExploreResult struct {
 	Found     *Found
 	Elapsed   time.Duration // wall clock (for schedules/second; not in replay files)
 	Failed    bool
+	// Exhausted (bounded strategy): every schedule with at most Bound
+	// disturbing decisions was run.
+	Exhausted bool
+	Bound     int
 }
 
 // Explore runs many schedules of f, counts its outcomes, stops at the first
@@ -74,6 +79,9 @@ type ExploreResult struct {
 func Explore(f *File, o ExploreOptions) (*ExploreResult, error) {
 	if o.Runs <= 0 {
 		o.Runs = 100
+	}
+	if o.Budget <= 0 && o.Strategy == "bounded" {
+		o.Budget = 2
 	}
 	if o.Budget <= 0 {
 		o.Budget = 16
@@ -105,8 +113,10 @@ func Explore(f *File, o ExploreOptions) (*ExploreResult, error) {
 		err = exploreRapid(f, o, ex)
 	case "sparse":
 		err = exploreSparse(f, o, ex)
+	case "bounded":
+		err = exploreBounded(f, o, ex)
 	default:
-		return nil, fmt.Errorf("unknown strategy %q (random, rapid or sparse)", o.Strategy)
+		return nil, fmt.Errorf("unknown strategy %q (random, rapid, sparse or bounded)", o.Strategy)
 	}
 	ex.Elapsed = time.Since(start)
 	if err != nil {
@@ -244,7 +254,11 @@ func (ex *ExploreResult) WriteText(w io.Writer) {
 		}
 		fmt.Fprintf(w, "%-9s %9d %9d  %s%s\n", c.Verdict, c.Positive, c.Negative, c.Outcome, mark)
 	}
-	if ex.Found == nil {
+	if ex.Found == nil && ex.Exhausted {
+		fmt.Fprintf(w, "no violation in %d schedules: every schedule with at most %s\n", ex.Schedules, disturbingDecisions(ex.Bound))
+	} else if ex.Found == nil && ex.Strategy == "bounded" {
+		fmt.Fprintf(w, "no violation in %d schedules (not exhaustive: the search stopped at --runs before every schedule with at most %s ran)\n", ex.Schedules, disturbingDecisions(ex.Bound))
+	} else if ex.Found == nil {
 		fmt.Fprintf(w, "no violation in %d schedules\n", ex.Schedules)
 	} else {
 		fd := ex.Found

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -15,11 +16,11 @@ import (
 // cmdExplore runs many schedules, prints herd7-style counts per outcome, and
 // shrinks and saves the first violation.
 func cmdExplore(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("explore", "SCENARIO [--strategy random|rapid|sparse] [--runs N] [--seed N] [--budget N] [--time LIMIT] [--kernel NAME=VALUE]... [--out FILE] [-q]", stderr)
-	strategy := fs.String("strategy", "random", "how schedules are drawn: random (seeds seed..seed+runs-1: a coin at every decision), rapid, or sparse (seeds seed..seed+runs-1: a few disturbances placed anywhere along the quiet run's decisions)")
-	runs := fs.Int("runs", 1000, "the number of schedules")
+	fs := newFlagSet("explore", "SCENARIO [--strategy random|rapid|sparse|bounded] [--runs N] [--seed N] [--budget N] [--time LIMIT] [--kernel NAME=VALUE]... [--out FILE] [-q]", stderr)
+	strategy := fs.String("strategy", "random", "how schedules are drawn: random (seeds seed..seed+runs-1: a coin at every decision), rapid, sparse (seeds seed..seed+runs-1: a few disturbances placed anywhere along the quiet run's decisions), or bounded (every schedule with at most budget disturbing decisions, fewest first)")
+	runs := fs.Int("runs", 1000, "the number of schedules (bounded: the most to run, default 100000)")
 	seed := fs.Uint64("seed", 1, "the first seed")
-	budget := fs.Int("budget", 16, "random: the disturbing (non-default) decisions each schedule may make; sparse: the most it plans")
+	budget := fs.Int("budget", 16, "random: the disturbing (non-default) decisions each schedule may make; sparse: the most it plans; bounded: the bound (default 2)")
 	limit := fs.String("time", "", "the virtual time `LIMIT` of each schedule, like 20ms (default 10s)")
 	knobs := knobFlags{}
 	fs.Var(knobs, "kernel", "set a kernel (or tool) knob, `NAME=VALUE`; repeatable")
@@ -38,6 +39,16 @@ func cmdExplore(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	o := scenarios.ExploreOptions{Strategy: *strategy, Runs: *runs, Seed: *seed, Budget: *budget, Knobs: knobs}
+	if *strategy == "bounded" {
+		set := map[string]bool{}
+		fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+		if !set["budget"] {
+			o.Budget = 0 // the bounded strategy's own default
+		}
+		if !set["runs"] {
+			o.Runs = 100000
+		}
+	}
 	if *limit != "" {
 		d, err := scenarios.ParseDuration(*limit)
 		if err != nil || d <= 0 {

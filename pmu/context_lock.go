@@ -1,0 +1,42 @@
+package pmu
+
+import (
+	"perfsim/cpu"
+	"perfsim/sim"
+)
+
+// ctx->lock as another CPU sees it. Most of the core runs on the CPU where a
+// context is active, with irqs off, and needs no lock in the model; the
+// places where two CPUs can touch one task context at once are the task's
+// sched in and out on its CPU and event_function_call()'s path for a task that
+// is not running, on the caller's CPU. Between step points of one of them the
+// other must not run, as raw_spin_lock(&ctx->lock) guarantees upstream: a CPU
+// that finds the lock held spins, and time passes, until it is free.
+
+// spinCost is how long a CPU spins between two tries of a held raw spinlock.
+const spinCost = 20 * sim.Nanosecond
+
+func init() { RegisterStepPoints("raw_spin_lock:ctx->lock") }
+
+// ctxLock takes ctx->lock on c (nesting on one CPU, where the model's helpers
+// take it again rather than pass it down).
+// kernel/events/core.c: perf_ctx_lock() / raw_spin_lock(&ctx->lock)
+func (k *Kernel) ctxLock(c *cpu.CPU, ctx *Context) {
+	for ctx.lockCPU != 0 && ctx.lockCPU != c.ID+1 {
+		c.Step("raw_spin_lock:ctx->lock")
+		c.Spend(spinCost)
+	}
+	ctx.lockCPU = c.ID + 1
+	ctx.lockDepth++
+}
+
+// ctxUnlock releases what ctxLock took.
+// kernel/events/core.c: perf_ctx_unlock()
+func (k *Kernel) ctxUnlock(c *cpu.CPU, ctx *Context) {
+	if ctx.lockCPU != c.ID+1 || ctx.lockDepth <= 0 {
+		panicCrash("raw_spin_unlock: ctx->lock of %v not held on cpu%d", ctx.task, c.ID)
+	}
+	if ctx.lockDepth--; ctx.lockDepth == 0 {
+		ctx.lockCPU = 0
+	}
+}
