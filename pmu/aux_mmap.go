@@ -73,14 +73,21 @@ func (k *Kernel) perfMmapAuxLocked(t *sched.Task, e *Event, bs *bufState, pgoff 
 			k.refcountWarn()
 		}
 		buf.AuxMmapSet(buf.AuxMmapCount() + 1) // refcount_inc(&rb->aux_mmap_count)
+		if !old {
+			// perf_mmap_account(vma, user_extra = nr_pages, 0): charged again,
+			// uncharged once by the teardown (as for the data area, mmap.go).
+			k.mlockedPages += int64(nrPages)
+		}
 	} else {
+		if old {
+			// atomic_set(&rb->aux_mmap_count, 1) before the limits and the
+			// allocation, and left set when either fails (until 5468c0fbccbb)
+			buf.AuxMmapSet(1)
+		}
 		extra, err := k.perfMmapCalcLimits(int64(nrPages))
 		if err != nil {
 			bs.mmapCount--
 			return EPERM
-		}
-		if old {
-			buf.AuxMmapSet(1) // atomic_set(&rb->aux_mmap_count, 1), before the allocation (until 5468c0fbccbb)
 		}
 		flags := 0
 		if prot&ProtWrite != 0 {

@@ -9,7 +9,8 @@ import (
 // perf_mmap_may_split() refuses every split (-EINVAL), because the counts
 // perf_mmap_open() takes for a new piece are not the ones perf_mmap_close()
 // drops for it: a piece at vm_pgoff != 0 takes an aux_mmap_count, but only
-// the piece at rb->aux_pgoff gives one back. Before b024d7b56c77 (knob
+// the piece at rb->aux_pgoff gives one back. The AUX piece that keeps
+// aux_pgoff takes one more; the piece that goes without it gives none. Before b024d7b56c77 (knob
 // vma-split) munmap() split the mapping and the AUX area's count leaked: its
 // pages outlive every mapping, and so do their locked_vm charges.
 
@@ -45,8 +46,10 @@ func (k *Kernel) Munmap(t *sched.Task, m *Mapping) (err error) {
 }
 
 // MunmapRange unmaps length bytes at offset off of mapping m: munmap() of
-// part of it splits the VMA first (__split_vma(): vm_ops->may_split, then
-// vm_ops->open on the new piece), then closes the pieces in the range.
+// part of it splits the VMA first, at the range's start and then its end
+// (__split_vma(..., new_below = 1): vm_ops->may_split, then vm_ops->open on
+// the new VMA, which is the lower piece and keeps the old vm_pgoff), then
+// closes the pieces in the range.
 // mm/vma.c: vms_gather_munmap_vmas()
 func (k *Kernel) MunmapRange(t *sched.Task, m *Mapping, off, length uint64) (err error) {
 	k.S.Syscall(t, "munmap", func(t *sched.Task) {
@@ -76,7 +79,7 @@ func (k *Kernel) munmapRange(t *sched.Task, m *Mapping, off, length uint64) erro
 			k.mmapStats.splits++
 			m.vmas[i].pages = at - v.pgoff
 			m.vmas = append(m.vmas, vmaPiece{at, v.pgoff + v.pages - at})
-			k.perfMmapOpen(m, at)
+			k.perfMmapOpen(m, v.pgoff) // the new, lower piece
 			break
 		}
 	}
@@ -97,6 +100,8 @@ func (k *Kernel) munmapRange(t *sched.Task, m *Mapping, off, length uint64) erro
 
 // perfMmapOpen is vm_ops->open for the new piece of a split mapping, at pgoff:
 // it takes the piece's references, an aux_mmap_count for any vm_pgoff != 0.
+// The counts are atomic_t, as they were until 448f97fba901 (after the fix):
+// an increment from 0 passes silently.
 // kernel/events/core.c: perf_mmap_open()
 func (k *Kernel) perfMmapOpen(m *Mapping, pgoff uint64) {
 	e := m.ev
@@ -108,10 +113,7 @@ func (k *Kernel) perfMmapOpen(m *Mapping, pgoff uint64) {
 	}
 	if pgoff != 0 {
 		buf := e.rb
-		if buf.AuxMmapCount() == 0 {
-			k.refcountWarn() // a piece of the data mapping on a buffer with no AUX area
-		}
-		buf.AuxMmapSet(buf.AuxMmapCount() + 1) // refcount_inc(&event->rb->aux_mmap_count)
+		buf.AuxMmapSet(buf.AuxMmapCount() + 1) // atomic_inc(&event->rb->aux_mmap_count)
 	}
 	if m.Aux {
 		m.RB.AuxMapped(true)

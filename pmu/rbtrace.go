@@ -25,6 +25,8 @@ type BufferLog struct {
 	// Drained is set by the reader's owner when a reader read everything it
 	// could at the end (rb.Final.Drained).
 	Drained bool
+	// Quiet is set by the run's owner when every task exited (rb.Final.Quiet).
+	Quiet bool
 	// Name says which event mapped it, for messages.
 	Name string
 	// HeadBackwards counts the stores of user_page->data_head that went the
@@ -136,7 +138,7 @@ func (k *Kernel) WrittenAt(buf *rb.Buffer, pos uint64) (rec []byte, ok bool) {
 // Final is the end-of-run state rb.Check needs.
 func (l *BufferLog) Final() rb.Final {
 	return rb.Final{DataSize: l.Buf.DataSize(), Backward: l.Backward, Overwrite: l.Buf.Overwrite(),
-		Head: l.Buf.Head(), Lost: l.Buf.Lost(), Drained: l.Drained}
+		Head: l.Buf.Head(), Lost: l.Buf.Lost(), Drained: l.Drained, Quiet: l.Quiet}
 }
 
 // Check runs rb.Check over the log (nothing for a truncated log).

@@ -27,8 +27,8 @@ var auxInvariants = []Invariant{
 // auxCheck is the AUX part of Check.
 // at is Check's cursor: set to the index being judged, -1 after the loop.
 func auxCheck(log []TraceEvent, f Final, bad func(name, format string, args ...any), at *int) {
-	auxTxnCheck(log, bad, at)      // aux_txn.go
-	auxLifetimeCheck(log, bad, at) // aux_lifetime.go
+	auxTxnCheck(log, bad, at)         // aux_txn.go
+	auxLifetimeCheck(log, f, bad, at) // aux_lifetime.go
 
 	inFlight := map[uint64]TraceEvent{} // per event id: the callback in flight
 	type span struct {

@@ -52,6 +52,9 @@ type Final struct {
 	// Drained says that a reader read everything it could at the end, so a record
 	// neither read nor overwritten was missed.
 	Drained bool
+	// Quiet says that the run ended with every task exited, so no syscall
+	// was cut off halfway (an munmap between the unmap and the free).
+	Quiet bool
 }
 
 type commit struct {

@@ -280,7 +280,9 @@ func (p *pmuRun) Finish() []Violation {
 			}
 		}
 	}
+	quiet := p.r.S.AllExited()
 	for _, l := range p.k.BufferLogs() {
+		l.Quiet = quiet
 		if l.Truncated {
 			p.r.note(-1, "rb", fmt.Sprintf("ring buffer of %s logged over %d events: its invariants are not judged", l.Name, rbTraceLimit))
 			continue

@@ -113,6 +113,9 @@ func (s *Sched) exitToUserMode(t *Task) {
 // returnToUser is the end of exit_to_user_mode(): the user-return hooks, then
 // user mode.
 func (s *Sched) returnToUser(t *Task) {
+	if t.mutexes > 0 {
+		sim.Crash("BUG: %s returning to user space with %d mutex(es) held", t, t.mutexes)
+	}
 	for _, h := range s.UserReturnHooks {
 		h.ExitToUser(t)
 	}
@@ -182,6 +185,9 @@ func (s *Sched) setAffinity(t *Task, m CPUMask) {
 
 // exit is do_exit(): the exit hooks, then the last switch away.
 func (s *Sched) exit(t *Task) {
+	if t.mutexes > 0 {
+		sim.Crash("BUG: %s exiting with %d mutex(es) held", t, t.mutexes)
+	}
 	s.setUser(t, false)
 	t.KernelEntries++
 	for _, h := range s.ExitHooks {

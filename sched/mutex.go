@@ -1,6 +1,9 @@
 package sched
 
-import "perfsim/sim"
+import (
+	"perfsim/cpu"
+	"perfsim/sim"
+)
 
 // Mutex is a sleeping lock, struct mutex: a task that finds it held sleeps
 // (TASK_UNINTERRUPTIBLE) until the owner unlocks it. Take it only from a
@@ -19,6 +22,9 @@ type Mutex struct {
 // "possible recursive locking detected").
 // kernel/locking/mutex.c: mutex_lock()
 func (s *Sched) MutexLock(t *Task, m *Mutex) {
+	if c := t.CPU(); c != nil && (c.IrqsDisabled() || c.Context() != cpu.CtxTask || c.PreemptCount() > 0) {
+		sim.Crash("BUG: sleeping function called from invalid context: %s takes %s on cpu%d", t, m.Name, c.ID)
+	}
 	if m.owner == t {
 		sim.Crash("possible recursive locking detected: %s already holds %s", t, m.Name)
 	}
@@ -30,6 +36,7 @@ func (s *Sched) MutexLock(t *Task, m *Mutex) {
 		m.waiters.remove(t)
 	}
 	m.owner = t
+	t.mutexes++
 }
 
 // MutexTryLock takes m if it is free: mutex_trylock().
@@ -38,6 +45,7 @@ func (s *Sched) MutexTryLock(t *Task, m *Mutex) bool {
 		return false
 	}
 	m.owner = t
+	t.mutexes++
 	return true
 }
 
@@ -49,6 +57,7 @@ func (s *Sched) MutexUnlock(t *Task, m *Mutex) {
 		sim.Crash("DEBUG_LOCKS_WARN_ON(__owner_task(owner) != current): %s unlocks %s held by %v", t, m.Name, m.owner)
 	}
 	m.owner = nil
+	t.mutexes--
 	s.WakeUpAll(&m.waiters)
 }
 

@@ -2,6 +2,7 @@ package sched
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -37,17 +38,24 @@ func TestMutexSerializes(t *testing.T) {
 	}
 }
 
-// Taking a mutex twice, or unlocking one held by another task, is an oops.
+// Taking a mutex twice, unlocking one held by another task, sleeping on one
+// with irqs off, or leaving the kernel holding one is an oops.
 func TestMutexMisuseOopses(t *testing.T) {
 	for _, tc := range []struct {
-		name string
-		body func(s *Sched, mu *Mutex) SyscallFunc
+		name, want string // want: in the oops
+		body       func(s *Sched, mu *Mutex) SyscallFunc
 	}{
-		{"recursive", func(s *Sched, mu *Mutex) SyscallFunc {
+		{"recursive", "recursive locking", func(s *Sched, mu *Mutex) SyscallFunc {
 			return func(tk *Task) { s.MutexLock(tk, mu); s.MutexLock(tk, mu) }
 		}},
-		{"unlock-unheld", func(s *Sched, mu *Mutex) SyscallFunc {
+		{"unlock-unheld", "DEBUG_LOCKS_WARN_ON", func(s *Sched, mu *Mutex) SyscallFunc {
 			return func(tk *Task) { s.MutexUnlock(tk, mu) }
+		}},
+		{"irqs-off", "sleeping function called from invalid context", func(s *Sched, mu *Mutex) SyscallFunc {
+			return func(tk *Task) { tk.CPU().LocalIrqSave(); s.MutexLock(tk, mu) }
+		}},
+		{"held-at-return-to-user", "returning to user space with 1 mutex(es) held", func(s *Sched, mu *Mutex) SyscallFunc {
+			return func(tk *Task) { s.MutexLock(tk, mu) }
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -56,8 +64,8 @@ func TestMutexMisuseOopses(t *testing.T) {
 			s.Spawn("a", 0, Call(func(tk *Task) { s.Syscall(tk, "x", tc.body(s, mu)) }))
 			err := m.Run(sim.Second)
 			var oops *sim.Oops
-			if !errors.As(err, &oops) {
-				t.Fatalf("run = %v, want an oops", err)
+			if !errors.As(err, &oops) || !strings.Contains(oops.Error(), tc.want) {
+				t.Fatalf("run = %v, want an oops with %q", err, tc.want)
 			}
 		})
 	}

@@ -94,6 +94,8 @@ type Task struct {
 
 	works   []TaskWork
 	signals []Signal
+	// mutexes counts the sleeping locks the task holds (mutex.go).
+	mutexes int
 
 	// Computed is the user compute time the program asked for and got.
 	Computed sim.Duration
