@@ -103,8 +103,8 @@ func (k *Kernel) perfMmapRB(e *Event, nrPages int, prot Prot) (*Mapping, error) 
 			// "Success -- managed to mmap() the same buffer multiple times."
 			// perf_mmap_account() charges the pages again, and only the last
 			// perf_mmap_close() uncharges, once: a locked_vm leak per extra
-			// mapping since 0983593f32c4 set user_extra before this path (a
-			// lead, read in post-v6.19 core.c; not confirmed upstream).
+			// mapping (a lead, read in post-v6.19 core.c; v6.8 charged 0
+			// here, user_extra being set after this path then).
 			k.mlockedPages += userPages
 			bs.mmapCount++
 			if e.mmapCount != refcountSaturated {
