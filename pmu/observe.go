@@ -37,6 +37,30 @@ var observables = map[string]func(k *Kernel) int64{
 	},
 }
 
+// The core observables' meanings (the drivers register theirs with help).
+func init() {
+	for n, h := range map[string]string{
+		"samples":         "samples written into a ring buffer",
+		"overflows":       "counter overflows handled (__perf_event_overflow)",
+		"rb.lost":         "samples a paused or full ring buffer refused",
+		"rb.count":        "ring buffers alive now",
+		"wakeups":         "perf_output_wakeup() calls",
+		"pmis":            "hardware PMU NMIs handled",
+		"throttles":       "events throttled (more than max_samples_per_tick)",
+		"unthrottles":     "events unthrottled by the tick",
+		"events.opened":   "perf_event_open() calls that made an event",
+		"events.closed":   "events released",
+		"events.active":   "events ACTIVE now",
+		"events.inactive": "events INACTIVE now",
+		"events.off":      "events OFF (disabled) now",
+		"events.error":    "events in ERROR now (a pinned group that could not go on)",
+		"mmaps":           "ring buffers perf_mmap() allocated",
+		"lost_samples":    "event->lost_samples summed over every event",
+	} {
+		observableHlp[n] = h
+	}
+}
+
 func (k *Kernel) countState(s EventState) int64 {
 	var n int64
 	for _, e := range k.events {

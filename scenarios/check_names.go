@@ -21,8 +21,16 @@ func (c *checker) unknown(kind Kind, name string) string {
 	if best := closest(name, names); best != "" {
 		return msg + fmt.Sprintf("; did you mean %s?", quote(best))
 	}
-	return msg + fmt.Sprintf(" (%d %s are known)", len(names), kindNames[kind][1])
+	msg += fmt.Sprintf(" (%d %s are known", len(names), kindNames[kind][1])
+	if arg, ok := namesArg[kind]; ok {
+		msg += "; simrun names " + arg + " lists them"
+	}
+	return msg + ")"
 }
+
+// namesArg is the simrun names argument that lists a kind.
+var namesArg = map[Kind]string{Verbs: "actions", Observables: "observables", Invariants: "invariants",
+	StepPoints: "steps", Syscalls: "syscalls", PMUs: "PMUs"}
 
 // closest returns the name within edit distance 3 of s that is nearest, or "".
 func closest(s string, names []string) string {

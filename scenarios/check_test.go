@@ -72,7 +72,7 @@ func TestCheckLongListsSuggest(t *testing.T) {
 	got := checkMessages(t, "task t\n  syscall clsoe\n  syscall zzzzzzzzz\n", reg)
 	want := []string{
 		`c.sim:2:3: unknown system call "clsoe"; did you mean "close"?`,
-		`c.sim:3:3: unknown system call "zzzzzzzzz" (18 system calls are known)`,
+		`c.sim:3:3: unknown system call "zzzzzzzzz" (18 system calls are known; simrun names syscalls lists them)`,
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)

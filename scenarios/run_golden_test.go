@@ -33,7 +33,7 @@ func TestRunErrorsGolden(t *testing.T) {
 
 // knownNames matches the part of an "unknown NAME" message that lists (or
 // counts) what the registry knows, which grows with every model.
-var knownNames = regexp.MustCompile(`(; known [a-z ]+: [^\n]*| \(\d+ [a-z ]+ are known\))`)
+var knownNames = regexp.MustCompile(`(; known [a-z ]+: [^\n]*| \(\d+ [a-z ]+ are known(; simrun names [a-zA-Z]+ lists them)?\))`)
 
 // stableNames keeps the golden files of run errors independent of how many
 // knobs, actions or step points the models register.

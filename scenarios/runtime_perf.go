@@ -20,6 +20,8 @@ type PerfBackend interface {
 	// segment cpuN (cpuN.pmi) or SESSION (SESSION.samples), which match every CPU
 	// and every session name of the file.
 	Observables() map[string]Type
+	// ObservableHelp returns the one-line meaning of one of them, or "".
+	ObservableHelp(name string) string
 	// Invariants lists the invariants the backend checks (ring buffer ones, ...).
 	Invariants() []InvariantSpec
 	// Verbs are the actions of "at TIME VERB ARGS" the backend carries out
@@ -65,6 +67,7 @@ type NoPerf struct{}
 func (NoPerf) KernelKnobs() []sim.KnobSpec          { return nil }
 func (NoPerf) ToolKnobs() []sim.KnobSpec            { return nil }
 func (NoPerf) Observables() map[string]Type         { return nil }
+func (NoPerf) ObservableHelp(string) string         { return "" }
 func (NoPerf) Invariants() []InvariantSpec          { return nil }
 func (NoPerf) Verbs() map[string]Verb               { return nil }
 func (NoPerf) StepPoints() []string                 { return nil }

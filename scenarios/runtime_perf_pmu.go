@@ -84,6 +84,16 @@ func (PMUPerf) Observables() map[string]Type {
 	return out
 }
 
+func (PMUPerf) ObservableHelp(name string) string {
+	if h := pmu.ObservableHelp(name); h != "" {
+		return h
+	}
+	if h, ok := oracleObservables[name]; ok {
+		return h
+	}
+	return record.SessionObservableHelp(strings.TrimPrefix(name, "SESSION."))
+}
+
 var recordArgKinds = map[record.ArgKind]ArgKind{
 	record.ArgCPU: ArgCPU, record.ArgInt: ArgInt, record.ArgSize: ArgSize,
 	record.ArgDuration: ArgDuration, record.ArgWord: ArgWord,

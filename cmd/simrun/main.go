@@ -8,6 +8,7 @@
 //	simrun replay FILE [--trace-json FILE] [--perf-data DIR]
 //	simrun check FILE...
 //	simrun knobs
+//	simrun names [actions|observables|invariants|steps|syscalls|PMUs]...
 //
 // Exit status: 0 when everything held, 1 when an outcome or an invariant failed
 // (or explore found a violation), 2 for a usage or scenario error.
@@ -31,6 +32,8 @@ const (
   simrun replay FILE                re-run a replay file exactly
   simrun check FILE...              parse and check scenario files
   simrun knobs                      every kernel and tool knob
+  simrun names [KIND]...            what a scenario may name: actions, observables,
+                                    invariants, steps, syscalls, PMUs
   simrun demo                       run sched-migrate-timeline with its timeline
 SCENARIO is a .sim file or the name of a built-in scenario.
 Run "simrun COMMAND -h" for the flags of a command.
@@ -63,6 +66,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return cmdCheck(rest, stdout, stderr)
 	case "knobs":
 		return cmdKnobs(rest, stdout, stderr)
+	case "names":
+		return cmdNames(rest, stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usageString)
 		return exitOK
