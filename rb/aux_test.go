@@ -245,7 +245,7 @@ func TestOutputCopyAux(t *testing.T) {
 		if err != nil || got != n {
 			t.Fatalf("[%d,%d): copied %d %v", tc.from, tc.to, got, err)
 		}
-		if d := cmp.Diff(b.AuxCopyOut(tc.from, n), dst.data[:n]); d != "" {
+		if d := cmp.Diff(b.AuxCopyOut(tc.from, n), dst.pages()[:n]); d != "" {
 			t.Errorf("[%d,%d) (-want +got):\n%s", tc.from, tc.to, d)
 		}
 	}
@@ -313,7 +313,7 @@ func TestSampleAuxRoundTrip(t *testing.T) {
 	if err := PerfEventOutput(NoSteps{}, rbuf, &SimpleEvent{}, s, false); err != nil {
 		t.Fatal(err)
 	}
-	if d := cmp.Diff(b, rbuf.data[:len(b)]); d != "" {
+	if d := cmp.Diff(b, rbuf.pages()[:len(b)]); d != "" {
 		t.Errorf("handle bytes (-want +got):\n%s", d)
 	}
 }

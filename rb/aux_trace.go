@@ -27,15 +27,16 @@ func (rb *Buffer) Trace(e TraceEvent) {
 // wraps), or fewer when the handle has no buffer.
 func (h *Handle) Tail(n int) []byte {
 	rb := h.rb
-	if rb == nil || len(rb.data) == 0 || n <= 0 {
+	if rb == nil || rb.nrPages == 0 || n <= 0 {
 		return nil
 	}
-	size := len(rb.data)
+	data := rb.pages()
+	size := len(data)
 	n = min(n, size)
 	out := make([]byte, n)
 	start := ((h.addr-n)%size + size) % size
 	for i := range out {
-		out[i] = rb.data[(start+i)%size]
+		out[i] = data[(start+i)%size]
 	}
 	return out
 }

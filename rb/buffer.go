@@ -75,8 +75,7 @@ func NewBuffer(nrPages int, watermark int64, flags int) (*Buffer, error) {
 	}
 	rb := &Buffer{nrPages: nrPages}
 	if nrPages > 0 {
-		rb.data = make([]byte, nrPages*PageSize)
-		rb.mask = uint64(len(rb.data)) - 1
+		rb.mask = uint64(nrPages*PageSize) - 1 // the pages come at the first touch (pages())
 	}
 	rb.init(watermark, flags)
 	return rb, nil
@@ -166,7 +165,17 @@ func (rb *Buffer) Lost() uint64 { return rb.lost }
 func (rb *Buffer) WakeupStamp() uint64 { return rb.wakeup }
 
 // Data is the data area as user space maps it (read-only use expected).
-func (rb *Buffer) Data() []byte { return rb.data }
+func (rb *Buffer) Data() []byte { return rb.pages() }
+
+// pages returns the data pages, allocating them (zeroed, as the kernel's are)
+// the first time anything writes or reads them: a ring nothing ever writes,
+// such as perf's BPF side-band ring in the simulation, costs no memory.
+func (rb *Buffer) pages() []byte {
+	if rb.data == nil && rb.nrPages > 0 {
+		rb.data = make([]byte, rb.nrPages*PageSize)
+	}
+	return rb.data
+}
 
 // Mask is data_size - 1, the mask readers apply to free-running positions.
 func (rb *Buffer) Mask() uint64 { return rb.mask }

@@ -185,7 +185,7 @@ func OutputBegin(s Stepper, h *Handle, rb *Buffer, data *SampleID, ev Event, siz
 	}
 
 	h.addr = int(offset & rb.mask)
-	h.size = len(rb.data) - h.addr
+	h.size = len(rb.pages()) - h.addr
 	h.pos = offset
 	h.total = size
 	if rb.Tracer != nil {
@@ -261,12 +261,13 @@ func (h *Handle) traceCommit() {
 // copyOut copies n bytes at free-running position pos out of the data area.
 func (rb *Buffer) copyOut(pos uint64, n int) []byte {
 	out := make([]byte, n)
-	if len(rb.data) == 0 {
+	if rb.nrPages == 0 {
 		return out
 	}
+	data := rb.pages()
 	for i := 0; i < n; {
 		off := int((pos + uint64(i)) & rb.mask)
-		i += copy(out[i:], rb.data[off:])
+		i += copy(out[i:], data[off:])
 	}
 	return out
 }
@@ -278,7 +279,7 @@ func (rb *Buffer) copyOut(pos uint64, n int) []byte {
 // kernel/events/ring_buffer.c: perf_output_copy() (internal.h: __output_copy())
 func OutputCopy(h *Handle, buf []byte) int {
 	rb := h.rb
-	if rb == nil || len(rb.data) == 0 {
+	if rb == nil || rb.nrPages == 0 {
 		return len(buf)
 	}
 	for len(buf) > 0 {
@@ -294,7 +295,7 @@ func OutputCopy(h *Handle, buf []byte) int {
 // kernel/events/ring_buffer.c: perf_output_skip() (internal.h: __output_skip())
 func OutputSkip(h *Handle, n int) int {
 	rb := h.rb
-	if rb == nil || len(rb.data) == 0 || n < 0 {
+	if rb == nil || rb.nrPages == 0 || n < 0 {
 		return n
 	}
 	for n > 0 {

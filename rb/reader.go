@@ -28,6 +28,7 @@ func NewMmap(rb *Buffer, overwrite bool) (*Mmap, error) {
 	if rb == nil || rb.nrPages == 0 {
 		return nil, EINVAL
 	}
+	rb.pages()
 	return &Mmap{rb: rb, overwrite: overwrite, mask: rb.mask, Flush: 1}, nil
 }
 

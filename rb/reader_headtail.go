@@ -26,6 +26,7 @@ func NewHeadTailReader(rb *Buffer) (*HeadTailReader, error) {
 	if rb == nil || rb.nrPages == 0 || rb.overwrite {
 		return nil, EINVAL
 	}
+	rb.pages()
 	return &HeadTailReader{rb: rb, mask: rb.mask}, nil
 }
 

@@ -40,7 +40,7 @@ func TestHeadTailReader(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			buf := mustBuffer(1, 0, RingBufferWritable)
 			for i, x := range append(append([]byte(nil), a...), b...) {
-				buf.data[(tc.at+uint64(i))&buf.mask] = x
+				buf.pages()[(tc.at+uint64(i))&buf.mask] = x
 			}
 			buf.User.DataHead, buf.User.DataTail = tc.head, tc.tail
 			r, err := NewHeadTailReader(buf)

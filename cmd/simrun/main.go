@@ -18,6 +18,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"perfsim/sim"
 )
 
 // Exit codes.
@@ -41,6 +43,7 @@ Run "simrun COMMAND -h" for the flags of a command.
 )
 
 func main() {
+	sim.TuneGC()
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
