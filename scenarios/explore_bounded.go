@@ -18,11 +18,27 @@ import (
 // empties before Runs schedules, the search is exhaustive up to the bound:
 // ExploreResult.Exhausted.
 func exploreBounded(f *File, o ExploreOptions, ex *ExploreResult) error {
-	queue := [][]int{nil} // the quiet schedule first
+	// A queued schedule is a branch off an earlier run: that run's decisions
+	// up to j, then option a at decision j. The runs' decision lists are
+	// shared, not copied, and the queue never holds more schedules than are
+	// left to run, so memory stays near Runs even when a scenario has
+	// thousands of decisions.
+	type branch struct {
+		base []int // the decisions of the run it branches off
+		j, a int
+	}
+	queue := []branch{{j: -1}} // the quiet schedule first
+	dropped := false
 	for len(queue) > 0 && ex.Schedules < o.Runs {
-		prefix := queue[0]
-		queue[0] = nil
+		br := queue[0]
+		queue[0] = branch{}
 		queue = queue[1:]
+		var prefix []int
+		if br.j >= 0 {
+			prefix = make([]int, br.j+1)
+			copy(prefix, br.base[:br.j])
+			prefix[br.j] = br.a
+		}
 		probe := &optionProbe{replay: sim.NewReplay(prefix)}
 		r, res, err := RunOnce(f, o.runOptions(probe, false))
 		if err != nil {
@@ -45,16 +61,18 @@ func exploreBounded(f *File, o ExploreOptions, ex *ExploreResult) error {
 			continue
 		}
 		// The decisions past the prefix took the quiet course; branch on each.
+	branches:
 		for j := len(prefix); j < len(probe.options); j++ {
 			for a := 1; a < probe.options[j]; a++ {
-				next := make([]int, j+1)
-				copy(next, probe.taken[:j])
-				next[j] = a
-				queue = append(queue, next)
+				if len(queue) >= o.Runs-ex.Schedules {
+					dropped = true // never to run: --runs ends the search first
+					break branches
+				}
+				queue = append(queue, branch{probe.taken, j, a})
 			}
 		}
 	}
-	ex.Exhausted = len(queue) == 0
+	ex.Exhausted = len(queue) == 0 && !dropped
 	ex.Bound = o.Budget
 	return nil
 }
