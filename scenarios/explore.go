@@ -24,6 +24,9 @@ type ExploreOptions struct {
 	Perf   PerfBackend
 	// MaxShrinkRuns bounds the replays spent shrinking (default 2000).
 	MaxShrinkRuns int
+	// Jobs runs that many schedules at once (random, sparse and bounded; 0
+	// or 1: one at a time). The results are the same for any value.
+	Jobs int
 	// Progress, when set, is called after each schedule.
 	Progress func(done, total int)
 }
@@ -213,27 +216,35 @@ func exploreRandom(f *File, o ExploreOptions, ex *ExploreResult) error {
 // exploreSeeds runs the schedules of seeds Seed..Seed+Runs-1, each with the
 // chooser chooser(seed) makes, and shrinks the first violation.
 func exploreSeeds(f *File, o ExploreOptions, ex *ExploreResult, chooser func(seed uint64) sim.Chooser) error {
-	for i := 0; i < o.Runs; i++ {
-		seed := o.Seed + uint64(i)
-		r, res, err := RunOnce(f, o.runOptions(chooser(seed), false))
-		if err != nil {
-			return err
+	type outcome struct {
+		r   *Run
+		res *Result
+		err error
+	}
+	var err error
+	runOrdered(o.Runs, o.Jobs, func(i int) outcome {
+		r, res, err := RunOnce(f, o.runOptions(chooser(o.Seed+uint64(i)), false))
+		return outcome{r, res, err}
+	}, func(i int, out outcome) bool {
+		if out.err != nil {
+			err = out.err
+			return true
 		}
-		ex.count(res)
+		ex.count(out.res)
 		if o.Progress != nil {
 			o.Progress(i+1, o.Runs)
 		}
-		if sig := signature(r, res); sig != "" {
-			found, err := shrink(f, o, r.Decisions(), sig)
-			if err != nil {
-				return err
+		if sig := signature(out.r, out.res); sig != "" {
+			var found *Found
+			if found, err = shrink(f, o, out.r.Decisions(), sig); err == nil {
+				found.Schedule, found.Seed = i+1, o.Seed+uint64(i)
+				ex.Found = found
 			}
-			found.Schedule, found.Seed = i+1, seed
-			ex.Found = found
-			return nil
+			return true
 		}
-	}
-	return nil
+		return false
+	})
+	return err
 }
 
 // WriteText prints the exploration: the herd7-style table, then the violation,

@@ -28,51 +28,74 @@ func exploreBounded(f *File, o ExploreOptions, ex *ExploreResult) error {
 		j, a int
 	}
 	queue := []branch{{j: -1}} // the quiet schedule first
+	head := 0                  // queue[head:] is still to run
 	dropped := false
-	for len(queue) > 0 && ex.Schedules < o.Runs {
-		br := queue[0]
-		queue[0] = branch{}
-		queue = queue[1:]
-		var prefix []int
-		if br.j >= 0 {
-			prefix = make([]int, br.j+1)
-			copy(prefix, br.base[:br.j])
-			prefix[br.j] = br.a
-		}
-		probe := &optionProbe{replay: sim.NewReplay(prefix)}
-		r, res, err := RunOnce(f, o.runOptions(probe, false))
-		if err != nil {
-			return err
-		}
-		ex.count(res)
-		if o.Progress != nil {
-			o.Progress(ex.Schedules, o.Runs)
-		}
-		if sig := signature(r, res); sig != "" {
-			found, err := shrink(f, o, r.Decisions(), sig)
-			if err != nil {
-				return err
+	type outcome struct {
+		r      *Run
+		res    *Result
+		probe  *optionProbe
+		prefix []int
+		err    error
+	}
+	var err error
+	for head < len(queue) && ex.Schedules < o.Runs && ex.Found == nil && err == nil {
+		// A batch of the queue's front runs in parallel; its results are
+		// taken in order, so the queue grows exactly as one job grows it.
+		batch := queue[head:min(len(queue), head+max(1, 4*o.Jobs), head+o.Runs-ex.Schedules)]
+		runOrdered(len(batch), o.Jobs, func(i int) outcome {
+			br := batch[i]
+			var prefix []int
+			if br.j >= 0 {
+				prefix = make([]int, br.j+1)
+				copy(prefix, br.base[:br.j])
+				prefix[br.j] = br.a
 			}
-			found.Schedule = ex.Schedules
-			ex.Found = found
-			return nil
-		}
-		if disturbing(prefix) >= o.Budget {
-			continue
-		}
-		// The decisions past the prefix took the quiet course; branch on each.
-	branches:
-		for j := len(prefix); j < len(probe.options); j++ {
-			for a := 1; a < probe.options[j]; a++ {
-				if len(queue) >= o.Runs-ex.Schedules {
-					dropped = true // never to run: --runs ends the search first
-					break branches
+			probe := &optionProbe{replay: sim.NewReplay(prefix)}
+			r, res, err := RunOnce(f, o.runOptions(probe, false))
+			return outcome{r, res, probe, prefix, err}
+		}, func(i int, out outcome) bool {
+			queue[head] = branch{}
+			head++
+			if out.err != nil {
+				err = out.err
+				return true
+			}
+			ex.count(out.res)
+			if o.Progress != nil {
+				o.Progress(ex.Schedules, o.Runs)
+			}
+			if sig := signature(out.r, out.res); sig != "" {
+				var found *Found
+				if found, err = shrink(f, o, out.r.Decisions(), sig); err == nil {
+					found.Schedule = ex.Schedules
+					ex.Found = found
 				}
-				queue = append(queue, branch{probe.taken, j, a})
+				return true
 			}
+			if disturbing(out.prefix) >= o.Budget {
+				return false
+			}
+			// The decisions past the prefix took the quiet course; branch on each.
+			for j := len(out.prefix); j < len(out.probe.options); j++ {
+				for a := 1; a < out.probe.options[j]; a++ {
+					if len(queue)-head >= o.Runs-ex.Schedules {
+						dropped = true // never to run: --runs ends the search first
+						return false
+					}
+					queue = append(queue, branch{out.probe.taken, j, a})
+				}
+			}
+			return false
+		})
+		if head > 4096 && head > len(queue)/2 { // let the run branches go
+			queue = append([]branch(nil), queue[head:]...)
+			head = 0
 		}
 	}
-	ex.Exhausted = len(queue) == 0 && !dropped
+	if err != nil || ex.Found != nil {
+		return err
+	}
+	ex.Exhausted = head == len(queue) && !dropped
 	ex.Bound = o.Budget
 	return nil
 }
