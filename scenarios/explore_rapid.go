@@ -26,6 +26,10 @@ func exploreRapid(f *File, o ExploreOptions, ex *ExploreResult) error {
 	}
 	defer setFlag("rapid.checks", strconv.Itoa(o.Runs))()
 	defer setFlag("rapid.seed", strconv.FormatUint(max(o.Seed, 1), 10))()
+	horizon, err := quietHorizon(f, o)
+	if err != nil {
+		return err
+	}
 	var (
 		failing  []int
 		sig      string
@@ -38,7 +42,7 @@ func exploreRapid(f *File, o ExploreOptions, ex *ExploreResult) error {
 			return
 		}
 		calls++
-		r, res, err := RunOnce(f, o.runOptions(&sim.Rapid{T: t}, false))
+		r, res, err := RunOnce(f, o.runOptions(&sim.Rapid{T: t, Horizon: horizon}, false))
 		if err != nil {
 			buildErr = err
 			return

@@ -82,6 +82,11 @@ type Rapid struct {
 	T *rapid.T
 	// Max bounds the number of disturbances in one schedule (default 16).
 	Max int
+	// Horizon, when set, is the number of decisions of the undisturbed run:
+	// skips are drawn up to it, so a disturbance lands somewhere in the run
+	// (rapid favours small numbers, and 0..2^20 leaves most of a run of a
+	// hundred decisions undisturbed or past its end).
+	Horizon int
 
 	plan  []disturbance
 	drawn bool
@@ -90,12 +95,14 @@ type Rapid struct {
 
 type disturbance struct{ Skip, Pick int }
 
-var disturbanceGen = rapid.Custom(func(t *rapid.T) disturbance {
-	return disturbance{
-		Skip: rapid.IntRange(0, 1<<20).Draw(t, "skip"),
-		Pick: rapid.IntRange(1, 64).Draw(t, "pick"),
-	}
-})
+func disturbanceGen(maxSkip int) *rapid.Generator[disturbance] {
+	return rapid.Custom(func(t *rapid.T) disturbance {
+		return disturbance{
+			Skip: rapid.IntRange(0, maxSkip).Draw(t, "skip"),
+			Pick: rapid.IntRange(1, 64).Draw(t, "pick"),
+		}
+	})
+}
 
 // Choose implements Chooser.
 func (r *Rapid) Choose(n int, what string) int {
@@ -104,7 +111,11 @@ func (r *Rapid) Choose(n int, what string) int {
 		if max <= 0 {
 			max = 16
 		}
-		r.plan = rapid.SliceOfN(disturbanceGen, 0, max).Draw(r.T, "schedule")
+		maxSkip := 1 << 20
+		if r.Horizon > 0 {
+			maxSkip = r.Horizon
+		}
+		r.plan = rapid.SliceOfN(disturbanceGen(maxSkip), 0, max).Draw(r.T, "schedule")
 		r.drawn = true
 		if len(r.plan) > 0 {
 			r.skip = r.plan[0].Skip
