@@ -24,6 +24,10 @@ type ExploreOptions struct {
 	Perf   PerfBackend
 	// MaxShrinkRuns bounds the replays spent shrinking (default 2000).
 	MaxShrinkRuns int
+	// Focus (bounded): disturb only the decisions whose question contains
+	// one of these (a step point label such as perf_mmap_aux, "tie",
+	// nmi-skid, select_task_rq); the others keep the quiet course.
+	Focus []string
 	// Jobs runs that many schedules at once (random, sparse and bounded; 0
 	// or 1: one at a time). The results are the same for any value.
 	Jobs int
@@ -71,9 +75,10 @@ type ExploreResult struct {
 	Elapsed   time.Duration // wall clock (for schedules/second; not in replay files)
 	Failed    bool
 	// Exhausted (bounded strategy): every schedule with at most Bound
-	// disturbing decisions was run.
+	// disturbing decisions (at the Focus decisions, when set) was run.
 	Exhausted bool
 	Bound     int
+	Focus     []string
 }
 
 // Explore runs many schedules of f, counts its outcomes, stops at the first
@@ -266,7 +271,7 @@ func (ex *ExploreResult) WriteText(w io.Writer) {
 		fmt.Fprintf(w, "%-9s %9d %9d  %s%s\n", c.Verdict, c.Positive, c.Negative, c.Outcome, mark)
 	}
 	if ex.Found == nil && ex.Exhausted {
-		fmt.Fprintf(w, "no violation in %d schedules: every schedule with at most %s\n", ex.Schedules, disturbingDecisions(ex.Bound))
+		fmt.Fprintf(w, "no violation in %d schedules: every schedule with at most %s%s\n", ex.Schedules, disturbingDecisions(ex.Bound), focusText(ex.Focus))
 	} else if ex.Found == nil && ex.Strategy == "bounded" {
 		fmt.Fprintf(w, "no violation in %d schedules (not exhaustive: the search stopped at --runs before every schedule with at most %s ran)\n", ex.Schedules, disturbingDecisions(ex.Bound))
 	} else if ex.Found == nil {

@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"fmt"
+	"strings"
 
 	"perfsim/sim"
 )
@@ -50,7 +51,7 @@ func exploreBounded(f *File, o ExploreOptions, ex *ExploreResult) error {
 				copy(prefix, br.base[:br.j])
 				prefix[br.j] = br.a
 			}
-			probe := &optionProbe{replay: sim.NewReplay(prefix)}
+			probe := &optionProbe{replay: sim.NewReplay(prefix), focus: o.Focus}
 			r, res, err := RunOnce(f, o.runOptions(probe, false))
 			return outcome{r, res, probe, prefix, err}
 		}, func(i int, out outcome) bool {
@@ -96,7 +97,7 @@ func exploreBounded(f *File, o ExploreOptions, ex *ExploreResult) error {
 		return err
 	}
 	ex.Exhausted = head == len(queue) && !dropped
-	ex.Bound = o.Budget
+	ex.Bound, ex.Focus = o.Budget, o.Focus
 	return nil
 }
 
@@ -104,6 +105,7 @@ func exploreBounded(f *File, o ExploreOptions, ex *ExploreResult) error {
 // run, how many options it had and which one was taken.
 type optionProbe struct {
 	replay  *sim.Replay
+	focus   []string // when set: options only for the decisions these match
 	options []int
 	taken   []int
 }
@@ -111,9 +113,22 @@ type optionProbe struct {
 // Choose implements sim.Chooser.
 func (p *optionProbe) Choose(n int, what string) int {
 	d := p.replay.Choose(n, what)
+	if len(p.focus) > 0 && !focused(what, p.focus) {
+		n = 1 // not a branch point of this search
+	}
 	p.options = append(p.options, n)
 	p.taken = append(p.taken, d)
 	return d
+}
+
+// focused reports whether a decision's question contains one of focus.
+func focused(what string, focus []string) bool {
+	for _, f := range focus {
+		if strings.Contains(what, f) {
+			return true
+		}
+	}
+	return false
 }
 
 // disturbingDecisions says "1 disturbing decision" or "N disturbing decisions".
@@ -122,4 +137,12 @@ func disturbingDecisions(n int) string {
 		return "1 disturbing decision"
 	}
 	return fmt.Sprintf("%d disturbing decisions", n)
+}
+
+// focusText says where a focused search disturbed.
+func focusText(focus []string) string {
+	if len(focus) == 0 {
+		return ""
+	}
+	return ", each at a question containing " + strings.Join(focus, " or ")
 }

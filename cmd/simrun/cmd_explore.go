@@ -17,7 +17,7 @@ import (
 // cmdExplore runs many schedules, prints herd7-style counts per outcome, and
 // shrinks and saves the first violation.
 func cmdExplore(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("explore", "SCENARIO [--strategy random|rapid|sparse|bounded] [--runs N] [--seed N] [--budget N] [--jobs N] [--time LIMIT] [--kernel NAME=VALUE]... [--out FILE] [-q]", stderr)
+	fs := newFlagSet("explore", "SCENARIO [--strategy random|rapid|sparse|bounded] [--runs N] [--seed N] [--budget N] [--focus WORDS] [--jobs N] [--time LIMIT] [--kernel NAME=VALUE]... [--out FILE] [-q]", stderr)
 	strategy := fs.String("strategy", "random", "how schedules are drawn: random (seeds seed..seed+runs-1: a coin at every decision), rapid, sparse (seeds seed..seed+runs-1: a few disturbances placed anywhere along the quiet run's decisions), or bounded (every schedule with at most budget disturbing decisions, fewest first)")
 	runs := fs.Int("runs", 1000, "the number of schedules (bounded: the most to run, default 100000)")
 	seed := fs.Uint64("seed", 1, "the first seed")
@@ -27,6 +27,7 @@ func cmdExplore(args []string, stdout, stderr io.Writer) int {
 	fs.Var(knobs, "kernel", "set a kernel (or tool) knob, `NAME=VALUE`; repeatable")
 	out := fs.String("out", "", "the replay `FILE` to write for a violation (default SCENARIO.replay)")
 	quiet := fs.Bool("q", false, "no progress on standard error")
+	focus := fs.String("focus", "", "bounded: disturb only the decisions whose question contains one of these comma-separated `WORDS` (step point labels such as perf_mmap_aux, tie, nmi-skid)")
 	jobs := fs.Int("jobs", runtime.NumCPU(), "schedules to run at once (random, sparse, bounded); the result is the same for any value")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
@@ -41,6 +42,9 @@ func cmdExplore(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	o := scenarios.ExploreOptions{Strategy: *strategy, Runs: *runs, Seed: *seed, Budget: *budget, Knobs: knobs, Jobs: *jobs}
+	if *focus != "" {
+		o.Focus = strings.Split(*focus, ",")
+	}
 	if *strategy == "bounded" {
 		set := map[string]bool{}
 		fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
