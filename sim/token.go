@@ -35,6 +35,9 @@ func EncodeToken(decisions []int) string {
 	return tokenPrefix + base64.RawURLEncoding.EncodeToString(buf)
 }
 
+// maxTokenDecisions bounds the decision list a token may hold.
+const maxTokenDecisions = 1 << 24
+
 // DecodeToken parses a replay token made by EncodeToken.
 func DecodeToken(tok string) ([]int, error) {
 	tok = strings.TrimSpace(tok)
@@ -64,7 +67,9 @@ func DecodeToken(tok string) ([]int, error) {
 			return nil, errors.New("replay token: zero run without a count")
 		}
 		raw = raw[n:]
-		if c > 1<<28 || uint64(len(out))+c > 1<<28 {
+		// 16M decisions is far more than a run makes; a larger count is a
+		// corrupt (or hostile) token that would allocate gigabytes.
+		if c > maxTokenDecisions || uint64(len(out))+c > maxTokenDecisions {
 			return nil, fmt.Errorf("replay token: zero run of %d is too long", c)
 		}
 		for ; c > 0; c-- {

@@ -1,0 +1,35 @@
+package rb
+
+import (
+	"encoding/binary"
+	"testing"
+)
+
+// FuzzDecodeAttr: the record decoders read what a reader copied out of a ring,
+// which a race may have torn or overwritten: any bytes, under any sample
+// layout, decode or fail with an error, never a panic.
+func FuzzDecodeAttr(f *testing.F) {
+	sample := func(typ uint32, body ...uint64) []byte {
+		b := make([]byte, HeaderSize+8*len(body))
+		binary.LittleEndian.PutUint32(b, typ)
+		binary.LittleEndian.PutUint16(b[6:], uint16(len(b)))
+		for i, v := range body {
+			binary.LittleEndian.PutUint64(b[HeaderSize+8*i:], v)
+		}
+		return b
+	}
+	st := uint64(PerfSampleIP | PerfSampleTID | PerfSampleTime | PerfSampleCPU | PerfSamplePeriod)
+	f.Add(sample(RecordSample, 0xffffffff81000000, 0x0000006500000065, 1000, 0, 1), st, uint64(0), uint64(0), uint64(0), true)
+	f.Add(sample(RecordSample, 3, 1, 2, 3), uint64(PerfSampleCallchain), uint64(0), uint64(0), uint64(0), false)
+	f.Add(sample(RecordSample, 4, 0xdeadbeef), uint64(PerfSampleRaw), uint64(0), uint64(0), uint64(0), false)
+	f.Add(sample(RecordLost, 1, 5), st, uint64(0), uint64(0), uint64(0), true)
+	f.Add(sample(RecordComm, 0x0000006500000065, 0x6f6f66), st, uint64(0), uint64(0), uint64(0), true)
+	f.Add([]byte{1, 0, 0, 0, 0, 0, 4, 0}, st, uint64(0), uint64(0), uint64(0), true)
+	f.Add([]byte{}, uint64(0), uint64(0), uint64(0), uint64(0), false)
+	f.Fuzz(func(t *testing.T, rec []byte, sampleType, readFormat, regs, branch uint64, idAll bool) {
+		l := SampleLayout{SampleType: sampleType, ReadFormat: readFormat, SampleRegsUser: regs, BranchSampleType: branch}
+		_, _ = DecodeAttr(rec, l, idAll)
+		_, _ = DecodeSampleAttr(rec, l)
+		_, _ = ParseHeader(rec)
+	})
+}
