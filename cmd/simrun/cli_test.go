@@ -84,6 +84,8 @@ func TestCLI(t *testing.T) {
 		{"names actions", []string{"names", "actions"}, 0, []string{"aux-munmap-tail SESSION SIZE [cpuN]\n    a thread of perf"}, nil},
 		{"names all", []string{"names"}, 0, []string{"# actions\n", "# observables\n", "mmap.locked-vm\n    (integer) pages charged", "# invariants\n", "aux-pages-lifetime\n", "# PMUs\n", "intel_pt\n"}, nil},
 		{"names bad", []string{"names", "knobz"}, 2, nil, []string{`unknown kind "knobz"`}},
+		{"explore json", []string{"explore", "aux-pause-resume-nmi", "--kernel", "aux-pause-guard=off", "--json", "-", "-q"}, 1,
+			[]string{`"strategy": "random"`, `"failed": true`, `"schedule": 28`, `"token": "s1.`, `"outcome": "sometimes aux.pause_resume.calls > 0"`}, nil},
 		{"explore bad time", []string{"explore", "task-work-nmi-race", "--time", "soon"}, 2, nil, []string{"--time: expected a duration"}},
 		{"explore bad strategy", []string{"explore", "task-work-nmi-race", "--strategy", "dfs"}, 2, nil, []string{`unknown strategy "dfs"`}},
 		{"replay missing", []string{"replay", filepath.Join(dir, "nope.replay")}, 2, nil, []string{"nope.replay"}},

@@ -17,7 +17,7 @@ import (
 // cmdExplore runs many schedules, prints herd7-style counts per outcome, and
 // shrinks and saves the first violation.
 func cmdExplore(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("explore", "SCENARIO [--strategy random|rapid|sparse|bounded] [--runs N] [--seed N] [--budget N] [--focus WORDS] [--jobs N] [--time LIMIT] [--kernel NAME=VALUE]... [--out FILE] [-q]", stderr)
+	fs := newFlagSet("explore", "SCENARIO [--strategy random|rapid|sparse|bounded] [--runs N] [--seed N] [--budget N] [--focus WORDS] [--jobs N] [--time LIMIT] [--kernel NAME=VALUE]... [--json FILE] [--out FILE] [-q]", stderr)
 	strategy := fs.String("strategy", "random", "how schedules are drawn: random (seeds seed..seed+runs-1: a coin at every decision), rapid, sparse (seeds seed..seed+runs-1: a few disturbances placed anywhere along the quiet run's decisions), or bounded (every schedule with at most budget disturbing decisions, fewest first)")
 	runs := fs.Int("runs", 1000, "the number of schedules (bounded: the most to run, default 100000)")
 	seed := fs.Uint64("seed", 1, "the first seed")
@@ -25,6 +25,7 @@ func cmdExplore(args []string, stdout, stderr io.Writer) int {
 	limit := fs.String("time", "", "the virtual time `LIMIT` of each schedule, like 20ms (default 10s)")
 	knobs := knobFlags{}
 	fs.Var(knobs, "kernel", "set a kernel (or tool) knob, `NAME=VALUE`; repeatable")
+	jsonOut := fs.String("json", "", "write the exploration as JSON to `FILE` (- for standard output, instead of the text)")
 	out := fs.String("out", "", "the replay `FILE` to write for a violation (default SCENARIO.replay)")
 	quiet := fs.Bool("q", false, "no progress on standard error")
 	focus := fs.String("focus", "", "bounded: disturb only the decisions whose question contains one of these comma-separated `WORDS` (step point labels such as perf_mmap_aux, tie, nmi-skid)")
@@ -74,7 +75,15 @@ func cmdExplore(args []string, stdout, stderr io.Writer) int {
 		printError(stderr, err)
 		return exitUsage
 	}
-	ex.WriteText(stdout)
+	if *jsonOut != "" {
+		if err := writeExploreJSON(*jsonOut, ex, stdout); err != nil {
+			printError(stderr, err)
+			return exitUsage
+		}
+	}
+	if *jsonOut != "-" {
+		ex.WriteText(stdout)
+	}
 	if !*quiet && ex.Elapsed > 0 {
 		fmt.Fprintf(stderr, "%d schedules in %s (%.0f schedules/s)\n", ex.Schedules, ex.Elapsed.Round(time.Millisecond), float64(ex.Schedules)/ex.Elapsed.Seconds())
 	}
@@ -87,12 +96,30 @@ func cmdExplore(args []string, stdout, stderr io.Writer) int {
 			printError(stderr, err)
 			return exitUsage
 		}
-		fmt.Fprintf(stdout, "replay file: %s (simrun replay %s)\n", name, name)
+		if *jsonOut != "-" {
+			fmt.Fprintf(stdout, "replay file: %s (simrun replay %s)\n", name, name)
+		}
 	}
 	if ex.Failed {
 		return exitFailed
 	}
 	return exitOK
+}
+
+// writeExploreJSON writes ex as JSON to name (- for stdout).
+func writeExploreJSON(name string, ex *scenarios.ExploreResult, stdout io.Writer) error {
+	if name == "-" {
+		return ex.WriteJSON(stdout)
+	}
+	fh, err := os.Create(name)
+	if err != nil {
+		return err
+	}
+	err = ex.WriteJSON(fh)
+	if cerr := fh.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 func writeReplay(name string, rf *sim.ReplayFile) error {

@@ -4,7 +4,7 @@
 //
 //	simrun list
 //	simrun run SCENARIO [--seed N] [--kernel NAME=VALUE]... [--json FILE] [--timeline] [--script] [--perf-data DIR] [--trace-json FILE]
-//	simrun explore SCENARIO [--strategy random|rapid|sparse|bounded] [--runs N] [--seed N] [--budget N] [--focus WORDS] [--jobs N] [--time LIMIT] [--kernel NAME=VALUE]... [--out FILE] [-q]
+//	simrun explore SCENARIO [--strategy random|rapid|sparse|bounded] [--runs N] [--seed N] [--budget N] [--focus WORDS] [--jobs N] [--time LIMIT] [--kernel NAME=VALUE]... [--json FILE] [--out FILE] [-q]
 //	simrun replay FILE [--trace-json FILE] [--perf-data DIR]
 //	simrun check FILE...
 //	simrun knobs
