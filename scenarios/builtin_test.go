@@ -159,7 +159,9 @@ func TestBuiltinsOldKnobsFound(t *testing.T) {
 		{"pmu-overflow-vs-sched-out-skid", map[string]string{"pebs-disable-order": "pre-6f55967ad9d9"}, []map[string]string{{}}, "sparse", false, 0},
 		// Two disturbances that line up: the PT PMI held by its skid, then
 		// taken ~22 step points later, inside the next RESUME (sparse's
-		// clustered pairs; seed 1 finds it at schedule 2136).
+		// clustered pairs find it at schedule 2136; the bounded search,
+		// which runs every pair, at 102).
+		{"pt-resume-vs-pmi", map[string]string{"pt-pause-resume": "pre-08c7454ceb94"}, []map[string]string{{}}, "bounded", false, 3000},
 		{"pt-resume-vs-pmi", map[string]string{"pt-pause-resume": "pre-08c7454ceb94"}, []map[string]string{{}}, "sparse", false, 3000},
 		{"aux-free-in-nmi", map[string]string{"aux-free": "pre-57ffc5ca679f"}, []map[string]string{{}}, "", false, 0},
 		{"cpu-clock-refresh-lockup", map[string]string{"cpu-clock-stop": "pre-eb3182ef0405"}, []map[string]string{{}}, "", false, 0},
