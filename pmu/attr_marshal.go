@@ -1,6 +1,9 @@
 package pmu
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+	"perfsim/uapi"
+)
 
 // attrFlagBits lists the bitfield word at offset 40 in bit order, one entry per
 // single-bit C bitfield (precise_ip, bits 15-16, is handled apart).
@@ -53,7 +56,7 @@ func (a *Attr) SetFlags(w uint64) {
 // little-endian uapi layout. The size field is written as a.Size; a caller
 // emulating an older ABI passes b[:a.Size].
 func (a *Attr) Marshal() []byte {
-	b := make([]byte, AttrSize)
+	b := make([]byte, uapi.AttrSize)
 	le := binary.LittleEndian
 	le.PutUint32(b[0:], a.Type)
 	le.PutUint32(b[4:], a.Size)
@@ -128,25 +131,25 @@ func decodeAttr(b []byte) Attr {
 // kernel/events/core.c: perf_copy_attr() (the copy half)
 func UnmarshalAttr(b []byte) (Attr, error) {
 	if len(b) < 8 {
-		return Attr{}, EFAULT
+		return Attr{}, uapi.EFAULT
 	}
 	size := binary.LittleEndian.Uint32(b[4:])
 	if size == 0 {
-		size = PERF_ATTR_SIZE_VER0
+		size = uapi.PERF_ATTR_SIZE_VER0
 	}
-	if size < PERF_ATTR_SIZE_VER0 || size > PageSize {
-		return Attr{}, E2BIG
+	if size < uapi.PERF_ATTR_SIZE_VER0 || size > PageSize {
+		return Attr{}, uapi.E2BIG
 	}
 	if uint64(len(b)) < uint64(size) {
-		return Attr{}, EFAULT
+		return Attr{}, uapi.EFAULT
 	}
-	for _, c := range b[min(int(size), AttrSize):size] {
+	for _, c := range b[min(int(size), uapi.AttrSize):size] {
 		if c != 0 {
-			return Attr{}, E2BIG
+			return Attr{}, uapi.E2BIG
 		}
 	}
-	full := make([]byte, AttrSize)
-	copy(full, b[:min(int(size), AttrSize)])
+	full := make([]byte, uapi.AttrSize)
+	copy(full, b[:min(int(size), uapi.AttrSize)])
 	a := decodeAttr(full)
 	a.Size = size
 	return a, nil

@@ -2,6 +2,7 @@ package pmu
 
 import (
 	"encoding/hex"
+	"perfsim/uapi"
 	"strings"
 	"testing"
 
@@ -36,9 +37,9 @@ func TestAttrMarshalHandComputed(t *testing.T) {
 		// (scenarios/record/testdata/default-cpu-clock.golden), with today's size.
 		name: "perf record default cpu-clock",
 		attr: Attr{
-			Type: PERF_TYPE_SOFTWARE, Size: AttrSize, SamplePeriod: 4000,
-			SampleType: PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD,
-			ReadFormat: PERF_FORMAT_ID | PERF_FORMAT_LOST,
+			Type: uapi.PERF_TYPE_SOFTWARE, Size: uapi.AttrSize, SamplePeriod: 4000,
+			SampleType: uapi.PERF_SAMPLE_IP | uapi.PERF_SAMPLE_TID | uapi.PERF_SAMPLE_TIME | uapi.PERF_SAMPLE_PERIOD,
+			ReadFormat: uapi.PERF_FORMAT_ID | uapi.PERF_FORMAT_LOST,
 			Disabled:   true, Inherit: true, Mmap: true, Comm: true, Freq: true, EnableOnExec: true,
 			Task: true, SampleIDAll: true, ExcludeGuest: true, Mmap2: true, CommExec: true,
 			Ksymbol: true, BPFEvent: true,
@@ -64,8 +65,8 @@ func TestAttrMarshalHandComputed(t *testing.T) {
 	}, {
 		name: "every field distinct",
 		attr: Attr{
-			Type: 8, Size: PERF_ATTR_SIZE_VER8, Config: 0x0102030405060708, SamplePeriod: 0x1000,
-			SampleType: PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_AUX, ReadFormat: PERF_FORMAT_GROUP,
+			Type: 8, Size: uapi.PERF_ATTR_SIZE_VER8, Config: 0x0102030405060708, SamplePeriod: 0x1000,
+			SampleType: uapi.PERF_SAMPLE_CALLCHAIN | uapi.PERF_SAMPLE_AUX, ReadFormat: uapi.PERF_FORMAT_GROUP,
 			PreciseIP: 2, Sigtrap: true, RemoveOnExec: true, DeferCallchain: true, DeferOutput: true,
 			WakeupEvents: 3, BPType: 4, Config1: 5, Config2: 6, BranchSampleType: 7,
 			SampleRegsUser: 8, SampleStackUser: 9, Clockid: -1, SampleRegsIntr: 10,
@@ -109,10 +110,10 @@ func TestAttrMarshalHandComputed(t *testing.T) {
 }
 
 func withSize(size uint32, n int, tail byte) []byte {
-	a := Attr{Type: PERF_TYPE_SOFTWARE, Size: size, Config: PERF_COUNT_SW_DUMMY, Config3: 0x33}
+	a := Attr{Type: uapi.PERF_TYPE_SOFTWARE, Size: size, Config: uapi.PERF_COUNT_SW_DUMMY, Config3: 0x33}
 	b := make([]byte, n)
 	copy(b, a.Marshal())
-	for i := AttrSize; i < n; i++ {
+	for i := uapi.AttrSize; i < n; i++ {
 		b[i] = tail
 	}
 	return b
@@ -126,19 +127,19 @@ func TestUnmarshalAttrSizeRules(t *testing.T) {
 		want    Attr
 		wantErr error
 	}{
-		{"too short to read size: get_user fails", make([]byte, 7), Attr{}, EFAULT},
+		{"too short to read size: get_user fails", make([]byte, 7), Attr{}, uapi.EFAULT},
 		{"size 0 means VER0 (ABI compatibility quirk)", withSize(0, 64, 0),
-			Attr{Type: 1, Size: PERF_ATTR_SIZE_VER0, Config: 9}, nil},
-		{"size < VER0", withSize(63, 136, 0), Attr{}, E2BIG},
-		{"size > PAGE_SIZE", withSize(PageSize+1, PageSize+1, 0), Attr{}, E2BIG},
-		{"size VER1: config3 beyond size is not read", withSize(PERF_ATTR_SIZE_VER1, 136, 0),
-			Attr{Type: 1, Size: PERF_ATTR_SIZE_VER1, Config: 9}, nil},
-		{"size VER8", withSize(PERF_ATTR_SIZE_VER8, 136, 0),
+			Attr{Type: 1, Size: uapi.PERF_ATTR_SIZE_VER0, Config: 9}, nil},
+		{"size < VER0", withSize(63, 136, 0), Attr{}, uapi.E2BIG},
+		{"size > PAGE_SIZE", withSize(PageSize+1, PageSize+1, 0), Attr{}, uapi.E2BIG},
+		{"size VER1: config3 beyond size is not read", withSize(uapi.PERF_ATTR_SIZE_VER1, 136, 0),
+			Attr{Type: 1, Size: uapi.PERF_ATTR_SIZE_VER1, Config: 9}, nil},
+		{"size VER8", withSize(uapi.PERF_ATTR_SIZE_VER8, 136, 0),
 			Attr{Type: 1, Size: 136, Config: 9, Config3: 0x33}, nil},
-		{"size beyond buffer: copy fails", withSize(PERF_ATTR_SIZE_VER8, 100, 0), Attr{}, EFAULT},
+		{"size beyond buffer: copy fails", withSize(uapi.PERF_ATTR_SIZE_VER8, 100, 0), Attr{}, uapi.EFAULT},
 		{"bigger than known, zero tail", withSize(144, 144, 0),
 			Attr{Type: 1, Size: 144, Config: 9, Config3: 0x33}, nil},
-		{"bigger than known, non-zero tail: check_zeroed_user", withSize(144, 144, 1), Attr{}, E2BIG},
+		{"bigger than known, non-zero tail: check_zeroed_user", withSize(144, 144, 1), Attr{}, uapi.E2BIG},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -155,8 +156,8 @@ func TestUnmarshalAttrSizeRules(t *testing.T) {
 
 func TestAttrRoundTripProperty(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		b := rapid.SliceOfN(rapid.Byte(), AttrSize, AttrSize).Draw(t, "bytes")
-		b[4], b[5], b[6], b[7] = AttrSize, 0, 0, 0
+		b := rapid.SliceOfN(rapid.Byte(), uapi.AttrSize, uapi.AttrSize).Draw(t, "bytes")
+		b[4], b[5], b[6], b[7] = uapi.AttrSize, 0, 0, 0
 		a, err := UnmarshalAttr(b)
 		if err != nil {
 			t.Fatalf("UnmarshalAttr: %v", err)

@@ -4,6 +4,7 @@ import (
 	"perfsim/cpu"
 	"perfsim/rb"
 	"perfsim/sim"
+	"perfsim/uapi"
 )
 
 // eventAux is the AUX part of struct perf_event and hw_perf_event.
@@ -67,7 +68,7 @@ func (e *Event) AuxRecord(s rb.Stepper, head, size, flags uint64) {
 	if e.k.aux.stats.auxRecords++; out != nil {
 		_ = rb.PerfOutputSideband(s, out, e, &rb.Aux{Offset: head, Size: size, Flags: flags}, id, e.Attr.WriteBackward) // perf_output_begin(): is_write_backward()
 	}
-	if flags&rb.PERF_AUX_FLAG_TRUNCATED != 0 {
+	if flags&uapi.PERF_AUX_FLAG_TRUNCATED != 0 {
 		e.k.aux.stats.auxTruncated++
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"perfsim/cpu"
 	"perfsim/rb"
 	"perfsim/sched"
+	"perfsim/uapi"
 )
 
 // perfMmapAuxArea maps the AUX area of e's buffer: the offset and size user space
@@ -17,11 +18,11 @@ import (
 func (k *Kernel) perfMmapAuxArea(t *sched.Task, e *Event, pgoff uint64, nrPages int, prot Prot) error {
 	buf := e.rb
 	if buf == nil {
-		return EINVAL
+		return uapi.EINVAL
 	}
 	bs := k.bufs[buf]
 	if bs == nil {
-		return EINVAL
+		return uapi.EINVAL
 	}
 	old := k.auxMutexOld()
 	if old {
@@ -40,27 +41,27 @@ func (k *Kernel) perfMmapAuxLocked(t *sched.Task, e *Event, bs *bufState, pgoff 
 	auxOffset := buf.User.AuxOffset // READ_ONCE(rb->user_page->aux_offset)
 	auxSize := buf.User.AuxSize
 	if auxOffset < buf.DataSize()+PageSize {
-		return EINVAL
+		return uapi.EINVAL
 	}
 	if auxOffset != pgoff*PageSize {
-		return EINVAL
+		return uapi.EINVAL
 	}
 	// "Already mapped with a different offset"
 	if buf.HasAux() && buf.AuxPgoff() != pgoff {
-		return EINVAL
+		return uapi.EINVAL
 	}
 	if auxSize != uint64(nrPages)*PageSize {
-		return EINVAL
+		return uapi.EINVAL
 	}
 	// "Already mapped with a different size"
 	if buf.HasAux() && buf.AuxNrPages() != nrPages {
-		return EINVAL
+		return uapi.EINVAL
 	}
 	if nrPages == 0 || nrPages&(nrPages-1) != 0 { // !is_power_of_2(nr_pages)
-		return EINVAL
+		return uapi.EINVAL
 	}
 	if bs.mmapCount <= 0 { // !refcount_inc_not_zero(&rb->mmap_count)
-		return EINVAL
+		return uapi.EINVAL
 	}
 	bs.mmapCount++
 	t.Step("perf_mmap_aux:has-aux")
@@ -87,7 +88,7 @@ func (k *Kernel) perfMmapAuxLocked(t *sched.Task, e *Event, bs *bufState, pgoff 
 		extra, err := k.perfMmapCalcLimits(int64(nrPages))
 		if err != nil {
 			bs.mmapCount--
-			return EPERM
+			return uapi.EPERM
 		}
 		flags := 0
 		if prot&ProtWrite != 0 {
@@ -106,7 +107,7 @@ func (k *Kernel) perfMmapAuxLocked(t *sched.Task, e *Event, bs *bufState, pgoff 
 		t.Step("rb_alloc_aux") // GFP_KERNEL page allocations: may sleep
 		if err := buf.AllocAux(ops, pgoff, nrPages, int64(e.Attr.AuxWatermark), flags); err != nil {
 			bs.mmapCount--
-			return Errno(err.(rb.Errno))
+			return uapi.Errno(err.(uapi.Errno))
 		}
 		if !old {
 			buf.AuxMmapSet(1) // refcount_set(&rb->aux_mmap_count, 1)

@@ -3,6 +3,7 @@ package pmu
 import (
 	"perfsim/cpu"
 	"perfsim/rb"
+	"perfsim/uapi"
 )
 
 // u16Max is U16_MAX, the bound of perf_event_header.size.
@@ -61,7 +62,7 @@ func (k *Kernel) perfPrepareSampleAux(c *cpu.CPU, e *Event, size uint64) uint64 
 // field.
 // kernel/events/core.c: perf_prepare_sample() (PERF_SAMPLE_AUX)
 func (k *Kernel) prepareSampleAux(c *cpu.CPU, e *Event, s *rb.Sample) {
-	s.Type |= rb.PerfSampleAux
+	s.Type |= uapi.PERF_SAMPLE_AUX
 	s.AuxSize, s.Aux, s.AuxOutput = 0, nil, nil
 	base, err := rb.SampleSize(s) // perf_sample_data_size(data, event)
 	if err != nil {

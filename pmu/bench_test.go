@@ -7,6 +7,7 @@ import (
 	"perfsim/rb"
 	"perfsim/sched"
 	"perfsim/sim"
+	"perfsim/uapi"
 )
 
 // BenchmarkSeedClose models seed 002's measurement: `perf record -o /dev/null
@@ -32,7 +33,7 @@ func BenchmarkSeedClose(b *testing.B) {
 		for _, a := range attrs {
 			a := a
 			a.Inherit = false // one CPU-bound event per tracepoint; see below
-			fd, err := mc.k.PerfEventOpen(t, &a, work.PID, 0, -1, pmu.PERF_FLAG_FD_CLOEXEC)
+			fd, err := mc.k.PerfEventOpen(t, &a, work.PID, 0, -1, uapi.PERF_FLAG_FD_CLOEXEC)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -42,7 +43,7 @@ func BenchmarkSeedClose(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, err := mc.k.Ioctl(t, fds[1], pmu.PERF_EVENT_IOC_SET_OUTPUT, uint64(fds[0])); err != nil {
+		if _, err := mc.k.Ioctl(t, fds[1], uapi.PERF_EVENT_IOC_SET_OUTPUT, uint64(fds[0])); err != nil {
 			b.Fatal(err)
 		}
 		mm, _ := rb.NewMmap(m.RB, false)

@@ -1,10 +1,7 @@
 package pmu
 
+import "perfsim/uapi"
 import "perfsim/cpu"
-
-// PERF_CONTEXT_USER_DEFERRED (v6.19): the user part of this callchain comes
-// later in a PERF_RECORD_CALLCHAIN_DEFERRED; the next word is its cookie.
-const PERF_CONTEXT_USER_DEFERRED = ^uint64(640) + 1 // (u64)-640
 
 // maxContextsPerStack is sysctl_perf_event_max_contexts_per_stack's default.
 const maxContextsPerStack = 8
@@ -80,7 +77,7 @@ func (k *Kernel) getPerfCallchain(e *Event, chain *[]uint64, r *regs, kernel, us
 	x := callchainCtx{entry: (*chain)[:0], maxStack: maxStack}
 	t := r.task
 	if kernel && !r.user {
-		x.storeContext(PERF_CONTEXT_KERNEL)
+		x.storeContext(uapi.PERF_CONTEXT_KERNEL)
 		// perf_callchain_kernel(): regs->ip, then the return addresses.
 		if x.store(r.ip) && t != nil {
 			ks := t.KernelStack
@@ -95,10 +92,10 @@ func (k *Kernel) getPerfCallchain(e *Event, chain *[]uint64, r *regs, kernel, us
 		switch {
 		case cookie != 0:
 			// Foretell the coming of PERF_RECORD_CALLCHAIN_DEFERRED.
-			x.storeContext(PERF_CONTEXT_USER_DEFERRED)
+			x.storeContext(uapi.PERF_CONTEXT_USER_DEFERRED)
 			x.storeContext(cookie)
 		default:
-			x.storeContext(PERF_CONTEXT_USER)
+			x.storeContext(uapi.PERF_CONTEXT_USER)
 			// perf_callchain_user() on task_pt_regs(current): the user ip
 			// where the task entered the kernel (or was interrupted), then
 			// the frame pointer walk.

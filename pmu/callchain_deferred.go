@@ -5,6 +5,7 @@ import (
 	"perfsim/rb"
 	"perfsim/sched"
 	"perfsim/sim"
+	"perfsim/uapi"
 	"perfsim/unwind"
 )
 
@@ -189,13 +190,13 @@ func (k *Kernel) perfUnwindDeferredCallback(c *cpu.CPU, t *sched.Task, trace []u
 // last period again.
 // [PATCH RFC 04/10] kernel/events/core.c: perf_pending_task_unwind()
 func (k *Kernel) perfPendingTaskUnwindRFC(c *cpu.CPU, e *Event, t *sched.Task, trace []uint64) bool {
-	s := &rb.Sample{Type: e.Attr.SampleType & rb.PerfSampleSupported, Misc: rb.MiscUser, ID: e.id, StreamID: e.id,
+	s := &rb.Sample{Type: e.Attr.SampleType & rb.SampleSupported, Misc: uapi.PERF_RECORD_MISC_USER, ID: e.id, StreamID: e.id,
 		Pid: uint32(t.PID), Tid: uint32(t.TID), Time: uint64(k.now()), CPU: uint32(c.ID),
 		Period: e.hw.lastPeriod} // perf_sample_data_init(&data, 0, event->hw.last_period)
 	if len(trace) > 0 {
 		s.IP = trace[0]
 	}
-	s.Callchain = append([]uint64{PERF_CONTEXT_USER}, trace...)
+	s.Callchain = append([]uint64{uapi.PERF_CONTEXT_USER}, trace...)
 	if err := rb.PerfEventOutput(c, e.rb, e, s, e.Attr.WriteBackward); err != nil {
 		return false
 	}

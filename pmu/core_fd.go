@@ -3,6 +3,7 @@ package pmu
 import (
 	"perfsim/sched"
 	"perfsim/sim"
+	"perfsim/uapi"
 )
 
 // fdTable is a process's file table, reduced to its perf files: fds 0-2 are
@@ -31,7 +32,7 @@ func (ft *fdTable) allocFD() (int, error) {
 		}
 	}
 	if len(ft.files) >= maxFiles {
-		return -1, EMFILE
+		return -1, uapi.EMFILE
 	}
 	ft.files = append(ft.files, nil)
 	return len(ft.files) - 1, nil
@@ -41,7 +42,7 @@ func (ft *fdTable) allocFD() (int, error) {
 func (k *Kernel) lookup(t *sched.Task, fd int) (*Event, error) {
 	ft := k.files[t]
 	if ft == nil || fd < 0 || fd >= len(ft.files) || ft.files[fd] == nil {
-		return nil, EBADF
+		return nil, uapi.EBADF
 	}
 	return ft.files[fd], nil
 }

@@ -4,6 +4,7 @@ import (
 	"perfsim/cpu"
 	"perfsim/rb"
 	"perfsim/sched"
+	"perfsim/uapi"
 )
 
 // PerfEventOpen is the perf_event_open() syscall, run in t's context through
@@ -21,7 +22,7 @@ func (k *Kernel) PerfEventOpen(t *sched.Task, attr *Attr, pid, cpuID, groupFD in
 // order (see the step list in opencheck.go).
 func (k *Kernel) perfEventOpen(t *sched.Task, uattr *Attr, pid, cpuID, groupFD int, flags uint64) (int, error) {
 	if uattr == nil {
-		return -1, EFAULT
+		return -1, uapi.EFAULT
 	}
 	a := *uattr // the kernel works on its own copy
 	sys := k.Opts.Sysctl
@@ -29,8 +30,8 @@ func (k *Kernel) perfEventOpen(t *sched.Task, uattr *Attr, pid, cpuID, groupFD i
 	if err := CheckOpenArgs(&a, pid, cpuID, flags, sys); err != nil {
 		return -1, err
 	}
-	if flags&PERF_FLAG_PID_CGROUP != 0 {
-		return -1, EBADF // no cgroup fs in the model: the cgroup fd is never valid
+	if flags&uapi.PERF_FLAG_PID_CGROUP != 0 {
+		return -1, uapi.EBADF // no cgroup fs in the model: the cgroup fd is never valid
 	}
 	// Step 10: get_unused_fd_flags().
 	ft := k.fdt(t)
@@ -43,16 +44,16 @@ func (k *Kernel) perfEventOpen(t *sched.Task, uattr *Attr, pid, cpuID, groupFD i
 	if groupFD != -1 {
 		g, err := k.lookup(t, groupFD)
 		if err != nil {
-			return -1, EBADF
+			return -1, uapi.EBADF
 		}
 		if g.state <= StateRevoked {
-			return -1, ENODEV
+			return -1, uapi.ENODEV
 		}
 		groupLeader = g
-		if flags&PERF_FLAG_FD_OUTPUT != 0 {
+		if flags&uapi.PERF_FLAG_FD_OUTPUT != 0 {
 			outputEvent = groupLeader
 		}
-		if flags&PERF_FLAG_FD_NO_GROUP != 0 {
+		if flags&uapi.PERF_FLAG_FD_NO_GROUP != 0 {
 			groupLeader = nil
 		}
 	}
@@ -66,7 +67,7 @@ func (k *Kernel) perfEventOpen(t *sched.Task, uattr *Attr, pid, cpuID, groupFD i
 	}
 	// Step 13.
 	if task != nil && groupLeader != nil && groupLeader.Attr.Inherit != a.Inherit {
-		return -1, EINVAL
+		return -1, uapi.EINVAL
 	}
 	// Step 14-17: perf_event_alloc().
 	e, err := k.perfEventAlloc(&a, cpuID, task, groupLeader, flags)
@@ -118,7 +119,7 @@ func (k *Kernel) perfEventOpen(t *sched.Task, uattr *Attr, pid, cpuID, groupFD i
 	// Step 25: an event that needs an AUX event links to its AUX group
 	// leader (perf_get_aux_event, aux_core.go).
 	if a.NeedAuxEvent() && !perfGetAuxEvent(e, groupLeader) {
-		return -1, EINVAL
+		return -1, uapi.EINVAL
 	}
 	// Step 26: exclusive PMUs (none here). Install.
 	k.installEvent(t, e, ctx, cpuID)
@@ -138,12 +139,12 @@ func (k *Kernel) findLivelyTask(t *sched.Task, pid int) (*sched.Task, error) {
 	for _, x := range k.S.Tasks {
 		if x.PID == pid || x.TID == pid {
 			if x.State == sched.Dead {
-				return nil, ESRCH
+				return nil, uapi.ESRCH
 			}
 			return x, nil
 		}
 	}
-	return nil, ESRCH
+	return nil, uapi.ESRCH
 }
 
 // perfEventAlloc allocates and initialises the event and finds its PMU.
@@ -199,12 +200,12 @@ func (k *Kernel) perfEventAlloc(a *Attr, cpuID int, task *sched.Task, groupLeade
 // kernel/events/core.c: perf_init_event()
 func (k *Kernel) perfInitEvent(e *Event) (PMU, error) {
 	typ := e.Attr.Type
-	if typ == PERF_TYPE_HARDWARE || typ == PERF_TYPE_HW_CACHE {
-		typ = uint32(e.Attr.Config >> PERF_PMU_TYPE_SHIFT)
+	if typ == uapi.PERF_TYPE_HARDWARE || typ == uapi.PERF_TYPE_HW_CACHE {
+		typ = uint32(e.Attr.Config >> uapi.PERF_PMU_TYPE_SHIFT)
 		if typ == 0 {
-			typ = PERF_TYPE_RAW
+			typ = uapi.PERF_TYPE_RAW
 		} else if int(typ) != int(k.hwPMU.Type()) {
-			return nil, ENOENT
+			return nil, uapi.ENOENT
 		}
 	}
 	for tries := 0; tries < 2; tries++ {
@@ -213,7 +214,7 @@ func (k *Kernel) perfInitEvent(e *Event) (PMU, error) {
 				continue
 			}
 			err := p.EventInit(e)
-			if err == ENOENT && e.Attr.Type != typ {
+			if err == uapi.ENOENT && e.Attr.Type != typ {
 				typ = e.Attr.Type // retargeted: look again
 				goto again
 			}
@@ -231,11 +232,11 @@ func (k *Kernel) perfInitEvent(e *Event) (PMU, error) {
 		if err == nil {
 			return p, nil
 		}
-		if err != ENOENT {
+		if err != uapi.ENOENT {
 			return nil, err
 		}
 	}
-	return nil, ENOENT
+	return nil, uapi.ENOENT
 }
 
 // findGetContext returns the context of a task (allocated on first use) or of
@@ -244,21 +245,21 @@ func (k *Kernel) perfInitEvent(e *Event) (PMU, error) {
 func (k *Kernel) findGetContext(task *sched.Task, cpuID int) (*Context, error) {
 	if task == nil {
 		if cpuID < 0 || cpuID >= len(k.cpuCtx) {
-			return nil, ENODEV // !cpu_online(cpu)
+			return nil, uapi.ENODEV // !cpu_online(cpu)
 		}
 		return &k.cpuCtx[cpuID].ctx, nil
 	}
 	ctx := k.taskCtx[task]
 	if ctx == nil {
 		if task.State == sched.Dead {
-			return nil, ESRCH
+			return nil, uapi.ESRCH
 		}
 		ctx = &Context{}
 		ctx.init(k, task, -1)
 		k.taskCtx[task] = ctx
 	}
 	if ctx.dead {
-		return nil, ESRCH // ctx->task == TASK_TOMBSTONE
+		return nil, uapi.ESRCH // ctx->task == TASK_TOMBSTONE
 	}
 	return ctx, nil
 }
@@ -269,33 +270,33 @@ func (k *Kernel) checkGroup(e, leader *Event, ctx *Context, cpuID int) error {
 	// "Do not allow a recursive hierarchy (this new sibling becoming part of
 	// the group of another sibling)."
 	if leader.leader != leader {
-		return EINVAL
+		return uapi.EINVAL
 	}
 	// "All events in a group should have the same clock"
 	if leader.Attr.UseClockid != e.Attr.UseClockid || leader.Attr.Clockid != e.Attr.Clockid {
-		return EINVAL
+		return uapi.EINVAL
 	}
 	// "Make sure we're both events for the same CPU; grouping events for
 	// different CPUs is broken; since you can't add an event to a group led
 	// by an event on another CPU"
 	if leader.cpu != cpuID {
-		return EINVAL
+		return uapi.EINVAL
 	}
 	// "Make sure we're both on the same context; either task or cpu."
 	if leader.ctx != ctx {
-		return EINVAL
+		return uapi.EINVAL
 	}
 	// "Only a group leader can be exclusive or pinned"
 	if e.Attr.Exclusive || e.Attr.Pinned {
-		return EINVAL
+		return uapi.EINVAL
 	}
 	// A hardware event may only join a group whose leader is software
 	// (moved to the hardware PMU) or on its own PMU.
 	if !e.pmu.base().isSoftware && !leader.pmu.base().isSoftware && leader.pmu != e.pmu {
-		return EINVAL
+		return uapi.EINVAL
 	}
 	if leader.state <= StateExit {
-		return EINVAL
+		return uapi.EINVAL
 	}
 	return nil
 }

@@ -3,6 +3,7 @@ package pmu
 import (
 	"perfsim/cpu"
 	"perfsim/sched"
+	"perfsim/uapi"
 )
 
 // SchedOut implements sched.SwitchHook: perf_event_task_sched_out(), called
@@ -10,7 +11,7 @@ import (
 // event is counted first, while prev's events are still on.
 // include/linux/perf_event.h: perf_event_task_sched_out()
 func (k *Kernel) SchedOut(c *cpu.CPU, prev, next *sched.Task) {
-	k.perfSwEventSched(c, PERF_COUNT_SW_CONTEXT_SWITCHES)
+	k.perfSwEventSched(c, uapi.PERF_COUNT_SW_CONTEXT_SWITCHES)
 	c.Step("perf_event_task_sched_out")
 	if k.nrSwitchEvents > 0 {
 		k.perfEventSwitch(c, prev, next, false)
@@ -54,7 +55,7 @@ func (k *Kernel) SchedIn(c *cpu.CPU, prev, next *sched.Task) {
 		k.perfEventSwitch(c, next, prev, true)
 	}
 	if last, ok := k.lastCPU[next]; ok && last != c.ID {
-		k.perfSwEventSched(c, PERF_COUNT_SW_CPU_MIGRATIONS) // task->sched_migrated
+		k.perfSwEventSched(c, uapi.PERF_COUNT_SW_CPU_MIGRATIONS) // task->sched_migrated
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"perfsim/scenarios/record"
 	"perfsim/sched"
 	"perfsim/sim"
+	"perfsim/uapi"
 )
 
 // machine is a simulated machine with perf's core on it.
@@ -79,13 +80,13 @@ func (mc *machine) runIn(tb testing.TB, cpu int, fn func(t *sched.Task)) {
 }
 
 func cyclesAttr(period uint64) pmu.Attr {
-	return pmu.Attr{Type: pmu.PERF_TYPE_HARDWARE, Size: pmu.AttrSize, Config: pmu.PERF_COUNT_HW_CPU_CYCLES,
-		SamplePeriod: period, SampleType: pmu.PERF_SAMPLE_IP | pmu.PERF_SAMPLE_TID | pmu.PERF_SAMPLE_TIME | pmu.PERF_SAMPLE_CPU | pmu.PERF_SAMPLE_PERIOD,
+	return pmu.Attr{Type: uapi.PERF_TYPE_HARDWARE, Size: uapi.AttrSize, Config: uapi.PERF_COUNT_HW_CPU_CYCLES,
+		SamplePeriod: period, SampleType: uapi.PERF_SAMPLE_IP | uapi.PERF_SAMPLE_TID | uapi.PERF_SAMPLE_TIME | uapi.PERF_SAMPLE_CPU | uapi.PERF_SAMPLE_PERIOD,
 		ExcludeKernel: false}
 }
 
 func swAttr(config uint64) pmu.Attr {
-	return pmu.Attr{Type: pmu.PERF_TYPE_SOFTWARE, Size: pmu.AttrSize, Config: config}
+	return pmu.Attr{Type: uapi.PERF_TYPE_SOFTWARE, Size: uapi.AttrSize, Config: config}
 }
 
 // sleepUntil sleeps t until the absolute virtual time at, so that tasks on

@@ -4,25 +4,7 @@ import (
 	"perfsim/cpu"
 	"perfsim/rb"
 	"perfsim/sched"
-)
-
-// PERF_EVENT_IOC_* (include/uapi/linux/perf_event.h), with their _IO/_IOR/_IOW
-// encodings on x86_64.
-const (
-	PERF_EVENT_IOC_ENABLE            = 0x2400     // _IO ('$', 0)
-	PERF_EVENT_IOC_DISABLE           = 0x2401     // _IO ('$', 1)
-	PERF_EVENT_IOC_REFRESH           = 0x2402     // _IO ('$', 2)
-	PERF_EVENT_IOC_RESET             = 0x2403     // _IO ('$', 3)
-	PERF_EVENT_IOC_PERIOD            = 0x40082404 // _IOW('$', 4, __u64)
-	PERF_EVENT_IOC_SET_OUTPUT        = 0x2405     // _IO ('$', 5)
-	PERF_EVENT_IOC_SET_FILTER        = 0x40082406 // _IOW('$', 6, char *)
-	PERF_EVENT_IOC_ID                = 0x80082407 // _IOR('$', 7, __u64 *)
-	PERF_EVENT_IOC_SET_BPF           = 0x40042408 // _IOW('$', 8, __u32)
-	PERF_EVENT_IOC_PAUSE_OUTPUT      = 0x40042409 // _IOW('$', 9, __u32)
-	PERF_EVENT_IOC_QUERY_BPF         = 0xc008240a // _IOWR('$', 10, struct perf_event_query_bpf *)
-	PERF_EVENT_IOC_MODIFY_ATTRIBUTES = 0x4008240b // _IOW('$', 11, struct perf_event_attr *)
-
-	PERF_IOC_FLAG_GROUP = 1 << 0
+	"perfsim/uapi"
 )
 
 // Ioctl is ioctl(fd, cmd, arg) on a perf fd. PERF_EVENT_IOC_ID returns the
@@ -43,44 +25,44 @@ func (k *Kernel) perfIoctl(t *sched.Task, fd int, cmd, arg uint64) (uint64, erro
 	}
 	// perf_ioctl(): an event whose PMU is gone does nothing.
 	if e.state <= StateRevoked {
-		return 0, ENODEV
+		return 0, uapi.ENODEV
 	}
 	var fn func(t *sched.Task, e *Event)
 	switch cmd {
-	case PERF_EVENT_IOC_ENABLE:
+	case uapi.PERF_EVENT_IOC_ENABLE:
 		fn = k.perfEventEnable
-	case PERF_EVENT_IOC_DISABLE:
+	case uapi.PERF_EVENT_IOC_DISABLE:
 		fn = k.perfEventDisable
-	case PERF_EVENT_IOC_RESET:
+	case uapi.PERF_EVENT_IOC_RESET:
 		fn = k.perfEventReset
-	case PERF_EVENT_IOC_REFRESH:
+	case uapi.PERF_EVENT_IOC_REFRESH:
 		return 0, k.perfEventRefresh(t, e, int64(arg))
-	case PERF_EVENT_IOC_PERIOD:
+	case uapi.PERF_EVENT_IOC_PERIOD:
 		return 0, k.perfEventPeriod(t, e, arg)
-	case PERF_EVENT_IOC_ID:
+	case uapi.PERF_EVENT_IOC_ID:
 		return e.primaryEventID(), nil
-	case PERF_EVENT_IOC_SET_OUTPUT:
+	case uapi.PERF_EVENT_IOC_SET_OUTPUT:
 		var out *Event
 		if int64(arg) != -1 {
 			o, err := k.lookup(t, int(int64(arg)))
 			if err != nil {
-				return 0, EBADF
+				return 0, uapi.EBADF
 			}
 			out = o
 		}
 		return 0, k.perfEventSetOutput(t, e, out)
-	case PERF_EVENT_IOC_SET_FILTER:
-		return 0, EINVAL // ftrace filters are not modelled
-	case PERF_EVENT_IOC_SET_BPF, PERF_EVENT_IOC_QUERY_BPF:
-		return 0, EINVAL // no BPF programs
-	case PERF_EVENT_IOC_PAUSE_OUTPUT:
+	case uapi.PERF_EVENT_IOC_SET_FILTER:
+		return 0, uapi.EINVAL // ftrace filters are not modelled
+	case uapi.PERF_EVENT_IOC_SET_BPF, uapi.PERF_EVENT_IOC_QUERY_BPF:
+		return 0, uapi.EINVAL // no BPF programs
+	case uapi.PERF_EVENT_IOC_PAUSE_OUTPUT:
 		return 0, k.perfIoctlPauseOutput(t, e, arg != 0)
-	case PERF_EVENT_IOC_MODIFY_ATTRIBUTES:
-		return 0, EINVAL // only breakpoints can be modified
+	case uapi.PERF_EVENT_IOC_MODIFY_ATTRIBUTES:
+		return 0, uapi.EINVAL // only breakpoints can be modified
 	default:
-		return 0, ENOTTY
+		return 0, uapi.ENOTTY
 	}
-	if arg&PERF_IOC_FLAG_GROUP != 0 {
+	if arg&uapi.PERF_IOC_FLAG_GROUP != 0 {
 		// perf_event_for_each(): the leader and every sibling.
 		l := e.leader
 		fn(t, l)
@@ -106,7 +88,7 @@ func (k *Kernel) perfIoctlPauseOutput(t *sched.Task, e *Event, pause bool) error
 	if k.Opts.Knobs.PauseOutputRBCheck == "posted" {
 		// As first posted: if (!event->rb) -- a second read of event->rb.
 		if e.rb == nil {
-			return EINVAL
+			return uapi.EINVAL
 		}
 		t.Step("perf_ioctl:PAUSE_OUTPUT:checked")
 		if buf == nil {
@@ -117,7 +99,7 @@ func (k *Kernel) perfIoctlPauseOutput(t *sched.Task, e *Event, pause bool) error
 	}
 	// Today: if (!rb || !rb->nr_pages) return -EINVAL; on the one copy.
 	if buf == nil || buf.NrPages() == 0 {
-		return EINVAL
+		return uapi.EINVAL
 	}
 	t.Step("perf_ioctl:PAUSE_OUTPUT:checked")
 	buf.TogglePaused(pause)
@@ -214,7 +196,7 @@ func (k *Kernel) perfEventReset(t *sched.Task, e *Event) {
 func (k *Kernel) perfEventRefresh(t *sched.Task, e *Event, refresh int64) error {
 	// "not supported on inherited events"
 	if e.Attr.Inherit || !e.isSampling() {
-		return EINVAL
+		return uapi.EINVAL
 	}
 	e.eventLimit += refresh
 	k.perfEventEnable(t, e)
@@ -225,17 +207,17 @@ func (k *Kernel) perfEventRefresh(t *sched.Task, e *Event, refresh int64) error 
 // kernel/events/core.c: perf_event_period() -> _perf_event_period()
 func (k *Kernel) perfEventPeriod(t *sched.Task, e *Event, v uint64) error {
 	if !e.isSampling() {
-		return EINVAL
+		return uapi.EINVAL
 	}
 	if v == 0 {
-		return EINVAL
+		return uapi.EINVAL
 	}
 	if e.Attr.Freq {
 		if v > uint64(k.Opts.Sysctl.MaxSampleRate) {
-			return EINVAL
+			return uapi.EINVAL
 		}
 	} else if v&(1<<63) != 0 {
-		return EINVAL
+		return uapi.EINVAL
 	}
 	k.eventFunctionCall(t, e, func(c *cpu.CPU, e *Event, ctx *Context) {
 		e.Attr.SamplePeriod = v
@@ -261,27 +243,27 @@ func (k *Kernel) perfEventSetOutput(t *sched.Task, e, output *Event) error {
 	if output != nil {
 		// "don't allow circular references"
 		if e == output {
-			return EINVAL
+			return uapi.EINVAL
 		}
 		// "Don't allow cross-cpu buffers"
 		if output.cpu != e.cpu {
-			return EINVAL
+			return uapi.EINVAL
 		}
 		// "If its not a per-cpu rb, it must be the same task."
 		if output.cpu == -1 && output.hw.target != e.hw.target {
-			return EINVAL
+			return uapi.EINVAL
 		}
 		// "Mixing clocks in the same buffer is trouble you don't need."
 		if output.Attr.UseClockid != e.Attr.UseClockid || output.Attr.Clockid != e.Attr.Clockid {
-			return EINVAL
+			return uapi.EINVAL
 		}
 		// "Either writing forward or backward"
 		if output.Attr.WriteBackward != e.Attr.WriteBackward {
-			return EINVAL
+			return uapi.EINVAL
 		}
 		// "If both events generate aux data, they must be on the same PMU"
 		if e.pmu.HasAux() && output.pmu.HasAux() && e.pmu != output.pmu {
-			return EINVAL
+			return uapi.EINVAL
 		}
 	}
 	// mutex_lock_double(&event->mmap_mutex, &output_event->mmap_mutex)
@@ -308,22 +290,22 @@ func (k *Kernel) perfEventSetOutput(t *sched.Task, e, output *Event) error {
 func (k *Kernel) setOutputLocked(e, output *Event) error {
 	// "Can't redirect output if we've got an active mmap()"
 	if e.mmapCount != 0 {
-		return EINVAL
+		return uapi.EINVAL
 	}
 	var buf *rb.Buffer
 	if output != nil {
 		if output.state <= StateRevoked {
-			return EINVAL
+			return uapi.EINVAL
 		}
 		// get the rb we want to redirect to
 		b := output.rb
 		if b == nil || !b.Get() {
-			return EINVAL
+			return uapi.EINVAL
 		}
 		// "did we race against perf_mmap_close()"
 		if bs := k.bufs[b]; bs == nil || bs.mmapCount == 0 {
 			k.ringBufferPut(b)
-			return EINVAL
+			return uapi.EINVAL
 		}
 		buf = b
 	}

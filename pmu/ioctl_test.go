@@ -9,13 +9,14 @@ import (
 	"perfsim/pmu"
 	"perfsim/sched"
 	"perfsim/sim"
+	"perfsim/uapi"
 )
 
 func errName(err error) string {
 	if err == nil {
 		return "ok"
 	}
-	if e, ok := err.(pmu.Errno); ok {
+	if e, ok := err.(uapi.Errno); ok {
 		return e.Name()
 	}
 	return err.Error()
@@ -50,7 +51,7 @@ func TestMmapRules(t *testing.T) {
 	mc.runIn(t, 0, func(tk *sched.Task) {
 		fds := map[string]int{}
 		for _, n := range []string{"a", "b", "c", "inh"} {
-			a := swAttr(pmu.PERF_COUNT_SW_DUMMY)
+			a := swAttr(uapi.PERF_COUNT_SW_DUMMY)
 			a.Inherit = n == "inh"
 			fd, err := mc.k.PerfEventOpen(tk, &a, 0, -1, -1, 0)
 			if err != nil {
@@ -94,7 +95,7 @@ func TestIoctlRules(t *testing.T) {
 			}
 			return fd
 		}
-		dummy := swAttr(pmu.PERF_COUNT_SW_DUMMY)
+		dummy := swAttr(uapi.PERF_COUNT_SW_DUMMY)
 		fwd0 := open(0, false, dummy)
 		fwd0b := open(0, false, dummy)
 		bwd0 := open(0, true, dummy)
@@ -108,29 +109,29 @@ func TestIoctlRules(t *testing.T) {
 			_, err := mc.k.Ioctl(tk, fd, cmd, arg)
 			got = append(got, name+": "+errName(err))
 		}
-		io("SET_OUTPUT to an unmapped event", fwd0b, pmu.PERF_EVENT_IOC_SET_OUTPUT, uint64(fwd0))
+		io("SET_OUTPUT to an unmapped event", fwd0b, uapi.PERF_EVENT_IOC_SET_OUTPUT, uint64(fwd0))
 		if _, err := mc.k.Mmap(tk, fwd0, 0, 3*4096, pmu.ProtRead|pmu.ProtWrite); err != nil {
 			t.Fatal(err)
 		}
-		io("SET_OUTPUT to itself", fwd0, pmu.PERF_EVENT_IOC_SET_OUTPUT, uint64(fwd0))
-		io("SET_OUTPUT backward into forward", bwd0, pmu.PERF_EVENT_IOC_SET_OUTPUT, uint64(fwd0))
-		io("SET_OUTPUT across cpus", fwd1, pmu.PERF_EVENT_IOC_SET_OUTPUT, uint64(fwd0))
-		io("SET_OUTPUT to a non-perf fd", fwd0b, pmu.PERF_EVENT_IOC_SET_OUTPUT, 77)
-		io("SET_OUTPUT forward into forward", fwd0b, pmu.PERF_EVENT_IOC_SET_OUTPUT, uint64(fwd0))
-		io("SET_OUTPUT of a mapped event", fwd0, pmu.PERF_EVENT_IOC_SET_OUTPUT, uint64(fwd0b))
-		io("SET_OUTPUT -1 (back to none)", fwd0b, pmu.PERF_EVENT_IOC_SET_OUTPUT, ^uint64(0))
-		io("PAUSE_OUTPUT without a buffer", aux, pmu.PERF_EVENT_IOC_PAUSE_OUTPUT, 1)
+		io("SET_OUTPUT to itself", fwd0, uapi.PERF_EVENT_IOC_SET_OUTPUT, uint64(fwd0))
+		io("SET_OUTPUT backward into forward", bwd0, uapi.PERF_EVENT_IOC_SET_OUTPUT, uint64(fwd0))
+		io("SET_OUTPUT across cpus", fwd1, uapi.PERF_EVENT_IOC_SET_OUTPUT, uint64(fwd0))
+		io("SET_OUTPUT to a non-perf fd", fwd0b, uapi.PERF_EVENT_IOC_SET_OUTPUT, 77)
+		io("SET_OUTPUT forward into forward", fwd0b, uapi.PERF_EVENT_IOC_SET_OUTPUT, uint64(fwd0))
+		io("SET_OUTPUT of a mapped event", fwd0, uapi.PERF_EVENT_IOC_SET_OUTPUT, uint64(fwd0b))
+		io("SET_OUTPUT -1 (back to none)", fwd0b, uapi.PERF_EVENT_IOC_SET_OUTPUT, ^uint64(0))
+		io("PAUSE_OUTPUT without a buffer", aux, uapi.PERF_EVENT_IOC_PAUSE_OUTPUT, 1)
 		if _, err := mc.k.Mmap(tk, aux, 0, 4096, pmu.ProtRead|pmu.ProtWrite); err != nil {
 			t.Fatal(err)
 		}
-		io("PAUSE_OUTPUT with nr_pages 0", aux, pmu.PERF_EVENT_IOC_PAUSE_OUTPUT, 1)
-		io("PAUSE_OUTPUT", fwd0, pmu.PERF_EVENT_IOC_PAUSE_OUTPUT, 1)
-		io("REFRESH a counting event", fwd0, pmu.PERF_EVENT_IOC_REFRESH, 1)
-		io("REFRESH an inherited event", inhFD, pmu.PERF_EVENT_IOC_REFRESH, 1)
-		io("REFRESH", samp, pmu.PERF_EVENT_IOC_REFRESH, 1)
+		io("PAUSE_OUTPUT with nr_pages 0", aux, uapi.PERF_EVENT_IOC_PAUSE_OUTPUT, 1)
+		io("PAUSE_OUTPUT", fwd0, uapi.PERF_EVENT_IOC_PAUSE_OUTPUT, 1)
+		io("REFRESH a counting event", fwd0, uapi.PERF_EVENT_IOC_REFRESH, 1)
+		io("REFRESH an inherited event", inhFD, uapi.PERF_EVENT_IOC_REFRESH, 1)
+		io("REFRESH", samp, uapi.PERF_EVENT_IOC_REFRESH, 1)
 		io("unknown", samp, 0x2499, 0)
-		io("bad fd", 99, pmu.PERF_EVENT_IOC_ENABLE, 0)
-		id, err := mc.k.Ioctl(tk, samp, pmu.PERF_EVENT_IOC_ID, 0)
+		io("bad fd", 99, uapi.PERF_EVENT_IOC_ENABLE, 0)
+		id, err := mc.k.Ioctl(tk, samp, uapi.PERF_EVENT_IOC_ID, 0)
 		if err != nil || id != mc.k.EventOf(tk, samp).ID() {
 			t.Errorf("IOC_ID = %d, %v; want %d", id, err, mc.k.EventOf(tk, samp).ID())
 		}
@@ -156,20 +157,20 @@ func TestReadFormat(t *testing.T) {
 	var vals []uint64
 	var ids []uint64
 	mc.runIn(t, 0, func(tk *sched.Task) {
-		rf := uint64(pmu.PERF_FORMAT_GROUP | pmu.PERF_FORMAT_TOTAL_TIME_ENABLED | pmu.PERF_FORMAT_TOTAL_TIME_RUNNING | pmu.PERF_FORMAT_ID | pmu.PERF_FORMAT_LOST)
+		rf := uint64(uapi.PERF_FORMAT_GROUP | uapi.PERF_FORMAT_TOTAL_TIME_ENABLED | uapi.PERF_FORMAT_TOTAL_TIME_RUNNING | uapi.PERF_FORMAT_ID | uapi.PERF_FORMAT_LOST)
 		l := cyclesAttr(0)
 		l.ReadFormat = rf
 		lfd, err := mc.k.PerfEventOpen(tk, &l, 0, -1, -1, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
-		s := pmu.Attr{Type: pmu.PERF_TYPE_HARDWARE, Size: pmu.AttrSize, Config: pmu.PERF_COUNT_HW_INSTRUCTIONS, ReadFormat: rf}
+		s := pmu.Attr{Type: uapi.PERF_TYPE_HARDWARE, Size: uapi.AttrSize, Config: uapi.PERF_COUNT_HW_INSTRUCTIONS, ReadFormat: rf}
 		sfd, err := mc.k.PerfEventOpen(tk, &s, 0, -1, lfd, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
 		mc.s.RunOps(tk, []sched.Op{sched.Compute(10 * sim.Microsecond)})
-		mc.k.Ioctl(tk, lfd, pmu.PERF_EVENT_IOC_DISABLE, pmu.PERF_IOC_FLAG_GROUP)
+		mc.k.Ioctl(tk, lfd, uapi.PERF_EVENT_IOC_DISABLE, uapi.PERF_IOC_FLAG_GROUP)
 		mc.s.RunOps(tk, []sched.Op{sched.Compute(10 * sim.Microsecond)})
 		b, err := mc.k.Read(tk, lfd)
 		if err != nil {

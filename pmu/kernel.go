@@ -5,6 +5,7 @@ import (
 	"perfsim/rb"
 	"perfsim/sched"
 	"perfsim/sim"
+	"perfsim/uapi"
 )
 
 // Kernel is perf's core (kernel/events/core.c) on one simulated machine: the
@@ -160,8 +161,8 @@ func NewKernel(s *sched.Sched, o Options) *Kernel {
 	k.hwPMU = newHwPMU(k)
 	// perf_event_init(): software, cpu_clock and task_clock (dynamic types),
 	// tracepoint, then the arch PMU.
-	k.cpuClock = &clockPMU{pmuBase: pmuBase{isSoftware: true}, k: k, name: "cpu_clock", typ: PERF_TYPE_MAX, cfg: PERF_COUNT_SW_CPU_CLOCK}
-	k.taskClock = &clockPMU{pmuBase: pmuBase{isSoftware: true}, k: k, name: "task_clock", typ: PERF_TYPE_MAX + 1, cfg: PERF_COUNT_SW_TASK_CLOCK}
+	k.cpuClock = &clockPMU{pmuBase: pmuBase{isSoftware: true}, k: k, name: "cpu_clock", typ: uapi.PERF_TYPE_MAX, cfg: uapi.PERF_COUNT_SW_CPU_CLOCK}
+	k.taskClock = &clockPMU{pmuBase: pmuBase{isSoftware: true}, k: k, name: "task_clock", typ: uapi.PERF_TYPE_MAX + 1, cfg: uapi.PERF_COUNT_SW_TASK_CLOCK}
 	k.pmus = []PMU{k.swPMU, k.cpuClock, k.taskClock, k.tpPMU, k.hwPMU}
 	for i, p := range k.pmus {
 		p.base().index = i

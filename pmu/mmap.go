@@ -3,6 +3,7 @@ package pmu
 import (
 	"perfsim/rb"
 	"perfsim/sched"
+	"perfsim/uapi"
 )
 
 // bufState is the part of struct perf_buffer that rb.Buffer leaves to the
@@ -40,21 +41,21 @@ func (k *Kernel) perfMmap(t *sched.Task, fd int, pgoff, length uint64, prot Prot
 	// "Don't allow mmap() of inherited per-task counters. This would create
 	// a performance issue due to all children writing to the same rb."
 	if e.cpu == -1 && e.Attr.Inherit {
-		return nil, EINVAL
+		return nil, uapi.EINVAL
 	}
 	if length == 0 {
-		return nil, EINVAL // do_mmap()
+		return nil, uapi.EINVAL // do_mmap()
 	}
 	nrPages := length / PageSize
 	if nrPages > 1<<31-1 {
-		return nil, ENOMEM
+		return nil, uapi.ENOMEM
 	}
 	if length != PageSize*nrPages {
-		return nil, EINVAL
+		return nil, uapi.EINVAL
 	}
 	oldAux := k.auxMutexOld()
 	if pgoff != 0 && oldAux && e.rb == nil {
-		return nil, EINVAL // before 2ab9d830262c: an unlocked test, checked again under the mutex
+		return nil, uapi.EINVAL // before 2ab9d830262c: an unlocked test, checked again under the mutex
 	}
 	// scoped_guard (mutex, &event->mmap_mutex)
 	k.S.MutexLock(t, &e.mmapMutex)
@@ -62,7 +63,7 @@ func (k *Kernel) perfMmap(t *sched.Task, fd int, pgoff, length uint64, prot Prot
 	var m *Mapping
 	switch {
 	case e.state <= StateRevoked:
-		err = ENODEV
+		err = uapi.ENODEV
 	case pgoff != 0:
 		if err = k.perfMmapAuxArea(t, e, pgoff, int(nrPages), prot); err == nil {
 			m = &Mapping{RB: e.rb, ev: e, Aux: true}
@@ -88,16 +89,16 @@ func (k *Kernel) perfMmapRB(e *Event, nrPages int, prot Prot) (*Mapping, error) 
 	// "If we have rb pages ensure they're a power-of-two number, so we can
 	// do bitmasks instead of modulo."
 	if nrPages != 0 && nrPages&(nrPages-1) != 0 {
-		return nil, EINVAL
+		return nil, uapi.EINVAL
 	}
 	if e.rb != nil {
 		if e.rb.NrPages() != nrPages {
-			return nil, EINVAL
+			return nil, uapi.EINVAL
 		}
 		// An event whose output was redirected (SET_OUTPUT) shares another's
 		// buffer; mapping it would take event->mmap_count from 0 (d06bf78e55d5).
 		if e.mmapCount == 0 {
-			return nil, EBUSY
+			return nil, uapi.EBUSY
 		}
 		if bs := k.bufs[e.rb]; bs != nil && bs.mmapCount > 0 {
 			// "Success -- managed to mmap() the same buffer multiple times."
@@ -129,7 +130,7 @@ func (k *Kernel) perfMmapRB(e *Event, nrPages int, prot Prot) (*Mapping, error) 
 	}
 	buf, err := rb.NewBuffer(nrPages, wm, flags)
 	if err != nil {
-		return nil, ENOMEM
+		return nil, uapi.ENOMEM
 	}
 	buf.Knobs = k.Opts.Knobs.RB
 	k.traceBuffer(buf, e)
@@ -157,7 +158,7 @@ func (k *Kernel) perfMmapCalcLimits(userExtra int64) (int64, error) {
 		extra = locked - limit
 	}
 	if k.pinnedPages+extra > rlimitMemlockPages && sys.Paranoid > -1 && !sys.PerfmonCapable {
-		return 0, EPERM
+		return 0, uapi.EPERM
 	}
 	return extra, nil
 }

@@ -3,6 +3,7 @@ package pmu
 import (
 	"perfsim/sched"
 	"perfsim/sim"
+	"perfsim/uapi"
 )
 
 // A perf mapping is one VMA until a partial munmap splits it. Today
@@ -40,7 +41,7 @@ func init() {
 // mm/vma.c: do_vmi_munmap() -> remove_vma() -> vm_ops->close
 func (k *Kernel) Munmap(t *sched.Task, m *Mapping) (err error) {
 	if m == nil {
-		return EINVAL
+		return uapi.EINVAL
 	}
 	return k.MunmapRange(t, m, 0, m.Length)
 }
@@ -60,7 +61,7 @@ func (k *Kernel) MunmapRange(t *sched.Task, m *Mapping, off, length uint64) (err
 
 func (k *Kernel) munmapRange(t *sched.Task, m *Mapping, off, length uint64) error {
 	if m == nil || m.unmap || off%PageSize != 0 || length == 0 || off+length > m.Length {
-		return EINVAL
+		return uapi.EINVAL
 	}
 	if m.vmas == nil {
 		m.vmas = []vmaPiece{{m.Pgoff, m.Length / PageSize}}
@@ -74,7 +75,7 @@ func (k *Kernel) munmapRange(t *sched.Task, m *Mapping, off, length uint64) erro
 				continue
 			}
 			if k.Knob("vma-split") != "pre-b024d7b56c77" {
-				return EINVAL // perf_mmap_may_split()
+				return uapi.EINVAL // perf_mmap_may_split()
 			}
 			k.mmapStats.splits++
 			m.vmas[i].pages = at - v.pgoff

@@ -7,6 +7,7 @@ import (
 
 	"perfsim/pmu"
 	"perfsim/sched"
+	"perfsim/uapi"
 )
 
 // TestOpenCoreChecks: the checks sys_perf_event_open() does itself (steps
@@ -25,41 +26,41 @@ func TestOpenCoreChecks(t *testing.T) {
 		setup map[string]open // opened first, in name order of setupOrder
 		order []string
 		open  open
-		want  pmu.Errno // 0: success
+		want  uapi.Errno // 0: success
 	}{
-		{name: "group_fd not a perf fd: EBADF (perf_fget_light)", open: open{attr: cyclesAttr(0), cpu: -1, group: "bad"}, want: pmu.EBADF},
-		{name: "unknown type: ENOENT (perf_init_event)", open: open{attr: pmu.Attr{Type: 99, Size: pmu.AttrSize}, cpu: -1}, want: pmu.ENOENT},
-		{name: "unknown tracepoint id: ENOENT (perf_trace_init)", open: open{attr: pmu.Attr{Type: pmu.PERF_TYPE_TRACEPOINT, Size: pmu.AttrSize, Config: 1}, cpu: -1}, want: pmu.ENOENT},
-		{name: "hw id not mapped: ENOENT", open: open{attr: pmu.Attr{Type: pmu.PERF_TYPE_HARDWARE, Size: pmu.AttrSize, Config: pmu.PERF_COUNT_HW_BUS_CYCLES}, cpu: -1}, want: pmu.ENOENT},
-		{name: "no such pid: ESRCH (find_lively_task_by_vpid)", open: open{attr: cyclesAttr(0), pid: 4242, cpu: -1}, want: pmu.ESRCH},
-		{name: "cpu out of range: EINVAL (perf_event_alloc)", open: open{attr: cyclesAttr(0), pid: 0, cpu: 7}, want: pmu.EINVAL},
-		{name: "pid -1 cpu -1: EINVAL", open: open{attr: cyclesAttr(0), pid: -1, cpu: -1}, want: pmu.EINVAL},
-		{name: "unknown flag: EINVAL", open: open{attr: cyclesAttr(0), cpu: -1, flags: 1 << 5}, want: pmu.EINVAL},
+		{name: "group_fd not a perf fd: EBADF (perf_fget_light)", open: open{attr: cyclesAttr(0), cpu: -1, group: "bad"}, want: uapi.EBADF},
+		{name: "unknown type: ENOENT (perf_init_event)", open: open{attr: pmu.Attr{Type: 99, Size: uapi.AttrSize}, cpu: -1}, want: uapi.ENOENT},
+		{name: "unknown tracepoint id: ENOENT (perf_trace_init)", open: open{attr: pmu.Attr{Type: uapi.PERF_TYPE_TRACEPOINT, Size: uapi.AttrSize, Config: 1}, cpu: -1}, want: uapi.ENOENT},
+		{name: "hw id not mapped: ENOENT", open: open{attr: pmu.Attr{Type: uapi.PERF_TYPE_HARDWARE, Size: uapi.AttrSize, Config: uapi.PERF_COUNT_HW_BUS_CYCLES}, cpu: -1}, want: uapi.ENOENT},
+		{name: "no such pid: ESRCH (find_lively_task_by_vpid)", open: open{attr: cyclesAttr(0), pid: 4242, cpu: -1}, want: uapi.ESRCH},
+		{name: "cpu out of range: EINVAL (perf_event_alloc)", open: open{attr: cyclesAttr(0), pid: 0, cpu: 7}, want: uapi.EINVAL},
+		{name: "pid -1 cpu -1: EINVAL", open: open{attr: cyclesAttr(0), pid: -1, cpu: -1}, want: uapi.EINVAL},
+		{name: "unknown flag: EINVAL", open: open{attr: cyclesAttr(0), cpu: -1, flags: 1 << 5}, want: uapi.EINVAL},
 		{name: "per-task event: ok", open: open{attr: cyclesAttr(0), pid: 0, cpu: -1}},
 		{name: "cpu event: ok (root)", open: open{attr: cyclesAttr(0), pid: -1, cpu: 1}},
-		{name: "cpu-clock retargeted to its PMU: ok", open: open{attr: swAttr(pmu.PERF_COUNT_SW_CPU_CLOCK), pid: 0, cpu: -1}},
+		{name: "cpu-clock retargeted to its PMU: ok", open: open{attr: swAttr(uapi.PERF_COUNT_SW_CPU_CLOCK), pid: 0, cpu: -1}},
 		{name: "sibling: ok", order: []string{"L"}, setup: map[string]open{"L": leaderHW},
-			open: open{attr: pmu.Attr{Type: pmu.PERF_TYPE_HARDWARE, Size: pmu.AttrSize, Config: pmu.PERF_COUNT_HW_INSTRUCTIONS}, pid: 0, cpu: -1, group: "L"}},
-		{name: "leader is a sibling: EINVAL", order: []string{"L", "S"}, setup: map[string]open{"L": leaderHW, "S": {attr: swAttr(pmu.PERF_COUNT_SW_DUMMY), pid: 0, cpu: -1, group: "L"}},
-			open: open{attr: cyclesAttr(0), pid: 0, cpu: -1, group: "S"}, want: pmu.EINVAL},
+			open: open{attr: pmu.Attr{Type: uapi.PERF_TYPE_HARDWARE, Size: uapi.AttrSize, Config: uapi.PERF_COUNT_HW_INSTRUCTIONS}, pid: 0, cpu: -1, group: "L"}},
+		{name: "leader is a sibling: EINVAL", order: []string{"L", "S"}, setup: map[string]open{"L": leaderHW, "S": {attr: swAttr(uapi.PERF_COUNT_SW_DUMMY), pid: 0, cpu: -1, group: "L"}},
+			open: open{attr: cyclesAttr(0), pid: 0, cpu: -1, group: "S"}, want: uapi.EINVAL},
 		{name: "leader on another cpu: EINVAL", order: []string{"L"}, setup: map[string]open{"L": {attr: cyclesAttr(0), pid: 0, cpu: 0}},
-			open: open{attr: cyclesAttr(0), pid: 0, cpu: 1, group: "L"}, want: pmu.EINVAL},
+			open: open{attr: cyclesAttr(0), pid: 0, cpu: 1, group: "L"}, want: uapi.EINVAL},
 		{name: "leader in another context: EINVAL", order: []string{"L"}, setup: map[string]open{"L": {attr: cyclesAttr(0), pid: 0, cpu: 1}},
-			open: open{attr: cyclesAttr(0), pid: -1, cpu: 1, group: "L"}, want: pmu.EINVAL},
+			open: open{attr: cyclesAttr(0), pid: -1, cpu: 1, group: "L"}, want: uapi.EINVAL},
 		{name: "pinned sibling: EINVAL", order: []string{"L"}, setup: map[string]open{"L": leaderHW},
-			open: open{attr: func() pmu.Attr { a := cyclesAttr(0); a.Pinned = true; return a }(), pid: 0, cpu: -1, group: "L"}, want: pmu.EINVAL},
+			open: open{attr: func() pmu.Attr { a := cyclesAttr(0); a.Pinned = true; return a }(), pid: 0, cpu: -1, group: "L"}, want: uapi.EINVAL},
 		{name: "exclusive sibling: EINVAL", order: []string{"L"}, setup: map[string]open{"L": leaderHW},
-			open: open{attr: func() pmu.Attr { a := cyclesAttr(0); a.Exclusive = true; return a }(), pid: 0, cpu: -1, group: "L"}, want: pmu.EINVAL},
+			open: open{attr: func() pmu.Attr { a := cyclesAttr(0); a.Exclusive = true; return a }(), pid: 0, cpu: -1, group: "L"}, want: uapi.EINVAL},
 		{name: "leader inherit differs (task): EINVAL", order: []string{"L"}, setup: map[string]open{"L": leaderHW},
-			open: open{attr: func() pmu.Attr { a := cyclesAttr(0); a.Inherit = true; return a }(), pid: 0, cpu: -1, group: "L"}, want: pmu.EINVAL},
+			open: open{attr: func() pmu.Attr { a := cyclesAttr(0); a.Inherit = true; return a }(), pid: 0, cpu: -1, group: "L"}, want: uapi.EINVAL},
 		{name: "different clock than leader: EINVAL", order: []string{"L"}, setup: map[string]open{"L": leaderHW},
-			open: open{attr: func() pmu.Attr { a := cyclesAttr(0); a.UseClockid, a.Clockid = true, pmu.CLOCK_MONOTONIC; return a }(), pid: 0, cpu: -1, group: "L"}, want: pmu.EINVAL},
+			open: open{attr: func() pmu.Attr { a := cyclesAttr(0); a.UseClockid, a.Clockid = true, pmu.CLOCK_MONOTONIC; return a }(), pid: 0, cpu: -1, group: "L"}, want: uapi.EINVAL},
 		{name: "FD_NO_GROUP: not grouped, ok even across cpus", order: []string{"L"}, setup: map[string]open{"L": {attr: cyclesAttr(0), pid: 0, cpu: 0}},
-			open: open{attr: cyclesAttr(0), pid: 0, cpu: 1, group: "L", flags: pmu.PERF_FLAG_FD_NO_GROUP}},
+			open: open{attr: cyclesAttr(0), pid: 0, cpu: 1, group: "L", flags: uapi.PERF_FLAG_FD_NO_GROUP}},
 		{name: "FD_OUTPUT to an event without a buffer: EINVAL (perf_event_set_output: ring_buffer_get)", order: []string{"L"}, setup: map[string]open{"L": {attr: cyclesAttr(0), pid: 0, cpu: 0}},
-			open: open{attr: cyclesAttr(0), pid: 0, cpu: 0, group: "L", flags: pmu.PERF_FLAG_FD_OUTPUT | pmu.PERF_FLAG_FD_NO_GROUP}, want: pmu.EINVAL},
+			open: open{attr: cyclesAttr(0), pid: 0, cpu: 0, group: "L", flags: uapi.PERF_FLAG_FD_OUTPUT | uapi.PERF_FLAG_FD_NO_GROUP}, want: uapi.EINVAL},
 		{name: "FD_OUTPUT across cpus: EINVAL", order: []string{"L"}, setup: map[string]open{"L": {attr: cyclesAttr(0), pid: 0, cpu: 0}},
-			open: open{attr: cyclesAttr(0), pid: 0, cpu: 1, group: "L", flags: pmu.PERF_FLAG_FD_OUTPUT | pmu.PERF_FLAG_FD_NO_GROUP}, want: pmu.EINVAL},
+			open: open{attr: cyclesAttr(0), pid: 0, cpu: 1, group: "L", flags: uapi.PERF_FLAG_FD_OUTPUT | uapi.PERF_FLAG_FD_NO_GROUP}, want: uapi.EINVAL},
 		{name: "sampling event on sampling-capable PMU: ok", open: open{attr: cyclesAttr(1000), pid: 0, cpu: -1}},
 		{name: "precise_ip above max: EOPNOTSUPP... within 3 ok", open: open{attr: func() pmu.Attr { a := cyclesAttr(0); a.PreciseIP = 3; return a }(), pid: 0, cpu: -1}},
 	}
@@ -97,7 +98,7 @@ func TestOpenCoreChecks(t *testing.T) {
 		})
 		g := "ok"
 		if err != nil {
-			g = err.(pmu.Errno).Name()
+			g = err.(uapi.Errno).Name()
 		}
 		w := "ok"
 		if tc.want != 0 {
@@ -124,7 +125,7 @@ func TestOpenUnprivileged(t *testing.T) {
 		_, e2 := mc.k.PerfEventOpen(tk, &a, 0, -1, -1, 0)
 		errs = append(errs, e1, e2)
 	})
-	if diff := cmp.Diff([]error{pmu.EACCES, nil}, errs, cmp.Comparer(func(a, b error) bool { return a == b })); diff != "" {
+	if diff := cmp.Diff([]error{uapi.EACCES, nil}, errs, cmp.Comparer(func(a, b error) bool { return a == b })); diff != "" {
 		t.Error(diff)
 	}
 }

@@ -1,5 +1,7 @@
 package pmu
 
+import "perfsim/uapi"
+
 // Attr-level validation done by sys_perf_event_open() before the event is tied
 // to a context, in the kernel's order so that an attr with several faults gets
 // the errno the kernel returns first. Source: kernel/events/core.c at
@@ -105,7 +107,7 @@ func CheckOpen(attr *Attr, pid, cpu, groupFD int, flags uint64, sys Sysctl) erro
 	if err := CheckOpenArgs(attr, pid, cpu, flags, sys); err != nil {
 		return err
 	}
-	hasTask := pid != -1 && flags&PERF_FLAG_PID_CGROUP == 0
+	hasTask := pid != -1 && flags&uapi.PERF_FLAG_PID_CGROUP == 0
 	return CheckAllocArgs(attr, cpu, hasTask, sys)
 }
 
@@ -115,8 +117,8 @@ func CheckOpen(attr *Attr, pid, cpu, groupFD int, flags uint64, sys Sysctl) erro
 // kernel/events/core.c: sys_perf_event_open() up to get_unused_fd_flags()
 func CheckOpenArgs(attr *Attr, pid, cpu int, flags uint64, sys Sysctl) error {
 	// "for future expandability...": if (flags & ~PERF_FLAG_ALL) return -EINVAL;
-	if flags&^PERF_FLAG_ALL != 0 {
-		return EINVAL
+	if flags&^uapi.PERF_FLAG_ALL != 0 {
+		return uapi.EINVAL
 	}
 	if err := CheckCopyAttr(attr, sys); err != nil {
 		return err
@@ -129,30 +131,30 @@ func CheckOpenArgs(attr *Attr, pid, cpu int, flags uint64, sys Sysctl) error {
 	}
 	// if (attr.namespaces) { if (!perfmon_capable()) return -EACCES; }
 	if attr.Namespaces && !sys.PerfmonCapable {
-		return EACCES
+		return uapi.EACCES
 	}
 	if attr.Freq {
 		// if (attr.sample_freq > sysctl_perf_event_sample_rate) return -EINVAL;
 		if attr.SampleFreq() > uint64(sys.MaxSampleRate) {
-			return EINVAL
+			return uapi.EINVAL
 		}
 	} else if attr.SamplePeriod&(1<<63) != 0 {
 		// if (attr.sample_period & (1ULL << 63)) return -EINVAL;
-		return EINVAL
+		return uapi.EINVAL
 	}
 	// "Only privileged users can get physical addresses"
-	if attr.SampleType&PERF_SAMPLE_PHYS_ADDR != 0 {
+	if attr.SampleType&uapi.PERF_SAMPLE_PHYS_ADDR != 0 {
 		if err := perfAllowKernel(sys); err != nil {
 			return err
 		}
 	}
 	// "REGS_INTR can leak data, lockdown must prevent this"
-	if attr.SampleType&PERF_SAMPLE_REGS_INTR != 0 && sys.LockdownPerf {
-		return EPERM
+	if attr.SampleType&uapi.PERF_SAMPLE_REGS_INTR != 0 && sys.LockdownPerf {
+		return uapi.EPERM
 	}
 	// if ((flags & PERF_FLAG_PID_CGROUP) && (pid == -1 || cpu == -1)) return -EINVAL;
-	if flags&PERF_FLAG_PID_CGROUP != 0 && (pid == -1 || cpu == -1) {
-		return EINVAL
+	if flags&uapi.PERF_FLAG_PID_CGROUP != 0 && (pid == -1 || cpu == -1) {
+		return uapi.EINVAL
 	}
 	return nil
 }
@@ -161,7 +163,7 @@ func CheckOpenArgs(attr *Attr, pid, cpu int, flags uint64, sys Sysctl) error {
 // (security_perf_event_open(PERF_SECURITY_KERNEL) is not modelled).
 func perfAllowKernel(sys Sysctl) error {
 	if sys.Paranoid > 1 && !sys.PerfmonCapable {
-		return EACCES
+		return uapi.EACCES
 	}
 	return nil
 }
@@ -173,7 +175,7 @@ func perfAllowKernel(sys Sysctl) error {
 // kernel/events/core.c: find_get_context() -> perf_allow_cpu()
 func CheckCPUContext(hasTask bool, sys Sysctl) error {
 	if !hasTask && sys.Paranoid > 0 && !sys.PerfmonCapable {
-		return EACCES
+		return uapi.EACCES
 	}
 	return nil
 }
@@ -188,19 +190,19 @@ func CheckAllocArgs(attr *Attr, cpu int, hasTask bool, sys Sysctl) error {
 	// if ((unsigned)cpu >= nr_cpu_ids) { if (!task || cpu != -1) return ERR_PTR(-EINVAL); }
 	if cpu < 0 || cpu >= sys.NrCPUIDs {
 		if !hasTask || cpu != -1 {
-			return EINVAL
+			return uapi.EINVAL
 		}
 	}
 	// if (attr->sigtrap && !task) "Requires a task: avoid signalling random tasks."
 	if attr.Sigtrap && !hasTask {
-		return EINVAL
+		return uapi.EINVAL
 	}
 	// if (has_inherit_and_sample_read(attr) && !(attr->sample_type & PERF_SAMPLE_TID))
-	if attr.Inherit && attr.SampleType&PERF_SAMPLE_READ != 0 && attr.SampleType&PERF_SAMPLE_TID == 0 {
-		return EINVAL
+	if attr.Inherit && attr.SampleType&uapi.PERF_SAMPLE_READ != 0 && attr.SampleType&uapi.PERF_SAMPLE_TID == 0 {
+		return uapi.EINVAL
 	}
 	// if (!has_branch_stack(event)) event->attr.branch_sample_type = 0;
-	if attr.SampleType&PERF_SAMPLE_BRANCH_STACK == 0 {
+	if attr.SampleType&uapi.PERF_SAMPLE_BRANCH_STACK == 0 {
 		attr.BranchSampleType = 0
 	}
 	return nil

@@ -1,5 +1,7 @@
 package pmu
 
+import "perfsim/uapi"
+
 // CopyAttr is perf_copy_attr() whole: UnmarshalAttr (the size rules) followed by
 // CheckCopyAttr (the semantic checks and attr fix-ups).
 //
@@ -26,64 +28,64 @@ func CheckCopyAttr(attr *Attr, sys Sysctl) error {
 	// Model guard, not a kernel check: precise_ip is a 2-bit field, so values
 	// above 3 cannot reach the kernel at all.
 	if attr.PreciseIP > 3 {
-		return EINVAL
+		return uapi.EINVAL
 	}
 	// if (attr->__reserved_1 || attr->__reserved_2 || attr->__reserved_3) return -EINVAL;
 	if attr.Reserved1 != 0 || attr.Reserved2 != 0 || attr.Reserved3 != 0 {
-		return EINVAL
+		return uapi.EINVAL
 	}
 	// if (attr->sample_type & ~(PERF_SAMPLE_MAX-1)) return -EINVAL;
-	if attr.SampleType&^(PERF_SAMPLE_MAX-1) != 0 {
-		return EINVAL
+	if attr.SampleType&^(uapi.PERF_SAMPLE_MAX-1) != 0 {
+		return uapi.EINVAL
 	}
 	// if (attr->read_format & ~(PERF_FORMAT_MAX-1)) return -EINVAL;
-	if attr.ReadFormat&^(PERF_FORMAT_MAX-1) != 0 {
-		return EINVAL
+	if attr.ReadFormat&^(uapi.PERF_FORMAT_MAX-1) != 0 {
+		return uapi.EINVAL
 	}
-	if attr.SampleType&PERF_SAMPLE_BRANCH_STACK != 0 {
+	if attr.SampleType&uapi.PERF_SAMPLE_BRANCH_STACK != 0 {
 		mask := attr.BranchSampleType
 		// "only using defined bits"
-		if mask&^(PERF_SAMPLE_BRANCH_MAX-1) != 0 {
-			return EINVAL
+		if mask&^(uapi.PERF_SAMPLE_BRANCH_MAX-1) != 0 {
+			return uapi.EINVAL
 		}
 		// "at least one branch bit must be set"
-		if mask&^PERF_SAMPLE_BRANCH_PLM_ALL == 0 {
-			return EINVAL
+		if mask&^uapi.PERF_SAMPLE_BRANCH_PLM_ALL == 0 {
+			return uapi.EINVAL
 		}
 		// "propagate priv level, when not set for branch"
-		if mask&PERF_SAMPLE_BRANCH_PLM_ALL == 0 {
+		if mask&uapi.PERF_SAMPLE_BRANCH_PLM_ALL == 0 {
 			if !attr.ExcludeKernel {
-				mask |= PERF_SAMPLE_BRANCH_KERNEL
+				mask |= uapi.PERF_SAMPLE_BRANCH_KERNEL
 			}
 			if !attr.ExcludeUser {
-				mask |= PERF_SAMPLE_BRANCH_USER
+				mask |= uapi.PERF_SAMPLE_BRANCH_USER
 			}
 			if !attr.ExcludeHV {
-				mask |= PERF_SAMPLE_BRANCH_HV
+				mask |= uapi.PERF_SAMPLE_BRANCH_HV
 			}
 			attr.BranchSampleType = mask
 		}
 		// "privileged levels capture (kernel, hv): check permissions"
-		if mask&PERF_SAMPLE_BRANCH_PERM_PLM != 0 {
+		if mask&uapi.PERF_SAMPLE_BRANCH_PERM_PLM != 0 {
 			if err := perfAllowKernel(sys); err != nil {
 				return err
 			}
 		}
 	}
-	if attr.SampleType&PERF_SAMPLE_REGS_USER != 0 {
+	if attr.SampleType&uapi.PERF_SAMPLE_REGS_USER != 0 {
 		if err := perfRegValidate(attr.SampleRegsUser, sys.Arch); err != nil {
 			return err
 		}
 	}
-	if attr.SampleType&PERF_SAMPLE_STACK_USER != 0 {
+	if attr.SampleType&uapi.PERF_SAMPLE_STACK_USER != 0 {
 		if sys.NoUserStackDump {
-			return ENOSYS
+			return uapi.ENOSYS
 		}
 		// "we can only use __u16 as maximum due to the __u16 sample size limit"
 		if attr.SampleStackUser >= 0xffff {
-			return EINVAL
+			return uapi.EINVAL
 		} else if attr.SampleStackUser%8 != 0 {
-			return EINVAL
+			return uapi.EINVAL
 		}
 	}
 	// if (!attr->sample_max_stack) attr->sample_max_stack = sysctl_perf_event_max_stack;
@@ -92,28 +94,28 @@ func CheckCopyAttr(attr *Attr, sys Sysctl) error {
 	}
 	var ret error
 	// if (attr->sample_type & PERF_SAMPLE_REGS_INTR) ret = perf_reg_validate(...);  (no return!)
-	if attr.SampleType&PERF_SAMPLE_REGS_INTR != 0 {
+	if attr.SampleType&uapi.PERF_SAMPLE_REGS_INTR != 0 {
 		ret = perfRegValidate(attr.SampleRegsIntr, sys.Arch)
 	}
 	// #ifndef CONFIG_CGROUP_PERF: PERF_SAMPLE_CGROUP -> -EINVAL
-	if sys.NoCgroupPerf && attr.SampleType&PERF_SAMPLE_CGROUP != 0 {
-		return EINVAL
+	if sys.NoCgroupPerf && attr.SampleType&uapi.PERF_SAMPLE_CGROUP != 0 {
+		return uapi.EINVAL
 	}
 	// WEIGHT and WEIGHT_STRUCT are exclusive
-	if attr.SampleType&PERF_SAMPLE_WEIGHT != 0 && attr.SampleType&PERF_SAMPLE_WEIGHT_STRUCT != 0 {
-		return EINVAL
+	if attr.SampleType&uapi.PERF_SAMPLE_WEIGHT != 0 && attr.SampleType&uapi.PERF_SAMPLE_WEIGHT_STRUCT != 0 {
+		return uapi.EINVAL
 	}
 	// if (!attr->inherit && attr->inherit_thread) return -EINVAL;
 	if !attr.Inherit && attr.InheritThread {
-		return EINVAL
+		return uapi.EINVAL
 	}
 	// if (attr->remove_on_exec && attr->enable_on_exec) return -EINVAL;
 	if attr.RemoveOnExec && attr.EnableOnExec {
-		return EINVAL
+		return uapi.EINVAL
 	}
 	// if (attr->sigtrap && !attr->remove_on_exec) return -EINVAL;
 	if attr.Sigtrap && !attr.RemoveOnExec {
-		return EINVAL
+		return uapi.EINVAL
 	}
 	return ret
 }
@@ -134,7 +136,7 @@ func perfRegValidate(mask uint64, arch Arch) error {
 		bad = 0xf<<12 | 0xff<<24
 	}
 	if mask == 0 || mask&bad != 0 {
-		return EINVAL
+		return uapi.EINVAL
 	}
 	return nil
 }

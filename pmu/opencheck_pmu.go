@@ -1,5 +1,7 @@
 package pmu
 
+import "perfsim/uapi"
+
 // PMUCaps is what the PMU-dependent open checks need to know about the PMU an
 // event was initialised on (struct pmu fields and driver limits).
 type PMUCaps struct {
@@ -23,36 +25,36 @@ type PMUCaps struct {
 func CheckAllocPMU(attr *Attr, caps PMUCaps, hasTask, hasCgroup, isChild bool, sys Sysctl) error {
 	// arch/x86/events/core.c: x86_pmu_hw_config(): if (event->attr.precise_ip > precise) return -EOPNOTSUPP;
 	if caps.CheckPrecise && attr.PreciseIP > caps.MaxPreciseIP {
-		return EOPNOTSUPP
+		return uapi.EOPNOTSUPP
 	}
 	// perf_try_init_event(): !(caps & PERF_PMU_CAP_EXTENDED_REGS) && has_extended_regs(event) -> -EOPNOTSUPP
 	if caps.Capabilities&PERF_PMU_CAP_EXTENDED_REGS == 0 && sys.Arch == ArchX86_64 &&
 		(attr.SampleRegsUser&x86ExtendedRegs != 0 || attr.SampleRegsIntr&x86ExtendedRegs != 0) {
-		return EOPNOTSUPP
+		return uapi.EOPNOTSUPP
 	}
 	// perf_try_init_event(): caps & PERF_PMU_CAP_NO_EXCLUDE && event_has_any_exclude_flag(event) -> -EINVAL
 	if caps.Capabilities&PERF_PMU_CAP_NO_EXCLUDE != 0 && hasAnyExcludeFlag(attr) {
-		return EINVAL
+		return uapi.EINVAL
 	}
 	// "Disallow uncore-task events. Similarly, disallow uncore-cgroup events"
 	if caps.TaskCtxInvalid && (hasTask || hasCgroup) {
-		return EINVAL
+		return uapi.EINVAL
 	}
 	// aux_output && (!CAP_AUX_OUTPUT || aux_pause || aux_resume) -> -EOPNOTSUPP
 	if attr.AuxOutput && (caps.Capabilities&PERF_PMU_CAP_AUX_OUTPUT == 0 || attr.AuxPause || attr.AuxResume) {
-		return EOPNOTSUPP
+		return uapi.EOPNOTSUPP
 	}
 	// if (event->attr.aux_pause && event->attr.aux_resume) return ERR_PTR(-EINVAL);
 	if attr.AuxPause && attr.AuxResume {
-		return EINVAL
+		return uapi.EINVAL
 	}
 	// aux_start_paused && !(pmu->capabilities & PERF_PMU_CAP_AUX_PAUSE) -> -EOPNOTSUPP
 	if attr.AuxStartPaused && caps.Capabilities&PERF_PMU_CAP_AUX_PAUSE == 0 {
-		return EOPNOTSUPP
+		return uapi.EOPNOTSUPP
 	}
 	// kernel/events/callchain.c: get_callchain_buffers(): event_max_stack > sysctl_perf_event_max_stack -> -EOVERFLOW
-	if !isChild && attr.SampleType&PERF_SAMPLE_CALLCHAIN != 0 && int(attr.SampleMaxStack) > sys.MaxStack {
-		return EOVERFLOW
+	if !isChild && attr.SampleType&uapi.PERF_SAMPLE_CALLCHAIN != 0 && int(attr.SampleMaxStack) > sys.MaxStack {
+		return uapi.EOVERFLOW
 	}
 	return nil
 }
@@ -67,7 +69,7 @@ func hasAnyExcludeFlag(a *Attr) bool {
 // kernel/events/core.c: sys_perf_event_open(): is_sampling_event() && PERF_PMU_CAP_NO_INTERRUPT
 func CheckSamplingPMU(attr *Attr, caps PMUCaps) error {
 	if attr.IsSampling() && caps.Capabilities&PERF_PMU_CAP_NO_INTERRUPT != 0 {
-		return EOPNOTSUPP
+		return uapi.EOPNOTSUPP
 	}
 	return nil
 }
@@ -95,10 +97,10 @@ func CheckClock(attr *Attr, caps PMUCaps) error {
 		nmiSafe = true
 	case CLOCK_REALTIME, CLOCK_BOOTTIME, CLOCK_TAI:
 	default:
-		return EINVAL
+		return uapi.EINVAL
 	}
 	if !nmiSafe && caps.Capabilities&PERF_PMU_CAP_NO_NMI == 0 {
-		return EINVAL
+		return uapi.EINVAL
 	}
 	return nil
 }
@@ -109,19 +111,19 @@ func CheckClock(attr *Attr, caps PMUCaps) error {
 // kernel/events/core.c: __perf_event_read_size()
 func ReadSize(readFormat uint64, nrSiblings int) int {
 	entry, size, nr := 8, 0, 1
-	if readFormat&PERF_FORMAT_TOTAL_TIME_ENABLED != 0 {
+	if readFormat&uapi.PERF_FORMAT_TOTAL_TIME_ENABLED != 0 {
 		size += 8
 	}
-	if readFormat&PERF_FORMAT_TOTAL_TIME_RUNNING != 0 {
+	if readFormat&uapi.PERF_FORMAT_TOTAL_TIME_RUNNING != 0 {
 		size += 8
 	}
-	if readFormat&PERF_FORMAT_ID != 0 {
+	if readFormat&uapi.PERF_FORMAT_ID != 0 {
 		entry += 8
 	}
-	if readFormat&PERF_FORMAT_LOST != 0 {
+	if readFormat&uapi.PERF_FORMAT_LOST != 0 {
 		entry += 8
 	}
-	if readFormat&PERF_FORMAT_GROUP != 0 {
+	if readFormat&uapi.PERF_FORMAT_GROUP != 0 {
 		nr += nrSiblings
 		size += 8
 	}
@@ -140,14 +142,14 @@ func CheckValidateSize(eventRF, leaderRF uint64, siblingRFs []uint64, newLeader 
 		n = 1
 	}
 	if ReadSize(eventRF, n) > 16*1024 || ReadSize(leaderRF, n) > 16*1024 {
-		return E2BIG
+		return uapi.E2BIG
 	}
 	if newLeader {
 		return nil
 	}
 	for _, rf := range siblingRFs {
 		if ReadSize(rf, n) > 16*1024 {
-			return E2BIG
+			return uapi.E2BIG
 		}
 	}
 	return nil
@@ -183,5 +185,5 @@ func CheckAuxEvent(attr *Attr, leader *AuxLeader) error {
 	default:
 		return nil
 	}
-	return EINVAL
+	return uapi.EINVAL
 }

@@ -7,6 +7,7 @@ import (
 	"perfsim/rb"
 	"perfsim/sched"
 	"perfsim/sim"
+	"perfsim/uapi"
 )
 
 // MAX_INTERRUPTS marks a throttled event (hwc->interrupts).
@@ -19,12 +20,6 @@ const tickNsec = 4 * sim.Millisecond
 const (
 	pollIn  = 1
 	pollHup = 6
-)
-
-// PERF_CONTEXT_* callchain markers (include/uapi/linux/perf_event.h).
-const (
-	PERF_CONTEXT_KERNEL = ^uint64(128) + 1 // (u64)-128
-	PERF_CONTEXT_USER   = ^uint64(512) + 1 // (u64)-512
 )
 
 // regs is the part of struct pt_regs a sample reads: where the CPU was.
@@ -212,14 +207,14 @@ func (k *Kernel) perfEventOutput(c *cpu.CPU, e *Event, data *perfSampleData, r *
 // kernel/events/core.c: perf_prepare_sample(), perf_sample_data_init()
 func (k *Kernel) perfPrepareSample(c *cpu.CPU, e *Event, s *rb.Sample, chain *[]uint64, data *perfSampleData, r *regs) {
 	st := e.Attr.SampleType
-	s.Type = st & rb.PerfSampleSupported
+	s.Type = st & rb.SampleSupported
 	s.ID = e.id // primary_event_id(): no inheritance, so the event's own id
 	s.StreamID = e.id
 	s.IP = r.ip
 	if r.user {
-		s.Misc = rb.MiscUser
+		s.Misc = uapi.PERF_RECORD_MISC_USER
 	} else {
-		s.Misc = rb.MiscKernel
+		s.Misc = uapi.PERF_RECORD_MISC_KERNEL
 	}
 	if t := r.task; t != nil {
 		s.Pid, s.Tid = uint32(t.PID), uint32(t.TID)
@@ -231,15 +226,15 @@ func (k *Kernel) perfPrepareSample(c *cpu.CPU, e *Event, s *rb.Sample, chain *[]
 	s.Period = data.period
 	s.Addr = data.addr
 	s.Read = nil
-	if st&PERF_SAMPLE_READ != 0 {
+	if st&uapi.PERF_SAMPLE_READ != 0 {
 		s.Read = k.perfOutputRead(c, e)
 	}
 	s.Raw = nil
-	if st&PERF_SAMPLE_RAW != 0 {
+	if st&uapi.PERF_SAMPLE_RAW != 0 {
 		s.Raw = data.raw
 	}
 	s.Callchain = nil
-	if st&PERF_SAMPLE_CALLCHAIN != 0 {
+	if st&uapi.PERF_SAMPLE_CALLCHAIN != 0 {
 		if data.noCallchain {
 			// `size += data->callchain->nr;` (6f55967ad9d9's oops)
 			panicCrash("BUG: kernel NULL pointer dereference in perf_prepare_sample: data->callchain of precise event %d sampled by the PMI outside the PEBS drain", e.id)
@@ -247,7 +242,7 @@ func (k *Kernel) perfPrepareSample(c *cpu.CPU, e *Event, s *rb.Sample, chain *[]
 		s.Callchain = k.perfCallchain(c, e, chain, r)
 	}
 	k.perfSampleUser(e, s, r) // after the parts before it: the stack dump is sized to fit
-	if st&PERF_SAMPLE_AUX != 0 {
+	if st&uapi.PERF_SAMPLE_AUX != 0 {
 		k.prepareSampleAux(c, e, s)
 	}
 }

@@ -3,6 +3,7 @@ package pmu
 import (
 	"perfsim/cpu"
 	"perfsim/sim"
+	"perfsim/uapi"
 )
 
 // hwPMU is the x86 core PMU ("cpu", type PERF_TYPE_RAW) reduced to what the
@@ -41,7 +42,7 @@ func newHwPMU(k *Kernel) *hwPMU {
 }
 
 func (p *hwPMU) Name() string         { return "cpu" }
-func (p *hwPMU) Type() uint32         { return PERF_TYPE_RAW }
+func (p *hwPMU) Type() uint32         { return uapi.PERF_TYPE_RAW }
 func (p *hwPMU) Capabilities() uint32 { return 0 }
 
 // EventInit accepts cycles, instructions and ref-cycles (and raw events,
@@ -50,25 +51,25 @@ func (p *hwPMU) Capabilities() uint32 { return 0 }
 func (p *hwPMU) EventInit(e *Event) error {
 	a := &e.Attr
 	switch a.Type {
-	case PERF_TYPE_HARDWARE:
-		switch a.Config & PERF_HW_EVENT_MASK {
-		case PERF_COUNT_HW_CPU_CYCLES, PERF_COUNT_HW_REF_CPU_CYCLES:
+	case uapi.PERF_TYPE_HARDWARE:
+		switch a.Config & uapi.PERF_HW_EVENT_MASK {
+		case uapi.PERF_COUNT_HW_CPU_CYCLES, uapi.PERF_COUNT_HW_REF_CPU_CYCLES:
 			e.hw.rate = p.k.Opts.HW.CyclesPerNs
-		case PERF_COUNT_HW_INSTRUCTIONS:
+		case uapi.PERF_COUNT_HW_INSTRUCTIONS:
 			e.hw.rate = p.k.Opts.HW.InstructionsPerNs
 		default:
-			if a.Config&PERF_HW_EVENT_MASK >= PERF_COUNT_HW_MAX {
-				return EINVAL
+			if a.Config&uapi.PERF_HW_EVENT_MASK >= uapi.PERF_COUNT_HW_MAX {
+				return uapi.EINVAL
 			}
-			return ENOENT // not mapped on this model CPU
+			return uapi.ENOENT // not mapped on this model CPU
 		}
-	case PERF_TYPE_RAW:
+	case uapi.PERF_TYPE_RAW:
 		e.hw.rate = p.k.Opts.HW.CyclesPerNs
 	default:
-		return ENOENT
+		return uapi.ENOENT
 	}
 	if a.PreciseIP > p.k.Opts.HW.MaxPrecise {
-		return EOPNOTSUPP
+		return uapi.EOPNOTSUPP
 	}
 	e.hw.idx = -1
 	e.hw.config = a.Config
@@ -166,7 +167,7 @@ func (p *hwPMU) Add(c *cpu.CPU, e *Event, flags int) error {
 		}
 	}
 	if idx < 0 {
-		return EAGAIN // no counter: the group cannot go on
+		return uapi.EAGAIN // no counter: the group cannot go on
 	}
 	cc.events[idx] = e
 	e.hw.idx = idx

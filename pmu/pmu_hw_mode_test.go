@@ -10,6 +10,7 @@ import (
 	"perfsim/pmu"
 	"perfsim/sched"
 	"perfsim/sim"
+	"perfsim/uapi"
 )
 
 // TestHWCountersMode: cycles count only in the modes the event allows
@@ -55,7 +56,7 @@ func TestHWCountersMode(t *testing.T) {
 			mc.runIn(t, 0, func(tk *sched.Task) {
 				var fds [3]int
 				for i, ex := range [][2]bool{{false, true}, {true, false}, {false, false}} {
-					a := pmu.Attr{Type: pmu.PERF_TYPE_HARDWARE, Size: pmu.AttrSize, Config: pmu.PERF_COUNT_HW_CPU_CYCLES,
+					a := pmu.Attr{Type: uapi.PERF_TYPE_HARDWARE, Size: uapi.AttrSize, Config: uapi.PERF_COUNT_HW_CPU_CYCLES,
 						ExcludeUser: ex[0], ExcludeKernel: ex[1], Disabled: true}
 					fd, err := mc.k.PerfEventOpen(tk, &a, 0, -1, -1, 0)
 					if err != nil {
@@ -64,11 +65,11 @@ func TestHWCountersMode(t *testing.T) {
 					fds[i] = fd
 				}
 				for _, fd := range fds {
-					mc.k.Ioctl(tk, fd, pmu.PERF_EVENT_IOC_ENABLE, 0)
+					mc.k.Ioctl(tk, fd, uapi.PERF_EVENT_IOC_ENABLE, 0)
 				}
 				tc.run(mc, tk)
 				for _, fd := range fds {
-					mc.k.Ioctl(tk, fd, pmu.PERF_EVENT_IOC_DISABLE, 0)
+					mc.k.Ioctl(tk, fd, uapi.PERF_EVENT_IOC_DISABLE, 0)
 				}
 				for i, fd := range fds {
 					b, err := mc.k.Read(tk, fd)

@@ -1,6 +1,9 @@
 package pmu
 
-import "perfsim/cpu"
+import (
+	"perfsim/cpu"
+	"perfsim/uapi"
+)
 
 // Flags of pmu::add/del/start/stop (include/linux/perf_event.h).
 const (
@@ -62,7 +65,7 @@ func (b *pmuBase) base() *pmuBase { return b }
 type noAux struct{}
 
 func (noAux) HasAux() bool                            { return false }
-func (noAux) SetupAux(*Event, int, bool) (any, error) { return nil, EOPNOTSUPP }
+func (noAux) SetupAux(*Event, int, bool) (any, error) { return nil, uapi.EOPNOTSUPP }
 func (noAux) FreeAux(any)                             {}
 func (noAux) SnapshotAux(*cpu.CPU, *Event, int) int   { return 0 }
 

@@ -5,6 +5,7 @@ import (
 
 	"perfsim/cpu"
 	"perfsim/sim"
+	"perfsim/uapi"
 )
 
 // swPMU is perf_swevent: the PERF_TYPE_SOFTWARE events counted by calls
@@ -14,37 +15,37 @@ type swPMU struct {
 	pmuBase
 	noAux
 	k      *Kernel
-	active [][PERF_COUNT_SW_MAX][]*Event // per CPU, per config
+	active [][uapi.PERF_COUNT_SW_MAX][]*Event // per CPU, per config
 }
 
 func newSwPMU(k *Kernel) *swPMU {
-	return &swPMU{pmuBase: pmuBase{isSoftware: true}, k: k, active: make([][PERF_COUNT_SW_MAX][]*Event, len(k.M.CPUs))}
+	return &swPMU{pmuBase: pmuBase{isSoftware: true}, k: k, active: make([][uapi.PERF_COUNT_SW_MAX][]*Event, len(k.M.CPUs))}
 }
 
 func (p *swPMU) Name() string         { return "software" }
-func (p *swPMU) Type() uint32         { return PERF_TYPE_SOFTWARE }
+func (p *swPMU) Type() uint32         { return uapi.PERF_TYPE_SOFTWARE }
 func (p *swPMU) Capabilities() uint32 { return PERF_PMU_CAP_NO_NMI }
 
 // EventInit accepts the counting software events; cpu-clock and task-clock
 // are retargeted at their own PMUs (ENOENT with a new attr.type).
 // kernel/events/core.c: perf_swevent_init()
 func (p *swPMU) EventInit(e *Event) error {
-	if e.Attr.Type != PERF_TYPE_SOFTWARE {
-		return ENOENT
+	if e.Attr.Type != uapi.PERF_TYPE_SOFTWARE {
+		return uapi.ENOENT
 	}
-	if e.Attr.SampleType&PERF_SAMPLE_BRANCH_STACK != 0 {
-		return EOPNOTSUPP // no branch sampling for software events
+	if e.Attr.SampleType&uapi.PERF_SAMPLE_BRANCH_STACK != 0 {
+		return uapi.EOPNOTSUPP // no branch sampling for software events
 	}
 	switch e.Attr.Config {
-	case PERF_COUNT_SW_CPU_CLOCK:
+	case uapi.PERF_COUNT_SW_CPU_CLOCK:
 		e.Attr.Type = p.k.cpuClock.typ
-		return ENOENT
-	case PERF_COUNT_SW_TASK_CLOCK:
+		return uapi.ENOENT
+	case uapi.PERF_COUNT_SW_TASK_CLOCK:
 		e.Attr.Type = p.k.taskClock.typ
-		return ENOENT
+		return uapi.ENOENT
 	}
-	if e.Attr.Config >= PERF_COUNT_SW_MAX {
-		return ENOENT
+	if e.Attr.Config >= uapi.PERF_COUNT_SW_MAX {
+		return uapi.ENOENT
 	}
 	return nil
 }
@@ -119,10 +120,10 @@ func (p *clockPMU) Capabilities() uint32 { return PERF_PMU_CAP_NO_NMI }
 // kernel/events/core.c: cpu_clock_event_init(), perf_swevent_init_hrtimer()
 func (p *clockPMU) EventInit(e *Event) error {
 	if e.Attr.Type != p.typ || e.Attr.Config != p.cfg {
-		return ENOENT
+		return uapi.ENOENT
 	}
-	if e.Attr.SampleType&PERF_SAMPLE_BRANCH_STACK != 0 {
-		return EOPNOTSUPP
+	if e.Attr.SampleType&uapi.PERF_SAMPLE_BRANCH_STACK != 0 {
+		return uapi.EOPNOTSUPP
 	}
 	if !e.isSampling() {
 		return nil

@@ -9,6 +9,7 @@ import (
 	"perfsim/rb"
 	"perfsim/sched"
 	"perfsim/sim"
+	"perfsim/uapi"
 )
 
 // TestCPUClockPeriod: cpu-clock -c 5000. The samples report the period asked
@@ -20,8 +21,8 @@ func TestCPUClockPeriod(t *testing.T) {
 	type sample struct{ At, Period uint64 }
 	var got []sample
 	mc.runIn(t, 0, func(tk *sched.Task) {
-		a := pmu.Attr{Type: pmu.PERF_TYPE_SOFTWARE, Size: pmu.AttrSize, Config: pmu.PERF_COUNT_SW_CPU_CLOCK,
-			SamplePeriod: 5000, SampleType: pmu.PERF_SAMPLE_TIME | pmu.PERF_SAMPLE_PERIOD}
+		a := pmu.Attr{Type: uapi.PERF_TYPE_SOFTWARE, Size: uapi.AttrSize, Config: uapi.PERF_COUNT_SW_CPU_CLOCK,
+			SamplePeriod: 5000, SampleType: uapi.PERF_SAMPLE_TIME | uapi.PERF_SAMPLE_PERIOD}
 		fd, err := mc.k.PerfEventOpen(tk, &a, 0, -1, -1, 0)
 		if err != nil {
 			t.Fatal(err)

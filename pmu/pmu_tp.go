@@ -5,6 +5,7 @@ import (
 
 	"perfsim/cpu"
 	"perfsim/sched"
+	"perfsim/uapi"
 )
 
 // TracepointInfo is one tracepoint of the catalogue: what attr.config names
@@ -138,21 +139,21 @@ type tpPMU struct {
 func newTpPMU(k *Kernel) *tpPMU { return &tpPMU{pmuBase: pmuBase{isSoftware: true}, k: k} }
 
 func (p *tpPMU) Name() string         { return "tracepoint" }
-func (p *tpPMU) Type() uint32         { return PERF_TYPE_TRACEPOINT }
+func (p *tpPMU) Type() uint32         { return uapi.PERF_TYPE_TRACEPOINT }
 func (p *tpPMU) Capabilities() uint32 { return 0 }
 
 // EventInit looks the tracepoint up by id.
 // kernel/events/core.c: perf_tp_event_init() -> perf_trace_init()
 func (p *tpPMU) EventInit(e *Event) error {
-	if e.Attr.Type != PERF_TYPE_TRACEPOINT {
-		return ENOENT
+	if e.Attr.Type != uapi.PERF_TYPE_TRACEPOINT {
+		return uapi.ENOENT
 	}
-	if e.Attr.SampleType&PERF_SAMPLE_BRANCH_STACK != 0 {
-		return EOPNOTSUPP // no branch sampling for tracepoint events
+	if e.Attr.SampleType&uapi.PERF_SAMPLE_BRANCH_STACK != 0 {
+		return uapi.EOPNOTSUPP // no branch sampling for tracepoint events
 	}
 	s := p.k.tp.byID[e.Attr.Config]
 	if s == nil {
-		return ENOENT
+		return uapi.ENOENT
 	}
 	e.tp = s
 	s.users++
@@ -287,7 +288,7 @@ func (k *Kernel) perfSweventEvent(c *cpu.CPU, e *Event, nr uint64, data *perfSam
 	flags := c.LocalIrqSave()
 	if e.state == StateActive {
 		var overflow uint64
-		if e.Attr.SampleType&PERF_SAMPLE_PERIOD != 0 && !e.Attr.Freq {
+		if e.Attr.SampleType&uapi.PERF_SAMPLE_PERIOD != 0 && !e.Attr.Freq {
 			data.period = nr
 			overflow = 1
 		} else if data.period = e.hw.lastPeriod; nr == 1 && e.hw.samplePeriod == 1 && !e.Attr.Freq {

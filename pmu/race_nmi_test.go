@@ -11,6 +11,7 @@ import (
 	"perfsim/rb"
 	"perfsim/sched"
 	"perfsim/sim"
+	"perfsim/uapi"
 )
 
 // nmiSchedOutRun: a task samples its own cycles (period = exactly one compute
@@ -58,7 +59,7 @@ func nmiSchedOutRunWith(ch sim.Chooser, force string, precise bool, pebsOrder st
 		a := cyclesAttr(period)
 		if precise {
 			a.PreciseIP = 2
-			a.SampleType |= pmu.PERF_SAMPLE_CALLCHAIN
+			a.SampleType |= uapi.PERF_SAMPLE_CALLCHAIN
 		}
 		fd, err := mc.k.PerfEventOpen(t, &a, 0, -1, -1, 0)
 		if err != nil {
@@ -74,7 +75,7 @@ func nmiSchedOutRunWith(ch sim.Chooser, force string, precise bool, pebsOrder st
 			panic(err)
 		}
 		count = int64(binary.LittleEndian.Uint64(b))
-		_, _ = mc.k.Ioctl(t, fd, pmu.PERF_EVENT_IOC_DISABLE, 0)
+		_, _ = mc.k.Ioctl(t, fd, uapi.PERF_EVENT_IOC_DISABLE, 0)
 	}))
 	if err := mc.m.Run(sim.Second); err != nil {
 		if o, ok := err.(*sim.Oops); ok {

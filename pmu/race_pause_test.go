@@ -9,6 +9,8 @@ import (
 	"perfsim/pmu"
 	"perfsim/sched"
 	"perfsim/sim"
+	"perfsim/uapi"
+
 	"pgregory.net/rapid"
 )
 
@@ -23,7 +25,7 @@ func pauseRace(ch sim.Chooser, knob string) (oops *sim.Oops, results []error) {
 	var m *pmu.Mapping
 	owner := mc.s.Spawn("perf", sched.MaskOf(1),
 		sched.Call(func(t *sched.Task) {
-			a := swAttr(pmu.PERF_COUNT_SW_DUMMY)
+			a := swAttr(uapi.PERF_COUNT_SW_DUMMY)
 			var err error
 			if fd, err = mc.k.PerfEventOpen(t, &a, -1, 0, -1, 0); err != nil {
 				panic(err)
@@ -46,7 +48,7 @@ func pauseRace(ch sim.Chooser, knob string) (oops *sim.Oops, results []error) {
 		}))
 	pauser := mc.s.Spawn("pauser", sched.MaskOf(0), sched.Call(func(t *sched.Task) { sleepUntil(mc, t, 10*sim.Microsecond) }), sched.Call(func(t *sched.Task) {
 		for i := 0; i < 8; i++ {
-			_, err := mc.k.Ioctl(t, fd, pmu.PERF_EVENT_IOC_PAUSE_OUTPUT, uint64(1-i%2))
+			_, err := mc.k.Ioctl(t, fd, uapi.PERF_EVENT_IOC_PAUSE_OUTPUT, uint64(1-i%2))
 			results = append(results, err)
 		}
 	}))
@@ -108,7 +110,7 @@ func TestPauseOutputRaceToday(t *testing.T) {
 			switch e {
 			case nil:
 				key += "ok "
-			case pmu.EINVAL:
+			case uapi.EINVAL:
 				key += "EINVAL "
 			default:
 				t.Fatalf("seed %d: ioctl returned %v", s, e)

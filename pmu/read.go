@@ -5,6 +5,7 @@ import (
 
 	"perfsim/cpu"
 	"perfsim/sched"
+	"perfsim/uapi"
 )
 
 // Read is read(fd) on a perf fd: the count in the event's read_format.
@@ -30,7 +31,7 @@ func (k *Kernel) perfRead(t *sched.Task, fd int) ([]byte, error) {
 	rf := e.Attr.ReadFormat
 	le := binary.LittleEndian
 	var out []byte
-	if rf&PERF_FORMAT_GROUP != 0 {
+	if rf&uapi.PERF_FORMAT_GROUP != 0 {
 		// perf_read_group(): the leader's times, then each member.
 		l := e.leader
 		k.perfEventReadEvent(t, l)
@@ -38,10 +39,10 @@ func (k *Kernel) perfRead(t *sched.Task, fd int) ([]byte, error) {
 			k.perfEventReadEvent(t, s)
 		}
 		out = le.AppendUint64(out, uint64(1+len(l.siblings)))
-		if rf&PERF_FORMAT_TOTAL_TIME_ENABLED != 0 {
+		if rf&uapi.PERF_FORMAT_TOTAL_TIME_ENABLED != 0 {
 			out = le.AppendUint64(out, uint64(l.totalTimeEnabled))
 		}
-		if rf&PERF_FORMAT_TOTAL_TIME_RUNNING != 0 {
+		if rf&uapi.PERF_FORMAT_TOTAL_TIME_RUNNING != 0 {
 			out = le.AppendUint64(out, uint64(l.totalTimeRunning))
 		}
 		for _, m := range append([]*Event{l}, l.siblings...) {
@@ -52,16 +53,16 @@ func (k *Kernel) perfRead(t *sched.Task, fd int) ([]byte, error) {
 	// perf_read_one()
 	k.perfEventReadEvent(t, e)
 	out = le.AppendUint64(out, uint64(e.Count()))
-	if rf&PERF_FORMAT_TOTAL_TIME_ENABLED != 0 {
+	if rf&uapi.PERF_FORMAT_TOTAL_TIME_ENABLED != 0 {
 		out = le.AppendUint64(out, uint64(e.totalTimeEnabled))
 	}
-	if rf&PERF_FORMAT_TOTAL_TIME_RUNNING != 0 {
+	if rf&uapi.PERF_FORMAT_TOTAL_TIME_RUNNING != 0 {
 		out = le.AppendUint64(out, uint64(e.totalTimeRunning))
 	}
-	if rf&PERF_FORMAT_ID != 0 {
+	if rf&uapi.PERF_FORMAT_ID != 0 {
 		out = le.AppendUint64(out, e.primaryEventID())
 	}
-	if rf&PERF_FORMAT_LOST != 0 {
+	if rf&uapi.PERF_FORMAT_LOST != 0 {
 		out = le.AppendUint64(out, e.lostSamples)
 	}
 	return out, nil
@@ -70,10 +71,10 @@ func (k *Kernel) perfRead(t *sched.Task, fd int) ([]byte, error) {
 func appendReadValue(out []byte, m *Event, rf uint64) []byte {
 	le := binary.LittleEndian
 	out = le.AppendUint64(out, uint64(m.Count()))
-	if rf&PERF_FORMAT_ID != 0 {
+	if rf&uapi.PERF_FORMAT_ID != 0 {
 		out = le.AppendUint64(out, m.primaryEventID())
 	}
-	if rf&PERF_FORMAT_LOST != 0 {
+	if rf&uapi.PERF_FORMAT_LOST != 0 {
 		out = le.AppendUint64(out, m.lostSamples)
 	}
 	return out

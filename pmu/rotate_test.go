@@ -10,12 +10,13 @@ import (
 	"perfsim/pmu"
 	"perfsim/sched"
 	"perfsim/sim"
+	"perfsim/uapi"
 )
 
 // countingCycles is a counting cycles event that reads its times.
 func countingCycles() pmu.Attr {
 	a := cyclesAttr(0)
-	a.ReadFormat = pmu.PERF_FORMAT_TOTAL_TIME_ENABLED | pmu.PERF_FORMAT_TOTAL_TIME_RUNNING
+	a.ReadFormat = uapi.PERF_FORMAT_TOTAL_TIME_ENABLED | uapi.PERF_FORMAT_TOTAL_TIME_RUNNING
 	return a
 }
 
@@ -314,8 +315,8 @@ func TestRotateMovedGroup(t *testing.T) {
 			}
 			fds = append(fds, fd)
 		}
-		l := pmu.Attr{Type: pmu.PERF_TYPE_SOFTWARE, Size: pmu.AttrSize, Config: pmu.PERF_COUNT_SW_CPU_CLOCK,
-			ReadFormat: pmu.PERF_FORMAT_TOTAL_TIME_ENABLED | pmu.PERF_FORMAT_TOTAL_TIME_RUNNING}
+		l := pmu.Attr{Type: uapi.PERF_TYPE_SOFTWARE, Size: uapi.AttrSize, Config: uapi.PERF_COUNT_SW_CPU_CLOCK,
+			ReadFormat: uapi.PERF_FORMAT_TOTAL_TIME_ENABLED | uapi.PERF_FORMAT_TOTAL_TIME_RUNNING}
 		lfd, err := mc.k.PerfEventOpen(tk, &l, 0, -1, -1, 0)
 		if err != nil {
 			t.Fatal(err)

@@ -6,6 +6,7 @@ import (
 
 	"perfsim/cpu"
 	"perfsim/rb"
+	"perfsim/uapi"
 )
 
 // perfOutputRead lays out the PERF_SAMPLE_READ part of a sample of e, as
@@ -17,7 +18,7 @@ import (
 func (k *Kernel) perfOutputRead(c *cpu.CPU, e *Event) []byte {
 	rf := e.Attr.ReadFormat
 	le := binary.LittleEndian
-	if rf&(PERF_FORMAT_TOTAL_TIME_ENABLED|PERF_FORMAT_TOTAL_TIME_RUNNING) != 0 {
+	if rf&(uapi.PERF_FORMAT_TOTAL_TIME_ENABLED|uapi.PERF_FORMAT_TOTAL_TIME_RUNNING) != 0 {
 		// calc_timer_values(): the times as of now (the model folds them in;
 		// the kernel computes them without touching the context from NMI)
 		if e.ctx != nil && e.ctx.isActive&EVENT_TIME != 0 {
@@ -27,28 +28,28 @@ func (k *Kernel) perfOutputRead(c *cpu.CPU, e *Event) []byte {
 	}
 	enabled, running := uint64(e.totalTimeEnabled), uint64(e.totalTimeRunning)
 	var out []byte
-	if rf&PERF_FORMAT_GROUP == 0 {
+	if rf&uapi.PERF_FORMAT_GROUP == 0 {
 		out = le.AppendUint64(out, uint64(e.Count()))
-		if rf&PERF_FORMAT_TOTAL_TIME_ENABLED != 0 {
+		if rf&uapi.PERF_FORMAT_TOTAL_TIME_ENABLED != 0 {
 			out = le.AppendUint64(out, enabled)
 		}
-		if rf&PERF_FORMAT_TOTAL_TIME_RUNNING != 0 {
+		if rf&uapi.PERF_FORMAT_TOTAL_TIME_RUNNING != 0 {
 			out = le.AppendUint64(out, running)
 		}
-		if rf&PERF_FORMAT_ID != 0 {
+		if rf&uapi.PERF_FORMAT_ID != 0 {
 			out = le.AppendUint64(out, e.primaryEventID())
 		}
-		if rf&PERF_FORMAT_LOST != 0 {
+		if rf&uapi.PERF_FORMAT_LOST != 0 {
 			out = le.AppendUint64(out, e.lostSamples)
 		}
 		return out
 	}
 	l := e.leader
 	out = le.AppendUint64(out, uint64(1+len(l.siblings)))
-	if rf&PERF_FORMAT_TOTAL_TIME_ENABLED != 0 {
+	if rf&uapi.PERF_FORMAT_TOTAL_TIME_ENABLED != 0 {
 		out = le.AppendUint64(out, enabled)
 	}
-	if rf&PERF_FORMAT_TOTAL_TIME_RUNNING != 0 {
+	if rf&uapi.PERF_FORMAT_TOTAL_TIME_RUNNING != 0 {
 		out = le.AppendUint64(out, running)
 	}
 	for _, m := range append([]*Event{l}, l.siblings...) {
@@ -71,16 +72,16 @@ func (k *Kernel) perfOutputRead(c *cpu.CPU, e *Event) []byte {
 func (k *Kernel) perfSampleUser(e *Event, s *rb.Sample, r *regs) {
 	st := e.Attr.SampleType
 	s.RegsABI, s.RegsUser, s.StackUser, s.StackDyn = 0, nil, nil, 0
-	s.DataSrc = PERF_MEM_NA // perf_sample_data_init(): no memory event here
+	s.DataSrc = uapi.PERF_MEM_NA // perf_sample_data_init(): no memory event here
 	// The LBR gives the branch stack. In call-stack mode it holds the calls
 	// still open in user mode, innermost first: {from: the caller, to: the
 	// callee}, which the model knows from the task's user stack (a named
 	// frame's fake address stands for both its entry and its call sites).
 	// Other branches are not recorded: nr 0. hw_idx (the LBR TOS) is 0.
 	// arch/x86/events/intel/lbr.c: intel_pmu_lbr_read_64(), intel_pmu_lbr_save_brstack()
-	s.BranchHWIndex = e.Attr.BranchSampleType&PERF_SAMPLE_BRANCH_HW_INDEX != 0
+	s.BranchHWIndex = e.Attr.BranchSampleType&uapi.PERF_SAMPLE_BRANCH_HW_INDEX != 0
 	s.HWIdx, s.Branches = 0, nil
-	if st&PERF_SAMPLE_BRANCH_STACK != 0 && e.Attr.BranchSampleType&PERF_SAMPLE_BRANCH_CALL_STACK != 0 && r.task != nil {
+	if st&uapi.PERF_SAMPLE_BRANCH_STACK != 0 && e.Attr.BranchSampleType&uapi.PERF_SAMPLE_BRANCH_CALL_STACK != 0 && r.task != nil {
 		us := r.task.UserStack
 		for i := len(us) - 1; i >= 1; i-- {
 			s.Branches = append(s.Branches, [3]uint64{k.fakeIP(us[i-1], false), k.fakeIP(us[i], false), 0})
@@ -89,11 +90,11 @@ func (k *Kernel) perfSampleUser(e *Event, s *rb.Sample, r *regs) {
 	if r.task == nil {
 		return
 	}
-	if st&PERF_SAMPLE_REGS_USER != 0 {
-		s.RegsABI = PERF_SAMPLE_REGS_ABI_64
+	if st&uapi.PERF_SAMPLE_REGS_USER != 0 {
+		s.RegsABI = uapi.PERF_SAMPLE_REGS_ABI_64
 		s.RegsUser = make([]uint64, bits.OnesCount64(e.Attr.SampleRegsUser))
 	}
-	if st&PERF_SAMPLE_STACK_USER != 0 && e.Attr.SampleStackUser > 0 {
+	if st&uapi.PERF_SAMPLE_STACK_USER != 0 && e.Attr.SampleStackUser > 0 {
 		// perf_sample_ustack_size(): the dump shrinks so that the record
 		// (the parts before it, then size, dump, dyn_size) fits a u16.
 		size := min(e.Attr.SampleStackUser, 0xffff)

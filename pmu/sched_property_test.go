@@ -8,6 +8,8 @@ import (
 	"perfsim/pmu"
 	"perfsim/sched"
 	"perfsim/sim"
+	"perfsim/uapi"
+
 	"pgregory.net/rapid"
 )
 
@@ -92,7 +94,7 @@ func TestContextSwitchMovesEvents(t *testing.T) {
 			sets = append(sets, fs)
 			body := append([]sched.Op{sched.Call(func(t *sched.Task) {
 				fs.t = t
-				for _, a := range []pmu.Attr{cyclesAttr(0), {Type: pmu.PERF_TYPE_HARDWARE, Size: pmu.AttrSize, Config: pmu.PERF_COUNT_HW_INSTRUCTIONS}, swAttr(pmu.PERF_COUNT_SW_CONTEXT_SWITCHES)} {
+				for _, a := range []pmu.Attr{cyclesAttr(0), {Type: uapi.PERF_TYPE_HARDWARE, Size: uapi.AttrSize, Config: uapi.PERF_COUNT_HW_INSTRUCTIONS}, swAttr(uapi.PERF_COUNT_SW_CONTEXT_SWITCHES)} {
 					a := a
 					fd, err := mc.k.PerfEventOpen(t, &a, 0, -1, -1, 0)
 					if err != nil {

@@ -9,6 +9,7 @@ import (
 	"perfsim/rb"
 	"perfsim/sched"
 	"perfsim/sim"
+	"perfsim/uapi"
 )
 
 // TestSwitchRecords: a task's own dummy event with attr.context_switch gets
@@ -19,7 +20,7 @@ func TestSwitchRecords(t *testing.T) {
 	var m *pmu.Mapping
 	var got []string
 	mc.s.Spawn("app", sched.MaskOf(0), sched.Call(func(tk *sched.Task) {
-		a := pmu.Attr{Type: pmu.PERF_TYPE_SOFTWARE, Size: pmu.AttrSize, Config: pmu.PERF_COUNT_SW_DUMMY,
+		a := pmu.Attr{Type: uapi.PERF_TYPE_SOFTWARE, Size: uapi.AttrSize, Config: uapi.PERF_COUNT_SW_DUMMY,
 			ContextSwitch: true, Task: true, Comm: true}
 		fd, err := mc.k.PerfEventOpen(tk, &a, 0, -1, -1, 0)
 		if err != nil {

@@ -7,6 +7,7 @@ import (
 	"perfsim/rb"
 	"perfsim/sched"
 	"perfsim/sim"
+	"perfsim/uapi"
 )
 
 // TestSmokeRawSyscalls: perf record -e 'raw_syscalls:*' of a task doing 10
@@ -27,7 +28,7 @@ func TestSmokeRawSyscalls(t *testing.T) {
 			for c := 0; c < 2; c++ {
 				a := a
 				a.Inherit = false
-				fd, err := mc.k.PerfEventOpen(t, &a, work.PID, c, -1, pmu.PERF_FLAG_FD_CLOEXEC)
+				fd, err := mc.k.PerfEventOpen(t, &a, work.PID, c, -1, uapi.PERF_FLAG_FD_CLOEXEC)
 				if err != nil {
 					panic(err)
 				}
@@ -41,7 +42,7 @@ func TestSmokeRawSyscalls(t *testing.T) {
 			if err != nil {
 				panic(err)
 			}
-			if _, err := mc.k.Ioctl(t, fds[2+c], pmu.PERF_EVENT_IOC_SET_OUTPUT, uint64(fds[c])); err != nil {
+			if _, err := mc.k.Ioctl(t, fds[2+c], uapi.PERF_EVENT_IOC_SET_OUTPUT, uint64(fds[c])); err != nil {
 				panic(err)
 			}
 			mm, _ := rb.NewMmap(m.RB, false)

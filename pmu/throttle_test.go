@@ -11,6 +11,7 @@ import (
 	"perfsim/rb"
 	"perfsim/sched"
 	"perfsim/sim"
+	"perfsim/uapi"
 )
 
 // fakePMU logs the driver calls the core makes.
@@ -74,7 +75,7 @@ func (r *throttleRig) pmu(typ, caps uint32) *fakePMU {
 func (r *throttleRig) event(p PMU, id uint64, leader *Event, st EventState) *Event {
 	e := &Event{k: r.k, id: id, pmu: p, ctx: r.ctx, cpu: -1, oncpu: -1, state: st, rb: r.buf}
 	e.Attr.SampleIDAll = true
-	e.Attr.SampleType = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID | PERF_SAMPLE_CPU
+	e.Attr.SampleType = uapi.PERF_SAMPLE_TID | uapi.PERF_SAMPLE_TIME | uapi.PERF_SAMPLE_ID | uapi.PERF_SAMPLE_CPU
 	e.hw.idx = -1
 	if st == StateActive {
 		e.oncpu = 0
@@ -107,7 +108,7 @@ func (r *throttleRig) records(t *testing.T) []throttleRec {
 		}
 		rec := d[:h.Size]
 		d = d[h.Size:]
-		if h.Type != rb.RecordThrottle && h.Type != rb.RecordUnthrottle {
+		if h.Type != uapi.PERF_RECORD_THROTTLE && h.Type != uapi.PERF_RECORD_UNTHROTTLE {
 			t.Fatalf("unexpected record type %d", h.Type)
 		}
 		// body {time, id, stream_id}, trailer {pid, tid}, time, id, {cpu, res}
@@ -136,7 +137,7 @@ func TestPerfEventThrottleGroup(t *testing.T) {
 			t.Errorf("hw.interrupts (-want +got):\n%s", diff)
 		}
 		// Only the leader logs; header 8 + body 24 + sample_id 32.
-		want := []throttleRec{{Type: rb.RecordThrottle, Size: 64, Time: now, ID: 10, StreamID: 10, TrailerTm: now, TrailerID: 10}}
+		want := []throttleRec{{Type: uapi.PERF_RECORD_THROTTLE, Size: 64, Time: now, ID: 10, StreamID: 10, TrailerTm: now, TrailerID: 10}}
 		if diff := cmp.Diff(want, r.records(t)); diff != "" {
 			t.Errorf("records (-want +got):\n%s", diff)
 		}
@@ -173,7 +174,7 @@ func TestPerfEventUnthrottleGroup(t *testing.T) {
 					t.Errorf("hw.interrupts (-want +got):\n%s", diff)
 				}
 				recs := r.records(t)
-				if len(recs) != 1 || recs[0].Type != rb.RecordUnthrottle || recs[0].StreamID != 20 {
+				if len(recs) != 1 || recs[0].Type != uapi.PERF_RECORD_UNTHROTTLE || recs[0].StreamID != 20 {
 					t.Errorf("records = %+v, want one UNTHROTTLE of the leader", recs)
 				}
 			})
@@ -200,7 +201,7 @@ func TestEventSchedInUnthrottles(t *testing.T) {
 			t.Errorf("interrupts = %d, %d; want 0, 0", l.hw.interrupts, s.hw.interrupts)
 		}
 		recs := r.records(t)
-		if len(recs) != 1 || recs[0].Type != rb.RecordUnthrottle || recs[0].StreamID != 30 {
+		if len(recs) != 1 || recs[0].Type != uapi.PERF_RECORD_UNTHROTTLE || recs[0].StreamID != 30 {
 			t.Errorf("records = %+v, want one UNTHROTTLE of the leader", recs)
 		}
 	})

@@ -1,5 +1,7 @@
 package rb
 
+import "perfsim/uapi"
+
 // The AUX area of struct perf_buffer (kernel/events/ring_buffer.c, internal.h):
 // pages a PMU driver (Intel PT, CoreSight) fills with hardware trace, mapped by user
 // space at aux_offset of the perf fd, committed by the driver with
@@ -9,26 +11,11 @@ package rb
 //
 //	buf := rb.AuxOutputBegin(s, &h, event.RB(), ev)  // pmu::start, the PMI
 //	... hardware writes: rb.AuxWrite(pos, bytes) ...
-//	rb.AuxOutputFlag(&h, rb.PERF_AUX_FLAG_TRUNCATED)
+//	rb.AuxOutputFlag(&h, PERF_AUX_FLAG_TRUNCATED)
 //	rb.AuxOutputEnd(s, &h, size)                     // pmu::stop, the PMI
 //
 // The core (pmu) allocates and frees the area (AllocAux, FreeAux) from perf_mmap and
 // perf_mmap_close and holds aux_mmap_count.
-
-// PERF_AUX_FLAG_* (include/uapi/linux/perf_event.h), the flags of PERF_RECORD_AUX.
-const (
-	PERF_AUX_FLAG_TRUNCATED = 0x01 // record was truncated to fit
-	PERF_AUX_FLAG_OVERWRITE = 0x02 // snapshot from overwrite mode
-	PERF_AUX_FLAG_PARTIAL   = 0x04 // record contains gaps
-	PERF_AUX_FLAG_COLLISION = 0x08 // sample collided with another
-)
-
-// Errnos of the AUX paths that errors.go does not name.
-const (
-	ENOMEM     Errno = 12
-	EFAULT     Errno = 14
-	EOPNOTSUPP Errno = 95
-)
 
 // auxArea is the rb->aux_* part of struct perf_buffer.
 type auxArea struct {
@@ -73,13 +60,13 @@ func (rb *Buffer) AuxSize() uint64 { return uint64(rb.aux.nrPages) * PageSize }
 func (rb *Buffer) AllocAux(ops *AuxOps, pgoff uint64, nrPages int, watermark int64, flags int) error {
 	overwrite := flags&RingBufferWritable == 0
 	if ops == nil || ops.SetupAux == nil {
-		return EOPNOTSUPP // !has_aux(event)
+		return uapi.EOPNOTSUPP // !has_aux(event)
 	}
 	if nrPages <= 0 {
-		return EINVAL
+		return uapi.EINVAL
 	}
 	if nrPages > 1<<20 {
-		return ENOMEM // kcalloc_node() of aux_pages fails
+		return uapi.ENOMEM // kcalloc_node() of aux_pages fails
 	}
 	if !overwrite {
 		// "Watermark defaults to half the buffer, to aid PMU drivers in double buffering."
@@ -97,7 +84,7 @@ func (rb *Buffer) AllocAux(ops *AuxOps, pgoff uint64, nrPages int, watermark int
 	if rb.aux.priv == nil {
 		rb.trace(TraceEvent{Kind: TraceAuxFree})
 		rb.freeAuxPages()
-		return ENOMEM
+		return uapi.ENOMEM
 	}
 	rb.aux.refcount = 1
 	rb.aux.overwrite = overwrite

@@ -1,5 +1,7 @@
 package rb
 
+import "perfsim/uapi"
+
 // AuxEvent is the part of struct perf_event the AUX output path touches besides
 // Event: the in-atomic disable of a full buffer and the PERF_RECORD_AUX that
 // perf_aux_output_end() posts (perf_event_aux_event() lives in core.c, which knows
@@ -132,18 +134,18 @@ func AuxOutputEnd(s Stepper, h *AuxHandle, size uint64) error {
 	if rb == nil || h.Event == nil {
 		return &Oops{Func: "perf_aux_output_end", What: "no AUX transaction open (handle->rb is NULL)"}
 	}
-	wakeup := h.AuxFlags&PERF_AUX_FLAG_TRUNCATED != 0
+	wakeup := h.AuxFlags&uapi.PERF_AUX_FLAG_TRUNCATED != 0
 	var auxHead uint64
 	if rb.aux.overwrite {
-		h.AuxFlags |= PERF_AUX_FLAG_OVERWRITE
+		h.AuxFlags |= uapi.PERF_AUX_FLAG_OVERWRITE
 		auxHead = h.Head
 		rb.aux.head = auxHead
 	} else {
-		h.AuxFlags &^= PERF_AUX_FLAG_OVERWRITE
+		h.AuxFlags &^= uapi.PERF_AUX_FLAG_OVERWRITE
 		auxHead = rb.aux.head
 		rb.aux.head += size
 	}
-	posted := size != 0 || h.AuxFlags&^uint64(PERF_AUX_FLAG_OVERWRITE) != 0
+	posted := size != 0 || h.AuxFlags&^uint64(uapi.PERF_AUX_FLAG_OVERWRITE) != 0
 	rb.trace(TraceEvent{Kind: TraceAuxCommit, Pos: auxHead, Size: int(size), Value: h.AuxFlags, Counted: posted,
 		Backward: rb.aux.overwrite})
 	if posted {
@@ -154,7 +156,7 @@ func AuxOutputEnd(s Stepper, h *AuxHandle, size uint64) error {
 		wakeup = true
 	}
 	if wakeup {
-		if h.AuxFlags&PERF_AUX_FLAG_TRUNCATED != 0 {
+		if h.AuxFlags&uapi.PERF_AUX_FLAG_TRUNCATED != 0 {
 			h.Event.DisableInatomic()
 		}
 		rb.Poll = pollIn
@@ -177,10 +179,10 @@ func AuxOutputEnd(s Stepper, h *AuxHandle, size uint64) error {
 func AuxOutputSkip(h *AuxHandle, size uint64) error {
 	rb := h.rb
 	if rb == nil {
-		return EINVAL
+		return uapi.EINVAL
 	}
 	if size > h.Size {
-		return ENOSPC
+		return uapi.ENOSPC
 	}
 	rb.aux.head += size
 	rb.User.AuxHead = rb.aux.head
@@ -198,7 +200,7 @@ func AuxOutputSkip(h *AuxHandle, size uint64) error {
 // WARNs: perf_aux_output_end() decides it) and AuxOutputFlag reports false.
 // kernel/events/ring_buffer.c: perf_aux_output_flag()
 func AuxOutputFlag(h *AuxHandle, flags uint64) bool {
-	if flags&PERF_AUX_FLAG_OVERWRITE != 0 {
+	if flags&uapi.PERF_AUX_FLAG_OVERWRITE != 0 {
 		return false
 	}
 	h.AuxFlags |= flags
@@ -221,7 +223,7 @@ func GetAux(h *AuxHandle) any {
 func OutputCopyAux(s Stepper, aux *AuxHandle, dst *Handle, from, to uint64) (int, error) {
 	rb := aux.rb
 	if rb == nil || rb.aux.nrPages == 0 {
-		return 0, EFAULT
+		return 0, uapi.EFAULT
 	}
 	mask := rb.AuxSize() - 1
 	from &= mask
@@ -236,7 +238,7 @@ func OutputCopyAux(s Stepper, aux *AuxHandle, dst *Handle, from, to uint64) (int
 			break
 		}
 		if OutputCopy(dst, rb.aux.data[from:from+tocopy]) != 0 {
-			return n, EFAULT
+			return n, uapi.EFAULT
 		}
 		n += int(tocopy)
 		from = (from + tocopy) & mask

@@ -1,14 +1,14 @@
 package rb
 
-import "encoding/binary"
-
-// PerfSampleAux is PERF_SAMPLE_AUX: a snapshot of the group's AUX area in the sample.
-const PerfSampleAux = 1 << 20
+import (
+	"encoding/binary"
+	"perfsim/uapi"
+)
 
 // auxSampleBytes is what PERF_SAMPLE_AUX adds to a sample: the u64 size and
 // data->aux_size bytes (already 8-aligned by perf_prepare_sample_aux()).
 func auxSampleBytes(s *Sample) int {
-	if s.Type&PerfSampleAux == 0 {
+	if s.Type&uapi.PERF_SAMPLE_AUX == 0 {
 		return 0
 	}
 	return 8 + int(s.AuxSize)
@@ -42,7 +42,7 @@ func outputSampleAuxStatic(h *Handle, s *Sample) {
 
 // putSampleAux encodes the PERF_SAMPLE_AUX part into b (AppendSample).
 func putSampleAux(b []byte, s *Sample) {
-	if s.Type&PerfSampleAux == 0 {
+	if s.Type&uapi.PERF_SAMPLE_AUX == 0 {
 		return
 	}
 	binary.LittleEndian.PutUint64(b, s.AuxSize)

@@ -1,6 +1,7 @@
 package rb
 
 import (
+	"perfsim/uapi"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -42,11 +43,11 @@ func TestAllocAuxErrnos(t *testing.T) {
 		pages int
 		want  error
 	}{
-		{"no setup_aux", nil, 4, EOPNOTSUPP},
-		{"zero pages", ok, 0, EINVAL},
-		{"negative pages", ok, -1, EINVAL},
-		{"too many pages", ok, 1<<20 + 1, ENOMEM},
-		{"setup_aux fails", fail, 4, ENOMEM},
+		{"no setup_aux", nil, 4, uapi.EOPNOTSUPP},
+		{"zero pages", ok, 0, uapi.EINVAL},
+		{"negative pages", ok, -1, uapi.EINVAL},
+		{"too many pages", ok, 1<<20 + 1, uapi.ENOMEM},
+		{"setup_aux fails", fail, 4, uapi.ENOMEM},
 		{"ok", ok, 4, nil},
 	} {
 		b := mustBuffer(1, 0, RingBufferWritable)
@@ -138,11 +139,11 @@ func TestAuxOutputEndRecords(t *testing.T) {
 	}{
 		{"commit", RingBufferWritable, 0, 100, 0, 0, []Aux{{0, 100, 0}}, 100, 4*PageSize - 1},
 		{"nothing to say", RingBufferWritable, 0, 0, 0, 0, nil, 0, 4*PageSize - 1},
-		{"truncated, size 0", RingBufferWritable, 0, 0, PERF_AUX_FLAG_TRUNCATED, 0, []Aux{{0, 0, PERF_AUX_FLAG_TRUNCATED}}, 0, 4*PageSize - 1},
-		{"partial", RingBufferWritable, 0, 8, PERF_AUX_FLAG_PARTIAL, 0, []Aux{{0, 8, PERF_AUX_FLAG_PARTIAL}}, 8, 4*PageSize - 1},
+		{"truncated, size 0", RingBufferWritable, 0, 0, uapi.PERF_AUX_FLAG_TRUNCATED, 0, []Aux{{0, 0, uapi.PERF_AUX_FLAG_TRUNCATED}}, 0, 4*PageSize - 1},
+		{"partial", RingBufferWritable, 0, 8, uapi.PERF_AUX_FLAG_PARTIAL, 0, []Aux{{0, 8, uapi.PERF_AUX_FLAG_PARTIAL}}, 8, 4*PageSize - 1},
 		{"overwrite: only OVERWRITE is not posted", 0, 0, 0, 0, 5000, nil, 5000, 0},
-		{"overwrite with size", 0, 0, 5000, 0, 5000, []Aux{{5000, 5000, PERF_AUX_FLAG_OVERWRITE}}, 5000, 0},
-		{"overwrite collision", 0, 0, 0, PERF_AUX_FLAG_COLLISION, 64, []Aux{{64, 0, PERF_AUX_FLAG_OVERWRITE | PERF_AUX_FLAG_COLLISION}}, 64, 0},
+		{"overwrite with size", 0, 0, 5000, 0, 5000, []Aux{{5000, 5000, uapi.PERF_AUX_FLAG_OVERWRITE}}, 5000, 0},
+		{"overwrite collision", 0, 0, 0, uapi.PERF_AUX_FLAG_COLLISION, 64, []Aux{{64, 0, uapi.PERF_AUX_FLAG_OVERWRITE | uapi.PERF_AUX_FLAG_COLLISION}}, 64, 0},
 	} {
 		b, ev := auxBuffer(t, 4, tc.flags)
 		b.User.AuxTail = tc.tail
@@ -185,10 +186,10 @@ func TestAuxOutputEndRecords(t *testing.T) {
 
 func TestAuxOutputFlagRefusesOverwrite(t *testing.T) {
 	var h AuxHandle
-	if AuxOutputFlag(&h, PERF_AUX_FLAG_OVERWRITE) || h.AuxFlags != 0 {
+	if AuxOutputFlag(&h, uapi.PERF_AUX_FLAG_OVERWRITE) || h.AuxFlags != 0 {
 		t.Errorf("OVERWRITE accepted: flags %#x", h.AuxFlags)
 	}
-	if !AuxOutputFlag(&h, PERF_AUX_FLAG_TRUNCATED|PERF_AUX_FLAG_PARTIAL) || h.AuxFlags != 5 {
+	if !AuxOutputFlag(&h, uapi.PERF_AUX_FLAG_TRUNCATED|uapi.PERF_AUX_FLAG_PARTIAL) || h.AuxFlags != 5 {
 		t.Errorf("flags %#x, want 5", h.AuxFlags)
 	}
 }
@@ -197,7 +198,7 @@ func TestAuxOutputSkip(t *testing.T) {
 	b, ev := auxBuffer(t, 4, RingBufferWritable)
 	var h AuxHandle
 	AuxOutputBegin(NoSteps{}, &h, b, ev)
-	if err := AuxOutputSkip(&h, h.Size+1); err != ENOSPC {
+	if err := AuxOutputSkip(&h, h.Size+1); err != uapi.ENOSPC {
 		t.Errorf("skip past room = %v, want ENOSPC", err)
 	}
 	if err := AuxOutputSkip(&h, 2*PageSize); err != nil {
@@ -292,7 +293,7 @@ func TestAuxCommitProperty(t *testing.T) {
 }
 
 func TestSampleAuxRoundTrip(t *testing.T) {
-	s := &Sample{Type: PerfSampleIP | PerfSampleAux, IP: 0x1234, AuxSize: 16, Aux: []byte("0123456789")}
+	s := &Sample{Type: uapi.PERF_SAMPLE_IP | uapi.PERF_SAMPLE_AUX, IP: 0x1234, AuxSize: 16, Aux: []byte("0123456789")}
 	b, err := AppendSample(nil, s)
 	if err != nil {
 		t.Fatal(err)

@@ -1,12 +1,15 @@
 package rb
 
-import "testing"
+import (
+	"perfsim/uapi"
+	"testing"
+)
 
 // benchSample is 120 bytes: header 8, ip, tid, time, id, cpu, period (48) and a
 // callchain of 7 (64).
 func benchSample() *Sample {
-	return &Sample{Type: PerfSampleIP | PerfSampleTID | PerfSampleTime | PerfSampleID | PerfSampleCPU |
-		PerfSamplePeriod | PerfSampleCallchain, IP: 0xffffffff81000000, Pid: 1, Tid: 2, Time: 3, ID: 4, CPU: 1,
+	return &Sample{Type: uapi.PERF_SAMPLE_IP | uapi.PERF_SAMPLE_TID | uapi.PERF_SAMPLE_TIME | uapi.PERF_SAMPLE_ID | uapi.PERF_SAMPLE_CPU |
+		uapi.PERF_SAMPLE_PERIOD | uapi.PERF_SAMPLE_CALLCHAIN, IP: 0xffffffff81000000, Pid: 1, Tid: 2, Time: 3, ID: 4, CPU: 1,
 		Period: 1, Callchain: []uint64{1, 2, 3, 4, 5, 6, 7}}
 }
 

@@ -1,5 +1,7 @@
 package rb
 
+import "perfsim/uapi"
+
 // PageSize is PAGE_SIZE of the modelled machine (x86-64).
 const PageSize = 4096
 
@@ -71,7 +73,7 @@ type Buffer struct {
 func NewBuffer(nrPages int, watermark int64, flags int) (*Buffer, error) {
 	// perf_mmap() refuses a data size that is not a power of two.
 	if nrPages < 0 || nrPages&(nrPages-1) != 0 || nrPages > 1<<20 {
-		return nil, EINVAL
+		return nil, uapi.EINVAL
 	}
 	rb := &Buffer{nrPages: nrPages}
 	if nrPages > 0 {
@@ -116,7 +118,7 @@ func (rb *Buffer) TogglePaused(pause bool) {
 // kernel/events/core.c: _perf_ioctl() case PERF_EVENT_IOC_PAUSE_OUTPUT
 func (rb *Buffer) PauseOutput(pause bool) error {
 	if rb == nil || rb.nrPages == 0 {
-		return EINVAL
+		return uapi.EINVAL
 	}
 	rb.TogglePaused(pause)
 	return nil

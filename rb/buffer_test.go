@@ -2,6 +2,7 @@ package rb
 
 import (
 	"errors"
+	"perfsim/uapi"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -36,7 +37,7 @@ func TestRingBufferInit(t *testing.T) {
 		})
 	}
 	for _, pages := range []int{3, -1, 6} {
-		if _, err := NewBuffer(pages, 0, 0); !errors.Is(err, EINVAL) {
+		if _, err := NewBuffer(pages, 0, 0); !errors.Is(err, uapi.EINVAL) {
 			t.Errorf("NewBuffer(%d) = %v, want EINVAL", pages, err)
 		}
 	}
@@ -52,8 +53,8 @@ func TestTogglePaused(t *testing.T) {
 	}{
 		{"pause", 1, true, true, nil},
 		{"resume", 1, false, false, nil},
-		{"no pages cannot resume", 0, false, true, EINVAL},
-		{"no pages pause", 0, true, true, EINVAL},
+		{"no pages cannot resume", 0, false, true, uapi.EINVAL},
+		{"no pages pause", 0, true, true, uapi.EINVAL},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"os"
+	"perfsim/uapi"
 	"strings"
 	"testing"
 
@@ -57,8 +58,8 @@ func TestOverwriteReaderMatchesRealPerf(t *testing.T) {
 	for _, want := range readKeptCounts(t) {
 		t.Run(fmt.Sprint("N=", want.N), func(t *testing.T) {
 			rb := mustBuffer(1, 0, 0)
-			ev := &SimpleEvent{EventID: 1, Type: PerfSampleIP | PerfSampleTID | PerfSampleTime | PerfSampleCPU |
-				PerfSamplePeriod | PerfSampleRaw, IDAll: true}
+			ev := &SimpleEvent{EventID: 1, Type: uapi.PERF_SAMPLE_IP | uapi.PERF_SAMPLE_TID | uapi.PERF_SAMPLE_TIME | uapi.PERF_SAMPLE_CPU |
+				uapi.PERF_SAMPLE_PERIOD | uapi.PERF_SAMPLE_RAW, IDAll: true}
 			id := &SampleID{Pid: 100, Tid: 100, CPU: 0}
 			side := func(r Sideband) {
 				if err := PerfOutputSideband(NoSteps{}, rb, ev, r, id, true); err != nil {
@@ -68,12 +69,12 @@ func TestOverwriteReaderMatchesRealPerf(t *testing.T) {
 			// taskset, exec'd on CPU 0: its ld.so, vdso and libc mappings.
 			side(&Comm{Pid: 99, Tid: 99, Comm: "taskset", Exec: true})
 			for _, size := range []int{0x70, 0x90, 0x68, 0x88} {
-				writeOpaque(t, rb, ev, RecordMmap2, size)
+				writeOpaque(t, rb, ev, uapi.PERF_RECORD_MMAP2, size)
 			}
 			// exec of ./prctl and its mappings.
 			side(&Comm{Pid: 100, Tid: 100, Comm: "prctl", Exec: true})
 			for _, size := range []int{0x70, 0x90, 0x68, 0x88} {
-				writeOpaque(t, rb, ev, RecordMmap2, size)
+				writeOpaque(t, rb, ev, uapi.PERF_RECORD_MMAP2, size)
 			}
 			for i := 0; i < want.N; i++ {
 				// sys_enter_prctl: the sample (60 bytes of tracepoint data) then the COMM
@@ -98,13 +99,13 @@ func TestOverwriteReaderMatchesRealPerf(t *testing.T) {
 				switch {
 				case err == nil && d.Sample != nil:
 					got.Samples++
-				case err == nil && d.Header.Type == RecordComm && d.Header.Misc&MiscCommExec != 0:
+				case err == nil && d.Header.Type == uapi.PERF_RECORD_COMM && d.Header.Misc&uapi.PERF_RECORD_MISC_COMM_EXEC != 0:
 					got.CommExec++
-				case err == nil && d.Header.Type == RecordComm:
+				case err == nil && d.Header.Type == uapi.PERF_RECORD_COMM:
 					got.Comms++
-				case err == nil && d.Header.Type == RecordExit:
+				case err == nil && d.Header.Type == uapi.PERF_RECORD_EXIT:
 					got.Exits++
-				case d == nil && r[0] == RecordMmap2:
+				case d == nil && r[0] == uapi.PERF_RECORD_MMAP2:
 					got.Mmap2++
 				default:
 					t.Errorf("unexpected record % x: %v", r[:8], err)

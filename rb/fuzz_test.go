@@ -2,6 +2,7 @@ package rb
 
 import (
 	"encoding/binary"
+	"perfsim/uapi"
 	"testing"
 )
 
@@ -18,12 +19,12 @@ func FuzzDecodeAttr(f *testing.F) {
 		}
 		return b
 	}
-	st := uint64(PerfSampleIP | PerfSampleTID | PerfSampleTime | PerfSampleCPU | PerfSamplePeriod)
-	f.Add(sample(RecordSample, 0xffffffff81000000, 0x0000006500000065, 1000, 0, 1), st, uint64(0), uint64(0), uint64(0), true)
-	f.Add(sample(RecordSample, 3, 1, 2, 3), uint64(PerfSampleCallchain), uint64(0), uint64(0), uint64(0), false)
-	f.Add(sample(RecordSample, 4, 0xdeadbeef), uint64(PerfSampleRaw), uint64(0), uint64(0), uint64(0), false)
-	f.Add(sample(RecordLost, 1, 5), st, uint64(0), uint64(0), uint64(0), true)
-	f.Add(sample(RecordComm, 0x0000006500000065, 0x6f6f66), st, uint64(0), uint64(0), uint64(0), true)
+	st := uint64(uapi.PERF_SAMPLE_IP | uapi.PERF_SAMPLE_TID | uapi.PERF_SAMPLE_TIME | uapi.PERF_SAMPLE_CPU | uapi.PERF_SAMPLE_PERIOD)
+	f.Add(sample(uapi.PERF_RECORD_SAMPLE, 0xffffffff81000000, 0x0000006500000065, 1000, 0, 1), st, uint64(0), uint64(0), uint64(0), true)
+	f.Add(sample(uapi.PERF_RECORD_SAMPLE, 3, 1, 2, 3), uint64(uapi.PERF_SAMPLE_CALLCHAIN), uint64(0), uint64(0), uint64(0), false)
+	f.Add(sample(uapi.PERF_RECORD_SAMPLE, 4, 0xdeadbeef), uint64(uapi.PERF_SAMPLE_RAW), uint64(0), uint64(0), uint64(0), false)
+	f.Add(sample(uapi.PERF_RECORD_LOST, 1, 5), st, uint64(0), uint64(0), uint64(0), true)
+	f.Add(sample(uapi.PERF_RECORD_COMM, 0x0000006500000065, 0x6f6f66), st, uint64(0), uint64(0), uint64(0), true)
 	f.Add([]byte{1, 0, 0, 0, 0, 0, 4, 0}, st, uint64(0), uint64(0), uint64(0), true)
 	f.Add([]byte{}, uint64(0), uint64(0), uint64(0), uint64(0), false)
 	f.Fuzz(func(t *testing.T, rec []byte, sampleType, readFormat, regs, branch uint64, idAll bool) {

@@ -3,6 +3,7 @@ package rb
 import (
 	"bytes"
 	"fmt"
+	"perfsim/uapi"
 )
 
 // Invariant is a property the trace of a run must have. Invariants observe the log
@@ -117,7 +118,7 @@ func Check(log []TraceEvent, f Final) []Violation {
 			if !ok || int(hdr.Size) != len(e.Rec) || len(e.Rec)%8 != 0 || len(e.Rec) > MaxRecordSize {
 				bad("header-size-valid", "record at %#x: %d bytes, header %+v", e.Pos, len(e.Rec), hdr)
 			}
-			if ok && hdr.Type == RecordLost && len(e.Rec) >= 24 {
+			if ok && hdr.Type == uapi.PERF_RECORD_LOST && len(e.Rec) >= 24 {
 				lostReported += leU64(e.Rec[16:])
 			}
 			commits = append(commits, &commit{pos: e.Pos, rec: e.Rec, seq: seq})

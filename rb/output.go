@@ -1,6 +1,9 @@
 package rb
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+	"perfsim/uapi"
+)
 
 // Handle is struct perf_output_handle for the data ring.
 type Handle struct {
@@ -121,7 +124,7 @@ const lostRecordSize = 24
 func OutputBegin(s Stepper, h *Handle, rb *Buffer, data *SampleID, ev Event, size int, backward bool) error {
 	h.rb = nil
 	if rb == nil {
-		return ENOSPC
+		return uapi.ENOSPC
 	}
 	if size < 0 || size > MaxRecordSize {
 		return ErrRecordTooBig
@@ -135,7 +138,7 @@ func OutputBegin(s Stepper, h *Handle, rb *Buffer, data *SampleID, ev Event, siz
 		if rb.Tracer != nil {
 			rb.Tracer(TraceEvent{Kind: TraceLost, Counted: counted, Size: size, Backward: backward})
 		}
-		return ENOSPC
+		return uapi.ENOSPC
 	}
 	h.rb = rb
 	h.ev = ev
@@ -196,7 +199,7 @@ func OutputBegin(s Stepper, h *Handle, rb *Buffer, data *SampleID, ev Event, siz
 	if haveLost != 0 {
 		var buf [lostRecordSize + 48]byte
 		b := buf[:HeaderSize]
-		putHeader(b, Header{Type: RecordLost, Size: uint16(h.lostSize)})
+		putHeader(b, Header{Type: uapi.PERF_RECORD_LOST, Size: uint16(h.lostSize)})
 		b = binary.LittleEndian.AppendUint64(b, ev.ID())
 		b = binary.LittleEndian.AppendUint64(b, rb.lost) // local_xchg(&rb->lost, 0)
 		rb.lost = 0
@@ -217,7 +220,7 @@ fail:
 	}
 	putHandle(s, h)
 	h.rb = nil
-	return ENOSPC
+	return uapi.ENOSPC
 }
 
 // OutputBeginForward is perf_output_begin_forward().

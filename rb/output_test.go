@@ -2,6 +2,7 @@ package rb
 
 import (
 	"errors"
+	"perfsim/uapi"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -14,7 +15,7 @@ func seqSample(seq uint64, extra int) *Sample {
 	for i := range cc {
 		cc[i] = seq<<8 | uint64(i)
 	}
-	return &Sample{Type: PerfSampleIP | PerfSampleTID | PerfSampleTime | PerfSampleCallchain,
+	return &Sample{Type: uapi.PERF_SAMPLE_IP | uapi.PERF_SAMPLE_TID | uapi.PERF_SAMPLE_TIME | uapi.PERF_SAMPLE_CALLCHAIN,
 		IP: 0x400000 + seq, Pid: 100, Tid: 101, Time: seq, Callchain: cc}
 }
 
@@ -28,7 +29,7 @@ func sampleBytes(t testing.TB, s *Sample) []byte {
 
 func TestForwardOutputBytes(t *testing.T) {
 	rb := mustBuffer(1, 0, RingBufferWritable)
-	ev := &SimpleEvent{EventID: 1, Type: PerfSampleIP}
+	ev := &SimpleEvent{EventID: 1, Type: uapi.PERF_SAMPLE_IP}
 	var want []byte
 	for i := uint64(0); i < 3; i++ {
 		s := seqSample(i, int(i))
@@ -103,8 +104,8 @@ func TestBackwardOutput(t *testing.T) {
 
 func TestNoSpaceCountsLostAndEmitsLostFirst(t *testing.T) {
 	rb := mustBuffer(1, 0, RingBufferWritable)
-	const idType = PerfSampleTID | PerfSampleTime
-	ev := &SimpleEvent{EventID: 42, Type: PerfSampleIP | idType, IDAll: true}
+	const idType = uapi.PERF_SAMPLE_TID | uapi.PERF_SAMPLE_TIME
+	ev := &SimpleEvent{EventID: 42, Type: uapi.PERF_SAMPLE_IP | idType, IDAll: true}
 	s := &Sample{Type: ev.Type, IP: 1, Pid: 5, Tid: 6, Time: 7} // 32 bytes
 	n := 0
 	for PerfEventOutput(NoSteps{}, rb, ev, s, false) == nil {
@@ -115,7 +116,7 @@ func TestNoSpaceCountsLostAndEmitsLostFirst(t *testing.T) {
 		t.Errorf("%d records fitted, want 127", n)
 	}
 	for i := 0; i < 2; i++ {
-		if err := PerfEventOutput(NoSteps{}, rb, ev, s, false); !errors.Is(err, ENOSPC) {
+		if err := PerfEventOutput(NoSteps{}, rb, ev, s, false); !errors.Is(err, uapi.ENOSPC) {
 			t.Fatalf("err = %v, want ENOSPC", err)
 		}
 	}
@@ -158,7 +159,7 @@ func TestPausedAndPagelessDrops(t *testing.T) {
 			rb.TogglePaused(tc.pause)
 			ev := &SimpleEvent{}
 			for i := 0; i < 2; i++ {
-				if err := PerfEventOutput(NoSteps{}, rb, ev, seqSample(1, 0), false); !errors.Is(err, ENOSPC) {
+				if err := PerfEventOutput(NoSteps{}, rb, ev, seqSample(1, 0), false); !errors.Is(err, uapi.ENOSPC) {
 					t.Fatalf("err = %v, want ENOSPC", err)
 				}
 			}
@@ -173,7 +174,7 @@ func TestPausedAndPagelessDrops(t *testing.T) {
 			}
 		})
 	}
-	if err := PerfEventOutput(NoSteps{}, nil, &SimpleEvent{}, seqSample(1, 0), false); !errors.Is(err, ENOSPC) {
+	if err := PerfEventOutput(NoSteps{}, nil, &SimpleEvent{}, seqSample(1, 0), false); !errors.Is(err, uapi.ENOSPC) {
 		t.Errorf("no rb: %v, want ENOSPC", err)
 	}
 }

@@ -2,6 +2,7 @@ package rb
 
 import (
 	"fmt"
+	"perfsim/uapi"
 	"testing"
 
 	"pgregory.net/rapid"
@@ -23,8 +24,8 @@ func TestInvariantsOverRandomSequences(t *testing.T) {
 		rb := mustBuffer(pages, 0, flags)
 		l := &logger{}
 		rb.Tracer = l.trace
-		const idType = PerfSampleTID | PerfSampleTime
-		ev := &SimpleEvent{EventID: 7, Type: PerfSampleIP | idType | PerfSampleCallchain | PerfSampleRaw, IDAll: true}
+		const idType = uapi.PERF_SAMPLE_TID | uapi.PERF_SAMPLE_TIME
+		ev := &SimpleEvent{EventID: 7, Type: uapi.PERF_SAMPLE_IP | idType | uapi.PERF_SAMPLE_CALLCHAIN | uapi.PERF_SAMPLE_RAW, IDAll: true}
 		m, _ := NewMmap(rb, backward)
 		m.Tracer = l.trace
 		parse := func(recs [][]byte) {
@@ -80,8 +81,8 @@ func TestInvariantsOverRandomSequences(t *testing.T) {
 func TestSampleEncodingsAgree(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		typ := uint64(rapid.IntRange(0, 1<<11-1).Draw(t, "bits"))
-		typ = typ&(PerfSampleSupported&^PerfSampleIdentifier) | uint64(rapid.SampledFrom([]int{0, PerfSampleIdentifier}).Draw(t, "identifier"))
-		typ &^= PerfSampleRead | 1<<11
+		typ = typ&(SampleSupported&^uapi.PERF_SAMPLE_IDENTIFIER) | uint64(rapid.SampledFrom([]int{0, uapi.PERF_SAMPLE_IDENTIFIER}).Draw(t, "identifier"))
+		typ &^= uapi.PERF_SAMPLE_READ | 1<<11
 		// Padding is skipped by the kernel (stale bytes), so only payloads that need no
 		// padding (4 + 8k bytes) round-trip byte for byte.
 		rawLen := 4 + 8*rapid.IntRange(0, 8).Draw(t, "raw8")
@@ -110,10 +111,10 @@ func TestSampleEncodingsAgree(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if typ&PerfSampleRaw == 0 {
+		if typ&uapi.PERF_SAMPLE_RAW == 0 {
 			s.Raw = nil
 		}
-		if typ&PerfSampleCallchain == 0 {
+		if typ&uapi.PERF_SAMPLE_CALLCHAIN == 0 {
 			s.Callchain = nil
 		}
 		if string(mustAppend(t, d)) != string(want) {

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"perfsim/sim"
+	"perfsim/uapi"
+
 	"pgregory.net/rapid"
 )
 
@@ -19,9 +21,9 @@ func nestedRun(in *interrupter, backward bool) (vs []Violation, extra string) {
 	rb := mustBuffer(1, 0, flags)
 	l := &logger{}
 	rb.Tracer = l.trace
-	const idType = PerfSampleTID | PerfSampleTime
-	task := &SimpleEvent{EventID: 1, Type: PerfSampleIP | idType, IDAll: true}
-	nmi := &SimpleEvent{EventID: 2, Type: PerfSampleIP | idType, IDAll: true}
+	const idType = uapi.PERF_SAMPLE_TID | uapi.PERF_SAMPLE_TIME
+	task := &SimpleEvent{EventID: 1, Type: uapi.PERF_SAMPLE_IP | idType, IDAll: true}
+	nmi := &SimpleEvent{EventID: 2, Type: uapi.PERF_SAMPLE_IP | idType, IDAll: true}
 	for i := 0; i < 3; i++ {
 		i := i
 		in.pending = append(in.pending, func(s Stepper) {
@@ -36,9 +38,9 @@ func nestedRun(in *interrupter, backward bool) (vs []Violation, extra string) {
 	m.Tracer = l.trace
 	recs, _ := m.ReadAll(NoSteps{})
 	for _, r := range recs {
-		if _, err := Decode(r, PerfSampleIP|idType|PerfSampleCallchain, true); err != nil {
+		if _, err := Decode(r, uapi.PERF_SAMPLE_IP|idType|uapi.PERF_SAMPLE_CALLCHAIN, true); err != nil {
 			// Samples use seqSample's type, COMMs the event's; try both.
-			if _, err2 := Decode(r, PerfSampleIP|idType, true); err2 != nil {
+			if _, err2 := Decode(r, uapi.PERF_SAMPLE_IP|idType, true); err2 != nil {
 				extra += fmt.Sprintf("record does not parse: %v; ", err)
 			}
 		}

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"perfsim/sim"
+	"perfsim/uapi"
+
 	"pgregory.net/rapid"
 )
 
@@ -27,12 +29,12 @@ func noPagesRun(in *interrupter) string {
 	var problems []string
 	for i := 0; i < 5; i++ {
 		in.Step("task:between-writes")
-		if err := PerfEventOutput(in, rb, ev, seqSample(uint64(i), 0), false); !errors.Is(err, ENOSPC) {
+		if err := PerfEventOutput(in, rb, ev, seqSample(uint64(i), 0), false); !errors.Is(err, uapi.ENOSPC) {
 			problems = append(problems, fmt.Sprintf("write %d: %v, want ENOSPC", i, err))
 		}
 	}
 	for _, err := range ioctlErrs {
-		if !errors.Is(err, EINVAL) {
+		if !errors.Is(err, uapi.EINVAL) {
 			problems = append(problems, fmt.Sprintf("PAUSE_OUTPUT(0) = %v, want EINVAL", err))
 		}
 	}

@@ -1,5 +1,7 @@
 package rb
 
+import "perfsim/uapi"
+
 // Mmap is struct perf_mmap of tools/lib/perf: the user-space reader of one ring. It
 // reads only what user space can see: the user page and the data bytes.
 type Mmap struct {
@@ -26,7 +28,7 @@ type Mmap struct {
 // tools/lib/perf/mmap.c: perf_mmap__mmap()
 func NewMmap(rb *Buffer, overwrite bool) (*Mmap, error) {
 	if rb == nil || rb.nrPages == 0 {
-		return nil, EINVAL
+		return nil, uapi.EINVAL
 	}
 	rb.pages()
 	return &Mmap{rb: rb, overwrite: overwrite, mask: rb.mask, Flush: 1}, nil
@@ -101,7 +103,7 @@ func (m *Mmap) ReadInit(s Stepper) error {
 		m.Start, m.End = old, head
 	}
 	if m.End-m.Start < m.Flush {
-		return EAGAIN
+		return uapi.EAGAIN
 	}
 	size := m.End - m.Start
 	if size > m.mask+1 {
@@ -109,7 +111,7 @@ func (m *Mmap) ReadInit(s Stepper) error {
 			m.warn("failed to keep up with mmap data. (warn only once)")
 			m.Prev = head
 			m.Consume()
-			return EAGAIN
+			return uapi.EAGAIN
 		}
 		// Backward ring buffer is full: we still have a chance to read most of it.
 		m.overwriteRbFindRange(s, m.Start, &m.End)

@@ -1,5 +1,7 @@
 package rb
 
+import "perfsim/uapi"
+
 // HeadTailReader is simpleperf's reader of a forward ring, as Yabin Cui's
 // report of 1b038c6e05ff describes the reader that broke: it keeps no
 // position of its own. Each read takes data_head and data_tail, masked, as
@@ -24,7 +26,7 @@ type HeadTailReader struct {
 // buffer without data pages).
 func NewHeadTailReader(rb *Buffer) (*HeadTailReader, error) {
 	if rb == nil || rb.nrPages == 0 || rb.overwrite {
-		return nil, EINVAL
+		return nil, uapi.EINVAL
 	}
 	rb.pages()
 	return &HeadTailReader{rb: rb, mask: rb.mask}, nil

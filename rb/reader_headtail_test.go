@@ -1,6 +1,7 @@
 package rb
 
 import (
+	"perfsim/uapi"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -12,8 +13,8 @@ import (
 // advanced (1b038c6e05ff), it copies stale bytes as a wrap and aborts on the
 // size-0 header it finds there.
 func TestHeadTailReader(t *testing.T) {
-	a := bs(hdr(RecordSample, 0, 16), uint64(0xa1))
-	b := bs(hdr(RecordSample, 0, 24), uint64(0xb1), uint64(0xb2))
+	a := bs(hdr(uapi.PERF_RECORD_SAMPLE, 0, 16), uint64(0xa1))
+	b := bs(hdr(uapi.PERF_RECORD_SAMPLE, 0, 24), uint64(0xb1), uint64(0xb2))
 	type read struct {
 		Pos  uint64
 		Size int

@@ -3,63 +3,18 @@ package rb
 import (
 	"encoding/binary"
 	"math/bits"
+	"perfsim/uapi"
 )
 
-// Record types (include/uapi/linux/perf_event.h enum perf_event_type).
+// The attr.sample_type bits (enum perf_event_sample_format) that rb encodes.
 const (
-	RecordMmap          = 1
-	RecordLost          = 2
-	RecordComm          = 3
-	RecordExit          = 4
-	RecordThrottle      = 5
-	RecordUnthrottle    = 6
-	RecordFork          = 7
-	RecordRead          = 8
-	RecordSample        = 9
-	RecordMmap2         = 10
-	RecordAux           = 11
-	RecordItraceStart   = 12
-	RecordLostSamples   = 13
-	RecordSwitch        = 14
-	RecordSwitchCPUWide = 15
-)
+	// SampleSupported are the bits EncodeSample understands.
+	SampleSupported = uapi.PERF_SAMPLE_IP | uapi.PERF_SAMPLE_TID | uapi.PERF_SAMPLE_TIME | uapi.PERF_SAMPLE_ADDR | uapi.PERF_SAMPLE_CALLCHAIN |
+		uapi.PERF_SAMPLE_ID | uapi.PERF_SAMPLE_CPU | uapi.PERF_SAMPLE_PERIOD | uapi.PERF_SAMPLE_STREAM_ID | uapi.PERF_SAMPLE_RAW | uapi.PERF_SAMPLE_IDENTIFIER |
+		uapi.PERF_SAMPLE_READ | uapi.PERF_SAMPLE_REGS_USER | uapi.PERF_SAMPLE_STACK_USER | uapi.PERF_SAMPLE_DATA_SRC | uapi.PERF_SAMPLE_BRANCH_STACK
 
-// perf_event_header.misc bits used here.
-const (
-	MiscKernel           = 1 << 0
-	MiscUser             = 1 << 1
-	MiscCommExec         = 1 << 13 // PERF_RECORD_MISC_COMM_EXEC (COMM)
-	MiscSwitchOut        = 1 << 13 // PERF_RECORD_MISC_SWITCH_OUT (SWITCH*)
-	MiscSwitchOutPreempt = 1 << 14 // PERF_RECORD_MISC_SWITCH_OUT_PREEMPT
-	MiscExactIP          = 1 << 14 // PERF_RECORD_MISC_EXACT_IP (SAMPLE)
-)
-
-// attr.sample_type bits (enum perf_event_sample_format) that rb encodes.
-const (
-	PerfSampleIP          = 1 << 0
-	PerfSampleTID         = 1 << 1
-	PerfSampleTime        = 1 << 2
-	PerfSampleAddr        = 1 << 3
-	PerfSampleRead        = 1 << 4 // Sample.Read: the core lays the values out (read_format)
-	PerfSampleCallchain   = 1 << 5
-	PerfSampleID          = 1 << 6
-	PerfSampleCPU         = 1 << 7
-	PerfSamplePeriod      = 1 << 8
-	PerfSampleStreamID    = 1 << 9
-	PerfSampleRaw         = 1 << 10
-	PerfSampleBranchStack = 1 << 11 // Sample.Branches (struct perf_branch_entry: from, to, flags)
-	PerfSampleRegsUser    = 1 << 12 // Sample.RegsABI, RegsUser
-	PerfSampleStackUser   = 1 << 13 // Sample.StackUser, StackDyn
-	PerfSampleDataSrc     = 1 << 15 // Sample.DataSrc
-	PerfSampleIdentifier  = 1 << 16
-
-	// PerfSampleSupported are the bits EncodeSample understands.
-	PerfSampleSupported = PerfSampleIP | PerfSampleTID | PerfSampleTime | PerfSampleAddr | PerfSampleCallchain |
-		PerfSampleID | PerfSampleCPU | PerfSamplePeriod | PerfSampleStreamID | PerfSampleRaw | PerfSampleIdentifier |
-		PerfSampleRead | PerfSampleRegsUser | PerfSampleStackUser | PerfSampleDataSrc | PerfSampleBranchStack
-
-	// PerfSampleIDAll is PERF_SAMPLE_ID_ALL: the bits that go into a sample_id trailer.
-	PerfSampleIDAll = PerfSampleTID | PerfSampleTime | PerfSampleID | PerfSampleStreamID | PerfSampleCPU | PerfSampleIdentifier
+	// SampleIDAll is PERF_SAMPLE_ID_ALL: the bits that go into a sample_id trailer.
+	SampleIDAll = uapi.PERF_SAMPLE_TID | uapi.PERF_SAMPLE_TIME | uapi.PERF_SAMPLE_ID | uapi.PERF_SAMPLE_STREAM_ID | uapi.PERF_SAMPLE_CPU | uapi.PERF_SAMPLE_IDENTIFIER
 )
 
 // HeaderSize is sizeof(struct perf_event_header).
@@ -102,7 +57,7 @@ func ParseHeader(b []byte) (h Header, ok bool) {
 // trailer (8 bytes per PERF_SAMPLE_ID_ALL bit set).
 // kernel/events/core.c: __perf_event_id_header_size()
 func IDHeaderSize(sampleType uint64) int {
-	return 8 * bits.OnesCount64(sampleType&PerfSampleIDAll)
+	return 8 * bits.OnesCount64(sampleType&SampleIDAll)
 }
 
 // SampleID is the sample_id trailer (struct sample_id) and the perf_sample_data
@@ -124,24 +79,24 @@ func appendSampleID(b []byte, sampleType uint64, id *SampleID) []byte {
 		id = &z
 	}
 	le := binary.LittleEndian
-	if sampleType&PerfSampleTID != 0 {
+	if sampleType&uapi.PERF_SAMPLE_TID != 0 {
 		b = le.AppendUint32(b, id.Pid)
 		b = le.AppendUint32(b, id.Tid)
 	}
-	if sampleType&PerfSampleTime != 0 {
+	if sampleType&uapi.PERF_SAMPLE_TIME != 0 {
 		b = le.AppendUint64(b, id.Time)
 	}
-	if sampleType&PerfSampleID != 0 {
+	if sampleType&uapi.PERF_SAMPLE_ID != 0 {
 		b = le.AppendUint64(b, id.ID)
 	}
-	if sampleType&PerfSampleStreamID != 0 {
+	if sampleType&uapi.PERF_SAMPLE_STREAM_ID != 0 {
 		b = le.AppendUint64(b, id.StreamID)
 	}
-	if sampleType&PerfSampleCPU != 0 {
+	if sampleType&uapi.PERF_SAMPLE_CPU != 0 {
 		b = le.AppendUint32(b, id.CPU)
 		b = le.AppendUint32(b, id.Res)
 	}
-	if sampleType&PerfSampleIdentifier != 0 {
+	if sampleType&uapi.PERF_SAMPLE_IDENTIFIER != 0 {
 		b = le.AppendUint64(b, id.ID)
 	}
 	return b
@@ -168,24 +123,24 @@ func parseSampleID(rec []byte, sampleType uint64) (*SampleID, error) {
 	b := rec[len(rec)-n:]
 	le := binary.LittleEndian
 	id := &SampleID{}
-	if sampleType&PerfSampleTID != 0 {
+	if sampleType&uapi.PERF_SAMPLE_TID != 0 {
 		id.Pid, id.Tid = le.Uint32(b), le.Uint32(b[4:])
 		b = b[8:]
 	}
-	if sampleType&PerfSampleTime != 0 {
+	if sampleType&uapi.PERF_SAMPLE_TIME != 0 {
 		id.Time, b = le.Uint64(b), b[8:]
 	}
-	if sampleType&PerfSampleID != 0 {
+	if sampleType&uapi.PERF_SAMPLE_ID != 0 {
 		id.ID, b = le.Uint64(b), b[8:]
 	}
-	if sampleType&PerfSampleStreamID != 0 {
+	if sampleType&uapi.PERF_SAMPLE_STREAM_ID != 0 {
 		id.StreamID, b = le.Uint64(b), b[8:]
 	}
-	if sampleType&PerfSampleCPU != 0 {
+	if sampleType&uapi.PERF_SAMPLE_CPU != 0 {
 		id.CPU, id.Res = le.Uint32(b), le.Uint32(b[4:])
 		b = b[8:]
 	}
-	if sampleType&PerfSampleIdentifier != 0 {
+	if sampleType&uapi.PERF_SAMPLE_IDENTIFIER != 0 {
 		id.ID = le.Uint64(b)
 	}
 	return id, nil

@@ -1,11 +1,9 @@
 package rb
 
-import "encoding/binary"
-
-// RecordCallchainDeferred is PERF_RECORD_CALLCHAIN_DEFERRED (v6.19): the user
-// part of the callchains of the samples that carried the same cookie after
-// PERF_CONTEXT_USER_DEFERRED.
-const RecordCallchainDeferred = 22
+import (
+	"encoding/binary"
+	"perfsim/uapi"
+)
 
 // CallchainDeferred is PERF_RECORD_CALLCHAIN_DEFERRED {cookie, nr, ips[nr]},
 // written with misc PERF_RECORD_MISC_USER and a sample_id trailer.
@@ -16,10 +14,10 @@ type CallchainDeferred struct {
 }
 
 // RecordType implements Sideband.
-func (*CallchainDeferred) RecordType() uint32 { return RecordCallchainDeferred }
+func (*CallchainDeferred) RecordType() uint32 { return uapi.PERF_RECORD_CALLCHAIN_DEFERRED }
 
 // RecordMisc implements Sideband.
-func (*CallchainDeferred) RecordMisc() uint16 { return MiscUser }
+func (*CallchainDeferred) RecordMisc() uint16 { return uapi.PERF_RECORD_MISC_USER }
 func (r *CallchainDeferred) bodySize() int    { return 16 + 8*len(r.IPs) }
 func (r *CallchainDeferred) appendBody(b []byte) []byte {
 	le := binary.LittleEndian

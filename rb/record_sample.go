@@ -3,10 +3,11 @@ package rb
 import (
 	"encoding/binary"
 	"math/bits"
+	"perfsim/uapi"
 )
 
 // Sample is the perf_sample_data of one PERF_RECORD_SAMPLE, for the sample_type bits
-// rb encodes (PerfSampleSupported).
+// rb encodes (SampleSupported).
 type Sample struct {
 	Type uint64 // attr.sample_type (not in the bytes; the reader knows it from the attr)
 	Misc uint16
@@ -56,9 +57,6 @@ type Sample struct {
 	Branches      [][3]uint64
 }
 
-// PerfSampleBranchHWIndex is PERF_SAMPLE_BRANCH_HW_INDEX in branch_sample_type.
-const PerfSampleBranchHWIndex = 1 << 17
-
 // IDOf is the sample_id trailer data a sample carries (its perf_sample_data).
 func (s *Sample) IDOf() *SampleID {
 	return &SampleID{Pid: s.Pid, Tid: s.Tid, Time: s.Time, ID: s.ID, StreamID: s.StreamID, CPU: s.CPU, Res: s.Res}
@@ -79,39 +77,39 @@ func rawSize(raw []byte) int {
 // kernel/events/core.c: perf_prepare_sample(), perf_prepare_header()
 func SampleSize(s *Sample) (int, error) {
 	t := s.Type
-	if t&^uint64(PerfSampleSupported|PerfSampleAux) != 0 {
-		return 0, errUnsupported(t &^ uint64(PerfSampleSupported|PerfSampleAux))
+	if t&^uint64(SampleSupported|uapi.PERF_SAMPLE_AUX) != 0 {
+		return 0, errUnsupported(t &^ uint64(SampleSupported|uapi.PERF_SAMPLE_AUX))
 	}
-	n := HeaderSize + IDHeaderSize(t)                                           // event->id_header_size
-	n += 8 * bits.OnesCount64(t&(PerfSampleIP|PerfSampleAddr|PerfSamplePeriod)) // event->header_size
-	if t&PerfSampleRead != 0 {
+	n := HeaderSize + IDHeaderSize(t)                                                                // event->id_header_size
+	n += 8 * bits.OnesCount64(t&(uapi.PERF_SAMPLE_IP|uapi.PERF_SAMPLE_ADDR|uapi.PERF_SAMPLE_PERIOD)) // event->header_size
+	if t&uapi.PERF_SAMPLE_READ != 0 {
 		n += len(s.Read)
 	}
-	if t&PerfSampleCallchain != 0 {
+	if t&uapi.PERF_SAMPLE_CALLCHAIN != 0 {
 		n += 8 * (1 + len(s.Callchain))
 	}
-	if t&PerfSampleRaw != 0 {
+	if t&uapi.PERF_SAMPLE_RAW != 0 {
 		n += rawSize(s.Raw)
 	}
-	if t&PerfSampleBranchStack != 0 {
+	if t&uapi.PERF_SAMPLE_BRANCH_STACK != 0 {
 		n += 8 + 24*len(s.Branches)
 		if s.BranchHWIndex {
 			n += 8
 		}
 	}
-	if t&PerfSampleRegsUser != 0 {
+	if t&uapi.PERF_SAMPLE_REGS_USER != 0 {
 		n += 8
 		if s.RegsABI != 0 {
 			n += 8 * len(s.RegsUser)
 		}
 	}
-	if t&PerfSampleStackUser != 0 {
+	if t&uapi.PERF_SAMPLE_STACK_USER != 0 {
 		n += 8
 		if len(s.StackUser) > 0 {
 			n += len(s.StackUser) + 8
 		}
 	}
-	if t&PerfSampleDataSrc != 0 {
+	if t&uapi.PERF_SAMPLE_DATA_SRC != 0 {
 		n += 8
 	}
 	n += auxSampleBytes(s)
@@ -150,7 +148,7 @@ func outputSampleFields(st Stepper, h *Handle, s *Sample, size int) bool {
 	if rb == nil {
 		return false
 	}
-	hw := headerWord(Header{Type: RecordSample, Misc: s.Misc, Size: uint16(size)})
+	hw := headerWord(Header{Type: uapi.PERF_RECORD_SAMPLE, Misc: s.Misc, Size: uint16(size)})
 	full := size
 	size -= auxSampleBytes(s) // PERF_SAMPLE_AUX goes last: perfOutputSampleAux
 	if h.size >= size && size >= HeaderSize {
@@ -205,43 +203,43 @@ func encodeSampleBody(b []byte, s *Sample) int {
 		le.PutUint64(b[n:], v)
 		n += 8
 	}
-	if t&PerfSampleIdentifier != 0 {
+	if t&uapi.PERF_SAMPLE_IDENTIFIER != 0 {
 		put(s.ID)
 	}
-	if t&PerfSampleIP != 0 {
+	if t&uapi.PERF_SAMPLE_IP != 0 {
 		put(s.IP)
 	}
-	if t&PerfSampleTID != 0 {
+	if t&uapi.PERF_SAMPLE_TID != 0 {
 		put(uint64(s.Pid) | uint64(s.Tid)<<32)
 	}
-	if t&PerfSampleTime != 0 {
+	if t&uapi.PERF_SAMPLE_TIME != 0 {
 		put(s.Time)
 	}
-	if t&PerfSampleAddr != 0 {
+	if t&uapi.PERF_SAMPLE_ADDR != 0 {
 		put(s.Addr)
 	}
-	if t&PerfSampleID != 0 {
+	if t&uapi.PERF_SAMPLE_ID != 0 {
 		put(s.ID)
 	}
-	if t&PerfSampleStreamID != 0 {
+	if t&uapi.PERF_SAMPLE_STREAM_ID != 0 {
 		put(s.StreamID)
 	}
-	if t&PerfSampleCPU != 0 {
+	if t&uapi.PERF_SAMPLE_CPU != 0 {
 		put(uint64(s.CPU) | uint64(s.Res)<<32)
 	}
-	if t&PerfSamplePeriod != 0 {
+	if t&uapi.PERF_SAMPLE_PERIOD != 0 {
 		put(s.Period)
 	}
-	if t&PerfSampleRead != 0 {
+	if t&uapi.PERF_SAMPLE_READ != 0 {
 		n += copy(b[n:], s.Read)
 	}
-	if t&PerfSampleCallchain != 0 {
+	if t&uapi.PERF_SAMPLE_CALLCHAIN != 0 {
 		put(uint64(len(s.Callchain)))
 		for _, ip := range s.Callchain {
 			put(ip)
 		}
 	}
-	if t&PerfSampleRaw != 0 {
+	if t&uapi.PERF_SAMPLE_RAW != 0 {
 		if s.Raw != nil {
 			le.PutUint32(b[n:], uint32(rawSize(s.Raw)-4))
 			n += 4
@@ -250,7 +248,7 @@ func encodeSampleBody(b []byte, s *Sample) int {
 			put(4) // struct { u32 size = 4; u32 data = 0; }
 		}
 	}
-	if t&PerfSampleBranchStack != 0 {
+	if t&uapi.PERF_SAMPLE_BRANCH_STACK != 0 {
 		put(uint64(len(s.Branches)))
 		if s.BranchHWIndex {
 			put(s.HWIdx)
@@ -261,7 +259,7 @@ func encodeSampleBody(b []byte, s *Sample) int {
 			put(br[2])
 		}
 	}
-	if t&PerfSampleRegsUser != 0 { // perf_output_sample_regs()
+	if t&uapi.PERF_SAMPLE_REGS_USER != 0 { // perf_output_sample_regs()
 		put(s.RegsABI)
 		if s.RegsABI != 0 {
 			for _, r := range s.RegsUser {
@@ -269,14 +267,14 @@ func encodeSampleBody(b []byte, s *Sample) int {
 			}
 		}
 	}
-	if t&PerfSampleStackUser != 0 { // perf_output_sample_ustack()
+	if t&uapi.PERF_SAMPLE_STACK_USER != 0 { // perf_output_sample_ustack()
 		put(uint64(len(s.StackUser)))
 		if len(s.StackUser) > 0 {
 			n += copy(b[n:], s.StackUser)
 			put(s.StackDyn)
 		}
 	}
-	if t&PerfSampleDataSrc != 0 {
+	if t&uapi.PERF_SAMPLE_DATA_SRC != 0 {
 		put(s.DataSrc)
 	}
 	return n
@@ -320,7 +318,7 @@ func AppendSample(dst []byte, s *Sample) ([]byte, error) {
 		return dst, err
 	}
 	b := make([]byte, size)
-	binary.LittleEndian.PutUint64(b, headerWord(Header{Type: RecordSample, Misc: s.Misc, Size: uint16(size)}))
+	binary.LittleEndian.PutUint64(b, headerWord(Header{Type: uapi.PERF_RECORD_SAMPLE, Misc: s.Misc, Size: uint16(size)}))
 	encodeSampleBody(b[HeaderSize:], s)
 	putSampleAux(b[size-auxSampleBytes(s):], s)
 	return append(dst, b...), nil
@@ -332,16 +330,6 @@ func AppendSample(dst []byte, s *Sample) ([]byte, error) {
 func DecodeSample(rec []byte, sampleType uint64) (*Sample, error) {
 	return DecodeSampleRF(rec, sampleType, 0)
 }
-
-// The read_format bits (enum perf_event_read_format) that size a
-// PERF_SAMPLE_READ part.
-const (
-	ReadFormatTotalTimeEnabled = 1 << 0
-	ReadFormatTotalTimeRunning = 1 << 1
-	ReadFormatID               = 1 << 2
-	ReadFormatGroup            = 1 << 3
-	ReadFormatLost             = 1 << 4
-)
 
 // DecodeSampleRF is DecodeSample for an event whose attr.read_format is
 // readFormat, which sizes the PERF_SAMPLE_READ part.
@@ -362,50 +350,50 @@ func DecodeSampleAttr(rec []byte, l SampleLayout) (*Sample, error) {
 	if err != nil {
 		return nil, err
 	}
-	if hdr.Type != RecordSample {
-		return nil, errType(hdr.Type, RecordSample)
+	if hdr.Type != uapi.PERF_RECORD_SAMPLE {
+		return nil, errType(hdr.Type, uapi.PERF_RECORD_SAMPLE)
 	}
-	if sampleType&^uint64(PerfSampleSupported|PerfSampleAux) != 0 {
-		return nil, errUnsupported(sampleType &^ uint64(PerfSampleSupported|PerfSampleAux))
+	if sampleType&^uint64(SampleSupported|uapi.PERF_SAMPLE_AUX) != 0 {
+		return nil, errUnsupported(sampleType &^ uint64(SampleSupported|uapi.PERF_SAMPLE_AUX))
 	}
 	d := decoder{b: rec[HeaderSize:]}
 	s := &Sample{Type: sampleType, Misc: hdr.Misc}
 	t := sampleType
-	if t&PerfSampleIdentifier != 0 {
+	if t&uapi.PERF_SAMPLE_IDENTIFIER != 0 {
 		s.ID = d.u64()
 	}
-	if t&PerfSampleIP != 0 {
+	if t&uapi.PERF_SAMPLE_IP != 0 {
 		s.IP = d.u64()
 	}
-	if t&PerfSampleTID != 0 {
+	if t&uapi.PERF_SAMPLE_TID != 0 {
 		s.Pid, s.Tid = d.u32(), d.u32()
 	}
-	if t&PerfSampleTime != 0 {
+	if t&uapi.PERF_SAMPLE_TIME != 0 {
 		s.Time = d.u64()
 	}
-	if t&PerfSampleAddr != 0 {
+	if t&uapi.PERF_SAMPLE_ADDR != 0 {
 		s.Addr = d.u64()
 	}
-	if t&PerfSampleID != 0 {
+	if t&uapi.PERF_SAMPLE_ID != 0 {
 		s.ID = d.u64()
 	}
-	if t&PerfSampleStreamID != 0 {
+	if t&uapi.PERF_SAMPLE_STREAM_ID != 0 {
 		s.StreamID = d.u64()
 	}
-	if t&PerfSampleCPU != 0 {
+	if t&uapi.PERF_SAMPLE_CPU != 0 {
 		s.CPU, s.Res = d.u32(), d.u32()
 	}
-	if t&PerfSamplePeriod != 0 {
+	if t&uapi.PERF_SAMPLE_PERIOD != 0 {
 		s.Period = d.u64()
 	}
-	if t&PerfSampleRead != 0 {
+	if t&uapi.PERF_SAMPLE_READ != 0 {
 		n, err := readPartSize(d.b, readFormat)
 		if err != nil {
 			return nil, err
 		}
 		s.Read = d.bytes(n)
 	}
-	if t&PerfSampleCallchain != 0 {
+	if t&uapi.PERF_SAMPLE_CALLCHAIN != 0 {
 		nr := d.u64()
 		if nr > uint64(len(d.b)/8) {
 			return nil, errTruncated("callchain")
@@ -415,16 +403,16 @@ func DecodeSampleAttr(rec []byte, l SampleLayout) (*Sample, error) {
 			s.Callchain[i] = d.u64()
 		}
 	}
-	if t&PerfSampleRaw != 0 {
+	if t&uapi.PERF_SAMPLE_RAW != 0 {
 		n := d.u32()
 		if uint64(n) > uint64(len(d.b)) {
 			return nil, errTruncated("raw")
 		}
 		s.Raw = d.bytes(int(n))
 	}
-	if t&PerfSampleBranchStack != 0 {
+	if t&uapi.PERF_SAMPLE_BRANCH_STACK != 0 {
 		nr := d.u64()
-		if s.BranchHWIndex = l.BranchSampleType&PerfSampleBranchHWIndex != 0; s.BranchHWIndex {
+		if s.BranchHWIndex = l.BranchSampleType&uapi.PERF_SAMPLE_BRANCH_HW_INDEX != 0; s.BranchHWIndex {
 			s.HWIdx = d.u64()
 		}
 		if nr > uint64(len(d.b)/24) {
@@ -434,7 +422,7 @@ func DecodeSampleAttr(rec []byte, l SampleLayout) (*Sample, error) {
 			s.Branches = append(s.Branches, [3]uint64{d.u64(), d.u64(), d.u64()})
 		}
 	}
-	if t&PerfSampleRegsUser != 0 {
+	if t&uapi.PERF_SAMPLE_REGS_USER != 0 {
 		s.RegsABI = d.u64()
 		if s.RegsABI != 0 {
 			s.RegsUser = make([]uint64, bits.OnesCount64(l.SampleRegsUser))
@@ -443,7 +431,7 @@ func DecodeSampleAttr(rec []byte, l SampleLayout) (*Sample, error) {
 			}
 		}
 	}
-	if t&PerfSampleStackUser != 0 {
+	if t&uapi.PERF_SAMPLE_STACK_USER != 0 {
 		n := d.u64()
 		if n > uint64(len(d.b)) {
 			return nil, errTruncated("stack user")
@@ -453,10 +441,10 @@ func DecodeSampleAttr(rec []byte, l SampleLayout) (*Sample, error) {
 			s.StackDyn = d.u64()
 		}
 	}
-	if t&PerfSampleDataSrc != 0 {
+	if t&uapi.PERF_SAMPLE_DATA_SRC != 0 {
 		s.DataSrc = d.u64()
 	}
-	if t&PerfSampleAux != 0 {
+	if t&uapi.PERF_SAMPLE_AUX != 0 {
 		decodeSampleAux(&d, s)
 	}
 	if d.err != nil {
@@ -473,9 +461,9 @@ func DecodeSampleAttr(rec []byte, l SampleLayout) (*Sample, error) {
 // {nr, [enabled], [running], nr x {value, [id], [lost]}}.
 // tools/perf/util/evsel.c: evsel__parse_sample() (PERF_SAMPLE_READ)
 func readPartSize(b []byte, rf uint64) (int, error) {
-	times := 8 * bits.OnesCount64(rf&(ReadFormatTotalTimeEnabled|ReadFormatTotalTimeRunning))
-	per := 8 * (1 + bits.OnesCount64(rf&(ReadFormatID|ReadFormatLost)))
-	if rf&ReadFormatGroup == 0 {
+	times := 8 * bits.OnesCount64(rf&(uapi.PERF_FORMAT_TOTAL_TIME_ENABLED|uapi.PERF_FORMAT_TOTAL_TIME_RUNNING))
+	per := 8 * (1 + bits.OnesCount64(rf&(uapi.PERF_FORMAT_ID|uapi.PERF_FORMAT_LOST)))
+	if rf&uapi.PERF_FORMAT_GROUP == 0 {
 		return 8 + times + per - 8, nil
 	}
 	if len(b) < 8 {

@@ -3,6 +3,7 @@ package rb
 import (
 	"bytes"
 	"encoding/binary"
+	"perfsim/uapi"
 	"strconv"
 )
 
@@ -56,7 +57,7 @@ type ItraceStart struct{ Pid, Tid uint32 }
 const taskCommLen = 16
 
 // RecordType implements Sideband.
-func (*Lost) RecordType() uint32 { return RecordLost }
+func (*Lost) RecordType() uint32 { return uapi.PERF_RECORD_LOST }
 
 // RecordMisc implements Sideband.
 func (*Lost) RecordMisc() uint16 { return 0 }
@@ -76,12 +77,12 @@ func (r *Comm) comm() string {
 }
 
 // RecordType implements Sideband.
-func (*Comm) RecordType() uint32 { return RecordComm }
+func (*Comm) RecordType() uint32 { return uapi.PERF_RECORD_COMM }
 
 // RecordMisc implements Sideband.
 func (r *Comm) RecordMisc() uint16 {
 	if r.Exec {
-		return MiscCommExec
+		return uapi.PERF_RECORD_MISC_COMM_EXEC
 	}
 	return 0
 }
@@ -97,9 +98,9 @@ func (r *Comm) appendBody(b []byte) []byte {
 // RecordType implements Sideband.
 func (r *Task) RecordType() uint32 {
 	if r.Fork {
-		return RecordFork
+		return uapi.PERF_RECORD_FORK
 	}
-	return RecordExit
+	return uapi.PERF_RECORD_EXIT
 }
 
 // RecordMisc implements Sideband.
@@ -117,18 +118,18 @@ func (r *Task) appendBody(b []byte) []byte {
 // RecordType implements Sideband.
 func (r *Switch) RecordType() uint32 {
 	if r.CPUWide {
-		return RecordSwitchCPUWide
+		return uapi.PERF_RECORD_SWITCH_CPU_WIDE
 	}
-	return RecordSwitch
+	return uapi.PERF_RECORD_SWITCH
 }
 
 // RecordMisc implements Sideband.
 func (r *Switch) RecordMisc() uint16 {
 	var m uint16
 	if r.Out {
-		m |= MiscSwitchOut
+		m |= uapi.PERF_RECORD_MISC_SWITCH_OUT
 		if r.Preempt {
-			m |= MiscSwitchOutPreempt
+			m |= uapi.PERF_RECORD_MISC_SWITCH_OUT_PREEMPT
 		}
 	}
 	return m
@@ -147,7 +148,7 @@ func (r *Switch) appendBody(b []byte) []byte {
 }
 
 // RecordType implements Sideband.
-func (*Aux) RecordType() uint32 { return RecordAux }
+func (*Aux) RecordType() uint32 { return uapi.PERF_RECORD_AUX }
 
 // RecordMisc implements Sideband.
 func (*Aux) RecordMisc() uint16 { return 0 }
@@ -158,7 +159,7 @@ func (r *Aux) appendBody(b []byte) []byte {
 }
 
 // RecordType implements Sideband.
-func (*ItraceStart) RecordType() uint32 { return RecordItraceStart }
+func (*ItraceStart) RecordType() uint32 { return uapi.PERF_RECORD_ITRACE_START }
 
 // RecordMisc implements Sideband.
 func (*ItraceStart) RecordMisc() uint16 { return 0 }
@@ -239,7 +240,7 @@ func DecodeAttr(rec []byte, l SampleLayout, sampleIDAll bool) (*Decoded, error) 
 	if err != nil {
 		return nil, err
 	}
-	if hdr.Type == RecordSample {
+	if hdr.Type == uapi.PERF_RECORD_SAMPLE {
 		s, err := DecodeSampleAttr(rec, l)
 		if err != nil {
 			return nil, err
@@ -258,10 +259,10 @@ func DecodeAttr(rec []byte, l SampleLayout, sampleIDAll bool) (*Decoded, error) 
 	}
 	d := decoder{b: body}
 	switch hdr.Type {
-	case RecordLost:
+	case uapi.PERF_RECORD_LOST:
 		out.Sideband = &Lost{ID: d.u64(), Lost: d.u64()}
-	case RecordComm:
-		c := &Comm{Pid: d.u32(), Tid: d.u32(), Exec: hdr.Misc&MiscCommExec != 0}
+	case uapi.PERF_RECORD_COMM:
+		c := &Comm{Pid: d.u32(), Tid: d.u32(), Exec: hdr.Misc&uapi.PERF_RECORD_MISC_COMM_EXEC != 0}
 		i := bytes.IndexByte(d.b, 0)
 		if i < 0 {
 			return nil, &ParseError{What: "comm without NUL"}
@@ -269,20 +270,20 @@ func DecodeAttr(rec []byte, l SampleLayout, sampleIDAll bool) (*Decoded, error) 
 		c.Comm = string(d.b[:i])
 		d.b = nil
 		out.Sideband = c
-	case RecordExit, RecordFork:
-		out.Sideband = &Task{Fork: hdr.Type == RecordFork, Pid: d.u32(), Ppid: d.u32(), Tid: d.u32(), Ptid: d.u32(), Time: d.u64()}
-	case RecordSwitch:
-		out.Sideband = &Switch{Out: hdr.Misc&MiscSwitchOut != 0, Preempt: hdr.Misc&MiscSwitchOutPreempt != 0}
-	case RecordSwitchCPUWide:
-		out.Sideband = &Switch{CPUWide: true, Out: hdr.Misc&MiscSwitchOut != 0, Preempt: hdr.Misc&MiscSwitchOutPreempt != 0,
+	case uapi.PERF_RECORD_EXIT, uapi.PERF_RECORD_FORK:
+		out.Sideband = &Task{Fork: hdr.Type == uapi.PERF_RECORD_FORK, Pid: d.u32(), Ppid: d.u32(), Tid: d.u32(), Ptid: d.u32(), Time: d.u64()}
+	case uapi.PERF_RECORD_SWITCH:
+		out.Sideband = &Switch{Out: hdr.Misc&uapi.PERF_RECORD_MISC_SWITCH_OUT != 0, Preempt: hdr.Misc&uapi.PERF_RECORD_MISC_SWITCH_OUT_PREEMPT != 0}
+	case uapi.PERF_RECORD_SWITCH_CPU_WIDE:
+		out.Sideband = &Switch{CPUWide: true, Out: hdr.Misc&uapi.PERF_RECORD_MISC_SWITCH_OUT != 0, Preempt: hdr.Misc&uapi.PERF_RECORD_MISC_SWITCH_OUT_PREEMPT != 0,
 			NextPrevPid: d.u32(), NextPrevTid: d.u32()}
-	case RecordAux:
+	case uapi.PERF_RECORD_AUX:
 		out.Sideband = &Aux{Offset: d.u64(), Size: d.u64(), Flags: d.u64()}
-	case RecordItraceStart:
+	case uapi.PERF_RECORD_ITRACE_START:
 		out.Sideband = &ItraceStart{Pid: d.u32(), Tid: d.u32()}
-	case RecordThrottle, RecordUnthrottle:
-		out.Sideband = &Throttle{Unthrottle: hdr.Type == RecordUnthrottle, Time: d.u64(), ID: d.u64(), StreamID: d.u64()}
-	case RecordCallchainDeferred:
+	case uapi.PERF_RECORD_THROTTLE, uapi.PERF_RECORD_UNTHROTTLE:
+		out.Sideband = &Throttle{Unthrottle: hdr.Type == uapi.PERF_RECORD_UNTHROTTLE, Time: d.u64(), ID: d.u64(), StreamID: d.u64()}
+	case uapi.PERF_RECORD_CALLCHAIN_DEFERRED:
 		out.Sideband = decodeCallchainDeferred(&d)
 	default:
 		return nil, &ParseError{What: "unknown record type " + strconv.Itoa(int(hdr.Type))}

@@ -3,6 +3,7 @@ package rb
 import (
 	"encoding/binary"
 	"errors"
+	"perfsim/uapi"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -17,13 +18,13 @@ func TestAppendSampleBytes(t *testing.T) {
 	}{
 		{
 			name: "ip tid time",
-			s:    Sample{Type: PerfSampleIP | PerfSampleTID | PerfSampleTime, Misc: MiscUser, IP: 0x401000, Pid: 7, Tid: 8, Time: 1000},
+			s:    Sample{Type: uapi.PERF_SAMPLE_IP | uapi.PERF_SAMPLE_TID | uapi.PERF_SAMPLE_TIME, Misc: uapi.PERF_RECORD_MISC_USER, IP: 0x401000, Pid: 7, Tid: 8, Time: 1000},
 			want: bs(hdr(9, 2, 32), uint64(0x401000), [2]uint32{7, 8}, uint64(1000)),
 		},
 		{
 			name: "all fields in perf_output_sample order",
-			s: Sample{Type: PerfSampleIdentifier | PerfSampleIP | PerfSampleTID | PerfSampleTime | PerfSampleAddr |
-				PerfSampleID | PerfSampleStreamID | PerfSampleCPU | PerfSamplePeriod | PerfSampleCallchain | PerfSampleRaw,
+			s: Sample{Type: uapi.PERF_SAMPLE_IDENTIFIER | uapi.PERF_SAMPLE_IP | uapi.PERF_SAMPLE_TID | uapi.PERF_SAMPLE_TIME | uapi.PERF_SAMPLE_ADDR |
+				uapi.PERF_SAMPLE_ID | uapi.PERF_SAMPLE_STREAM_ID | uapi.PERF_SAMPLE_CPU | uapi.PERF_SAMPLE_PERIOD | uapi.PERF_SAMPLE_CALLCHAIN | uapi.PERF_SAMPLE_RAW,
 				ID: 0x11, IP: 0x22, Pid: 3, Tid: 4, Time: 0x55, Addr: 0x66, StreamID: 0x77, CPU: 1, Period: 0x99,
 				Callchain: []uint64{0xa1, 0xa2}, Raw: []byte{1, 2, 3, 4}},
 			// header 8, identifier, ip, tid, time, addr, id, stream, cpu, period = 80;
@@ -34,18 +35,18 @@ func TestAppendSampleBytes(t *testing.T) {
 		},
 		{
 			name: "raw padded to 8 with size counting the pad",
-			s:    Sample{Type: PerfSampleRaw, Raw: []byte{9, 9, 9, 9, 9}},
+			s:    Sample{Type: uapi.PERF_SAMPLE_RAW, Raw: []byte{9, 9, 9, 9, 9}},
 			// round_up(5+4, 8) = 16: u32 size = 12, 5 bytes, 7 bytes of pad.
 			want: bs(hdr(9, 0, 24), [2]uint32{12, 0x09090909}, []byte{9, 0, 0, 0, 0, 0, 0, 0}),
 		},
 		{
 			name: "raw absent writes the empty raw record",
-			s:    Sample{Type: PerfSampleRaw},
+			s:    Sample{Type: uapi.PERF_SAMPLE_RAW},
 			want: bs(hdr(9, 0, 16), [2]uint32{4, 0}),
 		},
 		{
 			name: "empty callchain is nr=0",
-			s:    Sample{Type: PerfSampleCallchain},
+			s:    Sample{Type: uapi.PERF_SAMPLE_CALLCHAIN},
 			want: bs(hdr(9, 0, 16), 0),
 		},
 	}
@@ -73,9 +74,9 @@ func TestSampleSizeLimits(t *testing.T) {
 		want    int
 		wantErr error
 	}{
-		{"largest raw that fits", Sample{Type: PerfSampleRaw, Raw: make([]byte, 65516)}, 65528, nil},
-		{"one byte more needs another 8", Sample{Type: PerfSampleRaw, Raw: make([]byte, 65517)}, 0, ErrRecordTooBig},
-		{"callchain too long", Sample{Type: PerfSampleCallchain, Callchain: make([]uint64, 8191)}, 0, ErrRecordTooBig},
+		{"largest raw that fits", Sample{Type: uapi.PERF_SAMPLE_RAW, Raw: make([]byte, 65516)}, 65528, nil},
+		{"one byte more needs another 8", Sample{Type: uapi.PERF_SAMPLE_RAW, Raw: make([]byte, 65517)}, 0, ErrRecordTooBig},
+		{"callchain too long", Sample{Type: uapi.PERF_SAMPLE_CALLCHAIN, Callchain: make([]uint64, 8191)}, 0, ErrRecordTooBig},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -95,7 +96,7 @@ func TestSampleSizeLimits(t *testing.T) {
 
 func TestAppendRecordBytes(t *testing.T) {
 	id := &SampleID{Pid: 10, Tid: 11, Time: 12, ID: 13, StreamID: 14, CPU: 2}
-	const allID = PerfSampleTID | PerfSampleTime | PerfSampleID | PerfSampleStreamID | PerfSampleCPU | PerfSampleIdentifier
+	const allID = uapi.PERF_SAMPLE_TID | uapi.PERF_SAMPLE_TIME | uapi.PERF_SAMPLE_ID | uapi.PERF_SAMPLE_STREAM_ID | uapi.PERF_SAMPLE_CPU | uapi.PERF_SAMPLE_IDENTIFIER
 	// struct sample_id order: tid, time, id, stream_id, cpu, identifier.
 	trailer := bs([2]uint32{10, 11}, uint64(12), uint64(13), uint64(14), [2]uint32{2, 0}, uint64(13))
 	tests := []struct {
@@ -152,17 +153,17 @@ func TestAppendRecordBytes(t *testing.T) {
 }
 
 func TestDecodeRejectsBadBytes(t *testing.T) {
-	good, _ := AppendSample(nil, &Sample{Type: PerfSampleCallchain, Callchain: []uint64{1, 2}})
+	good, _ := AppendSample(nil, &Sample{Type: uapi.PERF_SAMPLE_CALLCHAIN, Callchain: []uint64{1, 2}})
 	tests := []struct {
 		name string
 		rec  []byte
 		typ  uint64
 	}{
-		{"short header", []byte{9, 0, 0}, PerfSampleIP},
-		{"size disagrees with length", good[:16], PerfSampleCallchain},
-		{"callchain nr past the end", bs(hdr(9, 0, 24), 5, 1), PerfSampleCallchain},
-		{"raw size past the end", bs(hdr(9, 0, 16), [2]uint32{100, 0}), PerfSampleRaw},
-		{"trailing bytes", bs(hdr(9, 0, 24), 1, 2), PerfSampleIP},
+		{"short header", []byte{9, 0, 0}, uapi.PERF_SAMPLE_IP},
+		{"size disagrees with length", good[:16], uapi.PERF_SAMPLE_CALLCHAIN},
+		{"callchain nr past the end", bs(hdr(9, 0, 24), 5, 1), uapi.PERF_SAMPLE_CALLCHAIN},
+		{"raw size past the end", bs(hdr(9, 0, 16), [2]uint32{100, 0}), uapi.PERF_SAMPLE_RAW},
+		{"trailing bytes", bs(hdr(9, 0, 24), 1, 2), uapi.PERF_SAMPLE_IP},
 		{"unknown type", bs(hdr(77, 0, 8)), 0},
 		{"comm without NUL", bs(hdr(3, 0, 24), [2]uint32{1, 2}, "abcdefgh"), 0},
 		{"zero size", bs(hdr(9, 0, 0)), 0},
@@ -177,20 +178,20 @@ func TestDecodeRejectsBadBytes(t *testing.T) {
 }
 
 func TestSampleRoundTrip(t *testing.T) {
-	s := &Sample{Type: PerfSampleSupported, Misc: MiscKernel | MiscExactIP, ID: 1, IP: 2, Pid: 3, Tid: 4, Time: 5,
+	s := &Sample{Type: SampleSupported, Misc: uapi.PERF_RECORD_MISC_KERNEL | uapi.PERF_RECORD_MISC_EXACT_IP, ID: 1, IP: 2, Pid: 3, Tid: 4, Time: 5,
 		Addr: 6, StreamID: 7, CPU: 8, Period: 9, Callchain: []uint64{10, 11, 12}, Raw: []byte{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}}
 	le := binary.LittleEndian
 	s.RegsABI, s.RegsUser = 2, []uint64{1, 2, 3}                            // sample_regs_user 0x83
-	s.StackUser, s.StackDyn, s.DataSrc = make([]byte, 24), 16, 0x1e05080021 // PERF_MEM_NA
+	s.StackUser, s.StackDyn, s.DataSrc = make([]byte, 24), 16, 0x1e05080021 // uapi.PERF_MEM_NA
 	for _, tc := range []struct {
 		name string
 		rf   uint64
 		read []uint64
 	}{
 		{"read one", 0, []uint64{42}},
-		{"read one, times, id, lost", ReadFormatTotalTimeEnabled | ReadFormatTotalTimeRunning | ReadFormatID | ReadFormatLost, []uint64{42, 100, 90, 7, 0}},
-		{"read group of 2, ids", ReadFormatGroup | ReadFormatID, []uint64{2, 42, 7, 43, 8}},
-		{"read group of 3, running", ReadFormatGroup | ReadFormatTotalTimeRunning, []uint64{3, 90, 1, 2, 3}},
+		{"read one, times, id, lost", uapi.PERF_FORMAT_TOTAL_TIME_ENABLED | uapi.PERF_FORMAT_TOTAL_TIME_RUNNING | uapi.PERF_FORMAT_ID | uapi.PERF_FORMAT_LOST, []uint64{42, 100, 90, 7, 0}},
+		{"read group of 2, ids", uapi.PERF_FORMAT_GROUP | uapi.PERF_FORMAT_ID, []uint64{2, 42, 7, 43, 8}},
+		{"read group of 3, running", uapi.PERF_FORMAT_GROUP | uapi.PERF_FORMAT_TOTAL_TIME_RUNNING, []uint64{3, 90, 1, 2, 3}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := *s

@@ -1,6 +1,9 @@
 package rb
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+	"perfsim/uapi"
+)
 
 // Throttle is PERF_RECORD_THROTTLE (PERF_RECORD_UNTHROTTLE when Unthrottle)
 // {time, id, stream_id}: the group leader was stopped until the next tick, or
@@ -14,9 +17,9 @@ type Throttle struct {
 // RecordType implements Sideband.
 func (r *Throttle) RecordType() uint32 {
 	if r.Unthrottle {
-		return RecordUnthrottle
+		return uapi.PERF_RECORD_UNTHROTTLE
 	}
-	return RecordThrottle
+	return uapi.PERF_RECORD_THROTTLE
 }
 
 // RecordMisc implements Sideband.

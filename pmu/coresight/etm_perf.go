@@ -1,6 +1,10 @@
 package coresight
 
 import (
+	"perfsim/uapi"
+
+	"perfsim/pmu"
+
 	"perfsim/rb"
 )
 
@@ -75,7 +79,7 @@ func (d *Device) Start(cpu int, ev Event, flags int) {
 		return
 	}
 	ctxt := &d.ctxt[cpu]
-	if flags&PERF_EF_RESUME != 0 {
+	if flags&pmu.PERF_EF_RESUME != 0 {
 		if ctxt.eventData != nil { // etm_event_resume()
 			d.etm[cpu].resume()
 			if t := d.trbeOf(cpu); t != nil {
@@ -102,7 +106,7 @@ func (d *Device) Start(cpu int, ev Event, flags int) {
 		if err := sk.enable(cpu, h, ed.snkConfig, ev); err != nil {
 			// fail_end_stop: "Check if the handle is still associated with the event"
 			if h.Event != nil {
-				rb.AuxOutputFlag(h, rb.PERF_AUX_FLAG_TRUNCATED)
+				rb.AuxOutputFlag(h, uapi.PERF_AUX_FLAG_TRUNCATED)
 				_ = rb.AuxOutputEnd(s, h, 0)
 			}
 			ev.SetHWState(hesStopped)
@@ -127,14 +131,6 @@ func (d *Device) trbeOf(cpu int) *TRBE {
 	return d.trbe[cpu]
 }
 
-// Flags of pmu::start/stop this driver reads (include/linux/perf_event.h).
-const (
-	PERF_EF_START  = 0x01
-	PERF_EF_UPDATE = 0x04
-	PERF_EF_PAUSE  = 0x08
-	PERF_EF_RESUME = 0x10
-)
-
 // Stop is etm_event_stop(): with PERF_EF_PAUSE, etm_event_pause(); otherwise
 // stop the source, mark the event stopped and, with PERF_EF_UPDATE, have the
 // sink copy its trace into the AUX area and commit it with
@@ -147,7 +143,7 @@ func (d *Device) Stop(cpu int, ev Event, mode int) {
 		return
 	}
 	ctxt := &d.ctxt[cpu]
-	if mode&PERF_EF_PAUSE != 0 {
+	if mode&pmu.PERF_EF_PAUSE != 0 {
 		d.pause(cpu, ev, ctxt)
 		return
 	}
@@ -168,7 +164,7 @@ func (d *Device) Stop(cpu int, ev Event, mode int) {
 		d.warn("etm_event_stop: no event_data for a running event")
 		return
 	}
-	if h.Event != nil && mode&PERF_EF_UPDATE != 0 && !ed.mask[cpu] {
+	if h.Event != nil && mode&pmu.PERF_EF_UPDATE != 0 && !ed.mask[cpu] {
 		ev.SetHWState(hesStopped)
 		_ = rb.AuxOutputEnd(s, h, 0)
 		return
@@ -176,7 +172,7 @@ func (d *Device) Stop(cpu int, ev Event, mode int) {
 	sk := d.sinkOf(cpu)
 	d.etm[cpu].disable() // coresight_disable_source()
 	ev.SetHWState(hesStopped)
-	if h.Event != nil && mode&PERF_EF_UPDATE != 0 {
+	if h.Event != nil && mode&pmu.PERF_EF_UPDATE != 0 {
 		if h.Event != ev {
 			d.warn("etm_event_stop: handle->event != event")
 			return
@@ -240,10 +236,10 @@ func (d *Device) pause(cpu int, ev Event, ctxt *etmCtxt) {
 // Add is etm_event_add(): start at once with PERF_EF_START.
 // drivers/hwtracing/coresight/coresight-etm-perf.c: etm_event_add()
 func (d *Device) Add(cpu int, ev Event, mode int) error {
-	if mode&PERF_EF_START != 0 {
+	if mode&pmu.PERF_EF_START != 0 {
 		d.Start(cpu, ev, 0)
 		if ev.HWState()&hesStopped != 0 {
-			return rb.EINVAL
+			return uapi.EINVAL
 		}
 		return nil
 	}
@@ -253,4 +249,4 @@ func (d *Device) Add(cpu int, ev Event, mode int) error {
 
 // Del is etm_event_del(): etm_event_stop(PERF_EF_UPDATE).
 // drivers/hwtracing/coresight/coresight-etm-perf.c: etm_event_del()
-func (d *Device) Del(cpu int, ev Event) { d.Stop(cpu, ev, PERF_EF_UPDATE) }
+func (d *Device) Del(cpu int, ev Event) { d.Stop(cpu, ev, pmu.PERF_EF_UPDATE) }

@@ -1,6 +1,8 @@
 package coresight
 
 import (
+	"perfsim/uapi"
+
 	"perfsim/rb"
 )
 
@@ -81,7 +83,7 @@ func (t *TMCETR) enable(cpu int, h *rb.AuxHandle, cfg any, ev Event) error {
 	p, _ := cfg.(*etrPerfBuffer)
 	if p == nil || p.buf == nil {
 		t.d.warn("tmc_enable_etr_sink_perf: !etr_perf || !etr_perf->etr_buf")
-		return rb.EINVAL
+		return uapi.EINVAL
 	}
 	if t.pid != -1 && t.pid != p.pid {
 		return errBusy // "Do not proceed if this device is associated with another session"
@@ -218,7 +220,7 @@ func (t *TMCETR) updateBuffer(cpu int, h *rb.AuxHandle, cfg any, ev Event) uint6
 	}
 out:
 	if !p.snapshot && lost {
-		rb.AuxOutputFlag(h, rb.PERF_AUX_FLAG_TRUNCATED)
+		rb.AuxOutputFlag(h, uapi.PERF_AUX_FLAG_TRUNCATED)
 	}
 	return size
 }
@@ -252,4 +254,4 @@ func (t *TMCETR) syncPerfBuffer(p *etrPerfBuffer, buf *rb.Buffer, head, offset, 
 }
 
 // errBusy is -EBUSY.
-const errBusy = rb.Errno(16)
+const errBusy = uapi.EBUSY

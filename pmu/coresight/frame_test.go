@@ -1,6 +1,8 @@
 package coresight
 
 import (
+	"perfsim/pmu"
+
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -41,7 +43,7 @@ func TestETROverflowBarrier(t *testing.T) {
 	ev := newTestEvent(t, d, 0, 1024, true) // 4 MiB AUX
 	d.Start(0, ev, 0)
 	h.now += 10_000_000 // 10 ms
-	d.Stop(0, ev, PERF_EF_UPDATE)
+	d.Stop(0, ev, pmu.PERF_EF_UPDATE)
 	data := ev.buf.AuxCopyOut(0, 1<<20)
 	var a Analyzer
 	r := a.Analyze([]Chunk{{CPU: 0, Data: data}})

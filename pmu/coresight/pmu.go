@@ -1,6 +1,8 @@
 package coresight
 
 import (
+	"perfsim/uapi"
+
 	"fmt"
 	"strconv"
 	"strings"
@@ -94,7 +96,7 @@ func (p *PMU) Capabilities() uint32 { return p.caps }
 // drivers/hwtracing/coresight/coresight-etm-perf.c: etm_event_init()
 func (p *PMU) EventInit(e *pmu.Event) error {
 	if e.Attr.Type != TypeCSETM {
-		return pmu.ENOENT
+		return uapi.ENOENT
 	}
 	return nil
 }
@@ -112,7 +114,7 @@ func (p *PMU) SetupAux(e *pmu.Event, nrPages int, overwrite bool) (any, error) {
 	}
 	ed := p.dev.SetupAux(e, pages, nrPages, overwrite)
 	if ed == nil {
-		return nil, pmu.ENOMEM
+		return nil, uapi.ENOMEM
 	}
 	return ed, nil
 }
@@ -132,7 +134,7 @@ func (p *PMU) SnapshotAux(*cpu.CPU, *pmu.Event, int) int { return 0 }
 // drivers/hwtracing/coresight/coresight-etm-perf.c: etm_event_add()
 func (p *PMU) Add(c *cpu.CPU, e *pmu.Event, flags int) error {
 	if err := p.dev.Add(c.ID, e, flags); err != nil {
-		return pmu.EINVAL
+		return uapi.EINVAL
 	}
 	return nil
 }

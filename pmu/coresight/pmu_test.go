@@ -1,6 +1,8 @@
 package coresight_test
 
 import (
+	"perfsim/uapi"
+
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -45,8 +47,8 @@ func runSeed004(t *testing.T, knobs coresight.Knobs, sink string) kernelRun {
 	run := kernelRun{dev: p.Device(), heads: map[int]string{}, periods: map[int][]int{}}
 	open := func(task *sched.Task) {
 		for c := 0; c < 4; c++ {
-			a := pmu.Attr{Type: coresight.TypeCSETM, Size: pmu.AttrSize, SamplePeriod: 1,
-				SampleType: pmu.PERF_SAMPLE_TID | pmu.PERF_SAMPLE_TIME, SampleIDAll: true, Disabled: true}
+			a := pmu.Attr{Type: coresight.TypeCSETM, Size: uapi.AttrSize, SamplePeriod: 1,
+				SampleType: uapi.PERF_SAMPLE_TID | uapi.PERF_SAMPLE_TIME, SampleIDAll: true, Disabled: true}
 			fd, err := k.PerfEventOpen(task, &a, 0, c, -1, 0)
 			if err != nil {
 				t.Errorf("perf_event_open cpu%d: %v", c, err)
@@ -65,7 +67,7 @@ func runSeed004(t *testing.T, knobs coresight.Knobs, sink string) kernelRun {
 			fds, maps = append(fds, fd), append(maps, m)
 		}
 		for _, fd := range fds { // evlist__enable() once the rings are mapped
-			if _, err := k.Ioctl(task, fd, pmu.PERF_EVENT_IOC_ENABLE, 0); err != nil {
+			if _, err := k.Ioctl(task, fd, uapi.PERF_EVENT_IOC_ENABLE, 0); err != nil {
 				t.Errorf("enable: %v", err)
 			}
 		}
@@ -83,7 +85,7 @@ func runSeed004(t *testing.T, knobs coresight.Knobs, sink string) kernelRun {
 			}
 		}
 		for _, fd := range fds {
-			if _, err := k.Ioctl(task, fd, pmu.PERF_EVENT_IOC_DISABLE, 0); err != nil {
+			if _, err := k.Ioctl(task, fd, uapi.PERF_EVENT_IOC_DISABLE, 0); err != nil {
 				t.Errorf("disable: %v", err)
 			}
 		}

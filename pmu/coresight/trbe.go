@@ -1,6 +1,8 @@
 package coresight
 
 import (
+	"perfsim/uapi"
+
 	"perfsim/rb"
 	"perfsim/sim"
 )
@@ -38,7 +40,7 @@ func (t *TRBE) percpu() bool { return true }
 // drivers/hwtracing/coresight/coresight-trbe.c: arm_trbe_alloc_buffer()
 func (t *TRBE) allocBuffer(ev Event, aux []byte, nrPages int, overwrite bool) (any, error) {
 	if nrPages < 2 {
-		return nil, rb.ENOMEM // "restrict the minimum buffer size as two pages"
+		return nil, uapi.ENOMEM // "restrict the minimum buffer size as two pages"
 	}
 	return &trbeBuf{aux: aux, nrPages: nrPages, snapshot: overwrite}, nil
 }
@@ -66,10 +68,10 @@ func (t *TRBE) armEnable(h *rb.AuxHandle) error {
 	if limit == 0 || limit <= head {
 		// trbe_stop_and_truncate_event()
 		t.drainAndDisable()
-		rb.AuxOutputFlag(h, rb.PERF_AUX_FLAG_TRUNCATED)
+		rb.AuxOutputFlag(h, uapi.PERF_AUX_FLAG_TRUNCATED)
 		_ = rb.AuxOutputEnd(t.d.host.Stepper(t.cpu), h, 0)
 		t.handle = nil
-		return rb.ENOSPC
+		return uapi.ENOSPC
 	}
 	t.write, t.limit = head, limit
 	t.handle = h

@@ -1,6 +1,8 @@
 package coresight
 
 import (
+	"perfsim/pmu"
+
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -114,7 +116,7 @@ func TestPausePercpuSink(t *testing.T) {
 				t.Fatal("no TRBE interrupt armed")
 			}
 			h.now = at
-			h.nmi = func() { d.Stop(0, ev, PERF_EF_PAUSE) } // the pause event's PMI
+			h.nmi = func() { d.Stop(0, ev, pmu.PERF_EF_PAUSE) } // the pause event's PMI
 			d.IRQ(0)
 			got := result{Commits: len(d.Commits), Recommitted: d.Stats.Recommitted, AuxHeadPages: ev.buf.AuxHead() / rb.PageSize}
 			if diff := cmp.Diff(tc.want, got); diff != "" {

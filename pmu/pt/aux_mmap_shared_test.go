@@ -9,6 +9,7 @@ import (
 	"perfsim/pmu"
 	"perfsim/sched"
 	"perfsim/sim"
+	"perfsim/uapi"
 )
 
 // TestAuxMmapSharedBuffer: the mapping rules for a buffer two events share
@@ -50,7 +51,7 @@ func TestAuxMmapSharedBuffer(t *testing.T) {
 					t.Fatal(err)
 				}
 				data.RB.User.AuxOffset, data.RB.User.AuxSize = 9*4096, 8*4096
-				_, err = mc.k.Ioctl(task, other, pmu.PERF_EVENT_IOC_SET_OUTPUT, uint64(owner))
+				_, err = mc.k.Ioctl(task, other, uapi.PERF_EVENT_IOC_SET_OUTPUT, uint64(owner))
 				note("SET_OUTPUT other -> owner", err, nil)
 				_, err = mc.k.Mmap(task, other, 0, 9*4096, pmu.ProtRead|pmu.ProtWrite)
 				note("data mmap through other", err, nil)
@@ -72,13 +73,13 @@ func TestAuxMmapSharedBuffer(t *testing.T) {
 			// so its munmap never detaches it from the buffer and a third
 			// mapping reaches rb_alloc_aux() (-EOPNOTSUPP: no setup_aux);
 			// before, the count went 1 -> 0 and detached it (-EINVAL: no rb).
-			warns, noArea := "1", pmu.EOPNOTSUPP.Error()
+			warns, noArea := "1", uapi.EOPNOTSUPP.Error()
 			if knob != "today" {
-				warns, noArea = "0", pmu.EINVAL.Error()
+				warns, noArea = "0", uapi.EINVAL.Error()
 			}
 			want := []string{
 				"SET_OUTPUT other -> owner: ok",
-				"data mmap through other: " + pmu.EBUSY.Error(),
+				"data mmap through other: " + uapi.EBUSY.Error(),
 				"AUX mmap through owner: ok aux_mmap_count=1 aux_pages=8",
 				"AUX mmap through other: ok aux_mmap_count=2 aux_pages=8",
 				"AUX munmap through owner: ok aux_mmap_count=1 aux_pages=8",
@@ -122,7 +123,7 @@ func TestMunmapSplit(t *testing.T) {
 				if err == nil {
 					return "ok"
 				}
-				return err.(pmu.Errno).Name()
+				return err.(uapi.Errno).Name()
 			}
 			mc.s.Spawn("perf", sched.MaskOf(0), sched.Call(func(task *sched.Task) {
 				a := ptAttr()

@@ -7,6 +7,7 @@ import (
 	"pgregory.net/rapid"
 
 	"perfsim/rb"
+	"perfsim/uapi"
 )
 
 // TestResetMarkers: STOP and INT where pt_buffer_reset_markers() puts them,
@@ -42,7 +43,7 @@ func TestResetMarkers(t *testing.T) {
 		// over 8K of unread trace before the PMI. Upstream as read (v6.17).
 		{"carry", 12<<10 + 1, 1, 16 << 10, want{OK: true, Stop: 28 << 10, Int: 24 << 10}},
 		// "can't stop in the middle of an output region"
-		{"less room than the region's rest", 19 << 10, 19<<10 + 1001 - size, 0, want{Flags: rb.PERF_AUX_FLAG_TRUNCATED}},
+		{"less room than the region's rest", 19 << 10, 19<<10 + 1001 - size, 0, want{Flags: uapi.PERF_AUX_FLAG_TRUNCATED}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var pt ptCtx

@@ -1,6 +1,8 @@
 package pt
 
 import (
+	"perfsim/uapi"
+
 	"fmt"
 
 	"perfsim/cpu"
@@ -128,7 +130,7 @@ func (p *PMU) Capabilities() uint32 { return p.caps }
 // arch/x86/events/intel/pt.c: pt_event_init()
 func (p *PMU) EventInit(e *pmu.Event) error {
 	if e.Attr.Type != TypeIntelPT {
-		return pmu.ENOENT
+		return uapi.ENOENT
 	}
 	return nil
 }
@@ -164,12 +166,12 @@ func (p *PMU) PMUEnable(*cpu.CPU) {}
 func (p *PMU) Add(c *cpu.CPU, e *pmu.Event, flags int) error {
 	pt := &p.cpus[c.ID]
 	if pt.handle.Event != nil {
-		return pmu.EBUSY
+		return uapi.EBUSY
 	}
 	if flags&pmu.PERF_EF_START != 0 {
 		p.Start(c, e, 0)
 		if e.HWState() == pmu.PERF_HES_STOPPED {
-			return pmu.EINVAL
+			return uapi.EINVAL
 		}
 	} else {
 		e.SetHWState(pmu.PERF_HES_STOPPED)
@@ -341,7 +343,7 @@ func (p *PMU) resetMarkers(pt *ptCtx, buf *ptBuffer) bool {
 	off := buf.hwPos % buf.region // buf->output_off
 	// "can't stop in the middle of an output region"
 	if off+h.Size+1 < buf.region {
-		rb.AuxOutputFlag(h, rb.PERF_AUX_FLAG_TRUNCATED)
+		rb.AuxOutputFlag(h, uapi.PERF_AUX_FLAG_TRUNCATED)
 		return false
 	}
 	// "how many pages till the STOP marker"
@@ -485,7 +487,7 @@ func (p *PMU) handleStatus(pt *ptCtx, buf *ptBuffer) {
 	if pt.status&rtitStatusStopped != 0 {
 		pt.status &^= rtitStatusStopped
 		if buf.hwPos%buf.region == 0 {
-			rb.AuxOutputFlag(&pt.handle, rb.PERF_AUX_FLAG_TRUNCATED)
+			rb.AuxOutputFlag(&pt.handle, uapi.PERF_AUX_FLAG_TRUNCATED)
 			// pt_buffer_advance(): the next region is the first one again
 			if buf.hwPos&(buf.size-1) == 0 {
 				buf.wrapped = true

@@ -11,6 +11,7 @@ import (
 	"perfsim/scenarios/record"
 	"perfsim/sched"
 	"perfsim/sim"
+	"perfsim/uapi"
 )
 
 type machine struct {
@@ -38,8 +39,8 @@ func newMachine(tb testing.TB, ch sim.Chooser, knobs map[string]string) *machine
 }
 
 func ptAttr() pmu.Attr {
-	return pmu.Attr{Type: pt.TypeIntelPT, Size: pmu.AttrSize, SamplePeriod: 1, AuxStartPaused: true, ExcludeUser: true,
-		SampleType: pmu.PERF_SAMPLE_TID | pmu.PERF_SAMPLE_TIME, SampleIDAll: true}
+	return pmu.Attr{Type: pt.TypeIntelPT, Size: uapi.AttrSize, SamplePeriod: 1, AuxStartPaused: true, ExcludeUser: true,
+		SampleType: uapi.PERF_SAMPLE_TID | uapi.PERF_SAMPLE_TIME, SampleIDAll: true}
 }
 
 func tpAttr(tb testing.TB, name string) pmu.Attr {
@@ -73,13 +74,13 @@ func TestAuxMmapErrnos(t *testing.T) {
 		mapTwice, differ bool
 	}{
 		{name: "ok", offset: 9 * 4096, size: 8 * 4096, pgoff: 9, length: 8 * 4096},
-		{name: "no rb", noData: true, offset: 9 * 4096, size: 8 * 4096, pgoff: 9, length: 8 * 4096, want: pmu.EINVAL},
-		{name: "aux_offset inside the data area", offset: 8 * 4096, size: 8 * 4096, pgoff: 8, length: 8 * 4096, want: pmu.EINVAL},
-		{name: "aux_offset != vm_pgoff", offset: 9 * 4096, size: 8 * 4096, pgoff: 10, length: 8 * 4096, want: pmu.EINVAL},
-		{name: "aux_size != length", offset: 9 * 4096, size: 4 * 4096, pgoff: 9, length: 8 * 4096, want: pmu.EINVAL},
-		{name: "not a power of 2", offset: 9 * 4096, size: 3 * 4096, pgoff: 9, length: 3 * 4096, want: pmu.EINVAL},
+		{name: "no rb", noData: true, offset: 9 * 4096, size: 8 * 4096, pgoff: 9, length: 8 * 4096, want: uapi.EINVAL},
+		{name: "aux_offset inside the data area", offset: 8 * 4096, size: 8 * 4096, pgoff: 8, length: 8 * 4096, want: uapi.EINVAL},
+		{name: "aux_offset != vm_pgoff", offset: 9 * 4096, size: 8 * 4096, pgoff: 10, length: 8 * 4096, want: uapi.EINVAL},
+		{name: "aux_size != length", offset: 9 * 4096, size: 4 * 4096, pgoff: 9, length: 8 * 4096, want: uapi.EINVAL},
+		{name: "not a power of 2", offset: 9 * 4096, size: 3 * 4096, pgoff: 9, length: 3 * 4096, want: uapi.EINVAL},
 		{name: "second mapping, same", offset: 9 * 4096, size: 8 * 4096, pgoff: 9, length: 8 * 4096, mapTwice: true},
-		{name: "second mapping, other size", offset: 9 * 4096, size: 8 * 4096, pgoff: 9, length: 8 * 4096, mapTwice: true, differ: true, want: pmu.EINVAL},
+		{name: "second mapping, other size", offset: 9 * 4096, size: 8 * 4096, pgoff: 9, length: 8 * 4096, mapTwice: true, differ: true, want: uapi.EINVAL},
 	} {
 		mc := newMachine(t, sim.NewRandom(1), nil)
 		var got error
@@ -120,7 +121,7 @@ func TestAuxMmapErrnos(t *testing.T) {
 
 func TestAuxOpenErrnos(t *testing.T) {
 	cycles := func() pmu.Attr {
-		return pmu.Attr{Type: pmu.PERF_TYPE_HARDWARE, Size: pmu.AttrSize, Config: pmu.PERF_COUNT_HW_CPU_CYCLES, SamplePeriod: 1000}
+		return pmu.Attr{Type: uapi.PERF_TYPE_HARDWARE, Size: uapi.AttrSize, Config: uapi.PERF_COUNT_HW_CPU_CYCLES, SamplePeriod: 1000}
 	}
 	for _, tc := range []struct {
 		name     string
@@ -131,13 +132,13 @@ func TestAuxOpenErrnos(t *testing.T) {
 	}{
 		{"aux_pause under PT", true, false, func(a *pmu.Attr) { a.AuxPause = true }, nil},
 		{"aux_resume under PT", true, false, func(a *pmu.Attr) { a.AuxResume = true }, nil},
-		{"aux_pause and aux_resume", true, false, func(a *pmu.Attr) { a.AuxPause, a.AuxResume = true, true }, pmu.EINVAL},
-		{"aux_pause without a leader", false, true, func(a *pmu.Attr) { a.AuxPause = true }, pmu.EINVAL},
-		{"aux_pause under a non-AUX leader", false, false, func(a *pmu.Attr) { a.AuxPause = true }, pmu.EINVAL},
-		{"aux_start_paused on cycles", false, true, func(a *pmu.Attr) { a.AuxStartPaused = true }, pmu.EOPNOTSUPP},
-		{"aux_output with aux_pause", true, false, func(a *pmu.Attr) { a.AuxOutput, a.AuxPause = true, true }, pmu.EOPNOTSUPP},
-		{"aux_sample_size under PT", true, false, func(a *pmu.Attr) { a.AuxSampleSize = 4096; a.SampleType |= pmu.PERF_SAMPLE_AUX }, nil},
-		{"aux_sample_size without a leader", false, true, func(a *pmu.Attr) { a.AuxSampleSize = 4096 }, pmu.EINVAL},
+		{"aux_pause and aux_resume", true, false, func(a *pmu.Attr) { a.AuxPause, a.AuxResume = true, true }, uapi.EINVAL},
+		{"aux_pause without a leader", false, true, func(a *pmu.Attr) { a.AuxPause = true }, uapi.EINVAL},
+		{"aux_pause under a non-AUX leader", false, false, func(a *pmu.Attr) { a.AuxPause = true }, uapi.EINVAL},
+		{"aux_start_paused on cycles", false, true, func(a *pmu.Attr) { a.AuxStartPaused = true }, uapi.EOPNOTSUPP},
+		{"aux_output with aux_pause", true, false, func(a *pmu.Attr) { a.AuxOutput, a.AuxPause = true, true }, uapi.EOPNOTSUPP},
+		{"aux_sample_size under PT", true, false, func(a *pmu.Attr) { a.AuxSampleSize = 4096; a.SampleType |= uapi.PERF_SAMPLE_AUX }, nil},
+		{"aux_sample_size without a leader", false, true, func(a *pmu.Attr) { a.AuxSampleSize = 4096 }, uapi.EINVAL},
 	} {
 		mc := newMachine(t, sim.NewRandom(1), nil)
 		var got error
@@ -187,7 +188,7 @@ func pauseResumeRun(tb testing.TB, ch sim.Chooser, guard string) (k *pmu.Kernel,
 		if _, err := mc.k.PerfEventOpen(task, &ra, 0, -1, leader, 0); err != nil {
 			tb.Fatal(err)
 		}
-		ca := pmu.Attr{Type: pmu.PERF_TYPE_HARDWARE, Size: pmu.AttrSize, Config: pmu.PERF_COUNT_HW_CPU_CYCLES, SamplePeriod: 1500, AuxPause: true}
+		ca := pmu.Attr{Type: uapi.PERF_TYPE_HARDWARE, Size: uapi.AttrSize, Config: uapi.PERF_COUNT_HW_CPU_CYCLES, SamplePeriod: 1500, AuxPause: true}
 		if _, err := mc.k.PerfEventOpen(task, &ca, 0, -1, leader, 0); err != nil {
 			tb.Fatal(err)
 		}

@@ -12,6 +12,7 @@ import (
 	"perfsim/rb"
 	"perfsim/sched"
 	"perfsim/sim"
+	"perfsim/uapi"
 )
 
 // This file is the tool side's registry: the perf tool's knobs (scenario
@@ -244,7 +245,7 @@ func (ss *Session) pauseOutput(t *sched.Task, m *SessionMmap, pause bool) {
 		v = 1
 	}
 	ss.tool.pauses++
-	if _, err := ss.K.Ioctl(t, m.FD, pmu.PERF_EVENT_IOC_PAUSE_OUTPUT, v); err != nil {
+	if _, err := ss.K.Ioctl(t, m.FD, uapi.PERF_EVENT_IOC_PAUSE_OUTPUT, v); err != nil {
 		ss.tool.pauseErrs++
 	}
 }
@@ -362,10 +363,10 @@ func init() {
 	}
 	for _, enable := range []bool{true, false} {
 		name, help := "enable", "a thread of perf (on cpuN if given) enables the session's events: ioctl(PERF_EVENT_IOC_ENABLE) on each group leader"
-		cmd := uint64(pmu.PERF_EVENT_IOC_ENABLE)
+		cmd := uint64(uapi.PERF_EVENT_IOC_ENABLE)
 		if !enable {
 			name, help = "disable", "a thread of perf (on cpuN if given) disables the session's events: ioctl(PERF_EVENT_IOC_DISABLE)"
-			cmd = pmu.PERF_EVENT_IOC_DISABLE
+			cmd = uapi.PERF_EVENT_IOC_DISABLE
 		}
 		RegisterAction(Action{Name: name, Args: cpuOpt, Help: help,
 			Do: func(ss *Session, args []string) {
@@ -377,7 +378,7 @@ func init() {
 			"(event_limit; at 0 the overflow disables the event with POLL_HUP), as a self-profiler such as async-profiler does after each sample",
 		Do: func(ss *Session, args []string) {
 			n, _ := strconv.ParseUint(args[0], 10, 32)
-			ss.ToolThread(cpuArg(args, 1), func(t *sched.Task) { ss.evlistIoctlArg(t, pmu.PERF_EVENT_IOC_REFRESH, n) })
+			ss.ToolThread(cpuArg(args, 1), func(t *sched.Task) { ss.evlistIoctlArg(t, uapi.PERF_EVENT_IOC_REFRESH, n) })
 		}})
 	RegisterAction(Action{Name: "munmap", Args: cpuOpt,
 		Help: "a thread of perf (on cpuN if given) unmaps every ring of the session and its AUX area (perf_mmap_close); perf stops reading them",

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"perfsim/pmu"
+	"perfsim/uapi"
 )
 
 // auxConfig applies the AUX area tracing recording options of the Intel PT
@@ -114,7 +115,7 @@ func (c *auxConfig) recordingOptions(auxArg string, freq, interval uint64) error
 	// "To obtain the auxtrace buffer file descriptor, the auxtrace event must come first."
 	c.toFront(aux)
 	if perCPU {
-		r.Evsels[0].Attr.SampleType |= pmu.PERF_SAMPLE_CPU
+		r.Evsels[0].Attr.SampleType |= uapi.PERF_SAMPLE_CPU
 	}
 	// "Add dummy event to keep tracking"
 	needSystemWide := r.Target.CPUList != nil && !r.Evsels[0].Attr.ExcludeUser
@@ -122,7 +123,7 @@ func (c *auxConfig) recordingOptions(auxArg string, freq, interval uint64) error
 	d.Name = "dummy:u"
 	d.Attr.ExcludeKernel, d.Attr.ExcludeGuest, d.Attr.ExcludeHV = true, true, true
 	if perCPU {
-		d.Attr.SampleType |= pmu.PERF_SAMPLE_TIME | pmu.PERF_SAMPLE_CPU
+		d.Attr.SampleType |= uapi.PERF_SAMPLE_TIME | uapi.PERF_SAMPLE_CPU
 	}
 	if r.Target.HasCPU() {
 		d.Immediate = true
@@ -234,7 +235,7 @@ func (c *auxConfig) applyAuxTerms() error {
 				return errf("aux-sample-size", "%s: AUX area sampling requires an AUX area event group leader", e.Name)
 			}
 			e.Attr.AuxSampleSize = e.auxSample
-			e.Attr.SampleType |= pmu.PERF_SAMPLE_AUX
+			e.Attr.SampleType |= uapi.PERF_SAMPLE_AUX
 		}
 	}
 	return nil

@@ -4,6 +4,7 @@ import (
 	"strconv"
 
 	"perfsim/pmu"
+	"perfsim/uapi"
 )
 
 // Parse turns a `perf record` argument vector (without the leading "perf
@@ -74,7 +75,7 @@ func Parse(args []string, opts Options) (*Record, error) {
 	}
 	if maxRate := uint64(opts.Sysctl.MaxSampleRate); freq > maxRate {
 		if ro.userFreqS && ro.strictFreq {
-			return nil, &Error{Option: "-F", Reason: "Maximum frequency rate (" + strconv.FormatUint(maxRate, 10) + " Hz) exceeded", Errno: pmu.EINVAL}
+			return nil, &Error{Option: "-F", Reason: "Maximum frequency rate (" + strconv.FormatUint(maxRate, 10) + " Hz) exceeded", Errno: uapi.EINVAL}
 		}
 		r.Warnings = append(r.Warnings, "Maximum frequency rate exceeded, throttling to "+strconv.FormatUint(maxRate, 10)+" Hz")
 		freq = maxRate
@@ -131,7 +132,7 @@ func cut(s string, sep byte) (string, string, bool) {
 // a dummy with bpf_event, watermark and wakeup_watermark 1 on every CPU.
 func sideBandEvsel(opts *Options) Evsel {
 	a := pmu.Attr{
-		Type: pmu.PERF_TYPE_SOFTWARE, Config: pmu.PERF_COUNT_SW_DUMMY, Size: attrSize(opts.Tool),
+		Type: uapi.PERF_TYPE_SOFTWARE, Config: uapi.PERF_COUNT_SW_DUMMY, Size: attrSize(opts.Tool),
 		SampleIDAll: true, Watermark: true, BPFEvent: true, WakeupEvents: 1,
 	}
 	return Evsel{Name: "dummy:u", Attr: a, SystemWide: true, isDummy: true, PMU: "software"}
@@ -140,7 +141,7 @@ func sideBandEvsel(opts *Options) Evsel {
 // newTrackingDummy models evlist__add_aux_dummy() (today: "dummy:u") or
 // evlist__add_dummy() (perf 6.1: no excludes).
 func newTrackingDummy(opts *Options, systemWide bool) Evsel {
-	a := pmu.Attr{Type: pmu.PERF_TYPE_SOFTWARE, Config: pmu.PERF_COUNT_SW_DUMMY, Size: attrSize(opts.Tool), SamplePeriod: 1}
+	a := pmu.Attr{Type: uapi.PERF_TYPE_SOFTWARE, Config: uapi.PERF_COUNT_SW_DUMMY, Size: attrSize(opts.Tool), SamplePeriod: 1}
 	name := "dummy"
 	if opts.Tool != ToolPerf61 {
 		a.ExcludeKernel, a.ExcludeGuest, a.ExcludeHV = true, true, true

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"perfsim/pmu"
+	"perfsim/uapi"
 )
 
 // term is one pmu/term=value/ config term.
@@ -69,7 +70,7 @@ func isModifier(s string) bool {
 //
 // tools/perf/util/parse-events.c: parse_events() (the grammar of parse-events.y)
 func (p *eventParser) parse(arg string) error {
-	syntax := &Error{Option: "-e " + arg, Reason: "event syntax error: '" + arg + "'", Errno: pmu.EINVAL}
+	syntax := &Error{Option: "-e " + arg, Reason: "event syntax error: '" + arg + "'", Errno: uapi.EINVAL}
 	items, ok := splitTop(arg)
 	if !ok {
 		return syntax
@@ -123,7 +124,7 @@ func (p *eventParser) parse(arg string) error {
 // parseOne parses one event (no group) and appends its evsels (a tracepoint
 // glob may add several, each its own leader).
 func (p *eventParser) parseOne(s, arg string) error {
-	syntax := &Error{Option: "-e " + arg, Reason: "event syntax error: '" + s + "'", Errno: pmu.EINVAL}
+	syntax := &Error{Option: "-e " + arg, Reason: "event syntax error: '" + s + "'", Errno: uapi.EINVAL}
 	base, termStr, mods, hasTerms := s, "", "", false
 	if i := strings.IndexByte(s, '/'); i >= 0 {
 		j := strings.LastIndexByte(s, '/')
@@ -161,12 +162,12 @@ func (p *eventParser) parseOne(s, arg string) error {
 		sys, name, _ := strings.Cut(base, ":")
 		tps := GlobTracepoints(sys, name)
 		if len(tps) == 0 {
-			return &Error{Option: "-e " + arg, Reason: "unknown tracepoint '" + base + "' (not in the simulator's catalogue)", Errno: pmu.ENOENT}
+			return &Error{Option: "-e " + arg, Reason: "unknown tracepoint '" + base + "' (not in the simulator's catalogue)", Errno: uapi.ENOENT}
 		}
 		for _, tp := range tps {
-			a := p.newAttr(pmu.PERF_TYPE_TRACEPOINT, tp.ID)
+			a := p.newAttr(uapi.PERF_TYPE_TRACEPOINT, tp.ID)
 			// tools/perf/util/evsel.c: evsel__newtp_idx()
-			a.SampleType = pmu.PERF_SAMPLE_RAW | pmu.PERF_SAMPLE_TIME | pmu.PERF_SAMPLE_CPU | pmu.PERF_SAMPLE_PERIOD
+			a.SampleType = uapi.PERF_SAMPLE_RAW | uapi.PERF_SAMPLE_TIME | uapi.PERF_SAMPLE_CPU | uapi.PERF_SAMPLE_PERIOD
 			a.SamplePeriod = 1
 			news = append(news, Evsel{Name: tp.FullName(), Attr: a, Tracepoint: tp, PMU: "tracepoint"})
 		}
@@ -178,7 +179,7 @@ func (p *eventParser) parseOne(s, arg string) error {
 				name = base + "/" + termStr + "/"
 			}
 			news = append(news, Evsel{Name: name, Attr: a, PMU: pmuNameOf(l.typ)})
-			news[0].isDummy = l.typ == pmu.PERF_TYPE_SOFTWARE && l.config == pmu.PERF_COUNT_SW_DUMMY
+			news[0].isDummy = l.typ == uapi.PERF_TYPE_SOFTWARE && l.config == uapi.PERF_COUNT_SW_DUMMY
 		} else if ap := lookupAuxPMU(base); ap != nil && hasTerms {
 			a := p.newAttr(ap.typ, ap.defaultConfig)
 			if ap == &csETM {
@@ -221,9 +222,9 @@ func hasName(ts []term) bool {
 
 func pmuNameOf(typ uint32) string {
 	switch typ {
-	case pmu.PERF_TYPE_HARDWARE:
+	case uapi.PERF_TYPE_HARDWARE:
 		return "cpu"
-	case pmu.PERF_TYPE_SOFTWARE:
+	case uapi.PERF_TYPE_SOFTWARE:
 		return "software"
 	}
 	return ""
@@ -242,9 +243,9 @@ func (p *eventParser) newAttr(typ uint32, config uint64) pmu.Attr {
 
 func attrSize(t Tool) uint32 {
 	if t == ToolPerf61 {
-		return pmu.PERF_ATTR_SIZE_VER7
+		return uapi.PERF_ATTR_SIZE_VER7
 	}
-	return pmu.AttrSize
+	return uapi.AttrSize
 }
 
 func parseNum(s string) (uint64, bool) {
@@ -264,7 +265,7 @@ func (p *eventParser) applyTerms(e *Evsel, ts []term, arg string) error {
 	ap := lookupAuxPMU(e.PMU)
 	for _, t := range ts {
 		bad := func(why string) error {
-			return &Error{Option: "-e " + arg, Reason: "term '" + t.key + "': " + why, Errno: pmu.EINVAL}
+			return &Error{Option: "-e " + arg, Reason: "term '" + t.key + "': " + why, Errno: uapi.EINVAL}
 		}
 		num := func() (uint64, error) {
 			if !t.hasVal {
@@ -443,7 +444,7 @@ func (p *eventParser) applyModifiers(e *Evsel, mods string, group bool, arg stri
 			prec = np
 		}
 		if prec > 3 {
-			return &Error{Option: "-e " + arg, Reason: "event syntax error: maximum combined precise value is 3", Errno: pmu.EINVAL}
+			return &Error{Option: "-e " + arg, Reason: "event syntax error: maximum combined precise value is 3", Errno: uapi.EINVAL}
 		}
 		a.PreciseIP = uint8(prec)
 	}

@@ -4,6 +4,7 @@ import (
 	"strconv"
 
 	"perfsim/pmu"
+	"perfsim/uapi"
 )
 
 // evlistConfig models tools/perf/util/record.c: evlist__config().
@@ -46,12 +47,12 @@ func evlistConfig(r *Record, ro *recordOpts, opts *Options, freq, interval uint6
 // setSampleID models tools/perf/util/evsel.c: evsel__set_sample_id().
 func setSampleID(a *pmu.Attr, useIdentifier bool) {
 	if useIdentifier {
-		a.SampleType &^= pmu.PERF_SAMPLE_ID
-		a.SampleType |= pmu.PERF_SAMPLE_IDENTIFIER
+		a.SampleType &^= uapi.PERF_SAMPLE_ID
+		a.SampleType |= uapi.PERF_SAMPLE_IDENTIFIER
 	} else {
-		a.SampleType |= pmu.PERF_SAMPLE_ID
+		a.SampleType |= uapi.PERF_SAMPLE_ID
 	}
-	a.ReadFormat |= pmu.PERF_FORMAT_ID
+	a.ReadFormat |= uapi.PERF_FORMAT_ID
 }
 
 func groupSize(r *Record, leader int) int {
@@ -79,22 +80,22 @@ func evselConfig(r *Record, i int, ro *recordOpts, opts *Options, freq, interval
 		a.Inherit = !noInherit
 	}
 	a.WriteBackward = ro.overwrite
-	a.ReadFormat = pmu.PERF_FORMAT_LOST
-	a.SampleType |= pmu.PERF_SAMPLE_IP | pmu.PERF_SAMPLE_TID
+	a.ReadFormat = uapi.PERF_FORMAT_LOST
+	a.SampleType |= uapi.PERF_SAMPLE_IP | uapi.PERF_SAMPLE_TID
 
 	if e.sampleRead {
-		a.SampleType |= pmu.PERF_SAMPLE_READ
+		a.SampleType |= uapi.PERF_SAMPLE_READ
 		setSampleID(a, false)
 		if groupSize(r, e.Leader) > 1 {
-			a.ReadFormat |= pmu.PERF_FORMAT_GROUP
+			a.ReadFormat |= uapi.PERF_FORMAT_GROUP
 			if t61 {
 				a.Inherit = false // perf 6.1: group sample read cannot inherit
 			}
 		}
 		if a.Inherit && !t61 {
 			// "Inherit + SAMPLE_READ requires SAMPLE_TID in the read_format"
-			a.SampleType |= pmu.PERF_SAMPLE_TID
-			a.ReadFormat |= pmu.PERF_FORMAT_ID
+			a.SampleType |= uapi.PERF_SAMPLE_TID
+			a.ReadFormat |= uapi.PERF_FORMAT_ID
 		}
 	}
 	if a.SamplePeriod == 0 || ro.userFreqS || ro.userIntervalS {
@@ -106,27 +107,27 @@ func evselConfig(r *Record, i int, ro *recordOpts, opts *Options, freq, interval
 		}
 	}
 	if a.Freq {
-		a.SampleType |= pmu.PERF_SAMPLE_PERIOD
+		a.SampleType |= uapi.PERF_SAMPLE_PERIOD
 	}
 	if ro.sampleAddress {
-		a.SampleType |= pmu.PERF_SAMPLE_ADDR
+		a.SampleType |= uapi.PERF_SAMPLE_ADDR
 		a.MmapData = track
 	}
 	if ro.callgraph != nil && ro.callgraph.enabled && !e.isDummy {
 		configCallchain(a, ro.callgraph, opts)
 	}
 	if r.Target.HasCPU() || ro.sampleCPU {
-		a.SampleType |= pmu.PERF_SAMPLE_CPU
+		a.SampleType |= uapi.PERF_SAMPLE_CPU
 	}
 	// opts->sample_time (default true): "When the user explicitly disabled time don't force it here."
 	if !noInherit || r.Target.HasCPU() || perCPU {
-		a.SampleType |= pmu.PERF_SAMPLE_TIME
+		a.SampleType |= uapi.PERF_SAMPLE_TIME
 	}
 	if ro.rawSamples && !e.isDummy {
-		a.SampleType |= pmu.PERF_SAMPLE_TIME | pmu.PERF_SAMPLE_RAW | pmu.PERF_SAMPLE_CPU
+		a.SampleType |= uapi.PERF_SAMPLE_TIME | uapi.PERF_SAMPLE_RAW | uapi.PERF_SAMPLE_CPU
 	}
 	if ro.sampleDataSrc {
-		a.SampleType |= pmu.PERF_SAMPLE_DATA_SRC
+		a.SampleType |= uapi.PERF_SAMPLE_DATA_SRC
 	}
 	a.Task, a.Mmap, a.Mmap2, a.Comm = track, track, track, track
 	a.ContextSwitch = track && ro.switchEvents // opts->record_switch_events
@@ -153,24 +154,24 @@ func evselConfig(r *Record, i int, ro *recordOpts, opts *Options, freq, interval
 	// testdata/{default-cpu-clock,tracepoint,raw-config}.golden). Dummies
 	// added by the tool itself have none.
 	if !e.isDummy || !e.Tracking {
-		a.ReadFormat |= pmu.PERF_FORMAT_ID
+		a.ReadFormat |= uapi.PERF_FORMAT_ID
 	}
 	return applyConfigTerms(e, ro, opts, track)
 }
 
 // configCallchain models tools/perf/util/evsel.c: __evsel__config_callchain().
 func configCallchain(a *pmu.Attr, cc *callchain, opts *Options) {
-	a.SampleType |= pmu.PERF_SAMPLE_CALLCHAIN
+	a.SampleType |= uapi.PERF_SAMPLE_CALLCHAIN
 	a.SampleMaxStack = cc.maxStack
 	switch cc.mode {
 	case callchainLBR:
 		if !a.ExcludeUser {
-			a.SampleType |= pmu.PERF_SAMPLE_BRANCH_STACK
-			a.BranchSampleType = pmu.PERF_SAMPLE_BRANCH_USER | pmu.PERF_SAMPLE_BRANCH_CALL_STACK |
-				pmu.PERF_SAMPLE_BRANCH_NO_CYCLES | pmu.PERF_SAMPLE_BRANCH_NO_FLAGS | pmu.PERF_SAMPLE_BRANCH_HW_INDEX
+			a.SampleType |= uapi.PERF_SAMPLE_BRANCH_STACK
+			a.BranchSampleType = uapi.PERF_SAMPLE_BRANCH_USER | uapi.PERF_SAMPLE_BRANCH_CALL_STACK |
+				uapi.PERF_SAMPLE_BRANCH_NO_CYCLES | uapi.PERF_SAMPLE_BRANCH_NO_FLAGS | uapi.PERF_SAMPLE_BRANCH_HW_INDEX
 		}
 	case callchainDWARF:
-		a.SampleType |= pmu.PERF_SAMPLE_REGS_USER | pmu.PERF_SAMPLE_STACK_USER
+		a.SampleType |= uapi.PERF_SAMPLE_REGS_USER | uapi.PERF_SAMPLE_STACK_USER
 		// arch__user_reg_mask() on x86_64: PERF_REGS_MASK without DS/ES/FS/GS
 		a.SampleRegsUser |= 0xff0fff
 		a.SampleStackUser = cc.dumpSize
@@ -185,13 +186,13 @@ func configCallchain(a *pmu.Attr, cc *callchain, opts *Options) {
 // only the sample bits go; sample_regs_user, stack size and
 // exclude_callchain_user stay.
 func resetCallgraph(a *pmu.Attr, cc *callchain) {
-	a.SampleType &^= pmu.PERF_SAMPLE_CALLCHAIN
+	a.SampleType &^= uapi.PERF_SAMPLE_CALLCHAIN
 	switch cc.mode {
 	case callchainLBR:
-		a.SampleType &^= pmu.PERF_SAMPLE_BRANCH_STACK
-		a.BranchSampleType &^= pmu.PERF_SAMPLE_BRANCH_USER | pmu.PERF_SAMPLE_BRANCH_CALL_STACK | pmu.PERF_SAMPLE_BRANCH_HW_INDEX
+		a.SampleType &^= uapi.PERF_SAMPLE_BRANCH_STACK
+		a.BranchSampleType &^= uapi.PERF_SAMPLE_BRANCH_USER | uapi.PERF_SAMPLE_BRANCH_CALL_STACK | uapi.PERF_SAMPLE_BRANCH_HW_INDEX
 	case callchainDWARF:
-		a.SampleType &^= pmu.PERF_SAMPLE_REGS_USER | pmu.PERF_SAMPLE_STACK_USER
+		a.SampleType &^= uapi.PERF_SAMPLE_REGS_USER | uapi.PERF_SAMPLE_STACK_USER
 	}
 }
 
@@ -206,15 +207,15 @@ func applyConfigTerms(e *Evsel, ro *recordOpts, opts *Options, track bool) error
 		switch t.key {
 		case "period":
 			a.SamplePeriod, a.Freq = v, false
-			a.SampleType &^= pmu.PERF_SAMPLE_PERIOD
+			a.SampleType &^= uapi.PERF_SAMPLE_PERIOD
 		case "freq":
 			a.SamplePeriod, a.Freq = v, true
-			a.SampleType |= pmu.PERF_SAMPLE_PERIOD
+			a.SampleType |= uapi.PERF_SAMPLE_PERIOD
 		case "time":
 			if v != 0 {
-				a.SampleType |= pmu.PERF_SAMPLE_TIME
+				a.SampleType |= uapi.PERF_SAMPLE_TIME
 			} else {
-				a.SampleType &^= pmu.PERF_SAMPLE_TIME
+				a.SampleType &^= uapi.PERF_SAMPLE_TIME
 			}
 		case "call-graph":
 			cgBuf, hasCG = t.val, true
@@ -272,7 +273,7 @@ func applyConfigTerms(e *Evsel, ro *recordOpts, opts *Options, track bool) error
 	}
 	if param.enabled {
 		if sampleAddress {
-			a.SampleType |= pmu.PERF_SAMPLE_ADDR | pmu.PERF_SAMPLE_DATA_SRC
+			a.SampleType |= uapi.PERF_SAMPLE_ADDR | uapi.PERF_SAMPLE_DATA_SRC
 			a.MmapData = track
 		}
 		configCallchain(a, param, opts)

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"perfsim/pmu"
+	"perfsim/uapi"
 )
 
 var sampleTypeNames = []string{"IP", "TID", "TIME", "ADDR", "READ", "CALLCHAIN", "ID", "CPU",
@@ -154,7 +155,7 @@ func (r *Record) Opens(nrCPUs int) []Open {
 				g = first[[2]int{e.Leader, c}]
 			}
 			first[[2]int{i, c}] = len(out)
-			out = append(out, Open{Evsel: i, PID: pid, CPU: c, GroupFD: g, Flags: pmu.PERF_FLAG_FD_CLOEXEC})
+			out = append(out, Open{Evsel: i, PID: pid, CPU: c, GroupFD: g, Flags: uapi.PERF_FLAG_FD_CLOEXEC})
 		}
 	}
 	return out
@@ -197,11 +198,11 @@ func (r *Record) Verbose(nrCPUs int) string {
 		FprintAttr(&b, &r.SideBand[i].Attr)
 		cpus := r.cpus(nrCPUs)
 		for _, c := range cpus {
-			writeOpen(&b, Open{PID: -1, CPU: c, GroupFD: -1, Flags: pmu.PERF_FLAG_FD_CLOEXEC})
+			writeOpen(&b, Open{PID: -1, CPU: c, GroupFD: -1, Flags: uapi.PERF_FLAG_FD_CLOEXEC})
 		}
 		if r.Target.PerThread {
 			// pid == -1 && cpu == -1: the kernel refuses (perf_event_alloc)
-			fmt.Fprintf(&b, "sys_perf_event_open failed, error %d\n", pmu.EINVAL.Neg())
+			fmt.Fprintf(&b, "sys_perf_event_open failed, error %d\n", uapi.EINVAL.Neg())
 			return b.String()
 		}
 		fmt.Fprintf(&b, "mmap size %dB\n", (defaultMmapPagesFor(r)+1)*pmu.PageSize)

@@ -7,6 +7,7 @@ import (
 	"perfsim/pmu"
 	"perfsim/rb"
 	"perfsim/sim"
+	"perfsim/uapi"
 )
 
 // User record types perf record writes into perf.data itself (enum
@@ -101,20 +102,20 @@ func (d *PerfData) write(b []byte, mapIdx, cpu int, at sim.Time, overwrite bool)
 // (id_pos) and from the end of other records (is_pos), -1 without an id.
 // tools/perf/util/evsel.c: evsel__calc_id_pos()
 func idPos(sampleType uint64) (idPos, isPos int) {
-	if sampleType&rb.PerfSampleIdentifier != 0 {
+	if sampleType&uapi.PERF_SAMPLE_IDENTIFIER != 0 {
 		return 0, 1
 	}
-	if sampleType&rb.PerfSampleID == 0 {
+	if sampleType&uapi.PERF_SAMPLE_ID == 0 {
 		return -1, -1
 	}
 	idPos = 0
-	for _, b := range []uint64{rb.PerfSampleIP, rb.PerfSampleTID, rb.PerfSampleTime, rb.PerfSampleAddr} {
+	for _, b := range []uint64{uapi.PERF_SAMPLE_IP, uapi.PERF_SAMPLE_TID, uapi.PERF_SAMPLE_TIME, uapi.PERF_SAMPLE_ADDR} {
 		if sampleType&b != 0 {
 			idPos++
 		}
 	}
 	isPos = 1
-	for _, b := range []uint64{rb.PerfSampleCPU, rb.PerfSampleStreamID} {
+	for _, b := range []uint64{uapi.PERF_SAMPLE_CPU, uapi.PERF_SAMPLE_STREAM_ID} {
 		if sampleType&b != 0 {
 			isPos++
 		}
@@ -136,9 +137,9 @@ func (d *PerfData) evselOf(rec []byte, hdr rb.Header) int {
 	ip, is := idPos(first.SampleType)
 	var off int
 	switch {
-	case hdr.Type == rb.RecordSample && ip >= 0:
+	case hdr.Type == uapi.PERF_RECORD_SAMPLE && ip >= 0:
 		off = rb.HeaderSize + 8*ip
-	case hdr.Type != rb.RecordSample && is >= 0 && first.SampleIDAll:
+	case hdr.Type != uapi.PERF_RECORD_SAMPLE && is >= 0 && first.SampleIDAll:
 		off = len(rec) - 8*is
 	default:
 		return 0 // evlist->first: perf falls back to the first evsel
@@ -163,9 +164,9 @@ func (d *PerfData) evselOf(rec []byte, hdr rb.Header) int {
 // knownType reports whether rb decodes records of type t.
 func knownType(t uint32) bool {
 	switch t {
-	case rb.RecordSample, rb.RecordLost, rb.RecordComm, rb.RecordExit, rb.RecordFork,
-		rb.RecordSwitch, rb.RecordSwitchCPUWide, rb.RecordAux, rb.RecordItraceStart,
-		rb.RecordCallchainDeferred, rb.RecordThrottle, rb.RecordUnthrottle:
+	case uapi.PERF_RECORD_SAMPLE, uapi.PERF_RECORD_LOST, uapi.PERF_RECORD_COMM, uapi.PERF_RECORD_EXIT, uapi.PERF_RECORD_FORK,
+		uapi.PERF_RECORD_SWITCH, uapi.PERF_RECORD_SWITCH_CPU_WIDE, uapi.PERF_RECORD_AUX, uapi.PERF_RECORD_ITRACE_START,
+		uapi.PERF_RECORD_CALLCHAIN_DEFERRED, uapi.PERF_RECORD_THROTTLE, uapi.PERF_RECORD_UNTHROTTLE:
 		return true
 	}
 	return false
@@ -205,7 +206,7 @@ func (d *PerfData) Process() {
 			} else {
 				a := &d.Attrs[r.Evsel].Attr
 				r.Dec, r.Err = rb.DecodeAttr(rec, rb.SampleLayout{SampleType: a.SampleType, ReadFormat: a.ReadFormat, SampleRegsUser: a.SampleRegsUser, BranchSampleType: a.BranchSampleType}, a.SampleIDAll)
-				if r.Dec != nil && r.Dec.Sample != nil && a.SampleType&rb.PerfSamplePeriod == 0 {
+				if r.Dec != nil && r.Dec.Sample != nil && a.SampleType&uapi.PERF_SAMPLE_PERIOD == 0 {
 					r.Dec.Sample.Period = a.SamplePeriod // evsel__parse_sample(): data->period = attr.sample_period
 				}
 			}
@@ -248,14 +249,14 @@ func (d *PerfData) Stats() DataStats {
 			continue
 		}
 		switch r.Header.Type {
-		case rb.RecordSample:
+		case uapi.PERF_RECORD_SAMPLE:
 			s.Samples++
-		case rb.RecordLost:
+		case uapi.PERF_RECORD_LOST:
 			s.LostRecords++
 			s.Lost += int64(r.Dec.Sideband.(*rb.Lost).Lost)
-		case rb.RecordComm:
+		case uapi.PERF_RECORD_COMM:
 			s.Comm++
-		case rb.RecordExit:
+		case uapi.PERF_RECORD_EXIT:
 			s.Exit++
 		}
 	}

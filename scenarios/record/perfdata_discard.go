@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 
 	"perfsim/rb"
+	"perfsim/uapi"
 )
 
 // count walks the records of a chunk written to /dev/null into d.running,
@@ -63,16 +64,16 @@ func (d *PerfData) countOne(rec []byte) {
 	s := &d.running
 	s.Records++
 	switch h.Type {
-	case rb.RecordSample:
+	case uapi.PERF_RECORD_SAMPLE:
 		s.Samples++
-	case rb.RecordLost:
+	case uapi.PERF_RECORD_LOST:
 		s.LostRecords++
 		if len(rec) >= 24 {
 			s.Lost += int64(binary.LittleEndian.Uint64(rec[16:]))
 		}
-	case rb.RecordComm:
+	case uapi.PERF_RECORD_COMM:
 		s.Comm++
-	case rb.RecordExit:
+	case uapi.PERF_RECORD_EXIT:
 		s.Exit++
 	default:
 		if !knownType(h.Type) {

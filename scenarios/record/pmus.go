@@ -1,6 +1,9 @@
 package record
 
-import "perfsim/pmu"
+import (
+	"perfsim/pmu"
+	"perfsim/uapi"
+)
 
 // Simulated type numbers of the dynamic AUX PMUs. The kernel hands these out
 // from an idr starting at PERF_TYPE_MAX (perf_pmu_register); the simulator
@@ -72,33 +75,33 @@ type legacy struct {
 }
 
 var legacyEvents = map[string]legacy{
-	"cpu-cycles":              {pmu.PERF_TYPE_HARDWARE, pmu.PERF_COUNT_HW_CPU_CYCLES},
-	"cycles":                  {pmu.PERF_TYPE_HARDWARE, pmu.PERF_COUNT_HW_CPU_CYCLES},
-	"instructions":            {pmu.PERF_TYPE_HARDWARE, pmu.PERF_COUNT_HW_INSTRUCTIONS},
-	"cache-references":        {pmu.PERF_TYPE_HARDWARE, pmu.PERF_COUNT_HW_CACHE_REFERENCES},
-	"cache-misses":            {pmu.PERF_TYPE_HARDWARE, pmu.PERF_COUNT_HW_CACHE_MISSES},
-	"branch-instructions":     {pmu.PERF_TYPE_HARDWARE, pmu.PERF_COUNT_HW_BRANCH_INSTRUCTIONS},
-	"branches":                {pmu.PERF_TYPE_HARDWARE, pmu.PERF_COUNT_HW_BRANCH_INSTRUCTIONS},
-	"branch-misses":           {pmu.PERF_TYPE_HARDWARE, pmu.PERF_COUNT_HW_BRANCH_MISSES},
-	"bus-cycles":              {pmu.PERF_TYPE_HARDWARE, pmu.PERF_COUNT_HW_BUS_CYCLES},
-	"stalled-cycles-frontend": {pmu.PERF_TYPE_HARDWARE, pmu.PERF_COUNT_HW_STALLED_CYCLES_FRONTEND},
-	"idle-cycles-frontend":    {pmu.PERF_TYPE_HARDWARE, pmu.PERF_COUNT_HW_STALLED_CYCLES_FRONTEND},
-	"stalled-cycles-backend":  {pmu.PERF_TYPE_HARDWARE, pmu.PERF_COUNT_HW_STALLED_CYCLES_BACKEND},
-	"idle-cycles-backend":     {pmu.PERF_TYPE_HARDWARE, pmu.PERF_COUNT_HW_STALLED_CYCLES_BACKEND},
-	"ref-cycles":              {pmu.PERF_TYPE_HARDWARE, pmu.PERF_COUNT_HW_REF_CPU_CYCLES},
-	"cpu-clock":               {pmu.PERF_TYPE_SOFTWARE, pmu.PERF_COUNT_SW_CPU_CLOCK},
-	"task-clock":              {pmu.PERF_TYPE_SOFTWARE, pmu.PERF_COUNT_SW_TASK_CLOCK},
-	"page-faults":             {pmu.PERF_TYPE_SOFTWARE, pmu.PERF_COUNT_SW_PAGE_FAULTS},
-	"faults":                  {pmu.PERF_TYPE_SOFTWARE, pmu.PERF_COUNT_SW_PAGE_FAULTS},
-	"context-switches":        {pmu.PERF_TYPE_SOFTWARE, pmu.PERF_COUNT_SW_CONTEXT_SWITCHES},
-	"cs":                      {pmu.PERF_TYPE_SOFTWARE, pmu.PERF_COUNT_SW_CONTEXT_SWITCHES},
-	"cpu-migrations":          {pmu.PERF_TYPE_SOFTWARE, pmu.PERF_COUNT_SW_CPU_MIGRATIONS},
-	"migrations":              {pmu.PERF_TYPE_SOFTWARE, pmu.PERF_COUNT_SW_CPU_MIGRATIONS},
-	"minor-faults":            {pmu.PERF_TYPE_SOFTWARE, pmu.PERF_COUNT_SW_PAGE_FAULTS_MIN},
-	"major-faults":            {pmu.PERF_TYPE_SOFTWARE, pmu.PERF_COUNT_SW_PAGE_FAULTS_MAJ},
-	"alignment-faults":        {pmu.PERF_TYPE_SOFTWARE, pmu.PERF_COUNT_SW_ALIGNMENT_FAULTS},
-	"emulation-faults":        {pmu.PERF_TYPE_SOFTWARE, pmu.PERF_COUNT_SW_EMULATION_FAULTS},
-	"dummy":                   {pmu.PERF_TYPE_SOFTWARE, pmu.PERF_COUNT_SW_DUMMY},
-	"bpf-output":              {pmu.PERF_TYPE_SOFTWARE, pmu.PERF_COUNT_SW_BPF_OUTPUT},
-	"cgroup-switches":         {pmu.PERF_TYPE_SOFTWARE, pmu.PERF_COUNT_SW_CGROUP_SWITCHES},
+	"cpu-cycles":              {uapi.PERF_TYPE_HARDWARE, uapi.PERF_COUNT_HW_CPU_CYCLES},
+	"cycles":                  {uapi.PERF_TYPE_HARDWARE, uapi.PERF_COUNT_HW_CPU_CYCLES},
+	"instructions":            {uapi.PERF_TYPE_HARDWARE, uapi.PERF_COUNT_HW_INSTRUCTIONS},
+	"cache-references":        {uapi.PERF_TYPE_HARDWARE, uapi.PERF_COUNT_HW_CACHE_REFERENCES},
+	"cache-misses":            {uapi.PERF_TYPE_HARDWARE, uapi.PERF_COUNT_HW_CACHE_MISSES},
+	"branch-instructions":     {uapi.PERF_TYPE_HARDWARE, uapi.PERF_COUNT_HW_BRANCH_INSTRUCTIONS},
+	"branches":                {uapi.PERF_TYPE_HARDWARE, uapi.PERF_COUNT_HW_BRANCH_INSTRUCTIONS},
+	"branch-misses":           {uapi.PERF_TYPE_HARDWARE, uapi.PERF_COUNT_HW_BRANCH_MISSES},
+	"bus-cycles":              {uapi.PERF_TYPE_HARDWARE, uapi.PERF_COUNT_HW_BUS_CYCLES},
+	"stalled-cycles-frontend": {uapi.PERF_TYPE_HARDWARE, uapi.PERF_COUNT_HW_STALLED_CYCLES_FRONTEND},
+	"idle-cycles-frontend":    {uapi.PERF_TYPE_HARDWARE, uapi.PERF_COUNT_HW_STALLED_CYCLES_FRONTEND},
+	"stalled-cycles-backend":  {uapi.PERF_TYPE_HARDWARE, uapi.PERF_COUNT_HW_STALLED_CYCLES_BACKEND},
+	"idle-cycles-backend":     {uapi.PERF_TYPE_HARDWARE, uapi.PERF_COUNT_HW_STALLED_CYCLES_BACKEND},
+	"ref-cycles":              {uapi.PERF_TYPE_HARDWARE, uapi.PERF_COUNT_HW_REF_CPU_CYCLES},
+	"cpu-clock":               {uapi.PERF_TYPE_SOFTWARE, uapi.PERF_COUNT_SW_CPU_CLOCK},
+	"task-clock":              {uapi.PERF_TYPE_SOFTWARE, uapi.PERF_COUNT_SW_TASK_CLOCK},
+	"page-faults":             {uapi.PERF_TYPE_SOFTWARE, uapi.PERF_COUNT_SW_PAGE_FAULTS},
+	"faults":                  {uapi.PERF_TYPE_SOFTWARE, uapi.PERF_COUNT_SW_PAGE_FAULTS},
+	"context-switches":        {uapi.PERF_TYPE_SOFTWARE, uapi.PERF_COUNT_SW_CONTEXT_SWITCHES},
+	"cs":                      {uapi.PERF_TYPE_SOFTWARE, uapi.PERF_COUNT_SW_CONTEXT_SWITCHES},
+	"cpu-migrations":          {uapi.PERF_TYPE_SOFTWARE, uapi.PERF_COUNT_SW_CPU_MIGRATIONS},
+	"migrations":              {uapi.PERF_TYPE_SOFTWARE, uapi.PERF_COUNT_SW_CPU_MIGRATIONS},
+	"minor-faults":            {uapi.PERF_TYPE_SOFTWARE, uapi.PERF_COUNT_SW_PAGE_FAULTS_MIN},
+	"major-faults":            {uapi.PERF_TYPE_SOFTWARE, uapi.PERF_COUNT_SW_PAGE_FAULTS_MAJ},
+	"alignment-faults":        {uapi.PERF_TYPE_SOFTWARE, uapi.PERF_COUNT_SW_ALIGNMENT_FAULTS},
+	"emulation-faults":        {uapi.PERF_TYPE_SOFTWARE, uapi.PERF_COUNT_SW_EMULATION_FAULTS},
+	"dummy":                   {uapi.PERF_TYPE_SOFTWARE, uapi.PERF_COUNT_SW_DUMMY},
+	"bpf-output":              {uapi.PERF_TYPE_SOFTWARE, uapi.PERF_COUNT_SW_BPF_OUTPUT},
+	"cgroup-switches":         {uapi.PERF_TYPE_SOFTWARE, uapi.PERF_COUNT_SW_CGROUP_SWITCHES},
 }

@@ -10,6 +10,7 @@ import (
 
 	"perfsim/pmu"
 	"perfsim/sim"
+	"perfsim/uapi"
 )
 
 // Tool selects which perf tool is modelled.
@@ -130,7 +131,7 @@ func (r *Record) MmapBytes() int { return (r.MmapPages + 1) * pmu.PageSize }
 type Error struct {
 	Option string // the option or event string at fault
 	Reason string
-	Errno  pmu.Errno // set when perf would report a syscall errno
+	Errno  uapi.Errno // set when perf would report a syscall errno
 }
 
 func (e *Error) Error() string {

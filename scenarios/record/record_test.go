@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"perfsim/pmu"
+	"perfsim/uapi"
 )
 
 func mustParse(t *testing.T, args string, opts Options) *Record {
@@ -20,13 +21,13 @@ func mustParse(t *testing.T, args string, opts Options) *Record {
 }
 
 const (
-	stIP, stTID, stTIME, stCPU, stPERIOD = pmu.PERF_SAMPLE_IP, pmu.PERF_SAMPLE_TID, pmu.PERF_SAMPLE_TIME, pmu.PERF_SAMPLE_CPU, pmu.PERF_SAMPLE_PERIOD
-	rfIDLost                             = pmu.PERF_FORMAT_ID | pmu.PERF_FORMAT_LOST
+	stIP, stTID, stTIME, stCPU, stPERIOD = uapi.PERF_SAMPLE_IP, uapi.PERF_SAMPLE_TID, uapi.PERF_SAMPLE_TIME, uapi.PERF_SAMPLE_CPU, uapi.PERF_SAMPLE_PERIOD
+	rfIDLost                             = uapi.PERF_FORMAT_ID | uapi.PERF_FORMAT_LOST
 )
 
 // trackingWorkload is today's first event for a forked workload.
 func trackingWorkload(a pmu.Attr) pmu.Attr {
-	a.Size = pmu.AttrSize
+	a.Size = uapi.AttrSize
 	a.Disabled, a.Inherit, a.EnableOnExec, a.SampleIDAll = true, true, true, true
 	a.Mmap, a.Comm, a.Task, a.Mmap2, a.CommExec, a.Ksymbol, a.BPFEvent = true, true, true, true, true, true, true
 	a.ReadFormat |= rfIDLost
@@ -60,26 +61,26 @@ func TestToday(t *testing.T) {
 		name: "fp,defer: defer_callchain + defer_output (27ddc1d7a6b7)",
 		args: "--call-graph fp,defer -e cycles -- true",
 		want: []pmu.Attr{trackingWorkload(pmu.Attr{Type: 0, SamplePeriod: 4000, Freq: true,
-			SampleType: stIP | stTID | stTIME | pmu.PERF_SAMPLE_CALLCHAIN | stPERIOD, DeferCallchain: true, DeferOutput: true})},
+			SampleType: stIP | stTID | stTIME | uapi.PERF_SAMPLE_CALLCHAIN | stPERIOD, DeferCallchain: true, DeferOutput: true})},
 	}, {
 		name: "-a: inherit 0, tracking moves to dummy:u",
 		args: "-a -e cpu-clock -- true",
 		want: []pmu.Attr{
 			{Type: 1, Size: 136, SamplePeriod: 4000, Freq: true, Disabled: true, SampleIDAll: true,
-				SampleType: stIP | stTID | stTIME | stCPU | stPERIOD | pmu.PERF_SAMPLE_IDENTIFIER, ReadFormat: rfIDLost},
-			{Type: 1, Size: 136, Config: pmu.PERF_COUNT_SW_DUMMY, SamplePeriod: 1, SampleIDAll: true,
+				SampleType: stIP | stTID | stTIME | stCPU | stPERIOD | uapi.PERF_SAMPLE_IDENTIFIER, ReadFormat: rfIDLost},
+			{Type: 1, Size: 136, Config: uapi.PERF_COUNT_SW_DUMMY, SamplePeriod: 1, SampleIDAll: true,
 				ExcludeKernel: true, ExcludeHV: true, ExcludeGuest: true,
 				Mmap: true, Comm: true, Task: true, Mmap2: true, CommExec: true, Ksymbol: true, BPFEvent: true,
-				SampleType: stIP | stTID | stTIME | stCPU | pmu.PERF_SAMPLE_IDENTIFIER, ReadFormat: rfIDLost},
+				SampleType: stIP | stTID | stTIME | stCPU | uapi.PERF_SAMPLE_IDENTIFIER, ReadFormat: rfIDLost},
 		},
 	}, {
 		name: "group sample read keeps inherit, adds TID and FORMAT_ID",
 		args: "-e {cpu-clock,task-clock}:S -- true",
 		want: []pmu.Attr{
 			trackingWorkload(pmu.Attr{Type: 1, SamplePeriod: 4000, Freq: true,
-				SampleType: stIP | stTID | stTIME | pmu.PERF_SAMPLE_READ | pmu.PERF_SAMPLE_ID | stPERIOD, ReadFormat: pmu.PERF_FORMAT_GROUP}),
+				SampleType: stIP | stTID | stTIME | uapi.PERF_SAMPLE_READ | uapi.PERF_SAMPLE_ID | stPERIOD, ReadFormat: uapi.PERF_FORMAT_GROUP}),
 			{Type: 1, Size: 136, Config: 1, Inherit: true, SampleIDAll: true,
-				SampleType: stIP | stTID | stTIME | pmu.PERF_SAMPLE_READ | pmu.PERF_SAMPLE_ID | stPERIOD, ReadFormat: rfIDLost | pmu.PERF_FORMAT_GROUP},
+				SampleType: stIP | stTID | stTIME | uapi.PERF_SAMPLE_READ | uapi.PERF_SAMPLE_ID | stPERIOD, ReadFormat: rfIDLost | uapi.PERF_FORMAT_GROUP},
 		},
 	}}
 	for _, tt := range tests {
@@ -93,7 +94,7 @@ func TestToday(t *testing.T) {
 				t.Errorf("attrs (-want +got):\n%s", diff)
 			}
 			for i := range got {
-				if err := pmu.CheckOpen(&got[i], 1, 0, -1, pmu.PERF_FLAG_FD_CLOEXEC, pmu.Sysctl{Paranoid: -1, MaxSampleRate: 100000, MaxStack: 127, NrCPUIDs: 2}); err != nil {
+				if err := pmu.CheckOpen(&got[i], 1, 0, -1, uapi.PERF_FLAG_FD_CLOEXEC, pmu.Sysctl{Paranoid: -1, MaxSampleRate: 100000, MaxStack: 127, NrCPUIDs: 2}); err != nil {
 					t.Errorf("evsel %d: the kernel would refuse: %v", i, err)
 				}
 			}

@@ -7,8 +7,8 @@ import (
 	"sort"
 	"strings"
 
-	"perfsim/pmu"
 	"perfsim/rb"
+	"perfsim/uapi"
 )
 
 // ScriptOptions are the perf script options the model knows.
@@ -51,7 +51,7 @@ func (d *PerfData) Script(w io.Writer, o ScriptOptions) error {
 	print := func(ds []DeliveredSample) {
 		for _, x := range ds {
 			fa := &d.Attrs[x.Evsel]
-			if fa.Attr.SampleType&rb.PerfSampleRead != 0 {
+			if fa.Attr.SampleType&uapi.PERF_SAMPLE_READ != 0 {
 				sr.deliver(x, func(evsel int, s *rb.Sample) {
 					fa := &d.Attrs[evsel]
 					printSample(bw, fa, fields[outputType(fa.Attr.Type)], s, comms, nameWidth, &o)
@@ -64,12 +64,12 @@ func (d *PerfData) Script(w io.Writer, o ScriptOptions) error {
 	for _, i := range order {
 		r := &d.Records[i]
 		switch {
-		case r.Header.Type == rb.RecordComm:
+		case r.Header.Type == uapi.PERF_RECORD_COMM:
 			c := r.Dec.Sideband.(*rb.Comm)
 			comms[c.Tid] = c.Comm // machine__process_comm_event() -> thread__set_comm()
 		case r.Dec.Sample != nil && r.Evsel >= 0:
 			print(dq.sample(i))
-		case r.Header.Type == rb.RecordCallchainDeferred && r.Evsel >= 0:
+		case r.Header.Type == uapi.PERF_RECORD_CALLCHAIN_DEFERRED && r.Evsel >= 0:
 			if o.NoMergeCallchains {
 				printCallchainDeferred(bw, &d.Attrs[r.Evsel], r, comms, nameWidth, &o)
 				continue
@@ -100,10 +100,10 @@ const (
 // PERF_TYPE_MAX index their own defaults, dynamic PMUs share "other" (same
 // defaults as hardware).
 func outputType(typ uint32) int {
-	if typ < pmu.PERF_TYPE_MAX {
+	if typ < uapi.PERF_TYPE_MAX {
 		return int(typ)
 	}
-	return pmu.PERF_TYPE_MAX
+	return uapi.PERF_TYPE_MAX
 }
 
 // scriptFields returns, per output type, the default fields of builtin-script.c's
@@ -122,13 +122,13 @@ func scriptFields(attrs []FileAttr) map[int]int {
 			continue
 		}
 		f := hw
-		if a.Type == pmu.PERF_TYPE_TRACEPOINT {
+		if a.Type == uapi.PERF_TYPE_TRACEPOINT {
 			f = tp
 		}
 		for _, c := range []struct {
 			bit   uint64
 			field int
-		}{{rb.PerfSampleTID, outTID}, {rb.PerfSampleCPU, outCPU}, {rb.PerfSampleTime, outTime}, {rb.PerfSampleIP, outIP | outSym | outSymOff | outDSO}} {
+		}{{uapi.PERF_SAMPLE_TID, outTID}, {uapi.PERF_SAMPLE_CPU, outCPU}, {uapi.PERF_SAMPLE_TIME, outTime}, {uapi.PERF_SAMPLE_IP, outIP | outSym | outSymOff | outDSO}} {
 			if a.SampleType&c.bit == 0 {
 				f &^= c.field
 			}
@@ -151,7 +151,7 @@ func printSample(w *bufio.Writer, fa *FileAttr, f int, s *rb.Sample, comms map[u
 		default:
 			comm = fmt.Sprintf(":%d", s.Tid) // thread__new(): a thread without COMM is ":tid"
 		}
-		if f&outIP != 0 && st&rb.PerfSampleCallchain != 0 {
+		if f&outIP != 0 && st&uapi.PERF_SAMPLE_CALLCHAIN != 0 {
 			fmt.Fprintf(w, "%s ", comm) // a callchain follows: not right-aligned
 		} else {
 			fmt.Fprintf(w, "%16s ", comm)
@@ -176,7 +176,7 @@ func printSample(w *bufio.Writer, fa *FileAttr, f int, s *rb.Sample, comms map[u
 	if f&outTrace != 0 && s.Raw != nil && fa.Tracepoint != nil {
 		w.WriteString(tpPrint(fa.Tracepoint, s.Raw)) // event_format__fprintf()
 	}
-	if f&outIP != 0 && st&rb.PerfSampleCallchain != 0 && s.Callchain != nil {
+	if f&outIP != 0 && st&uapi.PERF_SAMPLE_CALLCHAIN != 0 && s.Callchain != nil {
 		printCallchain(w, s, o) // sample__fprintf_callchain() (script_callchain.go)
 		return
 	}
@@ -186,7 +186,7 @@ func printSample(w *bufio.Writer, fa *FileAttr, f int, s *rb.Sample, comms map[u
 		fmt.Fprintf(w, "%16x", s.IP)
 		sym, off, dso, ok := "", uint64(0), "", false
 		if o.Symbolize != nil {
-			sym, off, dso, ok = o.Symbolize(int(s.Pid), int(s.Tid), s.IP, s.Misc&rb.MiscKernel != 0)
+			sym, off, dso, ok = o.Symbolize(int(s.Pid), int(s.Tid), s.IP, s.Misc&uapi.PERF_RECORD_MISC_KERNEL != 0)
 		}
 		switch {
 		case ok && f&outSymOff != 0:

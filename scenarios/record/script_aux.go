@@ -7,6 +7,7 @@ import (
 	"sort"
 
 	"perfsim/rb"
+	"perfsim/uapi"
 )
 
 // The AUX side of reading a perf.data: PERF_RECORD_AUXTRACE's data, the
@@ -61,7 +62,7 @@ func auxFlagString(f uint64) string {
 	for _, x := range []struct {
 		bit uint64
 		c   string
-	}{{rb.PERF_AUX_FLAG_TRUNCATED, "T"}, {rb.PERF_AUX_FLAG_OVERWRITE, "O"}, {rb.PERF_AUX_FLAG_PARTIAL, "P"}, {rb.PERF_AUX_FLAG_COLLISION, "C"}} {
+	}{{uapi.PERF_AUX_FLAG_TRUNCATED, "T"}, {uapi.PERF_AUX_FLAG_OVERWRITE, "O"}, {uapi.PERF_AUX_FLAG_PARTIAL, "P"}, {uapi.PERF_AUX_FLAG_COLLISION, "C"}} {
 		if f&x.bit != 0 {
 			s += x.c
 		}
@@ -84,14 +85,14 @@ func (d *PerfData) DumpAux(w io.Writer) error {
 			return fmt.Sprintf("%d %d", r.Dec.ID.CPU, r.Dec.ID.Time)
 		}
 		switch r.Header.Type {
-		case rb.RecordAux:
+		case uapi.PERF_RECORD_AUX:
 			a, ok := decodedSideband[*rb.Aux](r)
 			if !ok {
 				continue
 			}
 			fmt.Fprintf(bw, "%s %#x [%#x]: PERF_RECORD_AUX offset: %#x size: %#x flags: %#x [%s]\n",
 				stamp(), r.Off, r.Header.Size, a.Offset, a.Size, a.Flags, auxFlagString(a.Flags))
-		case rb.RecordItraceStart:
+		case uapi.PERF_RECORD_ITRACE_START:
 			a, ok := decodedSideband[*rb.ItraceStart](r)
 			if !ok {
 				continue
@@ -196,7 +197,7 @@ func (d *PerfData) ItraceScript() []ItraceLine {
 		}
 		fa := &d.Attrs[r.Evsel]
 		p := r.Dec.Sample.Period
-		if fa.Attr.SampleType&rb.PerfSamplePeriod == 0 {
+		if fa.Attr.SampleType&uapi.PERF_SAMPLE_PERIOD == 0 {
 			p = fa.Attr.SamplePeriod
 		}
 		out = append(out, ItraceLine{Time: r.Dec.Sample.Time, Period: p, Event: fa.Name, Evsel: r.Evsel})
@@ -284,7 +285,7 @@ func init() {
 		ss.process()
 		n := int64(0)
 		for i := range ss.Data.Records {
-			if ss.Data.Records[i].Header.Type == rb.RecordAux {
+			if ss.Data.Records[i].Header.Type == uapi.PERF_RECORD_AUX {
 				n++
 			}
 		}
@@ -294,7 +295,7 @@ func init() {
 		ss.process()
 		n := int64(0)
 		for i := range ss.Data.Records {
-			if a, ok := decodedSideband[*rb.Aux](&ss.Data.Records[i]); ok && a.Size == 0 && a.Flags&rb.PERF_AUX_FLAG_TRUNCATED != 0 {
+			if a, ok := decodedSideband[*rb.Aux](&ss.Data.Records[i]); ok && a.Size == 0 && a.Flags&uapi.PERF_AUX_FLAG_TRUNCATED != 0 {
 				n++
 			}
 		}

@@ -1,11 +1,12 @@
 package record
 
 import (
+	"perfsim/uapi"
+
 	"bufio"
 	"fmt"
 	"sort"
 
-	"perfsim/pmu"
 	"perfsim/rb"
 )
 
@@ -33,13 +34,13 @@ func (d *PerfData) timeOrder() []int {
 // tools/perf/util/machine.c: add_callchain_ip()
 func printCallchain(w *bufio.Writer, s *rb.Sample, o *ScriptOptions) {
 	w.WriteByte('\n')
-	kernel := s.Misc&rb.MiscKernel != 0
+	kernel := s.Misc&uapi.PERF_RECORD_MISC_KERNEL != 0
 	for _, ip := range s.Callchain {
 		if ip >= perfContextMax {
 			switch ip {
-			case pmu.PERF_CONTEXT_KERNEL:
+			case uapi.PERF_CONTEXT_KERNEL:
 				kernel = true
-			case pmu.PERF_CONTEXT_USER, pmu.PERF_CONTEXT_USER_DEFERRED:
+			case uapi.PERF_CONTEXT_USER, uapi.PERF_CONTEXT_USER_DEFERRED:
 				kernel = false
 			}
 			continue
@@ -64,12 +65,12 @@ func printCallchain(w *bufio.Writer, s *rb.Sample, o *ScriptOptions) {
 // tools/perf/builtin-script.c: process_deferred_sample_event()
 func printCallchainDeferred(w *bufio.Writer, fa *FileAttr, r *DataRecord, comms map[uint32]string, nameWidth int, o *ScriptOptions) {
 	cd := r.Dec.Sideband.(*rb.CallchainDeferred)
-	s := &rb.Sample{Misc: r.Header.Misc, Callchain: append([]uint64{pmu.PERF_CONTEXT_USER}, cd.IPs...)}
+	s := &rb.Sample{Misc: r.Header.Misc, Callchain: append([]uint64{uapi.PERF_CONTEXT_USER}, cd.IPs...)}
 	if id := r.Dec.ID; id != nil {
 		s.Pid, s.Tid, s.Time, s.CPU = id.Pid, id.Tid, id.Time, id.CPU
 	}
 	a := *fa
-	a.Attr.SampleType |= rb.PerfSampleCallchain | rb.PerfSamplePeriod
+	a.Attr.SampleType |= uapi.PERF_SAMPLE_CALLCHAIN | uapi.PERF_SAMPLE_PERIOD
 	f := scriptFields([]FileAttr{a})[outputType(a.Attr.Type)]
 	printSample(w, &a, f, s, comms, nameWidth, o)
 }

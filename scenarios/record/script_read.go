@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 
 	"perfsim/rb"
+	"perfsim/uapi"
 )
 
 // readValue is one {value, id} of a sample's PERF_SAMPLE_READ part.
@@ -22,36 +23,36 @@ func readValues(b []byte, rf uint64) []readValue {
 		return v
 	}
 	nr := uint64(1)
-	if rf&rb.ReadFormatGroup != 0 {
+	if rf&uapi.PERF_FORMAT_GROUP != 0 {
 		nr = u64()
 	}
 	one := func() readValue {
 		v := readValue{value: u64()}
-		if rf&rb.ReadFormatID != 0 {
+		if rf&uapi.PERF_FORMAT_ID != 0 {
 			v.id = u64()
 		}
-		if rf&rb.ReadFormatLost != 0 {
+		if rf&uapi.PERF_FORMAT_LOST != 0 {
 			u64()
 		}
 		return v
 	}
-	if rf&rb.ReadFormatGroup == 0 {
+	if rf&uapi.PERF_FORMAT_GROUP == 0 {
 		v := readValue{value: u64()}
-		if rf&rb.ReadFormatTotalTimeEnabled != 0 {
+		if rf&uapi.PERF_FORMAT_TOTAL_TIME_ENABLED != 0 {
 			u64()
 		}
-		if rf&rb.ReadFormatTotalTimeRunning != 0 {
+		if rf&uapi.PERF_FORMAT_TOTAL_TIME_RUNNING != 0 {
 			u64()
 		}
-		if rf&rb.ReadFormatID != 0 {
+		if rf&uapi.PERF_FORMAT_ID != 0 {
 			v.id = u64()
 		}
 		return []readValue{v}
 	}
-	if rf&rb.ReadFormatTotalTimeEnabled != 0 {
+	if rf&uapi.PERF_FORMAT_TOTAL_TIME_ENABLED != 0 {
 		u64()
 	}
-	if rf&rb.ReadFormatTotalTimeRunning != 0 {
+	if rf&uapi.PERF_FORMAT_TOTAL_TIME_RUNNING != 0 {
 		u64()
 	}
 	var out []readValue

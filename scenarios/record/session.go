@@ -10,6 +10,7 @@ import (
 	"perfsim/rb"
 	"perfsim/sched"
 	"perfsim/sim"
+	"perfsim/uapi"
 )
 
 // Signals perf record handles (x86-64 numbers).
@@ -383,7 +384,7 @@ func (ss *Session) recordOpen(t *sched.Task) error {
 		}
 		ss.FDs[i] = fd
 		// perf_evlist__id_add_fd(): ioctl(fd, PERF_EVENT_IOC_ID, &id)
-		if id, err := ss.K.Ioctl(t, fd, pmu.PERF_EVENT_IOC_ID, 0); err == nil {
+		if id, err := ss.K.Ioctl(t, fd, uapi.PERF_EVENT_IOC_ID, 0); err == nil {
 			fa := &ss.Data.Attrs[o.Evsel]
 			fa.IDs = append(fa.IDs, id)
 		}
@@ -442,7 +443,7 @@ func (ss *Session) recordMmap(t *sched.Task) error {
 					return err
 				}
 			} else {
-				if _, err := ss.K.Ioctl(t, fd, pmu.PERF_EVENT_IOC_SET_OUTPUT, uint64((*out).FD)); err != nil {
+				if _, err := ss.K.Ioctl(t, fd, uapi.PERF_EVENT_IOC_SET_OUTPUT, uint64((*out).FD)); err != nil {
 					return fmt.Errorf("perf record: PERF_EVENT_IOC_SET_OUTPUT fd %d -> %d: %w", fd, (*out).FD, err)
 				}
 				(*out).Outputs = append((*out).Outputs, fd)
@@ -469,7 +470,7 @@ func (ss *Session) setupSideBand(t *sched.Task) {
 	for i := range ss.R.SideBand {
 		for _, c := range ss.R.cpus(len(ss.S.M.CPUs)) {
 			attr := ss.R.SideBand[i].Attr
-			fd, err := ss.K.PerfEventOpen(t, &attr, -1, c, -1, pmu.PERF_FLAG_FD_CLOEXEC)
+			fd, err := ss.K.PerfEventOpen(t, &attr, -1, c, -1, uapi.PERF_FLAG_FD_CLOEXEC)
 			if err != nil {
 				ss.Warnings = append(ss.Warnings, "Couldn't start the BPF side band thread: BPF programs starting from now on won't be annotatable")
 				return
@@ -510,11 +511,11 @@ func (ss *Session) synthesize(t *sched.Task) {
 
 // evlistEnable enables every group leader on every fd.
 // tools/perf/util/evlist.c: __evlist__enable()
-func (ss *Session) evlistEnable(t *sched.Task) { ss.evlistIoctl(t, pmu.PERF_EVENT_IOC_ENABLE) }
+func (ss *Session) evlistEnable(t *sched.Task) { ss.evlistIoctl(t, uapi.PERF_EVENT_IOC_ENABLE) }
 
 // evlistDisable disables every group leader on every fd.
 // tools/perf/util/evlist.c: __evlist__disable()
-func (ss *Session) evlistDisable(t *sched.Task) { ss.evlistIoctl(t, pmu.PERF_EVENT_IOC_DISABLE) }
+func (ss *Session) evlistDisable(t *sched.Task) { ss.evlistIoctl(t, uapi.PERF_EVENT_IOC_DISABLE) }
 
 func (ss *Session) evlistIoctl(t *sched.Task, cmd uint64) { ss.evlistIoctlArg(t, cmd, 0) }
 
@@ -564,7 +565,7 @@ func (ss *Session) toggleBkwMmap(t *sched.Task, state bkwState) {
 		}
 		for _, m := range ss.Mmaps {
 			if m.Overwrite {
-				ss.K.Ioctl(t, m.FD, pmu.PERF_EVENT_IOC_PAUSE_OUTPUT, v)
+				ss.K.Ioctl(t, m.FD, uapi.PERF_EVENT_IOC_PAUSE_OUTPUT, v)
 			}
 		}
 	}

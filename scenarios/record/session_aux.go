@@ -45,6 +45,7 @@ import (
 	"perfsim/rb"
 	"perfsim/sched"
 	"perfsim/sim"
+	"perfsim/uapi"
 )
 
 // RecordAuxtrace is PERF_RECORD_AUXTRACE, a user record perf writes into
@@ -127,7 +128,7 @@ func (r *Record) auxEvsel() int {
 // (auxtrace_validate_aux_sample_size()).
 func (r *Record) auxSampleMode() bool {
 	for i := range r.Evsels {
-		if r.Evsels[i].Attr.SampleType&pmu.PERF_SAMPLE_AUX != 0 && r.Evsels[i].Attr.AuxSampleSize != 0 {
+		if r.Evsels[i].Attr.SampleType&uapi.PERF_SAMPLE_AUX != 0 && r.Evsels[i].Attr.AuxSampleSize != 0 {
 			return true
 		}
 	}
@@ -392,7 +393,7 @@ func auxReadFinish(ss *Session, t *sched.Task, mm *SessionAuxMmap) error {
 	if ss.disabled { // evsel->disabled
 		return nil
 	}
-	if _, err := ss.K.Ioctl(t, mm.Ring.FD, pmu.PERF_EVENT_IOC_ENABLE, 0); err != nil {
+	if _, err := ss.K.Ioctl(t, mm.Ring.FD, uapi.PERF_EVENT_IOC_ENABLE, 0); err != nil {
 		return fmt.Errorf("perf record: re-enabling the AUX event of mmap %d: %w", mm.Idx, err)
 	}
 	return nil

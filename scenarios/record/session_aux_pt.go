@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"encoding/binary"
 
-	"perfsim/pmu"
 	"perfsim/sched"
+	"perfsim/uapi"
 )
 
 // intel_pt's auxtrace_record callbacks (tools/perf/arch/x86/util/intel-pt.c).
@@ -163,7 +163,7 @@ func ptSnapshotToggle(cmd uint64) func(ss *Session, t *sched.Task) error {
 				return ss.evselIoctl(t, i, cmd)
 			}
 		}
-		return pmu.EINVAL
+		return uapi.EINVAL
 	}
 }
 
@@ -174,8 +174,8 @@ func ptReference(ss *Session) uint64 { return uint64(ss.S.M.Now()) }
 func init() {
 	RegisterAuxtraceRecord(intelPT.name, AuxtraceRecordOps{
 		FindSnapshot:   ptFindSnapshot,
-		SnapshotStart:  ptSnapshotToggle(pmu.PERF_EVENT_IOC_DISABLE),
-		SnapshotFinish: ptSnapshotToggle(pmu.PERF_EVENT_IOC_ENABLE),
+		SnapshotStart:  ptSnapshotToggle(uapi.PERF_EVENT_IOC_DISABLE),
+		SnapshotFinish: ptSnapshotToggle(uapi.PERF_EVENT_IOC_ENABLE),
 		ReadFinish:     auxReadFinish, // ptr->itr.read_finish = auxtrace_record__read_finish
 		Reference:      ptReference,
 	})

@@ -1,6 +1,8 @@
 package record
 
 import (
+	"perfsim/pmu"
+
 	"fmt"
 
 	"perfsim/pmu/coresight"
@@ -103,12 +105,12 @@ func (r *csRun) run(ps []csPeriod, findSnapshot string) []coresight.Chunk {
 		r.host.advance(p.d)
 		if i < len(ps)-1 {
 			ev.isActive = 0 // perf_event_context_sched_out(): ctx_sched_out clears it before the events go
-			r.dev.Stop(p.cpu, ev, coresight.PERF_EF_UPDATE)
+			r.dev.Stop(p.cpu, ev, pmu.PERF_EF_UPDATE)
 		}
 	}
 	if n := len(ps); n > 0 { // cs_etm_snapshot_start(): evsel__disable()
 		last := ps[n-1]
-		r.dev.Stop(last.cpu, r.evs[last.cpu], coresight.PERF_EF_UPDATE)
+		r.dev.Stop(last.cpu, r.evs[last.cpu], pmu.PERF_EF_UPDATE)
 	}
 	return r.read(findSnapshot)
 }

@@ -19,9 +19,9 @@ package record
 import (
 	"fmt"
 
-	"perfsim/pmu"
 	"perfsim/pmu/coresight"
 	"perfsim/sched"
+	"perfsim/uapi"
 )
 
 // csEtmMmap is the cs_etm hook's state of one AUX mmap (SessionAuxMmap.Priv):
@@ -82,7 +82,7 @@ func csEtmSnapshotStart(ss *Session, t *sched.Task) error {
 			csEtmState(ss, mm).snap.start = len(ss.Data.Data)
 		}
 	}
-	return csEtmEvselIoctl(ss, t, pmu.PERF_EVENT_IOC_DISABLE)
+	return csEtmEvselIoctl(ss, t, uapi.PERF_EVENT_IOC_DISABLE)
 }
 
 // csEtmSnapshotFinish is cs_etm_snapshot_finish(), after the model has
@@ -94,7 +94,7 @@ func csEtmSnapshotFinish(ss *Session, t *sched.Task) error {
 		snap.reports = append(snap.reports, snap.all.Analyze(chunks))
 		snap.start = -1
 	}
-	return csEtmEvselIoctl(ss, t, pmu.PERF_EVENT_IOC_ENABLE)
+	return csEtmEvselIoctl(ss, t, uapi.PERF_EVENT_IOC_ENABLE)
 }
 
 // csEtmFindSnapshot is itr->find_snapshot: cs_etm_find_snapshot() before

@@ -1,6 +1,8 @@
 package record
 
 import (
+	"perfsim/uapi"
+
 	"perfsim/pmu"
 	"perfsim/rb"
 )
@@ -40,7 +42,7 @@ func newDeferredQueue(d *PerfData, merge bool) *deferredQueue {
 // tools/perf/util/evsel.c: evsel__parse_sample()
 func deferredCookie(a *pmu.Attr, cc []uint64) (uint64, bool) {
 	n := len(cc)
-	if !a.DeferCallchain || n < 2 || cc[n-2] != pmu.PERF_CONTEXT_USER_DEFERRED {
+	if !a.DeferCallchain || n < 2 || cc[n-2] != uapi.PERF_CONTEXT_USER_DEFERRED {
 		return 0, false
 	}
 	return cc[n-1], true
@@ -123,7 +125,7 @@ func (d *PerfData) Deliver(merge bool) []DeliveredSample {
 		switch {
 		case r.Dec.Sample != nil && r.Evsel >= 0:
 			out = append(out, q.sample(i)...)
-		case r.Header.Type == rb.RecordCallchainDeferred && r.Evsel >= 0:
+		case r.Header.Type == uapi.PERF_RECORD_CALLCHAIN_DEFERRED && r.Evsel >= 0:
 			out = append(out, q.deferred(i)...)
 		}
 	}

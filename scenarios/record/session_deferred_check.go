@@ -1,11 +1,12 @@
 package record
 
 import (
+	"perfsim/uapi"
+
 	"fmt"
 	"slices"
 
 	"perfsim/pmu"
-	"perfsim/rb"
 	"perfsim/sim"
 )
 
@@ -77,7 +78,7 @@ func (ss *Session) CheckDeferred() []DeferredViolation {
 		s := ds.Sample
 		k := key{int(s.Tid), s.Time}
 		period := s.Period
-		if a := &ss.Data.Attrs[ds.Evsel].Attr; a.SampleType&rb.PerfSamplePeriod == 0 {
+		if a := &ss.Data.Attrs[ds.Evsel].Attr; a.SampleType&uapi.PERF_SAMPLE_PERIOD == 0 {
 			period = a.SamplePeriod // evsel__parse_sample(): data->period = attr.sample_period
 		}
 		if rfc[k] && period != 0 {
@@ -118,7 +119,7 @@ func (ss *Session) CheckDeferred() []DeferredViolation {
 // userPart returns the ips after the last user context marker.
 func userPart(cc []uint64) []uint64 {
 	for i := len(cc) - 1; i >= 0; i-- {
-		if cc[i] == pmu.PERF_CONTEXT_USER_DEFERRED || cc[i] == pmu.PERF_CONTEXT_USER {
+		if cc[i] == uapi.PERF_CONTEXT_USER_DEFERRED || cc[i] == uapi.PERF_CONTEXT_USER {
 			return cc[i+1:]
 		}
 	}
@@ -136,7 +137,7 @@ func (ss *Session) deferredStats() (merged, unmerged, records int64) {
 		}
 	}
 	for i := range ss.Data.Records {
-		if ss.Data.Records[i].Header.Type == rb.RecordCallchainDeferred {
+		if ss.Data.Records[i].Header.Type == uapi.PERF_RECORD_CALLCHAIN_DEFERRED {
 			records++
 		}
 	}

@@ -1,6 +1,8 @@
 package record
 
 import (
+	"perfsim/uapi"
+
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -11,15 +13,15 @@ import (
 )
 
 const (
-	ctxK  = pmu.PERF_CONTEXT_KERNEL
-	ctxUD = pmu.PERF_CONTEXT_USER_DEFERRED
+	ctxK  = uapi.PERF_CONTEXT_KERNEL
+	ctxUD = uapi.PERF_CONTEXT_USER_DEFERRED
 )
 
 // deferredData builds a processed perf.data of one evsel with
 // defer_callchain from samples and CALLCHAIN_DEFERRED records, in time order.
 func deferredData(t *testing.T, recs []any) *PerfData {
 	t.Helper()
-	a := pmu.Attr{SampleType: rb.PerfSampleTID | rb.PerfSampleTime | rb.PerfSampleCallchain | rb.PerfSampleIdentifier,
+	a := pmu.Attr{SampleType: uapi.PERF_SAMPLE_TID | uapi.PERF_SAMPLE_TIME | uapi.PERF_SAMPLE_CALLCHAIN | uapi.PERF_SAMPLE_IDENTIFIER,
 		SampleIDAll: true, DeferCallchain: true}
 	d := &PerfData{Attrs: []FileAttr{{Name: "cycles", Attr: a, IDs: []uint64{7}}}}
 	var b []byte

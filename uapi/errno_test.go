@@ -1,4 +1,4 @@
-package pmu
+package uapi
 
 import (
 	"strings"
@@ -7,7 +7,7 @@ import (
 )
 
 // Go's syscall.Errno strings are glibc's strerror() table on linux; perf
-// prints those. Numbers must match the Linux uapi.
+// prints those. Numbers must match the Linux
 func TestErrnoMatchesLinux(t *testing.T) {
 	for e := range errnoText {
 		// Go lower-cases the first letter of glibc's text.

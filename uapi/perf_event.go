@@ -1,4 +1,9 @@
-package pmu
+// Package uapi is the perf ABI as include/uapi/linux/perf_event.h states it:
+// the attr types and bits, the sample, read and record formats, the ioctl
+// numbers, and the kernel's errno values. It is defined here once; the kernel
+// model (pmu, rb, the drivers) and the tool model (perftool) both use it, and
+// neither redefines any of it.
+package uapi
 
 // include/uapi/linux/perf_event.h: enum perf_type_id.
 const (
@@ -144,23 +149,6 @@ const (
 
 	// AttrSize is sizeof(struct perf_event_attr) in today's kernel.
 	AttrSize = PERF_ATTR_SIZE_VER8
-	// PageSize is the simulated PAGE_SIZE (perf_copy_attr's upper size bound).
-	PageSize = 4096
-)
-
-// include/linux/perf_event.h: PERF_PMU_CAP_* (struct pmu::capabilities).
-const (
-	PERF_PMU_CAP_NO_INTERRUPT     = 0x0001
-	PERF_PMU_CAP_NO_NMI           = 0x0002
-	PERF_PMU_CAP_AUX_NO_SG        = 0x0004
-	PERF_PMU_CAP_EXTENDED_REGS    = 0x0008
-	PERF_PMU_CAP_EXCLUSIVE        = 0x0010
-	PERF_PMU_CAP_ITRACE           = 0x0020
-	PERF_PMU_CAP_NO_EXCLUDE       = 0x0040
-	PERF_PMU_CAP_AUX_OUTPUT       = 0x0080
-	PERF_PMU_CAP_EXTENDED_HW_TYPE = 0x0100
-	PERF_PMU_CAP_AUX_PAUSE        = 0x0200
-	PERF_PMU_CAP_AUX_PREFER_LARGE = 0x0400
 )
 
 // PERF_SAMPLE_REGS_ABI_64 is enum perf_sample_regs_abi's 64-bit ABI.
@@ -169,3 +157,80 @@ const PERF_SAMPLE_REGS_ABI_64 = 2
 // PERF_MEM_NA is union perf_mem_data_src with every part "not available":
 // OP, LVL, SNOOP, LOCK, TLB and LVLNUM NA.
 const PERF_MEM_NA = 0x01<<0 | 0x01<<5 | 0x01<<19 | 0x01<<24 | 0x01<<26 | 0x0f<<33
+
+// PERF_EVENT_IOC_* (include/uapi/linux/perf_event.h), with their _IO/_IOR/_IOW
+// encodings on x86_64.
+const (
+	PERF_EVENT_IOC_ENABLE            = 0x2400     // _IO ('$', 0)
+	PERF_EVENT_IOC_DISABLE           = 0x2401     // _IO ('$', 1)
+	PERF_EVENT_IOC_REFRESH           = 0x2402     // _IO ('$', 2)
+	PERF_EVENT_IOC_RESET             = 0x2403     // _IO ('$', 3)
+	PERF_EVENT_IOC_PERIOD            = 0x40082404 // _IOW('$', 4, __u64)
+	PERF_EVENT_IOC_SET_OUTPUT        = 0x2405     // _IO ('$', 5)
+	PERF_EVENT_IOC_SET_FILTER        = 0x40082406 // _IOW('$', 6, char *)
+	PERF_EVENT_IOC_ID                = 0x80082407 // _IOR('$', 7, __u64 *)
+	PERF_EVENT_IOC_SET_BPF           = 0x40042408 // _IOW('$', 8, __u32)
+	PERF_EVENT_IOC_PAUSE_OUTPUT      = 0x40042409 // _IOW('$', 9, __u32)
+	PERF_EVENT_IOC_QUERY_BPF         = 0xc008240a // _IOWR('$', 10, struct perf_event_query_bpf *)
+	PERF_EVENT_IOC_MODIFY_ATTRIBUTES = 0x4008240b // _IOW('$', 11, struct perf_event_attr *)
+
+	PERF_IOC_FLAG_GROUP = 1 << 0
+)
+
+// include/uapi/linux/perf_event.h: enum perf_event_type, the record types.
+const (
+	PERF_RECORD_MMAP               = 1
+	PERF_RECORD_LOST               = 2
+	PERF_RECORD_COMM               = 3
+	PERF_RECORD_EXIT               = 4
+	PERF_RECORD_THROTTLE           = 5
+	PERF_RECORD_UNTHROTTLE         = 6
+	PERF_RECORD_FORK               = 7
+	PERF_RECORD_READ               = 8
+	PERF_RECORD_SAMPLE             = 9
+	PERF_RECORD_MMAP2              = 10
+	PERF_RECORD_AUX                = 11
+	PERF_RECORD_ITRACE_START       = 12
+	PERF_RECORD_LOST_SAMPLES       = 13
+	PERF_RECORD_SWITCH             = 14
+	PERF_RECORD_SWITCH_CPU_WIDE    = 15
+	PERF_RECORD_NAMESPACES         = 16
+	PERF_RECORD_KSYMBOL            = 17
+	PERF_RECORD_BPF_EVENT          = 18
+	PERF_RECORD_CGROUP             = 19
+	PERF_RECORD_TEXT_POKE          = 20
+	PERF_RECORD_AUX_OUTPUT_HW_ID   = 21
+	PERF_RECORD_CALLCHAIN_DEFERRED = 22
+	PERF_RECORD_MAX                = 23 // non-ABI
+)
+
+// include/uapi/linux/perf_event.h: perf_event_header.misc bits used here.
+const (
+	PERF_RECORD_MISC_CPUMODE_MASK       = 7 << 0
+	PERF_RECORD_MISC_KERNEL             = 1 << 0
+	PERF_RECORD_MISC_USER               = 1 << 1
+	PERF_RECORD_MISC_HYPERVISOR         = 3 << 0
+	PERF_RECORD_MISC_COMM_EXEC          = 1 << 13 // COMM
+	PERF_RECORD_MISC_SWITCH_OUT         = 1 << 13 // SWITCH*
+	PERF_RECORD_MISC_EXACT_IP           = 1 << 14 // SAMPLE
+	PERF_RECORD_MISC_SWITCH_OUT_PREEMPT = 1 << 14 // SWITCH*
+)
+
+// include/uapi/linux/perf_event.h: PERF_AUX_FLAG_*, the flags of PERF_RECORD_AUX.
+const (
+	PERF_AUX_FLAG_TRUNCATED = 0x01 // record was truncated to fit
+	PERF_AUX_FLAG_OVERWRITE = 0x02 // snapshot from overwrite mode
+	PERF_AUX_FLAG_PARTIAL   = 0x04 // record contains gaps
+	PERF_AUX_FLAG_COLLISION = 0x08 // sample collided with another
+)
+
+// include/uapi/linux/perf_event.h: enum perf_callchain_context, the markers
+// between the parts of a callchain.
+const (
+	PERF_CONTEXT_HV            = ^uint64(32) + 1   // (u64)-32
+	PERF_CONTEXT_KERNEL        = ^uint64(128) + 1  // (u64)-128
+	PERF_CONTEXT_USER          = ^uint64(512) + 1  // (u64)-512
+	PERF_CONTEXT_USER_DEFERRED = ^uint64(640) + 1  // (u64)-640 (v6.19): the user part comes later in a PERF_RECORD_CALLCHAIN_DEFERRED; the next word is its cookie
+	PERF_CONTEXT_GUEST         = ^uint64(2048) + 1 // (u64)-2048
+	PERF_CONTEXT_MAX           = ^uint64(4095) + 1 // (u64)-4095
+)

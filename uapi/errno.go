@@ -1,4 +1,4 @@
-package pmu
+package uapi
 
 import "strconv"
 
