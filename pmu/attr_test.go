@@ -34,7 +34,7 @@ func TestAttrMarshalHandComputed(t *testing.T) {
 		want []byte
 	}{{
 		// What Debian perf 6.1 passed for `perf record -e cpu-clock -- true`
-		// (scenarios/record/testdata/default-cpu-clock.golden), with today's size.
+		// (perftool/testdata/default-cpu-clock.golden), with today's size.
 		name: "perf record default cpu-clock",
 		attr: Attr{
 			Type: uapi.PERF_TYPE_SOFTWARE, Size: uapi.AttrSize, SamplePeriod: 4000,

@@ -1,10 +1,11 @@
 package pmu_test
 
 import (
+	"perfsim/perftool"
+
 	"testing"
 
 	"perfsim/pmu"
-	"perfsim/rb"
 	"perfsim/sched"
 	"perfsim/sim"
 	"perfsim/uapi"
@@ -46,7 +47,7 @@ func BenchmarkSeedClose(b *testing.B) {
 		if _, err := mc.k.Ioctl(t, fds[1], uapi.PERF_EVENT_IOC_SET_OUTPUT, uint64(fds[0])); err != nil {
 			b.Fatal(err)
 		}
-		mm, _ := rb.NewMmap(m.RB, false)
+		mm, _ := perftool.NewMmap(m.RB, false)
 		for {
 			_, hup := mc.k.Poll(t, fds[:1])
 			records += drain(mm, t, nil)

@@ -4,9 +4,9 @@ import (
 	"testing"
 
 	"perfsim/cpu"
+	"perfsim/perftool"
 	"perfsim/pmu"
 	"perfsim/rb"
-	"perfsim/scenarios/record"
 	"perfsim/sched"
 	"perfsim/sim"
 	"perfsim/uapi"
@@ -25,7 +25,7 @@ func newMachine(tb testing.TB, cpus int, ch sim.Chooser, knobs pmu.Knobs) *machi
 	s := sched.New(m, cfg)
 	o := pmu.DefaultOptions(cpus)
 	o.Knobs = knobs
-	o.Tracepoints = record.KernelTracepoints()
+	o.Tracepoints = perftool.KernelTracepoints()
 	k := pmu.NewKernel(s, o)
 	if tb != nil {
 		tb.Cleanup(m.Close)
@@ -35,7 +35,7 @@ func newMachine(tb testing.TB, cpus int, ch sim.Chooser, knobs pmu.Knobs) *machi
 
 // tracepointAttrs returns the attrs perf record gives `-e SPEC -- task`.
 func tracepointAttrs(tb testing.TB, spec string) []pmu.Attr {
-	r, err := record.Parse([]string{"-o", "/dev/null", "-e", spec, "--", "task"}, record.DefaultOptions())
+	r, err := perftool.Parse([]string{"-o", "/dev/null", "-e", spec, "--", "task"}, perftool.DefaultOptions())
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -49,7 +49,7 @@ func tracepointAttrs(tb testing.TB, spec string) []pmu.Attr {
 }
 
 // drain reads every record a forward mapping holds, returning how many.
-func drain(mm *rb.Mmap, st rb.Stepper, fn func(rec []byte)) int {
+func drain(mm *perftool.Mmap, st rb.Stepper, fn func(rec []byte)) int {
 	n := 0
 	if mm.ReadInit(st) != nil {
 		return 0

@@ -60,8 +60,8 @@ type Options struct {
 	Sysctl Sysctl // kernel.perf_event_* sysctls and caller credentials
 	HW     HWSpec // the hardware counter PMU
 	// Tracepoints is the tracepoint catalogue (ids and RAW sizes). The pmu
-	// package cannot import scenarios/record (which imports pmu), so the caller
-	// passes it; see TracepointsFrom and scenarios/record.KernelTracepoints.
+	// package cannot import perftool (which imports pmu), so the caller
+	// passes it; see TracepointsFrom and perftool.KernelTracepoints.
 	Tracepoints []TracepointInfo
 	// MuxInterval is perf_event_mux_interval_ms, the period of the hrtimer
 	// that rotates flexible groups when they do not all fit (0: one tick,

@@ -1,6 +1,8 @@
 package pmu_test
 
 import (
+	"perfsim/perftool"
+
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -33,7 +35,7 @@ func TestCPUClockPeriod(t *testing.T) {
 		}
 		start := uint64(tk.CPU().Now())
 		mc.s.RunOps(tk, []sched.Op{sched.Compute(36 * sim.Microsecond)})
-		mm, _ := rb.NewMmap(m.RB, false)
+		mm, _ := perftool.NewMmap(m.RB, false)
 		drain(mm, tk, func(rec []byte) {
 			d, err := rb.Decode(rec, a.SampleType, false)
 			if err != nil || d.Sample == nil {

@@ -63,7 +63,7 @@ func (k *Kernel) BufferLogs() []*BufferLog { return k.rbTrace.logs }
 // BufferLogOf returns the log of buf (nil when it is not traced).
 func (k *Kernel) BufferLogOf(buf *rb.Buffer) *BufferLog { return k.rbTrace.byBuf[buf] }
 
-// BufferTracer returns the tracer a reader of buf (rb.Mmap.Tracer) should
+// BufferTracer returns the tracer a reader of buf (perftool.Mmap.Tracer) should
 // use so its observations join the buffer's log; nil when buf is not traced.
 func (k *Kernel) BufferTracer(buf *rb.Buffer) rb.Tracer {
 	l := k.rbTrace.byBuf[buf]

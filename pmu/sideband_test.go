@@ -1,6 +1,8 @@
 package pmu_test
 
 import (
+	"perfsim/perftool"
+
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -33,7 +35,7 @@ func TestSwitchRecords(t *testing.T) {
 	if err := mc.m.Run(sim.Second); err != nil {
 		t.Fatal(err)
 	}
-	mm, _ := rb.NewMmap(m.RB, false)
+	mm, _ := perftool.NewMmap(m.RB, false)
 	drain(mm, rb.NoSteps{}, func(rec []byte) {
 		d, err := rb.Decode(rec, 0, false)
 		if err != nil {

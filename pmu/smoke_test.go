@@ -1,10 +1,11 @@
 package pmu_test
 
 import (
+	"perfsim/perftool"
+
 	"testing"
 
 	"perfsim/pmu"
-	"perfsim/rb"
 	"perfsim/sched"
 	"perfsim/sim"
 	"perfsim/uapi"
@@ -36,7 +37,7 @@ func TestSmokeRawSyscalls(t *testing.T) {
 			}
 		}
 		// perf mmaps one buffer per CPU and redirects the other events there.
-		var maps []*rb.Mmap
+		var maps []*perftool.Mmap
 		for c := 0; c < 2; c++ {
 			m, err := mc.k.Mmap(t, fds[c], 0, 129*4096, pmu.ProtRead|pmu.ProtWrite)
 			if err != nil {
@@ -45,7 +46,7 @@ func TestSmokeRawSyscalls(t *testing.T) {
 			if _, err := mc.k.Ioctl(t, fds[2+c], uapi.PERF_EVENT_IOC_SET_OUTPUT, uint64(fds[c])); err != nil {
 				panic(err)
 			}
-			mm, _ := rb.NewMmap(m.RB, false)
+			mm, _ := perftool.NewMmap(m.RB, false)
 			maps = append(maps, mm)
 		}
 		for {

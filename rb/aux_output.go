@@ -73,7 +73,7 @@ func AuxOutputBegin(s Stepper, h *AuxHandle, rb *Buffer, ev AuxEvent) any {
 	}
 	rb.aux.refcount++
 	rb.trace(TraceEvent{Kind: TraceAuxRefcount, Value: uint64(rb.aux.refcount)})
-	step(s, "perf_aux_output_begin:aux_refcount")
+	StepAt(s, "perf_aux_output_begin:aux_refcount")
 	nest := rb.aux.nest
 	// "Nesting is not supported for AUX area, make sure nested writers are
 	// caught early" (WARN_ON_ONCE).
@@ -164,7 +164,7 @@ func AuxOutputEnd(s Stepper, h *AuxHandle, size uint64) error {
 	}
 	h.Event = nil
 	rb.aux.nest = 0
-	step(s, "perf_aux_output_end:nest-zero")
+	StepAt(s, "perf_aux_output_end:nest-zero")
 	err := rb.FreeAux(true) // "can't be last"
 	if _, perr := rb.Put(); err == nil {
 		err = perr
@@ -242,7 +242,7 @@ func OutputCopyAux(s Stepper, aux *AuxHandle, dst *Handle, from, to uint64) (int
 		}
 		n += int(tocopy)
 		from = (from + tocopy) & mask
-		step(s, "perf_output_copy_aux:page")
+		StepAt(s, "perf_output_copy_aux:page")
 		if to == from {
 			break
 		}

@@ -31,29 +31,3 @@ func BenchmarkForwardOutput(b *testing.B) {
 		}
 	}
 }
-
-// BenchmarkOverwriteReader: one perf --overwrite read pass (find_range, read_event
-// per record, read_done) over a full backward 1-page buffer of 120-byte samples.
-func BenchmarkOverwriteReader(b *testing.B) {
-	rb := mustBuffer(1, 0, 0)
-	ev := &SimpleEvent{}
-	s := benchSample()
-	for i := 0; i < 100; i++ {
-		_ = PerfEventOutput(NoSteps{}, rb, ev, s, true)
-	}
-	m, _ := NewMmap(rb, true)
-	b.ReportAllocs()
-	b.ResetTimer()
-	n := 0
-	for i := 0; i < b.N; i++ {
-		m.Prev = 0
-		if err := m.ReadInit(NoSteps{}); err != nil {
-			b.Fatal(err)
-		}
-		for m.ReadEvent(NoSteps{}) != nil {
-			n++
-		}
-		m.ReadDone(NoSteps{})
-	}
-	b.ReportMetric(float64(n)/float64(b.N), "records/pass")
-}

@@ -36,7 +36,7 @@ func getHandle(s Stepper, h *Handle) {
 	rb := h.rb
 	rb.nest++
 	h.wakeup = rb.wakeup
-	step(s, "perf_output_get_handle:nest-inc")
+	StepAt(s, "perf_output_get_handle:nest-inc")
 }
 
 // Only the outermost writer publishes data_head; it publishes first, then clears
@@ -56,11 +56,11 @@ func putHandle(s Stepper, h *Handle) {
 	for {
 		head := rb.head
 		// IRQ/NMI can happen here and advance rb->head.
-		step(s, "perf_output_put_handle:head-read")
+		StepAt(s, "perf_output_put_handle:head-read")
 		rb.storeDataHead(head)
-		step(s, "perf_output_put_handle:data-head-stored")
+		StepAt(s, "perf_output_put_handle:data-head-stored")
 		rb.nest = 0
-		step(s, "perf_output_put_handle:nest-zero")
+		StepAt(s, "perf_output_put_handle:nest-zero")
 		if head == rb.head {
 			break
 		}
@@ -79,14 +79,14 @@ func putHandleOld(s Stepper, h *Handle) {
 	rb := h.rb
 	for {
 		head := rb.head
-		step(s, "perf_output_put_handle:head-read")
+		StepAt(s, "perf_output_put_handle:head-read")
 		rb.nest--
 		if rb.nest != 0 {
 			return
 		}
-		step(s, "perf_output_put_handle:nest-dec")
+		StepAt(s, "perf_output_put_handle:nest-dec")
 		rb.storeDataHead(head)
-		step(s, "perf_output_put_handle:data-head-stored")
+		StepAt(s, "perf_output_put_handle:data-head-stored")
 		if head == rb.head {
 			break
 		}
@@ -171,7 +171,7 @@ func OutputBegin(s Stepper, h *Handle, rb *Buffer, data *SampleID, ev Event, siz
 			head -= uint64(size)
 		}
 		// An NMI writer here moves rb->head and makes the cmpxchg fail.
-		step(s, "__perf_output_begin:cmpxchg")
+		StepAt(s, "__perf_output_begin:cmpxchg")
 		if rb.head == offset { // local_try_cmpxchg(&rb->head, &offset, head)
 			rb.head = head
 			break
@@ -194,12 +194,12 @@ func OutputBegin(s Stepper, h *Handle, rb *Buffer, data *SampleID, ev Event, siz
 	if rb.Tracer != nil {
 		rb.Tracer(TraceEvent{Kind: TraceReserve, Pos: offset, Size: size, Backward: backward})
 	}
-	step(s, "__perf_output_begin:reserved")
+	StepAt(s, "__perf_output_begin:reserved")
 
 	if haveLost != 0 {
 		var buf [lostRecordSize + 48]byte
 		b := buf[:HeaderSize]
-		putHeader(b, Header{Type: uapi.PERF_RECORD_LOST, Size: uint16(h.lostSize)})
+		PutHeader(b, Header{Type: uapi.PERF_RECORD_LOST, Size: uint16(h.lostSize)})
 		b = binary.LittleEndian.AppendUint64(b, ev.ID())
 		b = binary.LittleEndian.AppendUint64(b, rb.lost) // local_xchg(&rb->lost, 0)
 		rb.lost = 0
@@ -207,7 +207,7 @@ func OutputBegin(s Stepper, h *Handle, rb *Buffer, data *SampleID, ev Event, siz
 			b = appendSampleID(b, ev.SampleType(), data)
 		}
 		OutputCopy(h, b)
-		step(s, "__perf_output_begin:lost-written")
+		StepAt(s, "__perf_output_begin:lost-written")
 	}
 	_ = callerSize
 	return nil

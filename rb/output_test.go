@@ -47,40 +47,6 @@ func TestForwardOutputBytes(t *testing.T) {
 	}
 }
 
-func TestOutputWrapsAcrossTheEnd(t *testing.T) {
-	rb := mustBuffer(1, 0, RingBufferWritable)
-	ev := &SimpleEvent{}
-	m, _ := NewMmap(rb, false)
-	filler := seqSample(0, 0) // 40 bytes
-	fs := sampleBytes(t, filler)
-	for i := 0; i < 100; i++ { // 4000 bytes, 96 left before the end
-		if err := PerfEventOutput(NoSteps{}, rb, ev, filler, false); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if got, _ := m.ReadAll(NoSteps{}); len(got) != 100 || !cmp.Equal(got[99], fs) {
-		t.Fatalf("read %d fillers", len(got))
-	}
-	big := seqSample(7, 14) // 40 + 112 = 152 bytes: 96 before the end, 56 after
-	if err := PerfEventOutput(NoSteps{}, rb, ev, big, false); err != nil {
-		t.Fatal(err)
-	}
-	want := sampleBytes(t, big)
-	if diff := cmp.Diff(want[:96], rb.Data()[4000:]); diff != "" {
-		t.Errorf("tail of the area (-want +got):\n%s", diff)
-	}
-	if diff := cmp.Diff(want[96:], rb.Data()[:56]); diff != "" {
-		t.Errorf("start of the area (-want +got):\n%s", diff)
-	}
-	got, err := m.ReadAll(NoSteps{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff([][]byte{want}, got); diff != "" {
-		t.Errorf("reader through the bounce buffer (-want +got):\n%s", diff)
-	}
-}
-
 func TestBackwardOutput(t *testing.T) {
 	rb := mustBuffer(1, 0, 0)
 	ev := &SimpleEvent{}
@@ -99,46 +65,6 @@ func TestBackwardOutput(t *testing.T) {
 	want := append(sampleBytes(t, b), sampleBytes(t, a)...)
 	if diff := cmp.Diff(want, rb.Data()[4096-88:]); diff != "" {
 		t.Errorf("data (-want +got):\n%s", diff)
-	}
-}
-
-func TestNoSpaceCountsLostAndEmitsLostFirst(t *testing.T) {
-	rb := mustBuffer(1, 0, RingBufferWritable)
-	const idType = uapi.PERF_SAMPLE_TID | uapi.PERF_SAMPLE_TIME
-	ev := &SimpleEvent{EventID: 42, Type: uapi.PERF_SAMPLE_IP | idType, IDAll: true}
-	s := &Sample{Type: ev.Type, IP: 1, Pid: 5, Tid: 6, Time: 7} // 32 bytes
-	n := 0
-	for PerfEventOutput(NoSteps{}, rb, ev, s, false) == nil {
-		n++
-	}
-	// CIRC_SPACE keeps one byte free: 4095/32 = 127 records fit.
-	if n != 127 {
-		t.Errorf("%d records fitted, want 127", n)
-	}
-	for i := 0; i < 2; i++ {
-		if err := PerfEventOutput(NoSteps{}, rb, ev, s, false); !errors.Is(err, uapi.ENOSPC) {
-			t.Fatalf("err = %v, want ENOSPC", err)
-		}
-	}
-	if rb.Lost() != 3 || ev.LostSamples != 3 {
-		t.Errorf("rb->lost %d, lost_samples %d; want 3, 3", rb.Lost(), ev.LostSamples)
-	}
-	m, _ := NewMmap(rb, false)
-	if got, _ := m.ReadAll(NoSteps{}); len(got) != 127 {
-		t.Fatalf("read %d", len(got))
-	}
-	s2 := &Sample{Type: ev.Type, IP: 2, Pid: 5, Tid: 6, Time: 8}
-	if err := PerfEventOutput(NoSteps{}, rb, ev, s2, false); err != nil {
-		t.Fatal(err)
-	}
-	got, _ := m.ReadAll(NoSteps{})
-	// LOST {id 42, lost 3} with the sample_id of the sample being written.
-	want := [][]byte{bs(hdr(2, 0, 40), 42, 3, [2]uint32{5, 6}, uint64(8)), sampleBytes(t, s2)}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("records (-want +got):\n%s", diff)
-	}
-	if rb.Lost() != 0 {
-		t.Errorf("rb->lost %d after the LOST record, want 0", rb.Lost())
 	}
 }
 

@@ -30,7 +30,8 @@ type Header struct {
 	Size uint16
 }
 
-func putHeader(b []byte, h Header) {
+// PutHeader writes h as the first 8 bytes of b.
+func PutHeader(b []byte, h Header) {
 	binary.LittleEndian.PutUint32(b[0:], h.Type)
 	binary.LittleEndian.PutUint16(b[4:], h.Misc)
 	binary.LittleEndian.PutUint16(b[6:], h.Size)

@@ -155,12 +155,12 @@ func outputSampleFields(st Stepper, h *Handle, s *Sample, size int) bool {
 		// Contiguous: encode in place (same bytes as the field by field copy).
 		b := rb.data[h.addr : h.addr+size]
 		binary.LittleEndian.PutUint64(b, hw)
-		step(st, "perf_output_sample:header")
+		StepAt(st, "perf_output_sample:header")
 		encodeSampleBody(b[HeaderSize:], s)
 		h.advance(size)
 	} else {
 		put64(h, hw)
-		step(st, "perf_output_sample:header")
+		StepAt(st, "perf_output_sample:header")
 		var buf [512]byte
 		var b []byte
 		if size <= len(buf) {

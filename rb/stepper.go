@@ -16,9 +16,9 @@ type NoSteps struct{}
 // Step implements Stepper.
 func (NoSteps) Step(string) {}
 
-// step calls s.Step unless s is NoSteps: the undisturbed course costs a pointer
+// StepAt calls s.Step unless s is NoSteps: the undisturbed course costs a pointer
 // compare instead of an indirect call on the writer's fast path.
-func step(s Stepper, label string) {
+func StepAt(s Stepper, label string) {
 	if _, quiet := s.(NoSteps); !quiet {
 		s.Step(label)
 	}

@@ -7,7 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"perfsim/scenarios/record"
+	"perfsim/perftool"
 	"perfsim/sim"
 )
 
@@ -49,17 +49,17 @@ func TestCoresightSnapshotTwice(t *testing.T) {
 		tool string
 		want result
 	}{
-		{record.FindSnapshotRemoved, result{Snapshots: 2, Dups: false, Violated: false}},
-		{record.FindSnapshotPre, result{Snapshots: 2, Dups: true, Violated: true}},
+		{perftool.FindSnapshotRemoved, result{Snapshots: 2, Dups: false, Violated: false}},
+		{perftool.FindSnapshotPre, result{Snapshots: 2, Dups: true, Violated: true}},
 	} {
 		t.Run(tc.tool, func(t *testing.T) {
-			r, _, err := RunOnce(f, Options{Knobs: map[string]string{record.ToolKnobFindSnapshot: tc.tool}, Chooser: sim.NewRandom(1)})
+			r, _, err := RunOnce(f, Options{Knobs: map[string]string{perftool.ToolKnobFindSnapshot: tc.tool}, Chooser: sim.NewRandom(1)})
 			if err != nil {
 				t.Fatal(err)
 			}
 			n, _ := r.Perf.Observe("cs.snapshot.count")
 			dups, _ := r.Perf.Observe("cs.snapshot.dups")
-			got := result{Snapshots: n, Dups: dups > 0, Violated: r.violated(record.InvCSSnapshotNoDup)}
+			got := result{Snapshots: n, Dups: dups > 0, Violated: r.violated(perftool.InvCSSnapshotNoDup)}
 			if d := cmp.Diff(tc.want, got); d != "" {
 				t.Errorf("(-want +got):\n%s", d)
 			}
@@ -91,7 +91,7 @@ func TestCoresightVarianceSpread(t *testing.T) {
 	}
 	mib := func(n int64) string { return fmt.Sprintf("%.1fMiB", float64(n)/MiB) }
 	tLo, tMed, tHi := spread(nil)
-	pLo, pMed, pHi := spread(map[string]string{record.ToolKnobFindSnapshot: record.FindSnapshotPre})
+	pLo, pMed, pHi := spread(map[string]string{perftool.ToolKnobFindSnapshot: perftool.FindSnapshotPre})
 	iLo, iMed, iHi := spread(map[string]string{"coresight-snapshot-sync": "is-active"})
 	t.Logf("snapshot size min/median/max: today %s/%s/%s, pre-2f01c200d440 %s/%s/%s, is-active %s/%s/%s",
 		mib(tLo), mib(tMed), mib(tHi), mib(pLo), mib(pMed), mib(pHi), mib(iLo), mib(iMed), mib(iHi))

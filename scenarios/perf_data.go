@@ -15,7 +15,7 @@ type PerfDataWriter interface {
 
 // WritePerfData writes the perf.data of every perf record session of the run
 // into dir (created if needed): the real perf script and perf report read
-// them (scenarios/record: PerfData.WriteFile).
+// them (perftool: PerfData.WriteFile).
 func (r *Run) WritePerfData(dir string) ([]string, error) {
 	w, ok := r.Perf.(PerfDataWriter)
 	if !ok {

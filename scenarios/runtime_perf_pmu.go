@@ -7,15 +7,15 @@ import (
 	"strings"
 
 	"perfsim/cpu"
+	"perfsim/perftool"
 	"perfsim/pmu"
 	"perfsim/rb"
-	"perfsim/scenarios/record"
 	"perfsim/sched"
 	"perfsim/sim"
 )
 
 // PMUPerf is the perf backend built from the pmu kernel core (pmu.NewKernel)
-// and one perf record tool process per record line (record.NewSession).
+// and one perf record tool process per record line (perftool.NewSession).
 //
 // Everything it lists comes from the registries of the lower packages, so a
 // new PMU, knob, observable, action or step point plugs in there:
@@ -23,15 +23,15 @@ import (
 //     Kernel.StartDrivers before any session starts;
 //   - kernel knobs: pmu.AllKnobSpecs() (the ring buffer's rb.KnobSpecs, the
 //     core's pmu.KnobSpecs and the drivers'), plus sched.Knobs (KernelKnobSpecs);
-//     tool knobs: record.ToolKnobs();
+//     tool knobs: perftool.ToolKnobs();
 //   - observables: pmu.ObservableNames() (flags per pmu.ObservableIsBool) and
-//     record.AllSessionObservableNames(), which for a named session are also
+//     perftool.AllSessionObservableNames(), which for a named session are also
 //     SESSION.NAME; a session observable alone sums the sessions;
-//   - verbs: record.Actions(), each taking the session first;
+//   - verbs: perftool.Actions(), each taking the session first;
 //   - step points: pmu.StepPoints() (the core's, rb's and the drivers');
 //   - invariants: rb.Invariants, judged at the end of the run by rb.Check on the
 //     log of every ring buffer the run allocated (pmu.Kernel.TraceBuffers), and
-//     record.SessionInvariants(), judged on every session by their Check;
+//     perftool.SessionInvariants(), judged on every session by their Check;
 //   - timeline rows: a PMU implementing Timeliner (cs_etm's periods).
 //
 // NMIs: a forced "nmi cpuN at LABEL" and a timed "at T nmi cpuN" run
@@ -45,14 +45,14 @@ type PMUPerf struct{}
 const rbTraceLimit = 1 << 16
 
 func (PMUPerf) KernelKnobs() []sim.KnobSpec { return pmu.AllKnobSpecs() }
-func (PMUPerf) ToolKnobs() []sim.KnobSpec   { return record.ToolKnobs() }
+func (PMUPerf) ToolKnobs() []sim.KnobSpec   { return perftool.ToolKnobs() }
 
 func (PMUPerf) Invariants() []InvariantSpec {
 	out := make([]InvariantSpec, 0, len(rb.Invariants))
 	for _, inv := range rb.Invariants {
 		out = append(out, InvariantSpec{Name: inv.Name, Says: inv.Says, Why: inv.Why, Package: "rb"})
 	}
-	for _, inv := range record.SessionInvariants() { // judged per session in Finish
+	for _, inv := range perftool.SessionInvariants() { // judged per session in Finish
 		out = append(out, InvariantSpec{Name: inv.Name, Says: inv.Says, Why: inv.Why, Package: inv.Package})
 	}
 	return out
@@ -77,7 +77,7 @@ func (PMUPerf) Observables() map[string]Type {
 	for n := range oracleObservables {
 		out[n] = IntType
 	}
-	for _, n := range record.AllSessionObservableNames() {
+	for _, n := range perftool.AllSessionObservableNames() {
 		out[n] = IntType
 		out["SESSION."+n] = IntType
 	}
@@ -91,17 +91,17 @@ func (PMUPerf) ObservableHelp(name string) string {
 	if h, ok := oracleObservables[name]; ok {
 		return h
 	}
-	return record.SessionObservableHelp(strings.TrimPrefix(name, "SESSION."))
+	return perftool.SessionObservableHelp(strings.TrimPrefix(name, "SESSION."))
 }
 
-var recordArgKinds = map[record.ArgKind]ArgKind{
-	record.ArgCPU: ArgCPU, record.ArgInt: ArgInt, record.ArgSize: ArgSize,
-	record.ArgDuration: ArgDuration, record.ArgWord: ArgWord,
+var recordArgKinds = map[perftool.ArgKind]ArgKind{
+	perftool.ArgCPU: ArgCPU, perftool.ArgInt: ArgInt, perftool.ArgSize: ArgSize,
+	perftool.ArgDuration: ArgDuration, perftool.ArgWord: ArgWord,
 }
 
 func (PMUPerf) Verbs() map[string]Verb {
 	out := map[string]Verb{}
-	for _, a := range record.Actions() {
+	for _, a := range perftool.Actions() {
 		spec := ActionSpec{Args: []ArgKind{ArgSession}, MinArgs: 1 + a.MinArgs}
 		for _, k := range a.Args {
 			kind, ok := recordArgKinds[k]
@@ -134,7 +134,7 @@ func (PMUPerf) StepPoints() []string { return pmu.StepPoints() }
 
 func (PMUPerf) Syscalls() []string {
 	var out []string
-	for _, tp := range record.KernelTracepoints() {
+	for _, tp := range perftool.KernelTracepoints() {
 		if name, ok := strings.CutPrefix(tp.Name, "sys_enter_"); ok && tp.System == "syscalls" {
 			out = append(out, name)
 		}
@@ -147,13 +147,13 @@ func (PMUPerf) Syscalls() []string {
 // record line.
 func (PMUPerf) Start(r *Run) (PerfRun, error) {
 	o := pmu.DefaultOptions(len(r.M.CPUs))
-	o.Tracepoints = record.KernelTracepoints()
+	o.Tracepoints = perftool.KernelTracepoints()
 	for _, k := range pmu.AllKnobSpecs() {
 		if _, err := pmu.ApplyAnyKnob(&o.Knobs, k.Name, r.Knobs[k.Name]); err != nil {
 			return nil, err
 		}
 	}
-	p := &pmuRun{r: r, k: pmu.NewKernel(r.S, o), byName: map[string]*record.Session{}}
+	p := &pmuRun{r: r, k: pmu.NewKernel(r.S, o), byName: map[string]*perftool.Session{}}
 	p.k.TraceBuffers(rbTraceLimit)
 	prev := p.k.OnOutput
 	p.k.OnOutput = func(e *pmu.Event, c *cpu.CPU, s *rb.Sample) {
@@ -174,14 +174,14 @@ func (PMUPerf) Start(r *Run) (PerfRun, error) {
 		}
 	}
 	toolKnobs := map[string]string{}
-	for _, k := range record.ToolKnobs() {
+	for _, k := range perftool.ToolKnobs() {
 		toolKnobs[k.Name] = r.Knobs[k.Name]
 	}
 	for _, rec := range r.File.Records {
-		ropts := record.DefaultOptions()
+		ropts := perftool.DefaultOptions()
 		ropts.NrCPUs = len(r.M.CPUs)
-		ropts.Tool = record.ToolOf(toolKnobs[record.PerfVersionKnob.Name])
-		parsed, err := record.Parse(rec.Argv(), ropts)
+		ropts.Tool = perftool.ToolOf(toolKnobs[perftool.PerfVersionKnob.Name])
+		parsed, err := perftool.Parse(rec.Argv(), ropts)
 		if err != nil {
 			return nil, r.File.Errorf(rec.Pos, "%v", err)
 		}
@@ -189,9 +189,9 @@ func (PMUPerf) Start(r *Run) (PerfRun, error) {
 		if w, ok := rec.Workload(); ok {
 			workload = r.Tasks[w.Text]
 		}
-		sopts := record.DefaultSessionOptions()
+		sopts := perftool.DefaultSessionOptions()
 		sopts.Knobs = toolKnobs
-		ss, err := record.NewSession(parsed, p.k, r.S, workload, sopts)
+		ss, err := perftool.NewSession(parsed, p.k, r.S, workload, sopts)
 		if err != nil {
 			return nil, r.File.Errorf(rec.Pos, "%v", err)
 		}
@@ -216,9 +216,9 @@ type pmuRun struct {
 	notActive int64 // samples.not-active
 	r         *Run
 	k         *pmu.Kernel
-	sessions  []*record.Session
+	sessions  []*perftool.Session
 	names     []string
-	byName    map[string]*record.Session
+	byName    map[string]*perftool.Session
 }
 
 func (p *pmuRun) Observe(name string) (int64, bool) {
@@ -306,8 +306,8 @@ func (p *pmuRun) Finish() []Violation {
 				Message: fmt.Sprintf("ring buffer of %s: %s", l.Name, v.Detail)})
 		}
 	}
-	for i, ss := range p.sessions { // record.RegisterSessionInvariant's
-		for _, inv := range record.SessionInvariants() {
+	for i, ss := range p.sessions { // perftool.RegisterSessionInvariant's
+		for _, inv := range perftool.SessionInvariants() {
 			for _, msg := range inv.Check(ss) {
 				out = append(out, Violation{Invariant: inv.Name, T: now, CPU: -1,
 					Message: fmt.Sprintf("session %d %s: %s", i+1, p.names[i], msg)})

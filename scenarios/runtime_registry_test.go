@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"perfsim/perftool"
 	"perfsim/pmu"
-	"perfsim/scenarios/record"
 )
 
 // stepLabel matches a literal step point label passed to Step or rb's step.
@@ -55,12 +55,12 @@ func TestRegistryFromPackages(t *testing.T) {
 			t.Errorf("kernel knob %s missing", k.Name)
 		}
 	}
-	for _, k := range record.ToolKnobs() {
+	for _, k := range perftool.ToolKnobs() {
 		if _, ok := reg.Knob(ToolKnobs, k.Name); !ok {
 			t.Errorf("tool knob %s missing", k.Name)
 		}
 	}
-	for _, a := range record.Actions() {
+	for _, a := range perftool.Actions() {
 		if _, ok := reg.Action(a.Name); !ok {
 			t.Errorf("action %s missing", a.Name)
 		}
@@ -70,7 +70,7 @@ func TestRegistryFromPackages(t *testing.T) {
 			t.Errorf("observable %s missing", n)
 		}
 	}
-	for _, n := range record.AllSessionObservableNames() {
+	for _, n := range perftool.AllSessionObservableNames() {
 		if _, ok := reg.Observable(n); !ok {
 			t.Errorf("session observable %s missing", n)
 		}

@@ -8,8 +8,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"perfsim/perftool"
 	"perfsim/scenarios"
-	"perfsim/scenarios/record"
 )
 
 // TestDeferredInvariantsListed: the deferred callchain invariants are named
@@ -21,7 +21,7 @@ func TestDeferredInvariantsListed(t *testing.T) {
 		got[inv.Name] = inv.Says
 	}
 	want := map[string]string{}
-	for _, inv := range record.DeferredInvariants {
+	for _, inv := range perftool.DeferredInvariants {
 		want[inv.Name] = inv.Says
 	}
 	for name := range got {

@@ -14,7 +14,7 @@
 // oracle can say which periods a snapshot has, whether it is contiguous and
 // whether a byte appears twice or out of order.
 //
-// PMU (pmu.go) is etm_pmu on a pmu.Kernel: type 9 (scenarios/record's
+// PMU (pmu.go) is etm_pmu on a pmu.Kernel: type 9 (perftool's
 // TypeCSETM), EXCLUSIVE|ITRACE|AUX_PAUSE, perf_sw_context, no snapshot_aux;
 // its Host is the machine's clock, the CPUs' step points and a per-CPU timer
 // raising the TRBE interrupt. It registers as "pmu cs_etm sink=etr|trbe
@@ -23,7 +23,7 @@
 // the machine's --timeline (timeline.go), as seed 004's diagram does. The
 // tool side (cs_etm's auxtrace_record callbacks, the cs.snapshot.*
 // observables and the cs-snapshot-no-dup-no-reorder invariant) is in
-// scenarios/record/session_cs_etm*.go.
+// perftool/session_cs_etm*.go.
 //
 // The upstream history it models (see knobs.go for the knobs):
 //
@@ -39,7 +39,7 @@
 //     buffer (old = head - len) as soon as a buffer had wrapped (head >= len,
 //     or non-zero bytes in its last 512), every snapshot thereafter; after it,
 //     __auxtrace_mmap__read() takes (head - old) modulo the buffer size,
-//     clamped to the snapshot size. That is a tool knob (scenarios/record).
+//     clamped to the snapshot size. That is a tool knob (perftool).
 //   - The sinks' snapshot-mode head handling: since 2019 (e45c48a9a4d2's
 //     series) the sinks do handle->head += size in snapshot mode. In Sept 2021
 //     Suzuki queued Leo's 7be15eef996f "coresight: tmc-etr: Use

@@ -14,7 +14,7 @@ import (
 	"perfsim/sim"
 )
 
-// TypeCSETM is the simulated pmu->type of cs_etm (scenarios/record's
+// TypeCSETM is the simulated pmu->type of cs_etm (perftool's
 // TypeCSETM; a record test checks they agree).
 const TypeCSETM = 9
 

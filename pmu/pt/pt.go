@@ -12,7 +12,7 @@ import (
 	"perfsim/sim"
 )
 
-// TypeIntelPT is the simulated pmu->type of intel_pt (scenarios/record uses 8).
+// TypeIntelPT is the simulated pmu->type of intel_pt (perftool uses 8).
 const TypeIntelPT = 8
 
 // RTIT_STATUS bits the model keeps.

@@ -6,9 +6,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"perfsim/cpu"
+	"perfsim/perftool"
 	"perfsim/pmu"
 	"perfsim/pmu/pt"
-	"perfsim/scenarios/record"
 	"perfsim/sched"
 	"perfsim/sim"
 	"perfsim/uapi"
@@ -26,7 +26,7 @@ func newMachine(tb testing.TB, ch sim.Chooser, knobs map[string]string) *machine
 	s := sched.New(m, sched.DefaultConfig())
 	o := pmu.DefaultOptions(1)
 	o.Knobs.Extra = knobs
-	o.Tracepoints = record.KernelTracepoints()
+	o.Tracepoints = perftool.KernelTracepoints()
 	k := pmu.NewKernel(s, o)
 	p := pt.New(k, 1000, 4096, pt.DefaultCaps)
 	if err := k.RegisterPMU(p); err != nil {
@@ -44,7 +44,7 @@ func ptAttr() pmu.Attr {
 }
 
 func tpAttr(tb testing.TB, name string) pmu.Attr {
-	r, err := record.Parse([]string{"-o", "/dev/null", "-e", "syscalls:" + name, "--", "task"}, record.DefaultOptions())
+	r, err := perftool.Parse([]string{"-o", "/dev/null", "-e", "syscalls:" + name, "--", "task"}, perftool.DefaultOptions())
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -1,0 +1,78 @@
+package perftool
+
+import (
+	"perfsim/pmu"
+	"perfsim/sched"
+)
+
+// The AUX mapping actions: a second mapping of an AUX area through another
+// event writing into the same ring (one perf redirected there with
+// PERF_EVENT_IOC_SET_OUTPUT), and the unmapping of perf's own AUX areas. They
+// let a scenario race the two paths of perf_mmap() over one buffer that
+// 2ab9d830262c serialized with rb->aux_mutex (kernel knob aux-mutex).
+
+func init() {
+	RegisterAction(Action{Name: "aux-mmap", Args: []ArgKind{ArgCPU},
+		Help: "a thread of perf (on cpuN if given) maps each AUX area of the session once more, through the fd of the first event " +
+			"redirected into its ring (SET_OUTPUT; the ring's own fd when there is none); the mapping lasts until munmap or the end",
+		Do: func(ss *Session, args []string) { ss.ToolThread(cpuArg(args, 0), ss.mapAuxExtra) }})
+	RegisterAction(Action{Name: "aux-munmap", Args: []ArgKind{ArgCPU},
+		Help: "a thread of perf (on cpuN if given) unmaps the AUX areas perf mapped (auxtrace_mmap__munmap), leaving the rings; perf stops reading them",
+		Do: func(ss *Session, args []string) {
+			ss.ToolThread(cpuArg(args, 0), func(t *sched.Task) {
+				for _, m := range ss.Mmaps {
+					ss.auxtraceMunmap(t, m)
+				}
+			})
+		}})
+	RegisterAction(Action{Name: "aux-munmap-tail", Args: []ArgKind{ArgSize, ArgCPU}, MinArgs: 1,
+		Help: "a thread of perf (on cpuN if given) unmaps the last SIZE bytes of each AUX area perf mapped: a partial munmap, " +
+			"-EINVAL today (perf_mmap_may_split()), a split of the mapping before b024d7b56c77 (kernel knob vma-split)",
+		Do: func(ss *Session, args []string) {
+			size := sizeArg(args, 0)
+			ss.ToolThread(cpuArg(args, 1), func(t *sched.Task) {
+				for _, mm := range ss.aux.mmaps {
+					if mm.Map == nil || size == 0 || size >= mm.Len {
+						continue
+					}
+					if err := ss.K.MunmapRange(t, mm.Map, mm.Len-size, size); err != nil {
+						ss.tool.actionErrs++
+					}
+				}
+			})
+		}})
+	RegisterSessionObservable("tool.aux-mmaps", "AUX mappings the aux-mmap action made", func(ss *Session) int64 { return ss.tool.auxMapped })
+}
+
+// mapAuxExtra maps every AUX area of the session again, with perf's offset,
+// length and protection, through a redirected event's fd where there is one.
+func (ss *Session) mapAuxExtra(t *sched.Task) {
+	for _, mm := range ss.aux.mmaps {
+		m := mm.Ring
+		fd := m.FD
+		if len(m.Outputs) > 0 {
+			fd = m.Outputs[0]
+		}
+		prot := pmu.ProtRead
+		if !mm.Overwrite {
+			prot |= pmu.ProtWrite
+		}
+		mp, err := ss.K.Mmap(t, fd, uint64(ss.R.MmapBytes())/pmu.PageSize, mm.Len, prot)
+		if err != nil {
+			ss.tool.actionErrs++
+			continue
+		}
+		ss.tool.auxMapped++
+		ss.tool.auxExtra = append(ss.tool.auxExtra, mp)
+	}
+}
+
+// unmapAuxExtra unmaps what mapAuxExtra mapped.
+func (ss *Session) unmapAuxExtra(t *sched.Task) {
+	for _, mp := range ss.tool.auxExtra {
+		if err := ss.K.Munmap(t, mp); err != nil {
+			ss.tool.actionErrs++
+		}
+	}
+	ss.tool.auxExtra = nil
+}

@@ -1,0 +1,251 @@
+package perftool
+
+import (
+	"strconv"
+	"strings"
+)
+
+// recordOpts mirrors the parts of struct record_opts / callchain_param that
+// the command line sets (tools/perf/util/record.h, builtin-record.c).
+type recordOpts struct {
+	events        []string
+	userInterval  uint64 // -c (0: unset; ULLONG_MAX in perf)
+	userIntervalS bool
+	userFreq      uint64 // -F
+	userFreqS     bool
+	freqMax       bool
+	target        Target
+	noInherit     bool
+	mmapArg       string
+	mmapSet       bool
+	overwrite     bool
+	snapshot      *string // -S[opts]
+	auxSample     *string // --aux-sample[=opts]
+	callgraph     *callchain
+	sampleAddress bool // -d
+	sampleDataSrc bool
+	rawSamples    bool // -R
+	sampleCPU     bool // --sample-cpu
+	switchEvents  bool // --switch-events: attr.context_switch on the tracking event
+	noBPFEvent    bool // --no-bpf-event
+	strictFreq    bool
+	output        string // -o
+}
+
+// option is one perf record option this model understands.
+type option struct {
+	short  byte
+	long   string
+	arg    int // 0 none, 1 required, 2 optional (only with = / attached)
+	handle func(o *recordOpts, val string, opt string) error
+}
+
+func boolOpt(set func(o *recordOpts)) func(*recordOpts, string, string) error {
+	return func(o *recordOpts, _ string, _ string) error { set(o); return nil }
+}
+
+// recordOptions lists the supported options (tools/perf/builtin-record.c: __record_options).
+var recordOptions = []option{
+	{'e', "event", 1, func(o *recordOpts, v, _ string) error { o.events = append(o.events, v); return nil }},
+	{'c', "count", 1, func(o *recordOpts, v, opt string) error {
+		n, err := strconv.ParseUint(v, 0, 64)
+		if err != nil {
+			return errf(opt, "expects a numerical value, got '%s'", v)
+		}
+		o.userInterval, o.userIntervalS = n, true
+		return nil
+	}},
+	{'F', "freq", 1, func(o *recordOpts, v, opt string) error {
+		// tools/perf/util/record.c: record__parse_freq()
+		if strings.EqualFold(v, "max") {
+			o.freqMax, o.userFreqS = true, true
+			return nil
+		}
+		n, _ := strconv.Atoi(v) // atoi(): garbage reads as 0
+		o.userFreq, o.userFreqS = uint64(max(n, 0)), true
+		return nil
+	}},
+	{'a', "all-cpus", 0, boolOpt(func(o *recordOpts) { o.target.SystemWide = true })},
+	{'C', "cpu", 1, func(o *recordOpts, v, opt string) error {
+		cpus, err := parseCPUList(v)
+		if err != nil {
+			return errf(opt, "%v", err)
+		}
+		o.target.CPUList = cpus
+		return nil
+	}},
+	{0, "per-thread", 0, boolOpt(func(o *recordOpts) { o.target.PerThread = true })},
+	{'i', "no-inherit", 0, boolOpt(func(o *recordOpts) { o.noInherit = true })},
+	{'m', "mmap-pages", 1, func(o *recordOpts, v, _ string) error { o.mmapArg, o.mmapSet = v, true; return nil }},
+	{0, "overwrite", 0, boolOpt(func(o *recordOpts) { o.overwrite = true })},
+	{'S', "snapshot", 2, func(o *recordOpts, v, _ string) error { o.snapshot = &v; return nil }},
+	{0, "aux-sample", 2, func(o *recordOpts, v, _ string) error { o.auxSample = &v; return nil }},
+	{'g', "", 0, func(o *recordOpts, _, opt string) error {
+		// builtin-record.c: record_callchain_opt(): -g is --call-graph fp
+		cc, err := parseCallchain("fp", opt)
+		o.callgraph = cc
+		return err
+	}},
+	{0, "call-graph", 1, func(o *recordOpts, v, opt string) error {
+		cc, err := parseCallchain(v, opt)
+		if err != nil {
+			return err
+		}
+		o.callgraph = cc
+		if cc.mode == callchainDWARF {
+			// record_opts__parse_callchain(): "Enable data address sampling for DWARF unwind."
+			o.sampleAddress, o.sampleDataSrc = true, true
+		}
+		return nil
+	}},
+	{'d', "data", 0, boolOpt(func(o *recordOpts) { o.sampleAddress = true })},
+	{'R', "raw-samples", 0, boolOpt(func(o *recordOpts) { o.rawSamples = true })},
+	{0, "sample-cpu", 0, boolOpt(func(o *recordOpts) { o.sampleCPU = true })},
+	{0, "switch-events", 0, boolOpt(func(o *recordOpts) { o.switchEvents = true })},
+	{0, "no-bpf-event", 0, boolOpt(func(o *recordOpts) { o.noBPFEvent = true })},
+	{0, "strict-freq", 0, boolOpt(func(o *recordOpts) { o.strictFreq = true })},
+	{'o', "output", 1, func(o *recordOpts, v, _ string) error { o.output = v; return nil }},
+	{'q', "quiet", 0, boolOpt(func(*recordOpts) {})},
+	{'v', "verbose", 0, boolOpt(func(*recordOpts) {})},
+}
+
+// known perf record options this model does not implement: named in the error.
+var unsupported = map[string]bool{
+	"pid": true, "tid": true, "uid": true, "delay": true, "D": true, "p": true, "t": true, "u": true,
+	"branch-filter": true, "b": true, "branch-any": true, "j": true, "intr-regs": true, "I": true,
+	"user-regs": true, "clockid": true, "k": true, "cgroup": true, "G": true,
+	"transaction": true, "weight": true, "W": true, "phys-data": true, "namespaces": true,
+	"all-user": true, "all-kernel": true, "running-time": true, "timestamp": true, "T": true,
+	"no-buffering": true, "N": true, "inherit-stat": true, "s": true, "period": true, "P": true,
+	"switch-output": true, "aio": true, "threads": true, "affinity": true, "mmap-flush": true,
+	"user-callchains": true, "kernel-callchains": true, "filter": true, "exclude-perf": true,
+}
+
+func parseCPUList(s string) ([]int, error) {
+	// tools/lib/perf/cpumap.c: perf_cpu_map__new() ("0-3,5")
+	var out []int
+	seen := map[int]bool{}
+	for _, part := range strings.Split(s, ",") {
+		lo, hi, isRange := strings.Cut(part, "-")
+		a, err := strconv.Atoi(lo)
+		if err != nil || a < 0 {
+			return nil, errf("", "invalid cpu list '%s'", s)
+		}
+		b := a
+		if isRange {
+			if b, err = strconv.Atoi(hi); err != nil || b < a {
+				return nil, errf("", "invalid cpu list '%s'", s)
+			}
+		}
+		if b-a > 4096 {
+			return nil, errf("", "invalid cpu list '%s'", s)
+		}
+		for c := a; c <= b; c++ {
+			if !seen[c] {
+				seen[c] = true
+				out = append(out, c)
+			}
+		}
+	}
+	// the map is sorted
+	for i := 1; i < len(out); i++ {
+		for j := i; j > 0 && out[j] < out[j-1]; j-- {
+			out[j], out[j-1] = out[j-1], out[j]
+		}
+	}
+	return out, nil
+}
+
+func findLong(name string) *option {
+	for i := range recordOptions {
+		if recordOptions[i].long == name && name != "" {
+			return &recordOptions[i]
+		}
+	}
+	return nil
+}
+
+func findShort(c byte) *option {
+	for i := range recordOptions {
+		if recordOptions[i].short == c && c != 0 {
+			return &recordOptions[i]
+		}
+	}
+	return nil
+}
+
+// parseArgs models tools/lib/subcmd/parse-options.c: parse_options() with
+// PARSE_OPT_STOP_AT_NON_OPTION, as cmd_record() calls it.
+func parseArgs(args []string) (*recordOpts, error) {
+	o := &recordOpts{}
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			o.target.Workload = append([]string(nil), args[i+1:]...)
+			return o, nil
+		case strings.HasPrefix(a, "--"):
+			name, val, hasVal := strings.Cut(a[2:], "=")
+			opt := findLong(name)
+			if opt == nil {
+				if unsupported[name] {
+					return nil, errf("--"+name, "option not supported by the simulator")
+				}
+				return nil, errf("--"+name, "unknown option")
+			}
+			switch opt.arg {
+			case 0:
+				if hasVal {
+					return nil, errf("--"+name, "takes no value")
+				}
+			case 1:
+				if !hasVal {
+					if i+1 >= len(args) {
+						return nil, errf("--"+name, "requires a value")
+					}
+					i++
+					val = args[i]
+				}
+			}
+			if err := opt.handle(o, val, "--"+name); err != nil {
+				return nil, err
+			}
+		case len(a) > 1 && a[0] == '-':
+			// bundled short options: -ag, -c1000, -m 16, -S (optional arg attached only)
+			for j := 1; j < len(a); j++ {
+				c := a[j]
+				opt := findShort(c)
+				name := "-" + string(c)
+				if opt == nil {
+					if unsupported[string(c)] {
+						return nil, errf(name, "option not supported by the simulator")
+					}
+					return nil, errf(name, "unknown switch")
+				}
+				val := ""
+				switch opt.arg {
+				case 1:
+					if j+1 < len(a) {
+						val = a[j+1:]
+					} else if i+1 < len(args) {
+						i++
+						val = args[i]
+					} else {
+						return nil, errf(name, "requires a value")
+					}
+					j = len(a)
+				case 2:
+					val = a[j+1:]
+					j = len(a)
+				}
+				if err := opt.handle(o, val, name); err != nil {
+					return nil, err
+				}
+			}
+		default:
+			o.target.Workload = append([]string(nil), args[i:]...)
+			return o, nil
+		}
+	}
+	return o, nil
+}

@@ -1,0 +1,452 @@
+package perftool
+
+import (
+	"strconv"
+	"strings"
+
+	"perfsim/pmu"
+	"perfsim/uapi"
+)
+
+// term is one pmu/term=value/ config term.
+type term struct {
+	key, val string
+	hasVal   bool
+}
+
+// eventParser builds evsels from -e strings (struct parse_events_state).
+type eventParser struct {
+	opts   *Options
+	evsels []Evsel
+}
+
+// splitTop splits s at commas outside {...} and /.../.
+func splitTop(s string) ([]string, bool) {
+	var out []string
+	depth, inSlash, start := 0, false, 0
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '{':
+			if !inSlash {
+				depth++
+			}
+		case '}':
+			if !inSlash {
+				depth--
+				if depth < 0 {
+					return nil, false
+				}
+			}
+		case '/':
+			inSlash = !inSlash
+		case ',':
+			if depth == 0 && !inSlash {
+				out = append(out, s[start:i])
+				start = i + 1
+			}
+		}
+	}
+	if depth != 0 || inSlash {
+		return nil, false
+	}
+	return append(out, s[start:]), true
+}
+
+const modChars = "ukhIGHpPSDeWb"
+
+func isModifier(s string) bool {
+	if s == "" || len(s) > 15 {
+		return false
+	}
+	for _, c := range s {
+		if !strings.ContainsRune(modChars, c) {
+			return false
+		}
+	}
+	return true
+}
+
+// parse adds the events of one -e argument.
+//
+// tools/perf/util/parse-events.c: parse_events() (the grammar of parse-events.y)
+func (p *eventParser) parse(arg string) error {
+	syntax := &Error{Option: "-e " + arg, Reason: "event syntax error: '" + arg + "'", Errno: uapi.EINVAL}
+	items, ok := splitTop(arg)
+	if !ok {
+		return syntax
+	}
+	for _, it := range items {
+		if it == "" {
+			return syntax
+		}
+		if it[0] == '{' {
+			end := strings.LastIndexByte(it, '}')
+			if end < 0 {
+				return syntax
+			}
+			body, mods := it[1:end], it[end+1:]
+			if strings.ContainsAny(body, "{}") {
+				return syntax // groups do not nest
+			}
+			if mods != "" && (mods[0] != ':' || !isModifier(mods[1:])) {
+				return syntax
+			}
+			leader := len(p.evsels)
+			members, ok := splitTop(body)
+			if !ok {
+				return syntax
+			}
+			for _, m := range members {
+				if err := p.parseOne(m, arg); err != nil {
+					return err
+				}
+			}
+			if len(p.evsels) == leader {
+				return syntax
+			}
+			for i := leader; i < len(p.evsels); i++ {
+				p.evsels[i].Leader = leader
+				if mods != "" {
+					if err := p.applyModifiers(&p.evsels[i], mods[1:], true, arg); err != nil {
+						return err
+					}
+				}
+			}
+			continue
+		}
+		if err := p.parseOne(it, arg); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// parseOne parses one event (no group) and appends its evsels (a tracepoint
+// glob may add several, each its own leader).
+func (p *eventParser) parseOne(s, arg string) error {
+	syntax := &Error{Option: "-e " + arg, Reason: "event syntax error: '" + s + "'", Errno: uapi.EINVAL}
+	base, termStr, mods, hasTerms := s, "", "", false
+	if i := strings.IndexByte(s, '/'); i >= 0 {
+		j := strings.LastIndexByte(s, '/')
+		if j == i {
+			return syntax
+		}
+		base, termStr, hasTerms = s[:i], s[i+1:j], true
+		rest := s[j+1:]
+		if rest != "" {
+			// "cycles/period=1/u" and "cycles/period=1/:u" both carry modifiers
+			mods = strings.TrimPrefix(rest, ":")
+			if !isModifier(mods) {
+				return syntax
+			}
+		}
+	} else if k := strings.LastIndexByte(s, ':'); k >= 0 && isModifier(s[k+1:]) {
+		base, mods = s[:k], s[k+1:]
+	}
+	if base == "" {
+		return syntax
+	}
+	var terms []term
+	if hasTerms && termStr != "" {
+		for _, t := range strings.Split(termStr, ",") {
+			if t == "" {
+				return syntax
+			}
+			k, v, has := strings.Cut(t, "=")
+			terms = append(terms, term{k, v, has})
+		}
+	}
+	var news []Evsel
+	switch {
+	case strings.Contains(base, ":"):
+		sys, name, _ := strings.Cut(base, ":")
+		tps := GlobTracepoints(sys, name)
+		if len(tps) == 0 {
+			return &Error{Option: "-e " + arg, Reason: "unknown tracepoint '" + base + "' (not in the simulator's catalogue)", Errno: uapi.ENOENT}
+		}
+		for _, tp := range tps {
+			a := p.newAttr(uapi.PERF_TYPE_TRACEPOINT, tp.ID)
+			// tools/perf/util/evsel.c: evsel__newtp_idx()
+			a.SampleType = uapi.PERF_SAMPLE_RAW | uapi.PERF_SAMPLE_TIME | uapi.PERF_SAMPLE_CPU | uapi.PERF_SAMPLE_PERIOD
+			a.SamplePeriod = 1
+			news = append(news, Evsel{Name: tp.FullName(), Attr: a, Tracepoint: tp, PMU: "tracepoint"})
+		}
+	default:
+		if l, ok := legacyEvents[base]; ok {
+			a := p.newAttr(l.typ, l.config)
+			name := base
+			if hasTerms {
+				name = base + "/" + termStr + "/"
+			}
+			news = append(news, Evsel{Name: name, Attr: a, PMU: pmuNameOf(l.typ)})
+			news[0].isDummy = l.typ == uapi.PERF_TYPE_SOFTWARE && l.config == uapi.PERF_COUNT_SW_DUMMY
+		} else if ap := lookupAuxPMU(base); ap != nil && hasTerms {
+			a := p.newAttr(ap.typ, ap.defaultConfig)
+			if ap == &csETM {
+				a.SamplePeriod = 1 // cs_etm_get_default_config()
+			}
+			news = append(news, Evsel{Name: base + "/" + termStr + "/", Attr: a, PMU: ap.name})
+		} else {
+			return syntax
+		}
+	}
+	for i := range news {
+		e := &news[i]
+		if err := p.applyTerms(e, terms, arg); err != nil {
+			return err
+		}
+		if mods != "" {
+			if err := p.applyModifiers(e, mods, false, arg); err != nil {
+				return err
+			}
+			if !hasName(terms) {
+				e.Name += ":" + mods
+			}
+		}
+		e.Leader = len(p.evsels)
+		// tools/perf/util/evsel.c: evsel__init(): evsel->tracking = !idx
+		e.Tracking = len(p.evsels) == 0
+		p.evsels = append(p.evsels, *e)
+	}
+	return nil
+}
+
+func hasName(ts []term) bool {
+	for _, t := range ts {
+		if t.key == "name" {
+			return true
+		}
+	}
+	return false
+}
+
+func pmuNameOf(typ uint32) string {
+	switch typ {
+	case uapi.PERF_TYPE_HARDWARE:
+		return "cpu"
+	case uapi.PERF_TYPE_SOFTWARE:
+		return "software"
+	}
+	return ""
+}
+
+// newAttr models tools/perf/util/util.c: event_attr_init() for a new evsel.
+func (p *eventParser) newAttr(typ uint32, config uint64) pmu.Attr {
+	a := pmu.Attr{Type: typ, Config: config, Size: attrSize(p.opts.Tool)}
+	if p.opts.Tool == ToolPerf61 {
+		a.ExcludeGuest = true // perf 6.1: if (!perf_guest) attr->exclude_guest = 1;
+	}
+	// Today: exclude_GH_default is false for perf record (35c8d21371e9,
+	// "perf tools: Don't set attr.exclude_guest by default").
+	return a
+}
+
+func attrSize(t Tool) uint32 {
+	if t == ToolPerf61 {
+		return uapi.PERF_ATTR_SIZE_VER7
+	}
+	return uapi.AttrSize
+}
+
+func parseNum(s string) (uint64, bool) {
+	v, err := strconv.ParseUint(s, 0, 64)
+	return v, err == nil
+}
+
+// validTerms lists the generic terms (tools/perf/util/parse-events.c: config_term_names).
+const validTerms = "config,config1,config2,config3,name,period,freq,time,call-graph,stack-size,no-inherit,inherit,max-stack,no-overwrite,overwrite,aux-output,aux-action,aux-sample-size"
+
+// applyTerms handles pmu/terms/: config* and PMU format terms go straight into
+// the attr (config_attr / perf_pmu__config); the others become evsel config
+// terms applied by evsel__apply_config_terms() after evsel__config().
+//
+// tools/perf/util/parse-events.c: config_term_common(), get_config_terms()
+func (p *eventParser) applyTerms(e *Evsel, ts []term, arg string) error {
+	ap := lookupAuxPMU(e.PMU)
+	for _, t := range ts {
+		bad := func(why string) error {
+			return &Error{Option: "-e " + arg, Reason: "term '" + t.key + "': " + why, Errno: uapi.EINVAL}
+		}
+		num := func() (uint64, error) {
+			if !t.hasVal {
+				return 1, nil
+			}
+			v, ok := parseNum(t.val)
+			if !ok {
+				return 0, bad("expected a number, got '" + t.val + "'")
+			}
+			return v, nil
+		}
+		switch t.key {
+		case "config", "config1", "config2", "config3":
+			v, err := num()
+			if err != nil {
+				return err
+			}
+			switch t.key {
+			case "config":
+				e.Attr.Config = v
+			case "config1":
+				e.Attr.Config1 = v
+			case "config2":
+				e.Attr.Config2 = v
+			case "config3":
+				e.Attr.Config3 = v
+			}
+		case "name":
+			if !t.hasVal || t.val == "" {
+				return bad("needs a value")
+			}
+			e.Name = t.val
+		case "period", "freq", "stack-size", "max-stack", "aux-sample-size":
+			if !t.hasVal {
+				return bad("needs a value")
+			}
+			v, err := num()
+			if err != nil {
+				return err
+			}
+			if t.key == "aux-sample-size" {
+				e.auxSample = uint32(v)
+			}
+			e.terms = append(e.terms, term{t.key, strconv.FormatUint(v, 10), true})
+		case "time", "call-graph":
+			if !t.hasVal {
+				return bad("needs a value")
+			}
+			e.terms = append(e.terms, t)
+		case "inherit", "no-inherit", "overwrite", "no-overwrite", "aux-output":
+			if t.hasVal {
+				return bad("takes no value")
+			}
+			e.terms = append(e.terms, t)
+		case "aux-action":
+			if p.opts.Tool == ToolPerf61 {
+				return bad("unknown term (aux-action is new in perf 6.13); valid terms: " + strings.Replace(validTerms, ",aux-action", "", 1))
+			}
+			switch t.val {
+			case "start-paused", "pause", "resume":
+				e.auxAction = t.val
+			default:
+				return bad("expected start-paused, pause or resume")
+			}
+		default:
+			if ap != nil {
+				f, ok := ap.formats[t.key]
+				if !ok {
+					return bad("unknown term for PMU " + ap.name)
+				}
+				v, err := num()
+				if err != nil {
+					return err
+				}
+				if err := setFormat(&e.Attr, f, v); err != nil {
+					return bad(err.Error())
+				}
+				e.terms = append(e.terms, t) // user-set bits (CFG_CHG): evsel__set_config_if_unset() keeps them
+				continue
+			}
+			return bad("unknown term; valid terms: " + validTerms)
+		}
+	}
+	return nil
+}
+
+// setFormat models tools/perf/util/pmu.c: pmu_format_value() into the attr word.
+func setFormat(a *pmu.Attr, f formatField, v uint64) error {
+	width := f.hi - f.lo + 1
+	if width < 64 && v>>width != 0 {
+		return errf("", "value %#x too big for format, maximum is %#x", v, uint64(1)<<width-1)
+	}
+	mask := ^uint64(0)
+	if width < 64 {
+		mask = (uint64(1)<<width - 1) << f.lo
+	}
+	w := []*uint64{&a.Config, &a.Config1, &a.Config2, &a.Config3}[f.word]
+	*w = *w&^mask | v<<f.lo&mask
+	return nil
+}
+
+// applyModifiers models the event modifier rules.
+//
+// tools/perf/util/parse-events.c: parse_events__modifier_event()
+func (p *eventParser) applyModifiers(e *Evsel, mods string, group bool, arg string) error {
+	var nu, nk, nh, nG, nH, np int
+	for _, c := range mods {
+		switch c {
+		case 'u':
+			nu++
+		case 'k':
+			nk++
+		case 'h':
+			nh++
+		case 'G':
+			nG++
+		case 'H':
+			nH++
+		case 'p':
+			np++
+		case 'P':
+			e.precMax = true
+		case 'I':
+			e.Attr.ExcludeIdle = true
+		case 'S':
+			e.sampleRead = true
+		case 'D':
+			e.Attr.Pinned = true
+		case 'e':
+			e.Attr.Exclusive = true
+		}
+	}
+	a := &e.Attr
+	var eu, ek, eh, eH, eG bool
+	if group {
+		eu, ek, eh, eH, eG = a.ExcludeUser, a.ExcludeKernel, a.ExcludeHV, a.ExcludeHost, a.ExcludeGuest
+	}
+	exclude, excludeGH := eu || ek || eh, eG || eH
+	if nu > 0 {
+		if !exclude {
+			exclude, eu, ek, eh = true, true, true, true
+		}
+		if p.opts.Tool == ToolPerf61 && !excludeGH {
+			eG = true // perf 6.1: if (!exclude_GH && !perf_guest) eG = 1;
+		}
+		eu = false
+	}
+	if nk > 0 {
+		if !exclude {
+			exclude, eu, ek, eh = true, true, true, true
+		}
+		ek = false
+	}
+	if nh > 0 {
+		if !exclude {
+			eu, ek, eh = true, true, true
+		}
+		eh = false
+	}
+	if nG > 0 {
+		if !excludeGH {
+			excludeGH, eG, eH = true, true, true
+		}
+		eG = false
+	}
+	if nH > 0 {
+		if !excludeGH {
+			eG, eH = true, true
+		}
+		eH = false
+	}
+	a.ExcludeUser, a.ExcludeKernel, a.ExcludeHV, a.ExcludeHost, a.ExcludeGuest = eu, ek, eh, eH, eG
+	if np > 0 {
+		prec := int(a.PreciseIP) + np
+		if p.opts.Tool == ToolPerf61 {
+			prec = np
+		}
+		if prec > 3 {
+			return &Error{Option: "-e " + arg, Reason: "event syntax error: maximum combined precise value is 3", Errno: uapi.EINVAL}
+		}
+		a.PreciseIP = uint8(prec)
+	}
+	return nil
+}

@@ -1,0 +1,294 @@
+package perftool
+
+import (
+	"encoding/binary"
+	"fmt"
+
+	"perfsim/pmu"
+	"perfsim/rb"
+	"perfsim/sim"
+	"perfsim/uapi"
+)
+
+// User record types perf record writes into perf.data itself (enum
+// perf_user_event_type in tools/lib/perf/include/perf/event.h).
+const (
+	RecordFinishedRound = 68 // PERF_RECORD_FINISHED_ROUND: one record__mmap_read_all() pass ended
+	RecordFinishedInit  = 82 // PERF_RECORD_FINISHED_INIT: synthesized events end here
+)
+
+// PerfData is the perf.data a Session wrote, kept in memory: the header's
+// attrs (perf_session__write_header(): one perf_file_attr per evsel with the
+// ids perf read back) and the data section exactly as record__write()
+// appended it: synthesized events, the chunks perf_mmap__push() copied out of
+// the ring buffers, and the FINISHED_ROUND markers.
+type PerfData struct {
+	Attrs  []FileAttr
+	Data   []byte
+	Chunks []Chunk
+	// Records is the data section parsed (see Process), in file order.
+	Records []DataRecord
+	// ProcessErr is the error perf's reader would stop at (a header whose size
+	// does not fit: what torn or overwritten bytes look like), or nil.
+	ProcessErr error
+
+	// Discard is -o /dev/null: nothing is kept (Data, Chunks and Records stay
+	// empty, perf script prints nothing); each chunk is walked as it is
+	// written and only counted, so Stats is still right. perf record itself
+	// never parses what it writes, so neither costs the simulated perf time.
+	Discard bool
+	running DataStats
+	pending []byte // a record cut at a chunk's end (a ring's wrap)
+}
+
+// FileAttr is struct perf_file_attr plus what perf script knows of the evsel.
+type FileAttr struct {
+	Name       string
+	Attr       pmu.Attr
+	IDs        []uint64 // from PERF_EVENT_IOC_ID on each of the evsel's fds
+	Tracepoint *Tracepoint
+}
+
+// Chunk is one record__write() into the data section.
+type Chunk struct {
+	Off, Len  int
+	Map       int // index in Session.Mmaps, or -1 for what perf wrote itself
+	CPU       int // the mmap's CPU (-1 for --per-thread and for perf's own records)
+	At        sim.Time
+	Overwrite bool
+}
+
+// DataRecord is one record of the data section with where it came from.
+type DataRecord struct {
+	Off    int
+	Map    int // the mmap it was copied from, -1 when perf synthesized it
+	CPU    int // that mmap's CPU
+	Evsel  int // index in Attrs, -1 when no attr claims it
+	Header rb.Header
+	Dec    *rb.Decoded // nil for perf's own records, unknown types and errors
+	Err    error       // why it did not decode (a torn or overwritten record)
+}
+
+// Synth reports whether perf wrote the record itself (not copied from a ring).
+func (r *DataRecord) Synth() bool { return r.Map < 0 }
+
+// Time is the record's timestamp (sample time or sample_id time), 0 if none.
+func (r *DataRecord) Time() uint64 {
+	switch {
+	case r.Dec == nil:
+		return 0
+	case r.Dec.Sample != nil:
+		return r.Dec.Sample.Time
+	case r.Dec.ID != nil:
+		return r.Dec.ID.Time
+	}
+	return 0
+}
+
+// write appends one chunk: record__write() -> perf_data__write().
+func (d *PerfData) write(b []byte, mapIdx, cpu int, at sim.Time, overwrite bool) {
+	if len(b) == 0 {
+		return
+	}
+	if d.Discard {
+		d.count(b, mapIdx < 0)
+		return
+	}
+	d.Chunks = append(d.Chunks, Chunk{Off: len(d.Data), Len: len(b), Map: mapIdx, CPU: cpu, At: at, Overwrite: overwrite})
+	d.Data = append(d.Data, b...)
+}
+
+// idPos returns where the sample id sits: the u64 index in a SAMPLE's body
+// (id_pos) and from the end of other records (is_pos), -1 without an id.
+// tools/perf/util/evsel.c: evsel__calc_id_pos()
+func idPos(sampleType uint64) (idPos, isPos int) {
+	if sampleType&uapi.PERF_SAMPLE_IDENTIFIER != 0 {
+		return 0, 1
+	}
+	if sampleType&uapi.PERF_SAMPLE_ID == 0 {
+		return -1, -1
+	}
+	idPos = 0
+	for _, b := range []uint64{uapi.PERF_SAMPLE_IP, uapi.PERF_SAMPLE_TID, uapi.PERF_SAMPLE_TIME, uapi.PERF_SAMPLE_ADDR} {
+		if sampleType&b != 0 {
+			idPos++
+		}
+	}
+	isPos = 1
+	for _, b := range []uint64{uapi.PERF_SAMPLE_CPU, uapi.PERF_SAMPLE_STREAM_ID} {
+		if sampleType&b != 0 {
+			isPos++
+		}
+	}
+	return idPos, isPos
+}
+
+// evselOf finds the attr of a record by its sample id, as perf does with the
+// evlist's id hash; with one attr every record is its own.
+// tools/perf/util/evlist.c: evlist__event2evsel()
+func (d *PerfData) evselOf(rec []byte, hdr rb.Header) int {
+	if len(d.Attrs) == 1 {
+		return 0
+	}
+	if len(d.Attrs) == 0 {
+		return -1
+	}
+	first := d.Attrs[0].Attr
+	ip, is := idPos(first.SampleType)
+	var off int
+	switch {
+	case hdr.Type == uapi.PERF_RECORD_SAMPLE && ip >= 0:
+		off = rb.HeaderSize + 8*ip
+	case hdr.Type != uapi.PERF_RECORD_SAMPLE && is >= 0 && first.SampleIDAll:
+		off = len(rec) - 8*is
+	default:
+		return 0 // evlist->first: perf falls back to the first evsel
+	}
+	if off < rb.HeaderSize || off+8 > len(rec) {
+		return -1
+	}
+	id := binary.LittleEndian.Uint64(rec[off:])
+	if id == 0 {
+		return 0 // evlist__id2evsel(): no id is the first evsel
+	}
+	for i := range d.Attrs {
+		for _, x := range d.Attrs[i].IDs {
+			if x == id {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
+// knownType reports whether rb decodes records of type t.
+func knownType(t uint32) bool {
+	switch t {
+	case uapi.PERF_RECORD_SAMPLE, uapi.PERF_RECORD_LOST, uapi.PERF_RECORD_COMM, uapi.PERF_RECORD_EXIT, uapi.PERF_RECORD_FORK,
+		uapi.PERF_RECORD_SWITCH, uapi.PERF_RECORD_SWITCH_CPU_WIDE, uapi.PERF_RECORD_AUX, uapi.PERF_RECORD_ITRACE_START,
+		uapi.PERF_RECORD_CALLCHAIN_DEFERRED, uapi.PERF_RECORD_THROTTLE, uapi.PERF_RECORD_UNTHROTTLE:
+		return true
+	}
+	return false
+}
+
+// Process parses the data section from the start, as perf report / perf
+// script read a perf.data file: record after record, each decoded with the
+// attr its id names. A header whose size is below 8 or runs past the end stops
+// the reader (perf: "bad event header size" / "failed to process events"); a
+// record whose body does not decode is kept with its error.
+// tools/perf/util/session.c: reader__read_event(), perf_session__process_event()
+func (d *PerfData) Process() {
+	if d.Discard {
+		return
+	}
+	d.Records = d.Records[:0]
+	d.ProcessErr = nil
+	ci := 0
+	for off := 0; off < len(d.Data); {
+		hdr, ok := rb.ParseHeader(d.Data[off:])
+		if !ok || int(hdr.Size) < rb.HeaderSize || off+int(hdr.Size) > len(d.Data) {
+			d.ProcessErr = fmt.Errorf("perf.data offset %d: bad event header size %d", off, hdr.Size)
+			return
+		}
+		for ci+1 < len(d.Chunks) && d.Chunks[ci+1].Off <= off {
+			ci++
+		}
+		r := DataRecord{Off: off, Map: -1, CPU: -1, Evsel: -1, Header: hdr}
+		if ci < len(d.Chunks) {
+			r.Map, r.CPU = d.Chunks[ci].Map, d.Chunks[ci].CPU
+		}
+		rec := d.Data[off : off+int(hdr.Size)]
+		if knownType(hdr.Type) {
+			r.Evsel = d.evselOf(rec, hdr)
+			if r.Evsel < 0 {
+				r.Err = fmt.Errorf("no attr for the record's id")
+			} else {
+				a := &d.Attrs[r.Evsel].Attr
+				r.Dec, r.Err = rb.DecodeAttr(rec, rb.SampleLayout{SampleType: a.SampleType, ReadFormat: a.ReadFormat, SampleRegsUser: a.SampleRegsUser, BranchSampleType: a.BranchSampleType}, a.SampleIDAll)
+				if r.Dec != nil && r.Dec.Sample != nil && a.SampleType&uapi.PERF_SAMPLE_PERIOD == 0 {
+					r.Dec.Sample.Period = a.SamplePeriod // evsel__parse_sample(): data->period = attr.sample_period
+				}
+			}
+		}
+		d.Records = append(d.Records, r)
+		off += int(hdr.Size) + auxtraceSkip(hdr, rec) // PERF_RECORD_AUXTRACE's data (script_aux.go)
+	}
+}
+
+// DataStats are the counts perf's reader gets from the data section.
+type DataStats struct {
+	Records     int64 // records copied from the rings (perf's own excluded)
+	Samples     int64 // PERF_RECORD_SAMPLE
+	LostRecords int64 // PERF_RECORD_LOST records
+	Lost        int64 // sum of their lost counts
+	Comm        int64 // PERF_RECORD_COMM from the kernel
+	Exit        int64 // PERF_RECORD_EXIT
+	Unknown     int64 // record types the model does not decode (mmap, ...)
+	Torn        int64 // records that do not decode, plus 1 if the reader stopped
+}
+
+// Stats counts the processed records.
+func (d *PerfData) Stats() DataStats {
+	if d.Discard {
+		return d.running
+	}
+	var s DataStats
+	for i := range d.Records {
+		r := &d.Records[i]
+		if r.Synth() {
+			continue
+		}
+		s.Records++
+		switch {
+		case r.Err != nil:
+			s.Torn++
+			continue
+		case r.Dec == nil:
+			s.Unknown++
+			continue
+		}
+		switch r.Header.Type {
+		case uapi.PERF_RECORD_SAMPLE:
+			s.Samples++
+		case uapi.PERF_RECORD_LOST:
+			s.LostRecords++
+			s.Lost += int64(r.Dec.Sideband.(*rb.Lost).Lost)
+		case uapi.PERF_RECORD_COMM:
+			s.Comm++
+		case uapi.PERF_RECORD_EXIT:
+			s.Exit++
+		}
+	}
+	if d.ProcessErr != nil {
+		s.Torn++
+	}
+	return s
+}
+
+// synthComm builds the PERF_RECORD_COMM perf writes for the forked workload
+// before letting it run (its comm is still perf's: the exec has not happened),
+// with a zeroed sample_id trailer of the first attr's layout.
+// tools/perf/util/synthetic-events.c: perf_event__synthesize_comm()
+func synthComm(a *pmu.Attr, pid, tid int, comm string) []byte {
+	return rb.AppendRecord(nil, &rb.Comm{Pid: uint32(pid), Tid: uint32(tid), Comm: comm}, a.SampleType, a.SampleIDAll, nil)
+}
+
+// headerOnly is a user record of just a header (FINISHED_ROUND, FINISHED_INIT).
+func headerOnly(typ uint32) []byte {
+	b := make([]byte, rb.HeaderSize)
+	binary.LittleEndian.PutUint32(b, typ)
+	binary.LittleEndian.PutUint16(b[6:], rb.HeaderSize)
+	return b
+}
+
+// newPerfData starts the perf.data of r: one attr per evsel, in evlist order
+// (perf_session__write_header() writes evsel->core.attr for each).
+func newPerfData(r *Record) *PerfData {
+	d := &PerfData{Discard: r.Output == "/dev/null"}
+	for i := range r.Evsels {
+		e := &r.Evsels[i]
+		d.Attrs = append(d.Attrs, FileAttr{Name: e.Name, Attr: e.Attr, Tracepoint: e.Tracepoint})
+	}
+	return d
+}

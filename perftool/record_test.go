@@ -1,0 +1,251 @@
+package perftool
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"perfsim/pmu"
+	"perfsim/uapi"
+)
+
+func mustParse(t *testing.T, args string, opts Options) *Record {
+	t.Helper()
+	r, err := Parse(strings.Fields(args), opts)
+	if err != nil {
+		t.Fatalf("Parse(%q): %v", args, err)
+	}
+	return r
+}
+
+const (
+	stIP, stTID, stTIME, stCPU, stPERIOD = uapi.PERF_SAMPLE_IP, uapi.PERF_SAMPLE_TID, uapi.PERF_SAMPLE_TIME, uapi.PERF_SAMPLE_CPU, uapi.PERF_SAMPLE_PERIOD
+	rfIDLost                             = uapi.PERF_FORMAT_ID | uapi.PERF_FORMAT_LOST
+)
+
+// trackingWorkload is today's first event for a forked workload.
+func trackingWorkload(a pmu.Attr) pmu.Attr {
+	a.Size = uapi.AttrSize
+	a.Disabled, a.Inherit, a.EnableOnExec, a.SampleIDAll = true, true, true, true
+	a.Mmap, a.Comm, a.Task, a.Mmap2, a.CommExec, a.Ksymbol, a.BPFEvent = true, true, true, true, true, true, true
+	a.ReadFormat |= rfIDLost
+	return a
+}
+
+// TestToday checks the attrs of today's tool where it differs from perf 6.1
+// (the golden files cover 6.1) and the parts the machine here cannot run.
+func TestToday(t *testing.T) {
+	opts := DefaultOptions()
+	tests := []struct {
+		name string
+		args string
+		want []pmu.Attr
+	}{{
+		name: "no exclude_guest by default (35c8d21371e9), size 136",
+		args: "-e cpu-clock -- true",
+		want: []pmu.Attr{trackingWorkload(pmu.Attr{Type: 1, SamplePeriod: 4000, Freq: true,
+			SampleType: stIP | stTID | stTIME | stPERIOD})},
+	}, {
+		name: ":u does not set exclude_guest today; :H does",
+		args: "-e cpu-clock:uH -- true",
+		want: []pmu.Attr{trackingWorkload(pmu.Attr{Type: 1, SamplePeriod: 4000, Freq: true,
+			SampleType: stIP | stTID | stTIME | stPERIOD, ExcludeKernel: true, ExcludeHV: true, ExcludeGuest: true})},
+	}, {
+		name: "cycles:P: precise_max -> precise_ip 3",
+		args: "-e cycles:P -- true",
+		want: []pmu.Attr{trackingWorkload(pmu.Attr{Type: 0, SamplePeriod: 4000, Freq: true, PreciseIP: 3,
+			SampleType: stIP | stTID | stTIME | stPERIOD})},
+	}, {
+		name: "fp,defer: defer_callchain + defer_output (27ddc1d7a6b7)",
+		args: "--call-graph fp,defer -e cycles -- true",
+		want: []pmu.Attr{trackingWorkload(pmu.Attr{Type: 0, SamplePeriod: 4000, Freq: true,
+			SampleType: stIP | stTID | stTIME | uapi.PERF_SAMPLE_CALLCHAIN | stPERIOD, DeferCallchain: true, DeferOutput: true})},
+	}, {
+		name: "-a: inherit 0, tracking moves to dummy:u",
+		args: "-a -e cpu-clock -- true",
+		want: []pmu.Attr{
+			{Type: 1, Size: 136, SamplePeriod: 4000, Freq: true, Disabled: true, SampleIDAll: true,
+				SampleType: stIP | stTID | stTIME | stCPU | stPERIOD | uapi.PERF_SAMPLE_IDENTIFIER, ReadFormat: rfIDLost},
+			{Type: 1, Size: 136, Config: uapi.PERF_COUNT_SW_DUMMY, SamplePeriod: 1, SampleIDAll: true,
+				ExcludeKernel: true, ExcludeHV: true, ExcludeGuest: true,
+				Mmap: true, Comm: true, Task: true, Mmap2: true, CommExec: true, Ksymbol: true, BPFEvent: true,
+				SampleType: stIP | stTID | stTIME | stCPU | uapi.PERF_SAMPLE_IDENTIFIER, ReadFormat: rfIDLost},
+		},
+	}, {
+		name: "group sample read keeps inherit, adds TID and FORMAT_ID",
+		args: "-e {cpu-clock,task-clock}:S -- true",
+		want: []pmu.Attr{
+			trackingWorkload(pmu.Attr{Type: 1, SamplePeriod: 4000, Freq: true,
+				SampleType: stIP | stTID | stTIME | uapi.PERF_SAMPLE_READ | uapi.PERF_SAMPLE_ID | stPERIOD, ReadFormat: uapi.PERF_FORMAT_GROUP}),
+			{Type: 1, Size: 136, Config: 1, Inherit: true, SampleIDAll: true,
+				SampleType: stIP | stTID | stTIME | uapi.PERF_SAMPLE_READ | uapi.PERF_SAMPLE_ID | stPERIOD, ReadFormat: rfIDLost | uapi.PERF_FORMAT_GROUP},
+		},
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := mustParse(t, tt.args, opts)
+			var got []pmu.Attr
+			for _, e := range r.Evsels {
+				got = append(got, e.Attr)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("attrs (-want +got):\n%s", diff)
+			}
+			for i := range got {
+				if err := pmu.CheckOpen(&got[i], 1, 0, -1, uapi.PERF_FLAG_FD_CLOEXEC, pmu.Sysctl{Paranoid: -1, MaxSampleRate: 100000, MaxStack: 127, NrCPUIDs: 2}); err != nil {
+					t.Errorf("evsel %d: the kernel would refuse: %v", i, err)
+				}
+			}
+		})
+	}
+}
+
+func TestTargetsAndOpens(t *testing.T) {
+	opts := DefaultOptions()
+	tests := []struct {
+		args string
+		want []Open
+	}{
+		{"-e {cpu-clock,task-clock} -- true", []Open{
+			{0, PIDWorkload, 0, -1, 8}, {0, PIDWorkload, 1, -1, 8}, {1, PIDWorkload, 0, 0, 8}, {1, PIDWorkload, 1, 1, 8}}},
+		{"--per-thread -e cpu-clock -- true", []Open{{0, PIDWorkload, -1, -1, 8}}},
+		// today: with -C the tracking dummy:u covers all CPUs (record__tracking_system_wide)
+		{"-C 1 -e cpu-clock -- true", []Open{{0, -1, 1, -1, 8}, {1, -1, 0, -1, 8}, {1, -1, 1, -1, 8}}},
+	}
+	for _, tt := range tests {
+		r := mustParse(t, tt.args, opts)
+		if diff := cmp.Diff(tt.want, r.Opens(opts.NrCPUs)); diff != "" {
+			t.Errorf("%s opens (-want +got):\n%s", tt.args, diff)
+		}
+	}
+}
+
+func TestAuxPMUs(t *testing.T) {
+	opts := DefaultOptions()
+	type view struct {
+		Names    []string
+		Leaders  []int
+		Config   uint64
+		AuxPages int
+		Aux      []uint32 // aux_action per evsel
+		AuxSz    []uint32
+		Snapshot *Snapshot
+		// aux_watermark of the AUX event: a quarter of the area in
+		// intel_pt full-trace mode, else 0 (the kernel's half)
+		Watermark uint32
+	}
+	viewOf := func(r *Record) view {
+		v := view{Config: r.Evsels[0].Attr.Config, AuxPages: r.AuxPages, Snapshot: r.Snapshot, Watermark: r.Evsels[0].Attr.AuxWatermark}
+		for _, e := range r.Evsels {
+			v.Names = append(v.Names, e.Name)
+			v.Leaders = append(v.Leaders, e.Leader)
+			v.Aux = append(v.Aux, e.Attr.AuxAction())
+			v.AuxSz = append(v.AuxSz, e.Attr.AuxSampleSize)
+		}
+		return v
+	}
+	tests := []struct {
+		args string
+		want view
+	}{
+		{"-e intel_pt//u -- uname", view{Names: []string{"intel_pt//:u", "dummy:u"}, Leaders: []int{0, 1},
+			Config: 0x300e601, AuxPages: 1024, Aux: []uint32{0, 0}, AuxSz: []uint32{0, 0}, Watermark: 1 << 20}},
+		// test_intel_pt.sh test_pause_resume: separate -e options join the AUX group
+		{"-e intel_pt/aux-action=start-paused/u -e instructions/period=50000,aux-action=resume,name=Resume/u -e instructions/period=100000,aux-action=pause,name=Pause/u -- uname",
+			view{Names: []string{"intel_pt/aux-action=start-paused/:u", "Resume", "Pause", "dummy:u"}, Leaders: []int{0, 0, 0, 3},
+				Config: 0x300e601, AuxPages: 1024, Aux: []uint32{1, 4, 2, 0}, AuxSz: []uint32{0, 0, 0, 0}, Watermark: 1 << 20}},
+		{"-e intel_pt/tsc=0,cyc,psb_period=0/ -m ,64 -S -- ls", view{Names: []string{"intel_pt/tsc=0,cyc,psb_period=0/", "dummy:u"},
+			Leaders: []int{0, 1}, Config: 0xe203, AuxPages: 64, Aux: []uint32{0, 0}, AuxSz: []uint32{0, 0}, Snapshot: &Snapshot{}}},
+		// -S's PMU-agnostic 'e': a snapshot on exit, then intel_pt's size
+		{"-e intel_pt// -m ,64 -Se4096 -- ls", view{Names: []string{"intel_pt//", "dummy:u"},
+			Leaders: []int{0, 1}, Config: 0x300e601, AuxPages: 64, Aux: []uint32{0, 0}, AuxSz: []uint32{0, 0}, Snapshot: &Snapshot{Size: 4096, OnExit: true}}},
+		// test_intel_pt.sh test_sample
+		// sample mode is full_auxtrace too (the tracking dummy); psb_period=0 and
+		// the AUX area sized from the sample (auxtrace_sample_test.go)
+		{"--aux-sample=8192 -e {intel_pt//u,branch-misses:u} -- true", view{Names: []string{"intel_pt//:u", "branch-misses:u", "dummy:u"},
+			Leaders: []int{0, 0, 2}, Config: 0xe601, AuxPages: 2, Aux: []uint32{0, 0, 0}, AuxSz: []uint32{0, 8192, 0}}},
+		{"-e cs_etm/@sink/u -- true", view{}},
+		{"-e cs_etm//u --per-thread -- true", view{Names: []string{"cs_etm//:u", "dummy:u"}, Leaders: []int{0, 1},
+			AuxPages: 1024, Aux: []uint32{0, 0}, AuxSz: []uint32{0, 0}}},
+	}
+	for _, tt := range tests {
+		r, err := Parse(strings.Fields(tt.args), opts)
+		if tt.want.Names == nil {
+			if err == nil {
+				t.Errorf("%s: want an error", tt.args)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s: %v", tt.args, err)
+			continue
+		}
+		if diff := cmp.Diff(tt.want, viewOf(r)); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", tt.args, diff)
+		}
+	}
+}
+
+func TestErrors(t *testing.T) {
+	tests := []struct {
+		args   string
+		tool   Tool
+		option string
+		reason string
+	}{
+		{"-S -e cpu-clock -- true", ToolToday, "-S", "No AUX area tracing to snapshot"},
+		{"--aux-sample -e cpu-clock -- true", ToolToday, "--aux-sample", "No AUX area event to sample"},
+		{"--overwrite -e intel_pt// -- true", ToolToday, "--overwrite", "cannot be used with AUX area tracing (intel_pt)"},
+		{"-c 10 -F 10 -e cpu-clock -- true", ToolToday, "-c/-F", "cannot set frequency and period at the same time"},
+		{"-e cpu-clock:pppp -- true", ToolToday, "-e cpu-clock:pppp", "event syntax error: maximum combined precise value is 3"},
+		{"-e nosuch -- true", ToolToday, "-e nosuch", "event syntax error: 'nosuch'"},
+		{"-e {cpu-clock,{task-clock}} -- true", ToolToday, "-e {cpu-clock,{task-clock}}", "event syntax error: '{cpu-clock,{task-clock}}'"},
+		{"-e sched:sched_switch -- true", ToolToday, "-e sched:sched_switch", "unknown tracepoint 'sched:sched_switch' (not in the simulator's catalogue)"},
+		{"-e cpu-clock/aux-action=pause/ -- true", ToolToday, "aux-action=pause", "cpu-clock/aux-action=pause/: requires an AUX area event as group leader"},
+		{"-e cpu-clock/aux-action=pause/ -- true", ToolPerf61, "-e cpu-clock/aux-action=pause/",
+			"term 'aux-action': unknown term (aux-action is new in perf 6.13); valid terms: " + strings.Replace(validTerms, ",aux-action", "", 1)},
+		{"--call-graph bogus -- true", ToolToday, "--call-graph", "callchain: Unknown --call-graph option value: bogus"},
+		{"--call-graph dwarf,70000 -- true", ToolToday, "--call-graph", "callchain: Incorrect stack dump size (max 65528): 70000"},
+		{"-C 5 -e cpu-clock -- true", ToolToday, "-C", "cpu 5 is not online (2 CPUs)"},
+		{"-p 1 -e cpu-clock", ToolToday, "-p", "option not supported by the simulator"},
+		{"--bogus -- true", ToolToday, "--bogus", "unknown option"},
+		{"-e cpu-clock", ToolToday, "<command>", "no workload and no -a/-C target"},
+		{"-m 0 -e cpu-clock -- true", ToolToday, "-m", "invalid number of mmap pages '0'"},
+	}
+	for _, tt := range tests {
+		opts := DefaultOptions()
+		opts.Tool = tt.tool
+		_, err := Parse(strings.Fields(tt.args), opts)
+		e, ok := err.(*Error)
+		if !ok {
+			t.Errorf("%s: err = %v, want *Error", tt.args, err)
+			continue
+		}
+		if diff := cmp.Diff([]string{tt.option, tt.reason}, []string{e.Option, e.Reason}); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", tt.args, diff)
+		}
+	}
+}
+
+func TestMmapPages(t *testing.T) {
+	tests := []struct {
+		args      string
+		data, aux int
+		warnings  []string
+	}{
+		{"-e cpu-clock -- true", 128, 0, nil},
+		{"-m 3 -e cpu-clock -- true", 4, 0, []string{"rounding mmap pages size to 16K (4 pages)"}},
+		{"-m 1M -e cpu-clock -- true", 256, 0, nil},
+		{"-m 8,16 -e intel_pt// -- true", 8, 16, nil},
+		{"-m ,4M -e intel_pt// -- true", 128, 1024, nil},
+	}
+	for _, tt := range tests {
+		r := mustParse(t, tt.args, DefaultOptions())
+		got := []any{r.MmapPages, r.AuxPages, r.Warnings}
+		if diff := cmp.Diff([]any{tt.data, tt.aux, tt.warnings}, got, cmpopts.EquateEmpty()); diff != "" {
+			t.Errorf("%s [data aux warnings] (-want +got):\n%s", tt.args, diff)
+		}
+	}
+}

@@ -1,0 +1,855 @@
+package perftool
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"perfsim/pmu"
+	"perfsim/rb"
+	"perfsim/sched"
+	"perfsim/sim"
+	"perfsim/uapi"
+)
+
+// Signals perf record handles (x86-64 numbers).
+const (
+	sigINT  = 2
+	sigCHLD = 17
+)
+
+// SessionOptions are the parameters of the perf record process model.
+//
+// The costs are what perf's own work takes on its CPU. perf record does not
+// look at the records it copies: record__mmap_read_all() hands each ring's
+// new bytes to record__pushfn(), one write(2) per contiguous piece
+// (perf_mmap__push()); parsing happens later, in perf report / script. So
+// the defaults charge a small fixed cost per ring visited, a write syscall
+// per piece and a per-byte copy (copy_from_user into the page cache), and
+// nothing per record. Set WritePerKiB to 0 for `-o /dev/null` (seed 002's
+// benchmark), and PerRecord for a reader that parses in the loop (perf top,
+// perf trace).
+type SessionOptions struct {
+	// CPU pins the perf process to one CPU; -1 lets it run anywhere.
+	CPU int
+	// Comm is the perf process's comm ("perf").
+	Comm string
+	// MmapVisit is user time per ring per pass: perf_mmap__read_head(),
+	// perf_mmap__read_init() and the bookkeeping around push (default 50ns).
+	MmapVisit sim.Duration
+	// WriteSyscall is the fixed kernel time of one write(2) of a piece to
+	// perf.data, besides the entry/exit path (default 1µs).
+	WriteSyscall sim.Duration
+	// WritePerKiB is the copy cost per KiB written (default 250ns: ~4 GiB/s).
+	WritePerKiB sim.Duration
+	// PerRecord is user time per record copied (default 0; see above).
+	PerRecord sim.Duration
+	// SwitchOutputSignal models --switch-output=signal: SIGUSR2 then makes
+	// perf collect the --overwrite rings (pause, read, resume) on the spot.
+	// Without it (and without -S) perf ignores SIGUSR2.
+	SwitchOutputSignal bool
+	// NoSideBand skips the BPF side-band evlist (--no-bpf-event) even when
+	// the Record has one.
+	NoSideBand bool
+	// Knobs are the tool knobs' values (ToolKnobs; unset: the default).
+	Knobs map[string]string
+	// Symbolize resolves sample ips for Script (default: Kernel.Symbolize).
+	Symbolize func(pid, tid int, ip uint64, kernel bool) (sym string, off uint64, dso string, ok bool)
+	// NoMergeCallchains is perf script --no-merge-callchains.
+	NoMergeCallchains bool
+}
+
+// DefaultSessionOptions returns the defaults documented on SessionOptions.
+func DefaultSessionOptions() SessionOptions {
+	return SessionOptions{CPU: -1, Comm: "perf", MmapVisit: 50 * sim.Nanosecond,
+		WriteSyscall: 1 * sim.Microsecond, WritePerKiB: 250 * sim.Nanosecond}
+}
+
+// bkwState is enum bkw_mmap_state of tools/perf/util/evlist.h.
+type bkwState uint8
+
+const (
+	bkwNotReady    bkwState = iota // BKW_MMAP_NOTREADY
+	bkwRunning                     // BKW_MMAP_RUNNING
+	bkwDataPending                 // BKW_MMAP_DATA_PENDING
+	bkwEmpty                       // BKW_MMAP_EMPTY
+)
+
+// SessionMmap is one ring perf mapped (struct mmap): the fd it mapped, the
+// other fds redirected into it with PERF_EVENT_IOC_SET_OUTPUT, and the
+// tools/lib/perf reader state.
+type SessionMmap struct {
+	CPU       int // -1 for a --per-thread ring
+	FD        int
+	Outputs   []int // fds set to output into this ring
+	Overwrite bool
+	Map       *pmu.Mapping
+	Reader    *Mmap
+
+	pushedEnd uint64 // furthest position pushed (forward rings)
+	pushedAny bool
+}
+
+// Session is a `perf record` process: a task of the simulated machine that
+// opens the events of a parsed Record, maps their rings, lets the workload
+// exec, copies the rings into an in-memory perf.data until the workload is
+// gone, and then reads what is left.
+// tools/perf/builtin-record.c: __cmd_record()
+type Session struct {
+	R    *Record
+	K    *pmu.Kernel
+	S    *sched.Sched
+	Opts SessionOptions
+
+	Perf     *sched.Task // the perf process
+	Workload *sched.Task // the forked workload (nil for -a/-C without one)
+
+	Data  *PerfData
+	Mmaps []*SessionMmap
+	// FDs are the fds perf_event_open returned, one per Record.Opens() entry.
+	FDs []int
+	// SideBandFDs are the BPF side-band evlist's fds (never read: no BPF
+	// program loads in the simulation).
+	SideBandFDs  []int
+	sideBandMaps []*pmu.Mapping
+
+	// Err is why perf gave up (a failed perf_event_open, mmap or ioctl).
+	Err error
+	// Warnings are what perf printed and carried on with.
+	Warnings []string
+	// Finished is set when the perf process has written its perf.data.
+	Finished bool
+
+	stats sessionStats
+
+	pollFDs   []int
+	pollIn    map[int]bool
+	done      bool
+	draining  bool
+	disabled  bool
+	uncorked  bool
+	cork      sched.WaitQueue
+	bkw       bkwState
+	switchHit bool
+	snapStart bool
+	processed int // len(Data.Data) when Data was last processed
+
+	tool toolState // what the registered actions keep (actions.go)
+	aux  auxState  // the AUX areas (session_aux.go)
+	spin spinState // the spin-read action's reader (spin_reader.go)
+}
+
+// sessionStats are the counters perf keeps while recording.
+type sessionStats struct {
+	wakeups   int64 // waking: poll returns
+	pushes    int64 // rec->samples: record__pushfn() calls
+	bytes     int64 // bytes copied out of the rings
+	keepup    int64 // "failed to keep up with mmap data" (forward reader skipped a lap)
+	dupBytes  int64 // bytes pushed twice (perf_mmap__push's prev = the older head)
+	snapshots int64 // SIGUSR2 snapshots taken
+	rounds    int64 // FINISHED_ROUND records written
+}
+
+// NewSession starts `perf record` as described by r on machine s with perf
+// core k. For a forked workload (r.Target.None()) workload is the task perf
+// forks: it must not have run yet; its program is prefixed with the child
+// side of evlist__prepare_workload() (wait on the cork, then exec, which
+// enables the enable_on_exec events). For -a/-C, workload may be nil or a
+// task whose exit ends the session (perf record -a -- cmd). The perf task is
+// spawned now and runs when the machine runs.
+// tools/perf/builtin-record.c: cmd_record() -> __cmd_record()
+func NewSession(r *Record, k *pmu.Kernel, s *sched.Sched, workload *sched.Task, o SessionOptions) (*Session, error) {
+	if o.Comm == "" {
+		o.Comm = "perf"
+	}
+	ss := &Session{R: r, K: k, S: s, Opts: o, Workload: workload, Data: newPerfData(r), pollIn: map[int]bool{}}
+	if r.Target.None() && workload == nil {
+		return nil, fmt.Errorf("perf record: a forked workload is needed without -a/-C")
+	}
+	if workload != nil {
+		if workload.Ran != 0 || workload.KernelEntries != 0 {
+			return nil, fmt.Errorf("perf record: workload %s has already run; perf must fork it", workload)
+		}
+		workload.Prog = append([]sched.Op{sched.Call(ss.workloadChild)}, workload.Prog...)
+		s.ExitHooks = append(s.ExitHooks, sessionExitHook{ss})
+	}
+	mask := sched.CPUMask(0)
+	if o.CPU >= 0 {
+		mask = sched.MaskOf(o.CPU)
+	}
+	ss.Perf = s.Spawn(o.Comm, mask, sched.Call(ss.main))
+	if workload != nil { // perf forks it: its real_parent
+		workload.PPID, workload.PTID = ss.Perf.PID, ss.Perf.TID
+	}
+	return ss, nil
+}
+
+// sessionExitHook delivers SIGCHLD to perf when the workload exits.
+type sessionExitHook struct{ ss *Session }
+
+// TaskExit implements sched.TaskExitHook: do_exit() -> do_notify_parent().
+func (h sessionExitHook) TaskExit(t *sched.Task) {
+	if t != h.ss.Workload {
+		return
+	}
+	h.ss.signal(sigCHLD, func() { h.ss.done = true }) // sig_handler(): done = 1
+}
+
+// signal queues a signal for the perf process with its handler.
+func (ss *Session) signal(sig int, handler func()) {
+	if ss.Perf == nil || ss.Perf.State == sched.Dead || ss.Finished {
+		return
+	}
+	ss.S.SendSignal(ss.Perf, sched.Signal{Sig: sig, Handler: []sched.Op{sched.Call(func(*sched.Task) { handler() })}})
+}
+
+// Stop is ^C (SIGINT): perf stops recording, disables the events and
+// drains the rings. This is how a -a session without a workload ends.
+func (ss *Session) Stop() { ss.signal(sigINT, func() { ss.done = true }) }
+
+// Snapshot is `kill -USR2 <perf>`: snapshot_sig_handler(). With -S it
+// starts an AUX area snapshot (session_aux_snapshot.go); with
+// SwitchOutputSignal it makes perf collect the --overwrite rings. Otherwise
+// perf ignores SIGUSR2 (signal(SIGUSR2, SIG_IGN)).
+func (ss *Session) Snapshot() {
+	if ss.R.Snapshot == nil && !ss.Opts.SwitchOutputSignal {
+		return
+	}
+	if ss.Perf == nil || ss.Perf.State == sched.Dead || ss.Finished {
+		return
+	}
+	ss.S.SendSignal(ss.Perf, sched.Signal{Sig: sched.SIGUSR2, Handler: []sched.Op{sched.Call(func(t *sched.Task) {
+		if ss.R.Snapshot != nil {
+			ss.hitAuxtraceSnapshotTrigger(t) // session_aux_snapshot.go
+		}
+		if ss.Opts.SwitchOutputSignal {
+			ss.switchHit = true // trigger_hit(&switch_output_trigger)
+		}
+	})}})
+}
+
+// workloadComm is the forked child's comm until its exec:
+// evlist__prepare_workload() sets it with prctl(PR_SET_NAME, "perf-exec").
+const workloadComm = "perf-exec"
+
+// workloadChild is the forked child until exec: it blocks reading the cork
+// pipe until perf writes to it, then execs the workload, where the kernel
+// enables the enable_on_exec events (perf_event_exec()).
+// tools/perf/util/evlist.c: evlist__prepare_workload() (child branch)
+func (ss *Session) workloadChild(t *sched.Task) {
+	ss.S.Syscall(t, "read", func(t *sched.Task) {
+		for !ss.uncorked {
+			ss.S.Wait(t, &ss.cork)
+		}
+	})
+	ss.S.Syscall(t, "execve", func(t *sched.Task) { ss.K.Exec(t) })
+}
+
+// startWorkload writes the cork: evlist__start_workload().
+func (ss *Session) startWorkload(t *sched.Task) {
+	ss.S.Syscall(t, "write", func(t *sched.Task) {
+		ss.uncorked = true
+		ss.S.WakeUpAll(&ss.cork)
+	})
+}
+
+// main is the perf process.
+// tools/perf/builtin-record.c: __cmd_record()
+func (ss *Session) main(t *sched.Task) {
+	// Not deferred: when a run is cut short, the machine kills the
+	// coroutines, and a deferred finish would run kernel code in a dead one.
+	ss.record(t)
+	ss.finish(t)
+}
+
+// record is __cmd_record() up to the final read.
+func (ss *Session) record(t *sched.Task) {
+	if ss.Err = ss.recordOpen(t); ss.Err != nil {
+		return
+	}
+	if ss.Err = ss.recordMmap(t); ss.Err != nil {
+		return
+	}
+	ss.setupSideBand(t)
+	ss.synthesize(t)
+	if !ss.R.Target.None() {
+		ss.evlistEnable(t)
+	}
+	if ss.Workload != nil { // forks
+		// perf_event__synthesize_comm() on the child before it execs: its
+		// /proc/PID/comm is still workloadComm; the kernel's
+		// PERF_RECORD_COMM|MISC_COMM_EXEC at the exec renames the thread.
+		w := ss.Workload
+		ss.writeSynth(t, synthComm(&ss.Data.Attrs[0].Attr, w.PID, w.TID, workloadComm))
+		ss.startWorkload(t)
+	}
+	ss.writeSynth(t, headerOnly(RecordFinishedInit)) // write_finished_init()
+
+	for {
+		hits := ss.stats.pushes
+		if ss.switchHit || ss.done || ss.draining {
+			ss.toggleBkwMmap(t, bkwDataPending)
+		}
+		if err := ss.mmapReadAll(t, false); err != nil {
+			ss.Err = err
+			break
+		}
+		if ss.snapStart {
+			ss.snapStart = false
+			ss.readAuxtraceSnapshot(t)
+		}
+		if ss.switchHit {
+			if ss.bkw == bkwRunning {
+				continue // SIGUSR2 raced with the read: read again
+			}
+			ss.switchHit = false
+			ss.toggleBkwMmap(t, bkwRunning)
+		}
+		if hits == ss.stats.pushes {
+			if ss.done || ss.draining {
+				break
+			}
+			ss.poll(t)
+		}
+		if ss.done && !ss.disabled && !ss.R.Target.None() {
+			ss.offAuxtraceSnapshotTrigger()
+			ss.evlistDisable(t)
+			ss.disabled = true
+		}
+	}
+	ss.offAuxtraceSnapshotTrigger()
+	if ss.R.Snapshot != nil && ss.R.Snapshot.OnExit {
+		ss.auxtraceSnapshotExit(t) // session_aux_snapshot.go
+	}
+	// out_child: record__mmap_read_all(rec, true)
+	ss.toggleBkwMmap(t, bkwDataPending)
+	if err := ss.mmapReadAll(t, true); err != nil && ss.Err == nil {
+		ss.Err = err
+	}
+}
+
+// finish unmaps and closes everything (evlist__delete(): munmap, then
+// close) and processes the perf.data.
+func (ss *Session) finish(t *sched.Task) {
+	ss.unmapAuxExtra(t)
+	for _, m := range ss.Mmaps {
+		if m.Map != nil {
+			ss.K.Munmap(t, m.Map)
+		}
+		ss.auxtraceMunmap(t, m)
+	}
+	for _, m := range ss.sideBandMaps { // evlist__stop_sb_thread() -> evlist__delete()
+		ss.K.Munmap(t, m)
+	}
+	ss.sideBandMaps = nil
+	for _, fd := range append(append([]int(nil), ss.FDs...), ss.SideBandFDs...) {
+		if fd >= 0 {
+			ss.K.Close(t, fd)
+		}
+	}
+	if ss.Err != nil && ss.Workload != nil && !ss.uncorked {
+		// perf failed before letting the child run. Real perf kills it
+		// (SIGTERM); the model cannot end a task from outside, so it lets
+		// it exec and run with no events left.
+		ss.uncorked = true
+		ss.S.WakeUpAll(&ss.cork)
+	}
+	ss.Finished = true
+	ss.process()
+}
+
+// recordOpen opens every evsel on every CPU (or the workload thread) in
+// perf's order, each member with its leader's fd as group_fd, and reads back
+// each event's id.
+// tools/perf/builtin-record.c: record__open() -> evlist__open() -> evsel__open_cpu()
+func (ss *Session) recordOpen(t *sched.Task) error {
+	opens := ss.R.Opens(len(ss.S.M.CPUs))
+	ss.FDs = make([]int, len(opens))
+	for i, o := range opens {
+		ss.FDs[i] = -1
+		pid := o.PID
+		if pid == PIDWorkload {
+			pid = ss.Workload.PID
+		}
+		group := -1
+		if o.GroupFD >= 0 {
+			group = ss.FDs[o.GroupFD]
+		}
+		attr := ss.R.Evsels[o.Evsel].Attr
+		fd, err := ss.K.PerfEventOpen(t, &attr, pid, o.CPU, group, o.Flags)
+		if err != nil {
+			return fmt.Errorf("perf record: sys_perf_event_open(%s, pid %d, cpu %d, group_fd %d): %w",
+				ss.R.Evsels[o.Evsel].Name, pid, o.CPU, group, err)
+		}
+		ss.FDs[i] = fd
+		// perf_evlist__id_add_fd(): ioctl(fd, PERF_EVENT_IOC_ID, &id)
+		if id, err := ss.K.Ioctl(t, fd, uapi.PERF_EVENT_IOC_ID, 0); err == nil {
+			fa := &ss.Data.Attrs[o.Evsel]
+			fa.IDs = append(fa.IDs, id)
+		}
+	}
+	return nil
+}
+
+// recordMmap maps one ring per CPU (per thread with --per-thread): the first
+// fd of each CPU is mapped with (pages+1)*4096 bytes, read-write (read-only
+// for write_backward evsels, which get their own overwrite rings), and the
+// other fds of that CPU are redirected into it with PERF_EVENT_IOC_SET_OUTPUT.
+// Every fd of a non-system-wide evsel is polled (POLLIN only for forward rings).
+// tools/lib/perf/evlist.c: mmap_per_cpu() / mmap_per_evsel()
+func (ss *Session) recordMmap(t *sched.Task) error {
+	opens := ss.R.Opens(len(ss.S.M.CPUs))
+	var cpus []int
+	seen := map[int]bool{}
+	for _, o := range opens {
+		if !seen[o.CPU] {
+			seen[o.CPU] = true
+			cpus = append(cpus, o.CPU)
+		}
+	}
+	slices.Sort(cpus)
+	length := uint64(ss.R.MmapBytes())
+	for _, c := range cpus {
+		var output, outputOvw *SessionMmap
+		for i, o := range opens { // evsels in evlist order for this CPU
+			if o.CPU != c {
+				continue
+			}
+			e := &ss.R.Evsels[o.Evsel]
+			fd := ss.FDs[i]
+			overwrite := e.Attr.WriteBackward
+			out := &output
+			prot := pmu.ProtRead | pmu.ProtWrite
+			if overwrite {
+				out, prot = &outputOvw, pmu.ProtRead
+				if ss.bkw == bkwNotReady {
+					ss.toggleBkwMmap(t, bkwRunning)
+				}
+			}
+			if *out == nil {
+				m, err := ss.K.Mmap(t, fd, 0, length, prot)
+				if err != nil {
+					return fmt.Errorf("perf record: failed to mmap with %w (fd %d, cpu %d)", err, fd, c)
+				}
+				reader, err := NewMmap(m.RB, overwrite)
+				if err != nil {
+					return fmt.Errorf("perf record: reader for fd %d: %w", fd, err)
+				}
+				reader.Tracer = ss.K.BufferTracer(m.RB) // the invariants' log, when on
+				*out = &SessionMmap{CPU: c, FD: fd, Overwrite: overwrite, Map: m, Reader: reader}
+				ss.Mmaps = append(ss.Mmaps, *out)
+				if err := ss.auxtraceMmap(t, *out, o.Evsel, len(ss.Mmaps)-1); err != nil {
+					return err
+				}
+			} else {
+				if _, err := ss.K.Ioctl(t, fd, uapi.PERF_EVENT_IOC_SET_OUTPUT, uint64((*out).FD)); err != nil {
+					return fmt.Errorf("perf record: PERF_EVENT_IOC_SET_OUTPUT fd %d -> %d: %w", fd, (*out).FD, err)
+				}
+				(*out).Outputs = append((*out).Outputs, fd)
+			}
+			if !e.SystemWide {
+				ss.pollFDs = append(ss.pollFDs, fd) // perf_evlist__add_pollfd()
+				ss.pollIn[fd] = !overwrite
+			}
+		}
+	}
+	return nil
+}
+
+// setupSideBand opens and maps the BPF side-band evlist (dummy with
+// bpf_event, pid -1 on every CPU). perf reads it from a thread of its own
+// only when BPF programs load, which the simulation never does. A failure
+// is only a debug message in perf.
+// tools/perf/builtin-record.c: record__setup_sb_evlist(); util/sideband_evlist.c: evlist__start_sb_thread()
+func (ss *Session) setupSideBand(t *sched.Task) {
+	if len(ss.R.SideBand) == 0 || ss.Opts.NoSideBand {
+		return
+	}
+	length := uint64((ss.R.sideBandPages + 1) * pmu.PageSize)
+	for i := range ss.R.SideBand {
+		for _, c := range ss.R.cpus(len(ss.S.M.CPUs)) {
+			attr := ss.R.SideBand[i].Attr
+			fd, err := ss.K.PerfEventOpen(t, &attr, -1, c, -1, uapi.PERF_FLAG_FD_CLOEXEC)
+			if err != nil {
+				ss.Warnings = append(ss.Warnings, "Couldn't start the BPF side band thread: BPF programs starting from now on won't be annotatable")
+				return
+			}
+			ss.SideBandFDs = append(ss.SideBandFDs, fd)
+			m, err := ss.K.Mmap(t, fd, 0, length, pmu.ProtRead|pmu.ProtWrite)
+			if err != nil {
+				ss.Warnings = append(ss.Warnings, "side band mmap failed: "+err.Error())
+				return
+			}
+			ss.sideBandMaps = append(ss.sideBandMaps, m)
+		}
+	}
+}
+
+// synthesize writes what perf learns from /proc before recording: a COMM
+// for every task of the machine for -a/-C; nothing for a forked command
+// (__machine__synthesize_threads(): "command specified"), whose COMM the
+// fork path writes. MMAP records are not modelled (no address space); the
+// kernel writes the COMM of the exec and the EXIT (pmu/sideband.go).
+// tools/perf/builtin-record.c: record__synthesize() -> __machine__synthesize_threads()
+func (ss *Session) synthesize(t *sched.Task) {
+	a := &ss.Data.Attrs[0].Attr
+	if ss.R.Target.None() {
+		return // "command specified": only the forked child's COMM, in __cmd_record()
+	}
+	for _, x := range ss.S.Tasks { // perf_event__synthesize_threads(): every /proc/PID
+		if x.State == sched.Dead {
+			continue
+		}
+		comm := x.Comm
+		if x == ss.Workload {
+			comm = workloadComm // forked, not yet exec'd
+		}
+		ss.writeSynth(t, synthComm(a, x.PID, x.TID, comm))
+	}
+}
+
+// evlistEnable enables every group leader on every fd.
+// tools/perf/util/evlist.c: __evlist__enable()
+func (ss *Session) evlistEnable(t *sched.Task) { ss.evlistIoctl(t, uapi.PERF_EVENT_IOC_ENABLE) }
+
+// evlistDisable disables every group leader on every fd.
+// tools/perf/util/evlist.c: __evlist__disable()
+func (ss *Session) evlistDisable(t *sched.Task) { ss.evlistIoctl(t, uapi.PERF_EVENT_IOC_DISABLE) }
+
+func (ss *Session) evlistIoctl(t *sched.Task, cmd uint64) { ss.evlistIoctlArg(t, cmd, 0) }
+
+// evlistIoctlArg issues cmd with arg on every group leader's fd.
+func (ss *Session) evlistIoctlArg(t *sched.Task, cmd, arg uint64) {
+	for i, o := range ss.R.Opens(len(ss.S.M.CPUs)) {
+		if !ss.R.Evsels[o.Evsel].IsLeader(o.Evsel) || ss.FDs[i] < 0 {
+			continue
+		}
+		ss.K.Ioctl(t, ss.FDs[i], cmd, arg)
+	}
+}
+
+// toggleBkwMmap moves the overwrite rings through their states, pausing
+// them (PERF_EVENT_IOC_PAUSE_OUTPUT 1) before they are read and resuming
+// them after. Illegal transitions are ignored, as perf does ("state_err").
+// tools/perf/util/evlist.c: evlist__toggle_bkw_mmap()
+func (ss *Session) toggleBkwMmap(t *sched.Task, state bkwState) {
+	old := ss.bkw
+	pause, resume := false, false
+	switch old {
+	case bkwNotReady:
+		if state != bkwRunning {
+			return
+		}
+	case bkwRunning:
+		if state != bkwDataPending {
+			return
+		}
+		pause = true
+	case bkwDataPending:
+		if state != bkwEmpty {
+			return
+		}
+	case bkwEmpty:
+		if state != bkwRunning {
+			return
+		}
+		resume = true
+	}
+	ss.bkw = state
+	if pause || resume {
+		// evlist__pause() / evlist__resume() -> perf_evlist__set_paused()
+		v := uint64(0)
+		if pause {
+			v = 1
+		}
+		for _, m := range ss.Mmaps {
+			if m.Overwrite {
+				ss.K.Ioctl(t, m.FD, uapi.PERF_EVENT_IOC_PAUSE_OUTPUT, v)
+			}
+		}
+	}
+}
+
+// mmapReadAll reads the forward rings, then the overwrite rings if they are
+// pending, and ends the round with a FINISHED_ROUND when anything was written.
+// tools/perf/builtin-record.c: record__mmap_read_all() -> record__mmap_read_evlist()
+func (ss *Session) mmapReadAll(t *sched.Task, synch bool) error {
+	before := ss.stats.bytes
+	for _, overwrite := range []bool{false, true} {
+		if overwrite && ss.bkw != bkwDataPending {
+			continue
+		}
+		for i, m := range ss.Mmaps {
+			if m.Overwrite != overwrite || m.Reader == nil {
+				continue // unmapped by an action, or no data pages
+			}
+			r := m.Reader // an action may unmap the ring during the push
+			flush := r.Flush
+			if synch {
+				r.Flush = 1
+			}
+			ss.mmapPush(t, i, m)
+			r.Flush = flush
+			if err := ss.auxtraceMmapReadFull(t, m); err != nil {
+				return err
+			}
+		}
+		if overwrite {
+			ss.toggleBkwMmap(t, bkwEmpty)
+		}
+	}
+	if ss.stats.bytes != before {
+		ss.writeSynth(t, headerOnly(RecordFinishedRound))
+		ss.stats.rounds++
+	}
+	return nil
+}
+
+// mmapPush copies a ring's new bytes into perf.data: read the head, work
+// out the range (read_init), write it out in one or two pieces (two when it
+// wraps), then prev = the head read first and give the space back (consume).
+// Because perf reads data_head twice, bytes that land between the two reads
+// are written now and again on the next pass (counted in perf.dup_bytes).
+// tools/perf/util/mmap.c: perf_mmap__push()
+func (ss *Session) mmapPush(t *sched.Task, idx int, m *SessionMmap) {
+	if m.Map == nil || m.Reader == nil {
+		return // unmapped by an action, or mapped without data pages
+	}
+	// This pass holds on to the mapping and its reader: an action's thread
+	// may unmap the ring meanwhile (m.Map = nil); the bytes stay readable.
+	mp, r := m.Map, m.Reader
+	t.Spend(ss.Opts.MmapVisit)
+	head := r.ReadHead(t)
+	warned := len(r.Warnings)
+	if err := r.ReadInit(t); err != nil {
+		for _, w := range r.Warnings[warned:] {
+			if strings.HasPrefix(w, "failed to keep up") {
+				ss.stats.keepup++
+			}
+		}
+		return
+	}
+	ss.tracePushed(m, r.Start, r.End) // before pushedEnd moves: first copies only
+	if !m.Overwrite {
+		if m.pushedAny && r.Start < m.pushedEnd {
+			ss.stats.dupBytes += int64(min(m.pushedEnd, r.End) - r.Start)
+		}
+		m.pushedEnd, m.pushedAny = max(m.pushedEnd, r.End), true
+	}
+	data, mask := mp.RB.Data(), mp.RB.Mask()
+	size := r.End - r.Start
+	if (r.Start&mask)+size != r.End&mask {
+		n := mask + 1 - r.Start&mask
+		ss.pushfn(t, idx, m, data[r.Start&mask:])
+		r.Start += n
+	}
+	n := r.End - r.Start
+	ss.pushfn(t, idx, m, data[r.Start&mask:r.Start&mask+n])
+	r.Start += n
+	r.Prev = head
+	r.Consume()
+}
+
+// pushfn writes one piece to perf.data: record__pushfn() -> record__write()
+// -> perf_data__write(), a write(2) unless the piece is empty.
+// tools/perf/builtin-record.c: record__pushfn()
+func (ss *Session) pushfn(t *sched.Task, idx int, m *SessionMmap, b []byte) {
+	ss.stats.pushes++
+	if len(b) == 0 {
+		return
+	}
+	ss.stats.bytes += int64(len(b))
+	if ss.Opts.PerRecord > 0 {
+		t.Spend(ss.Opts.PerRecord * sim.Duration(countRecords(b)))
+	}
+	var chunk []byte
+	if ss.Data.Discard {
+		ss.Data.write(b, idx, m.CPU, ss.S.M.Now(), m.Overwrite) // counted now, kept nowhere
+	} else {
+		chunk = append([]byte(nil), b...) // the bytes as they are now
+	}
+	ss.S.Syscall(t, "write", func(t *sched.Task) {
+		t.Spend(ss.Opts.WriteSyscall + ss.Opts.WritePerKiB*sim.Duration(len(chunk))/1024)
+		ss.Data.write(chunk, idx, m.CPU, ss.S.M.Now(), m.Overwrite)
+	})
+}
+
+// writeSynth writes a record perf makes itself.
+func (ss *Session) writeSynth(t *sched.Task, b []byte) {
+	ss.S.Syscall(t, "write", func(t *sched.Task) {
+		t.Spend(ss.Opts.WriteSyscall)
+		ss.Data.write(b, -1, -1, ss.S.M.Now(), false)
+	})
+}
+
+// countRecords counts the headers in a piece (a piece cut at the wrap may
+// end inside a record: the walk stops there).
+func countRecords(b []byte) int {
+	n := 0
+	for off := 0; off+rb.HeaderSize <= len(b); n++ {
+		h, _ := rb.ParseHeader(b[off:])
+		if h.Size < rb.HeaderSize {
+			break
+		}
+		off += int(h.Size)
+	}
+	return n
+}
+
+// poll waits for the rings: fdarray__poll(), then fdarray__filter() drops
+// the fds that hung up (their events died with the workload); none left
+// means draining.
+// tools/perf/builtin-record.c: __cmd_record() main loop
+func (ss *Session) poll(t *sched.Task) {
+	for {
+		if len(ss.pollFDs) == 0 {
+			ss.draining = true
+			return
+		}
+		ready, hup := ss.K.Poll(t, ss.pollFDs)
+		in := false
+		for _, fd := range ready {
+			in = in || ss.pollIn[fd] // overwrite fds poll for POLLERR|POLLHUP only
+		}
+		if !in && len(hup) == 0 && !ss.done && !ss.switchHit && !ss.snapStart && len(ready) > 0 {
+			continue // only POLLIN on fds that did not ask for it: poll(2) would not return
+		}
+		ss.stats.wakeups++
+		if len(hup) > 0 {
+			gone := map[int]bool{}
+			for _, fd := range hup {
+				gone[fd] = true
+			}
+			kept := ss.pollFDs[:0]
+			for _, fd := range ss.pollFDs {
+				if !gone[fd] {
+					kept = append(kept, fd)
+				}
+			}
+			ss.pollFDs = kept
+			if len(kept) == 0 {
+				ss.draining = true
+			}
+		}
+		return
+	}
+}
+
+// process parses what was written since the last time.
+func (ss *Session) process() {
+	if ss.processed == len(ss.Data.Data) && ss.Data.Records != nil {
+		return
+	}
+	ss.Data.Process()
+	ss.processed = len(ss.Data.Data)
+}
+
+// Script writes `perf script` output of what the session recorded.
+func (ss *Session) Script(w io.Writer) error {
+	ss.process()
+	sym := ss.Opts.Symbolize
+	if sym == nil {
+		sym = ss.K.Symbolize // the symbol tables of the kernel and the workloads
+	}
+	return ss.Data.Script(w, ScriptOptions{Symbolize: sym, NoMergeCallchains: ss.Opts.NoMergeCallchains || ss.Knob("merge-callchains") == "off"})
+}
+
+// sessionObservables are the names Observe answers, with their meaning.
+var sessionObservables = []struct{ name, help string }{
+	{"perf.samples", "PERF_RECORD_SAMPLE records in perf.data"},
+	{"perf.records", "records copied out of the rings (perf's own excluded)"},
+	{"perf.lost", "sum of PERF_RECORD_LOST.lost: samples the kernel dropped"},
+	{"perf.lost_records", "PERF_RECORD_LOST records"},
+	{"perf.bytes", "bytes copied out of the rings"},
+	{"perf.wakeups", "poll returns (perf's \"Woken up N times\")"},
+	{"perf.pushes", "record__pushfn calls (perf's rec->samples)"},
+	{"perf.torn", "records that do not parse (torn or overwritten), +1 if the reader stopped"},
+	{"perf.comm", "PERF_RECORD_COMM records from the kernel"},
+	{"perf.exit", "PERF_RECORD_EXIT records"},
+	{"perf.unknown", "records of types the model does not decode"},
+	{"perf.keepup", "\"failed to keep up with mmap data\": a forward reader lapped"},
+	{"perf.dup_bytes", "bytes written twice (perf_mmap__push re-reads data_head)"},
+	{"perf.snapshots", "SIGUSR2 AUX snapshots taken"},
+	{"perf.mmaps", "rings mapped"},
+	{"perf.error", "1 if perf gave up (open, mmap or ioctl failed)"},
+	{"perf.done", "1 once perf wrote its perf.data and exited"},
+}
+
+// SessionObservableNames lists the observables of a session.
+func SessionObservableNames() []string {
+	out := make([]string, len(sessionObservables))
+	for i, o := range sessionObservables {
+		out[i] = o.name
+	}
+	return out
+}
+
+// SessionObservableHelp returns the one-line meaning of an observable.
+func SessionObservableHelp(name string) string {
+	for _, o := range sessionObservables {
+		if o.name == name {
+			return o.help
+		}
+	}
+	for _, o := range extraObs {
+		if o.name == name {
+			return o.help
+		}
+	}
+	return ""
+}
+
+// Observe returns the value of a session observable.
+func (ss *Session) Observe(name string) (int64, bool) {
+	ss.process()
+	d := ss.Data.Stats()
+	b := func(v bool) int64 {
+		if v {
+			return 1
+		}
+		return 0
+	}
+	switch name {
+	case "perf.samples":
+		return d.Samples, true
+	case "perf.records":
+		return d.Records, true
+	case "perf.lost":
+		return d.Lost, true
+	case "perf.lost_records":
+		return d.LostRecords, true
+	case "perf.bytes":
+		return ss.stats.bytes, true
+	case "perf.wakeups":
+		return ss.stats.wakeups, true
+	case "perf.pushes":
+		return ss.stats.pushes, true
+	case "perf.torn":
+		return d.Torn, true
+	case "perf.comm":
+		return d.Comm, true
+	case "perf.exit":
+		return d.Exit, true
+	case "perf.unknown":
+		return d.Unknown, true
+	case "perf.keepup":
+		return ss.stats.keepup, true
+	case "perf.dup_bytes":
+		return ss.stats.dupBytes, true
+	case "perf.snapshots":
+		return ss.stats.snapshots, true
+	case "perf.mmaps":
+		return int64(len(ss.Mmaps)), true
+	case "perf.error":
+		return b(ss.Err != nil), true
+	case "perf.done":
+		return b(ss.Finished), true
+	}
+	for _, o := range extraObs {
+		if o.name == name {
+			return o.get(ss), true
+		}
+	}
+	return 0, false
+}

@@ -1,0 +1,137 @@
+package perftool
+
+import (
+	"path"
+	"sort"
+)
+
+// TracepointsKernel is the kernel the catalogue's ids and layouts were read
+// from (/sys/kernel/tracing/events/*/*/format; copies in testdata/tracefs).
+const TracepointsKernel = "6.18.44-fc-v769 (x86_64)"
+
+// Field is one field of a tracepoint's format (after the common_* header).
+type Field struct {
+	Decl   string // C declaration as the format file prints it, e.g. "unsigned int fd"
+	Offset int
+	Size   int
+	Signed bool
+}
+
+// Tracepoint is one catalogue entry: what `perf record -e SYS:NAME` needs
+// (attr.config = ID) and what a PERF_SAMPLE_RAW sample of it carries.
+type Tracepoint struct {
+	System string
+	Name   string
+	ID     uint64  // attr.config for PERF_TYPE_TRACEPOINT
+	Fields []Field // after the 8-byte struct trace_entry (common_type/flags/preempt_count/pid)
+}
+
+// EntrySize is the size of the trace record (struct trace_entry + fields):
+// the end of the last field; for syscalls:* it is at least
+// sizeof(struct syscall_trace_enter/exit) (16: the int nr is padded before
+// the unsigned long args[]), as perf_syscall_enter() sizes it
+// ("sizeof(unsigned long) * sys_data->nb_args + sizeof(*rec)"), so
+// sys_enter_getpid is 16 bytes although its last field ends at 12.
+func (t *Tracepoint) EntrySize() int {
+	end := 8
+	if t.System == "syscalls" {
+		end = 16
+	}
+	for _, f := range t.Fields {
+		end = max(end, f.Offset+f.Size)
+	}
+	return end
+}
+
+// RawSize is the u32 size word of the PERF_SAMPLE_RAW part: the record is
+// allocated so that the u32 size word plus the data keep the sample 8-byte
+// aligned, i.e. ALIGN(entry + sizeof(u32), sizeof(u64)) - sizeof(u32).
+//
+// kernel/trace/trace_event_perf.c: perf_trace_buf_alloc() callers
+// (perf_trace_##call, perf_syscall_enter/exit: "size = ALIGN(size + sizeof(u32), sizeof(u64)); size -= sizeof(u32);")
+func (t *Tracepoint) RawSize() int {
+	return (t.EntrySize()+4+7)&^7 - 4
+}
+
+// RawSampleBytes is what PERF_SAMPLE_RAW adds to a sample: the u32 size word
+// and RawSize bytes of data (always a multiple of 8).
+func (t *Tracepoint) RawSampleBytes() int { return 4 + t.RawSize() }
+
+// FullName is "system:name".
+func (t *Tracepoint) FullName() string { return t.System + ":" + t.Name }
+
+func sysEnter(id uint64, name string, args ...string) Tracepoint {
+	f := []Field{{"int __syscall_nr", 8, 4, true}}
+	for i, a := range args {
+		f = append(f, Field{a, 16 + 8*i, 8, false})
+	}
+	return Tracepoint{"syscalls", "sys_enter_" + name, id, f}
+}
+
+func sysExit(id uint64, name string) Tracepoint {
+	return Tracepoint{"syscalls", "sys_exit_" + name, id, []Field{
+		{"int __syscall_nr", 8, 4, true}, {"long ret", 16, 8, true}}}
+}
+
+// catalogue holds the tracepoints the simulator fires, copied from this
+// machine's tracefs (see TracepointsKernel); TestCatalogueMatchesTracefs
+// re-reads testdata/tracefs to keep them honest.
+var catalogue = []Tracepoint{
+	{"raw_syscalls", "sys_enter", 443, []Field{{"long id", 8, 8, true}, {"unsigned long args[6]", 16, 48, false}}},
+	{"raw_syscalls", "sys_exit", 442, []Field{{"long id", 8, 8, true}, {"long ret", 16, 8, true}}},
+	sysEnter(776, "close", "unsigned int fd"),
+	sysExit(775, "close"),
+	sysEnter(283, "newuname", "struct new_utsname * name"),
+	sysExit(282, "newuname"),
+	sysEnter(267, "prctl", "int option", "unsigned long arg2", "unsigned long arg3", "unsigned long arg4", "unsigned long arg5"),
+	sysExit(266, "prctl"),
+	sysEnter(309, "getpid"),
+	sysExit(308, "getpid"),
+	sysEnter(842, "read", "unsigned int fd", "char * buf", "size_t count"),
+	sysExit(841, "read"),
+	sysEnter(840, "write", "unsigned int fd", "const char * buf", "size_t count"),
+	sysExit(839, "write"),
+	sysEnter(898, "ioctl", "unsigned int fd", "unsigned int cmd", "unsigned long arg"),
+	sysExit(897, "ioctl"),
+	sysEnter(174, "mmap", "unsigned long addr", "unsigned long len", "unsigned long prot", "unsigned long flags", "unsigned long fd", "unsigned long off"),
+	sysExit(173, "mmap"),
+	sysEnter(469, "nanosleep", "struct __kernel_timespec * rqtp", "struct __kernel_timespec * rmtp"),
+	sysExit(468, "nanosleep"),
+}
+
+// LookupTracepoint returns the catalogue entry for system:name.
+func LookupTracepoint(system, name string) (*Tracepoint, bool) {
+	for i := range catalogue {
+		if catalogue[i].System == system && catalogue[i].Name == name {
+			return &catalogue[i], true
+		}
+	}
+	return nil, false
+}
+
+// GlobTracepoints returns the catalogue entries matching a perf tracepoint
+// glob (sys and name may use *, ? and [...]), in the order perf adds them:
+// perf walks the directories with readdir(), and eventfs lists a system's
+// events in creation order, which on the source machine is ascending ID
+// (`perf record -e 'raw_syscalls:*'` opens sys_exit (442) before sys_enter
+// (443); testdata/tracepoint-glob.golden). Systems are taken alphabetically.
+//
+// tools/perf/util/parse-events.c: parse_events_add_tracepoint() / add_tracepoint_multi_sys()
+func GlobTracepoints(sysGlob, nameGlob string) []*Tracepoint {
+	var out []*Tracepoint
+	for i := range catalogue {
+		t := &catalogue[i]
+		okS, _ := path.Match(sysGlob, t.System)
+		okN, _ := path.Match(nameGlob, t.Name)
+		if okS && okN {
+			out = append(out, t)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].System != out[j].System {
+			return out[i].System < out[j].System
+		}
+		return out[i].ID < out[j].ID
+	})
+	return out
+}
