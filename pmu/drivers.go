@@ -1,7 +1,7 @@
 // Registering a PMU driver, knob, observable or step point
 //
 // This file is the pmu package's registry: what it holds is everything the
-// scenario runtime (scenarios.PMUPerf) lists for `simrun knobs`, the checker
+// scenario runtime (runner.PMUPerf) lists for `simrun knobs`, the checker
 // and the "pmu NAME key=value" lines of a scenario. The runtime reads only
 // these functions, so a new PMU or mechanism plugs in without touching the
 // scenarios package:

@@ -87,15 +87,16 @@ func Open(arg string) (*Source, error) {
 	return nil, fmt.Errorf("%s: no such file, and no built-in scenario of that name (built-ins: %s)", arg, strings.Join(names, ", "))
 }
 
-// Load parses and checks a scenario against the simulator's registry. Parse and
-// check errors come back as an ErrorList (each *Error has its Snippet).
-func (s *Source) Load(perf PerfBackend) (*File, error) {
+// Load parses and checks a scenario against the registry newRegistry makes for
+// it (the runner's, which knows the simulator's names). Parse and check errors
+// come back as an ErrorList (each *Error has its Snippet).
+func (s *Source) Load(newRegistry func(*File) Registry) (*File, error) {
 	f, err := Parse(s.Name, s.Src)
 	if err != nil {
 		return nil, err
 	}
 	var list ErrorList
-	for _, e := range Check(f, NewRegistry(f, perf)) {
+	for _, e := range Check(f, newRegistry(f)) {
 		var ce *Error
 		if errors.As(e, &ce) {
 			list = append(list, ce)

@@ -224,7 +224,7 @@ func (c *checker) action(a *Action) {
 func (c *checker) arg(verb string, kind ArgKind, arg *Ident) {
 	s := arg.Name
 	isCPU := func() bool {
-		cpu, ok := parseCPUNumber(s)
+		cpu, ok := ParseCPUNumber(s)
 		if ok && strings.HasPrefix(s, "cpu") {
 			c.cpuInRange(arg.Pos, cpu)
 		}

@@ -50,7 +50,7 @@ func (c *checker) whenKnob(s *Setting) {
 func (c *checker) cpuNames(e Expr) {
 	Names(e, func(n *Name) {
 		for _, seg := range strings.Split(n.Name, ".") {
-			if cpu, ok := parseCPUNumber(seg); ok && strings.HasPrefix(seg, "cpu") {
+			if cpu, ok := ParseCPUNumber(seg); ok && strings.HasPrefix(seg, "cpu") {
 				c.cpuInRange(n.Pos, cpu)
 			}
 		}

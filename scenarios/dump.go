@@ -56,7 +56,7 @@ func Dump(f *File) string {
 		}
 	}
 	for _, a := range f.Actions {
-		d.line(1, "at %s %s @%s", dur(a.At), a.Verb.Name, a.Pos)
+		d.line(1, "at %s %s @%s", FormatDuration(a.At), a.Verb.Name, a.Pos)
 		for _, arg := range a.Args {
 			d.line(2, "%s @%s", arg.Name, arg.Pos)
 		}
@@ -80,7 +80,7 @@ func Dump(f *File) string {
 		}
 		at := "end"
 		if o.At != nil {
-			at = dur(*o.At)
+			at = FormatDuration(*o.At)
 		}
 		d.line(1, "%s%s %s at %s @%s", when, o.Quant, o.Cond, at, o.Pos)
 		d.expr(2, o.Cond)
@@ -103,8 +103,8 @@ func setting(s *Setting) string {
 	return fmt.Sprintf("%s=%s @%s value @%s", s.Name, s.Value, s.Pos, s.ValuePos)
 }
 
-// dur prints a duration in the file's units (ns, us, ms, s).
-func dur(d time.Duration) string {
+// FormatDuration prints a duration in the file's units (ns, us, ms, s).
+func FormatDuration(d time.Duration) string {
 	n := int64(d)
 	for _, u := range []struct {
 		s string
@@ -129,12 +129,12 @@ func (d *dumper) ops(depth int, ops []Op) {
 	for _, op := range ops {
 		switch op := op.(type) {
 		case *Compute:
-			d.line(depth, "compute %s @%s", dur(op.Dur), op.Pos)
+			d.line(depth, "compute %s @%s", FormatDuration(op.Dur), op.Pos)
 		case *Sleep:
-			d.line(depth, "sleep %s @%s", dur(op.Dur), op.Pos)
+			d.line(depth, "sleep %s @%s", FormatDuration(op.Dur), op.Pos)
 		case *Syscall:
 			if op.Dur > 0 {
-				d.line(depth, "syscall %s %s @%s", op.Name, dur(op.Dur), op.Pos)
+				d.line(depth, "syscall %s %s @%s", op.Name, FormatDuration(op.Dur), op.Pos)
 				break
 			}
 			d.line(depth, "syscall %s @%s", op.Name, op.Pos)

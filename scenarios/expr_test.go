@@ -17,7 +17,7 @@ func parseOutcome(line string) (cond, at, errMsg string) {
 	o := f.Outcomes[0]
 	at = "end"
 	if o.At != nil {
-		at = dur(*o.At)
+		at = FormatDuration(*o.At)
 	}
 	return o.Cond.String(), at, ""
 }

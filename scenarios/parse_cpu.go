@@ -5,14 +5,14 @@ import "strings"
 // cpuRef parses "cpu2" or "cpu 2" at ws[i] and returns the index after it.
 func (p *parser) cpuRef(ll *logicalLine, ws []token, i int) (cpu int, pos Pos, next int, ok bool) {
 	if i < len(ws) && ws[i].text == "cpu" && i+1 < len(ws) {
-		if c, ok := parseCPUNumber(ws[i+1].text); ok && !strings.HasPrefix(ws[i+1].text, "cpu") {
+		if c, ok := ParseCPUNumber(ws[i+1].text); ok && !strings.HasPrefix(ws[i+1].text, "cpu") {
 			return c, ws[i].pos, i + 2, true
 		}
 		p.errorf(ws[i+1].pos, "expected a CPU number after cpu, found %s", quote(ws[i+1].text))
 		return 0, Pos{}, i, false
 	}
 	if i < len(ws) && strings.HasPrefix(ws[i].text, "cpu") {
-		if c, ok := parseCPUNumber(ws[i].text); ok {
+		if c, ok := ParseCPUNumber(ws[i].text); ok {
 			return c, ws[i].pos, i + 1, true
 		}
 	}

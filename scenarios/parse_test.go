@@ -135,7 +135,7 @@ func TestParseWhen(t *testing.T) {
 		}
 		s += o.Quant.String() + " " + o.Cond.String() + " @" + o.Pos.String()
 		if o.At != nil {
-			s += " at " + dur(*o.At)
+			s += " at " + FormatDuration(*o.At)
 		}
 		got = append(got, s)
 	}

@@ -142,15 +142,15 @@ func (m *MapRegistry) Observable(name string) (Type, bool) {
 	if t, ok := m.Observables[name]; ok {
 		return t, true
 	}
-	t, ok := m.Observables[cpuPattern(name)]
+	t, ok := m.Observables[CPUPattern(name)]
 	return t, ok
 }
 
-// cpuPattern replaces a name segment cpu<digits> by cpuN.
-func cpuPattern(name string) string {
+// CPUPattern replaces a name segment cpu<digits> by cpuN.
+func CPUPattern(name string) string {
 	segs := strings.Split(name, ".")
 	for i, s := range segs {
-		if c, ok := parseCPUNumber(s); ok && strings.HasPrefix(s, "cpu") && s == "cpu"+strconv.Itoa(c) {
+		if c, ok := ParseCPUNumber(s); ok && strings.HasPrefix(s, "cpu") && s == "cpu"+strconv.Itoa(c) {
 			segs[i] = "cpuN"
 		}
 	}
@@ -193,3 +193,22 @@ func (m *MapRegistry) Names(kind Kind) []string {
 	sort.Strings(out)
 	return out
 }
+
+// NameKinds are the kinds Describe lists, in the order simrun names prints them.
+var NameKinds = []Kind{Verbs, Observables, Invariants, StepPoints, Syscalls, PMUs}
+
+// KindNamed returns the kind whose plural name (or a short form: steps) is s.
+func KindNamed(s string) (Kind, bool) {
+	s = strings.ToLower(s)
+	for _, k := range NameKinds {
+		plural := strings.ToLower(kindNames[k][1])
+		if s == plural || s == strings.ReplaceAll(plural, " ", "-") ||
+			(k == StepPoints && s == "steps") || (k == Syscalls && s == "syscalls") {
+			return k, true
+		}
+	}
+	return 0, false
+}
+
+// Plural is the kind's name in the plural ("step points").
+func (k Kind) Plural() string { return kindNames[k][1] }

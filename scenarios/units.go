@@ -124,8 +124,8 @@ func ParseSize(s string) (int64, error) {
 // maxCPU bounds CPU numbers so a typo cannot ask for a huge machine.
 const maxCPU = 4095
 
-// parseCPUNumber parses "2" or "cpu2".
-func parseCPUNumber(s string) (int, bool) {
+// ParseCPUNumber parses "2" or "cpu2".
+func ParseCPUNumber(s string) (int, bool) {
 	s = strings.TrimPrefix(s, "cpu")
 	if s == "" || strings.ContainsAny(s, "_xX") {
 		return 0, false
@@ -143,13 +143,13 @@ func parseCPUList(s string) ([]int, bool) {
 	var out []int
 	for _, part := range strings.Split(s, ",") {
 		lo, hi, isRange := strings.Cut(part, "-")
-		a, ok := parseCPUNumber(lo)
+		a, ok := ParseCPUNumber(lo)
 		if !ok || strings.HasPrefix(lo, "cpu") {
 			return nil, false
 		}
 		b := a
 		if isRange {
-			if b, ok = parseCPUNumber(hi); !ok || strings.HasPrefix(hi, "cpu") || b < a {
+			if b, ok = ParseCPUNumber(hi); !ok || strings.HasPrefix(hi, "cpu") || b < a {
 				return nil, false
 			}
 		}

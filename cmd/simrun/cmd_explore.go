@@ -1,6 +1,8 @@
 package main
 
 import (
+	"perfsim/runner"
+
 	"flag"
 	"fmt"
 	"io"
@@ -42,7 +44,7 @@ func cmdExplore(args []string, stdout, stderr io.Writer) int {
 	if !ok {
 		return exitUsage
 	}
-	o := scenarios.ExploreOptions{Strategy: *strategy, Runs: *runs, Seed: *seed, Budget: *budget, Knobs: knobs, Jobs: *jobs}
+	o := runner.ExploreOptions{Strategy: *strategy, Runs: *runs, Seed: *seed, Budget: *budget, Knobs: knobs, Jobs: *jobs}
 	if *focus != "" {
 		o.Focus = strings.Split(*focus, ",")
 	}
@@ -67,7 +69,7 @@ func cmdExplore(args []string, stdout, stderr io.Writer) int {
 	if !*quiet && isTerminal(stderr) {
 		o.Progress = progress(stderr)
 	}
-	ex, err := scenarios.Explore(f, o)
+	ex, err := runner.Explore(f, o)
 	if o.Progress != nil {
 		fmt.Fprint(stderr, "\r\033[K")
 	}
@@ -107,7 +109,7 @@ func cmdExplore(args []string, stdout, stderr io.Writer) int {
 }
 
 // writeExploreJSON writes ex as JSON to name (- for stdout).
-func writeExploreJSON(name string, ex *scenarios.ExploreResult, stdout io.Writer) error {
+func writeExploreJSON(name string, ex *runner.ExploreResult, stdout io.Writer) error {
 	if name == "-" {
 		return ex.WriteJSON(stdout)
 	}

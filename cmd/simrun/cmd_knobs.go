@@ -1,11 +1,12 @@
 package main
 
 import (
+	"perfsim/runner"
+
 	"fmt"
 	"io"
 	"strings"
 
-	"perfsim/scenarios"
 	"perfsim/sim"
 )
 
@@ -15,8 +16,8 @@ func cmdKnobs(args []string, stdout, stderr io.Writer) int {
 	if code := parseNoArgs("knobs", args, stderr); code >= 0 {
 		return code
 	}
-	printKnobs(stdout, "kernel", scenarios.KernelKnobSpecs(nil))
-	printKnobs(stdout, "tool", scenarios.ToolKnobSpecs(nil))
+	printKnobs(stdout, "kernel", runner.KernelKnobSpecs(nil))
+	printKnobs(stdout, "tool", runner.ToolKnobSpecs(nil))
 	return exitOK
 }
 

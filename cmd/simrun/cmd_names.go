@@ -1,6 +1,8 @@
 package main
 
 import (
+	"perfsim/runner"
+
 	"fmt"
 	"io"
 
@@ -34,7 +36,7 @@ func cmdNames(args []string, stdout, stderr io.Writer) int {
 			}
 			fmt.Fprintf(stdout, "# %s\n", k.Plural())
 		}
-		for _, e := range scenarios.Describe(nil, k) {
+		for _, e := range runner.Describe(nil, k) {
 			if e.Detail == "" {
 				fmt.Fprintln(stdout, e.Name)
 				continue

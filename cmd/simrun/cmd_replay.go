@@ -1,6 +1,8 @@
 package main
 
 import (
+	"perfsim/runner"
+
 	"fmt"
 	"io"
 	"os"
@@ -50,7 +52,7 @@ func cmdReplay(args []string, stdout, stderr io.Writer) int {
 			return exitUsage
 		}
 	}
-	opts := scenarios.Options{Knobs: knobs, KeepTrace: true, StopAtViolation: true}
+	opts := runner.Options{Knobs: knobs, KeepTrace: true, StopAtViolation: true}
 	if l, ok := rf.Get("limit"); ok {
 		d, err := scenarios.ParseDuration(l)
 		if err != nil {
@@ -61,7 +63,7 @@ func cmdReplay(args []string, stdout, stderr io.Writer) int {
 	}
 	ch := sim.NewReplay(rf.Decisions)
 	opts.Chooser = ch
-	r, res, err := scenarios.RunOnce(f, opts)
+	r, res, err := runner.RunOnce(f, opts)
 	if err != nil {
 		printError(stderr, err)
 		return exitUsage

@@ -1,11 +1,11 @@
 package main
 
 import (
+	"perfsim/runner"
+
 	"fmt"
 	"io"
 	"os"
-
-	"perfsim/scenarios"
 )
 
 // cmdRun runs a scenario once and prints its outcomes and replay token.
@@ -31,8 +31,8 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	if !ok {
 		return exitUsage
 	}
-	opts := scenarios.Options{Knobs: knobs, Chooser: scenarios.ScheduleChooser(*seed, 0), KeepTrace: *timeline || *jsonOut != "" || *traceJSON != ""}
-	r, res, err := scenarios.RunOnce(f, opts)
+	opts := runner.Options{Knobs: knobs, Chooser: runner.ScheduleChooser(*seed, 0), KeepTrace: *timeline || *jsonOut != "" || *traceJSON != ""}
+	r, res, err := runner.RunOnce(f, opts)
 	if err != nil {
 		printError(stderr, err)
 		return exitUsage
@@ -78,7 +78,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
-func writeJSON(name string, res *scenarios.Result, stdout, stderr io.Writer) int {
+func writeJSON(name string, res *runner.Result, stdout, stderr io.Writer) int {
 	if name == "-" {
 		if err := res.WriteJSON(stdout); err != nil {
 			printError(stderr, err)
@@ -103,7 +103,7 @@ func writeJSON(name string, res *scenarios.Result, stdout, stderr io.Writer) int
 }
 
 // writeChrome writes r's trace as Chrome trace-event JSON to name.
-func writeChrome(name string, r *scenarios.Run) error {
+func writeChrome(name string, r *runner.Run) error {
 	fh, err := os.Create(name)
 	if err != nil {
 		return err

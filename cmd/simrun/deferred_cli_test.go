@@ -1,6 +1,8 @@
 package main
 
 import (
+	"perfsim/runner"
+
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,7 +11,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"perfsim/perftool"
-	"perfsim/scenarios"
 )
 
 // TestDeferredInvariantsListed: the deferred callchain invariants are named
@@ -17,7 +18,7 @@ import (
 // with their statements, not only perf.violations.NAME observables.
 func TestDeferredInvariantsListed(t *testing.T) {
 	got := map[string]string{}
-	for _, inv := range scenarios.AllInvariants(scenarios.DefaultPerf) {
+	for _, inv := range runner.AllInvariants(runner.DefaultPerf) {
 		got[inv.Name] = inv.Says
 	}
 	want := map[string]string{}

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"perfsim/runner"
+
 	"errors"
 	"flag"
 	"fmt"
@@ -70,11 +72,11 @@ func usageError(err error) int {
 type knobFlags map[string]string
 
 func (k knobFlags) String() string {
-	return strings.Join(scenarios.KnobList(k), " ")
+	return strings.Join(runner.KnobList(k), " ")
 }
 
 func (k knobFlags) Set(s string) error {
-	name, value, err := scenarios.ParseKnobArg(s)
+	name, value, err := runner.ParseKnobArg(s)
 	if err != nil {
 		return err
 	}
@@ -99,7 +101,7 @@ func loadScenario(arg string, stderr io.Writer) (*scenarios.File, bool) {
 		fmt.Fprintf(stderr, "simrun: %v\n", err)
 		return nil, false
 	}
-	f, err := src.Load(nil)
+	f, err := runner.Load(src)
 	if err != nil {
 		printError(stderr, err)
 		return nil, false

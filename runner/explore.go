@@ -1,0 +1,343 @@
+package runner
+
+import (
+	"perfsim/scenarios"
+
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"perfsim/sim"
+)
+
+// ExploreOptions says how to search the schedules of a scenario.
+type ExploreOptions struct {
+	Strategy string // "random" (default), "rapid", "sparse" or "bounded"
+	Runs     int    // schedules to run (default 100); bounded: the most to run
+	Seed     uint64 // random, sparse: seeds Seed..Seed+Runs-1; rapid: rapid's seed
+	// Budget bounds the disturbing decisions of one random schedule (sim.Limited;
+	// default 16), which keeps found schedules short; sparse: the most
+	// disturbances one schedule plans (sim.Sparse's Max); bounded: the
+	// bound, every schedule with at most Budget disturbances (default 2).
+	Budget int
+	Limit  sim.Time          // the virtual time limit of each run (0: DefaultLimit)
+	Knobs  map[string]string // knob overrides
+	Perf   PerfBackend
+	// MaxShrinkRuns bounds the replays spent shrinking (default 2000).
+	MaxShrinkRuns int
+	// Focus (bounded): disturb only the decisions whose question contains
+	// one of these (a step point label such as perf_mmap_aux, "tie",
+	// nmi-skid, select_task_rq); the others keep the quiet course.
+	Focus []string
+	// Jobs runs that many schedules at once (random, sparse and bounded; 0
+	// or 1: one at a time). The results are the same for any value.
+	Jobs int
+	// Progress, when set, is called after each schedule.
+	Progress func(done, total int)
+}
+
+// OutcomeCount is how many schedules satisfied an outcome, as herd7 counts them.
+type OutcomeCount struct {
+	Outcome  string `json:"outcome"`
+	Line     int    `json:"line"`
+	Quant    string `json:"quantifier"`
+	Positive int    `json:"positive"` // schedules where its condition was true
+	Negative int    `json:"negative"`
+	Verdict  string `json:"verdict"` // Always, Sometimes, Never; "-" when it never applied
+	OK       bool   `json:"ok"`      // the verdict is what the quantifier claims
+}
+
+// Found is the violation explore found, shrunk.
+type Found struct {
+	Schedule  int    // 1-based number of the schedule that showed it
+	Seed      uint64 // its seed (random strategy)
+	Violation string // what failed: "invariant NAME: ...", "outcome ...", "oops: ..."
+	Original  int    // decisions of the schedule as found
+	// OriginalDisturbing is how many of those were disturbing (non-zero).
+	OriginalDisturbing int
+	Decisions          []int    // the shrunk decision list
+	ShrinkRuns         int      // replays spent shrinking
+	Lines              []string // the disturbing choices, as trace lines
+	Result             *Result  // the shrunk schedule's result
+	Timeline           string
+}
+
+// ExploreResult is the outcome of an exploration.
+type ExploreResult struct {
+	Scenario  string
+	File      string
+	Strategy  string
+	Seed      uint64
+	Knobs     []string // the overrides
+	Limit     sim.Time
+	Schedules int // schedules run (not counting shrinking)
+	Outcomes  []OutcomeCount
+	Found     *Found
+	Elapsed   time.Duration // wall clock (for schedules/second; not in replay files)
+	Failed    bool
+	// Exhausted (bounded strategy): every schedule with at most Bound
+	// disturbing decisions (at the Focus decisions, when set) was run.
+	Exhausted bool
+	Bound     int
+	Focus     []string
+}
+
+// Explore runs many schedules of f, counts its outcomes, stops at the first
+// violation (an invariant, an always/never outcome failing in a schedule, or an
+// oops) and shrinks it.
+func Explore(f *scenarios.File, o ExploreOptions) (*ExploreResult, error) {
+	if o.Runs <= 0 {
+		o.Runs = 100
+	}
+	if o.Budget <= 0 && o.Strategy == "bounded" {
+		o.Budget = 2
+	}
+	if o.Budget <= 0 {
+		o.Budget = 16
+	}
+	if o.MaxShrinkRuns <= 0 {
+		o.MaxShrinkRuns = 2000
+	}
+	if o.Strategy == "" {
+		o.Strategy = "random"
+	}
+	// Reject bad knobs before the first run.
+	if _, err := resolveKnobs(f, o.Knobs, backend(o.Perf)); err != nil {
+		return nil, err
+	}
+	ex := &ExploreResult{Scenario: scenarioName(f), File: f.Name, Strategy: o.Strategy, Seed: o.Seed,
+		Knobs: KnobList(o.Knobs), Limit: o.Limit}
+	if ex.Limit <= 0 {
+		ex.Limit = DefaultLimit
+	}
+	for _, oc := range f.Outcomes {
+		ex.Outcomes = append(ex.Outcomes, OutcomeCount{Outcome: f.OutcomeText(oc), Line: oc.Pos.Line, Quant: oc.Quant.String()})
+	}
+	start := time.Now()
+	var err error
+	switch o.Strategy {
+	case "random":
+		err = exploreRandom(f, o, ex)
+	case "rapid":
+		err = exploreRapid(f, o, ex)
+	case "sparse":
+		err = exploreSparse(f, o, ex)
+	case "bounded":
+		err = exploreBounded(f, o, ex)
+	default:
+		return nil, fmt.Errorf("unknown strategy %q (random, rapid, sparse or bounded)", o.Strategy)
+	}
+	ex.Elapsed = time.Since(start)
+	if err != nil {
+		return nil, err
+	}
+	ex.finish()
+	return ex, nil
+}
+
+func (o ExploreOptions) runOptions(ch sim.Chooser, keep bool) Options {
+	return Options{Knobs: o.Knobs, Chooser: ch, Limit: o.Limit, KeepTrace: keep, StopAtViolation: true, Perf: o.Perf}
+}
+
+// count adds one schedule's outcomes to the counts.
+func (ex *ExploreResult) count(res *Result) {
+	ex.Schedules++
+	for i, oc := range res.Outcomes {
+		if !oc.counted {
+			continue
+		}
+		if oc.truth {
+			ex.Outcomes[i].Positive++
+		} else {
+			ex.Outcomes[i].Negative++
+		}
+	}
+}
+
+func (ex *ExploreResult) finish() {
+	ex.Failed = ex.Found != nil
+	for i := range ex.Outcomes {
+		c := &ex.Outcomes[i]
+		switch {
+		case c.Positive+c.Negative == 0:
+			c.Verdict, c.OK = "-", true
+			continue
+		case c.Negative == 0:
+			c.Verdict = "Always"
+		case c.Positive == 0:
+			c.Verdict = "Never"
+		default:
+			c.Verdict = "Sometimes"
+		}
+		switch c.Quant {
+		case "always":
+			c.OK = c.Negative == 0
+		case "never":
+			c.OK = c.Positive == 0
+		default:
+			c.OK = c.Positive > 0
+		}
+		if !c.OK {
+			ex.Failed = true
+		}
+	}
+}
+
+// signature names the first thing that failed in a schedule, or "". Shrinking
+// keeps a schedule only while it fails the same way.
+func signature(r *Run, res *Result) string {
+	if res.Oops != nil {
+		return "oops: " + res.Oops.Message
+	}
+	for _, v := range res.Violations {
+		if !r.judged[v.Invariant] {
+			return "invariant " + v.Invariant
+		}
+	}
+	for _, oc := range res.Outcomes {
+		if oc.Failure() {
+			return "outcome " + oc.Outcome
+		}
+	}
+	return ""
+}
+
+// describeFailure is the one-line account of the failure of a schedule.
+func describeFailure(r *Run, res *Result, sig string) string {
+	if res.Oops != nil {
+		return fmt.Sprintf("kernel oops on cpu%d at %s: %s", res.Oops.CPU, res.Oops.T, res.Oops.Message)
+	}
+	for _, v := range res.Violations {
+		if "invariant "+v.Invariant == sig {
+			return "invariant " + v.String()
+		}
+	}
+	return sig
+}
+
+func exploreRandom(f *scenarios.File, o ExploreOptions, ex *ExploreResult) error {
+	return exploreSeeds(f, o, ex, func(seed uint64) sim.Chooser { return ScheduleChooser(seed, o.Budget) })
+}
+
+// exploreSeeds runs the schedules of seeds Seed..Seed+Runs-1, each with the
+// chooser chooser(seed) makes, and shrinks the first violation.
+func exploreSeeds(f *scenarios.File, o ExploreOptions, ex *ExploreResult, chooser func(seed uint64) sim.Chooser) error {
+	type outcome struct {
+		r   *Run
+		res *Result
+		err error
+	}
+	var err error
+	runOrdered(o.Runs, o.Jobs, func(i int) outcome {
+		r, res, err := RunOnce(f, o.runOptions(chooser(o.Seed+uint64(i)), false))
+		return outcome{r, res, err}
+	}, func(i int, out outcome) bool {
+		if out.err != nil {
+			err = out.err
+			return true
+		}
+		ex.count(out.res)
+		if o.Progress != nil {
+			o.Progress(i+1, o.Runs)
+		}
+		if sig := signature(out.r, out.res); sig != "" {
+			var found *Found
+			if found, err = shrink(f, o, out.r.Decisions(), sig); err == nil {
+				found.Schedule, found.Seed = i+1, o.Seed+uint64(i)
+				ex.Found = found
+			}
+			return true
+		}
+		return false
+	})
+	return err
+}
+
+// WriteText prints the exploration: the herd7-style table, then the violation,
+// its shrunk schedule and the replay token.
+func (ex *ExploreResult) WriteText(w io.Writer) {
+	fmt.Fprintf(w, "explore %s (%s): strategy %s, seed %d, %d schedules", ex.Scenario, ex.File, ex.Strategy, ex.Seed, ex.Schedules)
+	if len(ex.Knobs) > 0 {
+		fmt.Fprintf(w, ", %s", strings.Join(ex.Knobs, " "))
+	}
+	fmt.Fprintln(w)
+	if len(ex.Outcomes) > 0 {
+		fmt.Fprintf(w, "%-9s %9s %9s  %s\n", "verdict", "positive", "negative", "outcome")
+	}
+	for _, c := range ex.Outcomes {
+		mark := ""
+		if !c.OK {
+			mark = "   <- claimed " + c.Quant
+		}
+		fmt.Fprintf(w, "%-9s %9d %9d  %s%s\n", c.Verdict, c.Positive, c.Negative, c.Outcome, mark)
+	}
+	if ex.Found == nil && ex.Exhausted {
+		fmt.Fprintf(w, "no violation in %d schedules: every schedule with at most %s%s\n", ex.Schedules, disturbingDecisions(ex.Bound), focusText(ex.Focus))
+	} else if ex.Found == nil && ex.Strategy == "bounded" {
+		fmt.Fprintf(w, "no violation in %d schedules (not exhaustive: the search stopped at --runs before every schedule with at most %s ran)\n", ex.Schedules, disturbingDecisions(ex.Bound))
+	} else if ex.Found == nil {
+		fmt.Fprintf(w, "no violation in %d schedules\n", ex.Schedules)
+	} else {
+		fd := ex.Found
+		fmt.Fprintf(w, "VIOLATION in schedule %d", fd.Schedule)
+		if ex.Strategy == "random" || ex.Strategy == "sparse" {
+			fmt.Fprintf(w, " (seed %d)", fd.Seed)
+		}
+		fmt.Fprintf(w, ": %s\n", fd.Violation)
+		fmt.Fprintf(w, "shrunk from %d disturbing decisions (of %d) to %d (of %d) in %d replays\n",
+			fd.OriginalDisturbing, fd.Original, len(fd.Lines), len(fd.Decisions), fd.ShrinkRuns)
+		fmt.Fprintln(w, "disturbing choices:")
+		for _, l := range fd.Lines {
+			fmt.Fprintf(w, "  %s\n", l)
+		}
+		fmt.Fprintf(w, "token: %s\n", sim.EncodeToken(fd.Decisions))
+		if fd.Timeline != "" {
+			fmt.Fprint(w, fd.Timeline)
+		}
+	}
+	if ex.Failed {
+		fmt.Fprintln(w, "FAIL")
+	} else {
+		fmt.Fprintln(w, "ok")
+	}
+}
+
+// ReplayFile returns the replay file of the found violation.
+func (ex *ExploreResult) ReplayFile() *sim.ReplayFile {
+	if ex.Found == nil {
+		return nil
+	}
+	rf := &sim.ReplayFile{Decisions: ex.Found.Decisions}
+	rf.Add("scenario", ex.Scenario)
+	rf.Add("file", ex.File)
+	for _, k := range ex.Knobs {
+		rf.Add("kernel", k)
+	}
+	rf.Add("strategy", ex.Strategy)
+	rf.Add("seed", fmt.Sprint(ex.Found.Seed))
+	rf.Add("limit", scenarios.FormatDuration(time.Duration(ex.Limit)))
+	rf.Add("violation", ex.Found.Violation)
+	return rf
+}
+
+// ScheduleChooser is the chooser of the random schedule of seed: the seeded
+// random strategy with at most budget disturbing decisions (0: 16). `simrun run
+// --seed N` and explore's schedule of seed N are the same schedule.
+func ScheduleChooser(seed uint64, budget int) sim.Chooser {
+	if budget <= 0 {
+		budget = 16
+	}
+	return &sim.Limited{Inner: sim.NewRandom(seed), Budget: budget}
+}
+
+// disturbing counts the non-zero decisions of d.
+func disturbing(d []int) int {
+	n := 0
+	for _, x := range d {
+		if x != 0 {
+			n++
+		}
+	}
+	return n
+}

@@ -1,0 +1,150 @@
+package runner
+
+import (
+	"perfsim/scenarios"
+
+	"fmt"
+	"strings"
+
+	"perfsim/sim"
+)
+
+// exploreBounded is the bounded strategy: a systematic search of every
+// schedule with at most Budget disturbing (non-zero) decisions, fewest first
+// (delay-bounded scheduling: Emmi, Qadeer and Rakamarić, POPL 2011). It is
+// stateless model checking by replay: each schedule is a prefix of decisions
+// replayed, then the quiet course (0) to the end; the run reports how many
+// options every later decision had, and each of them, taken once, is a new
+// prefix with one disturbance more. The queue is first in, first out, so all
+// schedules with k disturbances run before any with k+1, and the first
+// violation has the fewest disturbances any violation has. When the queue
+// empties before Runs schedules, the search is exhaustive up to the bound:
+// ExploreResult.Exhausted.
+func exploreBounded(f *scenarios.File, o ExploreOptions, ex *ExploreResult) error {
+	// A queued schedule is a branch off an earlier run: that run's decisions
+	// up to j, then option a at decision j. The runs' decision lists are
+	// shared, not copied, and the queue never holds more schedules than are
+	// left to run, so memory stays near Runs even when a scenario has
+	// thousands of decisions.
+	type branch struct {
+		base []int // the decisions of the run it branches off
+		j, a int
+	}
+	queue := []branch{{j: -1}} // the quiet schedule first
+	head := 0                  // queue[head:] is still to run
+	dropped := false
+	type outcome struct {
+		r      *Run
+		res    *Result
+		probe  *optionProbe
+		prefix []int
+		err    error
+	}
+	var err error
+	for head < len(queue) && ex.Schedules < o.Runs && ex.Found == nil && err == nil {
+		// A batch of the queue's front runs in parallel; its results are
+		// taken in order, so the queue grows exactly as one job grows it.
+		batch := queue[head:min(len(queue), head+max(1, 4*o.Jobs), head+o.Runs-ex.Schedules)]
+		runOrdered(len(batch), o.Jobs, func(i int) outcome {
+			br := batch[i]
+			var prefix []int
+			if br.j >= 0 {
+				prefix = make([]int, br.j+1)
+				copy(prefix, br.base[:br.j])
+				prefix[br.j] = br.a
+			}
+			probe := &optionProbe{replay: sim.NewReplay(prefix), focus: o.Focus}
+			r, res, err := RunOnce(f, o.runOptions(probe, false))
+			return outcome{r, res, probe, prefix, err}
+		}, func(i int, out outcome) bool {
+			queue[head] = branch{}
+			head++
+			if out.err != nil {
+				err = out.err
+				return true
+			}
+			ex.count(out.res)
+			if o.Progress != nil {
+				o.Progress(ex.Schedules, o.Runs)
+			}
+			if sig := signature(out.r, out.res); sig != "" {
+				var found *Found
+				if found, err = shrink(f, o, out.r.Decisions(), sig); err == nil {
+					found.Schedule = ex.Schedules
+					ex.Found = found
+				}
+				return true
+			}
+			if disturbing(out.prefix) >= o.Budget {
+				return false
+			}
+			// The decisions past the prefix took the quiet course; branch on each.
+			for j := len(out.prefix); j < len(out.probe.options); j++ {
+				for a := 1; a < out.probe.options[j]; a++ {
+					if len(queue)-head >= o.Runs-ex.Schedules {
+						dropped = true // never to run: --runs ends the search first
+						return false
+					}
+					queue = append(queue, branch{out.probe.taken, j, a})
+				}
+			}
+			return false
+		})
+		if head > 4096 && head > len(queue)/2 { // let the run branches go
+			queue = append([]branch(nil), queue[head:]...)
+			head = 0
+		}
+	}
+	if err != nil || ex.Found != nil {
+		return err
+	}
+	ex.Exhausted = head == len(queue) && !dropped
+	ex.Bound, ex.Focus = o.Budget, o.Focus
+	return nil
+}
+
+// optionProbe replays a decision list and records, for every decision of the
+// run, how many options it had and which one was taken.
+type optionProbe struct {
+	replay  *sim.Replay
+	focus   []string // when set: options only for the decisions these match
+	options []int
+	taken   []int
+}
+
+// Choose implements sim.Chooser.
+func (p *optionProbe) Choose(n int, what string) int {
+	d := p.replay.Choose(n, what)
+	if len(p.focus) > 0 && !focused(what, p.focus) {
+		n = 1 // not a branch point of this search
+	}
+	p.options = append(p.options, n)
+	p.taken = append(p.taken, d)
+	return d
+}
+
+// focused reports whether a decision's question contains one of focus.
+func focused(what string, focus []string) bool {
+	for _, f := range focus {
+		if strings.Contains(what, f) {
+			return true
+		}
+	}
+	return false
+}
+
+// disturbingDecisions says "1 disturbing decision" or "N disturbing decisions".
+func disturbingDecisions(n int) string {
+	if n == 1 {
+		return "1 disturbing decision"
+	}
+	return fmt.Sprintf("%d disturbing decisions", n)
+}
+
+// focusText says where a focused search disturbed.
+func focusText(focus []string) string {
+	if len(focus) == 0 {
+		return ""
+	}
+	return ", each at a question containing " + strings.Join(focus, " or ")
+}

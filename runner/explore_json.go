@@ -1,0 +1,58 @@
+package runner
+
+import (
+	"encoding/json"
+	"io"
+
+	"perfsim/sim"
+)
+
+// exploreJSON is what explore --json writes: everything WriteText prints, for
+// scripts. The wall clock is left out, so the same exploration writes the
+// same bytes.
+type exploreJSON struct {
+	Scenario  string         `json:"scenario"`
+	File      string         `json:"file"`
+	Strategy  string         `json:"strategy"`
+	Seed      uint64         `json:"seed"`
+	Knobs     []string       `json:"knobs,omitempty"`
+	Schedules int            `json:"schedules"`
+	Bound     int            `json:"bound,omitempty"`
+	Focus     []string       `json:"focus,omitempty"`
+	Exhausted bool           `json:"exhausted"`
+	Failed    bool           `json:"failed"`
+	Outcomes  []OutcomeCount `json:"outcomes"`
+	Found     *foundJSON     `json:"found,omitempty"`
+}
+
+type foundJSON struct {
+	Schedule           int      `json:"schedule"`
+	Seed               uint64   `json:"seed,omitempty"`
+	Violation          string   `json:"violation"`
+	Original           int      `json:"original_decisions"`
+	OriginalDisturbing int      `json:"original_disturbing"`
+	Token              string   `json:"token"`
+	Disturbing         []string `json:"disturbing_choices"`
+	ShrinkRuns         int      `json:"shrink_runs"`
+}
+
+// WriteJSON writes the exploration as indented JSON.
+func (ex *ExploreResult) WriteJSON(w io.Writer) error {
+	out := exploreJSON{Scenario: ex.Scenario, File: ex.File, Strategy: ex.Strategy, Seed: ex.Seed, Knobs: ex.Knobs,
+		Schedules: ex.Schedules, Exhausted: ex.Exhausted, Failed: ex.Failed, Outcomes: ex.Outcomes}
+	if ex.Strategy == "bounded" {
+		out.Bound, out.Focus = ex.Bound, ex.Focus
+	}
+	if fd := ex.Found; fd != nil {
+		out.Found = &foundJSON{Schedule: fd.Schedule, Seed: fd.Seed, Violation: fd.Violation, Original: fd.Original,
+			OriginalDisturbing: fd.OriginalDisturbing, Token: sim.EncodeToken(fd.Decisions), Disturbing: fd.Lines,
+			ShrinkRuns: fd.ShrinkRuns}
+		if out.Found.Disturbing == nil {
+			out.Found.Disturbing = []string{}
+		}
+	}
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false) // outcomes hold > and <
+	enc.SetIndent("", "  ")
+	return enc.Encode(out)
+}

@@ -1,0 +1,228 @@
+package runner
+
+import (
+	"perfsim/scenarios"
+
+	"fmt"
+	"sort"
+
+	"perfsim/sched"
+	"perfsim/sim"
+)
+
+// InvariantSpec is a property every run must have. Invariants live apart from the
+// models: they observe the trace and the models' hooks, never the models' insides.
+type InvariantSpec struct {
+	Name    string
+	Says    string // the statement, one line
+	Why     string // why it must hold, one line
+	Package string // where the mechanism it judges lives
+}
+
+// Violation is an invariant that did not hold.
+type Violation struct {
+	Invariant string   `json:"invariant"`
+	T         sim.Time `json:"time_ns"`
+	CPU       int      `json:"cpu"`
+	Message   string   `json:"message"`
+}
+
+func (v Violation) String() string {
+	if v.CPU < 0 { // judged at the end of the run, not on one CPU
+		return fmt.Sprintf("%s at %s: %s", v.Invariant, v.T, v.Message)
+	}
+	return fmt.Sprintf("%s at %s on cpu%d: %s", v.Invariant, v.T, v.CPU, v.Message)
+}
+
+// maxViolationsPerInvariant keeps a broken run readable.
+const maxViolationsPerInvariant = 5
+
+// SchedInvariants are the invariants of the cpu and sched models, checked on the
+// trace (and, for task work, the user-return hook) of every run.
+var SchedInvariants = []InvariantSpec{
+	{"one-thread-per-cpu", "a CPU switches away only from the thread it runs, and no thread runs on two CPUs at once",
+		"a CPU has one current task (rq->curr); a task on two CPUs corrupts its stack and its perf context", "sched"},
+	{"nmis-never-nest", "an NMI is never taken while the CPU is in an NMI handler",
+		"the CPU blocks NMIs until IRET; perf's NMI paths (ring buffer nesting, aux pause) rely on it", "cpu"},
+	{"irqs-never-nest", "an irq is never taken inside an irq or an NMI handler",
+		"handlers run with irqs off; perf_output_begin's nesting accounting counts on at most task -> irq -> NMI", "cpu"},
+	{"no-switch-in-interrupt", "no context switch happens inside an irq or NMI handler",
+		"schedule() from atomic context is a bug (BUG: scheduling while atomic)", "sched"},
+	{"interrupts-exit-in-order", "every interrupt exits on the CPU it entered, innermost first",
+		"an interrupt returns to the context it interrupted", "cpu"},
+	{"cpu-clock-monotonic", "on each CPU, the trace's time never goes backwards",
+		"each CPU's clock only advances; perf timestamps (perf_clock) are monotonic per CPU", "sim"},
+	{"task-work-before-user-return", "a task never returns to user mode with task_work queued for it",
+		"task_work_add() notifies the task (TIF_NOTIFY_RESUME) so its work runs before user mode; ef1ea98c8fff fixed an NMI race that lost the notification", "sched"},
+}
+
+// AllInvariants returns the built-in invariants and the backend's, sorted.
+func AllInvariants(perf PerfBackend) []InvariantSpec {
+	out := append(append([]InvariantSpec(nil), SchedInvariants...), backend(perf).Invariants()...)
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// addViolation records v; a violation of an invariant no applicable outcome
+// names is a failure of the run (and stops it under StopAtViolation).
+func (r *Run) addViolation(v Violation) {
+	r.perInv[v.Invariant]++
+	if r.perInv[v.Invariant] <= maxViolationsPerInvariant {
+		r.violations = append(r.violations, v)
+	}
+	if !r.judged[v.Invariant] {
+		r.failedInv = true
+		if r.opts.StopAtViolation {
+			r.M.Eng.Stop()
+		}
+	}
+	if tr := r.M.Trace(); tr.Keep {
+		tr.Records = append(tr.Records, sim.Record{T: v.T, CPU: v.CPU, Kind: sim.KNote, Name: "violation", Detail: v.Invariant + ": " + v.Message})
+	}
+}
+
+// violated reports whether inv was violated (so far).
+func (r *Run) violated(inv string) bool { return r.perInv[inv] > 0 }
+
+// judgedInvariants returns the invariants whose violation is not by itself a
+// failure of the run: those named by an applicable outcome that may accept a
+// violation (sometimes !inv, never inv, inv in a bigger condition). An invariant
+// no outcome names, or named only as "always NAME", must hold: its violation
+// fails the run at once.
+func (r *Run) judgedInvariants() map[string]bool {
+	out := map[string]bool{}
+	for _, o := range r.File.Outcomes {
+		if !r.applies(o) {
+			continue
+		}
+		if _, ok := o.Cond.(*scenarios.Name); ok && o.Quant == scenarios.Always && o.At == nil {
+			continue
+		}
+		scenarios.Names(o.Cond, func(n *scenarios.Name) { out[n.Name] = true })
+	}
+	return out
+}
+
+// installInvariants attaches the trace observer and the model hooks.
+func (r *Run) installInvariants(perf PerfBackend) {
+	r.invariants = AllInvariants(perf)
+	n := len(r.M.CPUs)
+	w := &schedWatch{r: r, cur: make([]string, n), irq: make([]int, n), nmi: make([]int, n),
+		stack: make([][]string, n), last: make([]sim.Time, n), where: map[string]int{}}
+	for i := range w.cur {
+		w.cur[i] = r.S.Idle(i).Name
+		w.where[w.cur[i]] = i
+	}
+	r.obs = &traceCounters{switches: make([]int64, n), migrations: map[string]int64{}}
+	tr := r.M.Trace()
+	tr.Observers = append(tr.Observers, w, r.obs)
+	r.S.UserReturnHooks = append(r.S.UserReturnHooks, userReturnCheck{r})
+}
+
+// schedWatch checks the trace-level invariants of SchedInvariants.
+type schedWatch struct {
+	r     *Run
+	cur   []string // the thread each CPU runs
+	irq   []int    // irq depth per CPU
+	nmi   []int    // NMI depth per CPU
+	stack [][]string
+	last  []sim.Time
+	where map[string]int // thread -> CPU it runs on
+}
+
+func (w *schedWatch) bad(inv string, rec *sim.Record, format string, args ...any) {
+	w.r.addViolation(Violation{Invariant: inv, T: rec.T, CPU: rec.CPU, Message: fmt.Sprintf(format, args...)})
+}
+
+// Observe implements sim.Observer.
+func (w *schedWatch) Observe(rec *sim.Record) {
+	c := rec.CPU
+	if c < 0 || c >= len(w.cur) {
+		return
+	}
+	if rec.T < w.last[c] {
+		w.bad("cpu-clock-monotonic", rec, "%s record at %s after one at %s", rec.Kind, rec.T, w.last[c])
+	}
+	w.last[c] = rec.T
+	switch rec.Kind {
+	case sim.KEnter:
+		switch rec.Name {
+		case "nmi":
+			if w.nmi[c] > 0 {
+				w.bad("nmis-never-nest", rec, "NMI %s taken inside an NMI", rec.Detail)
+			}
+			w.nmi[c]++
+		case "irq":
+			if w.irq[c] > 0 || w.nmi[c] > 0 {
+				w.bad("irqs-never-nest", rec, "irq %s taken inside %s", rec.Detail, w.innermost(c))
+			}
+			w.irq[c]++
+		}
+		w.stack[c] = append(w.stack[c], rec.Name+" "+rec.Detail)
+	case sim.KExit:
+		want := rec.Name + " " + rec.Detail
+		if s := w.stack[c]; len(s) == 0 || s[len(s)-1] != want {
+			w.bad("interrupts-exit-in-order", rec, "exit from %s, but the innermost context is %s", want, w.innermost(c))
+		} else {
+			w.stack[c] = s[:len(s)-1]
+		}
+		switch rec.Name {
+		case "nmi":
+			w.nmi[c]--
+		case "irq":
+			w.irq[c]--
+		}
+	case sim.KSwitch:
+		if w.irq[c] > 0 || w.nmi[c] > 0 {
+			w.bad("no-switch-in-interrupt", rec, "switch from %s to %s inside %s", rec.Name, rec.Detail, w.innermost(c))
+		}
+		if w.cur[c] != rec.Name {
+			w.bad("one-thread-per-cpu", rec, "switch from %s, but cpu%d runs %s", rec.Name, c, w.cur[c])
+		}
+		delete(w.where, rec.Name)
+		if o, ok := w.where[rec.Detail]; ok && o != c {
+			w.bad("one-thread-per-cpu", rec, "%s switched in while it runs on cpu%d", rec.Detail, o)
+		}
+		w.where[rec.Detail] = c
+		w.cur[c] = rec.Detail
+	}
+}
+
+func (w *schedWatch) innermost(c int) string {
+	if s := w.stack[c]; len(s) > 0 {
+		return s[len(s)-1]
+	}
+	return "task context"
+}
+
+// userReturnCheck is the task-work-before-user-return invariant, on the
+// scheduler's user-return hook (where unwind_reset_info() runs).
+type userReturnCheck struct{ r *Run }
+
+func (u userReturnCheck) ExitToUser(t *sched.Task) {
+	if n := t.PendingWorks(); n > 0 {
+		c := t.CPUID()
+		u.r.addViolation(Violation{Invariant: "task-work-before-user-return", T: u.r.M.Now(), CPU: c,
+			Message: fmt.Sprintf("%s returns to user mode with %d task_work(s) queued and TIF_NOTIFY_RESUME clear", t, n)})
+	}
+}
+
+// traceCounters counts what the trace shows, for observables.
+type traceCounters struct {
+	switches   []int64
+	migrations map[string]int64 // by thread name
+	choices    int64
+}
+
+func (tc *traceCounters) Observe(rec *sim.Record) {
+	switch rec.Kind {
+	case sim.KSwitch:
+		if rec.CPU >= 0 && rec.CPU < len(tc.switches) {
+			tc.switches[rec.CPU]++
+		}
+	case sim.KMigrate:
+		tc.migrations[rec.Name]++
+	case sim.KChoice:
+		tc.choices++
+	}
+}

@@ -1,0 +1,9 @@
+package runner
+
+import "perfsim/scenarios"
+
+// Load parses a scenario and checks it against the simulator's registry (the
+// names the default perf backend knows), as simrun run and check do.
+func Load(src *scenarios.Source) (*scenarios.File, error) {
+	return src.Load(func(f *scenarios.File) scenarios.Registry { return NewRegistry(f, DefaultPerf) })
+}

@@ -1,0 +1,60 @@
+package runner
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// PerfDataWriter is implemented by a PerfRun whose sessions wrote perf.data
+// files: WritePerfData writes each into dir and returns the paths.
+type PerfDataWriter interface {
+	WritePerfData(dir string) ([]string, error)
+}
+
+// WritePerfData writes the perf.data of every perf record session of the run
+// into dir (created if needed): the real perf script and perf report read
+// them (perftool: PerfData.WriteFile).
+func (r *Run) WritePerfData(dir string) ([]string, error) {
+	w, ok := r.Perf.(PerfDataWriter)
+	if !ok {
+		return nil, errors.New("this run has no perf record session")
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	return w.WritePerfData(dir)
+}
+
+// WritePerfData implements PerfDataWriter: SESSION.data for a named session,
+// perf.data for an unnamed one, with -N (its number) added to a name already
+// taken.
+func (p *pmuRun) WritePerfData(dir string) ([]string, error) {
+	var paths []string
+	taken := map[string]bool{}
+	for i, ss := range p.sessions {
+		name := p.names[i]
+		if name == "" {
+			name = "perf"
+		}
+		if taken[name] {
+			name = fmt.Sprintf("%s-%d", name, i+1)
+		}
+		taken[name] = true
+		path := filepath.Join(dir, name+".data")
+		fh, err := os.Create(path)
+		if err != nil {
+			return paths, err
+		}
+		err = ss.Data.WriteFile(fh)
+		if cerr := fh.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return paths, err
+		}
+		paths = append(paths, path)
+	}
+	return paths, nil
+}

@@ -1,0 +1,59 @@
+package runner
+
+import (
+	"perfsim/scenarios"
+
+	"sort"
+)
+
+// RunOnce builds and executes one run of f and returns it with its result.
+func RunOnce(f *scenarios.File, opts Options) (*Run, *Result, error) {
+	r, err := Build(f, opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := r.Execute(); err != nil {
+		return r, nil, err
+	}
+	return r, r.Result(), nil
+}
+
+// Variants returns the knob settings the file's outcomes mention: the file's
+// own (an empty override) first, then one per distinct when condition, each
+// setting the knobs of that condition. Running every variant exercises every
+// outcome.
+func Variants(f *scenarios.File) []map[string]string {
+	out := []map[string]string{{}}
+	seen := map[string]bool{"": true}
+	for _, o := range f.Outcomes {
+		if len(o.When) == 0 {
+			continue
+		}
+		v := map[string]string{}
+		for _, s := range o.When {
+			v[s.Name] = s.Value
+		}
+		key := variantKey(v)
+		if !seen[key] {
+			seen[key] = true
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+func variantKey(v map[string]string) string {
+	return joinSorted(KnobList(v))
+}
+
+func joinSorted(s []string) string {
+	sort.Strings(s)
+	out := ""
+	for i, x := range s {
+		if i > 0 {
+			out += " "
+		}
+		out += x
+	}
+	return out
+}

@@ -1,0 +1,63 @@
+package runner
+
+import (
+	"fmt"
+
+	"perfsim/sim"
+)
+
+// decisionLog is the Chooser of a run: it asks the strategy, keeps the decision
+// list (the replay token) and, for every disturbing (non-zero) decision, where
+// and when it was taken, so a shrunk schedule can be printed as trace lines.
+type decisionLog struct {
+	inner sim.Chooser
+	eng   *sim.Engine
+	all   []int
+	marks []Decision
+}
+
+// Decision is one disturbing decision of a schedule.
+type Decision struct {
+	Index int      // position in the decision list
+	T     sim.Time // when it was taken
+	CPU   int      // the CPU that asked (-1: the engine, choosing between CPUs)
+	What  string   // the question: a step point label, "tie", "select_task_rq:dd"
+	N     int      // the number of options
+	Pick  int      // the option taken (1..N-1)
+}
+
+func (d Decision) String() string {
+	where := "engine"
+	if d.CPU >= 0 {
+		where = sim.LaneName(d.CPU)
+	}
+	return fmt.Sprintf("%s %s choice  %s: option %d of %d (decision #%d)", d.T.Stamp(), where, d.What, d.Pick, d.N, d.Index)
+}
+
+// Choose implements sim.Chooser.
+func (l *decisionLog) Choose(n int, what string) int {
+	d := l.inner.Choose(n, what)
+	if d != 0 && len(l.marks) < maxMarks {
+		cpu := -1
+		if l.eng != nil {
+			if run := l.eng.Running(); run != nil {
+				cpu = run.ID
+			}
+		}
+		var t sim.Time
+		if l.eng != nil {
+			t = l.eng.Now()
+		}
+		l.marks = append(l.marks, Decision{Index: len(l.all), T: t, CPU: cpu, What: what, N: n, Pick: d})
+	}
+	l.all = append(l.all, d)
+	return d
+}
+
+// maxMarks bounds how many disturbing decisions are kept for printing: a shrunk
+// schedule has a handful, while a long random run (millions of syscalls) would
+// otherwise spend most of its time growing this list.
+const maxMarks = 4096
+
+// Disturbing returns the disturbing decisions of the run (the first maxMarks).
+func (r *Run) Disturbing() []Decision { return r.log.marks }

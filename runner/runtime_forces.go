@@ -1,0 +1,125 @@
+package runner
+
+import (
+	"perfsim/scenarios"
+
+	"fmt"
+
+	"perfsim/cpu"
+	"perfsim/sched"
+)
+
+// The step point where a pending forced preemption or migration of a running
+// task is carried out: the task's own return-to-user loop, a preemption point
+// where it can neither block nor be inside schedule().
+const forceApplyLabel = "exit_to_user_mode_loop"
+
+// forceState is the step hook of the file's forced interleavings.
+type forceState struct {
+	r       *Run
+	forces  []*scenarios.Force
+	count   []int               // occurrences seen per force
+	pending map[*sched.Task]int // task -> destination CPU of a pending migration
+	order   []*sched.Task       // pending tasks in request order (determinism)
+}
+
+// installForces adds a step hook when the file has forced interleavings:
+//
+//	nmi cpuN at LABEL          the N-th time cpuN reaches LABEL, an NMI is raised
+//	                           with Now set: it is taken right there
+//	preempt TASK at LABEL      the N-th time LABEL is reached on a CPU running TASK,
+//	                           TASK's CPU is marked need_resched (resched_curr())
+//	migrate TASK to cpuN ...   likewise, and TASK moves to cpuN at its next
+//	                           return-to-user loop (active balance)
+//
+// Occurrences count from 1; a force fires once.
+func (r *Run) installForces() {
+	if len(r.File.Forces) == 0 {
+		return
+	}
+	fs := &forceState{r: r, forces: r.File.Forces, count: make([]int, len(r.File.Forces)), pending: map[*sched.Task]int{}}
+	r.forces = fs
+	r.M.AddStepHook(fs.step)
+}
+
+func (fs *forceState) step(c *cpu.CPU, label string) {
+	r := fs.r
+	for i, f := range fs.forces {
+		if f.Label.Name != label || fs.count[i] >= f.Occurrence {
+			continue
+		}
+		var t *sched.Task
+		switch f.Kind {
+		case scenarios.ForceNMI:
+			if c.ID != f.CPU {
+				continue
+			}
+		default:
+			t = r.Tasks[f.Task.Name]
+			if t == nil || sched.TaskOf(c.Curr()) != t {
+				continue
+			}
+		}
+		fs.count[i]++
+		if fs.count[i] < f.Occurrence {
+			continue
+		}
+		fs.fire(c, f, t)
+	}
+	if label == forceApplyLabel && len(fs.order) > 0 {
+		t := sched.TaskOf(c.Curr())
+		if to, ok := fs.pending[t]; ok && c.Context() == cpu.CtxTask {
+			fs.drop(t)
+			if r.S.ForceMigrate(t, to) {
+				r.note(c.ID, "force", fmt.Sprintf("migrate %s to cpu%d now", t.Comm, to))
+			} else {
+				r.note(c.ID, "force", fmt.Sprintf("migrate %s to cpu%d not possible (affinity %s)", t.Comm, to, t.Allowed))
+			}
+		}
+	}
+}
+
+func (fs *forceState) fire(c *cpu.CPU, f *scenarios.Force, t *sched.Task) {
+	r := fs.r
+	what := forceText(f)
+	r.note(c.ID, "force", what)
+	switch f.Kind {
+	case scenarios.ForceNMI:
+		c.RaiseNMI(cpu.Interrupt{Name: "forced", Fn: func(c *cpu.CPU) { r.Perf.NMI(c, true) }, Now: true})
+	case scenarios.ForcePreempt:
+		r.S.ForcePreempt(t)
+	case scenarios.ForceMigrate:
+		if _, ok := fs.pending[t]; !ok {
+			fs.order = append(fs.order, t)
+		}
+		fs.pending[t] = f.CPU
+		r.S.ForcePreempt(t)
+	}
+}
+
+func (fs *forceState) drop(t *sched.Task) {
+	delete(fs.pending, t)
+	for i, x := range fs.order {
+		if x == t {
+			fs.order = append(fs.order[:i:i], fs.order[i+1:]...)
+			break
+		}
+	}
+}
+
+func forceText(f *scenarios.Force) string {
+	s := ""
+	switch f.Kind {
+	case scenarios.ForceNMI:
+		s = fmt.Sprintf("nmi cpu%d", f.CPU)
+	case scenarios.ForcePreempt:
+		s = "preempt " + f.Task.Name
+	case scenarios.ForceMigrate:
+		s = fmt.Sprintf("migrate %s to cpu%d", f.Task.Name, f.CPU)
+	}
+	s += " at " + f.Label.Name
+	if f.Occurrence != 1 {
+		s += fmt.Sprintf(" occurrence %d", f.Occurrence)
+	}
+	return s
+}

@@ -1,0 +1,120 @@
+package runner
+
+import (
+	"perfsim/scenarios"
+
+	"fmt"
+	"sort"
+	"strings"
+
+	"perfsim/sched"
+	"perfsim/sim"
+)
+
+// KernelKnobSpecs lists every kernel knob of the simulator with backend perf: the
+// scheduler's and the perf backend's (for PMUPerf: the ring buffer's, the perf
+// core's and the PMU drivers'), sorted by name.
+func KernelKnobSpecs(perf PerfBackend) []sim.KnobSpec {
+	var out []sim.KnobSpec
+	out = append(out, sched.Knobs...)
+	out = append(out, backend(perf).KernelKnobs()...)
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// ToolKnobSpecs lists the perf tool's knobs.
+func ToolKnobSpecs(perf PerfBackend) []sim.KnobSpec {
+	out := append([]sim.KnobSpec(nil), backend(perf).ToolKnobs()...)
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+func backend(perf PerfBackend) PerfBackend {
+	if perf == nil {
+		return DefaultPerf
+	}
+	return perf
+}
+
+func findKnob(list []sim.KnobSpec, name string) (sim.KnobSpec, bool) {
+	for _, k := range list {
+		if k.Name == name {
+			return k, true
+		}
+	}
+	return sim.KnobSpec{}, false
+}
+
+// ParseKnobArg splits a command line NAME=VALUE.
+func ParseKnobArg(s string) (name, value string, err error) {
+	name, value, ok := strings.Cut(s, "=")
+	if !ok || name == "" || value == "" {
+		return "", "", fmt.Errorf("expected NAME=VALUE, found %q", s)
+	}
+	return name, value, nil
+}
+
+// resolveKnobs returns the value of every knob for a run: the default, then the
+// file's kernel and tool lines, then the overrides (kernel or tool knobs by name).
+func resolveKnobs(f *scenarios.File, overrides map[string]string, perf PerfBackend) (map[string]string, error) {
+	kernel, tool := KernelKnobSpecs(perf), ToolKnobSpecs(perf)
+	out := map[string]string{}
+	for _, k := range kernel {
+		out[k.Name] = k.Default()
+	}
+	for _, k := range tool {
+		out[k.Name] = k.Default()
+	}
+	for _, s := range f.Kernel {
+		out[s.Name] = s.Value
+	}
+	for _, s := range f.Tool {
+		out[s.Name] = s.Value
+	}
+	names := make([]string, 0, len(overrides))
+	for n := range overrides {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		v := overrides[n]
+		k, ok := findKnob(kernel, n)
+		if !ok {
+			k, ok = findKnob(tool, n)
+		}
+		if !ok {
+			known := make([]string, 0, len(kernel)+len(tool))
+			for _, k := range append(append([]sim.KnobSpec(nil), kernel...), tool...) {
+				known = append(known, k.Name)
+			}
+			return nil, fmt.Errorf("unknown knob %q; known knobs: %s", n, strings.Join(known, ", "))
+		}
+		if err := k.Check(v); err != nil {
+			return nil, err
+		}
+		out[n] = v
+	}
+	return out, nil
+}
+
+// applyKnobs sets the scheduler knobs; the backend reads the rest from Run.Knobs.
+func applyKnobs(knobs map[string]string, cfg *sched.Config) error {
+	for _, k := range sched.Knobs {
+		if _, err := sched.ApplyKnob(cfg, k.Name, knobs[k.Name]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// KnobList formats knobs as sorted NAME=VALUE words.
+func KnobList(knobs map[string]string) []string {
+	out := make([]string, 0, len(knobs))
+	for n, v := range knobs {
+		out = append(out, n+"="+v)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func sortStrings(s []string) { sort.Strings(s) }

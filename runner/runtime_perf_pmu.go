@@ -1,0 +1,320 @@
+package runner
+
+import (
+	"perfsim/scenarios"
+
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"perfsim/cpu"
+	"perfsim/perftool"
+	"perfsim/pmu"
+	"perfsim/rb"
+	"perfsim/sched"
+	"perfsim/sim"
+)
+
+// PMUPerf is the perf backend built from the pmu kernel core (pmu.NewKernel)
+// and one perf record tool process per record line (perftool.NewSession).
+//
+// Everything it lists comes from the registries of the lower packages, so a
+// new PMU, knob, observable, action or step point plugs in there:
+//   - PMUs: pmu.Drivers() ("pmu NAME key=value" lines; caps=...), built with
+//     Kernel.StartDrivers before any session starts;
+//   - kernel knobs: pmu.AllKnobSpecs() (the ring buffer's rb.KnobSpecs, the
+//     core's pmu.KnobSpecs and the drivers'), plus sched.Knobs (KernelKnobSpecs);
+//     tool knobs: perftool.ToolKnobs();
+//   - observables: pmu.ObservableNames() (flags per pmu.ObservableIsBool) and
+//     perftool.AllSessionObservableNames(), which for a named session are also
+//     SESSION.NAME; a session observable alone sums the sessions;
+//   - verbs: perftool.Actions(), each taking the session first;
+//   - step points: pmu.StepPoints() (the core's, rb's and the drivers');
+//   - invariants: rb.Invariants, judged at the end of the run by rb.Check on the
+//     log of every ring buffer the run allocated (pmu.Kernel.TraceBuffers), and
+//     perftool.SessionInvariants(), judged on every session by their Check;
+//   - timeline rows: a PMU implementing Timeliner (cs_etm's periods).
+//
+// NMIs: a forced "nmi cpuN at LABEL" and a timed "at T nmi cpuN" run
+// perf_event_nmi_handler() (pmu.Kernel.PerfEventNMIHandler); a forced one
+// stands for the PMI of the counters ACTIVE on that CPU overflowing right
+// there (see there).
+type PMUPerf struct{}
+
+// rbTraceLimit bounds each ring buffer's invariant log (events); a buffer that
+// logs more (a benchmark) stops logging and is not judged.
+const rbTraceLimit = 1 << 16
+
+func (PMUPerf) KernelKnobs() []sim.KnobSpec { return pmu.AllKnobSpecs() }
+func (PMUPerf) ToolKnobs() []sim.KnobSpec   { return perftool.ToolKnobs() }
+
+func (PMUPerf) Invariants() []InvariantSpec {
+	out := make([]InvariantSpec, 0, len(rb.Invariants))
+	for _, inv := range rb.Invariants {
+		out = append(out, InvariantSpec{Name: inv.Name, Says: inv.Says, Why: inv.Why, Package: "rb"})
+	}
+	for _, inv := range perftool.SessionInvariants() { // judged per session in Finish
+		out = append(out, InvariantSpec{Name: inv.Name, Says: inv.Says, Why: inv.Why, Package: inv.Package})
+	}
+	return out
+}
+
+func (PMUPerf) PMUs() map[string]map[string][]string {
+	out := map[string]map[string][]string{}
+	for _, d := range pmu.Drivers() {
+		out[d.Name] = d.DriverAttrs()
+	}
+	return out
+}
+
+func (PMUPerf) Observables() map[string]scenarios.Type {
+	out := map[string]scenarios.Type{}
+	for _, n := range pmu.ObservableNames() {
+		out[n] = scenarios.IntType
+		if pmu.ObservableIsBool(n) {
+			out[n] = scenarios.BoolType
+		}
+	}
+	for n := range oracleObservables {
+		out[n] = scenarios.IntType
+	}
+	for _, n := range perftool.AllSessionObservableNames() {
+		out[n] = scenarios.IntType
+		out["SESSION."+n] = scenarios.IntType
+	}
+	return out
+}
+
+func (PMUPerf) ObservableHelp(name string) string {
+	if h := pmu.ObservableHelp(name); h != "" {
+		return h
+	}
+	if h, ok := oracleObservables[name]; ok {
+		return h
+	}
+	return perftool.SessionObservableHelp(strings.TrimPrefix(name, "SESSION."))
+}
+
+var recordArgKinds = map[perftool.ArgKind]scenarios.ArgKind{
+	perftool.ArgCPU: scenarios.ArgCPU, perftool.ArgInt: scenarios.ArgInt, perftool.ArgSize: scenarios.ArgSize,
+	perftool.ArgDuration: scenarios.ArgDuration, perftool.ArgWord: scenarios.ArgWord,
+}
+
+func (PMUPerf) Verbs() map[string]Verb {
+	out := map[string]Verb{}
+	for _, a := range perftool.Actions() {
+		spec := scenarios.ActionSpec{Args: []scenarios.ArgKind{scenarios.ArgSession}, MinArgs: 1 + a.MinArgs}
+		for _, k := range a.Args {
+			kind, ok := recordArgKinds[k]
+			if !ok {
+				kind = scenarios.ArgWord
+			}
+			spec.Args = append(spec.Args, kind)
+		}
+		do := a.Do
+		out[a.Name] = Verb{Spec: spec, Help: a.Help, Do: func(ac *ActionCtx) {
+			p, ok := ac.Run.Perf.(*pmuRun)
+			if !ok {
+				return
+			}
+			ss := p.byName[ac.Arg(0)]
+			if ss == nil {
+				return
+			}
+			var args []string
+			for _, x := range ac.Action.Args[1:] {
+				args = append(args, x.Name)
+			}
+			do(ss, args)
+		}}
+	}
+	return out
+}
+
+func (PMUPerf) StepPoints() []string { return pmu.StepPoints() }
+
+func (PMUPerf) Syscalls() []string {
+	var out []string
+	for _, tp := range perftool.KernelTracepoints() {
+		if name, ok := strings.CutPrefix(tp.Name, "sys_enter_"); ok && tp.System == "syscalls" {
+			out = append(out, name)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Start builds the kernel, its scenario PMUs, and starts one perf session per
+// record line.
+func (PMUPerf) Start(r *Run) (PerfRun, error) {
+	o := pmu.DefaultOptions(len(r.M.CPUs))
+	o.Tracepoints = perftool.KernelTracepoints()
+	for _, k := range pmu.AllKnobSpecs() {
+		if _, err := pmu.ApplyAnyKnob(&o.Knobs, k.Name, r.Knobs[k.Name]); err != nil {
+			return nil, err
+		}
+	}
+	p := &pmuRun{r: r, k: pmu.NewKernel(r.S, o), byName: map[string]*perftool.Session{}}
+	p.k.TraceBuffers(rbTraceLimit)
+	prev := p.k.OnOutput
+	p.k.OnOutput = func(e *pmu.Event, c *cpu.CPU, s *rb.Sample) {
+		if e.State() != pmu.StateActive || e.OnCPU() != c.ID {
+			p.notActive++
+		}
+		if prev != nil {
+			prev(e, c, s)
+		}
+	}
+	for _, line := range r.File.PMUs {
+		cfg := pmu.PMUConfig{Name: line.Name, Attrs: map[string]string{}}
+		for _, a := range line.Attrs {
+			cfg.Attrs[a.Name] = a.Value
+		}
+		if err := p.k.StartDrivers([]pmu.PMUConfig{cfg}); err != nil {
+			return nil, r.File.Errorf(line.Pos, "%v", err)
+		}
+	}
+	toolKnobs := map[string]string{}
+	for _, k := range perftool.ToolKnobs() {
+		toolKnobs[k.Name] = r.Knobs[k.Name]
+	}
+	for _, rec := range r.File.Records {
+		ropts := perftool.DefaultOptions()
+		ropts.NrCPUs = len(r.M.CPUs)
+		ropts.Tool = perftool.ToolOf(toolKnobs[perftool.PerfVersionKnob.Name])
+		parsed, err := perftool.Parse(rec.Argv(), ropts)
+		if err != nil {
+			return nil, r.File.Errorf(rec.Pos, "%v", err)
+		}
+		var workload *sched.Task
+		if w, ok := rec.Workload(); ok {
+			workload = r.Tasks[w.Text]
+		}
+		sopts := perftool.DefaultSessionOptions()
+		sopts.Knobs = toolKnobs
+		ss, err := perftool.NewSession(parsed, p.k, r.S, workload, sopts)
+		if err != nil {
+			return nil, r.File.Errorf(rec.Pos, "%v", err)
+		}
+		p.sessions = append(p.sessions, ss)
+		if rec.Name != nil {
+			p.byName[rec.Name.Name] = ss
+			p.names = append(p.names, rec.Name.Name)
+		} else {
+			p.names = append(p.names, "")
+		}
+	}
+	return p, nil
+}
+
+// oracleObservables are observables the backend computes from the pmu's
+// oracle hook (Kernel.OnOutput), apart from the model.
+var oracleObservables = map[string]string{
+	"samples.not-active": "samples written for an event that was not ACTIVE on the writing CPU",
+}
+
+type pmuRun struct {
+	notActive int64 // samples.not-active
+	r         *Run
+	k         *pmu.Kernel
+	sessions  []*perftool.Session
+	names     []string
+	byName    map[string]*perftool.Session
+}
+
+func (p *pmuRun) Observe(name string) (int64, bool) {
+	if name == "samples.not-active" {
+		return p.notActive, true
+	}
+	if v, ok := p.k.Observe(name); ok {
+		return v, true
+	}
+	if sname, rest, ok := strings.Cut(name, "."); ok {
+		if ss := p.byName[sname]; ss != nil {
+			return ss.Observe(rest)
+		}
+	}
+	var sum int64
+	found := false
+	for _, ss := range p.sessions {
+		if v, ok := ss.Observe(name); ok {
+			sum, found = sum+v, true
+		}
+	}
+	return sum, found
+}
+
+// Timeline draws the rows of the PMUs that have their own timeline (cs_etm's
+// periods), on the machine timeline's scale.
+func (p *pmuRun) Timeline(end sim.Time, width int) string {
+	var out string
+	for _, x := range p.k.PMUs() {
+		if tl, ok := x.(Timeliner); ok {
+			out += tl.Timeline(end, width)
+		}
+	}
+	return out
+}
+
+// NMI is perf_event_nmi_handler() on c (see pmu.Kernel.PerfEventNMIHandler).
+func (p *pmuRun) NMI(c *cpu.CPU, forced bool) { p.k.PerfEventNMIHandler(c, forced) }
+
+func (p *pmuRun) Script(w io.Writer) error {
+	for i, ss := range p.sessions {
+		if len(p.sessions) > 1 {
+			fmt.Fprintf(w, "# session %d %s\n", i+1, p.names[i])
+		}
+		if err := ss.Script(w); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Finish judges the ring buffer invariants: rb.Check on the log of every
+// buffer the run allocated (a truncated log is noted, not judged).
+func (p *pmuRun) Finish() []Violation {
+	var out []Violation
+	now := p.r.M.Now()
+	// The rings of a session that ended normally were read to the end
+	// (perf's last record__mmap_read_all()), so a record neither copied out
+	// nor overwritten nor counted lost was missed.
+	for _, ss := range p.sessions {
+		if !ss.Finished || ss.Err != nil {
+			continue
+		}
+		for _, m := range ss.Mmaps {
+			if m.Map != nil {
+				if l := p.k.BufferLogOf(m.Map.RB); l != nil {
+					l.Drained = true
+				}
+			}
+		}
+	}
+	quiet := p.r.S.AllExited()
+	for _, l := range p.k.BufferLogs() {
+		l.Quiet = quiet
+		if l.Truncated {
+			p.r.note(-1, "rb", fmt.Sprintf("ring buffer of %s logged over %d events: its invariants are not judged", l.Name, rbTraceLimit))
+			continue
+		}
+		for _, v := range l.Check() {
+			t := now
+			if at, ok := l.TimeOf(v); ok {
+				t = at
+			}
+			out = append(out, Violation{Invariant: v.Invariant, T: t, CPU: -1,
+				Message: fmt.Sprintf("ring buffer of %s: %s", l.Name, v.Detail)})
+		}
+	}
+	for i, ss := range p.sessions { // perftool.RegisterSessionInvariant's
+		for _, inv := range perftool.SessionInvariants() {
+			for _, msg := range inv.Check(ss) {
+				out = append(out, Violation{Invariant: inv.Name, T: now, CPU: -1,
+					Message: fmt.Sprintf("session %d %s: %s", i+1, p.names[i], msg)})
+			}
+		}
+	}
+	return out
+}
