@@ -3,8 +3,10 @@ package cpu
 import (
 	"testing"
 
-	"perfsim/sim"
 	"pgregory.net/rapid"
+
+	"perfsim/sim"
+	"perfsim/simrapid"
 )
 
 // rmwModel is a deliberately planted bug: task context increments a shared counter
@@ -82,8 +84,8 @@ func TestPlantedBugFoundByRandom(t *testing.T) {
 
 func TestPlantedBugFoundAndShrunkByRapid(t *testing.T) {
 	var last []int
-	msg := sim.RapidFind(t.Name(), func(rt *rapid.T) {
-		rec := &sim.Recorder{Inner: &sim.Rapid{T: rt}}
+	msg := simrapid.Find(t.Name(), simrapid.Options{}, func(rt *rapid.T) {
+		rec := &sim.Recorder{Inner: &simrapid.Chooser{T: rt}}
 		r, err := runRMW(rec, 30)
 		if err != nil {
 			rt.Fatal(err)

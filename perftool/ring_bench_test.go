@@ -1,11 +1,10 @@
 package perftool
 
 import (
-	"perfsim/uapi"
+	"testing"
 
 	"perfsim/rb"
-
-	"testing"
+	"perfsim/uapi"
 )
 
 // BenchmarkOverwriteReader: one perf --overwrite read pass (find_range, read_event

@@ -1,16 +1,16 @@
 package perftool
 
 import (
-	"perfsim/rb"
-
 	"bufio"
 	"fmt"
 	"os"
-	"perfsim/uapi"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"perfsim/rb"
+	"perfsim/uapi"
 )
 
 // keptCounts is one line of testdata/perf-overwrite-1page.txt.

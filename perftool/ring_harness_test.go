@@ -1,10 +1,11 @@
 package perftool
 
 import (
-	"perfsim/rb"
-
-	"perfsim/sim"
 	"pgregory.net/rapid"
+
+	"perfsim/rb"
+	"perfsim/sim"
+	"perfsim/simrapid"
 )
 
 // interrupter is the simulated CPU context of a test: at every Step it asks the
@@ -87,8 +88,8 @@ func nonZero(ds []int) int {
 // violation by returning a non-empty string. It returns whether rapid found one
 // and the decision list of the shrunk (last) failing run.
 func rapidFinds(name string, prop func(ch sim.Chooser) string) (found bool, minimal []int, msg string) {
-	report := sim.RapidFind(name, func(t *rapid.T) {
-		rec := &sim.Recorder{Inner: &sim.Rapid{T: t}}
+	report := simrapid.Find(name, simrapid.Options{}, func(t *rapid.T) {
+		rec := &sim.Recorder{Inner: &simrapid.Chooser{T: t}}
 		if m := prop(rec); m != "" {
 			minimal, msg = append([]int(nil), rec.Decisions...), m
 			t.Fatalf("%s", m)

@@ -1,12 +1,12 @@
 package perftool
 
 import (
-	"perfsim/rb"
-
-	"perfsim/uapi"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"perfsim/rb"
+	"perfsim/uapi"
 )
 
 // TestHeadTailReader: simpleperf's reader copies [data_tail, data_head) as

@@ -1,9 +1,12 @@
 package perftool
 
-import "testing"
-import "perfsim/uapi"
-import "perfsim/rb"
-import "encoding/binary"
+import (
+	"encoding/binary"
+	"testing"
+
+	"perfsim/rb"
+	"perfsim/uapi"
+)
 
 // bs builds expected bytes by hand: each argument is a u64 (uint64), two u32s
 // ([2]uint32), a header ([3]uint64{type, misc, size}) or raw bytes ([]byte).

@@ -1,14 +1,13 @@
 package perftool
 
 import (
-	"perfsim/rb"
-
-	"perfsim/uapi"
-
 	"errors"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"perfsim/rb"
+	"perfsim/uapi"
 )
 
 func TestOutputWrapsAcrossTheEnd(t *testing.T) {

@@ -1,13 +1,13 @@
 package perftool
 
 import (
-	"perfsim/rb"
-
 	"fmt"
-	"perfsim/uapi"
 	"testing"
 
 	"pgregory.net/rapid"
+
+	"perfsim/rb"
+	"perfsim/uapi"
 )
 
 // TestInvariantsOverRandomSequences drives one buffer with random writes (samples of

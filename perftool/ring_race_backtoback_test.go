@@ -1,11 +1,10 @@
 package perftool
 
 import (
-	"perfsim/rb"
-
 	"fmt"
 	"testing"
 
+	"perfsim/rb"
 	"perfsim/sim"
 )
 

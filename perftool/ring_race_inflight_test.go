@@ -1,11 +1,11 @@
 package perftool
 
 import (
-	"perfsim/rb"
-
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"perfsim/rb"
 )
 
 // TestCmpxchgRetry: an NMI writer between the read of rb->head and the cmpxchg makes

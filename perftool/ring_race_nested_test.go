@@ -1,15 +1,15 @@
 package perftool
 
 import (
-	"perfsim/rb"
-
 	"fmt"
 	"testing"
 
-	"perfsim/sim"
-	"perfsim/uapi"
-
 	"pgregory.net/rapid"
+
+	"perfsim/rb"
+	"perfsim/sim"
+	"perfsim/simrapid"
+	"perfsim/uapi"
 )
 
 // nestedRun: a task-context writer puts 6 records into a 1-page buffer; up to 3 NMI
@@ -104,7 +104,7 @@ func TestNestedNMIRapid(t *testing.T) {
 	for _, backward := range []bool{false, true} {
 		prop := nestedProp(backward)
 		t.Run(fmt.Sprint("backward=", backward), rapid.MakeCheck(func(t *rapid.T) {
-			if msg := prop(&sim.Rapid{T: t}); msg != "" {
+			if msg := prop(&simrapid.Chooser{T: t}); msg != "" {
 				t.Fatal(msg)
 			}
 		}))

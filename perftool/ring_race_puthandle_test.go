@@ -1,12 +1,11 @@
 package perftool
 
 import (
-	"perfsim/rb"
-
 	"fmt"
 	"strings"
 	"testing"
 
+	"perfsim/rb"
 	"perfsim/sim"
 )
 

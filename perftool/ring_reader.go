@@ -1,7 +1,9 @@
 package perftool
 
-import "perfsim/rb"
-import "perfsim/uapi"
+import (
+	"perfsim/rb"
+	"perfsim/uapi"
+)
 
 // Mmap is struct perf_mmap of tools/lib/perf: the user-space reader of one ring. It
 // reads only what user space can see: the user page and the data bytes.

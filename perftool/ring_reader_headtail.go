@@ -1,7 +1,9 @@
 package perftool
 
-import "perfsim/rb"
-import "perfsim/uapi"
+import (
+	"perfsim/rb"
+	"perfsim/uapi"
+)
 
 // HeadTailReader is simpleperf's reader of a forward ring, as Yabin Cui's
 // report of 1b038c6e05ff describes the reader that broke: it keeps no

@@ -1,13 +1,12 @@
 package perftool
 
 import (
-	"perfsim/uapi"
-
 	"bufio"
 	"fmt"
 	"sort"
 
 	"perfsim/rb"
+	"perfsim/uapi"
 )
 
 // PERF_CONTEXT_MAX: callchain words at or above it are context markers.

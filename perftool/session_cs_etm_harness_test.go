@@ -1,10 +1,9 @@
 package perftool
 
 import (
-	"perfsim/pmu"
-
 	"fmt"
 
+	"perfsim/pmu"
 	"perfsim/pmu/coresight"
 	"perfsim/rb"
 	"perfsim/sim"

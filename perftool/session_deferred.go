@@ -1,10 +1,9 @@
 package perftool
 
 import (
-	"perfsim/uapi"
-
 	"perfsim/pmu"
 	"perfsim/rb"
+	"perfsim/uapi"
 )
 
 // DeliveredSample is a sample as perf's session layer hands it to the tool:

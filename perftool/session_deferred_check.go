@@ -1,13 +1,12 @@
 package perftool
 
 import (
-	"perfsim/uapi"
-
 	"fmt"
 	"slices"
 
 	"perfsim/pmu"
 	"perfsim/sim"
+	"perfsim/uapi"
 )
 
 // DeferredInvariant is an invariant of deferred callchains, judged on what

@@ -1,8 +1,6 @@
 package perftool
 
 import (
-	"perfsim/uapi"
-
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -10,6 +8,7 @@ import (
 
 	"perfsim/pmu"
 	"perfsim/rb"
+	"perfsim/uapi"
 )
 
 const (

@@ -2,6 +2,7 @@ package pmu
 
 import (
 	"encoding/binary"
+
 	"perfsim/uapi"
 )
 

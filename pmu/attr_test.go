@@ -2,12 +2,13 @@ package pmu
 
 import (
 	"encoding/hex"
-	"perfsim/uapi"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"pgregory.net/rapid"
+
+	"perfsim/uapi"
 )
 
 // unhex joins hand-written little-endian rows ("offset: bytes") into bytes.

@@ -1,10 +1,9 @@
 package pmu_test
 
 import (
-	"perfsim/perftool"
-
 	"testing"
 
+	"perfsim/perftool"
 	"perfsim/pmu"
 	"perfsim/sched"
 	"perfsim/sim"

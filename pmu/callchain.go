@@ -1,7 +1,9 @@
 package pmu
 
-import "perfsim/uapi"
-import "perfsim/cpu"
+import (
+	"perfsim/cpu"
+	"perfsim/uapi"
+)
 
 // maxContextsPerStack is sysctl_perf_event_max_contexts_per_stack's default.
 const maxContextsPerStack = 8

@@ -1,8 +1,9 @@
 package pmu
 
 import (
-	"perfsim/uapi"
 	"testing"
+
+	"perfsim/uapi"
 )
 
 var (

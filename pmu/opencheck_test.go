@@ -1,10 +1,11 @@
 package pmu
 
 import (
-	"perfsim/uapi"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"perfsim/uapi"
 )
 
 // okAttr is what an unprivileged `perf record -e cpu-clock:u` passes: it

@@ -1,12 +1,11 @@
 package pmu_test
 
 import (
-	"perfsim/perftool"
-
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
+	"perfsim/perftool"
 	"perfsim/pmu"
 	"perfsim/rb"
 	"perfsim/sched"

@@ -6,12 +6,13 @@ import (
 	"strings"
 	"testing"
 
+	"pgregory.net/rapid"
+
 	"perfsim/pmu"
 	"perfsim/sched"
 	"perfsim/sim"
+	"perfsim/simrapid"
 	"perfsim/uapi"
-
-	"pgregory.net/rapid"
 )
 
 // pauseRace runs PERF_EVENT_IOC_PAUSE_OUTPUT on cpu0 against a munmap and a
@@ -133,8 +134,8 @@ func TestPauseOutputRaceRapid(t *testing.T) {
 	old := flag.Lookup("rapid.checks").Value.String()
 	_ = flag.Set("rapid.checks", "3000")
 	defer flag.Set("rapid.checks", old)
-	report := sim.RapidFind("pause-output-posted", func(rt *rapid.T) {
-		rec := &sim.Recorder{Inner: &sim.Rapid{T: rt, Max: 64}}
+	report := simrapid.Find("pause-output-posted", simrapid.Options{}, func(rt *rapid.T) {
+		rec := &sim.Recorder{Inner: &simrapid.Chooser{T: rt, Max: 64}}
 		if o, _ := pauseRace(rec, "posted"); o != nil {
 			last = append([]int(nil), rec.Decisions...)
 			rt.Fatalf("oops: %s", o.Msg)
@@ -148,7 +149,7 @@ func TestPauseOutputRaceRapid(t *testing.T) {
 	}
 	t.Logf("rapid's shrunk schedule: %d decisions, %d non-zero", len(last), nonZero(last))
 	rapid.Check(t, func(rt *rapid.T) {
-		if o, _ := pauseRace(&sim.Rapid{T: rt}, "today"); o != nil {
+		if o, _ := pauseRace(&simrapid.Chooser{T: rt}, "today"); o != nil {
 			rt.Fatalf("today oopses: %v", o)
 		}
 	})

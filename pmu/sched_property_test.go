@@ -4,13 +4,14 @@ import (
 	"fmt"
 	"testing"
 
+	"pgregory.net/rapid"
+
 	"perfsim/cpu"
 	"perfsim/pmu"
 	"perfsim/sched"
 	"perfsim/sim"
+	"perfsim/simrapid"
 	"perfsim/uapi"
-
-	"pgregory.net/rapid"
 )
 
 // activeInvariant checks, at a step point, that every ACTIVE event of a task
@@ -61,7 +62,7 @@ func TestContextSwitchMovesEvents(t *testing.T) {
 	}()
 	rapid.Check(t, func(rt *rapid.T) {
 		ncpu := 3
-		m := cpu.NewMachine(cpu.Config{CPUs: ncpu}, &sim.Rapid{T: rt, Max: 24})
+		m := cpu.NewMachine(cpu.Config{CPUs: ncpu}, &simrapid.Chooser{T: rt, Max: 24})
 		defer m.Close()
 		cfg := sched.DefaultConfig()
 		cfg.Balance = true

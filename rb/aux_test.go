@@ -1,11 +1,12 @@
 package rb
 
 import (
-	"perfsim/uapi"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"pgregory.net/rapid"
+
+	"perfsim/uapi"
 )
 
 // auxEv is an AuxEvent that records what the AUX paths asked of it.

@@ -1,8 +1,9 @@
 package rb
 
 import (
-	"perfsim/uapi"
 	"testing"
+
+	"perfsim/uapi"
 )
 
 // benchSample is 120 bytes: header 8, ip, tid, time, id, cpu, period (48) and a

@@ -2,10 +2,11 @@ package rb
 
 import (
 	"errors"
-	"perfsim/uapi"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"perfsim/uapi"
 )
 
 func TestRingBufferInit(t *testing.T) {

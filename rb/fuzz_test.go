@@ -2,8 +2,9 @@ package rb
 
 import (
 	"encoding/binary"
-	"perfsim/uapi"
 	"testing"
+
+	"perfsim/uapi"
 )
 
 // FuzzDecodeAttr: the record decoders read what a reader copied out of a ring,

@@ -3,6 +3,7 @@ package rb
 import (
 	"bytes"
 	"fmt"
+
 	"perfsim/uapi"
 )
 

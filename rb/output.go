@@ -2,6 +2,7 @@ package rb
 
 import (
 	"encoding/binary"
+
 	"perfsim/uapi"
 )
 

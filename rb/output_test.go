@@ -2,10 +2,11 @@ package rb
 
 import (
 	"errors"
-	"perfsim/uapi"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"perfsim/uapi"
 )
 
 // seqSample is a sample whose bytes tell its sequence number; extra callchain entries

@@ -5,10 +5,11 @@ import (
 	"fmt"
 	"testing"
 
-	"perfsim/sim"
-	"perfsim/uapi"
-
 	"pgregory.net/rapid"
+
+	"perfsim/sim"
+	"perfsim/simrapid"
+	"perfsim/uapi"
 )
 
 // noPagesRun: a buffer with only the AUX area (nr_pages == 0, 86e7972f690c). A task
@@ -69,7 +70,7 @@ func TestNoPagesRandomAndRapid(t *testing.T) {
 		t.Errorf("seed %d token %s: %s", seed, sim.EncodeToken(ds), msg)
 	}
 	rapid.Check(t, func(t *rapid.T) {
-		if msg := noPagesRun(&interrupter{ch: &sim.Rapid{T: t}}); msg != "" {
+		if msg := noPagesRun(&interrupter{ch: &simrapid.Chooser{T: t}}); msg != "" {
 			t.Fatal(msg)
 		}
 	})

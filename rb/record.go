@@ -3,6 +3,7 @@ package rb
 import (
 	"encoding/binary"
 	"math/bits"
+
 	"perfsim/uapi"
 )
 

@@ -3,8 +3,9 @@ package rb
 import (
 	"bytes"
 	"encoding/binary"
-	"perfsim/uapi"
 	"strconv"
+
+	"perfsim/uapi"
 )
 
 // Sideband is the body of a non-sample record (everything between the header and the

@@ -3,11 +3,12 @@ package rb
 import (
 	"encoding/binary"
 	"errors"
-	"perfsim/uapi"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"perfsim/uapi"
 )
 
 func TestAppendSampleBytes(t *testing.T) {

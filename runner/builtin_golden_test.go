@@ -13,7 +13,7 @@ import (
 // go test -update rewrites them.
 func TestBuiltinPerfGolden(t *testing.T) {
 	t.Run("script", func(t *testing.T) {
-		f := loadBuiltinForTest(t, "rb-nested-nmi-output")
+		f := loadBuiltin(t, "rb-nested-nmi-output")
 		r, res, err := RunOnce(f, Options{Chooser: ScheduleChooser(1, 0)})
 		if err != nil {
 			t.Fatal(err)
@@ -28,7 +28,7 @@ func TestBuiltinPerfGolden(t *testing.T) {
 		golden(t, "testdata/builtin-golden/rb-nested-nmi-output.script.golden", b.String())
 	})
 	t.Run("timeline", func(t *testing.T) {
-		f := loadBuiltinForTest(t, "rb-backward-read-race")
+		f := loadBuiltin(t, "rb-backward-read-race")
 		r, _, err := RunOnce(f, Options{Chooser: ScheduleChooser(1, 0), KeepTrace: true})
 		if err != nil {
 			t.Fatal(err)

@@ -1,8 +1,6 @@
 package runner
 
 import (
-	"perfsim/scenarios"
-
 	"fmt"
 	"slices"
 	"testing"
@@ -10,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"perfsim/perftool"
+	"perfsim/scenarios"
 	"perfsim/sim"
 )
 

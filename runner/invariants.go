@@ -1,11 +1,10 @@
 package runner
 
 import (
-	"perfsim/scenarios"
-
 	"fmt"
 	"sort"
 
+	"perfsim/scenarios"
 	"perfsim/sched"
 	"perfsim/sim"
 )
@@ -83,6 +82,10 @@ func (r *Run) addViolation(v Violation) {
 
 // violated reports whether inv was violated (so far).
 func (r *Run) violated(inv string) bool { return r.perInv[inv] > 0 }
+
+// Judged reports whether some applicable outcome names the invariant inv, so
+// its violation is judged by that outcome rather than failing the run by itself.
+func (r *Run) Judged(inv string) bool { return r.judged[inv] }
 
 // judgedInvariants returns the invariants whose violation is not by itself a
 // failure of the run: those named by an applicable outcome that may accept a

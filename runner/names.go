@@ -1,11 +1,11 @@
 package runner
 
 import (
-	"perfsim/scenarios"
-
 	"fmt"
 	"sort"
 	"strings"
+
+	"perfsim/scenarios"
 )
 
 // What a scenario file may name, with what each name means: `simrun names`

@@ -1,12 +1,11 @@
 package runner
 
 import (
-	"perfsim/scenarios"
-
 	"errors"
 	"fmt"
 	"slices"
 
+	"perfsim/scenarios"
 	"perfsim/sim"
 )
 

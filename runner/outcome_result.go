@@ -1,14 +1,13 @@
 package runner
 
 import (
-	"perfsim/scenarios"
-
 	"encoding/json"
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
 
+	"perfsim/scenarios"
 	"perfsim/sim"
 )
 
@@ -31,8 +30,8 @@ type OutcomeResult struct {
 	Values  map[string]int64 `json:"values,omitempty"` // the names it uses, when it failed
 	Error   string           `json:"error,omitempty"`
 
-	truth   bool // the condition was true (for explore's counts)
-	counted bool // applicable and evaluated
+	Truth   bool `json:"-"` // the condition was true (for explore's counts)
+	Counted bool `json:"-"` // applicable and evaluated
 }
 
 // Failure reports whether the status makes the run fail.
@@ -68,7 +67,7 @@ type Result struct {
 // Result evaluates the outcomes at the end of the executed run and collects
 // everything it showed.
 func (r *Run) Result() *Result {
-	res := &Result{Scenario: scenarioName(r.File), File: r.File.Name, Knobs: KnobList(r.Knobs),
+	res := &Result{Scenario: ScenarioName(r.File), File: r.File.Name, Knobs: KnobList(r.Knobs),
 		Limit: r.limit, End: r.end, AllExited: r.S.AllExited(), Stopped: r.stopped(), Violations: r.violations,
 		Observables: r.Observables(), Decisions: len(r.log.all), Token: sim.EncodeToken(r.log.all)}
 	if res.Violations == nil {
@@ -95,7 +94,8 @@ func (r *Run) Result() *Result {
 	return res
 }
 
-func scenarioName(f *scenarios.File) string {
+// ScenarioName is the name a scenario goes by: its scenario line, else its file name.
+func ScenarioName(f *scenarios.File) string {
 	if f.Scenario != nil {
 		return f.Scenario.Name
 	}
@@ -128,14 +128,14 @@ func (r *Run) judge(o *scenarios.Outcome) OutcomeResult {
 		res.Status, res.Error = EvalError, err.Error()
 		return res
 	}
-	res.truth, res.counted = v != 0, true
+	res.Truth, res.Counted = v != 0, true
 	switch o.Quant {
 	case scenarios.Always:
-		res.Status = pick(res.truth, Held, Failed)
+		res.Status = pick(res.Truth, Held, Failed)
 	case scenarios.Never:
-		res.Status = pick(!res.truth, Held, Failed)
+		res.Status = pick(!res.Truth, Held, Failed)
 	default:
-		res.Status = pick(res.truth, Seen, NotSeen)
+		res.Status = pick(res.Truth, Seen, NotSeen)
 	}
 	if res.Status == Failed && o.At == nil {
 		res.Values = map[string]int64{}

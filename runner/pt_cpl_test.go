@@ -1,12 +1,12 @@
 package runner
 
 import (
-	"perfsim/scenarios"
-
 	"fmt"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"perfsim/scenarios"
 )
 
 // TestPTModeFilter: intel_pt traces only the modes its attr allows (the

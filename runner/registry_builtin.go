@@ -1,11 +1,11 @@
 package runner
 
 import (
-	"perfsim/scenarios"
-
 	"slices"
 	"sort"
 	"strings"
+
+	"perfsim/scenarios"
 )
 
 // knownSyscalls are the system calls a task program may make. Any of them runs

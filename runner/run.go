@@ -1,9 +1,10 @@
 package runner
 
 import (
-	"perfsim/scenarios"
-
 	"sort"
+
+	"perfsim/scenarios"
+	"perfsim/sim"
 )
 
 // RunOnce builds and executes one run of f and returns it with its result.
@@ -56,4 +57,14 @@ func joinSorted(s []string) string {
 		out += x
 	}
 	return out
+}
+
+// ScheduleChooser is the chooser of the random schedule of seed: the seeded
+// random strategy with at most budget disturbing decisions (0: 16). `simrun run
+// --seed N` and explore's schedule of seed N are the same schedule.
+func ScheduleChooser(seed uint64, budget int) sim.Chooser {
+	if budget <= 0 {
+		budget = 16
+	}
+	return &sim.Limited{Inner: sim.NewRandom(seed), Budget: budget}
 }

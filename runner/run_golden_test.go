@@ -1,14 +1,13 @@
 package runner
 
 import (
-	"perfsim/scenarios"
-
 	"errors"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
+	"perfsim/scenarios"
 	"perfsim/sim"
 )
 

@@ -1,11 +1,11 @@
 package runner
 
 import (
-	"perfsim/scenarios"
-
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"perfsim/scenarios"
 )
 
 func loadBuiltin(t *testing.T, name string) *scenarios.File {

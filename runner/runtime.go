@@ -1,12 +1,11 @@
 package runner
 
 import (
-	"perfsim/scenarios"
-
 	"errors"
 	"io"
 
 	"perfsim/cpu"
+	"perfsim/scenarios"
 	"perfsim/sched"
 	"perfsim/sim"
 )

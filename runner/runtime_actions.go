@@ -1,13 +1,12 @@
 package runner
 
 import (
-	"perfsim/scenarios"
-
 	"fmt"
 	"sort"
 	"strings"
 
 	"perfsim/cpu"
+	"perfsim/scenarios"
 	"perfsim/sched"
 	"perfsim/sim"
 )

@@ -1,11 +1,10 @@
 package runner
 
 import (
-	"perfsim/scenarios"
-
 	"fmt"
 
 	"perfsim/cpu"
+	"perfsim/scenarios"
 	"perfsim/sched"
 )
 

@@ -1,12 +1,11 @@
 package runner
 
 import (
-	"perfsim/scenarios"
-
 	"fmt"
 	"sort"
 	"strings"
 
+	"perfsim/scenarios"
 	"perfsim/sched"
 	"perfsim/sim"
 )
@@ -118,3 +117,10 @@ func KnobList(knobs map[string]string) []string {
 }
 
 func sortStrings(s []string) { sort.Strings(s) }
+
+// ResolveKnobs is the value of every kernel and tool knob in a run of f with
+// overrides (simrun's --kernel NAME=VALUE) under perf (nil: DefaultPerf); an
+// unknown knob or value is an error.
+func ResolveKnobs(f *scenarios.File, overrides map[string]string, perf PerfBackend) (map[string]string, error) {
+	return resolveKnobs(f, overrides, backend(perf))
+}

@@ -1,12 +1,11 @@
 package runner
 
 import (
-	"perfsim/scenarios"
-
 	"sort"
 	"strconv"
 	"strings"
 
+	"perfsim/scenarios"
 	"perfsim/sched"
 )
 

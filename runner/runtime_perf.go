@@ -1,11 +1,10 @@
 package runner
 
 import (
-	"perfsim/scenarios"
-
 	"io"
 
 	"perfsim/cpu"
+	"perfsim/scenarios"
 	"perfsim/sim"
 )
 
@@ -66,15 +65,15 @@ var DefaultPerf PerfBackend = PMUPerf{}
 // record line is an error under it.
 type NoPerf struct{}
 
-func (NoPerf) KernelKnobs() []sim.KnobSpec          { return nil }
-func (NoPerf) ToolKnobs() []sim.KnobSpec            { return nil }
-func (NoPerf) Observables() map[string]scenarios.Type         { return nil }
-func (NoPerf) ObservableHelp(string) string         { return "" }
-func (NoPerf) Invariants() []InvariantSpec          { return nil }
-func (NoPerf) Verbs() map[string]Verb               { return nil }
-func (NoPerf) StepPoints() []string                 { return nil }
-func (NoPerf) Syscalls() []string                   { return nil }
-func (NoPerf) PMUs() map[string]map[string][]string { return nil }
+func (NoPerf) KernelKnobs() []sim.KnobSpec            { return nil }
+func (NoPerf) ToolKnobs() []sim.KnobSpec              { return nil }
+func (NoPerf) Observables() map[string]scenarios.Type { return nil }
+func (NoPerf) ObservableHelp(string) string           { return "" }
+func (NoPerf) Invariants() []InvariantSpec            { return nil }
+func (NoPerf) Verbs() map[string]Verb                 { return nil }
+func (NoPerf) StepPoints() []string                   { return nil }
+func (NoPerf) Syscalls() []string                     { return nil }
+func (NoPerf) PMUs() map[string]map[string][]string   { return nil }
 func (NoPerf) Start(r *Run) (PerfRun, error) {
 	if len(r.File.Records) > 0 {
 		rec := r.File.Records[0]

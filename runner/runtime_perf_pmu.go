@@ -1,8 +1,6 @@
 package runner
 
 import (
-	"perfsim/scenarios"
-
 	"fmt"
 	"io"
 	"sort"
@@ -12,6 +10,7 @@ import (
 	"perfsim/perftool"
 	"perfsim/pmu"
 	"perfsim/rb"
+	"perfsim/scenarios"
 	"perfsim/sched"
 	"perfsim/sim"
 )

@@ -1,8 +1,6 @@
 package runner
 
 import (
-	"perfsim/scenarios"
-
 	"os"
 	"path/filepath"
 	"regexp"
@@ -11,6 +9,7 @@ import (
 
 	"perfsim/perftool"
 	"perfsim/pmu"
+	"perfsim/scenarios"
 )
 
 // stepLabel matches a literal step point label passed to Step or rb's step.

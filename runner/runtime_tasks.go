@@ -2,7 +2,6 @@ package runner
 
 import (
 	"perfsim/scenarios"
-
 	"perfsim/sched"
 	"perfsim/sim"
 )

@@ -3,8 +3,10 @@ package sched
 import (
 	"testing"
 
-	"perfsim/sim"
 	"pgregory.net/rapid"
+
+	"perfsim/sim"
+	"perfsim/simrapid"
 )
 
 const runLimit = 10 * sim.Second
@@ -13,7 +15,7 @@ func TestSchedulerProperties(t *testing.T) {
 	rapid.Check(t, func(rt *rapid.T) {
 		w := genWorkload(func(lo, hi int, what string) int { return rapid.IntRange(lo, hi).Draw(rt, what) })
 		o := &observed{}
-		m, s, want := w.build(&sim.Rapid{T: rt, Max: 24}, o, false)
+		m, s, want := w.build(&simrapid.Chooser{T: rt, Max: 24}, o, false)
 		defer m.Close()
 		if err := m.Run(runLimit); err != nil {
 			rt.Fatalf("oops: %v", err)
@@ -105,7 +107,9 @@ func TestDeterminism1000Seeds(t *testing.T) {
 	}
 }
 
-func TestReplayFileReproducesRun(t *testing.T) {
+// TestReplayTokenReproducesRun: a run replayed from its token (what a replay
+// file carries) gives the same trace.
+func TestReplayTokenReproducesRun(t *testing.T) {
 	gen := sim.NewRandom(99)
 	w := genWorkload(func(lo, hi int, what string) int { return lo + gen.Choose(hi-lo+1, what) })
 	rec := &sim.Recorder{Inner: sim.NewRandom(5)}
@@ -115,26 +119,16 @@ func TestReplayFileReproducesRun(t *testing.T) {
 	}
 	want := m.Trace().Text()
 	m.Close()
-	f := &sim.ReplayFile{Decisions: rec.Decisions}
-	f.Add("workload", "seed 99")
-	var buf []byte
-	{
-		var b bytesBuffer
-		if _, err := f.WriteTo(&b); err != nil {
-			t.Fatal(err)
-		}
-		buf = b.b
-	}
-	g, err := sim.ParseReplayFile("run.replay", bytesReader(buf))
+	decisions, err := sim.DecodeToken(sim.EncodeToken(rec.Decisions))
 	if err != nil {
 		t.Fatal(err)
 	}
-	m2, _, _ := w.build(sim.NewReplay(g.Decisions), nil, true)
+	m2, _, _ := w.build(sim.NewReplay(decisions), nil, true)
 	defer m2.Close()
 	if err := m2.Run(runLimit); err != nil {
 		t.Fatal(err)
 	}
 	if got := m2.Trace().Text(); got != want {
-		t.Fatalf("replay file run differs from the recorded run")
+		t.Fatalf("the run replayed from its token differs from the recorded run")
 	}
 }

@@ -3,8 +3,6 @@
 // nondeterminism) and the trace.
 package sim
 
-import "pgregory.net/rapid"
-
 // Chooser makes every nondeterministic decision of a run: "pick one of these n".
 // Option 0 is always the undisturbed course (no interrupt now, the same CPU keeps
 // running, no migration), so a schedule that is all zeros is the quiet one and
@@ -71,70 +69,6 @@ func (r *Replay) Choose(n int, what string) int {
 
 // Consumed reports how many recorded decisions were used.
 func (r *Replay) Consumed() int { return r.pos }
-
-// Rapid draws the schedule from a *rapid.T, so rapid explores schedules and
-// shrinks a failing one. The schedule is drawn as a short list of disturbances,
-// each "let Skip decisions take the undisturbed course, then take option Pick":
-// rapid shrinks lists by deleting elements and lowering values, which here means
-// fewer disturbances, earlier, with smaller option numbers, the shape a human
-// wants to read. Every decision past the list is 0.
-type Rapid struct {
-	T *rapid.T
-	// Max bounds the number of disturbances in one schedule (default 16).
-	Max int
-	// Horizon, when set, is the number of decisions of the undisturbed run:
-	// skips are drawn up to it, so a disturbance lands somewhere in the run
-	// (rapid favours small numbers, and 0..2^20 leaves most of a run of a
-	// hundred decisions undisturbed or past its end).
-	Horizon int
-
-	plan  []disturbance
-	drawn bool
-	skip  int
-}
-
-type disturbance struct{ Skip, Pick int }
-
-func disturbanceGen(maxSkip int) *rapid.Generator[disturbance] {
-	return rapid.Custom(func(t *rapid.T) disturbance {
-		return disturbance{
-			Skip: rapid.IntRange(0, maxSkip).Draw(t, "skip"),
-			Pick: rapid.IntRange(1, 64).Draw(t, "pick"),
-		}
-	})
-}
-
-// Choose implements Chooser.
-func (r *Rapid) Choose(n int, what string) int {
-	if !r.drawn {
-		max := r.Max
-		if max <= 0 {
-			max = 16
-		}
-		maxSkip := 1 << 20
-		if r.Horizon > 0 {
-			maxSkip = r.Horizon
-		}
-		r.plan = rapid.SliceOfN(disturbanceGen(maxSkip), 0, max).Draw(r.T, "schedule")
-		r.drawn = true
-		if len(r.plan) > 0 {
-			r.skip = r.plan[0].Skip
-		}
-	}
-	if len(r.plan) == 0 {
-		return 0
-	}
-	if r.skip > 0 {
-		r.skip--
-		return 0
-	}
-	p := r.plan[0].Pick
-	r.plan = r.plan[1:]
-	if len(r.plan) > 0 {
-		r.skip = r.plan[0].Skip
-	}
-	return 1 + (p-1)%(n-1)
-}
 
 // Recorder wraps a Chooser and keeps the decision list of the run: the replay token.
 type Recorder struct {

@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"bytes"
 	"strings"
 	"testing"
 
@@ -51,35 +50,6 @@ func TestTokenErrors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("DecodeToken(%q) = %v, want error containing %q", tc.tok, err, tc.want)
 		}
-	}
-}
-
-func TestReplayFileRoundTrip(t *testing.T) {
-	f := &ReplayFile{Decisions: []int{0, 0, 3, 0, 1}}
-	f.Add("scenario", "rb-zero-pages")
-	f.Add("kernel", "a=b")
-	f.Add("kernel", "c=d")
-	var b bytes.Buffer
-	if _, err := f.WriteTo(&b); err != nil {
-		t.Fatal(err)
-	}
-	g, err := ParseReplayFile("x.replay", &b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff(f, g); diff != "" {
-		t.Errorf("(-want +got):\n%s", diff)
-	}
-	if got := g.All("kernel"); !cmp.Equal(got, []string{"a=b", "c=d"}) {
-		t.Errorf("All(kernel) = %v", got)
-	}
-	_, err = ParseReplayFile("y.replay", strings.NewReader("scenario: x\nbogus line\n"))
-	if err == nil || err.Error() != `y.replay:2:1: expected "key: value", found "bogus line"` {
-		t.Errorf("error = %v", err)
-	}
-	_, err = ParseReplayFile("z.replay", strings.NewReader("scenario: x\n"))
-	if err == nil || !strings.Contains(err.Error(), "z.replay:2:1: expected a \"token") {
-		t.Errorf("error = %v", err)
 	}
 }
 

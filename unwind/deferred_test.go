@@ -9,6 +9,7 @@ import (
 	"perfsim/cpu"
 	"perfsim/sched"
 	"perfsim/sim"
+	"perfsim/simrapid"
 )
 
 type call struct {
@@ -124,7 +125,7 @@ func TestUnwindPerTaskNeverMixes(t *testing.T) {
 	rapid.Check(t, func(rt *rapid.T) {
 		cfg := DefaultConfig()
 		cfg.FaultLatency = sim.Duration(rapid.IntRange(1, 50).Draw(rt, "fault_us")) * sim.Microsecond
-		r := newRig(t, 1, &sim.Rapid{T: rt}, cfg)
+		r := newRig(t, 1, &simrapid.Chooser{T: rt}, cfg)
 		stacks := map[int][]uint64{}
 		for i, name := range []string{"a", "bb"} {
 			frames := []string{"main", name + "_loop", name + "_innermost_frame"}

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"perfsim/runner"
-
 	"flag"
 	"fmt"
 	"io"
@@ -12,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"perfsim/explore"
 	"perfsim/scenarios"
 	"perfsim/sim"
 )
@@ -44,7 +43,7 @@ func cmdExplore(args []string, stdout, stderr io.Writer) int {
 	if !ok {
 		return exitUsage
 	}
-	o := runner.ExploreOptions{Strategy: *strategy, Runs: *runs, Seed: *seed, Budget: *budget, Knobs: knobs, Jobs: *jobs}
+	o := explore.ExploreOptions{Strategy: *strategy, Runs: *runs, Seed: *seed, Budget: *budget, Knobs: knobs, Jobs: *jobs}
 	if *focus != "" {
 		o.Focus = strings.Split(*focus, ",")
 	}
@@ -69,7 +68,7 @@ func cmdExplore(args []string, stdout, stderr io.Writer) int {
 	if !*quiet && isTerminal(stderr) {
 		o.Progress = progress(stderr)
 	}
-	ex, err := runner.Explore(f, o)
+	ex, err := explore.Explore(f, o)
 	if o.Progress != nil {
 		fmt.Fprint(stderr, "\r\033[K")
 	}
@@ -109,7 +108,7 @@ func cmdExplore(args []string, stdout, stderr io.Writer) int {
 }
 
 // writeExploreJSON writes ex as JSON to name (- for stdout).
-func writeExploreJSON(name string, ex *runner.ExploreResult, stdout io.Writer) error {
+func writeExploreJSON(name string, ex *explore.ExploreResult, stdout io.Writer) error {
 	if name == "-" {
 		return ex.WriteJSON(stdout)
 	}
@@ -124,7 +123,7 @@ func writeExploreJSON(name string, ex *runner.ExploreResult, stdout io.Writer) e
 	return err
 }
 
-func writeReplay(name string, rf *sim.ReplayFile) error {
+func writeReplay(name string, rf *explore.ReplayFile) error {
 	fh, err := os.Create(name)
 	if err != nil {
 		return err

@@ -1,12 +1,11 @@
 package main
 
 import (
-	"perfsim/runner"
-
 	"fmt"
 	"io"
 	"strings"
 
+	"perfsim/runner"
 	"perfsim/sim"
 )
 

@@ -1,11 +1,10 @@
 package main
 
 import (
-	"perfsim/runner"
-
 	"fmt"
 	"io"
 
+	"perfsim/runner"
 	"perfsim/scenarios"
 )
 

@@ -1,12 +1,12 @@
 package main
 
 import (
-	"perfsim/runner"
-
 	"fmt"
 	"io"
 	"os"
 
+	"perfsim/explore"
+	"perfsim/runner"
 	"perfsim/scenarios"
 	"perfsim/sim"
 )
@@ -30,7 +30,7 @@ func cmdReplay(args []string, stdout, stderr io.Writer) int {
 		printError(stderr, err)
 		return exitUsage
 	}
-	rf, err := sim.ParseReplayFile(pos[0], fh)
+	rf, err := explore.ParseReplayFile(pos[0], fh)
 	fh.Close()
 	if err != nil {
 		printError(stderr, err)

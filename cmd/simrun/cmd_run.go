@@ -1,11 +1,11 @@
 package main
 
 import (
-	"perfsim/runner"
-
 	"fmt"
 	"io"
 	"os"
+
+	"perfsim/runner"
 )
 
 // cmdRun runs a scenario once and prints its outcomes and replay token.

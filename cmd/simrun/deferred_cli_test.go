@@ -1,8 +1,6 @@
 package main
 
 import (
-	"perfsim/runner"
-
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"perfsim/perftool"
+	"perfsim/runner"
 )
 
 // TestDeferredInvariantsListed: the deferred callchain invariants are named

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"perfsim/runner"
-
 	"errors"
 	"flag"
 	"fmt"
@@ -10,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"perfsim/runner"
 	"perfsim/scenarios"
 )
 

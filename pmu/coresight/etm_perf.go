@@ -1,11 +1,9 @@
 package coresight
 
 import (
-	"perfsim/uapi"
-
 	"perfsim/pmu"
-
 	"perfsim/rb"
+	"perfsim/uapi"
 )
 
 // etmCtxt is struct etm_ctxt: the CPU's AUX handle and the event_data of the

@@ -1,9 +1,8 @@
 package coresight
 
 import (
-	"perfsim/uapi"
-
 	"perfsim/rb"
+	"perfsim/uapi"
 )
 
 // TMCETR is the TMC in ETR configuration (coresight-tmc-etr.c): one sink all

@@ -1,11 +1,11 @@
 package coresight
 
 import (
-	"perfsim/pmu"
-
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"perfsim/pmu"
 )
 
 func TestDecodeFrame(t *testing.T) {

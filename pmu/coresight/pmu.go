@@ -1,8 +1,6 @@
 package coresight
 
 import (
-	"perfsim/uapi"
-
 	"fmt"
 	"strconv"
 	"strings"
@@ -12,6 +10,7 @@ import (
 	"perfsim/rb"
 	"perfsim/sched"
 	"perfsim/sim"
+	"perfsim/uapi"
 )
 
 // TypeCSETM is the simulated pmu->type of cs_etm (perftool's

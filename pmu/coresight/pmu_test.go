@@ -1,8 +1,6 @@
 package coresight_test
 
 import (
-	"perfsim/uapi"
-
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -12,6 +10,7 @@ import (
 	"perfsim/pmu/coresight"
 	"perfsim/sched"
 	"perfsim/sim"
+	"perfsim/uapi"
 )
 
 // kernelRun is seed 004 on the perf core with the cs_etm PMU and no tool:

@@ -1,10 +1,9 @@
 package coresight
 
 import (
-	"perfsim/uapi"
-
 	"perfsim/rb"
 	"perfsim/sim"
+	"perfsim/uapi"
 )
 
 // TRBE is one CPU's Trace Buffer Extension (coresight-trbe.c): a per-CPU sink

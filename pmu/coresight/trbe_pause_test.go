@@ -1,12 +1,11 @@
 package coresight
 
 import (
-	"perfsim/pmu"
-
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
+	"perfsim/pmu"
 	"perfsim/rb"
 	"perfsim/sim"
 )

@@ -1,8 +1,6 @@
 package pt
 
 import (
-	"perfsim/uapi"
-
 	"fmt"
 
 	"perfsim/cpu"
@@ -10,6 +8,7 @@ import (
 	"perfsim/rb"
 	"perfsim/sched"
 	"perfsim/sim"
+	"perfsim/uapi"
 )
 
 // TypeIntelPT is the simulated pmu->type of intel_pt (perftool uses 8).

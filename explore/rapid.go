@@ -1,33 +1,17 @@
-package runner
+package explore
 
 import (
-	"perfsim/scenarios"
-
-	"flag"
-	"strconv"
-	"sync"
-	"testing"
-
-	"perfsim/sim"
 	"pgregory.net/rapid"
+
+	"perfsim/runner"
+	"perfsim/scenarios"
+	"perfsim/simrapid"
 )
 
-// exploreRapid lets rapid draw the schedules (sim.Rapid) and shrink a failing
+// exploreRapid lets rapid draw the schedules (simrapid.Chooser) and shrink a failing
 // one. The counts cover the schedules up to the first failure; rapid's
 // shrinking runs are not counted.
 func exploreRapid(f *scenarios.File, o ExploreOptions, ex *ExploreResult) error {
-	// rapid asks testing.Short(), which panics outside a test binary until the
-	// test flags are registered and parsed (simrun is not a test).
-	if !testing.Testing() {
-		initTesting.Do(func() {
-			testing.Init()
-			if !flag.Parsed() {
-				_ = flag.CommandLine.Parse(nil)
-			}
-		})
-	}
-	defer setFlag("rapid.checks", strconv.Itoa(o.Runs))()
-	defer setFlag("rapid.seed", strconv.FormatUint(max(o.Seed, 1), 10))()
 	horizon, err := quietHorizon(f, o)
 	if err != nil {
 		return err
@@ -39,12 +23,14 @@ func exploreRapid(f *scenarios.File, o ExploreOptions, ex *ExploreResult) error 
 		buildErr error
 		calls    int
 	)
-	sim.RapidFind(ex.Scenario, func(t *rapid.T) {
+	// The search is a function of --seed: rapid draws from it, not from the
+	// scenario's name (simrapid.Find's default for tests).
+	simrapid.Find(ex.Scenario, simrapid.Options{Seed: max(o.Seed, 1), Checks: o.Runs}, func(t *rapid.T) {
 		if buildErr != nil {
 			return
 		}
 		calls++
-		r, res, err := RunOnce(f, o.runOptions(&sim.Rapid{T: t, Horizon: horizon}, false))
+		r, res, err := runner.RunOnce(f, o.runOptions(&simrapid.Chooser{T: t, Horizon: horizon}, false))
 		if err != nil {
 			buildErr = err
 			return
@@ -82,16 +68,3 @@ func exploreRapid(f *scenarios.File, o ExploreOptions, ex *ExploreResult) error 
 	ex.Found = fd
 	return nil
 }
-
-// setFlag sets a flag of the default set (rapid's) and returns its restorer.
-func setFlag(name, value string) func() {
-	fl := flag.Lookup(name)
-	if fl == nil {
-		return func() {}
-	}
-	old := fl.Value.String()
-	_ = fl.Value.Set(value)
-	return func() { _ = fl.Value.Set(old) }
-}
-
-var initTesting sync.Once

@@ -1,8 +1,10 @@
-package runner
+package explore
 
 import (
 	"strings"
 	"testing"
+
+	"perfsim/runner"
 )
 
 // TestDataHeadBackwardsReader: under the old perf_output_put_handle(),
@@ -32,7 +34,7 @@ func TestDataHeadBackwardsReader(t *testing.T) {
 	}
 	// Shrinking trades length for disturbances (a list with fewer disturbing
 	// decisions may be longer: more undisturbed choice points before them).
-	r, _, err := RunOnce(f, Options{Knobs: old, Chooser: ScheduleChooser(ex.Found.Seed, 0), StopAtViolation: true})
+	r, _, err := runner.RunOnce(f, runner.Options{Knobs: old, Chooser: runner.ScheduleChooser(ex.Found.Seed, 0), StopAtViolation: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,12 +1,13 @@
-package runner
+package explore
 
 import (
-	"perfsim/scenarios"
-
 	"bytes"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"perfsim/runner"
+	"perfsim/scenarios"
 	"perfsim/sim"
 )
 
@@ -21,7 +22,7 @@ func TestDeterminism(t *testing.T) {
 			var outs [2]string
 			var traces [2]string
 			for i := range outs {
-				r, res, err := RunOnce(f, Options{Chooser: ScheduleChooser(seed, 0), KeepTrace: true})
+				r, res, err := runner.RunOnce(f, runner.Options{Chooser: runner.ScheduleChooser(seed, 0), KeepTrace: true})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -68,13 +69,13 @@ func TestExploreFindsAndShrinks(t *testing.T) {
 			if _, err := rf.WriteTo(&b); err != nil {
 				t.Fatal(err)
 			}
-			back, err := sim.ParseReplayFile("x.replay", &b)
+			back, err := ParseReplayFile("x.replay", &b)
 			if err != nil {
 				t.Fatal(err)
 			}
 			var outs [2]string
 			for i := range outs {
-				r, res, err := RunOnce(f, Options{Knobs: preFix, Chooser: sim.NewReplay(back.Decisions), KeepTrace: true, StopAtViolation: true})
+				r, res, err := runner.RunOnce(f, runner.Options{Knobs: preFix, Chooser: sim.NewReplay(back.Decisions), KeepTrace: true, StopAtViolation: true})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -119,7 +120,7 @@ func TestExploreCountsToday(t *testing.T) {
 // another way, and a quiet schedule (all zeros) does not fail at all.
 func TestShrinkKeepsTheViolation(t *testing.T) {
 	f := loadBuiltin(t, "task-work-nmi-race")
-	r, res, err := RunOnce(f, Options{Knobs: preFix, StopAtViolation: true})
+	r, res, err := runner.RunOnce(f, runner.Options{Knobs: preFix, StopAtViolation: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,9 +137,9 @@ func TestShrinkKeepsTheViolation(t *testing.T) {
 
 func BenchmarkExploreTaskWorkRace(b *testing.B) {
 	src, _ := scenarios.Open("task-work-nmi-race")
-	f, _ := Load(src)
+	f, _ := runner.Load(src)
 	for i := 0; i < b.N; i++ {
-		if _, _, err := RunOnce(f, Options{Chooser: ScheduleChooser(uint64(i), 0), StopAtViolation: true}); err != nil {
+		if _, _, err := runner.RunOnce(f, runner.Options{Chooser: runner.ScheduleChooser(uint64(i), 0), StopAtViolation: true}); err != nil {
 			b.Fatal(err)
 		}
 	}

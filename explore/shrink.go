@@ -1,8 +1,8 @@
-package runner
+package explore
 
 import (
+	"perfsim/runner"
 	"perfsim/scenarios"
-
 	"perfsim/sim"
 )
 
@@ -177,7 +177,7 @@ func (s *shrinker) offer(ch sim.Chooser) (bool, error) {
 func (s *shrinker) failsWith(ch sim.Chooser) (failed, kept bool, err error) {
 	s.runs++
 	t := &anchorLog{inner: ch}
-	r, err := Build(s.f, s.o.runOptions(t, false))
+	r, err := runner.Build(s.f, s.o.runOptions(t, false))
 	if err != nil {
 		return false, false, err
 	}
@@ -348,7 +348,7 @@ func sum(d []int) int {
 
 // describeSchedule replays d with the trace kept and describes its failure.
 func describeSchedule(f *scenarios.File, o ExploreOptions, d []int) (*Found, error) {
-	r, res, err := RunOnce(f, o.runOptions(sim.NewReplay(d), true))
+	r, res, err := runner.RunOnce(f, o.runOptions(sim.NewReplay(d), true))
 	if err != nil {
 		return nil, err
 	}
@@ -359,7 +359,7 @@ func describeSchedule(f *scenarios.File, o ExploreOptions, d []int) (*Found, err
 
 // choiceLines prints the disturbing decisions of r as trace lines, with what
 // the step point did when the trace says it.
-func choiceLines(r *Run) []string {
+func choiceLines(r *runner.Run) []string {
 	recs := r.Trace().Records
 	var out []string
 	for _, d := range r.Disturbing() {

@@ -1,11 +1,11 @@
-package runner
+package explore
 
 import (
-	"perfsim/scenarios"
-
 	"fmt"
 	"strings"
 
+	"perfsim/runner"
+	"perfsim/scenarios"
 	"perfsim/sim"
 )
 
@@ -34,8 +34,8 @@ func exploreBounded(f *scenarios.File, o ExploreOptions, ex *ExploreResult) erro
 	head := 0                  // queue[head:] is still to run
 	dropped := false
 	type outcome struct {
-		r      *Run
-		res    *Result
+		r      *runner.Run
+		res    *runner.Result
 		probe  *optionProbe
 		prefix []int
 		err    error
@@ -54,7 +54,7 @@ func exploreBounded(f *scenarios.File, o ExploreOptions, ex *ExploreResult) erro
 				prefix[br.j] = br.a
 			}
 			probe := &optionProbe{replay: sim.NewReplay(prefix), focus: o.Focus}
-			r, res, err := RunOnce(f, o.runOptions(probe, false))
+			r, res, err := runner.RunOnce(f, o.runOptions(probe, false))
 			return outcome{r, res, probe, prefix, err}
 		}, func(i int, out outcome) bool {
 			queue[head] = branch{}

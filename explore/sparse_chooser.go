@@ -1,6 +1,10 @@
-package sim
+package explore
 
-import "sort"
+import (
+	"sort"
+
+	"perfsim/sim"
+)
 
 // Sparse is the seeded sparse strategy. Where Random flips a coin at every
 // decision (and so spends a budget of disturbances early), Sparse plans each
@@ -32,7 +36,7 @@ func NewSparse(seed uint64, horizon, max int) *Sparse {
 	if horizon <= 0 {
 		horizon = 1
 	}
-	g := NewRandom(seed)
+	g := sim.NewRandom(seed)
 	k := 1
 	for k < max && g.Uint64()&1 == 1 {
 		k++
@@ -68,7 +72,7 @@ const ClusterSpan = 128
 // in the path that follows, are two decisions that must line up, and the run's
 // questions after the first one are not those of the quiet run that Horizon
 // measures.
-func clusterOffset(g *Random) int {
+func clusterOffset(g *sim.Random) int {
 	e := g.Uint64() % 8 // 2^e: 1 .. 128
 	return 1 + int(g.Uint64()%(uint64(1)<<e))
 }

@@ -1,10 +1,12 @@
-package runner
+package explore
 
 import (
 	"fmt"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"perfsim/runner"
 	"perfsim/sim"
 )
 
@@ -37,7 +39,7 @@ func TestShrinkOneMinimal(t *testing.T) {
 	}
 
 	// The signature the shrinker kept.
-	r, res, err := RunOnce(f, o.runOptions(sim.NewReplay(d), false))
+	r, res, err := runner.RunOnce(f, o.runOptions(sim.NewReplay(d), false))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +86,7 @@ func TestShrinkOneMinimal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, res, err = RunOnce(f, Options{Knobs: knobs, Chooser: sim.NewReplay(back), StopAtViolation: true})
+	r, res, err = runner.RunOnce(f, runner.Options{Knobs: knobs, Chooser: sim.NewReplay(back), StopAtViolation: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,13 +1,13 @@
-package runner
+package explore
 
 import (
-	"perfsim/scenarios"
-
 	"fmt"
 	"io"
 	"strings"
 	"time"
 
+	"perfsim/runner"
+	"perfsim/scenarios"
 	"perfsim/sim"
 )
 
@@ -18,12 +18,12 @@ type ExploreOptions struct {
 	Seed     uint64 // random, sparse: seeds Seed..Seed+Runs-1; rapid: rapid's seed
 	// Budget bounds the disturbing decisions of one random schedule (sim.Limited;
 	// default 16), which keeps found schedules short; sparse: the most
-	// disturbances one schedule plans (sim.Sparse's Max); bounded: the
+	// disturbances one schedule plans (Sparse's Max); bounded: the
 	// bound, every schedule with at most Budget disturbances (default 2).
 	Budget int
 	Limit  sim.Time          // the virtual time limit of each run (0: DefaultLimit)
 	Knobs  map[string]string // knob overrides
-	Perf   PerfBackend
+	Perf   runner.PerfBackend
 	// MaxShrinkRuns bounds the replays spent shrinking (default 2000).
 	MaxShrinkRuns int
 	// Focus (bounded): disturb only the decisions whose question contains
@@ -56,10 +56,10 @@ type Found struct {
 	Original  int    // decisions of the schedule as found
 	// OriginalDisturbing is how many of those were disturbing (non-zero).
 	OriginalDisturbing int
-	Decisions          []int    // the shrunk decision list
-	ShrinkRuns         int      // replays spent shrinking
-	Lines              []string // the disturbing choices, as trace lines
-	Result             *Result  // the shrunk schedule's result
+	Decisions          []int          // the shrunk decision list
+	ShrinkRuns         int            // replays spent shrinking
+	Lines              []string       // the disturbing choices, as trace lines
+	Result             *runner.Result // the shrunk schedule's result
 	Timeline           string
 }
 
@@ -103,13 +103,13 @@ func Explore(f *scenarios.File, o ExploreOptions) (*ExploreResult, error) {
 		o.Strategy = "random"
 	}
 	// Reject bad knobs before the first run.
-	if _, err := resolveKnobs(f, o.Knobs, backend(o.Perf)); err != nil {
+	if _, err := runner.ResolveKnobs(f, o.Knobs, o.Perf); err != nil {
 		return nil, err
 	}
-	ex := &ExploreResult{Scenario: scenarioName(f), File: f.Name, Strategy: o.Strategy, Seed: o.Seed,
-		Knobs: KnobList(o.Knobs), Limit: o.Limit}
+	ex := &ExploreResult{Scenario: runner.ScenarioName(f), File: f.Name, Strategy: o.Strategy, Seed: o.Seed,
+		Knobs: runner.KnobList(o.Knobs), Limit: o.Limit}
 	if ex.Limit <= 0 {
-		ex.Limit = DefaultLimit
+		ex.Limit = runner.DefaultLimit
 	}
 	for _, oc := range f.Outcomes {
 		ex.Outcomes = append(ex.Outcomes, OutcomeCount{Outcome: f.OutcomeText(oc), Line: oc.Pos.Line, Quant: oc.Quant.String()})
@@ -136,18 +136,18 @@ func Explore(f *scenarios.File, o ExploreOptions) (*ExploreResult, error) {
 	return ex, nil
 }
 
-func (o ExploreOptions) runOptions(ch sim.Chooser, keep bool) Options {
-	return Options{Knobs: o.Knobs, Chooser: ch, Limit: o.Limit, KeepTrace: keep, StopAtViolation: true, Perf: o.Perf}
+func (o ExploreOptions) runOptions(ch sim.Chooser, keep bool) runner.Options {
+	return runner.Options{Knobs: o.Knobs, Chooser: ch, Limit: o.Limit, KeepTrace: keep, StopAtViolation: true, Perf: o.Perf}
 }
 
 // count adds one schedule's outcomes to the counts.
-func (ex *ExploreResult) count(res *Result) {
+func (ex *ExploreResult) count(res *runner.Result) {
 	ex.Schedules++
 	for i, oc := range res.Outcomes {
-		if !oc.counted {
+		if !oc.Counted {
 			continue
 		}
-		if oc.truth {
+		if oc.Truth {
 			ex.Outcomes[i].Positive++
 		} else {
 			ex.Outcomes[i].Negative++
@@ -186,12 +186,12 @@ func (ex *ExploreResult) finish() {
 
 // signature names the first thing that failed in a schedule, or "". Shrinking
 // keeps a schedule only while it fails the same way.
-func signature(r *Run, res *Result) string {
+func signature(r *runner.Run, res *runner.Result) string {
 	if res.Oops != nil {
 		return "oops: " + res.Oops.Message
 	}
 	for _, v := range res.Violations {
-		if !r.judged[v.Invariant] {
+		if !r.Judged(v.Invariant) {
 			return "invariant " + v.Invariant
 		}
 	}
@@ -204,7 +204,7 @@ func signature(r *Run, res *Result) string {
 }
 
 // describeFailure is the one-line account of the failure of a schedule.
-func describeFailure(r *Run, res *Result, sig string) string {
+func describeFailure(r *runner.Run, res *runner.Result, sig string) string {
 	if res.Oops != nil {
 		return fmt.Sprintf("kernel oops on cpu%d at %s: %s", res.Oops.CPU, res.Oops.T, res.Oops.Message)
 	}
@@ -217,20 +217,20 @@ func describeFailure(r *Run, res *Result, sig string) string {
 }
 
 func exploreRandom(f *scenarios.File, o ExploreOptions, ex *ExploreResult) error {
-	return exploreSeeds(f, o, ex, func(seed uint64) sim.Chooser { return ScheduleChooser(seed, o.Budget) })
+	return exploreSeeds(f, o, ex, func(seed uint64) sim.Chooser { return runner.ScheduleChooser(seed, o.Budget) })
 }
 
 // exploreSeeds runs the schedules of seeds Seed..Seed+Runs-1, each with the
 // chooser chooser(seed) makes, and shrinks the first violation.
 func exploreSeeds(f *scenarios.File, o ExploreOptions, ex *ExploreResult, chooser func(seed uint64) sim.Chooser) error {
 	type outcome struct {
-		r   *Run
-		res *Result
+		r   *runner.Run
+		res *runner.Result
 		err error
 	}
 	var err error
 	runOrdered(o.Runs, o.Jobs, func(i int) outcome {
-		r, res, err := RunOnce(f, o.runOptions(chooser(o.Seed+uint64(i)), false))
+		r, res, err := runner.RunOnce(f, o.runOptions(chooser(o.Seed+uint64(i)), false))
 		return outcome{r, res, err}
 	}, func(i int, out outcome) bool {
 		if out.err != nil {
@@ -304,11 +304,11 @@ func (ex *ExploreResult) WriteText(w io.Writer) {
 }
 
 // ReplayFile returns the replay file of the found violation.
-func (ex *ExploreResult) ReplayFile() *sim.ReplayFile {
+func (ex *ExploreResult) ReplayFile() *ReplayFile {
 	if ex.Found == nil {
 		return nil
 	}
-	rf := &sim.ReplayFile{Decisions: ex.Found.Decisions}
+	rf := &ReplayFile{Decisions: ex.Found.Decisions}
 	rf.Add("scenario", ex.Scenario)
 	rf.Add("file", ex.File)
 	for _, k := range ex.Knobs {
@@ -319,16 +319,6 @@ func (ex *ExploreResult) ReplayFile() *sim.ReplayFile {
 	rf.Add("limit", scenarios.FormatDuration(time.Duration(ex.Limit)))
 	rf.Add("violation", ex.Found.Violation)
 	return rf
-}
-
-// ScheduleChooser is the chooser of the random schedule of seed: the seeded
-// random strategy with at most budget disturbing decisions (0: 16). `simrun run
-// --seed N` and explore's schedule of seed N are the same schedule.
-func ScheduleChooser(seed uint64, budget int) sim.Chooser {
-	if budget <= 0 {
-		budget = 16
-	}
-	return &sim.Limited{Inner: sim.NewRandom(seed), Budget: budget}
 }
 
 // disturbing counts the non-zero decisions of d.

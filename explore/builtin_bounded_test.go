@@ -1,10 +1,10 @@
-package runner
+package explore
 
 import (
-	"perfsim/scenarios"
-
 	"strings"
 	"testing"
+
+	"perfsim/scenarios"
 )
 
 // TestBuiltinsBoundedOneClean: every built-in meets its outcomes, with

@@ -1,12 +1,14 @@
-package sim
+package explore
 
 import (
 	"slices"
 	"testing"
+
+	"perfsim/sim"
 )
 
 // sparseRun asks s q questions of n options each and returns the answers.
-func sparseRun(s Chooser, q, n int) []int {
+func sparseRun(s sim.Chooser, q, n int) []int {
 	d := make([]int, q)
 	for i := range d {
 		d[i] = s.Choose(n, "x")

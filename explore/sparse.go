@@ -1,9 +1,12 @@
-package runner
+package explore
 
-import "perfsim/scenarios"
-import "perfsim/sim"
+import (
+	"perfsim/runner"
+	"perfsim/scenarios"
+	"perfsim/sim"
+)
 
-// exploreSparse runs the sparse strategy (sim.Sparse): seeds Seed..Seed+Runs-1,
+// exploreSparse runs the sparse strategy (Sparse): seeds Seed..Seed+Runs-1,
 // each a plan of at most Budget disturbances placed uniformly over the
 // decisions of the quiet run, which one run measures first (the horizon). A
 // violation is shrunk and recorded as for random: its dense decision list.
@@ -12,13 +15,13 @@ func exploreSparse(f *scenarios.File, o ExploreOptions, ex *ExploreResult) error
 	if err != nil {
 		return err
 	}
-	return exploreSeeds(f, o, ex, func(seed uint64) sim.Chooser { return sim.NewSparse(seed, horizon, o.Budget) })
+	return exploreSeeds(f, o, ex, func(seed uint64) sim.Chooser { return NewSparse(seed, horizon, o.Budget) })
 }
 
 // quietHorizon is the number of decisions of f's quiet run (every decision 0).
 // It is not counted among the schedules.
 func quietHorizon(f *scenarios.File, o ExploreOptions) (int, error) {
-	r, _, err := RunOnce(f, o.runOptions(sim.NewReplay(nil), false))
+	r, _, err := runner.RunOnce(f, o.runOptions(sim.NewReplay(nil), false))
 	if err != nil {
 		return 0, err
 	}

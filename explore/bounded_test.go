@@ -1,10 +1,10 @@
-package runner
+package explore
 
 import (
-	"perfsim/scenarios"
-
 	"strings"
 	"testing"
+
+	"perfsim/scenarios"
 )
 
 // The bounded strategy runs every schedule with at most Budget disturbing

@@ -1,10 +1,12 @@
-package sim
+package explore
 
 import (
 	"bufio"
 	"fmt"
 	"io"
 	"strings"
+
+	"perfsim/sim"
 )
 
 // ReplayFile is what `simrun replay` reads: the run's identity (scenario, knobs,
@@ -54,7 +56,7 @@ func (f *ReplayFile) WriteTo(w io.Writer) (int64, error) {
 	for _, x := range f.Fields {
 		fmt.Fprintf(&b, "%s: %s\n", x.Key, strings.ReplaceAll(x.Value, "\n", " "))
 	}
-	fmt.Fprintf(&b, "token: %s\n", EncodeToken(f.Decisions))
+	fmt.Fprintf(&b, "token: %s\n", sim.EncodeToken(f.Decisions))
 	n, err := io.WriteString(w, b.String())
 	return int64(n), err
 }
@@ -77,7 +79,7 @@ func ParseReplayFile(name string, r io.Reader) (*ReplayFile, error) {
 		}
 		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
 		if k == "token" {
-			d, err := DecodeToken(v)
+			d, err := sim.DecodeToken(v)
 			if err != nil {
 				return nil, fmt.Errorf("%s:%d:%d: %v", name, line, len(k)+3, err)
 			}

@@ -1,11 +1,11 @@
-package runner
+package explore
 
 import (
-	"perfsim/scenarios"
-
 	"strings"
 	"testing"
 
+	"perfsim/runner"
+	"perfsim/scenarios"
 	"perfsim/sim"
 )
 
@@ -34,7 +34,7 @@ func loadBuiltinForTest(t *testing.T, name string) *scenarios.File {
 		text = strings.ReplaceAll(text, o[0], o[1])
 	}
 	src.Src = []byte(text)
-	f, err := Load(src)
+	f, err := runner.Load(src)
 	if err != nil {
 		t.Fatalf("load:\n%v", err)
 	}
@@ -43,7 +43,7 @@ func loadBuiltinForTest(t *testing.T, name string) *scenarios.File {
 
 // isDefaultVariant: the knob values of v are the file's own (today's code).
 func isDefaultVariant(f *scenarios.File, v map[string]string) bool {
-	knobs, err := resolveKnobs(f, nil, nil)
+	knobs, err := runner.ResolveKnobs(f, nil, nil)
 	if err != nil {
 		return false
 	}
@@ -76,12 +76,12 @@ func TestBuiltins(t *testing.T) {
 			if f.Scenario == nil || f.Scenario.Name != b.Name {
 				t.Errorf("scenario name does not match the file name %s", b.Name)
 			}
-			for _, v := range Variants(f) {
+			for _, v := range runner.Variants(f) {
 				today := isDefaultVariant(f, v)
 				seen := map[int]bool{}
 				choosers := []sim.Chooser{nil, sim.NewRandom(1), sim.NewRandom(2), sim.NewRandom(3)}
 				for i, ch := range choosers {
-					_, res, err := RunOnce(f, Options{Knobs: v, Chooser: ch})
+					_, res, err := runner.RunOnce(f, runner.Options{Knobs: v, Chooser: ch})
 					if err != nil {
 						t.Fatalf("knobs %v run %d: %v", v, i, err)
 					}
@@ -93,7 +93,7 @@ func TestBuiltins(t *testing.T) {
 						}
 					}
 					for _, o := range res.Outcomes {
-						if o.Status == Seen {
+						if o.Status == runner.Seen {
 							seen[o.Line] = true
 						}
 					}
@@ -117,7 +117,7 @@ func TestBuiltins(t *testing.T) {
 
 // appliesTo reports whether o's when conditions hold under the variant v.
 func appliesTo(o *scenarios.Outcome, f *scenarios.File, v map[string]string) bool {
-	knobs, err := resolveKnobs(f, v, nil)
+	knobs, err := runner.ResolveKnobs(f, v, nil)
 	if err != nil {
 		return false
 	}
