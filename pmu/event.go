@@ -88,7 +88,6 @@ type Event struct {
 
 	leader    *Event   // group_leader (itself for a leader)
 	siblings  []*Event // sibling_list, leader only
-	groupCaps uint32
 
 	count                              int64 // local64_t count
 	childCount                         int64 // atomic64_t child_count

@@ -17,8 +17,7 @@ import (
 func TestSmokeRawSyscalls(t *testing.T) {
 	mc := newMachine(t, 2, nil, pmu.Knobs{})
 	attrs := tracepointAttrs(t, "raw_syscalls:*")
-	var work *sched.Task
-	work = mc.s.Spawn("work", sched.MaskOf(0), sched.Sleep(sim.Millisecond),
+	work := mc.s.Spawn("work", sched.MaskOf(0), sched.Sleep(sim.Millisecond),
 		sched.Call(func(t *sched.Task) { mc.k.EnableOnExec(t) }),
 		sched.Loop(10, sched.Syscall("close"), sched.Compute(sim.Microsecond)))
 	got := 0

@@ -1,10 +1,7 @@
 package rb
 
 import (
-	"pgregory.net/rapid"
-
 	"perfsim/sim"
-	"perfsim/simrapid"
 )
 
 // interrupter is the simulated CPU context of a test: at every Step it asks the
@@ -59,43 +56,6 @@ func (in *interrupter) Step(label string) {
 type logger struct{ log []TraceEvent }
 
 func (l *logger) trace(e TraceEvent) { l.log = append(l.log, e) }
-
-// hasAny reports whether vs has a violation of one of the names.
-func hasAny(vs []Violation, names ...string) bool {
-	for _, v := range vs {
-		for _, n := range names {
-			if v.Invariant == n {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-func nonZero(ds []int) int {
-	n := 0
-	for _, d := range ds {
-		if d != 0 {
-			n++
-		}
-	}
-	return n
-}
-
-// rapidFinds runs rapid (through sim.RapidFind, deterministic per name) on a
-// property that builds its schedule from a sim.Rapid chooser and reports a
-// violation by returning a non-empty string. It returns whether rapid found one
-// and the decision list of the shrunk (last) failing run.
-func rapidFinds(name string, prop func(ch sim.Chooser) string) (found bool, minimal []int, msg string) {
-	report := simrapid.Find(name, simrapid.Options{}, func(t *rapid.T) {
-		rec := &sim.Recorder{Inner: &simrapid.Chooser{T: t}}
-		if m := prop(rec); m != "" {
-			minimal, msg = append([]int(nil), rec.Decisions...), m
-			t.Fatalf("%s", m)
-		}
-	})
-	return report != "", minimal, msg
-}
 
 // randomFinds tries seeds 1..maxSeeds with the sim.Random chooser and returns the
 // decision list of the first schedule that shows a violation.

@@ -332,14 +332,3 @@ func put64(h *Handle, v uint64) {
 	binary.LittleEndian.PutUint64(b[:], v)
 	OutputCopy(h, b[:])
 }
-
-func put32(h *Handle, v uint32) {
-	if h.size >= 4 {
-		binary.LittleEndian.PutUint32(h.rb.data[h.addr:], v)
-		h.advance(4)
-		return
-	}
-	var b [4]byte
-	binary.LittleEndian.PutUint32(b[:], v)
-	OutputCopy(h, b[:])
-}

@@ -66,9 +66,7 @@ func TestCheck(t *testing.T) {
 // TestCheckLongListsSuggest: with many known names an error suggests the nearest.
 func TestCheckLongListsSuggest(t *testing.T) {
 	reg := testRegistry()
-	for _, s := range []string{"a1", "a2", "a3", "a4", "a5", "a6", "a7", "a8", "a9", "b1", "b2", "b3"} {
-		reg.Syscalls = append(reg.Syscalls, s)
-	}
+	reg.Syscalls = append(reg.Syscalls, "a1", "a2", "a3", "a4", "a5", "a6", "a7", "a8", "a9", "b1", "b2", "b3")
 	got := checkMessages(t, "task t\n  syscall clsoe\n  syscall zzzzzzzzz\n", reg)
 	want := []string{
 		`c.sim:2:3: unknown system call "clsoe"; did you mean "close"?`,

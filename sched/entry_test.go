@@ -84,8 +84,7 @@ func TestTaskWorkNMIInSchedule(t *testing.T) {
 			ran := "never"
 			exiting := false
 			s.ExitHooks = append(s.ExitHooks, exitHook(func(t *Task) { exiting = exiting || t.Comm == "a" }))
-			var a *Task
-			a = s.Spawn("a", 0, Yield(), Syscall("close"))
+			a := s.Spawn("a", 0, Yield(), Syscall("close"))
 			s.Spawn("b", 0, Compute(sim.Millisecond))
 			fired := false
 			m.AddStepHook(func(c *cpu.CPU, label string) {

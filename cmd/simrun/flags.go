@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"sort"
 	"strings"
 
 	"perfsim/runner"
@@ -81,15 +80,6 @@ func (k knobFlags) Set(s string) error {
 	}
 	k[name] = value
 	return nil
-}
-
-func sortedKeys(m map[string]string) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // loadScenario opens (a path or a built-in name), parses and checks a scenario.
