@@ -86,8 +86,8 @@ type Event struct {
 	oncpu int // event->oncpu: where it is ACTIVE, -1
 	state EventState
 
-	leader    *Event   // group_leader (itself for a leader)
-	siblings  []*Event // sibling_list, leader only
+	leader   *Event   // group_leader (itself for a leader)
+	siblings []*Event // sibling_list, leader only
 
 	count                              int64 // local64_t count
 	childCount                         int64 // atomic64_t child_count

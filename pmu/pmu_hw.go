@@ -41,9 +41,8 @@ func newHwPMU(k *Kernel) *hwPMU {
 	return p
 }
 
-func (p *hwPMU) Name() string         { return "cpu" }
-func (p *hwPMU) Type() uint32         { return uapi.PERF_TYPE_RAW }
-func (p *hwPMU) Capabilities() uint32 { return 0 }
+func (p *hwPMU) Name() string { return "cpu" }
+func (p *hwPMU) Type() uint32 { return uapi.PERF_TYPE_RAW }
 
 // EventInit accepts cycles, instructions and ref-cycles (and raw events,
 // counted like cycles) and sets up the period.

@@ -61,6 +61,23 @@ type pmuBase struct {
 
 func (b *pmuBase) base() *pmuBase { return b }
 
+// The defaults every PMU gets unless it has its own, as perf_pmu_register()
+// fills in perf_pmu_nop_void for a missing pmu_enable/pmu_disable.
+// kernel/events/core.c: perf_pmu_register()
+
+// Capabilities implements PMU: none.
+func (*pmuBase) Capabilities() uint32 { return 0 }
+
+// Read implements PMU for a PMU whose count is kept by the core (software,
+// tracepoint) or that counts nothing (AUX tracers: pt_event_read() is empty).
+func (*pmuBase) Read(*cpu.CPU, *Event) {}
+
+// PMUDisable implements PMU: perf_pmu_nop_void.
+func (*pmuBase) PMUDisable(*cpu.CPU) {}
+
+// PMUEnable implements PMU: perf_pmu_nop_void.
+func (*pmuBase) PMUEnable(*cpu.CPU) {}
+
 // noAux implements the AUX hooks of a PMU without an AUX area.
 type noAux struct{}
 

@@ -74,9 +74,6 @@ func (p *swPMU) Del(c *cpu.CPU, e *Event, flags int) {
 
 func (p *swPMU) Start(c *cpu.CPU, e *Event, flags int) { e.hw.state = 0 }
 func (p *swPMU) Stop(c *cpu.CPU, e *Event, flags int)  { e.hw.state = PERF_HES_STOPPED }
-func (p *swPMU) Read(c *cpu.CPU, e *Event)             {}
-func (p *swPMU) PMUDisable(c *cpu.CPU)                 {}
-func (p *swPMU) PMUEnable(c *cpu.CPU)                  {}
 
 // perfSwEventSched counts a scheduler software event on c with the caller's
 // kernel regs.
@@ -225,8 +222,6 @@ func (p *clockPMU) Read(c *cpu.CPU, e *Event) {
 		p.update(c, e)
 	}
 }
-func (p *clockPMU) PMUDisable(c *cpu.CPU) {}
-func (p *clockPMU) PMUEnable(c *cpu.CPU)  {}
 
 // timer returns the event's hrtimer on c.
 func (p *clockPMU) timer(c *cpu.CPU, e *Event) *cpu.Timer {

@@ -138,9 +138,8 @@ type tpPMU struct {
 
 func newTpPMU(k *Kernel) *tpPMU { return &tpPMU{pmuBase: pmuBase{isSoftware: true}, k: k} }
 
-func (p *tpPMU) Name() string         { return "tracepoint" }
-func (p *tpPMU) Type() uint32         { return uapi.PERF_TYPE_TRACEPOINT }
-func (p *tpPMU) Capabilities() uint32 { return 0 }
+func (p *tpPMU) Name() string { return "tracepoint" }
+func (p *tpPMU) Type() uint32 { return uapi.PERF_TYPE_TRACEPOINT }
 
 // EventInit looks the tracepoint up by id.
 // kernel/events/core.c: perf_tp_event_init() -> perf_trace_init()
@@ -184,9 +183,6 @@ func (p *tpPMU) Del(c *cpu.CPU, e *Event, flags int) {
 // kernel/events/core.c: perf_swevent_start(), perf_swevent_stop()
 func (p *tpPMU) Start(c *cpu.CPU, e *Event, flags int) { e.hw.state = 0 }
 func (p *tpPMU) Stop(c *cpu.CPU, e *Event, flags int)  { e.hw.state = PERF_HES_STOPPED }
-func (p *tpPMU) Read(c *cpu.CPU, e *Event)             {}
-func (p *tpPMU) PMUDisable(c *cpu.CPU)                 {}
-func (p *tpPMU) PMUEnable(c *cpu.CPU)                  {}
 
 // SysEnter implements sched.SyscallHook: trace_sys_enter() fires
 // raw_syscalls:sys_enter, then syscalls:sys_enter_<name>.

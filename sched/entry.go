@@ -1,7 +1,6 @@
 package sched
 
 import (
-	"perfsim/cpu"
 	"perfsim/sim"
 )
 
@@ -135,18 +134,7 @@ func (s *Sched) setUser(t *Task, user bool) {
 
 // sleep blocks t for d (hrtimer_nanosleep()): an hrtimer on its CPU wakes it.
 func (s *Sched) sleep(t *Task, d sim.Duration) {
-	s.syscallWith(t, "nanosleep", func(t *Task) {
-		c := t.CPU()
-		if t.wakeTimer == nil || t.wakeTimer.CPU() != c {
-			if t.wakeTimer != nil {
-				t.wakeTimer.Cancel()
-			}
-			t.wakeTimer = c.NewTimer(false, cpu.Interrupt{Name: "hrtimer:" + t.Comm, Fn: func(*cpu.CPU) { s.Wake(t) }})
-		}
-		t.wakeTimer.Arm(c.Now() + d)
-		t.State = Sleeping
-		s.schedule(&t.Thread)
-	})
+	s.syscallWith(t, "nanosleep", func(t *Task) { s.sleepOnTimer(t, t.CPU(), d) })
 }
 
 // Wake makes a sleeping task runnable: try_to_wake_up().

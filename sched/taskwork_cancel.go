@@ -33,6 +33,13 @@ func (s *Sched) KernelSleep(t *Task, d sim.Duration) {
 	if c == nil || t.State != Runnable {
 		return
 	}
+	s.sleepOnTimer(t, c, d)
+}
+
+// sleepOnTimer puts t to sleep on c until an hrtimer d from now wakes it: the
+// part of hrtimer_nanosleep() and schedule_timeout() they share. The task's
+// timer is made on c once and kept while the task stays there.
+func (s *Sched) sleepOnTimer(t *Task, c *cpu.CPU, d sim.Duration) {
 	if t.wakeTimer == nil || t.wakeTimer.CPU() != c {
 		if t.wakeTimer != nil {
 			t.wakeTimer.Cancel()

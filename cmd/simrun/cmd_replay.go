@@ -15,8 +15,7 @@ import (
 // result (the same violation) and timeline.
 func cmdReplay(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("replay", "FILE [--trace-json FILE] [--perf-data DIR]", stderr)
-	traceJSON := fs.String("trace-json", "", "write the replayed run as a Chrome trace-event `FILE` (chrome://tracing, Perfetto)")
-	perfData := fs.String("perf-data", "", "write each session's perf.data into `DIR`")
+	outs := addOutputFlags(fs)
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return usageError(err)
@@ -73,21 +72,8 @@ func cmdReplay(args []string, stdout, stderr io.Writer) int {
 	}
 	res.WriteText(stdout, f)
 	fmt.Fprint(stdout, r.Timeline(60))
-	if *traceJSON != "" {
-		if err := writeChrome(*traceJSON, r); err != nil {
-			printError(stderr, err)
-			return exitUsage
-		}
-	}
-	if *perfData != "" {
-		paths, err := r.WritePerfData(*perfData)
-		if err != nil {
-			printError(stderr, err)
-			return exitUsage
-		}
-		for _, p := range paths {
-			fmt.Fprintf(stdout, "perf.data: %s (perf script -f -i %s)\n", p, p)
-		}
+	if !outs.write(r, stdout, stderr) {
+		return exitUsage
 	}
 	if ch.Mismatches > 0 {
 		fmt.Fprintf(stderr, "simrun replay: %d decisions did not fit this scenario: it changed since the file was written\n", ch.Mismatches)

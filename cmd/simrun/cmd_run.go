@@ -17,8 +17,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	jsonOut := fs.String("json", "", "write the result as JSON to `FILE` (- for standard output)")
 	timeline := fs.Bool("timeline", false, "print the per-CPU timeline")
 	script := fs.Bool("script", false, "print the perf script output of the sessions")
-	traceJSON := fs.String("trace-json", "", "write the run as a Chrome trace-event `FILE` (chrome://tracing, Perfetto): a track per CPU")
-	perfData := fs.String("perf-data", "", "write each session's perf.data into `DIR` (SESSION.data), for the real perf script and perf report")
+	outs := addOutputFlags(fs)
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return usageError(err)
@@ -31,7 +30,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	if !ok {
 		return exitUsage
 	}
-	opts := runner.Options{Knobs: knobs, Chooser: runner.ScheduleChooser(*seed, 0), KeepTrace: *timeline || *jsonOut != "" || *traceJSON != ""}
+	opts := runner.Options{Knobs: knobs, Chooser: runner.ScheduleChooser(*seed, 0), KeepTrace: *timeline || *jsonOut != "" || outs.traceJSON != ""}
 	r, res, err := runner.RunOnce(f, opts)
 	if err != nil {
 		printError(stderr, err)
@@ -56,21 +55,8 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 			return exitUsage
 		}
 	}
-	if *traceJSON != "" {
-		if err := writeChrome(*traceJSON, r); err != nil {
-			printError(stderr, err)
-			return exitUsage
-		}
-	}
-	if *perfData != "" {
-		paths, err := r.WritePerfData(*perfData)
-		if err != nil {
-			printError(stderr, err)
-			return exitUsage
-		}
-		for _, p := range paths {
-			fmt.Fprintf(stdout, "perf.data: %s (perf script -f -i %s)\n", p, p)
-		}
+	if !outs.write(r, stdout, stderr) {
+		return exitUsage
 	}
 	if res.Failed {
 		return exitFailed

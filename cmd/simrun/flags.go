@@ -111,3 +111,38 @@ func printError(w io.Writer, err error) {
 		fmt.Fprintf(w, "simrun: %v\n", err)
 	}
 }
+
+// outputFlags are the files run and replay write besides their text: the
+// Chrome trace and each session's perf.data.
+type outputFlags struct {
+	traceJSON string
+	perfData  string
+}
+
+func addOutputFlags(fs *flag.FlagSet) *outputFlags {
+	o := &outputFlags{}
+	fs.StringVar(&o.traceJSON, "trace-json", "", "write the run as a Chrome trace-event `FILE` (chrome://tracing, Perfetto): a track per CPU")
+	fs.StringVar(&o.perfData, "perf-data", "", "write each session's perf.data into `DIR` (SESSION.data), for the real perf script and perf report")
+	return o
+}
+
+// write writes the files the flags ask for; false after an error it printed.
+func (o *outputFlags) write(r *runner.Run, stdout, stderr io.Writer) bool {
+	if o.traceJSON != "" {
+		if err := writeChrome(o.traceJSON, r); err != nil {
+			printError(stderr, err)
+			return false
+		}
+	}
+	if o.perfData != "" {
+		paths, err := r.WritePerfData(o.perfData)
+		if err != nil {
+			printError(stderr, err)
+			return false
+		}
+		for _, p := range paths {
+			fmt.Fprintf(stdout, "perf.data: %s (perf script -f -i %s)\n", p, p)
+		}
+	}
+	return true
+}

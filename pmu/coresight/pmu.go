@@ -150,16 +150,6 @@ func (p *PMU) Start(c *cpu.CPU, e *pmu.Event, flags int) { p.dev.Start(c.ID, e, 
 // drivers/hwtracing/coresight/coresight-etm-perf.c: etm_event_stop()
 func (p *PMU) Stop(c *cpu.CPU, e *pmu.Event, flags int) { p.dev.Stop(c.ID, e, flags) }
 
-// Read implements pmu.PMU.
-// drivers/hwtracing/coresight/coresight-etm-perf.c: etm_event_read() (empty)
-func (p *PMU) Read(*cpu.CPU, *pmu.Event) {}
-
-// PMUDisable implements pmu.PMU (etm_pmu has no pmu_disable).
-func (p *PMU) PMUDisable(*cpu.CPU) {}
-
-// PMUEnable implements pmu.PMU (etm_pmu has no pmu_enable).
-func (p *PMU) PMUEnable(*cpu.CPU) {}
-
 // StepPoints are the labels the driver passes to Step.
 var StepPoints = []string{
 	"arm_trbe_irq_handler:status-read",

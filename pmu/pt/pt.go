@@ -151,15 +151,6 @@ func (p *PMU) FreeAux(any) {}
 // SnapshotAux implements pmu.PMU (the copy goes through SnapshotAuxOutput).
 func (p *PMU) SnapshotAux(*cpu.CPU, *pmu.Event, int) int { return 0 }
 
-// Read implements pmu.PMU: PT has no count.
-func (p *PMU) Read(*cpu.CPU, *pmu.Event) {}
-
-// PMUDisable implements pmu.PMU.
-func (p *PMU) PMUDisable(*cpu.CPU) {}
-
-// PMUEnable implements pmu.PMU.
-func (p *PMU) PMUEnable(*cpu.CPU) {}
-
 // Add implements pmu.PMU.
 // arch/x86/events/intel/pt.c: pt_event_add()
 func (p *PMU) Add(c *cpu.CPU, e *pmu.Event, flags int) error {
