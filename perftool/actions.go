@@ -105,17 +105,32 @@ func AllSessionObservableNames() []string {
 }
 
 // Knob returns the value of a tool knob for this session (its default when
-// SessionOptions.Knobs does not set it).
+// SessionOptions.Knobs does not set it). An unknown name panics: a typo must
+// not silently select the default.
 func (ss *Session) Knob(name string) string {
-	if v, ok := ss.Opts.Knobs[name]; ok {
-		return v
-	}
 	for _, k := range toolKnobs {
 		if k.Name == name {
+			if v, ok := ss.Opts.Knobs[name]; ok {
+				return v
+			}
 			return k.Default()
 		}
 	}
-	return ""
+	panic("perftool: Session.Knob: no tool knob " + name)
+}
+
+// KnobIs reports whether tool knob name has value; a value the knob does not
+// have panics, like an unknown name.
+func (ss *Session) KnobIs(name, value string) bool {
+	v := ss.Knob(name)
+	for _, k := range toolKnobs {
+		if k.Name == name {
+			if err := k.Check(value); err != nil {
+				panic("perftool: Session.KnobIs: " + err.Error())
+			}
+		}
+	}
+	return v == value
 }
 
 // toolState is what the registered actions keep per session.

@@ -752,7 +752,7 @@ func (ss *Session) Script(w io.Writer) error {
 	if sym == nil {
 		sym = ss.K.Symbolize // the symbol tables of the kernel and the workloads
 	}
-	return ss.Data.Script(w, ScriptOptions{Symbolize: sym, NoMergeCallchains: ss.Opts.NoMergeCallchains || ss.Knob("merge-callchains") == "off"})
+	return ss.Data.Script(w, ScriptOptions{Symbolize: sym, NoMergeCallchains: ss.Opts.NoMergeCallchains || ss.KnobIs("merge-callchains", "off")})
 }
 
 // sessionObservables are the names Observe answers, with their meaning.

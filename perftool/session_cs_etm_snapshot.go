@@ -101,7 +101,7 @@ func csEtmSnapshotFinish(ss *Session, t *sched.Task) error {
 // 2f01c200d440, nothing today.
 // tools/perf/arch/arm/util/cs-etm.c: cs_etm_find_snapshot() (removed by 2f01c200d440)
 func csEtmFindSnapshot(ss *Session, mm *SessionAuxMmap, data []byte, head, old *uint64) error {
-	if ss.Knob(ToolKnobFindSnapshot) != FindSnapshotPre {
+	if !ss.KnobIs(ToolKnobFindSnapshot, FindSnapshotPre) {
 		return nil
 	}
 	csEtmState(ss, mm).mm.csEtmFindSnapshot(data, head, old)

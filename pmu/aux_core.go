@@ -234,7 +234,7 @@ func (k *Kernel) perfEventAuxPause(c *cpu.CPU, e *Event, pause bool) {
 	}
 	flags := c.LocalIrqSave() // scoped_guard (irqsave)
 	c.Step("perf_event_aux_pause:irqs-off")
-	if k.Knob("aux-pause-guard") == "off" {
+	if k.KnobIs("aux-pause-guard", "off") {
 		k.__perfEventAuxPause(c, e, pause)
 	} else if buf.AuxInPauseResume() != 0 {
 		// "Guard against self-recursion here. Another event could trip this

@@ -94,7 +94,7 @@ type deferredCallchains struct {
 // kernel/events/core.c: perf_event_init() -> unwind_deferred_init(&perf_unwind_work, perf_unwind_deferred_callback)
 func (k *Kernel) perfUnwindDeferredInit() {
 	dc := &deferredCallchains{returns: map[*sched.Task]uint64{}, called: map[*sched.Task]uint64{},
-		requested: map[*sched.Task][]*Event{}, rfcSample: k.Knob(deferredCallchainsKnob.Name) == "rfc-sample"}
+		requested: map[*sched.Task][]*Event{}, rfcSample: k.KnobIs(deferredCallchainsKnob.Name, "rfc-sample")}
 	k.defcc = dc
 	cfg := unwind.DefaultConfig()
 	for _, spec := range unwind.KnobSpecs {

@@ -233,24 +233,45 @@ func ApplyAnyKnob(k *Knobs, name, value string) (bool, error) {
 	return false, nil
 }
 
-// Knob returns the value of a driver knob (its default when not set).
+// Knob returns the value of a kernel knob (its default when not set). A name
+// no spec defines is a bug in the model, not a default: it panics, so a typo
+// cannot silently select today's code.
 func (k *Kernel) Knob(name string) string {
+	spec, ok := kernelKnobSpec(name)
+	if !ok {
+		panic("pmu: Kernel.Knob: no kernel knob " + name)
+	}
 	if v, ok := k.Opts.Knobs.Extra[name]; ok {
 		return v
 	}
+	return spec.Default()
+}
+
+// KnobIs reports whether kernel knob name has value; a value the knob does not
+// have panics, like an unknown name.
+func (k *Kernel) KnobIs(name, value string) bool {
+	spec, _ := kernelKnobSpec(name)
+	if err := spec.Check(value); err != nil && spec.Name != "" {
+		panic("pmu: Kernel.KnobIs: " + err.Error())
+	}
+	return k.Knob(name) == value
+}
+
+// kernelKnobSpec finds a knob of the core or of a driver.
+func kernelKnobSpec(name string) (sim.KnobSpec, bool) {
 	for _, spec := range KnobSpecs {
 		if spec.Name == name {
-			return spec.Default()
+			return spec, true
 		}
 	}
 	for _, d := range drivers {
 		for _, spec := range d.Knobs {
 			if spec.Name == name {
-				return spec.Default()
+				return spec, true
 			}
 		}
 	}
-	return ""
+	return sim.KnobSpec{}, false
 }
 
 // maxPMUs is the size of the per-CPU pmu_disable_count array.

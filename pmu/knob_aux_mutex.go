@@ -33,7 +33,7 @@ type mmapStats struct {
 }
 
 // auxMutexOld reports whether the AUX area is serialized as before 2ab9d830262c.
-func (k *Kernel) auxMutexOld() bool { return k.Knob("aux-mutex") == "pre-2ab9d830262c" }
+func (k *Kernel) auxMutexOld() bool { return k.KnobIs("aux-mutex", "pre-2ab9d830262c") }
 
 // refcountSaturated is REFCOUNT_SATURATED: where refcount_t parks a count it
 // caught misused; it never moves from there.

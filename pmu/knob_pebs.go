@@ -41,7 +41,7 @@ func (p *hwPMU) disableEvent(c *cpu.CPU, e *Event) {
 		p.counterOff(c, e)
 		return
 	}
-	if p.k.Knob(pebsDisableOrderKnob.Name) == "pre-6f55967ad9d9" {
+	if p.k.KnobIs(pebsDisableOrderKnob.Name, "pre-6f55967ad9d9") {
 		cc.pebs[idx] = false // intel_pmu_pebs_disable(event)
 		c.Step("intel_pmu_disable_event")
 		p.counterOff(c, e) // x86_pmu_disable_event(event)

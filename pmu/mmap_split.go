@@ -74,7 +74,7 @@ func (k *Kernel) munmapRange(t *sched.Task, m *Mapping, off, length uint64) erro
 			if at <= v.pgoff || at >= v.pgoff+v.pages {
 				continue
 			}
-			if k.Knob("vma-split") != "pre-b024d7b56c77" {
+			if !k.KnobIs("vma-split", "pre-b024d7b56c77") {
 				return uapi.EINVAL // perf_mmap_may_split()
 			}
 			k.mmapStats.splits++

@@ -194,7 +194,7 @@ func (p *clockPMU) Stop(c *cpu.CPU, e *Event, flags int) {
 	if !e.isSampling() || e.hw.interrupts == maxInterrupts {
 		return
 	}
-	if e.hw.inHrtimer && p.k.Knob(cpuClockStopKnob.Name) == "pre-eb3182ef0405" {
+	if e.hw.inHrtimer && p.k.KnobIs(cpuClockStopKnob.Name, "pre-eb3182ef0405") {
 		sim.Crash("watchdog: Watchdog detected hard LOCKUP on cpu %d: hrtimer_cancel() in %s_event_stop() waits for "+
 			"perf_swevent_hrtimer(), the callback it was called from (__perf_event_overflow(): event_limit reached)", c.ID, strings.TrimPrefix(p.name, "perf_"))
 	}
