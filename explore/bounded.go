@@ -20,7 +20,7 @@ import (
 // violation has the fewest disturbances any violation has. When the queue
 // empties before Runs schedules, the search is exhaustive up to the bound:
 // ExploreResult.Exhausted.
-func exploreBounded(f *scenarios.File, o ExploreOptions, ex *ExploreResult) error {
+func exploreBounded(f *scenarios.File, o Options, ex *Result) error {
 	// A queued schedule is a branch off an earlier run: that run's decisions
 	// up to j, then option a at decision j. The runs' decision lists are
 	// shared, not copied, and the queue never holds more schedules than are

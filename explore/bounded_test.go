@@ -28,7 +28,7 @@ always perf.error == 0
 	if err != nil {
 		t.Fatal(err)
 	}
-	ex, err := Explore(f, ExploreOptions{Strategy: "bounded", Budget: 2, Runs: 20000})
+	ex, err := Explore(f, Options{Strategy: "bounded", Budget: 2, Runs: 20000})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +47,7 @@ always perf.error == 0
 // reported at schedule 1 with nothing to shrink.
 func TestExploreBoundedQuietFirst(t *testing.T) {
 	f := loadBuiltinForTest(t, "aux-munmap-split")
-	ex, err := Explore(f, ExploreOptions{Strategy: "bounded", Budget: 2, Runs: 10, Knobs: map[string]string{"vma-split": "pre-b024d7b56c77"}})
+	ex, err := Explore(f, Options{Strategy: "bounded", Budget: 2, Runs: 10, Knobs: map[string]string{"vma-split": "pre-b024d7b56c77"}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -26,7 +26,7 @@ func TestBuiltinsBoundedOneClean(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			f := loadBuiltinForTest(t, name)
-			ex, err := Explore(f, ExploreOptions{Strategy: "bounded", Budget: 1, Runs: 5000})
+			ex, err := Explore(f, Options{Strategy: "bounded", Budget: 1, Runs: 5000})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -181,7 +181,7 @@ func TestBuiltinsOldKnobsFound(t *testing.T) {
 			if runs == 0 {
 				runs = 1000
 			}
-			ex, err := Explore(f, ExploreOptions{Strategy: tc.strategy, Runs: runs, Seed: 1, Knobs: tc.old, MaxShrinkRuns: 300})
+			ex, err := Explore(f, Options{Strategy: tc.strategy, Runs: runs, Seed: 1, Knobs: tc.old, MaxShrinkRuns: 300})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -191,7 +191,7 @@ func TestBuiltinsOldKnobsFound(t *testing.T) {
 				t.Errorf("%v: the shrunk schedule holds no PMI by its skid:\n%s", tc.old, strings.Join(ex.Found.Lines, "\n"))
 			}
 			for _, v := range tc.clean {
-				ex, err := Explore(f, ExploreOptions{Strategy: tc.strategy, Runs: 100, Seed: 1, Knobs: v})
+				ex, err := Explore(f, Options{Strategy: tc.strategy, Runs: 100, Seed: 1, Knobs: v})
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -18,7 +18,7 @@ func TestDataHeadBackwardsReader(t *testing.T) {
 	}
 	f := loadBuiltinForTest(t, "rb-data-head-backwards")
 	old := map[string]string{"rb-put-handle": "pre-1b038c6e05ff"}
-	ex, err := Explore(f, ExploreOptions{Runs: 1000, Seed: 1, Knobs: old, MaxShrinkRuns: 300})
+	ex, err := Explore(f, Options{Runs: 1000, Seed: 1, Knobs: old, MaxShrinkRuns: 300})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +42,7 @@ func TestDataHeadBackwardsReader(t *testing.T) {
 		t.Errorf("shrunk to %d disturbing decisions, not fewer than the %d found", n, was)
 	}
 
-	ex, err = Explore(f, ExploreOptions{Runs: 300, Seed: 1})
+	ex, err = Explore(f, Options{Runs: 300, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

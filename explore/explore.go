@@ -11,8 +11,8 @@ import (
 	"perfsim/sim"
 )
 
-// ExploreOptions says how to search the schedules of a scenario.
-type ExploreOptions struct {
+// Options says how to search the schedules of a scenario.
+type Options struct {
 	Strategy string // "random" (default), "rapid", "sparse" or "bounded"
 	Runs     int    // schedules to run (default 100); bounded: the most to run
 	Seed     uint64 // random, sparse: seeds Seed..Seed+Runs-1; rapid: rapid's seed
@@ -63,8 +63,8 @@ type Found struct {
 	Timeline           string
 }
 
-// ExploreResult is the outcome of an exploration.
-type ExploreResult struct {
+// Result is the outcome of an exploration.
+type Result struct {
 	Scenario  string
 	File      string
 	Strategy  string
@@ -86,7 +86,7 @@ type ExploreResult struct {
 // Explore runs many schedules of f, counts its outcomes, stops at the first
 // violation (an invariant, an always/never outcome failing in a schedule, or an
 // oops) and shrinks it.
-func Explore(f *scenarios.File, o ExploreOptions) (*ExploreResult, error) {
+func Explore(f *scenarios.File, o Options) (*Result, error) {
 	if o.Runs <= 0 {
 		o.Runs = 100
 	}
@@ -106,7 +106,7 @@ func Explore(f *scenarios.File, o ExploreOptions) (*ExploreResult, error) {
 	if _, err := runner.ResolveKnobs(f, o.Knobs, o.Perf); err != nil {
 		return nil, err
 	}
-	ex := &ExploreResult{Scenario: runner.ScenarioName(f), File: f.Name, Strategy: o.Strategy, Seed: o.Seed,
+	ex := &Result{Scenario: runner.ScenarioName(f), File: f.Name, Strategy: o.Strategy, Seed: o.Seed,
 		Knobs: runner.KnobList(o.Knobs), Limit: o.Limit}
 	if ex.Limit <= 0 {
 		ex.Limit = runner.DefaultLimit
@@ -136,12 +136,12 @@ func Explore(f *scenarios.File, o ExploreOptions) (*ExploreResult, error) {
 	return ex, nil
 }
 
-func (o ExploreOptions) runOptions(ch sim.Chooser, keep bool) runner.Options {
+func (o Options) runOptions(ch sim.Chooser, keep bool) runner.Options {
 	return runner.Options{Knobs: o.Knobs, Chooser: ch, Limit: o.Limit, KeepTrace: keep, StopAtViolation: true, Perf: o.Perf}
 }
 
 // count adds one schedule's outcomes to the counts.
-func (ex *ExploreResult) count(res *runner.Result) {
+func (ex *Result) count(res *runner.Result) {
 	ex.Schedules++
 	for i, oc := range res.Outcomes {
 		if !oc.Counted {
@@ -155,7 +155,7 @@ func (ex *ExploreResult) count(res *runner.Result) {
 	}
 }
 
-func (ex *ExploreResult) finish() {
+func (ex *Result) finish() {
 	ex.Failed = ex.Found != nil
 	for i := range ex.Outcomes {
 		c := &ex.Outcomes[i]
@@ -216,13 +216,13 @@ func describeFailure(r *runner.Run, res *runner.Result, sig string) string {
 	return sig
 }
 
-func exploreRandom(f *scenarios.File, o ExploreOptions, ex *ExploreResult) error {
+func exploreRandom(f *scenarios.File, o Options, ex *Result) error {
 	return exploreSeeds(f, o, ex, func(seed uint64) sim.Chooser { return runner.ScheduleChooser(seed, o.Budget) })
 }
 
 // exploreSeeds runs the schedules of seeds Seed..Seed+Runs-1, each with the
 // chooser chooser(seed) makes, and shrinks the first violation.
-func exploreSeeds(f *scenarios.File, o ExploreOptions, ex *ExploreResult, chooser func(seed uint64) sim.Chooser) error {
+func exploreSeeds(f *scenarios.File, o Options, ex *Result, chooser func(seed uint64) sim.Chooser) error {
 	type outcome struct {
 		r   *runner.Run
 		res *runner.Result
@@ -256,7 +256,7 @@ func exploreSeeds(f *scenarios.File, o ExploreOptions, ex *ExploreResult, choose
 
 // WriteText prints the exploration: the herd7-style table, then the violation,
 // its shrunk schedule and the replay token.
-func (ex *ExploreResult) WriteText(w io.Writer) {
+func (ex *Result) WriteText(w io.Writer) {
 	fmt.Fprintf(w, "explore %s (%s): strategy %s, seed %d, %d schedules", ex.Scenario, ex.File, ex.Strategy, ex.Seed, ex.Schedules)
 	if len(ex.Knobs) > 0 {
 		fmt.Fprintf(w, ", %s", strings.Join(ex.Knobs, " "))
@@ -304,7 +304,7 @@ func (ex *ExploreResult) WriteText(w io.Writer) {
 }
 
 // ReplayFile returns the replay file of the found violation.
-func (ex *ExploreResult) ReplayFile() *ReplayFile {
+func (ex *Result) ReplayFile() *ReplayFile {
 	if ex.Found == nil {
 		return nil
 	}

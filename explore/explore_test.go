@@ -50,7 +50,7 @@ func TestExploreFindsAndShrinks(t *testing.T) {
 	f := loadBuiltin(t, "task-work-nmi-race")
 	for _, strategy := range []string{"random", "rapid"} {
 		t.Run(strategy, func(t *testing.T) {
-			ex, err := Explore(f, ExploreOptions{Strategy: strategy, Runs: 200, Seed: 1, Knobs: preFix})
+			ex, err := Explore(f, Options{Strategy: strategy, Runs: 200, Seed: 1, Knobs: preFix})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -97,7 +97,7 @@ func TestExploreFindsAndShrinks(t *testing.T) {
 // follow herd7's verdicts.
 func TestExploreCountsToday(t *testing.T) {
 	f := loadBuiltin(t, "task-work-nmi-race")
-	ex, err := Explore(f, ExploreOptions{Runs: 300, Seed: 1})
+	ex, err := Explore(f, Options{Runs: 300, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,10 +127,10 @@ func TestShrinkKeepsTheViolation(t *testing.T) {
 	if sig := signature(r, res); sig != "" {
 		t.Fatalf("the quiet schedule fails: %s", sig)
 	}
-	if _, err := Explore(f, ExploreOptions{Strategy: "bogus"}); err == nil {
+	if _, err := Explore(f, Options{Strategy: "bogus"}); err == nil {
 		t.Error("unknown strategy accepted")
 	}
-	if _, err := Explore(f, ExploreOptions{Knobs: map[string]string{"nope": "x"}}); err == nil {
+	if _, err := Explore(f, Options{Knobs: map[string]string{"nope": "x"}}); err == nil {
 		t.Error("unknown knob accepted")
 	}
 }

@@ -37,7 +37,7 @@ type foundJSON struct {
 }
 
 // WriteJSON writes the exploration as indented JSON.
-func (ex *ExploreResult) WriteJSON(w io.Writer) error {
+func (ex *Result) WriteJSON(w io.Writer) error {
 	out := exploreJSON{Scenario: ex.Scenario, File: ex.File, Strategy: ex.Strategy, Seed: ex.Seed, Knobs: ex.Knobs,
 		Schedules: ex.Schedules, Exhausted: ex.Exhausted, Failed: ex.Failed, Outcomes: ex.Outcomes}
 	if ex.Strategy == "bounded" {

@@ -24,15 +24,15 @@ func TestExploreJobsSameResult(t *testing.T) {
 	} {
 		t.Run(tc.name+"/"+tc.strategy, func(t *testing.T) {
 			f := loadBuiltinForTest(t, tc.name)
-			var results []*ExploreResult
+			var results []*Result
 			for _, jobs := range []int{1, 4} {
-				ex, err := Explore(f, ExploreOptions{Strategy: tc.strategy, Runs: tc.runs, Seed: 1, Knobs: tc.knobs, Jobs: jobs, MaxShrinkRuns: 200})
+				ex, err := Explore(f, Options{Strategy: tc.strategy, Runs: tc.runs, Seed: 1, Knobs: tc.knobs, Jobs: jobs, MaxShrinkRuns: 200})
 				if err != nil {
 					t.Fatal(err)
 				}
 				results = append(results, ex)
 			}
-			opts := cmp.Options{cmpopts.IgnoreFields(ExploreResult{}, "Elapsed"), cmpopts.IgnoreFields(Found{}, "Result")}
+			opts := cmp.Options{cmpopts.IgnoreFields(Result{}, "Elapsed"), cmpopts.IgnoreFields(Found{}, "Result")}
 			if d := cmp.Diff(results[0], results[1], opts); d != "" {
 				t.Errorf("jobs 1 vs 4 (-1 +4):\n%s", d)
 			}

@@ -11,7 +11,7 @@ import (
 // exploreRapid lets rapid draw the schedules (simrapid.Chooser) and shrink a failing
 // one. The counts cover the schedules up to the first failure; rapid's
 // shrinking runs are not counted.
-func exploreRapid(f *scenarios.File, o ExploreOptions, ex *ExploreResult) error {
+func exploreRapid(f *scenarios.File, o Options, ex *Result) error {
 	horizon, err := quietHorizon(f, o)
 	if err != nil {
 		return err

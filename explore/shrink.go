@@ -32,7 +32,7 @@ import (
 // shrinking terminates; every kept list is the one the replay recorded,
 // without trailing zeros (a replay answers 0 past the end of its list), so it
 // replays as it is. Shrinking is deterministic.
-func shrink(f *scenarios.File, o ExploreOptions, decisions []int, sig string) (*Found, error) {
+func shrink(f *scenarios.File, o Options, decisions []int, sig string) (*Found, error) {
 	s := &shrinker{f: f, o: o, sig: sig}
 	orig, origDisturbing := len(decisions), disturbing(decisions)
 	ok, err := s.offer(sim.NewReplay(trimZeros(decisions)))
@@ -117,7 +117,7 @@ func shrink(f *scenarios.File, o ExploreOptions, decisions []int, sig string) (*
 
 type shrinker struct {
 	f    *scenarios.File
-	o    ExploreOptions
+	o    Options
 	sig  string
 	runs int
 
@@ -347,7 +347,7 @@ func sum(d []int) int {
 }
 
 // describeSchedule replays d with the trace kept and describes its failure.
-func describeSchedule(f *scenarios.File, o ExploreOptions, d []int) (*Found, error) {
+func describeSchedule(f *scenarios.File, o Options, d []int) (*Found, error) {
 	r, res, err := runner.RunOnce(f, o.runOptions(sim.NewReplay(d), true))
 	if err != nil {
 		return nil, err

@@ -23,7 +23,7 @@ func TestShrinkOneMinimal(t *testing.T) {
 	const before = 15 // disturbing decisions left by the dense-only shrinker
 	f := loadBuiltin(t, "pmu-pause-output-rb-check")
 	knobs := map[string]string{"pause-output-rb-check": "posted"}
-	o := ExploreOptions{Runs: 1000, Seed: 1, Knobs: knobs}
+	o := Options{Runs: 1000, Seed: 1, Knobs: knobs}
 	ex, err := Explore(f, o)
 	if err != nil {
 		t.Fatal(err)
@@ -95,7 +95,7 @@ func TestShrinkOneMinimal(t *testing.T) {
 	}
 
 	// Deterministic.
-	again, err := Explore(f, ExploreOptions{Runs: 1000, Seed: 1, Knobs: knobs})
+	again, err := Explore(f, Options{Runs: 1000, Seed: 1, Knobs: knobs})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,7 @@ import (
 // each a plan of at most Budget disturbances placed uniformly over the
 // decisions of the quiet run, which one run measures first (the horizon). A
 // violation is shrunk and recorded as for random: its dense decision list.
-func exploreSparse(f *scenarios.File, o ExploreOptions, ex *ExploreResult) error {
+func exploreSparse(f *scenarios.File, o Options, ex *Result) error {
 	horizon, err := quietHorizon(f, o)
 	if err != nil {
 		return err
@@ -20,7 +20,7 @@ func exploreSparse(f *scenarios.File, o ExploreOptions, ex *ExploreResult) error
 
 // quietHorizon is the number of decisions of f's quiet run (every decision 0).
 // It is not counted among the schedules.
-func quietHorizon(f *scenarios.File, o ExploreOptions) (int, error) {
+func quietHorizon(f *scenarios.File, o Options) (int, error) {
 	r, _, err := runner.RunOnce(f, o.runOptions(sim.NewReplay(nil), false))
 	if err != nil {
 		return 0, err

@@ -43,7 +43,7 @@ func cmdExplore(args []string, stdout, stderr io.Writer) int {
 	if !ok {
 		return exitUsage
 	}
-	o := explore.ExploreOptions{Strategy: *strategy, Runs: *runs, Seed: *seed, Budget: *budget, Knobs: knobs, Jobs: *jobs}
+	o := explore.Options{Strategy: *strategy, Runs: *runs, Seed: *seed, Budget: *budget, Knobs: knobs, Jobs: *jobs}
 	if *focus != "" {
 		o.Focus = strings.Split(*focus, ",")
 	}
@@ -108,7 +108,7 @@ func cmdExplore(args []string, stdout, stderr io.Writer) int {
 }
 
 // writeExploreJSON writes ex as JSON to name (- for stdout).
-func writeExploreJSON(name string, ex *explore.ExploreResult, stdout io.Writer) error {
+func writeExploreJSON(name string, ex *explore.Result, stdout io.Writer) error {
 	if name == "-" {
 		return ex.WriteJSON(stdout)
 	}
