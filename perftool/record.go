@@ -1,8 +1,9 @@
-// Package record models the perf tool side of `perf record`: it turns a
-// command line into the events perf would open (their exact perf_event_attr,
-// group structure and open targets) and the ring buffers it would mmap.
-// Default behaviour is today's tool (perf-tools-next, Dec 2025); Options.Tool
-// selects the Debian perf 6.1 behaviour the golden files were captured from.
+// The perf tool side of `perf record`: a command line becomes the events perf
+// would open (their exact perf_event_attr, group structure and open targets)
+// and the ring buffers it would mmap. Default behaviour is today's tool
+// (perf-tools-next, Dec 2025); Options.Tool selects the Debian perf 6.1
+// behaviour the golden files were captured from.
+
 package perftool
 
 import (

@@ -1,0 +1,14 @@
+// Package explore searches the schedules of a scenario for a violation and
+// shrinks the one it finds: the strategies (random, sparse, rapid, bounded),
+// the parallel runner that keeps results independent of --jobs, the shrinker,
+// the herd7-style outcome counts, and the replay files simrun replay reads.
+//
+// Every strategy is a function of its seed: the same Options give the same
+// schedules, counts and shrunk violation. The primitive choosers (a seeded
+// coin, a decision-list replay, a recorder) stay in sim, which the CPU and
+// scheduler tests use; the rapid bridge is package simrapid.
+//
+// Files: explore.go (Explore, Options, Result, the random strategy),
+// sparse.go and sparse_chooser.go, bounded.go, rapid.go, parallel.go,
+// shrink.go, json.go, replayfile.go.
+package explore
