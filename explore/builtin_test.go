@@ -145,34 +145,37 @@ func TestBuiltinsOldKnobsFound(t *testing.T) {
 		strategy string
 		noSkid   bool
 		runs     int // schedules to explore with the old value (0: 1000)
+		// want is how the violation the old value causes begins: the invariant
+		// it breaks or the oops it raises, not just "some violation".
+		want string
 	}{
 		{"rb-backward-read-race", map[string]string{"overwrite-reader": "unpaused"},
-			[]map[string]string{{}, {"overwrite-reader": "verify"}}, "", false, 0},
-		{"rb-data-head-backwards", map[string]string{"rb-put-handle": "pre-1b038c6e05ff"}, []map[string]string{{}}, "", false, 0},
-		{"pmu-pause-output-rb-check", map[string]string{"pause-output-rb-check": "posted"}, []map[string]string{{}}, "", false, 0},
-		{"pt-pause-vs-pmi", map[string]string{"pt-pause-resume": "pre-08c7454ceb94"}, []map[string]string{{}}, "", false, 0},
-		{"aux-sample-vs-sched", map[string]string{"pt-snapshot-stop": "pre-d92792a4b26e"}, []map[string]string{{}}, "", false, 0},
-		{"pmu-overflow-vs-sched-out", map[string]string{"pebs-disable-order": "pre-6f55967ad9d9"}, []map[string]string{{}}, "", false, 0},
+			[]map[string]string{{}, {"overwrite-reader": "verify"}}, "", false, 0, "invariant read-record-was-written"},
+		{"rb-data-head-backwards", map[string]string{"rb-put-handle": "pre-1b038c6e05ff"}, []map[string]string{{}}, "", false, 0, "invariant read-record-was-written"},
+		{"pmu-pause-output-rb-check", map[string]string{"pause-output-rb-check": "posted"}, []map[string]string{{}}, "", false, 0, "kernel oops on cpu0 at 20us: BUG: kernel NULL pointer dereference in rb_toggle_paused()"},
+		{"pt-pause-vs-pmi", map[string]string{"pt-pause-resume": "pre-08c7454ceb94"}, []map[string]string{{}}, "", false, 0, "invariant aux-write-in-transaction"},
+		{"aux-sample-vs-sched", map[string]string{"pt-snapshot-stop": "pre-d92792a4b26e"}, []map[string]string{{}}, "", false, 0, "invariant aux-sample-is-newest"},
+		{"pmu-overflow-vs-sched-out", map[string]string{"pebs-disable-order": "pre-6f55967ad9d9"}, []map[string]string{{}}, "", false, 0, "kernel oops on cpu0 at 4.45us: BUG: kernel NULL pointer dereference in perf_prepare_sample"},
 		// No forced NMI: the PMI's skid lands it in the sched-out path.
-		{"pmu-overflow-vs-sched-out-skid", map[string]string{"pebs-disable-order": "pre-6f55967ad9d9"}, []map[string]string{{}}, "", false, 0},
+		{"pmu-overflow-vs-sched-out-skid", map[string]string{"pebs-disable-order": "pre-6f55967ad9d9"}, []map[string]string{{}}, "", false, 0, "kernel oops on cpu0 at 5.75us: BUG: kernel NULL pointer dereference in perf_prepare_sample"},
 		// No forced NMI either: one disturbance ~50 decisions in, which the
 		// random strategy does not reach (sparse finds it within 20 schedules).
-		{"pt-pause-vs-pmi-sparse", map[string]string{"pt-pause-resume": "pre-08c7454ceb94"}, []map[string]string{{}}, "sparse", true, 0},
-		{"pmu-overflow-vs-sched-out-skid", map[string]string{"pebs-disable-order": "pre-6f55967ad9d9"}, []map[string]string{{}}, "sparse", false, 0},
+		{"pt-pause-vs-pmi-sparse", map[string]string{"pt-pause-resume": "pre-08c7454ceb94"}, []map[string]string{{}}, "sparse", true, 0, "invariant aux-write-in-transaction"},
+		{"pmu-overflow-vs-sched-out-skid", map[string]string{"pebs-disable-order": "pre-6f55967ad9d9"}, []map[string]string{{}}, "sparse", false, 0, "kernel oops on cpu0 at 11.75us: BUG: kernel NULL pointer dereference in perf_prepare_sample"},
 		// Two disturbances that line up: the PT PMI held by its skid, then
 		// taken ~22 step points later, inside the next RESUME (sparse's
 		// clustered pairs find it at schedule 2136; the bounded search,
 		// which runs every pair, at 102).
-		{"pt-resume-vs-pmi", map[string]string{"pt-pause-resume": "pre-08c7454ceb94"}, []map[string]string{{}}, "bounded", false, 3000},
-		{"pt-resume-vs-pmi", map[string]string{"pt-pause-resume": "pre-08c7454ceb94"}, []map[string]string{{}}, "sparse", false, 3000},
-		{"aux-free-in-nmi", map[string]string{"aux-free": "pre-57ffc5ca679f"}, []map[string]string{{}}, "", false, 0},
-		{"cpu-clock-refresh-lockup", map[string]string{"cpu-clock-stop": "pre-eb3182ef0405"}, []map[string]string{{}}, "", false, 0},
+		{"pt-resume-vs-pmi", map[string]string{"pt-pause-resume": "pre-08c7454ceb94"}, []map[string]string{{}}, "bounded", false, 3000, "invariant aux-write-in-transaction"},
+		{"pt-resume-vs-pmi", map[string]string{"pt-pause-resume": "pre-08c7454ceb94"}, []map[string]string{{}}, "sparse", false, 3000, "invariant aux-write-in-transaction"},
+		{"aux-free-in-nmi", map[string]string{"aux-free": "pre-57ffc5ca679f"}, []map[string]string{{}}, "", false, 0, "invariant aux-refcount"},
+		{"cpu-clock-refresh-lockup", map[string]string{"cpu-clock-stop": "pre-eb3182ef0405"}, []map[string]string{{}}, "", false, 0, "kernel oops on cpu0 at 42.2us: watchdog: Watchdog detected hard LOCKUP on cpu 0: hrtimer_cancel() in cpu_clock_event_stop()"},
 		// Two threads of perf: the last AUX munmap and an AUX mmap through
 		// the SET_OUTPUT'd cycles fd, under two different mmap_mutexes.
-		{"aux-mmap-vs-munmap", map[string]string{"aux-mutex": "pre-2ab9d830262c"}, []map[string]string{{}}, "", false, 0},
-		{"aux-munmap-split", map[string]string{"vma-split": "pre-b024d7b56c77"}, []map[string]string{{}}, "", false, 50},
+		{"aux-mmap-vs-munmap", map[string]string{"aux-mutex": "pre-2ab9d830262c"}, []map[string]string{{}}, "", false, 0, "invariant aux-pages-lifetime"},
+		{"aux-munmap-split", map[string]string{"vma-split": "pre-b024d7b56c77"}, []map[string]string{{}}, "", false, 50, "invariant aux-pages-lifetime"},
 		// The sampling PMI held by its skid, then taken inside pt_event_stop().
-		{"pt-sample-vs-stop-skid", map[string]string{"pt-snapshot-stop": "pre-d92792a4b26e"}, []map[string]string{{}}, "", false, 0},
+		{"pt-sample-vs-stop-skid", map[string]string{"pt-snapshot-stop": "pre-d92792a4b26e"}, []map[string]string{{}}, "", false, 0, "invariant aux-sample-is-newest"},
 	} {
 		t.Run(strings.TrimSuffix(tc.name+"/"+tc.strategy, "/"), func(t *testing.T) {
 			t.Parallel()
@@ -187,6 +190,8 @@ func TestBuiltinsOldKnobsFound(t *testing.T) {
 			}
 			if ex.Found == nil {
 				t.Errorf("%v: no violation in %d schedules", tc.old, ex.Schedules)
+			} else if !strings.HasPrefix(ex.Found.Violation, tc.want) {
+				t.Errorf("%v: found %q, want the violation %q", tc.old, ex.Found.Violation, tc.want)
 			} else if strings.HasSuffix(tc.name, "-skid") && !tc.noSkid && !strings.Contains(strings.Join(ex.Found.Lines, "\n"), "nmi-skid") {
 				t.Errorf("%v: the shrunk schedule holds no PMI by its skid:\n%s", tc.old, strings.Join(ex.Found.Lines, "\n"))
 			}
