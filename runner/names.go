@@ -92,6 +92,8 @@ func Describe(perf PerfBackend, kind scenarios.Kind) []NameEntry {
 		for f, t := range taskFields {
 			out = append(out, NameEntry{"task.TASK." + f, describeType(t, taskFieldHelp[f])})
 		}
+		out = append(out, NameEntry{violationsPrefix + "INVARIANT", describeType(scenarios.IntType,
+			"how many times INVARIANT was violated so far (an outcome on it leaves the violation failing the run)")})
 	case scenarios.Invariants:
 		for _, inv := range AllInvariants(perf) {
 			out = append(out, NameEntry{inv.Name, inv.Says})

@@ -94,6 +94,9 @@ func (r *SimRegistry) Observable(name string) (scenarios.Type, bool) {
 	if t, ok := r.obs[scenarios.CPUPattern(name)]; ok {
 		return t, true
 	}
+	if inv, ok := strings.CutPrefix(name, violationsPrefix); ok && r.Has(scenarios.Invariants, inv) {
+		return scenarios.IntType, true
+	}
 	if rest, ok := strings.CutPrefix(name, "task."); ok {
 		if i := strings.LastIndexByte(rest, '.'); i > 0 && r.tasks[rest[:i]] {
 			t, ok := taskFields[rest[i+1:]]

@@ -43,6 +43,9 @@ var taskFields = map[string]scenarios.Type{
 // Observe returns the value of an observable: the built-in ones, then the perf
 // backend's. Booleans are 0 or 1.
 func (r *Run) Observe(name string) (int64, bool) {
+	if inv, ok := strings.CutPrefix(name, violationsPrefix); ok && r.isInvariant(inv) {
+		return int64(r.perInv[inv]), true
+	}
 	if v, ok := r.observeBuiltin(name); ok {
 		return v, true
 	}
@@ -179,3 +182,10 @@ func (r *Run) Observables() map[string]int64 {
 	}
 	return out
 }
+
+// violationsPrefix names the observable violations.INVARIANT: how many times
+// INVARIANT was violated in the run so far. An outcome on it does not judge
+// the invariant (a violation still fails the run and explore still reports
+// it); it states what the old code is expected to break, e.g.
+// "when aux-free=pre-57ffc5ca679f sometimes violations.aux-refcount > 0".
+const violationsPrefix = "violations."
