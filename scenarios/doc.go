@@ -23,8 +23,8 @@
 //	record pt: -e '{intel_pt/aux-action=start-paused/k,cycles/aux-action=pause/}' -- uname
 //	nmi cpu0 at perf_event_aux_pause:guard-set occurrence 2
 //
-//	when aux-pause-guard=off sometimes aux.overlapping-callbacks > 0
-//	always no-overlapping-pause-resume
+//	when aux-pause-guard=off sometimes aux.pause_resume.overlaps > 0
+//	always pmu-pause-resume-exclusive
 //
 // # The machine and knobs
 //
@@ -92,9 +92,9 @@
 // An outcome that applies only with some knob values starts with when; a when
 // line may also hold a block of outcomes (and nested when lines):
 //
-//	when aux-pause-guard=off sometimes aux.overlapping-callbacks > 0
+//	when aux-pause-guard=off sometimes aux.pause_resume.overlaps > 0
 //	when aux-pause-guard=on
-//	  always no-overlapping-pause-resume
+//	  always pmu-pause-resume-exclusive
 //
 // A when condition names a kernel or tool knob. The runtime runs the scenario
 // once per knob value the outcomes mention; the kernel and tool lines give the
@@ -102,8 +102,8 @@
 //
 // EXPR is built from, loosest binding first: || ; && ; == != < <= > >= (which do
 // not chain) ; + - ; * / ; the prefixes ! and - ; and numbers, names and
-// parentheses. A name is an observable (aux.paused, rb.data_head, cpu0.nmis: a
-// number or a flag) or an invariant (no-overlapping-pause-resume: a condition). In
+// parentheses. A name is an observable (aux.paused, aux.records, cpu0.nmis: a
+// number or a flag) or an invariant (pmu-pause-resume-exclusive: a condition). In
 // a name, '-' and '.' between two letters or digits belong to the name, so
 // subtraction needs blanks: "rb.head - rb.tail", never "rb.head-rb.tail".
 // Numbers may use _ separators (3_000_000) or 0x hex.
