@@ -178,7 +178,17 @@ func (res *Result) WriteText(w io.Writer, f *scenarios.File) {
 	case res.Oops != nil:
 		fmt.Fprintf(w, "run ended at %s by a kernel oops\n", res.End)
 	case res.Stopped:
-		fmt.Fprintf(w, "run stopped at %s, at the first violation\n", res.End)
+		// An invariant may see a violation only after the event that shows it
+		// (a reader reading a torn record): say both times.
+		first := res.End
+		for _, v := range res.Violations {
+			first = min(first, v.T)
+		}
+		if first < res.End {
+			fmt.Fprintf(w, "run stopped at %s, when the first violation was detected (it shows at %s)\n", res.End, first)
+		} else {
+			fmt.Fprintf(w, "run stopped at %s, at the first violation\n", res.End)
+		}
 	case res.AllExited:
 		fmt.Fprintf(w, "run ended at %s: every task exited\n", res.End)
 	default:
