@@ -8,6 +8,7 @@
 //	simrun replay FILE [--trace-json FILE] [--perf-data DIR]
 //	simrun check FILE...
 //	simrun knobs
+//	simrun sweep [--runs N] [--budget N] [--bounded-runs N] [--jobs N] [NAME...]
 //	simrun names [actions|observables|invariants|steps|syscalls|PMUs]...
 //
 // Exit status: 0 when everything held, 1 when an outcome or an invariant failed
@@ -34,6 +35,7 @@ const (
   simrun replay FILE                re-run a replay file exactly
   simrun check FILE...              parse and check scenario files
   simrun knobs                      every kernel and tool knob
+  simrun sweep [NAME...]            explore every built-in on today's kernel: violations per built-in
   simrun names [KIND]...            what a scenario may name: actions, observables,
                                     invariants, steps, syscalls, PMUs
   simrun demo                       run sched-migrate-timeline with its timeline
@@ -67,6 +69,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return cmdReplay(rest, stdout, stderr)
 	case "check":
 		return cmdCheck(rest, stdout, stderr)
+	case "sweep":
+		return cmdSweep(rest, stdout, stderr)
 	case "knobs":
 		return cmdKnobs(rest, stdout, stderr)
 	case "names":

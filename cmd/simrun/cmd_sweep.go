@@ -1,0 +1,103 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"runtime"
+	"strings"
+	"time"
+
+	"perfsim/explore"
+	"perfsim/runner"
+	"perfsim/scenarios"
+)
+
+// sweepStrategies are the searches the no-false-positive sweep runs on every
+// built-in: a coin at every decision, a few disturbances anywhere, and every
+// schedule with at most a few disturbing decisions.
+var sweepStrategies = []string{"random", "sparse", "bounded"}
+
+// cmdSweep explores every built-in scenario on its default knobs (today's
+// kernel) with each strategy and prints the violations found per built-in: the
+// standing check that the simulator does not cry wolf. Any violation is either
+// an upstream bug the scenario must state as its expected outcome, or a model
+// bug. Exit 1 if any search found a violation.
+func cmdSweep(args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("sweep", "[--runs N] [--budget N] [--bounded-runs N] [--jobs N] [NAME...]", stderr)
+	runs := fs.Int("runs", 300, "schedules per built-in for random and sparse")
+	budget := fs.Int("budget", 3, "bounded: every schedule with at most this many disturbing decisions")
+	boundedRuns := fs.Int("bounded-runs", 20000, "bounded: the most schedules to run per built-in (a search cut there says so)")
+	jobs := fs.Int("jobs", runtime.NumCPU(), "schedules to run at once")
+	names, err := parseArgs(fs, args)
+	if err != nil {
+		return usageError(err)
+	}
+	if *runs <= 0 || *budget <= 0 || *boundedRuns <= 0 || *jobs <= 0 {
+		fmt.Fprintln(stderr, "simrun sweep: --runs, --budget, --bounded-runs and --jobs must be positive")
+		return exitUsage
+	}
+	var builtins []scenarios.Builtin
+	if len(names) == 0 {
+		builtins = scenarios.Builtins()
+	}
+	for _, n := range names {
+		b, ok := scenarios.LookupBuiltin(n)
+		if !ok {
+			fmt.Fprintf(stderr, "simrun sweep: no built-in scenario %q (simrun list names them)\n", n)
+			return exitUsage
+		}
+		builtins = append(builtins, b)
+	}
+	const row = "%-34s %-8s %9v %10v  %s\n"
+	fmt.Fprintf(stdout, row, "built-in", "strategy", "schedules", "violations", "note")
+	violations, start := 0, time.Now()
+	for _, b := range builtins {
+		f, err := runner.Load(&scenarios.Source{Name: "builtin/" + b.Name + ".sim", Src: b.Src, Builtin: true})
+		if err != nil {
+			printError(stderr, err)
+			return exitUsage
+		}
+		for _, strategy := range sweepStrategies {
+			o := explore.Options{Strategy: strategy, Runs: *runs, Seed: 1, Jobs: *jobs, MaxShrinkRuns: 200}
+			if strategy == "bounded" {
+				o.Budget, o.Runs = *budget, *boundedRuns
+			}
+			ex, err := explore.Explore(f, o)
+			if err != nil {
+				printError(stderr, err)
+				return exitUsage
+			}
+			found, note := 0, ""
+			if ex.Found != nil {
+				found, note = 1, ex.Found.Violation
+				violations++
+			} else if strategy == "bounded" {
+				note = "complete up to the budget"
+				if ex.Schedules >= o.Runs {
+					note = fmt.Sprintf("cut at %d schedules", o.Runs)
+				}
+			}
+			if unmet := unmetOutcomes(ex); unmet != "" && ex.Found == nil {
+				note = strings.TrimSpace(note + "; not seen: " + unmet)
+			}
+			fmt.Fprintf(stdout, row, b.Name, strategy, ex.Schedules, found, note)
+		}
+	}
+	fmt.Fprintf(stdout, "%d violations in %d built-ins x %d strategies (%s)\n", violations, len(builtins), len(sweepStrategies), time.Since(start).Round(time.Second))
+	if violations > 0 {
+		return exitFailed
+	}
+	return exitOK
+}
+
+// unmetOutcomes lists the outcomes whose verdict the search did not meet (a
+// sometimes outcome no schedule showed), which is no violation.
+func unmetOutcomes(ex *explore.Result) string {
+	var out []string
+	for _, c := range ex.Outcomes {
+		if !c.OK {
+			out = append(out, fmt.Sprintf("line %d", c.Line))
+		}
+	}
+	return strings.Join(out, ", ")
+}
