@@ -53,7 +53,7 @@ func exploreBounded(f *scenarios.File, o Options, ex *Result) error {
 		// A batch of the queue's front runs in parallel; its results are
 		// taken in order, so the queue grows exactly as one job grows it.
 		batch := queue[head:min(len(queue), head+max(1, 4*o.Jobs), head+o.Runs-ex.Schedules)]
-		runOrdered(len(batch), o.Jobs, o.stop, func(i int) outcome {
+		runOrdered(len(batch), o.Jobs, o.stopped, func(i int) outcome {
 			br := batch[i]
 			var prefix []int
 			if br.j >= 0 {

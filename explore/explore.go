@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"perfsim/runner"
@@ -44,7 +43,7 @@ type Options struct {
 	// stops between schedules.
 	Context context.Context
 
-	stop *atomic.Bool // set when Context is done
+	done <-chan struct{} // Context.Done(), or nil
 }
 
 // OutcomeCount is how many schedules satisfied an outcome, as herd7 counts them.
@@ -66,8 +65,8 @@ type Found struct {
 	Original  int    // decisions of the schedule as found
 	// OriginalDisturbing is how many of those were disturbing (non-zero).
 	OriginalDisturbing int
-	Decisions          []int          // the shrunk decision list
-	ShrinkRuns         int            // replays spent shrinking
+	Decisions          []int // the shrunk decision list
+	ShrinkRuns         int   // replays spent shrinking
 	// ShrinkInterrupted: the exploration was interrupted while shrinking, so
 	// Decisions is the smallest schedule found by then (the schedule as
 	// found when no replay had finished).
@@ -155,13 +154,8 @@ func Explore(f *scenarios.File, o Options) (*Result, error) {
 	}
 	ex := &Result{Scenario: runner.ScenarioName(f), File: f.Name, Strategy: o.Strategy, Seed: o.Seed,
 		Knobs: runner.KnobList(o.Knobs), Limit: o.Limit, ScenarioSHA256: ScenarioSHA256(f), ResolvedKnobs: resolved}
-	o.stop = new(atomic.Bool)
-	if ctx := o.Context; ctx != nil {
-		stop := o.stop
-		defer context.AfterFunc(ctx, func() { stop.Store(true) })()
-		if ctx.Err() != nil {
-			stop.Store(true)
-		}
+	if o.Context != nil {
+		o.done = o.Context.Done()
 	}
 	if ex.Limit <= 0 {
 		ex.Limit = runner.DefaultLimit
@@ -299,7 +293,7 @@ func exploreSeeds(f *scenarios.File, o Options, ex *Result, chooser func(seed ui
 		err         error
 	}
 	var err error
-	runOrdered(o.Runs, o.Jobs, o.stop, func(i int) outcome {
+	runOrdered(o.Runs, o.Jobs, o.stopped, func(i int) outcome {
 		r, res, interrupted, err := o.run(f, chooser(o.Seed+uint64(i)))
 		return outcome{r, res, interrupted, err}
 	}, func(i int, out outcome) bool {
@@ -334,7 +328,11 @@ func exploreSeeds(f *scenarios.File, o Options, ex *Result, chooser func(seed ui
 // WriteText prints the exploration: the herd7-style table, then the violation,
 // its shrunk schedule and the replay token.
 func (ex *Result) WriteText(w io.Writer) {
-	fmt.Fprintf(w, "explore %s (%s): strategy %s, seed %d, %d schedules", ex.Scenario, ex.File, ex.Strategy, ex.Seed, ex.Schedules)
+	fmt.Fprintf(w, "explore %s (%s): strategy %s", ex.Scenario, ex.File, ex.Strategy)
+	if ex.Strategy != "bounded" { // bounded has no seed
+		fmt.Fprintf(w, ", seed %d", ex.Seed)
+	}
+	fmt.Fprintf(w, ", %d schedules", ex.Schedules)
 	if len(ex.Knobs) > 0 {
 		fmt.Fprintf(w, ", %s", strings.Join(ex.Knobs, " "))
 	}
@@ -380,10 +378,12 @@ func (ex *Result) WriteText(w io.Writer) {
 			fmt.Fprintf(w, " (seed %d)", fd.Seed)
 		}
 		fmt.Fprintf(w, ": %s\n", fd.Violation)
-		if fd.ShrinkInterrupted {
-			fmt.Fprintf(w, "shrinking interrupted after %d replays: %s from %d disturbing decisions (of %d) to %d (of %d)\n",
-				fd.ShrinkRuns, map[bool]string{true: "kept unshrunk", false: "partly shrunk"}[countNonZero(fd.Decisions) == fd.OriginalDisturbing],
-				fd.OriginalDisturbing, fd.Original, len(fd.Lines), len(fd.Decisions))
+		if fd.ShrinkInterrupted && countNonZero(fd.Decisions) == fd.OriginalDisturbing {
+			fmt.Fprintf(w, "shrinking interrupted after %d replays: kept unshrunk, %d disturbing decisions (of %d)\n",
+				fd.ShrinkRuns, fd.OriginalDisturbing, fd.Original)
+		} else if fd.ShrinkInterrupted {
+			fmt.Fprintf(w, "shrinking interrupted after %d replays: partly shrunk from %d disturbing decisions (of %d) to %d (of %d)\n",
+				fd.ShrinkRuns, fd.OriginalDisturbing, fd.Original, len(fd.Lines), len(fd.Decisions))
 		} else {
 			fmt.Fprintf(w, "shrunk from %d disturbing decisions (of %d) to %d (of %d) in %d replays\n",
 				fd.OriginalDisturbing, fd.Original, len(fd.Lines), len(fd.Decisions), fd.ShrinkRuns)

@@ -7,7 +7,16 @@ import (
 )
 
 // stopped reports whether the exploration was interrupted (Options.Context).
-func (o Options) stopped() bool { return o.stop != nil && o.stop.Load() }
+// A receive that does not block on an open channel takes no lock, so every
+// decision of every worker may ask.
+func (o Options) stopped() bool {
+	select {
+	case <-o.done:
+		return true
+	default:
+		return false
+	}
+}
 
 // interruptible ends a run at once (a stopRun panic, which the engine lets
 // through) at its next decision after the exploration was interrupted.

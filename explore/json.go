@@ -11,25 +11,25 @@ import (
 // scripts. The wall clock is left out, so the same exploration writes the
 // same bytes.
 type exploreJSON struct {
-	Scenario  string         `json:"scenario"`
-	File      string         `json:"file"`
-	Strategy  string         `json:"strategy"`
-	Seed      uint64         `json:"seed"`
-	Knobs     []string       `json:"knobs,omitempty"`
-	Schedules int            `json:"schedules"`
-	Bound     int            `json:"bound,omitempty"`
-	Focus     []string       `json:"focus,omitempty"`
+	Scenario  string   `json:"scenario"`
+	File      string   `json:"file"`
+	Strategy  string   `json:"strategy"`
+	Seed      uint64   `json:"seed"`
+	Knobs     []string `json:"knobs,omitempty"`
+	Schedules int      `json:"schedules"`
+	Bound     int      `json:"bound,omitempty"`
+	Focus     []string `json:"focus,omitempty"`
 	// CompleteUpTo (bounded): every schedule with at most this many
 	// disturbing decisions ran; Exhausted: every schedule of the scenario
 	// ran (the bound cut none).
-	CompleteUpTo   int    `json:"complete_up_to_budget,omitempty"`
-	Exhausted      bool   `json:"exhausted"`
-	MostDisturbing int    `json:"most_disturbing,omitempty"`
-	Interrupted    bool   `json:"interrupted"`
-	Cause          string `json:"interrupted_by,omitempty"`
-	Failed         bool   `json:"failed"`
-	Outcomes  []OutcomeCount `json:"outcomes"`
-	Found     *foundJSON     `json:"found,omitempty"`
+	CompleteUpTo   int            `json:"complete_up_to_budget,omitempty"`
+	Exhausted      bool           `json:"exhausted"`
+	MostDisturbing int            `json:"most_disturbing,omitempty"`
+	Interrupted    bool           `json:"interrupted"`
+	Cause          string         `json:"interrupted_by,omitempty"`
+	Failed         bool           `json:"failed"`
+	Outcomes       []OutcomeCount `json:"outcomes"`
+	Found          *foundJSON     `json:"found,omitempty"`
 }
 
 type foundJSON struct {

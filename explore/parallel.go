@@ -10,11 +10,10 @@ import (
 // stop. Each run is a machine of its own, so schedules run in parallel; the
 // order of consumption keeps an exploration's counts, its first violation
 // and its output the same for any number of jobs. At most 2*jobs results
-// wait to be consumed. Once interrupt is set (nil: never) no more work is
-// handed out; the results of work already handed out are consumed in order
-// up to the first that was not.
-func runOrdered[T any](n, jobs int, interrupt *atomic.Bool, work func(i int) T, consume func(i int, v T) (stop bool)) {
-	interrupted := func() bool { return interrupt != nil && interrupt.Load() }
+// wait to be consumed. Once interrupted says so, no more work is handed
+// out; the results of work already handed out are consumed in order up to
+// the first that was not.
+func runOrdered[T any](n, jobs int, interrupted func() bool, work func(i int) T, consume func(i int, v T) (stop bool)) {
 	if jobs <= 1 || n <= 1 {
 		for i := 0; i < n && !interrupted(); i++ {
 			if consume(i, work(i)) {

@@ -19,9 +19,9 @@ func exploreRapid(f *scenarios.File, o Options, ex *Result) error {
 		return err
 	}
 	var (
-		failing  []int
-		sig      string
-		firstAt  int
+		failing     []int
+		sig         string
+		firstAt     int
 		buildErr    error
 		calls       int
 		interrupted bool
