@@ -63,11 +63,15 @@ func (q *Questions) SHA256() string {
 	var buf []byte
 	for _, id := range q.ids {
 		k := q.Table[id]
-		buf = binary.AppendUvarint(buf[:0], uint64(k.N))
+		buf = binary.AppendUvarint(buf, uint64(k.N))
 		buf = binary.AppendUvarint(buf, uint64(len(k.What)))
 		buf = append(buf, k.What...)
-		h.Write(buf)
+		if len(buf) >= 1<<16 {
+			h.Write(buf)
+			buf = buf[:0]
+		}
 	}
+	h.Write(buf)
 	return hex.EncodeToString(h.Sum(nil))
 }
 
