@@ -24,6 +24,12 @@ import (
 // violation found is shrunk as far as it got and its replay written; a second
 // signal kills it.
 func cmdExplore(args []string, stdout, stderr io.Writer) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	go func() {
+		<-ctx.Done()
+		stop() // the first signal stops the search; a second one kills as usual
+	}()
 	fs := newFlagSet("explore", "SCENARIO [--strategy random|rapid|sparse|bounded] [--runs N] [--seed N] [--budget N] [--focus WORDS] [--jobs N] [--time LIMIT] [--kernel NAME=VALUE]... [--json FILE] [--out FILE] [-q]", stderr)
 	strategy := fs.String("strategy", "random", "how schedules are drawn: random (seeds seed..seed+runs-1: a coin at every decision), rapid, sparse (seeds seed..seed+runs-1: a few disturbances placed anywhere along the quiet run's decisions), or bounded (every schedule with at most budget disturbing decisions, fewest first)")
 	runs := fs.Int("runs", 1000, "the number of schedules, at least 1 (bounded: the most to run, default 100000)")
@@ -82,12 +88,6 @@ func cmdExplore(args []string, stdout, stderr io.Writer) int {
 	if !*quiet && isTerminal(stderr) {
 		o.Progress = progress(stderr)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	go func() {
-		<-ctx.Done()
-		stop() // the first signal stops the search; a second one kills as usual
-	}()
 	o.Context = ctx
 	ex, err := explore.Explore(f, o)
 	if o.Progress != nil {
