@@ -74,6 +74,8 @@ func TestReplayVerdicts(t *testing.T) {
 	knobFile.KnobsSHA256 = KnobsSHA256(knobFile.Knobs)
 	old := *rf
 	old.Format, old.Questions, old.Signature = 1, nil, ""
+	older := *rf
+	older.Version = "0.1.0"
 
 	tests := []struct {
 		name    string
@@ -83,6 +85,8 @@ func TestReplayVerdicts(t *testing.T) {
 		want    verdict
 	}{
 		{"recurs", f, rf, "", verdict{Signature: "invariant pmu-pause-resume-exclusive", Recurred: true}},
+		{"another version", f, &older, "", verdict{Notes: []string{"simrun 0.1.0 wrote the file; this is " + Version},
+			Signature: "invariant pmu-pause-resume-exclusive", Recurred: true}},
 		{"one more repeat", edited(t, "aux-pause-resume-nmi", "repeat 30", "repeat 31"), rf,
 			"x.replay: not replayed: the scenario changed since the file was written: builtin/aux-pause-resume-nmi.sim hashes to sha256 ",
 			verdict{Diverged: &Divergence{Decision: 60, Want: Question{"perf_event_exit_task_context", 2}, Got: Question{"syscall_enter_from_user_mode", 2}}}},

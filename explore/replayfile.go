@@ -159,7 +159,7 @@ func ParseReplayFile(name string, r io.Reader) (*ReplayFile, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 1<<16), 1<<26)
 	line := 0
-	numDecisions, ids := -1, ""
+	numDecisions, ids, tok := -1, "", ""
 	q := &Questions{}
 	for sc.Scan() {
 		line++
@@ -264,6 +264,7 @@ func ParseReplayFile(name string, r io.Reader) (*ReplayFile, error) {
 		case "question-ids":
 			ids = v
 		case "token":
+			tok = v
 			d, err := sim.DecodeToken(v)
 			if err != nil {
 				return nil, fmt.Errorf("%s:%d: %v", name, line, err)
@@ -289,6 +290,10 @@ func ParseReplayFile(name string, r io.Reader) (*ReplayFile, error) {
 		if f.lines[k] == 0 {
 			return nil, fmt.Errorf("%s:%d: expected a %q line (format %d)", name, line+1, k, f.Format)
 		}
+	}
+	if tok != "" && !strings.HasPrefix(tok, "s2.") {
+		// Only s2 tokens carry their length and a checksum.
+		return nil, f.errorf("token", "token: format %d carries s2 tokens, which a cut or a typo cannot turn into another schedule; found %.6q...", f.Format, tok)
 	}
 	if KnobsSHA256(f.Knobs) != f.KnobsSHA256 {
 		return nil, f.errorf("knobs-sha256", "knobs-sha256 is not the hash of the knob lines: the file was edited")

@@ -120,6 +120,7 @@ func TestParseReplayFileErrors(t *testing.T) {
 		{"token cut to its prefix", edit(tok, "token: s2."), `f.replay:24: replay token: too short: cut off, or not a token`},
 		{"token too long", edit(tok, "token: "+sim.EncodeToken([]int{0, 0, 0, 0, 0, 1})), `f.replay:24: token: 6 decisions, but the run recorded 5`},
 		{"option out of range", edit(tok, "token: "+sim.EncodeToken([]int{2})), `f.replay:24: token: decision #0 takes option 2, but its question tie has 2 options`},
+		{"s1 token in format 2", edit(tok, "token: s1.AAUC"), `f.replay:24: token: format 2 carries s2 tokens, which a cut or a typo cannot turn into another schedule; found "s1.AAU"...`},
 		{"format 1 with a format 2 key", "file: x.sim\nsignature: y\ntoken: s2.ANIC740\n", `f.replay:2: signature in a file without a "format: 2" line`},
 	}
 	for _, tt := range tests {

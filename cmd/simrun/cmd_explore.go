@@ -42,7 +42,7 @@ func cmdExplore(args []string, stdout, stderr io.Writer) int {
 	out := fs.String("out", "", "the replay `FILE` to write for a violation (default SCENARIO.replay)")
 	quiet := fs.Bool("q", false, "no progress on standard error")
 	focus := fs.String("focus", "", "bounded: disturb only the decisions whose question contains one of these comma-separated `WORDS` (step point labels such as perf_mmap_aux, tie, nmi-skid)")
-	jobs := fs.Int("jobs", runtime.NumCPU(), "schedules to run at once (random, sparse, bounded); the result is the same for any value")
+	jobs := fs.Int("jobs", runtime.NumCPU(), "schedules to run at once, at least 1 (random, sparse, bounded); the result is the same for any value")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return usageError(err)
