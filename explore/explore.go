@@ -16,11 +16,13 @@ import (
 type Options struct {
 	Strategy string // "random" (default), "rapid", "sparse" or "bounded"
 	Runs     int    // schedules to run (default 100); bounded: the most to run
-	Seed     uint64 // random, sparse: seeds Seed..Seed+Runs-1; rapid: rapid's seed
+	Seed     uint64 // random, sparse: seeds Seed..Seed+Runs-1; rapid: rapid's seed; bounded has none
 	// Budget bounds the disturbing decisions of one random schedule (sim.Limited;
-	// default 16), which keeps found schedules short; sparse: the most
-	// disturbances one schedule plans (Sparse's Max); bounded: the
-	// bound, every schedule with at most Budget disturbances (default 2).
+	// default 16), which keeps found schedules short; rapid: the most
+	// disturbances one schedule draws (simrapid.Chooser's Max, default 16);
+	// sparse: the most disturbances one schedule plans (Sparse's Max);
+	// bounded: the bound, every schedule with at most Budget disturbances
+	// (default 2). Negative is an error.
 	Budget int
 	Limit  sim.Time          // the virtual time limit of each run (0: DefaultLimit)
 	Knobs  map[string]string // knob overrides
