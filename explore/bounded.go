@@ -18,8 +18,10 @@ import (
 // prefix with one disturbance more. The queue is first in, first out, so all
 // schedules with k disturbances run before any with k+1, and the first
 // violation has the fewest disturbances any violation has. When the queue
-// empties before Runs schedules, the search is exhaustive up to the bound:
-// ExploreResult.Exhausted.
+// empties before Runs schedules, the search is complete up to the bound
+// (Result.CompleteUpTo); when, besides, no run at the bound had a decision
+// left to disturb, the bound cut nothing and the search is exhaustive: it ran
+// every schedule of the scenario (Result.Exhausted).
 func exploreBounded(f *scenarios.File, o Options, ex *Result) error {
 	// A queued schedule is a branch off an earlier run: that run's decisions
 	// up to j, then option a at decision j. The runs' decision lists are
@@ -32,20 +34,26 @@ func exploreBounded(f *scenarios.File, o Options, ex *Result) error {
 	}
 	queue := []branch{{j: -1}} // the quiet schedule first
 	head := 0                  // queue[head:] is still to run
-	dropped := false
+	dropped := false           // a branch was not queued: --runs ends the search first
+	cut := false               // a run at the bound had decisions left to disturb
 	type outcome struct {
-		r      *runner.Run
-		res    *runner.Result
-		probe  *optionProbe
-		prefix []int
-		err    error
+		r           *runner.Run
+		res         *runner.Result
+		probe       *optionProbe
+		prefix      []int
+		interrupted bool
+		err         error
 	}
 	var err error
-	for head < len(queue) && ex.Schedules < o.Runs && ex.Found == nil && err == nil {
+	for head < len(queue) && ex.Schedules < o.Runs && ex.Found == nil && err == nil && !ex.Interrupted {
+		if o.stopped() {
+			ex.Interrupted = true
+			break
+		}
 		// A batch of the queue's front runs in parallel; its results are
 		// taken in order, so the queue grows exactly as one job grows it.
 		batch := queue[head:min(len(queue), head+max(1, 4*o.Jobs), head+o.Runs-ex.Schedules)]
-		runOrdered(len(batch), o.Jobs, func(i int) outcome {
+		runOrdered(len(batch), o.Jobs, o.stopped, func(i int) outcome {
 			br := batch[i]
 			var prefix []int
 			if br.j >= 0 {
@@ -54,15 +62,19 @@ func exploreBounded(f *scenarios.File, o Options, ex *Result) error {
 				prefix[br.j] = br.a
 			}
 			probe := &optionProbe{replay: sim.NewReplay(prefix), focus: o.Focus}
-			r, res, err := runner.RunOnce(f, o.runOptions(probe, false))
-			return outcome{r, res, probe, prefix, err}
+			r, res, interrupted, err := o.run(f, probe)
+			return outcome{r, res, probe, prefix, interrupted, err}
 		}, func(i int, out outcome) bool {
-			queue[head] = branch{}
-			head++
 			if out.err != nil {
 				err = out.err
 				return true
 			}
+			if out.interrupted {
+				ex.Interrupted = true
+				return true
+			}
+			queue[head] = branch{}
+			head++
 			ex.count(out.res)
 			if o.Progress != nil {
 				o.Progress(ex.Schedules, o.Runs)
@@ -75,7 +87,12 @@ func exploreBounded(f *scenarios.File, o Options, ex *Result) error {
 				}
 				return true
 			}
-			if disturbing(out.prefix) >= o.Budget {
+			d := disturbing(out.prefix)
+			ex.MostDisturbing = max(ex.MostDisturbing, d)
+			if d >= o.Budget {
+				for j := len(out.prefix); j < len(out.probe.options) && !cut; j++ {
+					cut = out.probe.options[j] > 1
+				}
 				return false
 			}
 			// The decisions past the prefix took the quiet course; branch on each.
@@ -95,11 +112,17 @@ func exploreBounded(f *scenarios.File, o Options, ex *Result) error {
 			head = 0
 		}
 	}
+	ex.Bound, ex.Focus = o.Budget, o.Focus
 	if err != nil || ex.Found != nil {
 		return err
 	}
-	ex.Exhausted = head == len(queue) && !dropped
-	ex.Bound, ex.Focus = o.Budget, o.Focus
+	if head < len(queue) && o.stopped() {
+		ex.Interrupted = true
+	}
+	if head == len(queue) && !dropped && !ex.Interrupted {
+		ex.CompleteUpTo = o.Budget
+		ex.Exhausted = !cut
+	}
 	return nil
 }
 

@@ -30,7 +30,7 @@ func TestBuiltinsBoundedOneClean(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if ex.Failed || !ex.Exhausted {
+			if ex.Failed || ex.CompleteUpTo != 1 {
 				var b strings.Builder
 				ex.WriteText(&b)
 				t.Errorf("want every schedule with at most one disturbance clean:\n%s", b.String())

@@ -10,5 +10,8 @@
 //
 // Files: explore.go (Explore, Options, Result, the random strategy),
 // sparse.go and sparse_chooser.go, bounded.go, rapid.go, parallel.go,
-// shrink.go, json.go, replayfile.go.
+// interrupt.go (Options.Context), shrink.go, json.go, replayfile.go (the
+// file), identity.go (what a replay file checks: the scenario's hash, the
+// knobs, the version; the questions --focus may name), questions.go (every
+// decision's question), replay.go (Replay: the checks and the verdict).
 package explore

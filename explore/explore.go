@@ -1,6 +1,7 @@
 package explore
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"strings"
@@ -15,11 +16,13 @@ import (
 type Options struct {
 	Strategy string // "random" (default), "rapid", "sparse" or "bounded"
 	Runs     int    // schedules to run (default 100); bounded: the most to run
-	Seed     uint64 // random, sparse: seeds Seed..Seed+Runs-1; rapid: rapid's seed
+	Seed     uint64 // random, sparse: seeds Seed..Seed+Runs-1; rapid: rapid's seed; bounded has none
 	// Budget bounds the disturbing decisions of one random schedule (sim.Limited;
-	// default 16), which keeps found schedules short; sparse: the most
-	// disturbances one schedule plans (Sparse's Max); bounded: the
-	// bound, every schedule with at most Budget disturbances (default 2).
+	// default 16), which keeps found schedules short; rapid: the most
+	// disturbances one schedule draws (simrapid.Chooser's Max, default 16);
+	// sparse: the most disturbances one schedule plans (Sparse's Max);
+	// bounded: the bound, every schedule with at most Budget disturbances
+	// (default 2). Negative is an error.
 	Budget int
 	Limit  sim.Time          // the virtual time limit of each run (0: DefaultLimit)
 	Knobs  map[string]string // knob overrides
@@ -35,6 +38,14 @@ type Options struct {
 	Jobs int
 	// Progress, when set, is called after each schedule.
 	Progress func(done, total int)
+	// Context, when set, interrupts the exploration when it is done (simrun:
+	// Ctrl-C or SIGTERM): no more schedules are handed out, a run under way
+	// stops at its next decision, shrinking stops with the smallest schedule
+	// so far, and Explore returns what it has (Result.Interrupted). rapid
+	// stops between schedules.
+	Context context.Context
+
+	done <-chan struct{} // Context.Done(), or nil
 }
 
 // OutcomeCount is how many schedules satisfied an outcome, as herd7 counts them.
@@ -56,11 +67,20 @@ type Found struct {
 	Original  int    // decisions of the schedule as found
 	// OriginalDisturbing is how many of those were disturbing (non-zero).
 	OriginalDisturbing int
-	Decisions          []int          // the shrunk decision list
-	ShrinkRuns         int            // replays spent shrinking
-	Lines              []string       // the disturbing choices, as trace lines
-	Result             *runner.Result // the shrunk schedule's result
-	Timeline           string
+	Decisions          []int // the shrunk decision list
+	ShrinkRuns         int   // replays spent shrinking
+	// ShrinkInterrupted: the exploration was interrupted while shrinking, so
+	// Decisions is the smallest schedule found by then (the schedule as
+	// found when no replay had finished).
+	ShrinkInterrupted bool
+	Lines             []string       // the disturbing choices, as trace lines
+	Result            *runner.Result // the shrunk schedule's result
+	Timeline          string
+	// Signature names what failed (the shrinking kept it); Questions is
+	// every decision's question in the shrunk schedule's run. The replay
+	// file records both.
+	Signature string
+	Questions *Questions
 }
 
 // Result is the outcome of an exploration.
@@ -76,11 +96,26 @@ type Result struct {
 	Found     *Found
 	Elapsed   time.Duration // wall clock (for schedules/second; not in replay files)
 	Failed    bool
-	// Exhausted (bounded strategy): every schedule with at most Bound
-	// disturbing decisions (at the Focus decisions, when set) was run.
-	Exhausted bool
-	Bound     int
-	Focus     []string
+	// CompleteUpTo (bounded strategy, no violation): every schedule with at
+	// most this many disturbing decisions (at the Focus decisions, when set)
+	// was run; 0 when the search stopped first (at Runs, or interrupted).
+	CompleteUpTo int
+	// Exhausted (bounded strategy): complete, and no schedule was cut by the
+	// bound: every schedule of the scenario (disturbing only at the Focus
+	// decisions, when set) was run. MostDisturbing is then the most
+	// disturbing decisions any of them has.
+	Exhausted      bool
+	MostDisturbing int
+	Bound          int
+	Focus          []string
+	// Interrupted: Options.Context ended the search (Schedules were run) or
+	// the shrinking (Found.ShrinkInterrupted) early; Cause says why.
+	Interrupted bool
+	Cause       string
+	// ScenarioSHA256 and ResolvedKnobs (every knob's value, NAME=VALUE,
+	// sorted) are the identity a replay file records.
+	ScenarioSHA256 string
+	ResolvedKnobs  []string
 }
 
 // Explore runs many schedules of f, counts its outcomes, stops at the first
@@ -89,6 +124,18 @@ type Result struct {
 func Explore(f *scenarios.File, o Options) (*Result, error) {
 	if o.Runs <= 0 {
 		o.Runs = 100
+	}
+	if o.Budget < 0 {
+		return nil, fmt.Errorf("budget %d: the disturbing decisions a schedule may make cannot be negative (0: the default)", o.Budget)
+	}
+	if o.Jobs < 0 {
+		return nil, fmt.Errorf("jobs %d: expected 1 or more schedules at once (0: one)", o.Jobs)
+	}
+	if len(o.Focus) > 0 && o.Strategy != "bounded" {
+		return nil, fmt.Errorf("focus: only the bounded strategy focuses (strategy %s)", strategyName(o.Strategy))
+	}
+	if err := CheckFocus(f, o.Focus, o.Perf); err != nil {
+		return nil, err
 	}
 	if o.Budget <= 0 && o.Strategy == "bounded" {
 		o.Budget = 2
@@ -103,11 +150,15 @@ func Explore(f *scenarios.File, o Options) (*Result, error) {
 		o.Strategy = "random"
 	}
 	// Reject bad knobs before the first run.
-	if _, err := runner.ResolveKnobs(f, o.Knobs, o.Perf); err != nil {
+	resolved, err := resolvedKnobs(f, o.Knobs, o.Perf)
+	if err != nil {
 		return nil, err
 	}
 	ex := &Result{Scenario: runner.ScenarioName(f), File: f.Name, Strategy: o.Strategy, Seed: o.Seed,
-		Knobs: runner.KnobList(o.Knobs), Limit: o.Limit}
+		Knobs: runner.KnobList(o.Knobs), Limit: o.Limit, ScenarioSHA256: ScenarioSHA256(f), ResolvedKnobs: resolved}
+	if o.Context != nil {
+		o.done = o.Context.Done()
+	}
 	if ex.Limit <= 0 {
 		ex.Limit = runner.DefaultLimit
 	}
@@ -115,7 +166,6 @@ func Explore(f *scenarios.File, o Options) (*Result, error) {
 		ex.Outcomes = append(ex.Outcomes, OutcomeCount{Outcome: f.OutcomeText(oc), Line: oc.Pos.Line, Quant: oc.Quant.String()})
 	}
 	start := time.Now()
-	var err error
 	switch o.Strategy {
 	case "random":
 		err = exploreRandom(f, o, ex)
@@ -132,8 +182,23 @@ func Explore(f *scenarios.File, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if ex.Found != nil && ex.Found.ShrinkInterrupted {
+		ex.Interrupted = true
+	}
+	if ex.Interrupted && o.Context != nil {
+		if c := context.Cause(o.Context); c != nil {
+			ex.Cause = c.Error()
+		}
+	}
 	ex.finish()
 	return ex, nil
+}
+
+func strategyName(s string) string {
+	if s == "" {
+		return "random"
+	}
+	return s
 }
 
 func (o Options) runOptions(ch sim.Chooser, keep bool) runner.Options {
@@ -224,17 +289,22 @@ func exploreRandom(f *scenarios.File, o Options, ex *Result) error {
 // chooser chooser(seed) makes, and shrinks the first violation.
 func exploreSeeds(f *scenarios.File, o Options, ex *Result, chooser func(seed uint64) sim.Chooser) error {
 	type outcome struct {
-		r   *runner.Run
-		res *runner.Result
-		err error
+		r           *runner.Run
+		res         *runner.Result
+		interrupted bool
+		err         error
 	}
 	var err error
-	runOrdered(o.Runs, o.Jobs, func(i int) outcome {
-		r, res, err := runner.RunOnce(f, o.runOptions(chooser(o.Seed+uint64(i)), false))
-		return outcome{r, res, err}
+	runOrdered(o.Runs, o.Jobs, o.stopped, func(i int) outcome {
+		r, res, interrupted, err := o.run(f, chooser(o.Seed+uint64(i)))
+		return outcome{r, res, interrupted, err}
 	}, func(i int, out outcome) bool {
 		if out.err != nil {
 			err = out.err
+			return true
+		}
+		if out.interrupted {
+			ex.Interrupted = true
 			return true
 		}
 		ex.count(out.res)
@@ -251,17 +321,35 @@ func exploreSeeds(f *scenarios.File, o Options, ex *Result, chooser func(seed ui
 		}
 		return false
 	})
+	if err == nil && ex.Found == nil && ex.Schedules < o.Runs && o.stopped() {
+		ex.Interrupted = true
+	}
 	return err
 }
 
 // WriteText prints the exploration: the herd7-style table, then the violation,
 // its shrunk schedule and the replay token.
 func (ex *Result) WriteText(w io.Writer) {
-	fmt.Fprintf(w, "explore %s (%s): strategy %s, seed %d, %d schedules", ex.Scenario, ex.File, ex.Strategy, ex.Seed, ex.Schedules)
+	fmt.Fprintf(w, "explore %s (%s): strategy %s", ex.Scenario, ex.File, ex.Strategy)
+	if ex.Strategy != "bounded" { // bounded has no seed
+		fmt.Fprintf(w, ", seed %d", ex.Seed)
+	}
+	fmt.Fprintf(w, ", %d schedules", ex.Schedules)
 	if len(ex.Knobs) > 0 {
 		fmt.Fprintf(w, ", %s", strings.Join(ex.Knobs, " "))
 	}
 	fmt.Fprintln(w)
+	if ex.Interrupted {
+		cause := ""
+		if ex.Cause != "" {
+			cause = " (" + ex.Cause + ")"
+		}
+		if ex.Found != nil && ex.Found.ShrinkInterrupted {
+			fmt.Fprintf(w, "INTERRUPTED%s while shrinking the violation of schedule %d\n", cause, ex.Found.Schedule)
+		} else {
+			fmt.Fprintf(w, "INTERRUPTED%s after %d schedules: the counts below are of those\n", cause, ex.Schedules)
+		}
+	}
 	if len(ex.Outcomes) > 0 {
 		fmt.Fprintf(w, "%-9s %9s %9s  %s\n", "verdict", "positive", "negative", "outcome")
 	}
@@ -272,21 +360,36 @@ func (ex *Result) WriteText(w io.Writer) {
 		}
 		fmt.Fprintf(w, "%-9s %9d %9d  %s%s\n", c.Verdict, c.Positive, c.Negative, c.Outcome, mark)
 	}
-	if ex.Found == nil && ex.Exhausted {
-		fmt.Fprintf(w, "no violation in %d schedules: every schedule with at most %s%s\n", ex.Schedules, disturbingDecisions(ex.Bound), focusText(ex.Focus))
-	} else if ex.Found == nil && ex.Strategy == "bounded" {
-		fmt.Fprintf(w, "no violation in %d schedules (not exhaustive: the search stopped at --runs before every schedule with at most %s ran)\n", ex.Schedules, disturbingDecisions(ex.Bound))
-	} else if ex.Found == nil {
+	switch {
+	case ex.Found == nil && ex.Exhausted:
+		fmt.Fprintf(w, "no violation in %d schedules: exhaustive, every schedule of the scenario%s (the bound of %s cut none; the most disturbing has %d)\n",
+			ex.Schedules, focusText(ex.Focus), disturbingDecisions(ex.Bound), ex.MostDisturbing)
+	case ex.Found == nil && ex.CompleteUpTo > 0:
+		fmt.Fprintf(w, "no violation in %d schedules: complete up to %s%s (not exhaustive: schedules with more were not run)\n",
+			ex.Schedules, disturbingDecisions(ex.CompleteUpTo), focusText(ex.Focus))
+	case ex.Found == nil && ex.Strategy == "bounded" && ex.Interrupted:
+		fmt.Fprintf(w, "no violation in %d schedules (not complete: interrupted before every schedule with at most %s ran)\n", ex.Schedules, disturbingDecisions(ex.Bound))
+	case ex.Found == nil && ex.Strategy == "bounded":
+		fmt.Fprintf(w, "no violation in %d schedules (not complete: the search stopped at --runs before every schedule with at most %s ran)\n", ex.Schedules, disturbingDecisions(ex.Bound))
+	case ex.Found == nil:
 		fmt.Fprintf(w, "no violation in %d schedules\n", ex.Schedules)
-	} else {
+	default:
 		fd := ex.Found
 		fmt.Fprintf(w, "VIOLATION in schedule %d", fd.Schedule)
 		if ex.Strategy == "random" || ex.Strategy == "sparse" {
 			fmt.Fprintf(w, " (seed %d)", fd.Seed)
 		}
 		fmt.Fprintf(w, ": %s\n", fd.Violation)
-		fmt.Fprintf(w, "shrunk from %d disturbing decisions (of %d) to %d (of %d) in %d replays\n",
-			fd.OriginalDisturbing, fd.Original, len(fd.Lines), len(fd.Decisions), fd.ShrinkRuns)
+		if fd.ShrinkInterrupted && countNonZero(fd.Decisions) == fd.OriginalDisturbing {
+			fmt.Fprintf(w, "shrinking interrupted after %d replays: kept unshrunk, %d disturbing decisions (of %d)\n",
+				fd.ShrinkRuns, fd.OriginalDisturbing, fd.Original)
+		} else if fd.ShrinkInterrupted {
+			fmt.Fprintf(w, "shrinking interrupted after %d replays: partly shrunk from %d disturbing decisions (of %d) to %d (of %d)\n",
+				fd.ShrinkRuns, fd.OriginalDisturbing, fd.Original, len(fd.Lines), len(fd.Decisions))
+		} else {
+			fmt.Fprintf(w, "shrunk from %d disturbing decisions (of %d) to %d (of %d) in %d replays\n",
+				fd.OriginalDisturbing, fd.Original, len(fd.Lines), len(fd.Decisions), fd.ShrinkRuns)
+		}
 		fmt.Fprintln(w, "disturbing choices:")
 		for _, l := range fd.Lines {
 			fmt.Fprintf(w, "  %s\n", l)
@@ -303,21 +406,21 @@ func (ex *Result) WriteText(w io.Writer) {
 	}
 }
 
-// ReplayFile returns the replay file of the found violation.
+// ReplayFile returns the replay file of the found violation: the scenario's
+// identity, every decision's question, the signature and the decisions.
 func (ex *Result) ReplayFile() *ReplayFile {
-	if ex.Found == nil {
+	fd := ex.Found
+	if fd == nil {
 		return nil
 	}
-	rf := &ReplayFile{Decisions: ex.Found.Decisions}
-	rf.Add("scenario", ex.Scenario)
-	rf.Add("file", ex.File)
-	for _, k := range ex.Knobs {
-		rf.Add("kernel", k)
+	rf := &ReplayFile{Format: ReplayFormat, Version: Version, Scenario: ex.Scenario, File: ex.File,
+		ScenarioSHA256: ex.ScenarioSHA256, Kernel: ex.Knobs, Knobs: ex.ResolvedKnobs, KnobsSHA256: KnobsSHA256(ex.ResolvedKnobs),
+		Strategy: ex.Strategy, Seed: fd.Seed, Limit: ex.Limit, Violation: fd.Violation, Signature: fd.Signature,
+		Questions: fd.Questions, Disturbing: fd.Lines, Decisions: fd.Decisions}
+	if rf.Questions == nil {
+		rf.Questions = &Questions{}
 	}
-	rf.Add("strategy", ex.Strategy)
-	rf.Add("seed", fmt.Sprint(ex.Found.Seed))
-	rf.Add("limit", scenarios.FormatDuration(time.Duration(ex.Limit)))
-	rf.Add("violation", ex.Found.Violation)
+	rf.QuestionsSHA256 = rf.Questions.SHA256()
 	return rf
 }
 

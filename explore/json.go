@@ -11,18 +11,25 @@ import (
 // scripts. The wall clock is left out, so the same exploration writes the
 // same bytes.
 type exploreJSON struct {
-	Scenario  string         `json:"scenario"`
-	File      string         `json:"file"`
-	Strategy  string         `json:"strategy"`
-	Seed      uint64         `json:"seed"`
-	Knobs     []string       `json:"knobs,omitempty"`
-	Schedules int            `json:"schedules"`
-	Bound     int            `json:"bound,omitempty"`
-	Focus     []string       `json:"focus,omitempty"`
-	Exhausted bool           `json:"exhausted"`
-	Failed    bool           `json:"failed"`
-	Outcomes  []OutcomeCount `json:"outcomes"`
-	Found     *foundJSON     `json:"found,omitempty"`
+	Scenario  string   `json:"scenario"`
+	File      string   `json:"file"`
+	Strategy  string   `json:"strategy"`
+	Seed      uint64   `json:"seed"`
+	Knobs     []string `json:"knobs,omitempty"`
+	Schedules int      `json:"schedules"`
+	Bound     int      `json:"bound,omitempty"`
+	Focus     []string `json:"focus,omitempty"`
+	// CompleteUpTo (bounded): every schedule with at most this many
+	// disturbing decisions ran; Exhausted: every schedule of the scenario
+	// ran (the bound cut none).
+	CompleteUpTo   int            `json:"complete_up_to_budget,omitempty"`
+	Exhausted      bool           `json:"exhausted"`
+	MostDisturbing int            `json:"most_disturbing,omitempty"`
+	Interrupted    bool           `json:"interrupted"`
+	Cause          string         `json:"interrupted_by,omitempty"`
+	Failed         bool           `json:"failed"`
+	Outcomes       []OutcomeCount `json:"outcomes"`
+	Found          *foundJSON     `json:"found,omitempty"`
 }
 
 type foundJSON struct {
@@ -34,19 +41,24 @@ type foundJSON struct {
 	Token              string   `json:"token"`
 	Disturbing         []string `json:"disturbing_choices"`
 	ShrinkRuns         int      `json:"shrink_runs"`
+	ShrinkInterrupted  bool     `json:"shrink_interrupted,omitempty"`
+	Signature          string   `json:"signature"`
 }
 
 // WriteJSON writes the exploration as indented JSON.
 func (ex *Result) WriteJSON(w io.Writer) error {
 	out := exploreJSON{Scenario: ex.Scenario, File: ex.File, Strategy: ex.Strategy, Seed: ex.Seed, Knobs: ex.Knobs,
-		Schedules: ex.Schedules, Exhausted: ex.Exhausted, Failed: ex.Failed, Outcomes: ex.Outcomes}
+		Schedules: ex.Schedules, Exhausted: ex.Exhausted, Interrupted: ex.Interrupted, Cause: ex.Cause, Failed: ex.Failed, Outcomes: ex.Outcomes}
 	if ex.Strategy == "bounded" {
-		out.Bound, out.Focus = ex.Bound, ex.Focus
+		out.Bound, out.Focus, out.CompleteUpTo = ex.Bound, ex.Focus, ex.CompleteUpTo
+		if ex.Exhausted {
+			out.MostDisturbing = ex.MostDisturbing
+		}
 	}
 	if fd := ex.Found; fd != nil {
 		out.Found = &foundJSON{Schedule: fd.Schedule, Seed: fd.Seed, Violation: fd.Violation, Original: fd.Original,
 			OriginalDisturbing: fd.OriginalDisturbing, Token: sim.EncodeToken(fd.Decisions), Disturbing: fd.Lines,
-			ShrinkRuns: fd.ShrinkRuns}
+			ShrinkRuns: fd.ShrinkRuns, ShrinkInterrupted: fd.ShrinkInterrupted, Signature: fd.Signature}
 		if out.Found.Disturbing == nil {
 			out.Found.Disturbing = []string{}
 		}

@@ -10,10 +10,12 @@ import (
 // stop. Each run is a machine of its own, so schedules run in parallel; the
 // order of consumption keeps an exploration's counts, its first violation
 // and its output the same for any number of jobs. At most 2*jobs results
-// wait to be consumed.
-func runOrdered[T any](n, jobs int, work func(i int) T, consume func(i int, v T) (stop bool)) {
+// wait to be consumed. Once interrupted says so, no more work is handed
+// out; the results of work already handed out are consumed in order up to
+// the first that was not.
+func runOrdered[T any](n, jobs int, interrupted func() bool, work func(i int) T, consume func(i int, v T) (stop bool)) {
 	if jobs <= 1 || n <= 1 {
-		for i := 0; i < n; i++ {
+		for i := 0; i < n && !interrupted(); i++ {
 			if consume(i, work(i)) {
 				return
 			}
@@ -37,7 +39,7 @@ func runOrdered[T any](n, jobs int, work func(i int) T, consume func(i int, v T)
 			for {
 				slots <- struct{}{}
 				i := int(next.Add(1) - 1)
-				if i >= n || stop.Load() {
+				if i >= n || stop.Load() || interrupted() {
 					<-slots
 					return
 				}

@@ -111,7 +111,7 @@ func shrink(f *scenarios.File, o Options, decisions []int, sig string) (*Found, 
 	if err != nil {
 		return nil, err
 	}
-	fd.Original, fd.OriginalDisturbing, fd.ShrinkRuns = orig, origDisturbing, s.runs
+	fd.Original, fd.OriginalDisturbing, fd.ShrinkRuns, fd.ShrinkInterrupted = orig, origDisturbing, s.runs, s.interrupted
 	return fd, nil
 }
 
@@ -120,13 +120,22 @@ type shrinker struct {
 	o    Options
 	sig  string
 	runs int
+	// interrupted: the exploration was interrupted while shrinking.
+	interrupted bool
 
 	cur     []int    // the smallest failing decision list so far
 	anchors []anchor // where its disturbances were taken
 }
 
-// more reports whether replays are left in the budget.
-func (s *shrinker) more() bool { return s.runs < s.o.MaxShrinkRuns }
+// more reports whether replays are left in the budget and the exploration
+// was not interrupted.
+func (s *shrinker) more() bool {
+	if s.o.stopped() {
+		s.interrupted = true
+		return false
+	}
+	return s.runs < s.o.MaxShrinkRuns
+}
 
 // reduce tries to remove the n disturbances of s.cur from the k-th, in the
 // three forms, and for a single one to lower its option to 1. It keeps the
@@ -177,12 +186,13 @@ func (s *shrinker) offer(ch sim.Chooser) (bool, error) {
 func (s *shrinker) failsWith(ch sim.Chooser) (failed, kept bool, err error) {
 	s.runs++
 	t := &anchorLog{inner: ch}
-	r, err := runner.Build(s.f, s.o.runOptions(t, false))
+	r, err := runner.Build(s.f, s.o.runOptions(interruptible{t, &s.o}, false))
 	if err != nil {
 		return false, false, err
 	}
 	t.eng = r.M.Eng
-	if err := r.Execute(); err != nil {
+	if stopped, err := executeStoppable(r); stopped || err != nil {
+		s.interrupted = s.interrupted || stopped
 		return false, false, err
 	}
 	if signature(r, r.Result()) != s.sig {
@@ -346,13 +356,17 @@ func sum(d []int) int {
 	return s
 }
 
-// describeSchedule replays d with the trace kept and describes its failure.
+// describeSchedule replays d with the trace kept and describes its failure,
+// with every decision's question for the replay file. It is not interrupted:
+// it is the one run that makes what was found replayable.
 func describeSchedule(f *scenarios.File, o Options, d []int) (*Found, error) {
-	r, res, err := runner.RunOnce(f, o.runOptions(sim.NewReplay(d), true))
+	q := &questionLog{inner: sim.NewReplay(d)}
+	r, res, err := runner.RunOnce(f, o.runOptions(q, true))
 	if err != nil {
 		return nil, err
 	}
-	fd := &Found{Decisions: d, Result: res, Violation: describeFailure(r, res, signature(r, res)), Timeline: r.Timeline(60)}
+	sig := signature(r, res)
+	fd := &Found{Decisions: d, Result: res, Violation: describeFailure(r, res, sig), Timeline: r.Timeline(60), Signature: sig, Questions: &q.q}
 	fd.Lines = choiceLines(r)
 	return fd, nil
 }

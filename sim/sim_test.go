@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"pgregory.net/rapid"
 )
 
@@ -34,23 +35,86 @@ func TestTokenCompact(t *testing.T) {
 	d := make([]int, 100000)
 	d[500], d[90000] = 2, 1
 	tok := EncodeToken(d)
-	if len(tok) > 24 {
+	// 12 bytes of stream, 3 of length and 4 of checksum: 26 characters of base64.
+	if len(tok) > 30 {
 		t.Errorf("token of 100000 decisions with 2 disturbances is %d bytes: %s", len(tok), tok)
 	}
 }
 
 func TestTokenErrors(t *testing.T) {
 	for _, tc := range []struct{ tok, want string }{
-		{"x1.AA", "expected it to start with"},
+		{"x1.AA", `expected it to start with "s2."`},
 		{"s1.!!", "illegal base64"},
 		{"s1.AA", "zero run without a count"},
 		{"s1.gA", "truncated value"},
+		{"s2.!!", "illegal base64"},
+		{"s2.", "too short"},
+		{"s2.BQAC", "too short"},
+		{"s2.BQACBAABAs3jZIN", "illegal base64"},    // the last character changed
+		{"s2.BQACBAABAs3jZIQ", "checksum mismatch"}, // likewise
+		{"s2.BQACBAABAs3jZI", "illegal base64"},     // the last character cut
+		{"s2.BQACBAABAs3jZ", "illegal base64"},
+		{"s2.BQACBAAB", "checksum mismatch"},
 	} {
 		_, err := DecodeToken(tc.tok)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("DecodeToken(%q) = %v, want error containing %q", tc.tok, err, tc.want)
 		}
 	}
+}
+
+// TestTokenFormat pins the s2 encoding, and that s1 tokens (written before
+// the length and checksum) still decode.
+func TestTokenFormat(t *testing.T) {
+	for _, tc := range []struct {
+		d   []int
+		tok string
+	}{
+		{nil, "s2.ANIC740"},
+		{[]int{0, 0, 3, 0, 1}, "s2.BQACBAABAs3jZIM"},
+		{[]int{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2}, "s2.CwAKA5Wj4S0"},
+	} {
+		if got := EncodeToken(tc.d); got != tc.tok {
+			t.Errorf("EncodeToken(%v) = %q, want %q", tc.d, got, tc.tok)
+		}
+		got, err := DecodeToken(tc.tok)
+		if err != nil || !cmp.Equal(got, tc.d, cmpopts.EquateEmpty()) {
+			t.Errorf("DecodeToken(%q) = %v, %v; want %v", tc.tok, got, err, tc.d)
+		}
+	}
+	for _, tc := range []struct {
+		tok string
+		d   []int
+	}{
+		{"s1.", nil},
+		{"s1.AAIEAAEC", []int{0, 0, 3, 0, 1}},
+		{"s1.AAoD", []int{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2}},
+	} {
+		got, err := DecodeToken(tc.tok)
+		if err != nil || !cmp.Equal(got, tc.d, cmpopts.EquateEmpty()) {
+			t.Errorf("DecodeToken(%q) = %v, %v; want %v", tc.tok, got, err, tc.d)
+		}
+	}
+}
+
+// TestTokenCutShort: every proper prefix of a token is an error, never a
+// shorter schedule (s1 tokens had no such check: s1.ABYC cut to s1.ABY
+// decoded).
+func TestTokenCutShort(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		d := rapid.SliceOf(rapid.IntRange(0, 40)).Draw(t, "decisions")
+		for i := range d {
+			if d[i] > 5 {
+				d[i] = 0
+			}
+		}
+		tok := EncodeToken(d)
+		for n := 0; n < len(tok); n++ {
+			if got, err := DecodeToken(tok[:n]); err == nil {
+				t.Fatalf("%q, cut to %q, decoded to %v", tok, tok[:n], got)
+			}
+		}
+	})
 }
 
 func TestReplayChooser(t *testing.T) {

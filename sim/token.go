@@ -5,18 +5,36 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"strings"
 )
 
 // The replay token is the decision list in a compact, copy-pasteable form:
-// "s1." followed by base64url (no padding) of a uvarint stream. Most decisions are
-// zero, so runs of zeros are stored as a pair (0, count); any other decision d is
-// stored as d+1 (so values never collide with the zero marker).
-const tokenPrefix = "s1."
+//
+//	"s2." base64url(uvarint(len) stream crc32)
+//
+// without padding. The stream is a uvarint stream: most decisions are zero, so
+// runs of zeros are stored as a pair (0, count); any other decision d is stored
+// as d+1 (so values never collide with the zero marker). len is the number of
+// decisions and crc32 (IEEE, big-endian) covers len and the stream, so a token
+// cut short or mistyped is an error, not another schedule.
+//
+// "s1." tokens (the stream alone, written before the check was added) still
+// decode; they carry no check, so a cut one may decode to a shorter list.
+const (
+	tokenPrefix   = "s2."
+	tokenPrefixV1 = "s1."
+)
 
 // EncodeToken returns the replay token of decisions.
 func EncodeToken(decisions []int) string {
-	var buf []byte
+	buf := binary.AppendUvarint(nil, uint64(len(decisions)))
+	buf = appendStream(buf, decisions)
+	buf = binary.BigEndian.AppendUint32(buf, crc32.ChecksumIEEE(buf))
+	return tokenPrefix + base64.RawURLEncoding.EncodeToString(buf)
+}
+
+func appendStream(buf []byte, decisions []int) []byte {
 	for i := 0; i < len(decisions); {
 		d := decisions[i]
 		if d == 0 {
@@ -32,23 +50,59 @@ func EncodeToken(decisions []int) string {
 		buf = binary.AppendUvarint(buf, uint64(d)+1)
 		i++
 	}
-	return tokenPrefix + base64.RawURLEncoding.EncodeToString(buf)
+	return buf
 }
 
 // maxTokenDecisions bounds the decision list a token may hold.
 const maxTokenDecisions = 1 << 24
 
-// DecodeToken parses a replay token made by EncodeToken.
+// DecodeToken parses a replay token made by EncodeToken (or an "s1." token of
+// an earlier version).
 func DecodeToken(tok string) ([]int, error) {
 	tok = strings.TrimSpace(tok)
-	if !strings.HasPrefix(tok, tokenPrefix) {
-		return nil, fmt.Errorf("replay token %q: expected it to start with %q", tok, tokenPrefix)
+	switch {
+	case strings.HasPrefix(tok, tokenPrefix):
+		// Strict: the unused bits of the last character must be zero, so
+		// every token has one spelling and a changed last character is caught.
+		raw, err := base64.RawURLEncoding.Strict().DecodeString(tok[len(tokenPrefix):])
+		if err != nil {
+			return nil, fmt.Errorf("replay token: %v", err)
+		}
+		if len(raw) < 5 {
+			return nil, errors.New("replay token: too short: cut off, or not a token")
+		}
+		body, sum := raw[:len(raw)-4], binary.BigEndian.Uint32(raw[len(raw)-4:])
+		if crc32.ChecksumIEEE(body) != sum {
+			return nil, errors.New("replay token: checksum mismatch: the token was cut short or changed")
+		}
+		n, k := binary.Uvarint(body)
+		if k <= 0 || n > maxTokenDecisions {
+			return nil, errors.New("replay token: bad decision count")
+		}
+		out, err := decodeStream(body[k:], int(n))
+		if err != nil {
+			return nil, err
+		}
+		if len(out) != int(n) {
+			return nil, fmt.Errorf("replay token: %d decisions, the token says %d", len(out), n)
+		}
+		return out, nil
+	case strings.HasPrefix(tok, tokenPrefixV1):
+		raw, err := base64.RawURLEncoding.DecodeString(tok[len(tokenPrefixV1):])
+		if err != nil {
+			return nil, fmt.Errorf("replay token: %v", err)
+		}
+		return decodeStream(raw, 0)
 	}
-	raw, err := base64.RawURLEncoding.DecodeString(tok[len(tokenPrefix):])
-	if err != nil {
-		return nil, fmt.Errorf("replay token: %v", err)
-	}
+	return nil, fmt.Errorf("replay token %q: expected it to start with %q", tok, tokenPrefix)
+}
+
+// decodeStream decodes the uvarint stream of a token; capHint sizes the list.
+func decodeStream(raw []byte, capHint int) ([]int, error) {
 	var out []int
+	if capHint > 0 {
+		out = make([]int, 0, min(capHint, 1<<16))
+	}
 	for len(raw) > 0 {
 		v, n := binary.Uvarint(raw)
 		if n <= 0 {
@@ -58,6 +112,9 @@ func DecodeToken(tok string) ([]int, error) {
 		if v != 0 {
 			if v > 1<<31 {
 				return nil, fmt.Errorf("replay token: decision %d out of range", v-1)
+			}
+			if len(out) >= maxTokenDecisions {
+				return nil, errors.New("replay token: too many decisions")
 			}
 			out = append(out, int(v-1))
 			continue

@@ -53,7 +53,7 @@ func TestCLI(t *testing.T) {
 		{"unknown command", []string{"frobnicate"}, 2, nil, []string{`unknown command "frobnicate"`}},
 		{"list", []string{"list"}, 0, []string{"sched-migrate-timeline", "task-work-nmi-race ", " an NMI's task_work lost"}, nil},
 		{"run builtin", []string{"run", "sched-migrate-timeline", "--timeline"}, 0,
-			[]string{"held           always task.dd.migrations == 4", "CPU3: ____________###dd-101###", "replay token: s1."}, nil},
+			[]string{"held           always task.dd.migrations == 4", "CPU3: ____________###dd-101###", "replay token: s2."}, nil},
 		{"demo", []string{"demo"}, 0, []string{"CPU0: ###dd-101###"}, nil},
 		{"run file", []string{"run", good}, 0, []string{"held           always task.a.exited", "ok"}, nil},
 		{"run failing", []string{"run", failing}, 1, []string{"failed         always task.a.computed == 6us", "where task.a.computed=5000", "FAIL"}, nil},
@@ -72,20 +72,39 @@ func TestCLI(t *testing.T) {
 		{"explore rapid", []string{"explore", "sched-migrate-timeline", "--strategy", "rapid", "--runs", "20", "--time", "60ms", "-q"}, 0,
 			[]string{"strategy rapid", "no violation in 20 schedules"}, nil},
 		{"explore bounded", []string{"explore", "task-work-nmi-race", "--strategy", "bounded", "-q"}, 0,
-			[]string{"strategy bounded", "no violation in 61 schedules: every schedule with at most 2 disturbing decisions"}, nil},
+			[]string{"strategy bounded, 61 schedules", "no violation in 61 schedules: complete up to 2 disturbing decisions (not exhaustive: schedules with more were not run)\n"}, nil},
 		{"explore bounded budget", []string{"explore", "task-work-nmi-race", "--strategy", "bounded", "--budget", "1", "-q"}, 0,
-			[]string{"every schedule with at most 1 disturbing decision\n"}, nil},
-		// Only the quiet schedule: its "sometimes nmi-work.queued > 0" is never seen (exit 1).
-		{"explore bounded focus", []string{"explore", "task-work-nmi-race", "--strategy", "bounded", "--focus", "no-such-question", "-q"}, 1,
-			[]string{"no violation in 1 schedules: every schedule with at most 2 disturbing decisions, each at a question containing no-such-question\n"}, nil},
+			[]string{"no violation in 13 schedules: complete up to 1 disturbing decision (not exhaustive"}, nil},
+		{"explore bounded exhaustive", []string{"explore", "task-work-nmi-race", "--strategy", "bounded", "--budget", "5", "-q"}, 0,
+			[]string{"no violation in 125 schedules: exhaustive, every schedule of the scenario (the bound of 5 disturbing decisions cut none; the most disturbing has 3)\n"}, nil},
+		{"explore bounded json", []string{"explore", "task-work-nmi-race", "--strategy", "bounded", "--json", "-", "-q"}, 0,
+			[]string{`"complete_up_to_budget": 2,`, `"exhausted": false,`, `"interrupted": false,`}, nil},
+		{"explore bounded json exhaustive", []string{"explore", "task-work-nmi-race", "--strategy", "bounded", "--budget", "3", "--json", "-", "-q"}, 0,
+			[]string{`"complete_up_to_budget": 3,`, `"exhausted": true,`, `"most_disturbing": 3,`}, nil},
+		// A focus no question contains would disturb nothing: the quiet schedule
+		// alone, reported as a clean search. It is a usage error.
+		{"explore bounded focus", []string{"explore", "task-work-nmi-race", "--strategy", "bounded", "--focus", "no-such-question", "-q"}, 2,
+			nil, []string{"simrun explore: --focus \"no-such-question\" matches no question this scenario can ask: a step point label (simrun names steps), tie, nmi-skid"}},
+		{"explore bounded focus ok", []string{"explore", "task-work-nmi-race", "--strategy", "bounded", "--focus", "__schedule:irqs-off", "-q"}, 0,
+			[]string{"no violation in 7 schedules: complete up to 2 disturbing decisions, each at a question containing __schedule:irqs-off"}, nil},
+		{"explore focus random", []string{"explore", "task-work-nmi-race", "--focus", "tie"}, 2,
+			nil, []string{"simrun explore: --focus: only --strategy bounded focuses its disturbances (strategy random)\n"}},
 		{"explore bounded runs", []string{"explore", "task-work-nmi-race", "--strategy", "bounded", "--runs", "5", "-q"}, 0,
-			[]string{"no violation in 5 schedules (not exhaustive"}, nil},
+			[]string{"no violation in 5 schedules (not complete: the search stopped at --runs"}, nil},
+		{"explore jobs 0", []string{"explore", "task-work-nmi-race", "--jobs", "0"}, 2, nil, []string{"simrun explore: --jobs 0: expected at least 1 schedule at once\n"}},
+		{"explore jobs -5", []string{"explore", "task-work-nmi-race", "--jobs", "-5"}, 2, nil, []string{"simrun explore: --jobs -5: expected at least 1 schedule at once\n"}},
+		{"explore budget -1", []string{"explore", "task-work-nmi-race", "--budget", "-1"}, 2, nil, []string{"simrun explore: --budget -1: expected at least 1 disturbing decision\n"}},
+		{"explore budget 0", []string{"explore", "task-work-nmi-race", "--strategy", "bounded", "--budget", "0"}, 2, nil,
+			[]string{"simrun explore: --budget 0: no disturbing decision leaves only the quiet schedule; expected at least 1\n"}},
+		{"explore runs 0", []string{"explore", "task-work-nmi-race", "--runs", "0"}, 2, nil, []string{"simrun explore: --runs 0: expected at least 1 schedule\n"}},
+		{"explore help", []string{"explore", "-h"}, 0, nil, []string{"bounded has no seed"}},
+		{"replay help", []string{"replay", "-h"}, 0, nil, []string{"-force"}},
 		{"names steps", []string{"names", "steps"}, 0, []string{"perf_mmap_aux:has-aux\n", "raw_spin_lock:ctx->lock\n", "task_work_run:NAME\n"}, nil},
 		{"names actions", []string{"names", "actions"}, 0, []string{"aux-munmap-tail SESSION SIZE [cpuN]\n    a thread of perf"}, nil},
 		{"names all", []string{"names"}, 0, []string{"# actions\n", "# observables\n", "mmap.locked-vm\n    (integer) pages charged", "# invariants\n", "aux-pages-lifetime\n", "# PMUs\n", "intel_pt\n"}, nil},
 		{"names bad", []string{"names", "knobz"}, 2, nil, []string{`unknown kind "knobz"`}},
 		{"explore json", []string{"explore", "aux-pause-resume-nmi", "--kernel", "aux-pause-guard=off", "--json", "-", "-q"}, 1,
-			[]string{`"strategy": "random"`, `"failed": true`, `"schedule": 28`, `"token": "s1.`, `"outcome": "sometimes aux.pause_resume.calls > 0"`}, nil},
+			[]string{`"strategy": "random"`, `"failed": true`, `"schedule": 28`, `"token": "s2.`, `"signature": "invariant pmu-pause-resume-exclusive"`, `"interrupted": false`, `"outcome": "sometimes aux.pause_resume.calls > 0"`}, nil},
 		{"explore bad time", []string{"explore", "task-work-nmi-race", "--time", "soon"}, 2, nil, []string{"--time: expected a duration"}},
 		{"explore bad strategy", []string{"explore", "task-work-nmi-race", "--strategy", "dfs"}, 2, nil, []string{`unknown strategy "dfs"`}},
 		{"replay missing", []string{"replay", filepath.Join(dir, "nope.replay")}, 2, nil, []string{"nope.replay"}},
@@ -137,7 +156,7 @@ func TestCLIExploreReplay(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(rf), "kernel: task-work-nmi=pre-ef1ea98c8fff\n") || !strings.Contains(string(rf), "token: s1.") {
+	if !strings.Contains(string(rf), "kernel: task-work-nmi=pre-ef1ea98c8fff\n") || !strings.Contains(string(rf), "token: s2.") {
 		t.Errorf("replay file:\n%s", rf)
 	}
 	r1, _, c1 := cli(t, dir, "replay", "race.replay")
@@ -145,7 +164,8 @@ func TestCLIExploreReplay(t *testing.T) {
 	if c1 != 1 || c2 != 1 || r1 != r2 {
 		t.Errorf("replays: exit %d %d, outputs equal %v\n%s", c1, c2, r1 == r2, r1)
 	}
-	for _, s := range []string{"invariant violations:\n  task-work-before-user-return at 1.5ms on cpu0", "CPU0: ###"} {
+	for _, s := range []string{"invariant violations:\n  task-work-before-user-return at 1.5ms on cpu0", "CPU0: ###",
+		"the recorded violation recurred: invariant task-work-before-user-return\n"} {
 		if !strings.Contains(r1, s) {
 			t.Errorf("replay output lacks %q:\n%s", s, r1)
 		}
@@ -168,7 +188,7 @@ func TestCLIExploreReplay(t *testing.T) {
 		Token    string
 		Outcomes []struct{ Status string }
 	}
-	if err := json.Unmarshal([]byte(js[0]), &res); err != nil || res.Scenario != "sched-forced-interleavings" || !strings.HasPrefix(res.Token, "s1.") || len(res.Outcomes) != 5 {
+	if err := json.Unmarshal([]byte(js[0]), &res); err != nil || res.Scenario != "sched-forced-interleavings" || !strings.HasPrefix(res.Token, "s2.") || len(res.Outcomes) != 5 {
 		t.Errorf("json %v: %+v", err, res)
 	}
 }

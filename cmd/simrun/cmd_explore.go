@@ -1,13 +1,16 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"runtime"
 	"strings"
+	"syscall"
 	"time"
 
 	"perfsim/explore"
@@ -16,13 +19,22 @@ import (
 )
 
 // cmdExplore runs many schedules, prints herd7-style counts per outcome, and
-// shrinks and saves the first violation.
+// shrinks and saves the first violation. Ctrl-C or SIGTERM stops it: the
+// summary so far is printed (and --json written, "interrupted": true), a
+// violation found is shrunk as far as it got and its replay written; a second
+// signal kills it.
 func cmdExplore(args []string, stdout, stderr io.Writer) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	go func() {
+		<-ctx.Done()
+		stop() // the first signal stops the search; a second one kills as usual
+	}()
 	fs := newFlagSet("explore", "SCENARIO [--strategy random|rapid|sparse|bounded] [--runs N] [--seed N] [--budget N] [--focus WORDS] [--jobs N] [--time LIMIT] [--kernel NAME=VALUE]... [--json FILE] [--out FILE] [-q]", stderr)
 	strategy := fs.String("strategy", "random", "how schedules are drawn: random (seeds seed..seed+runs-1: a coin at every decision), rapid, sparse (seeds seed..seed+runs-1: a few disturbances placed anywhere along the quiet run's decisions), or bounded (every schedule with at most budget disturbing decisions, fewest first)")
-	runs := fs.Int("runs", 1000, "the number of schedules (bounded: the most to run, default 100000)")
-	seed := fs.Uint64("seed", 1, "the first seed")
-	budget := fs.Int("budget", 16, "random: the disturbing (non-default) decisions each schedule may make; sparse: the most it plans; bounded: the bound (default 2)")
+	runs := fs.Int("runs", 1000, "the number of schedules, at least 1 (bounded: the most to run, default 100000)")
+	seed := fs.Uint64("seed", 1, "the first seed: random and sparse run seeds seed..seed+runs-1, rapid draws from it; bounded has no seed (it runs every schedule in a fixed order)")
+	budget := fs.Int("budget", 16, "at least 1: random and rapid: the disturbing (non-default) decisions each schedule may make; sparse: the most it plans; bounded: the bound (default 2)")
 	limit := fs.String("time", "", "the virtual time `LIMIT` of each schedule, like 20ms (default 10s)")
 	knobs := knobFlags{}
 	fs.Var(knobs, "kernel", "set a kernel (or tool) knob, `NAME=VALUE`; repeatable")
@@ -30,13 +42,19 @@ func cmdExplore(args []string, stdout, stderr io.Writer) int {
 	out := fs.String("out", "", "the replay `FILE` to write for a violation (default SCENARIO.replay)")
 	quiet := fs.Bool("q", false, "no progress on standard error")
 	focus := fs.String("focus", "", "bounded: disturb only the decisions whose question contains one of these comma-separated `WORDS` (step point labels such as perf_mmap_aux, tie, nmi-skid)")
-	jobs := fs.Int("jobs", runtime.NumCPU(), "schedules to run at once (random, sparse, bounded); the result is the same for any value")
+	jobs := fs.Int("jobs", runtime.NumCPU(), "schedules to run at once, at least 1 (random, sparse, bounded); the result is the same for any value")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return usageError(err)
 	}
-	if len(pos) != 1 || *runs <= 0 {
+	if len(pos) != 1 {
 		fs.Usage()
+		return exitUsage
+	}
+	set := map[string]bool{}
+	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+	if msg := checkExploreFlags(*strategy, *runs, *jobs, *budget, set["focus"]); msg != "" {
+		fmt.Fprintf(stderr, "simrun explore: %s\n", msg)
 		return exitUsage
 	}
 	f, ok := loadScenario(pos[0], stderr)
@@ -44,12 +62,14 @@ func cmdExplore(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	o := explore.Options{Strategy: *strategy, Runs: *runs, Seed: *seed, Budget: *budget, Knobs: knobs, Jobs: *jobs}
-	if *focus != "" {
+	if set["focus"] {
 		o.Focus = strings.Split(*focus, ",")
+		if err := explore.CheckFocus(f, o.Focus, nil); err != nil {
+			fmt.Fprintf(stderr, "simrun explore: --%v\n", err)
+			return exitUsage
+		}
 	}
 	if *strategy == "bounded" {
-		set := map[string]bool{}
-		fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
 		if !set["budget"] {
 			o.Budget = 0 // the bounded strategy's own default
 		}
@@ -68,6 +88,7 @@ func cmdExplore(args []string, stdout, stderr io.Writer) int {
 	if !*quiet && isTerminal(stderr) {
 		o.Progress = progress(stderr)
 	}
+	o.Context = ctx
 	ex, err := explore.Explore(f, o)
 	if o.Progress != nil {
 		fmt.Fprint(stderr, "\r\033[K")
@@ -101,10 +122,31 @@ func cmdExplore(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stdout, "replay file: %s (simrun replay %s)\n", name, name)
 		}
 	}
+	if ex.Interrupted && ex.Found == nil {
+		return exitInterrupted
+	}
 	if ex.Failed {
 		return exitFailed
 	}
 	return exitOK
+}
+
+// checkExploreFlags returns what is wrong with explore's numeric flags and
+// --focus, or "".
+func checkExploreFlags(strategy string, runs, jobs, budget int, focus bool) string {
+	switch {
+	case runs < 1:
+		return fmt.Sprintf("--runs %d: expected at least 1 schedule", runs)
+	case jobs < 1:
+		return fmt.Sprintf("--jobs %d: expected at least 1 schedule at once", jobs)
+	case budget == 0:
+		return "--budget 0: no disturbing decision leaves only the quiet schedule; expected at least 1"
+	case budget < 0:
+		return fmt.Sprintf("--budget %d: expected at least 1 disturbing decision", budget)
+	case focus && strategy != "bounded":
+		return fmt.Sprintf("--focus: only --strategy bounded focuses its disturbances (strategy %s)", strategy)
+	}
+	return ""
 }
 
 // writeExploreJSON writes ex as JSON to name (- for stdout).

@@ -1,20 +1,22 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
 
 	"perfsim/explore"
-	"perfsim/runner"
-	"perfsim/scenarios"
-	"perfsim/sim"
 )
 
 // cmdReplay re-runs the schedule of a replay file exactly and prints its
-// result (the same violation) and timeline.
+// result and timeline, then whether the recorded violation recurred (exit 1)
+// or not (exit 4). It refuses a file whose scenario or knobs changed since it
+// was written (exit 2) unless --force, and stops at the first decision whose
+// question is not the recorded one (exit 4).
 func cmdReplay(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("replay", "FILE [--trace-json FILE] [--perf-data DIR]", stderr)
+	fs := newFlagSet("replay", "FILE [--force] [--trace-json FILE] [--perf-data DIR]", stderr)
+	force := fs.Bool("force", false, "replay even when the scenario or its knobs changed since the file was written, or the file is too old to tell")
 	outs := addOutputFlags(fs)
 	pos, err := parseArgs(fs, args)
 	if err != nil {
@@ -35,51 +37,65 @@ func cmdReplay(args []string, stdout, stderr io.Writer) int {
 		printError(stderr, err)
 		return exitUsage
 	}
-	file, ok := rf.Get("file")
-	if !ok {
+	if rf.File == "" {
 		fmt.Fprintf(stderr, "simrun replay: %s has no \"file:\" line naming the scenario\n", pos[0])
 		return exitUsage
 	}
-	f, ok := loadScenario(replayPath(file, pos[0]), stderr)
+	f, ok := loadScenario(replayPath(rf.File, pos[0]), stderr)
 	if !ok {
 		return exitUsage
 	}
-	knobs := knobFlags{}
-	for _, k := range rf.All("kernel") {
-		if err := knobs.Set(k); err != nil {
-			fmt.Fprintf(stderr, "simrun replay: %s: kernel: %v\n", pos[0], err)
-			return exitUsage
+	rp, err := explore.Replay(f, rf, explore.ReplayOptions{Force: *force})
+	var changed *explore.ChangedError
+	if errors.As(err, &changed) {
+		fmt.Fprintf(stderr, "simrun replay: %s: not replayed:\n", changed.File)
+		for _, c := range changed.Changes {
+			fmt.Fprintf(stderr, "  %s\n", c)
 		}
+		fmt.Fprintln(stderr, "simrun replay: explore again to record this scenario, or --force to replay the file anyway")
+		return exitUsage
 	}
-	opts := runner.Options{Knobs: knobs, KeepTrace: true, StopAtViolation: true}
-	if l, ok := rf.Get("limit"); ok {
-		d, err := scenarios.ParseDuration(l)
-		if err != nil {
-			fmt.Fprintf(stderr, "simrun replay: %s: limit: %v\n", pos[0], err)
-			return exitUsage
-		}
-		opts.Limit = sim.Time(d)
-	}
-	ch := sim.NewReplay(rf.Decisions)
-	opts.Chooser = ch
-	r, res, err := runner.RunOnce(f, opts)
 	if err != nil {
 		printError(stderr, err)
 		return exitUsage
 	}
-	if v, ok := rf.Get("violation"); ok {
-		fmt.Fprintf(stdout, "replaying: %s\n", v)
+	for _, c := range rp.Changes {
+		fmt.Fprintf(stderr, "simrun replay: --force: %s\n", c)
 	}
-	res.WriteText(stdout, f)
-	fmt.Fprint(stdout, r.Timeline(60))
-	if !outs.write(r, stdout, stderr) {
+	for _, n := range rp.Notes {
+		fmt.Fprintf(stderr, "simrun replay: note: %s\n", n)
+	}
+	if rf.Violation != "" {
+		fmt.Fprintf(stdout, "replaying: %s\n", rf.Violation)
+	}
+	if d := rp.Diverged; d != nil {
+		fmt.Fprintf(stdout, "the replay diverged and stopped at decision #%d: the recorded run asked %s, this run asked %s\n", d.Decision, d.Want, d.Got)
+		if rp.Recurred {
+			fmt.Fprintf(stdout, "the recorded violation recurred before that: %s\n", rp.Signature)
+			return exitFailed
+		}
+		fmt.Fprintln(stdout, "the recorded violation did not recur: the run left the recorded schedule first")
+		return exitNotRecurred
+	}
+	rp.Result.WriteText(stdout, f)
+	fmt.Fprint(stdout, rp.Run.Timeline(60))
+	if !outs.write(rp.Run, stdout, stderr) {
 		return exitUsage
 	}
-	if ch.Mismatches > 0 {
-		fmt.Fprintf(stderr, "simrun replay: %d decisions did not fit this scenario: it changed since the file was written\n", ch.Mismatches)
-	}
-	if res.Failed {
+	switch {
+	case rp.Recurred:
+		fmt.Fprintf(stdout, "the recorded violation recurred: %s\n", rp.Signature)
 		return exitFailed
+	case rf.Signature == "" && rp.Signature != "":
+		// A format 1 file (--force) records no signature to compare.
+		fmt.Fprintf(stdout, "this run failed (%s); the file records no signature to compare it with\n", rp.Signature)
+		return exitFailed
+	case rp.Signature != "":
+		fmt.Fprintf(stdout, "the recorded violation did not recur: recorded %s, this run failed otherwise: %s\n", rf.Signature, rp.Signature)
+	case rf.Signature != "":
+		fmt.Fprintf(stdout, "the recorded violation did not recur: recorded %s, this run held\n", rf.Signature)
+	default:
+		fmt.Fprintln(stdout, "the recorded violation did not recur: this run held")
 	}
-	return exitOK
+	return exitNotRecurred
 }

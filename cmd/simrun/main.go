@@ -5,14 +5,19 @@
 //	simrun list
 //	simrun run SCENARIO [--seed N] [--kernel NAME=VALUE]... [--json FILE] [--timeline] [--script] [--perf-data DIR] [--trace-json FILE]
 //	simrun explore SCENARIO [--strategy random|rapid|sparse|bounded] [--runs N] [--seed N] [--budget N] [--focus WORDS] [--jobs N] [--time LIMIT] [--kernel NAME=VALUE]... [--json FILE] [--out FILE] [-q]
-//	simrun replay FILE [--trace-json FILE] [--perf-data DIR]
+//	simrun replay FILE [--force] [--trace-json FILE] [--perf-data DIR]
 //	simrun check FILE...
 //	simrun knobs
 //	simrun sweep [--runs N] [--budget N] [--bounded-runs N] [--jobs N] [NAME...]
 //	simrun names [actions|observables|invariants|steps|syscalls|PMUs]...
 //
 // Exit status: 0 when everything held, 1 when an outcome or an invariant failed
-// (or explore found a violation), 2 for a usage or scenario error.
+// (or explore found a violation, or replay saw the recorded violation recur),
+// 2 for a usage or scenario error (and replay's refusal of a file whose
+// scenario or knobs changed), 4 when replay did not see the recorded
+// violation recur (the run held, failed otherwise, or left the recorded
+// schedule), 130 when explore was interrupted (Ctrl-C, SIGTERM) before it
+// found a violation.
 package main
 
 import (
@@ -25,14 +30,16 @@ import (
 
 // Exit codes.
 const (
-	exitOK      = 0
-	exitFailed  = 1
-	exitUsage   = 2
-	usageString = `usage:
+	exitOK          = 0
+	exitFailed      = 1
+	exitUsage       = 2
+	exitNotRecurred = 4   // replay: the recorded violation did not recur
+	exitInterrupted = 130 // explore: interrupted before it found a violation (128+SIGINT)
+	usageString     = `usage:
   simrun list                       the built-in scenarios
   simrun run SCENARIO [flags]       one run: outcomes, invariants, replay token
   simrun explore SCENARIO [flags]   many schedules; shrink the first violation
-  simrun replay FILE                re-run a replay file exactly
+  simrun replay FILE                re-run a replay file exactly: did its violation recur?
   simrun check FILE...              parse and check scenario files
   simrun knobs                      every kernel and tool knob
   simrun sweep [NAME...]            explore every built-in on today's kernel: violations per built-in
@@ -41,6 +48,10 @@ const (
   simrun demo                       run sched-migrate-timeline with its timeline
 SCENARIO is a .sim file or the name of a built-in scenario.
 Run "simrun COMMAND -h" for the flags of a command.
+Exit status: 0 everything held; 1 an outcome or invariant failed, explore found
+a violation, or replay saw the recorded one recur; 2 a usage or scenario error,
+or replay refused a file whose scenario or knobs changed (--force); 4 replay did
+not see the recorded violation recur; 130 explore was interrupted first.
 `
 )
 

@@ -1,0 +1,185 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"perfsim/scenarios"
+)
+
+// TestCLIReplayVerdicts: replay says whether the recorded violation recurred
+// (exit 1) or not (exit 4), refuses a file whose scenario changed or that is
+// too old to tell (exit 2) unless --force, stops where the run leaves the
+// recorded questions, and names the line of a malformed file.
+func TestCLIReplayVerdicts(t *testing.T) {
+	dir := t.TempDir()
+	b, ok := scenarios.LookupBuiltin("aux-pause-resume-nmi")
+	if !ok {
+		t.Fatal("no built-in aux-pause-resume-nmi")
+	}
+	write := func(name, text string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("mine.sim", string(b.Src))
+	if out, errOut, code := cli(t, dir, "explore", "mine.sim", "--kernel", "aux-pause-guard=off", "--out", "m.replay", "-q"); code != 1 {
+		t.Fatalf("explore: exit %d\n%s\n%s", code, out, errOut)
+	}
+	rf, err := os.ReadFile(filepath.Join(dir, "m.replay"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	replay := string(rf)
+	lines := strings.Split(replay, "\n")
+	tokenLine := 0
+	for i, l := range lines {
+		if strings.HasPrefix(l, "token: ") {
+			tokenLine = i + 1
+		}
+	}
+	tok := lines[tokenLine-1]
+	write("cut.replay", strings.Replace(replay, tok, tok[:len(tok)-3], 1))
+	write("old.replay", "scenario: aux-pause-resume-nmi\nfile: mine.sim\nkernel: aux-pause-guard=off\ntoken: s1.ABYC\n")
+	write("edited.replay", strings.Replace(replay, "seed: 28", "seed: 28x", 1))
+
+	type step struct {
+		name  string
+		edit  [2]string // an edit of mine.sim before the replay
+		args  []string
+		code  int
+		out   []string
+		err   []string
+		noOut []string
+	}
+	for _, st := range []step{
+		{name: "recurs", args: []string{"replay", "m.replay"}, code: 1,
+			out: []string{"replaying: invariant pmu-pause-resume-exclusive", "the recorded violation recurred: invariant pmu-pause-resume-exclusive\n"}},
+		{name: "repeat changed", edit: [2]string{"repeat 30", "repeat 31"}, args: []string{"replay", "m.replay"}, code: 2,
+			err: []string{"simrun replay: m.replay: not replayed:\n  the scenario changed since the file was written: mine.sim hashes to sha256 ",
+				"simrun replay: explore again to record this scenario, or --force to replay the file anyway\n"},
+			noOut: []string{"replaying"}},
+		{name: "repeat changed forced", edit: [2]string{"repeat 30", "repeat 31"}, args: []string{"replay", "m.replay", "--force"}, code: 4,
+			out: []string{"the replay diverged and stopped at decision #60: the recorded run asked perf_event_exit_task_context (2 options), this run asked syscall_enter_from_user_mode (2 options)\n",
+				"the recorded violation did not recur: the run left the recorded schedule first\n"},
+			err: []string{"simrun replay: --force: the scenario changed since the file was written"}},
+		{name: "period changed forced", edit: [2]string{"period=1500", "period=1600"}, args: []string{"replay", "--force", "m.replay"}, code: 4,
+			out: []string{"the recorded violation did not recur: recorded invariant pmu-pause-resume-exclusive, this run held\n"},
+			err: []string{"simrun replay: note: the run ended after 12 decisions; the recorded run made 91\n"}},
+		{name: "token cut short", args: []string{"replay", "cut.replay"}, code: 2,
+			err: []string{"cut.replay:" + strconv.Itoa(tokenLine) + ": replay token: checksum mismatch: the token was cut short or changed\n"}},
+		{name: "malformed", args: []string{"replay", "edited.replay"}, code: 2, err: []string{`edited.replay:`, `: seed: expected a number, found "28x"`}},
+		{name: "old file", args: []string{"replay", "old.replay"}, code: 2,
+			err: []string{"simrun replay: old.replay: not replayed:\n  the file was written by an older simrun and records neither a hash of the scenario nor its knobs"}},
+		{name: "old file forced", args: []string{"replay", "old.replay", "--force"}, code: 1,
+			out: []string{"this run failed (invariant pmu-pause-resume-exclusive); the file records no signature to compare it with\n"},
+			err: []string{"simrun replay: --force: the file was written by an older simrun"}},
+	} {
+		t.Run(st.name, func(t *testing.T) {
+			text := string(b.Src)
+			if st.edit[0] != "" {
+				if !strings.Contains(text, st.edit[0]) {
+					t.Fatalf("no %q in the scenario", st.edit[0])
+				}
+				text = strings.Replace(text, st.edit[0], st.edit[1], 1)
+			}
+			write("mine.sim", text)
+			out, errOut, code := cli(t, dir, st.args...)
+			if code != st.code {
+				t.Errorf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, st.code, out, errOut)
+			}
+			for _, s := range st.out {
+				if !strings.Contains(out, s) {
+					t.Errorf("stdout lacks %q:\n%s", s, out)
+				}
+			}
+			for _, s := range st.noOut {
+				if strings.Contains(out, s) {
+					t.Errorf("stdout has %q:\n%s", s, out)
+				}
+			}
+			for _, s := range st.err {
+				if !strings.Contains(errOut, s) {
+					t.Errorf("stderr lacks %q:\n%s", s, errOut)
+				}
+			}
+		})
+	}
+}
+
+// TestCLIExploreInterrupt: SIGINT or SIGTERM during a long clean search stops
+// it: the summary of the schedules run so far is printed, --json says
+// "interrupted": true, and the exit status is 130.
+func TestCLIExploreInterrupt(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		sig   syscall.Signal
+		cause string
+	}{
+		{"SIGINT", syscall.SIGINT, "interrupt signal received"},
+		{"SIGTERM", syscall.SIGTERM, "terminated signal received"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			cmd := exec.Command(simrun, "explore", "task-work-nmi-race", "--runs", "100000000", "--jobs", "2", "--json", "x.json")
+			cmd.Dir = dir
+			var out, errb bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &out, &errb
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(time.Second)
+			if err := cmd.Process.Signal(tc.sig); err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan error, 1)
+			go func() { done <- cmd.Wait() }()
+			var err error
+			select {
+			case err = <-done:
+			case <-time.After(30 * time.Second):
+				cmd.Process.Kill()
+				t.Fatalf("still running 30s after %s\n%s\n%s", tc.name, out.String(), errb.String())
+			}
+			code := 0
+			if ee, ok := err.(*exec.ExitError); ok {
+				code = ee.ExitCode()
+			}
+			if code != 130 {
+				t.Errorf("exit %d, want 130\n%s\n%s", code, out.String(), errb.String())
+			}
+			for _, s := range []string{"explore task-work-nmi-race (builtin/task-work-nmi-race.sim): strategy random, seed 1, ",
+				"INTERRUPTED (" + tc.cause + ") after ", "verdict    positive  negative  outcome\n", "\nno violation in "} {
+				if !strings.Contains(out.String(), s) {
+					t.Errorf("stdout lacks %q:\n%s", s, out.String())
+				}
+			}
+			var js struct {
+				Schedules   int    `json:"schedules"`
+				Interrupted bool   `json:"interrupted"`
+				By          string `json:"interrupted_by"`
+				Outcomes    []struct {
+					Positive, Negative int
+				} `json:"outcomes"`
+			}
+			b, err := os.ReadFile(filepath.Join(dir, "x.json"))
+			if err != nil || json.Unmarshal(b, &js) != nil {
+				t.Fatalf("x.json: %v\n%s", err, b)
+			}
+			if !js.Interrupted || js.By != tc.cause || js.Schedules < 1 || js.Schedules >= 100000000 ||
+				len(js.Outcomes) != 5 || js.Outcomes[0].Positive+js.Outcomes[0].Negative != js.Schedules {
+				t.Errorf("x.json: %+v", js)
+			}
+		})
+	}
+}
