@@ -209,8 +209,14 @@ func (k *Kernel) ringBufferPut(buf *rb.Buffer) {
 // kernel/events/core.c: perf_mmap_close()
 func (k *Kernel) perfMmapClose(t *sched.Task, m *Mapping, pgoff uint64) {
 	e := m.ev
-	buf := e.rb
-	if buf == nil || buf != m.RB {
+	buf := e.rb // ring_buffer_get(event)
+	if buf == nil {
+		// The event lost its buffer while this VMA maps it: the close of
+		// the last mapping in another process detached the buffer a racing
+		// perf_mmap() had just attached (a lead, mmap_lock.go).
+		panicCrash("BUG: kernel NULL pointer dereference in perf_mmap_close: ring_buffer_get(event) is NULL (rb->mmap_user)")
+	}
+	if buf != m.RB {
 		// The event was redirected (SET_OUTPUT is refused while mapped), or
 		// a VMA was closed twice: neither can happen in the kernel, where
 		// vma->vm_file pins the event and munmap() detaches a VMA once.

@@ -22,6 +22,21 @@ import "perfsim/sched"
 // another process (its own mm, the same fds) can: that is where the AUX
 // area's own lock, rb->aux_mutex, matters (knob aux-mutex).
 //
+// A lead, read in today's perf_mmap_rb(): since 59741451b49c ("perf:
+// Identify the 0->1 transition for event::mmap_count", Aug 2025) the mapping
+// of a new buffer sets event->mmap_count to 1 rather than incrementing it,
+// as "there was no RB, and as such there could not have been an mmap". On
+// the "Raced against perf_mmap_close()" path there was one: a munmap() in
+// another process has taken rb->mmap_count to 0 and waits for
+// event->mmap_mutex in refcount_dec_and_mutex_lock() with event->mmap_count
+// still 1. The set loses the new mapping's count, the closer takes it to 0
+// and detaches the buffer just mapped (ring_buffer_attach(event, NULL) drops
+// its last reference while the new VMA maps it), and the new mapping's
+// munmap() finds event->rb NULL: a NULL dereference in perf_mmap_close().
+// With atomic_inc() the count went to 2 and the closer left it at 1. Threads
+// of one process cannot get there: mmap_lock puts their mmap() after the
+// closes. TestMmapVsMunmapAcrossProcesses (pmu) reaches it.
+//
 // The lock order is mmap_lock, then event->mmap_mutex, then rb->aux_mutex
 // (the lock order comment at the top of kernel/events/core.c). The model's
 // mmap_lock is not killable (mmap_write_lock_killable() returns -EINTR on a
