@@ -94,9 +94,6 @@ func (k *Kernel) ShareMM(t, owner *sched.Task) {
 	k.mm.mms[t] = k.mm.mms[owner]
 }
 
-// SameMM reports whether a and b are threads of one address space.
-func (k *Kernel) SameMM(a, b *sched.Task) bool { return k.mmOf(a) == k.mmOf(b) }
-
 // mmapWriteLock takes mm's mmap_lock for write, counting the calls that had
 // to sleep for it.
 // include/linux/mmap_lock.h: mmap_write_lock_killable()
