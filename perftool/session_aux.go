@@ -377,10 +377,19 @@ func (ss *Session) auxtraceMmapReadFull(t *sched.Task, m *SessionMmap) error {
 }
 
 // auxtraceMunmap unmaps the AUX area of ring m (after the ring itself).
+// As perfMmapMunmap, two threads may both call munmap() for one area (the
+// second finds nothing and returns 0); the pointer is cleared only if it
+// still holds the mapping this call unmapped. Like perf, the result of
+// munmap() is not looked at.
 // tools/perf/util/auxtrace.c: auxtrace_mmap__munmap()
 func (ss *Session) auxtraceMunmap(t *sched.Task, m *SessionMmap) {
-	if mm := ss.auxMmapOf(m); mm != nil && mm.Map != nil {
-		ss.K.Munmap(t, mm.Map)
+	mm := ss.auxMmapOf(m)
+	if mm == nil || mm.Map == nil {
+		return
+	}
+	mp := mm.Map
+	ss.K.Munmap(t, mp)
+	if mm.Map == mp {
 		mm.Map = nil
 	}
 }

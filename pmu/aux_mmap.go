@@ -171,6 +171,9 @@ func (k *Kernel) perfMmapCloseAux(t *sched.Task, m *Mapping, pgoff uint64) error
 	bs.auxUserExtra, bs.auxExtra = 0, 0
 	// "this has to be the last one"
 	err := buf.FreeAux(false)
+	if err == nil && !buf.HasAux() {
+		k.mm.auxFrees++ // the pages went here, not later from a writer
+	}
 	if err == nil && buf.AuxRefcount() != 0 && !old { // WARN_ON_ONCE(refcount_read(&rb->aux_refcount))
 		k.aux.stats.auxWarn++
 	}

@@ -15,7 +15,7 @@
 //	overflow, output, throttling       overflow.go, throttle.go, throttle_tick.go
 //	side-band records                  sideband.go
 //	callchains, deferred callchains    callchain.go, callchain_deferred.go
-//	mmap, munmap, VMA split            mmap.go, mmap_split.go, aux_mmap.go
+//	mmap/munmap, mmap_lock, VMA split  mmap.go, mmap_lock.go, mmap_split.go, aux_mmap.go
 //	AUX pause/resume, AUX sampling     aux_core.go, aux_sample*.go
 //	wakeups, pending irq_work          event.go
 //	software PMUs (cpu-clock, ...)     pmu_sw.go

@@ -38,6 +38,7 @@ type Kernel struct {
 
 	stats                                         stats
 	mmapStats                                     mmapStats
+	mm                                            mmState // each task's mm and mmap_lock (mmap_lock.go)
 	scratch                                       *cpu.PerCPU[sampleScratch]
 	tickSeq                                       *cpu.PerCPU[tickSeq]
 	unthrottle                                    []*cpu.Timer

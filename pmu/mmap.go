@@ -34,10 +34,15 @@ func (k *Kernel) Mmap(t *sched.Task, fd int, pgoff uint64, length uint64, prot P
 }
 
 func (k *Kernel) perfMmap(t *sched.Task, fd int, pgoff, length uint64, prot Prot) (*Mapping, error) {
-	e, err := k.lookup(t, fd)
+	e, err := k.lookup(t, fd) // ksys_mmap_pgoff(): fget(fd)
 	if err != nil {
 		return nil, err
 	}
+	// vm_mmap_pgoff(): mmap_write_lock_killable(mm); do_mmap() ->
+	// mmap_region() -> perf_mmap() runs under it (mmap_lock.go).
+	mm := k.mmOf(t)
+	k.mmapWriteLock(t, mm)
+	defer k.S.UpWrite(t, &mm.mmapLock)
 	// "Don't allow mmap() of inherited per-task counters. This would create
 	// a performance issue due to all children writing to the same rb."
 	if e.cpu == -1 && e.Attr.Inherit {
@@ -199,16 +204,25 @@ func (k *Kernel) ringBufferPut(buf *rb.Buffer) {
 }
 
 // perfMmapClose is vm_ops->close for the piece of m at pgoff (the whole
-// mapping unless a partial munmap split it, mmap_split.go).
+// mapping unless a partial munmap split it, mmap_split.go), called once per
+// VMA: munmap() detached it from its mm under mmap_lock (mmap_lock.go).
 // kernel/events/core.c: perf_mmap_close()
-func (k *Kernel) perfMmapClose(t *sched.Task, m *Mapping, pgoff uint64) error {
+func (k *Kernel) perfMmapClose(t *sched.Task, m *Mapping, pgoff uint64) {
 	e := m.ev
-	buf := e.rb
-	if buf == nil || buf != m.RB {
-		// The event was redirected (SET_OUTPUT is refused while mapped), so
-		// this cannot happen in the kernel: vma->vm_file pins the event.
+	buf := e.rb // ring_buffer_get(event)
+	if buf == nil {
+		// The event lost its buffer while this VMA maps it: the close of
+		// the last mapping in another process detached the buffer a racing
+		// perf_mmap() had just attached (a lead, mmap_lock.go).
+		panicCrash("BUG: kernel NULL pointer dereference in perf_mmap_close: ring_buffer_get(event) is NULL (rb->mmap_user)")
+	}
+	if buf != m.RB {
+		// The event was redirected (SET_OUTPUT is refused while mapped), or
+		// a VMA was closed twice: neither can happen in the kernel, where
+		// vma->vm_file pins the event and munmap() detaches a VMA once.
 		panicCrash("perf_mmap_close: event->rb is not the mapped buffer")
 	}
+	k.mm.closes++
 	if m.Aux {
 		buf.AuxMapped(false) // unmap_region() zapped the pages before ->close
 		t.Step("perf_mmap_close:aux-unmapped")
@@ -228,17 +242,18 @@ func (k *Kernel) perfMmapClose(t *sched.Task, m *Mapping, pgoff uint64) error {
 		}
 		k.ringBufferPut(buf)
 		k.fput(e)
-		return nil
+		return
 	}
 	k.S.MutexLock(t, &e.mmapMutex)
 	if e.mmapCount--; e.mmapCount > 0 {
 		k.S.MutexUnlock(t, &e.mmapMutex)
 		k.ringBufferPut(buf)
 		k.fput(e)
-		return nil
+		return
 	}
 	// event->mmap_count hit zero: detach it (ring_buffer_attach(event, NULL)).
 	k.ringBufferAttach(e, nil)
+	k.mm.detaches++
 	k.S.MutexUnlock(t, &e.mmapMutex)
 	t.Step("perf_mmap_close:detached")
 	if detachRest {
@@ -256,5 +271,4 @@ func (k *Kernel) perfMmapClose(t *sched.Task, m *Mapping, pgoff uint64) error {
 	}
 	k.ringBufferPut(buf) // could be last
 	k.fput(e)
-	return nil
 }

@@ -37,7 +37,7 @@ func init() {
 		func(k *Kernel) int64 { return int64(k.mmapStats.splits) })
 }
 
-// Munmap unmaps a mapping made by Mmap, every piece of it.
+// Munmap unmaps a mapping made by Mmap, every piece of it that is left.
 // mm/vma.c: do_vmi_munmap() -> remove_vma() -> vm_ops->close
 func (k *Kernel) Munmap(t *sched.Task, m *Mapping) (err error) {
 	if m == nil {
@@ -46,12 +46,20 @@ func (k *Kernel) Munmap(t *sched.Task, m *Mapping) (err error) {
 	return k.MunmapRange(t, m, 0, m.Length)
 }
 
-// MunmapRange unmaps length bytes at offset off of mapping m: munmap() of
-// part of it splits the VMA first, at the range's start and then its end
+// MunmapRange unmaps length bytes at offset off of mapping m, in the
+// kernel's order (mmap_lock.go): under mmap_lock held for write, the VMAs the
+// range cuts are split, first at the range's start and then at its end
 // (__split_vma(..., new_below = 1): vm_ops->may_split, then vm_ops->open on
-// the new VMA, which is the lower piece and keeps the old vm_pgoff), then
-// closes the pieces in the range.
-// mm/vma.c: vms_gather_munmap_vmas()
+// the new VMA, which is the lower piece and keeps the old vm_pgoff), and the
+// pieces in the range are detached from the mapping; then, the lock
+// downgraded to read, each detached piece is closed. A range with no piece
+// of m left in it (another munmap() took them) is not an error: 0, nothing
+// closed.
+//
+// The model names a VMA by its Mapping, so the mm whose lock is taken is
+// the one m was mapped into: t stands for a thread of that process (in the
+// kernel a task reaches only current->mm's VMAs).
+// mm/mmap.c: __vm_munmap(); mm/vma.c: do_vmi_munmap()
 func (k *Kernel) MunmapRange(t *sched.Task, m *Mapping, off, length uint64) (err error) {
 	k.S.Syscall(t, "munmap", func(t *sched.Task) {
 		err = k.munmapRange(t, m, off, length)
@@ -60,8 +68,39 @@ func (k *Kernel) MunmapRange(t *sched.Task, m *Mapping, off, length uint64) (err
 }
 
 func (k *Kernel) munmapRange(t *sched.Task, m *Mapping, off, length uint64) error {
-	if m == nil || m.unmap || off%PageSize != 0 || length == 0 || off+length > m.Length {
+	// do_vmi_munmap(): an unaligned start or an empty range (the model has
+	// no addresses outside its mappings: a range past m's end is refused too)
+	if m == nil || m.ev == nil || off%PageSize != 0 || length == 0 || off+length > m.Length {
 		return uapi.EINVAL
+	}
+	mm := k.mmOf(m.task)
+	k.mmapWriteLock(t, mm) // __vm_munmap(): mmap_write_lock_killable(mm)
+	pieces, err := k.munmapGather(m, off, length)
+	if err != nil || len(pieces) == 0 {
+		if err == nil {
+			k.mm.empty++ // vma_find() found nothing in [start, end): return 0
+		}
+		k.S.UpWrite(t, &mm.mmapLock)
+		return err
+	}
+	// vms_complete_munmap_vmas(): mmap_write_downgrade(), then remove_vma()
+	// of each detached VMA: no other munmap() or mmap() of this mm runs
+	// until the closes are done, and none would find these VMAs.
+	k.S.DowngradeWrite(t, &mm.mmapLock)
+	for _, v := range pieces {
+		k.perfMmapClose(t, m, v.pgoff) // remove_vma() -> vma->vm_ops->close
+	}
+	k.S.UpRead(t, &mm.mmapLock)
+	return nil
+}
+
+// munmapGather splits the pieces of m the range [off, off+length) cuts and
+// detaches those inside it from the mapping (what is left stays in m.vmas),
+// returning them. The caller holds mmap_lock for write.
+// mm/vma.c: vms_gather_munmap_vmas(), then vma_iter_clear_gfp() ("Point of no return")
+func (k *Kernel) munmapGather(m *Mapping, off, length uint64) ([]vmaPiece, error) {
+	if m.unmap {
+		return nil, nil // every piece is gone already
 	}
 	if m.vmas == nil {
 		m.vmas = []vmaPiece{{m.Pgoff, m.Length / PageSize}}
@@ -75,7 +114,7 @@ func (k *Kernel) munmapRange(t *sched.Task, m *Mapping, off, length uint64) erro
 				continue
 			}
 			if !k.KnobIs("vma-split", "pre-b024d7b56c77") {
-				return uapi.EINVAL // perf_mmap_may_split()
+				return nil, uapi.EINVAL // perf_mmap_may_split()
 			}
 			k.mmapStats.splits++
 			m.vmas[i].pages = at - v.pgoff
@@ -84,19 +123,17 @@ func (k *Kernel) munmapRange(t *sched.Task, m *Mapping, off, length uint64) erro
 			break
 		}
 	}
-	var keep []vmaPiece
+	var keep, gone []vmaPiece
 	for _, v := range m.vmas {
 		if v.pgoff >= lo && v.pgoff+v.pages <= hi {
-			if err := k.perfMmapClose(t, m, v.pgoff); err != nil {
-				return err
-			}
+			gone = append(gone, v)
 			continue
 		}
 		keep = append(keep, v)
 	}
 	m.vmas = keep
 	m.unmap = len(keep) == 0
-	return nil
+	return gone, nil
 }
 
 // perfMmapOpen is vm_ops->open for the new piece of a split mapping, at pgoff:

@@ -12,6 +12,18 @@ func (s *Sched) enqueue(i int, t *Task) {
 	s.rq[i] = append(s.rq[i], t)
 }
 
+// queued reports whether t is on some run queue.
+func (s *Sched) queued(t *Task) bool {
+	for _, q := range s.rq {
+		for _, x := range q {
+			if x == t {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // dequeue removes t from CPU i's run queue if it is there.
 func (s *Sched) dequeue(i int, t *Task) bool {
 	q := s.rq[i]
@@ -66,7 +78,9 @@ func (s *Sched) schedule(prev *cpu.Thread) {
 	c.Step("__schedule:irqs-off")
 	s.needResched[c.ID] = false
 	pt := TaskOf(prev)
-	if pt != nil && pt.State == Runnable && pt.migrateTo < 0 {
+	// A task going to sleep that was woken at the step point above is on a
+	// run queue already (Wake enqueued it): once only (ttwu_runnable()).
+	if pt != nil && pt.State == Runnable && pt.migrateTo < 0 && !s.queued(pt) {
 		s.enqueue(c.ID, pt)
 	}
 	next := s.pickNext(c)
