@@ -326,9 +326,18 @@ func (p *PMU) resetOffsets(buf *ptBuffer, head uint64) {
 // resetMarkers is pt_buffer_reset_markers(): STOP (with INT) where the free
 // space ends, INT at the wakeup point or one page before STOP, both counted in
 // pages as the driver does. A transaction that cannot reach the end of the
-// current output region fails TRUNCATED.
+// current output region fails TRUNCATED. Today the page count drops the carry
+// of head's and the size's in-page offsets; knob pt-reset-markers=proposed
+// counts the pages from head's page to the one holding the room's end.
 // arch/x86/events/intel/pt.c: pt_buffer_reset_markers()
 func (p *PMU) resetMarkers(pt *ptCtx, buf *ptBuffer) bool {
+	return resetMarkers(pt, buf, p.knob("pt-reset-markers") == "proposed")
+}
+
+// resetMarkers is pt_buffer_reset_markers() as today's code (proposed false)
+// or the proposed fix (docs/upstream/pt-reset-markers-carry.md) counts pages.
+// arch/x86/events/intel/pt.c: pt_buffer_reset_markers()
+func resetMarkers(pt *ptCtx, buf *ptBuffer, proposed bool) bool {
 	h := &pt.handle
 	off := buf.hwPos % buf.region // buf->output_off
 	// "can't stop in the middle of an output region"
@@ -336,11 +345,17 @@ func (p *PMU) resetMarkers(pt *ptCtx, buf *ptBuffer) bool {
 		rb.AuxOutputFlag(h, uapi.PERF_AUX_FLAG_TRUNCATED)
 		return false
 	}
-	// "how many pages till the STOP marker"
-	npages := h.Size / rb.PageSize
-	// "if it's on a page boundary, fill up one more page"
-	if (h.Head+h.Size+1)%rb.PageSize == 0 {
-		npages++
+	var npages uint64
+	if proposed {
+		// npages = (offset_in_page(head) + handle->size + 1) >> PAGE_SHIFT;
+		npages = (h.Head%rb.PageSize + h.Size + 1) / rb.PageSize
+	} else {
+		// "how many pages till the STOP marker"
+		npages = h.Size / rb.PageSize
+		// "if it's on a page boundary, fill up one more page"
+		if (h.Head+h.Size+1)%rb.PageSize == 0 {
+			npages++
+		}
 	}
 	stopPage := h.Head/rb.PageSize + npages
 	buf.stopPos = buf.markerAt(stopPage)
@@ -591,6 +606,15 @@ var Knobs = []sim.KnobSpec{{
 	Help: "pt_update_head(): today `if (base < old || (base == old && wrapped)) base += size`; before: `if (base < old)`, so a buffer that fills " +
 		"from empty to full before the head is read reports size 0 (PERF_RECORD_AUX TRUNCATED with size 0)",
 	Source:  "5b590160d2cf perf/x86/intel/pt: Fix buffer full but size is 0 case",
+	Package: "pmu/pt",
+}, {
+	Name:   "pt-reset-markers",
+	Values: []string{"today", "proposed"},
+	Help: "pt_buffer_reset_markers(): today `npages = handle->size >> PAGE_SHIFT; if (!offset_in_page(head + handle->size + 1)) npages++;`, which drops the carry " +
+		"of head's and the size's in-page offsets: when the room perf_aux_output_begin() found is under a page and crosses a page boundary, STOP lands on the " +
+		"ToPA entry before the one being written, a lap away, and the hardware overwrites trace the reader has not read; proposed: " +
+		"`npages = (offset_in_page(head) + handle->size + 1) >> PAGE_SHIFT;`, the pages from head's to the one holding the room's end",
+	Source:  "proposed: docs/upstream/pt-reset-markers-carry.md (the page count as in pt.c since the driver was merged, v4.1; read at linux-next 2026954a57ed, v6.19-rc)",
 	Package: "pmu/pt",
 }}
 
