@@ -53,16 +53,21 @@ func wantThrottleLeftOpen(t *testing.T, what string, res *runner.Result) {
 	if len(got) != 2 || !strings.HasSuffix(got["aux-bytes-accounted"], cause) || !strings.HasSuffix(got["aux-pages-lifetime"], cause) {
 		t.Errorf("%s: want aux-bytes-accounted and aux-pages-lifetime, both %s; got %v", what, cause, res.Violations)
 	}
-	if res.Observables["throttles"] == 0 || res.Observables["aux.warn"] != 1 {
-		t.Errorf("%s: want a throttle and one AUX WARN, got throttles=%d aux.warn=%d", what, res.Observables["throttles"], res.Observables["aux.warn"])
+	o := res.Observables
+	if o["throttles"] == 0 || o["aux.warn"] != 1 || o["perf.aux_bytes"] >= o["pt.produced"] {
+		t.Errorf("%s: want a throttle, one AUX WARN and trace perf.data lacks; got throttles=%d aux.warn=%d perf.aux_bytes=%d pt.produced=%d",
+			what, o["throttles"], o["aux.warn"], o["perf.aux_bytes"], o["pt.produced"])
 	}
 }
 
-// wantClean checks a run with no violation and no AUX WARN.
+// wantClean checks a run with no violation, no AUX WARN, no -EBUSY from
+// pt_event_add() and every traced byte in perf.data.
 func wantClean(t *testing.T, what string, res *runner.Result) {
 	t.Helper()
-	if res.Failed || len(res.Violations) != 0 || res.Observables["aux.warn"] != 0 {
-		t.Errorf("%s: want a clean run, got failed=%v aux.warn=%d %v", what, res.Failed, res.Observables["aux.warn"], res.Violations)
+	o := res.Observables
+	if res.Failed || len(res.Violations) != 0 || o["aux.warn"] != 0 || o["pt.add-ebusy"] != 0 || o["perf.aux_bytes"] != o["pt.produced"] {
+		t.Errorf("%s: want a clean run, got failed=%v aux.warn=%d pt.add-ebusy=%d perf.aux_bytes=%d pt.produced=%d %v",
+			what, res.Failed, o["aux.warn"], o["pt.add-ebusy"], o["perf.aux_bytes"], o["pt.produced"], res.Violations)
 	}
 }
 
@@ -76,6 +81,9 @@ func TestPtThrottleGroupBuiltin(t *testing.T) {
 		t.Errorf("today: the built-in states the bug as its outcome, yet it failed: %v", today.Violations)
 	}
 	wantThrottleLeftOpen(t, "today", today)
+	if today.Observables["pt.add-ebusy"] == 0 {
+		t.Errorf("today: want pt_event_add() to fail -EBUSY after the throttle")
+	}
 	proposed := runBuiltin(t, "pt-throttle-group", nil, map[string]string{"aux-throttle": "proposed"})
 	wantClean(t, "proposed", proposed)
 	if a, b := today.Observables["perf.aux_bytes"], proposed.Observables["perf.aux_bytes"]; a >= b {

@@ -70,6 +70,7 @@ type PMU struct {
 	CopiedWhileTracing  uint64 // snapshot copies made while the hardware wrote
 	PMIs, PauseCalls    uint64
 	ResumeCalls, Starts uint64
+	AddBusy             uint64 // pt_event_add() calls that failed -EBUSY (pt->handle.event still set)
 }
 
 // New builds the PMU on k: rate bytes/us, output regions of region bytes.
@@ -156,6 +157,7 @@ func (p *PMU) SnapshotAux(*cpu.CPU, *pmu.Event, int) int { return 0 }
 func (p *PMU) Add(c *cpu.CPU, e *pmu.Event, flags int) error {
 	pt := &p.cpus[c.ID]
 	if pt.handle.Event != nil {
+		p.AddBusy++
 		return uapi.EBUSY
 	}
 	if flags&pmu.PERF_EF_START != 0 {
@@ -671,6 +673,31 @@ func init() {
 			return NewWithSkid(k, rate, region, caps, skid), nil
 		},
 	})
+}
+
+// ptOf returns k's intel_pt PMU, or nil.
+func ptOf(k *pmu.Kernel) *PMU {
+	for _, p := range k.PMUs() {
+		if pt, ok := p.(*PMU); ok {
+			return pt
+		}
+	}
+	return nil
+}
+
+// The driver's kernel observables (0 without an intel_pt PMU).
+func init() {
+	stat := func(name, help string, get func(p *PMU) int64) {
+		pmu.RegisterObservable(name, help, func(k *pmu.Kernel) int64 {
+			if p := ptOf(k); p != nil {
+				return get(p)
+			}
+			return 0
+		})
+	}
+	stat("pt.produced", "trace bytes the Intel PT hardware wrote into AUX areas", func(p *PMU) int64 { return int64(p.Produced) })
+	stat("pt.add-ebusy", "pt_event_add() calls that failed -EBUSY: pt->handle.event still set (a transaction left open)",
+		func(p *PMU) int64 { return int64(p.AddBusy) })
 }
 
 var capWords = map[string]uint32{

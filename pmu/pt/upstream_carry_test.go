@@ -10,11 +10,13 @@ import (
 // TestResetMarkersCarryBuiltin runs the shipped built-in pt-reset-markers-carry
 // (docs/upstream/pt-reset-markers-carry.md) as `simrun run` does. Today
 // pt_buffer_reset_markers() puts STOP a lap behind the hardware: it writes
-// [45568, 47000), past aux_tail + 32K = 45568 (aux-no-overwrite-unread), and
+// [45568, 46992), past aux_tail + 32K = 45568 (aux-no-overwrite-unread), and
 // perf copies only 1424 bytes after the 12800 it read first, a whole buffer
-// (32768 bytes) short of the 47000 the task traced, with no TRUNCATED record.
+// (32768 bytes) short of the 46992 the hardware wrote in the task's 47us of user
+// time, with no TRUNCATED record.
 // With pt-reset-markers=proposed the hardware stops at 45056, the record says
-// TRUNCATED, perf keeps 45056 bytes and no invariant breaks.
+// TRUNCATED, perf keeps all 45056 bytes the hardware wrote and no invariant
+// breaks.
 func TestResetMarkersCarryBuiltin(t *testing.T) {
 	f, err := runner.Open("pt-reset-markers-carry")
 	if err != nil {
@@ -38,9 +40,9 @@ func TestResetMarkersCarryBuiltin(t *testing.T) {
 		t.Errorf("today: want aux-no-overwrite-unread over [0xb200, 0xb790) alone, got %v", res.Violations)
 	}
 	o := res.Observables
-	if o["task.app.computed"] != 47000 || o["perf.aux_bytes"] != 12800+1424 || o["aux.truncated"] != 0 {
-		t.Errorf("today: want 47000 bytes traced, 14224 in perf.data, no TRUNCATED; got %d, %d, %d",
-			o["task.app.computed"], o["perf.aux_bytes"], o["aux.truncated"])
+	if o["pt.produced"] != 46992 || o["perf.aux_bytes"] != 12800+1424 || o["aux.truncated"] != 0 {
+		t.Errorf("today: want 46992 bytes traced, 14224 in perf.data, no TRUNCATED; got %d, %d, %d",
+			o["pt.produced"], o["perf.aux_bytes"], o["aux.truncated"])
 	}
 
 	res = run("proposed")
@@ -48,7 +50,8 @@ func TestResetMarkersCarryBuiltin(t *testing.T) {
 		t.Errorf("proposed: want a clean run, got failed=%v %v", res.Failed, res.Violations)
 	}
 	o = res.Observables
-	if o["perf.aux_bytes"] != 45056 || o["aux.truncated"] == 0 {
-		t.Errorf("proposed: want 45056 bytes in perf.data and a TRUNCATED record; got %d, %d", o["perf.aux_bytes"], o["aux.truncated"])
+	if o["pt.produced"] != 45056 || o["perf.aux_bytes"] != 45056 || o["aux.truncated"] == 0 {
+		t.Errorf("proposed: want 45056 bytes traced, all in perf.data, and a TRUNCATED record; got %d, %d, %d",
+			o["pt.produced"], o["perf.aux_bytes"], o["aux.truncated"])
 	}
 }
