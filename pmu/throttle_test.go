@@ -283,3 +283,46 @@ func TestAuxOutputBeginNoBuffer(t *testing.T) {
 		}
 	})
 }
+
+// fakeAuxPMU is fakePMU with setup_aux (has_aux()), as intel_pt and cs_etm.
+type fakeAuxPMU struct{ fakePMU }
+
+func (p *fakeAuxPMU) HasAux() bool { return true }
+
+// TestPerfEventThrottleAuxFlags: perf_event_throttle() stops every member
+// with flags 0 today, the AUX leader included (pt_event_stop() then leaves its
+// transaction open); with aux-throttle=proposed the AUX leader alone gets
+// PERF_EF_UPDATE (4), the counters keep 0, and each AUX stop is logged in the
+// buffer's invariant log with its flags.
+func TestPerfEventThrottleAuxFlags(t *testing.T) {
+	for _, tc := range []struct {
+		knob  string
+		calls []string
+		flags uint64
+	}{
+		{"today", []string{"stop 40 0", "stop 41 0"}, 0},
+		{"proposed", []string{"stop 40 4", "stop 41 0"}, PERF_EF_UPDATE},
+	} {
+		t.Run(tc.knob, func(t *testing.T) {
+			runThrottleRig(t, func(r *throttleRig) {
+				r.k.Opts.Knobs.Extra = map[string]string{"aux-throttle": tc.knob}
+				var logged []rb.TraceEvent
+				r.buf.Tracer = func(e rb.TraceEvent) {
+					if e.Kind == rb.TraceAuxThrottleStop {
+						logged = append(logged, e)
+					}
+				}
+				l := r.event(&fakeAuxPMU{*r.pmu(8, 0)}, 40, nil, StateActive)
+				s := r.event(r.pmu(4, 0), 41, l, StateActive)
+				r.k.perfEventThrottleGroup(r.c, s)
+				if diff := cmp.Diff(tc.calls, r.log); diff != "" {
+					t.Errorf("driver calls (-want +got):\n%s", diff)
+				}
+				want := []rb.TraceEvent{{Kind: rb.TraceAuxThrottleStop, Pos: 40, Value: tc.flags}}
+				if diff := cmp.Diff(want, logged); diff != "" {
+					t.Errorf("logged AUX throttle stops (-want +got):\n%s", diff)
+				}
+			})
+		})
+	}
+}

@@ -28,7 +28,8 @@ func (rb *Buffer) AuxMapped(mapped bool) {
 var auxLifetimeInvariant = Invariant{"aux-pages-lifetime",
 	"the AUX pages are freed only when no user mapping maps them and always once the last one goes, a mapping is made only of pages that exist, and rb_alloc_aux() never replaces a live area",
 	"a mapping left on freed AUX pages is a use after free, and a second allocation leaks the first (2ab9d830262c: AUX buffer serialization, knob aux-mutex; CVE-2024-46713); " +
-		"pages left after the last unmap leak with their locked_vm charge (b024d7b56c77: a split mapping, knob vma-split)"}
+		"pages left after the last unmap leak with their locked_vm charge (b024d7b56c77: a split mapping, knob vma-split; " +
+		"today an AUX transaction a group throttle left open keeps them: docs/upstream/pt-throttle-group.md, knob aux-throttle)"}
 
 // auxLifetimeCheck is the aux-pages-lifetime part of auxCheck.
 func auxLifetimeCheck(log []TraceEvent, f Final, bad func(name, format string, args ...any), at *int) {
@@ -66,6 +67,11 @@ func auxLifetimeCheck(log []TraceEvent, f Final, bad func(name, format string, a
 	// munmap off between the unmap and the free.
 	if live && maps == 0 && lastUnmap >= 0 && f.Quiet {
 		*at = lastUnmap
+		if auxLeftOpenByThrottle(log) >= 0 {
+			bad("aux-pages-lifetime", "the AUX pages outlived the last mapping of them (a leak): an AUX writer still holds aux_refcount, so perf_mmap_close() did not free them%s",
+				throttleOpenCause)
+			return
+		}
 		bad("aux-pages-lifetime", "the AUX pages outlived the last mapping of them (a leak): aux_mmap_count never reached 0, or an AUX writer still holds aux_refcount, so perf_mmap_close() did not free them")
 	}
 }

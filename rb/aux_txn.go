@@ -17,6 +17,12 @@ const TraceAuxBegin TraceKind = 96
 // passes.
 const TraceAuxHWEnable TraceKind = 97
 
+// TraceAuxThrottleStop: perf_event_throttle() stopped the AUX event with id
+// Pos with pmu->stop() flags Value. Without PERF_EF_UPDATE (today's core, knob
+// aux-throttle) an intel_pt or cs_etm driver marks the event stopped but
+// leaves its AUX transaction open, and no later stop ends it.
+const TraceAuxThrottleStop TraceKind = 100
+
 // AuxHWEnable logs that the PMU enabled trace output into this AUX area at
 // free-running position pos (for aux-write-in-transaction).
 func (rb *Buffer) AuxHWEnable(pos uint64) { rb.trace(TraceEvent{Kind: TraceAuxHWEnable, Pos: pos}) }
@@ -51,3 +57,31 @@ func auxTxnCheck(log []TraceEvent, bad func(name, format string, args ...any), a
 }
 
 func init() { Invariants = append(Invariants, auxTxnInvariant) }
+
+// throttleOpenCause is what the AUX invariants add to a violation that an AUX
+// transaction left open by a throttle stop explains (auxLeftOpenByThrottle).
+const throttleOpenCause = " (an AUX transaction left open by a throttle stop without PERF_EF_UPDATE: docs/upstream/pt-throttle-group.md)"
+
+// auxLeftOpenByThrottle returns the log index of the TraceAuxBegin of the AUX
+// transaction that was open when perf_event_throttle() stopped the AUX event
+// without PERF_EF_UPDATE and that no perf_aux_output_end() closed afterwards,
+// or -1. Such a transaction keeps rb->aux_nest and an aux_refcount for good.
+func auxLeftOpenByThrottle(log []TraceEvent) int {
+	begin, left := -1, -1
+	for i := range log {
+		switch e := &log[i]; e.Kind {
+		case TraceAuxBegin:
+			begin = i
+		case TraceAuxCommit:
+			begin, left = -1, -1
+		case TraceAuxThrottleStop:
+			if e.Value&perfEFUpdate == 0 && begin >= 0 {
+				left = begin
+			}
+		}
+	}
+	return left
+}
+
+// perfEFUpdate is PERF_EF_UPDATE (include/linux/perf_event.h).
+const perfEFUpdate = 0x04

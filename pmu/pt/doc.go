@@ -1,5 +1,6 @@
-// Package pt models the Intel PT PMU driver (arch/x86/events/intel/pt.c, v6.17)
-// on the perf core of package pmu and the AUX area of package rb.
+// Package pt models the Intel PT PMU driver (arch/x86/events/intel/pt.c, v6.17;
+// the start, stop and marker code read again at linux-next 2026954a57ed,
+// 6.19-rc) on the perf core of package pmu and the AUX area of package rb.
 //
 // The hardware produces trace bytes while tracing is enabled (RTIT_CTL.TraceEn)
 // and the CPU runs in a traced mode (attr exclude_user/exclude_kernel), at a
@@ -14,12 +15,14 @@
 //
 // Default behaviour is today's upstream. Knobs select the code before three
 // fixes: pt-pause-resume (08c7454ceb94), pt-snapshot-stop (d92792a4b26e),
-// pt-wrapped (5b590160d2cf).
+// pt-wrapped (5b590160d2cf); and one proposed fix: pt-reset-markers.
 //
 // The STOP and INT markers are placed as pt_buffer_reset_markers() counts
 // them, in pages. That count can fall a page short into the region being
 // written, putting both markers behind the hardware (TestResetMarkers
-// "carry", TestStopMarkerBehindOverwritesUnread): a lead for upstream.
+// "carry", TestStopMarkerBehindOverwritesUnread, the built-in
+// pt-reset-markers-carry): an upstream bug, reported with a proposed patch
+// in docs/upstream/pt-reset-markers-carry.md (knob pt-reset-markers=proposed).
 //
 // Not modelled: address filters, so no pt_config() runs with the group's
 // counters live (only __perf_event_stop()'s restart for a filter change does

@@ -70,6 +70,7 @@ type PMU struct {
 	CopiedWhileTracing  uint64 // snapshot copies made while the hardware wrote
 	PMIs, PauseCalls    uint64
 	ResumeCalls, Starts uint64
+	AddBusy             uint64 // pt_event_add() calls that failed -EBUSY (pt->handle.event still set)
 }
 
 // New builds the PMU on k: rate bytes/us, output regions of region bytes.
@@ -156,6 +157,7 @@ func (p *PMU) SnapshotAux(*cpu.CPU, *pmu.Event, int) int { return 0 }
 func (p *PMU) Add(c *cpu.CPU, e *pmu.Event, flags int) error {
 	pt := &p.cpus[c.ID]
 	if pt.handle.Event != nil {
+		p.AddBusy++
 		return uapi.EBUSY
 	}
 	if flags&pmu.PERF_EF_START != 0 {
@@ -326,9 +328,18 @@ func (p *PMU) resetOffsets(buf *ptBuffer, head uint64) {
 // resetMarkers is pt_buffer_reset_markers(): STOP (with INT) where the free
 // space ends, INT at the wakeup point or one page before STOP, both counted in
 // pages as the driver does. A transaction that cannot reach the end of the
-// current output region fails TRUNCATED.
+// current output region fails TRUNCATED. Today the page count drops the carry
+// of head's and the size's in-page offsets; knob pt-reset-markers=proposed
+// counts the pages from head's page to the one holding the room's end.
 // arch/x86/events/intel/pt.c: pt_buffer_reset_markers()
 func (p *PMU) resetMarkers(pt *ptCtx, buf *ptBuffer) bool {
+	return resetMarkers(pt, buf, p.knob("pt-reset-markers") == "proposed")
+}
+
+// resetMarkers is pt_buffer_reset_markers() as today's code (proposed false)
+// or the proposed fix (docs/upstream/pt-reset-markers-carry.md) counts pages.
+// arch/x86/events/intel/pt.c: pt_buffer_reset_markers()
+func resetMarkers(pt *ptCtx, buf *ptBuffer, proposed bool) bool {
 	h := &pt.handle
 	off := buf.hwPos % buf.region // buf->output_off
 	// "can't stop in the middle of an output region"
@@ -336,11 +347,17 @@ func (p *PMU) resetMarkers(pt *ptCtx, buf *ptBuffer) bool {
 		rb.AuxOutputFlag(h, uapi.PERF_AUX_FLAG_TRUNCATED)
 		return false
 	}
-	// "how many pages till the STOP marker"
-	npages := h.Size / rb.PageSize
-	// "if it's on a page boundary, fill up one more page"
-	if (h.Head+h.Size+1)%rb.PageSize == 0 {
-		npages++
+	var npages uint64
+	if proposed {
+		// npages = (offset_in_page(head) + handle->size + 1) >> PAGE_SHIFT;
+		npages = (h.Head%rb.PageSize + h.Size + 1) / rb.PageSize
+	} else {
+		// "how many pages till the STOP marker"
+		npages = h.Size / rb.PageSize
+		// "if it's on a page boundary, fill up one more page"
+		if (h.Head+h.Size+1)%rb.PageSize == 0 {
+			npages++
+		}
 	}
 	stopPage := h.Head/rb.PageSize + npages
 	buf.stopPos = buf.markerAt(stopPage)
@@ -592,6 +609,15 @@ var Knobs = []sim.KnobSpec{{
 		"from empty to full before the head is read reports size 0 (PERF_RECORD_AUX TRUNCATED with size 0)",
 	Source:  "5b590160d2cf perf/x86/intel/pt: Fix buffer full but size is 0 case",
 	Package: "pmu/pt",
+}, {
+	Name:   "pt-reset-markers",
+	Values: []string{"today", "proposed"},
+	Help: "pt_buffer_reset_markers(): today `npages = handle->size >> PAGE_SHIFT; if (!offset_in_page(head + handle->size + 1)) npages++;`, which drops the carry " +
+		"of head's and the size's in-page offsets: when the room perf_aux_output_begin() found is under a page and crosses a page boundary, STOP lands on the " +
+		"ToPA entry before the one being written, a lap away, and the hardware overwrites trace the reader has not read; proposed: " +
+		"`npages = (offset_in_page(head) + handle->size + 1) >> PAGE_SHIFT;`, the pages from head's to the one holding the room's end",
+	Source:  "proposed: docs/upstream/pt-reset-markers-carry.md (the page count as in pt.c since the driver was merged, v4.1; read at linux-next 2026954a57ed, v6.19-rc)",
+	Package: "pmu/pt",
 }}
 
 var stepPoints = []string{
@@ -647,6 +673,31 @@ func init() {
 			return NewWithSkid(k, rate, region, caps, skid), nil
 		},
 	})
+}
+
+// ptOf returns k's intel_pt PMU, or nil.
+func ptOf(k *pmu.Kernel) *PMU {
+	for _, p := range k.PMUs() {
+		if pt, ok := p.(*PMU); ok {
+			return pt
+		}
+	}
+	return nil
+}
+
+// The driver's kernel observables (0 without an intel_pt PMU).
+func init() {
+	stat := func(name, help string, get func(p *PMU) int64) {
+		pmu.RegisterObservable(name, help, func(k *pmu.Kernel) int64 {
+			if p := ptOf(k); p != nil {
+				return get(p)
+			}
+			return 0
+		})
+	}
+	stat("pt.produced", "trace bytes the Intel PT hardware wrote into AUX areas", func(p *PMU) int64 { return int64(p.Produced) })
+	stat("pt.add-ebusy", "pt_event_add() calls that failed -EBUSY: pt->handle.event still set (a transaction left open)",
+		func(p *PMU) int64 { return int64(p.AddBusy) })
 }
 
 var capWords = map[string]uint32{
