@@ -747,6 +747,10 @@ func (ss *Session) process() {
 
 // Script writes `perf script` output of what the session recorded.
 func (ss *Session) Script(w io.Writer) error {
+	if ss.Data.Dropped {
+		return fmt.Errorf("perf script: the perf.data is %d bytes, over the %s the simulator keeps in memory for perf script; "+
+			"write it with --perf-data DIR and read it with the real perf script", ss.Data.Written, ss.Data.keepLimit())
+	}
 	ss.process()
 	sym := ss.Opts.Symbolize
 	if sym == nil {

@@ -3,15 +3,17 @@
 // of built-in scenarios and kernel knobs.
 //
 //	simrun list
-//	simrun run SCENARIO [--seed N] [--kernel NAME=VALUE]... [--json FILE] [--timeline] [--script] [--perf-data DIR] [--trace-json FILE]
+//	simrun run SCENARIO [--seed N] [--kernel NAME=VALUE]... [--json FILE] [--timeline] [--script] [--perf-data DIR] [--trace-json FILE] [--time LIMIT] [--max-steps N] [--max-wall DURATION] [--max-memory SIZE]
 //	simrun explore SCENARIO [--strategy random|rapid|sparse|bounded] [--runs N] [--seed N] [--budget N] [--focus WORDS] [--jobs N] [--time LIMIT] [--kernel NAME=VALUE]... [--json FILE] [--out FILE] [-q]
 //	simrun replay FILE [--trace-json FILE] [--perf-data DIR]
-//	simrun check FILE...
+//	simrun check FILE... [--time LIMIT]
 //	simrun knobs
 //	simrun names [actions|observables|invariants|steps|syscalls|PMUs]...
 //
 // Exit status: 0 when everything held, 1 when an outcome or an invariant failed
-// (or explore found a violation), 2 for a usage or scenario error.
+// (or explore found a violation), 2 for a usage or scenario error, 3 when a
+// run stopped at a limit (--time, --max-steps, --max-wall, --max-memory):
+// not a verdict, the run did not finish.
 package main
 
 import (
@@ -27,6 +29,7 @@ const (
 	exitOK      = 0
 	exitFailed  = 1
 	exitUsage   = 2
+	exitLimit   = 3 // a run stopped at a limit: no verdict
 	usageString = `usage:
   simrun list                       the built-in scenarios
   simrun run SCENARIO [flags]       one run: outcomes, invariants, replay token
@@ -39,6 +42,8 @@ const (
   simrun demo                       run sched-migrate-timeline with its timeline
 SCENARIO is a .sim file or the name of a built-in scenario.
 Run "simrun COMMAND -h" for the flags of a command.
+Exit status: 0 all held, 1 a failure or violation, 2 a usage or scenario
+error, 3 a run stopped at a limit (--time, --max-steps, --max-wall, --max-memory).
 `
 )
 
