@@ -155,7 +155,7 @@ func (ss *Session) ToolThread(cpu int, fn func(t *sched.Task)) {
 	if ss.Perf == nil || ss.Finished || ss.Err != nil {
 		return
 	}
-	mask := sched.CPUMask(0)
+	var mask sched.CPUMask
 	if cpu >= 0 {
 		mask = sched.MaskOf(cpu)
 	}

@@ -174,7 +174,7 @@ func NewSession(r *Record, k *pmu.Kernel, s *sched.Sched, workload *sched.Task, 
 		workload.Prog = append([]sched.Op{sched.Call(ss.workloadChild)}, workload.Prog...)
 		s.ExitHooks = append(s.ExitHooks, sessionExitHook{ss})
 	}
-	mask := sched.CPUMask(0)
+	var mask sched.CPUMask
 	if o.CPU >= 0 {
 		mask = sched.MaskOf(o.CPU)
 	}

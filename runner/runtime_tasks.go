@@ -5,10 +5,10 @@ import (
 	"perfsim/sched"
 )
 
-// taskMask returns the CPUs a task may start on (0: any).
+// taskMask returns the CPUs a task may start on (empty: any).
 func taskMask(t *scenarios.Task) sched.CPUMask {
 	if t.Affinity == nil {
-		return 0
+		return sched.CPUMask{}
 	}
 	return sched.MaskOf(t.Affinity.CPUs...)
 }
