@@ -99,6 +99,12 @@ func Build(f *scenarios.File, opts Options) (r *Run, err error) {
 	if err != nil {
 		return nil, err
 	}
+	if len(f.Tasks) == 0 && len(f.Records) == 0 {
+		// Nothing would run: the run would end at once and every outcome be
+		// judged on an idle machine. (A perf record -a line alone runs.)
+		return nil, f.Errorf(scenarios.Pos{Line: 1, Col: 1},
+			"nothing to run: the file has no task and no record line (declare a task: task NAME, its program indented under it)")
+	}
 	if err := checkTimes(f, lim.time); err != nil {
 		return nil, err
 	}

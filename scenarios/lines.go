@@ -118,6 +118,10 @@ func (p *parser) buildTree(lls []*logicalLine) []*node {
 		top := stack[len(stack)-1]
 		switch {
 		case ll.indent == top.indent:
+		case strings.HasPrefix(ll.indent, top.indent) && len(*top.list) > 0 && len(stack) > MaxNesting:
+			p.errorf(ll.posAt(ll.start), "blocks nest more than %d deep", MaxNesting)
+			ll.bad = true
+			continue
 		case strings.HasPrefix(ll.indent, top.indent) && len(*top.list) > 0:
 			parent := (*top.list)[len(*top.list)-1]
 			stack = append(stack, level{indent: ll.indent, list: &parent.children})

@@ -81,6 +81,10 @@ func (p *parser) op(n *node) Op {
 			return nil
 		}
 		v, err := parseUint(ws[1].text)
+		if err == errTooLarge {
+			p.errorf(ws[1].pos, "repeat count %s is too large: at most 9223372036854775807 (and a run stops at its step limit long before)", quote(ws[1].text))
+			return nil
+		}
 		if err != nil || v < 1 {
 			p.errorf(ws[1].pos, "expected a count from 1 after repeat, like 3 or 3_000_000, found %s", quote(ws[1].text))
 			return nil
