@@ -154,6 +154,10 @@ func (p *parser) op(n *node) Op {
 			return nil
 		}
 	}
+	if hint := didYouMean(kw, taskKeywords); hint != "" {
+		p.errorf(pos, "unknown task statement %s%s", quote(kw), hint)
+		return nil
+	}
 	p.errorf(pos, "unknown task statement %s; expected one of: %s", quote(kw), strings.Join(taskKeywords, ", "))
 	return nil
 }
