@@ -3,6 +3,7 @@ package perftool
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -224,8 +225,16 @@ func parseArgs(args []string, maxRate uint32) (*recordOpts, error) {
 		case strings.HasPrefix(a, "--"):
 			name, val, hasVal := strings.Cut(a[2:], "=")
 			opt := findLong(name)
+			if opt == nil && !unsupported[name] {
+				// parse-options.c parse_long_opt(): a unique abbreviation
+				full, err := abbreviation(name)
+				if err != nil {
+					return nil, err
+				}
+				name, opt = full, findLong(full)
+			}
 			if opt == nil {
-				if unsupported[name] {
+				if unsupported[name] || slices.Contains(perfLongOptions, name) {
 					return nil, errf("--"+name, "option not supported by the simulator")
 				}
 				return nil, errf("--"+name, "unknown option%s", didYouMean("--"+name, optionNames()))
@@ -285,6 +294,39 @@ func parseArgs(args []string, maxRate uint32) (*recordOpts, error) {
 		}
 	}
 	return o, nil
+}
+
+// perfLongOptions are perf record's long options in the order of its table
+// (perf 6.1: perf record --list-opts), which decides how abbreviations
+// resolve and which ones are ambiguous.
+var perfLongOptions = strings.Fields(`event filter exclude-perf pid tid realtime no-buffering raw-samples
+	all-cpus cpu count output no-inherit tail-synthesize overwrite no-bpf-event strict-freq freq mmap-pages
+	mmap-flush group call-graph verbose quiet stat data phys-data data-page-size code-page-size sample-cpu
+	sample-identifier timestamp period no-samples no-buildid-cache no-buildid cgroup delay kcore uid
+	branch-any branch-filter weight transaction per-thread intr-regs user-regs running-time clockid snapshot
+	aux-sample proc-map-timeout namespaces all-cgroups switch-events all-kernel all-user kernel-callchains
+	user-callchains clang-path clang-opt vmlinux buildid-all buildid-mmap timestamp-filename
+	timestamp-boundary switch-output switch-output-event switch-max-files dry-run aio affinity
+	compression-level max-size num-thread-synthesize control synth debuginfod threads off-cpu`)
+
+// abbreviation resolves a long option given by a prefix, as parse_long_opt()
+// does: one option it starts is that option; two or more are "Ambiguous
+// option" (naming the last two in table order); none leaves name as it is.
+func abbreviation(name string) (string, error) {
+	var matches []string
+	for _, l := range perfLongOptions {
+		if strings.HasPrefix(l, name) && name != "" {
+			matches = append(matches, l)
+		}
+	}
+	switch len(matches) {
+	case 0:
+		return name, nil
+	case 1:
+		return matches[0], nil
+	}
+	n := len(matches)
+	return "", errf("--"+name, "Ambiguous option: %s (could be --%s or --%s)", name, matches[n-2], matches[n-1])
 }
 
 // optError is parse-options.c opterror(): "switch `c' expects a numerical

@@ -211,6 +211,11 @@ func TestErrors(t *testing.T) {
 		{"-C 5 -e cpu-clock -- true", ToolToday, "-C", "cpu 5 is not online (2 CPUs)"},
 		{"-p 1 -e cpu-clock", ToolToday, "-p", "option not supported by the simulator"},
 		{"--bogus -- true", ToolToday, "--bogus", "unknown option"},
+		{"--mmap-page 3x -e cpu-clock -- true", ToolToday, "-m", "Invalid argument for --mmap_pages/-m"}, // --mmap-pages, abbreviated
+		{"--per -e cpu-clock -- true", ToolToday, "--per", "Ambiguous option: per (could be --period or --per-thread)"},
+		{"--clockid=mono -e cpu-clock -- true", ToolToday, "--clockid", "option not supported by the simulator"},
+		{"--dry -e cpu-clock -- true", ToolToday, "--dry-run", "option not supported by the simulator"},
+		{"--eventt=cycles -- true", ToolToday, "--eventt", "unknown option; did you mean '--event'?"},
 		{"-e cpu-clock", ToolToday, "<command>", "no workload and no -a/-C target"},
 		{"-m 3k -e cpu-clock -- true", ToolToday, "-m", "Invalid argument for --mmap_pages/-m"}, // tags are upper case
 		{"-m 9999999999 -e cpu-clock -- true", ToolToday, "-m", "Invalid argument for --mmap_pages/-m"},

@@ -184,10 +184,19 @@ func (PMUPerf) Start(r *Run) (PerfRun, error) {
 		keep = perftool.DefaultKeep
 	}
 	budget := perftool.NewKeepBudget(max(keep, 0))
+	var refused scenarios.ErrorList // every record line perf refuses, not just the first
 	for _, rec := range r.File.Records {
 		parsed, err := r.parseRecord(rec, toolKnobs)
-		if err != nil {
-			return nil, err
+		var se *scenarios.Error
+		if errors.As(err, &se) {
+			refused = append(refused, se)
+			continue
+		}
+		if err != nil || len(refused) > 0 {
+			if err != nil {
+				return nil, err
+			}
+			continue
 		}
 		var workload *sched.Task
 		if w, ok := rec.Workload(); ok {
@@ -210,6 +219,9 @@ func (PMUPerf) Start(r *Run) (PerfRun, error) {
 		} else {
 			p.names = append(p.names, "")
 		}
+	}
+	if len(refused) > 0 {
+		return nil, refused
 	}
 	if dir := r.opts.PerfDataDir; dir != "" && len(p.sessions) > 0 {
 		if err := p.spool(dir); err != nil {
