@@ -42,7 +42,7 @@ func addTimeFlag(fs *flag.FlagSet) *limitFlags {
 	l := &limitFlags{}
 	if fs.Lookup("time") == nil {
 		l.time = fs.String("time", scenarios.FormatDuration(time.Duration(runner.DefaultLimit)),
-			"the virtual time `LIMIT` of a run, like 20ms; a run still going there stops (status 3)")
+			"the virtual time `LIMIT` of a run, like 20ms; a run still going there stops (status 3); 0: no limit")
 	}
 	return l
 }
@@ -52,11 +52,14 @@ func addTimeFlag(fs *flag.FlagSet) *limitFlags {
 func (l *limitFlags) apply(o *runner.Options) error {
 	if l.time != nil {
 		d, err := scenarios.ParseDuration(*l.time)
-		if err != nil || d <= 0 || sim.Time(d) > runner.MaxTimeLimit {
-			return fmt.Errorf("--time: expected a duration like 20ms, up to %s, found %q",
+		if *l.time == "0" {
+			d, err = 0, nil
+		}
+		if err != nil || sim.Time(d) > runner.MaxTimeLimit {
+			return fmt.Errorf("--time: expected a duration like 20ms (0: no limit), up to %s, found %q",
 				scenarios.FormatDuration(time.Duration(runner.MaxTimeLimit)), *l.time)
 		}
-		o.Limit = sim.Time(d)
+		o.Limit = sim.Time(noLimit(int64(d)))
 	}
 	if l.steps != nil {
 		n, err := strconv.ParseInt(*l.steps, 10, 64)
