@@ -44,7 +44,7 @@ func (p *pmuRun) WritePerfData(dir string) ([]string, error) {
 			err = cerr
 		}
 		if err != nil {
-			return paths, fmt.Errorf("%s: session %d %s (line %d): %w", path, i+1, p.names[i], p.records[i].Pos.Line, err)
+			return paths, fmt.Errorf("%s: %s: %w", path, p.label(i), err)
 		}
 		paths = append(paths, path)
 	}

@@ -290,10 +290,18 @@ func (p *pmuRun) Script(w io.Writer) error {
 			fmt.Fprintf(w, "# session %d %s\n", i+1, p.names[i])
 		}
 		if err := ss.Script(w); err != nil {
-			return fmt.Errorf("session %d %s (line %d): %w", i+1, p.names[i], p.records[i].Pos.Line, err)
+			return fmt.Errorf("%s: %w", p.label(i), err)
 		}
 	}
 	return nil
+}
+
+// label names session i for messages: "session 2 pt (line 7)".
+func (p *pmuRun) label(i int) string {
+	if p.names[i] == "" {
+		return fmt.Sprintf("session %d (line %d)", i+1, p.records[i].Pos.Line)
+	}
+	return fmt.Sprintf("session %d %s (line %d)", i+1, p.names[i], p.records[i].Pos.Line)
 }
 
 // Messages are what the sessions printed while they ran and carried on
