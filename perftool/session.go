@@ -237,12 +237,16 @@ const workloadComm = "perf-exec"
 // pipe until perf writes to it, then execs the workload, where the kernel
 // enables the enable_on_exec events (perf_event_exec()).
 // tools/perf/util/evlist.c: evlist__prepare_workload() (child branch)
+//
+// A signal for the child ends its wait (pipe_read() returns -ERESTARTSYS):
+// the handler runs on the way back to user mode and read(2) starts over.
 func (ss *Session) workloadChild(t *sched.Task) {
-	ss.S.Syscall(t, "read", func(t *sched.Task) {
-		for !ss.uncorked {
-			ss.S.Wait(t, &ss.cork)
-		}
-	})
+	for !ss.uncorked {
+		ss.S.Syscall(t, "read", func(t *sched.Task) {
+			for !ss.uncorked && ss.S.Wait(t, &ss.cork) {
+			}
+		})
+	}
 	ss.S.Syscall(t, "execve", func(t *sched.Task) { ss.K.Exec(t) })
 }
 

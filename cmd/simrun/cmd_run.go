@@ -39,6 +39,11 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	}
 	r, res, err := runner.RunOnce(f, opts)
 	if code, ok := limitExit(err, stderr); ok {
+		if r != nil && outs.perfData != "" {
+			// perf record stopped by a signal still writes its perf.data:
+			// what it recorded until the limit.
+			(&outputFlags{perfData: outs.perfData}).write(r, stdout, stderr)
+		}
 		return code
 	}
 	if err != nil {
