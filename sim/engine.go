@@ -61,6 +61,7 @@ type Engine struct {
 	nextCheck uint64
 	limits    Limits
 	started   time.Time // when Run began, for Limits.MaxWall
+	lastCheck time.Time // the last look at the wall clock and the heap
 	heapCheck uint64    // steps between two looks at the wall clock and the heap
 }
 
@@ -120,7 +121,8 @@ func (e *Engine) TiedLanes() []*Lane {
 
 // TryAdvance moves the running lane l straight on to t when no other lane is due
 // at or before t: nothing could happen in between, so yielding to the engine
-// would only come back here. It reports whether it advanced.
+// would only come back here. It reports whether it advanced. An advance is a
+// step (Tick): a lane that runs on without yielding is still counted.
 func (e *Engine) TryAdvance(l *Lane, t Time) bool {
 	if e.running != l || t < e.now {
 		return false
@@ -133,6 +135,7 @@ func (e *Engine) TryAdvance(l *Lane, t Time) bool {
 	e.now = t
 	l.next = t
 	e.contended = false
+	e.Tick() // a time advance that does not go back to the engine is a step too
 	return true
 }
 
@@ -168,7 +171,7 @@ func (e *Engine) Run(until Time) (err error) {
 		}
 	}()
 	e.stopped = false
-	e.started = time.Now()
+	e.started, e.lastCheck = time.Now(), time.Time{}
 	for !e.stopped {
 		e.Tick()
 		l := e.forced

@@ -12,12 +12,14 @@ import (
 // until): the steps it takes, the wall-clock time it runs and the heap the
 // process holds. A zero field is no limit.
 //
-// A step is one lane run, one decision (Choose) or one Tick from the models
-// (the runner ticks once per iteration of a task's repeat loop, so a loop of
+// A step is one lane run, one decision (Choose), one time advance a lane
+// makes without yielding (TryAdvance) or one Tick from the models (the
+// runner ticks once per iteration of a task's repeat loop, so a loop of
 // zero-time statements, which never gives the engine back its lane, is
 // counted too). The step count is exact; the wall clock and the heap are
-// looked at every HeapCheckEvery steps (about every 0.1 s of a busy run),
-// which costs one comparison per step otherwise.
+// looked at about every 50 ms of the run (every so many steps, at the pace
+// of the last ones), which costs one comparison per step otherwise. A
+// stretch of model code that takes no step is not looked at.
 type Limits struct {
 	MaxSteps uint64        // steps
 	MaxWall  time.Duration // wall-clock time from the start of Run
@@ -28,9 +30,18 @@ type Limits struct {
 	MaxHeap uint64
 }
 
-// HeapCheckEvery is how many steps apart the wall clock and the heap are
-// looked at.
-const HeapCheckEvery = 1 << 18
+// The wall clock and the heap are looked at every few steps: at first
+// after checkFirst steps, then as many as took about checkPeriod of wall
+// clock last time (between checkMin and checkMax), so a run of quick steps
+// (a repeat of zero-time statements, ~20 ns a step) and one of slow ones
+// (two hundred sessions on one machine, ~1 ms a step) are both looked at
+// about every checkPeriod.
+const (
+	checkFirst  = 1 << 10
+	checkMin    = 16
+	checkMax    = 1 << 20
+	checkPeriod = 50 * time.Millisecond
+)
 
 // noCheck is nextCheck without limits: never.
 const noCheck = math.MaxUint64
@@ -66,7 +77,7 @@ func (e *LimitError) Error() string {
 // SetLimits sets the limits Run enforces from now on.
 func (e *Engine) SetLimits(l Limits) {
 	e.limits = l
-	e.heapCheck = HeapCheckEvery
+	e.heapCheck = checkFirst
 	e.schedule()
 }
 
@@ -105,9 +116,16 @@ func (e *Engine) check() {
 	if l.MaxSteps > 0 && e.steps >= l.MaxSteps {
 		stop(StepLimit, 0)
 	}
-	if l.MaxWall > 0 && !e.started.IsZero() && time.Since(e.started) > l.MaxWall {
+	now := time.Now()
+	if l.MaxWall > 0 && !e.started.IsZero() && now.Sub(e.started) > l.MaxWall {
 		stop(WallLimit, 0)
 	}
+	if !e.lastCheck.IsZero() {
+		// Aim the next look checkPeriod ahead at the pace of the last steps.
+		took := max(now.Sub(e.lastCheck), time.Microsecond)
+		e.heapCheck = min(max(uint64(float64(e.heapCheck)*float64(checkPeriod)/float64(took)), checkMin), checkMax)
+	}
+	e.lastCheck = now
 	if l.MaxHeap > 0 {
 		if h := heapBytes(); h > l.MaxHeap {
 			// Dead objects count until a collection sweeps them: look
