@@ -144,15 +144,6 @@ func configFreq(r *Record, ro *recordOpts, opts *Options) (freq, interval uint64
 	return freq, interval, nil
 }
 
-func cut(s string, sep byte) (string, string, bool) {
-	for i := 0; i < len(s); i++ {
-		if s[i] == sep {
-			return s[:i], s[i+1:], true
-		}
-	}
-	return s, "", false
-}
-
 // sideBandEvsel models tools/perf/util/bpf-event.c: evlist__add_bpf_sb_event():
 // a dummy with bpf_event, watermark and wakeup_watermark 1 on every CPU.
 func sideBandEvsel(opts *Options) Evsel {

@@ -47,13 +47,13 @@ type OopsResult struct {
 
 // Result is what one run showed.
 type Result struct {
-	Scenario    string           `json:"scenario"`
-	File        string           `json:"file"`
-	Knobs       []string         `json:"knobs"`
+	Scenario string   `json:"scenario"`
+	File     string   `json:"file"`
+	Knobs    []string `json:"knobs"`
 	// Messages are what perf record printed and carried on after (its
 	// warnings, in its words; why a session gave up) and the simulator's
 	// notes, each as FILE:LINE:COL: TEXT.
-	Messages []string `json:"messages,omitempty"`
+	Messages    []string         `json:"messages,omitempty"`
 	Limit       sim.Time         `json:"limit_ns"`
 	End         sim.Time         `json:"end_ns"`
 	AllExited   bool             `json:"all_exited"`

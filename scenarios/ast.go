@@ -230,8 +230,8 @@ type Action struct {
 	Pos   Pos // of "at"
 	At    time.Duration
 	AtPos Pos // of the time
-	Verb *Ident
-	Args []*Ident
+	Verb  *Ident
+	Args  []*Ident
 }
 
 // ForceKind says what a forced interleaving does.
