@@ -183,6 +183,9 @@ func (s *shrinker) failsWith(ch sim.Chooser) (failed, kept bool, err error) {
 	}
 	t.eng = r.M.Eng
 	if err := r.Execute(); err != nil {
+		if runner.IsLimit(err) {
+			return false, false, nil // it stopped at a limit: it did not fail the same way
+		}
 		return false, false, err
 	}
 	if signature(r, r.Result()) != s.sig {
