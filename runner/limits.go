@@ -93,7 +93,7 @@ type limits struct {
 
 // resolveLimits applies the defaults: 0 is the default, a negative value no
 // limit (the time limit is always set: MaxTimeLimit at most).
-func resolveLimits(o Options) (limits, error) {
+func resolveLimits(o Options) limits {
 	var l limits
 	switch {
 	case o.Limit == 0:
@@ -115,7 +115,7 @@ func resolveLimits(o Options) (limits, error) {
 	l.engine.MaxSteps = pick(o.MaxSteps, DefaultMaxSteps)
 	l.engine.MaxWall = time.Duration(pick(int64(o.MaxWall), int64(DefaultMaxWall)))
 	l.engine.MaxHeap = pick(o.MaxMemory, DefaultMaxMemory)
-	return l, nil
+	return l
 }
 
 // limitError turns the engine's *sim.LimitError into the runner's.
@@ -148,7 +148,7 @@ func (r *Run) timeLimitError() *LimitError {
 		detail = fmt.Sprintf("tasks not exited: %s and %d more", strings.Join(alive[:6], ", "), len(alive)-6)
 	}
 	return &LimitError{Limit: TimeLimit, Value: scenarios.FormatDuration(time.Duration(r.limit)), Flag: LimitFlags[TimeLimit],
-		At: r.end, Steps: r.M.Eng.Steps(), Detail: detail, Token: sim.EncodeToken(r.log.all)}
+		At: r.limit, Steps: r.M.Eng.Steps(), Detail: detail, Token: sim.EncodeToken(r.log.all)}
 }
 
 func stateName(s sched.State) string {

@@ -95,10 +95,7 @@ func Build(f *scenarios.File, opts Options) (r *Run, err error) {
 	if err != nil {
 		return nil, err
 	}
-	lim, err := resolveLimits(opts)
-	if err != nil {
-		return nil, err
-	}
+	lim := resolveLimits(opts)
 	if len(f.Tasks) == 0 && len(f.Records) == 0 {
 		// Nothing would run: the run would end at once and every outcome be
 		// judged on an idle machine. (A perf record -a line alone runs.)

@@ -53,6 +53,7 @@ type Engine struct {
 	contended bool
 	stopped   bool
 	ties      []*Lane
+	until     Time // Run's until: no lane advances past it
 	// Decisions counts Choose calls made through the engine (ties and step points).
 	Decisions int
 
@@ -124,8 +125,8 @@ func (e *Engine) TiedLanes() []*Lane {
 // would only come back here. It reports whether it advanced. An advance is a
 // step (Tick): a lane that runs on without yielding is still counted.
 func (e *Engine) TryAdvance(l *Lane, t Time) bool {
-	if e.running != l || t < e.now {
-		return false
+	if e.running != l || t < e.now || t > e.until {
+		return false // past until: the lane yields and Run ends there
 	}
 	for _, o := range e.lanes {
 		if o != l && o.next <= t {
@@ -171,6 +172,7 @@ func (e *Engine) Run(until Time) (err error) {
 		}
 	}()
 	e.stopped = false
+	e.until = until
 	e.started, e.lastCheck = time.Now(), time.Time{}
 	for !e.stopped {
 		e.Tick()
