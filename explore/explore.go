@@ -24,9 +24,15 @@ type Options struct {
 	// bounded: the bound, every schedule with at most Budget disturbances
 	// (default 2). Negative is an error.
 	Budget int
-	Limit  sim.Time          // the virtual time limit of each run (0: DefaultLimit)
-	Knobs  map[string]string // knob overrides
-	Perf   runner.PerfBackend
+	Limit  sim.Time // the virtual time limit of each run (0: DefaultLimit)
+	// MaxSteps, MaxWall and MaxMemory bound each run as runner.Options do
+	// (0: the runner's defaults; negative: no limit). A run that reaches one
+	// ends the exploration with its *runner.LimitError.
+	MaxSteps  int64
+	MaxWall   time.Duration
+	MaxMemory int64
+	Knobs     map[string]string // knob overrides
+	Perf      runner.PerfBackend
 	// MaxShrinkRuns bounds the replays spent shrinking (default 2000).
 	MaxShrinkRuns int
 	// Focus (bounded): disturb only the decisions whose question contains
@@ -202,7 +208,8 @@ func strategyName(s string) string {
 }
 
 func (o Options) runOptions(ch sim.Chooser, keep bool) runner.Options {
-	return runner.Options{Knobs: o.Knobs, Chooser: ch, Limit: o.Limit, KeepTrace: keep, StopAtViolation: true, Perf: o.Perf}
+	return runner.Options{Knobs: o.Knobs, Chooser: ch, Limit: o.Limit, KeepTrace: keep, StopAtViolation: true, Perf: o.Perf,
+		MaxSteps: o.MaxSteps, MaxWall: o.MaxWall, MaxMemory: o.MaxMemory}
 }
 
 // count adds one schedule's outcomes to the counts.

@@ -191,7 +191,11 @@ func (s *shrinker) failsWith(ch sim.Chooser) (failed, kept bool, err error) {
 		return false, false, err
 	}
 	t.eng = r.M.Eng
-	if stopped, err := executeStoppable(r); stopped || err != nil {
+	stopped, err := executeStoppable(r)
+	if runner.IsLimit(err) {
+		return false, false, nil // it stopped at a limit: it did not fail the same way
+	}
+	if stopped || err != nil {
 		s.interrupted = s.interrupted || stopped
 		return false, false, err
 	}

@@ -170,7 +170,7 @@ func (ss *Session) toolTask(cpu int, fn func(t *sched.Task)) *sched.Task {
 	if ss.Perf == nil || ss.Finished || ss.Err != nil {
 		return nil
 	}
-	mask := sched.CPUMask(0)
+	var mask sched.CPUMask
 	if cpu >= 0 {
 		mask = sched.MaskOf(cpu)
 	}

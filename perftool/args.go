@@ -1,6 +1,9 @@
 package perftool
 
 import (
+	"fmt"
+	"math"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -9,15 +12,17 @@ import (
 // the command line sets (tools/perf/util/record.h, builtin-record.c).
 type recordOpts struct {
 	events        []string
-	userInterval  uint64 // -c (0: unset; ULLONG_MAX in perf)
-	userIntervalS bool
-	userFreq      uint64 // -F
-	userFreqS     bool
-	freqMax       bool
+	userInterval  uint64 // -c (ULLONG_MAX in perf: unset)
+	userIntervalS bool   // user_interval != ULLONG_MAX
+	userFreq      uint32 // -F (UINT_MAX in perf: unset)
+	userFreqS     bool   // user_freq != UINT_MAX
 	target        Target
 	noInherit     bool
-	mmapArg       string
-	mmapSet       bool
+	mmapPages     int // -m (0: unset, perf's UINT_MAX)
+	auxPages      int // -m ,N
+	auxSet        bool
+	messages      []Message // what option parsing printed
+	maxRate       uint32    // perf_event_max_sample_rate (-F max)
 	overwrite     bool
 	snapshot      *string // -S[opts]
 	auxSample     *string // --aux-sample[=opts]
@@ -48,21 +53,32 @@ func boolOpt(set func(o *recordOpts)) func(*recordOpts, string, string) error {
 var recordOptions = []option{
 	{'e', "event", 1, func(o *recordOpts, v, _ string) error { o.events = append(o.events, v); return nil }},
 	{'c', "count", 1, func(o *recordOpts, v, opt string) error {
-		n, err := strconv.ParseUint(v, 0, 64)
-		if err != nil {
-			return errf(opt, "expects a numerical value, got '%s'", v)
+		// OPT_U64: parse-options.c get_value(): strtoull(arg, &s, 10),
+		// which saturates at ULLONG_MAX, perf's "unset"
+		if strings.HasPrefix(v, "-") {
+			return optError(opt, "expects an unsigned numerical value")
 		}
-		o.userInterval, o.userIntervalS = n, true
+		n, rest := strtoull(v)
+		if rest != "" {
+			return optError(opt, "expects a numerical value")
+		}
+		o.userInterval, o.userIntervalS = n, n != math.MaxUint64
+		if n == 0 {
+			o.messages = append(o.messages, Message{Option: opt, Note: true,
+				Text: "-c 0 sets no sample period: perf samples at its default frequency instead (4000 Hz, as -F 4000), without a word"})
+		}
 		return nil
 	}},
 	{'F', "freq", 1, func(o *recordOpts, v, opt string) error {
-		// tools/perf/util/record.c: record__parse_freq()
+		// builtin-record.c: record__parse_freq(): "max" is the sysctl,
+		// anything else atoi() into an unsigned int (UINT_MAX: unset)
 		if strings.EqualFold(v, "max") {
-			o.freqMax, o.userFreqS = true, true
+			o.userFreq, o.userFreqS = o.maxRate, o.maxRate != math.MaxUint32
+			o.messages = append(o.messages, Message{Option: opt, Text: fmt.Sprintf("info: Using a maximum frequency rate of %d Hz", int32(o.maxRate))})
 			return nil
 		}
-		n, _ := strconv.Atoi(v) // atoi(): garbage reads as 0
-		o.userFreq, o.userFreqS = uint64(max(n, 0)), true
+		n := uint32(atoi(v))
+		o.userFreq, o.userFreqS = n, n != math.MaxUint32
 		return nil
 	}},
 	{'a', "all-cpus", 0, boolOpt(func(o *recordOpts) { o.target.SystemWide = true })},
@@ -76,7 +92,29 @@ var recordOptions = []option{
 	}},
 	{0, "per-thread", 0, boolOpt(func(o *recordOpts) { o.target.PerThread = true })},
 	{'i', "no-inherit", 0, boolOpt(func(o *recordOpts) { o.noInherit = true })},
-	{'m', "mmap-pages", 1, func(o *recordOpts, v, _ string) error { o.mmapArg, o.mmapSet = v, true; return nil }},
+	{'m', "mmap-pages", 1, func(o *recordOpts, v, opt string) error {
+		// builtin-record.c: record__parse_mmap_pages(): "DATA[,AUX]", each
+		// parsed (and rounded, with a message) as it is read
+		data, aux, hasAux := strings.Cut(v, ",")
+		for i, part := range []string{data, aux} {
+			if i == 0 && part == "" || i == 1 && !hasAux {
+				continue
+			}
+			n, warn, err := parsePages(part)
+			if warn != "" {
+				o.messages = append(o.messages, Message{Option: opt, Text: warn})
+			}
+			if err != nil {
+				return err
+			}
+			if i == 0 {
+				o.mmapPages = n
+			} else {
+				o.auxPages, o.auxSet = n, true
+			}
+		}
+		return nil
+	}},
 	{0, "overwrite", 0, boolOpt(func(o *recordOpts) { o.overwrite = true })},
 	{'S', "snapshot", 2, func(o *recordOpts, v, _ string) error { o.snapshot = &v; return nil }},
 	{0, "aux-sample", 2, func(o *recordOpts, v, _ string) error { o.auxSample = &v; return nil }},
@@ -176,8 +214,8 @@ func findShort(c byte) *option {
 
 // parseArgs models tools/lib/subcmd/parse-options.c: parse_options() with
 // PARSE_OPT_STOP_AT_NON_OPTION, as cmd_record() calls it.
-func parseArgs(args []string) (*recordOpts, error) {
-	o := &recordOpts{}
+func parseArgs(args []string, maxRate uint32) (*recordOpts, error) {
+	o := &recordOpts{maxRate: maxRate}
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		switch {
@@ -187,11 +225,19 @@ func parseArgs(args []string) (*recordOpts, error) {
 		case strings.HasPrefix(a, "--"):
 			name, val, hasVal := strings.Cut(a[2:], "=")
 			opt := findLong(name)
+			if opt == nil && !unsupported[name] {
+				// parse-options.c parse_long_opt(): a unique abbreviation
+				full, err := abbreviation(name)
+				if err != nil {
+					return nil, err
+				}
+				name, opt = full, findLong(full)
+			}
 			if opt == nil {
-				if unsupported[name] {
+				if unsupported[name] || slices.Contains(perfLongOptions, name) {
 					return nil, errf("--"+name, "option not supported by the simulator")
 				}
-				return nil, errf("--"+name, "unknown option")
+				return nil, errf("--"+name, "unknown option%s", didYouMean("--"+name, optionNames()))
 			}
 			switch opt.arg {
 			case 0:
@@ -249,3 +295,110 @@ func parseArgs(args []string) (*recordOpts, error) {
 	}
 	return o, nil
 }
+
+// perfLongOptions are perf record's long options in the order of its table
+// (perf 6.1: perf record --list-opts), which decides how abbreviations
+// resolve and which ones are ambiguous.
+var perfLongOptions = strings.Fields(`event filter exclude-perf pid tid realtime no-buffering raw-samples
+	all-cpus cpu count output no-inherit tail-synthesize overwrite no-bpf-event strict-freq freq mmap-pages
+	mmap-flush group call-graph verbose quiet stat data phys-data data-page-size code-page-size sample-cpu
+	sample-identifier timestamp period no-samples no-buildid-cache no-buildid cgroup delay kcore uid
+	branch-any branch-filter weight transaction per-thread intr-regs user-regs running-time clockid snapshot
+	aux-sample proc-map-timeout namespaces all-cgroups switch-events all-kernel all-user kernel-callchains
+	user-callchains clang-path clang-opt vmlinux buildid-all buildid-mmap timestamp-filename
+	timestamp-boundary switch-output switch-output-event switch-max-files dry-run aio affinity
+	compression-level max-size num-thread-synthesize control synth debuginfod threads off-cpu`)
+
+// abbreviation resolves a long option given by a prefix, as parse_long_opt()
+// does: one option it starts is that option; two or more are "Ambiguous
+// option" (naming the last two in table order); none leaves name as it is.
+func abbreviation(name string) (string, error) {
+	var matches []string
+	for _, l := range perfLongOptions {
+		if strings.HasPrefix(l, name) && name != "" {
+			matches = append(matches, l)
+		}
+	}
+	switch len(matches) {
+	case 0:
+		return name, nil
+	case 1:
+		return matches[0], nil
+	}
+	n := len(matches)
+	return "", errf("--"+name, "Ambiguous option: %s (could be --%s or --%s)", name, matches[n-2], matches[n-1])
+}
+
+// optError is parse-options.c opterror(): "switch `c' expects a numerical
+// value" for a short option, "option `count' ..." for a long one.
+func optError(opt, reason string) *Error {
+	if name, ok := strings.CutPrefix(opt, "--"); ok {
+		return errf(opt, "option `%s' %s", name, reason)
+	}
+	return errf(opt, "switch `%s' %s", strings.TrimPrefix(opt, "-"), reason)
+}
+
+// strtoull is C's strtoull(s, &end, 10): leading blanks, a sign (a minus
+// negates modulo 2^64), digits, saturating at ULLONG_MAX; rest is what is
+// left after the number (all of s when there are no digits).
+func strtoull(s string) (v uint64, rest string) {
+	i := 0
+	for i < len(s) && (s[i] == ' ' || s[i] >= '\t' && s[i] <= '\r') {
+		i++
+	}
+	neg := false
+	if i < len(s) && (s[i] == '+' || s[i] == '-') {
+		neg = s[i] == '-'
+		i++
+	}
+	start, sat := i, false
+	for ; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
+		d := uint64(s[i] - '0')
+		if v > (math.MaxUint64-d)/10 {
+			sat = true
+		}
+		v = v*10 + d
+	}
+	if i == start {
+		return 0, s
+	}
+	switch {
+	case sat:
+		v = math.MaxUint64
+	case neg:
+		v = -v
+	}
+	return v, s[i:]
+}
+
+// strtol is C's strtol(s, NULL, 10): like strtoull, saturating at
+// LONG_MIN and LONG_MAX.
+func strtol(s string) int64 {
+	i := 0
+	for i < len(s) && (s[i] == ' ' || s[i] >= '\t' && s[i] <= '\r') {
+		i++
+	}
+	neg := false
+	if i < len(s) && (s[i] == '+' || s[i] == '-') {
+		neg = s[i] == '-'
+		i++
+	}
+	var v uint64 // saturates at 1<<63
+	for ; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
+		if v > (1<<63)/10 {
+			v = 1 << 63
+			continue
+		}
+		v = min(v*10+uint64(s[i]-'0'), 1<<63)
+	}
+	switch {
+	case neg:
+		return -int64(min(v, 1<<63-1)) - int64(v>>63)
+	case v > math.MaxInt64:
+		return math.MaxInt64
+	}
+	return int64(v)
+}
+
+// atoi is glibc's atoi(): (int)strtol(s, NULL, 10), the long cut to 32 bits.
+func atoi(s string) int32 { return int32(strtol(s)) }

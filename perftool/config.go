@@ -1,7 +1,9 @@
 package perftool
 
 import (
+	"fmt"
 	"strconv"
+	"strings"
 
 	"perfsim/pmu"
 	"perfsim/uapi"
@@ -18,11 +20,17 @@ func Parse(args []string, opts Options) (*Record, error) {
 	if opts.Sysctl.MaxSampleRate == 0 {
 		opts.Sysctl = pmu.DefaultSysctl(opts.NrCPUs)
 	}
-	ro, err := parseArgs(args)
+	ro, err := parseArgs(args, uint32(opts.Sysctl.MaxSampleRate))
 	if err != nil {
 		return nil, err
 	}
 	r := &Record{Target: ro.target, Overwrite: ro.overwrite, Output: ro.output}
+	for _, m := range ro.messages {
+		if !m.Note && !strings.HasPrefix(m.Text, "info: ") {
+			r.Warnings = append(r.Warnings, m.Text)
+		}
+		r.Messages = append(r.Messages, m)
+	}
 	for _, c := range r.Target.CPUList {
 		if c >= opts.NrCPUs {
 			return nil, errf("-C", "cpu %d is not online (%d CPUs)", c, opts.NrCPUs)
@@ -31,7 +39,7 @@ func Parse(args []string, opts Options) (*Record, error) {
 	// target__validate(): THREAD and SYSTEM/CPU are mutually exclusive (a warning).
 	if r.Target.PerThread && r.Target.HasCPU() {
 		r.Target.PerThread = false
-		r.Warnings = append(r.Warnings, "SYSTEM/CPU switch overriding PER-THREAD")
+		r.warn("--per-thread", "SYSTEM/CPU switch overriding PER-THREAD")
 	}
 	if r.Target.None() && len(r.Target.Workload) == 0 {
 		return nil, errf("<command>", "no workload and no -a/-C target")
@@ -54,49 +62,19 @@ func Parse(args []string, opts Options) (*Record, error) {
 	}
 	r.Evsels = p.evsels
 
-	// record_opts__config_freq()
-	freq, interval := uint64(4000), uint64(0)
-	if ro.userIntervalS && ro.userFreqS {
-		return nil, errf("-c/-F", "cannot set frequency and period at the same time")
-	}
-	if ro.userIntervalS {
-		interval = ro.userInterval
-	}
-	if ro.userFreqS {
-		freq = ro.userFreq
-		if ro.freqMax {
-			freq = uint64(opts.Sysctl.MaxSampleRate)
-		}
-	}
-	if interval != 0 {
-		freq = 0
-	} else if freq == 0 {
-		return nil, errf("-c/-F", "frequency and count are zero, aborting")
-	}
-	if maxRate := uint64(opts.Sysctl.MaxSampleRate); freq > maxRate {
-		if ro.userFreqS && ro.strictFreq {
-			return nil, &Error{Option: "-F", Reason: "Maximum frequency rate (" + strconv.FormatUint(maxRate, 10) + " Hz) exceeded", Errno: uapi.EINVAL}
-		}
-		r.Warnings = append(r.Warnings, "Maximum frequency rate exceeded, throttling to "+strconv.FormatUint(maxRate, 10)+" Hz")
-		freq = maxRate
+	freq, interval, err := configFreq(r, ro, &opts)
+	if err != nil {
+		return nil, err
 	}
 
 	// mmap sizes
 	r.MmapPages = defaultMmapPages(opts.Sysctl)
+	if ro.mmapPages > 0 {
+		r.MmapPages = ro.mmapPages
+	}
 	auxArg := ""
-	if ro.mmapSet {
-		data, aux, _ := cut(ro.mmapArg, ',')
-		auxArg = aux
-		if data != "" {
-			n, warn, err := parsePages(data)
-			if err != nil {
-				return nil, err
-			}
-			if warn != "" {
-				r.Warnings = append(r.Warnings, warn)
-			}
-			r.MmapPages = n
-		}
+	if ro.auxSet {
+		auxArg = strconv.Itoa(ro.auxPages) // parsed (and rounded) with -m
 	}
 
 	ac := &auxConfig{opts: &opts, ro: ro, r: r}
@@ -119,13 +97,51 @@ func Parse(args []string, opts Options) (*Record, error) {
 	return r, nil
 }
 
-func cut(s string, sep byte) (string, string, bool) {
-	for i := 0; i < len(s); i++ {
-		if s[i] == sep {
-			return s[:i], s[i+1:], true
-		}
+// configFreq models tools/perf/util/record.c: record_opts__config_freq():
+// the sample frequency or period every event gets, with perf's warnings
+// about perf_event_max_sample_rate.
+func configFreq(r *Record, ro *recordOpts, opts *Options) (freq, interval uint64, err error) {
+	freq = 4000 // record.opts.freq
+	if ro.userIntervalS && ro.userFreqS {
+		return 0, 0, errf("-c/-F", "cannot set frequency and period at the same time")
 	}
-	return s, "", false
+	if ro.userIntervalS {
+		interval = ro.userInterval // opts->default_interval
+	}
+	if ro.userFreqS {
+		freq = uint64(ro.userFreq)
+	}
+	// User specified count overrides default frequency.
+	if interval != 0 {
+		freq = 0
+	} else if freq == 0 {
+		return 0, 0, errf("-c/-F", "frequency and count are zero, aborting")
+	}
+	maxRate := uint64(uint32(opts.Sysctl.MaxSampleRate))
+	if ro.userFreqS && maxRate < freq {
+		if ro.strictFreq {
+			return 0, 0, errf("-F", "error: Maximum frequency rate (%d Hz) exceeded.\n"+
+				"       Please use -F freq option with a lower value or consider\n"+
+				"       tweaking /proc/sys/kernel/perf_event_max_sample_rate.", maxRate)
+		}
+		r.warn("-F", fmt.Sprintf("warning: Maximum frequency rate (%d Hz) exceeded, throttling from %d Hz to %d Hz.\n"+
+			"         The limit can be raised via /proc/sys/kernel/perf_event_max_sample_rate.\n"+
+			"         The kernel will lower it when perf's interrupts take too long.\n"+
+			"         Use --strict-freq to disable this throttling, refusing to record.", maxRate, freq, maxRate))
+		freq = maxRate
+	}
+	// Default frequency is over current maximum.
+	if maxRate < freq {
+		if opts.Tool == ToolPerf61 {
+			r.warn("", fmt.Sprintf("Lowering default frequency rate from %d to %d.\n"+
+				"Please consider tweaking /proc/sys/kernel/perf_event_max_sample_rate.", freq, maxRate))
+		} else {
+			r.warn("", fmt.Sprintf("Lowering default frequency rate to %d.\n"+
+				"Please consider tweaking /proc/sys/kernel/perf_event_max_sample_rate.", maxRate))
+		}
+		freq = maxRate
+	}
+	return freq, interval, nil
 }
 
 // sideBandEvsel models tools/perf/util/bpf-event.c: evlist__add_bpf_sb_event():

@@ -162,7 +162,11 @@ func (p *eventParser) parseOne(s, arg string) error {
 		sys, name, _ := strings.Cut(base, ":")
 		tps := GlobTracepoints(sys, name)
 		if len(tps) == 0 {
-			return &Error{Option: "-e " + arg, Reason: "unknown tracepoint '" + base + "' (not in the simulator's catalogue)", Errno: uapi.ENOENT}
+			reason := "unknown tracepoint '" + base + "' (not in the simulator's catalogue)"
+			if !strings.ContainsAny(base, "*?[") {
+				reason += didYouMean(base, tracepointNames())
+			}
+			return &Error{Option: "-e " + arg, Reason: reason, Errno: uapi.ENOENT}
 		}
 		for _, tp := range tps {
 			a := p.newAttr(uapi.PERF_TYPE_TRACEPOINT, tp.ID)
@@ -187,6 +191,7 @@ func (p *eventParser) parseOne(s, arg string) error {
 			}
 			news = append(news, Evsel{Name: base + "/" + termStr + "/", Attr: a, PMU: ap.name})
 		} else {
+			syntax.Reason += didYouMean(base, eventNames())
 			return syntax
 		}
 	}

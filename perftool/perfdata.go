@@ -3,6 +3,7 @@ package perftool
 import (
 	"encoding/binary"
 	"fmt"
+	"io"
 
 	"perfsim/pmu"
 	"perfsim/rb"
@@ -37,9 +38,53 @@ type PerfData struct {
 	// written and only counted, so Stats is still right. perf record itself
 	// never parses what it writes, so neither costs the simulated perf time.
 	Discard bool
+	// Keep, when set, bounds the bytes of the data section kept in memory,
+	// shared by the sessions of a run (see KeepBudget). A write that does not
+	// fit drops what is kept: Dropped is set, Data, Chunks and Records are
+	// emptied, and from then on each chunk is counted as it is written, as
+	// with Discard, so Stats is still right. What needs the records (perf
+	// script, the deferred callchain and AUX checks) has nothing to look at.
+	Keep *KeepBudget
+	// Dropped is set once the data section went over Keep.
+	Dropped bool
+	// Spool, when set, gets the whole data section as it is written, kept
+	// or not (the data section of the perf.data file WriteFile writes).
+	Spool io.ReadWriteSeeker
+	// Written is the size of the data section perf wrote so far.
+	Written  int64
+	spoolErr error
+
 	running DataStats
 	pending []byte // a record cut at a chunk's end (a ring's wrap)
 }
+
+// KeepBudget is how many bytes of perf.data the sessions of a run may still
+// keep in memory.
+type KeepBudget struct {
+	Total, Left int64
+}
+
+// NewKeepBudget returns a budget of n bytes.
+func NewKeepBudget(n int64) *KeepBudget { return &KeepBudget{Total: n, Left: n} }
+
+// keepLimit describes the budget for messages.
+func (d *PerfData) keepLimit() string {
+	n := int64(DefaultKeep)
+	if d.Keep != nil {
+		n = d.Keep.Total
+	}
+	if n%(1<<20) == 0 {
+		return fmt.Sprintf("%d MiB", n>>20)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+// DefaultKeep is the default of a run's KeepBudget: the data sections the
+// simulator keeps in memory for perf script and the checks that read the
+// records (64 MiB; parsed, the records take about ten times that). The
+// built-ins keep under 1 MiB; a run that writes more goes on with its
+// records counted, not kept.
+const DefaultKeep = 64 << 20
 
 // FileAttr is struct perf_file_attr plus what perf script knows of the evsel.
 type FileAttr struct {
@@ -94,9 +139,41 @@ func (d *PerfData) write(b []byte, mapIdx, cpu int, at sim.Time, overwrite bool)
 		d.count(b, mapIdx < 0)
 		return
 	}
+	d.Written += int64(len(b))
+	if d.Spool != nil && d.spoolErr == nil {
+		_, d.spoolErr = d.Spool.Write(b)
+	}
+	if !d.Dropped && d.Keep != nil {
+		if int64(len(b)) > d.Keep.Left {
+			d.drop()
+		} else {
+			d.Keep.Left -= int64(len(b))
+		}
+	}
+	if d.Dropped {
+		d.count(b, mapIdx < 0)
+		return
+	}
 	d.Chunks = append(d.Chunks, Chunk{Off: len(d.Data), Len: len(b), Map: mapIdx, CPU: cpu, At: at, Overwrite: overwrite})
 	d.Data = append(d.Data, b...)
 }
+
+// drop stops keeping the data section: what is kept is counted, as Discard
+// counts it, and let go (its bytes go back to the budget).
+func (d *PerfData) drop() {
+	for _, c := range d.Chunks {
+		d.count(d.Data[c.Off:c.Off+c.Len], c.Map < 0)
+	}
+	if d.Keep != nil {
+		d.Keep.Left += int64(len(d.Data))
+	}
+	d.Data, d.Chunks, d.Records, d.ProcessErr = nil, nil, nil, nil
+	d.Dropped = true
+}
+
+// Kept reports whether the data section is in memory: neither discarded
+// (-o /dev/null) nor dropped (over the keep budget).
+func (d *PerfData) Kept() bool { return !d.Discard && !d.Dropped }
 
 // idPos returns where the sample id sits: the u64 index in a SAMPLE's body
 // (id_pos) and from the end of other records (is_pos), -1 without an id.
@@ -179,7 +256,7 @@ func knownType(t uint32) bool {
 // record whose body does not decode is kept with its error.
 // tools/perf/util/session.c: reader__read_event(), perf_session__process_event()
 func (d *PerfData) Process() {
-	if d.Discard {
+	if !d.Kept() {
 		return
 	}
 	d.Records = d.Records[:0]
@@ -230,7 +307,7 @@ type DataStats struct {
 
 // Stats counts the processed records.
 func (d *PerfData) Stats() DataStats {
-	if d.Discard {
+	if !d.Kept() {
 		return d.running
 	}
 	var s DataStats

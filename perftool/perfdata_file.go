@@ -1,7 +1,9 @@
 package perftool
 
 import (
+	"bytes"
 	"encoding/binary"
+	"fmt"
 	"io"
 )
 
@@ -21,8 +23,27 @@ const perfFileHeaderSize = 8 + 8 + 8 + 3*16 + 32
 // fields) and HEADER_EVENT_DESC (the events' names as given on the command
 // line); no build ids, host or CPU descriptions.
 // tools/perf/util/header.c: perf_session__write_header()
+//
+// The data section comes from Spool when the session spooled it (the whole
+// of it, however large), else from Data; a data section that was dropped
+// (over the keep budget) without a spool is an error.
 func (d *PerfData) WriteFile(w io.Writer) error {
 	le := binary.LittleEndian
+	data := io.Reader(bytes.NewReader(d.Data))
+	dataSize := uint64(len(d.Data))
+	switch {
+	case d.Spool != nil:
+		if d.spoolErr != nil {
+			return fmt.Errorf("perf.data spool: %w", d.spoolErr)
+		}
+		if _, err := d.Spool.Seek(0, io.SeekStart); err != nil {
+			return fmt.Errorf("perf.data spool: %w", err)
+		}
+		data, dataSize = io.LimitReader(d.Spool, d.Written), uint64(d.Written)
+	case d.Dropped:
+		return fmt.Errorf("the data section (%d bytes) went over the %s of perf.data the simulator keeps in memory and was not kept: "+
+			"ask for the perf.data before the run (simrun run --perf-data DIR writes it as it is recorded)", d.Written, d.keepLimit())
+	}
 	attrSize := uint64(0)
 	for i := range d.Attrs {
 		attrSize = max(attrSize, uint64(d.Attrs[i].Attr.Size))
@@ -66,7 +87,7 @@ func (d *PerfData) WriteFile(w io.Writer) error {
 	h = le.AppendUint64(h, attrsOff)
 	h = le.AppendUint64(h, uint64(len(attrs)))
 	h = le.AppendUint64(h, dataOff)
-	h = le.AppendUint64(h, uint64(len(d.Data)))
+	h = le.AppendUint64(h, dataSize)
 	h = append(h, make([]byte, 16)...) // event_types (unused)
 	// Feature sections after the data: a perf_file_section per feature bit
 	// set, in bit order, then their contents (perf_header__adds_write()).
@@ -80,7 +101,7 @@ func (d *PerfData) WriteFile(w io.Writer) error {
 	}
 	fs = append(fs, feature{headerFeatEventDesc, d.eventDesc()})
 	var features uint64
-	featOff := dataOff + uint64(len(d.Data))
+	featOff := dataOff + dataSize
 	next := featOff + uint64(16*len(fs))
 	var table, blobs []byte
 	for _, f := range fs {
@@ -93,12 +114,18 @@ func (d *PerfData) WriteFile(w io.Writer) error {
 	feats := append(table, blobs...)
 	h = le.AppendUint64(h, features) // adds_features[0]
 	h = append(h, make([]byte, 24)...)
-	for _, b := range [][]byte{h, ids, attrs, d.Data, feats} {
+	for _, b := range [][]byte{h, ids, attrs} {
 		if _, err := w.Write(b); err != nil {
 			return err
 		}
 	}
-	return nil
+	if n, err := io.Copy(w, data); err != nil {
+		return err
+	} else if uint64(n) != dataSize {
+		return fmt.Errorf("perf.data spool: %d bytes of %d", n, dataSize)
+	}
+	_, err := w.Write(feats)
+	return err
 }
 
 // headerFeatEventDesc is HEADER_EVENT_DESC, bit 12 of adds_features.

@@ -118,8 +118,26 @@ type Record struct {
 	Overwrite bool // --overwrite: backward, read-only (overwritable) data mmaps
 	Snapshot  *Snapshot
 	Warnings  []string // what perf would warn about and carry on
+	// Messages are what perf printed while it parsed the command line and
+	// carried on (Warnings and its info lines, in its words, each with the
+	// option it is about), and the simulator's notes where perf says nothing.
+	Messages []Message
 
 	sideBandPages int // the side-band evlist's own mmap (default size)
+}
+
+// Message is a line (or lines) perf record prints and carries on after.
+type Message struct {
+	Option string // the option it is about ("-m", "-F"); "" for none
+	Text   string // perf's text, without the final newline
+	// Note marks the simulator's own note, where perf prints nothing (-c 0).
+	Note bool
+}
+
+// warn records a warning of perf's about option.
+func (r *Record) warn(option, text string) {
+	r.Warnings = append(r.Warnings, text)
+	r.Messages = append(r.Messages, Message{Option: option, Text: text})
 }
 
 // MmapBytes is the size of each data mmap: the user page plus the data pages,

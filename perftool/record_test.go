@@ -211,8 +211,21 @@ func TestErrors(t *testing.T) {
 		{"-C 5 -e cpu-clock -- true", ToolToday, "-C", "cpu 5 is not online (2 CPUs)"},
 		{"-p 1 -e cpu-clock", ToolToday, "-p", "option not supported by the simulator"},
 		{"--bogus -- true", ToolToday, "--bogus", "unknown option"},
+		{"--mmap-page 3x -e cpu-clock -- true", ToolToday, "-m", "Invalid argument for --mmap_pages/-m"}, // --mmap-pages, abbreviated
+		{"--per -e cpu-clock -- true", ToolToday, "--per", "Ambiguous option: per (could be --period or --per-thread)"},
+		{"--clockid=mono -e cpu-clock -- true", ToolToday, "--clockid", "option not supported by the simulator"},
+		{"--dry -e cpu-clock -- true", ToolToday, "--dry-run", "option not supported by the simulator"},
+		{"--eventt=cycles -- true", ToolToday, "--eventt", "unknown option; did you mean '--event'?"},
 		{"-e cpu-clock", ToolToday, "<command>", "no workload and no -a/-C target"},
-		{"-m 0 -e cpu-clock -- true", ToolToday, "-m", "invalid number of mmap pages '0'"},
+		{"-m 3k -e cpu-clock -- true", ToolToday, "-m", "Invalid argument for --mmap_pages/-m"}, // tags are upper case
+		{"-m 9999999999 -e cpu-clock -- true", ToolToday, "-m", "Invalid argument for --mmap_pages/-m"},
+		{"-c abc -e cpu-clock -- true", ToolToday, "-c", "switch `c' expects a numerical value"},
+		{"-c -1 -e cpu-clock -- true", ToolToday, "-c", "switch `c' expects an unsigned numerical value"},
+		{"--count=0x10 -e cpu-clock -- true", ToolToday, "--count", "option `count' expects a numerical value"}, // base 10
+		{"-F 0 -e cpu-clock -- true", ToolToday, "-c/-F", "frequency and count are zero, aborting"},
+		{"-F abc -e cpu-clock -- true", ToolToday, "-c/-F", "frequency and count are zero, aborting"}, // atoi("abc") == 0
+		{"--strict-freq -F 1000000000 -e cpu-clock -- true", ToolToday, "-F", "error: Maximum frequency rate (100000 Hz) exceeded.\n" +
+			"       Please use -F freq option with a lower value or consider\n       tweaking /proc/sys/kernel/perf_event_max_sample_rate."},
 	}
 	for _, tt := range tests {
 		opts := DefaultOptions()
@@ -240,12 +253,60 @@ func TestMmapPages(t *testing.T) {
 		{"-m 1M -e cpu-clock -- true", 256, 0, nil},
 		{"-m 8,16 -e intel_pt// -- true", 8, 16, nil},
 		{"-m ,4M -e intel_pt// -- true", 128, 1024, nil},
+		// perf 6.1 on this machine prints the same lines:
+		{"-m 0 -e cpu-clock -- true", 1, 0, []string{"rounding mmap pages size to 4K (1 pages)"}},
+		{"-m 200 -e cpu-clock -- true", 256, 0, []string{"rounding mmap pages size to 1024K (256 pages)"}},
+		{"-m 1000000 -e cpu-clock -- true", 1 << 20, 0, []string{"rounding mmap pages size to 4G (1048576 pages)"}},
+		{"-m K -e cpu-clock -- true", 1, 0, []string{"rounding mmap pages size to 4K (1 pages)"}},
+		{"-m -1 -e cpu-clock -- true", 1, 0, []string{"rounding mmap pages size to 4K (1 pages)"}},
+		{"-m 5B -e cpu-clock -- true", 1, 0, nil},
+		{"-m 3,5 -e cpu-clock -- true", 4, 0, []string{"rounding mmap pages size to 16K (4 pages)", "rounding mmap pages size to 32K (8 pages)"}},
+		{"-m 3,5 -e intel_pt// -- true", 4, 8, []string{"rounding mmap pages size to 16K (4 pages)", "rounding mmap pages size to 32K (8 pages)"}},
 	}
 	for _, tt := range tests {
 		r := mustParse(t, tt.args, DefaultOptions())
 		got := []any{r.MmapPages, r.AuxPages, r.Warnings}
 		if diff := cmp.Diff([]any{tt.data, tt.aux, tt.warnings}, got, cmpopts.EquateEmpty()); diff != "" {
 			t.Errorf("%s [data aux warnings] (-want +got):\n%s", tt.args, diff)
+		}
+	}
+}
+
+// TestFreq pins -F and -c as perf 6.1 on this machine takes them (perf
+// record -F ... -e cpu-clock -- true, with perf_event_max_sample_rate at
+// 100000): atoi() for -F (wrapping to 32 bits; UINT_MAX is "unset"),
+// strtoull() for -c (ULLONG_MAX is "unset"), and perf's warnings, word for word.
+func TestFreq(t *testing.T) {
+	throttle := func(from string) string {
+		return "warning: Maximum frequency rate (100000 Hz) exceeded, throttling from " + from + " Hz to 100000 Hz.\n" +
+			"         The limit can be raised via /proc/sys/kernel/perf_event_max_sample_rate.\n" +
+			"         The kernel will lower it when perf's interrupts take too long.\n" +
+			"         Use --strict-freq to disable this throttling, refusing to record."
+	}
+	tests := []struct {
+		args     string
+		freq     bool
+		period   uint64
+		messages []Message
+	}{
+		{"-e cpu-clock -- true", true, 4000, nil},
+		{"-F 1000 -e cpu-clock -- true", true, 1000, nil},
+		{"-F 1000000000 -e cpu-clock -- true", true, 100000, []Message{{Option: "-F", Text: throttle("1000000000")}}},
+		{"-F 10000000000 -e cpu-clock -- true", true, 100000, []Message{{Option: "-F", Text: throttle("1410065408")}}},
+		{"-F -5 -e cpu-clock -- true", true, 100000, []Message{{Option: "-F", Text: throttle("4294967291")}}},
+		{"-F 4294967295 -e cpu-clock -- true", true, 4000, nil}, // UINT_MAX: as if -F was not given
+		{"-F max -e cpu-clock -- true", true, 100000, []Message{{Option: "-F", Text: "info: Using a maximum frequency rate of 100000 Hz"}}},
+		{"-c 1000 -e cpu-clock -- true", false, 1000, nil},
+		{"-c 99999999999999999999 -e cpu-clock -- true", true, 4000, nil}, // ULLONG_MAX: as if -c was not given
+		{"-c 0 -e cpu-clock -- true", true, 4000, []Message{{Option: "-c", Note: true,
+			Text: "-c 0 sets no sample period: perf samples at its default frequency instead (4000 Hz, as -F 4000), without a word"}}},
+	}
+	for _, tt := range tests {
+		r := mustParse(t, tt.args, DefaultOptions())
+		a := r.Evsels[0].Attr
+		got := []any{a.Freq, a.SamplePeriod, r.Messages}
+		if diff := cmp.Diff([]any{tt.freq, tt.period, tt.messages}, got, cmpopts.EquateEmpty()); diff != "" {
+			t.Errorf("%s [freq period messages] (-want +got):\n%s", tt.args, diff)
 		}
 	}
 }

@@ -174,7 +174,7 @@ func NewSession(r *Record, k *pmu.Kernel, s *sched.Sched, workload *sched.Task, 
 		workload.Prog = append([]sched.Op{sched.Call(ss.workloadChild)}, workload.Prog...)
 		s.ExitHooks = append(s.ExitHooks, sessionExitHook{ss})
 	}
-	mask := sched.CPUMask(0)
+	var mask sched.CPUMask
 	if o.CPU >= 0 {
 		mask = sched.MaskOf(o.CPU)
 	}
@@ -237,12 +237,16 @@ const workloadComm = "perf-exec"
 // pipe until perf writes to it, then execs the workload, where the kernel
 // enables the enable_on_exec events (perf_event_exec()).
 // tools/perf/util/evlist.c: evlist__prepare_workload() (child branch)
+//
+// A signal for the child ends its wait (pipe_read() returns -ERESTARTSYS):
+// the handler runs on the way back to user mode and read(2) starts over.
 func (ss *Session) workloadChild(t *sched.Task) {
-	ss.S.Syscall(t, "read", func(t *sched.Task) {
-		for !ss.uncorked {
-			ss.S.Wait(t, &ss.cork)
-		}
-	})
+	for !ss.uncorked {
+		ss.S.Syscall(t, "read", func(t *sched.Task) {
+			for !ss.uncorked && ss.S.Wait(t, &ss.cork) {
+			}
+		})
+	}
 	ss.S.Syscall(t, "execve", func(t *sched.Task) { ss.K.Exec(t) })
 }
 
@@ -750,6 +754,10 @@ func (ss *Session) process() {
 
 // Script writes `perf script` output of what the session recorded.
 func (ss *Session) Script(w io.Writer) error {
+	if ss.Data.Dropped {
+		return fmt.Errorf("perf script: the perf.data is %d bytes, over the %s the simulator keeps in memory for perf script; "+
+			"write it with --perf-data DIR and read it with the real perf script", ss.Data.Written, ss.Data.keepLimit())
+	}
 	ss.process()
 	sym := ss.Opts.Symbolize
 	if sym == nil {

@@ -89,7 +89,7 @@ func csEtmSnapshotStart(ss *Session, t *sched.Task) error {
 // decoded what this snapshot wrote into perf.data.
 // tools/perf/arch/arm/util/cs-etm.c: cs_etm_snapshot_finish()
 func csEtmSnapshotFinish(ss *Session, t *sched.Task) error {
-	if snap := csEtmLog(ss); snap != nil && snap.start >= 0 {
+	if snap := csEtmLog(ss); snap != nil && snap.start >= 0 && snap.start <= len(ss.Data.Data) && ss.Data.Kept() {
 		chunks := auxtraceChunks(ss.Data.Data[snap.start:])
 		snap.reports = append(snap.reports, snap.all.Analyze(chunks))
 		snap.start = -1

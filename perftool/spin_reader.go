@@ -80,13 +80,23 @@ func (ss *Session) SpinRead(t *sched.Task) {
 	ss.spin.threads++
 	moved := func() bool {
 		for _, g := range rings {
-			if g.r.Head() != g.last {
+			if g.m.Map != nil && g.r.Head() != g.last {
 				return true
 			}
 		}
 		return false
 	}
-	for !ss.spinStopped() {
+	mapped := func() bool {
+		for _, g := range rings {
+			if g.m.Map != nil {
+				return true
+			}
+		}
+		return false
+	}
+	// A ring an action unmapped is left alone (its head moving would wake
+	// the spinner for nothing, for ever); with none left, the thread is done.
+	for !ss.spinStopped() && mapped() {
 		if !t.SpinUntil(ss.S.M.Now()+spinRecheck, moved) {
 			continue
 		}

@@ -81,7 +81,7 @@ func TestContextSwitchMovesEvents(t *testing.T) {
 			case 4:
 				return sched.Syscall("getpid")
 			}
-			return sched.Affinity(sched.CPUMask(rapid.IntRange(1, 7).Draw(rt, "mask")))
+			return sched.Affinity(sched.MaskBits(uint64(rapid.IntRange(1, 7).Draw(rt, "mask"))))
 		})
 		ntasks := rapid.IntRange(1, 4).Draw(rt, "tasks")
 		type fdset struct {
@@ -112,7 +112,7 @@ func TestContextSwitchMovesEvents(t *testing.T) {
 					}
 				}
 			}))
-			s.Spawn(fmt.Sprintf("t%d", i), 0, body...)
+			s.Spawn(fmt.Sprintf("t%d", i), sched.CPUMask{}, body...)
 		}
 		violation := ""
 		m.AddStepHook(func(c *cpu.CPU, label string) {

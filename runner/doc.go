@@ -12,7 +12,14 @@
 // runtime_knobs.go, runtime_perf*.go (the PerfBackend interface and the pmu
 // backend), runtime_observe.go and invariants.go (the oracles),
 // outcome*.go (evaluation and the Result), registry_builtin.go and names.go
-// (what a scenario may name, for the checker and simrun names), load.go.
+// (what a scenario may name, for the checker and simrun names), load.go,
+// limits.go (the limits of a run and LimitError), perf_data.go (perf.data
+// files, spooled with Options.PerfDataDir).
+//
+// A run stops at its limits (Options.Limit, MaxSteps, MaxWall, MaxMemory;
+// the defaults in limits.go) with a *LimitError, which is not a scenario
+// error and has no Result; Validate does everything Build does to refuse a
+// scenario, without running it (simrun check).
 //
 // Searching many schedules is package explore's job; the language is package
 // scenarios'.

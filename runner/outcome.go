@@ -1,7 +1,6 @@
 package runner
 
 import (
-	"errors"
 	"fmt"
 	"slices"
 
@@ -42,7 +41,7 @@ func (r *Run) Eval(e scenarios.Expr) (int64, error) {
 		if e.Op == "!" {
 			return b2i(x == 0), nil
 		}
-		return -x, nil
+		return scenarios.Negate(x)
 	case *scenarios.Binary:
 		x, err := r.Eval(e.X)
 		if err != nil {
@@ -78,19 +77,8 @@ func (r *Run) Eval(e scenarios.Expr) (int64, error) {
 			return b2i(x > y), nil
 		case ">=":
 			return b2i(x >= y), nil
-		case "+":
-			return x + y, nil
-		case "-":
-			return x - y, nil
-		case "*":
-			return x * y, nil
-		case "/":
-			if y == 0 {
-				return 0, errors.New("division by zero")
-			}
-			return x / y, nil
 		}
-		return 0, fmt.Errorf("unknown operator %s", e.Op)
+		return scenarios.Arith(e.Op, x, y)
 	}
 	return 0, fmt.Errorf("unknown expression %T", e)
 }

@@ -47,9 +47,13 @@ type OopsResult struct {
 
 // Result is what one run showed.
 type Result struct {
-	Scenario    string           `json:"scenario"`
-	File        string           `json:"file"`
-	Knobs       []string         `json:"knobs"`
+	Scenario string   `json:"scenario"`
+	File     string   `json:"file"`
+	Knobs    []string `json:"knobs"`
+	// Messages are what perf record printed and carried on after (its
+	// warnings, in its words; why a session gave up) and the simulator's
+	// notes, each as FILE:LINE:COL: TEXT.
+	Messages    []string         `json:"messages,omitempty"`
 	Limit       sim.Time         `json:"limit_ns"`
 	End         sim.Time         `json:"end_ns"`
 	AllExited   bool             `json:"all_exited"`
@@ -73,6 +77,7 @@ func (r *Run) Result() *Result {
 	if res.Violations == nil {
 		res.Violations = []Violation{}
 	}
+	res.Messages = r.Messages()
 	if r.M.Trace().Keep {
 		res.TraceHash = strconv.FormatUint(r.M.Trace().Hash(), 16)
 	}
@@ -92,6 +97,17 @@ func (r *Run) Result() *Result {
 		res.Oops = &OopsResult{Message: r.oops.Msg, CPU: r.oops.Lane, T: r.oops.Time, Token: res.Token}
 	}
 	return res
+}
+
+// Messages returns what perf printed at the start of the run and carried on
+// after (the record lines' warnings and the simulator's notes) and, once the
+// run executed, what the sessions printed while they ran and why one gave up.
+func (r *Run) Messages() []string {
+	out := append([]string(nil), r.messages...)
+	if m, ok := r.Perf.(interface{ Messages() []string }); ok && r.ran {
+		out = append(out, m.Messages()...)
+	}
+	return out
 }
 
 // ScenarioName is the name a scenario goes by: its scenario line, else its file name.
@@ -173,6 +189,9 @@ func (res *Result) WriteText(w io.Writer, f *scenarios.File) {
 	fmt.Fprintf(w, "scenario %s (%s)\n", res.Scenario, res.File)
 	if len(res.Knobs) > 0 {
 		fmt.Fprintf(w, "knobs: %s\n", strings.Join(res.Knobs, " "))
+	}
+	for _, m := range res.Messages {
+		fmt.Fprintln(w, m)
 	}
 	switch {
 	case res.Oops != nil:

@@ -32,17 +32,9 @@ func (r *Run) WritePerfData(dir string) ([]string, error) {
 // taken.
 func (p *pmuRun) WritePerfData(dir string) ([]string, error) {
 	var paths []string
-	taken := map[string]bool{}
-	for i, ss := range p.sessions {
-		name := p.names[i]
-		if name == "" {
-			name = "perf"
-		}
-		if taken[name] {
-			name = fmt.Sprintf("%s-%d", name, i+1)
-		}
-		taken[name] = true
-		path := filepath.Join(dir, name+".data")
+	for i, name := range p.dataNames() {
+		ss := p.sessions[i]
+		path := filepath.Join(dir, name)
 		fh, err := os.Create(path)
 		if err != nil {
 			return paths, err
@@ -52,9 +44,50 @@ func (p *pmuRun) WritePerfData(dir string) ([]string, error) {
 			err = cerr
 		}
 		if err != nil {
-			return paths, err
+			return paths, fmt.Errorf("%s: %s: %w", path, p.label(i), err)
 		}
 		paths = append(paths, path)
 	}
 	return paths, nil
+}
+
+// dataNames are the sessions' perf.data file names, in session order.
+func (p *pmuRun) dataNames() []string {
+	var out []string
+	taken := map[string]bool{}
+	for i := range p.sessions {
+		name := p.names[i]
+		if name == "" {
+			name = "perf"
+		}
+		if taken[name] {
+			name = fmt.Sprintf("%s-%d", name, i+1)
+		}
+		taken[name] = true
+		out = append(out, name+".data")
+	}
+	return out
+}
+
+// spool gives each session (but one writing to /dev/null) a spool for its
+// data section in dir: an unnamed temporary file (removed as soon as it is
+// made; its space goes back when the run is gone), from which WritePerfData
+// copies the data section however large it grew.
+func (p *pmuRun) spool(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	for i, name := range p.dataNames() {
+		ss := p.sessions[i]
+		if ss.Data.Discard {
+			continue
+		}
+		fh, err := os.CreateTemp(dir, "."+name+".spool-*")
+		if err != nil {
+			return err
+		}
+		os.Remove(fh.Name()) // the open file stays usable
+		ss.Data.Spool = fh
+	}
+	return nil
 }

@@ -68,3 +68,19 @@ func ScheduleChooser(seed uint64, budget int) sim.Chooser {
 	}
 	return &sim.Limited{Inner: sim.NewRandom(seed), Budget: budget}
 }
+
+// Validate does to f everything a run does before it starts, without running
+// it: the knobs, the PMU lines, every record line as perf record parses it
+// (the events, their terms, the options), the actions and the times against
+// the time limit. It returns the error Build would (a *scenarios.Error or an
+// ErrorList at the place in the file) or what perf would print and carry on
+// after (Result.Messages): what simrun check reports.
+func Validate(f *scenarios.File, opts Options) ([]string, error) {
+	opts.PerfDataDir = "" // nothing is written
+	r, err := Build(f, opts)
+	if err != nil {
+		return nil, err
+	}
+	defer r.M.Close()
+	return r.Messages(), nil
+}

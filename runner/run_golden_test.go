@@ -32,6 +32,44 @@ func TestRunErrorsGolden(t *testing.T) {
 	}
 }
 
+// TestValidateGolden checks each file of testdata/validate, which parses and
+// checks, as simrun check does after that (Validate: what a run refuses
+// before it starts), and compares what it says with NAME.golden: the
+// refusals with their snippets, or perf's messages.
+func TestValidateGolden(t *testing.T) {
+	for _, path := range glob(t, "testdata/validate/*.sim") {
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			src, err := scenarios.Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			src.Name = filepath.Base(path)
+			f, err := Load(src)
+			if err != nil {
+				t.Fatalf("Load: %v", err)
+			}
+			msgs, err := Validate(f, Options{})
+			var b strings.Builder
+			var list scenarios.ErrorList
+			var se *scenarios.Error
+			switch {
+			case errors.As(err, &list):
+				b.WriteString("# refused\n" + list.Error() + "\n")
+			case errors.As(err, &se):
+				b.WriteString("# refused\n" + se.Snippet() + "\n")
+			case err != nil:
+				t.Fatalf("Validate = %v, want a *scenarios.Error or an ErrorList", err)
+			default:
+				b.WriteString("# accepted\n")
+				for _, m := range msgs {
+					b.WriteString(m + "\n")
+				}
+			}
+			golden(t, strings.TrimSuffix(path, ".sim")+".golden", b.String())
+		})
+	}
+}
+
 // knownNames matches the part of an "unknown NAME" message that lists (or
 // counts) what the registry knows, which grows with every model.
 var knownNames = regexp.MustCompile(`(; known [a-z ]+: [^\n]*| \(\d+ [a-z ]+ are known(; simrun names [a-zA-Z]+ lists them)?\))`)

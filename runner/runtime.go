@@ -3,16 +3,13 @@ package runner
 import (
 	"errors"
 	"io"
+	"time"
 
 	"perfsim/cpu"
 	"perfsim/scenarios"
 	"perfsim/sched"
 	"perfsim/sim"
 )
-
-// DefaultLimit is the virtual time a run may last when Options.Limit is 0. A run
-// normally ends earlier, when every task has exited and nothing is left to do.
-const DefaultLimit = 10 * sim.Second
 
 // Options says how to run a checked scenario.
 type Options struct {
@@ -21,8 +18,17 @@ type Options struct {
 	Knobs map[string]string
 	// Chooser makes every decision; nil is the quiet schedule (all zeros).
 	Chooser sim.Chooser
-	// Limit ends the run at this virtual time (0: DefaultLimit).
+	// Limit ends the run at this virtual time (0: DefaultLimit; negative:
+	// MaxTimeLimit). A run that reaches it with tasks still to finish stops
+	// with a *LimitError.
 	Limit sim.Time
+	// MaxSteps, MaxWall and MaxMemory bound the engine steps, the wall-clock
+	// time and the heap (bytes) of the run (0: DefaultMaxSteps,
+	// DefaultMaxWall, DefaultMaxMemory; negative: no limit). A run that
+	// reaches one stops with a *LimitError (see sim.Limits).
+	MaxSteps  int64
+	MaxWall   time.Duration
+	MaxMemory int64
 	// KeepTrace keeps the trace records (for --timeline, the trace text and the
 	// shrunk schedule's lines); invariants see every record either way.
 	KeepTrace bool
@@ -30,6 +36,16 @@ type Options struct {
 	StopAtViolation bool
 	// Perf is the perf backend (nil: DefaultPerf).
 	Perf PerfBackend
+	// PerfDataDir, when set, is where WritePerfData will write the sessions'
+	// perf.data: each session spools its data section there as it records
+	// it, so a perf.data of any size is written whole (without it, a data
+	// section over PerfDataKeep is not kept and WritePerfData refuses it).
+	PerfDataDir string
+	// PerfDataKeep bounds the bytes of perf.data the sessions of the run keep
+	// in memory (0: perftool.DefaultKeep; negative: no bound). Past it the
+	// records are counted, not kept: the observables stay right, perf script
+	// has nothing to print (see perftool.PerfData.Keep).
+	PerfDataKeep int64
 }
 
 // Run is one run of a scenario: the machine, the scheduler, the tasks, the perf
@@ -59,6 +75,8 @@ type Run struct {
 	forces     *forceState
 	end        sim.Time
 	oops       *sim.Oops
+	limitErr   *LimitError
+	messages   []string // what perf printed at the start and carried on after (Result.Messages)
 	ran        bool
 }
 
@@ -77,17 +95,24 @@ func Build(f *scenarios.File, opts Options) (r *Run, err error) {
 	if err != nil {
 		return nil, err
 	}
-	limit := opts.Limit
-	if limit <= 0 {
-		limit = DefaultLimit
+	lim := resolveLimits(opts)
+	if len(f.Tasks) == 0 && len(f.Records) == 0 {
+		// Nothing would run: the run would end at once and every outcome be
+		// judged on an idle machine. (A perf record -a line alone runs.)
+		return nil, f.Errorf(scenarios.Pos{Line: 1, Col: 1},
+			"nothing to run: the file has no task and no record line (declare a task: task NAME, its program indented under it)")
 	}
-	r = &Run{File: f, Knobs: knobs, opts: opts, limit: limit, Tasks: map[string]*sched.Task{},
+	if err := checkTimes(f, lim.time); err != nil {
+		return nil, err
+	}
+	r = &Run{File: f, Knobs: knobs, opts: opts, limit: lim.time, Tasks: map[string]*sched.Task{},
 		Counters: map[string]int64{}, perInv: map[string]int{}, samples: map[*scenarios.Outcome]sample{}}
 	r.log = &decisionLog{inner: opts.Chooser}
 	if r.log.inner == nil {
 		r.log.inner = sim.NewReplay(nil)
 	}
 	r.M = cpu.NewMachine(cpu.Config{CPUs: f.NumCPUs()}, r.log)
+	r.M.Eng.SetLimits(lim.engine)
 	r.log.eng = r.M.Eng
 	m := r.M // r is nil when an error is returned
 	defer func() {
@@ -104,7 +129,7 @@ func Build(f *scenarios.File, opts Options) (r *Run, err error) {
 	r.judged = r.judgedInvariants()
 	r.installInvariants(perf)
 	for _, t := range f.Tasks {
-		r.Tasks[t.Name] = r.S.Spawn(t.Name, taskMask(t), taskOps(t.Body)...)
+		r.Tasks[t.Name] = r.S.Spawn(t.Name, taskMask(t), taskOps(t.Body, r.M.Eng.Tick)...)
 	}
 	if r.Perf, err = perf.Start(r); err != nil {
 		return nil, err
@@ -118,9 +143,11 @@ func Build(f *scenarios.File, opts Options) (r *Run, err error) {
 	return r, nil
 }
 
-// Execute runs r to the end (every task exited and nothing left to do), the run
-// limit, the first violation (with StopAtViolation) or a model oops, then runs the
-// end-of-run checks. A run executes once.
+// Execute runs r to the end (every task exited and nothing left to do), the
+// first violation (with StopAtViolation) or a model oops, then runs the
+// end-of-run checks. A run that reaches one of its limits (the virtual time
+// with a task still to finish, the steps, the wall clock, the heap) stops
+// there and returns a *LimitError: it has no Result. A run executes once.
 func (r *Run) Execute() error {
 	if r.ran {
 		return errors.New("scenarios: a run executes once")
@@ -130,11 +157,20 @@ func (r *Run) Execute() error {
 	err := r.M.Run(r.limit)
 	r.end = r.M.Now()
 	if err != nil {
+		var le *sim.LimitError
+		if errors.As(err, &le) {
+			r.limitErr = r.limitError(le)
+			return r.limitErr
+		}
 		var o *sim.Oops
 		if !errors.As(err, &o) {
 			return err
 		}
 		r.oops = o
+	}
+	if r.oops == nil && !r.stopped() && !r.S.AllExited() && r.M.Eng.Pending() {
+		r.limitErr = r.timeLimitError()
+		return r.limitErr
 	}
 	if r.oops == nil && !r.stopped() {
 		for _, v := range r.Perf.Finish() {

@@ -86,6 +86,9 @@ func resolveKnobs(f *scenarios.File, overrides map[string]string, perf PerfBacke
 			for _, k := range append(append([]sim.KnobSpec(nil), kernel...), tool...) {
 				known = append(known, k.Name)
 			}
+			if best := scenarios.Closest(n, known); best != "" {
+				return nil, fmt.Errorf("unknown knob %q; did you mean %q? (simrun knobs lists them)", n, best)
+			}
 			return nil, fmt.Errorf("unknown knob %q; known knobs: %s", n, strings.Join(known, ", "))
 		}
 		if err := k.Check(v); err != nil {

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"sort"
@@ -178,13 +179,24 @@ func (PMUPerf) Start(r *Run) (PerfRun, error) {
 	for _, k := range perftool.ToolKnobs() {
 		toolKnobs[k.Name] = r.Knobs[k.Name]
 	}
+	keep := r.opts.PerfDataKeep
+	if keep == 0 {
+		keep = perftool.DefaultKeep
+	}
+	budget := perftool.NewKeepBudget(max(keep, 0))
+	var refused scenarios.ErrorList // every record line perf refuses, not just the first
 	for _, rec := range r.File.Records {
-		ropts := perftool.DefaultOptions()
-		ropts.NrCPUs = len(r.M.CPUs)
-		ropts.Tool = perftool.ToolOf(toolKnobs[perftool.PerfVersionKnob.Name])
-		parsed, err := perftool.Parse(rec.Argv(), ropts)
-		if err != nil {
-			return nil, r.File.Errorf(rec.Pos, "%v", err)
+		parsed, err := r.parseRecord(rec, toolKnobs)
+		var se *scenarios.Error
+		if errors.As(err, &se) {
+			refused = append(refused, se)
+			continue
+		}
+		if err != nil || len(refused) > 0 {
+			if err != nil {
+				return nil, err
+			}
+			continue
 		}
 		var workload *sched.Task
 		if w, ok := rec.Workload(); ok {
@@ -196,12 +208,24 @@ func (PMUPerf) Start(r *Run) (PerfRun, error) {
 		if err != nil {
 			return nil, r.File.Errorf(rec.Pos, "%v", err)
 		}
+		if keep > 0 {
+			ss.Data.Keep = budget
+		}
 		p.sessions = append(p.sessions, ss)
+		p.records = append(p.records, rec)
 		if rec.Name != nil {
 			p.byName[rec.Name.Name] = ss
 			p.names = append(p.names, rec.Name.Name)
 		} else {
 			p.names = append(p.names, "")
+		}
+	}
+	if len(refused) > 0 {
+		return nil, refused
+	}
+	if dir := r.opts.PerfDataDir; dir != "" && len(p.sessions) > 0 {
+		if err := p.spool(dir); err != nil {
+			return nil, err
 		}
 	}
 	return p, nil
@@ -218,6 +242,7 @@ type pmuRun struct {
 	r         *Run
 	k         *pmu.Kernel
 	sessions  []*perftool.Session
+	records   []*scenarios.Record // each session's record line
 	names     []string
 	byName    map[string]*perftool.Session
 }
@@ -265,10 +290,39 @@ func (p *pmuRun) Script(w io.Writer) error {
 			fmt.Fprintf(w, "# session %d %s\n", i+1, p.names[i])
 		}
 		if err := ss.Script(w); err != nil {
-			return err
+			return fmt.Errorf("%s: %w", p.label(i), err)
 		}
 	}
 	return nil
+}
+
+// label names session i for messages: "session 2 pt (line 7)".
+func (p *pmuRun) label(i int) string {
+	if p.names[i] == "" {
+		return fmt.Sprintf("session %d (line %d)", i+1, p.records[i].Pos.Line)
+	}
+	return fmt.Sprintf("session %d %s (line %d)", i+1, p.names[i], p.records[i].Pos.Line)
+}
+
+// Messages are what the sessions printed while they ran and carried on
+// after (perf's warnings), and why a session that gave up did (perf.error),
+// each at its record line.
+func (p *pmuRun) Messages() []string {
+	var out []string
+	for i, ss := range p.sessions {
+		pos := p.records[i].Pos
+		for _, w := range ss.Warnings {
+			out = append(out, p.r.File.Errorf(pos, "perf record: %s", w).Error())
+		}
+		if ss.Err != nil {
+			out = append(out, p.r.File.Errorf(pos, "perf record gave up (perf.error=1): %s", strings.TrimPrefix(ss.Err.Error(), "perf record: ")).Error())
+		}
+		if ss.Data.Dropped {
+			out = append(out, p.r.File.Errorf(pos, "note: perf.data of %d bytes, over the %s kept in memory: its records were counted, not kept "+
+				"(perf script and the checks that read them had nothing to look at)", ss.Data.Written, FormatSize(ss.Data.Keep.Total)).Error())
+		}
+	}
+	return out
 }
 
 // Finish judges the ring buffer invariants: rb.Check on the log of every
@@ -316,4 +370,47 @@ func (p *pmuRun) Finish() []Violation {
 		}
 	}
 	return out
+}
+
+// parseRecord parses a record line as the run's perf record does
+// (perftool.Parse, with the machine's CPUs and the perf-version knob),
+// reporting a refusal at the word it is about, and notes what perf prints
+// and carries on after (Record.Messages) at theirs.
+func (r *Run) parseRecord(rec *scenarios.Record, toolKnobs map[string]string) (*perftool.Record, error) {
+	ropts := perftool.DefaultOptions()
+	ropts.NrCPUs = len(r.M.CPUs)
+	ropts.Tool = perftool.ToolOf(toolKnobs[perftool.PerfVersionKnob.Name])
+	argv := rec.Argv()
+	at := func(option string) scenarios.Pos {
+		if i, off, ok := (&perftool.Error{Option: option}).Locate(argv); ok {
+			return rec.Args[i].PosAt(off)
+		}
+		return rec.Pos
+	}
+	parsed, err := perftool.Parse(argv, ropts)
+	if err != nil {
+		pos := rec.Pos
+		var pe *perftool.Error
+		if errors.As(err, &pe) {
+			if i, off, ok := pe.Locate(argv); ok {
+				pos = rec.Args[i].PosAt(off)
+			} else if pe.Option == "<command>" {
+				last := rec.Args[len(rec.Args)-1]
+				pos = last.PosAt(len(last.Text))
+			}
+		}
+		return nil, r.File.Errorf(pos, "%v", err)
+	}
+	for _, m := range parsed.Messages {
+		pos := rec.Pos
+		if m.Option != "" {
+			pos = at(m.Option)
+		}
+		if m.Note {
+			r.messages = append(r.messages, r.File.Errorf(pos, "note: %s", m.Text).Error())
+		} else {
+			r.messages = append(r.messages, r.File.Errorf(pos, "perf record: %s", m.Text).Error())
+		}
+	}
+	return parsed, nil
 }

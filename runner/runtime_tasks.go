@@ -3,31 +3,33 @@ package runner
 import (
 	"perfsim/scenarios"
 	"perfsim/sched"
-	"perfsim/sim"
 )
 
-// taskMask returns the CPUs a task may start on (0: any).
+// taskMask returns the CPUs a task may start on (empty: any).
 func taskMask(t *scenarios.Task) sched.CPUMask {
 	if t.Affinity == nil {
-		return 0
+		return sched.CPUMask{}
 	}
 	return sched.MaskOf(t.Affinity.CPUs...)
 }
 
 // taskOps turns a task's program into scheduler operations. Nice is not modelled
-// by the scheduler yet and is ignored.
-func taskOps(ops []scenarios.Op) []sched.Op {
+// by the scheduler yet and is ignored. Each round of a repeat calls tick first
+// (the engine's step count: a repeat of zero-time statements never gives the
+// engine its lane back, so only this counts its rounds against the limits).
+func taskOps(ops []scenarios.Op, tick func()) []sched.Op {
 	out := make([]sched.Op, 0, len(ops))
 	for _, op := range ops {
 		switch op := op.(type) {
 		case *scenarios.Compute:
-			out = append(out, sched.Compute(sim.Duration(op.Dur)))
+			out = append(out, sched.Compute(clampDur(op.Dur)))
 		case *scenarios.Syscall:
-			out = append(out, sched.SyscallFor(op.Name, sim.Duration(op.Dur)))
+			out = append(out, sched.SyscallFor(op.Name, clampDur(op.Dur)))
 		case *scenarios.Sleep:
-			out = append(out, sched.Sleep(sim.Duration(op.Dur)))
+			out = append(out, sched.Sleep(clampDur(op.Dur)))
 		case *scenarios.Repeat:
-			out = append(out, sched.Loop(int(op.Count), taskOps(op.Body)...))
+			body := append([]sched.Op{sched.Call(func(*sched.Task) { tick() })}, taskOps(op.Body, tick)...)
+			out = append(out, sched.Loop(int(op.Count), body...))
 		case *scenarios.Stack:
 			frames := append([]string(nil), op.Frames...)
 			if op.Kernel {

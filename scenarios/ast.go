@@ -227,10 +227,11 @@ func (w Word) PosAt(i int) Pos {
 // Action is something done at a virtual time: "at 50ms snapshot [ARGS...]".
 // The verb and its arguments are checked against the Registry.
 type Action struct {
-	Pos  Pos // of "at"
-	At   time.Duration
-	Verb *Ident
-	Args []*Ident
+	Pos   Pos // of "at"
+	At    time.Duration
+	AtPos Pos // of the time
+	Verb  *Ident
+	Args  []*Ident
 }
 
 // ForceKind says what a forced interleaving does.
@@ -295,4 +296,5 @@ type Outcome struct {
 	Quant Quantifier
 	Cond  Expr
 	At    *time.Duration // nil: at end
+	AtPos Pos            // of the time after at (when At is set)
 }

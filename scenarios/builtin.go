@@ -84,6 +84,9 @@ func Open(arg string) (*Source, error) {
 	for _, b := range Builtins() {
 		names = append(names, b.Name)
 	}
+	if hint := didYouMean(strings.TrimSuffix(path.Base(arg), ".sim"), names); hint != "" && !strings.ContainsAny(arg, `/\`) {
+		return nil, fmt.Errorf("%s: no such file, and no built-in scenario of that name%s", arg, hint)
+	}
 	return nil, fmt.Errorf("%s: no such file, and no built-in scenario of that name (built-ins: %s)", arg, strings.Join(names, ", "))
 }
 

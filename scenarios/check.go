@@ -185,14 +185,22 @@ func (c *checker) taskList(name string) string {
 	if len(c.f.Tasks) == 0 {
 		return fmt.Sprintf("there is no task %s (declare it with task %s)", quote(name), name)
 	}
-	return fmt.Sprintf("unknown task %s; tasks: %s", quote(name), strings.Join(sortedKeys(c.tasks), ", "))
+	names := sortedKeys(c.tasks)
+	if hint := didYouMean(name, names); hint != "" && len(names) > 5 {
+		return fmt.Sprintf("unknown task %s%s", quote(name), hint)
+	}
+	return fmt.Sprintf("unknown task %s; tasks: %s", quote(name), strings.Join(names, ", "))
 }
 
 func (c *checker) sessionList(name string) string {
 	if len(c.sessions) == 0 {
 		return fmt.Sprintf("unknown session %s (name a session with record NAME: ...)", quote(name))
 	}
-	return fmt.Sprintf("unknown session %s; sessions: %s", quote(name), strings.Join(sortedKeys(c.sessions), ", "))
+	names := sortedKeys(c.sessions)
+	if hint := didYouMean(name, names); hint != "" && len(names) > 5 {
+		return fmt.Sprintf("unknown session %s%s", quote(name), hint)
+	}
+	return fmt.Sprintf("unknown session %s; sessions: %s", quote(name), strings.Join(names, ", "))
 }
 
 func (c *checker) action(a *Action) {

@@ -18,9 +18,49 @@ func (c *checker) outcome(o *Outcome) {
 	if c.reg == nil {
 		return
 	}
-	if t := c.typeOf(o.Cond); t == IntType {
+	switch t := c.typeOf(o.Cond); t {
+	case IntType:
 		c.errorf(o.Cond.ExprPos(), "%s %s is a number, not a condition: compare it, like %s > 0", o.Quant, o.Cond, o.Cond)
+	case BoolType:
+		c.fold(o.Cond)
 	}
+}
+
+// fold computes the arithmetic of e made of numbers alone, reporting a result
+// that does not fit in 64 bits (outcomes never wrap around) at its operator.
+// It returns e's value when e is a constant integer.
+func (c *checker) fold(e Expr) (int64, bool) {
+	switch e := e.(type) {
+	case *Lit:
+		return e.Value, true
+	case *Unary:
+		x, ok := c.fold(e.X)
+		if !ok || e.Op != "-" {
+			return 0, false
+		}
+		v, err := Negate(x)
+		if err != nil {
+			c.errorf(e.Pos, "%v", err)
+			return 0, false
+		}
+		return v, true
+	case *Binary:
+		x, okX := c.fold(e.X)
+		y, okY := c.fold(e.Y)
+		if !okX || !okY {
+			return 0, false
+		}
+		switch e.Op {
+		case "+", "-", "*", "/":
+			v, err := Arith(e.Op, x, y)
+			if err != nil {
+				c.errorf(e.Pos, "%v", err)
+				return 0, false
+			}
+			return v, true
+		}
+	}
+	return 0, false
 }
 
 // whenKnob checks a when condition: a kernel knob, or else a tool knob.

@@ -32,6 +32,18 @@ func (c *checker) unknown(kind Kind, name string) string {
 var namesArg = map[Kind]string{Verbs: "actions", Observables: "observables", Invariants: "invariants",
 	StepPoints: "steps", Syscalls: "syscalls", PMUs: "PMUs"}
 
+// Closest returns the name of names nearest to s within an edit distance of
+// 3, or "": the "did you mean" of an unknown name.
+func Closest(s string, names []string) string { return closest(s, names) }
+
+// didYouMean is "; did you mean "x"?" for the name nearest to s, or "".
+func didYouMean(s string, names []string) string {
+	if best := closest(s, names); best != "" && best != s {
+		return fmt.Sprintf("; did you mean %s?", quote(best))
+	}
+	return ""
+}
+
 // closest returns the name within edit distance 3 of s that is nearest, or "".
 func closest(s string, names []string) string {
 	best, bestD := "", 4

@@ -114,6 +114,38 @@
 // Both are integers: write 1500us, not 1.5ms. In outcomes a size counts bytes and
 // a duration nanoseconds.
 //
+// # Limits
+//
+// A run ends when every task has exited and nothing is left to do. It stops
+// earlier at one of its limits, which simrun run takes as flags (and
+// runner.Options as fields): the virtual time (--time, 10s by default), the
+// engine steps (--max-steps, 100000000: lane runs, decisions, time advances
+// and repeat rounds), the wall clock (--max-wall, 30s) and the heap
+// (--max-memory, 2G). A run stopped at a limit has no verdict: simrun says
+// "stopped at the step limit of 100000000 steps at 0 (raise it with
+// --max-steps)" and exits with status 3. A duration longer than the time
+// limit simply runs into it.
+//
+// An action or an "at TIME" outcome after the time limit is an error (the
+// run would stop before it); after every task has exited is fine: the run
+// goes on until then. A file with neither a task nor a record line has
+// nothing to run and is an error.
+//
+// Numbers are 64-bit: a count, size or duration that does not fit is an
+// error, and so is outcome arithmetic that would wrap around (at check time
+// for numbers alone, as an error of the outcome at run time otherwise).
+// Expressions and blocks nest at most 200 deep.
+//
+// perf record lines are parsed as perf parses them, by simrun check too:
+// what perf refuses is an error at the word at fault; what perf accepts and
+// adjusts (-m 3, -F beyond perf_event_max_sample_rate) it says, in its own
+// words, at the option (file:line:col: perf record: rounding mmap pages size
+// to 16K (4 pages)); -c 0, which perf takes silently for its default
+// frequency, gets a note. A session that gives up (perf.error is 1) says why.
+// The perf.data a run keeps in memory is bounded (64 MiB); past it its
+// records are counted, not kept: simrun run --perf-data DIR writes it to
+// disk as it is recorded, whatever its size.
+//
 // # Errors
 //
 // Errors point at file:line:col and say what was expected:

@@ -36,14 +36,31 @@ func (e *Error) Error() string {
 //	aux.sim:7:12: expected a duration like 5us or 2ms, found "5x"
 //		    compute 5x
 //		            ^
+//
+// A source line longer than snippetWidth is cut to the part around the
+// column, with "..." where it was cut.
 func (e *Error) Snippet() string {
 	if e.Line <= 0 || e.Col <= 0 {
 		return e.Error()
 	}
+	src, col := e.Source, e.Col
+	if len(src) > snippetWidth {
+		from := max(0, min(col-1-snippetWidth/2, len(src)-snippetWidth))
+		to := min(len(src), from+snippetWidth)
+		cut := src[from:to]
+		if from > 0 {
+			cut = "..." + cut
+			col += 3 - from
+		}
+		if to < len(src) {
+			cut += "..."
+		}
+		src = cut
+	}
 	var caret strings.Builder
-	pre := e.Source
-	if e.Col-1 < len(pre) {
-		pre = pre[:e.Col-1]
+	pre := src
+	if col-1 < len(pre) {
+		pre = pre[:col-1]
 	}
 	for _, r := range pre {
 		if r == '\t' {
@@ -52,12 +69,15 @@ func (e *Error) Snippet() string {
 			caret.WriteByte(' ')
 		}
 	}
-	for i := len(e.Source); i < e.Col-1; i++ {
+	for i := len(src); i < col-1; i++ {
 		caret.WriteByte(' ') // column past the end of the line
 	}
 	caret.WriteByte('^')
-	return e.Error() + "\n\t" + e.Source + "\n\t" + caret.String()
+	return e.Error() + "\n\t" + src + "\n\t" + caret.String()
 }
+
+// snippetWidth is how much of a long source line a snippet shows.
+const snippetWidth = 120
 
 // ErrorList is the error Parse returns: the errors sorted by position, each with
 // its snippet when printed.

@@ -85,10 +85,26 @@ func lexExpr(s string, from int) []exprTok {
 }
 
 type exprParser struct {
-	ll   *logicalLine
-	toks []exprTok
-	i    int
-	err  *exprError
+	ll    *logicalLine
+	toks  []exprTok
+	i     int
+	err   *exprError
+	depth int // the nesting of the expression being parsed (see enter)
+}
+
+// MaxNesting bounds how deep expressions and blocks nest: deeper than that is
+// an error at the place it goes past, not a crash of the parser or of the
+// checks that walk the tree.
+const MaxNesting = 200
+
+// enter counts one level of nesting at t (a parenthesis, a prefix operator,
+// one more operator of a chain), failing past MaxNesting.
+func (x *exprParser) enter(t exprTok, n int) bool {
+	x.depth += n
+	if x.depth > MaxNesting && x.err == nil {
+		x.fail(t, "the expression nests more than %d deep (parentheses, prefix ! and -, chained operators): split it", MaxNesting)
+	}
+	return x.err == nil
 }
 
 type exprError struct {
@@ -133,12 +149,17 @@ func (x *exprParser) isOp(ops ...string) (string, bool) {
 
 func (x *exprParser) binary(next func() Expr, ops ...string) Expr {
 	e := next()
+	chain := 0 // each operator of a chain nests the tree one deeper
+	defer func() { x.depth -= chain }()
 	for x.err == nil {
 		op, ok := x.isOp(ops...)
 		if !ok {
 			return e
 		}
 		t := x.peek()
+		if chain++; !x.enter(t, 1) {
+			return nil
+		}
 		x.i++
 		y := next()
 		if x.err != nil {
@@ -183,6 +204,10 @@ func (x *exprParser) cmp() Expr {
 func (x *exprParser) unary() Expr {
 	if op, ok := x.isOp("!", "-"); ok {
 		t := x.peek()
+		if !x.enter(t, 1) {
+			return nil
+		}
+		defer func() { x.depth-- }()
 		x.i++
 		e := x.unary()
 		if x.err != nil {
@@ -216,6 +241,10 @@ func (x *exprParser) primary() Expr {
 		return &Name{Pos: x.ll.posAt(t.off), Name: t.text}
 	case tOp:
 		if t.text == "(" {
+			if !x.enter(t, 1) {
+				return nil
+			}
+			defer func() { x.depth-- }()
 			x.i++
 			e := x.or()
 			if x.err != nil {

@@ -114,10 +114,21 @@ func (p *parser) buildTree(lls []*logicalLine) []*node {
 	}
 	var root []*node
 	stack := []level{{indent: "", list: &root}}
+	tooDeep := false // the lines too deep so far were reported
 	for _, ll := range lls {
 		top := stack[len(stack)-1]
 		switch {
 		case ll.indent == top.indent:
+		case strings.HasPrefix(ll.indent, top.indent) && len(*top.list) > 0 && len(stack) > MaxNesting:
+			// Too deep: reported once, and kept (unparsed) under the last
+			// line that fits, which so has its block.
+			if !tooDeep {
+				p.errorf(ll.posAt(ll.start), "blocks nest more than %d deep", MaxNesting)
+			}
+			tooDeep, ll.bad = true, true
+			parent := (*top.list)[len(*top.list)-1]
+			parent.children = append(parent.children, &node{line: ll})
+			continue
 		case strings.HasPrefix(ll.indent, top.indent) && len(*top.list) > 0:
 			parent := (*top.list)[len(*top.list)-1]
 			stack = append(stack, level{indent: ll.indent, list: &parent.children})
@@ -135,6 +146,7 @@ func (p *parser) buildTree(lls []*logicalLine) []*node {
 		}
 		top = stack[len(stack)-1]
 		*top.list = append(*top.list, &node{line: ll})
+		tooDeep = false
 	}
 	return root
 }

@@ -165,6 +165,10 @@ func (p *parser) topLevel(n *node) {
 				return
 			}
 		}
+		if hint := didYouMean(kw, append(append([]string(nil), topKeywords...), "perf")); hint != "" {
+			p.errorf(ws[0].pos, "unknown statement %s%s", quote(kw), hint)
+			return
+		}
 		p.errorf(ws[0].pos, "unknown statement %s; expected one of: %s", quote(kw), strings.Join(topKeywords, ", "))
 	}
 }

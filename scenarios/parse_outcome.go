@@ -27,7 +27,7 @@ func (p *parser) outcome(ll *logicalLine, ws []token, qi int, when []*Setting) {
 			p.errorf(ll.posAt(atOff), "%v", derr)
 			return
 		}
-		o.At = &d
+		o.At, o.AtPos = &d, ll.posAt(atOff)
 	}
 	p.f.Outcomes = append(p.f.Outcomes, o)
 }

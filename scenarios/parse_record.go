@@ -40,7 +40,7 @@ func (p *parser) action(ll *logicalLine, ws []token) {
 		p.errorf(at(ll, ws, 2), "expected an action like snapshot or pause-output after at %s, found %s", ws[1].text, found(ws, 2))
 		return
 	}
-	a := &Action{Pos: ws[0].pos, At: d, Verb: &Ident{Pos: ws[2].pos, Name: ws[2].text}}
+	a := &Action{Pos: ws[0].pos, At: d, AtPos: ws[1].pos, Verb: &Ident{Pos: ws[2].pos, Name: ws[2].text}}
 	for _, w := range ws[3:] {
 		a.Args = append(a.Args, &Ident{Pos: w.pos, Name: w.text})
 	}

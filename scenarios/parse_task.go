@@ -81,6 +81,10 @@ func (p *parser) op(n *node) Op {
 			return nil
 		}
 		v, err := parseUint(ws[1].text)
+		if err == errTooLarge {
+			p.errorf(ws[1].pos, "repeat count %s is too large: at most 9223372036854775807 (and a run stops at its step limit long before)", quote(ws[1].text))
+			return nil
+		}
 		if err != nil || v < 1 {
 			p.errorf(ws[1].pos, "expected a count from 1 after repeat, like 3 or 3_000_000, found %s", quote(ws[1].text))
 			return nil
@@ -149,6 +153,10 @@ func (p *parser) op(n *node) Op {
 			p.errorf(pos, "%s is not part of a task's program: write it without indentation", kw)
 			return nil
 		}
+	}
+	if hint := didYouMean(kw, taskKeywords); hint != "" {
+		p.errorf(pos, "unknown task statement %s%s", quote(kw), hint)
+		return nil
 	}
 	p.errorf(pos, "unknown task statement %s; expected one of: %s", quote(kw), strings.Join(taskKeywords, ", "))
 	return nil

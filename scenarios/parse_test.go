@@ -107,9 +107,9 @@ func TestParseActionsAndForces(t *testing.T) {
 	f := mustParse(t, "at 50ms snapshot pt cpu1\nat 0ns read\n"+
 		"nmi cpu 0 at a:b\npreempt app at x occurrence 3\nmigrate app to cpu2 at t:r\n")
 	wantActions := []*Action{
-		{Pos: Pos{1, 1}, At: 50 * time.Millisecond, Verb: &Ident{Pos{1, 9}, "snapshot"},
+		{Pos: Pos{1, 1}, At: 50 * time.Millisecond, AtPos: Pos{1, 4}, Verb: &Ident{Pos{1, 9}, "snapshot"},
 			Args: []*Ident{{Pos{1, 18}, "pt"}, {Pos{1, 21}, "cpu1"}}},
-		{Pos: Pos{2, 1}, At: 0, Verb: &Ident{Pos{2, 8}, "read"}},
+		{Pos: Pos{2, 1}, At: 0, AtPos: Pos{2, 4}, Verb: &Ident{Pos{2, 8}, "read"}},
 	}
 	wantForces := []*Force{
 		{Pos: Pos{3, 1}, Kind: ForceNMI, CPU: 0, CPUPos: Pos{3, 5}, Label: &Ident{Pos{3, 14}, "a:b"}, Occurrence: 1},

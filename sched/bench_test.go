@@ -14,8 +14,8 @@ func BenchmarkContextSwitch(b *testing.B) {
 	defer m.Close()
 	s := New(m, DefaultConfig())
 	n := b.N / 2
-	s.Spawn("a", 0, Loop(n, Yield()))
-	s.Spawn("b", 0, Loop(n, Yield()))
+	s.Spawn("a", CPUMask{}, Loop(n, Yield()))
+	s.Spawn("b", CPUMask{}, Loop(n, Yield()))
 	b.ResetTimer()
 	if err := m.Run(sim.Never); err != nil {
 		b.Fatal(err)

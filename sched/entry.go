@@ -156,8 +156,8 @@ func (s *Sched) Wake(t *Task) {
 // setAffinity is sched_setaffinity() on the running task: if its CPU is no longer
 // allowed it is moved off it (migration_cpu_stop()).
 func (s *Sched) setAffinity(t *Task, m CPUMask) {
-	m &= AllCPUs(len(s.M.CPUs))
-	if m == 0 {
+	m = m.And(AllCPUs(len(s.M.CPUs)))
+	if m.Empty() {
 		return
 	}
 	s.syscallWith(t, "sched_setaffinity", func(t *Task) {

@@ -23,7 +23,7 @@ func newSched(t *testing.T, cpus int, cfg Config) (*cpu.Machine, *Sched) {
 func TestTaskWorkRunsOnReturnToUser(t *testing.T) {
 	m, s := newSched(t, 1, DefaultConfig())
 	var log []string
-	a := s.Spawn("a", 0, Compute(10*sim.Microsecond), Call(func(t *Task) { log = append(log, "after compute") }))
+	a := s.Spawn("a", CPUMask{}, Compute(10*sim.Microsecond), Call(func(t *Task) { log = append(log, "after compute") }))
 	tm := m.CPUs[0].NewTimer(false, cpu.Interrupt{Name: "dev", Fn: func(c *cpu.CPU) {
 		if err := s.TaskWorkAdd(c, s.Current(c), TaskWork{Name: "w", Fn: func(t *Task) {
 			log = append(log, "work at "+t.CPU().Now().String()+" user="+map[bool]string{true: "yes", false: "no"}[t.User])
@@ -84,8 +84,8 @@ func TestTaskWorkNMIInSchedule(t *testing.T) {
 			ran := "never"
 			exiting := false
 			s.ExitHooks = append(s.ExitHooks, exitHook(func(t *Task) { exiting = exiting || t.Comm == "a" }))
-			a := s.Spawn("a", 0, Yield(), Syscall("close"))
-			s.Spawn("b", 0, Compute(sim.Millisecond))
+			a := s.Spawn("a", CPUMask{}, Yield(), Syscall("close"))
+			s.Spawn("b", CPUMask{}, Compute(sim.Millisecond))
 			fired := false
 			m.AddStepHook(func(c *cpu.CPU, label string) {
 				if label != "__schedule:irqs-off" || fired || s.Current(c) != a {

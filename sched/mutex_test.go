@@ -62,7 +62,7 @@ func TestMutexMisuseOopses(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			m, s := newSched(t, 1, DefaultConfig())
 			mu := &Mutex{Name: "test_mutex"}
-			s.Spawn("a", 0, Call(func(tk *Task) { s.Syscall(tk, "x", tc.body(s, mu)) }))
+			s.Spawn("a", CPUMask{}, Call(func(tk *Task) { s.Syscall(tk, "x", tc.body(s, mu)) }))
 			err := m.Run(sim.Second)
 			var oops *sim.Oops
 			if !errors.As(err, &oops) || !strings.Contains(oops.Error(), tc.want) {

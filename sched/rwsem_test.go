@@ -146,7 +146,7 @@ func TestRWSemMisuseOopses(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			m, s := newSched(t, 1, DefaultConfig())
 			r := &RWSem{Name: "test_rwsem"}
-			s.Spawn("a", 0, Call(func(tk *Task) { s.Syscall(tk, "x", tc.body(s, r)) }))
+			s.Spawn("a", CPUMask{}, Call(func(tk *Task) { s.Syscall(tk, "x", tc.body(s, r)) }))
 			err := m.Run(sim.Second)
 			var oops *sim.Oops
 			if !errors.As(err, &oops) || !strings.Contains(oops.Error(), tc.want) {

@@ -118,10 +118,10 @@ func New(m *cpu.Machine, cfg Config) *Sched {
 	return s
 }
 
-// Spawn creates a runnable task with a program, allowed on mask (0: all CPUs), and
+// Spawn creates a runnable task with a program, allowed on mask (empty: all CPUs), and
 // queues it on the first allowed CPU (or the Chooser's pick when Balance is set).
 func (s *Sched) Spawn(comm string, mask CPUMask, prog ...Op) *Task {
-	if mask == 0 {
+	if mask.Empty() {
 		mask = AllCPUs(len(s.M.CPUs))
 	}
 	s.nextPID++

@@ -6,9 +6,6 @@ package sched
 
 import (
 	"fmt"
-	"math/bits"
-	"strconv"
-	"strings"
 
 	"perfsim/cpu"
 	"perfsim/sim"
@@ -23,49 +20,6 @@ const (
 	Sleeping
 	Dead
 )
-
-// CPUMask is a set of CPUs (at most 64).
-type CPUMask uint64
-
-// MaskOf returns the mask holding the given CPUs.
-func MaskOf(cpus ...int) CPUMask {
-	var m CPUMask
-	for _, c := range cpus {
-		m |= 1 << uint(c)
-	}
-	return m
-}
-
-// AllCPUs returns the mask of CPUs 0..n-1.
-func AllCPUs(n int) CPUMask { return CPUMask(1)<<uint(n) - 1 }
-
-// Has reports whether cpu is in m.
-func (m CPUMask) Has(cpu int) bool { return cpu >= 0 && cpu < 64 && m&(1<<uint(cpu)) != 0 }
-
-// First returns the lowest CPU in m, or -1.
-func (m CPUMask) First() int {
-	if m == 0 {
-		return -1
-	}
-	return bits.TrailingZeros64(uint64(m))
-}
-
-// List returns the CPUs in m in order.
-func (m CPUMask) List() []int {
-	var out []int
-	for x := uint64(m); x != 0; x &= x - 1 {
-		out = append(out, bits.TrailingZeros64(x))
-	}
-	return out
-}
-
-func (m CPUMask) String() string {
-	var s []string
-	for _, c := range m.List() {
-		s = append(s, strconv.Itoa(c))
-	}
-	return strings.Join(s, ",")
-}
 
 // Task is a simulated task (a thread of a process).
 type Task struct {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"runtime/debug"
 	"strconv"
+	"time"
 )
 
 // Lane is one thing the engine advances in virtual time: a simulated CPU. Each lane
@@ -52,8 +53,17 @@ type Engine struct {
 	contended bool
 	stopped   bool
 	ties      []*Lane
+	until     Time // Run's until: no lane advances past it
 	// Decisions counts Choose calls made through the engine (ties and step points).
 	Decisions int
+
+	// steps counts the engine steps (Tick); at nextCheck the limits are looked at.
+	steps     uint64
+	nextCheck uint64
+	limits    Limits
+	started   time.Time // when Run began, for Limits.MaxWall
+	lastCheck time.Time // the last look at the wall clock and the heap
+	heapCheck uint64    // steps between two looks at the wall clock and the heap
 }
 
 // NewEngine returns an engine that asks ch for every decision.
@@ -61,7 +71,7 @@ func NewEngine(ch Chooser) *Engine {
 	if ch == nil {
 		ch = NewReplay(nil)
 	}
-	return &Engine{Chooser: ch, Trace: &Trace{}}
+	return &Engine{Chooser: ch, Trace: &Trace{}, nextCheck: noCheck}
 }
 
 // AddLane registers a lane; run is called whenever the lane is scheduled.
@@ -112,10 +122,11 @@ func (e *Engine) TiedLanes() []*Lane {
 
 // TryAdvance moves the running lane l straight on to t when no other lane is due
 // at or before t: nothing could happen in between, so yielding to the engine
-// would only come back here. It reports whether it advanced.
+// would only come back here. It reports whether it advanced. An advance is a
+// step (Tick): a lane that runs on without yielding is still counted.
 func (e *Engine) TryAdvance(l *Lane, t Time) bool {
-	if e.running != l || t < e.now {
-		return false
+	if e.running != l || t < e.now || t > e.until {
+		return false // past until: the lane yields and Run ends there
 	}
 	for _, o := range e.lanes {
 		if o != l && o.next <= t {
@@ -125,15 +136,17 @@ func (e *Engine) TryAdvance(l *Lane, t Time) bool {
 	e.now = t
 	l.next = t
 	e.contended = false
+	e.Tick() // a time advance that does not go back to the engine is a step too
 	return true
 }
 
 // SwitchTo makes the engine run l next (the caller must then yield its lane).
 func (e *Engine) SwitchTo(l *Lane) { e.forced = l }
 
-// Choose asks the Chooser, counting the decision.
+// Choose asks the Chooser, counting the decision (and a step).
 func (e *Engine) Choose(n int, what string) int {
 	e.Decisions++
+	e.Tick()
 	return e.Chooser.Choose(n, what)
 }
 
@@ -141,10 +154,15 @@ func (e *Engine) Choose(n int, what string) int {
 func (e *Engine) Stop() { e.stopped = true }
 
 // Run advances the lanes until none has anything to do before until, or Stop. A
-// model crash is returned as an *Oops; the simulator itself never panics.
+// model crash is returned as an *Oops, a run that reaches one of its Limits as
+// a *LimitError; the simulator itself never panics.
 func (e *Engine) Run(until Time) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
+			if l, ok := r.(*LimitError); ok {
+				err = l
+				return
+			}
 			if !isModelCrash(r) {
 				// Not the model's: a strategy's own control flow (rapid stops a
 				// test case by panicking from a draw). Let it through.
@@ -154,7 +172,10 @@ func (e *Engine) Run(until Time) (err error) {
 		}
 	}()
 	e.stopped = false
+	e.until = until
+	e.started, e.lastCheck = time.Now(), time.Time{}
 	for !e.stopped {
+		e.Tick()
 		l := e.forced
 		e.forced = nil
 		if l == nil {
@@ -176,6 +197,17 @@ func (e *Engine) Run(until Time) (err error) {
 		e.running = nil
 	}
 	return nil
+}
+
+// Pending reports whether some lane still has something to do (after Run
+// returned: beyond its until, or after Stop).
+func (e *Engine) Pending() bool {
+	for _, l := range e.lanes {
+		if l.next != Never {
+			return true
+		}
+	}
+	return false
 }
 
 func (e *Engine) pick(until Time) *Lane {

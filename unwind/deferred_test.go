@@ -137,7 +137,7 @@ func TestUnwindPerTaskNeverMixes(t *testing.T) {
 					r.s.Syscall(tk, "read", func(tk *sched.Task) { r.d.Request(tk.CPU(), tk, r.w) })
 				}), sched.Compute(sim.Duration(rapid.IntRange(1, 20).Draw(rt, "compute"))*sim.Microsecond))
 			}
-			tk := r.s.Spawn(name, 0, prog...)
+			tk := r.s.Spawn(name, sched.CPUMask{}, prog...)
 			want := make([]uint64, len(frames))
 			for k := range frames {
 				want[k] = cfg0IP(frames[len(frames)-1-k])

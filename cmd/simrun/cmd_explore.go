@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"perfsim/explore"
+	"perfsim/runner"
 	"perfsim/scenarios"
 	"perfsim/sim"
 )
@@ -42,6 +43,7 @@ func cmdExplore(args []string, stdout, stderr io.Writer) int {
 	out := fs.String("out", "", "the replay `FILE` to write for a violation (default SCENARIO.replay)")
 	quiet := fs.Bool("q", false, "no progress on standard error")
 	focus := fs.String("focus", "", "bounded: disturb only the decisions whose question contains one of these comma-separated `WORDS` (step point labels such as perf_mmap_aux, tie, nmi-skid)")
+	limits := addLimitFlags(fs) // --max-steps, --max-wall, --max-memory (explore keeps its own --time)
 	jobs := fs.Int("jobs", runtime.NumCPU(), "schedules to run at once, at least 1 (random, sparse, bounded); the result is the same for any value")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
@@ -88,10 +90,19 @@ func cmdExplore(args []string, stdout, stderr io.Writer) int {
 	if !*quiet && isTerminal(stderr) {
 		o.Progress = progress(stderr)
 	}
+	var ro runner.Options
+	if err := limits.apply(&ro); err != nil {
+		fmt.Fprintf(stderr, "simrun explore: %v\n", err)
+		return exitUsage
+	}
+	o.MaxSteps, o.MaxWall, o.MaxMemory = ro.MaxSteps, ro.MaxWall, ro.MaxMemory
 	o.Context = ctx
 	ex, err := explore.Explore(f, o)
 	if o.Progress != nil {
 		fmt.Fprint(stderr, "\r\033[K")
+	}
+	if code, ok := limitExit(err, stderr); ok {
+		return code
 	}
 	if err != nil {
 		printError(stderr, err)

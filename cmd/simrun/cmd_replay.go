@@ -55,6 +55,9 @@ func cmdReplay(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "simrun replay: explore again to record this scenario, or --force to replay the file anyway")
 		return exitUsage
 	}
+	if code, ok := limitExit(err, stderr); ok {
+		return code
+	}
 	if err != nil {
 		printError(stderr, err)
 		return exitUsage

@@ -10,7 +10,7 @@ import (
 
 // cmdRun runs a scenario once and prints its outcomes and replay token.
 func cmdRun(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("run", "SCENARIO [--seed N] [--kernel NAME=VALUE]... [--json FILE] [--timeline] [--script] [--perf-data DIR] [--trace-json FILE]", stderr)
+	fs := newFlagSet("run", "SCENARIO [--seed N] [--kernel NAME=VALUE]... [--json FILE] [--timeline] [--script] [--perf-data DIR] [--trace-json FILE] [--time LIMIT] [--max-steps N] [--max-wall DURATION] [--max-memory SIZE]", stderr)
 	seed := fs.Uint64("seed", 1, "the schedule's seed (the same as explore's schedule of that seed)")
 	knobs := knobFlags{}
 	fs.Var(knobs, "kernel", "set a kernel (or tool) knob, `NAME=VALUE`; repeatable; see simrun knobs")
@@ -18,6 +18,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	timeline := fs.Bool("timeline", false, "print the per-CPU timeline")
 	script := fs.Bool("script", false, "print the perf script output of the sessions")
 	outs := addOutputFlags(fs)
+	limits := addLimitFlags(fs)
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return usageError(err)
@@ -30,8 +31,21 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	if !ok {
 		return exitUsage
 	}
-	opts := runner.Options{Knobs: knobs, Chooser: runner.ScheduleChooser(*seed, 0), KeepTrace: *timeline || *jsonOut != "" || outs.traceJSON != ""}
+	opts := runner.Options{Knobs: knobs, Chooser: runner.ScheduleChooser(*seed, 0), KeepTrace: *timeline || *jsonOut != "" || outs.traceJSON != "",
+		PerfDataDir: outs.perfData}
+	if err := limits.apply(&opts); err != nil {
+		fmt.Fprintf(stderr, "simrun run: %v\n", err)
+		return exitUsage
+	}
 	r, res, err := runner.RunOnce(f, opts)
+	if code, ok := limitExit(err, stderr); ok {
+		if r != nil && outs.perfData != "" {
+			// perf record stopped by a signal still writes its perf.data:
+			// what it recorded until the limit.
+			(&outputFlags{perfData: outs.perfData}).write(r, stdout, stderr)
+		}
+		return code
+	}
 	if err != nil {
 		printError(stderr, err)
 		return exitUsage

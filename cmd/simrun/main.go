@@ -3,10 +3,10 @@
 // of built-in scenarios and kernel knobs.
 //
 //	simrun list
-//	simrun run SCENARIO [--seed N] [--kernel NAME=VALUE]... [--json FILE] [--timeline] [--script] [--perf-data DIR] [--trace-json FILE]
+//	simrun run SCENARIO [--seed N] [--kernel NAME=VALUE]... [--json FILE] [--timeline] [--script] [--perf-data DIR] [--trace-json FILE] [--time LIMIT] [--max-steps N] [--max-wall DURATION] [--max-memory SIZE]
 //	simrun explore SCENARIO [--strategy random|rapid|sparse|bounded] [--runs N] [--seed N] [--budget N] [--focus WORDS] [--jobs N] [--time LIMIT] [--kernel NAME=VALUE]... [--json FILE] [--out FILE] [-q]
 //	simrun replay FILE [--force] [--trace-json FILE] [--perf-data DIR]
-//	simrun check FILE...
+//	simrun check FILE... [--time LIMIT]
 //	simrun knobs
 //	simrun sweep [--runs N] [--budget N] [--bounded-runs N] [--jobs N] [NAME...]
 //	simrun names [actions|observables|invariants|steps|syscalls|PMUs]...
@@ -14,10 +14,11 @@
 // Exit status: 0 when everything held, 1 when an outcome or an invariant failed
 // (or explore found a violation, or replay saw the recorded violation recur),
 // 2 for a usage or scenario error (and replay's refusal of a file whose
-// scenario or knobs changed), 4 when replay did not see the recorded
-// violation recur (the run held, failed otherwise, or left the recorded
-// schedule), 130 when explore was interrupted (Ctrl-C, SIGTERM) before it
-// found a violation.
+// scenario or knobs changed), 3 when a run stopped at a limit (--time,
+// --max-steps, --max-wall, --max-memory): not a verdict, the run did not
+// finish; 4 when replay did not see the recorded violation recur (the run
+// held, failed otherwise, or left the recorded schedule), 130 when explore was
+// interrupted (Ctrl-C, SIGTERM) before it found a violation.
 package main
 
 import (
@@ -33,6 +34,7 @@ const (
 	exitOK          = 0
 	exitFailed      = 1
 	exitUsage       = 2
+	exitLimit       = 3   // a run stopped at a limit: no verdict
 	exitNotRecurred = 4   // replay: the recorded violation did not recur
 	exitInterrupted = 130 // explore: interrupted before it found a violation (128+SIGINT)
 	usageString     = `usage:
@@ -50,8 +52,10 @@ SCENARIO is a .sim file or the name of a built-in scenario.
 Run "simrun COMMAND -h" for the flags of a command.
 Exit status: 0 everything held; 1 an outcome or invariant failed, explore found
 a violation, or replay saw the recorded one recur; 2 a usage or scenario error,
-or replay refused a file whose scenario or knobs changed (--force); 4 replay did
-not see the recorded violation recur; 130 explore was interrupted first.
+or replay refused a file whose scenario or knobs changed (--force); 3 a run
+stopped at a limit (--time, --max-steps, --max-wall, --max-memory): no verdict;
+4 replay did not see the recorded violation recur; 130 explore was interrupted
+first.
 `
 )
 

@@ -27,3 +27,12 @@ func TestSweepCLI(t *testing.T) {
 		t.Errorf("sweep of an unknown name: exit %d, stderr %q", code, stderr)
 	}
 }
+
+// TestExploreStopsAtLimit: a schedule that reaches a limit ends explore with
+// status 3 and the limit's message, not a verdict and not a usage error.
+func TestExploreStopsAtLimit(t *testing.T) {
+	_, stderr, code := cli(t, t.TempDir(), "explore", "task-work-nmi-race", "--max-steps", "10", "-q")
+	if code != exitLimit || !strings.Contains(stderr, "stopped at the step limit of 10 steps") || !strings.Contains(stderr, "(raise it with --max-steps)") {
+		t.Errorf("exit %d, stderr %q; want 3 and the step limit's message", code, stderr)
+	}
+}
