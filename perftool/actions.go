@@ -1,6 +1,8 @@
 package perftool
 
 import (
+	"perfsim/scenarios"
+
 	"bytes"
 	"fmt"
 	"slices"
@@ -23,19 +25,6 @@ import (
 // the runtime: call RegisterAction / RegisterToolKnob /
 // RegisterSessionObservable from an init function of package record.
 
-// ArgKind is the shape of an action argument after the session:
-// ArgCPU ("cpu1"), ArgInt, ArgSize, ArgDuration or ArgWord.
-type ArgKind string
-
-// The argument kinds of Action.Args.
-const (
-	ArgCPU      ArgKind = "cpu"
-	ArgInt      ArgKind = "int"
-	ArgSize     ArgKind = "size"
-	ArgDuration ArgKind = "duration"
-	ArgWord     ArgKind = "word"
-)
-
 // Action is a verb of "at TIME VERB SESSION [ARG...]": something the perf
 // tool process of SESSION is made to do at that time. Do runs in the context
 // that carries the action out (an irq on the action's CPU); to enter the
@@ -43,8 +32,8 @@ const (
 type Action struct {
 	Name    string
 	Help    string
-	Args    []ArgKind // the arguments after the session
-	MinArgs int       // how many of Args are required
+	Args    []scenarios.ArgKind // the arguments after the session
+	MinArgs int                 // how many of Args are required
 	Do      func(ss *Session, args []string)
 }
 
@@ -393,7 +382,7 @@ func init() {
 		Source:  "seed 002: [PATCH 4/4] perf core: Add backward attribute to perf event (Wang Nan, 2016-03-28) and its review (the copy-then-verify reader); tools/perf/util/evlist.c: evlist__toggle_bkw_mmap()",
 		Package: "perftool",
 	})
-	cpuOpt := []ArgKind{ArgCPU}
+	cpuOpt := []scenarios.ArgKind{scenarios.ArgCPU}
 	RegisterAction(Action{Name: "read", Args: cpuOpt,
 		Help: "a thread of perf (on cpuN if given) reads every --overwrite ring once, the way tool overwrite-reader says",
 		Do: func(ss *Session, args []string) {
@@ -427,7 +416,7 @@ func init() {
 				ss.ToolThread(cpuArg(args, 0), func(t *sched.Task) { ss.evlistIoctl(t, cmd) })
 			}})
 	}
-	RegisterAction(Action{Name: "refresh", Args: []ArgKind{ArgInt, ArgCPU}, MinArgs: 1,
+	RegisterAction(Action{Name: "refresh", Args: []scenarios.ArgKind{scenarios.ArgInt, scenarios.ArgCPU}, MinArgs: 1,
 		Help: "a thread of perf (on cpuN if given) arms every group leader for N more overflows: ioctl(PERF_EVENT_IOC_REFRESH, N) " +
 			"(event_limit; at 0 the overflow disables the event with POLL_HUP), as a self-profiler such as async-profiler does after each sample",
 		Do: func(ss *Session, args []string) {
@@ -439,7 +428,7 @@ func init() {
 		Do: func(ss *Session, args []string) {
 			ss.ToolThread(cpuArg(args, 0), ss.unmapRings)
 		}})
-	RegisterAction(Action{Name: "mmap", Args: []ArgKind{ArgCPU, ArgSize},
+	RegisterAction(Action{Name: "mmap", Args: []scenarios.ArgKind{scenarios.ArgCPU, scenarios.ArgSize},
 		Help: "a thread of perf (on cpuN if given) maps again the rings the munmap action unmapped (perf_mmap), with their protection and perf's size or SIZE (4K: the user page alone, no data pages); not their AUX areas",
 		Do: func(ss *Session, args []string) {
 			ss.ToolThread(cpuArg(args, 0), func(t *sched.Task) { ss.remapRings(t, sizeArg(args, 1)) })

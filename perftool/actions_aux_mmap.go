@@ -1,6 +1,8 @@
 package perftool
 
 import (
+	"perfsim/scenarios"
+
 	"perfsim/pmu"
 	"perfsim/sched"
 )
@@ -15,11 +17,11 @@ import (
 // until its perf_mmap_close() is done (pmu/mmap_lock.go).
 
 func init() {
-	RegisterAction(Action{Name: "aux-mmap", Args: []ArgKind{ArgCPU},
+	RegisterAction(Action{Name: "aux-mmap", Args: []scenarios.ArgKind{scenarios.ArgCPU},
 		Help: "a process sharing perf's fds but not its address space (on cpuN if given) maps each AUX area of the session once more, through the fd of the first event " +
 			"redirected into its ring (SET_OUTPUT; the ring's own fd when there is none); the mapping lasts until munmap or the end",
 		Do: func(ss *Session, args []string) { ss.ToolProcess(cpuArg(args, 0), ss.mapAuxExtra) }})
-	RegisterAction(Action{Name: "aux-munmap", Args: []ArgKind{ArgCPU},
+	RegisterAction(Action{Name: "aux-munmap", Args: []scenarios.ArgKind{scenarios.ArgCPU},
 		Help: "a thread of perf (on cpuN if given) unmaps the AUX areas perf mapped (auxtrace_mmap__munmap), leaving the rings; perf stops reading them",
 		Do: func(ss *Session, args []string) {
 			ss.ToolThread(cpuArg(args, 0), func(t *sched.Task) {
@@ -28,7 +30,7 @@ func init() {
 				}
 			})
 		}})
-	RegisterAction(Action{Name: "aux-munmap-tail", Args: []ArgKind{ArgSize, ArgCPU}, MinArgs: 1,
+	RegisterAction(Action{Name: "aux-munmap-tail", Args: []scenarios.ArgKind{scenarios.ArgSize, scenarios.ArgCPU}, MinArgs: 1,
 		Help: "a thread of perf (on cpuN if given) unmaps the last SIZE bytes of each AUX area perf mapped: a partial munmap, " +
 			"-EINVAL today (perf_mmap_may_split()), a split of the mapping before b024d7b56c77 (kernel knob vma-split)",
 		Do: func(ss *Session, args []string) {

@@ -1,6 +1,8 @@
 package perftool
 
 import (
+	"perfsim/scenarios"
+
 	"perfsim/rb"
 	"perfsim/sched"
 	"perfsim/sim"
@@ -119,7 +121,7 @@ func (ss *Session) SpinRead(t *sched.Task) {
 }
 
 func init() {
-	RegisterAction(Action{Name: "spin-read", Args: []ArgKind{ArgCPU},
+	RegisterAction(Action{Name: "spin-read", Args: []scenarios.ArgKind{scenarios.ArgCPU},
 		Help: "a thread of perf (on cpuN if given) takes over the session's forward rings and reads them as simpleperf did: " +
 			"spinning on data_head, it copies [data_tail, data_head) as the masked positions say (EventFd::GetAvailableMmapData) as soon as data_head moves",
 		Do: func(ss *Session, args []string) {

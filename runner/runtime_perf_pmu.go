@@ -96,22 +96,11 @@ func (PMUPerf) ObservableHelp(name string) string {
 	return perftool.SessionObservableHelp(strings.TrimPrefix(name, "SESSION."))
 }
 
-var recordArgKinds = map[perftool.ArgKind]scenarios.ArgKind{
-	perftool.ArgCPU: scenarios.ArgCPU, perftool.ArgInt: scenarios.ArgInt, perftool.ArgSize: scenarios.ArgSize,
-	perftool.ArgDuration: scenarios.ArgDuration, perftool.ArgWord: scenarios.ArgWord,
-}
-
 func (PMUPerf) Verbs() map[string]Verb {
 	out := map[string]Verb{}
 	for _, a := range perftool.Actions() {
 		spec := scenarios.ActionSpec{Args: []scenarios.ArgKind{scenarios.ArgSession}, MinArgs: 1 + a.MinArgs}
-		for _, k := range a.Args {
-			kind, ok := recordArgKinds[k]
-			if !ok {
-				kind = scenarios.ArgWord
-			}
-			spec.Args = append(spec.Args, kind)
-		}
+		spec.Args = append(spec.Args, a.Args...)
 		do := a.Do
 		out[a.Name] = Verb{Spec: spec, Help: a.Help, Do: func(ac *ActionCtx) {
 			p, ok := ac.Run.Perf.(*pmuRun)
