@@ -244,8 +244,12 @@ func (p *pmuRun) Observe(name string) (int64, bool) {
 		return v, true
 	}
 	if sname, rest, ok := strings.Cut(name, "."); ok {
+		// SESSION.NAME; a session named like an observable's first segment
+		// (record cs: ... with cs.snapshot.count) falls through to the sum.
 		if ss := p.byName[sname]; ss != nil {
-			return ss.Observe(rest)
+			if v, ok := ss.Observe(rest); ok {
+				return v, true
+			}
 		}
 	}
 	var sum int64

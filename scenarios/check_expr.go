@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"slices"
 	"strings"
 )
 
@@ -18,6 +19,7 @@ func (c *checker) outcome(o *Outcome) {
 	if c.reg == nil {
 		return
 	}
+	c.ambiguousNames(o.Cond)
 	switch t := c.typeOf(o.Cond); t {
 	case IntType:
 		c.errorf(o.Cond.ExprPos(), "%s %s is a number, not a condition: compare it, like %s > 0", o.Quant, o.Cond, o.Cond)
@@ -190,4 +192,22 @@ func (c *checker) unknownName(name string) string {
 		return msg + "; did you mean " + quote(best) + "?"
 	}
 	return msg
+}
+
+// ambiguousNames refuses a name that means two things: SESSION.NAME of a
+// session called like the first segment of an observable (record rb: ... and
+// rb.lost is both the kernel's rb.lost and session rb's lost).
+func (c *checker) ambiguousNames(e Expr) {
+	Names(e, func(n *Name) {
+		s, rest, ok := strings.Cut(n.Name, ".")
+		if !ok || c.sessions[s] == nil {
+			return
+		}
+		if _, ok := c.reg.Observable("SESSION." + rest); !ok {
+			return
+		}
+		if slices.Contains(c.reg.Names(Observables), n.Name) {
+			c.errorf(n.Pos, "%s is both the observable %s and session %s's %s; give the session another name", n.Name, n.Name, s, rest)
+		}
+	})
 }

@@ -89,3 +89,17 @@ func TestCheckWithoutRegistry(t *testing.T) {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
 }
+
+// TestCheckAmbiguousSessionName: with a session called rb, rb.lost could be
+// the kernel's rb.lost or session rb's lost; the checker refuses the name
+// rather than pick one.
+func TestCheckAmbiguousSessionName(t *testing.T) {
+	reg := testRegistry()
+	reg.Observables["SESSION.lost"] = IntType
+	src := "task t\n  syscall getpid\nrecord rb: -e cycles -- t\nalways rb.lost == 0\nalways rb.data_head >= 0\n"
+	got := checkMessages(t, src, reg)
+	want := []string{"c.sim:4:8: rb.lost is both the observable rb.lost and session rb's lost; give the session another name"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("messages (-want +got):\n%s", diff)
+	}
+}
