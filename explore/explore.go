@@ -112,8 +112,12 @@ type Result struct {
 	// disturbing decisions any of them has.
 	Exhausted      bool
 	MostDisturbing int
-	Bound          int
-	Focus          []string
+	// NoDecisions: the first schedule asked no question at all, so every
+	// schedule is that one; the search stopped there, exhaustive (random and
+	// sparse; bounded finds the same by itself).
+	NoDecisions bool
+	Bound       int
+	Focus       []string
 	// Interrupted: Options.Context ended the search (Schedules were run) or
 	// the shrinking (Found.ShrinkInterrupted) early; Cause says why.
 	Interrupted bool
@@ -326,6 +330,12 @@ func exploreSeeds(f *scenarios.File, o Options, ex *Result, chooser func(seed ui
 			}
 			return true
 		}
+		// A run that asked no question went the only way the scenario can
+		// go: the chooser was never consulted, so no other seed can differ.
+		if i == 0 && len(out.r.Decisions()) == 0 {
+			ex.NoDecisions, ex.Exhausted = true, true
+			return true
+		}
 		return false
 	})
 	if err == nil && ex.Found == nil && ex.Schedules < o.Runs && o.stopped() {
@@ -368,6 +378,8 @@ func (ex *Result) WriteText(w io.Writer) {
 		fmt.Fprintf(w, "%-9s %9d %9d  %s%s\n", c.Verdict, c.Positive, c.Negative, c.Outcome, mark)
 	}
 	switch {
+	case ex.Found == nil && ex.NoDecisions:
+		fmt.Fprintf(w, "no violation in %d schedule: exhaustive, the scenario makes no decision, so this schedule is every schedule\n", ex.Schedules)
 	case ex.Found == nil && ex.Exhausted:
 		fmt.Fprintf(w, "no violation in %d schedules: exhaustive, every schedule of the scenario%s (the bound of %s cut none; the most disturbing has %d)\n",
 			ex.Schedules, focusText(ex.Focus), disturbingDecisions(ex.Bound), ex.MostDisturbing)

@@ -25,6 +25,7 @@ type exploreJSON struct {
 	CompleteUpTo   int            `json:"complete_up_to_budget,omitempty"`
 	Exhausted      bool           `json:"exhausted"`
 	MostDisturbing int            `json:"most_disturbing,omitempty"`
+	NoDecisions    bool           `json:"no_decisions,omitempty"`
 	Interrupted    bool           `json:"interrupted"`
 	Cause          string         `json:"interrupted_by,omitempty"`
 	Failed         bool           `json:"failed"`
@@ -48,7 +49,7 @@ type foundJSON struct {
 // WriteJSON writes the exploration as indented JSON.
 func (ex *Result) WriteJSON(w io.Writer) error {
 	out := exploreJSON{Scenario: ex.Scenario, File: ex.File, Strategy: ex.Strategy, Seed: ex.Seed, Knobs: ex.Knobs,
-		Schedules: ex.Schedules, Exhausted: ex.Exhausted, Interrupted: ex.Interrupted, Cause: ex.Cause, Failed: ex.Failed, Outcomes: ex.Outcomes}
+		Schedules: ex.Schedules, Exhausted: ex.Exhausted, NoDecisions: ex.NoDecisions, Interrupted: ex.Interrupted, Cause: ex.Cause, Failed: ex.Failed, Outcomes: ex.Outcomes}
 	if ex.Strategy == "bounded" {
 		out.Bound, out.Focus, out.CompleteUpTo = ex.Bound, ex.Focus, ex.CompleteUpTo
 		if ex.Exhausted {

@@ -129,3 +129,32 @@ func TestQuestionNamesCoverWhatRunsAsk(t *testing.T) {
 		})
 	}
 }
+
+// TestExploreNoDecisionsRunsOnce: a scenario whose run asks no question has
+// one schedule; random and sparse run it once and say the search is
+// exhaustive, where they used to rerun it --runs times. One that asks
+// questions is not cut short.
+func TestExploreNoDecisionsRunsOnce(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		strategy  string
+		schedules int
+		none      bool
+	}{
+		{"rb-nested-nmi-output", "random", 1, true},
+		{"rb-nested-nmi-output", "sparse", 1, true},
+		{"aux-pause-syscall", "random", 1, true},
+		{"task-work-nmi-race", "random", 50, false},
+	} {
+		t.Run(tc.name+"/"+tc.strategy, func(t *testing.T) {
+			ex, err := Explore(loadBuiltin(t, tc.name), Options{Strategy: tc.strategy, Runs: 50, Seed: 1, Jobs: 2})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ex.Schedules != tc.schedules || ex.NoDecisions != tc.none || ex.Exhausted != tc.none || ex.Found != nil {
+				t.Errorf("schedules %d, no decisions %v, exhausted %v, found %v; want %d, %v, %v, none",
+					ex.Schedules, ex.NoDecisions, ex.Exhausted, ex.Found != nil, tc.schedules, tc.none, tc.none)
+			}
+		})
+	}
+}
