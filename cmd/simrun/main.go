@@ -47,7 +47,7 @@ const (
   simrun sweep [NAME...]            explore every built-in on today's kernel: violations per built-in
   simrun names [KIND]...            what a scenario may name: actions, observables,
                                     invariants, steps, syscalls, PMUs
-  simrun demo                       run sched-migrate-timeline with its timeline
+  simrun demo                       find seed 000's race on the old kernel, shrink it, replay it
 SCENARIO is a .sim file or the name of a built-in scenario.
 Run "simrun COMMAND -h" for the flags of a command.
 Exit status: 0 everything held; 1 an outcome or invariant failed, explore found
@@ -77,7 +77,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case "run":
 		return cmdRun(rest, stdout, stderr)
 	case "demo":
-		return cmdRun(append([]string{"sched-migrate-timeline", "--timeline"}, rest...), stdout, stderr)
+		return cmdDemo(rest, stdout, stderr)
 	case "explore":
 		return cmdExplore(rest, stdout, stderr)
 	case "replay":
