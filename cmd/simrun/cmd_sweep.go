@@ -23,10 +23,11 @@ var sweepStrategies = []string{"random", "sparse", "bounded"}
 // an upstream bug the scenario must state as its expected outcome, or a model
 // bug. Exit 1 if any search found a violation.
 func cmdSweep(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("sweep", "[--runs N] [--budget N] [--bounded-runs N] [--jobs N] [NAME...]", stderr)
-	runs := fs.Int("runs", 300, "schedules per built-in for random and sparse")
+	fs := newFlagSet("sweep", "[--runs N] [--budget N] [--bounded-runs N] [--slow DURATION] [--jobs N] [NAME...]", stderr)
+	runs := fs.Int("runs", 200, "schedules per built-in for random and sparse")
 	budget := fs.Int("budget", 3, "bounded: every schedule with at most this many disturbing decisions")
-	boundedRuns := fs.Int("bounded-runs", 20000, "bounded: the most schedules to run per built-in (a search cut there says so)")
+	boundedRuns := fs.Int("bounded-runs", 3000, "bounded: the most schedules to run per built-in (a search cut there says so)")
+	slow := fs.Duration("slow", time.Second, "a built-in whose quiet schedule takes longer than this (the 3M-call benchmark) gets 3 schedules per strategy")
 	jobs := fs.Int("jobs", runtime.NumCPU(), "schedules to run at once")
 	names, err := parseArgs(fs, args)
 	if err != nil {
@@ -57,10 +58,20 @@ func cmdSweep(args []string, stdout, stderr io.Writer) int {
 			printError(stderr, err)
 			return exitUsage
 		}
+		n, nb, slowNote := *runs, *boundedRuns, ""
+		t0 := time.Now()
+		if _, _, err := runner.RunOnce(f, runner.Options{}); err != nil && !runner.IsLimit(err) {
+			printError(stderr, err)
+			return exitUsage
+		}
+		if d := time.Since(t0); d > *slow {
+			n, nb = min(n, 3), min(nb, 3)
+			slowNote = fmt.Sprintf("slow (%s a schedule): 3 schedules", d.Round(100*time.Millisecond))
+		}
 		for _, strategy := range sweepStrategies {
-			o := explore.Options{Strategy: strategy, Runs: *runs, Seed: 1, Jobs: *jobs, MaxShrinkRuns: 200}
+			o := explore.Options{Strategy: strategy, Runs: n, Seed: 1, Jobs: *jobs, MaxShrinkRuns: 200}
 			if strategy == "bounded" {
-				o.Budget, o.Runs = *budget, *boundedRuns
+				o.Budget, o.Runs = *budget, nb
 			}
 			ex, err := explore.Explore(f, o)
 			if err != nil {
@@ -71,11 +82,19 @@ func cmdSweep(args []string, stdout, stderr io.Writer) int {
 			if ex.Found != nil {
 				found, note = 1, ex.Found.Violation
 				violations++
+			} else if ex.NoDecisions || ex.Exhausted {
+				note = "exhaustive (the scenario makes no decision)"
+				if !ex.NoDecisions {
+					note = "exhaustive: the budget cut no schedule"
+				}
 			} else if strategy == "bounded" {
 				note = "complete up to the budget"
 				if ex.Schedules >= o.Runs {
 					note = fmt.Sprintf("cut at %d schedules", o.Runs)
 				}
+			}
+			if slowNote != "" {
+				note = strings.TrimPrefix(note+"; "+slowNote, "; ")
 			}
 			if unmet := unmetOutcomes(ex); unmet != "" && ex.Found == nil {
 				note = strings.TrimSpace(note + "; not seen: " + unmet)

@@ -8,7 +8,7 @@
 //	simrun replay FILE [--force] [--trace-json FILE] [--perf-data DIR]
 //	simrun check FILE... [--time LIMIT]
 //	simrun knobs
-//	simrun sweep [--runs N] [--budget N] [--bounded-runs N] [--jobs N] [NAME...]
+//	simrun sweep [--runs N] [--budget N] [--bounded-runs N] [--slow DURATION] [--jobs N] [NAME...]
 //	simrun names [actions|observables|invariants|steps|syscalls|PMUs]...
 //
 // Exit status: 0 when everything held, 1 when an outcome or an invariant failed
