@@ -338,19 +338,24 @@ func optError(opt, reason string) *Error {
 	return errf(opt, "switch `%s' %s", strings.TrimPrefix(opt, "-"), reason)
 }
 
-// strtoull is C's strtoull(s, &end, 10): leading blanks, a sign (a minus
-// negates modulo 2^64), digits, saturating at ULLONG_MAX; rest is what is
-// left after the number (all of s when there are no digits).
-func strtoull(s string) (v uint64, rest string) {
-	i := 0
+// cNumberStart skips what strtol() and strtoull() skip before the digits:
+// isspace() blanks and one sign; it returns where the digits start.
+func cNumberStart(s string) (i int, neg bool) {
 	for i < len(s) && (s[i] == ' ' || s[i] >= '\t' && s[i] <= '\r') {
 		i++
 	}
-	neg := false
 	if i < len(s) && (s[i] == '+' || s[i] == '-') {
 		neg = s[i] == '-'
 		i++
 	}
+	return i, neg
+}
+
+// strtoull is C's strtoull(s, &end, 10): leading blanks, a sign (a minus
+// negates modulo 2^64), digits, saturating at ULLONG_MAX; rest is what is
+// left after the number (all of s when there are no digits).
+func strtoull(s string) (v uint64, rest string) {
+	i, neg := cNumberStart(s)
 	start, sat := i, false
 	for ; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
 		d := uint64(s[i] - '0')
@@ -374,15 +379,7 @@ func strtoull(s string) (v uint64, rest string) {
 // strtol is C's strtol(s, NULL, 10): like strtoull, saturating at
 // LONG_MIN and LONG_MAX.
 func strtol(s string) int64 {
-	i := 0
-	for i < len(s) && (s[i] == ' ' || s[i] >= '\t' && s[i] <= '\r') {
-		i++
-	}
-	neg := false
-	if i < len(s) && (s[i] == '+' || s[i] == '-') {
-		neg = s[i] == '-'
-		i++
-	}
+	i, neg := cNumberStart(s)
 	var v uint64 // saturates at 1<<63
 	for ; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
 		if v > (1<<63)/10 {

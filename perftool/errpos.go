@@ -1,6 +1,8 @@
 package perftool
 
 import (
+	"perfsim/scenarios"
+
 	"sort"
 	"strings"
 )
@@ -83,34 +85,11 @@ func (e *Error) Locate(args []string) (arg, off int, ok bool) {
 func closest(s string, names []string) string {
 	best, bestD := "", min(4, (len(s)+1)/2)
 	for _, n := range names {
-		if d := editDistance(s, n); d < bestD {
+		if d := scenarios.EditDistance(s, n); d < bestD {
 			best, bestD = n, d
 		}
 	}
 	return best
-}
-
-func editDistance(a, b string) int {
-	if len(a) > 64 || len(b) > 64 {
-		return 99
-	}
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // didYouMean is "; did you mean 'x'?" for the name of names nearest to s, or "".

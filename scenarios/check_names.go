@@ -48,14 +48,16 @@ func didYouMean(s string, names []string) string {
 func closest(s string, names []string) string {
 	best, bestD := "", 4
 	for _, n := range names {
-		if d := editDistance(s, n); d < bestD {
+		if d := EditDistance(s, n); d < bestD {
 			best, bestD = n, d
 		}
 	}
 	return best
 }
 
-func editDistance(a, b string) int {
+// EditDistance is the Levenshtein distance of a and b (99 past 64 bytes):
+// the "did you mean" of the checker and of perf record's option errors.
+func EditDistance(a, b string) int {
 	if len(a) > 64 || len(b) > 64 {
 		return 99
 	}

@@ -11,8 +11,6 @@ import (
 	"hash/fnv"
 	"strconv"
 	"strings"
-	"sync"
-	"testing"
 
 	"pgregory.net/rapid"
 )
@@ -120,22 +118,6 @@ func Find(name string, o Options, prop func(*rapid.T)) string {
 		return ""
 	}
 	return strings.Join(tb.msgs, "\n")
-}
-
-var flagsOnce sync.Once
-
-// initFlags registers and parses the test flags outside a test binary: rapid
-// asks testing.Short(), which panics until they are (simrun is not a test).
-// This is the one place outside a test that touches package testing.
-func initFlags() {
-	flagsOnce.Do(func() {
-		if flag.Lookup("test.short") == nil {
-			testing.Init()
-			if !flag.Parsed() {
-				_ = flag.CommandLine.Parse(nil)
-			}
-		}
-	})
 }
 
 // setFlag sets a flag of the default set (rapid's) and returns its restorer.
