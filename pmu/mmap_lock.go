@@ -22,11 +22,12 @@ import "perfsim/sched"
 // another process (its own mm, the same fds) can: that is where the AUX
 // area's own lock, rb->aux_mutex, matters (knob aux-mutex).
 //
-// A lead, read in today's perf_mmap_rb(): since 59741451b49c ("perf:
-// Identify the 0->1 transition for event::mmap_count", Aug 2025) the mapping
-// of a new buffer sets event->mmap_count to 1 rather than incrementing it,
-// as "there was no RB, and as such there could not have been an mmap". On
-// the "Raced against perf_mmap_close()" path there was one: a munmap() in
+// A lead, read in today's perf_mmap_rb() (yailabs/yai@5f6e5cf60127, post
+// v6.19; atomic_set() before the refcount conversion 448f97fba901,
+// refcount_set() since): the mapping of a new buffer sets event->mmap_count
+// to 1 rather than incrementing it, as "there was no RB, and as such there
+// could not have been an mmap". On the "Raced against perf_mmap_close()"
+// path there was one: a munmap() in
 // another process has taken rb->mmap_count to 0 and waits for
 // event->mmap_mutex in refcount_dec_and_mutex_lock() with event->mmap_count
 // still 1. The set loses the new mapping's count, the closer takes it to 0
