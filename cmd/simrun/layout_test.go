@@ -14,7 +14,7 @@ var layers = map[string]int{
 	"perfsim/sched": 2, "perfsim/unwind": 3, "perfsim/pmu": 4,
 	"perfsim/pmu/pt": 5, "perfsim/pmu/coresight": 5,
 	"perfsim/perftool": 6, "perfsim/runner": 7, "perfsim/explore": 8,
-	"perfsim/cmd/simrun": 9,
+	"perfsim/cmd/simrun": 9, "perfsim/realperf": 8, "perfsim/realperf/summarize": 9,
 }
 
 // TestImportArrowsPointDown: no package imports one at its own level or above

@@ -1,0 +1,34 @@
+#!/bin/sh
+# capture.sh [CASE...]: rerun the real side of the paired cases (all by
+# default): build each workload, run its perf line in a scratch directory and
+# write testdata/CASE/real.txt, the summary of the real perf.data with the
+# kernel, the perf version and the command on its first lines. Needs perf in
+# PATH, root (or perf_event_paranoid <= -1) and tracefs.
+set -e
+dir=$(cd "$(dirname "$0")" && pwd)
+cd "$dir"
+go build -o /tmp/perfsim-summarize ./summarize
+[ $# -gt 0 ] || set -- $(ls testdata)
+for name in "$@"; do
+	case_dir=$dir/testdata/$name
+	tmp=$(mktemp -d)
+	cp "$case_dir"/workload.* "$tmp"/
+	perfline=$(grep '^perf ' "$case_dir/case.txt")
+	build=$(grep '^build ' "$case_dir/case.txt" | sed 's/^build //')
+	[ -n "$build" ] || build="cc -O2 -o workload workload.c"
+	(
+		cd "$tmp"
+		sh -c "$build"
+		# shellcheck disable=SC2086
+		set -- $perfline
+		shift 2 # "perf record"
+		perf record -o "$tmp/perf.data" "$@" >/dev/null 2>"$tmp/perf.err" || { cat "$tmp/perf.err" >&2; exit 1; }
+		{
+			echo "# kernel $(uname -r), $(perf version)"
+			echo "# \$ $perfline"
+			/tmp/perfsim-summarize "$tmp/perf.data"
+		} >"$case_dir/real.txt"
+	)
+	rm -rf "$tmp"
+	echo "$name: $(grep -vc '^#' "$case_dir/real.txt") figures"
+done

@@ -1,0 +1,16 @@
+// Package realperf holds the paired cases: one workload run under the real
+// perf on this machine and the same workload written as a scenario, with the
+// real figures committed (testdata/CASE/real.txt) and a test that runs the
+// scenario and compares. Both sides are reduced to the same summary by
+// Summarize, which reads a perf.data file as perf's session code does, so
+// the comparison is of files, not of two different reporters.
+//
+// A case is a directory testdata/CASE with:
+//
+//	case.txt   the perf command, what is compared, and what differs and why
+//	case.sim   the simulated workload (its record line is the perf command)
+//	workload.c the real workload (or workload.sh)
+//	real.txt   the summary of the real perf.data (written by capture.sh)
+//
+// capture.sh reruns the real side where perf and root are present.
+package realperf
