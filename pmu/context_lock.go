@@ -2,6 +2,7 @@ package pmu
 
 import (
 	"perfsim/cpu"
+	"perfsim/sched"
 	"perfsim/sim"
 )
 
@@ -18,6 +19,9 @@ const spinCost = 20 * sim.Nanosecond
 
 func init() { RegisterStepPoints("raw_spin_lock:ctx->lock") }
 
+// ctxLockClass is ctx->lock's lockdep class (raw_spin_lock_init() in __perf_event_init_context()).
+var ctxLockClass = sched.LockClass{Name: "ctx->lock"}
+
 // ctxLock takes ctx->lock on c (nesting on one CPU, where the model's helpers
 // take it again rather than pass it down).
 // kernel/events/core.c: perf_ctx_lock() / raw_spin_lock(&ctx->lock)
@@ -25,6 +29,9 @@ func (k *Kernel) ctxLock(c *cpu.CPU, ctx *Context) {
 	for ctx.lockCPU != 0 && ctx.lockCPU != c.ID+1 {
 		c.Step("raw_spin_lock:ctx->lock")
 		c.Spend(spinCost)
+	}
+	if ctx.lockDepth == 0 {
+		k.S.Lockdep.Acquire(c, nil, ctxLockClass)
 	}
 	ctx.lockCPU = c.ID + 1
 	ctx.lockDepth++
@@ -38,5 +45,6 @@ func (k *Kernel) ctxUnlock(c *cpu.CPU, ctx *Context) {
 	}
 	if ctx.lockDepth--; ctx.lockDepth == 0 {
 		ctx.lockCPU = 0
+		k.S.Lockdep.ReleaseAny(c, nil, ctxLockClass.Name)
 	}
 }

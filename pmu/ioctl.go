@@ -276,7 +276,7 @@ func (k *Kernel) perfEventSetOutput(t *sched.Task, e, output *Event) error {
 	}
 	k.S.MutexLock(t, first)
 	if second != nil {
-		k.S.MutexLock(t, second)
+		k.S.MutexLockNested(t, second, 1) // SINGLE_DEPTH_NESTING
 	}
 	err := k.setOutputLocked(e, output)
 	if second != nil {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 
+	"perfsim/cpu"
 	"perfsim/scenarios"
 	"perfsim/sched"
 	"perfsim/sim"
@@ -51,6 +52,8 @@ var SchedInvariants = []InvariantSpec{
 		"an interrupt returns to the context it interrupted", "cpu"},
 	{"cpu-clock-monotonic", "on each CPU, the trace's time never goes backwards",
 		"each CPU's clock only advances; perf timestamps (perf_clock) are monotonic per CPU", "sim"},
+	{"lockdep", "no lock-order cycle between lock classes, no second lock of a held class without a nesting annotation, no lock taken in NMI",
+		"CONFIG_PROVE_LOCKING's checks (kernel/locking/lockdep.c): an order cycle can deadlock two CPUs, a lock in NMI can deadlock against its own CPU; off with lockdep=off", "sched"},
 	{"task-work-before-user-return", "a task never returns to user mode with task_work queued for it",
 		"task_work_add() notifies the task (TIF_NOTIFY_RESUME) so its work runs before user mode; ef1ea98c8fff fixed an NMI race that lost the notification", "sched"},
 }
@@ -120,6 +123,13 @@ func (r *Run) installInvariants(perf PerfBackend) {
 	tr := r.M.Trace()
 	tr.Observers = append(tr.Observers, w, r.obs)
 	r.S.UserReturnHooks = append(r.S.UserReturnHooks, userReturnCheck{r})
+	r.S.Lockdep.Report = func(c *cpu.CPU, kind, msg string) {
+		id := -1
+		if c != nil {
+			id = c.ID
+		}
+		r.addViolation(Violation{Invariant: "lockdep", T: r.M.Now(), CPU: id, Message: kind + ": " + msg})
+	}
 }
 
 // schedWatch checks the trace-level invariants of SchedInvariants.

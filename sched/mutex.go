@@ -21,13 +21,20 @@ type Mutex struct {
 // task already holds is a self-deadlock, reported as an oops (lockdep's
 // "possible recursive locking detected").
 // kernel/locking/mutex.c: mutex_lock()
-func (s *Sched) MutexLock(t *Task, m *Mutex) {
+func (s *Sched) MutexLock(t *Task, m *Mutex) { s.MutexLockNested(t, m, 0) }
+
+// MutexLockNested is MutexLock with a lockdep subclass: the second of two
+// locks of one class taken in a fixed order (mutex_lock_double()) says
+// SINGLE_DEPTH_NESTING (1) so lockdep does not call it recursion.
+// kernel/locking/mutex.c: mutex_lock_nested()
+func (s *Sched) MutexLockNested(t *Task, m *Mutex, subclass int) {
 	if c := t.CPU(); c != nil && (c.IrqsDisabled() || c.Context() != cpu.CtxTask || c.PreemptCount() > 0) {
 		sim.Crash("BUG: sleeping function called from invalid context: %s takes %s on cpu%d", t, m.Name, c.ID)
 	}
 	if m.owner == t {
 		sim.Crash("possible recursive locking detected: %s already holds %s", t, m.Name)
 	}
+	s.Lockdep.Acquire(t.CPU(), t, LockClass{m.Name, subclass})
 	for m.owner != nil {
 		m.Contended++
 		m.waiters.waiters = append(m.waiters.waiters, t)
@@ -46,6 +53,7 @@ func (s *Sched) MutexTryLock(t *Task, m *Mutex) bool {
 	}
 	m.owner = t
 	t.mutexes++
+	s.Lockdep.AcquireTry(t.CPU(), t, LockClass{Name: m.Name})
 	return true
 }
 
@@ -58,6 +66,7 @@ func (s *Sched) MutexUnlock(t *Task, m *Mutex) {
 	}
 	m.owner = nil
 	t.mutexes--
+	s.Lockdep.ReleaseAny(t.CPU(), t, m.Name)
 	s.WakeUpAll(&m.waiters)
 }
 

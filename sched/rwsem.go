@@ -70,6 +70,7 @@ func (s *Sched) UpWrite(t *Task, r *RWSem) {
 	}
 	r.writer = nil
 	t.mutexes--
+	s.Lockdep.ReleaseAny(t.CPU(), t, r.Name)
 	s.WakeUpAll(&r.waiters)
 }
 
@@ -83,6 +84,7 @@ func (s *Sched) UpRead(t *Task, r *RWSem) {
 	}
 	r.readers = slices.Delete(r.readers, i, i+1)
 	t.mutexes--
+	s.Lockdep.ReleaseAny(t.CPU(), t, r.Name)
 	if len(r.readers) == 0 {
 		s.WakeUpAll(&r.waiters)
 	}
@@ -119,4 +121,5 @@ func (s *Sched) rwsemMayTake(t *Task, r *RWSem) {
 	if r.writer == t || slices.Contains(r.readers, t) {
 		sim.Crash("possible recursive locking detected: %s already holds %s", t, r.Name)
 	}
+	s.Lockdep.Acquire(t.CPU(), t, LockClass{Name: r.Name})
 }

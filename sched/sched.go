@@ -62,6 +62,8 @@ type Config struct {
 	// irq_work that sets TIF_NOTIFY_RESUME on whatever task is current when it
 	// runs, which after a context switch is the wrong one.
 	TaskWorkNMIIrqWork bool
+	// NoLockdep turns the lock validator off (knob lockdep=off).
+	NoLockdep bool
 }
 
 // DefaultConfig returns today's defaults.
@@ -91,6 +93,9 @@ type Sched struct {
 	tick        []*cpu.Timer
 	nextPID     int
 
+	// Lockdep validates the order of every lock the model takes (lockdep.go).
+	Lockdep Lockdep
+
 	// Switches and Migrations count what happened, as observables.
 	Switches   uint64
 	Migrations uint64
@@ -107,6 +112,7 @@ func New(m *cpu.Machine, cfg Config) *Sched {
 	n := len(m.CPUs)
 	s := &Sched{M: m, Cfg: cfg, Syscalls: map[string]SyscallFunc{}, nextPID: 100,
 		rq: make([][]*Task, n), needResched: make([]bool, n), lastPrev: make([]*cpu.Thread, n)}
+	s.Lockdep.Off = cfg.NoLockdep
 	m.Hooks = s
 	for _, c := range m.CPUs {
 		c := c
@@ -190,6 +196,13 @@ var Knobs = []sim.KnobSpec{{
 		"(select_task_rq on wakeup, idle balance), every choice a decision of the Chooser that explore varies (Config.Balance)",
 	Source:  "kernel/sched/fair.c: select_task_rq_fair(), newidle_balance() (modelled as free choices)",
 	Package: "sched",
+}, {
+	Name:   "lockdep",
+	Values: []string{"on", "off"},
+	Help: "CONFIG_PROVE_LOCKING: on validates the order of every lock the model takes (mutexes, rw_semaphores, ctx->lock) " +
+		"and reports cycles, unannotated recursion and locks taken in NMI as the lockdep invariant; off records nothing",
+	Source:  "kernel/locking/lockdep.c (the lock validator; on by default like a debug kernel a perf developer tests on)",
+	Package: "sched",
 }}
 
 // ApplyKnob sets a sched knob in cfg.
@@ -202,6 +215,8 @@ func ApplyKnob(cfg *Config, name, value string) (bool, error) {
 		cfg.TaskWorkNMIIrqWork = value != "today"
 	case "sched-balance":
 		cfg.Balance = value == "on"
+	case "lockdep":
+		cfg.NoLockdep = value == "off"
 	}
 	return true, nil
 }
