@@ -31,6 +31,9 @@ func (k *Kernel) perfEventContextSchedOut(c *cpu.CPU, task *sched.Task) {
 		return
 	}
 	k.ctxLock(c, ctx)
+	if d := k.S.Cfg.Cost.PerfContextSwitch; d > 0 && len(ctx.events) > 0 {
+		c.Spend(d) // ctx_sched_out() and the ctx_sched_in() to come (cost.Profile.PerfContextSwitch)
+	}
 	k.perfCtxDisable(c, ctx)
 	c.Step("perf_event_context_sched_out:disabled")
 	k.ctxSchedOut(c, ctx, EVENT_ALL) // task_ctx_sched_out()

@@ -52,6 +52,7 @@ type Kernel struct {
 
 	rbTrace rbTraceState        // ring buffer logs for the invariants (rbtrace.go)
 	aux     kernelAux           // AUX area bookkeeping (aux_core.go)
+	took    sampleTook          // perf_sample_event_took() (throttle_took.go)
 	defcc   *deferredCallchains // unwind_deferred and perf's deferred callchains (callchain_deferred.go)
 }
 
@@ -151,6 +152,7 @@ func NewKernel(s *sched.Sched, o Options) *Kernel {
 		k.cpuCtx[i].ctx.init(k, nil, i)
 	}
 	k.tp.init(o.Tracepoints, len(s.M.CPUs))
+	k.initSampleTook(len(s.M.CPUs))
 	k.scratch = cpu.NewPerCPU[sampleScratch](s.M)
 	k.tickSeq = cpu.NewPerCPU[tickSeq](s.M)
 	k.ipSysEnter = k.fakeIP("syscall_trace_enter", true)

@@ -69,6 +69,7 @@ const (
 type Sysctl struct {
 	Paranoid            int  // kernel.perf_event_paranoid (default 2)
 	MaxSampleRate       int  // kernel.perf_event_max_sample_rate (default 100000)
+	CPUTimeMaxPercent   int  // kernel.perf_cpu_time_max_percent (0: the default 25)
 	MaxStack            int  // kernel.perf_event_max_stack (default 127)
 	MaxContextsPerStack int  // kernel.perf_event_max_contexts_per_stack (default 8)
 	MlockKB             int  // kernel.perf_event_mlock_kb (default 512 + PAGE_SIZE/1024)

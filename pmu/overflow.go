@@ -120,7 +120,11 @@ type tickSeq struct {
 }
 
 // maxSamplesPerTick is DIV_ROUND_UP(sysctl_perf_event_sample_rate, HZ).
+// Once perf_sample_event_took() lowered it, its value (throttle_took.go).
 func (k *Kernel) maxSamplesPerTick() uint64 {
+	if m := k.took.maxPerTick; m > 0 {
+		return m
+	}
 	r := uint64(k.Opts.Sysctl.MaxSampleRate)
 	if r == 0 {
 		r = 100000
@@ -192,7 +196,11 @@ func (k *Kernel) perfEventOutput(c *cpu.CPU, e *Event, data *perfSampleData, r *
 		k.OnOutput(e, c, s)
 	}
 	buf := e.rb // rcu_dereference(event->rb) in __perf_output_begin()
-	if err := rb.PerfEventOutput(c, buf, e, s, backward); err != nil {
+	err := rb.PerfEventOutput(c, buf, e, s, backward)
+	if cp := &k.S.Cfg.Cost; cp.SampleRecord > 0 {
+		c.Spend(cp.SampleRecord + cp.Callchain(len(s.Callchain)))
+	}
+	if err != nil {
 		if buf != nil {
 			k.stats.rbLost++
 		}

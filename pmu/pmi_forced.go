@@ -20,6 +20,10 @@ import "perfsim/cpu"
 // overflowed, so it is usually a no-op for perf.
 // arch/x86/events/core.c: perf_event_nmi_handler() -> x86_pmu_handle_irq()
 func (k *Kernel) PerfEventNMIHandler(c *cpu.CPU, forced bool) {
+	k.timedPMI(c, func(c *cpu.CPU) { k.perfEventNMIHandler(c, forced) })
+}
+
+func (k *Kernel) perfEventNMIHandler(c *cpu.CPU, forced bool) {
 	for _, p := range k.pmus {
 		if h, ok := p.(NMIHandler); ok {
 			h.HandleNMI(c, forced)

@@ -36,7 +36,7 @@ func newHwPMU(k *Kernel) *hwPMU {
 	}
 	for i := range p.cpuc {
 		p.cpuc[i] = cpuHwEvents{events: make([]*Event, n), active: make([]bool, n), pebs: make([]bool, n), enabled: true,
-			nmi: cpu.Interrupt{Name: "PMI", Fn: p.handleIRQ, Skid: k.Opts.HW.Skid}}
+			nmi: cpu.Interrupt{Name: "PMI", Fn: func(c *cpu.CPU) { k.timedPMI(c, p.handleIRQ) }, Skid: k.Opts.HW.Skid}}
 	}
 	return p
 }

@@ -242,6 +242,9 @@ func (p *clockPMU) hrtimer(c *cpu.CPU, e *Event) {
 	if e.state != StateActive || e.oncpu != c.ID || !e.hw.running {
 		return // HRTIMER_NORESTART: the event left this CPU or is stopped
 	}
+	if d := p.k.S.Cfg.Cost.HrtimerSample; d > 0 {
+		c.Spend(d) // irq entry, hrtimer_interrupt(), perf_swevent_hrtimer() (cost.Profile.HrtimerSample)
+	}
 	e.hw.inHrtimer = true
 	defer func() { e.hw.inHrtimer = false }()
 	p.update(c, e)

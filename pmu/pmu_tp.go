@@ -257,6 +257,17 @@ func (k *Kernel) userIP(t *sched.Task) uint64 {
 func (k *Kernel) perfTpEvent(c *cpu.CPU, s *tpSlot, rec []byte, r *regs) {
 	data := perfSampleData{raw: rec}
 	l := s.perCPU[c.ID]
+	if len(l) > 0 {
+		// The tracepoint fires with events attached (cost.Profile): perf_syscall_enter()/exit()
+		// for syscalls:*, a TRACE_EVENT's perf_trace_##call for the rest.
+		d := k.S.Cfg.Cost.TraceEvent
+		if s.info.System == "syscalls" {
+			d = k.S.Cfg.Cost.SyscallTracepoint
+		}
+		if d > 0 {
+			c.Spend(d)
+		}
+	}
 	for i := 0; i < len(l); i++ {
 		e := l[i]
 		// perf_tp_event_match(): a stopped event or excluded mode sees nothing.

@@ -3,6 +3,7 @@ package sched
 import (
 	"fmt"
 
+	"perfsim/cost"
 	"perfsim/cpu"
 	"perfsim/sim"
 )
@@ -64,6 +65,9 @@ type Config struct {
 	TaskWorkNMIIrqWork bool
 	// NoLockdep turns the lock validator off (knob lockdep=off).
 	NoLockdep bool
+	// Cost is what kernel work costs (knob cost-model); the zero Profile is
+	// free. Its SyscallEntryExit replaces SyscallCost when set.
+	Cost cost.Profile
 }
 
 // DefaultConfig returns today's defaults.
@@ -203,6 +207,14 @@ var Knobs = []sim.KnobSpec{{
 		"and reports cycles, unannotated recursion and locks taken in NMI as the lockdep invariant; off records nothing",
 	Source:  "kernel/locking/lockdep.c (the lock validator; on by default like a debug kernel a perf developer tests on)",
 	Package: "sched",
+}, {
+	Name:   "cost-model",
+	Values: cost.Names,
+	Help: "what kernel work costs in virtual time (package cost): free charges nothing; this-machine is fitted from " +
+		"cost/testdata/this-machine.txt (syscall entry/exit, tracepoint fire, sample record, callchain, context switch, " +
+		"perf context switch, hrtimer sample); i7-4790 is seed 002's machine",
+	Source:  "cost/calibrate/calibrate.sh on the real kernel; seed 002's figures",
+	Package: "sched",
 }}
 
 // ApplyKnob sets a sched knob in cfg.
@@ -217,6 +229,12 @@ func ApplyKnob(cfg *Config, name, value string) (bool, error) {
 		cfg.Balance = value == "on"
 	case "lockdep":
 		cfg.NoLockdep = value == "off"
+	case "cost-model":
+		p, _ := cost.Lookup(value)
+		cfg.Cost = p
+		if p.SyscallEntryExit > 0 {
+			cfg.SyscallCost = p.SyscallEntryExit
+		}
 	}
 	return true, nil
 }

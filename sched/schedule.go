@@ -97,6 +97,9 @@ func (s *Sched) schedule(prev *cpu.Thread) {
 		h.SchedOut(c, pt, nt)
 	}
 	c.Step("context_switch")
+	if d := s.Cfg.Cost.ContextSwitch; d > 0 {
+		c.Spend(d) // __schedule() -> context_switch() (cost.Profile.ContextSwitch)
+	}
 	s.Switches++
 	s.lastPrev[c.ID] = prev
 	if pt != nil {

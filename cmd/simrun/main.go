@@ -10,6 +10,7 @@
 //	simrun knobs
 //	simrun sweep [--runs N] [--budget N] [--bounded-runs N] [--slow DURATION] [--jobs N] [NAME...]
 //	simrun names [actions|observables|invariants|steps|syscalls|PMUs]...
+//	simrun cost [--calls N]
 //
 // Exit status: 0 when everything held, 1 when an outcome or an invariant failed
 // (or explore found a violation, or replay saw the recorded violation recur),
@@ -48,6 +49,7 @@ const (
   simrun names [KIND]...            what a scenario may name: actions, observables,
                                     invariants, steps, syscalls, PMUs
   simrun demo                       find seed 000's race on the old kernel, shrink it, replay it
+  simrun cost                       the cost model's profiles and seed 002's ratio, real and simulated
 SCENARIO is a .sim file or the name of a built-in scenario.
 Run "simrun COMMAND -h" for the flags of a command.
 Exit status: 0 everything held; 1 an outcome or invariant failed, explore found
@@ -90,6 +92,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return cmdKnobs(rest, stdout, stderr)
 	case "names":
 		return cmdNames(rest, stdout, stderr)
+	case "cost":
+		return cmdCost(rest, stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usageString)
 		return exitOK

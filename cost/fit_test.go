@@ -1,0 +1,107 @@
+package cost
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"perfsim/sim"
+)
+
+// synthetic measurements whose differences are round numbers.
+var synthetic = Measurements{
+	"closeloop.base": 100, "closeloop.enter_close": 400, "closeloop.enter_close_filtered": 160,
+	"closeloop.raw_enter_filtered": 220, "closeloop.raw_exit_filtered": 180, "deep0.enter_close": 400,
+	"deep0.enter_close_g": 1200, "deep60.enter_close_g": 4200, "yield.base": 900, "yield.sched_switch": 2000,
+	"cpu_clock.sample": 3000,
+}
+
+// TestFitDerivations: each cost is the difference Fit's comment gives.
+func TestFitDerivations(t *testing.T) {
+	got, err := Fit("x", "synthetic", synthetic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Profile{Name: "x", Source: "synthetic",
+		SyscallEntryExit: 100, SyscallTracepoint: 60, TraceEvent: 100, SampleRecord: 240,
+		CallchainEntry: 50, CallchainSetup: 600, ContextSwitch: 800, PerfContextSwitch: 760, HrtimerSample: 2760}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("Fit (-want +got):\n%s", d)
+	}
+	if b, tr := got.SeedCloseLoop(); b != 100 || tr != 100+2*(100+240) {
+		t.Errorf("SeedCloseLoop = %v, %v; want 100ns, 780ns", b, tr)
+	}
+	if got.Callchain(0) != 0 || got.Callchain(4) != 800*sim.Nanosecond {
+		t.Errorf("Callchain(0), (4) = %v, %v; want 0, 800ns", got.Callchain(0), got.Callchain(4))
+	}
+}
+
+// TestFitRefusesBadFigures: a missing figure, a difference that comes out
+// negative, and unreadable lines are errors that say which.
+func TestFitRefusesBadFigures(t *testing.T) {
+	noisy := Measurements{}
+	for k, v := range synthetic {
+		noisy[k] = v
+	}
+	noisy["closeloop.enter_close_filtered"] = 90
+	if _, err := Fit("x", "", noisy); err == nil || !strings.Contains(err.Error(), "syscalls:* tracepoint fire comes out at -10.0 ns") {
+		t.Errorf("noisy: err = %v", err)
+	}
+	delete(noisy, "yield.base")
+	if _, err := Fit("x", "", noisy); err == nil || err.Error() != "calibration: no yield.base" {
+		t.Errorf("missing: err = %v", err)
+	}
+	for _, text := range []string{"a 1 2", "a -1", "a x", "a NaN"} {
+		if _, err := ParseMeasurements(text); err == nil || !strings.HasPrefix(err.Error(), "line 1:") {
+			t.Errorf("ParseMeasurements(%q): err = %v", text, err)
+		}
+	}
+}
+
+// TestThisMachineMatchesItsMeasurements: the committed calibration fits,
+// and the fit predicts seed 002's recording on this machine (which Fit does
+// not use) within 20%.
+func TestThisMachineMatchesItsMeasurements(t *testing.T) {
+	m, err := ParseMeasurements(thisMachineText)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := ThisMachine()
+	_, traced := p.SeedCloseLoop()
+	real := m["closeloop.raw_syscalls"]
+	if real == 0 {
+		t.Fatal("testdata/this-machine.txt has no closeloop.raw_syscalls")
+	}
+	if r := float64(traced) / real; r < 0.8 || r > 1.2 {
+		t.Errorf("predicted %v per close(-1) under raw_syscalls:*, measured %.1f ns: off by %.0f%%", traced, real, (r-1)*100)
+	}
+}
+
+// TestI74790ReproducesTheSeed: the seed machine's profile gives the seed's
+// two figures (it is derived from them).
+func TestI74790ReproducesTheSeed(t *testing.T) {
+	p := I74790()
+	base, traced := p.SeedCloseLoop()
+	wantRatio := Seed002TracedUs / Seed002BaseUs
+	if r := float64(traced) / float64(base); r < wantRatio*0.99 || r > wantRatio*1.01 {
+		t.Errorf("ratio %.3f, seed %.3f", r, wantRatio)
+	}
+}
+
+// FuzzParseMeasurements: any text gives measurements or an error.
+func FuzzParseMeasurements(f *testing.F) {
+	f.Add(thisMachineText)
+	f.Fuzz(func(t *testing.T, s string) { _, _ = ParseMeasurements(s) })
+}
+
+// ExampleProfile_SeedCloseLoop prints what the seed machine's profile says
+// seed 002's loop costs per call: the seed measured 266.7 ns per close(-1)
+// and 751.3 ns under perf record -e 'raw_syscalls:*'.
+func ExampleProfile_SeedCloseLoop() {
+	p := I74790()
+	base, traced := p.SeedCloseLoop()
+	fmt.Println(base, traced)
+	// Output: 267ns 753ns
+}

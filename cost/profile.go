@@ -1,0 +1,87 @@
+package cost
+
+import (
+	"fmt"
+
+	"perfsim/sim"
+)
+
+// Profile is one machine's costs. Each field is charged by one place of the
+// model, named in its comment, to the CPU that does the work.
+type Profile struct {
+	Name   string
+	Source string // where the figures come from
+
+	// SyscallEntryExit is a system call that does nothing in its body:
+	// entry_SYSCALL_64 -> do_syscall_64() -> the body -> syscall_exit_to_user_mode()
+	// (close(-1): fdget() fails). Charged by sched's syscall for a call with
+	// no model body (sched.Config.SyscallCost).
+	SyscallEntryExit sim.Duration
+	// SyscallTracepoint is a syscalls:sys_enter_NAME/sys_exit_NAME
+	// tracepoint firing with an event attached (perf_syscall_enter/exit():
+	// the TIF_SYSCALL_TRACEPOINT slow path, perf_trace_buf_alloc(), the
+	// filter), before any sample. Charged by pmu's perfTraceSyscall.
+	SyscallTracepoint sim.Duration
+	// TraceEvent is any other tracepoint (raw_syscalls:*, sched:*: a
+	// TRACE_EVENT's perf_trace_##call) firing with an event attached, before
+	// any sample. Charged by pmu's perfTraceSyscall and perfTpEvent.
+	TraceEvent sim.Duration
+	// SampleRecord is one sample written: perf_prepare_sample(),
+	// perf_output_begin(), the copy of a tracepoint-sized (88-byte) record,
+	// perf_output_end(). Charged by pmu's perfEventOutput.
+	SampleRecord sim.Duration
+	// CallchainSetup and CallchainEntry are PERF_SAMPLE_CALLCHAIN:
+	// get_perf_callchain() and each entry of the chain it walks (user frames
+	// by frame pointer through copy_from_user_nofault()). Charged by pmu's
+	// perfEventOutput.
+	CallchainSetup, CallchainEntry sim.Duration
+	// ContextSwitch is __schedule() -> context_switch() from one task to
+	// another. Charged by sched's schedule.
+	ContextSwitch sim.Duration
+	// PerfContextSwitch is perf_event_task_sched_out() and _sched_in() of a
+	// task context that has events (ctx_sched_out/in of its groups). Charged
+	// by pmu's sched-out hook.
+	PerfContextSwitch sim.Duration
+	// HrtimerSample is a cpu-clock/task-clock hrtimer interrupt:
+	// irq entry and exit, hrtimer_interrupt(), perf_swevent_hrtimer(), the
+	// timer rearmed (the sample it writes is SampleRecord). Charged by pmu's
+	// swevent hrtimer handler.
+	HrtimerSample sim.Duration
+}
+
+// Free is the zero profile: kernel work takes no virtual time.
+var Free = Profile{Name: "free", Source: "no cost model: kernel work is free (perfsim before the cost model)"}
+
+// Callchain is what a callchain of n entries costs.
+func (p *Profile) Callchain(n int) sim.Duration {
+	if n == 0 {
+		return 0
+	}
+	return p.CallchainSetup + sim.Duration(n)*p.CallchainEntry
+}
+
+// IsFree reports whether p charges nothing.
+func (p *Profile) IsFree() bool { return p == nil || *p == Profile{Name: p.Name, Source: p.Source} }
+
+// Table prints p one cost a line, for `simrun knobs` and the note.
+func (p *Profile) Table() []string {
+	rows := []struct {
+		name string
+		d    sim.Duration
+	}{
+		{"syscall entry+exit", p.SyscallEntryExit},
+		{"syscalls:* tracepoint fire", p.SyscallTracepoint},
+		{"other tracepoint fire", p.TraceEvent},
+		{"sample record", p.SampleRecord},
+		{"callchain setup", p.CallchainSetup},
+		{"callchain entry", p.CallchainEntry},
+		{"context switch", p.ContextSwitch},
+		{"perf context switch", p.PerfContextSwitch},
+		{"hrtimer sample irq", p.HrtimerSample},
+	}
+	out := make([]string, len(rows))
+	for i, r := range rows {
+		out[i] = fmt.Sprintf("%-28s %s", r.name, r.d)
+	}
+	return out
+}
