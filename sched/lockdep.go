@@ -115,6 +115,19 @@ func holder(c *cpu.CPU, t *Task) (holderKey, string) {
 	return holderKey{task: t}, t.String()
 }
 
+// acquirer returns who acquires on c now and where, for the report.
+func acquirer(c *cpu.CPU, t *Task) (holderKey, lockChain) {
+	key, name := holder(c, t)
+	ch := lockChain{holder: name, cpu: -1}
+	if c != nil {
+		ch.cpu, ch.t = c.ID, c.Now()
+	}
+	if key.task != nil {
+		ch.syscall = key.task.Syscall
+	}
+	return key, ch
+}
+
 // Acquire records that the holder on c (t for a sleeping lock) takes a lock
 // of class cl.
 // kernel/locking/lockdep.c: lock_acquire()
@@ -123,16 +136,7 @@ func (ld *Lockdep) Acquire(c *cpu.CPU, t *Task, cl LockClass) {
 		return
 	}
 	ld.init()
-	key, name := holder(c, t)
-	ch := lockChain{holder: name, cpu: -1}
-	if c != nil {
-		ch.cpu, ch.t = c.ID, c.Now()
-	}
-	if t != nil {
-		ch.syscall = t.Syscall
-	} else if key.task != nil {
-		ch.syscall = key.task.Syscall
-	}
+	key, ch := acquirer(c, t)
 	if c != nil && c.InNMI() {
 		ld.report(c, "lock-in-nmi", "nmi:"+cl.Name,
 			fmt.Sprintf("%s taken in NMI context (%s): an NMI can interrupt its holder on this CPU and spin or sleep forever", cl, ch))
@@ -158,11 +162,7 @@ func (ld *Lockdep) AcquireTry(c *cpu.CPU, t *Task, cl LockClass) {
 		return
 	}
 	ld.init()
-	key, name := holder(c, t)
-	ch := lockChain{holder: name, cpu: -1}
-	if c != nil {
-		ch.cpu, ch.t = c.ID, c.Now()
-	}
+	key, ch := acquirer(c, t)
 	ld.held[key] = append(ld.held[key], heldLock{cl, ch})
 }
 

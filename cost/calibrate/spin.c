@@ -1,22 +1,7 @@
 // spin.c N: a user loop of N iterations; prints its CPU and wall time in
 // nanoseconds like closeloop.c (sampling it costs the difference).
-#include <stdio.h>
 #include <stdlib.h>
-#include <sys/resource.h>
-#include <time.h>
-
-static long long cpu_ns(void) {
-	struct rusage ru;
-	getrusage(RUSAGE_SELF, &ru);
-	return (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000LL +
-	       (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000LL;
-}
-
-static long long wall_ns(void) {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
+#include "timing.h"
 
 int main(int argc, char **argv) {
 	long n = argc > 1 ? atol(argv[1]) : 300000000;
@@ -24,7 +9,6 @@ int main(int argc, char **argv) {
 	long long c0 = cpu_ns(), w0 = wall_ns();
 	for (long i = 0; i < n; i++)
 		x += i;
-	long long c1 = cpu_ns(), w1 = wall_ns();
-	printf("cpu_ns %lld wall_ns %lld\n", c1 - c0, w1 - w0);
+	report(c0, w0);
 	return 0;
 }

@@ -2,25 +2,10 @@
 // times (run it pinned to one CPU: taskset -c 0), so every yield switches
 // to the other. Prints the parent's CPU and wall time like closeloop.c.
 #include <sched.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <sys/resource.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
-
-static long long cpu_ns(void) {
-	struct rusage ru;
-	getrusage(RUSAGE_SELF, &ru);
-	return (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000LL +
-	       (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000LL;
-}
-
-static long long wall_ns(void) {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
+#include "timing.h"
 
 int main(int argc, char **argv) {
 	long n = argc > 1 ? atol(argv[1]) : 1000000;
