@@ -210,6 +210,19 @@ func (p *clockPMU) arm(c *cpu.CPU, e *Event, d sim.Duration) {
 	p.timer(c, e).Arm(e.hw.expires)
 }
 
+// forwardNow moves the expiry by whole periods to the first one after now
+// and re-arms: a callback that ran late (irqs off, or its own cost) keeps
+// the timer on its grid of periods, it does not restart the period from now.
+// kernel/time/hrtimer.c: hrtimer_forward_now() -> hrtimer_forward()
+func (p *clockPMU) forwardNow(c *cpu.CPU, e *Event, d sim.Duration) {
+	exp, now := e.hw.expires+sim.Time(d), c.Now()
+	if exp <= now {
+		exp += (now-exp)/sim.Time(d)*sim.Time(d) + sim.Time(d)
+	}
+	e.hw.expires = exp
+	p.timer(c, e).Arm(exp)
+}
+
 // update is cpu_clock_event_update(): count += now - prev.
 func (p *clockPMU) update(c *cpu.CPU, e *Event) {
 	now := c.Now()
@@ -256,7 +269,7 @@ func (p *clockPMU) hrtimer(c *cpu.CPU, e *Event) {
 		}
 	}
 	if e.hw.running { // hrtimer_forward_now(hrtimer, max(10000, sample_period))
-		p.arm(c, e, sim.Duration(max(10000, e.hw.samplePeriod)))
+		p.forwardNow(c, e, sim.Duration(max(10000, e.hw.samplePeriod)))
 	}
 }
 

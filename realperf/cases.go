@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -19,10 +20,16 @@ type Case struct {
 	// by capture.sh in the case's directory after Build.
 	Perf  string
 	Build string // how capture.sh builds the workload (default: cc -O2 -o workload workload.c)
-	// Compare lists the keys that must be equal on both sides; Within the
-	// keys that must agree within a percentage (and why they vary).
+	// Compare lists the keys that must be equal on both sides (in every
+	// real run); Within the keys that must agree within a percentage of the
+	// real runs' median (and why they vary); Range the keys that must lie
+	// within a factor of the real runs' spread (min/F to max*F), for figures
+	// that vary from run to run more than any percentage would allow.
 	Compare []string
 	Within  map[string]float64
+	Range   map[string]float64
+	// Runs is how many times capture.sh runs the real side (default 1).
+	Runs int
 	// Explain says, per key prefix, why that key is not compared (one line
 	// each: the hardware, the loader, perf's own threads...).
 	Explain map[string]string
@@ -34,6 +41,8 @@ type Case struct {
 //	build CMD
 //	compare KEY
 //	within KEY PCT% WHY
+//	range KEY xF WHY
+//	runs N
 //	explain KEY-PREFIX: WHY
 func LoadCase(dir string) (*Case, error) {
 	path := filepath.Join(dir, "case.txt")
@@ -41,8 +50,8 @@ func LoadCase(dir string) (*Case, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Case{Name: filepath.Base(dir), Dir: dir, Within: map[string]float64{}, Explain: map[string]string{},
-		Build: "cc -O2 -o workload workload.c"}
+	c := &Case{Name: filepath.Base(dir), Dir: dir, Within: map[string]float64{}, Range: map[string]float64{},
+		Explain: map[string]string{}, Build: "cc -O2 -o workload workload.c", Runs: 1}
 	for n, line := range strings.Split(string(b), "\n") {
 		line = strings.TrimSpace(line)
 		if line == "" || strings.HasPrefix(line, "#") {
@@ -77,6 +86,31 @@ func LoadCase(dir string) (*Case, error) {
 				return nil, bad("within KEY PCT% WHY")
 			}
 			c.Within[strings.Join(f[:i], " ")] = pct
+		case "range":
+			f := strings.Fields(rest)
+			i := -1
+			for j, w := range f {
+				if strings.HasPrefix(w, "x") && j > 0 {
+					if _, err := strconv.ParseFloat(w[1:], 64); err == nil {
+						i = j
+						break
+					}
+				}
+			}
+			if i < 1 || i == len(f)-1 {
+				return nil, bad("range KEY xFACTOR WHY")
+			}
+			fac, _ := strconv.ParseFloat(f[i][1:], 64)
+			if fac < 1 {
+				return nil, bad("range KEY xFACTOR WHY with FACTOR >= 1")
+			}
+			c.Range[strings.Join(f[:i], " ")] = fac
+		case "runs":
+			n, err := strconv.Atoi(rest)
+			if err != nil || n < 1 {
+				return nil, bad("runs N (N >= 1)")
+			}
+			c.Runs = n
 		case "explain":
 			k, why, ok := strings.Cut(rest, ":")
 			if !ok || strings.TrimSpace(why) == "" {
@@ -84,13 +118,13 @@ func LoadCase(dir string) (*Case, error) {
 			}
 			c.Explain[strings.TrimSpace(k)] = strings.TrimSpace(why)
 		default:
-			return nil, bad("perf, build, compare, within or explain")
+			return nil, bad("perf, build, compare, within, range, runs or explain")
 		}
 	}
 	if c.Perf == "" {
 		return nil, fmt.Errorf("%s: no perf line", path)
 	}
-	if len(c.Compare)+len(c.Within) == 0 {
+	if len(c.Compare)+len(c.Within)+len(c.Range) == 0 {
 		return nil, fmt.Errorf("%s: compares nothing", path)
 	}
 	return c, nil
@@ -116,13 +150,44 @@ func Cases(dir string) ([]*Case, error) {
 	return out, nil
 }
 
-// Real is the committed summary of the real side (real.txt).
-func (c *Case) Real() (Summary, error) {
+// RealRuns are the summaries of the real side, one per run capture.sh made.
+type RealRuns []Summary
+
+// Real reads the committed real side (real.txt: one summary per run, each
+// after a "# run N" line when there are several).
+func (c *Case) Real() (RealRuns, error) {
 	b, err := os.ReadFile(filepath.Join(c.Dir, "real.txt"))
 	if err != nil {
 		return nil, err
 	}
-	return ParseSummary(string(b))
+	var runs RealRuns
+	for i, block := range strings.Split("\n"+string(b), "\n# run ") {
+		if i > 0 { // the run's number ends the "# run N" line
+			_, block, _ = strings.Cut(block, "\n")
+		}
+		s, err := ParseSummary(block)
+		if err != nil {
+			return nil, fmt.Errorf("%s/real.txt: %w", c.Name, err)
+		}
+		if len(s) > 0 {
+			runs = append(runs, s)
+		}
+	}
+	if len(runs) == 0 {
+		return nil, fmt.Errorf("%s/real.txt: no figures", c.Name)
+	}
+	return runs, nil
+}
+
+// stats are a key's median, minimum and maximum over the runs (a key a run
+// lacks counts 0 there).
+func (r RealRuns) stats(k string) (med, lo, hi int64) {
+	v := make([]int64, len(r))
+	for i, s := range r {
+		v[i] = s[k]
+	}
+	slices.Sort(v)
+	return v[(len(v)-1)/2], v[0], v[len(v)-1]
 }
 
 // Simulate runs case.sim once on its default knobs (the quiet schedule) and
@@ -155,34 +220,50 @@ func (c *Case) Simulate() (Summary, error) {
 	return Summarize(b)
 }
 
-// Row is one compared key: the real and simulated values and whether they
+// Row is one compared key: the real value (the median of the real runs,
+// with their minimum and maximum), the simulated one, and whether they
 // agree as the case says they must.
 type Row struct {
-	Key         string
-	Real, Sim   int64
-	Within      float64 // 0: exact
-	OK          bool
-	Unexplained bool // a key that is neither compared nor explained
+	Key                    string
+	Real, RealMin, RealMax int64
+	Sim                    int64
+	Within                 float64 // a percentage of Real; 0: exact
+	Factor                 float64 // a range: RealMin/Factor to RealMax*Factor
+	OK                     bool
+	Unexplained            bool // a key that is neither compared nor explained
 }
 
 // Diff compares real and sim as the case says: its compared keys, and every
 // other key present on either side must have an explanation.
-func (c *Case) Diff(real, sim Summary) []Row {
+func (c *Case) Diff(real RealRuns, sim Summary) []Row {
 	var rows []Row
 	seen := map[string]bool{}
-	for _, k := range c.Compare {
+	row := func(k string) Row {
 		seen[k] = true
-		rows = append(rows, Row{Key: k, Real: real[k], Sim: sim[k], OK: real[k] == sim[k]})
+		med, lo, hi := real.stats(k)
+		return Row{Key: k, Real: med, RealMin: lo, RealMax: hi, Sim: sim[k]}
+	}
+	for _, k := range c.Compare {
+		r := row(k)
+		r.OK = r.RealMin == r.Sim && r.RealMax == r.Sim
+		rows = append(rows, r)
 	}
 	for k, pct := range c.Within {
-		seen[k] = true
-		r, s := float64(real[k]), float64(sim[k])
-		ok := r == s || (r != 0 && (s-r)/r*100 <= pct && (r-s)/r*100 <= pct)
-		rows = append(rows, Row{Key: k, Real: real[k], Sim: sim[k], Within: pct, OK: ok})
+		r := row(k)
+		re, s := float64(r.Real), float64(r.Sim)
+		r.Within, r.OK = pct, re == s || (re != 0 && (s-re)/re*100 <= pct && (re-s)/re*100 <= pct)
+		rows = append(rows, r)
+	}
+	for k, f := range c.Range {
+		r := row(k)
+		r.Factor, r.OK = f, float64(r.Sim) >= float64(r.RealMin)/f && float64(r.Sim) <= float64(r.RealMax)*f
+		rows = append(rows, r)
 	}
 	keys := map[string]bool{}
-	for k := range real {
-		keys[k] = true
+	for _, s := range real {
+		for k := range s {
+			keys[k] = true
+		}
 	}
 	for k := range sim {
 		keys[k] = true
@@ -191,7 +272,9 @@ func (c *Case) Diff(real, sim Summary) []Row {
 		if seen[k] || c.explained(k) {
 			continue
 		}
-		rows = append(rows, Row{Key: k, Real: real[k], Sim: sim[k], Unexplained: true})
+		r := row(k)
+		r.Unexplained = true
+		rows = append(rows, r)
 	}
 	sort.SliceStable(rows, func(i, j int) bool { return rows[i].Key < rows[j].Key })
 	return rows
