@@ -16,6 +16,9 @@ var synthetic = Measurements{
 	"closeloop.raw_enter_filtered": 220, "closeloop.raw_exit_filtered": 180, "deep0.enter_close": 400,
 	"deep0.enter_close_g": 1200, "deep60.enter_close_g": 4200, "yield.base": 900, "yield.sched_switch": 2000,
 	"cpu_clock.sample": 3000,
+	// perf record: 2 ns a byte, 3 us a pass, on top of 100 us of start-up.
+	"reader.startup.ns": 100000, "reader.default.ns": 132000, "reader.default.bytes": 1000, "reader.default.rounds": 10,
+	"reader.nobuf.ns": 404000, "reader.nobuf.bytes": 2000, "reader.nobuf.rounds": 100,
 }
 
 // TestFitDerivations: each cost is the difference Fit's comment gives.
@@ -26,7 +29,8 @@ func TestFitDerivations(t *testing.T) {
 	}
 	want := Profile{Name: "x", Source: "synthetic",
 		SyscallEntryExit: 100, SyscallTracepoint: 60, TraceEvent: 100, SampleRecord: 240,
-		CallchainEntry: 50, CallchainSetup: 600, ContextSwitch: 800, PerfContextSwitch: 760, HrtimerSample: 2760}
+		CallchainEntry: 50, CallchainSetup: 600, ContextSwitch: 800, PerfContextSwitch: 760, HrtimerSample: 2760,
+		ReaderRound: 3000, ReaderPerKiB: 2048}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("Fit (-want +got):\n%s", d)
 	}

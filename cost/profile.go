@@ -47,6 +47,12 @@ type Profile struct {
 	// timer rearmed (the sample it writes is SampleRecord). Charged by pmu's
 	// swevent hrtimer handler.
 	HrtimerSample sim.Duration
+	// ReaderRound is perf record's time per pass over its rings that found
+	// data: perf_mmap__push() of each, the write(2)s, the FINISHED_ROUND;
+	// ReaderPerKiB its time per KiB copied into perf.data. Charged by
+	// perftool's Session to the perf task (a slow reader is what makes the
+	// kernel lose records into a small ring).
+	ReaderRound, ReaderPerKiB sim.Duration
 }
 
 // Free is the zero profile: kernel work takes no virtual time.
@@ -78,6 +84,8 @@ func (p *Profile) Table() []string {
 		{"context switch", p.ContextSwitch},
 		{"perf context switch", p.PerfContextSwitch},
 		{"hrtimer sample irq", p.HrtimerSample},
+		{"perf record per pass", p.ReaderRound},
+		{"perf record per KiB written", p.ReaderPerKiB},
 	}
 	out := make([]string, len(rows))
 	for i, r := range rows {

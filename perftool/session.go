@@ -163,6 +163,11 @@ func NewSession(r *Record, k *pmu.Kernel, s *sched.Sched, workload *sched.Task, 
 	if o.Comm == "" {
 		o.Comm = "perf"
 	}
+	if c := s.Cfg.Cost; c.ReaderRound > 0 || c.ReaderPerKiB > 0 {
+		// The cost model's figures for perf record itself (cost.Profile):
+		// a pass that found data, and the copy per KiB.
+		o.MmapVisit, o.WriteSyscall, o.WritePerKiB = 0, 0, c.ReaderPerKiB
+	}
 	ss := &Session{R: r, K: k, S: s, Opts: o, Workload: workload, Data: newPerfData(r), pollIn: map[int]bool{}}
 	if r.Target.None() && workload == nil {
 		return nil, fmt.Errorf("perf record: a forked workload is needed without -a/-C")
@@ -607,6 +612,9 @@ func (ss *Session) mmapReadAll(t *sched.Task, synch bool) error {
 		}
 	}
 	if ss.stats.bytes != before {
+		if d := ss.S.Cfg.Cost.ReaderRound; d > 0 {
+			t.Spend(d) // the pass's pushes and write(2)s (cost.Profile.ReaderRound)
+		}
 		ss.writeSynth(t, headerOnly(RecordFinishedRound))
 		ss.stats.rounds++
 	}

@@ -112,7 +112,7 @@ func LoadCase(dir string) (*Case, error) {
 			}
 			c.Runs = n
 		case "explain":
-			k, why, ok := strings.Cut(rest, ":")
+			k, why, ok := strings.Cut(rest, ": ") // a key may hold colons (sched:sched_switch)
 			if !ok || strings.TrimSpace(why) == "" {
 				return nil, bad("explain KEY-PREFIX: WHY")
 			}

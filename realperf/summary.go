@@ -51,7 +51,9 @@ const headerFeatEventDesc = 12
 //   - sample-size EVENT: the header.size of that event's samples when they
 //     all have one size, else -1;
 //   - comm NAME: COMM records naming NAME (exec ones and prctl ones alike);
-//   - comm-exec NAME: those with PERF_RECORD_MISC_COMM_EXEC.
+//   - comm-exec NAME: those with PERF_RECORD_MISC_COMM_EXEC;
+//   - lost: the records PERF_RECORD_LOSTs say the kernel dropped (their
+//     lost fields summed); lost-samples: the same of PERF_RECORD_LOST_SAMPLES.
 //
 // tools/perf/util/session.c: perf_session__process_events(); header.c: read_event_desc()
 func Summarize(b []byte) (Summary, error) {
@@ -101,6 +103,16 @@ func Summarize(b []byte) (Summary, error) {
 			if misc&uapi.PERF_RECORD_MISC_COMM_EXEC != 0 {
 				s["comm-exec "+comm]++
 			}
+		case uapi.PERF_RECORD_LOST: // {u64 id; u64 lost}
+			if len(r) < 24 {
+				return nil, fmt.Errorf("LOST record of %d bytes", len(r))
+			}
+			s["lost"] += int64(le.Uint64(r[16:]))
+		case uapi.PERF_RECORD_LOST_SAMPLES: // {u64 lost}
+			if len(r) < 16 {
+				return nil, fmt.Errorf("LOST_SAMPLES record of %d bytes", len(r))
+			}
+			s["lost-samples"] += int64(le.Uint64(r[8:]))
 		case uapi.PERF_RECORD_SAMPLE:
 			idx, err := sampleAttr(r, attrs[0].sampleType, len(attrs), byID)
 			if err != nil {

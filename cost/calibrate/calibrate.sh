@@ -47,6 +47,39 @@ per deep60.enter_close_g "$(median rec -g -e syscalls:sys_enter_close -- ./deep 
 Y=1000000
 per yield.base "$(median taskset -c 0 ./yield $Y)" $Y "sched_yield() between two tasks on one CPU: the syscall and a context switch"
 per yield.sched_switch "$(median rec -e sched:sched_switch -- taskset -c 0 ./yield $Y)" $Y "... and one sched:sched_switch sample per switch"
+# reader NAME ARGS...: perf record's own CPU time (perf stat's task-clock of
+# perf and its child, less the workload's own) with the bytes it wrote and
+# its passes over the rings that found data (FINISHED_ROUND records), for
+# perf record ARGS -- ./closeloop R; the medians of REPS runs.
+R=300000
+reader() {
+	name=$1
+	shift
+	: >rruns
+	i=0
+	while [ $i -lt "$reps" ]; do
+		perf stat -x, -e task-clock -o st.txt -- perf record -o r.data "$@" -- ./closeloop $R >out.txt 2>rec.err
+		w=$(sed -n 's/^cpu_ns \([0-9]*\) .*/\1/p' out.txt)
+		tc=$(awk -F, '/task-clock/ {printf "%d", $1 * 1000000}' st.txt)
+		wk=$(perf report -i r.data --stats 2>/dev/null | awk '/FINISHED_ROUND events:/ {print $3; exit}')
+		echo "$((tc - w)) $(stat -c %s r.data) ${wk:-0}" >>rruns
+		i=$((i + 1))
+	done
+	for col in 1 2 3; do
+		v=$(awk -v c=$col '{print $c}' rruns | sort -n | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}')
+		case $col in
+		1) echo "reader.$name.ns $v # perf record $* -- ./closeloop $R: perf's own CPU time (ns), the median of $reps" ;;
+		2) echo "reader.$name.bytes $v # ... the perf.data it wrote (bytes)" ;;
+		3) echo "reader.$name.rounds $v # ... its passes that found data (FINISHED_ROUND records)" ;;
+		esac
+	done
+}
+R=0
+reader startup -e syscalls:sys_enter_close
+R=300000
+reader default -e syscalls:sys_enter_close
+reader nobuf --no-buffering -e syscalls:sys_enter_close
+
 S=300000000
 base=$(median ./spin $S)
 echo "spin.base_ns $base # ./spin $S: the user loop alone, ns"
