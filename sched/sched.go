@@ -62,6 +62,9 @@ type Config struct {
 	// irq_work that sets TIF_NOTIFY_RESUME on whatever task is current when it
 	// runs, which after a context switch is the wrong one.
 	TaskWorkNMIIrqWork bool
+	// NoTTWUQueue turns off sched_feat(TTWU_QUEUE): every remote wake-up
+	// activates the task from the waker's CPU, no wake list, no IPI.
+	NoTTWUQueue bool
 }
 
 // DefaultConfig returns today's defaults.
@@ -83,6 +86,8 @@ type Sched struct {
 	UserReturnHooks []UserReturnHook
 	ModeHooks       []ModeHook
 	ExitHooks       []TaskExitHook
+	ForkHooks       []ForkHook
+	TraceHooks      []TraceHook
 
 	rq          [][]*Task
 	idle        []*cpu.Thread
@@ -90,6 +95,9 @@ type Sched struct {
 	lastPrev    []*cpu.Thread
 	tick        []*cpu.Timer
 	nextPID     int
+	nextMM      int
+	objs        waitObjects // pipes and futexes by name (wake.go)
+	wakeList    [][]*Task   // per CPU: rq->wake_list (call_single_queue entries)
 
 	// Switches and Migrations count what happened, as observables.
 	Switches   uint64
@@ -106,7 +114,7 @@ func New(m *cpu.Machine, cfg Config) *Sched {
 	}
 	n := len(m.CPUs)
 	s := &Sched{M: m, Cfg: cfg, Syscalls: map[string]SyscallFunc{}, nextPID: 100,
-		rq: make([][]*Task, n), needResched: make([]bool, n), lastPrev: make([]*cpu.Thread, n)}
+		rq: make([][]*Task, n), wakeList: make([][]*Task, n), needResched: make([]bool, n), lastPrev: make([]*cpu.Thread, n)}
 	m.Hooks = s
 	for _, c := range m.CPUs {
 		c := c
@@ -128,6 +136,7 @@ func (s *Sched) Spawn(comm string, mask CPUMask, prog ...Op) *Task {
 	t := &Task{PID: s.nextPID, TID: s.nextPID, Comm: comm, Allowed: mask, Prog: prog, s: s, migrateTo: -1, lastCPU: mask.First()}
 	s.M.InitThread(&t.Thread, fmt.Sprintf("%s-%d", comm, t.TID), func(*cpu.Thread) { s.taskMain(t) })
 	t.Owner = t
+	s.startFamily(t)
 	s.Tasks = append(s.Tasks, t)
 	c := t.lastCPU
 	if s.Cfg.Balance {
@@ -190,6 +199,12 @@ var Knobs = []sim.KnobSpec{{
 		"(select_task_rq on wakeup, idle balance), every choice a decision of the Chooser that explore varies (Config.Balance)",
 	Source:  "kernel/sched/fair.c: select_task_rq_fair(), newidle_balance() (modelled as free choices)",
 	Package: "sched",
+}, {
+	Name:    "ttwu-queue",
+	Values:  []string{"on", "off"},
+	Help:    "sched_feat(TTWU_QUEUE): on (today's default) wakes a task onto a remote idle CPU through its wake list and a CALL_FUNCTION_SINGLE IPI (step point ttwu_queue_wakelist, then sched_ttwu_pending there); off activates it from the waker's CPU",
+	Source:  "kernel/sched/core.c: ttwu_queue_wakelist(), ttwu_queue_cond(); kernel/sched/features.h: SCHED_FEAT(TTWU_QUEUE, true)",
+	Package: "sched",
 }}
 
 // ApplyKnob sets a sched knob in cfg.
@@ -202,6 +217,8 @@ func ApplyKnob(cfg *Config, name, value string) (bool, error) {
 		cfg.TaskWorkNMIIrqWork = value != "today"
 	case "sched-balance":
 		cfg.Balance = value == "on"
+	case "ttwu-queue":
+		cfg.NoTTWUQueue = value == "off"
 	}
 	return true, nil
 }
