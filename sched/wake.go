@@ -194,7 +194,7 @@ func PipeWrite(name string, n int) Op { return Op{Kind: OpPipe, Name: name, N: n
 func PipeRead(name string, n int) Op  { return Op{Kind: OpPipe, Name: name, N: -n} }
 
 // FutexWait and FutexWake are futex(FUTEX_WAIT) and futex(FUTEX_WAKE, n).
-func FutexWait(name string) Op       { return Op{Kind: OpFutex, Name: name} }
+func FutexWait(name string) Op        { return Op{Kind: OpFutex, Name: name} }
 func FutexWake(name string, n int) Op { return Op{Kind: OpFutex, Name: name, N: n} }
 
 // pipeOp is write(2) (n > 0) or read(2) (n < 0) of |n| bytes on a pipe: a
