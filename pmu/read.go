@@ -294,8 +294,10 @@ func removeQ(l []*sched.WaitQueue, q *sched.WaitQueue) []*sched.WaitQueue {
 	return l
 }
 
-// isEventHup is is_event_hup(): the task is gone (no children in the model).
-func isEventHup(e *Event) bool { return e.state <= StateExit }
+// isEventHup is is_event_hup(): the event's task is gone and so are all its
+// inherited copies (child_list, read under child_mutex in the kernel).
+// kernel/events/core.c: is_event_hup()
+func isEventHup(e *Event) bool { return e.state <= StateExit && len(e.childList) == 0 }
 
 // EnableOnExec enables t's enable_on_exec events: the exec of the workload
 // perf record forked. Call it from t's exec (inside its execve syscall).
