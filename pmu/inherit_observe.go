@@ -12,6 +12,7 @@ type inheritState struct {
 	swaps      uint64 // perf_event_context_sched_out() swapped two contexts
 	childSyncs uint64 // sync_child_event() folded a child into its original
 	forks      uint64 // perf_event_init_task() gave a child a context
+	reads      uint64 // read()s of an original inherit event the oracle judged
 	// violations the read oracle found (judged at once, reported through
 	// OnViolation).
 	violations []InheritViolation
@@ -67,6 +68,7 @@ func init() {
 		{"inherit.synced", "exited children folded into their original events (sync_child_event)", func(k *Kernel) int64 { return int64(k.inh.childSyncs) }},
 		{"inherit.contexts", "task contexts created at fork (a child that inherited at least one event)", func(k *Kernel) int64 { return int64(k.inh.forks) }},
 		{"inherit.clones", "task contexts that are clones (ctx->parent_ctx set)", func(k *Kernel) int64 { return k.countClones() }},
+		{"inherit.reads", "read()s of an inherit event (without inherit_stat) judged by inherited-read-adds-up", func(k *Kernel) int64 { return int64(k.inh.reads) }},
 		{"inherit.family-total", "what every original inherit event and all its copies counted, summed (the oracle's truth)", func(k *Kernel) int64 { return k.familyTotals() }},
 		{"inherit.read-total", "count + child_count of every original inherit event plus its live copies: what read() returns, summed", func(k *Kernel) int64 { return k.readTotals() }},
 	} {
@@ -133,9 +135,10 @@ func (k *Kernel) SetInheritViolationHook(fn func(InheritViolation)) { k.inh.hook
 // read that meets a copy before a swap and the other after it may see a
 // value twice, by design (per-task figures over a consistent sum).
 func (k *Kernel) checkInheritedRead(cpuID int, e *Event, member int, total int64) {
-	if e.parent != nil || e.Attr.InheritStat || len(k.events) == 0 {
+	if e.parent != nil || !e.Attr.Inherit || e.Attr.InheritStat {
 		return
 	}
+	k.inh.reads++
 	if truth := k.familyCount(e); total > truth {
 		k.inheritViolation(cpuID, fmt.Sprintf("read() of event %d (member %d) returned %d but the event and its %d inherited copies counted %d: a child counted twice",
 			e.id, member, total, k.countChildrenOf(e), truth))

@@ -54,6 +54,9 @@ func (PMUPerf) Invariants() []InvariantSpec {
 	for _, inv := range rb.Invariants {
 		out = append(out, InvariantSpec{Name: inv.Name, Says: inv.Says, Why: inv.Why, Package: "rb"})
 	}
+	for _, inv := range pmu.InheritInvariants { // judged on every read() and in Finish
+		out = append(out, InvariantSpec{Name: inv.Name, Says: inv.Says, Why: inv.Why, Package: "pmu"})
+	}
 	for _, inv := range perftool.SessionInvariants() { // judged per session in Finish
 		out = append(out, InvariantSpec{Name: inv.Name, Says: inv.Says, Why: inv.Why, Package: inv.Package})
 	}
@@ -146,6 +149,9 @@ func (PMUPerf) Start(r *Run) (PerfRun, error) {
 	}
 	p := &pmuRun{r: r, k: pmu.NewKernel(r.S, o), byName: map[string]*perftool.Session{}}
 	p.k.TraceBuffers(rbTraceLimit)
+	p.k.SetInheritViolationHook(func(v pmu.InheritViolation) {
+		r.addViolation(Violation{Invariant: v.Invariant, T: v.T, CPU: v.CPU, Message: v.Message})
+	})
 	prev := p.k.OnOutput
 	p.k.OnOutput = func(e *pmu.Event, c *cpu.CPU, s *rb.Sample) {
 		if e.State() != pmu.StateActive || e.OnCPU() != c.ID {
@@ -337,6 +343,9 @@ func (p *pmuRun) Finish() []Violation {
 				}
 			}
 		}
+	}
+	for _, v := range p.k.InheritCheck() {
+		out = append(out, Violation{Invariant: v.Invariant, T: v.T, CPU: v.CPU, Message: v.Message})
 	}
 	quiet := p.r.S.AllExited()
 	for _, l := range p.k.BufferLogs() {
