@@ -155,7 +155,10 @@ func (k *Kernel) SchedIn(c *cpu.CPU, prev, next *sched.Task) {
 // kernel/events/core.c: perf_event_context_sched_in()
 func (k *Kernel) perfEventContextSchedIn(c *cpu.CPU, task *sched.Task) {
 	ctx := k.taskCtx[task]
-	if ctx == nil {
+	if ctx == nil || ctx.dead {
+		// task->perf_event_ctxp is NULL once perf_event_exit_task_context()
+		// ran: an exiting task that sleeps later (on a child_mutex) comes
+		// back without perf events.
 		return
 	}
 	cc := &k.cpuCtx[c.ID]

@@ -56,7 +56,7 @@ func init() {
 		"perf_event_init_context:pinned", "inherit_event:child_mutex",
 		"perf_event_exit_task_context:tombstone", "perf_event_exit_event:synced", "sync_child_event:folded",
 		"perf_event_context_sched_out:locked", "perf_event_context_sched_out:swapped", "__perf_event_sync_stat:read",
-		"perf_event_read_value:child",
+		"perf_event_read_value:lock", "perf_event_read_value:child",
 	)
 	for _, o := range []struct {
 		name, help string

@@ -98,6 +98,7 @@ func (k *Kernel) perfRead(t *sched.Task, fd int) ([]byte, error) {
 // the child_list under the same mutex); the times likewise.
 // kernel/events/core.c: __perf_event_read_value()
 func (k *Kernel) perfEventReadValue(t *sched.Task, e *Event) (total int64, enabled, running sim.Duration) {
+	t.Step("perf_event_read_value:lock")
 	k.S.MutexLock(t, &e.childMutex)
 	k.perfEventReadEvent(t, e)
 	total = e.Count()
