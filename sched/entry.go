@@ -9,6 +9,9 @@ import (
 // user mode, then do_exit().
 func (s *Sched) taskMain(t *Task) {
 	s.finishTaskSwitch(t.CPU())
+	if t.fam.killed {
+		s.exit(t) // ret_from_fork's exit work: SIGKILL from exit_group() before it ever ran
+	}
 	s.returnToUser(t)
 	s.runOps(t, t.Prog)
 	s.exit(t)

@@ -342,7 +342,8 @@ func (s *Sched) wait4(t *Task) (int, error) {
 				}
 				any = true
 				if ch.fam.zombie && s.groupDead(ch) {
-					ch.fam.reaped = true // release_task()
+					ch.fam.reaped = true // release_task(): off the parent's children list
+					th.fam.children = removeTask(th.fam.children, ch)
 					return ch.PID, nil
 				}
 			}
@@ -385,4 +386,13 @@ func (s *Sched) setTaskCPU(c *cpu.CPU, t *Task, dest int) {
 		}
 	}
 	t.lastCPU = dest
+}
+
+func removeTask(l []*Task, t *Task) []*Task {
+	for i, x := range l {
+		if x == t {
+			return append(l[:i:i], l[i+1:]...)
+		}
+	}
+	return l
 }
