@@ -1,9 +1,28 @@
 package perftool
 
+import (
+	"fmt"
+	"strings"
+)
+
 // The sched:* tracepoints of this machine (testdata/tracefs/sched/*/format,
 // read from /sys/kernel/tracing/events/sched on the kernel TracepointsKernel
 // names): the ones the scheduler model fires (pmu/tp_sched.go). They join
 // the catalogue from here so that tracepoints.go stays the syscalls' file.
+
+// TracepointFieldsLine is one line describing a catalogue tracepoint: its id
+// and fields, as simrun names tracepoints prints it.
+func TracepointFieldsLine(system, name string) string {
+	tp, ok := LookupTracepoint(system, name)
+	if !ok {
+		return ""
+	}
+	var fs []string
+	for _, f := range tp.Fields {
+		fs = append(fs, f.Decl)
+	}
+	return fmt.Sprintf("id %d: %s", tp.ID, strings.Join(fs, "; "))
+}
 
 func init() {
 	catalogue = append(catalogue, schedTracepoints...)

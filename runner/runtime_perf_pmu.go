@@ -126,6 +126,15 @@ func (PMUPerf) Verbs() map[string]Verb {
 
 func (PMUPerf) StepPoints() []string { return pmu.StepPoints() }
 
+// Tracepoints lists the catalogue's tracepoints with their fields (simrun names tracepoints).
+func (PMUPerf) Tracepoints() []NameEntry {
+	var out []NameEntry
+	for _, tp := range perftool.KernelTracepoints() {
+		out = append(out, NameEntry{tp.System + ":" + tp.Name, perftool.TracepointFieldsLine(tp.System, tp.Name)})
+	}
+	return out
+}
+
 func (PMUPerf) Syscalls() []string {
 	var out []string
 	for _, tp := range perftool.KernelTracepoints() {
