@@ -78,7 +78,8 @@ func LoadCase(dir string) (*Case, error) {
 			}
 			c.Within[strings.Join(f[:i], " ")] = pct
 		case "explain":
-			k, why, ok := strings.Cut(rest, ":")
+			// ": " ends the key: keys hold tracepoint names (sched:sched_switch)
+			k, why, ok := strings.Cut(rest, ": ")
 			if !ok || strings.TrimSpace(why) == "" {
 				return nil, bad("explain KEY-PREFIX: WHY")
 			}
