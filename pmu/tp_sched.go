@@ -112,12 +112,18 @@ func (k *Kernel) fireSched(c *cpu.CPU, name string, count uint64, task *sched.Ta
 	}
 	rec := build(s)
 	r := regs{ip: k.fakeIP(schedTraceIP[name], true), task: sched.TaskOf(c.Curr())}
+	if k.inh.stopperCtx {
+		r.task = nil // migration/N
+	}
 	data := perfSampleData{raw: rec}
 	l := s.perCPU[c.ID]
 	for i := 0; i < len(l); i++ {
 		e := l[i]
 		if e.hw.state&PERF_HES_STOPPED != 0 || e.Attr.ExcludeKernel { // perf_tp_event_match()
 			continue
+		}
+		if k.inh.stopperCtx && e.ctx != nil && e.ctx.task != nil {
+			continue // the stopper thread's context: no task events on the PMU
 		}
 		k.perfSweventEvent(c, e, count, &data, &r)
 		l = s.perCPU[c.ID]
@@ -195,10 +201,17 @@ func (k *Kernel) SchedWakeup(c *cpu.CPU, t *sched.Task, targetCPU int, isNew boo
 }
 
 // SchedMigrateTask implements sched.TraceHook: sched_migrate_task {comm
-// (__data_loc), pid, prio, orig_cpu, dest_cpu}.
+// (__data_loc), pid, prio, orig_cpu, dest_cpu}. From the stopper thread
+// (migration/N, a kernel thread) only CPU-wide events hear it: the task
+// that is current in the model there is not current in the kernel.
 // include/trace/events/sched.h: TRACE_EVENT(sched_migrate_task)
-func (k *Kernel) SchedMigrateTask(c *cpu.CPU, t *sched.Task, orig, dest int) {
-	k.fireSched(c, "sched:sched_migrate_task", 1, nil, func(s *tpSlot) []byte {
+func (k *Kernel) SchedMigrateTask(c *cpu.CPU, t *sched.Task, orig, dest int, stopper bool) {
+	name := "sched:sched_migrate_task"
+	if stopper {
+		k.inh.stopperCtx = true
+		defer func() { k.inh.stopperCtx = false }()
+	}
+	k.fireSched(c, name, 1, nil, func(s *tpSlot) []byte {
 		return k.schedRecord(s, c, 28, []string{traceComm(t, c)}, []int{8}, func(rec []byte) {
 			le := binary.LittleEndian
 			le.PutUint32(rec[12:], uint32(tracePid(t)))

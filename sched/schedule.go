@@ -129,7 +129,7 @@ func (s *Sched) finishTaskSwitch(c *cpu.CPU) {
 		pt.migrateTo = -1
 		s.Migrations++
 		s.note(c, sim.KMigrate, pt.Thread.Name, "cpu"+strconv.Itoa(c.ID)+"->cpu"+strconv.Itoa(to), 0)
-		s.setTaskCPU(c, pt, to)
+		s.setTaskCPUFrom(c, pt, to, true) // migration_cpu_stop() -> move_queued_task()
 		s.enqueue(to, pt)
 		s.resched(to)
 	}
