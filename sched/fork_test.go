@@ -160,3 +160,19 @@ func TestPipeWakeList(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkForkExitWait: one fork + exit + wait4 round trip on one CPU
+// (the scheduler alone, no perf).
+func BenchmarkForkExitWait(b *testing.B) {
+	m := cpu.NewMachine(cpu.Config{CPUs: 1}, sim.NewReplay(nil))
+	defer m.Close()
+	s := New(m, DefaultConfig())
+	s.Spawn("p", CPUMask{}, Loop(b.N, Fork("c", ForkFlags, Compute(sim.Microsecond)), Wait4()))
+	b.ResetTimer()
+	if err := m.Run(sim.Time(1) << 60); err != nil {
+		b.Fatal(err)
+	}
+	if !s.AllExited() {
+		b.Fatal("not every task exited")
+	}
+}
