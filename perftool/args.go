@@ -28,6 +28,7 @@ type recordOpts struct {
 	auxSample     *string // --aux-sample[=opts]
 	callgraph     *callchain
 	sampleAddress bool // -d
+	inheritStat   bool // -s/--stat: opts->inherit_stat
 	sampleDataSrc bool
 	rawSamples    bool // -R
 	sampleCPU     bool // --sample-cpu
@@ -92,6 +93,7 @@ var recordOptions = []option{
 	}},
 	{0, "per-thread", 0, boolOpt(func(o *recordOpts) { o.target.PerThread = true })},
 	{'i', "no-inherit", 0, boolOpt(func(o *recordOpts) { o.noInherit = true })},
+	{'s', "stat", 0, boolOpt(func(o *recordOpts) { o.inheritStat = true })}, // "per thread counts"
 	{'m', "mmap-pages", 1, func(o *recordOpts, v, opt string) error {
 		// builtin-record.c: record__parse_mmap_pages(): "DATA[,AUX]", each
 		// parsed (and rounded, with a message) as it is read
@@ -154,7 +156,7 @@ var unsupported = map[string]bool{
 	"user-regs": true, "clockid": true, "k": true, "cgroup": true, "G": true,
 	"transaction": true, "weight": true, "W": true, "phys-data": true, "namespaces": true,
 	"all-user": true, "all-kernel": true, "running-time": true, "timestamp": true, "T": true,
-	"no-buffering": true, "N": true, "inherit-stat": true, "s": true, "period": true, "P": true,
+	"no-buffering": true, "N": true, "inherit-stat": true, "period": true, "P": true,
 	"switch-output": true, "aio": true, "threads": true, "affinity": true, "mmap-flush": true,
 	"user-callchains": true, "kernel-callchains": true, "filter": true, "exclude-perf": true,
 }

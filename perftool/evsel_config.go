@@ -109,6 +109,12 @@ func evselConfig(r *Record, i int, ro *recordOpts, opts *Options, freq, interval
 	if a.Freq {
 		a.SampleType |= uapi.PERF_SAMPLE_PERIOD
 	}
+	if ro.inheritStat {
+		// -s: per-task counts (sync_child_event()'s PERF_RECORD_READ, the
+		// context swap's perf_event_sync_stat())
+		a.ReadFormat |= uapi.PERF_FORMAT_TOTAL_TIME_ENABLED | uapi.PERF_FORMAT_TOTAL_TIME_RUNNING | uapi.PERF_FORMAT_ID
+		a.InheritStat = true
+	}
 	if ro.sampleAddress {
 		a.SampleType |= uapi.PERF_SAMPLE_ADDR
 		a.MmapData = track

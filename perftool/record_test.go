@@ -202,7 +202,7 @@ func TestErrors(t *testing.T) {
 		{"-e cpu-clock:pppp -- true", ToolToday, "-e cpu-clock:pppp", "event syntax error: maximum combined precise value is 3"},
 		{"-e nosuch -- true", ToolToday, "-e nosuch", "event syntax error: 'nosuch'"},
 		{"-e {cpu-clock,{task-clock}} -- true", ToolToday, "-e {cpu-clock,{task-clock}}", "event syntax error: '{cpu-clock,{task-clock}}'"},
-		{"-e sched:sched_switch -- true", ToolToday, "-e sched:sched_switch", "unknown tracepoint 'sched:sched_switch' (not in the simulator's catalogue)"},
+		{"-e sched:sched_kthread_stop -- true", ToolToday, "-e sched:sched_kthread_stop", "unknown tracepoint 'sched:sched_kthread_stop' (not in the simulator's catalogue)"},
 		{"-e cpu-clock/aux-action=pause/ -- true", ToolToday, "aux-action=pause", "cpu-clock/aux-action=pause/: requires an AUX area event as group leader"},
 		{"-e cpu-clock/aux-action=pause/ -- true", ToolPerf61, "-e cpu-clock/aux-action=pause/",
 			"term 'aux-action': unknown term (aux-action is new in perf 6.13); valid terms: " + strings.Replace(validTerms, ",aux-action", "", 1)},

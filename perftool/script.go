@@ -67,6 +67,13 @@ func (d *PerfData) Script(w io.Writer, o ScriptOptions) error {
 		case r.Header.Type == uapi.PERF_RECORD_COMM:
 			c := r.Dec.Sideband.(*rb.Comm)
 			comms[c.Tid] = c.Comm // machine__process_comm_event() -> thread__set_comm()
+		case r.Header.Type == uapi.PERF_RECORD_FORK:
+			// machine__process_fork_event() -> thread__fork(): the child
+			// starts with its parent's comm.
+			f := r.Dec.Sideband.(*rb.Task)
+			if c, ok := comms[f.Ptid]; ok {
+				comms[f.Tid] = c
+			}
 		case r.Dec.Sample != nil && r.Evsel >= 0:
 			print(dq.sample(i))
 		case r.Header.Type == uapi.PERF_RECORD_CALLCHAIN_DEFERRED && r.Evsel >= 0:

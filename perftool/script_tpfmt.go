@@ -47,6 +47,9 @@ type tpValue struct {
 // fmt it cannot evaluate prints as libtraceevent's fallback, the raw fields.
 // tools/lib/traceevent/event-parse.c: pretty_print()
 func tpPrint(tp *Tracepoint, raw []byte) string {
+	if s, ok := schedTpPrint(tp, raw); ok {
+		return s
+	}
 	pf, ok := tpPrintFmts[tp.FullName()]
 	if !ok {
 		return tpPrintFields(tp, raw)

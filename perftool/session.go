@@ -252,7 +252,22 @@ func (ss *Session) workloadChild(t *sched.Task) {
 			}
 		})
 	}
-	ss.S.Syscall(t, "execve", func(t *sched.Task) { ss.K.Exec(t) })
+	ss.S.Syscall(t, "execve", func(t *sched.Task) {
+		ss.K.Exec(t)
+		// exec_binprm(): sched_process_exec once the image is in; the
+		// filename is the workload as the record line names it.
+		ss.K.TraceSchedProcessExec(t, ss.workloadFile(), t.TID)
+	})
+}
+
+// workloadFile is bprm->filename of the workload's exec: the command word
+// after -- (execvp() of a word without a slash searches PATH; the model
+// passes the word).
+func (ss *Session) workloadFile() string {
+	if len(ss.R.Target.Workload) > 0 {
+		return ss.R.Target.Workload[0]
+	}
+	return ss.Workload.Comm
 }
 
 // startWorkload writes the cork: evlist__start_workload().

@@ -109,8 +109,9 @@ func (k *Kernel) sidebandID(c *cpu.CPU, e *Event) *rb.SampleID {
 	return id
 }
 
-// leaderID is primary_event_id() for the sample_id: the event's own id.
-func (e *Event) leaderID() uint64 { return e.id }
+// leaderID is primary_event_id() for the sample_id: the original's id for
+// an inherited event, else the event's own.
+func (e *Event) leaderID() uint64 { return e.primaryEventID() }
 
 // perfGetAuxEvent links an event that needs an AUX event to its group leader
 // (event->aux_event). It reports false where the kernel returns 0 (then

@@ -36,6 +36,17 @@ type Context struct {
 	time      sim.Duration // ctx->time: how long the context was scheduled in
 	timestamp sim.Time     // when ctx->time was last updated
 	dead      bool         // ctx->task == TASK_TOMBSTONE
+
+	// Cloning (inherit.go): ctx->parent_ctx and ctx->parent_gen of a
+	// context inherited at fork, ctx->generation (bumped by every
+	// list_add_event(), list_del_event() and unclone_ctx()), pin_count,
+	// nr_stat and nr_no_switch_fast.
+	parentCtx      *Context
+	parentGen      uint64
+	generation     uint64
+	pinCount       int
+	nrStat         int
+	nrNoSwitchFast int
 }
 
 func (ctx *Context) init(k *Kernel, t *sched.Task, cpuID int) {
@@ -108,6 +119,7 @@ func (ctx *Context) addEventToCtx(e *Event) {
 	e.ctx = ctx
 	e.tstamp = ctx.ctxTime()
 	ctx.events = append(ctx.events, e)
+	ctx.listAddAccount(e)
 	if e.isLeader() {
 		g := ctx.groups(e)
 		*g = append(*g, e)
@@ -120,6 +132,7 @@ func (ctx *Context) addEventToCtx(e *Event) {
 // kernel/events/core.c: list_del_event(), perf_group_detach()
 func (ctx *Context) listDelEvent(e *Event) {
 	ctx.events = remove(ctx.events, e)
+	ctx.listDelAccount(e)
 	if e.isLeader() {
 		g := ctx.groups(e)
 		*g = remove(*g, e)

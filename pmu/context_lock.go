@@ -25,13 +25,19 @@ var ctxLockClass = sched.LockClass{Name: "ctx->lock"}
 // ctxLock takes ctx->lock on c (nesting on one CPU, where the model's helpers
 // take it again rather than pass it down).
 // kernel/events/core.c: perf_ctx_lock() / raw_spin_lock(&ctx->lock)
-func (k *Kernel) ctxLock(c *cpu.CPU, ctx *Context) {
+func (k *Kernel) ctxLock(c *cpu.CPU, ctx *Context) { k.ctxLockNested(c, ctx, 0) }
+
+// ctxLockNested is ctxLock with a lockdep subclass: the second of two
+// contexts locked together (the clone swap's next_ctx) says
+// SINGLE_DEPTH_NESTING (1).
+// kernel/events/core.c: perf_event_context_sched_out(): raw_spin_lock_nested(&next_ctx->lock, SINGLE_DEPTH_NESTING)
+func (k *Kernel) ctxLockNested(c *cpu.CPU, ctx *Context, subclass int) {
 	for ctx.lockCPU != 0 && ctx.lockCPU != c.ID+1 {
 		c.Step("raw_spin_lock:ctx->lock")
 		c.Spend(spinCost)
 	}
 	if ctx.lockDepth == 0 {
-		k.S.Lockdep.Acquire(c, nil, ctxLockClass)
+		k.S.Lockdep.Acquire(c, nil, sched.LockClass{Name: ctxLockClass.Name, Subclass: subclass})
 	}
 	ctx.lockCPU = c.ID + 1
 	ctx.lockDepth++

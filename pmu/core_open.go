@@ -156,6 +156,7 @@ func (k *Kernel) perfEventAlloc(a *Attr, cpuID int, task *sched.Task, groupLeade
 	k.nextID++
 	e := &Event{k: k, Attr: *a, id: k.nextID, cpu: cpuID, oncpu: -1, state: StateInactive}
 	e.mmapMutex.Name = "event->mmap_mutex"
+	e.childMutex.Name = "event->child_mutex"
 	e.leader = e
 	if groupLeader != nil {
 		e.leader = groupLeader

@@ -18,16 +18,57 @@ func (k *Kernel) SchedOut(c *cpu.CPU, prev, next *sched.Task) {
 	}
 	if prev != nil {
 		k.lastCPU[prev] = c.ID
-		k.perfEventContextSchedOut(c, prev)
+		k.perfEventContextSchedOut(c, prev, next)
 	}
 }
 
-// perfEventContextSchedOut schedules out prev's context (the clone-swap
-// optimisation of inherited contexts is not modelled: no fork).
+// perfEventContextSchedOut schedules out task's context, or, when next's
+// context is an equivalent clone (context_equiv()), swaps the two contexts
+// between the tasks instead and leaves the events on the PMU: task's events
+// now count for next and the other way round, which is the same sum for the
+// events they were cloned from. inherit + PERF_SAMPLE_READ events
+// (nr_no_switch_fast) take the slow path; inherit_stat events swap their
+// values (perf_event_sync_stat()) so per-task counts stay right. Knob
+// ctx-swap=off: always the slow path.
 // kernel/events/core.c: perf_event_context_sched_out()
-func (k *Kernel) perfEventContextSchedOut(c *cpu.CPU, task *sched.Task) {
+func (k *Kernel) perfEventContextSchedOut(c *cpu.CPU, task, next *sched.Task) {
 	ctx := k.taskCtx[task]
-	if ctx == nil || ctx.isActive == 0 {
+	if ctx == nil || ctx.dead {
+		return
+	}
+	if next != nil && !k.KnobIs("ctx-swap", "off") {
+		nextCtx := k.taskCtx[next]
+		if nextCtx != nil && !nextCtx.dead {
+			parent, nextParent := ctx.parentCtx, nextCtx.parentCtx
+			// "If neither context have a parent context; they cannot be clones."
+			if (parent != nil || nextParent != nil) && (nextParent == ctx || nextCtx == parent || nextParent == parent) {
+				k.ctxLock(c, ctx)
+				k.ctxLockNested(c, nextCtx, 1) // SINGLE_DEPTH_NESTING
+				c.Step("perf_event_context_sched_out:locked")
+				if contextEquiv(ctx, nextCtx) {
+					k.perfCtxDisable(c, ctx)
+					// "PMIs are disabled; ctx->nr_no_switch_fast is stable."
+					if ctx.nrNoSwitchFast != 0 || nextCtx.nrNoSwitchFast != 0 {
+						k.ctxUnlock(c, nextCtx)
+						k.taskCtxSchedOutLocked(c, ctx) // goto inside_switch
+						return
+					}
+					ctx.task, nextCtx.task = next, task
+					c.Step("perf_event_context_sched_out:swapped")
+					k.perfCtxEnable(c, ctx)
+					k.taskCtx[task], k.taskCtx[next] = nextCtx, ctx
+					k.inh.swaps++
+					k.perfEventSyncStat(c, ctx, nextCtx)
+					k.ctxUnlock(c, nextCtx)
+					k.ctxUnlock(c, ctx)
+					return
+				}
+				k.ctxUnlock(c, nextCtx)
+				k.ctxUnlock(c, ctx)
+			}
+		}
+	}
+	if ctx.isActive == 0 {
 		return
 	}
 	k.ctxLock(c, ctx)
@@ -35,10 +76,60 @@ func (k *Kernel) perfEventContextSchedOut(c *cpu.CPU, task *sched.Task) {
 		c.Spend(d) // ctx_sched_out() and the ctx_sched_in() to come (cost.Profile.PerfContextSwitch)
 	}
 	k.perfCtxDisable(c, ctx)
+	k.taskCtxSchedOutLocked(c, ctx)
+}
+
+// taskCtxSchedOutLocked is the slow path's end (inside_switch): with ctx
+// locked and its PMUs disabled, task_ctx_sched_out(), enable, unlock.
+func (k *Kernel) taskCtxSchedOutLocked(c *cpu.CPU, ctx *Context) {
 	c.Step("perf_event_context_sched_out:disabled")
 	k.ctxSchedOut(c, ctx, EVENT_ALL) // task_ctx_sched_out()
 	k.perfCtxEnable(c, ctx)
 	k.ctxUnlock(c, ctx)
+}
+
+// contextEquiv: both contexts were cloned from the same version of the same
+// context (one is the other's parent at its generation, or both share a
+// parent and parent_gen), and neither is pinned.
+// kernel/events/core.c: context_equiv()
+func contextEquiv(ctx1, ctx2 *Context) bool {
+	// "Pinning disables the swap optimization"
+	if ctx1.pinCount != 0 || ctx2.pinCount != 0 {
+		return false
+	}
+	if ctx1 == ctx2.parentCtx && ctx1.generation == ctx2.parentGen {
+		return true
+	}
+	if ctx1.parentCtx == ctx2 && ctx1.parentGen == ctx2.generation {
+		return true
+	}
+	return ctx1.parentCtx != nil && ctx1.parentCtx == ctx2.parentCtx && ctx1.parentGen == ctx2.parentGen
+}
+
+// perfEventSyncStat swaps the counts and times of the inherit_stat events of
+// two swapped contexts, pairwise in event_list order, so each task keeps its
+// own figures.
+// kernel/events/core.c: perf_event_sync_stat() -> __perf_event_sync_stat()
+func (k *Kernel) perfEventSyncStat(c *cpu.CPU, ctx, nextCtx *Context) {
+	if ctx.nrStat == 0 {
+		return
+	}
+	ctx.updateContextTime(true) // update_context_time(ctx)
+	for i := 0; i < len(ctx.events) && i < len(nextCtx.events); i++ {
+		e, ne := ctx.events[i], nextCtx.events[i]
+		if !e.Attr.InheritStat {
+			continue
+		}
+		if e.state == StateActive { // perf_pmu_read()
+			e.pmu.Read(c, e)
+		}
+		e.updateTime()
+		c.Step("__perf_event_sync_stat:read")
+		// local64_xchg(): one instruction, an NMI sees it whole.
+		e.count, ne.count = ne.count, e.count
+		e.totalTimeEnabled, ne.totalTimeEnabled = ne.totalTimeEnabled, e.totalTimeEnabled
+		e.totalTimeRunning, ne.totalTimeRunning = ne.totalTimeRunning, e.totalTimeRunning
+	}
 }
 
 // SchedIn implements sched.SwitchHook: perf_event_task_sched_in(), called from
@@ -67,7 +158,10 @@ func (k *Kernel) SchedIn(c *cpu.CPU, prev, next *sched.Task) {
 // kernel/events/core.c: perf_event_context_sched_in()
 func (k *Kernel) perfEventContextSchedIn(c *cpu.CPU, task *sched.Task) {
 	ctx := k.taskCtx[task]
-	if ctx == nil {
+	if ctx == nil || ctx.dead {
+		// task->perf_event_ctxp is NULL once perf_event_exit_task_context()
+		// ran: an exiting task that sleeps later (on a child_mutex) comes
+		// back without perf events.
 		return
 	}
 	cc := &k.cpuCtx[c.ID]
@@ -114,34 +208,4 @@ func ctxHasPMU(ctx *Context, p PMU) bool {
 		}
 	}
 	return false
-}
-
-// TaskExit implements sched.TaskExitHook: the task's events are scheduled
-// out, put in the EXIT state, and their pollers woken (POLLHUP).
-// kernel/events/core.c: perf_event_exit_task() -> perf_event_exit_task_context()
-func (k *Kernel) TaskExit(t *sched.Task) {
-	ctx := k.taskCtx[t]
-	c := t.CPU()
-	if ctx == nil {
-		// "At this point we need to send EXIT events to cpu contexts."
-		k.perfEventTaskExit(c, t, nil)
-		return
-	}
-	flags := c.LocalIrqSave()
-	c.Step("perf_event_exit_task_context")
-	if k.cpuCtx[c.ID].taskCtx == ctx {
-		k.ctxSchedOut(c, ctx, EVENT_ALL)
-	}
-	// "Report the task dead after unscheduling the events so that we won't
-	// get any samples after PERF_RECORD_EXIT."
-	k.perfEventTaskExit(c, t, ctx)
-	ctx.dead = true // ctx->task = TASK_TOMBSTONE
-	for _, e := range append([]*Event(nil), ctx.events...) {
-		// perf_event_exit_event(): no parent, so the event stays in the
-		// context for read() but is EXIT and wakes its pollers.
-		e.setState(StateExit)
-		k.perfEventWakeup(e)
-	}
-	c.LocalIrqRestore(flags)
-	k.perfEventTaskExit(c, t, nil) // perf_event_exit_task(): the CPU's events
 }

@@ -117,6 +117,16 @@ type Event struct {
 	Samples uint64
 
 	aux eventAux // event->aux_event, hw.aux_paused (aux_core.go)
+
+	// Inheritance (inherit.go): event->parent (the original event an
+	// inherited one was cloned from), event->child_list under
+	// event->child_mutex, PERF_ATTACH_CHILD, and the times folded back from
+	// exited children.
+	parent                                       *Event
+	childList                                    []*Event
+	childMutex                                   sched.Mutex
+	attachChild                                  bool
+	childTotalTimeEnabled, childTotalTimeRunning sim.Duration
 }
 
 // ID is event->id.

@@ -77,7 +77,12 @@ func (k *Kernel) perfIoctl(t *sched.Task, fd int, cmd, arg uint64) (uint64, erro
 
 // primaryEventID is primary_event_id(): the parent's id for an inherited
 // event (never here).
-func (e *Event) primaryEventID() uint64 { return e.id }
+func (e *Event) primaryEventID() uint64 {
+	if e.parent != nil {
+		return e.parent.id // primary_event_id(): the original's id for an inherited event
+	}
+	return e.id
+}
 
 // perfIoctlPauseOutput toggles rb->paused.
 // kernel/events/core.c: _perf_ioctl() case PERF_EVENT_IOC_PAUSE_OUTPUT

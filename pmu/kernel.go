@@ -54,6 +54,7 @@ type Kernel struct {
 	aux     kernelAux           // AUX area bookkeeping (aux_core.go)
 	took    sampleTook          // perf_sample_event_took() (throttle_took.go)
 	defcc   *deferredCallchains // unwind_deferred and perf's deferred callchains (callchain_deferred.go)
+	inh     inheritState        // fork, exit and context-swap bookkeeping and oracle (inherit_observe.go)
 }
 
 // Options configures the perf core of a machine.
@@ -174,6 +175,8 @@ func NewKernel(s *sched.Sched, o Options) *Kernel {
 	s.SwitchHooks = append(s.SwitchHooks, k)
 	s.SyscallHooks = append(s.SyscallHooks, k)
 	s.ExitHooks = append(s.ExitHooks, k)
+	s.ForkHooks = append(s.ForkHooks, k)
+	s.TraceHooks = append(s.TraceHooks, k)
 	k.perfUnwindDeferredInit() // after perf_event_exit_task's hook: unwind_deferred_task_exit() follows it in do_exit()
 	return k
 }

@@ -195,8 +195,11 @@ func (k *Kernel) perfEventOutput(c *cpu.CPU, e *Event, data *perfSampleData, r *
 	if k.OnOutput != nil {
 		k.OnOutput(e, c, s)
 	}
-	buf := e.rb // rcu_dereference(event->rb) in __perf_output_begin()
-	err := rb.PerfEventOutput(c, buf, e, s, backward)
+	// __perf_output_begin(): "if (event->parent) event = event->parent;"
+	// then rcu_dereference(event->rb).
+	oe := e.outputEvent()
+	buf := oe.rb
+	err := rb.PerfEventOutput(c, buf, oe, s, backward)
 	if cp := &k.S.Cfg.Cost; cp.SampleRecord > 0 {
 		c.Spend(cp.SampleRecord + cp.Callchain(len(s.Callchain)))
 	}
@@ -216,7 +219,7 @@ func (k *Kernel) perfEventOutput(c *cpu.CPU, e *Event, data *perfSampleData, r *
 func (k *Kernel) perfPrepareSample(c *cpu.CPU, e *Event, s *rb.Sample, chain *[]uint64, data *perfSampleData, r *regs) {
 	st := e.Attr.SampleType
 	s.Type = st & rb.SampleSupported
-	s.ID = e.id // primary_event_id(): no inheritance, so the event's own id
+	s.ID = e.primaryEventID()
 	s.StreamID = e.id
 	s.IP = r.ip
 	if r.user {

@@ -5,6 +5,7 @@ import (
 
 	"perfsim/cpu"
 	"perfsim/sched"
+	"perfsim/sim"
 	"perfsim/uapi"
 )
 
@@ -32,32 +33,55 @@ func (k *Kernel) perfRead(t *sched.Task, fd int) ([]byte, error) {
 	le := binary.LittleEndian
 	var out []byte
 	if rf&uapi.PERF_FORMAT_GROUP != 0 {
-		// perf_read_group(): the leader's times, then each member.
+		// perf_read_group(): the leader's group and each inherited copy of
+		// it, summed member by member (__perf_read_group_add()).
 		l := e.leader
-		k.perfEventReadEvent(t, l)
-		for _, s := range l.siblings {
-			k.perfEventReadEvent(t, s)
+		members := append([]*Event{l}, l.siblings...)
+		values := make([]int64, len(members))
+		var enabled, running sim.Duration
+		k.S.MutexLock(t, &l.childMutex)
+		for _, g := range append([]*Event{l}, l.childList...) {
+			k.perfEventReadEvent(t, g)
+			for _, s := range g.siblings {
+				k.perfEventReadEvent(t, s)
+			}
+			enabled += g.timeEnabled()
+			running += g.timeRunning()
+			values[0] += g.Count()
+			for i, s := range g.siblings {
+				if i+1 < len(values) {
+					values[i+1] += s.Count()
+				}
+			}
 		}
-		out = le.AppendUint64(out, uint64(1+len(l.siblings)))
+		k.S.MutexUnlock(t, &l.childMutex)
+		out = le.AppendUint64(out, uint64(len(members)))
 		if rf&uapi.PERF_FORMAT_TOTAL_TIME_ENABLED != 0 {
-			out = le.AppendUint64(out, uint64(l.totalTimeEnabled))
+			out = le.AppendUint64(out, uint64(enabled))
 		}
 		if rf&uapi.PERF_FORMAT_TOTAL_TIME_RUNNING != 0 {
-			out = le.AppendUint64(out, uint64(l.totalTimeRunning))
+			out = le.AppendUint64(out, uint64(running))
 		}
-		for _, m := range append([]*Event{l}, l.siblings...) {
-			out = appendReadValue(out, m, rf)
+		for i, m := range members {
+			k.checkInheritedRead(t.CPUID(), m, i, values[i])
+			out = le.AppendUint64(out, uint64(values[i]))
+			if rf&uapi.PERF_FORMAT_ID != 0 {
+				out = le.AppendUint64(out, m.primaryEventID())
+			}
+			if rf&uapi.PERF_FORMAT_LOST != 0 {
+				out = le.AppendUint64(out, m.lostSamples)
+			}
 		}
 		return out, nil
 	}
 	// perf_read_one()
-	k.perfEventReadEvent(t, e)
-	out = le.AppendUint64(out, uint64(e.Count()))
+	total, enabled, running := k.perfEventReadValue(t, e)
+	out = le.AppendUint64(out, uint64(total))
 	if rf&uapi.PERF_FORMAT_TOTAL_TIME_ENABLED != 0 {
-		out = le.AppendUint64(out, uint64(e.totalTimeEnabled))
+		out = le.AppendUint64(out, uint64(enabled))
 	}
 	if rf&uapi.PERF_FORMAT_TOTAL_TIME_RUNNING != 0 {
-		out = le.AppendUint64(out, uint64(e.totalTimeRunning))
+		out = le.AppendUint64(out, uint64(running))
 	}
 	if rf&uapi.PERF_FORMAT_ID != 0 {
 		out = le.AppendUint64(out, e.primaryEventID())
@@ -66,6 +90,30 @@ func (k *Kernel) perfRead(t *sched.Task, fd int) ([]byte, error) {
 		out = le.AppendUint64(out, e.lostSamples)
 	}
 	return out, nil
+}
+
+// perfEventReadValue is the value read() returns for one event: its own
+// count and child_count, plus each live inherited copy's count, read under
+// the child_mutex (an exiting copy folds itself into child_count and leaves
+// the child_list under the same mutex); the times likewise.
+// kernel/events/core.c: __perf_event_read_value()
+func (k *Kernel) perfEventReadValue(t *sched.Task, e *Event) (total int64, enabled, running sim.Duration) {
+	t.Step("perf_event_read_value:lock")
+	k.S.MutexLock(t, &e.childMutex)
+	k.perfEventReadEvent(t, e)
+	total = e.Count()
+	enabled, running = e.timeEnabled(), e.timeRunning()
+	for i := 0; i < len(e.childList); i++ {
+		ch := e.childList[i]
+		k.perfEventReadEvent(t, ch)
+		t.Step("perf_event_read_value:child")
+		total += ch.Count()
+		enabled += ch.totalTimeEnabled
+		running += ch.totalTimeRunning
+	}
+	k.S.MutexUnlock(t, &e.childMutex)
+	k.checkInheritedRead(t.CPUID(), e, 0, total)
+	return total, enabled, running
 }
 
 func appendReadValue(out []byte, m *Event, rf uint64) []byte {
@@ -247,8 +295,10 @@ func removeQ(l []*sched.WaitQueue, q *sched.WaitQueue) []*sched.WaitQueue {
 	return l
 }
 
-// isEventHup is is_event_hup(): the task is gone (no children in the model).
-func isEventHup(e *Event) bool { return e.state <= StateExit }
+// isEventHup is is_event_hup(): the event's task is gone and so are all its
+// inherited copies (child_list, read under child_mutex in the kernel).
+// kernel/events/core.c: is_event_hup()
+func isEventHup(e *Event) bool { return e.state <= StateExit && len(e.childList) == 0 }
 
 // EnableOnExec enables t's enable_on_exec events: the exec of the workload
 // perf record forked. Call it from t's exec (inside its execve syscall).

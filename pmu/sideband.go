@@ -54,8 +54,8 @@ func (k *Kernel) perfEventComm(t *sched.Task, exec bool) {
 	c := t.CPU()
 	r := &rb.Comm{Pid: uint32(t.PID), Tid: uint32(t.TID), Comm: t.Comm, Exec: exec}
 	k.perfIterateSB(c, nil, func(e *Event) {
-		if e.Attr.Comm && e.rb != nil { // perf_event_comm_match()
-			_ = rb.PerfOutputSideband(c, e.rb, e, r, k.sidebandID(c, e), e.Attr.WriteBackward)
+		if oe := e.outputEvent(); e.Attr.Comm && oe.rb != nil { // perf_event_comm_match()
+			_ = rb.PerfOutputSideband(c, oe.rb, oe, r, k.sidebandID(c, e), e.Attr.WriteBackward)
 		}
 	})
 }
@@ -66,14 +66,27 @@ func (k *Kernel) perfEventComm(t *sched.Task, exec bool) {
 // comm or mmap records.
 // kernel/events/core.c: perf_event_task() -> perf_event_task_output()
 func (k *Kernel) perfEventTaskExit(c *cpu.CPU, t *sched.Task, taskCtx *Context) {
+	k.perfEventTask(c, t, nil, taskCtx)
+}
+
+// perfEventTask writes PERF_RECORD_FORK (parent set: the task that forked t,
+// current) or PERF_RECORD_EXIT. An EXIT's ppid and ptid are both the real
+// parent's pid (perf_event_pid() twice); a FORK's are current's pid and tid.
+// kernel/events/core.c: perf_event_task() -> perf_event_task_output()
+func (k *Kernel) perfEventTask(c *cpu.CPU, t, parent *sched.Task, taskCtx *Context) {
 	k.perfIterateSB(c, taskCtx, func(e *Event) {
 		a := &e.Attr
-		if !(a.Comm || a.Mmap || a.Mmap2 || a.MmapData || a.Task) || e.rb == nil { // perf_event_task_match()
+		oe := e.outputEvent()
+		if !(a.Comm || a.Mmap || a.Mmap2 || a.MmapData || a.Task) || oe.rb == nil { // perf_event_task_match()
 			return
 		}
-		r := &rb.Task{Pid: uint32(t.PID), Ppid: uint32(t.PPID), Tid: uint32(t.TID), Ptid: uint32(t.PTID),
-			Time: uint64(k.now())} // perf_event_clock(event)
-		_ = rb.PerfOutputSideband(c, e.rb, e, r, k.sidebandID(c, e), a.WriteBackward)
+		r := &rb.Task{Pid: uint32(t.PID), Tid: uint32(t.TID), Time: uint64(k.now())} // perf_event_clock(event)
+		if parent != nil {
+			r.Fork, r.Ppid, r.Ptid = true, uint32(parent.PID), uint32(parent.TID)
+		} else {
+			r.Ppid, r.Ptid = uint32(t.PPID), uint32(t.PPID)
+		}
+		_ = rb.PerfOutputSideband(c, oe.rb, oe, r, k.sidebandID(c, e), a.WriteBackward)
 	})
 }
 
@@ -86,7 +99,8 @@ func (k *Kernel) perfEventTaskExit(c *cpu.CPU, t *sched.Task, taskCtx *Context) 
 func (k *Kernel) perfEventSwitch(c *cpu.CPU, task, nextPrev *sched.Task, in bool) {
 	r := rb.Switch{Out: !in, Preempt: !in && task != nil && task.State == sched.Runnable}
 	k.perfIterateSB(c, nil, func(e *Event) {
-		if !e.Attr.ContextSwitch || e.rb == nil { // perf_event_switch_match()
+		oe := e.outputEvent()
+		if !e.Attr.ContextSwitch || oe.rb == nil { // perf_event_switch_match()
 			return
 		}
 		rec := r
@@ -96,6 +110,6 @@ func (k *Kernel) perfEventSwitch(c *cpu.CPU, task, nextPrev *sched.Task, in bool
 				rec.NextPrevPid, rec.NextPrevTid = uint32(nextPrev.PID), uint32(nextPrev.TID)
 			}
 		}
-		_ = rb.PerfOutputSideband(c, e.rb, e, &rec, k.sidebandID(c, e), e.Attr.WriteBackward)
+		_ = rb.PerfOutputSideband(c, oe.rb, oe, &rec, k.sidebandID(c, e), e.Attr.WriteBackward)
 	})
 }

@@ -286,6 +286,10 @@ func DecodeAttr(rec []byte, l SampleLayout, sampleIDAll bool) (*Decoded, error) 
 		out.Sideband = &Throttle{Unthrottle: hdr.Type == uapi.PERF_RECORD_UNTHROTTLE, Time: d.u64(), ID: d.u64(), StreamID: d.u64()}
 	case uapi.PERF_RECORD_CALLCHAIN_DEFERRED:
 		out.Sideband = decodeCallchainDeferred(&d)
+	case uapi.PERF_RECORD_READ:
+		r := &Read{Pid: d.u32(), Tid: d.u32()}
+		r.Values, d.b = append([]byte(nil), d.b...), nil
+		out.Sideband = r
 	default:
 		return nil, &ParseError{What: "unknown record type " + strconv.Itoa(int(hdr.Type))}
 	}

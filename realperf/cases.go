@@ -112,7 +112,8 @@ func LoadCase(dir string) (*Case, error) {
 			}
 			c.Runs = n
 		case "explain":
-			k, why, ok := strings.Cut(rest, ": ") // a key may hold colons (sched:sched_switch)
+			// ": " ends the key: keys hold tracepoint names (sched:sched_switch)
+			k, why, ok := strings.Cut(rest, ": ")
 			if !ok || strings.TrimSpace(why) == "" {
 				return nil, bad("explain KEY-PREFIX: WHY")
 			}

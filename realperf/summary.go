@@ -63,16 +63,16 @@ func Summarize(b []byte) (Summary, error) {
 	}
 	le := binary.LittleEndian
 	type attrInfo struct {
-		sampleType uint64
-		name       string
+		sampleType, readFormat uint64
+		name                   string
 	}
 	byID := map[uint64]int{}
 	attrs := make([]attrInfo, len(f.Attrs))
 	for i, a := range f.Attrs {
-		if len(a.Attr) < 32 {
+		if len(a.Attr) < 40 {
 			return nil, fmt.Errorf("attr %d: %d bytes", i, len(a.Attr))
 		}
-		attrs[i] = attrInfo{sampleType: le.Uint64(a.Attr[24:]), name: fmt.Sprintf("attr%d", i)}
+		attrs[i] = attrInfo{sampleType: le.Uint64(a.Attr[24:]), readFormat: le.Uint64(a.Attr[32:]), name: fmt.Sprintf("attr%d", i)}
 		for _, id := range a.IDs {
 			byID[id] = i
 		}
@@ -113,6 +113,15 @@ func Summarize(b []byte) (Summary, error) {
 				return nil, fmt.Errorf("LOST_SAMPLES record of %d bytes", len(r))
 			}
 			s["lost-samples"] += int64(le.Uint64(r[8:]))
+		case uapi.PERF_RECORD_READ:
+			// {pid, tid, struct read_format}: an exiting inherit_stat child's
+			// value (perf record -s), attributed through PERF_FORMAT_ID.
+			name, val, err := readRecord(r, attrs[0].readFormat, byID, func(i int) string { return attrs[i].name })
+			if err != nil {
+				return nil, err
+			}
+			s["reads "+name]++
+			s["read-value "+name] += int64(val)
 		case uapi.PERF_RECORD_SAMPLE:
 			idx, err := sampleAttr(r, attrs[0].sampleType, len(attrs), byID)
 			if err != nil {
@@ -235,4 +244,30 @@ func ParseSummary(text string) (Summary, error) {
 		s[line[:i]] = v
 	}
 	return s, nil
+}
+
+// readRecord decodes a PERF_RECORD_READ of a non-group read_format: the
+// event's name (by its PERF_FORMAT_ID) and its value.
+// kernel/events/core.c: perf_event_read_event(), perf_output_read_one()
+func readRecord(r []byte, rf uint64, byID map[uint64]int, name func(int) string) (string, uint64, error) {
+	le := binary.LittleEndian
+	if rf&uapi.PERF_FORMAT_GROUP != 0 || len(r) < 24 {
+		return "", 0, fmt.Errorf("READ record of %d bytes (read_format %#x)", len(r), rf)
+	}
+	val := le.Uint64(r[16:])
+	off := 24
+	if rf&uapi.PERF_FORMAT_TOTAL_TIME_ENABLED != 0 {
+		off += 8
+	}
+	if rf&uapi.PERF_FORMAT_TOTAL_TIME_RUNNING != 0 {
+		off += 8
+	}
+	if rf&uapi.PERF_FORMAT_ID == 0 || off+8 > len(r) {
+		return "attr0", val, nil
+	}
+	idx, ok := byID[le.Uint64(r[off:])]
+	if !ok {
+		return "", 0, fmt.Errorf("READ record id %d belongs to no attr", le.Uint64(r[off:]))
+	}
+	return name(idx), val, nil
 }

@@ -42,6 +42,10 @@ const (
 	StepLimit   = sim.StepLimit
 	WallLimit   = sim.WallLimit
 	MemoryLimit = sim.MemoryLimit
+	// HangLimit is no limit one sets: the run stopped because no task can
+	// ever run again (every task left is blocked on a pipe, futex or wait4
+	// that nothing will wake, and no timer is armed): a deadlock.
+	HangLimit = "hang"
 )
 
 // LimitFlags maps each limit to the simrun flag that raises it.
@@ -68,6 +72,10 @@ type LimitError struct {
 
 func (e *LimitError) Error() string {
 	var b strings.Builder
+	if e.Limit == HangLimit {
+		fmt.Fprintf(&b, "hang at %s: no task can ever run again, %s (replay token %s)", e.At, e.Detail, e.Token)
+		return b.String()
+	}
 	fmt.Fprintf(&b, "stopped at the %s limit of %s", e.Limit, e.Value)
 	if e.Limit != TimeLimit {
 		fmt.Fprintf(&b, " at %s", e.At)
@@ -149,6 +157,25 @@ func (r *Run) timeLimitError() *LimitError {
 	}
 	return &LimitError{Limit: TimeLimit, Value: scenarios.FormatDuration(time.Duration(r.limit)), Flag: LimitFlags[TimeLimit],
 		At: r.limit, Steps: r.M.Eng.Steps(), Detail: detail, Token: sim.EncodeToken(r.log.all)}
+}
+
+// hangError is the error of a run whose tasks are all blocked with nothing
+// left that could wake them.
+func (r *Run) hangError() *LimitError {
+	var blocked []string
+	for _, t := range r.S.Blocked() {
+		on := r.S.WaitingOn(t)
+		if on == "" {
+			on = "sleeping"
+		}
+		blocked = append(blocked, fmt.Sprintf("%s/%d (%s)", t.Comm, t.TID, on))
+	}
+	detail := "deadlock: blocked forever: " + strings.Join(blocked, ", ")
+	if len(blocked) > 6 {
+		detail = fmt.Sprintf("deadlock: blocked forever: %s and %d more", strings.Join(blocked[:6], ", "), len(blocked)-6)
+	}
+	return &LimitError{Limit: HangLimit, Value: "no runnable task", At: r.M.Now(), Steps: r.M.Eng.Steps(), Detail: detail,
+		Token: sim.EncodeToken(r.log.all)}
 }
 
 func stateName(s sched.State) string {

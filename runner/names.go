@@ -107,6 +107,14 @@ func Describe(perf PerfBackend, kind scenarios.Kind) []NameEntry {
 		for _, n := range NewRegistry(nil, perf).Names(scenarios.Syscalls) {
 			out = append(out, NameEntry{n, ""})
 		}
+	case scenarios.Statements:
+		for _, st := range scenarios.TaskStatements {
+			out = append(out, NameEntry{st.Syntax, st.Help})
+		}
+	case scenarios.Tracepoints:
+		if tl, ok := perf.(interface{ Tracepoints() []NameEntry }); ok {
+			out = append(out, tl.Tracepoints()...)
+		}
 	case scenarios.PMUs:
 		for name, attrs := range perf.PMUs() {
 			var as []string

@@ -129,7 +129,7 @@ func Build(f *scenarios.File, opts Options) (r *Run, err error) {
 	r.judged = r.judgedInvariants()
 	r.installInvariants(perf)
 	for _, t := range f.Tasks {
-		r.Tasks[t.Name] = r.S.Spawn(t.Name, taskMask(t), taskOps(t.Body, r.M.Eng.Tick)...)
+		r.Tasks[t.Name] = r.S.Spawn(t.Name, taskMask(t), taskOps(f, t.Body, r.M.Eng.Tick)...)
 	}
 	if r.Perf, err = perf.Start(r); err != nil {
 		return nil, err
@@ -170,6 +170,10 @@ func (r *Run) Execute() error {
 	}
 	if r.oops == nil && !r.stopped() && !r.S.AllExited() && r.M.Eng.Pending() {
 		r.limitErr = r.timeLimitError()
+		return r.limitErr
+	}
+	if r.oops == nil && !r.stopped() && !r.S.AllExited() && len(r.S.Blocked()) > 0 {
+		r.limitErr = r.hangError() // nothing left to run, and tasks wait forever
 		return r.limitErr
 	}
 	if r.oops == nil && !r.stopped() {

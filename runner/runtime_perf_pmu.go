@@ -54,6 +54,9 @@ func (PMUPerf) Invariants() []InvariantSpec {
 	for _, inv := range rb.Invariants {
 		out = append(out, InvariantSpec{Name: inv.Name, Says: inv.Says, Why: inv.Why, Package: "rb"})
 	}
+	for _, inv := range pmu.InheritInvariants { // judged on every read() and in Finish
+		out = append(out, InvariantSpec{Name: inv.Name, Says: inv.Says, Why: inv.Why, Package: "pmu"})
+	}
 	for _, inv := range perftool.SessionInvariants() { // judged per session in Finish
 		out = append(out, InvariantSpec{Name: inv.Name, Says: inv.Says, Why: inv.Why, Package: inv.Package})
 	}
@@ -123,6 +126,15 @@ func (PMUPerf) Verbs() map[string]Verb {
 
 func (PMUPerf) StepPoints() []string { return pmu.StepPoints() }
 
+// Tracepoints lists the catalogue's tracepoints with their fields (simrun names tracepoints).
+func (PMUPerf) Tracepoints() []NameEntry {
+	var out []NameEntry
+	for _, tp := range perftool.KernelTracepoints() {
+		out = append(out, NameEntry{tp.System + ":" + tp.Name, perftool.TracepointFieldsLine(tp.System, tp.Name)})
+	}
+	return out
+}
+
 func (PMUPerf) Syscalls() []string {
 	var out []string
 	for _, tp := range perftool.KernelTracepoints() {
@@ -146,6 +158,9 @@ func (PMUPerf) Start(r *Run) (PerfRun, error) {
 	}
 	p := &pmuRun{r: r, k: pmu.NewKernel(r.S, o), byName: map[string]*perftool.Session{}}
 	p.k.TraceBuffers(rbTraceLimit)
+	p.k.SetInheritViolationHook(func(v pmu.InheritViolation) {
+		r.addViolation(Violation{Invariant: v.Invariant, T: v.T, CPU: v.CPU, Message: v.Message})
+	})
 	prev := p.k.OnOutput
 	p.k.OnOutput = func(e *pmu.Event, c *cpu.CPU, s *rb.Sample) {
 		if e.State() != pmu.StateActive || e.OnCPU() != c.ID {
@@ -337,6 +352,9 @@ func (p *pmuRun) Finish() []Violation {
 				}
 			}
 		}
+	}
+	for _, v := range p.k.InheritCheck() {
+		out = append(out, Violation{Invariant: v.Invariant, T: v.T, CPU: v.CPU, Message: v.Message})
 	}
 	quiet := p.r.S.AllExited()
 	for _, l := range p.k.BufferLogs() {

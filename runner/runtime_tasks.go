@@ -17,7 +17,7 @@ func taskMask(t *scenarios.Task) sched.CPUMask {
 // by the scheduler yet and is ignored. Each round of a repeat calls tick first
 // (the engine's step count: a repeat of zero-time statements never gives the
 // engine its lane back, so only this counts its rounds against the limits).
-func taskOps(ops []scenarios.Op, tick func()) []sched.Op {
+func taskOps(f *scenarios.File, ops []scenarios.Op, tick func()) []sched.Op {
 	out := make([]sched.Op, 0, len(ops))
 	for _, op := range ops {
 		switch op := op.(type) {
@@ -28,7 +28,7 @@ func taskOps(ops []scenarios.Op, tick func()) []sched.Op {
 		case *scenarios.Sleep:
 			out = append(out, sched.Sleep(clampDur(op.Dur)))
 		case *scenarios.Repeat:
-			body := append([]sched.Op{sched.Call(func(*sched.Task) { tick() })}, taskOps(op.Body, tick)...)
+			body := append([]sched.Op{sched.Call(func(*sched.Task) { tick() })}, taskOps(f, op.Body, tick)...)
 			out = append(out, sched.Loop(int(op.Count), body...))
 		case *scenarios.Stack:
 			frames := append([]string(nil), op.Frames...)
@@ -43,6 +43,30 @@ func taskOps(ops []scenarios.Op, tick func()) []sched.Op {
 			out = append(out, sched.Affinity(sched.MaskOf(op.CPUs.CPUs...)))
 		case *scenarios.Exit:
 			out = append(out, sched.Exit())
+		case *scenarios.Fork:
+			flags := uint64(sched.ForkFlags)
+			if op.Thread {
+				flags = sched.ThreadFlags
+			}
+			out = append(out, sched.Fork(op.Name, flags, taskOps(f, f.ProgramBody(op), tick)...))
+		case *scenarios.ExitGroup:
+			out = append(out, sched.ExitGroup())
+		case *scenarios.Wait:
+			out = append(out, sched.Wait4())
+		case *scenarios.Yield:
+			out = append(out, sched.Yield())
+		case *scenarios.Pipe:
+			if op.Write {
+				out = append(out, sched.PipeWrite(op.Name, int(op.Bytes)))
+			} else {
+				out = append(out, sched.PipeRead(op.Name, int(op.Bytes)))
+			}
+		case *scenarios.Futex:
+			if op.Wake {
+				out = append(out, sched.FutexWake(op.Name, int(op.N)))
+			} else {
+				out = append(out, sched.FutexWait(op.Name))
+			}
 		}
 	}
 	return out

@@ -28,6 +28,7 @@ type File struct {
 	Kernel   []*Setting // kernel NAME=VALUE
 	Tool     []*Setting // tool NAME=VALUE
 	Tasks    []*Task
+	Programs []*Program // program NAME blocks (ast_task.go)
 	Records  []*Record
 	Actions  []*Action
 	Forces   []*Force
@@ -106,7 +107,7 @@ type CPUSet struct {
 }
 
 // Op is one statement of a task's program: *Compute, *Syscall, *Sleep, *Repeat,
-// *Stack, *Migrate, *Pin or *Exit.
+// *Stack, *Migrate, *Pin, *Exit, or one of ast_task.go's.
 type Op interface {
 	OpPos() Pos
 }

@@ -19,6 +19,7 @@ func Check(f *File, reg Registry) []error {
 	for _, t := range f.Tasks {
 		c.task(t)
 	}
+	c.programs()
 	c.records()
 	for _, a := range f.Actions {
 		c.action(a)
@@ -142,6 +143,7 @@ func (c *checker) task(t *Task) {
 		c.cpuSetInRange(t.Affinity)
 	}
 	c.ops(t.Body)
+	c.flow(t.Body)
 }
 
 func (c *checker) ops(ops []Op) {
@@ -149,6 +151,8 @@ func (c *checker) ops(ops []Op) {
 		switch op := op.(type) {
 		case *Repeat:
 			c.ops(op.Body)
+		case *Fork, *ExitGroup, *Wait, *Pipe, *Futex, *Yield:
+			c.taskLifeOp(op)
 		case *Migrate:
 			c.cpuInRange(op.Pos, op.CPU)
 		case *Pin:

@@ -48,9 +48,29 @@
 //	  migrate cpu2                move to another CPU
 //	  pin cpu1 | pin cpus 0-1     set the affinity (and move if needed)
 //	  exit                        end the task (also implied at the end)
+//	  yield                       sched_yield()
+//	  nanosleep 1ms               the same as sleep
+//	  fork NAME                   a child process (new pid and mm, the parent's comm)
+//	    compute 5us               ... running this block (or program NAME)
+//	  thread NAME                 a thread (same pid, new tid, same mm)
+//	  wait                        wait4(-1): reap a child that exited (blocks until one does)
+//	  exit_group                  end every thread of the process
+//	  pipe write P [BYTES]        write to pipe P (by name; blocks while full)
+//	  pipe read P [BYTES]         read from pipe P (blocks while empty)
+//	  futex wait F                sleep until a futex wake F
+//	  futex wake F [N]            wake up to N waiters of F (a wake nobody waits for is lost)
+//
+//	program NAME                  a program for fork and thread to start by name
+//	  compute 5us
 //
 // A CPU is written cpu2 or cpu 2; a list is 0-3,5. Without cpu or cpus a task
-// may run anywhere. Nice is -20 to 19.
+// may run anywhere. Nice is -20 to 19. A child starts on its parent's CPU
+// with its affinity and inherits perf's inherit events. check refuses a fork
+// of an unknown program, a statement after exit or exit_group, and a wait
+// with no child forked before it. A run whose remaining tasks all wait for
+// a wake that cannot come (a pipe nobody writes, a futex nobody wakes) stops
+// as a hang with its schedule: "hang at T: no task can ever run again,
+// deadlock: blocked forever: a/101 (futex f) (replay token ...)", status 3.
 //
 // # Perf sessions
 //

@@ -45,6 +45,10 @@ func Dump(f *File) string {
 		d.line(1, "%s @%s", head, t.Pos)
 		d.ops(2, t.Body)
 	}
+	for _, pr := range f.Programs {
+		d.line(1, "program %s @%s", pr.Name, pr.Pos)
+		d.ops(2, pr.Body)
+	}
 	for _, r := range f.Records {
 		name := ""
 		if r.Name != nil {
@@ -153,6 +157,8 @@ func (d *dumper) ops(depth int, ops []Op) {
 			d.line(depth, "pin cpus %s @%s", cpuList(op.CPUs.CPUs), op.Pos)
 		case *Exit:
 			d.line(depth, "exit @%s", op.Pos)
+		default:
+			d.taskLifeOp(depth, op)
 		}
 	}
 }

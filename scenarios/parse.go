@@ -112,10 +112,11 @@ func isNameWith(s, joins string) bool {
 
 var topKeywords = []string{
 	"scenario", "title", "cpus", "pmu", "kernel", "tool", "task", "record",
-	"at", "nmi", "preempt", "migrate", "always", "never", "sometimes", "when",
+	"at", "nmi", "preempt", "migrate", "always", "never", "sometimes", "when", "program",
 }
 
-var taskKeywords = []string{"compute", "syscall", "sleep", "repeat", "stack", "migrate", "pin", "exit"}
+var taskKeywords = []string{"compute", "syscall", "sleep", "repeat", "stack", "migrate", "pin", "exit",
+	"fork", "thread", "wait", "exit_group", "yield", "pipe", "futex", "nanosleep"}
 
 func (p *parser) topLevel(n *node) {
 	ll := n.line
@@ -130,6 +131,9 @@ func (p *parser) topLevel(n *node) {
 		return
 	case "when":
 		p.when(n, ws)
+		return
+	case "program":
+		p.program(n, ws)
 		return
 	}
 	p.noBlock(n)

@@ -96,6 +96,9 @@ func (p *parser) op(n *node) Op {
 		}
 		return &Repeat{Pos: pos, Count: v, Body: p.ops(n.children)}
 	}
+	if op, ok := p.taskLifeOp(n, ws); ok {
+		return op
+	}
 	p.noBlock(n)
 	switch kw {
 	case "compute", "sleep":

@@ -20,6 +20,8 @@ const (
 	Invariants
 	StepPoints
 	Syscalls
+	Statements  // the statements of a task's program (names only lists them)
+	Tracepoints // the tracepoints perf record -e may name (names only lists them)
 )
 
 var kindNames = map[Kind][2]string{ // singular, plural
@@ -31,6 +33,8 @@ var kindNames = map[Kind][2]string{ // singular, plural
 	Invariants:  {"invariant", "invariants"},
 	StepPoints:  {"step point", "step points"},
 	Syscalls:    {"system call", "system calls"},
+	Statements:  {"task statement", "task statements"},
+	Tracepoints: {"tracepoint", "tracepoints"},
 }
 
 func (k Kind) String() string { return kindNames[k][0] }
@@ -195,7 +199,7 @@ func (m *MapRegistry) Names(kind Kind) []string {
 }
 
 // NameKinds are the kinds Describe lists, in the order simrun names prints them.
-var NameKinds = []Kind{Verbs, Observables, Invariants, StepPoints, Syscalls, PMUs}
+var NameKinds = []Kind{Verbs, Observables, Invariants, StepPoints, Syscalls, PMUs, Statements, Tracepoints}
 
 // KindNamed returns the kind whose plural name (or a short form: steps) is s.
 func KindNamed(s string) (Kind, bool) {
@@ -203,7 +207,7 @@ func KindNamed(s string) (Kind, bool) {
 	for _, k := range NameKinds {
 		plural := strings.ToLower(kindNames[k][1])
 		if s == plural || s == strings.ReplaceAll(plural, " ", "-") ||
-			(k == StepPoints && s == "steps") || (k == Syscalls && s == "syscalls") {
+			(k == StepPoints && s == "steps") || (k == Syscalls && s == "syscalls") || (k == Statements && s == "statements") {
 			return k, true
 		}
 	}

@@ -9,6 +9,9 @@ import (
 // user mode, then do_exit().
 func (s *Sched) taskMain(t *Task) {
 	s.finishTaskSwitch(t.CPU())
+	if t.fam.killed {
+		s.exit(t) // ret_from_fork's exit work: SIGKILL from exit_group() before it ever ran
+	}
 	s.returnToUser(t)
 	s.runOps(t, t.Prog)
 	s.exit(t)
@@ -45,7 +48,24 @@ func (s *Sched) runOps(t *Task, ops []Op) bool {
 		case OpCall:
 			op.Fn(t)
 		case OpExit:
+			s.enterExitSyscall(t, "exit")
 			return false
+		case OpFork:
+			name := "clone"
+			if uint64(op.N)&CLONE_THREAD != 0 {
+				name = "clone3" // pthread_create()
+			}
+			s.syscallWith(t, name, func(t *Task) { _, _ = s.kernelClone(t, op.Name, uint64(op.N), op.Body) })
+		case OpExitGroup:
+			s.enterExitSyscall(t, "exit_group")
+			s.doGroupExit(t)
+			return false
+		case OpWait:
+			s.syscallWith(t, "wait4", func(t *Task) { _, _ = s.wait4(t) })
+		case OpPipe:
+			s.pipeOp(t, op.Name, op.N)
+		case OpFutex:
+			s.futexOp(t, op.Name, op.N)
 		}
 	}
 	return true
@@ -97,6 +117,8 @@ func (s *Sched) exitToUserMode(t *Task) {
 		switch {
 		case s.needResched[c.ID]:
 			s.schedule(&t.Thread)
+		case t.fam.killed:
+			s.exit(t) // get_signal(): SIGKILL from exit_group() -> do_group_exit()
 		case t.SigPending || t.NotifySignal:
 			s.doSignal(t)
 		case t.NotifyResume:
@@ -137,21 +159,8 @@ func (s *Sched) sleep(t *Task, d sim.Duration) {
 	s.syscallWith(t, "nanosleep", func(t *Task) { s.sleepOnTimer(t, t.CPU(), d) })
 }
 
-// Wake makes a sleeping task runnable: try_to_wake_up().
-func (s *Sched) Wake(t *Task) {
-	if t.State != Sleeping {
-		return
-	}
-	t.State = Runnable
-	i := s.selectCPU(t, t.lastCPU)
-	if c := s.M.Eng.Running(); c != nil {
-		s.note(s.M.CPUs[c.ID], sim.KWake, t.Thread.Name, "", int64(i))
-	}
-	s.enqueue(i, t)
-	if TaskOf(s.M.CPUs[i].Curr()) == nil || t.CPU() != nil {
-		s.resched(i)
-	}
-}
+// Wake makes a sleeping task runnable: try_to_wake_up(). See ttwu in wake.go.
+func (s *Sched) Wake(t *Task) { s.tryToWakeUp(t) }
 
 // setAffinity is sched_setaffinity() on the running task: if its CPU is no longer
 // allowed it is moved off it (migration_cpu_stop()).
@@ -171,13 +180,31 @@ func (s *Sched) setAffinity(t *Task, m CPUMask) {
 	})
 }
 
+// enterExitSyscall is the entry of exit() or exit_group(): sys_enter fires,
+// sys_exit never does (the syscall does not return).
+func (s *Sched) enterExitSyscall(t *Task, name string) {
+	s.setUser(t, false)
+	t.KernelEntries++
+	t.Syscall = name
+	t.Step("syscall_enter_from_user_mode")
+	for _, h := range s.SyscallHooks {
+		h.SysEnter(t, name)
+	}
+}
+
 // exit is do_exit(): the exit hooks, then the last switch away.
 func (s *Sched) exit(t *Task) {
 	if t.mutexes > 0 {
 		sim.Crash("BUG: %s exiting with %d mutex(es) held", t, t.mutexes)
 	}
 	s.setUser(t, false)
-	t.KernelEntries++
+	if t.Syscall == "" {
+		t.KernelEntries++ // the end of the program: do_exit() without a syscall
+	}
+	groupDead := s.groupDead(t)
+	for _, h := range s.TraceHooks {
+		h.SchedProcessExit(t, groupDead)
+	}
 	for _, h := range s.ExitHooks {
 		h.TaskExit(t)
 	}
@@ -186,6 +213,7 @@ func (s *Sched) exit(t *Task) {
 	}
 	t.State = Dead
 	t.Exited = s.M.Now()
+	t.fam.exitState = s.exitNotify(t, groupDead)
 	if t.wakeTimer != nil {
 		t.wakeTimer.Cancel()
 	}

@@ -42,6 +42,9 @@ func (s *Sched) ForceMigrate(t *Task, to int) bool {
 	for i := range s.rq {
 		if i != to && s.dequeue(i, t) {
 			s.Migrations++
+			if run := s.M.Eng.Running(); run != nil {
+				s.setTaskCPU(s.M.CPUs[run.ID], t, to)
+			}
 			s.enqueue(to, t)
 			t.lastCPU = to
 			s.resched(to)

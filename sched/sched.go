@@ -68,6 +68,9 @@ type Config struct {
 	// Cost is what kernel work costs (knob cost-model); the zero Profile is
 	// free. Its SyscallEntryExit replaces SyscallCost when set.
 	Cost cost.Profile
+	// NoTTWUQueue turns off sched_feat(TTWU_QUEUE): every remote wake-up
+	// activates the task from the waker's CPU, no wake list, no IPI.
+	NoTTWUQueue bool
 }
 
 // DefaultConfig returns today's defaults.
@@ -89,6 +92,8 @@ type Sched struct {
 	UserReturnHooks []UserReturnHook
 	ModeHooks       []ModeHook
 	ExitHooks       []TaskExitHook
+	ForkHooks       []ForkHook
+	TraceHooks      []TraceHook
 
 	rq          [][]*Task
 	idle        []*cpu.Thread
@@ -96,6 +101,9 @@ type Sched struct {
 	lastPrev    []*cpu.Thread
 	tick        []*cpu.Timer
 	nextPID     int
+	nextMM      int
+	objs        waitObjects // pipes and futexes by name (wake.go)
+	wakeList    [][]*Task   // per CPU: rq->wake_list (call_single_queue entries)
 
 	// Lockdep validates the order of every lock the model takes (lockdep.go).
 	Lockdep Lockdep
@@ -115,7 +123,7 @@ func New(m *cpu.Machine, cfg Config) *Sched {
 	}
 	n := len(m.CPUs)
 	s := &Sched{M: m, Cfg: cfg, Syscalls: map[string]SyscallFunc{}, nextPID: 100,
-		rq: make([][]*Task, n), needResched: make([]bool, n), lastPrev: make([]*cpu.Thread, n)}
+		rq: make([][]*Task, n), wakeList: make([][]*Task, n), needResched: make([]bool, n), lastPrev: make([]*cpu.Thread, n)}
 	s.Lockdep.Off = cfg.NoLockdep
 	m.Hooks = s
 	for _, c := range m.CPUs {
@@ -138,6 +146,7 @@ func (s *Sched) Spawn(comm string, mask CPUMask, prog ...Op) *Task {
 	t := &Task{PID: s.nextPID, TID: s.nextPID, Comm: comm, Allowed: mask, Prog: prog, s: s, migrateTo: -1, lastCPU: mask.First()}
 	s.M.InitThread(&t.Thread, fmt.Sprintf("%s-%d", comm, t.TID), func(*cpu.Thread) { s.taskMain(t) })
 	t.Owner = t
+	s.startFamily(t)
 	s.Tasks = append(s.Tasks, t)
 	c := t.lastCPU
 	if s.Cfg.Balance {
@@ -215,6 +224,12 @@ var Knobs = []sim.KnobSpec{{
 		"perf context switch, hrtimer sample); i7-4790 is seed 002's machine",
 	Source:  "cost/calibrate/calibrate.sh on the real kernel; seed 002's figures",
 	Package: "sched",
+}, {
+	Name:    "ttwu-queue",
+	Values:  []string{"on", "off"},
+	Help:    "sched_feat(TTWU_QUEUE): on (today's default) wakes a task onto a remote idle CPU through its wake list and a CALL_FUNCTION_SINGLE IPI (step point ttwu_queue_wakelist, then sched_ttwu_pending there); off activates it from the waker's CPU",
+	Source:  "kernel/sched/core.c: ttwu_queue_wakelist(), ttwu_queue_cond(); kernel/sched/features.h: SCHED_FEAT(TTWU_QUEUE, true)",
+	Package: "sched",
 }}
 
 // ApplyKnob sets a sched knob in cfg.
@@ -235,6 +250,8 @@ func ApplyKnob(cfg *Config, name, value string) (bool, error) {
 		if p.SyscallEntryExit > 0 {
 			cfg.SyscallCost = p.SyscallEntryExit
 		}
+	case "ttwu-queue":
+		cfg.NoTTWUQueue = value == "off"
 	}
 	return true, nil
 }

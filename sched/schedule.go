@@ -80,7 +80,7 @@ func (s *Sched) schedule(prev *cpu.Thread) {
 	pt := TaskOf(prev)
 	// A task going to sleep that was woken at the step point above is on a
 	// run queue already (Wake enqueued it): once only (ttwu_runnable()).
-	if pt != nil && pt.State == Runnable && pt.migrateTo < 0 && !s.queued(pt) {
+	if pt != nil && pt.State == Runnable && pt.migrateTo < 0 && !pt.fam.wakePending && !s.queued(pt) {
 		s.enqueue(c.ID, pt)
 	}
 	next := s.pickNext(c)
@@ -91,6 +91,9 @@ func (s *Sched) schedule(prev *cpu.Thread) {
 		}
 		c.LocalIrqRestore(true)
 		return
+	}
+	if len(s.TraceHooks) > 0 {
+		s.traceSwitch(c, pt, nt)
 	}
 	// prepare_task_switch()
 	for _, h := range s.SwitchHooks {
@@ -129,10 +132,12 @@ func (s *Sched) finishTaskSwitch(c *cpu.CPU) {
 		pt.migrateTo = -1
 		s.Migrations++
 		s.note(c, sim.KMigrate, pt.Thread.Name, "cpu"+strconv.Itoa(c.ID)+"->cpu"+strconv.Itoa(to), 0)
+		s.setTaskCPUFrom(c, pt, to, true) // migration_cpu_stop() -> move_queued_task()
 		s.enqueue(to, pt)
 		s.resched(to)
 	}
 	if nt != nil {
+		nt.fam.execStart = c.Now()
 		nt.sliceUsed = 0
 		if ok, _ := s.tick[c.ID].Armed(); !ok {
 			s.tick[c.ID].Arm(c.Now() + s.Cfg.Tick)
@@ -186,6 +191,7 @@ func (s *Sched) idleBalance(c *cpu.CPU) *Task {
 	}
 	t := cands[d-1]
 	s.dequeue(from[d-1], t)
+	s.setTaskCPU(c, t, c.ID)
 	s.Migrations++
 	s.note(c, sim.KMigrate, t.Thread.Name, "cpu"+strconv.Itoa(from[d-1])+"->cpu"+strconv.Itoa(c.ID), 0)
 	return t
@@ -235,6 +241,9 @@ func (s *Sched) schedulerTick(c *cpu.CPU) {
 		return
 	}
 	t.sliceUsed += s.Cfg.Tick
+	if len(s.TraceHooks) > 0 {
+		s.updateCurr(c, t) // task_tick_fair() -> entity_tick()
+	}
 	if t.sliceUsed >= s.Cfg.Slice && len(s.rq[c.ID]) > 0 {
 		s.needResched[c.ID] = true
 	}

@@ -56,6 +56,8 @@ type Task struct {
 	// Exited is when the task exited.
 	Exited sim.Time
 
+	fam family // process tree, thread group, exit state (fork.go)
+
 	lastCPU   int
 	migrateTo int
 	sliceUsed sim.Duration
@@ -87,16 +89,21 @@ type OpKind uint8
 
 // Program operations.
 const (
-	OpCompute  OpKind = iota // run in user mode for D
-	OpSyscall                // enter the kernel for syscall Name
-	OpSleep                  // sleep for D
-	OpLoop                   // repeat Body N times
-	OpMigrate                // move to CPU (sched_setaffinity to that CPU alone)
-	OpAffinity               // set the allowed CPUs to Mask
-	OpYield                  // sched_yield()
-	OpStack                  // set the user call stack to Stack
-	OpCall                   // run Fn in the task's context (model code)
-	OpExit                   // exit now
+	OpCompute   OpKind = iota // run in user mode for D
+	OpSyscall                 // enter the kernel for syscall Name
+	OpSleep                   // sleep for D
+	OpLoop                    // repeat Body N times
+	OpMigrate                 // move to CPU (sched_setaffinity to that CPU alone)
+	OpAffinity                // set the allowed CPUs to Mask
+	OpYield                   // sched_yield()
+	OpStack                   // set the user call stack to Stack
+	OpCall                    // run Fn in the task's context (model code)
+	OpExit                    // exit now
+	OpFork                    // clone(N flags): a child running Body (fork.go)
+	OpExitGroup               // exit_group(): the whole thread group exits
+	OpWait                    // wait4(-1): wait for a child to exit and reap it
+	OpPipe                    // pipe write (N > 0 bytes) or read (N < 0) on pipe Name (wake.go)
+	OpFutex                   // futex wait (N == 0) or wake N on futex Name (wake.go)
 )
 
 // Op is one step of a task's program.

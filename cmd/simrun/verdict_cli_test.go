@@ -74,7 +74,7 @@ func TestCLIReplayVerdicts(t *testing.T) {
 			err: []string{"simrun replay: --force: the scenario changed since the file was written"}},
 		{name: "period changed forced", edit: [2]string{"period=1500", "period=1600"}, args: []string{"replay", "--force", "m.replay"}, code: 4,
 			out: []string{"the recorded violation did not recur: recorded invariant pmu-pause-resume-exclusive, this run held\n"},
-			err: []string{"simrun replay: note: the run ended after 12 decisions; the recorded run made 91\n"}},
+			err: []string{"simrun replay: note: the run ended after 12 decisions; the recorded run made 92\n"}},
 		{name: "token cut short", args: []string{"replay", "cut.replay"}, code: 2,
 			err: []string{"cut.replay:" + strconv.Itoa(tokenLine) + ": replay token: checksum mismatch: the token was cut short or changed\n"}},
 		{name: "malformed", args: []string{"replay", "edited.replay"}, code: 2, err: []string{`edited.replay:`, `: seed: expected a number, found "28x"`}},

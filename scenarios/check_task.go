@@ -1,0 +1,197 @@
+package scenarios
+
+import "fmt"
+
+// dumper for the statements of ast_task.go.
+func (d *dumper) taskLifeOp(depth int, op Op) {
+	switch op := op.(type) {
+	case *Fork:
+		kw := "fork"
+		if op.Thread {
+			kw = "thread"
+		}
+		if op.Block {
+			d.line(depth, "%s %s @%s", kw, op.Name, op.Pos)
+			d.ops(depth+1, op.Body)
+			return
+		}
+		d.line(depth, "%s %s (program) @%s", kw, op.Name, op.Pos)
+	case *ExitGroup:
+		d.line(depth, "exit_group @%s", op.Pos)
+	case *Wait:
+		d.line(depth, "wait @%s", op.Pos)
+	case *Yield:
+		d.line(depth, "yield @%s", op.Pos)
+	case *Pipe:
+		dir := "read"
+		if op.Write {
+			dir = "write"
+		}
+		d.line(depth, "pipe %s %s %d @%s", dir, op.Name, op.Bytes, op.Pos)
+	case *Futex:
+		if op.Wake {
+			d.line(depth, "futex wake %s %d @%s", op.Name, op.N, op.Pos)
+			return
+		}
+		d.line(depth, "futex wait %s @%s", op.Name, op.Pos)
+	}
+}
+
+// programs checks the program blocks: unique names, not a task's name, and
+// their bodies like a task's.
+func (c *checker) programs() {
+	seen := map[string]*Program{}
+	for _, pr := range c.f.Programs {
+		if first, ok := seen[pr.Name]; ok {
+			c.errorf(pr.Pos, "duplicate program %s (the first is on line %d)", pr.Name, first.Pos.Line)
+			continue
+		}
+		seen[pr.Name] = pr
+		if t, ok := c.tasks[pr.Name]; ok {
+			c.errorf(pr.Pos, "program %s has the name of the task on line %d; give it another name", pr.Name, t.Pos.Line)
+		}
+		c.ops(pr.Body)
+		c.flow(pr.Body)
+	}
+}
+
+// program finds program NAME.
+func (f *File) program(name string) *Program {
+	for _, pr := range f.Programs {
+		if pr.Name == name {
+			return pr
+		}
+	}
+	return nil
+}
+
+// ProgramBody returns the body a fork or thread statement starts: its block,
+// or the program it names (nil when there is neither, which Check refuses).
+func (f *File) ProgramBody(op *Fork) []Op {
+	if op.Block {
+		return op.Body
+	}
+	if pr := f.program(op.Name); pr != nil {
+		return pr.Body
+	}
+	return nil
+}
+
+// taskLifeOp checks one statement of ast_task.go.
+func (c *checker) taskLifeOp(op Op) {
+	if f, ok := op.(*Fork); ok {
+		if f.Block {
+			c.ops(f.Body)
+			c.flow(f.Body)
+			return
+		}
+		if c.f.program(f.Name) == nil {
+			kw := "fork"
+			if f.Thread {
+				kw = "thread"
+			}
+			c.errorf(f.Pos, "%s %s: there is no program %s; give the child's program as an indented block under %s, or declare it with program %s", kw, f.Name, f.Name, kw, f.Name)
+		}
+	}
+}
+
+// flow checks a program's order: nothing after exit or exit_group (the task
+// is gone; a second exit is one such statement), no exit inside a repeat of
+// more than one round, and no wait without a child process forked before it
+// and not yet waited for.
+func (c *checker) flow(ops []Op) {
+	c.flowBlock(ops, &flowState{})
+}
+
+type flowState struct {
+	forks, waits int64 // process forks and waits so far (a repeat multiplies)
+}
+
+// flowBlock walks a block; it reports whether the block ends the task.
+func (c *checker) flowBlock(ops []Op, st *flowState) bool {
+	var exitAt Op
+	for _, op := range ops {
+		if exitAt != nil {
+			c.errorf(op.OpPos(), "%s after %s on line %d: the task has exited there", stmtName(op), stmtName(exitAt), exitAt.OpPos().Line)
+			return true
+		}
+		switch op := op.(type) {
+		case *Exit, *ExitGroup:
+			exitAt = op
+		case *Fork:
+			if !op.Thread {
+				st.forks++
+			}
+		case *Wait:
+			if st.waits >= st.forks {
+				if st.forks == 0 {
+					c.errorf(op.Pos, "wait with no child: no fork before it in this program (wait4() would fail with ECHILD)")
+				} else {
+					c.errorf(op.Pos, "wait with no child left: %d fork(s) before it, already waited for by %d wait(s) (wait4() would fail with ECHILD)", st.forks, st.waits)
+				}
+				return false
+			}
+			st.waits++
+		case *Repeat:
+			// The first round, then the last: a body that waits more than it
+			// forks runs out of children in a later round.
+			first := *st
+			if c.flowBlock(op.Body, &first) {
+				if op.Count > 1 {
+					c.errorf(op.Pos, "repeat %d contains an exit: the task exits in the first round", op.Count)
+				}
+				exitAt = op
+				*st = first
+				continue
+			}
+			df, dw := first.forks-st.forks, first.waits-st.waits
+			if op.Count > 1 && dw > df {
+				last := flowState{forks: st.forks + df*(op.Count-1), waits: st.waits + dw*(op.Count-1)}
+				if last.waits > last.forks {
+					c.errorf(op.Pos, "repeat %d waits for %d child(ren) a round but forks %d: a later round has no child to wait for (wait4() would fail with ECHILD)", op.Count, dw, df)
+					return false
+				}
+			}
+			st.forks += df * op.Count
+			st.waits += dw * op.Count
+		}
+	}
+	return exitAt != nil
+}
+
+func stmtName(op Op) string {
+	switch op := op.(type) {
+	case *Exit:
+		return "exit"
+	case *ExitGroup:
+		return "exit_group"
+	case *Repeat:
+		return fmt.Sprintf("repeat %d", op.Count)
+	case *Compute:
+		return "compute"
+	case *Syscall:
+		return "syscall " + op.Name
+	case *Sleep:
+		return "sleep"
+	case *Fork:
+		if op.Thread {
+			return "thread " + op.Name
+		}
+		return "fork " + op.Name
+	case *Wait:
+		return "wait"
+	case *Pipe:
+		return "pipe"
+	case *Futex:
+		return "futex"
+	case *Yield:
+		return "yield"
+	case *Stack:
+		return "stack"
+	case *Migrate:
+		return "migrate"
+	case *Pin:
+		return "pin"
+	}
+	return "a statement"
+}

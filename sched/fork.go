@@ -1,0 +1,403 @@
+package sched
+
+import (
+	"errors"
+	"strconv"
+
+	"perfsim/cpu"
+	"perfsim/sim"
+)
+
+// Clone flags (include/uapi/linux/sched.h), the ones the model reads.
+const (
+	CLONE_VM      = 0x00000100
+	CLONE_FS      = 0x00000200
+	CLONE_FILES   = 0x00000400
+	CLONE_SIGHAND = 0x00000800
+	CLONE_PARENT  = 0x00008000
+	CLONE_THREAD  = 0x00010000
+	CLONE_SYSVSEM = 0x00040000
+	CLONE_SETTLS  = 0x00080000
+	// SIGCHLD in the low byte: fork()'s exit signal.
+	SIGCHLD = 17
+)
+
+// ForkFlags is what glibc's fork() passes to clone(): a new process with its
+// own mm, SIGCHLD to the parent at exit.
+const ForkFlags = SIGCHLD
+
+// ThreadFlags is what glibc's pthread_create() passes to clone3(): the same mm,
+// files and signal handlers, in the caller's thread group.
+// nptl/pthread_create.c: create_thread() clone_flags
+const ThreadFlags = CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD | CLONE_SYSVSEM | CLONE_SETTLS
+
+// ErrNoChild is -ECHILD: wait4() with no child to wait for.
+var ErrNoChild = errors.New("no child processes")
+
+// DefaultPrio is p->prio of a SCHED_NORMAL task at nice 0 (MAX_RT_PRIO + 20),
+// and of the idle tasks (init_task.prio).
+const DefaultPrio = 120
+
+// family is a task's place among processes and threads: task_struct's
+// real_parent, children, group_leader, mm and exit state, and the signal
+// struct's wait_chldexit and group-exit flag (shared through the leader).
+type family struct {
+	parent   *Task   // real_parent; nil for the tasks the machine starts with
+	leader   *Task   // group_leader; nil: itself
+	children []*Task // processes this task forked (p->children)
+	threads  []*Task // the thread group, leader only (signal->thread_head)
+	mm       int     // the address space: shared by CLONE_VM children
+	prog     string  // the program the task runs (the scenario's name for it)
+
+	zombie bool // EXIT_ZOMBIE: exited, not reaped yet
+	reaped bool // release_task() ran
+	killed bool // SIGKILL from zap_other_threads() pending
+	// exitState is what sched_switch reports for the task's last switch:
+	// StateReportZombie or StateReportDead.
+	exitState int64
+
+	waitChldExit WaitQueue // signal->wait_chldexit (on the leader)
+	groupExit    bool      // SIGNAL_GROUP_EXIT (on the leader)
+
+	wakePending bool     // on a CPU's wake list (TASK_WAKING), the IPI not taken yet
+	execStart   sim.Time // se.exec_start: where update_curr() counts runtime from
+	prio        int      // p->prio; 0 means DefaultPrio
+}
+
+// ForkHook is told of a new task by copy_process(): InitTask early, before the
+// child is visible (perf_event_init_task(), whose error fails the fork);
+// Forked once it is (perf_event_fork()). Both run in the parent's context.
+type ForkHook interface {
+	InitTask(parent, child *Task, cloneFlags uint64) error
+	Forked(parent, child *Task, cloneFlags uint64)
+}
+
+// TraceHook receives the scheduler's tracepoints (include/trace/events/sched.h),
+// each fired where the kernel fires it. prev or next nil is the CPU's idle task.
+type TraceHook interface {
+	// __schedule(): trace_sched_switch(preempt, prev, next, prev_state)
+	SchedSwitch(c *cpu.CPU, preempt bool, prev, next *Task, prevState int64)
+	// ttwu_do_activate(): trace_sched_wakeup(p); wake_up_new_task(): trace_sched_wakeup_new(p)
+	SchedWakeup(c *cpu.CPU, t *Task, targetCPU int, new bool)
+	// set_task_cpu(): trace_sched_migrate_task(p, new_cpu); stopper: from
+	// the CPU's migration/N thread (migration_cpu_stop() moving a task off
+	// its CPU after sched_setaffinity), whose context has no task events
+	SchedMigrateTask(c *cpu.CPU, t *Task, orig, dest int, stopper bool)
+	// kernel_clone(): trace_sched_process_fork(current, p)
+	SchedProcessFork(parent, child *Task)
+	// do_exit(): trace_sched_process_exit(tsk, group_dead)
+	SchedProcessExit(t *Task, groupDead bool)
+	// update_curr(): trace_sched_stat_runtime(p, delta_exec)
+	SchedStatRuntime(c *cpu.CPU, t *Task, runtime sim.Duration)
+}
+
+// prev_state values sched_switch reports (TASK_REPORT bits, and
+// TASK_REPORT_MAX for a preemption): __trace_sched_switch_state().
+const (
+	StateReportRunning     = 0x0000
+	StateReportInterruptib = 0x0001 // S
+	StateReportDead        = 0x0010 // X: EXIT_DEAD, an autoreaped thread
+	StateReportZombie      = 0x0020 // Z: EXIT_ZOMBIE
+	StateReportPreempted   = 0x0100 // TASK_REPORT_MAX: "R+"
+)
+
+// Parent returns the real parent (nil for a task the machine started with).
+func (t *Task) Parent() *Task { return t.fam.parent }
+
+// Leader returns the thread group leader (t itself for a process).
+func (t *Task) Leader() *Task {
+	if t.fam.leader == nil {
+		return t
+	}
+	return t.fam.leader
+}
+
+// Children returns the processes t forked.
+func (t *Task) Children() []*Task { return t.fam.children }
+
+// MM identifies t's address space: threads share their process's.
+func (t *Task) MM() int { return t.fam.mm }
+
+// ProgName is the name of the program t runs (its task or fork block), or its comm.
+func (t *Task) ProgName() string {
+	if t.fam.prog == "" {
+		return t.Comm
+	}
+	return t.fam.prog
+}
+
+// Prio is p->prio.
+func (t *Task) Prio() int {
+	if t.fam.prio == 0 {
+		return DefaultPrio
+	}
+	return t.fam.prio
+}
+
+// Zombie reports whether t exited and was not reaped yet.
+func (t *Task) Zombie() bool { return t.fam.zombie }
+
+// Reaped reports whether t was released (wait4 reaped it, or it was a thread).
+func (t *Task) Reaped() bool { return t.fam.reaped }
+
+// IsThread reports whether t is a non-leader thread of a thread group.
+func (t *Task) IsThread() bool { return t.fam.leader != nil && t.fam.leader != t }
+
+// Fork is the program step clone(flags): the child runs prog (named name)
+// and, like the kernel's, starts with the parent's comm.
+func Fork(name string, flags uint64, prog ...Op) Op {
+	return Op{Kind: OpFork, Name: name, N: int(flags), Body: prog}
+}
+
+// ExitGroup is the program step exit_group(): every thread of the group dies.
+func ExitGroup() Op { return Op{Kind: OpExitGroup} }
+
+// Wait4 is the program step wait4(-1, ...): wait for any child to exit and reap it.
+func Wait4() Op { return Op{Kind: OpWait} }
+
+// kernelClone is the clone()/clone3() syscall body: copy_process(), the
+// sched_process_fork tracepoint, wake_up_new_task(). It returns the child.
+// kernel/fork.c: kernel_clone()
+func (s *Sched) kernelClone(t *Task, name string, flags uint64, prog []Op) (*Task, error) {
+	child, err := s.copyProcess(t, name, flags, prog)
+	if err != nil {
+		return nil, err
+	}
+	// "Do this prior waking up the new thread - the thread pointer might
+	// get invalid after that point, if the thread exits quickly."
+	for _, h := range s.TraceHooks {
+		h.SchedProcessFork(t, child)
+	}
+	t.Step("kernel_clone:wake_up_new_task")
+	s.wakeUpNewTask(child)
+	return child, nil
+}
+
+// copyProcess builds the child: a new TID; a new PID unless CLONE_THREAD; the
+// parent's comm, affinity and (with CLONE_VM) mm; perf_event_init_task();
+// then, visible, perf_event_fork().
+// kernel/fork.c: copy_process()
+func (s *Sched) copyProcess(t *Task, name string, flags uint64, prog []Op) (*Task, error) {
+	s.nextPID++
+	c := &Task{TID: s.nextPID, Comm: t.Comm, Allowed: t.Allowed, Prog: prog, s: s, migrateTo: -1, lastCPU: t.CPUID()}
+	c.UserStack = append([]string(nil), t.UserStack...)
+	c.fam.prog = name
+	c.fam.prio = t.fam.prio
+	leader := t.Leader()
+	if flags&CLONE_THREAD != 0 {
+		c.PID = t.PID
+		c.fam.leader = leader
+	} else {
+		c.PID = c.TID
+	}
+	if flags&CLONE_VM != 0 {
+		c.fam.mm = t.fam.mm
+	} else {
+		s.nextMM++
+		c.fam.mm = s.nextMM
+	}
+	// real_parent: "CLONE_PARENT re-uses the old parent" and so do threads.
+	realParent := t
+	if flags&(CLONE_PARENT|CLONE_THREAD) != 0 {
+		realParent = t.fam.parent
+	}
+	c.fam.parent = realParent
+	if realParent != nil {
+		c.PPID, c.PTID = realParent.PID, realParent.TID
+	} else {
+		c.PPID, c.PTID = t.PPID, t.PTID
+	}
+	// sched_fork(): the child starts on the parent's CPU (task_cpu(p)).
+	t.Step("copy_process:sched_fork")
+	for _, h := range s.ForkHooks {
+		if err := h.InitTask(t, c, flags); err != nil {
+			return nil, err // perf_event_free_task() ran in the hook
+		}
+	}
+	t.Step("copy_process:perf_event_init_task")
+	// The child becomes visible: attach_pid(), list_add_tail(&p->sibling, ...).
+	s.M.InitThread(&c.Thread, c.Comm+"-"+strconv.Itoa(c.TID), func(*cpu.Thread) { s.taskMain(c) })
+	c.Owner = c
+	s.Tasks = append(s.Tasks, c)
+	if flags&CLONE_THREAD != 0 {
+		leader.fam.threads = append(leader.fam.threads, c)
+	} else if realParent != nil {
+		realParent.fam.children = append(realParent.fam.children, c)
+	}
+	for _, h := range s.ForkHooks {
+		h.Forked(t, c, flags)
+	}
+	return c, nil
+}
+
+// wakeUpNewTask makes the child runnable: fork balancing picks its CPU among
+// those it may use (select_task_rq(WF_FORK); the parent's CPU without
+// sched-balance), then activate_task(), sched_wakeup_new, wakeup_preempt().
+// kernel/sched/core.c: wake_up_new_task()
+func (s *Sched) wakeUpNewTask(p *Task) {
+	c := s.M.CPUs[s.M.Eng.Running().ID]
+	f := c.LocalIrqSave()
+	p.State = Runnable
+	i := s.selectCPU(p, p.lastCPU)
+	p.lastCPU = i // __set_task_cpu(): no migrate tracepoint
+	s.enqueue(i, p)
+	for _, h := range s.TraceHooks {
+		h.SchedWakeup(c, p, i, true)
+	}
+	if TaskOf(s.M.CPUs[i].Curr()) == nil || i != c.ID {
+		s.resched(i) // wakeup_preempt(): an idle CPU reschedules at once
+	}
+	c.LocalIrqRestore(f)
+}
+
+// StartFamily gives a task the machine starts with its own mm: Spawn calls it.
+func (s *Sched) startFamily(t *Task) {
+	s.nextMM++
+	t.fam.mm = s.nextMM
+}
+
+// doGroupExit is exit_group(): mark the group exiting and kill the other
+// threads (zap_other_threads(): SIGKILL and signal_wake_up()), then exit.
+// kernel/exit.c: do_group_exit()
+func (s *Sched) doGroupExit(t *Task) {
+	l := t.Leader()
+	if !l.fam.groupExit {
+		l.fam.groupExit = true
+		for _, th := range s.threadGroup(t) {
+			if th == t || th.State == Dead {
+				continue
+			}
+			th.fam.killed = true
+			th.SigPending = true
+			s.kickTask(th)
+		}
+	}
+}
+
+// threadGroup returns every thread of t's group, the leader first.
+func (s *Sched) threadGroup(t *Task) []*Task {
+	l := t.Leader()
+	return append([]*Task{l}, l.fam.threads...)
+}
+
+// groupDead reports whether every thread of t's group has exited but t:
+// atomic_dec_and_test(&tsk->signal->live).
+func (s *Sched) groupDead(t *Task) bool {
+	for _, th := range s.threadGroup(t) {
+		if th != t && th.State != Dead {
+			return false
+		}
+	}
+	return true
+}
+
+// exitNotify is exit_notify(): children are reparented to init (the machine
+// has no subreaper); a thread is released at once (autoreap); a process
+// whose thread group is empty becomes a zombie and wakes its parent's
+// wait4 (do_notify_parent() -> __wake_up_parent()). It returns the state
+// sched_switch reports for the exiting task.
+// kernel/exit.c: exit_notify(), forget_original_parent(), release_task()
+func (s *Sched) exitNotify(t *Task, groupDead bool) int64 {
+	for _, ch := range t.fam.children {
+		ch.fam.parent = nil
+		ch.PPID, ch.PTID = 1, 1
+		if ch.fam.zombie && !ch.fam.reaped {
+			ch.fam.reaped = true // init reaps it
+		}
+	}
+	t.fam.children = nil
+	l := t.Leader()
+	if t != l {
+		t.fam.reaped = true // a thread autoreaps: EXIT_DEAD
+		if groupDead && l.State == Dead {
+			s.notifyParent(l)
+		}
+		return StateReportDead
+	}
+	t.fam.zombie = true
+	if groupDead {
+		s.notifyParent(t)
+	}
+	return StateReportZombie
+}
+
+// notifyParent wakes the parent's wait4 for a dead process: do_notify_parent().
+func (s *Sched) notifyParent(l *Task) {
+	p := l.fam.parent
+	if p == nil {
+		l.fam.reaped = true // init reaps it
+		return
+	}
+	s.WakeUpAll(&p.Leader().fam.waitChldExit)
+}
+
+// wait4 waits for any child of t's thread group to be a zombie and reaps it,
+// returning its pid: -ECHILD with no child at all.
+// kernel/exit.c: do_wait() -> wait_consider_task(), wait_task_zombie()
+func (s *Sched) wait4(t *Task) (int, error) {
+	for {
+		any := false
+		for _, th := range s.threadGroup(t) {
+			for _, ch := range th.fam.children {
+				if ch.fam.reaped {
+					continue
+				}
+				any = true
+				if ch.fam.zombie && s.groupDead(ch) {
+					ch.fam.reaped = true // release_task(): off the parent's children list
+					th.fam.children = removeTask(th.fam.children, ch)
+					return ch.PID, nil
+				}
+			}
+		}
+		if !any {
+			return -1, ErrNoChild
+		}
+		t.Step("do_wait:schedule")
+		if !s.Wait(t, &t.Leader().fam.waitChldExit) {
+			return -1, ErrInterrupted
+		}
+	}
+}
+
+// ErrInterrupted is -ERESTARTSYS: a signal interrupted a wait.
+var ErrInterrupted = errors.New("interrupted system call")
+
+// updateCurr is update_curr() for the task on c: the runtime since
+// exec_start, reported by sched_stat_runtime.
+// kernel/sched/fair.c: update_curr() -> update_curr_task()
+func (s *Sched) updateCurr(c *cpu.CPU, t *Task) {
+	now := s.M.Now()
+	d := now - t.fam.execStart
+	t.fam.execStart = now
+	if d <= 0 {
+		return
+	}
+	for _, h := range s.TraceHooks {
+		h.SchedStatRuntime(c, t, d)
+	}
+}
+
+// setTaskCPU is set_task_cpu() for a task moving between run queues: the
+// sched_migrate_task tracepoint, then the move.
+// kernel/sched/core.c: set_task_cpu()
+func (s *Sched) setTaskCPU(c *cpu.CPU, t *Task, dest int) { s.setTaskCPUFrom(c, t, dest, false) }
+
+// setTaskCPUFrom is setTaskCPU from the stopper thread (stopper true).
+func (s *Sched) setTaskCPUFrom(c *cpu.CPU, t *Task, dest int, stopper bool) {
+	if c != nil {
+		for _, h := range s.TraceHooks {
+			h.SchedMigrateTask(c, t, t.lastCPU, dest, stopper)
+		}
+	}
+	t.lastCPU = dest
+}
+
+func removeTask(l []*Task, t *Task) []*Task {
+	for i, x := range l {
+		if x == t {
+			return append(l[:i:i], l[i+1:]...)
+		}
+	}
+	return l
+}

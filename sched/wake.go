@@ -1,0 +1,311 @@
+package sched
+
+import (
+	"perfsim/cpu"
+	"perfsim/sim"
+)
+
+// tryToWakeUp makes a sleeping task runnable.
+//
+//   - p is still switching out on another CPU (p->on_cpu): with TTWU_QUEUE and
+//     an empty run queue there, it goes on that CPU's wake list, whose IPI
+//     activates it once the switch is done; otherwise it is queued now and
+//     pickNext leaves it until it is off that CPU (smp_cond_load_acquire()).
+//   - p is off every CPU: select_task_rq() picks its CPU (a move fires
+//     sched_migrate_task), then ttwu_queue(): the wake list of a remote idle
+//     CPU and an IPI, or activated here (sched_wakeup) with a resched.
+//
+// kernel/sched/core.c: try_to_wake_up()
+func (s *Sched) tryToWakeUp(p *Task) {
+	if p.State != Sleeping {
+		return // ttwu_state_match(): not sleeping (or already woken)
+	}
+	var c *cpu.CPU
+	if run := s.M.Eng.Running(); run != nil {
+		c = s.M.CPUs[run.ID]
+	}
+	p.State = Runnable // TASK_WAKING, then TASK_RUNNING
+	if oc := p.CPU(); oc != nil {
+		if c == oc {
+			// p == current, or p interrupted on its own CPU before it
+			// blocked: ttwu_do_wakeup(); schedule() keeps it (ttwu_runnable()).
+			return
+		}
+		if c != nil && s.ttwuQueueCond(c, p, oc.ID, true) {
+			s.ttwuQueueWakelist(c, p, oc.ID)
+			return
+		}
+	}
+	i := s.selectCPU(p, p.lastCPU)
+	if i != p.lastCPU {
+		s.setTaskCPU(c, p, i) // WF_MIGRATED
+	}
+	if c != nil && p.CPU() == nil && s.ttwuQueueCond(c, p, i, false) {
+		s.ttwuQueueWakelist(c, p, i)
+		return
+	}
+	s.ttwuDoActivate(c, p, i)
+}
+
+// ttwuQueueCond says whether the wake-up goes through cpu's wake list: not
+// for the waker's own CPU nor a CPU p may not use; yes for a CPU with
+// nothing running (the LLC is shared: the model's CPUs share one cache).
+// onCPU is the p->on_cpu case, where p itself is not counted.
+// kernel/sched/core.c: ttwu_queue_cond()
+func (s *Sched) ttwuQueueCond(c *cpu.CPU, p *Task, target int, onCPU bool) bool {
+	if s.Cfg.NoTTWUQueue || target == c.ID || !p.Allowed.Has(target) {
+		return false
+	}
+	nr := len(s.rq[target])
+	if !onCPU && TaskOf(s.M.CPUs[target].Curr()) != nil {
+		nr++
+	}
+	return nr == 0
+}
+
+// ttwuQueueWakelist puts p on target's wake list and, when the list was
+// empty, sends the CALL_FUNCTION_SINGLE IPI that runs sched_ttwu_pending()
+// there. The step point is the window between the llist_add() and the IPI.
+// kernel/sched/core.c: __ttwu_queue_wakelist() -> kernel/smp.c: __smp_call_single_queue()
+func (s *Sched) ttwuQueueWakelist(c *cpu.CPU, p *Task, target int) {
+	p.fam.wakePending = true
+	p.lastCPU = target
+	first := len(s.wakeList[target]) == 0
+	s.wakeList[target] = append(s.wakeList[target], p)
+	c.Step("ttwu_queue_wakelist")
+	if first {
+		s.M.CPUs[target].RaiseIRQ(cpu.Interrupt{Name: "call_function_single", Fn: s.schedTTWUPending})
+	}
+}
+
+// schedTTWUPending activates the tasks on this CPU's wake list: the IPI's
+// handler.
+// kernel/sched/core.c: sched_ttwu_pending()
+func (s *Sched) schedTTWUPending(c *cpu.CPU) {
+	l := s.wakeList[c.ID]
+	s.wakeList[c.ID] = nil
+	c.Step("sched_ttwu_pending")
+	for _, p := range l {
+		p.fam.wakePending = false
+		if p.State == Dead {
+			continue
+		}
+		s.ttwuDoActivate(c, p, c.ID)
+	}
+}
+
+// ttwuDoActivate enqueues p on CPU i, fires sched_wakeup (on the CPU doing
+// the activation) and lets an idle CPU (or p's old CPU, still switching p
+// out) reschedule: activate_task(), ttwu_do_wakeup(), wakeup_preempt().
+// kernel/sched/core.c: ttwu_do_activate()
+func (s *Sched) ttwuDoActivate(c *cpu.CPU, p *Task, i int) {
+	if c != nil {
+		s.note(c, sim.KWake, p.Thread.Name, "", int64(i))
+	}
+	s.enqueue(i, p)
+	if c != nil {
+		for _, h := range s.TraceHooks {
+			h.SchedWakeup(c, p, i, false)
+		}
+	}
+	if TaskOf(s.M.CPUs[i].Curr()) == nil || p.CPU() != nil {
+		s.resched(i)
+	}
+}
+
+// traceSwitch is what __schedule() does before context_switch() that the
+// tracepoints see: update_curr() for prev (its dequeue or put_prev_task()),
+// then sched_switch with prev's state.
+// kernel/sched/core.c: __schedule()
+func (s *Sched) traceSwitch(c *cpu.CPU, prev, next *Task) {
+	var state int64
+	if prev != nil {
+		s.updateCurr(c, prev)
+		switch prev.State {
+		case Sleeping:
+			state = StateReportInterruptib
+		case Dead:
+			state = prev.fam.exitState
+		}
+	}
+	for _, h := range s.TraceHooks {
+		h.SchedSwitch(c, false, prev, next, state)
+	}
+}
+
+// wakeOne wakes the first waiter of q: an exclusive wait's wake_up().
+func (s *Sched) wakeOne(q *WaitQueue) bool {
+	if len(q.waiters) == 0 {
+		return false
+	}
+	t := q.waiters[0]
+	q.waiters = q.waiters[1:]
+	s.Wake(t)
+	return true
+}
+
+// PipeBuffers is the capacity of a pipe: PIPE_DEF_BUFFERS pages.
+const PipeBuffers = 16 * 4096
+
+// pipe is a pipe_inode_info: the bytes in it and its two wait queues.
+type pipe struct {
+	n      int
+	rdWait WaitQueue
+	wrWait WaitQueue
+}
+
+// futexQ is a futex hash bucket's queue for one futex word.
+type futexQ struct {
+	q WaitQueue
+}
+
+// waitObjects are the pipes and futexes the tasks of a machine share by name.
+type waitObjects struct {
+	pipes   map[string]*pipe
+	futexes map[string]*futexQ
+}
+
+func (o *waitObjects) pipe(name string) *pipe {
+	if o.pipes == nil {
+		o.pipes = map[string]*pipe{}
+	}
+	p := o.pipes[name]
+	if p == nil {
+		p = &pipe{}
+		o.pipes[name] = p
+	}
+	return p
+}
+
+func (o *waitObjects) futex(name string) *futexQ {
+	if o.futexes == nil {
+		o.futexes = map[string]*futexQ{}
+	}
+	f := o.futexes[name]
+	if f == nil {
+		f = &futexQ{}
+		o.futexes[name] = f
+	}
+	return f
+}
+
+// PipeWrite and PipeRead are the program steps write(P, n) and read(P, n).
+func PipeWrite(name string, n int) Op { return Op{Kind: OpPipe, Name: name, N: n} }
+func PipeRead(name string, n int) Op  { return Op{Kind: OpPipe, Name: name, N: -n} }
+
+// FutexWait and FutexWake are futex(FUTEX_WAIT) and futex(FUTEX_WAKE, n).
+func FutexWait(name string) Op        { return Op{Kind: OpFutex, Name: name} }
+func FutexWake(name string, n int) Op { return Op{Kind: OpFutex, Name: name, N: n} }
+
+// pipeOp is write(2) (n > 0) or read(2) (n < 0) of |n| bytes on a pipe: a
+// writer blocks while the pipe is full and wakes a reader when it was
+// empty; a reader blocks while it is empty, takes what is there (up to |n|)
+// and wakes a writer when it was full.
+// fs/pipe.c: pipe_write(), pipe_read()
+func (s *Sched) pipeOp(t *Task, name string, n int) {
+	p := s.objs.pipe(name)
+	if n > 0 {
+		s.syscallWith(t, "write", func(t *Task) {
+			left := n
+			for left > 0 {
+				if p.n == PipeBuffers {
+					t.Step("pipe_write:wait")
+					if !s.Wait(t, &p.wrWait) {
+						return // -ERESTARTSYS
+					}
+					continue
+				}
+				wasEmpty := p.n == 0
+				k := min(left, PipeBuffers-p.n)
+				p.n += k
+				left -= k
+				t.Step("pipe_write:copied")
+				if wasEmpty {
+					s.wakeOne(&p.rdWait) // wake_up_interruptible_sync_poll(&pipe->rd_wait)
+				}
+			}
+		})
+		return
+	}
+	s.syscallWith(t, "read", func(t *Task) {
+		for p.n == 0 {
+			t.Step("pipe_read:wait")
+			if !s.Wait(t, &p.rdWait) {
+				return
+			}
+		}
+		wasFull := p.n == PipeBuffers
+		p.n -= min(-n, p.n)
+		if wasFull {
+			s.wakeOne(&p.wrWait)
+		}
+	})
+}
+
+// futexOp is futex(FUTEX_WAIT) (n == 0: the word always holds the expected
+// value, so the task sleeps until a wake) or futex(FUTEX_WAKE, n): wake up to
+// n waiters in queue order. A wake with no waiter is lost, as the kernel's.
+// kernel/futex/waitwake.c: futex_wait(), futex_wake()
+func (s *Sched) futexOp(t *Task, name string, n int) {
+	f := s.objs.futex(name)
+	s.syscallWith(t, "futex", func(t *Task) {
+		if n == 0 {
+			t.Step("futex_wait:queue")
+			s.Wait(t, &f.q)
+			return
+		}
+		for i := 0; i < n && s.wakeOne(&f.q); i++ {
+		}
+	})
+}
+
+// Blocked describes the sleeping tasks that nothing can wake: those waiting
+// on a pipe, futex or wait4 (no timer of theirs is armed). The runner calls
+// it when the machine has nothing left to do but tasks have not exited.
+func (s *Sched) Blocked() []*Task {
+	var out []*Task
+	for _, t := range s.Tasks {
+		if t.State == Sleeping {
+			if ok, _ := t.timerArmed(); ok {
+				continue
+			}
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+func (t *Task) timerArmed() (bool, int64) {
+	if t.wakeTimer == nil {
+		return false, 0
+	}
+	ok, when := t.wakeTimer.Armed()
+	return ok, int64(when)
+}
+
+// WaitingOn says what a sleeping task waits for: "pipe P", "futex F",
+// "wait4", or "" when it is not on one of those.
+func (s *Sched) WaitingOn(t *Task) string {
+	has := func(q *WaitQueue) bool {
+		for _, x := range q.waiters {
+			if x == t {
+				return true
+			}
+		}
+		return false
+	}
+	for name, p := range s.objs.pipes {
+		if has(&p.rdWait) || has(&p.wrWait) {
+			return "pipe " + name
+		}
+	}
+	for name, f := range s.objs.futexes {
+		if has(&f.q) {
+			return "futex " + name
+		}
+	}
+	if has(&t.Leader().fam.waitChldExit) {
+		return "wait4"
+	}
+	return ""
+}
