@@ -241,7 +241,7 @@ func (d *PerfData) evselOf(rec []byte, hdr rb.Header) int {
 // knownType reports whether rb decodes records of type t.
 func knownType(t uint32) bool {
 	switch t {
-	case uapi.PERF_RECORD_SAMPLE, uapi.PERF_RECORD_LOST, uapi.PERF_RECORD_COMM, uapi.PERF_RECORD_EXIT, uapi.PERF_RECORD_FORK,
+	case uapi.PERF_RECORD_SAMPLE, uapi.PERF_RECORD_LOST, uapi.PERF_RECORD_COMM, uapi.PERF_RECORD_EXIT, uapi.PERF_RECORD_FORK, uapi.PERF_RECORD_MMAP, uapi.PERF_RECORD_MMAP2,
 		uapi.PERF_RECORD_SWITCH, uapi.PERF_RECORD_SWITCH_CPU_WIDE, uapi.PERF_RECORD_AUX, uapi.PERF_RECORD_ITRACE_START,
 		uapi.PERF_RECORD_CALLCHAIN_DEFERRED, uapi.PERF_RECORD_THROTTLE, uapi.PERF_RECORD_UNTHROTTLE:
 		return true

@@ -247,8 +247,12 @@ func (ss *Session) workloadChild(t *sched.Task) {
 			}
 		})
 	}
-	ss.S.Syscall(t, "execve", func(t *sched.Task) { ss.K.Exec(t) })
+	ss.S.Exec(t, WorkloadPath(t.Comm)) // begin_new_exec(): perf_event_exec(), the exec COMM, the image's MMAP2s
+
 }
+
+// WorkloadPath is the file the simulated workload TASK execs: /usr/local/bin/TASK.
+func WorkloadPath(task string) string { return "/usr/local/bin/" + task }
 
 // startWorkload writes the cork: evlist__start_workload().
 func (ss *Session) startWorkload(t *sched.Task) {

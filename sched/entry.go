@@ -25,7 +25,11 @@ func (s *Sched) runOps(t *Task, ops []Op) bool {
 			t.Spend(op.D)
 			t.Computed += op.D
 		case OpSyscall:
-			s.syscall(t, op.Name, op.D)
+			s.syscallOp(t, op)
+		case OpTouch:
+			if !s.touch(t, op) {
+				return false
+			}
 		case OpSleep:
 			s.sleep(t, op.D)
 		case OpLoop:
@@ -56,6 +60,9 @@ func (s *Sched) runOps(t *Task, ops []Op) bool {
 func (s *Sched) syscall(t *Task, name string, d sim.Duration) {
 	body := s.Syscalls[name]
 	if body == nil {
+		body = s.modelledSyscall(name, d)
+	}
+	if body == nil {
 		if d <= 0 {
 			d = s.Cfg.SyscallCost
 		}
@@ -71,6 +78,7 @@ func (s *Sched) syscallWith(t *Task, name string, body SyscallFunc) {
 	s.setUser(t, false)
 	t.KernelEntries++
 	t.Syscall = name
+	t.loadSysRegs(name)
 	t.Step("syscall_enter_from_user_mode")
 	for _, h := range s.SyscallHooks {
 		h.SysEnter(t, name)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"perfsim/cpu"
+	"perfsim/mm"
 	"perfsim/sim"
 )
 
@@ -75,6 +76,8 @@ type Sched struct {
 	Cfg Config
 
 	Tasks []*Task
+	// FS is the machine's files (package mm): what tasks open and map.
+	FS *mm.FS
 	// Syscalls maps syscall names to their kernel bodies.
 	Syscalls map[string]SyscallFunc
 
@@ -105,7 +108,7 @@ func New(m *cpu.Machine, cfg Config) *Sched {
 		cfg.Slice = cfg.Tick
 	}
 	n := len(m.CPUs)
-	s := &Sched{M: m, Cfg: cfg, Syscalls: map[string]SyscallFunc{}, nextPID: 100,
+	s := &Sched{M: m, Cfg: cfg, Syscalls: map[string]SyscallFunc{}, FS: mm.NewFS(), nextPID: 100,
 		rq: make([][]*Task, n), needResched: make([]bool, n), lastPrev: make([]*cpu.Thread, n)}
 	m.Hooks = s
 	for _, c := range m.CPUs {
@@ -126,6 +129,7 @@ func (s *Sched) Spawn(comm string, mask CPUMask, prog ...Op) *Task {
 	}
 	s.nextPID++
 	t := &Task{PID: s.nextPID, TID: s.nextPID, Comm: comm, Allowed: mask, Prog: prog, s: s, migrateTo: -1, lastCPU: mask.First()}
+	t.MM, t.Files = mm.New(), mm.NewFiles(s.FS)
 	s.M.InitThread(&t.Thread, fmt.Sprintf("%s-%d", comm, t.TID), func(*cpu.Thread) { s.taskMain(t) })
 	t.Owner = t
 	s.Tasks = append(s.Tasks, t)

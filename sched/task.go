@@ -8,6 +8,7 @@ import (
 	"fmt"
 
 	"perfsim/cpu"
+	"perfsim/mm"
 	"perfsim/sim"
 )
 
@@ -39,6 +40,19 @@ type Task struct {
 	KernelStack []string
 	// Syscall is the name of the syscall the task is in, or "".
 	Syscall string
+	// Sys is the syscall in progress as its registers hold it: number,
+	// arguments, return value (syscall_args.go).
+	Sys SyscallRegs
+	// Vars are the values the program bound with "as NAME".
+	Vars map[string]uint64
+	// MM is the address space (shared by CLONE_VM threads: MM.Users), Files
+	// the fd table; Spawn gives a task its own (package mm).
+	MM    *mm.MM
+	Files *mm.Files
+	// MinFlt and MajFlt count its page faults (min_flt, maj_flt);
+	// Segfaulted is set when a bad access killed it.
+	MinFlt, MajFlt uint64
+	Segfaulted     bool
 	// KernelEntries counts entries into the kernel (syscalls and interrupts from
 	// user mode are not separated: one per syscall).
 	KernelEntries uint64
@@ -61,6 +75,7 @@ type Task struct {
 	sliceUsed sim.Duration
 	wakeTimer *cpu.Timer
 	s         *Sched
+	sysNext   *SyscallRegs // the registers of the program's next syscall
 }
 
 // CPUID returns the CPU the task runs on, or the one it last ran on.
@@ -97,6 +112,7 @@ const (
 	OpStack                  // set the user call stack to Stack
 	OpCall                   // run Fn in the task's context (model code)
 	OpExit                   // exit now
+	OpTouch                  // access N pages from Args[0] (Name "write" for stores): page faults
 )
 
 // Op is one step of a task's program.
@@ -110,6 +126,10 @@ type Op struct {
 	Mask  CPUMask
 	Stack []string
 	Fn    func(t *Task)
+	// Args are a syscall's arguments (or a touch's address); Bind names the
+	// variable its return value is bound to (syscall_args.go).
+	Args []SysArg
+	Bind string
 }
 
 // Compute, Syscall, Sleep, Loop, Migrate and Call build program steps.

@@ -1,0 +1,106 @@
+package perftool
+
+import (
+	"embed"
+	"fmt"
+	"io/fs"
+	"path"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// tracefsFS holds the format files copied from this machine's tracefs
+// (/sys/kernel/tracing/events/SYSTEM/NAME/format): every syscalls:* and
+// raw_syscalls:* event, and what other systems the catalogue has.
+//
+//go:embed testdata/tracefs
+var tracefsFS embed.FS
+
+// mustReadTracefs reads every SYSTEM/NAME/format under root of fsys into
+// catalogue entries, sorted by system then id. A format file it cannot parse
+// is a build mistake (the files are committed), so it panics at load.
+func mustReadTracefs(fsys fs.FS, root string) []Tracepoint {
+	files, err := fs.Glob(fsys, root+"/*/*/format")
+	if err != nil {
+		panic(err)
+	}
+	out := make([]Tracepoint, 0, len(files))
+	for _, f := range files {
+		b, err := fs.ReadFile(fsys, f)
+		if err != nil {
+			panic(err)
+		}
+		dir := path.Dir(f)
+		tp, err := ParseFormatFile(path.Base(path.Dir(dir)), string(b))
+		if err != nil {
+			panic(fmt.Sprintf("%s: %v", f, err))
+		}
+		if tp.Name != path.Base(dir) {
+			panic(fmt.Sprintf("%s: names %s", f, tp.Name))
+		}
+		out = append(out, *tp)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].System != out[j].System {
+			return out[i].System < out[j].System
+		}
+		return out[i].ID < out[j].ID
+	})
+	return out
+}
+
+// ParseFormatFile reads a tracefs format file of a tracepoint of system sys:
+// its name, ID, the fields after the common_* header and the print fmt.
+// kernel/trace/trace_events.c: f_show() prints what this reads.
+func ParseFormatFile(sys, text string) (*Tracepoint, error) {
+	tp := &Tracepoint{System: sys}
+	haveID := false
+	for _, l := range strings.Split(text, "\n") {
+		switch {
+		case strings.HasPrefix(l, "name: "):
+			tp.Name = strings.TrimPrefix(l, "name: ")
+		case strings.HasPrefix(l, "ID: "):
+			id, err := strconv.ParseUint(strings.TrimPrefix(l, "ID: "), 10, 64)
+			if err != nil {
+				return nil, fmt.Errorf("bad ID line %q", l)
+			}
+			tp.ID, haveID = id, true
+		case strings.HasPrefix(l, "print fmt: "):
+			tp.PrintFmt = strings.TrimPrefix(l, "print fmt: ")
+		case strings.HasPrefix(l, "\tfield:"):
+			f, err := parseFieldLine(l)
+			if err != nil {
+				return nil, err
+			}
+			if !strings.Contains(f.Decl, " common_") {
+				tp.Fields = append(tp.Fields, f)
+			}
+		}
+	}
+	if tp.Name == "" || !haveID {
+		return nil, fmt.Errorf("no name or ID line")
+	}
+	return tp, nil
+}
+
+// parseFieldLine reads "\tfield:DECL;\toffset:N;\tsize:N;\tsigned:N;".
+func parseFieldLine(l string) (Field, error) {
+	parts := strings.Split(strings.TrimPrefix(l, "\tfield:"), ";")
+	if len(parts) < 4 {
+		return Field{}, fmt.Errorf("bad field line %q", l)
+	}
+	var f Field
+	f.Decl = parts[0]
+	vals := [3]int{}
+	for i, key := range []string{"offset:", "size:", "signed:"} {
+		v, ok := strings.CutPrefix(strings.TrimSpace(parts[i+1]), key)
+		n, err := strconv.Atoi(v)
+		if !ok || err != nil {
+			return Field{}, fmt.Errorf("bad field line %q", l)
+		}
+		vals[i] = n
+	}
+	f.Offset, f.Size, f.Signed = vals[0], vals[1], vals[2] == 1
+	return f, nil
+}
