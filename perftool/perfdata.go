@@ -301,6 +301,7 @@ type DataStats struct {
 	Lost        int64 // sum of their lost counts
 	Comm        int64 // PERF_RECORD_COMM from the kernel
 	Exit        int64 // PERF_RECORD_EXIT
+	Mmap        int64 // PERF_RECORD_MMAP and MMAP2 from the kernel
 	Unknown     int64 // record types the model does not decode (mmap, ...)
 	Torn        int64 // records that do not decode, plus 1 if the reader stopped
 }
@@ -335,6 +336,8 @@ func (d *PerfData) Stats() DataStats {
 			s.Comm++
 		case uapi.PERF_RECORD_EXIT:
 			s.Exit++
+		case uapi.PERF_RECORD_MMAP, uapi.PERF_RECORD_MMAP2:
+			s.Mmap++
 		}
 	}
 	if d.ProcessErr != nil {

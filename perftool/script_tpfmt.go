@@ -228,6 +228,12 @@ func matchParen(s string) int {
 	return -1
 }
 
+// FieldName is the C name of a field declaration: "unsigned long args[6]" is "args".
+func FieldName(decl string) string {
+	n, _ := fieldName(decl)
+	return n
+}
+
 // fieldName returns the C name of a field declaration and its array length
 // (0 when it is not an array): "unsigned long args[6]" is ("args", 6).
 func fieldName(decl string) (string, int) {

@@ -104,9 +104,7 @@ func Describe(perf PerfBackend, kind scenarios.Kind) []NameEntry {
 		}
 		out = append(out, NameEntry{"task_work_run:NAME", "one label per task work name"})
 	case scenarios.Syscalls:
-		for _, n := range NewRegistry(nil, perf).Names(scenarios.Syscalls) {
-			out = append(out, NameEntry{n, ""})
-		}
+		out = append(out, describeSyscalls()...)
 	case scenarios.PMUs:
 		for name, attrs := range perf.PMUs() {
 			var as []string

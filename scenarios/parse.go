@@ -115,7 +115,7 @@ var topKeywords = []string{
 	"at", "nmi", "preempt", "migrate", "always", "never", "sometimes", "when",
 }
 
-var taskKeywords = []string{"compute", "syscall", "sleep", "repeat", "stack", "migrate", "pin", "exit"}
+var taskKeywords = []string{"compute", "syscall", "sleep", "repeat", "stack", "migrate", "pin", "exit", "touch"}
 
 func (p *parser) topLevel(n *node) {
 	ll := n.line
