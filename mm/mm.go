@@ -378,3 +378,7 @@ func (m *MM) LoadELF(f *File, base uint64) []*VMA {
 	}
 	return out
 }
+
+func (f Fault) String() string {
+	return [...]string{"none", "minor", "major", "bad"}[f]
+}

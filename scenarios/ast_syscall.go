@@ -1,5 +1,10 @@
 package scenarios
 
+import (
+	"strconv"
+	"strings"
+)
+
 // SysArg is one argument of a syscall statement (or a touch's address): a
 // "string" (passed by its address in the task's memory), or terms joined by
 // | (flags): each a number (-1, 4096, 0x20) or a NAME, which is a constant
@@ -36,4 +41,20 @@ func (o *Touch) OpPos() Pos { return o.Pos }
 type SyscallRegistry interface {
 	SyscallArgNames(name string) ([]string, bool)
 	SyscallConst(name string) (int64, bool)
+}
+
+// String is the argument as it can be written back.
+func (a SysArg) String() string {
+	if a.IsStr {
+		return `"` + a.Str + `"`
+	}
+	var parts []string
+	for _, t := range a.Terms {
+		if t.Name != "" {
+			parts = append(parts, t.Name)
+		} else {
+			parts = append(parts, strconv.FormatInt(t.Value, 10))
+		}
+	}
+	return strings.Join(parts, "|")
 }
