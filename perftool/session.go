@@ -292,7 +292,9 @@ func (ss *Session) record(t *sched.Task) {
 		ss.writeSynth(t, synthComm(&ss.Data.Attrs[0].Attr, w.PID, w.TID, workloadComm))
 		ss.startWorkload(t)
 	}
-	ss.writeSynth(t, headerOnly(RecordFinishedInit)) // write_finished_init()
+	if !ss.R.Overwrite { // --overwrite sets opts.tail_synthesize: at the end (session_tail.go)
+		ss.writeSynth(t, headerOnly(RecordFinishedInit)) // write_finished_init()
+	}
 
 	for {
 		hits := ss.stats.pushes
@@ -330,6 +332,7 @@ func (ss *Session) record(t *sched.Task) {
 	if ss.R.Snapshot != nil && ss.R.Snapshot.OnExit {
 		ss.auxtraceSnapshotExit(t) // session_aux_snapshot.go
 	}
+	ss.tailSynthesize(t)
 	// out_child: record__mmap_read_all(rec, true)
 	ss.toggleBkwMmap(t, bkwDataPending)
 	if err := ss.mmapReadAll(t, true); err != nil && ss.Err == nil {
