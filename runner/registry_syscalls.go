@@ -2,6 +2,7 @@ package runner
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 
@@ -62,14 +63,26 @@ func sysArg(a scenarios.SysArg) sched.SysArg {
 	for _, t := range a.Terms {
 		switch c, ok := uapi.SyscallConsts[t.Name]; {
 		case t.Name == "":
-			v |= uint64(t.Value)
+			v |= regValue(t.Value)
 		case ok:
-			v |= uint64(c)
+			v |= regValue(c)
 		default:
 			return sched.SysArg{Var: t.Name}
 		}
 	}
 	return sched.SysArg{Val: v}
+}
+
+// regValue is the register a program's number arrives in: a negative value
+// that fits an int (-1, AT_FDCWD) is an int, which glibc's wrappers load with
+// a 32-bit move, so the upper half is zero (close(-1) traces "fd:
+// 0xffffffff", as the real one does); a larger one is a long.
+// sysdeps/unix/sysv/linux/x86_64/sysdep.h (glibc): TYPEFY(), ARGIFY()
+func regValue(v int64) uint64 {
+	if v < 0 && v >= math.MinInt32 {
+		return uint64(uint32(int32(v)))
+	}
+	return uint64(v)
 }
 
 func sysArgs(as []scenarios.SysArg) []sched.SysArg {

@@ -85,13 +85,13 @@ func TestSyscallPayloads(t *testing.T) {
 			got = append(got, call{name, int64(int32(le.Uint32(raw[8:]))), le.Uint64(raw[16:]), int64(le.Uint64(raw[16:]))})
 		}
 	}
-	str := uint64(0x7fffffffeff8) // "worker", at the top of the stack page
+	str := uint64(0x7fffffffeff8) // "worker", at the top of the stack page; AT_FDCWD is an int: 0xffffff9c
 	want := []call{
 		{"raw_syscalls:sys_exit", 59, 0, 0}, // the exec of w, which enabled the events (enable_on_exec)
 		{"raw_syscalls:sys_enter", 3, 1000, 0}, {"syscalls:sys_enter_close", 3, 1000, 1000},
 		{"raw_syscalls:sys_exit", 3, 0, -9}, {"syscalls:sys_exit_close", 3, 0xfffffffffffffff7, -9},
 		{"raw_syscalls:sys_enter", 157, uapi.PR_SET_NAME, int64(str)}, {"raw_syscalls:sys_exit", 157, 0, 0},
-		{"raw_syscalls:sys_enter", 257, 0xffffffffffffff9c, int64(str - 0x18)}, {"raw_syscalls:sys_exit", 257, 0, 3},
+		{"raw_syscalls:sys_enter", 257, 0xffffff9c, int64(str - 0x18)}, {"raw_syscalls:sys_exit", 257, 0, 3},
 		{"raw_syscalls:sys_enter", 9, 0, 16384}, {"raw_syscalls:sys_exit", 9, 0, 0x7ffff7ff4000},
 		{"raw_syscalls:sys_enter", 9, 0, 8192}, {"raw_syscalls:sys_exit", 9, 0, 0x7ffff7ff2000},
 		{"raw_syscalls:sys_enter", 11, 0x7ffff7ff2000, 8192}, {"raw_syscalls:sys_exit", 11, 0, 0},
