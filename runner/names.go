@@ -105,6 +105,8 @@ func Describe(perf PerfBackend, kind scenarios.Kind) []NameEntry {
 		out = append(out, NameEntry{"task_work_run:NAME", "one label per task work name"})
 	case scenarios.Syscalls:
 		out = append(out, describeSyscalls()...)
+	case scenarios.Events:
+		out = append(out, describeEvents()...)
 	case scenarios.PMUs:
 		for name, attrs := range perf.PMUs() {
 			var as []string

@@ -115,3 +115,21 @@ func describeSyscalls() []NameEntry {
 	}
 	return out
 }
+
+// describeEvents is what simrun names events prints: the legacy hardware
+// and software event names, each software one with where it is counted.
+func describeEvents() []NameEntry {
+	var out []NameEntry
+	for _, e := range perftool.LegacyEventNames() {
+		kind := "hardware"
+		if e.Type == uapi.PERF_TYPE_SOFTWARE {
+			kind = "software"
+		}
+		d := fmt.Sprintf("%s event, config %d", kind, e.Config)
+		if e.Help != "" {
+			d += ": " + e.Help
+		}
+		out = append(out, NameEntry{e.Name, d})
+	}
+	return out
+}

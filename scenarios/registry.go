@@ -20,6 +20,7 @@ const (
 	Invariants
 	StepPoints
 	Syscalls
+	Events // the perf event names (simrun names events); nothing in a scenario is checked against them
 )
 
 var kindNames = map[Kind][2]string{ // singular, plural
@@ -31,6 +32,7 @@ var kindNames = map[Kind][2]string{ // singular, plural
 	Invariants:  {"invariant", "invariants"},
 	StepPoints:  {"step point", "step points"},
 	Syscalls:    {"system call", "system calls"},
+	Events:      {"event", "events"},
 }
 
 func (k Kind) String() string { return kindNames[k][0] }
@@ -195,7 +197,7 @@ func (m *MapRegistry) Names(kind Kind) []string {
 }
 
 // NameKinds are the kinds Describe lists, in the order simrun names prints them.
-var NameKinds = []Kind{Verbs, Observables, Invariants, StepPoints, Syscalls, PMUs}
+var NameKinds = []Kind{Verbs, Observables, Invariants, StepPoints, Syscalls, PMUs, Events}
 
 // KindNamed returns the kind whose plural name (or a short form: steps) is s.
 func KindNamed(s string) (Kind, bool) {
