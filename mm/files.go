@@ -1,6 +1,11 @@
 package mm
 
-import "perfsim/uapi"
+import (
+	"crypto/sha1"
+	"strings"
+
+	"perfsim/uapi"
+)
 
 // File is an inode the model maps or opens: its path, device and inode
 // numbers (PERF_RECORD_MMAP2's maj/min/ino/ino_generation), an optional
@@ -41,6 +46,12 @@ func (fs *FS) Lookup(path string) *File {
 	}
 	fs.nextIno++
 	f := &File{Path: path, Maj: 8, Min: 1, Ino: fs.nextIno, pages: map[uint64]bool{}}
+	if !strings.HasPrefix(path, "/dev/") {
+		// Every regular file is an ELF object with a GNU build-id note
+		// (what build_id_parse_nofault() reads): the SHA-1 of its path.
+		id := sha1.Sum([]byte(path))
+		f.BuildID = id[:]
+	}
 	fs.files[path] = f
 	return f
 }

@@ -133,8 +133,23 @@ func TestCommMmapRecords(t *testing.T) {
 		comm, mmap2          = uapi.PERF_RECORD_COMM, uapi.PERF_RECORD_MMAP2
 		user, exec, dataMisc = uapi.PERF_RECORD_MISC_USER, uapi.PERF_RECORD_MISC_COMM_EXEC, uapi.PERF_RECORD_MISC_USER | uapi.PERF_RECORD_MISC_MMAP_DATA
 	)
+	// Today's perf sets attr.build_id (record.buildid_mmap): MMAP2 carries
+	// the file's build id instead of its device and inode.
+	bid := uint16(uapi.PERF_RECORD_MISC_MMAP_BUILD_ID)
 	_, _, recs := runRecords(t, mmProgram+"record -e syscalls:sys_enter_getpid -- w\n")
 	want := []side{
+		{comm, exec, "w", 0, 0, 0},
+		{mmap2, user | bid, "/usr/local/bin/w", 4096, 5, 0},
+		{mmap2, user | bid, "/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2", 4096, 5, 0},
+		{mmap2, user, "[vdso]", 8192, 5, 0},
+		{comm, 0, "worker", 0, 0, 0},
+		{mmap2, user | bid, "/usr/lib/libfoo.so", 16384, 5, 0},
+	}
+	if d := cmp.Diff(want, collect(recs)); d != "" {
+		t.Errorf("default attrs (-want +got):\n%s", d)
+	}
+	_, _, recs = runRecords(t, mmProgram+"record --no-buildid-mmap -e syscalls:sys_enter_getpid -- w\n")
+	want = []side{
 		{comm, exec, "w", 0, 0, 0},
 		{mmap2, user, "/usr/local/bin/w", 4096, 5, 1002},
 		{mmap2, user, "/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2", 4096, 5, 1003},
@@ -143,7 +158,7 @@ func TestCommMmapRecords(t *testing.T) {
 		{mmap2, user, "/usr/lib/libfoo.so", 16384, 5, 1004},
 	}
 	if d := cmp.Diff(want, collect(recs)); d != "" {
-		t.Errorf("default attrs (-want +got):\n%s", d)
+		t.Errorf("--no-buildid-mmap (-want +got):\n%s", d)
 	}
 	_, _, recs = runRecords(t, mmProgram+"record -d -e syscalls:sys_enter_getpid -- w\n")
 	got := collect(recs)
