@@ -29,10 +29,10 @@ type recordOpts struct {
 	callgraph     *callchain
 	sampleAddress bool // -d
 	sampleDataSrc bool
-	rawSamples    bool // -R
-	sampleCPU     bool // --sample-cpu
-	switchEvents  bool // --switch-events: attr.context_switch on the tracking event
-	noBPFEvent    bool // --no-bpf-event
+	rawSamples    bool  // -R
+	sampleCPU     bool  // --sample-cpu
+	switchEvents  bool  // --switch-events: attr.context_switch on the tracking event
+	noBPFEvent    bool  // --no-bpf-event
 	buildIDMmap   *bool // --[no-]buildid-mmap; nil: the tool's default
 	strictFreq    bool
 	output        string // -o
