@@ -382,3 +382,62 @@ func (m *MM) LoadELF(f *File, base uint64) []*VMA {
 func (f Fault) String() string {
 	return [...]string{"none", "minor", "major", "bad"}[f]
 }
+
+// Mprotect is do_mprotect_pkey(): the VMAs of [addr, addr+length) get prot,
+// split where the range cuts them. It returns the VMAs whose flags changed
+// (mprotect_fixup() calls perf_event_mmap() for each) and ENOMEM at the
+// first hole, after changing what came before it, as the kernel does.
+// mm/mprotect.c: do_mprotect_pkey() -> mprotect_fixup()
+func (m *MM) Mprotect(addr, length, prot uint64) ([]*VMA, uapi.Errno) {
+	if addr%PageSize != 0 || prot&^uint64(uapi.PROT_READ|uapi.PROT_WRITE|uapi.PROT_EXEC) != 0 {
+		return nil, uapi.EINVAL
+	}
+	end := addr + pageAlign(length)
+	if end < addr {
+		return nil, uapi.ENOMEM
+	}
+	if end == addr {
+		return nil, 0
+	}
+	var want VMFlags
+	if prot&uapi.PROT_READ != 0 {
+		want |= VM_READ
+	}
+	if prot&uapi.PROT_WRITE != 0 {
+		want |= VM_WRITE
+	}
+	if prot&uapi.PROT_EXEC != 0 {
+		want |= VM_EXEC
+	}
+	const protFlags = VM_READ | VM_WRITE | VM_EXEC
+	var changed []*VMA
+	for next := addr; next < end; {
+		v := m.Find(next)
+		if v == nil || v.Start > next {
+			return changed, uapi.ENOMEM
+		}
+		if v.Flags&protFlags == want { // "newflags == oldflags": nothing to do
+			next = v.End
+			continue
+		}
+		if v.Start < next { // split_vma() at next
+			m.split(v, next)
+			continue
+		}
+		if v.End > end {
+			m.split(v, end)
+		}
+		v.Flags = v.Flags&^protFlags | want
+		changed = append(changed, v)
+		next = v.End
+	}
+	return changed, 0
+}
+
+// split cuts v at a, leaving [v.Start, a) in v and inserting [a, v.End).
+// mm/vma.c: split_vma()
+func (m *MM) split(v *VMA, a uint64) {
+	right := &VMA{Start: a, End: v.End, Flags: v.Flags, Pgoff: v.Pgoff + (a-v.Start)/PageSize, File: v.File, Special: v.Special}
+	v.End = a
+	m.insert(right)
+}

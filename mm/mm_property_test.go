@@ -19,7 +19,11 @@ func TestAddressSpaceProperties(t *testing.T) {
 		faulted := map[uint64]bool{}
 		steps := rapid.IntRange(1, 40).Draw(rt, "steps")
 		for i := 0; i < steps; i++ {
-			switch rapid.IntRange(0, 2).Draw(rt, "op") {
+			switch rapid.IntRange(0, 3).Draw(rt, "op") {
+			case 3:
+				at := MmapBase - uint64(rapid.IntRange(1, 32).Draw(rt, "at"))*PageSize
+				n := uint64(rapid.IntRange(1, 8).Draw(rt, "n")) * PageSize
+				_, _ = m.Mprotect(at, n, uapi.PROT_READ|uapi.PROT_WRITE|uint64(rapid.IntRange(0, 1).Draw(rt, "x"))*uapi.PROT_EXEC)
 			case 0:
 				pages := uint64(rapid.IntRange(1, 8).Draw(rt, "pages"))
 				flags := uint64(uapi.MAP_PRIVATE | uapi.MAP_ANONYMOUS)

@@ -133,3 +133,36 @@ func Example() {
 	// 0x7ffff7ffd000-0x7ffff7fff000 prot 5 flags 2 /usr/lib/libfoo.so: first touch major, second none
 	// 0x7ffff7ffc000-0x7ffff7ffd000 prot 3 flags 2 //anon: first touch minor, second none
 }
+
+// TestMprotect: the range's VMAs get the new prot, split at its ends; a VMA
+// already so is not changed (no MMAP2 for it); a hole is ENOMEM after the
+// VMAs before it changed.
+func TestMprotect(t *testing.T) {
+	fs := NewFS()
+	m := New()
+	v, _ := m.Mmap(0, 4*PageSize, uapi.PROT_READ, uapi.MAP_PRIVATE, fs.Lookup("/lib/b.so"), 0)
+	base := v.Start
+	changed, err := m.Mprotect(base+PageSize, 2*PageSize, uapi.PROT_READ|uapi.PROT_EXEC)
+	if err != 0 || len(changed) != 1 || changed[0].Start != base+PageSize || changed[0].End != base+3*PageSize || changed[0].Pgoff != 1 {
+		t.Fatalf("mprotect of the middle: %v %+v", err, changed)
+	}
+	if changed, _ := m.Mprotect(base+PageSize, PageSize, uapi.PROT_READ|uapi.PROT_EXEC); len(changed) != 0 {
+		t.Errorf("an unchanged prot changed %d VMAs", len(changed))
+	}
+	want := []span{
+		{base, base + PageSize, 1, "/lib/b.so", 0},
+		{base + PageSize, base + 3*PageSize, 5, "/lib/b.so", 1},
+		{base + 3*PageSize, base + 4*PageSize, 1, "/lib/b.so", 3},
+		{StackTop - StackSize, StackTop, 3, "[stack]", 0},
+	}
+	if d := cmp.Diff(want, spans(m)); d != "" {
+		t.Errorf("(-want +got):\n%s", d)
+	}
+	changed, err = m.Mprotect(base+3*PageSize, 2*PageSize, uapi.PROT_NONE)
+	if err != uapi.ENOMEM || len(changed) != 1 || m.Find(base+3*PageSize).Prot() != 0 {
+		t.Errorf("mprotect over a hole: %v, %d changed", err, len(changed))
+	}
+	if _, err := m.Mprotect(base+1, PageSize, uapi.PROT_READ); err != uapi.EINVAL {
+		t.Errorf("unaligned: %v", err)
+	}
+}

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"encoding/binary"
+	"fmt"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -199,5 +200,29 @@ func TestPageFaults(t *testing.T) {
 	}
 	if tk := r.Tasks["w"]; !tk.Segfaulted || tk.MinFlt != 2 || tk.MajFlt != 4 {
 		t.Errorf("task w: segfaulted %v, min_flt %d, maj_flt %d; want true, 2, 4", tk.Segfaulted, tk.MinFlt, tk.MajFlt)
+	}
+}
+
+// TestMprotectMmap2: mprotect() making anon memory executable writes an
+// MMAP2 for the VMA it changed (mprotect_fixup() -> perf_event_mmap()),
+// which the default attrs hear (an executable mapping); the anon mmap before
+// it was data (no -d: no record).
+func TestMprotectMmap2(t *testing.T) {
+	_, _, recs := runRecords(t, `scenario mprot
+task w
+  syscall mmap 0 16384 PROT_READ|PROT_WRITE MAP_PRIVATE|MAP_ANONYMOUS -1 0 as jit
+  syscall mprotect jit 8192 PROT_READ|PROT_EXEC
+record -e syscalls:sys_enter_getpid -- w
+`)
+	var got []string
+	for _, r := range recs {
+		if m, ok := r.Dec.Sideband.(*rb.Mmap); ok {
+			got = append(got, fmt.Sprintf("%s %#x prot %d", m.Filename, m.Len, m.Prot))
+		}
+	}
+	want := []string{"/usr/local/bin/w 0x1000 prot 5", "/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2 0x1000 prot 5",
+		"[vdso] 0x2000 prot 5", "//anon 0x2000 prot 5"}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("(-want +got):\n%s", d)
 	}
 }

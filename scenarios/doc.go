@@ -67,7 +67,7 @@
 //	syscall mmap 0 16384 PROT_READ|PROT_EXEC MAP_PRIVATE fd 0 as lib
 //	touch lib 4
 //
-// close, read, write, open/openat/creat, prctl(PR_SET_NAME), mmap, munmap and
+// close, read, write, open/openat/creat, prctl(PR_SET_NAME), mmap, mprotect, munmap and
 // execve act on the task's fd table and address space (a COMM, MMAP2 records,
 // page faults); every other syscall returns 0.
 //

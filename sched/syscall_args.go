@@ -46,6 +46,7 @@ func Touch(at SysArg, pages int, write bool) Op {
 func (t *Task) argValue(a SysArg) uint64 {
 	switch {
 	case a.IsStr:
+		t.ensureMM(t.s)
 		return t.MM.PutString(a.Str)
 	case a.Var != "":
 		return t.Vars[a.Var]

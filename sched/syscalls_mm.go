@@ -90,6 +90,7 @@ func (s *Sched) modelledSyscall(name string, d sim.Duration) SyscallFunc {
 		d = s.Cfg.SyscallCost
 	}
 	return func(t *Task) {
+		t.ensureMM(s)
 		t.Spend(d)
 		t.Sys.Ret = model(s, t, &t.Sys.Args)
 	}
@@ -152,6 +153,14 @@ var sysModels = map[string]func(s *Sched, t *Task, a *[6]uint64) int64{
 		s.mmapHooks(t, v) // mmap_region() -> __mmap_complete() -> perf_event_mmap()
 		return int64(v.Start)
 	},
+	// mm/mprotect.c: SYSCALL_DEFINE3(mprotect): an MMAP2 for each VMA changed
+	"mprotect": func(s *Sched, t *Task, a *[6]uint64) int64 {
+		changed, err := t.MM.Mprotect(a[0], a[1], a[2])
+		for _, v := range changed {
+			s.mmapHooks(t, v) // mprotect_fixup() -> perf_event_mmap()
+		}
+		return errno(err)
+	},
 	// mm/mmap.c: SYSCALL_DEFINE2(munmap)
 	"munmap": func(s *Sched, t *Task, a *[6]uint64) int64 { return errno(t.MM.Munmap(a[0], a[1])) },
 	// fs/exec.c: SYSCALL_DEFINE3(execve)
@@ -213,6 +222,7 @@ func (s *Sched) Execve(t *Task, file string) {
 // access of a page faults. A bad access kills the task (SIGSEGV), which
 // ends its program.
 func (s *Sched) touch(t *Task, op *Op) bool {
+	t.ensureMM(s)
 	base := t.argValue(op.Args[0])
 	write := op.Name == "write"
 	for i := 0; i < op.N; i++ {
@@ -264,4 +274,15 @@ func (s *Sched) pageFault(t *Task, addr uint64, write bool) bool {
 	})
 	s.exitToUserMode(t) // irqentry_exit_to_user_mode()
 	return true
+}
+
+// ensureMM gives a task made without Spawn (and so without an address space
+// or fd table) its own, as Spawn would.
+func (t *Task) ensureMM(s *Sched) {
+	if t.MM == nil {
+		t.MM = mm.New()
+	}
+	if t.Files == nil {
+		t.Files = mm.NewFiles(s.FS)
+	}
 }
