@@ -21,9 +21,24 @@ var tracefsFS embed.FS
 // catalogue entries, sorted by system then id. A format file it cannot parse
 // is a build mistake (the files are committed), so it panics at load.
 func mustReadTracefs(fsys fs.FS, root string) []Tracepoint {
-	files, err := fs.Glob(fsys, root+"/*/*/format")
+	var files []string
+	systems, err := fs.ReadDir(fsys, root)
 	if err != nil {
 		panic(err)
+	}
+	for _, sys := range systems {
+		if !sys.IsDir() {
+			continue
+		}
+		events, err := fs.ReadDir(fsys, root+"/"+sys.Name())
+		if err != nil {
+			panic(err)
+		}
+		for _, ev := range events {
+			if ev.IsDir() {
+				files = append(files, root+"/"+sys.Name()+"/"+ev.Name()+"/format")
+			}
+		}
 	}
 	out := make([]Tracepoint, 0, len(files))
 	for _, f := range files {
@@ -56,7 +71,9 @@ func mustReadTracefs(fsys fs.FS, root string) []Tracepoint {
 func ParseFormatFile(sys, text string) (*Tracepoint, error) {
 	tp := &Tracepoint{System: sys}
 	haveID := false
-	for _, l := range strings.Split(text, "\n") {
+	for rest := text; rest != ""; {
+		var l string
+		l, rest, _ = strings.Cut(rest, "\n")
 		switch {
 		case strings.HasPrefix(l, "name: "):
 			tp.Name = strings.TrimPrefix(l, "name: ")
@@ -69,13 +86,14 @@ func ParseFormatFile(sys, text string) (*Tracepoint, error) {
 		case strings.HasPrefix(l, "print fmt: "):
 			tp.PrintFmt = strings.TrimPrefix(l, "print fmt: ")
 		case strings.HasPrefix(l, "\tfield:"):
+			if strings.Contains(l, " common_") {
+				continue // struct trace_entry's
+			}
 			f, err := parseFieldLine(l)
 			if err != nil {
 				return nil, err
 			}
-			if !strings.Contains(f.Decl, " common_") {
-				tp.Fields = append(tp.Fields, f)
-			}
+			tp.Fields = append(tp.Fields, f)
 		}
 	}
 	if tp.Name == "" || !haveID {
@@ -86,17 +104,19 @@ func ParseFormatFile(sys, text string) (*Tracepoint, error) {
 
 // parseFieldLine reads "\tfield:DECL;\toffset:N;\tsize:N;\tsigned:N;".
 func parseFieldLine(l string) (Field, error) {
-	parts := strings.Split(strings.TrimPrefix(l, "\tfield:"), ";")
-	if len(parts) < 4 {
+	rest := strings.TrimPrefix(l, "\tfield:")
+	var f Field
+	var ok bool
+	if f.Decl, rest, ok = strings.Cut(rest, ";"); !ok {
 		return Field{}, fmt.Errorf("bad field line %q", l)
 	}
-	var f Field
-	f.Decl = parts[0]
 	vals := [3]int{}
-	for i, key := range []string{"offset:", "size:", "signed:"} {
-		v, ok := strings.CutPrefix(strings.TrimSpace(parts[i+1]), key)
+	for i, key := range [...]string{"offset:", "size:", "signed:"} {
+		var part string
+		part, rest, ok = strings.Cut(rest, ";")
+		v, okKey := strings.CutPrefix(strings.TrimSpace(part), key)
 		n, err := strconv.Atoi(v)
-		if !ok || err != nil {
+		if !ok || !okKey || err != nil {
 			return Field{}, fmt.Errorf("bad field line %q", l)
 		}
 		vals[i] = n
