@@ -39,6 +39,9 @@ var taskFieldHelp = map[string]string{
 	"migrations":     "moves between run queues",
 	"kernel-entries": "syscalls made",
 	"pending-works":  "task works queued and not yet run",
+	"minor-faults":   "page faults that found or allocated the page (min_flt)",
+	"major-faults":   "page faults that read a file page (maj_flt)",
+	"segfaulted":     "a bad access (no VMA, or one that forbids it) killed it with SIGSEGV",
 }
 
 // argSyntax is how an action's argument is written in its synopsis.
