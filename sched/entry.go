@@ -60,13 +60,11 @@ func (s *Sched) runOps(t *Task, ops []Op) bool {
 func (s *Sched) syscall(t *Task, name string, d sim.Duration) {
 	body := s.Syscalls[name]
 	if body == nil {
-		body = s.modelledSyscall(name, d)
-	}
-	if body == nil {
 		if d <= 0 {
 			d = s.Cfg.SyscallCost
 		}
-		body = func(t *Task) { t.Spend(d) }
+		t.sysCost = d
+		body = s.modelledSyscall(name) // syscalls_mm.go; nil: spendSysCost
 	}
 	s.syscallWith(t, name, body)
 }

@@ -95,6 +95,8 @@ type Sched struct {
 	nextPID     int
 
 	// Switches and Migrations count what happened, as observables.
+	models map[string]SyscallFunc // syscall bodies by name (syscalls_mm.go)
+
 	Switches   uint64
 	Migrations uint64
 }

@@ -57,13 +57,16 @@ func (t *Task) argValue(a SysArg) uint64 {
 // syscallOp runs a program's syscall step: loads the registers, runs the
 // syscall, binds the return value.
 func (s *Sched) syscallOp(t *Task, op *Op) {
-	regs := SyscallRegs{Nr: uapi.SyscallNr(op.Name)}
+	if op.nr == 0 {
+		op.nr = uapi.SyscallNr(op.Name) + 1
+	}
+	t.sysNext = SyscallRegs{Nr: op.nr - 1}
 	for i, a := range op.Args {
-		if i < len(regs.Args) {
-			regs.Args[i] = t.argValue(a)
+		if i < len(t.sysNext.Args) {
+			t.sysNext.Args[i] = t.argValue(a)
 		}
 	}
-	t.sysNext = &regs
+	t.sysNextOK = true
 	s.syscall(t, op.Name, op.D)
 	if op.Bind != "" {
 		if t.Vars == nil {
@@ -77,8 +80,8 @@ func (s *Sched) syscallOp(t *Task, op *Op) {
 // syscall the model makes on the task's behalf (perf's own read, ioctl, ...)
 // its number and zero arguments.
 func (t *Task) loadSysRegs(name string) {
-	if t.sysNext != nil {
-		t.Sys, t.sysNext = *t.sysNext, nil
+	if t.sysNextOK {
+		t.Sys, t.sysNextOK = t.sysNext, false
 		return
 	}
 	t.Sys = SyscallRegs{Nr: uapi.SyscallNr(name)}

@@ -75,26 +75,32 @@ func (s *Sched) mmapHooks(t *Task, v *mm.VMA) {
 	})
 }
 
-// modelledSyscall returns the body of a modelled syscall (by its table or
-// entry name), which spends d (SyscallCost when 0) and then acts, or nil.
-func (s *Sched) modelledSyscall(name string, d sim.Duration) SyscallFunc {
-	sc, ok := uapi.LookupSyscall(name)
-	if !ok {
-		return nil
+// modelledSyscall returns the body of a syscall (by its table or entry
+// name) for which the scheduler has none: the modelled one, which spends
+// t.sysCost and then acts, or spendSysCost. Made once per name.
+func (s *Sched) modelledSyscall(name string) SyscallFunc {
+	if body, ok := s.models[name]; ok {
+		return body
 	}
-	model := sysModels[sc.TraceName()]
-	if model == nil {
-		return nil
+	body := SyscallFunc(spendSysCost)
+	if sc, known := uapi.LookupSyscall(name); known {
+		if model := sysModels[sc.TraceName()]; model != nil {
+			body = func(t *Task) {
+				t.ensureMM(s)
+				t.Spend(t.sysCost)
+				t.Sys.Ret = model(s, t, &t.Sys.Args)
+			}
+		}
 	}
-	if d <= 0 {
-		d = s.Cfg.SyscallCost
+	if s.models == nil {
+		s.models = map[string]SyscallFunc{}
 	}
-	return func(t *Task) {
-		t.ensureMM(s)
-		t.Spend(d)
-		t.Sys.Ret = model(s, t, &t.Sys.Args)
-	}
+	s.models[name] = body
+	return body
 }
+
+// spendSysCost is the body of a syscall without a model: time in the kernel.
+func spendSysCost(t *Task) { t.Spend(t.sysCost) }
 
 func errno(e uapi.Errno) int64 { return -int64(e) }
 

@@ -75,7 +75,9 @@ type Task struct {
 	sliceUsed sim.Duration
 	wakeTimer *cpu.Timer
 	s         *Sched
-	sysNext   *SyscallRegs // the registers of the program's next syscall
+	sysNext   SyscallRegs  // the registers of the program's next syscall,
+	sysNextOK bool         // ... when set
+	sysCost   sim.Duration // the time a modelled syscall body spends
 }
 
 // CPUID returns the CPU the task runs on, or the one it last ran on.
@@ -130,6 +132,7 @@ type Op struct {
 	// variable its return value is bound to (syscall_args.go).
 	Args []SysArg
 	Bind string
+	nr   int // a syscall's number + 1, once looked up (0: not yet)
 }
 
 // Compute, Syscall, Sleep, Loop, Migrate and Call build program steps.
