@@ -44,6 +44,6 @@ always aux.pause_resume.overlaps == 0
 	fmt.Println("disturbing decisions:", len(ex.Found.Lines))
 	// Output:
 	// schedule: 29
-	// violation: invariant pmu-pause-resume-exclusive at 11.05us: ring buffer of event 1 (cpu 0): PERF_EF_PAUSE of event 1 entered on cpu0 while its PERF_EF_RESUME (cpu0) was in flight
+	// violation: invariant pmu-pause-resume-exclusive at 11.25us: ring buffer of event 1 (cpu 0): PERF_EF_PAUSE of event 1 entered on cpu0 while its PERF_EF_RESUME (cpu0) was in flight
 	// disturbing decisions: 1
 }

@@ -32,7 +32,7 @@ import (
 //	strategy: random
 //	seed: 28
 //	limit: 10s
-//	violation: invariant pmu-pause-resume-exclusive at 11.05us: ...
+//	violation: invariant pmu-pause-resume-exclusive at 11.25us: ...
 //	signature: invariant pmu-pause-resume-exclusive
 //	decisions: 102                         (the decisions the run made)
 //	questions-sha256: 64 hex digits        (of every decision's question and option count)

@@ -30,10 +30,11 @@ type recordOpts struct {
 	sampleAddress bool // -d
 	inheritStat   bool // -s/--stat: opts->inherit_stat
 	sampleDataSrc bool
-	rawSamples    bool // -R
-	sampleCPU     bool // --sample-cpu
-	switchEvents  bool // --switch-events: attr.context_switch on the tracking event
-	noBPFEvent    bool // --no-bpf-event
+	rawSamples    bool  // -R
+	sampleCPU     bool  // --sample-cpu
+	switchEvents  bool  // --switch-events: attr.context_switch on the tracking event
+	noBPFEvent    bool  // --no-bpf-event
+	buildIDMmap   *bool // --[no-]buildid-mmap; nil: the tool's default
 	strictFreq    bool
 	output        string // -o
 }
@@ -143,6 +144,8 @@ var recordOptions = []option{
 	{0, "sample-cpu", 0, boolOpt(func(o *recordOpts) { o.sampleCPU = true })},
 	{0, "switch-events", 0, boolOpt(func(o *recordOpts) { o.switchEvents = true })},
 	{0, "no-bpf-event", 0, boolOpt(func(o *recordOpts) { o.noBPFEvent = true })},
+	{0, "buildid-mmap", 0, boolOpt(func(o *recordOpts) { o.buildIDMmap = new(true) })},
+	{0, "no-buildid-mmap", 0, boolOpt(func(o *recordOpts) { o.buildIDMmap = new(false) })},
 	{0, "strict-freq", 0, boolOpt(func(o *recordOpts) { o.strictFreq = true })},
 	{'o', "output", 1, func(o *recordOpts, v, _ string) error { o.output = v; return nil }},
 	{'q', "quiet", 0, boolOpt(func(*recordOpts) {})},

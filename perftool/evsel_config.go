@@ -136,6 +136,14 @@ func evselConfig(r *Record, i int, ro *recordOpts, opts *Options, freq, interval
 		a.SampleType |= uapi.PERF_SAMPLE_DATA_SRC
 	}
 	a.Task, a.Mmap, a.Mmap2, a.Comm = track, track, track, track
+	// attr->build_id = track && opts->build_id: today's perf records build
+	// ids in MMAP2 by default (record.buildid_mmap = true); perf 6.1 only
+	// with --buildid-mmap.
+	buildID := !t61
+	if ro.buildIDMmap != nil {
+		buildID = *ro.buildIDMmap
+	}
+	a.BuildID = track && buildID
 	a.ContextSwitch = track && ro.switchEvents // opts->record_switch_events
 	a.Ksymbol = track
 	a.BPFEvent = track && !ro.noBPFEvent

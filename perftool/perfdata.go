@@ -241,7 +241,7 @@ func (d *PerfData) evselOf(rec []byte, hdr rb.Header) int {
 // knownType reports whether rb decodes records of type t.
 func knownType(t uint32) bool {
 	switch t {
-	case uapi.PERF_RECORD_SAMPLE, uapi.PERF_RECORD_LOST, uapi.PERF_RECORD_COMM, uapi.PERF_RECORD_EXIT, uapi.PERF_RECORD_FORK,
+	case uapi.PERF_RECORD_SAMPLE, uapi.PERF_RECORD_LOST, uapi.PERF_RECORD_COMM, uapi.PERF_RECORD_EXIT, uapi.PERF_RECORD_FORK, uapi.PERF_RECORD_MMAP, uapi.PERF_RECORD_MMAP2,
 		uapi.PERF_RECORD_SWITCH, uapi.PERF_RECORD_SWITCH_CPU_WIDE, uapi.PERF_RECORD_AUX, uapi.PERF_RECORD_ITRACE_START,
 		uapi.PERF_RECORD_CALLCHAIN_DEFERRED, uapi.PERF_RECORD_THROTTLE, uapi.PERF_RECORD_UNTHROTTLE:
 		return true
@@ -301,6 +301,7 @@ type DataStats struct {
 	Lost        int64 // sum of their lost counts
 	Comm        int64 // PERF_RECORD_COMM from the kernel
 	Exit        int64 // PERF_RECORD_EXIT
+	Mmap        int64 // PERF_RECORD_MMAP and MMAP2 from the kernel
 	Unknown     int64 // record types the model does not decode (mmap, ...)
 	Torn        int64 // records that do not decode, plus 1 if the reader stopped
 }
@@ -335,6 +336,8 @@ func (d *PerfData) Stats() DataStats {
 			s.Comm++
 		case uapi.PERF_RECORD_EXIT:
 			s.Exit++
+		case uapi.PERF_RECORD_MMAP, uapi.PERF_RECORD_MMAP2:
+			s.Mmap++
 		}
 	}
 	if d.ProcessErr != nil {

@@ -75,6 +75,8 @@ func (d *PerfData) countOne(rec []byte) {
 		s.Comm++
 	case uapi.PERF_RECORD_EXIT:
 		s.Exit++
+	case uapi.PERF_RECORD_MMAP, uapi.PERF_RECORD_MMAP2:
+		s.Mmap++
 	default:
 		if !knownType(h.Type) {
 			s.Unknown++

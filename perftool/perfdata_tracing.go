@@ -51,7 +51,7 @@ func (t *Tracepoint) FormatFile() string {
 	for _, f := range t.Fields {
 		field(f.Decl, f.Offset, f.Size, f.Signed)
 	}
-	fmt.Fprintf(&b, "\nprint fmt: %s\n", tpPrintFmts[t.FullName()])
+	fmt.Fprintf(&b, "\nprint fmt: %s\n", t.PrintFmt)
 	return b.String()
 }
 

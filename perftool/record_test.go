@@ -30,6 +30,7 @@ func trackingWorkload(a pmu.Attr) pmu.Attr {
 	a.Size = uapi.AttrSize
 	a.Disabled, a.Inherit, a.EnableOnExec, a.SampleIDAll = true, true, true, true
 	a.Mmap, a.Comm, a.Task, a.Mmap2, a.CommExec, a.Ksymbol, a.BPFEvent = true, true, true, true, true, true, true
+	a.BuildID = true // record.buildid_mmap defaults to true today
 	a.ReadFormat |= rfIDLost
 	return a
 }
@@ -70,9 +71,17 @@ func TestToday(t *testing.T) {
 				SampleType: stIP | stTID | stTIME | stCPU | stPERIOD | uapi.PERF_SAMPLE_IDENTIFIER, ReadFormat: rfIDLost},
 			{Type: 1, Size: 136, Config: uapi.PERF_COUNT_SW_DUMMY, SamplePeriod: 1, SampleIDAll: true,
 				ExcludeKernel: true, ExcludeHV: true, ExcludeGuest: true,
-				Mmap: true, Comm: true, Task: true, Mmap2: true, CommExec: true, Ksymbol: true, BPFEvent: true,
+				Mmap: true, Comm: true, Task: true, Mmap2: true, CommExec: true, Ksymbol: true, BPFEvent: true, BuildID: true,
 				SampleType: stIP | stTID | stTIME | stCPU | uapi.PERF_SAMPLE_IDENTIFIER, ReadFormat: rfIDLost},
 		},
+	}, {
+		name: "--no-buildid-mmap: no attr.build_id",
+		args: "--no-buildid-mmap -e cpu-clock -- true",
+		want: []pmu.Attr{func() pmu.Attr {
+			a := trackingWorkload(pmu.Attr{Type: 1, SamplePeriod: 4000, Freq: true, SampleType: stIP | stTID | stTIME | stPERIOD})
+			a.BuildID = false
+			return a
+		}()},
 	}, {
 		name: "group sample read keeps inherit, adds TID and FORMAT_ID",
 		args: "-e {cpu-clock,task-clock}:S -- true",

@@ -99,6 +99,8 @@ func TestOverwriteReaderMatchesRealPerf(t *testing.T) {
 			for _, r := range recs {
 				d, err := rb.Decode(r, ev.Type, true)
 				switch {
+				case r[0] == uapi.PERF_RECORD_MMAP2: // written opaque above
+					got.Mmap2++
 				case err == nil && d.Sample != nil:
 					got.Samples++
 				case err == nil && d.Header.Type == uapi.PERF_RECORD_COMM && d.Header.Misc&uapi.PERF_RECORD_MISC_COMM_EXEC != 0:
@@ -107,8 +109,6 @@ func TestOverwriteReaderMatchesRealPerf(t *testing.T) {
 					got.Comms++
 				case err == nil && d.Header.Type == uapi.PERF_RECORD_EXIT:
 					got.Exits++
-				case d == nil && r[0] == uapi.PERF_RECORD_MMAP2:
-					got.Mmap2++
 				default:
 					t.Errorf("unexpected record % x: %v", r[:8], err)
 				}

@@ -199,8 +199,8 @@ func TestScriptMatchesRealPerf(t *testing.T) {
 	}
 }
 
-// TestPrintFmtsMatchTracefs keeps tpPrintFmts equal to the print fmt lines of
-// the format files the catalogue was read from.
+// TestPrintFmtsMatchTracefs keeps the catalogue's print fmts equal to the
+// print fmt lines of the format files it was read from.
 func TestPrintFmtsMatchTracefs(t *testing.T) {
 	files, err := filepath.Glob("testdata/tracefs/*/*/format")
 	if err != nil || len(files) == 0 {
@@ -221,8 +221,12 @@ func TestPrintFmtsMatchTracefs(t *testing.T) {
 		}
 		fh.Close()
 	}
-	if diff := cmp.Diff(got, tpPrintFmts); diff != "" {
-		t.Errorf("tpPrintFmts (-tracefs +model):\n%s", diff)
+	model := map[string]string{}
+	for i := range catalogue {
+		model[catalogue[i].FullName()] = catalogue[i].PrintFmt
+	}
+	if diff := cmp.Diff(got, model); diff != "" {
+		t.Errorf("print fmts (-tracefs +model):\n%s", diff)
 	}
 }
 

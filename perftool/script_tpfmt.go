@@ -7,32 +7,6 @@ import (
 	"strings"
 )
 
-// tpPrintFmts are the "print fmt:" lines of the catalogue's tracepoints, as
-// the kernel's format files print them (testdata/tracefs/*/*/format; checked
-// by TestPrintFmtsMatchTracefs). perf script hands them to libtraceevent.
-var tpPrintFmts = map[string]string{
-	"raw_syscalls:sys_enter":       `"NR %ld (%lx, %lx, %lx, %lx, %lx, %lx)", REC->id, REC->args[0], REC->args[1], REC->args[2], REC->args[3], REC->args[4], REC->args[5]`,
-	"raw_syscalls:sys_exit":        `"NR %ld = %ld", REC->id, REC->ret`,
-	"syscalls:sys_enter_close":     `"fd: 0x%08lx", ((unsigned long)(REC->fd))`,
-	"syscalls:sys_enter_getpid":    `""`,
-	"syscalls:sys_enter_ioctl":     `"fd: 0x%08lx, cmd: 0x%08lx, arg: 0x%08lx", ((unsigned long)(REC->fd)), ((unsigned long)(REC->cmd)), ((unsigned long)(REC->arg))`,
-	"syscalls:sys_enter_mmap":      `"addr: 0x%08lx, len: 0x%08lx, prot: 0x%08lx, flags: 0x%08lx, fd: 0x%08lx, off: 0x%08lx", ((unsigned long)(REC->addr)), ((unsigned long)(REC->len)), ((unsigned long)(REC->prot)), ((unsigned long)(REC->flags)), ((unsigned long)(REC->fd)), ((unsigned long)(REC->off))`,
-	"syscalls:sys_enter_nanosleep": `"rqtp: 0x%08lx, rmtp: 0x%08lx", ((unsigned long)(REC->rqtp)), ((unsigned long)(REC->rmtp))`,
-	"syscalls:sys_enter_newuname":  `"name: 0x%08lx", ((unsigned long)(REC->name))`,
-	"syscalls:sys_enter_prctl":     `"option: 0x%08lx, arg2: 0x%08lx, arg3: 0x%08lx, arg4: 0x%08lx, arg5: 0x%08lx", ((unsigned long)(REC->option)), ((unsigned long)(REC->arg2)), ((unsigned long)(REC->arg3)), ((unsigned long)(REC->arg4)), ((unsigned long)(REC->arg5))`,
-	"syscalls:sys_enter_read":      `"fd: 0x%08lx, buf: 0x%08lx, count: 0x%08lx", ((unsigned long)(REC->fd)), ((unsigned long)(REC->buf)), ((unsigned long)(REC->count))`,
-	"syscalls:sys_enter_write":     `"fd: 0x%08lx, buf: 0x%08lx, count: 0x%08lx", ((unsigned long)(REC->fd)), ((unsigned long)(REC->buf)), ((unsigned long)(REC->count))`,
-	"syscalls:sys_exit_close":      `"0x%lx", REC->ret`,
-	"syscalls:sys_exit_getpid":     `"0x%lx", REC->ret`,
-	"syscalls:sys_exit_ioctl":      `"0x%lx", REC->ret`,
-	"syscalls:sys_exit_mmap":       `"0x%lx", REC->ret`,
-	"syscalls:sys_exit_nanosleep":  `"0x%lx", REC->ret`,
-	"syscalls:sys_exit_newuname":   `"0x%lx", REC->ret`,
-	"syscalls:sys_exit_prctl":      `"0x%lx", REC->ret`,
-	"syscalls:sys_exit_read":       `"0x%lx", REC->ret`,
-	"syscalls:sys_exit_write":      `"0x%lx", REC->ret`,
-}
-
 // tpValue is an evaluated print-fmt argument: the bits and whether the C
 // type it has is signed.
 type tpValue struct {
@@ -50,11 +24,10 @@ func tpPrint(tp *Tracepoint, raw []byte) string {
 	if s, ok := schedTpPrint(tp, raw); ok {
 		return s
 	}
-	pf, ok := tpPrintFmts[tp.FullName()]
-	if !ok {
+	if tp.PrintFmt == "" {
 		return tpPrintFields(tp, raw)
 	}
-	fmtStr, args, err := splitPrintFmt(pf)
+	fmtStr, args, err := splitPrintFmt(tp.PrintFmt)
 	if err != nil {
 		return tpPrintFields(tp, raw)
 	}
@@ -256,6 +229,12 @@ func matchParen(s string) int {
 		}
 	}
 	return -1
+}
+
+// FieldName is the C name of a field declaration: "unsigned long args[6]" is "args".
+func FieldName(decl string) string {
+	n, _ := fieldName(decl)
+	return n
 }
 
 // fieldName returns the C name of a field declaration and its array length

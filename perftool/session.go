@@ -252,23 +252,12 @@ func (ss *Session) workloadChild(t *sched.Task) {
 			}
 		})
 	}
-	ss.S.Syscall(t, "execve", func(t *sched.Task) {
-		ss.K.Exec(t)
-		// exec_binprm(): sched_process_exec once the image is in; the
-		// filename is the workload as the record line names it.
-		ss.K.TraceSchedProcessExec(t, ss.workloadFile(), t.TID)
-	})
+	ss.S.Exec(t, WorkloadPath(t.Comm)) // begin_new_exec(): perf_event_exec(), the exec COMM, the image's MMAP2s
+
 }
 
-// workloadFile is bprm->filename of the workload's exec: the command word
-// after -- (execvp() of a word without a slash searches PATH; the model
-// passes the word).
-func (ss *Session) workloadFile() string {
-	if len(ss.R.Target.Workload) > 0 {
-		return ss.R.Target.Workload[0]
-	}
-	return ss.Workload.Comm
-}
+// WorkloadPath is the file the simulated workload TASK execs: /usr/local/bin/TASK.
+func WorkloadPath(task string) string { return "/usr/local/bin/" + task }
 
 // startWorkload writes the cork: evlist__start_workload().
 func (ss *Session) startWorkload(t *sched.Task) {
@@ -308,7 +297,9 @@ func (ss *Session) record(t *sched.Task) {
 		ss.writeSynth(t, synthComm(&ss.Data.Attrs[0].Attr, w.PID, w.TID, workloadComm))
 		ss.startWorkload(t)
 	}
-	ss.writeSynth(t, headerOnly(RecordFinishedInit)) // write_finished_init()
+	if !ss.R.Overwrite { // --overwrite sets opts.tail_synthesize: at the end (session_tail.go)
+		ss.writeSynth(t, headerOnly(RecordFinishedInit)) // write_finished_init()
+	}
 
 	for {
 		hits := ss.stats.pushes
@@ -346,6 +337,7 @@ func (ss *Session) record(t *sched.Task) {
 	if ss.R.Snapshot != nil && ss.R.Snapshot.OnExit {
 		ss.auxtraceSnapshotExit(t) // session_aux_snapshot.go
 	}
+	ss.tailSynthesize(t)
 	// out_child: record__mmap_read_all(rec, true)
 	ss.toggleBkwMmap(t, bkwDataPending)
 	if err := ss.mmapReadAll(t, true); err != nil && ss.Err == nil {

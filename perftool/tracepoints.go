@@ -24,6 +24,9 @@ type Tracepoint struct {
 	Name   string
 	ID     uint64  // attr.config for PERF_TYPE_TRACEPOINT
 	Fields []Field // after the 8-byte struct trace_entry (common_type/flags/preempt_count/pid)
+	// PrintFmt is the format file's "print fmt:" line (after the prefix),
+	// which perf script hands to libtraceevent (script_tpfmt.go).
+	PrintFmt string
 }
 
 // EntrySize is the size of the trace record (struct trace_entry + fields):
@@ -60,44 +63,13 @@ func (t *Tracepoint) RawSampleBytes() int { return 4 + t.RawSize() }
 // FullName is "system:name".
 func (t *Tracepoint) FullName() string { return t.System + ":" + t.Name }
 
-func sysEnter(id uint64, name string, args ...string) Tracepoint {
-	f := []Field{{"int __syscall_nr", 8, 4, true}}
-	for i, a := range args {
-		f = append(f, Field{a, 16 + 8*i, 8, false})
-	}
-	return Tracepoint{"syscalls", "sys_enter_" + name, id, f}
-}
-
-func sysExit(id uint64, name string) Tracepoint {
-	return Tracepoint{"syscalls", "sys_exit_" + name, id, []Field{
-		{"int __syscall_nr", 8, 4, true}, {"long ret", 16, 8, true}}}
-}
-
-// catalogue holds the tracepoints the simulator fires, copied from this
-// machine's tracefs (see TracepointsKernel); TestCatalogueMatchesTracefs
-// re-reads testdata/tracefs to keep them honest.
-var catalogue = []Tracepoint{
-	{"raw_syscalls", "sys_enter", 443, []Field{{"long id", 8, 8, true}, {"unsigned long args[6]", 16, 48, false}}},
-	{"raw_syscalls", "sys_exit", 442, []Field{{"long id", 8, 8, true}, {"long ret", 16, 8, true}}},
-	sysEnter(776, "close", "unsigned int fd"),
-	sysExit(775, "close"),
-	sysEnter(283, "newuname", "struct new_utsname * name"),
-	sysExit(282, "newuname"),
-	sysEnter(267, "prctl", "int option", "unsigned long arg2", "unsigned long arg3", "unsigned long arg4", "unsigned long arg5"),
-	sysExit(266, "prctl"),
-	sysEnter(309, "getpid"),
-	sysExit(308, "getpid"),
-	sysEnter(842, "read", "unsigned int fd", "char * buf", "size_t count"),
-	sysExit(841, "read"),
-	sysEnter(840, "write", "unsigned int fd", "const char * buf", "size_t count"),
-	sysExit(839, "write"),
-	sysEnter(898, "ioctl", "unsigned int fd", "unsigned int cmd", "unsigned long arg"),
-	sysExit(897, "ioctl"),
-	sysEnter(174, "mmap", "unsigned long addr", "unsigned long len", "unsigned long prot", "unsigned long flags", "unsigned long fd", "unsigned long off"),
-	sysExit(173, "mmap"),
-	sysEnter(469, "nanosleep", "struct __kernel_timespec * rqtp", "struct __kernel_timespec * rmtp"),
-	sysExit(468, "nanosleep"),
-}
+// catalogue holds the tracepoints the simulator knows: every format file
+// under testdata/tracefs (copied from this machine's tracefs, see
+// TracepointsKernel), read when the package loads (tracefs_catalogue.go), in
+// system then id order. Another file may append entries in its own init();
+// a new format file under testdata/tracefs/SYSTEM/NAME/format is read by
+// itself. TestCatalogueMatchesTracefs re-reads the files to keep it honest.
+var catalogue = mustReadTracefs(tracefsFS, "testdata/tracefs")
 
 // LookupTracepoint returns the catalogue entry for system:name.
 func LookupTracepoint(system, name string) (*Tracepoint, bool) {

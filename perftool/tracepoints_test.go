@@ -20,7 +20,7 @@ func TestCatalogueMatchesTracefs(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := Tracepoint{System: tp.System, Name: tp.Name}
+		want := Tracepoint{System: tp.System, Name: tp.Name, PrintFmt: tp.PrintFmt}
 		for _, l := range strings.Split(string(b), "\n") {
 			if id, ok := strings.CutPrefix(l, "ID: "); ok {
 				want.ID, _ = strconv.ParseUint(id, 10, 64)
@@ -33,6 +33,54 @@ func TestCatalogueMatchesTracefs(t *testing.T) {
 		}
 		if diff := cmp.Diff(want, tp); diff != "" {
 			t.Errorf("%s (-tracefs +catalogue):\n%s", tp.FullName(), diff)
+		}
+	}
+	// Every copied format file is in the catalogue, and every syscall event
+	// of this machine's tracefs was copied (720 events: 360 system calls).
+	files, _ := filepath.Glob("testdata/tracefs/*/*/format")
+	if len(files) != len(catalogue) {
+		t.Errorf("%d format files, %d catalogue entries", len(files), len(catalogue))
+	}
+	if n := len(GlobTracepoints("syscalls", "*")); n != 720 {
+		t.Errorf("%d syscalls:* entries, want the 720 of the source machine's tracefs", n)
+	}
+}
+
+// TestTracefsCopiesMatchThisMachine compares the committed copies with this
+// machine's tracefs when it runs the kernel they were taken from.
+func TestTracefsCopiesMatchThisMachine(t *testing.T) {
+	live, err := filepath.Glob("/sys/kernel/tracing/events/syscalls/sys_*/format")
+	if err != nil || len(live) == 0 {
+		t.Skip("no tracefs here")
+	}
+	rel, _ := os.ReadFile("/proc/sys/kernel/osrelease")
+	if !strings.HasPrefix(TracepointsKernel, "6.18.44-fc-") || !strings.HasPrefix(string(rel), "6.18.44-fc-") {
+		t.Skipf("kernel %s is not the copies' %s", strings.TrimSpace(string(rel)), TracepointsKernel)
+	}
+	for _, f := range live {
+		want, err := os.ReadFile(f)
+		if err != nil {
+			t.Skip(err)
+		}
+		name := filepath.Base(filepath.Dir(f))
+		got, err := os.ReadFile(filepath.Join("testdata/tracefs/syscalls", name, "format"))
+		if err != nil {
+			t.Errorf("%s: not copied", name)
+			continue
+		}
+		if string(got) != string(want) {
+			t.Errorf("%s: the copy differs from this machine's tracefs", name)
+		}
+	}
+}
+
+// TestParseFormatFileErrors: a format file without its name or ID, or with a
+// torn field line, is an error, not a half entry.
+func TestParseFormatFileErrors(t *testing.T) {
+	for _, text := range []string{"", "name: x\n", "ID: 3\n", "name: x\nID: q\n",
+		"name: x\nID: 3\nformat:\n\tfield:int a;\toffset:8;\tsize:4;\n"} {
+		if tp, err := ParseFormatFile("s", text); err == nil {
+			t.Errorf("%q: parsed as %+v", text, tp)
 		}
 	}
 }

@@ -14,6 +14,9 @@ type TracepointInfo struct {
 	System, Name string
 	ID           uint64
 	RawSize      int // the u32 size word of PERF_SAMPLE_RAW: ALIGN(entry+4, 8)-4
+	// NArgs is a syscalls:sys_enter_* event's argument count (its fields
+	// after __syscall_nr: sys_data->nb_args).
+	NArgs int
 }
 
 // tpSlot is struct trace_event_call's perf side: the per-CPU list of events
@@ -67,7 +70,14 @@ func (t *tpTable) syscall(name string) *sysTPs {
 		t.lastName, t.last = name, s
 		return s
 	}
-	s := &sysTPs{enter: t.byName["syscalls:sys_enter_"+name], exit: t.byName["syscalls:sys_exit_"+name], nr: syscallNr(name)}
+	s := &sysTPs{nr: -1}
+	// The events are named after the entry point (uname: sys_enter_newuname).
+	if sc, ok := uapi.LookupSyscall(name); ok {
+		s.nr = int64(sc.Nr)
+		if tn := sc.TraceName(); tn != "" {
+			s.enter, s.exit = t.byName["syscalls:sys_enter_"+tn], t.byName["syscalls:sys_exit_"+tn]
+		}
+	}
 	t.sys[name] = s
 	return s
 }
@@ -78,54 +88,6 @@ func (k *Kernel) Tracepoint(id uint64) (TracepointInfo, bool) {
 		return s.info, true
 	}
 	return TracepointInfo{}, false
-}
-
-// syscallNr is the x86_64 syscall number the raw_syscalls records carry.
-func syscallNr(name string) int64 {
-	switch name {
-	case "read":
-		return 0
-	case "write":
-		return 1
-	case "close":
-		return 3
-	case "poll":
-		return 7
-	case "mmap":
-		return 9
-	case "munmap":
-		return 11
-	case "ioctl":
-		return 16
-	case "sched_yield":
-		return 24
-	case "nanosleep":
-		return 35
-	case "getpid":
-		return 39
-	case "execve":
-		return 59
-	case "newuname":
-		return 63
-	case "prctl":
-		return 157
-	case "sched_setaffinity":
-		return 203
-	case "perf_event_open":
-		return 298
-	}
-	// arch/x86/entry/syscalls/syscall_64.tbl, the rest of the scenario syscalls.
-	if nr, ok := moreSyscallNrs[name]; ok {
-		return nr
-	}
-	return -1
-}
-
-var moreSyscallNrs = map[string]int64{
-	"stat": 4, "fstat": 5, "lseek": 8, "mprotect": 10, "brk": 12, "rt_sigaction": 13,
-	"rt_sigprocmask": 14, "pread64": 17, "readv": 19, "writev": 20, "dup": 32, "fork": 57,
-	"exit": 60, "getuid": 102, "getppid": 110, "gettid": 186, "futex": 202,
-	"sched_getaffinity": 204, "clock_gettime": 228, "openat": 257, "open": 2,
 }
 
 // tpPMU is perf_tracepoint: PERF_TYPE_TRACEPOINT events, fired from the
@@ -227,14 +189,31 @@ func (k *Kernel) perfTraceSyscall(t *sched.Task, s *tpSlot, sc *sysTPs, enter, p
 	nr := sc.nr
 	var r regs
 	if perSyscall {
-		// perf_syscall_*: int __syscall_nr at 8, then args or ret at 16; the
-		// regs are the task's user regs (task_pt_regs).
+		// perf_syscall_*: int __syscall_nr at 8, then the nb_args args
+		// (syscall_get_arguments()) or the ret (syscall_get_return_value())
+		// at 16; the regs are the task's user regs (task_pt_regs).
 		le.PutUint32(rec[8:], uint32(nr))
+		le.PutUint32(rec[12:], 0)
+		if enter {
+			for i := 0; i < s.info.NArgs && i < len(t.Sys.Args); i++ {
+				le.PutUint64(rec[16+8*i:], t.Sys.Args[i])
+			}
+		} else {
+			le.PutUint64(rec[16:], uint64(t.Sys.Ret))
+		}
 		r = regs{ip: k.userIP(t), user: true, task: t}
 	} else {
 		// raw_syscalls: long id at 8, then args[6] or ret; perf_trace_##call
 		// takes the caller's kernel regs (perf_fetch_caller_regs()).
+		// include/trace/events/syscalls.h: TRACE_EVENT_SYSCALL(sys_enter), (sys_exit)
 		le.PutUint64(rec[8:], uint64(nr))
+		if enter {
+			for i, a := range t.Sys.Args {
+				le.PutUint64(rec[16+8*i:], a)
+			}
+		} else {
+			le.PutUint64(rec[16:], uint64(t.Sys.Ret))
+		}
 		ip := k.ipSysEnter
 		if !enter {
 			ip = k.ipSysExit

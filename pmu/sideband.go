@@ -7,9 +7,9 @@ import (
 )
 
 // The side-band records the kernel writes for the tool's bookkeeping: the
-// COMM of an exec and the EXIT of a task, to every event that asked for them
-// (attr.comm, attr.task...) and can see the task. MMAP records are not
-// modelled (the model has no address space).
+// COMM of an exec or prctl and the EXIT of a task, to every event that asked
+// for them (attr.comm, attr.task...) and can see the task. MMAP/MMAP2 and
+// the exec's effects are in sideband_mm.go.
 
 // perfIterateSB calls fn for each event that hears side-band records on c:
 // with taskCtx, only the events of that context (a task's EXIT); else the
@@ -35,16 +35,6 @@ func (k *Kernel) perfIterateSB(c *cpu.CPU, taskCtx *Context, fn func(e *Event)) 
 			iter(ctx)
 		}
 	}
-}
-
-// Exec is what begin_new_exec() tells perf: enable the enable_on_exec events
-// (perf_event_exec()), then the new comm (__set_task_comm() ->
-// perf_event_comm(), with PERF_RECORD_MISC_COMM_EXEC), which the events just
-// enabled already hear. Call it from t's execve.
-// fs/exec.c: begin_new_exec()
-func (k *Kernel) Exec(t *sched.Task) {
-	k.EnableOnExec(t)
-	k.perfEventComm(t, true)
 }
 
 // perfEventComm writes PERF_RECORD_COMM {pid, tid, comm} to every event with

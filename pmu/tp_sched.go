@@ -236,6 +236,11 @@ func (k *Kernel) SchedProcessFork(parent, child *sched.Task) {
 	})
 }
 
+// SchedProcessExec implements sched.TraceHook.
+func (k *Kernel) SchedProcessExec(t *sched.Task, filename string, oldPID int) {
+	k.TraceSchedProcessExec(t, filename, oldPID)
+}
+
 // TraceSchedProcessExec fires sched_process_exec {filename, pid, old_pid}
 // from t's execve (exec_binprm(), after the new image is in: old_pid is the
 // thread id before a de_thread() made t the leader). The execve model calls it.

@@ -271,6 +271,8 @@ func DecodeAttr(rec []byte, l SampleLayout, sampleIDAll bool) (*Decoded, error) 
 		c.Comm = string(d.b[:i])
 		d.b = nil
 		out.Sideband = c
+	case uapi.PERF_RECORD_MMAP, uapi.PERF_RECORD_MMAP2:
+		out.Sideband = decodeMmap(&d, hdr)
 	case uapi.PERF_RECORD_EXIT, uapi.PERF_RECORD_FORK:
 		out.Sideband = &Task{Fork: hdr.Type == uapi.PERF_RECORD_FORK, Pid: d.u32(), Ppid: d.u32(), Tid: d.u32(), Ptid: d.u32(), Time: d.u64()}
 	case uapi.PERF_RECORD_SWITCH:

@@ -33,6 +33,10 @@ type Case struct {
 	// Explain says, per key prefix, why that key is not compared (one line
 	// each: the hardware, the loader, perf's own threads...).
 	Explain map[string]string
+	// Baseline names a case whose counts are subtracted from this one's on
+	// both sides before comparing (the same workload doing none of the
+	// work: what the loader and libc do on their own).
+	Baseline string
 }
 
 // LoadCase reads dir/case.txt. Its lines:
@@ -44,6 +48,7 @@ type Case struct {
 //	range KEY xF WHY
 //	runs N
 //	explain KEY-PREFIX: WHY
+//	baseline CASE
 func LoadCase(dir string) (*Case, error) {
 	path := filepath.Join(dir, "case.txt")
 	b, err := os.ReadFile(path)
@@ -64,6 +69,11 @@ func LoadCase(dir string) (*Case, error) {
 			c.Perf = line
 		case "build":
 			c.Build = rest
+		case "baseline":
+			if rest == "" {
+				return nil, bad("baseline CASE")
+			}
+			c.Baseline = rest
 		case "compare":
 			if rest == "" {
 				return nil, bad("compare KEY")
@@ -119,7 +129,7 @@ func LoadCase(dir string) (*Case, error) {
 			}
 			c.Explain[strings.TrimSpace(k)] = strings.TrimSpace(why)
 		default:
-			return nil, bad("perf, build, compare, within, range, runs or explain")
+			return nil, bad("perf, build, compare, within, range, runs, explain or baseline")
 		}
 	}
 	if c.Perf == "" {
@@ -219,6 +229,55 @@ func (c *Case) Simulate() (Summary, error) {
 		return nil, err
 	}
 	return Summarize(b)
+}
+
+// Summaries are the real runs and the simulated summary the case compares:
+// with a Baseline, each less the baseline case's (the median of its real
+// runs; counts only: a sample-size is kept as it is).
+func (c *Case) Summaries() (real RealRuns, sim Summary, err error) {
+	if real, err = c.Real(); err != nil {
+		return nil, nil, err
+	}
+	if sim, err = c.Simulate(); err != nil {
+		return nil, nil, err
+	}
+	if c.Baseline == "" {
+		return real, sim, nil
+	}
+	base, err := LoadCase(filepath.Join(filepath.Dir(c.Dir), c.Baseline))
+	if err != nil {
+		return nil, nil, err
+	}
+	baseReal, baseSim, err := base.Summaries()
+	if err != nil {
+		return nil, nil, err
+	}
+	sub := func(s, b Summary) {
+		for k, v := range b {
+			if !strings.HasPrefix(k, "sample-size ") {
+				s[k] -= v
+				if s[k] == 0 {
+					delete(s, k)
+				}
+			}
+		}
+	}
+	for _, r := range real {
+		sub(r, baseReal.Median())
+	}
+	sub(sim, baseSim)
+	return real, sim, nil
+}
+
+// Median is the summary of each key's median over the runs.
+func (r RealRuns) Median() Summary {
+	m := Summary{}
+	for _, s := range r {
+		for k := range s {
+			m[k], _, _ = r.stats(k)
+		}
+	}
+	return m
 }
 
 // Row is one compared key: the real value (the median of the real runs,

@@ -15,11 +15,7 @@ func TestPairedCases(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.Name, func(t *testing.T) {
-			real, err := c.Real()
-			if err != nil {
-				t.Fatal(err)
-			}
-			sim, err := c.Simulate()
+			real, sim, err := c.Summaries()
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -26,7 +26,7 @@ func Example() {
 	// Output:
 	// held     when rb-put-handle=today always rb.data-head-backwards == 0 && perf.torn == 0
 	// held     when rb-put-handle=today always samples == 30 && perf.samples == samples
-	// held     when rb-put-handle=today always spin.records == samples + perf.comm + perf.exit && spin.aborts == 0
+	// held     when rb-put-handle=today always spin.records == samples + perf.comm + perf.exit + perf.mmap && spin.aborts == 0
 	// not-applicable when rb-put-handle=pre-1b038c6e05ff always rb.data-head-backwards > 0
 	// not-applicable when rb-put-handle=pre-1b038c6e05ff never data-head-monotonic
 	// not-applicable when rb-put-handle=pre-1b038c6e05ff always samples == 30 + 1

@@ -39,6 +39,9 @@ var taskFieldHelp = map[string]string{
 	"migrations":     "moves between run queues",
 	"kernel-entries": "syscalls made",
 	"pending-works":  "task works queued and not yet run",
+	"minor-faults":   "page faults that found or allocated the page (min_flt)",
+	"major-faults":   "page faults that read a file page (maj_flt)",
+	"segfaulted":     "a bad access (no VMA, or one that forbids it) killed it with SIGSEGV",
 }
 
 // argSyntax is how an action's argument is written in its synopsis.
@@ -104,9 +107,7 @@ func Describe(perf PerfBackend, kind scenarios.Kind) []NameEntry {
 		}
 		out = append(out, NameEntry{"task_work_run:NAME", "one label per task work name"})
 	case scenarios.Syscalls:
-		for _, n := range NewRegistry(nil, perf).Names(scenarios.Syscalls) {
-			out = append(out, NameEntry{n, ""})
-		}
+		out = append(out, describeSyscalls()...)
 	case scenarios.Statements:
 		for _, st := range scenarios.TaskStatements {
 			out = append(out, NameEntry{st.Syntax, st.Help})
@@ -115,6 +116,8 @@ func Describe(perf PerfBackend, kind scenarios.Kind) []NameEntry {
 		if tl, ok := perf.(interface{ Tracepoints() []NameEntry }); ok {
 			out = append(out, tl.Tracepoints()...)
 		}
+	case scenarios.Events:
+		out = append(out, describeEvents()...)
 	case scenarios.PMUs:
 		for name, attrs := range perf.PMUs() {
 			var as []string

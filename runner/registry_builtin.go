@@ -8,21 +8,17 @@ import (
 	"perfsim/scenarios"
 )
 
-// knownSyscalls are the system calls a task program may make. Any of them runs
-// the scheduler's syscall path; the perf backend adds bodies and tracepoints.
-var knownSyscalls = []string{
-	"brk", "clock_gettime", "close", "dup", "execve", "exit", "fork", "fstat", "futex",
-	"getpid", "getppid", "gettid", "getuid", "ioctl", "lseek", "mmap", "mprotect",
-	"munmap", "nanosleep", "newuname", "open", "openat", "poll", "prctl", "pread64",
-	"read", "readv", "rt_sigaction", "rt_sigprocmask", "sched_getaffinity",
-	"sched_yield", "stat", "uname", "write", "writev",
-}
+// knownSyscalls are the system calls a task program may make: every x86_64
+// syscall (uapi.Syscalls) by its table name and, where it differs, its entry
+// point's (uname and newuname). Any of them runs the scheduler's syscall
+// path; the perf backend adds bodies and tracepoints (registry_syscalls.go).
+var knownSyscalls = tableSyscallNames()
 
 // schedStepPoints are the step point labels of the cpu and sched models.
 // task_work_run:NAME is one label per task work name.
 var schedStepPoints = []string{
 	"__schedule:irqs-off", "context_switch", "exit_to_user_mode_loop",
-	"syscall_enter_from_user_mode", "task_work_run:nmi-work",
+	"syscall_enter_from_user_mode", "task_work_run:nmi-work", "exc_page_fault",
 	// sched/fork.go and sched/wake.go
 	"copy_process:sched_fork", "copy_process:perf_event_init_task", "kernel_clone:wake_up_new_task",
 	"do_wait:schedule", "ttwu_queue_wakelist", "sched_ttwu_pending",

@@ -38,6 +38,9 @@ var taskFields = map[string]scenarios.Type{
 	"migrations":     scenarios.IntType,  // moves between run queues
 	"kernel-entries": scenarios.IntType,  // syscalls made
 	"pending-works":  scenarios.IntType,  // task works queued and not yet run
+	"minor-faults":   scenarios.IntType,  // min_flt
+	"major-faults":   scenarios.IntType,  // maj_flt
+	"segfaulted":     scenarios.BoolType, // a bad access killed it
 }
 
 // Observe returns the value of an observable: the built-in ones, then the perf
@@ -132,6 +135,15 @@ func observeTask(r *Run, t *sched.Task, field string) (int64, bool) {
 		return int64(t.KernelEntries), true
 	case "pending-works":
 		return int64(t.PendingWorks()), true
+	case "minor-faults":
+		return int64(t.MinFlt), true
+	case "major-faults":
+		return int64(t.MajFlt), true
+	case "segfaulted":
+		if t.Segfaulted {
+			return 1, true
+		}
+		return 0, true
 	}
 	return 0, false
 }

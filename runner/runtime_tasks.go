@@ -24,7 +24,9 @@ func taskOps(f *scenarios.File, ops []scenarios.Op, tick func()) []sched.Op {
 		case *scenarios.Compute:
 			out = append(out, sched.Compute(clampDur(op.Dur)))
 		case *scenarios.Syscall:
-			out = append(out, sched.SyscallFor(op.Name, clampDur(op.Dur)))
+			out = append(out, sched.SyscallArgs(op.Name, clampDur(op.Dur), op.Bind, sysArgs(op.Args)...))
+		case *scenarios.Touch:
+			out = append(out, sched.Touch(sysArg(op.At), int(op.Pages), op.Write))
 		case *scenarios.Sleep:
 			out = append(out, sched.Sleep(clampDur(op.Dur)))
 		case *scenarios.Repeat:

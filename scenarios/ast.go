@@ -124,6 +124,12 @@ type Syscall struct {
 	Pos  Pos
 	Name string
 	Dur  time.Duration // time in the kernel ("syscall read 2ms"); 0: the default cost
+	// Args are its arguments ("syscall prctl PR_SET_NAME "worker""; none:
+	// all zero); Bind names the variable its return value is bound to
+	// ("... as buf"), at BindPos.
+	Args    []SysArg
+	Bind    string
+	BindPos Pos
 }
 
 // Sleep blocks the task for Dur: "sleep 1ms".

@@ -44,6 +44,7 @@ type checker struct {
 	errs     []*Error
 	tasks    map[string]*Task
 	sessions map[string]*Record
+	vars     map[string]bool // the variables the task being checked has bound so far
 }
 
 func (c *checker) errorf(pos Pos, format string, args ...any) {
@@ -142,6 +143,7 @@ func (c *checker) task(t *Task) {
 	if t.Affinity != nil {
 		c.cpuSetInRange(t.Affinity)
 	}
+	c.vars = map[string]bool{}
 	c.ops(t.Body)
 	c.flow(t.Body)
 }
@@ -160,7 +162,11 @@ func (c *checker) ops(ops []Op) {
 		case *Syscall:
 			if c.reg != nil && !c.reg.Has(Syscalls, op.Name) {
 				c.errorf(op.Pos, "%s", c.unknown(Syscalls, op.Name))
+				continue
 			}
+			c.syscallArgs(op)
+		case *Touch:
+			c.sysArg(&op.At)
 		}
 	}
 }

@@ -41,6 +41,8 @@
 //	  compute 5us                 run in user space for a while
 //	  syscall NAME                enter the kernel; fires the syscall's tracepoints
 //	  syscall NAME 2ms            ... and spend 2ms in the kernel
+//	  syscall NAME ARG... [as V]  with its arguments, the result bound to V
+//	  touch V N [write]           access N pages from address V: first touches fault
 //	  sleep 1ms                   block
 //	  repeat N                    run the indented block N times
 //	  stack user main;foo;bar     the current user call stack, outermost first
@@ -71,6 +73,23 @@
 // a wake that cannot come (a pipe nobody writes, a futex nobody wakes) stops
 // as a hang with its schedule: "hang at T: no task can ever run again,
 // deadlock: blocked forever: a/101 (futex f) (replay token ...)", status 3.
+//
+// A syscall is named as in syscall_64.tbl (uname) or after its entry point
+// (newuname); it takes no arguments (all zero) or exactly as many as its
+// syscalls:sys_enter_NAME format file has. An argument is a number (-1 is
+// an int: 0xffffffff in the register, as glibc passes it), a constant
+// (PR_SET_NAME, PROT_READ|PROT_EXEC, MAP_PRIVATE|MAP_ANONYMOUS, O_RDONLY,
+// AT_FDCWD: simrun names syscalls lists them), a "string" (one word, passed by
+// its address), or a variable an earlier "as V" of the task bound:
+//
+//	syscall prctl PR_SET_NAME "worker" 0 0 0
+//	syscall openat AT_FDCWD "/usr/lib/libfoo.so" O_RDONLY 0 as fd
+//	syscall mmap 0 16384 PROT_READ|PROT_EXEC MAP_PRIVATE fd 0 as lib
+//	touch lib 4
+//
+// close, read, write, open/openat/creat, prctl(PR_SET_NAME), mmap, mprotect, munmap and
+// execve act on the task's fd table and address space (a COMM, MMAP2 records,
+// page faults); every other syscall returns 0.
 //
 // # Perf sessions
 //

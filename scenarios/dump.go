@@ -137,11 +137,23 @@ func (d *dumper) ops(depth int, ops []Op) {
 		case *Sleep:
 			d.line(depth, "sleep %s @%s", FormatDuration(op.Dur), op.Pos)
 		case *Syscall:
-			if op.Dur > 0 {
-				d.line(depth, "syscall %s %s @%s", op.Name, FormatDuration(op.Dur), op.Pos)
-				break
+			words := []string{op.Name}
+			for _, a := range op.Args {
+				words = append(words, a.String())
 			}
-			d.line(depth, "syscall %s @%s", op.Name, op.Pos)
+			if op.Dur > 0 {
+				words = append(words, FormatDuration(op.Dur))
+			}
+			if op.Bind != "" {
+				words = append(words, "as", op.Bind)
+			}
+			d.line(depth, "syscall %s @%s", strings.Join(words, " "), op.Pos)
+		case *Touch:
+			mode := "read"
+			if op.Write {
+				mode = "write"
+			}
+			d.line(depth, "touch %s %d %s @%s", op.At.String(), op.Pages, mode, op.Pos)
 		case *Repeat:
 			d.line(depth, "repeat %d @%s", op.Count, op.Pos)
 			d.ops(depth+1, op.Body)

@@ -116,7 +116,7 @@ var topKeywords = []string{
 }
 
 var taskKeywords = []string{"compute", "syscall", "sleep", "repeat", "stack", "migrate", "pin", "exit",
-	"fork", "thread", "wait", "exit_group", "yield", "pipe", "futex", "nanosleep"}
+	"fork", "thread", "wait", "exit_group", "yield", "pipe", "futex", "nanosleep", "touch"}
 
 func (p *parser) topLevel(n *node) {
 	ll := n.line

@@ -117,20 +117,9 @@ func (p *parser) op(n *node) Op {
 		}
 		return &Compute{Pos: pos, Dur: d}
 	case "syscall":
-		if len(ws) < 2 || !isName(ws[1].text) {
-			p.errorf(at(ll, ws, 1), "expected a system call name like close after syscall, found %s", found(ws, 1))
-			return nil
-		}
-		if len(ws) > 2 { // syscall NAME DURATION: time spent in the kernel
-			d, err := ParseDuration(ws[2].text)
-			if err != nil {
-				p.errorf(ws[2].pos, "%v", err)
-				return nil
-			}
-			p.extra(ll, ws, 3, "the time in the kernel")
-			return &Syscall{Pos: pos, Name: ws[1].text, Dur: d}
-		}
-		return &Syscall{Pos: pos, Name: ws[1].text}
+		return p.syscall(ll, ws)
+	case "touch":
+		return p.touch(ll, ws)
 	case "stack":
 		return p.stack(ll, ws)
 	case "migrate":

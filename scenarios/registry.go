@@ -22,6 +22,7 @@ const (
 	Syscalls
 	Statements  // the statements of a task's program (names only lists them)
 	Tracepoints // the tracepoints perf record -e may name (names only lists them)
+	Events      // the perf event names (simrun names events); nothing in a scenario is checked against them
 )
 
 var kindNames = map[Kind][2]string{ // singular, plural
@@ -35,6 +36,7 @@ var kindNames = map[Kind][2]string{ // singular, plural
 	Syscalls:    {"system call", "system calls"},
 	Statements:  {"task statement", "task statements"},
 	Tracepoints: {"tracepoint", "tracepoints"},
+	Events:      {"event", "events"},
 }
 
 func (k Kind) String() string { return kindNames[k][0] }
@@ -199,7 +201,7 @@ func (m *MapRegistry) Names(kind Kind) []string {
 }
 
 // NameKinds are the kinds Describe lists, in the order simrun names prints them.
-var NameKinds = []Kind{Verbs, Observables, Invariants, StepPoints, Syscalls, PMUs, Statements, Tracepoints}
+var NameKinds = []Kind{Verbs, Observables, Invariants, StepPoints, Syscalls, PMUs, Statements, Tracepoints, Events}
 
 // KindNamed returns the kind whose plural name (or a short form: steps) is s.
 func KindNamed(s string) (Kind, bool) {

@@ -28,7 +28,11 @@ func (s *Sched) runOps(t *Task, ops []Op) bool {
 			t.Spend(op.D)
 			t.Computed += op.D
 		case OpSyscall:
-			s.syscall(t, op.Name, op.D)
+			s.syscallOp(t, op)
+		case OpTouch:
+			if !s.touch(t, op) {
+				return false
+			}
 		case OpSleep:
 			s.sleep(t, op.D)
 		case OpLoop:
@@ -79,7 +83,8 @@ func (s *Sched) syscall(t *Task, name string, d sim.Duration) {
 		if d <= 0 {
 			d = s.Cfg.SyscallCost
 		}
-		body = func(t *Task) { t.Spend(d) }
+		t.sysCost = d
+		body = s.modelledSyscall(name) // syscalls_mm.go; nil: spendSysCost
 	}
 	s.syscallWith(t, name, body)
 }
@@ -91,6 +96,7 @@ func (s *Sched) syscallWith(t *Task, name string, body SyscallFunc) {
 	s.setUser(t, false)
 	t.KernelEntries++
 	t.Syscall = name
+	t.loadSysRegs(name)
 	t.Step("syscall_enter_from_user_mode")
 	for _, h := range s.SyscallHooks {
 		h.SysEnter(t, name)

@@ -31,7 +31,7 @@ func ExampleFork() {
 	fmt.Println(got[0])
 	fmt.Printf("children left after wait4: %d\n", len(child))
 	for _, t := range s.Tasks {
-		fmt.Printf("%s pid=%d tid=%d ppid=%d own-mm=%v reaped=%v\n", t, t.PID, t.TID, t.PPID, t.MM() != parent.MM() || t == parent, t.Reaped())
+		fmt.Printf("%s pid=%d tid=%d ppid=%d own-mm=%v reaped=%v\n", t, t.PID, t.TID, t.PPID, t.MM != parent.MM || t == parent, t.Reaped())
 	}
 	// Output:
 	// read returned at 10us

@@ -46,7 +46,6 @@ type family struct {
 	leader   *Task   // group_leader; nil: itself
 	children []*Task // processes this task forked (p->children)
 	threads  []*Task // the thread group, leader only (signal->thread_head)
-	mm       int     // the address space: shared by CLONE_VM children
 	prog     string  // the program the task runs (the scenario's name for it)
 
 	zombie bool // EXIT_ZOMBIE: exited, not reaped yet
@@ -89,6 +88,8 @@ type TraceHook interface {
 	SchedProcessExit(t *Task, groupDead bool)
 	// update_curr(): trace_sched_stat_runtime(p, delta_exec)
 	SchedStatRuntime(c *cpu.CPU, t *Task, runtime sim.Duration)
+	// exec_binprm(): trace_sched_process_exec(current, old_pid, bprm)
+	SchedProcessExec(t *Task, filename string, oldPID int)
 }
 
 // prev_state values sched_switch reports (TASK_REPORT bits, and
@@ -114,9 +115,6 @@ func (t *Task) Leader() *Task {
 
 // Children returns the processes t forked.
 func (t *Task) Children() []*Task { return t.fam.children }
-
-// MM identifies t's address space: threads share their process's.
-func (t *Task) MM() int { return t.fam.mm }
 
 // ProgName is the name of the program t runs (its task or fork block), or its comm.
 func (t *Task) ProgName() string {
@@ -190,11 +188,17 @@ func (s *Sched) copyProcess(t *Task, name string, flags uint64, prog []Op) (*Tas
 	} else {
 		c.PID = c.TID
 	}
+	t.ensureMM(s)
 	if flags&CLONE_VM != 0 {
-		c.fam.mm = t.fam.mm
+		c.MM = t.MM // the address space is shared: mmget()
+		c.MM.Users++
 	} else {
-		s.nextMM++
-		c.fam.mm = s.nextMM
+		c.MM = t.MM.Dup() // dup_mm(): the parent's VMAs, the present pages stay present
+	}
+	if flags&CLONE_FILES != 0 {
+		c.Files = t.Files
+	} else {
+		c.Files = t.Files.Dup() // dup_fd()
 	}
 	// real_parent: "CLONE_PARENT re-uses the old parent" and so do threads.
 	realParent := t
@@ -248,12 +252,6 @@ func (s *Sched) wakeUpNewTask(p *Task) {
 		s.resched(i) // wakeup_preempt(): an idle CPU reschedules at once
 	}
 	c.LocalIrqRestore(f)
-}
-
-// StartFamily gives a task the machine starts with its own mm: Spawn calls it.
-func (s *Sched) startFamily(t *Task) {
-	s.nextMM++
-	t.fam.mm = s.nextMM
 }
 
 // doGroupExit is exit_group(): mark the group exiting and kill the other

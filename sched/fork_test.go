@@ -36,6 +36,9 @@ func (l *traceLog) SchedProcessExit(t *Task, groupDead bool) {
 	l.add("exit %s group_dead=%v", name(t, nil), groupDead)
 }
 func (l *traceLog) SchedStatRuntime(c *cpu.CPU, t *Task, d sim.Duration) {}
+func (l *traceLog) SchedProcessExec(t *Task, filename string, oldPID int) {
+	l.add("exec %s %s old_pid=%d", t, filename, oldPID)
+}
 
 // A process forks a child and a thread, waits for the child: new pid and
 // mm for the child, the same pid and mm for the thread, children start on
@@ -70,8 +73,8 @@ func TestForkThreadWait(t *testing.T) {
 	}
 	child, worker := s.Tasks[1], s.Tasks[2]
 	got := []string{
-		fmt.Sprintf("child pid=%d tid=%d mm-shared=%v parent=%v", child.PID, child.TID, child.MM() == p.MM(), child.Parent() == p),
-		fmt.Sprintf("worker pid=%d tid=%d mm-shared=%v leader=%v thread=%v", worker.PID, worker.TID, worker.MM() == p.MM(), worker.Leader() == p, worker.IsThread()),
+		fmt.Sprintf("child pid=%d tid=%d mm-shared=%v parent=%v", child.PID, child.TID, child.MM == p.MM, child.Parent() == p),
+		fmt.Sprintf("worker pid=%d tid=%d mm-shared=%v leader=%v thread=%v", worker.PID, worker.TID, worker.MM == p.MM, worker.Leader() == p, worker.IsThread()),
 		fmt.Sprintf("reaped=%v child-reaped=%v worker-reaped=%v all-exited=%v", reaped, child.Reaped(), worker.Reaped(), s.AllExited()),
 	}
 	want := []string{

@@ -5,6 +5,7 @@ import (
 
 	"perfsim/cost"
 	"perfsim/cpu"
+	"perfsim/mm"
 	"perfsim/sim"
 )
 
@@ -84,6 +85,8 @@ type Sched struct {
 	Cfg Config
 
 	Tasks []*Task
+	// FS is the machine's files (package mm): what tasks open and map.
+	FS *mm.FS
 	// Syscalls maps syscall names to their kernel bodies.
 	Syscalls map[string]SyscallFunc
 
@@ -101,7 +104,6 @@ type Sched struct {
 	lastPrev    []*cpu.Thread
 	tick        []*cpu.Timer
 	nextPID     int
-	nextMM      int
 	objs        waitObjects // pipes and futexes by name (wake.go)
 	wakeList    [][]*Task   // per CPU: rq->wake_list (call_single_queue entries)
 
@@ -109,6 +111,8 @@ type Sched struct {
 	Lockdep Lockdep
 
 	// Switches and Migrations count what happened, as observables.
+	models map[string]SyscallFunc // syscall bodies by name (syscalls_mm.go)
+
 	Switches   uint64
 	Migrations uint64
 }
@@ -122,7 +126,7 @@ func New(m *cpu.Machine, cfg Config) *Sched {
 		cfg.Slice = cfg.Tick
 	}
 	n := len(m.CPUs)
-	s := &Sched{M: m, Cfg: cfg, Syscalls: map[string]SyscallFunc{}, nextPID: 100,
+	s := &Sched{M: m, Cfg: cfg, Syscalls: map[string]SyscallFunc{}, FS: mm.NewFS(), nextPID: 100,
 		rq: make([][]*Task, n), wakeList: make([][]*Task, n), needResched: make([]bool, n), lastPrev: make([]*cpu.Thread, n)}
 	s.Lockdep.Off = cfg.NoLockdep
 	m.Hooks = s
@@ -144,9 +148,9 @@ func (s *Sched) Spawn(comm string, mask CPUMask, prog ...Op) *Task {
 	}
 	s.nextPID++
 	t := &Task{PID: s.nextPID, TID: s.nextPID, Comm: comm, Allowed: mask, Prog: prog, s: s, migrateTo: -1, lastCPU: mask.First()}
+	t.MM, t.Files = mm.New(), mm.NewFiles(s.FS)
 	s.M.InitThread(&t.Thread, fmt.Sprintf("%s-%d", comm, t.TID), func(*cpu.Thread) { s.taskMain(t) })
 	t.Owner = t
-	s.startFamily(t)
 	s.Tasks = append(s.Tasks, t)
 	c := t.lastCPU
 	if s.Cfg.Balance {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 
 	"perfsim/cpu"
+	"perfsim/mm"
 	"perfsim/sim"
 )
 
@@ -39,6 +40,19 @@ type Task struct {
 	KernelStack []string
 	// Syscall is the name of the syscall the task is in, or "".
 	Syscall string
+	// Sys is the syscall in progress as its registers hold it: number,
+	// arguments, return value (syscall_args.go).
+	Sys SyscallRegs
+	// Vars are the values the program bound with "as NAME".
+	Vars map[string]uint64
+	// MM is the address space (shared by CLONE_VM threads: MM.Users), Files
+	// the fd table; Spawn gives a task its own (package mm).
+	MM    *mm.MM
+	Files *mm.Files
+	// MinFlt and MajFlt count its page faults (min_flt, maj_flt);
+	// Segfaulted is set when a bad access killed it.
+	MinFlt, MajFlt uint64
+	Segfaulted     bool
 	// KernelEntries counts entries into the kernel (syscalls and interrupts from
 	// user mode are not separated: one per syscall).
 	KernelEntries uint64
@@ -63,6 +77,9 @@ type Task struct {
 	sliceUsed sim.Duration
 	wakeTimer *cpu.Timer
 	s         *Sched
+	sysNext   SyscallRegs  // the registers of the program's next syscall,
+	sysNextOK bool         // ... when set
+	sysCost   sim.Duration // the time a modelled syscall body spends
 }
 
 // CPUID returns the CPU the task runs on, or the one it last ran on.
@@ -104,6 +121,7 @@ const (
 	OpWait                    // wait4(-1): wait for a child to exit and reap it
 	OpPipe                    // pipe write (N > 0 bytes) or read (N < 0) on pipe Name (wake.go)
 	OpFutex                   // futex wait (N == 0) or wake N on futex Name (wake.go)
+	OpTouch                   // access N pages from Args[0] (Name "write" for stores): page faults
 )
 
 // Op is one step of a task's program.
@@ -117,6 +135,11 @@ type Op struct {
 	Mask  CPUMask
 	Stack []string
 	Fn    func(t *Task)
+	// Args are a syscall's arguments (or a touch's address); Bind names the
+	// variable its return value is bound to (syscall_args.go).
+	Args []SysArg
+	Bind string
+	nr   int // a syscall's number + 1, once looked up (0: not yet)
 }
 
 // Compute, Syscall, Sleep, Loop, Migrate and Call build program steps.

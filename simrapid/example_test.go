@@ -44,5 +44,5 @@ func Example() {
 	// Output:
 	// failed: true
 	// disturbing decisions after shrinking: 1
-	//   0.000006550 cpu0 choice  pt_event_start:resume-allowed: option 1 of 2 (decision #10)
+	//   0.000006750 cpu0 choice  pt_event_start:resume-allowed: option 1 of 2 (decision #10)
 }

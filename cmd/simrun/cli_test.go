@@ -102,6 +102,8 @@ func TestCLI(t *testing.T) {
 		{"names steps", []string{"names", "steps"}, 0, []string{"perf_mmap_aux:has-aux\n", "raw_spin_lock:ctx->lock\n", "task_work_run:NAME\n"}, nil},
 		{"names actions", []string{"names", "actions"}, 0, []string{"aux-munmap-tail SESSION SIZE [cpuN]\n    a thread of perf"}, nil},
 		{"names all", []string{"names"}, 0, []string{"# actions\n", "# observables\n", "mmap.locked-vm\n    (integer) pages charged", "# invariants\n", "aux-pages-lifetime\n", "# PMUs\n", "intel_pt\n"}, nil},
+		{"names syscalls", []string{"names", "syscalls"}, 0, []string{"prctl\n    nr 157 (option, arg2, arg3, arg4, arg5)\n", "uname\n    nr 63 (name); tracepoints syscalls:sys_enter_newuname, sys_exit_newuname\n", "PR_SET_NAME\n    constant 15 (0xf)\n"}, nil},
+		{"names events", []string{"names", "events"}, 0, []string{"minor-faults\n    software event, config 5: a page fault"}, nil},
 		{"names bad", []string{"names", "knobz"}, 2, nil, []string{`unknown kind "knobz"`}},
 		{"explore json", []string{"explore", "aux-pause-resume-nmi", "--kernel", "aux-pause-guard=off", "--json", "-", "-q"}, 1,
 			[]string{`"strategy": "random"`, `"failed": true`, `"schedule": 28`, `"token": "s2.`, `"signature": "invariant pmu-pause-resume-exclusive"`, `"interrupted": false`, `"outcome": "sometimes aux.pause_resume.calls > 0"`}, nil},

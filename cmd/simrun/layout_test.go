@@ -11,7 +11,7 @@ import (
 var layers = map[string]int{
 	"perfsim/uapi": 0, "perfsim/sim": 0, "perfsim/cost": 1, "perfsim/scenarios": 0,
 	"perfsim/simrapid": 1, "perfsim/cpu": 1, "perfsim/rb": 1,
-	"perfsim/sched": 2, "perfsim/unwind": 3, "perfsim/pmu": 4,
+	"perfsim/mm": 1, "perfsim/sched": 2, "perfsim/unwind": 3, "perfsim/pmu": 4,
 	"perfsim/pmu/pt": 5, "perfsim/pmu/coresight": 5,
 	"perfsim/perftool": 6, "perfsim/runner": 7, "perfsim/explore": 8,
 	"perfsim/cmd/simrun": 9, "perfsim/realperf": 8, "perfsim/realperf/summarize": 9,

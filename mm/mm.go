@@ -1,0 +1,443 @@
+// Package mm models a process's address space (struct mm_struct and its
+// VMAs), the pages present in it, the page cache of the files it maps, and
+// its open files (files_struct): what mmap, munmap, execve and the page
+// fault handler change, and what perf observes of them (PERF_RECORD_MMAP2,
+// the page-fault software events). A thread (CLONE_VM) shares its leader's
+// MM; a forked child gets Dup's copy.
+package mm
+
+import (
+	"sort"
+
+	"perfsim/uapi"
+)
+
+// PageSize is PAGE_SIZE on x86_64.
+const PageSize = 4096
+
+// VMFlags are the vm_flags of a VMA the model uses.
+type VMFlags uint32
+
+// include/linux/mm.h: VM_READ ... VM_LOCKED
+const (
+	VM_READ     VMFlags = 0x1
+	VM_WRITE    VMFlags = 0x2
+	VM_EXEC     VMFlags = 0x4
+	VM_SHARED   VMFlags = 0x8
+	VM_MAYSHARE VMFlags = 0x80
+	VM_LOCKED   VMFlags = 0x2000
+)
+
+// Addresses of the layout (ASLR off, as under setarch -R): the stack's top,
+// mmap_base below it, where the ELF image and the heap start.
+const (
+	StackTop   = 0x7ffffffff000
+	StackSize  = 0x21000
+	MmapBase   = 0x7ffff7fff000
+	ImageBase  = 0x555555554000
+	vdsoPages  = 2
+	stringArea = StackTop - 0x1000 // where a program's string arguments live (the top stack page)
+)
+
+// VMA is a struct vm_area_struct: [Start, End), its flags, the file it maps
+// and the page offset in it, or a special name ([stack], [vdso], [heap]).
+type VMA struct {
+	Start, End uint64
+	Flags      VMFlags
+	Pgoff      uint64 // in pages
+	File       *File
+	Special    string // "[vdso]", "[stack]", "[heap]"; "" for a file or anon mapping
+}
+
+// Len is vm_end - vm_start.
+func (v *VMA) Len() uint64 { return v.End - v.Start }
+
+// Prot and MapFlags are the prot and flags PERF_RECORD_MMAP2 carries.
+// kernel/events/core.c: perf_event_mmap_event()
+func (v *VMA) Prot() uint32 {
+	var p uint32
+	if v.Flags&VM_READ != 0 {
+		p |= uapi.PROT_READ
+	}
+	if v.Flags&VM_WRITE != 0 {
+		p |= uapi.PROT_WRITE
+	}
+	if v.Flags&VM_EXEC != 0 {
+		p |= uapi.PROT_EXEC
+	}
+	return p
+}
+
+// MapFlags: MAP_SHARED or MAP_PRIVATE, | MAP_LOCKED.
+func (v *VMA) MapFlags() uint32 {
+	f := uint32(uapi.MAP_PRIVATE)
+	if v.Flags&VM_MAYSHARE != 0 {
+		f = uapi.MAP_SHARED
+	}
+	if v.Flags&VM_LOCKED != 0 {
+		f |= uapi.MAP_LOCKED
+	}
+	return f
+}
+
+// Name is the file name PERF_RECORD_MMAP2 carries: the file's path, the
+// special mapping's name, or "//anon".
+func (v *VMA) Name() string {
+	switch {
+	case v.File != nil:
+		return v.File.Path
+	case v.Special != "":
+		return v.Special
+	}
+	return "//anon"
+}
+
+// MM is a struct mm_struct: the VMAs in address order, the pages present
+// (page-aligned addresses with a PTE), and the user memory the model reads
+// from: the strings a program passes by address.
+type MM struct {
+	VMAs    []*VMA
+	present map[uint64]bool
+	strings map[uint64]string
+	strTop  uint64
+	// Users counts the tasks sharing it (mm_users): CLONE_VM threads.
+	Users int
+}
+
+// New is an empty address space with its stack VMA (mm_alloc() plus
+// setup_arg_pages()).
+func New() *MM {
+	m := &MM{present: map[uint64]bool{}, strings: map[uint64]string{}, strTop: StackTop, Users: 1}
+	m.insert(&VMA{Start: StackTop - StackSize, End: StackTop, Flags: VM_READ | VM_WRITE, Special: "[stack]"})
+	return m
+}
+
+// Dup is dup_mmap() for a forked child: a copy of every VMA, and the pages
+// present in the parent stay present in the child (they are shared
+// copy-on-write, so reading them does not fault).
+// kernel/fork.c: dup_mm() -> dup_mmap()
+func (m *MM) Dup() *MM {
+	c := &MM{present: make(map[uint64]bool, len(m.present)), strings: make(map[uint64]string, len(m.strings)), strTop: m.strTop, Users: 1}
+	for _, v := range m.VMAs {
+		nv := *v
+		c.VMAs = append(c.VMAs, &nv)
+	}
+	for a := range m.present {
+		c.present[a] = true
+	}
+	for a, s := range m.strings {
+		c.strings[a] = s
+	}
+	return c
+}
+
+// Find is find_vma(): the VMA containing addr, or nil.
+func (m *MM) Find(addr uint64) *VMA {
+	i := sort.Search(len(m.VMAs), func(i int) bool { return m.VMAs[i].End > addr })
+	if i < len(m.VMAs) && m.VMAs[i].Start <= addr {
+		return m.VMAs[i]
+	}
+	return nil
+}
+
+func (m *MM) insert(v *VMA) {
+	i := sort.Search(len(m.VMAs), func(i int) bool { return m.VMAs[i].Start >= v.Start })
+	m.VMAs = append(m.VMAs, nil)
+	copy(m.VMAs[i+1:], m.VMAs[i:])
+	m.VMAs[i] = v
+}
+
+// free reports whether [start, end) meets no VMA.
+func (m *MM) free(start, end uint64) bool {
+	for _, v := range m.VMAs {
+		if v.Start < end && start < v.End {
+			return false
+		}
+	}
+	return true
+}
+
+// unmappedArea is the top-down search of arch_get_unmapped_area_topdown():
+// the highest gap below MmapBase that holds length bytes.
+// mm/mmap.c: unmapped_area_topdown()
+func (m *MM) unmappedArea(length uint64) (uint64, bool) {
+	high := uint64(MmapBase)
+	for i := len(m.VMAs) - 1; i >= -1; i-- {
+		low := uint64(PageSize) // mmap_min_addr
+		if i >= 0 {
+			low = m.VMAs[i].End
+		}
+		if low >= high {
+			if i >= 0 {
+				high = min(high, m.VMAs[i].Start)
+			}
+			continue
+		}
+		if high-low >= length {
+			return high - length, true
+		}
+		if i >= 0 {
+			high = m.VMAs[i].Start
+		}
+	}
+	return 0, false
+}
+
+func pageAlign(n uint64) uint64 { return (n + PageSize - 1) &^ (PageSize - 1) }
+
+// Mmap is do_mmap() without the file checks (the caller checked the fd):
+// a new VMA of length (rounded up to pages) at addr (a hint, or exact with
+// MAP_FIXED, which unmaps what was there) or where the top-down search puts
+// it. It returns the VMA, or the errno mmap returns.
+// mm/mmap.c: do_mmap() -> mmap_region()
+func (m *MM) Mmap(addr, length uint64, prot, flags uint64, file *File, off uint64) (*VMA, uapi.Errno) {
+	if length == 0 || off%PageSize != 0 {
+		return nil, uapi.EINVAL
+	}
+	length = pageAlign(length)
+	if length == 0 || length > MmapBase {
+		return nil, uapi.ENOMEM
+	}
+	switch flags & uapi.MAP_TYPE {
+	case uapi.MAP_SHARED, uapi.MAP_PRIVATE, uapi.MAP_SHARED_VALIDATE:
+	default:
+		return nil, uapi.EINVAL
+	}
+	fixed := flags&(uapi.MAP_FIXED|uapi.MAP_FIXED_NOREPLACE) != 0
+	if fixed {
+		if addr%PageSize != 0 || addr+length > StackTop || addr < PageSize {
+			return nil, uapi.EINVAL
+		}
+		if !m.free(addr, addr+length) {
+			if flags&uapi.MAP_FIXED_NOREPLACE != 0 {
+				return nil, uapi.EEXIST
+			}
+			m.Munmap(addr, length)
+		}
+	} else {
+		addr = addr &^ (PageSize - 1)
+		if addr < PageSize || addr+length > MmapBase || !m.free(addr, addr+length) {
+			a, ok := m.unmappedArea(length)
+			if !ok {
+				return nil, uapi.ENOMEM
+			}
+			addr = a
+		}
+	}
+	v := &VMA{Start: addr, End: addr + length, Pgoff: off / PageSize, File: file}
+	if prot&uapi.PROT_READ != 0 {
+		v.Flags |= VM_READ
+	}
+	if prot&uapi.PROT_WRITE != 0 {
+		v.Flags |= VM_WRITE
+	}
+	if prot&uapi.PROT_EXEC != 0 {
+		v.Flags |= VM_EXEC
+	}
+	if flags&uapi.MAP_TYPE != uapi.MAP_PRIVATE {
+		v.Flags |= VM_SHARED | VM_MAYSHARE
+	}
+	if flags&uapi.MAP_LOCKED != 0 {
+		v.Flags |= VM_LOCKED
+	}
+	m.insert(v)
+	if flags&(uapi.MAP_POPULATE|uapi.MAP_LOCKED) != 0 { // mm_populate(): no faults later
+		for a := v.Start; a < v.End; a += PageSize {
+			m.present[a] = true
+			if file != nil {
+				file.cache(v.Pgoff + (a-v.Start)/PageSize)
+			}
+		}
+	}
+	return v, 0
+}
+
+// Special maps a special mapping (the vdso) at the top of the mmap area.
+// mm/mmap.c: _install_special_mapping()
+func (m *MM) Special(name string, pages uint64, flags VMFlags) *VMA {
+	a, _ := m.unmappedArea(pages * PageSize)
+	v := &VMA{Start: a, End: a + pages*PageSize, Flags: flags, Special: name}
+	m.insert(v)
+	return v
+}
+
+// Munmap is do_vmi_munmap(): removes [addr, addr+length) from every VMA it
+// meets (splitting those it cuts) and forgets their pages.
+// mm/vma.c: do_vmi_munmap()
+func (m *MM) Munmap(addr, length uint64) uapi.Errno {
+	if addr%PageSize != 0 || length == 0 || addr+length > StackTop {
+		return uapi.EINVAL
+	}
+	end := addr + pageAlign(length)
+	var out []*VMA
+	for _, v := range m.VMAs {
+		if v.End <= addr || v.Start >= end {
+			out = append(out, v)
+			continue
+		}
+		if v.Start < addr {
+			out = append(out, &VMA{Start: v.Start, End: addr, Flags: v.Flags, Pgoff: v.Pgoff, File: v.File, Special: v.Special})
+		}
+		if v.End > end {
+			out = append(out, &VMA{Start: end, End: v.End, Flags: v.Flags, Pgoff: v.Pgoff + (end-v.Start)/PageSize, File: v.File, Special: v.Special})
+		}
+	}
+	m.VMAs = out
+	for a := addr; a < end; a += PageSize {
+		delete(m.present, a)
+	}
+	return 0
+}
+
+// Fault is the result of a user access to an address.
+type Fault uint8
+
+// What an access did.
+const (
+	NoFault    Fault = iota // the page was present
+	MinorFault              // a page was allocated or found in the page cache
+	MajorFault              // the file page was read from disk (VM_FAULT_MAJOR)
+	BadAccess               // no VMA, or the VMA forbids the access: SIGSEGV
+)
+
+// Access is a user access to addr: a fault when its page is not present.
+// An anon page is a minor fault; a file page is major when it is not in the
+// page cache (which it then is, for every mm).
+// arch/x86/mm/fault.c: do_user_addr_fault() -> mm/memory.c: handle_mm_fault()
+func (m *MM) Access(addr uint64, write bool) Fault {
+	page := addr &^ (PageSize - 1)
+	v := m.Find(addr)
+	if v == nil || write && v.Flags&VM_WRITE == 0 || !write && v.Flags&(VM_READ|VM_WRITE|VM_EXEC) == 0 {
+		return BadAccess // access_error()
+	}
+	if m.present[page] {
+		return NoFault
+	}
+	m.present[page] = true
+	if v.File == nil {
+		return MinorFault
+	}
+	if v.File.cache(v.Pgoff + (page-v.Start)/PageSize) {
+		return MajorFault
+	}
+	return MinorFault
+}
+
+// Present reports whether the page of addr has a PTE.
+func (m *MM) Present(addr uint64) bool { return m.present[addr&^(PageSize-1)] }
+
+// PutString places a program's string argument in user memory (the top
+// page of the stack) and returns its address.
+func (m *MM) PutString(s string) uint64 {
+	for a, x := range m.strings {
+		if x == s {
+			return a
+		}
+	}
+	m.strTop -= uint64(len(s)+1+7) &^ 7
+	m.strings[m.strTop] = s
+	return m.strTop
+}
+
+// String is strncpy_from_user(): the string at addr, or false (-EFAULT).
+func (m *MM) String(addr uint64) (string, bool) {
+	s, ok := m.strings[addr]
+	return s, ok
+}
+
+// elfSegments is the PT_LOAD layout LoadELF gives every image: a read-only
+// header page, one text page, one rodata page, two data pages (pages,
+// vm_flags, file page offset), the shape of a small PIE binary.
+var elfSegments = []struct {
+	pages uint64
+	flags VMFlags
+	pgoff uint64
+}{
+	{1, VM_READ, 0}, {1, VM_READ | VM_EXEC, 1}, {1, VM_READ, 2}, {2, VM_READ | VM_WRITE, 2},
+}
+
+// LoadELF maps the PT_LOAD segments of an ELF file, at base or (base 0, the
+// interpreter) where the top-down search puts them, and returns the new
+// VMAs in the order elf_load() maps them.
+// fs/binfmt_elf.c: load_elf_binary() -> elf_load(); load_elf_interp()
+func (m *MM) LoadELF(f *File, base uint64) []*VMA {
+	var total uint64
+	for _, s := range elfSegments {
+		total += s.pages * PageSize
+	}
+	if base == 0 || !m.free(base, base+total) {
+		base, _ = m.unmappedArea(total)
+	}
+	var out []*VMA
+	a := base
+	for _, s := range elfSegments {
+		v := &VMA{Start: a, End: a + s.pages*PageSize, Flags: s.flags, Pgoff: s.pgoff, File: f}
+		m.insert(v)
+		out = append(out, v)
+		a = v.End
+	}
+	return out
+}
+
+func (f Fault) String() string {
+	return [...]string{"none", "minor", "major", "bad"}[f]
+}
+
+// Mprotect is do_mprotect_pkey(): the VMAs of [addr, addr+length) get prot,
+// split where the range cuts them. It returns the VMAs whose flags changed
+// (mprotect_fixup() calls perf_event_mmap() for each) and ENOMEM at the
+// first hole, after changing what came before it, as the kernel does.
+// mm/mprotect.c: do_mprotect_pkey() -> mprotect_fixup()
+func (m *MM) Mprotect(addr, length, prot uint64) ([]*VMA, uapi.Errno) {
+	if addr%PageSize != 0 || prot&^uint64(uapi.PROT_READ|uapi.PROT_WRITE|uapi.PROT_EXEC) != 0 {
+		return nil, uapi.EINVAL
+	}
+	end := addr + pageAlign(length)
+	if end < addr {
+		return nil, uapi.ENOMEM
+	}
+	if end == addr {
+		return nil, 0
+	}
+	var want VMFlags
+	if prot&uapi.PROT_READ != 0 {
+		want |= VM_READ
+	}
+	if prot&uapi.PROT_WRITE != 0 {
+		want |= VM_WRITE
+	}
+	if prot&uapi.PROT_EXEC != 0 {
+		want |= VM_EXEC
+	}
+	const protFlags = VM_READ | VM_WRITE | VM_EXEC
+	var changed []*VMA
+	for next := addr; next < end; {
+		v := m.Find(next)
+		if v == nil || v.Start > next {
+			return changed, uapi.ENOMEM
+		}
+		if v.Flags&protFlags == want { // "newflags == oldflags": nothing to do
+			next = v.End
+			continue
+		}
+		if v.Start < next { // split_vma() at next
+			m.split(v, next)
+			continue
+		}
+		if v.End > end {
+			m.split(v, end)
+		}
+		v.Flags = v.Flags&^protFlags | want
+		changed = append(changed, v)
+		next = v.End
+	}
+	return changed, 0
+}
+
+// split cuts v at a, leaving [v.Start, a) in v and inserting [a, v.End).
+// mm/vma.c: split_vma()
+func (m *MM) split(v *VMA, a uint64) {
+	right := &VMA{Start: a, End: v.End, Flags: v.Flags, Pgoff: v.Pgoff + (a-v.Start)/PageSize, File: v.File, Special: v.Special}
+	v.End = a
+	m.insert(right)
+}

@@ -1,0 +1,168 @@
+package mm
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"perfsim/uapi"
+)
+
+type span struct {
+	Start, End uint64
+	Prot       uint32
+	Name       string
+	Pgoff      uint64
+}
+
+func spans(m *MM) []span {
+	var out []span
+	for _, v := range m.VMAs {
+		out = append(out, span{v.Start, v.End, v.Prot(), v.Name(), v.Pgoff})
+	}
+	return out
+}
+
+// TestMmapMunmap: top-down placement below mmap_base, a hint that is free
+// kept, MAP_FIXED over a mapping, MAP_FIXED_NOREPLACE refused, a munmap in the
+// middle splits a VMA (the right part's pgoff advanced), and the errnos.
+func TestMmapMunmap(t *testing.T) {
+	fs := NewFS()
+	m := New()
+	f := fs.Lookup("/lib/a.so")
+	rw := uint64(uapi.PROT_READ | uapi.PROT_WRITE)
+	anon := uint64(uapi.MAP_PRIVATE | uapi.MAP_ANONYMOUS)
+	a, e := m.Mmap(0, 4*PageSize, uapi.PROT_READ, uapi.MAP_PRIVATE, f, 0)
+	b, e2 := m.Mmap(0, 100, rw, anon, nil, 0)
+	c, e3 := m.Mmap(0x10000000, PageSize, rw, anon, nil, 0)
+	if e != 0 || e2 != 0 || e3 != 0 {
+		t.Fatal(e, e2, e3)
+	}
+	if got := []uint64{a.Start, b.Start, c.Start}; !cmp.Equal(got, []uint64{MmapBase - 4*PageSize, MmapBase - 5*PageSize, 0x10000000}) {
+		t.Errorf("placement %#x", got)
+	}
+	if _, err := m.Mmap(a.Start, PageSize, rw, anon|uapi.MAP_FIXED_NOREPLACE, nil, 0); err != uapi.EEXIST {
+		t.Errorf("MAP_FIXED_NOREPLACE over a mapping: %v, want EEXIST", err)
+	}
+	if _, err := m.Mmap(a.Start+3*PageSize, PageSize, rw, anon|uapi.MAP_FIXED, nil, 0); err != 0 {
+		t.Fatal(err)
+	}
+	if err := m.Munmap(a.Start+PageSize, PageSize); err != 0 {
+		t.Fatal(err)
+	}
+	want := []span{
+		{0x10000000, 0x10001000, 3, "//anon", 0},
+		{MmapBase - 5*PageSize, MmapBase - 4*PageSize, 3, "//anon", 0},
+		{MmapBase - 4*PageSize, MmapBase - 3*PageSize, 1, "/lib/a.so", 0},
+		{MmapBase - 2*PageSize, MmapBase - PageSize, 1, "/lib/a.so", 2},
+		{MmapBase - PageSize, MmapBase, 3, "//anon", 0},
+		{StackTop - StackSize, StackTop, 3, "[stack]", 0},
+	}
+	if d := cmp.Diff(want, spans(m)); d != "" {
+		t.Errorf("(-want +got):\n%s", d)
+	}
+	for _, tc := range []struct {
+		addr, n, prot, flags uint64
+		want                 uapi.Errno
+	}{
+		{0, 0, rw, anon, uapi.EINVAL},                              // length 0
+		{0, PageSize, rw, uapi.MAP_ANONYMOUS, uapi.EINVAL},         // neither shared nor private
+		{0x1001, PageSize, rw, anon | uapi.MAP_FIXED, uapi.EINVAL}, // unaligned fixed
+	} {
+		if _, err := m.Mmap(tc.addr, tc.n, tc.prot, tc.flags, nil, 0); err != tc.want {
+			t.Errorf("mmap(%#x, %d, %#x): %v, want %v", tc.addr, tc.n, tc.flags, err, tc.want)
+		}
+	}
+	if err := m.Munmap(0x1001, PageSize); err != uapi.EINVAL {
+		t.Errorf("unaligned munmap: %v", err)
+	}
+}
+
+// TestAccess: the first access of a page faults (anon minor; a file page
+// major unless in the page cache), a second does not; a write to a read-only
+// mapping or an access outside any VMA is bad; Dup keeps present pages.
+func TestAccess(t *testing.T) {
+	fs := NewFS()
+	m := New()
+	f := fs.Lookup("/data")
+	v, _ := m.Mmap(0, 2*PageSize, uapi.PROT_READ, uapi.MAP_PRIVATE, f, 0)
+	w, _ := m.Mmap(0, PageSize, uapi.PROT_READ|uapi.PROT_WRITE, uapi.MAP_PRIVATE|uapi.MAP_ANONYMOUS, nil, 0)
+	other := New()
+	ov, _ := other.Mmap(0, 2*PageSize, uapi.PROT_READ, uapi.MAP_PRIVATE, f, 0)
+	got := []Fault{
+		m.Access(v.Start, false), m.Access(v.Start+10, false), m.Access(w.Start, true), m.Access(w.Start, true),
+		m.Access(v.Start, true), m.Access(0x1000, false),
+		other.Access(ov.Start, false), other.Access(ov.Start+PageSize, false),
+	}
+	want := []Fault{MajorFault, NoFault, MinorFault, NoFault, BadAccess, BadAccess, MinorFault, MajorFault}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("(-want +got):\n%s", d)
+	}
+	child := m.Dup()
+	if child.Access(w.Start, true) != NoFault || child.Access(v.Start+PageSize, false) != MinorFault {
+		t.Error("the child does not see the parent's pages as present, or shares its page table")
+	}
+	if m.Present(v.Start + PageSize) {
+		t.Error("the child's fault made the parent's page present")
+	}
+}
+
+func TestFiles(t *testing.T) {
+	fs := NewFS()
+	fl := NewFiles(fs)
+	fd := fl.Install(fs.Lookup("/x"))
+	got := []any{fd, fl.Close(1), fl.Close(1), fl.Close(1000), fl.Close(-1), fl.Install(fs.Lookup("/y"))}
+	if d := cmp.Diff([]any{3, uapi.Errno(0), uapi.EBADF, uapi.EBADF, uapi.EBADF, 1}, got); d != "" {
+		t.Errorf("(-want +got):\n%s", d)
+	}
+}
+
+// Example: map a file and anon memory, touch them, and see what perf's
+// PERF_RECORD_MMAP2 would carry for each mapping.
+func Example() {
+	fs := NewFS()
+	m := New()
+	lib, _ := m.Mmap(0, 2*PageSize, uapi.PROT_READ|uapi.PROT_EXEC, uapi.MAP_PRIVATE, fs.Lookup("/usr/lib/libfoo.so"), 0)
+	buf, _ := m.Mmap(0, PageSize, uapi.PROT_READ|uapi.PROT_WRITE, uapi.MAP_PRIVATE|uapi.MAP_ANONYMOUS, nil, 0)
+	for _, v := range []*VMA{lib, buf} {
+		fmt.Printf("%#x-%#x prot %d flags %d %s: first touch %v, second %v\n",
+			v.Start, v.End, v.Prot(), v.MapFlags(), v.Name(), m.Access(v.Start, false), m.Access(v.Start, false))
+	}
+	// Output:
+	// 0x7ffff7ffd000-0x7ffff7fff000 prot 5 flags 2 /usr/lib/libfoo.so: first touch major, second none
+	// 0x7ffff7ffc000-0x7ffff7ffd000 prot 3 flags 2 //anon: first touch minor, second none
+}
+
+// TestMprotect: the range's VMAs get the new prot, split at its ends; a VMA
+// already so is not changed (no MMAP2 for it); a hole is ENOMEM after the
+// VMAs before it changed.
+func TestMprotect(t *testing.T) {
+	fs := NewFS()
+	m := New()
+	v, _ := m.Mmap(0, 4*PageSize, uapi.PROT_READ, uapi.MAP_PRIVATE, fs.Lookup("/lib/b.so"), 0)
+	base := v.Start
+	changed, err := m.Mprotect(base+PageSize, 2*PageSize, uapi.PROT_READ|uapi.PROT_EXEC)
+	if err != 0 || len(changed) != 1 || changed[0].Start != base+PageSize || changed[0].End != base+3*PageSize || changed[0].Pgoff != 1 {
+		t.Fatalf("mprotect of the middle: %v %+v", err, changed)
+	}
+	if changed, _ := m.Mprotect(base+PageSize, PageSize, uapi.PROT_READ|uapi.PROT_EXEC); len(changed) != 0 {
+		t.Errorf("an unchanged prot changed %d VMAs", len(changed))
+	}
+	want := []span{
+		{base, base + PageSize, 1, "/lib/b.so", 0},
+		{base + PageSize, base + 3*PageSize, 5, "/lib/b.so", 1},
+		{base + 3*PageSize, base + 4*PageSize, 1, "/lib/b.so", 3},
+		{StackTop - StackSize, StackTop, 3, "[stack]", 0},
+	}
+	if d := cmp.Diff(want, spans(m)); d != "" {
+		t.Errorf("(-want +got):\n%s", d)
+	}
+	changed, err = m.Mprotect(base+3*PageSize, 2*PageSize, uapi.PROT_NONE)
+	if err != uapi.ENOMEM || len(changed) != 1 || m.Find(base+3*PageSize).Prot() != 0 {
+		t.Errorf("mprotect over a hole: %v, %d changed", err, len(changed))
+	}
+	if _, err := m.Mprotect(base+1, PageSize, uapi.PROT_READ); err != uapi.EINVAL {
+		t.Errorf("unaligned: %v", err)
+	}
+}

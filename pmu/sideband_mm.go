@@ -1,0 +1,98 @@
+package pmu
+
+import (
+	"perfsim/cpu"
+	"perfsim/mm"
+	"perfsim/rb"
+	"perfsim/sched"
+	"perfsim/uapi"
+)
+
+// What the system calls and page faults of package sched's address-space
+// model tell perf (sched.CommHook, ExecHook, MmapHook, FaultHook): the
+// side-band records COMM and MMAP/MMAP2, enable_on_exec, and the page-fault
+// software events.
+
+// TaskComm implements sched.CommHook: __set_task_comm() -> perf_event_comm().
+func (k *Kernel) TaskComm(t *sched.Task, exec bool) { k.perfEventComm(t, exec) }
+
+// TaskExec implements sched.ExecHook: perf_event_exec() enables the
+// enable_on_exec events (perf_event_remove_on_exec() is not modelled: it
+// needs perf_event_exit_event() on a live context).
+// kernel/events/core.c: perf_event_exec()
+func (k *Kernel) TaskExec(t *sched.Task) { k.EnableOnExec(t) }
+
+// TaskMmap implements sched.MmapHook: PERF_RECORD_MMAP2 (attr.mmap2) or
+// PERF_RECORD_MMAP to every event that hears t's side band and matches: an
+// executable mapping for attr.mmap or mmap2, any other for attr.mmap_data.
+// With attr.build_id and a file with a build id, MMAP2 carries it instead of
+// the device and inode.
+// kernel/events/core.c: perf_event_mmap() -> perf_event_mmap_event() -> perf_event_mmap_output()
+func (k *Kernel) TaskMmap(t *sched.Task, v *mm.VMA) {
+	c := t.CPU()
+	exec := v.Flags&mm.VM_EXEC != 0
+	k.perfIterateSB(c, nil, func(e *Event) {
+		a := &e.Attr
+		if !(!exec && a.MmapData || exec && (a.Mmap || a.Mmap2)) || e.rb == nil { // perf_event_mmap_match()
+			return
+		}
+		r := &rb.Mmap{Mmap2: a.Mmap2, Data: !exec, Pid: uint32(t.PID), Tid: uint32(t.TID),
+			Start: v.Start, Len: v.Len(), Pgoff: v.Pgoff * mm.PageSize,
+			Prot: v.Prot(), Flags: v.MapFlags(), Filename: v.Name()}
+		if f := v.File; f != nil {
+			r.Maj, r.Min, r.Ino, r.InoGeneration = f.Maj, f.Min, f.Ino, f.Gen
+			if a.BuildID && len(f.BuildID) > 0 {
+				r.BuildID = f.BuildID
+			}
+		}
+		_ = rb.PerfOutputSideband(c, e.rb, e, r, k.sidebandID(c, e), a.WriteBackward)
+	})
+}
+
+// PageFault implements sched.FaultHook: perf_sw_event(PERF_COUNT_SW_PAGE_FAULTS,
+// 1, regs, address) at the entry of do_user_addr_fault().
+// arch/x86/mm/fault.c: do_user_addr_fault()
+func (k *Kernel) PageFault(t *sched.Task, addr uint64) {
+	k.perfSwEventFault(t, uapi.PERF_COUNT_SW_PAGE_FAULTS, addr)
+}
+
+// FaultAccounted implements sched.FaultHook: the major or minor page-fault
+// event once handle_mm_fault() succeeded.
+// mm/memory.c: mm_account_fault()
+func (k *Kernel) FaultAccounted(t *sched.Task, addr uint64, major bool) {
+	if major {
+		k.perfSwEventFault(t, uapi.PERF_COUNT_SW_PAGE_FAULTS_MAJ, addr)
+	} else {
+		k.perfSwEventFault(t, uapi.PERF_COUNT_SW_PAGE_FAULTS_MIN, addr)
+	}
+}
+
+// perfSwEventFault counts a fault software event on t's CPU with the regs
+// of the faulting user access (the exception frame: user mode, the task's
+// user IP) and the faulting address as the sample's addr.
+// include/linux/perf_event.h: perf_sw_event() -> ___perf_sw_event() -> do_perf_sw_event()
+func (k *Kernel) perfSwEventFault(t *sched.Task, config int, addr uint64) {
+	c := t.CPU()
+	k.perfSwEventRegs(c, config, regs{ip: k.userIP(t), user: true, task: t}, addr)
+}
+
+// perfSwEventRegs delivers one software event to the events of config ACTIVE
+// on c, sampling with r and addr (perf_sample_data_init(&data, addr, 0)),
+// skipping those whose exclude_user/exclude_kernel filter the regs
+// (perf_exclude_event()).
+// kernel/events/core.c: do_perf_sw_event()
+func (k *Kernel) perfSwEventRegs(c *cpu.CPU, config int, r regs, addr uint64) {
+	l := k.swPMU.active[c.ID][config]
+	for i := 0; i < len(l); i++ {
+		e := l[i]
+		if e.hw.state&PERF_HES_STOPPED != 0 {
+			continue
+		}
+		if e.Attr.ExcludeUser && r.user || e.Attr.ExcludeKernel && !r.user {
+			continue
+		}
+		data := perfSampleData{addr: addr}
+		k.perfSweventEvent(c, e, 1, &data, &r)
+		l = k.swPMU.active[c.ID][config]
+	}
+}

@@ -1,0 +1,294 @@
+package sched
+
+import (
+	"path"
+
+	"perfsim/mm"
+	"perfsim/sim"
+	"perfsim/uapi"
+)
+
+// The system calls whose effects perf can observe (a comm, a mapping, an
+// exec, an fd), modelled on the task's mm and fd table (package mm). Every
+// other syscall fires its tracepoints with its arguments and returns 0.
+
+// CommHook is told of a comm change: __set_task_comm() -> perf_event_comm().
+// A SyscallHook implements it to hear it.
+type CommHook interface {
+	TaskComm(t *Task, exec bool)
+}
+
+// ExecHook is perf_event_exec(), called by begin_new_exec() once the new mm
+// is in place and before the exec COMM.
+type ExecHook interface {
+	TaskExec(t *Task)
+}
+
+// MmapHook is perf_event_mmap(vma), called for each new mapping.
+type MmapHook interface {
+	TaskMmap(t *Task, v *mm.VMA)
+}
+
+// FaultHook is told of a user page fault: PageFault at the entry of
+// do_user_addr_fault() (perf_sw_event(PERF_COUNT_SW_PAGE_FAULTS)), then
+// FaultAccounted after handle_mm_fault() succeeded (mm_account_fault():
+// PERF_COUNT_SW_PAGE_FAULTS_MAJ or _MIN). addr is the faulting address.
+type FaultHook interface {
+	PageFault(t *Task, addr uint64)
+	FaultAccounted(t *Task, addr uint64, major bool)
+}
+
+// Costs of the modelled faults: the time in the kernel of a minor fault
+// (a zeroed or cached page) and of a major one (the read from disk, spent
+// on the CPU: the model does not block the task on the I/O).
+const (
+	MinorFaultCost = 500 * sim.Nanosecond
+	MajorFaultCost = 20 * sim.Microsecond
+)
+
+func (s *Sched) eachHook(fn func(h any)) {
+	for _, h := range s.SyscallHooks {
+		fn(h)
+	}
+}
+
+// SetComm is __set_task_comm(): the comm becomes name (at most
+// TASK_COMM_LEN-1 = 15 bytes) and perf hears it.
+// fs/exec.c: __set_task_comm()
+func (s *Sched) SetComm(t *Task, name string, exec bool) {
+	if len(name) > 15 {
+		name = name[:15]
+	}
+	t.Comm = name
+	s.eachHook(func(h any) {
+		if c, ok := h.(CommHook); ok {
+			c.TaskComm(t, exec)
+		}
+	})
+}
+
+func (s *Sched) mmapHooks(t *Task, v *mm.VMA) {
+	s.eachHook(func(h any) {
+		if c, ok := h.(MmapHook); ok {
+			c.TaskMmap(t, v)
+		}
+	})
+}
+
+// modelledSyscall returns the body of a syscall (by its table or entry
+// name) for which the scheduler has none: the modelled one, which spends
+// t.sysCost and then acts, or spendSysCost. Made once per name.
+func (s *Sched) modelledSyscall(name string) SyscallFunc {
+	if body, ok := s.models[name]; ok {
+		return body
+	}
+	body := SyscallFunc(spendSysCost)
+	if sc, known := uapi.LookupSyscall(name); known {
+		if model := sysModels[sc.TraceName()]; model != nil {
+			body = func(t *Task) {
+				t.ensureMM(s)
+				t.Spend(t.sysCost)
+				t.Sys.Ret = model(s, t, &t.Sys.Args)
+			}
+		}
+	}
+	if s.models == nil {
+		s.models = map[string]SyscallFunc{}
+	}
+	s.models[name] = body
+	return body
+}
+
+// spendSysCost is the body of a syscall without a model: time in the kernel.
+func spendSysCost(t *Task) { t.Spend(t.sysCost) }
+
+func errno(e uapi.Errno) int64 { return -int64(e) }
+
+// sysModels are the modelled bodies by entry name: each returns what the
+// syscall returns (a negative errno on failure).
+var sysModels = map[string]func(s *Sched, t *Task, a *[6]uint64) int64{
+	// fs/open.c: SYSCALL_DEFINE1(close)
+	"close": func(s *Sched, t *Task, a *[6]uint64) int64 {
+		return errno(t.Files.Close(int64(int32(a[0]))))
+	},
+	// fs/read_write.c: ksys_write(): the count is written to an open fd.
+	"write": func(s *Sched, t *Task, a *[6]uint64) int64 {
+		if t.Files.Get(int64(int32(a[0]))) == nil {
+			return errno(uapi.EBADF)
+		}
+		return int64(a[2])
+	},
+	// fs/read_write.c: ksys_read(): an open fd reads end of file.
+	"read": func(s *Sched, t *Task, a *[6]uint64) int64 {
+		if t.Files.Get(int64(int32(a[0]))) == nil {
+			return errno(uapi.EBADF)
+		}
+		return 0
+	},
+	// fs/open.c: do_sys_open(): every path exists in the model.
+	"open":   func(s *Sched, t *Task, a *[6]uint64) int64 { return s.open(t, a[0]) },
+	"creat":  func(s *Sched, t *Task, a *[6]uint64) int64 { return s.open(t, a[0]) },
+	"openat": func(s *Sched, t *Task, a *[6]uint64) int64 { return s.open(t, a[1]) },
+	// kernel/sys.c: SYSCALL_DEFINE5(prctl)
+	"prctl": func(s *Sched, t *Task, a *[6]uint64) int64 {
+		switch a[0] {
+		case uapi.PR_SET_NAME:
+			name, ok := t.MM.String(a[1])
+			if !ok {
+				return errno(uapi.EFAULT)
+			}
+			s.SetComm(t, name, false) // set_task_comm()
+			return 0
+		case uapi.PR_GET_NAME:
+			return 0
+		}
+		return errno(uapi.EINVAL) // the options the model does not know, as the kernel's default case
+	},
+	// arch/x86/kernel/sys_x86_64.c: SYSCALL_DEFINE6(mmap) -> ksys_mmap_pgoff()
+	"mmap": func(s *Sched, t *Task, a *[6]uint64) int64 {
+		var f *mm.File
+		if a[3]&uapi.MAP_ANONYMOUS == 0 {
+			if f = t.Files.Get(int64(int32(a[4]))); f == nil {
+				return errno(uapi.EBADF)
+			}
+		}
+		v, err := t.MM.Mmap(a[0], a[1], a[2], a[3], f, a[5])
+		if err != 0 {
+			return errno(err)
+		}
+		s.mmapHooks(t, v) // mmap_region() -> __mmap_complete() -> perf_event_mmap()
+		return int64(v.Start)
+	},
+	// mm/mprotect.c: SYSCALL_DEFINE3(mprotect): an MMAP2 for each VMA changed
+	"mprotect": func(s *Sched, t *Task, a *[6]uint64) int64 {
+		changed, err := t.MM.Mprotect(a[0], a[1], a[2])
+		for _, v := range changed {
+			s.mmapHooks(t, v) // mprotect_fixup() -> perf_event_mmap()
+		}
+		return errno(err)
+	},
+	// mm/mmap.c: SYSCALL_DEFINE2(munmap)
+	"munmap": func(s *Sched, t *Task, a *[6]uint64) int64 { return errno(t.MM.Munmap(a[0], a[1])) },
+	// fs/exec.c: SYSCALL_DEFINE3(execve)
+	"execve": func(s *Sched, t *Task, a *[6]uint64) int64 {
+		file, ok := t.MM.String(a[0])
+		if !ok {
+			return errno(uapi.EFAULT)
+		}
+		s.Execve(t, file)
+		return 0
+	},
+}
+
+func (s *Sched) open(t *Task, pathAddr uint64) int64 {
+	p, ok := t.MM.String(pathAddr)
+	if !ok {
+		return errno(uapi.EFAULT)
+	}
+	return int64(t.Files.Install(s.FS.Lookup(p)))
+}
+
+// Interp is the ELF interpreter execve maps with each image.
+const Interp = "/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2"
+
+// Execve replaces t's address space with the image of file and tells perf,
+// in begin_new_exec()'s and load_elf_binary()'s order: the new mm
+// (exec_mmap()), perf_event_exec() (the enable_on_exec events),
+// __set_task_comm(basename, exec) (COMM with PERF_RECORD_MISC_COMM_EXEC),
+// then the mappings: the image's PT_LOAD segments (elf_load()), the
+// interpreter's (load_elf_interp()), the vdso (map_vdso()), each a
+// perf_event_mmap(). The program goes on after it as the new image's.
+// The loader's own later mmaps (libc) are the program's to make.
+// fs/exec.c: begin_new_exec(); fs/binfmt_elf.c: load_elf_binary()
+func (s *Sched) Execve(t *Task, file string) {
+	old := t.MM
+	t.MM = mm.New() // exec_mmap()
+	if old != nil && old.Users > 1 {
+		old.Users--
+	}
+	s.eachHook(func(h any) {
+		if c, ok := h.(ExecHook); ok {
+			c.TaskExec(t) // perf_event_exec()
+		}
+	})
+	s.SetComm(t, path.Base(file), true)
+	for _, v := range t.MM.LoadELF(s.FS.Lookup(file), mm.ImageBase) {
+		s.mmapHooks(t, v)
+	}
+	for _, v := range t.MM.LoadELF(s.FS.Lookup(Interp), 0) {
+		s.mmapHooks(t, v)
+	}
+	s.mmapHooks(t, t.MM.Special("[vdso]", 2, mm.VM_READ|mm.VM_EXEC))
+	for _, h := range s.TraceHooks { // exec_binprm(): trace_sched_process_exec(current, old_pid, bprm)
+		h.SchedProcessExec(t, file, t.TID)
+	}
+}
+
+// touch runs a touch step: each page of the range is accessed; the first
+// access of a page faults. A bad access kills the task (SIGSEGV), which
+// ends its program.
+func (s *Sched) touch(t *Task, op *Op) bool {
+	t.ensureMM(s)
+	base := t.argValue(op.Args[0])
+	write := op.Name == "write"
+	for i := 0; i < op.N; i++ {
+		addr := base + uint64(i)*mm.PageSize
+		if t.MM.Present(addr) && t.MM.Find(addr) != nil {
+			v := t.MM.Find(addr)
+			if !write || v.Flags&mm.VM_WRITE != 0 {
+				continue
+			}
+		}
+		if !s.pageFault(t, addr, write) {
+			return false
+		}
+	}
+	return true
+}
+
+// pageFault is a user page fault at addr: the exception entry, the
+// page-faults event with the user regs of the access, handle_mm_fault(),
+// the major/minor accounting, and the return to user mode (a point where the
+// task can be preempted). It reports false when the access was bad (SIGSEGV
+// kills the task: no handler in the model).
+// arch/x86/mm/fault.c: exc_page_fault() -> do_user_addr_fault()
+func (s *Sched) pageFault(t *Task, addr uint64, write bool) bool {
+	s.setUser(t, false)
+	t.Step("exc_page_fault")
+	s.eachHook(func(h any) {
+		if f, ok := h.(FaultHook); ok {
+			f.PageFault(t, addr)
+		}
+	})
+	res := t.MM.Access(addr, write)
+	if res == mm.BadAccess {
+		t.Segfaulted = true
+		return false
+	}
+	cost := MinorFaultCost
+	if res == mm.MajorFault {
+		cost = MajorFaultCost
+		t.MajFlt++
+	} else {
+		t.MinFlt++
+	}
+	t.Spend(cost)
+	s.eachHook(func(h any) {
+		if f, ok := h.(FaultHook); ok {
+			f.FaultAccounted(t, addr, res == mm.MajorFault) // mm_account_fault()
+		}
+	})
+	s.exitToUserMode(t) // irqentry_exit_to_user_mode()
+	return true
+}
+
+// ensureMM gives a task made without Spawn (and so without an address space
+// or fd table) its own, as Spawn would.
+func (t *Task) ensureMM(s *Sched) {
+	if t.MM == nil {
+		t.MM = mm.New()
+	}
+	if t.Files == nil {
+		t.Files = mm.NewFiles(s.FS)
+	}
+}
