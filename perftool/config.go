@@ -24,7 +24,7 @@ func Parse(args []string, opts Options) (*Record, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Record{Target: ro.target, Overwrite: ro.overwrite, Output: ro.output}
+	r := &Record{Target: ro.target, Overwrite: ro.overwrite, Output: ro.output, Argv: append([]string(nil), args...), Tool: opts.Tool, NrCPUs: opts.NrCPUs}
 	for _, m := range ro.messages {
 		if !m.Note && !strings.HasPrefix(m.Text, "info: ") {
 			r.Warnings = append(r.Warnings, m.Text)

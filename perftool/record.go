@@ -117,6 +117,9 @@ type Record struct {
 	AuxPages  int  // AUX pages per ring buffer (0: no AUX area)
 	Overwrite bool // --overwrite: backward, read-only (overwritable) data mmaps
 	Snapshot  *Snapshot
+	Argv      []string // the command line after `perf record` (HEADER_CMDLINE)
+	Tool      Tool     // the perf version that parsed it
+	NrCPUs    int      // the machine's online CPUs
 	Warnings  []string // what perf would warn about and carry on
 	// Messages are what perf printed while it parsed the command line and
 	// carried on (Warnings and its info lines, in its words, each with the
