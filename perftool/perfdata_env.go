@@ -436,7 +436,8 @@ func (d *PerfData) useClockid() bool {
 }
 
 // featAuxtrace is HEADER_AUXTRACE: the index of the PERF_RECORD_AUXTRACE
-// records, u64 nr then {u64 file_offset, u64 size} each.
+// records, u64 nr then {u64 file_offset, u64 sz} each, sz the record's
+// header.size (auxtrace_queues__add_indexed_event() checks it is).
 // tools/perf/util/auxtrace.c: auxtrace_index__write()
 func (d *PerfData) featAuxtrace(dataOff uint64) []byte {
 	le := binary.LittleEndian
@@ -523,8 +524,8 @@ func (d *PerfData) featClockData() []byte {
 	return le.AppendUint64(b, 0)
 }
 
-// noteAuxtrace adds the PERF_RECORD_AUXTRACE about to be written (sz bytes
-// with its data) to the index: auxtrace_index__auxtrace_event().
+// noteAuxtrace adds the PERF_RECORD_AUXTRACE about to be written (its
+// header.size sz) to the index: auxtrace_index__auxtrace_event().
 func (d *PerfData) noteAuxtrace(sz uint64) {
 	if d.Discard {
 		return
