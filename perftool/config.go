@@ -1,6 +1,7 @@
 package perftool
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -57,6 +58,10 @@ func Parse(args []string, opts Options) (*Record, error) {
 	}
 	for _, e := range ro.events {
 		if err := p.parse(e); err != nil {
+			var xe *ExitError
+			if errors.As(err, &xe) { // perf gives up: a session that fails, not a refused scenario
+				return &Record{Target: r.Target, Output: r.Output, Argv: r.Argv, Tool: r.Tool, NrCPUs: r.NrCPUs, Exit: xe}, nil
+			}
 			return nil, err
 		}
 	}

@@ -271,6 +271,10 @@ func (ss *Session) main(t *sched.Task) {
 
 // record is __cmd_record() up to the final read.
 func (ss *Session) record(t *sched.Task) {
+	if ss.R.Exit != nil { // parse_options()/parse_events() gave up: exit(129) (perf61_errors.go)
+		ss.Err = ss.R.Exit
+		return
+	}
 	if ss.Err = ss.recordOpen(t); ss.Err != nil {
 		return
 	}

@@ -35,6 +35,9 @@ func (p *pmuRun) WritePerfData(dir string) ([]string, error) {
 	var paths []string
 	for i, name := range p.dataNames() {
 		ss := p.sessions[i]
+		if ss.Data.NoFile {
+			continue // perf record gave up before it created the file
+		}
 		if ss.Data.Discard {
 			// perf record -o /dev/null writes its whole perf.data to
 			// /dev/null: there is no file to read, as with the real perf.
@@ -86,6 +89,9 @@ func (p *pmuRun) spool(dir string) error {
 	}
 	for i, name := range p.dataNames() {
 		ss := p.sessions[i]
+		if ss.Data.NoFile {
+			continue // perf record gave up before it created the file
+		}
 		if ss.Data.Discard {
 			continue
 		}
