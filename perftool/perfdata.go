@@ -57,6 +57,8 @@ type PerfData struct {
 	running DataStats
 	pending []byte // a record cut at a chunk's end (a ring's wrap)
 
+	// Snapshot is -S: each AUXTRACE is a snapshot of its own.
+	Snapshot bool
 	// NoFile is set when perf gave up before it created perf.data.
 	NoFile bool
 	// Env is the machine the header's features describe.
@@ -384,7 +386,7 @@ func headerOnly(typ uint32) []byte {
 // newPerfData starts the perf.data of r: one attr per evsel, in evlist order
 // (perf_session__write_header() writes evsel->core.attr for each).
 func newPerfData(r *Record) *PerfData {
-	d := &PerfData{Discard: r.Output == "/dev/null", Env: simEnv(r, r.NrCPUs), NoFile: r.Exit != nil}
+	d := &PerfData{Discard: r.Output == "/dev/null", Env: simEnv(r, r.NrCPUs), NoFile: r.Exit != nil, Snapshot: r.Snapshot != nil}
 	for i := range r.Evsels {
 		e := &r.Evsels[i]
 		d.Attrs = append(d.Attrs, FileAttr{Name: e.Name, Attr: e.Attr, Tracepoint: e.Tracepoint, Leader: e.Leader, PMU: e.PMU})
