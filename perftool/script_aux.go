@@ -12,9 +12,9 @@ import (
 
 // The AUX side of reading a perf.data: PERF_RECORD_AUXTRACE's data, the
 // `perf report -D` lines of the AUX records, and `perf script --itrace=b`
-// from decoded AUX data. The trace is the simulator's synthetic packet format
-// (pmu/pt), so the "branches" are synthetic: one per packet, with its time and
-// mode, no addresses.
+// from decoded AUX data. intel_pt's trace is Intel PT packets (pmu/pt); the
+// "branches" are the trace starts (TIP.PGE, perf's "tr strt"), one per
+// stretch of traced execution, with its time, mode, task and address.
 
 // auxtraceSkip is what perf's reader skips after a PERF_RECORD_AUXTRACE: its
 // data, which header.size does not count (0 for every other record).
