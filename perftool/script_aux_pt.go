@@ -15,22 +15,35 @@ func ptDecode(b []byte) ([]AuxBranch, int) {
 	ps, bad := pt.Decode(b)
 	var out []AuxBranch
 	var tsc uint64
-	enabled, fup := false, false // PacketEn, and a FUP since the TIP.PGE
+	enabled, fup, inPSB := false, false, false // PacketEn; a FUP since the TIP.PGE; inside PSB+
+	var ip uint64
 	for _, p := range ps {
 		switch p.Kind {
 		case pt.KindPSB:
-			enabled, fup = false, false // the model's PSB+ carries no FUP: PacketEn 0
+			enabled, fup, inPSB = false, false, true
+		case pt.KindPSBEND:
+			inPSB = false
 		case pt.KindTSC:
 			tsc = p.TSC
 		case pt.KindTIPPGE:
 			user, tid := pt.SpanOf(p.IP)
 			out = append(out, AuxBranch{Time: tsc / pt.TSCPerNs, Tid: tid, User: user, IP: p.IP})
-			enabled, fup = true, false
+			enabled, fup, ip = true, false, p.IP
 		case pt.KindFUP:
-			fup = enabled
+			switch {
+			case inPSB: // PacketEn: where the trace goes on
+				enabled, ip = true, p.IP
+			case !enabled || p.IP != ip:
+				// outside a TIP.PGE's span, or elsewhere than it: perf walks
+				// the code to the FUP's IP, and the tasks have none
+				bad++
+				fup = enabled
+			default:
+				fup = true
+			}
 		case pt.KindTIPPGD:
 			if enabled && !fup && p.NoIP {
-				bad++ // a disable by a branch: perf walks the code to it, and the tasks have none
+				bad++ // a disable by a branch: perf walks the code to it
 			}
 			enabled, fup = false, false
 		case pt.KindTNT, pt.KindTIP:

@@ -110,11 +110,15 @@ func ipPayload(ipb byte) int {
 }
 
 // AppendTraceSpan appends the packets of a stretch of traced execution in
-// one mode at ip, starting at time stamp tsc: TSC, MODE.Exec, TIP.PGE(ip)
-// (a full 48-bit IP), then FUP(ip) and TIP.PGD (an asynchronous disable at
-// the same IP: the decoder walks no instructions). With psb, a PSB+ comes
-// first (the decoder synchronizes on it).
-func AppendTraceSpan(b []byte, tsc, ip uint64, psb bool) []byte {
+// one mode at ip, starting at time stamp tsc, n bytes long (at least
+// TraceSpanLen(psb)): TSC (with psb, a PSB+ first: the decoder synchronizes
+// on it), MODE.Exec, TIP.PGE(ip) (a full 48-bit IP); then, while tracing,
+// timing packets (TSC and MTC, at the times tscAt gives for their offsets)
+// with a PSB+ carrying MODE.Exec and FUP(ip) at each offset psbAt asks for;
+// then PAD, and last FUP(ip) and TIP.PGD: an asynchronous disable at the
+// same IP, so a decoder walks no instructions (the tasks have no code).
+func AppendTraceSpan(b []byte, n int, tsc, ip uint64, psb bool, tscAt func(off int) uint64, psbAt func(off int) bool) []byte {
+	start := len(b)
 	if psb {
 		b = AppendPSBPlus(b, tsc)
 	} else {
@@ -122,12 +126,60 @@ func AppendTraceSpan(b []byte, tsc, ip uint64, psb bool) []byte {
 	}
 	b = append(b, pktMODE, modeExec64)
 	b = appendIP(b, pktTIPPGE, ipBytes48SX, ip)
+	const tail = 3 + 1 // FUP (IPBytes 001), TIP.PGD
+	for {
+		off := len(b) - start
+		if psbAt != nil && psbAt(off) {
+			if off+psbPlusFUPLen+tail > n {
+				break
+			}
+			b = append(b, PSB[:]...)
+			b = AppendTSC(b, tscAt(off))
+			b = append(b, pktMODE, modeExec64)
+			b = appendIP(b, pktFUP, ipBytes48SX, ip) // PacketEn: the IP in PSB+
+			b = append(b, pktExt, pktExtEND)
+			continue
+		}
+		if off+tscMTCLen+tail > n {
+			break
+		}
+		t := tscAt(off)
+		b = AppendTSC(b, t)
+		b = append(b, pktMTC, byte(t/TSCPerNs/mtcPeriodNs))
+	}
+	b = append(b, make([]byte, start+n-tail-len(b))...)
 	b = appendIP(b, pktFUP, ipBytes16, ip)
 	return appendIP(b, pktTIPPGD, ipBytesNone, 0)
 }
 
+// psbPlusFUPLen is a PSB+ while tracing: PSB, TSC, MODE.Exec, FUP, PSBEND.
+const psbPlusFUPLen = psbLen + 8 + 2 + 7 + 2
+
+// AppendTiming appends n bytes of timing packets while tracing is off:
+// TSC and MTC (times from tscAt), a PSB+ where psbAt asks, PAD to n.
+func AppendTiming(b []byte, n int, tscAt func(off int) uint64, psbAt func(off int) bool) []byte {
+	start := len(b)
+	for {
+		off := len(b) - start
+		if psbAt != nil && psbAt(off) {
+			if off+psbPlusLen > n {
+				break
+			}
+			b = AppendPSBPlus(b, tscAt(off))
+			continue
+		}
+		if off+tscMTCLen > n {
+			break
+		}
+		t := tscAt(off)
+		b = AppendTSC(b, t)
+		b = append(b, pktMTC, byte(t/TSCPerNs/mtcPeriodNs))
+	}
+	return append(b, make([]byte, start+n-len(b))...)
+}
+
 // psbPlusLen is AppendPSBPlus's length.
-const psbPlusLen = psbLen + 8 + 2
+const psbPlusLen = psbLen + 8 + 2 // PSB, TSC, PSBEND
 
 // tscMTCLen is a TSC packet and an MTC packet.
 const tscMTCLen = 8 + 2
@@ -136,7 +188,7 @@ const tscMTCLen = 8 + 2
 // every 2^3 ticks of a 25 MHz crystal clock).
 const mtcPeriodNs = 8 * 40
 
-// TraceSpanLen is the length of AppendTraceSpan's packets.
+// TraceSpanLen is the least length of AppendTraceSpan's packets.
 func TraceSpanLen(psb bool) int {
 	n := 8 + 2 + 7 + 3 + 1
 	if psb {

@@ -17,7 +17,7 @@ import (
 // 0x1004", "PSBEND", "MODE.Exec IF:0 64", "TIP.PGE 0x401650", "FUP 0x1650",
 // "TIP.PGD no ip").
 func TestTraceSpanBytes(t *testing.T) {
-	got := pt.AppendTraceSpan(nil, 0x1004, 0x401650, true)
+	got := pt.AppendTraceSpan(nil, pt.TraceSpanLen(true), 0x1004, 0x401650, true, func(int) uint64 { return 0x1004 }, nil)
 	want := []byte{
 		2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82, // PSB
 		0x19, 0x04, 0x10, 0, 0, 0, 0, 0, // TSC
@@ -51,7 +51,7 @@ func TestTraceSpanBytes(t *testing.T) {
 // and the 16-bit compression against it.
 func TestDecodeKernelIP(t *testing.T) {
 	ip := pt.SpanIP(false, 42)
-	ps, errs := pt.Decode(pt.AppendTraceSpan(nil, 1, ip, true))
+	ps, errs := pt.Decode(pt.AppendTraceSpan(nil, pt.TraceSpanLen(true), 1, ip, true, func(int) uint64 { return 1 }, nil))
 	if errs != 0 || ps[4].IP != ip || ps[5].IP != ip {
 		t.Fatalf("PGE %#x FUP %#x (%d errors), want %#x", ps[4].IP, ps[5].IP, errs, ip)
 	}
@@ -64,7 +64,7 @@ func TestDecodeKernelIP(t *testing.T) {
 // no packet is one error and the walk resumes at the next PSB; a packet cut
 // by the end is no error.
 func TestDecodeSync(t *testing.T) {
-	span := pt.AppendTraceSpan(nil, 7, pt.SpanIP(true, 1), true)
+	span := pt.AppendTraceSpan(nil, pt.TraceSpanLen(true), 7, pt.SpanIP(true, 1), true, func(int) uint64 { return 7 }, nil)
 	b := append([]byte{0x19, 0xff, 0x07}, span...) // a torn TSC before the PSB
 	b = append(b, 0xc9)                            // no packet starts c9 (odd, not CYC, TIP family type 01001 unknown)
 	b = append(b, span...)
@@ -90,7 +90,18 @@ func TestEncodeDecodeProperty(t *testing.T) {
 		n := rapid.IntRange(1, 20).Draw(rt, "n")
 		for i := 0; i < n; i++ {
 			ip := pt.SpanIP(rapid.Bool().Draw(rt, "user"), rapid.Uint32Range(0, 1<<16).Draw(rt, "tid"))
-			b = pt.AppendTraceSpan(b, rapid.Uint64Range(0, 1<<55).Draw(rt, "tsc"), ip, i == 0 || rapid.Bool().Draw(rt, "psb"))
+			psb := i == 0 || rapid.Bool().Draw(rt, "psb")
+			n := pt.TraceSpanLen(psb) + rapid.IntRange(0, 300).Draw(rt, "len")
+			every := rapid.IntRange(30, 200).Draw(rt, "psb period")
+			next := every
+			tsc := rapid.Uint64Range(0, 1<<50).Draw(rt, "tsc")
+			b = pt.AppendTraceSpan(b, n, tsc, ip, psb, func(off int) uint64 { return tsc + uint64(off) }, func(off int) bool {
+				if off < next {
+					return false
+				}
+				next = off + every
+				return true
+			})
 			want = append(want, ip)
 			b = append(b, make([]byte, rapid.IntRange(0, 5).Draw(rt, "pad"))...)
 			if rapid.Bool().Draw(rt, "tsc") {
@@ -113,7 +124,7 @@ func TestEncodeDecodeProperty(t *testing.T) {
 // FuzzDecode: the decoder never panics and every packet lies inside the
 // bytes, in order, after the first PSB.
 func FuzzDecode(f *testing.F) {
-	f.Add(pt.AppendTraceSpan(nil, 1, pt.SpanIP(true, 3), true))
+	f.Add(pt.AppendTraceSpan(nil, 100, 1, pt.SpanIP(true, 3), true, func(off int) uint64 { return uint64(off) }, func(off int) bool { return off == 60 }))
 	f.Add(append(pt.PSB[:], 0xff, 0x03, 0x02, 0xa3, 1, 2, 3))
 	f.Add([]byte{2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82, 0xdd, 1, 2, 3, 4, 5, 6, 7, 8})
 	f.Fuzz(func(t *testing.T, b []byte) {
@@ -131,7 +142,7 @@ func FuzzDecode(f *testing.F) {
 // Example: the packets of a stretch of user-mode trace of task 101, from
 // its PSB+ on.
 func Example() {
-	b := pt.AppendTraceSpan(nil, 2000*pt.TSCPerNs, pt.SpanIP(true, 101), true)
+	b := pt.AppendTraceSpan(nil, pt.TraceSpanLen(true), 2000*pt.TSCPerNs, pt.SpanIP(true, 101), true, func(int) uint64 { return 2000 * pt.TSCPerNs }, nil)
 	ps, errs := pt.Decode(b)
 	names := map[pt.Kind]string{pt.KindPSB: "PSB", pt.KindTSC: "TSC", pt.KindPSBEND: "PSBEND", pt.KindMODE: "MODE.Exec",
 		pt.KindTIPPGE: "TIP.PGE", pt.KindFUP: "FUP", pt.KindTIPPGD: "TIP.PGD"}

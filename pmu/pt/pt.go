@@ -424,48 +424,41 @@ func (p *PMU) accrue(c *cpu.CPU) {
 }
 
 // traceSpan is the n bytes of Intel PT packets the hardware writes for the
-// time since the last look, traced in one mode: a PSB+ when tracing was
-// just enabled or a PSB period of output has passed (psb_period in the
-// config: 2^(11+psb_period) bytes), the span's TSC, MODE.Exec, TIP.PGE at
-// the task's address in that mode, FUP and TIP.PGD (see AppendTraceSpan),
-// then timing packets to n. A span too short for them has only the timing.
+// time since the last look, traced in one mode (AppendTraceSpan): a PSB+
+// when tracing was just enabled or a PSB period of output has passed
+// (psb_period in the config: 2^(11+psb_period) bytes, also inside the
+// span), TSC, MODE.Exec, TIP.PGE at the task's address in that mode, timing
+// packets with the time they were written (two laps of the buffer never
+// hold the same bytes), FUP and TIP.PGD at the end. A stretch too short for
+// that is timing packets only.
 func (p *PMU) traceSpan(pt *ptCtx, buf *ptBuffer, e *pmu.Event, n uint64, since, now sim.Time, user bool, tid uint32) []byte {
 	psbPeriod := uint64(1) << (11 + e.Attr.Config>>24&0xf)
-	psb := pt.needPSB || buf.hwPos >= buf.psbNext
-	out := make([]byte, 0, n)
-	switch {
-	case uint64(TraceSpanLen(psb)) <= n:
-		out = AppendTraceSpan(out, uint64(since)*TSCPerNs, SpanIP(user, tid), psb)
-	case psb && psbPlusLen <= n: // no room for the span: the PSB+ at least
-		out = AppendPSBPlus(out, uint64(since)*TSCPerNs)
-	default:
-		psb = false
+	base := buf.hwPos
+	tscAt := func(off int) uint64 {
+		return (uint64(since) + uint64(int64(now-since)*int64(off)/int64(n))) * TSCPerNs
+	}
+	psbAt := func(off int) bool {
+		if base+uint64(off) < buf.psbNext {
+			return false
+		}
+		buf.psbNext = base + uint64(off) + psbPeriod
+		return true
+	}
+	psb := pt.needPSB || base >= buf.psbNext
+	if uint64(TraceSpanLen(psb)) > n { // no room for a span: timing only
+		if pt.needPSB {
+			if n < psbPlusLen {
+				return AppendTiming(nil, int(n), tscAt, nil) // the PSB+ still due
+			}
+			pt.needPSB, buf.psbNext = false, base // the PSB+ first
+		}
+		return AppendTiming(nil, int(n), tscAt, psbAt)
 	}
 	if psb {
 		pt.needPSB = false
-		buf.psbNext = buf.hwPos + psbPeriod
+		buf.psbNext = base + psbPeriod
 	}
-	// The rest of the span's time: timing packets, TSC and MTC, with the
-	// time the hardware wrote them (two laps of the buffer never hold the
-	// same bytes, and a copy torn between laps cuts packets apart), a PSB+
-	// each PSB period of output, then PAD to n.
-	for {
-		at := uint64(since) + uint64(int64(now-since)*int64(len(out))/int64(n))
-		if buf.hwPos+uint64(len(out)) >= buf.psbNext && !pt.needPSB {
-			if uint64(len(out)+psbPlusLen) > n {
-				break
-			}
-			out = AppendPSBPlus(out, at*TSCPerNs)
-			buf.psbNext = buf.hwPos + uint64(len(out)) + psbPeriod
-			continue
-		}
-		if uint64(len(out))+tscMTCLen > n {
-			break
-		}
-		out = AppendTSC(out, at*TSCPerNs)
-		out = append(out, pktMTC, byte(at/mtcPeriodNs))
-	}
-	return append(out, make([]byte, n-uint64(len(out)))...)
+	return AppendTraceSpan(make([]byte, 0, n), int(n), tscAt(0), SpanIP(user, tid), psb, tscAt, psbAt)
 }
 
 // armPMI arms the timer that raises the PT PMI when the output reaches the INT
