@@ -139,7 +139,9 @@ var recordOptions = []option{
 		}
 		return nil
 	}},
-	{'d', "data", 0, boolOpt(func(o *recordOpts) { o.sampleAddress = true })},
+	// -d: sample_address; cmd_record() (perf 6.1: evsel__config() on
+	// sample_address) adds PERF_SAMPLE_DATA_SRC: "-d implies --mem-info".
+	{'d', "data", 0, boolOpt(func(o *recordOpts) { o.sampleAddress, o.sampleDataSrc = true, true })},
 	{'R', "raw-samples", 0, boolOpt(func(o *recordOpts) { o.rawSamples = true })},
 	{0, "sample-cpu", 0, boolOpt(func(o *recordOpts) { o.sampleCPU = true })},
 	{0, "switch-events", 0, boolOpt(func(o *recordOpts) { o.switchEvents = true })},

@@ -1,6 +1,7 @@
 package perftool
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -24,7 +25,7 @@ func Parse(args []string, opts Options) (*Record, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Record{Target: ro.target, Overwrite: ro.overwrite, Output: ro.output}
+	r := &Record{Target: ro.target, Overwrite: ro.overwrite, Output: ro.output, Argv: append([]string(nil), args...), Tool: opts.Tool, NrCPUs: opts.NrCPUs}
 	for _, m := range ro.messages {
 		if !m.Note && !strings.HasPrefix(m.Text, "info: ") {
 			r.Warnings = append(r.Warnings, m.Text)
@@ -57,6 +58,10 @@ func Parse(args []string, opts Options) (*Record, error) {
 	}
 	for _, e := range ro.events {
 		if err := p.parse(e); err != nil {
+			var xe *ExitError
+			if errors.As(err, &xe) { // perf gives up: a session that fails, not a refused scenario
+				return &Record{Target: r.Target, Output: r.Output, Argv: r.Argv, Tool: r.Tool, NrCPUs: r.NrCPUs, Exit: xe}, nil
+			}
 			return nil, err
 		}
 	}

@@ -18,6 +18,7 @@ type term struct {
 type eventParser struct {
 	opts   *Options
 	evsels []Evsel
+	item   string // the event being parsed (parseOne), for perf 6.1's error position
 }
 
 // splitTop splits s at commas outside {...} and /.../.
@@ -124,6 +125,7 @@ func (p *eventParser) parse(arg string) error {
 // parseOne parses one event (no group) and appends its evsels (a tracepoint
 // glob may add several, each its own leader).
 func (p *eventParser) parseOne(s, arg string) error {
+	p.item = s
 	syntax := &Error{Option: "-e " + arg, Reason: "event syntax error: '" + s + "'", Errno: uapi.EINVAL}
 	base, termStr, mods, hasTerms := s, "", "", false
 	if i := strings.IndexByte(s, '/'); i >= 0 {
@@ -326,8 +328,9 @@ func (p *eventParser) applyTerms(e *Evsel, ts []term, arg string) error {
 			}
 			e.terms = append(e.terms, t)
 		case "aux-action":
-			if p.opts.Tool == ToolPerf61 {
-				return bad("unknown term (aux-action is new in perf 6.13); valid terms: " + strings.Replace(validTerms, ",aux-action", "", 1))
+			if p.opts.Tool == ToolPerf61 { // aux-action is new in perf 6.13
+				idx := strings.Index(arg, p.item)
+				return perf61UnknownTerm(e, t.key, arg, idx+strings.Index(p.item, t.key+"="))
 			}
 			switch t.val {
 			case "start-paused", "pause", "resume":

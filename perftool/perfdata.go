@@ -56,6 +56,19 @@ type PerfData struct {
 
 	running DataStats
 	pending []byte // a record cut at a chunk's end (a ring's wrap)
+
+	// Snapshot is -S: each AUXTRACE is a snapshot of its own.
+	Snapshot bool
+	// NoFile is set when perf gave up before it created perf.data.
+	NoFile bool
+	// Env is the machine the header's features describe.
+	Env Env
+	// auxIndex is where each PERF_RECORD_AUXTRACE starts in the data
+	// section and its size with its data (HEADER_AUXTRACE).
+	auxIndex [][2]uint64
+	// firstSample and lastSample are the first and last sample times perf
+	// saw (HEADER_SAMPLE_TIME).
+	firstSample, lastSample uint64
 }
 
 // KeepBudget is how many bytes of perf.data the sessions of a run may still
@@ -92,6 +105,17 @@ type FileAttr struct {
 	Attr       pmu.Attr
 	IDs        []uint64 // from PERF_EVENT_IOC_ID on each of the evsel's fds
 	Tracepoint *Tracepoint
+	// IDSample is where each of IDs was opened (struct perf_sample_id: the
+	// mmap index, CPU and thread), for PERF_RECORD_ID_INDEX.
+	IDSample []IDSample
+	Leader   int // index of the group leader (itself for a leader)
+	Members  int // evsel->core.nr_members of a leader
+	PMU      string
+}
+
+// IDSample is an id's entry of PERF_RECORD_ID_INDEX.
+type IDSample struct {
+	Idx, CPU, TID int
 }
 
 // Chunk is one record__write() into the data section.
@@ -365,10 +389,11 @@ func headerOnly(typ uint32) []byte {
 // newPerfData starts the perf.data of r: one attr per evsel, in evlist order
 // (perf_session__write_header() writes evsel->core.attr for each).
 func newPerfData(r *Record) *PerfData {
-	d := &PerfData{Discard: r.Output == "/dev/null"}
+	d := &PerfData{Discard: r.Output == "/dev/null", Env: simEnv(r, r.NrCPUs), NoFile: r.Exit != nil, Snapshot: r.Snapshot != nil}
 	for i := range r.Evsels {
 		e := &r.Evsels[i]
-		d.Attrs = append(d.Attrs, FileAttr{Name: e.Name, Attr: e.Attr, Tracepoint: e.Tracepoint})
+		d.Attrs = append(d.Attrs, FileAttr{Name: e.Name, Attr: e.Attr, Tracepoint: e.Tracepoint, Leader: e.Leader, PMU: e.PMU})
+		d.Attrs[e.Leader].Members++
 	}
 	return d
 }

@@ -66,6 +66,7 @@ func (d *PerfData) countOne(rec []byte) {
 	switch h.Type {
 	case uapi.PERF_RECORD_SAMPLE:
 		s.Samples++
+		d.noteSampleTime(rec)
 	case uapi.PERF_RECORD_LOST:
 		s.LostRecords++
 		if len(rec) >= 24 {

@@ -18,10 +18,8 @@ const perfFileHeaderSize = 8 + 8 + 8 + 3*16 + 32
 // report read: the header, each attr's ids, the attrs (perf_file_attr: the
 // attr as perf passed it to perf_event_open(), at its size, then the section
 // of its ids),
-// then the data section, then the feature sections: HEADER_TRACING_DATA
-// when there are tracepoints (their formats, for perf script to print their
-// fields) and HEADER_EVENT_DESC (the events' names as given on the command
-// line); no build ids, host or CPU descriptions.
+// then the data section, then the feature sections perf record writes
+// (features: the simulated machine's).
 // tools/perf/util/header.c: perf_session__write_header()
 //
 // The data section comes from Spool when the session spooled it (the whole
@@ -91,15 +89,7 @@ func (d *PerfData) WriteFile(w io.Writer) error {
 	h = append(h, make([]byte, 16)...) // event_types (unused)
 	// Feature sections after the data: a perf_file_section per feature bit
 	// set, in bit order, then their contents (perf_header__adds_write()).
-	type feature struct {
-		bit  uint
-		data []byte
-	}
-	var fs []feature
-	if tps := d.sessionTracepoints(); len(tps) > 0 {
-		fs = append(fs, feature{headerFeatTracingData, tracingData(tps)})
-	}
-	fs = append(fs, feature{headerFeatEventDesc, d.eventDesc()})
+	fs := d.features(dataOff)
 	var features uint64
 	featOff := dataOff + dataSize
 	next := featOff + uint64(16*len(fs))

@@ -56,8 +56,9 @@ func perf61SessionStack(t *testing.T, args []string, stack bool) *Session {
 	return ss
 }
 
-// TestPerfDataFileLayout: the header fields point where the sections are;
-// HEADER_EVENT_DESC is the one feature of a session without tracepoints.
+// TestPerfDataFileLayout: the header fields point where the sections are,
+// and the features are those perf record writes for a session without
+// tracepoints.
 func TestPerfDataFileLayout(t *testing.T) {
 	ss := perf61Session(t, []string{"-e", "cpu-clock", "-c", "10000"})
 	var b bytes.Buffer
@@ -80,7 +81,15 @@ func TestPerfDataFileLayout(t *testing.T) {
 	}
 	attrs := uint64(len(ss.Data.Attrs)) * (128 + 16)
 	got := layout{string(f[:8]), u64(8), u64(16), u64(32), u64(40), u64(48), u64(72)}
-	want := layout{"PERFILE2", 104, 128 + 16, attrs, 104 + 8*uint64(ids) + attrs, uint64(len(ss.Data.Data)), 1 << 12}
+	// perf record's features on a machine with a core PMU with caps: all
+	// but TRACING_DATA (no tracepoints), BUILD_ID (no DSO with a build id),
+	// BRANCH_STACK, GROUP_DESC, AUXTRACE, STAT, CLOCKID, DIR_FORMAT,
+	// COMPRESSED, CLOCK_DATA and HYBRID_TOPOLOGY.
+	var feats uint64
+	for _, b := range []uint{3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 16, 20, 21, 22, 25, 26, 28, 31} {
+		feats |= 1 << b
+	}
+	want := layout{"PERFILE2", 104, 128 + 16, attrs, 104 + 8*uint64(ids) + attrs, uint64(len(ss.Data.Data)), feats}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("perf.data header (-want +got):\n%s", d)
 	}

@@ -14,7 +14,7 @@ type DataFile struct {
 	AttrSize uint64          // the header's attr_size: an attr and its ids section
 	Attrs    []ReadAttr      // the attrs section
 	Data     []byte          // the data section
-	Records  [][]byte        // the data section cut at each perf_event_header.size
+	Records  [][]byte        // the data section cut at each perf_event_header.size (and an AUXTRACE's data)
 	Features uint64          // adds_features[0]
 	Sections map[uint][]byte // the feature sections by bit
 }
@@ -86,7 +86,17 @@ func ReadDataFile(b []byte) (*DataFile, error) {
 				len(f.Records), le.Uint32(d), len(f.Data)-len(d), n, len(d))
 		}
 		f.Records = append(f.Records, d[:n])
-		d = d[n:]
+		skip := 0
+		if le.Uint32(d) == RecordAuxtrace && n >= auxtraceRecordSize {
+			// perf_session__process_user_event(): the AUX data follows
+			if sz := le.Uint64(d[8:]); sz > uint64(len(d)-n) {
+				return nil, fmt.Errorf("perf.data: PERF_RECORD_AUXTRACE %d at data offset %d carries %d bytes, %d left",
+					len(f.Records)-1, len(f.Data)-len(d), sz, len(d)-n)
+			} else {
+				skip = int(sz)
+			}
+		}
+		d = d[n+skip:]
 	}
 	// The feature sections follow the data: a perf_file_section per bit set,
 	// in bit order (perf_header__process_sections()).

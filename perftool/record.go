@@ -117,7 +117,13 @@ type Record struct {
 	AuxPages  int  // AUX pages per ring buffer (0: no AUX area)
 	Overwrite bool // --overwrite: backward, read-only (overwritable) data mmaps
 	Snapshot  *Snapshot
-	Warnings  []string // what perf would warn about and carry on
+	Argv      []string // the command line after `perf record` (HEADER_CMDLINE)
+	Tool      Tool     // the perf version that parsed it
+	NrCPUs    int      // the machine's online CPUs
+	// Exit, when set, is perf giving up on the command line (an option
+	// this perf version lacks): the session prints it and fails at once.
+	Exit     *ExitError
+	Warnings []string // what perf would warn about and carry on
 	// Messages are what perf printed while it parsed the command line and
 	// carried on (Warnings and its info lines, in its words, each with the
 	// option it is about), and the simulator's notes where perf says nothing.

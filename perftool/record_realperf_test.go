@@ -29,6 +29,8 @@ func TestOptionMessagesMatchRealPerf(t *testing.T) {
 				lines = append(lines, e.Reason)
 			} else if err != nil {
 				t.Fatalf("Parse: %v", err)
+			} else if r.Exit != nil { // perf gave up: what it printed before its usage
+				lines = append(lines, strings.TrimRight(r.Exit.Text, "\n"))
 			} else {
 				for _, m := range r.Messages { // the Warnings among them too
 					lines = append(lines, m.Text)

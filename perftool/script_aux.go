@@ -12,9 +12,9 @@ import (
 
 // The AUX side of reading a perf.data: PERF_RECORD_AUXTRACE's data, the
 // `perf report -D` lines of the AUX records, and `perf script --itrace=b`
-// from decoded AUX data. The trace is the simulator's synthetic packet format
-// (pmu/pt), so the "branches" are synthetic: one per packet, with its time and
-// mode, no addresses.
+// from decoded AUX data. intel_pt's trace is Intel PT packets (pmu/pt); the
+// "branches" are the trace starts (TIP.PGE, perf's "tr strt"), one per
+// stretch of traced execution, with its time, mode, task and address.
 
 // auxtraceSkip is what perf's reader skips after a PERF_RECORD_AUXTRACE: its
 // data, which header.size does not count (0 for every other record).
@@ -123,11 +123,12 @@ func decodedSideband[T any](r *DataRecord) (T, bool) {
 
 // AuxBranch is one synthetic branch decoded from AUX data.
 type AuxBranch struct {
-	Time uint64
-	Tid  uint32
-	CPU  int
-	User bool
-	Seq  uint16
+	Time  uint64
+	Tid   uint32
+	CPU   int
+	User  bool
+	IP    uint64 // the TIP.PGE's IP
+	Bytes int    // the trace bytes from it to the next TIP.PGE
 }
 
 // AuxDecoder turns AUX bytes of one PMU into branches; bad counts bytes that
@@ -153,20 +154,39 @@ func (d *PerfData) auxPMU() string {
 }
 
 // ItraceBranches decodes every PERF_RECORD_AUXTRACE with the AUX PMU's
-// decoder: the branches perf script --itrace=b would synthesize, in time
-// order, and the bytes that did not decode.
+// decoder, a queue's consecutive buffers as one stream: the branches perf
+// script --itrace=b would synthesize, in time order, and the errors.
 // tools/perf/util/intel-pt.c: intel_pt_process_auxtrace_event() -> intel_pt_synth_branch_sample() (synthetic)
 func (d *PerfData) ItraceBranches() ([]AuxBranch, int) {
 	dec := auxDecoders[d.auxPMU()]
 	if dec == nil {
 		return nil, 0
 	}
+	// In full-trace mode a queue's buffers are one stream: the decoder goes
+	// on from one into the next without looking for a PSB (b->consecutive);
+	// each snapshot is a stream of its own.
+	// tools/perf/util/intel-pt.c: intel_pt_get_buffer()
+	type stream struct {
+		cpu  uint32
+		data []byte
+	}
+	var streams []*stream
+	open := map[uint32]*stream{}
+	for _, c := range d.Auxtrace() {
+		s := open[c.Ev.Idx]
+		if s == nil || d.Snapshot {
+			s = &stream{cpu: c.Ev.CPU}
+			open[c.Ev.Idx] = s
+			streams = append(streams, s)
+		}
+		s.data = append(s.data, c.Data...)
+	}
 	var out []AuxBranch
 	bad := 0
-	for _, c := range d.Auxtrace() {
-		bs, b := dec(c.Data)
+	for _, s := range streams {
+		bs, b := dec(s.data)
 		for i := range bs {
-			bs[i].CPU = int(int32(c.Ev.CPU))
+			bs[i].CPU = int(int32(s.cpu))
 		}
 		out = append(out, bs...)
 		bad += b
@@ -217,7 +237,7 @@ func (d *PerfData) ItraceScript() []ItraceLine {
 }
 
 // WriteItrace writes the lines as `perf script --itrace=b -Fperiod,event`
-// prints them, plus the synthetic packet for branches.
+// prints them; a branch with its TIP.PGE address, mode, task, CPU and time.
 func WriteItrace(w io.Writer, lines []ItraceLine) error {
 	bw := bufio.NewWriter(w)
 	for _, l := range lines {
@@ -229,7 +249,7 @@ func WriteItrace(w io.Writer, lines []ItraceLine) error {
 		if l.Branch.User {
 			mode = "user"
 		}
-		fmt.Fprintf(bw, "%10d %s:  (synthetic PT packet #%d, %s, tid %d, cpu %d, t=%d)\n", l.Period, l.Event, l.Branch.Seq, mode, l.Branch.Tid, l.Branch.CPU, l.Time)
+		fmt.Fprintf(bw, "%10d %s:  tr strt %#x (%s, tid %d, cpu %d, t=%d)\n", l.Period, l.Event, l.Branch.IP, mode, l.Branch.Tid, l.Branch.CPU, l.Time)
 	}
 	return bw.Flush()
 }
@@ -275,7 +295,7 @@ func (ss *Session) itraceTally() PauseResumeTally {
 }
 
 func init() {
-	RegisterSessionObservable("perf.itrace.branches", "synthetic branches perf script --itrace=b decodes from the AUX data (one per trace packet)",
+	RegisterSessionObservable("perf.itrace.branches", "trace starts (TIP.PGE: the \"tr strt\" branches of perf script --itrace=b) decoded from the AUX data, one per stretch of traced execution",
 		func(ss *Session) int64 { return ss.itraceTally().Branches })
 	RegisterSessionObservable("perf.itrace.paused_branches", "... of them while tracing should be paused: after an aux_pause sample, before an aux_resume one (test_intel_pt.sh)",
 		func(ss *Session) int64 { return ss.itraceTally().WhilePaused })

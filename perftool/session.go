@@ -138,6 +138,8 @@ type Session struct {
 	tool toolState // what the registered actions keep (actions.go)
 	aux  auxState  // the AUX areas (session_aux.go)
 	spin spinState // the spin-read action's reader (spin_reader.go)
+
+	headerSynth []byte // synthesized records written with the next writeSynth (perfdata_synth.go)
 }
 
 // sessionStats are the counters perf keeps while recording.
@@ -278,6 +280,10 @@ func (ss *Session) main(t *sched.Task) {
 
 // record is __cmd_record() up to the final read.
 func (ss *Session) record(t *sched.Task) {
+	if ss.R.Exit != nil { // parse_options()/parse_events() gave up: exit(129) (perf61_errors.go)
+		ss.Err = ss.R.Exit
+		return
+	}
 	if ss.Err = ss.recordOpen(t); ss.Err != nil {
 		return
 	}
@@ -348,6 +354,7 @@ func (ss *Session) record(t *sched.Task) {
 // finish unmaps and closes everything (evlist__delete(): munmap, then
 // close) and processes the perf.data.
 func (ss *Session) finish(t *sched.Task) {
+	ss.recordReadLostSamples(t) // perfdata_synth.go
 	ss.unmapAuxExtra(t)
 	for _, m := range ss.Mmaps { // evlist__munmap(): perf_mmap__munmap(), then the AUX area
 		if m.Map != nil {
@@ -406,6 +413,7 @@ func (ss *Session) recordOpen(t *sched.Task) error {
 		if id, err := ss.K.Ioctl(t, fd, uapi.PERF_EVENT_IOC_ID, 0); err == nil {
 			fa := &ss.Data.Attrs[o.Evsel]
 			fa.IDs = append(fa.IDs, id)
+			fa.IDSample = append(fa.IDSample, IDSample{CPU: o.CPU, TID: pid})
 		}
 	}
 	return nil
@@ -512,6 +520,7 @@ func (ss *Session) setupSideBand(t *sched.Task) {
 // kernel writes the COMM of the exec and the EXIT (pmu/sideband.go).
 // tools/perf/builtin-record.c: record__synthesize() -> __machine__synthesize_threads()
 func (ss *Session) synthesize(t *sched.Task) {
+	ss.synthesizeHeaderRecords() // perfdata_synth.go
 	a := &ss.Data.Attrs[0].Attr
 	if ss.R.Target.None() {
 		return // "command specified": only the forked child's COMM, in __cmd_record()
@@ -699,6 +708,9 @@ func (ss *Session) pushfn(t *sched.Task, idx int, m *SessionMmap, b []byte) {
 
 // writeSynth writes a record perf makes itself.
 func (ss *Session) writeSynth(t *sched.Task, b []byte) {
+	if len(ss.headerSynth) > 0 { // perfdata_synth.go
+		b, ss.headerSynth = append(ss.headerSynth, b...), nil
+	}
 	ss.S.Syscall(t, "write", func(t *sched.Task) {
 		t.Spend(ss.Opts.WriteSyscall)
 		ss.Data.write(b, -1, -1, ss.S.M.Now(), false)

@@ -342,6 +342,7 @@ func (ss *Session) processAuxtrace(t *sched.Task, mm *SessionAuxMmap, ev Auxtrac
 		pieces = append(pieces, append([]byte(nil), data2...))
 	}
 	pieces = append(pieces, make([]byte, padding))
+	ss.Data.noteAuxtrace(auxtraceRecordSize)
 	for _, p := range pieces {
 		if len(p) == 0 {
 			continue

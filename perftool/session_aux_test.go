@@ -152,8 +152,9 @@ func auxRun(t *testing.T, args []string, n int, rate int64, at func(ss *Session,
 }
 
 // TestAuxFullTrace: in full-trace mode every byte the hardware produced
-// reaches perf.data in a PERF_RECORD_AUXTRACE, aux_tail follows, and the AUX
-// area was mapped read-write at the data mmap's end.
+// reaches perf.data in a PERF_RECORD_AUXTRACE, as Intel PT packets from a
+// PSB on with no decoding error, aux_tail follows, and the AUX area was
+// mapped read-write at the data mmap's end.
 func TestAuxFullTrace(t *testing.T) {
 	ss, p := auxRun(t, []string{"-e", "intel_pt//", "-m", "8,8"}, 20, 200, nil)
 	if len(ss.AuxMmaps()) != 2 {
@@ -165,12 +166,26 @@ func TestAuxFullTrace(t *testing.T) {
 		Len          uint64
 		Bytes        int64
 		Tail         uint64
-		DecodedBytes int
+		DecodedBytes int // of CPU 0's AUXTRACE data, one stream: every byte a packet from the first PSB on
 		Bad          int
 	}
+	var stream []byte
+	for _, c := range ss.Data.Auxtrace() {
+		if c.Ev.CPU == 0 {
+			stream = append(stream, c.Data...)
+		}
+	}
+	ps, _ := pt.Decode(stream)
+	decoded := 0
+	for _, pk := range ps {
+		decoded += pk.Len
+	}
 	bs, bad := ss.Data.ItraceBranches()
+	if len(bs) == 0 || len(ps) == 0 || ps[0].Kind != pt.KindPSB {
+		t.Errorf("%d branches, %d packets (first %+v): want the trace to start with a PSB and hold branches", len(bs), len(ps), ps[:min(len(ps), 1)])
+	}
 	g := got{Overwrite: mm.Overwrite, Len: mm.Len, Bytes: mm.Bytes, Tail: mm.Ring.Map.RB.User.AuxTail,
-		DecodedBytes: len(bs) * pt.PacketSize, Bad: bad}
+		DecodedBytes: decoded, Bad: bad}
 	want := got{Overwrite: false, Len: 8 * pmu.PageSize, Bytes: int64(p.Produced), Tail: mm.Prev,
 		DecodedBytes: int(p.Produced), Bad: 0}
 	if d := cmp.Diff(want, g); d != "" {

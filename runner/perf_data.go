@@ -29,11 +29,21 @@ func (r *Run) WritePerfData(dir string) ([]string, error) {
 
 // WritePerfData implements PerfDataWriter: SESSION.data for a named session,
 // perf.data for an unnamed one, with -N (its number) added to a name already
-// taken.
+// taken; a session recording with -o /dev/null gets no file (its path is
+// /dev/null).
 func (p *pmuRun) WritePerfData(dir string) ([]string, error) {
 	var paths []string
 	for i, name := range p.dataNames() {
 		ss := p.sessions[i]
+		if ss.Data.NoFile {
+			continue // perf record gave up before it created the file
+		}
+		if ss.Data.Discard {
+			// perf record -o /dev/null writes its whole perf.data to
+			// /dev/null: there is no file to read, as with the real perf.
+			paths = append(paths, os.DevNull)
+			continue
+		}
 		path := filepath.Join(dir, name)
 		fh, err := os.Create(path)
 		if err != nil {
@@ -79,6 +89,9 @@ func (p *pmuRun) spool(dir string) error {
 	}
 	for i, name := range p.dataNames() {
 		ss := p.sessions[i]
+		if ss.Data.NoFile {
+			continue // perf record gave up before it created the file
+		}
 		if ss.Data.Discard {
 			continue
 		}

@@ -42,10 +42,9 @@ record -e intel_pt//%s -m 8,16 -- app
 		if err := r.Execute(); err != nil {
 			t.Fatal(err)
 		}
-		all, _ := r.Observe("perf.itrace.branches")
-		user, _ := r.Observe("perf.itrace.user_branches")
-		// 16-byte packets, in thousands of bytes, rounded
-		g := got{UserKB: (user*16 + 500) / 1000, KernelKB: ((all-user)*16 + 500) / 1000}
+		user, kernel := ptTraceBytes(t, r)
+		// in thousands of bytes, rounded
+		g := got{UserKB: (user + 500) / 1000, KernelKB: (kernel + 500) / 1000}
 		if d := cmp.Diff(tc.want, g); d != "" {
 			t.Errorf("intel_pt//%s (-want +got):\n%s", tc.mod, d)
 		}
@@ -82,11 +81,32 @@ record -a -e intel_pt//u -m 8,16 -- app
 	if err := r.Execute(); err != nil {
 		t.Fatal(err)
 	}
-	all, _ := r.Observe("perf.itrace.branches")
-	user, _ := r.Observe("perf.itrace.user_branches")
-	if got := (user*16 + 500) / 1000; got != 20 || all != user {
-		t.Errorf("intel_pt//u -a: %d bytes of user trace of %d, want about 20000 and all of it", user*16, all*16)
+	user, kernel := ptTraceBytes(t, r)
+	if got := (user + 500) / 1000; got != 20 || kernel != 0 {
+		t.Errorf("intel_pt//u -a: %d bytes of user trace, %d of kernel trace, want about 20000 and none", user, kernel)
 	}
+}
+
+// ptTraceBytes is the decoded trace of the run's session, in bytes, by the
+// mode of its TIP.PGE.
+func ptTraceBytes(t *testing.T, r *Run) (user, kernel int64) {
+	t.Helper()
+	p, ok := r.Perf.(*pmuRun)
+	if !ok || len(p.sessions) != 1 {
+		t.Fatalf("want one perf session")
+	}
+	bs, bad := p.sessions[0].Data.ItraceBranches()
+	if bad != 0 || len(bs) == 0 {
+		t.Fatalf("%d branches, %d decoding errors", len(bs), bad)
+	}
+	for _, b := range bs {
+		if b.User {
+			user += int64(b.Bytes)
+		} else {
+			kernel += int64(b.Bytes)
+		}
+	}
+	return user, kernel
 }
 
 // TestCoreSightModeFilter: the ETM filters by exception level (attr

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"perfsim/runner"
@@ -141,6 +142,10 @@ func (o *outputFlags) write(r *runner.Run, stdout, stderr io.Writer) bool {
 			return false
 		}
 		for _, p := range paths {
+			if p == os.DevNull {
+				fmt.Fprintf(stdout, "perf.data: none (perf record -o /dev/null wrote it to /dev/null, as the real perf does)\n")
+				continue
+			}
 			fmt.Fprintf(stdout, "perf.data: %s (perf script -f -i %s)\n", p, p)
 		}
 	}

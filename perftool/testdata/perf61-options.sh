@@ -24,4 +24,7 @@ done <<'LIST'
 -c abc
 -c -1
 --per
+-e cpu-clock/period=2000,aux-action=pause/
+-e syscalls:sys_enter_close/aux-action=resume/
+-e {cpu-clock,syscalls:sys_enter_close/aux-action=resume/}
 LIST

@@ -9,9 +9,15 @@
 // where the free space ends; reaching one raises the PT PMI (an NMI). In snapshot
 // mode (a read-only AUX mapping) the hardware wraps around and there is no PMI.
 //
-// The trace bytes are a synthetic packet format, not real PT: 16-byte packets
-// {0x50 'P', mode (1 user, 2 kernel), seq u16, tid u32, time u64} that
-// DecodePackets turns back into "branches" for perf script.
+// The trace bytes are Intel PT packets (packet.go, as the SDM vol. 3C
+// defines them): each stretch of traced time the model lets the hardware
+// write is a PSB+ when due (at enable, then every 2^(11+psb_period) bytes),
+// TSC, MODE.Exec, TIP.PGE at an address of the task in that mode, FUP and
+// TIP.PGD (an asynchronous disable at that address, so a decoder walks no
+// instructions: the simulated tasks have no code), then TSC/MTC timing
+// packets and PAD to the length the rate gives. perf's own intel_pt decoder
+// reads them (perf script --itrace=b: a "tr strt"/"tr end" pair per
+// stretch); Decode is the simulator's decoder.
 //
 // Default behaviour is today's upstream. Knobs select the code before three
 // fixes: pt-pause-resume (08c7454ceb94), pt-snapshot-stop (d92792a4b26e),

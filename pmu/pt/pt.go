@@ -32,7 +32,7 @@ type ptCtx struct {
 	since   sim.Time
 	user    bool // the mode the CPU was in at since
 	timer   *cpu.Timer
-	seq     uint16
+	needPSB bool // TraceEn went 0 -> 1: the next trace starts with a PSB+
 
 	// What RTIT_OUTPUT_BASE and RTIT_CTL were last loaded with
 	// (pt_config_buffer(), pt_config()): the hardware writes there while
@@ -53,6 +53,7 @@ type ptBuffer struct {
 	wrapped  bool   // buf->wrapped (5b590160d2cf)
 	stopPos  uint64 // STOP marker: the hardware stops here (free-running); 0 none
 	intPos   uint64 // INT marker: PMI here; 0 none
+	psbNext  uint64 // the hardware's next PSB+ is due at this output position
 }
 
 // PMU is the intel_pt PMU.
@@ -251,6 +252,9 @@ func (p *PMU) configStart(c *cpu.CPU, e *pmu.Event) {
 	if !pt.traceEn && pt.hwBuf != nil {
 		pt.hwBuf.buf.AuxHWEnable(pt.hwBuf.hwPos) // aux-write-in-transaction
 	}
+	if !pt.traceEn {
+		pt.needPSB = true
+	}
 	pt.traceEn = true
 	p.armPMI(c)
 }
@@ -411,17 +415,50 @@ func (p *PMU) accrue(c *cpu.CPU) {
 	if t := e.Task(); t != nil {
 		tid = uint32(t.TID)
 	}
-	var out []byte
-	for i := uint64(0); i < n; i += PacketSize {
-		pt.seq++
-		at := uint64(since) + uint64(int64(now-since)*int64(i)/int64(max(n, 1)))
-		out = AppendPacket(out, Packet{User: wasUser, Seq: pt.seq, Tid: tid, Time: at})
-	}
 	if n > 0 {
+		out := p.traceSpan(pt, buf, e, n, since, now, wasUser, tid)
 		buf.buf.AuxWrite(buf.hwPos, out)
 		buf.hwPos += n
 		p.Produced += n
 	}
+}
+
+// traceSpan is the n bytes of Intel PT packets the hardware writes for the
+// time since the last look, traced in one mode (AppendTraceSpan): a PSB+
+// when tracing was just enabled or a PSB period of output has passed
+// (psb_period in the config: 2^(11+psb_period) bytes, also inside the
+// span), TSC, MODE.Exec, TIP.PGE at the task's address in that mode, timing
+// packets with the time they were written (two laps of the buffer never
+// hold the same bytes), FUP and TIP.PGD at the end. A stretch too short for
+// that is timing packets only.
+func (p *PMU) traceSpan(pt *ptCtx, buf *ptBuffer, e *pmu.Event, n uint64, since, now sim.Time, user bool, tid uint32) []byte {
+	psbPeriod := uint64(1) << (11 + e.Attr.Config>>24&0xf)
+	base := buf.hwPos
+	tscAt := func(off int) uint64 {
+		return (uint64(since) + uint64(int64(now-since)*int64(off)/int64(n))) * TSCPerNs
+	}
+	psbAt := func(off int) bool {
+		if base+uint64(off) < buf.psbNext {
+			return false
+		}
+		buf.psbNext = base + uint64(off) + psbPeriod
+		return true
+	}
+	psb := pt.needPSB || base >= buf.psbNext
+	if uint64(TraceSpanLen(psb)) > n { // no room for a span: timing only
+		if pt.needPSB {
+			if n < psbPlusLen {
+				return AppendTiming(nil, int(n), tscAt, nil) // the PSB+ still due
+			}
+			pt.needPSB, buf.psbNext = false, base // the PSB+ first
+		}
+		return AppendTiming(nil, int(n), tscAt, psbAt)
+	}
+	if psb {
+		pt.needPSB = false
+		buf.psbNext = base + psbPeriod
+	}
+	return AppendTraceSpan(make([]byte, 0, n), int(n), tscAt(0), SpanIP(user, tid), psb, tscAt, psbAt)
 }
 
 // armPMI arms the timer that raises the PT PMI when the output reaches the INT
