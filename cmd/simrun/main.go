@@ -49,6 +49,7 @@ const (
                                     invariants, steps, syscalls, PMUs
   simrun demo                       find seed 000's race on the old kernel, shrink it, replay it
 SCENARIO is a .sim file or the name of a built-in scenario.
+simrun --cpuprofile FILE --memprofile FILE COMMAND ... writes pprof profiles.
 Run "simrun COMMAND -h" for the flags of a command.
 Exit status: 0 everything held; 1 an outcome or invariant failed, explore found
 a violation, or replay saw the recorded one recur; 2 a usage or scenario error,
@@ -66,10 +67,20 @@ func main() {
 
 // run is simrun with its arguments and output streams; it returns the exit code.
 func run(args []string, stdout, stderr io.Writer) int {
+	prof, args, err := cutProfileFlags(args)
+	if err != nil {
+		fmt.Fprintf(stderr, "simrun: %v\n", err)
+		return exitUsage
+	}
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usageString)
 		return exitUsage
 	}
+	if err := prof.start(); err != nil {
+		fmt.Fprintf(stderr, "simrun: --cpuprofile: %v\n", err)
+		return exitUsage
+	}
+	defer prof.stop(stderr)
 	cmd, rest := args[0], args[1:]
 	switch cmd {
 	case "list":
