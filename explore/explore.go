@@ -14,9 +14,12 @@ import (
 
 // Options says how to search the schedules of a scenario.
 type Options struct {
-	Strategy string // "random" (default), "rapid", "sparse" or "bounded"
-	Runs     int    // schedules to run (default 100); bounded: the most to run
-	Seed     uint64 // random, sparse: seeds Seed..Seed+Runs-1; rapid: rapid's seed; bounded has none
+	Strategy string // "random" (default), "rapid", "sparse", "pct" or "bounded"
+	// Depth (pct): the bug depth PCT targets, Depth-1 priority change
+	// points per schedule (default 3).
+	Depth int
+	Runs  int    // schedules to run (default 100); bounded: the most to run
+	Seed  uint64 // random, sparse: seeds Seed..Seed+Runs-1; rapid: rapid's seed; bounded has none
 	// Budget bounds the disturbing decisions of one random schedule (sim.Limited;
 	// default 16), which keeps found schedules short; rapid: the most
 	// disturbances one schedule draws (simrapid.Chooser's Max, default 16);
@@ -118,6 +121,11 @@ type Result struct {
 	NoDecisions bool
 	Bound       int
 	Focus       []string
+	// Depth, PCTAgents and PCTSteps (pct): the depth searched, and the
+	// agents (n) and decisions (k) of the quiet run its guarantee is for.
+	Depth     int
+	PCTAgents int
+	PCTSteps  int
 	// Interrupted: Options.Context ended the search (Schedules were run) or
 	// the shrinking (Found.ShrinkInterrupted) early; Cause says why.
 	Interrupted bool
@@ -153,6 +161,12 @@ func Explore(f *scenarios.File, o Options) (*Result, error) {
 	if o.Budget <= 0 {
 		o.Budget = 16
 	}
+	if o.Depth < 0 {
+		return nil, fmt.Errorf("depth %d: expected 1 or more (0: the default, 3)", o.Depth)
+	}
+	if o.Depth == 0 {
+		o.Depth = 3
+	}
 	if o.MaxShrinkRuns <= 0 {
 		o.MaxShrinkRuns = 2000
 	}
@@ -183,10 +197,12 @@ func Explore(f *scenarios.File, o Options) (*Result, error) {
 		err = exploreRapid(f, o, ex)
 	case "sparse":
 		err = exploreSparse(f, o, ex)
+	case "pct":
+		err = explorePCT(f, o, ex)
 	case "bounded":
 		err = exploreBounded(f, o, ex)
 	default:
-		return nil, fmt.Errorf("unknown strategy %q (random, rapid, sparse or bounded)", o.Strategy)
+		return nil, fmt.Errorf("unknown strategy %q (random, rapid, sparse, pct or bounded)", o.Strategy)
 	}
 	ex.Elapsed = time.Since(start)
 	if err != nil {
@@ -356,6 +372,9 @@ func (ex *Result) WriteText(w io.Writer) {
 		fmt.Fprintf(w, ", %s", strings.Join(ex.Knobs, " "))
 	}
 	fmt.Fprintln(w)
+	if ex.Strategy == "pct" {
+		fmt.Fprintln(w, ex.pctText())
+	}
 	if ex.Interrupted {
 		cause := ""
 		if ex.Cause != "" {
@@ -395,7 +414,7 @@ func (ex *Result) WriteText(w io.Writer) {
 	default:
 		fd := ex.Found
 		fmt.Fprintf(w, "VIOLATION in schedule %d", fd.Schedule)
-		if ex.Strategy == "random" || ex.Strategy == "sparse" {
+		if ex.Strategy == "random" || ex.Strategy == "sparse" || ex.Strategy == "pct" {
 			fmt.Fprintf(w, " (seed %d)", fd.Seed)
 		}
 		fmt.Fprintf(w, ": %s\n", fd.Violation)

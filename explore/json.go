@@ -22,15 +22,21 @@ type exploreJSON struct {
 	// CompleteUpTo (bounded): every schedule with at most this many
 	// disturbing decisions ran; Exhausted: every schedule of the scenario
 	// ran (the bound cut none).
-	CompleteUpTo   int            `json:"complete_up_to_budget,omitempty"`
-	Exhausted      bool           `json:"exhausted"`
-	MostDisturbing int            `json:"most_disturbing,omitempty"`
-	NoDecisions    bool           `json:"no_decisions,omitempty"`
-	Interrupted    bool           `json:"interrupted"`
-	Cause          string         `json:"interrupted_by,omitempty"`
-	Failed         bool           `json:"failed"`
-	Outcomes       []OutcomeCount `json:"outcomes"`
-	Found          *foundJSON     `json:"found,omitempty"`
+	CompleteUpTo   int  `json:"complete_up_to_budget,omitempty"`
+	Exhausted      bool `json:"exhausted"`
+	MostDisturbing int  `json:"most_disturbing,omitempty"`
+	// Depth, Agents and Steps (pct): the depth, the n and k of its
+	// guarantee, and the guarantee 1/(n*k^(depth-1)).
+	Depth       int            `json:"depth,omitempty"`
+	Agents      int            `json:"pct_agents,omitempty"`
+	Steps       int            `json:"pct_steps,omitempty"`
+	Guarantee   float64        `json:"pct_guarantee,omitempty"`
+	NoDecisions bool           `json:"no_decisions,omitempty"`
+	Interrupted bool           `json:"interrupted"`
+	Cause       string         `json:"interrupted_by,omitempty"`
+	Failed      bool           `json:"failed"`
+	Outcomes    []OutcomeCount `json:"outcomes"`
+	Found       *foundJSON     `json:"found,omitempty"`
 }
 
 type foundJSON struct {
@@ -55,6 +61,10 @@ func (ex *Result) WriteJSON(w io.Writer) error {
 		if ex.Exhausted {
 			out.MostDisturbing = ex.MostDisturbing
 		}
+	}
+	if ex.Strategy == "pct" {
+		out.Depth, out.Agents, out.Steps = ex.Depth, ex.PCTAgents, ex.PCTSteps
+		out.Guarantee = PCTGuarantee(ex.PCTAgents, ex.PCTSteps, ex.Depth)
 	}
 	if fd := ex.Found; fd != nil {
 		out.Found = &foundJSON{Schedule: fd.Schedule, Seed: fd.Seed, Violation: fd.Violation, Original: fd.Original,

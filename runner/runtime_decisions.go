@@ -35,8 +35,11 @@ func (d Decision) String() string {
 }
 
 // Choose implements sim.Chooser.
-func (l *decisionLog) Choose(n int, what string) int {
-	d := l.inner.Choose(n, what)
+func (l *decisionLog) Choose(n int, what string) int { return l.ChooseAgents(n, what, nil) }
+
+// ChooseAgents implements sim.AgentChooser: the agents go on to the strategy.
+func (l *decisionLog) ChooseAgents(n int, what string, agents []sim.Agent) int {
+	d := sim.ChooseWith(l.inner, n, what, agents)
 	if d != 0 && len(l.marks) < maxMarks {
 		cpu := -1
 		if l.eng != nil {

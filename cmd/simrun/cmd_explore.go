@@ -31,8 +31,8 @@ func cmdExplore(args []string, stdout, stderr io.Writer) int {
 		<-ctx.Done()
 		stop() // the first signal stops the search; a second one kills as usual
 	}()
-	fs := newFlagSet("explore", "SCENARIO [--strategy random|rapid|sparse|bounded] [--runs N] [--seed N] [--budget N] [--focus WORDS] [--jobs N] [--time LIMIT] [--kernel NAME=VALUE]... [--json FILE] [--out FILE] [-q]", stderr)
-	strategy := fs.String("strategy", "random", "how schedules are drawn: random (seeds seed..seed+runs-1: a coin at every decision), rapid, sparse (seeds seed..seed+runs-1: a few disturbances placed anywhere along the quiet run's decisions), or bounded (every schedule with at most budget disturbing decisions, fewest first)")
+	fs := newFlagSet("explore", "SCENARIO [--strategy random|rapid|sparse|pct|bounded] [--depth D] [--runs N] [--seed N] [--budget N] [--focus WORDS] [--jobs N] [--time LIMIT] [--kernel NAME=VALUE]... [--json FILE] [--out FILE] [-q]", stderr)
+	strategy := fs.String("strategy", "random", "how schedules are drawn: random (seeds seed..seed+runs-1: a coin at every decision), rapid, sparse (seeds seed..seed+runs-1: a few disturbances placed anywhere along the quiet run's decisions), pct (seeds seed..seed+runs-1: PCT, random priorities over CPUs and their interrupt lines with depth-1 change points), or bounded (every schedule with at most budget disturbing decisions, fewest first)")
 	runs := fs.Int("runs", 1000, "the number of schedules, at least 1 (bounded: the most to run, default 100000)")
 	seed := fs.Uint64("seed", 1, "the first seed: random and sparse run seeds seed..seed+runs-1, rapid draws from it; bounded has no seed (it runs every schedule in a fixed order)")
 	budget := fs.Int("budget", 16, "at least 1: random and rapid: the disturbing (non-default) decisions each schedule may make; sparse: the most it plans; bounded: the bound (default 2)")
@@ -44,6 +44,7 @@ func cmdExplore(args []string, stdout, stderr io.Writer) int {
 	quiet := fs.Bool("q", false, "no progress on standard error")
 	focus := fs.String("focus", "", "bounded: disturb only the decisions whose question contains one of these comma-separated `WORDS` (step point labels such as perf_mmap_aux, tie, nmi-skid)")
 	limits := addLimitFlags(fs) // --max-steps, --max-wall, --max-memory (explore keeps its own --time)
+	depth := fs.Int("depth", 3, "pct: the bug depth `D` targeted (D-1 priority change points per schedule), at least 1")
 	jobs := fs.Int("jobs", runtime.NumCPU(), "schedules to run at once, at least 1 (random, sparse, bounded); the result is the same for any value")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
@@ -63,7 +64,15 @@ func cmdExplore(args []string, stdout, stderr io.Writer) int {
 	if !ok {
 		return exitUsage
 	}
-	o := explore.Options{Strategy: *strategy, Runs: *runs, Seed: *seed, Budget: *budget, Knobs: knobs, Jobs: *jobs}
+	if *depth < 1 {
+		fmt.Fprintf(stderr, "simrun explore: --depth %d: expected at least 1\n", *depth)
+		return exitUsage
+	}
+	if set["depth"] && *strategy != "pct" {
+		fmt.Fprintf(stderr, "simrun explore: --depth: only --strategy pct has a depth (strategy %s)\n", *strategy)
+		return exitUsage
+	}
+	o := explore.Options{Strategy: *strategy, Runs: *runs, Seed: *seed, Budget: *budget, Knobs: knobs, Jobs: *jobs, Depth: *depth}
 	if set["focus"] {
 		o.Focus = strings.Split(*focus, ",")
 		if err := explore.CheckFocus(f, o.Focus, nil); err != nil {
