@@ -54,7 +54,7 @@ type Engine struct {
 	stopped   bool
 	ties      []*Lane
 	agents    []Agent // pick's agents of a tie
-	until     Time // Run's until: no lane advances past it
+	until     Time    // Run's until: no lane advances past it
 	// Decisions counts Choose calls made through the engine (ties and step points).
 	Decisions int
 
