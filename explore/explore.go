@@ -45,6 +45,10 @@ type Options struct {
 	// Jobs runs that many schedules at once (random, sparse and bounded; 0
 	// or 1: one at a time). The results are the same for any value.
 	Jobs int
+	// Corpus, when set, is the failure corpus directory (see corpus.go):
+	// its entries for this scenario and knobs run first, and a violation
+	// found is saved there. "": no corpus.
+	Corpus string
 	// Progress, when set, is called after each schedule.
 	Progress func(done, total int)
 	// Context, when set, interrupts the exploration when it is done (simrun:
@@ -90,6 +94,9 @@ type Found struct {
 	// file records both.
 	Signature string
 	Questions *Questions
+	// Corpus is the corpus entry (a replay file's path) that showed it,
+	// when it was found by re-running the corpus.
+	Corpus string
 }
 
 // Result is the outcome of an exploration.
@@ -134,6 +141,11 @@ type Result struct {
 	// sorted) are the identity a replay file records.
 	ScenarioSHA256 string
 	ResolvedKnobs  []string
+	// CorpusRuns is how many corpus entries ran first (counted among the
+	// Schedules); CorpusSaved is the entry the found violation was saved
+	// as, when it was.
+	CorpusRuns  int
+	CorpusSaved string
 }
 
 // Explore runs many schedules of f, counts its outcomes, stops at the first
@@ -190,6 +202,17 @@ func Explore(f *scenarios.File, o Options) (*Result, error) {
 		ex.Outcomes = append(ex.Outcomes, OutcomeCount{Outcome: f.OutcomeText(oc), Line: oc.Pos.Line, Quant: oc.Quant.String()})
 	}
 	start := time.Now()
+	if o.Corpus != "" {
+		found, err := replayCorpus(f, o, ex)
+		if err != nil {
+			return nil, err
+		}
+		if found || ex.Interrupted {
+			ex.Elapsed = time.Since(start)
+			ex.finish()
+			return ex, nil
+		}
+	}
 	switch o.Strategy {
 	case "random":
 		err = exploreRandom(f, o, ex)
@@ -210,6 +233,11 @@ func Explore(f *scenarios.File, o Options) (*Result, error) {
 	}
 	if ex.Found != nil && ex.Found.ShrinkInterrupted {
 		ex.Interrupted = true
+	}
+	if o.Corpus != "" && ex.Found != nil && !ex.Found.ShrinkInterrupted && ex.Found.Corpus == "" {
+		if ex.CorpusSaved, err = SaveCorpus(o.Corpus, ex.ReplayFile()); err != nil {
+			return nil, fmt.Errorf("corpus: %w", err)
+		}
 	}
 	if ex.Interrupted && o.Context != nil {
 		if c := context.Cause(o.Context); c != nil {
@@ -341,7 +369,7 @@ func exploreSeeds(f *scenarios.File, o Options, ex *Result, chooser func(seed ui
 		if sig := signature(out.r, out.res); sig != "" {
 			var found *Found
 			if found, err = shrink(f, o, out.r.Decisions(), sig); err == nil {
-				found.Schedule, found.Seed = i+1, o.Seed+uint64(i)
+				found.Schedule, found.Seed = ex.Schedules, o.Seed+uint64(i)
 				ex.Found = found
 			}
 			return true
@@ -414,10 +442,13 @@ func (ex *Result) WriteText(w io.Writer) {
 	default:
 		fd := ex.Found
 		fmt.Fprintf(w, "VIOLATION in schedule %d", fd.Schedule)
-		if ex.Strategy == "random" || ex.Strategy == "sparse" || ex.Strategy == "pct" {
+		if (ex.Strategy == "random" || ex.Strategy == "sparse" || ex.Strategy == "pct") && fd.Corpus == "" {
 			fmt.Fprintf(w, " (seed %d)", fd.Seed)
 		}
 		fmt.Fprintf(w, ": %s\n", fd.Violation)
+		if fd.Corpus != "" {
+			fmt.Fprintf(w, "found again by the failure corpus: %s\n", fd.Corpus)
+		}
 		if fd.ShrinkInterrupted && countNonZero(fd.Decisions) == fd.OriginalDisturbing {
 			fmt.Fprintf(w, "shrinking interrupted after %d replays: kept unshrunk, %d disturbing decisions (of %d)\n",
 				fd.ShrinkRuns, fd.OriginalDisturbing, fd.Original)
@@ -436,6 +467,9 @@ func (ex *Result) WriteText(w io.Writer) {
 		if fd.Timeline != "" {
 			fmt.Fprint(w, fd.Timeline)
 		}
+	}
+	if ex.CorpusSaved != "" {
+		fmt.Fprintf(w, "saved to the failure corpus: %s\n", ex.CorpusSaved)
 	}
 	if ex.Failed {
 		fmt.Fprintln(w, "FAIL")

@@ -37,6 +37,10 @@ type exploreJSON struct {
 	Failed      bool           `json:"failed"`
 	Outcomes    []OutcomeCount `json:"outcomes"`
 	Found       *foundJSON     `json:"found,omitempty"`
+	// CorpusRuns: failure corpus entries run first (among the schedules);
+	// CorpusSaved: where the found violation was saved.
+	CorpusRuns  int    `json:"corpus_runs,omitempty"`
+	CorpusSaved string `json:"corpus_saved,omitempty"`
 }
 
 type foundJSON struct {
@@ -50,12 +54,13 @@ type foundJSON struct {
 	ShrinkRuns         int      `json:"shrink_runs"`
 	ShrinkInterrupted  bool     `json:"shrink_interrupted,omitempty"`
 	Signature          string   `json:"signature"`
+	Corpus             string   `json:"corpus,omitempty"` // the corpus entry that showed it
 }
 
 // WriteJSON writes the exploration as indented JSON.
 func (ex *Result) WriteJSON(w io.Writer) error {
 	out := exploreJSON{Scenario: ex.Scenario, File: ex.File, Strategy: ex.Strategy, Seed: ex.Seed, Knobs: ex.Knobs,
-		Schedules: ex.Schedules, Exhausted: ex.Exhausted, NoDecisions: ex.NoDecisions, Interrupted: ex.Interrupted, Cause: ex.Cause, Failed: ex.Failed, Outcomes: ex.Outcomes}
+		Schedules: ex.Schedules, CorpusRuns: ex.CorpusRuns, CorpusSaved: ex.CorpusSaved, Exhausted: ex.Exhausted, NoDecisions: ex.NoDecisions, Interrupted: ex.Interrupted, Cause: ex.Cause, Failed: ex.Failed, Outcomes: ex.Outcomes}
 	if ex.Strategy == "bounded" {
 		out.Bound, out.Focus, out.CompleteUpTo = ex.Bound, ex.Focus, ex.CompleteUpTo
 		if ex.Exhausted {
@@ -69,7 +74,7 @@ func (ex *Result) WriteJSON(w io.Writer) error {
 	if fd := ex.Found; fd != nil {
 		out.Found = &foundJSON{Schedule: fd.Schedule, Seed: fd.Seed, Violation: fd.Violation, Original: fd.Original,
 			OriginalDisturbing: fd.OriginalDisturbing, Token: sim.EncodeToken(fd.Decisions), Disturbing: fd.Lines,
-			ShrinkRuns: fd.ShrinkRuns, ShrinkInterrupted: fd.ShrinkInterrupted, Signature: fd.Signature}
+			ShrinkRuns: fd.ShrinkRuns, ShrinkInterrupted: fd.ShrinkInterrupted, Signature: fd.Signature, Corpus: fd.Corpus}
 		if out.Found.Disturbing == nil {
 			out.Found.Disturbing = []string{}
 		}

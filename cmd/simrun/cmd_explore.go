@@ -45,6 +45,7 @@ func cmdExplore(args []string, stdout, stderr io.Writer) int {
 	focus := fs.String("focus", "", "bounded: disturb only the decisions whose question contains one of these comma-separated `WORDS` (step point labels such as perf_mmap_aux, tie, nmi-skid)")
 	limits := addLimitFlags(fs) // --max-steps, --max-wall, --max-memory (explore keeps its own --time)
 	depth := fs.Int("depth", 3, "pct: the bug depth `D` targeted (D-1 priority change points per schedule), at least 1")
+	corpus := fs.String("corpus", "", "the failure corpus `DIR`: its violations of this scenario and knobs run first, a new one is saved there; off: none (default $PERFSIM_CORPUS, else perfsim/corpus in the user cache directory)")
 	jobs := fs.Int("jobs", runtime.NumCPU(), "schedules to run at once, at least 1 (random, sparse, bounded); the result is the same for any value")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
@@ -105,6 +106,10 @@ func cmdExplore(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	o.MaxSteps, o.MaxWall, o.MaxMemory = ro.MaxSteps, ro.MaxWall, ro.MaxMemory
+	if o.Corpus, err = corpusDir(*corpus); err != nil {
+		fmt.Fprintf(stderr, "simrun explore: --corpus: %v\n", err)
+		return exitUsage
+	}
 	o.Context = ctx
 	ex, err := explore.Explore(f, o)
 	if o.Progress != nil {
@@ -149,6 +154,21 @@ func cmdExplore(args []string, stdout, stderr io.Writer) int {
 		return exitFailed
 	}
 	return exitOK
+}
+
+// corpusDir is the failure corpus directory of --corpus flag: flag, else
+// $PERFSIM_CORPUS, else explore.DefaultCorpusDir; "off" (either) is none ("").
+func corpusDir(flag string) (string, error) {
+	if flag == "" {
+		flag = os.Getenv("PERFSIM_CORPUS")
+	}
+	switch flag {
+	case "off":
+		return "", nil
+	case "":
+		return explore.DefaultCorpusDir()
+	}
+	return flag, nil
 }
 
 // checkExploreFlags returns what is wrong with explore's numeric flags and
