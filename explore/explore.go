@@ -45,6 +45,13 @@ type Options struct {
 	// Jobs runs that many schedules at once (random, sparse and bounded; 0
 	// or 1: one at a time). The results are the same for any value.
 	Jobs int
+	// Shard and Shards split the schedule space into Shards disjoint parts
+	// and run part Shard (0-based; Shards 0 or 1: all of it). random,
+	// sparse and pct: the Runs schedules (seeds) in contiguous ranges;
+	// bounded: the subtrees of the quiet schedule's branches, round robin,
+	// each shard running at most its share of Runs. Merge combines the
+	// shards' results into the result of one unsharded search.
+	Shard, Shards int
 	// Corpus, when set, is the failure corpus directory (see corpus.go):
 	// its entries for this scenario and knobs run first, and a violation
 	// found is saved there. "": no corpus.
@@ -97,6 +104,8 @@ type Found struct {
 	// Corpus is the corpus entry (a replay file's path) that showed it,
 	// when it was found by re-running the corpus.
 	Corpus string
+	// Shard (merged results) is the shard that found it, "i/n".
+	Shard string
 }
 
 // Result is the outcome of an exploration.
@@ -133,6 +142,21 @@ type Result struct {
 	Depth     int
 	PCTAgents int
 	PCTSteps  int
+	// Shard, Shards: the part of the schedule space this search ran
+	// (Shards 0: all). Runs is the number of schedules asked for, of all
+	// the shards; First is the 0-based index of this shard's first
+	// schedule (random, sparse, pct).
+	Shard, Shards int
+	Runs, First   int
+	// Budget is the strategy's budget as run (random's disturbances,
+	// bounded's bound), for Merge to check shards agree.
+	Budget int
+	// Merged is the number of shard results Merge combined into this one.
+	Merged int
+	// Coverage is what the schedules reached (see coverage.go), nil when
+	// not collected.
+	Coverage    *Coverage
+	knobsSHA256 string // read back from JSON, where ResolvedKnobs are not
 	// Interrupted: Options.Context ended the search (Schedules were run) or
 	// the shrinking (Found.ShrinkInterrupted) early; Cause says why.
 	Interrupted bool
@@ -185,13 +209,23 @@ func Explore(f *scenarios.File, o Options) (*Result, error) {
 	if o.Strategy == "" {
 		o.Strategy = "random"
 	}
+	if o.Shards < 0 || o.Shards > 0 && (o.Shard < 0 || o.Shard >= o.Shards) {
+		return nil, fmt.Errorf("shard %d/%d: expected a shard 0..n-1 of n >= 1", o.Shard, o.Shards)
+	}
+	if o.Shards > 1 && o.Strategy == "rapid" {
+		return nil, fmt.Errorf("shard: rapid draws every schedule from one generator and cannot be split; shard random, sparse, pct or bounded")
+	}
 	// Reject bad knobs before the first run.
 	resolved, err := resolvedKnobs(f, o.Knobs, o.Perf)
 	if err != nil {
 		return nil, err
 	}
 	ex := &Result{Scenario: runner.ScenarioName(f), File: f.Name, Strategy: o.Strategy, Seed: o.Seed,
-		Knobs: runner.KnobList(o.Knobs), Limit: o.Limit, ScenarioSHA256: ScenarioSHA256(f), ResolvedKnobs: resolved}
+		Knobs: runner.KnobList(o.Knobs), Limit: o.Limit, ScenarioSHA256: ScenarioSHA256(f), ResolvedKnobs: resolved,
+		Shard: o.Shard, Shards: o.Shards, Runs: o.Runs, Budget: o.Budget}
+	if o.Strategy == "pct" {
+		ex.Budget = 0 // PCT has no budget
+	}
 	if o.Context != nil {
 		o.done = o.Context.Done()
 	}
@@ -202,7 +236,7 @@ func Explore(f *scenarios.File, o Options) (*Result, error) {
 		ex.Outcomes = append(ex.Outcomes, OutcomeCount{Outcome: f.OutcomeText(oc), Line: oc.Pos.Line, Quant: oc.Quant.String()})
 	}
 	start := time.Now()
-	if o.Corpus != "" {
+	if o.Corpus != "" && o.Shard == 0 {
 		found, err := replayCorpus(f, o, ex)
 		if err != nil {
 			return nil, err
@@ -246,6 +280,20 @@ func Explore(f *scenarios.File, o Options) (*Result, error) {
 	}
 	ex.finish()
 	return ex, nil
+}
+
+// shardRange is the range [first, last) of the runs schedules that shard
+// of shards runs: contiguous, the sizes differing by at most one.
+func shardRange(runs, shard, shards int) (first, last int) {
+	if shards <= 1 {
+		return 0, runs
+	}
+	return runs * shard / shards, runs * (shard + 1) / shards
+}
+
+// initCoverage starts the coverage of a search.
+func (ex *Result) initCoverage(f *scenarios.File, o Options) {
+	ex.Coverage = newCoverage(len(QuestionNames(f, o.Perf)))
 }
 
 func strategyName(s string) string {
@@ -346,13 +394,19 @@ func exploreSeeds(f *scenarios.File, o Options, ex *Result, chooser func(seed ui
 	type outcome struct {
 		r           *runner.Run
 		res         *runner.Result
+		cov         *covChooser
 		interrupted bool
 		err         error
 	}
 	var err error
-	runOrdered(o.Runs, o.Jobs, o.stopped, func(i int) outcome {
-		r, res, interrupted, err := o.run(f, chooser(o.Seed+uint64(i)))
-		return outcome{r, res, interrupted, err}
+	first, last := shardRange(o.Runs, o.Shard, o.Shards)
+	ex.First = first
+	n := last - first
+	ex.initCoverage(f, o)
+	runOrdered(n, o.Jobs, o.stopped, func(i int) outcome {
+		cov := newCovChooser(chooser(o.Seed + uint64(first+i)))
+		r, res, interrupted, err := o.run(f, cov)
+		return outcome{r, res, cov, interrupted, err}
 	}, func(i int, out outcome) bool {
 		if out.err != nil {
 			err = out.err
@@ -363,13 +417,15 @@ func exploreSeeds(f *scenarios.File, o Options, ex *Result, chooser func(seed ui
 			return true
 		}
 		ex.count(out.res)
+		ex.Coverage.add(out.cov, ex.CorpusRuns+first+i+1)
 		if o.Progress != nil {
-			o.Progress(i+1, o.Runs)
+			o.Progress(i+1, n)
 		}
 		if sig := signature(out.r, out.res); sig != "" {
 			var found *Found
 			if found, err = shrink(f, o, out.r.Decisions(), sig); err == nil {
-				found.Schedule, found.Seed = ex.Schedules, o.Seed+uint64(i)
+				// The schedule's number in the whole (unsharded) search.
+				found.Schedule, found.Seed = ex.CorpusRuns+first+i+1, o.Seed+uint64(first+i)
 				ex.Found = found
 			}
 			return true
@@ -382,7 +438,7 @@ func exploreSeeds(f *scenarios.File, o Options, ex *Result, chooser func(seed ui
 		}
 		return false
 	})
-	if err == nil && ex.Found == nil && ex.Schedules < o.Runs && o.stopped() {
+	if err == nil && ex.Found == nil && ex.Schedules-ex.CorpusRuns < n && o.stopped() {
 		ex.Interrupted = true
 	}
 	return err
@@ -423,6 +479,9 @@ func (ex *Result) WriteText(w io.Writer) {
 			mark = "   <- claimed " + c.Quant
 		}
 		fmt.Fprintf(w, "%-9s %9d %9d  %s%s\n", c.Verdict, c.Positive, c.Negative, c.Outcome, mark)
+	}
+	if ex.Coverage != nil && ex.Coverage.Schedules > 0 {
+		fmt.Fprintln(w, ex.Coverage.Summary())
 	}
 	switch {
 	case ex.Found == nil && ex.NoDecisions:

@@ -109,27 +109,36 @@ type oldKernelCase struct {
 	Knobs   map[string]string
 }
 
-// oldKernelCases are the built-ins' when-line knob settings (runner.Variants)
-// that are not the default: the old kernels (and proposed or posted patches)
-// the built-ins were written for. Whether each fails is what the searches
-// find out.
+// oldKernelCases are the old kernels (and posted or proposed patches) the
+// built-ins were written for: every value other than today's of every knob a
+// built-in names, on its kernel lines or in its when lines, one knob at a
+// time. Whether each fails is what the searches find out.
 func oldKernelCases(t *testing.T) []oldKernelCase {
-	defaults := map[string]string{}
+	specs := map[string][]string{}
 	for _, k := range append(runner.KernelKnobSpecs(nil), runner.ToolKnobSpecs(nil)...) {
-		defaults[k.Name] = k.Default()
+		specs[k.Name] = k.Values
 	}
 	var out []oldKernelCase
 	for _, b := range scenarios.Builtins() {
 		f := loadBuiltin(t, b.Name)
-		for _, v := range runner.Variants(f)[1:] {
-			def := true
-			for name, val := range v {
-				if defaults[name] != val {
-					def = false
-				}
+		names := map[string]bool{}
+		for _, s := range append(append([]*scenarios.Setting(nil), f.Kernel...), f.Tool...) {
+			names[s.Name] = true
+		}
+		for _, v := range runner.Variants(f) {
+			for name := range v {
+				names[name] = true
 			}
-			if !def {
-				out = append(out, oldKernelCase{b.Name, v})
+		}
+		var sorted []string
+		for n := range names {
+			sorted = append(sorted, n)
+		}
+		sort.Strings(sorted)
+		for _, n := range sorted {
+			vals := specs[n]
+			for _, v := range vals[min(1, len(vals)):] {
+				out = append(out, oldKernelCase{b.Name, map[string]string{n: v}})
 			}
 		}
 	}

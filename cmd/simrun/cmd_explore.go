@@ -9,6 +9,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -46,6 +47,8 @@ func cmdExplore(args []string, stdout, stderr io.Writer) int {
 	limits := addLimitFlags(fs) // --max-steps, --max-wall, --max-memory (explore keeps its own --time)
 	depth := fs.Int("depth", 3, "pct: the bug depth `D` targeted (D-1 priority change points per schedule), at least 1")
 	corpus := fs.String("corpus", "", "the failure corpus `DIR`: its violations of this scenario and knobs run first, a new one is saved there; off: none (default $PERFSIM_CORPUS, else perfsim/corpus in the user cache directory)")
+	coverage := fs.String("coverage", "", "write the coverage detail to `FILE` (every question asked and every pair, with schedule counts; FILE.json: as JSON)")
+	shard := fs.String("shard", "", "run part `i/n` of the schedule space (0-based: 0/4 .. 3/4) and write its --json for simrun merge; default from $JOB_COMPLETION_INDEX and $SIMRUN_SHARDS (a Kubernetes Indexed Job) or $SLURM_ARRAY_TASK_ID and $SLURM_ARRAY_TASK_COUNT (a Slurm array)")
 	jobs := fs.Int("jobs", runtime.NumCPU(), "schedules to run at once, at least 1 (random, sparse, bounded); the result is the same for any value")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
@@ -106,6 +109,14 @@ func cmdExplore(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	o.MaxSteps, o.MaxWall, o.MaxMemory = ro.MaxSteps, ro.MaxWall, ro.MaxMemory
+	if o.Shard, o.Shards, err = shardOf(*shard, os.Getenv); err != nil {
+		fmt.Fprintf(stderr, "simrun explore: --shard: %v\n", err)
+		return exitUsage
+	}
+	if o.Shards > 1 && *strategy == "rapid" {
+		fmt.Fprintln(stderr, "simrun explore: --shard: rapid draws every schedule from one generator and cannot be split; shard random, sparse, pct or bounded")
+		return exitUsage
+	}
 	if o.Corpus, err = corpusDir(*corpus); err != nil {
 		fmt.Fprintf(stderr, "simrun explore: --corpus: %v\n", err)
 		return exitUsage
@@ -121,6 +132,12 @@ func cmdExplore(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		printError(stderr, err)
 		return exitUsage
+	}
+	if *coverage != "" && ex.Coverage != nil {
+		if err := writeCoverage(*coverage, ex.Coverage); err != nil {
+			printError(stderr, err)
+			return exitUsage
+		}
 	}
 	if *jsonOut != "" {
 		if err := writeExploreJSON(*jsonOut, ex, stdout); err != nil {
@@ -171,6 +188,52 @@ func corpusDir(flag string) (string, error) {
 	return flag, nil
 }
 
+// shardOf is the shard to run: --shard i/n, else a Kubernetes Indexed Job's
+// JOB_COMPLETION_INDEX with SIMRUN_SHARDS (set it to the Job's completions;
+// Kubernetes does not export them), else a Slurm array task's
+// SLURM_ARRAY_TASK_ID - SLURM_ARRAY_TASK_MIN of SLURM_ARRAY_TASK_COUNT;
+// else 0 of 0: unsharded.
+func shardOf(flag string, getenv func(string) string) (i, n int, err error) {
+	if flag != "" {
+		return explore.ParseShard(flag)
+	}
+	num := func(name string) (int, error) {
+		v, err := strconv.Atoi(getenv(name))
+		if err != nil {
+			return 0, fmt.Errorf("$%s=%q: expected a number", name, getenv(name))
+		}
+		return v, nil
+	}
+	if getenv("JOB_COMPLETION_INDEX") != "" {
+		if getenv("SIMRUN_SHARDS") == "" {
+			return 0, 0, fmt.Errorf("$JOB_COMPLETION_INDEX is set but not $SIMRUN_SHARDS: set it to the Indexed Job's completions")
+		}
+		if i, err = num("JOB_COMPLETION_INDEX"); err == nil {
+			n, err = num("SIMRUN_SHARDS")
+		}
+		if err != nil {
+			return 0, 0, err
+		}
+		return explore.ParseShard(fmt.Sprintf("%d/%d", i, n))
+	}
+	if getenv("SLURM_ARRAY_TASK_ID") != "" && getenv("SLURM_ARRAY_TASK_COUNT") != "" {
+		lo := 0
+		if getenv("SLURM_ARRAY_TASK_MIN") != "" {
+			if lo, err = num("SLURM_ARRAY_TASK_MIN"); err != nil {
+				return 0, 0, err
+			}
+		}
+		if i, err = num("SLURM_ARRAY_TASK_ID"); err == nil {
+			n, err = num("SLURM_ARRAY_TASK_COUNT")
+		}
+		if err != nil {
+			return 0, 0, err
+		}
+		return explore.ParseShard(fmt.Sprintf("%d/%d", i-lo, n))
+	}
+	return 0, 0, nil
+}
+
 // checkExploreFlags returns what is wrong with explore's numeric flags and
 // --focus, or "".
 func checkExploreFlags(strategy string, runs, jobs, budget int, focus bool) string {
@@ -199,6 +262,23 @@ func writeExploreJSON(name string, ex *explore.Result, stdout io.Writer) error {
 		return err
 	}
 	err = ex.WriteJSON(fh)
+	if cerr := fh.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// writeCoverage writes the coverage detail: JSON for a .json name, text else.
+func writeCoverage(name string, cv *explore.Coverage) error {
+	fh, err := os.Create(name)
+	if err != nil {
+		return err
+	}
+	if strings.HasSuffix(name, ".json") {
+		err = cv.WriteJSON(fh)
+	} else {
+		err = cv.WriteDetail(fh)
+	}
 	if cerr := fh.Close(); err == nil {
 		err = cerr
 	}

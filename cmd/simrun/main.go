@@ -8,6 +8,7 @@
 //	simrun replay FILE [--force] [--trace-json FILE] [--perf-data DIR]
 //	simrun check FILE... [--time LIMIT]
 //	simrun knobs
+//	simrun merge FILE... [--json FILE] [--coverage FILE]
 //	simrun sweep [--runs N] [--budget N] [--bounded-runs N] [--slow DURATION] [--jobs N] [NAME...]
 //	simrun names [actions|observables|invariants|steps|syscalls|PMUs]...
 //
@@ -45,6 +46,7 @@ const (
   simrun check FILE...              parse and check scenario files
   simrun knobs                      every kernel and tool knob
   simrun sweep [NAME...]            explore every built-in on today's kernel: violations per built-in
+  simrun merge FILE...              combine the --json files of explore --shard i/n into one result
   simrun names [KIND]...            what a scenario may name: actions, observables,
                                     invariants, steps, syscalls, PMUs
   simrun demo                       find seed 000's race on the old kernel, shrink it, replay it
@@ -97,6 +99,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return cmdCheck(rest, stdout, stderr)
 	case "sweep":
 		return cmdSweep(rest, stdout, stderr)
+	case "merge":
+		return cmdMerge(rest, stdout, stderr)
 	case "knobs":
 		return cmdKnobs(rest, stdout, stderr)
 	case "names":
