@@ -155,8 +155,11 @@ type Result struct {
 	Merged int
 	// Coverage is what the schedules reached (see coverage.go), nil when
 	// not collected.
-	Coverage    *Coverage
-	knobsSHA256 string // read back from JSON, where ResolvedKnobs are not
+	Coverage *Coverage
+	// CoverageInJSON puts the coverage detail in WriteJSON's output even
+	// when the search is not a shard (a shard's and a merge's always have it).
+	CoverageInJSON bool
+	knobsSHA256    string // read back from JSON, where ResolvedKnobs are not
 	// Interrupted: Options.Context ended the search (Schedules were run) or
 	// the shrinking (Found.ShrinkInterrupted) early; Cause says why.
 	Interrupted bool
@@ -305,7 +308,7 @@ func strategyName(s string) string {
 
 func (o Options) runOptions(ch sim.Chooser, keep bool) runner.Options {
 	return runner.Options{Knobs: o.Knobs, Chooser: ch, Limit: o.Limit, KeepTrace: keep, StopAtViolation: true, Perf: o.Perf,
-		MaxSteps: o.MaxSteps, MaxWall: o.MaxWall, MaxMemory: o.MaxMemory}
+		MaxSteps: o.MaxSteps, MaxWall: o.MaxWall, MaxMemory: o.MaxMemory, OutcomesOnly: !keep}
 }
 
 // count adds one schedule's outcomes to the counts.

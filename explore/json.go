@@ -57,7 +57,9 @@ type exploreJSON struct {
 	First          int    `json:"first_schedule,omitempty"`
 	// Merged: the number of shard files Merge combined into this one.
 	Merged int `json:"merged_shards,omitempty"`
-	// Coverage: the step points and pairs reached (see coverage.go).
+	// Coverage: the step points and pairs reached (see coverage.go), in
+	// a shard's file (for merge), a merge's, or when asked for
+	// (Result.CoverageInJSON).
 	Coverage *Coverage `json:"coverage,omitempty"`
 }
 
@@ -82,7 +84,10 @@ func (ex *Result) WriteJSON(w io.Writer) error {
 		Schedules: ex.Schedules, CorpusRuns: ex.CorpusRuns, CorpusSaved: ex.CorpusSaved, Exhausted: ex.Exhausted,
 		NoDecisions: ex.NoDecisions, Interrupted: ex.Interrupted, Cause: ex.Cause, Failed: ex.Failed, Outcomes: ex.Outcomes,
 		ScenarioSHA256: ex.ScenarioSHA256, KnobsSHA256: ex.KnobsSHA256(), Limit: int64(ex.Limit), Runs: ex.Runs,
-		Budget: ex.Budget, First: ex.First, Merged: ex.Merged, Coverage: ex.Coverage}
+		Budget: ex.Budget, First: ex.First, Merged: ex.Merged}
+	if ex.Shards > 1 || ex.Merged > 0 || ex.CoverageInJSON {
+		out.Coverage = ex.Coverage
+	}
 	if ex.Shards > 1 {
 		out.Shard = fmt.Sprintf("%d/%d", ex.Shard, ex.Shards)
 	}

@@ -46,6 +46,11 @@ type Options struct {
 	// records are counted, not kept: the observables stay right, perf script
 	// has nothing to print (see perftool.PerfData.Keep).
 	PerfDataKeep int64
+	// OutcomesOnly: Result judges the outcomes and leaves out what explore
+	// does not read, the map of every observable and the replay token
+	// (Result.Observables nil, Token ""): only the observables the outcomes
+	// name are computed.
+	OutcomesOnly bool
 }
 
 // Run is one run of a scenario: the machine, the scheduler, the tasks, the perf

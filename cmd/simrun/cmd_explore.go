@@ -47,7 +47,7 @@ func cmdExplore(args []string, stdout, stderr io.Writer) int {
 	limits := addLimitFlags(fs) // --max-steps, --max-wall, --max-memory (explore keeps its own --time)
 	depth := fs.Int("depth", 3, "pct: the bug depth `D` targeted (D-1 priority change points per schedule), at least 1")
 	corpus := fs.String("corpus", "", "the failure corpus `DIR`: its violations of this scenario and knobs run first, a new one is saved there; off: none (default $PERFSIM_CORPUS, else perfsim/corpus in the user cache directory)")
-	coverage := fs.String("coverage", "", "write the coverage detail to `FILE` (every question asked and every pair, with schedule counts; FILE.json: as JSON)")
+	coverage := fs.String("coverage", "", "write the coverage detail to `FILE` (every question asked and every pair, with schedule counts; FILE.json: as JSON); --json then holds it too")
 	shard := fs.String("shard", "", "run part `i/n` of the schedule space (0-based: 0/4 .. 3/4) and write its --json for simrun merge; default from $JOB_COMPLETION_INDEX and $SIMRUN_SHARDS (a Kubernetes Indexed Job) or $SLURM_ARRAY_TASK_ID and $SLURM_ARRAY_TASK_COUNT (a Slurm array)")
 	jobs := fs.Int("jobs", runtime.NumCPU(), "schedules to run at once, at least 1 (random, sparse, bounded); the result is the same for any value")
 	pos, err := parseArgs(fs, args)
@@ -134,6 +134,7 @@ func cmdExplore(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	if *coverage != "" && ex.Coverage != nil {
+		ex.CoverageInJSON = true
 		if err := writeCoverage(*coverage, ex.Coverage); err != nil {
 			printError(stderr, err)
 			return exitUsage

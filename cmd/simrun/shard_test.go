@@ -55,7 +55,8 @@ func TestShardMergeEqualsOneRun(t *testing.T) {
 			one := filepath.Join(dir, tc.name+".json")
 			common := []string{"--jobs", "1", "--corpus", "off", "-q", "--out", filepath.Join(dir, tc.name+".replay")}
 			var so, se bytes.Buffer
-			if code := run(append(append([]string{"explore"}, tc.args...), append(common, "--json", one)...), &so, &se); code != tc.code {
+			cov := filepath.Join(dir, tc.name+".coverage")
+			if code := run(append(append([]string{"explore"}, tc.args...), append(common, "--json", one, "--coverage", cov)...), &so, &se); code != tc.code {
 				t.Fatalf("unsharded: exit %d\n%s%s", code, so.String(), se.String())
 			}
 			var files []string
