@@ -435,7 +435,7 @@ func exploreSeeds(f *scenarios.File, o Options, ex *Result, chooser func(seed ui
 		}
 		// A run that asked no question went the only way the scenario can
 		// go: the chooser was never consulted, so no other seed can differ.
-		if i == 0 && len(out.r.Decisions()) == 0 {
+		if i == 0 && out.r.NumDecisions() == 0 {
 			ex.NoDecisions, ex.Exhausted = true, true
 			return true
 		}

@@ -189,7 +189,10 @@ func (r *Run) Execute() error {
 func (r *Run) stopped() bool { return r.opts.StopAtViolation && r.failedInv }
 
 // Decisions returns the decision list of the run so far: its replay token.
-func (r *Run) Decisions() []int { return r.log.all }
+func (r *Run) Decisions() []int { return r.log.dense() }
+
+// NumDecisions is the number of decisions the run made (len(Decisions())).
+func (r *Run) NumDecisions() int { return r.log.n }
 
 // Trace returns the run's trace.
 func (r *Run) Trace() *sim.Trace { return r.M.Trace() }
