@@ -6,9 +6,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
+	"perfsim/runner"
 	"perfsim/scenarios"
 )
 
@@ -120,8 +122,16 @@ func writeBuiltinCorpus(t *testing.T, root string) {
 	}
 	for _, c := range oldKernelCases(t) {
 		f := loadBuiltin(t, c.Builtin)
+		runs := 300
+		t0 := time.Now()
+		if _, _, err := runner.RunOnce(f, runner.Options{Knobs: c.Knobs}); err != nil && !runner.IsLimit(err) {
+			t.Fatal(err)
+		}
+		if time.Since(t0) > 20*time.Millisecond {
+			runs = 30 // a slow built-in
+		}
 		for _, strategy := range []string{"pct", "random"} {
-			ex, err := Explore(f, Options{Strategy: strategy, Runs: 300, Knobs: c.Knobs, Corpus: root, Jobs: 2})
+			ex, err := Explore(f, Options{Strategy: strategy, Runs: runs, Knobs: c.Knobs, Corpus: root, Jobs: 2})
 			if err != nil {
 				t.Fatal(err)
 			}
