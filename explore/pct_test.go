@@ -154,7 +154,7 @@ func TestStrategyTable(t *testing.T) {
 	if os.Getenv("PERFSIM_STRATEGY_TABLE") == "" {
 		t.Skip("PERFSIM_STRATEGY_TABLE=1 prints the table")
 	}
-	const seeds, runs = 10, 2000
+	const seeds, runs = 5, 500
 	type strat struct {
 		name  string
 		o     Options
