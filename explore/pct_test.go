@@ -237,3 +237,29 @@ func sortedKeys(m map[string]bool) []string {
 	sort.Strings(out)
 	return out
 }
+
+// random, within simrun explore's default --runs (1000), finds the
+// guard-off aux pause/resume race, and shrinking the failure, which needs
+// one decision, takes under 50 replays.
+func TestRandomFindsAuxPauseRaceWithinDefaultRuns(t *testing.T) {
+	f := loadBuiltin(t, "aux-pause-resume-nmi")
+	ex, err := Explore(f, Options{Strategy: "random", Runs: 1000, Seed: 1, Knobs: map[string]string{"aux-pause-guard": "off"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ex.Found == nil {
+		t.Fatal("random found nothing in 1000 schedules")
+	}
+	type got struct{ Disturbing, Under50 int }
+	if diff := cmp.Diff(got{1, 1}, got{disturbing(ex.Found.Decisions), b2i(ex.Found.ShrinkRuns < 50)}); diff != "" {
+		t.Errorf("found at schedule %d, shrunk in %d replays (-want +got):\n%s", ex.Found.Schedule, ex.Found.ShrinkRuns, diff)
+	}
+	t.Logf("schedule %d, %d shrink replays", ex.Found.Schedule, ex.Found.ShrinkRuns)
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
