@@ -32,7 +32,7 @@ func cmdExplore(args []string, stdout, stderr io.Writer) int {
 		<-ctx.Done()
 		stop() // the first signal stops the search; a second one kills as usual
 	}()
-	fs := newFlagSet("explore", "SCENARIO [--strategy random|rapid|sparse|pct|bounded] [--depth D] [--runs N] [--seed N] [--budget N] [--focus WORDS] [--jobs N] [--time LIMIT] [--kernel NAME=VALUE]... [--json FILE] [--out FILE] [-q]", stderr)
+	fs := newFlagSet("explore", "SCENARIO [--strategy random|rapid|sparse|pct|bounded] [--depth D] [--runs N] [--seed N] [--budget N] [--focus WORDS] [--jobs N] [--shard i/n] [--corpus DIR] [--coverage FILE] [--time LIMIT] [--kernel NAME=VALUE]... [--json FILE] [--out FILE] [-q]", stderr)
 	strategy := fs.String("strategy", "random", "how schedules are drawn: random (seeds seed..seed+runs-1: a coin at every decision), rapid, sparse (seeds seed..seed+runs-1: a few disturbances placed anywhere along the quiet run's decisions), pct (seeds seed..seed+runs-1: PCT, random priorities over CPUs and their interrupt lines with depth-1 change points), or bounded (every schedule with at most budget disturbing decisions, fewest first)")
 	runs := fs.Int("runs", 1000, "the number of schedules, at least 1 (bounded: the most to run, default 100000)")
 	seed := fs.Uint64("seed", 1, "the first seed: random and sparse run seeds seed..seed+runs-1, rapid draws from it; bounded has no seed (it runs every schedule in a fixed order)")
