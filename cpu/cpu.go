@@ -37,6 +37,9 @@ type CPU struct {
 	m    *Machine
 	eng  *sim.Engine
 	lane *sim.Lane
+	// agents is the buffer of a decision's agents (sim.Agent, for
+	// strategies that reason about who runs).
+	agents []sim.Agent
 
 	curr     *Thread // the thread whose coroutine this CPU runs
 	switched bool    // curr changed while running: resume the new one
@@ -150,7 +153,19 @@ func (c *CPU) stepSlow(label string) {
 	if n == 1 {
 		return
 	}
-	d := c.eng.Choose(n, label)
+	// Who each option lets run: this CPU, its NMI, its irq, the tied CPUs.
+	ag := append(c.agents[:0], sim.CPUAgent(c.ID))
+	if nmi {
+		ag = append(ag, sim.NMIAgent(c.ID))
+	}
+	if irq {
+		ag = append(ag, sim.IRQAgent(c.ID))
+	}
+	for _, l := range ties {
+		ag = append(ag, sim.CPUAgent(l.ID))
+	}
+	c.agents = ag
+	d := c.eng.ChooseAgents(label, ag)
 	if d == 0 {
 		return
 	}
@@ -398,7 +413,9 @@ func (c *CPU) holdNMI(rest sim.Duration) bool {
 	if it.Skid <= 0 || it.Now || rest > it.Skid {
 		return false
 	}
-	if c.eng.Choose(2, "nmi-skid") == 0 {
+	// Option 0 lets the NMI in now, option 1 lets this CPU run on.
+	c.agents = append(c.agents[:0], sim.NMIAgent(c.ID), sim.CPUAgent(c.ID))
+	if c.eng.ChooseAgents("nmi-skid", c.agents) == 0 {
 		return false
 	}
 	c.m.note(c, sim.KChoice, "nmi-skid", "hold nmi "+it.Name, 1)

@@ -32,6 +32,18 @@ func exploreBounded(f *scenarios.File, o Options, ex *Result) error {
 		base []int // the decisions of the run it branches off
 		j, a int
 	}
+	// A sharded search runs the quiet schedule in every shard (its branches
+	// are the roots of the shards' subtrees) but counts it in shard 0 only;
+	// its branches go to the shards round robin, and each shard runs the
+	// whole subtree of its own.
+	sharded := o.Shards > 1
+	runs := o.Runs
+	if sharded {
+		_, runs = shardRange(o.Runs, o.Shard, o.Shards)
+		first, _ := shardRange(o.Runs, o.Shard, o.Shards)
+		runs -= first
+	}
+	root := 0                  // branches of the quiet schedule seen
 	queue := []branch{{j: -1}} // the quiet schedule first
 	head := 0                  // queue[head:] is still to run
 	dropped := false           // a branch was not queued: --runs ends the search first
@@ -40,19 +52,22 @@ func exploreBounded(f *scenarios.File, o Options, ex *Result) error {
 		r           *runner.Run
 		res         *runner.Result
 		probe       *optionProbe
+		cov         *covChooser
 		prefix      []int
 		interrupted bool
 		err         error
 	}
 	var err error
-	for head < len(queue) && ex.Schedules < o.Runs && ex.Found == nil && err == nil && !ex.Interrupted {
+	quietRan := false
+	ex.initCoverage(f, o)
+	for head < len(queue) && ex.Schedules < runs && ex.Found == nil && err == nil && !ex.Interrupted {
 		if o.stopped() {
 			ex.Interrupted = true
 			break
 		}
 		// A batch of the queue's front runs in parallel; its results are
 		// taken in order, so the queue grows exactly as one job grows it.
-		batch := queue[head:min(len(queue), head+max(1, 4*o.Jobs), head+o.Runs-ex.Schedules)]
+		batch := queue[head:min(len(queue), head+max(1, 4*o.Jobs), head+runs-ex.Schedules)]
 		runOrdered(len(batch), o.Jobs, o.stopped, func(i int) outcome {
 			br := batch[i]
 			var prefix []int
@@ -62,8 +77,9 @@ func exploreBounded(f *scenarios.File, o Options, ex *Result) error {
 				prefix[br.j] = br.a
 			}
 			probe := &optionProbe{replay: sim.NewReplay(prefix), focus: o.Focus}
-			r, res, interrupted, err := o.run(f, probe)
-			return outcome{r, res, probe, prefix, interrupted, err}
+			cov := newCovChooser(probe)
+			r, res, interrupted, err := o.run(f, cov)
+			return outcome{r, res, probe, cov, prefix, interrupted, err}
 		}, func(i int, out outcome) bool {
 			if out.err != nil {
 				err = out.err
@@ -75,7 +91,22 @@ func exploreBounded(f *scenarios.File, o Options, ex *Result) error {
 			}
 			queue[head] = branch{}
 			head++
+			quiet := out.prefix == nil && !quietRan
+			quietRan = true
+			if quiet && sharded && o.Shard != 0 {
+				// Only its branches: shard 0 counts and judges it.
+				for j := range out.probe.options {
+					for a := 1; a < out.probe.options[j]; a++ {
+						if root%o.Shards == o.Shard {
+							queue = append(queue, branch{out.probe.taken, j, a})
+						}
+						root++
+					}
+				}
+				return false
+			}
 			ex.count(out.res)
+			ex.Coverage.add(out.cov, ex.Schedules)
 			if o.Progress != nil {
 				o.Progress(ex.Schedules, o.Runs)
 			}
@@ -98,7 +129,14 @@ func exploreBounded(f *scenarios.File, o Options, ex *Result) error {
 			// The decisions past the prefix took the quiet course; branch on each.
 			for j := len(out.prefix); j < len(out.probe.options); j++ {
 				for a := 1; a < out.probe.options[j]; a++ {
-					if len(queue)-head >= o.Runs-ex.Schedules {
+					if quiet && sharded {
+						mine := root%o.Shards == o.Shard
+						root++
+						if !mine {
+							continue
+						}
+					}
+					if len(queue)-head >= runs-ex.Schedules {
 						dropped = true // never to run: --runs ends the search first
 						return false
 					}

@@ -47,3 +47,17 @@ always aux.pause_resume.overlaps == 0
 	// violation: invariant pmu-pause-resume-exclusive at 11.25us: ring buffer of event 1 (cpu 0): PERF_EF_PAUSE of event 1 entered on cpu0 while its PERF_EF_RESUME (cpu0) was in flight
 	// disturbing decisions: 1
 }
+
+// A shard of a sharded search is "i/n", 0-based; PCT's guarantee for a
+// scenario of n agents and k steps at depth d is 1/(n*k^(d-1)).
+func ExampleParseShard() {
+	i, n, err := explore.ParseShard("2/8")
+	fmt.Println(i, n, err)
+	_, _, err = explore.ParseShard("8/8")
+	fmt.Println(err)
+	fmt.Printf("%.3g\n", explore.PCTGuarantee(2, 92, 3))
+	// Output:
+	// 2 8 <nil>
+	// "8/8": expected i/n, a shard 0..n-1 of n >= 1 (like 0/4)
+	// 5.91e-05
+}

@@ -14,9 +14,12 @@ import (
 
 // Options says how to search the schedules of a scenario.
 type Options struct {
-	Strategy string // "random" (default), "rapid", "sparse" or "bounded"
-	Runs     int    // schedules to run (default 100); bounded: the most to run
-	Seed     uint64 // random, sparse: seeds Seed..Seed+Runs-1; rapid: rapid's seed; bounded has none
+	Strategy string // "random" (default), "rapid", "sparse", "pct" or "bounded"
+	// Depth (pct): the bug depth PCT targets, Depth-1 priority change
+	// points per schedule (default 3).
+	Depth int
+	Runs  int    // schedules to run (default 100); bounded: the most to run
+	Seed  uint64 // random, sparse: seeds Seed..Seed+Runs-1; rapid: rapid's seed; bounded has none
 	// Budget bounds the disturbing decisions of one random schedule (sim.Limited;
 	// default 16), which keeps found schedules short; rapid: the most
 	// disturbances one schedule draws (simrapid.Chooser's Max, default 16);
@@ -42,6 +45,17 @@ type Options struct {
 	// Jobs runs that many schedules at once (random, sparse and bounded; 0
 	// or 1: one at a time). The results are the same for any value.
 	Jobs int
+	// Shard and Shards split the schedule space into Shards disjoint parts
+	// and run part Shard (0-based; Shards 0 or 1: all of it). random,
+	// sparse and pct: the Runs schedules (seeds) in contiguous ranges;
+	// bounded: the subtrees of the quiet schedule's branches, round robin,
+	// each shard running at most its share of Runs. Merge combines the
+	// shards' results into the result of one unsharded search.
+	Shard, Shards int
+	// Corpus, when set, is the failure corpus directory (see corpus.go):
+	// its entries for this scenario and knobs run first, and a violation
+	// found is saved there. "": no corpus.
+	Corpus string
 	// Progress, when set, is called after each schedule.
 	Progress func(done, total int)
 	// Context, when set, interrupts the exploration when it is done (simrun:
@@ -87,6 +101,11 @@ type Found struct {
 	// file records both.
 	Signature string
 	Questions *Questions
+	// Corpus is the corpus entry (a replay file's path) that showed it,
+	// when it was found by re-running the corpus.
+	Corpus string
+	// Shard (merged results) is the shard that found it, "i/n".
+	Shard string
 }
 
 // Result is the outcome of an exploration.
@@ -118,6 +137,29 @@ type Result struct {
 	NoDecisions bool
 	Bound       int
 	Focus       []string
+	// Depth, PCTAgents and PCTSteps (pct): the depth searched, and the
+	// agents (n) and decisions (k) of the quiet run its guarantee is for.
+	Depth     int
+	PCTAgents int
+	PCTSteps  int
+	// Shard, Shards: the part of the schedule space this search ran
+	// (Shards 0: all). Runs is the number of schedules asked for, of all
+	// the shards; First is the 0-based index of this shard's first
+	// schedule (random, sparse, pct).
+	Shard, Shards int
+	Runs, First   int
+	// Budget is the strategy's budget as run (random's disturbances,
+	// bounded's bound), for Merge to check shards agree.
+	Budget int
+	// Merged is the number of shard results Merge combined into this one.
+	Merged int
+	// Coverage is what the schedules reached (see coverage.go), nil when
+	// not collected.
+	Coverage *Coverage
+	// CoverageInJSON puts the coverage detail in WriteJSON's output even
+	// when the search is not a shard (a shard's and a merge's always have it).
+	CoverageInJSON bool
+	knobsSHA256    string // read back from JSON, where ResolvedKnobs are not
 	// Interrupted: Options.Context ended the search (Schedules were run) or
 	// the shrinking (Found.ShrinkInterrupted) early; Cause says why.
 	Interrupted bool
@@ -126,6 +168,11 @@ type Result struct {
 	// sorted) are the identity a replay file records.
 	ScenarioSHA256 string
 	ResolvedKnobs  []string
+	// CorpusRuns is how many corpus entries ran first (counted among the
+	// Schedules); CorpusSaved is the entry the found violation was saved
+	// as, when it was.
+	CorpusRuns  int
+	CorpusSaved string
 }
 
 // Explore runs many schedules of f, counts its outcomes, stops at the first
@@ -153,11 +200,23 @@ func Explore(f *scenarios.File, o Options) (*Result, error) {
 	if o.Budget <= 0 {
 		o.Budget = 16
 	}
+	if o.Depth < 0 {
+		return nil, fmt.Errorf("depth %d: expected 1 or more (0: the default, 3)", o.Depth)
+	}
+	if o.Depth == 0 {
+		o.Depth = 3
+	}
 	if o.MaxShrinkRuns <= 0 {
 		o.MaxShrinkRuns = 2000
 	}
 	if o.Strategy == "" {
 		o.Strategy = "random"
+	}
+	if o.Shards < 0 || o.Shards > 0 && (o.Shard < 0 || o.Shard >= o.Shards) {
+		return nil, fmt.Errorf("shard %d/%d: expected a shard 0..n-1 of n >= 1", o.Shard, o.Shards)
+	}
+	if o.Shards > 1 && o.Strategy == "rapid" {
+		return nil, fmt.Errorf("shard: rapid draws every schedule from one generator and cannot be split; shard random, sparse, pct or bounded")
 	}
 	// Reject bad knobs before the first run.
 	resolved, err := resolvedKnobs(f, o.Knobs, o.Perf)
@@ -165,7 +224,11 @@ func Explore(f *scenarios.File, o Options) (*Result, error) {
 		return nil, err
 	}
 	ex := &Result{Scenario: runner.ScenarioName(f), File: f.Name, Strategy: o.Strategy, Seed: o.Seed,
-		Knobs: runner.KnobList(o.Knobs), Limit: o.Limit, ScenarioSHA256: ScenarioSHA256(f), ResolvedKnobs: resolved}
+		Knobs: runner.KnobList(o.Knobs), Limit: o.Limit, ScenarioSHA256: ScenarioSHA256(f), ResolvedKnobs: resolved,
+		Shard: o.Shard, Shards: o.Shards, Runs: o.Runs, Budget: o.Budget}
+	if o.Strategy == "pct" {
+		ex.Budget = 0 // PCT has no budget
+	}
 	if o.Context != nil {
 		o.done = o.Context.Done()
 	}
@@ -176,6 +239,17 @@ func Explore(f *scenarios.File, o Options) (*Result, error) {
 		ex.Outcomes = append(ex.Outcomes, OutcomeCount{Outcome: f.OutcomeText(oc), Line: oc.Pos.Line, Quant: oc.Quant.String()})
 	}
 	start := time.Now()
+	if o.Corpus != "" && o.Shard == 0 {
+		found, err := replayCorpus(f, o, ex)
+		if err != nil {
+			return nil, err
+		}
+		if found || ex.Interrupted {
+			ex.Elapsed = time.Since(start)
+			ex.finish()
+			return ex, nil
+		}
+	}
 	switch o.Strategy {
 	case "random":
 		err = exploreRandom(f, o, ex)
@@ -183,10 +257,12 @@ func Explore(f *scenarios.File, o Options) (*Result, error) {
 		err = exploreRapid(f, o, ex)
 	case "sparse":
 		err = exploreSparse(f, o, ex)
+	case "pct":
+		err = explorePCT(f, o, ex)
 	case "bounded":
 		err = exploreBounded(f, o, ex)
 	default:
-		return nil, fmt.Errorf("unknown strategy %q (random, rapid, sparse or bounded)", o.Strategy)
+		return nil, fmt.Errorf("unknown strategy %q (random, rapid, sparse, pct or bounded)", o.Strategy)
 	}
 	ex.Elapsed = time.Since(start)
 	if err != nil {
@@ -195,6 +271,11 @@ func Explore(f *scenarios.File, o Options) (*Result, error) {
 	if ex.Found != nil && ex.Found.ShrinkInterrupted {
 		ex.Interrupted = true
 	}
+	if o.Corpus != "" && ex.Found != nil && !ex.Found.ShrinkInterrupted && ex.Found.Corpus == "" {
+		if ex.CorpusSaved, err = SaveCorpus(o.Corpus, ex.ReplayFile()); err != nil {
+			return nil, fmt.Errorf("corpus: %w", err)
+		}
+	}
 	if ex.Interrupted && o.Context != nil {
 		if c := context.Cause(o.Context); c != nil {
 			ex.Cause = c.Error()
@@ -202,6 +283,20 @@ func Explore(f *scenarios.File, o Options) (*Result, error) {
 	}
 	ex.finish()
 	return ex, nil
+}
+
+// shardRange is the range [first, last) of the runs schedules that shard
+// of shards runs: contiguous, the sizes differing by at most one.
+func shardRange(runs, shard, shards int) (first, last int) {
+	if shards <= 1 {
+		return 0, runs
+	}
+	return runs * shard / shards, runs * (shard + 1) / shards
+}
+
+// initCoverage starts the coverage of a search.
+func (ex *Result) initCoverage(f *scenarios.File, o Options) {
+	ex.Coverage = newCoverage(len(QuestionNames(f, o.Perf)))
 }
 
 func strategyName(s string) string {
@@ -213,7 +308,7 @@ func strategyName(s string) string {
 
 func (o Options) runOptions(ch sim.Chooser, keep bool) runner.Options {
 	return runner.Options{Knobs: o.Knobs, Chooser: ch, Limit: o.Limit, KeepTrace: keep, StopAtViolation: true, Perf: o.Perf,
-		MaxSteps: o.MaxSteps, MaxWall: o.MaxWall, MaxMemory: o.MaxMemory}
+		MaxSteps: o.MaxSteps, MaxWall: o.MaxWall, MaxMemory: o.MaxMemory, OutcomesOnly: !keep}
 }
 
 // count adds one schedule's outcomes to the counts.
@@ -302,13 +397,19 @@ func exploreSeeds(f *scenarios.File, o Options, ex *Result, chooser func(seed ui
 	type outcome struct {
 		r           *runner.Run
 		res         *runner.Result
+		cov         *covChooser
 		interrupted bool
 		err         error
 	}
 	var err error
-	runOrdered(o.Runs, o.Jobs, o.stopped, func(i int) outcome {
-		r, res, interrupted, err := o.run(f, chooser(o.Seed+uint64(i)))
-		return outcome{r, res, interrupted, err}
+	first, last := shardRange(o.Runs, o.Shard, o.Shards)
+	ex.First = first
+	n := last - first
+	ex.initCoverage(f, o)
+	runOrdered(n, o.Jobs, o.stopped, func(i int) outcome {
+		cov := newCovChooser(chooser(o.Seed + uint64(first+i)))
+		r, res, interrupted, err := o.run(f, cov)
+		return outcome{r, res, cov, interrupted, err}
 	}, func(i int, out outcome) bool {
 		if out.err != nil {
 			err = out.err
@@ -319,26 +420,28 @@ func exploreSeeds(f *scenarios.File, o Options, ex *Result, chooser func(seed ui
 			return true
 		}
 		ex.count(out.res)
+		ex.Coverage.add(out.cov, ex.CorpusRuns+first+i+1)
 		if o.Progress != nil {
-			o.Progress(i+1, o.Runs)
+			o.Progress(i+1, n)
 		}
 		if sig := signature(out.r, out.res); sig != "" {
 			var found *Found
 			if found, err = shrink(f, o, out.r.Decisions(), sig); err == nil {
-				found.Schedule, found.Seed = i+1, o.Seed+uint64(i)
+				// The schedule's number in the whole (unsharded) search.
+				found.Schedule, found.Seed = ex.CorpusRuns+first+i+1, o.Seed+uint64(first+i)
 				ex.Found = found
 			}
 			return true
 		}
 		// A run that asked no question went the only way the scenario can
 		// go: the chooser was never consulted, so no other seed can differ.
-		if i == 0 && len(out.r.Decisions()) == 0 {
+		if i == 0 && out.r.NumDecisions() == 0 {
 			ex.NoDecisions, ex.Exhausted = true, true
 			return true
 		}
 		return false
 	})
-	if err == nil && ex.Found == nil && ex.Schedules < o.Runs && o.stopped() {
+	if err == nil && ex.Found == nil && ex.Schedules-ex.CorpusRuns < n && o.stopped() {
 		ex.Interrupted = true
 	}
 	return err
@@ -356,6 +459,9 @@ func (ex *Result) WriteText(w io.Writer) {
 		fmt.Fprintf(w, ", %s", strings.Join(ex.Knobs, " "))
 	}
 	fmt.Fprintln(w)
+	if ex.Strategy == "pct" {
+		fmt.Fprintln(w, ex.pctText())
+	}
 	if ex.Interrupted {
 		cause := ""
 		if ex.Cause != "" {
@@ -377,6 +483,9 @@ func (ex *Result) WriteText(w io.Writer) {
 		}
 		fmt.Fprintf(w, "%-9s %9d %9d  %s%s\n", c.Verdict, c.Positive, c.Negative, c.Outcome, mark)
 	}
+	if ex.Coverage != nil && ex.Coverage.Schedules > 0 {
+		fmt.Fprintln(w, ex.Coverage.Summary())
+	}
 	switch {
 	case ex.Found == nil && ex.NoDecisions:
 		fmt.Fprintf(w, "no violation in %d schedule: exhaustive, the scenario makes no decision, so this schedule is every schedule\n", ex.Schedules)
@@ -395,10 +504,13 @@ func (ex *Result) WriteText(w io.Writer) {
 	default:
 		fd := ex.Found
 		fmt.Fprintf(w, "VIOLATION in schedule %d", fd.Schedule)
-		if ex.Strategy == "random" || ex.Strategy == "sparse" {
+		if (ex.Strategy == "random" || ex.Strategy == "sparse" || ex.Strategy == "pct") && fd.Corpus == "" {
 			fmt.Fprintf(w, " (seed %d)", fd.Seed)
 		}
 		fmt.Fprintf(w, ": %s\n", fd.Violation)
+		if fd.Corpus != "" {
+			fmt.Fprintf(w, "found again by the failure corpus: %s\n", fd.Corpus)
+		}
 		if fd.ShrinkInterrupted && countNonZero(fd.Decisions) == fd.OriginalDisturbing {
 			fmt.Fprintf(w, "shrinking interrupted after %d replays: kept unshrunk, %d disturbing decisions (of %d)\n",
 				fd.ShrinkRuns, fd.OriginalDisturbing, fd.Original)
@@ -417,6 +529,9 @@ func (ex *Result) WriteText(w io.Writer) {
 		if fd.Timeline != "" {
 			fmt.Fprint(w, fd.Timeline)
 		}
+	}
+	if ex.CorpusSaved != "" {
+		fmt.Fprintf(w, "saved to the failure corpus: %s\n", ex.CorpusSaved)
 	}
 	if ex.Failed {
 		fmt.Fprintln(w, "FAIL")

@@ -33,6 +33,14 @@ func (c interruptible) Choose(n int, what string) int {
 	return c.inner.Choose(n, what)
 }
 
+// ChooseAgents implements sim.AgentChooser.
+func (c interruptible) ChooseAgents(n int, what string, agents []sim.Agent) int {
+	if c.o.stopped() {
+		panic(stopRun{})
+	}
+	return sim.ChooseWith(c.inner, n, what, agents)
+}
+
 // run is one schedule of an exploration with chooser ch: interrupted when the
 // exploration was interrupted before it ended.
 func (o Options) run(f *scenarios.File, ch sim.Chooser) (r *runner.Run, res *runner.Result, interrupted bool, err error) {

@@ -25,5 +25,5 @@ func quietHorizon(f *scenarios.File, o Options) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	return len(r.Decisions()), nil
+	return r.NumDecisions(), nil
 }

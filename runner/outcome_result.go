@@ -73,7 +73,10 @@ type Result struct {
 func (r *Run) Result() *Result {
 	res := &Result{Scenario: ScenarioName(r.File), File: r.File.Name, Knobs: KnobList(r.Knobs),
 		Limit: r.limit, End: r.end, AllExited: r.S.AllExited(), Stopped: r.stopped(), Violations: r.violations,
-		Observables: r.Observables(), Decisions: len(r.log.all), Token: sim.EncodeToken(r.log.all)}
+		Decisions: r.log.n}
+	if !r.opts.OutcomesOnly {
+		res.Observables, res.Token = r.Observables(), sim.EncodeToken(r.log.dense())
+	}
 	if res.Violations == nil {
 		res.Violations = []Violation{}
 	}
@@ -94,7 +97,7 @@ func (r *Run) Result() *Result {
 	}
 	if r.oops != nil {
 		res.Failed = true
-		res.Oops = &OopsResult{Message: r.oops.Msg, CPU: r.oops.Lane, T: r.oops.Time, Token: res.Token}
+		res.Oops = &OopsResult{Message: r.oops.Msg, CPU: r.oops.Lane, T: r.oops.Time, Token: sim.EncodeToken(r.log.dense())}
 	}
 	return res
 }

@@ -46,6 +46,11 @@ type Options struct {
 	// records are counted, not kept: the observables stay right, perf script
 	// has nothing to print (see perftool.PerfData.Keep).
 	PerfDataKeep int64
+	// OutcomesOnly: Result judges the outcomes and leaves out what explore
+	// does not read, the map of every observable and the replay token
+	// (Result.Observables nil, Token ""): only the observables the outcomes
+	// name are computed.
+	OutcomesOnly bool
 }
 
 // Run is one run of a scenario: the machine, the scheduler, the tasks, the perf
@@ -188,7 +193,10 @@ func (r *Run) Execute() error {
 func (r *Run) stopped() bool { return r.opts.StopAtViolation && r.failedInv }
 
 // Decisions returns the decision list of the run so far: its replay token.
-func (r *Run) Decisions() []int { return r.log.all }
+func (r *Run) Decisions() []int { return r.log.dense() }
+
+// NumDecisions is the number of decisions the run made (len(Decisions())).
+func (r *Run) NumDecisions() int { return r.log.n }
 
 // Trace returns the run's trace.
 func (r *Run) Trace() *sim.Trace { return r.M.Trace() }

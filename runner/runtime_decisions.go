@@ -9,11 +9,26 @@ import (
 // decisionLog is the Chooser of a run: it asks the strategy, keeps the decision
 // list (the replay token) and, for every disturbing (non-zero) decision, where
 // and when it was taken, so a shrunk schedule can be printed as trace lines.
+// The list is kept sparse: the number of decisions and the non-zero ones,
+// so a run of millions of undisturbed decisions keeps a counter, not a list.
 type decisionLog struct {
 	inner sim.Chooser
 	eng   *sim.Engine
-	all   []int
+	n     int       // decisions asked
+	nz    []nonZero // the non-zero ones, in order
 	marks []Decision
+}
+
+// nonZero is a disturbing decision of the sparse list.
+type nonZero struct{ at, d int }
+
+// dense is the decision list, every decision (the replay token's).
+func (l *decisionLog) dense() []int {
+	out := make([]int, l.n)
+	for _, z := range l.nz {
+		out[z.at] = z.d
+	}
+	return out
 }
 
 // Decision is one disturbing decision of a schedule.
@@ -35,8 +50,11 @@ func (d Decision) String() string {
 }
 
 // Choose implements sim.Chooser.
-func (l *decisionLog) Choose(n int, what string) int {
-	d := l.inner.Choose(n, what)
+func (l *decisionLog) Choose(n int, what string) int { return l.ChooseAgents(n, what, nil) }
+
+// ChooseAgents implements sim.AgentChooser: the agents go on to the strategy.
+func (l *decisionLog) ChooseAgents(n int, what string, agents []sim.Agent) int {
+	d := sim.ChooseWith(l.inner, n, what, agents)
 	if d != 0 && len(l.marks) < maxMarks {
 		cpu := -1
 		if l.eng != nil {
@@ -48,9 +66,12 @@ func (l *decisionLog) Choose(n int, what string) int {
 		if l.eng != nil {
 			t = l.eng.Now()
 		}
-		l.marks = append(l.marks, Decision{Index: len(l.all), T: t, CPU: cpu, What: what, N: n, Pick: d})
+		l.marks = append(l.marks, Decision{Index: l.n, T: t, CPU: cpu, What: what, N: n, Pick: d})
 	}
-	l.all = append(l.all, d)
+	if d != 0 {
+		l.nz = append(l.nz, nonZero{l.n, d})
+	}
+	l.n++
 	return d
 }
 

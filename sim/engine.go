@@ -53,7 +53,8 @@ type Engine struct {
 	contended bool
 	stopped   bool
 	ties      []*Lane
-	until     Time // Run's until: no lane advances past it
+	agents    []Agent // pick's agents of a tie
+	until     Time    // Run's until: no lane advances past it
 	// Decisions counts Choose calls made through the engine (ties and step points).
 	Decisions int
 
@@ -228,7 +229,11 @@ func (e *Engine) pick(until Time) *Lane {
 	if len(e.ties) == 1 {
 		return e.ties[0]
 	}
-	return e.ties[e.Choose(len(e.ties), "tie")]
+	e.agents = e.agents[:0]
+	for _, l := range e.ties {
+		e.agents = append(e.agents, CPUAgent(l.ID))
+	}
+	return e.ties[e.ChooseAgents("tie", e.agents)]
 }
 
 // isModelCrash tells a model crash (an Oops, or a Go runtime error or error value

@@ -9,6 +9,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -31,8 +32,8 @@ func cmdExplore(args []string, stdout, stderr io.Writer) int {
 		<-ctx.Done()
 		stop() // the first signal stops the search; a second one kills as usual
 	}()
-	fs := newFlagSet("explore", "SCENARIO [--strategy random|rapid|sparse|bounded] [--runs N] [--seed N] [--budget N] [--focus WORDS] [--jobs N] [--time LIMIT] [--kernel NAME=VALUE]... [--json FILE] [--out FILE] [-q]", stderr)
-	strategy := fs.String("strategy", "random", "how schedules are drawn: random (seeds seed..seed+runs-1: a coin at every decision), rapid, sparse (seeds seed..seed+runs-1: a few disturbances placed anywhere along the quiet run's decisions), or bounded (every schedule with at most budget disturbing decisions, fewest first)")
+	fs := newFlagSet("explore", "SCENARIO [--strategy random|rapid|sparse|pct|bounded] [--depth D] [--runs N] [--seed N] [--budget N] [--focus WORDS] [--jobs N] [--shard i/n] [--corpus DIR] [--coverage FILE] [--time LIMIT] [--kernel NAME=VALUE]... [--json FILE] [--out FILE] [-q]", stderr)
+	strategy := fs.String("strategy", "random", "how schedules are drawn: random (seeds seed..seed+runs-1: a coin at every decision), rapid, sparse (seeds seed..seed+runs-1: a few disturbances placed anywhere along the quiet run's decisions), pct (seeds seed..seed+runs-1: PCT, random priorities over CPUs and their interrupt lines with depth-1 change points), or bounded (every schedule with at most budget disturbing decisions, fewest first)")
 	runs := fs.Int("runs", 1000, "the number of schedules, at least 1 (bounded: the most to run, default 100000)")
 	seed := fs.Uint64("seed", 1, "the first seed: random and sparse run seeds seed..seed+runs-1, rapid draws from it; bounded has no seed (it runs every schedule in a fixed order)")
 	budget := fs.Int("budget", 16, "at least 1: random and rapid: the disturbing (non-default) decisions each schedule may make; sparse: the most it plans; bounded: the bound (default 2)")
@@ -44,6 +45,10 @@ func cmdExplore(args []string, stdout, stderr io.Writer) int {
 	quiet := fs.Bool("q", false, "no progress on standard error")
 	focus := fs.String("focus", "", "bounded: disturb only the decisions whose question contains one of these comma-separated `WORDS` (step point labels such as perf_mmap_aux, tie, nmi-skid)")
 	limits := addLimitFlags(fs) // --max-steps, --max-wall, --max-memory (explore keeps its own --time)
+	depth := fs.Int("depth", 3, "pct: the bug depth `D` targeted (D-1 priority change points per schedule), at least 1")
+	corpus := fs.String("corpus", "", "the failure corpus `DIR`: its violations of this scenario and knobs run first, a new one is saved there; off: none (default $PERFSIM_CORPUS, else perfsim/corpus in the user cache directory)")
+	coverage := fs.String("coverage", "", "write the coverage detail to `FILE` (every question asked and every pair, with schedule counts; FILE.json: as JSON); --json then holds it too")
+	shard := fs.String("shard", "", "run part `i/n` of the schedule space (0-based: 0/4 .. 3/4) and write its --json for simrun merge; default from $JOB_COMPLETION_INDEX and $SIMRUN_SHARDS (a Kubernetes Indexed Job) or $SLURM_ARRAY_TASK_ID and $SLURM_ARRAY_TASK_COUNT (a Slurm array)")
 	jobs := fs.Int("jobs", runtime.NumCPU(), "schedules to run at once, at least 1 (random, sparse, bounded); the result is the same for any value")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
@@ -63,7 +68,15 @@ func cmdExplore(args []string, stdout, stderr io.Writer) int {
 	if !ok {
 		return exitUsage
 	}
-	o := explore.Options{Strategy: *strategy, Runs: *runs, Seed: *seed, Budget: *budget, Knobs: knobs, Jobs: *jobs}
+	if *depth < 1 {
+		fmt.Fprintf(stderr, "simrun explore: --depth %d: expected at least 1\n", *depth)
+		return exitUsage
+	}
+	if set["depth"] && *strategy != "pct" {
+		fmt.Fprintf(stderr, "simrun explore: --depth: only --strategy pct has a depth (strategy %s)\n", *strategy)
+		return exitUsage
+	}
+	o := explore.Options{Strategy: *strategy, Runs: *runs, Seed: *seed, Budget: *budget, Knobs: knobs, Jobs: *jobs, Depth: *depth}
 	if set["focus"] {
 		o.Focus = strings.Split(*focus, ",")
 		if err := explore.CheckFocus(f, o.Focus, nil); err != nil {
@@ -96,6 +109,18 @@ func cmdExplore(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	o.MaxSteps, o.MaxWall, o.MaxMemory = ro.MaxSteps, ro.MaxWall, ro.MaxMemory
+	if o.Shard, o.Shards, err = shardOf(*shard, os.Getenv); err != nil {
+		fmt.Fprintf(stderr, "simrun explore: --shard: %v\n", err)
+		return exitUsage
+	}
+	if o.Shards > 1 && *strategy == "rapid" {
+		fmt.Fprintln(stderr, "simrun explore: --shard: rapid draws every schedule from one generator and cannot be split; shard random, sparse, pct or bounded")
+		return exitUsage
+	}
+	if o.Corpus, err = corpusDir(*corpus); err != nil {
+		fmt.Fprintf(stderr, "simrun explore: --corpus: %v\n", err)
+		return exitUsage
+	}
 	o.Context = ctx
 	ex, err := explore.Explore(f, o)
 	if o.Progress != nil {
@@ -107,6 +132,13 @@ func cmdExplore(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		printError(stderr, err)
 		return exitUsage
+	}
+	if *coverage != "" && ex.Coverage != nil {
+		ex.CoverageInJSON = true
+		if err := writeCoverage(*coverage, ex.Coverage); err != nil {
+			printError(stderr, err)
+			return exitUsage
+		}
 	}
 	if *jsonOut != "" {
 		if err := writeExploreJSON(*jsonOut, ex, stdout); err != nil {
@@ -142,6 +174,67 @@ func cmdExplore(args []string, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
+// corpusDir is the failure corpus directory of --corpus flag: flag, else
+// $PERFSIM_CORPUS, else explore.DefaultCorpusDir; "off" (either) is none ("").
+func corpusDir(flag string) (string, error) {
+	if flag == "" {
+		flag = os.Getenv("PERFSIM_CORPUS")
+	}
+	switch flag {
+	case "off":
+		return "", nil
+	case "":
+		return explore.DefaultCorpusDir()
+	}
+	return flag, nil
+}
+
+// shardOf is the shard to run: --shard i/n, else a Kubernetes Indexed Job's
+// JOB_COMPLETION_INDEX with SIMRUN_SHARDS (set it to the Job's completions;
+// Kubernetes does not export them), else a Slurm array task's
+// SLURM_ARRAY_TASK_ID - SLURM_ARRAY_TASK_MIN of SLURM_ARRAY_TASK_COUNT;
+// else 0 of 0: unsharded.
+func shardOf(flag string, getenv func(string) string) (i, n int, err error) {
+	if flag != "" {
+		return explore.ParseShard(flag)
+	}
+	num := func(name string) (int, error) {
+		v, err := strconv.Atoi(getenv(name))
+		if err != nil {
+			return 0, fmt.Errorf("$%s=%q: expected a number", name, getenv(name))
+		}
+		return v, nil
+	}
+	if getenv("JOB_COMPLETION_INDEX") != "" {
+		if getenv("SIMRUN_SHARDS") == "" {
+			return 0, 0, fmt.Errorf("$JOB_COMPLETION_INDEX is set but not $SIMRUN_SHARDS: set it to the Indexed Job's completions")
+		}
+		if i, err = num("JOB_COMPLETION_INDEX"); err == nil {
+			n, err = num("SIMRUN_SHARDS")
+		}
+		if err != nil {
+			return 0, 0, err
+		}
+		return explore.ParseShard(fmt.Sprintf("%d/%d", i, n))
+	}
+	if getenv("SLURM_ARRAY_TASK_ID") != "" && getenv("SLURM_ARRAY_TASK_COUNT") != "" {
+		lo := 0
+		if getenv("SLURM_ARRAY_TASK_MIN") != "" {
+			if lo, err = num("SLURM_ARRAY_TASK_MIN"); err != nil {
+				return 0, 0, err
+			}
+		}
+		if i, err = num("SLURM_ARRAY_TASK_ID"); err == nil {
+			n, err = num("SLURM_ARRAY_TASK_COUNT")
+		}
+		if err != nil {
+			return 0, 0, err
+		}
+		return explore.ParseShard(fmt.Sprintf("%d/%d", i-lo, n))
+	}
+	return 0, 0, nil
+}
+
 // checkExploreFlags returns what is wrong with explore's numeric flags and
 // --focus, or "".
 func checkExploreFlags(strategy string, runs, jobs, budget int, focus bool) string {
@@ -170,6 +263,23 @@ func writeExploreJSON(name string, ex *explore.Result, stdout io.Writer) error {
 		return err
 	}
 	err = ex.WriteJSON(fh)
+	if cerr := fh.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// writeCoverage writes the coverage detail: JSON for a .json name, text else.
+func writeCoverage(name string, cv *explore.Coverage) error {
+	fh, err := os.Create(name)
+	if err != nil {
+		return err
+	}
+	if strings.HasSuffix(name, ".json") {
+		err = cv.WriteJSON(fh)
+	} else {
+		err = cv.WriteDetail(fh)
+	}
 	if cerr := fh.Close(); err == nil {
 		err = cerr
 	}

@@ -4,10 +4,11 @@
 //
 //	simrun list
 //	simrun run SCENARIO [--seed N] [--kernel NAME=VALUE]... [--json FILE] [--timeline] [--script] [--perf-data DIR] [--trace-json FILE] [--time LIMIT] [--max-steps N] [--max-wall DURATION] [--max-memory SIZE]
-//	simrun explore SCENARIO [--strategy random|rapid|sparse|bounded] [--runs N] [--seed N] [--budget N] [--focus WORDS] [--jobs N] [--time LIMIT] [--kernel NAME=VALUE]... [--json FILE] [--out FILE] [-q]
+//	simrun explore SCENARIO [--strategy random|rapid|sparse|pct|bounded] [--depth D] [--runs N] [--seed N] [--budget N] [--focus WORDS] [--jobs N] [--shard i/n] [--corpus DIR] [--coverage FILE] [--time LIMIT] [--kernel NAME=VALUE]... [--json FILE] [--out FILE] [-q]
 //	simrun replay FILE [--force] [--trace-json FILE] [--perf-data DIR]
 //	simrun check FILE... [--time LIMIT]
 //	simrun knobs
+//	simrun merge FILE... [--json FILE] [--coverage FILE]
 //	simrun sweep [--runs N] [--budget N] [--bounded-runs N] [--slow DURATION] [--jobs N] [NAME...]
 //	simrun names [actions|observables|invariants|steps|syscalls|PMUs]...
 //	simrun cost [--calls N]
@@ -46,11 +47,13 @@ const (
   simrun check FILE...              parse and check scenario files
   simrun knobs                      every kernel and tool knob
   simrun sweep [NAME...]            explore every built-in on today's kernel: violations per built-in
+  simrun merge FILE...              combine the --json files of explore --shard i/n into one result
   simrun names [KIND]...            what a scenario may name: actions, observables,
                                     invariants, steps, syscalls, PMUs
   simrun demo                       find seed 000's race on the old kernel, shrink it, replay it
   simrun cost                       the cost model's profiles and seed 002's ratio, real and simulated
 SCENARIO is a .sim file or the name of a built-in scenario.
+simrun --cpuprofile FILE --memprofile FILE COMMAND ... writes pprof profiles.
 Run "simrun COMMAND -h" for the flags of a command.
 Exit status: 0 everything held; 1 an outcome or invariant failed, explore found
 a violation, or replay saw the recorded one recur; 2 a usage or scenario error,
@@ -68,10 +71,20 @@ func main() {
 
 // run is simrun with its arguments and output streams; it returns the exit code.
 func run(args []string, stdout, stderr io.Writer) int {
+	prof, args, err := cutProfileFlags(args)
+	if err != nil {
+		fmt.Fprintf(stderr, "simrun: %v\n", err)
+		return exitUsage
+	}
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usageString)
 		return exitUsage
 	}
+	if err := prof.start(); err != nil {
+		fmt.Fprintf(stderr, "simrun: --cpuprofile: %v\n", err)
+		return exitUsage
+	}
+	defer prof.stop(stderr)
 	cmd, rest := args[0], args[1:]
 	switch cmd {
 	case "list":
@@ -88,6 +101,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return cmdCheck(rest, stdout, stderr)
 	case "sweep":
 		return cmdSweep(rest, stdout, stderr)
+	case "merge":
+		return cmdMerge(rest, stdout, stderr)
 	case "knobs":
 		return cmdKnobs(rest, stdout, stderr)
 	case "names":

@@ -1,0 +1,91 @@
+package sim
+
+import "strconv"
+
+// Agent names who goes on when an option of a decision is taken: a CPU (a
+// lane) that runs on, or an interrupt source of a CPU (its NMI line, its irq
+// line) whose handler runs. Strategies that reason about who runs rather than
+// about option numbers (PCT's priorities, coverage's pairs) read them; the
+// decision list, and so every replay token, is the same with or without them.
+type Agent uint32
+
+// The kinds of agent.
+const (
+	AgentCPU  Agent = 0 // the lane itself runs (on, or first)
+	AgentNMI  Agent = 1 // the lane's pending NMI is taken
+	AgentIRQ  Agent = 2 // the lane's pending irq is taken
+	agentKind Agent = 3
+)
+
+// CPUAgent is lane's own agent; NMIAgent and IRQAgent its interrupt sources.
+func CPUAgent(lane int) Agent { return Agent(lane)<<2 | AgentCPU }
+
+// NMIAgent is the NMI source of lane.
+func NMIAgent(lane int) Agent { return Agent(lane)<<2 | AgentNMI }
+
+// IRQAgent is the irq source of lane.
+func IRQAgent(lane int) Agent { return Agent(lane)<<2 | AgentIRQ }
+
+// Lane is the lane the agent belongs to; Kind one of AgentCPU, AgentNMI,
+// AgentIRQ.
+func (a Agent) Lane() int   { return int(a >> 2) }
+func (a Agent) Kind() Agent { return a & agentKind }
+
+func (a Agent) String() string {
+	switch a.Kind() {
+	case AgentNMI:
+		return "nmi@cpu" + strconv.Itoa(a.Lane())
+	case AgentIRQ:
+		return "irq@cpu" + strconv.Itoa(a.Lane())
+	}
+	return "cpu" + strconv.Itoa(a.Lane())
+}
+
+// AgentChooser is a Chooser that is also told, for the decisions where the
+// engine knows it, the agent each option lets run (agents[i] for option i,
+// len(agents) == n). Choose is still asked for the others.
+type AgentChooser interface {
+	Chooser
+	ChooseAgents(n int, what string, agents []Agent) int
+}
+
+// ChooseWith asks ch, passing agents when ch wants them (a wrapper chooser
+// forwards with it, so the strategy under it sees them).
+func ChooseWith(ch Chooser, n int, what string, agents []Agent) int {
+	if agents != nil {
+		if a, ok := ch.(AgentChooser); ok {
+			return a.ChooseAgents(n, what, agents)
+		}
+	}
+	return ch.Choose(n, what)
+}
+
+// ChooseAgents asks the Chooser to pick one of len(agents) options, agents[i]
+// being who option i lets run, counting the decision (and a step) as Choose.
+func (e *Engine) ChooseAgents(what string, agents []Agent) int {
+	e.Decisions++
+	e.Tick()
+	return ChooseWith(e.Chooser, len(agents), what, agents)
+}
+
+// ChooseAgents implements AgentChooser: Limited forwards the agents.
+func (l *Limited) ChooseAgents(n int, what string, agents []Agent) int {
+	if l.Budget <= 0 {
+		return 0
+	}
+	d := ChooseWith(l.Inner, n, what, agents)
+	if d != 0 {
+		l.Budget--
+	}
+	return d
+}
+
+// ChooseAgents implements AgentChooser: Recorder forwards the agents.
+func (r *Recorder) ChooseAgents(n int, what string, agents []Agent) int {
+	d := ChooseWith(r.Inner, n, what, agents)
+	r.Decisions = append(r.Decisions, d)
+	return d
+}
+
+// ChooseAgents implements AgentChooser: a replay ignores the agents.
+func (r *Replay) ChooseAgents(n int, what string, agents []Agent) int { return r.Choose(n, what) }
