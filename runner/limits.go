@@ -175,7 +175,7 @@ func (r *Run) hangError() *LimitError {
 		detail = fmt.Sprintf("deadlock: blocked forever: %s and %d more", strings.Join(blocked[:6], ", "), len(blocked)-6)
 	}
 	return &LimitError{Limit: HangLimit, Value: "no runnable task", At: r.M.Now(), Steps: r.M.Eng.Steps(), Detail: detail,
-		Token: sim.EncodeToken(r.log.all)}
+		Token: sim.EncodeToken(r.log.dense())}
 }
 
 func stateName(s sched.State) string {
