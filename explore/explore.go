@@ -173,6 +173,11 @@ type Result struct {
 	// as, when it was.
 	CorpusRuns  int
 	CorpusSaved string
+	// LockCycles are the lock-order cycles lockdep's graph shows only when
+	// the schedules' dependencies are put together (lockdep.go); each fails
+	// the search like a violation.
+	LockCycles []string
+	locks      lockGraph
 }
 
 // Explore runs many schedules of f, counts its outcomes, stops at the first
@@ -327,7 +332,9 @@ func (ex *Result) count(res *runner.Result) {
 }
 
 func (ex *Result) finish() {
-	ex.Failed = ex.Found != nil
+	ex.LockCycles = append(ex.LockCycles, ex.locks.Cycles...)
+	ex.locks.Cycles = nil
+	ex.Failed = ex.Found != nil || len(ex.LockCycles) > 0
 	for i := range ex.Outcomes {
 		c := &ex.Outcomes[i]
 		switch {
@@ -420,6 +427,7 @@ func exploreSeeds(f *scenarios.File, o Options, ex *Result, chooser func(seed ui
 			return true
 		}
 		ex.count(out.res)
+		ex.locks.add(out.r, ex.CorpusRuns+first+i+1)
 		ex.Coverage.add(out.cov, ex.CorpusRuns+first+i+1)
 		if o.Progress != nil {
 			o.Progress(i+1, n)
@@ -485,6 +493,9 @@ func (ex *Result) WriteText(w io.Writer) {
 	}
 	if ex.Coverage != nil && ex.Coverage.Schedules > 0 {
 		fmt.Fprintln(w, ex.Coverage.Summary())
+	}
+	for _, c := range ex.LockCycles {
+		fmt.Fprintln(w, "LOCKDEP:", c)
 	}
 	switch {
 	case ex.Found == nil && ex.NoDecisions:

@@ -79,6 +79,10 @@ func Merge(parts []*Result) (*Result, error) {
 		}
 		out.Schedules += p.Schedules
 		out.CorpusRuns += p.CorpusRuns
+		// Each shard's cross-schedule lock cycles (a cycle whose halves
+		// fell in two shards is not found: the shards' graphs are not in
+		// their JSON).
+		out.LockCycles = append(out.LockCycles, p.LockCycles...)
 		for i, c := range p.Outcomes {
 			out.Outcomes[i].Positive += c.Positive
 			out.Outcomes[i].Negative += c.Negative

@@ -34,8 +34,11 @@ type Lockdep struct {
 	after map[LockClass]map[LockClass]*lockChain
 	// order lists each class's successors as they were added: the search
 	// walks them in that order, so a report reads the same in every replay.
-	order    map[LockClass][]LockClass
-	reported map[string]bool
+	order map[LockClass][]LockClass
+	// fromOrder lists the classes with successors, in the order each got
+	// its first.
+	fromOrder []LockClass
+	reported  map[string]bool
 	// Edges counts the distinct dependencies recorded (an observable).
 	Edges int
 }
@@ -212,6 +215,9 @@ func (ld *Lockdep) addEdge(c *cpu.CPU, prev heldLock, next LockClass, ch lockCha
 	}
 	chain := ch
 	m[next] = &chain
+	if len(ld.order[prev.class]) == 0 {
+		ld.fromOrder = append(ld.fromOrder, prev.class)
+	}
 	ld.order[prev.class] = append(ld.order[prev.class], next)
 	ld.Edges++
 }
@@ -265,5 +271,25 @@ func (ld *Lockdep) Dependencies() []string {
 		}
 	}
 	slices.Sort(out)
+	return out
+}
+
+// LockEdge is one recorded dependency: To was taken while From was held,
+// first at Chain (who, where, when).
+type LockEdge struct {
+	From, To LockClass
+	Chain    string
+}
+
+// EdgeList returns the recorded dependencies in the order they were first
+// taken: what an exploration unions across its schedules (lockdep's graph
+// lives as long as the kernel, not one schedule).
+func (ld *Lockdep) EdgeList() []LockEdge {
+	var out []LockEdge
+	for _, a := range ld.fromOrder {
+		for _, b := range ld.order[a] {
+			out = append(out, LockEdge{a, b, ld.after[a][b].String()})
+		}
+	}
 	return out
 }

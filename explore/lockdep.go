@@ -1,0 +1,106 @@
+package explore
+
+import (
+	"fmt"
+	"strings"
+
+	"perfsim/runner"
+	"perfsim/sched"
+)
+
+// lockGraph is lockdep's dependency graph across the schedules of an
+// exploration: each schedule's validator sees only its own run, but the
+// kernel's lives as long as the machine, so two schedules that each take
+// two locks in one order, opposite to each other, are the AB-BA a long
+// enough run would show. A cycle whose edges all came from one schedule was
+// already reported there (the lockdep invariant); a cycle across schedules
+// is reported here, once, with each edge's schedule and chain.
+// kernel/locking/lockdep.c: check_noncircular() over the global graph
+type lockGraph struct {
+	edges map[sched.LockClass]map[sched.LockClass]lockEdge
+	order map[sched.LockClass][]sched.LockClass
+	seen  map[string]bool
+	// Cycles are the reports, in the order found.
+	Cycles []string
+}
+
+type lockEdge struct {
+	chain    string
+	schedule int
+}
+
+// add unions the dependencies of one schedule's run (number schedule).
+func (g *lockGraph) add(r *runner.Run, schedule int) {
+	if r != nil && r.S != nil {
+		g.addEdges(r.S.Lockdep.EdgeList(), schedule)
+	}
+}
+
+func (g *lockGraph) addEdges(edges []sched.LockEdge, schedule int) {
+	if g.edges == nil {
+		g.edges, g.order, g.seen = map[sched.LockClass]map[sched.LockClass]lockEdge{}, map[sched.LockClass][]sched.LockClass{}, map[string]bool{}
+	}
+	for _, e := range edges {
+		if _, ok := g.edges[e.From][e.To]; ok {
+			continue
+		}
+		if path := g.path(e.To, e.From); path != nil {
+			g.report(e, schedule, path)
+		}
+		m := g.edges[e.From]
+		if m == nil {
+			m = map[sched.LockClass]lockEdge{}
+			g.edges[e.From] = m
+		}
+		m[e.To] = lockEdge{e.Chain, schedule}
+		g.order[e.From] = append(g.order[e.From], e.To)
+	}
+}
+
+// path is a dependency path from -> ... -> to in the union, or nil.
+func (g *lockGraph) path(from, to sched.LockClass) []sched.LockClass {
+	prev := map[sched.LockClass]sched.LockClass{from: from}
+	queue := []sched.LockClass{from}
+	for len(queue) > 0 {
+		x := queue[0]
+		queue = queue[1:]
+		for _, y := range g.order[x] {
+			if _, ok := prev[y]; ok {
+				continue
+			}
+			prev[y] = x
+			if y == to {
+				p := []sched.LockClass{to}
+				for z := to; z != from; {
+					z = prev[z]
+					p = append([]sched.LockClass{z}, p...)
+				}
+				return p
+			}
+			queue = append(queue, y)
+		}
+	}
+	return nil
+}
+
+func (g *lockGraph) report(e sched.LockEdge, schedule int, path []sched.LockClass) {
+	key := e.From.String() + ">" + e.To.String()
+	if g.seen[key] {
+		return
+	}
+	across := false
+	for i := 0; i+1 < len(path); i++ {
+		across = across || g.edges[path[i]][path[i+1]].schedule != schedule
+	}
+	if !across {
+		return // one schedule's own cycle: its lockdep invariant reported it
+	}
+	g.seen[key] = true
+	var parts []string
+	for i := 0; i+1 < len(path); i++ {
+		x := g.edges[path[i]][path[i+1]]
+		parts = append(parts, fmt.Sprintf("schedule %d took %s then %s (%s)", x.schedule, path[i], path[i+1], x.chain))
+	}
+	g.Cycles = append(g.Cycles, fmt.Sprintf("lockdep across schedules: possible circular locking dependency: schedule %d takes %s while holding %s (%s); %s",
+		schedule, e.To, e.From, e.Chain, strings.Join(parts, "; ")))
+}
