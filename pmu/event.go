@@ -117,6 +117,8 @@ type Event struct {
 	Samples uint64
 
 	aux eventAux // event->aux_event, hw.aux_paused (aux_core.go)
+
+	life eventLife // event->refcount and the RCU-deferred free (core_release.go)
 }
 
 // ID is event->id.

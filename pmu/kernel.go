@@ -53,6 +53,8 @@ type Kernel struct {
 	rbTrace rbTraceState        // ring buffer logs for the invariants (rbtrace.go)
 	aux     kernelAux           // AUX area bookkeeping (aux_core.go)
 	defcc   *deferredCallchains // unwind_deferred and perf's deferred callchains (callchain_deferred.go)
+
+	ctxMutexes map[*Context]*sched.Mutex // ctx->mutex of each context (core_release.go)
 }
 
 // Options configures the perf core of a machine.

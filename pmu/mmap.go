@@ -241,14 +241,14 @@ func (k *Kernel) perfMmapClose(t *sched.Task, m *Mapping, pgoff uint64) {
 			e.mmapCount--
 		}
 		k.ringBufferPut(buf)
-		k.fput(e)
+		k.fput(t, e)
 		return
 	}
 	k.S.MutexLock(t, &e.mmapMutex)
 	if e.mmapCount--; e.mmapCount > 0 {
 		k.S.MutexUnlock(t, &e.mmapMutex)
 		k.ringBufferPut(buf)
-		k.fput(e)
+		k.fput(t, e)
 		return
 	}
 	// event->mmap_count hit zero: detach it (ring_buffer_attach(event, NULL)).
@@ -270,5 +270,5 @@ func (k *Kernel) perfMmapClose(t *sched.Task, m *Mapping, pgoff uint64) {
 		k.pinnedPages -= bs.extra
 	}
 	k.ringBufferPut(buf) // could be last
-	k.fput(e)
+	k.fput(t, e)
 }

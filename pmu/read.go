@@ -114,51 +114,21 @@ func (k *Kernel) Close(t *sched.Task, fd int) (err error) {
 			return
 		}
 		k.files[t].files[fd] = nil
-		k.fput(e)
+		k.fput(t, e)
 	})
 	return err
 }
 
 // fput drops a file reference; the last one releases the event.
-func (k *Kernel) fput(e *Event) {
+// fs/file_table.c: fput() -> __fput() -> perf_release()
+func (k *Kernel) fput(t *sched.Task, e *Event) {
 	e.fileRefs--
 	if e.fileRefs < 0 {
 		panicCrash("fput: file refcount of event %d below zero", e.id)
 	}
 	if e.fileRefs == 0 {
-		k.perfEventReleaseKernel(e)
+		k.perfEventReleaseKernel(t, e)
 	}
-}
-
-// perfEventReleaseKernel removes the event from its context (where the
-// context lives) and frees it.
-// kernel/events/core.c: perf_event_release_kernel() -> perf_remove_from_context(DETACH_GROUP|DETACH_DEAD)
-func (k *Kernel) perfEventReleaseKernel(e *Event) {
-	if e.ctx != nil {
-		t := e.ownerTask
-		if t != nil && t.State != sched.Dead && t.CPU() != nil {
-			k.eventFunctionCall(t, e, k.__perfRemoveFromContext)
-		} else if c := k.curCPU(); c != nil {
-			f := c.LocalIrqSave()
-			k.__perfRemoveFromContext(c, e, e.ctx)
-			c.LocalIrqRestore(f)
-		}
-	}
-	e.state = StateDead
-	// _free_event(): drop the buffer.
-	if e.rb != nil {
-		k.ringBufferAttach(e, nil)
-	}
-	if e.tp != nil {
-		e.tp.users--
-	}
-	if e.Attr.ContextSwitch {
-		k.nrSwitchEvents-- // unaccount_event()
-	}
-	if e.hw.timer != nil {
-		e.hw.timer.Cancel()
-	}
-	k.stats.closes++
 }
 
 // __perfRemoveFromContext schedules the event (and, as leader, detaches its

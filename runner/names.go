@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"perfsim/pmu"
 	"perfsim/scenarios"
 )
 
@@ -100,7 +101,7 @@ func Describe(perf PerfBackend, kind scenarios.Kind) []NameEntry {
 		}
 	case scenarios.StepPoints:
 		for _, n := range NewRegistry(nil, perf).Names(scenarios.StepPoints) {
-			out = append(out, NameEntry{n, ""})
+			out = append(out, NameEntry{n, pmu.StepHelp(n)})
 		}
 		out = append(out, NameEntry{"task_work_run:NAME", "one label per task work name"})
 	case scenarios.Syscalls:

@@ -112,10 +112,11 @@ func isNameWith(s, joins string) bool {
 
 var topKeywords = []string{
 	"scenario", "title", "cpus", "pmu", "kernel", "tool", "task", "record",
-	"at", "nmi", "preempt", "migrate", "always", "never", "sometimes", "when",
+	"at", "nmi", "ipi", "irq_work", "preempt", "migrate", "always", "never", "sometimes", "when",
 }
 
-var taskKeywords = []string{"compute", "syscall", "sleep", "repeat", "stack", "migrate", "pin", "exit"}
+var taskKeywords = []string{"compute", "syscall", "sleep", "repeat", "stack", "migrate", "pin", "exit",
+	"open", "close", "ioctl", "mmap", "munmap", "read"}
 
 func (p *parser) topLevel(n *node) {
 	ll := n.line
@@ -154,7 +155,7 @@ func (p *parser) topLevel(n *node) {
 		p.record(ll, ws[1].off+len("record"), ws[0].pos)
 	case "at":
 		p.action(ll, ws)
-	case "nmi", "preempt", "migrate":
+	case "nmi", "ipi", "irq_work", "preempt", "migrate":
 		p.force(ll, ws)
 	case "always", "never", "sometimes":
 		p.outcome(ll, ws, 0, nil)
