@@ -145,6 +145,7 @@ func (PMUPerf) Start(r *Run) (PerfRun, error) {
 		}
 	}
 	p := &pmuRun{r: r, k: pmu.NewKernel(r.S, o), byName: map[string]*perftool.Session{}}
+	r.shareProcess(p.k)
 	p.k.TraceBuffers(rbTraceLimit)
 	prev := p.k.OnOutput
 	p.k.OnOutput = func(e *pmu.Event, c *cpu.CPU, s *rb.Sample) {
