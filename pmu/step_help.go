@@ -24,6 +24,10 @@ func init() {
 		"perf_install_in_context:ctx-locked":   "kernel/events/core.c: perf_install_in_context(): the task was not running when the IPI landed; ctx->lock taken here to add the event unless it started running",
 		"perf_install_in_context:retry":        "kernel/events/core.c: perf_install_in_context(): the task started running meanwhile (task_curr()); go round and IPI it again",
 		"perf_event_release_kernel:ctx-locked": "kernel/events/core.c: perf_event_release_kernel(): ctx->mutex held (perf_event_ctx_lock()), about to remove the event from its context (DETACH_GROUP|DETACH_DEAD)",
+		"perf_event_read:state-read":           "kernel/events/core.c: perf_event_read(): event->state read (READ_ONCE), before the IPI to event->oncpu or the INACTIVE update",
+		"__perf_event_read:active":             "kernel/events/core.c: __perf_event_read(): on the event's CPU, irqs off and ctx->lock held, the event tested ACTIVE; pmu->read() next (an NMI can still land here)",
+		"perf_ioctl:ctx-locked":                "kernel/events/core.c: perf_ioctl(): ctx->mutex held (perf_event_ctx_lock()), before _perf_ioctl(); SET_OUTPUT runs under it",
+		"ring_buffer_attach:rb-set":            "kernel/events/core.c: ring_buffer_attach(): the event moved between the buffers' event lists (and an AUX event stopped); rcu_assign_pointer(event->rb, rb) next",
 		"_free_event:irq_work_sync":            "kernel/events/core.c: _free_event(): irq_work_sync(&event->pending_irq): the event's irq_work is still queued; spin until it ran",
 	})
 	for l, h := range map[string]string{
