@@ -14,6 +14,9 @@ type eventLife struct {
 	childMutex sched.Mutex // event->child_mutex
 	freeQueued bool        // __free_event() ran: call_rcu(&event->rcu_head, free_event_rcu) is queued
 	freedAt    sim.Time    // when its grace period ends and free_event_rcu() frees the memory
+
+	pendingWork uint32 // event->pending_work: perf_pending_task queued (sigtrap.go)
+	pendingAddr uint64 // event->pending_addr
 }
 
 // ctxMutex is ctx->mutex (perf_event_ctx_lock()).

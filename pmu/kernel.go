@@ -55,6 +55,7 @@ type Kernel struct {
 	defcc   *deferredCallchains // unwind_deferred and perf's deferred callchains (callchain_deferred.go)
 
 	ctxMutexes map[*Context]*sched.Mutex // ctx->mutex of each context (core_release.go)
+	sigStats   sigStats                  // attr.sigtrap (sigtrap.go)
 }
 
 // Options configures the perf core of a machine.
@@ -173,7 +174,7 @@ func NewKernel(s *sched.Sched, o Options) *Kernel {
 	s.ModeHooks = append(s.ModeHooks, hwModeHook{k.hwPMU})
 	s.SwitchHooks = append(s.SwitchHooks, k)
 	s.SyscallHooks = append(s.SyscallHooks, k)
-	s.ExitHooks = append(s.ExitHooks, k)
+	s.ExitHooks = append(s.ExitHooks, exitFlag{k}, k)
 	k.perfUnwindDeferredInit() // after perf_event_exit_task's hook: unwind_deferred_task_exit() follows it in do_exit()
 	return k
 }

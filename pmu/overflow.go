@@ -56,6 +56,8 @@ func (k *Kernel) eventOverflow(c *cpu.CPU, e *Event, throttle bool, data *perfSa
 	if !e.isSampling() {
 		return 0
 	}
+	e.checkLive("__perf_event_overflow")
+	c.Step("__perf_event_overflow")
 	ret := k.accountInterrupt(c, e, throttle)
 	k.auxOverflowPause(c, e) // aux_pause: after the interrupt accounting
 	e.pendingKill = pollIn
@@ -68,6 +70,7 @@ func (k *Kernel) eventOverflow(c *cpu.CPU, e *Event, throttle bool, data *perfSa
 			e.pmu.Stop(c, e, 0)
 		}
 	}
+	k.perfOverflowSigtrap(c, e, data)
 	k.stats.overflows++
 	k.perfEventOutput(c, e, data, r, e.Attr.WriteBackward)
 	k.auxOverflowResume(c, e) // aux_resume: at the end (out:), after the sample

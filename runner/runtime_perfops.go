@@ -43,6 +43,10 @@ var perfOpObservables = map[string]string{
 	"fd.mmaps":        "mmap() calls on a perf fd that returned a mapping",
 	"fd.munmaps":      "munmap() calls that unmapped a perf mapping",
 	"fd.munmap-empty": "munmap() calls that found nothing mapped (and returned 0, as munmap() of an unmapped range does)",
+	"signals.delivered":    "signals the tasks took (get_signal() dequeued them and the handler ran)",
+	"signals.sigtrap":      "SIGTRAPs with si_code TRAP_PERF the tasks took (attr.sigtrap events)",
+	"signals.sigtrap.data": "si_perf_data (attr.sig_data) of the last SIGTRAP/TRAP_PERF taken",
+	"signals.sigio":        "SIGIOs the tasks took (fasync)",
 }
 
 // errnoObservables lists errno.NAME for every errno the kernel model returns.
@@ -73,6 +77,23 @@ func (r *Run) observePerfOps(name string) (int64, bool) {
 		return 0, false
 	}
 	switch name {
+	case "signals.delivered", "signals.sigtrap", "signals.sigtrap.data", "signals.sigio":
+		var n, data int64
+		for _, d := range r.S.Delivered {
+			switch {
+			case name == "signals.delivered":
+				n++
+			case name == "signals.sigio" && d.Signal.Sig == sched.SIGIO:
+				n++
+			case d.Signal.Sig == sched.SIGTRAP && d.Signal.Code == sched.TRAP_PERF:
+				n++
+				data = int64(d.Signal.PerfData)
+			}
+		}
+		if name == "signals.sigtrap.data" {
+			return data, true
+		}
+		return n, true
 	case "read.value":
 		if len(fs.last) == 0 {
 			return 0, true
@@ -564,6 +585,12 @@ func (fs *forceState) fireAction(f *scenarios.Force) {
 	}
 	a.fired = true
 	fs.r.S.WakeUpAll(&a.q)
+	// The woken thread runs now: the task running on its CPU is preempted
+	// (resched_curr(), a reschedule IPI from another CPU), as a wakeup
+	// preemption would.
+	if cur := sched.TaskOf(fs.r.M.CPUs[f.CPU].Curr()); cur != nil && cur != a.t {
+		fs.r.S.ForcePreempt(cur)
+	}
 }
 
 // firstTask is the file's first task: the owner of the process's file table.
