@@ -89,6 +89,11 @@ func (k *Kernel) perfEventOpen(t *sched.Task, uattr *Attr, pid, cpuID, groupFD i
 	if err != nil {
 		return -1, err
 	}
+	// mutex_lock(&ctx->mutex) (perf_event_ctx_lock_nested(group_leader) when
+	// there is a group): the group checks and the install run under it.
+	mu := k.ctxMutex(ctx)
+	k.S.MutexLock(t, mu)
+	defer k.S.MutexUnlock(t, mu)
 	// Step 22: the group leader rules.
 	if groupLeader != nil {
 		if err := k.checkGroup(e, groupLeader, ctx, cpuID); err != nil {

@@ -29,6 +29,7 @@ type fdState struct {
 	errs   map[string]int64          // errno name -> calls that returned it
 	counts map[string]int64          // fd.opened, fd.closed, ...
 	last   []uint64                  // the u64 words of the last read()
+	prev   map[string]uint64         // name -> the count its last read() returned
 }
 
 // perfOpObservables are the observables of the perf fd calls.
@@ -37,6 +38,8 @@ var perfOpObservables = map[string]string{
 	"fd.closed":       "close() calls on a perf fd that returned 0",
 	"fd.errors":       "perf fd calls (open, close, ioctl, mmap, munmap, read) that returned an error",
 	"fd.reads":        "read() calls on a perf fd that returned data",
+	"read.group-torn": "read() calls of a group (PERF_FORMAT_GROUP) whose nr does not match the entries returned: a group not read at one instant",
+	"read.decreased":  "read() calls that returned a smaller count than the previous read() of the same fd (a counter never goes back)",
 	"read.value":      "the first count of the last read(): the event's count, or the group leader's (PERF_FORMAT_GROUP)",
 	"read.nr":         "the nr of the last read() of a group (PERF_FORMAT_GROUP), 1 otherwise",
 	"ioctl.id":        "the id PERF_EVENT_IOC_ID returned last",
@@ -62,7 +65,7 @@ func errnoObservables() map[string]string {
 
 func (r *Run) fdState() *fdState {
 	if r.fds == nil {
-		r.fds = &fdState{fds: map[string]int{}, maps: map[string][]*pmu.Mapping{}, errs: map[string]int64{}, counts: map[string]int64{}}
+		r.fds = &fdState{prev: map[string]uint64{}, fds: map[string]int{}, maps: map[string][]*pmu.Mapping{}, errs: map[string]int64{}, counts: map[string]int64{}}
 	}
 	return r.fds
 }
@@ -443,6 +446,22 @@ func (r *Run) doPerfOp(t *sched.Task, op *scenarios.PerfOp, attr pmu.Attr) {
 					at++
 				}
 				fs.counts["read.group"], fs.counts["read.nr"], fs.counts["read.leader-at"] = 1, int64(fs.last[0]), at
+				per := int64(1)
+				if rf&uapi.PERF_FORMAT_ID != 0 {
+					per++
+				}
+				if rf&uapi.PERF_FORMAT_LOST != 0 {
+					per++
+				}
+				if int64(len(fs.last)) != at+int64(fs.last[0])*per {
+					fs.counts["read.group-torn"]++
+				}
+			}
+			if fs.counts["read.group"] == 0 && len(fs.last) > 0 {
+				if p, ok := fs.prev[name]; ok && fs.last[0] < p {
+					fs.counts["read.decreased"]++
+				}
+				fs.prev[name] = fs.last[0]
 			}
 			result = fmt.Sprintf("%d bytes", len(b))
 		}
