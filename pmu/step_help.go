@@ -31,6 +31,11 @@ func init() {
 		"_free_event:irq_work_sync":            "kernel/events/core.c: _free_event(): irq_work_sync(&event->pending_irq): the event's irq_work is still queued; spin until it ran",
 	})
 	for l, h := range map[string]string{
+		"unwind_deferred_request:mask-read":       "kernel/unwind/deferred.c: unwind_deferred_request(): READ_ONCE(info->unwind_mask) found the work's bit clear; atomic_long_fetch_or(UNWIND_PENDING|bit) next (irqs off, an NMI may request here)",
+		"unwind_reset_info:bits-read":             "include/linux/unwind_deferred.h: unwind_reset_info(): unwind_mask read without PENDING; the cmpxchg to 0 next (an NMI request here makes it fail and see PENDING)",
+		"unwind_reset_info:mask-cleared":          "include/linux/unwind_deferred.h: unwind_reset_info(): unwind_mask cmpxchg'd to 0; current->unwind_info.id.id = 0 next (an NMI request here reads the old cookie)",
+		"unwind_user:fault":                       "kernel/unwind/user.c: unwind_user(): a user stack read that may fault (the task may sleep)",
+		"unwind_user:frame":                       "kernel/unwind/user.c: unwind_user_next(): one user frame read",
 		"__perf_event_disable":                    "kernel/events/core.c: __perf_event_disable(): on the event's CPU with ctx->lock held, before the group is scheduled out and set OFF",
 		"__perf_install_in_context":               "kernel/events/core.c: __perf_install_in_context(): on the target CPU with irqs off, before the event is added (and the context rescheduled)",
 		"__perf_remove_from_context":              "kernel/events/core.c: __perf_remove_from_context(): where the context lives, before the event is scheduled out and unlinked",
