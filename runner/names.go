@@ -75,6 +75,7 @@ func Describe(perf PerfBackend, kind scenarios.Kind) []NameEntry {
 			}
 			out = append(out, NameEntry{name + " " + strings.Join(args, " "), v.Help})
 		}
+		out = append(out, perfOpNames...)
 	case scenarios.Observables:
 		obs := map[string]scenarios.Type{}
 		for n, t := range builtinObservables {
