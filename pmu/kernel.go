@@ -56,6 +56,8 @@ type Kernel struct {
 
 	ctxMutexes map[*Context]*sched.Mutex // ctx->mutex of each context (core_release.go)
 	sigStats   sigStats                  // attr.sigtrap (sigtrap.go)
+	bpPMU      *bpPMU                    // PERF_TYPE_BREAKPOINT (pmu_bp.go)
+	bpStats    bpStats
 }
 
 // Options configures the perf core of a machine.
@@ -167,7 +169,10 @@ func NewKernel(s *sched.Sched, o Options) *Kernel {
 	// tracepoint, then the arch PMU.
 	k.cpuClock = &clockPMU{pmuBase: pmuBase{isSoftware: true}, k: k, name: "cpu_clock", typ: uapi.PERF_TYPE_MAX, cfg: uapi.PERF_COUNT_SW_CPU_CLOCK}
 	k.taskClock = &clockPMU{pmuBase: pmuBase{isSoftware: true}, k: k, name: "task_clock", typ: uapi.PERF_TYPE_MAX + 1, cfg: uapi.PERF_COUNT_SW_TASK_CLOCK}
-	k.pmus = []PMU{k.swPMU, k.cpuClock, k.taskClock, k.tpPMU, k.hwPMU}
+	// init_hw_breakpoint() registers "breakpoint" after the tracepoint PMU;
+	// it is last here so the existing PMUs keep their indexes.
+	k.bpPMU = newBpPMU(k)
+	k.pmus = []PMU{k.swPMU, k.cpuClock, k.taskClock, k.tpPMU, k.hwPMU, k.bpPMU}
 	for i, p := range k.pmus {
 		p.base().index = i
 	}

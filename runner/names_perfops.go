@@ -14,6 +14,8 @@ var perfOpNames = []NameEntry{
 	{"mmap NAME PAGES [ro]", "(task statement) mmap() of the perf fd: the user page and PAGES data pages (a power of two); ro: read-only, an overwrite ring"},
 	{"munmap NAME", "(task statement) munmap() of NAME's latest mapping (perf_mmap_close()); nothing mapped: returns 0 (fd.munmap-empty)"},
 	{"read NAME", "(task statement) read() of the count, or of the group with read_format GROUP (observables read.value, read.nr, read.group-torn, read.decreased)"},
+	{"touch ADDR [r|w|x] [LEN]", "(task statement) a user access to [ADDR, ADDR+LEN) (default w, 1 byte): a breakpoint event (-e mem:ADDR:w, or type=5 bp_type=W bp_addr=ADDR bp_len=N) " +
+		"installed on the CPU whose range it hits raises the #DB exception: hw_breakpoint_handler() -> perf_bp_event(); attr.sigtrap sends SIGTRAP at the return to user"},
 	{"ipi cpuN at LABEL [occurrence N]", "(forced interleaving) the N-th time cpuN reaches LABEL, its pending call_function_single IPI " +
 		"(event_function_call, perf_event_read, perf_install_in_context, ...) is taken there, or at the first step point after it where irqs are on"},
 	{"irq_work cpuN at LABEL [occurrence N]", "(forced interleaving) likewise cpuN's pending irq_work (perf_pending_irq: wakeups, pending_disable)"},

@@ -140,3 +140,41 @@ at __perf_event_read:active occurrence 2 on cpu0: close ev
 		t.Errorf("the forced ipi did not fire at its label")
 	}
 }
+
+// The breakpoint PMU: bp_type/bp_len checks, four slots per CPU for a task's
+// breakpoints, a hit counted and, with sigtrap, SIGTRAP at the return to user.
+func TestBreakpointPMU(t *testing.T) {
+	src := `cpus 2
+task app cpu0
+  open bad type=5 bp_type=R bp_addr=0x1000 bp_len=8
+  open mis type=5 bp_type=W bp_addr=0x1001 bp_len=8
+  open b1 type=5 bp_type=W bp_addr=0x1000 bp_len=8 period=1 sigtrap remove_on_exec sig_data=9
+  open b2 type=5 bp_type=W bp_addr=0x2000 bp_len=4 period=1
+  open b3 type=5 bp_type=RW bp_addr=0x3000 bp_len=8 period=1
+  open b4 type=5 bp_type=X bp_addr=0x4000 bp_len=8 period=1
+  open b5 type=5 bp_type=W bp_addr=0x5000 bp_len=8 period=1
+  touch 0x1004 w
+  touch 0x2000 r
+  touch 0x3000 r
+  read b1
+  close b1
+  open b6 type=5 bp_type=W bp_addr=0x5000 bp_len=8 period=1
+  close b2
+  close b3
+  close b4
+  close b6
+  compute 10us
+`
+	got, _ := runSrc(t, src, "signals.sigtrap", "signals.sigtrap.data", "bp.hits", "bp.exceptions", "errno.ENOSPC", "errno.EINVAL", "read.value", "bp.slots-used")
+	want := map[string]int64{
+		"signals.sigtrap": 1, "signals.sigtrap.data": 9, // b1's SIGTRAP/TRAP_PERF
+		"bp.hits": 2, "bp.exceptions": 2, // the write to b1 and the read of the RW b3; a read of the W b2 does not trap
+		"errno.ENOSPC":  1, // b5: the task pins 4 slots (reserve_bp_slot())
+		"errno.EINVAL":  2, // bp_type R alone, a misaligned address (arch_build_bp_info())
+		"read.value":    1,
+		"bp.slots-used": 0, // every slot released (bp_perf_event_destroy())
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("observables (-want +got):\n%s", d)
+	}
+}

@@ -74,7 +74,7 @@ type Run struct {
 	samples    map[*scenarios.Outcome]sample
 	forces     *forceState
 	fds        *fdState // the perf fds of the tasks' programs (runtime_perfops.go)
-	perfOps    map[*scenarios.PerfOp]func(*sched.Task)
+	perfOps    map[scenarios.Op]func(*sched.Task)
 	end        sim.Time
 	oops       *sim.Oops
 	limitErr   *LimitError

@@ -484,8 +484,8 @@ func (r *Run) doPerfOp(t *sched.Task, op *scenarios.PerfOp, attr pmu.Attr) {
 
 // perfOpCalls checks every perf fd call of the file (the tasks' programs and
 // the forced actions) and builds its program step.
-func (r *Run) perfOpCalls() (map[*scenarios.PerfOp]func(*sched.Task), error) {
-	out := map[*scenarios.PerfOp]func(*sched.Task){}
+func (r *Run) perfOpCalls() (map[scenarios.Op]func(*sched.Task), error) {
+	out := map[scenarios.Op]func(*sched.Task){}
 	var errs scenarios.ErrorList
 	add := func(op *scenarios.PerfOp) {
 		fn, err := r.perfOpCall(op)
@@ -504,6 +504,13 @@ func (r *Run) perfOpCalls() (map[*scenarios.PerfOp]func(*sched.Task), error) {
 			switch op := op.(type) {
 			case *scenarios.PerfOp:
 				add(op)
+			case *scenarios.Touch:
+				kind := map[string]uint32{"r": pmu.HW_BREAKPOINT_R, "w": pmu.HW_BREAKPOINT_W, "x": pmu.HW_BREAKPOINT_X}[op.Kind]
+				out[op] = func(t *sched.Task) {
+					if k := r.kernelOf(); k != nil {
+						k.TouchUser(t, op.Addr, op.Len, kind)
+					}
+				}
 			case *scenarios.Repeat:
 				walk(op.Body)
 			}

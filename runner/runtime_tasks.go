@@ -17,7 +17,7 @@ func taskMask(t *scenarios.Task) sched.CPUMask {
 // by the scheduler yet and is ignored. Each round of a repeat calls tick first
 // (the engine's step count: a repeat of zero-time statements never gives the
 // engine its lane back, so only this counts its rounds against the limits).
-func taskOps(ops []scenarios.Op, tick func(), perfOps map[*scenarios.PerfOp]func(*sched.Task)) []sched.Op {
+func taskOps(ops []scenarios.Op, tick func(), perfOps map[scenarios.Op]func(*sched.Task)) []sched.Op {
 	out := make([]sched.Op, 0, len(ops))
 	for _, op := range ops {
 		switch op := op.(type) {
@@ -43,7 +43,7 @@ func taskOps(ops []scenarios.Op, tick func(), perfOps map[*scenarios.PerfOp]func
 			out = append(out, sched.Affinity(sched.MaskOf(op.CPUs.CPUs...)))
 		case *scenarios.Exit:
 			out = append(out, sched.Exit())
-		case *scenarios.PerfOp:
+		case *scenarios.PerfOp, *scenarios.Touch:
 			if fn := perfOps[op]; fn != nil {
 				out = append(out, sched.Call(fn))
 			}

@@ -105,3 +105,15 @@ func IoctlRequest(s string) (string, bool) {
 	}
 	return s, false
 }
+
+// Touch is a user access to memory in a task's program: "touch 0x1000 w 8"
+// (r, w or x; the length defaults to 1): a breakpoint event whose range it
+// hits raises the debug exception.
+type Touch struct {
+	Pos  Pos
+	Addr uint64
+	Kind string // r, w or x
+	Len  uint64
+}
+
+func (o *Touch) OpPos() Pos { return o.Pos }

@@ -55,6 +55,7 @@
 //	  mmap NAME PAGES [ro]        map the ring: the user page and PAGES data pages
 //	  munmap NAME                 unmap NAME's latest mapping
 //	  read NAME                   read() the count (or the group, read_format=GROUP)
+//	  touch ADDR [r|w|x] [LEN]    a user access: breakpoint events on it fire
 //
 // The perf fd calls take EVENT as perf record -e does and perf_event_attr
 // fields by their C names (sample_type=IP|TID|READ, read_format=GROUP|ID,

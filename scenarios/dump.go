@@ -159,6 +159,8 @@ func (d *dumper) ops(depth int, ops []Op) {
 			d.line(depth, "exit @%s", op.Pos)
 		case *PerfOp:
 			d.line(depth, "%s @%s", op, op.Pos)
+		case *Touch:
+			d.line(depth, "touch %#x %s %d @%s", op.Addr, op.Kind, op.Len, op.Pos)
 		}
 	}
 }

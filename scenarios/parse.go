@@ -116,7 +116,7 @@ var topKeywords = []string{
 }
 
 var taskKeywords = []string{"compute", "syscall", "sleep", "repeat", "stack", "migrate", "pin", "exit",
-	"open", "close", "ioctl", "mmap", "munmap", "read"}
+	"open", "close", "ioctl", "mmap", "munmap", "read", "touch"}
 
 func (p *parser) topLevel(n *node) {
 	ll := n.line

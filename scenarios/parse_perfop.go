@@ -158,3 +158,33 @@ func containsStr(l []string, s string) bool {
 	}
 	return false
 }
+
+// touch parses "touch ADDR [r|w|x] [LEN]".
+func (p *parser) touch(ll *logicalLine, ws []token) Op {
+	if len(ws) < 2 {
+		p.errorf(endPos(ll, ws), "expected an address like 0x1000 after touch")
+		return nil
+	}
+	addr, err := parseUint(ws[1].text)
+	if err != nil {
+		p.errorf(ws[1].pos, "expected an address like 0x1000 after touch, found %s", quote(ws[1].text))
+		return nil
+	}
+	op := &Touch{Pos: ws[0].pos, Addr: uint64(addr), Kind: "w", Len: 1}
+	i := 2
+	if i < len(ws) && (ws[i].text == "r" || ws[i].text == "w" || ws[i].text == "x") {
+		op.Kind = ws[i].text
+		i++
+	}
+	if i < len(ws) {
+		n, err := parseUint(ws[i].text)
+		if err != nil || n < 1 || n > 4096 {
+			p.errorf(ws[i].pos, "expected the access length (1 to 4096) after touch ADDR %s, found %s", op.Kind, quote(ws[i].text))
+			return nil
+		}
+		op.Len = uint64(n)
+		i++
+	}
+	p.extra(ll, ws, i, "touch")
+	return op
+}

@@ -147,6 +147,8 @@ func (p *parser) op(n *node) Op {
 	case "exit":
 		p.extra(ll, ws, 1, "exit")
 		return &Exit{Pos: pos}
+	case "touch":
+		return p.touch(ll, ws)
 	case "open", "close", "ioctl", "mmap", "munmap", "read":
 		if op := p.perfOp(ll, ws); op != nil {
 			return op
