@@ -15,6 +15,8 @@ type eventLife struct {
 	freeQueued bool        // __free_event() ran: call_rcu(&event->rcu_head, free_event_rcu) is queued
 	freedAt    sim.Time    // when its grace period ends and free_event_rcu() frees the memory
 
+	disableIrqQueued bool // event->pending_disable_irq queued (pending.go)
+
 	pendingWork uint32 // event->pending_work: perf_pending_task queued (sigtrap.go)
 	pendingAddr uint64 // event->pending_addr
 }
@@ -139,9 +141,9 @@ func (k *Kernel) putEvent(t *sched.Task, e *Event) {
 // kernel/events/core.c: _free_event() -> __free_event() -> call_rcu(free_event_rcu)
 func (k *Kernel) freeEvent(t *sched.Task, e *Event) {
 	// irq_work_sync(&event->pending_irq): spin until a queued irq_work ran.
-	for e.pendingIrqQueued {
+	for e.pendingIrqQueued || e.life.disableIrqQueued { // and irq_work_sync(&event->pending_disable_irq)
 		t.Step("_free_event:irq_work_sync")
-		if !e.pendingIrqQueued {
+		if !e.pendingIrqQueued && !e.life.disableIrqQueued {
 			break
 		}
 		t.Spend(ipiCost)

@@ -188,7 +188,7 @@ func (k *Kernel) perfEventDisableLocal(c *cpu.CPU, e *Event) {
 		return
 	}
 	if e.state == StateActive && e.oncpu != c.ID {
-		return // it moved: the remote disable is not modelled from irq_work
+		return // event_function_local(): "We must be either inactive or active and the right task"
 	}
 	k.__perfEventDisable(c, e, e.ctx)
 }

@@ -6,6 +6,7 @@ import "sort"
 type stats struct {
 	opens, closes, mmaps   uint64
 	ipis                   uint64 // call_function_single IPIs taken
+	pendingDisableRemote   uint64
 	samples, overflows     uint64
 	rbLost                 uint64 // samples the ring buffer refused (paused or full)
 	wakeups                uint64 // perf_output_wakeup() calls

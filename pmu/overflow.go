@@ -174,13 +174,6 @@ func perfCalculatePeriod(freq, nsec, count uint64) uint64 {
 	return q
 }
 
-// perfEventDisableInatomic defers the disable to the irq_work.
-// kernel/events/core.c: perf_event_disable_inatomic()
-func (k *Kernel) perfEventDisableInatomic(e *Event) {
-	e.pendingDisable = true
-	e.irqWorkQueue()
-}
-
 // perfEventOutput is the default overflow handler: perf_event_output_forward
 // or _backward (attr.write_backward) -> __perf_event_output(): prepare the
 // sample, then begin, output and end on event->rb.
