@@ -73,6 +73,12 @@ func (k *Kernel) perfEventOpen(t *sched.Task, uattr *Attr, pid, cpuID, groupFD i
 	if err != nil {
 		return -1, err
 	}
+	installed := false
+	defer func() {
+		if !installed {
+			k.pmuDestroy(e) // err_alloc: free_event() -> _free_event() -> event->destroy()
+		}
+	}()
 	caps := PMUCaps{Capabilities: e.pmu.Capabilities()}
 	if err := CheckSamplingPMU(&a, caps); err != nil {
 		return -1, err
@@ -127,6 +133,7 @@ func (k *Kernel) perfEventOpen(t *sched.Task, uattr *Attr, pid, cpuID, groupFD i
 	}
 	// Step 26: exclusive PMUs (none here). Install.
 	k.installEvent(t, e, ctx, cpuID)
+	installed = true
 	e.ownerTask = t
 	e.fileRefs = 1
 	e.life.refcount = 1 // the file's reference (perf_event_alloc: atomic_long_set(&event->refcount, 1))

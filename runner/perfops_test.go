@@ -178,3 +178,19 @@ task app cpu0
 		t.Errorf("observables (-want +got):\n%s", d)
 	}
 }
+
+// A breakpoint whose open fails after its slot was reserved gives the slot
+// back (err_alloc: free_event() -> bp_perf_event_destroy()).
+func TestBreakpointSlotReleasedOnFailedOpen(t *testing.T) {
+	src := `cpus 1
+task app
+  open g -e cpu-clock
+  open b type=5 bp_type=W bp_addr=0x1000 bp_len=8 period=1 group g pinned
+  compute 1us
+`
+	got, _ := runSrc(t, src, "errno.EINVAL", "bp.slots-used", "fd.opened")
+	want := map[string]int64{"errno.EINVAL": 1, "bp.slots-used": 0, "fd.opened": 1} // "Only a group leader can be exclusive or pinned"
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("observables (-want +got):\n%s", d)
+	}
+}

@@ -49,7 +49,6 @@ var perfOpObservables = map[string]string{
 	"signals.delivered":    "signals the tasks took (get_signal() dequeued them and the handler ran)",
 	"signals.sigtrap":      "SIGTRAPs with si_code TRAP_PERF the tasks took (attr.sigtrap events)",
 	"signals.sigtrap.data": "si_perf_data (attr.sig_data) of the last SIGTRAP/TRAP_PERF taken",
-	"signals.sigio":        "SIGIOs the tasks took (fasync)",
 }
 
 // errnoObservables lists errno.NAME for every errno the kernel model returns.
@@ -80,13 +79,11 @@ func (r *Run) observePerfOps(name string) (int64, bool) {
 		return 0, false
 	}
 	switch name {
-	case "signals.delivered", "signals.sigtrap", "signals.sigtrap.data", "signals.sigio":
+	case "signals.delivered", "signals.sigtrap", "signals.sigtrap.data":
 		var n, data int64
 		for _, d := range r.S.Delivered {
 			switch {
 			case name == "signals.delivered":
-				n++
-			case name == "signals.sigio" && d.Signal.Sig == sched.SIGIO:
 				n++
 			case d.Signal.Sig == sched.SIGTRAP && d.Signal.Code == sched.TRAP_PERF:
 				n++
