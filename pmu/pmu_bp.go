@@ -40,11 +40,7 @@ func newBpPMU(k *Kernel) *bpPMU {
 
 func (p *bpPMU) Name() string { return "breakpoint" }
 func (p *bpPMU) Type() uint32 { return uapi.PERF_TYPE_BREAKPOINT }
-func (p *bpPMU) isSW() bool   { return false }
 func (p *bpPMU) nrCPUs() int  { return len(p.slots) }
-func (p *bpPMU) pinned(cpu int) int {
-	return p.cpuPinned[cpu]
-}
 
 // EventInit reserves a slot and checks the breakpoint.
 // kernel/events/hw_breakpoint.c: hw_breakpoint_event_init() -> register_perf_hw_breakpoint()
