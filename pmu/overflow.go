@@ -57,7 +57,6 @@ func (k *Kernel) eventOverflow(c *cpu.CPU, e *Event, throttle bool, data *perfSa
 		return 0
 	}
 	e.checkLive("__perf_event_overflow")
-	c.Step("__perf_event_overflow")
 	ret := k.accountInterrupt(c, e, throttle)
 	k.auxOverflowPause(c, e) // aux_pause: after the interrupt accounting
 	e.pendingKill = pollIn

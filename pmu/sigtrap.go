@@ -34,9 +34,6 @@ func init() {
 		func(k *Kernel) int64 { return int64(k.sigStats.exiting) })
 	RegisterObservable("sigtrap.warn", "WARN_ON_ONCE(event->ctx->task != current) in perf_sigtrap(), or a reference taken on a dead event",
 		func(k *Kernel) int64 { return int64(k.sigStats.warn) })
-	RegisterStepHelp(map[string]string{
-		"__perf_event_overflow": "kernel/events/core.c: __perf_event_overflow(): a sampling event overflowed (PMI/NMI or a software event), before the interrupt is accounted and the sample written",
-	})
 }
 
 // sigStats are the sigtrap path's counters.
