@@ -4,25 +4,35 @@ import (
 	"perfsim/cpu"
 	"perfsim/sched"
 	"perfsim/sim"
+	"perfsim/uapi"
 )
 
 // ipiCost is how long the caller spins between looks at an IPI it waits for.
 const ipiCost = 100 * sim.Nanosecond
 
+// IPIName is the name of the cross-CPU function call interrupt: what a
+// scenario's "ipi cpuN at LABEL" delivers.
+const IPIName = "call_function_single"
+
 // smpCallFunctionSingle runs fn on CPU target with irqs off and waits for it:
 // locally with irqs disabled, or through an IPI that the target takes where
-// its irqs are on, the caller spinning meanwhile.
+// its irqs are on, the caller spinning meanwhile. It returns -ENXIO for a CPU
+// that does not exist.
 // kernel/smp.c: smp_call_function_single(wait=1)
-func (k *Kernel) smpCallFunctionSingle(t *sched.Task, target int, fn func(c *cpu.CPU)) {
+func (k *Kernel) smpCallFunctionSingle(t *sched.Task, target int, fn func(c *cpu.CPU)) error {
+	if target < 0 || target >= len(k.M.CPUs) {
+		return uapi.ENXIO
+	}
 	c := t.CPU()
 	if target == c.ID {
 		f := c.LocalIrqSave()
 		fn(c)
 		c.LocalIrqRestore(f)
-		return
+		return nil
 	}
 	done := false
-	k.M.CPUs[target].RaiseIRQ(cpu.Interrupt{Name: "call_function_single", Fn: func(rc *cpu.CPU) {
+	k.M.CPUs[target].RaiseIRQ(cpu.Interrupt{Name: IPIName, Fn: func(rc *cpu.CPU) {
+		k.stats.ipis++
 		fn(rc)
 		done = true
 	}})
@@ -33,49 +43,87 @@ func (k *Kernel) smpCallFunctionSingle(t *sched.Task, target int, fn func(c *cpu
 		}
 		t.Spend(ipiCost) // csd_lock_wait(): spin, taking our own interrupts
 	}
+	return nil
+}
+
+// remoteFunc is a remote_function_f: it runs with irqs off on the target CPU
+// and returns the call's result (0 or a negative errno as uapi.Errno).
+type remoteFunc func(c *cpu.CPU) error
+
+// cpuFunctionCall runs fn on cpuID and returns its result, or -ENXIO when the
+// CPU does not exist.
+// kernel/events/core.c: cpu_function_call() -> remote_function()
+func (k *Kernel) cpuFunctionCall(t *sched.Task, cpuID int, fn remoteFunc) error {
+	ret := error(uapi.ENXIO)
+	if err := k.smpCallFunctionSingle(t, cpuID, func(c *cpu.CPU) { ret = fn(c) }); err != nil {
+		return err
+	}
+	return ret
+}
+
+// taskFunctionCall runs fn on the CPU p runs on, when p is running there:
+// -EAGAIN (p moved before the IPI landed) retries, -ESRCH says p was not
+// running.
+// kernel/events/core.c: task_function_call() -> remote_function()
+func (k *Kernel) taskFunctionCall(t *sched.Task, p *sched.Task, fn remoteFunc) error {
+	for {
+		ret := error(uapi.EAGAIN)
+		err := k.smpCallFunctionSingle(t, p.CPUID(), func(c *cpu.CPU) {
+			// remote_function(): "-EAGAIN" when task_cpu(p) is another CPU
+			if p.CPUID() != c.ID {
+				return
+			}
+			ret = uapi.ESRCH // "No such (running) process"
+			if sched.TaskOf(c.Curr()) != p {
+				return
+			}
+			ret = fn(c)
+		})
+		if err == nil {
+			err = ret
+		}
+		if err != uapi.EAGAIN {
+			return err
+		}
+		t.Step("task_function_call:retry") // cond_resched()
+	}
 }
 
 // eventFunc is the function event_function_call() runs with the context
 // locked on the CPU where it is active (or locally when it is not).
 type eventFunc func(c *cpu.CPU, e *Event, ctx *Context)
 
+// eventFunction is the IPI side of event_function_call(): it checks that the
+// context it was sent for is still the one here.
+// kernel/events/core.c: event_function()
+func (k *Kernel) eventFunction(c *cpu.CPU, e *Event, fn eventFunc) error {
+	e.checkLive("event_function")
+	ctx := e.ctx
+	if ctx.task != nil && sched.TaskOf(c.Curr()) != ctx.task {
+		return uapi.ESRCH // "double check we hit the task we set out to hit"
+	}
+	fn(c, e, ctx)
+	return nil
+}
+
 // eventFunctionCall runs fn for e where its context lives: on the event's
-// CPU for a CPU event; for a task event on the CPU running the task (an IPI,
-// retried when the task moved meanwhile) or, when the task is not running,
-// right here with the context inactive.
-// kernel/events/core.c: event_function_call() / event_function()
+// CPU for a CPU event (cpu_function_call); for a task event on the CPU
+// running the task (task_function_call, retried when it moved) or, when the
+// task is not running, right here under ctx->lock with the context inactive;
+// nothing when the task has exited (TASK_TOMBSTONE).
+// kernel/events/core.c: event_function_call()
 func (k *Kernel) eventFunctionCall(t *sched.Task, e *Event, fn eventFunc) {
 	ctx := e.ctx
 	if ctx.task == nil {
-		k.smpCallFunctionSingle(t, e.cpu, func(c *cpu.CPU) { fn(c, e, ctx) })
+		_ = k.cpuFunctionCall(t, e.cpu, func(c *cpu.CPU) error { return k.eventFunction(c, e, fn) })
 		return
 	}
+	if ctx.dead {
+		return // TASK_TOMBSTONE
+	}
 	for {
-		task := ctx.task
-		if ctx.dead {
-			// TASK_TOMBSTONE: the task exited; only the event state is left.
-			c := t.CPU()
-			f := c.LocalIrqSave()
-			fn(c, e, ctx)
-			c.LocalIrqRestore(f)
+		if k.taskFunctionCall(t, ctx.task, func(c *cpu.CPU) error { return k.eventFunction(c, e, fn) }) == nil {
 			return
-		}
-		if tc := task.CPU(); tc != nil {
-			// task_function_call(): IPI the CPU running the task; the remote
-			// side checks that the context is still the one scheduled in.
-			ok := false
-			k.smpCallFunctionSingle(t, tc.ID, func(c *cpu.CPU) {
-				if sched.TaskOf(c.Curr()) != task {
-					return // -ESRCH: it moved or slept meanwhile; try again
-				}
-				ok = true
-				fn(c, e, ctx)
-			})
-			if ok {
-				return
-			}
-			t.Step("event_function_call:retry")
-			continue
 		}
 		// Not running: lock the context here (raw_spin_lock_irq(&ctx->lock));
 		// if it became active meanwhile, try again.
@@ -83,14 +131,154 @@ func (k *Kernel) eventFunctionCall(t *sched.Task, e *Event, fn eventFunc) {
 		f := c.LocalIrqSave()
 		k.ctxLock(c, ctx)
 		c.Step("event_function_call:ctx-locked")
+		if ctx.dead {
+			k.ctxUnlock(c, ctx)
+			c.LocalIrqRestore(f)
+			return
+		}
 		if ctx.isActive != 0 {
 			k.ctxUnlock(c, ctx)
 			c.LocalIrqRestore(f)
+			t.Step("event_function_call:retry")
 			continue
 		}
 		fn(c, e, ctx)
 		k.ctxUnlock(c, ctx)
 		c.LocalIrqRestore(f)
 		return
+	}
+}
+
+// perfRemoveFromContext removes e from its context: right here under
+// ctx->lock when the context is not active (which also works after the task
+// exited), else where the context lives through event_function_call().
+// kernel/events/core.c: perf_remove_from_context()
+func (k *Kernel) perfRemoveFromContext(t *sched.Task, e *Event) {
+	ctx := e.ctx
+	c := t.CPU()
+	f := c.LocalIrqSave()
+	k.ctxLock(c, ctx)
+	if ctx.isActive == 0 {
+		c.Step("perf_remove_from_context:inactive")
+		k.__perfRemoveFromContext(c, e, ctx)
+		k.ctxUnlock(c, ctx)
+		c.LocalIrqRestore(f)
+		return
+	}
+	k.ctxUnlock(c, ctx)
+	c.LocalIrqRestore(f)
+	k.eventFunctionCall(t, e, k.__perfRemoveFromContext)
+}
+
+// perfInstallInContext puts a new event into its context: without an IPI
+// for a disabled event joining a populated context, else on the CPU (CPU
+// event) or where the task runs, or here when it does not run.
+// kernel/events/core.c: perf_install_in_context()
+func (k *Kernel) perfInstallInContext(t *sched.Task, ctx *Context, e *Event, cpuID int) {
+	e.ctx = ctx // smp_store_release(&event->ctx, ctx)
+	if e.state == StateOff && len(ctx.events) > 0 {
+		// "perf_event_attr::disabled events will not run and can be
+		// initialized without IPI."
+		c := t.CPU()
+		f := c.LocalIrqSave()
+		k.ctxLock(c, ctx)
+		if !ctx.dead {
+			ctx.addEventToCtx(e)
+		}
+		k.ctxUnlock(c, ctx)
+		c.LocalIrqRestore(f)
+		return
+	}
+	if ctx.task == nil {
+		_ = k.cpuFunctionCall(t, cpuID, func(c *cpu.CPU) error { return k.__perfInstallInContext(c, e, ctx) })
+		return
+	}
+	if ctx.dead {
+		return
+	}
+	for {
+		if k.taskFunctionCall(t, ctx.task, func(c *cpu.CPU) error { return k.__perfInstallInContext(c, e, ctx) }) == nil {
+			return
+		}
+		c := t.CPU()
+		f := c.LocalIrqSave()
+		k.ctxLock(c, ctx)
+		c.Step("perf_install_in_context:ctx-locked")
+		if ctx.dead {
+			k.ctxUnlock(c, ctx)
+			c.LocalIrqRestore(f)
+			return
+		}
+		// "If the task is not running, ctx->lock will avoid it becoming so,
+		// thus we can safely install the event."
+		if ctx.task.CPU() != nil {
+			k.ctxUnlock(c, ctx)
+			c.LocalIrqRestore(f)
+			t.Step("perf_install_in_context:retry")
+			continue
+		}
+		ctx.addEventToCtx(e)
+		k.ctxUnlock(c, ctx)
+		c.LocalIrqRestore(f)
+		return
+	}
+}
+
+// __perfInstallInContext adds the event on this CPU, rescheduling the
+// context when it runs here.
+// kernel/events/core.c: __perf_install_in_context()
+func (k *Kernel) __perfInstallInContext(c *cpu.CPU, e *Event, ctx *Context) error {
+	c.Step("__perf_install_in_context")
+	cc := &k.cpuCtx[c.ID]
+	reprogram := true
+	if ctx.task != nil {
+		reprogram = sched.TaskOf(c.Curr()) == ctx.task
+		// "If the task is running, it must be running on this CPU,
+		// otherwise we cannot reprogram things."
+		if ctx.task.CPU() != nil && !reprogram {
+			return uapi.ESRCH
+		}
+	}
+	if !reprogram {
+		ctx.addEventToCtx(e)
+		return nil
+	}
+	taskCtx := cc.taskCtx
+	if ctx.task != nil {
+		taskCtx = ctx
+	}
+	// ctx_time_freeze(); add_event_to_ctx(); ctx_resched()
+	if ctx.isActive&EVENT_TIME != 0 {
+		ctx.updateContextTime(true)
+	}
+	ctx.addEventToCtx(e)
+	if !eventFilterMatch(e, c) && ctx.task != nil {
+		return nil
+	}
+	k.ctxResched(c, taskCtx, getEventType(e), ctx.task == nil)
+	return nil
+}
+
+// perfEventStop stops an ACTIVE event on its CPU (restarting it if asked),
+// retrying when it moved.
+// kernel/events/core.c: perf_event_stop() -> __perf_event_stop()
+func (k *Kernel) perfEventStop(t *sched.Task, e *Event, restart bool) {
+	for e.state == StateActive && e.oncpu >= 0 {
+		err := k.cpuFunctionCall(t, e.oncpu, func(c *cpu.CPU) error {
+			if e.state != StateActive {
+				return nil
+			}
+			if e.oncpu != c.ID {
+				return uapi.EAGAIN
+			}
+			e.pmu.Stop(c, e, PERF_EF_UPDATE)
+			if restart {
+				e.pmu.Start(c, e, 0)
+			}
+			return nil
+		})
+		if err != uapi.EAGAIN {
+			return
+		}
 	}
 }

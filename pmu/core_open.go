@@ -1,7 +1,6 @@
 package pmu
 
 import (
-	"perfsim/cpu"
 	"perfsim/rb"
 	"perfsim/sched"
 	"perfsim/uapi"
@@ -74,6 +73,12 @@ func (k *Kernel) perfEventOpen(t *sched.Task, uattr *Attr, pid, cpuID, groupFD i
 	if err != nil {
 		return -1, err
 	}
+	installed := false
+	defer func() {
+		if !installed {
+			k.pmuDestroy(e) // err_alloc: free_event() -> _free_event() -> event->destroy()
+		}
+	}()
 	caps := PMUCaps{Capabilities: e.pmu.Capabilities()}
 	if err := CheckSamplingPMU(&a, caps); err != nil {
 		return -1, err
@@ -90,6 +95,11 @@ func (k *Kernel) perfEventOpen(t *sched.Task, uattr *Attr, pid, cpuID, groupFD i
 	if err != nil {
 		return -1, err
 	}
+	// mutex_lock(&ctx->mutex) (perf_event_ctx_lock_nested(group_leader) when
+	// there is a group): the group checks and the install run under it.
+	mu := k.ctxMutex(ctx)
+	k.S.MutexLock(t, mu)
+	defer k.S.MutexUnlock(t, mu)
 	// Step 22: the group leader rules.
 	if groupLeader != nil {
 		if err := k.checkGroup(e, groupLeader, ctx, cpuID); err != nil {
@@ -123,8 +133,10 @@ func (k *Kernel) perfEventOpen(t *sched.Task, uattr *Attr, pid, cpuID, groupFD i
 	}
 	// Step 26: exclusive PMUs (none here). Install.
 	k.installEvent(t, e, ctx, cpuID)
+	installed = true
 	e.ownerTask = t
 	e.fileRefs = 1
+	e.life.refcount = 1 // the file's reference (perf_event_alloc: atomic_long_set(&event->refcount, 1))
 	ft.files[fd] = e
 	k.stats.opens++
 	return fd, nil
@@ -303,37 +315,7 @@ func (k *Kernel) checkGroup(e, leader *Event, ctx *Context, cpuID int) error {
 }
 
 // installEvent puts the new event into its context on the right CPU.
-// kernel/events/core.c: perf_install_in_context() / __perf_install_in_context()
+// kernel/events/core.c: perf_install_in_context()
 func (k *Kernel) installEvent(t *sched.Task, e *Event, ctx *Context, cpuID int) {
-	install := func(c *cpu.CPU, e *Event, ctx *Context) {
-		c.Step("__perf_install_in_context")
-		cc := &k.cpuCtx[c.ID]
-		// reprogram = (ctx->task == current) for a task context.
-		reprogram := ctx.task == nil || sched.TaskOf(c.Curr()) == ctx.task
-		if !reprogram {
-			ctx.addEventToCtx(e)
-			return
-		}
-		taskCtx := cc.taskCtx
-		if ctx.task != nil {
-			taskCtx = ctx
-		}
-		// ctx_time_freeze(); add_event_to_ctx(); ctx_resched()
-		if ctx.isActive&EVENT_TIME != 0 {
-			ctx.updateContextTime(true)
-		}
-		ctx.addEventToCtx(e)
-		if !eventFilterMatch(e, c) && ctx.task != nil {
-			return
-		}
-		k.ctxResched(c, taskCtx, getEventType(e), ctx.task == nil)
-	}
-	if ctx.task == nil {
-		k.smpCallFunctionSingle(t, cpuID, func(c *cpu.CPU) { install(c, e, ctx) })
-		return
-	}
-	// The installing side of event_function_call(): on the task's CPU if it
-	// runs, else here.
-	e.ctx = ctx
-	k.eventFunctionCall(t, e, install)
+	k.perfInstallInContext(t, ctx, e, cpuID)
 }

@@ -127,6 +127,7 @@ type Event struct {
 	childMutex                                   sched.Mutex
 	attachChild                                  bool
 	childTotalTimeEnabled, childTotalTimeRunning sim.Duration
+	life eventLife // event->refcount and the RCU-deferred free (core_release.go)
 }
 
 // ID is event->id.
@@ -205,10 +206,7 @@ func (e *Event) irqWorkQueue() {
 // kernel/events/core.c: perf_pending_irq()
 func (e *Event) perfPendingIrq(c *cpu.CPU) {
 	e.pendingIrqQueued = false
-	if e.pendingDisable {
-		e.pendingDisable = false
-		e.k.perfEventDisableLocal(c, e)
-	}
+	e.checkLive("perf_pending_irq")
 	if e.pendingWakeup {
 		e.pendingWakeup = false
 		e.k.perfEventWakeup(e)

@@ -185,9 +185,12 @@ func (k *Kernel) inheritEvent(pe *Event, parent *sched.Task, parentCtx *Context,
 	ce.ctx = childCtx
 	k.S.MutexLock(parent, &pe.childMutex)
 	parent.Step("inherit_event:child_mutex")
-	if pe.state == StateDead { // is_orphaned_event()
+	// is_orphaned_event(), or the original's last reference already gone
+	// (atomic_long_inc_not_zero(&parent_event->refcount)): the child holds
+	// a reference on its original until it is freed.
+	if pe.state == StateDead || !pe.getEvent() {
 		k.S.MutexUnlock(parent, &pe.childMutex)
-		k.freeEvent(ce)
+		k.freeEvent(parent, ce)
 		return nil, nil
 	}
 	if parentState >= StateInactive {
@@ -218,6 +221,7 @@ func (k *Kernel) inheritEvent(pe *Event, parent *sched.Task, parentCtx *Context,
 func (k *Kernel) perfEventAllocInherited(pe *Event, child *sched.Task, groupLeader *Event) (*Event, error) {
 	k.nextID++
 	e := &Event{k: k, Attr: pe.Attr, id: k.nextID, cpu: pe.cpu, oncpu: -1, state: StateInactive, parent: pe}
+	e.life.refcount = 1 // atomic_long_set(&event->refcount, 1): dropped when the child exits
 	e.mmapMutex.Name = "event->mmap_mutex"
 	e.childMutex.Name = "event->child_mutex"
 	e.leader = e
@@ -245,22 +249,6 @@ func (k *Kernel) perfEventAllocInherited(pe *Event, child *sched.Task, groupLead
 	}
 	k.events = append(k.events, e)
 	return e, nil
-}
-
-// freeEvent drops what an event holds: the tracepoint reference, the switch
-// accounting, its hrtimer. An inherited event has no fd or buffer.
-// kernel/events/core.c: free_event() -> _free_event()
-func (k *Kernel) freeEvent(e *Event) {
-	e.state = StateDead
-	if e.tp != nil {
-		e.tp.users--
-	}
-	if e.Attr.ContextSwitch {
-		k.nrSwitchEvents-- // unaccount_event()
-	}
-	if e.hw.timer != nil {
-		e.hw.timer.Cancel()
-	}
 }
 
 // Forked implements sched.ForkHook: PERF_RECORD_FORK to every event of this
@@ -349,7 +337,7 @@ func (k *Kernel) perfEventExitEvent(cur *sched.Task, e *Event, ctx *Context, tas
 	k.S.MutexUnlock(cur, &pe.childMutex)
 	if attached {
 		k.perfEventWakeup(pe) // "Kick perf_poll() for is_event_hup();"
-		k.freeEvent(e)        // put_event()
+		k.putEvent(cur, e)    // free the child, then put_event(parent_event)
 	}
 }
 
@@ -376,7 +364,7 @@ func (k *Kernel) perfEventExitEventPreRework(cur *sched.Task, e *Event, ctx *Con
 	pe.childList = remove(pe.childList, e) // list_del_init(&child_event->child_list)
 	k.S.MutexUnlock(cur, &pe.childMutex)
 	k.perfEventWakeup(pe)
-	k.freeEvent(e)
+	k.putEvent(cur, e)
 }
 
 // syncChildEvent folds an exiting child's count and times into the

@@ -13,7 +13,17 @@ import (
 // kernel/events/core.c: perf_ioctl() -> _perf_ioctl()
 func (k *Kernel) Ioctl(t *sched.Task, fd int, cmd uint64, arg uint64) (ret uint64, err error) {
 	k.S.Syscall(t, "ioctl", func(t *sched.Task) {
+		e, lerr := k.lookup(t, fd)
+		if lerr != nil || e.ctx == nil {
+			ret, err = k.perfIoctl(t, fd, cmd, arg)
+			return
+		}
+		// perf_ioctl(): ctx = perf_event_ctx_lock(event); _perf_ioctl(); perf_event_ctx_unlock()
+		mu := k.ctxMutex(e.ctx)
+		k.S.MutexLock(t, mu)
+		t.Step("perf_ioctl:ctx-locked")
 		ret, err = k.perfIoctl(t, fd, cmd, arg)
+		k.S.MutexUnlock(t, mu)
 	})
 	return ret, err
 }
@@ -183,7 +193,7 @@ func (k *Kernel) perfEventDisableLocal(c *cpu.CPU, e *Event) {
 		return
 	}
 	if e.state == StateActive && e.oncpu != c.ID {
-		return // it moved: the remote disable is not modelled from irq_work
+		return // event_function_local(): "We must be either inactive or active and the right task"
 	}
 	k.__perfEventDisable(c, e, e.ctx)
 }

@@ -55,6 +55,11 @@ type Kernel struct {
 	took    sampleTook          // perf_sample_event_took() (throttle_took.go)
 	defcc   *deferredCallchains // unwind_deferred and perf's deferred callchains (callchain_deferred.go)
 	inh     inheritState        // fork, exit and context-swap bookkeeping and oracle (inherit_observe.go)
+
+	ctxMutexes map[*Context]*sched.Mutex // ctx->mutex of each context (core_release.go)
+	sigStats   sigStats                  // attr.sigtrap (sigtrap.go)
+	bpPMU      *bpPMU                    // PERF_TYPE_BREAKPOINT (pmu_bp.go)
+	bpStats    bpStats
 }
 
 // Options configures the perf core of a machine.
@@ -167,14 +172,17 @@ func NewKernel(s *sched.Sched, o Options) *Kernel {
 	// tracepoint, then the arch PMU.
 	k.cpuClock = &clockPMU{pmuBase: pmuBase{isSoftware: true}, k: k, name: "cpu_clock", typ: uapi.PERF_TYPE_MAX, cfg: uapi.PERF_COUNT_SW_CPU_CLOCK}
 	k.taskClock = &clockPMU{pmuBase: pmuBase{isSoftware: true}, k: k, name: "task_clock", typ: uapi.PERF_TYPE_MAX + 1, cfg: uapi.PERF_COUNT_SW_TASK_CLOCK}
-	k.pmus = []PMU{k.swPMU, k.cpuClock, k.taskClock, k.tpPMU, k.hwPMU}
+	// init_hw_breakpoint() registers "breakpoint" after the tracepoint PMU;
+	// it is last here so the existing PMUs keep their indexes.
+	k.bpPMU = newBpPMU(k)
+	k.pmus = []PMU{k.swPMU, k.cpuClock, k.taskClock, k.tpPMU, k.hwPMU, k.bpPMU}
 	for i, p := range k.pmus {
 		p.base().index = i
 	}
 	s.ModeHooks = append(s.ModeHooks, hwModeHook{k.hwPMU})
 	s.SwitchHooks = append(s.SwitchHooks, k)
 	s.SyscallHooks = append(s.SyscallHooks, k)
-	s.ExitHooks = append(s.ExitHooks, k)
+	s.ExitHooks = append(s.ExitHooks, exitFlag{k}, k)
 	s.ForkHooks = append(s.ForkHooks, k)
 	s.TraceHooks = append(s.TraceHooks, k)
 	k.perfUnwindDeferredInit() // after perf_event_exit_task's hook: unwind_deferred_task_exit() follows it in do_exit()

@@ -1,6 +1,7 @@
 package pmu
 
 import (
+	"perfsim/cpu"
 	"perfsim/rb"
 	"perfsim/sched"
 	"perfsim/uapi"
@@ -183,6 +184,19 @@ func (k *Kernel) ringBufferAttach(e *Event, buf *rb.Buffer) {
 		bs := k.bufs[buf]
 		bs.eventList = append(bs.eventList, e)
 	}
+	// "Avoid racing with perf_mmap_close(AUX): stop the event before
+	// swizzling the event::rb pointer; if it's getting unmapped, its
+	// aux_mmap_count will be 0 and it won't restart."
+	if e.pmu.HasAux() {
+		if c := k.curCPU(); c != nil {
+			if t := sched.TaskOf(c.Curr()); t != nil && c.Context() == cpu.CtxTask {
+				k.perfEventStop(t, e, false)
+			}
+		}
+	}
+	if c := k.curCPU(); c != nil {
+		c.Step("ring_buffer_attach:rb-set") // the event is on the new rb's list; event->rb changes next
+	}
 	e.rb = buf // rcu_assign_pointer(event->rb, rb)
 	if old != nil {
 		k.ringBufferPut(old)
@@ -241,14 +255,14 @@ func (k *Kernel) perfMmapClose(t *sched.Task, m *Mapping, pgoff uint64) {
 			e.mmapCount--
 		}
 		k.ringBufferPut(buf)
-		k.fput(e)
+		k.fput(t, e)
 		return
 	}
 	k.S.MutexLock(t, &e.mmapMutex)
 	if e.mmapCount--; e.mmapCount > 0 {
 		k.S.MutexUnlock(t, &e.mmapMutex)
 		k.ringBufferPut(buf)
-		k.fput(e)
+		k.fput(t, e)
 		return
 	}
 	// event->mmap_count hit zero: detach it (ring_buffer_attach(event, NULL)).
@@ -270,5 +284,5 @@ func (k *Kernel) perfMmapClose(t *sched.Task, m *Mapping, pgoff uint64) {
 		k.pinnedPages -= bs.extra
 	}
 	k.ringBufferPut(buf) // could be last
-	k.fput(e)
+	k.fput(t, e)
 }

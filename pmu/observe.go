@@ -5,6 +5,8 @@ import "sort"
 // stats are the core's counters, read through Observe.
 type stats struct {
 	opens, closes, mmaps   uint64
+	ipis                   uint64 // call_function_single IPIs taken
+	pendingDisableRemote   uint64
 	samples, overflows     uint64
 	rbLost                 uint64 // samples the ring buffer refused (paused or full)
 	wakeups                uint64 // perf_output_wakeup() calls
@@ -13,16 +15,26 @@ type stats struct {
 }
 
 var observables = map[string]func(k *Kernel) int64{
-	"samples":         func(k *Kernel) int64 { return int64(k.stats.samples) },
-	"overflows":       func(k *Kernel) int64 { return int64(k.stats.overflows) },
-	"rb.lost":         func(k *Kernel) int64 { return int64(k.stats.rbLost) },
-	"rb.count":        func(k *Kernel) int64 { return int64(len(k.bufs)) },
-	"wakeups":         func(k *Kernel) int64 { return int64(k.stats.wakeups) },
-	"pmis":            func(k *Kernel) int64 { return int64(k.stats.pmis) },
-	"throttles":       func(k *Kernel) int64 { return int64(k.stats.throttles) },
-	"unthrottles":     func(k *Kernel) int64 { return int64(k.stats.unthrottles) },
-	"events.opened":   func(k *Kernel) int64 { return int64(k.stats.opens) },
-	"events.closed":   func(k *Kernel) int64 { return int64(k.stats.closes) },
+	"samples":       func(k *Kernel) int64 { return int64(k.stats.samples) },
+	"overflows":     func(k *Kernel) int64 { return int64(k.stats.overflows) },
+	"rb.lost":       func(k *Kernel) int64 { return int64(k.stats.rbLost) },
+	"rb.count":      func(k *Kernel) int64 { return int64(len(k.bufs)) },
+	"wakeups":       func(k *Kernel) int64 { return int64(k.stats.wakeups) },
+	"pmis":          func(k *Kernel) int64 { return int64(k.stats.pmis) },
+	"throttles":     func(k *Kernel) int64 { return int64(k.stats.throttles) },
+	"unthrottles":   func(k *Kernel) int64 { return int64(k.stats.unthrottles) },
+	"events.opened": func(k *Kernel) int64 { return int64(k.stats.opens) },
+	"events.closed": func(k *Kernel) int64 { return int64(k.stats.closes) },
+	"events.freed": func(k *Kernel) int64 {
+		var n int64
+		for _, e := range k.events {
+			if e.life.isFreed(k.now()) {
+				n++
+			}
+		}
+		return n
+	},
+	"ipis":            func(k *Kernel) int64 { return int64(k.stats.ipis) },
 	"events.active":   func(k *Kernel) int64 { return k.countState(StateActive) },
 	"events.inactive": func(k *Kernel) int64 { return k.countState(StateInactive) },
 	"events.off":      func(k *Kernel) int64 { return k.countState(StateOff) },
@@ -50,6 +62,8 @@ func init() {
 		"unthrottles":     "events unthrottled by the tick",
 		"events.opened":   "perf_event_open() calls that made an event",
 		"events.closed":   "events released",
+		"ipis":            "cross-CPU function calls (smp_call_function_single IPIs) taken",
+		"events.freed":    "events whose memory free_event_rcu() freed, a grace period after the last reference went",
 		"events.active":   "events ACTIVE now",
 		"events.inactive": "events INACTIVE now",
 		"events.off":      "events OFF (disabled) now",

@@ -56,6 +56,7 @@ func (k *Kernel) eventOverflow(c *cpu.CPU, e *Event, throttle bool, data *perfSa
 	if !e.isSampling() {
 		return 0
 	}
+	e.checkLive("__perf_event_overflow")
 	ret := k.accountInterrupt(c, e, throttle)
 	k.auxOverflowPause(c, e) // aux_pause: after the interrupt accounting
 	e.pendingKill = pollIn
@@ -68,6 +69,7 @@ func (k *Kernel) eventOverflow(c *cpu.CPU, e *Event, throttle bool, data *perfSa
 			e.pmu.Stop(c, e, 0)
 		}
 	}
+	k.perfOverflowSigtrap(c, e, data)
 	k.stats.overflows++
 	k.perfEventOutput(c, e, data, r, e.Attr.WriteBackward)
 	k.auxOverflowResume(c, e) // aux_resume: at the end (out:), after the sample
@@ -173,13 +175,6 @@ func perfCalculatePeriod(freq, nsec, count uint64) uint64 {
 		q = 1
 	}
 	return q
-}
-
-// perfEventDisableInatomic defers the disable to the irq_work.
-// kernel/events/core.c: perf_event_disable_inatomic()
-func (k *Kernel) perfEventDisableInatomic(e *Event) {
-	e.pendingDisable = true
-	e.irqWorkQueue()
 }
 
 // perfEventOutput is the default overflow handler: perf_event_output_forward

@@ -13,7 +13,16 @@ import (
 // kernel/events/core.c: perf_read() -> __perf_read()
 func (k *Kernel) Read(t *sched.Task, fd int) (b []byte, err error) {
 	k.S.Syscall(t, "read", func(t *sched.Task) {
+		e, lerr := k.lookup(t, fd)
+		if lerr != nil || e.ctx == nil {
+			b, err = k.perfRead(t, fd)
+			return
+		}
+		// perf_read(): ctx = perf_event_ctx_lock(event); __perf_read(); perf_event_ctx_unlock()
+		mu := k.ctxMutex(e.ctx)
+		k.S.MutexLock(t, mu)
 		b, err = k.perfRead(t, fd)
+		k.S.MutexUnlock(t, mu)
 	})
 	return b, err
 }
@@ -41,10 +50,7 @@ func (k *Kernel) perfRead(t *sched.Task, fd int) ([]byte, error) {
 		var enabled, running sim.Duration
 		k.S.MutexLock(t, &l.childMutex)
 		for _, g := range append([]*Event{l}, l.childList...) {
-			k.perfEventReadEvent(t, g)
-			for _, s := range g.siblings {
-				k.perfEventReadEvent(t, s)
-			}
+			k.perfEventRead(t, g, true) // the group and its siblings in one IPI
 			enabled += g.timeEnabled()
 			running += g.timeRunning()
 			values[0] += g.Count()
@@ -128,27 +134,87 @@ func appendReadValue(out []byte, m *Event, rf uint64) []byte {
 	return out
 }
 
-// perfEventReadEvent brings the count and times up to date: an IPI to the
-// CPU where the event is ACTIVE (only that CPU can read its counter), else
-// just the times.
-// kernel/events/core.c: perf_event_read() -> __perf_event_read()
-func (k *Kernel) perfEventReadEvent(t *sched.Task, e *Event) {
-	if e.state == StateActive && e.oncpu >= 0 {
-		k.smpCallFunctionSingle(t, e.oncpu, func(c *cpu.CPU) {
-			if e.state != StateActive || e.oncpu != c.ID {
-				return // it left this CPU meanwhile: the count was folded then
+// perfEventReadEvent brings one event's count and times up to date.
+func (k *Kernel) perfEventReadEvent(t *sched.Task, e *Event) { k.perfEventRead(t, e, false) }
+
+// perfEventRead brings the count and times up to date: for an ACTIVE event
+// an IPI to the CPU it is on (only that CPU can read its counter), for an
+// INACTIVE one the times under ctx->lock (retried if the state changed);
+// group reads the ACTIVE siblings in the same IPI.
+// kernel/events/core.c: perf_event_read()
+func (k *Kernel) perfEventRead(t *sched.Task, e *Event, group bool) {
+	for {
+		state := e.state // READ_ONCE(event->state)
+		t.Step("perf_event_read:state-read")
+		switch state {
+		case StateActive:
+			cpuID := e.oncpu // smp_rmb(); READ_ONCE(event->oncpu)
+			if cpuID < 0 || cpuID >= len(k.M.CPUs) {
+				return
 			}
-			if e.ctx.isActive&EVENT_TIME != 0 {
-				e.ctx.updateContextTime(true)
+			// "Purposely ignore the smp_call_function_single() return value."
+			_ = k.smpCallFunctionSingle(t, cpuID, func(c *cpu.CPU) { k.__perfEventRead(c, e, group) })
+			return
+		case StateInactive:
+			c := t.CPU()
+			f := c.LocalIrqSave()
+			k.ctxLock(c, e.ctx)
+			if e.state != StateInactive {
+				k.ctxUnlock(c, e.ctx)
+				c.LocalIrqRestore(f)
+				continue // goto again
 			}
 			e.updateTime()
-			e.pmu.Read(c, e)
-		})
+			if group {
+				for _, s := range e.siblings {
+					s.updateTime()
+				}
+			}
+			k.ctxUnlock(c, e.ctx)
+			c.LocalIrqRestore(f)
+		}
 		return
 	}
-	if e.state == StateInactive && e.ctx != nil {
-		e.updateTime()
+}
+
+// __perfEventRead is the cross-CPU read: on the event's CPU with irqs off,
+// the context checked and locked, the counter (and a group's ACTIVE
+// siblings) read if the event is still ACTIVE here.
+// kernel/events/core.c: __perf_event_read()
+func (k *Kernel) __perfEventRead(c *cpu.CPU, e *Event, group bool) {
+	e.checkLive("__perf_event_read")
+	ctx := e.ctx
+	// "If this is a task context, we need to check whether it is the current
+	// task context of this cpu. If not it has been scheduled out before the
+	// smp call arrived."
+	if ctx.task != nil && k.cpuCtx[c.ID].taskCtx != ctx {
+		return
 	}
+	k.ctxLock(c, ctx)
+	if ctx.isActive&EVENT_TIME != 0 {
+		ctx.updateContextTime(true) // ctx_time_update_event()
+	}
+	e.updateTime()
+	if group {
+		for _, s := range e.siblings {
+			s.updateTime()
+		}
+	}
+	if e.state != StateActive || e.oncpu != c.ID {
+		k.ctxUnlock(c, ctx)
+		return
+	}
+	c.Step("__perf_event_read:active") // ACTIVE tested, pmu->read() next: an NMI may land here
+	e.pmu.Read(c, e)
+	if group {
+		// pmu->start_txn(PERF_PMU_TXN_READ) ... commit_txn()
+		for _, s := range e.siblings {
+			if s.state == StateActive {
+				s.pmu.Read(c, s)
+			}
+		}
+	}
+	k.ctxUnlock(c, ctx)
 }
 
 // Close closes a perf fd. The event is released when its last file
@@ -162,51 +228,21 @@ func (k *Kernel) Close(t *sched.Task, fd int) (err error) {
 			return
 		}
 		k.files[t].files[fd] = nil
-		k.fput(e)
+		k.fput(t, e)
 	})
 	return err
 }
 
 // fput drops a file reference; the last one releases the event.
-func (k *Kernel) fput(e *Event) {
+// fs/file_table.c: fput() -> __fput() -> perf_release()
+func (k *Kernel) fput(t *sched.Task, e *Event) {
 	e.fileRefs--
 	if e.fileRefs < 0 {
 		panicCrash("fput: file refcount of event %d below zero", e.id)
 	}
 	if e.fileRefs == 0 {
-		k.perfEventReleaseKernel(e)
+		k.perfEventReleaseKernel(t, e)
 	}
-}
-
-// perfEventReleaseKernel removes the event from its context (where the
-// context lives) and frees it.
-// kernel/events/core.c: perf_event_release_kernel() -> perf_remove_from_context(DETACH_GROUP|DETACH_DEAD)
-func (k *Kernel) perfEventReleaseKernel(e *Event) {
-	if e.ctx != nil {
-		t := e.ownerTask
-		if t != nil && t.State != sched.Dead && t.CPU() != nil {
-			k.eventFunctionCall(t, e, k.__perfRemoveFromContext)
-		} else if c := k.curCPU(); c != nil {
-			f := c.LocalIrqSave()
-			k.__perfRemoveFromContext(c, e, e.ctx)
-			c.LocalIrqRestore(f)
-		}
-	}
-	e.state = StateDead
-	// _free_event(): drop the buffer.
-	if e.rb != nil {
-		k.ringBufferAttach(e, nil)
-	}
-	if e.tp != nil {
-		e.tp.users--
-	}
-	if e.Attr.ContextSwitch {
-		k.nrSwitchEvents-- // unaccount_event()
-	}
-	if e.hw.timer != nil {
-		e.hw.timer.Cancel()
-	}
-	k.stats.closes++
 }
 
 // __perfRemoveFromContext schedules the event (and, as leader, detaches its

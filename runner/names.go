@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"perfsim/pmu"
 	"perfsim/scenarios"
 )
 
@@ -77,6 +78,7 @@ func Describe(perf PerfBackend, kind scenarios.Kind) []NameEntry {
 			}
 			out = append(out, NameEntry{name + " " + strings.Join(args, " "), v.Help})
 		}
+		out = append(out, perfOpNames...)
 	case scenarios.Observables:
 		obs := map[string]scenarios.Type{}
 		for n, t := range builtinObservables {
@@ -103,7 +105,7 @@ func Describe(perf PerfBackend, kind scenarios.Kind) []NameEntry {
 		}
 	case scenarios.StepPoints:
 		for _, n := range NewRegistry(nil, perf).Names(scenarios.StepPoints) {
-			out = append(out, NameEntry{n, ""})
+			out = append(out, NameEntry{n, pmu.StepHelp(n)})
 		}
 		out = append(out, NameEntry{"task_work_run:NAME", "one label per task work name"})
 	case scenarios.Syscalls:

@@ -78,6 +78,8 @@ type Run struct {
 	obs        *traceCounters
 	samples    map[*scenarios.Outcome]sample
 	forces     *forceState
+	fds        *fdState // the perf fds of the tasks' programs (runtime_perfops.go)
+	perfOps    map[scenarios.Op]func(*sched.Task)
 	end        sim.Time
 	oops       *sim.Oops
 	limitErr   *LimitError
@@ -133,8 +135,12 @@ func Build(f *scenarios.File, opts Options) (r *Run, err error) {
 	r.S = sched.New(r.M, cfg)
 	r.judged = r.judgedInvariants()
 	r.installInvariants(perf)
+	perfOps, err := r.perfOpCalls()
+	if err != nil {
+		return nil, err
+	}
 	for _, t := range f.Tasks {
-		r.Tasks[t.Name] = r.S.Spawn(t.Name, taskMask(t), taskOps(f, t.Body, r.M.Eng.Tick)...)
+		r.Tasks[t.Name] = r.S.Spawn(t.Name, taskMask(t), taskOps(f, t.Body, r.M.Eng.Tick, perfOps)...)
 	}
 	if r.Perf, err = perf.Start(r); err != nil {
 		return nil, err
@@ -143,7 +149,9 @@ func Build(f *scenarios.File, opts Options) (r *Run, err error) {
 	if err := r.installActions(); err != nil {
 		return nil, err
 	}
-	r.installForces()
+	if err := r.installForces(); err != nil {
+		return nil, err
+	}
 	r.installSampler()
 	return r, nil
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"perfsim/cpu"
+	"perfsim/pmu"
 	"perfsim/scenarios"
 	"perfsim/sched"
 )
@@ -15,6 +16,7 @@ const forceApplyLabel = "exit_to_user_mode_loop"
 
 // forceState is the step hook of the file's forced interleavings.
 type forceState struct {
+	actors  map[*scenarios.Force]*actor
 	r       *Run
 	forces  []*scenarios.Force
 	count   []int               // occurrences seen per force
@@ -31,14 +33,26 @@ type forceState struct {
 //	migrate TASK to cpuN ...   likewise, and TASK moves to cpuN at its next
 //	                           return-to-user loop (active balance)
 //
+//	ipi cpuN at LABEL          the N-th time cpuN reaches LABEL, its pending
+//	                           call_function_single IPI is taken there (or at the
+//	                           first step point after it where irqs are on)
+//	irq_work cpuN at LABEL     likewise its pending irq_work IPI
+//	at LABEL on cpuN: OP       the N-th time LABEL is reached on any CPU, a task
+//	                           waiting on cpuN (one per such line, a thread of the
+//	                           file's process) wakes and carries out OP
+//
 // Occurrences count from 1; a force fires once.
-func (r *Run) installForces() {
+func (r *Run) installForces() error {
 	if len(r.File.Forces) == 0 {
-		return
+		return nil
 	}
 	fs := &forceState{r: r, forces: r.File.Forces, count: make([]int, len(r.File.Forces)), pending: map[*sched.Task]int{}}
+	if err := fs.spawnActors(); err != nil {
+		return err
+	}
 	r.forces = fs
 	r.M.AddStepHook(fs.step)
+	return nil
 }
 
 func (fs *forceState) step(c *cpu.CPU, label string) {
@@ -49,10 +63,12 @@ func (fs *forceState) step(c *cpu.CPU, label string) {
 		}
 		var t *sched.Task
 		switch f.Kind {
-		case scenarios.ForceNMI:
+		case scenarios.ForceNMI, scenarios.ForceIPI, scenarios.ForceIRQWork:
 			if c.ID != f.CPU {
 				continue
 			}
+		case scenarios.ForceAction:
+			// the label may be reached on any CPU
 		default:
 			t = r.Tasks[f.Task.Name]
 			if t == nil || sched.TaskOf(c.Curr()) != t {
@@ -85,6 +101,16 @@ func (fs *forceState) fire(c *cpu.CPU, f *scenarios.Force, t *sched.Task) {
 	switch f.Kind {
 	case scenarios.ForceNMI:
 		c.RaiseNMI(cpu.Interrupt{Name: "forced", Fn: func(c *cpu.CPU) { r.Perf.NMI(c, true) }, Now: true})
+	case scenarios.ForceIPI:
+		if !c.ExpediteIRQ(pmu.IPIName) {
+			r.note(c.ID, "force", fmt.Sprintf("no %s IPI pending on cpu%d", pmu.IPIName, c.ID))
+		}
+	case scenarios.ForceIRQWork:
+		if !c.ExpediteIRQ(cpu.IrqWorkName) {
+			r.note(c.ID, "force", fmt.Sprintf("no irq_work pending on cpu%d", c.ID))
+		}
+	case scenarios.ForceAction:
+		fs.fireAction(f)
 	case scenarios.ForcePreempt:
 		r.S.ForcePreempt(t)
 	case scenarios.ForceMigrate:
@@ -115,6 +141,12 @@ func forceText(f *scenarios.Force) string {
 		s = "preempt " + f.Task.Name
 	case scenarios.ForceMigrate:
 		s = fmt.Sprintf("migrate %s to cpu%d", f.Task.Name, f.CPU)
+	case scenarios.ForceIPI:
+		s = fmt.Sprintf("ipi cpu%d", f.CPU)
+	case scenarios.ForceIRQWork:
+		s = fmt.Sprintf("irq_work cpu%d", f.CPU)
+	case scenarios.ForceAction:
+		s = fmt.Sprintf("on cpu%d: %s", f.CPU, f.Op)
 	}
 	s += " at " + f.Label.Name
 	if f.Occurrence != 1 {

@@ -28,6 +28,17 @@ var builtinObservables = map[string]scenarios.Type{
 	"nmi-work.run":     scenarios.IntType,  // ... and run by their task
 }
 
+func init() {
+	for n, h := range perfOpObservables {
+		builtinObservables[n] = scenarios.IntType
+		builtinObservableHelp[n] = h
+	}
+	for n, h := range errnoObservables() {
+		builtinObservables[n] = scenarios.IntType
+		builtinObservableHelp[n] = h
+	}
+}
+
 // taskFields are the fields of task.NAME.FIELD.
 var taskFields = map[string]scenarios.Type{
 	"computed":       scenarios.IntType,  // user compute time done (ns)
@@ -81,6 +92,9 @@ func (r *Run) observeBuiltin(name string) (int64, bool) {
 		return r.obs.choices, true
 	case "nmi-work.queued", "nmi-work.run":
 		return r.Counters[name], true
+	}
+	if v, ok := r.observePerfOps(name); ok {
+		return v, true
 	}
 	if rest, ok := strings.CutPrefix(name, "cpu"); ok {
 		num, field, ok := strings.Cut(rest, ".")

@@ -157,6 +157,7 @@ func (PMUPerf) Start(r *Run) (PerfRun, error) {
 		}
 	}
 	p := &pmuRun{r: r, k: pmu.NewKernel(r.S, o), byName: map[string]*perftool.Session{}}
+	r.shareProcess(p.k)
 	p.k.TraceBuffers(rbTraceLimit)
 	p.k.SetInheritViolationHook(func(v pmu.InheritViolation) {
 		r.addViolation(Violation{Invariant: v.Invariant, T: v.T, CPU: v.CPU, Message: v.Message})

@@ -17,7 +17,7 @@ func taskMask(t *scenarios.Task) sched.CPUMask {
 // by the scheduler yet and is ignored. Each round of a repeat calls tick first
 // (the engine's step count: a repeat of zero-time statements never gives the
 // engine its lane back, so only this counts its rounds against the limits).
-func taskOps(f *scenarios.File, ops []scenarios.Op, tick func()) []sched.Op {
+func taskOps(f *scenarios.File, ops []scenarios.Op, tick func(), perfOps map[scenarios.Op]func(*sched.Task)) []sched.Op {
 	out := make([]sched.Op, 0, len(ops))
 	for _, op := range ops {
 		switch op := op.(type) {
@@ -30,7 +30,7 @@ func taskOps(f *scenarios.File, ops []scenarios.Op, tick func()) []sched.Op {
 		case *scenarios.Sleep:
 			out = append(out, sched.Sleep(clampDur(op.Dur)))
 		case *scenarios.Repeat:
-			body := append([]sched.Op{sched.Call(func(*sched.Task) { tick() })}, taskOps(f, op.Body, tick)...)
+			body := append([]sched.Op{sched.Call(func(*sched.Task) { tick() })}, taskOps(f, op.Body, tick, perfOps)...)
 			out = append(out, sched.Loop(int(op.Count), body...))
 		case *scenarios.Stack:
 			frames := append([]string(nil), op.Frames...)
@@ -50,7 +50,7 @@ func taskOps(f *scenarios.File, ops []scenarios.Op, tick func()) []sched.Op {
 			if op.Thread {
 				flags = sched.ThreadFlags
 			}
-			out = append(out, sched.Fork(op.Name, flags, taskOps(f, f.ProgramBody(op), tick)...))
+			out = append(out, sched.Fork(op.Name, flags, taskOps(f, f.ProgramBody(op), tick, perfOps)...))
 		case *scenarios.ExitGroup:
 			out = append(out, sched.ExitGroup())
 		case *scenarios.Wait:
@@ -68,6 +68,10 @@ func taskOps(f *scenarios.File, ops []scenarios.Op, tick func()) []sched.Op {
 				out = append(out, sched.FutexWake(op.Name, int(op.N)))
 			} else {
 				out = append(out, sched.FutexWait(op.Name))
+			}
+		case *scenarios.PerfOp, *scenarios.Access:
+			if fn := perfOps[op]; fn != nil {
+				out = append(out, sched.Call(fn))
 			}
 		}
 	}

@@ -248,6 +248,9 @@ const (
 	ForceNMI     ForceKind = iota + 1 // nmi cpuN at LABEL
 	ForcePreempt                      // preempt TASK at LABEL
 	ForceMigrate                      // migrate TASK to cpuN at LABEL
+	ForceIPI                          // ipi cpuN at LABEL: deliver cpuN's pending call_function_single IPI there
+	ForceIRQWork                      // irq_work cpuN at LABEL: deliver cpuN's pending irq_work IPI there
+	ForceAction                       // at LABEL on cpuN: OP (a PerfOp run by a task on cpuN)
 )
 
 func (k ForceKind) String() string {
@@ -258,6 +261,12 @@ func (k ForceKind) String() string {
 		return "preempt"
 	case ForceMigrate:
 		return "migrate"
+	case ForceIPI:
+		return "ipi"
+	case ForceIRQWork:
+		return "irq_work"
+	case ForceAction:
+		return "action"
 	}
 	return fmt.Sprintf("ForceKind(%d)", int(k))
 }
@@ -268,11 +277,12 @@ func (k ForceKind) String() string {
 type Force struct {
 	Pos        Pos
 	Kind       ForceKind
-	CPU        int    // nmi: the CPU; migrate: the destination; otherwise -1
-	CPUPos     Pos    // where CPU was written
-	Task       *Ident // preempt and migrate; nil for nmi
-	Label      *Ident // the step point, e.g. perf_event_aux_pause:guard-set
-	Occurrence int    // 1 unless "occurrence N" was given
+	CPU        int     // nmi: the CPU; migrate: the destination; otherwise -1
+	CPUPos     Pos     // where CPU was written
+	Task       *Ident  // preempt and migrate; nil for nmi
+	Label      *Ident  // the step point, e.g. perf_event_aux_pause:guard-set
+	Occurrence int     // 1 unless "occurrence N" was given
+	Op         *PerfOp // ForceAction: what the task on CPU does
 }
 
 // Quantifier is the litmus quantifier of an outcome.

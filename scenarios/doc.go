@@ -64,6 +64,21 @@
 //
 //	program NAME                  a program for fork and thread to start by name
 //	  compute 5us
+//	  open NAME -e EVENT [cpuN] [pid TASK|self|-1] [group NAME] [flags F,F] [FIELD=VALUE|FLAG...]
+//	                              perf_event_open(); NAME is bound to the fd returned
+//	  close NAME                  close() of the perf fd
+//	  ioctl NAME REQUEST [ARG] [group]   ENABLE, DISABLE, SET_OUTPUT NAME|-1, PERIOD N, ...
+//	  mmap NAME PAGES [ro]        map the ring: the user page and PAGES data pages
+//	  munmap NAME                 unmap NAME's latest mapping
+//	  read NAME                   read() the count (or the group, read_format=GROUP)
+//	  access ADDR [r|w|x] [LEN]   a user access: breakpoint events on it fire
+//
+// The perf fd calls take EVENT as perf record -e does and perf_event_attr
+// fields by their C names (sample_type=IP|TID|READ, read_format=GROUP|ID,
+// sig_data=42, bp_addr=0x1000, ...) or as bare flags (disabled, sigtrap,
+// remove_on_exec, ...). The file's tasks are threads of one process: any of
+// them may use a NAME another opened. A failed call is not an error of the
+// file: its errno is counted (errno.EBADF, ...).
 //
 // A CPU is written cpu2 or cpu 2; a list is 0-3,5. Without cpu or cpus a task
 // may run anywhere. Nice is -20 to 19. A child starts on its parent's CPU
@@ -118,6 +133,9 @@
 //	nmi cpuN at LABEL [occurrence N]
 //	preempt TASK at LABEL [occurrence N]
 //	migrate TASK to cpuN at LABEL [occurrence N]
+//	ipi cpuN at LABEL [occurrence N]        take cpuN's pending cross-CPU call there
+//	irq_work cpuN at LABEL [occurrence N]   take cpuN's pending irq_work there
+//	at LABEL [occurrence N] on cpuN: OP     a thread on cpuN carries out OP (close NAME, ...)
 //
 // LABEL looks like perf_event_aux_pause:guard-set.
 //

@@ -74,6 +74,10 @@ func Dump(f *File) string {
 			who = fc.Task.Name
 		case ForceMigrate:
 			who = fmt.Sprintf("%s to cpu%d", fc.Task.Name, fc.CPU)
+		case ForceIPI, ForceIRQWork:
+			who = fmt.Sprintf("cpu%d", fc.CPU)
+		case ForceAction:
+			who = fmt.Sprintf("cpu%d: %s", fc.CPU, fc.Op)
 		}
 		d.line(1, "%s %s at %s occurrence %d @%s", fc.Kind, who, fc.Label.Name, fc.Occurrence, fc.Pos)
 	}
@@ -169,6 +173,10 @@ func (d *dumper) ops(depth int, ops []Op) {
 			d.line(depth, "pin cpus %s @%s", cpuList(op.CPUs.CPUs), op.Pos)
 		case *Exit:
 			d.line(depth, "exit @%s", op.Pos)
+		case *PerfOp:
+			d.line(depth, "%s @%s", op, op.Pos)
+		case *Access:
+			d.line(depth, "access %#x %s %d @%s", op.Addr, op.Kind, op.Len, op.Pos)
 		default:
 			d.taskLifeOp(depth, op)
 		}

@@ -1,11 +1,13 @@
 package scenarios
 
+import "strings"
+
 func (p *parser) force(ll *logicalLine, ws []token) {
 	fc := &Force{Pos: ws[0].pos, CPU: -1, Occurrence: 1}
 	i := 1
 	switch ws[0].text {
-	case "nmi":
-		fc.Kind = ForceNMI
+	case "nmi", "ipi", "irq_work":
+		fc.Kind = map[string]ForceKind{"nmi": ForceNMI, "ipi": ForceIPI, "irq_work": ForceIRQWork}[ws[0].text]
 		c, pos, next, ok := p.cpuRef(ll, ws, i)
 		if !ok {
 			return
@@ -58,5 +60,68 @@ func (p *parser) force(ll *logicalLine, ws []token) {
 		i += 2
 	}
 	p.extra(ll, ws, i, "the step point")
+	p.f.Forces = append(p.f.Forces, fc)
+}
+
+// forcedAction parses "at LABEL [occurrence N] on cpuN: OP ARGS": the N-th
+// time execution reaches LABEL, a task on cpuN carries out OP (a PerfOp).
+func (p *parser) forcedAction(ll *logicalLine, ws []token) {
+	fc := &Force{Pos: ws[0].pos, Kind: ForceAction, Label: &Ident{Pos: ws[1].pos, Name: ws[1].text}, Occurrence: 1}
+	i := 2
+	if i < len(ws) && ws[i].text == "occurrence" {
+		n, err := int64(0), error(nil)
+		if i+1 < len(ws) {
+			n, err = parseUint(ws[i+1].text)
+		}
+		if i+1 >= len(ws) || err != nil || n < 1 || n > 1<<31 {
+			p.errorf(at(ll, ws, i+1), "expected a count from 1 after occurrence, found %s", found(ws, i+1))
+			return
+		}
+		fc.Occurrence = int(n)
+		i += 2
+	}
+	if i >= len(ws) || ws[i].text != "on" {
+		p.errorf(at(ll, ws, i), "expected on cpuN: and an action after at %s (at LABEL on cpu1: close fd3), found %s", fc.Label.Name, found(ws, i))
+		return
+	}
+	i++
+	// cpuN: or cpuN :
+	var rest []token
+	if i < len(ws) && strings.HasSuffix(ws[i].text, ":") && len(ws[i].text) > 1 {
+		cw := ws[i]
+		cw.text = strings.TrimSuffix(cw.text, ":")
+		rest = append([]token{cw}, ws[i+1:]...)
+		c, pos, _, ok := p.cpuRef(ll, rest, 0)
+		if !ok {
+			return
+		}
+		fc.CPU, fc.CPUPos = c, pos
+		rest = rest[1:]
+	} else {
+		c, pos, next, ok := p.cpuRef(ll, ws, i)
+		if !ok {
+			return
+		}
+		if next >= len(ws) || ws[next].text != ":" {
+			p.errorf(at(ll, ws, next), "expected : after cpu%d (at LABEL on cpu1: close fd3), found %s", c, found(ws, next))
+			return
+		}
+		fc.CPU, fc.CPUPos = c, pos
+		rest = ws[next+1:]
+	}
+	if len(rest) == 0 || !containsStr(PerfOpVerbs, rest[0].text) {
+		pos := endPos(ll, ws)
+		what := "nothing"
+		if len(rest) > 0 {
+			pos, what = rest[0].pos, quote(rest[0].text)
+		}
+		p.errorf(pos, "expected one of %s after on cpu%d:, found %s", strings.Join(PerfOpVerbs, ", "), fc.CPU, what)
+		return
+	}
+	op := p.perfOp(ll, rest)
+	if op == nil {
+		return
+	}
+	fc.Op = op
 	p.f.Forces = append(p.f.Forces, fc)
 }

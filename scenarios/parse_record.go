@@ -31,6 +31,10 @@ func (p *parser) action(ll *logicalLine, ws []token) {
 		p.errorf(endPos(ll, ws), "expected a time after at, like at 50ms snapshot")
 		return
 	}
+	if c := ws[1].text[0]; !(c >= '0' && c <= '9') && isLabel(ws[1].text) && len(ws) > 2 && (ws[2].text == "on" || ws[2].text == "occurrence") {
+		p.forcedAction(ll, ws)
+		return
+	}
 	d, err := ParseDuration(ws[1].text)
 	if err != nil {
 		p.errorf(ws[1].pos, "%v", err)

@@ -139,6 +139,13 @@ func (p *parser) op(n *node) Op {
 	case "exit":
 		p.extra(ll, ws, 1, "exit")
 		return &Exit{Pos: pos}
+	case "access":
+		return p.access(ll, ws)
+	case "open", "close", "ioctl", "mmap", "munmap", "read":
+		if op := p.perfOp(ll, ws); op != nil {
+			return op
+		}
+		return nil
 	}
 	for _, k := range topKeywords {
 		if k == kw {

@@ -115,6 +115,8 @@ type Sched struct {
 
 	Switches   uint64
 	Migrations uint64
+	// Delivered lists the signals tasks took, in order (signal.go).
+	Delivered []DeliveredSignal
 }
 
 // New builds a scheduler on m and boots every CPU into its idle thread.

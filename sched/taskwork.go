@@ -72,6 +72,12 @@ func (t *Task) PendingWorks() int { return len(t.works) }
 type Signal struct {
 	Sig     int
 	Handler []Op
+	// The siginfo: si_code, and for SIGTRAP/TRAP_PERF si_addr, si_perf_data
+	// and si_perf_type (force_sig_perf()).
+	Code     int
+	Addr     uint64
+	PerfData uint64
+	PerfType uint32
 }
 
 // Signal numbers used by scenarios.
@@ -115,6 +121,7 @@ func (s *Sched) doSignal(t *Task) {
 	sig := t.signals[0]
 	t.signals = t.signals[1:]
 	t.SigPending = len(t.signals) > 0
+	s.Delivered = append(s.Delivered, DeliveredSignal{Task: t, Signal: sig, At: s.M.Now()})
 	s.setUser(t, true)
 	s.runOps(t, sig.Handler)
 	s.setUser(t, false)

@@ -234,12 +234,13 @@ func (d *Deferred) Request(c *cpu.CPU, t *sched.Task, w *Work) (Cookie, int, err
 // request is the irqs-off part of Request.
 func (d *Deferred) request(c *cpu.CPU, t *sched.Task, ti *taskInfo, bit uint64, mode sched.TWA) (Cookie, int, error) {
 	cookie := d.getCookie(c, ti)
-	if ti.mask&bit != 0 {
+	if ti.mask&bit != 0 { // old = READ_ONCE(info->unwind_mask); "Is this already queued or executed"
 		d.Stats.Pending++
 		return cookie, 1, nil
 	}
+	c.Step("unwind_deferred_request:mask-read") // an NMI may request between the read and fetch_or
 	bits := UNWIND_PENDING | bit
-	old := ti.mask
+	old := ti.mask // atomic_long_fetch_or(bits, &info->unwind_mask)
 	ti.mask |= bits
 	if old&bits != 0 {
 		if old&bit != 0 {
@@ -376,7 +377,18 @@ func (d *Deferred) ExitToUser(t *sched.Task) {
 		d.Stats.Skipped++
 		return
 	}
+	// do { if (bits & UNWIND_PENDING) return; } while (!atomic_long_try_cmpxchg(&info->unwind_mask, &bits, 0UL))
+	if c := t.CPU(); c != nil {
+		c.Step("unwind_reset_info:bits-read") // an NMI request here sets PENDING: the cmpxchg fails
+		if ti.mask&UNWIND_PENDING != 0 {
+			d.Stats.Skipped++
+			return
+		}
+	}
 	ti.mask = 0
+	if c := t.CPU(); c != nil {
+		c.Step("unwind_reset_info:mask-cleared") // mask 0, id not yet: an NMI request here reads the old cookie
+	}
 	ti.id = 0
 	if ti.cache != nil {
 		ti.cache.entries = ti.cache.entries[:0]
@@ -420,4 +432,5 @@ func (d *Deferred) PendingOf(t *sched.Task) bool {
 }
 
 // StepPoints are the labels this package passes to Step.
-var StepPoints = []string{"unwind_user:fault", "unwind_user:frame"}
+var StepPoints = []string{"unwind_user:fault", "unwind_user:frame", "unwind_deferred_request:mask-read",
+	"unwind_reset_info:bits-read", "unwind_reset_info:mask-cleared"}

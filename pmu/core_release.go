@@ -1,0 +1,174 @@
+package pmu
+
+import (
+	"perfsim/sched"
+	"perfsim/sim"
+)
+
+// eventLife is the part of struct perf_event that keeps it alive: its
+// refcount, the children inherited from it, and the RCU-deferred free.
+type eventLife struct {
+	refcount   int64       // atomic_long_t refcount: the file, plus every pending user
+	freeQueued bool        // __free_event() ran: call_rcu(&event->rcu_head, free_event_rcu) is queued
+	freedAt    sim.Time    // when its grace period ends and free_event_rcu() frees the memory
+
+	disableIrqQueued bool // event->pending_disable_irq queued (pending.go)
+
+	pendingWork uint32 // event->pending_work: perf_pending_task queued (sigtrap.go)
+	pendingAddr uint64 // event->pending_addr
+}
+
+// ctxMutex is ctx->mutex (perf_event_ctx_lock()).
+func (k *Kernel) ctxMutex(ctx *Context) *sched.Mutex {
+	if k.ctxMutexes == nil {
+		k.ctxMutexes = map[*Context]*sched.Mutex{}
+	}
+	m := k.ctxMutexes[ctx]
+	if m == nil {
+		m = &sched.Mutex{Name: "ctx->mutex"}
+		k.ctxMutexes[ctx] = m
+	}
+	return m
+}
+
+// rcuGracePeriod is how long after call_rcu() its callback may run: the
+// grace period, modelled as a later point in time. It is evaluated lazily
+// (no timer keeps the machine running for it): memory whose grace period has
+// ended is freed memory.
+const rcuGracePeriod = 200 * sim.Microsecond
+
+// checkLive is what KASAN says when freed event memory is touched: a model
+// oops naming where.
+func (e *Event) checkLive(where string) {
+	if e.life.isFreed(e.k.now()) {
+		panicCrash("BUG: KASAN: slab-use-after-free in %s: event %d freed by free_event_rcu() at %s", where, e.id, e.life.freedAt)
+	}
+}
+
+// Freed reports whether free_event_rcu() ran for the event.
+func (e *Event) Freed() bool { return e.life.isFreed(e.k.now()) }
+
+func (l *eventLife) isFreed(now sim.Time) bool { return l.freeQueued && now >= l.freedAt }
+
+// perfEventReleaseKernel kills the event: removes it from its context where
+// the context lives (event_function_call), marks it DEAD, releases its
+// children, then drops the file's reference; the last reference frees it.
+// kernel/events/core.c: perf_event_release_kernel()
+func (k *Kernel) perfEventReleaseKernel(t *sched.Task, e *Event) {
+	if e.ctx != nil {
+		// perf_remove_from_owner(); ctx = perf_event_ctx_lock(event)
+		mu := k.ctxMutex(e.ctx)
+		k.S.MutexLock(t, mu)
+		t.Step("perf_event_release_kernel:ctx-locked")
+		if e.state > StateRevoked {
+			k.perfRemoveFromContext(t, e)
+		}
+		e.state = StateDead
+		k.S.MutexUnlock(t, mu)
+		k.perfEventReleaseChildren(t, e)
+	}
+	k.stats.closes++
+	k.putEvent(t, e)
+}
+
+// perfEventReleaseChildren removes and puts every event inherited from e,
+// each under its own context's mutex, restarting after each one as the
+// kernel does (child_mutex nests inside ctx->mutex).
+// kernel/events/core.c: perf_event_release_kernel() "again:" loop over event->child_list
+func (k *Kernel) perfEventReleaseChildren(t *sched.Task, e *Event) {
+	for {
+		k.S.MutexLock(t, &e.childMutex)
+		if len(e.childList) == 0 {
+			k.S.MutexUnlock(t, &e.childMutex)
+			return
+		}
+		child := e.childList[0]
+		ctx := child.ctx
+		k.S.MutexUnlock(t, &e.childMutex)
+		mu := k.ctxMutex(ctx)
+		k.S.MutexLock(t, mu)
+		k.S.MutexLock(t, &e.childMutex)
+		if len(e.childList) > 0 && e.childList[0] == child {
+			k.perfRemoveFromContext(t, child) // DETACH_GROUP | DETACH_CHILD
+			child.state = StateDead
+			e.childList = e.childList[1:]
+		} else {
+			child = nil
+		}
+		k.S.MutexUnlock(t, &e.childMutex)
+		k.S.MutexUnlock(t, mu)
+		if child != nil {
+			k.putEvent(t, child) // last reference unless ->pending_task work is pending
+		}
+	}
+}
+
+// getEvent takes a reference for a user that may outlive the file
+// (perf_pending_task, the mmap'ed rb's users): atomic_long_inc_not_zero().
+func (e *Event) getEvent() bool {
+	if e.life.refcount <= 0 {
+		return false
+	}
+	e.life.refcount++
+	return true
+}
+
+// putEvent drops a reference; the last one frees the event, then drops the
+// reference the event held on its parent.
+// kernel/events/core.c: put_event()
+func (k *Kernel) putEvent(t *sched.Task, e *Event) {
+	e.checkLive("put_event")
+	e.life.refcount--
+	if e.life.refcount < 0 {
+		panicCrash("refcount_t: underflow; use-after-free (event %d)", e.id)
+	}
+	if e.life.refcount > 0 {
+		return
+	}
+	parent := e.parent
+	k.freeEvent(t, e)
+	if parent != nil {
+		k.putEvent(t, parent)
+	}
+}
+
+// freeEvent waits for the event's irq_work, unaccounts it, detaches its
+// buffer and its PMU state, and queues the memory's free after a grace
+// period.
+// kernel/events/core.c: _free_event() -> __free_event() -> call_rcu(free_event_rcu)
+func (k *Kernel) freeEvent(t *sched.Task, e *Event) {
+	// irq_work_sync(&event->pending_irq): spin until a queued irq_work ran.
+	for e.pendingIrqQueued || e.life.disableIrqQueued { // and irq_work_sync(&event->pending_disable_irq)
+		t.Step("_free_event:irq_work_sync")
+		if !e.pendingIrqQueued && !e.life.disableIrqQueued {
+			break
+		}
+		t.Spend(ipiCost)
+	}
+	if e.Attr.ContextSwitch {
+		k.nrSwitchEvents-- // unaccount_event()
+	}
+	if e.rb != nil {
+		// "Can happen when we close an event with re-directed output."
+		k.S.MutexLock(t, &e.mmapMutex)
+		k.ringBufferAttach(e, nil)
+		k.S.MutexUnlock(t, &e.mmapMutex)
+	}
+	if e.tp != nil {
+		e.tp.users--
+	}
+	if e.hw.timer != nil {
+		e.hw.timer.Cancel()
+	}
+	k.pmuDestroy(e) // event->destroy()
+	// call_rcu(&event->rcu_head, free_event_rcu)
+	e.life.freeQueued = true
+	e.life.freedAt = k.now() + sim.Time(rcuGracePeriod)
+}
+
+// pmuDestroy is event->destroy() for PMUs that hold per-event resources.
+func (k *Kernel) pmuDestroy(e *Event) {
+	if d, ok := e.pmu.(interface{ Destroy(e *Event) }); ok {
+		d.Destroy(e)
+	}
+}

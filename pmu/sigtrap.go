@@ -1,0 +1,122 @@
+package pmu
+
+import (
+	"perfsim/cpu"
+	"perfsim/sched"
+	"perfsim/sim"
+	"perfsim/uapi"
+)
+
+// attr.sigtrap: a synchronous SIGTRAP (si_code TRAP_PERF, si_perf_data =
+// attr.sig_data) to the task the event overflowed in, sent from a task_work
+// (perf_pending_task) the task runs on its way back to user mode.
+
+// pendingTaskRefKnob picks whether the queued perf_pending_task holds a
+// reference on the event.
+var pendingTaskRefKnob = sim.KnobSpec{
+	Name:   "pending-task-ref",
+	Values: []string{"today", "pre-517e6a301f34"},
+	Help: "attr.sigtrap: today __perf_event_overflow() takes a reference on the event (atomic_long_inc_not_zero(&event->refcount)) when it " +
+		"queues perf_pending_task(), which drops it (put_event()) after sending SIGTRAP, so the event outlives the task_work; " +
+		"pre-517e6a301f34: no reference, so closing the event while the task_work is queued frees it and perf_pending_task() " +
+		"then reads freed memory (syzbot: slab-use-after-free in perf_pending_task)",
+	Source:  "517e6a301f34 perf: Fix perf_pending_task() UaF (Peter Zijlstra, v6.1-rc8; reported by syzbot+9228d6098455bb209ec8; Fixes ca6c21327c6a perf: Fix missing SIGTRAPs)",
+	Package: "pmu",
+}
+
+func init() {
+	KnobSpecs = append(KnobSpecs, pendingTaskRefKnob)
+	RegisterObservable("sigtrap.queued", "perf_pending_task() task works queued by attr.sigtrap events (__perf_event_overflow)",
+		func(k *Kernel) int64 { return int64(k.sigStats.queued) })
+	RegisterObservable("sigtrap.sent", "SIGTRAPs (TRAP_PERF) perf_sigtrap() sent",
+		func(k *Kernel) int64 { return int64(k.sigStats.sent) })
+	RegisterObservable("sigtrap.exiting", "perf_sigtrap() calls that sent nothing because the task was exiting (PF_EXITING)",
+		func(k *Kernel) int64 { return int64(k.sigStats.exiting) })
+	RegisterObservable("sigtrap.warn", "WARN_ON_ONCE(event->ctx->task != current) in perf_sigtrap(), or a reference taken on a dead event",
+		func(k *Kernel) int64 { return int64(k.sigStats.warn) })
+}
+
+// sigStats are the sigtrap path's counters.
+type sigStats struct {
+	queued, sent, exiting, warn uint64
+	exitingTasks                map[*sched.Task]bool // PF_EXITING
+}
+
+// exitFlag sets PF_EXITING for a task entering do_exit() (exit_signals()),
+// before exit_task_work() runs its task works.
+type exitFlag struct{ k *Kernel }
+
+// TaskExit implements sched.TaskExitHook.
+func (h exitFlag) TaskExit(t *sched.Task) {
+	if h.k.sigStats.exitingTasks == nil {
+		h.k.sigStats.exitingTasks = map[*sched.Task]bool{}
+	}
+	h.k.sigStats.exitingTasks[t] = true
+}
+
+// perfOverflowSigtrap is the attr.sigtrap part of __perf_event_overflow():
+// queue perf_pending_task on current, once per pending_work.
+// kernel/events/core.c: __perf_event_overflow() "if (event->attr.sigtrap)"
+func (k *Kernel) perfOverflowSigtrap(c *cpu.CPU, e *Event, data *perfSampleData) {
+	if !e.Attr.Sigtrap {
+		return
+	}
+	cur := sched.TaskOf(c.Curr())
+	if cur == nil {
+		return
+	}
+	mode := sched.TWAResume
+	if c.InNMI() {
+		mode = sched.TWANMICurrent
+	}
+	if e.life.pendingWork != 0 {
+		return
+	}
+	ev := e
+	if k.S.TaskWorkAdd(c, cur, sched.TaskWork{Name: "perf_pending_task", Fn: func(t *sched.Task) { k.perfPendingTask(t, ev) }}, mode) != nil {
+		return
+	}
+	e.life.pendingWork = 1
+	k.sigStats.queued++
+	if k.KnobIs(pendingTaskRefKnob.Name, "today") {
+		// WARN_ON_ONCE(!atomic_long_inc_not_zero(&event->refcount))
+		if !e.getEvent() {
+			k.sigStats.warn++
+		}
+	}
+	e.life.pendingAddr = 0
+	if e.Attr.SampleType&uapi.PERF_SAMPLE_ADDR != 0 && data != nil {
+		e.life.pendingAddr = data.addr
+	}
+}
+
+// perfPendingTask is the task work: send the SIGTRAP, drop the reference.
+// kernel/events/core.c: perf_pending_task()
+func (k *Kernel) perfPendingTask(t *sched.Task, e *Event) {
+	e.checkLive("perf_pending_task")
+	if e.life.pendingWork != 0 {
+		e.life.pendingWork = 0
+		k.perfSigtrap(t, e)
+	}
+	if k.KnobIs(pendingTaskRefKnob.Name, "today") {
+		k.putEvent(t, e)
+	}
+}
+
+// perfSigtrap sends SIGTRAP/TRAP_PERF to current unless it is exiting.
+// kernel/events/core.c: perf_sigtrap() -> kernel/signal.c: send_sig_perf()
+func (k *Kernel) perfSigtrap(t *sched.Task, e *Event) {
+	// "Both perf_pending_task() and perf_pending_irq() can race with the
+	// task exiting."
+	if k.sigStats.exitingTasks[t] {
+		k.sigStats.exiting++
+		return
+	}
+	if e.ctx == nil || e.ctx.task != t {
+		k.sigStats.warn++ // WARN_ON_ONCE(event->ctx->task != current)
+		return
+	}
+	k.sigStats.sent++
+	k.S.SendSignal(t, sched.Signal{Sig: sched.SIGTRAP, Code: sched.TRAP_PERF, Addr: e.life.pendingAddr,
+		PerfData: e.Attr.SigData, PerfType: e.Attr.Type})
+}

@@ -1,0 +1,24 @@
+package runner
+
+// perfOpNames are the perf file system calls a task's program (or a forced
+// action "at LABEL on cpuN: OP") carries out, and the forced interrupts:
+// what `simrun names actions` lists besides the "at TIME VERB" actions.
+var perfOpNames = []NameEntry{
+	{"open NAME -e EVENT [cpuN] [pid TASK|self|-1] [group NAME] [flags fd_output,fd_no_group,fd_cloexec] [FIELD=VALUE|FLAG...]",
+		"(task statement; also at LABEL on cpuN: open ...) perf_event_open(): EVENT as perf record -e takes it; FIELDs are perf_event_attr's " +
+			"(sample_type=IP|TID|READ, read_format=GROUP|ID, period=N, sig_data=N, bp_type=W, bp_addr=N, bp_len=N, ...) and bare flags " +
+			"(disabled, inherit, pinned, sigtrap, remove_on_exec, ...); pid defaults to self, or -1 with a CPU; NAME is bound to the fd returned"},
+	{"close NAME", "(task statement; also at LABEL on cpuN: close NAME) close(): perf_release() -> perf_event_release_kernel() on the last reference (a mapping holds one)"},
+	{"ioctl NAME REQUEST [ARG] [group]", "(task statement) perf_ioctl(): REQUEST is ENABLE, DISABLE, RESET, REFRESH N, PERIOD N, SET_OUTPUT NAME|-1, " +
+		"SET_FILTER, ID, PAUSE_OUTPUT 0|1, MODIFY_ATTRIBUTES, SET_BPF, QUERY_BPF (PERF_EVENT_IOC_ prefix optional) or a number; group: PERF_IOC_FLAG_GROUP"},
+	{"mmap NAME PAGES [ro]", "(task statement) mmap() of the perf fd: the user page and PAGES data pages (a power of two); ro: read-only, an overwrite ring"},
+	{"munmap NAME", "(task statement) munmap() of NAME's latest mapping (perf_mmap_close()); nothing mapped: returns 0 (fd.munmap-empty)"},
+	{"read NAME", "(task statement) read() of the count, or of the group with read_format GROUP (observables read.value, read.nr, read.group-torn, read.decreased)"},
+	{"touch ADDR [r|w|x] [LEN]", "(task statement) a user access to [ADDR, ADDR+LEN) (default w, 1 byte): a breakpoint event (-e mem:ADDR:w, or type=5 bp_type=W bp_addr=ADDR bp_len=N) " +
+		"installed on the CPU whose range it hits raises the #DB exception: hw_breakpoint_handler() -> perf_bp_event(); attr.sigtrap sends SIGTRAP at the return to user"},
+	{"ipi cpuN at LABEL [occurrence N]", "(forced interleaving) the N-th time cpuN reaches LABEL, its pending call_function_single IPI " +
+		"(event_function_call, perf_event_read, perf_install_in_context, ...) is taken there, or at the first step point after it where irqs are on"},
+	{"irq_work cpuN at LABEL [occurrence N]", "(forced interleaving) likewise cpuN's pending irq_work (perf_pending_irq: wakeups, pending_disable)"},
+	{"at LABEL [occurrence N] on cpuN: OP", "(forced action) the N-th time LABEL is reached on any CPU, a thread of the file's process waiting on cpuN " +
+		"wakes (preempting what runs there) and carries out OP: open, close, ioctl, mmap, munmap or read as in a task's program"},
+}

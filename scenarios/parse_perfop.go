@@ -1,0 +1,190 @@
+package scenarios
+
+import "strings"
+
+// perfOp parses the perf file system calls of a task's program (PerfOp).
+func (p *parser) perfOp(ll *logicalLine, ws []token) *PerfOp {
+	verb := ws[0].text
+	if len(ws) < 2 || !isName(ws[1].text) {
+		p.errorf(at(ll, ws, 1), "expected an fd name like fd3 after %s, found %s", verb, found(ws, 1))
+		return nil
+	}
+	op := &PerfOp{Pos: ws[0].pos, Verb: verb, FD: &Ident{Pos: ws[1].pos, Name: ws[1].text}, CPU: -1}
+	i := 2
+	switch verb {
+	case "close", "munmap", "read":
+	case "open":
+		return p.perfOpen(ll, ws, op)
+	case "ioctl":
+		if i >= len(ws) {
+			p.errorf(endPos(ll, ws), "expected a request like ENABLE, DISABLE or SET_OUTPUT after ioctl %s", op.FD.Name)
+			return nil
+		}
+		name, ok := IoctlRequest(ws[i].text)
+		if _, err := parseUint(ws[i].text); !ok && err != nil {
+			p.errorf(ws[i].pos, "unknown ioctl request %s%s; expected one of: %s (or a number)", quote(ws[i].text),
+				didYouMean(name, IoctlRequests), strings.Join(IoctlRequests, ", "))
+			return nil
+		}
+		op.Request = &Ident{Pos: ws[i].pos, Name: name}
+		i++
+		if i < len(ws) && ws[i].text != "group" {
+			op.Arg = &Ident{Pos: ws[i].pos, Name: ws[i].text}
+			i++
+		}
+		if i < len(ws) && ws[i].text == "group" {
+			op.AllOfGroup = true
+			i++
+		}
+		switch name {
+		case "SET_OUTPUT":
+			if op.Arg == nil {
+				p.errorf(endPos(ll, ws), "expected the fd name to redirect to (or -1) after ioctl %s SET_OUTPUT", op.FD.Name)
+				return nil
+			}
+		case "REFRESH", "PERIOD", "PAUSE_OUTPUT":
+			if op.Arg == nil {
+				p.errorf(endPos(ll, ws), "expected a number after ioctl %s %s", op.FD.Name, name)
+				return nil
+			}
+		}
+		if op.Arg != nil && name != "SET_OUTPUT" {
+			if _, err := parseSignedArg(op.Arg.Name); err != nil {
+				p.errorf(op.Arg.Pos, "expected a number as the argument of %s, found %s", name, quote(op.Arg.Name))
+				return nil
+			}
+		}
+	case "mmap":
+		if i >= len(ws) {
+			p.errorf(endPos(ll, ws), "expected the number of data pages (a power of two, like 8) after mmap %s", op.FD.Name)
+			return nil
+		}
+		n, err := parseUint(ws[i].text)
+		if err != nil || n > 1<<20 {
+			p.errorf(ws[i].pos, "expected the number of data pages (a power of two, like 8) after mmap %s, found %s", op.FD.Name, quote(ws[i].text))
+			return nil
+		}
+		op.Pages = n
+		i++
+		if i < len(ws) && ws[i].text == "ro" {
+			op.ReadOnly = true
+			i++
+		}
+	}
+	p.extra(ll, ws, i, verb+" "+op.FD.Name)
+	return op
+}
+
+// parseSignedArg parses an ioctl argument: a number, possibly -1.
+func parseSignedArg(s string) (int64, error) {
+	if v, ok := strings.CutPrefix(s, "-"); ok {
+		n, err := parseUint(v)
+		return -n, err
+	}
+	return parseUint(s)
+}
+
+func (p *parser) perfOpen(ll *logicalLine, ws []token, op *PerfOp) *PerfOp {
+	for i := 2; i < len(ws); {
+		w := ws[i]
+		switch {
+		case w.text == "-e":
+			if i+1 >= len(ws) {
+				p.errorf(endPos(ll, ws), "expected an event like cycles/period=1000/ after -e")
+				return nil
+			}
+			if op.Event != nil {
+				p.errorf(w.pos, "-e is given twice (one event per open)")
+				return nil
+			}
+			op.Event = &Ident{Pos: ws[i+1].pos, Name: ws[i+1].text}
+			i += 2
+		case strings.HasPrefix(w.text, "cpu") && w.text != "cpus":
+			c, pos, next, ok := p.cpuRef(ll, ws, i)
+			if !ok {
+				return nil
+			}
+			op.CPU, op.CPUPos, i = c, pos, next
+		case w.text == "pid" || w.text == "group" || w.text == "flags":
+			if i+1 >= len(ws) {
+				p.errorf(endPos(ll, ws), "expected a value after %s", w.text)
+				return nil
+			}
+			v := &Ident{Pos: ws[i+1].pos, Name: ws[i+1].text}
+			switch w.text {
+			case "pid":
+				if v.Name != "-1" && !isName(v.Name) {
+					p.errorf(v.Pos, "expected a task name, self or -1 after pid, found %s", quote(v.Name))
+					return nil
+				}
+				op.PID = v
+			case "group":
+				if !isName(v.Name) {
+					p.errorf(v.Pos, "expected the group leader's fd name after group, found %s", quote(v.Name))
+					return nil
+				}
+				op.Group = v
+			case "flags":
+				for _, f := range strings.Split(v.Name, ",") {
+					if !containsStr(OpenFlags, f) {
+						p.errorf(v.Pos, "unknown perf_event_open flag %s; expected: %s", quote(f), strings.Join(OpenFlags, ", "))
+						return nil
+					}
+					op.Flags = append(op.Flags, &Ident{Pos: v.Pos, Name: f})
+				}
+			}
+			i += 2
+		default:
+			name, val, _ := strings.Cut(w.text, "=")
+			if !isName(name) {
+				p.errorf(w.pos, "expected -e EVENT, cpuN, pid, group, flags or an attr field like sample_type=IP|TID, found %s", quote(w.text))
+				return nil
+			}
+			op.Fields = append(op.Fields, &Setting{Pos: w.pos, Name: name, ValuePos: Pos{Line: w.pos.Line, Col: w.pos.Col + len(name) + 1}, Value: val})
+			i++
+		}
+	}
+	return op
+}
+
+// OpenFlags are the perf_event_open() flags "flags a,b" may name.
+var OpenFlags = []string{"fd_no_group", "fd_output", "pid_cgroup", "fd_cloexec"}
+
+func containsStr(l []string, s string) bool {
+	for _, x := range l {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// access parses "access ADDR [r|w|x] [LEN]".
+func (p *parser) access(ll *logicalLine, ws []token) Op {
+	if len(ws) < 2 {
+		p.errorf(endPos(ll, ws), "expected an address like 0x1000 after access")
+		return nil
+	}
+	addr, err := parseUint(ws[1].text)
+	if err != nil {
+		p.errorf(ws[1].pos, "expected an address like 0x1000 after access, found %s", quote(ws[1].text))
+		return nil
+	}
+	op := &Access{Pos: ws[0].pos, Addr: uint64(addr), Kind: "w", Len: 1}
+	i := 2
+	if i < len(ws) && (ws[i].text == "r" || ws[i].text == "w" || ws[i].text == "x") {
+		op.Kind = ws[i].text
+		i++
+	}
+	if i < len(ws) {
+		n, err := parseUint(ws[i].text)
+		if err != nil || n < 1 || n > 4096 {
+			p.errorf(ws[i].pos, "expected the access length (1 to 4096) after access ADDR %s, found %s", op.Kind, quote(ws[i].text))
+			return nil
+		}
+		op.Len = uint64(n)
+		i++
+	}
+	p.extra(ll, ws, i, "access")
+	return op
+}

@@ -1,0 +1,22 @@
+package sched
+
+import "perfsim/sim"
+
+// Signal numbers and codes perf sends (include/uapi/asm-generic/signal.h,
+// include/uapi/asm-generic/siginfo.h).
+const (
+	SIGIO   = 29
+	SIGTRAP = 5
+
+	TRAP_PERF = 6 // si_code of a perf event's SIGTRAP (force_sig_perf())
+	POLL_IN   = 1 // si_code of SIGIO for data in (kill_fasync(POLL_IN))
+	POLL_HUP  = 6
+)
+
+// DeliveredSignal is a signal a task took (get_signal() dequeued it and the
+// handler ran), with its siginfo.
+type DeliveredSignal struct {
+	Task   *Task
+	Signal Signal
+	At     sim.Time
+}
