@@ -8,9 +8,9 @@ import (
 // eventLife is the part of struct perf_event that keeps it alive: its
 // refcount, the children inherited from it, and the RCU-deferred free.
 type eventLife struct {
-	refcount   int64       // atomic_long_t refcount: the file, plus every pending user
-	freeQueued bool        // __free_event() ran: call_rcu(&event->rcu_head, free_event_rcu) is queued
-	freedAt    sim.Time    // when its grace period ends and free_event_rcu() frees the memory
+	refcount   int64    // atomic_long_t refcount: the file, plus every pending user
+	freeQueued bool     // __free_event() ran: call_rcu(&event->rcu_head, free_event_rcu) is queued
+	freedAt    sim.Time // when its grace period ends and free_event_rcu() frees the memory
 
 	disableIrqQueued bool // event->pending_disable_irq queued (pending.go)
 

@@ -127,7 +127,7 @@ type Event struct {
 	childMutex                                   sched.Mutex
 	attachChild                                  bool
 	childTotalTimeEnabled, childTotalTimeRunning sim.Duration
-	life eventLife // event->refcount and the RCU-deferred free (core_release.go)
+	life                                         eventLife // event->refcount and the RCU-deferred free (core_release.go)
 }
 
 // ID is event->id.
