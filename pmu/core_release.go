@@ -161,6 +161,7 @@ func (k *Kernel) freeEvent(t *sched.Task, e *Event) {
 		e.hw.timer.Cancel()
 	}
 	k.pmuDestroy(e) // event->destroy()
+	e.state = StateDead
 	// call_rcu(&event->rcu_head, free_event_rcu)
 	e.life.freeQueued = true
 	e.life.freedAt = k.now() + sim.Time(rcuGracePeriod)

@@ -241,7 +241,14 @@ func (k *Kernel) fput(t *sched.Task, e *Event) {
 		panicCrash("fput: file refcount of event %d below zero", e.id)
 	}
 	if e.fileRefs == 0 {
-		k.perfEventReleaseKernel(t, e)
+		// The last reference: the release runs as task work when t returns
+		// to user mode (____fput), not here, where the caller may hold
+		// mmap_lock (munmap's perf_mmap_close()); a task past
+		// exit_task_work() has it done at once (delayed_fput()).
+		release := func(t *sched.Task) { k.perfEventReleaseKernel(t, e) }
+		if t == nil || k.S.TaskWorkAdd(t.CPU(), t, sched.TaskWork{Name: "____fput", Fn: release}, sched.TWAResume) != nil {
+			release(t)
+		}
 	}
 }
 

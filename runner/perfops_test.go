@@ -153,9 +153,9 @@ task app cpu0
   open b3 type=5 bp_type=RW bp_addr=0x3000 bp_len=8 period=1
   open b4 type=5 bp_type=X bp_addr=0x4000 bp_len=8 period=1
   open b5 type=5 bp_type=W bp_addr=0x5000 bp_len=8 period=1
-  touch 0x1004 w
-  touch 0x2000 r
-  touch 0x3000 r
+  access 0x1004 w
+  access 0x2000 r
+  access 0x3000 r
   read b1
   close b1
   open b6 type=5 bp_type=W bp_addr=0x5000 bp_len=8 period=1
