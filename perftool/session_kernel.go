@@ -2,6 +2,7 @@ package perftool
 
 import (
 	"strings"
+	"sync"
 
 	"perfsim/pmu"
 )
@@ -9,7 +10,20 @@ import (
 // KernelTracepoints is the tracepoint catalogue as the pmu core needs it
 // (pmu.Options.Tracepoints): ids and PERF_SAMPLE_RAW sizes. pmu cannot import
 // this package, so whoever builds the kernel passes it.
+// The catalogue never changes after the package loads, so it is made once
+// and shared (callers must not write it): a kernel per explored schedule
+// would otherwise rebuild it, and pmu's index of it, every time.
 func KernelTracepoints() []pmu.TracepointInfo {
+	kernelTPOnce.Do(func() { kernelTP = kernelTracepoints() })
+	return kernelTP
+}
+
+var (
+	kernelTPOnce sync.Once
+	kernelTP     []pmu.TracepointInfo
+)
+
+func kernelTracepoints() []pmu.TracepointInfo {
 	out := make([]pmu.TracepointInfo, len(catalogue))
 	for i := range catalogue {
 		tp := &catalogue[i]

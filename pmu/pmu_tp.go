@@ -2,6 +2,7 @@ package pmu
 
 import (
 	"encoding/binary"
+	"sync"
 
 	"perfsim/cpu"
 	"perfsim/sched"
@@ -28,10 +29,14 @@ type tpSlot struct {
 	users  int        // events opened on it (perf_trace_event_init refcount)
 }
 
-// tpTable finds tracepoints by id and by syscall.
+// tpTable finds tracepoints by id and by syscall. The catalogue holds every
+// tracepoint of the machine (about 1,500), so a slot is made the first time
+// a tracepoint is looked up, not for every one at boot: most runs touch a
+// handful.
 type tpTable struct {
-	byID     map[uint64]*tpSlot
-	byName   map[string]*tpSlot
+	infos    []TracepointInfo
+	idx      *tpIndex
+	slots    map[int]*tpSlot // by catalogue index
 	rawEnter *tpSlot
 	rawExit  *tpSlot
 	sys      map[string]*sysTPs // per syscall: syscalls:sys_enter_<name>/sys_exit_<name>
@@ -47,18 +52,71 @@ type sysTPs struct {
 	nr          int64
 }
 
-func (t *tpTable) init(infos []TracepointInfo, nrCPUs int) {
-	t.byID, t.byName, t.sys, t.nrCPUs = map[uint64]*tpSlot{}, map[string]*tpSlot{}, map[string]*sysTPs{}, nrCPUs
-	for _, in := range infos {
-		s := &tpSlot{info: in, perCPU: make([][]*Event, nrCPUs), rec: make([][]byte, nrCPUs)}
-		for i := range s.rec {
-			s.rec[i] = make([]byte, in.RawSize)
-		}
-		t.byID[in.ID] = s
-		t.byName[in.System+":"+in.Name] = s
+// tpIndex finds a catalogue entry by id and by system:name; one per
+// catalogue, shared by every kernel built from it (it is never written after).
+type tpIndex struct {
+	byID   map[uint64]int
+	byName map[string]int
+}
+
+var (
+	tpIndexMu sync.Mutex
+	tpIndexes = map[*TracepointInfo]*tpIndex{} // by the catalogue's first entry
+)
+
+// indexTracepoints returns the index of a catalogue, built once.
+func indexTracepoints(infos []TracepointInfo) *tpIndex {
+	if len(infos) == 0 {
+		return &tpIndex{}
 	}
-	t.rawEnter = t.byName["raw_syscalls:sys_enter"]
-	t.rawExit = t.byName["raw_syscalls:sys_exit"]
+	tpIndexMu.Lock()
+	defer tpIndexMu.Unlock()
+	if x := tpIndexes[&infos[0]]; x != nil && len(x.byID) == len(infos) {
+		return x
+	}
+	x := &tpIndex{byID: make(map[uint64]int, len(infos)), byName: make(map[string]int, len(infos))}
+	for i, in := range infos {
+		x.byID[in.ID] = i
+		x.byName[in.System+":"+in.Name] = i
+	}
+	tpIndexes[&infos[0]] = x
+	return x
+}
+
+func (t *tpTable) init(infos []TracepointInfo, nrCPUs int) {
+	t.infos, t.idx, t.slots, t.sys, t.nrCPUs = infos, indexTracepoints(infos), map[int]*tpSlot{}, map[string]*sysTPs{}, nrCPUs
+	t.rawEnter = t.byName("raw_syscalls:sys_enter")
+	t.rawExit = t.byName("raw_syscalls:sys_exit")
+}
+
+// slot returns catalogue entry i's slot, made on first use.
+func (t *tpTable) slot(i int) *tpSlot {
+	if s := t.slots[i]; s != nil {
+		return s
+	}
+	in := t.infos[i]
+	s := &tpSlot{info: in, perCPU: make([][]*Event, t.nrCPUs), rec: make([][]byte, t.nrCPUs)}
+	for c := range s.rec {
+		s.rec[c] = make([]byte, in.RawSize)
+	}
+	t.slots[i] = s
+	return s
+}
+
+// byID and byName return a tracepoint's slot, or nil when the catalogue
+// has no such tracepoint.
+func (t *tpTable) byID(id uint64) *tpSlot {
+	if i, ok := t.idx.byID[id]; ok {
+		return t.slot(i)
+	}
+	return nil
+}
+
+func (t *tpTable) byName(name string) *tpSlot {
+	if i, ok := t.idx.byName[name]; ok {
+		return t.slot(i)
+	}
+	return nil
 }
 
 // syscall returns the syscalls:* tracepoints of a syscall (cached).
@@ -75,7 +133,7 @@ func (t *tpTable) syscall(name string) *sysTPs {
 	if sc, ok := uapi.LookupSyscall(name); ok {
 		s.nr = int64(sc.Nr)
 		if tn := sc.TraceName(); tn != "" {
-			s.enter, s.exit = t.byName["syscalls:sys_enter_"+tn], t.byName["syscalls:sys_exit_"+tn]
+			s.enter, s.exit = t.byName("syscalls:sys_enter_"+tn), t.byName("syscalls:sys_exit_"+tn)
 		}
 	}
 	t.sys[name] = s
@@ -84,8 +142,8 @@ func (t *tpTable) syscall(name string) *sysTPs {
 
 // Tracepoint returns the catalogue entry with this id.
 func (k *Kernel) Tracepoint(id uint64) (TracepointInfo, bool) {
-	if s := k.tp.byID[id]; s != nil {
-		return s.info, true
+	if i, ok := k.tp.idx.byID[id]; ok {
+		return k.tp.infos[i], true
 	}
 	return TracepointInfo{}, false
 }
@@ -112,7 +170,7 @@ func (p *tpPMU) EventInit(e *Event) error {
 	if e.Attr.SampleType&uapi.PERF_SAMPLE_BRANCH_STACK != 0 {
 		return uapi.EOPNOTSUPP // no branch sampling for tracepoint events
 	}
-	s := p.k.tp.byID[e.Attr.Config]
+	s := p.k.tp.byID(e.Attr.Config)
 	if s == nil {
 		return uapi.ENOENT
 	}
