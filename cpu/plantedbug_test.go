@@ -84,7 +84,7 @@ func TestPlantedBugFoundByRandom(t *testing.T) {
 
 func TestPlantedBugFoundAndShrunkByRapid(t *testing.T) {
 	var last []int
-	msg := simrapid.Find(t.Name(), simrapid.Options{}, func(rt *rapid.T) {
+	msg, findErr := simrapid.Find(t.Name(), simrapid.Options{}, func(rt *rapid.T) {
 		rec := &sim.Recorder{Inner: &simrapid.Chooser{T: rt}}
 		r, err := runRMW(rec, 30)
 		if err != nil {
@@ -95,6 +95,9 @@ func TestPlantedBugFoundAndShrunkByRapid(t *testing.T) {
 			rt.Fatalf("lost update: counter %d, want %d", r.counter, r.iters+r.nmis)
 		}
 	})
+	if findErr != nil {
+		t.Fatal(findErr)
+	}
 	if msg == "" {
 		t.Fatal("rapid did not find the lost update")
 	}

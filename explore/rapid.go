@@ -28,7 +28,7 @@ func exploreRapid(f *scenarios.File, o Options, ex *Result) error {
 	)
 	// The search is a function of --seed: rapid draws from it, not from the
 	// scenario's name (simrapid.Find's default for tests).
-	simrapid.Find(ex.Scenario, simrapid.Options{Seed: max(o.Seed, 1), Checks: o.Runs}, func(t *rapid.T) {
+	_, err = simrapid.Find(ex.Scenario, simrapid.Options{Seed: max(o.Seed, 1), Checks: o.Runs}, func(t *rapid.T) {
 		if buildErr != nil {
 			return
 		}
@@ -60,6 +60,9 @@ func exploreRapid(f *scenarios.File, o Options, ex *Result) error {
 		failing = r.Decisions()
 		t.Fatalf("%s", s)
 	})
+	if err != nil {
+		return err // not under go test
+	}
 	if buildErr != nil {
 		return buildErr
 	}

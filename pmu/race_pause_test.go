@@ -134,13 +134,16 @@ func TestPauseOutputRaceRapid(t *testing.T) {
 	old := flag.Lookup("rapid.checks").Value.String()
 	_ = flag.Set("rapid.checks", "3000")
 	defer flag.Set("rapid.checks", old)
-	report := simrapid.Find("pause-output-posted", simrapid.Options{}, func(rt *rapid.T) {
+	report, findErr := simrapid.Find("pause-output-posted", simrapid.Options{}, func(rt *rapid.T) {
 		rec := &sim.Recorder{Inner: &simrapid.Chooser{T: rt, Max: 64}}
 		if o, _ := pauseRace(rec, "posted"); o != nil {
 			last = append([]int(nil), rec.Decisions...)
 			rt.Fatalf("oops: %s", o.Msg)
 		}
 	})
+	if findErr != nil {
+		t.Fatal(findErr)
+	}
 	if report == "" {
 		t.Fatal("rapid found no oops with pause-output-rb-check=posted")
 	}

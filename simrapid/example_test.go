@@ -22,7 +22,7 @@ func Example() {
 		return
 	}
 	var shrunk []runner.Decision
-	report := simrapid.Find("aux-pause-guard-off", simrapid.Options{Checks: 300}, func(t *rapid.T) {
+	report, err := simrapid.Find("aux-pause-guard-off", simrapid.Options{Checks: 300}, func(t *rapid.T) {
 		r, res, err := runner.RunOnce(f, runner.Options{
 			Knobs:           map[string]string{"aux-pause-guard": "off"},
 			Chooser:         &simrapid.Chooser{T: t},
@@ -36,6 +36,10 @@ func Example() {
 			t.Fatalf("%s", v.Invariant)
 		}
 	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
 	fmt.Println("failed:", strings.Contains(report, "pmu-pause-resume-exclusive"))
 	fmt.Println("disturbing decisions after shrinking:", len(shrunk))
 	for _, d := range shrunk {

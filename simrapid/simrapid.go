@@ -6,6 +6,7 @@
 package simrapid
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"hash/fnv"
@@ -96,13 +97,27 @@ func SeedOf(name string) uint64 {
 	return h.Sum64() | 1
 }
 
+// ErrNotInTest is Find's answer outside a go test binary: rapid.Check asks
+// testing.Short(), which panics until package testing has registered and
+// parsed its flags, and only a test binary does that (the project keeps
+// package testing out of its programs).
+var ErrNotInTest = errors.New("rapid runs only under go test (rapid.Check asks testing.Short()): " +
+	"use explore.Options{Strategy: \"rapid\"} or simrapid.Find from a Go test; simrun explores with random, sparse, pct or bounded")
+
+// Available reports whether rapid can run here: in a go test binary, whose
+// flags (test.short among them) are registered and parsed.
+func Available() bool { return flag.Lookup("test.short") != nil && flag.Parsed() }
+
 // Find runs prop under rapid.Check expecting that it may fail: a search for a
 // failing schedule rather than a test. It returns rapid's report of the shrunk
-// failure, or "" when every check passed. The prop should keep the decisions of
-// the last failing run: rapid re-runs the minimal failing case last. The
-// search is a function of o.Seed (whatever -rapid.seed or RAPID_SEED say).
-func Find(name string, o Options, prop func(*rapid.T)) string {
-	initFlags()
+// failure, or "" when every check passed; ErrNotInTest outside go test. The
+// prop should keep the decisions of the last failing run: rapid re-runs the
+// minimal failing case last. The search is a function of o.Seed (whatever
+// -rapid.seed or RAPID_SEED say).
+func Find(name string, o Options, prop func(*rapid.T)) (string, error) {
+	if !Available() {
+		return "", ErrNotInTest
+	}
 	seed := o.Seed
 	if seed == 0 {
 		seed = SeedOf(name)
@@ -115,9 +130,9 @@ func Find(name string, o Options, prop func(*rapid.T)) string {
 	tb := &findTB{name: name}
 	rapid.Check(tb, prop)
 	if !tb.failed {
-		return ""
+		return "", nil
 	}
-	return strings.Join(tb.msgs, "\n")
+	return strings.Join(tb.msgs, "\n"), nil
 }
 
 // setFlag sets a flag of the default set (rapid's) and returns its restorer.

@@ -18,6 +18,7 @@ import (
 	"perfsim/runner"
 	"perfsim/scenarios"
 	"perfsim/sim"
+	"perfsim/simrapid"
 )
 
 // cmdExplore runs many schedules, prints herd7-style counts per outcome, and
@@ -32,11 +33,11 @@ func cmdExplore(args []string, stdout, stderr io.Writer) int {
 		<-ctx.Done()
 		stop() // the first signal stops the search; a second one kills as usual
 	}()
-	fs := newFlagSet("explore", "SCENARIO [--strategy random|rapid|sparse|pct|bounded] [--depth D] [--runs N] [--seed N] [--budget N] [--focus WORDS] [--jobs N] [--shard i/n] [--corpus DIR] [--coverage FILE] [--time LIMIT] [--kernel NAME=VALUE]... [--json FILE] [--out FILE] [-q]", stderr)
-	strategy := fs.String("strategy", "random", "how schedules are drawn: random (seeds seed..seed+runs-1: a coin at every decision), rapid, sparse (seeds seed..seed+runs-1: a few disturbances placed anywhere along the quiet run's decisions), pct (seeds seed..seed+runs-1: PCT, random priorities over CPUs and their interrupt lines with depth-1 change points), or bounded (every schedule with at most budget disturbing decisions, fewest first)")
+	fs := newFlagSet("explore", "SCENARIO [--strategy random|sparse|pct|bounded] [--depth D] [--runs N] [--seed N] [--budget N] [--focus WORDS] [--jobs N] [--shard i/n] [--corpus DIR] [--coverage FILE] [--time LIMIT] [--kernel NAME=VALUE]... [--json FILE] [--out FILE] [-q]", stderr)
+	strategy := fs.String("strategy", "random", "how schedules are drawn: random (seeds seed..seed+runs-1: a coin at every decision), sparse (seeds seed..seed+runs-1: a few disturbances placed anywhere along the quiet run's decisions), pct (seeds seed..seed+runs-1: PCT, random priorities over CPUs and their interrupt lines with depth-1 change points), or bounded (every schedule with at most budget disturbing decisions, fewest first)")
 	runs := fs.Int("runs", 1000, "the number of schedules, at least 1 (bounded: the most to run, default 100000)")
-	seed := fs.Uint64("seed", 1, "the first seed: random and sparse run seeds seed..seed+runs-1, rapid draws from it; bounded has no seed (it runs every schedule in a fixed order)")
-	budget := fs.Int("budget", 16, "at least 1: random and rapid: the disturbing (non-default) decisions each schedule may make; sparse: the most it plans; bounded: the bound (default 2)")
+	seed := fs.Uint64("seed", 1, "the first seed: random, sparse and pct run seeds seed..seed+runs-1; bounded has no seed (it runs every schedule in a fixed order)")
+	budget := fs.Int("budget", 16, "at least 1: random: the disturbing (non-default) decisions each schedule may make; sparse: the most it plans; bounded: the bound (default 2)")
 	limit := fs.String("time", "", "the virtual time `LIMIT` of each schedule, like 20ms (default 10s)")
 	knobs := knobFlags{}
 	fs.Var(knobs, "kernel", "set a kernel (or tool) knob, `NAME=VALUE`; repeatable")
@@ -113,8 +114,8 @@ func cmdExplore(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "simrun explore: --shard: %v\n", err)
 		return exitUsage
 	}
-	if o.Shards > 1 && *strategy == "rapid" {
-		fmt.Fprintln(stderr, "simrun explore: --shard: rapid draws every schedule from one generator and cannot be split; shard random, sparse, pct or bounded")
+	if *strategy == "rapid" {
+		fmt.Fprintf(stderr, "simrun explore: --strategy rapid: %v\n", simrapid.ErrNotInTest)
 		return exitUsage
 	}
 	if o.Corpus, err = corpusDir(*corpus); err != nil {

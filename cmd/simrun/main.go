@@ -4,7 +4,7 @@
 //
 //	simrun list
 //	simrun run SCENARIO [--seed N] [--kernel NAME=VALUE]... [--json FILE] [--timeline] [--script] [--perf-data DIR] [--trace-json FILE] [--time LIMIT] [--max-steps N] [--max-wall DURATION] [--max-memory SIZE]
-//	simrun explore SCENARIO [--strategy random|rapid|sparse|pct|bounded] [--depth D] [--runs N] [--seed N] [--budget N] [--focus WORDS] [--jobs N] [--shard i/n] [--corpus DIR] [--coverage FILE] [--time LIMIT] [--kernel NAME=VALUE]... [--json FILE] [--out FILE] [-q]
+//	simrun explore SCENARIO [--strategy random|sparse|pct|bounded] [--depth D] [--runs N] [--seed N] [--budget N] [--focus WORDS] [--jobs N] [--shard i/n] [--corpus DIR] [--coverage FILE] [--time LIMIT] [--kernel NAME=VALUE]... [--json FILE] [--out FILE] [-q]
 //	simrun replay FILE [--force] [--trace-json FILE] [--perf-data DIR]
 //	simrun check FILE... [--time LIMIT]
 //	simrun knobs
