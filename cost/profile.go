@@ -66,9 +66,6 @@ func (p *Profile) Callchain(n int) sim.Duration {
 	return p.CallchainSetup + sim.Duration(n)*p.CallchainEntry
 }
 
-// IsFree reports whether p charges nothing.
-func (p *Profile) IsFree() bool { return p == nil || *p == Profile{Name: p.Name, Source: p.Source} }
-
 // Table prints p one cost a line, for `simrun knobs` and the note.
 func (p *Profile) Table() []string {
 	rows := []struct {

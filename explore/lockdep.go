@@ -44,7 +44,7 @@ func (g *lockGraph) addEdges(edges []sched.LockEdge, schedule int) {
 		if _, ok := g.edges[e.From][e.To]; ok {
 			continue
 		}
-		if path := g.path(e.To, e.From); path != nil {
+		if path := sched.DependencyPath(g.order, e.To, e.From); path != nil {
 			g.report(e, schedule, path)
 		}
 		m := g.edges[e.From]
@@ -55,32 +55,6 @@ func (g *lockGraph) addEdges(edges []sched.LockEdge, schedule int) {
 		m[e.To] = lockEdge{e.Chain, schedule}
 		g.order[e.From] = append(g.order[e.From], e.To)
 	}
-}
-
-// path is a dependency path from -> ... -> to in the union, or nil.
-func (g *lockGraph) path(from, to sched.LockClass) []sched.LockClass {
-	prev := map[sched.LockClass]sched.LockClass{from: from}
-	queue := []sched.LockClass{from}
-	for len(queue) > 0 {
-		x := queue[0]
-		queue = queue[1:]
-		for _, y := range g.order[x] {
-			if _, ok := prev[y]; ok {
-				continue
-			}
-			prev[y] = x
-			if y == to {
-				p := []sched.LockClass{to}
-				for z := to; z != from; {
-					z = prev[z]
-					p = append([]sched.LockClass{z}, p...)
-				}
-				return p
-			}
-			queue = append(queue, y)
-		}
-	}
-	return nil
 }
 
 func (g *lockGraph) report(e sched.LockEdge, schedule int, path []sched.LockClass) {

@@ -32,22 +32,7 @@ func ParseEventAttr(arg string, opts Options) (pmu.Attr, error) {
 	a := e.Attr
 	for _, t := range e.terms {
 		v, _ := strconv.ParseUint(t.val, 0, 64)
-		switch t.key {
-		case "period":
-			a.SamplePeriod, a.Freq = v, false
-		case "freq":
-			a.SamplePeriod, a.Freq = v, true
-		case "inherit":
-			a.Inherit = true
-		case "no-inherit":
-			a.Inherit = false
-		case "overwrite":
-			a.WriteBackward = true
-		case "no-overwrite":
-			a.WriteBackward = false
-		case "aux-output":
-			a.AuxOutput = true
-		}
+		applyAttrTerm(&a, t.key, v)
 	}
 	switch e.auxAction {
 	case "start-paused":

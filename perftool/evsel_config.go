@@ -210,6 +210,24 @@ func resetCallgraph(a *pmu.Attr, cc *callchain) {
 	}
 }
 
+// applyAttrTerm applies the terms that set one attr field alone: period,
+// freq, inherit, overwrite, aux-output and their no- forms (the rest of
+// evsel__apply_config_terms() is perf record's: applyConfigTerms).
+func applyAttrTerm(a *pmu.Attr, key string, v uint64) {
+	switch key {
+	case "period":
+		a.SamplePeriod, a.Freq = v, false
+	case "freq":
+		a.SamplePeriod, a.Freq = v, true
+	case "inherit", "no-inherit":
+		a.Inherit = key == "inherit"
+	case "overwrite", "no-overwrite":
+		a.WriteBackward = key == "overwrite"
+	case "aux-output":
+		a.AuxOutput = true
+	}
+}
+
 // applyConfigTerms models tools/perf/util/evsel.c: evsel__apply_config_terms().
 func applyConfigTerms(e *Evsel, ro *recordOpts, opts *Options, track bool) error {
 	a := &e.Attr
@@ -218,12 +236,11 @@ func applyConfigTerms(e *Evsel, ro *recordOpts, opts *Options, track bool) error
 	var dumpSize, maxStack uint64
 	for _, t := range e.terms {
 		v, _ := strconv.ParseUint(t.val, 0, 64)
+		applyAttrTerm(a, t.key, v)
 		switch t.key {
 		case "period":
-			a.SamplePeriod, a.Freq = v, false
 			a.SampleType &^= uapi.PERF_SAMPLE_PERIOD
 		case "freq":
-			a.SamplePeriod, a.Freq = v, true
 			a.SampleType |= uapi.PERF_SAMPLE_PERIOD
 		case "time":
 			if v != 0 {
@@ -237,16 +254,6 @@ func applyConfigTerms(e *Evsel, ro *recordOpts, opts *Options, track bool) error
 			dumpSize = v
 		case "max-stack":
 			maxStack = v
-		case "inherit":
-			a.Inherit = true
-		case "no-inherit":
-			a.Inherit = false
-		case "overwrite":
-			a.WriteBackward = true
-		case "no-overwrite":
-			a.WriteBackward = false
-		case "aux-output":
-			a.AuxOutput = true
 		}
 	}
 	if !hasCG && dumpSize == 0 && maxStack == 0 {

@@ -159,12 +159,11 @@ func (k *Kernel) findLivelyTask(t *sched.Task, pid int) (*sched.Task, error) {
 	return nil, uapi.ESRCH
 }
 
-// perfEventAlloc allocates and initialises the event and finds its PMU.
+// newEvent is the part of perf_event_alloc() every event shares, opened or
+// inherited: a new id, the locks' names, the group leader, the target task,
+// the period the hardware starts from.
 // kernel/events/core.c: perf_event_alloc()
-func (k *Kernel) perfEventAlloc(a *Attr, cpuID int, task *sched.Task, groupLeader *Event, flags uint64) (*Event, error) {
-	if err := CheckAllocArgs(a, cpuID, task != nil, k.Opts.Sysctl); err != nil {
-		return nil, err
-	}
+func (k *Kernel) newEvent(a *Attr, cpuID int, target *sched.Task, groupLeader *Event) *Event {
 	k.nextID++
 	e := &Event{k: k, Attr: *a, id: k.nextID, cpu: cpuID, oncpu: -1, state: StateInactive}
 	e.mmapMutex.Name = "event->mmap_mutex"
@@ -174,18 +173,27 @@ func (k *Kernel) perfEventAlloc(a *Attr, cpuID int, task *sched.Task, groupLeade
 		e.leader = groupLeader
 	}
 	e.pendingIrqFn = e.perfPendingIrq
-	e.hw.target = task
+	e.hw.target = target
 	e.hw.idx = -1
+	e.hw.samplePeriod = a.SamplePeriod
+	if a.Freq && a.SampleFreq() != 0 {
+		e.hw.samplePeriod = 1
+	}
+	e.hw.lastPeriod = e.hw.samplePeriod
+	e.hw.periodLeft = int64(e.hw.samplePeriod)
+	return e
+}
+
+// perfEventAlloc allocates and initialises the event and finds its PMU.
+// kernel/events/core.c: perf_event_alloc()
+func (k *Kernel) perfEventAlloc(a *Attr, cpuID int, task *sched.Task, groupLeader *Event, flags uint64) (*Event, error) {
+	if err := CheckAllocArgs(a, cpuID, task != nil, k.Opts.Sysctl); err != nil {
+		return nil, err
+	}
+	e := k.newEvent(a, cpuID, task, groupLeader)
 	if a.Disabled {
 		e.state = StateOff
 	}
-	hwc := &e.hw
-	hwc.samplePeriod = a.SamplePeriod
-	if a.Freq && a.SampleFreq() != 0 {
-		hwc.samplePeriod = 1
-	}
-	hwc.lastPeriod = hwc.samplePeriod
-	hwc.periodLeft = int64(hwc.samplePeriod)
 	// perf_init_event(): the PMU of attr.type, retried once when event_init
 	// retargets the type (cpu-clock, task-clock), else every PMU in turn.
 	p, err := k.perfInitEvent(e)

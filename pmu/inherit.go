@@ -219,24 +219,9 @@ func (k *Kernel) inheritEvent(pe *Event, parent *sched.Task, parentCtx *Context,
 // original's attr, CPU and PMU, a new id, the child as hw.target.
 // kernel/events/core.c: perf_event_alloc() (parent_event != NULL)
 func (k *Kernel) perfEventAllocInherited(pe *Event, child *sched.Task, groupLeader *Event) (*Event, error) {
-	k.nextID++
-	e := &Event{k: k, Attr: pe.Attr, id: k.nextID, cpu: pe.cpu, oncpu: -1, state: StateInactive, parent: pe}
+	e := k.newEvent(&pe.Attr, pe.cpu, child, groupLeader)
+	e.parent = pe
 	e.life.refcount = 1 // atomic_long_set(&event->refcount, 1): dropped when the child exits
-	e.mmapMutex.Name = "event->mmap_mutex"
-	e.childMutex.Name = "event->child_mutex"
-	e.leader = e
-	if groupLeader != nil {
-		e.leader = groupLeader
-	}
-	e.pendingIrqFn = e.perfPendingIrq
-	e.hw.target = child
-	e.hw.idx = -1
-	e.hw.samplePeriod = pe.Attr.SamplePeriod
-	if pe.Attr.Freq && pe.Attr.SampleFreq() != 0 {
-		e.hw.samplePeriod = 1
-	}
-	e.hw.lastPeriod = e.hw.samplePeriod
-	e.hw.periodLeft = int64(e.hw.samplePeriod)
 	// perf_init_event(): "if (event->parent && event->parent->pmu)" the parent's PMU.
 	if err := pe.pmu.EventInit(e); err != nil {
 		return nil, err

@@ -47,17 +47,9 @@ func (p *parser) force(ll *logicalLine, ws []token) {
 	}
 	fc.Label = &Ident{Pos: ws[i].pos, Name: ws[i].text}
 	i++
-	if i < len(ws) && ws[i].text == "occurrence" {
-		n, err := int64(0), error(nil)
-		if i+1 < len(ws) {
-			n, err = parseUint(ws[i+1].text)
-		}
-		if i+1 >= len(ws) || err != nil || n < 1 || n > 1<<31 {
-			p.errorf(at(ll, ws, i+1), "expected a count from 1 after occurrence, found %s", found(ws, i+1))
-			return
-		}
-		fc.Occurrence = int(n)
-		i += 2
+	var ok bool
+	if i, ok = p.occurrence(ll, ws, i, fc); !ok {
+		return
 	}
 	p.extra(ll, ws, i, "the step point")
 	p.f.Forces = append(p.f.Forces, fc)
@@ -68,17 +60,9 @@ func (p *parser) force(ll *logicalLine, ws []token) {
 func (p *parser) forcedAction(ll *logicalLine, ws []token) {
 	fc := &Force{Pos: ws[0].pos, Kind: ForceAction, Label: &Ident{Pos: ws[1].pos, Name: ws[1].text}, Occurrence: 1}
 	i := 2
-	if i < len(ws) && ws[i].text == "occurrence" {
-		n, err := int64(0), error(nil)
-		if i+1 < len(ws) {
-			n, err = parseUint(ws[i+1].text)
-		}
-		if i+1 >= len(ws) || err != nil || n < 1 || n > 1<<31 {
-			p.errorf(at(ll, ws, i+1), "expected a count from 1 after occurrence, found %s", found(ws, i+1))
-			return
-		}
-		fc.Occurrence = int(n)
-		i += 2
+	var ok bool
+	if i, ok = p.occurrence(ll, ws, i, fc); !ok {
+		return
 	}
 	if i >= len(ws) || ws[i].text != "on" {
 		p.errorf(at(ll, ws, i), "expected on cpuN: and an action after at %s (at LABEL on cpu1: close fd3), found %s", fc.Label.Name, found(ws, i))
@@ -124,4 +108,22 @@ func (p *parser) forcedAction(ll *logicalLine, ws []token) {
 	}
 	fc.Op = op
 	p.f.Forces = append(p.f.Forces, fc)
+}
+
+// occurrence parses an optional "occurrence N" at ws[i] into fc and returns
+// where the words after it start; false after an error.
+func (p *parser) occurrence(ll *logicalLine, ws []token, i int, fc *Force) (int, bool) {
+	if i >= len(ws) || ws[i].text != "occurrence" {
+		return i, true
+	}
+	n, err := int64(0), error(nil)
+	if i+1 < len(ws) {
+		n, err = parseUint(ws[i+1].text)
+	}
+	if i+1 >= len(ws) || err != nil || n < 1 || n > 1<<31 {
+		p.errorf(at(ll, ws, i+1), "expected a count from 1 after occurrence, found %s", found(ws, i+1))
+		return i, false
+	}
+	fc.Occurrence = int(n)
+	return i + 2, true
 }

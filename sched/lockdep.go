@@ -39,8 +39,6 @@ type Lockdep struct {
 	// its first.
 	fromOrder []LockClass
 	reported  map[string]bool
-	// Edges counts the distinct dependencies recorded (an observable).
-	Edges int
 }
 
 // LockClass is a lock class: its name and the nesting subclass
@@ -65,7 +63,7 @@ type heldLock struct {
 
 // lockChain is where an acquisition happened, for the report.
 type lockChain struct {
-	holder  string
+	holder  holderKey
 	cpu     int
 	t       sim.Time
 	syscall string
@@ -98,30 +96,38 @@ func (ld *Lockdep) init() {
 
 // holder returns the key and the name of whoever acquires on c now: t when
 // given (a sleeping lock), else the context running on c.
-func holder(c *cpu.CPU, t *Task) (holderKey, string) {
+func holder(c *cpu.CPU, t *Task) holderKey {
 	if t != nil {
-		return holderKey{task: t}, t.String()
+		return holderKey{task: t}
 	}
-	if c != nil && c.Context() != cpu.CtxTask {
-		return holderKey{cpu: c.ID, ctx: c.Context()}, fmt.Sprintf("%s context", c.Context())
+	if c == nil {
+		return holderKey{cpu: -1}
 	}
-	if c != nil {
-		t = TaskOf(c.Curr())
+	if c.Context() != cpu.CtxTask {
+		return holderKey{cpu: c.ID, ctx: c.Context()}
 	}
-	if t == nil {
-		id := -1
-		if c != nil {
-			id = c.ID
-		}
-		return holderKey{cpu: id}, fmt.Sprintf("swapper/%d", id)
+	if t = TaskOf(c.Curr()); t != nil {
+		return holderKey{task: t}
 	}
-	return holderKey{task: t}, t.String()
+	return holderKey{cpu: c.ID}
+}
+
+// String names the holder for a report (only then: acquisitions are a hot
+// path and format nothing).
+func (h holderKey) String() string {
+	switch {
+	case h.task != nil:
+		return h.task.String()
+	case h.ctx != cpu.CtxTask:
+		return fmt.Sprintf("%s context", h.ctx)
+	}
+	return fmt.Sprintf("swapper/%d", h.cpu)
 }
 
 // acquirer returns who acquires on c now and where, for the report.
 func acquirer(c *cpu.CPU, t *Task) (holderKey, lockChain) {
-	key, name := holder(c, t)
-	ch := lockChain{holder: name, cpu: -1}
+	key := holder(c, t)
+	ch := lockChain{holder: key, cpu: -1}
 	if c != nil {
 		ch.cpu, ch.t = c.ID, c.Now()
 	}
@@ -176,7 +182,7 @@ func (ld *Lockdep) ReleaseAny(c *cpu.CPU, t *Task, name string) {
 	if ld == nil || ld.Off || ld.held == nil {
 		return
 	}
-	key, _ := holder(c, t)
+	key := holder(c, t)
 	held := ld.held[key]
 	for i := len(held) - 1; i >= 0; i-- {
 		if held[i].class.Name == name {
@@ -198,7 +204,7 @@ func (ld *Lockdep) addEdge(c *cpu.CPU, prev heldLock, next LockClass, ch lockCha
 	if ld.after[prev.class][next] != nil {
 		return
 	}
-	if path := ld.path(next, prev.class); path != nil {
+	if path := DependencyPath(ld.order, next, prev.class); path != nil {
 		var b strings.Builder
 		fmt.Fprintf(&b, "possible circular locking dependency: %s takes %s while holding %s (taken by %s); the run already took",
 			ch, next, prev.class, prev.chain)
@@ -219,17 +225,19 @@ func (ld *Lockdep) addEdge(c *cpu.CPU, prev heldLock, next LockClass, ch lockCha
 		ld.fromOrder = append(ld.fromOrder, prev.class)
 	}
 	ld.order[prev.class] = append(ld.order[prev.class], next)
-	ld.Edges++
 }
 
-// path returns a dependency path from -> ... -> to, or nil (breadth first).
-func (ld *Lockdep) path(from, to LockClass) []LockClass {
+// DependencyPath returns a dependency path from -> ... -> to in a graph
+// given as each class's successors in the order they were added (breadth
+// first, so a report reads the same in every replay), or nil. The run's
+// validator and an exploration's union of runs (explore) both search with it.
+func DependencyPath(order map[LockClass][]LockClass, from, to LockClass) []LockClass {
 	prev := map[LockClass]LockClass{from: from}
 	queue := []LockClass{from}
 	for len(queue) > 0 {
 		x := queue[0]
 		queue = queue[1:]
-		for _, y := range ld.order[x] {
+		for _, y := range order[x] {
 			if _, seen := prev[y]; seen {
 				continue
 			}

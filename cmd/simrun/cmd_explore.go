@@ -136,16 +136,9 @@ func cmdExplore(args []string, stdout, stderr io.Writer) int {
 	}
 	if *coverage != "" && ex.Coverage != nil {
 		ex.CoverageInJSON = true
-		if err := writeCoverage(*coverage, ex.Coverage); err != nil {
-			printError(stderr, err)
-			return exitUsage
-		}
 	}
-	if *jsonOut != "" {
-		if err := writeExploreJSON(*jsonOut, ex, stdout); err != nil {
-			printError(stderr, err)
-			return exitUsage
-		}
+	if !writeExploreFiles(ex, *coverage, *jsonOut, stdout, stderr) {
+		return exitUsage
 	}
 	if *jsonOut != "-" {
 		ex.WriteText(stdout)
@@ -335,4 +328,22 @@ func replayPath(file, replayFile string) string {
 		}
 	}
 	return file
+}
+
+// writeExploreFiles writes an exploration's --coverage and --json files
+// (explore and merge); false after an error it printed.
+func writeExploreFiles(ex *explore.Result, coverage, jsonOut string, stdout, stderr io.Writer) bool {
+	if coverage != "" && ex.Coverage != nil {
+		if err := writeCoverage(coverage, ex.Coverage); err != nil {
+			printError(stderr, err)
+			return false
+		}
+	}
+	if jsonOut != "" {
+		if err := writeExploreJSON(jsonOut, ex, stdout); err != nil {
+			printError(stderr, err)
+			return false
+		}
+	}
+	return true
 }

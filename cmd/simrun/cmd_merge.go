@@ -45,17 +45,8 @@ func cmdMerge(args []string, stdout, stderr io.Writer) int {
 		printError(stderr, err)
 		return exitUsage
 	}
-	if *coverage != "" && ex.Coverage != nil {
-		if err := writeCoverage(*coverage, ex.Coverage); err != nil {
-			printError(stderr, err)
-			return exitUsage
-		}
-	}
-	if *jsonOut != "" {
-		if err := writeExploreJSON(*jsonOut, ex, stdout); err != nil {
-			printError(stderr, err)
-			return exitUsage
-		}
+	if !writeExploreFiles(ex, *coverage, *jsonOut, stdout, stderr) {
+		return exitUsage
 	}
 	if *jsonOut != "-" {
 		fmt.Fprintf(stdout, "merged %d shards\n", len(parts))
