@@ -10,7 +10,7 @@
 //	simrun knobs
 //	simrun merge FILE... [--json FILE] [--coverage FILE]
 //	simrun sweep [--runs N] [--budget N] [--bounded-runs N] [--slow DURATION] [--jobs N] [NAME...]
-//	simrun names [actions|observables|invariants|steps|syscalls|PMUs]...
+//	simrun names [actions|observables|invariants|steps|syscalls|PMUs|statements|tracepoints|events]...
 //	simrun cost [--calls N]
 //
 // Exit status: 0 when everything held, 1 when an outcome or an invariant failed
@@ -49,7 +49,8 @@ const (
   simrun sweep [NAME...]            explore every built-in on today's kernel: violations per built-in
   simrun merge FILE...              combine the --json files of explore --shard i/n into one result
   simrun names [KIND]...            what a scenario may name: actions, observables,
-                                    invariants, steps, syscalls, PMUs
+                                    invariants, steps, syscalls, PMUs, statements,
+                                    tracepoints, events
   simrun demo                       find seed 000's race on the old kernel, shrink it, replay it
   simrun cost                       the cost model's profiles and seed 002's ratio, real and simulated
 SCENARIO is a .sim file or the name of a built-in scenario.
