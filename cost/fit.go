@@ -6,6 +6,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"sync"
 
 	"perfsim/sim"
 )
@@ -132,8 +133,13 @@ func (p *Profile) SeedCloseLoop() (base, traced sim.Duration) {
 //go:embed testdata/this-machine.txt
 var thisMachineText string
 
-// ThisMachine is the profile fitted from testdata/this-machine.txt.
-func ThisMachine() Profile {
+// ThisMachine is the profile fitted from testdata/this-machine.txt (fitted
+// once: every run that sets the knob asks for it).
+func ThisMachine() Profile { return thisMachine() }
+
+var thisMachine = sync.OnceValue(fitThisMachine)
+
+func fitThisMachine() Profile {
 	m, err := ParseMeasurements(thisMachineText)
 	if err == nil {
 		var p Profile
@@ -164,7 +170,11 @@ const (
 // traced figure comes out (the seed measured nothing else), keeping this
 // machine's split between firing and writing; every other cost scaled by
 // the same factor (an assumption: the seed gives no figure for them).
-func I74790() Profile {
+func I74790() Profile { return i74790() }
+
+var i74790 = sync.OnceValue(deriveI74790)
+
+func deriveI74790() Profile {
 	tm := ThisMachine()
 	base := Seed002BaseUs * 1000 / Seed002Calls
 	perCall := (Seed002TracedUs - Seed002BaseUs) * 1000 / Seed002Calls
