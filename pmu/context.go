@@ -114,8 +114,9 @@ func (ctx *Context) groups(e *Event) *[]*Event {
 }
 
 // addEventToCtx links the event (and, for a leader, its group) into ctx.
+// c is the CPU doing it (nil where no interrupt can see the group yet).
 // kernel/events/core.c: add_event_to_ctx() -> list_add_event(), perf_group_attach()
-func (ctx *Context) addEventToCtx(e *Event) {
+func (ctx *Context) addEventToCtx(c *cpu.CPU, e *Event) {
 	e.ctx = ctx
 	e.tstamp = ctx.ctxTime()
 	ctx.events = append(ctx.events, e)
@@ -123,30 +124,21 @@ func (ctx *Context) addEventToCtx(e *Event) {
 	if e.isLeader() {
 		g := ctx.groups(e)
 		*g = append(*g, e)
-	} else {
-		e.leader.siblings = append(e.leader.siblings, e)
+		return
 	}
+	perfGroupAttach(c, e)
 }
 
-// listDelEvent unlinks the event from ctx.
+// listDelEvent unlinks the event from ctx (c as for addEventToCtx).
 // kernel/events/core.c: list_del_event(), perf_group_detach()
-func (ctx *Context) listDelEvent(e *Event) {
+func (ctx *Context) listDelEvent(c *cpu.CPU, e *Event) {
 	ctx.events = remove(ctx.events, e)
 	ctx.listDelAccount(e)
 	if e.isLeader() {
 		g := ctx.groups(e)
 		*g = remove(*g, e)
-		// perf_group_detach(): the siblings become singleton groups.
-		for _, s := range e.siblings {
-			s.leader = s
-			gs := ctx.groups(s)
-			*gs = append(*gs, s)
-		}
-		e.siblings = nil
-	} else {
-		e.leader.siblings = remove(e.leader.siblings, e)
-		e.leader = e
 	}
+	perfGroupDetach(c, ctx, e)
 	if e.state > StateOff {
 		e.setState(StateOff)
 	}

@@ -183,7 +183,7 @@ func (k *Kernel) perfInstallInContext(t *sched.Task, ctx *Context, e *Event, cpu
 		f := c.LocalIrqSave()
 		k.ctxLock(c, ctx)
 		if !ctx.dead {
-			ctx.addEventToCtx(e)
+			ctx.addEventToCtx(c, e)
 		}
 		k.ctxUnlock(c, ctx)
 		c.LocalIrqRestore(f)
@@ -217,7 +217,7 @@ func (k *Kernel) perfInstallInContext(t *sched.Task, ctx *Context, e *Event, cpu
 			t.Step("perf_install_in_context:retry")
 			continue
 		}
-		ctx.addEventToCtx(e)
+		ctx.addEventToCtx(c, e)
 		k.ctxUnlock(c, ctx)
 		c.LocalIrqRestore(f)
 		return
@@ -240,7 +240,7 @@ func (k *Kernel) __perfInstallInContext(c *cpu.CPU, e *Event, ctx *Context) erro
 		}
 	}
 	if !reprogram {
-		ctx.addEventToCtx(e)
+		ctx.addEventToCtx(c, e)
 		return nil
 	}
 	taskCtx := cc.taskCtx
@@ -251,7 +251,7 @@ func (k *Kernel) __perfInstallInContext(c *cpu.CPU, e *Event, ctx *Context) erro
 	if ctx.isActive&EVENT_TIME != 0 {
 		ctx.updateContextTime(true)
 	}
-	ctx.addEventToCtx(e)
+	ctx.addEventToCtx(c, e)
 	if !eventFilterMatch(e, c) && ctx.task != nil {
 		return nil
 	}

@@ -181,6 +181,7 @@ func (k *Kernel) newEvent(a *Attr, cpuID int, target *sched.Task, groupLeader *E
 	}
 	e.hw.lastPeriod = e.hw.samplePeriod
 	e.hw.periodLeft = int64(e.hw.samplePeriod)
+	perfEventHeaderSize(e) // with the group as it is before perf_group_attach()
 	return e
 }
 

@@ -88,6 +88,14 @@ type Event struct {
 
 	leader   *Event   // group_leader (itself for a leader)
 	siblings []*Event // sibling_list, leader only
+	// nrSiblings is group_leader->nr_siblings, kept apart from the list as
+	// the kernel keeps it: perf_group_attach() and perf_group_detach()
+	// change one, then the other, and an NMI on the CPU can land between.
+	nrSiblings int
+	// readSize is event->read_size, cached by perf_event__header_size() at
+	// creation and at group attach/detach; a sample reserves it for its
+	// PERF_SAMPLE_READ part whatever perf_output_read_group() then writes.
+	readSize int
 
 	count                              int64 // local64_t count
 	childCount                         int64 // atomic64_t child_count

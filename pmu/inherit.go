@@ -206,7 +206,8 @@ func (k *Kernel) inheritEvent(pe *Event, parent *sched.Task, parentCtx *Context,
 	c := parent.CPU()
 	f := c.LocalIrqSave()
 	k.ctxLock(c, childCtx)
-	childCtx.addEventToCtx(ce)
+	// The child does not run yet: no interrupt sees its groups.
+	childCtx.addEventToCtx(nil, ce)
 	ce.attachChild = true // PERF_ATTACH_CHILD
 	k.ctxUnlock(c, childCtx)
 	c.LocalIrqRestore(f)
@@ -338,7 +339,7 @@ func (k *Kernel) perfEventExitEventPreRework(cur *sched.Task, e *Event, ctx *Con
 	c := cur.CPU()
 	f := c.LocalIrqSave()
 	k.ctxLock(c, ctx)
-	ctx.listDelEvent(e) // perf_group_detach(); list_del_event()
+	ctx.listDelEvent(c, e) // perf_group_detach(); list_del_event()
 	e.setState(StateExit)
 	k.ctxUnlock(c, ctx)
 	c.LocalIrqRestore(f)
@@ -384,7 +385,7 @@ func (k *Kernel) removeInheritedFromContext(c *cpu.CPU, e *Event, ctx *Context) 
 		e.attachChild = false
 		e.parent.childList = remove(e.parent.childList, e)
 	}
-	ctx.listDelEvent(e) // perf_group_detach(); list_del_event()
+	ctx.listDelEvent(c, e) // perf_group_detach(); list_del_event()
 	k.ctxUnlock(c, ctx)
 	c.LocalIrqRestore(f)
 }

@@ -231,9 +231,10 @@ func (k *Kernel) perfPrepareSample(c *cpu.CPU, e *Event, s *rb.Sample, chain *[]
 	s.CPU, s.Res = uint32(c.ID), 0
 	s.Period = data.period
 	s.Addr = data.addr
-	s.Read = nil
+	s.Read, s.ReadReserved = nil, 0
 	if st&uapi.PERF_SAMPLE_READ != 0 {
 		s.Read = k.perfOutputRead(c, e)
+		s.ReadReserved = e.readSize // event->header_size includes the cached read_size
 	}
 	s.Raw = nil
 	if st&uapi.PERF_SAMPLE_RAW != 0 {

@@ -265,14 +265,10 @@ func (k *Kernel) __perfRemoveFromContext(c *cpu.CPU, e *Event, ctx *Context) {
 	} else if e.state == StateActive {
 		panicCrash("__perf_remove_from_context: event %d ACTIVE on cpu%d, removed from cpu%d", e.id, e.oncpu, c.ID)
 	}
-	if e.isLeader() {
-		for _, s := range e.siblings {
-			if s.state == StateActive {
-				k.eventSchedOut(c, s)
-			}
-		}
-	}
-	ctx.listDelEvent(e)
+	// Only the event goes off the PMU: a leader's ACTIVE siblings are
+	// promoted to singleton groups by perf_group_detach() and stay ACTIVE
+	// ("list_add_tail(&sibling->active_list, ...)").
+	ctx.listDelEvent(c, e)
 	if !ctxHasPMU(ctx, e.pmu) {
 		ctx.rotateNecessary[e.pmu.base().index] = false // !pmu_ctx->nr_events
 	}

@@ -45,13 +45,14 @@ func (k *Kernel) perfOutputRead(c *cpu.CPU, e *Event) []byte {
 		return out
 	}
 	l := e.leader
-	out = le.AppendUint64(out, uint64(1+len(l.siblings)))
+	out = le.AppendUint64(out, uint64(1+l.nrSiblings)) // values[n++] = 1 + leader->nr_siblings
 	if rf&uapi.PERF_FORMAT_TOTAL_TIME_ENABLED != 0 {
 		out = le.AppendUint64(out, enabled)
 	}
 	if rf&uapi.PERF_FORMAT_TOTAL_TIME_RUNNING != 0 {
 		out = le.AppendUint64(out, running)
 	}
+	// for_each_sibling_event(): the list, which may be ahead of nr_siblings
 	for _, m := range append([]*Event{l}, l.siblings...) {
 		if m != e && m.state == StateActive && m.oncpu == c.ID {
 			m.pmu.Read(c, m) // perf_pmu_read() / sub->pmu->read()

@@ -29,6 +29,8 @@ var Invariants = []Invariant{
 		"readers step by header.size; the kernel WARNs on size & 7 (perf_prepare_header) and size is a u16"},
 	{"lost-conserved", "records counted lost are exactly those reported by PERF_RECORD_LOST plus rb->lost still pending",
 		"__perf_output_begin moves rb->lost into the next LOST record with local_xchg"},
+	{"record-fits-reservation", "every writer writes exactly the bytes it reserved",
+		"__output_copy() does not check the reservation: a longer record writes over the next one (or over unread data), a shorter one leaves stale ring bytes inside the record"},
 	{"read-order", "a forward reader returns records in write order; an overwrite pass returns them newest first",
 		"overwrite_rb_find_range relies on walking a backward buffer from head; a wrap under the reader breaks it"},
 }
@@ -124,6 +126,8 @@ func Check(log []TraceEvent, f Final) []Violation {
 			}
 			commits = append(commits, &commit{pos: e.Pos, rec: e.Rec, seq: seq})
 			byPos[e.Pos] = append(byPos[e.Pos], len(commits)-1)
+		case TraceMisfit:
+			bad("record-fits-reservation", "the record at %#x reserved %d bytes and its writer wrote %d", e.Pos, e.Size, e.Value)
 		case TraceLost:
 			if e.Counted {
 				lostCounted++

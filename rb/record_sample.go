@@ -23,8 +23,15 @@ type Sample struct {
 	Period   uint64
 	// Read is the PERF_SAMPLE_READ part as perf_output_read() lays it out for
 	// the event's read_format (the values of the event, or of its group).
-	Read      []byte
-	Callchain []uint64 // ips; written as u64 nr followed by the ips
+	Read []byte
+	// ReadReserved is what the record reserves for Read: event->read_size as
+	// perf_event__header_size() cached it at the last group change (0: the
+	// length of Read). perf_output_read_group() writes the group as it is at
+	// the sample, so while a sibling is attached or detached, or after a
+	// leader's siblings are promoted, the two can differ: the record then
+	// writes past its reservation or leaves stale bytes at its end.
+	ReadReserved int
+	Callchain    []uint64 // ips; written as u64 nr followed by the ips []uint64 // ips; written as u64 nr followed by the ips
 	// Raw is the PERF_SAMPLE_RAW payload. Written as u32 size then the bytes, padded so
 	// that size field + payload is 8-aligned; size counts the padding, which the
 	// kernel skips (leaves stale) rather than zeroes. Decoded, Raw holds size bytes,
@@ -84,7 +91,7 @@ func SampleSize(s *Sample) (int, error) {
 	n := HeaderSize + IDHeaderSize(t)                                                                // event->id_header_size
 	n += 8 * bits.OnesCount64(t&(uapi.PERF_SAMPLE_IP|uapi.PERF_SAMPLE_ADDR|uapi.PERF_SAMPLE_PERIOD)) // event->header_size
 	if t&uapi.PERF_SAMPLE_READ != 0 {
-		n += len(s.Read)
+		n += s.readReserved()
 	}
 	if t&uapi.PERF_SAMPLE_CALLCHAIN != 0 {
 		n += 8 * (1 + len(s.Callchain))
@@ -120,6 +127,23 @@ func SampleSize(s *Sample) (int, error) {
 	return n, nil
 }
 
+// readReserved is the bytes the record reserves for PERF_SAMPLE_READ.
+func (s *Sample) readReserved() int {
+	if s.ReadReserved > 0 {
+		return s.ReadReserved
+	}
+	return len(s.Read)
+}
+
+// readMisfit is how many bytes more (or, negative, fewer) the PERF_SAMPLE_READ
+// part writes than the record reserved for it.
+func (s *Sample) readMisfit() int {
+	if s.Type&uapi.PERF_SAMPLE_READ == 0 || s.ReadReserved == 0 {
+		return 0
+	}
+	return len(s.Read) - s.ReadReserved
+}
+
 // OutputSample writes the sample through h, in the kernel's field order, and does the
 // wakeup_events accounting. size is what SampleSize returned.
 // kernel/events/core.c: perf_output_sample()
@@ -152,6 +176,25 @@ func outputSampleFields(st Stepper, h *Handle, s *Sample, size int) bool {
 	hw := headerWord(Header{Type: uapi.PERF_RECORD_SAMPLE, Misc: s.Misc, Size: uint16(size)})
 	full := size
 	size -= auxSampleBytes(s) // PERF_SAMPLE_AUX goes last: perfOutputSampleAux
+	if d := s.readMisfit(); d != 0 {
+		// perf_output_read_group() writes more or fewer entries than
+		// read_size reserved: __output_copy() does not check the
+		// reservation, so the fields after it shift, and the record ends
+		// past its reservation (over the next one) or short of it (the
+		// rest keeps what the ring held there).
+		put64(h, hw)
+		StepAt(st, "perf_output_sample:header")
+		b := make([]byte, size-HeaderSize+d)
+		n := encodeSampleBody(b, s)
+		OutputCopy(h, b[:n])
+		if d < 0 {
+			OutputSkip(h, size-HeaderSize-n)
+		}
+		if rb.Tracer != nil {
+			rb.Tracer(TraceEvent{Kind: TraceMisfit, Pos: h.pos, Size: full, Value: uint64(full + d)})
+		}
+		return full != size
+	}
 	if h.size >= size && size >= HeaderSize {
 		// Contiguous: encode in place (same bytes as the field by field copy).
 		b := rb.data[h.addr : h.addr+size]
@@ -312,8 +355,12 @@ func PerfEventOutput(st Stepper, rb *Buffer, ev Event, s *Sample, backward bool)
 }
 
 // AppendSample appends the bytes of the sample record to dst, as OutputSample writes
-// them (RAW padding as zeroes).
+// them (RAW padding as zeroes). A sample whose Read does not fit ReadReserved has
+// no bytes of its own (it spills into, or leaves stale, ring bytes): an error.
 func AppendSample(dst []byte, s *Sample) ([]byte, error) {
+	if s.readMisfit() != 0 {
+		return dst, errReadMisfit
+	}
 	size, err := SampleSize(s)
 	if err != nil {
 		return dst, err

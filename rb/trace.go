@@ -22,6 +22,10 @@ const (
 	TraceRead
 	// TraceReadPass: a reader started a new pass (perf_mmap__read_init).
 	TraceReadPass
+	// TraceMisfit: the writer of the record reserved at Pos wrote Value bytes
+	// for a reservation of Size (a PERF_SAMPLE_READ group read that did not
+	// match the event's cached read_size).
+	TraceMisfit
 )
 
 // TraceEvent is one entry of the log.
