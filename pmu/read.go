@@ -78,6 +78,12 @@ func (k *Kernel) perfRead(t *sched.Task, fd int) ([]byte, error) {
 				out = le.AppendUint64(out, m.lostSamples)
 			}
 		}
+		// perf_read_group() fills a kzalloc(event->read_size) buffer and
+		// returns read_size bytes: a promoted sibling's stale read_size
+		// (perf_group_detach()) returns zeroed entries past its nr.
+		if len(out) < e.readSize {
+			out = append(out, make([]byte, e.readSize-len(out))...)
+		}
 		return out, nil
 	}
 	// perf_read_one()

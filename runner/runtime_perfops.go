@@ -38,7 +38,7 @@ var perfOpObservables = map[string]string{
 	"fd.closed":            "close() calls on a perf fd that returned 0",
 	"fd.errors":            "perf fd calls (open, close, ioctl, mmap, munmap, read) that returned an error",
 	"fd.reads":             "read() calls on a perf fd that returned data",
-	"read.group-torn":      "read() calls of a group (PERF_FORMAT_GROUP) whose nr does not match the entries returned: a group not read at one instant",
+	"read.group-torn":      "read() calls of a group (PERF_FORMAT_GROUP) whose nr does not match the entries returned: a group not read at one instant, or a read_size left stale by a group change",
 	"read.decreased":       "read() calls that returned a smaller count than the previous read() of the same fd (a counter never goes back)",
 	"read.value":           "the first count of the last read(): the event's count, or the group leader's (PERF_FORMAT_GROUP)",
 	"read.nr":              "the nr of the last read() of a group (PERF_FORMAT_GROUP), 1 otherwise",
