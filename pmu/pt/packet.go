@@ -43,29 +43,6 @@ const (
 // machine's start (perf's TIME_CONV and intel_pt's AUXTRACE_INFO say so).
 const TSCPerNs = 2
 
-// The addresses a span's TIP.PGE carries: the simulated task's code, one
-// 16-byte slot per tid, in user text or kernel text.
-const (
-	userSpanBase   = 0x401000
-	kernelSpanBase = 0xffffffff81100000
-)
-
-// SpanIP is the address the trace of task tid in the mode shows.
-func SpanIP(user bool, tid uint32) uint64 {
-	if user {
-		return userSpanBase + uint64(tid)<<4
-	}
-	return kernelSpanBase + uint64(tid)<<4
-}
-
-// SpanOf inverts SpanIP.
-func SpanOf(ip uint64) (user bool, tid uint32) {
-	if ip >= kernelSpanBase {
-		return false, uint32((ip - kernelSpanBase) >> 4)
-	}
-	return true, uint32((ip - userSpanBase) >> 4)
-}
-
 // PSB is the packet stream boundary: 02 82 repeated eight times.
 var PSB = [psbLen]byte{2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82}
 

@@ -738,6 +738,8 @@ func init() {
 		})
 	}
 	stat("pt.produced", "trace bytes the Intel PT hardware wrote into AUX areas", func(p *PMU) int64 { return int64(p.Produced) })
+	stat("pt.iterations", "loop iterations of the synthetic images' code the Intel PT trace shows (a TNT bit and a TIP each; pmu.ImageLoopInsns instructions)",
+		func(p *PMU) int64 { return int64(p.Iterations) })
 	stat("pt.add-ebusy", "pt_event_add() calls that failed -EBUSY: pt->handle.event still set (a transaction left open)",
 		func(p *PMU) int64 { return int64(p.AddBusy) })
 }

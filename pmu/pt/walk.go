@@ -86,10 +86,10 @@ func Follow(b []byte, loopAt func(ip uint64) bool) Trace {
 				break
 			}
 			switch {
+			case lost && !p.NoIP:
+				ip, lost = p.IP, false // the walk goes on from the target
 			case p.NoIP || !loopAt(p.IP):
 				fail()
-			case lost:
-				ip, lost = p.IP, false // the walk goes on from the target
 			case !atJmp:
 				fail()
 			default:
