@@ -33,7 +33,9 @@ type Trace struct {
 // the indirect jump for its TIP; a TIP while the walk is at the
 // conditional branch, or to an address loopAt refuses; a FUP elsewhere than
 // the walk is (the walk reaches a branch first); a TIP.PGD with no FUP
-// before it (a disable by a branch the loop does not have); an OVF. After an
+// before it while tracing was enabled (a disable by a branch the loop does
+// not have; perf walks TNT and TIP even after a TIP.PGD, from where the
+// trace stopped, as when a later lap overwrote unread trace); an OVF. After an
 // error the walk waits for the next IP (TIP.PGE, a PSB+'s FUP, a TIP).
 // tools/perf/util/intel-pt-decoder/intel-pt-decoder.c: intel_pt_walk_trace(), intel_pt_walk_tnt(), intel_pt_walk_tip(), intel_pt_walk_fup()
 func Follow(b []byte, loopAt func(ip uint64) bool) Trace {
@@ -67,12 +69,17 @@ func Follow(b []byte, loopAt func(ip uint64) bool) Trace {
 				fup = enabled
 			}
 		case KindTIPPGD:
-			if enabled && !lost && !fup && p.NoIP {
+			// A FUP binds a TIP.PGD only while PacketEn; otherwise the
+			// decoder walks to the branch that disabled the trace.
+			if ip != 0 && !lost && !fup && p.NoIP {
 				tr.Errors++
 			}
 			enabled, atJmp, lost, fup = false, false, false, false
 		case KindTNT:
-			if !enabled || lost {
+			// Not only while PacketEn: after a TIP.PGD the decoder walks a
+			// TNT from where the trace stopped (what unread trace
+			// overwritten by a later lap looks like).
+			if ip == 0 || lost {
 				break
 			}
 			n, taken := tntBits(p)
@@ -82,7 +89,7 @@ func Follow(b []byte, loopAt func(ip uint64) bool) Trace {
 			}
 			atJmp = true
 		case KindTIP:
-			if !enabled {
+			if ip == 0 && !lost {
 				break
 			}
 			switch {
