@@ -113,6 +113,14 @@ type modeHook struct{ p *PMU }
 // ModeSwitch implements sched.ModeHook.
 func (h modeHook) ModeSwitch(t *sched.Task, user bool) { h.p.modeSwitch(t.CPU(), user) }
 
+// UserStackChanged implements sched.StackHook: the trace so far is of the
+// function the task ran in; from now on it is of the new one.
+func (h modeHook) UserStackChanged(t *sched.Task) {
+	if c := t.CPU(); c != nil && t.User {
+		h.p.modeSwitch(c, true)
+	}
+}
+
 // modeSwitch produces the trace up to now in the old mode, then records the
 // new one.
 func (p *PMU) modeSwitch(c *cpu.CPU, user bool) {
