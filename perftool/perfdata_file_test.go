@@ -154,7 +154,11 @@ func realPerfScript(t *testing.T, perf string, args []string, stack bool) {
 	if err := os.WriteFile(path, b.Bytes(), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	out, err := exec.Command(perf, "script", "-f", "-i", path).CombinedOutput()
+	// The synthetic images the user IPs are in (image.go): perf names them.
+	if _, err := ss.WriteImages(filepath.Dir(path)); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(perf, "script", "-f", "-i", path, "--symfs", filepath.Dir(path)).CombinedOutput()
 	if err != nil {
 		// perf ran and refused the model's file: a layout the model got wrong
 		t.Fatalf("perf script -i the model's perf.data: %v: %s", err, out)

@@ -129,6 +129,9 @@ type AuxBranch struct {
 	User  bool
 	IP    uint64 // the TIP.PGE's IP
 	Bytes int    // the trace bytes from it to the next TIP.PGE
+	// Iterations are the loop iterations (taken branches) walked from it
+	// (intel_pt: pt.Follow).
+	Iterations uint64
 }
 
 // AuxDecoder turns AUX bytes of one PMU into branches; bad counts bytes that
@@ -168,6 +171,7 @@ func (d *PerfData) ItraceBranches() ([]AuxBranch, int) {
 	// tools/perf/util/intel-pt.c: intel_pt_get_buffer()
 	type stream struct {
 		cpu  uint32
+		tid  uint32 // the buffer's thread (per-thread mmaps), else -1
 		data []byte
 	}
 	var streams []*stream
@@ -175,7 +179,7 @@ func (d *PerfData) ItraceBranches() ([]AuxBranch, int) {
 	for _, c := range d.Auxtrace() {
 		s := open[c.Ev.Idx]
 		if s == nil || d.Snapshot {
-			s = &stream{cpu: c.Ev.CPU}
+			s = &stream{cpu: c.Ev.CPU, tid: c.Ev.Tid}
 			open[c.Ev.Idx] = s
 			streams = append(streams, s)
 		}
@@ -187,6 +191,9 @@ func (d *PerfData) ItraceBranches() ([]AuxBranch, int) {
 		bs, b := dec(s.data)
 		for i := range bs {
 			bs[i].CPU = int(int32(s.cpu))
+			if s.tid != ^uint32(0) && bs[i].Tid == 0 {
+				bs[i].Tid = s.tid
+			}
 		}
 		out = append(out, bs...)
 		bad += b

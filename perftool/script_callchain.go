@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sort"
 
+	"perfsim/mm"
+	"perfsim/pmu"
 	"perfsim/rb"
 	"perfsim/uapi"
 )
@@ -44,7 +46,15 @@ func printCallchain(w *bufio.Writer, s *rb.Sample, o *ScriptOptions) {
 			}
 			continue
 		}
-		fmt.Fprintf(w, "\t%16x", ip)
+		// A user frame in an exec'd image's text (pmu.UserText) prints as
+		// its map's file address: map_ip() of the text VMA (start
+		// ImageBase+PageSize, page offset 1), ip - ImageBase. (Assumed for
+		// every task: the model's perf script keeps no maps.)
+		shown := ip
+		if !kernel && ip >= pmu.UserText && ip < pmu.UserText+pmu.UserTextSize {
+			shown = ip - mm.ImageBase
+		}
+		fmt.Fprintf(w, "\t%16x", shown)
 		sym, off, dso, ok := "", uint64(0), "", false
 		if o.Symbolize != nil {
 			sym, off, dso, ok = o.Symbolize(int(s.Pid), int(s.Tid), ip, kernel)

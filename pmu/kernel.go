@@ -48,6 +48,7 @@ type Kernel struct {
 	ipSysEnter, ipSysExit, ipSchedule, ipUserMain uint64
 	mlockedPages, pinnedPages                     int64
 	ips                                           map[string]uint64 // fake addresses of named frames
+	images                                        images            // where fakeIP placed them (image.go)
 	tp                                            tpTable
 
 	rbTrace rbTraceState        // ring buffer logs for the invariants (rbtrace.go)

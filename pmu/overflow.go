@@ -254,8 +254,9 @@ func (k *Kernel) perfPrepareSample(c *cpu.CPU, e *Event, s *rb.Sample, chain *[]
 	}
 }
 
-// fakeIP gives a named frame a stable address: kernel text above
-// 0xffffffff81000000, user text above 0x401000.
+// fakeIP gives a named frame a stable address: a function slot of the
+// synthetic images (image.go), user text in the exec'd image's text page,
+// kernel text from _text.
 func (k *Kernel) fakeIP(name string, kernel bool) uint64 {
 	key := name
 	if kernel {
@@ -264,15 +265,7 @@ func (k *Kernel) fakeIP(name string, kernel bool) uint64 {
 	if ip, ok := k.ips[key]; ok {
 		return ip
 	}
-	h := uint64(14695981039346656037)
-	for i := 0; i < len(name); i++ {
-		h ^= uint64(name[i])
-		h *= 1099511628211
-	}
-	ip := 0x401000 + (h&0xfffff)<<4
-	if kernel {
-		ip = 0xffffffff81000000 + (h&0xfffff)<<4
-	}
+	ip := k.images.place(name, kernel)
 	k.ips[key] = ip
 	return ip
 }
@@ -291,12 +284,5 @@ func (k *Kernel) interruptedRegs(c *cpu.CPU) regs {
 		}
 		return regs{ip: k.fakeIP(name, false), user: true, task: t}
 	}
-	name := t.Syscall
-	if n := len(t.KernelStack); n > 0 {
-		name = t.KernelStack[n-1]
-	}
-	if name == "" {
-		name = "exit_to_user_mode"
-	}
-	return regs{ip: k.fakeIP(name, true), task: t}
+	return regs{ip: k.fakeIP(kernelFrame(t), true), task: t}
 }

@@ -57,6 +57,10 @@ func (p *pmuRun) WritePerfData(dir string) ([]string, error) {
 			return paths, fmt.Errorf("%s: %s: %w", path, p.label(i), err)
 		}
 		paths = append(paths, path)
+		// The synthetic images it maps, for perf script --symfs dir.
+		if _, err := ss.WriteImages(dir); err != nil {
+			return paths, err
+		}
 	}
 	return paths, nil
 }

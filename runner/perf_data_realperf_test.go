@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -216,7 +217,8 @@ func checkRealPerf(t *testing.T, perf, path string, torn bool) string {
 		runs = append(runs, []string{"script", "--itrace=b"}, []string{"script", "--itrace=i0ns"})
 	}
 	for _, args := range runs {
-		cmd := exec.Command(perf, append(args, "-f", "-i", path)...)
+		// --symfs: the synthetic images WritePerfData wrote next to the file
+		cmd := exec.Command(perf, append(args, "-f", "-i", path, "--symfs", filepath.Dir(path))...)
 		var stderr bytes.Buffer
 		cmd.Stdout, cmd.Stderr = nil, &stderr
 		err := cmd.Run()

@@ -49,6 +49,7 @@ func (s *Sched) runOps(t *Task, ops []Op) bool {
 			s.syscallWith(t, "sched_yield", func(t *Task) { s.needResched[t.CPU().ID] = true })
 		case OpStack:
 			t.UserStack = op.Stack
+			s.userStackChanged(t)
 		case OpCall:
 			op.Fn(t)
 		case OpExit:
@@ -157,6 +158,16 @@ func (s *Sched) setUser(t *Task, user bool) {
 	t.User = user
 	for _, h := range s.ModeHooks {
 		h.ModeSwitch(t, user)
+	}
+}
+
+// userStackChanged tells the StackHooks among the ModeHooks that t now
+// runs in another user function.
+func (s *Sched) userStackChanged(t *Task) {
+	for _, h := range s.ModeHooks {
+		if sh, ok := h.(StackHook); ok {
+			sh.UserStackChanged(t)
+		}
 	}
 }
 

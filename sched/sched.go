@@ -39,6 +39,13 @@ type ModeHook interface {
 	ModeSwitch(t *Task, user bool)
 }
 
+// StackHook is a ModeHook that also hears a program's stack step: the task
+// goes on in user mode in another function (its innermost UserStack frame),
+// so a branch tracer's trace moves to that function's code.
+type StackHook interface {
+	UserStackChanged(t *Task)
+}
+
 // TaskExitHook runs in do_exit() before the task is gone (perf_event_exit_task,
 // unwind_deferred_task_exit).
 type TaskExitHook interface {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"perfsim/runner"
@@ -146,7 +147,7 @@ func (o *outputFlags) write(r *runner.Run, stdout, stderr io.Writer) bool {
 				fmt.Fprintf(stdout, "perf.data: none (perf record -o /dev/null wrote it to /dev/null, as the real perf does)\n")
 				continue
 			}
-			fmt.Fprintf(stdout, "perf.data: %s (perf script -f -i %s)\n", p, p)
+			fmt.Fprintf(stdout, "perf.data: %s (perf script -f -i %s --symfs %s)\n", p, p, filepath.Dir(p))
 		}
 	}
 	return true

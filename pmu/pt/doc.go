@@ -12,12 +12,16 @@
 // The trace bytes are Intel PT packets (packet.go, as the SDM vol. 3C
 // defines them): each stretch of traced time the model lets the hardware
 // write is a PSB+ when due (at enable, then every 2^(11+psb_period) bytes),
-// TSC, MODE.Exec, TIP.PGE at an address of the task in that mode, FUP and
-// TIP.PGD (an asynchronous disable at that address, so a decoder walks no
-// instructions: the simulated tasks have no code), then TSC/MTC timing
-// packets and PAD to the length the rate gives. perf's own intel_pt decoder
-// reads them (perf script --itrace=b: a "tr strt"/"tr end" pair per
-// stretch); Decode is the simulator's decoder.
+// TSC, MODE.Exec, TIP.PGE at the address the task executes at in that mode
+// (pmu: TaskIP, a function of the synthetic images, pmu/image.go), then
+// iterations of that function's loop (a TNT bit for its conditional branch
+// and a TIP for its indirect jump back) between TSC/MTC timing packets, and
+// last FUP and TIP.PGD where the loop starts, to the length the rate gives.
+// A user address no exec'd image maps gets no iterations (PAD instead: no
+// decoder could follow it). perf's own intel_pt decoder walks them through
+// the ELF files perftool writes (perf script --symfs DIR --itrace=i0ns);
+// Follow (walk.go) is the simulator's decoder, which walks them the same
+// way and counts what a torn stream breaks.
 //
 // Default behaviour is today's upstream. Knobs select the code before three
 // fixes: pt-pause-resume (08c7454ceb94), pt-snapshot-stop (d92792a4b26e),

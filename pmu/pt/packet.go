@@ -43,29 +43,6 @@ const (
 // machine's start (perf's TIME_CONV and intel_pt's AUXTRACE_INFO say so).
 const TSCPerNs = 2
 
-// The addresses a span's TIP.PGE carries: the simulated task's code, one
-// 16-byte slot per tid, in user text or kernel text.
-const (
-	userSpanBase   = 0x401000
-	kernelSpanBase = 0xffffffff81100000
-)
-
-// SpanIP is the address the trace of task tid in the mode shows.
-func SpanIP(user bool, tid uint32) uint64 {
-	if user {
-		return userSpanBase + uint64(tid)<<4
-	}
-	return kernelSpanBase + uint64(tid)<<4
-}
-
-// SpanOf inverts SpanIP.
-func SpanOf(ip uint64) (user bool, tid uint32) {
-	if ip >= kernelSpanBase {
-		return false, uint32((ip - kernelSpanBase) >> 4)
-	}
-	return true, uint32((ip - userSpanBase) >> 4)
-}
-
 // PSB is the packet stream boundary: 02 82 repeated eight times.
 var PSB = [psbLen]byte{2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82}
 
@@ -116,8 +93,22 @@ func ipPayload(ipb byte) int {
 // timing packets (TSC and MTC, at the times tscAt gives for their offsets)
 // with a PSB+ carrying MODE.Exec and FUP(ip) at each offset psbAt asks for;
 // then PAD, and last FUP(ip) and TIP.PGD: an asynchronous disable at the
-// same IP, so a decoder walks no instructions (the tasks have no code).
+// same IP, so a decoder walks no instructions (code it cannot follow).
 func AppendTraceSpan(b []byte, n int, tsc, ip uint64, psb bool, tscAt func(off int) uint64, psbAt func(off int) bool) []byte {
+	b, _ = AppendLoopSpan(b, n, tsc, ip, psb, false, tscAt, psbAt)
+	return b
+}
+
+// AppendLoopSpan is AppendTraceSpan for a task executing the loop at ip
+// (loop true; pmu.ImageFuncCode: a taken conditional branch, then an
+// indirect jump back to ip): after each TSC/MTC pair come itersPerTiming
+// iterations, each a one-bit TNT and a TIP(ip) (the TNT flushed before the
+// TIP, the IP compressed against the last: IPBytes 001), and the room left
+// before FUP and TIP.PGD is iterations too, so the decoder walks iters
+// iterations from ip back to ip; a PSB+ (whose FUP is ip, the next
+// instruction) falls between iterations.
+// arch/x86/events/intel/pt.c: pt_config() (RTIT_CTL.BranchEn: TNT and TIP)
+func AppendLoopSpan(b []byte, n int, tsc, ip uint64, psb, loop bool, tscAt func(off int) uint64, psbAt func(off int) bool) ([]byte, int) {
 	start := len(b)
 	if psb {
 		b = AppendPSBPlus(b, tsc)
@@ -127,6 +118,7 @@ func AppendTraceSpan(b []byte, n int, tsc, ip uint64, psb bool, tscAt func(off i
 	b = append(b, pktMODE, modeExec64)
 	b = appendIP(b, pktTIPPGE, ipBytes48SX, ip)
 	const tail = 3 + 1 // FUP (IPBytes 001), TIP.PGD
+	iters := 0
 	for {
 		off := len(b) - start
 		if psbAt != nil && psbAt(off) {
@@ -146,11 +138,34 @@ func AppendTraceSpan(b []byte, n int, tsc, ip uint64, psb bool, tscAt func(off i
 		t := tscAt(off)
 		b = AppendTSC(b, t)
 		b = append(b, pktMTC, byte(t/TSCPerNs/mtcPeriodNs))
+		for i := 0; loop && i < itersPerTiming && len(b)-start+iterLen+tail <= n; i++ {
+			b = appendIter(b, ip)
+			iters++
+		}
+	}
+	for loop && len(b)-start+iterLen+tail <= n {
+		b = appendIter(b, ip)
+		iters++
 	}
 	b = append(b, make([]byte, start+n-tail-len(b))...)
 	b = appendIP(b, pktFUP, ipBytes16, ip)
-	return appendIP(b, pktTIPPGD, ipBytesNone, 0)
+	return appendIP(b, pktTIPPGD, ipBytesNone, 0), iters
 }
+
+// appendIter appends one iteration of the loop at ip: a short TNT of one
+// taken branch (the stop bit at bit 2), then TIP(ip) with IPBytes 001.
+func appendIter(b []byte, ip uint64) []byte {
+	b = append(b, tnt1Taken)
+	return appendIP(b, pktTIP, ipBytes16, ip)
+}
+
+// tnt1Taken is a short TNT of one taken branch; iterLen an iteration's
+// bytes; itersPerTiming how many follow each TSC/MTC pair of a loop span.
+const (
+	tnt1Taken      = 0x06
+	iterLen        = 1 + 3
+	itersPerTiming = 2
+)
 
 // psbPlusFUPLen is a PSB+ while tracing: PSB, TSC, MODE.Exec, FUP, PSBEND.
 const psbPlusFUPLen = psbLen + 8 + 2 + 7 + 2

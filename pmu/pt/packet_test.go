@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"pgregory.net/rapid"
 
+	"perfsim/pmu"
 	"perfsim/pmu/pt"
 )
 
@@ -50,13 +51,10 @@ func TestTraceSpanBytes(t *testing.T) {
 // TestDecodeKernelIP: a kernel address survives the 48-bit sign extension
 // and the 16-bit compression against it.
 func TestDecodeKernelIP(t *testing.T) {
-	ip := pt.SpanIP(false, 42)
+	ip := uint64(pmu.KernelText + 42*pmu.ImageSlotSize)
 	ps, errs := pt.Decode(pt.AppendTraceSpan(nil, pt.TraceSpanLen(true), 1, ip, true, func(int) uint64 { return 1 }, nil))
 	if errs != 0 || ps[4].IP != ip || ps[5].IP != ip {
 		t.Fatalf("PGE %#x FUP %#x (%d errors), want %#x", ps[4].IP, ps[5].IP, errs, ip)
-	}
-	if user, tid := pt.SpanOf(ip); user || tid != 42 {
-		t.Errorf("SpanOf(%#x) = %v, %d", ip, user, tid)
 	}
 }
 
@@ -64,7 +62,7 @@ func TestDecodeKernelIP(t *testing.T) {
 // no packet is one error and the walk resumes at the next PSB; a packet cut
 // by the end is no error.
 func TestDecodeSync(t *testing.T) {
-	span := pt.AppendTraceSpan(nil, pt.TraceSpanLen(true), 7, pt.SpanIP(true, 1), true, func(int) uint64 { return 7 }, nil)
+	span := pt.AppendTraceSpan(nil, pt.TraceSpanLen(true), 7, spanIP(true, 1), true, func(int) uint64 { return 7 }, nil)
 	b := append([]byte{0x19, 0xff, 0x07}, span...) // a torn TSC before the PSB
 	b = append(b, 0xc9)                            // no packet starts c9 (odd, not CYC, TIP family type 01001 unknown)
 	b = append(b, span...)
@@ -89,7 +87,7 @@ func TestEncodeDecodeProperty(t *testing.T) {
 		var want []uint64
 		n := rapid.IntRange(1, 20).Draw(rt, "n")
 		for i := 0; i < n; i++ {
-			ip := pt.SpanIP(rapid.Bool().Draw(rt, "user"), rapid.Uint32Range(0, 1<<16).Draw(rt, "tid"))
+			ip := spanIP(rapid.Bool().Draw(rt, "user"), rapid.Uint64Range(0, 255).Draw(rt, "slot"))
 			psb := i == 0 || rapid.Bool().Draw(rt, "psb")
 			n := pt.TraceSpanLen(psb) + rapid.IntRange(0, 300).Draw(rt, "len")
 			every := rapid.IntRange(30, 200).Draw(rt, "psb period")
@@ -124,7 +122,7 @@ func TestEncodeDecodeProperty(t *testing.T) {
 // FuzzDecode: the decoder never panics and every packet lies inside the
 // bytes, in order, after the first PSB.
 func FuzzDecode(f *testing.F) {
-	f.Add(pt.AppendTraceSpan(nil, 100, 1, pt.SpanIP(true, 3), true, func(off int) uint64 { return uint64(off) }, func(off int) bool { return off == 60 }))
+	f.Add(pt.AppendTraceSpan(nil, 100, 1, spanIP(true, 3), true, func(off int) uint64 { return uint64(off) }, func(off int) bool { return off == 60 }))
 	f.Add(append(pt.PSB[:], 0xff, 0x03, 0x02, 0xa3, 1, 2, 3))
 	f.Add([]byte{2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82, 0xdd, 1, 2, 3, 4, 5, 6, 7, 8})
 	f.Fuzz(func(t *testing.T, b []byte) {
@@ -142,7 +140,7 @@ func FuzzDecode(f *testing.F) {
 // Example: the packets of a stretch of user-mode trace of task 101, from
 // its PSB+ on.
 func Example() {
-	b := pt.AppendTraceSpan(nil, pt.TraceSpanLen(true), 2000*pt.TSCPerNs, pt.SpanIP(true, 101), true, func(int) uint64 { return 2000 * pt.TSCPerNs }, nil)
+	b := pt.AppendTraceSpan(nil, pt.TraceSpanLen(true), 2000*pt.TSCPerNs, spanIP(true, 101), true, func(int) uint64 { return 2000 * pt.TSCPerNs }, nil)
 	ps, errs := pt.Decode(b)
 	names := map[pt.Kind]string{pt.KindPSB: "PSB", pt.KindTSC: "TSC", pt.KindPSBEND: "PSBEND", pt.KindMODE: "MODE.Exec",
 		pt.KindTIPPGE: "TIP.PGE", pt.KindFUP: "FUP", pt.KindTIPPGD: "TIP.PGD"}
@@ -155,8 +153,16 @@ func Example() {
 	// TSC       ip 0x0 tsc 4000
 	// PSBEND    ip 0x0 tsc 0
 	// MODE.Exec ip 0x0 tsc 0
-	// TIP.PGE   ip 0x401650 tsc 0
-	// FUP       ip 0x401650 tsc 0
+	// TIP.PGE   ip 0x555555555650 tsc 0
+	// FUP       ip 0x555555555650 tsc 0
 	// TIP.PGD   ip 0x0 tsc 0
 	// errors: 0
+}
+
+// spanIP is the function in slot of the user or kernel image.
+func spanIP(user bool, slot uint64) uint64 {
+	if user {
+		return pmu.UserText + slot*pmu.ImageSlotSize
+	}
+	return pmu.KernelText + slot*pmu.ImageSlotSize
 }

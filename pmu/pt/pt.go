@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"perfsim/cpu"
+	"perfsim/mm"
 	"perfsim/pmu"
 	"perfsim/rb"
 	"perfsim/sched"
@@ -30,7 +31,9 @@ type ptCtx struct {
 	traceEn bool // RTIT_CTL.TraceEn
 	status  int  // RTIT_STATUS
 	since   sim.Time
-	user    bool // the mode the CPU was in at since
+	user    bool   // the mode the CPU was in at since
+	ip      uint64 // where the CPU executed at since (pmu: TaskIP)
+	loop    bool   // ... in code a decoder can follow (an image maps it)
 	timer   *cpu.Timer
 	needPSB bool // TraceEn went 0 -> 1: the next trace starts with a PSB+
 
@@ -72,6 +75,9 @@ type PMU struct {
 	PMIs, PauseCalls    uint64
 	ResumeCalls, Starts uint64
 	AddBusy             uint64 // pt_event_add() calls that failed -EBUSY (pt->handle.event still set)
+	// Iterations counts the loop iterations the trace shows (a taken TNT
+	// bit each, pmu.ImageLoopInsns instructions each).
+	Iterations uint64
 }
 
 // New builds the PMU on k: rate bytes/us, output regions of region bytes.
@@ -106,6 +112,14 @@ type modeHook struct{ p *PMU }
 
 // ModeSwitch implements sched.ModeHook.
 func (h modeHook) ModeSwitch(t *sched.Task, user bool) { h.p.modeSwitch(t.CPU(), user) }
+
+// UserStackChanged implements sched.StackHook: the trace so far is of the
+// function the task ran in; from now on it is of the new one.
+func (h modeHook) UserStackChanged(t *sched.Task) {
+	if c := t.CPU(); c != nil && t.User {
+		h.p.modeSwitch(c, true)
+	}
+}
 
 // modeSwitch produces the trace up to now in the old mode, then records the
 // new one.
@@ -392,9 +406,10 @@ func (buf *ptBuffer) markerAt(pg uint64) uint64 {
 func (p *PMU) accrue(c *cpu.CPU) {
 	pt := &p.cpus[c.ID]
 	now := c.Now()
-	since, wasUser := pt.since, pt.user
+	since, wasUser, ip, loop := pt.since, pt.user, pt.ip, pt.loop
 	pt.since = now
 	pt.user = c.Curr() != nil && c.Curr().User
+	pt.ip, pt.loop = p.taskIP(c, pt.user)
 	// The hardware writes where RTIT_OUTPUT_BASE points, as RTIT_CTL says,
 	// whether or not the driver still has an AUX transaction open there.
 	e, buf := pt.hwEvent, pt.hwBuf
@@ -411,12 +426,8 @@ func (p *PMU) accrue(c *cpu.CPU) {
 		pt.status |= rtitStatusStopped
 		pt.traceEn = false
 	}
-	tid := uint32(0)
-	if t := e.Task(); t != nil {
-		tid = uint32(t.TID)
-	}
 	if n > 0 {
-		out := p.traceSpan(pt, buf, e, n, since, now, wasUser, tid)
+		out := p.traceSpan(pt, buf, e, n, since, now, ip, loop)
 		buf.buf.AuxWrite(buf.hwPos, out)
 		buf.hwPos += n
 		p.Produced += n
@@ -431,7 +442,7 @@ func (p *PMU) accrue(c *cpu.CPU) {
 // packets with the time they were written (two laps of the buffer never
 // hold the same bytes), FUP and TIP.PGD at the end. A stretch too short for
 // that is timing packets only.
-func (p *PMU) traceSpan(pt *ptCtx, buf *ptBuffer, e *pmu.Event, n uint64, since, now sim.Time, user bool, tid uint32) []byte {
+func (p *PMU) traceSpan(pt *ptCtx, buf *ptBuffer, e *pmu.Event, n uint64, since, now sim.Time, ip uint64, loop bool) []byte {
 	psbPeriod := uint64(1) << (11 + e.Attr.Config>>24&0xf)
 	base := buf.hwPos
 	tscAt := func(off int) uint64 {
@@ -458,7 +469,9 @@ func (p *PMU) traceSpan(pt *ptCtx, buf *ptBuffer, e *pmu.Event, n uint64, since,
 		pt.needPSB = false
 		buf.psbNext = base + psbPeriod
 	}
-	return AppendTraceSpan(make([]byte, 0, n), int(n), tscAt(0), SpanIP(user, tid), psb, tscAt, psbAt)
+	out, iters := AppendLoopSpan(make([]byte, 0, n), int(n), tscAt(0), ip, psb, loop, tscAt, psbAt)
+	p.Iterations += uint64(iters)
+	return out
 }
 
 // armPMI arms the timer that raises the PT PMI when the output reaches the INT
@@ -733,6 +746,8 @@ func init() {
 		})
 	}
 	stat("pt.produced", "trace bytes the Intel PT hardware wrote into AUX areas", func(p *PMU) int64 { return int64(p.Produced) })
+	stat("pt.iterations", "loop iterations of the synthetic images' code the Intel PT trace shows (a TNT bit and a TIP each; pmu.ImageLoopInsns instructions)",
+		func(p *PMU) int64 { return int64(p.Iterations) })
 	stat("pt.add-ebusy", "pt_event_add() calls that failed -EBUSY: pt->handle.event still set (a transaction left open)",
 		func(p *PMU) int64 { return int64(p.AddBusy) })
 }
@@ -771,4 +786,21 @@ func parseSize(v string) (uint64, error) {
 		return 0, fmt.Errorf("bad size %q", v)
 	}
 	return uint64(n) * mult, nil
+}
+
+// taskIP is where the CPU executes in the mode (pmu: TaskIP) and whether a
+// decoder can follow the code there: kernel text always (perftool writes
+// the kernel's image), user text when the task's address space maps an
+// image's text page there (an exec'd file).
+func (p *PMU) taskIP(c *cpu.CPU, user bool) (uint64, bool) {
+	t := sched.TaskOf(c.Curr())
+	ip := p.k.TaskIP(t, user)
+	if !user {
+		return ip, true
+	}
+	if t == nil || t.MM == nil {
+		return ip, false
+	}
+	v := t.MM.Find(ip)
+	return ip, v != nil && v.File != nil && v.Start == pmu.UserText && v.Flags&mm.VM_EXEC != 0
 }
