@@ -1,6 +1,8 @@
 package pmu
 
 import (
+	"slices"
+
 	"perfsim/cpu"
 	"perfsim/sched"
 	"perfsim/sim"
@@ -131,6 +133,9 @@ func (ctx *Context) addEventToCtx(e *Event) {
 // listDelEvent unlinks the event from ctx.
 // kernel/events/core.c: list_del_event(), perf_group_detach()
 func (ctx *Context) listDelEvent(e *Event) {
+	if !slices.Contains(ctx.events, e) {
+		return // "if (!(event->attach_state & PERF_ATTACH_CONTEXT)) return;": removed before (CPU hotplug)
+	}
 	ctx.events = remove(ctx.events, e)
 	ctx.listDelAccount(e)
 	if e.isLeader() {

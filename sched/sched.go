@@ -109,6 +109,9 @@ type Sched struct {
 
 	// Lockdep validates the order of every lock the model takes (lockdep.go).
 	Lockdep Lockdep
+	// hotplug is CPU hotplug's state, nil until a state is registered or a
+	// CPU goes down (hotplug.go).
+	hotplug *hotplug
 
 	// Switches and Migrations count what happened, as observables.
 	models map[string]SyscallFunc // syscall bodies by name (syscalls_mm.go)
@@ -155,7 +158,7 @@ func (s *Sched) Spawn(comm string, mask CPUMask, prog ...Op) *Task {
 	t.Owner = t
 	s.Tasks = append(s.Tasks, t)
 	c := t.lastCPU
-	if s.Cfg.Balance {
+	if s.Cfg.Balance || !s.CPUActive(c) {
 		c = s.selectCPU(t, c)
 	}
 	s.enqueue(c, t)
