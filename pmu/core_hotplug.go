@@ -38,8 +38,16 @@ var releaseChildFreeKnob = sim.KnobSpec{
 
 func init() {
 	KnobSpecs = append(KnobSpecs, releaseChildFreeKnob)
-	RegisterStepPoints("perf_event_exit_cpu_context:ctx-locked", "__perf_event_exit_context", "perf_event_init_cpu:ctx-locked",
-		"perf_trace_init:event_mutex", "perf_trace_destroy:event_mutex")
+	RegisterStepHelp(map[string]string{
+		"perf_event_exit_cpu_context:ctx-locked": "kernel/events/core.c: perf_event_exit_cpu_context(): CPU hotplug (cpu_hotplug_lock held for write) holds pmus_lock and the dying CPU's cpuctx mutex; the cross-call that removes its events is next",
+		"__perf_event_exit_context":              "kernel/events/core.c: __perf_event_exit_context(): on the dying CPU with irqs off and ctx->lock held, before the context's time stops and each event is removed (DETACH_GROUP)",
+		"perf_event_init_cpu:ctx-locked":         "kernel/events/core.c: perf_event_init_cpu(): CPU hotplug holds pmus_lock and the CPU's cpuctx mutex, about to set cpuctx->online = 1",
+		"perf_trace_init:event_mutex":            "kernel/trace/trace_event_perf.c: perf_trace_init(): event_mutex held; the tracepoint's first perf user registers its probe (tracepoints_mutex, static_key_enable() -> cpus_read_lock()) next",
+		"perf_trace_destroy:event_mutex":         "kernel/trace/trace_event_perf.c: perf_trace_destroy(): event_mutex held; the last perf user unregisters the probe (static_key_disable() -> cpus_read_lock()) next",
+		"sched_cpu_deactivate":                   "kernel/sched/core.c: sched_cpu_deactivate(): the CPU going down left cpu_active_mask and pushes its tasks away (balance_push); the AP teardown callbacks (perf_event_exit_cpu) are next",
+		"sched_cpu_wait_empty":                   "kernel/sched/core.c: sched_cpu_wait_empty(): the last task left the dying CPU; take_cpu_down() marks it offline next",
+		"bringup_cpu":                            "kernel/cpu.c: bringup_cpu(): the CPU coming up is online again (after the PREPARE callbacks, before the AP ones and sched_cpu_activate())",
+	})
 	RegisterObservable("hotplug.offlines", "CPUs taken offline (cpu-offline actions that completed)",
 		func(k *Kernel) int64 { o, _, _ := k.S.HotplugCounts(); return int64(o) })
 	RegisterObservable("hotplug.onlines", "CPUs brought back online",
