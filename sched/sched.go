@@ -222,7 +222,7 @@ var Knobs = []sim.KnobSpec{{
 	Name:   "lockdep",
 	Values: []string{"on", "off"},
 	Help: "CONFIG_PROVE_LOCKING: on validates the order of every lock the model takes (mutexes, rw_semaphores, ctx->lock) " +
-		"and reports cycles, unannotated recursion and locks taken in NMI as the lockdep invariant; off records nothing",
+		"and reports cycles, unannotated recursion, locks taken in NMI and hardirq-safe/unsafe inversions as the lockdep invariant; off records nothing",
 	Source:  "kernel/locking/lockdep.c (the lock validator; on by default like a debug kernel a perf developer tests on)",
 	Package: "sched",
 }, {
