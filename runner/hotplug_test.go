@@ -5,6 +5,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"perfsim/scenarios"
 	"perfsim/sim"
 )
 
@@ -52,5 +53,59 @@ func TestHotplugTraceLockOrderKnob(t *testing.T) {
 			t.Errorf("release-child-free=%s: event_mutex under child_mutex %v, under ctx->mutex %v; want %v", tc.value,
 				deps["event->child_mutex -> event_mutex"], deps["ctx->mutex -> event_mutex"], old)
 		}
+	}
+}
+
+// TestHotplugForceAndOfflineActions: a cpu-offline forced at a step point
+// (the install of a CPU event on cpu1, inside perf_event_open()'s
+// cpuctx_mutex) waits for the open to finish and then removes the event it
+// installed; an action timer armed on cpu1 fires while cpu1 is offline and
+// does nothing; a second offline of the offline CPU and an offline of cpu0
+// (no online file on x86) change nothing.
+func TestHotplugForceAndOfflineActions(t *testing.T) {
+	const src = `scenario hp
+cpus 3
+
+task opener cpu0
+  compute 5us
+  open c1 -e cpu-clock cpu1
+  sleep 60us
+  read c1
+  close c1
+
+task spin cpus 1-2
+  compute 100us
+
+cpu-offline cpu1 at __perf_install_in_context
+at 30us nmi cpu1
+at 40us cpu-offline cpu1
+at 45us cpu-offline cpu0
+`
+	f, err := scenarios.Parse("hp.sim", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if errs := scenarios.Check(f, NewRegistry(f, nil)); len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	r, err := Build(f, Options{Chooser: sim.NewRandom(1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]int64{}
+	for _, n := range []string{"hotplug.offlines", "hotplug.failed", "hotplug.events-removed", "hotplug.cpus-online", "fd.opened", "fd.errors", "events.closed", "cpu1.nmis", "task.spin.cpu"} {
+		v, ok := r.Observe(n)
+		if !ok {
+			t.Fatalf("no observable %s", n)
+		}
+		got[n] = v
+	}
+	want := map[string]int64{"hotplug.offlines": 1, "hotplug.failed": 1, "hotplug.events-removed": 1, "hotplug.cpus-online": 2,
+		"fd.opened": 1, "fd.errors": 0, "events.closed": 1, "cpu1.nmis": 0, "task.spin.cpu": 2}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("observables (-want +got):\n%s", d)
 	}
 }

@@ -105,9 +105,14 @@ func (r *Run) installActions() error {
 				}
 			}
 		}
-		a, verb := a, verb
+		a, verb, home := a, verb, c
 		name := actionName(a)
 		tm := c.NewTimer(verb.NMI, cpu.Interrupt{Name: name, Fn: func(c *cpu.CPU) {
+			if c != home {
+				// hrtimers_cpu_dying() moved the timer off its offline CPU
+				r.note(c.ID, "action", fmt.Sprintf("%s: cpu%d is offline, nothing happens", name, home.ID))
+				return
+			}
 			verb.Do(&ActionCtx{Run: r, CPU: c, Action: a})
 		}})
 		tm.Arm(sim.Time(a.At))

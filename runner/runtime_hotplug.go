@@ -32,13 +32,18 @@ func hotplugVerbs() map[string]Verb {
 
 // hotplugWrite starts the task that writes the CPU's online file.
 func hotplugWrite(a *ActionCtx, up bool) {
-	r := a.Run
 	n, _ := scenarios.ParseCPUNumber(a.Arg(0))
+	startHotplugWrite(a.Run, n, up)
+}
+
+// startHotplugWrite starts, on cpu0, the task that writes cpuN's online file
+// (resched_curr() on cpu0: it runs at cpu0's next preemption point).
+func startHotplugWrite(r *Run, n int, up bool) {
 	what := "cpu-offline"
 	if up {
 		what = "cpu-online"
 	}
-	r.S.Spawn(fmt.Sprintf("hotplug-cpu%d", n), sched.MaskOf(a.CPU.ID), sched.Call(func(t *sched.Task) {
+	r.S.Spawn(fmt.Sprintf("hotplug-cpu%d", n), sched.MaskOf(0), sched.Call(func(t *sched.Task) {
 		r.S.Syscall(t, "write", func(t *sched.Task) {
 			var err error
 			if up {

@@ -144,6 +144,7 @@ func (s *Sched) CPUDown(t *Task, n int) error {
 	// then sched_cpu_dying() finds its run queue empty.
 	h.offline[n] = true
 	s.tick[n].Cancel()
+	s.M.CPUs[n].SetOnline(false, t.CPU())
 	if len(s.rq[n]) > 0 || len(s.wakeList[n]) > 0 {
 		sim.Crash("sched_cpu_dying: cpu%d dies with %d tasks queued", n, len(s.rq[n])+len(s.wakeList[n]))
 	}
@@ -179,6 +180,7 @@ func (s *Sched) CPUUp(t *Task, n int) error {
 		}
 	}
 	h.offline[n] = false // bringup_cpu(): the AP runs again
+	s.M.CPUs[n].SetOnline(true, nil)
 	t.Step("bringup_cpu")
 	for _, st := range h.states {
 		if st.AP && st.Startup != nil {
