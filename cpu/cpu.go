@@ -64,6 +64,9 @@ type CPU struct {
 
 	spinner *Thread // the thread in SpinUntil's wait, which Kick ends (spin.go)
 
+	offline bool     // !cpu_online() (hotplug.go)
+	owned   []*Timer // the timers on this CPU, armed or not (hotplug.go)
+
 	// Counters, exported as observables.
 	Steps uint64
 	NMIs  uint64
@@ -309,12 +312,18 @@ func (c *CPU) runHandler(in *bool, kind string, it Interrupt) {
 // the Chooser, or at the latest when c's running context next advances time or
 // returns to user mode; NMIs never nest.
 func (c *CPU) RaiseNMI(it Interrupt) {
+	if c.offline && c.dropOffline(it) {
+		return
+	}
 	c.pendingNMI = append(c.pendingNMI, it)
 	c.kick()
 }
 
 // RaiseIRQ makes an irq pending on c; it is delivered only where irqs are on.
 func (c *CPU) RaiseIRQ(it Interrupt) {
+	if c.offline && c.dropOffline(it) {
+		return
+	}
 	c.pendingIRQ = append(c.pendingIRQ, it)
 	c.kick()
 }
@@ -446,6 +455,7 @@ type Timer struct {
 func (c *CPU) NewTimer(nmi bool, it Interrupt) *Timer {
 	tm := &Timer{c: c, NMI: nmi, it: it}
 	tm.t = sim.NewTimer(it.Name, tm.fire)
+	c.owned = append(c.owned, tm)
 	return tm
 }
 

@@ -1,6 +1,8 @@
 package pmu
 
 import (
+	"slices"
+
 	"perfsim/cpu"
 	"perfsim/sched"
 	"perfsim/sim"
@@ -132,6 +134,9 @@ func (ctx *Context) addEventToCtx(c *cpu.CPU, e *Event) {
 // listDelEvent unlinks the event from ctx (c as for addEventToCtx).
 // kernel/events/core.c: list_del_event(), perf_group_detach()
 func (ctx *Context) listDelEvent(c *cpu.CPU, e *Event) {
+	if !slices.Contains(ctx.events, e) {
+		return // "if (!(event->attach_state & PERF_ATTACH_CONTEXT)) return;": removed before (CPU hotplug)
+	}
 	ctx.events = remove(ctx.events, e)
 	ctx.listDelAccount(e)
 	if e.isLeader() {

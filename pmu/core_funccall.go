@@ -20,8 +20,8 @@ const IPIName = "call_function_single"
 // that does not exist.
 // kernel/smp.c: smp_call_function_single(wait=1)
 func (k *Kernel) smpCallFunctionSingle(t *sched.Task, target int, fn func(c *cpu.CPU)) error {
-	if target < 0 || target >= len(k.M.CPUs) {
-		return uapi.ENXIO
+	if target < 0 || target >= len(k.M.CPUs) || !k.S.CPUOnline(target) {
+		return uapi.ENXIO // "if (cpu >= nr_cpu_ids || !cpu_online(cpu)) err = -ENXIO"
 	}
 	c := t.CPU()
 	if target == c.ID {

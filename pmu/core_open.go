@@ -100,6 +100,11 @@ func (k *Kernel) perfEventOpen(t *sched.Task, uattr *Attr, pid, cpuID, groupFD i
 	mu := k.ctxMutex(ctx)
 	k.S.MutexLock(t, mu)
 	defer k.S.MutexUnlock(t, mu)
+	// Step 21: "Check if the @cpu we're creating an event for is online",
+	// under the ctx->mutex that perf_event_{init,exit}_cpu() take.
+	if task == nil && k.cpuCtx[cpuID].offline {
+		return -1, uapi.ENODEV
+	}
 	// Step 22: the group leader rules.
 	if groupLeader != nil {
 		if err := k.checkGroup(e, groupLeader, ctx, cpuID); err != nil {
@@ -205,7 +210,7 @@ func (k *Kernel) perfEventAlloc(a *Attr, cpuID int, task *sched.Task, groupLeade
 	caps := PMUCaps{Capabilities: p.Capabilities(), CheckPrecise: p == PMU(k.hwPMU), MaxPreciseIP: k.Opts.HW.MaxPrecise}
 	if err := CheckAllocPMU(&e.Attr, caps, task != nil, false, false, k.Opts.Sysctl); err != nil {
 		if e.tp != nil {
-			e.tp.users--
+			k.perfTraceDestroy(k.current(), e) // free_event() -> tp_perf_event_destroy()
 		}
 		return nil, err
 	}

@@ -25,7 +25,13 @@ func (k *Kernel) ctxMutex(ctx *Context) *sched.Mutex {
 	}
 	m := k.ctxMutexes[ctx]
 	if m == nil {
-		m = &sched.Mutex{Name: "ctx->mutex"}
+		// A CPU context's mutex is its own lockdep class (perf_event_init_all_cpus():
+		// lockdep_set_class(&cpuctx->ctx.mutex, &cpuctx_mutex)).
+		name := "ctx->mutex"
+		if ctx.task == nil {
+			name = "cpuctx_mutex"
+		}
+		m = &sched.Mutex{Name: name}
 		k.ctxMutexes[ctx] = m
 	}
 	return m
@@ -92,6 +98,12 @@ func (k *Kernel) perfEventReleaseChildren(t *sched.Task, e *Event) {
 			k.perfRemoveFromContext(t, child) // DETACH_GROUP | DETACH_CHILD
 			child.state = StateDead
 			e.childList = e.childList[1:]
+			if k.releaseChildFreeOld() {
+				// before 82d94856fa22: free_event(child) under ctx->mutex and child_mutex
+				k.glob.freedLocked++
+				k.putEvent(t, child)
+				child = nil
+			}
 		} else {
 			child = nil
 		}
@@ -155,7 +167,7 @@ func (k *Kernel) freeEvent(t *sched.Task, e *Event) {
 		k.S.MutexUnlock(t, &e.mmapMutex)
 	}
 	if e.tp != nil {
-		e.tp.users--
+		k.perfTraceDestroy(t, e) // event->destroy() = tp_perf_event_destroy()
 	}
 	if e.hw.timer != nil {
 		e.hw.timer.Cancel()

@@ -61,6 +61,7 @@ type Kernel struct {
 	sigStats   sigStats                  // attr.sigtrap (sigtrap.go)
 	bpPMU      *bpPMU                    // PERF_TYPE_BREAKPOINT (pmu_bp.go)
 	bpStats    bpStats
+	glob       perfGlobal // pmus_lock, event_mutex, hotplug counters (core_hotplug.go)
 }
 
 // Options configures the perf core of a machine.
@@ -135,6 +136,7 @@ type Mapping struct {
 type perfCPUContext struct {
 	ctx     Context  // the CPU-wide context
 	taskCtx *Context // cpuctx->task_ctx: the task context scheduled in here
+	offline bool     // !cpuctx->online (core_hotplug.go)
 }
 
 // NewKernel builds perf's core on s: it registers the PMUs (perf_event_init)
@@ -186,6 +188,7 @@ func NewKernel(s *sched.Sched, o Options) *Kernel {
 	s.ExitHooks = append(s.ExitHooks, exitFlag{k}, k)
 	s.ForkHooks = append(s.ForkHooks, k)
 	s.TraceHooks = append(s.TraceHooks, k)
+	k.initHotplug()
 	k.perfUnwindDeferredInit() // after perf_event_exit_task's hook: unwind_deferred_task_exit() follows it in do_exit()
 	return k
 }

@@ -175,7 +175,7 @@ func (p *tpPMU) EventInit(e *Event) error {
 		return uapi.ENOENT
 	}
 	e.tp = s
-	s.users++
+	p.k.perfTraceInit(s)
 	return nil
 }
 

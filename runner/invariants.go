@@ -52,7 +52,7 @@ var SchedInvariants = []InvariantSpec{
 		"an interrupt returns to the context it interrupted", "cpu"},
 	{"cpu-clock-monotonic", "on each CPU, the trace's time never goes backwards",
 		"each CPU's clock only advances; perf timestamps (perf_clock) are monotonic per CPU", "sim"},
-	{"lockdep", "no lock-order cycle between lock classes, no second lock of a held class without a nesting annotation, no lock taken in NMI",
+	{"lockdep", "no lock-order cycle between lock classes, no second lock of a held class without a nesting annotation, no lock taken in NMI, no class taken both in hardirq context and with hardirqs on, no hardirq-safe class ordered before a hardirq-unsafe one",
 		"CONFIG_PROVE_LOCKING's checks (kernel/locking/lockdep.c): an order cycle can deadlock two CPUs, a lock in NMI can deadlock against its own CPU; off with lockdep=off", "sched"},
 	{"task-work-before-user-return", "a task never returns to user mode with task_work queued for it",
 		"task_work_add() notifies the task (TIF_NOTIFY_RESUME) so its work runs before user mode; ef1ea98c8fff fixed an NMI race that lost the notification", "sched"},

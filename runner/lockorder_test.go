@@ -10,11 +10,21 @@ import (
 
 // upstreamLockOrder is the lock order kernel/events/core.c documents above
 // perf_event_ctx_lock_nested() ("Lock order:"), outermost first, each chain
-// one nesting path, named as the model names the locks.
+// one nesting path, named as the model names the locks. A CPU context's
+// mutex is its own lockdep class, cpuctx_mutex ("cpuctx->mutex /
+// perf_event_context::mutex"). The last chain is the tracing side's order:
+// a task context's event freed under its ctx->mutex at exit
+// (perf_event_exit_event() -> put_event() -> perf_trace_destroy()) takes
+// event_mutex, perf_trace_init() takes tracepoints_mutex
+// (tracepoint_probe_register()) and cpu_hotplug_lock (static_key_enable())
+// inside it, and hotplug takes pmus_lock and cpuctx_mutex inside that.
 var upstreamLockOrder = [][]string{
 	{"task_struct::perf_event_mutex", "ctx->mutex", "event->child_mutex", "ctx->lock"},
+	{"task_struct::perf_event_mutex", "cpuctx_mutex", "event->child_mutex", "ctx->lock"},
 	{"ctx->mutex", "mm->mmap_lock", "event->mmap_mutex", "rb->aux_mutex"},
+	{"cpuctx_mutex", "mm->mmap_lock", "event->mmap_mutex", "rb->aux_mutex"},
 	{"cpu_hotplug_lock", "pmus_lock", "ctx->mutex"},
+	{"ctx->mutex", "event_mutex", "tracepoints_mutex", "cpu_hotplug_lock", "pmus_lock", "cpuctx_mutex"},
 }
 
 // TestBuiltinsTakeLocksInUpstreamOrder runs every built-in once and checks

@@ -19,6 +19,9 @@ var perfOpNames = []NameEntry{
 	{"ipi cpuN at LABEL [occurrence N]", "(forced interleaving) the N-th time cpuN reaches LABEL, its pending call_function_single IPI " +
 		"(event_function_call, perf_event_read, perf_install_in_context, ...) is taken there, or at the first step point after it where irqs are on"},
 	{"irq_work cpuN at LABEL [occurrence N]", "(forced interleaving) likewise cpuN's pending irq_work (perf_pending_irq: wakeups, pending_disable)"},
+	{"cpu-offline cpuN at LABEL [occurrence N]", "(forced interleaving) the N-th time LABEL is reached on any CPU, a task on cpu0 writes 0 to cpuN's online file " +
+		"(_cpu_down() under cpu_hotplug_lock: tasks pushed off, perf_event_exit_cpu() removes the CPU context's events); cpu-online cpuN likewise writes 1; " +
+		"the actions at TIME cpu-offline / cpu-online do the same at a time"},
 	{"at LABEL [occurrence N] on cpuN: OP", "(forced action) the N-th time LABEL is reached on any CPU, a thread of the file's process waiting on cpuN " +
 		"wakes (preempting what runs there) and carries out OP: open, close, ioctl, mmap, munmap or read as in a task's program"},
 }

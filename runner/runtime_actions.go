@@ -20,7 +20,10 @@ type Verb struct {
 	Spec scenarios.ActionSpec
 	Help string
 	NMI  bool
-	Do   func(a *ActionCtx)
+	// BootCPU fires the action's timer on cpu0 whatever its CPU argument
+	// (the CPU hotplug verbs: the CPU named may be the one going down).
+	BootCPU bool
+	Do      func(a *ActionCtx)
 }
 
 // ActionCtx is what a verb's handler gets.
@@ -74,6 +77,9 @@ func taskWorkNMI(a *ActionCtx) {
 // allVerbs returns the built-in verbs and the backend's (which win).
 func allVerbs(perf PerfBackend) map[string]Verb {
 	v := builtinVerbs()
+	for name, verb := range hotplugVerbs() {
+		v[name] = verb
+	}
 	for name, verb := range perf.Verbs() {
 		v[name] = verb
 	}
@@ -89,6 +95,9 @@ func (r *Run) installActions() error {
 		}
 		c := r.M.CPUs[0]
 		for i, k := range verb.Spec.Args {
+			if verb.BootCPU {
+				break
+			}
 			if (k == scenarios.ArgCPU || k == scenarios.ArgTarget) && i < len(a.Args) {
 				if n, ok := scenarios.ParseCPUNumber(a.Args[i].Name); ok && strings.HasPrefix(a.Args[i].Name, "cpu") && n < len(r.M.CPUs) {
 					c = r.M.CPUs[n]
@@ -96,9 +105,14 @@ func (r *Run) installActions() error {
 				}
 			}
 		}
-		a, verb := a, verb
+		a, verb, home := a, verb, c
 		name := actionName(a)
 		tm := c.NewTimer(verb.NMI, cpu.Interrupt{Name: name, Fn: func(c *cpu.CPU) {
+			if c != home {
+				// hrtimers_cpu_dying() moved the timer off its offline CPU
+				r.note(c.ID, "action", fmt.Sprintf("%s: cpu%d is offline, nothing happens", name, home.ID))
+				return
+			}
 			verb.Do(&ActionCtx{Run: r, CPU: c, Action: a})
 		}})
 		tm.Arm(sim.Time(a.At))

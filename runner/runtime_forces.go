@@ -37,6 +37,9 @@ type forceState struct {
 //	                           call_function_single IPI is taken there (or at the
 //	                           first step point after it where irqs are on)
 //	irq_work cpuN at LABEL     likewise its pending irq_work IPI
+//	cpu-offline cpuN at LABEL  the N-th time LABEL is reached on any CPU, the
+//	cpu-online cpuN at LABEL   task writing cpuN's online file starts on cpu0
+//	                           (as the cpu-offline and cpu-online actions)
 //	at LABEL on cpuN: OP       the N-th time LABEL is reached on any CPU, a task
 //	                           waiting on cpuN (one per such line, a thread of the
 //	                           file's process) wakes and carries out OP
@@ -67,7 +70,7 @@ func (fs *forceState) step(c *cpu.CPU, label string) {
 			if c.ID != f.CPU {
 				continue
 			}
-		case scenarios.ForceAction:
+		case scenarios.ForceAction, scenarios.ForceOffline, scenarios.ForceOnline:
 			// the label may be reached on any CPU
 		default:
 			t = r.Tasks[f.Task.Name]
@@ -111,6 +114,8 @@ func (fs *forceState) fire(c *cpu.CPU, f *scenarios.Force, t *sched.Task) {
 		}
 	case scenarios.ForceAction:
 		fs.fireAction(f)
+	case scenarios.ForceOffline, scenarios.ForceOnline:
+		startHotplugWrite(r, f.CPU, f.Kind == scenarios.ForceOnline)
 	case scenarios.ForcePreempt:
 		r.S.ForcePreempt(t)
 	case scenarios.ForceMigrate:
@@ -147,6 +152,8 @@ func forceText(f *scenarios.Force) string {
 		s = fmt.Sprintf("irq_work cpu%d", f.CPU)
 	case scenarios.ForceAction:
 		s = fmt.Sprintf("on cpu%d: %s", f.CPU, f.Op)
+	case scenarios.ForceOffline, scenarios.ForceOnline:
+		s = fmt.Sprintf("%s cpu%d", f.Kind, f.CPU)
 	}
 	s += " at " + f.Label.Name
 	if f.Occurrence != 1 {

@@ -251,6 +251,8 @@ const (
 	ForceIPI                          // ipi cpuN at LABEL: deliver cpuN's pending call_function_single IPI there
 	ForceIRQWork                      // irq_work cpuN at LABEL: deliver cpuN's pending irq_work IPI there
 	ForceAction                       // at LABEL on cpuN: OP (a PerfOp run by a task on cpuN)
+	ForceOffline                      // cpu-offline cpuN at LABEL: the write that takes cpuN offline starts there
+	ForceOnline                       // cpu-online cpuN at LABEL: likewise bringing it back
 )
 
 func (k ForceKind) String() string {
@@ -267,6 +269,10 @@ func (k ForceKind) String() string {
 		return "irq_work"
 	case ForceAction:
 		return "action"
+	case ForceOffline:
+		return "cpu-offline"
+	case ForceOnline:
+		return "cpu-online"
 	}
 	return fmt.Sprintf("ForceKind(%d)", int(k))
 }

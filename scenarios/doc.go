@@ -136,6 +136,11 @@
 //	ipi cpuN at LABEL [occurrence N]        take cpuN's pending cross-CPU call there
 //	irq_work cpuN at LABEL [occurrence N]   take cpuN's pending irq_work there
 //	at LABEL [occurrence N] on cpuN: OP     a thread on cpuN carries out OP (close NAME, ...)
+//	cpu-offline cpuN at LABEL [occurrence N]  the write taking cpuN offline starts (on cpu0)
+//	cpu-online cpuN at LABEL [occurrence N]   likewise bringing it back
+//
+// The same hotplug writes at a time are the actions "at TIME cpu-offline cpuN"
+// and "at TIME cpu-online cpuN".
 //
 // LABEL looks like perf_event_aux_pause:guard-set.
 //

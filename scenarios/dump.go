@@ -74,7 +74,7 @@ func Dump(f *File) string {
 			who = fc.Task.Name
 		case ForceMigrate:
 			who = fmt.Sprintf("%s to cpu%d", fc.Task.Name, fc.CPU)
-		case ForceIPI, ForceIRQWork:
+		case ForceIPI, ForceIRQWork, ForceOffline, ForceOnline:
 			who = fmt.Sprintf("cpu%d", fc.CPU)
 		case ForceAction:
 			who = fmt.Sprintf("cpu%d: %s", fc.CPU, fc.Op)

@@ -112,7 +112,7 @@ func isNameWith(s, joins string) bool {
 
 var topKeywords = []string{
 	"scenario", "title", "cpus", "pmu", "kernel", "tool", "task", "record",
-	"at", "nmi", "ipi", "irq_work", "preempt", "migrate", "always", "never", "sometimes", "when", "program",
+	"at", "nmi", "ipi", "irq_work", "preempt", "migrate", "cpu-offline", "cpu-online", "always", "never", "sometimes", "when", "program",
 }
 
 var taskKeywords = []string{"compute", "syscall", "sleep", "repeat", "stack", "migrate", "pin", "exit",
@@ -159,7 +159,7 @@ func (p *parser) topLevel(n *node) {
 		p.record(ll, ws[1].off+len("record"), ws[0].pos)
 	case "at":
 		p.action(ll, ws)
-	case "nmi", "ipi", "irq_work", "preempt", "migrate":
+	case "nmi", "ipi", "irq_work", "preempt", "migrate", "cpu-offline", "cpu-online":
 		p.force(ll, ws)
 	case "always", "never", "sometimes":
 		p.outcome(ll, ws, 0, nil)

@@ -6,8 +6,9 @@ func (p *parser) force(ll *logicalLine, ws []token) {
 	fc := &Force{Pos: ws[0].pos, CPU: -1, Occurrence: 1}
 	i := 1
 	switch ws[0].text {
-	case "nmi", "ipi", "irq_work":
-		fc.Kind = map[string]ForceKind{"nmi": ForceNMI, "ipi": ForceIPI, "irq_work": ForceIRQWork}[ws[0].text]
+	case "nmi", "ipi", "irq_work", "cpu-offline", "cpu-online":
+		fc.Kind = map[string]ForceKind{"nmi": ForceNMI, "ipi": ForceIPI, "irq_work": ForceIRQWork,
+			"cpu-offline": ForceOffline, "cpu-online": ForceOnline}[ws[0].text]
 		c, pos, next, ok := p.cpuRef(ll, ws, i)
 		if !ok {
 			return

@@ -28,7 +28,7 @@ func (s *Sched) ForcePreempt(t *Task) bool {
 // (the runtime uses the exit_to_user_mode_loop step point), so that t cannot block
 // or enter schedule() between the request and the switch.
 func (s *Sched) ForceMigrate(t *Task, to int) bool {
-	if t.State != Runnable || to < 0 || to >= len(s.M.CPUs) || !t.Allowed.Has(to) {
+	if t.State != Runnable || to < 0 || to >= len(s.M.CPUs) || !t.Allowed.Has(to) || !s.CPUActive(to) {
 		return false
 	}
 	if c := t.CPU(); c != nil {

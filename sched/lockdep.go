@@ -20,14 +20,18 @@ import (
 //     the run already took, with both chains (who took which lock where);
 //   - recursive locking: a second lock of a class already held, not
 //     annotated as nested (mutex_lock_nested());
-//   - a lock taken in NMI context, where none of these may be taken.
+//   - a lock taken in NMI context, where none of these may be taken;
+//   - a class taken both in hardirq context and with hardirqs enabled, or a
+//     hardirq-safe class whose dependencies reach a hardirq-unsafe one
+//     (lockdep_irq.go).
 //
 // kernel/locking/lockdep.c: __lock_acquire(), check_prevs_add(), check_noncircular(), check_deadlock()
 type Lockdep struct {
 	// Off is CONFIG_PROVE_LOCKING=n: nothing is recorded or reported.
 	Off bool
-	// Report is told each finding: "circular-dependency", "recursive-locking"
-	// or "lock-in-nmi", on the CPU where the offending acquisition ran.
+	// Report is told each finding: "circular-dependency", "recursive-locking",
+	// "lock-in-nmi", "inconsistent-lock-state" or "irq-safe-unsafe", on the
+	// CPU where the offending acquisition ran.
 	Report func(c *cpu.CPU, kind, msg string)
 
 	held  map[any][]heldLock
@@ -39,6 +43,7 @@ type Lockdep struct {
 	// its first.
 	fromOrder []LockClass
 	reported  map[string]bool
+	usage     map[LockClass]*lockUsage // hardirq usage of each class (lockdep_irq.go)
 }
 
 // LockClass is a lock class: its name and the nesting subclass
@@ -161,6 +166,7 @@ func (ld *Lockdep) Acquire(c *cpu.CPU, t *Task, cl LockClass) {
 		ld.addEdge(c, h, cl, ch)
 	}
 	ld.held[key] = append(held, heldLock{cl, ch})
+	ld.markIrqUsage(c, cl, ch)
 }
 
 // AcquireTry records a trylock that succeeded: the lock is held, but a
@@ -173,6 +179,7 @@ func (ld *Lockdep) AcquireTry(c *cpu.CPU, t *Task, cl LockClass) {
 	ld.init()
 	key, ch := acquirer(c, t)
 	ld.held[key] = append(ld.held[key], heldLock{cl, ch})
+	ld.markIrqUsage(c, cl, ch)
 }
 
 // ReleaseAny records the release of the innermost held lock named name
@@ -225,6 +232,7 @@ func (ld *Lockdep) addEdge(c *cpu.CPU, prev heldLock, next LockClass, ch lockCha
 		ld.fromOrder = append(ld.fromOrder, prev.class)
 	}
 	ld.order[prev.class] = append(ld.order[prev.class], next)
+	ld.checkIrqEdge(c, prev.class, next)
 }
 
 // DependencyPath returns a dependency path from -> ... -> to in a graph

@@ -116,6 +116,9 @@ type Sched struct {
 
 	// Lockdep validates the order of every lock the model takes (lockdep.go).
 	Lockdep Lockdep
+	// hotplug is CPU hotplug's state, nil until a state is registered or a
+	// CPU goes down (hotplug.go).
+	hotplug *hotplug
 
 	// Switches and Migrations count what happened, as observables.
 	models map[string]SyscallFunc // syscall bodies by name (syscalls_mm.go)
@@ -162,7 +165,7 @@ func (s *Sched) Spawn(comm string, mask CPUMask, prog ...Op) *Task {
 	t.Owner = t
 	s.Tasks = append(s.Tasks, t)
 	c := t.lastCPU
-	if s.Cfg.Balance {
+	if s.Cfg.Balance || !s.CPUActive(c) {
 		c = s.selectCPU(t, c)
 	}
 	s.enqueue(c, t)
@@ -226,7 +229,7 @@ var Knobs = []sim.KnobSpec{{
 	Name:   "lockdep",
 	Values: []string{"on", "off"},
 	Help: "CONFIG_PROVE_LOCKING: on validates the order of every lock the model takes (mutexes, rw_semaphores, ctx->lock) " +
-		"and reports cycles, unannotated recursion and locks taken in NMI as the lockdep invariant; off records nothing",
+		"and reports cycles, unannotated recursion, locks taken in NMI and hardirq-safe/unsafe inversions as the lockdep invariant; off records nothing",
 	Source:  "kernel/locking/lockdep.c (the lock validator; on by default like a debug kernel a perf developer tests on)",
 	Package: "sched",
 }, {

@@ -54,12 +54,15 @@ func (s *Sched) selectCPU(t *Task, prev int) int {
 	if !t.Allowed.Has(prev) {
 		prev = t.Allowed.First()
 	}
+	if !s.CPUActive(prev) {
+		prev = s.fallbackCPU(t) // is_cpu_allowed() fails: select_fallback_rq()
+	}
 	if !s.Cfg.Balance {
 		return prev
 	}
 	opts := []int{prev}
 	for _, c := range t.Allowed.List() {
-		if c != prev && c < len(s.M.CPUs) {
+		if c != prev && c < len(s.M.CPUs) && s.CPUActive(c) {
 			opts = append(opts, c)
 		}
 	}
@@ -130,11 +133,17 @@ func (s *Sched) finishTaskSwitch(c *cpu.CPU) {
 	if pt != nil && pt.migrateTo >= 0 {
 		to := pt.migrateTo
 		pt.migrateTo = -1
+		if !s.CPUActive(to) {
+			to = s.selectCPU(pt, to) // the destination went down meanwhile
+		}
 		s.Migrations++
 		s.note(c, sim.KMigrate, pt.Thread.Name, "cpu"+strconv.Itoa(c.ID)+"->cpu"+strconv.Itoa(to), 0)
 		s.setTaskCPUFrom(c, pt, to, true) // migration_cpu_stop() -> move_queued_task()
 		s.enqueue(to, pt)
 		s.resched(to)
+	}
+	if s.pushing(c) {
+		s.balancePush(c) // balance_push(): prev leaves the dying CPU
 	}
 	if nt != nil {
 		nt.fam.execStart = c.Now()
@@ -151,6 +160,10 @@ func (s *Sched) finishTaskSwitch(c *cpu.CPU) {
 // pickNext takes the first task of c's run queue that is not still running on
 // another CPU (p->on_cpu), or balances, or returns the idle thread.
 func (s *Sched) pickNext(c *cpu.CPU) *cpu.Thread {
+	if s.pushing(c) {
+		s.balancePush(c) // nothing runs on a CPU going down but its idle (and stopper) thread
+		return s.idle[c.ID]
+	}
 	for _, t := range s.rq[c.ID] {
 		if t.CPU() == nil || t.CPU() == c {
 			s.dequeue(c.ID, t)
@@ -166,7 +179,7 @@ func (s *Sched) pickNext(c *cpu.CPU) *cpu.Thread {
 // idleBalance is the scheduler-chosen migration when a CPU is about to go idle:
 // the Chooser may pull a waiting task that is allowed here (option 0: stay idle).
 func (s *Sched) idleBalance(c *cpu.CPU) *Task {
-	if !s.Cfg.Balance {
+	if !s.Cfg.Balance || !s.CPUActive(c.ID) {
 		return nil
 	}
 	var cands []*Task
@@ -220,6 +233,9 @@ func (s *Sched) idleLoop(th *cpu.Thread) {
 }
 
 func (s *Sched) anyStealable(c *cpu.CPU) bool {
+	if !s.CPUActive(c.ID) {
+		return false
+	}
 	for i, q := range s.rq {
 		if i == c.ID {
 			continue

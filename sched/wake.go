@@ -53,7 +53,7 @@ func (s *Sched) tryToWakeUp(p *Task) {
 // onCPU is the p->on_cpu case, where p itself is not counted.
 // kernel/sched/core.c: ttwu_queue_cond()
 func (s *Sched) ttwuQueueCond(c *cpu.CPU, p *Task, target int, onCPU bool) bool {
-	if s.Cfg.NoTTWUQueue || target == c.ID || !p.Allowed.Has(target) {
+	if s.Cfg.NoTTWUQueue || target == c.ID || !p.Allowed.Has(target) || !s.CPUActive(target) {
 		return false
 	}
 	nr := len(s.rq[target])

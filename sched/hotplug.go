@@ -1,0 +1,255 @@
+package sched
+
+import (
+	"strconv"
+
+	"perfsim/cpu"
+	"perfsim/sim"
+	"perfsim/uapi"
+)
+
+// CPUHPState is one state of the CPU hotplug state machine that a subsystem
+// registers with its startup and teardown callbacks, as cpuhp_setup_state()
+// does (perf registers "perf:prepare" and "perf:online" with
+// perf_event_init_cpu() and perf_event_exit_cpu()).
+//
+// An AP state (CPUHP_AP_*_ONLINE) runs while the CPU is up: its teardown
+// before the CPU dies, its startup once it has booted. A BP state
+// (CPUHP_*_PREPARE) runs on the control CPU: its startup before the CPU
+// boots, its teardown after it died. Startups run in registration order,
+// teardowns in reverse. In the kernel an AP state's callbacks run on the
+// hotplugged CPU in its cpuhp/N thread while the control task holds
+// cpu_hotplug_lock for write; the model runs them in the control task,
+// which holds it itself (lockdep records the same cpu_hotplug_lock -> ...
+// dependencies, which the kernel gets through the cpuhp_state lock maps).
+// kernel/cpu.c: cpuhp_setup_state(), cpuhp_invoke_callback()
+type CPUHPState struct {
+	Name     string
+	AP       bool
+	Startup  func(t *Task, cpu int)
+	Teardown func(t *Task, cpu int)
+}
+
+// hotplug is the CPU hotplug state of the machine: cpu_hotplug_lock, the
+// registered states, cpu_active_mask and cpu_online_mask (as "not" masks,
+// so the zero value is every CPU up).
+type hotplug struct {
+	lock     RWSem // cpu_hotplug_lock, a percpu_rw_semaphore
+	states   []CPUHPState
+	inactive []bool // !cpu_active(cpu): the scheduler no longer places tasks there
+	offline  []bool // !cpu_online(cpu): the CPU is dead
+	// emptyWait is rq->hotplug_wait: sched_cpu_wait_empty() sleeps there
+	// until balance_push() has moved the last task off the dying CPU.
+	emptyWait WaitQueue
+
+	// Offlines, Onlines and Failed count the hotplug operations done and
+	// refused.
+	Offlines, Onlines, Failed int
+}
+
+func (s *Sched) hp() *hotplug {
+	if s.hotplug == nil {
+		n := len(s.M.CPUs)
+		s.hotplug = &hotplug{lock: RWSem{Name: "cpu_hotplug_lock"}, inactive: make([]bool, n), offline: make([]bool, n)}
+	}
+	return s.hotplug
+}
+
+// CPUHPSetupState registers a hotplug state.
+// kernel/cpu.c: cpuhp_setup_state_nocalls()
+func (s *Sched) CPUHPSetupState(st CPUHPState) { s.hp().states = append(s.hp().states, st) }
+
+// CPUOnline is cpu_online(cpu).
+func (s *Sched) CPUOnline(cpu int) bool {
+	return cpu >= 0 && cpu < len(s.M.CPUs) && (s.hotplug == nil || !s.hotplug.offline[cpu])
+}
+
+// CPUActive is cpu_active(cpu): the scheduler may place tasks there.
+func (s *Sched) CPUActive(cpu int) bool {
+	return cpu >= 0 && cpu < len(s.M.CPUs) && (s.hotplug == nil || !s.hotplug.inactive[cpu])
+}
+
+// HotplugCounts returns how many CPUs went offline and online, and how many
+// hotplug requests failed.
+func (s *Sched) HotplugCounts() (offlines, onlines, failed int) {
+	if s.hotplug == nil {
+		return 0, 0, 0
+	}
+	return s.hotplug.Offlines, s.hotplug.Onlines, s.hotplug.Failed
+}
+
+// CPUsReadLock takes cpu_hotplug_lock for read: the CPUs cannot come or go
+// until CPUsReadUnlock (static_key_enable() takes it, for instance).
+// kernel/cpu.c: cpus_read_lock()
+func (s *Sched) CPUsReadLock(t *Task) { s.DownRead(t, &s.hp().lock) }
+
+// CPUsReadUnlock releases it.
+// kernel/cpu.c: cpus_read_unlock()
+func (s *Sched) CPUsReadUnlock(t *Task) { s.UpRead(t, &s.hp().lock) }
+
+// CPUDown takes CPU n offline from t's kernel context (a write of 0 to
+// /sys/devices/system/cpu/cpuN/online): under cpu_hotplug_lock for write,
+// sched_cpu_deactivate() clears it from cpu_active_mask and turns on
+// balance_push (every task leaves it at its next switch), the AP states are
+// torn down (perf_event_exit_cpu() among them), sched_cpu_wait_empty()
+// waits for the last task to leave, take_cpu_down() marks it offline (its
+// tick stops with it), and the BP states are torn down. A CPU already
+// offline is no error (device_offline() returns 1, which online_store()
+// turns into success); the last online CPU is -EBUSY; cpu0, the boot CPU,
+// has no online file on x86 (-ENOENT).
+// kernel/cpu.c: _cpu_down(), cpuhp_down_callbacks(); kernel/sched/core.c: sched_cpu_deactivate(), sched_cpu_wait_empty(), sched_cpu_dying()
+func (s *Sched) CPUDown(t *Task, n int) error {
+	h := s.hp()
+	if n == 0 || n < 0 || n >= len(s.M.CPUs) {
+		h.Failed++
+		return uapi.ENOENT
+	}
+	s.DownWrite(t, &h.lock) // cpus_write_lock()
+	defer s.UpWrite(t, &h.lock)
+	if h.offline[n] {
+		return nil
+	}
+	online := 0
+	for i := range h.offline {
+		if !h.offline[i] {
+			online++
+		}
+	}
+	if online == 1 {
+		h.Failed++
+		return uapi.EBUSY
+	}
+	// CPUHP_AP_ACTIVE: sched_cpu_deactivate(): set_cpu_active(false),
+	// balance_push_set(); the tasks queued there go now, the running one at
+	// its next switch.
+	h.inactive[n] = true
+	s.note(t.CPU(), sim.KMigrate, "sched_cpu_deactivate", "cpu"+strconv.Itoa(n), 0)
+	t.Step("sched_cpu_deactivate")
+	c := s.M.CPUs[n]
+	s.balancePush(c)
+	if TaskOf(c.Curr()) != nil {
+		s.resched(n)
+	}
+	for i := len(h.states) - 1; i >= 0; i-- {
+		if st := h.states[i]; st.AP && st.Teardown != nil {
+			st.Teardown(t, n)
+		}
+	}
+	// CPUHP_AP_SCHED_WAIT_EMPTY: sched_cpu_wait_empty()
+	for !s.cpuEmpty(n) {
+		s.Wait(t, &h.emptyWait)
+	}
+	t.Step("sched_cpu_wait_empty")
+	// CPUHP_TEARDOWN_CPU: take_cpu_down() on the dying CPU: set_cpu_online(false),
+	// then sched_cpu_dying() finds its run queue empty.
+	h.offline[n] = true
+	s.tick[n].Cancel()
+	s.M.CPUs[n].SetOnline(false, t.CPU())
+	if len(s.rq[n]) > 0 || len(s.wakeList[n]) > 0 {
+		sim.Crash("sched_cpu_dying: cpu%d dies with %d tasks queued", n, len(s.rq[n])+len(s.wakeList[n]))
+	}
+	for i := len(h.states) - 1; i >= 0; i-- {
+		if st := h.states[i]; !st.AP && st.Teardown != nil {
+			st.Teardown(t, n)
+		}
+	}
+	h.Offlines++
+	return nil
+}
+
+// CPUUp brings CPU n back (a write of 1 to its online file): under
+// cpu_hotplug_lock for write, the BP states start (perf_event_init_cpu()),
+// the CPU boots (set_cpu_online()), the AP states start and
+// sched_cpu_activate() puts it back in cpu_active_mask. A CPU already online
+// is no error.
+// kernel/cpu.c: _cpu_up(), cpuhp_up_callbacks(); kernel/sched/core.c: sched_cpu_activate()
+func (s *Sched) CPUUp(t *Task, n int) error {
+	h := s.hp()
+	if n == 0 || n < 0 || n >= len(s.M.CPUs) {
+		h.Failed++
+		return uapi.ENOENT
+	}
+	s.DownWrite(t, &h.lock)
+	defer s.UpWrite(t, &h.lock)
+	if !h.offline[n] {
+		return nil
+	}
+	for _, st := range h.states {
+		if !st.AP && st.Startup != nil {
+			st.Startup(t, n)
+		}
+	}
+	h.offline[n] = false // bringup_cpu(): the AP runs again
+	s.M.CPUs[n].SetOnline(true, nil)
+	t.Step("bringup_cpu")
+	for _, st := range h.states {
+		if st.AP && st.Startup != nil {
+			st.Startup(t, n)
+		}
+	}
+	h.inactive[n] = false // sched_cpu_activate()
+	s.note(t.CPU(), sim.KMigrate, "sched_cpu_activate", "cpu"+strconv.Itoa(n), 0)
+	h.Onlines++
+	return nil
+}
+
+// cpuEmpty reports whether no task runs, waits or is being woken on CPU n:
+// rq->nr_running == 1 (the stopper) in sched_cpu_wait_empty().
+func (s *Sched) cpuEmpty(n int) bool {
+	return TaskOf(s.M.CPUs[n].Curr()) == nil && len(s.rq[n]) == 0 && len(s.wakeList[n]) == 0
+}
+
+// balancePush moves every task queued on the inactive CPU c and off every
+// CPU to an active CPU it may run on (select_fallback_rq() when it may run
+// on none: its affinity is widened to every active CPU, as the kernel does
+// with "process %d (%s) no longer affine to cpu%d"), and wakes the hotplug
+// waiter once c is empty.
+// kernel/sched/core.c: balance_push(), __balance_push_cpu_stop(), select_fallback_rq()
+func (s *Sched) balancePush(c *cpu.CPU) {
+	h := s.hotplug
+	on := c // the CPU doing the push, for the trace and sched_migrate_task
+	if run := s.M.Eng.Running(); run != nil {
+		on = s.M.CPUs[run.ID]
+	}
+	var keep []*Task
+	for _, t := range s.rq[c.ID] {
+		if t.CPU() != nil {
+			keep = append(keep, t) // still switching out (p->on_cpu): moved after the switch
+			continue
+		}
+		to := s.selectCPU(t, c.ID)
+		s.Migrations++
+		s.note(on, sim.KMigrate, t.Thread.Name, "cpu"+strconv.Itoa(c.ID)+"->cpu"+strconv.Itoa(to), 0)
+		s.setTaskCPUFrom(on, t, to, true)
+		s.enqueue(to, t)
+		s.resched(to)
+	}
+	s.rq[c.ID] = keep
+	if s.cpuEmpty(c.ID) || (TaskOf(c.Curr()) == nil && len(keep) == 0) {
+		s.WakeUpAll(&h.emptyWait)
+	}
+}
+
+// pushing reports whether c is inactive: its scheduler pushes every task
+// away (rq->balance_callback == &balance_push_callback).
+func (s *Sched) pushing(c *cpu.CPU) bool { return s.hotplug != nil && s.hotplug.inactive[c.ID] }
+
+// fallbackCPU is select_fallback_rq(): the first active CPU t may use, or,
+// when it may use none, the first active CPU, its affinity widened to every
+// active CPU (cpuset_cpus_allowed_fallback()).
+// kernel/sched/core.c: select_fallback_rq()
+func (s *Sched) fallbackCPU(t *Task) int {
+	for _, c := range t.Allowed.List() {
+		if s.CPUActive(c) {
+			return c
+		}
+	}
+	var active []int
+	for i := range s.M.CPUs {
+		if s.CPUActive(i) {
+			active = append(active, i)
+		}
+	}
+	t.Allowed = MaskOf(active...)
+	return active[0]
+}
