@@ -90,7 +90,7 @@ func (r *Run) observeBuiltin(name string) (int64, bool) {
 		return int64(r.M.Now()), true
 	case "trace.choices":
 		return r.obs.choices, true
-	case "nmi-work.queued", "nmi-work.run":
+	case "nmi-work.queued", "nmi-work.run", "forces.fired", "forces.found-pending", "forces.nothing-pending":
 		return r.Counters[name], true
 	}
 	if v, ok := r.observePerfOps(name); ok {
