@@ -124,7 +124,7 @@ func (r *Run) kernelOf() *pmu.Kernel {
 // (the event term, the attr fields) and reports it at op's position.
 func (r *Run) perfOpCall(op *scenarios.PerfOp) (func(t *sched.Task), error) {
 	var attr pmu.Attr
-	if op.Verb == "open" {
+	if op.Verb == "open" || op.Event != nil { // open, ioctl MODIFY_ATTRIBUTES
 		a, err := r.openAttr(op)
 		if err != nil {
 			return nil, err
@@ -159,7 +159,7 @@ func (r *Run) openAttr(op *scenarios.PerfOp) (pmu.Attr, error) {
 	}
 	for _, f := range op.Fields {
 		if err := setAttrField(&a, f.Name, f.Value); err != nil {
-			return a, r.File.Errorf(f.Pos, "open %s: %s: %v", op.FD.Name, f.Name, err)
+			return a, r.File.Errorf(f.Pos, "%s %s: %s: %v", op.Verb, op.FD.Name, f.Name, err)
 		}
 	}
 	return a, nil
@@ -394,7 +394,15 @@ func (r *Run) doPerfOp(t *sched.Task, op *scenarios.PerfOp, attr pmu.Attr) {
 			arg |= uapi.PERF_IOC_FLAG_GROUP
 		}
 		var ret uint64
-		ret, err = k.Ioctl(t, fs.fdOf(name), req, arg)
+		switch {
+		case op.Request.Name == "SET_FILTER":
+			err = k.SetFilter(t, fs.fdOf(name), op.Filter)
+		case op.Request.Name == "MODIFY_ATTRIBUTES" && op.Event != nil:
+			a := attr
+			err = k.ModifyAttributes(t, fs.fdOf(name), &a)
+		default:
+			ret, err = k.Ioctl(t, fs.fdOf(name), req, arg)
+		}
 		if err == nil && op.Request.Name == "ID" {
 			fs.counts["ioctl.id"] = int64(ret)
 			result = "id " + strconv.FormatUint(ret, 10)

@@ -11,6 +11,8 @@ import (
 //	open NAME -e TERM [cpuN] [pid TASK|self|-1] [group NAME] [flags F,F] [FIELD=VALUE|FLAG...]
 //	close NAME
 //	ioctl NAME REQUEST [ARG] [group]
+//	ioctl NAME SET_FILTER FILTER...          (the rest of the line)
+//	ioctl NAME MODIFY_ATTRIBUTES [-e] EVENT [FIELD=VALUE...]
 //	mmap NAME PAGES [ro]
 //	munmap NAME
 //	read NAME
@@ -30,10 +32,12 @@ type PerfOp struct {
 	Group  *Ident // group_fd's name
 	Flags  []*Ident
 
-	// ioctl
+	// ioctl (MODIFY_ATTRIBUTES takes its new attr in Event and Fields)
 	Request    *Ident // ENABLE, DISABLE, ..., or a number
 	Arg        *Ident // a number, an fd name (SET_OUTPUT), or nil
 	AllOfGroup bool   // PERF_IOC_FLAG_GROUP
+	Filter     string // SET_FILTER: the filter, the rest of the line
+	FilterPos  Pos
 
 	// mmap
 	Pages    int64 // data pages (a power of two, or 0 for the user page only)
@@ -71,6 +75,18 @@ func (o *PerfOp) String() string {
 		}
 	case "ioctl":
 		b.WriteString(" " + o.Request.Name)
+		if o.Filter != "" {
+			b.WriteString(" " + o.Filter)
+		}
+		if o.Event != nil {
+			b.WriteString(" " + o.Event.Name)
+			for _, s := range o.Fields {
+				b.WriteString(" " + s.Name)
+				if s.Value != "" {
+					b.WriteString("=" + s.Value)
+				}
+			}
+		}
 		if o.Arg != nil {
 			b.WriteString(" " + o.Arg.Name)
 		}

@@ -28,6 +28,36 @@ func (p *parser) perfOp(ll *logicalLine, ws []token) *PerfOp {
 		}
 		op.Request = &Ident{Pos: ws[i].pos, Name: name}
 		i++
+		switch name {
+		case "SET_FILTER":
+			// The filter is the rest of the line: ioctl tp SET_FILTER prev_pid == 5 && next_prio < 100
+			if i >= len(ws) {
+				p.errorf(endPos(ll, ws), "expected a filter like prev_pid == 5 (a tracepoint's ftrace filter) after ioctl %s SET_FILTER", op.FD.Name)
+				return nil
+			}
+			op.Filter = strings.TrimRight(ll.text[ws[i].off:ws[len(ws)-1].off+len(ws[len(ws)-1].text)], " \t")
+			op.FilterPos = ws[i].pos
+			return op
+		case "MODIFY_ATTRIBUTES":
+			// ioctl bp MODIFY_ATTRIBUTES [-e] mem:0x2000/8:w [FIELD=VALUE...]: the new attr
+			if i < len(ws) && ws[i].text == "-e" {
+				i++
+			}
+			if i >= len(ws) {
+				p.errorf(endPos(ll, ws), "expected the new event like mem:0x2000/8:w (as perf record -e takes it) after ioctl %s MODIFY_ATTRIBUTES", op.FD.Name)
+				return nil
+			}
+			op.Event = &Ident{Pos: ws[i].pos, Name: ws[i].text}
+			for i++; i < len(ws); i++ {
+				name, val, _ := strings.Cut(ws[i].text, "=")
+				if !isName(name) {
+					p.errorf(ws[i].pos, "expected an attr field like sig_data=42 after the event of MODIFY_ATTRIBUTES, found %s", quote(ws[i].text))
+					return nil
+				}
+				op.Fields = append(op.Fields, &Setting{Pos: ws[i].pos, Name: name, ValuePos: Pos{Line: ws[i].pos.Line, Col: ws[i].pos.Col + len(name) + 1}, Value: val})
+			}
+			return op
+		}
 		if i < len(ws) && ws[i].text != "group" {
 			op.Arg = &Ident{Pos: ws[i].pos, Name: ws[i].text}
 			i++
