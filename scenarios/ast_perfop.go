@@ -16,6 +16,7 @@ import (
 //	mmap NAME PAGES [ro]
 //	munmap NAME
 //	read NAME
+//	fcntl NAME F_SETFL O_ASYNC|0 | F_SETOWN TASK|self|0 | F_SETSIG SIG | F_GETFL | F_GETOWN | F_GETSIG
 //
 // NAME names the fd: open binds it to the fd perf_event_open() returned.
 type PerfOp struct {
@@ -38,6 +39,10 @@ type PerfOp struct {
 	AllOfGroup bool   // PERF_IOC_FLAG_GROUP
 	Filter     string // SET_FILTER: the filter, the rest of the line
 	FilterPos  Pos
+
+	// fcntl: Request is the command (F_SETFL, F_SETOWN, F_SETSIG, F_GETFL,
+	// F_GETOWN, F_GETSIG), Arg its argument (O_ASYNC or 0, a task name or
+	// self, a signal name or number)
 
 	// mmap
 	Pages    int64 // data pages (a power of two, or 0 for the user page only)
@@ -73,6 +78,11 @@ func (o *PerfOp) String() string {
 				b.WriteString("=" + s.Value)
 			}
 		}
+	case "fcntl":
+		b.WriteString(" " + o.Request.Name)
+		if o.Arg != nil {
+			b.WriteString(" " + o.Arg.Name)
+		}
 	case "ioctl":
 		b.WriteString(" " + o.Request.Name)
 		if o.Filter != "" {
@@ -103,7 +113,7 @@ func (o *PerfOp) String() string {
 }
 
 // PerfOpVerbs are the perf file system calls of a task's program.
-var PerfOpVerbs = []string{"open", "close", "ioctl", "mmap", "munmap", "read"}
+var PerfOpVerbs = []string{"open", "close", "ioctl", "mmap", "munmap", "read", "fcntl"}
 
 // IoctlRequests are the request names of "ioctl NAME REQUEST" (without their
 // PERF_EVENT_IOC_ prefix, which may also be written).
