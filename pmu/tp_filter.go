@@ -105,11 +105,10 @@ type tpFilter struct {
 }
 
 type filterNode struct {
-	and, or    bool // an && or || of kids
-	kids       []*filterNode
-	pred       *tpPred
-	invert     bool
-	alwaysTrue bool
+	and, or bool // an && or || of kids
+	kids    []*filterNode
+	pred    *tpPred
+	invert  bool
 }
 
 // calc_stack()'s errors, returned as they are: -1, -2, -3.
@@ -697,6 +696,14 @@ func (k *Kernel) ftraceProfileSetFilter(e *Event, s string) error {
 }
 
 func init() {
+	RegisterObservable("tp.users", "tracepoint events holding their tracepoint now (perf_trace_event_init()'s perf_refcount, summed over tracepoints)",
+		func(k *Kernel) int64 {
+			n := 0
+			for _, s := range k.tp.slots {
+				n += s.users
+			}
+			return int64(n)
+		})
 	RegisterObservable("tp.filtered", "tracepoint records an event's ftrace filter (PERF_EVENT_IOC_SET_FILTER) rejected in perf_tp_event()",
 		func(k *Kernel) int64 { return int64(k.stats.tpFiltered) })
 	RegisterStepHelp(map[string]string{
