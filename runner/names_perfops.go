@@ -15,6 +15,8 @@ var perfOpNames = []NameEntry{
 		"parsed against its format's fields as ftrace_profile_set_filter() does (EINVAL, EPERM, ENOENT, ESRCH for a bad one, EEXIST for a second); perf_tp_event() drops what it rejects (tp.filtered)"},
 	{"ioctl NAME MODIFY_ATTRIBUTES [-e] EVENT [FIELD=VALUE...]", "(task statement) PERF_EVENT_IOC_MODIFY_ATTRIBUTES with the attr EVENT and FIELDs build: a breakpoint's " +
 		"bp_addr, bp_type, bp_len, disabled and sig_data may change (perf_event_modify_breakpoint()); anything else EINVAL, another PMU EOPNOTSUPP"},
+	{"fcntl NAME F_SETFL O_ASYNC|0 | F_SETOWN TASK|self|PID | F_SETSIG SIG | F_GETFL | F_GETOWN | F_GETSIG", "(task statement) fcntl() on the perf fd: O_ASYNC puts the file on the event's fasync list (perf_fasync()); " +
+		"each overflow or ring wakeup then sends the F_SETOWN owner SIGIO (si_code SI_KERNEL) or the F_SETSIG signal (si_code POLL_IN, POLL_HUP at an IOC_REFRESH limit, POLL_ERR; si_fd) from perf_event_wakeup() -> kill_fasync()"},
 	{"mmap NAME PAGES [ro]", "(task statement) mmap() of the perf fd: the user page and PAGES data pages (a power of two); ro: read-only, an overwrite ring"},
 	{"munmap NAME", "(task statement) munmap() of NAME's latest mapping (perf_mmap_close()); nothing mapped: returns 0 (fd.munmap-empty)"},
 	{"read NAME", "(task statement) read() of the count, or of the group with read_format GROUP (observables read.value, read.nr, read.group-torn, read.decreased)"},
