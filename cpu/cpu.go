@@ -59,6 +59,9 @@ type CPU struct {
 	nmiHold    bool
 	irqWork    []func(c *CPU)
 	irqWorkIPI bool // the irq_work self-IPI is pending
+	// held: names of irqs a scenario holds back until its label (HoldIRQ,
+	// expedite.go); a held irq is delivered only once expedited (Now).
+	held []heldIRQ
 
 	attn bool // a step point must look around (see updateAttn)
 
@@ -106,7 +109,7 @@ func (c *CPU) IrqsDisabled() bool { return !c.irqsOn }
 
 func (c *CPU) nmiDeliverable() bool { return len(c.pendingNMI) > 0 && !c.inNMI && !c.nmiHold }
 func (c *CPU) irqDeliverable() bool {
-	return len(c.pendingIRQ) > 0 && c.irqsOn && !c.inIRQ && !c.inNMI && !c.nmiHold
+	return len(c.pendingIRQ) > 0 && c.irqsOn && !c.inIRQ && !c.inNMI && !c.nmiHold && (len(c.held) == 0 || c.nextIRQ() >= 0)
 }
 
 func (c *CPU) updateAttn() {
@@ -182,7 +185,7 @@ func (c *CPU) stepSlow(label string) {
 	}
 	if irq {
 		if d == 1 {
-			c.m.note(c, sim.KChoice, label, "irq "+c.pendingIRQ[0].Name, 0)
+			c.m.note(c, sim.KChoice, label, "irq "+c.pendingIRQ[c.nextIRQ()].Name, 0)
 			c.deliverIRQ()
 			return
 		}
@@ -289,8 +292,13 @@ func (c *CPU) deliverNMI() {
 }
 
 func (c *CPU) deliverIRQ() {
-	it := c.pendingIRQ[0]
-	c.pendingIRQ = c.pendingIRQ[1:]
+	i := c.nextIRQ()
+	it := c.pendingIRQ[i]
+	if i == 0 {
+		c.pendingIRQ = c.pendingIRQ[1:]
+	} else {
+		c.pendingIRQ = append(c.pendingIRQ[:i:i], c.pendingIRQ[i+1:]...)
+	}
 	c.IRQs++
 	c.runHandler(&c.inIRQ, "irq", it)
 }

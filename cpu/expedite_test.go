@@ -41,3 +41,39 @@ func TestExpediteIRQ(t *testing.T) {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
 }
+
+// A held irq is not taken where irqs are on, nor during a time advance, until
+// it is expedited (the force's label); an irq of another name is taken as
+// usual meanwhile. Released without expediting, it is delivered as usual.
+func TestHoldIRQ(t *testing.T) {
+	m := boot(t, nil, 1, func(th *Thread) {
+		c := th.CPU()
+		c.HoldIRQ("call_function_single")
+		c.HoldIRQ("call_function_single") // holds nest
+		c.RaiseIRQ(Interrupt{Name: "call_function_single", Fn: func(c *CPU) { note(c, "ipi handler") }})
+		c.RaiseIRQ(Interrupt{Name: "dev", Fn: func(c *CPU) { note(c, "dev handler") }})
+		c.Step("before")
+		c.Spend(sim.Microsecond)
+		note(c, "held "+map[bool]string{true: "yes", false: "no"}[c.Held("call_function_single")])
+		c.ExpediteIRQ("call_function_single")
+		c.ReleaseIRQ("call_function_single")
+		c.Step("label")
+		note(c, "after label")
+		c.RaiseIRQ(Interrupt{Name: "call_function_single", Fn: func(c *CPU) { note(c, "second ipi") }})
+		c.Spend(sim.Microsecond) // still held once
+		note(c, "still held")
+		c.ReleaseIRQ("call_function_single")
+		c.Spend(sim.Microsecond)
+		note(c, "end")
+	})
+	defer m.Close()
+	if err := m.Run(sim.Never); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"enter irq dev", "note dev handler ", "exit irq dev", "note held yes ",
+		"enter irq call_function_single", "note ipi handler ", "exit irq call_function_single", "note after label ",
+		"note still held ", "enter irq call_function_single", "note second ipi ", "exit irq call_function_single", "note end "}
+	if diff := cmp.Diff(want, kinds(m.Trace().Records)); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}

@@ -105,6 +105,9 @@ func (th *Thread) Idle() {
 	if c.TakeInterrupts() {
 		return
 	}
+	if c.releaseHeldIdle() && c.TakeInterrupts() {
+		return
+	}
 	c.waitUntil(sim.Never)
 	th.cpu.TakeInterrupts()
 }

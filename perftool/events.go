@@ -39,6 +39,9 @@ func splitTop(s string) ([]string, bool) {
 				}
 			}
 		case '/':
+			if !inSlash && memLenSlash(s[start:i], s[i+1:]) {
+				continue // mem:ADDR/LEN: the length, not a term list
+			}
 			inSlash = !inSlash
 		case ',':
 			if depth == 0 && !inSlash {
@@ -127,6 +130,9 @@ func (p *eventParser) parse(arg string) error {
 func (p *eventParser) parseOne(s, arg string) error {
 	p.item = s
 	syntax := &Error{Option: "-e " + arg, Reason: "event syntax error: '" + s + "'", Errno: uapi.EINVAL}
+	if strings.HasPrefix(s, "mem:") {
+		return p.parseMem(s, arg, syntax)
+	}
 	base, termStr, mods, hasTerms := s, "", "", false
 	if i := strings.IndexByte(s, '/'); i >= 0 {
 		j := strings.LastIndexByte(s, '/')
@@ -197,6 +203,11 @@ func (p *eventParser) parseOne(s, arg string) error {
 			return syntax
 		}
 	}
+	return p.addEvsels(news, terms, mods, arg)
+}
+
+// addEvsels applies the terms and modifiers to the new evsels and adds them.
+func (p *eventParser) addEvsels(news []Evsel, terms []term, mods, arg string) error {
 	for i := range news {
 		e := &news[i]
 		if err := p.applyTerms(e, terms, arg); err != nil {

@@ -28,6 +28,9 @@ func kernelTracepoints() []pmu.TracepointInfo {
 	for i := range catalogue {
 		tp := &catalogue[i]
 		out[i] = pmu.TracepointInfo{System: tp.System, Name: tp.Name, ID: tp.ID, RawSize: tp.RawSize()}
+		for _, f := range tp.Fields {
+			out[i].Fields = append(out[i].Fields, pmu.FieldOfDecl(f.Decl, f.Offset, f.Size, f.Signed))
+		}
 		if tp.System == "syscalls" && strings.HasPrefix(tp.Name, "sys_enter_") {
 			out[i].NArgs = len(tp.Fields) - 1 // after int __syscall_nr
 		}

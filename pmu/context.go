@@ -340,7 +340,11 @@ func (k *Kernel) pmuCtxSchedIn(c *cpu.CPU, groups []*Event, pinned bool) {
 			if pinned {
 				// A pinned group that cannot go on is in error.
 				g.setState(StateError)
+				if g.fasyncFile() != nil {
+					g.pendingKill = pollErr
+				}
 				k.perfEventWakeup(g)
+				k.killFasync(g)
 			} else {
 				// A flexible one waits for its turn: rotation. (The model's
 				// user page has no times, so no group_update_userpage().)

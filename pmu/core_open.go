@@ -76,7 +76,13 @@ func (k *Kernel) perfEventOpen(t *sched.Task, uattr *Attr, pid, cpuID, groupFD i
 	installed := false
 	defer func() {
 		if !installed {
-			k.pmuDestroy(e) // err_alloc: free_event() -> _free_event() -> event->destroy()
+			// err_alloc: free_event() -> _free_event() -> event->destroy(),
+			// which for a tracepoint is tp_perf_event_destroy() ->
+			// perf_trace_destroy(): the tracepoint's perf_refcount drops.
+			if e.tp != nil {
+				e.tp.users--
+			}
+			k.pmuDestroy(e)
 		}
 	}()
 	caps := PMUCaps{Capabilities: e.pmu.Capabilities()}

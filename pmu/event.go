@@ -112,6 +112,7 @@ type Event struct {
 	pendingDisable   bool
 	pendingIrqQueued bool // irq_work pending (IRQ_WORK_PENDING)
 	pendingKill      int
+	file             perfFile           // the perf file's O_ASYNC state and owner (fasync.go)
 	eventLimit       int64              // atomic_t event_limit (IOC_REFRESH)
 	pollers          []*sched.WaitQueue // wait_queue_head_t waitq: one entry per poller
 	pendingIrqFn     func(c *cpu.CPU)
@@ -119,7 +120,8 @@ type Event struct {
 	idHeaderSize int
 	fileRefs     int // struct file refcount: the fd plus every mapping
 	ownerTask    *sched.Task
-	tp           *tpSlot // for tracepoint events: the tracepoint it is attached to
+	tp           *tpSlot   // for tracepoint events: the tracepoint it is attached to
+	filter       *tpFilter // event->filter: the ftrace filter PERF_EVENT_IOC_SET_FILTER set (tp_filter.go)
 
 	// Samples counts samples written (observables).
 	Samples uint64
@@ -191,6 +193,9 @@ func (e *Event) LostSamplesInc() { e.lostSamples++ }
 // pending_wakeup = 1 and irq_work_queue(&event->pending_irq).
 // kernel/events/ring_buffer.c: perf_output_wakeup()
 func (e *Event) Wakeup() {
+	if e.fasyncFile() != nil && e.pendingKill == 0 {
+		e.pendingKill = pollIn // "if (*perf_event_fasync(handle->event) && !handle->event->pending_kill)"
+	}
 	e.pendingWakeup = true
 	e.k.stats.wakeups++
 	e.irqWorkQueue()
@@ -218,6 +223,7 @@ func (e *Event) perfPendingIrq(c *cpu.CPU) {
 	if e.pendingWakeup {
 		e.pendingWakeup = false
 		e.k.perfEventWakeup(e)
+		e.k.killFasync(e) // perf_event_wakeup(): kill_fasync() for the pending_kill
 	}
 }
 

@@ -68,7 +68,9 @@ func (k *Kernel) perfIoctl(t *sched.Task, fd int, cmd, arg uint64) (uint64, erro
 	case uapi.PERF_EVENT_IOC_PAUSE_OUTPUT:
 		return 0, k.perfIoctlPauseOutput(t, e, arg != 0)
 	case uapi.PERF_EVENT_IOC_MODIFY_ATTRIBUTES:
-		return 0, uapi.EINVAL // only breakpoints can be modified
+		// A number is no attr in the task's memory: perf_copy_attr()'s
+		// get_user() faults (ModifyAttributes takes the attr).
+		return 0, uapi.EFAULT
 	default:
 		return 0, uapi.ENOTTY
 	}

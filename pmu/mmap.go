@@ -39,6 +39,11 @@ func (k *Kernel) perfMmap(t *sched.Task, fd int, pgoff, length uint64, prot Prot
 	if err != nil {
 		return nil, err
 	}
+	// The file reference fget() took pins the event for the whole call: a
+	// close() of the fd meanwhile by another thread does not release it;
+	// fput() after vm_mmap_pgoff() (and after mmap_lock is released).
+	e.fileRefs++
+	defer k.fput(t, e)
 	// vm_mmap_pgoff(): mmap_write_lock_killable(mm); do_mmap() ->
 	// mmap_region() -> perf_mmap() runs under it (mmap_lock.go).
 	mm := k.mmOf(t)

@@ -10,6 +10,8 @@ type stats struct {
 	samples, overflows     uint64
 	rbLost                 uint64 // samples the ring buffer refused (paused or full)
 	wakeups                uint64 // perf_output_wakeup() calls
+	tpFiltered             uint64 // tracepoint records an event filter rejected (tp_filter.go)
+	sigioSent              uint64 // kill_fasync() sends to a file owner (fasync.go)
 	pmis                   uint64 // hardware PMU NMIs handled
 	throttles, unthrottles uint64
 }

@@ -19,6 +19,7 @@ const tickNsec = 4 * sim.Millisecond
 // POLL_* values of event->pending_kill.
 const (
 	pollIn  = 1
+	pollErr = 4
 	pollHup = 6
 )
 
@@ -72,6 +73,10 @@ func (k *Kernel) eventOverflow(c *cpu.CPU, e *Event, throttle bool, data *perfSa
 	k.perfOverflowSigtrap(c, e, data)
 	k.stats.overflows++
 	k.perfEventOutput(c, e, data, r, e.Attr.WriteBackward)
+	if e.fasyncFile() != nil && e.pendingKill != 0 {
+		e.pendingWakeup = true // SIGIO for every overflow of an O_ASYNC event
+		e.irqWorkQueue()
+	}
 	k.auxOverflowResume(c, e) // aux_resume: at the end (out:), after the sample
 	return ret
 }

@@ -18,6 +18,8 @@ type TracepointInfo struct {
 	// NArgs is a syscalls:sys_enter_* event's argument count (its fields
 	// after __syscall_nr: sys_data->nb_args).
 	NArgs int
+	// Fields are the format's fields after the common ones (for filters).
+	Fields []TracepointField
 }
 
 // tpSlot is struct trace_event_call's perf side: the per-CPU list of events
@@ -312,6 +314,9 @@ func (k *Kernel) perfTpEvent(c *cpu.CPU, s *tpSlot, rec []byte, r *regs) {
 			continue
 		}
 		if e.Attr.ExcludeKernel && !r.user || e.Attr.ExcludeUser && r.user {
+			continue
+		}
+		if !e.perfTpFilterMatch(c, rec) {
 			continue
 		}
 		k.perfSweventEvent(c, e, 1, &data, r)

@@ -251,7 +251,12 @@ func (k *Kernel) fput(t *sched.Task, e *Event) {
 		// to user mode (____fput), not here, where the caller may hold
 		// mmap_lock (munmap's perf_mmap_close()); a task past
 		// exit_task_work() has it done at once (delayed_fput()).
-		release := func(t *sched.Task) { k.perfEventReleaseKernel(t, e) }
+		release := func(t *sched.Task) {
+			if e.file.async { // __fput(): "if (unlikely(file->f_flags & FASYNC))" fasync(-1, file, 0)
+				e.file.onList = false
+			}
+			k.perfEventReleaseKernel(t, e)
+		}
 		if t == nil || k.S.TaskWorkAdd(t.CPU(), t, sched.TaskWork{Name: "____fput", Fn: release}, sched.TWAResume) != nil {
 			release(t)
 		}

@@ -125,6 +125,9 @@ func (k *Kernel) fireSched(c *cpu.CPU, name string, count uint64, task *sched.Ta
 		if k.inh.stopperCtx && e.ctx != nil && e.ctx.task != nil {
 			continue // the stopper thread's context: no task events on the PMU
 		}
+		if !e.perfTpFilterMatch(c, rec) {
+			continue
+		}
 		k.perfSweventEvent(c, e, count, &data, &r)
 		l = s.perCPU[c.ID]
 	}
@@ -138,7 +141,7 @@ func (k *Kernel) fireSched(c *cpu.CPU, name string, count uint64, task *sched.Ta
 			if e.tp != s || !eventFilterMatch(e, c) || e.Attr.Sigtrap {
 				continue
 			}
-			if e.hw.state&PERF_HES_STOPPED != 0 || e.Attr.ExcludeKernel {
+			if e.hw.state&PERF_HES_STOPPED != 0 || e.Attr.ExcludeKernel || !e.perfTpFilterMatch(c, rec) {
 				continue
 			}
 			k.perfSweventEvent(c, e, count, &data, &r)

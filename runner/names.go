@@ -40,6 +40,7 @@ var taskFieldHelp = map[string]string{
 	"migrations":     "moves between run queues",
 	"kernel-entries": "syscalls made",
 	"pending-works":  "task works queued and not yet run",
+	"signals":        "signals it took (get_signal() dequeued them and the handler ran): who got the SIGIO or SIGTRAP",
 	"minor-faults":   "page faults that found or allocated the page (min_flt)",
 	"major-faults":   "page faults that read a file page (maj_flt)",
 	"segfaulted":     "a bad access (no VMA, or one that forbids it) killed it with SIGSEGV",

@@ -91,7 +91,7 @@ func TestPerfOpStaticErrors(t *testing.T) {
 		{"task app\n  open ev -e cycles frobnicate=1\n", "t.sim:2:21: open ev: frobnicate: unknown perf_event_attr field"},
 		{"task app\n  open ev cpu0\n", "t.sim:2:3: open ev needs an event"},
 		{"task app\n  compute 1us\nat perf_mmap:mmap_mutex on cpu3: close ev\n", "t.sim:3:28: cpu3 does not exist"},
-		{"task app\n  compute 1us\nat perf_mmap:mmap_mutex on cpu0: frob ev\n", `t.sim:3:34: expected one of open, close, ioctl, mmap, munmap, read after on cpu0:, found "frob"`},
+		{"task app\n  compute 1us\nat perf_mmap:mmap_mutex on cpu0: frob ev\n", `t.sim:3:34: expected one of open, close, ioctl, mmap, munmap, read, fcntl after on cpu0:, found "frob"`},
 		{"task app\n  compute 1us\nipi cpu0 at no_such_label\n", `t.sim:3:13: unknown step point "no_such_label"`},
 	} {
 		f, err := Load(&scenarios.Source{Name: "t.sim", Src: []byte(tc.src)})

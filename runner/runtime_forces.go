@@ -35,7 +35,9 @@ type forceState struct {
 //
 //	ipi cpuN at LABEL          the N-th time cpuN reaches LABEL, its pending
 //	                           call_function_single IPI is taken there (or at the
-//	                           first step point after it where irqs are on)
+//	                           first step point after it where irqs are on); until
+//	                           then the IPIs raised to cpuN are held back (not
+//	                           taken), so one raised earlier arrives exactly there
 //	irq_work cpuN at LABEL     likewise its pending irq_work IPI
 //	cpu-offline cpuN at LABEL  the N-th time LABEL is reached on any CPU, the
 //	cpu-online cpuN at LABEL   task writing cpuN's online file starts on cpu0
@@ -52,6 +54,11 @@ func (r *Run) installForces() error {
 	fs := &forceState{r: r, forces: r.File.Forces, count: make([]int, len(r.File.Forces)), pending: map[*sched.Task]int{}}
 	if err := fs.spawnActors(); err != nil {
 		return err
+	}
+	for _, f := range fs.forces {
+		if name := heldIRQName(f.Kind); name != "" && f.CPU >= 0 && f.CPU < len(r.M.CPUs) {
+			r.M.CPUs[f.CPU].HoldIRQ(name) // released when the force fires
+		}
 	}
 	r.forces = fs
 	r.M.AddStepHook(fs.step)
@@ -101,17 +108,20 @@ func (fs *forceState) fire(c *cpu.CPU, f *scenarios.Force, t *sched.Task) {
 	r := fs.r
 	what := forceText(f)
 	r.note(c.ID, "force", what)
+	r.Counters["forces.fired"]++
+	if name := heldIRQName(f.Kind); name != "" {
+		if c.ExpediteIRQ(name) {
+			r.Counters["forces.found-pending"]++
+		} else {
+			r.Counters["forces.nothing-pending"]++
+			r.note(c.ID, "force", fmt.Sprintf("no %s pending on cpu%d", name, c.ID))
+		}
+		c.ReleaseIRQ(name)
+		return
+	}
 	switch f.Kind {
 	case scenarios.ForceNMI:
 		c.RaiseNMI(cpu.Interrupt{Name: "forced", Fn: func(c *cpu.CPU) { r.Perf.NMI(c, true) }, Now: true})
-	case scenarios.ForceIPI:
-		if !c.ExpediteIRQ(pmu.IPIName) {
-			r.note(c.ID, "force", fmt.Sprintf("no %s IPI pending on cpu%d", pmu.IPIName, c.ID))
-		}
-	case scenarios.ForceIRQWork:
-		if !c.ExpediteIRQ(cpu.IrqWorkName) {
-			r.note(c.ID, "force", fmt.Sprintf("no irq_work pending on cpu%d", c.ID))
-		}
 	case scenarios.ForceAction:
 		fs.fireAction(f)
 	case scenarios.ForceOffline, scenarios.ForceOnline:
@@ -125,6 +135,31 @@ func (fs *forceState) fire(c *cpu.CPU, f *scenarios.Force, t *sched.Task) {
 		fs.pending[t] = f.CPU
 		r.S.ForcePreempt(t)
 	}
+}
+
+// forceObservables are the forced interleavings' counters (Run.Counters).
+var forceObservables = map[string]string{
+	"forces.fired":           "forced interleavings that reached their label and fired",
+	"forces.found-pending":   "forced ipi/irq_work whose label found such an irq pending (raised earlier and held back, or not yet taken)",
+	"forces.nothing-pending": "forced ipi/irq_work whose label found no such irq pending",
+}
+
+func init() {
+	for n, h := range forceObservables {
+		builtinObservables[n] = scenarios.IntType
+		builtinObservableHelp[n] = h
+	}
+}
+
+// heldIRQName is the irq a force of kind k holds back until its label.
+func heldIRQName(k scenarios.ForceKind) string {
+	switch k {
+	case scenarios.ForceIPI:
+		return pmu.IPIName
+	case scenarios.ForceIRQWork:
+		return cpu.IrqWorkName
+	}
+	return ""
 }
 
 func (fs *forceState) drop(t *sched.Task) {

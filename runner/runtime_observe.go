@@ -49,6 +49,7 @@ var taskFields = map[string]scenarios.Type{
 	"migrations":     scenarios.IntType,  // moves between run queues
 	"kernel-entries": scenarios.IntType,  // syscalls made
 	"pending-works":  scenarios.IntType,  // task works queued and not yet run
+	"signals":        scenarios.IntType,  // signals it took (handler run)
 	"minor-faults":   scenarios.IntType,  // min_flt
 	"major-faults":   scenarios.IntType,  // maj_flt
 	"segfaulted":     scenarios.BoolType, // a bad access killed it
@@ -90,7 +91,7 @@ func (r *Run) observeBuiltin(name string) (int64, bool) {
 		return int64(r.M.Now()), true
 	case "trace.choices":
 		return r.obs.choices, true
-	case "nmi-work.queued", "nmi-work.run":
+	case "nmi-work.queued", "nmi-work.run", "forces.fired", "forces.found-pending", "forces.nothing-pending":
 		return r.Counters[name], true
 	}
 	if v, ok := r.observePerfOps(name); ok {
@@ -149,6 +150,14 @@ func observeTask(r *Run, t *sched.Task, field string) (int64, bool) {
 		return int64(t.KernelEntries), true
 	case "pending-works":
 		return int64(t.PendingWorks()), true
+	case "signals":
+		n := int64(0)
+		for _, d := range r.S.Delivered {
+			if d.Task == t {
+				n++
+			}
+		}
+		return n, true
 	case "minor-faults":
 		return int64(t.MinFlt), true
 	case "major-faults":

@@ -49,6 +49,12 @@ var perfOpObservables = map[string]string{
 	"signals.delivered":    "signals the tasks took (get_signal() dequeued them and the handler ran)",
 	"signals.sigtrap":      "SIGTRAPs with si_code TRAP_PERF the tasks took (attr.sigtrap events)",
 	"signals.sigtrap.data": "si_perf_data (attr.sig_data) of the last SIGTRAP/TRAP_PERF taken",
+	"signals.sigio":        "SIGIOs the tasks took (kill_fasync() of an O_ASYNC perf fd with F_SETSIG 0 or SIGIO)",
+	"signals.si-kernel":    "signals taken with si_code SI_KERNEL (kill_fasync() without F_SETSIG: SEND_SIG_PRIV)",
+	"signals.poll-in":      "kill_fasync() signals taken with si_code POLL_IN (an F_SETSIG owner: an overflow or a ring wakeup)",
+	"signals.poll-hup":     "kill_fasync() signals taken with si_code POLL_HUP (an IOC_REFRESH event_limit ran out)",
+	"signals.poll-err":     "kill_fasync() signals taken with si_code POLL_ERR (a pinned event that could not go on)",
+	"signals.fd":           "si_fd of the last kill_fasync() signal taken with F_SETSIG",
 }
 
 // errnoObservables lists errno.NAME for every errno the kernel model returns.
@@ -94,6 +100,27 @@ func (r *Run) observePerfOps(name string) (int64, bool) {
 			return data, true
 		}
 		return n, true
+	case "signals.sigio", "signals.si-kernel", "signals.poll-in", "signals.poll-hup", "signals.poll-err", "signals.fd":
+		var n, fd int64
+		for _, d := range r.S.Delivered {
+			s := d.Signal
+			fasync := s.Fasync
+			switch {
+			case name == "signals.sigio" && fasync && s.Sig == sched.SIGIO,
+				name == "signals.si-kernel" && fasync && s.Code == sched.SI_KERNEL,
+				name == "signals.poll-in" && fasync && s.Code == sched.POLL_IN,
+				name == "signals.poll-hup" && fasync && s.Code == sched.POLL_HUP,
+				name == "signals.poll-err" && fasync && s.Code == sched.POLL_ERR:
+				n++
+			}
+			if fasync && s.Code != sched.SI_KERNEL && s.Code != 0 {
+				fd = int64(s.Fd)
+			}
+		}
+		if name == "signals.fd" {
+			return fd, true
+		}
+		return n, true
 	case "read.value":
 		if len(fs.last) == 0 {
 			return 0, true
@@ -124,12 +151,17 @@ func (r *Run) kernelOf() *pmu.Kernel {
 // (the event term, the attr fields) and reports it at op's position.
 func (r *Run) perfOpCall(op *scenarios.PerfOp) (func(t *sched.Task), error) {
 	var attr pmu.Attr
-	if op.Verb == "open" {
+	if op.Verb == "open" || op.Event != nil { // open, ioctl MODIFY_ATTRIBUTES
 		a, err := r.openAttr(op)
 		if err != nil {
 			return nil, err
 		}
 		attr = a
+	}
+	if op.Verb == "fcntl" && op.Request.Name == "F_SETOWN" && op.Arg != nil && op.Arg.Name != "self" {
+		if _, err := strconv.ParseInt(op.Arg.Name, 0, 64); err != nil && !r.fileHasTask(op.Arg.Name) {
+			return nil, r.File.Errorf(op.Arg.Pos, "fcntl %s F_SETOWN: no task %q in this file", op.FD.Name, op.Arg.Name)
+		}
 	}
 	return func(t *sched.Task) { r.doPerfOp(t, op, attr) }, nil
 }
@@ -159,7 +191,7 @@ func (r *Run) openAttr(op *scenarios.PerfOp) (pmu.Attr, error) {
 	}
 	for _, f := range op.Fields {
 		if err := setAttrField(&a, f.Name, f.Value); err != nil {
-			return a, r.File.Errorf(f.Pos, "open %s: %s: %v", op.FD.Name, f.Name, err)
+			return a, r.File.Errorf(f.Pos, "%s %s: %s: %v", op.Verb, op.FD.Name, f.Name, err)
 		}
 	}
 	return a, nil
@@ -394,10 +426,24 @@ func (r *Run) doPerfOp(t *sched.Task, op *scenarios.PerfOp, attr pmu.Attr) {
 			arg |= uapi.PERF_IOC_FLAG_GROUP
 		}
 		var ret uint64
-		ret, err = k.Ioctl(t, fs.fdOf(name), req, arg)
+		switch {
+		case op.Request.Name == "SET_FILTER":
+			err = k.SetFilter(t, fs.fdOf(name), op.Filter)
+		case op.Request.Name == "MODIFY_ATTRIBUTES" && op.Event != nil:
+			a := attr
+			err = k.ModifyAttributes(t, fs.fdOf(name), &a)
+		default:
+			ret, err = k.Ioctl(t, fs.fdOf(name), req, arg)
+		}
 		if err == nil && op.Request.Name == "ID" {
 			fs.counts["ioctl.id"] = int64(ret)
 			result = "id " + strconv.FormatUint(ret, 10)
+		}
+	case "fcntl":
+		var ret int64
+		ret, err = k.Fcntl(t, fs.fdOf(name), fcntlCmds[op.Request.Name], r.fcntlArg(t, op))
+		if err == nil && op.Arg == nil {
+			result = op.Request.Name + " " + strconv.FormatInt(ret, 10)
 		}
 	case "mmap":
 		prot := pmu.ProtRead | pmu.ProtWrite
@@ -633,4 +679,44 @@ func (r *Run) shareProcess(k *pmu.Kernel) {
 		k.ShareFiles(t, owner)
 		k.ShareMM(t, owner)
 	}
+}
+
+// fcntlCmds maps the fcntl commands of "fcntl NAME CMD" to their numbers.
+var fcntlCmds = map[string]int{"F_GETFL": pmu.F_GETFL, "F_SETFL": pmu.F_SETFL, "F_SETOWN": pmu.F_SETOWN,
+	"F_GETOWN": pmu.F_GETOWN, "F_SETSIG": pmu.F_SETSIG, "F_GETSIG": pmu.F_GETSIG}
+
+// fcntlArg is the argument of an fcntl op: O_ASYNC, a task's pid (self: the
+// caller's), a signal number.
+func (r *Run) fcntlArg(t *sched.Task, op *scenarios.PerfOp) int64 {
+	if op.Arg == nil {
+		return 0
+	}
+	a := op.Arg.Name
+	if v, err := strconv.ParseInt(a, 0, 64); err == nil {
+		return v
+	}
+	switch {
+	case a == "O_ASYNC":
+		return pmu.O_ASYNC
+	case a == "self":
+		return int64(t.PID)
+	}
+	if v, ok := scenarios.FcntlSignals[a]; ok {
+		return v
+	}
+	if tt := r.Tasks[a]; tt != nil {
+		return int64(tt.PID)
+	}
+	return -1 << 30 // a task not started or gone: no such pid (ESRCH)
+}
+
+// fileHasTask reports whether the file declares a task (or forks a thread)
+// of that name.
+func (r *Run) fileHasTask(name string) bool {
+	for _, td := range r.File.Tasks {
+		if td.Name == name {
+			return true
+		}
+	}
+	return r.Tasks[name] != nil
 }

@@ -11,9 +11,12 @@ import (
 //	open NAME -e TERM [cpuN] [pid TASK|self|-1] [group NAME] [flags F,F] [FIELD=VALUE|FLAG...]
 //	close NAME
 //	ioctl NAME REQUEST [ARG] [group]
+//	ioctl NAME SET_FILTER FILTER...          (the rest of the line)
+//	ioctl NAME MODIFY_ATTRIBUTES [-e] EVENT [FIELD=VALUE...]
 //	mmap NAME PAGES [ro]
 //	munmap NAME
 //	read NAME
+//	fcntl NAME F_SETFL O_ASYNC|0 | F_SETOWN TASK|self|0 | F_SETSIG SIG | F_GETFL | F_GETOWN | F_GETSIG
 //
 // NAME names the fd: open binds it to the fd perf_event_open() returned.
 type PerfOp struct {
@@ -30,10 +33,16 @@ type PerfOp struct {
 	Group  *Ident // group_fd's name
 	Flags  []*Ident
 
-	// ioctl
+	// ioctl (MODIFY_ATTRIBUTES takes its new attr in Event and Fields)
 	Request    *Ident // ENABLE, DISABLE, ..., or a number
 	Arg        *Ident // a number, an fd name (SET_OUTPUT), or nil
 	AllOfGroup bool   // PERF_IOC_FLAG_GROUP
+	Filter     string // SET_FILTER: the filter, the rest of the line
+	FilterPos  Pos
+
+	// fcntl: Request is the command (F_SETFL, F_SETOWN, F_SETSIG, F_GETFL,
+	// F_GETOWN, F_GETSIG), Arg its argument (O_ASYNC or 0, a task name or
+	// self, a signal name or number)
 
 	// mmap
 	Pages    int64 // data pages (a power of two, or 0 for the user page only)
@@ -69,8 +78,25 @@ func (o *PerfOp) String() string {
 				b.WriteString("=" + s.Value)
 			}
 		}
+	case "fcntl":
+		b.WriteString(" " + o.Request.Name)
+		if o.Arg != nil {
+			b.WriteString(" " + o.Arg.Name)
+		}
 	case "ioctl":
 		b.WriteString(" " + o.Request.Name)
+		if o.Filter != "" {
+			b.WriteString(" " + o.Filter)
+		}
+		if o.Event != nil {
+			b.WriteString(" " + o.Event.Name)
+			for _, s := range o.Fields {
+				b.WriteString(" " + s.Name)
+				if s.Value != "" {
+					b.WriteString("=" + s.Value)
+				}
+			}
+		}
 		if o.Arg != nil {
 			b.WriteString(" " + o.Arg.Name)
 		}
@@ -87,7 +113,7 @@ func (o *PerfOp) String() string {
 }
 
 // PerfOpVerbs are the perf file system calls of a task's program.
-var PerfOpVerbs = []string{"open", "close", "ioctl", "mmap", "munmap", "read"}
+var PerfOpVerbs = []string{"open", "close", "ioctl", "mmap", "munmap", "read", "fcntl"}
 
 // IoctlRequests are the request names of "ioctl NAME REQUEST" (without their
 // PERF_EVENT_IOC_ prefix, which may also be written).

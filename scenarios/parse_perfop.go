@@ -13,6 +13,8 @@ func (p *parser) perfOp(ll *logicalLine, ws []token) *PerfOp {
 	i := 2
 	switch verb {
 	case "close", "munmap", "read":
+	case "fcntl":
+		return p.fcntl(ll, ws, op)
 	case "open":
 		return p.perfOpen(ll, ws, op)
 	case "ioctl":
@@ -28,6 +30,36 @@ func (p *parser) perfOp(ll *logicalLine, ws []token) *PerfOp {
 		}
 		op.Request = &Ident{Pos: ws[i].pos, Name: name}
 		i++
+		switch name {
+		case "SET_FILTER":
+			// The filter is the rest of the line: ioctl tp SET_FILTER prev_pid == 5 && next_prio < 100
+			if i >= len(ws) {
+				p.errorf(endPos(ll, ws), "expected a filter like prev_pid == 5 (a tracepoint's ftrace filter) after ioctl %s SET_FILTER", op.FD.Name)
+				return nil
+			}
+			op.Filter = strings.TrimRight(ll.text[ws[i].off:ws[len(ws)-1].off+len(ws[len(ws)-1].text)], " \t")
+			op.FilterPos = ws[i].pos
+			return op
+		case "MODIFY_ATTRIBUTES":
+			// ioctl bp MODIFY_ATTRIBUTES [-e] mem:0x2000/8:w [FIELD=VALUE...]: the new attr
+			if i < len(ws) && ws[i].text == "-e" {
+				i++
+			}
+			if i >= len(ws) {
+				p.errorf(endPos(ll, ws), "expected the new event like mem:0x2000/8:w (as perf record -e takes it) after ioctl %s MODIFY_ATTRIBUTES", op.FD.Name)
+				return nil
+			}
+			op.Event = &Ident{Pos: ws[i].pos, Name: ws[i].text}
+			for i++; i < len(ws); i++ {
+				name, val, _ := strings.Cut(ws[i].text, "=")
+				if !isName(name) {
+					p.errorf(ws[i].pos, "expected an attr field like sig_data=42 after the event of MODIFY_ATTRIBUTES, found %s", quote(ws[i].text))
+					return nil
+				}
+				op.Fields = append(op.Fields, &Setting{Pos: ws[i].pos, Name: name, ValuePos: Pos{Line: ws[i].pos.Line, Col: ws[i].pos.Col + len(name) + 1}, Value: val})
+			}
+			return op
+		}
 		if i < len(ws) && ws[i].text != "group" {
 			op.Arg = &Ident{Pos: ws[i].pos, Name: ws[i].text}
 			i++
@@ -187,4 +219,67 @@ func (p *parser) access(ll *logicalLine, ws []token) Op {
 	}
 	p.extra(ll, ws, i, "access")
 	return op
+}
+
+// FcntlCommands are the fcntl commands "fcntl NAME CMD [ARG]" takes, and
+// whether each needs an argument.
+var FcntlCommands = map[string]bool{"F_SETFL": true, "F_SETOWN": true, "F_SETSIG": true, "F_GETFL": false, "F_GETOWN": false, "F_GETSIG": false}
+
+// FcntlSignals are the signal names F_SETSIG takes besides numbers.
+var FcntlSignals = map[string]int64{"SIGIO": 29, "SIGPOLL": 29, "SIGUSR1": 10, "SIGUSR2": 12, "SIGRTMIN": 32}
+
+// fcntl parses "fcntl NAME CMD [ARG]".
+func (p *parser) fcntl(ll *logicalLine, ws []token, op *PerfOp) *PerfOp {
+	var cmds []string
+	for c := range FcntlCommands {
+		cmds = append(cmds, c)
+	}
+	sortStrings(cmds)
+	if len(ws) < 3 {
+		p.errorf(endPos(ll, ws), "expected an fcntl command (%s) after fcntl %s", strings.Join(cmds, ", "), op.FD.Name)
+		return nil
+	}
+	needArg, ok := FcntlCommands[ws[2].text]
+	if !ok {
+		p.errorf(ws[2].pos, "unknown fcntl command %s%s; expected one of: %s", quote(ws[2].text), didYouMean(ws[2].text, cmds), strings.Join(cmds, ", "))
+		return nil
+	}
+	op.Request = &Ident{Pos: ws[2].pos, Name: ws[2].text}
+	i := 3
+	if needArg {
+		if i >= len(ws) {
+			p.errorf(endPos(ll, ws), "expected the argument of %s after fcntl %s %s", op.Request.Name, op.FD.Name, op.Request.Name)
+			return nil
+		}
+		a := ws[i].text
+		valid := false
+		switch op.Request.Name {
+		case "F_SETFL":
+			_, err := parseUint(a)
+			valid = a == "O_ASYNC" || err == nil
+		case "F_SETOWN":
+			_, err := parseUint(a)
+			valid = a == "self" || isName(a) || err == nil
+		case "F_SETSIG":
+			_, err := parseUint(a)
+			_, named := FcntlSignals[a]
+			valid = named || err == nil
+		}
+		if !valid {
+			p.errorf(ws[i].pos, "unexpected %s as the argument of %s (F_SETFL: O_ASYNC or a number; F_SETOWN: a task, self or a pid; F_SETSIG: SIGIO, SIGUSR1, SIGUSR2, SIGRTMIN or a number)", quote(a), op.Request.Name)
+			return nil
+		}
+		op.Arg = &Ident{Pos: ws[i].pos, Name: a}
+		i++
+	}
+	p.extra(ll, ws, i, "fcntl "+op.FD.Name+" "+op.Request.Name)
+	return op
+}
+
+func sortStrings(l []string) {
+	for i := 1; i < len(l); i++ {
+		for j := i; j > 0 && l[j] < l[j-1]; j-- {
+			l[j], l[j-1] = l[j-1], l[j]
+		}
+	}
 }

@@ -141,7 +141,7 @@ func (p *parser) op(n *node) Op {
 		return &Exit{Pos: pos}
 	case "access":
 		return p.access(ll, ws)
-	case "open", "close", "ioctl", "mmap", "munmap", "read":
+	case "open", "close", "ioctl", "mmap", "munmap", "read", "fcntl":
 		if op := p.perfOp(ll, ws); op != nil {
 			return op
 		}

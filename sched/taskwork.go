@@ -78,6 +78,9 @@ type Signal struct {
 	Addr     uint64
 	PerfData uint64
 	PerfType uint32
+	// Fasync: sent by kill_fasync() (send_sigio_to_task()); Fd is its si_fd.
+	Fasync bool
+	Fd     int
 }
 
 // Signal numbers used by scenarios.
