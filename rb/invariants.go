@@ -66,6 +66,7 @@ type commit struct {
 	rec   []byte
 	seq   int // reservation order (x2, +1 for the record after a LOST in the same reservation)
 	reads int
+	prev  int // the previous commit at the same position, or -1
 }
 
 type reservation struct {
@@ -96,9 +97,9 @@ type Checker struct {
 	at    int // the log index being judged (Violation.At)
 	n     int // events added
 
-	commits      []*commit
-	byPos        map[uint64][]int
-	inflight     []reservation // reserved, not yet completely committed
+	commits      []commit
+	byPos        map[uint64]int // position -> the last commit there (commit.prev chains the others)
+	inflight     []reservation  // reserved, not yet completely committed
 	nres         int
 	lostCounted  uint64
 	lostReported uint64
@@ -133,11 +134,11 @@ func (c *Checker) NumViolations() int { return len(c.out) }
 // Committed returns the record last committed at free-running position pos
 // (ok false when none was).
 func (c *Checker) Committed(pos uint64) (rec []byte, ok bool) {
-	is := c.byPos[pos]
-	if len(is) == 0 {
+	i, ok := c.byPos[pos]
+	if !ok {
 		return nil, false
 	}
-	return c.commits[is[len(is)-1]].rec, true
+	return c.commits[i].rec, true
 }
 
 // Add judges the next event of the log.
@@ -150,7 +151,7 @@ func (c *Checker) Add(e TraceEvent) {
 		return
 	}
 	if c.byPos == nil {
-		c.byPos = map[uint64][]int{}
+		c.byPos = map[uint64]int{}
 		c.lastRead = -1
 	}
 	c.at = idx
@@ -180,8 +181,12 @@ func (c *Checker) Add(e TraceEvent) {
 		if ok && hdr.Type == uapi.PERF_RECORD_LOST && len(e.Rec) >= 24 {
 			c.lostReported += leU64(e.Rec[16:])
 		}
-		c.commits = append(c.commits, &commit{pos: e.Pos, rec: e.Rec, seq: seq})
-		c.byPos[e.Pos] = append(c.byPos[e.Pos], len(c.commits)-1)
+		prev, ok := c.byPos[e.Pos]
+		if !ok {
+			prev = -1
+		}
+		c.commits = append(c.commits, commit{pos: e.Pos, rec: e.Rec, seq: seq, prev: prev})
+		c.byPos[e.Pos] = len(c.commits) - 1
 	case TraceLost:
 		if e.Counted {
 			c.lostCounted++
@@ -256,8 +261,8 @@ func (c *Checker) Finish(f Final) []Violation {
 	c.out = slices.Clip(c.out)
 	c.at = -1
 	if f.Drained {
-		for _, cm := range c.commits {
-			if cm.reads == 0 && !(f.Overwrite && overwritten(cm, f)) {
+		for i := range c.commits {
+			if cm := &c.commits[i]; cm.reads == 0 && !(f.Overwrite && overwritten(cm, f)) {
 				c.bad("record-accounted-once", "record written at %#x (%d bytes) never read nor overwritten", cm.pos, len(cm.rec))
 			}
 		}
@@ -281,14 +286,22 @@ func (c *Checker) Finish(f Final) []Violation {
 // matchCommit finds the commit a read returned: the one at that position with those
 // bytes, else (a reader that lost its place after a wrap) one with the same bytes at
 // the same place in the ring. -1 when the bytes were never written as one record.
-func matchCommit(commits []*commit, byPos map[uint64][]int, e TraceEvent, dataSize uint64) int {
-	for _, i := range byPos[e.Pos] {
-		if bytes.Equal(commits[i].rec, e.Rec) {
-			return i
+func matchCommit(commits []commit, byPos map[uint64]int, e TraceEvent, dataSize uint64) int {
+	// The first commit at that position with those bytes: walk the chain from
+	// the last one, keeping the earliest match.
+	match := -1
+	if i, ok := byPos[e.Pos]; ok {
+		for ; i >= 0; i = commits[i].prev {
+			if bytes.Equal(commits[i].rec, e.Rec) {
+				match = i
+			}
 		}
 	}
+	if match >= 0 {
+		return match
+	}
 	for i := len(commits) - 1; i >= 0; i-- {
-		c := commits[i]
+		c := &commits[i]
 		if (c.pos-e.Pos)%dataSize == 0 && bytes.Equal(c.rec, e.Rec) {
 			return i
 		}
