@@ -469,22 +469,16 @@ func (ss *Session) tracePushed(m *SessionMmap, start, end uint64) {
 	if !m.Overwrite && m.pushedAny && start < m.pushedEnd {
 		start = min(m.pushedEnd, end)
 	}
-	data, mask := m.Map.RB.Data(), m.Map.RB.Mask()
+	buf := m.Map.RB
 	tr(rb.TraceEvent{Kind: rb.TraceReadPass, Backward: m.Overwrite})
 	var hb [rb.HeaderSize]byte
 	for p := start; end-p >= rb.HeaderSize && int64(end-p) > 0; {
-		for i := range hb {
-			hb[i] = data[(p+uint64(i))&mask]
-		}
-		h, _ := rb.ParseHeader(hb[:])
+		h, _ := rb.ParseHeader(buf.CopyAt(hb[:], p))
 		n := uint64(h.Size)
 		if n < rb.HeaderSize || n > end-p {
 			return
 		}
-		rec := make([]byte, n)
-		for i := range rec {
-			rec[i] = data[(p+uint64(i))&mask]
-		}
+		rec := buf.CopyAt(make([]byte, n), p)
 		tr(rb.TraceEvent{Kind: rb.TraceRead, Pos: p, Size: int(n), Rec: rec, Backward: m.Overwrite})
 		p += n
 	}

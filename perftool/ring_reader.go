@@ -33,7 +33,6 @@ func NewMmap(buf *rb.Buffer, overwrite bool) (*Mmap, error) {
 	if buf == nil || buf.NrPages() == 0 {
 		return nil, uapi.EINVAL
 	}
-	buf.Data()
 	return &Mmap{buf: buf, overwrite: overwrite, mask: buf.Mask(), Flush: 1}, nil
 }
 
@@ -160,7 +159,7 @@ func (m *Mmap) read(s rb.Stepper, startp *uint64, end uint64) []byte {
 	} else {
 		// In place: perf hands out a pointer; the model copies the bytes now, so a
 		// record overwritten from here on does not change what was returned.
-		m.out = append(m.out[:0], m.buf.Data()[off:off+uint64(size)]...)
+		m.out = append(m.out[:0], m.buf.Bytes(int(off), size)...)
 	}
 	*startp += uint64(size)
 	if m.Tracer != nil {
@@ -177,19 +176,15 @@ func (m *Mmap) ReadDone(s rb.Stepper) {
 
 // copyRing copies len(dst) bytes at free-running position pos, wrapping.
 func (m *Mmap) copyRing(dst []byte, pos uint64) []byte {
-	for i := 0; i < len(dst); {
-		off := (pos + uint64(i)) & m.mask
-		i += copy(dst[i:], m.buf.Data()[off:])
-	}
-	return dst
+	return m.buf.CopyAt(dst, pos)
 }
 
 // peek returns n bytes at pos, copied if they wrap (a garbage position need not be
 // 8-aligned, so even a header can wrap).
 func (m *Mmap) peek(pos uint64, n int) []byte {
 	off := pos & m.mask
-	if off+uint64(n) <= uint64(len(m.buf.Data())) {
-		return m.buf.Data()[off : off+uint64(n)]
+	if off+uint64(n) <= m.buf.DataSize() {
+		return m.buf.Bytes(int(off), n)
 	}
 	return m.copyRing(make([]byte, n), pos)
 }

@@ -31,7 +31,6 @@ func NewHeadTailReader(buf *rb.Buffer) (*HeadTailReader, error) {
 	if buf == nil || buf.NrPages() == 0 || buf.Overwrite() {
 		return nil, uapi.EINVAL
 	}
-	buf.Data()
 	return &HeadTailReader{buf: buf, mask: buf.Mask()}, nil
 }
 
@@ -63,11 +62,7 @@ func (r *HeadTailReader) Read(s rb.Stepper) [][]byte {
 	if readHead > writeHead {
 		n = size - readHead + writeHead // the data wraps (or so it reads)
 	}
-	buf := make([]byte, n)
-	for i := uint64(0); i < n; {
-		off := (tail + i) & r.mask
-		i += uint64(copy(buf[i:], r.buf.Data()[off:]))
-	}
+	buf := r.buf.CopyAt(make([]byte, n), tail)
 	r.buf.User.DataTail = tail + n // DiscardMmapData(read_bytes)
 
 	var out [][]byte

@@ -668,15 +668,15 @@ func (ss *Session) mmapPush(t *sched.Task, idx int, m *SessionMmap) {
 		}
 		m.pushedEnd, m.pushedAny = max(m.pushedEnd, r.End), true
 	}
-	data, mask := mp.RB.Data(), mp.RB.Mask()
+	mask := mp.RB.Mask()
 	size := r.End - r.Start
 	if (r.Start&mask)+size != r.End&mask {
 		n := mask + 1 - r.Start&mask
-		ss.pushfn(t, idx, m, data[r.Start&mask:])
+		ss.pushfn(t, idx, m, mp.RB.Bytes(int(r.Start&mask), int(n)))
 		r.Start += n
 	}
 	n := r.End - r.Start
-	ss.pushfn(t, idx, m, data[r.Start&mask:r.Start&mask+n])
+	ss.pushfn(t, idx, m, mp.RB.Bytes(int(r.Start&mask), int(n)))
 	r.Start += n
 	r.Prev = head
 	r.Consume()

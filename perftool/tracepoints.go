@@ -2,8 +2,10 @@ package perftool
 
 import (
 	"path"
+	"slices"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // TracepointsKernel is the kernel the catalogue's ids and layouts were read
@@ -91,6 +93,36 @@ func LookupTracepoint(system, name string) (*Tracepoint, bool) {
 //
 // tools/perf/util/parse-events.c: parse_events_add_tracepoint() / add_tracepoint_multi_sys()
 func GlobTracepoints(sysGlob, nameGlob string) []*Tracepoint {
+	key := globKey{sysGlob, nameGlob}
+	globMu.Lock()
+	cached, ok := globCache[key]
+	globMu.Unlock()
+	if ok {
+		return slices.Clone(cached) // the caller may append to its slice
+	}
+	out := globTracepoints(sysGlob, nameGlob)
+	globMu.Lock()
+	if len(globCache) < globCacheMax {
+		globCache[key] = slices.Clone(out)
+	}
+	globMu.Unlock()
+	return out
+}
+
+// globCache memoises GlobTracepoints: the catalogue never changes, and every
+// schedule of an exploration parses the same record line (path.Match over the
+// 720 syscalls tracepoints was a sixth of an exploration's CPU time). It keeps
+// at most globCacheMax patterns (a fuzzer parses many).
+var (
+	globMu    sync.Mutex
+	globCache = map[globKey][]*Tracepoint{}
+)
+
+const globCacheMax = 256
+
+type globKey struct{ sys, name string }
+
+func globTracepoints(sysGlob, nameGlob string) []*Tracepoint {
 	var out []*Tracepoint
 	literalSys := !strings.ContainsAny(sysGlob, `*?[\`)
 	for i := range catalogue {

@@ -38,6 +38,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"perfsim/cpu"
 	"perfsim/rb"
@@ -196,14 +197,18 @@ func StepPoints() []string {
 
 // AllKnobSpecs lists the kernel knobs the pmu layer applies: the ring
 // buffer's (rb.KnobSpecs), the core's (KnobSpecs) and the drivers', sorted.
-func AllKnobSpecs() []sim.KnobSpec {
+func AllKnobSpecs() []sim.KnobSpec { return slices.Clone(allKnobSpecs()) }
+
+// allKnobSpecs is AllKnobSpecs sorted once: the knobs are registered by init
+// functions (RegisterDriver), and every run's perf backend asks for them.
+var allKnobSpecs = sync.OnceValue(func() []sim.KnobSpec {
 	out := slices.Concat(rb.KnobSpecs, KnobSpecs)
 	for _, d := range drivers {
 		out = append(out, d.Knobs...)
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
-}
+})
 
 // ApplyAnyKnob sets any knob of AllKnobSpecs in k: a ring buffer knob in
 // k.RB, a core knob in its field, a driver knob in k.Extra. It reports

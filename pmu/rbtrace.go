@@ -2,6 +2,7 @@ package pmu
 
 import (
 	"fmt"
+	"slices"
 
 	"perfsim/rb"
 	"perfsim/sim"
@@ -9,16 +10,14 @@ import (
 
 // BufferLog is the log of one ring buffer perf_mmap() allocated while tracing
 // was on: what the kernel's writers did (rb.Buffer.Tracer) and what the
-// user-space readers that asked for BufferTracer saw, in one order. rb.Check
-// judges it at the end of a run. Not part of the kernel.
+// user-space readers that asked for BufferTracer saw, in one order. An
+// rb.Checker judges it as it comes (rb.Check's invariants), so the log itself
+// is not kept: a run's memory does not grow with the records it writes and
+// reads, only with the records its checker keeps. Not part of the kernel.
 type BufferLog struct {
 	Buf *rb.Buffer
 	// Backward: the event that mapped the buffer has attr.write_backward.
 	Backward bool
-	Log      []rb.TraceEvent
-	// Times holds the virtual time of each Log event, for the violations'
-	// time (rb.Violation.At).
-	Times []sim.Time
 	// Truncated: the log hit its limit and tracing of this buffer stopped, so
 	// Check cannot judge it.
 	Truncated bool
@@ -37,7 +36,13 @@ type BufferLog struct {
 	now      func() sim.Time
 	lastHead uint64
 	haveHead bool
-	commits  map[uint64][]byte // free-running position -> the record committed there
+	chk      *rb.Checker
+	// The virtual time of the log events a violation names (rb.Violation.At):
+	// those the checker judged as they came, and every AUX event (the
+	// checker judges them at the end).
+	times    map[int]sim.Time
+	auxTimes []sim.Time
+	auxIdx   []int
 }
 
 type rbTraceState struct {
@@ -79,7 +84,8 @@ func (k *Kernel) traceBuffer(buf *rb.Buffer, e *Event) {
 		return
 	}
 	l := &BufferLog{Buf: buf, Backward: e.Attr.WriteBackward, limit: k.rbTrace.limit, now: k.M.Now,
-		Name: fmt.Sprintf("event %d (cpu %d)", e.id, e.cpu)}
+		Name: fmt.Sprintf("event %d (cpu %d)", e.id, e.cpu), chk: &rb.Checker{}}
+	l.chk.SetMode(l.Backward, buf.Overwrite(), buf.DataSize())
 	k.rbTrace.logs = append(k.rbTrace.logs, l)
 	k.rbTrace.byBuf[buf] = l
 	buf.Tracer = l.add
@@ -98,29 +104,41 @@ func (l *BufferLog) add(ev rb.TraceEvent) {
 	if l.Truncated {
 		return
 	}
-	if l.limit > 0 && len(l.Log) >= l.limit {
+	if l.limit > 0 && l.chk.Len() >= l.limit {
 		l.Truncated = true
-		l.Log, l.Times, l.commits = nil, nil, nil
+		l.chk, l.times, l.auxTimes, l.auxIdx = nil, nil, nil, nil
 		l.Buf.Tracer = nil
 		return
 	}
-	if ev.Kind == rb.TraceCommit {
-		if l.commits == nil {
-			l.commits = map[uint64][]byte{}
-		}
-		l.commits[ev.Pos] = ev.Rec
+	if ev.Kind >= rb.TraceAuxWrite {
+		l.auxIdx = append(l.auxIdx, l.chk.Len())
+		l.auxTimes = append(l.auxTimes, l.now())
+		l.chk.Add(ev)
+		return
 	}
-	l.Log = append(l.Log, ev)
-	l.Times = append(l.Times, l.now())
+	n := l.chk.NumViolations()
+	l.chk.Add(ev)
+	if l.chk.NumViolations() > n {
+		if l.times == nil {
+			l.times = map[int]sim.Time{}
+		}
+		l.times[l.chk.Len()-1] = l.now()
+	}
 }
 
 // TimeOf returns when the violation v of l's Check happened: the time of the
 // log event it names, else (judged at the end) ok false.
 func (l *BufferLog) TimeOf(v rb.Violation) (t sim.Time, ok bool) {
-	if v.At < 0 || v.At >= len(l.Times) {
+	if v.At < 0 {
 		return 0, false
 	}
-	return l.Times[v.At], true
+	if t, ok := l.times[v.At]; ok {
+		return t, true
+	}
+	if i, ok := slices.BinarySearch(l.auxIdx, v.At); ok {
+		return l.auxTimes[i], true
+	}
+	return 0, false
 }
 
 // WrittenAt returns the record the kernel committed at free-running position
@@ -131,8 +149,7 @@ func (k *Kernel) WrittenAt(buf *rb.Buffer, pos uint64) (rec []byte, ok bool) {
 	if l == nil || l.Truncated {
 		return nil, false
 	}
-	rec, ok = l.commits[pos]
-	return rec, ok
+	return l.chk.Committed(pos)
 }
 
 // Final is the end-of-run state rb.Check needs.
@@ -146,7 +163,7 @@ func (l *BufferLog) Check() []rb.Violation {
 	if l.Truncated {
 		return nil
 	}
-	return rb.Check(l.Log, l.Final())
+	return l.chk.Finish(l.Final())
 }
 
 // BufferTracing reports whether buf's log is still taking events (traced and

@@ -30,13 +30,8 @@ func (h *Handle) Tail(n int) []byte {
 	if rb == nil || rb.nrPages == 0 || n <= 0 {
 		return nil
 	}
-	data := rb.pages()
-	size := len(data)
+	size := rb.nrPages * PageSize
 	n = min(n, size)
-	out := make([]byte, n)
 	start := ((h.addr-n)%size + size) % size
-	for i := range out {
-		out[i] = data[(start+i)%size]
-	}
-	return out
+	return rb.CopyAt(make([]byte, n), uint64(start))
 }

@@ -166,17 +166,50 @@ func (rb *Buffer) Lost() uint64 { return rb.lost }
 // WakeupStamp reports rb->wakeup.
 func (rb *Buffer) WakeupStamp() uint64 { return rb.wakeup }
 
-// Data is the data area as user space maps it (read-only use expected).
+// Data is the data area as user space maps it (read-only use expected). It
+// makes the whole area present; Bytes and CopyAt touch only what they read.
 func (rb *Buffer) Data() []byte { return rb.pages() }
 
-// pages returns the data pages, allocating them (zeroed, as the kernel's are)
-// the first time anything writes or reads them: a ring nothing ever writes,
-// such as perf's BPF side-band ring in the simulation, costs no memory.
-func (rb *Buffer) pages() []byte {
-	if rb.data == nil && rb.nrPages > 0 {
-		rb.data = make([]byte, rb.nrPages*PageSize)
+// pages returns the whole data area (see span).
+func (rb *Buffer) pages() []byte { return rb.span(0, rb.nrPages*PageSize) }
+
+// span returns the n bytes of the data area at offset off (off+n at most the
+// data size). The area is zeroed, as the kernel's pages are, and present only
+// up to the highest byte anything wrote or read so far: it grows (doubling) on
+// demand, so a ring nothing writes, such as perf's BPF side-band ring, costs no
+// memory and a short run writing a few records into a 512 KiB ring allocates
+// and clears a few KiB, not the ring.
+func (rb *Buffer) span(off, n int) []byte {
+	if end := off + n; end > len(rb.data) {
+		size := rb.nrPages * PageSize
+		grow := min(max(end, 2*len(rb.data), 4096), size)
+		if grow > cap(rb.data) {
+			d := make([]byte, grow)
+			copy(d, rb.data)
+			rb.data = d
+		} else {
+			rb.data = rb.data[:grow]
+		}
 	}
-	return rb.data
+	return rb.data[off : off+n]
+}
+
+// Bytes returns the n bytes of the data area at offset off (not wrapping:
+// off+n at most DataSize), as user space reads them through its mapping.
+func (rb *Buffer) Bytes(off, n int) []byte { return rb.span(off, n) }
+
+// CopyAt copies len(dst) bytes of the data area at free-running position pos
+// into dst, wrapping at the end of the area, and returns dst.
+func (rb *Buffer) CopyAt(dst []byte, pos uint64) []byte {
+	size := uint64(rb.nrPages * PageSize)
+	if size == 0 {
+		return dst
+	}
+	for i := 0; i < len(dst); {
+		off := (pos + uint64(i)) & rb.mask
+		i += copy(dst[i:], rb.span(int(off), int(min(uint64(len(dst)-i), size-off))))
+	}
+	return dst
 }
 
 // Mask is data_size - 1, the mask readers apply to free-running positions.

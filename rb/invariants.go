@@ -3,6 +3,8 @@ package rb
 import (
 	"bytes"
 	"fmt"
+	"maps"
+	"slices"
 
 	"perfsim/uapi"
 )
@@ -66,6 +68,7 @@ type commit struct {
 	rec   []byte
 	seq   int // reservation order (x2, +1 for the record after a LOST in the same reservation)
 	reads int
+	prev  int // the previous commit at the same position, or -1
 }
 
 type reservation struct {
@@ -77,133 +80,232 @@ type reservation struct {
 // Check runs every invariant over log and returns the violations (at most a few per
 // invariant, so a broken run stays readable).
 func Check(log []TraceEvent, f Final) []Violation {
-	var out []Violation
-	count := map[string]int{}
-	at := -1 // the log index being judged (Violation.At)
-	bad := func(name, format string, args ...any) {
-		count[name]++
-		if count[name] <= 3 {
-			out = append(out, Violation{name, fmt.Sprintf(format, args...), at})
-		}
+	var c Checker
+	c.SetMode(f.Backward, f.Overwrite, f.DataSize)
+	for _, e := range log {
+		c.Add(e)
 	}
+	return c.Finish(f)
+}
 
-	var commits []*commit
-	byPos := map[uint64][]int{}
-	var inflight []reservation // reserved, not yet completely committed
-	nres := 0
-	var lostCounted, lostReported uint64
-	var lastHead uint64
-	haveHead := false
-	lastRead := -1 // seq of the record the reader returned last in this pass
+// Checker is Check taking the log one event at a time, so a run's log need
+// not be kept: the writer/reader invariants are judged as the events come
+// (keeping each committed record until the end, for the reads and the
+// accounting), and only the AUX events, whose checks take several passes,
+// are kept for Finish. Check(log, f) is Add of every event, then Finish(f).
+type Checker struct {
+	out   []Violation
+	count map[string]int
+	at    int // the log index being judged (Violation.At)
+	n     int // events added
 
-	for idx, e := range log {
-		at = idx
-		switch e.Kind {
-		case TraceReserve:
-			inflight = append(inflight, reservation{e.Pos, e.Size, nres})
-			nres++
-		case TraceCommit:
-			// A reservation holding a LOST record is committed in two pieces.
-			seq := -1
-			for j, r := range inflight {
-				if e.Pos-r.pos < uint64(r.size) {
-					seq = 2 * r.seq
-					if e.Pos != r.pos {
-						seq++
-					}
-					if e.Pos+uint64(len(e.Rec)) == r.pos+uint64(r.size) {
-						inflight = append(inflight[:j], inflight[j+1:]...)
-					}
-					break
-				}
-			}
-			hdr, ok := ParseHeader(e.Rec)
-			if !ok || int(hdr.Size) != len(e.Rec) || len(e.Rec)%8 != 0 || len(e.Rec) > MaxRecordSize {
-				bad("header-size-valid", "record at %#x: %d bytes, header %+v", e.Pos, len(e.Rec), hdr)
-			}
-			if ok && hdr.Type == uapi.PERF_RECORD_LOST && len(e.Rec) >= 24 {
-				lostReported += leU64(e.Rec[16:])
-			}
-			commits = append(commits, &commit{pos: e.Pos, rec: e.Rec, seq: seq})
-			byPos[e.Pos] = append(byPos[e.Pos], len(commits)-1)
-		case TraceMisfit:
-			bad("record-fits-reservation", "the record at %#x reserved %d bytes and its writer wrote %d", e.Pos, e.Size, e.Value)
-		case TraceLost:
-			if e.Counted {
-				lostCounted++
-			}
-		case TraceDataHead:
-			if haveHead {
-				d := int64(e.Value - lastHead)
-				if (!f.Backward && d < 0) || (f.Backward && d > 0) {
-					bad("data-head-monotonic", "data_head %#x after %#x", e.Value, lastHead)
-				}
-			}
-			lastHead, haveHead = e.Value, true
-		case TraceReadHead:
-			for _, r := range inflight {
-				visible := int64(e.Value-(r.pos+uint64(r.size))) >= 0
-				if f.Backward {
-					visible = int64(r.pos-e.Value) >= 0
-				}
-				if visible {
-					bad("no-early-visibility", "reader saw data_head %#x over the unfinished record at %#x", e.Value, r.pos)
-				}
-			}
-		case TraceReadPass:
-			lastRead = -1
-		case TraceRead:
-			i := matchCommit(commits, byPos, e, f.DataSize)
-			if i < 0 {
-				bad("read-record-was-written", "record read at %#x (%d bytes) matches nothing written: % x", e.Pos, len(e.Rec), head16(e.Rec))
-				continue
-			}
-			commits[i].reads++
-			if commits[i].reads == 2 {
-				bad("record-accounted-once", "record written at %#x read twice", commits[i].pos)
-			}
-			seq := commits[i].seq
-			if lastRead >= 0 {
-				newestFirst := f.Overwrite && f.Backward
-				// Newest first goes down by reservation, but a LOST record and the record
-				// it was reserved with stay in address order.
-				inOrder := seq > lastRead
-				if newestFirst {
-					inOrder = seq/2 < lastRead/2 || (seq/2 == lastRead/2 && seq > lastRead)
-				}
-				if !inOrder {
-					bad("read-order", "record of reservation %d (at %#x) read after reservation %d", seq/2, commits[i].pos, lastRead/2)
-				}
-			}
-			lastRead = seq
-		}
+	commits      []commit
+	byPos        map[uint64]int // position -> the last commit there (commit.prev chains the others)
+	inflight     []reservation  // reserved, not yet completely committed
+	nres         int
+	lostCounted  uint64
+	lostReported uint64
+	lastHead     uint64
+	haveHead     bool
+	lastRead     int  // seq of the record the reader returned last in this pass
+	backward     bool // Final.Backward, Final.Overwrite, Final.DataSize (SetMode)
+	overwrite    bool
+	dataSize     uint64
+
+	aux    []TraceEvent // the AUX events (kinds >= TraceAuxWrite), for Finish
+	auxIdx []int        // the log index of each
+}
+
+func (c *Checker) bad(name, format string, args ...any) {
+	if c.count == nil {
+		c.count = map[string]int{}
 	}
-	at = -1
+	c.count[name]++
+	if c.count[name] <= 3 {
+		c.out = append(c.out, Violation{name, fmt.Sprintf(format, args...), c.at})
+	}
+}
+
+// Len is the number of events added.
+func (c *Checker) Len() int { return c.n }
+
+// NumViolations is the number of violations found so far as the events came
+// (Finish adds those judged at the end).
+func (c *Checker) NumViolations() int { return len(c.out) }
+
+// Committed returns the record last committed at free-running position pos
+// (ok false when none was).
+func (c *Checker) Committed(pos uint64) (rec []byte, ok bool) {
+	i, ok := c.byPos[pos]
+	if !ok {
+		return nil, false
+	}
+	return c.commits[i].rec, true
+}
+
+// Add judges the next event of the log.
+func (c *Checker) Add(e TraceEvent) {
+	idx := c.n
+	c.n++
+	if e.Kind >= TraceAuxWrite {
+		c.aux = append(c.aux, e)
+		c.auxIdx = append(c.auxIdx, idx)
+		return
+	}
+	if c.byPos == nil {
+		c.byPos = map[uint64]int{}
+		c.lastRead = -1
+	}
+	c.at = idx
+	switch e.Kind {
+	case TraceReserve:
+		c.inflight = append(c.inflight, reservation{e.Pos, e.Size, c.nres})
+		c.nres++
+	case TraceCommit:
+		// A reservation holding a LOST record is committed in two pieces.
+		seq := -1
+		for j, r := range c.inflight {
+			if e.Pos-r.pos < uint64(r.size) {
+				seq = 2 * r.seq
+				if e.Pos != r.pos {
+					seq++
+				}
+				if e.Pos+uint64(len(e.Rec)) == r.pos+uint64(r.size) {
+					c.inflight = append(c.inflight[:j], c.inflight[j+1:]...)
+				}
+				break
+			}
+		}
+		hdr, ok := ParseHeader(e.Rec)
+		if !ok || int(hdr.Size) != len(e.Rec) || len(e.Rec)%8 != 0 || len(e.Rec) > MaxRecordSize {
+			c.bad("header-size-valid", "record at %#x: %d bytes, header %+v", e.Pos, len(e.Rec), hdr)
+		}
+		if ok && hdr.Type == uapi.PERF_RECORD_LOST && len(e.Rec) >= 24 {
+			c.lostReported += leU64(e.Rec[16:])
+		}
+		prev, ok := c.byPos[e.Pos]
+		if !ok {
+			prev = -1
+		}
+		c.commits = append(c.commits, commit{pos: e.Pos, rec: e.Rec, seq: seq, prev: prev})
+		c.byPos[e.Pos] = len(c.commits) - 1
+	case TraceMisfit:
+		c.bad("record-fits-reservation", "the record at %#x reserved %d bytes and its writer wrote %d", e.Pos, e.Size, e.Value)
+	case TraceLost:
+		if e.Counted {
+			c.lostCounted++
+		}
+	default:
+		c.addFinal(e)
+	}
+}
+
+// SetMode gives the Final fields the checks of data_head and of the reads
+// need as the events come (fixed when the buffer is allocated: the direction
+// it is written in, rb->overwrite and its data size). Call it before Add.
+func (c *Checker) SetMode(backward, overwrite bool, dataSize uint64) {
+	c.backward, c.overwrite, c.dataSize = backward, overwrite, dataSize
+}
+
+func (c *Checker) addFinal(e TraceEvent) {
+	switch e.Kind {
+	case TraceDataHead:
+		if c.haveHead {
+			d := int64(e.Value - c.lastHead)
+			if (!c.backward && d < 0) || (c.backward && d > 0) {
+				c.bad("data-head-monotonic", "data_head %#x after %#x", e.Value, c.lastHead)
+			}
+		}
+		c.lastHead, c.haveHead = e.Value, true
+	case TraceReadHead:
+		for _, r := range c.inflight {
+			visible := int64(e.Value-(r.pos+uint64(r.size))) >= 0
+			if c.backward {
+				visible = int64(r.pos-e.Value) >= 0
+			}
+			if visible {
+				c.bad("no-early-visibility", "reader saw data_head %#x over the unfinished record at %#x", e.Value, r.pos)
+			}
+		}
+	case TraceReadPass:
+		c.lastRead = -1
+	case TraceRead:
+		i := matchCommit(c.commits, c.byPos, e, c.dataSize)
+		if i < 0 {
+			c.bad("read-record-was-written", "record read at %#x (%d bytes) matches nothing written: % x", e.Pos, len(e.Rec), head16(e.Rec))
+			return
+		}
+		c.commits[i].reads++
+		if c.commits[i].reads == 2 {
+			c.bad("record-accounted-once", "record written at %#x read twice", c.commits[i].pos)
+		}
+		seq := c.commits[i].seq
+		if c.lastRead >= 0 {
+			newestFirst := c.overwrite && c.backward
+			// Newest first goes down by reservation, but a LOST record and the record
+			// it was reserved with stay in address order.
+			inOrder := seq > c.lastRead
+			if newestFirst {
+				inOrder = seq/2 < c.lastRead/2 || (seq/2 == c.lastRead/2 && seq > c.lastRead)
+			}
+			if !inOrder {
+				c.bad("read-order", "record of reservation %d (at %#x) read after reservation %d", seq/2, c.commits[i].pos, c.lastRead/2)
+			}
+		}
+		c.lastRead = seq
+	}
+}
+
+// Finish runs the end-of-run checks with f (whose Backward, Overwrite and
+// DataSize must be those given to SetMode) and returns every violation.
+func (c *Checker) Finish(f Final) []Violation {
+	// Finish leaves c as it was, so it may be called again (with other flags).
+	out, count := c.out, maps.Clone(c.count)
+	defer func() { c.out, c.count = out, count }()
+	c.out = slices.Clip(c.out)
+	c.at = -1
 	if f.Drained {
-		for _, c := range commits {
-			if c.reads == 0 && !(f.Overwrite && overwritten(c, f)) {
-				bad("record-accounted-once", "record written at %#x (%d bytes) never read nor overwritten", c.pos, len(c.rec))
+		for i := range c.commits {
+			if cm := &c.commits[i]; cm.reads == 0 && !(f.Overwrite && overwritten(cm, f)) {
+				c.bad("record-accounted-once", "record written at %#x (%d bytes) never read nor overwritten", cm.pos, len(cm.rec))
 			}
 		}
 	}
-	if lostCounted != lostReported+f.Lost {
-		bad("lost-conserved", "%d counted lost, %d reported by PERF_RECORD_LOST, %d pending", lostCounted, lostReported, f.Lost)
+	if c.lostCounted != c.lostReported+f.Lost {
+		c.bad("lost-conserved", "%d counted lost, %d reported by PERF_RECORD_LOST, %d pending", c.lostCounted, c.lostReported, f.Lost)
 	}
-	auxCheck(log, f, bad, &at) // the AUX area's (aux_invariants.go)
-	return out
+	// The AUX area's (aux_invariants.go), over the AUX events alone: their
+	// indexes are mapped back to the whole log's.
+	at := -1
+	auxCheck(c.aux, f, func(name, format string, args ...any) {
+		c.at = -1
+		if at >= 0 {
+			c.at = c.auxIdx[at]
+		}
+		c.bad(name, format, args...)
+	}, &at)
+	return c.out
 }
 
 // matchCommit finds the commit a read returned: the one at that position with those
 // bytes, else (a reader that lost its place after a wrap) one with the same bytes at
 // the same place in the ring. -1 when the bytes were never written as one record.
-func matchCommit(commits []*commit, byPos map[uint64][]int, e TraceEvent, dataSize uint64) int {
-	for _, i := range byPos[e.Pos] {
-		if bytes.Equal(commits[i].rec, e.Rec) {
-			return i
+func matchCommit(commits []commit, byPos map[uint64]int, e TraceEvent, dataSize uint64) int {
+	// The first commit at that position with those bytes: walk the chain from
+	// the last one, keeping the earliest match.
+	match := -1
+	if i, ok := byPos[e.Pos]; ok {
+		for ; i >= 0; i = commits[i].prev {
+			if bytes.Equal(commits[i].rec, e.Rec) {
+				match = i
+			}
 		}
 	}
+	if match >= 0 {
+		return match
+	}
 	for i := len(commits) - 1; i >= 0; i-- {
-		c := commits[i]
+		c := &commits[i]
 		if (c.pos-e.Pos)%dataSize == 0 && bytes.Equal(c.rec, e.Rec) {
 			return i
 		}

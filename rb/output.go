@@ -189,7 +189,7 @@ func OutputBegin(s Stepper, h *Handle, rb *Buffer, data *SampleID, ev Event, siz
 	}
 
 	h.addr = int(offset & rb.mask)
-	h.size = len(rb.pages()) - h.addr
+	h.size = rb.nrPages*PageSize - h.addr
 	h.pos = offset
 	h.total = size
 	if rb.Tracer != nil {
@@ -264,16 +264,7 @@ func (h *Handle) traceCommit() {
 
 // copyOut copies n bytes at free-running position pos out of the data area.
 func (rb *Buffer) copyOut(pos uint64, n int) []byte {
-	out := make([]byte, n)
-	if rb.nrPages == 0 {
-		return out
-	}
-	data := rb.pages()
-	for i := 0; i < n; {
-		off := int((pos + uint64(i)) & rb.mask)
-		i += copy(out[i:], data[off:])
-	}
-	return out
+	return rb.CopyAt(make([]byte, n), pos)
 }
 
 // OutputCopy copies buf at the handle, wrapping at the end of the data area, and
@@ -287,7 +278,7 @@ func OutputCopy(h *Handle, buf []byte) int {
 		return len(buf)
 	}
 	for len(buf) > 0 {
-		n := copy(rb.data[h.addr:h.addr+min(h.size, len(buf))], buf)
+		n := copy(rb.span(h.addr, min(h.size, len(buf))), buf)
 		buf = buf[n:]
 		h.advance(n)
 	}
@@ -316,7 +307,7 @@ func (h *Handle) advance(n int) {
 	h.size -= n
 	if h.size == 0 {
 		h.addr = 0
-		h.size = len(h.rb.data)
+		h.size = h.rb.nrPages * PageSize
 	}
 }
 
@@ -324,7 +315,7 @@ func (h *Handle) advance(n int) {
 // the end of the area after a misaligned write (RAW).
 func put64(h *Handle, v uint64) {
 	if h.size >= 8 {
-		binary.LittleEndian.PutUint64(h.rb.data[h.addr:], v)
+		binary.LittleEndian.PutUint64(h.rb.span(h.addr, 8), v)
 		h.advance(8)
 		return
 	}

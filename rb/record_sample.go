@@ -197,7 +197,7 @@ func outputSampleFields(st Stepper, h *Handle, s *Sample, size int) bool {
 	}
 	if h.size >= size && size >= HeaderSize {
 		// Contiguous: encode in place (same bytes as the field by field copy).
-		b := rb.data[h.addr : h.addr+size]
+		b := rb.span(h.addr, size)
 		binary.LittleEndian.PutUint64(b, hw)
 		StepAt(st, "perf_output_sample:header")
 		encodeSampleBody(b[HeaderSize:], s)

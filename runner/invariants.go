@@ -2,7 +2,7 @@ package runner
 
 import (
 	"fmt"
-	"sort"
+	"slices"
 
 	"perfsim/cpu"
 	"perfsim/scenarios"
@@ -60,9 +60,10 @@ var SchedInvariants = []InvariantSpec{
 
 // AllInvariants returns the built-in invariants and the backend's, sorted.
 func AllInvariants(perf PerfBackend) []InvariantSpec {
-	out := append(append([]InvariantSpec(nil), SchedInvariants...), backend(perf).Invariants()...)
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Name < out[j].Name })
-	return out
+	if perf = backend(perf); isPMUPerf(perf) {
+		return slices.Clone(pmuPerfRegistries().invariants)
+	}
+	return sortedInvariants(perf)
 }
 
 // addViolation records v; a violation of an invariant no applicable outcome

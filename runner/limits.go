@@ -128,7 +128,7 @@ func resolveLimits(o Options) limits {
 
 // limitError turns the engine's *sim.LimitError into the runner's.
 func (r *Run) limitError(le *sim.LimitError) *LimitError {
-	e := &LimitError{Limit: le.Kind, Flag: LimitFlags[le.Kind], At: le.At, Steps: le.Steps, Token: sim.EncodeToken(r.log.dense())}
+	e := &LimitError{Limit: le.Kind, Flag: LimitFlags[le.Kind], At: le.At, Steps: le.Steps, Token: r.log.token()}
 	switch le.Kind {
 	case StepLimit:
 		e.Value = fmt.Sprintf("%d steps", le.Limits.MaxSteps)
@@ -156,7 +156,7 @@ func (r *Run) timeLimitError() *LimitError {
 		detail = fmt.Sprintf("tasks not exited: %s and %d more", strings.Join(alive[:6], ", "), len(alive)-6)
 	}
 	return &LimitError{Limit: TimeLimit, Value: scenarios.FormatDuration(time.Duration(r.limit)), Flag: LimitFlags[TimeLimit],
-		At: r.limit, Steps: r.M.Eng.Steps(), Detail: detail, Token: sim.EncodeToken(r.log.dense())}
+		At: r.limit, Steps: r.M.Eng.Steps(), Detail: detail, Token: r.log.token()}
 }
 
 // hangError is the error of a run whose tasks are all blocked with nothing
@@ -175,7 +175,7 @@ func (r *Run) hangError() *LimitError {
 		detail = fmt.Sprintf("deadlock: blocked forever: %s and %d more", strings.Join(blocked[:6], ", "), len(blocked)-6)
 	}
 	return &LimitError{Limit: HangLimit, Value: "no runnable task", At: r.M.Now(), Steps: r.M.Eng.Steps(), Detail: detail,
-		Token: sim.EncodeToken(r.log.dense())}
+		Token: r.log.token()}
 }
 
 func stateName(s sched.State) string {

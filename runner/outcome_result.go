@@ -75,7 +75,7 @@ func (r *Run) Result() *Result {
 		Limit: r.limit, End: r.end, AllExited: r.S.AllExited(), Stopped: r.stopped(), Violations: r.violations,
 		Decisions: r.log.n}
 	if !r.opts.OutcomesOnly {
-		res.Observables, res.Token = r.Observables(), sim.EncodeToken(r.log.dense())
+		res.Observables, res.Token = r.Observables(), r.log.token()
 	}
 	if res.Violations == nil {
 		res.Violations = []Violation{}
@@ -97,7 +97,7 @@ func (r *Run) Result() *Result {
 	}
 	if r.oops != nil {
 		res.Failed = true
-		res.Oops = &OopsResult{Message: r.oops.Msg, CPU: r.oops.Lane, T: r.oops.Time, Token: sim.EncodeToken(r.log.dense())}
+		res.Oops = &OopsResult{Message: r.oops.Msg, CPU: r.oops.Lane, T: r.oops.Time, Token: r.log.token()}
 	}
 	return res
 }

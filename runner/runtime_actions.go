@@ -74,16 +74,13 @@ func taskWorkNMI(a *ActionCtx) {
 	}
 }
 
-// allVerbs returns the built-in verbs and the backend's (which win).
+// allVerbs returns the built-in verbs and the backend's (which win). The
+// map is shared: callers must not change it.
 func allVerbs(perf PerfBackend) map[string]Verb {
-	v := builtinVerbs()
-	for name, verb := range hotplugVerbs() {
-		v[name] = verb
+	if isPMUPerf(perf) {
+		return pmuPerfRegistries().verbs
 	}
-	for name, verb := range perf.Verbs() {
-		v[name] = verb
-	}
-	return v
+	return verbsOf(perf)
 }
 
 // installActions arms one timer per action.

@@ -22,6 +22,16 @@ type decisionLog struct {
 // nonZero is a disturbing decision of the sparse list.
 type nonZero struct{ at, d int }
 
+// token is the replay token of the decisions so far (sim.EncodeToken of
+// dense(), made from the sparse list).
+func (l *decisionLog) token() string {
+	at, d := make([]int, len(l.nz)), make([]int, len(l.nz))
+	for i, z := range l.nz {
+		at[i], d[i] = z.at, z.d
+	}
+	return sim.EncodeSparseToken(l.n, at, d)
+}
+
 // dense is the decision list, every decision (the replay token's).
 func (l *decisionLog) dense() []int {
 	out := make([]int, l.n)

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -14,18 +15,18 @@ import (
 // scheduler's and the perf backend's (for PMUPerf: the ring buffer's, the perf
 // core's and the PMU drivers'), sorted by name.
 func KernelKnobSpecs(perf PerfBackend) []sim.KnobSpec {
-	var out []sim.KnobSpec
-	out = append(out, sched.Knobs...)
-	out = append(out, backend(perf).KernelKnobs()...)
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Name < out[j].Name })
-	return out
+	if perf = backend(perf); isPMUPerf(perf) {
+		return slices.Clone(pmuPerfRegistries().kernel)
+	}
+	return sortedKnobs(slices.Concat(sched.Knobs, perf.KernelKnobs()))
 }
 
 // ToolKnobSpecs lists the perf tool's knobs.
 func ToolKnobSpecs(perf PerfBackend) []sim.KnobSpec {
-	out := append([]sim.KnobSpec(nil), backend(perf).ToolKnobs()...)
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Name < out[j].Name })
-	return out
+	if perf = backend(perf); isPMUPerf(perf) {
+		return slices.Clone(pmuPerfRegistries().tool)
+	}
+	return sortedKnobs(slices.Clone(perf.ToolKnobs()))
 }
 
 func backend(perf PerfBackend) PerfBackend {

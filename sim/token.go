@@ -34,6 +34,28 @@ func EncodeToken(decisions []int) string {
 	return tokenPrefix + base64.RawURLEncoding.EncodeToString(buf)
 }
 
+// EncodeSparseToken is EncodeToken of a list of n decisions, all zero but
+// d[i] at index at[i] (at ascending, d non-zero): the same token, without
+// making the list (a long run's list is 8 bytes a decision).
+func EncodeSparseToken(n int, at, d []int) string {
+	buf := binary.AppendUvarint(nil, uint64(n))
+	pos := 0
+	for i, a := range at {
+		if a > pos {
+			buf = binary.AppendUvarint(buf, 0)
+			buf = binary.AppendUvarint(buf, uint64(a-pos))
+		}
+		buf = binary.AppendUvarint(buf, uint64(d[i])+1)
+		pos = a + 1
+	}
+	if n > pos {
+		buf = binary.AppendUvarint(buf, 0)
+		buf = binary.AppendUvarint(buf, uint64(n-pos))
+	}
+	buf = binary.BigEndian.AppendUint32(buf, crc32.ChecksumIEEE(buf))
+	return tokenPrefix + base64.RawURLEncoding.EncodeToString(buf)
+}
+
 func appendStream(buf []byte, decisions []int) []byte {
 	for i := 0; i < len(decisions); {
 		d := decisions[i]

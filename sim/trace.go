@@ -58,7 +58,8 @@ func (r *Record) String() string {
 }
 
 // Observer sees every record as it happens: invariants live here, apart from the
-// models they judge.
+// models they judge. The record is the observer's only during Observe (Trace
+// reuses it): keep a copy, not the pointer.
 type Observer interface {
 	Observe(r *Record)
 }
@@ -78,6 +79,9 @@ type Trace struct {
 	Steps     bool
 	Records   []Record
 	Observers []Observer
+
+	scratch Record // the record observers see (Add without an allocation)
+	adding  bool   // an Add is notifying the observers
 }
 
 // On reports whether anything consumes records.
@@ -85,11 +89,21 @@ func (t *Trace) On() bool { return t.Keep || len(t.Observers) > 0 }
 
 // Add records r.
 func (t *Trace) Add(r Record) {
-	for _, o := range t.Observers {
-		o.Observe(&r)
+	p := &t.scratch
+	if t.adding {
+		p = &Record{} // an observer adding a record: not over the one it is seeing
 	}
+	*p = r
+	t.adding = true
+	for _, o := range t.Observers {
+		o.Observe(p)
+	}
+	t.adding = p != &t.scratch
 	if t.Keep {
-		t.Records = append(t.Records, r)
+		t.Records = append(t.Records, *p)
+	}
+	if p == &t.scratch {
+		t.scratch = Record{} // no strings kept alive
 	}
 }
 

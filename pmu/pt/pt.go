@@ -617,8 +617,6 @@ func (p *PMU) SnapshotAuxOutput(c *cpu.CPU, e *pmu.Event, h *rb.Handle, size uin
 		p.accrue(c)
 	}
 	n2, _ := rb.OutputCopyAux(c, &pt.handle, h, half, to)
-	got := h.Buffer().Data() // the sample's bytes are checked by the caller's record
-	_ = got
 	if pt.handleNMI {
 		pt.resumeAllowed = true
 		p.configStart(c, e)

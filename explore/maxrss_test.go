@@ -1,0 +1,13 @@
+package explore
+
+import "syscall"
+
+// maxRSSMB is the peak resident set size of this process (getrusage
+// ru_maxrss, KiB on Linux), in MiB; 0 where getrusage fails.
+func maxRSSMB() float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return float64(ru.Maxrss) / 1024
+}
