@@ -52,6 +52,9 @@ type SessionOptions struct {
 	// NoSideBand skips the BPF side-band evlist (--no-bpf-event) even when
 	// the Record has one.
 	NoSideBand bool
+	// Tasks are the scenario's declared tasks by name, for -p/-t
+	// (session_target.go); names not in it are programs' names.
+	Tasks map[string]*sched.Task
 	// Knobs are the tool knobs' values (ToolKnobs; unset: the default).
 	Knobs map[string]string
 	// Symbolize resolves sample ips for Script (default: Kernel.Symbolize).
@@ -284,6 +287,11 @@ func (ss *Session) record(t *sched.Task) {
 		ss.Err = ss.R.Exit
 		return
 	}
+	if ss.R.Target.HasTask() { // cmd_record(): evlist__create_maps() reads /proc
+		if ss.Err = ss.resolveThreads(); ss.Err != nil {
+			return
+		}
+	}
 	if ss.Err = ss.recordOpen(t); ss.Err != nil {
 		return
 	}
@@ -495,14 +503,22 @@ func (ss *Session) setupSideBand(t *sched.Task) {
 	}
 	length := uint64((ss.R.sideBandPages + 1) * pmu.PageSize)
 	for i := range ss.R.SideBand {
-		for _, c := range ss.R.cpus(len(ss.S.M.CPUs)) {
+		// one open per CPU (and per thread of a -p/-t target); each CPU's
+		// first fd is mapped, the others redirected to it (mmap_per_cpu())
+		first := map[int]int{}
+		for _, o := range ss.R.sideBandOpens(len(ss.S.M.CPUs)) {
 			attr := ss.R.SideBand[i].Attr
-			fd, err := ss.K.PerfEventOpen(t, &attr, -1, c, -1, uapi.PERF_FLAG_FD_CLOEXEC)
+			fd, err := ss.K.PerfEventOpen(t, &attr, o.PID, o.CPU, -1, o.Flags)
 			if err != nil {
 				ss.Warnings = append(ss.Warnings, "Couldn't start the BPF side band thread: BPF programs starting from now on won't be annotatable")
 				return
 			}
 			ss.SideBandFDs = append(ss.SideBandFDs, fd)
+			if out, ok := first[o.CPU]; ok {
+				ss.K.Ioctl(t, fd, uapi.PERF_EVENT_IOC_SET_OUTPUT, uint64(out))
+				continue
+			}
+			first[o.CPU] = fd
 			m, err := ss.K.Mmap(t, fd, 0, length, pmu.ProtRead|pmu.ProtWrite)
 			if err != nil {
 				ss.Warnings = append(ss.Warnings, "side band mmap failed: "+err.Error())
@@ -524,6 +540,10 @@ func (ss *Session) synthesize(t *sched.Task) {
 	a := &ss.Data.Attrs[0].Attr
 	if ss.R.Target.None() {
 		return // "command specified": only the forked child's COMM, in __cmd_record()
+	}
+	if ss.R.Target.HasTask() {
+		ss.synthesizeThreadMap(t) // session_target.go
+		return
 	}
 	for _, x := range ss.S.Tasks { // perf_event__synthesize_threads(): every /proc/PID
 		if x.State == sched.Dead {
