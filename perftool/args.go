@@ -19,8 +19,8 @@ type recordOpts struct {
 	target        Target
 	noInherit     bool
 	noInheritSet  bool // -i given (OPT_BOOLEAN_SET: opts->no_inherit_set)
-	mmapPages     int // -m (0: unset, perf's UINT_MAX)
-	auxPages      int // -m ,N
+	mmapPages     int  // -m (0: unset, perf's UINT_MAX)
+	auxPages      int  // -m ,N
 	auxSet        bool
 	messages      []Message // what option parsing printed
 	maxRate       uint32    // perf_event_max_sample_rate (-F max)
