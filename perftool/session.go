@@ -1,6 +1,7 @@
 package perftool
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -116,6 +117,10 @@ type Session struct {
 	// program loads in the simulation).
 	SideBandFDs  []int
 	sideBandMaps []*pmu.Mapping
+	// strayFDs are fds of threads dropped from a -p thread map
+	// (evsel__remove_fd() forgets them; perf's exit closes them).
+	strayFDs       []int
+	ignoredThreads int
 
 	// Err is why perf gave up (a failed perf_event_open, mmap or ioctl).
 	Err error
@@ -377,7 +382,7 @@ func (ss *Session) finish(t *sched.Task) {
 		ss.K.Munmap(t, m)
 	}
 	ss.sideBandMaps = nil
-	for _, fd := range append(append([]int(nil), ss.FDs...), ss.SideBandFDs...) {
+	for _, fd := range append(append(append([]int(nil), ss.FDs...), ss.SideBandFDs...), ss.strayFDs...) {
 		if fd >= 0 {
 			ss.K.Close(t, fd)
 		}
@@ -395,36 +400,96 @@ func (ss *Session) finish(t *sched.Task) {
 
 // recordOpen opens every evsel on every CPU (or the workload thread) in
 // perf's order, each member with its leader's fd as group_fd, and reads back
-// each event's id.
+// each event's id. For -p, a thread that is gone by the time perf opens on
+// it (ESRCH) leaves the thread map (ignoreMissingThread).
 // tools/perf/builtin-record.c: record__open() -> evlist__open() -> evsel__open_cpu()
 func (ss *Session) recordOpen(t *sched.Task) error {
-	opens := ss.R.Opens(len(ss.S.M.CPUs))
-	ss.FDs = make([]int, len(opens))
-	for i, o := range opens {
-		ss.FDs[i] = -1
-		pid := o.PID
-		if pid == PIDWorkload {
-			pid = ss.Workload.PID
+	type key struct{ evsel, cpu, pid int }
+	done := map[key]int{} // the fds opened so far
+	for {
+		opens := ss.R.Opens(len(ss.S.M.CPUs))
+		ss.FDs = make([]int, len(opens))
+		retry := false
+		for i, o := range opens {
+			k := key{o.Evsel, o.CPU, o.PID}
+			if fd, ok := done[k]; ok {
+				ss.FDs[i] = fd
+				continue
+			}
+			ss.FDs[i] = -1
+			pid := o.PID
+			if pid == PIDWorkload {
+				pid = ss.Workload.PID
+			}
+			group := -1
+			if o.GroupFD >= 0 {
+				group = ss.FDs[o.GroupFD]
+			}
+			attr := ss.R.Evsels[o.Evsel].Attr
+			fd, err := ss.K.PerfEventOpen(t, &attr, pid, o.CPU, group, o.Flags)
+			if err != nil {
+				if ss.ignoreMissingThread(o, err) {
+					for k, fd := range done { // update_fds(): evsel__remove_fd(), the fds kept open
+						if k.pid == o.PID {
+							ss.strayFDs = append(ss.strayFDs, fd)
+							delete(done, k)
+						}
+					}
+					ss.dropIDs(o.PID)
+					retry = true
+					break
+				}
+				return fmt.Errorf("perf record: sys_perf_event_open(%s, pid %d, cpu %d, group_fd %d): %w",
+					ss.R.Evsels[o.Evsel].Name, pid, o.CPU, group, err)
+			}
+			ss.FDs[i] = fd
+			done[k] = fd
+			// perf_evlist__id_add_fd(): ioctl(fd, PERF_EVENT_IOC_ID, &id)
+			if id, err := ss.K.Ioctl(t, fd, uapi.PERF_EVENT_IOC_ID, 0); err == nil {
+				fa := &ss.Data.Attrs[o.Evsel]
+				fa.IDs = append(fa.IDs, id)
+				fa.IDSample = append(fa.IDSample, IDSample{CPU: o.CPU, TID: pid})
+			}
 		}
-		group := -1
-		if o.GroupFD >= 0 {
-			group = ss.FDs[o.GroupFD]
-		}
-		attr := ss.R.Evsels[o.Evsel].Attr
-		fd, err := ss.K.PerfEventOpen(t, &attr, pid, o.CPU, group, o.Flags)
-		if err != nil {
-			return fmt.Errorf("perf record: sys_perf_event_open(%s, pid %d, cpu %d, group_fd %d): %w",
-				ss.R.Evsels[o.Evsel].Name, pid, o.CPU, group, err)
-		}
-		ss.FDs[i] = fd
-		// perf_evlist__id_add_fd(): ioctl(fd, PERF_EVENT_IOC_ID, &id)
-		if id, err := ss.K.Ioctl(t, fd, uapi.PERF_EVENT_IOC_ID, 0); err == nil {
-			fa := &ss.Data.Attrs[o.Evsel]
-			fa.IDs = append(fa.IDs, id)
-			fa.IDSample = append(fa.IDSample, IDSample{CPU: o.CPU, TID: pid})
+		if !retry {
+			return nil
 		}
 	}
-	return nil
+}
+
+// ignoreMissingThread models evsel__ignore_missing_thread(): with -p
+// (opts->ignore_missing_thread), a thread that exited after perf read the
+// thread map fails its open with ESRCH; unless it is the only thread left,
+// perf drops it from the map (thread_map__remove()), forgets the fds it
+// opened on it (still open until perf exits) and goes on, with a warning.
+// tools/perf/util/evsel.c: evsel__ignore_missing_thread()
+func (ss *Session) ignoreMissingThread(o Open, err error) bool {
+	if ss.R.Target.PID == nil || ss.R.Evsels[o.Evsel].SystemWide || !errors.Is(err, uapi.ESRCH) || len(ss.R.Threads) == 1 {
+		return false
+	}
+	i := slices.Index(ss.R.Threads, o.PID)
+	if i < 0 {
+		return false
+	}
+	ss.R.Threads = slices.Delete(slices.Clone(ss.R.Threads), i, i+1)
+	ss.ignoredThreads++
+	ss.Warnings = append(ss.Warnings, fmt.Sprintf("WARNING: Ignored open failure for pid %d", o.PID))
+	return true
+}
+
+// dropIDs forgets the ids read from the fds of a thread perf dropped.
+func (ss *Session) dropIDs(tid int) {
+	for i := range ss.Data.Attrs {
+		fa := &ss.Data.Attrs[i]
+		var ids []uint64
+		var where []IDSample
+		for j, s := range fa.IDSample {
+			if s.TID != tid {
+				ids, where = append(ids, fa.IDs[j]), append(where, s)
+			}
+		}
+		fa.IDs, fa.IDSample = ids, where
+	}
 }
 
 // recordMmap maps one ring per CPU (per thread with --per-thread): the first

@@ -142,3 +142,10 @@ func synthMmapEvents(a *pmu.Attr, x *sched.Task) []byte {
 		Prot: uapi.PROT_EXEC, Flags: uapi.MAP_PRIVATE, Filename: "[vsyscall]"}
 	return rb.AppendRecord(b, r, st, all, nil)
 }
+
+func init() {
+	RegisterSessionObservable("perf.threads", "threads in a -p/-t session's thread map once perf has opened its events (0 for the other targets)",
+		func(ss *Session) int64 { return int64(len(ss.R.Threads)) })
+	RegisterSessionObservable("perf.ignored_threads", "threads of a -p target gone before perf opened on them, dropped from its thread map (\"WARNING: Ignored open failure for pid N\")",
+		func(ss *Session) int64 { return int64(ss.ignoredThreads) })
+}

@@ -100,6 +100,11 @@ func (k *Kernel) perfEventOpen(t *sched.Task, uattr *Attr, pid, cpuID, groupFD i
 	mu := k.ctxMutex(ctx)
 	k.S.MutexLock(t, mu)
 	defer k.S.MutexUnlock(t, mu)
+	// "if (ctx->task == TASK_TOMBSTONE) { err = -ESRCH; goto err_locked; }":
+	// the task's perf_event_exit_task_context() ran while we waited
+	if ctx.dead {
+		return -1, uapi.ESRCH
+	}
 	// Step 22: the group leader rules.
 	if groupLeader != nil {
 		if err := k.checkGroup(e, groupLeader, ctx, cpuID); err != nil {

@@ -266,6 +266,11 @@ func (k *Kernel) perfEventExitTaskContext(cur, task *sched.Task, exit bool) {
 	if ctx == nil || ctx.dead {
 		return
 	}
+	// "we hold ctx::mutex over the entire thing": a perf_event_open() on the
+	// task installs before the teardown or finds TASK_TOMBSTONE after it
+	mu := k.ctxMutex(ctx)
+	k.S.MutexLock(cur, mu)
+	defer k.S.MutexUnlock(cur, mu)
 	c := cur.CPU()
 	f := c.LocalIrqSave()
 	k.ctxLock(c, ctx)
