@@ -167,6 +167,28 @@ var sysModels = map[string]func(s *Sched, t *Task, a *[6]uint64) int64{
 		}
 		return errno(err)
 	},
+	// mm/mmap.c: SYSCALL_DEFINE1(brk): do_brk_flags() -> perf_event_mmap() of
+	// the heap VMA made or grown (before mm->brk moves: mm/brk.go)
+	"brk": func(s *Sched, t *Task, a *[6]uint64) int64 {
+		ret, v := t.MM.Brk(a[0])
+		if v != nil {
+			s.mmapHooks(t, v)
+			t.MM.NameHeap(v)
+		}
+		return int64(ret)
+	},
+	// mm/madvise.c: SYSCALL_DEFINE3(madvise): no perf record
+	"madvise": func(s *Sched, t *Task, a *[6]uint64) int64 {
+		return errno(t.MM.Madvise(a[0], a[1], int64(a[2])))
+	},
+	// mm/mremap.c: SYSCALL_DEFINE5(mremap): no perf record
+	"mremap": func(s *Sched, t *Task, a *[6]uint64) int64 {
+		addr, err := t.MM.Mremap(a[0], a[1], a[2], a[3], a[4])
+		if err != 0 {
+			return errno(err)
+		}
+		return int64(addr)
+	},
 	// mm/mmap.c: SYSCALL_DEFINE2(munmap)
 	"munmap": func(s *Sched, t *Task, a *[6]uint64) int64 { return errno(t.MM.Munmap(a[0], a[1])) },
 	// fs/exec.c: SYSCALL_DEFINE3(execve)
@@ -212,9 +234,11 @@ func (s *Sched) Execve(t *Task, file string) {
 		}
 	})
 	s.SetComm(t, path.Base(file), true)
-	for _, v := range t.MM.LoadELF(s.FS.Lookup(file), mm.ImageBase) {
+	image := t.MM.LoadELF(s.FS.Lookup(file), mm.ImageBase)
+	for _, v := range image {
 		s.mmapHooks(t, v)
 	}
+	t.MM.SetBrk(image[len(image)-1].End) // mm->start_brk = mm->brk = ELF_PAGEALIGN(elf_brk)
 	for _, v := range t.MM.LoadELF(s.FS.Lookup(Interp), 0) {
 		s.mmapHooks(t, v)
 	}
