@@ -102,3 +102,38 @@ func TestMadviseMremap(t *testing.T) {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
 }
+
+// TestCloseOnExec: O_CLOEXEC and F_SETFD mark fds; do_close_on_exec()
+// closes exactly those; F_GETFD reads the flag; a forked copy keeps it.
+func TestCloseOnExec(t *testing.T) {
+	fs := NewFS()
+	fl := NewFiles(fs)
+	a := fl.Install(fs.Lookup("/a"))
+	fl.SetCloexec(a, true) // open(O_CLOEXEC)
+	b := fl.Install(fs.Lookup("/b"))
+	c := fl.Install(fs.Lookup("/c"))
+	if _, err := fl.Fcntl(int64(c), F_SETFD, FD_CLOEXEC); err != 0 {
+		t.Fatal(err)
+	}
+	var got []int64
+	for _, fd := range []int{a, b, c} {
+		v, _ := fl.Fcntl(int64(fd), F_GETFD, 0)
+		got = append(got, v)
+	}
+	child := fl.Dup()
+	n := fl.CloseOnExec()
+	open := func(f *Files) []bool { return []bool{f.Get(int64(a)) != nil, f.Get(int64(b)) != nil, f.Get(int64(c)) != nil} }
+	if diff := cmp.Diff([]int64{1, 0, 1}, got); diff != "" {
+		t.Errorf("F_GETFD (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]bool{false, true, false}, open(fl)); n != 2 || diff != "" {
+		t.Errorf("after exec: closed %d, open (-want +got):\n%s", n, diff)
+	}
+	child.CloseOnExec()
+	if diff := cmp.Diff([]bool{false, true, false}, open(child)); diff != "" {
+		t.Errorf("the forked copy after its exec (-want +got):\n%s", diff)
+	}
+	if _, err := fl.Fcntl(int64(a), F_GETFD, 0); err != uapi.EBADF {
+		t.Errorf("F_GETFD on a closed fd: %v, want EBADF", err)
+	}
+}

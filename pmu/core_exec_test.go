@@ -132,3 +132,36 @@ func TestRemoveOnExecInherited(t *testing.T) {
 		}
 	}
 }
+
+// TestCloseOnExec: do_close_on_exec() at exec closes the perf fd opened
+// with PERF_FLAG_FD_CLOEXEC; its last fput() releases the event (as task
+// work, before the exec returns to user mode), so it no longer counts; the
+// fd opened without the flag survives the exec and counts on.
+func TestCloseOnExec(t *testing.T) {
+	mc := newMachine(t, 1, sim.NewReplay(nil), pmu.Knobs{})
+	type view struct {
+		ClosedFDGone, KeptFDThere bool
+		ClosedState, KeptState    pmu.EventState
+	}
+	var got view
+	mc.runIn(t, 0, func(tk *sched.Task) {
+		a := swAttr(uapi.PERF_COUNT_SW_TASK_CLOCK)
+		cfd, err := mc.k.PerfEventOpen(tk, &a, 0, -1, -1, uapi.PERF_FLAG_FD_CLOEXEC)
+		if err != nil {
+			t.Fatal(err)
+		}
+		kfd, err := mc.k.PerfEventOpen(tk, &a, 0, -1, -1, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		closed, kept := mc.k.EventOf(tk, cfd), mc.k.EventOf(tk, kfd)
+		mc.s.Exec(tk, "/usr/local/bin/next")
+		mc.s.RunOps(tk, []sched.Op{sched.Compute(sim.Microsecond)})
+		got = view{ClosedFDGone: mc.k.EventOf(tk, cfd) == nil, KeptFDThere: mc.k.EventOf(tk, kfd) == kept,
+			ClosedState: closed.State(), KeptState: kept.State()}
+	})
+	want := view{ClosedFDGone: true, KeptFDThere: true, ClosedState: pmu.StateDead, KeptState: pmu.StateActive}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("after exec (-want +got):\n%s", diff)
+	}
+}

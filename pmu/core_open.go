@@ -143,6 +143,7 @@ func (k *Kernel) perfEventOpen(t *sched.Task, uattr *Attr, pid, cpuID, groupFD i
 	e.fileRefs = 1
 	e.life.refcount = 1 // the file's reference (perf_event_alloc: atomic_long_set(&event->refcount, 1))
 	ft.files[fd] = e
+	ft.setCloexec(fd, flags&uapi.PERF_FLAG_FD_CLOEXEC != 0) // "f_flags = O_RDWR | (flags & PERF_FLAG_FD_CLOEXEC ? O_CLOEXEC : 0)"
 	k.stats.opens++
 	return fd, nil
 }

@@ -24,6 +24,12 @@ type ExecHook interface {
 	TaskExec(t *Task)
 }
 
+// CloseOnExecHook is told of do_close_on_exec() at exec, for the fds a
+// hook keeps in a table of its own (perf's).
+type CloseOnExecHook interface {
+	CloseOnExec(t *Task)
+}
+
 // MmapHook is perf_event_mmap(vma), called for each new mapping.
 type MmapHook interface {
 	TaskMmap(t *Task, v *mm.VMA)
@@ -126,9 +132,17 @@ var sysModels = map[string]func(s *Sched, t *Task, a *[6]uint64) int64{
 		return 0
 	},
 	// fs/open.c: do_sys_open(): every path exists in the model.
-	"open":   func(s *Sched, t *Task, a *[6]uint64) int64 { return s.open(t, a[0]) },
-	"creat":  func(s *Sched, t *Task, a *[6]uint64) int64 { return s.open(t, a[0]) },
-	"openat": func(s *Sched, t *Task, a *[6]uint64) int64 { return s.open(t, a[1]) },
+	"open":   func(s *Sched, t *Task, a *[6]uint64) int64 { return s.open(t, a[0], a[1]) },
+	"creat":  func(s *Sched, t *Task, a *[6]uint64) int64 { return s.open(t, a[0], 0) },
+	"openat": func(s *Sched, t *Task, a *[6]uint64) int64 { return s.open(t, a[1], a[2]) },
+	// fs/fcntl.c: SYSCALL_DEFINE3(fcntl): F_GETFD/F_SETFD (FD_CLOEXEC)
+	"fcntl": func(s *Sched, t *Task, a *[6]uint64) int64 {
+		r, err := t.Files.Fcntl(int64(int32(a[0])), a[1], a[2])
+		if err != 0 {
+			return errno(err)
+		}
+		return r
+	},
 	// kernel/sys.c: SYSCALL_DEFINE5(prctl)
 	"prctl": func(s *Sched, t *Task, a *[6]uint64) int64 {
 		switch a[0] {
@@ -202,12 +216,14 @@ var sysModels = map[string]func(s *Sched, t *Task, a *[6]uint64) int64{
 	},
 }
 
-func (s *Sched) open(t *Task, pathAddr uint64) int64 {
+func (s *Sched) open(t *Task, pathAddr, flags uint64) int64 {
 	p, ok := t.MM.String(pathAddr)
 	if !ok {
 		return errno(uapi.EFAULT)
 	}
-	return int64(t.Files.Install(s.FS.Lookup(p)))
+	fd := t.Files.Install(s.FS.Lookup(p))
+	t.Files.SetCloexec(fd, flags&uapi.O_CLOEXEC != 0) // fd_install() with O_CLOEXEC: __set_close_on_exec()
+	return int64(fd)
 }
 
 // Interp is the ELF interpreter execve maps with each image.
@@ -234,6 +250,16 @@ func (s *Sched) Execve(t *Task, file string) {
 		}
 	})
 	s.SetComm(t, path.Base(file), true)
+	// begin_new_exec(): ... do_close_on_exec(me->files): the O_CLOEXEC fds,
+	// perf's among them (the last fput() releases the event)
+	if t.Files != nil {
+		t.Files.CloseOnExec()
+	}
+	s.eachHook(func(h any) {
+		if c, ok := h.(CloseOnExecHook); ok {
+			c.CloseOnExec(t)
+		}
+	})
 	image := t.MM.LoadELF(s.FS.Lookup(file), mm.ImageBase)
 	for _, v := range image {
 		s.mmapHooks(t, v)
