@@ -122,7 +122,9 @@ func TestCloseOnExec(t *testing.T) {
 	}
 	child := fl.Dup()
 	n := fl.CloseOnExec()
-	open := func(f *Files) []bool { return []bool{f.Get(int64(a)) != nil, f.Get(int64(b)) != nil, f.Get(int64(c)) != nil} }
+	open := func(f *Files) []bool {
+		return []bool{f.Get(int64(a)) != nil, f.Get(int64(b)) != nil, f.Get(int64(c)) != nil}
+	}
 	if diff := cmp.Diff([]int64{1, 0, 1}, got); diff != "" {
 		t.Errorf("F_GETFD (-want +got):\n%s", diff)
 	}
