@@ -94,10 +94,12 @@
 // syscalls:sys_enter_NAME format file has. An argument is a number (-1 is
 // an int: 0xffffffff in the register, as glibc passes it), a constant
 // (PR_SET_NAME, PROT_READ|PROT_EXEC, MAP_PRIVATE|MAP_ANONYMOUS, O_RDONLY,
-// AT_FDCWD: simrun names syscalls lists them), a "string" (one word, passed by
-// its address), or a variable an earlier "as V" of the task bound:
+// AT_FDCWD: simrun names syscalls lists them), a "string" (passed by its
+// address; it may hold blanks and a '#', with \" \\ \n \t as escapes), or a
+// variable an earlier "as V" of the task bound:
 //
 //	syscall prctl PR_SET_NAME "worker" 0 0 0
+//	syscall prctl PR_SET_NAME "my worker" 0 0 0
 //	syscall openat AT_FDCWD "/usr/lib/libfoo.so" O_RDONLY 0 as fd
 //	syscall mmap 0 16384 PROT_READ|PROT_EXEC MAP_PRIVATE fd 0 as lib
 //	touch lib 4

@@ -47,3 +47,25 @@ func ExampleRecord_TaskTargets() {
 	// -p other 28
 	// -t w 37
 }
+
+// TestQuotedStrings: a string argument holds blanks, a '#' and escapes, and
+// stays one argument; a comment after it is still a comment.
+func TestQuotedStrings(t *testing.T) {
+	f, err := Parse("q.sim", []byte("task a\n  syscall prctl PR_SET_NAME \"my worker # 1\" 0 0 0 # comment\n  syscall prctl PR_SET_NAME \"say \\\"hi\\\"\\t\\\\\" 0 0 0\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	var n []int
+	for _, op := range f.Tasks[0].Body {
+		sc := op.(*Syscall)
+		got = append(got, sc.Args[1].Str)
+		n = append(n, len(sc.Args))
+	}
+	if diff := cmp.Diff([]string{"my worker # 1", "say \"hi\"\t\\"}, got); diff != "" {
+		t.Errorf("strings (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]int{5, 5}, n); diff != "" {
+		t.Errorf("argument counts (-want +got):\n%s", diff)
+	}
+}
