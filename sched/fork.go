@@ -61,6 +61,9 @@ type family struct {
 	wakePending bool     // on a CPU's wake list (TASK_WAKING), the IPI not taken yet
 	execStart   sim.Time // se.exec_start: where update_curr() counts runtime from
 	prio        int      // p->prio; 0 means DefaultPrio
+	// uninterruptible: asleep in TASK_UNINTERRUPTIBLE/KILLABLE (a major
+	// fault's I/O wait): sched_switch reports D
+	uninterruptible bool
 }
 
 // ForkHook is told of a new task by copy_process(): InitTask early, before the

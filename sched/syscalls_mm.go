@@ -44,12 +44,13 @@ type FaultHook interface {
 	FaultAccounted(t *Task, addr uint64, major bool)
 }
 
-// Costs of the modelled faults: the time in the kernel of a minor fault
-// (a zeroed or cached page) and of a major one (the read from disk, spent
-// on the CPU: the model does not block the task on the I/O).
+// Costs of the modelled faults on the CPU: a minor fault (a zeroed or
+// cached page), and a major one's part before and after its disk read
+// (finding the page missing, submitting the read; the task sleeps through
+// the read itself: MajorFaultIO, fault_io.go).
 const (
 	MinorFaultCost = 500 * sim.Nanosecond
-	MajorFaultCost = 20 * sim.Microsecond
+	MajorFaultCost = 500 * sim.Nanosecond
 )
 
 func (s *Sched) eachHook(fn func(h any)) {
@@ -315,14 +316,14 @@ func (s *Sched) pageFault(t *Task, addr uint64, write bool) bool {
 		t.Segfaulted = true
 		return false
 	}
-	cost := MinorFaultCost
 	if res == mm.MajorFault {
-		cost = MajorFaultCost
+		t.Spend(MajorFaultCost)
+		s.ioWait(t, MajorFaultIO) // the read from disk: the task sleeps (D), another runs
 		t.MajFlt++
 	} else {
+		t.Spend(MinorFaultCost)
 		t.MinFlt++
 	}
-	t.Spend(cost)
 	s.eachHook(func(h any) {
 		if f, ok := h.(FaultHook); ok {
 			f.FaultAccounted(t, addr, res == mm.MajorFault) // mm_account_fault()
