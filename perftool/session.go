@@ -205,7 +205,10 @@ type sessionExitHook struct{ ss *Session }
 
 // TaskExit implements sched.TaskExitHook: do_exit() -> do_notify_parent().
 func (h sessionExitHook) TaskExit(t *sched.Task) {
-	if t != h.ss.Workload {
+	// the parent hears of the process when its last thread exits
+	// (exit_notify() -> do_notify_parent() once the group is dead), whichever
+	// thread that is: after an exec's de_thread() it is not the task perf forked
+	if w := h.ss.Workload; w == nil || t.PID != w.PID || !h.ss.S.GroupDead(t) {
 		return
 	}
 	h.ss.signal(sigCHLD, func() { h.ss.done = true }) // sig_handler(): done = 1

@@ -23,6 +23,7 @@ var schedStepPoints = []string{
 	"copy_process:sched_fork", "copy_process:perf_event_init_task", "kernel_clone:wake_up_new_task",
 	"do_wait:schedule", "ttwu_queue_wakelist", "sched_ttwu_pending",
 	"pipe_write:wait", "pipe_write:copied", "pipe_read:wait", "futex_wait:queue",
+	"de_thread:wait", // sched/exec_dethread.go: an exec waiting for the other threads to exit
 }
 
 // SimRegistry is the simulator's Registry for one file: the names of the cpu and

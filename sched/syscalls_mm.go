@@ -240,6 +240,8 @@ const Interp = "/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2"
 // The loader's own later mmaps (libc) are the program's to make.
 // fs/exec.c: begin_new_exec(); fs/binfmt_elf.c: load_elf_binary()
 func (s *Sched) Execve(t *Task, file string) {
+	oldPID := t.TID // exec_binprm(): old_pid = current->pid, before de_thread()
+	s.deThread(t)   // begin_new_exec(): the only thread left (exec_dethread.go)
 	old := t.MM
 	t.MM = mm.New() // exec_mmap()
 	if old != nil && old.Users > 1 {
@@ -271,7 +273,7 @@ func (s *Sched) Execve(t *Task, file string) {
 	}
 	s.mmapHooks(t, t.MM.Special("[vdso]", 2, mm.VM_READ|mm.VM_EXEC))
 	for _, h := range s.TraceHooks { // exec_binprm(): trace_sched_process_exec(current, old_pid, bprm)
-		h.SchedProcessExec(t, file, t.TID)
+		h.SchedProcessExec(t, file, oldPID)
 	}
 }
 
