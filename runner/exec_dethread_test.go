@@ -69,4 +69,3 @@ record -e syscalls:sys_enter_getppid -- w
 		t.Errorf("the leader task w: tid %d, pid %d", w.TID, w.PID)
 	}
 }
-
