@@ -104,9 +104,11 @@
 //	syscall mmap 0 16384 PROT_READ|PROT_EXEC MAP_PRIVATE fd 0 as lib
 //	touch lib 4
 //
-// close, read, write, open/openat/creat, prctl(PR_SET_NAME), mmap, mprotect, munmap and
-// execve act on the task's fd table and address space (a COMM, MMAP2 records,
-// page faults); every other syscall returns 0.
+// close, read, write, open/openat/creat (O_CLOEXEC), fcntl (F_GETFD/F_SETFD),
+// prctl(PR_SET_NAME), mmap, mprotect, munmap, brk, mremap, madvise and execve
+// act on the task's fd table and address space (a COMM, MMAP2 records, page
+// faults; exec kills the other threads and closes the close-on-exec fds);
+// every other syscall returns 0.
 //
 // # Perf sessions
 //
@@ -116,8 +118,11 @@
 // ARGS are split like a shell splits words, without expansions: '...' is literal,
 // in "..." a backslash escapes " \ $ and `, elsewhere a backslash escapes the
 // next character. A quote must close on its line. Pipes and redirections are
-// errors. The word after -- names the task perf starts. NAME (record NAME: ...)
-// lets actions refer to the session.
+// errors. The word after -- names the task perf starts. -p NAME and -t NAME
+// (comma-separated lists too) attach perf to tasks already running, as perf
+// record -p PID / -t TID do: NAME is a task of the file (-p: its process,
+// every thread it has when perf starts) or the program of a fork or thread
+// statement. NAME (record NAME: ...) lets actions refer to the session.
 //
 // # Actions at virtual times
 //
