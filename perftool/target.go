@@ -29,6 +29,6 @@ func validateTarget(r *Record) {
 		first("--per-thread", "SYSTEM/CPU switch overriding PER-THREAD")
 	}
 	if msg != "" {
-		r.warn(option, msg)
+		r.warn(option, "Warning:\n"+msg) // ui__warning("%s\n", errbuf): "Warning:" on a line of its own
 	}
 }
