@@ -59,7 +59,8 @@ func (fs *FS) Lookup(path string) *File {
 // Files is a struct files_struct: the fd table. 0, 1 and 2 start open on
 // the terminal.
 type Files struct {
-	fds []*File
+	fds     []*File
+	cloexec map[int]bool // the close_on_exec bitmap (files_cloexec.go)
 }
 
 // NewFiles is the fd table of a task the machine starts with.
@@ -69,7 +70,13 @@ func NewFiles(fs *FS) *Files {
 }
 
 // Dup is dup_fd() for a child without CLONE_FILES.
-func (fl *Files) Dup() *Files { return &Files{fds: append([]*File(nil), fl.fds...)} }
+func (fl *Files) Dup() *Files {
+	c := &Files{fds: append([]*File(nil), fl.fds...)}
+	for fd := range fl.cloexec {
+		c.SetCloexec(fd, true) // dup_fd() copies the close_on_exec bitmap
+	}
+	return c
+}
 
 // Install is fd_install() at the lowest free fd (get_unused_fd_flags()).
 func (fl *Files) Install(f *File) int {
@@ -98,5 +105,6 @@ func (fl *Files) Close(fd int64) uapi.Errno {
 		return uapi.EBADF
 	}
 	fl.fds[fd] = nil
+	fl.SetCloexec(int(fd), false)
 	return 0
 }

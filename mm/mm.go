@@ -102,6 +102,8 @@ type MM struct {
 	strTop  uint64
 	// Users counts the tasks sharing it (mm_users): CLONE_VM threads.
 	Users int
+
+	heap brkState // mm->start_brk, mm->brk (brk.go)
 }
 
 // New is an empty address space with its stack VMA (mm_alloc() plus
@@ -117,7 +119,7 @@ func New() *MM {
 // copy-on-write, so reading them does not fault).
 // kernel/fork.c: dup_mm() -> dup_mmap()
 func (m *MM) Dup() *MM {
-	c := &MM{present: make(map[uint64]bool, len(m.present)), strings: make(map[uint64]string, len(m.strings)), strTop: m.strTop, Users: 1}
+	c := &MM{present: make(map[uint64]bool, len(m.present)), strings: make(map[uint64]string, len(m.strings)), strTop: m.strTop, Users: 1, heap: m.heap}
 	for _, v := range m.VMAs {
 		nv := *v
 		c.VMAs = append(c.VMAs, &nv)
@@ -225,6 +227,9 @@ func (m *MM) Mmap(addr, length uint64, prot, flags uint64, file *File, off uint6
 		}
 	}
 	v := &VMA{Start: addr, End: addr + length, Pgoff: off / PageSize, File: file}
+	if file == nil && flags&uapi.MAP_TYPE == uapi.MAP_PRIVATE {
+		v.Pgoff = addr / PageSize // do_mmap(): "pgoff = addr >> PAGE_SHIFT" for private anon (PERF_RECORD_MMAP2 shows it)
+	}
 	if prot&uapi.PROT_READ != 0 {
 		v.Flags |= VM_READ
 	}

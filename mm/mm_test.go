@@ -52,11 +52,12 @@ func TestMmapMunmap(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []span{
-		{0x10000000, 0x10001000, 3, "//anon", 0},
-		{MmapBase - 5*PageSize, MmapBase - 4*PageSize, 3, "//anon", 0},
+		// a private anon VMA's pgoff is its address in pages (do_mmap(): "pgoff = addr >> PAGE_SHIFT")
+		{0x10000000, 0x10001000, 3, "//anon", 0x10000000 / PageSize},
+		{MmapBase - 5*PageSize, MmapBase - 4*PageSize, 3, "//anon", (MmapBase - 5*PageSize) / PageSize},
 		{MmapBase - 4*PageSize, MmapBase - 3*PageSize, 1, "/lib/a.so", 0},
 		{MmapBase - 2*PageSize, MmapBase - PageSize, 1, "/lib/a.so", 2},
-		{MmapBase - PageSize, MmapBase, 3, "//anon", 0},
+		{MmapBase - PageSize, MmapBase, 3, "//anon", (MmapBase - PageSize) / PageSize},
 		{StackTop - StackSize, StackTop, 3, "[stack]", 0},
 	}
 	if d := cmp.Diff(want, spans(m)); d != "" {

@@ -18,8 +18,9 @@ type recordOpts struct {
 	userFreqS     bool   // user_freq != UINT_MAX
 	target        Target
 	noInherit     bool
-	mmapPages     int // -m (0: unset, perf's UINT_MAX)
-	auxPages      int // -m ,N
+	noInheritSet  bool // -i given (OPT_BOOLEAN_SET: opts->no_inherit_set)
+	mmapPages     int  // -m (0: unset, perf's UINT_MAX)
+	auxPages      int  // -m ,N
 	auxSet        bool
 	messages      []Message // what option parsing printed
 	maxRate       uint32    // perf_event_max_sample_rate (-F max)
@@ -93,7 +94,10 @@ var recordOptions = []option{
 		return nil
 	}},
 	{0, "per-thread", 0, boolOpt(func(o *recordOpts) { o.target.PerThread = true })},
-	{'i', "no-inherit", 0, boolOpt(func(o *recordOpts) { o.noInherit = true })},
+	{'i', "no-inherit", 0, boolOpt(func(o *recordOpts) { o.noInherit, o.noInheritSet = true, true })},
+	// -p/-t: perf takes pids and tids; a scenario names tasks (perftool.Target.PID/TID)
+	{'p', "pid", 1, func(o *recordOpts, v, opt string) error { return setTaskTarget(&o.target.PID, v, opt) }},
+	{'t', "tid", 1, func(o *recordOpts, v, opt string) error { return setTaskTarget(&o.target.TID, v, opt) }},
 	{'s', "stat", 0, boolOpt(func(o *recordOpts) { o.inheritStat = true })}, // "per thread counts"
 	{'m', "mmap-pages", 1, func(o *recordOpts, v, opt string) error {
 		// builtin-record.c: record__parse_mmap_pages(): "DATA[,AUX]", each
@@ -156,7 +160,7 @@ var recordOptions = []option{
 
 // known perf record options this model does not implement: named in the error.
 var unsupported = map[string]bool{
-	"pid": true, "tid": true, "uid": true, "delay": true, "D": true, "p": true, "t": true, "u": true,
+	"uid": true, "delay": true, "D": true, "u": true,
 	"branch-filter": true, "b": true, "branch-any": true, "j": true, "intr-regs": true, "I": true,
 	"user-regs": true, "clockid": true, "k": true, "cgroup": true, "G": true,
 	"transaction": true, "weight": true, "W": true, "phys-data": true, "namespaces": true,
@@ -406,3 +410,21 @@ func strtol(s string) int64 {
 
 // atoi is glibc's atoi(): (int)strtol(s, NULL, 10), the long cut to 32 bits.
 func atoi(s string) int32 { return int32(strtol(s)) }
+
+// setTaskTarget parses -p/-t's value: comma-separated names (perf's
+// thread_map__new_str() takes comma-separated numbers; a scenario names
+// the tasks). Given twice, the last one counts (OPT_STRING).
+func setTaskTarget(dst *[]string, v, opt string) error {
+	var names []string
+	for n := range strings.SplitSeq(v, ",") {
+		if n == "" {
+			return errf(opt, "invalid task list '%s': want NAME[,NAME...] (the simulated tasks' names)", v)
+		}
+		names = append(names, n)
+	}
+	if len(names) == 0 {
+		return errf(opt, "invalid task list '%s': want NAME[,NAME...] (the simulated tasks' names)", v)
+	}
+	*dst = names
+	return nil
+}

@@ -37,11 +37,12 @@ func Parse(args []string, opts Options) (*Record, error) {
 			return nil, errf("-C", "cpu %d is not online (%d CPUs)", c, opts.NrCPUs)
 		}
 	}
-	// target__validate(): THREAD and SYSTEM/CPU are mutually exclusive (a warning).
-	if r.Target.PerThread && r.Target.HasCPU() {
-		r.Target.PerThread = false
-		r.warn("--per-thread", "SYSTEM/CPU switch overriding PER-THREAD")
+	// cmd_record(): "if (rec->opts.target.tid && !rec->opts.no_inherit_set) rec->opts.no_inherit = true;"
+	// (before target__validate() copies the pids into tid: -p keeps inherit)
+	if r.Target.TID != nil && !ro.noInheritSet {
+		ro.noInherit = true
 	}
+	validateTarget(r)
 	if r.Target.None() && len(r.Target.Workload) == 0 {
 		return nil, errf("<command>", "no workload and no -a/-C target")
 	}

@@ -132,33 +132,55 @@ type Open struct {
 // PIDWorkload stands for the pid of the workload perf forks.
 const PIDWorkload = -2
 
+// PIDTarget stands for each thread of a -p/-t target before the session
+// has read its thread map (Record.Threads).
+const PIDTarget = -3
+
 // Opens lists the perf_event_open() calls in the order perf makes them:
-// evsel by evsel, then CPU by CPU (or the one thread for --per-thread).
+// evsel by evsel, then CPU by CPU (or the one "any CPU" for --per-thread),
+// then thread by thread of a -p/-t target's thread map.
 //
 // tools/perf/util/evsel.c: evsel__open_cpu()
 func (r *Record) Opens(nrCPUs int) []Open {
 	cpus := r.cpus(nrCPUs)
+	threads := r.threadPIDs()
 	var out []Open
-	first := map[[2]int]int{} // (evsel, cpu) -> index in out
+	type key struct{ evsel, cpu, thread int }
+	first := map[key]int{} // (evsel, cpu, thread) -> index in out
 	for i := range r.Evsels {
 		e := &r.Evsels[i]
-		ecpus, pid := cpus, PIDWorkload
-		if r.Target.HasCPU() {
-			pid = -1
-		}
+		ecpus, pids := cpus, threads
 		if e.SystemWide {
-			ecpus, pid = allCPUs(nrCPUs), -1
+			ecpus, pids = allCPUs(nrCPUs), []int{-1}
 		}
 		for _, c := range ecpus {
-			g := -1
-			if !e.IsLeader(i) {
-				g = first[[2]int{e.Leader, c}]
+			for ti, pid := range pids {
+				g := -1
+				if !e.IsLeader(i) {
+					g = first[key{e.Leader, c, ti}]
+				}
+				first[key{i, c, ti}] = len(out)
+				out = append(out, Open{Evsel: i, PID: pid, CPU: c, GroupFD: g, Flags: uapi.PERF_FLAG_FD_CLOEXEC})
 			}
-			first[[2]int{i, c}] = len(out)
-			out = append(out, Open{Evsel: i, PID: pid, CPU: c, GroupFD: g, Flags: uapi.PERF_FLAG_FD_CLOEXEC})
 		}
 	}
 	return out
+}
+
+// threadPIDs is the evlist's thread map as pids to open on: the forked
+// workload, a -p/-t target's threads (PIDTarget until the session has read
+// them), or {-1} for a CPU-wide session.
+func (r *Record) threadPIDs() []int {
+	switch {
+	case r.Target.HasTask():
+		if r.Threads == nil {
+			return []int{PIDTarget}
+		}
+		return r.Threads
+	case r.Target.HasCPU():
+		return []int{-1}
+	}
+	return []int{PIDWorkload}
 }
 
 func allCPUs(n int) []int {
@@ -196,11 +218,10 @@ func (r *Record) Verbose(nrCPUs int) string {
 	fmt.Fprintf(&b, "mmap size %dB\n", r.MmapBytes())
 	for i := range r.SideBand {
 		FprintAttr(&b, &r.SideBand[i].Attr)
-		cpus := r.cpus(nrCPUs)
-		for _, c := range cpus {
-			writeOpen(&b, Open{PID: -1, CPU: c, GroupFD: -1, Flags: uapi.PERF_FLAG_FD_CLOEXEC})
+		for _, o := range r.sideBandOpens(nrCPUs) {
+			writeOpen(&b, o)
 		}
-		if r.Target.PerThread {
+		if r.Target.PerThread && !r.Target.HasTask() {
 			// pid == -1 && cpu == -1: the kernel refuses (perf_event_alloc)
 			fmt.Fprintf(&b, "sys_perf_event_open failed, error %d\n", uapi.EINVAL.Neg())
 			return b.String()
@@ -212,9 +233,28 @@ func (r *Record) Verbose(nrCPUs int) string {
 
 func defaultMmapPagesFor(r *Record) int { return r.sideBandPages }
 
+// sideBandOpens are the BPF side-band dummy's opens: the side-band evlist
+// gets the maps of the record's target (evlist__start_sb_thread() ->
+// evlist__create_maps(evlist, target)), so one per CPU with pid -1, or one
+// per CPU and thread of a -p/-t target.
+// tools/perf/util/sideband_evlist.c: evlist__start_sb_thread()
+func (r *Record) sideBandOpens(nrCPUs int) []Open {
+	pids := []int{-1}
+	if r.Target.HasTask() {
+		pids = r.threadPIDs()
+	}
+	var out []Open
+	for _, c := range r.cpus(nrCPUs) {
+		for _, pid := range pids {
+			out = append(out, Open{PID: pid, CPU: c, GroupFD: -1, Flags: uapi.PERF_FLAG_FD_CLOEXEC})
+		}
+	}
+	return out
+}
+
 func writeOpen(b *strings.Builder, o Open) {
 	pid := fmt.Sprint(o.PID)
-	if o.PID == PIDWorkload {
+	if o.PID == PIDWorkload || o.PID == PIDTarget {
 		pid = "PID"
 	}
 	g := "-1"

@@ -187,7 +187,7 @@ func (d *PerfData) kernelMmapRecord() []byte {
 
 // threadMapRecord is PERF_RECORD_THREAD_MAP: u64 nr, then {u64 pid, char
 // comm[16]} per thread of the evlist's thread map: the forked workload, or
-// the dummy map {-1} of a CPU-wide session. The comms are not read (perf
+// a -p/-t target's threads, or the dummy map {-1} of a CPU-wide session. The comms are not read (perf
 // reads them only for perf stat / perf top): zero.
 // tools/lib/perf/include/perf/event.h: perf_record_thread_map;
 // util/synthetic-events.c: perf_event__synthesize_thread_map2()
@@ -195,6 +195,8 @@ func (ss *Session) threadMapRecord() []byte {
 	pids := []int{-1}
 	if ss.R.Target.None() && ss.Workload != nil {
 		pids = []int{ss.Workload.PID}
+	} else if ss.R.Target.HasTask() {
+		pids = ss.R.Threads // a -p/-t target's thread map
 	}
 	le := binary.LittleEndian
 	b := userHeader(RecordThreadMap, 16+24*len(pids))

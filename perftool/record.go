@@ -66,14 +66,24 @@ type Target struct {
 	SystemWide bool     // -a
 	CPUList    []int    // -C
 	PerThread  bool     // --per-thread
+	// PID and TID are -p and -t: perf takes comma-separated pids and
+	// tids; a scenario names the tasks instead (a process by its task's
+	// name, a thread by its program's name), which the session looks up
+	// when perf starts, as thread_map__new_str() reads /proc. After
+	// validation TID holds PID's names too (target__validate()).
+	PID []string
+	TID []string
 }
 
 // HasCPU models tools/perf/util/target.h: target__has_cpu().
 func (t *Target) HasCPU() bool { return t.SystemWide || t.CPUList != nil }
 
+// HasTask models target__has_task(): a -p or -t target.
+func (t *Target) HasTask() bool { return t.PID != nil || t.TID != nil }
+
 // None models target__none(): no pid/tid/cpu/system-wide target (perf forks
 // the workload and relies on enable_on_exec).
-func (t *Target) None() bool { return !t.HasCPU() }
+func (t *Target) None() bool { return !t.HasTask() && !t.HasCPU() }
 
 // Evsel is one event perf opens (struct evsel, the part that matters here).
 type Evsel struct {
@@ -130,6 +140,11 @@ type Record struct {
 	Messages []Message
 
 	sideBandPages int // the side-band evlist's own mmap (default size)
+
+	// Threads is a -p/-t target's thread map (tids, in the order
+	// thread_map__new_str() reads them), set by the session when perf
+	// starts; nil before.
+	Threads []int
 }
 
 // Message is a line (or lines) perf record prints and carries on after.

@@ -217,7 +217,8 @@ func TestErrors(t *testing.T) {
 		{"--call-graph bogus -- true", ToolToday, "--call-graph", "callchain: Unknown --call-graph option value: bogus"},
 		{"--call-graph dwarf,70000 -- true", ToolToday, "--call-graph", "callchain: Incorrect stack dump size (max 65528): 70000"},
 		{"-C 5 -e cpu-clock -- true", ToolToday, "-C", "cpu 5 is not online (2 CPUs)"},
-		{"-p 1 -e cpu-clock", ToolToday, "-p", "option not supported by the simulator"},
+		{"-u 0 -e cpu-clock", ToolToday, "-u", "option not supported by the simulator"},
+		{"-p a,,b -e cpu-clock", ToolToday, "-p", "invalid task list 'a,,b': want NAME[,NAME...] (the simulated tasks' names)"},
 		{"--bogus -- true", ToolToday, "--bogus", "unknown option"},
 		{"--mmap-page 3x -e cpu-clock -- true", ToolToday, "-m", "Invalid argument for --mmap_pages/-m"}, // --mmap-pages, abbreviated
 		{"--per -e cpu-clock -- true", ToolToday, "--per", "Ambiguous option: per (could be --period or --per-thread)"},

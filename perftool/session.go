@@ -1,6 +1,7 @@
 package perftool
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -52,6 +53,9 @@ type SessionOptions struct {
 	// NoSideBand skips the BPF side-band evlist (--no-bpf-event) even when
 	// the Record has one.
 	NoSideBand bool
+	// Tasks are the scenario's declared tasks by name, for -p/-t
+	// (session_target.go); names not in it are programs' names.
+	Tasks map[string]*sched.Task
 	// Knobs are the tool knobs' values (ToolKnobs; unset: the default).
 	Knobs map[string]string
 	// Symbolize resolves sample ips for Script (default: Kernel.Symbolize).
@@ -113,6 +117,10 @@ type Session struct {
 	// program loads in the simulation).
 	SideBandFDs  []int
 	sideBandMaps []*pmu.Mapping
+	// strayFDs are fds of threads dropped from a -p thread map
+	// (evsel__remove_fd() forgets them; perf's exit closes them).
+	strayFDs       []int
+	ignoredThreads int
 
 	// Err is why perf gave up (a failed perf_event_open, mmap or ioctl).
 	Err error
@@ -197,7 +205,10 @@ type sessionExitHook struct{ ss *Session }
 
 // TaskExit implements sched.TaskExitHook: do_exit() -> do_notify_parent().
 func (h sessionExitHook) TaskExit(t *sched.Task) {
-	if t != h.ss.Workload {
+	// the parent hears of the process when its last thread exits
+	// (exit_notify() -> do_notify_parent() once the group is dead), whichever
+	// thread that is: after an exec's de_thread() it is not the task perf forked
+	if w := h.ss.Workload; w == nil || t.PID != w.PID || !h.ss.S.GroupDead(t) {
 		return
 	}
 	h.ss.signal(sigCHLD, func() { h.ss.done = true }) // sig_handler(): done = 1
@@ -284,6 +295,11 @@ func (ss *Session) record(t *sched.Task) {
 		ss.Err = ss.R.Exit
 		return
 	}
+	if ss.R.Target.HasTask() { // cmd_record(): evlist__create_maps() reads /proc
+		if ss.Err = ss.resolveThreads(); ss.Err != nil {
+			return
+		}
+	}
 	if ss.Err = ss.recordOpen(t); ss.Err != nil {
 		return
 	}
@@ -369,7 +385,7 @@ func (ss *Session) finish(t *sched.Task) {
 		ss.K.Munmap(t, m)
 	}
 	ss.sideBandMaps = nil
-	for _, fd := range append(append([]int(nil), ss.FDs...), ss.SideBandFDs...) {
+	for _, fd := range append(append(append([]int(nil), ss.FDs...), ss.SideBandFDs...), ss.strayFDs...) {
 		if fd >= 0 {
 			ss.K.Close(t, fd)
 		}
@@ -387,36 +403,96 @@ func (ss *Session) finish(t *sched.Task) {
 
 // recordOpen opens every evsel on every CPU (or the workload thread) in
 // perf's order, each member with its leader's fd as group_fd, and reads back
-// each event's id.
+// each event's id. For -p, a thread that is gone by the time perf opens on
+// it (ESRCH) leaves the thread map (ignoreMissingThread).
 // tools/perf/builtin-record.c: record__open() -> evlist__open() -> evsel__open_cpu()
 func (ss *Session) recordOpen(t *sched.Task) error {
-	opens := ss.R.Opens(len(ss.S.M.CPUs))
-	ss.FDs = make([]int, len(opens))
-	for i, o := range opens {
-		ss.FDs[i] = -1
-		pid := o.PID
-		if pid == PIDWorkload {
-			pid = ss.Workload.PID
+	type key struct{ evsel, cpu, pid int }
+	done := map[key]int{} // the fds opened so far
+	for {
+		opens := ss.R.Opens(len(ss.S.M.CPUs))
+		ss.FDs = make([]int, len(opens))
+		retry := false
+		for i, o := range opens {
+			k := key{o.Evsel, o.CPU, o.PID}
+			if fd, ok := done[k]; ok {
+				ss.FDs[i] = fd
+				continue
+			}
+			ss.FDs[i] = -1
+			pid := o.PID
+			if pid == PIDWorkload {
+				pid = ss.Workload.PID
+			}
+			group := -1
+			if o.GroupFD >= 0 {
+				group = ss.FDs[o.GroupFD]
+			}
+			attr := ss.R.Evsels[o.Evsel].Attr
+			fd, err := ss.K.PerfEventOpen(t, &attr, pid, o.CPU, group, o.Flags)
+			if err != nil {
+				if ss.ignoreMissingThread(o, err) {
+					for k, fd := range done { // update_fds(): evsel__remove_fd(), the fds kept open
+						if k.pid == o.PID {
+							ss.strayFDs = append(ss.strayFDs, fd)
+							delete(done, k)
+						}
+					}
+					ss.dropIDs(o.PID)
+					retry = true
+					break
+				}
+				return fmt.Errorf("perf record: sys_perf_event_open(%s, pid %d, cpu %d, group_fd %d): %w",
+					ss.R.Evsels[o.Evsel].Name, pid, o.CPU, group, err)
+			}
+			ss.FDs[i] = fd
+			done[k] = fd
+			// perf_evlist__id_add_fd(): ioctl(fd, PERF_EVENT_IOC_ID, &id)
+			if id, err := ss.K.Ioctl(t, fd, uapi.PERF_EVENT_IOC_ID, 0); err == nil {
+				fa := &ss.Data.Attrs[o.Evsel]
+				fa.IDs = append(fa.IDs, id)
+				fa.IDSample = append(fa.IDSample, IDSample{CPU: o.CPU, TID: pid})
+			}
 		}
-		group := -1
-		if o.GroupFD >= 0 {
-			group = ss.FDs[o.GroupFD]
-		}
-		attr := ss.R.Evsels[o.Evsel].Attr
-		fd, err := ss.K.PerfEventOpen(t, &attr, pid, o.CPU, group, o.Flags)
-		if err != nil {
-			return fmt.Errorf("perf record: sys_perf_event_open(%s, pid %d, cpu %d, group_fd %d): %w",
-				ss.R.Evsels[o.Evsel].Name, pid, o.CPU, group, err)
-		}
-		ss.FDs[i] = fd
-		// perf_evlist__id_add_fd(): ioctl(fd, PERF_EVENT_IOC_ID, &id)
-		if id, err := ss.K.Ioctl(t, fd, uapi.PERF_EVENT_IOC_ID, 0); err == nil {
-			fa := &ss.Data.Attrs[o.Evsel]
-			fa.IDs = append(fa.IDs, id)
-			fa.IDSample = append(fa.IDSample, IDSample{CPU: o.CPU, TID: pid})
+		if !retry {
+			return nil
 		}
 	}
-	return nil
+}
+
+// ignoreMissingThread models evsel__ignore_missing_thread(): with -p
+// (opts->ignore_missing_thread), a thread that exited after perf read the
+// thread map fails its open with ESRCH; unless it is the only thread left,
+// perf drops it from the map (thread_map__remove()), forgets the fds it
+// opened on it (still open until perf exits) and goes on, with a warning.
+// tools/perf/util/evsel.c: evsel__ignore_missing_thread()
+func (ss *Session) ignoreMissingThread(o Open, err error) bool {
+	if ss.R.Target.PID == nil || ss.R.Evsels[o.Evsel].SystemWide || !errors.Is(err, uapi.ESRCH) || len(ss.R.Threads) == 1 {
+		return false
+	}
+	i := slices.Index(ss.R.Threads, o.PID)
+	if i < 0 {
+		return false
+	}
+	ss.R.Threads = slices.Delete(slices.Clone(ss.R.Threads), i, i+1)
+	ss.ignoredThreads++
+	ss.Warnings = append(ss.Warnings, fmt.Sprintf("WARNING: Ignored open failure for pid %d", o.PID))
+	return true
+}
+
+// dropIDs forgets the ids read from the fds of a thread perf dropped.
+func (ss *Session) dropIDs(tid int) {
+	for i := range ss.Data.Attrs {
+		fa := &ss.Data.Attrs[i]
+		var ids []uint64
+		var where []IDSample
+		for j, s := range fa.IDSample {
+			if s.TID != tid {
+				ids, where = append(ids, fa.IDs[j]), append(where, s)
+			}
+		}
+		fa.IDs, fa.IDSample = ids, where
+	}
 }
 
 // recordMmap maps one ring per CPU (per thread with --per-thread): the first
@@ -495,14 +571,22 @@ func (ss *Session) setupSideBand(t *sched.Task) {
 	}
 	length := uint64((ss.R.sideBandPages + 1) * pmu.PageSize)
 	for i := range ss.R.SideBand {
-		for _, c := range ss.R.cpus(len(ss.S.M.CPUs)) {
+		// one open per CPU (and per thread of a -p/-t target); each CPU's
+		// first fd is mapped, the others redirected to it (mmap_per_cpu())
+		first := map[int]int{}
+		for _, o := range ss.R.sideBandOpens(len(ss.S.M.CPUs)) {
 			attr := ss.R.SideBand[i].Attr
-			fd, err := ss.K.PerfEventOpen(t, &attr, -1, c, -1, uapi.PERF_FLAG_FD_CLOEXEC)
+			fd, err := ss.K.PerfEventOpen(t, &attr, o.PID, o.CPU, -1, o.Flags)
 			if err != nil {
 				ss.Warnings = append(ss.Warnings, "Couldn't start the BPF side band thread: BPF programs starting from now on won't be annotatable")
 				return
 			}
 			ss.SideBandFDs = append(ss.SideBandFDs, fd)
+			if out, ok := first[o.CPU]; ok {
+				ss.K.Ioctl(t, fd, uapi.PERF_EVENT_IOC_SET_OUTPUT, uint64(out))
+				continue
+			}
+			first[o.CPU] = fd
 			m, err := ss.K.Mmap(t, fd, 0, length, pmu.ProtRead|pmu.ProtWrite)
 			if err != nil {
 				ss.Warnings = append(ss.Warnings, "side band mmap failed: "+err.Error())
@@ -524,6 +608,10 @@ func (ss *Session) synthesize(t *sched.Task) {
 	a := &ss.Data.Attrs[0].Attr
 	if ss.R.Target.None() {
 		return // "command specified": only the forked child's COMM, in __cmd_record()
+	}
+	if ss.R.Target.HasTask() {
+		ss.synthesizeThreadMap(t) // session_target.go
+		return
 	}
 	for _, x := range ss.S.Tasks { // perf_event__synthesize_threads(): every /proc/PID
 		if x.State == sched.Dead {

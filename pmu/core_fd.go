@@ -9,7 +9,8 @@ import (
 // fdTable is a process's file table, reduced to its perf files: fds 0-2 are
 // the standard streams, so the first perf fd is 3 (get_unused_fd_flags()).
 type fdTable struct {
-	files []*Event // files[fd]; nil for a free slot
+	files   []*Event     // files[fd]; nil for a free slot
+	cloexec map[int]bool // the close_on_exec bitmap: PERF_FLAG_FD_CLOEXEC (O_CLOEXEC) at open
 }
 
 // maxFiles is RLIMIT_NOFILE's default soft limit.

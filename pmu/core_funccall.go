@@ -154,20 +154,27 @@ func (k *Kernel) eventFunctionCall(t *sched.Task, e *Event, fn eventFunc) {
 // exited), else where the context lives through event_function_call().
 // kernel/events/core.c: perf_remove_from_context()
 func (k *Kernel) perfRemoveFromContext(t *sched.Task, e *Event) {
+	k.perfRemoveFromContextFn(t, e, k.__perfRemoveFromContext)
+}
+
+// perfRemoveFromContextFn is perf_remove_from_context() with the detach
+// step given: __perf_remove_from_context() for a close, or with
+// DETACH_EXIT's state (core_exec.go).
+func (k *Kernel) perfRemoveFromContextFn(t *sched.Task, e *Event, fn eventFunc) {
 	ctx := e.ctx
 	c := t.CPU()
 	f := c.LocalIrqSave()
 	k.ctxLock(c, ctx)
 	if ctx.isActive == 0 {
 		c.Step("perf_remove_from_context:inactive")
-		k.__perfRemoveFromContext(c, e, ctx)
+		fn(c, e, ctx)
 		k.ctxUnlock(c, ctx)
 		c.LocalIrqRestore(f)
 		return
 	}
 	k.ctxUnlock(c, ctx)
 	c.LocalIrqRestore(f)
-	k.eventFunctionCall(t, e, k.__perfRemoveFromContext)
+	k.eventFunctionCall(t, e, fn)
 }
 
 // perfInstallInContext puts a new event into its context: without an IPI

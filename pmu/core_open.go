@@ -106,6 +106,11 @@ func (k *Kernel) perfEventOpen(t *sched.Task, uattr *Attr, pid, cpuID, groupFD i
 	mu := k.ctxMutex(ctx)
 	k.S.MutexLock(t, mu)
 	defer k.S.MutexUnlock(t, mu)
+	// "if (ctx->task == TASK_TOMBSTONE) { err = -ESRCH; goto err_locked; }":
+	// the task's perf_event_exit_task_context() ran while we waited
+	if ctx.dead {
+		return -1, uapi.ESRCH
+	}
 	// Step 21: "Check if the @cpu we're creating an event for is online",
 	// under the ctx->mutex that perf_event_{init,exit}_cpu() take.
 	if task == nil && k.cpuCtx[cpuID].offline {
@@ -149,6 +154,7 @@ func (k *Kernel) perfEventOpen(t *sched.Task, uattr *Attr, pid, cpuID, groupFD i
 	e.fileRefs = 1
 	e.life.refcount = 1 // the file's reference (perf_event_alloc: atomic_long_set(&event->refcount, 1))
 	ft.files[fd] = e
+	ft.setCloexec(fd, flags&uapi.PERF_FLAG_FD_CLOEXEC != 0) // "f_flags = O_RDWR | (flags & PERF_FLAG_FD_CLOEXEC ? O_CLOEXEC : 0)"
 	k.stats.opens++
 	return fd, nil
 }

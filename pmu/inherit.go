@@ -267,6 +267,11 @@ func (k *Kernel) perfEventExitTaskContext(cur, task *sched.Task, exit bool) {
 	if ctx == nil || ctx.dead {
 		return
 	}
+	// "we hold ctx::mutex over the entire thing": a perf_event_open() on the
+	// task installs before the teardown or finds TASK_TOMBSTONE after it
+	mu := k.ctxMutex(ctx)
+	k.S.MutexLock(cur, mu)
+	defer k.S.MutexUnlock(cur, mu)
 	c := cur.CPU()
 	f := c.LocalIrqSave()
 	k.ctxLock(c, ctx)
@@ -315,11 +320,17 @@ func (k *Kernel) perfEventExitEvent(cur *sched.Task, e *Event, ctx *Context, tas
 	}
 	k.S.MutexLock(cur, &pe.childMutex)
 	attached := e.attachChild
-	if attached {
+	preSync := k.KnobIs("sync-child-event", "pre-c418d8b4d7a4")
+	if attached && !preSync {
 		k.syncChildEvent(cur, e, task)
 	}
 	cur.Step("perf_event_exit_event:synced")
 	k.removeInheritedFromContext(cur.CPU(), e, ctx)
+	if attached && preSync {
+		// perf_child_detach() -> sync_child_event(event): task is
+		// ctx->task, TASK_TOMBSTONE by now: no PERF_RECORD_READ
+		k.syncChildEvent(cur, e, nil)
+	}
 	k.S.MutexUnlock(cur, &pe.childMutex)
 	if attached {
 		k.perfEventWakeup(pe) // "Kick perf_poll() for is_event_hup();"

@@ -234,6 +234,7 @@ func (k *Kernel) Close(t *sched.Task, fd int) (err error) {
 			return
 		}
 		k.files[t].files[fd] = nil
+		k.files[t].setCloexec(fd, false)
 		k.fput(t, e)
 	})
 	return err

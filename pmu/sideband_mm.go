@@ -17,10 +17,14 @@ import (
 func (k *Kernel) TaskComm(t *sched.Task, exec bool) { k.perfEventComm(t, exec) }
 
 // TaskExec implements sched.ExecHook: perf_event_exec() enables the
-// enable_on_exec events (perf_event_remove_on_exec() is not modelled: it
-// needs perf_event_exit_event() on a live context).
+// enable_on_exec events and removes the remove_on_exec ones (core_exec.go).
+// Address filters (perf_event_addr_filters_exec()) are not modelled: no
+// PMU here takes PERF_EVENT_IOC_SET_FILTER's address ranges.
 // kernel/events/core.c: perf_event_exec()
-func (k *Kernel) TaskExec(t *sched.Task) { k.EnableOnExec(t) }
+func (k *Kernel) TaskExec(t *sched.Task) {
+	k.EnableOnExec(t)
+	k.perfEventRemoveOnExec(t)
+}
 
 // TaskMmap implements sched.MmapHook: PERF_RECORD_MMAP2 (attr.mmap2) or
 // PERF_RECORD_MMAP to every event that hears t's side band and matches: an

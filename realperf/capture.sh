@@ -10,6 +10,31 @@ dir=$(cd "$(dirname "$0")" && pwd)
 cd "$dir"
 go build -o /tmp/perfsim-summarize ./summarize
 [ $# -gt 0 ] || set -- $(ls testdata)
+# attach ARGS: a case with a `target CMD` line (perf record -p/-t): start
+# CMD with two more arguments, a file and a fifo; CMD writes "PID TID" (its
+# pid and its second thread's tid) to the file and then blocks reading the
+# fifo. perf record ARGS runs with $PID and $TID in ARGS replaced; once perf
+# has its events open (and a second more for its synthesis), a byte to the
+# fifo lets CMD go on; perf ends when CMD's threads have exited.
+attach() {
+	rm -f "$tmp/tids" "$tmp/go"
+	mkfifo "$tmp/go"
+	# shellcheck disable=SC2086
+	$target "$tmp/tids" "$tmp/go" &
+	wpid=$!
+	while [ ! -s "$tmp/tids" ]; do sleep 0.01; done
+	read -r PID TID <"$tmp/tids"
+	args=$(echo "$*" | sed "s/\$PID/$PID/g; s/\$TID/$TID/g")
+	# shellcheck disable=SC2086
+	perf record -o "$tmp/perf.data" $args >/dev/null 2>"$tmp/perf.err" &
+	ppid=$!
+	until ls -l /proc/$ppid/fd 2>/dev/null | grep -q perf_event; do sleep 0.01; done
+	sleep 1
+	echo >"$tmp/go"
+	wait $ppid || { cat "$tmp/perf.err" >&2; exit 1; }
+	wait $wpid
+}
+
 for name in "$@"; do
 	case_dir=$dir/testdata/$name
 	tmp=$(mktemp -d)
@@ -24,12 +49,17 @@ for name in "$@"; do
 		set -- $perfline
 		shift 2 # "perf record"
 		runs=$(sed -n 's/^runs //p' "$case_dir/case.txt")
+		target=$(sed -n 's/^target //p' "$case_dir/case.txt")
 		{
 			echo "# kernel $(uname -r), $(perf version)"
 			echo "# \$ $perfline"
 			i=1
 			while [ "$i" -le "${runs:-1}" ]; do
-				perf record -o "$tmp/perf.data" "$@" >/dev/null 2>"$tmp/perf.err" || { cat "$tmp/perf.err" >&2; exit 1; }
+				if [ -n "$target" ]; then
+					attach "$@"
+				else
+					perf record -o "$tmp/perf.data" "$@" >/dev/null 2>"$tmp/perf.err" || { cat "$tmp/perf.err" >&2; exit 1; }
+				fi
 				[ "${runs:-1}" -eq 1 ] || echo "# run $i"
 				/tmp/perfsim-summarize "$tmp/perf.data"
 				i=$((i + 1))

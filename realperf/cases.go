@@ -20,6 +20,10 @@ type Case struct {
 	// by capture.sh in the case's directory after Build.
 	Perf  string
 	Build string // how capture.sh builds the workload (default: cc -O2 -o workload workload.c)
+	// Target is the process a -p/-t case attaches to (`target ./workload
+	// ARGS`): capture.sh starts it, reads its pid and tid into the perf
+	// line's $PID and $TID, and lets it go once perf has attached.
+	Target string
 	// Compare lists the keys that must be equal on both sides (in every
 	// real run); Within the keys that must agree within a percentage of the
 	// real runs' median (and why they vary); Range the keys that must lie
@@ -43,6 +47,7 @@ type Case struct {
 //
 //	perf record ARGS -- ./workload ARGS
 //	build CMD
+//	target CMD
 //	compare KEY
 //	within KEY PCT% WHY
 //	range KEY xF WHY
@@ -69,6 +74,8 @@ func LoadCase(dir string) (*Case, error) {
 			c.Perf = line
 		case "build":
 			c.Build = rest
+		case "target":
+			c.Target = rest
 		case "baseline":
 			if rest == "" {
 				return nil, bad("baseline CASE")
@@ -129,7 +136,7 @@ func LoadCase(dir string) (*Case, error) {
 			}
 			c.Explain[strings.TrimSpace(k)] = strings.TrimSpace(why)
 		default:
-			return nil, bad("perf, build, compare, within, range, runs, explain or baseline")
+			return nil, bad("perf, build, target, compare, within, range, runs, explain or baseline")
 		}
 	}
 	if c.Perf == "" {

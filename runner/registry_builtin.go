@@ -25,6 +25,7 @@ var schedStepPoints = []string{
 	"pipe_write:wait", "pipe_write:copied", "pipe_read:wait", "futex_wait:queue",
 	// sched/hotplug.go
 	"sched_cpu_deactivate", "sched_cpu_wait_empty", "bringup_cpu",
+	"de_thread:wait", // sched/exec_dethread.go: an exec waiting for the other threads to exit
 }
 
 // SimRegistry is the simulator's Registry for one file: the names of the cpu and

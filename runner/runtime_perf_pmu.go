@@ -209,6 +209,7 @@ func (PMUPerf) Start(r *Run) (PerfRun, error) {
 		}
 		sopts := perftool.DefaultSessionOptions()
 		sopts.Knobs = toolKnobs
+		sopts.Tasks = r.Tasks // -p/-t name them
 		ss, err := perftool.NewSession(parsed, p.k, r.S, workload, sopts)
 		if err != nil {
 			return nil, r.File.Errorf(rec.Pos, "%v", err)

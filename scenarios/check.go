@@ -183,6 +183,7 @@ func (c *checker) records() {
 				c.errorf(r.Name.Pos, "session %s has the name of a task; give it another name", r.Name.Name)
 			}
 		}
+		c.recordTargets(r) // record_target.go
 		if w, ok := r.Workload(); ok {
 			if _, ok := c.tasks[w.Text]; !ok {
 				c.errorf(w.Pos, "the workload after -- must be a task of this file; %s", c.taskList(w.Text))

@@ -94,17 +94,21 @@
 // syscalls:sys_enter_NAME format file has. An argument is a number (-1 is
 // an int: 0xffffffff in the register, as glibc passes it), a constant
 // (PR_SET_NAME, PROT_READ|PROT_EXEC, MAP_PRIVATE|MAP_ANONYMOUS, O_RDONLY,
-// AT_FDCWD: simrun names syscalls lists them), a "string" (one word, passed by
-// its address), or a variable an earlier "as V" of the task bound:
+// AT_FDCWD: simrun names syscalls lists them), a "string" (passed by its
+// address; it may hold blanks and a '#', with \" \\ \n \t as escapes), or a
+// variable an earlier "as V" of the task bound:
 //
 //	syscall prctl PR_SET_NAME "worker" 0 0 0
+//	syscall prctl PR_SET_NAME "my worker" 0 0 0
 //	syscall openat AT_FDCWD "/usr/lib/libfoo.so" O_RDONLY 0 as fd
 //	syscall mmap 0 16384 PROT_READ|PROT_EXEC MAP_PRIVATE fd 0 as lib
 //	touch lib 4
 //
-// close, read, write, open/openat/creat, prctl(PR_SET_NAME), mmap, mprotect, munmap and
-// execve act on the task's fd table and address space (a COMM, MMAP2 records,
-// page faults); every other syscall returns 0.
+// close, read, write, open/openat/creat (O_CLOEXEC), fcntl (F_GETFD/F_SETFD),
+// prctl(PR_SET_NAME), mmap, mprotect, munmap, brk, mremap, madvise and execve
+// act on the task's fd table and address space (a COMM, MMAP2 records, page
+// faults; exec kills the other threads and closes the close-on-exec fds);
+// every other syscall returns 0.
 //
 // # Perf sessions
 //
@@ -114,8 +118,11 @@
 // ARGS are split like a shell splits words, without expansions: '...' is literal,
 // in "..." a backslash escapes " \ $ and `, elsewhere a backslash escapes the
 // next character. A quote must close on its line. Pipes and redirections are
-// errors. The word after -- names the task perf starts. NAME (record NAME: ...)
-// lets actions refer to the session.
+// errors. The word after -- names the task perf starts. -p NAME and -t NAME
+// (comma-separated lists too) attach perf to tasks already running, as perf
+// record -p PID / -t TID do: NAME is a task of the file (-p: its process,
+// every thread it has when perf starts) or the program of a fork or thread
+// statement. NAME (record NAME: ...) lets actions refer to the session.
 //
 // # Actions at virtual times
 //

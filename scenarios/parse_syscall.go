@@ -86,13 +86,11 @@ func (p *parser) touch(ll *logicalLine, ws []token) Op {
 func (p *parser) sysArg(w token) (SysArg, bool) {
 	a := SysArg{Pos: w.pos}
 	if strings.HasPrefix(w.text, `"`) {
-		if len(w.text) < 2 || !strings.HasSuffix(w.text, `"`) {
-			p.errorf(w.pos, "unterminated string %s (a string argument is one word: \"worker\")", w.text)
-			return a, false
-		}
-		s := w.text[1 : len(w.text)-1]
-		if strings.ContainsRune(s, '"') {
-			p.errorf(w.pos, "a string argument cannot hold a quote: %s", w.text)
+		s, col, msg := unquote(w.text) // words_quoted.go
+		if msg != "" {
+			pos := w.pos
+			pos.Col += col
+			p.errorf(pos, "%s", msg)
 			return a, false
 		}
 		a.Str, a.IsStr = s, true

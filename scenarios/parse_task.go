@@ -70,7 +70,7 @@ func (p *parser) ops(nodes []*node) []Op {
 
 func (p *parser) op(n *node) Op {
 	ll := n.line
-	ws := ll.words(ll.start)
+	ws := ll.taskWords(ll.start) // words_quoted.go: "strings with blanks"
 	if len(ws) == 0 || ll.bad {
 		return nil
 	}

@@ -77,7 +77,10 @@ func TestSyscallArgErrors(t *testing.T) {
 		}
 	}
 	for _, tt := range []struct{ src, want string }{
-		{"task a\n  syscall close \"x\n", `a.sim:2:17: unterminated string "x (a string argument is one word: "worker")`},
+		{"task a\n  syscall close \"x\n", `a.sim:2:17: unterminated string "x: expected a closing "`},
+		{"task a\n  syscall close \"x y # z\n", `a.sim:2:17: unterminated string "x y # z: expected a closing "`},
+		{"task a\n  syscall close \"x\"y\n", `a.sim:2:20: expected a blank after the closing quote of the string, found "y"`},
+		{"task a\n  syscall close \"a\\q\"\n", `a.sim:2:19: unknown escape \q in a string (known: \" \\ \n \t)`},
 		{"task a\n  syscall close 1+2\n", `a.sim:2:17: expected a number, a constant like PR_SET_NAME or MAP_PRIVATE|MAP_ANONYMOUS, a variable or a "string", found "1+2"`},
 		{"task a\n  syscall close 1 as\n", `a.sim:2:21: expected a variable name like buf after as`},
 		{"task a\n  touch b\n", `a.sim:2:10: expected a number of pages after touch b, like touch b 4`},

@@ -61,6 +61,10 @@ type family struct {
 	wakePending bool     // on a CPU's wake list (TASK_WAKING), the IPI not taken yet
 	execStart   sim.Time // se.exec_start: where update_curr() counts runtime from
 	prio        int      // p->prio; 0 means DefaultPrio
+	// uninterruptible: asleep in TASK_UNINTERRUPTIBLE/KILLABLE (a major
+	// fault's I/O wait): sched_switch reports D
+	uninterruptible bool
+	groupExec       *Task // sig->group_exec_task: the thread in de_thread() (on the leader)
 }
 
 // ForkHook is told of a new task by copy_process(): InitTask early, before the
@@ -310,12 +314,14 @@ func (s *Sched) exitNotify(t *Task, groupDead bool) int64 {
 		if groupDead && l.State == Dead {
 			s.notifyParent(l)
 		}
+		s.execWaiterWake(t) // exec_dethread.go
 		return StateReportDead
 	}
 	t.fam.zombie = true
 	if groupDead {
 		s.notifyParent(t)
 	}
+	s.execWaiterWake(t)
 	return StateReportZombie
 }
 

@@ -24,6 +24,12 @@ type ExecHook interface {
 	TaskExec(t *Task)
 }
 
+// CloseOnExecHook is told of do_close_on_exec() at exec, for the fds a
+// hook keeps in a table of its own (perf's).
+type CloseOnExecHook interface {
+	CloseOnExec(t *Task)
+}
+
 // MmapHook is perf_event_mmap(vma), called for each new mapping.
 type MmapHook interface {
 	TaskMmap(t *Task, v *mm.VMA)
@@ -38,12 +44,13 @@ type FaultHook interface {
 	FaultAccounted(t *Task, addr uint64, major bool)
 }
 
-// Costs of the modelled faults: the time in the kernel of a minor fault
-// (a zeroed or cached page) and of a major one (the read from disk, spent
-// on the CPU: the model does not block the task on the I/O).
+// Costs of the modelled faults on the CPU: a minor fault (a zeroed or
+// cached page), and a major one's part before and after its disk read
+// (finding the page missing, submitting the read; the task sleeps through
+// the read itself: MajorFaultIO, fault_io.go).
 const (
 	MinorFaultCost = 500 * sim.Nanosecond
-	MajorFaultCost = 20 * sim.Microsecond
+	MajorFaultCost = 500 * sim.Nanosecond
 )
 
 func (s *Sched) eachHook(fn func(h any)) {
@@ -126,9 +133,17 @@ var sysModels = map[string]func(s *Sched, t *Task, a *[6]uint64) int64{
 		return 0
 	},
 	// fs/open.c: do_sys_open(): every path exists in the model.
-	"open":   func(s *Sched, t *Task, a *[6]uint64) int64 { return s.open(t, a[0]) },
-	"creat":  func(s *Sched, t *Task, a *[6]uint64) int64 { return s.open(t, a[0]) },
-	"openat": func(s *Sched, t *Task, a *[6]uint64) int64 { return s.open(t, a[1]) },
+	"open":   func(s *Sched, t *Task, a *[6]uint64) int64 { return s.open(t, a[0], a[1]) },
+	"creat":  func(s *Sched, t *Task, a *[6]uint64) int64 { return s.open(t, a[0], 0) },
+	"openat": func(s *Sched, t *Task, a *[6]uint64) int64 { return s.open(t, a[1], a[2]) },
+	// fs/fcntl.c: SYSCALL_DEFINE3(fcntl): F_GETFD/F_SETFD (FD_CLOEXEC)
+	"fcntl": func(s *Sched, t *Task, a *[6]uint64) int64 {
+		r, err := t.Files.Fcntl(int64(int32(a[0])), a[1], a[2])
+		if err != 0 {
+			return errno(err)
+		}
+		return r
+	},
 	// kernel/sys.c: SYSCALL_DEFINE5(prctl)
 	"prctl": func(s *Sched, t *Task, a *[6]uint64) int64 {
 		switch a[0] {
@@ -167,6 +182,28 @@ var sysModels = map[string]func(s *Sched, t *Task, a *[6]uint64) int64{
 		}
 		return errno(err)
 	},
+	// mm/mmap.c: SYSCALL_DEFINE1(brk): do_brk_flags() -> perf_event_mmap() of
+	// the heap VMA made or grown (before mm->brk moves: mm/brk.go)
+	"brk": func(s *Sched, t *Task, a *[6]uint64) int64 {
+		ret, v := t.MM.Brk(a[0])
+		if v != nil {
+			s.mmapHooks(t, v)
+			t.MM.NameHeap(v)
+		}
+		return int64(ret)
+	},
+	// mm/madvise.c: SYSCALL_DEFINE3(madvise): no perf record
+	"madvise": func(s *Sched, t *Task, a *[6]uint64) int64 {
+		return errno(t.MM.Madvise(a[0], a[1], int64(a[2])))
+	},
+	// mm/mremap.c: SYSCALL_DEFINE5(mremap): no perf record
+	"mremap": func(s *Sched, t *Task, a *[6]uint64) int64 {
+		addr, err := t.MM.Mremap(a[0], a[1], a[2], a[3], a[4])
+		if err != 0 {
+			return errno(err)
+		}
+		return int64(addr)
+	},
 	// mm/mmap.c: SYSCALL_DEFINE2(munmap)
 	"munmap": func(s *Sched, t *Task, a *[6]uint64) int64 { return errno(t.MM.Munmap(a[0], a[1])) },
 	// fs/exec.c: SYSCALL_DEFINE3(execve)
@@ -180,12 +217,14 @@ var sysModels = map[string]func(s *Sched, t *Task, a *[6]uint64) int64{
 	},
 }
 
-func (s *Sched) open(t *Task, pathAddr uint64) int64 {
+func (s *Sched) open(t *Task, pathAddr, flags uint64) int64 {
 	p, ok := t.MM.String(pathAddr)
 	if !ok {
 		return errno(uapi.EFAULT)
 	}
-	return int64(t.Files.Install(s.FS.Lookup(p)))
+	fd := t.Files.Install(s.FS.Lookup(p))
+	t.Files.SetCloexec(fd, flags&uapi.O_CLOEXEC != 0) // fd_install() with O_CLOEXEC: __set_close_on_exec()
+	return int64(fd)
 }
 
 // Interp is the ELF interpreter execve maps with each image.
@@ -201,6 +240,8 @@ const Interp = "/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2"
 // The loader's own later mmaps (libc) are the program's to make.
 // fs/exec.c: begin_new_exec(); fs/binfmt_elf.c: load_elf_binary()
 func (s *Sched) Execve(t *Task, file string) {
+	oldPID := t.TID // exec_binprm(): old_pid = current->pid, before de_thread()
+	s.deThread(t)   // begin_new_exec(): the only thread left (exec_dethread.go)
 	old := t.MM
 	t.MM = mm.New() // exec_mmap()
 	if old != nil && old.Users > 1 {
@@ -212,15 +253,27 @@ func (s *Sched) Execve(t *Task, file string) {
 		}
 	})
 	s.SetComm(t, path.Base(file), true)
-	for _, v := range t.MM.LoadELF(s.FS.Lookup(file), mm.ImageBase) {
+	// begin_new_exec(): ... do_close_on_exec(me->files): the O_CLOEXEC fds,
+	// perf's among them (the last fput() releases the event)
+	if t.Files != nil {
+		t.Files.CloseOnExec()
+	}
+	s.eachHook(func(h any) {
+		if c, ok := h.(CloseOnExecHook); ok {
+			c.CloseOnExec(t)
+		}
+	})
+	image := t.MM.LoadELF(s.FS.Lookup(file), mm.ImageBase)
+	for _, v := range image {
 		s.mmapHooks(t, v)
 	}
+	t.MM.SetBrk(image[len(image)-1].End) // mm->start_brk = mm->brk = ELF_PAGEALIGN(elf_brk)
 	for _, v := range t.MM.LoadELF(s.FS.Lookup(Interp), 0) {
 		s.mmapHooks(t, v)
 	}
 	s.mmapHooks(t, t.MM.Special("[vdso]", 2, mm.VM_READ|mm.VM_EXEC))
 	for _, h := range s.TraceHooks { // exec_binprm(): trace_sched_process_exec(current, old_pid, bprm)
-		h.SchedProcessExec(t, file, t.TID)
+		h.SchedProcessExec(t, file, oldPID)
 	}
 }
 
@@ -265,14 +318,14 @@ func (s *Sched) pageFault(t *Task, addr uint64, write bool) bool {
 		t.Segfaulted = true
 		return false
 	}
-	cost := MinorFaultCost
 	if res == mm.MajorFault {
-		cost = MajorFaultCost
+		t.Spend(MajorFaultCost)
+		s.ioWait(t, MajorFaultIO) // the read from disk: the task sleeps (D), another runs
 		t.MajFlt++
 	} else {
+		t.Spend(MinorFaultCost)
 		t.MinFlt++
 	}
-	t.Spend(cost)
 	s.eachHook(func(h any) {
 		if f, ok := h.(FaultHook); ok {
 			f.FaultAccounted(t, addr, res == mm.MajorFault) // mm_account_fault()

@@ -76,6 +76,7 @@ type Task struct {
 	migrateTo int
 	sliceUsed sim.Duration
 	wakeTimer *cpu.Timer
+	ioTimer   *cpu.Timer // a major fault's I/O completion (fault_io.go)
 	s         *Sched
 	sysNext   SyscallRegs  // the registers of the program's next syscall,
 	sysNextOK bool         // ... when set

@@ -124,6 +124,9 @@ func (s *Sched) traceSwitch(c *cpu.CPU, prev, next *Task) {
 		switch prev.State {
 		case Sleeping:
 			state = StateReportInterruptib
+			if prev.fam.uninterruptible {
+				state = StateReportUninterruptible
+			}
 		case Dead:
 			state = prev.fam.exitState
 		}

@@ -7,6 +7,8 @@ echo "# $(perf version), kernel $(uname -r), perf_event_max_sample_rate $(cat /p
 echo "# command: perf record -o /dev/null OPTIONS -e cpu-clock -- true (stderr up to the usage text)"
 while read -r opts; do
 	echo "### $opts"
+	# SELF: this shell's pid, a running process for -p/-t
+	opts=$(echo "$opts" | sed "s/SELF/$$/g")
 	# shellcheck disable=SC2086
 	perf record -o /dev/null $opts -e cpu-clock -- true 2>&1 >/dev/null |
 		sed -n '/^ *Usage:/q;/^\[ perf record:/d;p'
@@ -27,4 +29,8 @@ done <<'LIST'
 -e cpu-clock/period=2000,aux-action=pause/
 -e syscalls:sys_enter_close/aux-action=resume/
 -e {cpu-clock,syscalls:sys_enter_close/aux-action=resume/}
+-p SELF -C 0
+-p SELF -a
+-t SELF -a --per-thread
+--per-thread -a
 LIST

@@ -1,0 +1,60 @@
+package mm
+
+import "perfsim/uapi"
+
+// close_on_exec: the fdtable's close_on_exec bitmap, set by O_CLOEXEC at
+// open or fcntl(F_SETFD, FD_CLOEXEC), and do_close_on_exec() at exec.
+
+// fcntl commands and the fd flag (include/uapi/asm-generic/fcntl.h).
+const (
+	F_GETFD    = 1
+	F_SETFD    = 2
+	FD_CLOEXEC = 1
+)
+
+// SetCloexec is __set_close_on_exec()/__clear_close_on_exec().
+func (fl *Files) SetCloexec(fd int, on bool) {
+	if fl.cloexec == nil {
+		fl.cloexec = map[int]bool{}
+	}
+	if on {
+		fl.cloexec[fd] = true
+	} else {
+		delete(fl.cloexec, fd)
+	}
+}
+
+// Fcntl is fcntl(fd, F_GETFD/F_SETFD, arg): the FD_CLOEXEC flag; EBADF for
+// a closed fd, EINVAL for a command the model does not know.
+// fs/fcntl.c: do_fcntl()
+func (fl *Files) Fcntl(fd int64, cmd, arg uint64) (int64, uapi.Errno) {
+	if fl.Get(fd) == nil {
+		return 0, uapi.EBADF
+	}
+	switch cmd {
+	case F_GETFD:
+		if fl.cloexec[int(fd)] {
+			return FD_CLOEXEC, 0
+		}
+		return 0, 0
+	case F_SETFD:
+		fl.SetCloexec(int(fd), arg&FD_CLOEXEC != 0)
+		return 0, 0
+	}
+	return 0, uapi.EINVAL
+}
+
+// CloseOnExec is do_close_on_exec(): every fd marked close-on-exec is
+// closed; it returns how many.
+// fs/file.c: do_close_on_exec()
+func (fl *Files) CloseOnExec() int {
+	n := 0
+	for fd := range fl.fds {
+		if fl.cloexec[fd] && fl.fds[fd] != nil {
+			fl.fds[fd] = nil
+			n++
+		}
+	}
+	fl.cloexec = nil
+	return n
+}

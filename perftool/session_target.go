@@ -1,0 +1,151 @@
+package perftool
+
+import (
+	"fmt"
+	"slices"
+
+	"perfsim/mm"
+	"perfsim/pmu"
+	"perfsim/rb"
+	"perfsim/sched"
+	"perfsim/uapi"
+)
+
+// A -p/-t session: perf attaches to tasks that already run. The scenario
+// names them (SessionOptions.Tasks: a declared task by its name; a thread or
+// forked child by its program's name), and perf reads their thread map when
+// it starts, as cmd_record() does before __cmd_record().
+
+// resolveThreads builds the thread map of a -p/-t target: for -p, every
+// live thread of each named process in tid order (/proc/PID/task); for -t,
+// the named threads. A -p process that is gone fails as perf does
+// ("Couldn't create thread/CPU maps: No such process"); a -t thread that is
+// gone fails at perf_event_open() with ESRCH.
+// tools/perf/util/thread_map.c: thread_map__new_str() -> thread_map__new_by_pid_str() / thread_map__new_by_tid_str()
+func (ss *Session) resolveThreads() error {
+	tg := &ss.R.Target
+	var tids []int
+	if tg.PID != nil {
+		for _, name := range tg.PID {
+			leaders := ss.lookupTasks(name)
+			if len(leaders) == 0 {
+				return fmt.Errorf("perf record: Couldn't create thread/CPU maps: No such process (-p %s: no such task)", name)
+			}
+			pid := leaders[0].Leader().PID
+			var group []int
+			for _, x := range ss.S.Tasks {
+				if x.PID == pid && x.State != sched.Dead {
+					group = append(group, x.TID)
+				}
+			}
+			if len(group) == 0 {
+				return fmt.Errorf("perf record: Couldn't create thread/CPU maps: No such process (-p %s: exited)", name)
+			}
+			slices.Sort(group)
+			tids = append(tids, group...)
+		}
+	} else {
+		for _, name := range tg.TID {
+			ts := ss.lookupTasks(name)
+			if len(ts) == 0 {
+				return fmt.Errorf("perf record: -t %s: %w", name, uapi.ESRCH)
+			}
+			for _, x := range ts {
+				tids = append(tids, x.TID)
+			}
+		}
+	}
+	ss.R.Threads = tids
+	return nil
+}
+
+// lookupTasks finds the tasks a -p/-t name stands for: the declared task of
+// that name, or the live tasks running the program of that name (threads
+// and forked children), in tid order.
+func (ss *Session) lookupTasks(name string) []*sched.Task {
+	if t, ok := ss.Opts.Tasks[name]; ok {
+		if t.State == sched.Dead {
+			return nil
+		}
+		return []*sched.Task{t}
+	}
+	var out []*sched.Task
+	for _, x := range ss.S.Tasks {
+		if x.State != sched.Dead && x.ProgName() == name {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// synthesizeThreadMap writes what perf learns from /proc about a -p/-t
+// target's threads: a COMM for each (its tgid and tid, /proc/TID/status'
+// Name), and for a process's leader the MMAP2 of each executable mapping in
+// /proc/PID/maps; a thread whose leader is not in the map brings the
+// leader's COMM and MMAP2s too.
+// tools/perf/util/synthetic-events.c: perf_event__synthesize_thread_map() -> __event__synthesize_thread(full = 0)
+func (ss *Session) synthesizeThreadMap(t *sched.Task) {
+	a := &ss.Data.Attrs[0].Attr
+	byTID := map[int]*sched.Task{}
+	for _, x := range ss.S.Tasks {
+		if x.State != sched.Dead {
+			byTID[x.TID] = x
+		}
+	}
+	var b []byte
+	one := func(x *sched.Task) {
+		b = append(b, synthComm(a, x.PID, x.TID, x.Comm)...)
+		if x.TID == x.PID && x.MM != nil { // "send mmap only for thread group leader"
+			b = append(b, synthMmapEvents(a, x)...)
+		}
+	}
+	for _, tid := range ss.R.Threads {
+		x := byTID[tid]
+		if x == nil {
+			continue // gone since perf read the map: /proc/TID/status fails
+		}
+		one(x)
+		if x.PID != x.TID && !slices.Contains(ss.R.Threads, x.PID) {
+			if l := byTID[x.PID]; l != nil {
+				one(l) // "is thread group leader in thread_map? ... if not, generate events for it"
+			}
+		}
+	}
+	ss.writeSynth(t, b)
+}
+
+// vsyscallStart is the x86_64 vsyscall page (VSYSCALL_ADDR), which
+// /proc/PID/maps lists for every process as [vsyscall] ("--xp" with
+// vsyscall=xonly, the default), from the gate VMA rather than the mm.
+const vsyscallStart = 0xffffffffff600000
+
+// synthMmapEvents are the PERF_RECORD_MMAP2 records perf reads from
+// /proc/PID/maps: each executable mapping (the others only with
+// mmap_data, which -p/-t sessions here do not set) in address order, then
+// the gate area; no build id (perf 6.1 reads maj/min/ino).
+// tools/perf/util/synthetic-events.c: perf_event__synthesize_mmap_events()
+func synthMmapEvents(a *pmu.Attr, x *sched.Task) []byte {
+	st, all := a.SampleType, a.SampleIDAll
+	var b []byte
+	for _, v := range x.MM.VMAs {
+		if v.Flags&mm.VM_EXEC == 0 {
+			continue
+		}
+		r := &rb.Mmap{Mmap2: true, Pid: uint32(x.PID), Tid: uint32(x.TID), Start: v.Start, Len: v.Len(),
+			Pgoff: v.Pgoff * mm.PageSize, Prot: v.Prot(), Flags: v.MapFlags(), Filename: v.Name()}
+		if f := v.File; f != nil {
+			r.Maj, r.Min, r.Ino = f.Maj, f.Min, f.Ino
+		}
+		b = rb.AppendRecord(b, r, st, all, nil)
+	}
+	r := &rb.Mmap{Mmap2: true, Pid: uint32(x.PID), Tid: uint32(x.TID), Start: vsyscallStart, Len: mm.PageSize,
+		Prot: uapi.PROT_EXEC, Flags: uapi.MAP_PRIVATE, Filename: "[vsyscall]"}
+	return rb.AppendRecord(b, r, st, all, nil)
+}
+
+func init() {
+	RegisterSessionObservable("perf.threads", "threads in a -p/-t session's thread map once perf has opened its events (0 for the other targets)",
+		func(ss *Session) int64 { return int64(len(ss.R.Threads)) })
+	RegisterSessionObservable("perf.ignored_threads", "threads of a -p target gone before perf opened on them, dropped from its thread map (\"WARNING: Ignored open failure for pid N\")",
+		func(ss *Session) int64 { return int64(ss.ignoredThreads) })
+}

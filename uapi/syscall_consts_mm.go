@@ -1,0 +1,26 @@
+package uapi
+
+// madvise() advice and mremap() flags, x86_64 values.
+// include/uapi/asm-generic/mman-common.h; include/uapi/linux/mman.h
+const (
+	MADV_NORMAL     = 0
+	MADV_RANDOM     = 1
+	MADV_SEQUENTIAL = 2
+	MADV_WILLNEED   = 3
+	MADV_DONTNEED   = 4
+	MADV_FREE       = 8
+
+	MREMAP_MAYMOVE   = 1
+	MREMAP_FIXED     = 2
+	MREMAP_DONTUNMAP = 4
+)
+
+func init() {
+	for k, v := range map[string]int64{
+		"MADV_NORMAL": MADV_NORMAL, "MADV_RANDOM": MADV_RANDOM, "MADV_SEQUENTIAL": MADV_SEQUENTIAL,
+		"MADV_WILLNEED": MADV_WILLNEED, "MADV_DONTNEED": MADV_DONTNEED, "MADV_FREE": MADV_FREE,
+		"MREMAP_MAYMOVE": MREMAP_MAYMOVE, "MREMAP_FIXED": MREMAP_FIXED, "MREMAP_DONTUNMAP": MREMAP_DONTUNMAP,
+	} {
+		SyscallConsts[k] = v
+	}
+}
