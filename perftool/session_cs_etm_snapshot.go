@@ -34,7 +34,7 @@ type csEtmMmap struct {
 
 // csEtmSnapshots is what the session's snapshots held.
 type csEtmSnapshots struct {
-	start   int // len(perf.data) when the current snapshot started, -1 when none
+	start   int                 // len(perf.data) when the current snapshot started, -1 when none
 	all     *coresight.Analyzer // nil without a cs_etm PMU
 	reports []*coresight.Report // one per snapshot, frames seen before counted as dups
 }
