@@ -34,8 +34,8 @@ type csEtmMmap struct {
 
 // csEtmSnapshots is what the session's snapshots held.
 type csEtmSnapshots struct {
-	start   int // len(perf.data) when the current snapshot started, -1 when none
-	all     coresight.Analyzer
+	start   int                 // len(perf.data) when the current snapshot started, -1 when none
+	all     *coresight.Analyzer // nil without a cs_etm PMU
 	reports []*coresight.Report // one per snapshot, frames seen before counted as dups
 }
 
@@ -48,6 +48,9 @@ func csEtmState(ss *Session, mm *SessionAuxMmap) *csEtmMmap {
 	snap := csEtmLog(ss)
 	if snap == nil {
 		snap = &csEtmSnapshots{start: -1}
+		if dev := coresight.DeviceOf(ss.K); dev != nil {
+			snap.all = dev.NewAnalyzer()
+		}
 	}
 	p := &csEtmMmap{mm: AuxtraceMmap{Idx: mm.Idx, CPU: mm.CPU, Len: mm.Len}, snap: snap}
 	mm.Priv = p
@@ -89,7 +92,7 @@ func csEtmSnapshotStart(ss *Session, t *sched.Task) error {
 // decoded what this snapshot wrote into perf.data.
 // tools/perf/arch/arm/util/cs-etm.c: cs_etm_snapshot_finish()
 func csEtmSnapshotFinish(ss *Session, t *sched.Task) error {
-	if snap := csEtmLog(ss); snap != nil && snap.start >= 0 && snap.start <= len(ss.Data.Data) && ss.Data.Kept() {
+	if snap := csEtmLog(ss); snap != nil && snap.all != nil && snap.start >= 0 && snap.start <= len(ss.Data.Data) && ss.Data.Kept() {
 		chunks := auxtraceChunks(ss.Data.Data[snap.start:])
 		snap.reports = append(snap.reports, snap.all.Analyze(chunks))
 		snap.start = -1

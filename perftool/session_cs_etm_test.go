@@ -18,9 +18,8 @@ type csSnapshot struct {
 	OutOfOrder int
 }
 
-func summarize(chunks []coresight.Chunk) csSnapshot {
-	var a coresight.Analyzer
-	r := a.Analyze(chunks)
+func summarize(dev *coresight.Device, chunks []coresight.Chunk) csSnapshot {
+	r := dev.NewAnalyzer().Analyze(chunks)
 	return csSnapshot{Periods: r.PeriodList(), MiB: coresight.MiB(int64(r.Bytes)), PerCPU: r.PerCPU,
 		Contiguous: r.Contiguous(), Dups: r.Dups, OutOfOrder: r.OutOrder}
 }
@@ -57,7 +56,7 @@ func TestCSEtmSnapshotSeed004(t *testing.T) {
 		t.Run(csKnobName(tc.kernel, tc.tool), func(t *testing.T) {
 			r := newCSRun(t, 4, coresight.Config{Sink: coresight.SinkETR, Rate: 300 << 20,
 				Knobs: coresight.Knobs{SnapshotSync: tc.kernel}}, 4*MiB)
-			got := summarize(r.run(seed004, tc.tool))
+			got := summarize(r.dev, r.run(seed004, tc.tool))
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("snapshot (-want +got):\n%s", diff)
 			}

@@ -52,7 +52,7 @@ func TestCSEtmSnapshotVariance(t *testing.T) {
 			for _, ps := range schedules {
 				r := newCSRun(t, 4, coresight.Config{Sink: coresight.SinkETR, Rate: 300 << 20,
 					Knobs: coresight.Knobs{SnapshotSync: kernel}}, 4*MiB)
-				rep := (&coresight.Analyzer{}).Analyze(r.run(ps, tool))
+				rep := r.dev.NewAnalyzer().Analyze(r.run(ps, tool))
 				if rep.Dups != 0 || rep.OutOrder != 0 {
 					t.Errorf("%s/%s: %v", kernel, tool, rep)
 				}
@@ -102,7 +102,7 @@ func TestCSEtmSinkSmallerThanAux(t *testing.T) {
 		t.Run(tc.kernel, func(t *testing.T) {
 			r := newCSRun(t, 4, coresight.Config{Sink: coresight.SinkETR, SinkSize: MiB, Rate: 300 << 20,
 				Knobs: coresight.Knobs{SnapshotSync: tc.kernel}}, 4*MiB)
-			rep := (&coresight.Analyzer{}).Analyze(r.run(ps, FindSnapshotRemoved))
+			rep := r.dev.NewAnalyzer().Analyze(r.run(ps, FindSnapshotRemoved))
 			got := []any{rep.Bytes, rep.PeriodList(), rep.Contiguous()}
 			want := []any{tc.bytes, tc.periods, tc.contig}
 			if !slices.EqualFunc(got, want, func(a, b any) bool { return fmtAny(a) == fmtAny(b) }) {
@@ -129,7 +129,7 @@ func TestCSEtmSnapshotNoDupNoReorder(t *testing.T) {
 		tool := rapid.SampledFrom([]string{FindSnapshotRemoved, FindSnapshotPre}).Draw(rt, "tool")
 		r := newCSRun(rt, 4, coresight.Config{Sink: coresight.SinkETR, Rate: 100 << 20,
 			Knobs: coresight.Knobs{SnapshotSync: kernel}}, MiB)
-		rep := (&coresight.Analyzer{}).Analyze(r.run(ps, tool))
+		rep := r.dev.NewAnalyzer().Analyze(r.run(ps, tool))
 		if rep.Dups != 0 || rep.OutOrder != 0 || rep.Garbage != 0 {
 			rt.Fatalf("%s/%s: %v", kernel, tool, rep)
 		}

@@ -14,6 +14,9 @@ func (e *Event) CtxIsActive() int {
 	return e.ctx.isActive
 }
 
+// AttrConfig is attr.config, the PMU-specific configuration a driver reads.
+func (e *Event) AttrConfig() uint64 { return e.Attr.Config }
+
 // OwnerPID is task_pid_nr(event->owner): the pid of the task that opened the
 // event (the perf tool), -1 when it has none.
 // kernel/events/core.c: perf_event_alloc() / perf_install_in_context() owner

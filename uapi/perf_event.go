@@ -224,6 +224,9 @@ const (
 	PERF_AUX_FLAG_OVERWRITE = 0x02 // snapshot from overwrite mode
 	PERF_AUX_FLAG_PARTIAL   = 0x04 // record contains gaps
 	PERF_AUX_FLAG_COLLISION = 0x08 // sample collided with another
+	// PERF_AUX_FLAG_CORESIGHT_FORMAT_RAW: the trace is raw (a TRBE), not in
+	// CoreSight formatter frames (PERF_AUX_FLAG_PMU_FORMAT_TYPE_MASK 0xff00).
+	PERF_AUX_FLAG_CORESIGHT_FORMAT_RAW = 0x0100
 )
 
 // include/uapi/linux/perf_event.h: enum perf_callchain_context, the markers

@@ -15,22 +15,25 @@ type Chunk struct {
 
 // Report is what a snapshot holds, decoded.
 type Report struct {
-	Bytes    int         // payload bytes
-	Frames   int         // data frames
-	Barriers int         // ETR barrier packets
-	Zero     int         // all-zero slots (AUX pages never written)
-	Garbage  int         // undecodable slots
-	Periods  uint64      // bit p-1 set when period p has a frame in the snapshot
-	PerPer   map[int]int // frames per period
-	PerCPU   map[int]int // payload bytes per AUX buffer CPU
-	Dups     int         // frames whose Seq appeared before (in this snapshot or an earlier one given to the same Analyzer)
-	OutOrder int         // frames not after the previous frame of their chunk
-	MinSeq   uint64      // smallest Seq
-	MaxSeq   uint64      // largest Seq
-	Distinct int         // distinct Seq values
+	Bytes      int         // payload bytes
+	Frames     int         // units of ETMv4 trace
+	Barriers   int         // ETR barrier packets
+	Zero       int         // all-zero slots (AUX pages never written)
+	Garbage    int         // undecodable slots
+	Unresolved int         // trace units the ledger could not place (no timestamp, no neighbour)
+	Periods    uint64      // bit p-1 set when period p has a unit in the snapshot
+	PerPer     map[int]int // units per period
+	PerCPU     map[int]int // payload bytes per AUX buffer CPU
+	Dups       int         // units whose Seq appeared before (in this snapshot or an earlier one given to the same Analyzer)
+	OutOrder   int         // units not after the previous unit of the same ETM in their chunk
+	MinSeq     uint64      // smallest Seq
+	MaxSeq     uint64      // largest Seq
+	Distinct   int         // distinct Seq values
+	MinTS      uint64      // oldest timestamp (ns) in the snapshot
+	MaxTS      uint64      // newest timestamp
 }
 
-// Contiguous reports that the snapshot's frames are one unbroken stretch of
+// Contiguous reports that the snapshot's units are one unbroken stretch of
 // the session's trace: every Seq between the first and the last is there.
 func (r *Report) Contiguous() bool {
 	return r.Distinct > 0 && r.MaxSeq-r.MinSeq+1 == uint64(r.Distinct)
@@ -63,11 +66,15 @@ func (r *Report) String() string {
 func MiB(n int64) string { return fmt.Sprintf("%.1fMiB", float64(n)/(1<<20)) }
 
 // Analyzer decodes successive snapshots of one session, remembering every
-// frame it has seen so that a frame written again by a later snapshot counts
+// unit it has seen so that a unit written again by a later snapshot counts
 // as a duplicate.
 type Analyzer struct {
+	Dec  *Decoder
 	seen bitset // Seq values of earlier snapshots
 }
+
+// NewAnalyzer returns an analyzer of the device's snapshots.
+func (d *Device) NewAnalyzer() *Analyzer { return &Analyzer{Dec: d.NewDecoder()} }
 
 // bitset is a growable set of Seq values.
 type bitset []uint64
@@ -85,15 +92,14 @@ func (b *bitset) add(i uint64) {
 func (a *Analyzer) Analyze(chunks []Chunk) *Report {
 	r := &Report{PerPer: map[int]int{}, PerCPU: map[int]int{}}
 	var cur bitset
-	first := true
+	first, firstTS := true, true
 	for _, c := range chunks {
 		r.Bytes += len(c.Data)
 		r.PerCPU[c.CPU] += len(c.Data)
-		var prev uint64
-		havePrev := false
-		for off := 0; off+FrameSize <= len(c.Data); off += FrameSize {
-			f, kind := DecodeFrame(c.Data[off:])
-			switch kind {
+		prev := map[int]uint64{}       // per ETM: the previous unit's Seq
+		last, lastCPU := uint64(0), -2 // prev's latest entry
+		for _, u := range a.Dec.Decode(c.CPU, c.Data) {
+			switch u.Kind {
 			case KindBarrier:
 				r.Barriers++
 				continue
@@ -105,14 +111,37 @@ func (a *Analyzer) Analyze(chunks []Chunk) *Report {
 				continue
 			}
 			r.Frames++
+			if u.HasTS {
+				if firstTS || u.TS < r.MinTS {
+					r.MinTS = u.TS
+				}
+				if firstTS || u.TS > r.MaxTS {
+					r.MaxTS = u.TS
+				}
+				firstTS = false
+			}
+			if !u.Known {
+				r.Unresolved++
+				continue
+			}
+			f := u.Frame
 			r.PerPer[f.Period]++
 			if f.Period >= 1 && f.Period <= 64 {
 				r.Periods |= 1 << (f.Period - 1)
 			}
-			if havePrev && f.Seq <= prev {
-				r.OutOrder++
+			if f.CPU == lastCPU {
+				if f.Seq <= last {
+					r.OutOrder++
+				}
+			} else {
+				if lastCPU != -2 {
+					prev[lastCPU] = last
+				}
+				if p, ok := prev[f.CPU]; ok && f.Seq <= p {
+					r.OutOrder++
+				}
 			}
-			prev, havePrev = f.Seq, true
+			last, lastCPU = f.Seq, f.CPU
 			if cur.has(f.Seq) || a.seen.has(f.Seq) {
 				r.Dups++
 			}

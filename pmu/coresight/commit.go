@@ -9,11 +9,11 @@ type Commit struct {
 	Buf      *rb.Buffer
 	Pos      uint64 // free-running AUX position of the first byte
 	Size     uint64
-	Recommit int // frames in it that an earlier commit into the same buffer already declared
+	Recommit int // units in it that an earlier commit into the same buffer already declared
 }
 
 // auxOutputEnd is perf_aux_output_end(handle, size) plus the oracle's log:
-// it decodes the committed range and counts frames committed before.
+// it decodes the committed range and counts units committed before.
 func (d *Device) auxOutputEnd(cpu int, s rb.Stepper, h *rb.AuxHandle, size uint64) {
 	buf := h.Buffer()
 	var pos uint64
@@ -37,16 +37,18 @@ func (d *Device) auxOutputEnd(cpu int, s rb.Stepper, h *rb.AuxHandle, size uint6
 	}
 	top, had := d.committed[buf]
 	re := 0
-	for off := 0; off+FrameSize <= len(data); off += FrameSize {
-		f, kind := DecodeFrame(data[off:])
-		if kind != KindData {
+	if d.commitDec == nil {
+		d.commitDec = d.NewDecoder()
+	}
+	for _, u := range d.commitDec.Decode(cpu, data) {
+		if !u.Known {
 			continue
 		}
-		if had && f.Seq <= top {
+		if had && u.Frame.Seq <= top {
 			re++
 			continue
 		}
-		top, had = f.Seq, true
+		top, had = u.Frame.Seq, true
 	}
 	if had {
 		d.committed[buf] = top

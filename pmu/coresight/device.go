@@ -77,8 +77,11 @@ type Device struct {
 	etr  *TMCETR
 	trbe []*TRBE
 
-	seq     uint64 // frames emitted so far (Frame.Seq)
+	seq     uint64 // units emitted so far (Frame.Seq)
 	periods int    // etm_event_start()s that began a period (Frame.Period)
+	ledger  *Ledger
+	// commitDec decodes what perf_aux_output_end() committed (commit.go)
+	commitDec *Decoder
 
 	Stats Stats
 	// Commits are the driver's non-empty perf_aux_output_end()s, in order.
@@ -116,13 +119,17 @@ func New(cfg Config, host Host) (*Device, error) {
 	if cfg.Rate <= 0 {
 		return nil, fmt.Errorf("coresight: rate=%d: expected a positive trace rate (bytes/s)", cfg.Rate)
 	}
+	if cfg.Rate > maxRate {
+		return nil, fmt.Errorf("coresight: rate=%d: at most %d bytes/s (a timestamp per 16 bytes, on a 1 GHz counter)", cfg.Rate, int64(maxRate))
+	}
 	if cfg.SinkSize < 0 || cfg.SinkSize%FrameSize != 0 {
 		return nil, fmt.Errorf("coresight: sink-size=%d: expected a multiple of %d", cfg.SinkSize, FrameSize)
 	}
 	if err := cfg.Knobs.check(); err != nil {
 		return nil, err
 	}
-	d := &Device{cfg: cfg, host: host, ctxt: make([]etmCtxt, cfg.CPUs), user: make([]bool, cfg.CPUs)}
+	d := &Device{cfg: cfg, host: host, ctxt: make([]etmCtxt, cfg.CPUs), user: make([]bool, cfg.CPUs),
+		ledger: newLedger(cfg.CPUs, cfg.Sink == SinkTRBE)}
 	for i := 0; i < cfg.CPUs; i++ {
 		d.etm = append(d.etm, &ETM{d: d, cpu: i})
 	}
@@ -134,6 +141,27 @@ func New(cfg Config, host Host) (*Device, error) {
 		}
 	}
 	return d, nil
+}
+
+// maxRate keeps every unit's timestamp distinct: at most one 16-byte unit
+// per two nanoseconds of the 1 GHz counter.
+const maxRate = FrameSize * 1e9 / 2
+
+// Ledger returns the record of what the ETMs emitted.
+func (d *Device) Ledger() *Ledger { return d.ledger }
+
+// pidHost is a Host that knows which task runs on a CPU.
+type pidHost interface {
+	// CurrentPID is task_pid_nr(current) on cpu: what contextidr_thread_switch()
+	// wrote into CONTEXTIDR_EL1, the context id the ETM traces.
+	CurrentPID(cpu int) int
+}
+
+func (d *Device) pidOf(cpu int) int {
+	if h, ok := d.host.(pidHost); ok {
+		return h.CurrentPID(cpu)
+	}
+	return 0
 }
 
 // Config returns the device's configuration.
@@ -164,7 +192,12 @@ type ETM struct {
 	since   sim.Time // trace produced up to here
 	frac    uint64   // remainder of bytes*1e9 not yet a frame
 	period  int
-	index   uint32 // next frame index in the period
+	index   uint32 // next unit index in the period
+	cfg     etmConfig
+	// the mode and task of the previous run of the period: a change makes the
+	// next run start with an address and context
+	lastUser bool
+	lastPID  int
 	// The exception levels filtered out (TRCVICTLR.EXLEVEL_*, from
 	// attr.exclude_user/exclude_kernel: etm4_parse_event_config()).
 	exclUser, exclKernel bool
@@ -197,28 +230,30 @@ func (e *ETM) flush() {
 		return
 	}
 	n := e.framesUntil(now)
+	since := e.since
 	e.since = now
 	if n == 0 {
 		return
 	}
-	first := Frame{CPU: e.cpu, Period: e.period, Index: e.index, Seq: e.d.seq}
+	pid := e.d.pidOf(e.cpu)
+	src := &unitSrc{cpu: e.cpu, index: e.index, n: n, since: uint64(since), until: uint64(now),
+		addr: SpanAddr(user, pid), pid: pid, user: user, cfg: e.cfg,
+		ctxFirst: e.index > 0 && (user != e.lastUser || pid != e.lastPID)}
+	e.lastUser, e.lastPID = user, pid
+	e.d.ledger.add(e.cpu, ledgerRun{period: e.period, index: e.index, seq: e.d.seq, n: n, since: src.since, until: src.until})
 	e.index += uint32(n)
 	e.d.seq += n
 	e.d.Stats.Emitted += n * FrameSize
-	kept := e.d.sinkOf(e.cpu).hwWrite(e.cpu, first, n)
+	kept := e.d.sinkOf(e.cpu).hwWrite(src)
 	e.d.Stats.Lost += (n - kept) * FrameSize
-}
-
-// frameAt returns the k-th frame of a run that starts with first.
-func frameAt(first Frame, k uint64) Frame {
-	return Frame{CPU: first.CPU, Period: first.Period, Index: first.Index + uint32(k), Seq: first.Seq + k}
 }
 
 // enable is etm4_enable_perf(): program and start the trace unit unless the
 // event is paused (drvdata->paused = READ_ONCE(event->hw.aux_paused)).
 // drivers/hwtracing/coresight/coresight-etm4x-core.c: etm4_enable_perf()
-func (e *ETM) enable(period int, paused, exclUser, exclKernel bool) {
+func (e *ETM) enable(period int, paused, exclUser, exclKernel bool, cfg etmConfig) {
 	e.enabled, e.paused = true, paused
+	e.cfg = cfg
 	e.exclUser, e.exclKernel = exclUser, exclKernel
 	e.since, e.frac = e.d.host.Now(), 0
 	e.period, e.index = period, 0
@@ -260,9 +295,9 @@ type sink interface {
 	freeBuffer(cfg any)
 	// updateBuffer is ->update_buffer().
 	updateBuffer(cpu int, h *rb.AuxHandle, cfg any, ev Event) uint64
-	// hwWrite is the hardware taking n frames from cpu's ETM, the first
-	// being first; it returns how many it stored.
-	hwWrite(cpu int, first Frame, n uint64) uint64
+	// hwWrite is the hardware taking the src.n units of trace of src.cpu's
+	// ETM; it returns how many it stored.
+	hwWrite(src *unitSrc) uint64
 }
 
 // ModeSwitch tells the device that cpu enters user mode (user) or the kernel:

@@ -6,13 +6,17 @@
 // area of the ring buffer (coresight-etm-perf.c: etm_setup_aux,
 // etm_event_start, etm_event_stop, etm_event_pause).
 //
-// Trace bytes are synthetic but identifiable: the ETMs emit 16-byte frames
-// (the size of a TPIU/ETR formatter frame) that carry the CPU, the period (the
-// n-th etm_event_start of the session, i.e. the n-th time a traced task was
-// scheduled in), the frame's index in its period and a session-wide sequence
-// number; Decode and Analyze turn a snapshot back into what it holds, so an
-// oracle can say which periods a snapshot has, whether it is contiguous and
-// whether a byte appears twice or out of order.
+// Trace bytes are ETMv4 instruction trace (etmv4.go): per period an A-sync,
+// trace info and a 64-bit address with context (the task's loop address at
+// EL0/EL1, its pid as context id), again every 256 units (TRCSYNCPR 0xC),
+// and per 16-byte unit a full timestamp (the 1 GHz counter) and E atoms; the
+// ETR stores them in CoreSight formatter frames with the ETM's trace ID
+// (formatter.go), the TRBE raw with PERF_AUX_FLAG_CORESIGHT_FORMAT_RAW. The
+// Ledger (ledger.go) records what each ETM emitted (period, index, session
+// sequence, time), and the Decoder (decode.go) maps a unit's trace ID and
+// timestamp back to it, so Analyze can say which periods a snapshot has,
+// whether it is contiguous and whether a unit appears twice or out of
+// order, from the bytes perf's own decoder (OpenCSD) reads.
 //
 // PMU (pmu.go) is etm_pmu on a pmu.Kernel: type 9 (perftool's
 // TypeCSETM), EXCLUSIVE|ITRACE|AUX_PAUSE, perf_sw_context, no snapshot_aux;

@@ -113,7 +113,7 @@ func (d *Device) Start(cpu int, ev Event, flags int) {
 		d.periods++
 		d.Stats.Periods++
 		exclUser, exclKernel := ev.Excludes()
-		d.etm[cpu].enable(d.periods, ev.AuxPaused(), exclUser, exclKernel)
+		d.etm[cpu].enable(d.periods, ev.AuxPaused(), exclUser, exclKernel, etmConfigOf(ev))
 		if t := d.trbeOf(cpu); t != nil {
 			t.rearm()
 		}
@@ -248,3 +248,26 @@ func (d *Device) Add(cpu int, ev Event, mode int) error {
 // Del is etm_event_del(): etm_event_stop(PERF_EF_UPDATE).
 // drivers/hwtracing/coresight/coresight-etm-perf.c: etm_event_del()
 func (d *Device) Del(cpu int, ev Event) { d.Stop(cpu, ev, pmu.PERF_EF_UPDATE) }
+
+// configEvent is an Event that has attr.config (a pmu.Event).
+type configEvent interface{ AttrConfig() uint64 }
+
+// The cs_etm format bits etm4_parse_event_config() reads (ETM_OPT_*).
+// include/linux/coresight-pmu.h: ETM_OPT_CTXTID, ETM_OPT_TS
+const (
+	etmOptCtxtID = 14
+	etmOptTS     = 28
+)
+
+// etmConfigOf is the part of etm4_parse_event_config() the trace content
+// follows: timestamps with ETM_OPT_TS, context ids with ETM_OPT_CTXTID. An
+// event that does not say is a per-CPU perf session's (perf sets both).
+// drivers/hwtracing/coresight/coresight-etm4x-core.c: etm4_parse_event_config()
+func etmConfigOf(ev Event) etmConfig {
+	c, ok := ev.(configEvent)
+	if !ok {
+		return etmConfig{ts: true, ctxt: true}
+	}
+	cfg := c.AttrConfig()
+	return etmConfig{ts: cfg>>etmOptTS&1 != 0, ctxt: cfg>>etmOptCtxtID&1 != 0}
+}

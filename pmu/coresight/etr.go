@@ -131,10 +131,12 @@ func (t *TMCETR) flushAll() {
 	}
 }
 
-// hwWrite stores frames at the write pointer, wrapping at the end of the
-// buffer (circular mode); only the last len(data) bytes can survive.
-func (t *TMCETR) hwWrite(cpu int, first Frame, n uint64) uint64 {
+// hwWrite stores the units, as formatter frames of the ETM's trace ID, at
+// the write pointer, wrapping at the end of the buffer (circular mode); only
+// the last len(data) bytes can survive.
+func (t *TMCETR) hwWrite(src *unitSrc) uint64 {
 	b := t.perfBuf
+	n := src.n
 	if !t.hwOn || b == nil || len(b.data) == 0 {
 		return 0
 	}
@@ -145,8 +147,10 @@ func (t *TMCETR) hwWrite(cpu int, first Frame, n uint64) uint64 {
 		skip = n - capFrames
 	}
 	pos := b.written + skip*FrameSize
+	id := traceID(src.cpu)
+	var pay [FrameSize]byte
 	for k := skip; k < n; k++ {
-		putFrame(b.data[pos%size:], frameAt(first, k))
+		putFormatted(b.data[pos%size:], id, src.appendUnit(pay[:0], k, formattedBytes))
 		pos += FrameSize
 	}
 	b.written += n * FrameSize

@@ -2,8 +2,11 @@ package coresight
 
 import "perfsim/pmu"
 
-// deviceOf returns the CoreSight device of k's cs_etm PMU, or nil.
-func deviceOf(k *pmu.Kernel) *Device {
+// DeviceOf returns the CoreSight device of k's cs_etm PMU, or nil.
+func DeviceOf(k *pmu.Kernel) *Device {
+	if k == nil {
+		return nil
+	}
 	for _, p := range k.PMUs() {
 		if cs, ok := p.(*PMU); ok {
 			return cs.dev
@@ -16,7 +19,7 @@ func deviceOf(k *pmu.Kernel) *Device {
 func init() {
 	stat := func(name, help string, get func(d *Device) int64) {
 		pmu.RegisterObservable(name, help, func(k *pmu.Kernel) int64 {
-			if d := deviceOf(k); d != nil {
+			if d := DeviceOf(k); d != nil {
 				return get(d)
 			}
 			return 0

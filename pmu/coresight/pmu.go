@@ -62,6 +62,18 @@ type pmuHost struct{ p *PMU }
 // Now is the machine's time.
 func (h pmuHost) Now() sim.Time { return h.p.k.M.Now() }
 
+// CurrentPID is the pid of the task running on cpu (0: the idle task).
+func (h pmuHost) CurrentPID(c int) int {
+	k := h.p.k
+	if k.S == nil || c < 0 || c >= len(k.M.CPUs) {
+		return 0
+	}
+	if t := k.S.Current(k.M.CPUs[c]); t != nil {
+		return t.PID
+	}
+	return 0
+}
+
 // Stepper is the CPU itself: its step points are the scheduler's.
 func (h pmuHost) Stepper(c int) rb.Stepper {
 	if c < 0 || c >= len(h.p.k.M.CPUs) {

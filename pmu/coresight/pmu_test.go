@@ -46,7 +46,7 @@ func runSeed004(t *testing.T, knobs coresight.Knobs, sink string) kernelRun {
 	run := kernelRun{dev: p.Device(), heads: map[int]string{}, periods: map[int][]int{}}
 	open := func(task *sched.Task) {
 		for c := 0; c < 4; c++ {
-			a := pmu.Attr{Type: coresight.TypeCSETM, Size: uapi.AttrSize, SamplePeriod: 1,
+			a := pmu.Attr{Type: coresight.TypeCSETM, Config: 1<<28 | 1<<14, Size: uapi.AttrSize, SamplePeriod: 1, // timestamp, contextid
 				SampleType: uapi.PERF_SAMPLE_TID | uapi.PERF_SAMPLE_TIME, SampleIDAll: true, Disabled: true}
 			fd, err := k.PerfEventOpen(task, &a, 0, c, -1, 0)
 			if err != nil {
@@ -103,7 +103,7 @@ func runSeed004(t *testing.T, knobs coresight.Knobs, sink string) kernelRun {
 		}
 		run.heads[c] = coresight.MiB(int64(head))
 		n := min(head, auxSize)
-		rep := (&coresight.Analyzer{}).Analyze([]coresight.Chunk{{CPU: c, Data: mp.RB.AuxCopyOut(head-n, int(n))}})
+		rep := p.Device().NewAnalyzer().Analyze([]coresight.Chunk{{CPU: c, Data: mp.RB.AuxCopyOut(head-n, int(n))}})
 		run.periods[c] = rep.PeriodList()
 	}
 	return run

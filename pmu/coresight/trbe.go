@@ -58,6 +58,7 @@ func (t *TRBE) enable(cpu int, h *rb.AuxHandle, cfg any, ev Event) error {
 
 func (t *TRBE) armEnable(h *rb.AuxHandle) error {
 	b := t.buf
+	rb.AuxOutputFlag(h, uapi.PERF_AUX_FLAG_CORESIGHT_FORMAT_RAW)
 	size := uint64(len(b.aux))
 	head := h.Head % size
 	limit := size // trbe_snapshot_offset(): the whole buffer
@@ -67,7 +68,7 @@ func (t *TRBE) armEnable(h *rb.AuxHandle) error {
 	if limit == 0 || limit <= head {
 		// trbe_stop_and_truncate_event()
 		t.drainAndDisable()
-		rb.AuxOutputFlag(h, uapi.PERF_AUX_FLAG_TRUNCATED)
+		rb.AuxOutputFlag(h, uapi.PERF_AUX_FLAG_TRUNCATED|uapi.PERF_AUX_FLAG_CORESIGHT_FORMAT_RAW)
 		_ = rb.AuxOutputEnd(t.d.host.Stepper(t.cpu), h, 0)
 		t.handle = nil
 		return uapi.ENOSPC
@@ -131,17 +132,18 @@ func (t *TRBE) drainAndDisable() {
 	t.d.host.ArmIRQ(t.cpu, 0)
 }
 
-// hwWrite stores frames from the write pointer up to the limit; at the limit
-// collection stops (FILL mode) and the interrupt is raised.
-func (t *TRBE) hwWrite(cpu int, first Frame, n uint64) uint64 {
+// hwWrite stores the units (raw ETE trace) from the write pointer up to the
+// limit; at the limit collection stops (FILL mode) and the interrupt is
+// raised.
+func (t *TRBE) hwWrite(src *unitSrc) uint64 {
 	if !t.on || t.filled || t.handle == nil || t.buf == nil {
 		return 0
 	}
 	room := (t.limit - t.write) / FrameSize
-	k := min(n, room)
-	out := make([]byte, k*FrameSize)
+	k := min(src.n, room)
+	out := make([]byte, 0, k*FrameSize)
 	for i := uint64(0); i < k; i++ {
-		putFrame(out[i*FrameSize:], frameAt(first, i))
+		out = src.appendUnit(out, i, FrameSize)
 	}
 	if buf := t.handle.Buffer(); buf != nil {
 		buf.AuxWrite(t.write, out)
