@@ -60,6 +60,7 @@ type Kernel struct {
 	sigStats   sigStats                  // attr.sigtrap (sigtrap.go)
 	bpPMU      *bpPMU                    // PERF_TYPE_BREAKPOINT (pmu_bp.go)
 	bpStats    bpStats
+	lt         lifetime // the object-lifetime oracle (lifetime.go)
 }
 
 // Options configures the perf core of a machine.

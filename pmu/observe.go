@@ -12,6 +12,7 @@ type stats struct {
 	wakeups                uint64 // perf_output_wakeup() calls
 	pmis                   uint64 // hardware PMU NMIs handled
 	throttles, unthrottles uint64
+	freeEventWarn          uint64 // free_event() refused a refcount other than 1 (knob_child_release.go)
 }
 
 var observables = map[string]func(k *Kernel) int64{
