@@ -19,6 +19,7 @@ type eventLife struct {
 	pendingRef  bool   // the queued perf_pending_task holds a reference (pending-task-ref=today)
 
 	get, put lifePoint // the last reference taken and dropped (lifetime.go's reports)
+	refused  lifePoint // where free_event() found a refcount other than 1 and leaked it
 }
 
 // ctxMutex is ctx->mutex (perf_event_ctx_lock()).

@@ -48,6 +48,9 @@ func (k *Kernel) freeEventRefOne(t *sched.Task, e *Event) {
 	e.checkLive("free_event")
 	if e.life.refcount != 1 { // atomic_long_cmpxchg(&event->refcount, 1, 0) != 1
 		k.stats.freeEventWarn++
+		if k.lifeOn() {
+			e.life.refused = k.here("free_event")
+		}
 		return
 	}
 	e.life.refcount = 0

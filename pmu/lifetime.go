@@ -306,8 +306,12 @@ func (k *Kernel) LifetimeCheck(quiet bool) []LifetimeViolation {
 		if e.life.refcount < holders {
 			kind = "refcount below its holders"
 		}
-		bad("%s: event %d (%s, %s) has refcount %d at the end, %d held (%s); last reference taken by %s, last dropped by %s",
-			kind, e.id, e.pmuName(), e.state, e.life.refcount, holders, why, e.life.get, e.life.put)
+		refused := ""
+		if e.life.refused.where != "" {
+			refused = "; free_event() refused it (\"unexpected event refcount\") at " + e.life.refused.String()
+		}
+		bad("%s: event %d (%s, %s) has refcount %d at the end, %d held (%s); last reference taken by %s, last dropped by %s%s",
+			kind, e.id, e.pmuName(), e.state, e.life.refcount, holders, why, e.life.get, e.life.put, refused)
 	}
 	for _, buf := range k.lt.rbOrder {
 		l := k.lt.rbs[buf]
@@ -344,10 +348,13 @@ func (e *Event) lifeHolders() (int64, string) {
 		}
 		why += s
 	}
-	if e.fileRefs > 0 {
+	switch {
+	case e.fileRefs > 0:
 		add(1, fmt.Sprintf("its file: %d fd/mapping references", e.fileRefs))
-	} else {
-		add(0, "file closed")
+	case e.parent != nil:
+		add(0, fmt.Sprintf("inherited from event %d, its task exited", e.parent.id))
+	default:
+		add(0, "its file closed")
 	}
 	live := int64(0)
 	for _, c := range e.childList {
