@@ -132,6 +132,28 @@ type lifetime struct {
 	reports uint64
 	rbs     map[*rb.Buffer]*rbLife // every buffer perf_mmap() allocated
 	rbOrder []*rb.Buffer           // in allocation order, for the end check
+	maps    []*Mapping             // every mapping perf_mmap() made, for the mmap counts at the end
+}
+
+// lifeMapped records a mapping perf_mmap() made.
+func (k *Kernel) lifeMapped(m *Mapping) {
+	if k.lifeOn() {
+		k.lt.maps = append(k.lt.maps, m)
+	}
+}
+
+// livePieces is how many VMAs of m are still mapped: each holds an
+// rb->mmap_count and an event->mmap_count (and, for an AUX piece, an
+// rb->aux_mmap_count), which its perf_mmap_close() gives back. A mapping of
+// an exited task still counts: exit_mmap() would close it.
+func (m *Mapping) livePieces() int {
+	switch {
+	case m.unmap:
+		return 0
+	case m.vmas == nil:
+		return 1
+	}
+	return len(m.vmas)
 }
 
 // rbLife is a perf_buffer's life: who allocated it, where its last reference
@@ -234,6 +256,12 @@ func (k *Kernel) rbPut(buf *rb.Buffer, freed bool) {
 		l.put = k.here("ring_buffer_put")
 		if freed {
 			l.freed, l.freedAt = true, k.now()+rcuGracePeriod
+			if buf.HasAux() {
+				// rb_free_rcu() frees the data pages only: the AUX pages go
+				// with the last aux_refcount (rb_free_aux()), which is held.
+				k.lifeReport(l.put.cpu, fmt.Sprintf("unreferenced object (leak): the AUX pages of the perf_buffer event %d mapped outlive it (aux_refcount %d, aux_mmap_count %d): "+
+					"the buffer's last reference dropped by %s", l.owner, buf.AuxRefcount(), buf.AuxMmapCount(), l.put))
+			}
 		}
 	}
 }
@@ -333,6 +361,7 @@ func (k *Kernel) LifetimeCheck(quiet bool) []LifetimeViolation {
 		bad("%s: the perf_buffer event %d mapped (allocated by %s) has refcount %d at the end, %d events attached%s; last reference taken by %s, last dropped by %s",
 			kind, l.owner, l.alloc, buf.Refcount(), n, aux, l.get, l.put)
 	}
+	k.lifeCheckMmapCounts(bad)
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Message < out[j].Message })
 	return out
 }
@@ -369,4 +398,42 @@ func (e *Event) lifeHolders() (int64, string) {
 		add(1, "a queued perf_pending_task()")
 	}
 	return n, why
+}
+
+// lifeCheckMmapCounts checks, at the end, that each buffer's and event's mmap
+// counts are what their live VMAs hold: more is a count no perf_mmap_close()
+// will give back (the buffer stays mapped and charged, its AUX pages stay),
+// fewer one that a close will take below 0.
+func (k *Kernel) lifeCheckMmapCounts(bad func(format string, args ...any)) {
+	rbVMAs, auxVMAs, evVMAs := map[*rb.Buffer]int{}, map[*rb.Buffer]int{}, map[*Event]int{}
+	for _, m := range k.lt.maps {
+		n := m.livePieces()
+		rbVMAs[m.RB] += n
+		evVMAs[m.ev] += n
+		if m.Aux {
+			auxVMAs[m.RB] += n
+		}
+	}
+	for _, buf := range k.lt.rbOrder {
+		l, bs := k.lt.rbs[buf], k.bufs[buf]
+		if l.freed || bs == nil {
+			continue
+		}
+		if bs.mmapCount != rbVMAs[buf] {
+			bad("mmap count imbalance: rb->mmap_count of the perf_buffer event %d mapped is %d at the end, %d VMAs map it; last reference taken by %s, last dropped by %s",
+				l.owner, bs.mmapCount, rbVMAs[buf], l.get, l.put)
+		}
+		if buf.HasAux() && int(buf.AuxMmapCount()) != auxVMAs[buf] {
+			bad("mmap count imbalance: rb->aux_mmap_count of the perf_buffer event %d mapped is %d at the end, %d VMAs map its AUX area (its AUX pages stay allocated)",
+				l.owner, buf.AuxMmapCount(), auxVMAs[buf])
+		}
+	}
+	for _, e := range k.events {
+		if e.life.freeQueued || e.mmapCount == refcountSaturated {
+			continue
+		}
+		if e.mmapCount != evVMAs[e] {
+			bad("mmap count imbalance: event->mmap_count of event %d is %d at the end, %d VMAs map it", e.id, e.mmapCount, evVMAs[e])
+		}
+	}
 }

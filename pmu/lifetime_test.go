@@ -213,10 +213,27 @@ func TestLifetimeCheckAtEnd(t *testing.T) {
 			e := lifeEvent(k)
 			e.fileRefs = 0
 		}, nil},
-		{"a buffer with a reference no event holds", true, func(k *Kernel, t *sched.Task) {
+		{"a mapped buffer: counts match its VMA", true, func(k *Kernel, t *sched.Task) {
 			e := lifeEvent(k)
 			buf, _ := rb.NewBuffer(1, 0, rb.RingBufferWritable)
 			k.bufs[buf] = &bufState{mmapCount: 1}
+			k.rbAlloc(buf, e)
+			e.rb, e.mmapCount = buf, 1
+			k.lifeMapped(&Mapping{RB: buf, ev: e})
+		}, nil},
+		{"an rb->mmap_count no VMA gives back", true, func(k *Kernel, t *sched.Task) {
+			e := lifeEvent(k)
+			buf, _ := rb.NewBuffer(1, 0, rb.RingBufferWritable)
+			k.bufs[buf] = &bufState{mmapCount: 2}
+			k.rbAlloc(buf, e)
+			e.rb, e.mmapCount = buf, 1
+			k.lifeMapped(&Mapping{RB: buf, ev: e})
+			k.lifeMapped(&Mapping{RB: buf, ev: e, unmap: true})
+		}, []string{"mmap count imbalance: rb->mmap_count of the perf_buffer event 1 mapped is 2 at the end, 1 VMAs map it"}},
+		{"a buffer with a reference no event holds", true, func(k *Kernel, t *sched.Task) {
+			e := lifeEvent(k)
+			buf, _ := rb.NewBuffer(1, 0, rb.RingBufferWritable)
+			k.bufs[buf] = &bufState{}
 			k.rbAlloc(buf, e)
 		}, []string{"unreferenced object (leak): the perf_buffer event 1 mapped (allocated by rb_alloc on cpu0 by t/101 after step perf_event_task_sched_in at 0) has refcount 1 at the end, 0 events attached"}},
 	}
