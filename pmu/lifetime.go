@@ -35,7 +35,11 @@ import (
 //     each inherited child on its child_list (inherit_event()'s reference),
 //     a queued perf_pending_task() (__perf_event_overflow()'s reference);
 //   - a perf_buffer: each event whose event->rb points at it
-//     (ring_buffer_attach()).
+//     (ring_buffer_attach());
+//   - rb->mmap_count, rb->aux_mmap_count, event->mmap_count: each live VMA
+//     (piece of a mapping) of it.
+// An AUX area still allocated when its buffer's last reference goes is a
+// leak at once (rb_free_rcu() does not free the AUX pages).
 //
 // The oracle is the object-lifetime invariant (knob object-lifetime=on|off).
 // A use after free or an underflow stops the run as the oops it is (the model
@@ -58,7 +62,7 @@ var lifetimeKnob = sim.KnobSpec{
 // LifetimeInvariants is the oracle's invariant.
 var LifetimeInvariants = []struct{ Name, Says, Why string }{
 	{"object-lifetime",
-		"no event or ring buffer is used after it was freed, no refcount_t is taken from 0 or dropped below 0, and when every task has exited no event or ring buffer holds more references than its file, mappings, children, pending task work and attached events account for",
+		"no event or ring buffer is used after it was freed, no refcount_t is taken from 0 or dropped below 0, no AUX area outlives its buffer, and when every task has exited no event or ring buffer holds more references than its file, mappings, children, pending task work and attached events account for, nor more mmap counts than its live VMAs",
 		"KASAN, refcount_t and kmemleak: perf's objects are freed by their last reference (put_event(), ring_buffer_put(), a grace period later); a reference taken on a dying object, dropped twice, or never dropped is a use after free or a leak (517e6a301f34, 3a5465418f5f, f91840a32dee)"},
 }
 
