@@ -65,6 +65,8 @@ type CPU struct {
 
 	attn bool // a step point must look around (see updateAttn)
 
+	lastStep string // the label of the last step point this CPU passed (LastStep)
+
 	spinner *Thread // the thread in SpinUntil's wait, which Kick ends (spin.go)
 
 	offline bool     // !cpu_online() (hotplug.go)
@@ -122,11 +124,16 @@ func (c *CPU) updateAttn() {
 // is taken here, or another CPU due at the same instant runs first.
 func (c *CPU) Step(label string) {
 	c.Steps++
+	c.lastStep = label
 	if !c.attn && !c.eng.Contended() {
 		return
 	}
 	c.stepSlow(label)
 }
+
+// LastStep is the label of the last step point this CPU passed: where its
+// code was, for the reports of the oracles (a use after free's two places).
+func (c *CPU) LastStep() string { return c.lastStep }
 
 func (c *CPU) stepSlow(label string) {
 	tr := c.eng.Trace

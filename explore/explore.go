@@ -178,6 +178,10 @@ type Result struct {
 	// the search like a violation.
 	LockCycles []string
 	locks      lockGraph
+	// LifetimeReports are the object-lifetime oracle's reports across the
+	// schedules, one per kind, with how many schedules showed it (lifetime.go).
+	LifetimeReports []*LifetimeReport
+	lifetime        lifetimeTally
 }
 
 // Explore runs many schedules of f, counts its outcomes, stops at the first
@@ -334,6 +338,9 @@ func (ex *Result) count(res *runner.Result) {
 func (ex *Result) finish() {
 	ex.LockCycles = append(ex.LockCycles, ex.locks.Cycles...)
 	ex.locks.Cycles = nil
+	if ex.lifetime.Reports != nil {
+		ex.LifetimeReports = ex.lifetime.Reports
+	}
 	ex.Failed = ex.Found != nil || len(ex.LockCycles) > 0
 	for i := range ex.Outcomes {
 		c := &ex.Outcomes[i]
@@ -428,6 +435,7 @@ func exploreSeeds(f *scenarios.File, o Options, ex *Result, chooser func(seed ui
 		}
 		ex.count(out.res)
 		ex.locks.add(out.r, ex.CorpusRuns+first+i+1)
+		ex.lifetime.add(out.r, ex.CorpusRuns+first+i+1)
 		ex.Coverage.add(out.cov, ex.CorpusRuns+first+i+1)
 		if o.Progress != nil {
 			o.Progress(i+1, n)
@@ -496,6 +504,9 @@ func (ex *Result) WriteText(w io.Writer) {
 	}
 	for _, c := range ex.LockCycles {
 		fmt.Fprintln(w, "LOCKDEP:", c)
+	}
+	for _, l := range lifetimeLines(ex.LifetimeReports, ex.Schedules) {
+		fmt.Fprintln(w, l)
 	}
 	switch {
 	case ex.Found == nil && ex.NoDecisions:

@@ -83,6 +83,9 @@ func Merge(parts []*Result) (*Result, error) {
 		// fell in two shards is not found: the shards' graphs are not in
 		// their JSON).
 		out.LockCycles = append(out.LockCycles, p.LockCycles...)
+		for _, l := range p.LifetimeReports {
+			out.lifetime.count(l)
+		}
 		for i, c := range p.Outcomes {
 			out.Outcomes[i].Positive += c.Positive
 			out.Outcomes[i].Negative += c.Negative

@@ -230,7 +230,7 @@ func (k *Kernel) perfEventAuxPause(c *cpu.CPU, e *Event, pause bool) {
 		return
 	}
 	buf := e.rb
-	if !buf.Get() { // ring_buffer_get(event)
+	if !k.rbGet(buf, "perf_event_aux_pause") { // ring_buffer_get(event)
 		return
 	}
 	flags := c.LocalIrqSave() // scoped_guard (irqsave)

@@ -1,6 +1,8 @@
 package pmu
 
 import (
+	"fmt"
+
 	"perfsim/cpu"
 	"perfsim/rb"
 	"perfsim/sched"
@@ -20,6 +22,7 @@ func (k *Kernel) perfMmapAuxArea(t *sched.Task, e *Event, pgoff uint64, nrPages 
 	if buf == nil {
 		return uapi.EINVAL
 	}
+	k.rbUse(buf, "perf_mmap_aux")
 	bs := k.bufs[buf]
 	if bs == nil {
 		return uapi.EINVAL
@@ -71,7 +74,7 @@ func (k *Kernel) perfMmapAuxLocked(t *sched.Task, e *Event, bs *bufState, pgoff 
 			// rb->aux_mutex this cannot be seen. Before 2ab9d830262c,
 			// atomic_inc() took the count from 0, silently, on pages
 			// about to be freed.
-			k.refcountWarn()
+			k.refcountWarn(fmt.Sprintf("rb->aux_mmap_count of the buffer event %d maps", e.id), "perf_mmap_aux")
 		}
 		buf.AuxMmapSet(buf.AuxMmapCount() + 1) // refcount_inc(&rb->aux_mmap_count)
 		if !old {
@@ -125,7 +128,7 @@ func (k *Kernel) perfMmapAuxLocked(t *sched.Task, e *Event, bs *bufState, pgoff 
 		// it shares: perf_mmap_aux() has no -EBUSY test like
 		// perf_mmap_rb()'s (d06bf78e55d5), so refcount_inc() warns and
 		// saturates event->mmap_count (an atomic_t until 448f97fba901).
-		k.refcountWarn()
+		k.refcountWarn(fmt.Sprintf("event->mmap_count of event %d", e.id), "perf_mmap_aux")
 		e.mmapCount = refcountSaturated
 	default:
 		e.mmapCount++ // refcount_inc(&event->mmap_count)

@@ -43,7 +43,7 @@ func (k *Kernel) perfPrepareSampleAux(c *cpu.CPU, e *Event, size uint64) uint64 
 		return 0
 	}
 	buf := sampler.rb
-	if !buf.Get() {
+	if !k.rbGet(buf, "perf_aux_sample_size") {
 		return 0
 	}
 	defer k.ringBufferPut(buf)
@@ -94,7 +94,7 @@ func (k *Kernel) perfAuxSampleOutput(c *cpu.CPU, e *Event, h *rb.Handle, s *rb.S
 		return
 	}
 	buf := sampler.rb
-	if !buf.Get() {
+	if !k.rbGet(buf, "perf_aux_sample_output") {
 		rb.OutputZero(h, int(s.AuxSize))
 		return
 	}

@@ -16,6 +16,10 @@ type eventLife struct {
 
 	pendingWork uint32 // event->pending_work: perf_pending_task queued (sigtrap.go)
 	pendingAddr uint64 // event->pending_addr
+	pendingRef  bool   // the queued perf_pending_task holds a reference (pending-task-ref=today)
+
+	get, put lifePoint // the last reference taken and dropped (lifetime.go's reports)
+	refused  lifePoint // where free_event() found a refcount other than 1 and leaked it
 }
 
 // ctxMutex is ctx->mutex (perf_event_ctx_lock()).
@@ -47,7 +51,7 @@ const rcuGracePeriod = 200 * sim.Microsecond
 // oops naming where.
 func (e *Event) checkLive(where string) {
 	if e.life.isFreed(e.k.now()) {
-		panicCrash("BUG: KASAN: slab-use-after-free in %s: event %d freed by free_event_rcu() at %s", where, e.id, e.life.freedAt)
+		e.k.eventUAF(e, where)
 	}
 }
 
@@ -110,7 +114,7 @@ func (k *Kernel) perfEventReleaseChildren(t *sched.Task, e *Event) {
 		k.S.MutexUnlock(t, &e.childMutex)
 		k.S.MutexUnlock(t, mu)
 		if child != nil {
-			k.putEvent(t, child) // last reference unless ->pending_task work is pending
+			k.releaseChild(t, child) // put_event(child): last reference unless ->pending_task work is pending
 		}
 	}
 }
@@ -118,10 +122,14 @@ func (k *Kernel) perfEventReleaseChildren(t *sched.Task, e *Event) {
 // getEvent takes a reference for a user that may outlive the file
 // (perf_pending_task, the mmap'ed rb's users): atomic_long_inc_not_zero().
 func (e *Event) getEvent() bool {
+	e.checkLive("atomic_long_inc_not_zero")
 	if e.life.refcount <= 0 {
 		return false
 	}
 	e.life.refcount++
+	if e.k.lifeOn() {
+		e.life.get = e.k.here("atomic_long_inc_not_zero(&event->refcount)")
+	}
 	return true
 }
 
@@ -130,9 +138,12 @@ func (e *Event) getEvent() bool {
 // kernel/events/core.c: put_event()
 func (k *Kernel) putEvent(t *sched.Task, e *Event) {
 	e.checkLive("put_event")
+	if e.life.refcount <= 0 {
+		k.eventUnderflow(e)
+	}
 	e.life.refcount--
-	if e.life.refcount < 0 {
-		panicCrash("refcount_t: underflow; use-after-free (event %d)", e.id)
+	if k.lifeOn() {
+		e.life.put = k.here("put_event")
 	}
 	if e.life.refcount > 0 {
 		return
@@ -174,6 +185,9 @@ func (k *Kernel) freeEvent(t *sched.Task, e *Event) {
 	}
 	k.pmuDestroy(e) // event->destroy()
 	e.state = StateDead
+	if k.lifeOn() && e.life.put.where == "" {
+		e.life.put = k.here("_free_event") // freed without a put (free_event() of a never-published event)
+	}
 	// call_rcu(&event->rcu_head, free_event_rcu)
 	e.life.freeQueued = true
 	e.life.freedAt = k.now() + sim.Time(rcuGracePeriod)

@@ -333,8 +333,8 @@ func (k *Kernel) perfEventExitEvent(cur *sched.Task, e *Event, ctx *Context, tas
 	}
 	k.S.MutexUnlock(cur, &pe.childMutex)
 	if attached {
-		k.perfEventWakeup(pe) // "Kick perf_poll() for is_event_hup();"
-		k.putEvent(cur, e)    // free the child, then put_event(parent_event)
+		k.perfEventWakeup(pe)  // "Kick perf_poll() for is_event_hup();"
+		k.releaseChild(cur, e) // free the child, then put_event(parent_event)
 	}
 }
 

@@ -316,7 +316,7 @@ func (k *Kernel) setOutputLocked(e, output *Event) error {
 		}
 		// get the rb we want to redirect to
 		b := output.rb
-		if b == nil || !b.Get() {
+		if b == nil || !k.rbGet(b, "perf_event_set_output") {
 			return uapi.EINVAL
 		}
 		// "did we race against perf_mmap_close()"

@@ -62,6 +62,7 @@ type Kernel struct {
 	bpPMU      *bpPMU                    // PERF_TYPE_BREAKPOINT (pmu_bp.go)
 	bpStats    bpStats
 	glob       perfGlobal // pmus_lock, event_mutex, hotplug counters (core_hotplug.go)
+	lt         lifetime   // the object-lifetime oracle (lifetime.go)
 }
 
 // Options configures the perf core of a machine.

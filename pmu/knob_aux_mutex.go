@@ -42,4 +42,7 @@ const refcountSaturated = -1 << 30
 // refcountWarn counts a refcount_warn_saturate(REFCOUNT_ADD_UAF): "refcount_t:
 // addition on 0; use-after-free."
 // lib/refcount.c: refcount_warn_saturate()
-func (k *Kernel) refcountWarn() { k.mmapStats.refcountWarn++ }
+func (k *Kernel) refcountWarn(obj, op string) {
+	k.mmapStats.refcountWarn++
+	k.refcountAddOnZero(obj, op) // the object-lifetime oracle (lifetime.go)
+}

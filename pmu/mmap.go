@@ -1,6 +1,8 @@
 package pmu
 
 import (
+	"fmt"
+
 	"perfsim/cpu"
 	"perfsim/rb"
 	"perfsim/sched"
@@ -88,6 +90,7 @@ func (k *Kernel) perfMmap(t *sched.Task, fd int, pgoff, length uint64, prot Prot
 	}
 	m.FD, m.Pgoff, m.Length, m.Prot, m.task = fd, pgoff, length, prot, t
 	e.fileRefs++ // the vma holds the file
+	k.lifeMapped(m)
 	return m, nil
 }
 
@@ -150,6 +153,7 @@ func (k *Kernel) perfMmapRB(e *Event, nrPages int, prot Prot) (*Mapping, error) 
 	k.bufs[buf] = bs
 	k.mlockedPages += bs.userExtra
 	k.pinnedPages += bs.extra
+	k.rbAlloc(buf, e) // the object-lifetime oracle (lifetime.go)
 	k.ringBufferAttach(e, buf)
 	e.mmapCount = 1
 	k.stats.mmaps++
@@ -213,10 +217,14 @@ func (k *Kernel) ringBufferAttach(e *Event, buf *rb.Buffer) {
 // one that is not held is a refcount underflow: an oops.
 // kernel/events/core.c: ring_buffer_put()
 func (k *Kernel) ringBufferPut(buf *rb.Buffer) {
+	if buf != nil && buf.Refcount() <= 0 {
+		k.rbPutUnderflow(buf)
+	}
 	freed, err := buf.Put()
 	if err != nil {
 		panicCrash("%v", err)
 	}
+	k.rbPut(buf, freed)
 	if freed {
 		delete(k.bufs, buf) // call_rcu(rb_free_rcu)
 	}
@@ -241,20 +249,27 @@ func (k *Kernel) perfMmapClose(t *sched.Task, m *Mapping, pgoff uint64) {
 		// vma->vm_file pins the event and munmap() detaches a VMA once.
 		panicCrash("perf_mmap_close: event->rb is not the mapped buffer")
 	}
+	k.rbUse(buf, "perf_mmap_close")
 	k.mm.closes++
 	if m.Aux {
 		buf.AuxMapped(false) // unmap_region() zapped the pages before ->close
 		t.Step("perf_mmap_close:aux-unmapped")
 	}
-	buf.Get() // ring_buffer_get(event)
+	k.rbGet(buf, "perf_mmap_close") // ring_buffer_get(event)
 	if err := k.perfMmapCloseAux(t, m, pgoff); err != nil {
 		panicCrash("%v", err)
 	}
 	bs := k.bufs[buf]
+	if bs.mmapCount <= 0 {
+		k.refcountUnderflow(fmt.Sprintf("rb->mmap_count of the buffer event %d maps", e.id), "perf_mmap_close", lifePoint{})
+	}
 	bs.mmapCount--
 	detachRest := bs.mmapCount == 0
 	t.Step("perf_mmap_close:mmap_count-dec")
 	// refcount_dec_and_mutex_lock(&event->mmap_count, &event->mmap_mutex)
+	if e.mmapCount <= 0 && e.mmapCount != refcountSaturated {
+		k.refcountUnderflow(fmt.Sprintf("event->mmap_count of event %d", e.id), "perf_mmap_close", lifePoint{})
+	}
 	if e.mmapCount != 1 {
 		if e.mmapCount != refcountSaturated {
 			e.mmapCount--

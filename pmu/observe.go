@@ -14,6 +14,7 @@ type stats struct {
 	sigioSent              uint64 // kill_fasync() sends to a file owner (fasync.go)
 	pmis                   uint64 // hardware PMU NMIs handled
 	throttles, unthrottles uint64
+	freeEventWarn          uint64 // free_event() refused a refcount other than 1 (knob_child_release.go)
 }
 
 var observables = map[string]func(k *Kernel) int64{

@@ -82,6 +82,8 @@ func (k *Kernel) perfOverflowSigtrap(c *cpu.CPU, e *Event, data *perfSampleData)
 		// WARN_ON_ONCE(!atomic_long_inc_not_zero(&event->refcount))
 		if !e.getEvent() {
 			k.sigStats.warn++
+		} else {
+			e.life.pendingRef = true
 		}
 	}
 	e.life.pendingAddr = 0
@@ -99,6 +101,7 @@ func (k *Kernel) perfPendingTask(t *sched.Task, e *Event) {
 		k.perfSigtrap(t, e)
 	}
 	if k.KnobIs(pendingTaskRefKnob.Name, "today") {
+		e.life.pendingRef = false
 		k.putEvent(t, e)
 	}
 }

@@ -54,6 +54,9 @@ func (PMUPerf) Invariants() []InvariantSpec {
 	for _, inv := range rb.Invariants {
 		out = append(out, InvariantSpec{Name: inv.Name, Says: inv.Says, Why: inv.Why, Package: "rb"})
 	}
+	for _, inv := range pmu.LifetimeInvariants { // judged where objects are used and in Finish
+		out = append(out, InvariantSpec{Name: inv.Name, Says: inv.Says, Why: inv.Why, Package: "pmu"})
+	}
 	for _, inv := range pmu.InheritInvariants { // judged on every read() and in Finish
 		out = append(out, InvariantSpec{Name: inv.Name, Says: inv.Says, Why: inv.Why, Package: "pmu"})
 	}
@@ -160,6 +163,9 @@ func (PMUPerf) Start(r *Run) (PerfRun, error) {
 	r.shareProcess(p.k)
 	p.k.TraceBuffers(rbTraceLimit)
 	p.k.SetInheritViolationHook(func(v pmu.InheritViolation) {
+		r.addViolation(Violation{Invariant: v.Invariant, T: v.T, CPU: v.CPU, Message: v.Message})
+	})
+	p.k.SetLifetimeHook(func(v pmu.LifetimeViolation) {
 		r.addViolation(Violation{Invariant: v.Invariant, T: v.T, CPU: v.CPU, Message: v.Message})
 	})
 	prev := p.k.OnOutput
@@ -359,6 +365,9 @@ func (p *pmuRun) Finish() []Violation {
 		out = append(out, Violation{Invariant: v.Invariant, T: v.T, CPU: v.CPU, Message: v.Message})
 	}
 	quiet := p.r.S.AllExited()
+	for _, v := range p.k.LifetimeCheck(quiet) {
+		out = append(out, Violation{Invariant: v.Invariant, T: v.T, CPU: v.CPU, Message: v.Message})
+	}
 	for _, l := range p.k.BufferLogs() {
 		l.Quiet = quiet
 		if l.Truncated {
