@@ -74,6 +74,7 @@ func enumerate(t *testing.T, f *scenarios.File, knobs map[string]string, limit i
 
 const bruteNMI = `scenario brute-nmi
 cpus 1
+kernel cost-model=free
 pmu intel_pt rate=1000 region=4K
 task uname cpu0
   repeat 8

@@ -15,6 +15,10 @@ import (
 // milliseconds a run with their 4 MiB buffers) and the 3M-call benchmark
 // are left to their own tests.
 func TestBuiltinsBoundedOneClean(t *testing.T) {
+	// aux-pause-resume-nmi's dropped pause: the cycles PMI held by its skid to
+	// the end of the tracepoint's work (this machine's cost model), then taken
+	// inside aux_resume.
+	twoToSee := map[string]bool{"aux-pause-resume-nmi": true}
 	if testing.Short() {
 		t.Skip("explores every built-in")
 	}
@@ -29,6 +33,12 @@ func TestBuiltinsBoundedOneClean(t *testing.T) {
 			ex, err := Explore(f, Options{Strategy: "bounded", Budget: 1, Runs: 5000})
 			if err != nil {
 				t.Fatal(err)
+			}
+			// A sometimes outcome that takes a PMI held by its skid and then
+			// taken at a step point needs two disturbances: at bound one only
+			// the violations count.
+			if twoToSee[name] && ex.Found == nil && ex.CompleteUpTo == 1 {
+				return
 			}
 			if ex.Failed || ex.CompleteUpTo != 1 {
 				var b strings.Builder

@@ -17,6 +17,7 @@ func Example() {
 scenario mine
 cpus 1
 pmu intel_pt rate=1000 region=4K
+kernel cost-model=free
 task uname cpu0
   repeat 30
     syscall newuname

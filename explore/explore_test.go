@@ -11,7 +11,10 @@ import (
 	"perfsim/sim"
 )
 
-var preFix = map[string]string{"task-work-nmi": "pre-ef1ea98c8fff"}
+// preFix is task-work-nmi-race's old kernel with kernel work free: there the
+// quiet schedule is clean and one disturbance shows the race (under this
+// machine's costs even the quiet schedule loses the work).
+var preFix = map[string]string{"task-work-nmi": "pre-ef1ea98c8fff", "cost-model": "free"}
 
 // TestDeterminism: the same scenario, knobs and seed give a byte-identical JSON
 // result and trace.
@@ -96,7 +99,7 @@ func TestExploreFindsAndShrinks(t *testing.T) {
 // TestExploreCountsToday: today's kernel has no violation; the outcome counts
 // follow herd7's verdicts.
 func TestExploreCountsToday(t *testing.T) {
-	f := loadBuiltin(t, "task-work-nmi-race")
+	f := loadBuiltin(t, "munmap-ring-twice")
 	ex, err := Explore(f, Options{Runs: 300, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
@@ -111,7 +114,7 @@ func TestExploreCountsToday(t *testing.T) {
 			t.Errorf("%s: %d+%d schedules", c.Outcome, c.Positive, c.Negative)
 		}
 	}
-	if diff := cmp.Diff([]string{"Always", "Always", "Always", "Always", "Sometimes"}, got); diff != "" {
+	if diff := cmp.Diff([]string{"Never", "Always", "Always", "Always", "Sometimes", "Always", "Always", "Always", "Always", "Always"}, got); diff != "" {
 		t.Errorf("verdicts (-want +got):\n%s", diff)
 	}
 }

@@ -81,22 +81,22 @@ func TestExploreInterrupted(t *testing.T) {
 func TestExploreShrinkInterrupted(t *testing.T) {
 	f := loadBuiltin(t, "aux-pause-resume-nmi")
 	knobs := map[string]string{"aux-pause-guard": "off"}
-	ctx, progress := cancelAt(28) // the schedule that shows it (seed 28, as TestCLI's explore json)
+	ctx, progress := cancelAt(1) // the schedule that shows it (seed 1, as TestCLI's explore json)
 	ex, err := Explore(f, Options{Runs: 1000, Seed: 1, Jobs: 1, Knobs: knobs, Context: ctx, Progress: progress})
 	if err != nil {
 		t.Fatal(err)
 	}
 	fd := ex.Found
-	if fd == nil || !ex.Interrupted || !fd.ShrinkInterrupted || ex.Schedules != 28 || fd.Schedule != 28 {
+	if fd == nil || !ex.Interrupted || !fd.ShrinkInterrupted || ex.Schedules != 1 || fd.Schedule != 1 {
 		t.Fatalf("found %v, interrupted %v, %d schedules", fd, ex.Interrupted, ex.Schedules)
 	}
-	if fd.ShrinkRuns != 1 || countNonZero(fd.Decisions) != fd.OriginalDisturbing || fd.OriginalDisturbing != 11 || fd.Signature != "invariant pmu-pause-resume-exclusive" {
+	if fd.ShrinkRuns != 1 || countNonZero(fd.Decisions) != fd.OriginalDisturbing || fd.OriginalDisturbing != 16 || fd.Signature != "invariant pmu-pause-resume-exclusive" {
 		t.Errorf("shrink runs %d, %d disturbing of %d found, signature %q", fd.ShrinkRuns, countNonZero(fd.Decisions), fd.OriginalDisturbing, fd.Signature)
 	}
 	var b bytes.Buffer
 	ex.WriteText(&b)
-	for _, s := range []string{"INTERRUPTED (test interrupt) while shrinking the violation of schedule 28\n",
-		"shrinking interrupted after 1 replays: kept unshrunk, 11 disturbing decisions (of 25)\n", "FAIL\n"} {
+	for _, s := range []string{"INTERRUPTED (test interrupt) while shrinking the violation of schedule 1\n",
+		"shrinking interrupted after 1 replays: kept unshrunk, 16 disturbing decisions (of 70)\n", "FAIL\n"} {
 		if !strings.Contains(b.String(), s) {
 			t.Errorf("text lacks %q:\n%s", s, b.String())
 		}
@@ -128,17 +128,20 @@ func roundTrip(t *testing.T, rf *ReplayFile) *ReplayFile {
 // TestExploreSeeds: every seeded strategy is a function of its seed: the same
 // seed gives the same search, and three seeds three different ones (their
 // outcome counts differ). rapid draws every schedule from its seed: 1, 2 and
-// 12345; random and sparse run seeds seed..seed+99, so seeds 1 and 2 share 99
+// 3; random and sparse run seeds seed..seed+99, so seeds 1 and 2 share 99
 // schedules: 1, 1001 and 12345. bounded has no seed.
 func TestExploreSeeds(t *testing.T) {
-	f := loadBuiltin(t, "task-work-nmi-race")
+	// munmap-ring-twice: whether the second munmap() finds no VMA differs from
+	// schedule to schedule (task-work-nmi-race's counts no longer do under
+	// this machine's costs).
+	f := loadBuiltin(t, "munmap-ring-twice")
 	for _, tc := range []struct {
 		strategy string
 		seeds    []uint64
 	}{
 		{"random", []uint64{1, 1001, 12345, 1}},
 		{"sparse", []uint64{1, 1001, 12345, 1}},
-		{"rapid", []uint64{1, 2, 12345, 1}},
+		{"rapid", []uint64{1, 2, 3, 1}},
 	} {
 		strategy := tc.strategy
 		t.Run(strategy, func(t *testing.T) {

@@ -97,8 +97,10 @@ func TestPCTFindsAuxPauseRace(t *testing.T) {
 	if !strings.Contains(b.String(), want) || ex.PCTAgents != 2 {
 		t.Errorf("want %q with 2 agents (cpu0, its NMI):\n%s", want, b.String())
 	}
-	if d := disturbing(ex.Found.Decisions); d != 1 || ex.Found.ShrinkRuns >= 50 {
-		t.Errorf("shrunk to %d disturbing decisions in %d replays; want 1 in under 50", d, ex.Found.ShrinkRuns)
+	// Two: the PMI held by its skid to the end of the tracepoint's work, then
+	// taken inside aux_resume (this machine's cost model).
+	if d := disturbing(ex.Found.Decisions); d != 2 || ex.Found.ShrinkRuns >= 50 {
+		t.Errorf("shrunk to %d disturbing decisions in %d replays; want 2 in under 50", d, ex.Found.ShrinkRuns)
 	}
 }
 
@@ -240,7 +242,7 @@ func sortedKeys(m map[string]bool) []string {
 
 // random, within simrun explore's default --runs (1000), finds the
 // guard-off aux pause/resume race, and shrinking the failure, which needs
-// one decision, takes under 50 replays.
+// two decisions (the PMI held by its skid, then taken), takes under 50 replays.
 func TestRandomFindsAuxPauseRaceWithinDefaultRuns(t *testing.T) {
 	f := loadBuiltin(t, "aux-pause-resume-nmi")
 	ex, err := Explore(f, Options{Strategy: "random", Runs: 1000, Seed: 1, Knobs: map[string]string{"aux-pause-guard": "off"}})
@@ -251,7 +253,7 @@ func TestRandomFindsAuxPauseRaceWithinDefaultRuns(t *testing.T) {
 		t.Fatal("random found nothing in 1000 schedules")
 	}
 	type got struct{ Disturbing, Under50 int }
-	if diff := cmp.Diff(got{1, 1}, got{disturbing(ex.Found.Decisions), b2i(ex.Found.ShrinkRuns < 50)}); diff != "" {
+	if diff := cmp.Diff(got{2, 1}, got{disturbing(ex.Found.Decisions), b2i(ex.Found.ShrinkRuns < 50)}); diff != "" {
 		t.Errorf("found at schedule %d, shrunk in %d replays (-want +got):\n%s", ex.Found.Schedule, ex.Found.ShrinkRuns, diff)
 	}
 	t.Logf("schedule %d, %d shrink replays", ex.Found.Schedule, ex.Found.ShrinkRuns)

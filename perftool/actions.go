@@ -460,16 +460,17 @@ func init() {
 // reads: the reader of the ring buffer invariants is perf.data's consumer.
 // Bytes perf_mmap__push() copies a second time (perf.dup_bytes: it re-reads
 // data_head) are not reported again. A piece that does not parse ends the
-// walk there (the invariants see what was reported).
-func (ss *Session) tracePushed(m *SessionMmap, start, end uint64) {
-	tr := ss.K.BufferTracer(m.Map.RB)
-	if tr == nil || !ss.K.BufferTracing(m.Map.RB) {
+// walk there (the invariants see what was reported). mp is the mapping the
+// pass holds: an action's thread may have cleared m.Map meanwhile.
+func (ss *Session) tracePushed(m *SessionMmap, mp *pmu.Mapping, start, end uint64) {
+	tr := ss.K.BufferTracer(mp.RB)
+	if tr == nil || !ss.K.BufferTracing(mp.RB) {
 		return
 	}
 	if !m.Overwrite && m.pushedAny && start < m.pushedEnd {
 		start = min(m.pushedEnd, end)
 	}
-	buf := m.Map.RB
+	buf := mp.RB
 	tr(rb.TraceEvent{Kind: rb.TraceReadPass, Backward: m.Overwrite})
 	var hb [rb.HeaderSize]byte
 	for p := start; end-p >= rb.HeaderSize && int64(end-p) > 0; {

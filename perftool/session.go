@@ -749,7 +749,7 @@ func (ss *Session) mmapPush(t *sched.Task, idx int, m *SessionMmap) {
 		}
 		return
 	}
-	ss.tracePushed(m, r.Start, r.End) // before pushedEnd moves: first copies only
+	ss.tracePushed(m, mp, r.Start, r.End) // before pushedEnd moves: first copies only
 	if !m.Overwrite {
 		if m.pushedAny && r.Start < m.pushedEnd {
 			ss.stats.dupBytes += int64(min(m.pushedEnd, r.End) - r.Start)

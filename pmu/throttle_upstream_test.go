@@ -86,7 +86,10 @@ func TestPtThrottleGroupBuiltin(t *testing.T) {
 	if today.Observables["pt.add-ebusy"] == 0 {
 		t.Errorf("today: want pt_event_add() to fail -EBUSY after the throttle")
 	}
-	proposed := runBuiltin(t, "pt-throttle-group", nil, map[string]string{"aux-throttle": "proposed"})
+	// With this machine's costs perf reads late enough that, once the throttle
+	// is fixed, the trace runs into pt_buffer_reset_markers()'s lost carry
+	// (docs/upstream/pt-reset-markers-carry.md) at 1.19 ms: that fix too.
+	proposed := runBuiltin(t, "pt-throttle-group", nil, map[string]string{"aux-throttle": "proposed", "pt-reset-markers": "proposed"})
 	wantClean(t, "proposed", proposed)
 	if a, b := today.Observables["perf.aux_bytes"], proposed.Observables["perf.aux_bytes"]; a >= b {
 		t.Errorf("perf.aux_bytes: today %d, proposed %d: want the proposed run to keep the trace after the throttle", a, b)

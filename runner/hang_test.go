@@ -7,12 +7,16 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"perfsim/scenarios"
+	"perfsim/sim"
 )
 
 // TestHang: a run whose tasks all wait for a wake that cannot come stops as
 // a hang (a *LimitError, Limit "hang") naming each blocked task and what it
 // waits on, with the replay token of its schedule; a wait that is woken,
-// or a lost wake the waiter never needed, ends normally.
+// or a lost wake the waiter never needed, ends normally. Under this machine's
+// cost model (the default) each context switch takes 723 ns: the first hang
+// comes after three (swapper to a, a to b, b to swapper on cpu0, where
+// unpinned tasks start), the second after two.
 func TestHang(t *testing.T) {
 	tests := []struct {
 		name, src string
@@ -20,11 +24,11 @@ func TestHang(t *testing.T) {
 		msg       string
 	}{
 		{"futex and pipe nobody wakes", "cpus 2\ntask a\n  futex wait f\ntask b\n  pipe read p\n",
-			&LimitError{Limit: HangLimit, Value: "no runnable task", Detail: "deadlock: blocked forever: a/101 (futex f), b/102 (pipe p)"},
-			"hang at 0: no task can ever run again, deadlock: blocked forever: a/101 (futex f), b/102 (pipe p) (replay token s2.EAAQ_tBqBg)"},
+			&LimitError{Limit: HangLimit, Value: "no runnable task", At: 3 * 723 * sim.Nanosecond, Detail: "deadlock: blocked forever: a/101 (futex f), b/102 (pipe p)"},
+			"hang at 2.169us: no task can ever run again, deadlock: blocked forever: a/101 (futex f), b/102 (pipe p) (replay token s2.BAAE_yW11w)"},
 		{"a wake lost before the wait", "task a\n  futex wake f\n  futex wait f\n",
-			&LimitError{Limit: HangLimit, Value: "no runnable task", Detail: "deadlock: blocked forever: a/101 (futex f)"},
-			"hang at 0: no task can ever run again, deadlock: blocked forever: a/101 (futex f) (replay token s2.ANIC740)"},
+			&LimitError{Limit: HangLimit, Value: "no runnable task", At: 2 * 723 * sim.Nanosecond, Detail: "deadlock: blocked forever: a/101 (futex f)"},
+			"hang at 1.446us: no task can ever run again, deadlock: blocked forever: a/101 (futex f) (replay token s2.ANIC740)"},
 		{"a pipe written", "cpus 2\ntask a\n  pipe read p\ntask b\n  compute 5us\n  pipe write p\n", nil, ""},
 		{"a futex woken", "cpus 2\ntask a\n  futex wait f\ntask b\n  compute 5us\n  futex wake f\n", nil, ""},
 	}

@@ -24,8 +24,8 @@ func TestLimitError(t *testing.T) {
 		opts Options
 		want *LimitError // nil: the run ends normally
 	}{
-		{"steps", spin, Options{MaxSteps: 5000},
-			&LimitError{Limit: StepLimit, Value: "5000 steps", Flag: "--max-steps", Steps: 5000}},
+		{"steps", spin, Options{MaxSteps: 5000}, // spin starts after one 723 ns context switch (this machine's costs)
+			&LimitError{Limit: StepLimit, Value: "5000 steps", Flag: "--max-steps", At: 723 * sim.Nanosecond, Steps: 5000}},
 		{"time", closes, Options{Limit: sim.Millisecond},
 			&LimitError{Limit: TimeLimit, Value: "1ms", Flag: "--time", At: sim.Millisecond, Detail: "tasks not exited: bench (runnable), perf (runnable)"}},
 		{"time, steps unlimited", spin, Options{Limit: sim.Millisecond, MaxSteps: -1, MaxWall: 100 * time.Millisecond},

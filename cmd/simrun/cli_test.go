@@ -57,7 +57,7 @@ func TestCLI(t *testing.T) {
 		{"list", []string{"list"}, 0, []string{"sched-migrate-timeline", "task-work-nmi-race ", " an NMI's task_work lost"}, nil},
 		{"run builtin", []string{"run", "sched-migrate-timeline", "--timeline"}, 0,
 			[]string{"held           always task.dd.migrations == 4", "CPU3: ____________###dd-101###", "replay token: s2."}, nil},
-		{"demo", []string{"demo"}, 0, []string{"VIOLATION in schedule 28", "the recorded violation recurred: ", "demo: explore found seed 000's race"}, nil},
+		{"demo", []string{"demo"}, 0, []string{"VIOLATION in schedule 1 (seed 1)", "the recorded violation recurred: ", "demo: explore found seed 000's race"}, nil},
 		{"run file", []string{"run", good}, 0, []string{"held           always task.a.exited", "ok"}, nil},
 		{"run failing", []string{"run", failing}, 1, []string{"failed         always task.a.computed == 6us", "where task.a.computed=5000", "FAIL"}, nil},
 		{"run broken", []string{"run", broken}, 2, nil, []string{"broken.sim:3:11: expected a duration like 5us or 2ms, found \"5x\"\n\t  compute 5x\n\t          ^"}},
@@ -110,7 +110,7 @@ func TestCLI(t *testing.T) {
 		{"names events", []string{"names", "events"}, 0, []string{"minor-faults\n    software event, config 5: a page fault"}, nil},
 		{"names bad", []string{"names", "knobz"}, 2, nil, []string{`unknown kind "knobz"`}},
 		{"explore json", []string{"explore", "aux-pause-resume-nmi", "--kernel", "aux-pause-guard=off", "--json", "-", "-q"}, 1,
-			[]string{`"strategy": "random"`, `"failed": true`, `"schedule": 28`, `"token": "s2.`, `"signature": "invariant pmu-pause-resume-exclusive"`, `"interrupted": false`, `"outcome": "sometimes aux.pause_resume.calls > 0"`}, nil},
+			[]string{`"strategy": "random"`, `"failed": true`, `"schedule": 1`, `"token": "s2.`, `"signature": "invariant pmu-pause-resume-exclusive"`, `"interrupted": false`, `"outcome": "sometimes aux.pause_resume.calls > 0"`}, nil},
 		{"explore bad time", []string{"explore", "task-work-nmi-race", "--time", "soon"}, 2, nil, []string{"--time: expected a duration"}},
 		{"explore bad strategy", []string{"explore", "task-work-nmi-race", "--strategy", "dfs"}, 2, nil, []string{`unknown strategy "dfs"`}},
 		{"replay missing", []string{"replay", filepath.Join(dir, "nope.replay")}, 2, nil, []string{"nope.replay"}},
@@ -152,8 +152,11 @@ func TestCLIExploreReplay(t *testing.T) {
 	if code != 1 {
 		t.Fatalf("explore exit %d, want 1\n%s\n%s", code, out, errOut)
 	}
-	for _, s := range []string{"VIOLATION in schedule", "invariant task-work-before-user-return", "to 1 (of ",
-		"cpu0 choice  __schedule:irqs-off: option 1 of 2", "replay file: race.replay"} {
+	// Under this machine's costs the NMI due at app's compute end is taken, at
+	// the latest, where __schedule()'s context switch spends its time, so even
+	// the quiet schedule loses the work: explore shrinks to 0 disturbances.
+	for _, s := range []string{"VIOLATION in schedule 3 (seed 3)", "invariant task-work-before-user-return",
+		"shrunk from 1 disturbing decisions (of 2) to 0 (of 0)", "replay file: race.replay"} {
 		if !strings.Contains(out, s) {
 			t.Errorf("explore output lacks %q:\n%s", s, out)
 		}
@@ -170,7 +173,7 @@ func TestCLIExploreReplay(t *testing.T) {
 	if c1 != 1 || c2 != 1 || r1 != r2 {
 		t.Errorf("replays: exit %d %d, outputs equal %v\n%s", c1, c2, r1 == r2, r1)
 	}
-	for _, s := range []string{"invariant violations:\n  task-work-before-user-return at 1.5ms on cpu0", "CPU0: ###",
+	for _, s := range []string{"invariant violations:\n  task-work-before-user-return at 1.501446ms on cpu0", "CPU0: ###",
 		"the recorded violation recurred: invariant task-work-before-user-return\n"} {
 		if !strings.Contains(r1, s) {
 			t.Errorf("replay output lacks %q:\n%s", s, r1)
