@@ -18,13 +18,13 @@ func TestGroupSampleReadSizeBuiltins(t *testing.T) {
 		{"group-sample-vs-sibling-add", []string{
 			// the PMI in perf_group_attach() between nr_siblings++ and
 			// perf_event__header_size(): nr 2, two entries, sized for one
-			"record-fits-reservation at 10us: ring buffer of event 1 (cpu 1): the record at 0x0 reserved 48 bytes and its writer wrote 64",
+			"record-fits-reservation at 11.446us: ring buffer of event 1 (cpu 1): the record at 0x0 reserved 48 bytes and its writer wrote 64",
 		}},
 		{"group-leader-close-sample-read", []string{
 			// the promoted sibling keeps the two-member read_size, writes one
-			"record-fits-reservation at 30.1us: ring buffer of event 2 (cpu 1): the record at 0x40 reserved 64 bytes and its writer wrote 48",
-			"record-fits-reservation at 45.1us: ring buffer of event 2 (cpu 1): the record at 0x80 reserved 64 bytes and its writer wrote 48",
-			"record-fits-reservation at 60.1us: ring buffer of event 2 (cpu 1): the record at 0xc0 reserved 64 bytes and its writer wrote 48",
+			"record-fits-reservation at 30.823us: ring buffer of event 2 (cpu 1): the record at 0x40 reserved 64 bytes and its writer wrote 48",
+			"record-fits-reservation at 45.823us: ring buffer of event 2 (cpu 1): the record at 0x80 reserved 64 bytes and its writer wrote 48",
+			"record-fits-reservation at 60.823us: ring buffer of event 2 (cpu 1): the record at 0xc0 reserved 64 bytes and its writer wrote 48",
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
