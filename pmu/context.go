@@ -344,7 +344,6 @@ func (k *Kernel) pmuCtxSchedIn(c *cpu.CPU, groups []*Event, pinned bool) {
 					g.pendingKill = pollErr
 				}
 				k.perfEventWakeup(g)
-				k.killFasync(g)
 			} else {
 				// A flexible one waits for its turn: rotation. (The model's
 				// user page has no times, so no group_update_userpage().)

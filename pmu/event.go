@@ -223,22 +223,21 @@ func (e *Event) perfPendingIrq(c *cpu.CPU) {
 	if e.pendingWakeup {
 		e.pendingWakeup = false
 		e.k.perfEventWakeup(e)
-		e.k.killFasync(e) // perf_event_wakeup(): kill_fasync() for the pending_kill
 	}
 }
 
-// perfEventWakeup wakes everyone polling the event's ring buffer.
-// kernel/events/core.c: perf_event_wakeup() -> ring_buffer_wakeup()
+// perfEventWakeup wakes everyone polling the event's ring buffer, then
+// sends the event's pending_kill to its fasync owner.
+// kernel/events/core.c: perf_event_wakeup() -> ring_buffer_wakeup(), kill_fasync()
 func (k *Kernel) perfEventWakeup(e *Event) {
-	if e.rb != nil {
-		if bs := k.bufs[e.rb]; bs != nil {
-			for _, x := range bs.eventList {
-				x.wakeUpAll()
-			}
-			return
+	if bs := k.bufs[e.rb]; e.rb != nil && bs != nil {
+		for _, x := range bs.eventList {
+			x.wakeUpAll()
 		}
+	} else {
+		e.wakeUpAll()
 	}
-	e.wakeUpAll()
+	k.killFasync(e)
 }
 
 // wakeUpAll is wake_up_all(&event->waitq).
