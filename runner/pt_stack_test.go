@@ -2,8 +2,6 @@ package runner
 
 import (
 	"testing"
-
-	"perfsim/scenarios"
 )
 
 // TestPTFollowsStackFrames: a task that computes 10us in worker, then 5us
@@ -24,20 +22,7 @@ task app cpu0
     syscall getpid 2us
 record -e intel_pt//u -m ,16 -- app
 `
-	f, err := scenarios.Parse("pt-stack.sim", []byte(src))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if errs := scenarios.Check(f, NewRegistry(f, nil)); len(errs) > 0 {
-		t.Fatal(errs)
-	}
-	r, err := Build(f, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := r.Execute(); err != nil {
-		t.Fatal(err)
-	}
+	_, r := runSrc(t, src)
 	p := r.Perf.(*pmuRun)
 	name := map[uint64]string{}
 	for _, fr := range p.k.ImageFrames(false) {
