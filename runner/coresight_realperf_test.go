@@ -261,38 +261,20 @@ func goCSDump(t *testing.T, data []byte) (csDump, uint64) {
 // file's own warnings. Skipped without perf 6.1 on the PATH; -realperf.all
 // adds coresight-snapshot-sched-out (seed 004's schedule).
 func TestRealPerfDecodesCoreSight(t *testing.T) {
-	perf, err := exec.LookPath("perf")
-	if err != nil {
-		t.Skip("no perf on the PATH: the real perf (OpenCSD) is the judge of the simulated ETMv4 trace")
-	}
-	if v, err := exec.Command(perf, "version").Output(); err != nil || !strings.HasPrefix(string(v), "perf version 6.1.") {
-		t.Skipf("perf here is %q, not perf 6.1", strings.TrimSpace(string(v)))
-	}
+	perf := perf61(t, "the real perf (OpenCSD) is the judge of the simulated ETMv4 trace")
 	names := []string{"coresight-sink-smaller-than-aux"} // a 4 MiB snapshot: about 10 s
 	if *realPerfAll {
 		names = append(names, "coresight-snapshot-sched-out") // 11 MiB, 20 million lines of perf script -D
 	}
 	for _, name := range names {
 		t.Run(name, func(t *testing.T) {
-			f, err := Open(name)
-			if err != nil {
-				t.Fatal(err)
-			}
-			dir := t.TempDir()
-			r, _, err := RunOnce(f, Options{Knobs: map[string]string{perftool.PerfVersionKnob.Name: "6.1"}, PerfDataDir: dir})
-			if err != nil {
-				t.Fatal(err)
-			}
-			paths, err := r.WritePerfData(dir)
-			if err != nil || len(paths) != 1 {
-				t.Fatalf("perf.data: %v %v", paths, err)
-			}
-			data, err := os.ReadFile(paths[0])
+			_, _, path := recordBuiltin61(t, name)
+			data, err := os.ReadFile(path)
 			if err != nil {
 				t.Fatal(err)
 			}
 			want, nbuf := goCSDump(t, data)
-			cmd := exec.Command(perf, "script", "-f", "-D", "-i", paths[0])
+			cmd := exec.Command(perf, "script", "-f", "-D", "-i", path)
 			var stderr bytes.Buffer
 			cmd.Stderr = &stderr
 			out, err := cmd.Output()
@@ -313,7 +295,7 @@ func TestRealPerfDecodesCoreSight(t *testing.T) {
 				t.Logf("%s\tID %#x\tA-sync %d\ttrace info %d\taddr+ctxt %d (CID %s)\ttimestamps %d (%#x..%#x)\tE atoms %d\tnot-sync %v",
 					name, id, c.ASync, c.TraceInfo, c.AddrCtx, c.CIDs, c.TS, c.FirstTS, c.LastTS, c.EAtoms, c.NotSync)
 			}
-			cmd = exec.Command(perf, "script", "-f", "--itrace=i1000", "-i", paths[0])
+			cmd = exec.Command(perf, "script", "-f", "--itrace=i1000", "-i", path)
 			stderr.Reset()
 			cmd.Stderr = &stderr
 			if _, err := cmd.Output(); err != nil {

@@ -45,13 +45,7 @@ var realPerfSubset = []string{
 // Skipped without a perf 6.1 on the PATH. -realperf.all runs every built-in
 // (about 25 s); by default realPerfSubset (about 8 s).
 func TestRealPerfReadsBuiltins(t *testing.T) {
-	perf, err := exec.LookPath("perf")
-	if err != nil {
-		t.Skip("no perf on the PATH: the real perf is the judge of the simulated perf.data files")
-	}
-	if v, err := exec.Command(perf, "version").Output(); err != nil || !strings.HasPrefix(string(v), "perf version 6.1.") {
-		t.Skipf("perf here is %q, not perf 6.1 (the files are written as perf 6.1 writes them)", strings.TrimSpace(string(v)))
-	}
+	perf := perf61(t, "the real perf is the judge of the simulated perf.data files (written as perf 6.1 writes them)")
 	names := realPerfSubset
 	if *realPerfAll {
 		names = nil

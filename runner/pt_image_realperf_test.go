@@ -10,7 +10,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"perfsim/perftool"
 	"perfsim/pmu"
 )
 
@@ -26,28 +25,10 @@ import (
 // the images (no [unknown]). Skipped without perf
 // 6.1 on the PATH.
 func TestRealPerfFollowsPTImages(t *testing.T) {
-	perf, err := exec.LookPath("perf")
-	if err != nil {
-		t.Skip("no perf on the PATH: the real perf's intel_pt decoder is the judge of the synthetic images")
-	}
-	if v, err := exec.Command(perf, "version").Output(); err != nil || !strings.HasPrefix(string(v), "perf version 6.1.") {
-		t.Skipf("perf here is %q, not perf 6.1", strings.TrimSpace(string(v)))
-	}
+	perf := perf61(t, "the real perf's intel_pt decoder is the judge of the synthetic images")
 	for _, name := range []string{"aux-munmap-split", "pt-full-buffer-zero-size"} {
 		t.Run(name, func(t *testing.T) {
-			f, err := Open(name)
-			if err != nil {
-				t.Fatal(err)
-			}
-			dir := t.TempDir()
-			r, _, err := RunOnce(f, Options{Knobs: map[string]string{perftool.PerfVersionKnob.Name: "6.1"}, PerfDataDir: dir})
-			if err != nil {
-				t.Fatal(err)
-			}
-			paths, err := r.WritePerfData(dir)
-			if err != nil || len(paths) != 1 {
-				t.Fatalf("%v %v", paths, err)
-			}
+			r, dir, path := recordBuiltin61(t, name)
 			p := r.Perf.(*pmuRun)
 			ss := p.sessions[0]
 			bs, _ := ss.Data.ItraceBranches()
@@ -56,9 +37,9 @@ func TestRealPerfFollowsPTImages(t *testing.T) {
 				iters += b.Iterations
 			}
 			produced, _ := p.k.Observe("pt.iterations")
-			c := readContent(t, paths[0])
+			c := readContent(t, path)
 			run := func(args ...string) (stdout, stderr string) {
-				cmd := exec.Command(perf, append(args, "-f", "-i", paths[0], "--symfs", dir)...)
+				cmd := exec.Command(perf, append(args, "-f", "-i", path, "--symfs", dir)...)
 				var so, se strings.Builder
 				cmd.Stdout, cmd.Stderr = &so, &se
 				if err := cmd.Run(); err != nil {
@@ -87,7 +68,7 @@ func TestRealPerfFollowsPTImages(t *testing.T) {
 			}
 			want := counts{Instructions: iters * pmu.ImageLoopInsns, Branches: iters * pmu.ImageLoopBranches}
 			if d := cmp.Diff(want, got); d != "" || iters == 0 {
-				t.Errorf("perf 6.1 vs pt.Follow over %s, %d iterations (-model +perf):\n%s", filepath.Base(paths[0]), iters, d)
+				t.Errorf("perf 6.1 vs pt.Follow over %s, %d iterations (-model +perf):\n%s", filepath.Base(path), iters, d)
 			}
 			if c.auxTruncated == 0 && uint64(produced) != iters {
 				t.Errorf("decoded %d iterations, the hardware wrote %d, and no AUX record was truncated", iters, produced)
