@@ -214,39 +214,22 @@ func (p *filterParser) atEnd() bool { p.space(); return p.i >= len(p.s) }
 // or, and, unary: "&&" binds tighter than "||" (predicate_parse() #7-#10);
 // an operator at the very end is accepted and ends the expression, as
 // predicate_parse() leaves its pending PROCESS_AND/OR undone.
-func (p *filterParser) or() (*filterNode, error) {
-	first, err := p.and()
-	if err != nil {
-		return nil, err
-	}
-	n := &filterNode{or: true, kids: []*filterNode{first}}
-	for p.lookOp("||") {
-		if p.atEnd() {
-			break
-		}
-		k, err := p.and()
-		if err != nil {
-			return nil, err
-		}
-		n.kids = append(n.kids, k)
-	}
-	if len(n.kids) == 1 {
-		return first, nil
-	}
-	return n, nil
-}
+func (p *filterParser) or() (*filterNode, error) { return p.chain("||", true, p.and) }
 
-func (p *filterParser) and() (*filterNode, error) {
-	first, err := p.unary()
+func (p *filterParser) and() (*filterNode, error) { return p.chain("&&", false, p.unary) }
+
+// chain parses next (op next)...: one node when there is one operand.
+func (p *filterParser) chain(op string, or bool, next func() (*filterNode, error)) (*filterNode, error) {
+	first, err := next()
 	if err != nil {
 		return nil, err
 	}
-	n := &filterNode{and: true, kids: []*filterNode{first}}
-	for p.lookOp("&&") {
+	n := &filterNode{or: or, and: !or, kids: []*filterNode{first}}
+	for p.lookOp(op) {
 		if p.atEnd() {
 			break
 		}
-		k, err := p.unary()
+		k, err := next()
 		if err != nil {
 			return nil, err
 		}
