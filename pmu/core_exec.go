@@ -39,6 +39,7 @@ func (k *Kernel) perfEventRemoveOnExec(t *sched.Task) {
 	k.S.MutexLock(t, mu)
 	defer k.S.MutexUnlock(t, mu)
 	modified := false
+	preSync := k.KnobIs("sync-child-event", "pre-c418d8b4d7a4")
 	for _, e := range append([]*Event(nil), ctx.events...) {
 		if !e.Attr.RemoveOnExec || e.ctx != ctx {
 			continue
@@ -51,7 +52,6 @@ func (k *Kernel) perfEventRemoveOnExec(t *sched.Task) {
 			// parent's child_mutex, as perf_event_exit_event() does
 			k.S.MutexLock(t, &pe.childMutex)
 			attached := e.attachChild
-			preSync := k.KnobIs("sync-child-event", "pre-c418d8b4d7a4")
 			if attached && !preSync {
 				// sync_child_event() before the removal: the child is
 				// ACTIVE here, its count not updated since it was

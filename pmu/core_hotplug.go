@@ -17,7 +17,6 @@ type perfGlobal struct {
 	eventMutex, tracepointsMutex sched.Mutex
 
 	exitRemoved uint64 // events __perf_event_exit_context() removed
-	exits       uint64 // perf_event_exit_cpu_context() calls that found events
 	tpRegisters uint64 // tracepoint probes registered (static_key_enable())
 	freedLocked uint64 // inherited events freed under ctx->mutex and child_mutex (knob)
 }
@@ -112,7 +111,6 @@ func (k *Kernel) perfEventExitCPU(t *sched.Task, n int) {
 	k.S.MutexLock(t, mu)
 	t.Step("perf_event_exit_cpu_context:ctx-locked")
 	if len(ctx.events) > 0 {
-		k.glob.exits++
 		_ = k.smpCallFunctionSingle(t, n, func(c *cpu.CPU) { k.__perfEventExitContext(c, ctx) })
 	}
 	k.cpuCtx[n].offline = true // cpuctx->online = 0
@@ -202,6 +200,3 @@ func (k *Kernel) tracepointProbe(t *sched.Task) {
 func (k *Kernel) releaseChildFreeOld() bool {
 	return k.KnobIs("release-child-free", "pre-82d94856fa22")
 }
-
-// CPUOnline reports whether CPU n's perf context is online (cpuctx->online).
-func (k *Kernel) CPUOnline(n int) bool { return n >= 0 && n < len(k.cpuCtx) && !k.cpuCtx[n].offline }

@@ -80,7 +80,7 @@ func (k *Kernel) perfEventOpen(t *sched.Task, uattr *Attr, pid, cpuID, groupFD i
 			// which for a tracepoint is tp_perf_event_destroy() ->
 			// perf_trace_destroy(): the tracepoint's perf_refcount drops.
 			if e.tp != nil {
-				e.tp.users--
+				k.perfTraceDestroy(nil, e)
 			}
 			k.pmuDestroy(e)
 		}
