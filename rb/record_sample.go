@@ -31,7 +31,7 @@ type Sample struct {
 	// leader's siblings are promoted, the two can differ: the record then
 	// writes past its reservation or leaves stale bytes at its end.
 	ReadReserved int
-	Callchain    []uint64 // ips; written as u64 nr followed by the ips []uint64 // ips; written as u64 nr followed by the ips
+	Callchain    []uint64 // ips; written as u64 nr followed by the ips
 	// Raw is the PERF_SAMPLE_RAW payload. Written as u32 size then the bytes, padded so
 	// that size field + payload is 8-aligned; size counts the padding, which the
 	// kernel skips (leaves stale) rather than zeroes. Decoded, Raw holds size bytes,
