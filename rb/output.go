@@ -189,7 +189,7 @@ func OutputBegin(s Stepper, h *Handle, rb *Buffer, data *SampleID, ev Event, siz
 	}
 
 	h.addr = int(offset & rb.mask)
-	h.size = rb.nrPages*PageSize - h.addr
+	h.size = int(rb.DataSize()) - h.addr
 	h.pos = offset
 	h.total = size
 	if rb.Tracer != nil {
@@ -307,7 +307,7 @@ func (h *Handle) advance(n int) {
 	h.size -= n
 	if h.size == 0 {
 		h.addr = 0
-		h.size = h.rb.nrPages * PageSize
+		h.size = int(h.rb.DataSize())
 	}
 }
 
