@@ -36,6 +36,8 @@ type recordOpts struct {
 	switchEvents  bool  // --switch-events: attr.context_switch on the tracking event
 	noBPFEvent    bool  // --no-bpf-event
 	buildIDMmap   *bool // --[no-]buildid-mmap; nil: the tool's default
+	noBuildID     bool  // -B/--no-buildid
+	buildIDAll    bool  // --buildid-all
 	strictFreq    bool
 	output        string // -o
 }
@@ -46,6 +48,15 @@ type option struct {
 	long   string
 	arg    int // 0 none, 1 required, 2 optional (only with = / attached)
 	handle func(o *recordOpts, val string, opt string) error
+}
+
+// buildIDMmapOn is rec->buildid_mmap: perf 6.1 defaults it off, today's
+// perf on (record.buildid_mmap = true).
+func (ro *recordOpts) buildIDMmapOn(t61 bool) bool {
+	if ro.buildIDMmap != nil {
+		return *ro.buildIDMmap
+	}
+	return !t61
 }
 
 func boolOpt(set func(o *recordOpts)) func(*recordOpts, string, string) error {
@@ -152,6 +163,8 @@ var recordOptions = []option{
 	{0, "no-bpf-event", 0, boolOpt(func(o *recordOpts) { o.noBPFEvent = true })},
 	{0, "buildid-mmap", 0, boolOpt(func(o *recordOpts) { o.buildIDMmap = new(true) })},
 	{0, "no-buildid-mmap", 0, boolOpt(func(o *recordOpts) { o.buildIDMmap = new(false) })},
+	{'B', "no-buildid", 0, boolOpt(func(o *recordOpts) { o.noBuildID = true })},
+	{0, "buildid-all", 0, boolOpt(func(o *recordOpts) { o.buildIDAll = true })},
 	{0, "strict-freq", 0, boolOpt(func(o *recordOpts) { o.strictFreq = true })},
 	{'o', "output", 1, func(o *recordOpts, v, _ string) error { o.output = v; return nil }},
 	{'q', "quiet", 0, boolOpt(func(*recordOpts) {})},

@@ -26,6 +26,10 @@ func Parse(args []string, opts Options) (*Record, error) {
 		return nil, err
 	}
 	r := &Record{Target: ro.target, Overwrite: ro.overwrite, Output: ro.output, Argv: append([]string(nil), args...), Tool: opts.Tool, NrCPUs: opts.NrCPUs}
+	// cmd_record(): --buildid-mmap sets rec->no_buildid (the build ids go in
+	// MMAP2, not in the header); so does -B.
+	r.BuildIDTable = !ro.noBuildID && !ro.buildIDMmapOn(opts.Tool == ToolPerf61)
+	r.BuildIDAll = ro.buildIDAll
 	for _, m := range ro.messages {
 		if !m.Note && !strings.HasPrefix(m.Text, "info: ") {
 			r.Warnings = append(r.Warnings, m.Text)

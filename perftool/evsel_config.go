@@ -139,11 +139,7 @@ func evselConfig(r *Record, i int, ro *recordOpts, opts *Options, freq, interval
 	// attr->build_id = track && opts->build_id: today's perf records build
 	// ids in MMAP2 by default (record.buildid_mmap = true); perf 6.1 only
 	// with --buildid-mmap.
-	buildID := !t61
-	if ro.buildIDMmap != nil {
-		buildID = *ro.buildIDMmap
-	}
-	a.BuildID = track && buildID
+	a.BuildID = track && ro.buildIDMmapOn(t61)
 	a.ContextSwitch = track && ro.switchEvents // opts->record_switch_events
 	a.Ksymbol = track
 	a.BPFEvent = track && !ro.noBPFEvent

@@ -66,6 +66,13 @@ type PerfData struct {
 	// auxIndex is where each PERF_RECORD_AUXTRACE starts in the data
 	// section and its size with its data (HEADER_AUXTRACE).
 	auxIndex [][2]uint64
+	// BuildIDTable is !rec->no_buildid: perf writes HEADER_BUILD_ID (not
+	// with -B, nor with --buildid-mmap, today's default, which puts the build
+	// ids in MMAP2 instead); BuildIDAll is --buildid-all; BuildIDCallchain
+	// says the tool marks callchain entries' dsos hit too (today's perf, not
+	// 6.1). BuildIDOf gives a mapped file's build id (nil: none).
+	BuildIDTable, BuildIDAll, BuildIDCallchain bool
+	BuildIDOf                                  func(path string) []byte
 	// firstSample and lastSample are the first and last sample times perf
 	// saw (HEADER_SAMPLE_TIME).
 	firstSample, lastSample uint64
@@ -389,7 +396,8 @@ func headerOnly(typ uint32) []byte {
 // newPerfData starts the perf.data of r: one attr per evsel, in evlist order
 // (perf_session__write_header() writes evsel->core.attr for each).
 func newPerfData(r *Record) *PerfData {
-	d := &PerfData{Discard: r.Output == "/dev/null", Env: simEnv(r, r.NrCPUs), NoFile: r.Exit != nil, Snapshot: r.Snapshot != nil}
+	d := &PerfData{Discard: r.Output == "/dev/null", Env: simEnv(r, r.NrCPUs), NoFile: r.Exit != nil, Snapshot: r.Snapshot != nil,
+		BuildIDTable: r.BuildIDTable, BuildIDAll: r.BuildIDAll, BuildIDCallchain: r.Tool != ToolPerf61}
 	for i := range r.Evsels {
 		e := &r.Evsels[i]
 		d.Attrs = append(d.Attrs, FileAttr{Name: e.Name, Attr: e.Attr, Tracepoint: e.Tracepoint, Leader: e.Leader, PMU: e.PMU})

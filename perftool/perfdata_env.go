@@ -349,9 +349,9 @@ type feature struct {
 // every feature perf knows but those record__init_features() clears for
 // this session (TRACING_DATA without tracepoints, BRANCH_STACK without -b/-j,
 // GROUP_DESC without groups, AUXTRACE without an AUX area, STAT, CLOCKID
-// and CLOCK_DATA without -k, DIR_FORMAT, COMPRESSED, HYBRID_TOPOLOGY) and
-// those whose writer fails: BUILD_ID (no DSO of the simulated machine has a
-// build id), CPU_PMU_CAPS where the core PMU has no caps.
+// and CLOCK_DATA without -k, DIR_FORMAT, COMPRESSED, HYBRID_TOPOLOGY, BUILD_ID
+// with -B or --buildid-mmap) and those whose writer fails: BUILD_ID when no
+// dso hit has a build id, CPU_PMU_CAPS where the core PMU has no caps.
 // tools/perf/builtin-record.c: record__init_features(); util/header.c: perf_header__adds_write()
 func (d *PerfData) features(dataOff uint64) []feature {
 	e := &d.Env
@@ -363,6 +363,9 @@ func (d *PerfData) features(dataOff uint64) []feature {
 	add := func(bit uint, b []byte) { fs = append(fs, feature{bit, b}) }
 	if tps := d.sessionTracepoints(); len(tps) > 0 {
 		add(headerFeatTracingData, tracingData(tps))
+	}
+	if bids := d.buildIDTable(); len(bids) > 0 {
+		add(headerFeatBuildID, encodeBuildIDTable(bids))
 	}
 	add(headerFeatHostname, featString(e.Hostname))
 	add(headerFeatOSRelease, featString(e.OSRelease))

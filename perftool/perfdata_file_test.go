@@ -24,14 +24,20 @@ func perf61Session(t *testing.T, args []string) *Session { return perf61SessionS
 
 func perf61SessionStack(t *testing.T, args []string, stack bool) *Session {
 	t.Helper()
+	o := DefaultOptions()
+	o.Tool = ToolPerf61
+	return sessionWith(t, args, stack, o)
+}
+
+// sessionWith records `perf record ARGS -- spin` with the tool o.
+func sessionWith(t *testing.T, args []string, stack bool, o Options) *Session {
+	t.Helper()
 	m := cpu.NewMachine(cpu.Config{CPUs: 2}, sim.NewRandom(1))
 	t.Cleanup(m.Close)
 	s := sched.New(m, sched.DefaultConfig())
 	ko := pmu.DefaultOptions(2)
 	ko.Tracepoints = KernelTracepoints()
 	k := pmu.NewKernel(s, ko)
-	o := DefaultOptions()
-	o.Tool = ToolPerf61
 	r, err := Parse(append(args, "--", "spin"), o)
 	if err != nil {
 		t.Fatal(err)
@@ -82,11 +88,10 @@ func TestPerfDataFileLayout(t *testing.T) {
 	attrs := uint64(len(ss.Data.Attrs)) * (128 + 16)
 	got := layout{string(f[:8]), u64(8), u64(16), u64(32), u64(40), u64(48), u64(72)}
 	// perf record's features on a machine with a core PMU with caps: all
-	// but TRACING_DATA (no tracepoints), BUILD_ID (no DSO with a build id),
-	// BRANCH_STACK, GROUP_DESC, AUXTRACE, STAT, CLOCKID, DIR_FORMAT,
+	// but TRACING_DATA (no tracepoints), BRANCH_STACK, GROUP_DESC, AUXTRACE, STAT, CLOCKID, DIR_FORMAT,
 	// COMPRESSED, CLOCK_DATA and HYBRID_TOPOLOGY.
 	var feats uint64
-	for _, b := range []uint{3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 16, 20, 21, 22, 25, 26, 28, 31} {
+	for _, b := range []uint{2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 16, 20, 21, 22, 25, 26, 28, 31} {
 		feats |= 1 << b
 	}
 	want := layout{"PERFILE2", 104, 128 + 16, attrs, 104 + 8*uint64(ids) + attrs, uint64(len(ss.Data.Data)), feats}

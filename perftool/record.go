@@ -127,9 +127,12 @@ type Record struct {
 	AuxPages  int  // AUX pages per ring buffer (0: no AUX area)
 	Overwrite bool // --overwrite: backward, read-only (overwritable) data mmaps
 	Snapshot  *Snapshot
-	Argv      []string // the command line after `perf record` (HEADER_CMDLINE)
-	Tool      Tool     // the perf version that parsed it
-	NrCPUs    int      // the machine's online CPUs
+	// BuildIDTable is !rec->no_buildid (see PerfData.BuildIDTable);
+	// BuildIDAll is --buildid-all.
+	BuildIDTable, BuildIDAll bool
+	Argv                     []string // the command line after `perf record` (HEADER_CMDLINE)
+	Tool                     Tool     // the perf version that parsed it
+	NrCPUs                   int      // the machine's online CPUs
 	// Exit, when set, is perf giving up on the command line (an option
 	// this perf version lacks): the session prints it and fails at once.
 	Exit     *ExitError

@@ -179,6 +179,7 @@ func NewSession(r *Record, k *pmu.Kernel, s *sched.Sched, workload *sched.Task, 
 		o.MmapVisit, o.WriteSyscall, o.WritePerKiB = 0, 0, c.ReaderPerKiB
 	}
 	ss := &Session{R: r, K: k, S: s, Opts: o, Workload: workload, Data: newPerfData(r), pollIn: map[int]bool{}}
+	ss.Data.BuildIDOf = ss.fileBuildID
 	if r.Target.None() && workload == nil {
 		return nil, fmt.Errorf("perf record: a forked workload is needed without -a/-C")
 	}
