@@ -63,7 +63,7 @@ func TestBuildIDTable(t *testing.T) {
 		{args: []string{"-e", "cpu-clock", "-c", "10000"}, want: []string{kernel, spin}},
 		{args: []string{"-e", "cpu-clock:u", "-c", "10000"}, want: []string{spin}},
 		{args: []string{"-e", "syscalls:sys_enter_getpid"}, want: []string{spin}}, // the syscall's user regs
-		{args: []string{"-e", "syscalls:sys_enter_close"}, want: nil}, // no sample: no table, no feature
+		{args: []string{"-e", "syscalls:sys_enter_close"}, want: nil},             // no sample: no table, no feature
 		{args: []string{"--buildid-all", "-e", "syscalls:sys_enter_getpid"}, want: []string{kernel, spin, ld}},
 		{args: []string{"-B", "-e", "cpu-clock", "-c", "10000"}, want: nil},
 		{args: []string{"--buildid-mmap", "-e", "cpu-clock", "-c", "10000"}, want: nil},
