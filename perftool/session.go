@@ -598,15 +598,15 @@ func (ss *Session) setupSideBand(t *sched.Task) {
 	}
 }
 
-// synthesize writes what perf learns from /proc before recording: a COMM
-// for every task of the machine for -a/-C; nothing for a forked command
+// synthesize writes what perf learns from /proc before recording: for
+// -a/-C every task of the machine (synthesizeThreads); for -p/-t the
+// target's threads (synthesizeThreadMap); nothing for a forked command
 // (__machine__synthesize_threads(): "command specified"), whose COMM the
-// fork path writes. MMAP records are not modelled (no address space); the
-// kernel writes the COMM of the exec and the EXIT (pmu/sideband.go).
+// fork path writes. The kernel writes the COMM of an exec, its MMAP2s and
+// the EXIT (pmu/sideband.go).
 // tools/perf/builtin-record.c: record__synthesize() -> __machine__synthesize_threads()
 func (ss *Session) synthesize(t *sched.Task) {
 	ss.synthesizeHeaderRecords() // perfdata_synth.go
-	a := &ss.Data.Attrs[0].Attr
 	if ss.R.Target.None() {
 		return // "command specified": only the forked child's COMM, in __cmd_record()
 	}
@@ -614,16 +614,7 @@ func (ss *Session) synthesize(t *sched.Task) {
 		ss.synthesizeThreadMap(t) // session_target.go
 		return
 	}
-	for _, x := range ss.S.Tasks { // perf_event__synthesize_threads(): every /proc/PID
-		if x.State == sched.Dead {
-			continue
-		}
-		comm := x.Comm
-		if x == ss.Workload {
-			comm = workloadComm // forked, not yet exec'd
-		}
-		ss.writeSynth(t, synthComm(a, x.PID, x.TID, comm))
-	}
+	ss.synthesizeThreads(t) // session_target.go
 }
 
 // evlistEnable enables every group leader on every fd.

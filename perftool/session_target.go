@@ -1,6 +1,8 @@
 package perftool
 
 import (
+	"cmp"
+	"encoding/binary"
 	"fmt"
 	"slices"
 
@@ -112,6 +114,55 @@ func (ss *Session) synthesizeThreadMap(t *sched.Task) {
 		}
 	}
 	ss.writeSynth(t, b)
+}
+
+// synthesizeThreads writes what a -a/-C perf reads from every /proc/PID,
+// in pid order, and from each of its /proc/PID/task/TID, in tid order: a
+// FORK (misc PERF_RECORD_MISC_FORK_EXEC; the leader's parent is its real
+// parent, 0:0 for the tasks the machine starts with; a thread's is its
+// leader) and a COMM, and after the leader's COMM the MMAP2 of each
+// executable mapping of the process (a kernel thread has none). The
+// forked workload, not yet exec'd, is still perf's child "perf-exec".
+// tools/perf/util/synthetic-events.c: perf_event__synthesize_threads() -> __event__synthesize_thread(full = 1)
+func (ss *Session) synthesizeThreads(t *sched.Task) {
+	a := &ss.Data.Attrs[0].Attr
+	var live []*sched.Task
+	for _, x := range ss.S.Tasks {
+		if x.State != sched.Dead {
+			live = append(live, x)
+		}
+	}
+	slices.SortStableFunc(live, func(x, y *sched.Task) int { return cmp.Or(cmp.Compare(x.PID, y.PID), cmp.Compare(x.TID, y.TID)) })
+	var b []byte
+	for _, x := range live {
+		comm := x.Comm
+		if x == ss.Workload {
+			comm = workloadComm // forked, not yet exec'd
+		}
+		ppid := x.PID // perf_event__synthesize_fork(): a thread's parent is its leader
+		if x.TID == x.PID {
+			ppid = x.PPID // the leader's: PPid of /proc/PID/status
+		}
+		b = append(b, synthFork(a, x.PID, x.TID, ppid)...)
+		b = append(b, synthComm(a, x.PID, x.TID, comm)...)
+		if x.TID == x.PID && x.MM != nil {
+			b = append(b, synthMmapEvents(a, x)...)
+		}
+	}
+	ss.writeSynth(t, b)
+}
+
+// miscForkExec is PERF_RECORD_MISC_FORK_EXEC, perf's own mark on the FORKs
+// it synthesizes (tools/lib/perf/include/perf/event.h).
+const miscForkExec = 1 << 13
+
+// synthFork is the PERF_RECORD_FORK perf synthesizes for a thread it finds
+// in /proc: pid:tid, parent ppid:ppid, time 0, a zeroed sample_id.
+// tools/perf/util/synthetic-events.c: perf_event__synthesize_fork()
+func synthFork(a *pmu.Attr, pid, tid, ppid int) []byte {
+	b := rb.AppendRecord(nil, &rb.Task{Fork: true, Pid: uint32(pid), Tid: uint32(tid), Ppid: uint32(ppid), Ptid: uint32(ppid)}, a.SampleType, a.SampleIDAll, nil)
+	binary.LittleEndian.PutUint16(b[4:], miscForkExec)
+	return b
 }
 
 // vsyscallStart is the x86_64 vsyscall page (VSYSCALL_ADDR), which
