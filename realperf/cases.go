@@ -159,6 +159,9 @@ func Cases(dir string) ([]*Case, error) {
 		if !e.IsDir() {
 			continue
 		}
+		if _, err := os.Stat(filepath.Join(dir, e.Name(), "probe.txt")); err == nil {
+			continue // a probe (probe.go), not a perf record case
+		}
 		c, err := LoadCase(filepath.Join(dir, e.Name()))
 		if err != nil {
 			return nil, err

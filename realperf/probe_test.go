@@ -1,0 +1,83 @@
+package realperf
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+)
+
+// TestProbes runs every probe variant's scenario and compares its folded%
+// with the real workload's (testdata/CASE/real.txt), within the probe's
+// tolerance.
+func TestProbes(t *testing.T) {
+	probes, err := Probes("testdata")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(probes) == 0 {
+		t.Fatal("no probes under testdata")
+	}
+	for _, p := range probes {
+		t.Run(p.Name, func(t *testing.T) {
+			real, err := p.Real()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var bad []string
+			for _, v := range p.Variants {
+				r, ok := real[v.Name]
+				if !ok {
+					bad = append(bad, v.Name+": not in real.txt (rerun capture-probe.sh)")
+					continue
+				}
+				sim, err := p.SimFolded(v, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Logf("%-10s folded%%: real %6.1f  simulated %6.1f", v.Name, r.Folded(), sim)
+				if math.Abs(r.Folded()-sim) > p.Tolerance {
+					bad = append(bad, fmt.Sprintf("%s: folded%% real %.1f, simulated %.1f (tolerance %g points: %s)", v.Name, r.Folded(), sim, p.Tolerance, p.Why))
+				}
+			}
+			if len(bad) > 0 {
+				t.Errorf("%s differs from the real kernel:\n%s", p.Name, strings.Join(bad, "\n"))
+			}
+		})
+	}
+}
+
+// TestProbeRemoveOnExecKnob: with sync-child-event=pre-c418d8b4d7a4 the
+// simulated roe-exec variant folds the child's 2ms (as the kernel did before
+// c418d8b4d7a4), unlike today's kernel and the real one here.
+func TestProbeRemoveOnExecKnob(t *testing.T) {
+	p, err := LoadProbe("testdata/remove-on-exec-inherit")
+	if err != nil {
+		t.Fatal(err)
+	}
+	real, err := p.Real()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range p.Variants {
+		if v.Name != "roe-exec" {
+			continue
+		}
+		today, err := p.SimFolded(v, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pre, err := p.SimFolded(v, map[string]string{"sync-child-event": "pre-c418d8b4d7a4"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		type view struct{ RealLost, TodayLost, PreLost bool }
+		lost := func(f float64) bool { return f < 50 }
+		got := view{lost(real[v.Name].Folded()), lost(today), lost(pre)}
+		if want := (view{RealLost: true, TodayLost: true, PreLost: false}); got != want {
+			t.Errorf("roe-exec folded%%: real %.1f, today %.1f, pre-c418d8b4d7a4 %.1f: got %+v, want %+v", real[v.Name].Folded(), today, pre, got, want)
+		}
+		return
+	}
+	t.Fatal("no roe-exec variant")
+}
