@@ -87,3 +87,42 @@ func TestProbeRemoveOnExecKnob(t *testing.T) {
 	}
 	t.Fatal("no roe-exec variant")
 }
+
+// TestKVProbes compares each key of every key/value probe with the real
+// workload's figure: a compare key must be equal, a differs key must still
+// differ (it says why; when the model changes, move it to compare).
+func TestKVProbes(t *testing.T) {
+	probes, err := KVProbes("testdata")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(probes) == 0 {
+		t.Fatal("no key/value probes under testdata")
+	}
+	for _, p := range probes {
+		t.Run(p.Name, func(t *testing.T) {
+			real, err := p.Real()
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, k := range p.Keys {
+				r, ok := real[k.Key]
+				if !ok {
+					t.Errorf("%s: not in real.txt (rerun capture-probe.sh)", k.Key)
+					continue
+				}
+				sim, err := p.Sim(k)
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Logf("%-20s real %d  simulated %d", k.Key, r, sim)
+				switch {
+				case k.Why == "" && sim != r:
+					t.Errorf("%s: real %d, simulated %d (%s %s)", k.Key, r, sim, k.Sim, k.Observable)
+				case k.Why != "" && sim == r:
+					t.Errorf("%s: listed as differing (%s) but real and simulated are both %d: make it a compare key", k.Key, k.Why, r)
+				}
+			}
+		})
+	}
+}

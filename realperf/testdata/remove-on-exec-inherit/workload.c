@@ -13,7 +13,9 @@
  *         CPU: it switches in from idle, not from its parent); 0: not
  *   N     iterations
  * Parent and child are pinned to CPU 0 (the parent blocks in waitpid(), so
- * the child runs alone there: one CPU, as the simulation has it).
+ * the child runs alone there: one CPU, as the simulation has it) and run
+ * SCHED_FIFO (when allowed): other tasks do not preempt the child's spin,
+ * which would update its count at each switch and hide the loss.
  * Each iteration: read the count (c0), fork; the child (SLEEP) sleeps,
  * touches 64 pages and spins 2 ms of CPU, writes its thread CPU time into a
  * shared page and execs or exits; the parent waitpid()s and reads the count
@@ -77,6 +79,10 @@ int main(int argc, char **argv)
 		perror("sched_setaffinity");
 		return 1;
 	}
+	struct sched_param sp = {.sched_priority = 1};
+
+	if (sched_setscheduler(0, SCHED_FIFO, &sp))
+		perror("sched_setscheduler (the figures then depend on the load)");
 	int fd = open_ev(config, 1, roe);
 	if (fd < 0) {
 		perror("perf_event_open");
