@@ -255,6 +255,8 @@ func (s *Sched) wakeUpNewTask(p *Task) {
 	}
 	if TaskOf(s.M.CPUs[i].Curr()) == nil || i != c.ID {
 		s.resched(i) // wakeup_preempt(): an idle CPU reschedules at once
+	} else {
+		s.wakeupPreempt(i, p)
 	}
 	c.LocalIrqRestore(f)
 }

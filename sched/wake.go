@@ -111,6 +111,8 @@ func (s *Sched) ttwuDoActivate(c *cpu.CPU, p *Task, i int) {
 	}
 	if TaskOf(s.M.CPUs[i].Curr()) == nil || p.CPU() != nil {
 		s.resched(i)
+	} else {
+		s.wakeupPreempt(i, p)
 	}
 }
 
