@@ -9,11 +9,14 @@ import (
 func init() {
 	KnobSpecs = append(KnobSpecs, sim.KnobSpec{
 		Name:   "sync-child-event",
-		Values: []string{"today", "pre-c418d8b4d7a4"},
+		Values: []string{"today", "pre-c418d8b4d7a4", "sync-after-remove"},
 		Help: "perf_event_exit_event() of an inherited event: today sync_child_event() folds its count into the original before perf_remove_from_context(), " +
 			"with the exiting task for inherit_stat's PERF_RECORD_READ; before c418d8b4d7a4 perf_child_detach() did it inside __perf_remove_from_context(), " +
 			"after event_sched_out() had updated the count, with ctx->task (TASK_TOMBSTONE at exit: no PERF_RECORD_READ). " +
-			"The difference shows at remove_on_exec, where the child is still ACTIVE: today its count since it was scheduled in is not folded",
+			"The difference shows at remove_on_exec, where the child is still ACTIVE: today its count since it was scheduled in is not folded " +
+			"(measured on 6.18.44: realperf/testdata/remove-on-exec-inherit). " +
+			"sync-after-remove is a fix candidate: sync_child_event(event, task) moved after perf_remove_from_context(), still under child_mutex " +
+			"(the count updated by event_sched_out(), and the READ record of c418d8b4d7a4 kept)",
 		Source:  "c418d8b4d7a4 perf/core: Fix missing read event generation on task exit (tip perf/urgent, 2025)",
 		Package: "pmu",
 	})
@@ -40,6 +43,7 @@ func (k *Kernel) perfEventRemoveOnExec(t *sched.Task) {
 	defer k.S.MutexUnlock(t, mu)
 	modified := false
 	preSync := k.KnobIs("sync-child-event", "pre-c418d8b4d7a4")
+	syncAfter := k.KnobIs("sync-child-event", "sync-after-remove")
 	for _, e := range append([]*Event(nil), ctx.events...) {
 		if !e.Attr.RemoveOnExec || e.ctx != ctx {
 			continue
@@ -52,7 +56,7 @@ func (k *Kernel) perfEventRemoveOnExec(t *sched.Task) {
 			// parent's child_mutex, as perf_event_exit_event() does
 			k.S.MutexLock(t, &pe.childMutex)
 			attached := e.attachChild
-			if attached && !preSync {
+			if attached && !preSync && !syncAfter {
 				// sync_child_event() before the removal: the child is
 				// ACTIVE here, its count not updated since it was
 				// scheduled in (perf_event_count() does not read the PMU)
@@ -68,6 +72,9 @@ func (k *Kernel) perfEventRemoveOnExec(t *sched.Task) {
 					pe.childList = remove(pe.childList, e)
 				}
 			})
+			if attached && syncAfter {
+				k.syncChildEvent(t, e, t) // the fix candidate: after the removal updated the count
+			}
 			k.S.MutexUnlock(t, &pe.childMutex)
 			if attached {
 				k.perfEventWakeup(pe) // "Kick perf_poll() for is_event_hup();"

@@ -321,15 +321,19 @@ func (k *Kernel) perfEventExitEvent(cur *sched.Task, e *Event, ctx *Context, tas
 	k.S.MutexLock(cur, &pe.childMutex)
 	attached := e.attachChild
 	preSync := k.KnobIs("sync-child-event", "pre-c418d8b4d7a4")
-	if attached && !preSync {
+	syncAfter := k.KnobIs("sync-child-event", "sync-after-remove")
+	if attached && !preSync && !syncAfter {
 		k.syncChildEvent(cur, e, task)
 	}
 	cur.Step("perf_event_exit_event:synced")
 	k.removeInheritedFromContext(cur.CPU(), e, ctx)
-	if attached && preSync {
+	switch {
+	case attached && preSync:
 		// perf_child_detach() -> sync_child_event(event): task is
 		// ctx->task, TASK_TOMBSTONE by now: no PERF_RECORD_READ
 		k.syncChildEvent(cur, e, nil)
+	case attached && syncAfter:
+		k.syncChildEvent(cur, e, task) // the fix candidate (knob sync-child-event)
 	}
 	k.S.MutexUnlock(cur, &pe.childMutex)
 	if attached {

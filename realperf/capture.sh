@@ -9,7 +9,7 @@ set -e
 dir=$(cd "$(dirname "$0")" && pwd)
 cd "$dir"
 go build -o /tmp/perfsim-summarize ./summarize
-[ $# -gt 0 ] || set -- $(ls testdata)
+[ $# -gt 0 ] || set -- $(cd testdata && ls -d */case.txt | sed "s,/case.txt,,") # the probes (probe.txt, probe-kv.txt) have capture-probe.sh
 # attach ARGS: a case with a `target CMD` line (perf record -p/-t): start
 # CMD with two more arguments, a file and a fifo; CMD writes "PID TID" (its
 # pid and its second thread's tid) to the file and then blocks reading the

@@ -148,6 +148,12 @@ func LoadCase(dir string) (*Case, error) {
 	return c, nil
 }
 
+// hasCaseFile: dir holds a perf record case (case.txt), not only a probe.
+func hasCaseFile(dir string) bool {
+	_, err := os.Stat(filepath.Join(dir, "case.txt"))
+	return err == nil
+}
+
 // Cases loads every case under dir (testdata), in name order.
 func Cases(dir string) ([]*Case, error) {
 	ents, err := os.ReadDir(dir)
@@ -158,6 +164,9 @@ func Cases(dir string) ([]*Case, error) {
 	for _, e := range ents {
 		if !e.IsDir() {
 			continue
+		}
+		if !hasCaseFile(filepath.Join(dir, e.Name())) {
+			continue // a probe (probe.go, probe_kv.go), not a perf record case
 		}
 		c, err := LoadCase(filepath.Join(dir, e.Name()))
 		if err != nil {

@@ -248,12 +248,15 @@ func (s *Sched) wakeUpNewTask(p *Task) {
 	p.State = Runnable
 	i := s.selectCPU(p, p.lastCPU)
 	p.lastCPU = i // __set_task_cpu(): no migrate tracepoint
+	s.enqueueUpdateCurr(c, i, p)
 	s.enqueue(i, p)
 	for _, h := range s.TraceHooks {
 		h.SchedWakeup(c, p, i, true)
 	}
 	if TaskOf(s.M.CPUs[i].Curr()) == nil || i != c.ID {
 		s.resched(i) // wakeup_preempt(): an idle CPU reschedules at once
+	} else {
+		s.wakeupPreempt(i, p)
 	}
 	c.LocalIrqRestore(f)
 }
@@ -371,7 +374,12 @@ var ErrInterrupted = errors.New("interrupted system call")
 // exec_start, reported by sched_stat_runtime.
 // kernel/sched/fair.c: update_curr() -> update_curr_task()
 func (s *Sched) updateCurr(c *cpu.CPU, t *Task) {
-	now := s.M.Now()
+	// rq_clock_task() of t's run queue: the local time of the CPU t runs
+	// on, the clock exec_start was taken from when t was switched in
+	now := c.Now()
+	if tc := t.CPU(); tc != nil {
+		now = tc.Now()
+	}
 	d := now - t.fam.execStart
 	t.fam.execStart = now
 	if d <= 0 {
@@ -379,6 +387,23 @@ func (s *Sched) updateCurr(c *cpu.CPU, t *Task) {
 	}
 	for _, h := range s.TraceHooks {
 		h.SchedStatRuntime(c, t, d)
+	}
+}
+
+// enqueueUpdateCurr is the update_curr() that enqueue_entity() runs on the
+// run queue of CPU i before p joins it: the task running there (not the idle
+// task, not p) has its runtime since exec_start accounted, and
+// sched_stat_runtime fires for it on the CPU doing the enqueue, before
+// sched_wakeup or sched_wakeup_new. (The model has one task group: with
+// autogroup or cgroups the kernel does this only when the running task is on
+// the same cfs_rq.)
+// kernel/sched/fair.c: enqueue_entity() -> update_curr()
+func (s *Sched) enqueueUpdateCurr(c *cpu.CPU, i int, p *Task) {
+	if c == nil {
+		return
+	}
+	if cur := TaskOf(s.M.CPUs[i].Curr()); cur != nil && cur != p {
+		s.updateCurr(c, cur)
 	}
 }
 

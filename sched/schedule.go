@@ -147,6 +147,7 @@ func (s *Sched) finishTaskSwitch(c *cpu.CPU) {
 	}
 	if nt != nil {
 		nt.fam.execStart = c.Now()
+		nt.pickedAt = nt.fam.execStart
 		nt.sliceUsed = 0
 		if ok, _ := s.tick[c.ID].Armed(); !ok {
 			s.tick[c.ID].Arm(c.Now() + s.Cfg.Tick)
@@ -264,6 +265,25 @@ func (s *Sched) schedulerTick(c *cpu.CPU) {
 		s.needResched[c.ID] = true
 	}
 	s.tick[c.ID].Arm(c.Now() + s.Cfg.Tick)
+}
+
+// wakeupPreempt is wakeup_preempt() -> check_preempt_wakeup_fair() for p,
+// just enqueued on CPU i. EEVDF with RUN_TO_PARITY protects the running
+// task until it has run its slice since it was picked (set_next_entity():
+// set_protect_slice()); after that the woken task, placed without lag and
+// eligible, has the earlier deadline, pick_eevdf() returns it and
+// resched_curr() marks the running task (TIF_NEED_RESCHED; a remote CPU gets
+// the reschedule IPI). The running task switches at its next preemption
+// point: its return to user mode, or an interrupt's.
+// kernel/sched/fair.c: check_preempt_wakeup_fair()
+func (s *Sched) wakeupPreempt(i int, p *Task) {
+	cur := TaskOf(s.M.CPUs[i].Curr())
+	if cur == nil || cur == p || s.needResched[i] {
+		return
+	}
+	if s.M.CPUs[i].Now()-cur.pickedAt >= s.Cfg.Slice {
+		s.resched(i)
+	}
 }
 
 // NeedResched reports whether c's current thread must reschedule.

@@ -102,6 +102,7 @@ func (s *Sched) ttwuDoActivate(c *cpu.CPU, p *Task, i int) {
 	if c != nil {
 		s.note(c, sim.KWake, p.Thread.Name, "", int64(i))
 	}
+	s.enqueueUpdateCurr(c, i, p)
 	s.enqueue(i, p)
 	if c != nil {
 		for _, h := range s.TraceHooks {
@@ -110,6 +111,8 @@ func (s *Sched) ttwuDoActivate(c *cpu.CPU, p *Task, i int) {
 	}
 	if TaskOf(s.M.CPUs[i].Curr()) == nil || p.CPU() != nil {
 		s.resched(i)
+	} else {
+		s.wakeupPreempt(i, p)
 	}
 }
 

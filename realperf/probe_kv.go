@@ -1,0 +1,141 @@
+package realperf
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"perfsim/runner"
+	"perfsim/scenarios"
+)
+
+// KVProbe is a probe whose workload prints "KEY VALUE" lines
+// (testdata/CASE/probe-kv.txt): each key is modelled by a scenario and one
+// of its observables. Compare keys must be equal; Differs keys are known to
+// differ, each with why.
+type KVProbe struct {
+	Name, Dir string
+	Build     string
+	Runs      []string // the workload's command lines (capture-probe.sh)
+	Keys      []KVKey
+}
+
+// KVKey is one `compare KEY SIM OBSERVABLE` or `differs KEY SIM OBSERVABLE: WHY` line.
+type KVKey struct {
+	Key, Sim, Observable string
+	Why                  string // set for a differs key
+}
+
+// LoadKVProbe reads dir/probe-kv.txt. Its lines:
+//
+//	build CMD
+//	run ./workload ARGS
+//	compare KEY SIM OBSERVABLE
+//	differs KEY SIM OBSERVABLE: WHY
+func LoadKVProbe(dir string) (*KVProbe, error) {
+	path := filepath.Join(dir, "probe-kv.txt")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	p := &KVProbe{Name: filepath.Base(dir), Dir: dir, Build: "cc -O2 -o workload workload.c"}
+	for n, line := range strings.Split(string(b), "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		verb, rest, _ := strings.Cut(line, " ")
+		bad := func(want string) error { return fmt.Errorf("%s:%d: %s: want %s", path, n+1, line, want) }
+		switch verb {
+		case "build":
+			p.Build = rest
+		case "run":
+			if rest == "" {
+				return nil, bad("run CMD")
+			}
+			p.Runs = append(p.Runs, rest)
+		case "compare", "differs":
+			head, why, _ := strings.Cut(rest, ": ")
+			f := strings.Fields(head)
+			if len(f) != 3 || (verb == "differs") != (strings.TrimSpace(why) != "") {
+				return nil, bad("compare KEY SIM OBSERVABLE or differs KEY SIM OBSERVABLE: WHY")
+			}
+			p.Keys = append(p.Keys, KVKey{Key: f[0], Sim: f[1], Observable: f[2], Why: strings.TrimSpace(why)})
+		default:
+			return nil, bad("build, run, compare or differs")
+		}
+	}
+	if len(p.Runs) == 0 || len(p.Keys) == 0 {
+		return nil, fmt.Errorf("%s: needs a run and a key", path)
+	}
+	return p, nil
+}
+
+// KVProbes loads every probe under dir with a probe-kv.txt.
+func KVProbes(dir string) ([]*KVProbe, error) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var out []*KVProbe
+	for _, e := range ents {
+		if _, err := os.Stat(filepath.Join(dir, e.Name(), "probe-kv.txt")); err != nil {
+			continue
+		}
+		p, err := LoadKVProbe(filepath.Join(dir, e.Name()))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+// Real reads real.txt's "KEY VALUE" lines.
+func (p *KVProbe) Real() (map[string]int64, error) {
+	path := filepath.Join(p.Dir, "real.txt")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]int64{}
+	for n, line := range strings.Split(string(b), "\n") {
+		f := strings.Fields(line)
+		if len(f) == 0 || strings.HasPrefix(f[0], "#") {
+			continue
+		}
+		v, err := strconv.ParseInt(f[len(f)-1], 10, 64)
+		if len(f) != 2 || err != nil {
+			return nil, fmt.Errorf("%s:%d: want KEY VALUE", path, n+1)
+		}
+		out[f[0]] = v
+	}
+	return out, nil
+}
+
+// Sim runs the key's scenario and returns its observable.
+func (p *KVProbe) Sim(k KVKey) (int64, error) {
+	path := filepath.Join(p.Dir, k.Sim)
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return 0, err
+	}
+	f, err := runner.Load(&scenarios.Source{Name: path, Src: src})
+	if err != nil {
+		return 0, err
+	}
+	r, err := runner.Build(f, runner.Options{MaxWall: -1})
+	if err != nil {
+		return 0, err
+	}
+	if err := r.Execute(); err != nil {
+		return 0, err
+	}
+	v, ok := r.Observe(k.Observable)
+	if !ok {
+		return 0, fmt.Errorf("%s: no observable %s", path, k.Observable)
+	}
+	return v, nil
+}
