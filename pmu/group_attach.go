@@ -32,10 +32,12 @@ func perfGroupAttach(c *cpu.CPU, e *Event) {
 
 // perfGroupDetach takes the event out of its group. A sibling leaves its
 // leader's list, then nr_siblings drops, then the sizes of the leader and the
-// siblings left are recomputed. A leader's siblings become singleton groups:
-// they leave its list one by one, so the loop at the end that recomputes
-// "the siblings' sizes" finds none, and each promoted sibling keeps the
-// read_size of the group it was in (1 + the old nr_siblings entries) while
+// siblings left are recomputed. A leader's siblings become singleton groups.
+// What their cached sizes then are is the knob group-detach-read-size: the
+// kernel measured here recomputes them (and the leader's, with nr_siblings
+// 0); in the source copy the loop at the end that recomputes "the siblings'
+// sizes" finds none left, so each promoted sibling keeps the read_size of
+// the group it was in (1 + the old nr_siblings entries) while
 // perf_output_read_group() now writes one: its samples are shorter than
 // their reservation, whose tail keeps stale ring bytes.
 // kernel/events/core.c: perf_group_detach()
@@ -48,12 +50,19 @@ func perfGroupDetach(c *cpu.CPU, ctx *Context, e *Event) {
 		stepGroup(c, "perf_group_detach:nr_siblings")
 		e.leader = e
 	} else {
+		stale := ctx.k != nil && ctx.k.groupDetachStale()
 		for _, s := range e.siblings {
 			s.leader = s // sibling->group_leader = sibling; list_del_init()
 			gs := ctx.groups(s)
 			*gs = append(*gs, s)
+			if !stale {
+				perfEventHeaderSize(s)
+			}
 		}
 		e.siblings = nil
+		if !stale {
+			e.nrSiblings = 0
+		}
 	}
 	// out: for_each_sibling_event(tmp, leader) perf_event__header_size(tmp);
 	for _, s := range l.siblings {
