@@ -21,6 +21,7 @@ type cgroupLedger struct {
 
 type ledgerEv struct {
 	e       *Event
+	cg      *sched.Cgroup // event->cgrp's cgroup (the event drops event->cgrp when freed)
 	enabled bool
 	exp     sim.Duration
 }
@@ -45,7 +46,7 @@ func (l *cgroupLedger) advance(k *Kernel, n int) {
 		return
 	}
 	for _, le := range l.evs[n] {
-		if le.enabled && l.view[n].IsDescendant(le.e.cgrp.cg) {
+		if le.enabled && l.view[n].IsDescendant(le.cg) {
 			le.exp += dt
 		}
 	}
@@ -70,7 +71,7 @@ func (l *cgroupLedger) enable(k *Kernel, e *Event, n int) {
 	}
 	le := l.by[e]
 	if le == nil {
-		le = &ledgerEv{e: e}
+		le = &ledgerEv{e: e, cg: e.cgrp.cg}
 		l.by[e] = le
 		l.evs[n] = append(l.evs[n], le)
 	}
@@ -131,7 +132,7 @@ func (k *Kernel) CgroupCheck() []LifetimeViolation {
 			if got != le.exp {
 				out = append(out, LifetimeViolation{Invariant: "cgroup-time-adds-up", T: k.now(), CPU: -1,
 					Message: fmt.Sprintf("cgroup event %d (%s, cgroup %s, cpu%d): enabled time %s, but tasks of %s ran %s on cpu%d while it was enabled",
-						e.id, e.pmuName(), e.cgrp.cg, e.cpu, got, e.cgrp.cg, le.exp, e.cpu)})
+						e.id, e.pmuName(), le.cg, e.cpu, got, le.cg, le.exp, e.cpu)})
 			}
 		}
 	}

@@ -94,3 +94,24 @@ func cgroupFD(t *sched.Task, s *sched.Sched, path string) int {
 	}
 	return t.Files.Install(s.FS.Lookup(dir))
 }
+
+// buildCgroups makes the file's cgroup lines' cgroups, in order, and puts
+// their tasks in them before anything runs (as a launcher that writes a
+// pid to cgroup.procs before exec): perf sees them from its start.
+func (r *Run) buildCgroups() error {
+	for _, cl := range r.File.Cgroups {
+		p := cl.Path.Name
+		parent, name := r.S.CgroupRoot(), p
+		if i := strings.LastIndex(p, "/"); i >= 0 {
+			parent, name = cgroupByPath(r.S, p[:i]), p[i+1:]
+		}
+		cg, err := r.S.CgroupMkdir(name, parent)
+		if err != nil {
+			return r.File.Errorf(cl.Path.Pos, "cgroup %s: %v", p, err)
+		}
+		for _, t := range cl.Tasks {
+			r.S.CgroupSetInitial(r.Tasks[t.Name], cg)
+		}
+	}
+	return nil
+}
