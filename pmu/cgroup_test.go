@@ -171,3 +171,50 @@ func TestCgroupTime(t *testing.T) {
 		})
 	}
 }
+
+// TestCgroupOpen is perf_event_open() with PERF_FLAG_PID_CGROUP: pid is an
+// fd of a cgroup directory and the event is CPU-wide; what perf_cgroup_connect()
+// and the checks before it refuse, with the errno the kernel returns.
+// kernel/events/core.c: perf_event_open(), perf_cgroup_connect()
+func TestCgroupOpen(t *testing.T) {
+	m, s, k, cg := cgTree(t, Knobs{})
+	if err := s.CgroupRmdir(cg["b"]); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]error{}
+	s.Spawn("tracer", sched.MaskOf(0), sched.Call(func(tr *sched.Task) {
+		attr := Attr{Type: uapi.PERF_TYPE_SOFTWARE, Config: uapi.PERF_COUNT_SW_CPU_CLOCK}
+		dirFD := func(path string) int { return tr.Files.Install(s.FS.Lookup(path)) }
+		open := func(name string, pid, cpuID, group int) int {
+			a := attr
+			fd, err := k.PerfEventOpen(tr, &a, pid, cpuID, group, uapi.PERF_FLAG_PID_CGROUP)
+			got[name] = err
+			return fd
+		}
+		lead := open("a on cpu1", dirFD(cg["a"].Dir()), 1, -1)
+		open("a, any CPU", dirFD(cg["a"].Dir()), -1, -1)
+		open("not an fd", 1000, 1, -1)
+		open("not a cgroup", dirFD("/etc/passwd"), 1, -1)
+		open("removed cgroup", dirFD(cg["b"].Dir()), 1, -1)
+		open("sibling of x in a's group", dirFD(cg["x"].Dir()), 1, lead)
+		open("sibling of a in a's group", dirFD(cg["a"].Dir()), 1, lead)
+	}))
+	if err := m.Run(sim.Second); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]error{
+		"a on cpu1":                 nil,
+		"a, any CPU":                uapi.EINVAL, // "(flags & PERF_FLAG_PID_CGROUP) && (pid == -1 || cpu == -1)"
+		"not an fd":                 uapi.EBADF,  // fd_empty(f)
+		"not a cgroup":              uapi.EBADF,  // css_tryget_online_from_dir(): not in cgroupfs
+		"removed cgroup":            uapi.ENOENT, // css_tryget_online_from_dir(): offline
+		"sibling of x in a's group": uapi.EINVAL, // "all events in a group must monitor the same cgroup"
+		"sibling of a in a's group": nil,
+	}
+	if d := cmp.Diff(want, got, cmp.Comparer(func(a, b error) bool { return a == b })); d != "" {
+		t.Errorf("perf_event_open(PERF_FLAG_PID_CGROUP) (-want +got):\n%s", d)
+	}
+	if n := k.cgs.events; n != 2 {
+		t.Errorf("cgroup.events = %d, want 2 (the two opens that succeeded)", n)
+	}
+}
