@@ -39,7 +39,8 @@ type recordOpts struct {
 	noBuildID     bool  // -B/--no-buildid
 	buildIDAll    bool  // --buildid-all
 	strictFreq    bool
-	output        string // -o
+	output        string      // -o
+	cgroups       []cgroupOpt // -G, in order (cgroup.go)
 }
 
 // option is one perf record option this model understands.
@@ -96,6 +97,7 @@ var recordOptions = []option{
 		return nil
 	}},
 	{'a', "all-cpus", 0, boolOpt(func(o *recordOpts) { o.target.SystemWide = true })},
+	{'G', "cgroup", 1, parseCgroupOpt},
 	{'C', "cpu", 1, func(o *recordOpts, v, opt string) error {
 		cpus, err := parseCPUList(v)
 		if err != nil {

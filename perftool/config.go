@@ -47,6 +47,9 @@ func Parse(args []string, opts Options) (*Record, error) {
 		ro.noInherit = true
 	}
 	validateTarget(r)
+	if err := checkCgroupTarget(r, ro); err != nil {
+		return nil, err
+	}
 	if r.Target.None() && len(r.Target.Workload) == 0 {
 		return nil, errf("<command>", "no workload and no -a/-C target")
 	}
@@ -61,6 +64,7 @@ func Parse(args []string, opts Options) (*Record, error) {
 			return nil, err
 		}
 	}
+	evCount := []int{len(p.evsels)} // the evsels the first i -e options made
 	for _, e := range ro.events {
 		if err := p.parse(e); err != nil {
 			var xe *ExitError
@@ -69,8 +73,12 @@ func Parse(args []string, opts Options) (*Record, error) {
 			}
 			return nil, err
 		}
+		evCount = append(evCount, len(p.evsels))
 	}
 	r.Evsels = p.evsels
+	if err := applyCgroups(r, ro, evCount); err != nil {
+		return nil, err
+	}
 
 	freq, interval, err := configFreq(r, ro, &opts)
 	if err != nil {

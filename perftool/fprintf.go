@@ -132,6 +132,10 @@ type Open struct {
 // PIDWorkload stands for the pid of the workload perf forks.
 const PIDWorkload = -2
 
+// PIDCgroup stands for the fd of the evsel's cgroup directory (-G), which
+// the session opens when perf starts.
+const PIDCgroup = -4
+
 // PIDTarget stands for each thread of a -p/-t target before the session
 // has read its thread map (Record.Threads).
 const PIDTarget = -3
@@ -160,7 +164,12 @@ func (r *Record) Opens(nrCPUs int) []Open {
 					g = first[key{e.Leader, c, ti}]
 				}
 				first[key{i, c, ti}] = len(out)
-				out = append(out, Open{Evsel: i, PID: pid, CPU: c, GroupFD: g, Flags: uapi.PERF_FLAG_FD_CLOEXEC})
+				o := Open{Evsel: i, PID: pid, CPU: c, GroupFD: g, Flags: uapi.PERF_FLAG_FD_CLOEXEC}
+				if e.Cgroup != "" {
+					// evsel__open_cpu(): "pid = evsel->cgrp->fd", PERF_FLAG_PID_CGROUP
+					o.PID, o.Flags = PIDCgroup, o.Flags|uapi.PERF_FLAG_PID_CGROUP
+				}
+				out = append(out, o)
 			}
 		}
 	}

@@ -95,6 +95,7 @@ type Evsel struct {
 	Immediate  bool // enabled at open, not at exec (evsel->immediate)
 	PMU        string
 	Tracepoint *Tracepoint // catalogue entry for PERF_TYPE_TRACEPOINT events
+	Cgroup     string      // -G: the cgroup (its path below the cgroupfs mount) it counts in; "" for none
 
 	sampleRead bool
 	precMax    bool

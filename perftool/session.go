@@ -106,6 +106,8 @@ type Session struct {
 	S    *sched.Sched
 	Opts SessionOptions
 
+	cgroupFDs map[string]int // -G: the cgroup directories perf opened (cgroup.go)
+
 	Perf     *sched.Task // the perf process
 	Workload *sched.Task // the forked workload (nil for -a/-C without one)
 
@@ -424,6 +426,13 @@ func (ss *Session) recordOpen(t *sched.Task) error {
 			pid := o.PID
 			if pid == PIDWorkload {
 				pid = ss.Workload.PID
+			}
+			if pid == PIDCgroup {
+				fd, err := ss.cgroupFD(t, ss.R.Evsels[o.Evsel].Cgroup)
+				if err != nil {
+					return err
+				}
+				pid = fd
 			}
 			group := -1
 			if o.GroupFD >= 0 {

@@ -87,6 +87,9 @@ func (e *Event) updateTime() {
 		return
 	}
 	now := e.ctx.ctxTime()
+	if e.cgrp != nil {
+		now = e.perfCgroupEventTime() // perf_event_time(): is_cgroup_event()
+	}
 	d := now - e.tstamp
 	if e.state >= StateInactive {
 		e.totalTimeEnabled += d
@@ -121,8 +124,14 @@ func (ctx *Context) groups(e *Event) *[]*Event {
 func (ctx *Context) addEventToCtx(c *cpu.CPU, e *Event) {
 	e.ctx = ctx
 	e.tstamp = ctx.ctxTime()
+	if e.cgrp != nil {
+		e.tstamp = e.perfCgroupEventTime()
+	}
 	ctx.events = append(ctx.events, e)
 	ctx.listAddAccount(e)
+	if e.state > StateOff {
+		ctx.k.perfCgroupEventEnable(e, ctx)
+	}
 	if e.isLeader() {
 		g := ctx.groups(e)
 		*g = append(*g, e)
@@ -160,7 +169,9 @@ func remove(l []*Event, e *Event) []*Event {
 
 // eventFilterMatch is event_filter_match(): a per-CPU-bound event only runs on
 // its CPU.
-func eventFilterMatch(e *Event, c *cpu.CPU) bool { return e.cpu == -1 || e.cpu == c.ID }
+func eventFilterMatch(e *Event, c *cpu.CPU) bool {
+	return (e.cpu == -1 || e.cpu == c.ID) && e.k.cgroupMatch(e, c)
+}
 
 // eventSchedOut takes one ACTIVE event off the PMU.
 // kernel/events/core.c: event_sched_out()
@@ -176,6 +187,7 @@ func (k *Kernel) eventSchedOut(c *cpu.CPU, e *Event) {
 	st := StateInactive
 	if e.pendingDisable {
 		e.pendingDisable = false
+		k.cgroupEventDisable(e, e.ctx)
 		st = StateOff
 	}
 	e.setState(st)
@@ -256,8 +268,10 @@ func (k *Kernel) ctxSchedOut(c *cpu.CPU, ctx *Context, eventType int) {
 	c.Step("ctx_sched_out")
 	if isActive&EVENT_TIME != 0 {
 		ctx.updateContextTime(true)
+		k.updateCgrpTimeFromCPUCtx(k.cpuCtxOf(ctx), ctx.task == nil) // __ctx_time_update(): final for the CPU context
 	}
-	ctx.isActive &^= eventType
+	k.cgroupCtxTimeChange(ctx)
+	ctx.isActive &^= eventType &^ EVENT_CGROUP
 	if ctx.isActive&EVENT_ALL == 0 {
 		ctx.isActive = 0
 	}
@@ -266,21 +280,25 @@ func (k *Kernel) ctxSchedOut(c *cpu.CPU, ctx *Context, eventType int) {
 	}
 	isActive ^= ctx.isActive // what changed
 	if isActive&EVENT_PINNED != 0 {
-		k.pmuCtxSchedOut(c, ctx.pinned)
+		k.pmuCtxSchedOut(c, ctx, ctx.pinned, eventType)
 	}
 	if isActive&EVENT_FLEXIBLE != 0 {
-		k.pmuCtxSchedOut(c, ctx.flexible)
+		k.pmuCtxSchedOut(c, ctx, ctx.flexible, eventType)
 		// __pmu_ctx_sched_out(): the next flexible sched-in sets it again.
-		ctx.rotateNecessary = [maxPMUs]bool{}
+		for i := range ctx.rotateNecessary {
+			if eventType&EVENT_CGROUP == 0 || (ctx.task == nil && k.cpuCtx[ctx.cpu].cg.nrPMU[i] > 0) {
+				ctx.rotateNecessary[i] = false
+			}
+		}
 	}
 }
 
 // pmuCtxSchedOut schedules out the active groups of a list, each PMU disabled
 // around its groups.
 // kernel/events/core.c: __pmu_ctx_sched_out()
-func (k *Kernel) pmuCtxSchedOut(c *cpu.CPU, groups []*Event) {
+func (k *Kernel) pmuCtxSchedOut(c *cpu.CPU, ctx *Context, groups []*Event, eventType int) {
 	for _, g := range groups {
-		if g.state != StateActive {
+		if g.state != StateActive || k.skipCgroupGroup(ctx, g, eventType) {
 			continue
 		}
 		k.perfPMUDisable(c, g.pmu)
@@ -296,10 +314,12 @@ func (k *Kernel) ctxSchedIn(c *cpu.CPU, ctx *Context, eventType int) {
 		return
 	}
 	isActive := ctx.isActive
+	k.cgroupCtxTimeChange(ctx)
 	if isActive&EVENT_TIME == 0 {
 		ctx.updateContextTime(false) // start ctx time
+		k.perfCgroupSetTimestamp(k.cpuCtxOf(ctx))
 	}
-	ctx.isActive |= eventType | EVENT_TIME
+	ctx.isActive |= eventType&^EVENT_CGROUP | EVENT_TIME
 	if ctx.task != nil {
 		cc := &k.cpuCtx[c.ID]
 		if isActive&EVENT_ALL == 0 {
@@ -311,20 +331,20 @@ func (k *Kernel) ctxSchedIn(c *cpu.CPU, ctx *Context, eventType int) {
 	c.Step("ctx_sched_in")
 	isActive ^= ctx.isActive
 	if isActive&EVENT_PINNED != 0 {
-		k.pmuCtxSchedIn(c, ctx.pinned, true)
+		k.pmuCtxSchedIn(c, ctx, ctx.pinned, true, eventType)
 	}
 	if isActive&EVENT_FLEXIBLE != 0 {
-		k.pmuCtxSchedIn(c, ctx.flexible, false)
+		k.pmuCtxSchedIn(c, ctx, ctx.flexible, false, eventType)
 	}
 }
 
 // pmuCtxSchedIn schedules in the groups of a list that match this CPU, a PMU
 // that refused a group taking no more flexible groups.
 // kernel/events/core.c: __pmu_ctx_sched_in() -> visit_groups_merge(merge_sched_in)
-func (k *Kernel) pmuCtxSchedIn(c *cpu.CPU, groups []*Event, pinned bool) {
+func (k *Kernel) pmuCtxSchedIn(c *cpu.CPU, ctx *Context, groups []*Event, pinned bool, eventType int) {
 	var full [8]bool // can_add_hw == 0, per PMU
 	for _, g := range groups {
-		if g.state <= StateOff || !eventFilterMatch(g, c) {
+		if g.state <= StateOff || !eventFilterMatch(g, c) || k.skipCgroupGroup(ctx, g, eventType) {
 			continue
 		}
 		gp := g.groupPMU()
@@ -339,6 +359,7 @@ func (k *Kernel) pmuCtxSchedIn(c *cpu.CPU, groups []*Event, pinned bool) {
 			full[idx] = true
 			if pinned {
 				// A pinned group that cannot go on is in error.
+				k.cgroupEventDisable(g, g.ctx)
 				g.setState(StateError)
 				if g.fasyncFile() != nil {
 					g.pendingKill = pollErr

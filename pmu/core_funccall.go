@@ -183,7 +183,7 @@ func (k *Kernel) perfRemoveFromContextFn(t *sched.Task, e *Event, fn eventFunc) 
 // kernel/events/core.c: perf_install_in_context()
 func (k *Kernel) perfInstallInContext(t *sched.Task, ctx *Context, e *Event, cpuID int) {
 	e.ctx = ctx // smp_store_release(&event->ctx, ctx)
-	if e.state == StateOff && len(ctx.events) > 0 {
+	if e.state == StateOff && len(ctx.events) > 0 && e.cgrp == nil {
 		// "perf_event_attr::disabled events will not run and can be
 		// initialized without IPI."
 		c := t.CPU()
@@ -246,6 +246,11 @@ func (k *Kernel) __perfInstallInContext(c *cpu.CPU, e *Event, ctx *Context) erro
 			return uapi.ESRCH
 		}
 	}
+	if e.state > StateOff && e.cgrp != nil {
+		// "If the current cgroup doesn't match the event's cgroup, we
+		// should not try to schedule it."
+		reprogram = k.S.CgroupOf(sched.TaskOf(c.Curr())).IsDescendant(e.cgrp.cg)
+	}
 	if !reprogram {
 		ctx.addEventToCtx(c, e)
 		return nil
@@ -257,6 +262,7 @@ func (k *Kernel) __perfInstallInContext(c *cpu.CPU, e *Event, ctx *Context) erro
 	// ctx_time_freeze(); add_event_to_ctx(); ctx_resched()
 	if ctx.isActive&EVENT_TIME != 0 {
 		ctx.updateContextTime(true)
+		k.updateCgrpTimeFromCPUCtx(k.cpuCtxOf(ctx), false)
 	}
 	ctx.addEventToCtx(c, e)
 	if !eventFilterMatch(e, c) && ctx.task != nil {

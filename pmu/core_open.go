@@ -29,8 +29,9 @@ func (k *Kernel) perfEventOpen(t *sched.Task, uattr *Attr, pid, cpuID, groupFD i
 	if err := CheckOpenArgs(&a, pid, cpuID, flags, sys); err != nil {
 		return -1, err
 	}
+	cgroupFD := -1
 	if flags&uapi.PERF_FLAG_PID_CGROUP != 0 {
-		return -1, uapi.EBADF // no cgroup fs in the model: the cgroup fd is never valid
+		cgroupFD, pid = pid, -1 // "In cgroup mode, the pid argument is used to pass the fd opened to the cgroup directory"
 	}
 	// Step 10: get_unused_fd_flags().
 	ft := k.fdt(t)
@@ -83,8 +84,15 @@ func (k *Kernel) perfEventOpen(t *sched.Task, uattr *Attr, pid, cpuID, groupFD i
 				k.perfTraceDestroy(nil, e)
 			}
 			k.pmuDestroy(e)
+			k.perfDetachCgroup(e)
 		}
 	}()
+	if cgroupFD != -1 {
+		// perf_event_alloc(): perf_cgroup_connect()
+		if err := k.perfCgroupConnect(t, cgroupFD, e, groupLeader); err != nil {
+			return -1, err
+		}
+	}
 	caps := PMUCaps{Capabilities: e.pmu.Capabilities()}
 	if err := CheckSamplingPMU(&a, caps); err != nil {
 		return -1, err

@@ -184,6 +184,7 @@ func (k *Kernel) freeEvent(t *sched.Task, e *Event) {
 		e.hw.timer.Cancel()
 	}
 	k.pmuDestroy(e) // event->destroy()
+	k.perfDetachCgroup(e)
 	e.state = StateDead
 	if k.lifeOn() && e.life.put.where == "" {
 		e.life.put = k.here("_free_event") // freed without a put (free_event() of a never-published event)

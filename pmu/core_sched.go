@@ -20,6 +20,9 @@ func (k *Kernel) SchedOut(c *cpu.CPU, prev, next *sched.Task) {
 		k.lastCPU[prev] = c.ID
 		k.perfEventContextSchedOut(c, prev, next)
 	}
+	// "if cgroup events exist on this CPU, then we need to check if we
+	// have to switch out PMU state."
+	k.perfCgroupSwitch(c, next)
 }
 
 // perfEventContextSchedOut schedules out task's context, or, when next's

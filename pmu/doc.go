@@ -18,6 +18,7 @@
 //	mmap/munmap, mmap_lock, VMA split  mmap.go, mmap_lock.go, mmap_split.go, aux_mmap.go
 //	AUX pause/resume, AUX sampling     aux_core.go, aux_sample*.go
 //	wakeups, pending irq_work          event.go
+//	cgroup events (CONFIG_CGROUP_PERF) cgroup.go, cgroup_ledger.go (the cgroup-time-adds-up oracle)
 //	software PMUs (cpu-clock, ...)     pmu_sw.go
 //	tracepoints (perf_tp_event)        pmu_tp.go
 //	x86 core PMU (counters, PMI)       pmu_hw.go, pmu_hw_mode.go, pmi_forced.go, knob_pebs.go

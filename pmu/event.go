@@ -100,7 +100,8 @@ type Event struct {
 	count                              int64 // local64_t count
 	childCount                         int64 // atomic64_t child_count
 	totalTimeEnabled, totalTimeRunning sim.Duration
-	tstamp                             sim.Time // ctx time of the last state change
+	tstamp                             sim.Time    // ctx time of the last state change
+	cgrp                               *perfCgroup // event->cgrp: a cgroup event's cgroup (cgroup.go)
 
 	hw hwPerfEvent
 

@@ -143,8 +143,10 @@ func (k *Kernel) __perfEventEnable(c *cpu.CPU, e *Event, ctx *Context) {
 	}
 	if ctx.isActive&EVENT_TIME != 0 {
 		ctx.updateContextTime(true) // ctx_time_freeze()
+		k.updateCgrpTimeFromCPUCtx(k.cpuCtxOf(ctx), false)
 	}
 	e.setState(StateInactive)
+	k.perfCgroupEventEnable(e, ctx)
 	if ctx.isActive == 0 {
 		// The context is not scheduled in (task asleep): just the state.
 		return
@@ -179,11 +181,16 @@ func (k *Kernel) __perfEventDisable(c *cpu.CPU, e *Event, ctx *Context) {
 		return
 	}
 	c.Step("__perf_event_disable")
+	if e.cgrp != nil && ctx.isActive&EVENT_TIME != 0 {
+		ctx.updateContextTime(true) // ctx_time_update_event()
+		k.updateCgrpTimeFromEvent(c, e)
+	}
 	if e == e.leader {
 		k.groupSchedOut(c, e)
 	} else {
 		k.eventSchedOut(c, e)
 	}
+	k.cgroupEventDisable(e, ctx) // __event_disable()
 	e.setState(StateOff)
 }
 

@@ -61,8 +61,9 @@ type Kernel struct {
 	sigStats   sigStats                  // attr.sigtrap (sigtrap.go)
 	bpPMU      *bpPMU                    // PERF_TYPE_BREAKPOINT (pmu_bp.go)
 	bpStats    bpStats
-	glob       perfGlobal // pmus_lock, event_mutex, hotplug counters (core_hotplug.go)
-	lt         lifetime   // the object-lifetime oracle (lifetime.go)
+	glob       perfGlobal  // pmus_lock, event_mutex, hotplug counters (core_hotplug.go)
+	lt         lifetime    // the object-lifetime oracle (lifetime.go)
+	cgs        cgroupState // perf's cgroup controller and the cgroup-time-adds-up ledger (cgroup.go)
 }
 
 // Options configures the perf core of a machine.
@@ -135,9 +136,10 @@ type Mapping struct {
 
 // perfCPUContext is struct perf_cpu_context.
 type perfCPUContext struct {
-	ctx     Context  // the CPU-wide context
-	taskCtx *Context // cpuctx->task_ctx: the task context scheduled in here
-	offline bool     // !cpuctx->online (core_hotplug.go)
+	ctx     Context       // the CPU-wide context
+	taskCtx *Context      // cpuctx->task_ctx: the task context scheduled in here
+	offline bool          // !cpuctx->online (core_hotplug.go)
+	cg      perfCPUCgroup // cpuctx->cgrp, ctx.nr_cgroups, pmu_ctx->nr_cgroups (cgroup.go)
 }
 
 // NewKernel builds perf's core on s: it registers the PMUs (perf_event_init)
@@ -190,6 +192,7 @@ func NewKernel(s *sched.Sched, o Options) *Kernel {
 	s.ForkHooks = append(s.ForkHooks, k)
 	s.TraceHooks = append(s.TraceHooks, k)
 	k.initHotplug()
+	k.initCgroups()
 	k.perfUnwindDeferredInit() // after perf_event_exit_task's hook: unwind_deferred_task_exit() follows it in do_exit()
 	return k
 }

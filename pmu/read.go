@@ -199,6 +199,7 @@ func (k *Kernel) __perfEventRead(c *cpu.CPU, e *Event, group bool) {
 	k.ctxLock(c, ctx)
 	if ctx.isActive&EVENT_TIME != 0 {
 		ctx.updateContextTime(true) // ctx_time_update_event()
+		k.updateCgrpTimeFromEvent(c, e)
 	}
 	e.updateTime()
 	if group {
@@ -271,12 +272,14 @@ func (k *Kernel) __perfRemoveFromContext(c *cpu.CPU, e *Event, ctx *Context) {
 	c.Step("__perf_remove_from_context")
 	if ctx.isActive&EVENT_TIME != 0 {
 		ctx.updateContextTime(true)
+		k.updateCgrpTimeFromCPUCtx(k.cpuCtxOf(ctx), false) // ctx_time_update()
 	}
 	if e.state == StateActive && e.oncpu == c.ID {
 		k.eventSchedOut(c, e)
 	} else if e.state == StateActive {
 		panicCrash("__perf_remove_from_context: event %d ACTIVE on cpu%d, removed from cpu%d", e.id, e.oncpu, c.ID)
 	}
+	k.cgroupRemoveDisable(e, ctx)
 	// Only the event goes off the PMU: a leader's ACTIVE siblings are
 	// promoted to singleton groups by perf_group_detach() and stay ACTIVE
 	// ("list_add_tail(&sibling->active_list, ...)").

@@ -211,7 +211,7 @@ func (k *Kernel) pmuCtxSchedInFlexible(c *cpu.CPU, ctx *Context, p PMU) {
 			gs = append(gs, g)
 		}
 	}
-	k.pmuCtxSchedIn(c, gs, false)
+	k.pmuCtxSchedIn(c, ctx, gs, false, 0)
 }
 
 // MuxHrtimerActive reports cpc->hrtimer_active of the named PMU on CPU i:

@@ -42,6 +42,7 @@ func sortedInvariants(perf PerfBackend) []InvariantSpec {
 func verbsOf(perf PerfBackend) map[string]Verb {
 	v := builtinVerbs()
 	maps.Copy(v, hotplugVerbs())
+	maps.Copy(v, cgroupVerbs())
 	maps.Copy(v, perf.Verbs())
 	return v
 }

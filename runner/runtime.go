@@ -142,6 +142,9 @@ func Build(f *scenarios.File, opts Options) (r *Run, err error) {
 	for _, t := range f.Tasks {
 		r.Tasks[t.Name] = r.S.Spawn(t.Name, taskMask(t), taskOps(f, t.Body, r.M.Eng.Tick, perfOps)...)
 	}
+	if err := r.buildCgroups(); err != nil {
+		return nil, err
+	}
 	if r.Perf, err = perf.Start(r); err != nil {
 		return nil, err
 	}

@@ -60,6 +60,9 @@ func (PMUPerf) Invariants() []InvariantSpec {
 	for _, inv := range pmu.InheritInvariants { // judged on every read() and in Finish
 		out = append(out, InvariantSpec{Name: inv.Name, Says: inv.Says, Why: inv.Why, Package: "pmu"})
 	}
+	for _, inv := range pmu.CgroupInvariants { // judged in Finish
+		out = append(out, InvariantSpec{Name: inv.Name, Says: inv.Says, Why: inv.Why, Package: "pmu"})
+	}
 	for _, inv := range perftool.SessionInvariants() { // judged per session in Finish
 		out = append(out, InvariantSpec{Name: inv.Name, Says: inv.Says, Why: inv.Why, Package: inv.Package})
 	}
@@ -362,6 +365,9 @@ func (p *pmuRun) Finish() []Violation {
 		}
 	}
 	for _, v := range p.k.InheritCheck() {
+		out = append(out, Violation{Invariant: v.Invariant, T: v.T, CPU: v.CPU, Message: v.Message})
+	}
+	for _, v := range p.k.CgroupCheck() {
 		out = append(out, Violation{Invariant: v.Invariant, T: v.T, CPU: v.CPU, Message: v.Message})
 	}
 	quiet := p.r.S.AllExited()

@@ -388,6 +388,9 @@ func (r *Run) doPerfOp(t *sched.Task, op *scenarios.PerfOp, attr pmu.Attr) {
 			flags |= map[string]uint64{"fd_no_group": uapi.PERF_FLAG_FD_NO_GROUP, "fd_output": uapi.PERF_FLAG_FD_OUTPUT,
 				"pid_cgroup": uapi.PERF_FLAG_PID_CGROUP, "fd_cloexec": uapi.PERF_FLAG_FD_CLOEXEC}[f.Name]
 		}
+		if flags&uapi.PERF_FLAG_PID_CGROUP != 0 && op.PID != nil && r.Tasks[op.PID.Name] == nil && op.PID.Name != "-1" && op.PID.Name != "self" {
+			pid = cgroupFD(t, r.S, op.PID.Name) // pid names a cgroup: its directory's fd (runtime_cgroup.go)
+		}
 		a := attr
 		var fd int
 		fd, err = k.PerfEventOpen(t, &a, pid, cpuID, group, flags)

@@ -25,8 +25,9 @@ type File struct {
 	CPUs     *Int   // cpus N; nil if absent (the machine then has 1 CPU)
 
 	PMUs     []*PMU
-	Kernel   []*Setting // kernel NAME=VALUE
-	Tool     []*Setting // tool NAME=VALUE
+	Cgroups  []*CgroupLine // cgroup PATH [TASK...] (cgroup.go)
+	Kernel   []*Setting    // kernel NAME=VALUE
+	Tool     []*Setting    // tool NAME=VALUE
 	Tasks    []*Task
 	Programs []*Program // program NAME blocks (ast_task.go)
 	Records  []*Record

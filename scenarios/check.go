@@ -19,6 +19,7 @@ func Check(f *File, reg Registry) []error {
 	for _, t := range f.Tasks {
 		c.task(t)
 	}
+	c.cgroups()
 	c.programs()
 	c.records()
 	for _, a := range f.Actions {

@@ -34,6 +34,8 @@
 //	pmu NAME [KEY[=VALUE]]...     a PMU and its attributes: pmu cs_etm sink=etr size=1M
 //	kernel NAME=VALUE...          kernel knobs (behaviour before/after a fix)
 //	tool NAME=VALUE...            perf tool knobs
+//	cgroup PATH [TASK...]         a cgroup v2 directory /sys/fs/cgroup/PATH (a or a/b, its
+//	                              parent on an earlier line) and the tasks in it from the start
 //
 // # Tasks
 //
@@ -148,6 +150,12 @@
 //
 // The same hotplug writes at a time are the actions "at TIME cpu-offline cpuN"
 // and "at TIME cpu-online cpuN".
+//
+// Cgroups change with the actions "at TIME cgroup-mkdir PATH", "at TIME
+// cgroup-attach TASK PATH" (cgroup_attach_task(): perf switches the task's
+// CPU's cgroup events) and "at TIME cgroup-rmdir PATH". A cgroup event is
+// "open NAME -e EVENT cpuN flags pid_cgroup pid PATH" (the cgroup
+// directory's fd as pid), or perf record -a -e EVENT -G PATH.
 //
 // LABEL looks like perf_event_aux_pause:guard-set.
 //

@@ -28,6 +28,13 @@ func Dump(f *File) string {
 			d.line(2, "%s", setting(a))
 		}
 	}
+	for _, cl := range f.Cgroups {
+		head := "cgroup " + cl.Path.Name + " @" + cl.Pos.String()
+		for _, t := range cl.Tasks {
+			head += " " + t.Name
+		}
+		d.line(1, "%s", head)
+	}
 	for _, s := range f.Kernel {
 		d.line(1, "kernel %s", setting(s))
 	}

@@ -113,6 +113,7 @@ func isNameWith(s, joins string) bool {
 var topKeywords = []string{
 	"scenario", "title", "cpus", "pmu", "kernel", "tool", "task", "record",
 	"at", "nmi", "ipi", "irq_work", "preempt", "migrate", "cpu-offline", "cpu-online", "always", "never", "sometimes", "when", "program",
+	"cgroup",
 }
 
 var taskKeywords = []string{"compute", "syscall", "sleep", "repeat", "stack", "migrate", "pin", "exit",
@@ -147,6 +148,8 @@ func (p *parser) topLevel(n *node) {
 		p.cpus(ll, ws)
 	case "pmu":
 		p.pmu(ll, ws)
+	case "cgroup":
+		p.cgroup(ll, ws)
 	case "kernel", "tool":
 		p.settings(ll, ws)
 	case "record":

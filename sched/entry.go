@@ -229,6 +229,7 @@ func (s *Sched) exit(t *Task) {
 		s.taskWorkRun(t) // exit_task_work()
 	}
 	t.State = Dead
+	s.cgroupExit(t)
 	t.Exited = s.M.Now()
 	t.fam.exitState = s.exitNotify(t, groupDead)
 	if t.wakeTimer != nil {

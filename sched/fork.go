@@ -183,6 +183,7 @@ func (s *Sched) copyProcess(t *Task, name string, flags uint64, prog []Op) (*Tas
 	s.nextPID++
 	c := &Task{TID: s.nextPID, Comm: t.Comm, Allowed: t.Allowed, Prog: prog, s: s, migrateTo: -1, lastCPU: t.CPUID()}
 	c.UserStack = append([]string(nil), t.UserStack...)
+	s.cgroupFork(t, c)
 	c.fam.prog = name
 	c.fam.prio = t.fam.prio
 	leader := t.Leader()

@@ -111,8 +111,9 @@ type Sched struct {
 	lastPrev    []*cpu.Thread
 	tick        []*cpu.Timer
 	nextPID     int
-	objs        waitObjects // pipes and futexes by name (wake.go)
-	wakeList    [][]*Task   // per CPU: rq->wake_list (call_single_queue entries)
+	objs        waitObjects  // pipes and futexes by name (wake.go)
+	wakeList    [][]*Task    // per CPU: rq->wake_list (call_single_queue entries)
+	cgroups     *cgroupState // the cgroup v2 hierarchy (cgroup.go)
 
 	// Lockdep validates the order of every lock the model takes (lockdep.go).
 	Lockdep Lockdep

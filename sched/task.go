@@ -70,7 +70,8 @@ type Task struct {
 	// Exited is when the task exited.
 	Exited sim.Time
 
-	fam family // process tree, thread group, exit state (fork.go)
+	fam  family  // process tree, thread group, exit state (fork.go)
+	cgrp *Cgroup // task->cgroups' default-hierarchy cgroup; nil: the root (cgroup.go)
 
 	lastCPU   int
 	migrateTo int
