@@ -69,6 +69,7 @@ type etmConfig struct {
 type unitSrc struct {
 	cpu      int
 	index    uint32 // Index of unit 0 in its period
+	seq      uint64 // Seq of unit 0
 	n        uint64
 	since    uint64 // timestamps: the 1 GHz system counter (ns)
 	until    uint64

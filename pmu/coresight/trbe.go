@@ -147,6 +147,9 @@ func (t *TRBE) hwWrite(src *unitSrc) uint64 {
 	}
 	if buf := t.handle.Buffer(); buf != nil {
 		buf.AuxWrite(t.write, out)
+		if sh := t.d.shadowOf(buf); sh != nil {
+			sh.storeRun(t.write, src.seq, k)
+		}
 	} else {
 		copy(t.buf.aux[t.write:], out)
 	}
