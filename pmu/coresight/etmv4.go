@@ -3,6 +3,7 @@ package coresight
 import (
 	"errors"
 	"fmt"
+	"math/bits"
 )
 
 // ETMv4 instruction trace packets as the ETMv4 architecture specification
@@ -119,6 +120,73 @@ func (s *unitSrc) appendUnit(b []byte, k uint64, payload int) []byte {
 		b = append(b, pktAtomF3EEE)
 	}
 	return b
+}
+
+// unitWriter writes the units of a source one after another, stepping the
+// timestamp rather than dividing for each unit: ts is always s.tsAt(k).
+type unitWriter struct {
+	s      *unitSrc
+	k      uint64 // the unit it writes next
+	ts     uint64 // its timestamp
+	r      uint64 // ((k+1) * (until-since)) mod n
+	dq, dr uint64 // (until-since) / n, (until-since) mod n
+}
+
+// writer returns a unitWriter at unit k (k < s.n).
+func (s *unitSrc) writer(k uint64) unitWriter {
+	dt := s.until - s.since
+	hi, lo := bits.Mul64(k+1, dt)
+	q, r := bits.Div64(hi, lo, s.n) // (k+1)*dt/n <= dt: no overflow
+	return unitWriter{s: s, k: k, ts: s.since + q, r: r, dq: dt / s.n, dr: dt % s.n}
+}
+
+// next moves to the following unit.
+func (w *unitWriter) next() {
+	w.k++
+	w.ts += w.dq
+	if w.r += w.dr; w.r >= w.s.n {
+		w.ts++
+		w.r -= w.s.n
+	}
+}
+
+// plainTS reports that the unit is a timestamp and E atoms (not a
+// synchronisation or a new address and context): the writer's fast path.
+func (w *unitWriter) plainTS() bool {
+	i := uint64(w.s.index) + w.k
+	return w.s.cfg.ts && i%unitsPerSync >= 2 && (w.k != 0 || !w.s.ctxFirst)
+}
+
+// putFormatted writes the unit as a formatter frame of trace ID id:
+// putFormatted(dst, id, s.appendUnit(nil, k, formattedBytes)).
+func (w *unitWriter) putFormatted(dst []byte, id byte) {
+	if !w.plainTS() {
+		var pay [FrameSize]byte
+		putFormatted(dst, id, w.s.appendUnit(pay[:0], w.k, formattedBytes))
+		return
+	}
+	// byte 0 the ID, 1 the header, 2-8 the timestamp, 9-14 E atoms; even
+	// bytes keep their bit 0 in byte 15
+	f := (*[FrameSize]byte)(dst)
+	ts := w.ts
+	t0, t1, t2, t3 := byte(ts)|0x80, byte(ts>>7)|0x80, byte(ts>>14)|0x80, byte(ts>>21)|0x80
+	t4, t5, t6 := byte(ts>>28)|0x80, byte(ts>>35)|0x80, byte(ts>>42)&0x7f
+	f[0], f[1] = id<<1|1, pktTimestamp
+	f[2], f[3], f[4], f[5], f[6], f[7], f[8] = t0&^1, t1, t2&^1, t3, t4&^1, t5, t6&^1
+	f[9], f[10], f[11], f[12], f[13], f[14] = pktAtomF3EEE, pktAtomF3EEE&^1, pktAtomF3EEE, pktAtomF3EEE&^1, pktAtomF3EEE, pktAtomF3EEE&^1
+	f[15] = (t0&1)<<1 | (t2&1)<<2 | (t4&1)<<3 | (t6&1)<<4 | 1<<5 | 1<<6 | 1<<7
+}
+
+// appendRaw appends the unit as 16 bytes of raw trace:
+// s.appendUnit(b, k, FrameSize).
+func (w *unitWriter) appendRaw(b []byte) []byte {
+	if !w.plainTS() {
+		return w.s.appendUnit(b, w.k, FrameSize)
+	}
+	ts := w.ts
+	return append(b, pktTimestamp, byte(ts)|0x80, byte(ts>>7)|0x80, byte(ts>>14)|0x80, byte(ts>>21)|0x80,
+		byte(ts>>28)|0x80, byte(ts>>35)|0x80, byte(ts>>42)&0x7f,
+		pktAtomF3EEE, pktAtomF3EEE, pktAtomF3EEE, pktAtomF3EEE, pktAtomF3EEE, pktAtomF3EEE, pktAtomF3EEE, pktAtomF3EEE)
 }
 
 // appendTimestamp appends a timestamp packet with tsFullPayload bytes: the

@@ -149,10 +149,10 @@ func (t *TMCETR) hwWrite(src *unitSrc) uint64 {
 	}
 	pos := b.written + skip*FrameSize
 	id := traceID(src.cpu)
-	var pay [FrameSize]byte
-	for k := skip; k < n; k++ {
-		putFormatted(b.data[pos%size:], id, src.appendUnit(pay[:0], k, formattedBytes))
-		b.seqs[pos%size/FrameSize] = src.seq + k + 1
+	w := src.writer(skip)
+	for ; w.k < n; w.next() {
+		w.putFormatted(b.data[pos%size:], id)
+		b.seqs[pos%size/FrameSize] = src.seq + w.k + 1
 		pos += FrameSize
 	}
 	b.written += n * FrameSize
