@@ -49,7 +49,8 @@ func FuzzDeformat(f *testing.F) {
 	f.Add(barrierFrame[:], byte(0))
 	f.Add([]byte{0x21, 1, 0x23, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 0x02}, byte(0x10))
 	f.Fuzz(func(t *testing.T, b []byte, cur byte) {
-		segs, _, err := Deformat(b, cur&0x7f)
+		df := Deformatter{ID: cur & 0x7f}
+		segs, err := df.Frame(b)
 		if err != nil {
 			return
 		}

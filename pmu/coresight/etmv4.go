@@ -3,7 +3,6 @@ package coresight
 import (
 	"errors"
 	"fmt"
-	"math/bits"
 )
 
 // ETMv4 instruction trace packets as the ETMv4 architecture specification
@@ -135,8 +134,7 @@ type unitWriter struct {
 // writer returns a unitWriter at unit k (k < s.n).
 func (s *unitSrc) writer(k uint64) unitWriter {
 	dt := s.until - s.since
-	hi, lo := bits.Mul64(k+1, dt)
-	q, r := bits.Div64(hi, lo, s.n) // (k+1)*dt/n <= dt: no overflow
+	q, r := mulDivRem(k+1, dt, s.n)
 	return unitWriter{s: s, k: k, ts: s.since + q, r: r, dq: dt / s.n, dr: dt % s.n}
 }
 

@@ -88,25 +88,27 @@ func (l *Ledger) Step(f Frame, delta int) (Frame, bool) {
 	return Frame{}, false
 }
 
-// mulDiv is floor(a*b/c).
+// mulDiv is floor(a*b/c) (2^64-1 when that does not fit).
 func mulDiv(a, b, c uint64) uint64 {
-	hi, lo := bits.Mul64(a, b)
-	if hi >= c {
-		return ^uint64(0)
-	}
-	q, _ := bits.Div64(hi, lo, c)
+	q, _ := mulDivRem(a, b, c)
 	return q
 }
 
-// mulDivCeil is ceil(a*b/c).
+// mulDivCeil is ceil(a*b/c) (2^64-1 when that does not fit).
 func mulDivCeil(a, b, c uint64) uint64 {
-	hi, lo := bits.Mul64(a, b)
-	if hi >= c {
-		return ^uint64(0)
-	}
-	q, r := bits.Div64(hi, lo, c)
+	q, r := mulDivRem(a, b, c)
 	if r != 0 {
 		q++
 	}
 	return q
+}
+
+// mulDivRem is a*b/c and its remainder, or 2^64-1 and 0 when the quotient
+// does not fit.
+func mulDivRem(a, b, c uint64) (uint64, uint64) {
+	hi, lo := bits.Mul64(a, b)
+	if hi >= c {
+		return ^uint64(0), 0
+	}
+	return bits.Div64(hi, lo, c)
 }
