@@ -72,6 +72,23 @@ func (d *Deformatter) Frame(f []byte) ([]Segment, error) {
 	}
 	d.segs, d.data, d.ends = d.segs[:0], d.data[:0], d.ends[:0]
 	aux := f[FrameSize-1]
+	if id := f[0] >> 1; f[0]&1 != 0 && aux&1 == 0 && id != 0 && id != 0x7f &&
+		(f[2]|f[4]|f[6]|f[8]|f[10]|f[12]|f[14])&1 == 0 {
+		// one source: an ID byte for the new ID, then 14 bytes of its data
+		d.ID = id
+		d.data = append(d.data, f[1], f[2]|aux>>1&1, f[3], f[4]|aux>>2&1, f[5], f[6]|aux>>3&1, f[7],
+			f[8]|aux>>4&1, f[9], f[10]|aux>>5&1, f[11], f[12]|aux>>6&1, f[13], f[14]|aux>>7&1)
+		d.segs = append(d.segs, Segment{ID: id, Data: d.data})
+		d.ends = append(d.ends, len(d.data))
+		return d.segs, nil
+	}
+	return d.general(f), nil
+}
+
+// general is Frame's byte by byte loop, for a frame of any shape.
+func (d *Deformatter) general(f []byte) []Segment {
+	d.segs, d.data, d.ends = d.segs[:0], d.data[:0], d.ends[:0]
+	aux := f[FrameSize-1]
 	for pos := 0; pos < FrameSize-1; pos += 2 {
 		b := f[pos]
 		flag := aux >> (pos / 2) & 1
@@ -103,7 +120,7 @@ func (d *Deformatter) Frame(f []byte) ([]Segment, error) {
 		}
 		start = d.ends[i]
 	}
-	return out, nil
+	return out
 }
 
 // add appends a data byte of the ID in force.
