@@ -149,11 +149,13 @@ func (t *TMCETR) hwWrite(src *unitSrc) uint64 {
 	}
 	pos := b.written + skip*FrameSize
 	id := traceID(src.cpu)
-	w := src.writer(skip)
-	for ; w.k < n; w.next() {
-		w.putFormatted(b.data[pos%size:], id)
-		b.seqs[pos%size/FrameSize] = src.seq + w.k + 1
-		pos += FrameSize
+	off := pos % size
+	for w := src.writer(skip); w.k < n; w.next() {
+		w.putFormatted(b.data[off:off+FrameSize], id)
+		b.seqs[off/FrameSize] = src.seq + w.k + 1
+		if off += FrameSize; off == size {
+			off = 0
+		}
 	}
 	b.written += n * FrameSize
 	if b.written > size {
