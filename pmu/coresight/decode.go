@@ -2,11 +2,11 @@ package coresight
 
 // Unit is one decoded 16-byte slot of an AUX buffer.
 type Unit struct {
-	Kind  FrameKind
 	CPU   int    // the ETM whose trace it is (-1: unknown)
 	TS    uint64 // its timestamp (HasTS)
+	Frame Frame  // which unit of the session's trace it is (Known)
+	Kind  FrameKind
 	HasTS bool
-	Frame Frame // which unit of the session's trace it is (Known)
 	Known bool
 }
 
