@@ -121,31 +121,44 @@ func (s *unitSrc) appendUnit(b []byte, k uint64, payload int) []byte {
 	return b
 }
 
-// unitWriter writes the units of a source one after another, stepping the
-// timestamp rather than dividing for each unit: ts is always s.tsAt(k).
-type unitWriter struct {
-	s      *unitSrc
-	k      uint64 // the unit it writes next
+// tsStep walks the timestamps of a run of n units over [since, until]: ts
+// is unitTS(since, until, n, k), kept with an add and a remainder instead of
+// a 128-bit division per unit.
+type tsStep struct {
+	k      uint64 // the unit
 	ts     uint64 // its timestamp
+	n      uint64
 	r      uint64 // ((k+1) * (until-since)) mod n
 	dq, dr uint64 // (until-since) / n, (until-since) mod n
 }
 
-// writer returns a unitWriter at unit k (k < s.n).
-func (s *unitSrc) writer(k uint64) unitWriter {
-	dt := s.until - s.since
-	q, r := mulDivRem(k+1, dt, s.n)
-	return unitWriter{s: s, k: k, ts: s.since + q, r: r, dq: dt / s.n, dr: dt % s.n}
+// newTSStep starts a tsStep at unit k (k < n).
+func newTSStep(since, until, n, k uint64) tsStep {
+	dt := until - since
+	q, r := mulDivRem(k+1, dt, n)
+	return tsStep{k: k, ts: since + q, n: n, r: r, dq: dt / n, dr: dt % n}
 }
 
 // next moves to the following unit.
-func (w *unitWriter) next() {
-	w.k++
-	w.ts += w.dq
-	if w.r += w.dr; w.r >= w.s.n {
-		w.ts++
-		w.r -= w.s.n
+func (t *tsStep) next() {
+	t.k++
+	t.ts += t.dq
+	if t.r += t.dr; t.r >= t.n {
+		t.ts++
+		t.r -= t.n
 	}
+}
+
+// unitWriter writes the units of a source one after another (k ascending;
+// ts is s.tsAt(k)).
+type unitWriter struct {
+	s *unitSrc
+	tsStep
+}
+
+// writer returns a unitWriter at unit k (k < s.n).
+func (s *unitSrc) writer(k uint64) unitWriter {
+	return unitWriter{s: s, tsStep: newTSStep(s.since, s.until, s.n, k)}
 }
 
 // plainTS reports that the unit is a timestamp and E atoms (not a
