@@ -69,9 +69,10 @@ func MiB(n int64) string { return fmt.Sprintf("%.1fMiB", float64(n)/(1<<20)) }
 // unit it has seen so that a unit written again by a later snapshot counts
 // as a duplicate.
 type Analyzer struct {
-	Dec  *Decoder
-	seen bitset  // Seq values of earlier snapshots
-	prev []int64 // per ETM: the Seq of its previous unit in the chunk, -1 none
+	Dec    *Decoder
+	seen   bitset  // Seq values of earlier snapshots
+	prev   []int64 // per ETM: the Seq of its previous unit in the chunk, -1 none
+	perPer []int   // units per period (index: period): Report.PerPer's counts
 }
 
 // NewAnalyzer returns an analyzer of the device's snapshots.
@@ -130,7 +131,14 @@ func (a *Analyzer) Analyze(chunks []Chunk) *Report {
 				continue
 			}
 			f := u.Frame
-			r.PerPer[f.Period]++
+			if f.Period >= 0 {
+				for f.Period >= len(a.perPer) {
+					a.perPer = append(a.perPer, 0)
+				}
+				a.perPer[f.Period]++
+			} else {
+				r.PerPer[f.Period]++
+			}
 			if f.Period >= 1 && f.Period <= 64 {
 				r.Periods |= 1 << (f.Period - 1)
 			}
@@ -158,6 +166,12 @@ func (a *Analyzer) Analyze(chunks []Chunk) *Report {
 		}
 		if rem := len(c.Data) % FrameSize; rem != 0 {
 			r.Garbage++
+		}
+	}
+	for p, n := range a.perPer {
+		if n != 0 {
+			r.PerPer[p] += n
+			a.perPer[p] = 0
 		}
 	}
 	for i, w := range cur {
