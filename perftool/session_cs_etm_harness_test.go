@@ -97,6 +97,13 @@ func newCSRun(t interface {
 // takes a snapshot: PERF_EVENT_IOC_DISABLE stops the running event with
 // ctx->is_active set, and the tool reads every AUX buffer.
 func (r *csRun) run(ps []csPeriod, findSnapshot string) []coresight.Chunk {
+	r.replay(ps)
+	return r.read(findSnapshot)
+}
+
+// replay is run without the read: the kernel side, up to the snapshot's
+// disable.
+func (r *csRun) replay(ps []csPeriod) {
 	for i, p := range ps {
 		ev := r.evs[p.cpu]
 		ev.isActive = 7 // ctx_sched_in: EVENT_ALL|EVENT_TIME
@@ -111,7 +118,15 @@ func (r *csRun) run(ps []csPeriod, findSnapshot string) []coresight.Chunk {
 		last := ps[n-1]
 		r.dev.Stop(last.cpu, r.evs[last.cpu], pmu.PERF_EF_UPDATE)
 	}
-	return r.read(findSnapshot)
+}
+
+// freshMmaps gives the tool new auxtrace_mmaps (nothing read yet), so that
+// another tool can read the same AUX buffers as the first read did.
+func (r *csRun) freshMmaps() *csRun {
+	for i, mm := range r.mms {
+		r.mms[i] = &AuxtraceMmap{Idx: mm.Idx, CPU: mm.CPU, Len: mm.Len}
+	}
+	return r
 }
 
 // read is record__read_auxtrace_snapshot(): every AUX buffer, in mmap order.

@@ -175,7 +175,7 @@ func countPerfCSPacket(d csDump, l string, errs []string) []string {
 }
 
 // goCSDump decodes the AUXTRACE data of the perf.data with the Go side:
-// coresight.Deformat per frame (a barrier resets the stream, as OpenCSD's
+// a coresight.Deformatter over the frames (a barrier resets the stream, as OpenCSD's
 // OCSD_DFRMTR_RESET_ON_4X_FSYNC), coresight.ParsePackets per trace ID
 // stream from its first A-sync; it returns the counts and the bytes of the
 // AUXTRACE buffers.
@@ -203,7 +203,7 @@ func goCSDump(t *testing.T, data []byte) (csDump, uint64) {
 		off += size + n
 		nbuf += uint64(n)
 		streams := map[byte][]byte{}
-		var cur byte
+		var df coresight.Deformatter // the ID in force carries from frame to frame
 		parse := func() {
 			for id, s := range streams {
 				pkts, skipped, err := coresight.ParsePackets(s, false)
@@ -237,12 +237,11 @@ func goCSDump(t *testing.T, data []byte) (csDump, uint64) {
 			clear(streams)
 		}
 		for fo := 0; fo+coresight.FrameSize <= len(chunk); fo += coresight.FrameSize {
-			segs, next, err := coresight.Deformat(chunk[fo:fo+coresight.FrameSize], cur)
+			segs, err := df.Frame(chunk[fo : fo+coresight.FrameSize])
 			if err != nil { // the barrier: four FSYNCs
 				parse()
 				continue
 			}
-			cur = next
 			for _, s := range segs {
 				streams[s.ID] = append(streams[s.ID], s.Data...)
 			}

@@ -69,8 +69,10 @@ func MiB(n int64) string { return fmt.Sprintf("%.1fMiB", float64(n)/(1<<20)) }
 // unit it has seen so that a unit written again by a later snapshot counts
 // as a duplicate.
 type Analyzer struct {
-	Dec  *Decoder
-	seen bitset // Seq values of earlier snapshots
+	Dec    *Decoder
+	seen   bitset  // Seq values of earlier snapshots
+	prev   []int64 // per ETM: the Seq of its previous unit in the chunk, -1 none
+	perPer []int   // units per period (index: period): Report.PerPer's counts
 }
 
 // NewAnalyzer returns an analyzer of the device's snapshots.
@@ -96,8 +98,12 @@ func (a *Analyzer) Analyze(chunks []Chunk) *Report {
 	for _, c := range chunks {
 		r.Bytes += len(c.Data)
 		r.PerCPU[c.CPU] += len(c.Data)
-		prev := map[int]uint64{}       // per ETM: the previous unit's Seq
-		last, lastCPU := uint64(0), -2 // prev's latest entry
+		if len(a.prev) != a.Dec.CPUs {
+			a.prev = make([]int64, a.Dec.CPUs)
+		}
+		for i := range a.prev {
+			a.prev[i] = -1
+		}
 		for _, u := range a.Dec.Decode(c.CPU, c.Data) {
 			switch u.Kind {
 			case KindBarrier:
@@ -125,23 +131,24 @@ func (a *Analyzer) Analyze(chunks []Chunk) *Report {
 				continue
 			}
 			f := u.Frame
-			r.PerPer[f.Period]++
+			if f.Period >= 0 {
+				for f.Period >= len(a.perPer) {
+					a.perPer = append(a.perPer, 0)
+				}
+				a.perPer[f.Period]++
+			} else {
+				r.PerPer[f.Period]++
+			}
 			if f.Period >= 1 && f.Period <= 64 {
 				r.Periods |= 1 << (f.Period - 1)
 			}
-			if f.CPU == lastCPU {
-				if f.Seq <= last {
-					r.OutOrder++
-				}
-			} else {
-				if lastCPU != -2 {
-					prev[lastCPU] = last
-				}
-				if p, ok := prev[f.CPU]; ok && f.Seq <= p {
-					r.OutOrder++
-				}
+			for f.CPU >= len(a.prev) {
+				a.prev = append(a.prev, -1)
 			}
-			last, lastCPU = f.Seq, f.CPU
+			if p := a.prev[f.CPU]; p >= 0 && f.Seq <= uint64(p) {
+				r.OutOrder++
+			}
+			a.prev[f.CPU] = int64(f.Seq)
 			if cur.has(f.Seq) || a.seen.has(f.Seq) {
 				r.Dups++
 			}
@@ -159,6 +166,12 @@ func (a *Analyzer) Analyze(chunks []Chunk) *Report {
 		}
 		if rem := len(c.Data) % FrameSize; rem != 0 {
 			r.Garbage++
+		}
+	}
+	for p, n := range a.perPer {
+		if n != 0 {
+			r.PerPer[p] += n
+			a.perPer[p] = 0
 		}
 	}
 	for i, w := range cur {

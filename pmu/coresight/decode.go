@@ -2,11 +2,11 @@ package coresight
 
 // Unit is one decoded 16-byte slot of an AUX buffer.
 type Unit struct {
-	Kind  FrameKind
 	CPU   int    // the ETM whose trace it is (-1: unknown)
 	TS    uint64 // its timestamp (HasTS)
+	Frame Frame  // which unit of the session's trace it is (Known)
+	Kind  FrameKind
 	HasTS bool
-	Frame Frame // which unit of the session's trace it is (Known)
 	Known bool
 }
 
@@ -18,7 +18,7 @@ type Unit struct {
 type Decoder struct {
 	L     *Ledger
 	CPUs  int
-	pay   []byte
+	df    Deformatter
 	units []Unit // reused by Decode
 	near  []int
 }
@@ -54,50 +54,23 @@ func (dec *Decoder) decodeUnit(bufCPU int, b []byte) Unit {
 	u := Unit{Kind: KindGarbage, CPU: -1}
 	payload := b
 	if dec.L == nil || !dec.L.raw {
-		// fast path: a frame of one source
-		if b[0]&1 == 0 || b[FrameSize-1]&1 != 0 {
-			segs, _, err := Deformat(b, 0)
-			if err != nil || len(segs) != 1 {
-				return u
-			}
-			u.CPU = cpuOfTraceID(segs[0].ID, dec.CPUs)
-			payload = segs[0].Data
-		} else {
-			u.CPU = cpuOfTraceID(b[0]>>1, dec.CPUs)
-			dec.pay = dec.pay[:0]
-			aux := b[FrameSize-1]
-			for pos := 1; pos < FrameSize-1; pos++ {
-				v := b[pos]
-				if pos%2 == 0 {
-					if v&1 != 0 {
-						return u // an ID change inside a frame the model never writes
-					}
-					v |= aux >> (pos / 2) & 1
-				}
-				dec.pay = append(dec.pay, v)
-			}
-			payload = dec.pay
-		}
-		if u.CPU < 0 {
+		// a frame of one source; each slot is read on its own (the slots
+		// of a snapshot need not follow one another)
+		dec.df.ID = 0
+		segs, err := dec.df.Frame(b)
+		if err != nil || len(segs) != 1 {
 			return u
 		}
+		if u.CPU = cpuOfTraceID(segs[0].ID, dec.CPUs); u.CPU < 0 {
+			return u
+		}
+		payload = segs[0].Data
 	} else {
 		u.CPU = bufCPU
 	}
-	// fast path: timestamp and atoms
-	if len(payload) > tsFullPayload && payload[0] == pktTimestamp && payload[tsFullPayload]&0x80 == 0 {
-		ok := true
-		for _, c := range payload[1+tsFullPayload:] {
-			if c < 0xc0 {
-				ok = false
-				break
-			}
-		}
-		if ok {
-			var ts uint64
-			for j := 0; j < tsFullPayload; j++ {
-				ts |= uint64(payload[1+j]&0x7f) << (7 * j)
-			}
+	// fast path: a full timestamp, then atoms
+	if len(payload) > tsFullPayload && payload[0] == pktTimestamp {
+		if ts, n, err := contField(payload[1:], tsFullPayload); err == nil && n == tsFullPayload && payload[n]&0x80 == 0 && allAtoms(payload[1+n:]) {
 			u.Kind, u.TS, u.HasTS = KindData, ts, true
 			return u
 		}
@@ -115,8 +88,20 @@ func (dec *Decoder) decodeUnit(bufCPU int, b []byte) Unit {
 	return u
 }
 
+// allAtoms reports that every byte of b is an atom packet header.
+func allAtoms(b []byte) bool {
+	for _, c := range b {
+		if c < 0xc0 {
+			return false
+		}
+	}
+	return true
+}
+
 // infer resolves the units' timestamps, then gives each unit without one the
-// identity of its neighbour in the same CPU's stream (no barrier between).
+// identity of its neighbour in the same CPU's stream (no barrier between):
+// backwards first (a unit is the one before the next unit of its stream),
+// then forwards.
 func (dec *Decoder) infer(units []Unit) {
 	for i := range units {
 		u := &units[i]
@@ -124,36 +109,40 @@ func (dec *Decoder) infer(units []Unit) {
 			u.Frame, u.Known = dec.L.Resolve(u.CPU, u.TS)
 		}
 	}
-	// backwards: a unit is the one before the next unit of its stream
 	if len(dec.near) != dec.CPUs+1 {
 		dec.near = make([]int, dec.CPUs+1)
 	}
-	near := dec.near // CPU+1 -> index of the nearest data unit of that CPU, -1
-	reset := func() {
-		for i := range near {
-			near[i] = -1
-		}
-	}
-	walk := func(i, delta int) {
-		u := &units[i]
-		if u.Kind == KindBarrier {
-			reset()
-			return
-		}
-		if u.Kind != KindData || u.CPU+1 >= len(near) {
-			return
-		}
-		if j := near[u.CPU+1]; !u.Known && j >= 0 && units[j].Known {
-			u.Frame, u.Known = dec.L.Step(units[j].Frame, delta)
-		}
-		near[u.CPU+1] = i
-	}
-	reset()
+	dec.resetNear()
 	for i := len(units) - 1; i >= 0; i-- {
-		walk(i, -1)
+		dec.walk(units, i, -1)
 	}
-	reset()
+	dec.resetNear()
 	for i := range units {
-		walk(i, +1)
+		dec.walk(units, i, +1)
 	}
+}
+
+// resetNear forgets the nearest unit of every stream (a barrier).
+func (dec *Decoder) resetNear() {
+	for i := range dec.near {
+		dec.near[i] = -1
+	}
+}
+
+// walk visits units[i] going in direction delta: a unit not yet known is
+// the one its ETM emitted delta after the nearest known unit of its stream
+// (dec.near: CPU+1 -> that unit's index, -1 none).
+func (dec *Decoder) walk(units []Unit, i, delta int) {
+	u := &units[i]
+	if u.Kind == KindBarrier {
+		dec.resetNear()
+		return
+	}
+	if u.Kind != KindData || u.CPU+1 >= len(dec.near) {
+		return
+	}
+	if j := dec.near[u.CPU+1]; !u.Known && j >= 0 && units[j].Known {
+		u.Frame, u.Known = dec.L.Step(units[j].Frame, delta)
+	}
+	dec.near[u.CPU+1] = i
 }

@@ -1,6 +1,7 @@
 package coresight
 
 import (
+	"fmt"
 	"testing"
 )
 
@@ -49,7 +50,8 @@ func FuzzDeformat(f *testing.F) {
 	f.Add(barrierFrame[:], byte(0))
 	f.Add([]byte{0x21, 1, 0x23, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 0x02}, byte(0x10))
 	f.Fuzz(func(t *testing.T, b []byte, cur byte) {
-		segs, _, err := Deformat(b, cur&0x7f)
+		df := Deformatter{ID: cur & 0x7f}
+		segs, err := df.Frame(b)
 		if err != nil {
 			return
 		}
@@ -97,6 +99,29 @@ func FuzzDecode(f *testing.F) {
 			if u.Known && (u.Frame.CPU != 1 || u.Frame.Seq >= 4) {
 				t.Fatalf("unit %+v not in the ledger", u)
 			}
+		}
+	})
+}
+
+// FuzzDeformatOneSource: Frame (with its one-source fast path) splits any
+// frame exactly as the general byte-by-byte loop does.
+func FuzzDeformatOneSource(f *testing.F) {
+	var fr [FrameSize]byte
+	putFormatted(fr[:], 0x12, []byte{0xff, 0xfe, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12})
+	f.Add(fr[:])
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if len(b) < FrameSize {
+			return
+		}
+		var fast Deformatter
+		got, err := fast.Frame(b)
+		if err != nil {
+			return
+		}
+		var slow Deformatter
+		want := slow.general(b[:FrameSize])
+		if fmt.Sprint(got) != fmt.Sprint(want) || fast.ID != slow.ID {
+			t.Fatalf("fast %v (ID %#x), general loop %v (ID %#x)", got, fast.ID, want, slow.ID)
 		}
 	})
 }

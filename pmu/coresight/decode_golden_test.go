@@ -91,13 +91,12 @@ func TestDecodedSnapshotGolden(t *testing.T) {
 		chunks = append(chunks, Chunk{CPU: ev.cpu, Data: data})
 		streams := map[byte][]byte{}
 		var ids []byte
-		var cur byte
+		var df Deformatter
 		for off := 0; off+FrameSize <= len(data); off += FrameSize {
-			segs, next, err := Deformat(data[off:off+FrameSize], cur)
+			segs, err := df.Frame(data[off : off+FrameSize])
 			if err != nil {
 				t.Fatalf("cpu%d frame %d: %v", ev.cpu, off/FrameSize, err)
 			}
-			cur = next
 			for _, s := range segs {
 				if streams[s.ID] == nil {
 					ids = append(ids, s.ID)

@@ -80,13 +80,15 @@ type Device struct {
 	seq     uint64 // units emitted so far (Frame.Seq)
 	periods int    // etm_event_start()s that began a period (Frame.Period)
 	ledger  *Ledger
-	// commitDec decodes what perf_aux_output_end() committed (commit.go)
-	commitDec *Decoder
+	// shadows are the Seq of the unit in each 16-byte slot of the AUX
+	// areas, stored as the sinks write (commit.go)
+	shadows map[*rb.Buffer]*auxShadow
+	// commitHook, when set (tests), sees every commit auxOutputEnd logs
+	commitHook func(Commit)
 
 	Stats Stats
 	// Commits are the driver's non-empty perf_aux_output_end()s, in order.
-	Commits   []Commit
-	committed map[*rb.Buffer]uint64 // highest Seq committed per buffer
+	Commits []Commit
 	// Warnings are the WARN_ON()s the driver hit, in order.
 	Warnings []string
 	// Spans are the periods of trace, in the order they began (timeline.go).
@@ -236,7 +238,7 @@ func (e *ETM) flush() {
 		return
 	}
 	pid := e.d.pidOf(e.cpu)
-	src := &unitSrc{cpu: e.cpu, index: e.index, n: n, since: uint64(since), until: uint64(now),
+	src := &unitSrc{cpu: e.cpu, index: e.index, seq: e.d.seq, n: n, since: uint64(since), until: uint64(now),
 		addr: SpanAddr(user, pid), pid: pid, user: user, cfg: e.cfg,
 		ctxFirst: e.index > 0 && (user != e.lastUser || pid != e.lastPID)}
 	e.lastUser, e.lastPID = user, pid

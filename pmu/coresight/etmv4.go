@@ -69,6 +69,7 @@ type etmConfig struct {
 type unitSrc struct {
 	cpu      int
 	index    uint32 // Index of unit 0 in its period
+	seq      uint64 // Seq of unit 0
 	n        uint64
 	since    uint64 // timestamps: the 1 GHz system counter (ns)
 	until    uint64
@@ -118,6 +119,85 @@ func (s *unitSrc) appendUnit(b []byte, k uint64, payload int) []byte {
 		b = append(b, pktAtomF3EEE)
 	}
 	return b
+}
+
+// tsStep walks the timestamps of a run of n units over [since, until]: ts
+// is unitTS(since, until, n, k), kept with an add and a remainder instead of
+// a 128-bit division per unit.
+type tsStep struct {
+	k      uint64 // the unit
+	ts     uint64 // its timestamp
+	n      uint64
+	r      uint64 // ((k+1) * (until-since)) mod n
+	dq, dr uint64 // (until-since) / n, (until-since) mod n
+}
+
+// newTSStep starts a tsStep at unit k (k < n).
+func newTSStep(since, until, n, k uint64) tsStep {
+	dt := until - since
+	q, r := mulDivRem(k+1, dt, n)
+	return tsStep{k: k, ts: since + q, n: n, r: r, dq: dt / n, dr: dt % n}
+}
+
+// next moves to the following unit.
+func (t *tsStep) next() {
+	t.k++
+	t.ts += t.dq
+	if t.r += t.dr; t.r >= t.n {
+		t.ts++
+		t.r -= t.n
+	}
+}
+
+// unitWriter writes the units of a source one after another (k ascending;
+// ts is s.tsAt(k)).
+type unitWriter struct {
+	s *unitSrc
+	tsStep
+}
+
+// writer returns a unitWriter at unit k (k < s.n).
+func (s *unitSrc) writer(k uint64) unitWriter {
+	return unitWriter{s: s, tsStep: newTSStep(s.since, s.until, s.n, k)}
+}
+
+// plainTS reports that the unit is a timestamp and E atoms (not a
+// synchronisation or a new address and context): the writer's fast path.
+func (w *unitWriter) plainTS() bool {
+	i := uint64(w.s.index) + w.k
+	return w.s.cfg.ts && i%unitsPerSync >= 2 && (w.k != 0 || !w.s.ctxFirst)
+}
+
+// putFormatted writes the unit as a formatter frame of trace ID id:
+// putFormatted(dst, id, s.appendUnit(nil, k, formattedBytes)).
+func (w *unitWriter) putFormatted(dst []byte, id byte) {
+	if !w.plainTS() {
+		var pay [FrameSize]byte
+		putFormatted(dst, id, w.s.appendUnit(pay[:0], w.k, formattedBytes))
+		return
+	}
+	// byte 0 the ID, 1 the header, 2-8 the timestamp, 9-14 E atoms; even
+	// bytes keep their bit 0 in byte 15
+	f := (*[FrameSize]byte)(dst)
+	ts := w.ts
+	t0, t1, t2, t3 := byte(ts)|0x80, byte(ts>>7)|0x80, byte(ts>>14)|0x80, byte(ts>>21)|0x80
+	t4, t5, t6 := byte(ts>>28)|0x80, byte(ts>>35)|0x80, byte(ts>>42)&0x7f
+	f[0], f[1] = id<<1|1, pktTimestamp
+	f[2], f[3], f[4], f[5], f[6], f[7], f[8] = t0&^1, t1, t2&^1, t3, t4&^1, t5, t6&^1
+	f[9], f[10], f[11], f[12], f[13], f[14] = pktAtomF3EEE, pktAtomF3EEE&^1, pktAtomF3EEE, pktAtomF3EEE&^1, pktAtomF3EEE, pktAtomF3EEE&^1
+	f[15] = (t0&1)<<1 | (t2&1)<<2 | (t4&1)<<3 | (t6&1)<<4 | 1<<5 | 1<<6 | 1<<7
+}
+
+// appendRaw appends the unit as 16 bytes of raw trace:
+// s.appendUnit(b, k, FrameSize).
+func (w *unitWriter) appendRaw(b []byte) []byte {
+	if !w.plainTS() {
+		return w.s.appendUnit(b, w.k, FrameSize)
+	}
+	ts := w.ts
+	return append(b, pktTimestamp, byte(ts)|0x80, byte(ts>>7)|0x80, byte(ts>>14)|0x80, byte(ts>>21)|0x80,
+		byte(ts>>28)|0x80, byte(ts>>35)|0x80, byte(ts>>42)&0x7f,
+		pktAtomF3EEE, pktAtomF3EEE, pktAtomF3EEE, pktAtomF3EEE, pktAtomF3EEE, pktAtomF3EEE, pktAtomF3EEE, pktAtomF3EEE)
 }
 
 // appendTimestamp appends a timestamp packet with tsFullPayload bytes: the

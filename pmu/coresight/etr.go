@@ -21,11 +21,12 @@ type TMCETR struct {
 // into it since it was last enabled (RWP and the FULL bit).
 type etrBuf struct {
 	data     []byte
-	refcount int    // etr_buf->refcount (CPU-wide sharing)
-	written  uint64 // bytes the hardware wrote since enable (RWP - DBA, unwrapped)
-	full     bool   // TMC_STS.Full: RWP wrapped
-	offset   uint64 // etr_buf->offset after tmc_sync_etr_buf()
-	len      uint64 // etr_buf->len after tmc_sync_etr_buf()
+	seqs     []uint64 // per frame of data: Seq+1 of the unit in it, 0 none (the model's, for auxShadow)
+	refcount int      // etr_buf->refcount (CPU-wide sharing)
+	written  uint64   // bytes the hardware wrote since enable (RWP - DBA, unwrapped)
+	full     bool     // TMC_STS.Full: RWP wrapped
+	offset   uint64   // etr_buf->offset after tmc_sync_etr_buf()
+	len      uint64   // etr_buf->len after tmc_sync_etr_buf()
 }
 
 // etrPerfBuffer is struct etr_perf_buffer: one event's view of the sink.
@@ -56,7 +57,7 @@ func (t *TMCETR) allocBuffer(ev Event, aux []byte, nrPages int, overwrite bool) 
 		}
 	}
 	if buf == nil {
-		buf = &etrBuf{data: make([]byte, size), refcount: 1}
+		buf = &etrBuf{data: make([]byte, size), seqs: make([]uint64, size/FrameSize), refcount: 1}
 		if ev.CPU() != -1 {
 			t.idr[pid] = buf
 		}
@@ -148,10 +149,13 @@ func (t *TMCETR) hwWrite(src *unitSrc) uint64 {
 	}
 	pos := b.written + skip*FrameSize
 	id := traceID(src.cpu)
-	var pay [FrameSize]byte
-	for k := skip; k < n; k++ {
-		putFormatted(b.data[pos%size:], id, src.appendUnit(pay[:0], k, formattedBytes))
-		pos += FrameSize
+	off := pos % size
+	for w := src.writer(skip); w.k < n; w.next() {
+		w.putFormatted(b.data[off:off+FrameSize], id)
+		b.seqs[off/FrameSize] = src.seq + w.k + 1
+		if off += FrameSize; off == size {
+			off = 0
+		}
 	}
 	b.written += n * FrameSize
 	if b.written > size {
@@ -208,6 +212,7 @@ func (t *TMCETR) updateBuffer(cpu int, h *rb.AuxHandle, cfg any, ev Event) uint6
 		if lost && size > 0 {
 			// tmc_etr_buf_insert_barrier_packet(etr_buf, offset)
 			copy(b.data[offset:], barrierFrame[:])
+			b.seqs[offset/FrameSize] = 0
 		}
 		t.syncPerfBuffer(p, h.Buffer(), h.Head, offset, size)
 		// "In snapshot mode we simply increment the head by the number of byte
@@ -239,6 +244,10 @@ func (t *TMCETR) syncPerfBuffer(p *etrPerfBuffer, buf *rb.Buffer, head, offset, 
 	}
 	src, dst := p.buf.data, p.aux
 	auxMask := uint64(len(dst) - 1)
+	var sh *auxShadow
+	if buf != nil {
+		sh = t.d.shadowOf(buf)
+	}
 	for size > 0 {
 		if offset >= uint64(len(src)) {
 			offset -= uint64(len(src))
@@ -247,6 +256,9 @@ func (t *TMCETR) syncPerfBuffer(p *etrPerfBuffer, buf *rb.Buffer, head, offset, 
 		n := min(size, uint64(len(src))-offset, uint64(len(dst))-d)
 		if buf != nil {
 			buf.AuxWrite(head, src[offset:offset+n])
+			if sh != nil {
+				sh.store(head, p.buf.seqs[offset/FrameSize:(offset+n)/FrameSize])
+			}
 		} else {
 			copy(dst[d:d+n], src[offset:offset+n])
 		}

@@ -46,27 +46,49 @@ type Segment struct {
 	Data []byte
 }
 
-// Deformat splits one 16-byte frame into the data of each source ID, in
-// order; cur is the ID in force before the frame (its data comes first when
-// the frame does not start with an ID). ID 0 is the null source and 0x7f is
-// reserved: their data is dropped. A frame of all-ones FSYNC words is not
-// data: Deformat returns an error for it and for a short frame.
-func Deformat(f []byte, cur byte) ([]Segment, byte, error) {
+// Deformatter is the formatter's frame deformatter (OpenCSD's, frame
+// aligned): it splits frames into the data of each source ID, keeping the ID
+// in force from one frame to the next, and reuses its buffers.
+type Deformatter struct {
+	// ID is the source ID in force: the data at the start of a frame that
+	// does not begin with an ID byte is its.
+	ID   byte
+	segs []Segment
+	data []byte
+	ends []int
+}
+
+// Frame splits one 16-byte frame into the data of each source ID, in order
+// (the slices are the Deformatter's until its next call). ID 0 is the null
+// source and 0x7f is reserved: their data is dropped. A frame of all-ones
+// FSYNC words is not data: Frame returns an error for it and for a short
+// frame, and leaves ID as it was.
+func (d *Deformatter) Frame(f []byte) ([]Segment, error) {
 	if len(f) < FrameSize {
-		return nil, cur, fmt.Errorf("formatter: short frame (%d bytes)", len(f))
+		return nil, fmt.Errorf("formatter: short frame (%d bytes)", len(f))
 	}
 	if [FrameSize]byte(f[:FrameSize]) == barrierFrame {
-		return nil, cur, fmt.Errorf("formatter: FSYNC frame")
+		return nil, fmt.Errorf("formatter: FSYNC frame")
 	}
+	d.segs, d.data, d.ends = d.segs[:0], d.data[:0], d.ends[:0]
 	aux := f[FrameSize-1]
-	var segs []Segment
-	add := func(id, v byte) {
-		if n := len(segs); n > 0 && segs[n-1].ID == id {
-			segs[n-1].Data = append(segs[n-1].Data, v)
-			return
-		}
-		segs = append(segs, Segment{ID: id, Data: []byte{v}})
+	if id := f[0] >> 1; f[0]&1 != 0 && aux&1 == 0 && id != 0 && id != 0x7f &&
+		(f[2]|f[4]|f[6]|f[8]|f[10]|f[12]|f[14])&1 == 0 {
+		// one source: an ID byte for the new ID, then 14 bytes of its data
+		d.ID = id
+		d.data = append(d.data, f[1], f[2]|aux>>1&1, f[3], f[4]|aux>>2&1, f[5], f[6]|aux>>3&1, f[7],
+			f[8]|aux>>4&1, f[9], f[10]|aux>>5&1, f[11], f[12]|aux>>6&1, f[13], f[14]|aux>>7&1)
+		d.segs = append(d.segs, Segment{ID: id, Data: d.data})
+		d.ends = append(d.ends, len(d.data))
+		return d.segs, nil
 	}
+	return d.general(f), nil
+}
+
+// general is Frame's byte by byte loop, for a frame of any shape.
+func (d *Deformatter) general(f []byte) []Segment {
+	d.segs, d.data, d.ends = d.segs[:0], d.data[:0], d.ends[:0]
+	aux := f[FrameSize-1]
 	for pos := 0; pos < FrameSize-1; pos += 2 {
 		b := f[pos]
 		flag := aux >> (pos / 2) & 1
@@ -74,27 +96,40 @@ func Deformat(f []byte, cur byte) ([]Segment, byte, error) {
 			newID := b >> 1
 			if pos+1 < FrameSize-1 {
 				if flag == 1 { // the next byte is the previous ID's
-					add(cur, f[pos+1])
-					cur = newID
+					d.add(f[pos+1])
+					d.ID = newID
 				} else {
-					cur = newID
-					add(cur, f[pos+1])
+					d.ID = newID
+					d.add(f[pos+1])
 				}
 			} else {
-				cur = newID
+				d.ID = newID
 			}
 			continue
 		}
-		add(cur, b|flag)
+		d.add(b | flag)
 		if pos+1 < FrameSize-1 {
-			add(cur, f[pos+1])
+			d.add(f[pos+1])
 		}
 	}
-	out := segs[:0]
-	for _, s := range segs {
+	out, start := d.segs[:0], 0
+	for i, s := range d.segs {
 		if s.ID != 0 && s.ID != 0x7f {
+			s.Data = d.data[start:d.ends[i]]
 			out = append(out, s)
 		}
+		start = d.ends[i]
 	}
-	return out, cur, nil
+	return out
+}
+
+// add appends a data byte of the ID in force.
+func (d *Deformatter) add(v byte) {
+	d.data = append(d.data, v)
+	if n := len(d.segs); n > 0 && d.segs[n-1].ID == d.ID {
+		d.ends[n-1]++
+		return
+	}
+	d.segs = append(d.segs, Segment{ID: d.ID})
+	d.ends = append(d.ends, len(d.data))
 }

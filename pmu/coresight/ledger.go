@@ -14,6 +14,14 @@ type Ledger struct {
 	raw  bool // the sink writes raw trace (TRBE), not formatter frames
 	cpus [][]ledgerRun
 	last []int // per CPU: the run the previous lookup found
+	hint []ledgerHint
+}
+
+// ledgerHint is, per CPU, the unit the previous Resolve found: its run and
+// the timestamps from it on.
+type ledgerHint struct {
+	run int // -1: none
+	tsStep
 }
 
 type ledgerRun struct {
@@ -25,7 +33,11 @@ type ledgerRun struct {
 }
 
 func newLedger(cpus int, raw bool) *Ledger {
-	return &Ledger{raw: raw, cpus: make([][]ledgerRun, cpus), last: make([]int, cpus)}
+	l := &Ledger{raw: raw, cpus: make([][]ledgerRun, cpus), last: make([]int, cpus), hint: make([]ledgerHint, cpus)}
+	for i := range l.hint {
+		l.hint[i].run = -1
+	}
+	return l
 }
 
 func (l *Ledger) add(cpu int, r ledgerRun) { l.cpus[cpu] = append(l.cpus[cpu], r) }
@@ -48,6 +60,13 @@ func (l *Ledger) Resolve(cpu int, ts uint64) (Frame, bool) {
 		return Frame{}, false
 	}
 	runs := l.cpus[cpu]
+	// the unit after the previous one found (a decoder reads a stream in order)
+	if h := &l.hint[cpu]; h.run >= 0 && h.k+1 < h.n {
+		if next := h.ts + h.dq + (h.r+h.dr)/h.n; next == ts {
+			h.next()
+			return runs[h.run].frame(cpu, h.k), true
+		}
+	}
 	i := l.last[cpu]
 	if i >= len(runs) || !(runs[i].since < ts && ts <= runs[i].until) {
 		i = sort.Search(len(runs), func(j int) bool { return runs[j].until >= ts })
@@ -60,9 +79,14 @@ func (l *Ledger) Resolve(cpu int, ts uint64) (Frame, bool) {
 	dt := r.until - r.since
 	// the smallest j with since + floor(j*dt/n) >= ts
 	j := mulDivCeil(ts-r.since, r.n, dt)
-	if j == 0 || j > r.n || unitTS(r.since, r.until, r.n, j-1) != ts {
+	if j == 0 || j > r.n {
 		return Frame{}, false
 	}
+	h := newTSStep(r.since, r.until, r.n, j-1)
+	if h.ts != ts {
+		return Frame{}, false
+	}
+	l.hint[cpu] = ledgerHint{run: i, tsStep: h}
 	return r.frame(cpu, j-1), true
 }
 
@@ -88,25 +112,27 @@ func (l *Ledger) Step(f Frame, delta int) (Frame, bool) {
 	return Frame{}, false
 }
 
-// mulDiv is floor(a*b/c).
+// mulDiv is floor(a*b/c) (2^64-1 when that does not fit).
 func mulDiv(a, b, c uint64) uint64 {
-	hi, lo := bits.Mul64(a, b)
-	if hi >= c {
-		return ^uint64(0)
-	}
-	q, _ := bits.Div64(hi, lo, c)
+	q, _ := mulDivRem(a, b, c)
 	return q
 }
 
-// mulDivCeil is ceil(a*b/c).
+// mulDivCeil is ceil(a*b/c) (2^64-1 when that does not fit).
 func mulDivCeil(a, b, c uint64) uint64 {
-	hi, lo := bits.Mul64(a, b)
-	if hi >= c {
-		return ^uint64(0)
-	}
-	q, r := bits.Div64(hi, lo, c)
+	q, r := mulDivRem(a, b, c)
 	if r != 0 {
 		q++
 	}
 	return q
+}
+
+// mulDivRem is a*b/c and its remainder, or 2^64-1 and 0 when the quotient
+// does not fit.
+func mulDivRem(a, b, c uint64) (uint64, uint64) {
+	hi, lo := bits.Mul64(a, b)
+	if hi >= c {
+		return ^uint64(0), 0
+	}
+	return bits.Div64(hi, lo, c)
 }

@@ -142,11 +142,14 @@ func (t *TRBE) hwWrite(src *unitSrc) uint64 {
 	room := (t.limit - t.write) / FrameSize
 	k := min(src.n, room)
 	out := make([]byte, 0, k*FrameSize)
-	for i := uint64(0); i < k; i++ {
-		out = src.appendUnit(out, i, FrameSize)
+	for w := src.writer(0); w.k < k; w.next() {
+		out = w.appendRaw(out)
 	}
 	if buf := t.handle.Buffer(); buf != nil {
 		buf.AuxWrite(t.write, out)
+		if sh := t.d.shadowOf(buf); sh != nil {
+			sh.storeRun(t.write, src.seq, k)
+		}
 	} else {
 		copy(t.buf.aux[t.write:], out)
 	}
