@@ -39,6 +39,8 @@ type Coverage struct {
 	// took it (the number in the unsharded search for random, sparse and
 	// pct), so that NewPairSchedules of merged shards is that of one search.
 	First map[string]int `json:"first"`
+	// names caches covKey.name: add names the same few pairs every schedule.
+	names map[covKey]string
 }
 
 func newCoverage(known int) *Coverage {
@@ -106,6 +108,19 @@ func (k covKey) name() string {
 	return pairName(k.what, sim.Agent(k.kind))
 }
 
+// nameOf is k.name(), built once per search.
+func (cv *Coverage) nameOf(k covKey) string {
+	n, ok := cv.names[k]
+	if !ok {
+		if cv.names == nil {
+			cv.names = map[covKey]string{}
+		}
+		n = k.name()
+		cv.names[k] = n
+	}
+	return n
+}
+
 // add counts the coverage of schedule number schedule.
 func (cv *Coverage) add(c *covChooser, schedule int) {
 	cv.Schedules++
@@ -113,11 +128,11 @@ func (cv *Coverage) add(c *covChooser, schedule int) {
 		cv.Steps[s]++
 	}
 	for k := range c.offered {
-		cv.Offered[k.name()]++
+		cv.Offered[cv.nameOf(k)]++
 	}
 	isNew := false
 	for k := range c.taken {
-		n := k.name()
+		n := cv.nameOf(k)
 		if cv.Pairs[n] == 0 {
 			isNew = true
 			cv.First[n] = schedule
