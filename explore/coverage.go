@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"sync"
 
 	"perfsim/sim"
 )
@@ -39,8 +40,6 @@ type Coverage struct {
 	// took it (the number in the unsharded search for random, sparse and
 	// pct), so that NewPairSchedules of merged shards is that of one search.
 	First map[string]int `json:"first"`
-	// names caches covKey.name: add names the same few pairs every schedule.
-	names map[covKey]string
 }
 
 func newCoverage(known int) *Coverage {
@@ -108,16 +107,18 @@ func (k covKey) name() string {
 	return pairName(k.what, sim.Agent(k.kind))
 }
 
-// nameOf is k.name(), built once per search.
+// pairNames caches covKey.name: add names the same few pairs every
+// schedule. The questions are the model's step labels and tasks, so it
+// stays small; a sync.Map, as the searches of a process may run at once.
+var pairNames sync.Map // covKey -> string
+
+// nameOf is k.name(), built once per process.
 func (cv *Coverage) nameOf(k covKey) string {
-	n, ok := cv.names[k]
-	if !ok {
-		if cv.names == nil {
-			cv.names = map[covKey]string{}
-		}
-		n = k.name()
-		cv.names[k] = n
+	if n, ok := pairNames.Load(k); ok {
+		return n.(string)
 	}
+	n := k.name()
+	pairNames.Store(k, n)
 	return n
 }
 
