@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"sync"
 
 	"perfsim/sim"
 )
@@ -106,6 +107,21 @@ func (k covKey) name() string {
 	return pairName(k.what, sim.Agent(k.kind))
 }
 
+// pairNames caches covKey.name: add names the same few pairs every
+// schedule. The questions are the model's step labels and tasks, so it
+// stays small; a sync.Map, as the searches of a process may run at once.
+var pairNames sync.Map // covKey -> string
+
+// nameOf is k.name(), built once per process.
+func (cv *Coverage) nameOf(k covKey) string {
+	if n, ok := pairNames.Load(k); ok {
+		return n.(string)
+	}
+	n := k.name()
+	pairNames.Store(k, n)
+	return n
+}
+
 // add counts the coverage of schedule number schedule.
 func (cv *Coverage) add(c *covChooser, schedule int) {
 	cv.Schedules++
@@ -113,11 +129,11 @@ func (cv *Coverage) add(c *covChooser, schedule int) {
 		cv.Steps[s]++
 	}
 	for k := range c.offered {
-		cv.Offered[k.name()]++
+		cv.Offered[cv.nameOf(k)]++
 	}
 	isNew := false
 	for k := range c.taken {
-		n := k.name()
+		n := cv.nameOf(k)
 		if cv.Pairs[n] == 0 {
 			isNew = true
 			cv.First[n] = schedule

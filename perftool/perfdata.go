@@ -56,6 +56,10 @@ type PerfData struct {
 
 	running DataStats
 	pending []byte // a record cut at a chunk's end (a ring's wrap)
+	// parsed is the length of Data when Process last ran, so
+	// that the records are parsed when something reads them (Parsed), not
+	// at every run's end: most runs of an exploration never look.
+	parsed int
 
 	// Snapshot is -S: each AUXTRACE is a snapshot of its own.
 	Snapshot bool
@@ -292,6 +296,7 @@ func (d *PerfData) Process() {
 	}
 	d.Records = d.Records[:0]
 	d.ProcessErr = nil
+	d.parsed = len(d.Data)
 	ci := 0
 	for off := 0; off < len(d.Data); {
 		hdr, ok := rb.ParseHeader(d.Data[off:])
@@ -324,6 +329,15 @@ func (d *PerfData) Process() {
 	}
 }
 
+// Parsed returns Records, after parsing the data section (Process) when
+// something was written since it was last parsed.
+func (d *PerfData) Parsed() []DataRecord {
+	if d.Kept() && d.parsed != len(d.Data) {
+		d.Process()
+	}
+	return d.Records
+}
+
 // DataStats are the counts perf's reader gets from the data section.
 type DataStats struct {
 	Records     int64 // records copied from the rings (perf's own excluded)
@@ -342,6 +356,7 @@ func (d *PerfData) Stats() DataStats {
 	if !d.Kept() {
 		return d.running
 	}
+	d.Parsed()
 	var s DataStats
 	for i := range d.Records {
 		r := &d.Records[i]

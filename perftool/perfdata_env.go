@@ -460,6 +460,7 @@ func (d *PerfData) sampleTimes() (first, last uint64) {
 	if !d.Kept() {
 		return d.firstSample, d.lastSample
 	}
+	d.Parsed()
 	for i := range d.Records {
 		r := &d.Records[i]
 		if r.Dec == nil || r.Dec.Sample == nil || r.Header.Type != uapi.PERF_RECORD_SAMPLE {

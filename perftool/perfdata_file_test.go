@@ -198,7 +198,7 @@ func TestDwarfStackDumpShrinks(t *testing.T) {
 	ss := perf61Session(t, []string{"-e", "cycles", "-c", "40000", "--call-graph", "dwarf,65528"})
 	ss.process()
 	n := 0
-	for _, r := range ss.Data.Records {
+	for _, r := range ss.Data.Parsed() {
 		if r.Header.Type == 9 {
 			n++
 			if r.Err != nil || len(r.Dec.Sample.StackUser) >= 65528 {

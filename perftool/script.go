@@ -31,6 +31,7 @@ type ScriptOptions struct {
 // print fmt applied to its raw data (libtraceevent's tep_print_event()).
 // tools/perf/builtin-script.c: process_event(), perf_sample__fprintf_start()
 func (d *PerfData) Script(w io.Writer, o ScriptOptions) error {
+	d.Parsed()
 	bw := bufio.NewWriter(w)
 	order := make([]int, 0, len(d.Records))
 	for i := range d.Records {

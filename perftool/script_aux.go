@@ -39,6 +39,7 @@ type AuxtraceChunk struct {
 
 // Auxtrace returns the PERF_RECORD_AUXTRACE records of the processed data.
 func (d *PerfData) Auxtrace() []AuxtraceChunk {
+	d.Parsed()
 	var out []AuxtraceChunk
 	for i := range d.Records {
 		r := &d.Records[i]
@@ -75,6 +76,7 @@ func auxFlagString(f uint64) string {
 // flags: ... [T]", PERF_RECORD_ITRACE_START and PERF_RECORD_AUXTRACE.
 // tools/perf/util/session.c: dump_event(); util/event.c: perf_event__fprintf_aux(), perf_event__fprintf_itrace_start()
 func (d *PerfData) DumpAux(w io.Writer) error {
+	d.Parsed()
 	bw := bufio.NewWriter(w)
 	for i := range d.Records {
 		r := &d.Records[i]
@@ -216,6 +218,7 @@ type ItraceLine struct {
 // branch at the same time as a sample comes after it.
 // tools/perf/builtin-script.c with --itrace=b (ordered_events)
 func (d *PerfData) ItraceScript() []ItraceLine {
+	d.Parsed()
 	var out []ItraceLine
 	for i := range d.Records {
 		r := &d.Records[i]

@@ -16,6 +16,7 @@ const perfContextMax = ^uint64(4095) + 1 // (u64)-4095
 
 // timeOrder returns the decoded records in time order (ordered_events).
 func (d *PerfData) timeOrder() []int {
+	d.Parsed()
 	order := make([]int, 0, len(d.Records))
 	for i := range d.Records {
 		if d.Records[i].Dec != nil {

@@ -143,7 +143,6 @@ type Session struct {
 	bkw       bkwState
 	switchHit bool
 	snapStart bool
-	processed int // len(Data.Data) when Data was last processed
 
 	tool toolState // what the registered actions keep (actions.go)
 	aux  auxState  // the AUX areas (session_aux.go)
@@ -401,7 +400,7 @@ func (ss *Session) finish(t *sched.Task) {
 		ss.S.WakeUpAll(&ss.cork)
 	}
 	ss.Finished = true
-	ss.process()
+	// The records are parsed when something reads them (PerfData.Parsed).
 }
 
 // recordOpen opens every evsel on every CPU (or the workload thread) in
@@ -859,14 +858,8 @@ func (ss *Session) poll(t *sched.Task) {
 	}
 }
 
-// process parses what was written since the last time.
-func (ss *Session) process() {
-	if ss.processed == len(ss.Data.Data) && ss.Data.Records != nil {
-		return
-	}
-	ss.Data.Process()
-	ss.processed = len(ss.Data.Data)
-}
+// process parses what was written since the last time (PerfData.Parsed).
+func (ss *Session) process() { ss.Data.Parsed() }
 
 // Script writes `perf script` output of what the session recorded.
 func (ss *Session) Script(w io.Writer) error {
@@ -927,39 +920,49 @@ func SessionObservableHelp(name string) string {
 	return ""
 }
 
+// recordStat is a session observable counted over the parsed records, with
+// stats called only for those.
+func recordStat(name string, stats func() DataStats) (int64, bool) {
+	switch name {
+	case "perf.samples":
+		return stats().Samples, true
+	case "perf.records":
+		return stats().Records, true
+	case "perf.lost":
+		return stats().Lost, true
+	case "perf.lost_records":
+		return stats().LostRecords, true
+	case "perf.torn":
+		return stats().Torn, true
+	case "perf.comm":
+		return stats().Comm, true
+	case "perf.exit":
+		return stats().Exit, true
+	case "perf.unknown":
+		return stats().Unknown, true
+	}
+	return 0, false
+}
+
 // Observe returns the value of a session observable.
 func (ss *Session) Observe(name string) (int64, bool) {
-	ss.process()
-	d := ss.Data.Stats()
 	b := func(v bool) int64 {
 		if v {
 			return 1
 		}
 		return 0
 	}
+	// Only the counts of the records parse them (Stats), when an outcome asks.
+	if v, ok := recordStat(name, ss.Data.Stats); ok {
+		return v, true
+	}
 	switch name {
-	case "perf.samples":
-		return d.Samples, true
-	case "perf.records":
-		return d.Records, true
-	case "perf.lost":
-		return d.Lost, true
-	case "perf.lost_records":
-		return d.LostRecords, true
 	case "perf.bytes":
 		return ss.stats.bytes, true
 	case "perf.wakeups":
 		return ss.stats.wakeups, true
 	case "perf.pushes":
 		return ss.stats.pushes, true
-	case "perf.torn":
-		return d.Torn, true
-	case "perf.comm":
-		return d.Comm, true
-	case "perf.exit":
-		return d.Exit, true
-	case "perf.unknown":
-		return d.Unknown, true
 	case "perf.keepup":
 		return ss.stats.keepup, true
 	case "perf.dup_bytes":

@@ -117,6 +117,7 @@ func mergeDeferredCallchain(orig, deferred []uint64) ([]uint64, bool) {
 // Deliver runs the session's delivery over the whole perf.data, in time order
 // (ordered_events), and returns the samples as the tool gets them.
 func (d *PerfData) Deliver(merge bool) []DeliveredSample {
+	d.Parsed()
 	q := newDeferredQueue(d, merge)
 	var out []DeliveredSample
 	for _, i := range d.timeOrder() {

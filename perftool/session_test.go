@@ -72,6 +72,7 @@ func (r *sessionRun) obs(t *testing.T, name string) int64 {
 // syscallCounts counts the samples in perf.data by "event NR".
 func syscallCounts(d *PerfData) map[string]int {
 	out := map[string]int{}
+	d.Parsed()
 	for i := range d.Records {
 		r := &d.Records[i]
 		if r.Dec == nil || r.Dec.Sample == nil || r.Evsel < 0 {
@@ -166,7 +167,7 @@ func TestSessionOverwriteKeepsNewest(t *testing.T) {
 	const n = 300
 	run := runCloses(t, []string{"--overwrite", "-m", "1", "-e", "raw_syscalls:sys_enter"}, n, sim.Microsecond, DefaultSessionOptions(), 1)
 	var got []uint64
-	for i := range run.ss.Data.Records {
+	for i := range run.ss.Data.Parsed() {
 		if s := run.ss.Data.Records[i].Dec; s != nil && s.Sample != nil {
 			got = append(got, s.Sample.Time)
 		}

@@ -125,12 +125,11 @@ func (k *Kernel) Symbolize(pid, tid int, ip uint64, kernel bool) (sym string, of
 		if v != ip {
 			continue
 		}
-		isKernel := len(key) > 2 && key[:2] == "k:"
-		if isKernel != kernel {
+		if key.kernel != kernel {
 			continue
 		}
-		if isKernel {
-			return key[2:], 0, "[kernel.kallsyms]", true
+		if key.kernel {
+			return key.name, 0, "[kernel.kallsyms]", true
 		}
 		dso = "[unknown]"
 		for _, t := range k.S.Tasks {
@@ -138,7 +137,7 @@ func (k *Kernel) Symbolize(pid, tid int, ip uint64, kernel bool) (sym string, of
 				dso = "/usr/bin/" + t.Comm
 			}
 		}
-		return key, 0, dso, true
+		return key.name, 0, dso, true
 	}
 	return "", 0, "", false
 }

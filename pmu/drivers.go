@@ -262,8 +262,53 @@ func (k *Kernel) KnobIs(name, value string) bool {
 	return k.Knob(name) == value
 }
 
-// kernelKnobSpec finds a knob of the core or of a driver.
+// kernelKnobSpec finds a knob of the core or of a driver. Kernel.Knob asks
+// it on hot paths (an overflow, a syscall), so the names registered by the
+// init functions are indexed once; the index is checked against the slices
+// (they are exported), and a name it misses is looked for by a scan.
 func kernelKnobSpec(name string) (sim.KnobSpec, bool) {
+	knobIndexOnce.Do(buildKnobIndex)
+	if at, ok := knobIndex[name]; ok {
+		if at.driver < 0 {
+			if at.i < len(KnobSpecs) && KnobSpecs[at.i].Name == name {
+				return KnobSpecs[at.i], true
+			}
+		} else if at.driver < len(drivers) && at.i < len(drivers[at.driver].Knobs) && drivers[at.driver].Knobs[at.i].Name == name {
+			return drivers[at.driver].Knobs[at.i], true
+		}
+	}
+	return scanKernelKnobSpec(name)
+}
+
+// knobAt is where a knob's spec is: KnobSpecs[i] (driver -1) or
+// drivers[driver].Knobs[i].
+type knobAt struct{ driver, i int }
+
+var (
+	knobIndexOnce sync.Once
+	knobIndex     map[string]knobAt
+)
+
+// buildKnobIndex indexes the knobs as scanKernelKnobSpec finds them (the
+// first of a name wins).
+func buildKnobIndex() {
+	knobIndex = map[string]knobAt{}
+	add := func(name string, at knobAt) {
+		if _, ok := knobIndex[name]; !ok {
+			knobIndex[name] = at
+		}
+	}
+	for i, spec := range KnobSpecs {
+		add(spec.Name, knobAt{-1, i})
+	}
+	for d := range drivers {
+		for i, spec := range drivers[d].Knobs {
+			add(spec.Name, knobAt{d, i})
+		}
+	}
+}
+
+func scanKernelKnobSpec(name string) (sim.KnobSpec, bool) {
 	for _, spec := range KnobSpecs {
 		if spec.Name == name {
 			return spec, true

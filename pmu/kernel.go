@@ -47,8 +47,8 @@ type Kernel struct {
 	cpuClock, taskClock                           *clockPMU
 	ipSysEnter, ipSysExit, ipSchedule, ipUserMain uint64
 	mlockedPages, pinnedPages                     int64
-	ips                                           map[string]uint64 // fake addresses of named frames
-	images                                        images            // where fakeIP placed them (image.go)
+	ips                                           map[ipKey]uint64 // fake addresses of named frames
+	images                                        images           // where fakeIP placed them (image.go)
 	tp                                            tpTable
 
 	rbTrace rbTraceState        // ring buffer logs for the invariants (rbtrace.go)
@@ -157,7 +157,7 @@ func NewKernel(s *sched.Sched, o Options) *Kernel {
 	}
 	k := &Kernel{S: s, M: s.M, Opts: o,
 		taskCtx: map[*sched.Task]*Context{}, files: map[*sched.Task]*fdTable{},
-		lastCPU: map[*sched.Task]int{}, bufs: map[*rb.Buffer]*bufState{}, ips: map[string]uint64{}}
+		lastCPU: map[*sched.Task]int{}, bufs: map[*rb.Buffer]*bufState{}, ips: map[ipKey]uint64{}}
 	k.pmuDisable = cpu.NewPerCPU[[8]int](s.M)
 	k.cpuCtx = make([]perfCPUContext, len(s.M.CPUs))
 	for i := range k.cpuCtx {

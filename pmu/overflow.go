@@ -259,14 +259,17 @@ func (k *Kernel) perfPrepareSample(c *cpu.CPU, e *Event, s *rb.Sample, chain *[]
 	}
 }
 
+// ipKey names a frame of Kernel.fakeIP: kernel text or user text.
+type ipKey struct {
+	name   string
+	kernel bool
+}
+
 // fakeIP gives a named frame a stable address: a function slot of the
 // synthetic images (image.go), user text in the exec'd image's text page,
 // kernel text from _text.
 func (k *Kernel) fakeIP(name string, kernel bool) uint64 {
-	key := name
-	if kernel {
-		key = "k:" + name
-	}
+	key := ipKey{name, kernel}
 	if ip, ok := k.ips[key]; ok {
 		return ip
 	}

@@ -42,7 +42,7 @@ func TestPTTornAuxSampleFollow(t *testing.T) {
 		ss := r.Perf.(*pmuRun).sessions[0]
 		ss.Data.Process()
 		samples := 0
-		for i := range ss.Data.Records {
+		for i := range ss.Data.Parsed() {
 			d := ss.Data.Records[i].Dec
 			if d == nil || d.Sample == nil || len(d.Sample.Aux) == 0 {
 				continue

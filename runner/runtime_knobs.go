@@ -29,6 +29,17 @@ func ToolKnobSpecs(perf PerfBackend) []sim.KnobSpec {
 	return sortedKnobs(slices.Clone(perf.ToolKnobs()))
 }
 
+// knobSpecLists are KernelKnobSpecs and ToolKnobSpecs for reading only: the
+// PMU backend's lists are its registries' own, not copies (resolveKnobs runs
+// once per schedule of an exploration).
+func knobSpecLists(perf PerfBackend) (kernel, tool []sim.KnobSpec) {
+	if perf = backend(perf); isPMUPerf(perf) {
+		reg := pmuPerfRegistries()
+		return reg.kernel, reg.tool
+	}
+	return KernelKnobSpecs(perf), ToolKnobSpecs(perf)
+}
+
 func backend(perf PerfBackend) PerfBackend {
 	if perf == nil {
 		return DefaultPerf
@@ -57,8 +68,8 @@ func ParseKnobArg(s string) (name, value string, err error) {
 // resolveKnobs returns the value of every knob for a run: the default, then the
 // file's kernel and tool lines, then the overrides (kernel or tool knobs by name).
 func resolveKnobs(f *scenarios.File, overrides map[string]string, perf PerfBackend) (map[string]string, error) {
-	kernel, tool := KernelKnobSpecs(perf), ToolKnobSpecs(perf)
-	out := map[string]string{}
+	kernel, tool := knobSpecLists(perf)
+	out := make(map[string]string, len(kernel)+len(tool))
 	for _, k := range kernel {
 		out[k.Name] = k.Default()
 	}

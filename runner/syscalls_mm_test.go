@@ -34,7 +34,7 @@ func runRecords(t *testing.T, src string) (*Run, *perftool.Session, []perftool.D
 	ss := r.Perf.(*pmuRun).sessions[0]
 	ss.Data.Process()
 	var out []perftool.DataRecord
-	for _, rec := range ss.Data.Records {
+	for _, rec := range ss.Data.Parsed() {
 		if !rec.Synth() {
 			out = append(out, rec)
 		}

@@ -193,15 +193,15 @@ func (ld *Lockdep) ReleaseAny(c *cpu.CPU, t *Task, name string) {
 	held := ld.held[key]
 	for i := len(held) - 1; i >= 0; i-- {
 		if held[i].class.Name == name {
-			held = append(held[:i:i], held[i+1:]...)
+			// In place: the slice is the map's alone. An emptied one stays
+			// in the map, so the holder's next acquisition reuses it.
+			n := copy(held[i:], held[i+1:])
+			held[i+n] = heldLock{}
+			held = held[:i+n]
 			break
 		}
 	}
-	if len(held) == 0 {
-		delete(ld.held, key)
-	} else {
-		ld.held[key] = held
-	}
+	ld.held[key] = held
 }
 
 // addEdge adds prev -> next unless known, after checking that next does not

@@ -43,11 +43,11 @@ func (ld *Lockdep) markIrqUsage(c *cpu.CPU, cl LockClass, ch lockChain) {
 		u = &lockUsage{}
 		ld.usage[cl] = u
 	}
-	chain := ch
 	if inIRQ {
 		if u.inHardirq != nil {
 			return
 		}
+		chain := ch
 		u.inHardirq = &chain
 		if u.irqsOn != nil {
 			ld.report(c, "inconsistent-lock-state", "irq:"+cl.String(),
@@ -63,6 +63,7 @@ func (ld *Lockdep) markIrqUsage(c *cpu.CPU, cl LockClass, ch lockChain) {
 	if u.irqsOn != nil {
 		return
 	}
+	chain := ch
 	u.irqsOn = &chain
 	if u.inHardirq != nil {
 		ld.report(c, "inconsistent-lock-state", "irq:"+cl.String(),

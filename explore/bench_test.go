@@ -1,0 +1,41 @@
+package explore
+
+import (
+	"testing"
+
+	"perfsim/runner"
+	"perfsim/scenarios"
+)
+
+// BenchmarkExploreSchedule is the cost of one schedule of random exploration
+// (what `simrun explore NAME --jobs 1 --corpus off --max-wall 0` spends per
+// schedule) on small built-ins: run with -benchmem for B/schedule and
+// allocs/schedule (each op is one schedule).
+func BenchmarkExploreSchedule(b *testing.B) {
+	for _, name := range []string{"aux-pause-resume-nmi", "munmap-ring-twice", "rb-data-head-backwards", "pmu-overflow-vs-sched-out"} {
+		b.Run(name, func(b *testing.B) {
+			src, err := scenarios.Open(name)
+			if err != nil {
+				b.Fatal(err)
+			}
+			f, err := runner.Load(src)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			ex, err := Explore(f, Options{Runs: b.N, Jobs: 1, Seed: 1, MaxWall: -1})
+			b.StopTimer()
+			if err != nil {
+				b.Fatal(err)
+			}
+			if ex.Found != nil || ex.Interrupted {
+				b.Fatalf("found %v, interrupted %v", ex.Found, ex.Interrupted)
+			}
+			if ex.Schedules != b.N {
+				b.Fatalf("%d schedules for b.N %d", ex.Schedules, b.N)
+			}
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "schedules/s")
+		})
+	}
+}
