@@ -147,15 +147,16 @@ func (d *PerfData) buildIDTable() []BuildIDEntry {
 		}
 		return nil
 	}
-	order := make([]int, 0, len(d.Records))
-	for i := range d.Records {
-		if d.Records[i].Dec != nil {
+	recs := d.Parsed()
+	order := make([]int, 0, len(recs))
+	for i := range recs {
+		if recs[i].Dec != nil {
 			order = append(order, i)
 		}
 	}
-	sort.SliceStable(order, func(a, b int) bool { return d.Records[order[a]].Time() < d.Records[order[b]].Time() })
+	sort.SliceStable(order, func(a, b int) bool { return recs[order[a]].Time() < recs[order[b]].Time() })
 	for _, i := range order {
-		r := &d.Records[i]
+		r := &recs[i]
 		switch {
 		case r.Dec.Sample != nil && r.Evsel >= 0:
 			s := r.Dec.Sample

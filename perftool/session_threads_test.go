@@ -53,8 +53,9 @@ func TestSynthesizeThreadsSystemWide(t *testing.T) {
 		t.Fatal(err)
 	}
 	var got []string
-	for i := range ss.Data.Records {
-		rec := &ss.Data.Records[i]
+	recs := ss.Data.Parsed()
+	for i := range recs {
+		rec := &recs[i]
 		if rec.Map >= 0 || rec.Dec == nil {
 			continue // copied from a ring, or perf's own record types
 		}
