@@ -57,6 +57,7 @@ var need = []string{"closeloop.base", "closeloop.enter_close", "closeloop.enter_
 //	ContextSwitch     = yield.base - closeloop.base (one switch per sched_yield())
 //	PerfContextSwitch = yield.sched_switch - yield.base - TraceEvent - SampleRecord
 //	HrtimerSample     = cpu_clock.sample - SampleRecord
+//	HZ                = config.hz (CONFIG_HZ from /proc/config.gz), when given
 //	ReaderRound, ReaderPerKiB: the per-pass and per-byte costs that
 //	  explain perf record's own CPU time (less its start-up) in two runs
 //	  that wrote about as much in a few thousand and in 50,000 passes
@@ -85,7 +86,7 @@ func Fit(name, source string, m Measurements) (Profile, error) {
 	if err != nil {
 		return Profile{}, err
 	}
-	p := Profile{Name: name, Source: source}
+	p := Profile{Name: name, Source: source, HZ: int(m["config.hz"])} // optional: 0 when not measured
 	for _, f := range []struct {
 		dst  *sim.Duration
 		what string

@@ -11,6 +11,9 @@ import (
 type Profile struct {
 	Name   string
 	Source string // where the figures come from
+	// HZ is the profiled kernel's CONFIG_HZ (0: unknown), the default of
+	// knob hz (sched.Config.HZ).
+	HZ int
 
 	// SyscallEntryExit is a system call that does nothing in its body:
 	// entry_SYSCALL_64 -> do_syscall_64() -> the body -> syscall_exit_to_user_mode()

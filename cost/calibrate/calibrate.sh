@@ -34,6 +34,7 @@ rec() { perf record -q -o /dev/null "$@"; }
 N=3000000
 echo "# cost/calibrate/calibrate.sh $reps on $(date -u +%Y-%m-%d): kernel $(uname -r), $(perf version)"
 echo "# cpu: $(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //'), $(nproc) cpus; ns of CPU time per operation (median of $reps runs)"
+echo "config.hz $( (zcat /proc/config.gz 2>/dev/null || cat /boot/config-"$(uname -r)" 2>/dev/null) | sed -n 's/^CONFIG_HZ=//p') # CONFIG_HZ of this kernel"
 per closeloop.base "$(median ./closeloop $N)" $N "close(-1): syscall entry, fdget() failing, exit (./closeloop $N)"
 per closeloop.enter_close "$(median rec -e syscalls:sys_enter_close -- ./closeloop $N)" $N "... and one syscalls:sys_enter_close sample of 88 bytes"
 per closeloop.enter_close_filtered "$(median rec -e syscalls:sys_enter_close --filter 'fd == 12345' -- ./closeloop $N)" $N "... the tracepoint fired, its filter drops it (no output)"
