@@ -134,6 +134,47 @@ func (p *Profile) SeedCloseLoop() (base, traced sim.Duration) {
 //go:embed testdata/this-machine.txt
 var thisMachineText string
 
+//go:embed testdata/hrtimer-gaps.txt
+var hrtimerGapsText string
+
+// FitHrtimerLate is the share, per million, of hrtimer expiries that run a
+// period or more late, from hrtimer-gaps.sh's runs (throttle.runI T and
+// samples.runI S: THROTTLE records and samples of each run). The recording
+// is cpu-clock every 10 us at HZ=250, so a tick of the loop's CPU time holds
+// 400 expiries and max_samples_per_tick is 400: after a throttle the next
+// tick holds 399 (the hrtimer restarts a period after the unthrottle), then
+// each tick throttles when none of its 400 expiries ran late, with
+// probability q = (1-p)^400. A throttle comes every 1 + 1/q ticks, and the
+// runs had sum(S)/400 ticks for sum(T) throttles, so q = 1 / (ticks/T - 1)
+// and p = 1 - q^(1/400). (The gap.K figures also count expiries that ran a
+// period late, but those come in bursts, so their share overstates p for
+// a tick, and the THROTTLE spacing includes the time the loop was
+// preempted.)
+func FitHrtimerLate(m Measurements) (int, error) {
+	const perTick = float64(4 * sim.Millisecond / (10 * sim.Microsecond))
+	var throttles, samples float64
+	for key, v := range m {
+		var i int
+		if _, err := fmt.Sscanf(key, "throttle.run%d", &i); err == nil {
+			s, ok := m[fmt.Sprintf("samples.run%d", i)]
+			if !ok {
+				return 0, fmt.Errorf("calibration: %s without samples.run%d", key, i)
+			}
+			throttles += v
+			samples += s
+		}
+	}
+	if throttles == 0 || samples == 0 {
+		return 0, fmt.Errorf("calibration: no throttle.runI and samples.runI figures (cost/calibrate/hrtimer-gaps.sh)")
+	}
+	cycle := samples / perTick / throttles // ticks from one throttle to the next
+	if cycle <= 2 {
+		return 0, nil // a throttle every other tick: no expiry was late
+	}
+	q := 1 / (cycle - 1)
+	return int(math.Round((1 - math.Pow(q, 1/perTick)) * 1e6)), nil
+}
+
 // ThisMachine is the profile fitted from testdata/this-machine.txt (fitted
 // once: every run that sets the knob asks for it).
 func ThisMachine() Profile { return thisMachine() }
@@ -145,10 +186,15 @@ func fitThisMachine() Profile {
 	if err == nil {
 		var p Profile
 		if p, err = Fit("this-machine", firstLine(thisMachineText), m); err == nil {
-			return p
+			var g Measurements
+			if g, err = ParseMeasurements(hrtimerGapsText); err == nil {
+				if p.HrtimerLatePerMillion, err = FitHrtimerLate(g); err == nil {
+					return p
+				}
+			}
 		}
 	}
-	panic("cost: testdata/this-machine.txt: " + err.Error()) // a committed file TestThisMachineFits checks
+	panic("cost: testdata/this-machine.txt or hrtimer-gaps.txt: " + err.Error()) // committed files TestThisMachineFits checks
 }
 
 func firstLine(s string) string {

@@ -109,3 +109,52 @@ func ExampleProfile_SeedCloseLoop() {
 	fmt.Println(base, traced)
 	// Output: 267ns 753ns
 }
+
+// TestFitHrtimerLate: a throttle every other tick means no late expiry; a
+// throttle every 3 ticks (q = 1/2) means 1 - 0.5^(1/400) = 1731 per million;
+// the committed hrtimer-gaps.txt fits; figures without their samples are
+// refused.
+func TestFitHrtimerLate(t *testing.T) {
+	for _, tc := range []struct {
+		text string
+		want int
+		err  string
+	}{
+		{"throttle.run0 100\nsamples.run0 80000\n", 0, ""},
+		{"throttle.run0 50\nsamples.run0 60000\nthrottle.run1 50\nsamples.run1 60000\n", 1731, ""},
+		{"throttle.run0 50\n", 0, "calibration: throttle.run0 without samples.run0"},
+		{"gap.1 5\n", 0, "calibration: no throttle.runI and samples.runI figures (cost/calibrate/hrtimer-gaps.sh)"},
+	} {
+		m, err := ParseMeasurements(tc.text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := FitHrtimerLate(m)
+		if gotErr := fmt.Sprint(err); (tc.err == "" && err != nil) || (tc.err != "" && gotErr != tc.err) || got != tc.want {
+			t.Errorf("FitHrtimerLate(%q) = %d, %v; want %d, %q", tc.text, got, err, tc.want, tc.err)
+		}
+	}
+	if p := ThisMachine(); p.HrtimerLatePerMillion <= 0 || p.HrtimerLatePerMillion >= 1e6 {
+		t.Errorf("this-machine HrtimerLatePerMillion = %d, want a share fitted from testdata/hrtimer-gaps.txt", p.HrtimerLatePerMillion)
+	}
+}
+
+// TestHrtimerLateShare: the hash makes about the profile's share of
+// expiries late, on every CPU.
+func TestHrtimerLateShare(t *testing.T) {
+	p := Profile{HrtimerLatePerMillion: 5000}
+	for cpu := range 2 {
+		n := 0
+		for i := range uint64(1000000) {
+			if p.HrtimerLate(cpu, i) {
+				n++
+			}
+		}
+		if n < 4800 || n > 5200 {
+			t.Errorf("cpu%d: %d of 1,000,000 expiries late, want about 5000", cpu, n)
+		}
+	}
+	if (&Free).HrtimerLate(0, 1) {
+		t.Error("the free profile made an expiry late")
+	}
+}

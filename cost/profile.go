@@ -56,6 +56,13 @@ type Profile struct {
 	// perftool's Session to the perf task (a slow reader is what makes the
 	// kernel lose records into a small ring).
 	ReaderRound, ReaderPerKiB sim.Duration
+	// HrtimerLatePerMillion is how many of a million hrtimer expiries run
+	// a period or more late (the interrupt delayed past the next expiry:
+	// a vCPU not running, irqs held off), so that hrtimer_forward_now()
+	// skips a period. Charged by pmu's cpu-clock/task-clock hrtimer (which
+	// expiries are late is a hash of the CPU and the expiry's number:
+	// deterministic). Fitted from cost/testdata/hrtimer-gaps.txt.
+	HrtimerLatePerMillion int
 }
 
 // Free is the zero profile: kernel work takes no virtual time.
@@ -87,9 +94,23 @@ func (p *Profile) Table() []string {
 		{"perf record per pass", p.ReaderRound},
 		{"perf record per KiB written", p.ReaderPerKiB},
 	}
-	out := make([]string, len(rows))
+	out := make([]string, len(rows), len(rows)+1)
 	for i, r := range rows {
 		out[i] = fmt.Sprintf("%-28s %s", r.name, r.d)
 	}
-	return out
+	return append(out, fmt.Sprintf("%-28s %d per million", "hrtimer a period late", p.HrtimerLatePerMillion))
+}
+
+// HrtimerLate reports whether the n-th expiry of an hrtimer on cpu runs a
+// period late (HrtimerLatePerMillion of them do): a splitmix64 hash of the
+// pair, so which ones are late depends on nothing but the count.
+func (p *Profile) HrtimerLate(cpu int, n uint64) bool {
+	if p.HrtimerLatePerMillion <= 0 {
+		return false
+	}
+	z := n*0x9e3779b97f4a7c15 + uint64(cpu+1)*0xd1b54a32d192ed03
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
+	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
+	z ^= z >> 31
+	return z%1000000 < uint64(p.HrtimerLatePerMillion)
 }
