@@ -55,6 +55,7 @@ var need = []string{"closeloop.base", "closeloop.enter_close", "closeloop.enter_
 //	CallchainEntry    = (deep60.enter_close_g - deep0.enter_close_g) / 60
 //	CallchainSetup    = deep0.enter_close_g - deep0.enter_close - 4 * CallchainEntry
 //	ContextSwitch     = yield.base - closeloop.base (one switch per sched_yield())
+//	SchedulePick      = its share before trace_sched_switch (fitSchedulePick)
 //	PerfContextSwitch = yield.sched_switch - yield.base - TraceEvent - SampleRecord
 //	HrtimerSample     = cpu_clock.sample - SampleRecord
 //	HZ                = config.hz (CONFIG_HZ from /proc/config.gz), when given
@@ -86,6 +87,10 @@ func Fit(name, source string, m Measurements) (Profile, error) {
 	if err != nil {
 		return Profile{}, err
 	}
+	pick, err := fitSchedulePick(m, m["yield.base"]-base, m["yield.sched_switch"]-m["yield.base"]-traceEvent-record, m["closeloop.enter_close"]-base)
+	if err != nil {
+		return Profile{}, err
+	}
 	p := Profile{Name: name, Source: source, HZ: int(m["config.hz"])} // optional: 0 when not measured
 	for _, f := range []struct {
 		dst  *sim.Duration
@@ -99,6 +104,7 @@ func Fit(name, source string, m Measurements) (Profile, error) {
 		{&p.CallchainEntry, "callchain entry", entry},
 		{&p.CallchainSetup, "callchain setup", m["deep0.enter_close_g"] - m["deep0.enter_close"] - 4*entry},
 		{&p.ContextSwitch, "context switch", m["yield.base"] - base},
+		{&p.SchedulePick, "context switch before trace_sched_switch", pick},
 		{&p.PerfContextSwitch, "perf context switch", m["yield.sched_switch"] - m["yield.base"] - traceEvent - record},
 		{&p.HrtimerSample, "hrtimer sample irq", m["cpu_clock.sample"] - record},
 		{&p.ReaderRound, "perf record per pass", wake},
@@ -109,6 +115,25 @@ func Fit(name, source string, m Measurements) (Profile, error) {
 		}
 	}
 	return p, nil
+}
+
+// fitSchedulePick splits the context switch sw at trace_sched_switch():
+// yield.enter_to_switch (sys_enter_sched_yield to sched_switch) less one
+// syscalls tracepoint sample (tp) is the part before it, yield.switch_to_exit
+// (sched_switch to the next task's sys_exit_sched_yield) less one sample and
+// perf's context switch (perfSw) the part after; sw is shared in that
+// ratio. Without the two figures the whole switch is charged after.
+func fitSchedulePick(m Measurements, sw, perfSw, tp float64) (float64, error) {
+	a, okA := m["yield.enter_to_switch"]
+	b, okB := m["yield.switch_to_exit"]
+	if !okA || !okB {
+		return 0, nil
+	}
+	pre, post := a-tp, b-tp-perfSw
+	if pre < 0 || post < 0 || pre+post == 0 {
+		return 0, fmt.Errorf("calibration: the switch split comes out at %.1f ns before trace_sched_switch and %.1f after: the figures are too noisy, rerun calibrate.sh", pre, post)
+	}
+	return sw * pre / (pre + post), nil
 }
 
 // fitReader solves c = bytes*b + rounds*w for the two reader runs (c is
@@ -238,6 +263,7 @@ func deriveI74790() Profile {
 		CallchainSetup:    sc(tm.CallchainSetup),
 		CallchainEntry:    sc(tm.CallchainEntry),
 		ContextSwitch:     sc(tm.ContextSwitch),
+		SchedulePick:      sc(tm.SchedulePick),
 		PerfContextSwitch: sc(tm.PerfContextSwitch),
 		HrtimerSample:     sc(tm.HrtimerSample),
 		ReaderRound:       sc(tm.ReaderRound),

@@ -158,3 +158,23 @@ func TestHrtimerLateShare(t *testing.T) {
 		t.Error("the free profile made an expiry late")
 	}
 }
+
+// TestFitSchedulePick: with the split figures, the switch (800 ns) is shared
+// as the two intervals less their tracepoint sample (300 ns each) and, after
+// sched_switch, perf's context switch (760 ns): 600 ns before and 200 after,
+// so 600 ns of it before trace_sched_switch; a split that comes out
+// negative is refused.
+func TestFitSchedulePick(t *testing.T) {
+	m := Measurements{"yield.enter_to_switch": 900, "yield.switch_to_exit": 1260}
+	for k, v := range synthetic {
+		m[k] = v
+	}
+	p, err := Fit("x", "synthetic", m)
+	if err != nil || p.SchedulePick != 600 || p.ContextSwitch != 800 {
+		t.Errorf("Fit: SchedulePick %v of ContextSwitch %v, %v; want 600ns of 800ns", p.SchedulePick, p.ContextSwitch, err)
+	}
+	m["yield.switch_to_exit"] = 900
+	if _, err := Fit("x", "synthetic", m); err == nil || !strings.Contains(err.Error(), "switch split") {
+		t.Errorf("Fit with a negative split: err = %v", err)
+	}
+}

@@ -39,8 +39,11 @@ type Profile struct {
 	// perfEventOutput.
 	CallchainSetup, CallchainEntry sim.Duration
 	// ContextSwitch is __schedule() -> context_switch() from one task to
-	// another. Charged by sched's schedule.
-	ContextSwitch sim.Duration
+	// another. Charged by sched's schedule: its SchedulePick part after
+	// pick_next_task() chose, before trace_sched_switch() and
+	// prepare_task_switch() (prev's events still in), the rest at
+	// context_switch() (switch_mm, switch_to), after perf's sched-out.
+	ContextSwitch, SchedulePick sim.Duration
 	// PerfContextSwitch is perf_event_task_sched_out() and _sched_in() of a
 	// task context that has events (ctx_sched_out/in of its groups). Charged
 	// by pmu's sched-out hook.
@@ -89,6 +92,7 @@ func (p *Profile) Table() []string {
 		{"callchain setup", p.CallchainSetup},
 		{"callchain entry", p.CallchainEntry},
 		{"context switch", p.ContextSwitch},
+		{"  of it before sched_switch", p.SchedulePick},
 		{"perf context switch", p.PerfContextSwitch},
 		{"hrtimer sample irq", p.HrtimerSample},
 		{"perf record per pass", p.ReaderRound},
