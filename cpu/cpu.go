@@ -27,10 +27,8 @@ type Interrupt struct {
 	// Skid is how late an NMI may be taken (a PMI's skid): when it falls due
 	// within Skid of the end of a time advance (Spend), the Chooser may hold it
 	// to the end of that advance ("nmi-skid"), so that the step points which
-	// follow may take it; and again over each next advance that ends within
-	// Skid of when it fell due. 0: taken when it falls due, no decision.
+	// follow may take it. 0: taken when it falls due, no decision.
 	Skid sim.Duration
-	due  sim.Time // when it was raised (RaiseNMI)
 }
 
 // CPU is one simulated CPU.
@@ -332,7 +330,6 @@ func (c *CPU) RaiseNMI(it Interrupt) {
 	if c.offline && c.dropOffline(it) {
 		return
 	}
-	it.due = c.eng.Now()
 	c.pendingNMI = append(c.pendingNMI, it)
 	c.kick()
 }
@@ -412,7 +409,7 @@ func (c *CPU) PreemptCount() int { return c.preempt }
 // that cannot be migrated meanwhile): the handler is busy for d. Interrupts that
 // may nest are taken at each time advance.
 func (c *CPU) Spend(d sim.Duration) {
-	held := c.holdNMIOver(d)
+	held := false
 	for d > 0 {
 		c.TakeInterrupts()
 		start := c.eng.Now()
@@ -446,31 +443,6 @@ func (c *CPU) holdNMI(rest sim.Duration) bool {
 		return false
 	}
 	c.m.note(c, sim.KChoice, "nmi-skid", "hold nmi "+it.Name, 1)
-	c.nmiHold = true
-	c.updateAttn()
-	return true
-}
-
-// holdNMIOver is asked at the start of a time advance of d: if the NMI
-// pending (held at the end of an earlier advance, or due at its end) has a
-// skid that still reaches past this advance's end, the Chooser decides
-// ("nmi-skid") whether it is taken now (0) or held over this advance too
-// (1): a skid is a delay from when the PMI fell due, not a bound within one
-// advance, so a PMI may land past a short kernel path that costs time (a
-// syscall's entry, pick_next_task()). It reports whether it held the NMI.
-func (c *CPU) holdNMIOver(d sim.Duration) bool {
-	if d <= 0 || c.nmiHold || !c.nmiDeliverable() {
-		return false
-	}
-	it := &c.pendingNMI[0]
-	if it.Skid <= 0 || it.Now || c.eng.Now()+sim.Time(d)-it.due > sim.Time(it.Skid) {
-		return false
-	}
-	c.agents = append(c.agents[:0], sim.NMIAgent(c.ID), sim.CPUAgent(c.ID))
-	if c.eng.ChooseAgents("nmi-skid", c.agents) == 0 {
-		return false
-	}
-	c.m.note(c, sim.KChoice, "nmi-skid", "hold nmi "+it.Name+" over the advance", 1)
 	c.nmiHold = true
 	c.updateAttn()
 	return true

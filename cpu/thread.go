@@ -51,7 +51,7 @@ func (th *Thread) Spend(d sim.Duration) {
 	// An NMI with a Skid that falls due within it of the end may be held there
 	// too (CPU.holdNMI); th cannot leave its CPU during the hold, which takes
 	// nothing.
-	held := th.cpu.holdNMIOver(d)
+	held := false
 	for d > 0 {
 		c := th.cpu
 		if c.TakeInterrupts() && th.User && c.m.Hooks != nil {
