@@ -55,8 +55,10 @@ var need = []string{"closeloop.base", "closeloop.enter_close", "closeloop.enter_
 //	CallchainEntry    = (deep60.enter_close_g - deep0.enter_close_g) / 60
 //	CallchainSetup    = deep0.enter_close_g - deep0.enter_close - 4 * CallchainEntry
 //	ContextSwitch     = yield.base - closeloop.base (one switch per sched_yield())
+//	SchedulePick      = its share before trace_sched_switch (fitSchedulePick)
 //	PerfContextSwitch = yield.sched_switch - yield.base - TraceEvent - SampleRecord
 //	HrtimerSample     = cpu_clock.sample - SampleRecord
+//	HZ                = config.hz (CONFIG_HZ from /proc/config.gz), when given
 //	ReaderRound, ReaderPerKiB: the per-pass and per-byte costs that
 //	  explain perf record's own CPU time (less its start-up) in two runs
 //	  that wrote about as much in a few thousand and in 50,000 passes
@@ -85,7 +87,11 @@ func Fit(name, source string, m Measurements) (Profile, error) {
 	if err != nil {
 		return Profile{}, err
 	}
-	p := Profile{Name: name, Source: source}
+	pick, err := fitSchedulePick(m, m["yield.base"]-base, m["yield.sched_switch"]-m["yield.base"]-traceEvent-record, m["closeloop.enter_close"]-base)
+	if err != nil {
+		return Profile{}, err
+	}
+	p := Profile{Name: name, Source: source, HZ: int(m["config.hz"])} // optional: 0 when not measured
 	for _, f := range []struct {
 		dst  *sim.Duration
 		what string
@@ -98,6 +104,7 @@ func Fit(name, source string, m Measurements) (Profile, error) {
 		{&p.CallchainEntry, "callchain entry", entry},
 		{&p.CallchainSetup, "callchain setup", m["deep0.enter_close_g"] - m["deep0.enter_close"] - 4*entry},
 		{&p.ContextSwitch, "context switch", m["yield.base"] - base},
+		{&p.SchedulePick, "context switch before trace_sched_switch", pick},
 		{&p.PerfContextSwitch, "perf context switch", m["yield.sched_switch"] - m["yield.base"] - traceEvent - record},
 		{&p.HrtimerSample, "hrtimer sample irq", m["cpu_clock.sample"] - record},
 		{&p.ReaderRound, "perf record per pass", wake},
@@ -108,6 +115,25 @@ func Fit(name, source string, m Measurements) (Profile, error) {
 		}
 	}
 	return p, nil
+}
+
+// fitSchedulePick splits the context switch sw at trace_sched_switch():
+// yield.enter_to_switch (sys_enter_sched_yield to sched_switch) less one
+// syscalls tracepoint sample (tp) is the part before it, yield.switch_to_exit
+// (sched_switch to the next task's sys_exit_sched_yield) less one sample and
+// perf's context switch (perfSw) the part after; sw is shared in that
+// ratio. Without the two figures the whole switch is charged after.
+func fitSchedulePick(m Measurements, sw, perfSw, tp float64) (float64, error) {
+	a, okA := m["yield.enter_to_switch"]
+	b, okB := m["yield.switch_to_exit"]
+	if !okA || !okB {
+		return 0, nil
+	}
+	pre, post := a-tp, b-tp-perfSw
+	if pre < 0 || post < 0 || pre+post == 0 {
+		return 0, fmt.Errorf("calibration: the switch split comes out at %.1f ns before trace_sched_switch and %.1f after: the figures are too noisy, rerun calibrate.sh", pre, post)
+	}
+	return sw * pre / (pre + post), nil
 }
 
 // fitReader solves c = bytes*b + rounds*w for the two reader runs (c is
@@ -133,6 +159,47 @@ func (p *Profile) SeedCloseLoop() (base, traced sim.Duration) {
 //go:embed testdata/this-machine.txt
 var thisMachineText string
 
+//go:embed testdata/hrtimer-gaps.txt
+var hrtimerGapsText string
+
+// FitHrtimerLate is the share, per million, of hrtimer expiries that run a
+// period or more late, from hrtimer-gaps.sh's runs (throttle.runI T and
+// samples.runI S: THROTTLE records and samples of each run). The recording
+// is cpu-clock every 10 us at HZ=250, so a tick of the loop's CPU time holds
+// 400 expiries and max_samples_per_tick is 400: after a throttle the next
+// tick holds 399 (the hrtimer restarts a period after the unthrottle), then
+// each tick throttles when none of its 400 expiries ran late, with
+// probability q = (1-p)^400. A throttle comes every 1 + 1/q ticks, and the
+// runs had sum(S)/400 ticks for sum(T) throttles, so q = 1 / (ticks/T - 1)
+// and p = 1 - q^(1/400). (The gap.K figures also count expiries that ran a
+// period late, but those come in bursts, so their share overstates p for
+// a tick, and the THROTTLE spacing includes the time the loop was
+// preempted.)
+func FitHrtimerLate(m Measurements) (int, error) {
+	const perTick = float64(4 * sim.Millisecond / (10 * sim.Microsecond))
+	var throttles, samples float64
+	for key, v := range m {
+		var i int
+		if _, err := fmt.Sscanf(key, "throttle.run%d", &i); err == nil {
+			s, ok := m[fmt.Sprintf("samples.run%d", i)]
+			if !ok {
+				return 0, fmt.Errorf("calibration: %s without samples.run%d", key, i)
+			}
+			throttles += v
+			samples += s
+		}
+	}
+	if throttles == 0 || samples == 0 {
+		return 0, fmt.Errorf("calibration: no throttle.runI and samples.runI figures (cost/calibrate/hrtimer-gaps.sh)")
+	}
+	cycle := samples / perTick / throttles // ticks from one throttle to the next
+	if cycle <= 2 {
+		return 0, nil // a throttle every other tick: no expiry was late
+	}
+	q := 1 / (cycle - 1)
+	return int(math.Round((1 - math.Pow(q, 1/perTick)) * 1e6)), nil
+}
+
 // ThisMachine is the profile fitted from testdata/this-machine.txt (fitted
 // once: every run that sets the knob asks for it).
 func ThisMachine() Profile { return thisMachine() }
@@ -144,10 +211,15 @@ func fitThisMachine() Profile {
 	if err == nil {
 		var p Profile
 		if p, err = Fit("this-machine", firstLine(thisMachineText), m); err == nil {
-			return p
+			var g Measurements
+			if g, err = ParseMeasurements(hrtimerGapsText); err == nil {
+				if p.HrtimerLatePerMillion, err = FitHrtimerLate(g); err == nil {
+					return p
+				}
+			}
 		}
 	}
-	panic("cost: testdata/this-machine.txt: " + err.Error()) // a committed file TestThisMachineFits checks
+	panic("cost: testdata/this-machine.txt or hrtimer-gaps.txt: " + err.Error()) // committed files TestThisMachineFits checks
 }
 
 func firstLine(s string) string {
@@ -191,6 +263,7 @@ func deriveI74790() Profile {
 		CallchainSetup:    sc(tm.CallchainSetup),
 		CallchainEntry:    sc(tm.CallchainEntry),
 		ContextSwitch:     sc(tm.ContextSwitch),
+		SchedulePick:      sc(tm.SchedulePick),
 		PerfContextSwitch: sc(tm.PerfContextSwitch),
 		HrtimerSample:     sc(tm.HrtimerSample),
 		ReaderRound:       sc(tm.ReaderRound),

@@ -109,3 +109,72 @@ func ExampleProfile_SeedCloseLoop() {
 	fmt.Println(base, traced)
 	// Output: 267ns 753ns
 }
+
+// TestFitHrtimerLate: a throttle every other tick means no late expiry; a
+// throttle every 3 ticks (q = 1/2) means 1 - 0.5^(1/400) = 1731 per million;
+// the committed hrtimer-gaps.txt fits; figures without their samples are
+// refused.
+func TestFitHrtimerLate(t *testing.T) {
+	for _, tc := range []struct {
+		text string
+		want int
+		err  string
+	}{
+		{"throttle.run0 100\nsamples.run0 80000\n", 0, ""},
+		{"throttle.run0 50\nsamples.run0 60000\nthrottle.run1 50\nsamples.run1 60000\n", 1731, ""},
+		{"throttle.run0 50\n", 0, "calibration: throttle.run0 without samples.run0"},
+		{"gap.1 5\n", 0, "calibration: no throttle.runI and samples.runI figures (cost/calibrate/hrtimer-gaps.sh)"},
+	} {
+		m, err := ParseMeasurements(tc.text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := FitHrtimerLate(m)
+		if gotErr := fmt.Sprint(err); (tc.err == "" && err != nil) || (tc.err != "" && gotErr != tc.err) || got != tc.want {
+			t.Errorf("FitHrtimerLate(%q) = %d, %v; want %d, %q", tc.text, got, err, tc.want, tc.err)
+		}
+	}
+	if p := ThisMachine(); p.HrtimerLatePerMillion <= 0 || p.HrtimerLatePerMillion >= 1e6 {
+		t.Errorf("this-machine HrtimerLatePerMillion = %d, want a share fitted from testdata/hrtimer-gaps.txt", p.HrtimerLatePerMillion)
+	}
+}
+
+// TestHrtimerLateShare: the hash makes about the profile's share of
+// expiries late, on every CPU.
+func TestHrtimerLateShare(t *testing.T) {
+	p := Profile{HrtimerLatePerMillion: 5000}
+	for cpu := range 2 {
+		n := 0
+		for i := range uint64(1000000) {
+			if p.HrtimerLate(cpu, i) {
+				n++
+			}
+		}
+		if n < 4800 || n > 5200 {
+			t.Errorf("cpu%d: %d of 1,000,000 expiries late, want about 5000", cpu, n)
+		}
+	}
+	if (&Free).HrtimerLate(0, 1) {
+		t.Error("the free profile made an expiry late")
+	}
+}
+
+// TestFitSchedulePick: with the split figures, the switch (800 ns) is shared
+// as the two intervals less their tracepoint sample (300 ns each) and, after
+// sched_switch, perf's context switch (760 ns): 600 ns before and 200 after,
+// so 600 ns of it before trace_sched_switch; a split that comes out
+// negative is refused.
+func TestFitSchedulePick(t *testing.T) {
+	m := Measurements{"yield.enter_to_switch": 900, "yield.switch_to_exit": 1260}
+	for k, v := range synthetic {
+		m[k] = v
+	}
+	p, err := Fit("x", "synthetic", m)
+	if err != nil || p.SchedulePick != 600 || p.ContextSwitch != 800 {
+		t.Errorf("Fit: SchedulePick %v of ContextSwitch %v, %v; want 600ns of 800ns", p.SchedulePick, p.ContextSwitch, err)
+	}
+	m["yield.switch_to_exit"] = 900
+	if _, err := Fit("x", "synthetic", m); err == nil || !strings.Contains(err.Error(), "switch split") {
+		t.Errorf("Fit with a negative split: err = %v", err)
+	}
+}

@@ -11,6 +11,9 @@ import (
 type Profile struct {
 	Name   string
 	Source string // where the figures come from
+	// HZ is the profiled kernel's CONFIG_HZ (0: unknown), the default of
+	// knob hz (sched.Config.HZ).
+	HZ int
 
 	// SyscallEntryExit is a system call that does nothing in its body:
 	// entry_SYSCALL_64 -> do_syscall_64() -> the body -> syscall_exit_to_user_mode()
@@ -36,8 +39,11 @@ type Profile struct {
 	// perfEventOutput.
 	CallchainSetup, CallchainEntry sim.Duration
 	// ContextSwitch is __schedule() -> context_switch() from one task to
-	// another. Charged by sched's schedule.
-	ContextSwitch sim.Duration
+	// another. Charged by sched's schedule: its SchedulePick part after
+	// pick_next_task() chose, before trace_sched_switch() and
+	// prepare_task_switch() (prev's events still in), the rest at
+	// context_switch() (switch_mm, switch_to), after perf's sched-out.
+	ContextSwitch, SchedulePick sim.Duration
 	// PerfContextSwitch is perf_event_task_sched_out() and _sched_in() of a
 	// task context that has events (ctx_sched_out/in of its groups). Charged
 	// by pmu's sched-out hook.
@@ -53,6 +59,13 @@ type Profile struct {
 	// perftool's Session to the perf task (a slow reader is what makes the
 	// kernel lose records into a small ring).
 	ReaderRound, ReaderPerKiB sim.Duration
+	// HrtimerLatePerMillion is how many of a million hrtimer expiries run
+	// a period or more late (the interrupt delayed past the next expiry:
+	// a vCPU not running, irqs held off), so that hrtimer_forward_now()
+	// skips a period. Charged by pmu's cpu-clock/task-clock hrtimer (which
+	// expiries are late is a hash of the CPU and the expiry's number:
+	// deterministic). Fitted from cost/testdata/hrtimer-gaps.txt.
+	HrtimerLatePerMillion int
 }
 
 // Free is the zero profile: kernel work takes no virtual time.
@@ -79,14 +92,29 @@ func (p *Profile) Table() []string {
 		{"callchain setup", p.CallchainSetup},
 		{"callchain entry", p.CallchainEntry},
 		{"context switch", p.ContextSwitch},
+		{"  of it before sched_switch", p.SchedulePick},
 		{"perf context switch", p.PerfContextSwitch},
 		{"hrtimer sample irq", p.HrtimerSample},
 		{"perf record per pass", p.ReaderRound},
 		{"perf record per KiB written", p.ReaderPerKiB},
 	}
-	out := make([]string, len(rows))
+	out := make([]string, len(rows), len(rows)+1)
 	for i, r := range rows {
 		out[i] = fmt.Sprintf("%-28s %s", r.name, r.d)
 	}
-	return out
+	return append(out, fmt.Sprintf("%-28s %d per million", "hrtimer a period late", p.HrtimerLatePerMillion))
+}
+
+// HrtimerLate reports whether the n-th expiry of an hrtimer on cpu runs a
+// period late (HrtimerLatePerMillion of them do): a splitmix64 hash of the
+// pair, so which ones are late depends on nothing but the count.
+func (p *Profile) HrtimerLate(cpu int, n uint64) bool {
+	if p.HrtimerLatePerMillion <= 0 {
+		return false
+	}
+	z := n*0x9e3779b97f4a7c15 + uint64(cpu+1)*0xd1b54a32d192ed03
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
+	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
+	z ^= z >> 31
+	return z%1000000 < uint64(p.HrtimerLatePerMillion)
 }

@@ -113,17 +113,6 @@ func (c *CPU) releaseHeldIdle() bool {
 		}
 	}
 	if any {
-		// The expedited irqs go first, in their order.
-		now := make([]Interrupt, 0, len(c.pendingIRQ))
-		var rest []Interrupt
-		for _, it := range c.pendingIRQ {
-			if it.Now {
-				now = append(now, it)
-			} else {
-				rest = append(rest, it)
-			}
-		}
-		c.pendingIRQ = append(now, rest...)
 		c.updateAttn()
 	}
 	return any

@@ -13,12 +13,12 @@ func (c *CPU) SetOnline(online bool, to *CPU) {
 		return
 	}
 	for _, tm := range c.owned {
+		armed, when := tm.Armed()
+		tm.Cancel() // off c's queue
 		tm.c = to
 		to.owned = append(to.owned, tm)
-		if tm.t.Queued() {
-			when := tm.t.When
-			c.timers.Remove(tm.t)
-			tm.Arm(when)
+		if armed {
+			tm.Arm(when) // on to's
 		}
 	}
 	c.owned = nil

@@ -70,6 +70,7 @@ type hwPerfEvent struct {
 	timerCPU  int
 	inHrtimer bool     // the software clock's hrtimer callback is running for this event
 	expires   sim.Time // when the software clock's hrtimer was last set to fire
+	armed     uint64   // how many times that hrtimer was set: the cost model's late expiries are counted on it
 
 	target *sched.Task // hw.target: the task of a per-task event
 }

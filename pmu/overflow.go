@@ -13,8 +13,9 @@ import (
 // MAX_INTERRUPTS marks a throttled event (hwc->interrupts).
 const maxInterrupts = ^uint64(0)
 
-// tickNsec is TICK_NSEC (HZ=250), the unit of the throttle accounting.
-const tickNsec = 4 * sim.Millisecond
+// tickNsec is TICK_NSEC (knob hz; 4 ms at this machine's HZ=250), the unit
+// of the throttle accounting.
+func (k *Kernel) tickNsec() sim.Duration { return k.S.Cfg.Tick }
 
 // POLL_* values of event->pending_kill.
 const (
@@ -103,7 +104,7 @@ func (k *Kernel) accountInterrupt(c *cpu.CPU, e *Event, throttle bool) int {
 		now := k.now()
 		delta := now - hwc.freqTimeStamp
 		hwc.freqTimeStamp = now
-		if delta > 0 && delta < 2*tickNsec {
+		if delta > 0 && delta < 2*k.tickNsec() {
 			k.perfAdjustPeriod(c, e, uint64(delta), hwc.lastPeriod)
 		}
 	}
@@ -115,8 +116,9 @@ func (k *Kernel) accountInterrupt(c *cpu.CPU, e *Event, throttle bool) int {
 func (k *Kernel) throttledSeq(c *cpu.CPU) uint64 {
 	ts := k.tickSeq.Get(c)
 	if now := k.now(); now >= ts.next {
-		ts.seq = uint64(now / tickNsec)
-		ts.next = sim.Time(ts.seq+1) * tickNsec
+		tick := k.tickNsec()
+		ts.seq = uint64(now / tick)
+		ts.next = sim.Time(ts.seq+1) * tick
 	}
 	return ts.seq
 }
@@ -126,7 +128,8 @@ type tickSeq struct {
 	next sim.Time
 }
 
-// maxSamplesPerTick is DIV_ROUND_UP(sysctl_perf_event_sample_rate, HZ).
+// maxSamplesPerTick is DIV_ROUND_UP(sysctl_perf_event_sample_rate, HZ)
+// (knob hz).
 // Once perf_sample_event_took() lowered it, its value (throttle_took.go).
 func (k *Kernel) maxSamplesPerTick() uint64 {
 	if m := k.took.maxPerTick; m > 0 {
@@ -136,7 +139,8 @@ func (k *Kernel) maxSamplesPerTick() uint64 {
 	if r == 0 {
 		r = 100000
 	}
-	return (r + 249) / 250
+	hz := uint64(k.S.Cfg.HZ)
+	return (r + hz - 1) / hz
 }
 
 // perfAdjustPeriod moves sample_period towards the attr.sample_freq rate with

@@ -207,7 +207,19 @@ func (p *clockPMU) Stop(c *cpu.CPU, e *Event, flags int) {
 // arm sets the event's hrtimer to fire in d.
 func (p *clockPMU) arm(c *cpu.CPU, e *Event, d sim.Duration) {
 	e.hw.expires = c.Now() + sim.Time(d)
-	p.timer(c, e).Arm(e.hw.expires)
+	p.timer(c, e).Arm(e.hw.expires + p.late(c, e))
+}
+
+// late is how late the interrupt of the expiry just set runs: a period
+// (the next expiry's time, which hrtimer_forward_now() then skips) for the
+// cost profile's HrtimerLatePerMillion of them, else on time. The hrtimer's
+// expiry (e.hw.expires) stays where it was set: only its interrupt is late.
+func (p *clockPMU) late(c *cpu.CPU, e *Event) sim.Duration {
+	e.hw.armed++
+	if p.k.S.Cfg.Cost.HrtimerLate(c.ID, e.id<<32^e.hw.armed) {
+		return sim.Duration(max(10000, e.hw.samplePeriod))
+	}
+	return 0
 }
 
 // forwardNow moves the expiry by whole periods to the first one after now
@@ -220,7 +232,7 @@ func (p *clockPMU) forwardNow(c *cpu.CPU, e *Event, d sim.Duration) {
 		exp += (now-exp)/sim.Time(d)*sim.Time(d) + sim.Time(d)
 	}
 	e.hw.expires = exp
-	p.timer(c, e).Arm(exp)
+	p.timer(c, e).Arm(exp + p.late(c, e))
 }
 
 // update is cpu_clock_event_update(): count += now - prev.

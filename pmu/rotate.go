@@ -13,9 +13,11 @@ import (
 
 func init() { RegisterStepPoints("perf_rotate_context") }
 
-// perfCPUHrtimer is PERF_CPU_HRTIMER (1000 / HZ ms): the default
-// perf_event_mux_interval_ms, one tick.
-const perfCPUHrtimer = tickNsec
+// perfCPUHrtimer is PERF_CPU_HRTIMER (1000 / HZ ms, an integer division:
+// 3 ms at HZ=300): the default perf_event_mux_interval_ms, about one tick.
+func (k *Kernel) perfCPUHrtimer() sim.Duration {
+	return sim.Duration(1000/k.S.Cfg.HZ) * sim.Millisecond
+}
 
 // muxHrtimer is the multiplexing part of struct perf_cpu_pmu_context: its
 // hrtimer, hrtimer_active and the timer's expiry (hrtimer_forward_now()
@@ -31,7 +33,7 @@ type muxHrtimer struct {
 // kernel/events/core.c: __perf_mux_hrtimer_init()
 func (k *Kernel) muxInterval() sim.Duration {
 	if k.Opts.MuxInterval < 1 {
-		return perfCPUHrtimer
+		return k.perfCPUHrtimer()
 	}
 	return k.Opts.MuxInterval
 }

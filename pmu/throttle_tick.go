@@ -19,7 +19,8 @@ func (k *Kernel) armUnthrottle(c *cpu.CPU) {
 		tm = c.NewTimer(false, cpu.Interrupt{Name: "perf_event_task_tick", Fn: k.perfEventTaskTick})
 		k.unthrottle[c.ID] = tm
 	}
-	next := (k.now()/tickNsec + 1) * tickNsec
+	tick := k.tickNsec()
+	next := (k.now()/tick + 1) * tick
 	tm.Arm(next)
 }
 

@@ -82,7 +82,7 @@ func (k *Kernel) perfSampleEventTook(c *cpu.CPU, d sim.Duration) {
 		maxPerTick = 1
 	}
 	t.allowedNs, t.maxPerTick = avg, maxPerTick
-	hz := uint64(sim.Second) / tickNs
+	hz := uint64(k.S.Cfg.HZ)
 	k.Opts.Sysctl.MaxSampleRate = int(maxPerTick * hz)
 	t.lowered++
 }

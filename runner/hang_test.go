@@ -25,7 +25,7 @@ func TestHang(t *testing.T) {
 	}{
 		{"futex and pipe nobody wakes", "cpus 2\ntask a\n  futex wait f\ntask b\n  pipe read p\n",
 			&LimitError{Limit: HangLimit, Value: "no runnable task", At: 3 * 723 * sim.Nanosecond, Detail: "deadlock: blocked forever: a/101 (futex f), b/102 (pipe p)"},
-			"hang at 2.169us: no task can ever run again, deadlock: blocked forever: a/101 (futex f), b/102 (pipe p) (replay token s2.BAAE_yW11w)"},
+			"hang at 2.169us: no task can ever run again, deadlock: blocked forever: a/101 (futex f), b/102 (pipe p) (replay token s2.AgACEstsUA)"},
 		{"a wake lost before the wait", "task a\n  futex wake f\n  futex wait f\n",
 			&LimitError{Limit: HangLimit, Value: "no runnable task", At: 2 * 723 * sim.Nanosecond, Detail: "deadlock: blocked forever: a/101 (futex f)"},
 			"hang at 1.446us: no task can ever run again, deadlock: blocked forever: a/101 (futex f) (replay token s2.ANIC740)"},

@@ -2,6 +2,7 @@ package sched
 
 import (
 	"fmt"
+	"strconv"
 
 	"perfsim/cost"
 	"perfsim/cpu"
@@ -57,8 +58,12 @@ type SyscallFunc func(t *Task)
 
 // Config sets the scheduler's parameters.
 type Config struct {
-	// Tick is the scheduler tick period (HZ=250: 4ms).
+	// Tick is the scheduler tick period, TICK_NSEC (HZ=250: 4ms). New sets
+	// it from HZ when HZ is set.
 	Tick sim.Duration
+	// HZ is CONFIG_HZ (knob hz): 0 takes the cost profile's (the kernel it
+	// was calibrated on), else Tick's.
+	HZ int
 	// Slice is how long a task runs before the tick preempts it when others wait.
 	Slice sim.Duration
 	// SyscallCost is the time a syscall without a model body spends in the kernel.
@@ -132,8 +137,17 @@ type Sched struct {
 
 // New builds a scheduler on m and boots every CPU into its idle thread.
 func New(m *cpu.Machine, cfg Config) *Sched {
+	if cfg.HZ == 0 {
+		cfg.HZ = cfg.Cost.HZ
+	}
+	if cfg.HZ > 0 {
+		cfg.Tick = TickNsec(cfg.HZ)
+	}
 	if cfg.Tick <= 0 {
 		cfg.Tick = DefaultConfig().Tick
+	}
+	if cfg.HZ == 0 {
+		cfg.HZ = int(sim.Second / cfg.Tick)
 	}
 	if cfg.Slice <= 0 {
 		cfg.Slice = cfg.Tick
@@ -244,6 +258,16 @@ var Knobs = []sim.KnobSpec{{
 	Source:  "cost/calibrate/calibrate.sh on the real kernel; seed 002's figures",
 	Package: "sched",
 }, {
+	Name: "hz",
+	// profile: the cost model's kernel (this-machine: CONFIG_HZ=250, read
+	// from /proc/config.gz by calibrate.sh); free has none, so 250.
+	Values: []string{"profile", "100", "250", "300", "1000"},
+	Help: "CONFIG_HZ: the tick's rate, which sets TICK_NSEC (the scheduler tick, perf_event_task_tick()'s unthrottle), " +
+		"max_samples_per_tick = DIV_ROUND_UP(perf_event_max_sample_rate, HZ) and PERF_CPU_HRTIMER (1000/HZ ms, the mux interval); " +
+		"profile (the default) takes the cost model's kernel's (this-machine: 250), else 250",
+	Source:  "kernel/Kconfig.hz; include/linux/jiffies.h: TICK_NSEC; kernel/events/core.c: update_perf_cpu_limits(), PERF_CPU_HRTIMER",
+	Package: "sched",
+}, {
 	Name:    "ttwu-queue",
 	Values:  []string{"on", "off"},
 	Help:    "sched_feat(TTWU_QUEUE): on (today's default) wakes a task onto a remote idle CPU through its wake list and a CALL_FUNCTION_SINGLE IPI (step point ttwu_queue_wakelist, then sched_ttwu_pending there); off activates it from the waker's CPU",
@@ -271,6 +295,14 @@ func ApplyKnob(cfg *Config, name, value string) (bool, error) {
 		}
 	case "ttwu-queue":
 		cfg.NoTTWUQueue = value == "off"
+	case "hz":
+		cfg.HZ, _ = strconv.Atoi(value) // profile: 0
 	}
 	return true, nil
+}
+
+// TickNsec is TICK_NSEC for hz: (NSEC_PER_SEC + HZ/2) / HZ.
+// include/linux/jiffies.h: TICK_NSEC
+func TickNsec(hz int) sim.Duration {
+	return (sim.Second + sim.Duration(hz/2)) / sim.Duration(hz)
 }

@@ -95,6 +95,13 @@ func (s *Sched) schedule(prev *cpu.Thread) {
 		c.LocalIrqRestore(true)
 		return
 	}
+	// pick_next_task()'s work (put_prev_task(), the class's pick), before
+	// trace_sched_switch() and perf's sched-out: prev's events still count
+	// and sample it there. calibrate.sh measures this share of the switch
+	// between sys_enter_sched_yield and sched_switch (cost.Profile.SchedulePick).
+	if d := s.Cfg.Cost.SchedulePick; d > 0 {
+		c.Spend(d)
+	}
 	if len(s.TraceHooks) > 0 {
 		s.traceSwitch(c, pt, nt)
 	}
@@ -103,8 +110,8 @@ func (s *Sched) schedule(prev *cpu.Thread) {
 		h.SchedOut(c, pt, nt)
 	}
 	c.Step("context_switch")
-	if d := s.Cfg.Cost.ContextSwitch; d > 0 {
-		c.Spend(d) // __schedule() -> context_switch() (cost.Profile.ContextSwitch)
+	if d := s.Cfg.Cost.ContextSwitch - s.Cfg.Cost.SchedulePick; d > 0 {
+		c.Spend(d) // context_switch(): switch_mm, switch_to (cost.Profile.ContextSwitch less SchedulePick)
 	}
 	s.Switches++
 	s.lastPrev[c.ID] = prev

@@ -16,7 +16,7 @@ func TestSweepCLI(t *testing.T) {
 	for _, want := range []string{
 		"task-work-nmi-race                 random          20          0",
 		"task-work-nmi-race                 sparse          20          0",
-		"task-work-nmi-race                 bounded        125          0  exhaustive: the budget cut no schedule",
+		"task-work-nmi-race                 bounded         27          0  exhaustive: the budget cut no schedule",
 		"0 violations in 1 built-ins x 3 strategies",
 	} {
 		if !strings.Contains(out, want) {

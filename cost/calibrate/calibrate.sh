@@ -34,6 +34,7 @@ rec() { perf record -q -o /dev/null "$@"; }
 N=3000000
 echo "# cost/calibrate/calibrate.sh $reps on $(date -u +%Y-%m-%d): kernel $(uname -r), $(perf version)"
 echo "# cpu: $(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //'), $(nproc) cpus; ns of CPU time per operation (median of $reps runs)"
+echo "config.hz $( (zcat /proc/config.gz 2>/dev/null || cat /boot/config-"$(uname -r)" 2>/dev/null) | sed -n 's/^CONFIG_HZ=//p') # CONFIG_HZ of this kernel"
 per closeloop.base "$(median ./closeloop $N)" $N "close(-1): syscall entry, fdget() failing, exit (./closeloop $N)"
 per closeloop.enter_close "$(median rec -e syscalls:sys_enter_close -- ./closeloop $N)" $N "... and one syscalls:sys_enter_close sample of 88 bytes"
 per closeloop.enter_close_filtered "$(median rec -e syscalls:sys_enter_close --filter 'fd == 12345' -- ./closeloop $N)" $N "... the tracepoint fired, its filter drops it (no output)"
@@ -47,6 +48,20 @@ per deep60.enter_close_g "$(median rec -g -e syscalls:sys_enter_close -- ./deep 
 Y=1000000
 per yield.base "$(median taskset -c 0 ./yield $Y)" $Y "sched_yield() between two tasks on one CPU: the syscall and a context switch"
 per yield.sched_switch "$(median rec -e sched:sched_switch -- taskset -c 0 ./yield $Y)" $Y "... and one sched:sched_switch sample per switch"
+# split: where in a switch the time goes, from the timestamps of one
+# recording: sys_enter_sched_yield -> sched_switch (do_sched_yield(), then
+# __schedule() up to trace_sched_switch(): pick_next_task()) and
+# sched_switch -> the next task's sys_exit_sched_yield (context_switch():
+# prepare_task_switch() with perf's sched-out and sched-in, switch_mm,
+# switch_to, finish_task_switch()); the medians of each interval.
+perf record -q -o split.data -e syscalls:sys_enter_sched_yield -e syscalls:sys_exit_sched_yield -e sched:sched_switch -- taskset -c 0 ./yield 200000 >/dev/null 2>&1
+perf script -i split.data -F time,event --ns 2>/dev/null | awk '{t = $1; sub(":", "", t); t = t * 1e9}
+	$2 ~ /sys_enter/ {enter = t; st = 1; next}
+	$2 ~ /sched_switch/ && st == 1 {print "A", t - enter >"split.a"; sw = t; st = 2; next}
+	$2 ~ /sys_exit/ && st == 2 {print "B", t - sw >"split.b"; st = 0; next}
+	{st = 0}'
+echo "yield.enter_to_switch $(sort -k2n split.a | awk '{v[NR] = $2} END {printf "%.1f", v[int((NR + 1) / 2)]}') # sys_enter_sched_yield to sched_switch, median ns (each interval holds one tracepoint sample)"
+echo "yield.switch_to_exit $(sort -k2n split.b | awk '{v[NR] = $2} END {printf "%.1f", v[int((NR + 1) / 2)]}') # sched_switch to the next task's sys_exit_sched_yield, median ns (... and perf's context switch)"
 # reader NAME ARGS...: perf record's own CPU time (perf stat's task-clock of
 # perf and its child, less the workload's own) with the bytes it wrote and
 # its passes over the rings that found data (FINISHED_ROUND records), for
