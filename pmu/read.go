@@ -228,14 +228,11 @@ func (k *Kernel) __perfEventRead(c *cpu.CPU, e *Event, group bool) {
 // kernel/events/core.c: perf_release() -> perf_event_release_kernel()
 func (k *Kernel) Close(t *sched.Task, fd int) (err error) {
 	k.S.Syscall(t, "close", func(t *sched.Task) {
-		var e *Event
-		e, err = k.lookup(t, fd)
-		if err != nil {
+		if _, err = k.lookup(t, fd); err != nil {
 			return
 		}
-		k.files[t].files[fd] = nil
-		k.files[t].setCloexec(fd, false)
-		k.fput(t, e)
+		f, _ := t.Files.Close(int64(fd)) // file_close_fd()
+		k.fput(t, f.Anon.(*Event))
 	})
 	return err
 }
