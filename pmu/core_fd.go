@@ -54,6 +54,45 @@ func (k *Kernel) lookup(t *sched.Task, fd int) (*Event, error) {
 	return e, nil
 }
 
+// fdget is fdget(fd) for a perf fd: the event, and whether the file's
+// reference count was raised for the call. __fget_light() takes no
+// reference when the table is the task's alone (files->count == 1: nothing
+// else can close the fd meanwhile); a shared table's fd is held
+// (FDPUT_FPUT), so a close() from another thread during the call drops a
+// reference that is not the last, and the event is released at the caller's
+// fdput() (perf_release() at the final fput()).
+// fs/file.c: __fget_light(), include/linux/file.h: fdput()
+func (k *Kernel) fdget(t *sched.Task, fd int) (*Event, bool, error) {
+	e, err := k.lookup(t, fd)
+	if err != nil {
+		return nil, false, err
+	}
+	if t.Files.Users <= 1 {
+		return e, false, nil
+	}
+	e.GetFile()
+	return e, true, nil
+}
+
+// fdput drops what fdget took.
+func (k *Kernel) fdput(t *sched.Task, e *Event, ref bool) {
+	if ref {
+		if e.fileRefs == 1 {
+			k.stats.fdputLast++ // the fd was closed during the call
+		}
+		k.fput(t, e)
+	}
+}
+
+func init() {
+	RegisterObservable("files.fdput-release", "perf files whose final fput() was an ioctl's or read's fdput(): the fd was closed by another thread during the call",
+		func(k *Kernel) int64 { return int64(k.stats.fdputLast) })
+	RegisterStepHelp(map[string]string{
+		"perf_ioctl:fdget": "fs/ioctl.c: SYSCALL_DEFINE3(ioctl): the perf file held by fdget() (a reference when the fd table is shared), before perf_ioctl() takes ctx->mutex: a close() of the fd landing here drops a reference that is not the last",
+		"perf_read:fdget":  "fs/read_write.c: ksys_read(): the perf file held by fdget_pos(), before perf_read() takes ctx->mutex: a close() of the fd landing here does not release the event until the read's fdput()",
+	})
+}
+
 // EventOf returns the event behind t's fd (for tests and observers).
 func (k *Kernel) EventOf(t *sched.Task, fd int) *Event {
 	e, _ := k.lookup(t, fd)
