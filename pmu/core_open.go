@@ -159,7 +159,7 @@ func (k *Kernel) perfEventOpen(t *sched.Task, uattr *Attr, pid, cpuID, groupFD i
 	installed = true
 	e.ownerTask = t
 	e.fileRefs = 1
-	e.life.refcount = 1 // the file's reference (perf_event_alloc: atomic_long_set(&event->refcount, 1))
+	e.life.refcount = 1                        // the file's reference (perf_event_alloc: atomic_long_set(&event->refcount, 1))
 	files.FdInstall(fd, &mm.OpenFile{Anon: e}) // fd_install(event_fd, event_file)
 	k.stats.opens++
 	return fd, nil

@@ -26,11 +26,11 @@ import (
 //     object whose count is more than what still holds it.
 //
 // "The end" is a run whose every task exited: every task work ran
-// (exit_task_work()) and every task context is dead. The model keeps the
-// fds and mappings of exited tasks (it has no exit_files() or exit_mmap()):
-// they stand for what those would close, so a reference held by an open
-// file, a mapping, or an event's ring buffer attachment is accounted for, not
-// a leak. What is counted as a holder:
+// (exit_task_work()) and every task context is dead. A process's last
+// exit closes its fds (exit_files() -> close_files()), but the model keeps
+// the mappings of exited tasks (it has no exit_mmap()): they stand for what
+// it would unmap, so a reference held by a mapping, or an event's ring
+// buffer attachment, is accounted for, not a leak. What is counted as a holder:
 //   - a perf_event: its file (open fd or mapping, one reference for all),
 //     each inherited child on its child_list (inherit_event()'s reference),
 //     a queued perf_pending_task() (__perf_event_overflow()'s reference);
