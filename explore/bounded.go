@@ -106,8 +106,7 @@ func exploreBounded(f *scenarios.File, o Options, ex *Result) error {
 				return false
 			}
 			ex.count(out.res)
-			ex.locks.add(out.r, ex.Schedules)
-			ex.lifetime.add(out.r, ex.Schedules)
+			ex.tally(out.r, ex.Schedules)
 			ex.Coverage.add(out.cov, ex.Schedules)
 			if o.Progress != nil {
 				o.Progress(ex.Schedules, o.Runs)

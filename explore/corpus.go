@@ -140,8 +140,7 @@ func replayCorpus(f *scenarios.File, o Options, ex *Result) (bool, error) {
 			return false, nil
 		}
 		ex.count(res)
-		ex.locks.add(r, ex.Schedules)
-		ex.lifetime.add(r, ex.Schedules)
+		ex.tally(r, ex.Schedules)
 		ex.CorpusRuns++
 		if sig := signature(r, res); sig != "" {
 			found, err := shrink(f, o, r.Decisions(), sig)

@@ -434,8 +434,7 @@ func exploreSeeds(f *scenarios.File, o Options, ex *Result, chooser func(seed ui
 			return true
 		}
 		ex.count(out.res)
-		ex.locks.add(out.r, ex.CorpusRuns+first+i+1)
-		ex.lifetime.add(out.r, ex.CorpusRuns+first+i+1)
+		ex.tally(out.r, ex.CorpusRuns+first+i+1)
 		ex.Coverage.add(out.cov, ex.CorpusRuns+first+i+1)
 		if o.Progress != nil {
 			o.Progress(i+1, n)

@@ -90,3 +90,11 @@ func lifetimeLines(reps []*LifetimeReport, schedules int) []string {
 	}
 	return out
 }
+
+// tally adds one schedule's run (number schedule) to the summaries kept
+// across schedules: lockdep's graph (lockdep.go) and the object-lifetime
+// reports.
+func (ex *Result) tally(r *runner.Run, schedule int) {
+	ex.locks.add(r, schedule)
+	ex.lifetime.add(r, schedule)
+}

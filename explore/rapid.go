@@ -44,8 +44,7 @@ func exploreRapid(f *scenarios.File, o Options, ex *Result) error {
 		}
 		if firstAt == 0 {
 			ex.count(res)
-			ex.locks.add(r, ex.Schedules)
-			ex.lifetime.add(r, ex.Schedules)
+			ex.tally(r, ex.Schedules)
 			if o.Progress != nil {
 				o.Progress(ex.Schedules, o.Runs)
 			}

@@ -108,10 +108,9 @@ func TestMadviseMremap(t *testing.T) {
 func TestCloseOnExec(t *testing.T) {
 	fs := NewFS()
 	fl := NewFiles(fs)
-	a := fl.Install(fs.Lookup("/a"))
-	fl.SetCloexec(a, true) // open(O_CLOEXEC)
-	b := fl.Install(fs.Lookup("/b"))
-	c := fl.Install(fs.Lookup("/c"))
+	a, _ := fl.Install(fs.Lookup("/a"), true) // open(O_CLOEXEC)
+	b, _ := fl.Install(fs.Lookup("/b"), false)
+	c, _ := fl.Install(fs.Lookup("/c"), false)
 	if _, err := fl.Fcntl(int64(c), F_SETFD, FD_CLOEXEC); err != 0 {
 		t.Fatal(err)
 	}
@@ -121,7 +120,7 @@ func TestCloseOnExec(t *testing.T) {
 		got = append(got, v)
 	}
 	child := fl.Dup()
-	n := fl.CloseOnExec()
+	n := len(fl.CloseOnExec())
 	open := func(f *Files) []bool {
 		return []bool{f.Get(int64(a)) != nil, f.Get(int64(b)) != nil, f.Get(int64(c)) != nil}
 	}

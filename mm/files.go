@@ -56,55 +56,163 @@ func (fs *FS) Lookup(path string) *File {
 	return f
 }
 
-// Files is a struct files_struct: the fd table. 0, 1 and 2 start open on
-// the terminal.
+// OpenFile is a struct file, what an fd points at: a regular file opened
+// by path (Inode), or an anon inode file another subsystem made (Anon:
+// perf's event, anon_inode_getfile("[perf_event]", &perf_fops, event)).
+type OpenFile struct {
+	Inode *File
+	Anon  AnonFile
+}
+
+// AnonFile is the object behind an anon inode file. GetFile is get_file():
+// one more reference to the file (a copied fd, dup_fd()); the references are
+// dropped by the file's owner when the fd it holds is closed (fput()), which
+// it hears of through the scheduler's FileHook.
+type AnonFile interface {
+	GetFile()
+}
+
+// reserved is the slot of an fd get_unused_fd_flags() took and fd_install()
+// has not filled yet: in open_fds, so no other open takes it, but fget()
+// finds nothing there.
+var reserved = &OpenFile{}
+
+// RlimitNofile is RLIMIT_NOFILE's default soft limit (the model has no
+// setrlimit): alloc_fd() fails with EMFILE at this fd.
+const RlimitNofile = 1024
+
+// Files is a struct files_struct: the fd table of a process, shared by the
+// threads cloned with CLONE_FILES (Users is its count), copied by dup_fd()
+// for a child without it. 0, 1 and 2 start open on the terminal.
 type Files struct {
-	fds     []*File
+	fds     []*OpenFile
 	cloexec map[int]bool // the close_on_exec bitmap (files_cloexec.go)
+	Users   int          // files_struct->count
 }
 
 // NewFiles is the fd table of a task the machine starts with.
 func NewFiles(fs *FS) *Files {
-	tty := fs.Lookup("/dev/pts/0")
-	return &Files{fds: []*File{tty, tty, tty}}
+	tty := &OpenFile{Inode: fs.Lookup("/dev/pts/0")}
+	return &Files{fds: []*OpenFile{tty, tty, tty}, Users: 1}
 }
 
-// Dup is dup_fd() for a child without CLONE_FILES.
+// Share is a thread cloned with CLONE_FILES: atomic_inc(&oldf->count).
+// kernel/fork.c: copy_files()
+func (fl *Files) Share() *Files {
+	fl.Users++
+	return fl
+}
+
+// Dup is dup_fd() for a child without CLONE_FILES: every open fd is copied
+// (get_file() for each), the close_on_exec bitmap with them; a reserved fd
+// is not (it is not yet a file).
+// fs/file.c: dup_fd()
 func (fl *Files) Dup() *Files {
-	c := &Files{fds: append([]*File(nil), fl.fds...)}
-	for fd := range fl.cloexec {
-		c.SetCloexec(fd, true) // dup_fd() copies the close_on_exec bitmap
+	c := &Files{fds: make([]*OpenFile, len(fl.fds)), Users: 1}
+	for fd, f := range fl.fds {
+		if f == nil || f == reserved {
+			continue
+		}
+		c.fds[fd] = f
+		if f.Anon != nil {
+			f.Anon.GetFile()
+		}
+		if fl.cloexec[fd] {
+			c.SetCloexec(fd, true)
+		}
 	}
 	return c
 }
 
-// Install is fd_install() at the lowest free fd (get_unused_fd_flags()).
-func (fl *Files) Install(f *File) int {
+// GetUnusedFd is get_unused_fd_flags(): the lowest free fd, reserved (and
+// marked close-on-exec with O_CLOEXEC), or EMFILE at RLIMIT_NOFILE.
+// fs/file.c: alloc_fd()
+func (fl *Files) GetUnusedFd(cloexec bool) (int, uapi.Errno) {
+	fd := len(fl.fds)
 	for i, x := range fl.fds {
 		if x == nil {
-			fl.fds[i] = f
-			return i
+			fd = i
+			break
 		}
 	}
-	fl.fds = append(fl.fds, f)
-	return len(fl.fds) - 1
+	if fd >= RlimitNofile {
+		return -1, uapi.EMFILE
+	}
+	if fd == len(fl.fds) {
+		fl.fds = append(fl.fds, nil)
+	}
+	fl.fds[fd] = reserved
+	fl.SetCloexec(fd, cloexec)
+	return fd, 0
 }
 
-// Get is fget(): the file of fd, or nil.
-func (fl *Files) Get(fd int64) *File {
-	if fd < 0 || fd >= int64(len(fl.fds)) {
+// PutUnusedFd is put_unused_fd(): a reserved fd given back unfilled.
+func (fl *Files) PutUnusedFd(fd int) {
+	if fd >= 0 && fd < len(fl.fds) && fl.fds[fd] == reserved {
+		fl.fds[fd] = nil
+		fl.SetCloexec(fd, false)
+	}
+}
+
+// FdInstall is fd_install(): the reserved fd now points at f.
+func (fl *Files) FdInstall(fd int, f *OpenFile) {
+	if fd < 0 || fd >= len(fl.fds) || fl.fds[fd] != reserved {
+		panic("mm: fd_install() of an fd get_unused_fd_flags() did not reserve")
+	}
+	fl.fds[fd] = f
+}
+
+// Install opens f at the lowest free fd (get_unused_fd_flags() then
+// fd_install(), as do_sys_openat2() does), or fails with EMFILE.
+func (fl *Files) Install(f *File, cloexec bool) (int, uapi.Errno) {
+	fd, err := fl.GetUnusedFd(cloexec)
+	if err != 0 {
+		return fd, err
+	}
+	fl.FdInstall(fd, &OpenFile{Inode: f})
+	return fd, 0
+}
+
+// Fget is fget(): the file of fd, or nil (a closed or reserved fd).
+func (fl *Files) Fget(fd int64) *OpenFile {
+	if fd < 0 || fd >= int64(len(fl.fds)) || fl.fds[fd] == reserved {
 		return nil
 	}
 	return fl.fds[fd]
 }
 
-// Close is close_fd(): EBADF when fd is not open.
+// Get is the inode of fd when it is a regular file, or nil.
+func (fl *Files) Get(fd int64) *File {
+	if f := fl.Fget(fd); f != nil {
+		return f.Inode
+	}
+	return nil
+}
+
+// Close is file_close_fd(): fd leaves the table; the caller drops the
+// reference it held (filp_close() -> fput()). EBADF when fd is not open.
 // fs/file.c: file_close_fd() -> fs/open.c: SYSCALL_DEFINE1(close)
-func (fl *Files) Close(fd int64) uapi.Errno {
-	if fl.Get(fd) == nil {
-		return uapi.EBADF
+func (fl *Files) Close(fd int64) (*OpenFile, uapi.Errno) {
+	f := fl.Fget(fd)
+	if f == nil {
+		return nil, uapi.EBADF
 	}
 	fl.fds[fd] = nil
 	fl.SetCloexec(int(fd), false)
-	return 0
+	return f, 0
+}
+
+// CloseAll is close_files(): every open fd of a table whose last user let it
+// go is closed; it returns the files, whose references the caller drops.
+// fs/file.c: close_files()
+func (fl *Files) CloseAll() []*OpenFile {
+	var closed []*OpenFile
+	for fd, f := range fl.fds {
+		if f != nil && f != reserved {
+			closed = append(closed, f)
+		}
+		fl.fds[fd] = nil
+	}
+	fl.cloexec = nil
+	return closed
 }

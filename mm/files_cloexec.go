@@ -28,7 +28,7 @@ func (fl *Files) SetCloexec(fd int, on bool) {
 // a closed fd, EINVAL for a command the model does not know.
 // fs/fcntl.c: do_fcntl()
 func (fl *Files) Fcntl(fd int64, cmd, arg uint64) (int64, uapi.Errno) {
-	if fl.Get(fd) == nil {
+	if fl.Fget(fd) == nil {
 		return 0, uapi.EBADF
 	}
 	switch cmd {
@@ -45,16 +45,17 @@ func (fl *Files) Fcntl(fd int64, cmd, arg uint64) (int64, uapi.Errno) {
 }
 
 // CloseOnExec is do_close_on_exec(): every fd marked close-on-exec is
-// closed; it returns how many.
+// closed; it returns the files closed, whose references the caller drops
+// (filp_close() -> fput()).
 // fs/file.c: do_close_on_exec()
-func (fl *Files) CloseOnExec() int {
-	n := 0
-	for fd := range fl.fds {
-		if fl.cloexec[fd] && fl.fds[fd] != nil {
+func (fl *Files) CloseOnExec() []*OpenFile {
+	var closed []*OpenFile
+	for fd, f := range fl.fds {
+		if fl.cloexec[fd] && f != nil && f != reserved {
 			fl.fds[fd] = nil
-			n++
+			closed = append(closed, f)
 		}
 	}
-	fl.cloexec = nil
-	return n
+	fl.cloexec = nil // "fdt->close_on_exec[i] = 0;"
+	return closed
 }

@@ -112,10 +112,61 @@ func TestAccess(t *testing.T) {
 func TestFiles(t *testing.T) {
 	fs := NewFS()
 	fl := NewFiles(fs)
-	fd := fl.Install(fs.Lookup("/x"))
-	got := []any{fd, fl.Close(1), fl.Close(1), fl.Close(1000), fl.Close(-1), fl.Install(fs.Lookup("/y"))}
-	if d := cmp.Diff([]any{3, uapi.Errno(0), uapi.EBADF, uapi.EBADF, uapi.EBADF, 1}, got); d != "" {
+	fd, _ := fl.Install(fs.Lookup("/x"), false)
+	closeErr := func(fd int64) uapi.Errno { _, err := fl.Close(fd); return err }
+	y, _ := fl.Install(fs.Lookup("/y"), false)
+	got := []any{fd, y, closeErr(1), closeErr(1), closeErr(1000), closeErr(-1)}
+	z, _ := fl.Install(fs.Lookup("/z"), false)
+	got = append(got, z)
+	if d := cmp.Diff([]any{3, 4, uapi.Errno(0), uapi.EBADF, uapi.EBADF, uapi.EBADF, 1}, got); d != "" {
 		t.Errorf("(-want +got):\n%s", d)
+	}
+}
+
+// anonFile counts get_file() calls, as perf's event counts its file's
+// references.
+type anonFile struct{ refs int }
+
+func (a *anonFile) GetFile() { a.refs++ }
+
+// TestFdTable: get_unused_fd_flags() takes the lowest free fd, a reserved
+// one is taken but fget() finds nothing there until fd_install(), and
+// put_unused_fd() frees it; EMFILE at RLIMIT_NOFILE; dup_fd() copies the
+// open fds (get_file() on an anon file) but not a reserved one; a
+// CLONE_FILES share is the same table.
+func TestFdTable(t *testing.T) {
+	fs := NewFS()
+	fl := NewFiles(fs)
+	a := &anonFile{refs: 1}
+	r, _ := fl.GetUnusedFd(true)
+	if fl.Fget(int64(r)) != nil {
+		t.Errorf("fget() of a reserved fd found a file")
+	}
+	x, _ := fl.Install(fs.Lookup("/x"), false)
+	fl.FdInstall(r, &OpenFile{Anon: a})
+	r2, _ := fl.GetUnusedFd(false)
+	child := fl.Dup()
+	fl.PutUnusedFd(r2)
+	r3, _ := fl.GetUnusedFd(false)
+	shared := fl.Share()
+	v, _ := fl.Fcntl(int64(r), F_GETFD, 0)
+	got := []any{r, x, r2, r3, a.refs, child.Fget(int64(r)) != nil, child.Fget(int64(r2)) != nil, shared == fl, fl.Users, child.Users, v}
+	if d := cmp.Diff([]any{3, 4, 5, 5, 2, true, false, true, 2, 1, int64(FD_CLOEXEC)}, got); d != "" {
+		t.Errorf("(-want +got):\n%s", d)
+	}
+	for i := 6; i < RlimitNofile; i++ {
+		if _, err := fl.GetUnusedFd(false); err != 0 {
+			t.Fatalf("fd %d: %v", i, err)
+		}
+	}
+	if fd, err := fl.GetUnusedFd(false); err != uapi.EMFILE || fd != -1 {
+		t.Errorf("fd %d past RLIMIT_NOFILE: %d, %v; want -1, EMFILE", RlimitNofile, fd, err)
+	}
+	if f, err := fl.Close(int64(r)); err != 0 || f.Anon != a {
+		t.Errorf("close of the anon fd: %v, %v", f, err)
+	}
+	if fd, _ := fl.GetUnusedFd(false); fd != r {
+		t.Errorf("after the close the lowest free fd is %d, want %d", fd, r)
 	}
 }
 

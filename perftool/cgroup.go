@@ -85,7 +85,10 @@ func (ss *Session) cgroupFD(t *sched.Task, name string) (int, error) {
 	if fd, ok := ss.cgroupFDs[name]; ok {
 		return fd, nil
 	}
-	fd := t.Files.Install(ss.S.FS.Lookup(dir))
+	fd, errno := t.Files.Install(ss.S.FS.Lookup(dir), false) // open(path, O_RDONLY)
+	if errno != 0 {
+		return -1, fmt.Errorf("no access to cgroup %s", dir)
+	}
 	ss.cgroupFDs[name] = fd
 	return fd, nil
 }

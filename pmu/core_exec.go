@@ -102,36 +102,3 @@ func (k *Kernel) __perfRemoveFromContextExit(c *cpu.CPU, e *Event, ctx *Context)
 	k.__perfRemoveFromContext(c, e, ctx)
 	e.setState(min(e.state, StateExit))
 }
-
-// setCloexec marks fd close-on-exec (or clears it).
-func (ft *fdTable) setCloexec(fd int, on bool) {
-	if !on {
-		delete(ft.cloexec, fd)
-		return
-	}
-	if ft.cloexec == nil {
-		ft.cloexec = map[int]bool{}
-	}
-	ft.cloexec[fd] = true
-}
-
-// CloseOnExec implements sched.CloseOnExecHook: do_close_on_exec() closes
-// the perf fds opened with PERF_FLAG_FD_CLOEXEC (O_CLOEXEC); each close is
-// filp_close() -> fput(), and the last reference releases the event as
-// task work when the exec returns to user mode (perf_release()). An event
-// whose ring is still mapped in the old mm keeps its mapping's reference.
-// fs/file.c: do_close_on_exec()
-func (k *Kernel) CloseOnExec(t *sched.Task) {
-	ft := k.files[t]
-	if ft == nil {
-		return
-	}
-	for fd, e := range ft.files {
-		if e == nil || !ft.cloexec[fd] {
-			continue
-		}
-		ft.files[fd] = nil
-		k.fput(t, e)
-	}
-	ft.cloexec = nil
-}

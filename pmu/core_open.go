@@ -1,6 +1,7 @@
 package pmu
 
 import (
+	"perfsim/mm"
 	"perfsim/rb"
 	"perfsim/sched"
 	"perfsim/uapi"
@@ -33,12 +34,17 @@ func (k *Kernel) perfEventOpen(t *sched.Task, uattr *Attr, pid, cpuID, groupFD i
 	if flags&uapi.PERF_FLAG_PID_CGROUP != 0 {
 		cgroupFD, pid = pid, -1 // "In cgroup mode, the pid argument is used to pass the fd opened to the cgroup directory"
 	}
-	// Step 10: get_unused_fd_flags().
-	ft := k.fdt(t)
-	fd, err := ft.allocFD()
-	if err != nil {
-		return -1, err
+	// Step 10: get_unused_fd_flags(): "f_flags = O_RDWR | (flags & PERF_FLAG_FD_CLOEXEC ? O_CLOEXEC : 0)"
+	files := k.filesOf(t)
+	fd, ferr := files.GetUnusedFd(flags&uapi.PERF_FLAG_FD_CLOEXEC != 0)
+	if ferr != 0 {
+		return -1, ferr
 	}
+	defer func() {
+		if files.Fget(int64(fd)) == nil {
+			files.PutUnusedFd(fd) // err_fd: put_unused_fd(event_fd)
+		}
+	}()
 	// Step 11: the group fd.
 	var groupLeader, outputEvent *Event
 	if groupFD != -1 {
@@ -60,6 +66,7 @@ func (k *Kernel) perfEventOpen(t *sched.Task, uattr *Attr, pid, cpuID, groupFD i
 	// Step 12: the task.
 	var task *sched.Task
 	if pid != -1 {
+		var err error
 		task, err = k.findLivelyTask(t, pid)
 		if err != nil {
 			return -1, err
@@ -160,9 +167,8 @@ func (k *Kernel) perfEventOpen(t *sched.Task, uattr *Attr, pid, cpuID, groupFD i
 	installed = true
 	e.ownerTask = t
 	e.fileRefs = 1
-	e.life.refcount = 1 // the file's reference (perf_event_alloc: atomic_long_set(&event->refcount, 1))
-	ft.files[fd] = e
-	ft.setCloexec(fd, flags&uapi.PERF_FLAG_FD_CLOEXEC != 0) // "f_flags = O_RDWR | (flags & PERF_FLAG_FD_CLOEXEC ? O_CLOEXEC : 0)"
+	e.life.refcount = 1                        // the file's reference (perf_event_alloc: atomic_long_set(&event->refcount, 1))
+	files.FdInstall(fd, &mm.OpenFile{Anon: e}) // fd_install(event_fd, event_file)
 	k.stats.opens++
 	return fd, nil
 }

@@ -83,9 +83,9 @@ func (k *Kernel) Fcntl(t *sched.Task, fd, cmd int, arg int64) (ret int64, err er
 				err = uapi.ESRCH // process groups are not modelled: find_vpid() finds none
 				return
 			}
-			owner := k.taskByPID(int(arg))
-			if owner == nil {
-				err = uapi.ESRCH // "if (who && !pid) ret = -ESRCH;"
+			owner, ferr := k.findLivelyTask(t, int(arg)) // find_vpid(who)
+			if ferr != nil {
+				err = ferr // "if (who && !pid) ret = -ESRCH;"
 				return
 			}
 			f.owner = owner
@@ -106,16 +106,6 @@ func (k *Kernel) Fcntl(t *sched.Task, fd, cmd int, arg int64) (ret int64, err er
 		}
 	})
 	return ret, err
-}
-
-// taskByPID is find_vpid() + pid_task(): the live task with that pid.
-func (k *Kernel) taskByPID(pid int) *sched.Task {
-	for _, t := range k.S.Tasks {
-		if t.PID == pid && t.State != sched.Dead {
-			return t
-		}
-	}
-	return nil
 }
 
 // perfFasync adds the file to, or removes it from, the event's fasync list.

@@ -13,26 +13,28 @@ import (
 // kernel/events/core.c: perf_ioctl() -> _perf_ioctl()
 func (k *Kernel) Ioctl(t *sched.Task, fd int, cmd uint64, arg uint64) (ret uint64, err error) {
 	k.S.Syscall(t, "ioctl", func(t *sched.Task) {
-		e, lerr := k.lookup(t, fd)
-		if lerr != nil || e.ctx == nil {
-			ret, err = k.perfIoctl(t, fd, cmd, arg)
+		e, ref, lerr := k.fdget(t, fd) // SYSCALL_DEFINE3(ioctl): CLASS(fd, f)(fd)
+		if lerr != nil {
+			err = lerr
+			return
+		}
+		defer k.fdput(t, e, ref)
+		t.Step("perf_ioctl:fdget") // the file held: a close() of fd here does not release the event
+		if e.ctx == nil {
+			ret, err = k.perfIoctl(t, e, cmd, arg)
 			return
 		}
 		// perf_ioctl(): ctx = perf_event_ctx_lock(event); _perf_ioctl(); perf_event_ctx_unlock()
 		mu := k.ctxMutex(e.ctx)
 		k.S.MutexLock(t, mu)
 		t.Step("perf_ioctl:ctx-locked")
-		ret, err = k.perfIoctl(t, fd, cmd, arg)
+		ret, err = k.perfIoctl(t, e, cmd, arg)
 		k.S.MutexUnlock(t, mu)
 	})
 	return ret, err
 }
 
-func (k *Kernel) perfIoctl(t *sched.Task, fd int, cmd, arg uint64) (uint64, error) {
-	e, err := k.lookup(t, fd)
-	if err != nil {
-		return 0, err
-	}
+func (k *Kernel) perfIoctl(t *sched.Task, e *Event, cmd, arg uint64) (uint64, error) {
 	// perf_ioctl(): an event whose PMU is gone does nothing.
 	if e.state <= StateRevoked {
 		return 0, uapi.ENODEV

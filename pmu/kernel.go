@@ -26,7 +26,6 @@ type Kernel struct {
 	pmuDisable *cpu.PerCPU[[8]int]
 
 	taskCtx map[*sched.Task]*Context // task->perf_event_ctxp
-	files   map[*sched.Task]*fdTable // the fd table of each task (one process each)
 	lastCPU map[*sched.Task]int      // where a task last ran, for cpu-migrations
 	bufs    map[*rb.Buffer]*bufState // struct perf_buffer fields rb does not hold
 	nextID  uint64                   // atomic64_t perf_event_id
@@ -156,7 +155,7 @@ func NewKernel(s *sched.Sched, o Options) *Kernel {
 		o.Knobs.PauseOutputRBCheck = "today"
 	}
 	k := &Kernel{S: s, M: s.M, Opts: o,
-		taskCtx: map[*sched.Task]*Context{}, files: map[*sched.Task]*fdTable{},
+		taskCtx: map[*sched.Task]*Context{},
 		lastCPU: map[*sched.Task]int{}, bufs: map[*rb.Buffer]*bufState{}, ips: map[ipKey]uint64{}}
 	k.pmuDisable = cpu.NewPerCPU[[8]int](s.M)
 	k.cpuCtx = make([]perfCPUContext, len(s.M.CPUs))

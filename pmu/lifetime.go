@@ -26,11 +26,11 @@ import (
 //     object whose count is more than what still holds it.
 //
 // "The end" is a run whose every task exited: every task work ran
-// (exit_task_work()) and every task context is dead. The model keeps the
-// fds and mappings of exited tasks (it has no exit_files() or exit_mmap()):
-// they stand for what those would close, so a reference held by an open
-// file, a mapping, or an event's ring buffer attachment is accounted for, not
-// a leak. What is counted as a holder:
+// (exit_task_work()) and every task context is dead. A process's last
+// exit closes its fds (exit_files() -> close_files()), but the model keeps
+// the mappings of exited tasks (it has no exit_mmap()): they stand for what
+// it would unmap, so a reference held by a mapping, or an event's ring
+// buffer attachment, is accounted for, not a leak. What is counted as a holder:
 //   - a perf_event: its file (open fd or mapping, one reference for all),
 //     each inherited child on its child_list (inherit_event()'s reference),
 //     a queued perf_pending_task() (__perf_event_overflow()'s reference);
@@ -273,30 +273,33 @@ func (k *Kernel) rbPut(buf *rb.Buffer, freed bool) {
 // rbGet is ring_buffer_get()'s refcount_inc_not_zero(&rb->refcount) on a
 // buffer the core reached through event->rb (under RCU: still allocated).
 func (k *Kernel) rbGet(buf *rb.Buffer, where string) bool {
-	k.rbUse(buf, where)
+	l := k.rbCheck(buf, where)
 	if !buf.Get() {
 		return false
 	}
-	if k.lifeOn() {
-		if l := k.lt.rbs[buf]; l != nil {
-			l.get = k.here(where)
-		}
+	if l != nil {
+		l.get = k.here(where)
 	}
 	return true
 }
 
 // rbUse checks that buf is still allocated where the model touches it.
-func (k *Kernel) rbUse(buf *rb.Buffer, where string) {
+func (k *Kernel) rbUse(buf *rb.Buffer, where string) { k.rbCheck(buf, where) }
+
+// rbCheck is rbUse returning the buffer's lifetime record (nil when the
+// oracle is off or the buffer is not one perf_mmap() allocated).
+func (k *Kernel) rbCheck(buf *rb.Buffer, where string) *rbLife {
 	if buf == nil || !k.lifeOn() {
-		return
+		return nil
 	}
 	l := k.lt.rbs[buf]
 	if l == nil || !l.isFreed(k.now()) {
-		return
+		return l
 	}
 	use := k.here(where)
 	k.lifeOops(fmt.Sprintf("BUG: KASAN: slab-use-after-free in %s: the perf_buffer event %d mapped, freed by rb_free_rcu() at %s, its last reference dropped by %s; used by %s",
 		where, l.owner, l.freedAt, l.put, use))
+	return l
 }
 
 // rbPutUnderflow is ring_buffer_put() on a buffer whose count is 0.

@@ -332,23 +332,33 @@ func (k *Kernel) perfSweventEvent(c *cpu.CPU, e *Event, nr uint64, data *perfSam
 	if r == nil || !e.isSampling() {
 		return
 	}
+	if k.sweventSamplesInactive() {
+		k.perfSweventSample(c, e, nr, data, r) // before 64a6eb7e1051: no guard, no state test (knob_swevent_active.go)
+		return
+	}
 	// Serialize against event_function_call() IPIs: guard(irqsave)() and an
 	// event that is not ACTIVE any more takes no sample.
 	flags := c.LocalIrqSave()
 	if e.state == StateActive {
-		var overflow uint64
-		if e.Attr.SampleType&uapi.PERF_SAMPLE_PERIOD != 0 && !e.Attr.Freq {
-			data.period = nr
-			overflow = 1
-		} else if data.period = e.hw.lastPeriod; nr == 1 && e.hw.samplePeriod == 1 && !e.Attr.Freq {
-			overflow = 1
-		} else if e.hw.periodLeft += int64(nr); e.hw.periodLeft < 0 {
-			c.LocalIrqRestore(flags)
-			return
-		}
-		k.perfSweventOverflow(c, e, overflow, data, r)
+		k.perfSweventSample(c, e, nr, data, r)
 	}
 	c.LocalIrqRestore(flags)
+}
+
+// perfSweventSample is perf_swevent_event()'s overflow part: one sample per
+// period elapsed.
+// kernel/events/core.c: perf_swevent_event()
+func (k *Kernel) perfSweventSample(c *cpu.CPU, e *Event, nr uint64, data *perfSampleData, r *regs) {
+	var overflow uint64
+	if e.Attr.SampleType&uapi.PERF_SAMPLE_PERIOD != 0 && !e.Attr.Freq {
+		data.period = nr
+		overflow = 1
+	} else if data.period = e.hw.lastPeriod; nr == 1 && e.hw.samplePeriod == 1 && !e.Attr.Freq {
+		overflow = 1
+	} else if e.hw.periodLeft += int64(nr); e.hw.periodLeft < 0 {
+		return
+	}
+	k.perfSweventOverflow(c, e, overflow, data, r)
 }
 
 // perfSweventSetPeriod computes how many periods elapsed and rewinds

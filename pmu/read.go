@@ -13,25 +13,27 @@ import (
 // kernel/events/core.c: perf_read() -> __perf_read()
 func (k *Kernel) Read(t *sched.Task, fd int) (b []byte, err error) {
 	k.S.Syscall(t, "read", func(t *sched.Task) {
-		e, lerr := k.lookup(t, fd)
-		if lerr != nil || e.ctx == nil {
-			b, err = k.perfRead(t, fd)
+		e, ref, lerr := k.fdget(t, fd) // ksys_read(): CLASS(fd_pos, f)(fd)
+		if lerr != nil {
+			err = lerr
+			return
+		}
+		defer k.fdput(t, e, ref)
+		t.Step("perf_read:fdget") // the file held: a close() of fd here does not release the event
+		if e.ctx == nil {
+			b, err = k.perfRead(t, e)
 			return
 		}
 		// perf_read(): ctx = perf_event_ctx_lock(event); __perf_read(); perf_event_ctx_unlock()
 		mu := k.ctxMutex(e.ctx)
 		k.S.MutexLock(t, mu)
-		b, err = k.perfRead(t, fd)
+		b, err = k.perfRead(t, e)
 		k.S.MutexUnlock(t, mu)
 	})
 	return b, err
 }
 
-func (k *Kernel) perfRead(t *sched.Task, fd int) ([]byte, error) {
-	e, err := k.lookup(t, fd)
-	if err != nil {
-		return nil, err
-	}
+func (k *Kernel) perfRead(t *sched.Task, e *Event) ([]byte, error) {
 	// "Return end-of-file for a read on an event that is in error state
 	// (i.e. because it was pinned but it couldn't be scheduled on to the CPU
 	// at some point)."
@@ -229,14 +231,11 @@ func (k *Kernel) __perfEventRead(c *cpu.CPU, e *Event, group bool) {
 // kernel/events/core.c: perf_release() -> perf_event_release_kernel()
 func (k *Kernel) Close(t *sched.Task, fd int) (err error) {
 	k.S.Syscall(t, "close", func(t *sched.Task) {
-		var e *Event
-		e, err = k.lookup(t, fd)
-		if err != nil {
+		if _, err = k.lookup(t, fd); err != nil {
 			return
 		}
-		k.files[t].files[fd] = nil
-		k.files[t].setCloexec(fd, false)
-		k.fput(t, e)
+		f, _ := t.Files.Close(int64(fd)) // file_close_fd()
+		k.fput(t, f.Anon.(*Event))
 	})
 	return err
 }

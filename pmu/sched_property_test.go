@@ -87,6 +87,7 @@ func TestContextSwitchMovesEvents(t *testing.T) {
 		type fdset struct {
 			t   *sched.Task
 			fds []int
+			evs []*pmu.Event // the events, kept: the task's exit closes its fds (close_files())
 		}
 		var sets []*fdset
 		for i := 0; i < ntasks; i++ {
@@ -102,6 +103,7 @@ func TestContextSwitchMovesEvents(t *testing.T) {
 						panic(err)
 					}
 					fs.fds = append(fs.fds, fd)
+					fs.evs = append(fs.evs, mc.k.EventOf(t, fd))
 				}
 			})}, prog...)
 			// Read the counts before exiting.
@@ -131,8 +133,7 @@ func TestContextSwitchMovesEvents(t *testing.T) {
 		migrations += s.Migrations
 		switches += s.Switches
 		for _, fs := range sets {
-			for i, fd := range fs.fds[:2] {
-				e := mc.k.EventOf(fs.t, fd)
+			for i, e := range fs.evs[:2] {
 				_, running := e.TotalTimes()
 				rate := []int64{3, 2}[i]
 				if e.Count() != rate*int64(running) {

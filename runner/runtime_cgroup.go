@@ -92,7 +92,11 @@ func cgroupFD(t *sched.Task, s *sched.Sched, path string) int {
 	if p := strings.Trim(path, "/"); p != "" {
 		dir += "/" + p
 	}
-	return t.Files.Install(s.FS.Lookup(dir))
+	fd, errno := t.Files.Install(s.FS.Lookup(dir), false)
+	if errno != 0 {
+		return -1 // EMFILE: the open fails, and perf_event_open() gets no cgroup fd (EBADF)
+	}
+	return fd
 }
 
 // buildCgroups makes the file's cgroup lines' cgroups, in order, and puts

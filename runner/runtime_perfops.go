@@ -402,7 +402,11 @@ func (r *Run) doPerfOp(t *sched.Task, op *scenarios.PerfOp, attr pmu.Attr) {
 	case "close":
 		err = k.Close(t, fs.fdOf(name))
 		if err == nil {
-			delete(fs.fds, name)
+			// The names are the scenario process's fds: a forked child
+			// closing its copy (dup_fd()) leaves the process's open.
+			if owner := r.firstTask(); owner == nil || owner.Files == t.Files {
+				delete(fs.fds, name)
+			}
 			fs.counts["fd.closed"]++
 		}
 	case "ioctl":
@@ -559,6 +563,8 @@ func (r *Run) perfOpCalls() (map[scenarios.Op]func(*sched.Task), error) {
 				}
 			case *scenarios.Repeat:
 				walk(op.Body)
+			case *scenarios.Fork:
+				walk(r.File.ProgramBody(op)) // a forked child's own perf calls, on its copy of the fds
 			}
 		}
 	}

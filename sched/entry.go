@@ -222,6 +222,7 @@ func (s *Sched) exit(t *Task) {
 	for _, h := range s.TraceHooks {
 		h.SchedProcessExit(t, groupDead)
 	}
+	s.exitFiles(t)
 	for _, h := range s.ExitHooks {
 		h.TaskExit(t)
 	}
@@ -237,4 +238,21 @@ func (s *Sched) exit(t *Task) {
 	}
 	s.note(t.CPU(), sim.KNote, t.Thread.Name, "exit", 0)
 	s.schedule(&t.Thread)
+}
+
+// exitFiles is exit_files(): put_files_struct() drops t's use of its fd
+// table; the last use closes every fd (close_files(): filp_close() ->
+// fput() for each; an anon file's owner hears of it through FileHook).
+// kernel/exit.c: exit_files() -> fs/file.c: put_files_struct(), close_files()
+func (s *Sched) exitFiles(t *Task) {
+	fl := t.Files
+	if fl == nil || fl.Users == 0 {
+		return
+	}
+	if fl.Users--; fl.Users > 0 {
+		return
+	}
+	for _, f := range fl.CloseAll() {
+		s.fput(t, f)
+	}
 }

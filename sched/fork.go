@@ -201,7 +201,7 @@ func (s *Sched) copyProcess(t *Task, name string, flags uint64, prog []Op) (*Tas
 		c.MM = t.MM.Dup() // dup_mm(): the parent's VMAs, the present pages stay present
 	}
 	if flags&CLONE_FILES != 0 {
-		c.Files = t.Files
+		c.Files = t.Files.Share()
 	} else {
 		c.Files = t.Files.Dup() // dup_fd()
 	}

@@ -24,10 +24,25 @@ type ExecHook interface {
 	TaskExec(t *Task)
 }
 
-// CloseOnExecHook is told of do_close_on_exec() at exec, for the fds a
-// hook keeps in a table of its own (perf's).
-type CloseOnExecHook interface {
-	CloseOnExec(t *Task)
+// FileHook is told when t drops a reference to an anon inode file (perf's
+// event) it held through an fd: close(), do_close_on_exec(). The hook is
+// the file's f_op: the last reference releases it.
+// fs/file_table.c: fput()
+type FileHook interface {
+	Fput(t *Task, f mm.AnonFile)
+}
+
+// fput drops the reference t's closed fd held on f: an anon inode file's
+// owner hears of it; a regular file has nothing to release in the model.
+func (s *Sched) fput(t *Task, f *mm.OpenFile) {
+	if f == nil || f.Anon == nil {
+		return
+	}
+	s.eachHook(func(h any) {
+		if c, ok := h.(FileHook); ok {
+			c.Fput(t, f.Anon)
+		}
+	})
 }
 
 // MmapHook is perf_event_mmap(vma), called for each new mapping.
@@ -116,18 +131,20 @@ func errno(e uapi.Errno) int64 { return -int64(e) }
 var sysModels = map[string]func(s *Sched, t *Task, a *[6]uint64) int64{
 	// fs/open.c: SYSCALL_DEFINE1(close)
 	"close": func(s *Sched, t *Task, a *[6]uint64) int64 {
-		return errno(t.Files.Close(int64(int32(a[0]))))
+		f, err := t.Files.Close(int64(int32(a[0])))
+		s.fput(t, f)
+		return errno(err)
 	},
 	// fs/read_write.c: ksys_write(): the count is written to an open fd.
 	"write": func(s *Sched, t *Task, a *[6]uint64) int64 {
-		if t.Files.Get(int64(int32(a[0]))) == nil {
+		if t.Files.Fget(int64(int32(a[0]))) == nil {
 			return errno(uapi.EBADF)
 		}
 		return int64(a[2])
 	},
 	// fs/read_write.c: ksys_read(): an open fd reads end of file.
 	"read": func(s *Sched, t *Task, a *[6]uint64) int64 {
-		if t.Files.Get(int64(int32(a[0]))) == nil {
+		if t.Files.Fget(int64(int32(a[0]))) == nil {
 			return errno(uapi.EBADF)
 		}
 		return 0
@@ -222,9 +239,23 @@ func (s *Sched) open(t *Task, pathAddr, flags uint64) int64 {
 	if !ok {
 		return errno(uapi.EFAULT)
 	}
-	fd := t.Files.Install(s.FS.Lookup(p))
-	t.Files.SetCloexec(fd, flags&uapi.O_CLOEXEC != 0) // fd_install() with O_CLOEXEC: __set_close_on_exec()
+	fd, err := t.Files.Install(s.FS.Lookup(p), flags&uapi.O_CLOEXEC != 0) // get_unused_fd_flags(O_CLOEXEC): __set_close_on_exec()
+	if err != 0 {
+		return errno(err)
+	}
 	return int64(fd)
+}
+
+// unshareFiles gives t a table of its own when another process still shares
+// it (CLONE_FILES without CLONE_THREAD: de_thread() left no thread), so the
+// exec's close-on-exec closes only its own copy.
+// kernel/fork.c: unshare_files()
+func (s *Sched) unshareFiles(t *Task) {
+	if t.Files.Users <= 1 {
+		return
+	}
+	t.Files.Users--
+	t.Files = t.Files.Dup()
 }
 
 // Interp is the ELF interpreter execve maps with each image.
@@ -253,16 +284,15 @@ func (s *Sched) Execve(t *Task, file string) {
 		}
 	})
 	s.SetComm(t, path.Base(file), true)
-	// begin_new_exec(): ... do_close_on_exec(me->files): the O_CLOEXEC fds,
-	// perf's among them (the last fput() releases the event)
+	// begin_new_exec(): unshare_files(), then do_close_on_exec(me->files):
+	// the O_CLOEXEC fds, perf's among them (the last fput() releases the
+	// event)
 	if t.Files != nil {
-		t.Files.CloseOnExec()
-	}
-	s.eachHook(func(h any) {
-		if c, ok := h.(CloseOnExecHook); ok {
-			c.CloseOnExec(t)
+		s.unshareFiles(t)
+		for _, f := range t.Files.CloseOnExec() {
+			s.fput(t, f)
 		}
-	})
+	}
 	image := t.MM.LoadELF(s.FS.Lookup(file), mm.ImageBase)
 	for _, v := range image {
 		s.mmapHooks(t, v)
