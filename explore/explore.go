@@ -182,6 +182,10 @@ type Result struct {
 	// schedules, one per kind, with how many schedules showed it (lifetime.go).
 	LifetimeReports []*LifetimeReport
 	lifetime        lifetimeTally
+	// DataRaceReports are the data-race oracle's reports across the
+	// schedules, one per kind (datarace.go).
+	DataRaceReports []*DataRaceReport
+	races           raceTally
 }
 
 // Explore runs many schedules of f, counts its outcomes, stops at the first
@@ -341,6 +345,9 @@ func (ex *Result) finish() {
 	if ex.lifetime.Reports != nil {
 		ex.LifetimeReports = ex.lifetime.Reports
 	}
+	if ex.races.Reports != nil {
+		ex.DataRaceReports = ex.races.Reports
+	}
 	ex.Failed = ex.Found != nil || len(ex.LockCycles) > 0
 	for i := range ex.Outcomes {
 		c := &ex.Outcomes[i]
@@ -436,6 +443,7 @@ func exploreSeeds(f *scenarios.File, o Options, ex *Result, chooser func(seed ui
 		ex.count(out.res)
 		ex.locks.add(out.r, ex.CorpusRuns+first+i+1)
 		ex.lifetime.add(out.r, ex.CorpusRuns+first+i+1)
+		ex.races.add(out.r, ex.CorpusRuns+first+i+1)
 		ex.Coverage.add(out.cov, ex.CorpusRuns+first+i+1)
 		if o.Progress != nil {
 			o.Progress(i+1, n)
@@ -506,6 +514,9 @@ func (ex *Result) WriteText(w io.Writer) {
 		fmt.Fprintln(w, "LOCKDEP:", c)
 	}
 	for _, l := range lifetimeLines(ex.LifetimeReports, ex.Schedules) {
+		fmt.Fprintln(w, l)
+	}
+	for _, l := range raceLines(ex.DataRaceReports, ex.Schedules) {
 		fmt.Fprintln(w, l)
 	}
 	switch {

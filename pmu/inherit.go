@@ -89,6 +89,7 @@ func (k *Kernel) InitTask(parent, child *sched.Task, cloneFlags uint64) error {
 	// so it won't get swapped under us."
 	f := c.LocalIrqSave()
 	k.ctxLock(c, parentCtx)
+	c.Access(parentCtx, "ctx->pin_count", cpu.PlainWrite, "perf_pin_task_context") // core.c: perf_pin_task_context(): ++ctx->pin_count (under ctx->lock)
 	parentCtx.pinCount++
 	k.ctxUnlock(c, parentCtx)
 	c.LocalIrqRestore(f)
@@ -112,7 +113,8 @@ func (k *Kernel) InitTask(parent, child *sched.Task, cloneFlags uint64) error {
 			childCtx.parentCtx, childCtx.parentGen = parentCtx, parentCtx.generation
 		}
 	}
-	parentCtx.pinCount-- // perf_unpin_context()
+	c.Access(parentCtx, "ctx->pin_count", cpu.PlainWrite, "perf_unpin_context") // core.c: perf_unpin_context(): --ctx->pin_count (under ctx->lock)
+	parentCtx.pinCount--                                                        // perf_unpin_context()
 	k.ctxUnlock(c, parentCtx)
 	c.LocalIrqRestore(f)
 	if err != nil {
