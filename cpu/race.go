@@ -47,9 +47,10 @@ type RaceDetector struct {
 	Report func(r Race)
 	// Name names an object for a report ("event 3"); nil: its type.
 	Name func(obj any) string
-	// TaskOf names the task a thread runs and its system call (nil: the
-	// thread's name).
-	TaskOf func(th *Thread) (task, syscall string)
+	// TaskOf names the task a thread runs (nil: the thread's name), when a
+	// race is reported; SyscallOf says its system call at the access.
+	TaskOf    func(th *Thread) string
+	SyscallOf func(th *Thread) string
 
 	// Reports counts the races reported.
 	Reports int
@@ -74,6 +75,7 @@ type raceRec struct {
 	fn    string
 	ctx   Context
 	th    *Thread
+	sys   string
 	step  string
 	t     sim.Time
 }
@@ -182,6 +184,9 @@ func (d *RaceDetector) access(c *CPU, f Footprint) {
 		d.shadow[k] = cell
 	}
 	r := raceRec{epoch: d.vc[c.ID][c.ID], cpu: c.ID, op: f.Op, fn: f.Func, ctx: c.Context(), th: c.curr, step: c.lastStep, t: c.Now()}
+	if d.SyscallOf != nil && r.th != nil && r.ctx == CtxTask {
+		r.sys = d.SyscallOf(r.th)
+	}
 	if cell.w.epoch != 0 && !d.ordered(cell.w, c.ID) {
 		d.conflict(f, cell.w, r)
 	}
@@ -223,11 +228,11 @@ func (d *RaceDetector) conflict(f Footprint, a, b raceRec) {
 }
 
 func (d *RaceDetector) side(r raceRec) RaceAccess {
-	a := RaceAccess{Op: r.op, Func: r.fn, CPU: r.cpu, Ctx: r.ctx, Step: r.step, T: r.t}
+	a := RaceAccess{Op: r.op, Func: r.fn, CPU: r.cpu, Ctx: r.ctx, Syscall: r.sys, Step: r.step, T: r.t}
 	if r.th != nil {
 		a.Task = r.th.Name
 		if d.TaskOf != nil {
-			a.Task, a.Syscall = d.TaskOf(r.th)
+			a.Task = d.TaskOf(r.th)
 		}
 	}
 	return a

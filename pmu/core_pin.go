@@ -17,11 +17,11 @@ func (k *Kernel) perfPinContext(ctx *Context) {
 }
 
 // perfUnpinContext drops the pin: under ctx->lock today; with
-// unpin-without-ctx-lock=on, as before 6c605f837115, a plain decrement that
+// unpin-ctx-lock=pre-6c605f837115, as before 6c605f837115, a plain decrement that
 // races find_get_context()'s increment on another CPU.
 // kernel/events/core.c: perf_unpin_context()
 func (k *Kernel) perfUnpinContext(c *cpu.CPU, ctx *Context) {
-	if k.KnobIs(unpinLockKnob.Name, "on") {
+	if k.KnobIs(unpinLockKnob.Name, "pre-6c605f837115") {
 		c.Access(ctx, "ctx->pin_count", cpu.PlainWrite, "perf_unpin_context") // core.c before 6c605f837115: perf_unpin_context(): --ctx->pin_count (no lock)
 		ctx.pinCount--
 		return

@@ -37,9 +37,9 @@ var dataRaceKnob = sim.KnobSpec{
 
 // unpinLockKnob is the historical race the oracle finds.
 var unpinLockKnob = sim.KnobSpec{
-	Name:   "unpin-without-ctx-lock",
-	Values: []string{"off", "on"},
-	Help: "on: perf_unpin_context() decrements ctx->pin_count without ctx->lock, as before 6c605f837115, while find_get_context() increments it " +
+	Name:   "unpin-ctx-lock",
+	Values: []string{"today", "pre-6c605f837115"},
+	Help: "pre-6c605f837115: perf_unpin_context() decrements ctx->pin_count without ctx->lock, as before 6c605f837115, while find_get_context() increments it " +
 		"under ctx->lock: two perf_event_open() on one task's context race (KCSAN: data-race in find_get_context / perf_unpin_context)",
 	Source:  "6c605f8371159432ec61cbb1488dcf7ad24ad19a (perf: Fix data race between pin_count increment/decrement)",
 	Package: "pmu",
@@ -78,11 +78,17 @@ func (k *Kernel) dataRaceInit() {
 	}
 	d := cpu.NewRaceDetector(k.M)
 	d.Name = raceObjName
-	d.TaskOf = func(th *cpu.Thread) (string, string) {
+	d.TaskOf = func(th *cpu.Thread) string {
 		if t := sched.TaskOf(th); t != nil {
-			return t.String(), t.Syscall
+			return t.String()
 		}
-		return th.Name, ""
+		return th.Name
+	}
+	d.SyscallOf = func(th *cpu.Thread) string {
+		if t := sched.TaskOf(th); t != nil {
+			return t.Syscall
+		}
+		return ""
 	}
 	d.Report = func(r cpu.Race) {
 		if k.raceHook != nil {

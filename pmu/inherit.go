@@ -114,7 +114,7 @@ func (k *Kernel) InitTask(parent, child *sched.Task, cloneFlags uint64) error {
 		}
 	}
 	c.Access(parentCtx, "ctx->pin_count", cpu.PlainWrite, "perf_unpin_context") // core.c: perf_unpin_context(): --ctx->pin_count (under ctx->lock)
-	parentCtx.pinCount--                                                        // perf_unpin_context()
+	parentCtx.pinCount--
 	k.ctxUnlock(c, parentCtx)
 	c.LocalIrqRestore(f)
 	if err != nil {
