@@ -15,30 +15,37 @@ package cpu
 // kernel marks the access.
 type AccessOp uint8
 
-// Access kinds. KCSAN's rules: a marked access (READ_ONCE(), WRITE_ONCE(),
-// atomic_*(), atomic64_*(), local_*(), smp_load_acquire(), ...) races with
-// nothing marked; data_race() says the race is intended and is never
-// reported.
+// Access kinds. KCSAN's rules, with its defaults: a marked access
+// (READ_ONCE(), WRITE_ONCE(), atomic_*(), atomic64_*(), local_*(),
+// smp_load_acquire(), ...) races with nothing marked; data_race() says the
+// race is intended and is never reported; and a plain aligned write of at
+// most a word (x = y, not x++) counts as marked
+// (CONFIG_KCSAN_ASSUME_PLAIN_WRITES_ATOMIC=y): it races only with plain
+// reads and read-modify-writes.
 const (
 	PlainRead     AccessOp = iota // x = event->state
-	PlainWrite                    // event->state = x; ++ctx->pin_count (a read-modify-write is reported as the write)
+	PlainWrite                    // event->oncpu = -1 (assumed atomic: see above)
 	MarkedRead                    // READ_ONCE(), atomic_read(), local_read()
 	MarkedWrite                   // WRITE_ONCE(), atomic_inc(), local_add(), smp_store_release()
 	DataRaceRead                  // data_race(x)
 	DataRaceWrite                 // data_race(x = y)
+	PlainRMW                      // ++ctx->pin_count, ctx->is_active |= t: a plain read and write
 )
 
 // IsWrite reports whether op writes.
-func (op AccessOp) IsWrite() bool { return op&1 == 1 }
+func (op AccessOp) IsWrite() bool {
+	return op == PlainWrite || op == MarkedWrite || op == DataRaceWrite || op == PlainRMW
+}
 
-// IsMarked reports READ_ONCE/WRITE_ONCE/atomic accesses.
-func (op AccessOp) IsMarked() bool { return op == MarkedRead || op == MarkedWrite }
+// IsMarked reports READ_ONCE/WRITE_ONCE/atomic accesses, and plain aligned
+// writes, which KCSAN assumes atomic (CONFIG_KCSAN_ASSUME_PLAIN_WRITES_ATOMIC=y).
+func (op AccessOp) IsMarked() bool { return op == MarkedRead || op == MarkedWrite || op == PlainWrite }
 
 // IsIntended reports data_race() accesses.
-func (op AccessOp) IsIntended() bool { return op >= DataRaceRead }
+func (op AccessOp) IsIntended() bool { return op == DataRaceRead || op == DataRaceWrite }
 
 func (op AccessOp) String() string {
-	return [...]string{"read", "write", "read (marked)", "write (marked)", "read (data_race)", "write (data_race)"}[op]
+	return [...]string{"read", "write", "read (marked)", "write (marked)", "read (data_race)", "write (data_race)", "read-write"}[op]
 }
 
 // Footprint is one annotated access.

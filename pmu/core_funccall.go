@@ -116,6 +116,7 @@ func (k *Kernel) eventFunction(c *cpu.CPU, e *Event, fn eventFunc) error {
 // kernel/events/core.c: event_function_call()
 func (k *Kernel) eventFunctionCall(t *sched.Task, e *Event, fn eventFunc) {
 	ctx := e.ctx
+	t.CPU().Access(ctx, "ctx->task", cpu.MarkedRead, "event_function_call") // core.c: event_function_call(): struct task_struct *task = READ_ONCE(ctx->task)
 	if ctx.task == nil {
 		_ = k.cpuFunctionCall(t, e.cpu, func(c *cpu.CPU) error { return k.eventFunction(c, e, fn) })
 		return

@@ -10,7 +10,7 @@ func (k *Kernel) perfPinContext(ctx *Context) {
 	c := k.curCPU()
 	f := c.LocalIrqSave()
 	k.ctxLock(c, ctx)
-	c.Access(ctx, "ctx->pin_count", cpu.PlainWrite, "find_get_context") // core.c: find_get_context(): ++ctx->pin_count (under ctx->lock)
+	c.Access(ctx, "ctx->pin_count", cpu.PlainRMW, "find_get_context") // core.c: find_get_context(): ++ctx->pin_count (under ctx->lock)
 	ctx.pinCount++
 	k.ctxUnlock(c, ctx)
 	c.LocalIrqRestore(f)
@@ -22,13 +22,13 @@ func (k *Kernel) perfPinContext(ctx *Context) {
 // kernel/events/core.c: perf_unpin_context()
 func (k *Kernel) perfUnpinContext(c *cpu.CPU, ctx *Context) {
 	if k.KnobIs(unpinLockKnob.Name, "pre-6c605f837115") {
-		c.Access(ctx, "ctx->pin_count", cpu.PlainWrite, "perf_unpin_context") // core.c before 6c605f837115: perf_unpin_context(): --ctx->pin_count (no lock)
+		c.Access(ctx, "ctx->pin_count", cpu.PlainRMW, "perf_unpin_context") // core.c before 6c605f837115: perf_unpin_context(): --ctx->pin_count (no lock)
 		ctx.pinCount--
 		return
 	}
 	f := c.LocalIrqSave()
 	k.ctxLock(c, ctx)
-	c.Access(ctx, "ctx->pin_count", cpu.PlainWrite, "perf_unpin_context") // core.c: perf_unpin_context(): --ctx->pin_count (under ctx->lock)
+	c.Access(ctx, "ctx->pin_count", cpu.PlainRMW, "perf_unpin_context") // core.c: perf_unpin_context(): --ctx->pin_count (under ctx->lock)
 	ctx.pinCount--
 	k.ctxUnlock(c, ctx)
 	c.LocalIrqRestore(f)

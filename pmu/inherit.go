@@ -89,7 +89,7 @@ func (k *Kernel) InitTask(parent, child *sched.Task, cloneFlags uint64) error {
 	// so it won't get swapped under us."
 	f := c.LocalIrqSave()
 	k.ctxLock(c, parentCtx)
-	c.Access(parentCtx, "ctx->pin_count", cpu.PlainWrite, "perf_pin_task_context") // core.c: perf_pin_task_context(): ++ctx->pin_count (under ctx->lock)
+	c.Access(parentCtx, "ctx->pin_count", cpu.PlainRMW, "perf_pin_task_context") // core.c: perf_pin_task_context(): ++ctx->pin_count (under ctx->lock)
 	parentCtx.pinCount++
 	k.ctxUnlock(c, parentCtx)
 	c.LocalIrqRestore(f)
@@ -113,7 +113,7 @@ func (k *Kernel) InitTask(parent, child *sched.Task, cloneFlags uint64) error {
 			childCtx.parentCtx, childCtx.parentGen = parentCtx, parentCtx.generation
 		}
 	}
-	c.Access(parentCtx, "ctx->pin_count", cpu.PlainWrite, "perf_unpin_context") // core.c: perf_unpin_context(): --ctx->pin_count (under ctx->lock)
+	c.Access(parentCtx, "ctx->pin_count", cpu.PlainRMW, "perf_unpin_context") // core.c: perf_unpin_context(): --ctx->pin_count (under ctx->lock)
 	parentCtx.pinCount--
 	k.ctxUnlock(c, parentCtx)
 	c.LocalIrqRestore(f)
@@ -281,6 +281,7 @@ func (k *Kernel) perfEventExitTaskContext(cur, task *sched.Task, exit bool) {
 	if exit && k.cpuCtx[c.ID].taskCtx == ctx {
 		k.ctxSchedOut(c, ctx, EVENT_ALL) // task_ctx_sched_out()
 	}
+	c.Access(ctx, "ctx->task", cpu.MarkedWrite, "perf_event_exit_task_context") // core.c: perf_event_exit_task_context(): WRITE_ONCE(ctx->task, TASK_TOMBSTONE)
 	ctx.dead = true // RCU_INIT_POINTER(task->perf_event_ctxp, NULL); ctx->task = TASK_TOMBSTONE
 	ctx.uncloneCtx()
 	k.ctxUnlock(c, ctx)
