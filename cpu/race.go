@@ -61,10 +61,23 @@ type shadowKey struct {
 	field string
 }
 
-// shadowCell is a field's last write and each CPU's last read since it.
+// shadowCell is, per CPU, a field's last access of each class (read or
+// write, marked or plain; data_race() accesses are not kept): a pair races
+// iff the later access and the last access of the earlier's class on the
+// other CPU do, as a CPU's later accesses are ordered after fewer things.
 type shadowCell struct {
-	w     raceRec
-	reads []raceRec
+	last [][4]raceRec
+}
+
+func accessClass(op AccessOp) int {
+	c := 0
+	if op.IsWrite() {
+		c = 2
+	}
+	if op.IsMarked() {
+		c++
+	}
+	return c
 }
 
 // raceRec is one access: its epoch and where it ran, nothing formatted.
@@ -169,38 +182,41 @@ func join(dst, src []uint32) {
 	}
 }
 
-// HappensBefore reports whether the access CPU j made at epoch e is ordered
-// before the code CPU i runs now (for tests).
+// ordered reports whether access r is ordered before the code CPU i runs now.
 func (d *RaceDetector) ordered(r raceRec, i int) bool {
 	return r.cpu == i || r.epoch <= d.vc[i][r.cpu]
 }
 
 func (d *RaceDetector) access(c *CPU, f Footprint) {
+	if f.Op.IsIntended() {
+		return // data_race(): KCSAN does not look
+	}
 	c = d.m.running(c)
 	k := shadowKey{f.Obj, f.Field}
 	cell := d.shadow[k]
 	if cell == nil {
-		cell = &shadowCell{reads: make([]raceRec, len(d.vc))}
+		cell = &shadowCell{last: make([][4]raceRec, len(d.vc))}
 		d.shadow[k] = cell
 	}
 	r := raceRec{epoch: d.vc[c.ID][c.ID], cpu: c.ID, op: f.Op, fn: f.Func, ctx: c.Context(), th: c.curr, step: c.lastStep, t: c.Now()}
 	if d.SyscallOf != nil && r.th != nil && r.ctx == CtxTask {
 		r.sys = d.SyscallOf(r.th)
 	}
-	if cell.w.epoch != 0 && !d.ordered(cell.w, c.ID) {
-		d.conflict(f, cell.w, r)
-	}
-	if f.Op.IsWrite() {
-		for j := range cell.reads {
-			if p := cell.reads[j]; p.epoch != 0 && !d.ordered(p, c.ID) {
+	for j := range cell.last {
+		if j == c.ID {
+			continue
+		}
+		for cl := range cell.last[j] {
+			p := cell.last[j][cl]
+			if p.epoch == 0 || (!p.op.IsWrite() && !f.Op.IsWrite()) || (p.op.IsMarked() && f.Op.IsMarked()) {
+				continue
+			}
+			if !d.ordered(p, c.ID) {
 				d.conflict(f, p, r)
 			}
-			cell.reads[j].epoch = 0
 		}
-		cell.w = r
-		return
 	}
-	cell.reads[c.ID] = r
+	cell.last[c.ID][accessClass(f.Op)] = r
 }
 
 // conflict reports a and b, concurrent, unless KCSAN allows them: both
