@@ -23,7 +23,6 @@ type raceOp struct {
 	to    int      // ipi: the target CPU
 	then  []raceOp // ipi: what the handler does (at, cpu ignored)
 	wait  bool     // ipi: the sender waits for the handler's completion (smp_call_function_single)
-	flags bool
 }
 
 type raceObj struct{}
