@@ -20,6 +20,9 @@ type DataRaceReport = LifetimeReport
 // raceKey is a report's title and the field raced on: "BUG: KCSAN:
 // data-race in A / B: <op> to FIELD".
 func raceKey(msg string) string {
+	if i := strings.Index(msg, "BUG: KCSAN:"); i > 0 {
+		msg = msg[i:]
+	}
 	if i := strings.Index(msg, " of "); i >= 0 {
 		return msg[:i]
 	}
