@@ -317,6 +317,7 @@ func (c *CPU) runHandler(in *bool, kind string, it Interrupt) {
 	*in, c.irqsOn = true, false
 	c.updateAttn()
 	c.m.note(c, sim.KEnter, kind, it.Name, 0)
+	c.Acquire(ipiKey{c.ID})
 	it.Fn(c)
 	c.m.note(c, sim.KExit, kind, it.Name, 0)
 	*in, c.irqsOn = false, saved
@@ -330,6 +331,7 @@ func (c *CPU) RaiseNMI(it Interrupt) {
 	if c.offline && c.dropOffline(it) {
 		return
 	}
+	c.m.post(c)
 	c.pendingNMI = append(c.pendingNMI, it)
 	c.kick()
 }
@@ -339,6 +341,7 @@ func (c *CPU) RaiseIRQ(it Interrupt) {
 	if c.offline && c.dropOffline(it) {
 		return
 	}
+	c.m.post(c)
 	c.pendingIRQ = append(c.pendingIRQ, it)
 	c.kick()
 }
@@ -356,6 +359,7 @@ func (c *CPU) kick() {
 // IrqWorkQueue queues fn to run in irq context on c: irq_work_queue(). From an NMI
 // it runs at the next point where irqs are on.
 func (c *CPU) IrqWorkQueue(fn func(c *CPU)) {
+	c.m.post(c)
 	c.irqWork = append(c.irqWork, fn)
 	if !c.irqWorkIPI {
 		c.irqWorkIPI = true
@@ -488,6 +492,7 @@ func (tm *Timer) Arm(when sim.Time) {
 	if now := tm.c.eng.Now(); when < now {
 		when = now
 	}
+	tm.c.m.post(tm.c)
 	tm.c.timers.Add(tm.t, when)
 	if tm.c.eng.Running() != tm.c.lane && when < tm.c.lane.Next() {
 		tm.c.eng.SetNext(tm.c.lane, when)

@@ -33,6 +33,8 @@ type Machine struct {
 
 	stepHooks []StepHook
 	threads   []*Thread
+	footprint FootprintFunc // footprint.go
+	hb        *RaceDetector // race.go: nil unless the data-race oracle is on
 }
 
 // NewMachine builds n CPUs driven by an engine asking ch for every decision.

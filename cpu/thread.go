@@ -81,6 +81,8 @@ func (th *Thread) SwitchTo(next *Thread) {
 		sim.Crash("%s is already running on cpu%d", next.Name, next.cpu.ID)
 	}
 	c.m.note(c, sim.KSwitch, th.Name, next.Name, 0)
+	c.Release(th) // the switch's rq->lock / p->on_cpu ordering (race.go)
+	c.Acquire(next)
 	th.cpu = nil
 	next.cpu = c
 	c.curr = next
@@ -92,6 +94,7 @@ func (th *Thread) SwitchTo(next *Thread) {
 func (th *Thread) Exit(next *Thread) {
 	c := th.cpu
 	c.m.note(c, sim.KSwitch, th.Name, next.Name, 0)
+	c.Acquire(next)
 	th.cpu = nil
 	next.cpu = c
 	c.curr = next

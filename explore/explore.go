@@ -182,6 +182,10 @@ type Result struct {
 	// schedules, one per kind, with how many schedules showed it (lifetime.go).
 	LifetimeReports []*LifetimeReport
 	lifetime        lifetimeTally
+	// DataRaceReports are the data-race oracle's reports across the
+	// schedules, one per kind (datarace.go).
+	DataRaceReports []*DataRaceReport
+	races           raceTally
 }
 
 // Explore runs many schedules of f, counts its outcomes, stops at the first
@@ -340,6 +344,9 @@ func (ex *Result) finish() {
 	ex.locks.Cycles = nil
 	if ex.lifetime.Reports != nil {
 		ex.LifetimeReports = ex.lifetime.Reports
+	}
+	if ex.races.Reports != nil {
+		ex.DataRaceReports = ex.races.Reports
 	}
 	ex.Failed = ex.Found != nil || len(ex.LockCycles) > 0
 	for i := range ex.Outcomes {
@@ -505,6 +512,9 @@ func (ex *Result) WriteText(w io.Writer) {
 		fmt.Fprintln(w, "LOCKDEP:", c)
 	}
 	for _, l := range lifetimeLines(ex.LifetimeReports, ex.Schedules) {
+		fmt.Fprintln(w, l)
+	}
+	for _, l := range raceLines(ex.DataRaceReports, ex.Schedules) {
 		fmt.Fprintln(w, l)
 	}
 	switch {

@@ -48,6 +48,8 @@ type exploreJSON struct {
 	LockCycles []string `json:"lock_cycles,omitempty"`
 	// LifetimeReports: the object-lifetime reports across schedules.
 	LifetimeReports []*LifetimeReport `json:"lifetime_reports,omitempty"`
+	// DataRaceReports: the data-race reports across schedules.
+	DataRaceReports []*DataRaceReport `json:"data_race_reports,omitempty"`
 	// The search's identity and shape, which Merge checks its shards
 	// agree on: the scenario's and the resolved knobs' hashes, the time
 	// limit, the schedules asked for (all shards), the budget, and the
@@ -85,7 +87,7 @@ type foundJSON struct {
 // WriteJSON writes the exploration as indented JSON.
 func (ex *Result) WriteJSON(w io.Writer) error {
 	out := exploreJSON{Scenario: ex.Scenario, File: ex.File, Strategy: ex.Strategy, Seed: ex.Seed, Knobs: ex.Knobs,
-		Schedules: ex.Schedules, CorpusRuns: ex.CorpusRuns, CorpusSaved: ex.CorpusSaved, LockCycles: ex.LockCycles, LifetimeReports: ex.LifetimeReports, Exhausted: ex.Exhausted,
+		Schedules: ex.Schedules, CorpusRuns: ex.CorpusRuns, CorpusSaved: ex.CorpusSaved, LockCycles: ex.LockCycles, LifetimeReports: ex.LifetimeReports, DataRaceReports: ex.DataRaceReports, Exhausted: ex.Exhausted,
 		NoDecisions: ex.NoDecisions, Interrupted: ex.Interrupted, Cause: ex.Cause, Failed: ex.Failed, Outcomes: ex.Outcomes,
 		ScenarioSHA256: ex.ScenarioSHA256, KnobsSHA256: ex.KnobsSHA256(), Limit: int64(ex.Limit), Runs: ex.Runs,
 		Budget: ex.Budget, First: ex.First, Merged: ex.Merged}
@@ -148,7 +150,7 @@ func ReadJSON(name string, r io.Reader) (*Result, error) {
 		Exhausted: in.Exhausted, MostDisturbing: in.MostDisturbing, NoDecisions: in.NoDecisions, Bound: in.Bound,
 		Focus: in.Focus, Depth: in.Depth, PCTAgents: in.Agents, PCTSteps: in.Steps, Interrupted: in.Interrupted,
 		Cause: in.Cause, ScenarioSHA256: in.ScenarioSHA256, knobsSHA256: in.KnobsSHA256, CorpusRuns: in.CorpusRuns,
-		CorpusSaved: in.CorpusSaved, LockCycles: in.LockCycles, LifetimeReports: in.LifetimeReports, Runs: in.Runs, Budget: in.Budget, First: in.First, Merged: in.Merged,
+		CorpusSaved: in.CorpusSaved, LockCycles: in.LockCycles, LifetimeReports: in.LifetimeReports, DataRaceReports: in.DataRaceReports, Runs: in.Runs, Budget: in.Budget, First: in.First, Merged: in.Merged,
 		Coverage: in.Coverage, Failed: in.Failed}
 	if in.Shard != "" {
 		i, n, err := ParseShard(in.Shard)

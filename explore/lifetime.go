@@ -92,9 +92,10 @@ func lifetimeLines(reps []*LifetimeReport, schedules int) []string {
 }
 
 // tally adds one schedule's run (number schedule) to the summaries kept
-// across schedules: lockdep's graph (lockdep.go) and the object-lifetime
-// reports.
+// across schedules: lockdep's graph (lockdep.go), the object-lifetime
+// reports and the data-race reports (datarace.go).
 func (ex *Result) tally(r *runner.Run, schedule int) {
 	ex.locks.add(r, schedule)
 	ex.lifetime.add(r, schedule)
+	ex.races.add(r, schedule)
 }

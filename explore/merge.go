@@ -86,6 +86,9 @@ func Merge(parts []*Result) (*Result, error) {
 		for _, l := range p.LifetimeReports {
 			out.lifetime.count(l)
 		}
+		for _, l := range p.DataRaceReports {
+			out.races.count(l)
+		}
 		for i, c := range p.Outcomes {
 			out.Outcomes[i].Positive += c.Positive
 			out.Outcomes[i].Negative += c.Negative

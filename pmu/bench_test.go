@@ -15,8 +15,10 @@ import (
 // close: two samples (sys_enter, sys_exit) into the task's forward buffer of
 // 128+1 pages on its CPU, drained by a reader task at each poll wakeup. Run
 // it with -benchtime=3000000x for the seed's 3M calls.
-func BenchmarkSeedClose(b *testing.B) {
-	mc := newMachine(b, 2, nil, pmu.Knobs{})
+func BenchmarkSeedClose(b *testing.B) { benchSeedClose(b, pmu.Knobs{}) }
+
+func benchSeedClose(b *testing.B, kn pmu.Knobs) {
+	mc := newMachine(b, 2, nil, kn)
 	attrs := tracepointAttrs(b, "raw_syscalls:*")
 	n := b.N
 	var work *sched.Task

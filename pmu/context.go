@@ -107,6 +107,7 @@ func (e *Event) setState(s EventState) {
 		return
 	}
 	e.updateTime()
+	e.k.curCPU().Access(e, "event->state", cpu.MarkedWrite, "perf_event_set_state") // core.c: perf_event_set_state(): WRITE_ONCE(event->state, state)
 	e.state = s
 }
 
@@ -176,6 +177,7 @@ func eventFilterMatch(e *Event, c *cpu.CPU) bool {
 // eventSchedOut takes one ACTIVE event off the PMU.
 // kernel/events/core.c: event_sched_out()
 func (k *Kernel) eventSchedOut(c *cpu.CPU, e *Event) {
+	c.Access(e, "event->state", cpu.PlainRead, "event_sched_out") // core.c: event_sched_out(): if (event->state != PERF_EVENT_STATE_ACTIVE) (ctx->lock held)
 	if e.state != StateActive {
 		return
 	}
@@ -183,9 +185,12 @@ func (k *Kernel) eventSchedOut(c *cpu.CPU, e *Event) {
 	k.perfPMUDisable(c, e.pmu)
 	e.pmu.Del(c, e, 0)
 	c.Step("event_sched_out:del")
+	c.Access(e, "event->oncpu", cpu.PlainWrite, "event_sched_out") // core.c: event_sched_out(): event->oncpu = -1
 	e.oncpu = -1
 	st := StateInactive
+	c.Access(e, "event->pending_disable", cpu.PlainRead, "event_sched_out") // core.c: event_sched_out(): if (event->pending_disable)
 	if e.pendingDisable {
+		c.Access(e, "event->pending_disable", cpu.PlainWrite, "event_sched_out") // core.c: event_sched_out(): event->pending_disable = 0
 		e.pendingDisable = false
 		k.cgroupEventDisable(e, e.ctx)
 		st = StateOff
@@ -210,9 +215,11 @@ func (k *Kernel) groupSchedOut(c *cpu.CPU, leader *Event) {
 // eventSchedIn puts one event on the PMU.
 // kernel/events/core.c: event_sched_in()
 func (k *Kernel) eventSchedIn(c *cpu.CPU, e *Event) error {
+	c.Access(e, "event->state", cpu.PlainRead, "event_sched_in") // core.c: event_sched_in(): if (event->state <= PERF_EVENT_STATE_OFF) (ctx->lock held)
 	if e.state <= StateOff {
 		return nil
 	}
+	c.Access(e, "event->oncpu", cpu.MarkedWrite, "event_sched_in") // core.c: event_sched_in(): WRITE_ONCE(event->oncpu, smp_processor_id())
 	e.oncpu = c.ID
 	e.setState(StateActive)
 	// "we might have missed several ticks already": pmu->add starts it.
@@ -224,6 +231,7 @@ func (k *Kernel) eventSchedIn(c *cpu.CPU, e *Event) error {
 	err := e.pmu.Add(c, e, PERF_EF_START)
 	if err != nil {
 		e.setState(StateInactive)
+		c.Access(e, "event->oncpu", cpu.PlainWrite, "event_sched_in") // core.c: event_sched_in(): event->oncpu = -1 (pmu->add failed)
 		e.oncpu = -1
 	} else {
 		e.ctx.nrActive++
@@ -271,11 +279,13 @@ func (k *Kernel) ctxSchedOut(c *cpu.CPU, ctx *Context, eventType int) {
 		k.updateCgrpTimeFromCPUCtx(k.cpuCtxOf(ctx), ctx.task == nil) // __ctx_time_update(): final for the CPU context
 	}
 	k.cgroupCtxTimeChange(ctx)
+	c.Access(ctx, "ctx->is_active", cpu.PlainRMW, "ctx_sched_out") // core.c: ctx_sched_out(): ctx->is_active &= ~active_type (ctx->lock held)
 	ctx.isActive &^= eventType &^ EVENT_CGROUP
 	if ctx.isActive&EVENT_ALL == 0 {
 		ctx.isActive = 0
 	}
 	if ctx.task != nil && ctx.isActive&EVENT_ALL == 0 {
+		c.Access(cc, "cpuctx->task_ctx", cpu.PlainWrite, "ctx_sched_out") // core.c: ctx_sched_out(): cpuctx->task_ctx = NULL
 		cc.taskCtx = nil
 	}
 	isActive ^= ctx.isActive // what changed
@@ -319,10 +329,12 @@ func (k *Kernel) ctxSchedIn(c *cpu.CPU, ctx *Context, eventType int) {
 		ctx.updateContextTime(false) // start ctx time
 		k.perfCgroupSetTimestamp(k.cpuCtxOf(ctx))
 	}
+	c.Access(ctx, "ctx->is_active", cpu.PlainRMW, "ctx_sched_in") // core.c: ctx_sched_in(): ctx->is_active |= active_type | EVENT_TIME (ctx->lock held)
 	ctx.isActive |= eventType&^EVENT_CGROUP | EVENT_TIME
 	if ctx.task != nil {
 		cc := &k.cpuCtx[c.ID]
 		if isActive&EVENT_ALL == 0 {
+			c.Access(cc, "cpuctx->task_ctx", cpu.PlainWrite, "ctx_sched_in") // core.c: ctx_sched_in(): cpuctx->task_ctx = ctx
 			cc.taskCtx = ctx
 		} else if cc.taskCtx != ctx {
 			panicCrash("ctx_sched_in: task ctx of %s is not cpu%d's task_ctx", ctx.task, c.ID)

@@ -34,6 +34,7 @@ func (k *Kernel) smpCallFunctionSingle(t *sched.Task, target int, fn func(c *cpu
 	k.M.CPUs[target].RaiseIRQ(cpu.Interrupt{Name: IPIName, Fn: func(rc *cpu.CPU) {
 		k.stats.ipis++
 		fn(rc)
+		rc.Release(&done) // csd_unlock(): smp_store_release(&csd->flags, 0)
 		done = true
 	}})
 	for !done {
@@ -43,6 +44,7 @@ func (k *Kernel) smpCallFunctionSingle(t *sched.Task, target int, fn func(c *cpu
 		}
 		t.Spend(ipiCost) // csd_lock_wait(): spin, taking our own interrupts
 	}
+	t.CPU().Acquire(&done) // csd_lock_wait(): smp_cond_load_acquire()
 	return nil
 }
 
@@ -114,6 +116,7 @@ func (k *Kernel) eventFunction(c *cpu.CPU, e *Event, fn eventFunc) error {
 // kernel/events/core.c: event_function_call()
 func (k *Kernel) eventFunctionCall(t *sched.Task, e *Event, fn eventFunc) {
 	ctx := e.ctx
+	t.CPU().Access(ctx, "ctx->task", cpu.MarkedRead, "event_function_call") // core.c: event_function_call(): struct task_struct *task = READ_ONCE(ctx->task)
 	if ctx.task == nil {
 		_ = k.cpuFunctionCall(t, e.cpu, func(c *cpu.CPU) error { return k.eventFunction(c, e, fn) })
 		return

@@ -116,6 +116,12 @@ func (k *Kernel) perfEventOpen(t *sched.Task, uattr *Attr, pid, cpuID, groupFD i
 	if err != nil {
 		return -1, err
 	}
+	pinned := true
+	defer func() {
+		if pinned {
+			k.perfUnpinContext(t.CPU(), ctx) // err_locked: after mutex_unlock(&ctx->mutex)
+		}
+	}()
 	// mutex_lock(&ctx->mutex) (perf_event_ctx_lock_nested(group_leader) when
 	// there is a group): the group checks and the install run under it.
 	mu := k.ctxMutex(ctx)
@@ -164,6 +170,8 @@ func (k *Kernel) perfEventOpen(t *sched.Task, uattr *Attr, pid, cpuID, groupFD i
 	}
 	// Step 26: exclusive PMUs (none here). Install.
 	k.installEvent(t, e, ctx, cpuID)
+	k.perfUnpinContext(t.CPU(), ctx) // under ctx->mutex, after perf_install_in_context()
+	pinned = false
 	installed = true
 	e.ownerTask = t
 	e.fileRefs = 1
@@ -314,6 +322,7 @@ func (k *Kernel) findGetContext(task *sched.Task, cpuID int) (*Context, error) {
 	if ctx.dead {
 		return nil, uapi.ESRCH // ctx->task == TASK_TOMBSTONE
 	}
+	k.perfPinContext(ctx)
 	return ctx, nil
 }
 

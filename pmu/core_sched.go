@@ -56,6 +56,8 @@ func (k *Kernel) perfEventContextSchedOut(c *cpu.CPU, task, next *sched.Task) {
 						k.taskCtxSchedOutLocked(c, ctx) // goto inside_switch
 						return
 					}
+					c.Access(ctx, "ctx->task", cpu.MarkedWrite, "perf_event_context_sched_out")     // core.c: perf_event_context_sched_out(): WRITE_ONCE(ctx->task, next)
+					c.Access(nextCtx, "ctx->task", cpu.MarkedWrite, "perf_event_context_sched_out") // core.c: perf_event_context_sched_out(): WRITE_ONCE(next_ctx->task, task)
 					ctx.task, nextCtx.task = next, task
 					c.Step("perf_event_context_sched_out:swapped")
 					k.perfCtxEnable(c, ctx)

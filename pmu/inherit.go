@@ -89,6 +89,7 @@ func (k *Kernel) InitTask(parent, child *sched.Task, cloneFlags uint64) error {
 	// so it won't get swapped under us."
 	f := c.LocalIrqSave()
 	k.ctxLock(c, parentCtx)
+	c.Access(parentCtx, "ctx->pin_count", cpu.PlainRMW, "perf_pin_task_context") // core.c: perf_pin_task_context(): ++ctx->pin_count (under ctx->lock)
 	parentCtx.pinCount++
 	k.ctxUnlock(c, parentCtx)
 	c.LocalIrqRestore(f)
@@ -112,7 +113,8 @@ func (k *Kernel) InitTask(parent, child *sched.Task, cloneFlags uint64) error {
 			childCtx.parentCtx, childCtx.parentGen = parentCtx, parentCtx.generation
 		}
 	}
-	parentCtx.pinCount-- // perf_unpin_context()
+	c.Access(parentCtx, "ctx->pin_count", cpu.PlainRMW, "perf_unpin_context") // core.c: perf_unpin_context(): --ctx->pin_count (under ctx->lock)
+	parentCtx.pinCount--
 	k.ctxUnlock(c, parentCtx)
 	c.LocalIrqRestore(f)
 	if err != nil {
@@ -276,6 +278,7 @@ func (k *Kernel) perfEventExitTaskContext(cur, task *sched.Task, exit bool) {
 	f := c.LocalIrqSave()
 	k.ctxLock(c, ctx)
 	c.Step("perf_event_exit_task_context")
+	c.Access(ctx, "ctx->task", cpu.MarkedWrite, "perf_event_exit_task_context") // core.c: perf_event_exit_task_context(): WRITE_ONCE(ctx->task, TASK_TOMBSTONE)
 	if exit && k.cpuCtx[c.ID].taskCtx == ctx {
 		k.ctxSchedOut(c, ctx, EVENT_ALL) // task_ctx_sched_out()
 	}

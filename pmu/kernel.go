@@ -60,9 +60,11 @@ type Kernel struct {
 	sigStats   sigStats                  // attr.sigtrap (sigtrap.go)
 	bpPMU      *bpPMU                    // PERF_TYPE_BREAKPOINT (pmu_bp.go)
 	bpStats    bpStats
-	glob       perfGlobal  // pmus_lock, event_mutex, hotplug counters (core_hotplug.go)
-	lt         lifetime    // the object-lifetime oracle (lifetime.go)
-	cgs        cgroupState // perf's cgroup controller and the cgroup-time-adds-up ledger (cgroup.go)
+	glob       perfGlobal              // pmus_lock, event_mutex, hotplug counters (core_hotplug.go)
+	lt         lifetime                // the object-lifetime oracle (lifetime.go)
+	cgs        cgroupState             // perf's cgroup controller and the cgroup-time-adds-up ledger (cgroup.go)
+	race       *cpu.RaceDetector       // the data-race oracle, nil when off (datarace.go)
+	raceHook   func(DataRaceViolation) // its report
 }
 
 // Options configures the perf core of a machine.
@@ -158,6 +160,7 @@ func NewKernel(s *sched.Sched, o Options) *Kernel {
 		taskCtx: map[*sched.Task]*Context{},
 		lastCPU: map[*sched.Task]int{}, bufs: map[*rb.Buffer]*bufState{}, ips: map[ipKey]uint64{}}
 	k.pmuDisable = cpu.NewPerCPU[[8]int](s.M)
+	k.dataRaceInit()
 	k.cpuCtx = make([]perfCPUContext, len(s.M.CPUs))
 	for i := range k.cpuCtx {
 		k.cpuCtx[i].ctx.init(k, nil, i)

@@ -9,8 +9,9 @@ import "perfsim/cpu"
 // pending_disable_irq (one queued entry per event: IRQ_WORK_PENDING).
 // kernel/events/core.c: perf_event_disable_inatomic()
 func (k *Kernel) perfEventDisableInatomic(e *Event) {
-	e.pendingDisable = true
 	c := k.curCPU()
+	c.Access(e, "event->pending_disable", cpu.PlainWrite, "perf_event_disable_inatomic") // core.c: perf_event_disable_inatomic(): event->pending_disable = 1
+	e.pendingDisable = true
 	if c == nil || e.life.disableIrqQueued {
 		return
 	}
@@ -25,6 +26,7 @@ func (k *Kernel) perfEventDisableInatomic(e *Event) {
 func (k *Kernel) perfPendingDisable(c *cpu.CPU, e *Event) {
 	e.life.disableIrqQueued = false
 	e.checkLive("perf_pending_disable")
+	c.Access(e, "event->oncpu", cpu.MarkedRead, "__perf_pending_disable") // core.c: __perf_pending_disable(): int cpu = READ_ONCE(event->oncpu)
 	cpuID := e.oncpu
 	// "If the event isn't running; we done. event_sched_out() will have
 	// taken care of things."
@@ -33,7 +35,9 @@ func (k *Kernel) perfPendingDisable(c *cpu.CPU, e *Event) {
 	}
 	// "Yay, we hit home and are in the context of the event."
 	if cpuID == c.ID {
+		c.Access(e, "event->pending_disable", cpu.PlainRead, "__perf_pending_disable") // core.c: __perf_pending_disable(): if (event->pending_disable)
 		if e.pendingDisable {
+			c.Access(e, "event->pending_disable", cpu.PlainWrite, "__perf_pending_disable") // core.c: __perf_pending_disable(): event->pending_disable = 0
 			e.pendingDisable = false
 			k.perfEventDisableLocal(c, e)
 		}

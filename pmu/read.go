@@ -152,11 +152,13 @@ func (k *Kernel) perfEventReadEvent(t *sched.Task, e *Event) { k.perfEventRead(t
 // kernel/events/core.c: perf_event_read()
 func (k *Kernel) perfEventRead(t *sched.Task, e *Event, group bool) {
 	for {
-		state := e.state // READ_ONCE(event->state)
+		t.CPU().Access(e, "event->state", cpu.MarkedRead, "perf_event_read") // core.c: perf_event_read(): READ_ONCE(event->state)
+		state := e.state                                                     // READ_ONCE(event->state)
 		t.Step("perf_event_read:state-read")
 		switch state {
 		case StateActive:
-			cpuID := e.oncpu // smp_rmb(); READ_ONCE(event->oncpu)
+			t.CPU().Access(e, "event->oncpu", cpu.MarkedRead, "perf_event_read") // core.c: perf_event_read(): READ_ONCE(event->oncpu)
+			cpuID := e.oncpu                                                     // smp_rmb(); READ_ONCE(event->oncpu)
 			if cpuID < 0 || cpuID >= len(k.M.CPUs) {
 				return
 			}
@@ -195,6 +197,7 @@ func (k *Kernel) __perfEventRead(c *cpu.CPU, e *Event, group bool) {
 	// "If this is a task context, we need to check whether it is the current
 	// task context of this cpu. If not it has been scheduled out before the
 	// smp call arrived."
+	c.Access(&k.cpuCtx[c.ID], "cpuctx->task_ctx", cpu.PlainRead, "__perf_event_read") // core.c: __perf_event_read(): if (ctx->task && cpuctx->task_ctx != ctx) (irqs off, its own CPU)
 	if ctx.task != nil && k.cpuCtx[c.ID].taskCtx != ctx {
 		return
 	}

@@ -57,6 +57,9 @@ func (PMUPerf) Invariants() []InvariantSpec {
 	for _, inv := range pmu.LifetimeInvariants { // judged where objects are used and in Finish
 		out = append(out, InvariantSpec{Name: inv.Name, Says: inv.Says, Why: inv.Why, Package: "pmu"})
 	}
+	for _, inv := range pmu.DataRaceInvariants { // judged at every annotated access
+		out = append(out, InvariantSpec{Name: inv.Name, Says: inv.Says, Why: inv.Why, Package: "pmu"})
+	}
 	for _, inv := range pmu.InheritInvariants { // judged on every read() and in Finish
 		out = append(out, InvariantSpec{Name: inv.Name, Says: inv.Says, Why: inv.Why, Package: "pmu"})
 	}
@@ -169,6 +172,9 @@ func (PMUPerf) Start(r *Run) (PerfRun, error) {
 		r.addViolation(Violation{Invariant: v.Invariant, T: v.T, CPU: v.CPU, Message: v.Message})
 	})
 	p.k.SetLifetimeHook(func(v pmu.LifetimeViolation) {
+		r.addViolation(Violation{Invariant: v.Invariant, T: v.T, CPU: v.CPU, Message: v.Message})
+	})
+	p.k.SetDataRaceHook(func(v pmu.DataRaceViolation) {
 		r.addViolation(Violation{Invariant: v.Invariant, T: v.T, CPU: v.CPU, Message: v.Message})
 	})
 	prev := p.k.OnOutput

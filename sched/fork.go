@@ -247,6 +247,7 @@ func (s *Sched) wakeUpNewTask(p *Task) {
 	c := s.M.CPUs[s.M.Eng.Running().ID]
 	f := c.LocalIrqSave()
 	p.State = Runnable
+	c.Release(&p.Thread) // the parent's fork happens before the child runs (data-race oracle, cpu/race.go)
 	i := s.selectCPU(p, p.lastCPU)
 	p.lastCPU = i // __set_task_cpu(): no migrate tracepoint
 	s.enqueueUpdateCurr(c, i, p)

@@ -44,6 +44,7 @@ func (s *Sched) MutexLockNested(t *Task, m *Mutex, subclass int) {
 	}
 	m.owner = t
 	t.mutexes++
+	t.CPU().Acquire(m) // the data-race oracle's lock edge (cpu/race.go)
 }
 
 // MutexTryLock takes m if it is free: mutex_trylock().
@@ -53,6 +54,7 @@ func (s *Sched) MutexTryLock(t *Task, m *Mutex) bool {
 	}
 	m.owner = t
 	t.mutexes++
+	t.CPU().Acquire(m)
 	s.Lockdep.AcquireTry(t.CPU(), t, LockClass{Name: m.Name})
 	return true
 }
@@ -64,6 +66,7 @@ func (s *Sched) MutexUnlock(t *Task, m *Mutex) {
 	if m.owner != t {
 		sim.Crash("DEBUG_LOCKS_WARN_ON(__owner_task(owner) != current): %s unlocks %s held by %v", t, m.Name, m.owner)
 	}
+	t.CPU().Release(m)
 	m.owner = nil
 	t.mutexes--
 	s.Lockdep.ReleaseAny(t.CPU(), t, m.Name)

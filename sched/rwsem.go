@@ -43,6 +43,7 @@ func (s *Sched) DownWrite(t *Task, r *RWSem) {
 	}
 	r.writer = t
 	t.mutexes++
+	t.CPU().Acquire(r) // the data-race oracle's lock edge (cpu/race.go)
 }
 
 // DownRead takes r for reading, sleeping while a writer holds it or waits
@@ -59,6 +60,7 @@ func (s *Sched) DownRead(t *Task, r *RWSem) {
 	}
 	r.readers = append(r.readers, t)
 	t.mutexes++
+	t.CPU().Acquire(r)
 }
 
 // UpWrite releases r held for writing and wakes its waiters. Releasing a lock
@@ -68,6 +70,7 @@ func (s *Sched) UpWrite(t *Task, r *RWSem) {
 	if r.writer != t {
 		sim.Crash("DEBUG_RWSEMS_WARN_ON(sem->owner != current): %s up_write()s %s held for write by %v", t, r.Name, r.writer)
 	}
+	t.CPU().Release(r)
 	r.writer = nil
 	t.mutexes--
 	s.Lockdep.ReleaseAny(t.CPU(), t, r.Name)
@@ -82,6 +85,7 @@ func (s *Sched) UpRead(t *Task, r *RWSem) {
 	if i < 0 {
 		sim.Crash("DEBUG_RWSEMS_WARN_ON: %s up_read()s %s it does not hold for read", t, r.Name)
 	}
+	t.CPU().Release(r) // readers join one clock: an over-approximation that can only hide a race
 	r.readers = slices.Delete(r.readers, i, i+1)
 	t.mutexes--
 	s.Lockdep.ReleaseAny(t.CPU(), t, r.Name)

@@ -24,7 +24,8 @@ func (s *Sched) tryToWakeUp(p *Task) {
 	if run := s.M.Eng.Running(); run != nil {
 		c = s.M.CPUs[run.ID]
 	}
-	p.State = Runnable // TASK_WAKING, then TASK_RUNNING
+	p.State = Runnable   // TASK_WAKING, then TASK_RUNNING
+	c.Release(&p.Thread) // waker -> wakee, for the data-race oracle (cpu/race.go)
 	if oc := p.CPU(); oc != nil {
 		if c == oc {
 			// p == current, or p interrupted on its own CPU before it

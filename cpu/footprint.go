@@ -1,0 +1,77 @@
+package cpu
+
+// Footprints: what the model's code touches of the perf core's shared
+// fields, as one-line annotations at the accesses,
+//
+//	c.Access(e, "event->state", cpu.PlainRead, "event_sched_out") // core.c: event_sched_out(): if (event->state != PERF_EVENT_STATE_ACTIVE)
+//
+// each naming the object, the field (as the kernel spells it), whether it is
+// a read or a write and how the kernel marks it (plain, READ_ONCE/WRITE_ONCE
+// or an atomic, data_race()), and the kernel function. With no listener an
+// annotation costs a nil check; listeners (the data-race oracle, race.go)
+// are installed with Machine.OnFootprint.
+
+// AccessOp is how code touches a field: a read or a write, and how the
+// kernel marks the access.
+type AccessOp uint8
+
+// Access kinds. KCSAN's rules, with its defaults: a marked access
+// (READ_ONCE(), WRITE_ONCE(), atomic_*(), atomic64_*(), local_*(),
+// smp_load_acquire(), ...) races with nothing marked; data_race() says the
+// race is intended and is never reported; and a plain aligned write of at
+// most a word (x = y, not x++) counts as marked
+// (CONFIG_KCSAN_ASSUME_PLAIN_WRITES_ATOMIC=y): it races only with plain
+// reads and read-modify-writes.
+const (
+	PlainRead     AccessOp = iota // x = event->state
+	PlainWrite                    // event->oncpu = -1 (assumed atomic: see above)
+	MarkedRead                    // READ_ONCE(), atomic_read(), local_read()
+	MarkedWrite                   // WRITE_ONCE(), atomic_inc(), local_add(), smp_store_release()
+	DataRaceRead                  // data_race(x)
+	DataRaceWrite                 // data_race(x = y)
+	PlainRMW                      // ++ctx->pin_count, ctx->is_active |= t: a plain read and write
+)
+
+// IsWrite reports whether op writes.
+func (op AccessOp) IsWrite() bool {
+	return op == PlainWrite || op == MarkedWrite || op == DataRaceWrite || op == PlainRMW
+}
+
+// IsMarked reports READ_ONCE/WRITE_ONCE/atomic accesses, and plain aligned
+// writes, which KCSAN assumes atomic (CONFIG_KCSAN_ASSUME_PLAIN_WRITES_ATOMIC=y).
+func (op AccessOp) IsMarked() bool { return op == MarkedRead || op == MarkedWrite || op == PlainWrite }
+
+// IsIntended reports data_race() accesses.
+func (op AccessOp) IsIntended() bool { return op == DataRaceRead || op == DataRaceWrite }
+
+func (op AccessOp) String() string {
+	return [...]string{"read", "write", "read (marked)", "write (marked)", "read (data_race)", "write (data_race)", "read-write"}[op]
+}
+
+// Footprint is one annotated access.
+type Footprint struct {
+	Obj   any    // the object: an *Event, a *Context, ... (compared by identity)
+	Field string // "event->state"
+	Op    AccessOp
+	Func  string // the kernel function: "perf_event_set_state"
+}
+
+// FootprintFunc receives the footprints of the code running on c.
+type FootprintFunc func(c *CPU, f Footprint)
+
+// OnFootprint installs a listener of every CPU's footprints.
+func (m *Machine) OnFootprint(fn FootprintFunc) {
+	if prev := m.footprint; prev != nil {
+		m.footprint = func(c *CPU, f Footprint) { prev(c, f); fn(c, f) }
+		return
+	}
+	m.footprint = fn
+}
+
+// Access is the footprint annotation: the code running on c touches field
+// of obj in fn. c may be nil (code outside any CPU): nothing is recorded.
+func (c *CPU) Access(obj any, field string, op AccessOp, fn string) {
+	if c != nil && c.m.footprint != nil {
+		c.m.footprint(c, Footprint{Obj: obj, Field: field, Op: op, Func: fn})
+	}
+}

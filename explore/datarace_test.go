@@ -1,0 +1,61 @@
+package explore
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestDataRaceReportsAcrossSchedules: pin-count-open-race on the kernel
+// before 6c605f837115 declares the race (sometimes !data-race), so its
+// schedules pass and the exploration counts the KCSAN report in every one,
+// first in schedule 1; two shards merged add up to one search. On today's
+// kernel no schedule reports anything.
+func TestDataRaceReportsAcrossSchedules(t *testing.T) {
+	f := loadBuiltin(t, "pin-count-open-race")
+	old := map[string]string{"unpin-ctx-lock": "pre-6c605f837115"}
+	ex, err := Explore(f, Options{Runs: 4, Seed: 1, Jobs: 1, Knobs: old})
+	if err != nil {
+		t.Fatal(err)
+	}
+	type rep struct {
+		Key              string
+		Schedules, First int
+	}
+	reps := func(rs []*DataRaceReport) []rep {
+		var out []rep
+		for _, r := range rs {
+			out = append(out, rep{r.Key, r.Schedules, r.First})
+		}
+		return out
+	}
+	want := []rep{{"BUG: KCSAN: data-race in find_get_context / perf_unpin_context: read-write to ctx->pin_count", 4, 1}}
+	if d := cmp.Diff(want, reps(ex.DataRaceReports)); d != "" {
+		t.Errorf("(-want +got):\n%s", d)
+	}
+	if ex.Failed {
+		t.Errorf("the declared race failed the search: %+v", ex.Found)
+	}
+	var parts []*Result
+	for i := 0; i < 2; i++ {
+		p, err := Explore(f, Options{Runs: 4, Seed: 1, Jobs: 1, Knobs: old, Shard: i, Shards: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		parts = append(parts, p)
+	}
+	m, err := Merge(parts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(want, reps(m.DataRaceReports)); d != "" {
+		t.Errorf("merged shards (-want +got):\n%s", d)
+	}
+	today, err := Explore(f, Options{Runs: 4, Seed: 1, Jobs: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(today.DataRaceReports) != 0 || today.Failed {
+		t.Errorf("today's kernel: %d data-race reports, failed %v", len(today.DataRaceReports), today.Failed)
+	}
+}
