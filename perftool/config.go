@@ -57,6 +57,7 @@ func Parse(args []string, opts Options) (*Record, error) {
 			return nil, err
 		}
 	}
+	var ends []int // the evsels after each -e (for --filter)
 	for _, e := range ro.events {
 		if err := p.parse(e); err != nil {
 			var xe *ExitError
@@ -65,8 +66,12 @@ func Parse(args []string, opts Options) (*Record, error) {
 			}
 			return nil, err
 		}
+		ends = append(ends, len(p.evsels))
 	}
 	r.Evsels = p.evsels
+	if xe := applyCmdFilters(r, ro, ends); xe != nil {
+		return &Record{Target: r.Target, Output: r.Output, Argv: r.Argv, Tool: r.Tool, NrCPUs: r.NrCPUs, Exit: xe}, nil
+	}
 
 	freq, interval, err := configFreq(r, ro, &opts)
 	if err != nil {

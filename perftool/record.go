@@ -95,6 +95,9 @@ type Evsel struct {
 	Immediate  bool // enabled at open, not at exec (evsel->immediate)
 	PMU        string
 	Tracepoint *Tracepoint // catalogue entry for PERF_TYPE_TRACEPOINT events
+	// Filter is evsel->filter: --filter's string (an AUX tracer's in the
+	// kernel's form), written with PERF_EVENT_IOC_SET_FILTER after open.
+	Filter string
 
 	sampleRead bool
 	precMax    bool
@@ -102,6 +105,7 @@ type Evsel struct {
 	auxAction  string
 	auxSample  uint32
 	isDummy    bool
+	addrFilter bool // Filter is an address filter (filter.go)
 }
 
 // IsLeader reports whether the evsel leads its group (or is alone).

@@ -42,6 +42,10 @@ type ptCtx struct {
 	// TraceEn is set, whether or not an AUX transaction is still open.
 	hwBuf   *ptBuffer
 	hwEvent *pmu.Event
+
+	// What RTIT_ADDRn_A/B and RTIT_CTL.ADDRn_CFG hold (pt->filters,
+	// pt_config_filters(); addr_filter.go).
+	filters ptFilters
 }
 
 // ptBuffer is struct pt_buffer, the driver's aux_priv.
@@ -68,6 +72,9 @@ type PMU struct {
 	region uint64 // output region size in bytes
 	cpus   []ptCtx
 
+	addrRanges int                       // PT_CAP_num_address_ranges: pmu->nr_addr_filters
+	filters    map[*pmu.Event]*ptFilters // each event's hw.addr_filters
+
 	// Observations for outcomes and invariants (not driver state).
 	Produced, Dropped   uint64 // trace bytes produced; bytes lost to a stopped buffer
 	TraceAfterStop      uint64 // times TraceEn was left on after pt_event_stop
@@ -78,6 +85,10 @@ type PMU struct {
 	// Iterations counts the loop iterations the trace shows (a taken TNT
 	// bit each, pmu.ImageLoopInsns instructions each).
 	Iterations uint64
+	// Filtered counts the trace bytes the IP filter kept the hardware from
+	// writing (the CPU ran outside every FilterEn range); TraceStops the
+	// times it entered a TraceStop range.
+	Filtered, TraceStops uint64
 }
 
 // New builds the PMU on k: rate bytes/us, output regions of region bytes.
@@ -92,7 +103,7 @@ func New(k *pmu.Kernel, rate int64, region uint64, caps uint32) *PMU {
 // STOP (pt_buffer_reset_markers(): "in the worst case, wake up the consumer
 // one page before hard stop").
 func NewWithSkid(k *pmu.Kernel, rate int64, region uint64, caps uint32, skid sim.Duration) *PMU {
-	p := &PMU{k: k, rate: rate, region: region, caps: caps, cpus: make([]ptCtx, len(k.M.CPUs))}
+	p := &PMU{k: k, rate: rate, region: region, caps: caps, cpus: make([]ptCtx, len(k.M.CPUs)), addrRanges: 2, filters: map[*pmu.Event]*ptFilters{}}
 	p.SetSoftwareContext() // pt_pmu.pmu.task_ctx_nr = perf_sw_context
 	for i := range p.cpus {
 		c := k.M.CPUs[i]
@@ -147,6 +158,7 @@ func (p *PMU) EventInit(e *pmu.Event) error {
 	if e.Attr.Type != TypeIntelPT {
 		return uapi.ENOENT
 	}
+	p.addrFiltersInit(e)
 	return nil
 }
 
@@ -241,6 +253,7 @@ func (p *PMU) Start(c *cpu.CPU, e *pmu.Event, mode int) {
 // arch/x86/events/intel/pt.c: pt_config()
 func (p *PMU) config(c *cpu.CPU, e *pmu.Event) {
 	pt := &p.cpus[c.ID]
+	p.configFilters(c, e) // reg = pt_config_filters(event)
 	old := p.knob("pt-pause-resume") == "pre-08c7454ceb94"
 	if !old {
 		pt.resumeAllowed = true
@@ -419,7 +432,20 @@ func (p *PMU) accrue(c *cpu.CPU) {
 	if (wasUser && e.Attr.ExcludeUser) || (!wasUser && e.Attr.ExcludeKernel) {
 		return
 	}
+	if pt.status&rtitStatusStopped != 0 { // TraceStop (or the ToPA STOP) hit: no packets
+		return
+	}
 	n := uint64(int64(now-since)*p.rate/1000) / PacketSize * PacketSize
+	if traced, stop := pt.ipFilter(ip); stop {
+		// The IP entered a TraceStop range: RTIT_STATUS.Stopped, no more
+		// packets until the driver clears it (pt_handle_status()).
+		pt.status |= rtitStatusStopped
+		p.TraceStops++
+		return
+	} else if !traced {
+		p.Filtered += n // outside every FilterEn range: PacketEn is 0
+		return
+	}
 	if !buf.snapshot && buf.stopPos != 0 && buf.hwPos+n >= buf.stopPos {
 		p.Dropped += buf.hwPos + n - buf.stopPos
 		n = buf.stopPos - buf.hwPos
@@ -684,7 +710,7 @@ func init() {
 	pmu.RegisterDriver(pmu.Driver{
 		Name:  "intel_pt",
 		Help:  "Intel PT (arch/x86/events/intel/pt.c): AUX area trace at rate=BYTES_PER_US into output regions of region=SIZE; PMI at INT/STOP markers, up to skid=DURATION late",
-		Attrs: map[string][]string{"rate": {pmu.ValueInt}, "region": {pmu.ValueSize}, "skid": {pmu.ValueDuration}},
+		Attrs: map[string][]string{"rate": {pmu.ValueInt}, "region": {pmu.ValueSize}, "skid": {pmu.ValueDuration}, "addr-ranges": {pmu.ValueInt}},
 		Caps:  []string{"aux-pause", "itrace", "exclusive", "aux-prefer-large", "aux-no-sg"},
 		Knobs: Knobs, StepPoints: stepPoints,
 		New: func(k *pmu.Kernel, attrs map[string]string) (pmu.PMU, error) {
@@ -718,7 +744,15 @@ func init() {
 					caps |= capWords[w]
 				}
 			}
-			return NewWithSkid(k, rate, region, caps, skid), nil
+			p := NewWithSkid(k, rate, region, caps, skid)
+			if v, ok := attrs["addr-ranges"]; ok {
+				n, err := pmu.ParseAttrInt(v)
+				if err != nil || n < 0 || n > 4 { // EAX[2:0]; four RTIT_ADDRn pairs
+					return nil, fmt.Errorf("addr-ranges=%s: expected 0 to 4 (CPUID.(EAX=14H,ECX=1):EAX[2:0], PT_CAP_num_address_ranges)", v)
+				}
+				p.addrRanges = int(n)
+			}
+			return p, nil
 		},
 	})
 }
@@ -746,6 +780,10 @@ func init() {
 	stat("pt.produced", "trace bytes the Intel PT hardware wrote into AUX areas", func(p *PMU) int64 { return int64(p.Produced) })
 	stat("pt.iterations", "loop iterations of the synthetic images' code the Intel PT trace shows (a TNT bit and a TIP each; pmu.ImageLoopInsns instructions)",
 		func(p *PMU) int64 { return int64(p.Iterations) })
+	stat("pt.filtered", "trace bytes Intel PT's IP filter kept the hardware from writing (the CPU ran outside every FilterEn address range)",
+		func(p *PMU) int64 { return int64(p.Filtered) })
+	stat("pt.trace-stops", "times the CPU entered an Intel PT TraceStop address range (RTIT_STATUS.Stopped)",
+		func(p *PMU) int64 { return int64(p.TraceStops) })
 	stat("pt.add-ebusy", "pt_event_add() calls that failed -EBUSY: pt->handle.event still set (a transaction left open)",
 		func(p *PMU) int64 { return int64(p.AddBusy) })
 }
