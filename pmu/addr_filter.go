@@ -608,3 +608,6 @@ func init() {
 // now if no program ran there yet (every function a program names is in the
 // images).
 func (k *Kernel) ImageSymbol(name string, kernel bool) uint64 { return k.fakeIP(name, kernel) }
+
+// File is the inode a file filter names (d_inode(filter->path.dentry)).
+func (f *AddrFilter) File() *mm.File { return f.file }

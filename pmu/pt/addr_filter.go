@@ -2,6 +2,7 @@ package pt
 
 import (
 	"perfsim/cpu"
+	"perfsim/mm"
 	"perfsim/pmu"
 	"perfsim/uapi"
 )
@@ -162,4 +163,35 @@ func (pt *ptCtx) ipFilter(ip uint64) (traced, stop bool) {
 		}
 	}
 	return !anyFilter || inFilter, stop
+}
+
+// filterNames reports whether ip, executed in the address space m, is in
+// code one of e's "filter" filters names: a kernel filter's range, or the
+// bytes [offset, offset+size) of a file filter's file wherever m maps them.
+// It is the simulator's oracle (what the user asked for), independent of
+// the ranges the kernel computed.
+func filterNames(e *pmu.Event, m *mm.MM, ip uint64) bool {
+	for _, f := range e.AddrFilters() {
+		if f.Action != pmu.PERF_ADDR_FILTER_ACTION_FILTER {
+			continue
+		}
+		if f.Path == "" {
+			if ip >= f.Offset && ip-f.Offset < f.Size {
+				return true
+			}
+			continue
+		}
+		if m == nil {
+			continue
+		}
+		v := m.Find(ip)
+		if v == nil || v.File == nil || v.File != f.File() {
+			continue
+		}
+		off := ip - v.Start + v.Pgoff*mm.PageSize
+		if off >= f.Offset && off-f.Offset < f.Size {
+			return true
+		}
+	}
+	return false
 }

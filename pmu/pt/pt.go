@@ -42,6 +42,7 @@ type ptCtx struct {
 	// TraceEn is set, whether or not an AUX transaction is still open.
 	hwBuf   *ptBuffer
 	hwEvent *pmu.Event
+	mm      *mm.MM // the address space of the task the CPU ran at since
 
 	// What RTIT_ADDRn_A/B and RTIT_CTL.ADDRn_CFG hold (pt->filters,
 	// pt_config_filters(); addr_filter.go).
@@ -89,6 +90,10 @@ type PMU struct {
 	// writing (the CPU ran outside every FilterEn range); TraceStops the
 	// times it entered a TraceStop range.
 	Filtered, TraceStops uint64
+	// FilterMissed counts the bytes of Filtered written while the CPU
+	// executed code a "filter" of the event names (its file mapped there
+	// now, or its kernel range): trace the user asked for and did not get.
+	FilterMissed uint64
 }
 
 // New builds the PMU on k: rate bytes/us, output regions of region bytes.
@@ -230,7 +235,7 @@ func (p *PMU) Start(c *cpu.CPU, e *pmu.Event, mode int) {
 	}
 	p.Starts++
 	p.accrue(c) // what the hardware wrote since the last look (TraceEn may have been left on)
-	priv := rb.AuxOutputBegin(c, &pt.handle, e.RB(), e)
+	priv := rb.AuxOutputBegin(c, &pt.handle, auxRB(e), e)
 	if priv == nil {
 		e.SetHWState(pmu.PERF_HES_STOPPED)
 		return
@@ -246,6 +251,16 @@ func (p *PMU) Start(c *cpu.CPU, e *pmu.Event, mode int) {
 	pt.hwBuf, pt.hwEvent = buf, e // pt_config_buffer(buf)
 	e.ItraceStarted(c)
 	p.config(c, e)
+}
+
+// auxRB is the ring perf_aux_output_begin() writes into: an inherited
+// event's output goes to its parent's (output_event = event->parent).
+// kernel/events/ring_buffer.c: perf_aux_output_begin()
+func auxRB(e *pmu.Event) *rb.Buffer {
+	if pe := e.Parent(); pe != nil {
+		return pe.RB()
+	}
+	return e.RB()
 }
 
 // config is pt_config(): allow resume, allow the NMI, start, allow pause, in
@@ -419,10 +434,14 @@ func (buf *ptBuffer) markerAt(pg uint64) uint64 {
 func (p *PMU) accrue(c *cpu.CPU) {
 	pt := &p.cpus[c.ID]
 	now := c.Now()
-	since, wasUser, ip, loop := pt.since, pt.user, pt.ip, pt.loop
+	since, wasUser, ip, loop, wasMM := pt.since, pt.user, pt.ip, pt.loop, pt.mm
 	pt.since = now
 	pt.user = c.Curr() != nil && c.Curr().User
 	pt.ip, pt.loop = p.taskIP(c, pt.user)
+	pt.mm = nil
+	if t := sched.TaskOf(c.Curr()); t != nil {
+		pt.mm = t.MM
+	}
 	// The hardware writes where RTIT_OUTPUT_BASE points, as RTIT_CTL says,
 	// whether or not the driver still has an AUX transaction open there.
 	e, buf := pt.hwEvent, pt.hwBuf
@@ -444,6 +463,9 @@ func (p *PMU) accrue(c *cpu.CPU) {
 		return
 	} else if !traced {
 		p.Filtered += n // outside every FilterEn range: PacketEn is 0
+		if filterNames(e, wasMM, ip) {
+			p.FilterMissed += n
+		}
 		return
 	}
 	if !buf.snapshot && buf.stopPos != 0 && buf.hwPos+n >= buf.stopPos {
@@ -547,7 +569,7 @@ func (p *PMU) interrupt(c *cpu.CPU) {
 	_ = rb.AuxOutputEnd(c, &pt.handle, size)
 	c.Step("intel_pt_interrupt:output-end")
 	if e.HWState() == 0 {
-		if rb.AuxOutputBegin(c, &pt.handle, e.RB(), e) == nil {
+		if rb.AuxOutputBegin(c, &pt.handle, auxRB(e), e) == nil {
 			e.SetHWState(pmu.PERF_HES_STOPPED)
 			pt.resumeAllowed = false
 			return
@@ -782,6 +804,8 @@ func init() {
 		func(p *PMU) int64 { return int64(p.Iterations) })
 	stat("pt.filtered", "trace bytes Intel PT's IP filter kept the hardware from writing (the CPU ran outside every FilterEn address range)",
 		func(p *PMU) int64 { return int64(p.Filtered) })
+	stat("pt.filter-missed", "trace bytes Intel PT's IP filter suppressed although the CPU ran code one of the event's \"filter\" address filters names (its file's region as the task maps it now, or its kernel range)",
+		func(p *PMU) int64 { return int64(p.FilterMissed) })
 	stat("pt.trace-stops", "times the CPU entered an Intel PT TraceStop address range (RTIT_STATUS.Stopped)",
 		func(p *PMU) int64 { return int64(p.TraceStops) })
 	stat("pt.add-ebusy", "pt_event_add() calls that failed -EBUSY: pt->handle.event still set (a transaction left open)",
