@@ -145,9 +145,9 @@ type toolAddrFilter struct {
 // tools/perf/util/auxtrace.c: parse_addr_filter(), parse_one_filter(), addr_filter__resolve_syms(), addr_filter__str()
 func parseToolAddrFilters(s string, resolve SymbolResolver) (string, error) {
 	bad := func(why string) error {
-		return fmt.Errorf("%sFailed to parse address filter: '%s'\n"+
-			"Filter format is: filter|start|stop|tracestop <start symbol or address> [/ <end symbol or size>] [@<file name>]\n"+
-			"Where multiple filters are separated by space or comma.\n", why, s)
+		return toolFilterError(why + "Failed to parse address filter: '" + s + "'\n" +
+			"Filter format is: filter|start|stop|tracestop <start symbol or address> [/ <end symbol or size>] [@<file name>]\n" +
+			"Where multiple filters are separated by space or comma.\n")
 	}
 	var out []string
 	rest := s
@@ -202,6 +202,12 @@ func parseToolAddrFilters(s string, resolve SymbolResolver) (string, error) {
 	}
 	return strings.Join(out, ","), nil
 }
+
+// toolFilterError is what perf prints (pr_err lines) when it cannot
+// parse an address filter.
+type toolFilterError string
+
+func (e toolFilterError) Error() string { return string(e) }
 
 // resolveSyms is addr_filter__resolve_syms(): the start (and the end) of a
 // range from function names; a lone function of a range action covers

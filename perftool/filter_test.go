@@ -30,7 +30,7 @@ func TestToolAddrFilters(t *testing.T) {
 		{in: "tracestop worker @ /usr/local/bin/app", want: "stop 0x1770/0x10@/usr/local/bin/app"},
 		{in: "start worker @ /a, stop main @ /a", want: "start 0x1770@/a,stop 0x1000@/a"},
 		{in: "filter worker", want: "filter 0xffffffff81001770/0x10"}, // the kernel's
-		{in: "filter 0x1000", want: "filter 0x1000/0x0"},               // the kernel refuses it (EINVAL)
+		{in: "filter 0x1000", want: "filter 0x1000/0x0"},              // the kernel refuses it (EINVAL)
 		{in: "stop 010", want: "stop 0x8"},
 		{in: "frob 0x1000/8", err: "Failed to parse address filter: 'frob 0x1000/8'\n" + usage},
 		{in: "filter", err: "Failed to parse address filter: 'filter'\n" + usage},
