@@ -41,6 +41,7 @@ type recordOpts struct {
 	strictFreq    bool
 	output        string      // -o
 	cgroups       []cgroupOpt // -G, in order (cgroup.go)
+	filters       []cmdFilter // --filter, each after len(events) -e options
 }
 
 // option is one perf record option this model understands.
@@ -67,6 +68,10 @@ func boolOpt(set func(o *recordOpts)) func(*recordOpts, string, string) error {
 // recordOptions lists the supported options (tools/perf/builtin-record.c: __record_options).
 var recordOptions = []option{
 	{'e', "event", 1, func(o *recordOpts, v, _ string) error { o.events = append(o.events, v); return nil }},
+	{0, "filter", 1, func(o *recordOpts, v, _ string) error {
+		o.filters = append(o.filters, cmdFilter{afterEvents: len(o.events), str: v})
+		return nil
+	}},
 	{'c', "count", 1, func(o *recordOpts, v, opt string) error {
 		// OPT_U64: parse-options.c get_value(): strtoull(arg, &s, 10),
 		// which saturates at ULLONG_MAX, perf's "unset"
@@ -182,7 +187,7 @@ var unsupported = map[string]bool{
 	"all-user": true, "all-kernel": true, "running-time": true, "timestamp": true, "T": true,
 	"no-buffering": true, "N": true, "inherit-stat": true, "period": true, "P": true,
 	"switch-output": true, "aio": true, "threads": true, "affinity": true, "mmap-flush": true,
-	"user-callchains": true, "kernel-callchains": true, "filter": true, "exclude-perf": true,
+	"user-callchains": true, "kernel-callchains": true, "exclude-perf": true,
 }
 
 func parseCPUList(s string) ([]int, error) {

@@ -65,6 +65,7 @@ func Parse(args []string, opts Options) (*Record, error) {
 		}
 	}
 	evCount := []int{len(p.evsels)} // the evsels the first i -e options made
+	var ends []int                  // the evsels after each -e (for --filter)
 	for _, e := range ro.events {
 		if err := p.parse(e); err != nil {
 			var xe *ExitError
@@ -74,10 +75,14 @@ func Parse(args []string, opts Options) (*Record, error) {
 			return nil, err
 		}
 		evCount = append(evCount, len(p.evsels))
+		ends = append(ends, len(p.evsels))
 	}
 	r.Evsels = p.evsels
 	if err := applyCgroups(r, ro, evCount); err != nil {
 		return nil, err
+	}
+	if xe := applyCmdFilters(r, ro, ends); xe != nil {
+		return &Record{Target: r.Target, Output: r.Output, Argv: r.Argv, Tool: r.Tool, NrCPUs: r.NrCPUs, Exit: xe}, nil
 	}
 
 	freq, interval, err := configFreq(r, ro, &opts)

@@ -47,7 +47,7 @@ func auxtraceInfo(typ uint32, priv []uint64) []byte {
 }
 
 // intelPTInfoPriv is intel_pt's priv[]: INTEL_PT_PMU_TYPE .. INTEL_PT_FILTER_STR_LEN
-// (tools/perf/util/intel-pt.h), no filter string. The config bits are those
+// (tools/perf/util/intel-pt.h) and the --filter string. The config bits are those
 // of the PMU's format (tsc, noretcomp, mtc, cyc; mtc_period's mask);
 // have_sched_switch is 2 when an evsel records context switches (the model's
 // perf adds no switch evsel of its own), 0 otherwise.
@@ -71,14 +71,32 @@ func (ss *Session) intelPTInfoPriv() []uint64 {
 	if !ss.R.Target.PerThread {
 		perCPU = 1
 	}
-	return []uint64{
+	priv := []uint64{
 		uint64(intelPT.typ),                       // INTEL_PT_PMU_TYPE
 		simTimeShift, simTimeMult, simTimeZero, 1, // time conversion, cap_user_time_zero
 		bit("tsc"), bit("noretcomp"), haveSchedSwitch, snapshot, perCPU,
 		bit("mtc"), mtcFreqBits, simTSCCTCRatioN, simTSCCTCRatioD, bit("cyc"),
 		simMaxNonTurboRatio,
-		0, // INTEL_PT_FILTER_STR_LEN: no --filter
 	}
+	// INTEL_PT_FILTER_STR_LEN, then the filter string of the first
+	// intel_pt evsel (intel_pt_find_filter()), NUL-terminated and padded
+	// to 8 bytes (intel_pt_filter_bytes())
+	var filter string
+	for i := range ss.R.Evsels {
+		if ss.R.Evsels[i].PMU == intelPT.name {
+			filter = ss.kernelFilter(i)
+			break
+		}
+	}
+	priv = append(priv, uint64(len(filter)))
+	if filter != "" {
+		b := make([]byte, (len(filter)+1+7)/8*8)
+		copy(b, filter)
+		for i := 0; i < len(b); i += 8 {
+			priv = append(priv, binary.LittleEndian.Uint64(b[i:]))
+		}
+	}
+	return priv
 }
 
 // CoreSight ETMv4 metadata (tools/perf/util/cs-etm.h).

@@ -96,6 +96,9 @@ type Evsel struct {
 	PMU        string
 	Tracepoint *Tracepoint // catalogue entry for PERF_TYPE_TRACEPOINT events
 	Cgroup     string      // -G: the cgroup (its path below the cgroupfs mount) it counts in; "" for none
+	// Filter is evsel->filter: --filter's string (an AUX tracer's in the
+	// kernel's form), written with PERF_EVENT_IOC_SET_FILTER after open.
+	Filter string
 
 	sampleRead bool
 	precMax    bool
@@ -103,6 +106,7 @@ type Evsel struct {
 	auxAction  string
 	auxSample  uint32
 	isDummy    bool
+	addrFilter bool // Filter is an address filter (filter.go)
 }
 
 // IsLeader reports whether the evsel leads its group (or is alone).

@@ -115,6 +115,8 @@ type Session struct {
 	Mmaps []*SessionMmap
 	// FDs are the fds perf_event_open returned, one per Record.Opens() entry.
 	FDs []int
+	// filters are the evsels' filters as perf writes them (filter.go).
+	filters map[int]string
 	// SideBandFDs are the BPF side-band evlist's fds (never read: no BPF
 	// program loads in the simulation).
 	SideBandFDs  []int
@@ -302,7 +304,13 @@ func (ss *Session) record(t *sched.Task) {
 			return
 		}
 	}
+	if ss.Err = ss.resolveFilters(); ss.Err != nil {
+		return
+	}
 	if ss.Err = ss.recordOpen(t); ss.Err != nil {
+		return
+	}
+	if ss.Err = ss.applyFilters(t); ss.Err != nil {
 		return
 	}
 	if ss.Err = ss.recordMmap(t); ss.Err != nil {

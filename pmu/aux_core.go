@@ -3,6 +3,7 @@ package pmu
 import (
 	"perfsim/cpu"
 	"perfsim/rb"
+	"perfsim/sched"
 	"perfsim/sim"
 	"perfsim/uapi"
 )
@@ -75,15 +76,29 @@ func (e *Event) AuxRecord(s rb.Stepper, head, size, flags uint64) {
 
 // ItraceStarted writes PERF_RECORD_ITRACE_START once per AUX event start in a
 // task: the first pmu::start of the event (event->attach_state & PERF_ATTACH_ITRACE).
+// An inherited event logs through its parent (the parent's flag, ring and
+// sample_id; the pid and tid of the task running it), so a child logs until
+// its parent itself has started (the flag it checks is the parent's).
 // kernel/events/core.c: perf_event_itrace_started() / perf_log_itrace_start()
 func (e *Event) ItraceStarted(c *cpu.CPU) {
-	if e.rb == nil || e.hw.target == nil || e.aux.itraceLogged(e) {
+	oe := e
+	if e.parent != nil {
+		oe = e.parent // perf_log_itrace_start(): "if (event->parent) event = event->parent;"
+	}
+	logged := e.k.aux.itraceStarted[oe] // oe->attach_state & PERF_ATTACH_ITRACE
+	e.aux.itraceLogged(e)               // perf_event_itrace_started(event)
+	if oe.rb == nil || e.hw.target == nil || logged {
 		return
 	}
 	t := e.hw.target
-	_ = rb.PerfOutputSideband(c, e.rb, e, &rb.ItraceStart{Pid: uint32(t.PID), Tid: uint32(t.TID)}, e.k.sidebandID(c, e), e.Attr.WriteBackward)
+	if cur := sched.TaskOf(c.Curr()); cur != nil && e.parent != nil {
+		t = cur // perf_event_pid(event, current)
+	}
+	_ = rb.PerfOutputSideband(c, oe.rb, oe, &rb.ItraceStart{Pid: uint32(t.PID), Tid: uint32(t.TID)}, e.k.sidebandID(c, oe), oe.Attr.WriteBackward)
 }
 
+// itraceLogged reports whether PERF_ATTACH_ITRACE is set on e (the
+// receiver is unused), setting it.
 func (a *eventAux) itraceLogged(e *Event) bool {
 	if e.k.aux.itraceStarted == nil {
 		e.k.aux.itraceStarted = map[*Event]bool{}

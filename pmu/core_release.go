@@ -171,6 +171,9 @@ func (k *Kernel) freeEvent(t *sched.Task, e *Event) {
 	if e.Attr.ContextSwitch {
 		k.nrSwitchEvents-- // unaccount_event()
 	}
+	if e.Attr.Mmap || e.Attr.MmapData {
+		k.nrMmapEvents-- // unaccount_event()
+	}
 	if e.rb != nil {
 		// "Can happen when we close an event with re-directed output."
 		k.S.MutexLock(t, &e.mmapMutex)

@@ -20,7 +20,8 @@
 //	wakeups, pending irq_work          event.go
 //	cgroup events (CONFIG_CGROUP_PERF) cgroup.go, cgroup_ledger.go (the cgroup-time-adds-up oracle)
 //	software PMUs (cpu-clock, ...)     pmu_sw.go
-//	tracepoints (perf_tp_event)        pmu_tp.go
+//	tracepoints (perf_tp_event)        pmu_tp.go, tp_filter.go (ftrace filters)
+//	address range filters              addr_filter.go (SET_FILTER, apply, exec, mmap adjust, sync)
 //	x86 core PMU (counters, PMI)       pmu_hw.go, pmu_hw_mode.go, pmi_forced.go, knob_pebs.go
 //
 // The ring buffer itself (kernel/events/ring_buffer.c) is package rb; the

@@ -122,8 +122,9 @@ type Event struct {
 	idHeaderSize int
 	fileRefs     int // struct file refcount: the fd plus every mapping
 	ownerTask    *sched.Task
-	tp           *tpSlot   // for tracepoint events: the tracepoint it is attached to
-	filter       *tpFilter // event->filter: the ftrace filter PERF_EVENT_IOC_SET_FILTER set (tp_filter.go)
+	tp           *tpSlot          // for tracepoint events: the tracepoint it is attached to
+	filter       *tpFilter        // event->filter: the ftrace filter PERF_EVENT_IOC_SET_FILTER set (tp_filter.go)
+	af           eventAddrFilters // address range filters (addr_filter.go)
 
 	// Samples counts samples written (observables).
 	Samples uint64

@@ -231,9 +231,13 @@ func (k *Kernel) perfEventAllocInherited(pe *Event, child *sched.Task, groupLead
 	}
 	e.pmu = pe.pmu
 	perfEventAllocAux(e)
+	k.perfEventAllocAddrFilters(e)
 	e.idHeaderSize = rb.IDHeaderSize(e.Attr.SampleType)
 	if e.Attr.ContextSwitch {
 		k.nrSwitchEvents++ // account_event()
+	}
+	if e.Attr.Mmap || e.Attr.MmapData {
+		k.nrMmapEvents++ // account_event()
 	}
 	k.events = append(k.events, e)
 	return e, nil

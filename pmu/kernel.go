@@ -42,6 +42,8 @@ type Kernel struct {
 	tickSeq                                       *cpu.PerCPU[tickSeq]
 	unthrottle                                    []*cpu.Timer
 	nrSwitchEvents                                int                   // nr_switch_events
+	nrMmapEvents                                  int                   // nr_mmap_events
+	afStats                                       afStats               // address filters (addr_filter.go)
 	mux                                           [][maxPMUs]muxHrtimer // per CPU, per PMU: the mux hrtimer (rotate.go)
 	cpuClock, taskClock                           *clockPMU
 	ipSysEnter, ipSysExit, ipSchedule, ipUserMain uint64

@@ -17,13 +17,13 @@ import (
 func (k *Kernel) TaskComm(t *sched.Task, exec bool) { k.perfEventComm(t, exec) }
 
 // TaskExec implements sched.ExecHook: perf_event_exec() enables the
-// enable_on_exec events and removes the remove_on_exec ones (core_exec.go).
-// Address filters (perf_event_addr_filters_exec()) are not modelled: no
-// PMU here takes PERF_EVENT_IOC_SET_FILTER's address ranges.
+// enable_on_exec events, removes the remove_on_exec ones (core_exec.go) and
+// clears the ranges of file address filters (addr_filter.go).
 // kernel/events/core.c: perf_event_exec()
 func (k *Kernel) TaskExec(t *sched.Task) {
 	k.EnableOnExec(t)
 	k.perfEventRemoveOnExec(t)
+	k.perfEventAddrFiltersExec(t)
 }
 
 // TaskMmap implements sched.MmapHook: PERF_RECORD_MMAP2 (attr.mmap2) or
@@ -33,6 +33,7 @@ func (k *Kernel) TaskExec(t *sched.Task) {
 // the device and inode.
 // kernel/events/core.c: perf_event_mmap() -> perf_event_mmap_event() -> perf_event_mmap_output()
 func (k *Kernel) TaskMmap(t *sched.Task, v *mm.VMA) {
+	k.perfAddrFiltersAdjust(t, v) // perf_event_mmap(): perf_addr_filters_adjust(vma) first
 	c := t.CPU()
 	exec := v.Flags&mm.VM_EXEC != 0
 	k.perfIterateSB(c, nil, func(e *Event) {

@@ -620,8 +620,8 @@ func (e *Event) perfTpFilterMatch(c *cpu.CPU, rec []byte) bool {
 }
 
 // SetFilter is ioctl(fd, PERF_EVENT_IOC_SET_FILTER, filter): a tracepoint
-// event's ftrace filter (EEXIST if it has one), or an address filter for a
-// PMU that has them (none here: EINVAL, as for every other event).
+// event's ftrace filter (EEXIST if it has one), or address filters for a
+// PMU that has them (addr_filter.go); EINVAL for every other event.
 // kernel/events/core.c: _perf_ioctl() case PERF_EVENT_IOC_SET_FILTER -> perf_event_set_filter()
 func (k *Kernel) SetFilter(t *sched.Task, fd int, filter string) (err error) {
 	k.S.Syscall(t, "ioctl", func(t *sched.Task) {
@@ -655,6 +655,11 @@ func (k *Kernel) SetFilter(t *sched.Task, fd int, filter string) (err error) {
 			err = k.ftraceProfileSetFilter(e, filter)
 			if mu != nil {
 				k.S.MutexLock(t, mu)
+			}
+		} else if hasAddrFilter(e) {
+			err = k.perfEventSetAddrFilter(t, e, filter)
+			if err == nil {
+				k.afStats.setFilters++
 			}
 		}
 		if mu != nil {

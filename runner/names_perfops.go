@@ -12,7 +12,9 @@ var perfOpNames = []NameEntry{
 	{"ioctl NAME REQUEST [ARG] [group]", "(task statement) perf_ioctl(): REQUEST is ENABLE, DISABLE, RESET, REFRESH N, PERIOD N, SET_OUTPUT NAME|-1, " +
 		"SET_FILTER, ID, PAUSE_OUTPUT 0|1, MODIFY_ATTRIBUTES, SET_BPF, QUERY_BPF (PERF_EVENT_IOC_ prefix optional) or a number; group: PERF_IOC_FLAG_GROUP"},
 	{"ioctl NAME SET_FILTER FILTER...", "(task statement) PERF_EVENT_IOC_SET_FILTER: the rest of the line is a tracepoint's ftrace filter (prev_pid == 5 && prev_comm ~ \"ba*\"), " +
-		"parsed against its format's fields as ftrace_profile_set_filter() does (EINVAL, EPERM, ENOENT, ESRCH for a bad one, EEXIST for a second); perf_tp_event() drops what it rejects (tp.filtered)"},
+		"parsed against its format's fields as ftrace_profile_set_filter() does (EINVAL, EPERM, ENOENT, ESRCH for a bad one, EEXIST for a second); perf_tp_event() drops what it rejects (tp.filtered); " +
+		"on an AUX event with address filters (intel_pt) the kernel's address filter string (filter 0x1770/0x10@/usr/local/bin/app, stop ADDR[/SIZE][@FILE], start ...): " +
+		"perf_event_set_addr_filter() (EINVAL, ERANGE for a bad one; EOPNOTSUPP where the PMU cannot do it), replacing the event's filters"},
 	{"ioctl NAME MODIFY_ATTRIBUTES [-e] EVENT [FIELD=VALUE...]", "(task statement) PERF_EVENT_IOC_MODIFY_ATTRIBUTES with the attr EVENT and FIELDs build: a breakpoint's " +
 		"bp_addr, bp_type, bp_len, disabled and sig_data may change (perf_event_modify_breakpoint()); anything else EINVAL, another PMU EOPNOTSUPP"},
 	{"fcntl NAME F_SETFL O_ASYNC|0 | F_SETOWN TASK|self|PID | F_SETSIG SIG | F_GETFL | F_GETOWN | F_GETSIG", "(task statement) fcntl() on the perf fd: O_ASYNC puts the file on the event's fasync list (perf_fasync()); " +

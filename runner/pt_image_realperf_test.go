@@ -26,7 +26,7 @@ import (
 // 6.1 on the PATH.
 func TestRealPerfFollowsPTImages(t *testing.T) {
 	perf := perf61(t, "the real perf's intel_pt decoder is the judge of the synthetic images")
-	for _, name := range []string{"aux-munmap-split", "pt-full-buffer-zero-size"} {
+	for _, name := range []string{"aux-munmap-split", "pt-full-buffer-zero-size", "pt-addr-filter-fork"} {
 		t.Run(name, func(t *testing.T) {
 			r, dir, path := recordBuiltin61(t, name)
 			p := r.Perf.(*pmuRun)

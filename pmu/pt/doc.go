@@ -34,8 +34,17 @@
 // pt-reset-markers-carry): an upstream bug, reported with a proposed patch
 // in docs/upstream/pt-reset-markers-carry.md (knob pt-reset-markers=proposed).
 //
-// Not modelled: address filters, so no pt_config() runs with the group's
-// counters live (only __perf_event_stop()'s restart for a filter change does
-// that upstream; sched-in, enable and unthrottle run with them disabled or
-// stopped) and no PAUSE can land inside it; single-range output; VMX.
+// IP filtering (addr_filter.go): nr_addr_filters is the "pmu intel_pt
+// addr-ranges=N" attribute (CPUID leaf 0x14 subleaf 1 EAX[2:0], 2 by
+// default); pt_event_addr_filters_validate() refuses "start" and
+// single-address filters and more than N; pt_config() syncs the event's
+// ranges (pt_event_addr_filters_sync(), clamped to canonical addresses)
+// into RTIT_ADDRn_A/B and ADDRn_CFG. The hardware then writes trace only
+// for stretches whose IP is inside a FilterEn range (each stretch is
+// bracketed by TIP.PGE and TIP.PGD already) and stops at a TraceStop range
+// (RTIT_STATUS.Stopped; the TraceStop packet itself is not written).
+// pt.filter-missed is the oracle: trace suppressed where a filter names the
+// code.
+//
+// Not modelled: single-range output; VMX.
 package pt

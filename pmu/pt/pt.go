@@ -42,6 +42,11 @@ type ptCtx struct {
 	// TraceEn is set, whether or not an AUX transaction is still open.
 	hwBuf   *ptBuffer
 	hwEvent *pmu.Event
+	mm      *mm.MM // the address space of the task the CPU ran at since
+
+	// What RTIT_ADDRn_A/B and RTIT_CTL.ADDRn_CFG hold (pt->filters,
+	// pt_config_filters(); addr_filter.go).
+	filters ptFilters
 }
 
 // ptBuffer is struct pt_buffer, the driver's aux_priv.
@@ -68,6 +73,9 @@ type PMU struct {
 	region uint64 // output region size in bytes
 	cpus   []ptCtx
 
+	addrRanges int                       // PT_CAP_num_address_ranges: pmu->nr_addr_filters
+	filters    map[*pmu.Event]*ptFilters // each event's hw.addr_filters
+
 	// Observations for outcomes and invariants (not driver state).
 	Produced, Dropped   uint64 // trace bytes produced; bytes lost to a stopped buffer
 	TraceAfterStop      uint64 // times TraceEn was left on after pt_event_stop
@@ -78,6 +86,14 @@ type PMU struct {
 	// Iterations counts the loop iterations the trace shows (a taken TNT
 	// bit each, pmu.ImageLoopInsns instructions each).
 	Iterations uint64
+	// Filtered counts the trace bytes the IP filter kept the hardware from
+	// writing (the CPU ran outside every FilterEn range); TraceStops the
+	// times it entered a TraceStop range.
+	Filtered, TraceStops uint64
+	// FilterMissed counts the bytes of Filtered written while the CPU
+	// executed code a "filter" of the event names (its file mapped there
+	// now, or its kernel range): trace the user asked for and did not get.
+	FilterMissed uint64
 }
 
 // New builds the PMU on k: rate bytes/us, output regions of region bytes.
@@ -92,7 +108,7 @@ func New(k *pmu.Kernel, rate int64, region uint64, caps uint32) *PMU {
 // STOP (pt_buffer_reset_markers(): "in the worst case, wake up the consumer
 // one page before hard stop").
 func NewWithSkid(k *pmu.Kernel, rate int64, region uint64, caps uint32, skid sim.Duration) *PMU {
-	p := &PMU{k: k, rate: rate, region: region, caps: caps, cpus: make([]ptCtx, len(k.M.CPUs))}
+	p := &PMU{k: k, rate: rate, region: region, caps: caps, cpus: make([]ptCtx, len(k.M.CPUs)), addrRanges: 2, filters: map[*pmu.Event]*ptFilters{}}
 	p.SetSoftwareContext() // pt_pmu.pmu.task_ctx_nr = perf_sw_context
 	for i := range p.cpus {
 		c := k.M.CPUs[i]
@@ -147,6 +163,7 @@ func (p *PMU) EventInit(e *pmu.Event) error {
 	if e.Attr.Type != TypeIntelPT {
 		return uapi.ENOENT
 	}
+	p.addrFiltersInit(e)
 	return nil
 }
 
@@ -218,7 +235,7 @@ func (p *PMU) Start(c *cpu.CPU, e *pmu.Event, mode int) {
 	}
 	p.Starts++
 	p.accrue(c) // what the hardware wrote since the last look (TraceEn may have been left on)
-	priv := rb.AuxOutputBegin(c, &pt.handle, e.RB(), e)
+	priv := rb.AuxOutputBegin(c, &pt.handle, auxRB(e), e)
 	if priv == nil {
 		e.SetHWState(pmu.PERF_HES_STOPPED)
 		return
@@ -236,11 +253,22 @@ func (p *PMU) Start(c *cpu.CPU, e *pmu.Event, mode int) {
 	p.config(c, e)
 }
 
+// auxRB is the ring perf_aux_output_begin() writes into: an inherited
+// event's output goes to its parent's (output_event = event->parent).
+// kernel/events/ring_buffer.c: perf_aux_output_begin()
+func auxRB(e *pmu.Event) *rb.Buffer {
+	if pe := e.Parent(); pe != nil {
+		return pe.RB()
+	}
+	return e.RB()
+}
+
 // config is pt_config(): allow resume, allow the NMI, start, allow pause, in
 // that order (08c7454ceb94).
 // arch/x86/events/intel/pt.c: pt_config()
 func (p *PMU) config(c *cpu.CPU, e *pmu.Event) {
 	pt := &p.cpus[c.ID]
+	p.configFilters(c, e) // reg = pt_config_filters(event)
 	old := p.knob("pt-pause-resume") == "pre-08c7454ceb94"
 	if !old {
 		pt.resumeAllowed = true
@@ -406,10 +434,14 @@ func (buf *ptBuffer) markerAt(pg uint64) uint64 {
 func (p *PMU) accrue(c *cpu.CPU) {
 	pt := &p.cpus[c.ID]
 	now := c.Now()
-	since, wasUser, ip, loop := pt.since, pt.user, pt.ip, pt.loop
+	since, wasUser, ip, loop, wasMM := pt.since, pt.user, pt.ip, pt.loop, pt.mm
 	pt.since = now
 	pt.user = c.Curr() != nil && c.Curr().User
 	pt.ip, pt.loop = p.taskIP(c, pt.user)
+	pt.mm = nil
+	if t := sched.TaskOf(c.Curr()); t != nil {
+		pt.mm = t.MM
+	}
 	// The hardware writes where RTIT_OUTPUT_BASE points, as RTIT_CTL says,
 	// whether or not the driver still has an AUX transaction open there.
 	e, buf := pt.hwEvent, pt.hwBuf
@@ -419,7 +451,23 @@ func (p *PMU) accrue(c *cpu.CPU) {
 	if (wasUser && e.Attr.ExcludeUser) || (!wasUser && e.Attr.ExcludeKernel) {
 		return
 	}
+	if pt.status&rtitStatusStopped != 0 { // TraceStop (or the ToPA STOP) hit: no packets
+		return
+	}
 	n := uint64(int64(now-since)*p.rate/1000) / PacketSize * PacketSize
+	if traced, stop := pt.ipFilter(ip); stop {
+		// The IP entered a TraceStop range: RTIT_STATUS.Stopped, no more
+		// packets until the driver clears it (pt_handle_status()).
+		pt.status |= rtitStatusStopped
+		p.TraceStops++
+		return
+	} else if !traced {
+		p.Filtered += n // outside every FilterEn range: PacketEn is 0
+		if filterNames(e, wasMM, ip) {
+			p.FilterMissed += n
+		}
+		return
+	}
 	if !buf.snapshot && buf.stopPos != 0 && buf.hwPos+n >= buf.stopPos {
 		p.Dropped += buf.hwPos + n - buf.stopPos
 		n = buf.stopPos - buf.hwPos
@@ -521,7 +569,7 @@ func (p *PMU) interrupt(c *cpu.CPU) {
 	_ = rb.AuxOutputEnd(c, &pt.handle, size)
 	c.Step("intel_pt_interrupt:output-end")
 	if e.HWState() == 0 {
-		if rb.AuxOutputBegin(c, &pt.handle, e.RB(), e) == nil {
+		if rb.AuxOutputBegin(c, &pt.handle, auxRB(e), e) == nil {
 			e.SetHWState(pmu.PERF_HES_STOPPED)
 			pt.resumeAllowed = false
 			return
@@ -684,7 +732,7 @@ func init() {
 	pmu.RegisterDriver(pmu.Driver{
 		Name:  "intel_pt",
 		Help:  "Intel PT (arch/x86/events/intel/pt.c): AUX area trace at rate=BYTES_PER_US into output regions of region=SIZE; PMI at INT/STOP markers, up to skid=DURATION late",
-		Attrs: map[string][]string{"rate": {pmu.ValueInt}, "region": {pmu.ValueSize}, "skid": {pmu.ValueDuration}},
+		Attrs: map[string][]string{"rate": {pmu.ValueInt}, "region": {pmu.ValueSize}, "skid": {pmu.ValueDuration}, "addr-ranges": {pmu.ValueInt}},
 		Caps:  []string{"aux-pause", "itrace", "exclusive", "aux-prefer-large", "aux-no-sg"},
 		Knobs: Knobs, StepPoints: stepPoints,
 		New: func(k *pmu.Kernel, attrs map[string]string) (pmu.PMU, error) {
@@ -718,7 +766,15 @@ func init() {
 					caps |= capWords[w]
 				}
 			}
-			return NewWithSkid(k, rate, region, caps, skid), nil
+			p := NewWithSkid(k, rate, region, caps, skid)
+			if v, ok := attrs["addr-ranges"]; ok {
+				n, err := pmu.ParseAttrInt(v)
+				if err != nil || n < 0 || n > 4 { // EAX[2:0]; four RTIT_ADDRn pairs
+					return nil, fmt.Errorf("addr-ranges=%s: expected 0 to 4 (CPUID.(EAX=14H,ECX=1):EAX[2:0], PT_CAP_num_address_ranges)", v)
+				}
+				p.addrRanges = int(n)
+			}
+			return p, nil
 		},
 	})
 }
@@ -746,6 +802,12 @@ func init() {
 	stat("pt.produced", "trace bytes the Intel PT hardware wrote into AUX areas", func(p *PMU) int64 { return int64(p.Produced) })
 	stat("pt.iterations", "loop iterations of the synthetic images' code the Intel PT trace shows (a TNT bit and a TIP each; pmu.ImageLoopInsns instructions)",
 		func(p *PMU) int64 { return int64(p.Iterations) })
+	stat("pt.filtered", "trace bytes Intel PT's IP filter kept the hardware from writing (the CPU ran outside every FilterEn address range)",
+		func(p *PMU) int64 { return int64(p.Filtered) })
+	stat("pt.filter-missed", "trace bytes Intel PT's IP filter suppressed although the CPU ran code one of the event's \"filter\" address filters names (its file's region as the task maps it now, or its kernel range)",
+		func(p *PMU) int64 { return int64(p.FilterMissed) })
+	stat("pt.trace-stops", "times the CPU entered an Intel PT TraceStop address range (RTIT_STATUS.Stopped)",
+		func(p *PMU) int64 { return int64(p.TraceStops) })
 	stat("pt.add-ebusy", "pt_event_add() calls that failed -EBUSY: pt->handle.event still set (a transaction left open)",
 		func(p *PMU) int64 { return int64(p.AddBusy) })
 }
