@@ -74,6 +74,9 @@ func (k *Kernel) perfEventReleaseKernel(t *sched.Task, e *Event) {
 			k.perfRemoveFromContext(t, e)
 		}
 		e.state = StateDead
+		if e.parent == nil && e.Attr.Inherit && len(e.childList) == 0 {
+			e.inhAtRelease = &[2]int64{e.count + e.childCount, k.familyCount(e)} // the oracle's last look (inherit_observe.go)
+		}
 		k.S.MutexUnlock(t, mu)
 		k.perfEventReleaseChildren(t, e)
 	}

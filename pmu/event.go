@@ -98,8 +98,13 @@ type Event struct {
 	// PERF_SAMPLE_READ part whatever perf_output_read_group() then writes.
 	readSize int
 
-	count                              int64 // local64_t count
-	childCount                         int64 // atomic64_t child_count
+	count      int64 // local64_t count
+	childCount int64 // atomic64_t child_count
+	// inhAtRelease is, for an inherit original released (its fd closed)
+	// once its children were gone, count + child_count and what the family
+	// counted at that moment: what inherited-read-adds-up judges, since
+	// nobody can read it after (inherit_observe.go).
+	inhAtRelease                       *[2]int64
 	totalTimeEnabled, totalTimeRunning sim.Duration
 	tstamp                             sim.Time    // ctx time of the last state change
 	cgrp                               *perfCgroup // event->cgrp: a cgroup event's cgroup (cgroup.go)

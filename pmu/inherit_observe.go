@@ -165,20 +165,27 @@ func (k *Kernel) inheritViolation(cpuID int, msg string) {
 }
 
 // InheritCheck is the end-of-run judgement: for every original inherit event
-// whose children have all exited and that was not released, count + child_count equals what the family
-// counted (nothing lost, nothing twice).
+// whose children have all exited, count + child_count equals what the family
+// counted (nothing lost, nothing twice), at the end or, for one released
+// after its children were gone, when it was released.
 func (k *Kernel) InheritCheck() []InheritViolation {
 	var out []InheritViolation
 	for _, e := range k.inheritOriginals() {
 		if len(e.childList) > 0 || e.Attr.InheritStat {
 			continue
 		}
+		got, truth := e.count+e.childCount, k.familyCount(e)
 		if e.life.freeQueued {
-			// Released (its fd closed): perf_event_release_kernel() took its
-			// children off with DETACH_CHILD, unsynced; nobody can read it.
-			continue
+			// Released (its fd closed, or closed at its process's exit):
+			// judged as it was when released if its children were all gone
+			// then; otherwise perf_event_release_kernel() took them off with
+			// DETACH_CHILD, unsynced, and nobody can read it.
+			if e.inhAtRelease == nil {
+				continue
+			}
+			got, truth = e.inhAtRelease[0], e.inhAtRelease[1]
 		}
-		if got, truth := e.count+e.childCount, k.familyCount(e); got != truth {
+		if got != truth {
 			out = append(out, InheritViolation{Invariant: "inherited-read-adds-up", T: k.now(), CPU: -1,
 				Message: fmt.Sprintf("event %d: count %d + child_count %d = %d, but it and its %d copies counted %d",
 					e.id, e.count, e.childCount, got, k.countChildrenOf(e), truth)})
