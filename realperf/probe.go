@@ -93,17 +93,20 @@ func LoadProbe(dir string) (*Probe, error) {
 }
 
 // Probes loads every probe under dir (the directories with a probe.txt).
-func Probes(dir string) ([]*Probe, error) {
+func Probes(dir string) ([]*Probe, error) { return loadEach(dir, "probe.txt", LoadProbe) }
+
+// loadEach loads, with load, every directory under dir that holds file.
+func loadEach[T any](dir, file string, load func(string) (T, error)) ([]T, error) {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, err
 	}
-	var out []*Probe
+	var out []T
 	for _, e := range ents {
-		if _, err := os.Stat(filepath.Join(dir, e.Name(), "probe.txt")); err != nil {
+		if _, err := os.Stat(filepath.Join(dir, e.Name(), file)); err != nil {
 			continue
 		}
-		p, err := LoadProbe(filepath.Join(dir, e.Name()))
+		p, err := load(filepath.Join(dir, e.Name()))
 		if err != nil {
 			return nil, err
 		}

@@ -74,24 +74,7 @@ func LoadKVProbe(dir string) (*KVProbe, error) {
 }
 
 // KVProbes loads every probe under dir with a probe-kv.txt.
-func KVProbes(dir string) ([]*KVProbe, error) {
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		return nil, err
-	}
-	var out []*KVProbe
-	for _, e := range ents {
-		if _, err := os.Stat(filepath.Join(dir, e.Name(), "probe-kv.txt")); err != nil {
-			continue
-		}
-		p, err := LoadKVProbe(filepath.Join(dir, e.Name()))
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, p)
-	}
-	return out, nil
-}
+func KVProbes(dir string) ([]*KVProbe, error) { return loadEach(dir, "probe-kv.txt", LoadKVProbe) }
 
 // Real reads real.txt's "KEY VALUE" lines.
 func (p *KVProbe) Real() (map[string]int64, error) {
