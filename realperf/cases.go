@@ -56,19 +56,9 @@ type Case struct {
 //	baseline CASE
 func LoadCase(dir string) (*Case, error) {
 	path := filepath.Join(dir, "case.txt")
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
 	c := &Case{Name: filepath.Base(dir), Dir: dir, Within: map[string]float64{}, Range: map[string]float64{},
 		Explain: map[string]string{}, Build: "cc -O2 -o workload workload.c", Runs: 1}
-	for n, line := range strings.Split(string(b), "\n") {
-		line = strings.TrimSpace(line)
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		verb, rest, _ := strings.Cut(line, " ")
-		bad := func(want string) error { return fmt.Errorf("%s:%d: %s: want %s", path, n+1, line, want) }
+	if err := eachDirective(path, func(verb, rest, line string, bad func(want string) error) error {
 		switch verb {
 		case "perf":
 			c.Perf = line
@@ -78,12 +68,12 @@ func LoadCase(dir string) (*Case, error) {
 			c.Target = rest
 		case "baseline":
 			if rest == "" {
-				return nil, bad("baseline CASE")
+				return bad("baseline CASE")
 			}
 			c.Baseline = rest
 		case "compare":
 			if rest == "" {
-				return nil, bad("compare KEY")
+				return bad("compare KEY")
 			}
 			c.Compare = append(c.Compare, rest)
 		case "within":
@@ -96,11 +86,11 @@ func LoadCase(dir string) (*Case, error) {
 				}
 			}
 			if i < 1 {
-				return nil, bad("within KEY PCT% WHY")
+				return bad("within KEY PCT% WHY")
 			}
 			pct, err := strconv.ParseFloat(strings.TrimSuffix(f[i], "%"), 64)
 			if err != nil || i == len(f)-1 {
-				return nil, bad("within KEY PCT% WHY")
+				return bad("within KEY PCT% WHY")
 			}
 			c.Within[strings.Join(f[:i], " ")] = pct
 		case "range":
@@ -115,29 +105,32 @@ func LoadCase(dir string) (*Case, error) {
 				}
 			}
 			if i < 1 || i == len(f)-1 {
-				return nil, bad("range KEY xFACTOR WHY")
+				return bad("range KEY xFACTOR WHY")
 			}
 			fac, _ := strconv.ParseFloat(f[i][1:], 64)
 			if fac < 1 {
-				return nil, bad("range KEY xFACTOR WHY with FACTOR >= 1")
+				return bad("range KEY xFACTOR WHY with FACTOR >= 1")
 			}
 			c.Range[strings.Join(f[:i], " ")] = fac
 		case "runs":
 			n, err := strconv.Atoi(rest)
 			if err != nil || n < 1 {
-				return nil, bad("runs N (N >= 1)")
+				return bad("runs N (N >= 1)")
 			}
 			c.Runs = n
 		case "explain":
 			// ": " ends the key: keys hold tracepoint names (sched:sched_switch)
 			k, why, ok := strings.Cut(rest, ": ")
 			if !ok || strings.TrimSpace(why) == "" {
-				return nil, bad("explain KEY-PREFIX: WHY")
+				return bad("explain KEY-PREFIX: WHY")
 			}
 			c.Explain[strings.TrimSpace(k)] = strings.TrimSpace(why)
 		default:
-			return nil, bad("perf, build, target, compare, within, range, runs, explain or baseline")
+			return bad("perf, build, target, compare, within, range, runs, explain or baseline")
 		}
+		return nil
+	}); err != nil {
+		return nil, err
 	}
 	if c.Perf == "" {
 		return nil, fmt.Errorf("%s: no perf line", path)
@@ -364,4 +357,26 @@ func (c *Case) explained(k string) bool {
 		}
 	}
 	return false
+}
+
+// eachDirective calls fn with each line of the directive file path that is
+// not blank or a # comment: its first word, the rest, the whole line, and
+// bad, which makes the error naming path:line and what was wanted.
+func eachDirective(path string, fn func(verb, rest, line string, bad func(want string) error) error) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	for n, line := range strings.Split(string(b), "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		verb, rest, _ := strings.Cut(line, " ")
+		bad := func(want string) error { return fmt.Errorf("%s:%d: %s: want %s", path, n+1, line, want) }
+		if err := fn(verb, rest, line, bad); err != nil {
+			return err
+		}
+	}
+	return nil
 }

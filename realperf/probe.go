@@ -47,44 +47,37 @@ type ProbeReal struct {
 //	tolerance POINTS WHY
 func LoadProbe(dir string) (*Probe, error) {
 	path := filepath.Join(dir, "probe.txt")
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
 	p := &Probe{Name: filepath.Base(dir), Dir: dir, Build: "cc -O2 -o workload workload.c"}
-	for n, line := range strings.Split(string(b), "\n") {
-		line = strings.TrimSpace(line)
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		verb, rest, _ := strings.Cut(line, " ")
-		bad := func(want string) error { return fmt.Errorf("%s:%d: %s: want %s", path, n+1, line, want) }
+	if err := eachDirective(path, func(verb, rest, line string, bad func(want string) error) error {
 		switch verb {
 		case "build":
 			p.Build = rest
 		case "child-cpu":
 			d, err := time.ParseDuration(rest)
 			if err != nil || d <= 0 {
-				return nil, bad("child-cpu DURATION (2ms)")
+				return bad("child-cpu DURATION (2ms)")
 			}
 			p.ChildCPU = d
 		case "variant":
 			head, cmd, ok := strings.Cut(rest, " -- ")
 			f := strings.Fields(head)
 			if !ok || len(f) != 2 || strings.TrimSpace(cmd) == "" {
-				return nil, bad("variant NAME SIM -- CMD")
+				return bad("variant NAME SIM -- CMD")
 			}
 			p.Variants = append(p.Variants, ProbeVariant{Name: f[0], Sim: f[1], Cmd: strings.TrimSpace(cmd)})
 		case "tolerance":
 			pts, why, _ := strings.Cut(rest, " ")
 			v, err := strconv.ParseFloat(pts, 64)
 			if err != nil || v < 0 || strings.TrimSpace(why) == "" {
-				return nil, bad("tolerance POINTS WHY")
+				return bad("tolerance POINTS WHY")
 			}
 			p.Tolerance, p.Why = v, strings.TrimSpace(why)
 		default:
-			return nil, bad("build, child-cpu, variant or tolerance")
+			return bad("build, child-cpu, variant or tolerance")
 		}
+		return nil
+	}); err != nil {
+		return nil, err
 	}
 	if len(p.Variants) == 0 || p.ChildCPU == 0 {
 		return nil, fmt.Errorf("%s: needs child-cpu and at least one variant", path)

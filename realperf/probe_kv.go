@@ -36,36 +36,29 @@ type KVKey struct {
 //	differs KEY SIM OBSERVABLE: WHY
 func LoadKVProbe(dir string) (*KVProbe, error) {
 	path := filepath.Join(dir, "probe-kv.txt")
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
 	p := &KVProbe{Name: filepath.Base(dir), Dir: dir, Build: "cc -O2 -o workload workload.c"}
-	for n, line := range strings.Split(string(b), "\n") {
-		line = strings.TrimSpace(line)
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		verb, rest, _ := strings.Cut(line, " ")
-		bad := func(want string) error { return fmt.Errorf("%s:%d: %s: want %s", path, n+1, line, want) }
+	if err := eachDirective(path, func(verb, rest, line string, bad func(want string) error) error {
 		switch verb {
 		case "build":
 			p.Build = rest
 		case "run":
 			if rest == "" {
-				return nil, bad("run CMD")
+				return bad("run CMD")
 			}
 			p.Runs = append(p.Runs, rest)
 		case "compare", "differs":
 			head, why, _ := strings.Cut(rest, ": ")
 			f := strings.Fields(head)
 			if len(f) != 3 || (verb == "differs") != (strings.TrimSpace(why) != "") {
-				return nil, bad("compare KEY SIM OBSERVABLE or differs KEY SIM OBSERVABLE: WHY")
+				return bad("compare KEY SIM OBSERVABLE or differs KEY SIM OBSERVABLE: WHY")
 			}
 			p.Keys = append(p.Keys, KVKey{Key: f[0], Sim: f[1], Observable: f[2], Why: strings.TrimSpace(why)})
 		default:
-			return nil, bad("build, run, compare or differs")
+			return bad("build, run, compare or differs")
 		}
+		return nil
+	}); err != nil {
+		return nil, err
 	}
 	if len(p.Runs) == 0 || len(p.Keys) == 0 {
 		return nil, fmt.Errorf("%s: needs a run and a key", path)
