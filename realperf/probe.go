@@ -111,26 +111,22 @@ func loadEach[T any](dir, file string, load func(string) (T, error)) ([]T, error
 // Real reads real.txt: `variant NAME delta N child-cpu N` lines (comments
 // give the kernel and the commands).
 func (p *Probe) Real() (map[string]ProbeReal, error) {
-	path := filepath.Join(p.Dir, "real.txt")
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
 	out := map[string]ProbeReal{}
-	for n, line := range strings.Split(string(b), "\n") {
+	err := eachDirective(filepath.Join(p.Dir, "real.txt"), func(_, _, line string, bad func(string) error) error {
 		f := strings.Fields(line)
-		if len(f) == 0 || strings.HasPrefix(f[0], "#") {
-			continue
-		}
 		if len(f) != 6 || f[0] != "variant" || f[2] != "delta" || f[4] != "child-cpu" {
-			return nil, fmt.Errorf("%s:%d: want variant NAME delta N child-cpu N", path, n+1)
+			return bad("variant NAME delta N child-cpu N")
 		}
 		d, err1 := strconv.ParseInt(f[3], 10, 64)
 		c, err2 := strconv.ParseInt(f[5], 10, 64)
 		if err1 != nil || err2 != nil || c <= 0 {
-			return nil, fmt.Errorf("%s:%d: want variant NAME delta N child-cpu N (integers, child-cpu > 0)", path, n+1)
+			return bad("variant NAME delta N child-cpu N (integers, child-cpu > 0)")
 		}
 		out[f[1]] = ProbeReal{Delta: d, ChildCPU: c}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }

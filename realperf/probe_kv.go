@@ -71,22 +71,18 @@ func KVProbes(dir string) ([]*KVProbe, error) { return loadEach(dir, "probe-kv.t
 
 // Real reads real.txt's "KEY VALUE" lines.
 func (p *KVProbe) Real() (map[string]int64, error) {
-	path := filepath.Join(p.Dir, "real.txt")
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
 	out := map[string]int64{}
-	for n, line := range strings.Split(string(b), "\n") {
+	err := eachDirective(filepath.Join(p.Dir, "real.txt"), func(_, _, line string, bad func(string) error) error {
 		f := strings.Fields(line)
-		if len(f) == 0 || strings.HasPrefix(f[0], "#") {
-			continue
-		}
 		v, err := strconv.ParseInt(f[len(f)-1], 10, 64)
 		if len(f) != 2 || err != nil {
-			return nil, fmt.Errorf("%s:%d: want KEY VALUE", path, n+1)
+			return bad("KEY VALUE")
 		}
 		out[f[0]] = v
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }
