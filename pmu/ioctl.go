@@ -16,6 +16,11 @@ func (k *Kernel) Ioctl(t *sched.Task, fd int, cmd uint64, arg uint64) (ret uint6
 		e, ref, lerr := k.fdget(t, fd) // SYSCALL_DEFINE3(ioctl): CLASS(fd, f)(fd)
 		if lerr != nil {
 			err = lerr
+			if t.Files != nil && t.Files.Fget(int64(fd)) != nil {
+				// an open fd of another file: vfs_ioctl() runs its own
+				// ->unlocked_ioctl, which knows no PERF_EVENT_IOC_* (-ENOIOCTLCMD)
+				err = uapi.ENOTTY
+			}
 			return
 		}
 		defer k.fdput(t, e, ref)

@@ -131,6 +131,9 @@ func TestIoctlRules(t *testing.T) {
 		io("REFRESH", samp, uapi.PERF_EVENT_IOC_REFRESH, 1)
 		io("unknown", samp, 0x2499, 0)
 		io("bad fd", 99, uapi.PERF_EVENT_IOC_ENABLE, 0)
+		regular, _ := tk.Files.Install(mc.s.FS.Lookup("/etc/passwd"), false)
+		io("ENABLE on a regular file's fd", regular, uapi.PERF_EVENT_IOC_ENABLE, 0)
+		io("SET_OUTPUT to a regular file's fd", fwd0b, uapi.PERF_EVENT_IOC_SET_OUTPUT, uint64(regular))
 		id, err := mc.k.Ioctl(tk, samp, uapi.PERF_EVENT_IOC_ID, 0)
 		if err != nil || id != mc.k.EventOf(tk, samp).ID() {
 			t.Errorf("IOC_ID = %d, %v; want %d", id, err, mc.k.EventOf(tk, samp).ID())
@@ -144,6 +147,8 @@ func TestIoctlRules(t *testing.T) {
 		"PAUSE_OUTPUT without a buffer: EINVAL", "PAUSE_OUTPUT with nr_pages 0: EINVAL", "PAUSE_OUTPUT: ok",
 		"REFRESH a counting event: EINVAL", "REFRESH an inherited event: EINVAL", "REFRESH: ok",
 		"unknown: ENOTTY", "bad fd: EBADF",
+		"ENABLE on a regular file's fd: ENOTTY", // its own ->unlocked_ioctl knows no perf command
+		"SET_OUTPUT to a regular file's fd: EBADF", // perf_fget_light(): not perf_fops
 	}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("(-want +got):\n%s", d)
