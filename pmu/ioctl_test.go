@@ -147,7 +147,7 @@ func TestIoctlRules(t *testing.T) {
 		"PAUSE_OUTPUT without a buffer: EINVAL", "PAUSE_OUTPUT with nr_pages 0: EINVAL", "PAUSE_OUTPUT: ok",
 		"REFRESH a counting event: EINVAL", "REFRESH an inherited event: EINVAL", "REFRESH: ok",
 		"unknown: ENOTTY", "bad fd: EBADF",
-		"ENABLE on a regular file's fd: ENOTTY", // its own ->unlocked_ioctl knows no perf command
+		"ENABLE on a regular file's fd: ENOTTY",    // its own ->unlocked_ioctl knows no perf command
 		"SET_OUTPUT to a regular file's fd: EBADF", // perf_fget_light(): not perf_fops
 	}
 	if d := cmp.Diff(want, got); d != "" {
