@@ -81,8 +81,9 @@ func (k *Kernel) perfRead(t *sched.Task, e *Event) ([]byte, error) {
 			}
 		}
 		// perf_read_group() fills a kzalloc(event->read_size) buffer and
-		// returns read_size bytes: a promoted sibling's stale read_size
-		// (perf_group_detach()) returns zeroed entries past its nr.
+		// returns read_size bytes: with group-detach-read-size=stale a
+		// promoted sibling's old read_size (perf_group_detach()) returns
+		// zeroed entries past its nr.
 		if len(out) < e.readSize {
 			out = append(out, make([]byte, e.readSize-len(out))...)
 		}
