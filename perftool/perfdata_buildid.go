@@ -2,7 +2,6 @@ package perftool
 
 import (
 	"encoding/binary"
-	"sort"
 	"strings"
 
 	"perfsim/rb"
@@ -140,23 +139,17 @@ func (d *PerfData) buildIDTable() []BuildIDEntry {
 		if cpumode != uapi.PERF_RECORD_MISC_USER {
 			return nil
 		}
-		for _, m := range *mapsOf(pid) {
-			if ip >= m.start && ip < m.end {
-				return m.dso
+		if ms := maps[pid]; ms != nil {
+			for _, m := range *ms {
+				if ip >= m.start && ip < m.end {
+					return m.dso
+				}
 			}
 		}
 		return nil
 	}
-	recs := d.Parsed()
-	order := make([]int, 0, len(recs))
-	for i := range recs {
-		if recs[i].Dec != nil {
-			order = append(order, i)
-		}
-	}
-	sort.SliceStable(order, func(a, b int) bool { return recs[order[a]].Time() < recs[order[b]].Time() })
-	for _, i := range order {
-		r := &recs[i]
+	for _, i := range d.timeOrder() {
+		r := &d.Records[i]
 		switch {
 		case r.Dec.Sample != nil && r.Evsel >= 0:
 			s := r.Dec.Sample

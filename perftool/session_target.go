@@ -95,12 +95,7 @@ func (ss *Session) synthesizeThreadMap(t *sched.Task) {
 		}
 	}
 	var b []byte
-	one := func(x *sched.Task) {
-		b = append(b, synthComm(a, x.PID, x.TID, x.Comm)...)
-		if x.TID == x.PID && x.MM != nil { // "send mmap only for thread group leader"
-			b = append(b, synthMmapEvents(a, x)...)
-		}
-	}
+	one := func(x *sched.Task) { b = append(b, synthThread(a, x, x.Comm, false)...) }
 	for _, tid := range ss.R.Threads {
 		x := byTID[tid]
 		if x == nil {
@@ -139,17 +134,30 @@ func (ss *Session) synthesizeThreads(t *sched.Task) {
 		if x == ss.Workload {
 			comm = workloadComm // forked, not yet exec'd
 		}
+		b = append(b, synthThread(a, x, comm, true)...)
+	}
+	ss.writeSynth(t, b)
+}
+
+// synthThread is what __event__synthesize_thread() writes for one thread:
+// with full (a -a/-C session) a FORK first, then its COMM, and for a
+// process's leader the MMAP2s of its executable mappings ("send mmap only
+// for thread group leader").
+// tools/perf/util/synthetic-events.c: __event__synthesize_thread()
+func synthThread(a *pmu.Attr, x *sched.Task, comm string, full bool) []byte {
+	var b []byte
+	if full {
 		ppid := x.PID // perf_event__synthesize_fork(): a thread's parent is its leader
 		if x.TID == x.PID {
 			ppid = x.PPID // the leader's: PPid of /proc/PID/status
 		}
-		b = append(b, synthFork(a, x.PID, x.TID, ppid)...)
-		b = append(b, synthComm(a, x.PID, x.TID, comm)...)
-		if x.TID == x.PID && x.MM != nil {
-			b = append(b, synthMmapEvents(a, x)...)
-		}
+		b = synthFork(a, x.PID, x.TID, ppid)
 	}
-	ss.writeSynth(t, b)
+	b = append(b, synthComm(a, x.PID, x.TID, comm)...)
+	if x.TID == x.PID && x.MM != nil {
+		b = append(b, synthMmapEvents(a, x)...)
+	}
+	return b
 }
 
 // miscForkExec is PERF_RECORD_MISC_FORK_EXEC, perf's own mark on the FORKs
