@@ -219,12 +219,9 @@ func (d *RaceDetector) access(c *CPU, f Footprint) {
 	cell.last[c.ID][accessClass(f.Op)] = r
 }
 
-// conflict reports a and b, concurrent, unless KCSAN allows them: both
-// marked, or either data_race().
+// conflict reports a and b, concurrent (access() already left out what
+// KCSAN allows: data_race() accesses and marked pairs).
 func (d *RaceDetector) conflict(f Footprint, a, b raceRec) {
-	if (a.op.IsMarked() && b.op.IsMarked()) || a.op.IsIntended() || b.op.IsIntended() {
-		return
-	}
 	fns := []string{a.fn, b.fn}
 	slices.Sort(fns) // the title names them in one order, whichever ran first
 	key := f.Field + "|" + fns[0] + "|" + fns[1] + "|" + a.op.String() + "|" + b.op.String()

@@ -235,11 +235,12 @@ func (k *Kernel) __perfEventRead(c *cpu.CPU, e *Event, group bool) {
 // kernel/events/core.c: perf_release() -> perf_event_release_kernel()
 func (k *Kernel) Close(t *sched.Task, fd int) (err error) {
 	k.S.Syscall(t, "close", func(t *sched.Task) {
-		if _, err = k.lookup(t, fd); err != nil {
+		var e *Event
+		if e, err = k.lookup(t, fd); err != nil {
 			return
 		}
-		f, _ := t.Files.Close(int64(fd)) // file_close_fd()
-		k.fput(t, f.Anon.(*Event))
+		t.Files.Close(int64(fd)) // file_close_fd()
+		k.fput(t, e)
 	})
 	return err
 }
