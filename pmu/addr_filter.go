@@ -441,10 +441,7 @@ func (k *Kernel) perfEventAddrFiltersApply(t *sched.Task, e *Event) {
 			*fr = AddrFilterRange{}
 		}
 	}
-	e.af.gen++
-	k.afStats.genBumps++
-	t.Step("perf_event_addr_filters_apply:gen-bumped")
-	k.perfEventStop(t, e, true)
+	k.afRestart(t, e, "perf_event_addr_filters_apply:gen-bumped")
 }
 
 // perfAddrFilterApply finds the first file mapping of mm the filter
@@ -526,10 +523,7 @@ func (k *Kernel) perfEventAddrFiltersExec(t *sched.Task) {
 		if restart == 0 {
 			continue
 		}
-		e.af.gen++
-		k.afStats.genBumps++
-		t.Step("perf_event_addr_filters_exec:gen-bumped")
-		k.perfEventStop(t, e, true)
+		k.afRestart(t, e, "perf_event_addr_filters_exec:gen-bumped")
 	}
 }
 
@@ -560,11 +554,18 @@ func (k *Kernel) perfAddrFiltersAdjust(t *sched.Task, v *mm.VMA) {
 		if restart == 0 {
 			continue
 		}
-		e.af.gen++
-		k.afStats.genBumps++
-		t.Step("perf_addr_filters_adjust:gen-bumped")
-		k.perfEventStop(t, e, true)
+		k.afRestart(t, e, "perf_addr_filters_adjust:gen-bumped")
 	}
+}
+
+// afRestart publishes e's new ranges: addr_filters_gen++ (the driver
+// re-syncs at its next start), then perf_event_stop(event, 1) restarts it.
+// kernel/events/core.c: perf_event_addr_filters_apply(), perf_event_addr_filters_exec(), __perf_addr_filters_adjust()
+func (k *Kernel) afRestart(t *sched.Task, e *Event, step string) {
+	e.af.gen++
+	k.afStats.genBumps++
+	t.Step(step)
+	k.perfEventStop(t, e, true)
 }
 
 // afStats counts what the address filter code did (observables).
