@@ -81,12 +81,9 @@ func (e *Event) AuxRecord(s rb.Stepper, head, size, flags uint64) {
 // its parent itself has started (the flag it checks is the parent's).
 // kernel/events/core.c: perf_event_itrace_started() / perf_log_itrace_start()
 func (e *Event) ItraceStarted(c *cpu.CPU) {
-	oe := e
-	if e.parent != nil {
-		oe = e.parent // perf_log_itrace_start(): "if (event->parent) event = event->parent;"
-	}
+	oe := e.OutputEvent()               // perf_log_itrace_start(): "if (event->parent) event = event->parent;"
 	logged := e.k.aux.itraceStarted[oe] // oe->attach_state & PERF_ATTACH_ITRACE
-	e.aux.itraceLogged(e)               // perf_event_itrace_started(event)
+	e.k.setItraceStarted(e)             // perf_event_itrace_started(event)
 	if oe.rb == nil || e.hw.target == nil || logged {
 		return
 	}
@@ -97,17 +94,22 @@ func (e *Event) ItraceStarted(c *cpu.CPU) {
 	_ = rb.PerfOutputSideband(c, oe.rb, oe, &rb.ItraceStart{Pid: uint32(t.PID), Tid: uint32(t.TID)}, e.k.sidebandID(c, oe), oe.Attr.WriteBackward)
 }
 
-// itraceLogged reports whether PERF_ATTACH_ITRACE is set on e (the
-// receiver is unused), setting it.
-func (a *eventAux) itraceLogged(e *Event) bool {
-	if e.k.aux.itraceStarted == nil {
-		e.k.aux.itraceStarted = map[*Event]bool{}
+// setItraceStarted sets PERF_ATTACH_ITRACE on e.
+func (k *Kernel) setItraceStarted(e *Event) {
+	if k.aux.itraceStarted == nil {
+		k.aux.itraceStarted = map[*Event]bool{}
 	}
-	if e.k.aux.itraceStarted[e] {
-		return true
+	k.aux.itraceStarted[e] = true
+}
+
+// OutputEvent is the event whose ring an event's output goes to: an
+// inherited event writes into its parent's.
+// kernel/events/ring_buffer.c: perf_aux_output_begin(), __perf_output_begin() ("if (event->parent) event = event->parent")
+func (e *Event) OutputEvent() *Event {
+	if e.parent != nil {
+		return e.parent
 	}
-	e.k.aux.itraceStarted[e] = true
-	return false
+	return e
 }
 
 // sidebandID is the sample_id data of a side-band record written now on c

@@ -235,7 +235,7 @@ func (p *PMU) Start(c *cpu.CPU, e *pmu.Event, mode int) {
 	}
 	p.Starts++
 	p.accrue(c) // what the hardware wrote since the last look (TraceEn may have been left on)
-	priv := rb.AuxOutputBegin(c, &pt.handle, auxRB(e), e)
+	priv := rb.AuxOutputBegin(c, &pt.handle, e.OutputEvent().RB(), e)
 	if priv == nil {
 		e.SetHWState(pmu.PERF_HES_STOPPED)
 		return
@@ -251,16 +251,6 @@ func (p *PMU) Start(c *cpu.CPU, e *pmu.Event, mode int) {
 	pt.hwBuf, pt.hwEvent = buf, e // pt_config_buffer(buf)
 	e.ItraceStarted(c)
 	p.config(c, e)
-}
-
-// auxRB is the ring perf_aux_output_begin() writes into: an inherited
-// event's output goes to its parent's (output_event = event->parent).
-// kernel/events/ring_buffer.c: perf_aux_output_begin()
-func auxRB(e *pmu.Event) *rb.Buffer {
-	if pe := e.Parent(); pe != nil {
-		return pe.RB()
-	}
-	return e.RB()
 }
 
 // config is pt_config(): allow resume, allow the NMI, start, allow pause, in
@@ -569,7 +559,7 @@ func (p *PMU) interrupt(c *cpu.CPU) {
 	_ = rb.AuxOutputEnd(c, &pt.handle, size)
 	c.Step("intel_pt_interrupt:output-end")
 	if e.HWState() == 0 {
-		if rb.AuxOutputBegin(c, &pt.handle, auxRB(e), e) == nil {
+		if rb.AuxOutputBegin(c, &pt.handle, e.OutputEvent().RB(), e) == nil {
 			e.SetHWState(pmu.PERF_HES_STOPPED)
 			pt.resumeAllowed = false
 			return
