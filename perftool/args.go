@@ -38,6 +38,7 @@ type recordOpts struct {
 	buildIDMmap   *bool // --[no-]buildid-mmap; nil: the tool's default
 	noBuildID     bool  // -B/--no-buildid
 	buildIDAll    bool  // --buildid-all
+	recordCgroup  bool  // --all-cgroups
 	strictFreq    bool
 	output        string      // -o
 	cgroups       []cgroupOpt // -G, in order (cgroup.go)
@@ -172,6 +173,7 @@ var recordOptions = []option{
 	{0, "no-buildid-mmap", 0, boolOpt(func(o *recordOpts) { o.buildIDMmap = new(false) })},
 	{'B', "no-buildid", 0, boolOpt(func(o *recordOpts) { o.noBuildID = true })},
 	{0, "buildid-all", 0, boolOpt(func(o *recordOpts) { o.buildIDAll = true })},
+	{0, "all-cgroups", 0, boolOpt(func(o *recordOpts) { o.recordCgroup = true })},
 	{0, "strict-freq", 0, boolOpt(func(o *recordOpts) { o.strictFreq = true })},
 	{'o', "output", 1, func(o *recordOpts, v, _ string) error { o.output = v; return nil }},
 	{'q', "quiet", 0, boolOpt(func(*recordOpts) {})},

@@ -141,6 +141,10 @@ func evselConfig(r *Record, i int, ro *recordOpts, opts *Options, freq, interval
 	// with --buildid-mmap.
 	a.BuildID = track && ro.buildIDMmapOn(t61)
 	a.ContextSwitch = track && ro.switchEvents // opts->record_switch_events
+	if ro.recordCgroup {
+		a.Cgroup = track // && !perf_missing_features.cgroup
+		a.SampleType |= uapi.PERF_SAMPLE_CGROUP
+	}
 	a.Ksymbol = track
 	a.BPFEvent = track && !ro.noBPFEvent
 	if ro.callgraph != nil && ro.callgraph.deferred {

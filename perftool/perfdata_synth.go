@@ -62,7 +62,30 @@ func (ss *Session) synthesizeHeaderRecords() {
 		b = append(b, d.kernelMmapRecord()...)
 	}
 	b = append(b, ss.threadMapRecord()...)
-	ss.headerSynth = append(b, cpuMapRecord(ss.mapCPUs())...)
+	b = append(b, cpuMapRecord(ss.mapCPUs())...)
+	if ss.R.AllCgroups {
+		b = ss.cgroupRecords(b)
+	}
+	ss.headerSynth = b
+}
+
+// cgroupRecords appends a PERF_RECORD_CGROUP for each cgroup of the
+// perf_event hierarchy (the unified one here), the root first, then each
+// directory before its children: its id (name_to_handle_at()'s handle, the
+// kernfs id) and its path below the mount, with a zeroed sample_id trailer
+// of the first attr's layout (machine->id_hdr_size).
+// tools/perf/util/synthetic-events.c: perf_event__synthesize_cgroups() -> perf_event__walk_cgroup_tree()
+func (ss *Session) cgroupRecords(b []byte) []byte {
+	a := &ss.Data.Attrs[0].Attr
+	var walk func(cg *sched.Cgroup)
+	walk = func(cg *sched.Cgroup) {
+		b = rb.AppendRecord(b, &rb.Cgroup{ID: cg.ID, Path: cg.String()}, a.SampleType, a.SampleIDAll, nil)
+		for _, c := range cg.Children() {
+			walk(c)
+		}
+	}
+	walk(ss.S.CgroupRoot())
+	return b
 }
 
 // timeConvRecord is PERF_RECORD_TIME_CONV: time_shift, time_mult,

@@ -135,9 +135,13 @@ type Record struct {
 	// BuildIDTable is !rec->no_buildid (see PerfData.BuildIDTable);
 	// BuildIDAll is --buildid-all.
 	BuildIDTable, BuildIDAll bool
-	Argv                     []string // the command line after `perf record` (HEADER_CMDLINE)
-	Tool                     Tool     // the perf version that parsed it
-	NrCPUs                   int      // the machine's online CPUs
+	// AllCgroups is --all-cgroups (opts.record_cgroup): the samples carry
+	// PERF_SAMPLE_CGROUP, the tracking event attr.cgroup, and perf
+	// synthesizes a PERF_RECORD_CGROUP for every cgroup at its start.
+	AllCgroups bool
+	Argv       []string // the command line after `perf record` (HEADER_CMDLINE)
+	Tool       Tool     // the perf version that parsed it
+	NrCPUs     int      // the machine's online CPUs
 	// Exit, when set, is perf giving up on the command line (an option
 	// this perf version lacks): the session prints it and fails at once.
 	Exit     *ExitError

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"perfsim/cpu"
+	"perfsim/rb"
 	"perfsim/sched"
 	"perfsim/sim"
 	"perfsim/uapi"
@@ -137,6 +138,27 @@ type cgroupHook struct{ k *Kernel }
 // CgroupOnline is perf_cgroup_css_alloc() + perf_cgroup_css_online().
 func (h cgroupHook) CgroupOnline(cg *sched.Cgroup) {
 	cg.Priv = &perfCgroup{cg: cg, info: make([]perfCgroupInfo, len(h.k.M.CPUs)), refs: 1}
+	h.k.perfEventCgroup(cg)
+}
+
+// perfEventCgroup writes PERF_RECORD_CGROUP {id, path} for a cgroup that
+// came online to every event with attr.cgroup that hears the side band of
+// the CPU the mkdir runs on.
+// kernel/events/core.c: perf_event_cgroup() -> perf_event_cgroup_output()
+func (k *Kernel) perfEventCgroup(cg *sched.Cgroup) {
+	if k.nrCgroupEvents == 0 { // "if (!atomic_read(&nr_cgroup_events)) return;"
+		return
+	}
+	c := k.curCPU()
+	if c == nil {
+		return // a cgroup made before anything runs: no event exists yet
+	}
+	r := &rb.Cgroup{ID: cg.ID, Path: cg.String()} // cgroup_path()
+	k.perfIterateSB(c, nil, func(e *Event) {
+		if oe := e.outputEvent(); e.Attr.Cgroup && oe.rb != nil { // perf_event_cgroup_match()
+			_ = rb.PerfOutputSideband(c, oe.rb, oe, r, k.sidebandID(c, e), e.Attr.WriteBackward)
+		}
+	})
 }
 
 // CgroupOffline drops the css's online reference (css_kill()).

@@ -251,12 +251,7 @@ func (k *Kernel) perfEventAlloc(a *Attr, cpuID int, task *sched.Task, groupLeade
 	perfEventAllocAux(e)
 	k.perfEventAllocAddrFilters(e)
 	e.idHeaderSize = rb.IDHeaderSize(e.Attr.SampleType)
-	if e.Attr.ContextSwitch {
-		k.nrSwitchEvents++ // account_event()
-	}
-	if e.Attr.Mmap || e.Attr.MmapData {
-		k.nrMmapEvents++ // account_event()
-	}
+	k.accountEvent(e)
 	k.events = append(k.events, e)
 	return e, nil
 }

@@ -171,12 +171,7 @@ func (k *Kernel) freeEvent(t *sched.Task, e *Event) {
 		}
 		t.Spend(ipiCost)
 	}
-	if e.Attr.ContextSwitch {
-		k.nrSwitchEvents-- // unaccount_event()
-	}
-	if e.Attr.Mmap || e.Attr.MmapData {
-		k.nrMmapEvents-- // unaccount_event()
-	}
+	k.unaccountEvent(e)
 	if e.rb != nil {
 		// "Can happen when we close an event with re-directed output."
 		k.S.MutexLock(t, &e.mmapMutex)

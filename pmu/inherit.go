@@ -233,12 +233,7 @@ func (k *Kernel) perfEventAllocInherited(pe *Event, child *sched.Task, groupLead
 	perfEventAllocAux(e)
 	k.perfEventAllocAddrFilters(e)
 	e.idHeaderSize = rb.IDHeaderSize(e.Attr.SampleType)
-	if e.Attr.ContextSwitch {
-		k.nrSwitchEvents++ // account_event()
-	}
-	if e.Attr.Mmap || e.Attr.MmapData {
-		k.nrMmapEvents++ // account_event()
-	}
+	k.accountEvent(e) // counts nothing: e.parent is set
 	k.events = append(k.events, e)
 	return e, nil
 }

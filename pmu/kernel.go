@@ -43,6 +43,7 @@ type Kernel struct {
 	unthrottle                                    []*cpu.Timer
 	nrSwitchEvents                                int                   // nr_switch_events
 	nrMmapEvents                                  int                   // nr_mmap_events
+	nrCgroupEvents                                int                   // nr_cgroup_events
 	afStats                                       afStats               // address filters (addr_filter.go)
 	mux                                           [][maxPMUs]muxHrtimer // per CPU, per PMU: the mux hrtimer (rotate.go)
 	cpuClock, taskClock                           *clockPMU

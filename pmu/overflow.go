@@ -257,6 +257,11 @@ func (k *Kernel) perfPrepareSample(c *cpu.CPU, e *Event, s *rb.Sample, chain *[]
 		}
 		s.Callchain = k.perfCallchain(c, e, chain, r)
 	}
+	if st&uapi.PERF_SAMPLE_CGROUP != 0 {
+		// task_css_check(current, perf_event_cgrp_id, 1)->cgroup: the idle
+		// task is in the root cgroup.
+		s.Cgroup = k.S.CgroupOf(sched.TaskOf(c.Curr())).ID
+	}
 	k.perfSampleUser(e, s, r) // after the parts before it: the stack dump is sized to fit
 	if st&uapi.PERF_SAMPLE_AUX != 0 {
 		k.prepareSampleAux(c, e, s)

@@ -26,6 +26,8 @@ func FuzzDecodeAttr(f *testing.F) {
 	f.Add(sample(uapi.PERF_RECORD_SAMPLE, 4, 0xdeadbeef), uint64(uapi.PERF_SAMPLE_RAW), uint64(0), uint64(0), uint64(0), false)
 	f.Add(sample(uapi.PERF_RECORD_LOST, 1, 5), st, uint64(0), uint64(0), uint64(0), true)
 	f.Add(sample(uapi.PERF_RECORD_COMM, 0x0000006500000065, 0x6f6f66), st, uint64(0), uint64(0), uint64(0), true)
+	f.Add(sample(uapi.PERF_RECORD_CGROUP, 1, 0x2f), st, uint64(0), uint64(0), uint64(0), false)
+	f.Add(sample(uapi.PERF_RECORD_SAMPLE, 0x401000, 7), uint64(uapi.PERF_SAMPLE_IP|uapi.PERF_SAMPLE_CGROUP), uint64(0), uint64(0), uint64(0), false)
 	f.Add([]byte{1, 0, 0, 0, 0, 0, 4, 0}, st, uint64(0), uint64(0), uint64(0), true)
 	f.Add([]byte{}, uint64(0), uint64(0), uint64(0), uint64(0), false)
 	f.Fuzz(func(t *testing.T, rec []byte, sampleType, readFormat, regs, branch uint64, idAll bool) {

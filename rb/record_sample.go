@@ -57,6 +57,9 @@ type Sample struct {
 	// DataSrc is PERF_SAMPLE_DATA_SRC: union perf_mem_data_src, PERF_MEM_NA
 	// unless a memory event says where the access was served.
 	DataSrc uint64
+	// Cgroup is PERF_SAMPLE_CGROUP: cgroup_id() of current's perf_event
+	// cgroup (task_css_check(current, perf_event_cgrp_id)).
+	Cgroup uint64
 	// Branches is PERF_SAMPLE_BRANCH_STACK: u64 nr, then (with
 	// PERF_SAMPLE_BRANCH_HW_INDEX in branch_sample_type, BranchHWIndex) the
 	// u64 hw_idx, then nr entries of 3 u64 each {from, to, flags}.
@@ -118,6 +121,9 @@ func SampleSize(s *Sample) (int, error) {
 		}
 	}
 	if t&uapi.PERF_SAMPLE_DATA_SRC != 0 {
+		n += 8
+	}
+	if t&uapi.PERF_SAMPLE_CGROUP != 0 {
 		n += 8
 	}
 	n += auxSampleBytes(s)
@@ -321,6 +327,9 @@ func encodeSampleBody(b []byte, s *Sample) int {
 	if t&uapi.PERF_SAMPLE_DATA_SRC != 0 {
 		put(s.DataSrc)
 	}
+	if t&uapi.PERF_SAMPLE_CGROUP != 0 { // after PHYS_ADDR, before DATA_PAGE_SIZE
+		put(s.Cgroup)
+	}
 	return n
 }
 
@@ -491,6 +500,9 @@ func DecodeSampleAttr(rec []byte, l SampleLayout) (*Sample, error) {
 	}
 	if t&uapi.PERF_SAMPLE_DATA_SRC != 0 {
 		s.DataSrc = d.u64()
+	}
+	if t&uapi.PERF_SAMPLE_CGROUP != 0 {
+		s.Cgroup = d.u64()
 	}
 	if t&uapi.PERF_SAMPLE_AUX != 0 {
 		decodeSampleAux(&d, s)

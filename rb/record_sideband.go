@@ -54,6 +54,15 @@ type Aux struct{ Offset, Size, Flags uint64 }
 // kernel/events/core.c: perf_event_itrace_started()
 type ItraceStart struct{ Pid, Tid uint32 }
 
+// Cgroup is PERF_RECORD_CGROUP {id, path}: a cgroup came online (or, from
+// perf, one that existed at its start). Path is cgroup_path(), "/" for the
+// root, NUL-terminated and zero-padded to 8 bytes.
+// kernel/events/core.c: perf_event_cgroup() -> perf_event_cgroup_output()
+type Cgroup struct {
+	ID   uint64
+	Path string
+}
+
 // taskCommLen is TASK_COMM_LEN.
 const taskCommLen = 16
 
@@ -146,6 +155,18 @@ func (r *Switch) appendBody(b []byte) []byte {
 		return b
 	}
 	return binary.LittleEndian.AppendUint32(binary.LittleEndian.AppendUint32(b, r.NextPrevPid), r.NextPrevTid)
+}
+
+// RecordType implements Sideband.
+func (*Cgroup) RecordType() uint32 { return uapi.PERF_RECORD_CGROUP }
+
+// RecordMisc implements Sideband.
+func (*Cgroup) RecordMisc() uint16 { return 0 }
+func (r *Cgroup) bodySize() int    { return 8 + (len(r.Path)+1+7)&^7 } // ALIGN(strlen+1, sizeof(u64))
+func (r *Cgroup) appendBody(b []byte) []byte {
+	b = binary.LittleEndian.AppendUint64(b, r.ID)
+	b = append(b, r.Path...)
+	return append(b, make([]byte, r.bodySize()-8-len(r.Path))...)
 }
 
 // RecordType implements Sideband.
@@ -273,6 +294,14 @@ func DecodeAttr(rec []byte, l SampleLayout, sampleIDAll bool) (*Decoded, error) 
 		out.Sideband = c
 	case uapi.PERF_RECORD_MMAP, uapi.PERF_RECORD_MMAP2:
 		out.Sideband = decodeMmap(&d, hdr)
+	case uapi.PERF_RECORD_CGROUP:
+		c := &Cgroup{ID: d.u64()}
+		i := bytes.IndexByte(d.b, 0)
+		if i < 0 {
+			return nil, &ParseError{What: "cgroup path without NUL"}
+		}
+		c.Path, d.b = string(d.b[:i]), nil
+		out.Sideband = c
 	case uapi.PERF_RECORD_EXIT, uapi.PERF_RECORD_FORK:
 		out.Sideband = &Task{Fork: hdr.Type == uapi.PERF_RECORD_FORK, Pid: d.u32(), Ppid: d.u32(), Tid: d.u32(), Ptid: d.u32(), Time: d.u64()}
 	case uapi.PERF_RECORD_SWITCH:

@@ -117,6 +117,11 @@ func TestAppendRecordBytes(t *testing.T) {
 		{"switch in", &Switch{}, false, bs(hdr(14, 0, 8))},
 		{"switch cpu wide", &Switch{CPUWide: true, Out: true, NextPrevPid: 7, NextPrevTid: 8}, false, bs(hdr(15, 1<<13, 16), [2]uint32{7, 8})},
 		{"aux", &Aux{Offset: 0x1000, Size: 0x200, Flags: 1}, false, bs(hdr(11, 0, 32), uint64(0x1000), uint64(0x200), 1)},
+		// "/" + NUL -> 8 bytes; "/perfsim-test" (13) + NUL -> 16. The real
+		// perf 6.1's --all-cgroups record of the root here: [0x28] with a
+		// TID|TIME trailer (perf report -D: "PERF_RECORD_CGROUP cgroup: 1 /").
+		{"cgroup root", &Cgroup{ID: 1, Path: "/"}, false, bs(hdr(19, 0, 24), uint64(1), "/\x00\x00\x00\x00\x00\x00\x00")},
+		{"cgroup child", &Cgroup{ID: 4242, Path: "/perfsim-test"}, true, bs(hdr(19, 0, 80), uint64(4242), "/perfsim-test\x00\x00\x00", trailer)},
 		{"itrace start", &ItraceStart{Pid: 4, Tid: 5}, false, bs(hdr(12, 0, 16), [2]uint32{4, 5})},
 		{"throttle", &Throttle{Time: 7, ID: 8, StreamID: 9}, true, bs(hdr(5, 0, 80), uint64(7), uint64(8), uint64(9), trailer)},
 		{"unthrottle", &Throttle{Unthrottle: true, Time: 7, ID: 8, StreamID: 9}, false, bs(hdr(6, 0, 32), uint64(7), uint64(8), uint64(9))},
@@ -167,6 +172,7 @@ func TestDecodeRejectsBadBytes(t *testing.T) {
 		{"trailing bytes", bs(hdr(9, 0, 24), 1, 2), uapi.PERF_SAMPLE_IP},
 		{"unknown type", bs(hdr(77, 0, 8)), 0},
 		{"comm without NUL", bs(hdr(3, 0, 24), [2]uint32{1, 2}, "abcdefgh"), 0},
+		{"cgroup path without NUL", bs(hdr(19, 0, 24), uint64(1), "abcdefgh"), 0},
 		{"zero size", bs(hdr(9, 0, 0)), 0},
 	}
 	for _, tc := range tests {
@@ -184,6 +190,7 @@ func TestSampleRoundTrip(t *testing.T) {
 	le := binary.LittleEndian
 	s.RegsABI, s.RegsUser = 2, []uint64{1, 2, 3}                            // sample_regs_user 0x83
 	s.StackUser, s.StackDyn, s.DataSrc = make([]byte, 24), 16, 0x1e05080021 // uapi.PERF_MEM_NA
+	s.Cgroup = 0x1234
 	for _, tc := range []struct {
 		name string
 		rf   uint64

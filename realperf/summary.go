@@ -41,6 +41,10 @@ func RecordName(t uint32) string {
 	return fmt.Sprintf("TYPE%d", t)
 }
 
+// afterCgroup are the sample_type bits perf_output_sample() writes after
+// PERF_SAMPLE_CGROUP.
+const afterCgroup = uapi.PERF_SAMPLE_DATA_PAGE_SIZE | uapi.PERF_SAMPLE_CODE_PAGE_SIZE | uapi.PERF_SAMPLE_AUX
+
 // headerFeatEventDesc is HEADER_EVENT_DESC, bit 12 of adds_features.
 const headerFeatEventDesc = 12
 
@@ -52,6 +56,10 @@ const headerFeatEventDesc = 12
 //     all have one size, else -1;
 //   - comm NAME: COMM records naming NAME (exec ones and prctl ones alike);
 //   - comm-exec NAME: those with PERF_RECORD_MISC_COMM_EXEC;
+//   - cgroup PATH: PERF_RECORD_CGROUPs naming PATH (synthesized at perf's
+//     start or written by the kernel when a cgroup came online);
+//     samples-cgroup PATH: samples (with PERF_SAMPLE_CGROUP) whose cgroup
+//     id a CGROUP record before them named PATH ("" for an unnamed id);
 //   - lost: the records PERF_RECORD_LOSTs say the kernel dropped (their
 //     lost fields summed); lost-samples: the same of PERF_RECORD_LOST_SAMPLES.
 //
@@ -90,6 +98,7 @@ func Summarize(b []byte) (Summary, error) {
 	}
 	s := Summary{}
 	sizes := map[string]int64{}
+	cgroups := map[uint64]string{} // PERF_RECORD_CGROUP: id -> path
 	for _, r := range f.Records {
 		typ, misc, size := le.Uint32(r), le.Uint16(r[4:]), int64(le.Uint16(r[6:]))
 		s["records "+RecordName(typ)]++
@@ -113,6 +122,13 @@ func Summarize(b []byte) (Summary, error) {
 				return nil, fmt.Errorf("LOST_SAMPLES record of %d bytes", len(r))
 			}
 			s["lost-samples"] += int64(le.Uint64(r[8:]))
+		case uapi.PERF_RECORD_CGROUP: // {u64 id; char path[]}
+			if len(r) < 17 {
+				return nil, fmt.Errorf("CGROUP record of %d bytes", len(r))
+			}
+			path := cString(r[16:])
+			cgroups[le.Uint64(r[8:])] = path
+			s["cgroup "+path]++
 		case uapi.PERF_RECORD_READ:
 			// {pid, tid, struct read_format}: an exiting inherit_stat child's
 			// value (perf record -s), attributed through PERF_FORMAT_ID.
@@ -129,6 +145,10 @@ func Summarize(b []byte) (Summary, error) {
 			}
 			name := attrs[idx].name
 			s["samples "+name]++
+			if st := attrs[idx].sampleType; st&uapi.PERF_SAMPLE_CGROUP != 0 && st&afterCgroup == 0 {
+				// PERF_SAMPLE_CGROUP is the last field when nothing after it is set
+				s["samples-cgroup "+cgroups[le.Uint64(r[len(r)-8:])]]++
+			}
 			if old, ok := sizes[name]; !ok {
 				sizes[name] = size
 			} else if old != size {

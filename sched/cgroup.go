@@ -45,6 +45,20 @@ func (cg *Cgroup) IsDescendant(ancestor *Cgroup) bool {
 	return false
 }
 
+// Children are the cgroup's child directories that exist (not rmdir'ed),
+// in the order they were made. A readdir of cgroupfs lists them in kernfs's
+// order (kernfs_name_hash(), then the name), which the model does not
+// reproduce; perf only builds an id -> path map from them.
+func (cg *Cgroup) Children() []*Cgroup {
+	var out []*Cgroup
+	for _, c := range cg.children {
+		if !c.Removed {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
 // Dir is the cgroup's directory in the file system.
 func (cg *Cgroup) Dir() string {
 	if cg.Path == "" {
