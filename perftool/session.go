@@ -633,14 +633,9 @@ func (ss *Session) synthesize(t *sched.Task) {
 	ss.synthesizeThreads(t) // session_target.go
 }
 
-// evlistEnable enables every group leader on every fd.
-// tools/perf/util/evlist.c: __evlist__enable()
-func (ss *Session) evlistEnable(t *sched.Task) { ss.evlistIoctl(t, uapi.PERF_EVENT_IOC_ENABLE) }
-
-// evlistDisable disables every group leader on every fd.
-// tools/perf/util/evlist.c: __evlist__disable()
-func (ss *Session) evlistDisable(t *sched.Task) { ss.evlistIoctl(t, uapi.PERF_EVENT_IOC_DISABLE) }
-
+// evlistIoctl issues cmd on every group leader's fd from where t runs (the
+// scenario's enable/disable actions; perf's own enable and disable move to
+// each CPU first: session_affinity.go).
 func (ss *Session) evlistIoctl(t *sched.Task, cmd uint64) { ss.evlistIoctlArg(t, cmd, 0) }
 
 // evlistIoctlArg issues cmd with arg on every group leader's fd.

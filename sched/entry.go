@@ -179,6 +179,9 @@ func (s *Sched) sleep(t *Task, d sim.Duration) {
 // Wake makes a sleeping task runnable: try_to_wake_up(). See ttwu in wake.go.
 func (s *Sched) Wake(t *Task) { s.tryToWakeUp(t) }
 
+// SetAffinity is sched_setaffinity(0, m) by the running task t.
+func (s *Sched) SetAffinity(t *Task, m CPUMask) { s.setAffinity(t, m) }
+
 // setAffinity is sched_setaffinity() on the running task: if its CPU is no longer
 // allowed it is moved off it (migration_cpu_stop()).
 func (s *Sched) setAffinity(t *Task, m CPUMask) {
