@@ -23,22 +23,10 @@ import (
 // in /perfsim-test after the move. Skipped without perf 6.1.
 func TestRealPerfReportsAllCgroups(t *testing.T) {
 	perf := perf61(t, "the real perf reads the cgroup ids of the simulated samples")
-	f, err := Open("../realperf/testdata/all-cgroups/case.sim")
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	r, _, err := RunOnce(f, Options{Knobs: map[string]string{perftool.PerfVersionKnob.Name: "6.1"}, PerfDataDir: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	paths, err := r.WritePerfData(dir)
-	if err != nil || len(paths) != 1 {
-		t.Fatalf("perf.data: %v %v", paths, err)
-	}
+	_, _, path := recordBuiltin61(t, "../realperf/testdata/all-cgroups/case.sim")
 	// The model's own count, from the file: CGROUP records name the ids,
 	// samples carry them (one evsel: every record has its layout).
-	b, err := os.ReadFile(paths[0])
+	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +57,7 @@ func TestRealPerfReportsAllCgroups(t *testing.T) {
 	if want["/"] == 0 || want["/perfsim-test"] == 0 {
 		t.Fatalf("model samples by cgroup %v: want some in / and in /perfsim-test", want)
 	}
-	out, err := exec.Command(perf, "report", "-i", paths[0], "--stdio", "-F", "sample,cgroup").CombinedOutput()
+	out, err := exec.Command(perf, "report", "-i", path, "--stdio", "-F", "sample,cgroup").CombinedOutput()
 	if err != nil {
 		t.Fatalf("perf report: %v\n%s", err, out)
 	}

@@ -22,7 +22,7 @@ func perf61(t *testing.T, judge string) string {
 	return perf
 }
 
-// recordBuiltin61 runs a built-in as perf 6.1 records it and writes its one
+// recordBuiltin61 runs a built-in (or a scenario file) as perf 6.1 records it and writes its one
 // perf.data (and the images beside it) into a temporary directory: the run,
 // the directory (perf's --symfs) and the perf.data path.
 func recordBuiltin61(t *testing.T, name string) (r *Run, dir, path string) {
