@@ -75,7 +75,8 @@ func TestCoresightSnapshotTwice(t *testing.T) {
 // TestCoresightVarianceSpread runs coresight-snapshot-variance over 16
 // random schedules per behaviour (unbounded disturbances, as explore
 // --budget 1000 draws them) and checks the shape of the snapshot size's
-// spread: today it varies by whole buffers, the tool before 2f01c200d440
+// spread: today it varies by whole buffers, from several MiB to about 20
+// (seed 004's range), the tool before 2f01c200d440
 // takes at least one whole 4 MiB buffer and more than today's tool, and the
 // is-active gate never more than the running period's 3 MiB.
 func TestCoresightVarianceSpread(t *testing.T) {
@@ -102,6 +103,11 @@ func TestCoresightVarianceSpread(t *testing.T) {
 		mib(tLo), mib(tMed), mib(tHi), mib(pLo), mib(pMed), mib(pHi), mib(iLo), mib(iMed), mib(iHi))
 	if tHi-tLo < 4*MiB {
 		t.Errorf("today's snapshot should vary by a buffer or more: %s..%s", mib(tLo), mib(tHi))
+	}
+	// Seed 004 on its 6-CPU Juno with -S's default 4 MiB per CPU: "from
+	// several MBs to ~20MBs".
+	if tLo >= 8*MiB || tHi < 12*MiB || tHi > 24*MiB {
+		t.Errorf("today's snapshot sizes %s..%s: want several MiB up to ~20 MiB, as seed 004", mib(tLo), mib(tHi))
 	}
 	if pLo < 4*MiB || pMed <= tMed {
 		t.Errorf("pre-2f01c200d440 should take whole wrapped buffers: %s/%s vs today's median %s", mib(pLo), mib(pMed), mib(tMed))
