@@ -1,0 +1,391 @@
+package explore
+
+import (
+	"fmt"
+
+	"perfsim/cpu"
+	"perfsim/runner"
+	"perfsim/scenarios"
+	"perfsim/sim"
+)
+
+// The dpor strategy: stateless model checking by replay with sleep sets
+// (Godefroid, "Partial-order methods for the verification of concurrent
+// systems", 1996, ch. 5), an exhaustive search that runs one schedule of
+// each class of interleavings that differ only in the order of independent
+// fragments, where the footprints let it see that.
+//
+// A run is cut into fragments (cpu/segment.go): the code one context (a
+// CPU's task context, its irq, its NMI) runs from one boundary (a step
+// point, a handler's entry or return, the engine resuming the lane) to the
+// next. Two fragments are independent only when they are of different
+// contexts, both have a complete footprint (their start was declared with
+// cpu.DeclareComplete and every object they touch has a stable key) and
+// neither writes a field the other touches. Everything else (a fragment of
+// code nobody vouched for, a decision that is not "who runs", nmi-skid,
+// select_task_rq) is dependent with everything, so with no declaration the
+// search is the plain exhaustive tree: the reduction is only as large as
+// the annotations, never larger.
+//
+// The search is a depth-first walk of the decision tree. At a decision
+// whose options are agents (sim.Agent: a CPU runs on, its NMI or irq is
+// taken, a tied CPU goes first) the options run in order; an option whose
+// agent sleeps is skipped. When option o of node n is run after options
+// o' < o, the agents of those o' go to sleep with the footprint of the
+// fragment they ran first; a sleeping agent wakes when a fragment dependent
+// with that footprint runs. A run in which a sleeping agent must run (the
+// engine runs it without a decision, or every option sleeps) is equivalent
+// to one run before: it is stopped there (blocked) and not judged. When the
+// walk is done, every class was run: the search is exhaustive.
+
+// porAgent is who runs a fragment: one context of a lane.
+type porAgent struct {
+	lane int
+	ctx  cpu.Context
+}
+
+func (a porAgent) String() string { return fmt.Sprintf("cpu%d/%s", a.lane, a.ctx) }
+
+// porAccess is an access by a stable object name.
+type porAccess struct {
+	key, field string
+	write      bool
+}
+
+// porEvent is one fragment: whose, whether its footprint is complete, and
+// what it touched.
+type porEvent struct {
+	agent    porAgent
+	complete bool
+	fresh    bool // opened at a step point and nothing since: the chosen option's fragment
+	acc      []porAccess
+}
+
+func (e *porEvent) touch(a porAccess) {
+	for i := range e.acc {
+		if e.acc[i].key == a.key && e.acc[i].field == a.field {
+			e.acc[i].write = e.acc[i].write || a.write
+			return
+		}
+	}
+	e.acc = append(e.acc, a)
+}
+
+// porDependent reports whether two fragments may not be swapped.
+func porDependent(a, b *porEvent) bool {
+	if a.agent == b.agent || !a.complete || !b.complete {
+		return true
+	}
+	for _, x := range a.acc {
+		for _, y := range b.acc {
+			if x.key == y.key && x.field == y.field && (x.write || y.write) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// porSleeper is a sleeping agent and the fragment it would run.
+type porSleeper struct {
+	agent porAgent
+	ev    *porEvent
+}
+
+func asleep(a porAgent, set []porSleeper) bool {
+	for _, s := range set {
+		if s.agent == a {
+			return true
+		}
+	}
+	return false
+}
+
+// porNode is one decision on the walk's current path.
+type porNode struct {
+	n       int
+	what    string
+	agents  []porAgent // nil: not a choice of who runs; every option runs
+	taken   int
+	sleepIn []porSleeper // asleep on arrival
+	done    []porSleeper // the options run before taken, with their first fragments
+	first   *porEvent    // the first fragment of taken, in this run
+}
+
+// porSearch is the walk: the current path, and counts.
+type porSearch struct {
+	stack   []*porNode
+	Runs    int // schedules started
+	Blocked int // of them, stopped as equivalent to an earlier one
+}
+
+// porBlocked stops a run that only repeats a class already run.
+type porBlocked struct{}
+
+// porRun is one schedule of the walk: the chooser and the segment listener.
+type porRun struct {
+	s       *porSearch
+	m       *cpu.Machine
+	prefix  int // decisions below prefix replay the path
+	i       int // the next decision's index
+	sleep   []porSleeper
+	cur     *porEvent
+	want    *porNode // its first fragment is the next one opened
+	task    map[*cpu.Thread]string
+	irq     map[porAgent]string
+	err     error
+	blocked bool
+}
+
+// newRun starts the next schedule of the walk.
+func (s *porSearch) newRun() *porRun {
+	s.Runs++
+	return &porRun{s: s, prefix: len(s.stack), task: map[*cpu.Thread]string{}, irq: map[porAgent]string{}}
+}
+
+// attach installs the run's listener on the machine before it runs.
+func (p *porRun) attach(m *cpu.Machine) {
+	p.m = m
+	m.OnSegments(p)
+}
+
+// next moves the walk to its next schedule; false when the walk is done.
+func (s *porSearch) next() bool {
+	for len(s.stack) > 0 {
+		nd := s.stack[len(s.stack)-1]
+		if nd.agents != nil {
+			first := nd.first
+			if first == nil { // never ran: it stands for everything
+				first = &porEvent{agent: nd.agents[nd.taken]}
+			}
+			nd.done = append(nd.done, porSleeper{nd.agents[nd.taken], first})
+		}
+		for o := nd.taken + 1; o < nd.n; o++ {
+			if nd.agents == nil || !asleep(nd.agents[o], nd.sleepIn) && !asleep(nd.agents[o], nd.done) {
+				nd.taken, nd.first = o, nil
+				return true
+			}
+		}
+		s.stack = s.stack[:len(s.stack)-1]
+	}
+	return false
+}
+
+// Choose implements sim.Chooser: a decision that is not a choice of who
+// runs (every option is explored; the fragment it is in touches everything).
+func (p *porRun) Choose(n int, what string) int { return p.ChooseAgents(n, what, nil) }
+
+// ChooseAgents implements sim.AgentChooser.
+func (p *porRun) ChooseAgents(n int, what string, agents []sim.Agent) int {
+	var ags []porAgent
+	if agents != nil && what != "nmi-skid" && p.m != nil {
+		ags = make([]porAgent, len(agents))
+		for i, a := range agents {
+			ags[i] = p.agentOf(a)
+		}
+	}
+	if ags == nil && p.cur != nil {
+		p.cur.complete = false // a choice inside the fragment
+	}
+	var nd *porNode
+	if p.i < p.prefix {
+		nd = p.s.stack[p.i]
+		if nd.n != n || nd.what != what {
+			p.err = fmt.Errorf("dpor: decision %d replayed as %q of %d options, was %q of %d: the run is not deterministic", p.i, what, n, nd.what, nd.n)
+			panic(porBlocked{})
+		}
+	} else {
+		nd = &porNode{n: n, what: what, agents: ags, sleepIn: append([]porSleeper(nil), p.sleep...), taken: -1}
+		for o := 0; o < n; o++ {
+			if ags == nil || !asleep(ags[o], nd.sleepIn) {
+				nd.taken = o
+				break
+			}
+		}
+		if nd.taken < 0 { // every option sleeps
+			p.blocked = true
+			panic(porBlocked{})
+		}
+		p.s.stack = append(p.s.stack, nd)
+	}
+	p.i++
+	p.sleep = append(append(p.sleep[:0:0], nd.sleepIn...), nd.done...)
+	d := nd.taken
+	switch {
+	case ags == nil:
+		nd.first = p.cur
+	case what != "tie" && p.cur != nil && p.cur.fresh && ags[d] == p.cur.agent:
+		nd.first = p.cur // the step point's own context runs on
+	default:
+		p.want = nd // the chosen context's fragment opens next
+	}
+	return d
+}
+
+// agentOf maps a decision's agent to a context.
+func (p *porRun) agentOf(a sim.Agent) porAgent {
+	switch a.Kind() {
+	case sim.AgentNMI:
+		return porAgent{a.Lane(), cpu.CtxNMI}
+	case sim.AgentIRQ:
+		return porAgent{a.Lane(), cpu.CtxIRQ}
+	}
+	return porAgent{a.Lane(), p.m.CPUs[a.Lane()].Context()}
+}
+
+// Boundary implements cpu.SegmentListener.
+func (p *porRun) Boundary(c *cpu.CPU, kind cpu.BoundaryKind, ctx cpu.Context, th *cpu.Thread, label string) {
+	ag := porAgent{c.ID, ctx}
+	start := ""
+	switch kind {
+	case cpu.BoundaryStep, cpu.BoundaryEnter:
+		start = label
+		if ctx == cpu.CtxTask {
+			p.task[th] = label
+		} else {
+			p.irq[ag] = label
+		}
+	default: // the rest of the fragment the context was in
+		if ctx == cpu.CtxTask {
+			start = p.task[th]
+		} else {
+			start = p.irq[ag]
+		}
+	}
+	p.close()
+	ev := &porEvent{agent: ag, complete: start != "" && cpu.IsComplete(start), fresh: kind == cpu.BoundaryStep}
+	ev.acc = append(ev.acc, porAccess{key: "cpu" + itoa(c.ID), field: "pending"}) // every fragment looks at its CPU's pending interrupts
+	p.cur = ev
+	if p.want != nil {
+		p.want.first, p.want = ev, nil
+	}
+	if asleep(ag, p.sleep) && p.i >= p.prefix {
+		p.blocked = true
+		panic(porBlocked{})
+	}
+}
+
+// Touch implements cpu.SegmentListener.
+func (p *porRun) Touch(obj any, field string, write bool) {
+	if p.cur == nil {
+		return // before any CPU runs (the build)
+	}
+	p.cur.fresh = false
+	key, ok := cpu.FootprintKey(obj)
+	if !ok {
+		p.cur.complete = false // no name that holds in another replay
+		return
+	}
+	p.cur.touch(porAccess{key, field, write})
+}
+
+// close ends the current fragment: the sleepers it depends on wake.
+func (p *porRun) close() {
+	if p.cur == nil {
+		return
+	}
+	kept := p.sleep[:0]
+	for _, s := range p.sleep {
+		if !porDependent(s.ev, p.cur) {
+			kept = append(kept, s)
+		}
+	}
+	p.sleep = kept
+}
+
+func itoa(i int) string { return fmt.Sprint(i) }
+
+// exploreDPOR is the dpor strategy on a scenario: the walk, one schedule
+// at a time (a schedule's successor depends on it), each judged as the
+// other strategies judge theirs; a blocked schedule is not judged.
+func exploreDPOR(f *scenarios.File, o Options, ex *Result) error {
+	s := &porSearch{}
+	ex.initCoverage(f, o)
+	for {
+		if o.stopped() {
+			ex.Interrupted = true
+			break
+		}
+		if ex.Schedules+s.Blocked >= o.Runs {
+			break // --runs ends the walk first: not exhaustive
+		}
+		p := s.newRun()
+		cov := newCovChooser(p)
+		r, res, blocked, interrupted, err := runPOR(f, o, p, cov)
+		if err != nil {
+			return err
+		}
+		if interrupted {
+			ex.Interrupted = true
+			break
+		}
+		if blocked {
+			s.Blocked++
+		} else {
+			ex.count(res)
+			ex.tally(r, ex.Schedules)
+			ex.Coverage.add(cov, ex.Schedules)
+			if o.Progress != nil {
+				o.Progress(ex.Schedules, o.Runs)
+			}
+			if sig := signature(r, res); sig != "" {
+				found, err := shrink(f, o, r.Decisions(), sig)
+				if err != nil {
+					return err
+				}
+				found.Schedule = ex.Schedules
+				ex.Found = found
+				ex.PORBlocked = s.Blocked
+				return nil
+			}
+		}
+		if !s.next() {
+			ex.Exhausted = true
+			ex.CompleteUpTo = ex.MostDisturbing
+			break
+		}
+	}
+	ex.PORBlocked = s.Blocked
+	return nil
+}
+
+// runPOR runs one schedule of the walk: built, the listener attached,
+// executed; blocked when the walk stopped it.
+func runPOR(f *scenarios.File, o Options, p *porRun, ch sim.Chooser) (r *runner.Run, res *runner.Result, blocked, interrupted bool, err error) {
+	if o.stopped() {
+		return nil, nil, false, true, nil
+	}
+	r, err = runner.Build(f, o.runOptions(interruptible{ch, &o}, false))
+	if err != nil {
+		return nil, nil, false, false, err
+	}
+	p.attach(r.M)
+	stopped, blocked, err := executePOR(r)
+	if p.err != nil {
+		return nil, nil, false, false, p.err
+	}
+	if err != nil || stopped || blocked {
+		return nil, nil, blocked, stopped, err
+	}
+	return r, r.Result(), false, false, nil
+}
+
+// executePOR executes a built run, stopped by the walk (blocked) or by an
+// interruption.
+func executePOR(r *runner.Run) (stopped, blocked bool, err error) {
+	defer func() {
+		if x := recover(); x != nil {
+			switch x.(type) {
+			case porBlocked:
+				blocked = true
+			case stopRun:
+				stopped = true
+			default:
+				panic(x)
+			}
+			err = nil
+			r.M.Close()
+		}
+	}()
+	return false, false, r.Execute()
+}
