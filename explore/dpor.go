@@ -109,7 +109,27 @@ type porNode struct {
 	taken   int
 	sleepIn []porSleeper // asleep on arrival
 	done    []porSleeper // the options run before taken, with their first fragments
-	first   *porEvent    // the first fragment of taken, in this run
+	// seg: the fragments run from this decision to the next (taken's
+	// transition), in this run; union makes them one porEvent.
+	seg []*porEvent
+}
+
+// union is the transition of the node's taken option: every fragment run
+// until the next decision. It can sleep by its footprint only when all of
+// them are the chosen context's and complete: a fragment of another context
+// forced in between (a lane the engine ran without a decision) makes it
+// stand for everything.
+func (nd *porNode) union() *porEvent {
+	u := &porEvent{agent: nd.agents[nd.taken], complete: len(nd.seg) > 0}
+	for _, ev := range nd.seg {
+		if ev.agent != u.agent || !ev.complete {
+			u.complete = false
+		}
+		for _, a := range ev.acc {
+			u.touch(a)
+		}
+	}
+	return u
 }
 
 // porSearch is the walk: the current path, and counts.
@@ -130,7 +150,7 @@ type porRun struct {
 	i       int // the next decision's index
 	sleep   []porSleeper
 	cur     *porEvent
-	want    *porNode // its first fragment is the next one opened
+	last    *porNode // the last decision: the fragments opened go to its seg
 	task    map[*cpu.Thread]string
 	irq     map[porAgent]string
 	err     error
@@ -154,15 +174,11 @@ func (s *porSearch) next() bool {
 	for len(s.stack) > 0 {
 		nd := s.stack[len(s.stack)-1]
 		if nd.agents != nil {
-			first := nd.first
-			if first == nil { // never ran: it stands for everything
-				first = &porEvent{agent: nd.agents[nd.taken]}
-			}
-			nd.done = append(nd.done, porSleeper{nd.agents[nd.taken], first})
+			nd.done = append(nd.done, porSleeper{nd.agents[nd.taken], nd.union()})
 		}
 		for o := nd.taken + 1; o < nd.n; o++ {
 			if nd.agents == nil || !asleep(nd.agents[o], nd.sleepIn) && !asleep(nd.agents[o], nd.done) {
-				nd.taken, nd.first = o, nil
+				nd.taken, nd.seg = o, nil
 				return true
 			}
 		}
@@ -184,8 +200,19 @@ func (p *porRun) ChooseAgents(n int, what string, agents []sim.Agent) int {
 			ags[i] = p.agentOf(a)
 		}
 	}
-	if ags == nil && p.cur != nil {
-		p.cur.complete = false // a choice inside the fragment
+	// The fragment open at the decision: a data choice is inside it; one
+	// a step point just opened has not run yet (it runs on if its context
+	// is chosen, else it is dropped); any other has run and ends here.
+	keep := p.cur
+	switch {
+	case p.cur == nil:
+	case ags == nil:
+		p.cur.complete = false
+	case p.cur.fresh && what != "tie":
+		p.cur = nil
+	default:
+		p.close()
+		keep, p.cur = nil, nil
 	}
 	var nd *porNode
 	if p.i < p.prefix {
@@ -211,14 +238,18 @@ func (p *porRun) ChooseAgents(n int, what string, agents []sim.Agent) int {
 	p.i++
 	p.sleep = append(append(p.sleep[:0:0], nd.sleepIn...), nd.done...)
 	d := nd.taken
+	nd.seg = nd.seg[:0]
 	switch {
 	case ags == nil:
-		nd.first = p.cur
-	case what != "tie" && p.cur != nil && p.cur.fresh && ags[d] == p.cur.agent:
-		nd.first = p.cur // the step point's own context runs on
-	default:
-		p.want = nd // the chosen context's fragment opens next
+		p.cur = keep
+		if keep != nil {
+			nd.seg = append(nd.seg, keep)
+		}
+	case keep != nil && ags[d] == keep.agent:
+		p.cur = keep // the step point's own context runs on
+		nd.seg = append(nd.seg, keep)
 	}
+	p.last = nd
 	return d
 }
 
@@ -254,10 +285,12 @@ func (p *porRun) Boundary(c *cpu.CPU, kind cpu.BoundaryKind, ctx cpu.Context, th
 	}
 	p.close()
 	ev := &porEvent{agent: ag, complete: start != "" && cpu.IsComplete(start), fresh: kind == cpu.BoundaryStep}
-	ev.acc = append(ev.acc, porAccess{key: "cpu" + itoa(c.ID), field: "pending"}) // every fragment looks at its CPU's pending interrupts
+	// Every fragment looks at its CPU's pending interrupts and at which
+	// lanes are due (a post from another lane can make one due now).
+	ev.acc = append(ev.acc, porAccess{key: "cpu" + itoa(c.ID), field: "pending"}, porAccess{key: "machine", field: "posts"})
 	p.cur = ev
-	if p.want != nil {
-		p.want.first, p.want = ev, nil
+	if p.last != nil {
+		p.last.seg = append(p.last.seg, ev)
 	}
 	if asleep(ag, p.sleep) && p.i >= p.prefix {
 		p.blocked = true
@@ -388,4 +421,37 @@ func executePOR(r *runner.Run) (stopped, blocked bool, err error) {
 		}
 	}()
 	return false, false, r.Execute()
+}
+
+// porWalk runs the walk over run, which builds a machine whose engine asks
+// ch, calls attach on it before it runs, runs it and keeps what it wants of
+// a schedule that ran to its end (blocked ones panic out of run and are
+// not kept). It returns the search (Runs, Blocked) and whether the walk
+// finished within maxRuns schedules: exhaustive.
+func porWalk(maxRuns int, run func(ch sim.Chooser, attach func(*cpu.Machine))) (*porSearch, bool, error) {
+	s := &porSearch{}
+	for s.Runs < maxRuns {
+		p := s.newRun()
+		func() {
+			defer func() {
+				if x := recover(); x != nil {
+					if _, ok := x.(porBlocked); !ok {
+						panic(x)
+					}
+					s.Blocked++
+					if p.m != nil {
+						p.m.Close()
+					}
+				}
+			}()
+			run(p, p.attach)
+		}()
+		if p.err != nil {
+			return s, false, p.err
+		}
+		if !s.next() {
+			return s, true, nil
+		}
+	}
+	return s, false, nil
 }
