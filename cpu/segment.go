@@ -72,7 +72,8 @@ var (
 // DeclareComplete says that the code run from each of these fragment starts
 // up to the next boundary annotates every access it makes to state another
 // context can see (footprint.go's CPU.Access): a step point's label, or
-// "enter:NAME" for the start of interrupt NAME's handler. Call it from an
+// "enter:NAME" for the start of interrupt NAME's handler, "start:NAME" for
+// the first fragment of thread NAME. Call it from an
 // init function next to the code it vouches for.
 func DeclareComplete(starts ...string) {
 	completeMu.Lock()

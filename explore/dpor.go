@@ -114,17 +114,19 @@ type porNode struct {
 	seg []*porEvent
 }
 
-// union is the transition of the node's taken option: every fragment run
-// until the next decision. It can sleep by its footprint only when all of
-// them are the chosen context's and complete: a fragment of another context
-// forced in between (a lane the engine ran without a decision) makes it
-// stand for everything.
+// union is the transition of the node's taken option: the fragments the
+// chosen context ran from the decision on, up to the first fragment of
+// another context (a handler forced in, a lane the engine ran after a time
+// advance) or the next decision, whichever comes first: what it ran with
+// no other context able to come in between. It is complete only when each
+// of those fragments is; with none, it stands for everything.
 func (nd *porNode) union() *porEvent {
 	u := &porEvent{agent: nd.agents[nd.taken], complete: len(nd.seg) > 0}
 	for _, ev := range nd.seg {
-		if ev.agent != u.agent || !ev.complete {
-			u.complete = false
+		if ev.agent != u.agent {
+			break
 		}
+		u.complete = u.complete && ev.complete
 		for _, a := range ev.acc {
 			u.touch(a)
 		}
@@ -155,6 +157,7 @@ type porRun struct {
 	irq     map[porAgent]string
 	err     error
 	blocked bool
+	log     *[]*porEvent // tests: every fragment opened, in order
 }
 
 // newRun starts the next schedule of the walk.
@@ -278,7 +281,11 @@ func (p *porRun) Boundary(c *cpu.CPU, kind cpu.BoundaryKind, ctx cpu.Context, th
 		}
 	default: // the rest of the fragment the context was in
 		if ctx == cpu.CtxTask {
-			start = p.task[th]
+			var ok bool
+			if start, ok = p.task[th]; !ok && th != nil {
+				start = "start:" + th.Name // the thread's first fragment
+				p.task[th] = start
+			}
 		} else {
 			start = p.irq[ag]
 		}
@@ -289,6 +296,9 @@ func (p *porRun) Boundary(c *cpu.CPU, kind cpu.BoundaryKind, ctx cpu.Context, th
 	// lanes are due (a post from another lane can make one due now).
 	ev.acc = append(ev.acc, porAccess{key: "cpu" + itoa(c.ID), field: "pending"}, porAccess{key: "machine", field: "posts"})
 	p.cur = ev
+	if p.log != nil {
+		*p.log = append(*p.log, ev)
+	}
 	if p.last != nil {
 		p.last.seg = append(p.last.seg, ev)
 	}

@@ -39,6 +39,9 @@ func init() {
 	// por-shape:done and por-shape:done-hidden: por-shape:done is declared
 	// below; por-shape:done-hidden never is.
 	cpu.DeclareComplete("por-shape:done")
+	for i := 0; i < 8; i++ {
+		cpu.DeclareComplete(fmt.Sprintf("start:uname%d", i))
+	}
 }
 
 // porShapeState is what a run of the shape ends in: per CPU, the order in
