@@ -320,6 +320,7 @@ func (c *CPU) runHandler(in *bool, kind string, it Interrupt) {
 	c.updateAttn()
 	c.m.note(c, sim.KEnter, kind, it.Name, 0)
 	c.m.boundary(c, BoundaryEnter, "enter:"+it.Name)
+	c.m.touch(c, "pending", true) // taken off the pending list: what the step points that follow offer changes
 	c.Acquire(ipiKey{c.ID})
 	it.Fn(c)
 	c.m.note(c, sim.KExit, kind, it.Name, 0)

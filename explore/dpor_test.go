@@ -2,10 +2,13 @@ package explore
 
 import (
 	"os"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"pgregory.net/rapid"
 )
 
 // TestDPORShapeSameStates: on small shapes of the per-CPU AUX pause/resume
@@ -54,4 +57,34 @@ func TestDPORShapeScaling(t *testing.T) {
 		}
 		t.Logf("C=%d: %d final states, dpor %d schedules + %d blocked, %v", c, len(states), runs, blocked, time.Since(start).Round(time.Millisecond))
 	}
+}
+
+// TestDPORShapeProperty: for random small shapes (1 or 2 CPUs, NMIs due at
+// random syscalls, the guard on or off, a shared counter or not, a fragment
+// nobody vouched for or not), dpor is exhaustive and reaches exactly the
+// final states of the full tree, so it finds the overlap (the guard-off
+// violation) exactly when the full tree does.
+func TestDPORShapeProperty(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		c := rapid.IntRange(1, 2).Draw(rt, "cpus")
+		k := rapid.IntRange(1, 3-c).Draw(rt, "k")
+		nmis := rapid.SliceOfN(rapid.IntRange(0, k-1), 0, 3-c).Draw(rt, "nmis")
+		sh := porShape{CPUs: c, K: k, NMIs: nmis, Guard: rapid.Bool().Draw(rt, "guard"),
+			Shared: rapid.Bool().Draw(rt, "shared"), Hidden: rapid.Bool().Draw(rt, "hidden")}
+		full, _, _, fex, err := shapeStates(sh, false, 50000)
+		if err != nil || !fex {
+			rt.Skipf("full walk of %+v did not finish: %v", sh, err)
+		}
+		got, _, _, ex, err := shapeStates(sh, true, 50000)
+		if err != nil || !ex {
+			rt.Fatalf("%+v: dpor: %v, exhausted %v", sh, err, ex)
+		}
+		if d := cmp.Diff(full, got); d != "" {
+			rt.Fatalf("%+v: final states differ (-full +dpor):\n%s", sh, d)
+		}
+		overlap := func(states []string) bool { return slices.ContainsFunc(states, func(s string) bool { return strings.Contains(s, "O") }) }
+		if overlap(full) != overlap(got) {
+			rt.Fatalf("%+v: full tree overlap %v, dpor %v", sh, overlap(full), overlap(got))
+		}
+	})
 }
