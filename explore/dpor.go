@@ -2,6 +2,7 @@ package explore
 
 import (
 	"fmt"
+	"slices"
 
 	"perfsim/cpu"
 	"perfsim/runner"
@@ -112,6 +113,10 @@ type porNode struct {
 	// seg: the fragments run from this decision to the next (taken's
 	// transition), in this run; union makes them one porEvent.
 	seg []*porEvent
+	pos int // the run's fragments from pos on came after the decision
+	// todo: the options the walk must run here (the backtrack set):
+	// the first one run, and each one a race found later asks for.
+	todo []bool
 }
 
 // union is the transition of the node's taken option: the fragments the
@@ -158,6 +163,7 @@ type porRun struct {
 	err     error
 	blocked bool
 	log     *[]*porEvent // tests: every fragment opened, in order
+	frags   []*porEvent  // every fragment opened, in order
 }
 
 // newRun starts the next schedule of the walk.
@@ -172,18 +178,53 @@ func (p *porRun) attach(m *cpu.Machine) {
 	m.OnSegments(p)
 }
 
-// next moves the walk to its next schedule; false when the walk is done.
-func (s *porSearch) next() bool {
+// next moves the walk to its next schedule after run p; false when the
+// walk is done. First the races of p (Flanagan and Godefroid, "Dynamic
+// partial-order reduction", POPL 2005): for each decision on the path, a
+// later fragment of another context dependent with the transition taken
+// there asks the walk to run that context first there too; when that
+// context was not an option there, every option. (Races are taken without
+// their happens-before filter: more backtracking, never less.) Then the
+// deepest decision with an option still to run that does not sleep.
+func (s *porSearch) next(p *porRun) bool {
+	for _, nd := range s.stack {
+		if nd.agents == nil {
+			continue
+		}
+		t := nd.union()
+		own := map[*porEvent]bool{}
+		for _, ev := range nd.seg {
+			if ev.agent != t.agent {
+				break
+			}
+			own[ev] = true
+		}
+		for _, f := range p.frags[min(nd.pos, len(p.frags)):] {
+			if own[f] || f.agent == t.agent || !porDependent(t, f) {
+				continue
+			}
+			if i := slices.Index(nd.agents, f.agent); i >= 0 {
+				nd.todo[i] = true
+			} else {
+				for i := range nd.todo {
+					nd.todo[i] = true
+				}
+			}
+		}
+	}
 	for len(s.stack) > 0 {
 		nd := s.stack[len(s.stack)-1]
 		if nd.agents != nil {
 			nd.done = append(nd.done, porSleeper{nd.agents[nd.taken], nd.union()})
-		}
-		for o := nd.taken + 1; o < nd.n; o++ {
-			if nd.agents == nil || !asleep(nd.agents[o], nd.sleepIn) && !asleep(nd.agents[o], nd.done) {
-				nd.taken, nd.seg = o, nil
-				return true
+			for o := 0; o < nd.n; o++ {
+				if nd.todo[o] && !asleep(nd.agents[o], nd.sleepIn) && !asleep(nd.agents[o], nd.done) {
+					nd.taken, nd.seg = o, nil
+					return true
+				}
 			}
+		} else if nd.taken+1 < nd.n {
+			nd.taken, nd.seg = nd.taken+1, nil
+			return true
 		}
 		s.stack = s.stack[:len(s.stack)-1]
 	}
@@ -236,12 +277,15 @@ func (p *porRun) ChooseAgents(n int, what string, agents []sim.Agent) int {
 			p.blocked = true
 			panic(porBlocked{})
 		}
+		nd.todo = make([]bool, n)
+		nd.todo[nd.taken] = true
 		p.s.stack = append(p.s.stack, nd)
 	}
 	p.i++
 	p.sleep = append(append(p.sleep[:0:0], nd.sleepIn...), nd.done...)
 	d := nd.taken
 	nd.seg = nd.seg[:0]
+	nd.pos = len(p.frags)
 	switch {
 	case ags == nil:
 		p.cur = keep
@@ -296,6 +340,7 @@ func (p *porRun) Boundary(c *cpu.CPU, kind cpu.BoundaryKind, ctx cpu.Context, th
 	// lanes are due (a post from another lane can make one due now).
 	ev.acc = append(ev.acc, porAccess{key: "cpu" + itoa(c.ID), field: "pending"}, porAccess{key: "machine", field: "posts"})
 	p.cur = ev
+	p.frags = append(p.frags, ev)
 	if p.log != nil {
 		*p.log = append(*p.log, ev)
 	}
@@ -382,7 +427,7 @@ func exploreDPOR(f *scenarios.File, o Options, ex *Result) error {
 				return nil
 			}
 		}
-		if !s.next() {
+		if !s.next(p) {
 			ex.Exhausted = true
 			ex.CompleteUpTo = ex.MostDisturbing
 			break
@@ -459,7 +504,7 @@ func porWalk(maxRuns int, run func(ch sim.Chooser, attach func(*cpu.Machine))) (
 		if p.err != nil {
 			return s, false, p.err
 		}
-		if !s.next() {
+		if !s.next(p) {
 			return s, true, nil
 		}
 	}

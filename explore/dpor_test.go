@@ -82,7 +82,9 @@ func TestDPORShapeProperty(t *testing.T) {
 		if d := cmp.Diff(full, got); d != "" {
 			rt.Fatalf("%+v: final states differ (-full +dpor):\n%s", sh, d)
 		}
-		overlap := func(states []string) bool { return slices.ContainsFunc(states, func(s string) bool { return strings.Contains(s, "O") }) }
+		overlap := func(states []string) bool {
+			return slices.ContainsFunc(states, func(s string) bool { return strings.Contains(s, "O") })
+		}
 		if overlap(full) != overlap(got) {
 			rt.Fatalf("%+v: full tree overlap %v, dpor %v", sh, overlap(full), overlap(got))
 		}
