@@ -481,7 +481,7 @@ func exploreSeeds(f *scenarios.File, o Options, ex *Result, chooser func(seed ui
 // its shrunk schedule and the replay token.
 func (ex *Result) WriteText(w io.Writer) {
 	fmt.Fprintf(w, "explore %s (%s): strategy %s", ex.Scenario, ex.File, ex.Strategy)
-	if ex.Strategy != "bounded" { // bounded has no seed
+	if ex.Strategy != "bounded" && ex.Strategy != "dpor" { // bounded and dpor have no seed
 		fmt.Fprintf(w, ", seed %d", ex.Seed)
 	}
 	fmt.Fprintf(w, ", %d schedules", ex.Schedules)
