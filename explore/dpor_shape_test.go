@@ -141,22 +141,33 @@ func (sh porShape) run(ch sim.Chooser, attach func(*cpu.Machine)) porShapeState 
 	return st
 }
 
-// fullWalk runs every schedule of run's decision tree (no reduction) and
-// returns how many ran.
-func fullWalk(maxRuns int, run func(ch sim.Chooser)) (int, bool) {
+// fullWalk runs every schedule of run's decision tree with at most budget
+// non-zero decisions (the bounded strategy's tree; budget < 0: no bound)
+// and returns how many ran, and whether the walk finished.
+func fullWalk(maxRuns, budget int, run func(ch sim.Chooser)) (int, bool) {
 	var stack []treeNode
 	runs := 0
 	for runs < maxRuns {
 		runs++
 		p := &treeChooser{stack: &stack}
 		run(p)
-		for len(stack) > 0 && stack[len(stack)-1].taken+1 >= stack[len(stack)-1].n {
+		for len(stack) > 0 {
+			top := &stack[len(stack)-1]
+			before := 0
+			for _, nd := range stack[:len(stack)-1] {
+				if nd.taken != 0 {
+					before++
+				}
+			}
+			if top.taken+1 < top.n && (budget < 0 || before < budget) {
+				top.taken++
+				break
+			}
 			stack = stack[:len(stack)-1]
 		}
 		if len(stack) == 0 {
 			return runs, true
 		}
-		stack[len(stack)-1].taken++
 	}
 	return runs, false
 }
@@ -195,7 +206,7 @@ func shapeStates(sh porShape, dpor bool, maxRuns int) (states []string, runs, bl
 		s, exhausted, err = porWalk(maxRuns, func(ch sim.Chooser, attach func(*cpu.Machine)) { keep(sh.run(ch, attach)) })
 		runs, blocked = s.Runs-s.Blocked, s.Blocked
 	} else {
-		runs, exhausted = fullWalk(maxRuns, func(ch sim.Chooser) { keep(sh.run(ch, nil)) })
+		runs, exhausted = fullWalk(maxRuns, -1, func(ch sim.Chooser) { keep(sh.run(ch, nil)) })
 	}
 	slices.Sort(states)
 	return states, runs, blocked, exhausted, err

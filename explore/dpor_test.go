@@ -3,12 +3,15 @@ package explore
 import (
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"pgregory.net/rapid"
+
+	"perfsim/sim"
 )
 
 // TestDPORShapeSameStates: on small shapes of the per-CPU AUX pause/resume
@@ -40,22 +43,37 @@ func TestDPORShapeSameStates(t *testing.T) {
 	}
 }
 
-// TestDPORShapeScaling prints, for C = 1..8 CPUs of the shape (K = 1, one
-// NMI per CPU, guard on), the schedules dpor runs and the distinct final
-// states, which every complete search must reach (2 per CPU, 2^C in all).
-// Long: PERFSIM_DPOR_TABLE=1.
+// TestDPORShapeScaling prints, for C = 1..8 CPUs of the shape (K
+// syscalls and one NMI per CPU, guard on), the distinct final states (a
+// lower bound for any complete search: 4 per CPU, 4^C in all), the
+// schedules dpor runs (and stops part way), and the schedules of the
+// bounded strategy's tree at budget 2 and the final states it reaches. Long: PERFSIM_DPOR_TABLE=1 (and
+// PERFSIM_DPOR_K=K, default 1; PERFSIM_DPOR_MAXC=C, default 8).
 func TestDPORShapeScaling(t *testing.T) {
 	if os.Getenv("PERFSIM_DPOR_TABLE") == "" {
 		t.Skip("PERFSIM_DPOR_TABLE=1 prints the table")
 	}
-	for c := 1; c <= 8; c++ {
-		sh := porShape{CPUs: c, K: 1, NMIs: []int{0}, Guard: true}
+	k := 1
+	if v := os.Getenv("PERFSIM_DPOR_K"); v != "" {
+		k, _ = strconv.Atoi(v)
+	}
+	maxC := 8
+	if v := os.Getenv("PERFSIM_DPOR_MAXC"); v != "" {
+		maxC, _ = strconv.Atoi(v)
+	}
+	for c := 1; c <= maxC; c++ {
+		sh := porShape{CPUs: c, K: k, NMIs: []int{0}, Guard: true}
 		start := time.Now()
+		b2states := map[string]bool{}
+		b2, bex := fullWalk(2000000, 2, func(ch sim.Chooser) { b2states[sh.run(ch, nil).String()] = true })
+		bt := time.Since(start)
+		start = time.Now()
 		states, runs, blocked, ex, err := shapeStates(sh, true, 2000000)
 		if err != nil || !ex {
 			t.Fatalf("C=%d: %v, exhausted %v", c, err, ex)
 		}
-		t.Logf("C=%d: %d final states, dpor %d schedules + %d blocked, %v", c, len(states), runs, blocked, time.Since(start).Round(time.Millisecond))
+		t.Logf("| %d | %d | %d + %d blocked | %v | %d (complete %v), %d states | %v |", c, len(states), runs, blocked,
+			time.Since(start).Round(time.Millisecond), b2, bex, len(b2states), bt.Round(time.Millisecond))
 	}
 }
 
