@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"pgregory.net/rapid"
 
+	"perfsim/scenarios"
 	"perfsim/sim"
 )
 
@@ -107,4 +108,64 @@ func TestDPORShapeProperty(t *testing.T) {
 			rt.Fatalf("%+v: full tree overlap %v, dpor %v", sh, overlap(full), overlap(got))
 		}
 	})
+}
+
+// TestDPORAgainstBruteForce: on scenarios of the real model, where no
+// fragment is declared complete, dpor runs the whole decision tree: the
+// brute-force enumeration's schedules and outcome counts, and it says
+// exhaustive.
+func TestDPORAgainstBruteForce(t *testing.T) {
+	for _, tc := range []struct{ name, src string }{
+		{"nmi", bruteNMI},
+		{"migrate", bruteMigrate},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f, err := scenarios.Parse(tc.name+".sim", []byte(tc.src))
+			if err != nil {
+				t.Fatal(err)
+			}
+			bf := enumerate(t, f, nil, 20000)
+			ex, err := Explore(f, Options{Strategy: "dpor", Runs: 1 << 20})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := bf.Outcomes
+			for i := range want {
+				want[i].Verdict, want[i].OK = ex.Outcomes[i].Verdict, ex.Outcomes[i].OK
+			}
+			if diff := cmp.Diff(want, ex.Outcomes); diff != "" {
+				t.Errorf("outcome counts (-brute force +dpor):\n%s", diff)
+			}
+			if ex.Schedules != bf.Schedules || !ex.Exhausted || ex.PORBlocked != 0 {
+				t.Errorf("dpor: %d schedules (+%d blocked), exhausted %v; brute force %d", ex.Schedules, ex.PORBlocked, ex.Exhausted, bf.Schedules)
+			}
+		})
+	}
+}
+
+// TestDPORFindsWhatBruteForceFinds: with the guard off, dpor finds the
+// failure the enumeration finds, and claims nothing exhaustive.
+func TestDPORFindsWhatBruteForceFinds(t *testing.T) {
+	f, err := scenarios.Parse("brute-nmi.sim", []byte(bruteNMI))
+	if err != nil {
+		t.Fatal(err)
+	}
+	knobs := map[string]string{"aux-pause-guard": "off"}
+	bf := enumerate(t, f, knobs, 20000)
+	ex, err := Explore(f, Options{Strategy: "dpor", Runs: 100000, Knobs: knobs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var failing []string
+	for _, k := range keys(bf.Signatures) {
+		if k != "" {
+			failing = append(failing, k)
+		}
+	}
+	if len(failing) != 1 || ex.Found == nil {
+		t.Fatalf("brute force failing signatures %q; dpor found %v", failing, ex.Found != nil)
+	}
+	if diff := cmp.Diff([]any{failing[0], false}, []any{ex.Found.Signature, ex.Exhausted}); diff != "" {
+		t.Errorf("(-brute force +dpor):\n%s", diff)
+	}
 }
