@@ -84,6 +84,9 @@ func TestDPORShapeScaling(t *testing.T) {
 // final states of the full tree, so it finds the overlap (the guard-off
 // violation) exactly when the full tree does.
 func TestDPORShapeProperty(t *testing.T) {
+	if testing.Short() {
+		t.Skip("long (about 15 s): the full trees of two-CPU shapes")
+	}
 	rapid.Check(t, func(rt *rapid.T) {
 		c := rapid.IntRange(1, 2).Draw(rt, "cpus")
 		k := rapid.IntRange(1, 3-c).Draw(rt, "k")
