@@ -238,6 +238,7 @@ func (c *CPU) run() {
 	}
 	c.clock = now
 	c.updateAttn()
+	c.m.boundary(c, BoundaryResume, "") // the timers fire in the resumed lane's fragment
 	for t := c.timers.PopDue(now); t != nil; t = c.timers.PopDue(now) {
 		t.Fire()
 	}
@@ -245,6 +246,7 @@ func (c *CPU) run() {
 		th := c.curr
 		c.switched = false
 		c.resumeAt = sim.Never
+		c.m.boundary(c, BoundaryResume, "")
 		th.co.Resume()
 		if c.switched {
 			continue
@@ -317,11 +319,14 @@ func (c *CPU) runHandler(in *bool, kind string, it Interrupt) {
 	*in, c.irqsOn = true, false
 	c.updateAttn()
 	c.m.note(c, sim.KEnter, kind, it.Name, 0)
+	c.m.boundary(c, BoundaryEnter, "enter:"+it.Name)
+	c.m.touch(c, "pending", true) // taken off the pending list: what the step points that follow offer changes
 	c.Acquire(ipiKey{c.ID})
 	it.Fn(c)
 	c.m.note(c, sim.KExit, kind, it.Name, 0)
 	*in, c.irqsOn = false, saved
 	c.updateAttn()
+	c.m.boundary(c, BoundaryExit, "")
 }
 
 // RaiseNMI makes an NMI pending on c. It is delivered at a step point chosen by

@@ -33,8 +33,9 @@ type Machine struct {
 
 	stepHooks []StepHook
 	threads   []*Thread
-	footprint FootprintFunc // footprint.go
-	hb        *RaceDetector // race.go: nil unless the data-race oracle is on
+	footprint FootprintFunc   // footprint.go
+	seg       SegmentListener // segment.go: nil unless a reduction listens
+	hb        *RaceDetector   // race.go: nil unless the data-race oracle is on
 }
 
 // NewMachine builds n CPUs driven by an engine asking ch for every decision.

@@ -112,6 +112,9 @@ func NewRaceDetector(m *Machine) *RaceDetector {
 // acquires key next (an unlock, a wake-up, a message sent). Free when no
 // detector is installed.
 func (c *CPU) Release(key any) {
+	if c != nil {
+		c.m.touch(key, "sync", true)
+	}
 	if c != nil && c.m.hb != nil {
 		c.m.hb.release(c.m.running(c), key)
 	}
@@ -120,6 +123,9 @@ func (c *CPU) Release(key any) {
 // Acquire says that the code on c from now on happens after every Release
 // of key so far (a lock taken, a message received).
 func (c *CPU) Acquire(key any) {
+	if c != nil {
+		c.m.touch(key, "sync", true)
+	}
 	if c != nil && c.m.hb != nil {
 		c.m.hb.acquire(c.m.running(c), key)
 	}
@@ -143,6 +149,11 @@ type ipiKey struct{ cpu int }
 // post is a release into target's interrupt mailbox by the running CPU, if
 // it is another one.
 func (m *Machine) post(target *CPU) {
+	if l := m.Eng.Running(); l != nil && l.ID == target.ID {
+		m.touch(target, "pending", true) // what target's next step point looks at
+	} else {
+		m.touch("machine", "posts", true) // another lane may be due now: contention every fragment reads
+	}
 	if m.hb == nil {
 		return
 	}

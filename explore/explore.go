@@ -131,6 +131,9 @@ type Result struct {
 	// disturbing decisions any of them has.
 	Exhausted      bool
 	MostDisturbing int
+	// PORBlocked (dpor): schedules stopped part way as equivalent to one
+	// run before (dpor.go); not judged and not in Schedules.
+	PORBlocked int
 	// NoDecisions: the first schedule asked no question at all, so every
 	// schedule is that one; the search stopped there, exhaustive (random and
 	// sparse; bounded finds the same by itself).
@@ -228,6 +231,9 @@ func Explore(f *scenarios.File, o Options) (*Result, error) {
 	if o.Shards < 0 || o.Shards > 0 && (o.Shard < 0 || o.Shard >= o.Shards) {
 		return nil, fmt.Errorf("shard %d/%d: expected a shard 0..n-1 of n >= 1", o.Shard, o.Shards)
 	}
+	if o.Shards > 1 && o.Strategy == "dpor" {
+		return nil, fmt.Errorf("shard: dpor walks one decision tree whose sleep sets cross every branch and cannot be split yet; shard random, sparse, pct or bounded")
+	}
 	if o.Shards > 1 && o.Strategy == "rapid" {
 		return nil, fmt.Errorf("shard: rapid draws every schedule from one generator and cannot be split; shard random, sparse, pct or bounded")
 	}
@@ -274,8 +280,10 @@ func Explore(f *scenarios.File, o Options) (*Result, error) {
 		err = explorePCT(f, o, ex)
 	case "bounded":
 		err = exploreBounded(f, o, ex)
+	case "dpor":
+		err = exploreDPOR(f, o, ex)
 	default:
-		return nil, fmt.Errorf("unknown strategy %q (random, rapid, sparse, pct or bounded)", o.Strategy)
+		return nil, fmt.Errorf("unknown strategy %q (random, rapid, sparse, pct, bounded or dpor)", o.Strategy)
 	}
 	ex.Elapsed = time.Since(start)
 	if err != nil {
@@ -473,7 +481,7 @@ func exploreSeeds(f *scenarios.File, o Options, ex *Result, chooser func(seed ui
 // its shrunk schedule and the replay token.
 func (ex *Result) WriteText(w io.Writer) {
 	fmt.Fprintf(w, "explore %s (%s): strategy %s", ex.Scenario, ex.File, ex.Strategy)
-	if ex.Strategy != "bounded" { // bounded has no seed
+	if ex.Strategy != "bounded" && ex.Strategy != "dpor" { // bounded and dpor have no seed
 		fmt.Fprintf(w, ", seed %d", ex.Seed)
 	}
 	fmt.Fprintf(w, ", %d schedules", ex.Schedules)
@@ -520,6 +528,11 @@ func (ex *Result) WriteText(w io.Writer) {
 	switch {
 	case ex.Found == nil && ex.NoDecisions:
 		fmt.Fprintf(w, "no violation in %d schedule: exhaustive, the scenario makes no decision, so this schedule is every schedule\n", ex.Schedules)
+	case ex.Found == nil && ex.Exhausted && ex.Strategy == "dpor":
+		fmt.Fprintf(w, "no violation in %d schedules: exhaustive, one schedule of every class of equivalent interleavings (%d more stopped part way as equivalent to one run before)\n",
+			ex.Schedules, ex.PORBlocked)
+	case ex.Found == nil && ex.Strategy == "dpor":
+		fmt.Fprintf(w, "no violation in %d schedules (not exhaustive: the walk stopped at --runs or was interrupted; %d more stopped part way as equivalent)\n", ex.Schedules, ex.PORBlocked)
 	case ex.Found == nil && ex.Exhausted:
 		fmt.Fprintf(w, "no violation in %d schedules: exhaustive, every schedule of the scenario%s (the bound of %s cut none; the most disturbing has %d)\n",
 			ex.Schedules, focusText(ex.Focus), disturbingDecisions(ex.Bound), ex.MostDisturbing)

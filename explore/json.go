@@ -28,6 +28,8 @@ type exploreJSON struct {
 	CompleteUpTo   int  `json:"complete_up_to_budget,omitempty"`
 	Exhausted      bool `json:"exhausted"`
 	MostDisturbing int  `json:"most_disturbing,omitempty"`
+	// Blocked (dpor): schedules stopped part way as equivalent to one run before.
+	Blocked int `json:"dpor_blocked,omitempty"`
 	// Depth, Agents and Steps (pct): the depth, the n and k of its
 	// guarantee, and the guarantee 1/(n*k^(depth-1)).
 	Depth       int            `json:"depth,omitempty"`
@@ -102,6 +104,9 @@ func (ex *Result) WriteJSON(w io.Writer) error {
 		if ex.Exhausted {
 			out.MostDisturbing = ex.MostDisturbing
 		}
+	}
+	if ex.Strategy == "dpor" {
+		out.Blocked = ex.PORBlocked
 	}
 	if ex.Strategy == "pct" {
 		out.Depth, out.Agents, out.Steps = ex.Depth, ex.PCTAgents, ex.PCTSteps

@@ -85,6 +85,14 @@ func TestCLI(t *testing.T) {
 			[]string{`"complete_up_to_budget": 2,`, `"exhausted": false,`, `"interrupted": false,`}, nil},
 		{"explore bounded json exhaustive", []string{"explore", "task-work-nmi-race", "--strategy", "bounded", "--budget", "3", "--json", "-", "-q"}, 0,
 			[]string{`"complete_up_to_budget": 3,`, `"exhausted": true,`, `"most_disturbing": 3,`}, nil},
+		{"explore dpor", []string{"explore", "task-work-nmi-race", "--strategy", "dpor", "-q"}, 0,
+			[]string{"strategy dpor, 27 schedules", "no violation in 27 schedules: exhaustive, one schedule of every class of equivalent interleavings (0 more stopped part way as equivalent to one run before)\n"}, nil},
+		{"explore dpor runs", []string{"explore", "task-work-nmi-race", "--strategy", "dpor", "--runs", "5", "-q"}, 0,
+			[]string{"no violation in 5 schedules (not exhaustive: the walk stopped at --runs or was interrupted; 0 more stopped part way as equivalent)\n"}, nil},
+		{"explore dpor json", []string{"explore", "task-work-nmi-race", "--strategy", "dpor", "--json", "-", "-q"}, 0,
+			[]string{`"strategy": "dpor",`, `"schedules": 27,`, `"exhausted": true,`}, nil},
+		{"explore dpor shard", []string{"explore", "task-work-nmi-race", "--strategy", "dpor", "--shard", "0/2", "-q"}, 2,
+			nil, []string{"dpor walks one decision tree"}},
 		// A focus no question contains would disturb nothing: the quiet schedule
 		// alone, reported as a clean search. It is a usage error.
 		{"explore bounded focus", []string{"explore", "task-work-nmi-race", "--strategy", "bounded", "--focus", "no-such-question", "-q"}, 2,

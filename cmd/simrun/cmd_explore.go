@@ -33,8 +33,8 @@ func cmdExplore(args []string, stdout, stderr io.Writer) int {
 		<-ctx.Done()
 		stop() // the first signal stops the search; a second one kills as usual
 	}()
-	fs := newFlagSet("explore", "SCENARIO [--strategy random|sparse|pct|bounded] [--depth D] [--runs N] [--seed N] [--budget N] [--focus WORDS] [--jobs N] [--shard i/n] [--corpus DIR] [--coverage FILE] [--time LIMIT] [--kernel NAME=VALUE]... [--json FILE] [--out FILE] [-q]", stderr)
-	strategy := fs.String("strategy", "random", "how schedules are drawn: random (seeds seed..seed+runs-1: a coin at every decision), sparse (seeds seed..seed+runs-1: a few disturbances placed anywhere along the quiet run's decisions), pct (seeds seed..seed+runs-1: PCT, random priorities over CPUs and their interrupt lines with depth-1 change points), or bounded (every schedule with at most budget disturbing decisions, fewest first)")
+	fs := newFlagSet("explore", "SCENARIO [--strategy random|sparse|pct|bounded|dpor] [--depth D] [--runs N] [--seed N] [--budget N] [--focus WORDS] [--jobs N] [--shard i/n] [--corpus DIR] [--coverage FILE] [--time LIMIT] [--kernel NAME=VALUE]... [--json FILE] [--out FILE] [-q]", stderr)
+	strategy := fs.String("strategy", "random", "how schedules are drawn: random (seeds seed..seed+runs-1: a coin at every decision), sparse (seeds seed..seed+runs-1: a few disturbances placed anywhere along the quiet run's decisions), pct (seeds seed..seed+runs-1: PCT, random priorities over CPUs and their interrupt lines with depth-1 change points), bounded (every schedule with at most budget disturbing decisions, fewest first), or dpor (exhaustive: one schedule per class of interleavings equivalent by the footprints, sleep sets; --runs caps it)")
 	runs := fs.Int("runs", 1000, "the number of schedules, at least 1 (bounded: the most to run, default 100000)")
 	seed := fs.Uint64("seed", 1, "the first seed: random, sparse and pct run seeds seed..seed+runs-1; bounded has no seed (it runs every schedule in a fixed order)")
 	budget := fs.Int("budget", 16, "at least 1: random: the disturbing (non-default) decisions each schedule may make; sparse: the most it plans; bounded: the bound (default 2)")
@@ -84,6 +84,9 @@ func cmdExplore(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "simrun explore: --%v\n", err)
 			return exitUsage
 		}
+	}
+	if *strategy == "dpor" && !set["runs"] {
+		o.Runs = 100000
 	}
 	if *strategy == "bounded" {
 		if !set["budget"] {

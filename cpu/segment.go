@@ -1,0 +1,112 @@
+package cpu
+
+import (
+	"strconv"
+	"sync"
+)
+
+// Segments: what partial-order reduction (explore's dpor strategy) needs to
+// know of a run besides its decisions. The code a CPU runs is cut into
+// fragments at the places where another context could come in: step points,
+// an interrupt handler's entry and return, and the engine resuming a lane
+// (after a time advance, a tie, or a thread switch). A SegmentListener is
+// told of every such boundary and of every footprint (footprint.go), the
+// cross-CPU posts (an interrupt raised or a timer armed on a CPU) and the
+// synchronisation (CPU.Release/Acquire) in between.
+//
+// A fragment's footprint is complete only when every access its code makes
+// is annotated; that is a fact about the model's code, declared once per
+// fragment start with DeclareComplete, and never assumed: a fragment whose
+// start is not declared, or that touches an object with no stable key
+// (FootprintKey), must count as touching everything.
+
+// BoundaryKind says where a fragment starts.
+type BoundaryKind uint8
+
+// The boundaries.
+const (
+	BoundaryStep   BoundaryKind = iota // a step point: the label
+	BoundaryEnter                      // an interrupt handler starts: the interrupt's name
+	BoundaryExit                       // a handler returned: the interrupted context goes on
+	BoundaryResume                     // the engine resumed a thread on the lane
+)
+
+// SegmentListener is told of every fragment boundary and every access.
+type SegmentListener interface {
+	// Boundary: a new fragment of c's context ctx starts here; th is the
+	// thread c runs (the task context's owner).
+	Boundary(c *CPU, kind BoundaryKind, ctx Context, th *Thread, label string)
+	// Touch: the running code accesses field of obj (a write or a read).
+	Touch(obj any, field string, write bool)
+}
+
+// OnSegments installs l on m: every boundary and access of every CPU goes
+// to it. It makes every step point look around (a step hook), so it is for
+// exploration, not for speed.
+func (m *Machine) OnSegments(l SegmentListener) {
+	m.seg = l
+	m.OnFootprint(func(_ *CPU, f Footprint) { l.Touch(f.Obj, f.Field, f.Op.IsWrite()) })
+	m.AddStepHook(func(c *CPU, label string) { l.Boundary(c, BoundaryStep, c.Context(), c.curr, label) })
+}
+
+// boundary tells the listener, if any, that a fragment starts on c.
+func (m *Machine) boundary(c *CPU, kind BoundaryKind, label string) {
+	if m.seg != nil {
+		m.seg.Boundary(c, kind, c.Context(), c.curr, label)
+	}
+}
+
+// touch records a model-level access (a post, a synchronisation) with the
+// listener, if any.
+func (m *Machine) touch(obj any, field string, write bool) {
+	if m.seg != nil {
+		m.seg.Touch(obj, field, write)
+	}
+}
+
+var (
+	completeMu sync.RWMutex
+	complete   = map[string]bool{}
+)
+
+// DeclareComplete says that the code run from each of these fragment starts
+// up to the next boundary annotates every access it makes to state another
+// context can see (footprint.go's CPU.Access): a step point's label, or
+// "enter:NAME" for the start of interrupt NAME's handler, "start:NAME" for
+// the first fragment of thread NAME. Call it from an
+// init function next to the code it vouches for.
+func DeclareComplete(starts ...string) {
+	completeMu.Lock()
+	defer completeMu.Unlock()
+	for _, s := range starts {
+		complete[s] = true
+	}
+}
+
+// IsComplete reports whether start was declared with DeclareComplete.
+func IsComplete(start string) bool {
+	completeMu.RLock()
+	defer completeMu.RUnlock()
+	return complete[start]
+}
+
+// FootprintKeyer is an object with a name that stays the same in every
+// replay of a run (a pointer does not): only such objects let two
+// fragments be found independent.
+type FootprintKeyer interface{ FootprintKey() string }
+
+// FootprintKey returns obj's stable name, if it has one: a FootprintKeyer,
+// a string, a CPU, or a CPU's interrupt mailbox.
+func FootprintKey(obj any) (string, bool) {
+	switch o := obj.(type) {
+	case FootprintKeyer:
+		return o.FootprintKey(), true
+	case string:
+		return o, true
+	case *CPU:
+		return "cpu" + strconv.Itoa(o.ID), true
+	case ipiKey:
+		return "ipi@cpu" + strconv.Itoa(o.cpu), true
+	}
+	return "", false
+}

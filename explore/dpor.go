@@ -1,0 +1,512 @@
+package explore
+
+import (
+	"fmt"
+	"slices"
+
+	"perfsim/cpu"
+	"perfsim/runner"
+	"perfsim/scenarios"
+	"perfsim/sim"
+)
+
+// The dpor strategy: stateless model checking by replay with sleep sets
+// (Godefroid, "Partial-order methods for the verification of concurrent
+// systems", 1996, ch. 5), an exhaustive search that runs one schedule of
+// each class of interleavings that differ only in the order of independent
+// fragments, where the footprints let it see that.
+//
+// A run is cut into fragments (cpu/segment.go): the code one context (a
+// CPU's task context, its irq, its NMI) runs from one boundary (a step
+// point, a handler's entry or return, the engine resuming the lane) to the
+// next. Two fragments are independent only when they are of different
+// contexts, both have a complete footprint (their start was declared with
+// cpu.DeclareComplete and every object they touch has a stable key) and
+// neither writes a field the other touches. Everything else (a fragment of
+// code nobody vouched for, a decision that is not "who runs", nmi-skid,
+// select_task_rq) is dependent with everything, so with no declaration the
+// search is the plain exhaustive tree: the reduction is only as large as
+// the annotations, never larger.
+//
+// The search is a depth-first walk of the decision tree. At a decision
+// whose options are agents (sim.Agent: a CPU runs on, its NMI or irq is
+// taken, a tied CPU goes first) the options run in order; an option whose
+// agent sleeps is skipped. When option o of node n is run after options
+// o' < o, the agents of those o' go to sleep with the footprint of the
+// fragment they ran first; a sleeping agent wakes when a fragment dependent
+// with that footprint runs. A run in which a sleeping agent must run (the
+// engine runs it without a decision, or every option sleeps) is equivalent
+// to one run before: it is stopped there (blocked) and not judged. When the
+// walk is done, every class was run: the search is exhaustive.
+
+// porAgent is who runs a fragment: one context of a lane.
+type porAgent struct {
+	lane int
+	ctx  cpu.Context
+}
+
+func (a porAgent) String() string { return fmt.Sprintf("cpu%d/%s", a.lane, a.ctx) }
+
+// porAccess is an access by a stable object name.
+type porAccess struct {
+	key, field string
+	write      bool
+}
+
+// porEvent is one fragment: whose, whether its footprint is complete, and
+// what it touched.
+type porEvent struct {
+	agent    porAgent
+	complete bool
+	fresh    bool // opened at a step point and nothing since: the chosen option's fragment
+	acc      []porAccess
+}
+
+func (e *porEvent) touch(a porAccess) {
+	for i := range e.acc {
+		if e.acc[i].key == a.key && e.acc[i].field == a.field {
+			e.acc[i].write = e.acc[i].write || a.write
+			return
+		}
+	}
+	e.acc = append(e.acc, a)
+}
+
+// porDependent reports whether two fragments may not be swapped.
+func porDependent(a, b *porEvent) bool {
+	if a.agent == b.agent || !a.complete || !b.complete {
+		return true
+	}
+	for _, x := range a.acc {
+		for _, y := range b.acc {
+			if x.key == y.key && x.field == y.field && (x.write || y.write) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// porSleeper is a sleeping agent and the fragment it would run.
+type porSleeper struct {
+	agent porAgent
+	ev    *porEvent
+}
+
+func asleep(a porAgent, set []porSleeper) bool {
+	for _, s := range set {
+		if s.agent == a {
+			return true
+		}
+	}
+	return false
+}
+
+// porNode is one decision on the walk's current path.
+type porNode struct {
+	n       int
+	what    string
+	agents  []porAgent // nil: not a choice of who runs; every option runs
+	taken   int
+	sleepIn []porSleeper // asleep on arrival
+	done    []porSleeper // the options run before taken, with their first fragments
+	// seg: the fragments run from this decision to the next (taken's
+	// transition), in this run; union makes them one porEvent.
+	seg []*porEvent
+	pos int // the run's fragments from pos on came after the decision
+	// todo: the options the walk must run here (the backtrack set):
+	// the first one run, and each one a race found later asks for.
+	todo []bool
+}
+
+// union is the transition of the node's taken option: the fragments the
+// chosen context ran from the decision on, up to the first fragment of
+// another context (a handler forced in, a lane the engine ran after a time
+// advance) or the next decision, whichever comes first: what it ran with
+// no other context able to come in between. It is complete only when each
+// of those fragments is; with none, it stands for everything.
+func (nd *porNode) union() *porEvent {
+	u := &porEvent{agent: nd.agents[nd.taken], complete: len(nd.seg) > 0}
+	for _, ev := range nd.seg {
+		if ev.agent != u.agent {
+			break
+		}
+		u.complete = u.complete && ev.complete
+		for _, a := range ev.acc {
+			u.touch(a)
+		}
+	}
+	return u
+}
+
+// porSearch is the walk: the current path, and counts.
+type porSearch struct {
+	stack   []*porNode
+	Runs    int // schedules started
+	Blocked int // of them, stopped as equivalent to an earlier one
+}
+
+// porBlocked stops a run that only repeats a class already run.
+type porBlocked struct{}
+
+// porRun is one schedule of the walk: the chooser and the segment listener.
+type porRun struct {
+	s       *porSearch
+	m       *cpu.Machine
+	prefix  int // decisions below prefix replay the path
+	i       int // the next decision's index
+	sleep   []porSleeper
+	cur     *porEvent
+	last    *porNode // the last decision: the fragments opened go to its seg
+	task    map[*cpu.Thread]string
+	irq     map[porAgent]string
+	err     error
+	blocked bool
+	log     *[]*porEvent // tests: every fragment opened, in order
+	frags   []*porEvent  // every fragment opened, in order
+}
+
+// newRun starts the next schedule of the walk.
+func (s *porSearch) newRun() *porRun {
+	s.Runs++
+	return &porRun{s: s, prefix: len(s.stack), task: map[*cpu.Thread]string{}, irq: map[porAgent]string{}}
+}
+
+// attach installs the run's listener on the machine before it runs.
+func (p *porRun) attach(m *cpu.Machine) {
+	p.m = m
+	m.OnSegments(p)
+}
+
+// next moves the walk to its next schedule after run p; false when the
+// walk is done. First the races of p (Flanagan and Godefroid, "Dynamic
+// partial-order reduction", POPL 2005): for each decision on the path, a
+// later fragment of another context dependent with the transition taken
+// there asks the walk to run that context first there too; when that
+// context was not an option there, every option. (Races are taken without
+// their happens-before filter: more backtracking, never less.) Then the
+// deepest decision with an option still to run that does not sleep.
+func (s *porSearch) next(p *porRun) bool {
+	for _, nd := range s.stack {
+		if nd.agents == nil {
+			continue
+		}
+		t := nd.union()
+		own := map[*porEvent]bool{}
+		for _, ev := range nd.seg {
+			if ev.agent != t.agent {
+				break
+			}
+			own[ev] = true
+		}
+		for _, f := range p.frags[min(nd.pos, len(p.frags)):] {
+			if own[f] || f.agent == t.agent || !porDependent(t, f) {
+				continue
+			}
+			if i := slices.Index(nd.agents, f.agent); i >= 0 {
+				nd.todo[i] = true
+			} else {
+				for i := range nd.todo {
+					nd.todo[i] = true
+				}
+			}
+		}
+	}
+	for len(s.stack) > 0 {
+		nd := s.stack[len(s.stack)-1]
+		if nd.agents != nil {
+			nd.done = append(nd.done, porSleeper{nd.agents[nd.taken], nd.union()})
+			for o := 0; o < nd.n; o++ {
+				if nd.todo[o] && !asleep(nd.agents[o], nd.sleepIn) && !asleep(nd.agents[o], nd.done) {
+					nd.taken, nd.seg = o, nil
+					return true
+				}
+			}
+		} else if nd.taken+1 < nd.n {
+			nd.taken, nd.seg = nd.taken+1, nil
+			return true
+		}
+		s.stack = s.stack[:len(s.stack)-1]
+	}
+	return false
+}
+
+// Choose implements sim.Chooser: a decision that is not a choice of who
+// runs (every option is explored; the fragment it is in touches everything).
+func (p *porRun) Choose(n int, what string) int { return p.ChooseAgents(n, what, nil) }
+
+// ChooseAgents implements sim.AgentChooser.
+func (p *porRun) ChooseAgents(n int, what string, agents []sim.Agent) int {
+	var ags []porAgent
+	if agents != nil && what != "nmi-skid" && p.m != nil {
+		ags = make([]porAgent, len(agents))
+		for i, a := range agents {
+			ags[i] = p.agentOf(a)
+		}
+	}
+	// The fragment open at the decision: a data choice is inside it; one
+	// a step point just opened has not run yet (it runs on if its context
+	// is chosen, else it is dropped); any other has run and ends here.
+	keep := p.cur
+	switch {
+	case p.cur == nil:
+	case ags == nil:
+		p.cur.complete = false
+	case p.cur.fresh && what != "tie":
+		p.cur = nil
+	default:
+		p.close()
+		keep, p.cur = nil, nil
+	}
+	var nd *porNode
+	if p.i < p.prefix {
+		nd = p.s.stack[p.i]
+		if nd.n != n || nd.what != what {
+			p.err = fmt.Errorf("dpor: decision %d replayed as %q of %d options, was %q of %d: the run is not deterministic", p.i, what, n, nd.what, nd.n)
+			panic(porBlocked{})
+		}
+	} else {
+		nd = &porNode{n: n, what: what, agents: ags, sleepIn: append([]porSleeper(nil), p.sleep...), taken: -1}
+		for o := 0; o < n; o++ {
+			if ags == nil || !asleep(ags[o], nd.sleepIn) {
+				nd.taken = o
+				break
+			}
+		}
+		if nd.taken < 0 { // every option sleeps
+			p.blocked = true
+			panic(porBlocked{})
+		}
+		nd.todo = make([]bool, n)
+		nd.todo[nd.taken] = true
+		p.s.stack = append(p.s.stack, nd)
+	}
+	p.i++
+	p.sleep = append(append(p.sleep[:0:0], nd.sleepIn...), nd.done...)
+	d := nd.taken
+	nd.seg = nd.seg[:0]
+	nd.pos = len(p.frags)
+	switch {
+	case ags == nil:
+		p.cur = keep
+		if keep != nil {
+			nd.seg = append(nd.seg, keep)
+		}
+	case keep != nil && ags[d] == keep.agent:
+		p.cur = keep // the step point's own context runs on
+		nd.seg = append(nd.seg, keep)
+	}
+	p.last = nd
+	return d
+}
+
+// agentOf maps a decision's agent to a context.
+func (p *porRun) agentOf(a sim.Agent) porAgent {
+	switch a.Kind() {
+	case sim.AgentNMI:
+		return porAgent{a.Lane(), cpu.CtxNMI}
+	case sim.AgentIRQ:
+		return porAgent{a.Lane(), cpu.CtxIRQ}
+	}
+	return porAgent{a.Lane(), p.m.CPUs[a.Lane()].Context()}
+}
+
+// Boundary implements cpu.SegmentListener.
+func (p *porRun) Boundary(c *cpu.CPU, kind cpu.BoundaryKind, ctx cpu.Context, th *cpu.Thread, label string) {
+	ag := porAgent{c.ID, ctx}
+	start := ""
+	switch kind {
+	case cpu.BoundaryStep, cpu.BoundaryEnter:
+		start = label
+		if ctx == cpu.CtxTask {
+			p.task[th] = label
+		} else {
+			p.irq[ag] = label
+		}
+	default: // the rest of the fragment the context was in
+		if ctx == cpu.CtxTask {
+			var ok bool
+			if start, ok = p.task[th]; !ok && th != nil {
+				start = "start:" + th.Name // the thread's first fragment
+				p.task[th] = start
+			}
+		} else {
+			start = p.irq[ag]
+		}
+	}
+	p.close()
+	ev := &porEvent{agent: ag, complete: start != "" && cpu.IsComplete(start), fresh: kind == cpu.BoundaryStep}
+	// Every fragment looks at its CPU's pending interrupts and at which
+	// lanes are due (a post from another lane can make one due now).
+	ev.acc = append(ev.acc, porAccess{key: "cpu" + itoa(c.ID), field: "pending"}, porAccess{key: "machine", field: "posts"})
+	p.cur = ev
+	p.frags = append(p.frags, ev)
+	if p.log != nil {
+		*p.log = append(*p.log, ev)
+	}
+	if p.last != nil {
+		p.last.seg = append(p.last.seg, ev)
+	}
+	if asleep(ag, p.sleep) && p.i >= p.prefix {
+		p.blocked = true
+		panic(porBlocked{})
+	}
+}
+
+// Touch implements cpu.SegmentListener.
+func (p *porRun) Touch(obj any, field string, write bool) {
+	if p.cur == nil {
+		return // before any CPU runs (the build)
+	}
+	p.cur.fresh = false
+	key, ok := cpu.FootprintKey(obj)
+	if !ok {
+		p.cur.complete = false // no name that holds in another replay
+		return
+	}
+	p.cur.touch(porAccess{key, field, write})
+}
+
+// close ends the current fragment: the sleepers it depends on wake.
+func (p *porRun) close() {
+	if p.cur == nil {
+		return
+	}
+	kept := p.sleep[:0]
+	for _, s := range p.sleep {
+		if !porDependent(s.ev, p.cur) {
+			kept = append(kept, s)
+		}
+	}
+	p.sleep = kept
+}
+
+func itoa(i int) string { return fmt.Sprint(i) }
+
+// exploreDPOR is the dpor strategy on a scenario: the walk, one schedule
+// at a time (a schedule's successor depends on it), each judged as the
+// other strategies judge theirs; a blocked schedule is not judged.
+func exploreDPOR(f *scenarios.File, o Options, ex *Result) error {
+	s := &porSearch{}
+	ex.initCoverage(f, o)
+	for {
+		if o.stopped() {
+			ex.Interrupted = true
+			break
+		}
+		if ex.Schedules+s.Blocked >= o.Runs {
+			break // --runs ends the walk first: not exhaustive
+		}
+		p := s.newRun()
+		cov := newCovChooser(p)
+		r, res, blocked, interrupted, err := runPOR(f, o, p, cov)
+		if err != nil {
+			return err
+		}
+		if interrupted {
+			ex.Interrupted = true
+			break
+		}
+		if blocked {
+			s.Blocked++
+		} else {
+			ex.count(res)
+			ex.tally(r, ex.Schedules)
+			ex.Coverage.add(cov, ex.Schedules)
+			if o.Progress != nil {
+				o.Progress(ex.Schedules, o.Runs)
+			}
+			if sig := signature(r, res); sig != "" {
+				found, err := shrink(f, o, r.Decisions(), sig)
+				if err != nil {
+					return err
+				}
+				found.Schedule = ex.Schedules
+				ex.Found = found
+				ex.PORBlocked = s.Blocked
+				return nil
+			}
+		}
+		if !s.next(p) {
+			ex.Exhausted = true
+			ex.CompleteUpTo = ex.MostDisturbing
+			break
+		}
+	}
+	ex.PORBlocked = s.Blocked
+	return nil
+}
+
+// runPOR runs one schedule of the walk: built, the listener attached,
+// executed; blocked when the walk stopped it.
+func runPOR(f *scenarios.File, o Options, p *porRun, ch sim.Chooser) (r *runner.Run, res *runner.Result, blocked, interrupted bool, err error) {
+	if o.stopped() {
+		return nil, nil, false, true, nil
+	}
+	r, err = runner.Build(f, o.runOptions(interruptible{ch, &o}, false))
+	if err != nil {
+		return nil, nil, false, false, err
+	}
+	p.attach(r.M)
+	stopped, blocked, err := executePOR(r)
+	if p.err != nil {
+		return nil, nil, false, false, p.err
+	}
+	if err != nil || stopped || blocked {
+		return nil, nil, blocked, stopped, err
+	}
+	return r, r.Result(), false, false, nil
+}
+
+// executePOR executes a built run, stopped by the walk (blocked) or by an
+// interruption.
+func executePOR(r *runner.Run) (stopped, blocked bool, err error) {
+	defer func() {
+		if x := recover(); x != nil {
+			switch x.(type) {
+			case porBlocked:
+				blocked = true
+			case stopRun:
+				stopped = true
+			default:
+				panic(x)
+			}
+			err = nil
+			r.M.Close()
+		}
+	}()
+	return false, false, r.Execute()
+}
+
+// porWalk runs the walk over run, which builds a machine whose engine asks
+// ch, calls attach on it before it runs, runs it and keeps what it wants of
+// a schedule that ran to its end (blocked ones panic out of run and are
+// not kept). It returns the search (Runs, Blocked) and whether the walk
+// finished within maxRuns schedules: exhaustive.
+func porWalk(maxRuns int, run func(ch sim.Chooser, attach func(*cpu.Machine))) (*porSearch, bool, error) {
+	s := &porSearch{}
+	for s.Runs < maxRuns {
+		p := s.newRun()
+		func() {
+			defer func() {
+				if x := recover(); x != nil {
+					if _, ok := x.(porBlocked); !ok {
+						panic(x)
+					}
+					s.Blocked++
+					if p.m != nil {
+						p.m.Close()
+					}
+				}
+			}()
+			run(p, p.attach)
+		}()
+		if p.err != nil {
+			return s, false, p.err
+		}
+		if !s.next(p) {
+			return s, true, nil
+		}
+	}
+	return s, false, nil
+}

@@ -1,0 +1,174 @@
+package explore
+
+import (
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"pgregory.net/rapid"
+
+	"perfsim/scenarios"
+	"perfsim/sim"
+)
+
+// TestDPORShapeSameStates: on small shapes of the per-CPU AUX pause/resume
+// family, dpor reaches exactly the final states the full tree reaches
+// (with the guard on and off, with a counter the CPUs share, with a
+// fragment nobody vouched for), and says it is exhaustive.
+func TestDPORShapeSameStates(t *testing.T) {
+	for _, sh := range []porShape{
+		{CPUs: 1, K: 2, NMIs: []int{0, 1}, Guard: true},
+		{CPUs: 1, K: 2, NMIs: []int{0, 1}, Guard: false},
+		{CPUs: 2, K: 1, NMIs: []int{0}, Guard: true},
+		{CPUs: 2, K: 1, NMIs: []int{0}, Guard: false},
+		{CPUs: 2, K: 1, NMIs: []int{0}, Guard: true, Shared: true},
+		{CPUs: 2, K: 1, NMIs: []int{0}, Guard: false, Hidden: true},
+		{CPUs: 2, K: 1, NMIs: []int{0}, Guard: true, Hidden: true},
+	} {
+		full, fruns, _, fex, err := shapeStates(sh, false, 200000)
+		if err != nil || !fex {
+			t.Fatalf("%+v: full walk: %v, exhausted %v", sh, err, fex)
+		}
+		got, runs, blocked, ex, err := shapeStates(sh, true, 200000)
+		if err != nil || !ex {
+			t.Fatalf("%+v: dpor: %v, exhausted %v", sh, err, ex)
+		}
+		if d := cmp.Diff(full, got); d != "" {
+			t.Errorf("%+v: dpor's final states differ from the full tree's (-full +dpor):\n%s", sh, d)
+		}
+		t.Logf("%+v: %d states; full %d schedules, dpor %d (+%d blocked)", sh, len(full), fruns, runs, blocked)
+	}
+}
+
+// TestDPORShapeScaling prints, for C = 1..8 CPUs of the shape (K
+// syscalls and one NMI per CPU, guard on), the distinct final states (a
+// lower bound for any complete search: 4 per CPU, 4^C in all), the
+// schedules dpor runs (and stops part way), and the schedules of the
+// bounded strategy's tree at budget 2 and the final states it reaches. Long: PERFSIM_DPOR_TABLE=1 (and
+// PERFSIM_DPOR_K=K, default 1; PERFSIM_DPOR_MAXC=C, default 8).
+func TestDPORShapeScaling(t *testing.T) {
+	if os.Getenv("PERFSIM_DPOR_TABLE") == "" {
+		t.Skip("PERFSIM_DPOR_TABLE=1 prints the table")
+	}
+	k := 1
+	if v := os.Getenv("PERFSIM_DPOR_K"); v != "" {
+		k, _ = strconv.Atoi(v)
+	}
+	maxC := 8
+	if v := os.Getenv("PERFSIM_DPOR_MAXC"); v != "" {
+		maxC, _ = strconv.Atoi(v)
+	}
+	for c := 1; c <= maxC; c++ {
+		sh := porShape{CPUs: c, K: k, NMIs: []int{0}, Guard: true}
+		start := time.Now()
+		b2states := map[string]bool{}
+		b2, bex := fullWalk(2000000, 2, func(ch sim.Chooser) { b2states[sh.run(ch, nil).String()] = true })
+		bt := time.Since(start)
+		start = time.Now()
+		states, runs, blocked, ex, err := shapeStates(sh, true, 2000000)
+		if err != nil || !ex {
+			t.Fatalf("C=%d: %v, exhausted %v", c, err, ex)
+		}
+		t.Logf("| %d | %d | %d + %d blocked | %v | %d (complete %v), %d states | %v |", c, len(states), runs, blocked,
+			time.Since(start).Round(time.Millisecond), b2, bex, len(b2states), bt.Round(time.Millisecond))
+	}
+}
+
+// TestDPORShapeProperty: for random small shapes (1 or 2 CPUs, NMIs due at
+// random syscalls, the guard on or off, a shared counter or not, a fragment
+// nobody vouched for or not), dpor is exhaustive and reaches exactly the
+// final states of the full tree, so it finds the overlap (the guard-off
+// violation) exactly when the full tree does.
+func TestDPORShapeProperty(t *testing.T) {
+	if testing.Short() {
+		t.Skip("long (about 15 s): the full trees of two-CPU shapes")
+	}
+	rapid.Check(t, func(rt *rapid.T) {
+		c := rapid.IntRange(1, 2).Draw(rt, "cpus")
+		k := rapid.IntRange(1, 3-c).Draw(rt, "k")
+		nmis := rapid.SliceOfN(rapid.IntRange(0, k-1), 0, 3-c).Draw(rt, "nmis")
+		sh := porShape{CPUs: c, K: k, NMIs: nmis, Guard: rapid.Bool().Draw(rt, "guard"),
+			Shared: rapid.Bool().Draw(rt, "shared"), Hidden: rapid.Bool().Draw(rt, "hidden")}
+		full, _, _, fex, err := shapeStates(sh, false, 50000)
+		if err != nil || !fex {
+			rt.Skipf("full walk of %+v did not finish: %v", sh, err)
+		}
+		got, _, _, ex, err := shapeStates(sh, true, 50000)
+		if err != nil || !ex {
+			rt.Fatalf("%+v: dpor: %v, exhausted %v", sh, err, ex)
+		}
+		if d := cmp.Diff(full, got); d != "" {
+			rt.Fatalf("%+v: final states differ (-full +dpor):\n%s", sh, d)
+		}
+		overlap := func(states []string) bool {
+			return slices.ContainsFunc(states, func(s string) bool { return strings.Contains(s, "O") })
+		}
+		if overlap(full) != overlap(got) {
+			rt.Fatalf("%+v: full tree overlap %v, dpor %v", sh, overlap(full), overlap(got))
+		}
+	})
+}
+
+// TestDPORAgainstBruteForce: on scenarios of the real model, where no
+// fragment is declared complete, dpor runs the whole decision tree: the
+// brute-force enumeration's schedules and outcome counts, and it says
+// exhaustive.
+func TestDPORAgainstBruteForce(t *testing.T) {
+	for _, tc := range []struct{ name, src string }{
+		{"nmi", bruteNMI},
+		{"migrate", bruteMigrate},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f, err := scenarios.Parse(tc.name+".sim", []byte(tc.src))
+			if err != nil {
+				t.Fatal(err)
+			}
+			bf := enumerate(t, f, nil, 20000)
+			ex, err := Explore(f, Options{Strategy: "dpor", Runs: 1 << 20})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := bf.Outcomes
+			for i := range want {
+				want[i].Verdict, want[i].OK = ex.Outcomes[i].Verdict, ex.Outcomes[i].OK
+			}
+			if diff := cmp.Diff(want, ex.Outcomes); diff != "" {
+				t.Errorf("outcome counts (-brute force +dpor):\n%s", diff)
+			}
+			if ex.Schedules != bf.Schedules || !ex.Exhausted || ex.PORBlocked != 0 {
+				t.Errorf("dpor: %d schedules (+%d blocked), exhausted %v; brute force %d", ex.Schedules, ex.PORBlocked, ex.Exhausted, bf.Schedules)
+			}
+		})
+	}
+}
+
+// TestDPORFindsWhatBruteForceFinds: with the guard off, dpor finds the
+// failure the enumeration finds, and claims nothing exhaustive.
+func TestDPORFindsWhatBruteForceFinds(t *testing.T) {
+	f, err := scenarios.Parse("brute-nmi.sim", []byte(bruteNMI))
+	if err != nil {
+		t.Fatal(err)
+	}
+	knobs := map[string]string{"aux-pause-guard": "off"}
+	bf := enumerate(t, f, knobs, 20000)
+	ex, err := Explore(f, Options{Strategy: "dpor", Runs: 100000, Knobs: knobs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var failing []string
+	for _, k := range keys(bf.Signatures) {
+		if k != "" {
+			failing = append(failing, k)
+		}
+	}
+	if len(failing) != 1 || ex.Found == nil {
+		t.Fatalf("brute force failing signatures %q; dpor found %v", failing, ex.Found != nil)
+	}
+	if diff := cmp.Diff([]any{failing[0], false}, []any{ex.Found.Signature, ex.Exhausted}); diff != "" {
+		t.Errorf("(-brute force +dpor):\n%s", diff)
+	}
+}
