@@ -36,17 +36,17 @@ const (
 	F_OWNER_TID  = 0
 	F_OWNER_PID  = 1
 	F_OWNER_PGRP = 2
-	O_RDWR   = 02
-	O_ASYNC  = 020000 // FASYNC
+	O_RDWR       = 02
+	O_ASYNC      = 020000 // FASYNC
 )
 
 // perfFile is what of struct file the fcntl calls set: f_flags' FASYNC,
 // f_owner (pid, signum) and whether the file is on the event's fasync list
 // (fa_fd is the fd fasync_helper() was called with).
 type perfFile struct {
-	async  bool
-	onList bool
-	fd     int
+	async     bool
+	onList    bool
+	fd        int
 	owner     int           // f_owner.pid's number (0: none)
 	ownerType sched.PidType // f_owner.pid_type
 	signum    int

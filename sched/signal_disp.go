@@ -23,35 +23,35 @@ import (
 // Signal numbers beyond SIGIO, SIGTRAP, SIGUSR1/2 and SIGCHLD
 // (include/uapi/asm-generic/signal.h).
 const (
-	SIGHUP    = 1
-	SIGINT    = 2
-	SIGQUIT   = 3
-	SIGILL    = 4
-	SIGABRT   = 6
-	SIGBUS    = 7
-	SIGFPE    = 8
-	SIGKILL   = 9
-	SIGSEGV   = 11
-	SIGPIPE   = 13
-	SIGALRM   = 14
-	SIGTERM   = 15
-	SIGCONT   = 18
-	SIGSTOP   = 19
-	SIGTSTP   = 20
-	SIGTTIN   = 21
-	SIGTTOU   = 22
-	SIGURG    = 23
-	SIGXCPU   = 24
-	SIGXFSZ   = 25
-	SIGWINCH  = 28
-	SIGSYS    = 31
-	SIGPOLL   = SIGIO
-	SI_USER   = 0  // kill()
-	SI_SIGIO  = -5 // send_sigio_to_task() for a signal with specific si_codes
-	SI_QUEUE  = -1
-	POLL_OUT  = 2
-	POLL_MSG  = 3
-	POLL_PRI  = 5
+	SIGHUP   = 1
+	SIGINT   = 2
+	SIGQUIT  = 3
+	SIGILL   = 4
+	SIGABRT  = 6
+	SIGBUS   = 7
+	SIGFPE   = 8
+	SIGKILL  = 9
+	SIGSEGV  = 11
+	SIGPIPE  = 13
+	SIGALRM  = 14
+	SIGTERM  = 15
+	SIGCONT  = 18
+	SIGSTOP  = 19
+	SIGTSTP  = 20
+	SIGTTIN  = 21
+	SIGTTOU  = 22
+	SIGURG   = 23
+	SIGXCPU  = 24
+	SIGXFSZ  = 25
+	SIGWINCH = 28
+	SIGSYS   = 31
+	SIGPOLL  = SIGIO
+	SI_USER  = 0  // kill()
+	SI_SIGIO = -5 // send_sigio_to_task() for a signal with specific si_codes
+	SI_QUEUE = -1
+	POLL_OUT = 2
+	POLL_MSG = 3
+	POLL_PRI = 5
 )
 
 // SigHandler is sa_handler: SIG_DFL, SIG_IGN, or a handler the program installed.
