@@ -194,6 +194,73 @@ func (r *Run) perfOpCall(op *scenarios.PerfOp) (func(t *sched.Task), error) {
 	return func(t *sched.Task) { r.doPerfOp(t, op, attr) }, nil
 }
 
+// checkAddrFilter notes, at the filter's position, an address filter the
+// kernel will refuse (the ioctl then returns that errno at run time): the
+// event is the one the file opens under op's name, on a PMU with address
+// filters (intel_pt, cs_etm).
+func (r *Run) checkAddrFilter(op *scenarios.PerfOp) {
+	k := r.kernelOf()
+	open := r.openOpOf(op.FD.Name)
+	if k == nil || open == nil {
+		return
+	}
+	a, err := r.openAttr(open)
+	if err != nil {
+		return
+	}
+	cpuWide := open.PID != nil && open.PID.Name == "-1" || open.PID == nil && open.CPU >= 0
+	if ok, err := k.CheckAddrFilter(a.Type, op.Filter, !cpuWide); ok && err != nil {
+		r.messages = append(r.messages, r.File.Errorf(op.FilterPos, "ioctl %s SET_FILTER %q: the kernel refuses this address filter: %v", op.FD.Name, op.Filter, err).Error())
+	}
+}
+
+// openOpOf finds the open statement that names fd name (the first).
+func (r *Run) openOpOf(name string) *scenarios.PerfOp {
+	var found *scenarios.PerfOp
+	r.eachPerfOp(func(op *scenarios.PerfOp) {
+		if found == nil && op.Verb == "open" && op.FD.Name == name {
+			found = op
+		}
+	})
+	return found
+}
+
+// checkAddrFilters runs checkAddrFilter on each SET_FILTER of the file, in
+// file order, once the PMUs are up.
+func (r *Run) checkAddrFilters() {
+	r.eachPerfOp(func(op *scenarios.PerfOp) {
+		if op.Verb == "ioctl" && op.Request != nil && op.Request.Name == "SET_FILTER" {
+			r.checkAddrFilter(op)
+		}
+	})
+}
+
+// eachPerfOp calls fn on each perf fd call of the tasks' programs (forks'
+// included) and of the forced actions, in file order.
+func (r *Run) eachPerfOp(fn func(*scenarios.PerfOp)) {
+	var walk func(ops []scenarios.Op)
+	walk = func(ops []scenarios.Op) {
+		for _, op := range ops {
+			switch op := op.(type) {
+			case *scenarios.PerfOp:
+				fn(op)
+			case *scenarios.Repeat:
+				walk(op.Body)
+			case *scenarios.Fork:
+				walk(r.File.ProgramBody(op))
+			}
+		}
+	}
+	for _, t := range r.File.Tasks {
+		walk(t.Body)
+	}
+	for _, f := range r.File.Forces {
+		if f.Op != nil {
+			fn(f.Op)
+		}
+	}
+}
+
 // openAttr builds the perf_event_attr of an open: the -e term parsed by
 // perf's event parser, then the fields.
 func (r *Run) openAttr(op *scenarios.PerfOp) (pmu.Attr, error) {
