@@ -67,8 +67,7 @@ func TestSignalDispositions(t *testing.T) {
 		{"SIGTRAP default dumps core", SigAction{}, SIGTRAP, 0, true, SIGTRAP},
 	} {
 		m, s := newSched(t, 2, DefaultConfig())
-		var target *Task
-		target = s.Spawn("target", MaskOf(0), Call(func(tk *Task) {
+		target := s.Spawn("target", MaskOf(0), Call(func(tk *Task) {
 			if e := s.Sigaction(tk, tc.sig, tc.act); e != 0 {
 				t.Errorf("%s: Sigaction: %v", tc.name, e)
 			}
