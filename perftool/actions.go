@@ -423,6 +423,13 @@ func init() {
 			n, _ := strconv.ParseUint(args[0], 10, 32)
 			ss.ToolThread(cpuArg(args, 1), func(t *sched.Task) { ss.evlistIoctlArg(t, uapi.PERF_EVENT_IOC_REFRESH, n) })
 		}})
+	RegisterAction(Action{Name: "set-filter", Args: []scenarios.ArgKind{scenarios.ArgWord, scenarios.ArgWord, scenarios.ArgCPU}, MinArgs: 2,
+		Help: "a thread of perf (on cpuN if given) replaces the address filters of the session's --filter events mid-run: FUNC FILE writes " +
+			"'filter FUNC @ FILE' (FILE kernel: the kernel function, 'filter FUNC'), resolved as perf record --filter resolves it, to each of their fds " +
+			"with PERF_EVENT_IOC_SET_FILTER (perf_event_set_addr_filter(): splice, apply to the event and its children, perf_event_stop(event, 1) on the CPU it runs on)",
+		Do: func(ss *Session, args []string) {
+			ss.ToolThread(cpuArg(args, 2), func(t *sched.Task) { ss.setAddrFilter(t, args[0], args[1]) })
+		}})
 	RegisterAction(Action{Name: "munmap", Args: cpuOpt,
 		Help: "a thread of perf (on cpuN if given) unmaps every ring of the session and its AUX area (perf_mmap_close); perf stops reading them",
 		Do: func(ss *Session, args []string) {

@@ -336,3 +336,31 @@ func (ss *Session) applyFilters(t *sched.Task) error {
 	}
 	return nil
 }
+
+// setAddrFilter writes a new address filter, 'filter FN @ FILE' (or a
+// kernel function's 'filter FN'), resolved as auxtrace_parse_filters()
+// resolves perf record's, to the fds of the evsels recorded with an address
+// filter (the set-filter action: another thread of perf's changing them
+// mid-run); a failure counts in tool.errors.
+// tools/perf/util/evsel.c: evsel__apply_filter() -> ioctl(PERF_EVENT_IOC_SET_FILTER)
+func (ss *Session) setAddrFilter(t *sched.Task, fn, file string) {
+	str := "filter " + fn
+	if file != "kernel" {
+		str += " @ " + file
+	}
+	kf, err := parseToolAddrFilters(str, ss.resolveSymbol)
+	if err != nil {
+		ss.tool.actionErrs++
+		return
+	}
+	done := map[int]bool{}
+	for i, o := range ss.R.Opens(len(ss.S.M.CPUs)) {
+		if !ss.R.Evsels[o.Evsel].addrFilter || i >= len(ss.FDs) || ss.FDs[i] < 0 || done[ss.FDs[i]] {
+			continue
+		}
+		done[ss.FDs[i]] = true
+		if ss.K.SetFilter(t, ss.FDs[i], kf) != nil {
+			ss.tool.actionErrs++
+		}
+	}
+}

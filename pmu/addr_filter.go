@@ -66,6 +66,10 @@ type eventAddrFilters struct {
 	ranges []AddrFilterRange // event->addr_filter_ranges, nr_addr_filters long
 	gen    uint64            // event->addr_filters_gen
 	hwGen  uint64            // event->hw.addr_filters_gen
+	// setting counts PERF_EVENT_IOC_SET_FILTER calls in progress on the
+	// original (the oracles' notion of "the new filter is not in force
+	// yet": the ioctl has not returned)
+	setting int
 }
 
 // AddrFilterPMU is implemented by a PMU with address filters: struct pmu's
@@ -96,6 +100,16 @@ func (e *Event) addrFilters() *addrFiltersHead {
 		return &e.parent.af.head
 	}
 	return &e.af.head
+}
+
+// AddrFilterSetting reports whether a PERF_EVENT_IOC_SET_FILTER of e's
+// address filters (its parent's, for an inherited event) has not returned
+// yet: until it has, the hardware may still trace with the old ones.
+func (e *Event) AddrFilterSetting() bool {
+	if e.parent != nil {
+		return e.parent.af.setting > 0
+	}
+	return e.af.setting > 0
 }
 
 // AddrFilters returns the filters in force for e (its parent's for an
@@ -383,6 +397,8 @@ func (k *Kernel) perfEventSetAddrFilter(t *sched.Task, e *Event, s string) error
 	if e.parent != nil { // WARN_ON_ONCE(event->parent)
 		return uapi.EINVAL
 	}
+	e.af.setting++
+	defer func() { e.af.setting-- }()
 	taskCtx := e.ctx != nil && e.ctx.task != nil
 	filters, nrFile, err := ParseAddrFilter(s, taskCtx, k.kernPath)
 	if err != nil {
@@ -452,7 +468,7 @@ func perfAddrFilterApply(f *AddrFilter, m *mm.MM, fr *AddrFilterRange, old bool)
 		if v.File == nil {
 			continue
 		}
-		if perfAddrFilterVMAAdjust(f, v, fr, old) {
+		if perfAddrFilterVMAAdjust(f, v, fr, old, false) {
 			return
 		}
 	}
@@ -461,7 +477,12 @@ func perfAddrFilterApply(f *AddrFilter, m *mm.MM, fr *AddrFilterRange, old bool)
 // perfAddrFilterMatch: the filter names v's file and its region overlaps
 // or touches [off, off+size) of the file.
 // kernel/events/core.c: perf_addr_filter_match()
-func perfAddrFilterMatch(f *AddrFilter, file *mm.File, off, size uint64) bool {
+func perfAddrFilterMatch(f *AddrFilter, file *mm.File, off, size uint64, nullDeref bool) bool {
+	if f.file == nil && f.Path == "" && nullDeref {
+		// before 7f635ff187ab: d_inode(filter->path.dentry) of a kernel filter
+		panicCrash("BUG: kernel NULL pointer dereference, address: 0000000000000030: perf_addr_filter_match() d_inode(NULL) for a kernel address filter (perf_event_mmap -> __perf_addr_filters_adjust)")
+	}
+	// "d_inode(NULL) won't be equal to any mapped user-space file"
 	if f.file == nil || file != f.file {
 		return false
 	}
@@ -479,10 +500,10 @@ func perfAddrFilterMatch(f *AddrFilter, file *mm.File, off, size uint64) bool {
 // the mapping's start plus the filter's file offset, whatever v's vm_pgoff,
 // with the filter's size.
 // kernel/events/core.c: perf_addr_filter_vma_adjust()
-func perfAddrFilterVMAAdjust(f *AddrFilter, v *mm.VMA, fr *AddrFilterRange, old bool) bool {
+func perfAddrFilterVMAAdjust(f *AddrFilter, v *mm.VMA, fr *AddrFilterRange, old, nullDeref bool) bool {
 	vmaSize := v.Len()
 	off := v.Pgoff * mm.PageSize
-	if !perfAddrFilterMatch(f, v.File, off, vmaSize) {
+	if !perfAddrFilterMatch(f, v.File, off, vmaSize, nullDeref) {
 		return false
 	}
 	if old {
@@ -541,13 +562,14 @@ func (k *Kernel) perfAddrFiltersAdjust(t *sched.Task, v *mm.VMA) {
 		return
 	}
 	old := k.KnobIs("addr-filter-range", "pre-c60f83b813e5")
+	nullDeref := k.KnobIs("addr-filter-kernel-match", "pre-7f635ff187ab")
 	for _, e := range append([]*Event(nil), ctx.events...) {
 		if !hasAddrFilter(e) {
 			continue
 		}
 		restart := 0
 		for i, f := range e.addrFilters().list {
-			if i < len(e.af.ranges) && perfAddrFilterVMAAdjust(&f, v, &e.af.ranges[i], old) {
+			if i < len(e.af.ranges) && perfAddrFilterVMAAdjust(&f, v, &e.af.ranges[i], old, nullDeref) {
 				restart++
 			}
 		}
@@ -588,6 +610,13 @@ func init() {
 			"pre-52a44f83fc2d (after c60f83b813e5): a kernel filter's range stays {0, 0}; pre-c60f83b813e5: a file filter's range starts at vm_start + the filter's file offset " +
 			"(off by vm_pgoff pages for a text mapping at a non-zero file offset)",
 		Source:  "c60f83b813e5 perf, pt, coresight: Fix address filters for vmas with non-zero offset; 52a44f83fc2d perf/core: Fix the address filtering fix",
+		Package: "pmu",
+	}, sim.KnobSpec{
+		Name:   "addr-filter-kernel-match",
+		Values: []string{"today", "pre-7f635ff187ab"},
+		Help: "perf_addr_filter_match() on a kernel filter (no path): today it matches no file; before the fix it dereferenced d_inode(NULL), " +
+			"so an executable mmap (perf_event_mmap() -> __perf_addr_filters_adjust()) of a task whose event had a kernel address filter oopsed",
+		Source:  "7f635ff187ab perf/core: Fix crash when using HW tracing kernel filters (Mathieu Poirier; Fixes 9511bce9fe8e perf/core: Fix bad use of igrab())",
 		Package: "pmu",
 	})
 	RegisterStepHelp(map[string]string{

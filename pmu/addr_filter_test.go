@@ -131,7 +131,7 @@ func TestAddrFilterVMAAdjust(t *testing.T) {
 	} {
 		tc.filter.file, tc.filter.Path = f, f.Path
 		var got AddrFilterRange
-		m := perfAddrFilterVMAAdjust(&tc.filter, tc.vma, &got, tc.old)
+		m := perfAddrFilterVMAAdjust(&tc.filter, tc.vma, &got, tc.old, false)
 		if m != tc.match || got != tc.want {
 			t.Errorf("%s: match %v range %#x, want %v %#x", tc.name, m, got, tc.match, tc.want)
 		}

@@ -193,7 +193,7 @@ func NewKernel(s *sched.Sched, o Options) *Kernel {
 	s.ModeHooks = append(s.ModeHooks, hwModeHook{k.hwPMU})
 	s.SwitchHooks = append(s.SwitchHooks, k)
 	s.SyscallHooks = append(s.SyscallHooks, k)
-	s.ExitHooks = append(s.ExitHooks, exitFlag{k}, k)
+	s.ExitHooks = append(s.ExitHooks, k)
 	s.ForkHooks = append(s.ForkHooks, k)
 	s.TraceHooks = append(s.TraceHooks, k)
 	k.initHotplug()

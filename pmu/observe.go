@@ -12,6 +12,7 @@ type stats struct {
 	wakeups                uint64 // perf_output_wakeup() calls
 	tpFiltered             uint64 // tracepoint records an event filter rejected (tp_filter.go)
 	sigioSent              uint64 // kill_fasync() sends to a file owner (fasync.go)
+	sigioFallback          uint64 // F_SETSIG signals that fell back to SIGIO (fasync.go)
 	fdputLast              uint64 // fdput()s that were the file's final fput (core_fd.go)
 	pmis                   uint64 // hardware PMU NMIs handled
 	throttles, unthrottles uint64

@@ -39,19 +39,6 @@ func init() {
 // sigStats are the sigtrap path's counters.
 type sigStats struct {
 	queued, sent, exiting, warn uint64
-	exitingTasks                map[*sched.Task]bool // PF_EXITING
-}
-
-// exitFlag sets PF_EXITING for a task entering do_exit() (exit_signals()),
-// before exit_task_work() runs its task works.
-type exitFlag struct{ k *Kernel }
-
-// TaskExit implements sched.TaskExitHook.
-func (h exitFlag) TaskExit(t *sched.Task) {
-	if h.k.sigStats.exitingTasks == nil {
-		h.k.sigStats.exitingTasks = map[*sched.Task]bool{}
-	}
-	h.k.sigStats.exitingTasks[t] = true
 }
 
 // perfOverflowSigtrap is the attr.sigtrap part of __perf_event_overflow():
@@ -111,7 +98,7 @@ func (k *Kernel) perfPendingTask(t *sched.Task, e *Event) {
 func (k *Kernel) perfSigtrap(t *sched.Task, e *Event) {
 	// "Both perf_pending_task() and perf_pending_irq() can race with the
 	// task exiting."
-	if k.sigStats.exitingTasks[t] {
+	if t.Exiting() { // PF_EXITING
 		k.sigStats.exiting++
 		return
 	}

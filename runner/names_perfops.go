@@ -17,8 +17,9 @@ var perfOpNames = []NameEntry{
 		"perf_event_set_addr_filter() (EINVAL, ERANGE for a bad one; EOPNOTSUPP where the PMU cannot do it), replacing the event's filters"},
 	{"ioctl NAME MODIFY_ATTRIBUTES [-e] EVENT [FIELD=VALUE...]", "(task statement) PERF_EVENT_IOC_MODIFY_ATTRIBUTES with the attr EVENT and FIELDs build: a breakpoint's " +
 		"bp_addr, bp_type, bp_len, disabled and sig_data may change (perf_event_modify_breakpoint()); anything else EINVAL, another PMU EOPNOTSUPP"},
-	{"fcntl NAME F_SETFL O_ASYNC|0 | F_SETOWN TASK|self|PID | F_SETSIG SIG | F_GETFL | F_GETOWN | F_GETSIG", "(task statement) fcntl() on the perf fd: O_ASYNC puts the file on the event's fasync list (perf_fasync()); " +
-		"each overflow or ring wakeup then sends the F_SETOWN owner SIGIO (si_code SI_KERNEL) or the F_SETSIG signal (si_code POLL_IN, POLL_HUP at an IOC_REFRESH limit, POLL_ERR; si_fd) from perf_event_wakeup() -> kill_fasync()"},
+	{"fcntl NAME F_SETFL O_ASYNC|0 | F_SETOWN [-]TASK|self|[-]PID | F_SETOWN_EX F_OWNER_TID|F_OWNER_PID|F_OWNER_PGRP TASK|self|PID | F_SETSIG SIG | F_GETFL | F_GETOWN | F_GETSIG", "(task statement) fcntl() on the perf fd: O_ASYNC puts the file on the event's fasync list (perf_fasync()); " +
+		"each overflow or ring wakeup then sends the F_SETOWN owner (a process; -TASK or -PID: each process of that process group; F_SETOWN_EX: a thread, a process or a group) SIGIO (si_code SI_KERNEL) or the F_SETSIG signal (si_code POLL_IN, POLL_HUP at an IOC_REFRESH limit, POLL_ERR; si_fd) from perf_event_wakeup() -> kill_fasync() -> send_sigio_to_task(); " +
+		"an F_SETSIG real-time signal over the owner's RLIMIT_SIGPENDING falls back to SIGIO; the owner takes each as its sigaction says (SIG_DFL of SIGIO ends the process)"},
 	{"mmap NAME PAGES [ro]", "(task statement) mmap() of the perf fd: the user page and PAGES data pages (a power of two); ro: read-only, an overwrite ring"},
 	{"munmap NAME", "(task statement) munmap() of NAME's latest mapping (perf_mmap_close()); nothing mapped: returns 0 (fd.munmap-empty)"},
 	{"read NAME", "(task statement) read() of the count, or of the group with read_format GROUP (observables read.value, read.nr, read.group-torn, read.decreased)"},

@@ -142,10 +142,12 @@ at __perf_event_read:active occurrence 2 on cpu0: close ev
 }
 
 // The breakpoint PMU: bp_type/bp_len checks, four slots per CPU for a task's
-// breakpoints, a hit counted and, with sigtrap, SIGTRAP at the return to user.
+// breakpoints, a hit counted and, with sigtrap, SIGTRAP at the return to user
+// (taken by the task's handler).
 func TestBreakpointPMU(t *testing.T) {
 	src := `cpus 2
 task app cpu0
+  sigaction SIGTRAP handler
   open bad type=5 bp_type=R bp_addr=0x1000 bp_len=8
   open mis type=5 bp_type=W bp_addr=0x1001 bp_len=8
   open b1 type=5 bp_type=W bp_addr=0x1000 bp_len=8 period=1 sigtrap remove_on_exec sig_data=9

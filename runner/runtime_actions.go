@@ -51,10 +51,11 @@ func builtinVerbs() map[string]Verb {
 			Help: "an NMI on the CPU that queues a task_work on the current task with TWA_NMI_CURRENT, as unwind_deferred_request() does for perf's deferred callchains (counts nmi-work.queued and nmi-work.run)",
 			Do:   taskWorkNMI},
 		"signal": {Spec: scenarios.ActionSpec{Args: []scenarios.ArgKind{scenarios.ArgTask}, MinArgs: 1},
-			Help: "send SIGUSR1 to the task; its (empty) handler runs on the task's next return to user mode",
+			Help: "kill(pid, SIGUSR1) to the task's process (si_code SI_USER): taken at its next return to user mode as its sigaction says " +
+				"(sigaction SIGUSR1 handler: the empty handler runs; the default SIG_DFL ends the process)",
 			Do: func(a *ActionCtx) {
 				if t := a.Run.Tasks[a.Arg(0)]; t != nil {
-					a.Run.S.SendSignal(t, sched.Signal{Sig: sched.SIGUSR1})
+					_, _ = a.Run.S.SendSignalTo(t, sched.Signal{Sig: sched.SIGUSR1, Code: sched.SI_USER}, sched.PIDTYPE_TGID)
 				}
 			}},
 	}

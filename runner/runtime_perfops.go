@@ -55,6 +55,10 @@ var perfOpObservables = map[string]string{
 	"signals.poll-hup":     "kill_fasync() signals taken with si_code POLL_HUP (an IOC_REFRESH event_limit ran out)",
 	"signals.poll-err":     "kill_fasync() signals taken with si_code POLL_ERR (a pinned event that could not go on)",
 	"signals.fd":           "si_fd of the last kill_fasync() signal taken with F_SETSIG",
+	"signals.rt":           "real-time signals (SIGRTMIN and above) the tasks took",
+	"signals.fatal":        "processes a signal's default action ended (complete_signal()'s group kill, or get_signal() -> do_group_exit())",
+	"signals.fatal-sig":    "the signal whose default action ended the last such process (SIGIO 29, SIGUSR1 10, SIGTRAP 5)",
+	"signals.overflow":     "signals that found the user's RLIMIT_SIGPENDING queue full (a real-time one is not sent; a standard one loses its siginfo)",
 }
 
 // errnoObservables lists errno.NAME for every errno the kernel model returns.
@@ -98,6 +102,23 @@ func (r *Run) observePerfOps(name string) (int64, bool) {
 		}
 		if name == "signals.sigtrap.data" {
 			return data, true
+		}
+		return n, true
+	case "signals.fatal":
+		return int64(len(r.S.Killed)), true
+	case "signals.fatal-sig":
+		if n := len(r.S.Killed); n > 0 {
+			return int64(r.S.Killed[n-1].Signal.Sig), true
+		}
+		return 0, true
+	case "signals.overflow":
+		return int64(r.S.SigqueueOverflows), true
+	case "signals.rt":
+		var n int64
+		for _, d := range r.S.Delivered {
+			if d.Signal.Sig >= sched.SIGRTMIN {
+				n++
+			}
 		}
 		return n, true
 	case "signals.sigio", "signals.si-kernel", "signals.poll-in", "signals.poll-hup", "signals.poll-err", "signals.fd":
@@ -158,12 +179,86 @@ func (r *Run) perfOpCall(op *scenarios.PerfOp) (func(t *sched.Task), error) {
 		}
 		attr = a
 	}
-	if op.Verb == "fcntl" && op.Request.Name == "F_SETOWN" && op.Arg != nil && op.Arg.Name != "self" {
-		if _, err := strconv.ParseInt(op.Arg.Name, 0, 64); err != nil && !r.fileHasTask(op.Arg.Name) {
-			return nil, r.File.Errorf(op.Arg.Pos, "fcntl %s F_SETOWN: no task %q in this file", op.FD.Name, op.Arg.Name)
+	if op.Verb == "fcntl" && (op.Request.Name == "F_SETOWN" || op.Request.Name == "F_SETOWN_EX") {
+		who := op.Arg
+		if op.Owner != nil {
+			who = op.Owner
+		}
+		if who != nil && who.Name != "self" {
+			name := strings.TrimPrefix(who.Name, "-")
+			if _, err := strconv.ParseInt(name, 0, 64); err != nil && !r.fileHasTask(name) {
+				return nil, r.File.Errorf(who.Pos, "fcntl %s %s: no task %q in this file", op.FD.Name, op.Request.Name, name)
+			}
 		}
 	}
 	return func(t *sched.Task) { r.doPerfOp(t, op, attr) }, nil
+}
+
+// checkAddrFilter notes, at the filter's position, an address filter the
+// kernel will refuse (the ioctl then returns that errno at run time): the
+// event is the one the file opens under op's name, on a PMU with address
+// filters (intel_pt, cs_etm).
+func (r *Run) checkAddrFilter(op *scenarios.PerfOp) {
+	k := r.kernelOf()
+	open := r.openOpOf(op.FD.Name)
+	if k == nil || open == nil {
+		return
+	}
+	a, err := r.openAttr(open)
+	if err != nil {
+		return
+	}
+	cpuWide := open.PID != nil && open.PID.Name == "-1" || open.PID == nil && open.CPU >= 0
+	if ok, err := k.CheckAddrFilter(a.Type, op.Filter, !cpuWide); ok && err != nil {
+		r.messages = append(r.messages, r.File.Errorf(op.FilterPos, "ioctl %s SET_FILTER %q: the kernel refuses this address filter: %v", op.FD.Name, op.Filter, err).Error())
+	}
+}
+
+// openOpOf finds the open statement that names fd name (the first).
+func (r *Run) openOpOf(name string) *scenarios.PerfOp {
+	var found *scenarios.PerfOp
+	r.eachPerfOp(func(op *scenarios.PerfOp) {
+		if found == nil && op.Verb == "open" && op.FD.Name == name {
+			found = op
+		}
+	})
+	return found
+}
+
+// checkAddrFilters runs checkAddrFilter on each SET_FILTER of the file, in
+// file order, once the PMUs are up.
+func (r *Run) checkAddrFilters() {
+	r.eachPerfOp(func(op *scenarios.PerfOp) {
+		if op.Verb == "ioctl" && op.Request != nil && op.Request.Name == "SET_FILTER" {
+			r.checkAddrFilter(op)
+		}
+	})
+}
+
+// eachPerfOp calls fn on each perf fd call of the tasks' programs (forks'
+// included) and of the forced actions, in file order.
+func (r *Run) eachPerfOp(fn func(*scenarios.PerfOp)) {
+	var walk func(ops []scenarios.Op)
+	walk = func(ops []scenarios.Op) {
+		for _, op := range ops {
+			switch op := op.(type) {
+			case *scenarios.PerfOp:
+				fn(op)
+			case *scenarios.Repeat:
+				walk(op.Body)
+			case *scenarios.Fork:
+				walk(r.File.ProgramBody(op))
+			}
+		}
+	}
+	for _, t := range r.File.Tasks {
+		walk(t.Body)
+	}
+	for _, f := range r.File.Forces {
+		if f.Op != nil {
+			fn(f.Op)
+		}
+	}
 }
 
 // openAttr builds the perf_event_attr of an open: the -e term parsed by
@@ -448,6 +543,10 @@ func (r *Run) doPerfOp(t *sched.Task, op *scenarios.PerfOp, attr pmu.Attr) {
 		}
 	case "fcntl":
 		var ret int64
+		if op.Owner != nil { // F_SETOWN_EX
+			err = k.FcntlSetownEx(t, fs.fdOf(name), int(scenarios.FcntlOwnerTypes[op.Arg.Name]), r.ownerArg(t, op.Owner.Name))
+			break
+		}
 		ret, err = k.Fcntl(t, fs.fdOf(name), fcntlCmds[op.Request.Name], r.fcntlArg(t, op))
 		if err == nil && op.Arg == nil {
 			result = op.Request.Name + " " + strconv.FormatInt(ret, 10)
@@ -701,22 +800,32 @@ func (r *Run) fcntlArg(t *sched.Task, op *scenarios.PerfOp) int64 {
 		return 0
 	}
 	a := op.Arg.Name
-	if v, err := strconv.ParseInt(a, 0, 64); err == nil {
-		return v
-	}
 	switch {
 	case a == "O_ASYNC":
 		return pmu.O_ASYNC
-	case a == "self":
-		return int64(t.PID)
+	case op.Request.Name == "F_SETSIG":
+		if v, ok := scenarios.FcntlSignals[a]; ok {
+			return v
+		}
+	case op.Request.Name == "F_SETOWN" && strings.HasPrefix(a, "-"):
+		return -r.ownerArg(t, a[1:]) // -pgid: a process group
 	}
-	if v, ok := scenarios.FcntlSignals[a]; ok {
+	return r.ownerArg(t, a)
+}
+
+// ownerArg is the pid an owner names: a number, self (the caller's
+// process) or a task of the file (its pid).
+func (r *Run) ownerArg(t *sched.Task, a string) int64 {
+	if v, err := strconv.ParseInt(a, 0, 64); err == nil {
 		return v
+	}
+	if a == "self" {
+		return int64(t.PID)
 	}
 	if tt := r.Tasks[a]; tt != nil {
 		return int64(tt.PID)
 	}
-	return -1 << 30 // a task not started or gone: no such pid (ESRCH)
+	return 1 << 30 // a task not started or gone: no such pid (ESRCH)
 }
 
 // fileHasTask reports whether the file declares a task (or forks a thread)

@@ -57,6 +57,16 @@ func taskOps(f *scenarios.File, ops []scenarios.Op, tick func(), perfOps map[sce
 			out = append(out, sched.Wait4())
 		case *scenarios.Yield:
 			out = append(out, sched.Yield())
+		case *scenarios.Sigaction:
+			// glibc's sigaction(): rt_sigaction(sig, &{sa_handler, sa_flags, sa_restorer, sa_mask}, NULL, 8)
+			h := map[string]uint64{"SIG_DFL": 0, "SIG_IGN": 1, "handler": handlerAddr}[op.Action]
+			out = append(out, sched.SyscallArgs("rt_sigaction", 0, "", sched.SysArg{Val: uint64(op.Sig)},
+				sched.UserStruct(h, saRestorer, restorerAddr, 0), sched.SysArg{}, sched.SysArg{Val: 8}))
+		case *scenarios.Setrlimit:
+			// glibc's setrlimit(): prlimit64(0, RLIMIT_SIGPENDING, &{cur, max}, NULL)
+			v := uint64(op.Value)
+			out = append(out, sched.SyscallArgs("prlimit64", 0, "", sched.SysArg{}, sched.SysArg{Val: sched.RLIMIT_SIGPENDING},
+				sched.UserStruct(v, v), sched.SysArg{}))
 		case *scenarios.Pipe:
 			if op.Write {
 				out = append(out, sched.PipeWrite(op.Name, int(op.Bytes)))
@@ -77,3 +87,12 @@ func taskOps(f *scenarios.File, ops []scenarios.Op, tick func(), perfOps map[sce
 	}
 	return out
 }
+
+// What glibc's sigaction() passes: sa_handler (an address in the
+// program's text; the handler's body is empty), sa_flags SA_RESTORER and
+// sa_restorer (__restore_rt).
+const (
+	handlerAddr  = 0x401136
+	saRestorer   = 0x04000000 // SA_RESTORER
+	restorerAddr = 0x7f0000042520
+)

@@ -16,7 +16,7 @@ import (
 //	mmap NAME PAGES [ro]
 //	munmap NAME
 //	read NAME
-//	fcntl NAME F_SETFL O_ASYNC|0 | F_SETOWN TASK|self|0 | F_SETSIG SIG | F_GETFL | F_GETOWN | F_GETSIG
+//	fcntl NAME F_SETFL O_ASYNC|0 | F_SETOWN [-]TASK|self|[-]PID | F_SETOWN_EX TYPE TASK|self|PID | F_SETSIG SIG | F_GETFL | F_GETOWN | F_GETSIG
 //
 // NAME names the fd: open binds it to the fd perf_event_open() returned.
 type PerfOp struct {
@@ -42,7 +42,9 @@ type PerfOp struct {
 
 	// fcntl: Request is the command (F_SETFL, F_SETOWN, F_SETSIG, F_GETFL,
 	// F_GETOWN, F_GETSIG), Arg its argument (O_ASYNC or 0, a task name or
-	// self, a signal name or number)
+	// self, -TASK or a pid for a process group, a signal name or number;
+	// F_SETOWN_EX: the owner type), Owner F_SETOWN_EX's owner
+	Owner *Ident
 
 	// mmap
 	Pages    int64 // data pages (a power of two, or 0 for the user page only)
@@ -82,6 +84,9 @@ func (o *PerfOp) String() string {
 		b.WriteString(" " + o.Request.Name)
 		if o.Arg != nil {
 			b.WriteString(" " + o.Arg.Name)
+		}
+		if o.Owner != nil {
+			b.WriteString(" " + o.Owner.Name)
 		}
 	case "ioctl":
 		b.WriteString(" " + o.Request.Name)

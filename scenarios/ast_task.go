@@ -83,5 +83,7 @@ var TaskStatements = []struct{ Syntax, Help string }{
 	{"pipe write P [BYTES]", "write BYTES (1) to pipe P; blocks while it is full; wakes a reader when it was empty"},
 	{"pipe read P [BYTES]", "read up to BYTES (1) from pipe P; blocks while it is empty (nothing ever writing it: the run is reported as a hang)"},
 	{"futex wait F", "futex(FUTEX_WAIT) on F: sleep until a futex wake F (none coming: a reported hang)"},
+	{"sigaction SIG handler|SIG_IGN|SIG_DFL", "rt_sigaction(): SIG's disposition (a task starts with SIG_DFL everywhere, so SIGIO, SIGUSR1 and SIGTRAP end its process): an empty handler, ignore, or the default; kept by fork and threads, handlers reset to SIG_DFL at exec"},
+	{"setrlimit RLIMIT_SIGPENDING N", "prlimit64(): at most N queued signals for the user (a real-time signal beyond it is not queued: an F_SETSIG owner gets a plain SIGIO instead); inherited at fork"},
 	{"futex wake F [N]", "futex(FUTEX_WAKE) on F: wake up to N (1) waiters; a wake with no waiter is lost"},
 }

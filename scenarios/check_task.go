@@ -28,6 +28,10 @@ func (d *dumper) taskLifeOp(depth int, op Op) {
 			dir = "write"
 		}
 		d.line(depth, "pipe %s %s %d @%s", dir, op.Name, op.Bytes, op.Pos)
+	case *Sigaction:
+		d.line(depth, "sigaction %d %s @%s", op.Sig, op.Action, op.Pos)
+	case *Setrlimit:
+		d.line(depth, "setrlimit %s %d @%s", op.Resource, op.Value, op.Pos)
 	case *Futex:
 		if op.Wake {
 			d.line(depth, "futex wake %s %d @%s", op.Name, op.N, op.Pos)

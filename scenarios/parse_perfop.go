@@ -223,7 +223,10 @@ func (p *parser) access(ll *logicalLine, ws []token) Op {
 
 // FcntlCommands are the fcntl commands "fcntl NAME CMD [ARG]" takes, and
 // whether each needs an argument.
-var FcntlCommands = map[string]bool{"F_SETFL": true, "F_SETOWN": true, "F_SETSIG": true, "F_GETFL": false, "F_GETOWN": false, "F_GETSIG": false}
+var FcntlCommands = map[string]bool{"F_SETFL": true, "F_SETOWN": true, "F_SETSIG": true, "F_GETFL": false, "F_GETOWN": false, "F_GETSIG": false, "F_SETOWN_EX": true}
+
+// FcntlOwnerTypes are the owner types F_SETOWN_EX takes (struct f_owner_ex's type).
+var FcntlOwnerTypes = map[string]int64{"F_OWNER_TID": 0, "F_OWNER_PID": 1, "F_OWNER_PGRP": 2}
 
 // FcntlSignals are the signal names F_SETSIG takes besides numbers.
 var FcntlSignals = map[string]int64{"SIGIO": 29, "SIGPOLL": 29, "SIGUSR1": 10, "SIGUSR2": 12, "SIGRTMIN": 32}
@@ -258,19 +261,37 @@ func (p *parser) fcntl(ll *logicalLine, ws []token, op *PerfOp) *PerfOp {
 			_, err := parseUint(a)
 			valid = a == "O_ASYNC" || err == nil
 		case "F_SETOWN":
-			_, err := parseUint(a)
-			valid = a == "self" || isName(a) || err == nil
+			b := strings.TrimPrefix(a, "-") // -pgid: a process group
+			_, err := parseUint(b)
+			valid = a == "self" || isName(b) || err == nil
+		case "F_SETOWN_EX":
+			_, valid = FcntlOwnerTypes[a]
+			if valid {
+				if i+1 >= len(ws) {
+					p.errorf(endPos(ll, ws), "expected the owner (a task, self or a pid) after fcntl %s F_SETOWN_EX %s", op.FD.Name, a)
+					return nil
+				}
+				w := ws[i+1].text
+				if _, err := parseUint(w); err != nil && w != "self" && !isName(w) {
+					p.errorf(ws[i+1].pos, "unexpected %s as the owner of F_SETOWN_EX (a task, self or a pid)", quote(w))
+					return nil
+				}
+				op.Owner = &Ident{Pos: ws[i+1].pos, Name: w}
+			}
 		case "F_SETSIG":
 			_, err := parseUint(a)
 			_, named := FcntlSignals[a]
 			valid = named || err == nil
 		}
 		if !valid {
-			p.errorf(ws[i].pos, "unexpected %s as the argument of %s (F_SETFL: O_ASYNC or a number; F_SETOWN: a task, self or a pid; F_SETSIG: SIGIO, SIGUSR1, SIGUSR2, SIGRTMIN or a number)", quote(a), op.Request.Name)
+			p.errorf(ws[i].pos, "unexpected %s as the argument of %s (F_SETFL: O_ASYNC or a number; F_SETOWN: a task, self or a pid, -TASK or -PID for a process group; F_SETSIG: SIGIO, SIGUSR1, SIGUSR2, SIGRTMIN or a number; F_SETOWN_EX: F_OWNER_TID, F_OWNER_PID or F_OWNER_PGRP then the owner)", quote(a), op.Request.Name)
 			return nil
 		}
 		op.Arg = &Ident{Pos: ws[i].pos, Name: a}
 		i++
+		if op.Owner != nil {
+			i++
+		}
 	}
 	p.extra(ll, ws, i, "fcntl "+op.FD.Name+" "+op.Request.Name)
 	return op

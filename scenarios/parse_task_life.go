@@ -36,6 +36,10 @@ func (p *parser) taskLifeOp(n *node, ws []token) (op Op, ok bool) {
 	}
 	p.noBlock(n)
 	switch kw {
+	case "sigaction":
+		return p.sigaction(ll, ws), true
+	case "setrlimit":
+		return p.setrlimit(ll, ws), true
 	case "exit_group":
 		p.extra(ll, ws, 1, "exit_group")
 		return &ExitGroup{Pos: pos}, true

@@ -212,7 +212,9 @@ func (s *Sched) enterExitSyscall(t *Task, name string) {
 	}
 }
 
-// exit is do_exit(): the exit hooks, then the last switch away.
+// exit is do_exit(): PF_EXITING, the exit hooks (perf_event_exit_task()),
+// exit_files(), exit_task_work(), exit_notify(), then the last switch away.
+// kernel/exit.c: do_exit()
 func (s *Sched) exit(t *Task) {
 	if t.mutexes > 0 {
 		sim.Crash("BUG: %s exiting with %d mutex(es) held", t, t.mutexes)
@@ -221,18 +223,26 @@ func (s *Sched) exit(t *Task) {
 	if t.Syscall == "" {
 		t.KernelEntries++ // the end of the program: do_exit() without a syscall
 	}
+	t.fam.exiting = true // exit_signals(): PF_EXITING
 	groupDead := s.groupDead(t)
 	for _, h := range s.TraceHooks {
 		h.SchedProcessExit(t, groupDead)
 	}
-	s.exitFiles(t)
-	for _, h := range s.ExitHooks {
-		h.TaskExit(t)
+	// "Since sampling can touch ->mm, make sure to stop everything before
+	// we tear it down": perf_event_exit_task(), unwind_deferred_task_exit(),
+	// then exit_mm(), exit_files(), exit_task_work().
+	if !s.Cfg.PerfExitLate {
+		s.exitHooks(t)
 	}
+	s.exitFiles(t)
 	if len(t.works) > 0 {
 		s.taskWorkRun(t) // exit_task_work()
 	}
+	if s.Cfg.PerfExitLate {
+		s.exitHooks(t) // before 4f6fc7821283: after exit_task_work()
+	}
 	t.State = Dead
+	s.exitSignal(t, groupDead)
 	s.cgroupExit(t)
 	t.Exited = s.M.Now()
 	t.fam.exitState = s.exitNotify(t, groupDead)
@@ -241,6 +251,14 @@ func (s *Sched) exit(t *Task) {
 	}
 	s.note(t.CPU(), sim.KNote, t.Thread.Name, "exit", 0)
 	s.schedule(&t.Thread)
+}
+
+// exitHooks runs the TaskExitHooks: perf_event_exit_task() and what sits
+// with it in do_exit().
+func (s *Sched) exitHooks(t *Task) {
+	for _, h := range s.ExitHooks {
+		h.TaskExit(t)
+	}
 }
 
 // exitFiles is exit_files(): put_files_struct() drops t's use of its fd

@@ -48,9 +48,10 @@ type family struct {
 	threads  []*Task // the thread group, leader only (signal->thread_head)
 	prog     string  // the program the task runs (the scenario's name for it)
 
-	zombie bool // EXIT_ZOMBIE: exited, not reaped yet
-	reaped bool // release_task() ran
-	killed bool // SIGKILL from zap_other_threads() pending
+	zombie  bool // EXIT_ZOMBIE: exited, not reaped yet
+	reaped  bool // release_task() ran
+	killed  bool // SIGKILL from zap_other_threads() pending
+	exiting bool // PF_EXITING: in do_exit() (exit_signals())
 	// exitState is what sched_switch reports for the task's last switch:
 	// StateReportZombie or StateReportDead.
 	exitState int64
@@ -193,6 +194,7 @@ func (s *Sched) copyProcess(t *Task, name string, flags uint64, prog []Op) (*Tas
 	} else {
 		c.PID = c.TID
 	}
+	s.forkSignals(t, c, flags)
 	t.ensureMM(s)
 	if flags&CLONE_VM != 0 {
 		c.MM = t.MM // the address space is shared: mmget()

@@ -84,6 +84,10 @@ type Config struct {
 	// NoTTWUQueue turns off sched_feat(TTWU_QUEUE): every remote wake-up
 	// activates the task from the waker's CPU, no wake list, no IPI.
 	NoTTWUQueue bool
+	// PerfExitLate is do_exit()'s order before 4f6fc7821283 ("perf: Fix
+	// sample vs do_exit()"): perf_event_exit_task() after exit_mm(),
+	// exit_files() and exit_task_work() instead of before them.
+	PerfExitLate bool
 }
 
 // DefaultConfig returns today's defaults.
@@ -133,6 +137,12 @@ type Sched struct {
 	Migrations uint64
 	// Delivered lists the signals tasks took, in order (signal.go).
 	Delivered []DeliveredSignal
+	// Killed lists the signals whose default action ended a process, as
+	// get_signal() dequeued them (signal_disp.go).
+	Killed []DeliveredSignal
+	// SigqueueOverflows counts sends that found RLIMIT_SIGPENDING reached.
+	SigqueueOverflows int
+	sigpending        int // the user's queued signals (UCOUNT_RLIMIT_SIGPENDING)
 }
 
 // New builds a scheduler on m and boots every CPU into its idle thread.
@@ -234,6 +244,13 @@ var Knobs = []sim.KnobSpec{{
 	Source:  "ef1ea98c8fff task_work: Fix NMI race condition",
 	Package: "sched",
 }, {
+	Name:   "exit-perf-order",
+	Values: []string{"today", "pre-4f6fc7821283"},
+	Help: "do_exit()'s place for perf_event_exit_task() (and unwind_deferred_task_exit()): today before exit_mm(), exit_files() and exit_task_work(); " +
+		"before the fix after them, so a last fput() of the task's own perf fd ran perf_release() from exit_task_work() while its context was still live",
+	Source:  "4f6fc7821283 perf: Fix sample vs do_exit() (Peter Zijlstra, v6.16-rc1; Fixes c5ebcedb566e)",
+	Package: "sched",
+}, {
 	Name:   "sched-balance",
 	Values: []string{"off", "on"},
 	Help: "off: a task stays on its CPU unless its program migrates it; on: the scheduler chooses placements " +
@@ -295,6 +312,8 @@ func ApplyKnob(cfg *Config, name, value string) (bool, error) {
 		}
 	case "ttwu-queue":
 		cfg.NoTTWUQueue = value == "off"
+	case "exit-perf-order":
+		cfg.PerfExitLate = value != "today"
 	case "hz":
 		cfg.HZ, _ = strconv.Atoi(value) // profile: 0
 	}

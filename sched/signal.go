@@ -18,26 +18,6 @@ const (
 	NSIG     = 64 // _NSIG: valid_signal()
 )
 
-// SendSignalLegacy is do_send_sig_info() for a signal that may already be
-// pending: a standard signal (below SIGRTMIN) already pending for t is not
-// queued again (legacy_queue()); a real-time one is. It reports whether sig
-// was queued.
-// kernel/signal.c: __send_signal_locked() -> legacy_queue()
-func (s *Sched) SendSignalLegacy(t *Task, sig Signal) bool {
-	if t.State == Dead {
-		return false
-	}
-	if sig.Sig < SIGRTMIN {
-		for _, p := range t.signals {
-			if p.Sig == sig.Sig {
-				return false
-			}
-		}
-	}
-	s.SendSignal(t, sig)
-	return true
-}
-
 // DeliveredSignal is a signal a task took (get_signal() dequeued it and the
 // handler ran), with its siginfo.
 type DeliveredSignal struct {

@@ -284,6 +284,7 @@ func (s *Sched) Execve(t *Task, file string) {
 		}
 	})
 	s.SetComm(t, path.Base(file), true)
+	s.flushSignalHandlers(t) // begin_new_exec(): flush_signal_handlers(me, 0)
 	// begin_new_exec(): unshare_files(), then do_close_on_exec(me->files):
 	// the O_CLOEXEC fds, perf's among them (the last fput() releases the
 	// event)

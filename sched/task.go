@@ -61,7 +61,9 @@ type Task struct {
 	NotifyResume, NotifySignal, SigPending bool
 
 	works   []TaskWork
-	signals []Signal
+	signals []Signal       // pending (t->pending)
+	sig     *signalStruct  // the process's signal_struct (signal_disp.go)
+	sigh    *sighandStruct // sighand_struct: the dispositions
 	// mutexes counts the sleeping locks the task holds (mutex.go).
 	mutexes int
 

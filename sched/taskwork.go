@@ -86,6 +86,8 @@ type Signal struct {
 	// Fasync: sent by kill_fasync() (send_sigio_to_task()); Fd is its si_fd.
 	Fasync bool
 	Fd     int
+
+	counted bool // holds a sigqueue counted against RLIMIT_SIGPENDING
 }
 
 // Signal numbers used by scenarios.
@@ -94,15 +96,9 @@ const (
 	SIGUSR2 = 12
 )
 
-// SendSignal queues sig for t; its handler runs on t's next return to user mode.
-func (s *Sched) SendSignal(t *Task, sig Signal) {
-	if t.State == Dead {
-		return
-	}
-	t.signals = append(t.signals, sig)
-	t.SigPending = true
-	s.kickTask(t)
-}
+// SendSignal sends sig to thread t (send_sig_info(): PIDTYPE_PID); the
+// task takes it on its next return to user mode, as its disposition says.
+func (s *Sched) SendSignal(t *Task, sig Signal) { _, _ = s.SendSignalTo(t, sig, PIDTYPE_PID) }
 
 // kickTask gets t to its return-to-user work soon: wake it, or IPI its CPU.
 func (s *Sched) kickTask(t *Task) {
@@ -117,20 +113,40 @@ func (s *Sched) kickTask(t *Task) {
 	}
 }
 
-// doSignal is arch_do_signal_or_restart(): task_work first (get_signal()), then
-// one signal's handler in user mode.
+// doSignal is arch_do_signal_or_restart(): task_work first, then
+// get_signal() dequeues signals until one has a handler, which runs in user
+// mode; an ignored one is dropped; one whose default action terminates ends
+// the whole group (a core-dumping one, do_coredump() not modelled, too).
+// kernel/signal.c: get_signal()
 func (s *Sched) doSignal(t *Task) {
 	t.NotifySignal = false
 	s.taskWorkRun(t)
-	if len(t.signals) == 0 {
-		t.SigPending = false
+	for !t.fam.killed {
+		sig, ok := s.dequeueSignal(t)
+		if !ok {
+			break
+		}
+		act := t.sighand().action[sig.Sig]
+		switch {
+		case act.Handler == SigHandled:
+			t.recalcSigpending()
+			s.Delivered = append(s.Delivered, DeliveredSignal{Task: t, Signal: sig, At: s.M.Now()})
+			s.setUser(t, true)
+			s.runOps(t, act.Body)
+			s.setUser(t, false)
+			return
+		case sigHandlerIgnored(act.Handler, sig.Sig), sigKernelStop(sig.Sig):
+			continue // job control stops are not modelled
+		}
+		// "Death signals, no core dump" / do_coredump(); do_group_exit(signr)
+		ss := t.sigstruct()
+		if !t.Leader().fam.groupExit {
+			ss.exitSig, ss.coreDump = sig.Sig, sigKernelCoredump(sig.Sig)
+		}
+		s.Killed = append(s.Killed, DeliveredSignal{Task: t, Signal: sig, At: s.M.Now()})
+		s.doGroupExit(t)
+		s.exit(t)
 		return
 	}
-	sig := t.signals[0]
-	t.signals = t.signals[1:]
-	t.SigPending = len(t.signals) > 0
-	s.Delivered = append(s.Delivered, DeliveredSignal{Task: t, Signal: sig, At: s.M.Now()})
-	s.setUser(t, true)
-	s.runOps(t, sig.Handler)
-	s.setUser(t, false)
+	t.recalcSigpending()
 }

@@ -195,3 +195,13 @@ func filterNames(e *pmu.Event, m *mm.MM, ip uint64) bool {
 	}
 	return false
 }
+
+// hasFilterFilter reports whether e has a "filter" (FilterEn) address filter.
+func hasFilterFilter(e *pmu.Event) bool {
+	for _, f := range e.AddrFilters() {
+		if f.Action == pmu.PERF_ADDR_FILTER_ACTION_FILTER {
+			return true
+		}
+	}
+	return false
+}

@@ -94,6 +94,11 @@ type PMU struct {
 	// executed code a "filter" of the event names (its file mapped there
 	// now, or its kernel range): trace the user asked for and did not get.
 	FilterMissed uint64
+	// FilterLeaked counts the trace bytes written while the CPU executed
+	// code none of the event's "filter" filters names: trace the user
+	// filtered out. Neither counts during a SET_FILTER that has not
+	// returned (the old filters may still be in the hardware).
+	FilterLeaked uint64
 }
 
 // New builds the PMU on k: rate bytes/us, output regions of region bytes.
@@ -453,10 +458,13 @@ func (p *PMU) accrue(c *cpu.CPU) {
 		return
 	} else if !traced {
 		p.Filtered += n // outside every FilterEn range: PacketEn is 0
-		if filterNames(e, wasMM, ip) {
+		if filterNames(e, wasMM, ip) && !e.AddrFilterSetting() {
 			p.FilterMissed += n
 		}
 		return
+	}
+	if hasFilterFilter(e) && !filterNames(e, wasMM, ip) && !e.AddrFilterSetting() {
+		p.FilterLeaked += n // PacketEn where no "filter" names the code
 	}
 	if !buf.snapshot && buf.stopPos != 0 && buf.hwPos+n >= buf.stopPos {
 		p.Dropped += buf.hwPos + n - buf.stopPos
@@ -796,6 +804,8 @@ func init() {
 		func(p *PMU) int64 { return int64(p.Filtered) })
 	stat("pt.filter-missed", "trace bytes Intel PT's IP filter suppressed although the CPU ran code one of the event's \"filter\" address filters names (its file's region as the task maps it now, or its kernel range)",
 		func(p *PMU) int64 { return int64(p.FilterMissed) })
+	stat("pt.filter-leaked", "trace bytes Intel PT wrote while the CPU ran code none of the event's \"filter\" address filters names (outside a PERF_EVENT_IOC_SET_FILTER still in progress): stale ranges in the hardware",
+		func(p *PMU) int64 { return int64(p.FilterLeaked) })
 	stat("pt.trace-stops", "times the CPU entered an Intel PT TraceStop address range (RTIT_STATUS.Stopped)",
 		func(p *PMU) int64 { return int64(p.TraceStops) })
 	stat("pt.add-ebusy", "pt_event_add() calls that failed -EBUSY: pt->handle.event still set (a transaction left open)",

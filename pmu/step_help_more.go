@@ -1,0 +1,66 @@
+package pmu
+
+// Descriptions of the step points the other layers (sched, rb, perftool,
+// the drivers) and the rest of the core pass to Step, so that `simrun names
+// steps` describes every label: the C function, and what happens there.
+func init() {
+	RegisterStepHelp(map[string]string{
+		// kernel/events/core.c
+		"__perf_event_sync_stat:read":            "kernel/events/core.c: __perf_event_sync_stat(): at a context swap, the event read (perf_pmu_read() if ACTIVE) and its times updated, before its count is swapped with its twin's in the other context",
+		"inherit_event:child_mutex":              "kernel/events/core.c: inherit_event(): the parent event's child_mutex taken, before the child joins parent_event->child_list",
+		"perf_event_context_sched_out:locked":    "kernel/events/core.c: perf_event_context_sched_out(): both equivalent contexts locked (ctx->lock, next_ctx->lock nested), before their tasks are swapped",
+		"perf_event_context_sched_out:swapped":   "kernel/events/core.c: perf_event_context_sched_out(): WRITE_ONCE(ctx->task, next) and WRITE_ONCE(next_ctx->task, task) done: the two clone contexts changed tasks instead of being scheduled out",
+		"perf_event_exit_event:synced":           "kernel/events/core.c: perf_event_exit_event(): an inherited event's counts folded into its parent (sync_child_event()) under parent's child_mutex, before it leaves the context",
+		"perf_event_exit_task_context:tombstone": "kernel/events/core.c: perf_event_exit_task_context(): the context detached from the exiting task (ctx->task = TASK_TOMBSTONE, task->perf_event_ctxp = NULL) and ctx->lock dropped; PERF_RECORD_EXIT and perf_event_exit_event() of each event next",
+		"perf_event_init_context:pinned":         "kernel/events/core.c: perf_event_init_context(): the parent's context pinned (perf_pin_task_context(): ++ctx->pin_count under ctx->lock), before its events are inherited into the child",
+		"perf_event_read_value:lock":             "kernel/events/core.c: __perf_event_read_value(): before child_mutex is taken to read the event and walk its child_list",
+		"perf_event_read_value:child":            "kernel/events/core.c: __perf_event_read_value(): one inherited child read (perf_event_read()) and added, the next child next",
+		"sync_child_event:folded":                "kernel/events/core.c: sync_child_event(): (before ef54c1a476ae) the child's count and times added to the parent without the child_mutex, before it is unlinked from child_list under it",
+		"perf_event_aux_pause:irqs-off":          "kernel/events/core.c: perf_event_aux_pause(): the ring buffer got and irqs off (scoped_guard(irqsave)), before the rb->aux_in_pause_resume guard is tested",
+		"perf_event_aux_pause:guard-set":         "kernel/events/core.c: perf_event_aux_pause(): rb->aux_in_pause_resume set (an NMI PAUSE/RESUME landing now sees it and does nothing), __perf_event_aux_pause() next",
+		"perf_event_aux_pause:callback-done":     "kernel/events/core.c: perf_event_aux_pause(): __perf_event_aux_pause() done (pmu->stop(PERF_EF_PAUSE) or pmu->start(PERF_EF_RESUME)), before the guard is cleared",
+		"perf_mmap_aux:has-aux":                  "kernel/events/core.c: perf_mmap_aux(): rb->aux_mmap_count raised on an AUX area that exists (the mapping takes it as is), under the event's mmap_mutex",
+		"perf_mmap_close:aux-unmapped":           "kernel/events/core.c: perf_mmap_close(): an AUX mapping's pages already zapped by unmap_region(), before rb->aux_mmap_count is dropped",
+		"perf_mmap_close:aux_mmap_count-zero":    "kernel/events/core.c: perf_mmap_close(): the last AUX mapping (aux_mmap_count hit 0) under aux_mutex: perf_pmu_output_stop() and rb_free_aux() next",
+		"perf_pmu_snapshot_aux:in-sampling":      "kernel/events/core.c: perf_pmu_snapshot_aux(): irqs off and rb->aux_in_sampling set, before pmu->snapshot_aux() copies the AUX data into the sample",
+		// kernel/events/ring_buffer.c (package rb)
+		"perf_aux_output_begin:aux_refcount": "kernel/events/ring_buffer.c: perf_aux_output_begin(): refcount_inc_not_zero(&rb->aux_refcount) succeeded: the AUX pages are held for this transaction",
+		"perf_aux_output_end:nest-zero":      "kernel/events/ring_buffer.c: perf_aux_output_end(): handle->event = NULL and WRITE_ONCE(rb->aux_nest, 0): the transaction is over, before rb_free_aux() may drop aux_refcount",
+		"perf_output_copy_aux:page":          "kernel/events/ring_buffer.c: perf_output_copy_aux(): one page's worth of AUX data copied into the sample, the next chunk next",
+		"rb_alloc_aux":                       "kernel/events/ring_buffer.c: rb_alloc_aux(): the AUX pages allocated (GFP_KERNEL: the task may sleep), before the PMU's setup_aux()",
+		// the drivers
+		"intel_pmu_disable_event":          "arch/x86/events/intel/core.c: intel_pmu_disable_event(): between x86_pmu_disable_event() (the counter off) and intel_pmu_pebs_disable() (before 6f55967ad9d9 the other way round)",
+		"intel_pt_interrupt:output-end":    "arch/x86/events/intel/pt.c: intel_pt_interrupt(): perf_aux_output_end() closed the full region's transaction, before perf_aux_output_begin() opens the next",
+		"pt_config:resume-allowed":         "arch/x86/events/intel/pt.c: pt_config(): WRITE_ONCE(pt->resume_allowed, 1) (a RESUME NMI from now on restarts tracing)",
+		"pt_config:handle-nmi":             "arch/x86/events/intel/pt.c: pt_config(): WRITE_ONCE(pt->handle_nmi, 1): the PT PMI is handled from now on, before RTIT_CTL is written",
+		"pt_config:started":                "arch/x86/events/intel/pt.c: pt_config(): RTIT_CTL written with TraceEn: the hardware traces",
+		"pt_event_start:hw-state-read":     "arch/x86/events/intel/pt.c: pt_event_start() with PERF_EF_RESUME: (before 08c7454ceb94) event->hw.state read as 0, before tracing is resumed",
+		"pt_event_start:resume-allowed":    "arch/x86/events/intel/pt.c: pt_event_start() with PERF_EF_RESUME: READ_ONCE(pt->resume_allowed) set, before RTIT_STATUS is read",
+		"pt_event_start:status-read":       "arch/x86/events/intel/pt.c: pt_event_start() with PERF_EF_RESUME: RTIT_STATUS read, before TraceEn is set again",
+		"pt_event_stop:handle-nmi-cleared": "arch/x86/events/intel/pt.c: pt_event_stop(): WRITE_ONCE(pt->handle_nmi, 0) (\"Protect against the PMI racing with disabling wrmsr\"), before pt_config_stop()",
+		"pt_event_stop:config-stopped":     "arch/x86/events/intel/pt.c: pt_event_stop(): pt_config_stop() cleared TraceEn, before the buffer's head is updated and the transaction ended",
+		"arm_trbe_irq_handler:status-read": "drivers/hwtracing/coresight/coresight-trbe.c: arm_trbe_irq_handler(): TRBSR_EL1 read with the IRQ pending, before the TRBE is drained and disabled",
+		"arm_trbe_irq_handler:disabled":    "drivers/hwtracing/coresight/coresight-trbe.c: arm_trbe_irq_handler(): trbe_drain_and_disable_local() and clr_trbe_irq() done, before the buffer is handled",
+		"overwrite_rb_find_range:header":   "tools/lib/perf/mmap.c: overwrite_rb_find_range(): one record header read while walking a backward ring from its head",
+		"perf_mmap__read:header-read":      "tools/lib/perf/mmap.c: perf_mmap__read(): the record's header read from the ring, before the record is copied out",
+		"ring_buffer_read_head:loaded":     "tools/include/linux/ring_buffer.h: ring_buffer_read_head(): data_head loaded (READ_ONCE, then smp_rmb())",
+		"read_verified:header-copied":      "the copy-then-verify reader (seed 002's review; tool knob overwrite-reader=verify): a record header copied from the ring",
+		"read_verified:record-copied":      "the copy-then-verify reader (tool knob overwrite-reader=verify): a record copied, before data_head is read again to verify it was not overwritten meanwhile",
+		"auxtrace_mmap__read_head:loaded":  "tools/perf/util/auxtrace.h: auxtrace_mmap__read_head(): READ_ONCE(pc->aux_head), before smp_rmb() and the copy of the AUX data",
+		"auxtrace_mmap__write_tail:mb":     "tools/perf/util/auxtrace.h: auxtrace_mmap__write_tail(): smp_mb() after the AUX data was copied, before WRITE_ONCE(pc->aux_tail, tail) frees it",
+		// the scheduler and the task paths (package sched)
+		"copy_process:sched_fork":           "kernel/fork.c: copy_process(): sched_fork() placed the child on the parent's CPU, before perf_event_init_task()",
+		"copy_process:perf_event_init_task": "kernel/fork.c: copy_process(): perf_event_init_task() inherited the parent's events, before the child becomes visible (attach_pid()) and perf_event_fork()",
+		"kernel_clone:wake_up_new_task":     "kernel/fork.c: kernel_clone(): trace_sched_process_fork() done, before wake_up_new_task() makes the child runnable",
+		"do_wait:schedule":                  "kernel/exit.c: do_wait(): no child has exited yet; the parent sleeps on wait_chldexit",
+		"de_thread:wait":                    "fs/exec.c: de_thread(): the exec'ing thread sleeps (TASK_KILLABLE) until the other threads, SIGKILLed, have exited",
+		"exc_page_fault":                    "arch/x86/mm/fault.c: exc_page_fault(): the exception entry of a user page fault, before do_user_addr_fault() (perf_sw_event(PERF_COUNT_SW_PAGE_FAULTS), handle_mm_fault())",
+		"futex_wait:queue":                  "kernel/futex/waitwake.c: futex_wait(): the task queued on the futex, about to sleep until a futex_wake()",
+		"pipe_read:wait":                    "fs/pipe.c: pipe_read(): the pipe is empty; the reader sleeps on pipe->rd_wait",
+		"pipe_write:wait":                   "fs/pipe.c: pipe_write(): the pipe is full; the writer sleeps on pipe->wr_wait",
+		"pipe_write:copied":                 "fs/pipe.c: pipe_write(): bytes copied into the pipe, before a reader waiting on an empty pipe is woken",
+		"ttwu_queue_wakelist":               "kernel/sched/core.c: ttwu_queue_wakelist(): the woken task put on the target CPU's wake list (TASK_WAKING), before the IPI that runs sched_ttwu_pending() there",
+		"sched_ttwu_pending":                "kernel/sched/core.c: sched_ttwu_pending(): on the target CPU, the wake list taken; each task activated next",
+		"task_work_run:nmi-work":            "kernel/task_work.c: task_work_run(): the task work the task-work-nmi action queued (TWA_NMI_CURRENT), about to run",
+	})
+}
