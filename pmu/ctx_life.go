@@ -32,21 +32,21 @@ import (
 // perf_event_free_task() (a fork that fails after perf_event_init_task())
 // waits in TASK_UNINTERRUPTIBLE until only its own reference is left
 // (wait_var_event(&ctx->refcount, refcount_read(&ctx->refcount) == 1)), since
-// copy_process() then frees the task no matter its references; put_ctx()
-// wakes it (wake_up_var()) whenever the context is dead. The knob
-// free-task-wait models the two older behaviours.
+// copy_process() then frees the task no matter its references (without the
+// wait, 1cf8dfe8a661's use after free of event->hw.target, which
+// put_task_struct() reports); put_ctx() wakes it (wake_up_var()) whenever the
+// context is dead. The knob free-task-wait models the missing wake before
+// 74751ef5c191.
 
 // freeTaskWaitKnob picks how perf_event_free_task() waits for the events
 // perf_event_release_kernel() stole from the failed child.
 var freeTaskWaitKnob = sim.KnobSpec{
 	Name:   "free-task-wait",
-	Values: []string{"today", "pre-74751ef5c191", "pre-1cf8dfe8a661"},
+	Values: []string{"today", "pre-74751ef5c191"},
 	Help: "perf_event_free_task() (copy_process() failing after perf_event_init_task()): today it waits (wait_var_event, TASK_UNINTERRUPTIBLE) " +
 		"until the context's refcount is 1, and every put_ctx() of a dead context wakes it; pre-74751ef5c191: only perf_event_release_kernel()'s " +
 		"free of a child it stole wakes it, so when the release took its ctx reference, dropped the child_mutex and found the child gone, its " +
-		"put_ctx() leaves the refcount at 1 with nobody woken and the fork hangs in D forever (a hung task); pre-1cf8dfe8a661: no wait at all, " +
-		"so copy_process() frees the task while a child event the release stole still points at it, and _free_event()'s " +
-		"put_task_struct(event->hw.target) is a use after free",
+		"put_ctx() leaves the refcount at 1 with nobody woken and the fork hangs in D forever (a hung task)",
 	Source: "74751ef5c191 perf/core: Fix missing wakeup when waiting for context reference (Haifeng Xu, v6.10-rc; hung tasks in production, " +
 		"Fixes 1cf8dfe8a661); 1cf8dfe8a661 perf/core: Fix race between close() and fork() (Peter Zijlstra, v5.3-rc; syzbot, Fixes 82d94856fa22)",
 	Package: "pmu",
@@ -181,19 +181,19 @@ func (k *Kernel) perfEventFreeTask(cur, task *sched.Task) {
 	}
 	k.ctxStats.freeTask++
 	k.perfEventExitTaskContext(cur, task, false)
-	if !k.KnobIs(freeTaskWaitKnob.Name, "pre-1cf8dfe8a661") {
-		// "Wait for all events to drop their context reference."
-		var since sim.Time
-		for ctx.life.refcount != 1 {
-			cur.Step("perf_event_free_task:wait_var_event")
-			if ctx.life.refcount == 1 {
-				break
-			}
-			if since == 0 {
-				since = k.now()
-			}
-			k.S.WaitUninterruptible(cur, &ctx.life.wq, func() string { return k.ctxWaitDesc(ctx) }, since)
+	// "Wait for all events to drop their context reference." (1cf8dfe8a661:
+	// without the wait, copy_process() freed the task while an event the
+	// release had stolen still held it: put_task_struct() below reports that.)
+	var since sim.Time
+	for ctx.life.refcount != 1 {
+		cur.Step("perf_event_free_task:wait_var_event")
+		if ctx.life.refcount == 1 {
+			break
 		}
+		if since == 0 {
+			since = k.now()
+		}
+		k.S.WaitUninterruptible(cur, &ctx.life.wq, func() string { return k.ctxWaitDesc(ctx) }, since)
 	}
 	k.putCtx(ctx, "perf_event_free_task") // put_ctx(ctx): the last
 }

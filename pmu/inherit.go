@@ -95,6 +95,10 @@ func (k *Kernel) InitTask(parent, child *sched.Task, cloneFlags uint64) error {
 	k.ctxUnlock(c, parentCtx)
 	c.LocalIrqRestore(f)
 	c.Step("perf_event_init_context:pinned")
+	// "Lock the parent list. No need to lock the child - not PID hashed yet
+	// and not running, so nobody can access it."
+	pmu := k.ctxMutex(parentCtx)
+	k.S.MutexLock(parent, pmu)
 	inheritedAll := true
 	var err error
 	for _, g := range append(append([]*Event(nil), parentCtx.pinned...), parentCtx.flexible...) {
@@ -115,6 +119,12 @@ func (k *Kernel) InitTask(parent, child *sched.Task, cloneFlags uint64) error {
 		}
 		k.getCtx(childCtx.parentCtx, "perf_event_init_context") // get_ctx(child_ctx->parent_ctx)
 	}
+	k.ctxUnlock(c, parentCtx)
+	c.LocalIrqRestore(f)
+	k.S.MutexUnlock(parent, pmu) // out_unlock: mutex_unlock(&parent_ctx->mutex)
+	// perf_unpin_context(parent_ctx)
+	f = c.LocalIrqSave()
+	k.ctxLock(c, parentCtx)
 	c.Access(parentCtx, "ctx->pin_count", cpu.PlainRMW, "perf_unpin_context") // core.c: perf_unpin_context(): --ctx->pin_count (under ctx->lock)
 	parentCtx.pinCount--
 	k.ctxUnlock(c, parentCtx)

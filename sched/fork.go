@@ -230,6 +230,9 @@ func (s *Sched) copyProcess(t *Task, name string, flags uint64, prog []Op) (*Tas
 	// "Let kill terminate clone/fork in the middle": a SIGKILL (exit_group()
 	// of another thread) that came during the fork fails it after
 	// perf_event_init_task(): bad_fork_cleanup_perf: perf_event_free_task().
+	// The step is the rest of the copy before that check (copy_mm() ...
+	// alloc_pid(), cgroup_can_fork()), where the fork can be interrupted.
+	t.Step("copy_process:fatal_signal_pending")
 	if t.fam.killed {
 		for _, h := range s.ForkHooks {
 			if fc, ok := h.(ForkCleanupHook); ok {
