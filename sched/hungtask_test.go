@@ -16,8 +16,7 @@ func TestWaitUninterruptible(t *testing.T) {
 	m, s := newSched(t, 2, DefaultConfig())
 	var q WaitQueue
 	var log []string
-	var waiter *Task
-	waiter = s.Spawn("waiter", MaskOf(0), Compute(1*sim.Microsecond), Call(func(tk *Task) {
+	waiter := s.Spawn("waiter", MaskOf(0), Compute(1*sim.Microsecond), Call(func(tk *Task) {
 		s.Syscall(tk, "wait", func(tk *Task) {
 			s.WaitUninterruptible(tk, &q, func() string { return "the test's condition" }, 0)
 			log = append(log, "woken at "+tk.CPU().Now().String())
