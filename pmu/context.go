@@ -49,6 +49,8 @@ type Context struct {
 	pinCount       int
 	nrStat         int
 	nrNoSwitchFast int
+
+	life ctxLife // ctx->refcount and the RCU-deferred free (ctx_life.go)
 }
 
 func (ctx *Context) init(k *Kernel, t *sched.Task, cpuID int) {

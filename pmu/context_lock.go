@@ -32,6 +32,9 @@ func (k *Kernel) ctxLock(c *cpu.CPU, ctx *Context) { k.ctxLockNested(c, ctx, 0) 
 // SINGLE_DEPTH_NESTING (1).
 // kernel/events/core.c: perf_event_context_sched_out(): raw_spin_lock_nested(&next_ctx->lock, SINGLE_DEPTH_NESTING)
 func (k *Kernel) ctxLockNested(c *cpu.CPU, ctx *Context, subclass int) {
+	if ctx.life.freeQueued {
+		k.ctxUse(ctx, "raw_spin_lock(&ctx->lock)")
+	}
 	for ctx.lockCPU != 0 && ctx.lockCPU != c.ID+1 {
 		c.Step("raw_spin_lock:ctx->lock")
 		c.Spend(spinCost)

@@ -88,11 +88,13 @@ func (k *Kernel) perfEventRemoveOnExec(t *sched.Task) {
 	c := t.CPU()
 	f := c.LocalIrqSave()
 	k.ctxLock(c, ctx)
+	var clone *Context
 	if modified {
-		ctx.uncloneCtx()
+		clone = ctx.uncloneCtx()
 	}
 	k.ctxUnlock(c, ctx)
 	c.LocalIrqRestore(f)
+	k.putCtx(clone, "perf_event_remove_on_exec") // put_ctx(clone_ctx)
 }
 
 // __perfRemoveFromContextExit is __perf_remove_from_context() with

@@ -120,6 +120,7 @@ func (k *Kernel) perfEventOpen(t *sched.Task, uattr *Attr, pid, cpuID, groupFD i
 	defer func() {
 		if pinned {
 			k.perfUnpinContext(t.CPU(), ctx) // err_locked: after mutex_unlock(&ctx->mutex)
+			k.putCtx(ctx, "perf_event_open") // err_context: put_ctx(ctx)
 		}
 	}()
 	// mutex_lock(&ctx->mutex) (perf_event_ctx_lock_nested(group_leader) when
@@ -314,12 +315,14 @@ func (k *Kernel) findGetContext(task *sched.Task, cpuID int) (*Context, error) {
 		if task.State == sched.Dead {
 			return nil, uapi.ESRCH
 		}
-		ctx = &Context{}
-		ctx.init(k, task, -1)
+		ctx = k.allocCtx(task)            // refcount 1: the caller's
+		k.getCtx(ctx, "find_get_context") // get_ctx(ctx): task->perf_event_ctxp's
 		k.taskCtx[task] = ctx
-	}
-	if ctx.dead {
-		return nil, uapi.ESRCH // ctx->task == TASK_TOMBSTONE
+	} else {
+		if ctx.dead {
+			return nil, uapi.ESRCH // ctx->task == TASK_TOMBSTONE
+		}
+		k.getCtx(ctx, "perf_lock_task_context") // refcount_inc_not_zero(&ctx->refcount): the caller's
 	}
 	k.perfPinContext(ctx)
 	return ctx, nil

@@ -97,7 +97,11 @@ func (k *Kernel) perfEventReleaseChildren(t *sched.Task, e *Event) {
 		}
 		child := e.childList[0]
 		ctx := child.ctx
+		// "Since the event cannot get freed while we hold the child_mutex,
+		// the context must also exist and have a !0 reference count."
+		k.getCtx(ctx, "perf_event_release_kernel") // get_ctx(ctx)
 		k.S.MutexUnlock(t, &e.childMutex)
+		t.Step("perf_event_release_kernel:ctx-ref")
 		mu := k.ctxMutex(ctx)
 		k.S.MutexLock(t, mu)
 		k.S.MutexLock(t, &e.childMutex)
@@ -117,7 +121,14 @@ func (k *Kernel) perfEventReleaseChildren(t *sched.Task, e *Event) {
 		k.S.MutexUnlock(t, &e.childMutex)
 		k.S.MutexUnlock(t, mu)
 		if child != nil {
+			t.Step("perf_event_release_kernel:child-detached")
 			k.releaseChild(t, child) // put_event(child): last reference unless ->pending_task work is pending
+		}
+		k.putCtx(ctx, "perf_event_release_kernel") // put_ctx(ctx): wakes a perf_event_free_task() waiting on a dead context
+		if child != nil && k.KnobIs(freeTaskWaitKnob.Name, "pre-74751ef5c191") {
+			// before 74751ef5c191 the only wake: after free_event(child) of a
+			// child it stole, "smp_mb(); wake_up_var(var);"
+			k.wakeUpVarCtx(ctx)
 		}
 	}
 }
@@ -186,6 +197,8 @@ func (k *Kernel) freeEvent(t *sched.Task, e *Event) {
 	}
 	k.pmuDestroy(e) // event->destroy()
 	k.perfDetachCgroup(e)
+	k.putTaskStruct(e.hw.target, "_free_event") // __free_event(): put_task_struct(event->hw.target)
+	k.putCtx(e.ctx, "_free_event")              // __free_event(): put_ctx(event->ctx)
 	e.state = StateDead
 	if k.lifeOn() && e.life.put.where == "" {
 		e.life.put = k.here("_free_event") // freed without a put (free_event() of a never-published event)

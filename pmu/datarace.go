@@ -20,7 +20,8 @@ import (
 //	BUG: KCSAN: data-race in find_get_context / perf_unpin_context: read-write to ctx->pin_count of ...; read-write to ...
 //
 // Annotated fields: ctx->pin_count, event->state, event->oncpu,
-// event->pending_disable, ctx->is_active, ctx->task, cpuctx->task_ctx.
+// event->pending_disable, event->pending_work, ctx->is_active, ctx->task,
+// cpuctx->task_ctx.
 //
 // The oracle is the data-race invariant (knob data-race=on|off).
 
@@ -48,7 +49,7 @@ var unpinLockKnob = sim.KnobSpec{
 // DataRaceInvariants is the oracle's invariant.
 var DataRaceInvariants = []struct{ Name, Says, Why string }{
 	{"data-race",
-		"no two accesses to an annotated perf field (event->state, event->oncpu, event->pending_disable, ctx->pin_count, ctx->is_active, ctx->task, cpuctx->task_ctx) from different CPUs, at least one a write and one plain, neither data_race(), are unordered by happens-before (locks, IPIs, irq_work, wake-ups, task switches, task_work)",
+		"no two accesses to an annotated perf field (event->state, event->oncpu, event->pending_disable, event->pending_work, ctx->pin_count, ctx->is_active, ctx->task, cpuctx->task_ctx) from different CPUs, at least one a write and one plain, neither data_race(), are unordered by happens-before (locks, IPIs, irq_work, wake-ups, task switches, task_work)",
 		"KCSAN: a plain access racing a write on another CPU can tear or be fused by the compiler; perf's fields are written under ctx->lock or marked READ_ONCE/WRITE_ONCE where they are read without it (6c605f837115)"},
 }
 

@@ -12,3 +12,10 @@ import (
 func BenchmarkSeedCloseDataRaceOff(b *testing.B) {
 	benchSeedClose(b, pmu.Knobs{Extra: map[string]string{"data-race": "off"}})
 }
+
+// BenchmarkSeedCloseLifetimeOff is BenchmarkSeedClose with the
+// object-lifetime oracle off (object-lifetime=off): no lifePoint is recorded
+// at the gets and puts of events, buffers and contexts.
+func BenchmarkSeedCloseLifetimeOff(b *testing.B) {
+	benchSeedClose(b, pmu.Knobs{Extra: map[string]string{"object-lifetime": "off"}})
+}

@@ -89,11 +89,16 @@ func (k *Kernel) InitTask(parent, child *sched.Task, cloneFlags uint64) error {
 	// so it won't get swapped under us."
 	f := c.LocalIrqSave()
 	k.ctxLock(c, parentCtx)
+	k.getCtx(parentCtx, "perf_pin_task_context")                                 // perf_lock_task_context(): refcount_inc_not_zero(&ctx->refcount)
 	c.Access(parentCtx, "ctx->pin_count", cpu.PlainRMW, "perf_pin_task_context") // core.c: perf_pin_task_context(): ++ctx->pin_count (under ctx->lock)
 	parentCtx.pinCount++
 	k.ctxUnlock(c, parentCtx)
 	c.LocalIrqRestore(f)
 	c.Step("perf_event_init_context:pinned")
+	// "Lock the parent list. No need to lock the child - not PID hashed yet
+	// and not running, so nobody can access it."
+	pmu := k.ctxMutex(parentCtx)
+	k.S.MutexLock(parent, pmu)
 	inheritedAll := true
 	var err error
 	for _, g := range append(append([]*Event(nil), parentCtx.pinned...), parentCtx.flexible...) {
@@ -112,13 +117,21 @@ func (k *Kernel) InitTask(parent, child *sched.Task, cloneFlags uint64) error {
 		} else {
 			childCtx.parentCtx, childCtx.parentGen = parentCtx, parentCtx.generation
 		}
+		k.getCtx(childCtx.parentCtx, "perf_event_init_context") // get_ctx(child_ctx->parent_ctx)
 	}
+	k.ctxUnlock(c, parentCtx)
+	c.LocalIrqRestore(f)
+	k.S.MutexUnlock(parent, pmu) // out_unlock: mutex_unlock(&parent_ctx->mutex)
+	// perf_unpin_context(parent_ctx)
+	f = c.LocalIrqSave()
+	k.ctxLock(c, parentCtx)
 	c.Access(parentCtx, "ctx->pin_count", cpu.PlainRMW, "perf_unpin_context") // core.c: perf_unpin_context(): --ctx->pin_count (under ctx->lock)
 	parentCtx.pinCount--
 	k.ctxUnlock(c, parentCtx)
 	c.LocalIrqRestore(f)
+	k.putCtx(parentCtx, "perf_event_init_context") // put_ctx(parent_ctx): perf_pin_task_context()'s
 	if err != nil {
-		k.perfEventExitTaskContext(parent, child, false) // perf_event_free_task()
+		k.FreeTask(parent, child) // copy_process(): bad_fork_cleanup_perf
 	}
 	return err
 }
@@ -137,8 +150,7 @@ func (k *Kernel) inheritTaskGroup(e *Event, parent *sched.Task, parentCtx *Conte
 	}
 	childCtx := k.taskCtx[child]
 	if childCtx == nil {
-		childCtx = &Context{} // alloc_perf_context()
-		childCtx.init(k, child, -1)
+		childCtx = k.allocCtx(child) // alloc_perf_context(): child->perf_event_ctxp's reference
 		k.taskCtx[child] = childCtx
 		k.inh.forks++
 	}
@@ -184,6 +196,7 @@ func (k *Kernel) inheritEvent(pe *Event, parent *sched.Task, parentCtx *Context,
 	if err != nil {
 		return nil, err
 	}
+	k.getCtx(childCtx, "inherit_event") // get_ctx(child_ctx): the child event's
 	ce.ctx = childCtx
 	k.S.MutexLock(parent, &pe.childMutex)
 	parent.Step("inherit_event:child_mutex")
@@ -250,7 +263,11 @@ func (k *Kernel) Forked(parent, child *sched.Task, cloneFlags uint64) {
 // hear its EXIT.
 // kernel/events/core.c: perf_event_exit_task()
 func (k *Kernel) TaskExit(t *sched.Task) {
+	ctx := k.perfPinTaskContext(t) // perf_event_exit_task_context(): ctx = perf_pin_task_context(task)
 	k.perfEventExitTaskContext(t, t, true)
+	if ctx != nil && ctx.dead {
+		k.putCtx(ctx, "perf_event_exit_task_context") // put_ctx(ctx): the pin's
+	}
 	// "At this point we need to send EXIT events to cpu contexts."
 	k.perfEventTask(t.CPU(), t, nil, nil)
 }
@@ -281,10 +298,12 @@ func (k *Kernel) perfEventExitTaskContext(cur, task *sched.Task, exit bool) {
 	if exit && k.cpuCtx[c.ID].taskCtx == ctx {
 		k.ctxSchedOut(c, ctx, EVENT_ALL) // task_ctx_sched_out()
 	}
-	ctx.dead = true // RCU_INIT_POINTER(task->perf_event_ctxp, NULL); ctx->task = TASK_TOMBSTONE
-	ctx.uncloneCtx()
+	ctx.dead = true                               // RCU_INIT_POINTER(task->perf_event_ctxp, NULL); ctx->task = TASK_TOMBSTONE
+	k.putCtx(ctx, "perf_event_exit_task_context") // put_ctx(ctx): task->perf_event_ctxp's ("cannot be last")
+	clone := ctx.uncloneCtx()
 	k.ctxUnlock(c, ctx)
 	c.LocalIrqRestore(f)
+	k.putCtx(clone, "perf_event_exit_task_context") // put_ctx(clone_ctx)
 	cur.Step("perf_event_exit_task_context:tombstone")
 	// "Report the task dead after unscheduling the events so that we won't
 	// get any samples after PERF_RECORD_EXIT."

@@ -63,11 +63,14 @@ type Kernel struct {
 	sigStats   sigStats                  // attr.sigtrap (sigtrap.go)
 	bpPMU      *bpPMU                    // PERF_TYPE_BREAKPOINT (pmu_bp.go)
 	bpStats    bpStats
-	glob       perfGlobal              // pmus_lock, event_mutex, hotplug counters (core_hotplug.go)
-	lt         lifetime                // the object-lifetime oracle (lifetime.go)
-	cgs        cgroupState             // perf's cgroup controller and the cgroup-time-adds-up ledger (cgroup.go)
-	race       *cpu.RaceDetector       // the data-race oracle, nil when off (datarace.go)
-	raceHook   func(DataRaceViolation) // its report
+	glob       perfGlobal // pmus_lock, event_mutex, hotplug counters (core_hotplug.go)
+	lt         lifetime   // the object-lifetime oracle (lifetime.go)
+	ctxs       []*Context // every task context allocated (ctx_life.go)
+	ctxStats   ctxStats
+	freedTasks map[*sched.Task]*taskFreed // tasks a failed fork freed (ctx_life.go)
+	cgs        cgroupState                // perf's cgroup controller and the cgroup-time-adds-up ledger (cgroup.go)
+	race       *cpu.RaceDetector          // the data-race oracle, nil when off (datarace.go)
+	raceHook   func(DataRaceViolation)    // its report
 }
 
 // Options configures the perf core of a machine.

@@ -369,6 +369,7 @@ func (k *Kernel) LifetimeCheck(quiet bool) []LifetimeViolation {
 			kind, l.owner, l.alloc, buf.Refcount(), n, aux, l.get, l.put)
 	}
 	k.lifeCheckMmapCounts(bad)
+	k.lifeCheckCtxs(bad)
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Message < out[j].Message })
 	return out
 }

@@ -56,6 +56,7 @@ func (k *Kernel) perfOverflowSigtrap(c *cpu.CPU, e *Event, data *perfSampleData)
 	if c.InNMI() {
 		mode = sched.TWANMICurrent
 	}
+	c.Access(e, "event->pending_work", cpu.PlainRead, "__perf_event_overflow") // core.c: __perf_event_overflow(): if (!event->pending_work && !task_work_add(...))
 	if e.life.pendingWork != 0 {
 		return
 	}
@@ -63,6 +64,7 @@ func (k *Kernel) perfOverflowSigtrap(c *cpu.CPU, e *Event, data *perfSampleData)
 	if k.S.TaskWorkAdd(c, cur, sched.TaskWork{Name: "perf_pending_task", Fn: func(t *sched.Task) { k.perfPendingTask(t, ev) }}, mode) != nil {
 		return
 	}
+	c.Access(e, "event->pending_work", cpu.PlainWrite, "__perf_event_overflow") // core.c: __perf_event_overflow(): event->pending_work = pending_id
 	e.life.pendingWork = 1
 	k.sigStats.queued++
 	if k.KnobIs(pendingTaskRefKnob.Name, "today") {
@@ -83,7 +85,10 @@ func (k *Kernel) perfOverflowSigtrap(c *cpu.CPU, e *Event, data *perfSampleData)
 // kernel/events/core.c: perf_pending_task()
 func (k *Kernel) perfPendingTask(t *sched.Task, e *Event) {
 	e.checkLive("perf_pending_task")
+	c := t.CPU()
+	c.Access(e, "event->pending_work", cpu.PlainRead, "perf_pending_task") // core.c: perf_pending_task(): if (event->pending_work)
 	if e.life.pendingWork != 0 {
+		c.Access(e, "event->pending_work", cpu.PlainWrite, "perf_pending_task") // core.c: perf_pending_task(): event->pending_work = 0
 		e.life.pendingWork = 0
 		k.perfSigtrap(t, e)
 	}

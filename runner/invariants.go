@@ -54,6 +54,8 @@ var SchedInvariants = []InvariantSpec{
 		"each CPU's clock only advances; perf timestamps (perf_clock) are monotonic per CPU", "sim"},
 	{"lockdep", "no lock-order cycle between lock classes, no second lock of a held class without a nesting annotation, no lock taken in NMI, no class taken both in hardirq context and with hardirqs on, no hardirq-safe class ordered before a hardirq-unsafe one",
 		"CONFIG_PROVE_LOCKING's checks (kernel/locking/lockdep.c): an order cycle can deadlock two CPUs, a lock in NMI can deadlock against its own CPU; off with lockdep=off", "sched"},
+	{"hung-task", "no task is left asleep in TASK_UNINTERRUPTIBLE on a kernel wait (wait_var_event(), rcuwait_wait_event()) that nothing left can satisfy",
+		"the hung-task detector (kernel/hung_task.c): a D task nobody will wake never finishes its system call and cannot be killed; off with hung-task=off", "sched"},
 	{"task-work-before-user-return", "a task never returns to user mode with task_work queued for it",
 		"task_work_add() notifies the task (TIF_NOTIFY_RESUME) so its work runs before user mode; ef1ea98c8fff fixed an NMI race that lost the notification", "sched"},
 }

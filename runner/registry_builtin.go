@@ -20,7 +20,7 @@ var schedStepPoints = []string{
 	"__schedule:irqs-off", "context_switch", "exit_to_user_mode_loop",
 	"syscall_enter_from_user_mode", "task_work_run:nmi-work", "exc_page_fault",
 	// sched/fork.go and sched/wake.go
-	"copy_process:sched_fork", "copy_process:perf_event_init_task", "kernel_clone:wake_up_new_task",
+	"copy_process:sched_fork", "copy_process:perf_event_init_task", "copy_process:fatal_signal_pending", "kernel_clone:wake_up_new_task",
 	"do_wait:schedule", "ttwu_queue_wakelist", "sched_ttwu_pending",
 	"pipe_write:wait", "pipe_write:copied", "pipe_read:wait", "futex_wait:queue",
 	// sched/hotplug.go

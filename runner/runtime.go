@@ -189,7 +189,7 @@ func (r *Run) Execute() error {
 		r.limitErr = r.timeLimitError()
 		return r.limitErr
 	}
-	if r.oops == nil && !r.stopped() && !r.S.AllExited() && len(r.S.Blocked()) > 0 {
+	if r.oops == nil && !r.stopped() && !r.S.AllExited() && len(r.S.Blocked()) > 0 && !r.hungTasks() {
 		r.limitErr = r.hangError() // nothing left to run, and tasks wait forever
 		return r.limitErr
 	}

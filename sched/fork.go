@@ -65,7 +65,9 @@ type family struct {
 	// uninterruptible: asleep in TASK_UNINTERRUPTIBLE/KILLABLE (a major
 	// fault's I/O wait): sched_switch reports D
 	uninterruptible bool
-	groupExec       *Task // sig->group_exec_task: the thread in de_thread() (on the leader)
+	hungOn          func() string // what it waits for in D on a kernel wait (hungtask.go); nil otherwise
+	hungSince       sim.Time      // since when
+	groupExec       *Task         // sig->group_exec_task: the thread in de_thread() (on the leader)
 }
 
 // ForkHook is told of a new task by copy_process(): InitTask early, before the
@@ -222,10 +224,26 @@ func (s *Sched) copyProcess(t *Task, name string, flags uint64, prog []Op) (*Tas
 	t.Step("copy_process:sched_fork")
 	for _, h := range s.ForkHooks {
 		if err := h.InitTask(t, c, flags); err != nil {
+			s.forkFailed(t, c, flags)
 			return nil, err // perf_event_free_task() ran in the hook
 		}
 	}
 	t.Step("copy_process:perf_event_init_task")
+	// "Let kill terminate clone/fork in the middle": a SIGKILL (exit_group()
+	// of another thread) that came during the fork fails it after
+	// perf_event_init_task(): bad_fork_cleanup_perf: perf_event_free_task().
+	// The step is the rest of the copy before that check (copy_mm() ...
+	// alloc_pid(), cgroup_can_fork()), where the fork can be interrupted.
+	t.Step("copy_process:fatal_signal_pending")
+	if t.fam.killed {
+		for _, h := range s.ForkHooks {
+			if fc, ok := h.(ForkCleanupHook); ok {
+				fc.FreeTask(t, c)
+			}
+		}
+		s.forkFailed(t, c, flags)
+		return nil, ErrIntr
+	}
 	// The child becomes visible: attach_pid(), list_add_tail(&p->sibling, ...).
 	s.M.InitThread(&c.Thread, c.Comm+"-"+strconv.Itoa(c.TID), func(*cpu.Thread) { s.taskMain(c) })
 	c.Owner = c

@@ -78,6 +78,8 @@ type Config struct {
 	TaskWorkNMIIrqWork bool
 	// NoLockdep turns the lock validator off (knob lockdep=off).
 	NoLockdep bool
+	// NoHungTask turns the hung-task detector off (knob hung-task=off).
+	NoHungTask bool
 	// Cost is what kernel work costs (knob cost-model); the zero Profile is
 	// free. Its SyscallEntryExit replaces SyscallCost when set.
 	Cost cost.Profile
@@ -265,6 +267,14 @@ var Knobs = []sim.KnobSpec{{
 	Source:  "kernel/locking/lockdep.c (the lock validator; on by default like a debug kernel a perf developer tests on)",
 	Package: "sched",
 }, {
+	Name:   "hung-task",
+	Values: []string{"on", "off"},
+	Help: "the hung-task detector (CONFIG_DETECT_HUNG_TASK): on reports, as the hung-task invariant, every task left asleep in TASK_UNINTERRUPTIBLE " +
+		"on a kernel wait (wait_var_event(), rcuwait_wait_event()) when nothing is left that could wake it (every other task exited or blocked, no timer armed), " +
+		"with what it waits for, since when, and the last change that could have woken it; off leaves such a run to the deadlock report",
+	Source:  "kernel/hung_task.c: check_hung_uninterruptible_tasks() (\"INFO: task %s:%d blocked for more than %ld seconds.\")",
+	Package: "sched",
+}, {
 	Name: "cost-model",
 	// This machine's profile is the default (issue 19): free is how every
 	// run was timed before the cost model.
@@ -304,6 +314,8 @@ func ApplyKnob(cfg *Config, name, value string) (bool, error) {
 		cfg.Balance = value == "on"
 	case "lockdep":
 		cfg.NoLockdep = value == "off"
+	case "hung-task":
+		cfg.NoHungTask = value == "off"
 	case "cost-model":
 		p, _ := cost.Lookup(value)
 		cfg.Cost = p

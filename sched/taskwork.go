@@ -103,7 +103,9 @@ func (s *Sched) SendSignal(t *Task, sig Signal) { _, _ = s.SendSignalTo(t, sig, 
 // kickTask gets t to its return-to-user work soon: wake it, or IPI its CPU.
 func (s *Sched) kickTask(t *Task) {
 	if t.State == Sleeping {
-		s.Wake(t)
+		if t.fam.hungOn == nil { // TASK_UNINTERRUPTIBLE: no signal wakes it
+			s.Wake(t)
+		}
 		return
 	}
 	if c := t.CPU(); c != nil {

@@ -293,6 +293,9 @@ func (t *Task) timerArmed() (bool, int64) {
 // WaitingOn says what a sleeping task waits for: "pipe P", "futex F",
 // "wait4", or "" when it is not on one of those.
 func (s *Sched) WaitingOn(t *Task) string {
+	if t.fam.hungOn != nil {
+		return t.fam.hungOn() // in D on a kernel wait (hungtask.go)
+	}
 	has := func(q *WaitQueue) bool {
 		for _, x := range q.waiters {
 			if x == t {

@@ -1,0 +1,75 @@
+package sched
+
+import "perfsim/sim"
+
+// The hung-task detector's side of the scheduler: a task asleep in
+// TASK_UNINTERRUPTIBLE on a kernel wait (wait_var_event(), rcuwait_wait_event())
+// records what it waits for and since when, so that a run whose every task is
+// blocked can say which are hung (D) and on what, apart from the deadlocks of
+// user-visible waits (pipe, futex, wait4) that runner reports as a hang.
+
+// ErrIntr is -EINTR: "Let kill terminate clone/fork in the middle".
+var ErrIntr = errIntr{}
+
+type errIntr struct{}
+
+func (errIntr) Error() string { return "interrupted system call" }
+
+// ForkCleanupHook is a ForkHook that undoes its InitTask when copy_process()
+// fails after it (bad_fork_cleanup_perf: perf_event_free_task()). It runs in
+// the parent's context and may sleep.
+type ForkCleanupHook interface {
+	FreeTask(parent, child *Task)
+}
+
+// WaitUninterruptible blocks the running task t on q in TASK_UNINTERRUPTIBLE
+// (D) until a WakeUpAll on q: no signal wakes it. on says what it waits for,
+// as the hung-task report names it (asked when it is reported). Callers re-check their condition in a
+// loop, as wait_var_event() does; the D time counts from the first wait of
+// the loop (since, 0: now).
+// include/linux/wait_bit.h: wait_var_event() -> ___wait_var_event(TASK_UNINTERRUPTIBLE)
+func (s *Sched) WaitUninterruptible(t *Task, q *WaitQueue, on func() string, since sim.Time) {
+	if since == 0 {
+		since = s.M.Now()
+	}
+	q.waiters = append(q.waiters, t)
+	t.fam.uninterruptible = true
+	t.fam.hungOn, t.fam.hungSince = on, since
+	t.State = Sleeping
+	s.schedule(&t.Thread)
+	q.remove(t)
+	t.fam.uninterruptible = false
+	t.fam.hungOn = nil
+}
+
+// HungWait returns what t waits for in D (WaitUninterruptible) and since
+// when; "" when it is not in such a wait.
+func (t *Task) HungWait() (string, sim.Time) {
+	if t.fam.hungOn == nil {
+		return "", 0
+	}
+	return t.fam.hungOn(), t.fam.hungSince
+}
+
+// HungTaskOn reports whether the hung-task detector is on (knob hung-task).
+func (s *Sched) HungTaskOn() bool { return !s.Cfg.NoHungTask }
+
+// forkFailed undoes what copy_process() did for a child that will not run:
+// its fd table (the copy dup_fd() made is closed, each last fput() queued on
+// current, the parent), the cgroup's population, the shared mm's user count.
+// kernel/fork.c: copy_process() bad_fork_* labels (exit_files(p), cgroup_cancel_fork(), mmput())
+func (s *Sched) forkFailed(t, c *Task, flags uint64) {
+	if fl := c.Files; fl != nil && fl.Users > 0 {
+		if fl.Users--; fl.Users == 0 {
+			for _, f := range fl.CloseAll() {
+				s.fput(t, f) // fput() from the parent: ____fput runs as its task work
+			}
+		}
+	}
+	if cg := c.Cgroup(); cg.nrTasks > 0 {
+		cg.nrTasks--
+	}
+	if flags&CLONE_VM != 0 && c.MM != nil {
+		c.MM.Users--
+	}
+}
