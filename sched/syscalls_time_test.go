@@ -33,7 +33,9 @@ func TestClockGettimeCPUTimeUpdatesCurr(t *testing.T) {
 	m, s := newSched(t, 1, DefaultConfig())
 	l := &statLog{}
 	s.TraceHooks = append(s.TraceHooks, l)
-	clock := func(id int64) Op { return SyscallArgs("clock_gettime", 0, "", SysArg{Val: uint64(id)}, SysArg{Val: 0x1000}) }
+	clock := func(id int64) Op {
+		return SyscallArgs("clock_gettime", 0, "", SysArg{Val: uint64(id)}, SysArg{Val: 0x1000})
+	}
 	const work = 7 * sim.Microsecond
 	s.Spawn("app", CPUMask{},
 		Compute(work), clock(3), // CLOCK_THREAD_CPUTIME_ID
