@@ -224,6 +224,13 @@ func (s *Sched) copyProcess(t *Task, name string, flags uint64, prog []Op) (*Tas
 		}
 	}
 	t.Step("copy_process:perf_event_init_task")
+	// The rest of copy_process() (copy_files(), copy_mm() -> dup_mmap(), ...)
+	// and the syscall around it, as the caller spends it (cost.Profile)
+	if flags&CLONE_VM != 0 {
+		t.Spend(s.Cfg.Cost.CloneThread)
+	} else {
+		t.Spend(s.Cfg.Cost.CloneProcess)
+	}
 	// The child becomes visible: attach_pid(), list_add_tail(&p->sibling, ...).
 	s.M.InitThread(&c.Thread, c.Comm+"-"+strconv.Itoa(c.TID), func(*cpu.Thread) { s.taskMain(c) })
 	c.Owner = c
@@ -353,7 +360,8 @@ func (s *Sched) wait4(t *Task) (int, error) {
 				}
 				any = true
 				if ch.fam.zombie && s.groupDead(ch) {
-					ch.fam.reaped = true // release_task(): off the parent's children list
+					t.Spend(s.Cfg.Cost.Wait4Reap) // wait_task_zombie() -> release_task(), and the syscall around it (cost.Profile)
+					ch.fam.reaped = true          // release_task(): off the parent's children list
 					th.fam.children = removeTask(th.fam.children, ch)
 					return ch.PID, nil
 				}
