@@ -28,6 +28,8 @@ func init() {
 	})
 	RegisterObservable("mmap.exit-closes", "perf VMAs closed by exit_mmap() (an exec dropping the old mm's last user): perf_mmap_close() of each ring and AUX mapping",
 		func(k *Kernel) int64 { return int64(k.mm.exitCloses) })
+	RegisterObservable("mmap.exit-detaches", "perf_mmap_close() calls of exit_mmap() that took event->mmap_count to 0 and detached the event from its buffer (it was the event's last mapping)",
+		func(k *Kernel) int64 { return int64(k.mm.exitDetaches) })
 }
 
 // execMmap gives t a new, empty mm at exec and puts the old one: the last
@@ -68,7 +70,9 @@ func (k *Kernel) exitMmap(t *sched.Task, mm *mmStruct) {
 		m.vmas, m.unmap = nil, true // vma_mark_detached(): the mm is being destroyed
 		for _, v := range pieces {
 			k.mm.exitCloses++
+			d := k.mm.detaches
 			k.perfMmapClose(t, m, v.pgoff) // remove_vma() -> vma_close()
+			k.mm.exitDetaches += k.mm.detaches - d
 			t.Step("exit_mmap:cond_resched")
 		}
 	}

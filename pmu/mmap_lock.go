@@ -60,7 +60,8 @@ type mmState struct {
 	empty     uint64 // munmap() calls that found no perf VMA in their range
 	lockWaits uint64 // mmap() and munmap() calls that slept on mmap_lock
 
-	exitCloses uint64 // perf VMAs closed by exit_mmap() (mmap_exec.go)
+	exitCloses   uint64 // perf VMAs closed by exit_mmap() (mmap_exec.go)
+	exitDetaches uint64 // ... whose close detached the event
 }
 
 func init() {
