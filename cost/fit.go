@@ -162,6 +162,44 @@ var thisMachineText string
 //go:embed testdata/hrtimer-gaps.txt
 var hrtimerGapsText string
 
+//go:embed testdata/forkexit.txt
+var forkExitText string
+
+// FitForkExit sets p's task creation and teardown costs from forkexit.sh's
+// figures (ns of CPU time per operation, each the median of its runs):
+//
+//	CloneProcess = fork.parent
+//	CloneThread  = thread.create
+//	Wait4Reap    = wait4.reap
+//
+// fork.child and thread.life (a child's and a thread's own CPU time, ret_from_fork
+// to its last switch: 77 and 6 us here, less a context switch) are measured
+// but not charged: the model's exit costs nothing yet (charging it in
+// do_exit() moved the timing of 62 built-ins and the outcomes of some, e.g.
+// attach-pid-thread-exit: a change for its own session).
+func FitForkExit(p *Profile, m Measurements) error {
+	for _, k := range []string{"fork.parent", "wait4.reap", "thread.create"} {
+		if _, ok := m[k]; !ok {
+			return fmt.Errorf("calibration: no %s (cost/calibrate/forkexit.sh)", k)
+		}
+	}
+	for _, f := range []struct {
+		dst  *sim.Duration
+		what string
+		v    float64
+	}{
+		{&p.CloneProcess, "clone() of a process", m["fork.parent"]},
+		{&p.CloneThread, "clone() of a thread", m["thread.create"]},
+		{&p.Wait4Reap, "wait4() reaping a zombie", m["wait4.reap"]},
+	} {
+		if f.v < 0 {
+			return fmt.Errorf("calibration: %s comes out at %.1f ns: rerun forkexit.sh", f.what, f.v)
+		}
+		*f.dst = sim.Duration(math.Round(f.v))
+	}
+	return nil
+}
+
 // FitHrtimerLate is the share, per million, of hrtimer expiries that run a
 // period or more late, from hrtimer-gaps.sh's runs (throttle.runI T and
 // samples.runI S: THROTTLE records and samples of each run). The recording
@@ -214,12 +252,17 @@ func fitThisMachine() Profile {
 			var g Measurements
 			if g, err = ParseMeasurements(hrtimerGapsText); err == nil {
 				if p.HrtimerLatePerMillion, err = FitHrtimerLate(g); err == nil {
-					return p
+					var fe Measurements
+					if fe, err = ParseMeasurements(forkExitText); err == nil {
+						if err = FitForkExit(&p, fe); err == nil {
+							return p
+						}
+					}
 				}
 			}
 		}
 	}
-	panic("cost: testdata/this-machine.txt or hrtimer-gaps.txt: " + err.Error()) // committed files TestThisMachineFits checks
+	panic("cost: testdata/this-machine.txt, hrtimer-gaps.txt or forkexit.txt: " + err.Error()) // committed files TestThisMachineFits checks
 }
 
 func firstLine(s string) string {
@@ -268,6 +311,9 @@ func deriveI74790() Profile {
 		HrtimerSample:     sc(tm.HrtimerSample),
 		ReaderRound:       sc(tm.ReaderRound),
 		ReaderPerKiB:      sc(tm.ReaderPerKiB),
+		CloneProcess:      sc(tm.CloneProcess),
+		CloneThread:       sc(tm.CloneThread),
+		Wait4Reap:         sc(tm.Wait4Reap),
 	}
 }
 

@@ -66,6 +66,19 @@ type Profile struct {
 	// expiries are late is a hash of the CPU and the expiry's number:
 	// deterministic). Fitted from cost/testdata/hrtimer-gaps.txt.
 	HrtimerLatePerMillion int
+
+	// CloneProcess is a clone() of a process (fork()) as its caller spends
+	// it: entry, kernel_clone() -> copy_process() (dup_task_struct(),
+	// dup_fd(), dup_mm() -> dup_mmap()), wake_up_new_task(), exit;
+	// CloneThread a thread's (CLONE_VM|CLONE_THREAD: no dup_mm()). Charged
+	// by sched's copyProcess to the parent, after perf_event_init_task()
+	// where copy_mm() runs, before the child is visible. Fitted from
+	// cost/testdata/forkexit.txt (FitForkExit).
+	CloneProcess, CloneThread sim.Duration
+	// Wait4Reap is a wait4() that finds a zombie child: entry, do_wait() ->
+	// wait_task_zombie() -> release_task(), exit. Charged by sched's wait4
+	// to the waiter when it reaps. From cost/testdata/forkexit.txt.
+	Wait4Reap sim.Duration
 }
 
 // Free is the zero profile: kernel work takes no virtual time.
@@ -97,6 +110,9 @@ func (p *Profile) Table() []string {
 		{"hrtimer sample irq", p.HrtimerSample},
 		{"perf record per pass", p.ReaderRound},
 		{"perf record per KiB written", p.ReaderPerKiB},
+		{"clone() of a process", p.CloneProcess},
+		{"clone() of a thread", p.CloneThread},
+		{"wait4() reaping a zombie", p.Wait4Reap},
 	}
 	out := make([]string, len(rows), len(rows)+1)
 	for i, r := range rows {

@@ -107,11 +107,23 @@ type MM struct {
 }
 
 // New is an empty address space with its stack VMA (mm_alloc() plus
-// setup_arg_pages()).
+// setup_arg_pages()). The stack is anonymous: insert_vm_struct() gave it
+// vm_pgoff = vm_start >> PAGE_SHIFT, and expand_downwards() moved that down
+// with vm_start, so its pgoff is its address in pages (ASLR off: no shift).
 func New() *MM {
 	m := &MM{present: map[uint64]bool{}, strings: map[uint64]string{}, strTop: StackTop, Users: 1}
-	m.insert(&VMA{Start: StackTop - StackSize, End: StackTop, Flags: VM_READ | VM_WRITE, Special: "[stack]"})
+	m.insert(&VMA{Start: StackTop - StackSize, End: StackTop, Flags: VM_READ | VM_WRITE, Pgoff: (StackTop - StackSize) / PageSize, Special: "[stack]"})
 	return m
+}
+
+// Stack is the stack VMA (nil once unmapped).
+func (m *MM) Stack() *VMA {
+	for _, v := range m.VMAs {
+		if v.Special == "[stack]" {
+			return v
+		}
+	}
+	return nil
 }
 
 // Dup is dup_mmap() for a forked child: a copy of every VMA, and the pages
@@ -257,13 +269,30 @@ func (m *MM) Mmap(addr, length uint64, prot, flags uint64, file *File, off uint6
 	return v, 0
 }
 
-// Special maps a special mapping (the vdso) at the top of the mmap area.
-// mm/mmap.c: _install_special_mapping()
-func (m *MM) Special(name string, pages uint64, flags VMFlags) *VMA {
-	a, _ := m.unmappedArea(pages * PageSize)
-	v := &VMA{Start: a, End: a + pages*PageSize, Flags: flags, Special: name}
-	m.insert(v)
-	return v
+// vvarPages and vclockPages are the vDSO data pages x86_64 maps below its
+// text: VDSO_NR_VVAR_PAGES ([vvar]) and VDSO_NR_VCLOCK_PAGES
+// ([vvar_vclock]), __VDSO_PAGES in all; 4 and 2 on this machine's 6.18
+// (/proc/PID/maps).
+const (
+	vvarPages   = 4
+	vclockPages = 2
+)
+
+// MapVdso maps the vDSO as map_vdso() does: one area for the data and text
+// pages found top-down, [vvar] at its bottom, [vvar_vclock] above it, the
+// text ([vdso], r-x) at the top; it returns the VMAs in the order they are
+// installed (each _install_special_mapping() a perf_event_mmap()): [vdso],
+// [vvar], [vvar_vclock].
+// arch/x86/entry/vdso/vma.c: map_vdso()
+func (m *MM) MapVdso() []*VMA {
+	a, _ := m.unmappedArea((vvarPages + vclockPages + vdsoPages) * PageSize)
+	vvar := &VMA{Start: a, End: a + vvarPages*PageSize, Flags: VM_READ, Special: "[vvar]"}
+	vclock := &VMA{Start: vvar.End, End: vvar.End + vclockPages*PageSize, Flags: VM_READ, Special: "[vvar_vclock]"}
+	text := &VMA{Start: vclock.End, End: vclock.End + vdsoPages*PageSize, Flags: VM_READ | VM_EXEC, Special: "[vdso]"}
+	for _, v := range []*VMA{text, vvar, vclock} {
+		m.insert(v)
+	}
+	return []*VMA{text, vvar, vclock}
 }
 
 // Munmap is do_vmi_munmap(): removes [addr, addr+length) from every VMA it

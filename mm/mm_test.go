@@ -58,7 +58,7 @@ func TestMmapMunmap(t *testing.T) {
 		{MmapBase - 4*PageSize, MmapBase - 3*PageSize, 1, "/lib/a.so", 0},
 		{MmapBase - 2*PageSize, MmapBase - PageSize, 1, "/lib/a.so", 2},
 		{MmapBase - PageSize, MmapBase, 3, "//anon", (MmapBase - PageSize) / PageSize},
-		{StackTop - StackSize, StackTop, 3, "[stack]", 0},
+		{StackTop - StackSize, StackTop, 3, "[stack]", (StackTop - StackSize) / PageSize},
 	}
 	if d := cmp.Diff(want, spans(m)); d != "" {
 		t.Errorf("(-want +got):\n%s", d)
@@ -205,7 +205,7 @@ func TestMprotect(t *testing.T) {
 		{base, base + PageSize, 1, "/lib/b.so", 0},
 		{base + PageSize, base + 3*PageSize, 5, "/lib/b.so", 1},
 		{base + 3*PageSize, base + 4*PageSize, 1, "/lib/b.so", 3},
-		{StackTop - StackSize, StackTop, 3, "[stack]", 0},
+		{StackTop - StackSize, StackTop, 3, "[stack]", (StackTop - StackSize) / PageSize},
 	}
 	if d := cmp.Diff(want, spans(m)); d != "" {
 		t.Errorf("(-want +got):\n%s", d)

@@ -31,6 +31,7 @@ func Parse(args []string, opts Options) (*Record, error) {
 	r.BuildIDTable = !ro.noBuildID && !ro.buildIDMmapOn(opts.Tool == ToolPerf61)
 	r.BuildIDAll = ro.buildIDAll
 	r.AllCgroups = ro.recordCgroup
+	r.MmapData = ro.sampleAddress
 	for _, m := range ro.messages {
 		if !m.Note && !strings.HasPrefix(m.Text, "info: ") {
 			r.Warnings = append(r.Warnings, m.Text)

@@ -157,6 +157,10 @@ type Record struct {
 	// thread_map__new_str() reads them), set by the session when perf
 	// starts; nil before.
 	Threads []int
+
+	// MmapData is -d (opts->sample_address): the MMAP2s perf synthesizes
+	// from /proc include the readable data mappings (session_target.go).
+	MmapData bool
 }
 
 // Message is a line (or lines) perf record prints and carries on after.

@@ -95,7 +95,7 @@ func (ss *Session) synthesizeThreadMap(t *sched.Task) {
 		}
 	}
 	var b []byte
-	one := func(x *sched.Task) { b = append(b, synthThread(a, x, x.Comm, false)...) }
+	one := func(x *sched.Task) { b = append(b, synthThread(a, x, x.Comm, false, ss.R.MmapData)...) }
 	for _, tid := range ss.R.Threads {
 		x := byTID[tid]
 		if x == nil {
@@ -134,17 +134,18 @@ func (ss *Session) synthesizeThreads(t *sched.Task) {
 		if x == ss.Workload {
 			comm = workloadComm // forked, not yet exec'd
 		}
-		b = append(b, synthThread(a, x, comm, true)...)
+		b = append(b, synthThread(a, x, comm, true, ss.R.MmapData)...)
 	}
 	ss.writeSynth(t, b)
 }
 
 // synthThread is what __event__synthesize_thread() writes for one thread:
 // with full (a -a/-C session) a FORK first, then its COMM, and for a
-// process's leader the MMAP2s of its executable mappings ("send mmap only
-// for thread group leader").
+// process's leader the MMAP2s of its executable mappings, and with mmapData
+// (-d) of its readable data mappings too ("send mmap only for thread group
+// leader").
 // tools/perf/util/synthetic-events.c: __event__synthesize_thread()
-func synthThread(a *pmu.Attr, x *sched.Task, comm string, full bool) []byte {
+func synthThread(a *pmu.Attr, x *sched.Task, comm string, full, mmapData bool) []byte {
 	var b []byte
 	if full {
 		ppid := x.PID // perf_event__synthesize_fork(): a thread's parent is its leader
@@ -155,7 +156,7 @@ func synthThread(a *pmu.Attr, x *sched.Task, comm string, full bool) []byte {
 	}
 	b = append(b, synthComm(a, x.PID, x.TID, comm)...)
 	if x.TID == x.PID && x.MM != nil {
-		b = append(b, synthMmapEvents(a, x)...)
+		b = append(b, synthMmapEvents(a, x, mmapData)...)
 	}
 	return b
 }
@@ -179,21 +180,32 @@ func synthFork(a *pmu.Attr, pid, tid, ppid int) []byte {
 const vsyscallStart = 0xffffffffff600000
 
 // synthMmapEvents are the PERF_RECORD_MMAP2 records perf reads from
-// /proc/PID/maps: each executable mapping (the others only with
-// mmap_data, which -p/-t sessions here do not set) in address order, then
-// the gate area; no build id (perf 6.1 reads maj/min/ino).
+// /proc/PID/maps, in address order: each executable mapping, and with
+// mmapData (record -d: opts->sample_address) each other readable one too,
+// marked PERF_RECORD_MISC_MMAP_DATA (a mapping with neither PROT_EXEC nor
+// PROT_READ, a guard page, is skipped); then the gate area. The fields are
+// the maps line's: the offset is the file's (0 for anon and special
+// mappings, whose vm_pgoff show_map_vma() does not print), the flags
+// MAP_SHARED or MAP_PRIVATE from its 's'/'p', an unnamed mapping "//anon";
+// no build id (perf 6.1 reads maj/min/ino) and ino_generation 0.
 // tools/perf/util/synthetic-events.c: perf_event__synthesize_mmap_events()
-func synthMmapEvents(a *pmu.Attr, x *sched.Task) []byte {
+func synthMmapEvents(a *pmu.Attr, x *sched.Task, mmapData bool) []byte {
 	st, all := a.SampleType, a.SampleIDAll
 	var b []byte
 	for _, v := range x.MM.VMAs {
-		if v.Flags&mm.VM_EXEC == 0 {
+		prot := v.Prot()
+		data := prot&uapi.PROT_EXEC == 0
+		if data && (!mmapData || prot&uapi.PROT_READ == 0) {
 			continue
 		}
-		r := &rb.Mmap{Mmap2: true, Pid: uint32(x.PID), Tid: uint32(x.TID), Start: v.Start, Len: v.Len(),
-			Pgoff: v.Pgoff * mm.PageSize, Prot: v.Prot(), Flags: v.MapFlags(), Filename: v.Name()}
+		flags := uint32(uapi.MAP_PRIVATE)
+		if v.Flags&mm.VM_MAYSHARE != 0 {
+			flags = uapi.MAP_SHARED // read_proc_maps_line(): 's'
+		}
+		r := &rb.Mmap{Mmap2: true, Data: data, Pid: uint32(x.PID), Tid: uint32(x.TID), Start: v.Start, Len: v.Len(),
+			Prot: prot, Flags: flags, Filename: v.Name()}
 		if f := v.File; f != nil {
-			r.Maj, r.Min, r.Ino = f.Maj, f.Min, f.Ino
+			r.Pgoff, r.Maj, r.Min, r.Ino = v.Pgoff*mm.PageSize, f.Maj, f.Min, f.Ino
 		}
 		b = rb.AppendRecord(b, r, st, all, nil)
 	}

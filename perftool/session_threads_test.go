@@ -100,3 +100,127 @@ func TestSynthesizeThreadsSystemWide(t *testing.T) {
 		t.Errorf("synthesized records (-want +got):\n%s", d)
 	}
 }
+
+// TestSynthesizeThreadsSystemWideData: with -d (opts->sample_address) the
+// MMAP2s perf 6.1 synthesizes from /proc/PID/maps include every readable
+// data mapping, in address order among the executable ones, with misc
+// PERF_RECORD_MISC_USER|PERF_RECORD_MISC_MMAP_DATA (0x2002); a ---p mapping
+// (a guard page) is skipped; anon and special mappings have offset 0 (the
+// maps line's); the vDSO's data pages [vvar] and [vvar_vclock] sit below
+// its text. As on this machine: testdata/perf61-a-d-synth.txt (`perf record
+// -a -d -e cpu-clock -- sleep 0.05`, perf report -D, next to the process's
+// /proc/PID/maps). Here srv exec'd /usr/bin/srv and then mapped 2 anon
+// pages rw- and a PROT_NONE guard page below them.
+func TestSynthesizeThreadsSystemWideData(t *testing.T) {
+	m := cpu.NewMachine(cpu.Config{CPUs: 2}, sim.NewRandom(1))
+	t.Cleanup(m.Close)
+	s := sched.New(m, sched.DefaultConfig())
+	ko := pmu.DefaultOptions(2)
+	ko.Tracepoints = KernelTracepoints()
+	k := pmu.NewKernel(s, ko)
+	o := DefaultOptions()
+	o.Tool = ToolPerf61
+	r, err := Parse([]string{"-a", "-d", "-e", "cpu-clock", "-c", "100000", "--", "spin"}, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	anon := func(prot uint64) sched.Op {
+		return sched.SyscallArgs("mmap", 0, "", sched.SysArg{}, sched.SysArg{Val: 2 * 4096}, sched.SysArg{Val: prot},
+			sched.SysArg{Val: uapi.MAP_PRIVATE | uapi.MAP_ANONYMOUS}, sched.SysArg{Val: ^uint64(0)}, sched.SysArg{})
+	}
+	srv := s.Spawn("srv", sched.MaskOf(1), // on perf's CPU, before it: exec'd and mapped when perf reads /proc
+		sched.SyscallArgs("execve", 0, "", sched.SysArg{Str: "/usr/bin/srv", IsStr: true}),
+		anon(uapi.PROT_READ|uapi.PROT_WRITE), anon(uapi.PROT_NONE),
+		sched.Sleep(5*sim.Millisecond))
+	wl := s.Spawn("spin", sched.MaskOf(0), sched.Sleep(100*sim.Microsecond), sched.Compute(300*sim.Microsecond))
+	so := DefaultSessionOptions()
+	so.CPU = 1
+	ss, err := NewSession(r, k, s, wl, so)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Run(sim.Second); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	recs := ss.Data.Parsed()
+	for i := range recs {
+		rec := &recs[i]
+		if rec.Map >= 0 || rec.Dec == nil {
+			continue
+		}
+		misc := binary.LittleEndian.Uint16(ss.Data.Data[rec.Off+4:])
+		switch x := rec.Dec.Sideband.(type) {
+		case *rb.Task:
+			got = append(got, fmt.Sprintf("FORK(%d:%d)", x.Pid, x.Tid))
+		case *rb.Comm:
+			got = append(got, fmt.Sprintf("COMM %s:%d/%d", x.Comm, x.Pid, x.Tid))
+		case *rb.Mmap:
+			if rec.Header.Type == uapi.PERF_RECORD_MMAP2 {
+				got = append(got, fmt.Sprintf("MMAP2 %d/%d %s %s @ %#x misc %#x", x.Pid, x.Tid, protString(x.Prot, x.Flags), x.Filename, x.Pgoff, misc))
+			}
+		}
+	}
+	perf := ss.Perf
+	f := fmt.Sprintf
+	mm2 := func(pid int, perm, name string, pgoff uint64, data bool) string {
+		misc := 0x2
+		if data {
+			misc = 0x2002
+		}
+		return f("MMAP2 %d/%d %s %s @ %#x misc %#x", pid, pid, perm, name, pgoff, misc)
+	}
+	const ld = "/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2"
+	want := []string{
+		f("FORK(%d:%d)", srv.PID, srv.PID),
+		f("COMM srv:%d/%d", srv.PID, srv.PID),
+		mm2(srv.PID, "r--p", "/usr/bin/srv", 0, true),
+		mm2(srv.PID, "r-xp", "/usr/bin/srv", 0x1000, false),
+		mm2(srv.PID, "r--p", "/usr/bin/srv", 0x2000, true),
+		mm2(srv.PID, "rw-p", "/usr/bin/srv", 0x2000, true),
+		mm2(srv.PID, "rw-p", "//anon", 0, true), // the PROT_NONE page below it is not there
+		mm2(srv.PID, "r--p", "[vvar]", 0, true),
+		mm2(srv.PID, "r--p", "[vvar_vclock]", 0, true),
+		mm2(srv.PID, "r-xp", "[vdso]", 0, false),
+		mm2(srv.PID, "r--p", ld, 0, true),
+		mm2(srv.PID, "r-xp", ld, 0x1000, false),
+		mm2(srv.PID, "r--p", ld, 0x2000, true),
+		mm2(srv.PID, "rw-p", ld, 0x2000, true),
+		mm2(srv.PID, "rw-p", "[stack]", 0, true),
+		mm2(srv.PID, "--xp", "[vsyscall]", 0, false),
+		f("FORK(%d:%d)", wl.PID, wl.PID),
+		f("COMM perf-exec:%d/%d", wl.PID, wl.PID),
+		mm2(wl.PID, "rw-p", "[stack]", 0, true),
+		mm2(wl.PID, "--xp", "[vsyscall]", 0, false),
+		f("FORK(%d:%d)", perf.PID, perf.PID),
+		f("COMM perf:%d/%d", perf.PID, perf.PID),
+		mm2(perf.PID, "rw-p", "[stack]", 0, true),
+		mm2(perf.PID, "--xp", "[vsyscall]", 0, false),
+		f("COMM perf-exec:%d/%d", wl.PID, wl.PID),
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		for _, v := range srv.MM.VMAs {
+			t.Logf("%#x-%#x %v %s", v.Start, v.End, v.Flags, v.Name())
+		}
+		t.Errorf("synthesized records (-want +got):\n%s", d)
+	}
+}
+
+// protString is the rwxp/s column of /proc/PID/maps, as perf report -D
+// prints an MMAP2's prot and flags.
+func protString(prot, flags uint32) string {
+	b := []byte("---p")
+	if prot&uapi.PROT_READ != 0 {
+		b[0] = 'r'
+	}
+	if prot&uapi.PROT_WRITE != 0 {
+		b[1] = 'w'
+	}
+	if prot&uapi.PROT_EXEC != 0 {
+		b[2] = 'x'
+	}
+	if flags&uapi.MAP_SHARED != 0 {
+		b[3] = 's'
+	}
+	return string(b)
+}

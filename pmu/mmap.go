@@ -90,6 +90,7 @@ func (k *Kernel) perfMmap(t *sched.Task, fd int, pgoff, length uint64, prot Prot
 	}
 	m.FD, m.Pgoff, m.Length, m.Prot, m.task = fd, pgoff, length, prot, t
 	e.fileRefs++ // the vma holds the file
+	mm.maps = append(mm.maps, m)
 	k.lifeMapped(m)
 	return m, nil
 }

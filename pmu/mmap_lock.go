@@ -47,6 +47,7 @@ import "perfsim/sched"
 // mmStruct is the part of struct mm_struct perf's mappings use.
 type mmStruct struct {
 	mmapLock sched.RWSem // mm->mmap_lock
+	maps     []*Mapping  // the perf mappings made in it, in mmap() order (exit_mmap() closes what is left: mmap_exec.go)
 }
 
 // mmState is each task's mm (task->mm) and the counters of the mm paths.
@@ -58,6 +59,9 @@ type mmState struct {
 	auxFrees  uint64 // AUX areas freed by the last AUX perf_mmap_close()
 	empty     uint64 // munmap() calls that found no perf VMA in their range
 	lockWaits uint64 // mmap() and munmap() calls that slept on mmap_lock
+
+	exitCloses   uint64 // perf VMAs closed by exit_mmap() (mmap_exec.go)
+	exitDetaches uint64 // ... whose close detached the event
 }
 
 func init() {

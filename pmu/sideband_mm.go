@@ -16,11 +16,14 @@ import (
 // TaskComm implements sched.CommHook: __set_task_comm() -> perf_event_comm().
 func (k *Kernel) TaskComm(t *sched.Task, exec bool) { k.perfEventComm(t, exec) }
 
-// TaskExec implements sched.ExecHook: perf_event_exec() enables the
+// TaskExec implements sched.ExecHook: exec_mmap() has just put the old mm
+// (its perf mappings closed by its last user: mmap_exec.go), then
+// perf_event_exec() enables the
 // enable_on_exec events, removes the remove_on_exec ones (core_exec.go) and
 // clears the ranges of file address filters (addr_filter.go).
 // kernel/events/core.c: perf_event_exec()
 func (k *Kernel) TaskExec(t *sched.Task) {
+	k.execMmap(t) // fs/exec.c: exec_mmap() -> mmput(old_mm)
 	k.EnableOnExec(t)
 	k.perfEventRemoveOnExec(t)
 	k.perfEventAddrFiltersExec(t)

@@ -229,6 +229,14 @@ func (s *Sched) copyProcess(t *Task, name string, flags uint64, prog []Op) (*Tas
 		}
 	}
 	t.Step("copy_process:perf_event_init_task")
+	// The rest of copy_process() (copy_files(), copy_mm() -> dup_mmap(), ...)
+	// and the syscall around it, as the caller spends it (cost.Profile),
+	// before the fatal-signal check below.
+	if flags&CLONE_VM != 0 {
+		t.Spend(s.Cfg.Cost.CloneThread)
+	} else {
+		t.Spend(s.Cfg.Cost.CloneProcess)
+	}
 	// "Let kill terminate clone/fork in the middle": a SIGKILL (exit_group()
 	// of another thread) that came during the fork fails it after
 	// perf_event_init_task(): bad_fork_cleanup_perf: perf_event_free_task().
@@ -373,7 +381,8 @@ func (s *Sched) wait4(t *Task) (int, error) {
 				}
 				any = true
 				if ch.fam.zombie && s.groupDead(ch) {
-					ch.fam.reaped = true // release_task(): off the parent's children list
+					t.Spend(s.Cfg.Cost.Wait4Reap) // wait_task_zombie() -> release_task(), and the syscall around it (cost.Profile)
+					ch.fam.reaped = true          // release_task(): off the parent's children list
 					th.fam.children = removeTask(th.fam.children, ch)
 					return ch.PID, nil
 				}

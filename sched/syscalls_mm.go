@@ -265,9 +265,10 @@ const Interp = "/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2"
 // in begin_new_exec()'s and load_elf_binary()'s order: the new mm
 // (exec_mmap()), perf_event_exec() (the enable_on_exec events),
 // __set_task_comm(basename, exec) (COMM with PERF_RECORD_MISC_COMM_EXEC),
-// then the mappings: the image's PT_LOAD segments (elf_load()), the
-// interpreter's (load_elf_interp()), the vdso (map_vdso()), each a
-// perf_event_mmap(). The program goes on after it as the new image's.
+// then the mappings: the stack (setup_arg_pages()), the image's PT_LOAD
+// segments (elf_load()), the interpreter's (load_elf_interp()), the vdso's
+// text and data (map_vdso()), each a perf_event_mmap() (the stack and the
+// vdso data reach only attr.mmap_data events). The program goes on after it as the new image's.
 // The loader's own later mmaps (libc) are the program's to make.
 // fs/exec.c: begin_new_exec(); fs/binfmt_elf.c: load_elf_binary()
 func (s *Sched) Execve(t *Task, file string) {
@@ -294,6 +295,11 @@ func (s *Sched) Execve(t *Task, file string) {
 			s.fput(t, f)
 		}
 	}
+	// load_elf_binary() -> setup_arg_pages() -> mprotect_fixup() ->
+	// perf_event_mmap() of the stack
+	if st := t.MM.Stack(); st != nil {
+		s.mmapHooks(t, st)
+	}
 	image := t.MM.LoadELF(s.FS.Lookup(file), mm.ImageBase)
 	for _, v := range image {
 		s.mmapHooks(t, v)
@@ -302,7 +308,9 @@ func (s *Sched) Execve(t *Task, file string) {
 	for _, v := range t.MM.LoadELF(s.FS.Lookup(Interp), 0) {
 		s.mmapHooks(t, v)
 	}
-	s.mmapHooks(t, t.MM.Special("[vdso]", 2, mm.VM_READ|mm.VM_EXEC))
+	for _, v := range t.MM.MapVdso() { // map_vdso(): [vdso], [vvar], [vvar_vclock]
+		s.mmapHooks(t, v)
+	}
 	for _, h := range s.TraceHooks { // exec_binprm(): trace_sched_process_exec(current, old_pid, bprm)
 		h.SchedProcessExec(t, file, oldPID)
 	}
