@@ -115,7 +115,7 @@ func (r *Run) installInvariants(perf PerfBackend) {
 	r.invariants = AllInvariants(perf)
 	n := len(r.M.CPUs)
 	w := &schedWatch{r: r, cur: make([]string, n), irq: make([]int, n), nmi: make([]int, n),
-		stack: make([][]string, n), last: make([]sim.Time, n), where: map[string]int{}}
+		stack: make([][]ctxName, n), last: make([]sim.Time, n), where: map[string]int{}}
 	for i := range w.cur {
 		w.cur[i] = r.S.Idle(i).Name
 		w.where[w.cur[i]] = i
@@ -139,7 +139,7 @@ type schedWatch struct {
 	cur   []string // the thread each CPU runs
 	irq   []int    // irq depth per CPU
 	nmi   []int    // NMI depth per CPU
-	stack [][]string
+	stack [][]ctxName
 	last  []sim.Time
 	where map[string]int // thread -> CPU it runs on
 }
@@ -172,9 +172,9 @@ func (w *schedWatch) Observe(rec *sim.Record) {
 			}
 			w.irq[c]++
 		}
-		w.stack[c] = append(w.stack[c], rec.Name+" "+rec.Detail)
+		w.stack[c] = append(w.stack[c], ctxName{rec.Name, rec.Detail})
 	case sim.KExit:
-		want := rec.Name + " " + rec.Detail
+		want := ctxName{rec.Name, rec.Detail}
 		if s := w.stack[c]; len(s) == 0 || s[len(s)-1] != want {
 			w.bad("interrupts-exit-in-order", rec, "exit from %s, but the innermost context is %s", want, w.innermost(c))
 		} else {
@@ -202,9 +202,15 @@ func (w *schedWatch) Observe(rec *sim.Record) {
 	}
 }
 
+// ctxName is an interrupt context on a CPU's stack: its kind and name, as
+// "kind name" in messages.
+type ctxName struct{ kind, name string }
+
+func (n ctxName) String() string { return n.kind + " " + n.name }
+
 func (w *schedWatch) innermost(c int) string {
 	if s := w.stack[c]; len(s) > 0 {
-		return s[len(s)-1]
+		return s[len(s)-1].String()
 	}
 	return "task context"
 }
