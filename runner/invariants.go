@@ -60,8 +60,14 @@ var SchedInvariants = []InvariantSpec{
 
 // AllInvariants returns the built-in invariants and the backend's, sorted.
 func AllInvariants(perf PerfBackend) []InvariantSpec {
+	return slices.Clone(allInvariants(perf))
+}
+
+// allInvariants is AllInvariants, shared with the registry for PMUPerf: the
+// caller only reads it.
+func allInvariants(perf PerfBackend) []InvariantSpec {
 	if perf = backend(perf); isPMUPerf(perf) {
-		return slices.Clone(pmuPerfRegistries().invariants)
+		return pmuPerfRegistries().invariants
 	}
 	return sortedInvariants(perf)
 }
@@ -112,7 +118,7 @@ func (r *Run) judgedInvariants() map[string]bool {
 
 // installInvariants attaches the trace observer and the model hooks.
 func (r *Run) installInvariants(perf PerfBackend) {
-	r.invariants = AllInvariants(perf)
+	r.invariants = allInvariants(perf) // read only (outcome.go)
 	n := len(r.M.CPUs)
 	w := &schedWatch{r: r, cur: make([]string, n), irq: make([]int, n), nmi: make([]int, n),
 		stack: make([][]ctxName, n), last: make([]sim.Time, n), where: map[string]int{}}
