@@ -84,7 +84,7 @@ func TestCheckerResetJudgesAfresh(t *testing.T) {
 	}
 	// The logs do show what they say (the comparison is not between empties).
 	for name, want := range map[string][]string{
-		"read twice, head backwards": {"data-head-monotonic", "record-accounted-once", "read-order", "record-accounted-once"},
+		"read twice, head backwards":                                      {"data-head-monotonic", "record-accounted-once", "read-order", "record-accounted-once"},
 		"early visibility, unknown read, AUX write outside a transaction": {"no-early-visibility", "read-record-was-written", "aux-write-in-transaction", "aux-bytes-accounted"},
 		"clean": nil,
 	} {
