@@ -290,7 +290,7 @@ func (c *CPU) TakeInterrupts() bool {
 
 func (c *CPU) deliverNMI() {
 	it := c.pendingNMI[0]
-	c.pendingNMI = c.pendingNMI[1:]
+	c.pendingNMI = popInterrupt(c.pendingNMI, 0)
 	c.NMIs++
 	c.runHandler(&c.inNMI, "nmi", it)
 	// An irq raised by the NMI (irq_work's self-IPI) is taken as soon as the NMI
@@ -303,13 +303,19 @@ func (c *CPU) deliverNMI() {
 func (c *CPU) deliverIRQ() {
 	i := c.nextIRQ()
 	it := c.pendingIRQ[i]
-	if i == 0 {
-		c.pendingIRQ = c.pendingIRQ[1:]
-	} else {
-		c.pendingIRQ = append(c.pendingIRQ[:i:i], c.pendingIRQ[i+1:]...)
-	}
+	c.pendingIRQ = popInterrupt(c.pendingIRQ, i)
 	c.IRQs++
 	c.runHandler(&c.inIRQ, "irq", it)
+}
+
+// popInterrupt removes q[i], keeping the order and the backing array (a
+// queue re-sliced from the front allocated anew on every raise after a
+// delivery).
+func popInterrupt(q []Interrupt, i int) []Interrupt {
+	n := len(q) - 1
+	copy(q[i:], q[i+1:])
+	q[n] = Interrupt{}
+	return q[:n]
 }
 
 // runHandler runs an interrupt handler on top of the interrupted context: the

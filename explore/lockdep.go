@@ -32,8 +32,14 @@ type lockEdge struct {
 // add unions the dependencies of one schedule's run (number schedule).
 func (g *lockGraph) add(r *runner.Run, schedule int) {
 	if r != nil && r.S != nil {
-		g.addEdges(r.S.Lockdep.EdgeList(), schedule)
+		// Only the edges the graph lacks: addEdges skips the others.
+		g.addEdges(r.S.Lockdep.EdgesExcept(g.known), schedule)
 	}
+}
+
+func (g *lockGraph) known(from, to sched.LockClass) bool {
+	_, ok := g.edges[from][to]
+	return ok
 }
 
 func (g *lockGraph) addEdges(edges []sched.LockEdge, schedule int) {

@@ -486,7 +486,12 @@ func (ss *Session) tracePushed(m *SessionMmap, mp *pmu.Mapping, start, end uint6
 		if n < rb.HeaderSize || n > end-p {
 			return
 		}
-		rec := buf.CopyAt(make([]byte, n), p)
+		// The buffer's log (pmu.BufferLog) compares a read record with
+		// the committed ones and keeps none of its bytes: one copy serves.
+		if uint64(cap(m.traceRec)) < n {
+			m.traceRec = make([]byte, max(n, 256))
+		}
+		rec := buf.CopyAt(m.traceRec[:n], p)
 		tr(rb.TraceEvent{Kind: rb.TraceRead, Pos: p, Size: int(n), Rec: rec, Backward: m.Overwrite})
 		p += n
 	}

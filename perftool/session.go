@@ -93,6 +93,7 @@ type SessionMmap struct {
 
 	pushedEnd uint64 // furthest position pushed (forward rings)
 	pushedAny bool
+	traceRec  []byte // tracePushed's copy of the record it reports
 }
 
 // Session is a `perf record` process: a task of the simulated machine that

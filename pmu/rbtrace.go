@@ -3,6 +3,7 @@ package pmu
 import (
 	"fmt"
 	"slices"
+	"sync"
 
 	"perfsim/rb"
 	"perfsim/sim"
@@ -84,7 +85,7 @@ func (k *Kernel) traceBuffer(buf *rb.Buffer, e *Event) {
 		return
 	}
 	l := &BufferLog{Buf: buf, Backward: e.Attr.WriteBackward, limit: k.rbTrace.limit, now: k.M.Now,
-		Name: fmt.Sprintf("event %d (cpu %d)", e.id, e.cpu), chk: &rb.Checker{}}
+		Name: fmt.Sprintf("event %d (cpu %d)", e.id, e.cpu), chk: newChecker()}
 	l.chk.SetMode(l.Backward, buf.Overwrite(), buf.DataSize())
 	k.rbTrace.logs = append(k.rbTrace.logs, l)
 	k.rbTrace.byBuf[buf] = l
@@ -101,7 +102,7 @@ func (l *BufferLog) add(ev rb.TraceEvent) {
 		}
 		l.lastHead, l.haveHead = ev.Value, true
 	}
-	if l.Truncated {
+	if l.Truncated || l.chk == nil {
 		return
 	}
 	if l.limit > 0 && l.chk.Len() >= l.limit {
@@ -126,6 +127,34 @@ func (l *BufferLog) add(ev rb.TraceEvent) {
 	}
 }
 
+// checkers holds the rb.Checkers of finished runs, reset, for the next run's
+// buffers (ReleaseBufferLogs).
+var checkers sync.Pool
+
+func newChecker() *rb.Checker {
+	if c, ok := checkers.Get().(*rb.Checker); ok {
+		return c
+	}
+	return &rb.Checker{}
+}
+
+// ReleaseBufferLogs gives the checkers of k's buffer logs back for the next
+// run to reuse, once their Check has been taken: after it the logs judge
+// nothing more (Check would find no checker and panic), so only the owner
+// of a run that is over calls it. A checker that took a very long log is
+// dropped rather than kept.
+func (k *Kernel) ReleaseBufferLogs() {
+	for _, l := range k.rbTrace.logs {
+		if c := l.chk; c != nil {
+			l.chk = nil
+			if c.Len() <= 1<<16 {
+				c.Reset()
+				checkers.Put(c)
+			}
+		}
+	}
+}
+
 // TimeOf returns when the violation v of l's Check happened: the time of the
 // log event it names, else (judged at the end) ok false.
 func (l *BufferLog) TimeOf(v rb.Violation) (t sim.Time, ok bool) {
@@ -146,7 +175,7 @@ func (l *BufferLog) TimeOf(v rb.Violation) (t sim.Time, ok bool) {
 // its log was truncated, or nothing was committed there).
 func (k *Kernel) WrittenAt(buf *rb.Buffer, pos uint64) (rec []byte, ok bool) {
 	l := k.rbTrace.byBuf[buf]
-	if l == nil || l.Truncated {
+	if l == nil || l.Truncated || l.chk == nil {
 		return nil, false
 	}
 	return l.chk.Committed(pos)

@@ -64,6 +64,9 @@ type Buffer struct {
 	// Tracer, when set, receives the writer-side log the invariants observe. It is
 	// not part of the kernel and changes nothing in the model.
 	Tracer Tracer
+	// traceSlab is where copyOut carves the records it gives the Tracer from
+	// (one allocation for many records).
+	traceSlab []byte
 }
 
 // NewBuffer is rb_alloc() followed by ring_buffer_init(). watermark is what perf_mmap()

@@ -126,6 +126,17 @@ func (c *Checker) bad(name, format string, args ...any) {
 	}
 }
 
+// Reset empties c for another log, keeping the memory of its lists and map
+// (a checker per traced buffer per run allocated most of an exploration's
+// bytes). The violations Finish returned stay the caller's.
+func (c *Checker) Reset() {
+	clear(c.commits) // drop the records
+	clear(c.aux)
+	clear(c.byPos)
+	*c = Checker{commits: c.commits[:0], byPos: c.byPos, inflight: c.inflight[:0],
+		aux: c.aux[:0], auxIdx: c.auxIdx[:0], lastRead: -1}
+}
+
 // Len is the number of events added.
 func (c *Checker) Len() int { return c.n }
 

@@ -262,9 +262,19 @@ func (h *Handle) traceCommit() {
 	rb.Tracer(TraceEvent{Kind: TraceCommit, Pos: pos, Size: n, Rec: rb.copyOut(pos, n)})
 }
 
-// copyOut copies n bytes at free-running position pos out of the data area.
+// copyOut copies n bytes at free-running position pos out of the data area,
+// into a slice of its own (capacity n) carved from rb.traceSlab.
 func (rb *Buffer) copyOut(pos uint64, n int) []byte {
-	return rb.CopyAt(make([]byte, n), pos)
+	const slab = 8 << 10
+	if n > slab/4 {
+		return rb.CopyAt(make([]byte, n), pos)
+	}
+	if n > len(rb.traceSlab) {
+		rb.traceSlab = make([]byte, slab)
+	}
+	dst := rb.traceSlab[:n:n]
+	rb.traceSlab = rb.traceSlab[n:]
+	return rb.CopyAt(dst, pos)
 }
 
 // OutputCopy copies buf at the handle, wrapping at the end of the data area, and

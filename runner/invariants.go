@@ -62,8 +62,14 @@ var SchedInvariants = []InvariantSpec{
 
 // AllInvariants returns the built-in invariants and the backend's, sorted.
 func AllInvariants(perf PerfBackend) []InvariantSpec {
+	return slices.Clone(allInvariants(perf))
+}
+
+// allInvariants is AllInvariants, shared with the registry for PMUPerf: the
+// caller only reads it.
+func allInvariants(perf PerfBackend) []InvariantSpec {
 	if perf = backend(perf); isPMUPerf(perf) {
-		return slices.Clone(pmuPerfRegistries().invariants)
+		return pmuPerfRegistries().invariants
 	}
 	return sortedInvariants(perf)
 }
@@ -114,10 +120,10 @@ func (r *Run) judgedInvariants() map[string]bool {
 
 // installInvariants attaches the trace observer and the model hooks.
 func (r *Run) installInvariants(perf PerfBackend) {
-	r.invariants = AllInvariants(perf)
+	r.invariants = allInvariants(perf) // read only (outcome.go)
 	n := len(r.M.CPUs)
 	w := &schedWatch{r: r, cur: make([]string, n), irq: make([]int, n), nmi: make([]int, n),
-		stack: make([][]string, n), last: make([]sim.Time, n), where: map[string]int{}}
+		stack: make([][]ctxName, n), last: make([]sim.Time, n), where: map[string]int{}}
 	for i := range w.cur {
 		w.cur[i] = r.S.Idle(i).Name
 		w.where[w.cur[i]] = i
@@ -141,7 +147,7 @@ type schedWatch struct {
 	cur   []string // the thread each CPU runs
 	irq   []int    // irq depth per CPU
 	nmi   []int    // NMI depth per CPU
-	stack [][]string
+	stack [][]ctxName
 	last  []sim.Time
 	where map[string]int // thread -> CPU it runs on
 }
@@ -174,9 +180,9 @@ func (w *schedWatch) Observe(rec *sim.Record) {
 			}
 			w.irq[c]++
 		}
-		w.stack[c] = append(w.stack[c], rec.Name+" "+rec.Detail)
+		w.stack[c] = append(w.stack[c], ctxName{rec.Name, rec.Detail})
 	case sim.KExit:
-		want := rec.Name + " " + rec.Detail
+		want := ctxName{rec.Name, rec.Detail}
 		if s := w.stack[c]; len(s) == 0 || s[len(s)-1] != want {
 			w.bad("interrupts-exit-in-order", rec, "exit from %s, but the innermost context is %s", want, w.innermost(c))
 		} else {
@@ -204,9 +210,15 @@ func (w *schedWatch) Observe(rec *sim.Record) {
 	}
 }
 
+// ctxName is an interrupt context on a CPU's stack: its kind and name, as
+// "kind name" in messages.
+type ctxName struct{ kind, name string }
+
+func (n ctxName) String() string { return n.kind + " " + n.name }
+
 func (w *schedWatch) innermost(c int) string {
 	if s := w.stack[c]; len(s) > 0 {
-		return s[len(s)-1]
+		return s[len(s)-1].String()
 	}
 	return "task context"
 }

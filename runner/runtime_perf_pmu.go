@@ -403,6 +403,7 @@ func (p *pmuRun) Finish() []Violation {
 			}
 		}
 	}
+	p.k.ReleaseBufferLogs() // judged: the next run reuses their memory
 	return out
 }
 

@@ -300,11 +300,18 @@ type LockEdge struct {
 // EdgeList returns the recorded dependencies in the order they were first
 // taken: what an exploration unions across its schedules (lockdep's graph
 // lives as long as the kernel, not one schedule).
-func (ld *Lockdep) EdgeList() []LockEdge {
+func (ld *Lockdep) EdgeList() []LockEdge { return ld.EdgesExcept(nil) }
+
+// EdgesExcept is EdgeList without the dependencies known(from, to) reports
+// (nil: none), whose chains it does not format: an exploration asks only for
+// the edges its graph lacks.
+func (ld *Lockdep) EdgesExcept(known func(from, to LockClass) bool) []LockEdge {
 	var out []LockEdge
 	for _, a := range ld.fromOrder {
 		for _, b := range ld.order[a] {
-			out = append(out, LockEdge{a, b, ld.after[a][b].String()})
+			if known == nil || !known(a, b) {
+				out = append(out, LockEdge{a, b, ld.after[a][b].String()})
+			}
 		}
 	}
 	return out

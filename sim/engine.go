@@ -179,21 +179,24 @@ func (e *Engine) Run(until Time) (err error) {
 		e.Tick()
 		l := e.forced
 		e.forced = nil
+		e.contended = false
 		if l == nil {
 			l = e.pick(until)
 			if l == nil {
 				return nil
 			}
+			// pick's ties are every lane due at l's time.
+			e.contended = len(e.ties) > 1
+		} else {
+			for _, o := range e.lanes {
+				if o != l && o.next == l.next {
+					e.contended = true
+					break
+				}
+			}
 		}
 		e.now = l.next
 		e.running = l
-		e.contended = false
-		for _, o := range e.lanes {
-			if o != l && o.next == e.now {
-				e.contended = true
-				break
-			}
-		}
 		l.run()
 		e.running = nil
 	}
