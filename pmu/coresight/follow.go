@@ -27,6 +27,12 @@ type Trace struct {
 	// Errors are packets that do not parse (the decoder resynchronises at
 	// the next A-sync) and N atoms (the loop would fall into brk).
 	Errors int
+	// Tail are the atoms walked after the last timestamp of each stretch
+	// (up to a decoder reset, an overflow or the end of the data), and
+	// TailStretches the stretches with such atoms: perf 6.1 with OpenCSD
+	// 1.3.3 decodes only the first of them (TestRealPerfFollowsCoreSightImages).
+	Tail          uint64
+	TailStretches int
 	// ByIP are the instructions walked per loop address.
 	ByIP map[uint64]uint64
 }
@@ -81,6 +87,15 @@ func (tr *Trace) walk(pkts []Packet, code func(c Context, ip uint64) bool) {
 	var ctx Context
 	var ip uint64
 	started := false
+	var sinceTS uint64 // atoms walked since the last timestamp
+	endStretch := func() {
+		if sinceTS > 0 {
+			tr.Tail += sinceTS
+			tr.TailStretches++
+		}
+		sinceTS = 0
+	}
+	defer endStretch()
 	for _, p := range pkts {
 		switch state {
 		case waitSync:
@@ -96,10 +111,13 @@ func (tr *Trace) walk(pkts []Packet, code func(c Context, ip uint64) bool) {
 			continue
 		}
 		switch p.Type {
+		case PktTimestamp:
+			sinceTS = 0
 		case PktOverflow, PktDiscard:
 			// discardElements(): back to NO_SYNC
 			state = waitSync
 			tr.LastRange = false
+			endStretch()
 		case PktAddrMatch:
 			// an address from the history the model's decoder does not keep
 			needAddr = true
@@ -137,6 +155,7 @@ func (tr *Trace) walk(pkts []Packet, code func(c Context, ip uint64) bool) {
 					tr.Branches += LoopBranches
 					tr.ByIP[ip] += LoopInsns
 					tr.LastRange = true
+					sinceTS++
 				}
 			}
 		}
