@@ -11,6 +11,7 @@ import (
 
 	"perfsim/mm"
 	"perfsim/pmu"
+	"perfsim/pmu/coresight"
 	"perfsim/rb"
 )
 
@@ -27,6 +28,7 @@ const (
 	elfETExec       = 2
 	elfETDyn        = 3
 	elfEMX8664      = 62
+	elfEMAArch64    = 183
 	elfPTLoad       = 1
 	elfPTNote       = 4
 	elfPFX          = 1
@@ -49,8 +51,31 @@ const (
 	elfSymSize      = 24
 )
 
-// ImageELF is the ELF file of a synthetic image: x86-64, a .text of the
-// image's function slots (pmu.ImageFuncCode at each of frames, int3
+// ImageArch is the instruction set of a machine's synthetic images: the
+// ELF e_machine, the code of every function (pmu.ImageSlotSize bytes) and
+// what fills the text between them.
+type ImageArch struct {
+	Machine uint16
+	Code    [pmu.ImageSlotSize]byte
+	Fill    []byte
+}
+
+var (
+	// ImageX8664 is the images of the x86-64 machine: pmu.ImageFuncCode,
+	// int3 between (Intel PT follows them).
+	ImageX8664 = ImageArch{elfEMX8664, pmu.ImageFuncCode, []byte{0xcc}}
+	// ImageAArch64 is the images of the Arm machine a cs_etm session runs
+	// on: coresight.LoopCode, brk #0 between (OpenCSD follows them).
+	ImageAArch64 = ImageArch{elfEMAArch64, coresight.LoopCode, coresight.LoopFill}
+)
+
+// ImageELF is the x86-64 image: ImageX8664.ELF.
+func ImageELF(kernel bool, frames []pmu.Frame, buildID []byte) []byte {
+	return ImageX8664.ELF(kernel, frames, buildID)
+}
+
+// ELF is the ELF file of a synthetic image of the architecture: a .text of
+// the image's function slots (a.Code at each of frames, a.Fill
 // elsewhere), a .symtab naming them (STT_FUNC, pmu.ImageSlotSize long), a
 // GNU build-id note holding buildID. The user image (kernel false) is a PIE
 // laid out as mm.LoadELF maps it (a read-only page, the text page at
@@ -58,7 +83,7 @@ const (
 // pmu.UserText when mapped at mm.ImageBase. The kernel's is an ET_EXEC
 // vmlinux with its text at pmu.KernelText and an _text symbol there (perf
 // relocates the kernel map by it: the MMAP's "[kernel.kallsyms]_text").
-func ImageELF(kernel bool, frames []pmu.Frame, buildID []byte) []byte {
+func (a ImageArch) ELF(kernel bool, frames []pmu.Frame, buildID []byte) []byte {
 	const page = mm.PageSize
 	textVA, textSize, base := uint64(0x1000), uint64(pmu.UserTextSize), uint64(mm.ImageBase)
 	typ := uint16(elfETDyn)
@@ -100,7 +125,7 @@ func ImageELF(kernel bool, frames []pmu.Frame, buildID []byte) []byte {
 
 	text := make([]byte, textSize)
 	for i := range text {
-		text[i] = 0xcc
+		text[i] = a.Fill[i%len(a.Fill)]
 	}
 	syms := [][2]any{} // name, address in the file's address space
 	if kernel {
@@ -113,7 +138,7 @@ func ImageELF(kernel bool, frames []pmu.Frame, buildID []byte) []byte {
 		if va < textVA || va+pmu.ImageSlotSize > textVA+textSize {
 			continue
 		}
-		copy(text[va-textVA:], pmu.ImageFuncCode[:])
+		copy(text[va-textVA:], a.Code[:])
 		syms = append(syms, [2]any{f.Name, va})
 	}
 
@@ -154,7 +179,7 @@ func ImageELF(kernel bool, frames []pmu.Frame, buildID []byte) []byte {
 	le := binary.LittleEndian
 	copy(out, "\x7fELF\x02\x01\x01") // ELFCLASS64, ELFDATA2LSB, EV_CURRENT
 	le.PutUint16(out[16:], typ)
-	le.PutUint16(out[18:], elfEMX8664)
+	le.PutUint16(out[18:], a.Machine)
 	le.PutUint32(out[20:], 1)
 	le.PutUint64(out[24:], textVA) // e_entry
 	le.PutUint64(out[32:], elfEhdrSize)
@@ -238,10 +263,21 @@ func (ss *Session) ImagePaths() []string {
 	return out
 }
 
+// ImageArch is the instruction set of the images of the session's machine:
+// AArch64 where perf records cs_etm (the Arm machine HEADER_ARCH names),
+// x86-64 elsewhere.
+func (ss *Session) ImageArch() ImageArch {
+	if ss.R != nil && armMachine(ss.R) {
+		return ImageAArch64
+	}
+	return ImageX8664
+}
+
 // WriteImages writes the synthetic images of the session into dir as perf
 // script --symfs dir finds them: each user image at dir/PATH (with the
 // build id mm gives the file: the SHA-1 of its path), the kernel's at
-// dir/vmlinux; it returns the paths written.
+// dir/vmlinux, in the instruction set of the machine (ImageArch); it
+// returns the paths written.
 func (ss *Session) WriteImages(dir string) ([]string, error) {
 	var out []string
 	write := func(path string, b []byte) error {
@@ -255,13 +291,14 @@ func (ss *Session) WriteImages(dir string) ([]string, error) {
 		out = append(out, full)
 		return nil
 	}
+	arch := ss.ImageArch()
 	user := ss.K.ImageFrames(false)
 	for _, p := range ss.ImagePaths() {
-		if err := write(p, ImageELF(false, user, ss.S.FS.Lookup(p).BuildID)); err != nil {
+		if err := write(p, arch.ELF(false, user, ss.S.FS.Lookup(p).BuildID)); err != nil {
 			return out, err
 		}
 	}
-	if err := write("vmlinux", ImageELF(true, ss.K.ImageFrames(true), KernelBuildID)); err != nil {
+	if err := write("vmlinux", arch.ELF(true, ss.K.ImageFrames(true), KernelBuildID)); err != nil {
 		return out, err
 	}
 	return out, nil

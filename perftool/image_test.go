@@ -11,27 +11,32 @@ import (
 	"perfsim/pmu"
 )
 
-// TestImageELF: the images parse as ELF (debug/elf): x86-64, the type, a
+// TestImageELF: the images parse as ELF (debug/elf): the machine (x86-64,
+// or AArch64 for a cs_etm session's), the type, a
 // symbol per frame at its address (the user image's relative to where
 // exec maps it), the loop's code there, the build-id note, and the user
 // image's PT_LOADs laid out as mm.LoadELF maps them.
 func TestImageELF(t *testing.T) {
 	id := bytes.Repeat([]byte{0xab}, 20)
 	for _, tc := range []struct {
-		kernel bool
-		typ    elf.Type
-		base   uint64
-		frames []pmu.Frame
-		syms   []string
+		arch    ImageArch
+		machine elf.Machine
+		kernel  bool
+		typ     elf.Type
+		base    uint64
+		frames  []pmu.Frame
+		syms    []string
 	}{
-		{false, elf.ET_DYN, mm.ImageBase, []pmu.Frame{{Name: "main", Addr: pmu.UserText + 0xc80}, {Name: "work", Addr: pmu.UserText}}, []string{"work", "main"}},
-		{true, elf.ET_EXEC, 0, []pmu.Frame{{Name: "nanosleep", Addr: pmu.KernelText + 0x3f20}}, []string{"_text", "nanosleep"}},
+		{ImageX8664, elf.EM_X86_64, false, elf.ET_DYN, mm.ImageBase, []pmu.Frame{{Name: "main", Addr: pmu.UserText + 0xc80}, {Name: "work", Addr: pmu.UserText}}, []string{"work", "main"}},
+		{ImageX8664, elf.EM_X86_64, true, elf.ET_EXEC, 0, []pmu.Frame{{Name: "nanosleep", Addr: pmu.KernelText + 0x3f20}}, []string{"_text", "nanosleep"}},
+		{ImageAArch64, elf.EM_AARCH64, false, elf.ET_DYN, mm.ImageBase, []pmu.Frame{{Name: "memcpy", Addr: pmu.UserText + 0x240}}, []string{"memcpy"}},
+		{ImageAArch64, elf.EM_AARCH64, true, elf.ET_EXEC, 0, []pmu.Frame{{Name: "exit_to_user_mode", Addr: pmu.KernelText + 0xddb0}}, []string{"_text", "exit_to_user_mode"}},
 	} {
-		f, err := elf.NewFile(bytes.NewReader(ImageELF(tc.kernel, tc.frames, id)))
+		f, err := elf.NewFile(bytes.NewReader(tc.arch.ELF(tc.kernel, tc.frames, id)))
 		if err != nil {
 			t.Fatalf("kernel %v: %v", tc.kernel, err)
 		}
-		if f.Machine != elf.EM_X86_64 || f.Type != tc.typ {
+		if f.Machine != tc.machine || f.Type != tc.typ {
 			t.Errorf("kernel %v: machine %v type %v", tc.kernel, f.Machine, f.Type)
 		}
 		syms, err := f.Symbols()
@@ -46,7 +51,7 @@ func TestImageELF(t *testing.T) {
 				continue
 			}
 			code := make([]byte, pmu.ImageSlotSize)
-			if _, err := text.ReadAt(code, int64(s.Value-text.Addr)); err != nil || !bytes.Equal(code, pmu.ImageFuncCode[:]) {
+			if _, err := text.ReadAt(code, int64(s.Value-text.Addr)); err != nil || !bytes.Equal(code, tc.arch.Code[:]) {
 				t.Errorf("%s at %#x: code % x (%v)", s.Name, s.Value, code, err)
 			}
 		}

@@ -106,19 +106,27 @@ func simEnv(r *Record, nrCPUs int) Env {
 		e.Version = "6.1.0"
 	}
 	if r != nil {
-		for i := range r.Evsels {
-			if r.Evsels[i].PMU == csETM.name { // an Arm machine: CoreSight ETM
-				e.Arch = "aarch64"
-				e.CPUDesc = "ARM Neoverse-N1"
-				e.CPUID = "0x00000000413fd0c1" // MIDR_EL1 of a Neoverse N1 r3p1
-				e.PMUs = []EnvPMU{{1, "software"}, {2, "tracepoint"}, {4, "armv8_pmuv3_0"}, {5, "breakpoint"}, {TypeCSETM, csETM.name}}
-				e.CPUPMUCaps = nil
-				break
-			}
+		if armMachine(r) {
+			e.Arch = "aarch64"
+			e.CPUDesc = "ARM Neoverse-N1"
+			e.CPUID = "0x00000000413fd0c1" // MIDR_EL1 of a Neoverse N1 r3p1
+			e.PMUs = []EnvPMU{{1, "software"}, {2, "tracepoint"}, {4, "armv8_pmuv3_0"}, {5, "breakpoint"}, {TypeCSETM, csETM.name}}
+			e.CPUPMUCaps = nil
 		}
 		e.Cmdline = append([]string{"/usr/bin/perf", "record"}, r.Argv...)
 	}
 	return e
+}
+
+// armMachine reports that perf r runs on an Arm machine: it records
+// cs_etm (CoreSight ETM).
+func armMachine(r *Record) bool {
+	for i := range r.Evsels {
+		if r.Evsels[i].PMU == csETM.name {
+			return true
+		}
+	}
+	return false
 }
 
 // doWriteString is a string as perf writes it in a feature section: a u32

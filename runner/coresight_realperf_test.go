@@ -256,8 +256,8 @@ func goCSDump(t *testing.T, data []byte) (csDump, uint64) {
 // with perf script -D: exit 0, no packet error, and per trace ID the same
 // A-syncs, trace infos, address-with-context packets (context id: dd's pid),
 // timestamps (count, first, last) and E atoms as the Go decoder finds in the
-// same bytes; and --itrace=i1000 exits 0 with nothing on stderr but the
-// file's own warnings. Skipped without perf 6.1 on the PATH; -realperf.all
+// same bytes; and --itrace=i1000 (through the images, --symfs) exits 0
+// with nothing on stderr but the file's own warnings. Skipped without perf 6.1 on the PATH; -realperf.all
 // adds coresight-snapshot-sched-out (seed 004's schedule).
 func TestRealPerfDecodesCoreSight(t *testing.T) {
 	perf := perf61(t, "the real perf (OpenCSD) is the judge of the simulated ETMv4 trace")
@@ -267,7 +267,7 @@ func TestRealPerfDecodesCoreSight(t *testing.T) {
 	}
 	for _, name := range names {
 		t.Run(name, func(t *testing.T) {
-			_, _, path := recordBuiltin61(t, name)
+			_, dir, path := recordBuiltin61(t, name)
 			data, err := os.ReadFile(path)
 			if err != nil {
 				t.Fatal(err)
@@ -294,7 +294,7 @@ func TestRealPerfDecodesCoreSight(t *testing.T) {
 				t.Logf("%s\tID %#x\tA-sync %d\ttrace info %d\taddr+ctxt %d (CID %s)\ttimestamps %d (%#x..%#x)\tE atoms %d\tnot-sync %v",
 					name, id, c.ASync, c.TraceInfo, c.AddrCtx, c.CIDs, c.TS, c.FirstTS, c.LastTS, c.EAtoms, c.NotSync)
 			}
-			cmd = exec.Command(perf, "script", "-f", "--itrace=i1000", "-i", path)
+			cmd = exec.Command(perf, "script", "-f", "--itrace=i1000", "-i", path, "--symfs", dir) // the images: TestRealPerfFollowsCoreSightImages
 			stderr.Reset()
 			cmd.Stderr = &stderr
 			if _, err := cmd.Output(); err != nil {

@@ -166,6 +166,22 @@ func (d *Device) pidOf(cpu int) int {
 	return 0
 }
 
+// ipHost is a Host that knows where the task running on a CPU executes.
+type ipHost interface {
+	// CurrentIP is the address of the function of the synthetic images
+	// (pmu.Kernel.TaskIP) the task on cpu runs in, in user mode or the
+	// kernel: the loop the trace unit traces (LoopCode).
+	CurrentIP(cpu int, user bool) uint64
+}
+
+// place records where cpu's task executes from now on: the address of the
+// trace the ETM produces until its next flush.
+func (e *ETM) place() {
+	if h, ok := e.d.host.(ipHost); ok {
+		e.addr, e.hasAddr = h.CurrentIP(e.cpu, e.d.user[e.cpu]), true
+	}
+}
+
 // Config returns the device's configuration.
 func (d *Device) Config() Config { return d.cfg }
 
@@ -196,10 +212,15 @@ type ETM struct {
 	period  int
 	index   uint32 // next unit index in the period
 	cfg     etmConfig
-	// the mode and task of the previous run of the period: a change makes the
-	// next run start with an address and context
+	// the mode, task and address of the previous run of the period: a change
+	// makes the next run start with an address and context
 	lastUser bool
 	lastPID  int
+	lastAddr uint64
+	// addr is where the task executes since e.since (place(); hasAddr false:
+	// a host that does not say, SpanAddr)
+	addr    uint64
+	hasAddr bool
 	// The exception levels filtered out (TRCVICTLR.EXLEVEL_*, from
 	// attr.exclude_user/exclude_kernel: etm4_parse_event_config()).
 	exclUser, exclKernel bool
@@ -225,6 +246,12 @@ func (e *ETM) framesUntil(now sim.Time) uint64 {
 // flush produces the trace of [since, now) into the sink: what
 // tmc_flush_and_stop() / trbe_drain_and_disable_local() drain.
 func (e *ETM) flush() {
+	e.produce()
+	e.place()
+}
+
+// produce is flush's trace: the units of [since, now) at the run's address.
+func (e *ETM) produce() {
 	now := e.d.host.Now()
 	user := e.d.user[e.cpu]
 	if !e.Enabled() || (user && e.exclUser) || (!user && e.exclKernel) {
@@ -238,10 +265,14 @@ func (e *ETM) flush() {
 		return
 	}
 	pid := e.d.pidOf(e.cpu)
+	addr := e.addr
+	if !e.hasAddr {
+		addr = SpanAddr(user, pid)
+	}
 	src := &unitSrc{cpu: e.cpu, index: e.index, seq: e.d.seq, n: n, since: uint64(since), until: uint64(now),
-		addr: SpanAddr(user, pid), pid: pid, user: user, cfg: e.cfg,
-		ctxFirst: e.index > 0 && (user != e.lastUser || pid != e.lastPID)}
-	e.lastUser, e.lastPID = user, pid
+		addr: addr, pid: pid, user: user, cfg: e.cfg,
+		ctxFirst: e.index > 0 && (user != e.lastUser || pid != e.lastPID || addr != e.lastAddr)}
+	e.lastUser, e.lastPID, e.lastAddr = user, pid, addr
 	e.d.ledger.add(e.cpu, ledgerRun{period: e.period, index: e.index, seq: e.d.seq, n: n, since: src.since, until: src.until})
 	e.index += uint32(n)
 	e.d.seq += n
@@ -259,6 +290,7 @@ func (e *ETM) enable(period int, paused, exclUser, exclKernel bool, cfg etmConfi
 	e.exclUser, e.exclKernel = exclUser, exclKernel
 	e.since, e.frac = e.d.host.Now(), 0
 	e.period, e.index = period, 0
+	e.place()
 	e.d.spanStart(e.cpu, period)
 }
 
@@ -311,4 +343,14 @@ func (d *Device) ModeSwitch(cpu int, user bool) {
 	}
 	d.etm[cpu].flush()
 	d.user[cpu] = user
+	d.etm[cpu].place()
+}
+
+// StackChanged tells the device that the task on cpu now runs in another
+// user function: the trace before is of the function it ran in.
+func (d *Device) StackChanged(cpu int) {
+	if cpu < 0 || cpu >= len(d.user) || !d.user[cpu] {
+		return
+	}
+	d.etm[cpu].flush()
 }

@@ -272,12 +272,15 @@ type Packet struct {
 	TS     uint64 // timestamp value (the bits sent)
 	TSBits int    // how many low bits of the timestamp the packet sent (64: all)
 	Addr   uint64 // address (address packets); addresses with 32 bits or fewer update the low bits
-	EL     int    // context: exception level
-	Ctxt   bool   // context packet carries info
-	CID    uint32 // context id (the pid)
-	HasCID bool
-	Atoms  int    // atoms in an atom packet
-	E      uint32 // atom pattern, bit 0 the oldest, 1 = E
+	// AddrBits are the low bits of the address an address packet sends (64:
+	// all of it)
+	AddrBits int
+	EL       int    // context: exception level
+	Ctxt     bool   // context packet carries info
+	CID      uint32 // context id (the pid)
+	HasCID   bool
+	Atoms    int    // atoms in an atom packet
+	E        uint32 // atom pattern, bit 0 the oldest, 1 = E
 }
 
 // errTruncated is a packet cut off by the end of the bytes.
@@ -445,7 +448,7 @@ func parsePacket(b []byte) (Packet, error) {
 		if err := need(1 + nb); err != nil {
 			return Packet{}, err
 		}
-		p := Packet{Type: PktAddrCtx, Addr: longAddr(b[1:1+nb], is1)}
+		p := Packet{Type: PktAddrCtx, Addr: longAddr(b[1:1+nb], is1), AddrBits: 8 * nb}
 		n, err := parseCtx(b[1+nb:], &p)
 		p.Len = 1 + nb + n
 		return p, err
@@ -455,14 +458,22 @@ func parsePacket(b []byte) (Packet, error) {
 		if err := need(2); err != nil {
 			return Packet{}, err
 		}
-		n := 2
+		// IS0: bits 8:2 then 16:9; IS1: bits 7:1 then 15:8
+		p := Packet{Type: PktAddress, Len: 2}
+		sh := uint(2)
+		if h == pktAddrShort+1 {
+			sh = 1
+		}
+		p.Addr, p.AddrBits = uint64(b[1]&0x7f)<<sh, 7+int(sh)
 		if b[1]&0x80 != 0 {
 			if err := need(3); err != nil {
 				return Packet{}, err
 			}
-			n = 3
+			p.Len = 3
+			p.Addr |= uint64(b[2]) << (7 + sh)
+			p.AddrBits += 8
 		}
-		return Packet{Type: PktAddress, Len: n}, nil
+		return p, nil
 	case h == pktAddrLong32 || h == pktAddrLong32+1 || h == pktAddrLong64 || h == pktAddrLong64+1:
 		nb := 4
 		if h >= pktAddrLong64 {
@@ -471,7 +482,7 @@ func parsePacket(b []byte) (Packet, error) {
 		if err := need(1 + nb); err != nil {
 			return Packet{}, err
 		}
-		return Packet{Type: PktAddress, Len: 1 + nb, Addr: longAddr(b[1:1+nb], h == pktAddrLong32+1 || h == pktAddrLong64+1)}, nil
+		return Packet{Type: PktAddress, Len: 1 + nb, Addr: longAddr(b[1:1+nb], h == pktAddrLong32+1 || h == pktAddrLong64+1), AddrBits: 8 * nb}, nil
 	case h >= 0x71 && h <= 0x7f:
 		return Packet{Type: PktEvent, Len: 1}, nil
 	case h >= 0xc0:

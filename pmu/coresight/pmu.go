@@ -74,6 +74,17 @@ func (h pmuHost) CurrentPID(c int) int {
 	return 0
 }
 
+// CurrentIP is where the task running on cpu executes (the idle task: the
+// kernel's idle loop).
+func (h pmuHost) CurrentIP(c int, user bool) uint64 {
+	k := h.p.k
+	var t *sched.Task
+	if k.S != nil && c >= 0 && c < len(k.M.CPUs) {
+		t = k.S.Current(k.M.CPUs[c])
+	}
+	return k.TaskIP(t, user)
+}
+
 // Stepper is the CPU itself: its step points are the scheduler's.
 func (h pmuHost) Stepper(c int) rb.Stepper {
 	if c < 0 || c >= len(h.p.k.M.CPUs) {
@@ -251,3 +262,10 @@ type modeHook struct{ d *Device }
 
 // ModeSwitch implements sched.ModeHook.
 func (h modeHook) ModeSwitch(t *sched.Task, user bool) { h.d.ModeSwitch(t.CPU().ID, user) }
+
+// UserStackChanged implements sched.StackHook.
+func (h modeHook) UserStackChanged(t *sched.Task) {
+	if c := t.CPU(); c != nil && t.User {
+		h.d.StackChanged(c.ID)
+	}
+}
