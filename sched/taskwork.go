@@ -57,13 +57,18 @@ func (s *Sched) TaskWorkAdd(c *cpu.CPU, t *Task, w TaskWork, mode TWA) error {
 // taskWorkKey is where task_work_add() releases and task_work_run() acquires.
 type taskWorkKey struct{ t *Task }
 
-// taskWorkRun runs the queued works: task_work_run().
+// taskWorkRun runs the queued works: task_work_run(). task_work_add()
+// pushes at the head of task->task_works and the run walks from the head,
+// so the works run newest first ("The task_work list is LIFO"); works they
+// add run in a later round.
+// kernel/task_work.c: task_work_run()
 func (s *Sched) taskWorkRun(t *Task) {
 	t.CPU().Acquire(taskWorkKey{t})
 	for len(t.works) > 0 {
 		works := t.works
 		t.works = nil
-		for _, w := range works {
+		for i := len(works) - 1; i >= 0; i-- {
+			w := works[i]
 			t.Step("task_work_run:" + w.Name)
 			w.Fn(t)
 		}
