@@ -62,7 +62,8 @@ var need = []string{"closeloop.base", "closeloop.enter_close", "closeloop.enter_
 //	ReaderRound, ReaderPerKiB: the per-pass and per-byte costs that
 //	  explain perf record's own CPU time (less its start-up) in two runs
 //	  that wrote about as much in a few thousand and in 50,000 passes
-//	  (reader.default and reader.nobuf, --no-buffering)
+//	  (reader.default and reader.nobuf, --no-buffering); this machine's
+//	  profile replaces them with FitReader's, from perf's time per wake-up
 //
 // closeloop.raw_syscalls (seed 002's recording) is not used: Predict checks
 // the fit against it. A difference that comes out negative (noise) is an
@@ -214,12 +215,17 @@ func fitThisMachine() Profile {
 			var g Measurements
 			if g, err = ParseMeasurements(hrtimerGapsText); err == nil {
 				if p.HrtimerLatePerMillion, err = FitHrtimerLate(g); err == nil {
-					return p
+					var r Measurements
+					if r, err = ParseMeasurements(readerWakeupsText); err == nil {
+						if err = FitReader(&p, r); err == nil { // fit_reader.go
+							return p
+						}
+					}
 				}
 			}
 		}
 	}
-	panic("cost: testdata/this-machine.txt or hrtimer-gaps.txt: " + err.Error()) // committed files TestThisMachineFits checks
+	panic("cost: testdata/this-machine.txt, hrtimer-gaps.txt or reader-wakeups.txt: " + err.Error()) // committed files TestThisMachineFits checks
 }
 
 func firstLine(s string) string {

@@ -26,6 +26,10 @@ func (s *Sched) tryToWakeUp(p *Task) {
 	}
 	p.State = Runnable   // TASK_WAKING, then TASK_RUNNING
 	c.Release(&p.Thread) // waker -> wakee, for the data-race oracle (cpu/race.go)
+	delayed := p.ee.delayed
+	if delayed {
+		s.cfsRequeueDelayed(p) // ttwu_runnable(): still on its cfs_rq
+	}
 	if oc := p.CPU(); oc != nil {
 		if c == oc {
 			// p == current, or p interrupted on its own CPU before it
@@ -37,7 +41,12 @@ func (s *Sched) tryToWakeUp(p *Task) {
 			return
 		}
 	}
-	i := s.selectCPU(p, p.lastCPU)
+	i := p.lastCPU
+	if delayed {
+		i = p.ee.rq - 1 // on_rq: no select_task_rq()
+	} else {
+		i = s.selectCPU(p, p.lastCPU)
+	}
 	if i != p.lastCPU {
 		s.setTaskCPU(c, p, i) // WF_MIGRATED
 	}
