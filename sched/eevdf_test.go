@@ -102,8 +102,8 @@ func TestEEVDFYieldHandsTheCPUOver(t *testing.T) {
 	}
 	want := []string{
 		"cpu0 switch swapper/0 state=0x0 -> a/101",
-		"cpu0 switch a/101 state=0x0 -> b/102", // a yields
-		"cpu0 switch b/102 state=0x0 -> a/101", // b yields
+		"cpu0 switch a/101 state=0x0 -> b/102",  // a yields
+		"cpu0 switch b/102 state=0x0 -> a/101",  // b yields
 		"cpu0 switch a/101 state=0x20 -> b/102", // a exits (EXIT_ZOMBIE)
 		"cpu0 switch b/102 state=0x20 -> swapper/0",
 	}

@@ -41,7 +41,7 @@ func (s *Sched) tryToWakeUp(p *Task) {
 			return
 		}
 	}
-	i := p.lastCPU
+	var i int
 	if delayed {
 		i = p.ee.rq - 1 // on_rq: no select_task_rq()
 	} else {
