@@ -84,7 +84,9 @@ func (s *Sched) schedule(prev *cpu.Thread) {
 	pt := TaskOf(prev)
 	if pt != nil {
 		s.cfsUpdateCurr(c.ID) // pick_next_task_fair(): update_curr()
-		if pt.State != Runnable {
+		if pt.State == Dead {
+			s.cfsRemove(pt) // TASK_DEAD is a special state: DEQUEUE_SPECIAL, never delayed
+		} else if pt.State != Runnable {
 			s.cfsSleep(c.ID, pt) // block_task() -> dequeue_entity()
 		}
 	}

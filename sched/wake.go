@@ -27,6 +27,12 @@ func (s *Sched) tryToWakeUp(p *Task) {
 	p.State = Runnable   // TASK_WAKING, then TASK_RUNNING
 	c.Release(&p.Thread) // waker -> wakee, for the data-race oracle (cpu/race.go)
 	delayed := p.ee.delayed
+	if delayed && (!s.CPUActive(p.ee.rq-1) || !p.Allowed.Has(p.ee.rq-1)) {
+		// its CPU went down or left its mask while it slept: the kernel
+		// moved it off with the queue (balance_push(), migration)
+		s.cfsFinishDelayed(p.ee.rq-1, p)
+		delayed = false
+	}
 	if delayed {
 		s.cfsRequeueDelayed(p) // ttwu_runnable(): still on its cfs_rq
 	}
