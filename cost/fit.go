@@ -62,7 +62,8 @@ var need = []string{"closeloop.base", "closeloop.enter_close", "closeloop.enter_
 //	ReaderRound, ReaderPerKiB: the per-pass and per-byte costs that
 //	  explain perf record's own CPU time (less its start-up) in two runs
 //	  that wrote about as much in a few thousand and in 50,000 passes
-//	  (reader.default and reader.nobuf, --no-buffering)
+//	  (reader.default and reader.nobuf, --no-buffering); this machine's
+//	  profile replaces them with FitReader's, from perf's time per wake-up
 //
 // closeloop.raw_syscalls (seed 002's recording) is not used: Predict checks
 // the fit against it. A difference that comes out negative (noise) is an
@@ -245,24 +246,46 @@ func ThisMachine() Profile { return thisMachine() }
 var thisMachine = sync.OnceValue(fitThisMachine)
 
 func fitThisMachine() Profile {
-	m, err := ParseMeasurements(thisMachineText)
-	if err == nil {
-		var p Profile
-		if p, err = Fit("this-machine", firstLine(thisMachineText), m); err == nil {
-			var g Measurements
-			if g, err = ParseMeasurements(hrtimerGapsText); err == nil {
-				if p.HrtimerLatePerMillion, err = FitHrtimerLate(g); err == nil {
-					var fe Measurements
-					if fe, err = ParseMeasurements(forkExitText); err == nil {
-						if err = FitForkExit(&p, fe); err == nil {
-							return p
-						}
-					}
-				}
-			}
-		}
+	p, err := fitThisMachineErr()
+	if err != nil {
+		panic("cost: testdata/this-machine.txt, hrtimer-gaps.txt, forkexit.txt or reader-wakeups.txt: " + err.Error()) // committed files TestThisMachineFits checks
 	}
-	panic("cost: testdata/this-machine.txt, hrtimer-gaps.txt or forkexit.txt: " + err.Error()) // committed files TestThisMachineFits checks
+	return p
+}
+
+// fitThisMachineErr fits this machine's profile from its committed
+// measurements, each file adding the costs it measures.
+func fitThisMachineErr() (Profile, error) {
+	m, err := ParseMeasurements(thisMachineText)
+	if err != nil {
+		return Profile{}, err
+	}
+	p, err := Fit("this-machine", firstLine(thisMachineText), m)
+	if err != nil {
+		return Profile{}, err
+	}
+	g, err := ParseMeasurements(hrtimerGapsText)
+	if err != nil {
+		return Profile{}, err
+	}
+	if p.HrtimerLatePerMillion, err = FitHrtimerLate(g); err != nil {
+		return Profile{}, err
+	}
+	fe, err := ParseMeasurements(forkExitText)
+	if err != nil {
+		return Profile{}, err
+	}
+	if err = FitForkExit(&p, fe); err != nil {
+		return Profile{}, err
+	}
+	r, err := ParseMeasurements(readerWakeupsText)
+	if err != nil {
+		return Profile{}, err
+	}
+	if err = FitReader(&p, r); err != nil { // fit_reader.go
+		return Profile{}, err
+	}
+	return p, nil
 }
 
 func firstLine(s string) string {

@@ -178,3 +178,49 @@ func TestFitSchedulePick(t *testing.T) {
 		t.Errorf("Fit with a negative split: err = %v", err)
 	}
 }
+
+// TestFitReader: three ring sizes whose wake-ups cost exactly 5 us plus
+// 0.5 ns a byte give ReaderPerKiB = 512 ns and ReaderRound = 5 us less the
+// switch, the perf context switch and three syscalls the model charges on
+// its own.
+func TestFitReader(t *testing.T) {
+	p := Profile{ContextSwitch: 700, PerfContextSwitch: 300, SyscallEntryExit: 100}
+	m := Measurements{}
+	for _, r := range []struct {
+		name  string
+		bytes float64
+	}{{"m1", 2048}, {"m2", 4096}, {"m4", 8192}} {
+		m["reader."+r.name+".bytes"] = r.bytes
+		m["reader."+r.name+".run_ns"] = 5000 + 0.5*r.bytes
+	}
+	if err := FitReader(&p, m); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := [2]sim.Duration{p.ReaderRound, p.ReaderPerKiB}, [2]sim.Duration{5000 - 700 - 300 - 3*100, 512}; got != want {
+		t.Errorf("ReaderRound, ReaderPerKiB = %v, want %v", got, want)
+	}
+	delete(m, "reader.m2.run_ns")
+	if err := FitReader(&p, m); err == nil || !strings.Contains(err.Error(), "reader.m2.run_ns") {
+		t.Errorf("FitReader without reader.m2.run_ns: %v, want an error naming it", err)
+	}
+	m["reader.m2.run_ns"] = 1000
+	m["reader.m1.run_ns"], m["reader.m4.run_ns"] = 1000, 1000
+	if err := FitReader(&p, m); err == nil {
+		t.Errorf("FitReader with wake-ups cheaper than the model's own costs: no error")
+	}
+}
+
+// ExampleFitReader fits perf record's per-wake-up cost from
+// reader-wakeups.sh's committed figures.
+func ExampleFitReader() {
+	m, err := ParseMeasurements(ReaderWakeupsText())
+	if err != nil {
+		panic(err)
+	}
+	p := Profile{ContextSwitch: 723, PerfContextSwitch: 345, SyscallEntryExit: 111}
+	if err := FitReader(&p, m); err != nil {
+		panic(err)
+	}
+	fmt.Println("per wake-up:", p.ReaderRound, "per KiB:", p.ReaderPerKiB)
+	// Output: per wake-up: 3.963us per KiB: 470ns
+}

@@ -57,7 +57,9 @@ type Profile struct {
 	// data: perf_mmap__push() of each, the write(2)s, the FINISHED_ROUND;
 	// ReaderPerKiB its time per KiB copied into perf.data. Charged by
 	// perftool's Session to the perf task (a slow reader is what makes the
-	// kernel lose records into a small ring).
+	// kernel lose records into a small ring). This machine's are fitted by
+	// FitReader from perf's time per wake-up when it shares the workload's
+	// CPU (calibrate/reader-wakeups.sh).
 	ReaderRound, ReaderPerKiB sim.Duration
 	// HrtimerLatePerMillion is how many of a million hrtimer expiries run
 	// a period or more late (the interrupt delayed past the next expiry:

@@ -184,13 +184,13 @@ func TestBuiltinsOldKnobsFound(t *testing.T) {
 		{"pmu-pause-output-rb-check", map[string]string{"pause-output-rb-check": "posted"}, []map[string]string{{}}, "", false, 0, "kernel oops on cpu0 at 20.723us: BUG: kernel NULL pointer dereference in rb_toggle_paused()"},
 		{"pt-pause-vs-pmi", map[string]string{"pt-pause-resume": "pre-08c7454ceb94"}, []map[string]string{{}}, "", false, 0, "invariant aux-write-in-transaction"},
 		{"aux-sample-vs-sched", map[string]string{"pt-snapshot-stop": "pre-d92792a4b26e"}, []map[string]string{{}}, "", false, 0, "invariant aux-sample-is-newest"},
-		{"pmu-overflow-vs-sched-out", map[string]string{"pebs-disable-order": "pre-6f55967ad9d9"}, []map[string]string{{}}, "", false, 0, "kernel oops on cpu0 at 115.975us: BUG: kernel NULL pointer dereference in perf_prepare_sample"},
+		{"pmu-overflow-vs-sched-out", map[string]string{"pebs-disable-order": "pre-6f55967ad9d9"}, []map[string]string{{}}, "", false, 0, "kernel oops on cpu0 at 84.973us: BUG: kernel NULL pointer dereference in perf_prepare_sample"},
 		// No forced NMI: the PMI's skid lands it in the sched-out path.
-		{"pmu-overflow-vs-sched-out-skid", map[string]string{"pebs-disable-order": "pre-6f55967ad9d9"}, []map[string]string{{}}, "", false, 0, "kernel oops on cpu0 at 23.966us: BUG: kernel NULL pointer dereference in perf_prepare_sample"},
+		{"pmu-overflow-vs-sched-out-skid", map[string]string{"pebs-disable-order": "pre-6f55967ad9d9"}, []map[string]string{{}}, "", false, 0, "kernel oops on cpu0 at 18.216us: BUG: kernel NULL pointer dereference in perf_prepare_sample"},
 		// No forced NMI either: the PMI held by its skid and taken in the
 		// sched-out, which sparse finds at schedule 21.
 		{"pt-pause-vs-pmi-sparse", map[string]string{"pt-pause-resume": "pre-08c7454ceb94"}, []map[string]string{{}}, "sparse", true, 0, "invariant aux-write-in-transaction"},
-		{"pmu-overflow-vs-sched-out-skid", map[string]string{"pebs-disable-order": "pre-6f55967ad9d9"}, []map[string]string{{}}, "sparse", false, 0, "kernel oops on cpu0 at 115.412us: BUG: kernel NULL pointer dereference in perf_prepare_sample"},
+		{"pmu-overflow-vs-sched-out-skid", map[string]string{"pebs-disable-order": "pre-6f55967ad9d9"}, []map[string]string{{}}, "sparse", false, 0, "kernel oops on cpu0 at 330.377us: BUG: kernel NULL pointer dereference in perf_prepare_sample"},
 		// Two disturbances that line up: the PT PMI held by its skid, then
 		// taken ~22 step points later, inside the next RESUME (sparse's
 		// clustered pairs find it at schedule 2136; the bounded search,

@@ -50,15 +50,18 @@ for name in "$@"; do
 		shift 2 # "perf record"
 		runs=$(sed -n 's/^runs //p' "$case_dir/case.txt")
 		target=$(sed -n 's/^target //p' "$case_dir/case.txt")
+		# pin N: perf (and the workload it forks) on CPU N only
+		pin=$(sed -n 's/^pin //p' "$case_dir/case.txt")
 		{
 			echo "# kernel $(uname -r), $(perf version)"
-			echo "# \$ $perfline"
+			echo "# \$ ${pin:+taskset -c $pin }$perfline"
+			echo "# load average $(cut -d' ' -f1-3 /proc/loadavg) at the start"
 			i=1
 			while [ "$i" -le "${runs:-1}" ]; do
 				if [ -n "$target" ]; then
 					attach "$@"
 				else
-					perf record -o "$tmp/perf.data" "$@" >/dev/null 2>"$tmp/perf.err" || { cat "$tmp/perf.err" >&2; exit 1; }
+					${pin:+taskset -c "$pin"} perf record -o "$tmp/perf.data" "$@" >/dev/null 2>"$tmp/perf.err" || { cat "$tmp/perf.err" >&2; exit 1; }
 				fi
 				[ "${runs:-1}" -eq 1 ] || echo "# run $i"
 				/tmp/perfsim-summarize "$tmp/perf.data"

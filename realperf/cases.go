@@ -41,6 +41,10 @@ type Case struct {
 	// both sides before comparing (the same workload doing none of the
 	// work: what the loader and libc do on their own).
 	Baseline string
+	// Pin is the CPU capture.sh runs perf on (`pin N`: taskset -c N, which
+	// its forked workload inherits), for a case whose figures depend on
+	// perf sharing the workload's CPU; -1: wherever the scheduler puts it.
+	Pin int
 }
 
 // LoadCase reads dir/case.txt. Its lines:
@@ -54,10 +58,11 @@ type Case struct {
 //	runs N
 //	explain KEY-PREFIX: WHY
 //	baseline CASE
+//	pin N
 func LoadCase(dir string) (*Case, error) {
 	path := filepath.Join(dir, "case.txt")
 	c := &Case{Name: filepath.Base(dir), Dir: dir, Within: map[string]float64{}, Range: map[string]float64{},
-		Explain: map[string]string{}, Build: "cc -O2 -o workload workload.c", Runs: 1}
+		Explain: map[string]string{}, Build: "cc -O2 -o workload workload.c", Runs: 1, Pin: -1}
 	if err := eachDirective(path, func(verb, rest, line string, bad func(want string) error) error {
 		switch verb {
 		case "perf":
@@ -112,6 +117,12 @@ func LoadCase(dir string) (*Case, error) {
 				return bad("range KEY xFACTOR WHY with FACTOR >= 1")
 			}
 			c.Range[strings.Join(f[:i], " ")] = fac
+		case "pin":
+			n, err := strconv.Atoi(rest)
+			if err != nil || n < 0 {
+				return bad("pin CPU (CPU >= 0)")
+			}
+			c.Pin = n
 		case "runs":
 			n, err := strconv.Atoi(rest)
 			if err != nil || n < 1 {
@@ -126,7 +137,7 @@ func LoadCase(dir string) (*Case, error) {
 			}
 			c.Explain[strings.TrimSpace(k)] = strings.TrimSpace(why)
 		default:
-			return bad("perf, build, target, compare, within, range, runs, explain or baseline")
+			return bad("perf, build, target, compare, within, range, runs, explain, baseline or pin")
 		}
 		return nil
 	}); err != nil {

@@ -46,7 +46,10 @@ func (s *Sched) runOps(t *Task, ops []Op) bool {
 		case OpAffinity:
 			s.setAffinity(t, op.Mask)
 		case OpYield:
-			s.syscallWith(t, "sched_yield", func(t *Task) { s.needResched[t.CPU().ID] = true })
+			s.syscallWith(t, "sched_yield", func(t *Task) {
+				s.yieldFair(t.CPU(), t) // do_sched_yield() -> yield_task_fair()
+				s.needResched[t.CPU().ID] = true
+			})
 		case OpStack:
 			t.UserStack = op.Stack
 			s.userStackChanged(t)

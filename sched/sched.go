@@ -64,7 +64,8 @@ type Config struct {
 	// HZ is CONFIG_HZ (knob hz): 0 takes the cost profile's (the kernel it
 	// was calibrated on), else Tick's.
 	HZ int
-	// Slice is how long a task runs before the tick preempts it when others wait.
+	// Slice is sysctl_sched_base_slice, EEVDF's request (eevdf.go); 0: the
+	// kernel's default for the machine's CPUs (BaseSlice).
 	Slice sim.Duration
 	// SyscallCost is the time a syscall without a model body spends in the kernel.
 	SyscallCost sim.Duration
@@ -94,7 +95,7 @@ type Config struct {
 
 // DefaultConfig returns today's defaults.
 func DefaultConfig() Config {
-	return Config{Tick: 4 * sim.Millisecond, Slice: 3 * sim.Millisecond, SyscallCost: 200 * sim.Nanosecond}
+	return Config{Tick: 4 * sim.Millisecond, SyscallCost: 200 * sim.Nanosecond}
 }
 
 // Sched is the scheduler of one machine.
@@ -124,6 +125,8 @@ type Sched struct {
 	nextPID     int
 	objs        waitObjects  // pipes and futexes by name (wake.go)
 	wakeList    [][]*Task    // per CPU: rq->wake_list (call_single_queue entries)
+	cfs         [][]*Task    // per CPU: the cfs_rq's entities (eevdf.go)
+	cfsZero     []int64      // per CPU: cfs_rq->zero_vruntime
 	cgroups     *cgroupState // the cgroup v2 hierarchy (cgroup.go)
 
 	// Lockdep validates the order of every lock the model takes (lockdep.go).
@@ -161,12 +164,12 @@ func New(m *cpu.Machine, cfg Config) *Sched {
 	if cfg.HZ == 0 {
 		cfg.HZ = int(sim.Second / cfg.Tick)
 	}
-	if cfg.Slice <= 0 {
-		cfg.Slice = cfg.Tick
-	}
 	n := len(m.CPUs)
+	if cfg.Slice <= 0 {
+		cfg.Slice = BaseSlice(n)
+	}
 	s := &Sched{M: m, Cfg: cfg, Syscalls: map[string]SyscallFunc{}, FS: mm.NewFS(), nextPID: 100,
-		rq: make([][]*Task, n), wakeList: make([][]*Task, n), needResched: make([]bool, n), lastPrev: make([]*cpu.Thread, n)}
+		rq: make([][]*Task, n), wakeList: make([][]*Task, n), cfs: make([][]*Task, n), cfsZero: make([]int64, n), needResched: make([]bool, n), lastPrev: make([]*cpu.Thread, n)}
 	s.Lockdep.Off = cfg.NoLockdep
 	m.Hooks = s
 	for _, c := range m.CPUs {
@@ -281,7 +284,7 @@ var Knobs = []sim.KnobSpec{{
 	Values: []string{"this-machine", "free", "i7-4790"},
 	Help: "what kernel work costs in virtual time (package cost): this-machine (the default) is fitted from " +
 		"cost/testdata/this-machine.txt (syscall entry/exit, tracepoint fire, sample record, callchain, context switch, " +
-		"perf context switch, hrtimer sample) and cost/testdata/forkexit.txt (clone(), wait4()); free charges nothing (kernel work takes no virtual time); i7-4790 is seed 002's machine",
+		"perf context switch, hrtimer sample) cost/testdata/forkexit.txt (clone(), wait4()) and cost/testdata/reader-wakeups.txt (perf record's time per wake-up); free charges nothing (kernel work takes no virtual time); i7-4790 is seed 002's machine",
 	Source:  "cost/calibrate/calibrate.sh on the real kernel; seed 002's figures",
 	Package: "sched",
 }, {

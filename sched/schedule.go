@@ -9,6 +9,7 @@ import (
 
 // enqueue puts t at the tail of CPU i's run queue.
 func (s *Sched) enqueue(i int, t *Task) {
+	s.cfsEnqueue(i, t) // enqueue_entity(): placed on the cfs_rq (eevdf.go)
 	s.rq[i] = append(s.rq[i], t)
 }
 
@@ -81,6 +82,14 @@ func (s *Sched) schedule(prev *cpu.Thread) {
 	c.Step("__schedule:irqs-off")
 	s.needResched[c.ID] = false
 	pt := TaskOf(prev)
+	if pt != nil {
+		s.cfsUpdateCurr(c.ID) // pick_next_task_fair(): update_curr()
+		if pt.State == Dead {
+			s.cfsRemove(pt) // TASK_DEAD is a special state: DEQUEUE_SPECIAL, never delayed
+		} else if pt.State != Runnable {
+			s.cfsSleep(c.ID, pt) // block_task() -> dequeue_entity()
+		}
+	}
 	// A task going to sleep that was woken at the step point above is on a
 	// run queue already (Wake enqueued it): once only (ttwu_runnable()).
 	if pt != nil && pt.State == Runnable && pt.migrateTo < 0 && !pt.fam.wakePending && !s.queued(pt) {
@@ -154,8 +163,7 @@ func (s *Sched) finishTaskSwitch(c *cpu.CPU) {
 	}
 	if nt != nil {
 		nt.fam.execStart = c.Now()
-		nt.pickedAt = nt.fam.execStart
-		nt.sliceUsed = 0
+		s.setNextEntity(c, nt)
 		if ok, _ := s.tick[c.ID].Armed(); !ok {
 			s.tick[c.ID].Arm(c.Now() + s.Cfg.Tick)
 		}
@@ -165,12 +173,17 @@ func (s *Sched) finishTaskSwitch(c *cpu.CPU) {
 	c.LocalIrqRestore(true)
 }
 
-// pickNext takes the first task of c's run queue that is not still running on
-// another CPU (p->on_cpu), or balances, or returns the idle thread.
+// pickNext takes the task EEVDF picks on c's run queue, else the first that
+// is not still running on another CPU (p->on_cpu), or balances, or returns
+// the idle thread.
 func (s *Sched) pickNext(c *cpu.CPU) *cpu.Thread {
 	if s.pushing(c) {
 		s.balancePush(c) // nothing runs on a CPU going down but its idle (and stopper) thread
 		return s.idle[c.ID]
+	}
+	if t := s.cfsPick(c, TaskOf(c.Curr())); t != nil {
+		s.dequeue(c.ID, t)
+		return &t.Thread
 	}
 	for _, t := range s.rq[c.ID] {
 		if t.CPU() == nil || t.CPU() == c {
@@ -258,37 +271,37 @@ func (s *Sched) anyStealable(c *cpu.CPU) bool {
 }
 
 // schedulerTick is the tick's irq handler: sched_tick(). The running task that
-// used up its slice while others wait is marked for preemption.
+// used up its request, or its protected slice, while others wait is marked
+// for preemption (update_curr(), eevdf.go).
 func (s *Sched) schedulerTick(c *cpu.CPU) {
 	t := s.Current(c)
 	if t == nil {
 		return
 	}
-	t.sliceUsed += s.Cfg.Tick
 	if len(s.TraceHooks) > 0 {
 		s.updateCurr(c, t) // task_tick_fair() -> entity_tick()
 	}
-	if t.sliceUsed >= s.Cfg.Slice && len(s.rq[c.ID]) > 0 {
+	if s.cfsUpdateCurr(c.ID) {
 		s.needResched[c.ID] = true
 	}
 	s.tick[c.ID].Arm(c.Now() + s.Cfg.Tick)
 }
 
 // wakeupPreempt is wakeup_preempt() -> check_preempt_wakeup_fair() for p,
-// just enqueued on CPU i. EEVDF with RUN_TO_PARITY protects the running
-// task until it has run its slice since it was picked (set_next_entity():
-// set_protect_slice()); after that the woken task, placed without lag and
-// eligible, has the earlier deadline, pick_eevdf() returns it and
-// resched_curr() marks the running task (TIF_NEED_RESCHED; a remote CPU gets
-// the reschedule IPI). The running task switches at its next preemption
-// point: its return to user mode, or an interrupt's.
+// just enqueued on CPU i: update_curr() on the running task (which may
+// reschedule on its own), then if pick_eevdf() now returns p, resched_curr()
+// marks the running task (TIF_NEED_RESCHED; a remote CPU gets the reschedule
+// IPI). A running task with lag >= 0 keeps the CPU while its slice is
+// protected (RUN_TO_PARITY); an ineligible one loses it to an eligible p at
+// once (eevdf.go). The running task switches at its next preemption point:
+// its return to user mode, or an interrupt's.
 // kernel/sched/fair.c: check_preempt_wakeup_fair()
 func (s *Sched) wakeupPreempt(i int, p *Task) {
 	cur := TaskOf(s.M.CPUs[i].Curr())
 	if cur == nil || cur == p || s.needResched[i] {
 		return
 	}
-	if s.M.CPUs[i].Now()-cur.pickedAt >= s.Cfg.Slice {
+	if s.cfsUpdateCurr(i) || s.pickEEVDF(i, s.cfsCurr(i), true) == p {
 		s.resched(i)
 	}
 }

@@ -77,8 +77,7 @@ type Task struct {
 
 	lastCPU   int
 	migrateTo int
-	sliceUsed sim.Duration
-	pickedAt  sim.Time // when it was last switched in (set_next_entity(): the start of its protected slice)
+	ee        eevdfEntity // its sched_entity (eevdf.go)
 	wakeTimer *cpu.Timer
 	ioTimer   *cpu.Timer // a major fault's I/O completion (fault_io.go)
 	s         *Sched

@@ -26,6 +26,16 @@ func (s *Sched) tryToWakeUp(p *Task) {
 	}
 	p.State = Runnable   // TASK_WAKING, then TASK_RUNNING
 	c.Release(&p.Thread) // waker -> wakee, for the data-race oracle (cpu/race.go)
+	delayed := p.ee.delayed
+	if delayed && (!s.CPUActive(p.ee.rq-1) || !p.Allowed.Has(p.ee.rq-1)) {
+		// its CPU went down or left its mask while it slept: the kernel
+		// moved it off with the queue (balance_push(), migration)
+		s.cfsFinishDelayed(p.ee.rq-1, p)
+		delayed = false
+	}
+	if delayed {
+		s.cfsRequeueDelayed(p) // ttwu_runnable(): still on its cfs_rq
+	}
 	if oc := p.CPU(); oc != nil {
 		if c == oc {
 			// p == current, or p interrupted on its own CPU before it
@@ -37,7 +47,12 @@ func (s *Sched) tryToWakeUp(p *Task) {
 			return
 		}
 	}
-	i := s.selectCPU(p, p.lastCPU)
+	var i int
+	if delayed {
+		i = p.ee.rq - 1 // on_rq: no select_task_rq()
+	} else {
+		i = s.selectCPU(p, p.lastCPU)
+	}
 	if i != p.lastCPU {
 		s.setTaskCPU(c, p, i) // WF_MIGRATED
 	}
