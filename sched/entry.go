@@ -177,7 +177,7 @@ func (s *Sched) sleep(t *Task, d sim.Duration) {
 }
 
 // Wake makes a sleeping task runnable: try_to_wake_up(). See ttwu in wake.go.
-func (s *Sched) Wake(t *Task) { s.tryToWakeUp(t) }
+func (s *Sched) Wake(t *Task) { s.tryToWakeUp(t, 0) }
 
 // setAffinity is sched_setaffinity() on the running task: if its CPU is no longer
 // allowed it is moved off it (migration_cpu_stop()).

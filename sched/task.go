@@ -75,14 +75,21 @@ type Task struct {
 
 	lastCPU   int
 	migrateTo int
-	sliceUsed sim.Duration
-	pickedAt  sim.Time // when it was last switched in (set_next_entity(): the start of its protected slice)
-	wakeTimer *cpu.Timer
-	ioTimer   *cpu.Timer // a major fault's I/O completion (fault_io.go)
-	s         *Sched
-	sysNext   SyscallRegs  // the registers of the program's next syscall,
-	sysNextOK bool         // ... when set
-	sysCost   sim.Duration // the time a modelled syscall body spends
+	// CFS placement's view of the task (placement.go): record_wakee()'s
+	// state, p->recent_used_cpu, whether it has run, and when it last
+	// stopped running (se.exec_start as task_hot() reads it).
+	wakee         wakee
+	recentUsedCPU int
+	ran           bool
+	execEnd       sim.Time
+	sliceUsed     sim.Duration
+	pickedAt      sim.Time // when it was last switched in (set_next_entity(): the start of its protected slice)
+	wakeTimer     *cpu.Timer
+	ioTimer       *cpu.Timer // a major fault's I/O completion (fault_io.go)
+	s             *Sched
+	sysNext       SyscallRegs  // the registers of the program's next syscall,
+	sysNextOK     bool         // ... when set
+	sysCost       sim.Duration // the time a modelled syscall body spends
 }
 
 // CPUID returns the CPU the task runs on, or the one it last ran on.
