@@ -174,7 +174,9 @@ func New(m *cpu.Machine, cfg Config) *Sched {
 }
 
 // Spawn creates a runnable task with a program, allowed on mask (empty: all CPUs), and
-// queues it on the first allowed CPU (or the Chooser's pick when Balance is set).
+// queues it where CFS places a new task made on the running CPU (or, before the
+// machine runs, its first allowed CPU); with sched-balance=off on the first
+// allowed CPU, with sched-balance=on where the Chooser picks.
 func (s *Sched) Spawn(comm string, mask CPUMask, prog ...Op) *Task {
 	if mask.Empty() {
 		mask = AllCPUs(len(s.M.CPUs))
