@@ -130,7 +130,21 @@ func wrap(span []int, start int) []int {
 
 // hasDomain reports whether cpu has a sched domain: it is active and the
 // LLC spans more than itself.
-func (s *Sched) hasDomain(cpu int) bool { return s.CPUActive(cpu) && len(s.llcSpan()) > 1 }
+func (s *Sched) hasDomain(cpu int) bool { return s.CPUActive(cpu) && s.llcWeight() > 1 }
+
+// llcWeight is sd_llc_size: how many CPUs the LLC spans (the active ones).
+func (s *Sched) llcWeight() int {
+	if s.hotplug == nil {
+		return len(s.M.CPUs)
+	}
+	n := 0
+	for i := range s.M.CPUs {
+		if s.CPUActive(i) {
+			n++
+		}
+	}
+	return n
+}
 
 // selectTaskRq is select_task_rq(): a task that may run on more than one
 // active CPU is placed by its class (CFS, or with sched-balance=on the
@@ -249,7 +263,7 @@ func (s *Sched) recordWakee(cpu int, p *Task) {
 // kernel/sched/fair.c: wake_wide()
 func (s *Sched) wakeWide(cpu int, p *Task) bool {
 	master, slave := s.wakeeOf(cpu).flips, p.wakee.flips
-	factor := uint(len(s.llcSpan())) // sd_llc_size
+	factor := uint(s.llcWeight()) // sd_llc_size
 	if master < slave {
 		master, slave = slave, master
 	}
@@ -525,8 +539,8 @@ func (s *Sched) schedExec(t *Task) {
 // rdOverloaded is the root domain's overloaded flag: some active CPU has more
 // than one task (set by add_nr_running(); the model reads it live).
 func (s *Sched) rdOverloaded() bool {
-	for _, c := range s.llcSpan() {
-		if s.nrRunning(c) > 1 {
+	for c := range s.M.CPUs {
+		if s.CPUActive(c) && s.nrRunning(c) > 1 {
 			return true
 		}
 	}
