@@ -88,6 +88,7 @@ sometimes aux.pause_resume.dropped > 0
 
 const bruteMigrate = `scenario brute-migrate
 cpus 2
+kernel sched-balance=off    # tasks stay on cpu0: with CFS placement the tree passes 20000 schedules
 task a
   syscall getpid
   compute 2us

@@ -198,7 +198,7 @@ func TestBuiltinsOldKnobsFound(t *testing.T) {
 		{"pt-resume-vs-pmi", map[string]string{"pt-pause-resume": "pre-08c7454ceb94"}, []map[string]string{{}}, "bounded", false, 3000, "invariant aux-write-in-transaction"},
 		{"pt-resume-vs-pmi", map[string]string{"pt-pause-resume": "pre-08c7454ceb94"}, []map[string]string{{}}, "sparse", false, 3000, "invariant aux-write-in-transaction"},
 		{"aux-free-in-nmi", map[string]string{"aux-free": "pre-57ffc5ca679f"}, []map[string]string{{}}, "", false, 0, "invariant aux-refcount"},
-		{"cpu-clock-refresh-lockup", map[string]string{"cpu-clock-stop": "pre-eb3182ef0405"}, []map[string]string{{}}, "", false, 0, "kernel oops on cpu0 at 45.116us: watchdog: Watchdog detected hard LOCKUP on cpu 0: hrtimer_cancel() in cpu_clock_event_stop()"},
+		{"cpu-clock-refresh-lockup", map[string]string{"cpu-clock-stop": "pre-eb3182ef0405"}, []map[string]string{{}}, "", false, 0, "kernel oops on cpu0 at 45.193us: watchdog: Watchdog detected hard LOCKUP on cpu 0: hrtimer_cancel() in cpu_clock_event_stop()"},
 		// Two threads of perf: the last AUX munmap and an AUX mmap through
 		// the SET_OUTPUT'd cycles fd, under two different mmap_mutexes.
 		{"aux-mmap-vs-munmap", map[string]string{"aux-mutex": "pre-2ab9d830262c"}, []map[string]string{{}}, "", false, 0, "invariant aux-pages-lifetime"},

@@ -26,6 +26,8 @@ var schedStepPoints = []string{
 	// sched/hotplug.go
 	"sched_cpu_deactivate", "sched_cpu_wait_empty", "bringup_cpu",
 	"de_thread:wait", // sched/exec_dethread.go: an exec waiting for the other threads to exit
+	// sched/wake.go and sched/placement.go: CFS placement's migrations
+	"try_to_wake_up:set_task_cpu", "sched_exec:stop_one_cpu", "sched_balance_newidle",
 }
 
 // SimRegistry is the simulator's Registry for one file: the names of the cpu and

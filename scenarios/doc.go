@@ -83,8 +83,11 @@
 // file: its errno is counted (errno.EBADF, ...).
 //
 // A CPU is written cpu2 or cpu 2; a list is 0-3,5. Without cpu or cpus a task
-// may run anywhere. Nice is -20 to 19. A child starts on its parent's CPU
-// with its affinity and inherits perf's inherit events. check refuses a fork
+// may run anywhere: CFS places a task whose affinity holds more than one
+// CPU (kernel sched-balance=cfs, the default: the idlest CPU when it is made
+// or execs, an idle one at its wake-ups; sched-balance=off keeps it on its
+// first allowed CPU). Nice is -20 to 19. A child has its parent's affinity,
+// is placed from its parent's CPU and inherits perf's inherit events. check refuses a fork
 // of an unknown program, a statement after exit or exit_group, and a wait
 // with no child forked before it. A run whose remaining tasks all wait for
 // a wake that cannot come (a pipe nobody writes, a futex nobody wakes) stops

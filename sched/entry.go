@@ -180,7 +180,7 @@ func (s *Sched) sleep(t *Task, d sim.Duration) {
 }
 
 // Wake makes a sleeping task runnable: try_to_wake_up(). See ttwu in wake.go.
-func (s *Sched) Wake(t *Task) { s.tryToWakeUp(t) }
+func (s *Sched) Wake(t *Task) { s.tryToWakeUp(t, 0) }
 
 // SetAffinity is sched_setaffinity(0, m) by the running task t.
 func (s *Sched) SetAffinity(t *Task, m CPUMask) { s.setAffinity(t, m) }

@@ -268,25 +268,29 @@ func (s *Sched) copyProcess(t *Task, name string, flags uint64, prog []Op) (*Tas
 }
 
 // wakeUpNewTask makes the child runnable: fork balancing picks its CPU among
-// those it may use (select_task_rq(WF_FORK); the parent's CPU without
-// sched-balance), then activate_task(), sched_wakeup_new, wakeup_preempt().
+// those it may use (select_task_rq(WF_FORK): CFS's idlest CPU; the parent's
+// CPU with sched-balance=off), then activate_task(), sched_wakeup_new and
+// wakeup_preempt(): an idle CPU reschedules at once (the fair class is above
+// the idle class's), a busy one only when check_preempt_wakeup_fair() says
+// the child should preempt its current task, remote or not.
 // kernel/sched/core.c: wake_up_new_task()
 func (s *Sched) wakeUpNewTask(p *Task) {
 	c := s.M.CPUs[s.M.Eng.Running().ID]
 	f := c.LocalIrqSave()
 	p.State = Runnable
 	c.Release(&p.Thread) // the parent's fork happens before the child runs (data-race oracle, cpu/race.go)
-	i := s.selectCPU(p, p.lastCPU)
+	p.recentUsedCPU = p.lastCPU
+	i := s.selectTaskRq(p, p.lastCPU, wfFork)
 	p.lastCPU = i // __set_task_cpu(): no migrate tracepoint
 	s.enqueueUpdateCurr(c, i, p)
 	s.enqueue(i, p)
 	for _, h := range s.TraceHooks {
 		h.SchedWakeup(c, p, i, true)
 	}
-	if TaskOf(s.M.CPUs[i].Curr()) == nil || i != c.ID {
-		s.resched(i) // wakeup_preempt(): an idle CPU reschedules at once
+	if TaskOf(s.M.CPUs[i].Curr()) == nil {
+		s.resched(i) // wakeup_preempt(): sched_class_above(fair, idle): resched_curr()
 	} else {
-		s.wakeupPreempt(i, p)
+		s.wakeupPreempt(i, p) // wakeup_preempt() -> check_preempt_wakeup_fair()
 	}
 	c.LocalIrqRestore(f)
 }

@@ -72,6 +72,10 @@ type Config struct {
 	// Balance lets the scheduler choose migrations: on wakeup (select_task_rq) and
 	// when a CPU goes idle (idle balance), the Chooser picks among allowed CPUs.
 	Balance bool
+	// FirstCPU is knob sched-balance=off, the model before CFS placement: a
+	// task stays on its first allowed CPU unless its program moves it. With
+	// neither it nor Balance, CFS places tasks (placement.go).
+	FirstCPU bool
 	// TaskWorkNMIIrqWork is the task_work TWA_NMI_CURRENT behaviour before commit
 	// ef1ea98c8fff ("task_work: Fix NMI race condition"): the NMI queues an
 	// irq_work that sets TIF_NOTIFY_RESUME on whatever task is current when it
@@ -127,6 +131,8 @@ type Sched struct {
 	wakeList    [][]*Task    // per CPU: rq->wake_list (call_single_queue entries)
 	cfs         [][]*Task    // per CPU: the cfs_rq's entities (eevdf.go)
 	cfsZero     []int64      // per CPU: cfs_rq->zero_vruntime
+	rqCurr      []*Task      // per CPU: rq->curr's task from the moment __schedule() picks it (nil: idle)
+	idleWakee   []wakee      // per CPU: the idle task's record_wakee() state (placement.go)
 	cgroups     *cgroupState // the cgroup v2 hierarchy (cgroup.go)
 
 	// Lockdep validates the order of every lock the model takes (lockdep.go).
@@ -169,7 +175,7 @@ func New(m *cpu.Machine, cfg Config) *Sched {
 		cfg.Slice = BaseSlice(n)
 	}
 	s := &Sched{M: m, Cfg: cfg, Syscalls: map[string]SyscallFunc{}, FS: mm.NewFS(), nextPID: 100,
-		rq: make([][]*Task, n), wakeList: make([][]*Task, n), cfs: make([][]*Task, n), cfsZero: make([]int64, n), needResched: make([]bool, n), lastPrev: make([]*cpu.Thread, n)}
+		rq: make([][]*Task, n), wakeList: make([][]*Task, n), cfs: make([][]*Task, n), cfsZero: make([]int64, n), rqCurr: make([]*Task, n), idleWakee: make([]wakee, n), needResched: make([]bool, n), lastPrev: make([]*cpu.Thread, n)}
 	s.Lockdep.Off = cfg.NoLockdep
 	m.Hooks = s
 	for _, c := range m.CPUs {
@@ -183,7 +189,9 @@ func New(m *cpu.Machine, cfg Config) *Sched {
 }
 
 // Spawn creates a runnable task with a program, allowed on mask (empty: all CPUs), and
-// queues it on the first allowed CPU (or the Chooser's pick when Balance is set).
+// queues it where CFS places a new task made on the running CPU (or, before the
+// machine runs, its first allowed CPU); with sched-balance=off on the first
+// allowed CPU, with sched-balance=on where the Chooser picks.
 func (s *Sched) Spawn(comm string, mask CPUMask, prog ...Op) *Task {
 	if mask.Empty() {
 		mask = AllCPUs(len(s.M.CPUs))
@@ -195,7 +203,15 @@ func (s *Sched) Spawn(comm string, mask CPUMask, prog ...Op) *Task {
 	t.Owner = t
 	s.Tasks = append(s.Tasks, t)
 	c := t.lastCPU
-	if s.Cfg.Balance || !s.CPUActive(c) {
+	switch {
+	case s.cfsPlacement():
+		// wake_up_new_task(): a new task, placed as forked on its first
+		// allowed CPU (or the running CPU: sched_fork()'s task_cpu())
+		t.lastCPU = s.thisCPU(t)
+		t.recentUsedCPU = t.lastCPU
+		c = s.selectTaskRq(t, t.lastCPU, wfFork)
+		t.lastCPU = c
+	case s.Cfg.Balance || !s.CPUActive(c):
 		c = s.selectCPU(t, c)
 	}
 	s.enqueue(c, t)
@@ -257,10 +273,12 @@ var Knobs = []sim.KnobSpec{{
 	Package: "sched",
 }, {
 	Name:   "sched-balance",
-	Values: []string{"off", "on"},
-	Help: "off: a task stays on its CPU unless its program migrates it; on: the scheduler chooses placements " +
-		"(select_task_rq on wakeup, idle balance), every choice a decision of the Chooser that explore varies (Config.Balance)",
-	Source:  "kernel/sched/fair.c: select_task_rq_fair(), newidle_balance() (modelled as free choices)",
+	Values: []string{"cfs", "off", "on"},
+	Help: "cfs (the default): CFS places a task that may use more than one CPU, as today's kernel does: the idlest CPU at fork and exec " +
+		"(sched_balance_find_dst_cpu(), sched_exec()), wake_affine() and select_idle_sibling() at wake-up, the newly idle pull " +
+		"(sched_balance_newidle()), on one LLC; off: a task stays on its first allowed CPU unless its program migrates it (the model before); " +
+		"on: the scheduler's placements (select_task_rq on wakeup, idle balance) are free choices of the Chooser that explore varies (Config.Balance)",
+	Source:  "kernel/sched/fair.c: select_task_rq_fair(), sched_balance_newidle(); kernel/sched/core.c: sched_exec(), wake_up_new_task()",
 	Package: "sched",
 }, {
 	Name:   "lockdep",
@@ -315,6 +333,7 @@ func ApplyKnob(cfg *Config, name, value string) (bool, error) {
 		cfg.TaskWorkNMIIrqWork = value != "today"
 	case "sched-balance":
 		cfg.Balance = value == "on"
+		cfg.FirstCPU = value == "off"
 	case "lockdep":
 		cfg.NoLockdep = value == "off"
 	case "hung-task":

@@ -97,6 +97,7 @@ func (s *Sched) schedule(prev *cpu.Thread) {
 	}
 	next := s.pickNext(c)
 	nt := TaskOf(next)
+	s.rqCurr[c.ID] = nt // RCU_INIT_POINTER(rq->curr, next)
 	if next == prev {
 		if pt != nil {
 			s.dequeue(c.ID, pt)
@@ -126,6 +127,10 @@ func (s *Sched) schedule(prev *cpu.Thread) {
 	s.lastPrev[c.ID] = prev
 	if pt != nil {
 		pt.lastCPU = c.ID
+		pt.execEnd = c.Now() // its last update_curr(): se.exec_start as task_hot() reads it
+	}
+	if nt != nil {
+		nt.ran = true
 	}
 	if pt != nil && pt.State == Dead {
 		prev.Exit(next)
@@ -193,6 +198,11 @@ func (s *Sched) pickNext(c *cpu.CPU) *cpu.Thread {
 	}
 	if t := s.idleBalance(c); t != nil {
 		return &t.Thread
+	}
+	if s.cfsPlacement() {
+		if t := s.schedBalanceNewidle(c); t != nil {
+			return &t.Thread
+		}
 	}
 	return s.idle[c.ID]
 }

@@ -272,6 +272,7 @@ const Interp = "/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2"
 // The loader's own later mmaps (libc) are the program's to make.
 // fs/exec.c: begin_new_exec(); fs/binfmt_elf.c: load_elf_binary()
 func (s *Sched) Execve(t *Task, file string) {
+	s.schedExec(t)  // bprm_execve(): sched_exec(), before exec_binprm()
 	oldPID := t.TID // exec_binprm(): old_pid = current->pid, before de_thread()
 	s.deThread(t)   // begin_new_exec(): the only thread left (exec_dethread.go)
 	old := t.MM

@@ -78,6 +78,14 @@ type Task struct {
 	lastCPU   int
 	migrateTo int
 	ee        eevdfEntity // its sched_entity (eevdf.go)
+	// CFS placement's view of the task (placement.go): record_wakee()'s
+	// state, p->recent_used_cpu, whether it has run, and when it last
+	// stopped running (se.exec_start as task_hot() reads it).
+	wakee         wakee
+	recentUsedCPU int
+	ran           bool
+	execEnd       sim.Time
+
 	wakeTimer *cpu.Timer
 	ioTimer   *cpu.Timer // a major fault's I/O completion (fault_io.go)
 	s         *Sched

@@ -15,8 +15,9 @@ import (
 //     sched_migrate_task), then ttwu_queue(): the wake list of a remote idle
 //     CPU and an IPI, or activated here (sched_wakeup) with a resched.
 //
+// wf holds the wake flags beyond WF_TTWU (WF_SYNC).
 // kernel/sched/core.c: try_to_wake_up()
-func (s *Sched) tryToWakeUp(p *Task) {
+func (s *Sched) tryToWakeUp(p *Task, wf int) {
 	if p.State != Sleeping {
 		return // ttwu_state_match(): not sleeping (or already woken)
 	}
@@ -51,10 +52,15 @@ func (s *Sched) tryToWakeUp(p *Task) {
 	if delayed {
 		i = p.ee.rq - 1 // on_rq: no select_task_rq()
 	} else {
-		i = s.selectCPU(p, p.lastCPU)
+		i = s.selectTaskRq(p, p.lastCPU, wfTTWU|wf)
 	}
 	if i != p.lastCPU {
 		s.setTaskCPU(c, p, i) // WF_MIGRATED
+		if c != nil {
+			// task_cpu(p) is the new CPU, p not on its run queue yet: a
+			// task_function_call() aimed there finds p not running
+			c.Step("try_to_wake_up:set_task_cpu")
+		}
 	}
 	if c != nil && p.CPU() == nil && s.ttwuQueueCond(c, p, i, false) {
 		s.ttwuQueueWakelist(c, p, i)
@@ -155,14 +161,15 @@ func (s *Sched) traceSwitch(c *cpu.CPU, prev, next *Task) {
 	}
 }
 
-// wakeOne wakes the first waiter of q: an exclusive wait's wake_up().
-func (s *Sched) wakeOne(q *WaitQueue) bool {
+// wakeOne wakes the first waiter of q: an exclusive wait's wake_up(), with
+// WF_SYNC in wf for a _sync wake-up.
+func (s *Sched) wakeOne(q *WaitQueue, wf int) bool {
 	if len(q.waiters) == 0 {
 		return false
 	}
 	t := q.waiters[0]
 	q.waiters = q.waiters[1:]
-	s.Wake(t)
+	s.tryToWakeUp(t, wf)
 	return true
 }
 
@@ -243,7 +250,7 @@ func (s *Sched) pipeOp(t *Task, name string, n int) {
 				left -= k
 				t.Step("pipe_write:copied")
 				if wasEmpty {
-					s.wakeOne(&p.rdWait) // wake_up_interruptible_sync_poll(&pipe->rd_wait)
+					s.wakeOne(&p.rdWait, wfSync) // wake_up_interruptible_sync_poll(&pipe->rd_wait)
 				}
 			}
 		})
@@ -259,7 +266,7 @@ func (s *Sched) pipeOp(t *Task, name string, n int) {
 		wasFull := p.n == PipeBuffers
 		p.n -= min(-n, p.n)
 		if wasFull {
-			s.wakeOne(&p.wrWait)
+			s.wakeOne(&p.wrWait, wfSync) // wake_up_interruptible_sync_poll(&pipe->wr_wait)
 		}
 	})
 }
@@ -276,7 +283,7 @@ func (s *Sched) futexOp(t *Task, name string, n int) {
 			s.Wait(t, &f.q)
 			return
 		}
-		for i := 0; i < n && s.wakeOne(&f.q); i++ {
+		for i := 0; i < n && s.wakeOne(&f.q, 0); i++ {
 		}
 	})
 }

@@ -14,6 +14,7 @@ import (
 // shardScenario is small enough for bounded to exhaust: every schedule.
 const shardScenario = `scenario shard-migrate
 cpus 2
+kernel sched-balance=off    # a and b on cpu0: CFS placement's tree passes the 100000-schedule cap at budget 6
 task a
   syscall getpid
   compute 2us
