@@ -26,32 +26,15 @@ import (
 // MMAP2). Here: a process srv that exec'd /usr/bin/srv with one thread, and
 // perf's forked workload (perf-exec), perf itself, and spin.
 func TestSynthesizeThreadsSystemWide(t *testing.T) {
-	m := cpu.NewMachine(cpu.Config{CPUs: 2}, sim.NewRandom(1))
-	t.Cleanup(m.Close)
-	s := sched.New(m, sched.DefaultConfig())
-	ko := pmu.DefaultOptions(2)
-	ko.Tracepoints = KernelTracepoints()
-	k := pmu.NewKernel(s, ko)
-	o := DefaultOptions()
-	o.Tool = ToolPerf61
-	r, err := Parse([]string{"-a", "-e", "cpu-clock", "-c", "100000", "--", "spin"}, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := s.Spawn("srv", sched.MaskOf(0),
-		sched.SyscallArgs("execve", 0, "", sched.SysArg{Str: "/usr/bin/srv", IsStr: true}),
-		sched.Fork("worker", sched.ThreadFlags, sched.Compute(5*sim.Millisecond)),
-		sched.Compute(5*sim.Millisecond))
-	wl := s.Spawn("spin", sched.MaskOf(0), sched.Sleep(100*sim.Microsecond), sched.Compute(300*sim.Microsecond))
-	so := DefaultSessionOptions()
-	so.CPU = 1
-	ss, err := NewSession(r, k, s, wl, so)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := m.Run(sim.Second); err != nil {
-		t.Fatal(err)
-	}
+	var srv, wl *sched.Task
+	s, ss := synthSession(t, []string{"-a", "-e", "cpu-clock", "-c", "100000", "--", "spin"}, func(s *sched.Sched) *sched.Task {
+		srv = s.Spawn("srv", sched.MaskOf(0),
+			sched.SyscallArgs("execve", 0, "", sched.SysArg{Str: "/usr/bin/srv", IsStr: true}),
+			sched.Fork("worker", sched.ThreadFlags, sched.Compute(5*sim.Millisecond)),
+			sched.Compute(5*sim.Millisecond))
+		wl = s.Spawn("spin", sched.MaskOf(0), sched.Sleep(100*sim.Microsecond), sched.Compute(300*sim.Microsecond))
+		return wl
+	})
 	var got []string
 	recs := ss.Data.Parsed()
 	for i := range recs {
@@ -112,36 +95,19 @@ func TestSynthesizeThreadsSystemWide(t *testing.T) {
 // /proc/PID/maps). Here srv exec'd /usr/bin/srv and then mapped 2 anon
 // pages rw- and a PROT_NONE guard page below them.
 func TestSynthesizeThreadsSystemWideData(t *testing.T) {
-	m := cpu.NewMachine(cpu.Config{CPUs: 2}, sim.NewRandom(1))
-	t.Cleanup(m.Close)
-	s := sched.New(m, sched.DefaultConfig())
-	ko := pmu.DefaultOptions(2)
-	ko.Tracepoints = KernelTracepoints()
-	k := pmu.NewKernel(s, ko)
-	o := DefaultOptions()
-	o.Tool = ToolPerf61
-	r, err := Parse([]string{"-a", "-d", "-e", "cpu-clock", "-c", "100000", "--", "spin"}, o)
-	if err != nil {
-		t.Fatal(err)
-	}
 	anon := func(prot uint64) sched.Op {
 		return sched.SyscallArgs("mmap", 0, "", sched.SysArg{}, sched.SysArg{Val: 2 * 4096}, sched.SysArg{Val: prot},
 			sched.SysArg{Val: uapi.MAP_PRIVATE | uapi.MAP_ANONYMOUS}, sched.SysArg{Val: ^uint64(0)}, sched.SysArg{})
 	}
-	srv := s.Spawn("srv", sched.MaskOf(1), // on perf's CPU, before it: exec'd and mapped when perf reads /proc
-		sched.SyscallArgs("execve", 0, "", sched.SysArg{Str: "/usr/bin/srv", IsStr: true}),
-		anon(uapi.PROT_READ|uapi.PROT_WRITE), anon(uapi.PROT_NONE),
-		sched.Sleep(5*sim.Millisecond))
-	wl := s.Spawn("spin", sched.MaskOf(0), sched.Sleep(100*sim.Microsecond), sched.Compute(300*sim.Microsecond))
-	so := DefaultSessionOptions()
-	so.CPU = 1
-	ss, err := NewSession(r, k, s, wl, so)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := m.Run(sim.Second); err != nil {
-		t.Fatal(err)
-	}
+	var srv, wl *sched.Task
+	_, ss := synthSession(t, []string{"-a", "-d", "-e", "cpu-clock", "-c", "100000", "--", "spin"}, func(s *sched.Sched) *sched.Task {
+		srv = s.Spawn("srv", sched.MaskOf(1), // on perf's CPU, before it: exec'd and mapped when perf reads /proc
+			sched.SyscallArgs("execve", 0, "", sched.SysArg{Str: "/usr/bin/srv", IsStr: true}),
+			anon(uapi.PROT_READ|uapi.PROT_WRITE), anon(uapi.PROT_NONE),
+			sched.Sleep(5*sim.Millisecond))
+		wl = s.Spawn("spin", sched.MaskOf(0), sched.Sleep(100*sim.Microsecond), sched.Compute(300*sim.Microsecond))
+		return wl
+	})
 	var got []string
 	recs := ss.Data.Parsed()
 	for i := range recs {
@@ -223,4 +189,34 @@ func protString(prot, flags uint32) string {
 		b[3] = 's'
 	}
 	return string(b)
+}
+
+// synthSession runs perf 6.1's `perf record ARGS` with perf on cpu1 of a
+// 2-CPU machine whose tasks spawn makes (it returns the forked workload),
+// to the end of the run.
+func synthSession(t *testing.T, args []string, spawn func(s *sched.Sched) *sched.Task) (*sched.Sched, *Session) {
+	t.Helper()
+	m := cpu.NewMachine(cpu.Config{CPUs: 2}, sim.NewRandom(1))
+	t.Cleanup(m.Close)
+	s := sched.New(m, sched.DefaultConfig())
+	ko := pmu.DefaultOptions(2)
+	ko.Tracepoints = KernelTracepoints()
+	k := pmu.NewKernel(s, ko)
+	o := DefaultOptions()
+	o.Tool = ToolPerf61
+	r, err := Parse(args, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wl := spawn(s)
+	so := DefaultSessionOptions()
+	so.CPU = 1
+	ss, err := NewSession(r, k, s, wl, so)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Run(sim.Second); err != nil {
+		t.Fatal(err)
+	}
+	return s, ss
 }
