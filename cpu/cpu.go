@@ -325,7 +325,9 @@ func (c *CPU) runHandler(in *bool, kind string, it Interrupt) {
 	*in, c.irqsOn = true, false
 	c.updateAttn()
 	c.m.note(c, sim.KEnter, kind, it.Name, 0)
-	c.m.boundary(c, BoundaryEnter, "enter:"+it.Name)
+	if c.m.seg != nil { // the label is built only for a listener: handlers run on every interrupt
+		c.m.boundary(c, BoundaryEnter, "enter:"+it.Name)
+	}
 	c.m.touch(c, "pending", true) // taken off the pending list: what the step points that follow offer changes
 	c.Acquire(ipiKey{c.ID})
 	it.Fn(c)

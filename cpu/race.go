@@ -149,10 +149,12 @@ type ipiKey struct{ cpu int }
 // post is a release into target's interrupt mailbox by the running CPU, if
 // it is another one.
 func (m *Machine) post(target *CPU) {
-	if l := m.Eng.Running(); l != nil && l.ID == target.ID {
-		m.touch(target, "pending", true) // what target's next step point looks at
-	} else {
-		m.touch("machine", "posts", true) // another lane may be due now: contention every fragment reads
+	if m.seg != nil {
+		if l := m.Eng.Running(); l != nil && l.ID == target.ID {
+			m.touch(target, "pending", true) // what target's next step point looks at
+		} else {
+			m.touch("machine", "posts", true) // another lane may be due now: contention every fragment reads
+		}
 	}
 	if m.hb == nil {
 		return
