@@ -242,9 +242,6 @@ func sigFatal(t *Task, sig int) bool {
 	return !sigKernelIgnore(sig) && !sigKernelStop(sig) && t.sighand().action[sig].Handler == SigDfl
 }
 
-// groupExiting is SIGNAL_GROUP_EXIT (or a task already gone).
-func (t *Task) groupExiting() bool { return t.Leader().fam.groupExit || t.State == Dead }
-
 // SendSignalTo is do_send_sig_info(sig, info, p, type) ->
 // __send_signal_locked(): it reports whether the signal was queued, and
 // EAGAIN when a real-time signal found the RLIMIT_SIGPENDING queue full
@@ -252,7 +249,10 @@ func (t *Task) groupExiting() bool { return t.Leader().fam.groupExit || t.State 
 // action happens here (complete_signal()).
 // kernel/signal.c: __send_signal_locked(), prepare_signal(), complete_signal()
 func (s *Sched) SendSignalTo(t *Task, sig Signal, typ PidType) (bool, uapi.Errno) {
-	if t.State == Dead || t.exited() {
+	// A process signal to an exited (zombie) leader still reaches the group
+	// while a thread lives: the leader keeps the TGID's struct pid until
+	// release_task(), and complete_signal() picks a live thread.
+	if (t.State == Dead || t.exited()) && (typ == PIDTYPE_PID || s.othersExited(t)) {
 		return false, 0
 	}
 	if sig.Handler != nil {
@@ -261,7 +261,7 @@ func (s *Sched) SendSignalTo(t *Task, sig Signal, typ PidType) (bool, uapi.Errno
 		t.sighand().action[sig.Sig] = SigAction{Handler: SigHandled, Body: sig.Handler}
 	}
 	// prepare_signal(): a dying group takes nothing; an ignored signal is dropped
-	if t.groupExiting() || sigHandlerIgnored(t.sighand().action[sig.Sig].Handler, sig.Sig) {
+	if t.Leader().fam.groupExit || sigHandlerIgnored(t.sighand().action[sig.Sig].Handler, sig.Sig) {
 		return false, 0
 	}
 	ss := t.sigstruct()

@@ -100,6 +100,48 @@ func TestSignalDispositions(t *testing.T) {
 	}
 }
 
+// A process signal (PIDTYPE_TGID) to a leader that has exited while its
+// thread runs on reaches the thread (complete_signal() picks it); a thread
+// signal (PIDTYPE_PID) to the zombie leader is dropped; once the whole
+// group has exited nothing is queued.
+func TestSignalToExitedLeader(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		typ    PidType
+		at     sim.Time
+		queued bool
+		by     string
+	}{
+		{"process signal reaches the thread", PIDTYPE_TGID, 200 * sim.Microsecond, true, "thread"},
+		{"thread signal to the zombie leader", PIDTYPE_PID, 200 * sim.Microsecond, false, ""},
+		{"process signal after the group exited", PIDTYPE_TGID, 5 * sim.Millisecond, false, ""},
+	} {
+		m, s := newSched(t, 2, DefaultConfig())
+		leader := s.Spawn("leader", MaskOf(0), Call(func(tk *Task) {
+			s.Sigaction(tk, SIGUSR1, SigAction{Handler: SigHandled})
+		}), Fork("th", ThreadFlags, Compute(sim.Millisecond)), Exit())
+		var queued bool
+		var leaderExited bool
+		s.Spawn("sender", MaskOf(1), Compute(tc.at), Call(func(*Task) {
+			leaderExited = leader.exited()
+			queued, _ = s.SendSignalTo(leader, Signal{Sig: SIGUSR1, Code: SI_USER}, tc.typ)
+		}))
+		if err := m.Run(sim.Second); err != nil {
+			t.Fatal(err)
+		}
+		by := ""
+		for _, d := range s.Delivered {
+			by = "thread"
+			if d.Task == leader {
+				by = "leader"
+			}
+		}
+		if d := cmp.Diff([]any{true, tc.queued, tc.by}, []any{leaderExited, queued, by}); d != "" {
+			t.Errorf("%s: leader exited, queued, delivered to (-want +got):\n%s", tc.name, d)
+		}
+	}
+}
+
 // RLIMIT_SIGPENDING: a real-time signal past the target's limit is not
 // queued (-EAGAIN); a standard one from the kernel overrides it; a
 // standard one already pending is not queued twice; dequeueing frees the
