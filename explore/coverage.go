@@ -23,10 +23,14 @@ import (
 //     Offered counts the schedules where the option was there, Pairs those
 //     that took it.
 //
-// "covered X of Y" is the pairs taken of those offered. The estimate of what
-// is left is Good-Turing's missing mass: Singletons/Schedules (the pairs
-// taken by exactly one schedule, over the schedules) estimates the chance
-// that the next schedule takes a pair none has taken. NewPairSchedules (the
+// "covered X of Y" is the pairs taken of those offered. What is left is
+// estimated two ways from the pairs taken by exactly one schedule
+// (Singletons). Good-Turing for incidence data, Singletons/Schedules, is the
+// number of new pairs the next schedule is expected to take: a count, more
+// than 1 when most schedules take pairs of their own. The chance that the
+// next schedule takes at least one new pair is the leave-one-out estimate:
+// the schedules holding a pair no other schedule took, over the schedules
+// (SingletonSchedules/Schedules, at most 1). NewPairSchedules (the
 // schedules that took a pair no schedule before them had) shows the same
 // over the whole search. Counts add up over shards (Merge).
 type Coverage struct {
@@ -183,6 +187,18 @@ func (cv *Coverage) Singletons() int {
 	return n
 }
 
+// SingletonSchedules is the number of schedules that took a pair no other
+// schedule took (a singleton's only schedule is its First).
+func (cv *Coverage) SingletonSchedules() int {
+	seen := map[int]bool{}
+	for n, v := range cv.Pairs {
+		if v == 1 {
+			seen[cv.First[n]] = true
+		}
+	}
+	return len(seen)
+}
+
 // Summary is the line explore prints: covered X of Y pairs, the steps, and
 // the Good-Turing estimate of what is left.
 func (cv *Coverage) Summary() string {
@@ -190,9 +206,11 @@ func (cv *Coverage) Summary() string {
 		return "coverage: no schedule"
 	}
 	return fmt.Sprintf("coverage: covered %d of %d pairs offered (an interrupt or another CPU at a step point), %d of %d questions asked; "+
-		"left: a next schedule reaches a new pair with p ~ %.3g (Good-Turing: %d pairs taken by one schedule only, of %d); %d schedules reached a new pair",
+		"left: a next schedule reaches a new pair with p ~ %.3g (leave-one-out: %d of %d schedules took a pair no other did), "+
+		"~%.3g new pairs expected (Good-Turing: %d pairs taken by one schedule only); %d schedules reached a new pair",
 		len(cv.Pairs), len(cv.Offered), len(cv.Steps), cv.StepsKnown,
-		float64(cv.Singletons())/float64(cv.Schedules), cv.Singletons(), cv.Schedules, cv.NewPairSchedules)
+		float64(cv.SingletonSchedules())/float64(cv.Schedules), cv.SingletonSchedules(), cv.Schedules,
+		float64(cv.Singletons())/float64(cv.Schedules), cv.Singletons(), cv.NewPairSchedules)
 }
 
 // WriteDetail writes the detail (--coverage FILE): every question and pair
