@@ -199,9 +199,11 @@ func TestBuiltinsOldKnobsFound(t *testing.T) {
 		{"pt-resume-vs-pmi", map[string]string{"pt-pause-resume": "pre-08c7454ceb94"}, []map[string]string{{}}, "sparse", false, 3000, "invariant aux-write-in-transaction"},
 		{"aux-free-in-nmi", map[string]string{"aux-free": "pre-57ffc5ca679f"}, []map[string]string{{}}, "", false, 0, "invariant aux-refcount"},
 		{"cpu-clock-refresh-lockup", map[string]string{"cpu-clock-stop": "pre-eb3182ef0405"}, []map[string]string{{}}, "", false, 0, "kernel oops on cpu0 at 45.193us: watchdog: Watchdog detected hard LOCKUP on cpu 0: hrtimer_cancel() in cpu_clock_event_stop()"},
-		// Two threads of perf: the last AUX munmap and an AUX mmap through
-		// the SET_OUTPUT'd cycles fd, under two different mmap_mutexes.
-		{"aux-mmap-vs-munmap", map[string]string{"aux-mutex": "pre-2ab9d830262c"}, []map[string]string{{}}, "", false, 0, "invariant aux-pages-lifetime"},
+		// A thread of perf and a process holding its fds: the last AUX
+		// munmap and an AUX mmap through the SET_OUTPUT'd cycles fd, under
+		// two different mmap_mutexes; the mapper's exit_mmap() then frees
+		// the area a second time.
+		{"aux-mmap-vs-munmap", map[string]string{"aux-mutex": "pre-2ab9d830262c"}, []map[string]string{{}}, "", false, 0, "kernel oops on cpu2 at 10.823us: oops: rb_free_aux: refcount_t: underflow; use-after-free"},
 		// The object-lifetime oracle reports the AUX pages outliving their
 		// buffer (rb_free_rcu() with aux_mmap_count stuck at 1) before the
 		// end's aux-pages-lifetime.

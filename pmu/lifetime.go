@@ -27,10 +27,10 @@ import (
 //
 // "The end" is a run whose every task exited: every task work ran
 // (exit_task_work()) and every task context is dead. A process's last
-// exit closes its fds (exit_files() -> close_files()), but the model keeps
-// the mappings of exited tasks (it has no exit_mmap()): they stand for what
-// it would unmap, so a reference held by a mapping, or an event's ring
-// buffer attachment, is accounted for, not a leak. What is counted as a holder:
+// exit unmaps what it still mapped (exit_mm() -> exit_mmap(): mmap_exec.go)
+// and closes its fds (exit_files() -> close_files()); a mapping still live at
+// the end belongs to a task that has not exited (a scenario cut short), and a
+// reference it holds is accounted for, not a leak. What is counted as a holder:
 //   - a perf_event: its file (open fd or mapping, one reference for all),
 //     each inherited child on its child_list (inherit_event()'s reference),
 //     a queued perf_pending_task() (__perf_event_overflow()'s reference);
@@ -148,8 +148,8 @@ func (k *Kernel) lifeMapped(m *Mapping) {
 
 // livePieces is how many VMAs of m are still mapped: each holds an
 // rb->mmap_count and an event->mmap_count (and, for an AUX piece, an
-// rb->aux_mmap_count), which its perf_mmap_close() gives back. A mapping of
-// an exited task still counts: exit_mmap() would close it.
+// rb->aux_mmap_count), which its perf_mmap_close() gives back (munmap() or
+// the exit's exit_mmap()).
 func (m *Mapping) livePieces() int {
 	switch {
 	case m.unmap:

@@ -18,15 +18,15 @@ import "perfsim/sched"
 //
 // The mm here is the pmu's own (mmap_lock.go: mmOf, ShareMM), which names the
 // processes perf's mappings live in; package mm's MM (sched.Task.MM) is the
-// rest of the address space. Task exit does not run exit_mmap() in the model
-// (lifetime.go counts an exited task's mappings as the holders exit_mmap()
-// would close).
+// rest of the address space. A task's exit does the same at exit_mm(): the
+// mm's last user runs exit_mmap() (exitMm), after perf_event_exit_task() and
+// before exit_files(), so a mapping can outlive its fd there, or close it.
 
 func init() {
 	RegisterStepHelp(map[string]string{
-		"exit_mmap:cond_resched": "mm/mmap.c: exit_mmap(): the old mm's last user (an exec's exec_mmap() -> mmput()) after remove_vma() of one perf VMA (perf_mmap_close() done), before the next; mmap_lock held for write, the task preemptible",
+		"exit_mmap:cond_resched": "mm/mmap.c: exit_mmap(): the old mm's last user (an exec's exec_mmap() or an exit's exit_mm() -> mmput()) after remove_vma() of one perf VMA (perf_mmap_close() done), before the next; mmap_lock held for write, the task preemptible",
 	})
-	RegisterObservable("mmap.exit-closes", "perf VMAs closed by exit_mmap() (an exec dropping the old mm's last user): perf_mmap_close() of each ring and AUX mapping",
+	RegisterObservable("mmap.exit-closes", "perf VMAs closed by exit_mmap() (an exec or an exit dropping the mm's last user): perf_mmap_close() of each ring and AUX mapping",
 		func(k *Kernel) int64 { return int64(k.mm.exitCloses) })
 	RegisterObservable("mmap.exit-detaches", "perf_mmap_close() calls of exit_mmap() that took event->mmap_count to 0 and detached the event from its buffer (it was the event's last mapping)",
 		func(k *Kernel) int64 { return int64(k.mm.exitDetaches) })
@@ -44,6 +44,23 @@ func (k *Kernel) execMmap(t *sched.Task) {
 		}
 	}
 	k.exitMmap(t, old)
+}
+
+// TaskExitMM is exit_mm() -> mmput() of an exiting task: if no other live
+// task uses its mm, __mmput() -> exit_mmap() closes the perf VMAs left in it.
+// kernel/exit.c: exit_mm()
+func (k *Kernel) TaskExitMM(t *sched.Task) {
+	mm := k.mm.mms[t]
+	if mm == nil {
+		return // it never mapped a perf buffer
+	}
+	delete(k.mm.mms, t) // current->mm = NULL
+	for u, m := range k.mm.mms {
+		if m == mm && u.State != sched.Dead {
+			return // a live thread (or CLONE_VM process) still uses it
+		}
+	}
+	k.exitMmap(t, mm)
 }
 
 // exitMmap closes every perf VMA still mapped in mm, newest mapping first:

@@ -148,3 +148,75 @@ func ExampleKernel_MmapCounts() {
 	// {EventMmapCount:1 RBMmapCount:1 RBRefcount:1 AuxMmapCount:0 AuxRefcount:0 Attached:true Mapped:true}
 	// {EventMmapCount:0 RBMmapCount:0 RBRefcount:0 AuxMmapCount:0 AuxRefcount:0 Attached:false Mapped:false}
 }
+
+// TestExitClosesPerfMappings: a task's exit drops its mm at exit_mm(); the
+// last user's exit_mmap() closes the perf VMAs left in it, so a ring whose fd
+// was closed before is detached and freed there and the oracle finds no leak
+// at the end. A CLONE_VM task that outlives it keeps the mm (and the
+// mapping) until its own exit.
+func TestExitClosesPerfMappings(t *testing.T) {
+	type result struct {
+		AtFirstExit  pmu.MmapCounts // seen by the other task after app exited
+		ClosesThen   int64          // mmap.exit-closes then
+		ClosesAtEnd  int64
+		DetachAtEnd  int64
+		CountsAtEnd  pmu.MmapCounts
+		RBCountAtEnd int64
+		Lifetime     []string
+	}
+	for _, tc := range []struct {
+		name    string
+		cloneVM bool
+		want    result
+	}{
+		{name: "the last user's exit closes the ring", want: result{
+			ClosesThen: 1, ClosesAtEnd: 1, DetachAtEnd: 1,
+		}},
+		{name: "a CLONE_VM task keeps the mm until its exit", cloneVM: true, want: result{
+			AtFirstExit: pmu.MmapCounts{EventMmapCount: 1, RBMmapCount: 1, RBRefcount: 1, Attached: true, Mapped: true},
+			ClosesThen:  0, ClosesAtEnd: 1, DetachAtEnd: 1,
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			mc := newMachine(t, 2, sim.NewReplay(nil), pmu.Knobs{})
+			var got result
+			mc.k.SetLifetimeHook(func(v pmu.LifetimeViolation) { got.Lifetime = append(got.Lifetime, v.Message) })
+			var m *pmu.Mapping
+			owner := mc.s.Spawn("app", sched.MaskOf(0), sched.Call(func(tk *sched.Task) {
+				a := swAttr(uapi.PERF_COUNT_SW_TASK_CLOCK)
+				fd, err := mc.k.PerfEventOpen(tk, &a, 0, -1, -1, 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if m, err = mc.k.Mmap(tk, fd, 0, 3*4096, pmu.ProtRead|pmu.ProtWrite); err != nil {
+					t.Fatal(err)
+				}
+				if err := mc.k.Close(tk, fd); err != nil {
+					t.Fatalf("close: %v", err)
+				}
+				sleepUntil(mc, tk, 10*sim.Microsecond)
+			}))
+			other := mc.s.Spawn("other", sched.MaskOf(1), sched.Call(func(tk *sched.Task) {
+				sleepUntil(mc, tk, 20*sim.Microsecond)
+				got.AtFirstExit = mc.k.MmapCounts(m)
+				got.ClosesThen, _ = mc.k.Observe("mmap.exit-closes")
+			}))
+			if tc.cloneVM {
+				mc.k.ShareMM(other, owner)
+			}
+			if err := mc.m.Run(sim.Second); err != nil {
+				t.Fatal(err)
+			}
+			got.ClosesAtEnd, _ = mc.k.Observe("mmap.exit-closes")
+			got.DetachAtEnd, _ = mc.k.Observe("mmap.exit-detaches")
+			got.RBCountAtEnd, _ = mc.k.Observe("rb.count")
+			got.CountsAtEnd = mc.k.MmapCounts(m)
+			for _, v := range mc.k.LifetimeCheck(true) {
+				got.Lifetime = append(got.Lifetime, "at the end: "+v.Message)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -216,7 +216,7 @@ func (s *Sched) enterExitSyscall(t *Task, name string) {
 }
 
 // exit is do_exit(): PF_EXITING, the exit hooks (perf_event_exit_task()),
-// exit_files(), exit_task_work(), exit_notify(), then the last switch away.
+// exit_mm(), exit_files(), exit_task_work(), exit_notify(), then the last switch away.
 // kernel/exit.c: do_exit()
 func (s *Sched) exit(t *Task) {
 	if t.mutexes > 0 {
@@ -237,6 +237,7 @@ func (s *Sched) exit(t *Task) {
 	if !s.Cfg.PerfExitLate {
 		s.exitHooks(t)
 	}
+	s.exitMM(t)
 	s.exitFiles(t)
 	if len(t.works) > 0 {
 		s.taskWorkRun(t) // exit_task_work()
@@ -254,6 +255,21 @@ func (s *Sched) exit(t *Task) {
 	}
 	s.note(t.CPU(), sim.KNote, t.Thread.Name, "exit", 0)
 	s.schedule(&t.Thread)
+}
+
+// exitMM is exit_mm(): t drops its use of its address space (mmput()); the
+// hooks hear it (the last user's put runs exit_mmap(), which closes the perf
+// VMAs still mapped). Both orders of do_exit() run it before exit_files().
+// kernel/exit.c: exit_mm()
+func (s *Sched) exitMM(t *Task) {
+	if t.MM != nil && t.MM.Users > 0 {
+		t.MM.Users--
+	}
+	s.eachHook(func(h any) {
+		if c, ok := h.(ExitMMHook); ok {
+			c.TaskExitMM(t)
+		}
+	})
 }
 
 // exitHooks runs the TaskExitHooks: perf_event_exit_task() and what sits

@@ -24,6 +24,12 @@ type ExecHook interface {
 	TaskExec(t *Task)
 }
 
+// ExitMMHook is told at exit_mm() that t drops its use of its address
+// space (mmput()); the last user's put runs exit_mmap().
+type ExitMMHook interface {
+	TaskExitMM(t *Task)
+}
+
 // FileHook is told when t drops a reference to an anon inode file (perf's
 // event) it held through an fd: close(), do_close_on_exec(). The hook is
 // the file's f_op: the last reference releases it.
