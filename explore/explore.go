@@ -89,6 +89,9 @@ type Found struct {
 	OriginalDisturbing int
 	Decisions          []int // the shrunk decision list
 	ShrinkRuns         int   // replays spent shrinking
+	// ShrinkElapsed is the wall clock spent shrinking (and describing the
+	// shrunk schedule): Result.Elapsed less it is the time to the violation.
+	ShrinkElapsed time.Duration
 	// ShrinkInterrupted: the exploration was interrupted while shrinking, so
 	// Decisions is the smallest schedule found by then (the schedule as
 	// found when no replay had finished).

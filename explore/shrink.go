@@ -4,6 +4,7 @@ import (
 	"perfsim/runner"
 	"perfsim/scenarios"
 	"perfsim/sim"
+	"time"
 )
 
 // shrink minimises a failing decision list, keeping each change while a replay
@@ -33,6 +34,7 @@ import (
 // without trailing zeros (a replay answers 0 past the end of its list), so it
 // replays as it is. Shrinking is deterministic.
 func shrink(f *scenarios.File, o Options, decisions []int, sig string) (*Found, error) {
+	began := time.Now()
 	s := &shrinker{f: f, o: o, sig: sig}
 	orig, origDisturbing := len(decisions), disturbing(decisions)
 	ok, err := s.offer(sim.NewReplay(trimZeros(decisions)))
@@ -112,6 +114,7 @@ func shrink(f *scenarios.File, o Options, decisions []int, sig string) (*Found, 
 		return nil, err
 	}
 	fd.Original, fd.OriginalDisturbing, fd.ShrinkRuns, fd.ShrinkInterrupted = orig, origDisturbing, s.runs, s.interrupted
+	fd.ShrinkElapsed = time.Since(began)
 	return fd, nil
 }
 

@@ -148,6 +148,11 @@ func cmdExplore(args []string, stdout, stderr io.Writer) int {
 	}
 	if !*quiet && ex.Elapsed > 0 {
 		fmt.Fprintf(stderr, "%d schedules in %s (%.0f schedules/s)\n", ex.Schedules, ex.Elapsed.Round(time.Millisecond), float64(ex.Schedules)/ex.Elapsed.Seconds())
+		if fd := ex.Found; fd != nil && fd.ShrinkElapsed > 0 {
+			// the time to the counterexample, and the shrinking after it
+			fmt.Fprintf(stderr, "violation after %s (schedule %d); shrinking %s (%d replays)\n",
+				(ex.Elapsed - fd.ShrinkElapsed).Round(10*time.Microsecond), fd.Schedule, fd.ShrinkElapsed.Round(10*time.Microsecond), fd.ShrinkRuns)
+		}
 	}
 	if rf := ex.ReplayFile(); rf != nil {
 		name := *out
