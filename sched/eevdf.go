@@ -102,9 +102,11 @@ func (s *Sched) entityLag(i int, t *Task) int64 {
 	return max(-limit, min(limit, s.avgVruntime(i)-t.ee.vruntime))
 }
 
-// cfsCurr returns CPU i's running task when it is on that CPU's cfs_rq.
+// cfsCurr returns cfs_rq->curr of CPU i: the task __schedule() picked
+// (set_next_entity() made it current at the pick, before the switch), when
+// it is on that CPU's cfs_rq.
 func (s *Sched) cfsCurr(i int) *Task {
-	if t := TaskOf(s.M.CPUs[i].Curr()); t != nil && t.ee.rq == i+1 {
+	if t := s.rqCurr[i]; t != nil && t.ee.rq == i+1 {
 		return t
 	}
 	return nil

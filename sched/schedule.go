@@ -307,7 +307,7 @@ func (s *Sched) schedulerTick(c *cpu.CPU) {
 // its return to user mode, or an interrupt's.
 // kernel/sched/fair.c: check_preempt_wakeup_fair()
 func (s *Sched) wakeupPreempt(i int, p *Task) {
-	cur := TaskOf(s.M.CPUs[i].Curr())
+	cur := s.rqCurr[i] // rq->curr: the task picked, from the pick on
 	if cur == nil || cur == p || s.needResched[i] {
 		return
 	}
