@@ -168,6 +168,7 @@ func (a *Analyzer) Analyze(chunks []Chunk) *Report {
 			r.Garbage++
 		}
 	}
+	a.Dec.release()
 	for p, n := range a.perPer {
 		if n != 0 {
 			r.PerPer[p] += n
