@@ -90,19 +90,17 @@ func plainFormatted(f *[FrameSize]byte) (id byte, ts uint64, ok bool) {
 		(f[2]|f[4]|f[6]|f[8]|f[10]|f[12]|f[14])&1 != 0 || f[1] != pktTimestamp {
 		return 0, 0, false
 	}
-	// the data bytes 1..13 of Deformatter.Frame's single-source case
-	p := [formattedBytes]byte{f[1], f[2] | aux>>1&1, f[3], f[4] | aux>>2&1, f[5], f[6] | aux>>3&1, f[7],
-		f[8] | aux>>4&1, f[9], f[10] | aux>>5&1, f[11], f[12] | aux>>6&1, f[13], f[14] | aux>>7&1}
-	// contField(p[1:], tsFullPayload) taking all 7 bytes, the last one final
-	if p[1]&p[2]&p[3]&p[4]&p[5]&p[6]&0x80 == 0 || p[7]&0x80 != 0 {
+	// The data bytes of Deformatter.Frame's single-source case are f[1],
+	// f[2]|aux>>1&1, f[3], f[4]|aux>>2&1, ... f[14]|aux>>7&1 (even bytes have
+	// bit 0 clear). The timestamp is data 1..7: contField taking all 7
+	// bytes, the last one final; data 8..13 are atoms (>= 0xc0).
+	if f[2]&f[3]&f[4]&f[5]&f[6]&f[7]&0x80 == 0 || f[8]&0x80 != 0 ||
+		f[9]&f[10]&f[11]&f[12]&f[13]&f[14]&0xc0 != 0xc0 {
 		return 0, 0, false
 	}
-	for i := tsFullPayload; i >= 1; i-- {
-		ts = ts<<7 | uint64(p[i]&0x7f)
-	}
-	if !allAtoms(p[1+tsFullPayload:]) {
-		return 0, 0, false
-	}
+	ts = uint64(f[2]&0x7f|aux>>1&1) | uint64(f[3]&0x7f)<<7 | uint64(f[4]&0x7f|aux>>2&1)<<14 |
+		uint64(f[5]&0x7f)<<21 | uint64(f[6]&0x7f|aux>>3&1)<<28 | uint64(f[7]&0x7f)<<35 |
+		uint64(f[8]&0x7f|aux>>4&1)<<42
 	return id, ts, true
 }
 
