@@ -1,20 +1,5 @@
 package coresight
 
-import "sync"
-
-// unitPool keeps the unit slices of decoders that are done (Analyze hands
-// its decoder's back): a session decodes megabytes of trace into them.
-var unitPool sync.Pool
-
-// release gives the decoder's unit slice to the next decoder.
-func (dec *Decoder) release() {
-	if cap(dec.units) > 0 {
-		u := dec.units[:0]
-		unitPool.Put(&u)
-		dec.units = nil
-	}
-}
-
 // Unit is one decoded 16-byte slot of an AUX buffer.
 type Unit struct {
 	CPU   int    // the ETM whose trace it is (-1: unknown)
@@ -38,6 +23,7 @@ type Decoder struct {
 	near  []int
 	// infer's scratch: the units without a timestamp, their neighbours
 	unknown, next, prev []int
+	runs                []unitRun // reused by decodeRuns
 }
 
 // NewDecoder returns a decoder of the device's trace.
@@ -49,11 +35,7 @@ func (d *Device) NewDecoder() *Decoder { return &Decoder{L: d.ledger, CPUs: d.cf
 func (dec *Decoder) Decode(bufCPU int, data []byte) []Unit {
 	units := dec.units[:0]
 	if n := len(data) / FrameSize; cap(units) < n {
-		if p, ok := unitPool.Get().(*[]Unit); ok && cap(*p) >= n {
-			units = (*p)[:0]
-		} else {
-			units = make([]Unit, 0, n)
-		}
+		units = make([]Unit, 0, n)
 	}
 	for off := 0; off+FrameSize <= len(data); off += FrameSize {
 		units = append(units, dec.decodeUnit(bufCPU, data[off:off+FrameSize]))
