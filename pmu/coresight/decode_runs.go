@@ -36,11 +36,15 @@ func (dec *Decoder) decodeRuns(bufCPU int, data []byte) []unitRun {
 					u.Frame.Seq == p.Frame.Seq+p.n && u.Frame.Index == p.Frame.Index+uint32(p.n) {
 					p.n++
 					p.lastTS = u.TS
+					off = dec.extendRun(p, data, off)
 					continue
 				}
 			}
 		}
 		runs = append(runs, unitRun{Unit: u, n: 1, lastTS: u.TS})
+		if u.Known && u.HasTS && u.Kind == KindData {
+			off = dec.extendRun(&runs[len(runs)-1], data, off)
+		}
 	}
 	if dec.L != nil {
 		dec.inferRuns(runs)
@@ -145,4 +149,35 @@ func (dec *Decoder) inferRunsFull(runs []unitRun) {
 	for i := range runs {
 		walk(i, +1)
 	}
+}
+
+// extendRun takes the formatted frames after the one at off into run p
+// while each is the plain timestamp frame of p's ETM whose timestamp is the
+// next unit's of the Ledger run Resolve just placed p's last unit in: what
+// decodeUnit, Resolve (its hint) and decodeRuns's test would find, without
+// building the units. It returns the offset of the last frame taken.
+func (dec *Decoder) extendRun(p *unitRun, data []byte, off int) int {
+	if dec.L.raw || p.CPU < 0 || p.CPU >= len(dec.L.hint) || p.Frame.CPU != p.CPU {
+		return off
+	}
+	h := &dec.L.hint[p.CPU]
+	if h.run < 0 || dec.L.cpus[p.CPU][h.run].frame(p.CPU, h.k) != p.last() {
+		return off
+	}
+	id := traceID(p.CPU)
+	for off+2*FrameSize <= len(data) && h.k+1 < h.n {
+		fid, ts, ok := plainFormatted((*[FrameSize]byte)(data[off+FrameSize : off+2*FrameSize]))
+		next := h.ts + h.dq
+		if h.r+h.dr >= h.n {
+			next++
+		}
+		if !ok || fid != id || ts != next || ts <= p.lastTS {
+			break
+		}
+		h.next()
+		p.n++
+		p.lastTS = ts
+		off += FrameSize
+	}
+	return off
 }
