@@ -11,10 +11,9 @@ import (
 // slot through Decoder.Decode, counted one at a time. The property below
 // holds Analyze to it.
 type refAnalyzer struct {
-	dec    *Decoder
-	seen   bitset
-	prev   []int64
-	perPer []int
+	dec  *Decoder
+	seen bitset
+	prev []int64
 }
 
 func (a *refAnalyzer) analyze(chunks []Chunk) *Report {
