@@ -104,7 +104,8 @@ func (a *Analyzer) Analyze(chunks []Chunk) *Report {
 		for i := range a.prev {
 			a.prev[i] = -1
 		}
-		for _, u := range a.Dec.Decode(c.CPU, c.Data) {
+		for ri := range a.Dec.decodeRuns(c.CPU, c.Data) {
+			u := &a.Dec.runs[ri]
 			switch u.Kind {
 			case KindBarrier:
 				r.Barriers++
@@ -116,18 +117,19 @@ func (a *Analyzer) Analyze(chunks []Chunk) *Report {
 				r.Garbage++
 				continue
 			}
-			r.Frames++
+			n := u.n // units in the run: timestamps, Seq and Index ascending
+			r.Frames += int(n)
 			if u.HasTS {
 				if firstTS || u.TS < r.MinTS {
 					r.MinTS = u.TS
 				}
-				if firstTS || u.TS > r.MaxTS {
-					r.MaxTS = u.TS
+				if firstTS || u.lastTS > r.MaxTS {
+					r.MaxTS = u.lastTS
 				}
 				firstTS = false
 			}
 			if !u.Known {
-				r.Unresolved++
+				r.Unresolved += int(n)
 				continue
 			}
 			f := u.Frame
@@ -135,9 +137,9 @@ func (a *Analyzer) Analyze(chunks []Chunk) *Report {
 				for f.Period >= len(a.perPer) {
 					a.perPer = append(a.perPer, 0)
 				}
-				a.perPer[f.Period]++
+				a.perPer[f.Period] += int(n)
 			} else {
-				r.PerPer[f.Period]++
+				r.PerPer[f.Period] += int(n)
 			}
 			if f.Period >= 1 && f.Period <= 64 {
 				r.Periods |= 1 << (f.Period - 1)
@@ -148,19 +150,21 @@ func (a *Analyzer) Analyze(chunks []Chunk) *Report {
 			if p := a.prev[f.CPU]; p >= 0 && f.Seq <= uint64(p) {
 				r.OutOrder++
 			}
-			a.prev[f.CPU] = int64(f.Seq)
-			if cur.has(f.Seq) || a.seen.has(f.Seq) {
-				r.Dups++
-			}
-			if !cur.has(f.Seq) {
-				r.Distinct++
-				cur.add(f.Seq)
+			a.prev[f.CPU] = int64(f.Seq + n - 1)
+			for seq := f.Seq; seq < f.Seq+n; seq++ {
+				if cur.has(seq) || a.seen.has(seq) {
+					r.Dups++
+				}
+				if !cur.has(seq) {
+					r.Distinct++
+					cur.add(seq)
+				}
 			}
 			if first || f.Seq < r.MinSeq {
 				r.MinSeq = f.Seq
 			}
-			if first || f.Seq > r.MaxSeq {
-				r.MaxSeq = f.Seq
+			if first || f.Seq+n-1 > r.MaxSeq {
+				r.MaxSeq = f.Seq + n - 1
 			}
 			first = false
 		}

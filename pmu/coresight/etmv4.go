@@ -1,6 +1,7 @@
 package coresight
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 )
@@ -177,16 +178,21 @@ func (w *unitWriter) putFormatted(dst []byte, id byte) {
 		return
 	}
 	// byte 0 the ID, 1 the header, 2-8 the timestamp, 9-14 E atoms; even
-	// bytes keep their bit 0 in byte 15
-	f := (*[FrameSize]byte)(dst)
+	// bytes keep their bit 0 in byte 15: two 64-bit stores
 	ts := w.ts
-	t0, t1, t2, t3 := byte(ts)|0x80, byte(ts>>7)|0x80, byte(ts>>14)|0x80, byte(ts>>21)|0x80
-	t4, t5, t6 := byte(ts>>28)|0x80, byte(ts>>35)|0x80, byte(ts>>42)&0x7f
-	f[0], f[1] = id<<1|1, pktTimestamp
-	f[2], f[3], f[4], f[5], f[6], f[7], f[8] = t0&^1, t1, t2&^1, t3, t4&^1, t5, t6&^1
-	f[9], f[10], f[11], f[12], f[13], f[14] = pktAtomF3EEE, pktAtomF3EEE&^1, pktAtomF3EEE, pktAtomF3EEE&^1, pktAtomF3EEE, pktAtomF3EEE&^1
-	f[15] = (t0&1)<<1 | (t2&1)<<2 | (t4&1)<<3 | (t6&1)<<4 | 1<<5 | 1<<6 | 1<<7
+	t0, t1, t2, t3 := ts&0x7f|0x80, ts>>7&0x7f|0x80, ts>>14&0x7f|0x80, ts>>21&0x7f|0x80
+	t4, t5, t6 := ts>>28&0x7f|0x80, ts>>35&0x7f|0x80, ts>>42&0x7f
+	lo := uint64(id<<1|1) | pktTimestamp<<8 | (t0&^1)<<16 | t1<<24 | (t2&^1)<<32 | t3<<40 | (t4&^1)<<48 | t5<<56
+	aux := (t0&1)<<1 | (t2&1)<<2 | (t4&1)<<3 | (t6&1)<<4 | 1<<5 | 1<<6 | 1<<7
+	hi := t6&^1 | plainAtoms | aux<<56
+	binary.LittleEndian.PutUint64(dst[:8], lo)
+	binary.LittleEndian.PutUint64(dst[8:FrameSize], hi)
 }
+
+// plainAtoms are bytes 9-14 of a plain timestamp frame (E atoms, the even
+// ones with bit 0 moved to byte 15), in place in its second 64-bit word.
+const plainAtoms = uint64(pktAtomF3EEE)<<8 | uint64(pktAtomF3EEE&^1)<<16 | uint64(pktAtomF3EEE)<<24 |
+	uint64(pktAtomF3EEE&^1)<<32 | uint64(pktAtomF3EEE)<<40 | uint64(pktAtomF3EEE&^1)<<48
 
 // appendRaw appends the unit as 16 bytes of raw trace:
 // s.appendUnit(b, k, FrameSize).

@@ -13,8 +13,9 @@ import (
 func TestUnitWriterMatchesAppendUnit(t *testing.T) {
 	rapid.Check(t, func(rt *rapid.T) {
 		n := rapid.Uint64Range(1, 600).Draw(rt, "n")
-		since := rapid.Uint64Range(0, 1<<48).Draw(rt, "since")
-		src := &unitSrc{cpu: 1, index: rapid.Uint32Range(0, 1000).Draw(rt, "index"), n: n,
+		// spread over the 49 bits a timestamp packet carries
+		since := rapid.Uint64Range(0, 1<<25).Draw(rt, "since") * 0x9e3779b97f4a7c15 & (1<<48 - 1)
+		src := &unitSrc{cpu: rapid.IntRange(0, 254).Draw(rt, "cpu"), index: rapid.Uint32Range(0, 1000).Draw(rt, "index"), n: n,
 			since: since, until: since + rapid.Uint64Range(2*n, 1<<40).Draw(rt, "dt"),
 			addr: SpanAddr(true, 77), pid: 77, user: rapid.Bool().Draw(rt, "user"),
 			cfg:      etmConfig{ts: rapid.Bool().Draw(rt, "ts"), ctxt: rapid.Bool().Draw(rt, "ctxt")},

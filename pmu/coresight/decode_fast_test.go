@@ -1,0 +1,97 @@
+package coresight
+
+import (
+	"testing"
+
+	"pgregory.net/rapid"
+)
+
+// TestDecodeUnitFastPathEqualsBytes: the decoder's fast path for plain
+// timestamp frames (plainFormatted) decodes every 16 bytes exactly as the
+// deformatter and packet parser do: frames the ETR writes, the same with
+// bytes flipped, and arbitrary bytes.
+func TestDecodeUnitFastPathEqualsBytes(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		cpus := rapid.IntRange(1, 8).Draw(rt, "cpus")
+		dec := &Decoder{CPUs: cpus}
+		var f [FrameSize]byte
+		if rapid.Bool().Draw(rt, "arbitrary") {
+			copy(f[:], rapid.SliceOfN(rapid.Byte(), FrameSize, FrameSize).Draw(rt, "bytes"))
+		} else {
+			src := &unitSrc{cpu: rapid.IntRange(0, cpus+1).Draw(rt, "cpu"),
+				index: rapid.Uint32Range(0, 3*unitsPerSync).Draw(rt, "index"),
+				n:     rapid.Uint64Range(1, 1000).Draw(rt, "n"),
+				// spread over all 49 bits a timestamp packet carries (rapid
+				// draws small numbers first)
+				since: rapid.Uint64Range(0, 1<<25).Draw(rt, "since") * 0x9e3779b97f4a7c15 & (1<<49 - 1),
+				addr:  SpanAddr(true, 5), pid: 5, user: true,
+				cfg: etmConfig{ts: rapid.Bool().Draw(rt, "ts"), ctxt: true}, ctxFirst: rapid.Bool().Draw(rt, "ctxFirst")}
+			src.until = src.since + src.n*2 + rapid.Uint64Range(0, 1<<20).Draw(rt, "dt")
+			w := src.writer(rapid.Uint64Range(0, src.n-1).Draw(rt, "k"))
+			w.putFormatted(f[:], traceID(src.cpu))
+			for _, i := range rapid.SliceOfN(rapid.IntRange(0, FrameSize-1), 0, 3).Draw(rt, "flip") {
+				f[i] ^= rapid.Byte().Draw(rt, "mask")
+			}
+		}
+		got, want := dec.decodeUnit(-1, f[:]), dec.decodeUnitBytes(-1, f[:])
+		if got != want {
+			rt.Fatalf("frame % x: fast path %+v, bytes %+v", f, got, want)
+		}
+	})
+}
+
+// TestInferNearEqualsFull: infer (looking only around the units without a
+// timestamp, inferNear) gives every unit the identity the two whole-chunk
+// walks (inferFull) give, whatever the mix of streams, barriers and units
+// already known, including chunks where a neighbour is farther than
+// inferScan.
+func TestInferNearEqualsFull(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		cpus := rapid.IntRange(1, 4).Draw(rt, "cpus")
+		l := newLedger(cpus, false)
+		seq := uint64(0)
+		for c := 0; c < cpus; c++ {
+			for r := 0; r < 3; r++ {
+				n := rapid.Uint64Range(1, 50).Draw(rt, "runLen")
+				l.add(c, ledgerRun{period: r + 1, seq: seq, n: n, since: seq * 10, until: (seq + n) * 10})
+				seq += n
+			}
+		}
+		n := rapid.IntRange(0, 300).Draw(rt, "units")
+		units := make([]Unit, n)
+		same := rapid.IntRange(0, 3).Draw(rt, "cpuSkew") // 0: any CPU; else long stretches of one
+		cpu := 0
+		for i := range units {
+			u := &units[i]
+			switch k := rapid.IntRange(0, 19).Draw(rt, "kind"); {
+			case k == 0:
+				u.Kind, u.CPU = KindBarrier, -1
+				continue
+			case k == 1:
+				u.Kind, u.CPU = KindZero, -1
+				continue
+			case k == 2:
+				u.Kind, u.CPU = KindGarbage, -1
+				continue
+			}
+			if same == 0 || rapid.IntRange(0, 40).Draw(rt, "switch") == 0 {
+				cpu = rapid.IntRange(-1, cpus).Draw(rt, "cpu")
+			}
+			u.Kind, u.CPU = KindData, cpu
+			if cpu >= 0 && cpu < cpus && rapid.IntRange(0, 3).Draw(rt, "known") > 0 {
+				runs := l.cpus[cpu]
+				r := runs[rapid.IntRange(0, len(runs)-1).Draw(rt, "run")]
+				u.Frame, u.Known = r.frame(cpu, rapid.Uint64Range(0, r.n-1).Draw(rt, "k")), true
+			}
+		}
+		want := append([]Unit(nil), units...)
+		(&Decoder{L: l, CPUs: cpus}).inferFull(want)
+		got := append([]Unit(nil), units...)
+		(&Decoder{L: l, CPUs: cpus}).infer(got)
+		for i := range got {
+			if got[i] != want[i] {
+				rt.Fatalf("unit %d: infer %+v, inferFull %+v", i, got[i], want[i])
+			}
+		}
+	})
+}
