@@ -89,22 +89,26 @@ func runSeed004(t *testing.T, knobs coresight.Knobs, sink string) kernelRun {
 			}
 		}
 	}
+	// read each AUX buffer as the snapshot would, before dd's exit unmaps
+	// them (exit_mmap())
+	read := func(*sched.Task) {
+		for c, mp := range maps {
+			head := mp.RB.User.AuxHead
+			if head == 0 {
+				continue
+			}
+			run.heads[c] = coresight.MiB(int64(head))
+			n := min(head, auxSize)
+			rep := p.Device().NewAnalyzer().Analyze([]coresight.Chunk{{CPU: c, Data: mp.RB.AuxCopyOut(head-n, int(n))}})
+			run.periods[c] = rep.PeriodList()
+		}
+	}
 	ms := func(n int64) sim.Duration { return sim.Duration(n) * sim.Millisecond }
 	s.Spawn("dd", sched.MaskOf(0), sched.Call(open),
 		sched.Compute(ms(10)), sched.Migrate(3), sched.Compute(ms(10)), sched.Migrate(1), sched.Compute(ms(10)),
-		sched.Migrate(2), sched.Compute(ms(10)), sched.Migrate(1), sched.Compute(ms(10)), sched.Call(disable))
+		sched.Migrate(2), sched.Compute(ms(10)), sched.Migrate(1), sched.Compute(ms(10)), sched.Call(disable), sched.Call(read))
 	if err := m.Run(sim.Second); err != nil {
 		t.Fatal(err)
-	}
-	for c, mp := range maps {
-		head := mp.RB.User.AuxHead
-		if head == 0 {
-			continue
-		}
-		run.heads[c] = coresight.MiB(int64(head))
-		n := min(head, auxSize)
-		rep := p.Device().NewAnalyzer().Analyze([]coresight.Chunk{{CPU: c, Data: mp.RB.AuxCopyOut(head-n, int(n))}})
-		run.periods[c] = rep.PeriodList()
 	}
 	return run
 }
