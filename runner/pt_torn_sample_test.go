@@ -1,6 +1,9 @@
 package runner
 
 import (
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -61,5 +64,64 @@ func TestPTTornAuxSampleFollow(t *testing.T) {
 	}
 	if d := cmp.Diff(got{Violations: true, Errors: true}, run("pre-d92792a4b26e")); d != "" {
 		t.Errorf("pre-d92792a4b26e (-want +got):\n%s", d)
+	}
+}
+
+// TestPTRacingCopyRate: whether the copy pt-snapshot-stop=pre-d92792a4b26e
+// lets race the hardware tears the sample depends on which is faster. The
+// copy reads the oldest bytes first at 2 bytes/ns, the hardware overwrites
+// them from the same slot on (pt.racingCopy): at a trace rate up to the
+// copy's the copy stays ahead and the sample is the trace before it (no
+// aux-sample-is-newest violation, every sample ends on a packet); faster, the
+// hardware overtakes it and the sample is the hardware's output during the
+// copy, cut inside a packet at the sample's end.
+func TestPTRacingCopyRate(t *testing.T) {
+	src, err := os.ReadFile("../scenarios/builtin/pt-sample-vs-stop.sim")
+	if err != nil {
+		t.Fatal(err)
+	}
+	type got struct{ Violations, Cut bool }
+	for _, tc := range []struct {
+		rate string
+		want got
+	}{
+		{"1000", got{}},
+		{"2000", got{}},
+		{"3000", got{true, true}},
+		{"4000", got{true, true}},
+		{"8000", got{true, true}},
+	} {
+		t.Run("rate="+tc.rate, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "pt-sample-vs-stop-rate.sim")
+			text := strings.Replace(string(src), "pmu intel_pt rate=4000", "pmu intel_pt rate="+tc.rate, 1)
+			if !strings.Contains(text, "pmu intel_pt rate="+tc.rate+"\n") {
+				t.Fatal("pt-sample-vs-stop.sim has no line `pmu intel_pt rate=4000`")
+			}
+			if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			f, err := Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, res, err := RunOnce(f, Options{Knobs: map[string]string{"pt-snapshot-stop": "pre-d92792a4b26e", perftool.PerfVersionKnob.Name: "6.1"}, Chooser: sim.NewRandom(1)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var g got
+			for _, v := range res.Violations {
+				g.Violations = g.Violations || v.Invariant == "aux-sample-is-newest"
+			}
+			ss := r.Perf.(*pmuRun).sessions[0]
+			ss.Data.Process()
+			for i := range ss.Data.Parsed() {
+				if d := ss.Data.Records[i].Dec; d != nil && d.Sample != nil && len(d.Sample.Aux) > 0 {
+					g.Cut = g.Cut || pt.Follow(d.Sample.Aux, pmu.ImageLoopAt).Cut
+				}
+			}
+			if d := cmp.Diff(tc.want, g); d != "" {
+				t.Errorf("(-want +got):\n%s", d)
+			}
+		})
 	}
 }
