@@ -94,7 +94,7 @@ func TestPTRacingCopyRate(t *testing.T) {
 		t.Run("rate="+tc.rate, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "pt-sample-vs-stop-rate.sim")
 			text := strings.Replace(string(src), "pmu intel_pt rate=4000", "pmu intel_pt rate="+tc.rate, 1)
-			if !strings.Contains(text, "pmu intel_pt rate="+tc.rate+"\n") {
+			if !strings.Contains(text, "pmu intel_pt rate="+tc.rate+" region=4K") {
 				t.Fatal("pt-sample-vs-stop.sim has no line `pmu intel_pt rate=4000`")
 			}
 			if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
