@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -74,28 +75,42 @@ func TestPTTornAuxSampleFollow(t *testing.T) {
 // copy's the copy stays ahead and the sample is the trace before it (no
 // aux-sample-is-newest violation, every sample ends on a packet); faster, the
 // hardware overtakes it and the sample is the hardware's output during the
-// copy, cut inside a packet at the sample's end.
+// copy, cut inside a packet at the sample's end (a sample smaller than the
+// AUX area gives the hardware that much more to write first).
 func TestPTRacingCopyRate(t *testing.T) {
 	src, err := os.ReadFile("../scenarios/builtin/pt-sample-vs-stop.sim")
 	if err != nil {
 		t.Fatal(err)
 	}
-	type got struct{ Violations, Cut bool }
+	// Seam: the first byte of the sample that differs from the trace before
+	// the copy (the aux-sample-is-newest message), -1 for none.
+	type got struct {
+		Violations, Cut bool
+		Seam            int
+	}
 	for _, tc := range []struct {
-		rate string
-		want got
+		rate, auxSample string
+		want            got
 	}{
-		{"1000", got{}},
-		{"2000", got{}},
-		{"3000", got{true, true}},
-		{"4000", got{true, true}},
-		{"8000", got{true, true}},
+		{"1000", "4096", got{Seam: -1}},
+		{"2000", "4096", got{Seam: -1}},
+		{"3000", "4096", got{true, true, 2}},
+		{"4000", "4096", got{true, true, 1}},
+		{"8000", "4096", got{true, true, 1}},
+		// A sample smaller than the area: the hardware must first write
+		// the rest of the lap (4096-aux-sample bytes) before it reaches the
+		// copied bytes; at 8 bytes/ns it overtakes the copy of 2048 bytes
+		// at byte 684 ((k+2049)*2 <= 8k), not that of 1024.
+		{"4000", "2048", got{Seam: -1}},
+		{"8000", "2048", got{true, true, 684}},
+		{"8000", "1024", got{Seam: -1}},
 	} {
-		t.Run("rate="+tc.rate, func(t *testing.T) {
+		t.Run("rate="+tc.rate+",aux-sample="+tc.auxSample, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "pt-sample-vs-stop-rate.sim")
 			text := strings.Replace(string(src), "pmu intel_pt rate=4000", "pmu intel_pt rate="+tc.rate, 1)
-			if !strings.Contains(text, "pmu intel_pt rate="+tc.rate+" region=4K") {
-				t.Fatal("pt-sample-vs-stop.sim has no line `pmu intel_pt rate=4000`")
+			text = strings.Replace(text, "record --aux-sample=4096", "record --aux-sample="+tc.auxSample, 1)
+			if !strings.Contains(text, "pmu intel_pt rate="+tc.rate+" region=4K") || !strings.Contains(text, "record --aux-sample="+tc.auxSample+" ") {
+				t.Fatal("pt-sample-vs-stop.sim has no line `pmu intel_pt rate=4000` or `record --aux-sample=4096`")
 			}
 			if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 				t.Fatal(err)
@@ -108,9 +123,14 @@ func TestPTRacingCopyRate(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var g got
+			g := got{Seam: -1}
 			for _, v := range res.Violations {
-				g.Violations = g.Violations || v.Invariant == "aux-sample-is-newest"
+				if v.Invariant == "aux-sample-is-newest" {
+					g.Violations = true
+					if _, err := fmt.Sscanf(v.Message[strings.Index(v.Message, "at byte ")+len("at byte "):], "%d", &g.Seam); err != nil {
+						t.Fatalf("%s: %v", v.Message, err)
+					}
+				}
 			}
 			ss := r.Perf.(*pmuRun).sessions[0]
 			ss.Data.Process()
