@@ -11,38 +11,39 @@ import (
 // recordOpts mirrors the parts of struct record_opts / callchain_param that
 // the command line sets (tools/perf/util/record.h, builtin-record.c).
 type recordOpts struct {
-	events        []string
-	userInterval  uint64 // -c (ULLONG_MAX in perf: unset)
-	userIntervalS bool   // user_interval != ULLONG_MAX
-	userFreq      uint32 // -F (UINT_MAX in perf: unset)
-	userFreqS     bool   // user_freq != UINT_MAX
-	target        Target
-	noInherit     bool
-	noInheritSet  bool // -i given (OPT_BOOLEAN_SET: opts->no_inherit_set)
-	mmapPages     int  // -m (0: unset, perf's UINT_MAX)
-	auxPages      int  // -m ,N
-	auxSet        bool
-	messages      []Message // what option parsing printed
-	maxRate       uint32    // perf_event_max_sample_rate (-F max)
-	overwrite     bool
-	snapshot      *string // -S[opts]
-	auxSample     *string // --aux-sample[=opts]
-	callgraph     *callchain
-	sampleAddress bool // -d
-	inheritStat   bool // -s/--stat: opts->inherit_stat
-	sampleDataSrc bool
-	rawSamples    bool  // -R
-	sampleCPU     bool  // --sample-cpu
-	switchEvents  bool  // --switch-events: attr.context_switch on the tracking event
-	noBPFEvent    bool  // --no-bpf-event
-	buildIDMmap   *bool // --[no-]buildid-mmap; nil: the tool's default
-	noBuildID     bool  // -B/--no-buildid
-	buildIDAll    bool  // --buildid-all
-	recordCgroup  bool  // --all-cgroups
-	strictFreq    bool
-	output        string      // -o
-	cgroups       []cgroupOpt // -G, in order (cgroup.go)
-	filters       []cmdFilter // --filter, each after len(events) -e options
+	events         []string
+	userInterval   uint64 // -c (ULLONG_MAX in perf: unset)
+	userIntervalS  bool   // user_interval != ULLONG_MAX
+	userFreq       uint32 // -F (UINT_MAX in perf: unset)
+	userFreqS      bool   // user_freq != UINT_MAX
+	target         Target
+	noInherit      bool
+	noInheritSet   bool // -i given (OPT_BOOLEAN_SET: opts->no_inherit_set)
+	mmapPages      int  // -m (0: unset, perf's UINT_MAX)
+	auxPages       int  // -m ,N
+	auxSet         bool
+	messages       []Message // what option parsing printed
+	maxRate        uint32    // perf_event_max_sample_rate (-F max)
+	overwrite      bool
+	snapshot       *string // -S[opts]
+	auxSample      *string // --aux-sample[=opts]
+	callgraph      *callchain
+	sampleAddress  bool // -d
+	inheritStat    bool // -s/--stat: opts->inherit_stat
+	sampleDataSrc  bool
+	rawSamples     bool  // -R
+	sampleCPU      bool  // --sample-cpu
+	switchEvents   bool  // --switch-events: attr.context_switch on the tracking event
+	noBPFEvent     bool  // --no-bpf-event
+	buildIDMmap    *bool // --[no-]buildid-mmap; nil: the tool's default
+	noBuildID      bool  // -B/--no-buildid
+	noBuildIDCache bool  // -N/--no-buildid-cache
+	buildIDAll     bool  // --buildid-all
+	recordCgroup   bool  // --all-cgroups
+	strictFreq     bool
+	output         string      // -o
+	cgroups        []cgroupOpt // -G, in order (cgroup.go)
+	filters        []cmdFilter // --filter, each after len(events) -e options
 }
 
 // option is one perf record option this model understands.
@@ -172,6 +173,7 @@ var recordOptions = []option{
 	{0, "buildid-mmap", 0, boolOpt(func(o *recordOpts) { o.buildIDMmap = new(true) })},
 	{0, "no-buildid-mmap", 0, boolOpt(func(o *recordOpts) { o.buildIDMmap = new(false) })},
 	{'B', "no-buildid", 0, boolOpt(func(o *recordOpts) { o.noBuildID = true })},
+	{'N', "no-buildid-cache", 0, boolOpt(func(o *recordOpts) { o.noBuildIDCache = true })},
 	{0, "buildid-all", 0, boolOpt(func(o *recordOpts) { o.buildIDAll = true })},
 	{0, "all-cgroups", 0, boolOpt(func(o *recordOpts) { o.recordCgroup = true })},
 	{0, "strict-freq", 0, boolOpt(func(o *recordOpts) { o.strictFreq = true })},

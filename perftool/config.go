@@ -30,6 +30,7 @@ func Parse(args []string, opts Options) (*Record, error) {
 	// MMAP2, not in the header); so does -B.
 	r.BuildIDTable = !ro.noBuildID && !ro.buildIDMmapOn(opts.Tool == ToolPerf61)
 	r.BuildIDAll = ro.buildIDAll
+	r.NoBuildIDCache = ro.noBuildIDCache
 	r.AllCgroups = ro.recordCgroup
 	r.MmapData = ro.sampleAddress
 	for _, m := range ro.messages {

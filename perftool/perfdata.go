@@ -77,6 +77,9 @@ type PerfData struct {
 	// 6.1). BuildIDOf gives a mapped file's build id (nil: none).
 	BuildIDTable, BuildIDAll, BuildIDCallchain bool
 	BuildIDOf                                  func(path string) []byte
+	// NoBuildIDCache is -N: perf adds nothing to its build-id cache
+	// (BuildIDCache).
+	NoBuildIDCache bool
 	// firstSample and lastSample are the first and last sample times perf
 	// saw (HEADER_SAMPLE_TIME).
 	firstSample, lastSample uint64
@@ -412,7 +415,7 @@ func headerOnly(typ uint32) []byte {
 // (perf_session__write_header() writes evsel->core.attr for each).
 func newPerfData(r *Record) *PerfData {
 	d := &PerfData{Discard: r.Output == "/dev/null", Env: simEnv(r, r.NrCPUs), NoFile: r.Exit != nil, Snapshot: r.Snapshot != nil,
-		BuildIDTable: r.BuildIDTable, BuildIDAll: r.BuildIDAll, BuildIDCallchain: r.Tool != ToolPerf61}
+		BuildIDTable: r.BuildIDTable, BuildIDAll: r.BuildIDAll, BuildIDCallchain: r.Tool != ToolPerf61, NoBuildIDCache: r.NoBuildIDCache}
 	for i := range r.Evsels {
 		e := &r.Evsels[i]
 		d.Attrs = append(d.Attrs, FileAttr{Name: e.Name, Attr: e.Attr, Tracepoint: e.Tracepoint, Leader: e.Leader, PMU: e.PMU})

@@ -135,6 +135,8 @@ type Record struct {
 	// BuildIDTable is !rec->no_buildid (see PerfData.BuildIDTable);
 	// BuildIDAll is --buildid-all.
 	BuildIDTable, BuildIDAll bool
+	// NoBuildIDCache is -N/--no-buildid-cache (see PerfData.BuildIDCache).
+	NoBuildIDCache bool
 	// AllCgroups is --all-cgroups (opts.record_cgroup): the samples carry
 	// PERF_SAMPLE_CGROUP, the tracking event attr.cgroup, and perf
 	// synthesizes a PERF_RECORD_CGROUP for every cgroup at its start.

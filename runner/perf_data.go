@@ -61,6 +61,11 @@ func (p *pmuRun) WritePerfData(dir string) ([]string, error) {
 		if _, err := ss.WriteImages(dir); err != nil {
 			return paths, err
 		}
+		// What perf record adds to its build-id cache, in dir/.debug
+		// (perf --buildid-dir dir/.debug) rather than this machine's ~/.debug.
+		if _, err := ss.WriteBuildIDCache(filepath.Join(dir, ".debug")); err != nil {
+			return paths, err
+		}
 	}
 	return paths, nil
 }

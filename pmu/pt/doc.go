@@ -23,6 +23,20 @@
 // Follow (walk.go) is the simulator's decoder, which walks them the same
 // way and counts what a torn stream breaks.
 //
+// An AUX sample (pt_event_snapshot_aux()) copied while the hardware still
+// writes (pt-snapshot-stop=pre-d92792a4b26e) is racingCopy: the memcpy reads
+// the oldest byte first at copyBytesPerUs while the hardware, from where
+// pt_read_offset() found it, overwrites the oldest bytes first at its rate.
+// Faster than the copy, it overtakes it and the sample is its output during
+// the copy, cut inside a packet at the end (Trace.Cut); perf 6.1's
+// intel_pt_find_overlap() starts that sample's decode at its first PSB whose
+// TSC is past the previous sample's last PSB+ TSC, and at the cut end
+// intel_pt_get_split_packet() finds no next data: "Bad packet"
+// (runner TestRealPerfTornAuxSample). Slower, the copy reads only what was
+// there before: no tear. No time passes between pt_read_offset() and the
+// copy's first read (on hardware a few new bytes could come first; perf
+// would decode them only if a whole PSB+ fell among them).
+//
 // Default behaviour is today's upstream. Knobs select the code before three
 // fixes: pt-pause-resume (08c7454ceb94), pt-snapshot-stop (d92792a4b26e),
 // pt-wrapped (5b590160d2cf); and one proposed fix: pt-reset-markers.

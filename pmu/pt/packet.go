@@ -394,11 +394,18 @@ func (d *Decoder) Next(b []byte) (Packet, error) {
 // counts those (each one an instruction trace error of perf's). A packet
 // cut by the end of b ends the walk.
 func Decode(b []byte) (ps []Packet, errs int) {
+	ps, errs, _ = decode(b)
+	return ps, errs
+}
+
+// decode is Decode, and whether b ends inside a packet (cut).
+func decode(b []byte) (ps []Packet, errs int, cut bool) {
 	var d Decoder
 	i := syncPSB(b, 0)
 	for i < len(b) {
 		p, err := d.Next(b[i:])
 		if errors.Is(err, ErrTruncated) {
+			cut = true
 			break // the end of the data: the rest comes with the next buffer, if any
 		}
 		if err != nil {
@@ -410,7 +417,7 @@ func Decode(b []byte) (ps []Packet, errs int) {
 		ps = append(ps, p)
 		i += p.Len
 	}
-	return ps, errs
+	return ps, errs, cut
 }
 
 // syncPSB is the offset of the first PSB at or after from, len(b) if none.

@@ -36,6 +36,9 @@ type ptCtx struct {
 	loop    bool   // ... in code a decoder can follow (an image maps it)
 	timer   *cpu.Timer
 	needPSB bool // TraceEn went 0 -> 1: the next trace starts with a PSB+
+	// tap, when non-nil, collects the bytes the hardware writes (in output
+	// order) while a snapshot copy races it (SnapshotAuxOutput).
+	tap *[]byte
 
 	// What RTIT_OUTPUT_BASE and RTIT_CTL were last loaded with
 	// (pt_config_buffer(), pt_config()): the hardware writes there while
@@ -475,6 +478,9 @@ func (p *PMU) accrue(c *cpu.CPU) {
 	if n > 0 {
 		out := p.traceSpan(pt, buf, e, n, since, now, ip, loop)
 		buf.buf.AuxWrite(buf.hwPos, out)
+		if pt.tap != nil {
+			*pt.tap = append(*pt.tap, out...)
+		}
 		buf.hwPos += n
 		p.Produced += n
 	}
@@ -652,23 +658,26 @@ func (p *PMU) SnapshotAuxOutput(c *cpu.CPU, e *pmu.Event, h *rb.Handle, size uin
 	from += to - size
 	want := buf.buf.AuxCopyOut(buf.hwPos-size, int(size))
 	tracing := pt.traceEn
-	// The copy takes time; the hardware writes meanwhile if it was left on.
-	half := from + size/2
 	// For the aux-sample-is-newest invariant: the copy of the newest size bytes starts now.
 	buf.buf.Trace(rb.TraceEvent{Kind: rb.TraceAuxSampleBegin, Size: int(size), Value: buf.size})
-	n1, _ := rb.OutputCopyAux(c, &pt.handle, h, from, half)
+	var n int
 	if tracing {
+		// The copy takes time and the hardware, left on, writes meanwhile
+		// from where pt_read_offset() found it (to), on round the ToPA ring.
 		p.CopiedWhileTracing++
-		c.Spend(sim.Duration(size/2) * sim.Nanosecond)
-		p.accrue(c)
+		n = p.racingCopy(c, pt, buf, h, from, size, want)
+	} else {
+		half := from + size/2
+		n1, _ := rb.OutputCopyAux(c, &pt.handle, h, from, half)
+		n2, _ := rb.OutputCopyAux(c, &pt.handle, h, half, to)
+		n = n1 + n2
 	}
-	n2, _ := rb.OutputCopyAux(c, &pt.handle, h, half, to)
 	if pt.handleNMI {
 		pt.resumeAllowed = true
 		p.configStart(c, e)
 		pt.pauseAllowed = true
 	}
-	ret := int64(n1 + n2)
+	ret := int64(n)
 	chk := pmu.AuxSampleCheck{CPU: c.ID, Size: size, Copied: ret, Want: want}
 	if tracing {
 		chk.Got = buf.buf.AuxCopyOut(buf.hwPos-size, int(size)) // what the area holds now differs from what was copied
@@ -678,6 +687,46 @@ func (p *PMU) SnapshotAuxOutput(c *cpu.CPU, e *pmu.Event, h *rb.Handle, size uin
 	}
 	p.k.RecordAuxSample(chk)
 	return ret
+}
+
+// copyBytesPerUs is how fast perf_output_copy_aux()'s memcpy reads the AUX
+// area in the model: 2 bytes per ns (a 4 KiB sample takes 2.048us).
+const copyBytesPerUs = 2000
+
+// racingCopy is perf_output_copy_aux() from an AUX area the hardware still
+// writes (pt-snapshot-stop=pre-d92792a4b26e): the memcpy reads the sample
+// front to back, from (the oldest byte) to to (where the hardware's output
+// pointer was), at copyBytesPerUs, while the hardware writes at its rate from
+// to onwards, round the ring, over the oldest bytes first. Each byte of the
+// sample is the version its slot held when the copy read it: byte k (read
+// k/copyBytesPerUs after the copy began) is the hardware's output byte j
+// (written (j+1)/rate after it began) of the same slot, the newest such, or
+// the byte from before the copy. Where the hardware is slower than the copy
+// the copy stays ahead of it and reads only older bytes; where it is faster it
+// overtakes the copy and each slot shows the lap it was on when read.
+// kernel/events/ring_buffer.c: perf_output_copy_aux()
+func (p *PMU) racingCopy(c *cpu.CPU, pt *ptCtx, buf *ptBuffer, h *rb.Handle, from, size uint64, before []byte) int {
+	var out []byte
+	pt.tap = &out
+	c.Spend(sim.Duration(size*1000/copyBytesPerUs) * sim.Nanosecond)
+	p.accrue(c)
+	pt.tap = nil
+	got := append([]byte(nil), before...)
+	lap := buf.size
+	for k := range got {
+		for j := uint64(k) + lap - size; j < uint64(len(out)) && int64(j+1)*copyBytesPerUs <= p.rate*int64(k); j += lap {
+			got[k] = out[j]
+		}
+	}
+	// The copy goes a page at a time as perf_output_copy_aux() does.
+	n := 0
+	for n < len(got) {
+		chunk := min(rb.PageSize-(from+uint64(n))%rb.PageSize, uint64(len(got)-n))
+		rb.OutputCopy(h, got[n:n+int(chunk)])
+		n += int(chunk)
+		rb.StepAt(c, "perf_output_copy_aux:page")
+	}
+	return n
 }
 
 // Knobs are the driver's knobs.

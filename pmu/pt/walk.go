@@ -20,6 +20,12 @@ type Trace struct {
 	// instruction trace errors).
 	Iterations uint64
 	Errors     int
+	// Cut: the stream ends inside a packet. A stream that ends where the
+	// hardware stopped ends on a packet; one a copy cut out of the
+	// hardware's output while it wrote need not. perf 6.1 reports such a
+	// last packet as "Bad packet" when nothing follows to complete it (an
+	// AUX sample: intel_pt_get_split_packet() finds no next data).
+	Cut bool
 }
 
 // Follow decodes b (Decode) and walks the packets through the code the
@@ -39,8 +45,8 @@ type Trace struct {
 // error the walk waits for the next IP (TIP.PGE, a PSB+'s FUP, a TIP).
 // tools/perf/util/intel-pt-decoder/intel-pt-decoder.c: intel_pt_walk_trace(), intel_pt_walk_tnt(), intel_pt_walk_tip(), intel_pt_walk_fup()
 func Follow(b []byte, loopAt func(ip uint64) bool) Trace {
-	ps, errs := Decode(b)
-	tr := Trace{Errors: errs}
+	ps, errs, cut := decode(b)
+	tr := Trace{Errors: errs, Cut: cut}
 	var tsc, ip uint64
 	// enabled: PacketEn; atJmp: the walk is at the indirect jump (a TNT bit
 	// taken); lost: an error left the walk without an IP; fup: a FUP since
