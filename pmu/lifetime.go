@@ -370,6 +370,8 @@ func (k *Kernel) LifetimeCheck(quiet bool) []LifetimeViolation {
 	}
 	k.lifeCheckMmapCounts(bad)
 	k.lifeCheckCtxs(bad)
+	k.lifeCheckEpcs(bad)
+	k.lifeCheckTasks(bad)
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Message < out[j].Message })
 	return out
 }
