@@ -99,7 +99,7 @@ func (k *Kernel) ctxUse(ctx *Context, where string) {
 func (k *Kernel) allocCtx(t *sched.Task) *Context {
 	ctx := &Context{}
 	ctx.init(k, t, -1)
-	ctx.life.refcount = 1 // refcount_set(&ctx->refcount, 1)
+	ctx.life.refcount = 1                    // refcount_set(&ctx->refcount, 1)
 	k.getTaskStruct(t, "alloc_perf_context") // ctx->task = get_task_struct(task)
 	ctx.life.taskRef = true
 	if k.lifeOn() {

@@ -73,9 +73,9 @@ type Kernel struct {
 	epcStats   epcStats
 	taskRefs   map[*sched.Task]*taskLife // the task_struct references perf holds (epc_life.go)
 	taskOrder  []*sched.Task
-	cgs        cgroupState                // perf's cgroup controller and the cgroup-time-adds-up ledger (cgroup.go)
-	race       *cpu.RaceDetector          // the data-race oracle, nil when off (datarace.go)
-	raceHook   func(DataRaceViolation)    // its report
+	cgs        cgroupState             // perf's cgroup controller and the cgroup-time-adds-up ledger (cgroup.go)
+	race       *cpu.RaceDetector       // the data-race oracle, nil when off (datarace.go)
+	raceHook   func(DataRaceViolation) // its report
 }
 
 // Options configures the perf core of a machine.
