@@ -185,3 +185,50 @@ func lifeTaskEvent(k *Kernel, t *sched.Task) *Event {
 	e.pmuCtx = k.findGetPMUContext(e.pmu, ctx, e)
 	return e
 }
+
+// TestPMUContextMoveGroup: a hardware event joining a software group moves
+// the group to the hardware PMU's epc (move_group: put_pmu_ctx() of the old,
+// get_pmu_ctx() of the new), which frees the software epc; a software event
+// joining the moved group goes to the leader's pmu_ctx.
+func TestPMUContextMoveGroup(t *testing.T) {
+	var got [][]string
+	var k *Kernel
+	kinds, _, oops := lifeRig(t, false, func(kk *Kernel, task *sched.Task) {
+		k = kk
+		sw := Attr{Type: uapi.PERF_TYPE_SOFTWARE, Size: uapi.AttrSize, Config: uapi.PERF_COUNT_SW_CPU_CLOCK, Disabled: true}
+		hw := Attr{Type: uapi.PERF_TYPE_HARDWARE, Size: uapi.AttrSize, Config: uapi.PERF_COUNT_HW_CPU_CYCLES}
+		open := func(a Attr, group int) int {
+			fd, err := k.PerfEventOpen(task, &a, 0, -1, group, 0)
+			if err != nil {
+				panic(err)
+			}
+			return fd
+		}
+		l := open(sw, -1)
+		got = append(got, epcSnap(k.taskCtx[task]))
+		h := open(hw, l)
+		got = append(got, epcSnap(k.taskCtx[task]))
+		s := open(sw, l)
+		got = append(got, epcSnap(k.taskCtx[task]))
+		for _, fd := range []int{s, h, l} {
+			if err := k.Close(task, fd); err != nil {
+				panic(err)
+			}
+		}
+		sleepFor(k, task, rcuGracePeriod)
+		got = append(got, epcSnap(k.taskCtx[task]))
+	})
+	want := [][]string{{"cpu_clock:1"}, {"cpu:2"}, {"cpu:3"}, nil}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("ctx->pmu_ctx_list (-want +got)\n%s", d)
+	}
+	if len(kinds) != 0 || oops != "" {
+		t.Errorf("reports %v, oops %q", kinds, oops)
+	}
+	if n := k.epcStats.freed; n != 2 {
+		t.Errorf("task epcs freed = %d, want 2 (software by the move, cpu at the last close)", n)
+	}
+	if v := k.LifetimeCheck(true); len(v) != 0 {
+		t.Errorf("end check: %v", v)
+	}
+}
