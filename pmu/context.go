@@ -51,6 +51,8 @@ type Context struct {
 	nrNoSwitchFast int
 
 	life ctxLife // ctx->refcount and the RCU-deferred free (ctx_life.go)
+
+	pmuCtxList []*PMUContext // ctx->pmu_ctx_list, sorted by pmu->type (epc_life.go)
 }
 
 func (ctx *Context) init(k *Kernel, t *sched.Task, cpuID int) {
@@ -126,6 +128,7 @@ func (ctx *Context) groups(e *Event) *[]*Event {
 // kernel/events/core.c: add_event_to_ctx() -> list_add_event(), perf_group_attach()
 func (ctx *Context) addEventToCtx(c *cpu.CPU, e *Event) {
 	e.ctx = ctx
+	ctx.k.epcUse(e.pmuCtx, "list_add_event") // event->pmu_ctx->nr_events++
 	e.tstamp = ctx.ctxTime()
 	if e.cgrp != nil {
 		e.tstamp = e.perfCgroupEventTime()
@@ -150,6 +153,7 @@ func (ctx *Context) listDelEvent(c *cpu.CPU, e *Event) {
 		return // "if (!(event->attach_state & PERF_ATTACH_CONTEXT)) return;": removed before (CPU hotplug)
 	}
 	ctx.events = remove(ctx.events, e)
+	ctx.k.epcUse(e.pmuCtx, "list_del_event") // event->pmu_ctx->nr_events--
 	ctx.listDelAccount(e)
 	if e.isLeader() {
 		g := ctx.groups(e)

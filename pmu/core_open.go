@@ -71,6 +71,7 @@ func (k *Kernel) perfEventOpen(t *sched.Task, uattr *Attr, pid, cpuID, groupFD i
 		if err != nil {
 			return -1, err
 		}
+		defer k.putTaskStruct(task, "perf_event_open") // put_task_struct(task): find_lively_task_by_vpid()'s
 	}
 	// Step 13.
 	if task != nil && groupLeader != nil && groupLeader.Attr.Inherit != a.Inherit {
@@ -92,6 +93,10 @@ func (k *Kernel) perfEventOpen(t *sched.Task, uattr *Attr, pid, cpuID, groupFD i
 			}
 			k.pmuDestroy(e)
 			k.perfDetachCgroup(e)
+			if e.life.targetRef { // __free_event(): put_task_struct(event->hw.target)
+				e.life.targetRef = false
+				k.putTaskStruct(e.hw.target, "_free_event")
+			}
 		}
 	}()
 	if cgroupFD != -1 {
@@ -144,6 +149,14 @@ func (k *Kernel) perfEventOpen(t *sched.Task, uattr *Attr, pid, cpuID, groupFD i
 			return -1, err
 		}
 	}
+	// "Now that we're certain of the pmu; find the pmu_ctx."
+	moveGroup := k.openPMUContext(e, groupLeader, ctx)
+	defer func() {
+		if !installed { // err_context: put_pmu_ctx(event->pmu_ctx); event->pmu_ctx = NULL
+			k.putPMUCtx(e.pmuCtx, "perf_event_open")
+			e.pmuCtx = nil
+		}
+	}()
 	// Step 23: PERF_FLAG_FD_OUTPUT.
 	if outputEvent != nil {
 		if err := k.perfEventSetOutput(t, e, outputEvent); err != nil {
@@ -170,6 +183,9 @@ func (k *Kernel) perfEventOpen(t *sched.Task, uattr *Attr, pid, cpuID, groupFD i
 		return -1, uapi.EINVAL
 	}
 	// Step 26: exclusive PMUs (none here). Install.
+	if moveGroup {
+		k.moveGroupPMUContext(groupLeader, e.pmuCtx)
+	}
 	k.installEvent(t, e, ctx, cpuID)
 	k.perfUnpinContext(t.CPU(), ctx) // under ctx->mutex, after perf_install_in_context()
 	pinned = false
@@ -186,6 +202,7 @@ func (k *Kernel) perfEventOpen(t *sched.Task, uattr *Attr, pid, cpuID, groupFD i
 // kernel/events/core.c: find_lively_task_by_vpid()
 func (k *Kernel) findLivelyTask(t *sched.Task, pid int) (*sched.Task, error) {
 	if pid == 0 {
+		k.getTaskStruct(t, "find_lively_task_by_vpid") // get_task_struct(current)
 		return t, nil
 	}
 	for _, x := range k.S.Tasks {
@@ -193,6 +210,7 @@ func (k *Kernel) findLivelyTask(t *sched.Task, pid int) (*sched.Task, error) {
 			if x.State == sched.Dead {
 				return nil, uapi.ESRCH
 			}
+			k.getTaskStruct(x, "find_lively_task_by_vpid") // get_task_struct(task)
 			return x, nil
 		}
 	}
@@ -253,6 +271,7 @@ func (k *Kernel) perfEventAlloc(a *Attr, cpuID int, task *sched.Task, groupLeade
 	k.perfEventAllocAddrFilters(e)
 	e.idHeaderSize = rb.IDHeaderSize(e.Attr.SampleType)
 	k.accountEvent(e)
+	k.perfEventGetTarget(e)
 	k.events = append(k.events, e)
 	return e, nil
 }

@@ -18,6 +18,8 @@ type eventLife struct {
 	pendingAddr uint64 // event->pending_addr
 	pendingRef  bool   // the queued perf_pending_task holds a reference (pending-task-ref=today)
 
+	targetRef bool // perf_event_alloc()'s get_task_struct() of event->hw.target, not put yet (epc_life.go)
+
 	get, put lifePoint // the last reference taken and dropped (lifetime.go's reports)
 	refused  lifePoint // where free_event() found a refcount other than 1 and leaked it
 }
@@ -197,8 +199,12 @@ func (k *Kernel) freeEvent(t *sched.Task, e *Event) {
 	}
 	k.pmuDestroy(e) // event->destroy()
 	k.perfDetachCgroup(e)
-	k.putTaskStruct(e.hw.target, "_free_event") // __free_event(): put_task_struct(event->hw.target)
-	k.putCtx(e.ctx, "_free_event")              // __free_event(): put_ctx(event->ctx)
+	if e.life.targetRef {
+		e.life.targetRef = false
+		k.putTaskStruct(e.hw.target, "_free_event") // __free_event(): put_task_struct(event->hw.target)
+	}
+	k.putPMUCtx(e.pmuCtx, "_free_event") // __free_event(): put_pmu_ctx(event->pmu_ctx), before put_ctx()
+	k.putCtx(e.ctx, "_free_event")       // __free_event(): put_ctx(event->ctx)
 	e.state = StateDead
 	if k.lifeOn() && e.life.put.where == "" {
 		e.life.put = k.here("_free_event") // freed without a put (free_event() of a never-published event)

@@ -69,6 +69,7 @@ type ctxLife struct {
 	wq         sched.WaitQueue // wait_var_event(&ctx->refcount)'s wait queue
 	lastPut    lifePoint       // the last put that left others holding it, and whether it woke
 	lastWoke   bool
+	taskRef    bool // alloc_perf_context()'s get_task_struct() of ctx->task, not put yet
 }
 
 // ctxStats counts what the context lifetime did.
@@ -98,7 +99,9 @@ func (k *Kernel) ctxUse(ctx *Context, where string) {
 func (k *Kernel) allocCtx(t *sched.Task) *Context {
 	ctx := &Context{}
 	ctx.init(k, t, -1)
-	ctx.life.refcount = 1 // refcount_set(&ctx->refcount, 1)
+	ctx.life.refcount = 1                    // refcount_set(&ctx->refcount, 1)
+	k.getTaskStruct(t, "alloc_perf_context") // ctx->task = get_task_struct(task)
+	ctx.life.taskRef = true
 	if k.lifeOn() {
 		ctx.life.get = k.here("alloc_perf_context")
 	}
@@ -144,6 +147,10 @@ func (k *Kernel) putCtx(ctx *Context, where string) {
 	if ctx.life.refcount == 0 {
 		if parent := ctx.parentCtx; parent != nil {
 			k.putCtx(parent, "put_ctx(ctx->parent_ctx)")
+		}
+		if ctx.life.taskRef { // "if (ctx->task && ctx->task != TASK_TOMBSTONE) put_task_struct(ctx->task);"
+			ctx.life.taskRef = false
+			k.putTaskStruct(ctx.task, "put_ctx")
 		}
 		ctx.life.freeQueued, ctx.life.freedAt = true, k.now()+rcuGracePeriod // call_rcu(&ctx->rcu_head, free_ctx)
 		k.ctxStats.freed++
@@ -247,14 +254,23 @@ func (k *Kernel) freeTaskStruct(t *sched.Task) {
 // freed by a failed fork, a use after free.
 // include/linux/sched/task.h: put_task_struct()
 func (k *Kernel) putTaskStruct(t *sched.Task, where string) {
-	if t == nil || k.freedTasks == nil {
+	if t == nil || !k.lifeOn() {
 		return
 	}
-	if f := k.freedTasks[t]; f != nil && k.lifeOn() {
+	if f := k.freedTasks[t]; f != nil {
 		use := k.here(where)
 		k.lifeOops(fmt.Sprintf("BUG: KASAN: slab-use-after-free in put_task_struct: the task_struct of %s (a fork that failed) freed by free_task() at %s; its reference dropped by %s",
 			t, f.at, use))
 	}
+	l := k.taskLifeOf(t)
+	if l.refs <= 0 {
+		// More puts than gets: the task's own reference goes, and it is
+		// freed while still in use.
+		k.refcountUnderflowReport(fmt.Sprintf("the references perf holds on the task_struct of %s", t), where, l.put)
+		return
+	}
+	l.refs--
+	l.put = k.here(where)
 }
 
 // lifeCheckCtxs is the end check of task contexts: each must hold exactly what

@@ -23,6 +23,8 @@
 //	tracepoints (perf_tp_event)        pmu_tp.go, tp_filter.go (ftrace filters)
 //	address range filters              addr_filter.go (SET_FILTER, apply, exec, mmap adjust, sync)
 //	x86 core PMU (counters, PMI)       pmu_hw.go, pmu_hw_mode.go, pmi_forced.go, knob_pebs.go
+//	object lifetimes (refcounts, RCU)  lifetime.go (the oracle), core_release.go (events), ctx_life.go
+//	                                   (get_ctx/put_ctx), epc_life.go (get/put_pmu_ctx, task_struct references)
 //
 // The ring buffer itself (kernel/events/ring_buffer.c) is package rb; the
 // perf ABI (include/uapi/linux/perf_event.h) is package uapi. kernel.go holds

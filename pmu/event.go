@@ -83,6 +83,8 @@ type Event struct {
 	pmu  PMU
 	ctx  *Context
 
+	pmuCtx *PMUContext // event->pmu_ctx (epc_life.go)
+
 	cpu   int // event->cpu: -1 for any CPU
 	oncpu int // event->oncpu: where it is ACTIVE, -1
 	state EventState

@@ -198,6 +198,7 @@ func (k *Kernel) inheritEvent(pe *Event, parent *sched.Task, parentCtx *Context,
 	}
 	k.getCtx(childCtx, "inherit_event") // get_ctx(child_ctx): the child event's
 	ce.ctx = childCtx
+	ce.pmuCtx = k.findGetPMUContext(ce.pmu, childCtx, ce) // child_event->pmu_ctx = find_get_pmu_context(child_event->pmu, child_ctx, child_event)
 	k.S.MutexLock(parent, &pe.childMutex)
 	parent.Step("inherit_event:child_mutex")
 	// is_orphaned_event(), or the original's last reference already gone
@@ -247,6 +248,7 @@ func (k *Kernel) perfEventAllocInherited(pe *Event, child *sched.Task, groupLead
 	k.perfEventAllocAddrFilters(e)
 	e.idHeaderSize = rb.IDHeaderSize(e.Attr.SampleType)
 	k.accountEvent(e) // counts nothing: e.parent is set
+	k.perfEventGetTarget(e)
 	k.events = append(k.events, e)
 	return e, nil
 }
@@ -300,6 +302,10 @@ func (k *Kernel) perfEventExitTaskContext(cur, task *sched.Task, exit bool) {
 	}
 	ctx.dead = true                               // RCU_INIT_POINTER(task->perf_event_ctxp, NULL); ctx->task = TASK_TOMBSTONE
 	k.putCtx(ctx, "perf_event_exit_task_context") // put_ctx(ctx): task->perf_event_ctxp's ("cannot be last")
+	if ctx.life.taskRef {
+		ctx.life.taskRef = false
+		k.putTaskStruct(task, "perf_event_exit_task_context") // WRITE_ONCE(ctx->task, TASK_TOMBSTONE); put_task_struct(task) ("cannot be last")
+	}
 	clone := ctx.uncloneCtx()
 	k.ctxUnlock(c, ctx)
 	c.LocalIrqRestore(f)

@@ -68,9 +68,14 @@ type Kernel struct {
 	ctxs       []*Context // every task context allocated (ctx_life.go)
 	ctxStats   ctxStats
 	freedTasks map[*sched.Task]*taskFreed // tasks a failed fork freed (ctx_life.go)
-	cgs        cgroupState                // perf's cgroup controller and the cgroup-time-adds-up ledger (cgroup.go)
-	race       *cpu.RaceDetector          // the data-race oracle, nil when off (datarace.go)
-	raceHook   func(DataRaceViolation)    // its report
+	epcs       []*PMUContext              // every perf_event_pmu_context made (epc_life.go)
+	cpcEpc     map[[2]int]*PMUContext     // the epc embedded in each perf_cpu_pmu_context, by (cpu, pmu index)
+	epcStats   epcStats
+	taskRefs   map[*sched.Task]*taskLife // the task_struct references perf holds (epc_life.go)
+	taskOrder  []*sched.Task
+	cgs        cgroupState             // perf's cgroup controller and the cgroup-time-adds-up ledger (cgroup.go)
+	race       *cpu.RaceDetector       // the data-race oracle, nil when off (datarace.go)
+	raceHook   func(DataRaceViolation) // its report
 }
 
 // Options configures the perf core of a machine.

@@ -62,7 +62,7 @@ var lifetimeKnob = sim.KnobSpec{
 // LifetimeInvariants is the oracle's invariant.
 var LifetimeInvariants = []struct{ Name, Says, Why string }{
 	{"object-lifetime",
-		"no event or ring buffer is used after it was freed, no refcount_t is taken from 0 or dropped below 0, no AUX area outlives its buffer, and when every task has exited no event or ring buffer holds more references than its file, mappings, children, pending task work and attached events account for, nor more mmap counts than its live VMAs",
+		"no event, ring buffer, task context or perf_event_pmu_context is used after it was freed, no refcount_t is taken from 0 or dropped below 0, no AUX area outlives its buffer, and when every task has exited no event or ring buffer holds more references than its file, mappings, children, pending task work and attached events account for, nor more mmap counts than its live VMAs; nor does a task context, a perf_event_pmu_context (its events, the pmu's for a CPU one) or a task_struct (events' hw.target, contexts' task) hold more or fewer than its holders",
 		"KASAN, refcount_t and kmemleak: perf's objects are freed by their last reference (put_event(), ring_buffer_put(), a grace period later); a reference taken on a dying object, dropped twice, or never dropped is a use after free or a leak (517e6a301f34, 3a5465418f5f, f91840a32dee)"},
 }
 
@@ -370,6 +370,8 @@ func (k *Kernel) LifetimeCheck(quiet bool) []LifetimeViolation {
 	}
 	k.lifeCheckMmapCounts(bad)
 	k.lifeCheckCtxs(bad)
+	k.lifeCheckEpcs(bad)
+	k.lifeCheckTasks(bad)
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Message < out[j].Message })
 	return out
 }
