@@ -160,3 +160,52 @@ func TestDPORBuiltinSameResults(t *testing.T) {
 		})
 	}
 }
+
+// TestDPORExhaustedOnlyWhenWalkEmpties: dpor claims "exhaustive" (the
+// Result and --json's "exhausted") exactly when its walk empties: with
+// --runs one short of the walk it does not, with --runs equal to it it
+// does, and the summary line says which.
+func TestDPORExhaustedOnlyWhenWalkEmpties(t *testing.T) {
+	f := loadBuiltin(t, "task-work-nmi-race")
+	full, err := Explore(f, Options{Strategy: "dpor", Runs: 1 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !full.Exhausted || full.Found != nil {
+		t.Fatalf("whole walk: exhausted %v, found %v", full.Exhausted, full.Found)
+	}
+	n := full.Schedules + full.PORBlocked
+	type claim struct {
+		Schedules int
+		Exhausted bool
+		JSON      string
+		Summary   string
+	}
+	for _, tc := range []struct {
+		runs int
+		want claim
+	}{
+		{n - 1, claim{full.Schedules - 1, false, `"exhausted": false`, "not exhaustive"}},
+		{n, claim{full.Schedules, true, `"exhausted": true`, "exhaustive, one schedule of every class"}},
+	} {
+		ex, err := Explore(f, Options{Strategy: "dpor", Runs: tc.runs})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var js, sum strings.Builder
+		if err := ex.WriteJSON(&js); err != nil {
+			t.Fatal(err)
+		}
+		ex.WriteText(&sum)
+		got := claim{ex.Schedules, ex.Exhausted, tc.want.JSON, tc.want.Summary}
+		if !strings.Contains(js.String(), tc.want.JSON) {
+			got.JSON = js.String()
+		}
+		if !strings.Contains(sum.String(), tc.want.Summary) {
+			got.Summary = sum.String()
+		}
+		if d := cmp.Diff(tc.want, got); d != "" {
+			t.Errorf("--runs %d of a %d-schedule walk (-want +got):\n%s", tc.runs, n, d)
+		}
+	}
+}
