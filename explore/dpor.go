@@ -338,6 +338,15 @@ func (p *porRun) Boundary(c *cpu.CPU, kind cpu.BoundaryKind, ctx cpu.Context, th
 	ev := &porEvent{agent: ag, complete: start != "" && cpu.IsComplete(start), fresh: kind == cpu.BoundaryStep}
 	// Every fragment looks at its CPU's pending interrupts and at which
 	// lanes are due (a post from another lane can make one due now).
+	// Since a handler's entry writes its CPU's pending (cpu.runHandler), no
+	// fragment of a CPU's task is ever independent of that CPU's NMI or
+	// irq: the reduction is between CPUs only, and a one-CPU scenario
+	// (aux-pause-resume-nmi, pmu-overflow-vs-sched-out) runs its whole
+	// tree whatever is declared. Relaxing this for NMIs (which no task
+	// fragment masks) must then add the lane's clock as an access: a resume
+	// fragment moves it (cpu.go: the boundary after c.clock = now) and a
+	// handler reads it (a sample's time), so an NMI taken before and after
+	// a time advance differ.
 	ev.acc = append(ev.acc, porAccess{key: "cpu" + itoa(c.ID), field: "pending"}, porAccess{key: "machine", field: "posts"})
 	p.cur = ev
 	p.frags = append(p.frags, ev)
