@@ -1,6 +1,9 @@
 package explore
 
-import "syscall"
+import (
+	"syscall"
+	"time"
+)
 
 // maxRSSMB is the peak resident set size of this process (getrusage
 // ru_maxrss, KiB on Linux), in MiB; 0 where getrusage fails.
@@ -10,4 +13,13 @@ func maxRSSMB() float64 {
 		return 0
 	}
 	return float64(ru.Maxrss) / 1024
+}
+
+// userCPU is the user CPU time this process has used (getrusage ru_utime).
+func userCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano())
 }

@@ -2,7 +2,10 @@ package explore
 
 import (
 	"fmt"
+	"os"
+	"os/exec"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -32,11 +35,13 @@ func scaleScenario(cpus, calls int) string {
 // CPUs are added, at b.N syscalls in all (run it with -benchtime=1000000x and
 // 10000000x for 1e6 and 1e7 calls, 2e6 and 2e7 events), on the random
 // schedule of seed 1 (every step point where CPUs are tied is a decision),
+// the user CPU time per syscall (us-user/syscall: the process's, GC
+// included; load on the machine does not inflate it as it does ns/op),
 // and the memory the Go runtime holds at the end (MB-sys, an upper bound of
 // the heap part of RSS) and the process's peak RSS (MB-maxrss: run one CPU
 // count per process, -bench 'BenchmarkSyscallCPUs/cpus=64$', for its own).
 func BenchmarkSyscallCPUs(b *testing.B) {
-	for _, cpus := range []int{1, 2, 8, 32, 64} {
+	for _, cpus := range scaleCPUs {
 		b.Run(fmt.Sprintf("cpus=%d", cpus), func(b *testing.B) {
 			calls := max(b.N/cpus, 1)
 			f, err := scenarios.Parse("scale.sim", []byte(scaleScenario(cpus, calls)))
@@ -44,9 +49,11 @@ func BenchmarkSyscallCPUs(b *testing.B) {
 				b.Fatal(err)
 			}
 			runtime.GC()
+			user0 := userCPU()
 			b.ResetTimer()
 			r, res, err := runner.RunOnce(f, runner.Options{Chooser: runner.ScheduleChooser(1, 0), MaxSteps: -1, MaxWall: -1, MaxMemory: -1, Limit: -1})
 			b.StopTimer()
+			user := userCPU() - user0
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -64,10 +71,87 @@ func BenchmarkSyscallCPUs(b *testing.B) {
 			var ms runtime.MemStats
 			runtime.ReadMemStats(&ms)
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(calls*cpus), "ns/syscall")
+			b.ReportMetric(user.Seconds()*1e6/float64(calls*cpus), "us-user/syscall")
 			b.ReportMetric(float64(ms.Sys)/(1<<20), "MB-sys")
 			b.ReportMetric(maxRSSMB(), "MB-maxrss")
 			b.ReportMetric(float64(r.NumDecisions()), "decisions")
 			_ = sim.Never
 		})
 	}
+}
+
+// scaleCPUs are the CPU counts of BenchmarkSyscallCPUs and its table.
+var scaleCPUs = []int{1, 2, 4, 8, 16, 32, 64}
+
+// BenchmarkSyscallScaleTable prints issue 17's table: for 1e6 and 1e7
+// simulated syscalls in all (PERFSIM_SCALE_EVENTS overrides, e.g. "1e6"),
+// at each CPU count, the user CPU time per syscall and the process's peak
+// RSS, each cell one BenchmarkSyscallCPUs run in a process of its own (this
+// test binary re-executed), so that each RSS is that run's alone:
+//
+//	go test ./explore -run '^$' -bench BenchmarkSyscallScaleTable -benchtime 1x
+func BenchmarkSyscallScaleTable(b *testing.B) {
+	events := []string{"1e6", "1e7"}
+	if e := os.Getenv("PERFSIM_SCALE_EVENTS"); e != "" {
+		events = strings.Split(e, ",")
+	}
+	type cell struct{ us, rss float64 }
+	cells := map[string]cell{}
+	for range b.N {
+		for _, ev := range events {
+			n, err := strconv.ParseFloat(ev, 64)
+			if err != nil || n < 1 {
+				b.Fatalf("PERFSIM_SCALE_EVENTS: %q is not a count of syscalls", ev)
+			}
+			for _, cpus := range scaleCPUs {
+				out, err := exec.Command(os.Args[0], "-test.run", "^$", "-test.benchmem=false",
+					"-test.bench", fmt.Sprintf("^BenchmarkSyscallCPUs$/^cpus=%d$", cpus),
+					"-test.benchtime", fmt.Sprintf("%dx", int64(n))).CombinedOutput()
+				if err != nil {
+					b.Fatalf("cpus=%d, %s syscalls: %v\n%s", cpus, ev, err, out)
+				}
+				us, ok1 := benchMetric(out, "us-user/syscall")
+				rss, ok2 := benchMetric(out, "MB-maxrss")
+				if !ok1 || !ok2 {
+					b.Fatalf("cpus=%d, %s syscalls: no us-user/syscall or MB-maxrss in\n%s", cpus, ev, out)
+				}
+				cells[fmt.Sprintf("%s/%d", ev, cpus)] = cell{us, rss}
+			}
+		}
+	}
+	var t strings.Builder
+	fmt.Fprintf(&t, "\nseed benchmark scaled (perf record -a -e 'raw_syscalls:*', a close(-1) loop pinned to each CPU): user CPU us per simulated syscall / peak RSS MB\n")
+	fmt.Fprintf(&t, "%-6s", "CPUs")
+	for _, ev := range events {
+		fmt.Fprintf(&t, " | %9s us/syscall %9s MB", ev, ev)
+	}
+	fmt.Fprintf(&t, "\n")
+	for _, cpus := range scaleCPUs {
+		fmt.Fprintf(&t, "%-6d", cpus)
+		for _, ev := range events {
+			c := cells[fmt.Sprintf("%s/%d", ev, cpus)]
+			fmt.Fprintf(&t, " | %20.2f %12.0f", c.us, c.rss)
+		}
+		fmt.Fprintf(&t, "\n")
+	}
+	for _, ev := range events {
+		lo, hi := cells[ev+"/1"].us, cells[ev+"/1"].us
+		for _, cpus := range scaleCPUs {
+			lo, hi = min(lo, cells[fmt.Sprintf("%s/%d", ev, cpus)].us), max(hi, cells[fmt.Sprintf("%s/%d", ev, cpus)].us)
+		}
+		fmt.Fprintf(&t, "%s syscalls: the most costly CPU count is %.2fx the least\n", ev, hi/lo)
+	}
+	fmt.Print(t.String()) // not b.Log: a benchmark's log is cut to its first lines
+}
+
+// benchMetric finds the value of unit in a benchmark's output line.
+func benchMetric(out []byte, unit string) (float64, bool) {
+	f := strings.Fields(string(out))
+	for i := 1; i < len(f); i++ {
+		if f[i] == unit {
+			v, err := strconv.ParseFloat(f[i-1], 64)
+			return v, err == nil
+		}
+	}
+	return 0, false
 }

@@ -3,7 +3,6 @@ package perftool
 import (
 	"perfsim/scenarios"
 
-	"bytes"
 	"fmt"
 	"slices"
 	"sort"
@@ -215,8 +214,8 @@ func (ss *Session) ReadOverwrite(t *sched.Task) {
 				orig(ev)
 			}
 			if ev.Kind == rb.TraceRead {
-				w, ok := ss.K.WrittenAt(buf, ev.Pos)
-				ss.tool.lastMismatch = ok && !bytes.Equal(w, ev.Rec)
+				same, ok := ss.K.WrittenAt(buf, ev.Pos, ev.Rec)
+				ss.tool.lastMismatch = ok && !same
 			}
 		}
 		switch mode {

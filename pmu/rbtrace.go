@@ -170,15 +170,16 @@ func (l *BufferLog) TimeOf(v rb.Violation) (t sim.Time, ok bool) {
 	return 0, false
 }
 
-// WrittenAt returns the record the kernel committed at free-running position
-// pos of buf, as the invariant log saw it (ok false when buf is not traced,
-// its log was truncated, or nothing was committed there).
-func (k *Kernel) WrittenAt(buf *rb.Buffer, pos uint64) (rec []byte, ok bool) {
+// WrittenAt reports whether rec is the record the kernel committed at
+// free-running position pos of buf, as the invariant log saw it (ok false
+// when buf is not traced, its log was truncated, or nothing was committed
+// there).
+func (k *Kernel) WrittenAt(buf *rb.Buffer, pos uint64, rec []byte) (same, ok bool) {
 	l := k.rbTrace.byBuf[buf]
 	if l == nil || l.Truncated || l.chk == nil {
-		return nil, false
+		return false, false
 	}
-	return l.chk.Committed(pos)
+	return l.chk.Committed(pos, rec)
 }
 
 // Final is the end-of-run state rb.Check needs.

@@ -1,7 +1,6 @@
 package rb
 
 import (
-	"bytes"
 	"fmt"
 	"maps"
 	"slices"
@@ -63,12 +62,143 @@ type Final struct {
 	Quiet bool
 }
 
+// commit is a committed record as the checker keeps it until the end: not
+// its bytes but their length and recSum, so that a run's checker holds a
+// few words per record written, not a copy of everything the ring took.
 type commit struct {
 	pos   uint64
-	rec   []byte
-	seq   int // reservation order (x2, +1 for the record after a LOST in the same reservation)
-	reads int
-	prev  int // the previous commit at the same position, or -1
+	sum   uint64 // recSum of the record's bytes
+	n     uint32 // its length
+	seq   int32  // reservation order (x2, +1 for the record after a LOST in the same reservation)
+	reads int32
+	prev  int32 // the previous commit at the same position, or -1
+}
+
+// same reports whether rec is the committed record's bytes (by length and
+// a 64-bit sum: two different records that read as the same are a chance
+// of 2^-64 per comparison).
+func (c *commit) same(rec []byte, sum uint64) bool { return int(c.n) == len(rec) && c.sum == sum }
+
+// commitList is the commits in order, in chunks of commitChunk (the first
+// grown as a slice up to that): a long log neither copies them as it grows
+// nor holds twice the room it uses.
+type commitList struct {
+	chunks [][]commit
+	n      int
+}
+
+const commitChunkBits = 12
+const commitChunk = 1 << commitChunkBits
+
+func (l *commitList) len() int { return l.n }
+
+func (l *commitList) at(i int) *commit {
+	return &l.chunks[i>>commitChunkBits][i&(commitChunk-1)]
+}
+
+func (l *commitList) add(c commit) {
+	k := l.n >> commitChunkBits
+	if k == len(l.chunks) {
+		n := commitChunk
+		if k == 0 {
+			n = 64
+		}
+		l.chunks = append(l.chunks, make([]commit, 0, n))
+	}
+	l.chunks[k] = append(l.chunks[k], c)
+	l.n++
+}
+
+// reset empties l, keeping its first chunk.
+func (l *commitList) reset() {
+	if len(l.chunks) == 0 {
+		return
+	}
+	l.chunks = append(l.chunks[:0], l.chunks[0][:0])
+	clear(l.chunks[1:cap(l.chunks)])
+	l.n = 0
+}
+
+// posIndex maps a free-running position to the last commit there: an
+// open-addressed table of commit indexes (linear probing, at most half
+// full) whose keys are the commits' own positions, 4 bytes a slot.
+type posIndex struct {
+	tab []int32 // commit index + 1; 0: empty
+	n   int
+}
+
+func (x *posIndex) ready() bool { return x.tab != nil }
+
+func (x *posIndex) init() { x.tab = make([]int32, 64) }
+
+// clear empties x, keeping its table.
+func (x *posIndex) clear() {
+	clear(x.tab)
+	x.n = 0
+}
+
+func (x *posIndex) slot(pos uint64) int {
+	return int((pos * 0x9e3779b97f4a7c15) >> 32 & uint64(len(x.tab)-1))
+}
+
+func (x *posIndex) get(l *commitList, pos uint64) (int, bool) {
+	if len(x.tab) == 0 {
+		return 0, false
+	}
+	for s := x.slot(pos); ; s = (s + 1) & (len(x.tab) - 1) {
+		v := x.tab[s]
+		if v == 0 {
+			return 0, false
+		}
+		if l.at(int(v-1)).pos == pos {
+			return int(v - 1), true
+		}
+	}
+}
+
+// put makes commit i the last at pos.
+func (x *posIndex) put(l *commitList, pos uint64, i int) {
+	if 2*(x.n+1) > len(x.tab) {
+		old := x.tab
+		x.tab = make([]int32, max(64, 2*len(old)))
+		for _, v := range old {
+			if v != 0 {
+				s := x.slot(l.at(int(v - 1)).pos)
+				for x.tab[s] != 0 {
+					s = (s + 1) & (len(x.tab) - 1)
+				}
+				x.tab[s] = v
+			}
+		}
+	}
+	for s := x.slot(pos); ; s = (s + 1) & (len(x.tab) - 1) {
+		v := x.tab[s]
+		if v == 0 {
+			x.tab[s] = int32(i + 1)
+			x.n++
+			return
+		}
+		if l.at(int(v-1)).pos == pos {
+			x.tab[s] = int32(i + 1)
+			return
+		}
+	}
+}
+
+// recSum is a 64-bit hash of a record's bytes, a word at a time (each word
+// multiplied in and mixed down), deterministic across runs and machines.
+func recSum(b []byte) uint64 {
+	h := uint64(len(b))*0x9e3779b97f4a7c15 ^ 0xcbf29ce484222325
+	for len(b) >= 8 {
+		h = (h ^ leU64(b)) * 0xbf58476d1ce4e5b9
+		h ^= h >> 31
+		b = b[8:]
+	}
+	for _, x := range b {
+		h = (h ^ uint64(x)) * 0x94d049bb133111eb
+		h ^= h >> 29
+	}
+	return h ^ h>>32
 }
 
 type reservation struct {
@@ -99,9 +229,9 @@ type Checker struct {
 	at    int // the log index being judged (Violation.At)
 	n     int // events added
 
-	commits      []commit
-	byPos        map[uint64]int // position -> the last commit there (commit.prev chains the others)
-	inflight     []reservation  // reserved, not yet completely committed
+	commits      commitList
+	byPos        posIndex      // position -> the last commit there (commit.prev chains the others)
+	inflight     []reservation // reserved, not yet completely committed
 	nres         int
 	lostCounted  uint64
 	lostReported uint64
@@ -130,10 +260,10 @@ func (c *Checker) bad(name, format string, args ...any) {
 // (a checker per traced buffer per run allocated most of an exploration's
 // bytes). The violations Finish returned stay the caller's.
 func (c *Checker) Reset() {
-	clear(c.commits) // drop the records
+	c.commits.reset()
 	clear(c.aux)
-	clear(c.byPos)
-	*c = Checker{commits: c.commits[:0], byPos: c.byPos, inflight: c.inflight[:0],
+	c.byPos.clear()
+	*c = Checker{commits: c.commits, byPos: c.byPos, inflight: c.inflight[:0],
 		aux: c.aux[:0], auxIdx: c.auxIdx[:0], lastRead: -1}
 }
 
@@ -144,14 +274,14 @@ func (c *Checker) Len() int { return c.n }
 // (Finish adds those judged at the end).
 func (c *Checker) NumViolations() int { return len(c.out) }
 
-// Committed returns the record last committed at free-running position pos
-// (ok false when none was).
-func (c *Checker) Committed(pos uint64) (rec []byte, ok bool) {
-	i, ok := c.byPos[pos]
+// Committed reports whether rec is the record last committed at
+// free-running position pos (ok false when none was).
+func (c *Checker) Committed(pos uint64, rec []byte) (same, ok bool) {
+	i, ok := c.byPos.get(&c.commits, pos)
 	if !ok {
-		return nil, false
+		return false, false
 	}
-	return c.commits[i].rec, true
+	return c.commits.at(i).same(rec, recSum(rec)), true
 }
 
 // Add judges the next event of the log.
@@ -163,8 +293,8 @@ func (c *Checker) Add(e TraceEvent) {
 		c.auxIdx = append(c.auxIdx, idx)
 		return
 	}
-	if c.byPos == nil {
-		c.byPos = map[uint64]int{}
+	if !c.byPos.ready() {
+		c.byPos.init()
 		c.lastRead = -1
 	}
 	c.at = idx
@@ -194,12 +324,12 @@ func (c *Checker) Add(e TraceEvent) {
 		if ok && hdr.Type == uapi.PERF_RECORD_LOST && len(e.Rec) >= 24 {
 			c.lostReported += leU64(e.Rec[16:])
 		}
-		prev, ok := c.byPos[e.Pos]
+		prev, ok := c.byPos.get(&c.commits, e.Pos)
 		if !ok {
 			prev = -1
 		}
-		c.commits = append(c.commits, commit{pos: e.Pos, rec: e.Rec, seq: seq, prev: prev})
-		c.byPos[e.Pos] = len(c.commits) - 1
+		c.commits.add(commit{pos: e.Pos, sum: recSum(e.Rec), n: uint32(len(e.Rec)), seq: int32(seq), prev: int32(prev)})
+		c.byPos.put(&c.commits, e.Pos, c.commits.len()-1)
 	case TraceMisfit:
 		c.bad("record-fits-reservation", "the record at %#x reserved %d bytes and its writer wrote %d", e.Pos, e.Size, e.Value)
 	case TraceLost:
@@ -241,16 +371,17 @@ func (c *Checker) addFinal(e TraceEvent) {
 	case TraceReadPass:
 		c.lastRead = -1
 	case TraceRead:
-		i := matchCommit(c.commits, c.byPos, e, c.dataSize)
+		i := matchCommit(&c.commits, &c.byPos, e, c.dataSize)
 		if i < 0 {
 			c.bad("read-record-was-written", "record read at %#x (%d bytes) matches nothing written: % x", e.Pos, len(e.Rec), head16(e.Rec))
 			return
 		}
-		c.commits[i].reads++
-		if c.commits[i].reads == 2 {
-			c.bad("record-accounted-once", "record written at %#x read twice", c.commits[i].pos)
+		cm := c.commits.at(i)
+		cm.reads++
+		if cm.reads == 2 {
+			c.bad("record-accounted-once", "record written at %#x read twice", cm.pos)
 		}
-		seq := c.commits[i].seq
+		seq := int(cm.seq)
 		if c.lastRead >= 0 {
 			newestFirst := c.overwrite && c.backward
 			// Newest first goes down by reservation, but a LOST record and the record
@@ -260,7 +391,7 @@ func (c *Checker) addFinal(e TraceEvent) {
 				inOrder = seq/2 < c.lastRead/2 || (seq/2 == c.lastRead/2 && seq > c.lastRead)
 			}
 			if !inOrder {
-				c.bad("read-order", "record of reservation %d (at %#x) read after reservation %d", seq/2, c.commits[i].pos, c.lastRead/2)
+				c.bad("read-order", "record of reservation %d (at %#x) read after reservation %d", seq/2, cm.pos, c.lastRead/2)
 			}
 		}
 		c.lastRead = seq
@@ -276,9 +407,9 @@ func (c *Checker) Finish(f Final) []Violation {
 	c.out = slices.Clip(c.out)
 	c.at = -1
 	if f.Drained {
-		for i := range c.commits {
-			if cm := &c.commits[i]; cm.reads == 0 && !(f.Overwrite && overwritten(cm, f)) {
-				c.bad("record-accounted-once", "record written at %#x (%d bytes) never read nor overwritten", cm.pos, len(cm.rec))
+		for i := range c.commits.len() {
+			if cm := c.commits.at(i); cm.reads == 0 && !(f.Overwrite && overwritten(cm, f)) {
+				c.bad("record-accounted-once", "record written at %#x (%d bytes) never read nor overwritten", cm.pos, cm.n)
 			}
 		}
 	}
@@ -301,13 +432,14 @@ func (c *Checker) Finish(f Final) []Violation {
 // matchCommit finds the commit a read returned: the one at that position with those
 // bytes, else (a reader that lost its place after a wrap) one with the same bytes at
 // the same place in the ring. -1 when the bytes were never written as one record.
-func matchCommit(commits []commit, byPos map[uint64]int, e TraceEvent, dataSize uint64) int {
+func matchCommit(commits *commitList, byPos *posIndex, e TraceEvent, dataSize uint64) int {
 	// The first commit at that position with those bytes: walk the chain from
 	// the last one, keeping the earliest match.
 	match := -1
-	if i, ok := byPos[e.Pos]; ok {
-		for ; i >= 0; i = commits[i].prev {
-			if bytes.Equal(commits[i].rec, e.Rec) {
+	sum := recSum(e.Rec)
+	if i, ok := byPos.get(commits, e.Pos); ok {
+		for ; i >= 0; i = int(commits.at(i).prev) {
+			if commits.at(i).same(e.Rec, sum) {
 				match = i
 			}
 		}
@@ -315,9 +447,9 @@ func matchCommit(commits []commit, byPos map[uint64]int, e TraceEvent, dataSize 
 	if match >= 0 {
 		return match
 	}
-	for i := len(commits) - 1; i >= 0; i-- {
-		c := &commits[i]
-		if (c.pos-e.Pos)%dataSize == 0 && bytes.Equal(c.rec, e.Rec) {
+	for i := commits.len() - 1; i >= 0; i-- {
+		c := commits.at(i)
+		if (c.pos-e.Pos)%dataSize == 0 && c.same(e.Rec, sum) {
 			return i
 		}
 	}
@@ -326,7 +458,7 @@ func matchCommit(commits []commit, byPos map[uint64]int, e TraceEvent, dataSize 
 
 // overwritten: later records in an overwrite buffer covered some of its bytes.
 func overwritten(c *commit, f Final) bool {
-	end := c.pos + uint64(len(c.rec))
+	end := c.pos + uint64(c.n)
 	if f.Backward {
 		return end-f.Head > f.DataSize
 	}

@@ -47,6 +47,7 @@ type Engine struct {
 	Trace   *Trace
 
 	lanes     []*Lane
+	heap      laneHeap // every lane's next, by (next, lane): no step scans every CPU
 	now       Time
 	running   *Lane
 	forced    *Lane
@@ -79,6 +80,7 @@ func NewEngine(ch Chooser) *Engine {
 func (e *Engine) AddLane(name string, run func()) *Lane {
 	l := &Lane{ID: len(e.lanes), Name: name, next: Never, run: run}
 	e.lanes = append(e.lanes, l)
+	e.heap.push(l.ID, l.next)
 	return l
 }
 
@@ -102,6 +104,7 @@ func (e *Engine) SetNext(l *Lane, t Time) {
 		Crash("%s scheduled in the past (%s < %s)", l.Name, t, e.now)
 	}
 	l.next = t
+	e.heap.set(l.ID, t)
 	if e.running != nil && l != e.running && t == e.now {
 		e.contended = true
 	}
@@ -109,12 +112,11 @@ func (e *Engine) SetNext(l *Lane, t Time) {
 
 // TiedLanes returns the other lanes due at the current instant (in lane order).
 func (e *Engine) TiedLanes() []*Lane {
-	e.ties = e.ties[:0]
-	for _, l := range e.lanes {
-		if l != e.running && l.next == e.now {
-			e.ties = append(e.ties, l)
-		}
+	skip := -1
+	if e.running != nil {
+		skip = e.running.ID
 	}
+	e.ties = e.heap.due(e.ties[:0], e.lanes, e.now, skip)
 	if len(e.ties) == 0 {
 		e.contended = false
 	}
@@ -129,13 +131,12 @@ func (e *Engine) TryAdvance(l *Lane, t Time) bool {
 	if e.running != l || t < e.now || t > e.until {
 		return false // past until: the lane yields and Run ends there
 	}
-	for _, o := range e.lanes {
-		if o != l && o.next <= t {
-			return false
-		}
+	if e.heap.minOther(l.ID) <= t {
+		return false
 	}
 	e.now = t
 	l.next = t
+	e.heap.set(l.ID, t)
 	e.contended = false
 	e.Tick() // a time advance that does not go back to the engine is a step too
 	return true
@@ -188,12 +189,7 @@ func (e *Engine) Run(until Time) (err error) {
 			// pick's ties are every lane due at l's time.
 			e.contended = len(e.ties) > 1
 		} else {
-			for _, o := range e.lanes {
-				if o != l && o.next == l.next {
-					e.contended = true
-					break
-				}
-			}
+			e.contended = e.heap.tied(0, l.ID, l.next)
 		}
 		e.now = l.next
 		e.running = l
@@ -206,29 +202,19 @@ func (e *Engine) Run(until Time) (err error) {
 // Pending reports whether some lane still has something to do (after Run
 // returned: beyond its until, or after Stop).
 func (e *Engine) Pending() bool {
-	for _, l := range e.lanes {
-		if l.next != Never {
-			return true
-		}
-	}
-	return false
+	return len(e.heap.ent) > 0 && e.heap.ent[0].next != Never
 }
 
 func (e *Engine) pick(until Time) *Lane {
 	e.ties = e.ties[:0]
-	min := Never
-	for _, l := range e.lanes {
-		switch {
-		case l.next < min:
-			min = l.next
-			e.ties = append(e.ties[:0], l)
-		case l.next == min && min != Never:
-			e.ties = append(e.ties, l)
-		}
+	if len(e.heap.ent) == 0 {
+		return nil
 	}
+	min := e.heap.ent[0].next
 	if min == Never || min > until {
 		return nil
 	}
+	e.ties = e.heap.due(e.ties, e.lanes, min, -1)
 	if len(e.ties) == 1 {
 		return e.ties[0]
 	}
