@@ -17,6 +17,10 @@ type eventLife struct {
 	pendingWork uint32 // event->pending_work: perf_pending_task queued (sigtrap.go)
 	pendingAddr uint64 // event->pending_addr
 	pendingRef  bool   // the queued perf_pending_task holds a reference (pending-task-ref=today)
+	// the task the perf_pending_task work is queued on, and
+	// event->pending_work_wait (pending-task-sync=pre-56799bc03565, sigtrap_sync.go)
+	pendingTask     *sched.Task
+	pendingWorkWait sched.RCUWait
 
 	get, put lifePoint // the last reference taken and dropped (lifetime.go's reports)
 	refused  lifePoint // where free_event() found a refcount other than 1 and leaked it
@@ -182,6 +186,7 @@ func (k *Kernel) freeEvent(t *sched.Task, e *Event) {
 		}
 		t.Spend(ipiCost)
 	}
+	k.perfPendingTaskSync(t, e) // before 56799bc03565
 	k.unaccountEvent(e)
 	if e.rb != nil {
 		// "Can happen when we close an event with re-directed output."

@@ -34,9 +34,9 @@ func (r *Run) hungTasks() bool {
 	}
 	for _, t := range hung {
 		on, since := t.HungWait()
-		msg := fmt.Sprintf("INFO: task %s:%d blocked in D since %s (for %s when the run ran out of work; khungtaskd reports after hung_task_timeout_secs=120): %s; "+
+		msg := fmt.Sprintf("INFO: task %s:%d blocked in D since %s (for %s when the run ran out of work; khungtaskd reports after hung_task_timeout_secs=120)%s: %s%s; "+
 			"nothing left can wake it: every other task exited or is blocked, no timer armed",
-			t.Comm, t.TID, since, r.M.Now()-since, on)
+			t.Comm, t.TID, since, r.M.Now()-since, hungStepOf(t), on, r.waitChain(t))
 		if len(others) > 0 {
 			msg += " (also blocked: " + strings.Join(others, ", ") + ")"
 		}
@@ -44,4 +44,55 @@ func (r *Run) hungTasks() bool {
 	}
 	found := len(hung) > 0
 	return found
+}
+
+// hungStepOf names the step point where t went to sleep in D.
+func hungStepOf(t *sched.Task) string {
+	step, c := t.HungStep()
+	if step == "" {
+		return ""
+	}
+	return fmt.Sprintf(", asleep after step %s on cpu%d", step, c)
+}
+
+// waitChain follows t's wait in D to the task that must act to end it
+// (sched.Task.HungNext), and on while that task is itself in D, until a task
+// that is not, or a task already in the chain (a cycle: the tasks wait for
+// each other). "" when t's wait names no such task.
+func (r *Run) waitChain(t *sched.Task) string {
+	next := t.HungNext()
+	if next == nil {
+		return ""
+	}
+	seen := map[*sched.Task]bool{t: true}
+	chain := fmt.Sprintf("%s/%d", t.Comm, t.TID)
+	for cur := next; cur != nil; cur = cur.HungNext() {
+		name := fmt.Sprintf("%s/%d", cur.Comm, cur.TID)
+		if seen[cur] {
+			if cur == t && next == t {
+				return fmt.Sprintf("; wait chain: %s -> itself (a self-deadlock)", chain)
+			}
+			return fmt.Sprintf("; wait chain: %s -> %s (a cycle: each waits for the next)", chain, name)
+		}
+		seen[cur] = true
+		on, _ := cur.HungWait()
+		switch {
+		case on != "":
+			chain += fmt.Sprintf(" -> %s, in D%s: %s", name, hungStepOf(cur), on)
+		case cur.State == sched.Dead:
+			chain += " -> " + name + " (exited: it will never run the work)"
+			return "; wait chain: " + chain
+		default:
+			what := r.S.WaitingOn(cur)
+			if what == "" {
+				what = "runnable"
+				if cur.State == sched.Sleeping {
+					what = "sleeping"
+				}
+			}
+			chain += fmt.Sprintf(" -> %s (%s)", name, what)
+			return "; wait chain: " + chain
+		}
+	}
+	return "; wait chain: " + chain
 }

@@ -29,17 +29,28 @@ type ForkCleanupHook interface {
 // the loop (since, 0: now).
 // include/linux/wait_bit.h: wait_var_event() -> ___wait_var_event(TASK_UNINTERRUPTIBLE)
 func (s *Sched) WaitUninterruptible(t *Task, q *WaitQueue, on func() string, since sim.Time) {
+	s.WaitUninterruptibleFor(t, q, on, nil, since)
+}
+
+// WaitUninterruptibleFor is WaitUninterruptible for a wait that only one
+// task can end: next names it (asked when the hang is reported), the next
+// link of the wait chain the report follows (that task may itself be in D,
+// waiting for another, or for the waiter: a cycle).
+func (s *Sched) WaitUninterruptibleFor(t *Task, q *WaitQueue, on func() string, next func() *Task, since sim.Time) {
 	if since == 0 {
 		since = s.M.Now()
 	}
 	q.waiters = append(q.waiters, t)
 	t.fam.uninterruptible = true
-	t.fam.hungOn, t.fam.hungSince = on, since
+	t.fam.hungOn, t.fam.hungSince, t.fam.hungNext = on, since, next
+	if c := t.CPU(); c != nil {
+		t.fam.hungStep, t.fam.hungCPU = c.LastStep(), c.ID
+	}
 	t.State = Sleeping
 	s.schedule(&t.Thread)
 	q.remove(t)
 	t.fam.uninterruptible = false
-	t.fam.hungOn = nil
+	t.fam.hungOn, t.fam.hungNext = nil, nil
 }
 
 // HungWait returns what t waits for in D (WaitUninterruptible) and since
@@ -49,6 +60,24 @@ func (t *Task) HungWait() (string, sim.Time) {
 		return "", 0
 	}
 	return t.fam.hungOn(), t.fam.hungSince
+}
+
+// HungNext is the task that must act to end t's wait in D (the next link of
+// its wait chain), nil when t is not in such a wait or the wait names none.
+func (t *Task) HungNext() *Task {
+	if t.fam.hungOn == nil || t.fam.hungNext == nil {
+		return nil
+	}
+	return t.fam.hungNext()
+}
+
+// HungStep is the step point t's CPU last passed when t went to sleep in D,
+// and that CPU; "" when t is not in such a wait.
+func (t *Task) HungStep() (string, int) {
+	if t.fam.hungOn == nil {
+		return "", -1
+	}
+	return t.fam.hungStep, t.fam.hungCPU
 }
 
 // HungTaskOn reports whether the hung-task detector is on (knob hung-task).
