@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"perfsim/sched"
+	"perfsim/sim"
 )
 
 // hungTasks is the hung-task detector at the end of a run that has nothing
@@ -95,4 +96,78 @@ func (r *Run) waitChain(t *sched.Task) string {
 		}
 	}
 	return "; wait chain: " + chain
+}
+
+// runWatched runs the machine to the time limit with the timed hung-task
+// check (knob hung-task-timeout) watching: each task that goes to sleep in D
+// on a kernel wait has the run stop for a look when its timeout is due; a
+// task still asleep on that wait then is reported (hungTimedCheck) and the
+// run ends there. Without a task in D the run is one Run, as without the
+// check (the looks change no schedule: sim.Engine.StopBy).
+// kernel/hung_task.c: watchdog() -> check_hung_uninterruptible_tasks()
+func (r *Run) runWatched() error {
+	if r.S.HungTaskTimeout() == 0 {
+		return r.M.Run(r.limit)
+	}
+	r.hungDue = sim.Never
+	r.S.OnHungWait = func(_ *sched.Task, due sim.Time) {
+		r.hungDue = min(r.hungDue, due)
+		r.M.Eng.StopBy(due)
+	}
+	for {
+		due := r.hungDue
+		err := r.M.Run(min(r.limit, due))
+		due = r.hungDue // a wait that began during the Run may have brought it forward
+		if err != nil || due > r.limit || r.stopped() || !r.M.Eng.Pending() {
+			return err
+		}
+		if r.hungTimedCheck(due) {
+			r.hungTimed = true
+			return nil
+		}
+		r.hungDue = r.nextHungDue(due)
+	}
+}
+
+// nextHungDue is the next look the timed check needs after the one at
+// after: the earliest timeout of a task still asleep in D on a kernel wait.
+func (r *Run) nextHungDue(after sim.Time) sim.Time {
+	next := sim.Never
+	to := sim.Time(r.S.HungTaskTimeout())
+	for _, t := range r.S.Blocked() {
+		if on, since := t.HungWait(); on != "" && since+to > after {
+			next = min(next, since+to)
+		}
+	}
+	return next
+}
+
+// hungTimedCheck is khungtaskd's look at due: every task asleep in D on a
+// kernel wait for at least the timeout is reported as the hung-task
+// invariant, with its wait chain and the tasks that still run. It reports
+// whether it found one.
+// kernel/hung_task.c: check_hung_task() ("INFO: task %s:%d blocked for more than %ld seconds.")
+func (r *Run) hungTimedCheck(due sim.Time) bool {
+	to := r.S.HungTaskTimeout()
+	var running []string
+	for _, t := range r.S.Tasks {
+		if t.State == sched.Runnable {
+			running = append(running, fmt.Sprintf("%s/%d", t.Comm, t.TID))
+		}
+	}
+	found := false
+	for _, t := range r.S.Blocked() {
+		on, since := t.HungWait()
+		if on == "" || since+sim.Time(to) > due {
+			continue
+		}
+		found = true
+		msg := fmt.Sprintf("INFO: task %s:%d blocked for more than %s (hung-task-timeout=%s: the kernel's hung_task_timeout_secs=120 in the run's time scale) in D since %s%s: %s%s",
+			t.Comm, t.TID, to, r.Knobs["hung-task-timeout"], since, hungStepOf(t), on, r.waitChain(t))
+		if len(running) > 0 {
+			msg += "; other tasks still run (" + strings.Join(running, ", ") + "), so the run would go on to its time limit: it ends here"
+		}
+		r.addViolation(Violation{Invariant: "hung-task", T: due, CPU: -1, Message: msg})
+	}
+	return found
 }

@@ -46,6 +46,9 @@ func (s *Sched) WaitUninterruptibleFor(t *Task, q *WaitQueue, on func() string, 
 	if c := t.CPU(); c != nil {
 		t.fam.hungStep, t.fam.hungCPU = c.LastStep(), c.ID
 	}
+	if s.OnHungWait != nil && s.Cfg.HungTaskTimeout > 0 && !s.Cfg.NoHungTask {
+		s.OnHungWait(t, since+sim.Time(s.Cfg.HungTaskTimeout))
+	}
 	t.State = Sleeping
 	s.schedule(&t.Thread)
 	q.remove(t)
@@ -82,6 +85,35 @@ func (t *Task) HungStep() (string, int) {
 
 // HungTaskOn reports whether the hung-task detector is on (knob hung-task).
 func (s *Sched) HungTaskOn() bool { return !s.Cfg.NoHungTask }
+
+// HungTaskTimeout is the timed check's timeout (knob hung-task-timeout); 0
+// when there is no timed check (or no detector).
+func (s *Sched) HungTaskTimeout() sim.Duration {
+	if s.Cfg.NoHungTask {
+		return 0
+	}
+	return s.Cfg.HungTaskTimeout
+}
+
+// hungTaskTimeouts are the values of knob hung-task-timeout.
+var hungTaskTimeouts = map[string]sim.Duration{
+	"10ms": 10 * sim.Millisecond, "1ms": sim.Millisecond, "100ms": 100 * sim.Millisecond, "1s": sim.Second, "120s": 120 * sim.Second, "off": 0,
+}
+
+// hungTaskTimeoutKnob is khungtaskd's timeout, in the simulator's time scale.
+var hungTaskTimeoutKnob = sim.KnobSpec{
+	Name:   "hung-task-timeout",
+	Values: []string{"10ms", "1ms", "100ms", "1s", "120s", "off"},
+	Help: "the timed hung-task check (khungtaskd): a task asleep in TASK_UNINTERRUPTIBLE on a kernel wait (wait_var_event(), rcuwait_wait_event()) " +
+		"for longer than this much virtual time is reported as the hung-task invariant even while other tasks still run, and the run ends there " +
+		"(judged, with a result: a hang is not left to run into the time limit). The kernel's default, hung_task_timeout_secs=120 (value 120s), " +
+		"is out of reach of a scenario: the run's time limit is 10s and scenarios last microseconds to milliseconds. The default, 10ms, scales it " +
+		"to them: longer than any wait perf itself makes a task sleep in D (a remote task's return to user, a grace period, a fork's teardown: " +
+		"microseconds), shorter than a run is allowed to last; a scenario that makes such a wait last longer on purpose sets a larger value. " +
+		"off keeps only the end-of-run check (every other task exited or blocked). hung-task=off turns both off",
+	Source:  "kernel/hung_task.c: watchdog() -> check_hung_uninterruptible_tasks(timeout), check_hung_task(); CONFIG_DEFAULT_HUNG_TASK_TIMEOUT=120",
+	Package: "sched",
+}
 
 // forkFailed undoes what copy_process() did for a child that will not run:
 // its fd table (the copy dup_fd() made is closed, each last fput() queued on
