@@ -70,3 +70,28 @@ func TestSigtrapCloseHang(t *testing.T) {
 		t.Errorf("hung-task=off: %+v, want the deadlock naming victim's rcuwait", le)
 	}
 }
+
+// TestPendingTaskSyncWakes: on sigtrap-vs-close before 56799bc03565 the
+// closer's release finds victim's perf_pending_task() queued on victim, so
+// perf_pending_task_sync() sleeps in D on event->pending_work_wait until
+// victim's return to user runs the work, whose rcuwait_wake_up() ends the
+// wait: no hang, the SIGTRAP sent, the event freed (3a5465418f5f's design
+// works when the work is on another task that runs).
+func TestPendingTaskSyncWakes(t *testing.T) {
+	f := loadBuiltin(t, "sigtrap-vs-close")
+	_, res, err := RunOnce(f, Options{Knobs: map[string]string{"pending-task-sync": "pre-56799bc03565"}, Chooser: sim.NewRandom(1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]int64{}
+	for _, k := range []string{"sigtrap.sync-waits", "sigtrap.sync-cancels", "signals.sigtrap", "events.freed", "kernel.oops"} {
+		got[k] = res.Observables[k]
+	}
+	want := map[string]int64{"sigtrap.sync-waits": 1, "sigtrap.sync-cancels": 0, "signals.sigtrap": 1, "events.freed": 1, "kernel.oops": 0}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("observables (-want +got):\n%s", d)
+	}
+	if len(res.Violations) != 0 || !res.AllExited {
+		t.Errorf("violations %v, all exited %v; want none, true", res.Violations, res.AllExited)
+	}
+}
