@@ -114,10 +114,14 @@ func (r *Run) runWatched() error {
 		r.hungDue = min(r.hungDue, due)
 		r.M.Eng.StopBy(due)
 	}
+	r.S.OnLockup = r.softLockup
 	for {
 		due := r.hungDue
 		err := r.M.Run(min(r.limit, due))
 		due = r.hungDue // a wait that began during the Run may have brought it forward
+		if r.hungTimed {
+			return err // a soft lockup stopped the run
+		}
 		if err != nil || due > r.limit || r.stopped() || !r.M.Eng.Pending() {
 			return err
 		}
@@ -170,4 +174,16 @@ func (r *Run) hungTimedCheck(due sim.Time) bool {
 		r.addViolation(Violation{Invariant: "hung-task", T: due, CPU: -1, Message: msg})
 	}
 	return found
+}
+
+// softLockup reports a spin-wait or retry loop that spun past the livelock
+// bound (sched.SpinRound) as the soft-lockup invariant and ends the run.
+// kernel/watchdog.c: watchdog_timer_fn() ("BUG: soft lockup - CPU#%d stuck for %us! [%s:%d]")
+func (r *Run) softLockup(l sched.Lockup) {
+	msg := fmt.Sprintf("watchdog: BUG: soft lockup - CPU#%d stuck for %s [%s:%d] (the livelock bound, hung-task-timeout=%s: the kernel's 2*watchdog_thresh=20s in the run's time scale), "+
+		"spinning since %s at step %s: %s; the run ends here",
+		l.CPU, r.M.Now()-l.Since, l.Task.Comm, l.Task.TID, r.Knobs["hung-task-timeout"], l.Since, l.Label, l.What)
+	r.addViolation(Violation{Invariant: "soft-lockup", T: r.M.Now(), CPU: l.CPU, Message: msg})
+	r.hungTimed = true
+	r.M.Eng.Stop()
 }

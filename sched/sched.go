@@ -114,6 +114,10 @@ type Sched struct {
 	// kernel wait and when the timed hung-task check (Cfg.HungTaskTimeout)
 	// is due for it (hungtask.go).
 	OnHungWait func(t *Task, due sim.Time)
+	// OnLockup, if set, is told of a spin-wait or retry loop that spun past
+	// the livelock bound (SpinRound, lockup.go), once.
+	OnLockup func(Lockup)
+	lockedUp bool
 
 	Tasks []*Task
 	// FS is the machine's files (package mm): what tasks open and map.
