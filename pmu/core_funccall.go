@@ -1,6 +1,8 @@
 package pmu
 
 import (
+	"fmt"
+
 	"perfsim/cpu"
 	"perfsim/sched"
 	"perfsim/sim"
@@ -37,11 +39,15 @@ func (k *Kernel) smpCallFunctionSingle(t *sched.Task, target int, fn func(c *cpu
 		rc.Release(&done) // csd_unlock(): smp_store_release(&csd->flags, 0)
 		done = true
 	}})
+	start := c.Now()
 	for !done {
 		t.Step("smp_call_function_single:wait")
 		if done {
 			break
 		}
+		k.S.SpinRound(t, start, "smp_call_function_single:wait", func() string {
+			return fmt.Sprintf("csd_lock_wait() in smp_call_function_single(): the IPI to cpu%d not handled yet: %s", target, k.S.CPUState(target))
+		})
 		t.Spend(ipiCost) // csd_lock_wait(): spin, taking our own interrupts
 	}
 	t.CPU().Acquire(&done) // csd_lock_wait(): smp_cond_load_acquire()
@@ -68,6 +74,7 @@ func (k *Kernel) cpuFunctionCall(t *sched.Task, cpuID int, fn remoteFunc) error 
 // running.
 // kernel/events/core.c: task_function_call() -> remote_function()
 func (k *Kernel) taskFunctionCall(t *sched.Task, p *sched.Task, fn remoteFunc) error {
+	start := k.now()
 	for {
 		ret := error(uapi.EAGAIN)
 		err := k.smpCallFunctionSingle(t, p.CPUID(), func(c *cpu.CPU) {
@@ -88,6 +95,9 @@ func (k *Kernel) taskFunctionCall(t *sched.Task, p *sched.Task, fn remoteFunc) e
 			return err
 		}
 		t.Step("task_function_call:retry") // cond_resched()
+		k.S.SpinRound(t, start, "task_function_call:retry", func() string {
+			return fmt.Sprintf("task_function_call() on %s: the task was not on the CPU the IPI reached (-EAGAIN) on every round since %s: %s", p, start, k.S.CPUState(p.CPUID()))
+		})
 	}
 }
 

@@ -1,6 +1,8 @@
 package pmu
 
 import (
+	"fmt"
+
 	"perfsim/sched"
 	"perfsim/sim"
 )
@@ -17,6 +19,10 @@ type eventLife struct {
 	pendingWork uint32 // event->pending_work: perf_pending_task queued (sigtrap.go)
 	pendingAddr uint64 // event->pending_addr
 	pendingRef  bool   // the queued perf_pending_task holds a reference (pending-task-ref=today)
+	// the task the perf_pending_task work is queued on, and
+	// event->pending_work_wait (pending-task-sync=pre-56799bc03565, sigtrap_sync.go)
+	pendingTask     *sched.Task
+	pendingWorkWait sched.RCUWait
 
 	targetRef bool // perf_event_alloc()'s get_task_struct() of event->hw.target, not put yet (epc_life.go)
 
@@ -177,13 +183,19 @@ func (k *Kernel) putEvent(t *sched.Task, e *Event) {
 // kernel/events/core.c: _free_event() -> __free_event() -> call_rcu(free_event_rcu)
 func (k *Kernel) freeEvent(t *sched.Task, e *Event) {
 	// irq_work_sync(&event->pending_irq): spin until a queued irq_work ran.
+	start := k.now()
 	for e.pendingIrqQueued || e.life.disableIrqQueued { // and irq_work_sync(&event->pending_disable_irq)
 		t.Step("_free_event:irq_work_sync")
 		if !e.pendingIrqQueued && !e.life.disableIrqQueued {
 			break
 		}
+		k.S.SpinRound(t, start, "_free_event:irq_work_sync", func() string {
+			return fmt.Sprintf("irq_work_sync() in _free_event(): event %d's irq_work (pending_irq %v, pending_disable_irq %v) still queued: it runs when its CPU takes the irq_work interrupt; %s",
+				e.id, e.pendingIrqQueued, e.life.disableIrqQueued, k.S.CPUState(t.CPUID()))
+		})
 		t.Spend(ipiCost)
 	}
+	k.perfPendingTaskSync(t, e) // before 56799bc03565
 	k.unaccountEvent(e)
 	if e.rb != nil {
 		// "Can happen when we close an event with re-directed output."

@@ -21,7 +21,11 @@ var childReleaseKnob = sim.KnobSpec{
 }
 
 // childReleaseOld reports child-release=pre-3a5465418f5f.
-func (k *Kernel) childReleaseOld() bool { return k.KnobIs(childReleaseKnob.Name, "pre-3a5465418f5f") }
+// pending-task-sync=pre-56799bc03565 frees children the same way (56799bc03565
+// is the commit that made it put_event(child)).
+func (k *Kernel) childReleaseOld() bool {
+	return k.KnobIs(childReleaseKnob.Name, "pre-3a5465418f5f") || k.pendingTaskSyncOld()
+}
 
 // releaseChild lets an inherited event go once it left its context and its
 // original's child_list: put_event(child) today, which puts the original when

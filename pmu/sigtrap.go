@@ -39,6 +39,7 @@ func init() {
 // sigStats are the sigtrap path's counters.
 type sigStats struct {
 	queued, sent, exiting, warn uint64
+	syncWaits, syncCancels      uint64 // perf_pending_task_sync() (sigtrap_sync.go)
 }
 
 // perfOverflowSigtrap is the attr.sigtrap part of __perf_event_overflow():
@@ -61,13 +62,14 @@ func (k *Kernel) perfOverflowSigtrap(c *cpu.CPU, e *Event, data *perfSampleData)
 		return
 	}
 	ev := e
-	if k.S.TaskWorkAdd(c, cur, sched.TaskWork{Name: "perf_pending_task", Fn: func(t *sched.Task) { k.perfPendingTask(t, ev) }}, mode) != nil {
+	if k.S.TaskWorkAdd(c, cur, sched.TaskWork{Name: "perf_pending_task", Fn: func(t *sched.Task) { k.perfPendingTask(t, ev) }, Key: pendingTaskCB{e}}, mode) != nil {
 		return
 	}
 	c.Access(e, "event->pending_work", cpu.PlainWrite, "__perf_event_overflow") // core.c: __perf_event_overflow(): event->pending_work = pending_id
 	e.life.pendingWork = 1
+	e.life.pendingTask = cur
 	k.sigStats.queued++
-	if k.KnobIs(pendingTaskRefKnob.Name, "today") {
+	if k.pendingTaskRefToday() {
 		// WARN_ON_ONCE(!atomic_long_inc_not_zero(&event->refcount))
 		if !e.getEvent() {
 			k.sigStats.warn++
@@ -90,12 +92,24 @@ func (k *Kernel) perfPendingTask(t *sched.Task, e *Event) {
 	if e.life.pendingWork != 0 {
 		c.Access(e, "event->pending_work", cpu.PlainWrite, "perf_pending_task") // core.c: perf_pending_task(): event->pending_work = 0
 		e.life.pendingWork = 0
+		e.life.pendingTask = nil
 		k.perfSigtrap(t, e)
+		if k.pendingTaskSyncOld() {
+			k.S.RCUWaitWakeUp(&e.life.pendingWorkWait) // 3a5465418f5f: rcuwait_wake_up(&event->pending_work_wait)
+		}
 	}
-	if k.KnobIs(pendingTaskRefKnob.Name, "today") {
+	if k.pendingTaskRefToday() {
 		e.life.pendingRef = false
 		k.putEvent(t, e)
 	}
+}
+
+// pendingTaskRefToday reports whether the queued perf_pending_task() holds a
+// reference on the event: pending-task-ref=today, except between
+// 3a5465418f5f and 56799bc03565 (pending-task-sync=pre-56799bc03565), which
+// waited for the work instead.
+func (k *Kernel) pendingTaskRefToday() bool {
+	return k.KnobIs(pendingTaskRefKnob.Name, "today") && !k.pendingTaskSyncOld()
 }
 
 // perfSigtrap sends SIGTRAP/TRAP_PERF to current unless it is exiting.

@@ -54,8 +54,16 @@ var SchedInvariants = []InvariantSpec{
 		"each CPU's clock only advances; perf timestamps (perf_clock) are monotonic per CPU", "sim"},
 	{"lockdep", "no lock-order cycle between lock classes, no second lock of a held class without a nesting annotation, no lock taken in NMI, no class taken both in hardirq context and with hardirqs on, no hardirq-safe class ordered before a hardirq-unsafe one",
 		"CONFIG_PROVE_LOCKING's checks (kernel/locking/lockdep.c): an order cycle can deadlock two CPUs, a lock in NMI can deadlock against its own CPU; off with lockdep=off", "sched"},
-	{"hung-task", "no task is left asleep in TASK_UNINTERRUPTIBLE on a kernel wait (wait_var_event(), rcuwait_wait_event()) that nothing left can satisfy",
-		"the hung-task detector (kernel/hung_task.c): a D task nobody will wake never finishes its system call and cannot be killed; off with hung-task=off", "sched"},
+	{"hung-task", "no task is left asleep in TASK_UNINTERRUPTIBLE on a kernel wait (wait_var_event(), rcuwait_wait_event()) that nothing left can satisfy, " +
+		"nor stays asleep on one longer than hung-task-timeout (10ms of virtual time) while other tasks run",
+		"the hung-task detector (kernel/hung_task.c): a D task nobody will wake never finishes its system call and cannot be killed; the report names the " +
+			"step point it slept after, what it waits for and the wait chain (the task that must act, and on while that one is in D: a cycle is a deadlock); " +
+			"off with hung-task=off, the timed check alone with hung-task-timeout=off", "sched"},
+	{"soft-lockup", "no CPU spins in a kernel spin-wait or retry loop (csd_lock_wait() in smp_call_function_single(), irq_work_sync() in _free_event(), " +
+		"task_function_call()'s -EAGAIN retry) for longer than the livelock bound (hung-task-timeout, 10ms of virtual time)",
+		"the soft-lockup watchdog (kernel/watchdog.c): a spin nothing will end holds its CPU forever; the report names the loop's step point, " +
+			"since when it spins, what it waits for and the state of the CPU that must act, and the run ends there instead of at its time limit; " +
+			"off with hung-task=off or hung-task-timeout=off", "sched"},
 	{"task-work-before-user-return", "a task never returns to user mode with task_work queued for it",
 		"task_work_add() notifies the task (TIF_NOTIFY_RESUME) so its work runs before user mode; ef1ea98c8fff fixed an NMI race that lost the notification", "sched"},
 }

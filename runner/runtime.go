@@ -68,6 +68,8 @@ type Run struct {
 
 	opts       Options
 	limit      sim.Time
+	hungDue    sim.Time // the timed hung-task check's next look (hungtask.go)
+	hungTimed  bool     // the timed hung-task check reported and ended the run
 	log        *decisionLog
 	verbs      map[string]Verb
 	invariants []InvariantSpec
@@ -171,7 +173,7 @@ func (r *Run) Execute() error {
 	}
 	r.ran = true
 	defer r.M.Close()
-	err := r.M.Run(r.limit)
+	err := r.runWatched()
 	r.end = r.M.Now()
 	if err != nil {
 		var le *sim.LimitError
@@ -184,6 +186,9 @@ func (r *Run) Execute() error {
 			return err
 		}
 		r.oops = o
+	}
+	if r.hungTimed {
+		return nil // the timed hung-task check ended the run (hungtask.go): judged as it is
 	}
 	if r.oops == nil && !r.stopped() && !r.S.AllExited() && r.M.Eng.Pending() {
 		r.limitErr = r.timeLimitError()

@@ -67,6 +67,9 @@ type family struct {
 	uninterruptible bool
 	hungOn          func() string // what it waits for in D on a kernel wait (hungtask.go); nil otherwise
 	hungSince       sim.Time      // since when
+	hungNext        func() *Task  // the task that must act to end the wait (the wait chain's next link); nil: none known
+	hungStep        string        // the step point its CPU last passed when it went to sleep
+	hungCPU         int           // that CPU
 	groupExec       *Task         // sig->group_exec_task: the thread in de_thread() (on the leader)
 }
 

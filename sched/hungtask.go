@@ -29,17 +29,31 @@ type ForkCleanupHook interface {
 // the loop (since, 0: now).
 // include/linux/wait_bit.h: wait_var_event() -> ___wait_var_event(TASK_UNINTERRUPTIBLE)
 func (s *Sched) WaitUninterruptible(t *Task, q *WaitQueue, on func() string, since sim.Time) {
+	s.WaitUninterruptibleFor(t, q, on, nil, since)
+}
+
+// WaitUninterruptibleFor is WaitUninterruptible for a wait that only one
+// task can end: next names it (asked when the hang is reported), the next
+// link of the wait chain the report follows (that task may itself be in D,
+// waiting for another, or for the waiter: a cycle).
+func (s *Sched) WaitUninterruptibleFor(t *Task, q *WaitQueue, on func() string, next func() *Task, since sim.Time) {
 	if since == 0 {
 		since = s.M.Now()
 	}
 	q.waiters = append(q.waiters, t)
 	t.fam.uninterruptible = true
-	t.fam.hungOn, t.fam.hungSince = on, since
+	t.fam.hungOn, t.fam.hungSince, t.fam.hungNext = on, since, next
+	if c := t.CPU(); c != nil {
+		t.fam.hungStep, t.fam.hungCPU = c.LastStep(), c.ID
+	}
+	if s.OnHungWait != nil && s.Cfg.HungTaskTimeout > 0 && !s.Cfg.NoHungTask {
+		s.OnHungWait(t, since+sim.Time(s.Cfg.HungTaskTimeout))
+	}
 	t.State = Sleeping
 	s.schedule(&t.Thread)
 	q.remove(t)
 	t.fam.uninterruptible = false
-	t.fam.hungOn = nil
+	t.fam.hungOn, t.fam.hungNext = nil, nil
 }
 
 // HungWait returns what t waits for in D (WaitUninterruptible) and since
@@ -51,8 +65,57 @@ func (t *Task) HungWait() (string, sim.Time) {
 	return t.fam.hungOn(), t.fam.hungSince
 }
 
+// HungNext is the task that must act to end t's wait in D (the next link of
+// its wait chain), nil when t is not in such a wait or the wait names none.
+func (t *Task) HungNext() *Task {
+	if t.fam.hungOn == nil || t.fam.hungNext == nil {
+		return nil
+	}
+	return t.fam.hungNext()
+}
+
+// HungStep is the step point t's CPU last passed when t went to sleep in D,
+// and that CPU; "" when t is not in such a wait.
+func (t *Task) HungStep() (string, int) {
+	if t.fam.hungOn == nil {
+		return "", -1
+	}
+	return t.fam.hungStep, t.fam.hungCPU
+}
+
 // HungTaskOn reports whether the hung-task detector is on (knob hung-task).
 func (s *Sched) HungTaskOn() bool { return !s.Cfg.NoHungTask }
+
+// HungTaskTimeout is the timed check's timeout (knob hung-task-timeout); 0
+// when there is no timed check (or no detector).
+func (s *Sched) HungTaskTimeout() sim.Duration {
+	if s.Cfg.NoHungTask {
+		return 0
+	}
+	return s.Cfg.HungTaskTimeout
+}
+
+// hungTaskTimeouts are the values of knob hung-task-timeout.
+var hungTaskTimeouts = map[string]sim.Duration{
+	"10ms": 10 * sim.Millisecond, "1ms": sim.Millisecond, "100ms": 100 * sim.Millisecond, "1s": sim.Second, "120s": 120 * sim.Second, "off": 0,
+}
+
+// hungTaskTimeoutKnob is khungtaskd's timeout, in the simulator's time scale.
+var hungTaskTimeoutKnob = sim.KnobSpec{
+	Name:   "hung-task-timeout",
+	Values: []string{"10ms", "1ms", "100ms", "1s", "120s", "off"},
+	Help: "the timed hung-task check (khungtaskd): a task asleep in TASK_UNINTERRUPTIBLE on a kernel wait (wait_var_event(), rcuwait_wait_event()) " +
+		"for longer than this much virtual time is reported as the hung-task invariant even while other tasks still run, and the run ends there " +
+		"(judged, with a result: a hang is not left to run into the time limit). The kernel's default, hung_task_timeout_secs=120 (value 120s), " +
+		"is out of reach of a scenario: the run's time limit is 10s and scenarios last microseconds to milliseconds. The default, 10ms, scales it " +
+		"to them: longer than any wait perf itself makes a task sleep in D (a remote task's return to user, a grace period, a fork's teardown: " +
+		"microseconds), shorter than a run is allowed to last; a scenario that makes such a wait last longer on purpose sets a larger value. " +
+		"The same bound is the soft-lockup oracle's livelock bound (kernel/watchdog.c, 2*watchdog_thresh=20s in the kernel): a CPU spinning in a kernel " +
+		"spin-wait or retry loop (csd_lock_wait(), irq_work_sync(), task_function_call()'s -EAGAIN retry) that long is reported as soft-lockup and the run ends. " +
+		"off keeps only the end-of-run check (every other task exited or blocked) and no lockup bound. hung-task=off turns all of them off",
+	Source:  "kernel/hung_task.c: watchdog() -> check_hung_uninterruptible_tasks(timeout), check_hung_task(); CONFIG_DEFAULT_HUNG_TASK_TIMEOUT=120; kernel/watchdog.c: watchdog_timer_fn()",
+	Package: "sched",
+}
 
 // forkFailed undoes what copy_process() did for a child that will not run:
 // its fd table (the copy dup_fd() made is closed, each last fput() queued on

@@ -85,6 +85,9 @@ type Config struct {
 	NoLockdep bool
 	// NoHungTask turns the hung-task detector off (knob hung-task=off).
 	NoHungTask bool
+	// HungTaskTimeout is the timed hung-task check's timeout (knob
+	// hung-task-timeout, hungtask.go); 0: only the end-of-run check.
+	HungTaskTimeout sim.Duration
 	// Cost is what kernel work costs (knob cost-model); the zero Profile is
 	// free. Its SyscallEntryExit replaces SyscallCost when set.
 	Cost cost.Profile
@@ -106,6 +109,15 @@ func DefaultConfig() Config {
 type Sched struct {
 	M   *cpu.Machine
 	Cfg Config
+
+	// OnHungWait, if set, is told when a task goes to sleep in D on a
+	// kernel wait and when the timed hung-task check (Cfg.HungTaskTimeout)
+	// is due for it (hungtask.go).
+	OnHungWait func(t *Task, due sim.Time)
+	// OnLockup, if set, is told of a spin-wait or retry loop that spun past
+	// the livelock bound (SpinRound, lockup.go), once.
+	OnLockup func(Lockup)
+	lockedUp bool
 
 	Tasks []*Task
 	// FS is the machine's files (package mm): what tasks open and map.
@@ -295,7 +307,7 @@ var Knobs = []sim.KnobSpec{{
 		"with what it waits for, since when, and the last change that could have woken it; off leaves such a run to the deadlock report",
 	Source:  "kernel/hung_task.c: check_hung_uninterruptible_tasks() (\"INFO: task %s:%d blocked for more than %ld seconds.\")",
 	Package: "sched",
-}, {
+}, hungTaskTimeoutKnob, {
 	Name: "cost-model",
 	// This machine's profile is the default (issue 19): free is how every
 	// run was timed before the cost model.
@@ -338,6 +350,8 @@ func ApplyKnob(cfg *Config, name, value string) (bool, error) {
 		cfg.NoLockdep = value == "off"
 	case "hung-task":
 		cfg.NoHungTask = value == "off"
+	case "hung-task-timeout":
+		cfg.HungTaskTimeout = hungTaskTimeouts[value]
 	case "cost-model":
 		p, _ := cost.Lookup(value)
 		cfg.Cost = p

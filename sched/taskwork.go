@@ -19,6 +19,7 @@ const (
 type TaskWork struct {
 	Name string
 	Fn   func(t *Task)
+	Key  any // its struct callback_head, for TaskWorkCancelCB; nil: never cancelled by identity
 }
 
 // TaskWorkAdd queues work on t: task_work_add().

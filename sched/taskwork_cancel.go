@@ -54,3 +54,18 @@ func (s *Sched) sleepOnTimer(t *Task, c *cpu.CPU, d sim.Duration) {
 // SyscallFor is a program step that enters the kernel for syscall name and
 // spends d there (when the syscall has no model body).
 func SyscallFor(name string, d sim.Duration) Op { return Op{Kind: OpSyscall, Name: name, D: d} }
+
+// TaskWorkCancelCB removes the queued work whose Key is key (its struct
+// callback_head) from t and reports whether it found it. A work that
+// task_work_run() already took off the list (a batch it is running) is not
+// found.
+// kernel/task_work.c: task_work_cancel()
+func (s *Sched) TaskWorkCancelCB(t *Task, key any) bool {
+	for i, w := range t.works {
+		if w.Key != nil && w.Key == key {
+			t.works = append(t.works[:i:i], t.works[i+1:]...)
+			return true
+		}
+	}
+	return false
+}

@@ -155,6 +155,16 @@ func (e *Engine) Choose(n int, what string) int {
 // Stop ends Run after the running lane yields.
 func (e *Engine) Stop() { e.stopped = true }
 
+// StopBy lowers the time the current Run stops at to t (never raises it): a
+// watchdog that wants a look at t. No lane advances past t; Run returns
+// with the lanes as they are, and a later Run goes on from there as if it
+// had not stopped (a lane alone before its next event never yields twice).
+func (e *Engine) StopBy(t Time) {
+	if t < e.until {
+		e.until = t
+	}
+}
+
 // Run advances the lanes until none has anything to do before until, or Stop. A
 // model crash is returned as an *Oops, a run that reaches one of its Limits as
 // a *LimitError; the simulator itself never panics.
@@ -182,7 +192,7 @@ func (e *Engine) Run(until Time) (err error) {
 		e.forced = nil
 		e.contended = false
 		if l == nil {
-			l = e.pick(until)
+			l = e.pick(e.until) // until, or lower (StopBy)
 			if l == nil {
 				return nil
 			}
