@@ -34,6 +34,7 @@ package pmu
 
 import (
 	"fmt"
+	"iter"
 	"slices"
 	"sort"
 	"strconv"
@@ -198,6 +199,18 @@ func StepPoints() []string {
 // AllKnobSpecs lists the kernel knobs the pmu layer applies: the ring
 // buffer's (rb.KnobSpecs), the core's (KnobSpecs) and the drivers', sorted.
 func AllKnobSpecs() []sim.KnobSpec { return slices.Clone(allKnobSpecs()) }
+
+// KnobSpecsSeq yields AllKnobSpecs without the copy: what builds every run's
+// kernel options reads them only.
+func KnobSpecsSeq() iter.Seq[sim.KnobSpec] {
+	return func(yield func(sim.KnobSpec) bool) {
+		for _, k := range allKnobSpecs() {
+			if !yield(k) {
+				return
+			}
+		}
+	}
+}
 
 // allKnobSpecs is AllKnobSpecs sorted once: the knobs are registered by init
 // functions (RegisterDriver), and every run's perf backend asks for them.
