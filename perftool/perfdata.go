@@ -297,6 +297,9 @@ func (d *PerfData) Process() {
 	if !d.Kept() {
 		return
 	}
+	if n := d.countRecords(); cap(d.Records) < n {
+		d.Records = make([]DataRecord, 0, n) // one allocation, not a doubling per record
+	}
 	d.Records = d.Records[:0]
 	d.ProcessErr = nil
 	d.parsed = len(d.Data)
@@ -330,6 +333,20 @@ func (d *PerfData) Process() {
 		d.Records = append(d.Records, r)
 		off += int(hdr.Size) + auxtraceSkip(hdr, rec) // PERF_RECORD_AUXTRACE's data (script_aux.go)
 	}
+}
+
+// countRecords is how many records Process will parse: the same walk over
+// the headers, without decoding.
+func (d *PerfData) countRecords() int {
+	n := 0
+	for off := 0; off < len(d.Data); n++ {
+		hdr, ok := rb.ParseHeader(d.Data[off:])
+		if !ok || int(hdr.Size) < rb.HeaderSize || off+int(hdr.Size) > len(d.Data) {
+			break
+		}
+		off += int(hdr.Size) + auxtraceSkip(hdr, d.Data[off:off+int(hdr.Size)])
+	}
+	return n
 }
 
 // Parsed returns Records, after parsing the data section (Process) when

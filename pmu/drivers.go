@@ -34,6 +34,7 @@ package pmu
 
 import (
 	"fmt"
+	"iter"
 	"slices"
 	"sort"
 	"strconv"
@@ -199,6 +200,18 @@ func StepPoints() []string {
 // buffer's (rb.KnobSpecs), the core's (KnobSpecs) and the drivers', sorted.
 func AllKnobSpecs() []sim.KnobSpec { return slices.Clone(allKnobSpecs()) }
 
+// KnobSpecsSeq yields AllKnobSpecs without the copy: what builds every run's
+// kernel options reads them only.
+func KnobSpecsSeq() iter.Seq[sim.KnobSpec] {
+	return func(yield func(sim.KnobSpec) bool) {
+		for _, k := range allKnobSpecs() {
+			if !yield(k) {
+				return
+			}
+		}
+	}
+}
+
 // allKnobSpecs is AllKnobSpecs sorted once: the knobs are registered by init
 // functions (RegisterDriver), and every run's perf backend asks for them.
 var allKnobSpecs = sync.OnceValue(func() []sim.KnobSpec {
@@ -242,24 +255,58 @@ func ApplyAnyKnob(k *Knobs, name, value string) (bool, error) {
 // no spec defines is a bug in the model, not a default: it panics, so a typo
 // cannot silently select today's code.
 func (k *Kernel) Knob(name string) string {
+	for i := range k.knobs.vals {
+		if k.knobs.vals[i].name == name {
+			return k.knobs.vals[i].value
+		}
+	}
 	spec, ok := kernelKnobSpec(name)
 	if !ok {
 		panic("pmu: Kernel.Knob: no kernel knob " + name)
 	}
-	if v, ok := k.Opts.Knobs.Extra[name]; ok {
-		return v
+	v, ok := k.Opts.Knobs.Extra[name]
+	if !ok {
+		v = spec.Default()
 	}
-	return spec.Default()
+	if k.knobs.vals == nil {
+		k.knobs.vals = make([]knobValue, 0, 16)
+	}
+	k.knobs.vals = append(k.knobs.vals, knobValue{name: name, value: v})
+	return v
 }
 
 // KnobIs reports whether kernel knob name has value; a value the knob does not
 // have panics, like an unknown name.
 func (k *Kernel) KnobIs(name, value string) bool {
+	for i := range k.knobs.is {
+		if q := &k.knobs.is[i]; q.name == name && q.value == value {
+			return q.is
+		}
+	}
 	spec, _ := kernelKnobSpec(name)
 	if err := spec.Check(value); err != nil && spec.Name != "" {
 		panic("pmu: Kernel.KnobIs: " + err.Error())
 	}
-	return k.Knob(name) == value
+	is := k.Knob(name) == value
+	if k.knobs.is == nil {
+		k.knobs.is = make([]knobValue, 0, 16)
+	}
+	k.knobs.is = append(k.knobs.is, knobValue{name: name, value: value, is: is})
+	return is
+}
+
+// knobMemo holds what Knob and KnobIs resolved, in the order they were first
+// asked: the hot paths (an overflow, a syscall, a tracepoint) ask the same
+// dozen knobs again and again, a scan of a few entries costs less than the
+// index and the checks, and the knobs of a Kernel do not change once it is
+// made (Opts.Knobs is read only).
+type knobMemo struct {
+	vals, is []knobValue
+}
+
+type knobValue struct {
+	name, value string
+	is          bool // KnobIs(name, value)
 }
 
 // kernelKnobSpec finds a knob of the core or of a driver. Kernel.Knob asks

@@ -52,6 +52,7 @@ type Kernel struct {
 	ips                                           map[ipKey]uint64 // fake addresses of named frames
 	images                                        images           // where fakeIP placed them (image.go)
 	tp                                            tpTable
+	knobs                                         knobMemo // Knob and KnobIs, resolved once per name (drivers.go)
 
 	rbTrace rbTraceState        // ring buffer logs for the invariants (rbtrace.go)
 	aux     kernelAux           // AUX area bookkeeping (aux_core.go)

@@ -160,7 +160,7 @@ func (PMUPerf) Syscalls() []string {
 func (PMUPerf) Start(r *Run) (PerfRun, error) {
 	o := pmu.DefaultOptions(len(r.M.CPUs))
 	o.Tracepoints = perftool.KernelTracepoints()
-	for _, k := range pmu.AllKnobSpecs() {
+	for k := range pmu.KnobSpecsSeq() {
 		if _, err := pmu.ApplyAnyKnob(&o.Knobs, k.Name, r.Knobs[k.Name]); err != nil {
 			return nil, err
 		}
