@@ -3,6 +3,7 @@ package cpu
 import (
 	"fmt"
 	"slices"
+	"sync/atomic"
 
 	"perfsim/sim"
 )
@@ -70,6 +71,28 @@ type shadowKey struct {
 // iff the later access and the last access of the earlier's class on the
 // other CPU do, as a CPU's later accesses are ordered after fewer things.
 
+// syncHint and shadowHint are the most sync objects and shadow cells a run
+// has made so far in this process (at most maxHint): the next detector's
+// maps start that large.
+var syncHint, shadowHint atomic.Int64
+
+const maxHint = 1 << 12
+
+// noteSizes raises the hints to this run's sizes.
+func (d *RaceDetector) noteSizes() {
+	raise := func(h *atomic.Int64, n int) {
+		n = min(n, maxHint)
+		for {
+			old := h.Load()
+			if int64(n) <= old || h.CompareAndSwap(old, int64(n)) {
+				return
+			}
+		}
+	}
+	raise(&syncHint, len(d.sync))
+	raise(&shadowHint, len(d.shadow))
+}
+
 // slabObjects is how many clocks or cells the next slab holds: as many as
 // made so far (at least 8, at most 64), so a run that makes few wastes little.
 func slabObjects(made int) int { return min(64, max(8, made)) }
@@ -107,24 +130,27 @@ func accessClass(op AccessOp) int {
 	return c
 }
 
-// raceRec is one access: its epoch and where it ran, nothing formatted.
+// raceRec is one access: its epoch and where it ran, nothing formatted
+// (laid out small: a shadow cell holds four per CPU).
 type raceRec struct {
-	epoch uint32 // 0: none
-	cpu   int
-	op    AccessOp
 	fn    string
-	ctx   Context
-	th    *Thread
 	sys   string
 	step  string
+	th    *Thread
 	t     sim.Time
+	epoch uint32 // 0: none
+	cpu   int32
+	op    AccessOp
+	ctx   Context
 }
 
 // NewRaceDetector installs a detector on m: it listens to m's footprints
 // and to the happens-before edges the model declares (CPU.Release,
 // CPU.Acquire, interrupts raised from another CPU, thread switches).
 func NewRaceDetector(m *Machine) *RaceDetector {
-	d := &RaceDetector{m: m, sync: map[any][]uint32{}, shadow: map[shadowKey][][4]raceRec{}}
+	// Sized for what the largest run so far needed: a run that grows its
+	// maps from empty spends most of its oracle time rehashing them.
+	d := &RaceDetector{m: m, sync: make(map[any][]uint32, syncHint.Load()), shadow: make(map[shadowKey][][4]raceRec, shadowHint.Load())}
 	n := len(m.CPUs)
 	d.vc = make([][]uint32, n)
 	clocks := make([]uint32, n*n) // one allocation for every CPU's clock
@@ -226,7 +252,7 @@ func join(dst, src []uint32) {
 
 // ordered reports whether access r is ordered before the code CPU i runs now.
 func (d *RaceDetector) ordered(r *raceRec, i int) bool {
-	return r.cpu == i || r.epoch <= d.vc[i][r.cpu]
+	return int(r.cpu) == i || r.epoch <= d.vc[i][r.cpu]
 }
 
 func (d *RaceDetector) access(c *CPU, f Footprint) {
@@ -240,7 +266,7 @@ func (d *RaceDetector) access(c *CPU, f Footprint) {
 		last = d.newCell()
 		d.shadow[k] = last
 	}
-	r := raceRec{epoch: d.vc[c.ID][c.ID], cpu: c.ID, op: f.Op, fn: f.Func, ctx: c.Context(), th: c.curr, step: c.lastStep, t: c.Now()}
+	r := raceRec{epoch: d.vc[c.ID][c.ID], cpu: int32(c.ID), op: f.Op, fn: f.Func, ctx: c.Context(), th: c.curr, step: c.lastStep, t: c.Now()}
 	if d.SyscallOf != nil && r.th != nil && r.ctx == CtxTask {
 		r.sys = d.SyscallOf(r.th)
 	}
@@ -286,7 +312,7 @@ func (d *RaceDetector) conflict(f Footprint, a, b raceRec) {
 }
 
 func (d *RaceDetector) side(r raceRec) RaceAccess {
-	a := RaceAccess{Op: r.op, Func: r.fn, CPU: r.cpu, Ctx: r.ctx, Syscall: r.sys, Step: r.step, T: r.t}
+	a := RaceAccess{Op: r.op, Func: r.fn, CPU: int(r.cpu), Ctx: r.ctx, Syscall: r.sys, Step: r.step, T: r.t}
 	if r.th != nil {
 		a.Task = r.th.Name
 		if d.TaskOf != nil {
