@@ -3,6 +3,7 @@ package cpu
 import (
 	"fmt"
 	"slices"
+	"sync/atomic"
 
 	"perfsim/sim"
 )
@@ -39,8 +40,12 @@ type RaceDetector struct {
 	m      *Machine
 	vc     [][]uint32
 	sync   map[any][]uint32
-	shadow map[shadowKey]*shadowCell
+	shadow map[shadowKey][][4]raceRec // per CPU, the field's last access of each class
 	seen   map[string]bool
+	// The clocks of sync objects and the shadow cells are carved from
+	// these slabs, not allocated one by one (a run makes hundreds).
+	clockSlab []uint32
+	cellSlab  [][4]raceRec
 
 	// Report is told each race, once per field, pair of functions and pair
 	// of operations in a run.
@@ -61,12 +66,57 @@ type shadowKey struct {
 	field string
 }
 
-// shadowCell is, per CPU, a field's last access of each class (read or
+// A shadow cell is, per CPU, a field's last access of each class (read or
 // write, marked or plain; data_race() accesses are not kept): a pair races
 // iff the later access and the last access of the earlier's class on the
 // other CPU do, as a CPU's later accesses are ordered after fewer things.
-type shadowCell struct {
-	last [][4]raceRec
+
+// syncHint and shadowHint are the most sync objects and shadow cells a run
+// has made so far in this process (at most maxHint): the next detector's
+// maps start that large.
+var syncHint, shadowHint atomic.Int64
+
+const maxHint = 1 << 12
+
+// noteSizes raises the hints to this run's sizes.
+func (d *RaceDetector) noteSizes() {
+	raise := func(h *atomic.Int64, n int) {
+		n = min(n, maxHint)
+		for {
+			old := h.Load()
+			if int64(n) <= old || h.CompareAndSwap(old, int64(n)) {
+				return
+			}
+		}
+	}
+	raise(&syncHint, len(d.sync))
+	raise(&shadowHint, len(d.shadow))
+}
+
+// slabObjects is how many clocks or cells the next slab holds: as many as
+// made so far (at least 8, at most 64), so a run that makes few wastes little.
+func slabObjects(made int) int { return min(64, max(8, made)) }
+
+// newClock returns a zero vector clock.
+func (d *RaceDetector) newClock() []uint32 {
+	n := len(d.vc)
+	if len(d.clockSlab) < n {
+		d.clockSlab = make([]uint32, n*slabObjects(len(d.sync)))
+	}
+	v := d.clockSlab[:n:n]
+	d.clockSlab = d.clockSlab[n:]
+	return v
+}
+
+// newCell returns an empty shadow cell.
+func (d *RaceDetector) newCell() [][4]raceRec {
+	n := len(d.vc)
+	if len(d.cellSlab) < n {
+		d.cellSlab = make([][4]raceRec, n*slabObjects(len(d.shadow)))
+	}
+	c := d.cellSlab[:n:n]
+	d.cellSlab = d.cellSlab[n:]
+	return c
 }
 
 func accessClass(op AccessOp) int {
@@ -80,28 +130,33 @@ func accessClass(op AccessOp) int {
 	return c
 }
 
-// raceRec is one access: its epoch and where it ran, nothing formatted.
+// raceRec is one access: its epoch and where it ran, nothing formatted
+// (laid out small: a shadow cell holds four per CPU).
 type raceRec struct {
-	epoch uint32 // 0: none
-	cpu   int
-	op    AccessOp
 	fn    string
-	ctx   Context
-	th    *Thread
 	sys   string
 	step  string
+	th    *Thread
 	t     sim.Time
+	epoch uint32 // 0: none
+	cpu   int32
+	op    AccessOp
+	ctx   Context
 }
 
 // NewRaceDetector installs a detector on m: it listens to m's footprints
 // and to the happens-before edges the model declares (CPU.Release,
 // CPU.Acquire, interrupts raised from another CPU, thread switches).
 func NewRaceDetector(m *Machine) *RaceDetector {
-	d := &RaceDetector{m: m, sync: map[any][]uint32{}, shadow: map[shadowKey]*shadowCell{}, seen: map[string]bool{}}
-	for i := range m.CPUs {
-		v := make([]uint32, len(m.CPUs))
-		v[i] = 1
-		d.vc = append(d.vc, v)
+	// Sized for what the largest run so far needed: a run that grows its
+	// maps from empty spends most of its oracle time rehashing them.
+	d := &RaceDetector{m: m, sync: make(map[any][]uint32, syncHint.Load()), shadow: make(map[shadowKey][][4]raceRec, shadowHint.Load())}
+	n := len(m.CPUs)
+	d.vc = make([][]uint32, n)
+	clocks := make([]uint32, n*n) // one allocation for every CPU's clock
+	for i := range d.vc {
+		d.vc[i] = clocks[i*n : (i+1)*n : (i+1)*n]
+		d.vc[i][i] = 1
 	}
 	m.hb = d
 	m.OnFootprint(d.access)
@@ -171,7 +226,7 @@ func (d *RaceDetector) release(c *CPU, key any) {
 	v := d.vc[c.ID]
 	s := d.sync[key]
 	if s == nil {
-		s = make([]uint32, len(v))
+		s = d.newClock()
 		d.sync[key] = s
 	}
 	join(s, v)
@@ -196,8 +251,8 @@ func join(dst, src []uint32) {
 }
 
 // ordered reports whether access r is ordered before the code CPU i runs now.
-func (d *RaceDetector) ordered(r raceRec, i int) bool {
-	return r.cpu == i || r.epoch <= d.vc[i][r.cpu]
+func (d *RaceDetector) ordered(r *raceRec, i int) bool {
+	return int(r.cpu) == i || r.epoch <= d.vc[i][r.cpu]
 }
 
 func (d *RaceDetector) access(c *CPU, f Footprint) {
@@ -206,30 +261,30 @@ func (d *RaceDetector) access(c *CPU, f Footprint) {
 	}
 	c = d.m.running(c)
 	k := shadowKey{f.Obj, f.Field}
-	cell := d.shadow[k]
-	if cell == nil {
-		cell = &shadowCell{last: make([][4]raceRec, len(d.vc))}
-		d.shadow[k] = cell
+	last := d.shadow[k]
+	if last == nil {
+		last = d.newCell()
+		d.shadow[k] = last
 	}
-	r := raceRec{epoch: d.vc[c.ID][c.ID], cpu: c.ID, op: f.Op, fn: f.Func, ctx: c.Context(), th: c.curr, step: c.lastStep, t: c.Now()}
+	r := raceRec{epoch: d.vc[c.ID][c.ID], cpu: int32(c.ID), op: f.Op, fn: f.Func, ctx: c.Context(), th: c.curr, step: c.lastStep, t: c.Now()}
 	if d.SyscallOf != nil && r.th != nil && r.ctx == CtxTask {
 		r.sys = d.SyscallOf(r.th)
 	}
-	for j := range cell.last {
+	for j := range last {
 		if j == c.ID {
 			continue
 		}
-		for cl := range cell.last[j] {
-			p := cell.last[j][cl]
+		for cl := range last[j] {
+			p := &last[j][cl]
 			if p.epoch == 0 || (!p.op.IsWrite() && !f.Op.IsWrite()) || (p.op.IsMarked() && f.Op.IsMarked()) {
 				continue
 			}
 			if !d.ordered(p, c.ID) {
-				d.conflict(f, p, r)
+				d.conflict(f, *p, r)
 			}
 		}
 	}
-	cell.last[c.ID][accessClass(f.Op)] = r
+	last[c.ID][accessClass(f.Op)] = r
 }
 
 // conflict reports a and b, concurrent (access() already left out what
@@ -240,6 +295,9 @@ func (d *RaceDetector) conflict(f Footprint, a, b raceRec) {
 	key := f.Field + "|" + fns[0] + "|" + fns[1] + "|" + a.op.String() + "|" + b.op.String()
 	if d.seen[key] {
 		return
+	}
+	if d.seen == nil {
+		d.seen = map[string]bool{}
 	}
 	d.seen[key] = true
 	d.Reports++
@@ -254,7 +312,7 @@ func (d *RaceDetector) conflict(f Footprint, a, b raceRec) {
 }
 
 func (d *RaceDetector) side(r raceRec) RaceAccess {
-	a := RaceAccess{Op: r.op, Func: r.fn, CPU: r.cpu, Ctx: r.ctx, Syscall: r.sys, Step: r.step, T: r.t}
+	a := RaceAccess{Op: r.op, Func: r.fn, CPU: int(r.cpu), Ctx: r.ctx, Syscall: r.sys, Step: r.step, T: r.t}
 	if r.th != nil {
 		a.Task = r.th.Name
 		if d.TaskOf != nil {

@@ -17,8 +17,8 @@ import (
 // is reported here, once, with each edge's schedule and chain.
 // kernel/locking/lockdep.c: check_noncircular() over the global graph
 type lockGraph struct {
-	edges map[sched.LockClass]map[sched.LockClass]lockEdge
-	order map[sched.LockClass][]sched.LockClass
+	edges map[[2]sched.ClassID]lockEdge
+	order map[sched.ClassID][]sched.ClassID
 	seen  map[string]bool
 	// Cycles are the reports, in the order found.
 	Cycles []string
@@ -37,40 +37,36 @@ func (g *lockGraph) add(r *runner.Run, schedule int) {
 	}
 }
 
-func (g *lockGraph) known(from, to sched.LockClass) bool {
-	_, ok := g.edges[from][to]
+func (g *lockGraph) known(from, to sched.ClassID) bool {
+	_, ok := g.edges[[2]sched.ClassID{from, to}]
 	return ok
 }
 
 func (g *lockGraph) addEdges(edges []sched.LockEdge, schedule int) {
 	if g.edges == nil {
-		g.edges, g.order, g.seen = map[sched.LockClass]map[sched.LockClass]lockEdge{}, map[sched.LockClass][]sched.LockClass{}, map[string]bool{}
+		g.edges, g.order, g.seen = map[[2]sched.ClassID]lockEdge{}, map[sched.ClassID][]sched.ClassID{}, map[string]bool{}
 	}
 	for _, e := range edges {
-		if _, ok := g.edges[e.From][e.To]; ok {
+		from, to := sched.ClassOf(e.From), sched.ClassOf(e.To)
+		if _, ok := g.edges[[2]sched.ClassID{from, to}]; ok {
 			continue
 		}
-		if path := sched.DependencyPath(g.order, e.To, e.From); path != nil {
+		if path := sched.DependencyPath(g.order, to, from); path != nil {
 			g.report(e, schedule, path)
 		}
-		m := g.edges[e.From]
-		if m == nil {
-			m = map[sched.LockClass]lockEdge{}
-			g.edges[e.From] = m
-		}
-		m[e.To] = lockEdge{e.Chain, schedule}
-		g.order[e.From] = append(g.order[e.From], e.To)
+		g.edges[[2]sched.ClassID{from, to}] = lockEdge{e.Chain, schedule}
+		g.order[from] = append(g.order[from], to)
 	}
 }
 
-func (g *lockGraph) report(e sched.LockEdge, schedule int, path []sched.LockClass) {
+func (g *lockGraph) report(e sched.LockEdge, schedule int, path []sched.ClassID) {
 	key := e.From.String() + ">" + e.To.String()
 	if g.seen[key] {
 		return
 	}
 	across := false
 	for i := 0; i+1 < len(path); i++ {
-		across = across || g.edges[path[i]][path[i+1]].schedule != schedule
+		across = across || g.edges[[2]sched.ClassID{path[i], path[i+1]}].schedule != schedule
 	}
 	if !across {
 		return // one schedule's own cycle: its lockdep invariant reported it
@@ -78,7 +74,7 @@ func (g *lockGraph) report(e sched.LockEdge, schedule int, path []sched.LockClas
 	g.seen[key] = true
 	var parts []string
 	for i := 0; i+1 < len(path); i++ {
-		x := g.edges[path[i]][path[i+1]]
+		x := g.edges[[2]sched.ClassID{path[i], path[i+1]}]
 		parts = append(parts, fmt.Sprintf("schedule %d took %s then %s (%s)", x.schedule, path[i], path[i+1], x.chain))
 	}
 	g.Cycles = append(g.Cycles, fmt.Sprintf("lockdep across schedules: possible circular locking dependency: schedule %d takes %s while holding %s (%s); %s",

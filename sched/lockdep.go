@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"perfsim/cpu"
 	"perfsim/sim"
@@ -25,6 +27,11 @@ import (
 //     hardirq-safe class whose dependencies reach a hardirq-unsafe one
 //     (lockdep_irq.go).
 //
+// As lockdep does, it works on small integer class ids (struct
+// lock_class's index in lock_classes[]), not names: the graph is an
+// adjacency bitset plus each class's successors in the order they were
+// taken, and nothing is formatted until a report.
+//
 // kernel/locking/lockdep.c: __lock_acquire(), check_prevs_add(), check_noncircular(), check_deadlock()
 type Lockdep struct {
 	// Off is CONFIG_PROVE_LOCKING=n: nothing is recorded or reported.
@@ -34,16 +41,31 @@ type Lockdep struct {
 	// CPU where the offending acquisition ran.
 	Report func(c *cpu.CPU, kind, msg string)
 
-	held  map[any][]heldLock
-	after map[LockClass]map[LockClass]*lockChain
-	// order lists each class's successors as they were added: the search
-	// walks them in that order, so a report reads the same in every replay.
-	order map[LockClass][]LockClass
+	held map[holderKey]*heldStack
+	// last is the holder of the last acquisition or release, whose stack
+	// the next one most often wants.
+	lastKey   holderKey
+	lastStack *heldStack
+
+	// The dependency graph: bit b of has[a*stride:] says a -> b; edges
+	// are the dependencies in the order first taken, cls[a].succ the
+	// indexes of a's, in that order (the search walks them so, and a report
+	// reads the same in every replay).
+	has    []uint64
+	stride int
+	edges  []depEdge
+	cls    []classState
 	// fromOrder lists the classes with successors, in the order each got
 	// its first.
-	fromOrder []LockClass
-	reported  map[string]bool
-	usage     map[LockClass]*lockUsage // hardirq usage of each class (lockdep_irq.go)
+	fromOrder []ClassID
+	// chains holds the acquisitions that set a class's hardirq usage.
+	chains []lockChain
+
+	reported map[string]bool
+
+	// The breadth-first searches' generation: visited == stamp marks a class seen.
+	stamp uint32
+	queue []ClassID
 }
 
 // LockClass is a lock class: its name and the nesting subclass
@@ -61,9 +83,89 @@ func (l LockClass) String() string {
 	return fmt.Sprintf("%s/%d", l.Name, l.Subclass)
 }
 
+// ClassID is a lock class's small integer id, one per class for the whole
+// process (every run and every schedule of an exploration agrees on it), as
+// lockdep indexes lock_classes[].
+type ClassID int32
+
+// The class table: ids is read without a lock (a copy-on-write map), a new
+// class takes mu.
+var classTable struct {
+	mu      sync.Mutex
+	ids     atomic.Pointer[map[LockClass]ClassID]
+	classes atomic.Pointer[[]LockClass]
+}
+
+// ClassOf returns cl's id, giving it the next one the first time.
+// kernel/locking/lockdep.c: register_lock_class()
+func ClassOf(cl LockClass) ClassID {
+	if m := classTable.ids.Load(); m != nil {
+		if id, ok := (*m)[cl]; ok {
+			return id
+		}
+	}
+	classTable.mu.Lock()
+	defer classTable.mu.Unlock()
+	old := classTable.ids.Load()
+	if old != nil {
+		if id, ok := (*old)[cl]; ok {
+			return id
+		}
+	}
+	m := make(map[LockClass]ClassID, len(*classesOf())+1)
+	if old != nil {
+		for k, v := range *old {
+			m[k] = v
+		}
+	}
+	classes := append(slices.Clip(*classesOf()), cl)
+	id := ClassID(len(classes) - 1)
+	m[cl] = id
+	classTable.classes.Store(&classes)
+	classTable.ids.Store(&m)
+	return id
+}
+
+var noClasses []LockClass
+
+func classesOf() *[]LockClass {
+	if p := classTable.classes.Load(); p != nil {
+		return p
+	}
+	return &noClasses
+}
+
+// Class returns the class of id.
+func (id ClassID) Class() LockClass { return (*classesOf())[id] }
+
+func (id ClassID) String() string { return id.Class().String() }
+
 type heldLock struct {
-	class LockClass
+	class ClassID
+	name  string
 	chain lockChain
+}
+
+// classState is what the run knows of one class.
+type classState struct {
+	succ []int32   // the indexes in edges of its dependencies, in order
+	pred []ClassID // its predecessors, in fromOrder's order
+	rank int32     // its place in fromOrder plus one (0: no successor yet)
+	// The hardirq usage (lockdep_irq.go): the index in chains plus one of
+	// the first acquisition in hardirq context, and with hardirqs on.
+	inHardirq, irqsOn int32
+	// The searches' marks.
+	visited uint32
+	from    ClassID
+}
+
+// heldStack is one holder's held locks, innermost last (task->held_locks[]).
+type heldStack struct{ locks []heldLock }
+
+// depEdge is one dependency, first taken at chain.
+type depEdge struct {
+	from, to ClassID
+	chain    lockChain
 }
 
 // lockChain is where an acquisition happened, for the report.
@@ -90,13 +192,6 @@ type holderKey struct {
 	task *Task
 	cpu  int
 	ctx  cpu.Context
-}
-
-func (ld *Lockdep) init() {
-	if ld.held == nil {
-		ld.held, ld.after, ld.reported = map[any][]heldLock{}, map[LockClass]map[LockClass]*lockChain{}, map[string]bool{}
-		ld.order = map[LockClass][]LockClass{}
-	}
 }
 
 // holder returns the key and the name of whoever acquires on c now: t when
@@ -142,6 +237,64 @@ func acquirer(c *cpu.CPU, t *Task) (holderKey, lockChain) {
 	return key, ch
 }
 
+// stack returns key's held locks (creating them when make is set; nil
+// otherwise when it holds none yet).
+func (ld *Lockdep) stack(key holderKey, make bool) *heldStack {
+	if ld.lastStack != nil && ld.lastKey == key {
+		return ld.lastStack
+	}
+	s := ld.held[key]
+	if s == nil {
+		if !make {
+			return nil
+		}
+		if ld.held == nil {
+			ld.held = map[holderKey]*heldStack{}
+		}
+		s = &heldStack{}
+		ld.held[key] = s
+	}
+	ld.lastKey, ld.lastStack = key, s
+	return s
+}
+
+// grow makes room for class id in the per-class tables, and for every
+// class known so far (a run meets most of them).
+func (ld *Lockdep) grow(id ClassID) {
+	if int(id) < len(ld.cls) {
+		return
+	}
+	n := max(int(id)+1, len(*classesOf()))
+	if cap(ld.cls) >= n {
+		ld.cls = ld.cls[:n]
+	} else {
+		ld.cls = append(ld.cls, make([]classState, n-len(ld.cls))...)
+	}
+	if stride := (n + 63) / 64; stride != ld.stride || len(ld.has) < n*stride {
+		// Lay the bitset out anew for the wider rows.
+		ld.stride = stride
+		ld.has = make([]uint64, n*stride)
+		for _, e := range ld.edges {
+			ld.has[int(e.from)*stride+int(e.to)/64] |= 1 << (uint(e.to) % 64)
+		}
+	}
+}
+
+// hasEdge reports whether a -> b is in the graph.
+func (ld *Lockdep) hasEdge(a, b ClassID) bool {
+	return ld.has[int(a)*ld.stride+int(b)/64]&(1<<(uint(b)%64)) != 0
+}
+
+// edgeChain returns where a -> b was first taken.
+func (ld *Lockdep) edgeChain(a, b ClassID) lockChain {
+	for _, i := range ld.cls[a].succ {
+		if ld.edges[i].to == b {
+			return ld.edges[i].chain
+		}
+	}
+	return lockChain{}
+}
+
 // Acquire records that the holder on c (t for a sleeping lock) takes a lock
 // of class cl.
 // kernel/locking/lockdep.c: lock_acquire()
@@ -149,24 +302,27 @@ func (ld *Lockdep) Acquire(c *cpu.CPU, t *Task, cl LockClass) {
 	if ld == nil || ld.Off {
 		return
 	}
-	ld.init()
+	id := ClassOf(cl)
+	ld.grow(id)
 	key, ch := acquirer(c, t)
 	if c != nil && c.InNMI() {
 		ld.report(c, "lock-in-nmi", "nmi:"+cl.Name,
 			fmt.Sprintf("%s taken in NMI context (%s): an NMI can interrupt its holder on this CPU and spin or sleep forever", cl, ch))
 	}
-	held := ld.held[key]
-	for _, h := range held {
-		if h.class == cl {
+	st := ld.stack(key, true)
+	for _, h := range st.locks {
+		if h.class == id {
 			ld.report(c, "recursive-locking", "rec:"+cl.String(),
 				fmt.Sprintf("possible recursive locking: %s takes %s while holding another %s (taken by %s); annotate with a subclass if the order is fixed",
 					ch, cl, cl, h.chain))
 			continue
 		}
-		ld.addEdge(c, h, cl, ch)
+		if !ld.hasEdge(h.class, id) {
+			ld.addEdge(c, h, id, ch)
+		}
 	}
-	ld.held[key] = append(held, heldLock{cl, ch})
-	ld.markIrqUsage(c, cl, ch)
+	st.locks = append(st.locks, heldLock{id, cl.Name, ch})
+	ld.markIrqUsage(c, id, ch)
 }
 
 // AcquireTry records a trylock that succeeded: the lock is held, but a
@@ -176,10 +332,12 @@ func (ld *Lockdep) AcquireTry(c *cpu.CPU, t *Task, cl LockClass) {
 	if ld == nil || ld.Off {
 		return
 	}
-	ld.init()
+	id := ClassOf(cl)
+	ld.grow(id)
 	key, ch := acquirer(c, t)
-	ld.held[key] = append(ld.held[key], heldLock{cl, ch})
-	ld.markIrqUsage(c, cl, ch)
+	st := ld.stack(key, true)
+	st.locks = append(st.locks, heldLock{id, cl.Name, ch})
+	ld.markIrqUsage(c, id, ch)
 }
 
 // ReleaseAny records the release of the innermost held lock named name
@@ -189,59 +347,149 @@ func (ld *Lockdep) ReleaseAny(c *cpu.CPU, t *Task, name string) {
 	if ld == nil || ld.Off || ld.held == nil {
 		return
 	}
-	key := holder(c, t)
-	held := ld.held[key]
-	for i := len(held) - 1; i >= 0; i-- {
-		if held[i].class.Name == name {
-			// In place: the slice is the map's alone. An emptied one stays
-			// in the map, so the holder's next acquisition reuses it.
-			n := copy(held[i:], held[i+1:])
-			held[i+n] = heldLock{}
-			held = held[:i+n]
-			break
-		}
-	}
-	ld.held[key] = held
-}
-
-// addEdge adds prev -> next unless known, after checking that next does not
-// already reach prev.
-// kernel/locking/lockdep.c: check_prev_add(), check_noncircular()
-func (ld *Lockdep) addEdge(c *cpu.CPU, prev heldLock, next LockClass, ch lockChain) {
-	if ld.after[prev.class][next] != nil {
+	st := ld.stack(holder(c, t), false)
+	if st == nil {
 		return
 	}
-	if path := DependencyPath(ld.order, next, prev.class); path != nil {
+	held := st.locks
+	for i := len(held) - 1; i >= 0; i-- {
+		if held[i].name == name {
+			// In place: an emptied stack stays, so the holder's next
+			// acquisition reuses it.
+			n := copy(held[i:], held[i+1:])
+			held[i+n] = heldLock{}
+			st.locks = held[:i+n]
+			return
+		}
+	}
+}
+
+// addEdge adds prev -> next (not yet known), after checking that next does
+// not already reach prev.
+// kernel/locking/lockdep.c: check_prev_add(), check_noncircular()
+func (ld *Lockdep) addEdge(c *cpu.CPU, prev heldLock, next ClassID, ch lockChain) {
+	if path := ld.path(next, prev.class); path != nil {
 		var b strings.Builder
 		fmt.Fprintf(&b, "possible circular locking dependency: %s takes %s while holding %s (taken by %s); the run already took",
 			ch, next, prev.class, prev.chain)
 		for i := 0; i+1 < len(path); i++ {
-			fmt.Fprintf(&b, " %s then %s (%s);", path[i], path[i+1], ld.after[path[i]][path[i+1]])
+			fmt.Fprintf(&b, " %s then %s (%s);", path[i], path[i+1], ld.edgeChain(path[i], path[i+1]))
 		}
 		msg := strings.TrimSuffix(b.String(), ";")
 		ld.report(c, "circular-dependency", "cyc:"+prev.class.String()+">"+next.String(), msg)
 	}
-	m := ld.after[prev.class]
-	if m == nil {
-		m = map[LockClass]*lockChain{}
-		ld.after[prev.class] = m
+	a := prev.class
+	ld.has[int(a)*ld.stride+int(next)/64] |= 1 << (uint(next) % 64)
+	ca := &ld.cls[a]
+	if ca.rank == 0 {
+		ld.fromOrder = append(ld.fromOrder, a)
+		ca.rank = int32(len(ld.fromOrder))
 	}
-	chain := ch
-	m[next] = &chain
-	if len(ld.order[prev.class]) == 0 {
-		ld.fromOrder = append(ld.fromOrder, prev.class)
+	ca.succ = append(ca.succ, int32(len(ld.edges)))
+	ld.edges = append(ld.edges, depEdge{a, next, ch})
+	// next's predecessors stay in fromOrder's order.
+	cn := &ld.cls[next]
+	i := len(cn.pred)
+	for i > 0 && ld.cls[cn.pred[i-1]].rank > ca.rank {
+		i--
 	}
-	ld.order[prev.class] = append(ld.order[prev.class], next)
-	ld.checkIrqEdge(c, prev.class, next)
+	cn.pred = slices.Insert(cn.pred, i, a)
+	ld.checkIrqEdge(c, a, next)
+}
+
+// newSearch starts a search: no class is marked visited.
+func (ld *Lockdep) newSearch() {
+	ld.stamp++
+	if ld.stamp == 0 { // wrapped: clear the marks
+		for i := range ld.cls {
+			ld.cls[i].visited = 0
+		}
+		ld.stamp = 1
+	}
+}
+
+// pathTo returns the search's path start ... end, start first.
+func (ld *Lockdep) pathTo(start, end ClassID) []ClassID {
+	var p []ClassID
+	for z := end; z != start; z = ld.cls[z].from {
+		p = append(p, z)
+	}
+	p = append(p, start)
+	slices.Reverse(p)
+	return p
+}
+
+// bfs is the breadth-first search the hardirq checks make, from start over
+// the successors (forward) or predecessors, in the order they were taken,
+// until stop accepts a class taken from the queue (start included); it
+// returns that class and the path from start to it (start first), or -1
+// and nil.
+func (ld *Lockdep) bfs(start ClassID, forward bool, stop func(ClassID) bool) (ClassID, []ClassID) {
+	ld.newSearch()
+	ld.cls[start].visited, ld.cls[start].from = ld.stamp, start
+	queue := append(ld.queue[:0], start)
+	visit := func(x, y ClassID) {
+		if cy := &ld.cls[y]; cy.visited != ld.stamp {
+			cy.visited, cy.from = ld.stamp, x
+			queue = append(queue, y)
+		}
+	}
+	found := ClassID(-1)
+	for head := 0; head < len(queue); head++ {
+		x := queue[head]
+		if stop(x) {
+			found = x
+			break
+		}
+		if forward {
+			for _, i := range ld.cls[x].succ {
+				visit(x, ld.edges[i].to)
+			}
+		} else {
+			for _, y := range ld.cls[x].pred {
+				visit(x, y)
+			}
+		}
+	}
+	ld.queue = queue
+	if found < 0 {
+		return -1, nil
+	}
+	return found, ld.pathTo(start, found)
+}
+
+// path returns a dependency path from -> ... -> to (from != to), or nil:
+// DependencyPath on the run's graph (each class tested as it is reached).
+func (ld *Lockdep) path(from, to ClassID) []ClassID {
+	ld.newSearch()
+	ld.cls[from].visited, ld.cls[from].from = ld.stamp, from
+	queue := append(ld.queue[:0], from)
+	defer func() { ld.queue = queue }()
+	for head := 0; head < len(queue); head++ {
+		x := queue[head]
+		for _, i := range ld.cls[x].succ {
+			y := ld.edges[i].to
+			cy := &ld.cls[y]
+			if cy.visited == ld.stamp {
+				continue
+			}
+			cy.visited, cy.from = ld.stamp, x
+			if y == to {
+				return ld.pathTo(from, to)
+			}
+			queue = append(queue, y)
+		}
+	}
+	return nil
 }
 
 // DependencyPath returns a dependency path from -> ... -> to in a graph
 // given as each class's successors in the order they were added (breadth
 // first, so a report reads the same in every replay), or nil. The run's
-// validator and an exploration's union of runs (explore) both search with it.
-func DependencyPath(order map[LockClass][]LockClass, from, to LockClass) []LockClass {
-	prev := map[LockClass]LockClass{from: from}
-	queue := []LockClass{from}
+// validator searches its graph the same way (Lockdep.path).
+func DependencyPath[K comparable](order map[K][]K, from, to K) []K {
+	prev := map[K]K{from: from}
+	queue := []K{from}
 	for len(queue) > 0 {
 		x := queue[0]
 		queue = queue[1:]
@@ -251,14 +499,12 @@ func DependencyPath(order map[LockClass][]LockClass, from, to LockClass) []LockC
 			}
 			prev[y] = x
 			if y == to {
-				var p []LockClass
+				var p []K
 				for z := to; z != from; z = prev[z] {
 					p = append(p, z)
 				}
 				p = append(p, from)
-				for i, j := 0, len(p)-1; i < j; i, j = i+1, j-1 {
-					p[i], p[j] = p[j], p[i]
-				}
+				slices.Reverse(p)
 				return p
 			}
 			queue = append(queue, y)
@@ -271,6 +517,9 @@ func (ld *Lockdep) report(c *cpu.CPU, kind, key, msg string) {
 	if ld.reported[key] {
 		return
 	}
+	if ld.reported == nil {
+		ld.reported = map[string]bool{}
+	}
 	ld.reported[key] = true
 	if ld.Report != nil {
 		ld.Report(c, kind, msg)
@@ -281,10 +530,8 @@ func (ld *Lockdep) report(c *cpu.CPU, kind, key, msg string) {
 // what an exploration unions across its schedules.
 func (ld *Lockdep) Dependencies() []string {
 	var out []string
-	for a, next := range ld.order {
-		for _, b := range next {
-			out = append(out, a.String()+" -> "+b.String())
-		}
+	for _, e := range ld.edges {
+		out = append(out, e.from.String()+" -> "+e.to.String())
 	}
 	slices.Sort(out)
 	return out
@@ -305,12 +552,13 @@ func (ld *Lockdep) EdgeList() []LockEdge { return ld.EdgesExcept(nil) }
 // EdgesExcept is EdgeList without the dependencies known(from, to) reports
 // (nil: none), whose chains it does not format: an exploration asks only for
 // the edges its graph lacks.
-func (ld *Lockdep) EdgesExcept(known func(from, to LockClass) bool) []LockEdge {
+func (ld *Lockdep) EdgesExcept(known func(from, to ClassID) bool) []LockEdge {
 	var out []LockEdge
 	for _, a := range ld.fromOrder {
-		for _, b := range ld.order[a] {
+		for _, i := range ld.cls[a].succ {
+			b := ld.edges[i].to
 			if known == nil || !known(a, b) {
-				out = append(out, LockEdge{a, b, ld.after[a][b].String()})
+				out = append(out, LockEdge{a.Class(), b.Class(), ld.edges[i].chain.String()})
 			}
 		}
 	}
