@@ -72,9 +72,16 @@ func init() {
 		})
 }
 
-// dataRaceInit installs the detector when the oracle is on.
+// dataRaceInit installs the detector when the oracle is on and the machine
+// has more than one CPU.
 func (k *Kernel) dataRaceInit() {
 	if k.KnobIs(dataRaceKnob.Name, "off") {
+		return
+	}
+	if len(k.M.CPUs) < 2 {
+		// Accesses of one CPU never race each other (cpu/race.go: its
+		// interrupt handlers are ordered with the code they interrupt):
+		// on one CPU the detector could only cost.
 		return
 	}
 	d := cpu.NewRaceDetector(k.M)
