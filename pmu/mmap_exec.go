@@ -19,7 +19,7 @@ import "perfsim/sched"
 // The mm here is the pmu's own (mmap_lock.go: mmOf, ShareMM), which names the
 // processes perf's mappings live in; package mm's MM (sched.Task.MM) is the
 // rest of the address space. A task's exit does the same at exit_mm(): the
-// mm's last user runs exit_mmap() (exitMm), after perf_event_exit_task() and
+// mm's last user runs exit_mmap() (TaskExitMM), after perf_event_exit_task() and
 // before exit_files(), so a mapping can outlive its fd there, or close it.
 
 func init() {
@@ -38,12 +38,19 @@ func init() {
 func (k *Kernel) execMmap(t *sched.Task) {
 	old := k.mmOf(t)
 	k.mm.mms[t] = &mmStruct{mmapLock: sched.RWSem{Name: "mm->mmap_lock"}}
-	for u, mm := range k.mm.mms { // mmput(): atomic_dec_and_test(&mm->mm_users)
-		if mm == old && u.State != sched.Dead {
+	k.mmput(t, old)
+}
+
+// mmput drops t's use of mm (t no longer points at it): the last user's put
+// tears its perf mappings down (exitMmap).
+// kernel/fork.c: mmput()
+func (k *Kernel) mmput(t *sched.Task, mm *mmStruct) {
+	for u, m := range k.mm.mms { // atomic_dec_and_test(&mm->mm_users)
+		if m == mm && u.State != sched.Dead {
 			return // a live thread (or CLONE_VM process) still uses it
 		}
 	}
-	k.exitMmap(t, old)
+	k.exitMmap(t, mm)
 }
 
 // TaskExitMM is exit_mm() -> mmput() of an exiting task: if no other live
@@ -55,12 +62,7 @@ func (k *Kernel) TaskExitMM(t *sched.Task) {
 		return // it never mapped a perf buffer
 	}
 	delete(k.mm.mms, t) // current->mm = NULL
-	for u, m := range k.mm.mms {
-		if m == mm && u.State != sched.Dead {
-			return // a live thread (or CLONE_VM process) still uses it
-		}
-	}
-	k.exitMmap(t, mm)
+	k.mmput(t, mm)
 }
 
 // exitMmap closes every perf VMA still mapped in mm, newest mapping first:
