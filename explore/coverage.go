@@ -205,12 +205,13 @@ func (cv *Coverage) Summary() string {
 	if cv.Schedules == 0 {
 		return "coverage: no schedule"
 	}
+	ss, sg := cv.SingletonSchedules(), cv.Singletons()
 	return fmt.Sprintf("coverage: covered %d of %d pairs offered (an interrupt or another CPU at a step point), %d of %d questions asked; "+
 		"left: a next schedule reaches a new pair with p ~ %.3g (leave-one-out: %d of %d schedules took a pair no other did), "+
 		"~%.3g new pairs expected (Good-Turing: %d pairs taken by one schedule only); %d schedules reached a new pair",
 		len(cv.Pairs), len(cv.Offered), len(cv.Steps), cv.StepsKnown,
-		float64(cv.SingletonSchedules())/float64(cv.Schedules), cv.SingletonSchedules(), cv.Schedules,
-		float64(cv.Singletons())/float64(cv.Schedules), cv.Singletons(), cv.NewPairSchedules)
+		float64(ss)/float64(cv.Schedules), ss, cv.Schedules,
+		float64(sg)/float64(cv.Schedules), sg, cv.NewPairSchedules)
 }
 
 // WriteDetail writes the detail (--coverage FILE): every question and pair

@@ -252,7 +252,7 @@ func (s *Sched) SendSignalTo(t *Task, sig Signal, typ PidType) (bool, uapi.Errno
 	// A process signal to an exited (zombie) leader still reaches the group
 	// while a thread lives: the leader keeps the TGID's struct pid until
 	// release_task(), and complete_signal() picks a live thread.
-	if (t.State == Dead || t.exited()) && (typ == PIDTYPE_PID || s.othersExited(t)) {
+	if t.exited() && (typ == PIDTYPE_PID || s.othersExited(t)) {
 		return false, 0
 	}
 	if sig.Handler != nil {
