@@ -203,13 +203,7 @@ func AllKnobSpecs() []sim.KnobSpec { return slices.Clone(allKnobSpecs()) }
 // KnobSpecsSeq yields AllKnobSpecs without the copy: what builds every run's
 // kernel options reads them only.
 func KnobSpecsSeq() iter.Seq[sim.KnobSpec] {
-	return func(yield func(sim.KnobSpec) bool) {
-		for _, k := range allKnobSpecs() {
-			if !yield(k) {
-				return
-			}
-		}
-	}
+	return slices.Values(allKnobSpecs())
 }
 
 // allKnobSpecs is AllKnobSpecs sorted once: the knobs are registered by init
@@ -269,7 +263,7 @@ func (k *Kernel) Knob(name string) string {
 		v = spec.Default()
 	}
 	if k.knobs.vals == nil {
-		k.knobs.vals = make([]knobValue, 0, 16)
+		k.knobs.vals = make([]knobValue, 0, 16) // the dozen a run asks, grown once
 	}
 	k.knobs.vals = append(k.knobs.vals, knobValue{name: name, value: v})
 	return v

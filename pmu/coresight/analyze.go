@@ -152,13 +152,15 @@ func (a *Analyzer) Analyze(chunks []Chunk) *Report {
 			}
 			a.prev[f.CPU] = int64(f.Seq + n - 1)
 			for seq := f.Seq; seq < f.Seq+n; seq++ {
-				if cur.has(seq) || a.seen.has(seq) {
+				if cur.has(seq) {
+					r.Dups++
+					continue
+				}
+				if a.seen.has(seq) {
 					r.Dups++
 				}
-				if !cur.has(seq) {
-					r.Distinct++
-					cur.add(seq)
-				}
+				r.Distinct++
+				cur.add(seq)
 			}
 			if first || f.Seq < r.MinSeq {
 				r.MinSeq = f.Seq

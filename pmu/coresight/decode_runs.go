@@ -167,11 +167,7 @@ func (dec *Decoder) extendRun(p *unitRun, data []byte, off int) int {
 	id := traceID(p.CPU)
 	for off+2*FrameSize <= len(data) && h.k+1 < h.n {
 		fid, ts, ok := plainFormatted((*[FrameSize]byte)(data[off+FrameSize : off+2*FrameSize]))
-		next := h.ts + h.dq
-		if h.r+h.dr >= h.n {
-			next++
-		}
-		if !ok || fid != id || ts != next || ts <= p.lastTS {
+		if !ok || fid != id || ts != h.nextTS() || ts <= p.lastTS {
 			break
 		}
 		h.next()

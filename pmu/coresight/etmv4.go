@@ -140,6 +140,15 @@ func newTSStep(since, until, n, k uint64) tsStep {
 	return tsStep{k: k, ts: since + q, n: n, r: r, dq: dt / n, dr: dt % n}
 }
 
+// nextTS is the timestamp of the following unit, without moving (r, dr < n:
+// (r+dr)/n is 0 or 1).
+func (t *tsStep) nextTS() uint64 {
+	if t.r+t.dr >= t.n {
+		return t.ts + t.dq + 1
+	}
+	return t.ts + t.dq
+}
+
 // next moves to the following unit.
 func (t *tsStep) next() {
 	t.k++

@@ -62,11 +62,7 @@ func (l *Ledger) Resolve(cpu int, ts uint64) (Frame, bool) {
 	runs := l.cpus[cpu]
 	// the unit after the previous one found (a decoder reads a stream in order)
 	if h := &l.hint[cpu]; h.run >= 0 && h.k+1 < h.n {
-		next := h.ts + h.dq
-		if h.r+h.dr >= h.n { // r, dr < n: (r+dr)/n is 0 or 1
-			next++
-		}
-		if next == ts {
+		if h.nextTS() == ts {
 			h.next()
 			return runs[h.run].frame(cpu, h.k), true
 		}
