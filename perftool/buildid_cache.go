@@ -25,8 +25,9 @@ type BuildIDCacheEntry struct {
 	To     string // the link's target: ../../NAME/SBUILD_ID
 	// Kernel: the file is a copy of /proc/kallsyms (the simulated
 	// kernel's symbols), else of the user image.
-	Kernel bool
-	Name   string // the dso's name, as HEADER_BUILD_ID has it
+	Kernel  bool
+	Name    string // the dso's name, as HEADER_BUILD_ID has it
+	BuildID []byte // its build id, as HEADER_BUILD_ID has it
 }
 
 // BuildIDCache lists what perf record's cache holds after this recording:
@@ -54,7 +55,7 @@ func (d *PerfData) BuildIDCache() []BuildIDCacheEntry {
 			probes = dir + "/probes"
 		}
 		out = append(out, BuildIDCacheEntry{Dir: dir, File: dir + "/" + base, Probes: probes, Link: ".build-id/" + sbuild[:2] + "/" + sbuild[2:],
-			To: "../../" + dir, Kernel: e.Kernel, Name: e.Name})
+			To: "../../" + dir, Kernel: e.Kernel, Name: e.Name, BuildID: e.BuildID})
 	}
 	return out
 }
@@ -83,14 +84,13 @@ func (ss *Session) Kallsyms() []byte {
 // HEADER_BUILD_ID. It returns the files written.
 func (ss *Session) WriteBuildIDCache(dir string) ([]string, error) {
 	var out []string
-	arch := ss.ImageArch()
+	arch, frames := ss.ImageArch(), ss.K.ImageFrames(false)
 	for _, e := range ss.Data.BuildIDCache() {
 		var b []byte
 		if e.Kernel {
 			b = ss.Kallsyms()
 		} else {
-			id, _ := hex.DecodeString(e.Dir[strings.LastIndexByte(e.Dir, '/')+1:])
-			b = arch.ELF(false, ss.K.ImageFrames(false), id)
+			b = arch.ELF(false, frames, e.BuildID)
 		}
 		full := filepath.Join(dir, filepath.FromSlash(e.File))
 		link := filepath.Join(dir, filepath.FromSlash(e.Link))
