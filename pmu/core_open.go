@@ -93,10 +93,7 @@ func (k *Kernel) perfEventOpen(t *sched.Task, uattr *Attr, pid, cpuID, groupFD i
 			}
 			k.pmuDestroy(e)
 			k.perfDetachCgroup(e)
-			if e.life.targetRef { // __free_event(): put_task_struct(event->hw.target)
-				e.life.targetRef = false
-				k.putTaskStruct(e.hw.target, "_free_event")
-			}
+			k.perfEventPutTarget(e) // __free_event(): put_task_struct(event->hw.target)
 		}
 	}()
 	if cgroupFD != -1 {

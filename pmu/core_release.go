@@ -211,10 +211,7 @@ func (k *Kernel) freeEvent(t *sched.Task, e *Event) {
 	}
 	k.pmuDestroy(e) // event->destroy()
 	k.perfDetachCgroup(e)
-	if e.life.targetRef {
-		e.life.targetRef = false
-		k.putTaskStruct(e.hw.target, "_free_event") // __free_event(): put_task_struct(event->hw.target)
-	}
+	k.perfEventPutTarget(e) // __free_event(): put_task_struct(event->hw.target)
 	k.putPMUCtx(e.pmuCtx, "_free_event") // __free_event(): put_pmu_ctx(event->pmu_ctx), before put_ctx()
 	k.putCtx(e.ctx, "_free_event")       // __free_event(): put_ctx(event->ctx)
 	e.state = StateDead

@@ -110,7 +110,7 @@ func (k *Kernel) cpuEpc(p PMU, cpuID int) *PMUContext {
 	if epc == nil {
 		epc = &PMUContext{pmu: p, embedded: true}
 		k.cpcEpc[key] = epc
-		k.epcs = append(k.epcs, epc)
+		k.lifeEpc(epc)
 	}
 	return epc
 }
@@ -119,7 +119,7 @@ func (k *Kernel) cpuEpc(p PMU, cpuID int) *PMUContext {
 // kernel/events/core.c: find_get_pmu_context()
 func (k *Kernel) findGetPMUContext(p PMU, ctx *Context, e *Event) *PMUContext {
 	c := k.curCPU()
-	pre := k.KnobIs(pmuCtxSerializeKnob.Name, "pre-4f64a6c9f6f1")
+	pre := k.pmuCtxSerializeOld()
 	if !ctx.isTask() {
 		epc := k.cpuEpc(p, e.cpu)
 		if pre && epc.ctx != nil { // "if (!epc->ctx)" outside ctx->lock
@@ -162,7 +162,7 @@ func (k *Kernel) findGetPMUContext(p PMU, ctx *Context, e *Event) *PMUContext {
 		epc.get = epc.alloc
 	}
 	ctx.linkEpc(epc)
-	k.epcs = append(k.epcs, epc)
+	k.lifeEpc(epc)
 	k.ctxUnlock(c, ctx)
 	c.LocalIrqRestore(f)
 	return epc
@@ -236,7 +236,7 @@ func (k *Kernel) putPMUCtx(epc *PMUContext, where string) {
 		return
 	}
 	c := k.curCPU()
-	if k.KnobIs(pmuCtxSerializeKnob.Name, "pre-4f64a6c9f6f1") {
+	if k.pmuCtxSerializeOld() {
 		epc.refcount-- // atomic_dec_and_test(&epc->refcount), no lock held
 		if k.lifeOn() {
 			epc.put = k.here(where)
@@ -320,12 +320,13 @@ func (k *Kernel) lifeCheckEpcs(bad func(format string, args ...any)) {
 			held[e.pmuCtx]++
 		}
 	}
+	old := k.pmuCtxSerializeOld()
 	for _, epc := range k.epcs {
 		if epc.freeQueued {
 			continue
 		}
 		n := held[epc]
-		if epc.embedded && epc.ctx != nil && !k.KnobIs(pmuCtxSerializeKnob.Name, "pre-4f64a6c9f6f1") {
+		if epc.embedded && epc.ctx != nil && !old {
 			n++ // the pmu's reference (perf_pmu_free())
 		}
 		if epc.refcount == n && (n == 0 || epc.onList) {
@@ -422,6 +423,28 @@ func (k *Kernel) lifeCheckTasks(bad func(format string, args ...any)) {
 		}
 		bad("%s: perf holds %d references on the task_struct of %s at the end, %d held (events' hw.target, contexts' task); last taken by %s, last dropped by %s",
 			kind, l.refs, t, n, l.get, l.put)
+	}
+}
+
+// pmuCtxSerializeOld reports pmu-ctx-serialize=pre-4f64a6c9f6f1.
+func (k *Kernel) pmuCtxSerializeOld() bool {
+	return k.KnobIs(pmuCtxSerializeKnob.Name, "pre-4f64a6c9f6f1")
+}
+
+// lifeEpc records a new epc for the end's check (lifeCheckEpcs), when the
+// oracle is on.
+func (k *Kernel) lifeEpc(epc *PMUContext) {
+	if k.lifeOn() {
+		k.epcs = append(k.epcs, epc)
+	}
+}
+
+// perfEventPutTarget is __free_event()'s put_task_struct(event->hw.target)
+// of perfEventGetTarget's reference.
+func (k *Kernel) perfEventPutTarget(e *Event) {
+	if e.life.targetRef {
+		e.life.targetRef = false
+		k.putTaskStruct(e.hw.target, "_free_event")
 	}
 }
 
