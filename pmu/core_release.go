@@ -211,7 +211,7 @@ func (k *Kernel) freeEvent(t *sched.Task, e *Event) {
 	}
 	k.pmuDestroy(e) // event->destroy()
 	k.perfDetachCgroup(e)
-	k.perfEventPutTarget(e) // __free_event(): put_task_struct(event->hw.target)
+	k.perfEventPutTarget(e)              // __free_event(): put_task_struct(event->hw.target)
 	k.putPMUCtx(e.pmuCtx, "_free_event") // __free_event(): put_pmu_ctx(event->pmu_ctx), before put_ctx()
 	k.putCtx(e.ctx, "_free_event")       // __free_event(): put_ctx(event->ctx)
 	e.state = StateDead

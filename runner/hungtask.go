@@ -31,7 +31,7 @@ func (r *Run) hungTasks() bool {
 		if what == "" {
 			what = "sleeping"
 		}
-		others = append(others, fmt.Sprintf("%s/%d (%s)", t.Comm, t.TID, what))
+		others = append(others, fmt.Sprintf("%v (%s)", t, what))
 	}
 	for _, t := range hung {
 		on, since := t.HungWait()
@@ -66,9 +66,9 @@ func (r *Run) waitChain(t *sched.Task) string {
 		return ""
 	}
 	seen := map[*sched.Task]bool{t: true}
-	chain := fmt.Sprintf("%s/%d", t.Comm, t.TID)
+	chain := t.String()
 	for cur := next; cur != nil; cur = cur.HungNext() {
-		name := fmt.Sprintf("%s/%d", cur.Comm, cur.TID)
+		name := cur.String()
 		if seen[cur] {
 			if cur == t && next == t {
 				return fmt.Sprintf("; wait chain: %s -> itself (a self-deadlock)", chain)
@@ -156,7 +156,7 @@ func (r *Run) hungTimedCheck(due sim.Time) bool {
 	var running []string
 	for _, t := range r.S.Tasks {
 		if t.State == sched.Runnable {
-			running = append(running, fmt.Sprintf("%s/%d", t.Comm, t.TID))
+			running = append(running, t.String())
 		}
 	}
 	found := false

@@ -46,8 +46,8 @@ func (s *Sched) WaitUninterruptibleFor(t *Task, q *WaitQueue, on func() string, 
 	if c := t.CPU(); c != nil {
 		t.fam.hungStep, t.fam.hungCPU = c.LastStep(), c.ID
 	}
-	if s.OnHungWait != nil && s.Cfg.HungTaskTimeout > 0 && !s.Cfg.NoHungTask {
-		s.OnHungWait(t, since+sim.Time(s.Cfg.HungTaskTimeout))
+	if to := s.HungTaskTimeout(); to > 0 && s.OnHungWait != nil {
+		s.OnHungWait(t, since+sim.Time(to))
 	}
 	t.State = Sleeping
 	s.schedule(&t.Thread)

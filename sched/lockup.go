@@ -29,8 +29,8 @@ type Lockup struct {
 // or a listener it costs a comparison.
 // kernel/watchdog.c: watchdog_timer_fn() ("BUG: soft lockup - CPU#%d stuck for %us!")
 func (s *Sched) SpinRound(t *Task, start sim.Time, label string, what func() string) bool {
-	to := s.Cfg.HungTaskTimeout
-	if to == 0 || s.Cfg.NoHungTask || s.OnLockup == nil || s.M.Now()-start < sim.Time(to) || s.lockedUp {
+	to := s.HungTaskTimeout()
+	if to == 0 || s.OnLockup == nil || s.M.Now()-start < sim.Time(to) || s.lockedUp {
 		return false
 	}
 	s.lockedUp = true

@@ -14,8 +14,14 @@ import (
 // whether it found one.
 // kernel/task_work.c: task_work_cancel()
 func (s *Sched) TaskWorkCancel(t *Task, name string) bool {
+	return taskWorkCancel(t, func(w TaskWork) bool { return w.Name == name })
+}
+
+// taskWorkCancel removes the first queued work of t that match takes.
+// kernel/task_work.c: task_work_cancel_match()
+func taskWorkCancel(t *Task, match func(TaskWork) bool) bool {
 	for i, w := range t.works {
-		if w.Name == name {
+		if match(w) {
 			t.works = append(t.works[:i:i], t.works[i+1:]...)
 			return true
 		}
@@ -61,11 +67,5 @@ func SyscallFor(name string, d sim.Duration) Op { return Op{Kind: OpSyscall, Nam
 // found.
 // kernel/task_work.c: task_work_cancel()
 func (s *Sched) TaskWorkCancelCB(t *Task, key any) bool {
-	for i, w := range t.works {
-		if w.Key != nil && w.Key == key {
-			t.works = append(t.works[:i:i], t.works[i+1:]...)
-			return true
-		}
-	}
-	return false
+	return taskWorkCancel(t, func(w TaskWork) bool { return w.Key != nil && w.Key == key })
 }
