@@ -459,28 +459,10 @@ func (ld *Lockdep) bfs(start ClassID, forward bool, stop func(ClassID) bool) (Cl
 }
 
 // path returns a dependency path from -> ... -> to (from != to), or nil:
-// DependencyPath on the run's graph (each class tested as it is reached).
+// DependencyPath on the run's graph.
 func (ld *Lockdep) path(from, to ClassID) []ClassID {
-	ld.newSearch()
-	ld.cls[from].visited, ld.cls[from].from = ld.stamp, from
-	queue := append(ld.queue[:0], from)
-	defer func() { ld.queue = queue }()
-	for head := 0; head < len(queue); head++ {
-		x := queue[head]
-		for _, i := range ld.cls[x].succ {
-			y := ld.edges[i].to
-			cy := &ld.cls[y]
-			if cy.visited == ld.stamp {
-				continue
-			}
-			cy.visited, cy.from = ld.stamp, x
-			if y == to {
-				return ld.pathTo(from, to)
-			}
-			queue = append(queue, y)
-		}
-	}
-	return nil
+	_, p := ld.bfs(from, true, func(x ClassID) bool { return x == to })
+	return p
 }
 
 // DependencyPath returns a dependency path from -> ... -> to in a graph

@@ -192,7 +192,7 @@ func (e *Engine) Run(until Time) (err error) {
 		e.forced = nil
 		e.contended = false
 		if l == nil {
-			l = e.pick(e.until) // until, or lower (StopBy)
+			l = e.pick()
 			if l == nil {
 				return nil
 			}
@@ -215,13 +215,15 @@ func (e *Engine) Pending() bool {
 	return len(e.heap.ent) > 0 && e.heap.ent[0].next != Never
 }
 
-func (e *Engine) pick(until Time) *Lane {
+// pick is the lane to run next, due by the run's until (which StopBy may
+// have lowered); nil when none is.
+func (e *Engine) pick() *Lane {
 	e.ties = e.ties[:0]
 	if len(e.heap.ent) == 0 {
 		return nil
 	}
 	min := e.heap.ent[0].next
-	if min == Never || min > until {
+	if min == Never || min > e.until {
 		return nil
 	}
 	e.ties = e.heap.due(e.ties, e.lanes, min, -1)
