@@ -99,24 +99,23 @@ func slabObjects(made int) int { return min(64, max(8, made)) }
 
 // newClock returns a zero vector clock.
 func (d *RaceDetector) newClock() []uint32 {
-	n := len(d.vc)
-	if len(d.clockSlab) < n {
-		d.clockSlab = make([]uint32, n*slabObjects(len(d.sync)))
-	}
-	v := d.clockSlab[:n:n]
-	d.clockSlab = d.clockSlab[n:]
-	return v
+	return carve(&d.clockSlab, len(d.vc), len(d.sync))
 }
 
 // newCell returns an empty shadow cell.
 func (d *RaceDetector) newCell() [][4]raceRec {
-	n := len(d.vc)
-	if len(d.cellSlab) < n {
-		d.cellSlab = make([][4]raceRec, n*slabObjects(len(d.shadow)))
+	return carve(&d.cellSlab, len(d.vc), len(d.shadow))
+}
+
+// carve cuts n zero elements off *slab, first making a slab of
+// slabObjects(made) times n when too little is left.
+func carve[T any](slab *[]T, n, made int) []T {
+	if len(*slab) < n {
+		*slab = make([]T, n*slabObjects(made))
 	}
-	c := d.cellSlab[:n:n]
-	d.cellSlab = d.cellSlab[n:]
-	return c
+	v := (*slab)[:n:n]
+	*slab = (*slab)[n:]
+	return v
 }
 
 func accessClass(op AccessOp) int {

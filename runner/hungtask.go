@@ -153,17 +153,19 @@ func (r *Run) nextHungDue(after sim.Time) sim.Time {
 // kernel/hung_task.c: check_hung_task() ("INFO: task %s:%d blocked for more than %ld seconds.")
 func (r *Run) hungTimedCheck(due sim.Time) bool {
 	to := r.S.HungTaskTimeout()
-	var running []string
-	for _, t := range r.S.Tasks {
-		if t.State == sched.Runnable {
-			running = append(running, t.String())
-		}
-	}
+	var running []string // the tasks still running, listed at the first report
 	found := false
 	for _, t := range r.S.Blocked() {
 		on, since := t.HungWait()
 		if on == "" || since+sim.Time(to) > due {
 			continue
+		}
+		if !found {
+			for _, u := range r.S.Tasks {
+				if u.State == sched.Runnable {
+					running = append(running, u.String())
+				}
+			}
 		}
 		found = true
 		msg := fmt.Sprintf("INFO: task %s:%d blocked for more than %s (hung-task-timeout=%s: the kernel's hung_task_timeout_secs=120 in the run's time scale) in D since %s%s: %s%s",

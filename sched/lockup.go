@@ -24,14 +24,14 @@ type Lockup struct {
 // SpinRound is one round of a spin-wait or retry loop of t, at the step
 // point label, that began at start. Once the loop has spun for the livelock
 // bound (Cfg.HungTaskTimeout, knob hung-task-timeout) it reports the lockup
-// to OnLockup with what (asked only then) and reports true: the caller's
+// to OnLockup with what (asked only then), once: the caller's
 // loop goes on (as the kernel's does) until the run stops. Without a bound
 // or a listener it costs a comparison.
 // kernel/watchdog.c: watchdog_timer_fn() ("BUG: soft lockup - CPU#%d stuck for %us!")
-func (s *Sched) SpinRound(t *Task, start sim.Time, label string, what func() string) bool {
+func (s *Sched) SpinRound(t *Task, start sim.Time, label string, what func() string) {
 	to := s.HungTaskTimeout()
 	if to == 0 || s.OnLockup == nil || s.M.Now()-start < sim.Time(to) || s.lockedUp {
-		return false
+		return
 	}
 	s.lockedUp = true
 	c := -1
@@ -39,7 +39,6 @@ func (s *Sched) SpinRound(t *Task, start sim.Time, label string, what func() str
 		c = cc.ID
 	}
 	s.OnLockup(Lockup{Task: t, CPU: c, Label: label, Since: start, What: what()})
-	return true
 }
 
 // CPUState says what a CPU is doing, for a lockup's wait chain: the thread

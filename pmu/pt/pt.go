@@ -722,7 +722,9 @@ func (p *PMU) racingCopy(c *cpu.CPU, pt *ptCtx, buf *ptBuffer, h *rb.Handle, fro
 	n := 0
 	for n < len(got) {
 		chunk := min(rb.PageSize-(from+uint64(n))%rb.PageSize, uint64(len(got)-n))
-		rb.OutputCopy(h, got[n:n+int(chunk)])
+		if rb.OutputCopy(h, got[n:n+int(chunk)]) != 0 {
+			break // no room: perf_output_copy_aux() returns -EFAULT
+		}
 		n += int(chunk)
 		rb.StepAt(c, "perf_output_copy_aux:page")
 	}
