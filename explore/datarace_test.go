@@ -64,3 +64,38 @@ func TestDataRaceReportsAcrossSchedules(t *testing.T) {
 		t.Errorf("today's kernel: %d data-race reports, failed %v", len(today.DataRaceReports), today.Failed)
 	}
 }
+
+// TestDataRaceMmapRBToday: mmap-rb-vs-sched-out shows syzbot's KCSAN report
+// on today's kernel (perf_mmap_rb() folds the times without ctx->lock), in
+// every schedule, both directions of the event->tstamp pair; under
+// mmap-update-time=proposed (ctx->lock around the update) nothing.
+func TestDataRaceMmapRBToday(t *testing.T) {
+	f := loadBuiltin(t, "mmap-rb-vs-sched-out")
+	ex, err := Explore(f, Options{Runs: 4, Seed: 1, Jobs: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	type rep struct {
+		Key              string
+		Schedules, First int
+	}
+	var got []rep
+	for _, r := range ex.DataRaceReports {
+		got = append(got, rep{r.Key, r.Schedules, r.First})
+	}
+	want := []rep{{"BUG: KCSAN: data-race in perf_event_set_state / perf_mmap_rb: write to event->tstamp", 4, 1},
+		{"BUG: KCSAN: data-race in perf_event_set_state / perf_mmap_rb: read to event->tstamp", 4, 1}}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("(-want +got):\n%s", d)
+	}
+	if ex.Failed {
+		t.Errorf("the declared race failed the search: %+v", ex.Found)
+	}
+	fixed, err := Explore(f, Options{Runs: 4, Seed: 1, Jobs: 1, Knobs: map[string]string{"mmap-update-time": "proposed"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(fixed.DataRaceReports) != 0 || fixed.Failed {
+		t.Errorf("mmap-update-time=proposed: %d data-race reports, failed %v", len(fixed.DataRaceReports), fixed.Failed)
+	}
+}

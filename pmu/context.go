@@ -84,12 +84,24 @@ func (ctx *Context) ctxTime() sim.Duration {
 }
 
 // updateTime folds the time since the last state change into the event's
-// enabled/running times.
+// enabled/running times, for the kernel function fn (the data-race oracle's
+// name for the access: perf_event_update_time() is inlined into its caller).
+// Its plain read and write of event->tstamp are annotated: every caller but
+// perf_mmap_rb() holds ctx->lock (or runs on the event's CPU with irqs off).
 // kernel/events/core.c: perf_event_update_time()
-func (e *Event) updateTime() {
+func (e *Event) updateTime(fn string) {
 	if e.ctx == nil {
 		return
 	}
+	c := e.k.curCPU()
+	c.Access(e, "event->tstamp", cpu.PlainRead, fn) // core.c: __perf_update_times(): u64 delta = now - event->tstamp
+	e.foldTime()
+	c.Access(e, "event->tstamp", cpu.PlainWrite, fn) // core.c: perf_event_update_time(): event->tstamp = now
+}
+
+// foldTime is updateTime without the annotations: the model's own
+// bookkeeping where the kernel only reads the times (calc_timer_values()).
+func (e *Event) foldTime() {
 	now := e.ctx.ctxTime()
 	if e.cgrp != nil {
 		now = e.perfCgroupEventTime() // perf_event_time(): is_cgroup_event()
@@ -110,7 +122,7 @@ func (e *Event) setState(s EventState) {
 	if e.state == s {
 		return
 	}
-	e.updateTime()
+	e.updateTime("perf_event_set_state")
 	e.k.curCPU().Access(e, "event->state", cpu.MarkedWrite, "perf_event_set_state") // core.c: perf_event_set_state(): WRITE_ONCE(event->state, state)
 	e.state = s
 }

@@ -128,7 +128,7 @@ func (k *Kernel) perfEventSyncStat(c *cpu.CPU, ctx, nextCtx *Context) {
 		if e.state == StateActive { // perf_pmu_read()
 			e.pmu.Read(c, e)
 		}
-		e.updateTime()
+		e.updateTime("__perf_event_sync_stat")
 		c.Step("__perf_event_sync_stat:read")
 		// local64_xchg(): one instruction, an NMI sees it whole.
 		e.count, ne.count = ne.count, e.count

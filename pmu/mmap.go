@@ -156,6 +156,13 @@ func (k *Kernel) perfMmapRB(e *Event, nrPages int, prot Prot) (*Mapping, error) 
 	k.pinnedPages += bs.extra
 	k.rbAlloc(buf, e) // the object-lifetime oracle (lifetime.go)
 	k.ringBufferAttach(e, buf)
+	// perf_event_update_time() with event->mmap_mutex held but not ctx->lock,
+	// while the event may be going in or out on its own CPU under ctx->lock
+	// (perf_event_set_state()): the data race syzbot's KCSAN reported on
+	// today's kernel (knob mmap-update-time). The user page that
+	// perf_event_init_userpage() and perf_event_update_userpage() fill next
+	// has no times in the model.
+	k.perfMmapRBUpdateTime(e)
 	e.mmapCount = 1
 	k.stats.mmaps++
 	return &Mapping{RB: buf, ev: e}, nil

@@ -175,10 +175,10 @@ func (k *Kernel) perfEventRead(t *sched.Task, e *Event, group bool) {
 				c.LocalIrqRestore(f)
 				continue // goto again
 			}
-			e.updateTime()
+			e.updateTime("perf_event_read")
 			if group {
 				for _, s := range e.siblings {
-					s.updateTime()
+					s.updateTime("perf_event_read")
 				}
 			}
 			k.ctxUnlock(c, e.ctx)
@@ -207,10 +207,10 @@ func (k *Kernel) __perfEventRead(c *cpu.CPU, e *Event, group bool) {
 		ctx.updateContextTime(true) // ctx_time_update_event()
 		k.updateCgrpTimeFromEvent(c, e)
 	}
-	e.updateTime()
+	e.updateTime("__perf_event_read")
 	if group {
 		for _, s := range e.siblings {
-			s.updateTime()
+			s.updateTime("__perf_event_read")
 		}
 	}
 	if e.state != StateActive || e.oncpu != c.ID {

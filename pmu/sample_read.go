@@ -24,7 +24,8 @@ func (k *Kernel) perfOutputRead(c *cpu.CPU, e *Event) []byte {
 		if e.ctx != nil && e.ctx.isActive&EVENT_TIME != 0 {
 			e.ctx.updateContextTime(true)
 		}
-		e.updateTime()
+		c.Access(e, "event->tstamp", cpu.PlainRead, "perf_output_read") // core.c: calc_timer_values() -> __perf_update_times(): now - event->tstamp
+		e.foldTime()
 	}
 	enabled, running := uint64(e.totalTimeEnabled), uint64(e.totalTimeRunning)
 	var out []byte
