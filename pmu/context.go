@@ -107,13 +107,24 @@ func (e *Event) foldTime() {
 		now = e.perfCgroupEventTime() // perf_event_time(): is_cgroup_event()
 	}
 	d := now - e.tstamp
-	if e.state >= StateInactive {
+	st := e.effectiveState()
+	if st >= StateInactive {
 		e.totalTimeEnabled += d
 	}
-	if e.state == StateActive {
+	if st == StateActive {
 		e.totalTimeRunning += d
 	}
 	e.tstamp = now
+}
+
+// effectiveState is the state the times count by: a group whose leader is
+// OFF (or in error) is off as a whole, whatever its members' states.
+// kernel/events/core.c: __perf_effective_state()
+func (e *Event) effectiveState() EventState {
+	if l := e.leader; l != nil && l.state <= StateOff {
+		return l.state
+	}
+	return e.state
 }
 
 // setState is perf_event_set_state(): update the times, then change state.
@@ -123,6 +134,13 @@ func (e *Event) setState(s EventState) {
 		return
 	}
 	e.updateTime("perf_event_set_state")
+	// "If a group leader gets enabled/disabled all its siblings are affected
+	// too." (perf_event_update_sibling_time())
+	if (e.state < 0) != (s < 0) {
+		for _, sib := range e.siblings {
+			sib.updateTime("perf_event_set_state")
+		}
+	}
 	e.k.curCPU().Access(e, "event->state", cpu.MarkedWrite, "perf_event_set_state") // core.c: perf_event_set_state(): WRITE_ONCE(event->state, state)
 	e.state = s
 }

@@ -201,3 +201,44 @@ func TestReadFormat(t *testing.T) {
 		t.Errorf("time running %d: want the 10us compute (plus syscall time)", run)
 	}
 }
+
+// TestSiblingTimesFollowLeaderOff: a group whose leader is OFF is off as a
+// whole (__perf_effective_state()): a sibling opened enabled under a
+// disabled leader counts no enabled time until the leader is enabled, and
+// the enable folds the siblings' times first (perf_event_update_sibling_time()).
+func TestSiblingTimesFollowLeaderOff(t *testing.T) {
+	mc := newMachine(t, 2, nil, pmu.Knobs{})
+	var vals []uint64
+	mc.runIn(t, 0, func(tk *sched.Task) {
+		rf := uint64(uapi.PERF_FORMAT_TOTAL_TIME_ENABLED | uapi.PERF_FORMAT_TOTAL_TIME_RUNNING)
+		l := cyclesAttr(0)
+		l.ReadFormat = rf
+		l.Disabled = true
+		lfd, err := mc.k.PerfEventOpen(tk, &l, 0, -1, -1, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := pmu.Attr{Type: uapi.PERF_TYPE_HARDWARE, Size: uapi.AttrSize, Config: uapi.PERF_COUNT_HW_INSTRUCTIONS, ReadFormat: rf}
+		sfd, err := mc.k.PerfEventOpen(tk, &s, 0, -1, lfd, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mc.s.RunOps(tk, []sched.Op{sched.Compute(10 * sim.Microsecond)})
+		mc.k.Ioctl(tk, lfd, uapi.PERF_EVENT_IOC_ENABLE, 0)
+		mc.s.RunOps(tk, []sched.Op{sched.Compute(10 * sim.Microsecond)})
+		b, err := mc.k.Read(tk, sfd)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i+8 <= len(b); i += 8 {
+			vals = append(vals, binary.LittleEndian.Uint64(b[i:]))
+		}
+	})
+	if len(vals) != 3 {
+		t.Fatalf("read %d u64s, want 3: %v", len(vals), vals)
+	}
+	// count, enabled, running: the sibling ran with its leader only.
+	if enabled, running := vals[1], vals[2]; enabled != running || enabled < 10000 || enabled > 11000 {
+		t.Errorf("sibling enabled %d, running %d: want both the 10us after the leader's enable (plus syscall time), not the 20us since its open", enabled, running)
+	}
+}
