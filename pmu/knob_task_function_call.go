@@ -2,7 +2,7 @@ package pmu
 
 import "perfsim/sim"
 
-// Between 2ed6edd33a21 (v5.7, "perf: Add cond_resched() to
+// Between 2ed6edd33a21 (v5.8, "perf: Add cond_resched() to
 // task_function_call()") and 6d6b8b9f4fce (v5.9, "perf: Fix
 // task_function_call() error handling") task_function_call() folded every
 // error of smp_call_function_single() into -EAGAIN:
@@ -14,9 +14,10 @@ import "perfsim/sim"
 // last ran on when that CPU goes offline (only queued tasks are pushed away):
 // an event_function_call() or perf_install_in_context() aimed at such a
 // task went round task_function_call()'s loop forever (reported by Srikar
-// Dronamraju). Today -ENXIO is returned, and both callers fall back to
-// their local path under ctx->lock (the context is inactive: the task does
-// not run).
+// Dronamraju: "perf stat -a --per-thread && (offline a CPU)", the call
+// "hung and increases CPU usage"). Today -ENXIO is returned, and both
+// callers fall back to their local path under ctx->lock (the context is
+// inactive: the task does not run).
 
 // taskFunctionCallKnob picks task_function_call()'s error handling.
 var taskFunctionCallKnob = sim.KnobSpec{
@@ -28,7 +29,7 @@ var taskFunctionCallKnob = sim.KnobSpec{
 		"pre-6d6b8b9f4fce (2ed6edd33a21's 'ret = !ret ? data.ret : -EAGAIN'): every error becomes -EAGAIN and is retried, so a call aimed " +
 		"at a task asleep on an offline CPU spins in task_function_call() forever (the soft-lockup invariant)",
 	Source: "6d6b8b9f4fce perf: Fix task_function_call() error handling (Kajol Jain, v5.9; reported by Srikar Dronamraju; Fixes " +
-		"2ed6edd33a21 perf: Add cond_resched() to task_function_call(), Barret Rhoden, v5.7, syzbot+bb4935a5c09b5ff79940)",
+		"2ed6edd33a21 perf: Add cond_resched() to task_function_call(), Barret Rhoden, v5.8, syzbot+bb4935a5c09b5ff79940)",
 	Package: "pmu",
 }
 
