@@ -38,6 +38,10 @@ func (m *Machine) InitThread(th *Thread, name string, body func(th *Thread)) {
 // CPU returns the CPU th runs on, or nil when it is not running.
 func (th *Thread) CPU() *CPU { return th.cpu }
 
+// Unwinding reports whether th's coroutine is being killed after the run
+// (sim.Coroutine.Unwinding): a deferred clean-up in th's code returns at once.
+func (th *Thread) Unwinding() bool { return th.co.Unwinding() }
+
 // Step is a step point in th's task context.
 func (th *Thread) Step(label string) { th.cpu.Step(label) }
 

@@ -71,13 +71,17 @@ func (k *Kernel) cpuFunctionCall(t *sched.Task, cpuID int, fn remoteFunc) error 
 
 // taskFunctionCall runs fn on the CPU p runs on, when p is running there:
 // -EAGAIN (p moved before the IPI landed) retries, -ESRCH says p was not
-// running.
+// running, -ENXIO that task_cpu(p) is offline (p asleep since its CPU went
+// down). With task-function-call=pre-6d6b8b9f4fce the -ENXIO is retried as
+// -EAGAIN too: a loop no schedule ends while p sleeps.
 // kernel/events/core.c: task_function_call() -> remote_function()
 func (k *Kernel) taskFunctionCall(t *sched.Task, p *sched.Task, fn remoteFunc) error {
 	start := k.now()
+	var lastErr error // the round's smp_call_function_single() error, for the lockup report
 	for {
 		ret := error(uapi.EAGAIN)
-		err := k.smpCallFunctionSingle(t, p.CPUID(), func(c *cpu.CPU) {
+		target := p.CPUID() // task_cpu(p)
+		err := k.smpCallFunctionSingle(t, target, func(c *cpu.CPU) {
 			// remote_function(): "-EAGAIN" when task_cpu(p) is another CPU
 			if p.CPUID() != c.ID {
 				return
@@ -88,14 +92,28 @@ func (k *Kernel) taskFunctionCall(t *sched.Task, p *sched.Task, fn remoteFunc) e
 			}
 			ret = fn(c)
 		})
-		if err == nil {
+		lastErr = err
+		if err == uapi.ENXIO {
+			k.stats.funcCallENXIO++
+		}
+		switch {
+		case err == nil:
 			err = ret
+		case k.taskFunctionCallRetriesErrors():
+			// 2ed6edd33a21..6d6b8b9f4fce: "ret = !ret ? data.ret : -EAGAIN;"
+			err = uapi.EAGAIN
+			t.Spend(ipiCost) // smp_call_function_single()'s refusal and cond_resched(): the round takes the CPU
 		}
 		if err != uapi.EAGAIN {
 			return err
 		}
 		t.Step("task_function_call:retry") // cond_resched()
 		k.S.SpinRound(t, start, "task_function_call:retry", func() string {
+			if lastErr != nil {
+				return fmt.Sprintf("task_function_call() on %s: smp_call_function_single(cpu%d) fails with -%s (task_cpu(%s) is offline: %s) "+
+					"and task-function-call=pre-6d6b8b9f4fce retries it as -EAGAIN on every round",
+					p, target, errnoName(lastErr), p, k.taskWhere(p))
+			}
 			return fmt.Sprintf("task_function_call() on %s: the task was not on the CPU the IPI reached (-EAGAIN) on every round since %s: %s", p, start, k.S.CPUState(p.CPUID()))
 		})
 	}
@@ -134,8 +152,11 @@ func (k *Kernel) eventFunctionCall(t *sched.Task, e *Event, fn eventFunc) {
 	if ctx.dead {
 		return // TASK_TOMBSTONE
 	}
+	start := k.now()
 	for {
-		if k.taskFunctionCall(t, ctx.task, func(c *cpu.CPU) error { return k.eventFunction(c, e, fn) }) == nil {
+		round := k.now()
+		err := k.taskFunctionCall(t, ctx.task, func(c *cpu.CPU) error { return k.eventFunction(c, e, fn) })
+		if err == nil {
 			return
 		}
 		// Not running: lock the context here (raw_spin_lock_irq(&ctx->lock));
@@ -150,9 +171,21 @@ func (k *Kernel) eventFunctionCall(t *sched.Task, e *Event, fn eventFunc) {
 			return
 		}
 		if ctx.isActive != 0 {
+			active := ctx.isActive
 			k.ctxUnlock(c, ctx)
 			c.LocalIrqRestore(f)
-			t.Step("event_function_call:retry")
+			t.Step("event_function_call:retry") // goto again
+			k.S.SpinRound(t, start, "event_function_call:retry", func() string {
+				return fmt.Sprintf("event_function_call() for event %d: task_function_call() on %s fails (-%s) while ctx->is_active is %#x under ctx->lock, "+
+					"on every round since %s: %s; %s", e.id, ctx.task, errnoName(err), active, start, k.taskWhere(ctx.task), k.S.CPUState(ctx.task.CPUID()))
+			})
+			if k.now() == round {
+				// A round takes time in the kernel; one that passed none here (a
+				// local call, or the IPI taken at the same instant) is charged
+				// its ctx->lock round trip, so that a loop that never ends
+				// reaches the livelock bound.
+				t.Spend(spinCost)
+			}
 			continue
 		}
 		fn(c, e, ctx)
@@ -216,8 +249,11 @@ func (k *Kernel) perfInstallInContext(t *sched.Task, ctx *Context, e *Event, cpu
 	if ctx.dead {
 		return
 	}
+	start := k.now()
 	for {
-		if k.taskFunctionCall(t, ctx.task, func(c *cpu.CPU) error { return k.__perfInstallInContext(c, e, ctx) }) == nil {
+		round := k.now()
+		err := k.taskFunctionCall(t, ctx.task, func(c *cpu.CPU) error { return k.__perfInstallInContext(c, e, ctx) })
+		if err == nil {
 			return
 		}
 		c := t.CPU()
@@ -234,7 +270,14 @@ func (k *Kernel) perfInstallInContext(t *sched.Task, ctx *Context, e *Event, cpu
 		if ctx.task.CPU() != nil {
 			k.ctxUnlock(c, ctx)
 			c.LocalIrqRestore(f)
-			t.Step("perf_install_in_context:retry")
+			t.Step("perf_install_in_context:retry") // goto again
+			k.S.SpinRound(t, start, "perf_install_in_context:retry", func() string {
+				return fmt.Sprintf("perf_install_in_context() of event %d: task_function_call() on %s fails (-%s) while task_curr() says it runs, "+
+					"on every round since %s: %s; %s", e.id, ctx.task, errnoName(err), start, k.taskWhere(ctx.task), k.S.CPUState(ctx.task.CPUID()))
+			})
+			if k.now() == round {
+				t.Spend(spinCost) // as in event_function_call(): the ctx->lock round trip of a round that passed no time
+			}
 			continue
 		}
 		ctx.addEventToCtx(c, e)
@@ -307,4 +350,32 @@ func (k *Kernel) perfEventStop(t *sched.Task, e *Event, restart bool) {
 			return
 		}
 	}
+}
+
+// taskWhere says where p is, for a lockup report: running on a CPU, or
+// asleep (and on what) with the CPU it last ran on.
+func (k *Kernel) taskWhere(p *sched.Task) string {
+	if c := p.CPU(); c != nil {
+		return fmt.Sprintf("%s runs on cpu%d", p, c.ID)
+	}
+	what := k.S.WaitingOn(p)
+	switch {
+	case p.State == sched.Dead:
+		what = "exited"
+	case what == "" && p.State == sched.Runnable:
+		what = "runnable"
+	case what == "":
+		what = "asleep"
+	default:
+		what = "asleep on " + what
+	}
+	return fmt.Sprintf("%s is %s, last on cpu%d", p, what, p.CPUID())
+}
+
+// errnoName is the symbolic name of an errno error ("ENXIO").
+func errnoName(err error) string {
+	if e, ok := err.(uapi.Errno); ok {
+		return e.Name()
+	}
+	return err.Error()
 }

@@ -84,7 +84,7 @@ func (k *Kernel) perfEventOpen(t *sched.Task, uattr *Attr, pid, cpuID, groupFD i
 	}
 	installed := false
 	defer func() {
-		if !installed {
+		if !installed && !t.Unwinding() {
 			// err_alloc: free_event() -> _free_event() -> event->destroy(),
 			// which for a tracepoint is tp_perf_event_destroy() ->
 			// perf_trace_destroy(): the tracepoint's perf_refcount drops.
@@ -120,7 +120,7 @@ func (k *Kernel) perfEventOpen(t *sched.Task, uattr *Attr, pid, cpuID, groupFD i
 	}
 	pinned := true
 	defer func() {
-		if pinned {
+		if pinned && !t.Unwinding() {
 			k.perfUnpinContext(t.CPU(), ctx) // err_locked: after mutex_unlock(&ctx->mutex)
 			k.putCtx(ctx, "perf_event_open") // err_context: put_ctx(ctx)
 		}
@@ -149,7 +149,7 @@ func (k *Kernel) perfEventOpen(t *sched.Task, uattr *Attr, pid, cpuID, groupFD i
 	// "Now that we're certain of the pmu; find the pmu_ctx."
 	moveGroup := k.openPMUContext(e, groupLeader, ctx)
 	defer func() {
-		if !installed { // err_context: put_pmu_ctx(event->pmu_ctx); event->pmu_ctx = NULL
+		if !installed && !t.Unwinding() { // err_context: put_pmu_ctx(event->pmu_ctx); event->pmu_ctx = NULL
 			k.putPMUCtx(e.pmuCtx, "perf_event_open")
 			e.pmuCtx = nil
 		}

@@ -17,6 +17,7 @@ type stats struct {
 	pmis                   uint64 // hardware PMU NMIs handled
 	throttles, unthrottles uint64
 	freeEventWarn          uint64 // free_event() refused a refcount other than 1 (knob_child_release.go)
+	funcCallENXIO          uint64 // task_function_call() rounds refused with -ENXIO (knob_task_function_call.go)
 }
 
 var observables = map[string]func(k *Kernel) int64{

@@ -19,10 +19,10 @@ func StepHelp(label string) string { return stepHelp[label] }
 
 func init() {
 	RegisterStepHelp(map[string]string{
-		"task_function_call:retry":             "kernel/events/core.c: task_function_call(): the IPI found the task on another CPU (-EAGAIN); cond_resched() and send it again",
+		"task_function_call:retry":             "kernel/events/core.c: task_function_call(): the IPI found the task on another CPU (-EAGAIN; with task-function-call=pre-6d6b8b9f4fce also an offline task_cpu()'s -ENXIO); cond_resched() and send it again (a soft-lockup round)",
 		"perf_remove_from_context:inactive":    "kernel/events/core.c: perf_remove_from_context(): the context is not active, so the event is removed right here under ctx->lock, no IPI",
 		"perf_install_in_context:ctx-locked":   "kernel/events/core.c: perf_install_in_context(): the task was not running when the IPI landed; ctx->lock taken here to add the event unless it started running",
-		"perf_install_in_context:retry":        "kernel/events/core.c: perf_install_in_context(): the task started running meanwhile (task_curr()); go round and IPI it again",
+		"perf_install_in_context:retry":        "kernel/events/core.c: perf_install_in_context(): the task started running meanwhile (task_curr()); go round and IPI it again (each round a soft-lockup round: a loop that spins past hung-task-timeout is reported)",
 		"perf_event_release_kernel:ctx-locked": "kernel/events/core.c: perf_event_release_kernel(): ctx->mutex held (perf_event_ctx_lock()), about to remove the event from its context (DETACH_GROUP|DETACH_DEAD)",
 		"perf_event_read:state-read":           "kernel/events/core.c: perf_event_read(): event->state read (READ_ONCE), before the IPI to event->oncpu or the INACTIVE update",
 		"__perf_event_read:active":             "kernel/events/core.c: __perf_event_read(): on the event's CPU, irqs off and ctx->lock held, the event tested ACTIVE; pmu->read() next (an NMI can still land here)",
@@ -40,7 +40,7 @@ func init() {
 		"__perf_install_in_context":               "kernel/events/core.c: __perf_install_in_context(): on the target CPU with irqs off, before the event is added (and the context rescheduled)",
 		"__perf_remove_from_context":              "kernel/events/core.c: __perf_remove_from_context(): where the context lives, before the event is scheduled out and unlinked",
 		"event_function_call:ctx-locked":          "kernel/events/core.c: event_function_call(): the task was not running; ctx->lock taken here, the function runs locally unless the context became active",
-		"event_function_call:retry":               "kernel/events/core.c: event_function_call(): the context became active meanwhile (goto again): task_function_call() once more",
+		"event_function_call:retry":               "kernel/events/core.c: event_function_call(): the context became active meanwhile (goto again): task_function_call() once more (a soft-lockup round)",
 		"smp_call_function_single:wait":           "kernel/smp.c: smp_call_function_single(wait=1) -> csd_lock_wait(): the caller spins until the target CPU ran the function",
 		"perf_ioctl:PAUSE_OUTPUT:rb-read":         "kernel/events/core.c: _perf_ioctl() PERF_EVENT_IOC_PAUSE_OUTPUT: event->rb read (rcu_dereference)",
 		"perf_ioctl:PAUSE_OUTPUT:checked":         "kernel/events/core.c: _perf_ioctl() PERF_EVENT_IOC_PAUSE_OUTPUT: rb checked, before rb_toggle_paused()",

@@ -111,7 +111,7 @@ var hungTaskTimeoutKnob = sim.KnobSpec{
 		"to them: longer than any wait perf itself makes a task sleep in D (a remote task's return to user, a grace period, a fork's teardown: " +
 		"microseconds), shorter than a run is allowed to last; a scenario that makes such a wait last longer on purpose sets a larger value. " +
 		"The same bound is the soft-lockup oracle's livelock bound (kernel/watchdog.c, 2*watchdog_thresh=20s in the kernel): a CPU spinning in a kernel " +
-		"spin-wait or retry loop (csd_lock_wait(), irq_work_sync(), task_function_call()'s -EAGAIN retry) that long is reported as soft-lockup and the run ends. " +
+		"spin-wait or retry loop (csd_lock_wait(), irq_work_sync(), task_function_call()'s -EAGAIN retry, event_function_call()'s and perf_install_in_context()'s retries) that long is reported as soft-lockup and the run ends. " +
 		"off keeps only the end-of-run check (every other task exited or blocked) and no lockup bound. hung-task=off turns all of them off",
 	Source:  "kernel/hung_task.c: watchdog() -> check_hung_uninterruptible_tasks(timeout), check_hung_task(); CONFIG_DEFAULT_HUNG_TASK_TIMEOUT=120; kernel/watchdog.c: watchdog_timer_fn()",
 	Package: "sched",

@@ -8,7 +8,8 @@ import (
 
 // The soft-lockup side of the hang detector: a task spinning in a kernel
 // spin-wait or retry loop (csd_lock_wait() in smp_call_function_single(),
-// irq_work_sync(), task_function_call()'s -EAGAIN retry) for longer than the
+// irq_work_sync(), task_function_call()'s -EAGAIN retry, the retry loops of
+// event_function_call() and perf_install_in_context()) for longer than the
 // livelock bound is reported through OnLockup and the run ends there: a spin
 // that no schedule ends would otherwise run to the time limit.
 

@@ -10,6 +10,7 @@ type Coroutine struct {
 	stop  func()
 	yield func(struct{}) bool
 	done  bool
+	kill  bool // Kill is unwinding it
 }
 
 // unwind is the panic value that unwinds a coroutine that is being killed.
@@ -58,7 +59,14 @@ func (co *Coroutine) Done() bool { return co.done }
 // Kill unwinds a suspended coroutine and releases its goroutine.
 func (co *Coroutine) Kill() {
 	if !co.done {
+		co.kill = true
 		co.stop()
 		co.done = true
 	}
 }
+
+// Unwinding reports whether Kill is unwinding the coroutine: the deferred
+// functions of the model code it was suspended in run after the run is over
+// (a run a lockup ended in the middle of a system call), and must not run
+// kernel code any more.
+func (co *Coroutine) Unwinding() bool { return co.kill }
