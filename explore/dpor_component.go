@@ -184,8 +184,8 @@ func (p *compRun) Touch(obj any, field string, write bool) {
 	if !p.started {
 		return // the build: before any CPU runs, nothing is interleaved
 	}
-	if p.lane < 0 {
-		p.refuse(fmt.Sprintf("%s accessed outside any fragment", field))
+	if l := p.m.Eng.Running(); p.lane < 0 || l == nil || l.ID != p.lane {
+		p.refuse(fmt.Sprintf("%s accessed outside any CPU's fragment", field))
 		return
 	}
 	key, ok := cpu.FootprintKey(obj)
@@ -226,8 +226,8 @@ func (p *compRun) ChooseAgents(n int, what string, agents []sim.Agent) int {
 	lane, own := p.lane, n
 	switch {
 	case agents == nil:
-		if lane < 0 {
-			p.refuse(fmt.Sprintf("decision %q with no fragment to own it", what))
+		if l := p.m.Eng.Running(); lane < 0 || l == nil || l.ID != lane {
+			p.refuse(fmt.Sprintf("decision %q with no CPU's fragment to own it", what))
 			return 0
 		}
 	case what == "tie":
@@ -269,11 +269,13 @@ func (p *compRun) ChooseAgents(n int, what string, agents []sim.Agent) int {
 	return 0
 }
 
-// pureLanes reports whether agents are CPU agents of distinct lanes.
+// pureLanes reports whether agents are CPU agents of distinct CPUs (not
+// another lane of the engine: the runner's outcome checks read every CPU's
+// state at a time, so their order against a CPU is not a CPU's own).
 func (p *compRun) pureLanes(agents []sim.Agent) bool {
 	var seen uint64
 	for _, a := range agents {
-		if a.Kind() != sim.AgentCPU || a.Lane() >= 64 || seen&(1<<a.Lane()) != 0 {
+		if a.Kind() != sim.AgentCPU || a.Lane() >= len(p.m.CPUs) || seen&(1<<a.Lane()) != 0 {
 			return false
 		}
 		seen |= 1 << a.Lane()

@@ -207,3 +207,62 @@ func BenchmarkCompShapeC3K16N4(b *testing.B) {
 		b.ReportMetric(float64(s.Runs), "schedules")
 	}
 }
+
+// shapeLocal is how a search answers per-CPU questions of a shape: the
+// component-wise walk where its guard holds, else (saying why) the dpor
+// walk, whose global final states are projected on each CPU.
+func shapeLocal(sh porShape, maxRuns int) (ls localStates, schedules int, fellBack string) {
+	ls, s, ex := compLocal(sh, maxRuns)
+	if ex {
+		return ls, s.Runs, ""
+	}
+	ls = nil
+	ps, ex2, err := porWalk(maxRuns, func(ch sim.Chooser, attach func(*cpu.Machine)) { ls = ls.add(sh.run(ch, attach)) })
+	if err != nil || !ex2 {
+		return nil, ps.Runs, fmt.Sprintf("%s; dpor: %v, exhausted %v", s.Refused, err, ex2)
+	}
+	return ls.sorted(), ps.Runs - ps.Blocked, s.Refused
+}
+
+// TestCompShapeFallBack: where the guard refuses (a counter the CPUs
+// share), the answer comes from the dpor walk and still equals the full
+// tree's per-CPU states; where it holds, the full tree's global final
+// states are exactly every combination of the CPUs' own states, which is
+// what makes per-CPU answers the whole answer.
+func TestCompShapeFallBack(t *testing.T) {
+	for _, tc := range []struct {
+		sh       porShape
+		fellBack string
+	}{
+		{porShape{CPUs: 2, K: 1, NMIs: []int{0}, Guard: true, Shared: true}, "shared (count) is touched by cpu0,cpu1 and written by cpu0,cpu1"},
+		{porShape{CPUs: 2, K: 1, NMIs: []int{0}, Guard: false}, ""},
+		{porShape{CPUs: 2, K: 1, NMIs: []int{0, 0}, Guard: true}, ""},
+	} {
+		full, _, _ := fullLocal(tc.sh, 200000)
+		got, runs, fellBack := shapeLocal(tc.sh, 200000)
+		if fellBack != tc.fellBack {
+			t.Errorf("%+v: fell back %q, want %q", tc.sh, fellBack, tc.fellBack)
+		}
+		if d := cmp.Diff(full, got); d != "" {
+			t.Errorf("%+v: per-CPU final states (-full tree +answer):\n%s", tc.sh, d)
+		}
+		if tc.fellBack != "" {
+			continue
+		}
+		global, _, _, _, err := shapeStates(tc.sh, false, 200000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var product []string
+		for _, a := range got[0] {
+			for _, b := range got[1] {
+				product = append(product, porShapeState{logs: []string{a, b}}.String())
+			}
+		}
+		slices.Sort(product)
+		if d := cmp.Diff(global, product); d != "" {
+			t.Errorf("%+v: the full tree's final states are not the product of the CPUs' (-full +product):\n%s", tc.sh, d)
+		}
+		t.Logf("%+v: %d schedules component-wise; %d global states = %d x %d", tc.sh, runs, len(global), len(got[0]), len(got[1]))
+	}
+}
