@@ -242,6 +242,10 @@ func (p *compRun) ChooseAgents(n int, what string, agents []sim.Agent) int {
 		// its NMI, its irq) first, then the lanes tied with it, which
 		// only order independent CPUs.
 		lane = agents[0].Lane()
+		if l := p.m.Eng.Running(); l == nil || l.ID != lane {
+			p.refuse(fmt.Sprintf("decision %q of cpu%d taken by code not running there", what, lane))
+			return 0
+		}
 		own = 0
 		for own < len(agents) && agents[own].Lane() == lane {
 			own++
