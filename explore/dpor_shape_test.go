@@ -28,6 +28,10 @@ type porShape struct {
 	Guard   bool  // rb->aux_in_pause_resume (today); off: before V5
 	Shared  bool  // every resume also bumps one counter all CPUs share (dependent across CPUs)
 	Hidden  bool  // the resume-done fragment is not declared complete (it must then count as touching everything)
+	// Skid: the PMI may be taken this late (pmu cpu skid=); it falls due
+	// Skid/2 before the syscall's entry ends, so the engine asks
+	// (nmi-skid) whether it is taken there or held to the entry's end.
+	Skid sim.Duration
 }
 
 type porShapeObj string
@@ -128,8 +132,8 @@ func (sh porShape) run(ch sim.Chooser, attach func(*cpu.Machine)) porShapeState 
 		}
 		for _, k := range sh.NMIs {
 			// Due as syscall k's entry ends: the step points that follow may take it.
-			tm := c.NewTimer(true, cpu.Interrupt{Name: "por-shape-pmi", Fn: pmi})
-			tm.Arm(sim.Time(sim.Duration(k)*(sys+compute) + sys))
+			tm := c.NewTimer(true, cpu.Interrupt{Name: "por-shape-pmi", Fn: pmi, Skid: sh.Skid})
+			tm.Arm(sim.Time(sim.Duration(k)*(sys+compute) + sys - sh.Skid/2))
 		}
 	}
 	if attach != nil {
