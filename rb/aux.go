@@ -36,8 +36,8 @@ type auxArea struct {
 	ext []auxExtent
 	// noSample: the PMU has no snapshot_aux (AuxOps.NoSnapshotAux)
 	noSample bool
-	priv          any    // aux_priv: the driver's setup_aux() result
-	freeAux       func(priv any)
+	priv     any // aux_priv: the driver's setup_aux() result
+	freeAux  func(priv any)
 }
 
 // AuxOps is what rb_alloc_aux() takes from event->pmu: setup_aux and free_aux.
