@@ -195,3 +195,12 @@ func PiecesBytes(ps []AuxPiece) []byte {
 	}
 	return out
 }
+
+// BytesPiece is a copy of b as a piece.
+func BytesPiece(b []byte) AuxPiece {
+	return AuxPiece{Src: byteSource(append([]byte(nil), b...)), N: uint64(len(b))}
+}
+
+// AuxDescribed reports that the AUX area holds descriptions, not bytes
+// (nothing read it as bytes yet): AuxPieces reads it without making them.
+func (rb *Buffer) AuxDescribed() bool { return rb.aux.data == nil && rb.aux.nrPages != 0 }
