@@ -126,3 +126,93 @@ func (d *PerfData) view(off int) ([]byte, bool) {
 	}
 	return d.Data[off-before : end], true
 }
+
+// auxPayload is a PERF_RECORD_AUXTRACE of the data section and its
+// payload: bytes, or (when some of it is kept as a description) pieces.
+type auxPayload struct {
+	ev     AuxtraceEvent
+	data   []byte
+	pieces []rb.AuxPiece
+}
+
+// auxtracePayloads is auxtraceChunks's walk over the data section from
+// logical offset start, without making the payloads kept as descriptions;
+// ok false when a record header is not held whole in Data (the caller then
+// walks bytesFrom(start)).
+func (d *PerfData) auxtracePayloads(start int) (out []auxPayload, ok bool) {
+	end := d.size()
+	for off := start; off+8 <= end; {
+		b, ok := d.view(off)
+		if !ok || len(b) < 8 {
+			return nil, false
+		}
+		size := int(uint16(b[6]) | uint16(b[7])<<8)
+		if size < 8 {
+			break
+		}
+		if len(b) < auxtraceRecordSize && end-off >= auxtraceRecordSize {
+			return nil, false
+		}
+		ev, isAux := ParseAuxtraceEvent(b)
+		if !isAux {
+			off += size
+			continue
+		}
+		pend := off + size + int(ev.Size)
+		if pend > end {
+			break
+		}
+		p := auxPayload{ev: ev}
+		if v, ok := d.view(off + size); ok && len(v) >= int(ev.Size) {
+			p.data = v[:ev.Size]
+		} else {
+			p.pieces = d.piecesOf(off+size, pend)
+		}
+		out = append(out, p)
+		off = pend
+	}
+	return out, true
+}
+
+// piecesOf is the logical stretch [lo, hi) as pieces: those of the payloads
+// kept as descriptions, and Data's bytes (not copied) between them.
+func (d *PerfData) piecesOf(lo, hi int) []rb.AuxPiece {
+	var out []rb.AuxPiece
+	for at := lo; at < hi; {
+		if v, ok := d.view(at); ok {
+			k := min(len(v), hi-at)
+			out = append(out, rb.AuxPiece{Src: dataSource(v[:k]), N: uint64(k)})
+			at += k
+			continue
+		}
+		i := sort.Search(len(d.lazy), func(i int) bool { return d.lazy[i].off+d.lazy[i].n > at })
+		p := &d.lazy[i]
+		k := min(p.off+p.n, hi) - at
+		out = append(out, slicePieces(p.pieces, uint64(at-p.off), uint64(k))...)
+		at += k
+	}
+	return out
+}
+
+// dataSource is bytes of Data as an rb.AuxSource.
+type dataSource []byte
+
+func (b dataSource) AuxBytes(dst []byte, off uint64) { copy(dst, b[off:]) }
+
+// slicePieces is the n bytes of ps from byte from.
+func slicePieces(ps []rb.AuxPiece, from, n uint64) []rb.AuxPiece {
+	var out []rb.AuxPiece
+	for _, p := range ps {
+		if n == 0 {
+			break
+		}
+		if from >= p.N {
+			from -= p.N
+			continue
+		}
+		k := min(p.N-from, n)
+		out = append(out, rb.AuxPiece{Src: p.Src, Off: p.Off + from, N: k})
+		from, n = 0, n-k
+	}
+	return out
+}

@@ -93,7 +93,14 @@ func csEtmSnapshotStart(ss *Session, t *sched.Task) error {
 // tools/perf/arch/arm/util/cs-etm.c: cs_etm_snapshot_finish()
 func csEtmSnapshotFinish(ss *Session, t *sched.Task) error {
 	if snap := csEtmLog(ss); snap != nil && snap.all != nil && snap.start >= 0 && snap.start <= ss.Data.size() && ss.Data.Kept() {
-		chunks := auxtraceChunks(ss.Data.bytesFrom(snap.start))
+		var chunks []coresight.Chunk
+		if ps, ok := ss.Data.auxtracePayloads(snap.start); ok {
+			for _, p := range ps {
+				chunks = append(chunks, coresight.Chunk{CPU: int(int32(p.ev.CPU)), Data: p.data, Pieces: p.pieces})
+			}
+		} else {
+			chunks = auxtraceChunks(ss.Data.bytesFrom(snap.start))
+		}
 		snap.reports = append(snap.reports, snap.all.Analyze(chunks))
 		snap.start = -1
 	}

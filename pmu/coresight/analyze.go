@@ -2,8 +2,11 @@ package coresight
 
 import (
 	"fmt"
+	"math/bits"
 	"sort"
 	"strings"
+
+	"perfsim/rb"
 )
 
 // Chunk is one piece of AUX trace the tool wrote (a PERF_RECORD_AUXTRACE):
@@ -11,6 +14,22 @@ import (
 type Chunk struct {
 	CPU  int // the AUX buffer's CPU (mm->cpu), -1 for a per-thread buffer
 	Data []byte
+	// Pieces, when not nil, are the bytes instead of Data: the AUX area's
+	// descriptions (rb.AuxPiece), decoded without making most bytes
+	// (decode_pieces.go).
+	Pieces []rb.AuxPiece
+}
+
+// Len is the chunk's length in bytes.
+func (c *Chunk) Len() int {
+	if c.Pieces == nil {
+		return len(c.Data)
+	}
+	n := 0
+	for _, p := range c.Pieces {
+		n += int(p.N)
+	}
+	return n
 }
 
 // Report is what a snapshot holds, decoded.
@@ -90,21 +109,56 @@ func (b *bitset) add(i uint64) {
 	(*b)[i/64] |= 1 << (i % 64)
 }
 
+// addRange adds the Seqs [lo, hi) to b; it returns how many were in b
+// already, and how many of the others are in seen.
+func (b *bitset) addRange(lo, hi uint64, seen bitset) (inB, inSeen int) {
+	if hi <= lo {
+		return 0, 0
+	}
+	for (hi-1)/64 >= uint64(len(*b)) { // grow as add does
+		*b = append(*b, make([]uint64, len(*b)+1)...)
+	}
+	for w := lo / 64; w <= (hi-1)/64; w++ {
+		mask := ^uint64(0)
+		if w == lo/64 {
+			mask &= ^uint64(0) << (lo % 64)
+		}
+		if w == (hi-1)/64 {
+			mask &= ^uint64(0) >> (63 - (hi-1)%64)
+		}
+		old := (*b)[w]
+		had := old & mask
+		inB += bits.OnesCount64(had)
+		if w < uint64(len(seen)) {
+			inSeen += bits.OnesCount64(seen[w] & mask &^ had)
+		}
+		(*b)[w] = old | mask
+	}
+	return inB, inSeen
+}
+
 // Analyze decodes the chunks of one snapshot.
 func (a *Analyzer) Analyze(chunks []Chunk) *Report {
 	r := &Report{PerPer: map[int]int{}, PerCPU: map[int]int{}}
 	var cur bitset
 	first, firstTS := true, true
 	for _, c := range chunks {
-		r.Bytes += len(c.Data)
-		r.PerCPU[c.CPU] += len(c.Data)
+		clen := c.Len()
+		r.Bytes += clen
+		r.PerCPU[c.CPU] += clen
 		if len(a.prev) != a.Dec.CPUs {
 			a.prev = make([]int64, a.Dec.CPUs)
 		}
 		for i := range a.prev {
 			a.prev[i] = -1
 		}
-		for ri := range a.Dec.decodeRuns(c.CPU, c.Data) {
+		var runs []unitRun
+		if c.Pieces != nil {
+			runs = a.Dec.decodeRunsPieces(c.CPU, c.Pieces, uint64(clen))
+		} else {
+			runs = a.Dec.decodeRuns(c.CPU, c.Data)
+		}
+		for ri := range runs {
 			u := &a.Dec.runs[ri]
 			switch u.Kind {
 			case KindBarrier:
@@ -151,17 +205,11 @@ func (a *Analyzer) Analyze(chunks []Chunk) *Report {
 				r.OutOrder++
 			}
 			a.prev[f.CPU] = int64(f.Seq + n - 1)
-			for seq := f.Seq; seq < f.Seq+n; seq++ {
-				if cur.has(seq) {
-					r.Dups++
-					continue
-				}
-				if a.seen.has(seq) {
-					r.Dups++
-				}
-				r.Distinct++
-				cur.add(seq)
-			}
+			// per Seq: seen in this snapshot, a dup; else new here (a dup
+			// if an earlier snapshot had it), now seen
+			inCur, inSeen := cur.addRange(f.Seq, f.Seq+n, a.seen)
+			r.Dups += inCur + inSeen
+			r.Distinct += int(n) - inCur
 			if first || f.Seq < r.MinSeq {
 				r.MinSeq = f.Seq
 			}
@@ -170,7 +218,7 @@ func (a *Analyzer) Analyze(chunks []Chunk) *Report {
 			}
 			first = false
 		}
-		if rem := len(c.Data) % FrameSize; rem != 0 {
+		if rem := clen % FrameSize; rem != 0 {
 			r.Garbage++
 		}
 	}

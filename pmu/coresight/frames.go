@@ -108,12 +108,6 @@ func (m *frameMap) get(out []piece, lo, hi uint64) []piece {
 	return out
 }
 
-// reset forgets every piece.
-func (m *frameMap) reset() {
-	clear(m.p)
-	m.p = m.p[:0]
-}
-
 // seq1 is Seq+1 of the unit in the piece's slot lo+j, 0 for none.
 func (p *piece) seq1(j uint64) uint64 {
 	if p.kind != pieceUnits {
