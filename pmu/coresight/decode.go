@@ -23,7 +23,8 @@ type Decoder struct {
 	near  []int
 	// infer's scratch: the units without a timestamp, their neighbours
 	unknown, next, prev []int
-	runs                []unitRun // reused by decodeRuns
+	runs                []unitRun         // reused by decodeRuns
+	memo                map[unitMemo]Unit // decodeUnitMemo (decode_pieces.go)
 }
 
 // NewDecoder returns a decoder of the device's trace.

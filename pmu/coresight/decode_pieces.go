@@ -160,7 +160,58 @@ func (dec *Decoder) decodeUnitAt(bufCPU int, r *pieceReader, off uint64) Unit {
 			}
 		}
 	}
+	if s, j, ok := r.frame(off); ok && s.fs.kind == pieceUnits {
+		// a synchronisation unit: its bytes are a function of unitMemo's fields
+		if k, plain := plainUnit(s, j); !plain && k < s.fs.src.n {
+			key := unitKeyOf(s.fs.src, k, s.fs.raw, bufCPU)
+			if u, ok := dec.memo[key]; ok {
+				return u
+			}
+			u := dec.decodeUnit(bufCPU, r.bytes(off))
+			dec.remember(key, u)
+			return u
+		}
+	}
 	return dec.decodeUnit(bufCPU, r.bytes(off))
+}
+
+// unitMemo is what a unit's bytes (appendUnit's) are a function of, when it
+// is not a plain one, and the buffer's CPU: decodeUnit's result depends on
+// nothing else (the decoder's CPUs and Ledger.raw are fixed).
+type unitMemo struct {
+	raw       bool
+	cpu       int // the ETM (its trace ID)
+	bufCPU    int
+	class     uint8 // 0: A-sync and trace info, 1: address and context, 2: atoms alone
+	addr      uint64
+	user, cid bool
+	pid       int
+}
+
+// unitKeyOf is the unitMemo of unit k of src (not a plain unit).
+func unitKeyOf(src *unitSrc, k uint64, raw bool, bufCPU int) unitMemo {
+	m := unitMemo{raw: raw, cpu: src.cpu, bufCPU: bufCPU}
+	switch i := uint64(src.index) + k; {
+	case i%unitsPerSync == 0:
+	case i%unitsPerSync == 1 || (k == 0 && src.ctxFirst):
+		m.class, m.addr, m.user, m.cid, m.pid = 1, src.addr, src.user, src.cfg.ctxt, src.pid
+	default:
+		m.class = 2
+	}
+	return m
+}
+
+// maxMemo bounds the memo (synchronisation units repeat: an A-sync frame is
+// the same for every period of an ETM, an address and context for every
+// run of a task).
+const maxMemo = 4096
+
+// remember keeps u for key.
+func (dec *Decoder) remember(key unitMemo, u Unit) {
+	if dec.memo == nil || len(dec.memo) >= maxMemo {
+		dec.memo = make(map[unitMemo]Unit)
+	}
+	dec.memo[key] = u
 }
 
 // decodeRunsPieces is decodeRuns of the bytes the pieces describe (n bytes).
@@ -221,6 +272,23 @@ func (dec *Decoder) extendRunPieces(p *unitRun, r *pieceReader, off, n uint64) u
 				p.n += m
 				p.lastTS = h.ts
 				off += m * FrameSize
+				continue
+			}
+		}
+		if s, j, ok := r.frame(next); ok && !s.fs.raw && s.fs.kind == pieceUnits && s.fs.k0+j < s.fs.src.n {
+			k, plain := plainUnit(s, j)
+			if !plain {
+				break // a synchronisation: its first data byte is not a timestamp header
+			}
+			if fid := traceID(s.fs.src.cpu); fid < 0x7f {
+				ts := s.fs.src.tsAt(k) & tsMask
+				if fid != id || ts != h.nextTS() || ts <= p.lastTS {
+					break
+				}
+				h.next()
+				p.n++
+				p.lastTS = ts
+				off += FrameSize
 				continue
 			}
 		}
