@@ -5,6 +5,7 @@ import (
 	"math/bits"
 	"sort"
 	"strings"
+	"sync"
 
 	"perfsim/rb"
 )
@@ -92,6 +93,7 @@ type Analyzer struct {
 	seen   bitset  // Seq values of earlier snapshots
 	prev   []int64 // per ETM: the Seq of its previous unit in the chunk, -1 none
 	perPer []int   // units per period (index: period): Report.PerPer's counts
+	cur    bitset  // Analyze's set of this snapshot's Seqs, kept for its memory
 }
 
 // NewAnalyzer returns an analyzer of the device's snapshots.
@@ -107,6 +109,37 @@ func (b *bitset) add(i uint64) {
 		*b = append(*b, make([]uint64, len(*b)+1)...)
 	}
 	(*b)[i/64] |= 1 << (i % 64)
+}
+
+// analyzeScratch is the memory an Analyze call works in (the runs its
+// decoder returns, the set of the snapshot's Seqs), handed from one
+// session's Analyzer to the next one's: an exploration's schedules each
+// have an Analyzer of their own.
+type analyzeScratch struct {
+	runs []unitRun
+	cur  bitset
+}
+
+var scratchPool = sync.Pool{New: func() any { return &analyzeScratch{} }}
+
+// takeScratch gives a the pool's scratch when it has none of its own.
+func takeScratch(a *Analyzer) *analyzeScratch {
+	sc := scratchPool.Get().(*analyzeScratch)
+	if a.Dec.runs == nil {
+		a.Dec.runs = sc.runs
+	}
+	if a.cur == nil {
+		a.cur = sc.cur
+	}
+	return sc
+}
+
+// put hands a's scratch back to the pool (a keeps using it until then: the
+// runs are only read inside Analyze).
+func (sc *analyzeScratch) put(a *Analyzer) {
+	sc.runs, sc.cur = a.Dec.runs[:0], a.cur[:0]
+	a.Dec.runs, a.cur = nil, nil
+	scratchPool.Put(sc)
 }
 
 // addRange adds the Seqs [lo, hi) to b; it returns how many were in b
@@ -140,7 +173,9 @@ func (b *bitset) addRange(lo, hi uint64, seen bitset) (inB, inSeen int) {
 // Analyze decodes the chunks of one snapshot.
 func (a *Analyzer) Analyze(chunks []Chunk) *Report {
 	r := &Report{PerPer: map[int]int{}, PerCPU: map[int]int{}}
-	var cur bitset
+	sc := takeScratch(a)
+	defer sc.put(a)
+	cur := a.cur[:0] // grows with zeroes (bitset.add)
 	first, firstTS := true, true
 	for _, c := range chunks {
 		clen := c.Len()
@@ -234,5 +269,6 @@ func (a *Analyzer) Analyze(chunks []Chunk) *Report {
 		}
 		a.seen[i] |= w
 	}
+	a.cur = cur
 	return r
 }

@@ -24,7 +24,8 @@ type Decoder struct {
 	// infer's scratch: the units without a timestamp, their neighbours
 	unknown, next, prev []int
 	runs                []unitRun         // reused by decodeRuns
-	memo                map[unitMemo]Unit // decodeUnitMemo (decode_pieces.go)
+	memo                map[unitMemo]Unit // decodeUnitAt's (decode_pieces.go)
+	lastMemo            [3]memoHit
 }
 
 // NewDecoder returns a decoder of the device's trace.

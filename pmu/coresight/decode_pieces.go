@@ -164,11 +164,15 @@ func (dec *Decoder) decodeUnitAt(bufCPU int, r *pieceReader, off uint64) Unit {
 		// a synchronisation unit: its bytes are a function of unitMemo's fields
 		if k, plain := plainUnit(s, j); !plain && k < s.fs.src.n {
 			key := unitKeyOf(s.fs.src, k, s.fs.raw, bufCPU)
-			if u, ok := dec.memo[key]; ok {
-				return u
+			if l := &dec.lastMemo[key.class]; l.ok && l.k == key {
+				return l.u
 			}
-			u := dec.decodeUnit(bufCPU, r.bytes(off))
-			dec.remember(key, u)
+			u, ok := dec.memo[key]
+			if !ok {
+				u = dec.decodeUnit(bufCPU, r.bytes(off))
+				dec.remember(key, u)
+			}
+			dec.lastMemo[key.class] = memoHit{k: key, u: u, ok: true}
 			return u
 		}
 	}
@@ -205,6 +209,13 @@ func unitKeyOf(src *unitSrc, k uint64, raw bool, bufCPU int) unitMemo {
 // the same for every period of an ETM, an address and context for every
 // run of a task).
 const maxMemo = 4096
+
+// memoHit is the last unit of a unitMemo class decodeUnitAt returned.
+type memoHit struct {
+	k  unitMemo
+	u  Unit
+	ok bool
+}
 
 // remember keeps u for key.
 func (dec *Decoder) remember(key unitMemo, u Unit) {
