@@ -67,6 +67,10 @@ type PerfData struct {
 	NoFile bool
 	// Env is the machine the header's features describe.
 	Env Env
+	// lazy are the payloads Data does not hold yet (perfdata_lazy.go), in
+	// order, lazyBytes their length
+	lazy      []lazyPayload
+	lazyBytes int
 	// auxIndex is where each PERF_RECORD_AUXTRACE starts in the data
 	// section and its size with its data (HEADER_AUXTRACE).
 	auxIndex [][2]uint64
@@ -192,13 +196,14 @@ func (d *PerfData) write(b []byte, mapIdx, cpu int, at sim.Time, overwrite bool)
 		d.count(b, mapIdx < 0)
 		return
 	}
-	d.Chunks = append(d.Chunks, Chunk{Off: len(d.Data), Len: len(b), Map: mapIdx, CPU: cpu, At: at, Overwrite: overwrite})
+	d.Chunks = append(d.Chunks, Chunk{Off: d.size(), Len: len(b), Map: mapIdx, CPU: cpu, At: at, Overwrite: overwrite})
 	d.Data = append(d.Data, b...)
 }
 
 // drop stops keeping the data section: what is kept is counted, as Discard
 // counts it, and let go (its bytes go back to the budget).
 func (d *PerfData) drop() {
+	d.materialize()
 	for _, c := range d.Chunks {
 		d.count(d.Data[c.Off:c.Off+c.Len], c.Map < 0)
 	}
@@ -302,11 +307,18 @@ func (d *PerfData) Process() {
 	}
 	d.Records = d.Records[:0]
 	d.ProcessErr = nil
-	d.parsed = len(d.Data)
+	d.parsed = d.size()
 	ci := 0
-	for off := 0; off < len(d.Data); {
-		hdr, ok := rb.ParseHeader(d.Data[off:])
-		if !ok || int(hdr.Size) < rb.HeaderSize || off+int(hdr.Size) > len(d.Data) {
+	for off := 0; off < d.size(); {
+		b, ok := d.view(off)
+		hdr, okh := rb.ParseHeader(b)
+		if !ok || (!okh && len(b) < d.size()-off) || okh && off+int(hdr.Size) <= d.size() && int(hdr.Size) > len(b) {
+			// a record over a payload kept as a description (perfdata_lazy.go)
+			d.materialize()
+			d.Process()
+			return
+		}
+		if !okh || int(hdr.Size) < rb.HeaderSize || off+int(hdr.Size) > d.size() {
 			d.ProcessErr = fmt.Errorf("perf.data offset %d: bad event header size %d", off, hdr.Size)
 			return
 		}
@@ -317,7 +329,7 @@ func (d *PerfData) Process() {
 		if ci < len(d.Chunks) {
 			r.Map, r.CPU = d.Chunks[ci].Map, d.Chunks[ci].CPU
 		}
-		rec := d.Data[off : off+int(hdr.Size)]
+		rec := b[:int(hdr.Size)]
 		if knownType(hdr.Type) {
 			r.Evsel = d.evselOf(rec, hdr)
 			if r.Evsel < 0 {
@@ -339,12 +351,13 @@ func (d *PerfData) Process() {
 // the headers, without decoding.
 func (d *PerfData) countRecords() int {
 	n := 0
-	for off := 0; off < len(d.Data); n++ {
-		hdr, ok := rb.ParseHeader(d.Data[off:])
-		if !ok || int(hdr.Size) < rb.HeaderSize || off+int(hdr.Size) > len(d.Data) {
+	for off := 0; off < d.size(); n++ {
+		b, ok := d.view(off)
+		hdr, okh := rb.ParseHeader(b)
+		if !ok || !okh || int(hdr.Size) < rb.HeaderSize || off+int(hdr.Size) > d.size() || int(hdr.Size) > len(b) {
 			break
 		}
-		off += int(hdr.Size) + auxtraceSkip(hdr, d.Data[off:off+int(hdr.Size)])
+		off += int(hdr.Size) + auxtraceSkip(hdr, b[:int(hdr.Size)])
 	}
 	return n
 }
@@ -352,7 +365,7 @@ func (d *PerfData) countRecords() int {
 // Parsed returns Records, after parsing the data section (Process) when
 // something was written since it was last parsed.
 func (d *PerfData) Parsed() []DataRecord {
-	if d.Kept() && d.parsed != len(d.Data) {
+	if d.Kept() && d.parsed != d.size() {
 		d.Process()
 	}
 	return d.Records

@@ -27,6 +27,7 @@ const perfFileHeaderSize = 8 + 8 + 8 + 3*16 + 32
 // (over the keep budget) without a spool is an error.
 func (d *PerfData) WriteFile(w io.Writer) error {
 	le := binary.LittleEndian
+	d.materialize() // the payloads' bytes (perfdata_lazy.go)
 	data := io.Reader(bytes.NewReader(d.Data))
 	dataSize := uint64(len(d.Data))
 	switch {

@@ -39,6 +39,7 @@ type AuxtraceChunk struct {
 
 // Auxtrace returns the PERF_RECORD_AUXTRACE records of the processed data.
 func (d *PerfData) Auxtrace() []AuxtraceChunk {
+	d.materialize() // the payloads' bytes (perfdata_lazy.go)
 	d.Parsed()
 	var out []AuxtraceChunk
 	for i := range d.Records {
@@ -76,6 +77,7 @@ func auxFlagString(f uint64) string {
 // flags: ... [T]", PERF_RECORD_ITRACE_START and PERF_RECORD_AUXTRACE.
 // tools/perf/util/session.c: dump_event(); util/event.c: perf_event__fprintf_aux(), perf_event__fprintf_itrace_start()
 func (d *PerfData) DumpAux(w io.Writer) error {
+	d.materialize() // the payloads' bytes (perfdata_lazy.go)
 	d.Parsed()
 	bw := bufio.NewWriter(w)
 	for i := range d.Records {

@@ -75,6 +75,10 @@ type AuxtraceRecordOps struct {
 	Reference func(ss *Session) uint64
 	// Alignment is itr->alignment (0: none).
 	Alignment uint64
+	// FindSnapshotIdle, when set, says that FindSnapshot does nothing under
+	// the session's knobs, so a snapshot read need not give it the area's
+	// bytes (a described area stays described: rb.AuxWriteSource).
+	FindSnapshotIdle func(ss *Session) bool
 }
 
 var auxtraceRecords = map[string]AuxtraceRecordOps{}
@@ -255,9 +259,13 @@ func (ss *Session) auxtraceMmapRead(t *sched.Task, mm *SessionAuxMmap, snapshot 
 	ops := auxtraceRecords[mm.PMU]
 	head := mm.readHead(t, pc)
 	old := mm.Prev
-	data := am.RB.AuxData() // mm->base
-	if uint64(len(data)) != mm.Len {
-		return -1, fmt.Errorf("perf record: AUX area of mmap %d is gone (%d bytes mapped, want %d)", mm.Idx, len(data), mm.Len)
+	area := am.RB // mm->base
+	if area.AuxSize() != mm.Len {
+		return -1, fmt.Errorf("perf record: AUX area of mmap %d is gone (%d bytes mapped, want %d)", mm.Idx, area.AuxSize(), mm.Len)
+	}
+	var data []byte // the area's bytes, unless it is described and nothing needs them
+	if snapshot && ops.FindSnapshot != nil && (ops.FindSnapshotIdle == nil || !ops.FindSnapshotIdle(ss)) || !area.AuxDescribed() {
+		data = area.AuxData()
 	}
 	if snapshot && ops.FindSnapshot != nil {
 		if err := ops.FindSnapshot(ss, mm, data, &head, &old); err != nil {
@@ -273,10 +281,15 @@ func (ss *Session) auxtraceMmapRead(t *sched.Task, mm *SessionAuxMmap, snapshot 
 		ref = ops.Reference(ss)
 	}
 	offset := head - size // mm->mask != 0: the buffer is a power of 2
-	data1, data2 := auxReadPieces(data, head&mm.Mask, size)
+	// the one or two pieces (auxReadPieces), as area offsets and lengths
+	headOff := head & mm.Mask
+	off1, len1, len2 := headOff-size, size, uint64(0)
+	if size > headOff {
+		off1, len1, len2 = mm.Len-(size-headOff), size-headOff, headOff
+	}
 	if a := ops.Alignment; a != 0 {
-		unwanted := uint64(len(data1)) % a
-		data1 = data1[:uint64(len(data1))-unwanted]
+		unwanted := len1 % a
+		len1 -= unwanted
 		size -= unwanted
 	}
 	padding := size & (perfAuxtraceRecordAlignment - 1)
@@ -285,7 +298,18 @@ func (ss *Session) auxtraceMmapRead(t *sched.Task, mm *SessionAuxMmap, snapshot 
 	}
 	ev := AuxtraceEvent{Size: size + padding, Offset: offset, Reference: ref, Idx: uint32(mm.Idx),
 		Tid: uint32(int32(mm.Tid)), CPU: uint32(int32(mm.CPU))}
-	ss.processAuxtrace(t, mm, ev, data1, data2)
+	// The bytes are taken now, as they are in the AUX area at this moment.
+	var p1, p2 []rb.AuxPiece
+	if data != nil {
+		p1 = []rb.AuxPiece{rb.BytesPiece(data[off1 : off1+len1])}
+		if len2 > 0 {
+			p2 = []rb.AuxPiece{rb.BytesPiece(data[:len2])}
+		}
+	} else {
+		p1 = area.AuxPieces(off1, len1)
+		p2 = area.AuxPieces(0, len2)
+	}
+	ss.processAuxtrace(t, mm, ev, p1, p2)
 	mm.Prev = head
 	if !snapshot {
 		mm.writeTail(t, pc, head)
@@ -328,34 +352,45 @@ func auxReadPieces(data []byte, headOff, size uint64) (data1, data2 []byte) {
 }
 
 // processAuxtrace writes the record, the one or two pieces and the padding to
-// 8 into perf.data, each with its own write(2). The bytes are copied now, as
-// they are in the AUX area at this moment.
+// 8 into perf.data, each with its own write(2). The pieces were taken as
+// they were in the AUX area when the read began (bytes, or the area's
+// descriptions: perfdata_lazy.go).
 // tools/perf/builtin-record.c: record__process_auxtrace()
-func (ss *Session) processAuxtrace(t *sched.Task, mm *SessionAuxMmap, ev AuxtraceEvent, data1, data2 []byte) {
-	n := len(data1) + len(data2)
+func (ss *Session) processAuxtrace(t *sched.Task, mm *SessionAuxMmap, ev AuxtraceEvent, p1, p2 []rb.AuxPiece) {
+	n := piecesLen(p1) + piecesLen(p2)
 	padding := n & 7
 	if padding != 0 {
 		padding = 8 - padding
 	}
-	pieces := [][]byte{ev.Append(nil), append([]byte(nil), data1...)}
-	if len(data2) > 0 {
-		pieces = append(pieces, append([]byte(nil), data2...))
-	}
-	pieces = append(pieces, make([]byte, padding))
 	ss.Data.noteAuxtrace(auxtraceRecordSize)
-	for _, p := range pieces {
-		if len(p) == 0 {
-			continue
+	write := func(n int, do func()) {
+		if n == 0 {
+			return
 		}
 		ss.S.Syscall(t, "write", func(t *sched.Task) {
-			t.Spend(ss.Opts.WriteSyscall + ss.Opts.WritePerKiB*sim.Duration(len(p))/1024)
-			ss.Data.write(p, -1, mm.CPU, ss.S.M.Now(), false) // perf's own record: no ring
+			t.Spend(ss.Opts.WriteSyscall + ss.Opts.WritePerKiB*sim.Duration(n)/1024)
+			do() // perf's own record: no ring
 		})
 	}
+	hdr := ev.Append(nil)
+	write(len(hdr), func() { ss.Data.write(hdr, -1, mm.CPU, ss.S.M.Now(), false) })
+	for _, p := range [][]rb.AuxPiece{p1, p2} {
+		write(piecesLen(p), func() { ss.Data.writePieces(p, -1, mm.CPU, ss.S.M.Now(), false) })
+	}
+	write(padding, func() { ss.Data.write(make([]byte, padding), -1, mm.CPU, ss.S.M.Now(), false) })
 	mm.Reads++
 	mm.Bytes += int64(n)
 	ss.aux.auxtraceRec++
 	ss.aux.bytes += int64(n)
+}
+
+// piecesLen is the length of the pieces' bytes.
+func piecesLen(ps []rb.AuxPiece) int {
+	n := 0
+	for _, p := range ps {
+		n += int(p.N)
+	}
+	return n
 }
 
 // auxtraceMmapReadFull is the full-trace read of the AUX area of ring m after

@@ -82,7 +82,7 @@ func csEtmEvselIoctl(ss *Session, t *sched.Task, cmd uint64) error {
 func csEtmSnapshotStart(ss *Session, t *sched.Task) error {
 	for _, mm := range ss.AuxMmaps() {
 		if mm.PMU == csETM.name {
-			csEtmState(ss, mm).snap.start = len(ss.Data.Data)
+			csEtmState(ss, mm).snap.start = ss.Data.size()
 		}
 	}
 	return csEtmEvselIoctl(ss, t, uapi.PERF_EVENT_IOC_DISABLE)
@@ -92,8 +92,15 @@ func csEtmSnapshotStart(ss *Session, t *sched.Task) error {
 // decoded what this snapshot wrote into perf.data.
 // tools/perf/arch/arm/util/cs-etm.c: cs_etm_snapshot_finish()
 func csEtmSnapshotFinish(ss *Session, t *sched.Task) error {
-	if snap := csEtmLog(ss); snap != nil && snap.all != nil && snap.start >= 0 && snap.start <= len(ss.Data.Data) && ss.Data.Kept() {
-		chunks := auxtraceChunks(ss.Data.Data[snap.start:])
+	if snap := csEtmLog(ss); snap != nil && snap.all != nil && snap.start >= 0 && snap.start <= ss.Data.size() && ss.Data.Kept() {
+		var chunks []coresight.Chunk
+		if ps, ok := ss.Data.auxtracePayloads(snap.start); ok {
+			for _, p := range ps {
+				chunks = append(chunks, coresight.Chunk{CPU: int(int32(p.ev.CPU)), Data: p.data, Pieces: p.pieces})
+			}
+		} else {
+			chunks = auxtraceChunks(ss.Data.bytesFrom(snap.start))
+		}
 		snap.reports = append(snap.reports, snap.all.Analyze(chunks))
 		snap.start = -1
 	}
@@ -155,9 +162,10 @@ func (ss *Session) lastCSEtmSnapshot() *coresight.Report {
 
 func init() {
 	RegisterAuxtraceRecord(csETM.name, AuxtraceRecordOps{
-		FindSnapshot:   csEtmFindSnapshot,
-		SnapshotStart:  csEtmSnapshotStart,
-		SnapshotFinish: csEtmSnapshotFinish,
+		FindSnapshot:     csEtmFindSnapshot,
+		FindSnapshotIdle: func(ss *Session) bool { return !ss.KnobIs(ToolKnobFindSnapshot, FindSnapshotPre) },
+		SnapshotStart:    csEtmSnapshotStart,
+		SnapshotFinish:   csEtmSnapshotFinish,
 		// ptr->itr.read_finish = auxtrace_record__read_finish; cs_etm_reference()
 		// is rand(): left 0 here, the model stays deterministic.
 		ReadFinish: auxReadFinish,

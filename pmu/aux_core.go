@@ -54,6 +54,14 @@ type AuxSnapshotter interface {
 	SnapshotAuxOutput(c *cpu.CPU, e *Event, h *rb.Handle, size uint64) int64
 }
 
+// AuxDescriber is a PMU whose driver describes its AUX writes
+// (rb.Buffer.AuxWriteSource) and reads no AUX pages in SetupAux: its AUX
+// areas hold descriptions until something reads them as bytes (not part of
+// the kernel: the simulator's way to not make trace bytes nobody reads).
+type AuxDescriber interface {
+	AuxDescribed() bool
+}
+
 // The rb.AuxEvent side of struct perf_event.
 
 // DisableInatomic is perf_event_disable_inatomic(): disable from the irq_work.

@@ -98,6 +98,9 @@ func (k *Kernel) perfMmapAuxLocked(t *sched.Task, e *Event, bs *bufState, pgoff 
 			flags = rb.RingBufferWritable
 		}
 		ops := &rb.AuxOps{FreeAux: e.pmu.FreeAux}
+		_, snap := e.pmu.(AuxSnapshotter)
+		d, _ := e.pmu.(AuxDescriber)
+		ops.NoSnapshotAux, ops.Described = !snap, d != nil && d.AuxDescribed()
 		if e.pmu.HasAux() {
 			ops.SetupAux = func(data []byte, n int, overwrite bool) any {
 				priv, err := e.pmu.SetupAux(e, n, overwrite)

@@ -31,9 +31,13 @@ type auxArea struct {
 	inSampling int32  // aux_in_sampling
 	// inPauseResume is rb->aux_in_pause_resume, the guard of perf_event_aux_pause().
 	inPauseResume int32
-	data          []byte // aux_pages, contiguous
-	priv          any    // aux_priv: the driver's setup_aux() result
-	freeAux       func(priv any)
+	data          []byte // aux_pages, contiguous (nil while ext describes them)
+	// ext describes the area while data is nil (aux_source.go): AuxOps.Described
+	ext []auxExtent
+	// noSample: the PMU has no snapshot_aux (AuxOps.NoSnapshotAux)
+	noSample bool
+	priv     any // aux_priv: the driver's setup_aux() result
+	freeAux  func(priv any)
 }
 
 // AuxOps is what rb_alloc_aux() takes from event->pmu: setup_aux and free_aux.
@@ -42,6 +46,14 @@ type auxArea struct {
 type AuxOps struct {
 	SetupAux func(data []byte, nrPages int, overwrite bool) any
 	FreeAux  func(priv any)
+	// Described: the driver writes with AuxWriteSource and reads no pages in
+	// SetupAux (which gets nil): the pages are made when something reads
+	// them as bytes (aux_source.go).
+	Described bool
+	// NoSnapshotAux: the PMU has no snapshot_aux, so no AUX sample copies
+	// the area and the log's TraceAuxWrite keeps the length of each write,
+	// not its bytes (which only aux-sample-is-newest reads).
+	NoSnapshotAux bool
 }
 
 // HasAux is rb_has_aux(): the buffer has an AUX area.
@@ -77,8 +89,12 @@ func (rb *Buffer) AllocAux(ops *AuxOps, pgoff uint64, nrPages int, watermark int
 		watermark = 0
 	}
 	rb.trace(TraceEvent{Kind: TraceAuxAlloc, Size: nrPages})
-	rb.aux.data = make([]byte, nrPages*PageSize)
+	rb.aux.data = nil
+	if !ops.Described {
+		rb.aux.data = make([]byte, nrPages*PageSize)
+	}
 	rb.aux.nrPages = nrPages
+	rb.aux.noSample = ops.NoSnapshotAux
 	rb.aux.freeAux = ops.FreeAux
 	rb.aux.priv = ops.SetupAux(rb.aux.data, nrPages, overwrite)
 	if rb.aux.priv == nil {
@@ -107,6 +123,8 @@ func (rb *Buffer) freeAuxPages() {
 	}
 	if rb.aux.nrPages != 0 {
 		rb.aux.data = nil
+		clear(rb.aux.ext)
+		rb.aux.ext = rb.aux.ext[:0]
 		rb.aux.nrPages = 0
 	}
 }
@@ -196,8 +214,12 @@ func (rb *Buffer) AuxRefcount() int32 { return rb.aux.refcount }
 // AuxMmapCount reports rb->aux_mmap_count.
 func (rb *Buffer) AuxMmapCount() int32 { return rb.aux.mmapCount }
 
-// AuxData is the AUX area as user space maps it.
-func (rb *Buffer) AuxData() []byte { return rb.aux.data }
+// AuxData is the AUX area as user space maps it (made from its
+// descriptions, if it has them: aux_source.go).
+func (rb *Buffer) AuxData() []byte {
+	rb.auxMaterialize()
+	return rb.aux.data
+}
 
 // AuxPriv is rb->aux_priv.
 func (rb *Buffer) AuxPriv() any { return rb.aux.priv }
@@ -218,16 +240,19 @@ func (rb *Buffer) SetAuxInPauseResume(v int32) { rb.aux.inPauseResume = v }
 // (masked to the area, wrapping). It logs TraceAuxWrite for the invariants,
 // with (outside snapshot mode) the end of the room the reader left: aux_tail
 // plus the area's size.
+// The log keeps the bytes only when an AUX sample may copy the area
+// (AuxOps.NoSnapshotAux).
 func (rb *Buffer) AuxWrite(pos uint64, b []byte) {
+	rb.auxMaterialize()
 	n := len(rb.aux.data)
 	if n == 0 {
 		return
 	}
-	room := uint64(0)
-	if !rb.aux.overwrite {
-		room = rb.User.AuxTail + uint64(n)
+	var rec []byte
+	if !rb.aux.noSample && rb.Tracer != nil {
+		rec = append([]byte(nil), b...)
 	}
-	rb.trace(TraceEvent{Kind: TraceAuxWrite, Pos: pos, Size: len(b), Value: room, Rec: append([]byte(nil), b...)})
+	rb.traceAuxWrite(pos, len(b), rec)
 	mask := uint64(n - 1)
 	for len(b) > 0 {
 		off := int(pos & mask)
@@ -237,8 +262,25 @@ func (rb *Buffer) AuxWrite(pos uint64, b []byte) {
 	}
 }
 
+// traceAuxWrite logs a hardware write of size bytes at pos (rec: its bytes,
+// or nil), with (outside snapshot mode) the end of the room the reader left:
+// aux_tail plus the area's size.
+func (rb *Buffer) traceAuxWrite(pos uint64, size int, rec []byte) {
+	if rb.Tracer == nil {
+		return
+	}
+	room := uint64(0)
+	if !rb.aux.overwrite {
+		room = rb.User.AuxTail + uint64(rb.aux.nrPages)*PageSize
+	}
+	rb.trace(TraceEvent{Kind: TraceAuxWrite, Pos: pos, Size: size, Value: room, Rec: rec})
+}
+
 // AuxCopyOut copies n bytes at free-running AUX position pos out of the area.
 func (rb *Buffer) AuxCopyOut(pos uint64, n int) []byte {
+	if rb.aux.data == nil && rb.aux.nrPages != 0 {
+		return PiecesBytes(rb.AuxPieces(pos, uint64(n)))
+	}
 	out := make([]byte, n)
 	if len(rb.aux.data) == 0 {
 		return out

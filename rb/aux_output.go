@@ -225,6 +225,7 @@ func OutputCopyAux(s Stepper, aux *AuxHandle, dst *Handle, from, to uint64) (int
 	if rb == nil || rb.aux.nrPages == 0 {
 		return 0, uapi.EFAULT
 	}
+	rb.auxMaterialize()
 	mask := rb.AuxSize() - 1
 	from &= mask
 	to &= mask

@@ -2,8 +2,12 @@ package coresight
 
 import (
 	"fmt"
+	"math/bits"
 	"sort"
 	"strings"
+	"sync"
+
+	"perfsim/rb"
 )
 
 // Chunk is one piece of AUX trace the tool wrote (a PERF_RECORD_AUXTRACE):
@@ -11,6 +15,22 @@ import (
 type Chunk struct {
 	CPU  int // the AUX buffer's CPU (mm->cpu), -1 for a per-thread buffer
 	Data []byte
+	// Pieces, when not nil, are the bytes instead of Data: the AUX area's
+	// descriptions (rb.AuxPiece), decoded without making most bytes
+	// (decode_pieces.go).
+	Pieces []rb.AuxPiece
+}
+
+// Len is the chunk's length in bytes.
+func (c *Chunk) Len() int {
+	if c.Pieces == nil {
+		return len(c.Data)
+	}
+	n := 0
+	for _, p := range c.Pieces {
+		n += int(p.N)
+	}
+	return n
 }
 
 // Report is what a snapshot holds, decoded.
@@ -73,6 +93,7 @@ type Analyzer struct {
 	seen   bitset  // Seq values of earlier snapshots
 	prev   []int64 // per ETM: the Seq of its previous unit in the chunk, -1 none
 	perPer []int   // units per period (index: period): Report.PerPer's counts
+	cur    bitset  // Analyze's set of this snapshot's Seqs, kept for its memory
 }
 
 // NewAnalyzer returns an analyzer of the device's snapshots.
@@ -90,21 +111,89 @@ func (b *bitset) add(i uint64) {
 	(*b)[i/64] |= 1 << (i % 64)
 }
 
+// analyzeScratch is the memory an Analyze call works in (the runs its
+// decoder returns, the set of the snapshot's Seqs), handed from one
+// session's Analyzer to the next one's: an exploration's schedules each
+// have an Analyzer of their own.
+type analyzeScratch struct {
+	runs []unitRun
+	cur  bitset
+}
+
+var scratchPool = sync.Pool{New: func() any { return &analyzeScratch{} }}
+
+// takeScratch gives a the pool's scratch when it has none of its own.
+func takeScratch(a *Analyzer) *analyzeScratch {
+	sc := scratchPool.Get().(*analyzeScratch)
+	if a.Dec.runs == nil {
+		a.Dec.runs = sc.runs
+	}
+	if a.cur == nil {
+		a.cur = sc.cur
+	}
+	return sc
+}
+
+// put hands a's scratch back to the pool (a keeps using it until then: the
+// runs are only read inside Analyze).
+func (sc *analyzeScratch) put(a *Analyzer) {
+	sc.runs, sc.cur = a.Dec.runs[:0], a.cur[:0]
+	a.Dec.runs, a.cur = nil, nil
+	scratchPool.Put(sc)
+}
+
+// addRange adds the Seqs [lo, hi) to b; it returns how many were in b
+// already, and how many of the others are in seen.
+func (b *bitset) addRange(lo, hi uint64, seen bitset) (inB, inSeen int) {
+	if hi <= lo {
+		return 0, 0
+	}
+	for (hi-1)/64 >= uint64(len(*b)) { // grow as add does
+		*b = append(*b, make([]uint64, len(*b)+1)...)
+	}
+	for w := lo / 64; w <= (hi-1)/64; w++ {
+		mask := ^uint64(0)
+		if w == lo/64 {
+			mask &= ^uint64(0) << (lo % 64)
+		}
+		if w == (hi-1)/64 {
+			mask &= ^uint64(0) >> (63 - (hi-1)%64)
+		}
+		old := (*b)[w]
+		had := old & mask
+		inB += bits.OnesCount64(had)
+		if w < uint64(len(seen)) {
+			inSeen += bits.OnesCount64(seen[w] & mask &^ had)
+		}
+		(*b)[w] = old | mask
+	}
+	return inB, inSeen
+}
+
 // Analyze decodes the chunks of one snapshot.
 func (a *Analyzer) Analyze(chunks []Chunk) *Report {
 	r := &Report{PerPer: map[int]int{}, PerCPU: map[int]int{}}
-	var cur bitset
+	sc := takeScratch(a)
+	defer sc.put(a)
+	cur := a.cur[:0] // grows with zeroes (bitset.add)
 	first, firstTS := true, true
 	for _, c := range chunks {
-		r.Bytes += len(c.Data)
-		r.PerCPU[c.CPU] += len(c.Data)
+		clen := c.Len()
+		r.Bytes += clen
+		r.PerCPU[c.CPU] += clen
 		if len(a.prev) != a.Dec.CPUs {
 			a.prev = make([]int64, a.Dec.CPUs)
 		}
 		for i := range a.prev {
 			a.prev[i] = -1
 		}
-		for ri := range a.Dec.decodeRuns(c.CPU, c.Data) {
+		var runs []unitRun
+		if c.Pieces != nil {
+			runs = a.Dec.decodeRunsPieces(c.CPU, c.Pieces, uint64(clen))
+		} else {
+			runs = a.Dec.decodeRuns(c.CPU, c.Data)
+		}
+		for ri := range runs {
 			u := &a.Dec.runs[ri]
 			switch u.Kind {
 			case KindBarrier:
@@ -151,17 +240,11 @@ func (a *Analyzer) Analyze(chunks []Chunk) *Report {
 				r.OutOrder++
 			}
 			a.prev[f.CPU] = int64(f.Seq + n - 1)
-			for seq := f.Seq; seq < f.Seq+n; seq++ {
-				if cur.has(seq) {
-					r.Dups++
-					continue
-				}
-				if a.seen.has(seq) {
-					r.Dups++
-				}
-				r.Distinct++
-				cur.add(seq)
-			}
+			// per Seq: seen in this snapshot, a dup; else new here (a dup
+			// if an earlier snapshot had it), now seen
+			inCur, inSeen := cur.addRange(f.Seq, f.Seq+n, a.seen)
+			r.Dups += inCur + inSeen
+			r.Distinct += int(n) - inCur
 			if first || f.Seq < r.MinSeq {
 				r.MinSeq = f.Seq
 			}
@@ -170,7 +253,7 @@ func (a *Analyzer) Analyze(chunks []Chunk) *Report {
 			}
 			first = false
 		}
-		if rem := len(c.Data) % FrameSize; rem != 0 {
+		if rem := clen % FrameSize; rem != 0 {
 			r.Garbage++
 		}
 	}
@@ -186,5 +269,6 @@ func (a *Analyzer) Analyze(chunks []Chunk) *Report {
 		}
 		a.seen[i] |= w
 	}
+	a.cur = cur
 	return r
 }

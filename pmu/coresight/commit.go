@@ -13,56 +13,59 @@ type Commit struct {
 }
 
 // auxShadow is what the sinks stored in one AUX area, unit by unit: the Seq
-// (plus one; 0 for none: never written, or a barrier packet) of the unit in
-// each 16-byte slot, kept as the bytes are written so that a commit needs no
-// decoding to say which units it holds. It also keeps the highest Seq the
-// area's commits declared so far.
+// of the unit in each 16-byte slot (as pieces, frames.go; a barrier packet
+// or a slot never written has none), kept as the sinks write so that a
+// commit needs no decoding to say which units it holds. It also keeps the
+// highest Seq the area's commits declared so far.
 type auxShadow struct {
-	data  []byte   // the AUX area it shadows (a new area starts a new shadow)
-	slots []uint64 // per 16-byte slot of the area: Seq+1 of its unit, 0 none
-	top   uint64   // highest Seq committed
-	had   bool     // a unit was committed
+	priv  any    // the AUX area it shadows (rb->aux_priv: a new area starts a new shadow)
+	slots uint64 // the area's 16-byte slots
+	m     frameMap
+	top   uint64 // highest Seq committed
+	had   bool   // a unit was committed
 }
 
 // shadowOf is buf's shadow (nil for a buffer without an AUX area).
 func (d *Device) shadowOf(buf *rb.Buffer) *auxShadow {
-	data := buf.AuxData()
-	if len(data) == 0 {
+	size := buf.AuxSize()
+	if size == 0 {
 		return nil
 	}
 	if d.shadows == nil {
 		d.shadows = map[*rb.Buffer]*auxShadow{}
 	}
 	sh := d.shadows[buf]
-	if sh == nil || len(sh.data) != len(data) || &sh.data[0] != &data[0] {
-		sh = &auxShadow{data: data, slots: make([]uint64, len(data)/FrameSize)}
+	if sh == nil || sh.slots != size/FrameSize || sh.priv != buf.AuxPriv() {
+		sh = &auxShadow{priv: buf.AuxPriv(), slots: size / FrameSize}
 		d.shadows[buf] = sh
 	}
 	return sh
 }
 
-// storeRun records that the k units from Seq seq were written at AUX
-// position pos, one per slot.
-func (sh *auxShadow) storeRun(pos, seq, k uint64) {
-	n := uint64(len(sh.slots))
-	i := (pos / FrameSize) % n
-	for j := uint64(0); j < k; j++ {
-		sh.slots[i] = seq + j + 1
-		if i++; i == n {
-			i = 0
-		}
-	}
+// storeRun records that the k units from src's first were written at AUX
+// position pos, one per slot, raw.
+func (sh *auxShadow) storeRun(pos uint64, src *unitSrc, k uint64) {
+	sh.store(pos, etrSource{{lo: 0, hi: k, kind: pieceUnits, raw: true, src: src}})
 }
 
-// store records that the units src (Seq+1 each, 0 none) were written at AUX
-// position pos.
-func (sh *auxShadow) store(pos uint64, src []uint64) {
-	n := uint64(len(sh.slots))
-	for len(src) > 0 {
-		i := (pos / FrameSize) % n
-		k := copy(sh.slots[i:], src)
-		src = src[k:]
-		pos += uint64(k) * FrameSize
+// store records that the slots of src were written at AUX position pos.
+func (sh *auxShadow) store(pos uint64, src etrSource) {
+	if len(src) == 0 {
+		return
+	}
+	base := src[0].lo
+	for _, p := range src {
+		n := p.hi - p.lo
+		at := (pos/FrameSize + p.lo - base) % sh.slots
+		for n > 0 {
+			m := min(n, sh.slots-at)
+			q := p
+			q.lo, q.hi = at, at+m
+			sh.m.set(q)
+			p = p.from(p.lo + m)
+			n -= m
+			at = 0
+		}
 	}
 }
 
@@ -86,22 +89,29 @@ func (d *Device) auxOutputEnd(cpu int, s rb.Stepper, h *rb.AuxHandle, size uint6
 	re := 0
 	if sh := d.shadowOf(buf); sh != nil {
 		n := min(size, buf.AuxSize()) / FrameSize
-		nslots := uint64(len(sh.slots))
-		i := ((pos + size) / FrameSize) % nslots
-		i = (i + nslots - n%nslots) % nslots
+		i := ((pos+size)/FrameSize + sh.slots - n%sh.slots) % sh.slots
 		// Commits into one buffer are in emission order, so a unit committed
 		// a second time has a Seq at or below the highest committed before.
-		for range n {
-			if v := sh.slots[i]; v != 0 {
-				if seq := v - 1; sh.had && seq <= sh.top {
-					re++
-				} else {
-					sh.top, sh.had = seq, true
-				}
+		var ps []piece
+		for n > 0 {
+			m := min(n, sh.slots-i)
+			ps = sh.m.get(ps, i, i+m)
+			n -= m
+			i = 0
+		}
+		for _, p := range ps {
+			if p.kind != pieceUnits {
+				continue
 			}
-			if i++; i == nslots {
-				i = 0
+			first, m := p.seq1(0)-1, p.hi-p.lo
+			switch {
+			case !sh.had || first > sh.top:
+			case first+m-1 <= sh.top:
+				re += int(m)
+			default:
+				re += int(sh.top - first + 1)
 			}
+			sh.top, sh.had = max(sh.top, first+m-1), true
 		}
 	}
 	c := Commit{CPU: cpu, Buf: buf, Pos: pos, Size: size, Recommit: re}

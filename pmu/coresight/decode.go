@@ -23,7 +23,9 @@ type Decoder struct {
 	near  []int
 	// infer's scratch: the units without a timestamp, their neighbours
 	unknown, next, prev []int
-	runs                []unitRun // reused by decodeRuns
+	runs                []unitRun         // reused by decodeRuns
+	memo                map[unitMemo]Unit // decodeUnitAt's (decode_pieces.go)
+	lastMemo            [3]memoHit
 }
 
 // NewDecoder returns a decoder of the device's trace.

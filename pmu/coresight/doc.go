@@ -18,6 +18,14 @@
 // whether it is contiguous and whether a unit appears twice or out of
 // order, from the bytes perf's own decoder (OpenCSD) reads.
 //
+// The sinks' buffers hold descriptions of their 16-byte slots (frames.go:
+// units k0.. of one ETM's run, or barrier packets), and so do the AUX areas
+// (the PMU is a pmu.AuxDescriber: rb.Buffer.AuxWriteSource) and perf.data's
+// AUXTRACE payloads (perftool/perfdata_lazy.go): the bytes are made only
+// when something reads them as bytes (a perf.data file, perf script, a byte
+// read of the area). Analyze decodes a described snapshot without making
+// its plain units' bytes (decode_pieces.go), to the same report.
+//
 // PMU (pmu.go) is etm_pmu on a pmu.Kernel: type 9 (perftool's
 // TypeCSETM), EXCLUSIVE|ITRACE|AUX_PAUSE, perf_sw_context, no snapshot_aux;
 // its Host is the machine's clock, the CPUs' step points and a per-CPU timer

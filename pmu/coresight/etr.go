@@ -20,8 +20,8 @@ type TMCETR struct {
 // etrBuf is struct etr_buf: the sink's buffer, and what the hardware wrote
 // into it since it was last enabled (RWP and the FULL bit).
 type etrBuf struct {
-	data     []byte
-	seqs     []uint64 // per frame of data: Seq+1 of the unit in it, 0 none (the model's, for auxShadow)
+	size     uint64   // etr_buf->size
+	frames   frameMap // what each 16-byte slot holds (frames.go): the bytes are made when read
 	refcount int      // etr_buf->refcount (CPU-wide sharing)
 	written  uint64   // bytes the hardware wrote since enable (RWP - DBA, unwrapped)
 	full     bool     // TMC_STS.Full: RWP wrapped
@@ -35,7 +35,8 @@ type etrPerfBuffer struct {
 	pid      int
 	snapshot bool
 	nrPages  int
-	aux      []byte // the AUX pages (etr_perf->pages)
+	aux      []byte // the AUX pages (etr_perf->pages), nil when the AUX area is described (rb.AuxOps.Described)
+	auxLen   uint64 // their size
 }
 
 func (t *TMCETR) percpu() bool { return false }
@@ -45,9 +46,13 @@ func (t *TMCETR) percpu() bool { return false }
 // drivers/hwtracing/coresight/coresight-tmc-etr.c: tmc_alloc_etr_buffer(), get_perf_etr_buf()
 func (t *TMCETR) allocBuffer(ev Event, aux []byte, nrPages int, overwrite bool) (any, error) {
 	pid := ev.OwnerPID()
-	size := t.d.cfg.SinkSize
+	auxLen := uint64(nrPages) * rb.PageSize
+	if aux != nil {
+		auxLen = uint64(len(aux))
+	}
+	size := uint64(t.d.cfg.SinkSize)
 	if size == 0 {
-		size = len(aux) // alloc_etr_buf(): match the perf ring buffer size
+		size = auxLen // alloc_etr_buf(): match the perf ring buffer size
 	}
 	var buf *etrBuf
 	if ev.CPU() != -1 { // get_perf_etr_buf_cpu_wide()
@@ -57,12 +62,12 @@ func (t *TMCETR) allocBuffer(ev Event, aux []byte, nrPages int, overwrite bool) 
 		}
 	}
 	if buf == nil {
-		buf = &etrBuf{data: make([]byte, size), seqs: make([]uint64, size/FrameSize), refcount: 1}
+		buf = &etrBuf{size: size, refcount: 1}
 		if ev.CPU() != -1 {
 			t.idr[pid] = buf
 		}
 	}
-	return &etrPerfBuffer{buf: buf, pid: pid, snapshot: overwrite, nrPages: nrPages, aux: aux}, nil
+	return &etrPerfBuffer{buf: buf, pid: pid, snapshot: overwrite, nrPages: nrPages, aux: aux, auxLen: auxLen}, nil
 }
 
 // freeBuffer is tmc_free_etr_buffer(): the last user frees the etr_buf.
@@ -138,24 +143,23 @@ func (t *TMCETR) flushAll() {
 func (t *TMCETR) hwWrite(src *unitSrc) uint64 {
 	b := t.perfBuf
 	n := src.n
-	if !t.hwOn || b == nil || len(b.data) == 0 {
+	if !t.hwOn || b == nil || b.size == 0 {
 		return 0
 	}
-	size := uint64(len(b.data))
+	size := b.size
 	capFrames := size / FrameSize
 	skip := uint64(0)
 	if n > capFrames {
 		skip = n - capFrames
 	}
 	pos := b.written + skip*FrameSize
-	id := traceID(src.cpu)
-	off := pos % size
-	for w := src.writer(skip); w.k < n; w.next() {
-		w.putFormatted(b.data[off:off+FrameSize], id)
-		b.seqs[off/FrameSize] = src.seq + w.k + 1
-		if off += FrameSize; off == size {
-			off = 0
-		}
+	// units skip..n-1 from slot pos/FrameSize on, round the buffer: the
+	// formatter frames of src.cpu's trace ID (etmv4.go's unitWriter)
+	slot, left, k := (pos%size)/FrameSize, n-skip, skip
+	for left > 0 {
+		m := min(left, capFrames-slot)
+		b.frames.set(piece{lo: slot, hi: slot + m, kind: pieceUnits, src: src, k0: k})
+		left, k, slot = left-m, k+m, 0
 	}
 	b.written += n * FrameSize
 	if b.written > size {
@@ -170,7 +174,7 @@ func (t *TMCETR) hwWrite(src *unitSrc) uint64 {
 func (t *TMCETR) syncBuf(b *etrBuf) {
 	t.flushAll()
 	t.hwOn = false
-	size := uint64(len(b.data))
+	size := b.size
 	if b.full {
 		b.offset = b.written % size
 		b.len = size
@@ -206,13 +210,12 @@ func (t *TMCETR) updateBuffer(cpu int, h *rb.AuxHandle, cfg any, ev Event) uint6
 		size = b.len
 		if !p.snapshot && size > h.Size {
 			size = h.Size &^ (FrameSize - 1) // tmc_get_memwidth_mask()
-			offset = (b.offset + b.len - size) % uint64(len(b.data))
+			offset = (b.offset + b.len - size) % b.size
 			lost = true
 		}
 		if lost && size > 0 {
 			// tmc_etr_buf_insert_barrier_packet(etr_buf, offset)
-			copy(b.data[offset:], barrierFrame[:])
-			b.seqs[offset/FrameSize] = 0
+			b.frames.set(piece{lo: offset / FrameSize, hi: offset/FrameSize + 1, kind: pieceBarrier})
 		}
 		t.syncPerfBuffer(p, h.Buffer(), h.Head, offset, size)
 		// "In snapshot mode we simply increment the head by the number of byte
@@ -239,32 +242,55 @@ out:
 // The copy goes through rb.Buffer.AuxWrite (the ring buffer's log of AUX
 // stores) when the handle has a buffer.
 func (t *TMCETR) syncPerfBuffer(p *etrPerfBuffer, buf *rb.Buffer, head, offset, size uint64) {
-	if len(p.aux) == 0 {
+	if p.auxLen == 0 {
 		return
 	}
-	src, dst := p.buf.data, p.aux
-	auxMask := uint64(len(dst) - 1)
+	b := p.buf
+	auxMask := p.auxLen - 1
 	var sh *auxShadow
 	if buf != nil {
 		sh = t.d.shadowOf(buf)
 	}
 	for size > 0 {
-		if offset >= uint64(len(src)) {
-			offset -= uint64(len(src))
+		if offset >= b.size {
+			offset -= b.size
 		}
 		d := head & auxMask
-		n := min(size, uint64(len(src))-offset, uint64(len(dst))-d)
+		n := min(size, b.size-offset, p.auxLen-d)
+		src := etrSource(b.frames.get(nil, offset/FrameSize, (offset+n)/FrameSize))
 		if buf != nil {
-			buf.AuxWrite(head, src[offset:offset+n])
+			buf.AuxWriteSource(head, n, src)
 			if sh != nil {
-				sh.store(head, p.buf.seqs[offset/FrameSize:(offset+n)/FrameSize])
+				sh.store(head, src)
 			}
-		} else {
-			copy(dst[d:d+n], src[offset:offset+n])
+		} else if p.aux != nil {
+			src.AuxBytes(p.aux[d:d+n], 0)
 		}
 		size -= n
 		offset += n
 		head += n
+	}
+}
+
+// etrSource is a stretch of the ETR's buffer, as pieces, as an rb.AuxSource
+// (offsets in bytes from the first piece's first slot).
+type etrSource []piece
+
+// AuxBytes implements rb.AuxSource.
+func (s etrSource) AuxBytes(dst []byte, off uint64) {
+	if len(s) == 0 {
+		return
+	}
+	base := s[0].lo * FrameSize
+	for _, p := range s {
+		lo, hi := p.lo*FrameSize-base, p.hi*FrameSize-base
+		if hi <= off || len(dst) == 0 {
+			continue
+		}
+		n := min(uint64(len(dst)), hi-off)
+		p.source().AuxBytes(dst[:n], off-lo)
+		dst = dst[n:]
+		off += n
 	}
 }
 

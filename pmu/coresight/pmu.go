@@ -130,16 +130,17 @@ func (p *PMU) HasAux() bool { return true }
 // allocated in the event's buffer; nil from the driver is -ENOMEM.
 // drivers/hwtracing/coresight/coresight-etm-perf.c: etm_setup_aux()
 func (p *PMU) SetupAux(e *pmu.Event, nrPages int, overwrite bool) (any, error) {
-	var pages []byte
-	if b := e.RB(); b != nil {
-		pages = b.AuxData()
-	}
-	ed := p.dev.SetupAux(e, pages, nrPages, overwrite)
+	// The sinks describe what they write (AuxDescribed): no pages here.
+	ed := p.dev.SetupAux(e, nil, nrPages, overwrite)
 	if ed == nil {
 		return nil, uapi.ENOMEM
 	}
 	return ed, nil
 }
+
+// AuxDescribed implements pmu.AuxDescriber: the sinks store descriptions of
+// their trace in the AUX area (frames.go), whose bytes are made when read.
+func (p *PMU) AuxDescribed() bool { return true }
 
 // FreeAux implements pmu.PMU.
 // drivers/hwtracing/coresight/coresight-etm-perf.c: etm_free_aux()

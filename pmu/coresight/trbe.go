@@ -28,7 +28,8 @@ type TRBE struct {
 
 // trbeBuf is struct trbe_buf.
 type trbeBuf struct {
-	aux      []byte
+	aux      []byte // nil when the AUX area is described (rb.AuxOps.Described)
+	size     uint64 // the AUX area's size
 	nrPages  int
 	snapshot bool
 }
@@ -41,7 +42,11 @@ func (t *TRBE) allocBuffer(ev Event, aux []byte, nrPages int, overwrite bool) (a
 	if nrPages < 2 {
 		return nil, uapi.ENOMEM // "restrict the minimum buffer size as two pages"
 	}
-	return &trbeBuf{aux: aux, nrPages: nrPages, snapshot: overwrite}, nil
+	size := uint64(nrPages) * rb.PageSize
+	if aux != nil {
+		size = uint64(len(aux))
+	}
+	return &trbeBuf{aux: aux, size: size, nrPages: nrPages, snapshot: overwrite}, nil
 }
 
 func (t *TRBE) freeBuffer(any) {}
@@ -59,7 +64,7 @@ func (t *TRBE) enable(cpu int, h *rb.AuxHandle, cfg any, ev Event) error {
 func (t *TRBE) armEnable(h *rb.AuxHandle) error {
 	b := t.buf
 	rb.AuxOutputFlag(h, uapi.PERF_AUX_FLAG_CORESIGHT_FORMAT_RAW)
-	size := uint64(len(b.aux))
+	size := b.size
 	head := h.Head % size
 	limit := size // trbe_snapshot_offset(): the whole buffer
 	if !b.snapshot {
@@ -84,7 +89,7 @@ func (t *TRBE) armEnable(h *rb.AuxHandle) error {
 // the tail (page aligned down) when head < tail, else the end of the buffer.
 // drivers/hwtracing/coresight/coresight-trbe.c: __trbe_normal_offset()
 func (t *TRBE) normalLimit(h *rb.AuxHandle) uint64 {
-	size := uint64(len(t.buf.aux))
+	size := t.buf.size
 	if h.Size == 0 {
 		return 0
 	}
@@ -141,17 +146,15 @@ func (t *TRBE) hwWrite(src *unitSrc) uint64 {
 	}
 	room := (t.limit - t.write) / FrameSize
 	k := min(src.n, room)
-	out := make([]byte, 0, k*FrameSize)
-	for w := src.writer(0); w.k < k; w.next() {
-		out = w.appendRaw(out)
-	}
+	// units 0..k-1 of src, raw, at the write pointer (etmv4.go's unitWriter)
+	fs := frameSource{kind: pieceUnits, raw: true, src: src}
 	if buf := t.handle.Buffer(); buf != nil {
-		buf.AuxWrite(t.write, out)
+		buf.AuxWriteSource(t.write, k*FrameSize, fs)
 		if sh := t.d.shadowOf(buf); sh != nil {
-			sh.storeRun(t.write, src.seq, k)
+			sh.storeRun(t.write, src, k)
 		}
-	} else {
-		copy(t.buf.aux[t.write:], out)
+	} else if t.buf.aux != nil {
+		fs.AuxBytes(t.buf.aux[t.write:t.write+k*FrameSize], 0)
 	}
 	t.write += k * FrameSize
 	if t.write == t.limit {
@@ -168,7 +171,7 @@ func (t *TRBE) traceSize(h *rb.AuxHandle, wrap bool) uint64 {
 	if wrap {
 		end = t.limit
 	}
-	start := h.Head % uint64(len(t.buf.aux))
+	start := h.Head % t.buf.size
 	if end < start {
 		t.d.warn("trbe_get_trace_size: end_off < start_off")
 		return 0
