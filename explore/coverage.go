@@ -6,6 +6,8 @@ import (
 	"io"
 	"sort"
 	"sync"
+	"sync/atomic"
+	"unsafe"
 
 	"perfsim/sim"
 )
@@ -67,39 +69,73 @@ type covKey struct {
 	kind sim.Agent // the agent's kind; 3: an option with no agent
 }
 
-// covChooser passes every decision on and notes what it reached.
+// covChooser passes every decision on and notes what it reached: for each
+// question (in the order first asked), the kinds of agent offered and taken.
 type covChooser struct {
-	inner   sim.Chooser
-	steps   map[string]struct{}
-	offered map[covKey]struct{}
-	taken   map[covKey]struct{}
+	inner sim.Chooser
+	idx   map[string]int32 // question -> index in qs
+	qs    []covQuestion
+	last  int32 // qs index of the last question: the next is often the same
 }
 
+// covQuestion is what one schedule reached of one question: bit k of
+// offered and taken is agent kind k (3: an option with no agent).
+type covQuestion struct {
+	what           string
+	offered, taken uint8
+}
+
+// covQuestionsHint sizes a schedule's question index: the last schedule's count.
+var covQuestionsHint atomic.Int32
+
 func newCovChooser(inner sim.Chooser) *covChooser {
-	return &covChooser{inner: inner, steps: map[string]struct{}{}, offered: map[covKey]struct{}{}, taken: map[covKey]struct{}{}}
+	n := covQuestionsHint.Load()
+	return &covChooser{inner: inner, idx: make(map[string]int32, n), qs: make([]covQuestion, 0, n), last: -1}
+}
+
+// question returns the index of what's entry, added on first sight.
+func (c *covChooser) question(what string) int32 {
+	if c.last >= 0 {
+		if q := &c.qs[c.last]; unsafe.StringData(q.what) == unsafe.StringData(what) && len(q.what) == len(what) {
+			return c.last
+		}
+	}
+	i, ok := c.idx[what]
+	if !ok {
+		i = int32(len(c.qs))
+		c.idx[what] = i
+		c.qs = append(c.qs, covQuestion{what: what})
+		if i >= covQuestionsHint.Load() {
+			covQuestionsHint.Store(i + 1)
+		}
+	}
+	c.last = i
+	return i
 }
 
 // Choose implements sim.Chooser: a decision with no agents (select_task_rq,
 // idle_balance) counts its question; its options are pairs "LABEL <- option".
 func (c *covChooser) Choose(n int, what string) int {
-	c.steps[what] = struct{}{}
+	i := c.question(what) // counted before the inner chooser may end the run
 	d := c.inner.Choose(n, what)
-	c.offered[covKey{what, 3}] = struct{}{}
+	q := &c.qs[i]
+	q.offered |= 1 << 3
 	if d != 0 {
-		c.taken[covKey{what, 3}] = struct{}{}
+		q.taken |= 1 << 3
 	}
 	return d
 }
 
 // ChooseAgents implements sim.AgentChooser.
 func (c *covChooser) ChooseAgents(n int, what string, agents []sim.Agent) int {
-	c.steps[what] = struct{}{}
+	qi := c.question(what) // counted before the inner chooser may end the run
 	d := sim.ChooseWith(c.inner, n, what, agents)
+	q := &c.qs[qi]
 	for i := 1; i < len(agents); i++ {
-		c.offered[covKey{what, agents[i].Kind()}] = struct{}{}
+		q.offered |= 1 << agents[i].Kind()
 	}
 	if d != 0 {
-		c.taken[covKey{what, agents[d].Kind()}] = struct{}{}
+		q.taken |= 1 << agents[d].Kind()
 	}
 	return d
 }
@@ -129,20 +165,24 @@ func (cv *Coverage) nameOf(k covKey) string {
 // add counts the coverage of schedule number schedule.
 func (cv *Coverage) add(c *covChooser, schedule int) {
 	cv.Schedules++
-	for s := range c.steps {
-		cv.Steps[s]++
-	}
-	for k := range c.offered {
-		cv.Offered[cv.nameOf(k)]++
-	}
 	isNew := false
-	for k := range c.taken {
-		n := cv.nameOf(k)
-		if cv.Pairs[n] == 0 {
-			isNew = true
-			cv.First[n] = schedule
+	for i := range c.qs {
+		q := &c.qs[i]
+		cv.Steps[q.what]++
+		for k := sim.Agent(0); k <= 3; k++ {
+			if q.offered&(1<<k) != 0 {
+				cv.Offered[cv.nameOf(covKey{q.what, k})]++
+			}
+			if q.taken&(1<<k) == 0 {
+				continue
+			}
+			n := cv.nameOf(covKey{q.what, k})
+			if cv.Pairs[n] == 0 {
+				isNew = true
+				cv.First[n] = schedule
+			}
+			cv.Pairs[n]++
 		}
-		cv.Pairs[n]++
 	}
 	if isNew {
 		cv.NewPairSchedules++

@@ -302,9 +302,11 @@ func (d *PerfData) Process() {
 	if !d.Kept() {
 		return
 	}
-	if n := d.countRecords(); cap(d.Records) < n {
+	n, samples := d.countRecords()
+	if cap(d.Records) < n {
 		d.Records = make([]DataRecord, 0, n) // one allocation, not a doubling per record
 	}
+	arena := rb.NewArena(n, samples) // the decoded records too
 	d.Records = d.Records[:0]
 	d.ProcessErr = nil
 	d.parsed = d.size()
@@ -336,7 +338,7 @@ func (d *PerfData) Process() {
 				r.Err = fmt.Errorf("no attr for the record's id")
 			} else {
 				a := &d.Attrs[r.Evsel].Attr
-				r.Dec, r.Err = rb.DecodeAttr(rec, rb.SampleLayout{SampleType: a.SampleType, ReadFormat: a.ReadFormat, SampleRegsUser: a.SampleRegsUser, BranchSampleType: a.BranchSampleType}, a.SampleIDAll)
+				r.Dec, r.Err = arena.DecodeAttr(rec, rb.SampleLayout{SampleType: a.SampleType, ReadFormat: a.ReadFormat, SampleRegsUser: a.SampleRegsUser, BranchSampleType: a.BranchSampleType}, a.SampleIDAll)
 				if r.Dec != nil && r.Dec.Sample != nil && a.SampleType&uapi.PERF_SAMPLE_PERIOD == 0 {
 					r.Dec.Sample.Period = a.SamplePeriod // evsel__parse_sample(): data->period = attr.sample_period
 				}
@@ -347,19 +349,21 @@ func (d *PerfData) Process() {
 	}
 }
 
-// countRecords is how many records Process will parse: the same walk over
-// the headers, without decoding.
-func (d *PerfData) countRecords() int {
-	n := 0
+// countRecords is how many records Process will parse, and how many of them
+// are PERF_RECORD_SAMPLE: the same walk over the headers, without decoding.
+func (d *PerfData) countRecords() (n, samples int) {
 	for off := 0; off < d.size(); n++ {
 		b, ok := d.view(off)
 		hdr, okh := rb.ParseHeader(b)
 		if !ok || !okh || int(hdr.Size) < rb.HeaderSize || off+int(hdr.Size) > d.size() || int(hdr.Size) > len(b) {
 			break
 		}
+		if hdr.Type == uapi.PERF_RECORD_SAMPLE {
+			samples++
+		}
 		off += int(hdr.Size) + auxtraceSkip(hdr, b[:int(hdr.Size)])
 	}
-	return n
+	return n, samples
 }
 
 // Parsed returns Records, after parsing the data section (Process) when

@@ -40,6 +40,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unsafe"
 
 	"perfsim/cpu"
 	"perfsim/rb"
@@ -249,9 +250,19 @@ func ApplyAnyKnob(k *Knobs, name, value string) (bool, error) {
 // no spec defines is a bug in the model, not a default: it panics, so a typo
 // cannot silently select today's code.
 func (k *Kernel) Knob(name string) string {
-	for i := range k.knobs.vals {
-		if k.knobs.vals[i].name == name {
-			return k.knobs.vals[i].value
+	if v := k.knobs.vals; len(v) > 0 {
+		// The callers pass string constants: the same name is the same
+		// bytes, and a test of the pointer finds it without comparing.
+		p := unsafe.StringData(name)
+		for i := range v {
+			if unsafe.StringData(v[i].name) == p && len(v[i].name) == len(name) {
+				return v[i].value
+			}
+		}
+		for i := range v {
+			if v[i].name == name {
+				return v[i].value
+			}
 		}
 	}
 	spec, ok := kernelKnobSpec(name)
@@ -272,9 +283,17 @@ func (k *Kernel) Knob(name string) string {
 // KnobIs reports whether kernel knob name has value; a value the knob does not
 // have panics, like an unknown name.
 func (k *Kernel) KnobIs(name, value string) bool {
-	for i := range k.knobs.is {
-		if q := &k.knobs.is[i]; q.name == name && q.value == value {
-			return q.is
+	if is := k.knobs.is; len(is) > 0 {
+		pn, pv := unsafe.StringData(name), unsafe.StringData(value)
+		for i := range is {
+			if q := &is[i]; unsafe.StringData(q.name) == pn && unsafe.StringData(q.value) == pv && len(q.name) == len(name) && len(q.value) == len(value) {
+				return q.is
+			}
+		}
+		for i := range is {
+			if q := &is[i]; q.name == name && q.value == value {
+				return q.is
+			}
 		}
 	}
 	spec, _ := kernelKnobSpec(name)

@@ -27,7 +27,7 @@ type TracepointInfo struct {
 type tpSlot struct {
 	info   TracepointInfo
 	perCPU [][]*Event // hlist of events ACTIVE on each CPU
-	rec    [][]byte   // per-CPU record buffer (perf_trace_buf_alloc())
+	rec    [][]byte   // per-CPU record buffer (perf_trace_buf_alloc()); recBuf makes it
 	users  int        // events opened on it (perf_trace_event_init refcount)
 }
 
@@ -96,13 +96,24 @@ func (t *tpTable) slot(i int) *tpSlot {
 	if s := t.slots[i]; s != nil {
 		return s
 	}
-	in := t.infos[i]
-	s := &tpSlot{info: in, perCPU: make([][]*Event, t.nrCPUs), rec: make([][]byte, t.nrCPUs)}
-	for c := range s.rec {
-		s.rec[c] = make([]byte, in.RawSize)
-	}
+	s := &tpSlot{info: t.infos[i], perCPU: make([][]*Event, t.nrCPUs)}
 	t.slots[i] = s
 	return s
+}
+
+// recBuf is CPU c's record buffer, made the first time the tracepoint fires
+// with events attached (every syscall of a run looks its tracepoints up; few
+// have events): the CPUs' buffers are one allocation.
+func (s *tpSlot) recBuf(c int) []byte {
+	if s.rec == nil {
+		n := s.info.RawSize
+		buf := make([]byte, n*len(s.perCPU))
+		s.rec = make([][]byte, len(s.perCPU))
+		for i := range s.rec {
+			s.rec[i] = buf[i*n : (i+1)*n : (i+1)*n]
+		}
+	}
+	return s.rec[c]
 }
 
 // byID and byName return a tracepoint's slot, or nil when the catalogue
@@ -240,7 +251,7 @@ func (k *Kernel) perfTraceSyscall(t *sched.Task, s *tpSlot, sc *sysTPs, enter, p
 	if len(s.perCPU[c.ID]) == 0 {
 		return
 	}
-	rec := s.rec[c.ID]
+	rec := s.recBuf(c.ID)
 	le := binary.LittleEndian
 	// struct trace_entry: common_type, common_flags, common_preempt_count, common_pid
 	le.PutUint16(rec[0:], uint16(s.info.ID))

@@ -118,14 +118,14 @@ func OutputIDSample(ev Event, h *Handle, data *SampleID) {
 
 // parseSampleID decodes a trailer of sampleType from the end of rec.
 // tools/perf/util/evsel.c: perf_evsel__parse_id_sample()
-func parseSampleID(rec []byte, sampleType uint64) (*SampleID, error) {
+func (a *Arena) parseSampleID(rec []byte, sampleType uint64) (*SampleID, error) {
 	n := IDHeaderSize(sampleType)
 	if len(rec) < HeaderSize+n {
 		return nil, errTruncated("sample_id")
 	}
 	b := rec[len(rec)-n:]
 	le := binary.LittleEndian
-	id := &SampleID{}
+	id := a.sampleID()
 	if sampleType&uapi.PERF_SAMPLE_TID != 0 {
 		id.Pid, id.Tid = le.Uint32(b), le.Uint32(b[4:])
 		b = b[8:]

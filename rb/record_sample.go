@@ -402,6 +402,10 @@ type SampleLayout struct {
 
 // DecodeSampleAttr decodes a sample of an event whose attr has layout l.
 func DecodeSampleAttr(rec []byte, l SampleLayout) (*Sample, error) {
+	return (*Arena)(nil).decodeSample(rec, l)
+}
+
+func (a *Arena) decodeSample(rec []byte, l SampleLayout) (*Sample, error) {
 	sampleType, readFormat := l.SampleType, l.ReadFormat
 	hdr, err := checkRecord(rec)
 	if err != nil {
@@ -414,7 +418,8 @@ func DecodeSampleAttr(rec []byte, l SampleLayout) (*Sample, error) {
 		return nil, errUnsupported(sampleType &^ uint64(SampleSupported|uapi.PERF_SAMPLE_AUX))
 	}
 	d := decoder{b: rec[HeaderSize:]}
-	s := &Sample{Type: sampleType, Misc: hdr.Misc}
+	s := a.sample()
+	s.Type, s.Misc = sampleType, hdr.Misc
 	t := sampleType
 	if t&uapi.PERF_SAMPLE_IDENTIFIER != 0 {
 		s.ID = d.u64()
@@ -455,7 +460,7 @@ func DecodeSampleAttr(rec []byte, l SampleLayout) (*Sample, error) {
 		if nr > uint64(len(d.b)/8) {
 			return nil, errTruncated("callchain")
 		}
-		s.Callchain = make([]uint64, nr)
+		s.Callchain = a.uint64s(int(nr))
 		for i := range s.Callchain {
 			s.Callchain[i] = d.u64()
 		}

@@ -257,22 +257,31 @@ func DecodeRF(rec []byte, sampleType, readFormat uint64, sampleIDAll bool) (*Dec
 
 // DecodeAttr is Decode for an event whose attr has sample layout l.
 func DecodeAttr(rec []byte, l SampleLayout, sampleIDAll bool) (*Decoded, error) {
+	return (*Arena)(nil).DecodeAttr(rec, l, sampleIDAll)
+}
+
+// DecodeAttr is rb.DecodeAttr with the Decoded, its Sample or SampleID and a
+// sample's callchain taken from a (nil: allocated one by one).
+func (a *Arena) DecodeAttr(rec []byte, l SampleLayout, sampleIDAll bool) (*Decoded, error) {
 	sampleType := l.SampleType
 	hdr, err := checkRecord(rec)
 	if err != nil {
 		return nil, err
 	}
 	if hdr.Type == uapi.PERF_RECORD_SAMPLE {
-		s, err := DecodeSampleAttr(rec, l)
+		s, err := a.decodeSample(rec, l)
 		if err != nil {
 			return nil, err
 		}
-		return &Decoded{Header: hdr, Sample: s}, nil
+		out := a.decoded()
+		out.Header, out.Sample = hdr, s
+		return out, nil
 	}
-	out := &Decoded{Header: hdr}
+	out := a.decoded()
+	out.Header = hdr
 	body := rec[HeaderSize:]
 	if sampleIDAll {
-		id, err := parseSampleID(rec, sampleType)
+		id, err := a.parseSampleID(rec, sampleType)
 		if err != nil {
 			return nil, err
 		}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -71,7 +72,7 @@ type Result struct {
 // Result evaluates the outcomes at the end of the executed run and collects
 // everything it showed.
 func (r *Run) Result() *Result {
-	res := &Result{Scenario: ScenarioName(r.File), File: r.File.Name, Knobs: KnobList(r.Knobs),
+	res := &Result{Scenario: ScenarioName(r.File), File: r.File.Name, Knobs: slices.Clone(r.knobSet.list),
 		Limit: r.limit, End: r.end, AllExited: r.S.AllExited(), Stopped: r.stopped(), Violations: r.violations,
 		Decisions: r.log.n}
 	if !r.opts.OutcomesOnly {

@@ -67,6 +67,7 @@ type Run struct {
 	Counters map[string]int64
 
 	opts       Options
+	knobSet    *knobSet // Knobs and what is derived from them alone (build_cache.go)
 	limit      sim.Time
 	hungDue    sim.Time // the timed hung-task check's next look (hungtask.go)
 	hungTimed  bool     // the timed hung-task check reported and ended the run
@@ -100,10 +101,11 @@ type sample struct {
 // errors at a place in the file are *Error.
 func Build(f *scenarios.File, opts Options) (r *Run, err error) {
 	perf := backend(opts.Perf)
-	knobs, err := resolveKnobs(f, opts.Knobs, perf)
+	ks, err := knobSetFor(f, opts.Knobs, perf)
 	if err != nil {
 		return nil, err
 	}
+	knobs := ks.knobs
 	lim := resolveLimits(opts)
 	if len(f.Tasks) == 0 && len(f.Records) == 0 {
 		// Nothing would run: the run would end at once and every outcome be
@@ -114,7 +116,7 @@ func Build(f *scenarios.File, opts Options) (r *Run, err error) {
 	if err := checkTimes(f, lim.time); err != nil {
 		return nil, err
 	}
-	r = &Run{File: f, Knobs: knobs, opts: opts, limit: lim.time, Tasks: map[string]*sched.Task{},
+	r = &Run{File: f, Knobs: knobs, knobSet: ks, opts: opts, limit: lim.time, Tasks: map[string]*sched.Task{},
 		Counters: map[string]int64{}, perInv: map[string]int{}, samples: map[*scenarios.Outcome]sample{}}
 	r.log = &decisionLog{inner: opts.Chooser}
 	if r.log.inner == nil {

@@ -22,6 +22,21 @@ type forceState struct {
 	count   []int               // occurrences seen per force
 	pending map[*sched.Task]int // task -> destination CPU of a pending migration
 	order   []*sched.Task       // pending tasks in request order (determinism)
+	// labels has the bit labelBit(L) set for each force's label L: the hook
+	// runs at every step point of every CPU, and most labels are no force's,
+	// which one test of a bit tells without comparing strings.
+	labels [labelBits / 64]uint64
+}
+
+const labelBits = 1024
+
+// labelBit is where a label falls in forceState.labels: its length and its
+// first and last bytes.
+func labelBit(l string) uint {
+	if l == "" {
+		return 0
+	}
+	return (uint(len(l))*131 + uint(l[0])*31 + uint(l[len(l)-1])) % labelBits
 }
 
 // installForces adds a step hook when the file has forced interleavings:
@@ -60,12 +75,36 @@ func (r *Run) installForces() error {
 			r.M.CPUs[f.CPU].HoldIRQ(name) // released when the force fires
 		}
 	}
+	for _, f := range fs.forces {
+		b := labelBit(f.Label.Name)
+		fs.labels[b/64] |= 1 << (b % 64)
+	}
 	r.forces = fs
 	r.M.AddStepHook(fs.step)
 	return nil
 }
 
 func (fs *forceState) step(c *cpu.CPU, label string) {
+	r := fs.r
+	if b := labelBit(label); fs.labels[b/64]&(1<<(b%64)) != 0 {
+		fs.stepForces(c, label)
+	}
+	if label == forceApplyLabel && len(fs.order) > 0 {
+		t := sched.TaskOf(c.Curr())
+		if to, ok := fs.pending[t]; ok && c.Context() == cpu.CtxTask {
+			fs.drop(t)
+			if r.S.ForceMigrate(t, to) {
+				r.note(c.ID, "force", fmt.Sprintf("migrate %s to cpu%d now", t.Comm, to))
+			} else {
+				r.note(c.ID, "force", fmt.Sprintf("migrate %s to cpu%d not possible (affinity %s)", t.Comm, to, t.Allowed))
+			}
+		}
+	}
+}
+
+// stepForces counts label against each force that names it and fires the
+// ones whose occurrence it is.
+func (fs *forceState) stepForces(c *cpu.CPU, label string) {
 	r := fs.r
 	for i, f := range fs.forces {
 		if f.Label.Name != label || fs.count[i] >= f.Occurrence {
@@ -90,17 +129,6 @@ func (fs *forceState) step(c *cpu.CPU, label string) {
 			continue
 		}
 		fs.fire(c, f, t)
-	}
-	if label == forceApplyLabel && len(fs.order) > 0 {
-		t := sched.TaskOf(c.Curr())
-		if to, ok := fs.pending[t]; ok && c.Context() == cpu.CtxTask {
-			fs.drop(t)
-			if r.S.ForceMigrate(t, to) {
-				r.note(c.ID, "force", fmt.Sprintf("migrate %s to cpu%d now", t.Comm, to))
-			} else {
-				r.note(c.ID, "force", fmt.Sprintf("migrate %s to cpu%d not possible (affinity %s)", t.Comm, to, t.Allowed))
-			}
-		}
 	}
 }
 

@@ -160,11 +160,10 @@ func (PMUPerf) Syscalls() []string {
 func (PMUPerf) Start(r *Run) (PerfRun, error) {
 	o := pmu.DefaultOptions(len(r.M.CPUs))
 	o.Tracepoints = perftool.KernelTracepoints()
-	for k := range pmu.KnobSpecsSeq() {
-		if _, err := pmu.ApplyAnyKnob(&o.Knobs, k.Name, r.Knobs[k.Name]); err != nil {
-			return nil, err
-		}
+	if r.knobSet.pmuErr != nil {
+		return nil, r.knobSet.pmuErr
 	}
+	o.Knobs = r.knobSet.pmuKnobs // Extra is shared, read only
 	p := &pmuRun{r: r, k: pmu.NewKernel(r.S, o), byName: map[string]*perftool.Session{}}
 	r.shareProcess(p.k)
 	p.k.TraceBuffers(rbTraceLimit)
@@ -195,10 +194,7 @@ func (PMUPerf) Start(r *Run) (PerfRun, error) {
 			return nil, r.File.Errorf(line.Pos, "%v", err)
 		}
 	}
-	toolKnobs := map[string]string{}
-	for _, k := range perftool.ToolKnobs() {
-		toolKnobs[k.Name] = r.Knobs[k.Name]
-	}
+	toolKnobs := r.knobSet.toolKnobs // read only: the sessions only look values up
 	keep := r.opts.PerfDataKeep
 	if keep == 0 {
 		keep = perftool.DefaultKeep

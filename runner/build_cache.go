@@ -1,0 +1,98 @@
+package runner
+
+import (
+	"maps"
+	"slices"
+	"sync/atomic"
+
+	"perfsim/perftool"
+	"perfsim/pmu"
+	"perfsim/scenarios"
+)
+
+// knobSet is what Build derives from a file's kernel and tool lines, the
+// knob overrides and the backend alone: the same for every schedule of an
+// exploration, which builds one run per schedule. Everything in it is read
+// only once made; runs share it.
+type knobSet struct {
+	// The key: the file, copies of its kernel and tool lines and of the
+	// overrides, and the backend's kind.
+	f            *scenarios.File
+	kernel, tool [][2]string // NAME, VALUE
+	overrides    map[string]string
+	pmuPerf      bool
+
+	knobs map[string]string // resolveKnobs: Run.Knobs
+	list  []string          // KnobList(knobs), sorted
+	// pmuKnobs and toolKnobs are PMUPerf.Start's: the pmu layer's knobs
+	// applied (pmuErr: the value one refused) and the perf tool's values.
+	pmuKnobs  pmu.Knobs
+	pmuErr    error
+	toolKnobs map[string]string
+}
+
+// lastKnobSet is the knobSet Build made last; an exploration (its workers
+// too) builds every run from the same file and overrides, so one entry is
+// enough.
+var lastKnobSet atomic.Pointer[knobSet]
+
+// knobSetFor returns the knobs of a run of f with overrides under perf
+// (resolved), made once for a file and overrides and then reused.
+func knobSetFor(f *scenarios.File, overrides map[string]string, perf PerfBackend) (*knobSet, error) {
+	pmuPerf := isPMUPerf(perf)
+	if ks := lastKnobSet.Load(); ks != nil && pmuPerf && ks.matches(f, overrides) {
+		return ks, nil
+	}
+	knobs, err := resolveKnobs(f, overrides, perf)
+	if err != nil {
+		return nil, err
+	}
+	ks := &knobSet{f: f, kernel: settings(f.Kernel), tool: settings(f.Tool), overrides: maps.Clone(overrides),
+		pmuPerf: pmuPerf, knobs: knobs, list: KnobList(knobs)}
+	ks.pmuKnobs, ks.pmuErr = pmuKnobsOf(knobs)
+	ks.toolKnobs = toolKnobsOf(knobs)
+	if pmuPerf {
+		lastKnobSet.Store(ks)
+	}
+	return ks, nil
+}
+
+// matches reports whether ks was made for f (as it is now) and overrides.
+func (ks *knobSet) matches(f *scenarios.File, overrides map[string]string) bool {
+	if !ks.pmuPerf || ks.f != f || len(ks.overrides) != len(overrides) || !maps.Equal(ks.overrides, overrides) {
+		return false
+	}
+	same := func(a [][2]string, b []*scenarios.Setting) bool {
+		return slices.EqualFunc(a, b, func(x [2]string, y *scenarios.Setting) bool { return x[0] == y.Name && x[1] == y.Value })
+	}
+	return same(ks.kernel, f.Kernel) && same(ks.tool, f.Tool)
+}
+
+func settings(l []*scenarios.Setting) [][2]string {
+	out := make([][2]string, len(l))
+	for i, s := range l {
+		out[i] = [2]string{s.Name, s.Value}
+	}
+	return out
+}
+
+// pmuKnobsOf applies every knob of the pmu layer (ring buffer, core,
+// drivers) to a pmu.Knobs.
+func pmuKnobsOf(knobs map[string]string) (pmu.Knobs, error) {
+	var k pmu.Knobs
+	for spec := range pmu.KnobSpecsSeq() {
+		if _, err := pmu.ApplyAnyKnob(&k, spec.Name, knobs[spec.Name]); err != nil {
+			return pmu.Knobs{}, err
+		}
+	}
+	return k, nil
+}
+
+// toolKnobsOf is the perf tool's knobs' values.
+func toolKnobsOf(knobs map[string]string) map[string]string {
+	out := map[string]string{}
+	for _, k := range perftool.ToolKnobs() {
+		out[k.Name] = knobs[k.Name]
+	}
+	return out
+}
