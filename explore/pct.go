@@ -2,7 +2,6 @@ package explore
 
 import (
 	"fmt"
-	"math"
 	"sort"
 
 	"perfsim/runner"
@@ -13,30 +12,42 @@ import (
 // PCT is probabilistic concurrency testing (Burckhardt, Kothari, Musuvathi
 // and Nagarakatte, "A randomized scheduler with probabilistic guarantees of
 // finding bugs", ASPLOS 2010) over the agents of the model: every CPU and
-// every CPU's NMI and irq line (sim.Agent). Each agent gets a random priority
-// when first seen, above Depth; at every decision that names its options'
-// agents (a step point: run on, take the NMI, take the irq, let a tied CPU
-// run; a tie between CPUs; an NMI's skid) the option whose agent has the
-// highest priority is taken. Depth-1 change points are drawn uniformly from
-// the decisions [0, Horizon): at the i-th, the agent that asked (option 0,
-// the CPU that runs on) drops to priority i, below every other, so from there
-// its pending interrupts land and tied CPUs go first. A decision that names
-// no agents (select_task_rq, idle_balance, an unwinder's fault) takes the
-// quiet option 0, or a random other option at a change point. Priorities,
-// change points and options come from the seed alone (splitmix64, as Random),
-// so the same seed gives the same schedule.
+// every CPU's NMI and irq line (sim.Agent). Each agent gets a random
+// priority, distinct from the others', when first seen, above Depth; at
+// every decision that names its options' agents (a step point: run on, take
+// the NMI, take the irq, let a tied CPU run; a tie between CPUs; an NMI's
+// skid) the option whose agent has the highest priority is taken. Depth-1
+// change points are distinct decisions drawn uniformly from [0, Horizon):
+// at the c-th of them in the run's order, the agent that asked (option 0,
+// the CPU that runs on) drops to priority Depth-c, below every other agent
+// and below those lowered before it, so from there its pending interrupts
+// land and tied CPUs go first. That is the paper's scheduler, whose change
+// point k_i lowers its thread to i, with the k_i in decreasing order: a
+// later change goes below an earlier one, the order its proof of Theorem 1
+// uses (CPU A runs, then B, then A again: A is lowered, then B below A).
+// A decision that names no agents (select_task_rq, idle_balance, an
+// unwinder's fault) takes the quiet option 0, or a random other option at a
+// change point. Priorities, change points and options come from the seed
+// alone (splitmix64, as Random), so the same seed gives the same schedule.
 //
-// The guarantee (the paper's Theorem 1, for a bug of depth d among n agents
-// and k steps): each schedule finds it with probability at least
-// 1/(n*k^(d-1)). Here n and k are measured on the scenario's quiet run
-// (PCTGuarantee).
+// The guarantee (PCTGuarantee): call a bug of depth d one that every run
+// shows in which some agent a starts with the highest priority and the
+// change points are d-1 given decisions s_1 < ... < s_{d-1} < Horizon (the
+// paper's d-1 ordering constraints after the first, each met by lowering
+// the agent that asks there). A schedule gets a first with probability at
+// least 1/n, n the agents the scenario has (the priorities are exchangeable,
+// and those of agents a run never names do not matter), and exactly those
+// change points with probability 1/C(k, d-1), k = Horizon: it finds the bug
+// with probability at least 1/(n*C(k, d-1)), at least the paper's
+// 1/(n*k^(d-1)).
 type PCT struct {
 	g      *sim.Random
 	depth  int
-	change []int // decision indices of the change points, sorted
+	change []int // decision indices of the change points, sorted, distinct
 	pos    int   // decisions asked so far
 	next   int   // change[next] is the next change point
 	prio   map[sim.Agent]uint64
+	used   map[uint64]bool // the priorities given
 }
 
 // NewPCT returns the PCT chooser of seed for depth (at least 1) over horizon
@@ -44,33 +55,42 @@ type PCT struct {
 func NewPCT(seed uint64, horizon, depth int) *PCT {
 	depth = max(depth, 1)
 	horizon = max(horizon, 1)
-	p := &PCT{g: sim.NewRandom(seed), depth: depth, prio: map[sim.Agent]uint64{}}
-	for range depth - 1 {
-		p.change = append(p.change, int((p.g.Uint64()>>32)*uint64(horizon)>>32))
+	p := &PCT{g: sim.NewRandom(seed), depth: depth, prio: map[sim.Agent]uint64{}, used: map[uint64]bool{}}
+	// d-1 distinct decisions, uniformly: each set of them equally likely.
+	drawn := map[int]bool{}
+	for len(p.change) < min(depth-1, horizon) {
+		i := int((p.g.Uint64() >> 32) * uint64(horizon) >> 32)
+		if !drawn[i] {
+			drawn[i] = true
+			p.change = append(p.change, i)
+		}
 	}
 	sort.Ints(p.change)
 	return p
 }
 
-// atChange reports whether decision i is a change point, and which (1-based).
+// atChange reports whether decision i is a change point, and which (1-based,
+// in the run's order).
 func (p *PCT) atChange(i int) int {
-	for p.next < len(p.change) && p.change[p.next] < i {
-		p.next++
-	}
 	if p.next < len(p.change) && p.change[p.next] == i {
 		p.next++
-		return p.next // two change points at one decision count as the later
+		return p.next
 	}
 	return 0
 }
 
 func (p *PCT) priority(a sim.Agent) uint64 {
-	v, ok := p.prio[a]
-	if !ok {
-		v = uint64(p.depth) + 1 + p.g.Uint64()>>8
-		p.prio[a] = v
+	if v, ok := p.prio[a]; ok {
+		return v
 	}
-	return v
+	for {
+		v := uint64(p.depth) + 1 + p.g.Uint64()>>8
+		if !p.used[v] { // distinct: a strict order, each equally likely
+			p.used[v] = true
+			p.prio[a] = v
+			return v
+		}
+	}
 }
 
 // Choose implements sim.Chooser for a decision that names no agents.
@@ -91,7 +111,7 @@ func (p *PCT) ChooseAgents(n int, what string, agents []sim.Agent) int {
 		p.priority(a) // first seen: its random priority, in the order asked
 	}
 	if c := p.atChange(i); c > 0 {
-		p.prio[agents[0]] = uint64(c)
+		p.prio[agents[0]] = uint64(p.depth - c)
 	}
 	best := 0
 	for j := 1; j < len(agents); j++ {
@@ -103,18 +123,28 @@ func (p *PCT) ChooseAgents(n int, what string, agents []sim.Agent) int {
 }
 
 // PCTGuarantee is the probability bound PCT gives for a bug of depth d among
-// n agents over k steps: 1/(n*k^(d-1)).
+// n agents over k decisions: 1/(n*C(k, d-1)), the chance that one agent
+// starts highest and that the d-1 distinct change points are the bug's
+// (see PCT). It is 0 when d-1 exceeds k: no bug of depth d fits.
 func PCTGuarantee(n, k, d int) float64 {
-	return 1 / (float64(max(n, 1)) * math.Pow(float64(max(k, 1)), float64(max(d, 1)-1)))
+	n, k, d = max(n, 1), max(k, 1), max(d, 1)
+	if d-1 > k {
+		return 0
+	}
+	// C(k, d-1) as a product, in floating point (it can pass 2^64).
+	c := 1.0
+	for i := range d - 1 {
+		c = c * float64(k-i) / float64(i+1)
+	}
+	return 1 / (float64(n) * c)
 }
 
-// quietProbe counts the decisions of a run and the agents they named. With
-// cpuFirst it lets the CPU run on wherever an option does (an NMI's skid is
-// held to its end), so pending interrupts wait as long as they can: the run
-// with the most step points where one could land.
+// quietProbe counts the decisions of a run. With cpuFirst it lets the CPU
+// run on wherever an option does (an NMI's skid is held to its end), so
+// pending interrupts wait as long as they can: the run with the most step
+// points where one could land.
 type quietProbe struct {
 	decisions int
-	agents    map[sim.Agent]bool
 	cpuFirst  bool
 }
 
@@ -122,9 +152,6 @@ func (q *quietProbe) Choose(n int, what string) int { q.decisions++; return 0 }
 
 func (q *quietProbe) ChooseAgents(n int, what string, agents []sim.Agent) int {
 	q.decisions++
-	for _, a := range agents {
-		q.agents[a] = true
-	}
 	if q.cpuFirst {
 		for i, a := range agents {
 			if a.Kind() == sim.AgentCPU {
@@ -139,17 +166,23 @@ func (q *quietProbe) ChooseAgents(n int, what string, agents []sim.Agent) int {
 // schedule (see quietProbe), neither counted among the schedules, and
 // returns the larger number of decisions (PCT's k: where an interrupt is
 // taken at once in the quiet run, the CPU-first run has a step for each
-// point it could land at) and the distinct agents (n).
+// point it could land at) and the agents the scenario has (n): each CPU,
+// its NMI line and its irq line, and every other lane of the engine (the
+// sampler of "at TIME" outcomes), which ties can name.
 func measureQuiet(f *scenarios.File, o Options) (decisions, agents int, err error) {
-	seen := map[sim.Agent]bool{}
 	for _, cpuFirst := range []bool{false, true} {
-		q := &quietProbe{agents: seen, cpuFirst: cpuFirst}
-		if _, _, err := runner.RunOnce(f, o.runOptions(q, false)); err != nil && !runner.IsLimit(err) {
+		q := &quietProbe{cpuFirst: cpuFirst}
+		r, _, err := runner.RunOnce(f, o.runOptions(q, false))
+		if err != nil && !runner.IsLimit(err) {
 			return 0, 0, err
 		}
 		decisions = max(decisions, q.decisions)
+		if r != nil {
+			cpus := len(r.M.CPUs)
+			agents = 3*cpus + len(r.M.Eng.Lanes()) - cpus
+		}
 	}
-	return decisions, len(seen), nil
+	return decisions, agents, nil
 }
 
 // explorePCT runs seeds Seed..Seed+Runs-1 of PCT at depth o.Depth over the
@@ -167,6 +200,10 @@ func explorePCT(f *scenarios.File, o Options, ex *Result) error {
 // the scenario's size.
 func (ex *Result) pctText() string {
 	p := PCTGuarantee(ex.PCTAgents, ex.PCTSteps, ex.Depth)
-	return fmt.Sprintf("PCT depth %d: n = %d agents (CPUs and their NMI and irq lines), k = %d steps (decisions of the quiet or CPU-first run): each schedule finds a bug of depth <= %d with probability >= 1/(n*k^%d) = %.3g",
-		ex.Depth, ex.PCTAgents, ex.PCTSteps, ex.Depth, ex.Depth-1, p)
+	points := "change points"
+	if ex.Depth == 2 {
+		points = "change point"
+	}
+	return fmt.Sprintf("PCT depth %d: n = %d agents (each CPU, its NMI and its irq line; the outcome sampler), k = %d decisions (of the quiet or CPU-first run), %d distinct %s among them: each schedule finds a bug of depth %d (an agent first, then %d lowered at given decisions) with probability >= 1/(n*C(k,%d)) = %.3g",
+		ex.Depth, ex.PCTAgents, ex.PCTSteps, ex.Depth-1, points, ex.Depth, ex.Depth-1, ex.Depth-1, p)
 }

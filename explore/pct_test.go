@@ -93,9 +93,10 @@ func TestPCTFindsAuxPauseRace(t *testing.T) {
 	}
 	var b strings.Builder
 	ex.WriteText(&b)
-	want := fmt.Sprintf("PCT depth 2: n = %d agents (CPUs and their NMI and irq lines), k = %d steps", ex.PCTAgents, ex.PCTSteps)
-	if !strings.Contains(b.String(), want) || ex.PCTAgents != 2 {
-		t.Errorf("want %q with 2 agents (cpu0, its NMI):\n%s", want, b.String())
+	want := fmt.Sprintf("PCT depth 2: n = %d agents (each CPU, its NMI and its irq line; the outcome sampler), k = %d decisions (of the quiet or CPU-first run), 1 distinct change point among them: each schedule finds a bug of depth 2 (an agent first, then 1 lowered at given decisions) with probability >= 1/(n*C(k,1)) = %.3g",
+		ex.PCTAgents, ex.PCTSteps, 1/float64(ex.PCTAgents*ex.PCTSteps))
+	if !strings.Contains(b.String(), want) || ex.PCTAgents != 3 {
+		t.Errorf("want %q with 3 agents (cpu0, its NMI, its irq line):\n%s", want, b.String())
 	}
 	// Two: the PMI held by its skid to the end of the tracepoint's work, then
 	// taken inside aux_resume (this machine's cost model).
