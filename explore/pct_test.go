@@ -151,8 +151,10 @@ func oldKernelCases(t *testing.T) []oldKernelCase {
 // TestStrategyTable prints the mean schedules to the first violation per
 // strategy on every failing old-kernel setting of the built-ins
 // (PERFSIM_STRATEGY_TABLE=1; it takes minutes): random, sparse, PCT at
-// depth 1-3 over seeds, and bounded (one search: no seed). It fails when PCT
-// at depth <= 3 misses a setting that another strategy found.
+// depth 1-3 over seeds, and bounded and dpor (one search each: no seed;
+// dpor's walk capped at 4x the runs, '-' when it ends or stops without a
+// violation). It fails when PCT at depth <= 3 misses a setting that another
+// strategy found.
 func TestStrategyTable(t *testing.T) {
 	if os.Getenv("PERFSIM_STRATEGY_TABLE") == "" {
 		t.Skip("PERFSIM_STRATEGY_TABLE=1 prints the table")
@@ -170,7 +172,9 @@ func TestStrategyTable(t *testing.T) {
 		{"pct-d2", Options{Strategy: "pct", Depth: 2}, seeds},
 		{"pct-d3", Options{Strategy: "pct", Depth: 3}, seeds},
 		{"bounded-2", Options{Strategy: "bounded", Budget: 2}, 1},
+		{"dpor", Options{Strategy: "dpor"}, 1},
 	}
+	var dporEnds []string // dpor exhausted without a violation
 	fmt.Printf("%-34s %-36s", "built-in", "knobs")
 	for _, s := range strategies {
 		fmt.Printf(" %10s", s.name)
@@ -206,9 +210,15 @@ func TestStrategyTable(t *testing.T) {
 			for seed := 1; seed <= ns; seed++ {
 				o := s.o
 				o.Knobs, o.Seed, o.Runs, o.MaxShrinkRuns, o.Jobs = c.Knobs, uint64(seed*100000), n, 1, 2
+				if s.name == "dpor" {
+					o.Seed, o.Runs = 0, 4*n
+				}
 				ex, err := Explore(f, o)
 				if err != nil {
 					t.Fatal(err)
+				}
+				if s.name == "dpor" && ex.Found == nil && ex.Exhausted {
+					dporEnds = append(dporEnds, fmt.Sprintf("%s %s (%d classes)", c.Builtin, strings.Join(runner.KnobList(c.Knobs), " "), ex.Schedules))
 				}
 				if ex.Found != nil {
 					hits++
@@ -229,6 +239,9 @@ func TestStrategyTable(t *testing.T) {
 		if len(found) > 0 && !found["pct-d1"] && !found["pct-d2"] && !found["pct-d3"] {
 			t.Errorf("%s %v: found by %v, not by PCT at depth <= 3", c.Builtin, c.Knobs, sortedKeys(found))
 		}
+	}
+	for _, e := range dporEnds {
+		fmt.Println("dpor exhausted without a violation:", e)
 	}
 }
 
