@@ -21,10 +21,12 @@ import (
 // at the c-th of them in the run's order, the agent that asked (option 0,
 // the CPU that runs on) drops to priority Depth-c, below every other agent
 // and below those lowered before it, so from there its pending interrupts
-// land and tied CPUs go first. That is the paper's scheduler, whose change
-// point k_i lowers its thread to i, with the k_i in decreasing order: a
-// later change goes below an earlier one, the order its proof of Theorem 1
-// uses (CPU A runs, then B, then A again: A is lowered, then B below A).
+// land and tied CPUs go first. That is the paper's scheduler (its change
+// point k_i lowers its thread to priority i) taken with the k_i in
+// decreasing order, so that a later change goes below an earlier one: the
+// order the guarantee needs (CPU A runs, then B, then A again: A is
+// lowered, then B below A; lowering B to a priority above A's would leave
+// B running, and no number of change points would let A back in).
 // A decision that names no agents (select_task_rq, idle_balance, an
 // unwinder's fault) takes the quiet option 0, or a random other option at a
 // change point. Priorities, change points and options come from the seed
