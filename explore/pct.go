@@ -26,7 +26,8 @@ import (
 // decreasing order, so that a later change goes below an earlier one: the
 // order the guarantee needs (CPU A runs, then B, then A again: A is
 // lowered, then B below A; lowering B to a priority above A's would leave
-// B running, and no number of change points would let A back in).
+// B running, and no later change point at a decision of B would let A
+// back in).
 // A decision that names no agents (select_task_rq, idle_balance, an
 // unwinder's fault) takes the quiet option 0, or a random other option at a
 // change point. Priorities, change points and options come from the seed
