@@ -50,7 +50,7 @@ always aux.pause_resume.overlaps == 0
 }
 
 // A shard of a sharded search is "i/n", 0-based; PCT's guarantee for a
-// scenario of n agents and k decisions at depth d is 1/(n*C(k,d-1)).
+// scenario of n agents and k decisions at depth d is 1/(n*k^(d-1)).
 func ExampleParseShard() {
 	i, n, err := explore.ParseShard("2/8")
 	fmt.Println(i, n, err)
@@ -60,5 +60,5 @@ func ExampleParseShard() {
 	// Output:
 	// 2 8 <nil>
 	// "8/8": expected i/n, a shard 0..n-1 of n >= 1 (like 0/4)
-	// 0.000119
+	// 5.91e-05
 }

@@ -2,6 +2,7 @@ package explore
 
 import (
 	"fmt"
+	"math"
 	"sort"
 
 	"perfsim/runner"
@@ -17,38 +18,41 @@ import (
 // every decision that names its options' agents (a step point: run on, take
 // the NMI, take the irq, let a tied CPU run; a tie between CPUs; an NMI's
 // skid) the option whose agent has the highest priority is taken. Depth-1
-// change points are distinct decisions drawn uniformly from [0, Horizon):
-// at the c-th of them in the run's order, the agent that asked (option 0,
-// the CPU that runs on) drops to priority Depth-c, below every other agent
-// and below those lowered before it, so from there its pending interrupts
-// land and tied CPUs go first. That is the paper's scheduler (its change
-// point k_i lowers its thread to priority i) taken with the k_i in
-// decreasing order, so that a later change goes below an earlier one: the
-// order the guarantee needs (CPU A runs, then B, then A again: A is
-// lowered, then B below A; lowering B to a priority above A's would leave
-// B running, and no later change point at a decision of B would let A
-// back in).
-// A decision that names no agents (select_task_rq, idle_balance, an
+// change points k_1..k_{d-1} are drawn independently and uniformly from the
+// decisions [0, Horizon): at the c-th decision that is one (in the run's
+// order; two drawn at one decision count as one), the agent that asked
+// (option 0, the CPU that runs on) drops to priority Depth-c, below every
+// other agent and below those lowered before it, so from there its pending
+// interrupts land and tied CPUs go first. That is the paper's scheduler
+// (its k_i lowers its thread to priority i) where the k_i fall in
+// decreasing order, the order the guarantee needs: a later change goes
+// below an earlier one (CPU A runs, then B, then A again: A is lowered,
+// then B below A; lowering B to a priority above A's would leave B
+// running, and no later change point at a decision of B would let A back
+// in). A decision that names no agents (select_task_rq, idle_balance, an
 // unwinder's fault) takes the quiet option 0, or a random other option at a
 // change point. Priorities, change points and options come from the seed
 // alone (splitmix64, as Random), so the same seed gives the same schedule.
 //
-// The guarantee (PCTGuarantee): call a bug of depth d one that every run
+// The guarantee (PCTGuarantee): call a bug of depth d' one that every run
 // shows in which some agent a starts with the highest priority and the
-// change points are d-1 given decisions s_1 < ... < s_{d-1} < Horizon (the
-// paper's d-1 ordering constraints after the first, each met by lowering
-// the agent that asks there). A schedule gets a first with probability at
-// least 1/n, n the agents the scenario has (the priorities are exchangeable,
-// and those of agents a run never names do not matter), and exactly those
-// change points with probability 1/C(k, d-1), k = Horizon: it finds the bug
-// with probability at least 1/(n*C(k, d-1)), at least the paper's
-// 1/(n*k^(d-1)).
+// change points are d'-1 given decisions s_1 < ... < s_{d'-1} < Horizon
+// (the paper's d'-1 ordering constraints after the first, each met by
+// lowering the agent that asks there). A schedule gets a first with
+// probability at least 1/n, n the agents the scenario has (the priorities
+// are exchangeable, and those of agents a run never names do not matter),
+// and, for 2 <= d' <= d, change points at exactly those decisions with
+// probability at least 1/k^(d-1), k = Horizon (every k_i falls on one of
+// them, each at least once: one way at least, (d-1)! ways when d' = d).
+// So each schedule finds a bug of depth 2..d (depth 1 when d = 1) with
+// probability at least 1/(n*k^(d-1)), the paper's Theorem 1.
 type PCT struct {
 	g      *sim.Random
 	depth  int
-	change []int // decision indices of the change points, sorted, distinct
+	change []int // decision indices of the change points, sorted
 	pos    int   // decisions asked so far
 	next   int   // change[next] is the next change point
+	rank   int   // change points passed, drawn at one decision counting as one
 	prio   map[sim.Agent]uint64
 	used   map[uint64]bool // the priorities given
 }
@@ -59,27 +63,27 @@ func NewPCT(seed uint64, horizon, depth int) *PCT {
 	depth = max(depth, 1)
 	horizon = max(horizon, 1)
 	p := &PCT{g: sim.NewRandom(seed), depth: depth, prio: map[sim.Agent]uint64{}, used: map[uint64]bool{}}
-	// d-1 distinct decisions, uniformly: each set of them equally likely.
-	drawn := map[int]bool{}
-	for len(p.change) < min(depth-1, horizon) {
-		i := int((p.g.Uint64() >> 32) * uint64(horizon) >> 32)
-		if !drawn[i] {
-			drawn[i] = true
-			p.change = append(p.change, i)
-		}
+	// The paper's k_1..k_{d-1}: independent, uniform over the decisions.
+	for range depth - 1 {
+		p.change = append(p.change, int((p.g.Uint64()>>32)*uint64(horizon)>>32))
 	}
 	sort.Ints(p.change)
 	return p
 }
 
 // atChange reports whether decision i is a change point, and which (1-based,
-// in the run's order).
+// in the run's order; change points drawn at one decision count as one).
 func (p *PCT) atChange(i int) int {
-	if p.next < len(p.change) && p.change[p.next] == i {
+	at := false
+	for p.next < len(p.change) && p.change[p.next] <= i {
+		at = at || p.change[p.next] == i
 		p.next++
-		return p.next
 	}
-	return 0
+	if !at {
+		return 0
+	}
+	p.rank++
+	return p.rank
 }
 
 func (p *PCT) priority(a sim.Agent) uint64 {
@@ -125,21 +129,11 @@ func (p *PCT) ChooseAgents(n int, what string, agents []sim.Agent) int {
 	return best
 }
 
-// PCTGuarantee is the probability bound PCT gives for a bug of depth d among
-// n agents over k decisions: 1/(n*C(k, d-1)), the chance that one agent
-// starts highest and that the d-1 distinct change points are the bug's
-// (see PCT). It is 0 when d-1 exceeds k: no bug of depth d fits.
+// PCTGuarantee is the probability bound PCT at depth d gives for a bug of
+// depth 2..d (depth 1 when d is 1) among n agents over k decisions:
+// 1/(n*k^(d-1)) (see PCT).
 func PCTGuarantee(n, k, d int) float64 {
-	n, k, d = max(n, 1), max(k, 1), max(d, 1)
-	if d-1 > k {
-		return 0
-	}
-	// C(k, d-1) as a product, in floating point (it can pass 2^64).
-	c := 1.0
-	for i := range d - 1 {
-		c = c * float64(k-i) / float64(i+1)
-	}
-	return 1 / (float64(n) * c)
+	return 1 / (float64(max(n, 1)) * math.Pow(float64(max(k, 1)), float64(max(d, 1)-1)))
 }
 
 // quietProbe counts the decisions of a run. With cpuFirst it lets the CPU
@@ -202,11 +196,13 @@ func explorePCT(f *scenarios.File, o Options, ex *Result) error {
 // pctText is the line explore prints for a PCT search: the guarantee for
 // the scenario's size.
 func (ex *Result) pctText() string {
-	p := PCTGuarantee(ex.PCTAgents, ex.PCTSteps, ex.Depth)
-	points := "change points"
-	if ex.Depth == 2 {
-		points = "change point"
+	depths, points := fmt.Sprintf("2..%d", ex.Depth), "change points fall"
+	switch ex.Depth {
+	case 1:
+		depths = "1"
+	case 2:
+		depths, points = "2", "change point falls"
 	}
-	return fmt.Sprintf("PCT depth %d: n = %d agents (each CPU, its NMI and its irq line; the outcome sampler), k = %d decisions (of the quiet or CPU-first run), %d distinct %s among them: each schedule finds a bug of depth %d (an agent first, then %d lowered at given decisions) with probability >= 1/(n*C(k,%d)) = %.3g",
-		ex.Depth, ex.PCTAgents, ex.PCTSteps, ex.Depth-1, points, ex.Depth, ex.Depth-1, ex.Depth-1, p)
+	return fmt.Sprintf("PCT depth %d: n = %d agents (each CPU, its NMI and its irq line; the outcome sampler), k = %d decisions (of the quiet or CPU-first run, where its %d %s): each schedule finds a bug of depth %s (an agent first, then up to %d lowered at given decisions) with probability >= 1/(n*k^%d) = %.3g",
+		ex.Depth, ex.PCTAgents, ex.PCTSteps, ex.Depth-1, points, depths, ex.Depth-1, ex.Depth-1, PCTGuarantee(ex.PCTAgents, ex.PCTSteps, ex.Depth))
 }

@@ -2,6 +2,7 @@ package explore
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"slices"
 	"testing"
@@ -13,74 +14,89 @@ import (
 )
 
 // At the c-th change point the asking agent drops below every other agent,
-// those lowered before included: with depth 3 and change points at the two
-// decisions of a horizon of two, cpu1 asks first and is lowered (cpu0 goes
-// on), then cpu0 asks and goes below cpu1 (cpu1 goes on), and from then on
-// cpu1 wins every tie: cpu0, cpu1, cpu0 taking turns as in the posted
-// PAUSE_OUTPUT race (pmu-pause-output-rb-check).
+// those lowered before included: with depth 3 and change points at
+// decisions 0 and 1, cpu1 asks first and is lowered (cpu0 goes on), then
+// cpu0 asks and goes below cpu1 (cpu1 goes on), and from then on cpu1 wins
+// every tie: cpu1, cpu0, cpu1 taking turns as in the posted PAUSE_OUTPUT
+// race (pmu-pause-output-rb-check). Two change points drawn at one
+// decision lower once.
 func TestPCTLaterChangeGoesLower(t *testing.T) {
 	cpu0, cpu1 := sim.CPUAgent(0), sim.CPUAgent(1)
+	type prios struct{ Cpu0, Cpu1 uint64 }
 	for seed := uint64(1); seed <= 20; seed++ {
 		p := NewPCT(seed, 2, 3)
+		p.change = []int{0, 1}
 		got := []int{
 			p.ChooseAgents(2, "step", []sim.Agent{cpu1, cpu0}),
 			p.ChooseAgents(2, "step", []sim.Agent{cpu0, cpu1}),
 			p.ChooseAgents(2, "step", []sim.Agent{cpu0, cpu1}),
 			p.ChooseAgents(2, "tie", []sim.Agent{cpu1, cpu0}),
 		}
-		type prios struct{ Cpu0, Cpu1 uint64 }
 		if diff := cmp.Diff([]int{1, 1, 1, 0}, got); diff != "" {
 			t.Errorf("seed %d: options taken (-want +got):\n%s", seed, diff)
 		}
 		if diff := cmp.Diff(prios{1, 2}, prios{p.prio[cpu0], p.prio[cpu1]}); diff != "" {
 			t.Errorf("seed %d: priorities after the change points (-want +got):\n%s", seed, diff)
 		}
+		q := NewPCT(seed, 2, 3)
+		q.change = []int{1, 1}
+		q.ChooseAgents(2, "step", []sim.Agent{cpu0, cpu1})
+		type lowered struct{ Option, Cpu1 int }
+		got1 := lowered{q.ChooseAgents(2, "step", []sim.Agent{cpu1, cpu0}), int(q.prio[cpu1])}
+		if diff := cmp.Diff(lowered{1, 2}, got1); diff != "" {
+			t.Errorf("seed %d: two change points at decision 1 (-want +got):\n%s", seed, diff)
+		}
 	}
 }
 
-// The change points are depth-1 distinct decisions, every set of them
-// equally likely: over many seeds each of the C(k, d-1) sets shows up about
-// equally often, and PCTGuarantee's 1/(n*C(k, d-1)) is 1/n over the number
-// of sets seen. With fewer decisions than depth-1, every decision is one.
+// The change points are depth-1 independent uniform draws over the
+// decisions, as the paper's: over many seeds each sorted pair (i, j) of a
+// horizon of k shows up with probability 2/k^2 (i < j) or 1/k^2 (i = j),
+// k^2 = 1/PCTGuarantee(1, k, 3).
 func TestPCTChangePointsUniform(t *testing.T) {
-	const k, d, seeds = 6, 3, 30000
+	const k, d, seeds = 5, 3, 50000
 	count := map[[2]int]int{}
 	for seed := uint64(1); seed <= seeds; seed++ {
 		p := NewPCT(seed, k, d)
-		if len(p.change) != 2 || p.change[0] >= p.change[1] || p.change[1] >= k {
-			t.Fatalf("seed %d: change points %v, want 2 distinct increasing in [0,%d)", seed, p.change, k)
+		if len(p.change) != 2 || p.change[0] > p.change[1] || p.change[1] >= k {
+			t.Fatalf("seed %d: change points %v, want 2 sorted in [0,%d)", seed, p.change, k)
 		}
 		count[[2]int{p.change[0], p.change[1]}]++
 	}
-	if got, want := len(count), int(1/PCTGuarantee(1, k, d)+0.5); got != want {
-		t.Errorf("%d sets of change points seen, PCTGuarantee says %d", got, want)
+	pairs := 1 / PCTGuarantee(1, k, d) // k^2 ordered pairs
+	if len(count) != k*(k+1)/2 {
+		t.Errorf("%d sorted pairs seen, want %d", len(count), k*(k+1)/2)
 	}
-	for set, c := range count {
-		// seeds/15 = 2000 each; 5 standard deviations is about 220.
-		if c < 1750 || c > 2250 {
-			t.Errorf("set %v drawn %d times of %d, want about %d", set, c, seeds, seeds/len(count))
+	for pair, c := range count {
+		ways := 2.0
+		if pair[0] == pair[1] {
+			ways = 1
 		}
-	}
-	if p := NewPCT(1, 1, 4); !slices.Equal(p.change, []int{0}) {
-		t.Errorf("horizon 1, depth 4: change points %v, want [0]", p.change)
+		want := seeds * ways / pairs
+		// Within 5 standard deviations.
+		if sd := math.Sqrt(want); math.Abs(float64(c)-want) > 5*sd {
+			t.Errorf("pair %v drawn %d times of %d, want about %.0f", pair, c, seeds, want)
+		}
 	}
 	type g struct{ N, K, D int }
 	got := map[g]float64{}
-	for _, c := range []g{{2, 92, 3}, {1, 6, 3}, {3, 216, 2}, {2, 10, 1}, {2, 2, 4}} {
+	for _, c := range []g{{2, 92, 3}, {1, 5, 3}, {3, 216, 2}, {2, 10, 1}} {
 		got[c] = PCTGuarantee(c.N, c.K, c.D)
 	}
-	want := map[g]float64{{2, 92, 3}: 1 / (2 * 92 * 91 / 2.0), {1, 6, 3}: 1 / 15.0, {3, 216, 2}: 1 / (3 * 216.0), {2, 10, 1}: 0.5, {2, 2, 4}: 0}
+	want := map[g]float64{{2, 92, 3}: 1 / (2 * 92 * 92.0), {1, 5, 3}: 1 / 25.0, {3, 216, 2}: 1 / (3 * 216.0), {2, 10, 1}: 0.5}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("PCTGuarantee (-want +got):\n%s", diff)
 	}
 }
 
 // pctExact runs PCT on f with every order of the agents the quiet probes
-// name and every set of depth-1 change points, and returns the probability
-// that one PCT schedule shows a violation, counting as a miss every run
-// whose course the enumeration does not fix (it names another agent, or a
-// change point falls on a decision without agents that has more than two
-// options): a lower bound of the exact figure. It also returns n and k.
+// name and every sorted tuple of depth-1 change points (repeats included),
+// and returns the probability that one PCT schedule shows a violation: each
+// order weighs 1/m! (m agents), each tuple the number of draws k_1..k_{d-1}
+// that sort to it over k^(d-1). It counts as a miss every run whose course
+// the enumeration does not fix (it names another agent, or a change point
+// falls on a decision without agents that has more than two options): a
+// lower bound of the exact figure. It also returns n and k.
 func pctExact(t *testing.T, name string, knobs map[string]string, depth int) (p float64, n, k int) {
 	t.Helper()
 	f := loadBuiltin(t, name)
@@ -102,11 +118,11 @@ func pctExact(t *testing.T, name string, knobs map[string]string, depth int) (p 
 	}
 	slices.Sort(agents)
 	orders := permutations(agents)
-	sets := subsets(k, depth-1)
-	hits := 0
+	tuples := sortedTuples(k, depth-1)
+	hit := 0.0 // sum of the weights, in draws
 	for _, order := range orders {
-		for _, set := range sets {
-			p := &PCT{g: sim.NewRandom(1), depth: depth, change: set, prio: map[sim.Agent]uint64{}, used: map[uint64]bool{}}
+		for _, tuple := range tuples {
+			p := &PCT{g: sim.NewRandom(1), depth: depth, change: tuple, prio: map[sim.Agent]uint64{}, used: map[uint64]bool{}}
 			for i, a := range order {
 				p.prio[a] = uint64(depth + len(order) - i)
 				p.used[p.prio[a]] = true
@@ -119,11 +135,25 @@ func pctExact(t *testing.T, name string, knobs map[string]string, depth int) (p 
 				t.Fatal(err)
 			}
 			if !spy.unfixed && res != nil && signature(r, res) != "" {
-				hits++
+				hit += draws(tuple)
 			}
 		}
 	}
-	return float64(hits) / float64(len(orders)*len(sets)), n, k
+	return hit / (float64(len(orders)) * math.Pow(float64(k), float64(depth-1))), n, k
+}
+
+// draws is the number of sequences that sort to tuple: r!/(m_1!*m_2!*...).
+func draws(tuple []int) float64 {
+	w := 1.0
+	for i, run := 0, 1; i < len(tuple); i++ {
+		w *= float64(i+1) / float64(run)
+		if i+1 < len(tuple) && tuple[i+1] == tuple[i] {
+			run++
+		} else {
+			run = 1
+		}
+	}
+	return w
 }
 
 // pctAgentsProbe is a quiet probe that keeps the agents named.
@@ -176,16 +206,16 @@ func permutations(a []sim.Agent) [][]sim.Agent {
 	return out
 }
 
-// subsets are the increasing r-tuples of [0, k).
-func subsets(k, r int) [][]int {
+// sortedTuples are the non-decreasing r-tuples of [0, k).
+func sortedTuples(k, r int) [][]int {
 	if r == 0 {
 		return [][]int{nil}
 	}
 	var out [][]int
-	for _, s := range subsets(k, r-1) {
+	for _, s := range sortedTuples(k, r-1) {
 		first := 0
 		if len(s) > 0 {
-			first = s[len(s)-1] + 1
+			first = s[len(s)-1]
 		}
 		for i := first; i < k; i++ {
 			out = append(out, append(slices.Clone(s), i))

@@ -93,7 +93,7 @@ func TestPCTFindsAuxPauseRace(t *testing.T) {
 	}
 	var b strings.Builder
 	ex.WriteText(&b)
-	want := fmt.Sprintf("PCT depth 2: n = %d agents (each CPU, its NMI and its irq line; the outcome sampler), k = %d decisions (of the quiet or CPU-first run), 1 distinct change point among them: each schedule finds a bug of depth 2 (an agent first, then 1 lowered at given decisions) with probability >= 1/(n*C(k,1)) = %.3g",
+	want := fmt.Sprintf("PCT depth 2: n = %d agents (each CPU, its NMI and its irq line; the outcome sampler), k = %d decisions (of the quiet or CPU-first run, where its 1 change point falls): each schedule finds a bug of depth 2 (an agent first, then up to 1 lowered at given decisions) with probability >= 1/(n*k^1) = %.3g",
 		ex.PCTAgents, ex.PCTSteps, 1/float64(ex.PCTAgents*ex.PCTSteps))
 	if !strings.Contains(b.String(), want) || ex.PCTAgents != 3 {
 		t.Errorf("want %q with 3 agents (cpu0, its NMI, its irq line):\n%s", want, b.String())
