@@ -31,7 +31,7 @@ type exploreJSON struct {
 	// Blocked (dpor): schedules stopped part way as equivalent to one run before.
 	Blocked int `json:"dpor_blocked,omitempty"`
 	// Depth, Agents and Steps (pct): the depth, the n and k of its
-	// guarantee, and the guarantee 1/(n*C(k,depth-1)) (PCTGuarantee).
+	// guarantee, and the guarantee 1/(n*k^(depth-1)).
 	Depth       int            `json:"depth,omitempty"`
 	Agents      int            `json:"pct_agents,omitempty"`
 	Steps       int            `json:"pct_steps,omitempty"`
