@@ -50,7 +50,7 @@ always aux.pause_resume.overlaps == 0
 }
 
 // A shard of a sharded search is "i/n", 0-based; PCT's guarantee for a
-// scenario of n agents and k steps at depth d is 1/(n*k^(d-1)).
+// scenario of n agents and k decisions at depth d is 1/(n*k^(d-1)).
 func ExampleParseShard() {
 	i, n, err := explore.ParseShard("2/8")
 	fmt.Println(i, n, err)

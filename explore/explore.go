@@ -144,7 +144,8 @@ type Result struct {
 	Bound       int
 	Focus       []string
 	// Depth, PCTAgents and PCTSteps (pct): the depth searched, and the
-	// agents (n) and decisions (k) of the quiet run its guarantee is for.
+	// agents (n: 3 per CPU, and other lanes) and decisions (k) of the
+	// quiet run its guarantee is for.
 	Depth     int
 	PCTAgents int
 	PCTSteps  int
