@@ -42,8 +42,9 @@ import (
 // there (see there).
 type PMUPerf struct{}
 
-// rbTraceLimit bounds each ring buffer's invariant log (events); a buffer that
-// logs more (a benchmark) stops logging and is not judged.
+// rbTraceLimit bounds the ring buffers' invariant logs of a run (events, in
+// all: pmu.Kernel.TraceBuffers); a buffer that logs past it (a benchmark)
+// stops logging and is not judged.
 const rbTraceLimit = 1 << 16
 
 func (PMUPerf) KernelKnobs() []sim.KnobSpec { return pmu.AllKnobSpecs() }
@@ -383,7 +384,7 @@ func (p *pmuRun) Finish() []Violation {
 	for _, l := range p.k.BufferLogs() {
 		l.Quiet = quiet
 		if l.Truncated {
-			p.r.note(-1, "rb", fmt.Sprintf("ring buffer of %s logged over %d events: its invariants are not judged", l.Name, rbTraceLimit))
+			p.r.note(-1, "rb", fmt.Sprintf("ring buffer of %s: the run's ring buffers logged over %d events: its invariants are not judged", l.Name, rbTraceLimit))
 			continue
 		}
 		for _, v := range l.Check() {
