@@ -51,7 +51,7 @@ type rbTraceState struct {
 	limit  int // events the logs may take in all (0: no limit)
 	logged int // events the logs took in all
 	logs   []*BufferLog
-	byBuf map[*rb.Buffer]*BufferLog
+	byBuf  map[*rb.Buffer]*BufferLog
 }
 
 // TraceBuffers turns on the ring buffer logs: every buffer allocated from now
