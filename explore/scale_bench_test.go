@@ -94,7 +94,17 @@ var scaleCPUs = []int{1, 2, 4, 8, 16, 32, 64}
 // simulated syscalls in all (PERFSIM_SCALE_EVENTS overrides, e.g. "1e6"),
 // at each CPU count, the user CPU time per syscall and the process's peak
 // RSS, each cell one BenchmarkSyscallCPUs run in a process of its own (this
-// test binary re-executed), so that each RSS is that run's alone:
+// test binary re-executed), so that each RSS is that run's alone.
+//
+// The cells make the same syscalls and their ring buffer invariant logs
+// take as many events (the logs' limit is the run's, not each buffer's:
+// before, 64 buffers logged 64 times what one did), but they do not
+// write the same records: perf's reader, which shares a CPU with the
+// workload, keeps up worse on 1 CPU than on 64, and a record refused by a
+// full ring costs less than one written and read. So the table gives the
+// records written per syscall and the cost per record written beside the
+// cost per syscall: the first overstates the spread, the second
+// understates it.
 //
 //	go test ./explore -run '^$' -bench BenchmarkSyscallScaleTable -benchtime 1x
 func BenchmarkSyscallScaleTable(b *testing.B) {
