@@ -96,9 +96,10 @@ var scaleCPUs = []int{1, 2, 4, 8, 16, 32, 64}
 // RSS, each cell one BenchmarkSyscallCPUs run in a process of its own (this
 // test binary re-executed), so that each RSS is that run's alone.
 //
-// The cells make the same syscalls and their ring buffer invariant logs
-// take as many events (the logs' limit is the run's, not each buffer's:
-// before, 64 buffers logged 64 times what one did), but they do not
+// The cells make the same syscalls, and their ring buffer invariant logs
+// take about as many events (each buffer's log stops at 65,536 events and
+// a run's logs at 262,144 in all: before, 64 buffers logged 64 times what
+// one did, every record of the 1e6 run), but they do not
 // write the same records: perf's reader, which shares a CPU with the
 // workload, keeps up worse on 1 CPU than on 64, and a record refused by a
 // full ring costs less than one written and read. So the table gives the

@@ -19,8 +19,9 @@ type BufferLog struct {
 	Buf *rb.Buffer
 	// Backward: the event that mapped the buffer has attr.write_backward.
 	Backward bool
-	// Truncated: the run's logs hit their limit (TraceBuffers) and tracing of
-	// this buffer stopped, so Check cannot judge it.
+	// Truncated: the log hit its limit, or the logs theirs in all
+	// (TraceBuffers, TraceBuffersInAll), and tracing of this buffer stopped,
+	// so Check cannot judge it.
 	Truncated bool
 	// Drained is set by the reader's owner when a reader read everything it
 	// could at the end (rb.Final.Drained).
@@ -48,24 +49,29 @@ type BufferLog struct {
 
 type rbTraceState struct {
 	on     bool
-	limit  int // events the logs may take in all (0: no limit)
+	limit  int // events each log may take (0: no limit)
+	total  int // events the logs may take in all (0: no limit)
 	logged int // events the logs took in all
 	logs   []*BufferLog
 	byBuf  map[*rb.Buffer]*BufferLog
 }
 
 // TraceBuffers turns on the ring buffer logs: every buffer allocated from now
-// on logs, until the logs took limit events in all (0: no limit); past it a
-// buffer that logs one more stops logging and its log is marked Truncated.
-// The limit is the run's, not each buffer's, so that what the checkers hold
-// does not grow with the buffers (one per CPU with perf record -a), and a
-// run judges as many events on 64 CPUs as on one.
+// on logs up to limit events (0: no limit); past it the buffer stops logging
+// and its log is marked Truncated.
 func (k *Kernel) TraceBuffers(limit int) {
 	k.rbTrace.on, k.rbTrace.limit = true, limit
 	if k.rbTrace.byBuf == nil {
 		k.rbTrace.byBuf = map[*rb.Buffer]*BufferLog{}
 	}
 }
+
+// TraceBuffersInAll bounds the events the logs take together too (0: no
+// bound): once they took total, a buffer that logs one more stops logging
+// and its log is marked Truncated. What the checkers hold then does not
+// grow with the buffers (one per CPU under perf record -a: 64 logs of
+// limit events each held 64 times what one did).
+func (k *Kernel) TraceBuffersInAll(total int) { k.rbTrace.total = total }
 
 // BufferLogs returns the logs of the traced buffers, in allocation order.
 func (k *Kernel) BufferLogs() []*BufferLog { return k.rbTrace.logs }
@@ -109,7 +115,7 @@ func (l *BufferLog) add(ev rb.TraceEvent) {
 	if l.Truncated || l.chk == nil {
 		return
 	}
-	if l.st.limit > 0 && l.st.logged >= l.st.limit {
+	if (l.st.limit > 0 && l.chk.Len() >= l.st.limit) || (l.st.total > 0 && l.st.logged >= l.st.total) {
 		l.Truncated = true
 		l.chk, l.times, l.auxTimes, l.auxIdx = nil, nil, nil, nil
 		l.Buf.Tracer = nil

@@ -9,17 +9,18 @@ import (
 	"perfsim/rb"
 )
 
-// TestBufferLogsShareTheLimit: the limit of TraceBuffers is the run's, in
-// events of all the logs together. Three buffers with a limit of 10 events:
-// buffer 0 logs 4, buffer 1 logs 4, buffer 2 logs 2 (10 in all); then the
-// next event of buffer 0 truncates it, buffer 1 logs nothing more and stays
-// judged, and buffer 2's next event truncates it too. A data_head store
-// after the limit still counts for HeadBackwards.
+// TestBufferLogsShareTheLimit: TraceBuffersInAll bounds the events of all
+// the logs together. Three buffers with a limit of 5 events each and 10 in
+// all: buffer 0 logs 4, buffer 1 logs 4, buffer 2 logs 2 (10 in all); then
+// the next event of buffer 0 truncates it, buffer 1 logs nothing more and
+// stays judged, and buffer 2's next event truncates it too. A data_head
+// store after the limit still counts for HeadBackwards.
 func TestBufferLogsShareTheLimit(t *testing.T) {
 	m := cpu.NewMachine(cpu.Config{CPUs: 1}, nil)
 	defer m.Close()
 	k := &Kernel{M: m}
-	k.TraceBuffers(10)
+	k.TraceBuffers(5)
+	k.TraceBuffersInAll(10)
 	var bufs []*rb.Buffer
 	for i := range 3 {
 		b, err := rb.NewBuffer(1, 0, 0)
@@ -69,5 +70,36 @@ func TestBufferLogsShareTheLimit(t *testing.T) {
 	}
 	if got := logs[1].Check(); len(got) != 0 {
 		t.Errorf("buffer 1's log: %v, want no violation", got)
+	}
+}
+
+// TestBufferLogLimit: TraceBuffers' limit is each log's: a buffer that logs
+// past it is truncated, another one goes on.
+func TestBufferLogLimit(t *testing.T) {
+	m := cpu.NewMachine(cpu.Config{CPUs: 1}, nil)
+	defer m.Close()
+	k := &Kernel{M: m}
+	k.TraceBuffers(3)
+	var bufs []*rb.Buffer
+	for i := range 2 {
+		b, err := rb.NewBuffer(1, 0, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		k.traceBuffer(b, &Event{id: uint64(i), cpu: i})
+		bufs = append(bufs, b)
+	}
+	for v := range uint64(4) {
+		bufs[0].Tracer(rb.TraceEvent{Kind: rb.TraceDataHead, Value: 8 * (v + 1)})
+	}
+	for v := range uint64(3) {
+		bufs[1].Tracer(rb.TraceEvent{Kind: rb.TraceDataHead, Value: 8 * (v + 1)})
+	}
+	var got []bool
+	for _, l := range k.BufferLogs() {
+		got = append(got, l.Truncated)
+	}
+	if d := cmp.Diff([]bool{true, false}, got); d != "" {
+		t.Errorf("truncated (-want +got):\n%s", d)
 	}
 }
