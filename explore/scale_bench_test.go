@@ -71,7 +71,7 @@ func BenchmarkSyscallCPUs(b *testing.B) {
 			// Like with like: a record written costs more than one refused
 			// (perf_output_begin() fails early), and the cells refuse
 			// different shares (perf's reader keeps up worse on 1 CPU,
-			// which it shares with b0, whose syscalls are recorded too):
+			// which it shares with b0; its own syscalls are recorded too):
 			// the records written per syscall, and the cost of each, say
 			// how much of a difference between cells is that.
 			b.ReportMetric(float64(v)/float64(calls*cpus), "written/syscall")
