@@ -19,8 +19,9 @@ type BufferLog struct {
 	Buf *rb.Buffer
 	// Backward: the event that mapped the buffer has attr.write_backward.
 	Backward bool
-	// Truncated: the log hit its limit and tracing of this buffer stopped, so
-	// Check cannot judge it.
+	// Truncated: the log hit its limit, or the logs theirs in all
+	// (TraceBuffers, TraceBuffersInAll), and tracing of this buffer stopped,
+	// so Check cannot judge it.
 	Truncated bool
 	// Drained is set by the reader's owner when a reader read everything it
 	// could at the end (rb.Final.Drained).
@@ -33,7 +34,7 @@ type BufferLog struct {
 	// wrong way (down for a forward buffer, up for a backward one).
 	HeadBackwards int
 
-	limit    int
+	st       *rbTraceState // the run's, for the limit the logs share
 	now      func() sim.Time
 	lastHead uint64
 	haveHead bool
@@ -47,10 +48,12 @@ type BufferLog struct {
 }
 
 type rbTraceState struct {
-	on    bool
-	limit int
-	logs  []*BufferLog
-	byBuf map[*rb.Buffer]*BufferLog
+	on     bool
+	limit  int // events each log may take (0: no limit)
+	total  int // events the logs may take in all (0: no limit)
+	logged int // events the logs took in all
+	logs   []*BufferLog
+	byBuf  map[*rb.Buffer]*BufferLog
 }
 
 // TraceBuffers turns on the ring buffer logs: every buffer allocated from now
@@ -62,6 +65,13 @@ func (k *Kernel) TraceBuffers(limit int) {
 		k.rbTrace.byBuf = map[*rb.Buffer]*BufferLog{}
 	}
 }
+
+// TraceBuffersInAll bounds the events the logs take together too (0: no
+// bound): once they took total, a buffer that logs one more stops logging
+// and its log is marked Truncated. What the checkers hold then does not
+// grow with the buffers (one per CPU under perf record -a: 64 logs of
+// limit events each held 64 times what one did).
+func (k *Kernel) TraceBuffersInAll(total int) { k.rbTrace.total = total }
 
 // BufferLogs returns the logs of the traced buffers, in allocation order.
 func (k *Kernel) BufferLogs() []*BufferLog { return k.rbTrace.logs }
@@ -84,7 +94,7 @@ func (k *Kernel) traceBuffer(buf *rb.Buffer, e *Event) {
 	if !k.rbTrace.on {
 		return
 	}
-	l := &BufferLog{Buf: buf, Backward: e.Attr.WriteBackward, limit: k.rbTrace.limit, now: k.M.Now,
+	l := &BufferLog{Buf: buf, Backward: e.Attr.WriteBackward, st: &k.rbTrace, now: k.M.Now,
 		Name: fmt.Sprintf("event %d (cpu %d)", e.id, e.cpu), chk: newChecker()}
 	l.chk.SetMode(l.Backward, buf.Overwrite(), buf.DataSize())
 	k.rbTrace.logs = append(k.rbTrace.logs, l)
@@ -105,12 +115,13 @@ func (l *BufferLog) add(ev rb.TraceEvent) {
 	if l.Truncated || l.chk == nil {
 		return
 	}
-	if l.limit > 0 && l.chk.Len() >= l.limit {
+	if (l.st.limit > 0 && l.chk.Len() >= l.st.limit) || (l.st.total > 0 && l.st.logged >= l.st.total) {
 		l.Truncated = true
 		l.chk, l.times, l.auxTimes, l.auxIdx = nil, nil, nil, nil
 		l.Buf.Tracer = nil
 		return
 	}
+	l.st.logged++
 	if ev.Kind >= rb.TraceAuxWrite {
 		l.auxIdx = append(l.auxIdx, l.chk.Len())
 		l.auxTimes = append(l.auxTimes, l.now())

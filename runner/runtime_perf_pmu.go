@@ -42,9 +42,13 @@ import (
 // there (see there).
 type PMUPerf struct{}
 
-// rbTraceLimit bounds each ring buffer's invariant log (events); a buffer that
-// logs more (a benchmark) stops logging and is not judged.
-const rbTraceLimit = 1 << 16
+// rbTraceLimit bounds each ring buffer's invariant log (events), and
+// rbTraceTotal the logs of a run in all; a buffer that logs past either (a
+// benchmark) stops logging and is not judged.
+const (
+	rbTraceLimit = 1 << 16
+	rbTraceTotal = 1 << 18
+)
 
 func (PMUPerf) KernelKnobs() []sim.KnobSpec { return pmu.AllKnobSpecs() }
 func (PMUPerf) ToolKnobs() []sim.KnobSpec   { return perftool.ToolKnobs() }
@@ -167,6 +171,7 @@ func (PMUPerf) Start(r *Run) (PerfRun, error) {
 	p := &pmuRun{r: r, k: pmu.NewKernel(r.S, o), byName: map[string]*perftool.Session{}}
 	r.shareProcess(p.k)
 	p.k.TraceBuffers(rbTraceLimit)
+	p.k.TraceBuffersInAll(rbTraceTotal)
 	p.k.SetInheritViolationHook(func(v pmu.InheritViolation) {
 		r.addViolation(Violation{Invariant: v.Invariant, T: v.T, CPU: v.CPU, Message: v.Message})
 	})
@@ -379,7 +384,7 @@ func (p *pmuRun) Finish() []Violation {
 	for _, l := range p.k.BufferLogs() {
 		l.Quiet = quiet
 		if l.Truncated {
-			p.r.note(-1, "rb", fmt.Sprintf("ring buffer of %s logged over %d events: its invariants are not judged", l.Name, rbTraceLimit))
+			p.r.note(-1, "rb", fmt.Sprintf("ring buffer of %s logged over %d events, or the run's over %d in all: its invariants are not judged", l.Name, rbTraceLimit, rbTraceTotal))
 			continue
 		}
 		for _, v := range l.Check() {
