@@ -40,7 +40,7 @@ func (k *Kernel) ctxLockNested(c *cpu.CPU, ctx *Context, subclass int) {
 		c.Spend(spinCost)
 	}
 	if ctx.lockDepth == 0 {
-		k.S.Lockdep.Acquire(c, nil, sched.LockClass{Name: ctxLockClass.Name, Subclass: subclass})
+		k.S.Lockdep.AcquireCached(c, nil, &k.ctxLockClasses, sched.LockClass{Name: ctxLockClass.Name, Subclass: subclass})
 	}
 	ctx.lockCPU = c.ID + 1
 	ctx.lockDepth++

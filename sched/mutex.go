@@ -15,6 +15,7 @@ type Mutex struct {
 	waiters WaitQueue
 	// Contended counts the lock calls that had to sleep.
 	Contended int
+	classes   ClassCache // lockdep's class of Name
 }
 
 // MutexLock takes m, sleeping while another task holds it. Taking a mutex the
@@ -34,7 +35,7 @@ func (s *Sched) MutexLockNested(t *Task, m *Mutex, subclass int) {
 	if m.owner == t {
 		sim.Crash("possible recursive locking detected: %s already holds %s", t, m.Name)
 	}
-	s.Lockdep.Acquire(t.CPU(), t, LockClass{m.Name, subclass})
+	s.Lockdep.AcquireCached(t.CPU(), t, &m.classes, LockClass{m.Name, subclass})
 	for m.owner != nil {
 		m.Contended++
 		m.waiters.waiters = append(m.waiters.waiters, t)
@@ -55,7 +56,7 @@ func (s *Sched) MutexTryLock(t *Task, m *Mutex) bool {
 	m.owner = t
 	t.mutexes++
 	t.CPU().Acquire(m)
-	s.Lockdep.AcquireTry(t.CPU(), t, LockClass{Name: m.Name})
+	s.Lockdep.AcquireTryCached(t.CPU(), t, &m.classes, LockClass{Name: m.Name})
 	return true
 }
 

@@ -24,6 +24,7 @@ type RWSem struct {
 	writersWaiting int
 	// Contended counts the lock calls that had to sleep.
 	Contended int
+	classes   ClassCache // lockdep's class of Name
 }
 
 // DownWrite takes r for writing, sleeping while a writer or any reader holds
@@ -125,5 +126,5 @@ func (s *Sched) rwsemMayTake(t *Task, r *RWSem) {
 	if r.writer == t || slices.Contains(r.readers, t) {
 		sim.Crash("possible recursive locking detected: %s already holds %s", t, r.Name)
 	}
-	s.Lockdep.Acquire(t.CPU(), t, LockClass{Name: r.Name})
+	s.Lockdep.AcquireCached(t.CPU(), t, &r.classes, LockClass{Name: r.Name})
 }
