@@ -38,8 +38,9 @@ import (
 //
 // kernel/kcsan/core.c, kernel/kcsan/report.c ("BUG: KCSAN: data-race in A / B")
 type RaceDetector struct {
-	m  *Machine
-	vc [][]uint32
+	m   *Machine
+	vc  [][]uint32
+	gen uint64 // this detector's number (SyncClock)
 	*raceState
 	seen map[string]bool
 
@@ -78,6 +79,22 @@ type raceState struct {
 
 // racePool holds the states of closed machines' detectors.
 var racePool sync.Pool
+
+// detectors numbers the detectors (RaceDetector.gen).
+var detectors atomic.Uint64
+
+// SyncClock is where a sync object released and acquired often (a lock, a
+// thread) keeps the place of its vector clock, so that the data-race oracle
+// finds it without hashing the object: the object holds one and passes a
+// pointer to it as the key to CPU.Release and CPU.Acquire (a *Thread's is
+// its own). It caches the detector's map, checked against the detector and
+// its own address: another run's detector, or a copy of the object, looks
+// the clock up again. The zero value is empty.
+type SyncClock struct {
+	gen  uint64     // the detector whose clock i is (0: none)
+	self *SyncClock // where it was filled in
+	i    int32
+}
 
 type shadowKey struct {
 	obj   any
@@ -187,7 +204,7 @@ type raceRec struct {
 // and to the happens-before edges the model declares (CPU.Release,
 // CPU.Acquire, interrupts raised from another CPU, thread switches).
 func NewRaceDetector(m *Machine) *RaceDetector {
-	d := &RaceDetector{m: m, raceState: getRaceState()}
+	d := &RaceDetector{m: m, raceState: getRaceState(), gen: detectors.Add(1)}
 	n := len(m.CPUs)
 	d.vc = make([][]uint32, n)
 	clocks := make([]uint32, n*n) // one allocation for every CPU's clock
@@ -261,10 +278,13 @@ func (d *RaceDetector) release(c *CPU, key any) {
 		return
 	}
 	v := d.vc[c.ID]
-	i, ok := d.sync[key]
+	i, ok := d.clockOf(key)
 	if !ok {
 		i = grow(&d.clocks, len(v))
 		d.sync[key] = i
+		if s := syncClockOf(key); s != nil {
+			*s = SyncClock{d.gen, s, i}
+		}
 	}
 	join(d.clocks[i:int(i)+len(v)], v)
 	v[c.ID]++
@@ -274,10 +294,34 @@ func (d *RaceDetector) acquire(c *CPU, key any) {
 	if c == nil || d.raceState == nil {
 		return
 	}
-	if i, ok := d.sync[key]; ok {
+	if i, ok := d.clockOf(key); ok {
 		v := d.vc[c.ID]
 		join(v, d.clocks[i:int(i)+len(v)])
 	}
+}
+
+// clockOf returns the offset of key's clock, if it has one.
+func (d *RaceDetector) clockOf(key any) (int32, bool) {
+	s := syncClockOf(key)
+	if s != nil && s.gen == d.gen && s.self == s {
+		return s.i, true
+	}
+	i, ok := d.sync[key]
+	if ok && s != nil {
+		*s = SyncClock{d.gen, s, i}
+	}
+	return i, ok
+}
+
+// syncClockOf returns the SyncClock key carries, or nil.
+func syncClockOf(key any) *SyncClock {
+	switch k := key.(type) {
+	case *SyncClock:
+		return k
+	case *Thread:
+		return &k.hb
+	}
+	return nil
 }
 
 func join(dst, src []uint32) {

@@ -44,7 +44,7 @@ func (k *Kernel) ctxLockNested(c *cpu.CPU, ctx *Context, subclass int) {
 	}
 	ctx.lockCPU = c.ID + 1
 	ctx.lockDepth++
-	c.Acquire(&ctx.lockCPU) // the data-race oracle's lock edge (cpu/race.go)
+	c.Acquire(&ctx.lockClock) // the data-race oracle's lock edge (cpu/race.go)
 }
 
 // ctxUnlock releases what ctxLock took.
@@ -54,7 +54,7 @@ func (k *Kernel) ctxUnlock(c *cpu.CPU, ctx *Context) {
 		panicCrash("raw_spin_unlock: ctx->lock of %v not held on cpu%d", ctx.task, c.ID)
 	}
 	if ctx.lockDepth--; ctx.lockDepth == 0 {
-		c.Release(&ctx.lockCPU)
+		c.Release(&ctx.lockClock)
 		ctx.lockCPU = 0
 		k.S.Lockdep.ReleaseAny(c, nil, ctxLockClass.Name)
 	}
