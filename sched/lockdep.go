@@ -390,7 +390,10 @@ func (ld *Lockdep) ReleaseAny(c *cpu.CPU, t *Task, name string) {
 		if held[i].name == name {
 			// In place: an emptied stack stays, so the holder's next
 			// acquisition reuses it.
-			n := copy(held[i:], held[i+1:])
+			n := 0
+			if i+1 < len(held) { // not the innermost (locks are mostly released in the reverse order)
+				n = copy(held[i:], held[i+1:])
+			}
 			held[i+n] = heldLock{}
 			st.locks = held[:i+n]
 			return
