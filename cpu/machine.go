@@ -81,13 +81,13 @@ func (m *Machine) Run(until sim.Time) error {
 
 // Close kills every thread's coroutine. Call it when a run is over.
 func (m *Machine) Close() {
-	if m.hb != nil {
-		m.hb.noteSizes() // race.go: the next run's detector starts this large
-	}
 	for _, th := range m.threads {
 		th.co.Kill()
 	}
 	m.threads = nil
+	if m.hb != nil {
+		m.hb.close() // race.go: the next run's detector reuses its memory
+	}
 }
 
 // note adds a trace record if anyone listens.

@@ -3,6 +3,7 @@ package cpu
 import (
 	"fmt"
 	"slices"
+	"sync"
 	"sync/atomic"
 
 	"perfsim/sim"
@@ -37,15 +38,11 @@ import (
 //
 // kernel/kcsan/core.c, kernel/kcsan/report.c ("BUG: KCSAN: data-race in A / B")
 type RaceDetector struct {
-	m      *Machine
-	vc     [][]uint32
-	sync   map[any][]uint32
-	shadow map[shadowKey][][4]raceRec // per CPU, the field's last access of each class
-	seen   map[string]bool
-	// The clocks of sync objects and the shadow cells are carved from
-	// these slabs, not allocated one by one (a run makes hundreds).
-	clockSlab []uint32
-	cellSlab  [][4]raceRec
+	m   *Machine
+	vc  [][]uint32
+	gen uint64 // this detector's number (SyncClock)
+	*raceState
+	seen map[string]bool
 
 	// Report is told each race, once per field, pair of functions and pair
 	// of operations in a run.
@@ -61,9 +58,55 @@ type RaceDetector struct {
 	Reports int
 }
 
+// raceState is a run's clocks and shadow, kept in a few flat slices that
+// hold no pointers where the checks look (the collector neither scans nor
+// clears them object by object), and handed to the next run's detector
+// when the machine closes (racePool): a run reuses the last one's memory
+// instead of allocating its own.
+type raceState struct {
+	// sync maps a sync object to its vector clock, clocks[i:i+ncpu].
+	sync   map[any]int32
+	clocks []uint32
+	// shadow maps an (object, field) to its cell, cells[i:i+4*ncpu]: per
+	// CPU, the field's last access of each class (accessClass).
+	shadow map[shadowKey]int32
+	cells  []shadowSlot
+	// recs holds what a report says of the accesses the cells keep, one
+	// per (cell, CPU, class) ever filled: a newer access of the class
+	// overwrites its record.
+	recs []raceRec
+}
+
+// racePool holds the states of closed machines' detectors.
+var racePool sync.Pool
+
+// detectors numbers the detectors (RaceDetector.gen).
+var detectors atomic.Uint64
+
+// SyncClock is where a sync object released and acquired often (a lock, a
+// thread) keeps the place of its vector clock, so that the data-race oracle
+// finds it without hashing the object: the object holds one and passes a
+// pointer to it as the key to CPU.Release and CPU.Acquire (a *Thread's is
+// its own). It caches the detector's map, checked against the detector and
+// its own address: another run's detector, or a copy of the object, looks
+// the clock up again. The zero value is empty.
+type SyncClock struct {
+	gen  uint64     // the detector whose clock i is (0: none)
+	self *SyncClock // where it was filled in
+	i    int32
+}
+
 type shadowKey struct {
 	obj   any
 	field string
+}
+
+// shadowSlot is one access a shadow cell keeps: its epoch (0: none) and its
+// record in raceState.recs. The class (the slot's place in the cell) says
+// whether it read or wrote and whether it was marked: all the check needs.
+type shadowSlot struct {
+	epoch uint32
+	rec   int32
 }
 
 // A shadow cell is, per CPU, a field's last access of each class (read or
@@ -72,8 +115,8 @@ type shadowKey struct {
 // other CPU do, as a CPU's later accesses are ordered after fewer things.
 
 // syncHint and shadowHint are the most sync objects and shadow cells a run
-// has made so far in this process (at most maxHint): the next detector's
-// maps start that large.
+// has made so far in this process (at most maxHint): a new state's maps
+// start that large.
 var syncHint, shadowHint atomic.Int64
 
 const maxHint = 1 << 12
@@ -93,29 +136,41 @@ func (d *RaceDetector) noteSizes() {
 	raise(&shadowHint, len(d.shadow))
 }
 
-// slabObjects is how many clocks or cells the next slab holds: as many as
-// made so far (at least 8, at most 64), so a run that makes few wastes little.
-func slabObjects(made int) int { return min(64, max(8, made)) }
-
-// newClock returns a zero vector clock.
-func (d *RaceDetector) newClock() []uint32 {
-	return carve(&d.clockSlab, len(d.vc), len(d.sync))
-}
-
-// newCell returns an empty shadow cell.
-func (d *RaceDetector) newCell() [][4]raceRec {
-	return carve(&d.cellSlab, len(d.vc), len(d.shadow))
-}
-
-// carve cuts n zero elements off *slab, first making a slab of
-// slabObjects(made) times n when too little is left.
-func carve[T any](slab *[]T, n, made int) []T {
-	if len(*slab) < n {
-		*slab = make([]T, n*slabObjects(made))
+// getRaceState returns an empty state: a closed run's, or a new one.
+func getRaceState() *raceState {
+	if s, ok := racePool.Get().(*raceState); ok {
+		return s
 	}
-	v := (*slab)[:n:n]
-	*slab = (*slab)[n:]
-	return v
+	// Sized for what the largest run so far needed: a run that grows its
+	// maps from empty spends most of its oracle time rehashing them.
+	return &raceState{sync: make(map[any]int32, syncHint.Load()), shadow: make(map[shadowKey]int32, shadowHint.Load())}
+}
+
+// close hands the detector's state to the next run's (the machine is
+// closed: no code runs on it any more).
+func (d *RaceDetector) close() {
+	s := d.raceState
+	if s == nil {
+		return
+	}
+	d.noteSizes()
+	d.raceState = nil
+	if len(s.sync) > maxHint || len(s.shadow) > maxHint {
+		return // an outsized run's maps would cost every later run their clearing
+	}
+	clear(s.sync)
+	clear(s.shadow)
+	clear(s.recs) // drop the run's threads
+	s.clocks, s.cells, s.recs = s.clocks[:0], s.cells[:0], s.recs[:0]
+	racePool.Put(s)
+}
+
+// grow extends *v by n zero elements and returns the offset of the first.
+func grow[T any](v *[]T, n int) int32 {
+	i := len(*v)
+	*v = slices.Grow(*v, n)[:i+n]
+	clear((*v)[i:])
+	return int32(i)
 }
 
 func accessClass(op AccessOp) int {
@@ -129,27 +184,27 @@ func accessClass(op AccessOp) int {
 	return c
 }
 
-// raceRec is one access: its epoch and where it ran, nothing formatted
-// (laid out small: a shadow cell holds four per CPU).
+// classWrites and classMarked say what accessClass's classes are.
+func classWrites(cl int) bool { return cl >= 2 }
+func classMarked(cl int) bool { return cl&1 != 0 }
+
+// raceRec is one access: where it ran, nothing formatted, for a report.
 type raceRec struct {
-	fn    string
-	sys   string
-	step  string
-	th    *Thread
-	t     sim.Time
-	epoch uint32 // 0: none
-	cpu   int32
-	op    AccessOp
-	ctx   Context
+	fn   string
+	sys  string
+	step string
+	th   *Thread
+	t    sim.Time
+	cpu  int32
+	op   AccessOp
+	ctx  Context
 }
 
 // NewRaceDetector installs a detector on m: it listens to m's footprints
 // and to the happens-before edges the model declares (CPU.Release,
 // CPU.Acquire, interrupts raised from another CPU, thread switches).
 func NewRaceDetector(m *Machine) *RaceDetector {
-	// Sized for what the largest run so far needed: a run that grows its
-	// maps from empty spends most of its oracle time rehashing them.
-	d := &RaceDetector{m: m, sync: make(map[any][]uint32, syncHint.Load()), shadow: make(map[shadowKey][][4]raceRec, shadowHint.Load())}
+	d := &RaceDetector{m: m, raceState: getRaceState(), gen: detectors.Add(1)}
 	n := len(m.CPUs)
 	d.vc = make([][]uint32, n)
 	clocks := make([]uint32, n*n) // one allocation for every CPU's clock
@@ -219,26 +274,54 @@ func (m *Machine) post(target *CPU) {
 }
 
 func (d *RaceDetector) release(c *CPU, key any) {
-	if c == nil {
+	if c == nil || d.raceState == nil {
 		return
 	}
 	v := d.vc[c.ID]
-	s := d.sync[key]
-	if s == nil {
-		s = d.newClock()
-		d.sync[key] = s
+	i, ok := d.clockOf(key)
+	if !ok {
+		i = grow(&d.clocks, len(v))
+		d.sync[key] = i
+		if s := syncClockOf(key); s != nil {
+			*s = SyncClock{d.gen, s, i}
+		}
 	}
-	join(s, v)
+	join(d.clocks[i:int(i)+len(v)], v)
 	v[c.ID]++
 }
 
 func (d *RaceDetector) acquire(c *CPU, key any) {
-	if c == nil {
+	if c == nil || d.raceState == nil {
 		return
 	}
-	if s := d.sync[key]; s != nil {
-		join(d.vc[c.ID], s)
+	if i, ok := d.clockOf(key); ok {
+		v := d.vc[c.ID]
+		join(v, d.clocks[i:int(i)+len(v)])
 	}
+}
+
+// clockOf returns the offset of key's clock, if it has one.
+func (d *RaceDetector) clockOf(key any) (int32, bool) {
+	s := syncClockOf(key)
+	if s != nil && s.gen == d.gen && s.self == s {
+		return s.i, true
+	}
+	i, ok := d.sync[key]
+	if ok && s != nil {
+		*s = SyncClock{d.gen, s, i}
+	}
+	return i, ok
+}
+
+// syncClockOf returns the SyncClock key carries, or nil.
+func syncClockOf(key any) *SyncClock {
+	switch k := key.(type) {
+	case *SyncClock:
+		return k
+	case *Thread:
+		return &k.hb
+	}
+	return nil
 }
 
 func join(dst, src []uint32) {
@@ -249,41 +332,61 @@ func join(dst, src []uint32) {
 	}
 }
 
-// ordered reports whether access r is ordered before the code CPU i runs now.
-func (d *RaceDetector) ordered(r *raceRec, i int) bool {
-	return int(r.cpu) == i || r.epoch <= d.vc[i][r.cpu]
-}
-
 func (d *RaceDetector) access(c *CPU, f Footprint) {
-	if f.Op.IsIntended() {
+	if f.Op.IsIntended() || d.raceState == nil {
 		return // data_race(): KCSAN does not look
 	}
 	c = d.m.running(c)
+	n := len(d.vc)
 	k := shadowKey{f.Obj, f.Field}
-	last := d.shadow[k]
-	if last == nil {
-		last = d.newCell()
-		d.shadow[k] = last
+	i, ok := d.shadow[k]
+	if !ok {
+		i = grow(&d.cells, 4*n)
+		d.shadow[k] = i
 	}
-	r := raceRec{epoch: d.vc[c.ID][c.ID], cpu: int32(c.ID), op: f.Op, fn: f.Func, ctx: c.Context(), th: c.curr, step: c.lastStep, t: c.Now()}
-	if d.SyscallOf != nil && r.th != nil && r.ctx == CtxTask {
-		r.sys = d.SyscallOf(r.th)
-	}
-	for j := range last {
+	cell := d.cells[i : int(i)+4*n]
+	now := d.vc[c.ID]
+	wr, mk := f.Op.IsWrite(), f.Op.IsMarked()
+	var r raceRec
+	made := false
+	for j := range n {
 		if j == c.ID {
 			continue
 		}
-		for cl := range last[j] {
-			p := &last[j][cl]
-			if p.epoch == 0 || (!p.op.IsWrite() && !f.Op.IsWrite()) || (p.op.IsMarked() && f.Op.IsMarked()) {
+		for cl := range 4 {
+			p := cell[4*j+cl]
+			if p.epoch == 0 || (!classWrites(cl) && !wr) || (classMarked(cl) && mk) {
 				continue
 			}
-			if !d.ordered(p, c.ID) {
-				d.conflict(f, *p, r)
+			if p.epoch <= now[j] {
+				continue // ordered: p happens before the code c runs now
 			}
+			if !made {
+				r, made = d.record(c, f), true
+			}
+			d.conflict(f, d.recs[p.rec], r)
 		}
 	}
-	last[c.ID][accessClass(f.Op)] = r
+	if !made {
+		r = d.record(c, f)
+	}
+	p := &cell[4*c.ID+accessClass(f.Op)]
+	if p.epoch == 0 {
+		p.rec = int32(len(d.recs))
+		d.recs = append(d.recs, r)
+	} else {
+		d.recs[p.rec] = r
+	}
+	p.epoch = now[c.ID]
+}
+
+// record describes f, running on c now, for a report.
+func (d *RaceDetector) record(c *CPU, f Footprint) raceRec {
+	r := raceRec{cpu: int32(c.ID), op: f.Op, fn: f.Func, ctx: c.Context(), th: c.curr, step: c.lastStep, t: c.Now()}
+	if d.SyscallOf != nil && r.th != nil && r.ctx == CtxTask {
+		r.sys = d.SyscallOf(r.th)
+	}
+	return r
 }
 
 // conflict reports a and b, concurrent (access() already left out what

@@ -135,6 +135,11 @@ func TestRaceHappensBefore(t *testing.T) {
 			acq(1*us, 0, "L"), rel(2*us, 0, "L"), acc(3*us, 0, "x", PlainRMW, "dec"),
 			acq(4*us, 1, "L"), acc(5*us, 1, "x", PlainRMW, "inc"), rel(6*us, 1, "L"),
 		}, []string{"dec / inc on x"}},
+		{"CPUs past the first word of a cell's filled bits", 20, []raceOp{
+			acc(1*us, 17, "x", PlainRMW, "inc"), acq(2*us, 19, "L"), acc(3*us, 3, "x", PlainRead, "peek"),
+			acc(4*us, 19, "x", MarkedRead, "peek_once"), acc(5*us, 18, "x", PlainWrite, "set"),
+			rel(6*us, 18, "L"), acq(7*us, 17, "L"), acc(8*us, 17, "x", PlainRead, "reread"),
+		}, []string{"inc / peek on x", "inc / peek_once on x", "peek / set on x", "inc / set on x"}}, // reread: after set, through L
 		{"far apart in time is still a race", 2, []raceOp{
 			acc(1*us, 0, "x", PlainRMW, "inc"), acc(500*us, 1, "x", PlainRead, "peek"),
 		}, []string{"inc / peek on x"}},

@@ -18,6 +18,7 @@ type Thread struct {
 
 	cpu *CPU
 	co  *sim.Coroutine
+	hb  SyncClock // a switch's release and acquire (race.go)
 }
 
 // NewThread returns a thread that will run body the first time a CPU switches to

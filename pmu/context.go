@@ -26,6 +26,7 @@ type Context struct {
 	// lockCPU is 1 + the CPU holding ctx->lock (0: free); lockDepth counts
 	// the model's nested takes on that CPU (context_lock.go).
 	lockCPU, lockDepth int
+	lockClock          cpu.SyncClock // ctx->lock's for the data-race oracle (cpu/race.go)
 	// pinned and flexible are the group leaders (ctx->pinned_groups,
 	// flexible_groups), in insertion order (the rb-tree's group_index order).
 	pinned, flexible []*Event

@@ -40,11 +40,11 @@ func (k *Kernel) ctxLockNested(c *cpu.CPU, ctx *Context, subclass int) {
 		c.Spend(spinCost)
 	}
 	if ctx.lockDepth == 0 {
-		k.S.Lockdep.Acquire(c, nil, sched.LockClass{Name: ctxLockClass.Name, Subclass: subclass})
+		k.S.Lockdep.AcquireCached(c, nil, &k.ctxLockClasses, sched.LockClass{Name: ctxLockClass.Name, Subclass: subclass})
 	}
 	ctx.lockCPU = c.ID + 1
 	ctx.lockDepth++
-	c.Acquire(&ctx.lockCPU) // the data-race oracle's lock edge (cpu/race.go)
+	c.Acquire(&ctx.lockClock) // the data-race oracle's lock edge (cpu/race.go)
 }
 
 // ctxUnlock releases what ctxLock took.
@@ -54,7 +54,7 @@ func (k *Kernel) ctxUnlock(c *cpu.CPU, ctx *Context) {
 		panicCrash("raw_spin_unlock: ctx->lock of %v not held on cpu%d", ctx.task, c.ID)
 	}
 	if ctx.lockDepth--; ctx.lockDepth == 0 {
-		c.Release(&ctx.lockCPU)
+		c.Release(&ctx.lockClock)
 		ctx.lockCPU = 0
 		k.S.Lockdep.ReleaseAny(c, nil, ctxLockClass.Name)
 	}

@@ -77,6 +77,8 @@ type Kernel struct {
 	cgs        cgroupState             // perf's cgroup controller and the cgroup-time-adds-up ledger (cgroup.go)
 	race       *cpu.RaceDetector       // the data-race oracle, nil when off (datarace.go)
 	raceHook   func(DataRaceViolation) // its report
+	// ctxLockClasses is ctx->lock's lockdep class cache (context_lock.go).
+	ctxLockClasses sched.ClassCache
 }
 
 // Options configures the perf core of a machine.

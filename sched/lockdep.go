@@ -128,6 +128,34 @@ func ClassOf(cl LockClass) ClassID {
 
 var noClasses []LockClass
 
+// ClassCache remembers ClassOf of one lock's name per subclass, so that an
+// acquisition does not hash the name (register_lock_class() finds a lock's
+// class through lock->class_cache[subclass], not a hash, after the first
+// time). A lock embeds one (Mutex, RWSem), a subsystem keeps one for a
+// class of its own (ctx->lock). The zero value is empty; not for
+// concurrent use.
+// kernel/locking/lockdep.c: look_up_lock_class()
+type ClassCache struct {
+	name string
+	ids  [2]ClassID // per subclass 0 and 1: the id plus one (0: not looked up)
+}
+
+// Of returns ClassOf(cl), looking it up once.
+func (cc *ClassCache) Of(cl LockClass) ClassID {
+	if cc == nil || cl.Subclass < 0 || cl.Subclass >= len(cc.ids) {
+		return ClassOf(cl)
+	}
+	if cc.name != cl.Name {
+		cc.name, cc.ids = cl.Name, [2]ClassID{}
+	}
+	if id := cc.ids[cl.Subclass]; id != 0 {
+		return id - 1
+	}
+	id := ClassOf(cl)
+	cc.ids[cl.Subclass] = id + 1
+	return id
+}
+
 func classesOf() *[]LockClass {
 	if p := classTable.classes.Load(); p != nil {
 		return p
@@ -298,11 +326,14 @@ func (ld *Lockdep) edgeChain(a, b ClassID) lockChain {
 // Acquire records that the holder on c (t for a sleeping lock) takes a lock
 // of class cl.
 // kernel/locking/lockdep.c: lock_acquire()
-func (ld *Lockdep) Acquire(c *cpu.CPU, t *Task, cl LockClass) {
+func (ld *Lockdep) Acquire(c *cpu.CPU, t *Task, cl LockClass) { ld.AcquireCached(c, t, nil, cl) }
+
+// AcquireCached is Acquire with the lock's class cache (nil: none).
+func (ld *Lockdep) AcquireCached(c *cpu.CPU, t *Task, cc *ClassCache, cl LockClass) {
 	if ld == nil || ld.Off {
 		return
 	}
-	id := ClassOf(cl)
+	id := cc.Of(cl)
 	ld.grow(id)
 	key, ch := acquirer(c, t)
 	if c != nil && c.InNMI() {
@@ -328,11 +359,14 @@ func (ld *Lockdep) Acquire(c *cpu.CPU, t *Task, cl LockClass) {
 // AcquireTry records a trylock that succeeded: the lock is held, but a
 // trylock cannot wait, so it adds no dependency.
 // kernel/locking/lockdep.c: lock_acquire(trylock=1)
-func (ld *Lockdep) AcquireTry(c *cpu.CPU, t *Task, cl LockClass) {
+func (ld *Lockdep) AcquireTry(c *cpu.CPU, t *Task, cl LockClass) { ld.AcquireTryCached(c, t, nil, cl) }
+
+// AcquireTryCached is AcquireTry with the lock's class cache (nil: none).
+func (ld *Lockdep) AcquireTryCached(c *cpu.CPU, t *Task, cc *ClassCache, cl LockClass) {
 	if ld == nil || ld.Off {
 		return
 	}
-	id := ClassOf(cl)
+	id := cc.Of(cl)
 	ld.grow(id)
 	key, ch := acquirer(c, t)
 	st := ld.stack(key, true)
@@ -356,7 +390,10 @@ func (ld *Lockdep) ReleaseAny(c *cpu.CPU, t *Task, name string) {
 		if held[i].name == name {
 			// In place: an emptied stack stays, so the holder's next
 			// acquisition reuses it.
-			n := copy(held[i:], held[i+1:])
+			n := 0
+			if i+1 < len(held) { // not the innermost (locks are mostly released in the reverse order)
+				n = copy(held[i:], held[i+1:])
+			}
 			held[i+n] = heldLock{}
 			st.locks = held[:i+n]
 			return

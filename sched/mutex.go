@@ -15,6 +15,8 @@ type Mutex struct {
 	waiters WaitQueue
 	// Contended counts the lock calls that had to sleep.
 	Contended int
+	classes   ClassCache    // lockdep's class of Name
+	hb        cpu.SyncClock // the data-race oracle's key (cpu/race.go)
 }
 
 // MutexLock takes m, sleeping while another task holds it. Taking a mutex the
@@ -34,7 +36,7 @@ func (s *Sched) MutexLockNested(t *Task, m *Mutex, subclass int) {
 	if m.owner == t {
 		sim.Crash("possible recursive locking detected: %s already holds %s", t, m.Name)
 	}
-	s.Lockdep.Acquire(t.CPU(), t, LockClass{m.Name, subclass})
+	s.Lockdep.AcquireCached(t.CPU(), t, &m.classes, LockClass{m.Name, subclass})
 	for m.owner != nil {
 		m.Contended++
 		m.waiters.waiters = append(m.waiters.waiters, t)
@@ -44,7 +46,7 @@ func (s *Sched) MutexLockNested(t *Task, m *Mutex, subclass int) {
 	}
 	m.owner = t
 	t.mutexes++
-	t.CPU().Acquire(m) // the data-race oracle's lock edge (cpu/race.go)
+	t.CPU().Acquire(&m.hb) // the data-race oracle's lock edge (cpu/race.go)
 }
 
 // MutexTryLock takes m if it is free: mutex_trylock().
@@ -54,8 +56,8 @@ func (s *Sched) MutexTryLock(t *Task, m *Mutex) bool {
 	}
 	m.owner = t
 	t.mutexes++
-	t.CPU().Acquire(m)
-	s.Lockdep.AcquireTry(t.CPU(), t, LockClass{Name: m.Name})
+	t.CPU().Acquire(&m.hb)
+	s.Lockdep.AcquireTryCached(t.CPU(), t, &m.classes, LockClass{Name: m.Name})
 	return true
 }
 
@@ -66,7 +68,7 @@ func (s *Sched) MutexUnlock(t *Task, m *Mutex) {
 	if m.owner != t {
 		sim.Crash("DEBUG_LOCKS_WARN_ON(__owner_task(owner) != current): %s unlocks %s held by %v", t, m.Name, m.owner)
 	}
-	t.CPU().Release(m)
+	t.CPU().Release(&m.hb)
 	m.owner = nil
 	t.mutexes--
 	s.Lockdep.ReleaseAny(t.CPU(), t, m.Name)

@@ -24,6 +24,8 @@ type RWSem struct {
 	writersWaiting int
 	// Contended counts the lock calls that had to sleep.
 	Contended int
+	classes   ClassCache    // lockdep's class of Name
+	hb        cpu.SyncClock // the data-race oracle's key (cpu/race.go)
 }
 
 // DownWrite takes r for writing, sleeping while a writer or any reader holds
@@ -43,7 +45,7 @@ func (s *Sched) DownWrite(t *Task, r *RWSem) {
 	}
 	r.writer = t
 	t.mutexes++
-	t.CPU().Acquire(r) // the data-race oracle's lock edge (cpu/race.go)
+	t.CPU().Acquire(&r.hb) // the data-race oracle's lock edge (cpu/race.go)
 }
 
 // DownRead takes r for reading, sleeping while a writer holds it or waits
@@ -60,7 +62,7 @@ func (s *Sched) DownRead(t *Task, r *RWSem) {
 	}
 	r.readers = append(r.readers, t)
 	t.mutexes++
-	t.CPU().Acquire(r)
+	t.CPU().Acquire(&r.hb)
 }
 
 // UpWrite releases r held for writing and wakes its waiters. Releasing a lock
@@ -70,7 +72,7 @@ func (s *Sched) UpWrite(t *Task, r *RWSem) {
 	if r.writer != t {
 		sim.Crash("DEBUG_RWSEMS_WARN_ON(sem->owner != current): %s up_write()s %s held for write by %v", t, r.Name, r.writer)
 	}
-	t.CPU().Release(r)
+	t.CPU().Release(&r.hb)
 	r.writer = nil
 	t.mutexes--
 	s.Lockdep.ReleaseAny(t.CPU(), t, r.Name)
@@ -85,7 +87,7 @@ func (s *Sched) UpRead(t *Task, r *RWSem) {
 	if i < 0 {
 		sim.Crash("DEBUG_RWSEMS_WARN_ON: %s up_read()s %s it does not hold for read", t, r.Name)
 	}
-	t.CPU().Release(r) // readers join one clock: an over-approximation that can only hide a race
+	t.CPU().Release(&r.hb) // readers join one clock: an over-approximation that can only hide a race
 	r.readers = slices.Delete(r.readers, i, i+1)
 	t.mutexes--
 	s.Lockdep.ReleaseAny(t.CPU(), t, r.Name)
@@ -125,5 +127,5 @@ func (s *Sched) rwsemMayTake(t *Task, r *RWSem) {
 	if r.writer == t || slices.Contains(r.readers, t) {
 		sim.Crash("possible recursive locking detected: %s already holds %s", t, r.Name)
 	}
-	s.Lockdep.Acquire(t.CPU(), t, LockClass{Name: r.Name})
+	s.Lockdep.AcquireCached(t.CPU(), t, &r.classes, LockClass{Name: r.Name})
 }
