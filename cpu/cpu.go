@@ -34,6 +34,7 @@ type Interrupt struct {
 // CPU is one simulated CPU.
 type CPU struct {
 	ID   int
+	ipi  ipiKey // its interrupt mailbox (race.go)
 	m    *Machine
 	eng  *sim.Engine
 	lane *sim.Lane
@@ -329,7 +330,7 @@ func (c *CPU) runHandler(in *bool, kind string, it Interrupt) {
 		c.m.boundary(c, BoundaryEnter, "enter:"+it.Name)
 	}
 	c.m.touch(c, "pending", true) // taken off the pending list: what the step points that follow offer changes
-	c.Acquire(ipiKey{c.ID})
+	c.Acquire(&c.ipi)
 	it.Fn(c)
 	c.m.note(c, sim.KExit, kind, it.Name, 0)
 	*in, c.irqsOn = false, saved

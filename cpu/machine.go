@@ -46,6 +46,7 @@ func NewMachine(cfg Config, ch sim.Chooser) *Machine {
 	m := &Machine{Eng: sim.NewEngine(ch)}
 	for i := 0; i < cfg.CPUs; i++ {
 		c := &CPU{ID: i, m: m, eng: m.Eng, irqsOn: true}
+		c.ipi.cpu = i
 		c.lane = m.Eng.AddLane(sim.LaneName(i), c.run)
 		m.CPUs = append(m.CPUs, c)
 	}

@@ -253,7 +253,12 @@ func (m *Machine) running(c *CPU) *CPU {
 // another CPU releases into it, and every handler n runs acquires it (the
 // IPI's and the irq_work's ordering: smp_call_function_single()'s csd,
 // irq_work_queue_on(), an hrtimer armed from another CPU).
-type ipiKey struct{ cpu int }
+// Each CPU has one (CPU.ipi), which carries its clock's place, so a
+// handler's acquire finds it without hashing a key.
+type ipiKey struct {
+	cpu int
+	hb  SyncClock
+}
 
 // post is a release into target's interrupt mailbox by the running CPU, if
 // it is another one.
@@ -269,7 +274,7 @@ func (m *Machine) post(target *CPU) {
 		return
 	}
 	if s := m.running(nil); s != nil && s != target {
-		m.hb.release(s, ipiKey{target.ID})
+		m.hb.release(s, &target.ipi)
 	}
 }
 
@@ -319,6 +324,8 @@ func syncClockOf(key any) *SyncClock {
 	case *SyncClock:
 		return k
 	case *Thread:
+		return &k.hb
+	case *ipiKey:
 		return &k.hb
 	}
 	return nil

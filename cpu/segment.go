@@ -105,7 +105,7 @@ func FootprintKey(obj any) (string, bool) {
 		return o, true
 	case *CPU:
 		return "cpu" + strconv.Itoa(o.ID), true
-	case ipiKey:
+	case *ipiKey:
 		return "ipi@cpu" + strconv.Itoa(o.cpu), true
 	}
 	return "", false

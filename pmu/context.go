@@ -94,10 +94,10 @@ func (e *Event) updateTime(fn string) {
 	if e.ctx == nil {
 		return
 	}
-	c := e.k.curCPU()
-	c.Access(e, "event->tstamp", cpu.PlainRead, fn) // core.c: __perf_update_times(): u64 delta = now - event->tstamp
+	// One annotation for the read (__perf_update_times(): u64 delta = now -
+	// event->tstamp) and the write (event->tstamp = now) that follows it.
+	e.k.curCPU().Access(e, "event->tstamp", cpu.PlainRMW, fn) // core.c: perf_event_update_time()
 	e.foldTime()
-	c.Access(e, "event->tstamp", cpu.PlainWrite, fn) // core.c: perf_event_update_time(): event->tstamp = now
 }
 
 // foldTime is updateTime without the annotations: the model's own

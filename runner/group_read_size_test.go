@@ -23,8 +23,7 @@ func TestGroupSampleReadSizeBuiltins(t *testing.T) {
 			// the owner's mmap() on cpu0 folded lead's times without ctx->lock;
 			// the IPI installing the sibling schedules lead out on cpu1
 			// (docs/upstream/mmap-rb-update-time.md: today's kernel)
-			"data-race at 11.658us on cpu1: BUG: KCSAN: data-race in perf_event_set_state / perf_mmap_rb: write to event->tstamp of event 1 in perf_mmap_rb by task owner/101 in mmap on cpu0 after step ring_buffer_attach:rb-set at 823ns; read to event->tstamp of event 1 in perf_event_set_state in irq context on cpu1 after step event_sched_out:del at 11.658us",
-			"data-race at 11.658us on cpu1: BUG: KCSAN: data-race in perf_event_set_state / perf_mmap_rb: read to event->tstamp of event 1 in perf_mmap_rb by task owner/101 in mmap on cpu0 after step ring_buffer_attach:rb-set at 823ns; write to event->tstamp of event 1 in perf_event_set_state in irq context on cpu1 after step event_sched_out:del at 11.658us",
+			"data-race at 11.658us on cpu1: BUG: KCSAN: data-race in perf_event_set_state / perf_mmap_rb: read-write to event->tstamp of event 1 in perf_mmap_rb by task owner/101 in mmap on cpu0 after step ring_buffer_attach:rb-set at 823ns; read-write to event->tstamp of event 1 in perf_event_set_state in irq context on cpu1 after step event_sched_out:del at 11.658us",
 			// the PMI in perf_group_attach() between nr_siblings++ and
 			// perf_event__header_size(): nr 2, two entries, sized for one
 			"record-fits-reservation at 11.446us: ring buffer of event 1 (cpu 1): the record at 0x0 reserved 48 bytes and its writer wrote 64",
