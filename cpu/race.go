@@ -71,10 +71,39 @@ type raceState struct {
 	// CPU, the field's last access of each class (accessClass).
 	shadow map[shadowKey]int32
 	cells  []shadowSlot
+	// recent caches shadow's last lookups by exact key, so the accesses
+	// code makes to a few fields of one object in a row hash nothing.
+	recent [8]recentCell
 	// recs holds what a report says of the accesses the cells keep, one
 	// per (cell, CPU, class) ever filled: a newer access of the class
 	// overwrites its record.
 	recs []raceRec
+}
+
+// recentCell is a shadow lookup remembered in raceState.recent.
+type recentCell struct {
+	k  shadowKey
+	i  int32
+	ok bool
+}
+
+// cellOf returns the offset of (obj, field)'s shadow cell, made on first use.
+func (s *raceState) cellOf(k shadowKey, ncpu int) int32 {
+	slot := len(k.field)
+	if slot > 0 {
+		slot += int(k.field[slot-1])
+	}
+	h := &s.recent[slot&7]
+	if h.ok && h.k.field == k.field && h.k.obj == k.obj {
+		return h.i
+	}
+	i, ok := s.shadow[k]
+	if !ok {
+		i = grow(&s.cells, 4*ncpu)
+		s.shadow[k] = i
+	}
+	*h = recentCell{k, i, true}
+	return i
 }
 
 // racePool holds the states of closed machines' detectors.
@@ -160,6 +189,7 @@ func (d *RaceDetector) close() {
 	}
 	clear(s.sync)
 	clear(s.shadow)
+	s.recent = [8]recentCell{}
 	clear(s.recs) // drop the run's threads
 	s.clocks, s.cells, s.recs = s.clocks[:0], s.cells[:0], s.recs[:0]
 	racePool.Put(s)
@@ -345,12 +375,7 @@ func (d *RaceDetector) access(c *CPU, f Footprint) {
 	}
 	c = d.m.running(c)
 	n := len(d.vc)
-	k := shadowKey{f.Obj, f.Field}
-	i, ok := d.shadow[k]
-	if !ok {
-		i = grow(&d.cells, 4*n)
-		d.shadow[k] = i
-	}
+	i := d.cellOf(shadowKey{f.Obj, f.Field}, n)
 	cell := d.cells[i : int(i)+4*n]
 	now := d.vc[c.ID]
 	wr, mk := f.Op.IsWrite(), f.Op.IsMarked()
@@ -359,6 +384,9 @@ func (d *RaceDetector) access(c *CPU, f Footprint) {
 	for j := range n {
 		if j == c.ID {
 			continue
+		}
+		if q := cell[4*j : 4*j+4]; q[0].epoch|q[1].epoch|q[2].epoch|q[3].epoch == 0 {
+			continue // j never touched the field
 		}
 		for cl := range 4 {
 			p := cell[4*j+cl]
