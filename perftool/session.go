@@ -268,6 +268,13 @@ func (ss *Session) workloadChild(t *sched.Task) {
 		ss.S.Syscall(t, "read", func(t *sched.Task) {
 			for !ss.uncorked && ss.S.Wait(t, &ss.cork) {
 			}
+			// pipe_read() takes pipe->mutex, which pipe_write() released:
+			// what perf did before the write happens before the exec, even
+			// when the child found the byte there without sleeping (the
+			// data-race oracle's edge; a wake-up gives it only to a sleeper).
+			if ss.uncorked {
+				t.CPU().Acquire(&ss.cork)
+			}
 		})
 	}
 	ss.S.Exec(t, WorkloadPath(t.Comm)) // begin_new_exec(): perf_event_exec(), the exec COMM, the image's MMAP2s
@@ -280,6 +287,7 @@ func WorkloadPath(task string) string { return "/usr/local/bin/" + task }
 // startWorkload writes the cork: evlist__start_workload().
 func (ss *Session) startWorkload(t *sched.Task) {
 	ss.S.Syscall(t, "write", func(t *sched.Task) {
+		t.CPU().Release(&ss.cork) // pipe_write(): mutex_unlock(&pipe->mutex)
 		ss.uncorked = true
 		ss.S.WakeUpAll(&ss.cork)
 	})
