@@ -19,21 +19,11 @@ func TestDataRaceReportsAcrossSchedules(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	type rep struct {
-		Key              string
-		Schedules, First int
-	}
-	reps := func(rs []*DataRaceReport) []rep {
-		var out []rep
-		for _, r := range rs {
-			out = append(out, rep{r.Key, r.Schedules, r.First})
-		}
-		return out
-	}
+	reps := reportCounts
 	// The victim's exit pins its context too (perf_event_exit_task_context():
 	// perf_pin_task_context(), as in the kernels before the fix), against the
 	// openers' unlocked unpins.
-	want := []rep{{"BUG: KCSAN: data-race in find_get_context / perf_unpin_context: read-write to ctx->pin_count", 4, 1},
+	want := []reportCount{{"BUG: KCSAN: data-race in find_get_context / perf_unpin_context: read-write to ctx->pin_count", 4, 1},
 		{"BUG: KCSAN: data-race in perf_pin_task_context / perf_unpin_context: read-write to ctx->pin_count", 4, 1}}
 	if d := cmp.Diff(want, reps(ex.DataRaceReports)); d != "" {
 		t.Errorf("(-want +got):\n%s", d)
@@ -76,15 +66,8 @@ func TestDataRaceMmapRBToday(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	type rep struct {
-		Key              string
-		Schedules, First int
-	}
-	var got []rep
-	for _, r := range ex.DataRaceReports {
-		got = append(got, rep{r.Key, r.Schedules, r.First})
-	}
-	want := []rep{{"BUG: KCSAN: data-race in perf_event_set_state / perf_mmap_rb: read-write to event->tstamp", 4, 1}}
+	got := reportCounts(ex.DataRaceReports)
+	want := []reportCount{{"BUG: KCSAN: data-race in perf_event_set_state / perf_mmap_rb: read-write to event->tstamp", 4, 1}}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("(-want +got):\n%s", d)
 	}

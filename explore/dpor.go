@@ -311,29 +311,36 @@ func (p *porRun) agentOf(a sim.Agent) porAgent {
 	return porAgent{a.Lane(), p.m.CPUs[a.Lane()].Context()}
 }
 
+// fragmentStart is the step point (or handler entry) the fragment a
+// boundary opens counts as starting at: the boundary's own label for a step
+// point or an entry, remembered per thread and per interrupt context; for
+// the rest of a fragment the context was in, the label it started at (a
+// thread's first fragment: "start:NAME").
+func fragmentStart(task map[*cpu.Thread]string, irq map[porAgent]string, kind cpu.BoundaryKind, ag porAgent, th *cpu.Thread, label string) string {
+	switch kind {
+	case cpu.BoundaryStep, cpu.BoundaryEnter:
+		if ag.ctx == cpu.CtxTask {
+			task[th] = label
+		} else {
+			irq[ag] = label
+		}
+		return label
+	}
+	if ag.ctx != cpu.CtxTask {
+		return irq[ag]
+	}
+	start, ok := task[th]
+	if !ok && th != nil {
+		start = "start:" + th.Name // the thread's first fragment
+		task[th] = start
+	}
+	return start
+}
+
 // Boundary implements cpu.SegmentListener.
 func (p *porRun) Boundary(c *cpu.CPU, kind cpu.BoundaryKind, ctx cpu.Context, th *cpu.Thread, label string) {
 	ag := porAgent{c.ID, ctx}
-	start := ""
-	switch kind {
-	case cpu.BoundaryStep, cpu.BoundaryEnter:
-		start = label
-		if ctx == cpu.CtxTask {
-			p.task[th] = label
-		} else {
-			p.irq[ag] = label
-		}
-	default: // the rest of the fragment the context was in
-		if ctx == cpu.CtxTask {
-			var ok bool
-			if start, ok = p.task[th]; !ok && th != nil {
-				start = "start:" + th.Name // the thread's first fragment
-				p.task[th] = start
-			}
-		} else {
-			start = p.irq[ag]
-		}
-	}
+	start := fragmentStart(p.task, p.irq, kind, ag, th, label)
 	p.close()
 	ev := &porEvent{agent: ag, complete: start != "" && cpu.IsComplete(start), fresh: kind == cpu.BoundaryStep}
 	// Every fragment looks at its CPU's pending interrupts and at which

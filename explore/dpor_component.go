@@ -142,27 +142,7 @@ func (p *compRun) refuse(why string) {
 func (p *compRun) Boundary(c *cpu.CPU, kind cpu.BoundaryKind, ctx cpu.Context, th *cpu.Thread, label string) {
 	p.started = true
 	p.lane = c.ID
-	ag := porAgent{c.ID, ctx}
-	start := ""
-	switch kind {
-	case cpu.BoundaryStep, cpu.BoundaryEnter:
-		start = label
-		if ctx == cpu.CtxTask {
-			p.task[th] = label
-		} else {
-			p.irq[ag] = label
-		}
-	default:
-		if ctx == cpu.CtxTask {
-			var ok bool
-			if start, ok = p.task[th]; !ok && th != nil {
-				start = "start:" + th.Name
-				p.task[th] = start
-			}
-		} else {
-			start = p.irq[ag]
-		}
-	}
+	start := fragmentStart(p.task, p.irq, kind, porAgent{c.ID, ctx}, th, label)
 	if th != nil && ctx == cpu.CtxTask {
 		if h, ok := p.s.home[th.Name]; !ok {
 			p.s.home[th.Name] = c.ID

@@ -35,15 +35,8 @@ func TestLifetimeReportsAcrossSchedules(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	type rep struct {
-		Key              string
-		Schedules, First int
-	}
-	var got []rep
-	for _, r := range ex.LifetimeReports {
-		got = append(got, rep{r.Key, r.Schedules, r.First})
-	}
-	want := []rep{{"unreferenced object (leak): the perf_buffer event N mapped has refcount N at the end, N events attached, its AUX area still allocated (aux_refcount N, aux_mmap_count N)", 4, 1}}
+	got := reportCounts(ex.LifetimeReports)
+	want := []reportCount{{"unreferenced object (leak): the perf_buffer event N mapped has refcount N at the end, N events attached, its AUX area still allocated (aux_refcount N, aux_mmap_count N)", 4, 1}}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("(-want +got):\n%s", d)
 	}
@@ -56,4 +49,20 @@ func TestLifetimeReportsAcrossSchedules(t *testing.T) {
 	if d := cmp.Diff([]*LifetimeReport{{Key: "k", Schedules: 5, First: 2, Example: "a"}}, tally.Reports); d != "" {
 		t.Errorf("merged shards (-want +got):\n%s", d)
 	}
+}
+
+// reportCount is what the report tests compare of an exploration's
+// lifetime or data-race report: its key, how many schedules showed it and
+// the first.
+type reportCount struct {
+	Key              string
+	Schedules, First int
+}
+
+func reportCounts(rs []*LifetimeReport) []reportCount {
+	var out []reportCount
+	for _, r := range rs {
+		out = append(out, reportCount{r.Key, r.Schedules, r.First})
+	}
+	return out
 }
