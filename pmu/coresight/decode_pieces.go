@@ -235,9 +235,7 @@ func (dec *Decoder) decodeRunsPieces(bufCPU int, ps []rb.AuxPiece, total uint64)
 			u.Frame, u.Known = dec.L.Resolve(u.CPU, u.TS)
 			if n := len(runs); u.Known && n > 0 {
 				p := &runs[n-1]
-				if p.Known && p.HasTS && p.Kind == KindData && p.CPU == u.CPU && u.TS > p.lastTS &&
-					p.Frame.CPU == u.Frame.CPU && p.Frame.Period == u.Frame.Period &&
-					u.Frame.Seq == p.Frame.Seq+p.n && u.Frame.Index == p.Frame.Index+uint32(p.n) {
+				if p.continuedBy(&u) {
 					p.n++
 					p.lastTS = u.TS
 					off = dec.extendRunPieces(p, r, off, total)

@@ -19,6 +19,15 @@ func (r *unitRun) last() Frame {
 	return f
 }
 
+// continuedBy reports whether u, a data unit whose identity the ledger
+// resolved, is the next unit of run p: the same CPU and period, the next
+// sequence number and index, a later timestamp.
+func (p *unitRun) continuedBy(u *Unit) bool {
+	return p.Known && p.HasTS && p.Kind == KindData && p.CPU == u.CPU && u.TS > p.lastTS &&
+		p.Frame.CPU == u.Frame.CPU && p.Frame.Period == u.Frame.Period &&
+		u.Frame.Seq == p.Frame.Seq+p.n && u.Frame.Index == p.Frame.Index+uint32(p.n)
+}
+
 // decodeRuns is Decode grouping the units into runs: the same units, the
 // same identities (the same Resolve calls in the same order, the same
 // inference from neighbours). The slice is the decoder's until the next
@@ -31,9 +40,7 @@ func (dec *Decoder) decodeRuns(bufCPU int, data []byte) []unitRun {
 			u.Frame, u.Known = dec.L.Resolve(u.CPU, u.TS)
 			if n := len(runs); u.Known && n > 0 {
 				p := &runs[n-1]
-				if p.Known && p.HasTS && p.Kind == KindData && p.CPU == u.CPU && u.TS > p.lastTS &&
-					p.Frame.CPU == u.Frame.CPU && p.Frame.Period == u.Frame.Period &&
-					u.Frame.Seq == p.Frame.Seq+p.n && u.Frame.Index == p.Frame.Index+uint32(p.n) {
+				if p.continuedBy(&u) {
 					p.n++
 					p.lastTS = u.TS
 					off = dec.extendRun(p, data, off)
