@@ -384,7 +384,10 @@ func (p *pmuRun) Finish() []Violation {
 	for _, l := range p.k.BufferLogs() {
 		l.Quiet = quiet
 		if l.Truncated {
-			p.r.note(-1, "rb", fmt.Sprintf("ring buffer of %s logged over %d events, or the run's over %d in all: its invariants are not judged", l.Name, rbTraceLimit, rbTraceTotal))
+			msg := fmt.Sprintf("ring buffer of %s logged over %d events, or the run's over %d in all: its invariants are not judged", l.Name, rbTraceLimit, rbTraceTotal)
+			p.r.note(-1, "rb", msg)
+			// Said with the result too: a verdict without these checks must say so.
+			p.r.messages = append(p.r.messages, "note: "+msg)
 			continue
 		}
 		for _, v := range l.Check() {
