@@ -128,8 +128,8 @@ func (e *Engine) TiedLanes() []*Lane {
 // would only come back here. It reports whether it advanced. An advance is a
 // step (Tick): a lane that runs on without yielding is still counted.
 func (e *Engine) TryAdvance(l *Lane, t Time) bool {
-	if e.running != l || t < e.now || t > e.until {
-		return false // past until: the lane yields and Run ends there
+	if e.stopped || e.running != l || t < e.now || t > e.until {
+		return false // stopped, or past until: the lane yields and Run ends there
 	}
 	if e.heap.minOther(l.ID) <= t {
 		return false
