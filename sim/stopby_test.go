@@ -61,3 +61,27 @@ func TestEngineStopBy(t *testing.T) {
 		t.Errorf("decisions %d with StopBy, %d without", d2, d1)
 	}
 }
+
+// TestTryAdvanceAfterStop: once Stop is called, the running lane cannot run
+// on alone (TryAdvance refuses), so Run returns at the time of the Stop.
+func TestTryAdvanceAfterStop(t *testing.T) {
+	e := NewEngine(NewRandom(1))
+	var got []bool
+	var a *Lane
+	a = e.AddLane("a", func() {
+		got = append(got, e.TryAdvance(a, e.Now()+Microsecond))
+		e.Stop()
+		got = append(got, e.TryAdvance(a, e.Now()+Microsecond))
+		e.SetNext(a, e.Now()+Microsecond)
+	})
+	e.SetNext(a, 0)
+	if err := e.Run(Second); err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff([]bool{true, false}, got); d != "" {
+		t.Errorf("TryAdvance before and after Stop (-want +got):\n%s", d)
+	}
+	if e.Now() != Microsecond {
+		t.Errorf("Run returned at %s, want 1us (where the lane stopped)", e.Now())
+	}
+}
