@@ -2,6 +2,9 @@ package pmu_test
 
 import (
 	"encoding/binary"
+	"fmt"
+	"os"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -240,5 +243,26 @@ func TestSiblingTimesFollowLeaderOff(t *testing.T) {
 	// count, enabled, running: the sibling ran with its leader only.
 	if enabled, running := vals[1], vals[2]; enabled != running || enabled < 10000 || enabled > 11000 {
 		t.Errorf("sibling enabled %d, running %d: want both the 10us after the leader's enable (plus syscall time), not the 20us since its open", enabled, running)
+	}
+	// The real kernel here, the same shape with 10 ms spins
+	// (testdata/real-sibling-times: sib.c, real.txt): the sibling's enabled
+	// time is the second spin only, equal to its running time.
+	raw, err := os.ReadFile("testdata/real-sibling-times/real.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, line := range strings.Split(string(raw), "\n") {
+		var count, enabled, running uint64
+		if _, err := fmt.Sscanf(line, "sibling count %d enabled %d running %d", &count, &enabled, &running); err != nil {
+			continue
+		}
+		n++
+		if enabled != running || enabled < 9_500_000 || enabled > 11_000_000 {
+			t.Errorf("real.txt: sibling enabled %d, running %d: not the second 10 ms spin alone", enabled, running)
+		}
+	}
+	if n != 3 {
+		t.Errorf("real.txt: %d sibling lines, want 3", n)
 	}
 }
