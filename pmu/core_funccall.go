@@ -174,18 +174,10 @@ func (k *Kernel) eventFunctionCall(t *sched.Task, e *Event, fn eventFunc) {
 			active := ctx.isActive
 			k.ctxUnlock(c, ctx)
 			c.LocalIrqRestore(f)
-			t.Step("event_function_call:retry") // goto again
-			k.S.SpinRound(t, start, "event_function_call:retry", func() string {
+			k.retryRound(t, "event_function_call:retry", start, round, func() string {
 				return fmt.Sprintf("event_function_call() for event %d: task_function_call() on %s fails (-%s) while ctx->is_active is %#x under ctx->lock, "+
 					"on every round since %s: %s; %s", e.id, ctx.task, errnoName(err), active, start, k.taskWhere(ctx.task), k.S.CPUState(ctx.task.CPUID()))
 			})
-			if k.now() == round {
-				// A round takes time in the kernel; one that passed none here (a
-				// local call, or the IPI taken at the same instant) is charged
-				// its ctx->lock round trip, so that a loop that never ends
-				// reaches the livelock bound.
-				t.Spend(spinCost)
-			}
 			continue
 		}
 		fn(c, e, ctx)
@@ -270,14 +262,10 @@ func (k *Kernel) perfInstallInContext(t *sched.Task, ctx *Context, e *Event, cpu
 		if ctx.task.CPU() != nil {
 			k.ctxUnlock(c, ctx)
 			c.LocalIrqRestore(f)
-			t.Step("perf_install_in_context:retry") // goto again
-			k.S.SpinRound(t, start, "perf_install_in_context:retry", func() string {
+			k.retryRound(t, "perf_install_in_context:retry", start, round, func() string {
 				return fmt.Sprintf("perf_install_in_context() of event %d: task_function_call() on %s fails (-%s) while task_curr() says it runs, "+
 					"on every round since %s: %s; %s", e.id, ctx.task, errnoName(err), start, k.taskWhere(ctx.task), k.S.CPUState(ctx.task.CPUID()))
 			})
-			if k.now() == round {
-				t.Spend(spinCost) // as in event_function_call(): the ctx->lock round trip of a round that passed no time
-			}
 			continue
 		}
 		ctx.addEventToCtx(c, e)
@@ -349,6 +337,20 @@ func (k *Kernel) perfEventStop(t *sched.Task, e *Event, restart bool) {
 		if err != uapi.EAGAIN {
 			return
 		}
+	}
+}
+
+// retryRound is the "goto again" of event_function_call() and
+// perf_install_in_context(): the retry's step point, a round of the loop for
+// the soft-lockup watchdog (what says what it waits for), and, for a round
+// that passed no virtual time (a local call, or the IPI taken at the same
+// instant), the ctx->lock round trip it costs in the kernel, so that a loop
+// that never ends reaches the livelock bound.
+func (k *Kernel) retryRound(t *sched.Task, label string, start, round sim.Time, what func() string) {
+	t.Step(label)
+	k.S.SpinRound(t, start, label, what)
+	if k.now() == round {
+		t.Spend(spinCost)
 	}
 }
 

@@ -23,12 +23,8 @@ func init() { KnobSpecs = append(KnobSpecs, mmapUpdateTimeKnob) }
 // mmap-update-time=proposed under it.
 // kernel/events/core.c: perf_mmap_rb()
 func (k *Kernel) perfMmapRBUpdateTime(e *Event) {
-	if e.ctx == nil || !k.KnobIs(mmapUpdateTimeKnob.Name, "proposed") {
-		e.updateTime("perf_mmap_rb")
-		return
-	}
 	c := k.curCPU()
-	if c == nil {
+	if e.ctx == nil || c == nil || !k.KnobIs(mmapUpdateTimeKnob.Name, "proposed") {
 		e.updateTime("perf_mmap_rb")
 		return
 	}
