@@ -123,8 +123,7 @@ func (rb *Buffer) freeAuxPages() {
 	}
 	if rb.aux.nrPages != 0 {
 		rb.aux.data = nil
-		clear(rb.aux.ext)
-		rb.aux.ext = rb.aux.ext[:0]
+		rb.aux.dropExtents()
 		rb.aux.nrPages = 0
 	}
 }
@@ -278,7 +277,7 @@ func (rb *Buffer) traceAuxWrite(pos uint64, size int, rec []byte) {
 
 // AuxCopyOut copies n bytes at free-running AUX position pos out of the area.
 func (rb *Buffer) AuxCopyOut(pos uint64, n int) []byte {
-	if rb.aux.data == nil && rb.aux.nrPages != 0 {
+	if rb.AuxDescribed() {
 		return PiecesBytes(rb.AuxPieces(pos, uint64(n)))
 	}
 	out := make([]byte, n)

@@ -41,8 +41,7 @@ func (rb *Buffer) auxMaterialize() {
 	for _, x := range rb.aux.ext {
 		x.src.AuxBytes(rb.aux.data[x.lo:x.hi], x.off)
 	}
-	clear(rb.aux.ext)
-	rb.aux.ext = rb.aux.ext[:0]
+	rb.aux.dropExtents()
 }
 
 // AuxWriteSource is AuxWrite of the n bytes src describes (from offset 0):
@@ -199,6 +198,12 @@ func PiecesBytes(ps []AuxPiece) []byte {
 // BytesPiece is a copy of b as a piece.
 func BytesPiece(b []byte) AuxPiece {
 	return AuxPiece{Src: byteSource(append([]byte(nil), b...)), N: uint64(len(b))}
+}
+
+// dropExtents forgets the area's descriptions (their sources too).
+func (a *auxArea) dropExtents() {
+	clear(a.ext)
+	a.ext = a.ext[:0]
 }
 
 // AuxDescribed reports that the AUX area holds descriptions, not bytes

@@ -22,40 +22,39 @@ func NewArena(records, samples int) *Arena {
 // arenaSlab is how many values a slab holds when a sized one runs out.
 const arenaSlab = 32
 
+// take hands out the first value of *slab, refilling it when empty; nil
+// (no arena) allocates one on its own.
+func take[T any](a *Arena, slab *[]T) *T {
+	if a == nil {
+		return new(T)
+	}
+	if len(*slab) == 0 {
+		*slab = make([]T, arenaSlab)
+	}
+	v := &(*slab)[0]
+	*slab = (*slab)[1:]
+	return v
+}
+
 func (a *Arena) decoded() *Decoded {
 	if a == nil {
-		return &Decoded{}
+		return new(Decoded)
 	}
-	if len(a.decs) == 0 {
-		a.decs = make([]Decoded, arenaSlab)
-	}
-	d := &a.decs[0]
-	a.decs = a.decs[1:]
-	return d
+	return take(a, &a.decs)
 }
 
 func (a *Arena) sample() *Sample {
 	if a == nil {
-		return &Sample{}
+		return new(Sample)
 	}
-	if len(a.samples) == 0 {
-		a.samples = make([]Sample, arenaSlab)
-	}
-	s := &a.samples[0]
-	a.samples = a.samples[1:]
-	return s
+	return take(a, &a.samples)
 }
 
 func (a *Arena) sampleID() *SampleID {
 	if a == nil {
-		return &SampleID{}
+		return new(SampleID)
 	}
-	if len(a.ids) == 0 {
-		a.ids = make([]SampleID, arenaSlab)
-	}
-	id := &a.ids[0]
-	a.ids = a.ids[1:]
-	return id
+	return take(a, &a.ids)
 }
 
 // uint64s returns a zeroed slice of n (its capacity n: an append copies),
