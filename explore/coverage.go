@@ -170,13 +170,14 @@ func (cv *Coverage) add(c *covChooser, schedule int) {
 		q := &c.qs[i]
 		cv.Steps[q.what]++
 		for k := sim.Agent(0); k <= 3; k++ {
-			if q.offered&(1<<k) != 0 {
-				cv.Offered[cv.nameOf(covKey{q.what, k})]++
+			if q.offered&(1<<k) == 0 {
+				continue // a kind taken is always one offered
 			}
+			n := cv.nameOf(covKey{q.what, k})
+			cv.Offered[n]++
 			if q.taken&(1<<k) == 0 {
 				continue
 			}
-			n := cv.nameOf(covKey{q.what, k})
 			if cv.Pairs[n] == 0 {
 				isNew = true
 				cv.First[n] = schedule

@@ -87,13 +87,12 @@ type compRefused struct{}
 
 // compRun is one schedule of the component-wise walk.
 type compRun struct {
-	s       *compSearch
-	m       *cpu.Machine
-	idx     []int // per CPU: its next own decision
-	lane    int   // the CPU whose fragment is open; -1 none
-	started bool  // a fragment was opened: the build is over
-	task    map[*cpu.Thread]string
-	irq     map[porAgent]string
+	s    *compSearch
+	m    *cpu.Machine
+	idx  []int // per CPU: its next own decision
+	lane int   // the CPU whose fragment is open; -1 none yet (the build)
+	task map[*cpu.Thread]string
+	irq  map[porAgent]string
 }
 
 func newCompSearch() *compSearch {
@@ -140,7 +139,6 @@ func (p *compRun) refuse(why string) {
 // Boundary implements cpu.SegmentListener: a fragment of c starts; its
 // start must be declared complete, and a thread stays on its CPU.
 func (p *compRun) Boundary(c *cpu.CPU, kind cpu.BoundaryKind, ctx cpu.Context, th *cpu.Thread, label string) {
-	p.started = true
 	p.lane = c.ID
 	start := fragmentStart(p.task, p.irq, kind, porAgent{c.ID, ctx}, th, label)
 	if th != nil && ctx == cpu.CtxTask {
@@ -161,10 +159,10 @@ func (p *compRun) Boundary(c *cpu.CPU, kind cpu.BoundaryKind, ctx cpu.Context, t
 // Touch implements cpu.SegmentListener: the access's key must be owned by
 // the CPU whose code makes it.
 func (p *compRun) Touch(obj any, field string, write bool) {
-	if !p.started {
+	if p.lane < 0 {
 		return // the build: before any CPU runs, nothing is interleaved
 	}
-	if l := p.m.Eng.Running(); p.lane < 0 || l == nil || l.ID != p.lane {
+	if l := p.m.Eng.Running(); l == nil || l.ID != p.lane {
 		p.refuse(fmt.Sprintf("%s accessed outside any CPU's fragment", field))
 		return
 	}

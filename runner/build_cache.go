@@ -16,16 +16,16 @@ import (
 // only once made; runs share it.
 type knobSet struct {
 	// The key: the file, copies of its kernel and tool lines and of the
-	// overrides, and the backend's kind.
+	// overrides (only PMUPerf's sets are kept).
 	f            *scenarios.File
 	kernel, tool [][2]string // NAME, VALUE
 	overrides    map[string]string
-	pmuPerf      bool
 
 	knobs map[string]string // resolveKnobs: Run.Knobs
 	list  []string          // KnobList(knobs), sorted
-	// pmuKnobs and toolKnobs are PMUPerf.Start's: the pmu layer's knobs
-	// applied (pmuErr: the value one refused) and the perf tool's values.
+	// pmuKnobs and toolKnobs are PMUPerf.Start's (made for it only): the
+	// pmu layer's knobs applied (pmuErr: the value one refused) and the perf
+	// tool's values.
 	pmuKnobs  pmu.Knobs
 	pmuErr    error
 	toolKnobs map[string]string
@@ -48,10 +48,10 @@ func knobSetFor(f *scenarios.File, overrides map[string]string, perf PerfBackend
 		return nil, err
 	}
 	ks := &knobSet{f: f, kernel: settings(f.Kernel), tool: settings(f.Tool), overrides: maps.Clone(overrides),
-		pmuPerf: pmuPerf, knobs: knobs, list: KnobList(knobs)}
-	ks.pmuKnobs, ks.pmuErr = pmuKnobsOf(knobs)
-	ks.toolKnobs = toolKnobsOf(knobs)
+		knobs: knobs, list: KnobList(knobs)}
 	if pmuPerf {
+		ks.pmuKnobs, ks.pmuErr = pmuKnobsOf(knobs)
+		ks.toolKnobs = toolKnobsOf(knobs)
 		lastKnobSet.Store(ks)
 	}
 	return ks, nil
@@ -59,7 +59,7 @@ func knobSetFor(f *scenarios.File, overrides map[string]string, perf PerfBackend
 
 // matches reports whether ks was made for f (as it is now) and overrides.
 func (ks *knobSet) matches(f *scenarios.File, overrides map[string]string) bool {
-	if !ks.pmuPerf || ks.f != f || len(ks.overrides) != len(overrides) || !maps.Equal(ks.overrides, overrides) {
+	if ks.f != f || !maps.Equal(ks.overrides, overrides) {
 		return false
 	}
 	same := func(a [][2]string, b []*scenarios.Setting) bool {

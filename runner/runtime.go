@@ -70,7 +70,7 @@ type Run struct {
 	knobSet    *knobSet // Knobs and what is derived from them alone (build_cache.go)
 	limit      sim.Time
 	hungDue    sim.Time // the timed hung-task check's next look (hungtask.go)
-	hungTimed  bool     // the timed hung-task check reported and ended the run
+	hungTimed  bool     // a watchdog (the timed hung-task check, or a soft lockup) reported and ended the run
 	log        *decisionLog
 	verbs      map[string]Verb
 	invariants []InvariantSpec
@@ -190,7 +190,7 @@ func (r *Run) Execute() error {
 		r.oops = o
 	}
 	if r.hungTimed {
-		return nil // the timed hung-task check ended the run (hungtask.go): judged as it is
+		return nil // a watchdog ended the run (hungtask.go): judged as it is
 	}
 	if r.oops == nil && !r.stopped() && !r.S.AllExited() && r.M.Eng.Pending() {
 		r.limitErr = r.timeLimitError()
