@@ -148,10 +148,7 @@ func (k *Kernel) putCtx(ctx *Context, where string) {
 		if parent := ctx.parentCtx; parent != nil {
 			k.putCtx(parent, "put_ctx(ctx->parent_ctx)")
 		}
-		if ctx.life.taskRef { // "if (ctx->task && ctx->task != TASK_TOMBSTONE) put_task_struct(ctx->task);"
-			ctx.life.taskRef = false
-			k.putTaskStruct(ctx.task, "put_ctx")
-		}
+		k.putCtxTask(ctx, "put_ctx") // "if (ctx->task && ctx->task != TASK_TOMBSTONE) put_task_struct(ctx->task);"
 		ctx.life.freeQueued, ctx.life.freedAt = true, k.now()+rcuGracePeriod // call_rcu(&ctx->rcu_head, free_ctx)
 		k.ctxStats.freed++
 		return
@@ -316,4 +313,13 @@ func init() {
 		"perf_event_free_task:wait_var_event": "kernel/events/core.c: perf_event_exit_task_context(task, false) from perf_event_free_task(): the events torn down, " +
 			"before wait_var_event(&ctx->refcount, refcount_read(&ctx->refcount) == 1) checks the count",
 	})
+}
+
+// putCtxTask drops alloc_perf_context()'s reference to ctx->task, if it is
+// still held: at the context's exit (TASK_TOMBSTONE) or its last put_ctx().
+func (k *Kernel) putCtxTask(ctx *Context, where string) {
+	if ctx.life.taskRef {
+		ctx.life.taskRef = false
+		k.putTaskStruct(ctx.task, where)
+	}
 }

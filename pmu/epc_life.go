@@ -63,10 +63,9 @@ func init() {
 // PMUContext is struct perf_event_pmu_context: one PMU's part of a context.
 type PMUContext struct {
 	pmu      PMU
-	ctx      *Context // epc->ctx: NULL once the last put unlinked it
+	ctx      *Context // epc->ctx: set with its ctx->pmu_ctx_list entry, NULL once the last put unlinked it
 	refcount int32    // epc->refcount (atomic_t)
 	embedded bool     // epc->embedded: a CPU context's, in perf_cpu_pmu_context
-	onList   bool     // on ctx->pmu_ctx_list
 	owner    *Context // the context it was made for (ctx is cleared)
 
 	freeQueued bool     // call_rcu(&epc->rcu_head, free_epc_rcu) ran
@@ -180,7 +179,6 @@ func (ctx *Context) linkEpc(epc *PMUContext) {
 	ctx.pmuCtxList = append(ctx.pmuCtxList, nil)
 	copy(ctx.pmuCtxList[i+1:], ctx.pmuCtxList[i:])
 	ctx.pmuCtxList[i] = epc
-	epc.onList = true
 }
 
 // epcInc is atomic_inc(&epc->refcount) in find_get_pmu_context(): an
@@ -285,12 +283,12 @@ func (k *Kernel) putPMUCtx(epc *PMUContext, where string) {
 
 // epcUnlink is list_del_init(&epc->pmu_ctx_entry); epc->ctx = NULL.
 func (k *Kernel) epcUnlink(epc *PMUContext, ctx *Context) {
-	if !epc.onList && k.lifeOn() { // WARN_ON_ONCE(list_empty(&epc->pmu_ctx_entry))
+	if epc.ctx == nil && k.lifeOn() { // WARN_ON_ONCE(list_empty(&epc->pmu_ctx_entry)): epc->ctx and the entry go together
 		p := k.here("put_pmu_ctx")
 		k.lifeReport(p.cpu, fmt.Sprintf("WARNING: put_pmu_ctx(): %s is not on ctx->pmu_ctx_list (list_empty(&epc->pmu_ctx_entry)) at its last put by %s", epc, p))
 	}
 	ctx.pmuCtxList = slices.DeleteFunc(ctx.pmuCtxList, func(x *PMUContext) bool { return x == epc })
-	epc.onList, epc.ctx = false, nil
+	epc.ctx = nil
 }
 
 // epcFree is the end of put_pmu_ctx(): a task epc is freed a grace period
@@ -329,7 +327,7 @@ func (k *Kernel) lifeCheckEpcs(bad func(format string, args ...any)) {
 		if epc.embedded && epc.ctx != nil && !old {
 			n++ // the pmu's reference (perf_pmu_free())
 		}
-		if epc.refcount == n && (n == 0 || epc.onList) {
+		if epc.refcount == n && (n == 0 || epc.ctx != nil) {
 			continue
 		}
 		kind := "unreferenced object (leak)"
@@ -340,7 +338,7 @@ func (k *Kernel) lifeCheckEpcs(bad func(format string, args ...any)) {
 			kind = "unlinked while held"
 		}
 		bad("%s: %s has refcount %d at the end, %d held (events, the pmu), on ctx->pmu_ctx_list: %v; last reference taken by %s, last dropped by %s",
-			kind, epc, epc.refcount, n, epc.onList, epc.get, epc.put)
+			kind, epc, epc.refcount, n, epc.ctx != nil, epc.get, epc.put)
 	}
 }
 

@@ -302,10 +302,7 @@ func (k *Kernel) perfEventExitTaskContext(cur, task *sched.Task, exit bool) {
 	}
 	ctx.dead = true                               // RCU_INIT_POINTER(task->perf_event_ctxp, NULL); ctx->task = TASK_TOMBSTONE
 	k.putCtx(ctx, "perf_event_exit_task_context") // put_ctx(ctx): task->perf_event_ctxp's ("cannot be last")
-	if ctx.life.taskRef {
-		ctx.life.taskRef = false
-		k.putTaskStruct(task, "perf_event_exit_task_context") // WRITE_ONCE(ctx->task, TASK_TOMBSTONE); put_task_struct(task) ("cannot be last")
-	}
+	k.putCtxTask(ctx, "perf_event_exit_task_context") // WRITE_ONCE(ctx->task, TASK_TOMBSTONE); put_task_struct(task) ("cannot be last")
 	clone := ctx.uncloneCtx()
 	k.ctxUnlock(c, ctx)
 	c.LocalIrqRestore(f)
