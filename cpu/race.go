@@ -68,7 +68,11 @@ type raceState struct {
 	sync   map[any]int32
 	clocks []uint32
 	// shadow maps an (object, field) to its cell, cells[i:i+4*ncpu]: per
-	// CPU, the field's last access of each class (accessClass).
+	// CPU, the field's last access of each class (accessClass: read or
+	// write, marked or plain; data_race() accesses are not kept). A pair
+	// races iff the later access and the last access of the earlier's class
+	// on the other CPU do, as a CPU's later accesses are ordered after fewer
+	// things.
 	shadow map[shadowKey]int32
 	cells  []shadowSlot
 	// recent caches shadow's last lookups by exact key, so the accesses
@@ -137,11 +141,6 @@ type shadowSlot struct {
 	epoch uint32
 	rec   int32
 }
-
-// A shadow cell is, per CPU, a field's last access of each class (read or
-// write, marked or plain; data_race() accesses are not kept): a pair races
-// iff the later access and the last access of the earlier's class on the
-// other CPU do, as a CPU's later accesses are ordered after fewer things.
 
 // syncHint and shadowHint are the most sync objects and shadow cells a run
 // has made so far in this process (at most maxHint): a new state's maps
@@ -379,8 +378,7 @@ func (d *RaceDetector) access(c *CPU, f Footprint) {
 	cell := d.cells[i : int(i)+4*n]
 	now := d.vc[c.ID]
 	wr, mk := f.Op.IsWrite(), f.Op.IsMarked()
-	var r raceRec
-	made := false
+	r := d.record(c, f)
 	for j := range n {
 		if j == c.ID {
 			continue
@@ -396,14 +394,8 @@ func (d *RaceDetector) access(c *CPU, f Footprint) {
 			if p.epoch <= now[j] {
 				continue // ordered: p happens before the code c runs now
 			}
-			if !made {
-				r, made = d.record(c, f), true
-			}
 			d.conflict(f, d.recs[p.rec], r)
 		}
-	}
-	if !made {
-		r = d.record(c, f)
 	}
 	p := &cell[4*c.ID+accessClass(f.Op)]
 	if p.epoch == 0 {

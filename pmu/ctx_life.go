@@ -148,7 +148,7 @@ func (k *Kernel) putCtx(ctx *Context, where string) {
 		if parent := ctx.parentCtx; parent != nil {
 			k.putCtx(parent, "put_ctx(ctx->parent_ctx)")
 		}
-		k.putCtxTask(ctx, "put_ctx") // "if (ctx->task && ctx->task != TASK_TOMBSTONE) put_task_struct(ctx->task);"
+		k.putCtxTask(ctx, "put_ctx")                                         // "if (ctx->task && ctx->task != TASK_TOMBSTONE) put_task_struct(ctx->task);"
 		ctx.life.freeQueued, ctx.life.freedAt = true, k.now()+rcuGracePeriod // call_rcu(&ctx->rcu_head, free_ctx)
 		k.ctxStats.freed++
 		return

@@ -300,8 +300,8 @@ func (k *Kernel) perfEventExitTaskContext(cur, task *sched.Task, exit bool) {
 	if exit && k.cpuCtx[c.ID].taskCtx == ctx {
 		k.ctxSchedOut(c, ctx, EVENT_ALL) // task_ctx_sched_out()
 	}
-	ctx.dead = true                               // RCU_INIT_POINTER(task->perf_event_ctxp, NULL); ctx->task = TASK_TOMBSTONE
-	k.putCtx(ctx, "perf_event_exit_task_context") // put_ctx(ctx): task->perf_event_ctxp's ("cannot be last")
+	ctx.dead = true                                   // RCU_INIT_POINTER(task->perf_event_ctxp, NULL); ctx->task = TASK_TOMBSTONE
+	k.putCtx(ctx, "perf_event_exit_task_context")     // put_ctx(ctx): task->perf_event_ctxp's ("cannot be last")
 	k.putCtxTask(ctx, "perf_event_exit_task_context") // WRITE_ONCE(ctx->task, TASK_TOMBSTONE); put_task_struct(task) ("cannot be last")
 	clone := ctx.uncloneCtx()
 	k.ctxUnlock(c, ctx)

@@ -390,10 +390,7 @@ func (ld *Lockdep) ReleaseAny(c *cpu.CPU, t *Task, name string) {
 		if held[i].name == name {
 			// In place: an emptied stack stays, so the holder's next
 			// acquisition reuses it.
-			n := 0
-			if i+1 < len(held) { // not the innermost (locks are mostly released in the reverse order)
-				n = copy(held[i:], held[i+1:])
-			}
+			n := copy(held[i:], held[i+1:]) // nothing to move for the innermost, the usual case
 			held[i+n] = heldLock{}
 			st.locks = held[:i+n]
 			return

@@ -35,11 +35,7 @@ func (s *Sched) SpinRound(t *Task, start sim.Time, label string, what func() str
 		return
 	}
 	s.lockedUp = true
-	c := -1
-	if cc := t.CPU(); cc != nil {
-		c = cc.ID
-	}
-	s.OnLockup(Lockup{Task: t, CPU: c, Label: label, Since: start, What: what()})
+	s.OnLockup(Lockup{Task: t, CPU: t.CPUID(), Label: label, Since: start, What: what()}) // t spins: it is on its CPU
 }
 
 // CPUState says what a CPU is doing, for a lockup's wait chain: the thread

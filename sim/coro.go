@@ -29,12 +29,11 @@ type unwind struct{}
 // other: its loop runs a body, then yields (the body ended) and waits for the
 // next.
 type coroWorker struct {
-	next     func() (struct{}, bool)
-	stop     func()
-	yield    func(struct{}) bool
-	co       *Coroutine // the coroutine it runs now
-	panicked bool       // the body panicked with pv (not an unwind)
-	pv       any
+	next  func() (struct{}, bool)
+	stop  func()
+	yield func(struct{}) bool
+	co    *Coroutine // the coroutine it runs now
+	pv    any        // what the body panicked with (not an unwind), or nil
 }
 
 // maxIdleWorkers bounds the pool: a worker over it ends.
@@ -90,7 +89,7 @@ func (w *coroWorker) run(co *Coroutine) {
 		co.done = true
 		if r := recover(); r != nil {
 			if _, ok := r.(unwind); !ok {
-				w.panicked, w.pv = true, r
+				w.pv = r
 			}
 		}
 	}()
@@ -125,10 +124,10 @@ func (co *Coroutine) switchIn() {
 		return
 	}
 	co.w, w.co = nil, nil
-	panicked, pv := w.panicked, w.pv
-	w.panicked, w.pv = false, nil
+	pv := w.pv
+	w.pv = nil
 	putWorker(w)
-	if panicked {
+	if pv != nil { // recover() is never nil for a panic: panic(nil) is a *runtime.PanicNilError
 		panic(pv)
 	}
 }
@@ -143,7 +142,7 @@ func (co *Coroutine) Yield() {
 // Done reports whether the body returned (or was killed).
 func (co *Coroutine) Done() bool { return co.done }
 
-// Kill unwinds a suspended coroutine and releases its goroutine.
+// Kill unwinds a suspended coroutine and returns its worker to the pool.
 func (co *Coroutine) Kill() {
 	if co.done {
 		return

@@ -135,8 +135,7 @@ func (e *Engine) TryAdvance(l *Lane, t Time) bool {
 		return false
 	}
 	e.now = t
-	l.next = t
-	e.heap.set(l.ID, t)
+	e.SetNext(l, t)
 	e.contended = false
 	e.Tick() // a time advance that does not go back to the engine is a step too
 	return true
