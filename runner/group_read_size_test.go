@@ -50,10 +50,7 @@ func TestGroupSampleReadSizeBuiltins(t *testing.T) {
 			if err := r.Execute(); err != nil {
 				t.Fatal(err)
 			}
-			var got []string
-			for _, v := range r.Violations() {
-				got = append(got, v.String())
-			}
+			got := violationStrings(r.Violations())
 			if d := cmp.Diff(tc.want, got); d != "" {
 				t.Errorf("violations (-want +got):\n%s", d)
 			}

@@ -47,10 +47,7 @@ func TestSigtrapCloseHang(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%v: %v", tc.knobs, err)
 		}
-		var got []string
-		for _, v := range res.Violations {
-			got = append(got, v.String())
-		}
+		got := violationStrings(res.Violations)
 		if d := cmp.Diff(tc.want, got); d != "" {
 			t.Errorf("%v: violations (-want +got):\n%s", tc.knobs, d)
 		}

@@ -48,10 +48,7 @@ func TestHungTaskOracle(t *testing.T) {
 		if err != nil {
 			t.Fatalf("free-task-wait=%s: %v", tc.value, err)
 		}
-		var got []string
-		for _, v := range res.Violations {
-			got = append(got, v.String())
-		}
+		got := violationStrings(res.Violations)
 		if d := cmp.Diff(tc.want, got); d != "" {
 			t.Errorf("free-task-wait=%s: violations (-want +got):\n%s", tc.value, d)
 		}

@@ -34,10 +34,7 @@ func TestLifetimeOracleFindsChildLeak(t *testing.T) {
 		if err != nil {
 			t.Fatalf("child-release=%s: %v", tc.value, err)
 		}
-		var got []string
-		for _, v := range res.Violations {
-			got = append(got, v.String())
-		}
+		got := violationStrings(res.Violations)
 		if d := cmp.Diff(tc.want, got); d != "" {
 			t.Errorf("child-release=%s: violations (-want +got):\n%s", tc.value, d)
 		}

@@ -22,3 +22,12 @@ func loadBuiltin(t *testing.T, name string) *scenarios.File {
 }
 
 func diffMaps(want, got map[int]string) string { return cmp.Diff(want, got) }
+
+// violationStrings is each violation as the run prints it.
+func violationStrings(vs []Violation) []string {
+	var out []string
+	for _, v := range vs {
+		out = append(out, v.String())
+	}
+	return out
+}
