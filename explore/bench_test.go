@@ -3,7 +3,6 @@ package explore
 import (
 	"testing"
 
-	"perfsim/runner"
 	"perfsim/scenarios"
 )
 
@@ -14,28 +13,26 @@ import (
 func BenchmarkExploreSchedule(b *testing.B) {
 	for _, name := range []string{"aux-pause-resume-nmi", "munmap-ring-twice", "rb-data-head-backwards", "pmu-overflow-vs-sched-out"} {
 		b.Run(name, func(b *testing.B) {
-			src, err := scenarios.Open(name)
-			if err != nil {
-				b.Fatal(err)
-			}
-			f, err := runner.Load(src)
-			if err != nil {
-				b.Fatal(err)
-			}
-			b.ReportAllocs()
-			b.ResetTimer()
-			ex, err := Explore(f, Options{Runs: b.N, Jobs: 1, Seed: 1, MaxWall: -1})
-			b.StopTimer()
-			if err != nil {
-				b.Fatal(err)
-			}
-			if ex.Found != nil || ex.Interrupted {
-				b.Fatalf("found %v, interrupted %v", ex.Found, ex.Interrupted)
-			}
-			if ex.Schedules != b.N {
-				b.Fatalf("%d schedules for b.N %d", ex.Schedules, b.N)
-			}
-			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "schedules/s")
+			benchExplore(b, loadBuiltin(b, name), nil)
 		})
 	}
+}
+
+// benchExplore runs b.N schedules of random exploration of f (seed 1, one
+// job) under knobs, which must find nothing, and reports schedules/s.
+func benchExplore(b *testing.B, f *scenarios.File, knobs map[string]string) {
+	b.ReportAllocs()
+	b.ResetTimer()
+	ex, err := Explore(f, Options{Runs: b.N, Jobs: 1, Seed: 1, MaxWall: -1, Knobs: knobs})
+	b.StopTimer()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if ex.Found != nil || ex.Interrupted {
+		b.Fatalf("found %v, interrupted %v", ex.Found, ex.Interrupted)
+	}
+	if ex.Schedules != b.N {
+		b.Fatalf("%d schedules for b.N %d", ex.Schedules, b.N)
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "schedules/s")
 }

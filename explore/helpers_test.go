@@ -7,7 +7,7 @@ import (
 	"perfsim/scenarios"
 )
 
-func loadBuiltin(t *testing.T, name string) *scenarios.File {
+func loadBuiltin(t testing.TB, name string) *scenarios.File {
 	t.Helper()
 	src, err := scenarios.Open(name)
 	if err != nil {
