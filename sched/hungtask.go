@@ -95,15 +95,35 @@ func (s *Sched) HungTaskTimeout() sim.Duration {
 	return s.Cfg.HungTaskTimeout
 }
 
-// hungTaskTimeouts are the values of knob hung-task-timeout.
-var hungTaskTimeouts = map[string]sim.Duration{
-	"10ms": 10 * sim.Millisecond, "1ms": sim.Millisecond, "100ms": 100 * sim.Millisecond, "1s": sim.Second, "120s": 120 * sim.Second, "off": 0,
+// hungTaskTimeouts are the values of knob hung-task-timeout, the default
+// first: the knob's Values are their names.
+var hungTaskTimeouts = []struct {
+	name string
+	d    sim.Duration
+}{{"10ms", 10 * sim.Millisecond}, {"1ms", sim.Millisecond}, {"100ms", 100 * sim.Millisecond}, {"1s", sim.Second}, {"120s", 120 * sim.Second}, {"off", 0}}
+
+// hungTaskTimeoutOf is the timeout the knob value names (0: off).
+func hungTaskTimeoutOf(value string) sim.Duration {
+	for _, v := range hungTaskTimeouts {
+		if v.name == value {
+			return v.d
+		}
+	}
+	return 0
+}
+
+func hungTaskTimeoutValues() []string {
+	var out []string
+	for _, v := range hungTaskTimeouts {
+		out = append(out, v.name)
+	}
+	return out
 }
 
 // hungTaskTimeoutKnob is khungtaskd's timeout, in the simulator's time scale.
 var hungTaskTimeoutKnob = sim.KnobSpec{
 	Name:   "hung-task-timeout",
-	Values: []string{"10ms", "1ms", "100ms", "1s", "120s", "off"},
+	Values: hungTaskTimeoutValues(),
 	Help: "the timed hung-task check (khungtaskd): a task asleep in TASK_UNINTERRUPTIBLE on a kernel wait (wait_var_event(), rcuwait_wait_event()) " +
 		"for longer than this much virtual time is reported as the hung-task invariant even while other tasks still run, and the run ends there " +
 		"(judged, with a result: a hang is not left to run into the time limit). The kernel's default, hung_task_timeout_secs=120 (value 120s), " +

@@ -351,7 +351,7 @@ func ApplyKnob(cfg *Config, name, value string) (bool, error) {
 	case "hung-task":
 		cfg.NoHungTask = value == "off"
 	case "hung-task-timeout":
-		cfg.HungTaskTimeout = hungTaskTimeouts[value]
+		cfg.HungTaskTimeout = hungTaskTimeoutOf(value)
 	case "cost-model":
 		p, _ := cost.Lookup(value)
 		cfg.Cost = p
