@@ -8,8 +8,8 @@ package cpu
 // each naming the object, the field (as the kernel spells it), whether it is
 // a read or a write and how the kernel marks it (plain, READ_ONCE/WRITE_ONCE
 // or an atomic, data_race()), and the kernel function. With no listener an
-// annotation costs a nil check; listeners (the data-race oracle, race.go)
-// are installed with Machine.OnFootprint.
+// annotation costs a nil check; the data-race oracle (race.go) hears every
+// one, other listeners are installed with Machine.OnFootprint.
 
 // AccessOp is how code touches a field: a read or a write, and how the
 // kernel marks the access.
@@ -71,7 +71,13 @@ func (m *Machine) OnFootprint(fn FootprintFunc) {
 // Access is the footprint annotation: the code running on c touches field
 // of obj in fn. c may be nil (code outside any CPU): nothing is recorded.
 func (c *CPU) Access(obj any, field string, op AccessOp, fn string) {
-	if c != nil && c.m.footprint != nil {
+	if c == nil {
+		return
+	}
+	if d := c.m.hb; d != nil {
+		d.access(c, Footprint{Obj: obj, Field: field, Op: op, Func: fn}) // called directly: the one listener of every run with the oracle on
+	}
+	if c.m.footprint != nil {
 		c.m.footprint(c, Footprint{Obj: obj, Field: field, Op: op, Func: fn})
 	}
 }

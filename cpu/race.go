@@ -49,6 +49,9 @@ type RaceDetector struct {
 	Report func(r Race)
 	// Name names an object for a report ("event 3"); nil: its type.
 	Name func(obj any) string
+	// ShadowOf returns the Shadow an annotated object embeds, or nil (nil:
+	// none has one); the same object must always give the same answer.
+	ShadowOf func(obj any) *Shadow
 	// TaskOf names the task a thread runs (nil: the thread's name), when a
 	// race is reported; SyscallOf says its system call at the access.
 	TaskOf    func(th *Thread) string
@@ -120,9 +123,9 @@ var detectors atomic.Uint64
 // thread) keeps the place of its vector clock, so that the data-race oracle
 // finds it without hashing the object: the object holds one and passes a
 // pointer to it as the key to CPU.Release and CPU.Acquire (a *Thread's is
-// its own). It caches the detector's map, checked against the detector and
-// its own address: another run's detector, or a copy of the object, looks
-// the clock up again. The zero value is empty.
+// its own). The place is checked against the detector and the SyncClock's
+// own address: one filled in by another run's detector, or a copy of the
+// object, has no clock yet. The zero value is empty.
 type SyncClock struct {
 	gen  uint64     // the detector whose clock i is (0: none)
 	self *SyncClock // where it was filled in
@@ -241,8 +244,7 @@ func NewRaceDetector(m *Machine) *RaceDetector {
 		d.vc[i] = clocks[i*n : (i+1)*n : (i+1)*n]
 		d.vc[i][i] = 1
 	}
-	m.hb = d
-	m.OnFootprint(d.access)
+	m.hb = d // CPU.Access calls d.access
 	return d
 }
 
@@ -315,9 +317,10 @@ func (d *RaceDetector) release(c *CPU, key any) {
 	i, ok := d.clockOf(key)
 	if !ok {
 		i = grow(&d.clocks, len(v))
-		d.sync[key] = i
 		if s := syncClockOf(key); s != nil {
 			*s = SyncClock{d.gen, s, i}
+		} else {
+			d.sync[key] = i
 		}
 	}
 	join(d.clocks[i:int(i)+len(v)], v)
@@ -334,16 +337,15 @@ func (d *RaceDetector) acquire(c *CPU, key any) {
 	}
 }
 
-// clockOf returns the offset of key's clock, if it has one.
+// clockOf returns the offset of key's clock, if it has one. A key that
+// carries a SyncClock keeps its clock's place there and nowhere else: a
+// SyncClock filled in by another detector or at another address (a copy)
+// has no clock in this run, so it hashes nothing, found or not.
 func (d *RaceDetector) clockOf(key any) (int32, bool) {
-	s := syncClockOf(key)
-	if s != nil && s.gen == d.gen && s.self == s {
-		return s.i, true
+	if s := syncClockOf(key); s != nil {
+		return s.i, s.gen == d.gen && s.self == s
 	}
 	i, ok := d.sync[key]
-	if ok && s != nil {
-		*s = SyncClock{d.gen, s, i}
-	}
 	return i, ok
 }
 
@@ -369,56 +371,82 @@ func join(dst, src []uint32) {
 }
 
 func (d *RaceDetector) access(c *CPU, f Footprint) {
-	if f.Op.IsIntended() || d.raceState == nil {
+	cl := opClass[f.Op]
+	if cl < 0 || d.raceState == nil {
 		return // data_race(): KCSAN does not look
 	}
 	c = d.m.running(c)
 	n := len(d.vc)
-	i := d.cellOf(shadowKey{f.Obj, f.Field}, n)
+	i := d.cellFor(f, n)
 	cell := d.cells[i : int(i)+4*n]
 	now := d.vc[c.ID]
-	wr, mk := f.Op.IsWrite(), f.Op.IsMarked()
-	r := d.record(c, f)
+	// The access's record goes in its own slot first: the checks read only
+	// other CPUs' slots.
+	p := &cell[4*c.ID+int(cl)]
+	if p.epoch == 0 {
+		p.rec = int32(len(d.recs))
+		d.recs = append(d.recs, raceRec{})
+	}
+	r := &d.recs[p.rec]
+	d.record(r, c, f)
+	races := racesWith[cl]
 	for j := range n {
 		if j == c.ID {
 			continue
 		}
-		if q := cell[4*j : 4*j+4]; q[0].epoch|q[1].epoch|q[2].epoch|q[3].epoch == 0 {
+		q := cell[4*j : 4*j+4]
+		if q[0].epoch|q[1].epoch|q[2].epoch|q[3].epoch == 0 {
 			continue // j never touched the field
 		}
-		for cl := range 4 {
-			p := cell[4*j+cl]
-			if p.epoch == 0 || (!classWrites(cl) && !wr) || (classMarked(cl) && mk) {
+		for ocl := range 4 {
+			if races&(1<<ocl) == 0 || q[ocl].epoch == 0 {
 				continue
 			}
-			if p.epoch <= now[j] {
-				continue // ordered: p happens before the code c runs now
+			if q[ocl].epoch <= now[j] {
+				continue // ordered: it happens before the code c runs now
 			}
-			d.conflict(f, d.recs[p.rec], r)
+			d.conflict(f, &d.recs[q[ocl].rec], r)
 		}
-	}
-	p := &cell[4*c.ID+accessClass(f.Op)]
-	if p.epoch == 0 {
-		p.rec = int32(len(d.recs))
-		d.recs = append(d.recs, r)
-	} else {
-		d.recs[p.rec] = r
 	}
 	p.epoch = now[c.ID]
 }
 
-// record describes f, running on c now, for a report.
-func (d *RaceDetector) record(c *CPU, f Footprint) raceRec {
-	r := raceRec{cpu: int32(c.ID), op: f.Op, fn: f.Func, ctx: c.Context(), th: c.curr, step: c.lastStep, t: c.Now()}
+// opClass is each AccessOp's accessClass, -1 for data_race().
+var opClass = func() (t [PlainRMW + 1]int8) {
+	for op := range t {
+		t[op] = int8(accessClass(AccessOp(op)))
+		if AccessOp(op).IsIntended() {
+			t[op] = -1
+		}
+	}
+	return t
+}()
+
+// racesWith is, per class, the set of classes (bit cl) whose accesses on
+// another CPU it races with when concurrent: at least one writes, and not
+// both are marked.
+var racesWith = func() (t [4]uint8) {
+	for a := range 4 {
+		for b := range 4 {
+			if (classWrites(a) || classWrites(b)) && !(classMarked(a) && classMarked(b)) {
+				t[a] |= 1 << b
+			}
+		}
+	}
+	return t
+}()
+
+// record fills r with f, running on c now, for a report.
+func (d *RaceDetector) record(r *raceRec, c *CPU, f Footprint) {
+	*r = raceRec{cpu: int32(c.ID), op: f.Op, fn: f.Func, ctx: c.Context(), th: c.curr, step: c.lastStep, t: c.Now()}
 	if d.SyscallOf != nil && r.th != nil && r.ctx == CtxTask {
 		r.sys = d.SyscallOf(r.th)
 	}
-	return r
 }
 
 // conflict reports a and b, concurrent (access() already left out what
 // KCSAN allows: data_race() accesses and marked pairs).
-func (d *RaceDetector) conflict(f Footprint, a, b raceRec) {
+func (d *RaceDetector) conflict(f Footprint, a, b *raceRec) {
 	fns := []string{a.fn, b.fn}
 	slices.Sort(fns) // the title names them in one order, whichever ran first
 	key := f.Field + "|" + fns[0] + "|" + fns[1] + "|" + a.op.String() + "|" + b.op.String()
@@ -437,7 +465,7 @@ func (d *RaceDetector) conflict(f Footprint, a, b raceRec) {
 	if d.Name != nil {
 		obj = d.Name(f.Obj)
 	}
-	d.Report(Race{Field: f.Field, Obj: obj, Funcs: [2]string{fns[0], fns[1]}, First: d.side(a), Second: d.side(b)})
+	d.Report(Race{Field: f.Field, Obj: obj, Funcs: [2]string{fns[0], fns[1]}, First: d.side(*a), Second: d.side(*b)})
 }
 
 func (d *RaceDetector) side(r raceRec) RaceAccess {

@@ -3,6 +3,7 @@ package cpu
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -29,13 +30,31 @@ type raceObj struct{}
 
 var theObj = &raceObj{}
 
+// shadowObj is an annotated object that embeds its Shadow; theShadowObj is
+// used by every run, so each run's detector finds the last one's cells in it.
+type shadowObj struct{ sh Shadow }
+
+var theShadowObj = &shadowObj{}
+
 // runRace runs the script on a machine of n CPUs, each CPU's ops in order at
 // their times, with the detector on, and returns the reports' titles and
 // fields.
 func runRace(t interface{ Fatal(...any) }, n int, script []raceOp) []string {
+	return runRaceOn(t, n, script, theObj)
+}
+
+// runRaceOn is runRace with the accesses made to obj (theObj or
+// theShadowObj).
+func runRaceOn(t interface{ Fatal(...any) }, n int, script []raceOp, obj any) []string {
 	m := NewMachine(Config{CPUs: n}, sim.NewRandom(1))
 	defer m.Close()
 	d := NewRaceDetector(m)
+	d.ShadowOf = func(o any) *Shadow {
+		if s, ok := o.(*shadowObj); ok {
+			return &s.sh
+		}
+		return nil
+	}
 	var got []string
 	d.Report = func(r Race) { got = append(got, fmt.Sprintf("%s / %s on %s", r.Funcs[0], r.Funcs[1], r.Field)) }
 	keys := map[string]*string{}
@@ -49,7 +68,7 @@ func runRace(t interface{ Fatal(...any) }, n int, script []raceOp) []string {
 	do = func(c *CPU, th *Thread, o raceOp) {
 		switch o.kind {
 		case "access":
-			c.Access(theObj, o.field, o.op, o.fn)
+			c.Access(obj, o.field, o.op, o.fn)
 		case "release":
 			c.Release(key(o.key))
 		case "acquire":
@@ -204,7 +223,10 @@ func TestRaceProperty(t *testing.T) {
 	rapid.Check(t, func(rt *rapid.T) {
 		cpus := rapid.IntRange(2, 3).Draw(rt, "cpus")
 		n := rapid.IntRange(1, 12).Draw(rt, "n")
-		fields := []string{"x", "y"}
+		// Up to 8 fields: an object with a Shadow places 6 and finds the
+		// others in the detector's map.
+		fields := []string{"x", "y", "f2", "f3", "f4", "f5", "f6", "f7"}[:rapid.IntRange(2, 8).Draw(rt, "fields")]
+		obj := rapid.SampledFrom([]any{theObj, theShadowObj}).Draw(rt, "obj")
 		keys := []string{"K", "L"}
 		var script []raceOp
 		for i := 0; i < n; i++ {
@@ -259,8 +281,8 @@ func TestRaceProperty(t *testing.T) {
 			}
 		}
 		var got []string
-		for _, r := range runRace(rt, cpus, script) {
-			f := r[len(r)-1:]
+		for _, r := range runRaceOn(rt, cpus, script, obj) {
+			f := r[strings.LastIndex(r, " ")+1:]
 			if !slices.Contains(got, f) {
 				got = append(got, f)
 			}
@@ -293,5 +315,30 @@ func BenchmarkAccess(b *testing.B) {
 				c.Access(theObj, "event->state", PlainRead, "event_sched_out")
 			}
 		})
+	}
+}
+
+// TestShadowCopyHasNoCells: a copy of an object that embeds a Shadow is
+// another object, with no cells of its own yet, and a Shadow filled in by
+// an earlier run's detector holds no cell of this run's.
+func TestShadowCopyHasNoCells(t *testing.T) {
+	m := NewMachine(Config{CPUs: 2}, sim.NewRandom(1))
+	defer m.Close()
+	d := NewRaceDetector(m)
+	d.ShadowOf = func(o any) *Shadow { return &o.(*shadowObj).sh }
+	var got []string
+	d.Report = func(r Race) { got = append(got, r.Obj+" "+r.Field) }
+	d.Name = func(o any) string {
+		if o == theShadowObj {
+			return "orig"
+		}
+		return "copy"
+	}
+	m.CPUs[0].Access(theShadowObj, "x", PlainRMW, "a")
+	cp := *theShadowObj // its Shadow says the cell of x, at the original's address
+	m.CPUs[1].Access(&cp, "x", PlainRMW, "b")
+	m.CPUs[1].Access(theShadowObj, "x", PlainRMW, "b")
+	if diff := cmp.Diff([]string{"orig x"}, got); diff != "" {
+		t.Errorf("reports (-want +got):\n%s", diff)
 	}
 }

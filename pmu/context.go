@@ -18,6 +18,7 @@ const (
 
 // Context is struct perf_event_context: the events of one task, or of one CPU.
 type Context struct {
+	race cpu.Shadow // its annotated fields' cells, for the data-race oracle (cpu/race_shadow.go)
 	k    *Kernel
 	task *sched.Task // ctx->task; nil for a CPU context
 	cpu  int         // the CPU of a CPU context

@@ -86,6 +86,7 @@ func (k *Kernel) dataRaceInit() {
 	}
 	d := cpu.NewRaceDetector(k.M)
 	d.Name = raceObjName
+	d.ShadowOf = raceShadow
 	d.TaskOf = func(th *cpu.Thread) string {
 		if t := sched.TaskOf(th); t != nil {
 			return t.String()
@@ -108,6 +109,19 @@ func (k *Kernel) dataRaceInit() {
 
 // SetDataRaceHook installs the oracle's report (the runner's violation).
 func (k *Kernel) SetDataRaceHook(f func(DataRaceViolation)) { k.raceHook = f }
+
+// raceShadow returns the Shadow of an annotated object.
+func raceShadow(obj any) *cpu.Shadow {
+	switch o := obj.(type) {
+	case *Event:
+		return &o.race
+	case *Context:
+		return &o.race
+	case *perfCPUContext:
+		return &o.race
+	}
+	return nil
+}
 
 // raceObjName names an annotated object for a report.
 func raceObjName(obj any) string {

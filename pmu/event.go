@@ -77,6 +77,7 @@ type hwPerfEvent struct {
 
 // Event is struct perf_event.
 type Event struct {
+	race cpu.Shadow // its annotated fields' cells, for the data-race oracle (cpu/race_shadow.go)
 	k    *Kernel
 	Attr Attr
 	id   uint64

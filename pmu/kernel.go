@@ -151,6 +151,7 @@ type Mapping struct {
 
 // perfCPUContext is struct perf_cpu_context.
 type perfCPUContext struct {
+	race    cpu.Shadow    // its annotated fields' cells, for the data-race oracle (cpu/race_shadow.go)
 	ctx     Context       // the CPU-wide context
 	taskCtx *Context      // cpuctx->task_ctx: the task context scheduled in here
 	offline bool          // !cpuctx->online (core_hotplug.go)

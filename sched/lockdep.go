@@ -385,12 +385,17 @@ func (ld *Lockdep) ReleaseAny(c *cpu.CPU, t *Task, name string) {
 	if st == nil {
 		return
 	}
+	// In place: an emptied stack stays, so the holder's next acquisition
+	// reuses it.
 	held := st.locks
-	for i := len(held) - 1; i >= 0; i-- {
+	if last := len(held) - 1; last >= 0 && held[last].name == name {
+		held[last] = heldLock{} // the innermost, the usual case: nothing to move
+		st.locks = held[:last]
+		return
+	}
+	for i := len(held) - 2; i >= 0; i-- {
 		if held[i].name == name {
-			// In place: an emptied stack stays, so the holder's next
-			// acquisition reuses it.
-			n := copy(held[i:], held[i+1:]) // nothing to move for the innermost, the usual case
+			n := copy(held[i:], held[i+1:])
 			held[i+n] = heldLock{}
 			st.locks = held[:i+n]
 			return
