@@ -341,7 +341,8 @@ func (ld *Lockdep) AcquireCached(c *cpu.CPU, t *Task, cc *ClassCache, cl LockCla
 			fmt.Sprintf("%s taken in NMI context (%s): an NMI can interrupt its holder on this CPU and spin or sleep forever", cl, ch))
 	}
 	st := ld.stack(key, true)
-	for _, h := range st.locks {
+	for i := range st.locks {
+		h := &st.locks[i] // not a copy: most held locks only have their edge looked up
 		if h.class == id {
 			ld.report(c, "recursive-locking", "rec:"+cl.String(),
 				fmt.Sprintf("possible recursive locking: %s takes %s while holding another %s (taken by %s); annotate with a subclass if the order is fixed",
@@ -349,7 +350,7 @@ func (ld *Lockdep) AcquireCached(c *cpu.CPU, t *Task, cc *ClassCache, cl LockCla
 			continue
 		}
 		if !ld.hasEdge(h.class, id) {
-			ld.addEdge(c, h, id, ch)
+			ld.addEdge(c, *h, id, ch)
 		}
 	}
 	st.locks = append(st.locks, heldLock{id, cl.Name, ch})
