@@ -130,6 +130,12 @@ type SyncClock struct {
 	gen  uint64     // the detector whose clock i is (0: none)
 	self *SyncClock // where it was filled in
 	i    int32
+	// last is the CPU (plus one) whose release last made the clock equal
+	// to that CPU's own clock, no other CPU's component above it (0: none
+	// did). That CPU's clock, which only grows, holds it still: its next
+	// acquire has nothing to join (FastTrack's lock taken again by the
+	// thread that released it).
+	last int32
 }
 
 type shadowKey struct {
@@ -314,16 +320,23 @@ func (d *RaceDetector) release(c *CPU, key any) {
 		return
 	}
 	v := d.vc[c.ID]
+	s := syncClockOf(key)
 	i, ok := d.clockOf(key)
 	if !ok {
 		i = grow(&d.clocks, len(v))
-		if s := syncClockOf(key); s != nil {
-			*s = SyncClock{d.gen, s, i}
+		if s != nil {
+			*s = SyncClock{gen: d.gen, self: s, i: i}
 		} else {
 			d.sync[key] = i
 		}
 	}
-	join(d.clocks[i:int(i)+len(v)], v)
+	mine := join(d.clocks[i:int(i)+len(v)], v)
+	if s != nil {
+		s.last = 0
+		if mine {
+			s.last = int32(c.ID) + 1
+		}
+	}
 	v[c.ID]++
 }
 
@@ -332,6 +345,9 @@ func (d *RaceDetector) acquire(c *CPU, key any) {
 		return
 	}
 	if i, ok := d.clockOf(key); ok {
+		if s := syncClockOf(key); s != nil && s.last == int32(c.ID)+1 {
+			return // c released it last, and its clock holds all of it
+		}
 		v := d.vc[c.ID]
 		join(v, d.clocks[i:int(i)+len(v)])
 	}
@@ -362,12 +378,18 @@ func syncClockOf(key any) *SyncClock {
 	return nil
 }
 
-func join(dst, src []uint32) {
+// join makes dst the component-wise maximum of dst and src, and reports
+// whether it now equals src (src held all of dst).
+func join(dst, src []uint32) bool {
+	all := true
 	for i, x := range src {
 		if x > dst[i] {
 			dst[i] = x
+		} else if x < dst[i] {
+			all = false
 		}
 	}
+	return all
 }
 
 func (d *RaceDetector) access(c *CPU, f Footprint) {

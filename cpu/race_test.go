@@ -40,12 +40,13 @@ var theShadowObj = &shadowObj{}
 // their times, with the detector on, and returns the reports' titles and
 // fields.
 func runRace(t interface{ Fatal(...any) }, n int, script []raceOp) []string {
-	return runRaceOn(t, n, script, theObj)
+	return runRaceOn(t, n, script, theObj, false)
 }
 
 // runRaceOn is runRace with the accesses made to obj (theObj or
-// theShadowObj).
-func runRaceOn(t interface{ Fatal(...any) }, n int, script []raceOp, obj any) []string {
+// theShadowObj), and the keys released and acquired SyncClocks (as locks
+// and threads give) or other pointers (looked up in the detector's map).
+func runRaceOn(t interface{ Fatal(...any) }, n int, script []raceOp, obj any, syncClocks bool) []string {
 	m := NewMachine(Config{CPUs: n}, sim.NewRandom(1))
 	defer m.Close()
 	d := NewRaceDetector(m)
@@ -57,10 +58,13 @@ func runRaceOn(t interface{ Fatal(...any) }, n int, script []raceOp, obj any) []
 	}
 	var got []string
 	d.Report = func(r Race) { got = append(got, fmt.Sprintf("%s / %s on %s", r.Funcs[0], r.Funcs[1], r.Field)) }
-	keys := map[string]*string{}
-	key := func(s string) *string {
+	keys := map[string]any{}
+	key := func(s string) any {
 		if keys[s] == nil {
 			keys[s] = new(string)
+			if syncClocks {
+				keys[s] = new(SyncClock)
+			}
 		}
 		return keys[s]
 	}
@@ -197,6 +201,14 @@ func TestRaceHappensBefore(t *testing.T) {
 		{"two reads never race", 2, []raceOp{
 			acc(1*us, 0, "x", PlainRead, "a"), acc(2*us, 1, "x", PlainRead, "b"),
 		}, nil},
+		{"a lock released by two CPUs: the second's next acquire still gets the first's", 2, []raceOp{
+			acc(1*us, 0, "x", PlainRMW, "a"), rel(2*us, 0, "L"),
+			rel(3*us, 1, "L"), acq(4*us, 1, "L"), acc(5*us, 1, "x", PlainRMW, "b"),
+		}, nil},
+		{"a lock taken again by the CPU that released it last", 2, []raceOp{
+			acq(1*us, 1, "L"), rel(2*us, 1, "L"), acc(3*us, 0, "x", PlainRMW, "a"),
+			acq(4*us, 1, "L"), acc(5*us, 1, "x", PlainRMW, "b"), rel(6*us, 1, "L"),
+		}, []string{"a / b on x"}},
 		{"ordering is transitive through a third CPU", 3, []raceOp{
 			acc(1*us, 0, "x", PlainRMW, "a"), rel(2*us, 0, "L"),
 			acq(3*us, 1, "L"), rel(4*us, 1, "M"),
@@ -205,9 +217,11 @@ func TestRaceHappensBefore(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			got := runRace(t, tc.cpus, tc.script)
-			if diff := cmp.Diff(tc.want, got); diff != "" {
-				t.Errorf("reports (-want +got):\n%s", diff)
+			for _, clocks := range []bool{false, true} {
+				got := runRaceOn(t, tc.cpus, tc.script, theObj, clocks)
+				if diff := cmp.Diff(tc.want, got); diff != "" {
+					t.Errorf("reports with SyncClock keys %v (-want +got):\n%s", clocks, diff)
+				}
 			}
 		})
 	}
@@ -281,7 +295,7 @@ func TestRaceProperty(t *testing.T) {
 			}
 		}
 		var got []string
-		for _, r := range runRaceOn(rt, cpus, script, obj) {
+		for _, r := range runRaceOn(rt, cpus, script, obj, rapid.Bool().Draw(rt, "syncClocks")) {
 			f := r[strings.LastIndex(r, " ")+1:]
 			if !slices.Contains(got, f) {
 				got = append(got, f)

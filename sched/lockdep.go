@@ -168,10 +168,11 @@ func (id ClassID) Class() LockClass { return (*classesOf())[id] }
 
 func (id ClassID) String() string { return id.Class().String() }
 
+// heldLock is one held lock; its holder is its stack's.
 type heldLock struct {
 	class ClassID
 	name  string
-	chain lockChain
+	at    lockAt
 }
 
 // classState is what the run knows of one class.
@@ -196,9 +197,14 @@ type depEdge struct {
 	chain    lockChain
 }
 
-// lockChain is where an acquisition happened, for the report.
+// lockChain is who made an acquisition and where, for the report.
 type lockChain struct {
-	holder  holderKey
+	holder holderKey
+	lockAt
+}
+
+// lockAt is where an acquisition happened.
+type lockAt struct {
 	cpu     int
 	t       sim.Time
 	syscall string
@@ -253,16 +259,16 @@ func (h holderKey) String() string {
 }
 
 // acquirer returns who acquires on c now and where, for the report.
-func acquirer(c *cpu.CPU, t *Task) (holderKey, lockChain) {
+func acquirer(c *cpu.CPU, t *Task) (holderKey, lockAt) {
 	key := holder(c, t)
-	ch := lockChain{holder: key, cpu: -1}
+	at := lockAt{cpu: -1}
 	if c != nil {
-		ch.cpu, ch.t = c.ID, c.Now()
+		at.cpu, at.t = c.ID, c.Now()
 	}
 	if key.task != nil {
-		ch.syscall = key.task.Syscall
+		at.syscall = key.task.Syscall
 	}
-	return key, ch
+	return key, at
 }
 
 // stack returns key's held locks (creating them when make is set; nil
@@ -335,10 +341,10 @@ func (ld *Lockdep) AcquireCached(c *cpu.CPU, t *Task, cc *ClassCache, cl LockCla
 	}
 	id := cc.Of(cl)
 	ld.grow(id)
-	key, ch := acquirer(c, t)
+	key, at := acquirer(c, t)
 	if c != nil && c.InNMI() {
 		ld.report(c, "lock-in-nmi", "nmi:"+cl.Name,
-			fmt.Sprintf("%s taken in NMI context (%s): an NMI can interrupt its holder on this CPU and spin or sleep forever", cl, ch))
+			fmt.Sprintf("%s taken in NMI context (%s): an NMI can interrupt its holder on this CPU and spin or sleep forever", cl, lockChain{key, at}))
 	}
 	st := ld.stack(key, true)
 	for i := range st.locks {
@@ -346,15 +352,15 @@ func (ld *Lockdep) AcquireCached(c *cpu.CPU, t *Task, cc *ClassCache, cl LockCla
 		if h.class == id {
 			ld.report(c, "recursive-locking", "rec:"+cl.String(),
 				fmt.Sprintf("possible recursive locking: %s takes %s while holding another %s (taken by %s); annotate with a subclass if the order is fixed",
-					ch, cl, cl, h.chain))
+					lockChain{key, at}, cl, cl, lockChain{key, h.at}))
 			continue
 		}
 		if !ld.hasEdge(h.class, id) {
-			ld.addEdge(c, *h, id, ch)
+			ld.addEdge(c, lockChain{key, h.at}, h.class, id, lockChain{key, at})
 		}
 	}
-	st.locks = append(st.locks, heldLock{id, cl.Name, ch})
-	ld.markIrqUsage(c, id, ch)
+	st.locks = append(st.locks, heldLock{id, cl.Name, at})
+	ld.markIrqUsage(c, id, key, &at)
 }
 
 // AcquireTry records a trylock that succeeded: the lock is held, but a
@@ -369,10 +375,10 @@ func (ld *Lockdep) AcquireTryCached(c *cpu.CPU, t *Task, cc *ClassCache, cl Lock
 	}
 	id := cc.Of(cl)
 	ld.grow(id)
-	key, ch := acquirer(c, t)
+	key, at := acquirer(c, t)
 	st := ld.stack(key, true)
-	st.locks = append(st.locks, heldLock{id, cl.Name, ch})
-	ld.markIrqUsage(c, id, ch)
+	st.locks = append(st.locks, heldLock{id, cl.Name, at})
+	ld.markIrqUsage(c, id, key, &at)
 }
 
 // ReleaseAny records the release of the innermost held lock named name
@@ -404,21 +410,22 @@ func (ld *Lockdep) ReleaseAny(c *cpu.CPU, t *Task, name string) {
 	}
 }
 
-// addEdge adds prev -> next (not yet known), after checking that next does
-// not already reach prev.
+// addEdge adds prevClass -> next (not yet known), next taken at ch while
+// prevClass was held since prev, after checking that next does not already
+// reach prevClass.
 // kernel/locking/lockdep.c: check_prev_add(), check_noncircular()
-func (ld *Lockdep) addEdge(c *cpu.CPU, prev heldLock, next ClassID, ch lockChain) {
-	if path := ld.path(next, prev.class); path != nil {
+func (ld *Lockdep) addEdge(c *cpu.CPU, prev lockChain, prevClass, next ClassID, ch lockChain) {
+	if path := ld.path(next, prevClass); path != nil {
 		var b strings.Builder
 		fmt.Fprintf(&b, "possible circular locking dependency: %s takes %s while holding %s (taken by %s); the run already took",
-			ch, next, prev.class, prev.chain)
+			ch, next, prevClass, prev)
 		for i := 0; i+1 < len(path); i++ {
 			fmt.Fprintf(&b, " %s then %s (%s);", path[i], path[i+1], ld.edgeChain(path[i], path[i+1]))
 		}
 		msg := strings.TrimSuffix(b.String(), ";")
-		ld.report(c, "circular-dependency", "cyc:"+prev.class.String()+">"+next.String(), msg)
+		ld.report(c, "circular-dependency", "cyc:"+prevClass.String()+">"+next.String(), msg)
 	}
-	a := prev.class
+	a := prevClass
 	ld.has[int(a)*ld.stride+int(next)/64] |= 1 << (uint(next) % 64)
 	ca := &ld.cls[a]
 	if ca.rank == 0 {

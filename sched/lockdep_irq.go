@@ -35,7 +35,7 @@ func (ld *Lockdep) setUsage(bit *int32, ch lockChain) {
 // An NMI's locks are reported apart (lock-in-nmi); a sleeping lock is always
 // taken with irqs on (Mutex oopses otherwise).
 // kernel/locking/lockdep.c: mark_lock_irq(), valid_state(), check_usage_forwards(), check_usage_backwards()
-func (ld *Lockdep) markIrqUsage(c *cpu.CPU, cl ClassID, ch lockChain) {
+func (ld *Lockdep) markIrqUsage(c *cpu.CPU, cl ClassID, key holderKey, at *lockAt) {
 	if c == nil || c.InNMI() {
 		return
 	}
@@ -48,6 +48,7 @@ func (ld *Lockdep) markIrqUsage(c *cpu.CPU, cl ClassID, ch lockChain) {
 		if u.inHardirq != 0 {
 			return
 		}
+		ch := lockChain{key, *at}
 		ld.setUsage(&u.inHardirq, ch)
 		if u.irqsOn != 0 {
 			ld.report(c, "inconsistent-lock-state", "irq:"+cl.String(),
@@ -63,6 +64,7 @@ func (ld *Lockdep) markIrqUsage(c *cpu.CPU, cl ClassID, ch lockChain) {
 	if u.irqsOn != 0 {
 		return
 	}
+	ch := lockChain{key, *at}
 	ld.setUsage(&u.irqsOn, ch)
 	if u.inHardirq != 0 {
 		ld.report(c, "inconsistent-lock-state", "irq:"+cl.String(),
