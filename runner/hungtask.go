@@ -20,11 +20,19 @@ func (r *Run) hungTasks() bool {
 	if !r.S.HungTaskOn() {
 		return false
 	}
-	var others []string
 	var hung []*sched.Task
-	for _, t := range r.S.Blocked() {
+	blocked := r.S.Blocked()
+	for _, t := range blocked {
 		if _, ok := t.HungSince(); ok {
 			hung = append(hung, t)
+		}
+	}
+	if len(hung) == 0 {
+		return false
+	}
+	var others []string // described only for a report
+	for _, t := range blocked {
+		if _, ok := t.HungSince(); ok {
 			continue
 		}
 		what := r.S.WaitingOn(t)
@@ -43,8 +51,7 @@ func (r *Run) hungTasks() bool {
 		}
 		r.addViolation(Violation{Invariant: "hung-task", T: r.M.Now(), CPU: -1, Message: msg})
 	}
-	found := len(hung) > 0
-	return found
+	return true
 }
 
 // hungStepOf names the step point where t went to sleep in D.
