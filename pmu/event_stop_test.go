@@ -142,3 +142,39 @@ func TestPerfEventStopRetry(t *testing.T) {
 		}
 	})
 }
+
+// TestRetryRoundCharge: a retry round (retryRound, the rounds of
+// perf_event_stop(), event_function_call() and perf_install_in_context())
+// passes its step point and, when the round itself passed no virtual time
+// (an IPI taken at the instant it was sent), costs spinCost, so that a loop
+// that never ends still reaches the livelock bound; a round that took time
+// costs nothing more.
+func TestRetryRoundCharge(t *testing.T) {
+	m := cpu.NewMachine(cpu.Config{CPUs: 1}, nil)
+	t.Cleanup(m.Close)
+	s := sched.New(m, sched.DefaultConfig())
+	k := NewKernel(s, DefaultOptions(1))
+	steps := 0
+	m.AddStepHook(func(c *cpu.CPU, label string) {
+		if label == "perf_event_stop:retry" {
+			steps++
+		}
+	})
+	var got []sim.Duration
+	s.Spawn("caller", sched.MaskOf(0), sched.Call(func(tk *sched.Task) {
+		what := func() string { return "" }
+		start := k.now()
+		k.retryRound(tk, "perf_event_stop:retry", start, start, what) // a round of no time
+		got = append(got, sim.Duration(k.now()-start))
+		round := k.now()
+		tk.Spend(ipiCost) // a round that waited for an IPI
+		k.retryRound(tk, "perf_event_stop:retry", start, round, what)
+		got = append(got, sim.Duration(k.now()-round))
+	}))
+	if err := m.Run(sim.Second); err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff([]sim.Duration{spinCost, ipiCost}, got); d != "" || steps != 2 {
+		t.Errorf("round lengths (-want +got):\n%s\nstep points passed %d, want 2", d, steps)
+	}
+}
