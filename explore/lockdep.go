@@ -47,7 +47,7 @@ func (g *lockGraph) addEdges(edges []sched.LockEdge, schedule int) {
 		g.edges, g.order, g.seen = map[[2]sched.ClassID]lockEdge{}, map[sched.ClassID][]sched.ClassID{}, map[string]bool{}
 	}
 	for _, e := range edges {
-		from, to := sched.ClassOf(e.From), sched.ClassOf(e.To)
+		from, to := e.IDs()
 		if _, ok := g.edges[[2]sched.ClassID{from, to}]; ok {
 			continue
 		}

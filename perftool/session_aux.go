@@ -62,9 +62,11 @@ const perfAuxtraceRecordAlignment = 8
 // AuxtraceRecordOps are the per-PMU callbacks of struct auxtrace_record that
 // the session uses. Every one may be nil.
 type AuxtraceRecordOps struct {
-	// FindSnapshot is itr->find_snapshot: given the AUX area as mapped (data)
-	// and the head just read, it may adjust head and old before the read.
-	FindSnapshot func(ss *Session, mm *SessionAuxMmap, data []byte, head, old *uint64) error
+	// FindSnapshot is itr->find_snapshot: given the AUX area as mapped and
+	// the head just read, it may adjust head and old before the read. data
+	// makes the area's bytes: a hook that does not call it leaves a
+	// described area described (rb.AuxWriteSource).
+	FindSnapshot func(ss *Session, mm *SessionAuxMmap, data func() []byte, head, old *uint64) error
 	// SnapshotStart is itr->snapshot_start, run in the SIGUSR2 handler.
 	SnapshotStart func(ss *Session, t *sched.Task) error
 	// SnapshotFinish is itr->snapshot_finish, after the snapshot was read.
@@ -75,10 +77,6 @@ type AuxtraceRecordOps struct {
 	Reference func(ss *Session) uint64
 	// Alignment is itr->alignment (0: none).
 	Alignment uint64
-	// FindSnapshotIdle, when set, says that FindSnapshot does nothing under
-	// the session's knobs, so a snapshot read need not give it the area's
-	// bytes (a described area stays described: rb.AuxWriteSource).
-	FindSnapshotIdle func(ss *Session) bool
 }
 
 var auxtraceRecords = map[string]AuxtraceRecordOps{}
@@ -264,11 +262,17 @@ func (ss *Session) auxtraceMmapRead(t *sched.Task, mm *SessionAuxMmap, snapshot 
 		return -1, fmt.Errorf("perf record: AUX area of mmap %d is gone (%d bytes mapped, want %d)", mm.Idx, area.AuxSize(), mm.Len)
 	}
 	var data []byte // the area's bytes, unless it is described and nothing needs them
-	if snapshot && ops.FindSnapshot != nil && (ops.FindSnapshotIdle == nil || !ops.FindSnapshotIdle(ss)) || !area.AuxDescribed() {
-		data = area.AuxData()
+	bytes := func() []byte {
+		if data == nil {
+			data = area.AuxData()
+		}
+		return data
+	}
+	if !area.AuxDescribed() {
+		bytes()
 	}
 	if snapshot && ops.FindSnapshot != nil {
-		if err := ops.FindSnapshot(ss, mm, data, &head, &old); err != nil {
+		if err := ops.FindSnapshot(ss, mm, bytes, &head, &old); err != nil {
 			return -1, err
 		}
 	}

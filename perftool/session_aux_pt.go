@@ -99,7 +99,7 @@ func ptCopyRef(ref []byte, data []byte, head uint64) {
 // buffer) into the full-trace form __auxtrace_mmap__read() expects (old <
 // head): once the buffer has wrapped, the whole buffer ending at head.
 // tools/perf/arch/x86/util/intel-pt.c: intel_pt_find_snapshot()
-func ptFindSnapshot(ss *Session, mm *SessionAuxMmap, data []byte, head, old *uint64) error {
+func ptFindSnapshot(ss *Session, mm *SessionAuxMmap, bytes func() []byte, head, old *uint64) error {
 	ptr := ss.ptRecording()
 	if !ptr.initDone { // intel_pt_snapshot_init()
 		ptr.initDone = true
@@ -118,11 +118,12 @@ func ptFindSnapshot(ss *Session, mm *SessionAuxMmap, data []byte, head, old *uin
 			ref.refOffset = mm.Len - ptr.refBufSize
 		}
 		// intel_pt_wrapped()
+		data := bytes()
 		wrapped = ptCompareRef(ref.refBuf, ref.refOffset, mm.Len, data, *head)
 		ptCopyRef(ref.refBuf, data, *head)
 	} else {
 		wrapped = ref.wrapped
-		if !wrapped && ptFirstWrap(data) {
+		if !wrapped && ptFirstWrap(bytes()) {
 			ref.wrapped, wrapped = true, true
 		}
 	}

@@ -85,7 +85,7 @@ func TestPTFindSnapshot(t *testing.T) {
 		ss := &Session{R: &Record{Snapshot: &Snapshot{}, AuxPages: n / pmu.PageSize}}
 		mm := &SessionAuxMmap{Len: n, Mask: n - 1}
 		head, old := tc.head, tc.old
-		if err := ptFindSnapshot(ss, mm, tc.data, &head, &old); err != nil {
+		if err := ptFindSnapshot(ss, mm, func() []byte { return tc.data }, &head, &old); err != nil {
 			t.Fatal(err)
 		}
 		if d := cmp.Diff(tc.want, res{head, old}); d != "" {

@@ -108,13 +108,13 @@ func csEtmSnapshotFinish(ss *Session, t *sched.Task) error {
 }
 
 // csEtmFindSnapshot is itr->find_snapshot: cs_etm_find_snapshot() before
-// 2f01c200d440, nothing today.
+// 2f01c200d440, nothing today (the area's bytes are not made).
 // tools/perf/arch/arm/util/cs-etm.c: cs_etm_find_snapshot() (removed by 2f01c200d440)
-func csEtmFindSnapshot(ss *Session, mm *SessionAuxMmap, data []byte, head, old *uint64) error {
+func csEtmFindSnapshot(ss *Session, mm *SessionAuxMmap, data func() []byte, head, old *uint64) error {
 	if !ss.KnobIs(ToolKnobFindSnapshot, FindSnapshotPre) {
 		return nil
 	}
-	csEtmState(ss, mm).mm.csEtmFindSnapshot(data, head, old)
+	csEtmState(ss, mm).mm.csEtmFindSnapshot(data(), head, old)
 	return nil
 }
 
@@ -162,10 +162,9 @@ func (ss *Session) lastCSEtmSnapshot() *coresight.Report {
 
 func init() {
 	RegisterAuxtraceRecord(csETM.name, AuxtraceRecordOps{
-		FindSnapshot:     csEtmFindSnapshot,
-		FindSnapshotIdle: func(ss *Session) bool { return !ss.KnobIs(ToolKnobFindSnapshot, FindSnapshotPre) },
-		SnapshotStart:    csEtmSnapshotStart,
-		SnapshotFinish:   csEtmSnapshotFinish,
+		FindSnapshot:   csEtmFindSnapshot,
+		SnapshotStart:  csEtmSnapshotStart,
+		SnapshotFinish: csEtmSnapshotFinish,
 		// ptr->itr.read_finish = auxtrace_record__read_finish; cs_etm_reference()
 		// is rand(): left 0 here, the model stays deterministic.
 		ReadFinish: auxReadFinish,

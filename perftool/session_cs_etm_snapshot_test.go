@@ -54,8 +54,10 @@ func TestAuxtraceChunks(t *testing.T) {
 	}
 }
 
-// TestCSEtmFindSnapshotHook: the registered find_snapshot does nothing today
-// and, under pre-2f01c200d440, widens a wrapped buffer's read to all of it.
+// TestCSEtmFindSnapshotHook: the registered find_snapshot does nothing today,
+// not even make the area's bytes (a described area stays described), and,
+// under pre-2f01c200d440, looks at the bytes once and widens a wrapped
+// buffer's read to all of it.
 func TestCSEtmFindSnapshotHook(t *testing.T) {
 	const size = 1 << 16
 	data := make([]byte, size)
@@ -63,18 +65,21 @@ func TestCSEtmFindSnapshotHook(t *testing.T) {
 	for _, tc := range []struct {
 		tool      string
 		head, old uint64
+		asked     int // the calls of the data function
 	}{
-		{FindSnapshotRemoved, 100, 0},
-		{FindSnapshotPre, 100 + size, 100},
+		{FindSnapshotRemoved, 100, 0, 0},
+		{FindSnapshotPre, 100 + size, 100, 1},
 	} {
 		ss := &Session{Opts: SessionOptions{Knobs: map[string]string{ToolKnobFindSnapshot: tc.tool}}}
 		mm := &SessionAuxMmap{Idx: 0, CPU: 0, Len: size, Mask: size - 1, PMU: csETM.name}
 		head, old := uint64(100), uint64(0)
-		if err := auxtraceRecords[csETM.name].FindSnapshot(ss, mm, data, &head, &old); err != nil {
+		asked := 0
+		bytes := func() []byte { asked++; return data }
+		if err := auxtraceRecords[csETM.name].FindSnapshot(ss, mm, bytes, &head, &old); err != nil {
 			t.Fatal(err)
 		}
-		if head != tc.head || old != tc.old {
-			t.Errorf("%s: head %d old %d, want %d %d", tc.tool, head, old, tc.head, tc.old)
+		if head != tc.head || old != tc.old || asked != tc.asked {
+			t.Errorf("%s: head %d old %d, the bytes made %d times; want %d %d, %d", tc.tool, head, old, asked, tc.head, tc.old, tc.asked)
 		}
 	}
 }

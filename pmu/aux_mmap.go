@@ -211,18 +211,7 @@ func (k *Kernel) perfPMUOutputStop(t *sched.Task, buf *rb.Buffer) {
 		}
 		for e.state == StateActive && e.oncpu >= 0 {
 			where := e.oncpu
-			again := false
-			k.smpCallFunctionSingle(t, where, func(c *cpu.CPU) {
-				if e.state != StateActive {
-					return
-				}
-				if e.oncpu != c.ID { // -EAGAIN: it moved
-					again = true
-					return
-				}
-				e.pmu.Stop(c, e, PERF_EF_UPDATE)
-			})
-			if !again {
+			if k.cpuFunctionCall(t, where, func(c *cpu.CPU) error { return k.__perfEventStop(c, e, false) }) != uapi.EAGAIN {
 				break
 			}
 		}

@@ -316,36 +316,68 @@ func (k *Kernel) __perfInstallInContext(c *cpu.CPU, e *Event, ctx *Context) erro
 	return nil
 }
 
-// perfEventStop stops an ACTIVE event on its CPU (restarting it if asked),
-// retrying when it moved.
-// kernel/events/core.c: perf_event_stop() -> __perf_event_stop()
-func (k *Kernel) perfEventStop(t *sched.Task, e *Event, restart bool) {
-	for e.state == StateActive && e.oncpu >= 0 {
-		err := k.cpuFunctionCall(t, e.oncpu, func(c *cpu.CPU) error {
-			if e.state != StateActive {
-				return nil
-			}
-			if e.oncpu != c.ID {
-				return uapi.EAGAIN
-			}
-			e.pmu.Stop(c, e, PERF_EF_UPDATE)
-			if restart {
-				e.pmu.Start(c, e, 0)
-			}
+// perfEventStop stops an ACTIVE event on its CPU, restarting it if asked:
+// cpu_function_call(event->oncpu, __perf_event_stop) until the IPI does not
+// find the event gone to another CPU (-EAGAIN). Each retry is a round of a
+// spinning loop (step point perf_event_stop:retry, a soft-lockup round). It
+// returns nil for an event not ACTIVE, -ENXIO when event->oncpu is -1 or an
+// offline CPU.
+// kernel/events/core.c: perf_event_stop()
+func (k *Kernel) perfEventStop(t *sched.Task, e *Event, restart bool) error {
+	start := k.now()
+	for {
+		if e.state != StateActive { // READ_ONCE(event->state)
 			return nil
-		})
-		if err != uapi.EAGAIN {
-			return
 		}
+		// "if the event goes inactive here (event->oncpu==-1), there's
+		// nothing more to do; fall through with ret==-ENXIO."
+		where := e.oncpu // READ_ONCE(event->oncpu)
+		round := k.now()
+		err := k.cpuFunctionCall(t, where, func(c *cpu.CPU) error { return k.__perfEventStop(c, e, restart) })
+		if err != uapi.EAGAIN {
+			return err
+		}
+		k.stats.stopRetries++
+		now := e.oncpu
+		k.retryRound(t, "perf_event_stop:retry", start, round, func() string {
+			return fmt.Sprintf("perf_event_stop() of event %d: __perf_event_stop() on cpu%d found it ACTIVE on cpu%d (-EAGAIN), "+
+				"on every round since %s: %s", e.id, where, now, start, k.S.CPUState(now))
+		})
 	}
 }
 
+// __perfEventStop is the IPI side of perf_event_stop(): on the CPU it was
+// sent to, with irqs off, nothing for an event no longer ACTIVE, -EAGAIN for
+// one ACTIVE on another CPU (it moved after the caller read event->oncpu),
+// else pmu->stop(PERF_EF_UPDATE) and, to restart, pmu->start(0).
+// kernel/events/core.c: __perf_event_stop()
+func (k *Kernel) __perfEventStop(c *cpu.CPU, e *Event, restart bool) error {
+	if e.state != StateActive { // "if it's already INACTIVE, do nothing"
+		return nil
+	}
+	if e.oncpu != c.ID { // "lest we try to stop another CPU's event"
+		return uapi.EAGAIN
+	}
+	e.pmu.Stop(c, e, PERF_EF_UPDATE)
+	if restart {
+		e.pmu.Start(c, e, 0)
+	}
+	return nil
+}
+
+func init() {
+	RegisterObservable("funccall.stop-eagain", "perf_event_stop() rounds whose IPI found the event ACTIVE on another CPU (__perf_event_stop(): -EAGAIN, "+
+		"it moved after the caller read event->oncpu) and were retried (step point perf_event_stop:retry)",
+		func(k *Kernel) int64 { return int64(k.stats.stopRetries) })
+}
+
 // retryRound is the "goto again" of event_function_call() and
-// perf_install_in_context(): the retry's step point, a round of the loop for
-// the soft-lockup watchdog (what says what it waits for), and, for a round
-// that passed no virtual time (a local call, or the IPI taken at the same
-// instant), the ctx->lock round trip it costs in the kernel, so that a loop
-// that never ends reaches the livelock bound.
+// perf_install_in_context() and the -EAGAIN loop of perf_event_stop(): the
+// retry's step point, a round of the loop for the soft-lockup watchdog (what
+// says what it waits for), and, for a round that passed no virtual time (a
+// local call, or the IPI taken at the same instant), the round trip it costs
+// in the kernel (ctx->lock, the cross-call), so that a loop that never ends
+// reaches the livelock bound.
 func (k *Kernel) retryRound(t *sched.Task, label string, start, round sim.Time, what func() string) {
 	t.Step(label)
 	k.S.SpinRound(t, start, label, what)

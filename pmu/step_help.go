@@ -23,6 +23,7 @@ func init() {
 		"perf_remove_from_context:inactive":    "kernel/events/core.c: perf_remove_from_context(): the context is not active, so the event is removed right here under ctx->lock, no IPI",
 		"perf_install_in_context:ctx-locked":   "kernel/events/core.c: perf_install_in_context(): the task was not running when the IPI landed; ctx->lock taken here to add the event unless it started running",
 		"perf_install_in_context:retry":        "kernel/events/core.c: perf_install_in_context(): the task started running meanwhile (task_curr()); go round and IPI it again (each round a soft-lockup round: a loop that spins past hung-task-timeout is reported)",
+		"perf_event_stop:retry":                "kernel/events/core.c: perf_event_stop(): __perf_event_stop() found the event ACTIVE on another CPU than the one the IPI reached (it moved after the caller read event->oncpu: -EAGAIN); read event->state and event->oncpu again and IPI that CPU (a soft-lockup round)",
 		"perf_event_release_kernel:ctx-locked": "kernel/events/core.c: perf_event_release_kernel(): ctx->mutex held (perf_event_ctx_lock()), about to remove the event from its context (DETACH_GROUP|DETACH_DEAD)",
 		"perf_event_read:state-read":           "kernel/events/core.c: perf_event_read(): event->state read (READ_ONCE), before the IPI to event->oncpu or the INACTIVE update",
 		"__perf_event_read:active":             "kernel/events/core.c: __perf_event_read(): on the event's CPU, irqs off and ctx->lock held, the event tested ACTIVE; pmu->read() next (an NMI can still land here)",

@@ -218,7 +218,7 @@ func GetAux(h *AuxHandle) any {
 
 // OutputCopyAux copies the AUX bytes [from, to) (positions masked to the area)
 // through the data-ring handle dst, page by page, and returns how many it
-// copied. When from == to nothing is copied.
+// copied. When from == to the whole area is copied (the kernel's do-while).
 // kernel/events/ring_buffer.c: perf_output_copy_aux()
 func OutputCopyAux(s Stepper, aux *AuxHandle, dst *Handle, from, to uint64) (int, error) {
 	rb := aux.rb
@@ -226,29 +226,38 @@ func OutputCopyAux(s Stepper, aux *AuxHandle, dst *Handle, from, to uint64) (int
 		return 0, uapi.EFAULT
 	}
 	rb.auxMaterialize()
-	mask := rb.AuxSize() - 1
+	size := rb.AuxSize()
+	mask := size - 1
 	from &= mask
 	to &= mask
-	n := 0
-	for {
-		tocopy := PageSize - from%PageSize
-		if to > from {
-			tocopy = min(tocopy, to-from)
-		}
-		if tocopy == 0 {
-			break
-		}
-		if OutputCopy(dst, rb.aux.data[from:from+tocopy]) != 0 {
-			return n, uapi.EFAULT
-		}
-		n += int(tocopy)
-		from = (from + tocopy) & mask
-		StepAt(s, "perf_output_copy_aux:page")
-		if to == from {
-			break
-		}
+	n := (to - from) & mask
+	if n == 0 {
+		n = size // "do { ... } while (to != from)"
 	}
-	return n, nil
+	return CopyAuxPages(s, dst, from, n, func(k, m uint64) []byte {
+		p := (from + k) & mask // a piece never crosses the area's end
+		return rb.aux.data[p : p+m]
+	})
+}
+
+// CopyAuxPages is perf_output_copy_aux()'s loop: n bytes starting at AUX
+// position from go through dst a piece at a time, no piece crossing a page
+// boundary of the area, with the step point perf_output_copy_aux:page after
+// each. src(k, m) gives the m bytes at offset k of the copy (what the area
+// held when the memcpy read them). It returns the bytes copied, and -EFAULT
+// when dst had no room for a piece (the pieces before it stay copied).
+// kernel/events/ring_buffer.c: perf_output_copy_aux()
+func CopyAuxPages(s Stepper, dst *Handle, from, n uint64, src func(k, m uint64) []byte) (int, error) {
+	done := uint64(0)
+	for done < n {
+		tocopy := min(PageSize-(from+done)%PageSize, n-done) // "PAGE_SIZE - offset_in_page(from)", "min(tocopy, to - from)"
+		if OutputCopy(dst, src(done, tocopy)) != 0 {
+			return int(done), uapi.EFAULT
+		}
+		done += tocopy
+		StepAt(s, "perf_output_copy_aux:page")
+	}
+	return int(done), nil
 }
 
 // auxStepPoints are the step labels of the AUX paths (see StepPoints).

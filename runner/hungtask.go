@@ -20,11 +20,19 @@ func (r *Run) hungTasks() bool {
 	if !r.S.HungTaskOn() {
 		return false
 	}
-	var others []string
 	var hung []*sched.Task
-	for _, t := range r.S.Blocked() {
-		if on, _ := t.HungWait(); on != "" {
+	blocked := r.S.Blocked()
+	for _, t := range blocked {
+		if _, ok := t.HungSince(); ok {
 			hung = append(hung, t)
+		}
+	}
+	if len(hung) == 0 {
+		return false
+	}
+	var others []string // described only for a report
+	for _, t := range blocked {
+		if _, ok := t.HungSince(); ok {
 			continue
 		}
 		what := r.S.WaitingOn(t)
@@ -43,8 +51,7 @@ func (r *Run) hungTasks() bool {
 		}
 		r.addViolation(Violation{Invariant: "hung-task", T: r.M.Now(), CPU: -1, Message: msg})
 	}
-	found := len(hung) > 0
-	return found
+	return true
 }
 
 // hungStepOf names the step point where t went to sleep in D.
@@ -76,9 +83,10 @@ func (r *Run) waitChain(t *sched.Task) string {
 			return fmt.Sprintf("; wait chain: %s -> %s (a cycle: each waits for the next)", chain, name)
 		}
 		seen[cur] = true
-		on, _ := cur.HungWait()
+		_, inD := cur.HungSince()
 		switch {
-		case on != "":
+		case inD:
+			on, _ := cur.HungWait()
 			chain += fmt.Sprintf(" -> %s, in D%s: %s", name, hungStepOf(cur), on)
 		case cur.State == sched.Dead:
 			chain += " -> " + name + " (exited: it will never run the work)"
@@ -139,7 +147,7 @@ func (r *Run) nextHungDue(after sim.Time) sim.Time {
 	next := sim.Never
 	to := sim.Time(r.S.HungTaskTimeout())
 	for _, t := range r.S.Blocked() {
-		if on, since := t.HungWait(); on != "" && since+to > after {
+		if since, ok := t.HungSince(); ok && since+to > after {
 			next = min(next, since+to)
 		}
 	}
@@ -156,10 +164,10 @@ func (r *Run) hungTimedCheck(due sim.Time) bool {
 	var running []string // the tasks still running, listed at the first report
 	found := false
 	for _, t := range r.S.Blocked() {
-		on, since := t.HungWait()
-		if on == "" || since+sim.Time(to) > due {
+		if since, ok := t.HungSince(); !ok || since+sim.Time(to) > due {
 			continue
 		}
+		on, since := t.HungWait()
 		if !found {
 			for _, u := range r.S.Tasks {
 				if u.State == sched.Runnable {

@@ -24,7 +24,7 @@ type ForkCleanupHook interface {
 
 // WaitUninterruptible blocks the running task t on q in TASK_UNINTERRUPTIBLE
 // (D) until a WakeUpAll on q: no signal wakes it. on says what it waits for,
-// as the hung-task report names it (asked when it is reported). Callers re-check their condition in a
+// as the hung-task report names it (asked when it is reported; never ""). Callers re-check their condition in a
 // loop, as wait_var_event() does; the D time counts from the first wait of
 // the loop (since, 0: now).
 // include/linux/wait_bit.h: wait_var_event() -> ___wait_var_event(TASK_UNINTERRUPTIBLE)
@@ -63,6 +63,13 @@ func (t *Task) HungWait() (string, sim.Time) {
 		return "", 0
 	}
 	return t.fam.hungOn(), t.fam.hungSince
+}
+
+// HungSince reports whether t is asleep in D on a kernel wait
+// (WaitUninterruptible) and since when, without asking what it waits for
+// (HungWait formats that).
+func (t *Task) HungSince() (sim.Time, bool) {
+	return t.fam.hungSince, t.fam.hungOn != nil
 }
 
 // HungNext is the task that must act to end t's wait in D (the next link of

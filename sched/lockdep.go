@@ -571,6 +571,17 @@ func (ld *Lockdep) Dependencies() []string {
 type LockEdge struct {
 	From, To LockClass
 	Chain    string
+	ids      [2]ClassID // From's and To's ids, when hasIDs (EdgesExcept)
+	hasIDs   bool
+}
+
+// IDs returns the class ids of From and To: those the lockdep that
+// recorded the edge had (EdgeList, EdgesExcept), else ClassOf's.
+func (e LockEdge) IDs() (from, to ClassID) {
+	if e.hasIDs {
+		return e.ids[0], e.ids[1]
+	}
+	return ClassOf(e.From), ClassOf(e.To)
 }
 
 // EdgeList returns the recorded dependencies in the order they were first
@@ -580,14 +591,14 @@ func (ld *Lockdep) EdgeList() []LockEdge { return ld.EdgesExcept(nil) }
 
 // EdgesExcept is EdgeList without the dependencies known(from, to) reports
 // (nil: none), whose chains it does not format: an exploration asks only for
-// the edges its graph lacks.
+// the edges its graph lacks. Each edge keeps its class ids (LockEdge.IDs).
 func (ld *Lockdep) EdgesExcept(known func(from, to ClassID) bool) []LockEdge {
 	var out []LockEdge
 	for _, a := range ld.fromOrder {
 		for _, i := range ld.cls[a].succ {
 			b := ld.edges[i].to
 			if known == nil || !known(a, b) {
-				out = append(out, LockEdge{a.Class(), b.Class(), ld.edges[i].chain.String()})
+				out = append(out, LockEdge{From: a.Class(), To: b.Class(), Chain: ld.edges[i].chain.String(), ids: [2]ClassID{a, b}, hasIDs: true})
 			}
 		}
 	}

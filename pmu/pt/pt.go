@@ -718,16 +718,9 @@ func (p *PMU) racingCopy(c *cpu.CPU, pt *ptCtx, buf *ptBuffer, h *rb.Handle, fro
 			got[k] = out[j]
 		}
 	}
-	// The copy goes a page at a time as perf_output_copy_aux() does.
-	n := 0
-	for n < len(got) {
-		chunk := min(rb.PageSize-(from+uint64(n))%rb.PageSize, uint64(len(got)-n))
-		if rb.OutputCopy(h, got[n:n+int(chunk)]) != 0 {
-			break // no room: perf_output_copy_aux() returns -EFAULT
-		}
-		n += int(chunk)
-		rb.StepAt(c, "perf_output_copy_aux:page")
-	}
+	// The copy goes a page at a time as perf_output_copy_aux() does; with
+	// no room it stops (-EFAULT) and the pages copied count.
+	n, _ := rb.CopyAuxPages(c, h, from, uint64(len(got)), func(k, m uint64) []byte { return got[k : k+m] })
 	return n
 }
 
