@@ -203,7 +203,7 @@ func TestBuiltinsOldKnobsFound(t *testing.T) {
 		// munmap and an AUX mmap through the SET_OUTPUT'd cycles fd, under
 		// two different mmap_mutexes; the mapper's exit_mmap() then frees
 		// the area a second time.
-		{"aux-mmap-vs-munmap", map[string]string{"aux-mutex": "pre-2ab9d830262c"}, []map[string]string{{}}, "", false, 0, "kernel oops on cpu2 at 10.823us: oops: rb_free_aux: refcount_t: underflow; use-after-free"},
+		{"aux-mmap-vs-munmap", map[string]string{"aux-mutex": "pre-2ab9d830262c"}, []map[string]string{{}}, "", false, 0, "kernel oops on cpu2 at 11.023us: oops: rb_free_aux: refcount_t: underflow; use-after-free"},
 		// The object-lifetime oracle reports the AUX pages outliving their
 		// buffer (rb_free_rcu() with aux_mmap_count stuck at 1) before the
 		// end's aux-pages-lifetime.

@@ -197,23 +197,76 @@ func (k *Kernel) lockCounted(t *sched.Task, mu *sched.Mutex) {
 	}
 }
 
-// perfPMUOutputStop stops every ACTIVE AUX event writing into buf, on its CPU,
-// without restarting it.
-// kernel/events/core.c: perf_pmu_output_stop() -> __perf_event_output_stop() -> __perf_event_stop()
+// perfPMUOutputStop stops, without restarting, every ACTIVE AUX event that
+// writes into buf, an inherited event's children included: for each event on
+// rb->event_list, a cross-call to its CPU (event->cpu, or for a task event
+// the CPU it runs on, none when it runs nowhere) stops there every AUX event
+// of the CPU's context and of the task context scheduled in whose parent's
+// (or own) rb is buf. A call that finds such an event ACTIVE on another CPU
+// (-EAGAIN) starts the list again: a round of a retry loop (step point
+// perf_pmu_output_stop:retry, a soft-lockup round).
+// kernel/events/core.c: perf_pmu_output_stop()
 func (k *Kernel) perfPMUOutputStop(t *sched.Task, buf *rb.Buffer) {
 	bs := k.bufs[buf]
 	if bs == nil {
 		return
 	}
-	for _, e := range append([]*Event(nil), bs.eventList...) {
-		if !e.pmu.HasAux() || e.rb != buf {
+	start := k.now()
+restart:
+	round := k.now()
+	for _, iter := range append([]*Event(nil), bs.eventList...) { // list_for_each_entry_rcu(iter, &event->rb->event_list, rb_entry)
+		where := iter.cpu
+		if where == -1 {
+			where = iter.oncpu // READ_ONCE(iter->oncpu)
+		}
+		if where == -1 {
 			continue
 		}
-		for e.state == StateActive && e.oncpu >= 0 {
-			where := e.oncpu
-			if k.cpuFunctionCall(t, where, func(c *cpu.CPU) error { return k.__perfEventStop(c, e, false) }) != uapi.EAGAIN {
-				break
+		if k.cpuFunctionCall(t, where, func(c *cpu.CPU) error { return k.__perfPMUOutputStop(c, buf) }) == uapi.EAGAIN {
+			k.stats.outputStopRetries++
+			k.retryRound(t, "perf_pmu_output_stop:retry", start, round, func() string {
+				return fmt.Sprintf("perf_pmu_output_stop(): the cross-call to cpu%d found an AUX event of the buffer ACTIVE on another CPU (-EAGAIN), "+
+					"on every round since %s", where, start)
+			})
+			goto restart
+		}
+	}
+}
+
+// __perfPMUOutputStop is perf_pmu_output_stop()'s cross-call: on c, every AUX
+// event of its CPU context and of its task context (INACTIVE or ACTIVE, that
+// may run on c) whose parent's (or own) rb is buf is stopped by
+// __perf_event_stop(); the last one's result is the call's.
+// kernel/events/core.c: __perf_pmu_output_stop() -> perf_iterate_ctx() -> __perf_event_output_stop()
+func (k *Kernel) __perfPMUOutputStop(c *cpu.CPU, buf *rb.Buffer) error {
+	var err error
+	iter := func(ctx *Context) {
+		for _, e := range append([]*Event(nil), ctx.events...) { // perf_iterate_ctx(ctx, ..., false)
+			if e.state < StateInactive || !eventFilterMatch(e, c) {
+				continue
+			}
+			if !e.pmu.HasAux() { // __perf_event_output_stop(): has_aux(event)
+				continue
+			}
+			parent := e.parent
+			if parent == nil {
+				parent = e
+			}
+			if parent.rb == buf { // rcu_dereference(parent->rb) == rb
+				err = k.__perfEventStop(c, e, false)
 			}
 		}
 	}
+	cc := &k.cpuCtx[c.ID]
+	iter(&cc.ctx)
+	if cc.taskCtx != nil {
+		iter(cc.taskCtx)
+	}
+	return err
+}
+
+func init() {
+	RegisterObservable("funccall.output-stop-eagain", "perf_pmu_output_stop() rounds whose cross-call found an AUX event of the unmapped buffer ACTIVE on another CPU "+
+		"(__perf_event_stop(): -EAGAIN) and started the buffer's event list again (step point perf_pmu_output_stop:retry)",
+		func(k *Kernel) int64 { return int64(k.stats.outputStopRetries) })
 }

@@ -19,6 +19,7 @@ type stats struct {
 	freeEventWarn          uint64 // free_event() refused a refcount other than 1 (knob_child_release.go)
 	funcCallENXIO          uint64 // task_function_call() rounds refused with -ENXIO (knob_task_function_call.go)
 	stopRetries            uint64 // perf_event_stop() rounds whose IPI found the event moved (-EAGAIN) (core_funccall.go)
+	outputStopRetries      uint64 // perf_pmu_output_stop() rounds whose cross-call found an event of the buffer moved (-EAGAIN) (aux_mmap.go)
 }
 
 var observables = map[string]func(k *Kernel) int64{
