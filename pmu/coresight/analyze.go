@@ -197,10 +197,10 @@ func (a *Analyzer) Analyze(chunks []Chunk) *Report {
 			u := &a.Dec.runs[ri]
 			switch u.Kind {
 			case KindBarrier:
-				r.Barriers++
+				r.Barriers += int(u.n)
 				continue
 			case KindZero:
-				r.Zero++
+				r.Zero += int(u.n)
 				continue
 			case KindGarbage:
 				r.Garbage++
