@@ -225,3 +225,15 @@ func (l *Ledger) clone() *Ledger {
 	c.last, c.hint = slices.Clone(l.last), slices.Clone(l.hint)
 	return &c
 }
+
+// bitset is a growable set of Seq values: the reference analyzer's.
+type bitset []uint64
+
+func (b bitset) has(i uint64) bool { return i/64 < uint64(len(b)) && b[i/64]&(1<<(i%64)) != 0 }
+
+func (b *bitset) add(i uint64) {
+	for i/64 >= uint64(len(*b)) {
+		*b = append(*b, make([]uint64, len(*b)+1)...)
+	}
+	(*b)[i/64] |= 1 << (i % 64)
+}
