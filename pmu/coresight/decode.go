@@ -54,13 +54,20 @@ func (dec *Decoder) decodeUnit(bufCPU int, b []byte) Unit {
 		// the frame almost every slot of an ETR's trace is: one source, a
 		// full timestamp, then atoms
 		if id, ts, ok := plainFormatted((*[FrameSize]byte)(b)); ok {
-			if cpu := cpuOfTraceID(id, dec.CPUs); cpu >= 0 {
-				return Unit{Kind: KindData, CPU: cpu, TS: ts, HasTS: true}
-			}
-			return Unit{Kind: KindGarbage, CPU: -1}
+			return dec.formattedUnit(id, ts)
 		}
 	}
 	return dec.decodeUnitBytes(bufCPU, b)
+}
+
+// formattedUnit is the unit of a plain formatted frame of trace ID id with
+// timestamp ts (plainFormatted's): data of that ID's CPU, garbage for an
+// ID no CPU has.
+func (dec *Decoder) formattedUnit(id byte, ts uint64) Unit {
+	if cpu := cpuOfTraceID(id, dec.CPUs); cpu >= 0 {
+		return Unit{Kind: KindData, CPU: cpu, TS: ts, HasTS: true}
+	}
+	return Unit{Kind: KindGarbage, CPU: -1}
 }
 
 // plainFormatted reads a formatter frame that holds the data of one source

@@ -144,7 +144,10 @@ func plainLeft(s *span, j, k uint64) uint64 {
 	return min(left, (s.off+s.n)/FrameSize-j, src.n-k)
 }
 
-// decodeUnitAt is decodeUnit of the frame at byte off.
+// decodeUnitAt is decodeUnit of the frame at byte off: from its
+// description when the frame is whole in a known span (a plain formatted
+// unit through formattedUnit, as decodeUnit takes plainFormatted's), else
+// from its bytes.
 func (dec *Decoder) decodeUnitAt(bufCPU int, r *pieceReader, off uint64) Unit {
 	if s, j, ok := r.frame(off); ok && dec.L != nil {
 		switch s.fs.kind {
@@ -153,22 +156,32 @@ func (dec *Decoder) decodeUnitAt(bufCPU int, r *pieceReader, off uint64) Unit {
 		case pieceBarrier:
 			return Unit{Kind: KindBarrier, CPU: -1}
 		}
-		if k, ok := plainUnit(s, j); ok && s.fs.raw == dec.L.raw {
-			ts := s.fs.src.tsAt(k) & tsMask
-			if s.fs.raw {
-				return Unit{Kind: KindData, CPU: bufCPU, TS: ts, HasTS: true}
+		if k, plain := plainUnit(s, j); k < s.fs.src.n { // pieceUnits
+			switch {
+			case !plain:
+				return dec.syncUnit(bufCPU, r, off, s, k)
+			case s.fs.raw != dec.L.raw:
+			case s.fs.raw:
+				return Unit{Kind: KindData, CPU: bufCPU, TS: s.fs.src.tsAt(k) & tsMask, HasTS: true}
+			default:
+				if id, ts, ok := s.plainFormatted(k); ok {
+					return dec.formattedUnit(id, ts)
+				}
 			}
-			if cpu := s.fs.src.cpu; traceID(cpu) < 0x7f && cpuOfTraceID(traceID(cpu), dec.CPUs) == cpu {
-				return Unit{Kind: KindData, CPU: cpu, TS: ts, HasTS: true}
-			}
-		}
-	}
-	if s, j, ok := r.frame(off); ok && s.fs.kind == pieceUnits {
-		if k, plain := plainUnit(s, j); !plain && k < s.fs.src.n {
-			return dec.syncUnit(bufCPU, r, off, s, k)
 		}
 	}
 	return dec.decodeUnit(bufCPU, r.bytes(off))
+}
+
+// plainFormatted is plainFormatted of the bytes of unit k of the span's
+// source, a plain unit, worked out from the unit: its ETM's trace ID and
+// its timestamp; ok false when the bytes must be read (a raw unit, a trace
+// ID the formatter's 7 bits cannot carry).
+func (s *span) plainFormatted(k uint64) (id byte, ts uint64, ok bool) {
+	if id = traceID(s.fs.src.cpu); s.fs.raw || id >= 0x7f {
+		return 0, 0, false
+	}
+	return id, s.fs.src.tsAt(k) & tsMask, true
 }
 
 // syncUnit is decodeUnit of the frame at byte off, unit k of span s's
@@ -247,13 +260,14 @@ func (r *pieceReader) unit(dec *Decoder, bufCPU int, off uint64) Unit {
 // from its source, a synchronisation unit not (its first data byte is not a
 // timestamp header), any other frame from its bytes.
 func (r *pieceReader) plain(off uint64) (byte, uint64, bool) {
-	if s, j, ok := r.frame(off); ok && !s.fs.raw && s.fs.kind == pieceUnits && s.fs.k0+j < s.fs.src.n {
-		k, plain := plainUnit(s, j)
-		if !plain {
-			return 0, 0, false
-		}
-		if id := traceID(s.fs.src.cpu); id < 0x7f {
-			return id, s.fs.src.tsAt(k) & tsMask, true
+	if s, j, ok := r.frame(off); ok && !s.fs.raw && s.fs.kind == pieceUnits {
+		if k, plain := plainUnit(s, j); k < s.fs.src.n {
+			if !plain {
+				return 0, 0, false
+			}
+			if id, ts, ok := s.plainFormatted(k); ok {
+				return id, ts, true
+			}
 		}
 	}
 	return plainFormatted((*[FrameSize]byte)(r.bytes(off)))
