@@ -23,9 +23,8 @@ type Decoder struct {
 	near  []int
 	// infer's scratch: the units without a timestamp, their neighbours
 	unknown, next, prev []int
-	runs                []unitRun         // reused by decodeRuns
-	memo                map[unitMemo]Unit // decodeUnitAt's (decode_pieces.go)
-	lastMemo            [3]memoHit
+	runs                []unitRun  // reused by decodeRuns
+	lastMemo            [3]memoHit // syncUnit's last of each class (decode_pieces.go)
 }
 
 // NewDecoder returns a decoder of the device's trace.

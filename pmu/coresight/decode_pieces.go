@@ -2,6 +2,7 @@ package coresight
 
 import (
 	"slices"
+	"sync"
 
 	"perfsim/rb"
 )
@@ -186,24 +187,45 @@ func (s *span) plainFormatted(k uint64) (id byte, ts uint64, ok bool) {
 
 // syncUnit is decodeUnit of the frame at byte off, unit k of span s's
 // source, a synchronisation unit: its bytes are a function of unitMemo's
-// fields, so it is decoded once per key.
+// fields, so it is decoded once per key and decoder shape (syncMemo).
 func (dec *Decoder) syncUnit(bufCPU int, r *pieceReader, off uint64, s *span, k uint64) Unit {
-	key := unitKeyOf(s.fs.src, k, s.fs.raw, bufCPU)
+	key := syncKey{unitMemo: unitKeyOf(s.fs.src, k, s.fs.raw, bufCPU), cpus: dec.CPUs, decRaw: dec.L.raw}
 	if l := &dec.lastMemo[key.class]; l.ok && l.k == key {
 		return l.u
 	}
-	u, ok := dec.memo[key]
+	syncMemo.Lock()
+	u, ok := syncMemo.m[key]
+	syncMemo.Unlock()
 	if !ok {
 		u = dec.decodeUnit(bufCPU, r.bytes(off))
-		dec.remember(key, u)
+		syncMemo.remember(key, u)
 	}
 	dec.lastMemo[key.class] = memoHit{k: key, u: u, ok: true}
 	return u
 }
 
+// syncKey is a unitMemo and what of the decoder decodeUnit's result
+// depends on (its CPUs, its Ledger's raw; syncUnit's decoders have a
+// Ledger).
+type syncKey struct {
+	unitMemo
+	cpus   int
+	decRaw bool
+}
+
+// syncMemo is syncUnit's memo, shared by every decoder (an exploration's
+// schedules each have their own, and see the same few synchronisation
+// units).
+var syncMemo memo
+
+type memo struct {
+	sync.Mutex
+	m map[syncKey]Unit
+}
+
 // unitMemo is what a unit's bytes (appendUnit's) are a function of, when it
 // is not a plain one, and the buffer's CPU: decodeUnit's result depends on
-// nothing else (the decoder's CPUs and Ledger.raw are fixed).
+// nothing else but the decoder (syncKey).
 type unitMemo struct {
 	raw       bool
 	cpu       int // the ETM (its trace ID)
@@ -232,19 +254,21 @@ func unitKeyOf(src *unitSrc, k uint64, raw bool, bufCPU int) unitMemo {
 // run of a task).
 const maxMemo = 4096
 
-// memoHit is the last unit of a unitMemo class decodeUnitAt returned.
+// memoHit is the last unit of a unitMemo class syncUnit returned.
 type memoHit struct {
-	k  unitMemo
+	k  syncKey
 	u  Unit
 	ok bool
 }
 
 // remember keeps u for key.
-func (dec *Decoder) remember(key unitMemo, u Unit) {
-	if dec.memo == nil || len(dec.memo) >= maxMemo {
-		dec.memo = make(map[unitMemo]Unit)
+func (m *memo) remember(key syncKey, u Unit) {
+	m.Lock()
+	defer m.Unlock()
+	if m.m == nil || len(m.m) >= maxMemo {
+		m.m = make(map[syncKey]Unit)
 	}
-	dec.memo[key] = u
+	m.m[key] = u
 }
 
 // decodeRunsPieces is decodeRuns of the bytes the pieces describe (n bytes).
