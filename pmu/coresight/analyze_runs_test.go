@@ -32,8 +32,8 @@ func (a *refAnalyzer) analyze(chunks []Chunk) *Report {
 		}
 		units := a.dec.Decode(c.CPU, c.Data)
 		if a.dec.L != nil {
-			// Resolve, then the two whole-chunk walks alone (Decode's
-			// infer may take inferNear)
+			// Resolve, then the reference's two whole-chunk walks
+			// (refInferFull) instead of Decode's inference
 			for i := range units {
 				u := &units[i]
 				u.Frame, u.Known = Frame{}, false
@@ -41,7 +41,7 @@ func (a *refAnalyzer) analyze(chunks []Chunk) *Report {
 					u.Frame, u.Known = a.dec.L.Resolve(u.CPU, u.TS)
 				}
 			}
-			a.dec.inferFull(units)
+			refInferFull(a.dec, units)
 		}
 		for _, u := range units {
 			switch u.Kind {

@@ -112,9 +112,12 @@ func decodeRunsOf[R frameReader](dec *Decoder, bufCPU int, r R, total uint64) []
 	return runs
 }
 
-// inferRuns is infer over runs: a unit without an identity (a run of one)
-// takes it from the nearest unit of its stream after it (the first of that
-// run), else before it (the last of that run), with no barrier between.
+// inferRuns gives each unit without an identity (a run of one) that of its
+// neighbour in the same CPU's stream, with no barrier between: the one
+// before the nearest unit of its stream after it (the first of that run),
+// else the one after the nearest before it (the last of that run). It
+// looks only around those units; a neighbour farther than inferScan runs
+// leaves the chunk to inferRunsFull.
 func (dec *Decoder) inferRuns(runs []unitRun) {
 	unknown := dec.unknown[:0]
 	for i := range runs {
@@ -177,7 +180,9 @@ func runNeighbour(runs []unitRun, i, delta int) (int, bool) {
 	return -1, true
 }
 
-// inferRunsFull is inferFull over runs.
+// inferRunsFull gives each unit without an identity that of its neighbour,
+// walking all the runs backwards, then forwards (inferRuns when a neighbour
+// is farther than inferScan runs).
 func (dec *Decoder) inferRunsFull(runs []unitRun) {
 	if len(dec.near) != dec.CPUs+1 {
 		dec.near = make([]int, dec.CPUs+1)
