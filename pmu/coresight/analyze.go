@@ -99,11 +99,12 @@ type Analyzer struct {
 func (d *Device) NewAnalyzer() *Analyzer { return &Analyzer{Dec: d.NewDecoder()} }
 
 // analyzeScratch is the memory an Analyze call works in (the runs its
-// decoder returns, the set of the snapshot's Seqs), handed from one
-// session's Analyzer to the next one's: an exploration's schedules each
-// have an Analyzer of their own.
+// decoder returns, the spans of a described chunk, the set of the
+// snapshot's Seqs), handed from one session's Analyzer to the next one's:
+// an exploration's schedules each have an Analyzer of their own.
 type analyzeScratch struct {
 	runs []unitRun
+	sp   []span
 	cur  seqSet
 }
 
@@ -115,6 +116,9 @@ func takeScratch(a *Analyzer) *analyzeScratch {
 	if a.Dec.runs == nil {
 		a.Dec.runs = sc.runs
 	}
+	if a.Dec.pr.sp == nil {
+		a.Dec.pr.sp = sc.sp
+	}
 	if a.cur == nil {
 		a.cur = sc.cur
 	}
@@ -124,8 +128,9 @@ func takeScratch(a *Analyzer) *analyzeScratch {
 // put hands a's scratch back to the pool (a keeps using it until then: the
 // runs are only read inside Analyze).
 func (sc *analyzeScratch) put(a *Analyzer) {
-	sc.runs, sc.cur = a.Dec.runs[:0], a.cur[:0]
-	a.Dec.runs, a.cur = nil, nil
+	clear(a.Dec.pr.sp) // let go of the sources
+	sc.runs, sc.sp, sc.cur = a.Dec.runs[:0], a.Dec.pr.sp[:0], a.cur[:0]
+	a.Dec.runs, a.Dec.pr.sp, a.cur = nil, nil, nil
 	scratchPool.Put(sc)
 }
 

@@ -23,9 +23,10 @@ type Decoder struct {
 	near  []int  // inferRunsFull's: per stream (CPU+1), the nearest run
 	// inferRuns's scratch: the units without a timestamp, their neighbours
 	unknown, next, prev []int
-	runs                []unitRun  // reused by decodeRuns
-	unitRuns            []unitRun  // infer's units as runs
-	lastMemo            [3]memoHit // syncUnit's last of each class (decode_pieces.go)
+	runs                []unitRun     // reused by decodeRuns
+	unitRuns            []unitRun     // infer's units as runs
+	pr                  pieceReader   // decodeRunsPieces's (its spans reused)
+	lastMemo            [3][4]memoHit // syncUnit's latest of each class (decode_pieces.go)
 }
 
 // NewDecoder returns a decoder of the device's trace.

@@ -83,8 +83,11 @@ type pieceReader struct {
 
 // find returns the span holding byte at.
 func (r *pieceReader) find(at uint64) *span {
-	if r.i < len(r.sp) && r.sp[r.i].at <= at && at < r.sp[r.i].at+r.sp[r.i].n {
-		return &r.sp[r.i]
+	for _, i := range [2]int{r.i, r.i + 1} { // the last span, the next one
+		if i < len(r.sp) && r.sp[i].at <= at && at < r.sp[i].at+r.sp[i].n {
+			r.i = i
+			return &r.sp[i]
+		}
 	}
 	r.i, _ = slices.BinarySearchFunc(r.sp, at, func(s span, at uint64) int {
 		if s.at+s.n <= at {
@@ -190,8 +193,11 @@ func (s *span) plainFormatted(k uint64) (id byte, ts uint64, ok bool) {
 // fields, so it is decoded once per key and decoder shape (syncMemo).
 func (dec *Decoder) syncUnit(bufCPU int, r *pieceReader, off uint64, s *span, k uint64) Unit {
 	key := syncKey{unitMemo: unitKeyOf(s.fs.src, k, s.fs.raw, bufCPU), cpus: dec.CPUs, decRaw: dec.L.raw}
-	if l := &dec.lastMemo[key.class]; l.ok && l.k == key {
-		return l.u
+	last := &dec.lastMemo[key.class]
+	for _, l := range last {
+		if l.ok && l.k == key {
+			return l.u
+		}
 	}
 	syncMemo.Lock()
 	u, ok := syncMemo.m[key]
@@ -200,7 +206,8 @@ func (dec *Decoder) syncUnit(bufCPU int, r *pieceReader, off uint64, s *span, k 
 		u = dec.decodeUnit(bufCPU, r.bytes(off))
 		syncMemo.remember(key, u)
 	}
-	dec.lastMemo[key.class] = memoHit{k: key, u: u, ok: true}
+	copy(last[1:], last[:])
+	last[0] = memoHit{k: key, u: u, ok: true}
 	return u
 }
 
@@ -254,7 +261,7 @@ func unitKeyOf(src *unitSrc, k uint64, raw bool, bufCPU int) unitMemo {
 // run of a task).
 const maxMemo = 4096
 
-// memoHit is the last unit of a unitMemo class syncUnit returned.
+// memoHit is a unit of a unitMemo class syncUnit returned lately.
 type memoHit struct {
 	k  syncKey
 	u  Unit
@@ -273,7 +280,8 @@ func (m *memo) remember(key syncKey, u Unit) {
 
 // decodeRunsPieces is decodeRuns of the bytes the pieces describe (n bytes).
 func (dec *Decoder) decodeRunsPieces(bufCPU int, ps []rb.AuxPiece, total uint64) []unitRun {
-	return decodeRunsOf(dec, bufCPU, &pieceReader{sp: spans(nil, ps)}, total)
+	dec.pr = pieceReader{sp: spans(dec.pr.sp[:0], ps)}
+	return decodeRunsOf(dec, bufCPU, &dec.pr, total)
 }
 
 func (r *pieceReader) unit(dec *Decoder, bufCPU int, off uint64) Unit {
