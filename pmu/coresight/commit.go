@@ -21,8 +21,9 @@ type auxShadow struct {
 	priv  any    // the AUX area it shadows (rb->aux_priv: a new area starts a new shadow)
 	slots uint64 // the area's 16-byte slots
 	m     frameMap
-	top   uint64 // highest Seq committed
-	had   bool   // a unit was committed
+	top   uint64  // highest Seq committed
+	had   bool    // a unit was committed
+	got   []piece // auxOutputEnd's pieces of the committed range, reused
 }
 
 // shadowOf is buf's shadow (nil for a buffer without an AUX area).
@@ -86,10 +87,11 @@ func (d *Device) auxOutputEnd(cpu int, s rb.Stepper, h *rb.AuxHandle, size uint6
 		n := min(size, buf.AuxSize()) / FrameSize
 		// Commits into one buffer are in emission order, so a unit committed
 		// a second time has a Seq at or below the highest committed before.
-		var ps []piece
+		ps := sh.got[:0]
 		for lo, hi := range rb.RingSpans((pos+size)/FrameSize+sh.slots-n%sh.slots, n, sh.slots) {
 			ps = sh.m.get(ps, lo, hi)
 		}
+		sh.got = ps
 		for _, p := range ps {
 			if p.kind != pieceUnits {
 				continue
