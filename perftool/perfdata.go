@@ -185,19 +185,25 @@ func (d *PerfData) write(b []byte, mapIdx, cpu int, at sim.Time, overwrite bool)
 	if d.Spool != nil && d.spoolErr == nil {
 		_, d.spoolErr = d.Spool.Write(b)
 	}
-	if !d.Dropped && d.Keep != nil {
-		if int64(len(b)) > d.Keep.Left {
-			d.drop()
-		} else {
-			d.Keep.Left -= int64(len(b))
-		}
-	}
-	if d.Dropped {
+	if !d.keep(len(b)) {
 		d.count(b, mapIdx < 0)
 		return
 	}
 	d.Chunks = append(d.Chunks, Chunk{Off: d.size(), Len: len(b), Map: mapIdx, CPU: cpu, At: at, Overwrite: overwrite})
 	d.Data = append(d.Data, b...)
+}
+
+// keep takes n bytes out of the keep budget; it reports false when the data
+// section is not kept (it went over the budget, now or before).
+func (d *PerfData) keep(n int) bool {
+	if !d.Dropped && d.Keep != nil {
+		if int64(n) > d.Keep.Left {
+			d.drop()
+		} else {
+			d.Keep.Left -= int64(n)
+		}
+	}
+	return !d.Dropped
 }
 
 // drop stops keeping the data section: what is kept is counted, as Discard

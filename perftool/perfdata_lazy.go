@@ -44,15 +44,11 @@ func (d *PerfData) writePieces(pieces []rb.AuxPiece, mapIdx, cpu int, at sim.Tim
 		return
 	}
 	d.Written += int64(n)
-	if d.Keep != nil {
-		if int64(n) > d.Keep.Left {
-			d.drop()
-			if mapIdx >= 0 {
-				d.count(rb.PiecesBytes(pieces), false)
-			}
-			return
+	if !d.keep(n) {
+		if synth := mapIdx < 0; !synth { // count(b, true) counts nothing: no bytes needed
+			d.count(rb.PiecesBytes(pieces), synth)
 		}
-		d.Keep.Left -= int64(n)
+		return
 	}
 	d.Chunks = append(d.Chunks, Chunk{Off: d.size(), Len: n, Map: mapIdx, CPU: cpu, At: at, Overwrite: overwrite})
 	d.lazy = append(d.lazy, lazyPayload{off: d.size(), n: n, before: d.lazyBytes, pieces: pieces})

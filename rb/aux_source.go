@@ -1,6 +1,9 @@
 package rb
 
-import "slices"
+import (
+	"iter"
+	"slices"
+)
 
 // Described AUX writes. A driver whose trace bytes are a function of what
 // the hardware traced (CoreSight: which units of which ETM stream) may store
@@ -69,13 +72,25 @@ func (rb *Buffer) AuxWriteSource(pos, n uint64, src AuxSource) {
 		pos, src = pos+n-size, shifted(src, n-size)
 		n = size
 	}
-	mask := size - 1
 	var done uint64
-	for done < n {
-		lo := (pos + done) & mask
-		k := min(n-done, size-lo)
-		rb.aux.setExtent(auxExtent{lo: lo, hi: lo + k, src: src, off: done})
-		done += k
+	for lo, hi := range RingSpans(pos, n, size) {
+		rb.aux.setExtent(auxExtent{lo: lo, hi: hi, src: src, off: done})
+		done += hi - lo
+	}
+}
+
+// RingSpans are the stretches [lo, hi) of a ring of size units that n
+// units from position at (free-running: taken modulo size) occupy, in
+// order, each up to the ring's end.
+func RingSpans(at, n, size uint64) iter.Seq2[uint64, uint64] {
+	return func(yield func(lo, hi uint64) bool) {
+		for lo := at % size; n > 0; lo = 0 {
+			k := min(n, size-lo)
+			if !yield(lo, lo+k) {
+				return
+			}
+			n -= k
+		}
 	}
 }
 
@@ -136,13 +151,8 @@ func (rb *Buffer) AuxPieces(pos, n uint64) []AuxPiece {
 		b := rb.AuxCopyOut(pos, int(n))
 		return append(out, AuxPiece{Src: byteSource(b), N: n})
 	}
-	mask := size - 1
-	for n > 0 {
-		lo := pos & mask
-		k := min(n, size-lo)
-		out = rb.aux.pieces(out, lo, lo+k)
-		pos += k
-		n -= k
+	for lo, hi := range RingSpans(pos, n, size) {
+		out = rb.aux.pieces(out, lo, hi)
 	}
 	return out
 }

@@ -2,7 +2,6 @@ package coresight
 
 import (
 	"fmt"
-	"math/bits"
 	"sort"
 	"strings"
 	"sync"
@@ -90,34 +89,23 @@ func MiB(n int64) string { return fmt.Sprintf("%.1fMiB", float64(n)/(1<<20)) }
 // as a duplicate.
 type Analyzer struct {
 	Dec    *Decoder
-	seen   bitset  // Seq values of earlier snapshots
+	seen   seqSet  // Seq values of earlier snapshots
 	prev   []int64 // per ETM: the Seq of its previous unit in the chunk, -1 none
 	perPer []int   // units per period (index: period): Report.PerPer's counts
-	cur    bitset  // Analyze's set of this snapshot's Seqs, kept for its memory
+	cur    seqSet  // Analyze's set of this snapshot's Seqs, kept for its memory
 }
 
 // NewAnalyzer returns an analyzer of the device's snapshots.
 func (d *Device) NewAnalyzer() *Analyzer { return &Analyzer{Dec: d.NewDecoder()} }
 
-// bitset is a growable set of Seq values.
-type bitset []uint64
-
-func (b bitset) has(i uint64) bool { return i/64 < uint64(len(b)) && b[i/64]&(1<<(i%64)) != 0 }
-
-func (b *bitset) add(i uint64) {
-	for i/64 >= uint64(len(*b)) {
-		*b = append(*b, make([]uint64, len(*b)+1)...)
-	}
-	(*b)[i/64] |= 1 << (i % 64)
-}
-
 // analyzeScratch is the memory an Analyze call works in (the runs its
-// decoder returns, the set of the snapshot's Seqs), handed from one
-// session's Analyzer to the next one's: an exploration's schedules each
-// have an Analyzer of their own.
+// decoder returns, the spans of a described chunk, the set of the
+// snapshot's Seqs), handed from one session's Analyzer to the next one's:
+// an exploration's schedules each have an Analyzer of their own.
 type analyzeScratch struct {
 	runs []unitRun
-	cur  bitset
+	sp   []span
+	cur  seqSet
 }
 
 var scratchPool = sync.Pool{New: func() any { return &analyzeScratch{} }}
@@ -128,6 +116,9 @@ func takeScratch(a *Analyzer) *analyzeScratch {
 	if a.Dec.runs == nil {
 		a.Dec.runs = sc.runs
 	}
+	if a.Dec.pr.sp == nil {
+		a.Dec.pr.sp = sc.sp
+	}
 	if a.cur == nil {
 		a.cur = sc.cur
 	}
@@ -137,37 +128,10 @@ func takeScratch(a *Analyzer) *analyzeScratch {
 // put hands a's scratch back to the pool (a keeps using it until then: the
 // runs are only read inside Analyze).
 func (sc *analyzeScratch) put(a *Analyzer) {
-	sc.runs, sc.cur = a.Dec.runs[:0], a.cur[:0]
-	a.Dec.runs, a.cur = nil, nil
+	clear(a.Dec.pr.sp) // let go of the sources
+	sc.runs, sc.sp, sc.cur = a.Dec.runs[:0], a.Dec.pr.sp[:0], a.cur[:0]
+	a.Dec.runs, a.Dec.pr.sp, a.cur = nil, nil, nil
 	scratchPool.Put(sc)
-}
-
-// addRange adds the Seqs [lo, hi) to b; it returns how many were in b
-// already, and how many of the others are in seen.
-func (b *bitset) addRange(lo, hi uint64, seen bitset) (inB, inSeen int) {
-	if hi <= lo {
-		return 0, 0
-	}
-	for (hi-1)/64 >= uint64(len(*b)) { // grow as add does
-		*b = append(*b, make([]uint64, len(*b)+1)...)
-	}
-	for w := lo / 64; w <= (hi-1)/64; w++ {
-		mask := ^uint64(0)
-		if w == lo/64 {
-			mask &= ^uint64(0) << (lo % 64)
-		}
-		if w == (hi-1)/64 {
-			mask &= ^uint64(0) >> (63 - (hi-1)%64)
-		}
-		old := (*b)[w]
-		had := old & mask
-		inB += bits.OnesCount64(had)
-		if w < uint64(len(seen)) {
-			inSeen += bits.OnesCount64(seen[w] & mask &^ had)
-		}
-		(*b)[w] = old | mask
-	}
-	return inB, inSeen
 }
 
 // Analyze decodes the chunks of one snapshot.
@@ -175,7 +139,7 @@ func (a *Analyzer) Analyze(chunks []Chunk) *Report {
 	r := &Report{PerPer: map[int]int{}, PerCPU: map[int]int{}}
 	sc := takeScratch(a)
 	defer sc.put(a)
-	cur := a.cur[:0] // grows with zeroes (bitset.add)
+	cur := a.cur[:0]
 	first, firstTS := true, true
 	for _, c := range chunks {
 		clen := c.Len()
@@ -197,10 +161,10 @@ func (a *Analyzer) Analyze(chunks []Chunk) *Report {
 			u := &a.Dec.runs[ri]
 			switch u.Kind {
 			case KindBarrier:
-				r.Barriers++
+				r.Barriers += int(u.n)
 				continue
 			case KindZero:
-				r.Zero++
+				r.Zero += int(u.n)
 				continue
 			case KindGarbage:
 				r.Garbage++
@@ -242,7 +206,7 @@ func (a *Analyzer) Analyze(chunks []Chunk) *Report {
 			a.prev[f.CPU] = int64(f.Seq + n - 1)
 			// per Seq: seen in this snapshot, a dup; else new here (a dup
 			// if an earlier snapshot had it), now seen
-			inCur, inSeen := cur.addRange(f.Seq, f.Seq+n, a.seen)
+			inCur, inSeen := cur.add(f.Seq, f.Seq+n, a.seen)
 			r.Dups += inCur + inSeen
 			r.Distinct += int(n) - inCur
 			if first || f.Seq < r.MinSeq {
@@ -263,12 +227,7 @@ func (a *Analyzer) Analyze(chunks []Chunk) *Report {
 			a.perPer[p] = 0
 		}
 	}
-	for i, w := range cur {
-		for i >= len(a.seen) {
-			a.seen = append(a.seen, make([]uint64, len(a.seen)+1)...)
-		}
-		a.seen[i] |= w
-	}
+	a.seen.union(cur)
 	a.cur = cur
 	return r
 }

@@ -21,8 +21,9 @@ type auxShadow struct {
 	priv  any    // the AUX area it shadows (rb->aux_priv: a new area starts a new shadow)
 	slots uint64 // the area's 16-byte slots
 	m     frameMap
-	top   uint64 // highest Seq committed
-	had   bool   // a unit was committed
+	top   uint64  // highest Seq committed
+	had   bool    // a unit was committed
+	got   []piece // auxOutputEnd's pieces of the committed range, reused
 }
 
 // shadowOf is buf's shadow (nil for a buffer without an AUX area).
@@ -55,16 +56,11 @@ func (sh *auxShadow) store(pos uint64, src etrSource) {
 	}
 	base := src[0].lo
 	for _, p := range src {
-		n := p.hi - p.lo
-		at := (pos/FrameSize + p.lo - base) % sh.slots
-		for n > 0 {
-			m := min(n, sh.slots-at)
+		for lo, hi := range rb.RingSpans(pos/FrameSize+p.lo-base, p.hi-p.lo, sh.slots) {
 			q := p
-			q.lo, q.hi = at, at+m
+			q.lo, q.hi = lo, hi
 			sh.m.set(q)
-			p = p.from(p.lo + m)
-			n -= m
-			at = 0
+			p = p.from(p.lo + hi - lo)
 		}
 	}
 }
@@ -89,16 +85,13 @@ func (d *Device) auxOutputEnd(cpu int, s rb.Stepper, h *rb.AuxHandle, size uint6
 	re := 0
 	if sh := d.shadowOf(buf); sh != nil {
 		n := min(size, buf.AuxSize()) / FrameSize
-		i := ((pos+size)/FrameSize + sh.slots - n%sh.slots) % sh.slots
 		// Commits into one buffer are in emission order, so a unit committed
 		// a second time has a Seq at or below the highest committed before.
-		var ps []piece
-		for n > 0 {
-			m := min(n, sh.slots-i)
-			ps = sh.m.get(ps, i, i+m)
-			n -= m
-			i = 0
+		ps := sh.got[:0]
+		for lo, hi := range rb.RingSpans((pos+size)/FrameSize+sh.slots-n%sh.slots, n, sh.slots) {
+			ps = sh.m.get(ps, lo, hi)
 		}
+		sh.got = ps
 		for _, p := range ps {
 			if p.kind != pieceUnits {
 				continue

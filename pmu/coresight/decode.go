@@ -20,12 +20,13 @@ type Decoder struct {
 	CPUs  int
 	df    Deformatter
 	units []Unit // reused by Decode
-	near  []int
-	// infer's scratch: the units without a timestamp, their neighbours
+	near  []int  // inferRunsFull's: per stream (CPU+1), the nearest run
+	// inferRuns's scratch: the units without a timestamp, their neighbours
 	unknown, next, prev []int
-	runs                []unitRun         // reused by decodeRuns
-	memo                map[unitMemo]Unit // decodeUnitAt's (decode_pieces.go)
-	lastMemo            [3]memoHit
+	runs                []unitRun     // reused by decodeRuns
+	unitRuns            []unitRun     // infer's units as runs
+	pr                  pieceReader   // decodeRunsPieces's (its spans reused)
+	lastMemo            [3][4]memoHit // syncUnit's latest of each class (decode_pieces.go)
 }
 
 // NewDecoder returns a decoder of the device's trace.
@@ -54,13 +55,20 @@ func (dec *Decoder) decodeUnit(bufCPU int, b []byte) Unit {
 		// the frame almost every slot of an ETR's trace is: one source, a
 		// full timestamp, then atoms
 		if id, ts, ok := plainFormatted((*[FrameSize]byte)(b)); ok {
-			if cpu := cpuOfTraceID(id, dec.CPUs); cpu >= 0 {
-				return Unit{Kind: KindData, CPU: cpu, TS: ts, HasTS: true}
-			}
-			return Unit{Kind: KindGarbage, CPU: -1}
+			return dec.formattedUnit(id, ts)
 		}
 	}
 	return dec.decodeUnitBytes(bufCPU, b)
+}
+
+// formattedUnit is the unit of a plain formatted frame of trace ID id with
+// timestamp ts (plainFormatted's): data of that ID's CPU, garbage for an
+// ID no CPU has.
+func (dec *Decoder) formattedUnit(id byte, ts uint64) Unit {
+	if cpu := cpuOfTraceID(id, dec.CPUs); cpu >= 0 {
+		return Unit{Kind: KindData, CPU: cpu, TS: ts, HasTS: true}
+	}
+	return Unit{Kind: KindGarbage, CPU: -1}
 }
 
 // plainFormatted reads a formatter frame that holds the data of one source
@@ -147,113 +155,37 @@ func allAtoms(b []byte) bool {
 // infer resolves the units' timestamps, then gives each unit without one the
 // identity of its neighbour in the same CPU's stream (no barrier between):
 // backwards first (a unit is the one before the next unit of its stream),
-// then forwards.
+// then forwards. That is inferRuns over runs of one unit each.
 func (dec *Decoder) infer(units []Unit) {
-	unknown := dec.unknown[:0]
 	for i := range units {
-		u := &units[i]
-		if u.Kind == KindData && u.HasTS {
+		if u := &units[i]; u.Kind == KindData && u.HasTS {
 			u.Frame, u.Known = dec.L.Resolve(u.CPU, u.TS)
 		}
-		if u.Kind == KindData && !u.Known && u.CPU+1 <= dec.CPUs {
-			unknown = append(unknown, i)
-		}
 	}
-	dec.unknown = unknown
-	if len(unknown) == 0 || dec.inferNear(units, unknown) {
-		return
-	}
-	dec.inferFull(units)
+	dec.inferUnits(units, dec.inferRuns)
 }
 
-// inferScan is how far inferNear looks for the neighbour of a unit without
-// a timestamp before it leaves the chunk to inferFull.
-const inferScan = 64
-
-// inferNear is inferFull for chunks whose units without a timestamp have
-// their stream's neighbours (or a barrier, or the chunk's end) within
-// inferScan units: it looks only around those units. It reports false,
-// having changed nothing, when one does not.
-func (dec *Decoder) inferNear(units []Unit, unknown []int) bool {
-	// the nearest unit of the same stream after (next) and before (prev)
-	// each unknown unit, -1 none: what walk's dec.near holds when it
-	// reaches it going backwards and forwards
-	dec.next, dec.prev = dec.next[:0], dec.prev[:0]
-	for _, i := range unknown {
-		cpu := units[i].CPU
-		nb := func(delta int) (int, bool) {
-			for k, n := i+delta, 0; k >= 0 && k < len(units); k, n = k+delta, n+1 {
-				if n == inferScan {
-					return 0, false
-				}
-				switch v := &units[k]; {
-				case v.Kind == KindBarrier:
-					return -1, true
-				case v.Kind == KindData && v.CPU == cpu:
-					return k, true
-				}
-			}
-			return -1, true
-		}
-		next, ok1 := nb(+1)
-		prev, ok2 := nb(-1)
-		if !ok1 || !ok2 {
-			return false
-		}
-		dec.next, dec.prev = append(dec.next, next), append(dec.prev, prev)
+// inferUnits applies infer, an inference over runs (inferRuns,
+// inferRunsFull), to units, each a run of one.
+func (dec *Decoder) inferUnits(units []Unit, infer func([]unitRun)) {
+	runs := dec.unitRuns[:0]
+	for _, u := range units {
+		runs = append(runs, unitRun{Unit: u, n: 1, lastTS: u.TS})
 	}
-	for x := len(unknown) - 1; x >= 0; x-- {
-		u := &units[unknown[x]]
-		if j := dec.next[x]; !u.Known && j >= 0 && units[j].Known {
-			u.Frame, u.Known = dec.L.Step(units[j].Frame, -1)
-		}
-	}
-	for x, i := range unknown {
-		u := &units[i]
-		if j := dec.prev[x]; !u.Known && j >= 0 && units[j].Known {
-			u.Frame, u.Known = dec.L.Step(units[j].Frame, +1)
-		}
-	}
-	return true
-}
-
-// inferFull gives each unit without a timestamp the identity of its
-// neighbour, walking the whole chunk backwards, then forwards.
-func (dec *Decoder) inferFull(units []Unit) {
-	if len(dec.near) != dec.CPUs+1 {
-		dec.near = make([]int, dec.CPUs+1)
-	}
-	dec.resetNear()
-	for i := len(units) - 1; i >= 0; i-- {
-		dec.walk(units, i, -1)
-	}
-	dec.resetNear()
+	infer(runs)
 	for i := range units {
-		dec.walk(units, i, +1)
+		units[i] = runs[i].Unit
 	}
+	dec.unitRuns = runs
 }
+
+// inferScan is how far inferRuns looks for the neighbour of a unit without
+// a timestamp before it leaves the chunk to inferRunsFull.
+const inferScan = 64
 
 // resetNear forgets the nearest unit of every stream (a barrier).
 func (dec *Decoder) resetNear() {
 	for i := range dec.near {
 		dec.near[i] = -1
 	}
-}
-
-// walk visits units[i] going in direction delta: a unit not yet known is
-// the one its ETM emitted delta after the nearest known unit of its stream
-// (dec.near: CPU+1 -> that unit's index, -1 none).
-func (dec *Decoder) walk(units []Unit, i, delta int) {
-	u := &units[i]
-	if u.Kind == KindBarrier {
-		dec.resetNear()
-		return
-	}
-	if u.Kind != KindData || u.CPU+1 >= len(dec.near) {
-		return
-	}
-	if j := dec.near[u.CPU+1]; !u.Known && j >= 0 && units[j].Known {
-		u.Frame, u.Known = dec.L.Step(units[j].Frame, delta)
-	}
-	dec.near[u.CPU+1] = i
 }

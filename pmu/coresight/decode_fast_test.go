@@ -40,11 +40,11 @@ func TestDecodeUnitFastPathEqualsBytes(t *testing.T) {
 	})
 }
 
-// TestInferNearEqualsFull: infer (looking only around the units without a
-// timestamp, inferNear) gives every unit the identity the two whole-chunk
-// walks (inferFull) give, whatever the mix of streams, barriers and units
-// already known, including chunks where a neighbour is farther than
-// inferScan.
+// TestInferNearEqualsFull: infer (inferRuns over runs of one unit: looking
+// only around the units without a timestamp) and inferRunsFull give every
+// unit the identity the reference's two whole-chunk walks give, whatever
+// the mix of streams, barriers and units already known, including chunks
+// where a neighbour is farther than inferScan.
 func TestInferNearEqualsFull(t *testing.T) {
 	rapid.Check(t, func(rt *rapid.T) {
 		cpus := rapid.IntRange(1, 4).Draw(rt, "cpus")
@@ -85,13 +85,53 @@ func TestInferNearEqualsFull(t *testing.T) {
 			}
 		}
 		want := append([]Unit(nil), units...)
-		(&Decoder{L: l, CPUs: cpus}).inferFull(want)
+		refInferFull(&Decoder{L: l, CPUs: cpus}, want)
 		got := append([]Unit(nil), units...)
 		(&Decoder{L: l, CPUs: cpus}).infer(got)
+		full := append([]Unit(nil), units...)
+		dec := &Decoder{L: l, CPUs: cpus}
+		dec.inferUnits(full, dec.inferRunsFull)
 		for i := range got {
-			if got[i] != want[i] {
-				rt.Fatalf("unit %d: infer %+v, inferFull %+v", i, got[i], want[i])
+			if got[i] != want[i] || full[i] != want[i] {
+				rt.Fatalf("unit %d: infer %+v, inferRunsFull %+v, the reference walks %+v", i, got[i], full[i], want[i])
 			}
 		}
 	})
+}
+
+// refInferFull is the reference inference: each unit without a timestamp
+// takes the identity of its neighbour, walking the whole chunk backwards,
+// then forwards, unit by unit (the decoder's inferRuns works over runs).
+func refInferFull(dec *Decoder, units []Unit) {
+	near := make([]int, dec.CPUs+1)
+	reset := func() {
+		for i := range near {
+			near[i] = -1
+		}
+	}
+	// walk visits units[i] going in direction delta: a unit not yet known
+	// is the one its ETM emitted delta after the nearest known unit of its
+	// stream (near: CPU+1 -> that unit's index, -1 none).
+	walk := func(i, delta int) {
+		u := &units[i]
+		if u.Kind == KindBarrier {
+			reset()
+			return
+		}
+		if u.Kind != KindData || u.CPU+1 >= len(near) {
+			return
+		}
+		if j := near[u.CPU+1]; !u.Known && j >= 0 && units[j].Known {
+			u.Frame, u.Known = dec.L.Step(units[j].Frame, delta)
+		}
+		near[u.CPU+1] = i
+	}
+	reset()
+	for i := len(units) - 1; i >= 0; i-- {
+		walk(i, -1)
+	}
+	reset()
+	for i := range units {
+		walk(i, +1)
+	}
 }

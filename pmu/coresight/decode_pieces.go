@@ -2,19 +2,24 @@ package coresight
 
 import (
 	"slices"
+	"sync"
 
 	"perfsim/rb"
 )
 
 // Decoding described trace. A chunk whose bytes are described (Chunk.Pieces:
 // the AUX area's descriptions, frames.go, as perf copied them) is decoded
-// without making most of its bytes: a 16-byte frame that is a plain unit of
-// a unitSrc (a full timestamp, then atoms) decodes to what decodeUnit finds
-// in its bytes, worked out from the unit (its ETM, its timestamp), and a
-// stretch of them that extendRun would take is taken at once; every other
-// frame (synchronisation units, frames across pieces, sources the package
-// does not know) is made into its bytes and decoded as such.
-// decodeRunsPieces returns exactly what decodeRuns returns for the bytes.
+// without making most of its bytes (pieceReader is decodeRunsOf's
+// frameReader): a span of zero or barrier slots, or of a source's units
+// whose identities are certain (decode_take.go), is one run at once; a
+// 16-byte frame that is a plain unit of a unitSrc (a full timestamp, then
+// atoms) decodes to what decodeUnit finds in its bytes, worked out from the
+// unit (its ETM, its timestamp), and a stretch of them that extendRun would
+// take is taken at once; a synchronisation unit is decoded from its bytes
+// once per shape (syncUnit); every other frame (frames across pieces,
+// sources the package does not know) is made into its bytes and decoded as
+// such. decodeRunsPieces's runs are counted by the Analyzer exactly as
+// decodeRuns's runs of the bytes are (the same units, the same identities).
 
 // tsMask is the timestamp bits a unit's timestamp packet carries
 // (tsFullPayload bytes of 7 bits): what a decoder reads back.
@@ -28,6 +33,7 @@ type span struct {
 	off   uint64
 	known bool
 	p     rb.AuxPiece
+	run   int // decode_take.go's ledgerRunOf: 0 not asked, -1 none, else the Ledger run's index + 1
 }
 
 // spans flattens the pieces into spans, etrSources into their pieces.
@@ -77,8 +83,11 @@ type pieceReader struct {
 
 // find returns the span holding byte at.
 func (r *pieceReader) find(at uint64) *span {
-	if r.i < len(r.sp) && r.sp[r.i].at <= at && at < r.sp[r.i].at+r.sp[r.i].n {
-		return &r.sp[r.i]
+	for _, i := range [2]int{r.i, r.i + 1} { // the last span, the next one
+		if i < len(r.sp) && r.sp[i].at <= at && at < r.sp[i].at+r.sp[i].n {
+			r.i = i
+			return &r.sp[i]
+		}
 	}
 	r.i, _ = slices.BinarySearchFunc(r.sp, at, func(s span, at uint64) int {
 		if s.at+s.n <= at {
@@ -126,9 +135,7 @@ func plainUnit(s *span, j uint64) (k uint64, ok bool) {
 		return 0, false
 	}
 	k = s.fs.k0 + j
-	w := unitWriter{s: s.fs.src}
-	w.k = k
-	return k, k < s.fs.src.n && w.plainTS()
+	return k, k < s.fs.src.n && s.fs.src.plain(k)
 }
 
 // plainLeft is how many plain units follow unit k of src in span s from
@@ -141,7 +148,10 @@ func plainLeft(s *span, j, k uint64) uint64 {
 	return min(left, (s.off+s.n)/FrameSize-j, src.n-k)
 }
 
-// decodeUnitAt is decodeUnit of the frame at byte off.
+// decodeUnitAt is decodeUnit of the frame at byte off: from its
+// description when the frame is whole in a known span (a plain formatted
+// unit through formattedUnit, as decodeUnit takes plainFormatted's), else
+// from its bytes.
 func (dec *Decoder) decodeUnitAt(bufCPU int, r *pieceReader, off uint64) Unit {
 	if s, j, ok := r.frame(off); ok && dec.L != nil {
 		switch s.fs.kind {
@@ -150,38 +160,79 @@ func (dec *Decoder) decodeUnitAt(bufCPU int, r *pieceReader, off uint64) Unit {
 		case pieceBarrier:
 			return Unit{Kind: KindBarrier, CPU: -1}
 		}
-		if k, ok := plainUnit(s, j); ok && s.fs.raw == dec.L.raw {
-			ts := s.fs.src.tsAt(k) & tsMask
-			if s.fs.raw {
-				return Unit{Kind: KindData, CPU: bufCPU, TS: ts, HasTS: true}
+		if k, plain := plainUnit(s, j); k < s.fs.src.n { // pieceUnits
+			switch {
+			case !plain:
+				return dec.syncUnit(bufCPU, r, off, s, k)
+			case s.fs.raw != dec.L.raw:
+			case s.fs.raw:
+				return Unit{Kind: KindData, CPU: bufCPU, TS: s.fs.src.tsAt(k) & tsMask, HasTS: true}
+			default:
+				if id, ts, ok := s.plainFormatted(k); ok {
+					return dec.formattedUnit(id, ts)
+				}
 			}
-			if cpu := s.fs.src.cpu; traceID(cpu) < 0x7f && cpuOfTraceID(traceID(cpu), dec.CPUs) == cpu {
-				return Unit{Kind: KindData, CPU: cpu, TS: ts, HasTS: true}
-			}
-		}
-	}
-	if s, j, ok := r.frame(off); ok && s.fs.kind == pieceUnits {
-		// a synchronisation unit: its bytes are a function of unitMemo's fields
-		if k, plain := plainUnit(s, j); !plain && k < s.fs.src.n {
-			key := unitKeyOf(s.fs.src, k, s.fs.raw, bufCPU)
-			if l := &dec.lastMemo[key.class]; l.ok && l.k == key {
-				return l.u
-			}
-			u, ok := dec.memo[key]
-			if !ok {
-				u = dec.decodeUnit(bufCPU, r.bytes(off))
-				dec.remember(key, u)
-			}
-			dec.lastMemo[key.class] = memoHit{k: key, u: u, ok: true}
-			return u
 		}
 	}
 	return dec.decodeUnit(bufCPU, r.bytes(off))
 }
 
+// plainFormatted is plainFormatted of the bytes of unit k of the span's
+// source, a plain unit, worked out from the unit: its ETM's trace ID and
+// its timestamp; ok false when the bytes must be read (a raw unit, a trace
+// ID the formatter's 7 bits cannot carry).
+func (s *span) plainFormatted(k uint64) (id byte, ts uint64, ok bool) {
+	if id = traceID(s.fs.src.cpu); s.fs.raw || id >= 0x7f {
+		return 0, 0, false
+	}
+	return id, s.fs.src.tsAt(k) & tsMask, true
+}
+
+// syncUnit is decodeUnit of the frame at byte off, unit k of span s's
+// source, a synchronisation unit: its bytes are a function of unitMemo's
+// fields, so it is decoded once per key and decoder shape (syncMemo).
+func (dec *Decoder) syncUnit(bufCPU int, r *pieceReader, off uint64, s *span, k uint64) Unit {
+	key := syncKey{unitMemo: unitKeyOf(s.fs.src, k, s.fs.raw, bufCPU), cpus: dec.CPUs, decRaw: dec.L.raw}
+	last := &dec.lastMemo[key.class]
+	for _, l := range last {
+		if l.ok && l.k == key {
+			return l.u
+		}
+	}
+	syncMemo.Lock()
+	u, ok := syncMemo.m[key]
+	syncMemo.Unlock()
+	if !ok {
+		u = dec.decodeUnit(bufCPU, r.bytes(off))
+		syncMemo.remember(key, u)
+	}
+	copy(last[1:], last[:])
+	last[0] = memoHit{k: key, u: u, ok: true}
+	return u
+}
+
+// syncKey is a unitMemo and what of the decoder decodeUnit's result
+// depends on (its CPUs, its Ledger's raw; syncUnit's decoders have a
+// Ledger).
+type syncKey struct {
+	unitMemo
+	cpus   int
+	decRaw bool
+}
+
+// syncMemo is syncUnit's memo, shared by every decoder (an exploration's
+// schedules each have their own, and see the same few synchronisation
+// units).
+var syncMemo memo
+
+type memo struct {
+	sync.Mutex
+	m map[syncKey]Unit
+}
+
 // unitMemo is what a unit's bytes (appendUnit's) are a function of, when it
 // is not a plain one, and the buffer's CPU: decodeUnit's result depends on
-// nothing else (the decoder's CPUs and Ledger.raw are fixed).
+// nothing else but the decoder (syncKey).
 type unitMemo struct {
 	raw       bool
 	cpu       int // the ETM (its trace ID)
@@ -210,105 +261,81 @@ func unitKeyOf(src *unitSrc, k uint64, raw bool, bufCPU int) unitMemo {
 // run of a task).
 const maxMemo = 4096
 
-// memoHit is the last unit of a unitMemo class decodeUnitAt returned.
+// memoHit is a unit of a unitMemo class syncUnit returned lately.
 type memoHit struct {
-	k  unitMemo
+	k  syncKey
 	u  Unit
 	ok bool
 }
 
 // remember keeps u for key.
-func (dec *Decoder) remember(key unitMemo, u Unit) {
-	if dec.memo == nil || len(dec.memo) >= maxMemo {
-		dec.memo = make(map[unitMemo]Unit)
+func (m *memo) remember(key syncKey, u Unit) {
+	m.Lock()
+	defer m.Unlock()
+	if m.m == nil || len(m.m) >= maxMemo {
+		m.m = make(map[syncKey]Unit)
 	}
-	dec.memo[key] = u
+	m.m[key] = u
 }
 
 // decodeRunsPieces is decodeRuns of the bytes the pieces describe (n bytes).
 func (dec *Decoder) decodeRunsPieces(bufCPU int, ps []rb.AuxPiece, total uint64) []unitRun {
-	r := &pieceReader{sp: spans(nil, ps)}
-	runs := dec.runs[:0]
-	for off := uint64(0); off+FrameSize <= total; off += FrameSize {
-		u := dec.decodeUnitAt(bufCPU, r, off)
-		if dec.L != nil && u.Kind == KindData && u.HasTS {
-			u.Frame, u.Known = dec.L.Resolve(u.CPU, u.TS)
-			if n := len(runs); u.Known && n > 0 {
-				p := &runs[n-1]
-				if p.continuedBy(&u) {
-					p.n++
-					p.lastTS = u.TS
-					off = dec.extendRunPieces(p, r, off, total)
-					continue
-				}
-			}
-		}
-		runs = append(runs, unitRun{Unit: u, n: 1, lastTS: u.TS})
-		if u.Known && u.HasTS && u.Kind == KindData {
-			off = dec.extendRunPieces(&runs[len(runs)-1], r, off, total)
-		}
-	}
-	if dec.L != nil {
-		dec.inferRuns(runs)
-	}
-	dec.runs = runs
-	return runs
+	dec.pr = pieceReader{sp: spans(dec.pr.sp[:0], ps)}
+	return decodeRunsOf(dec, bufCPU, &dec.pr, total)
 }
 
-// extendRunPieces is extendRun over described frames: a stretch of plain
-// units of the source the Ledger run Resolve placed p's last unit in is
-// taken at once; any other frame is tested on its bytes.
-func (dec *Decoder) extendRunPieces(p *unitRun, r *pieceReader, off, n uint64) uint64 {
-	if dec.L.raw || p.CPU < 0 || p.CPU >= len(dec.L.hint) || p.Frame.CPU != p.CPU {
-		return off
-	}
-	h := &dec.L.hint[p.CPU]
-	if h.run < 0 || dec.L.cpus[p.CPU][h.run].frame(p.CPU, h.k) != p.last() {
-		return off
-	}
-	lr := &dec.L.cpus[p.CPU][h.run]
-	id := traceID(p.CPU)
-	for off+2*FrameSize <= n && h.k+1 < h.n {
-		next := off + FrameSize
-		if s, j, ok := r.frame(next); ok && !s.fs.raw && s.fs.kind == pieceUnits {
-			src := s.fs.src
-			if k, ok := plainUnit(s, j); ok && src.cpu == p.CPU && id < 0x7f && src.until <= tsMask &&
-				src.seq == lr.seq && src.n == lr.n && src.since == lr.since && src.until == lr.until && k == h.k+1 {
-				// the plain units k.. of the Ledger run's own source: each
-				// frame's timestamp is h.nextTS(), ascending
-				m := min(plainLeft(s, j, k), h.n-1-h.k, (n-next)/FrameSize)
-				h.tsStep = newTSStep(lr.since, lr.until, lr.n, h.k+m)
-				p.n += m
-				p.lastTS = h.ts
-				off += m * FrameSize
-				continue
-			}
-		}
-		if s, j, ok := r.frame(next); ok && !s.fs.raw && s.fs.kind == pieceUnits && s.fs.k0+j < s.fs.src.n {
-			k, plain := plainUnit(s, j)
+func (r *pieceReader) unit(dec *Decoder, bufCPU int, off uint64) Unit {
+	return dec.decodeUnitAt(bufCPU, r, off)
+}
+
+// plain is plainFormatted of the frame at byte off: a described plain unit
+// from its source, a synchronisation unit not (its first data byte is not a
+// timestamp header), any other frame from its bytes.
+func (r *pieceReader) plain(off uint64) (byte, uint64, bool) {
+	if s, j, ok := r.frame(off); ok && !s.fs.raw && s.fs.kind == pieceUnits {
+		if k, plain := plainUnit(s, j); k < s.fs.src.n {
 			if !plain {
-				break // a synchronisation: its first data byte is not a timestamp header
+				return 0, 0, false
 			}
-			if fid := traceID(s.fs.src.cpu); fid < 0x7f {
-				ts := s.fs.src.tsAt(k) & tsMask
-				if fid != id || ts != h.nextTS() || ts <= p.lastTS {
-					break
-				}
-				h.next()
-				p.n++
-				p.lastTS = ts
-				off += FrameSize
-				continue
+			if id, ts, ok := s.plainFormatted(k); ok {
+				return id, ts, true
 			}
 		}
-		fid, ts, ok := plainFormatted((*[FrameSize]byte)(r.bytes(next)))
-		if !ok || fid != id || ts != h.nextTS() || ts <= p.lastTS {
-			break
-		}
-		h.next()
-		p.n++
-		p.lastTS = ts
-		off += FrameSize
 	}
-	return off
+	return plainFormatted((*[FrameSize]byte)(r.bytes(off)))
+}
+
+// stretch: the plain units from byte off on, when they are units h.k+1..
+// of the Ledger run's own source (formatted, p's ETM): each frame's
+// timestamp is the next one of the run.
+func (r *pieceReader) stretch(p *unitRun, lr *ledgerRun, h *ledgerHint, off, max uint64) uint64 {
+	s, j, ok := r.frame(off)
+	if !ok || s.fs.raw || s.fs.kind != pieceUnits {
+		return 0
+	}
+	src := s.fs.src
+	k, ok := plainUnit(s, j)
+	if !ok || src.cpu != p.CPU || traceID(src.cpu) >= 0x7f || src.until > tsMask || k != h.k+1 ||
+		src.seq != lr.seq || src.n != lr.n || src.since != lr.since || src.until != lr.until {
+		return 0
+	}
+	return min(plainLeft(s, j, k), max)
+}
+
+// take: the whole frames from byte off in its span at once when they are
+// zero or barrier slots (one run of them), or units of a source the Ledger
+// resolves one to one (takeUnits).
+func (r *pieceReader) take(dec *Decoder, bufCPU int, off, total uint64, runs []unitRun) ([]unitRun, uint64, bool) {
+	s, j, ok := r.frame(off)
+	if !ok {
+		return runs, 0, false
+	}
+	m := min((s.off+s.n)/FrameSize-j, (total-off)/FrameSize)
+	switch s.fs.kind {
+	case pieceZero:
+		return append(runs, unitRun{Unit: Unit{Kind: KindZero, CPU: -1}, n: m}), off + (m-1)*FrameSize, true
+	case pieceBarrier:
+		return append(runs, unitRun{Unit: Unit{Kind: KindBarrier, CPU: -1}, n: m}), off + (m-1)*FrameSize, true
+	}
+	return dec.takeUnits(bufCPU, r, s, j, off, m, runs)
 }

@@ -1,10 +1,12 @@
 package coresight
 
-// unitRun is n units of one stream side by side in a buffer: Unit is the
-// first; with n > 1 every one has a full timestamp, Resolve placed them one
-// after another in one run of the Ledger (Seq, Index and the timestamps
-// ascending) and lastTS is the last one's. The Analyzer counts a run at
-// once instead of unit by unit.
+// unitRun is n units of one stream side by side in a buffer, one after
+// another in one run of the Ledger (Seq and Index ascending by one): Unit is
+// the first. With n > 1 the run is Known and HasTS: TS is the first
+// timestamped unit's, lastTS the last's (ascending); a unit without a
+// timestamp inside the run (a synchronisation, decode_pieces.go's takeUnits)
+// is the one its neighbours' identities give it. The Analyzer counts a run
+// at once instead of unit by unit. A barrier or zero run is n such slots.
 type unitRun struct {
 	Unit
 	n      uint64
@@ -28,14 +30,64 @@ func (p *unitRun) continuedBy(u *Unit) bool {
 		u.Frame.Seq == p.Frame.Seq+p.n && u.Frame.Index == p.Frame.Index+uint32(p.n)
 }
 
+// frameReader is what decodeRunsOf reads a chunk's 16-byte frames from: its
+// bytes (byteFrames) or the AUX area's descriptions of them (pieceFrames,
+// decode_pieces.go).
+type frameReader interface {
+	// unit is decodeUnit of the frame at byte off.
+	unit(dec *Decoder, bufCPU int, off uint64) Unit
+	// plain is plainFormatted of the frame at byte off.
+	plain(off uint64) (id byte, ts uint64, ok bool)
+	// stretch is how many frames from byte off on extendRun would take,
+	// one by one, into run p, whose last unit is unit h.k of Ledger run lr
+	// (at most max): 0 when the reader cannot tell without reading them one
+	// by one.
+	stretch(p *unitRun, lr *ledgerRun, h *ledgerHint, off, max uint64) uint64
+	// take appends the runs the frames from byte off decode to when it can
+	// tell them without decoding each (decodeRunsOf's result over them is
+	// the same), returning the offset of the last frame taken; ok false:
+	// nothing taken.
+	take(dec *Decoder, bufCPU int, off, total uint64, runs []unitRun) (_ []unitRun, last uint64, ok bool)
+}
+
+// byteFrames is a chunk's bytes as a frameReader.
+type byteFrames []byte
+
+func (b byteFrames) unit(dec *Decoder, bufCPU int, off uint64) Unit {
+	return dec.decodeUnit(bufCPU, b[off:off+FrameSize])
+}
+
+func (b byteFrames) plain(off uint64) (byte, uint64, bool) {
+	return plainFormatted((*[FrameSize]byte)(b[off : off+FrameSize]))
+}
+
+func (byteFrames) stretch(*unitRun, *ledgerRun, *ledgerHint, uint64, uint64) uint64 { return 0 }
+
+func (byteFrames) take(_ *Decoder, _ int, _, _ uint64, runs []unitRun) ([]unitRun, uint64, bool) {
+	return runs, 0, false
+}
+
 // decodeRuns is Decode grouping the units into runs: the same units, the
 // same identities (the same Resolve calls in the same order, the same
 // inference from neighbours). The slice is the decoder's until the next
 // call.
 func (dec *Decoder) decodeRuns(bufCPU int, data []byte) []unitRun {
+	return decodeRunsOf(dec, bufCPU, byteFrames(data), uint64(len(data)))
+}
+
+// decodeRunsOf is decodeRuns of the total bytes r reads.
+func decodeRunsOf[R frameReader](dec *Decoder, bufCPU int, r R, total uint64) []unitRun {
 	runs := dec.runs[:0]
-	for off := 0; off+FrameSize <= len(data); off += FrameSize {
-		u := dec.decodeUnit(bufCPU, data[off:off+FrameSize])
+	for off := uint64(0); off+FrameSize <= total; off += FrameSize {
+		if dec.L != nil {
+			var last uint64
+			var ok bool
+			if runs, last, ok = r.take(dec, bufCPU, off, total, runs); ok {
+				off = last
+				continue
+			}
+		}
+		u := r.unit(dec, bufCPU, off)
 		if dec.L != nil && u.Kind == KindData && u.HasTS {
 			u.Frame, u.Known = dec.L.Resolve(u.CPU, u.TS)
 			if n := len(runs); u.Known && n > 0 {
@@ -43,14 +95,14 @@ func (dec *Decoder) decodeRuns(bufCPU int, data []byte) []unitRun {
 				if p.continuedBy(&u) {
 					p.n++
 					p.lastTS = u.TS
-					off = dec.extendRun(p, data, off)
+					off = extendRun(dec, p, r, off, total)
 					continue
 				}
 			}
 		}
 		runs = append(runs, unitRun{Unit: u, n: 1, lastTS: u.TS})
 		if u.Known && u.HasTS && u.Kind == KindData {
-			off = dec.extendRun(&runs[len(runs)-1], data, off)
+			off = extendRun(dec, &runs[len(runs)-1], r, off, total)
 		}
 	}
 	if dec.L != nil {
@@ -60,9 +112,12 @@ func (dec *Decoder) decodeRuns(bufCPU int, data []byte) []unitRun {
 	return runs
 }
 
-// inferRuns is infer over runs: a unit without an identity (a run of one)
-// takes it from the nearest unit of its stream after it (the first of that
-// run), else before it (the last of that run), with no barrier between.
+// inferRuns gives each unit without an identity (a run of one) that of its
+// neighbour in the same CPU's stream, with no barrier between: the one
+// before the nearest unit of its stream after it (the first of that run),
+// else the one after the nearest before it (the last of that run). It
+// looks only around those units; a neighbour farther than inferScan runs
+// leaves the chunk to inferRunsFull.
 func (dec *Decoder) inferRuns(runs []unitRun) {
 	unknown := dec.unknown[:0]
 	for i := range runs {
@@ -125,7 +180,9 @@ func runNeighbour(runs []unitRun, i, delta int) (int, bool) {
 	return -1, true
 }
 
-// inferRunsFull is inferFull over runs.
+// inferRunsFull gives each unit without an identity that of its neighbour,
+// walking all the runs backwards, then forwards (inferRuns when a neighbour
+// is farther than inferScan runs).
 func (dec *Decoder) inferRunsFull(runs []unitRun) {
 	if len(dec.near) != dec.CPUs+1 {
 		dec.near = make([]int, dec.CPUs+1)
@@ -161,9 +218,9 @@ func (dec *Decoder) inferRunsFull(runs []unitRun) {
 // extendRun takes the formatted frames after the one at off into run p
 // while each is the plain timestamp frame of p's ETM whose timestamp is the
 // next unit's of the Ledger run Resolve just placed p's last unit in: what
-// decodeUnit, Resolve (its hint) and decodeRuns's test would find, without
+// decodeUnit, Resolve (its hint) and decodeRunsOf's test would find, without
 // building the units. It returns the offset of the last frame taken.
-func (dec *Decoder) extendRun(p *unitRun, data []byte, off int) int {
+func extendRun[R frameReader](dec *Decoder, p *unitRun, r R, off, total uint64) uint64 {
 	if dec.L.raw || p.CPU < 0 || p.CPU >= len(dec.L.hint) || p.Frame.CPU != p.CPU {
 		return off
 	}
@@ -171,16 +228,26 @@ func (dec *Decoder) extendRun(p *unitRun, data []byte, off int) int {
 	if h.run < 0 || dec.L.cpus[p.CPU][h.run].frame(p.CPU, h.k) != p.last() {
 		return off
 	}
+	lr := &dec.L.cpus[p.CPU][h.run]
 	id := traceID(p.CPU)
-	for off+2*FrameSize <= len(data) && h.k+1 < h.n {
-		fid, ts, ok := plainFormatted((*[FrameSize]byte)(data[off+FrameSize : off+2*FrameSize]))
+	for off+2*FrameSize <= total && h.k+1 < h.n {
+		next := off + FrameSize
+		if m := r.stretch(p, lr, h, next, min(h.n-1-h.k, (total-next)/FrameSize)); m > 0 {
+			// the frames' timestamps are h.nextTS() on, ascending
+			h.tsStep = newTSStep(lr.since, lr.until, lr.n, h.k+m)
+			p.n += m
+			p.lastTS = h.ts
+			off += m * FrameSize
+			continue
+		}
+		fid, ts, ok := r.plain(next)
 		if !ok || fid != id || ts != h.nextTS() || ts <= p.lastTS {
 			break
 		}
 		h.next()
 		p.n++
 		p.lastTS = ts
-		off += FrameSize
+		off = next
 	}
 	return off
 }

@@ -24,7 +24,9 @@
 // AUXTRACE payloads (perftool/perfdata_lazy.go): the bytes are made only
 // when something reads them as bytes (a perf.data file, perf script, a byte
 // read of the area). Analyze decodes a described snapshot without making
-// its plain units' bytes (decode_pieces.go), to the same report.
+// its plain units' bytes (decode_pieces.go), a source's units whose
+// identities are certain a span at once (decode_take.go), to the same
+// report.
 //
 // PMU (pmu.go) is etm_pmu on a pmu.Kernel: type 9 (perftool's
 // TypeCSETM), EXCLUSIVE|ITRACE|AUX_PAUSE, perf_sw_context, no snapshot_aux;

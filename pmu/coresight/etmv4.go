@@ -84,6 +84,13 @@ type unitSrc struct {
 // tsAt is the timestamp of unit k: the time its last byte left the ETM.
 func (s *unitSrc) tsAt(k uint64) uint64 { return unitTS(s.since, s.until, s.n, k) }
 
+// plain reports that unit k is a timestamp and E atoms, not a
+// synchronisation or a new address and context.
+func (s *unitSrc) plain(k uint64) bool {
+	i := uint64(s.index) + k
+	return s.cfg.ts && i%unitsPerSync >= 2 && (k != 0 || !s.ctxFirst)
+}
+
 func unitTS(since, until, n, k uint64) uint64 {
 	return since + mulDiv(k+1, until-since, n)
 }
@@ -173,10 +180,7 @@ func (s *unitSrc) writer(k uint64) unitWriter {
 
 // plainTS reports that the unit is a timestamp and E atoms (not a
 // synchronisation or a new address and context): the writer's fast path.
-func (w *unitWriter) plainTS() bool {
-	i := uint64(w.s.index) + w.k
-	return w.s.cfg.ts && i%unitsPerSync >= 2 && (w.k != 0 || !w.s.ctxFirst)
-}
+func (w *unitWriter) plainTS() bool { return w.s.plain(w.k) }
 
 // putFormatted writes the unit as a formatter frame of trace ID id:
 // putFormatted(dst, id, s.appendUnit(nil, k, formattedBytes)).

@@ -155,11 +155,10 @@ func (t *TMCETR) hwWrite(src *unitSrc) uint64 {
 	pos := b.written + skip*FrameSize
 	// units skip..n-1 from slot pos/FrameSize on, round the buffer: the
 	// formatter frames of src.cpu's trace ID (etmv4.go's unitWriter)
-	slot, left, k := (pos%size)/FrameSize, n-skip, skip
-	for left > 0 {
-		m := min(left, capFrames-slot)
-		b.frames.set(piece{lo: slot, hi: slot + m, kind: pieceUnits, src: src, k0: k})
-		left, k, slot = left-m, k+m, 0
+	k := skip
+	for lo, hi := range rb.RingSpans((pos%size)/FrameSize, n-skip, capFrames) {
+		b.frames.set(piece{lo: lo, hi: hi, kind: pieceUnits, src: src, k0: k})
+		k += hi - lo
 	}
 	b.written += n * FrameSize
 	if b.written > size {

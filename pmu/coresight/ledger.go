@@ -15,6 +15,10 @@ type Ledger struct {
 	cpus [][]ledgerRun
 	last []int // per CPU: the run the previous lookup found
 	hint []ledgerHint
+	// per CPU: every run has distinct timestamps (until-since >= n) and
+	// starts at or after the previous one's until, so each timestamp is
+	// one unit's and Resolve's answer does not depend on its hint
+	distinct []bool
 }
 
 // ledgerHint is, per CPU, the unit the previous Resolve found: its run and
@@ -33,14 +37,22 @@ type ledgerRun struct {
 }
 
 func newLedger(cpus int, raw bool) *Ledger {
-	l := &Ledger{raw: raw, cpus: make([][]ledgerRun, cpus), last: make([]int, cpus), hint: make([]ledgerHint, cpus)}
+	l := &Ledger{raw: raw, cpus: make([][]ledgerRun, cpus), last: make([]int, cpus), hint: make([]ledgerHint, cpus),
+		distinct: make([]bool, cpus)}
 	for i := range l.hint {
 		l.hint[i].run = -1
+		l.distinct[i] = true
 	}
 	return l
 }
 
-func (l *Ledger) add(cpu int, r ledgerRun) { l.cpus[cpu] = append(l.cpus[cpu], r) }
+func (l *Ledger) add(cpu int, r ledgerRun) {
+	runs := l.cpus[cpu]
+	if r.until < r.since || r.until-r.since < r.n || len(runs) > 0 && r.since < runs[len(runs)-1].until {
+		l.distinct[cpu] = false
+	}
+	l.cpus[cpu] = append(runs, r)
+}
 
 func (r *ledgerRun) frame(cpu int, k uint64) Frame {
 	return Frame{CPU: cpu, Period: r.period, Index: r.index + uint32(k), Seq: r.seq + k}
