@@ -47,10 +47,29 @@ type porAgent struct {
 
 func (a porAgent) String() string { return fmt.Sprintf("cpu%d/%s", a.lane, a.ctx) }
 
-// porAccess is an access by a stable object name.
+// porAccess is an access by a stable object name: a read, a write, or
+// only adds (cpu.AtomicAdd), which commute with each other.
 type porAccess struct {
 	key, field string
 	write      bool
+	add        bool // only adds: write is false
+}
+
+// merge is the fragment's access to a field it touched as x and now as
+// a: adds stay adds; an add with a read or a write is a write.
+func (x porAccess) merge(a porAccess) porAccess {
+	if x.add && a.add {
+		return x
+	}
+	x.write = x.write || a.write || x.add || a.add
+	x.add = false
+	return x
+}
+
+// conflicts reports whether x and a (of the same field) do not commute:
+// one writes, or one adds and the other does not.
+func (x porAccess) conflicts(a porAccess) bool {
+	return x.write || a.write || x.add != a.add
 }
 
 // porEvent is one fragment: whose, whether its footprint is complete, and
@@ -65,7 +84,7 @@ type porEvent struct {
 func (e *porEvent) touch(a porAccess) {
 	for i := range e.acc {
 		if e.acc[i].key == a.key && e.acc[i].field == a.field {
-			e.acc[i].write = e.acc[i].write || a.write
+			e.acc[i] = e.acc[i].merge(a)
 			return
 		}
 	}
@@ -79,7 +98,7 @@ func porDependent(a, b *porEvent) bool {
 	}
 	for _, x := range a.acc {
 		for _, y := range b.acc {
-			if x.key == y.key && x.field == y.field && (x.write || y.write) {
+			if x.key == y.key && x.field == y.field && x.conflicts(y) {
 				return true
 			}
 		}
@@ -137,6 +156,18 @@ func (nd *porNode) union() *porEvent {
 		}
 	}
 	return u
+}
+
+// ask adds a to the options the walk must run at nd, or every option when
+// a is not one of them.
+func (nd *porNode) ask(a porAgent) {
+	if i := slices.Index(nd.agents, a); i >= 0 {
+		nd.todo[i] = true
+		return
+	}
+	for i := range nd.todo {
+		nd.todo[i] = true
+	}
 }
 
 // porSearch is the walk: the current path, and counts.
@@ -203,13 +234,7 @@ func (s *porSearch) next(p *porRun) bool {
 			if own[f] || f.agent == t.agent || !porDependent(t, f) {
 				continue
 			}
-			if i := slices.Index(nd.agents, f.agent); i >= 0 {
-				nd.todo[i] = true
-			} else {
-				for i := range nd.todo {
-					nd.todo[i] = true
-				}
-			}
+			nd.ask(f.agent)
 		}
 	}
 	for len(s.stack) > 0 {
@@ -380,7 +405,21 @@ func (p *porRun) Touch(obj any, field string, write bool) {
 		p.cur.complete = false // no name that holds in another replay
 		return
 	}
-	p.cur.touch(porAccess{key, field, write})
+	p.cur.touch(porAccess{key: key, field: field, write: write})
+}
+
+// TouchAdd implements cpu.AddListener: an add that commutes with other adds.
+func (p *porRun) TouchAdd(obj any, field string) {
+	if p.cur == nil {
+		return
+	}
+	p.cur.fresh = false
+	key, ok := cpu.FootprintKey(obj)
+	if !ok {
+		p.cur.complete = false
+		return
+	}
+	p.cur.touch(porAccess{key: key, field: field, add: true})
 }
 
 // close ends the current fragment: the sleepers it depends on wake.

@@ -26,6 +26,7 @@ func TestDPORShapeSameStates(t *testing.T) {
 		{CPUs: 2, K: 1, NMIs: []int{0}, Guard: true},
 		{CPUs: 2, K: 1, NMIs: []int{0}, Guard: false},
 		{CPUs: 2, K: 1, NMIs: []int{0}, Guard: true, Shared: true},
+		{CPUs: 2, K: 1, NMIs: []int{0}, Guard: true, SharedAdd: true},
 		{CPUs: 2, K: 1, NMIs: []int{0}, Guard: false, Hidden: true},
 		{CPUs: 2, K: 1, NMIs: []int{0}, Guard: true, Hidden: true},
 	} {
@@ -170,5 +171,58 @@ func TestDPORFindsWhatBruteForceFinds(t *testing.T) {
 	}
 	if diff := cmp.Diff([]any{failing[0], false}, []any{ex.Found.Signature, ex.Exhausted}); diff != "" {
 		t.Errorf("(-brute force +dpor):\n%s", diff)
+	}
+}
+
+// TestPORDependentAdds: adds (cpu.AtomicAdd) to a field commute with each
+// other and with nothing else; a fragment that adds and reads the same
+// field does not commute with another's add.
+func TestPORDependentAdds(t *testing.T) {
+	read := porAccess{key: "k", field: "f"}
+	write := porAccess{key: "k", field: "f", write: true}
+	add := porAccess{key: "k", field: "f", add: true}
+	other := porAccess{key: "k", field: "g", write: true}
+	frag := func(lane int, acc ...porAccess) *porEvent {
+		e := &porEvent{agent: porAgent{lane: lane}, complete: true}
+		for _, a := range acc {
+			e.touch(a)
+		}
+		return e
+	}
+	for _, tc := range []struct {
+		name string
+		a, b []porAccess
+		want bool
+	}{
+		{"add/add", []porAccess{add}, []porAccess{add, add}, false},
+		{"add/read", []porAccess{add}, []porAccess{read}, true},
+		{"add/write", []porAccess{add}, []porAccess{write}, true},
+		{"read/read", []porAccess{read}, []porAccess{read}, false},
+		{"read+add/add", []porAccess{read, add}, []porAccess{add}, true},
+		{"add+read/add", []porAccess{add, read}, []porAccess{add}, true},
+		{"add/other field", []porAccess{add}, []porAccess{other}, false},
+	} {
+		if got := porDependent(frag(0, tc.a...), frag(1, tc.b...)); got != tc.want {
+			t.Errorf("%s: dependent %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestDPORShapeAddsCommute: a sum every CPU adds to costs dpor nothing (as
+// many schedules as with no sum), where a counter they read and write
+// makes it run more.
+func TestDPORShapeAddsCommute(t *testing.T) {
+	base := porShape{CPUs: 2, K: 1, NMIs: []int{0}, Guard: true}
+	runs := map[string]int{}
+	for name, sh := range map[string]porShape{"none": base, "adds": {CPUs: 2, K: 1, NMIs: []int{0}, Guard: true, SharedAdd: true},
+		"read-write": {CPUs: 2, K: 1, NMIs: []int{0}, Guard: true, Shared: true}} {
+		_, n, _, ex, err := shapeStates(sh, true, 200000)
+		if err != nil || !ex {
+			t.Fatalf("%s: dpor: %v, exhausted %v", name, err, ex)
+		}
+		runs[name] = n
+	}
+	if runs["adds"] != runs["none"] || runs["read-write"] <= runs["none"] {
+		t.Errorf("dpor schedules %v: want adds = none < read-write", runs)
 	}
 }
