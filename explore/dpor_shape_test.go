@@ -33,7 +33,7 @@ type porShape struct {
 	// commute, the CPUs stay independent); SumRead: and each NMI reads that
 	// sum (its parity goes in the CPU's log: dependent across CPUs).
 	SharedAdd, SumRead bool
-	Hidden  bool  // the resume-done fragment is not declared complete (it must then count as touching everything)
+	Hidden             bool // the resume-done fragment is not declared complete (it must then count as touching everything)
 	// Skid: the PMI may be taken this late (pmu cpu skid=); it falls due
 	// Skid/2 before the syscall's entry ends, so the engine asks
 	// (nmi-skid) whether it is taken there or held to the entry's end.
