@@ -188,6 +188,7 @@ type porRun struct {
 	i       int // the next decision's index
 	sleep   []porSleeper
 	cur     *porEvent
+	prev    *porEvent // the fragment the last boundary closed
 	last    *porNode // the last decision: the fragments opened go to its seg
 	task    map[*cpu.Thread]string
 	irq     map[porAgent]string
@@ -269,6 +270,20 @@ func (p *porRun) ChooseAgents(n int, what string, agents []sim.Agent) int {
 			ags[i] = p.agentOf(a)
 		}
 	}
+	// A step point at which the CPU's own NMI or irq may be taken and
+	// another CPU may run first: choosing that CPU passes the step point
+	// (cpu.stepSlow: the CPU goes on after it when it runs again), so the
+	// interrupt can no longer be taken there. Running the other CPU's code
+	// first and this CPU up to its step point after is then not the same
+	// as the reverse: the fragment that brought the CPU here is dependent
+	// with everything (what it ran, with its arrival here, does not commute
+	// with what others run), and every sleeper wakes.
+	if ags != nil && what != "tie" && p.cur != nil && p.cur.fresh && passesOwnInterrupt(agents) {
+		if p.prev != nil {
+			p.prev.complete = false
+		}
+		p.sleep = p.sleep[:0]
+	}
 	// The fragment open at the decision: a data choice is inside it; one
 	// a step point just opened has not run yet (it runs on if its context
 	// is chosen, else it is dropped); any other has run and ends here.
@@ -325,6 +340,22 @@ func (p *porRun) ChooseAgents(n int, what string, agents []sim.Agent) int {
 	return d
 }
 
+// passesOwnInterrupt reports a step point's options that offer both the
+// CPU's own NMI or irq and another CPU.
+func passesOwnInterrupt(agents []sim.Agent) bool {
+	lane := agents[0].Lane()
+	own, other := false, false
+	for _, a := range agents {
+		switch {
+		case a.Lane() != lane:
+			other = true
+		case a.Kind() == sim.AgentNMI || a.Kind() == sim.AgentIRQ:
+			own = true
+		}
+	}
+	return own && other
+}
+
 // agentOf maps a decision's agent to a context.
 func (p *porRun) agentOf(a sim.Agent) porAgent {
 	switch a.Kind() {
@@ -367,6 +398,7 @@ func (p *porRun) Boundary(c *cpu.CPU, kind cpu.BoundaryKind, ctx cpu.Context, th
 	ag := porAgent{c.ID, ctx}
 	start := fragmentStart(p.task, p.irq, kind, ag, th, label)
 	p.close()
+	p.prev = p.cur
 	ev := &porEvent{agent: ag, complete: start != "" && cpu.IsComplete(start), fresh: kind == cpu.BoundaryStep}
 	// Every fragment looks at its CPU's pending interrupts and at which
 	// lanes are due (a post from another lane can make one due now).

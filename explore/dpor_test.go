@@ -27,6 +27,8 @@ func TestDPORShapeSameStates(t *testing.T) {
 		{CPUs: 2, K: 1, NMIs: []int{0}, Guard: false},
 		{CPUs: 2, K: 1, NMIs: []int{0}, Guard: true, Shared: true},
 		{CPUs: 2, K: 1, NMIs: []int{0}, Guard: true, SharedAdd: true},
+		{CPUs: 2, K: 1, NMIs: []int{0}, Guard: true, SumRead: true},
+		{CPUs: 2, K: 1, NMIs: []int{0}, Guard: false, SumRead: true},
 		{CPUs: 2, K: 1, NMIs: []int{0}, Guard: false, Hidden: true},
 		{CPUs: 2, K: 1, NMIs: []int{0}, Guard: true, Hidden: true},
 	} {
@@ -80,8 +82,9 @@ func TestDPORShapeScaling(t *testing.T) {
 }
 
 // TestDPORShapeProperty: for random small shapes (1 or 2 CPUs, NMIs due at
-// random syscalls, the guard on or off, a shared counter or not, a fragment
-// nobody vouched for or not), dpor is exhaustive and reaches exactly the
+// random syscalls, the guard on or off, a shared counter or not, a sum the
+// CPUs add to and the NMIs read or not, a fragment nobody vouched for or
+// not), dpor is exhaustive and reaches exactly the
 // final states of the full tree, so it finds the overlap (the guard-off
 // violation) exactly when the full tree does.
 func TestDPORShapeProperty(t *testing.T) {
@@ -93,7 +96,8 @@ func TestDPORShapeProperty(t *testing.T) {
 		k := rapid.IntRange(1, 3-c).Draw(rt, "k")
 		nmis := rapid.SliceOfN(rapid.IntRange(0, k-1), 0, 3-c).Draw(rt, "nmis")
 		sh := porShape{CPUs: c, K: k, NMIs: nmis, Guard: rapid.Bool().Draw(rt, "guard"),
-			Shared: rapid.Bool().Draw(rt, "shared"), Hidden: rapid.Bool().Draw(rt, "hidden")}
+			Shared: rapid.Bool().Draw(rt, "shared"), Hidden: rapid.Bool().Draw(rt, "hidden"),
+			SharedAdd: rapid.Bool().Draw(rt, "shared-add"), SumRead: rapid.Bool().Draw(rt, "sum-read")}
 		full, _, _, fex, err := shapeStates(sh, false, 50000)
 		if err != nil || !fex {
 			rt.Skipf("full walk of %+v did not finish: %v", sh, err)
