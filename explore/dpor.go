@@ -189,7 +189,7 @@ type porRun struct {
 	sleep   []porSleeper
 	cur     *porEvent
 	prev    *porEvent // the fragment the last boundary closed
-	last    *porNode // the last decision: the fragments opened go to its seg
+	last    *porNode  // the last decision: the fragments opened go to its seg
 	task    map[*cpu.Thread]string
 	irq     map[porAgent]string
 	err     error
