@@ -136,24 +136,62 @@ type porNode struct {
 	// todo: the options the walk must run here (the backtrack set):
 	// the first one run, and each one a race found later asks for.
 	todo []bool
+	// A step point's options that take the stepping CPU's own NMI or irq
+	// (nil: none), which of them ran in this node's subtree, and what
+	// they touched (irqFoot: their transitions, merged).
+	irqOpt, irqRan []bool
+	irqFoot        *porEvent
+	// after: for the option taken here, what the own interrupts of the
+	// step point its context came to next touched (its child's irqFoot
+	// once that child is done; incomplete if one of them never ran).
+	after *porEvent
 }
 
-// union is the transition of the node's taken option: the fragments the
-// chosen context ran from the decision on, up to the first fragment of
-// another context (a handler forced in, a lane the engine ran after a time
-// advance) or the next decision, whichever comes first: what it ran with
-// no other context able to come in between. It is complete only when each
+// merge adds what u touched to e (e stays complete only if both are).
+func (e *porEvent) merge(u *porEvent) {
+	e.complete = e.complete && u.complete
+	for _, a := range u.acc {
+		e.touch(a)
+	}
+}
+
+// irqAfter is what the own interrupts of step point nd can run, over the
+// subtree walked: their transitions merged, or incomplete (touching
+// everything) if one of them never ran.
+func (nd *porNode) irqAfter() *porEvent {
+	u := &porEvent{complete: true}
+	if nd.irqFoot != nil {
+		u.merge(nd.irqFoot)
+	}
+	for o, own := range nd.irqOpt {
+		if own && !nd.irqRan[o] {
+			u.complete = false
+		}
+	}
+	return u
+}
+
+// sleeper is the taken option's context and what it touches if run first
+// here: its transition, and what its own interrupts can do at the step
+// point it comes to next.
+func (nd *porNode) sleeper() porSleeper {
+	u := nd.union()
+	if nd.after != nil {
+		u.merge(nd.after)
+	}
+	return porSleeper{nd.agents[nd.taken], u}
+}
+
+// union is the transition of the node's taken option: every fragment run
+// from the decision up to the next one, the chosen context's and whatever
+// followed with no choice (a handler the CPU was forced into, a lane the
+// engine ran after a time advance): all of it happens once this option is
+// taken, before anything else can be chosen. It is complete only when each
 // of those fragments is; with none, it stands for everything.
 func (nd *porNode) union() *porEvent {
 	u := &porEvent{agent: nd.agents[nd.taken], complete: len(nd.seg) > 0}
 	for _, ev := range nd.seg {
-		if ev.agent != u.agent {
-			break
-		}
-		u.complete = u.complete && ev.complete
-		for _, a := range ev.acc {
-			u.touch(a)
-		}
+		u.merge(ev)
 	}
 	return u
 }
@@ -188,8 +226,7 @@ type porRun struct {
 	i       int // the next decision's index
 	sleep   []porSleeper
 	cur     *porEvent
-	prev    *porEvent // the fragment the last boundary closed
-	last    *porNode  // the last decision: the fragments opened go to its seg
+	last    *porNode // the last decision: the fragments opened go to its seg
 	task    map[*cpu.Thread]string
 	irq     map[porAgent]string
 	err     error
@@ -218,18 +255,50 @@ func (p *porRun) attach(m *cpu.Machine) {
 // context was not an option there, every option. (Races are taken without
 // their happens-before filter: more backtracking, never less.) Then the
 // deepest decision with an option still to run that does not sleep.
+//
+// A step point whose options take the CPU's own NMI or irq and let another
+// CPU run is not a place where the CPU stays: choosing the other CPU passes
+// it (cpu.stepSlow: the CPU goes on after the step point when it runs
+// again), so the interrupt can no longer be taken there. Running another
+// CPU's code first and this CPU up to that step point after, where it then
+// takes its interrupt, is an order the subtree of this CPU going first
+// does not have. So a context's transition counts, for races and for
+// sleeping, together with what its own interrupts do at the step point it
+// comes to next (in this run: the one taken there; for sleeping: all of
+// them, over the subtree, or everything if one never ran).
 func (s *porSearch) next(p *porRun) bool {
-	for _, nd := range s.stack {
+	for i, nd := range s.stack {
+		if nd.irqOpt != nil && nd.irqOpt[nd.taken] {
+			nd.irqRan[nd.taken] = true
+			if nd.irqFoot == nil {
+				nd.irqFoot = &porEvent{complete: true}
+			}
+			nd.irqFoot.merge(nd.union())
+		}
 		if nd.agents == nil {
 			continue
 		}
 		t := nd.union()
+		// own: the chosen context's leading fragments (what follows them,
+		// a forced handler or another lane, can race with them).
 		own := map[*porEvent]bool{}
 		for _, ev := range nd.seg {
 			if ev.agent != t.agent {
 				break
 			}
 			own[ev] = true
+		}
+		if i+1 < len(s.stack) {
+			if ch := s.stack[i+1]; ch.irqOpt != nil && ch.irqOpt[ch.taken] && ch.agents[0].lane == t.agent.lane {
+				u := ch.union()
+				t.merge(u)
+				for _, ev := range ch.seg {
+					if ev.agent != u.agent {
+						break
+					}
+					own[ev] = true
+				}
+			}
 		}
 		for _, f := range p.frags[min(nd.pos, len(p.frags)):] {
 			if own[f] || f.agent == t.agent || !porDependent(t, f) {
@@ -238,13 +307,47 @@ func (s *porSearch) next(p *porRun) bool {
 			nd.ask(f.agent)
 		}
 	}
+	// The fragments no choice of who runs put there: a handler the CPU was
+	// forced into, a lane the engine ran after a time advance with no tie,
+	// what followed a data choice (nmi-skid). Each is the first of a race
+	// too: a later fragment of another context dependent with it asks the
+	// last choice of who runs before it to run that context first (or,
+	// where that context was not an option, every option): the latest
+	// place the walk can put the other context ahead of it.
+	chosen := map[*porEvent]bool{}
+	for _, nd := range s.stack {
+		if nd.agents == nil {
+			continue
+		}
+		for _, ev := range nd.seg {
+			chosen[ev] = true
+		}
+	}
+	var last *porNode
+	k := 0
+	for i, g := range p.frags {
+		for k < len(s.stack) && s.stack[k].pos <= i {
+			if s.stack[k].agents != nil {
+				last = s.stack[k]
+			}
+			k++
+		}
+		if last == nil || chosen[g] {
+			continue
+		}
+		for _, f := range p.frags[i+1:] {
+			if f.agent != g.agent && porDependent(g, f) {
+				last.ask(f.agent)
+			}
+		}
+	}
 	for len(s.stack) > 0 {
 		nd := s.stack[len(s.stack)-1]
 		if nd.agents != nil {
-			nd.done = append(nd.done, porSleeper{nd.agents[nd.taken], nd.union()})
+			nd.done = append(nd.done, nd.sleeper())
 			for o := 0; o < nd.n; o++ {
 				if nd.todo[o] && !asleep(nd.agents[o], nd.sleepIn) && !asleep(nd.agents[o], nd.done) {
-					nd.taken, nd.seg = o, nil
+					nd.taken, nd.seg, nd.after = o, nil, nil
 					return true
 				}
 			}
@@ -253,6 +356,11 @@ func (s *porSearch) next(p *porRun) bool {
 			return true
 		}
 		s.stack = s.stack[:len(s.stack)-1]
+		if nd.irqOpt != nil && len(s.stack) > 0 {
+			if up := s.stack[len(s.stack)-1]; up.agents != nil && up.agents[up.taken].lane == nd.agents[0].lane {
+				up.after = nd.irqAfter()
+			}
+		}
 	}
 	return false
 }
@@ -269,20 +377,6 @@ func (p *porRun) ChooseAgents(n int, what string, agents []sim.Agent) int {
 		for i, a := range agents {
 			ags[i] = p.agentOf(a)
 		}
-	}
-	// A step point at which the CPU's own NMI or irq may be taken and
-	// another CPU may run first: choosing that CPU passes the step point
-	// (cpu.stepSlow: the CPU goes on after it when it runs again), so the
-	// interrupt can no longer be taken there. Running the other CPU's code
-	// first and this CPU up to its step point after is then not the same
-	// as the reverse: the fragment that brought the CPU here is dependent
-	// with everything (what it ran, with its arrival here, does not commute
-	// with what others run), and every sleeper wakes.
-	if ags != nil && what != "tie" && p.cur != nil && p.cur.fresh && passesOwnInterrupt(agents) {
-		if p.prev != nil {
-			p.prev.complete = false
-		}
-		p.sleep = p.sleep[:0]
 	}
 	// The fragment open at the decision: a data choice is inside it; one
 	// a step point just opened has not run yet (it runs on if its context
@@ -319,6 +413,11 @@ func (p *porRun) ChooseAgents(n int, what string, agents []sim.Agent) int {
 		}
 		nd.todo = make([]bool, n)
 		nd.todo[nd.taken] = true
+		if ags != nil {
+			if nd.irqOpt = ownInterrupts(what, agents); nd.irqOpt != nil {
+				nd.irqRan = make([]bool, n)
+			}
+		}
 		p.s.stack = append(p.s.stack, nd)
 	}
 	p.i++
@@ -340,20 +439,22 @@ func (p *porRun) ChooseAgents(n int, what string, agents []sim.Agent) int {
 	return d
 }
 
-// passesOwnInterrupt reports a step point's options that offer both the
-// CPU's own NMI or irq and another CPU.
-func passesOwnInterrupt(agents []sim.Agent) bool {
-	lane := agents[0].Lane()
-	own, other := false, false
-	for _, a := range agents {
-		switch {
-		case a.Lane() != lane:
-			other = true
-		case a.Kind() == sim.AgentNMI || a.Kind() == sim.AgentIRQ:
-			own = true
+// ownInterrupts marks the options of a step point that take the stepping
+// CPU's own NMI or irq; nil when it has none.
+func ownInterrupts(what string, agents []sim.Agent) []bool {
+	if what == "tie" || len(agents) == 0 {
+		return nil
+	}
+	var own []bool
+	for i, a := range agents {
+		if a.Lane() == agents[0].Lane() && (a.Kind() == sim.AgentNMI || a.Kind() == sim.AgentIRQ) {
+			if own == nil {
+				own = make([]bool, len(agents))
+			}
+			own[i] = true
 		}
 	}
-	return own && other
+	return own
 }
 
 // agentOf maps a decision's agent to a context.
@@ -398,7 +499,6 @@ func (p *porRun) Boundary(c *cpu.CPU, kind cpu.BoundaryKind, ctx cpu.Context, th
 	ag := porAgent{c.ID, ctx}
 	start := fragmentStart(p.task, p.irq, kind, ag, th, label)
 	p.close()
-	p.prev = p.cur
 	ev := &porEvent{agent: ag, complete: start != "" && cpu.IsComplete(start), fresh: kind == cpu.BoundaryStep}
 	// Every fragment looks at its CPU's pending interrupts and at which
 	// lanes are due (a post from another lane can make one due now).
