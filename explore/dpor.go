@@ -22,7 +22,8 @@ import (
 // next. Two fragments are independent only when they are of different
 // contexts, both have a complete footprint (their start was declared with
 // cpu.DeclareComplete and every object they touch has a stable key) and
-// neither writes a field the other touches. Everything else (a fragment of
+// neither writes a field the other touches (two adds, cpu.AtomicAdd,
+// commute). Everything else (a fragment of
 // code nobody vouched for, a decision that is not "who runs", nmi-skid,
 // select_task_rq) is dependent with everything, so with no declaration the
 // search is the plain exhaustive tree: the reduction is only as large as
@@ -32,12 +33,22 @@ import (
 // whose options are agents (sim.Agent: a CPU runs on, its NMI or irq is
 // taken, a tied CPU goes first) the options run in order; an option whose
 // agent sleeps is skipped. When option o of node n is run after options
-// o' < o, the agents of those o' go to sleep with the footprint of the
-// fragment they ran first; a sleeping agent wakes when a fragment dependent
-// with that footprint runs. A run in which a sleeping agent must run (the
+// o' < o, the agents of those o' go to sleep with the footprint of what
+// they ran first (their transition: the segment up to the next decision,
+// with what their own NMI or irq did at the step point that decision is
+// at, see next()); a sleeping agent wakes when a fragment dependent with
+// that footprint runs. A run in which a sleeping agent must run (the
 // engine runs it without a decision, or every option sleeps) is equivalent
 // to one run before: it is stopped there (blocked) and not judged. When the
 // walk is done, every class was run: the search is exhaustive.
+//
+// The model's step points are not the textbook's scheduling points in one
+// way that matters: a CPU that lets another CPU run at a step point goes on
+// after it when it runs again (cpu.stepSlow), so an NMI pending there can
+// no longer be taken there. A CPU's arrival at such a step point and the
+// other CPU's code do not commute when that NMI's handler and the other
+// CPU's code are dependent; next() counts them so (TestDPORShapeInterruptsRead
+// is the case: before, dpor said exhaustive after 30 of 46 final states).
 
 // porAgent is who runs a fragment: one context of a lane.
 type porAgent struct {
