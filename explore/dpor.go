@@ -154,7 +154,8 @@ type porNode struct {
 	irqFoot        *porEvent
 	// after: for the option taken here, what the own interrupts of the
 	// step point its context came to next touched (its child's irqFoot
-	// once that child is done; incomplete if one of them never ran).
+	// once that child is done, which holds its own after: the chain of
+	// step points; incomplete if one of them never ran).
 	after *porEvent
 }
 
@@ -279,13 +280,6 @@ func (p *porRun) attach(m *cpu.Machine) {
 // them, over the subtree, or everything if one never ran).
 func (s *porSearch) next(p *porRun) bool {
 	for i, nd := range s.stack {
-		if nd.irqOpt != nil && nd.irqOpt[nd.taken] {
-			nd.irqRan[nd.taken] = true
-			if nd.irqFoot == nil {
-				nd.irqFoot = &porEvent{complete: true}
-			}
-			nd.irqFoot.merge(nd.union())
-		}
 		if nd.agents == nil {
 			continue
 		}
@@ -299,16 +293,20 @@ func (s *porSearch) next(p *porRun) bool {
 			}
 			own[ev] = true
 		}
-		if i+1 < len(s.stack) {
-			if ch := s.stack[i+1]; ch.irqOpt != nil && ch.irqOpt[ch.taken] && ch.agents[0].lane == t.agent.lane {
-				u := ch.union()
-				t.merge(u)
-				for _, ev := range ch.seg {
-					if ev.agent != u.agent {
-						break
-					}
-					own[ev] = true
+		// The step points of this context's CPU that follow, as long as
+		// each took the CPU's own interrupt: what those handlers ran
+		// belongs with this transition.
+		for _, ch := range s.stack[i+1:] {
+			if ch.irqOpt == nil || !ch.irqOpt[ch.taken] || ch.agents[0].lane != t.agent.lane {
+				break
+			}
+			u := ch.union()
+			t.merge(u)
+			for _, ev := range ch.seg {
+				if ev.agent != u.agent {
+					break
 				}
+				own[ev] = true
 			}
 		}
 		for _, f := range p.frags[min(nd.pos, len(p.frags)):] {
@@ -355,7 +353,15 @@ func (s *porSearch) next(p *porRun) bool {
 	for len(s.stack) > 0 {
 		nd := s.stack[len(s.stack)-1]
 		if nd.agents != nil {
-			nd.done = append(nd.done, nd.sleeper())
+			sl := nd.sleeper()
+			nd.done = append(nd.done, sl)
+			if nd.irqOpt != nil && nd.irqOpt[nd.taken] {
+				nd.irqRan[nd.taken] = true
+				if nd.irqFoot == nil {
+					nd.irqFoot = &porEvent{complete: true}
+				}
+				nd.irqFoot.merge(sl.ev)
+			}
 			for o := 0; o < nd.n; o++ {
 				if nd.todo[o] && !asleep(nd.agents[o], nd.sleepIn) && !asleep(nd.agents[o], nd.done) {
 					nd.taken, nd.seg, nd.after = o, nil, nil
