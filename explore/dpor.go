@@ -194,16 +194,20 @@ func (nd *porNode) sleeper() porSleeper {
 	return porSleeper{nd.agents[nd.taken], u}
 }
 
-// union is the transition of the node's taken option: every fragment run
-// from the decision up to the next one, the chosen context's and whatever
-// followed with no choice (a handler the CPU was forced into, a lane the
-// engine ran after a time advance): all of it happens once this option is
-// taken, before anything else can be chosen. It is complete only when each
-// of those fragments is; with none, it stands for everything.
+// union is the transition of the node's taken option: every fragment its
+// CPU runs from the decision up to the next one, the chosen context's and
+// whatever followed there with no choice (a handler the CPU was forced
+// into): all of it happens once this option is taken, before anything else
+// can be chosen. (A lane the engine ran after a time advance, with no
+// choice, runs its own code: that is its transition, not this one's.) It
+// is complete only when each of those fragments is; with none, it stands
+// for everything.
 func (nd *porNode) union() *porEvent {
 	u := &porEvent{agent: nd.agents[nd.taken], complete: len(nd.seg) > 0}
 	for _, ev := range nd.seg {
-		u.merge(ev)
+		if ev.agent.lane == u.agent.lane {
+			u.merge(ev)
+		}
 	}
 	return u
 }
@@ -284,14 +288,18 @@ func (s *porSearch) next(p *porRun) bool {
 			continue
 		}
 		t := nd.union()
-		// own: the chosen context's leading fragments (what follows them,
-		// a forced handler or another lane, can race with them).
-		own := map[*porEvent]bool{}
+		// own: the chosen context's leading fragments; lead: what they
+		// touched. The rest of the transition (a handler forced in after
+		// them: inT) races with them, not with itself.
+		own, inT := map[*porEvent]bool{}, map[*porEvent]bool{}
+		lead := &porEvent{agent: t.agent, complete: len(nd.seg) > 0}
+		leading := true
 		for _, ev := range nd.seg {
-			if ev.agent != t.agent {
-				break
+			inT[ev] = ev.agent.lane == t.agent.lane
+			if leading = leading && ev.agent == t.agent; leading {
+				own[ev] = true
+				lead.merge(ev)
 			}
-			own[ev] = true
 		}
 		// The step points of this context's CPU that follow, as long as
 		// each took the CPU's own interrupt: what those handlers ran
@@ -302,15 +310,19 @@ func (s *porSearch) next(p *porRun) bool {
 			}
 			u := ch.union()
 			t.merge(u)
+			leading := true
 			for _, ev := range ch.seg {
-				if ev.agent != u.agent {
-					break
+				inT[ev] = ev.agent.lane == u.agent.lane
+				if leading = leading && ev.agent == u.agent; leading {
+					own[ev] = true
 				}
-				own[ev] = true
 			}
 		}
 		for _, f := range p.frags[min(nd.pos, len(p.frags)):] {
-			if own[f] || f.agent == t.agent || !porDependent(t, f) {
+			if own[f] || f.agent == t.agent {
+				continue
+			}
+			if inT[f] && !porDependent(lead, f) || !inT[f] && !porDependent(t, f) {
 				continue
 			}
 			nd.ask(f.agent)
@@ -329,7 +341,9 @@ func (s *porSearch) next(p *porRun) bool {
 			continue
 		}
 		for _, ev := range nd.seg {
-			chosen[ev] = true
+			if ev.agent.lane == nd.agents[nd.taken].lane {
+				chosen[ev] = true
+			}
 		}
 	}
 	var last *porNode
