@@ -239,7 +239,10 @@ func (p *compRun) ChooseAgents(n int, what string, agents []sim.Agent) int {
 	default:
 		// A step point's or a skid's options: this CPU's own (it runs on,
 		// its NMI, its irq) first, then the lanes tied with it, which
-		// only order independent CPUs.
+		// only order independent CPUs. (Choosing a tied lane passes this
+		// CPU's step point: it goes on after it later, its interrupt still
+		// pending, which for its own state is option 0, "it runs on": so
+		// the own options cover it.)
 		lane = agents[0].Lane()
 		if l := p.m.Eng.Running(); l == nil || l.ID != lane {
 			p.refuse(fmt.Sprintf("decision %q of cpu%d taken by code not running there", what, lane))
