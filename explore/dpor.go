@@ -212,6 +212,9 @@ func (nd *porNode) union() *porEvent {
 	return u
 }
 
+// todoAll reports whether every option of nd is to run.
+func (nd *porNode) todoAll() bool { return !slices.Contains(nd.todo, false) }
+
 // ask adds a to the options the walk must run at nd, or every option when
 // a is not one of them.
 func (nd *porNode) ask(a porAgent) {
@@ -319,6 +322,9 @@ func (s *porSearch) next(p *porRun) bool {
 			}
 		}
 		for _, f := range p.frags[min(nd.pos, len(p.frags)):] {
+			if nd.todoAll() {
+				break // every option runs here already
+			}
 			if own[f] || f.agent == t.agent {
 				continue
 			}
@@ -355,7 +361,7 @@ func (s *porSearch) next(p *porRun) bool {
 			}
 			k++
 		}
-		if last == nil || chosen[g] {
+		if last == nil || chosen[g] || last.todoAll() {
 			continue
 		}
 		for _, f := range p.frags[i+1:] {
