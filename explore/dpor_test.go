@@ -267,3 +267,39 @@ func TestDPORShapeInterruptsRead(t *testing.T) {
 		t.Logf("%+v: %d states; full %d schedules, dpor %d (+%d blocked)", sh, len(full), fruns, runs, blocked)
 	}
 }
+
+// TestDPORShapeCoversBounded: where the full tree is too large to compare
+// (3 CPUs; 2 CPUs with 2 triggers and 2 NMIs each), every final state the
+// bounded search reaches with at most 3 disturbances is one dpor reaches,
+// on shapes whose NMIs read what other CPUs write.
+func TestDPORShapeCoversBounded(t *testing.T) {
+	if testing.Short() {
+		t.Skip("long (about 4 s)")
+	}
+	for _, sh := range []porShape{
+		{CPUs: 3, K: 1, NMIs: []int{0}, Guard: true, SumRead: true},
+		{CPUs: 3, K: 1, NMIs: []int{0}, Guard: false, SumRead: true, Shared: true},
+		{CPUs: 2, K: 2, NMIs: []int{0, 1}, Guard: true, SumRead: true},
+	} {
+		bounded := map[string]bool{}
+		runs, bex := fullWalk(300000, 3, func(ch sim.Chooser) { bounded[sh.run(ch, nil).String()] = true })
+		if !bex {
+			t.Fatalf("%+v: the bounded walk did not finish", sh)
+		}
+		got, druns, blocked, ex, err := shapeStates(sh, true, 300000)
+		if err != nil || !ex {
+			t.Fatalf("%+v: dpor: %v, exhausted %v", sh, err, ex)
+		}
+		var missing []string
+		for s := range bounded {
+			if !slices.Contains(got, s) {
+				missing = append(missing, s)
+			}
+		}
+		slices.Sort(missing)
+		if len(missing) > 0 {
+			t.Errorf("%+v: %d final states of the bounded search that dpor does not reach, first %q", sh, len(missing), missing[0])
+		}
+		t.Logf("%+v: bounded (budget 3) %d schedules, %d states; dpor %d (+%d blocked), %d states", sh, runs, len(bounded), druns, blocked, len(got))
+	}
+}
