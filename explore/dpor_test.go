@@ -243,7 +243,7 @@ func TestDPORShapeAddsCommute(t *testing.T) {
 // whole segment).
 func TestDPORShapeInterruptsRead(t *testing.T) {
 	if testing.Short() {
-		t.Skip("long (about 12 s): full trees of 9,408 and 21,120 schedules")
+		t.Skip("long (about 2 s): full trees of 9,408 and 21,120 schedules")
 	}
 	for _, sh := range []porShape{
 		{CPUs: 2, K: 1, NMIs: []int{0, 0}, Guard: true, SumRead: true},
