@@ -30,22 +30,37 @@ const (
 	DataRaceRead                  // data_race(x)
 	DataRaceWrite                 // data_race(x = y)
 	PlainRMW                      // ++ctx->pin_count, ctx->is_active |= t: a plain read and write
+	// AtomicAdd is an atomic add whose result the code does not use
+	// (atomic_inc(), atomic64_add(), local_inc(), this_cpu_add(); not
+	// atomic_inc_return(), which reads too: MarkedWrite). For KCSAN it is a
+	// marked write; for partial-order reduction two of them commute (the
+	// sum is the same in either order and neither looks at it), so they do
+	// not make two fragments dependent; with a read or a write of the same
+	// field they do.
+	AtomicAdd
 )
 
 // IsWrite reports whether op writes.
 func (op AccessOp) IsWrite() bool {
-	return op == PlainWrite || op == MarkedWrite || op == DataRaceWrite || op == PlainRMW
+	return op == PlainWrite || op == MarkedWrite || op == DataRaceWrite || op == PlainRMW || op == AtomicAdd
 }
+
+// Commutes reports an access that commutes with every other one of its
+// kind on the same field (AtomicAdd): partial-order reduction may swap two
+// fragments whose only common field both add to.
+func (op AccessOp) Commutes() bool { return op == AtomicAdd }
 
 // IsMarked reports READ_ONCE/WRITE_ONCE/atomic accesses, and plain aligned
 // writes, which KCSAN assumes atomic (CONFIG_KCSAN_ASSUME_PLAIN_WRITES_ATOMIC=y).
-func (op AccessOp) IsMarked() bool { return op == MarkedRead || op == MarkedWrite || op == PlainWrite }
+func (op AccessOp) IsMarked() bool {
+	return op == MarkedRead || op == MarkedWrite || op == PlainWrite || op == AtomicAdd
+}
 
 // IsIntended reports data_race() accesses.
 func (op AccessOp) IsIntended() bool { return op == DataRaceRead || op == DataRaceWrite }
 
 func (op AccessOp) String() string {
-	return [...]string{"read", "write", "read (marked)", "write (marked)", "read (data_race)", "write (data_race)", "read-write"}[op]
+	return [...]string{"read", "write", "read (marked)", "write (marked)", "read (data_race)", "write (data_race)", "read-write", "write (atomic add)"}[op]
 }
 
 // Footprint is one annotated access.

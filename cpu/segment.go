@@ -40,12 +40,27 @@ type SegmentListener interface {
 	Touch(obj any, field string, write bool)
 }
 
+// AddListener is a SegmentListener that tells an add that commutes with
+// other adds (AtomicAdd) from a write: a listener without it is told of an
+// add as a write, which is never wrong, only less precise.
+type AddListener interface {
+	// TouchAdd: the running code adds to field of obj (AtomicAdd).
+	TouchAdd(obj any, field string)
+}
+
 // OnSegments installs l on m: every boundary and access of every CPU goes
 // to it. It makes every step point look around (a step hook), so it is for
 // exploration, not for speed.
 func (m *Machine) OnSegments(l SegmentListener) {
 	m.seg = l
-	m.OnFootprint(func(_ *CPU, f Footprint) { l.Touch(f.Obj, f.Field, f.Op.IsWrite()) })
+	add, _ := l.(AddListener)
+	m.OnFootprint(func(_ *CPU, f Footprint) {
+		if add != nil && f.Op.Commutes() {
+			add.TouchAdd(f.Obj, f.Field)
+			return
+		}
+		l.Touch(f.Obj, f.Field, f.Op.IsWrite())
+	})
 	m.AddStepHook(func(c *CPU, label string) { l.Boundary(c, BoundaryStep, c.Context(), c.curr, label) })
 }
 

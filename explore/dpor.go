@@ -22,7 +22,8 @@ import (
 // next. Two fragments are independent only when they are of different
 // contexts, both have a complete footprint (their start was declared with
 // cpu.DeclareComplete and every object they touch has a stable key) and
-// neither writes a field the other touches. Everything else (a fragment of
+// neither writes a field the other touches (two adds, cpu.AtomicAdd,
+// commute). Everything else (a fragment of
 // code nobody vouched for, a decision that is not "who runs", nmi-skid,
 // select_task_rq) is dependent with everything, so with no declaration the
 // search is the plain exhaustive tree: the reduction is only as large as
@@ -32,12 +33,22 @@ import (
 // whose options are agents (sim.Agent: a CPU runs on, its NMI or irq is
 // taken, a tied CPU goes first) the options run in order; an option whose
 // agent sleeps is skipped. When option o of node n is run after options
-// o' < o, the agents of those o' go to sleep with the footprint of the
-// fragment they ran first; a sleeping agent wakes when a fragment dependent
-// with that footprint runs. A run in which a sleeping agent must run (the
+// o' < o, the agents of those o' go to sleep with the footprint of what
+// they ran first (their transition: the segment up to the next decision,
+// with what their own NMI or irq did at the step point that decision is
+// at, see next()); a sleeping agent wakes when a fragment dependent with
+// that footprint runs. A run in which a sleeping agent must run (the
 // engine runs it without a decision, or every option sleeps) is equivalent
 // to one run before: it is stopped there (blocked) and not judged. When the
 // walk is done, every class was run: the search is exhaustive.
+//
+// The model's step points are not the textbook's scheduling points in one
+// way that matters: a CPU that lets another CPU run at a step point goes on
+// after it when it runs again (cpu.stepSlow), so an NMI pending there can
+// no longer be taken there. A CPU's arrival at such a step point and the
+// other CPU's code do not commute when that NMI's handler and the other
+// CPU's code are dependent; next() counts them so (TestDPORShapeInterruptsRead
+// is the case: before, dpor said exhaustive after 30 of 46 final states).
 
 // porAgent is who runs a fragment: one context of a lane.
 type porAgent struct {
@@ -47,10 +58,29 @@ type porAgent struct {
 
 func (a porAgent) String() string { return fmt.Sprintf("cpu%d/%s", a.lane, a.ctx) }
 
-// porAccess is an access by a stable object name.
+// porAccess is an access by a stable object name: a read, a write, or
+// only adds (cpu.AtomicAdd), which commute with each other.
 type porAccess struct {
 	key, field string
 	write      bool
+	add        bool // only adds: write is false
+}
+
+// merge is the fragment's access to a field it touched as x and now as
+// a: adds stay adds; an add with a read or a write is a write.
+func (x porAccess) merge(a porAccess) porAccess {
+	if x.add && a.add {
+		return x
+	}
+	x.write = x.write || a.write || x.add || a.add
+	x.add = false
+	return x
+}
+
+// conflicts reports whether x and a (of the same field) do not commute:
+// one writes, or one adds and the other does not.
+func (x porAccess) conflicts(a porAccess) bool {
+	return x.write || a.write || x.add != a.add
 }
 
 // porEvent is one fragment: whose, whether its footprint is complete, and
@@ -65,7 +95,7 @@ type porEvent struct {
 func (e *porEvent) touch(a porAccess) {
 	for i := range e.acc {
 		if e.acc[i].key == a.key && e.acc[i].field == a.field {
-			e.acc[i].write = e.acc[i].write || a.write
+			e.acc[i] = e.acc[i].merge(a)
 			return
 		}
 	}
@@ -79,7 +109,7 @@ func porDependent(a, b *porEvent) bool {
 	}
 	for _, x := range a.acc {
 		for _, y := range b.acc {
-			if x.key == y.key && x.field == y.field && (x.write || y.write) {
+			if x.key == y.key && x.field == y.field && x.conflicts(y) {
 				return true
 			}
 		}
@@ -117,26 +147,84 @@ type porNode struct {
 	// todo: the options the walk must run here (the backtrack set):
 	// the first one run, and each one a race found later asks for.
 	todo []bool
+	// A step point's options that take the stepping CPU's own NMI or irq
+	// (nil: none), which of them ran in this node's subtree, and what
+	// they touched (irqFoot: their transitions, merged).
+	irqOpt, irqRan []bool
+	irqFoot        *porEvent
+	// after: for the option taken here, what the own interrupts of the
+	// step point its context came to next touched (its child's irqFoot
+	// once that child is done, which holds its own after: the chain of
+	// step points; incomplete if one of them never ran).
+	after *porEvent
 }
 
-// union is the transition of the node's taken option: the fragments the
-// chosen context ran from the decision on, up to the first fragment of
-// another context (a handler forced in, a lane the engine ran after a time
-// advance) or the next decision, whichever comes first: what it ran with
-// no other context able to come in between. It is complete only when each
-// of those fragments is; with none, it stands for everything.
-func (nd *porNode) union() *porEvent {
-	u := &porEvent{agent: nd.agents[nd.taken], complete: len(nd.seg) > 0}
-	for _, ev := range nd.seg {
-		if ev.agent != u.agent {
-			break
-		}
-		u.complete = u.complete && ev.complete
-		for _, a := range ev.acc {
-			u.touch(a)
+// merge adds what u touched to e (e stays complete only if both are).
+func (e *porEvent) merge(u *porEvent) {
+	e.complete = e.complete && u.complete
+	for _, a := range u.acc {
+		e.touch(a)
+	}
+}
+
+// irqAfter is what the own interrupts of step point nd can run, over the
+// subtree walked: their transitions merged, or incomplete (touching
+// everything) if one of them never ran.
+func (nd *porNode) irqAfter() *porEvent {
+	u := &porEvent{complete: true}
+	if nd.irqFoot != nil {
+		u.merge(nd.irqFoot)
+	}
+	for o, own := range nd.irqOpt {
+		if own && !nd.irqRan[o] {
+			u.complete = false
 		}
 	}
 	return u
+}
+
+// sleeper is the taken option's context and what it touches if run first
+// here: its transition, and what its own interrupts can do at the step
+// point it comes to next.
+func (nd *porNode) sleeper() porSleeper {
+	u := nd.union()
+	if nd.after != nil {
+		u.merge(nd.after)
+	}
+	return porSleeper{nd.agents[nd.taken], u}
+}
+
+// union is the transition of the node's taken option: every fragment its
+// CPU runs from the decision up to the next one, the chosen context's and
+// whatever followed there with no choice (a handler the CPU was forced
+// into): all of it happens once this option is taken, before anything else
+// can be chosen. (A lane the engine ran after a time advance, with no
+// choice, runs its own code: that is its transition, not this one's.) It
+// is complete only when each of those fragments is; with none, it stands
+// for everything.
+func (nd *porNode) union() *porEvent {
+	u := &porEvent{agent: nd.agents[nd.taken], complete: len(nd.seg) > 0}
+	for _, ev := range nd.seg {
+		if ev.agent.lane == u.agent.lane {
+			u.merge(ev)
+		}
+	}
+	return u
+}
+
+// todoAll reports whether every option of nd is to run.
+func (nd *porNode) todoAll() bool { return !slices.Contains(nd.todo, false) }
+
+// ask adds a to the options the walk must run at nd, or every option when
+// a is not one of them.
+func (nd *porNode) ask(a porAgent) {
+	if i := slices.Index(nd.agents, a); i >= 0 {
+		nd.todo[i] = true
+		return
+	}
+	for i := range nd.todo {
+		nd.todo[i] = true
+	}
 }
 
 // porSearch is the walk: the current path, and counts.
@@ -186,39 +274,117 @@ func (p *porRun) attach(m *cpu.Machine) {
 // context was not an option there, every option. (Races are taken without
 // their happens-before filter: more backtracking, never less.) Then the
 // deepest decision with an option still to run that does not sleep.
+//
+// A step point whose options take the CPU's own NMI or irq and let another
+// CPU run is not a place where the CPU stays: choosing the other CPU passes
+// it (cpu.stepSlow: the CPU goes on after the step point when it runs
+// again), so the interrupt can no longer be taken there. Running another
+// CPU's code first and this CPU up to that step point after, where it then
+// takes its interrupt, is an order the subtree of this CPU going first
+// does not have. So a context's transition counts, for races and for
+// sleeping, together with what its own interrupts do at the step point it
+// comes to next (in this run: the one taken there; for sleeping: all of
+// them, over the subtree, or everything if one never ran).
 func (s *porSearch) next(p *porRun) bool {
-	for _, nd := range s.stack {
+	for i, nd := range s.stack {
 		if nd.agents == nil {
 			continue
 		}
 		t := nd.union()
-		own := map[*porEvent]bool{}
+		// own: the chosen context's leading fragments; lead: what they
+		// touched. The rest of the transition (a handler forced in after
+		// them: inT) races with them, not with itself.
+		own, inT := map[*porEvent]bool{}, map[*porEvent]bool{}
+		lead := &porEvent{agent: t.agent, complete: len(nd.seg) > 0}
+		leading := true
 		for _, ev := range nd.seg {
-			if ev.agent != t.agent {
+			inT[ev] = ev.agent.lane == t.agent.lane
+			if leading = leading && ev.agent == t.agent; leading {
+				own[ev] = true
+				lead.merge(ev)
+			}
+		}
+		// The step points of this context's CPU that follow, as long as
+		// each took the CPU's own interrupt: what those handlers ran
+		// belongs with this transition.
+		for _, ch := range s.stack[i+1:] {
+			if ch.irqOpt == nil || !ch.irqOpt[ch.taken] || ch.agents[0].lane != t.agent.lane {
 				break
 			}
-			own[ev] = true
+			u := ch.union()
+			t.merge(u)
+			leading := true
+			for _, ev := range ch.seg {
+				inT[ev] = ev.agent.lane == u.agent.lane
+				if leading = leading && ev.agent == u.agent; leading {
+					own[ev] = true
+				}
+			}
 		}
 		for _, f := range p.frags[min(nd.pos, len(p.frags)):] {
-			if own[f] || f.agent == t.agent || !porDependent(t, f) {
+			if nd.todoAll() {
+				break // every option runs here already
+			}
+			if own[f] || f.agent == t.agent {
 				continue
 			}
-			if i := slices.Index(nd.agents, f.agent); i >= 0 {
-				nd.todo[i] = true
-			} else {
-				for i := range nd.todo {
-					nd.todo[i] = true
-				}
+			if inT[f] && !porDependent(lead, f) || !inT[f] && !porDependent(t, f) {
+				continue
+			}
+			nd.ask(f.agent)
+		}
+	}
+	// The fragments no choice of who runs put there: a handler the CPU was
+	// forced into, a lane the engine ran after a time advance with no tie,
+	// what followed a data choice (nmi-skid). Each is the first of a race
+	// too: a later fragment of another context dependent with it asks the
+	// last choice of who runs before it to run that context first (or,
+	// where that context was not an option, every option): the latest
+	// place the walk can put the other context ahead of it.
+	chosen := map[*porEvent]bool{}
+	for _, nd := range s.stack {
+		if nd.agents == nil {
+			continue
+		}
+		for _, ev := range nd.seg {
+			if ev.agent.lane == nd.agents[nd.taken].lane {
+				chosen[ev] = true
+			}
+		}
+	}
+	var last *porNode
+	k := 0
+	for i, g := range p.frags {
+		for k < len(s.stack) && s.stack[k].pos <= i {
+			if s.stack[k].agents != nil {
+				last = s.stack[k]
+			}
+			k++
+		}
+		if last == nil || chosen[g] || last.todoAll() {
+			continue
+		}
+		for _, f := range p.frags[i+1:] {
+			if f.agent != g.agent && porDependent(g, f) {
+				last.ask(f.agent)
 			}
 		}
 	}
 	for len(s.stack) > 0 {
 		nd := s.stack[len(s.stack)-1]
 		if nd.agents != nil {
-			nd.done = append(nd.done, porSleeper{nd.agents[nd.taken], nd.union()})
+			sl := nd.sleeper()
+			nd.done = append(nd.done, sl)
+			if nd.irqOpt != nil && nd.irqOpt[nd.taken] {
+				nd.irqRan[nd.taken] = true
+				if nd.irqFoot == nil {
+					nd.irqFoot = &porEvent{complete: true}
+				}
+				nd.irqFoot.merge(sl.ev)
+			}
 			for o := 0; o < nd.n; o++ {
 				if nd.todo[o] && !asleep(nd.agents[o], nd.sleepIn) && !asleep(nd.agents[o], nd.done) {
-					nd.taken, nd.seg = o, nil
+					nd.taken, nd.seg, nd.after = o, nil, nil
 					return true
 				}
 			}
@@ -227,6 +393,11 @@ func (s *porSearch) next(p *porRun) bool {
 			return true
 		}
 		s.stack = s.stack[:len(s.stack)-1]
+		if nd.irqOpt != nil && len(s.stack) > 0 {
+			if up := s.stack[len(s.stack)-1]; up.agents != nil && up.agents[up.taken].lane == nd.agents[0].lane {
+				up.after = nd.irqAfter()
+			}
+		}
 	}
 	return false
 }
@@ -279,6 +450,11 @@ func (p *porRun) ChooseAgents(n int, what string, agents []sim.Agent) int {
 		}
 		nd.todo = make([]bool, n)
 		nd.todo[nd.taken] = true
+		if ags != nil {
+			if nd.irqOpt = ownInterrupts(what, agents); nd.irqOpt != nil {
+				nd.irqRan = make([]bool, n)
+			}
+		}
 		p.s.stack = append(p.s.stack, nd)
 	}
 	p.i++
@@ -298,6 +474,24 @@ func (p *porRun) ChooseAgents(n int, what string, agents []sim.Agent) int {
 	}
 	p.last = nd
 	return d
+}
+
+// ownInterrupts marks the options of a step point that take the stepping
+// CPU's own NMI or irq; nil when it has none.
+func ownInterrupts(what string, agents []sim.Agent) []bool {
+	if what == "tie" || len(agents) == 0 {
+		return nil
+	}
+	var own []bool
+	for i, a := range agents {
+		if a.Lane() == agents[0].Lane() && (a.Kind() == sim.AgentNMI || a.Kind() == sim.AgentIRQ) {
+			if own == nil {
+				own = make([]bool, len(agents))
+			}
+			own[i] = true
+		}
+	}
+	return own
 }
 
 // agentOf maps a decision's agent to a context.
@@ -380,7 +574,21 @@ func (p *porRun) Touch(obj any, field string, write bool) {
 		p.cur.complete = false // no name that holds in another replay
 		return
 	}
-	p.cur.touch(porAccess{key, field, write})
+	p.cur.touch(porAccess{key: key, field: field, write: write})
+}
+
+// TouchAdd implements cpu.AddListener: an add that commutes with other adds.
+func (p *porRun) TouchAdd(obj any, field string) {
+	if p.cur == nil {
+		return
+	}
+	p.cur.fresh = false
+	key, ok := cpu.FootprintKey(obj)
+	if !ok {
+		p.cur.complete = false
+		return
+	}
+	p.cur.touch(porAccess{key: key, field: field, add: true})
 }
 
 // close ends the current fragment: the sleepers it depends on wake.

@@ -36,6 +36,10 @@ import (
 //   - an object written by one CPU's code and touched by another's, over
 //     every schedule run so far (ownership is kept across schedules: a key
 //     CPU 0 touched in schedule 1 and CPU 1 writes in schedule 9 is shared);
+//     or added to (cpu.AtomicAdd) by one CPU's code and read by another's.
+//     Only adds from several CPUs are allowed: no CPU looks at the sum, so
+//     none depends on the others' adds (the sum itself is a property of the
+//     combination, which the walk does not answer);
 //   - a post across CPUs ("machine" "posts": an interrupt raised, a timer
 //     armed, irq_work queued on another CPU), or any synchronisation
 //     (CPU.Release/Acquire) on a key two CPUs use, which is an access too;
@@ -71,8 +75,9 @@ type compNode struct {
 // compSearch is the component-wise walk over every CPU's tree.
 type compSearch struct {
 	trees   []*compTree
-	readers map[string]uint64 // key -> CPUs that touched it (a bit each)
+	readers map[string]uint64 // key -> CPUs that read or wrote it (a bit each)
 	writers map[string]uint64 // key -> CPUs that wrote it
+	adders  map[string]uint64 // key -> CPUs that added to it (cpu.AtomicAdd)
 	home    map[string]int    // thread -> its CPU
 	Runs    int
 	// Refused says why the walk cannot claim independence; "" while it can.
@@ -96,7 +101,7 @@ type compRun struct {
 }
 
 func newCompSearch() *compSearch {
-	return &compSearch{readers: map[string]uint64{}, writers: map[string]uint64{}, home: map[string]int{}, reasons: map[string]int{}}
+	return &compSearch{readers: map[string]uint64{}, writers: map[string]uint64{}, adders: map[string]uint64{}, home: map[string]int{}, reasons: map[string]int{}}
 }
 
 func (s *compSearch) newRun() *compRun {
@@ -158,7 +163,15 @@ func (p *compRun) Boundary(c *cpu.CPU, kind cpu.BoundaryKind, ctx cpu.Context, t
 
 // Touch implements cpu.SegmentListener: the access's key must be owned by
 // the CPU whose code makes it.
-func (p *compRun) Touch(obj any, field string, write bool) {
+func (p *compRun) Touch(obj any, field string, write bool) { p.access(obj, field, write, false) }
+
+// TouchAdd implements cpu.AddListener: an add, which commutes with the
+// adds of other CPUs but not with their reads.
+func (p *compRun) TouchAdd(obj any, field string) { p.access(obj, field, false, true) }
+
+// access checks one access: its key must be one the CPU making it owns,
+// or one every CPU only adds to.
+func (p *compRun) access(obj any, field string, write, add bool) {
 	if p.lane < 0 {
 		return // the build: before any CPU runs, nothing is interleaved
 	}
@@ -176,13 +189,21 @@ func (p *compRun) Touch(obj any, field string, write bool) {
 		return
 	}
 	bit := uint64(1) << p.lane
-	r, w := p.s.readers[key]|bit, p.s.writers[key]
-	if write {
-		w |= bit
+	r, w, a := p.s.readers[key], p.s.writers[key], p.s.adders[key]
+	switch {
+	case add:
+		a |= bit
+	case write:
+		r, w = r|bit, w|bit
+	default:
+		r |= bit
 	}
-	p.s.readers[key], p.s.writers[key] = r, w
-	if w != 0 && bits.OnesCount64(r) > 1 {
-		p.refuse(fmt.Sprintf("%s (%s) is touched by %s and written by %s", key, field, cpuSet(r), cpuSet(w)))
+	p.s.readers[key], p.s.writers[key], p.s.adders[key] = r, w, a
+	switch all := r | a; {
+	case w != 0 && bits.OnesCount64(all) > 1:
+		p.refuse(fmt.Sprintf("%s (%s) is touched by %s and written by %s", key, field, cpuSet(all), cpuSet(w)))
+	case a != 0 && r != 0 && bits.OnesCount64(all) > 1:
+		p.refuse(fmt.Sprintf("%s (%s) is added to by %s and read by %s", key, field, cpuSet(a), cpuSet(r)))
 	}
 }
 
@@ -218,7 +239,10 @@ func (p *compRun) ChooseAgents(n int, what string, agents []sim.Agent) int {
 	default:
 		// A step point's or a skid's options: this CPU's own (it runs on,
 		// its NMI, its irq) first, then the lanes tied with it, which
-		// only order independent CPUs.
+		// only order independent CPUs. (Choosing a tied lane passes this
+		// CPU's step point: it goes on after it later, its interrupt still
+		// pending, which for its own state is option 0, "it runs on": so
+		// the own options cover it.)
 		lane = agents[0].Lane()
 		if l := p.m.Eng.Running(); l == nil || l.ID != lane {
 			p.refuse(fmt.Sprintf("decision %q of cpu%d taken by code not running there", what, lane))

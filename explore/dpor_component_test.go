@@ -86,6 +86,10 @@ func TestCompShapeSameLocalStates(t *testing.T) {
 		{porShape{CPUs: 2, K: 1, NMIs: []int{0}, Guard: true, Skid: 40 * sim.Nanosecond}, ""},
 		{porShape{CPUs: 2, K: 1, NMIs: []int{0}, Guard: false, Skid: 40 * sim.Nanosecond}, ""},
 		{porShape{CPUs: 2, K: 1, NMIs: []int{0}, Guard: true, Shared: true}, "shared (count) is touched by cpu0,cpu1 and written by cpu0,cpu1"},
+		{porShape{CPUs: 2, K: 1, NMIs: []int{0}, Guard: true, SharedAdd: true}, ""},
+		{porShape{CPUs: 2, K: 1, NMIs: []int{0, 0}, Guard: false, SharedAdd: true}, ""},
+		{porShape{CPUs: 1, K: 2, NMIs: []int{0, 1}, Guard: true, SumRead: true}, ""},
+		{porShape{CPUs: 2, K: 1, NMIs: []int{0}, Guard: true, SumRead: true}, "shared (sum) is added to by cpu0,cpu1 and read by cpu0"},
 		{porShape{CPUs: 2, K: 1, NMIs: []int{0}, Guard: false, Hidden: true}, "fragment por-shape:done-hidden: not declared complete (cpu.DeclareComplete)"},
 		{porShape{CPUs: 1, K: 1, NMIs: []int{0}, Guard: true, Hidden: true}, "fragment por-shape:done-hidden: not declared complete (cpu.DeclareComplete)"},
 	} {
@@ -114,10 +118,12 @@ func TestCompShapeSameLocalStates(t *testing.T) {
 }
 
 // TestCompShapeProperty: for random small shapes (1 or 2 CPUs, NMIs due at
-// random syscalls, with a skid or not on one CPU, guard on or off, a shared counter or a fragment nobody
-// vouched for or neither), the component-wise walk either refuses (and
-// then the shape has a shared counter or an undeclared fragment) or is
-// complete with every CPU's final states those of the full tree.
+// random syscalls, with a skid or not on one CPU, guard on or off, a shared
+// counter, a sum the CPUs only add to (and that the NMIs read or not), a
+// fragment nobody vouched for), the component-wise walk either refuses (and
+// then the shape has a counter two CPUs write, a sum one CPU reads while
+// another adds to it, or an undeclared fragment) or is complete with every
+// CPU's final states those of the full tree.
 func TestCompShapeProperty(t *testing.T) {
 	if testing.Short() {
 		t.Skip("long: the full trees of multi-CPU shapes")
@@ -128,7 +134,10 @@ func TestCompShapeProperty(t *testing.T) {
 		nmis := rapid.SliceOfN(rapid.IntRange(0, k-1), 0, 2).Draw(rt, "nmis")
 		sh := porShape{CPUs: c, K: k, NMIs: nmis, Guard: rapid.Bool().Draw(rt, "guard"),
 			Shared: rapid.Bool().Draw(rt, "shared"), Hidden: rapid.Bool().Draw(rt, "hidden"),
+			SharedAdd: rapid.Bool().Draw(rt, "shared-add"), SumRead: rapid.Bool().Draw(rt, "sum-read"),
 		}
+		// The sum is read across CPUs only when an NMI falls due.
+		dependent := sh.Hidden || c > 1 && (sh.Shared || sh.SumRead && len(nmis) > 0)
 		if c == 1 { // a skid on two CPUs: 21,120 schedules in the full tree, in TestCompShapeSameLocalStates
 			sh.Skid = sim.Duration(rapid.SampledFrom([]int{0, 40}).Draw(rt, "skid")) * sim.Nanosecond
 		}
@@ -139,13 +148,13 @@ func TestCompShapeProperty(t *testing.T) {
 		got, s, ex := compLocal(sh, 50000)
 		switch {
 		case s.Refused != "":
-			if ex || !(sh.Hidden || sh.Shared && c > 1) {
+			if ex || !dependent {
 				rt.Fatalf("%+v: refused %q (complete %v) with nothing shared or undeclared", sh, s.Refused, ex)
 			}
 		case !ex:
 			rt.Fatalf("%+v: not complete, nothing refused", sh)
-		case sh.Hidden || sh.Shared && c > 1:
-			rt.Fatalf("%+v: complete with a shared counter or an undeclared fragment", sh)
+		case dependent:
+			rt.Fatalf("%+v: complete with a shared counter, a sum read across CPUs or an undeclared fragment", sh)
 		default:
 			if d := cmp.Diff(full, got); d != "" {
 				rt.Fatalf("%+v: per-CPU final states (-full +component-wise):\n%s", sh, d)

@@ -3,6 +3,7 @@ package explore
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"perfsim/cpu"
@@ -27,7 +28,12 @@ type porShape struct {
 	NMIs    []int // per CPU: the syscalls whose resume an NMI falls due at
 	Guard   bool  // rb->aux_in_pause_resume (today); off: before V5
 	Shared  bool  // every resume also bumps one counter all CPUs share (dependent across CPUs)
-	Hidden  bool  // the resume-done fragment is not declared complete (it must then count as touching everything)
+	// SharedAdd: every resume also adds to a second counter all CPUs share
+	// with an atomic add whose result nobody uses (cpu.AtomicAdd: the adds
+	// commute, the CPUs stay independent); SumRead: and each NMI reads that
+	// sum (its parity goes in the CPU's log: dependent across CPUs).
+	SharedAdd, SumRead bool
+	Hidden             bool // the resume-done fragment is not declared complete (it must then count as touching everything)
 	// Skid: the PMI may be taken this late (pmu cpu skid=); it falls due
 	// Skid/2 before the syscall's entry ends, so the engine asks
 	// (nmi-skid) whether it is taken there or held to the entry's end.
@@ -54,11 +60,12 @@ func init() {
 type porShapeState struct {
 	logs     []string
 	shared   int
+	sum      int // the SharedAdd counter
 	overlaps int
 }
 
 func (s porShapeState) String() string {
-	return fmt.Sprintf("%s shared=%d", strings.Join(s.logs, "|"), s.shared)
+	return fmt.Sprintf("%s shared=%d sum=%d", strings.Join(s.logs, "|"), s.shared, s.sum)
 }
 
 // run runs the shape once with ch, attach called before it runs.
@@ -96,6 +103,10 @@ func (sh porShape) run(ch sim.Chooser, attach func(*cpu.Machine)) porShapeState 
 					c.Access(porShapeObj("shared"), "count", cpu.PlainRMW, "pt_event_start")
 					st.shared++
 				}
+				if sh.SharedAdd || sh.SumRead {
+					c.Access(porShapeObj("shared"), "sum", cpu.AtomicAdd, "pt_event_start")
+					st.sum++
+				}
 				th.Step(done)
 				c.Access(pt, "pt->resume_allowed", cpu.PlainWrite, "pt_event_start")
 				c.Access(log, "log", cpu.PlainWrite, "pt_event_start")
@@ -113,6 +124,10 @@ func (sh porShape) run(ch sim.Chooser, attach func(*cpu.Machine)) porShapeState 
 		})
 		c.Start(th)
 		pmi := func(c *cpu.CPU) {
+			if sh.SumRead {
+				c.Access(porShapeObj("shared"), "sum", cpu.MarkedRead, "perf_event_aux_pause")
+				st.logs[i] += strconv.Itoa(st.sum % 2)
+			}
 			if sh.Guard {
 				c.Access(guard, "rb->aux_in_pause_resume", cpu.PlainRead, "perf_event_aux_pause")
 				if inGuard {

@@ -26,6 +26,9 @@ func TestDPORShapeSameStates(t *testing.T) {
 		{CPUs: 2, K: 1, NMIs: []int{0}, Guard: true},
 		{CPUs: 2, K: 1, NMIs: []int{0}, Guard: false},
 		{CPUs: 2, K: 1, NMIs: []int{0}, Guard: true, Shared: true},
+		{CPUs: 2, K: 1, NMIs: []int{0}, Guard: true, SharedAdd: true},
+		{CPUs: 2, K: 1, NMIs: []int{0}, Guard: true, SumRead: true},
+		{CPUs: 2, K: 1, NMIs: []int{0}, Guard: false, SumRead: true},
 		{CPUs: 2, K: 1, NMIs: []int{0}, Guard: false, Hidden: true},
 		{CPUs: 2, K: 1, NMIs: []int{0}, Guard: true, Hidden: true},
 	} {
@@ -79,8 +82,9 @@ func TestDPORShapeScaling(t *testing.T) {
 }
 
 // TestDPORShapeProperty: for random small shapes (1 or 2 CPUs, NMIs due at
-// random syscalls, the guard on or off, a shared counter or not, a fragment
-// nobody vouched for or not), dpor is exhaustive and reaches exactly the
+// random syscalls, the guard on or off, a shared counter or not, a sum the
+// CPUs add to and the NMIs read or not, a fragment nobody vouched for or
+// not), dpor is exhaustive and reaches exactly the
 // final states of the full tree, so it finds the overlap (the guard-off
 // violation) exactly when the full tree does.
 func TestDPORShapeProperty(t *testing.T) {
@@ -92,7 +96,8 @@ func TestDPORShapeProperty(t *testing.T) {
 		k := rapid.IntRange(1, 3-c).Draw(rt, "k")
 		nmis := rapid.SliceOfN(rapid.IntRange(0, k-1), 0, 3-c).Draw(rt, "nmis")
 		sh := porShape{CPUs: c, K: k, NMIs: nmis, Guard: rapid.Bool().Draw(rt, "guard"),
-			Shared: rapid.Bool().Draw(rt, "shared"), Hidden: rapid.Bool().Draw(rt, "hidden")}
+			Shared: rapid.Bool().Draw(rt, "shared"), Hidden: rapid.Bool().Draw(rt, "hidden"),
+			SharedAdd: rapid.Bool().Draw(rt, "shared-add"), SumRead: rapid.Bool().Draw(rt, "sum-read")}
 		full, _, _, fex, err := shapeStates(sh, false, 50000)
 		if err != nil || !fex {
 			rt.Skipf("full walk of %+v did not finish: %v", sh, err)
@@ -170,5 +175,131 @@ func TestDPORFindsWhatBruteForceFinds(t *testing.T) {
 	}
 	if diff := cmp.Diff([]any{failing[0], false}, []any{ex.Found.Signature, ex.Exhausted}); diff != "" {
 		t.Errorf("(-brute force +dpor):\n%s", diff)
+	}
+}
+
+// TestPORDependentAdds: adds (cpu.AtomicAdd) to a field commute with each
+// other and with nothing else; a fragment that adds and reads the same
+// field does not commute with another's add.
+func TestPORDependentAdds(t *testing.T) {
+	read := porAccess{key: "k", field: "f"}
+	write := porAccess{key: "k", field: "f", write: true}
+	add := porAccess{key: "k", field: "f", add: true}
+	other := porAccess{key: "k", field: "g", write: true}
+	frag := func(lane int, acc ...porAccess) *porEvent {
+		e := &porEvent{agent: porAgent{lane: lane}, complete: true}
+		for _, a := range acc {
+			e.touch(a)
+		}
+		return e
+	}
+	for _, tc := range []struct {
+		name string
+		a, b []porAccess
+		want bool
+	}{
+		{"add/add", []porAccess{add}, []porAccess{add, add}, false},
+		{"add/read", []porAccess{add}, []porAccess{read}, true},
+		{"add/write", []porAccess{add}, []porAccess{write}, true},
+		{"read/read", []porAccess{read}, []porAccess{read}, false},
+		{"read+add/add", []porAccess{read, add}, []porAccess{add}, true},
+		{"add+read/add", []porAccess{add, read}, []porAccess{add}, true},
+		{"add/other field", []porAccess{add}, []porAccess{other}, false},
+	} {
+		if got := porDependent(frag(0, tc.a...), frag(1, tc.b...)); got != tc.want {
+			t.Errorf("%s: dependent %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestDPORShapeAddsCommute: a sum every CPU adds to costs dpor nothing (as
+// many schedules as with no sum), where a counter they read and write
+// makes it run more.
+func TestDPORShapeAddsCommute(t *testing.T) {
+	base := porShape{CPUs: 2, K: 1, NMIs: []int{0}, Guard: true}
+	runs := map[string]int{}
+	for name, sh := range map[string]porShape{"none": base, "adds": {CPUs: 2, K: 1, NMIs: []int{0}, Guard: true, SharedAdd: true},
+		"read-write": {CPUs: 2, K: 1, NMIs: []int{0}, Guard: true, Shared: true}} {
+		_, n, _, ex, err := shapeStates(sh, true, 200000)
+		if err != nil || !ex {
+			t.Fatalf("%s: dpor: %v, exhausted %v", name, err, ex)
+		}
+		runs[name] = n
+	}
+	if runs["adds"] != runs["none"] || runs["read-write"] <= runs["none"] {
+		t.Errorf("dpor schedules %v: want adds = none < read-write", runs)
+	}
+}
+
+// TestDPORShapeInterruptsRead: on the shapes whose NMIs read what the
+// other CPU writes (the sum, with a skid or two NMIs per CPU), dpor reaches
+// exactly the full tree's final states. These are the shapes where a step
+// point offering the CPU's own NMI and another CPU matters: choosing the
+// other CPU passes the step point, so the NMI can no longer be taken
+// there, and only the other CPU going first at the decision before (the
+// tie) has the order "the other CPU's write, then this NMI at that step
+// point" (next()'s irqFoot and after); and where a handler forced in after
+// a fragment with no decision races with another CPU (union takes the
+// whole segment).
+func TestDPORShapeInterruptsRead(t *testing.T) {
+	if testing.Short() {
+		t.Skip("long (about 2 s): full trees of 9,408 and 21,120 schedules")
+	}
+	for _, sh := range []porShape{
+		{CPUs: 2, K: 1, NMIs: []int{0, 0}, Guard: true, SumRead: true},
+		{CPUs: 2, K: 1, NMIs: []int{0, 0}, Guard: false, SumRead: true},
+		{CPUs: 2, K: 1, NMIs: []int{0}, Guard: true, SumRead: true, Skid: 40 * sim.Nanosecond},
+		{CPUs: 2, K: 1, NMIs: []int{0}, Guard: false, SumRead: true, Skid: 40 * sim.Nanosecond},
+		{CPUs: 2, K: 1, NMIs: []int{0}, Guard: true, Shared: true, SumRead: true, Skid: 40 * sim.Nanosecond},
+		{CPUs: 2, K: 1, NMIs: []int{0, 0}, Guard: true, Shared: true},
+	} {
+		full, fruns, _, fex, err := shapeStates(sh, false, 400000)
+		if err != nil || !fex {
+			t.Fatalf("%+v: full walk: %v, exhausted %v", sh, err, fex)
+		}
+		got, runs, blocked, ex, err := shapeStates(sh, true, 400000)
+		if err != nil || !ex {
+			t.Fatalf("%+v: dpor: %v, exhausted %v", sh, err, ex)
+		}
+		if d := cmp.Diff(full, got); d != "" {
+			t.Errorf("%+v: dpor's final states differ from the full tree's (-full +dpor):\n%s", sh, d)
+		}
+		t.Logf("%+v: %d states; full %d schedules, dpor %d (+%d blocked)", sh, len(full), fruns, runs, blocked)
+	}
+}
+
+// TestDPORShapeCoversBounded: where the full tree is too large to compare
+// (3 CPUs; 2 CPUs with 2 triggers and 2 NMIs each), every final state the
+// bounded search reaches with at most 3 disturbances is one dpor reaches,
+// on shapes whose NMIs read what other CPUs write.
+func TestDPORShapeCoversBounded(t *testing.T) {
+	if testing.Short() {
+		t.Skip("long (about 4 s)")
+	}
+	for _, sh := range []porShape{
+		{CPUs: 3, K: 1, NMIs: []int{0}, Guard: true, SumRead: true},
+		{CPUs: 3, K: 1, NMIs: []int{0}, Guard: false, SumRead: true, Shared: true},
+		{CPUs: 2, K: 2, NMIs: []int{0, 1}, Guard: true, SumRead: true},
+	} {
+		bounded := map[string]bool{}
+		runs, bex := fullWalk(300000, 3, func(ch sim.Chooser) { bounded[sh.run(ch, nil).String()] = true })
+		if !bex {
+			t.Fatalf("%+v: the bounded walk did not finish", sh)
+		}
+		got, druns, blocked, ex, err := shapeStates(sh, true, 300000)
+		if err != nil || !ex {
+			t.Fatalf("%+v: dpor: %v, exhausted %v", sh, err, ex)
+		}
+		var missing []string
+		for s := range bounded {
+			if !slices.Contains(got, s) {
+				missing = append(missing, s)
+			}
+		}
+		slices.Sort(missing)
+		if len(missing) > 0 {
+			t.Errorf("%+v: %d final states of the bounded search that dpor does not reach, first %q", sh, len(missing), missing[0])
+		}
+		t.Logf("%+v: bounded (budget 3) %d schedules, %d states; dpor %d (+%d blocked), %d states", sh, runs, len(bounded), druns, blocked, len(got))
 	}
 }
