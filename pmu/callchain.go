@@ -121,15 +121,16 @@ func (k *Kernel) getPerfCallchain(e *Event, chain *[]uint64, r *regs, kernel, us
 // (/usr/bin/COMM) for user text. It is what perf's symbol lookup finds with
 // the kernel's and the workload's symbol tables.
 func (k *Kernel) Symbolize(pid, tid int, ip uint64, kernel bool) (sym string, off uint64, dso string, ok bool) {
-	for key, v := range k.ips {
+	m := k.ips[0]
+	if kernel {
+		m = k.ips[1]
+	}
+	for name, v := range m {
 		if v != ip {
 			continue
 		}
-		if key.kernel != kernel {
-			continue
-		}
-		if key.kernel {
-			return key.name, 0, "[kernel.kallsyms]", true
+		if kernel {
+			return name, 0, "[kernel.kallsyms]", true
 		}
 		dso = "[unknown]"
 		for _, t := range k.S.Tasks {
@@ -137,7 +138,7 @@ func (k *Kernel) Symbolize(pid, tid int, ip uint64, kernel bool) (sym string, of
 				dso = "/usr/bin/" + t.Comm
 			}
 		}
-		return key.name, 0, dso, true
+		return name, 0, dso, true
 	}
 	return "", 0, "", false
 }

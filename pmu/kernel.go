@@ -49,8 +49,8 @@ type Kernel struct {
 	cpuClock, taskClock                           *clockPMU
 	ipSysEnter, ipSysExit, ipSchedule, ipUserMain uint64
 	mlockedPages, pinnedPages                     int64
-	ips                                           map[ipKey]uint64 // fake addresses of named frames
-	images                                        images           // where fakeIP placed them (image.go)
+	ips                                           [2]map[string]uint64 // fake addresses of named frames: user text, kernel text (fakeIP)
+	images                                        images               // where fakeIP placed them (image.go)
 	tp                                            tpTable
 	knobs                                         knobMemo // Knob and KnobIs, resolved once per name (drivers.go)
 
@@ -173,7 +173,7 @@ func NewKernel(s *sched.Sched, o Options) *Kernel {
 	}
 	k := &Kernel{S: s, M: s.M, Opts: o,
 		taskCtx: map[*sched.Task]*Context{},
-		lastCPU: map[*sched.Task]int{}, bufs: map[*rb.Buffer]*bufState{}, ips: map[ipKey]uint64{}}
+		lastCPU: map[*sched.Task]int{}, bufs: map[*rb.Buffer]*bufState{}}
 	k.pmuDisable = cpu.NewPerCPU[[8]int](s.M)
 	k.dataRaceInit()
 	k.cpuCtx = make([]perfCPUContext, len(s.M.CPUs))

@@ -268,22 +268,24 @@ func (k *Kernel) perfPrepareSample(c *cpu.CPU, e *Event, s *rb.Sample, chain *[]
 	}
 }
 
-// ipKey names a frame of Kernel.fakeIP: kernel text or user text.
-type ipKey struct {
-	name   string
-	kernel bool
-}
-
 // fakeIP gives a named frame a stable address: a function slot of the
 // synthetic images (image.go), user text in the exec'd image's text page,
-// kernel text from _text.
+// kernel text from _text. The addresses are kept by name, one map for user
+// text and one for kernel text (a string key hashes fast, a struct with one
+// does not).
 func (k *Kernel) fakeIP(name string, kernel bool) uint64 {
-	key := ipKey{name, kernel}
-	if ip, ok := k.ips[key]; ok {
+	m := &k.ips[0]
+	if kernel {
+		m = &k.ips[1]
+	}
+	if ip, ok := (*m)[name]; ok {
 		return ip
 	}
 	ip := k.images.place(name, kernel)
-	k.ips[key] = ip
+	if *m == nil {
+		*m = map[string]uint64{}
+	}
+	(*m)[name] = ip
 	return ip
 }
 
