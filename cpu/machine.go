@@ -32,6 +32,8 @@ type Machine struct {
 	Hooks Hooks
 
 	stepHooks []StepHook
+	stepIDs   []uint64 // stepIDs[i] names stepHooks[i] for RemoveStepHook (0: not removable)
+	stepNext  uint64
 	threads   []*Thread
 	footprint FootprintFunc   // footprint.go
 	seg       SegmentListener // segment.go: nil unless a reduction listens
@@ -62,6 +64,7 @@ func (m *Machine) Trace() *sim.Trace { return m.Eng.Trace }
 // AddStepHook installs a hook called at every step point on every CPU.
 func (m *Machine) AddStepHook(h StepHook) {
 	m.stepHooks = append(m.stepHooks, h)
+	m.stepIDs = append(m.stepIDs, 0)
 	for _, c := range m.CPUs {
 		c.updateAttn()
 	}

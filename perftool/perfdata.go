@@ -60,6 +60,10 @@ type PerfData struct {
 	// that the records are parsed when something reads them (Parsed), not
 	// at every run's end: most runs of an exploration never look.
 	parsed int
+	// stats is Stats as a walk over the records without keeping them found
+	// it when the data section was statsAt-1 bytes long (0: not walked).
+	stats   DataStats
+	statsAt int
 
 	// Snapshot is -S: each AUXTRACE is a snapshot of its own.
 	Snapshot bool
@@ -355,6 +359,65 @@ func (d *PerfData) Process() {
 	}
 }
 
+// countStats is Stats of the records Process would parse from a data
+// section held as bytes (no lazy payloads): the same walk, each record
+// decoded into a scratch arena and counted, none kept.
+func (d *PerfData) countStats() DataStats {
+	var s DataStats
+	arena := rb.NewScratchArena()
+	ci := 0
+	for off := 0; off < len(d.Data); {
+		b := d.Data[off:]
+		hdr, okh := rb.ParseHeader(b)
+		if !okh || int(hdr.Size) < rb.HeaderSize || off+int(hdr.Size) > len(d.Data) {
+			s.Torn++ // Process's ProcessErr: the reader stops here
+			break
+		}
+		for ci+1 < len(d.Chunks) && d.Chunks[ci+1].Off <= off {
+			ci++
+		}
+		rec := b[:int(hdr.Size)]
+		off += int(hdr.Size) + auxtraceSkip(hdr, rec)
+		if ci >= len(d.Chunks) || d.Chunks[ci].Map < 0 {
+			continue // perf's own (DataRecord.Synth)
+		}
+		s.Records++
+		if !knownType(hdr.Type) {
+			s.Unknown++
+			continue
+		}
+		ev := d.evselOf(rec, hdr)
+		if ev < 0 {
+			s.Torn++
+			continue
+		}
+		a := &d.Attrs[ev].Attr
+		dec, err := arena.DecodeAttr(rec, rb.SampleLayout{SampleType: a.SampleType, ReadFormat: a.ReadFormat, SampleRegsUser: a.SampleRegsUser, BranchSampleType: a.BranchSampleType}, a.SampleIDAll)
+		switch {
+		case err != nil:
+			s.Torn++
+			continue
+		case dec == nil:
+			s.Unknown++
+			continue
+		}
+		switch hdr.Type {
+		case uapi.PERF_RECORD_SAMPLE:
+			s.Samples++
+		case uapi.PERF_RECORD_LOST:
+			s.LostRecords++
+			s.Lost += int64(dec.Sideband.(*rb.Lost).Lost)
+		case uapi.PERF_RECORD_COMM:
+			s.Comm++
+		case uapi.PERF_RECORD_EXIT:
+			s.Exit++
+		case uapi.PERF_RECORD_MMAP, uapi.PERF_RECORD_MMAP2:
+			s.Mmap++
+		}
+	}
+	return s
+}
+
 // countRecords is how many records Process will parse, and how many of them
 // are PERF_RECORD_SAMPLE: the same walk over the headers, without decoding.
 func (d *PerfData) countRecords() (n, samples int) {
@@ -394,10 +457,18 @@ type DataStats struct {
 	Torn        int64 // records that do not decode, plus 1 if the reader stopped
 }
 
-// Stats counts the processed records.
+// Stats counts the processed records. When nothing parsed the data section
+// yet it counts them as Process would parse them (countStats), without
+// keeping them: an exploration's outcomes mostly need only these counts.
 func (d *PerfData) Stats() DataStats {
 	if !d.Kept() {
 		return d.running
+	}
+	if d.parsed != d.size() && len(d.lazy) == 0 {
+		if d.statsAt != d.size()+1 {
+			d.stats, d.statsAt = d.countStats(), d.size()+1
+		}
+		return d.stats
 	}
 	d.Parsed()
 	var s DataStats

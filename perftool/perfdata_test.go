@@ -61,6 +61,10 @@ func TestPerfDataProcess(t *testing.T) {
 			for _, c := range tc.chunks {
 				d.write(c, 0, 0, 0, false)
 			}
+			// Stats before anything parsed walks the records without keeping them.
+			if diff := cmp.Diff(tc.want.Stats, d.Stats()); diff != "" || d.Records != nil {
+				t.Errorf("Stats unparsed (-want +got):\n%s (records kept: %d)", diff, len(d.Records))
+			}
 			d.Process()
 			got := summary{Stopped: d.ProcessErr != nil, Stats: d.Stats()}
 			for _, rec := range d.Records {

@@ -11,7 +11,16 @@ type Arena struct {
 	samples []Sample
 	ids     []SampleID
 	u64s    []uint64
+	// scratch: every value handed out is the same one, zeroed (NewScratchArena).
+	scratch bool
 }
+
+// NewScratchArena returns an arena for decoding one record at a time and
+// dropping it: each DecodeAttr hands out the same Decoded, Sample, SampleID
+// and callchain room as the last, zeroed, so a walk that only counts what
+// decodes (PerfData's stats) allocates nothing per record. A record decoded
+// from it is valid until the next DecodeAttr.
+func NewScratchArena() *Arena { return &Arena{scratch: true} }
 
 // NewArena returns an arena sized for records records, samples of them
 // PERF_RECORD_SAMPLE.
@@ -27,6 +36,14 @@ const arenaSlab = 32
 func take[T any](a *Arena, slab *[]T) *T {
 	if a == nil {
 		return new(T)
+	}
+	if a.scratch {
+		if len(*slab) == 0 {
+			*slab = make([]T, 1)
+		}
+		var zero T
+		(*slab)[0] = zero
+		return &(*slab)[0]
 	}
 	if len(*slab) == 0 {
 		*slab = make([]T, arenaSlab)
@@ -63,6 +80,14 @@ func (a *Arena) uint64s(n int) []uint64 {
 	const slab = 512
 	if a == nil || n == 0 || n > slab/4 {
 		return make([]uint64, n)
+	}
+	if a.scratch {
+		if cap(a.u64s) < n {
+			a.u64s = make([]uint64, slab/4)
+		}
+		s := a.u64s[:n:n]
+		clear(s)
+		return s
 	}
 	if len(a.u64s) < n {
 		a.u64s = make([]uint64, slab)

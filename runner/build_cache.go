@@ -3,11 +3,13 @@ package runner
 import (
 	"maps"
 	"slices"
+	"sync"
 	"sync/atomic"
 
 	"perfsim/perftool"
 	"perfsim/pmu"
 	"perfsim/scenarios"
+	"perfsim/sched"
 )
 
 // knobSet is what Build derives from a file's kernel and tool lines, the
@@ -29,6 +31,33 @@ type knobSet struct {
 	pmuKnobs  pmu.Knobs
 	pmuErr    error
 	toolKnobs map[string]string
+	// schedCfg is sched.DefaultConfig() with the scheduler's knobs applied
+	// (applyKnobs; schedErr: the value it refused), made at the first Build:
+	// a sched.Config is a value, each run gets its copy.
+	schedOnce sync.Once
+	schedCfg  sched.Config
+	schedErr  error
+	// records holds each record line as perf parsed it (*scenarios.Record ->
+	// *parsedRecord), never handed out: a run gets a Clone.
+	records sync.Map
+}
+
+// parsedRecord is a record line perf accepted, with what it was parsed
+// from: the words, the machine's CPUs and the perf version.
+type parsedRecord struct {
+	argv []string
+	nr   int
+	tool perftool.Tool
+	rec  *perftool.Record
+}
+
+// schedConfig returns the scheduler's configuration of ks's knobs.
+func (ks *knobSet) schedConfig() (sched.Config, error) {
+	ks.schedOnce.Do(func() {
+		ks.schedCfg = sched.DefaultConfig()
+		ks.schedErr = applyKnobs(ks.knobs, &ks.schedCfg)
+	})
+	return ks.schedCfg, ks.schedErr
 }
 
 // lastKnobSet is the knobSet Build made last; an exploration (its workers

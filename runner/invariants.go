@@ -3,6 +3,7 @@ package runner
 import (
 	"fmt"
 	"slices"
+	"unsafe"
 
 	"perfsim/cpu"
 	"perfsim/scenarios"
@@ -130,11 +131,10 @@ func (r *Run) judgedInvariants() map[string]bool {
 func (r *Run) installInvariants(perf PerfBackend) {
 	r.invariants = allInvariants(perf) // read only (outcome.go)
 	n := len(r.M.CPUs)
-	w := &schedWatch{r: r, cur: make([]string, n), irq: make([]int, n), nmi: make([]int, n),
-		stack: make([][]ctxName, n), last: make([]sim.Time, n), where: map[string]int{}}
-	for i := range w.cur {
-		w.cur[i] = r.S.Idle(i).Name
-		w.where[w.cur[i]] = i
+	w := &schedWatch{r: r, cpus: make([]cpuWatch, n), where: map[string]int{}}
+	for i := range w.cpus {
+		w.cpus[i].cur = r.S.Idle(i).Name
+		w.where[w.cpus[i].cur] = i
 	}
 	r.obs = &traceCounters{switches: make([]int64, n), migrations: map[string]int64{}}
 	tr := r.M.Trace()
@@ -152,12 +152,17 @@ func (r *Run) installInvariants(perf PerfBackend) {
 // schedWatch checks the trace-level invariants of SchedInvariants.
 type schedWatch struct {
 	r     *Run
-	cur   []string // the thread each CPU runs
-	irq   []int    // irq depth per CPU
-	nmi   []int    // NMI depth per CPU
-	stack [][]ctxName
-	last  []sim.Time
+	cpus  []cpuWatch     // per CPU: one bounds check a record
 	where map[string]int // thread -> CPU it runs on
+}
+
+// cpuWatch is what schedWatch knows of one CPU.
+type cpuWatch struct {
+	cur   string // the thread it runs
+	irq   int    // irq depth
+	nmi   int    // NMI depth
+	stack []ctxName
+	last  sim.Time
 }
 
 func (w *schedWatch) bad(inv string, rec *sim.Record, format string, args ...any) {
@@ -167,54 +172,55 @@ func (w *schedWatch) bad(inv string, rec *sim.Record, format string, args ...any
 // Observe implements sim.Observer.
 func (w *schedWatch) Observe(rec *sim.Record) {
 	c := rec.CPU
-	if c < 0 || c >= len(w.cur) {
+	if c < 0 || c >= len(w.cpus) {
 		return
 	}
-	if rec.T < w.last[c] {
-		w.bad("cpu-clock-monotonic", rec, "%s record at %s after one at %s", rec.Kind, rec.T, w.last[c])
+	s := &w.cpus[c]
+	if rec.T < s.last {
+		w.bad("cpu-clock-monotonic", rec, "%s record at %s after one at %s", rec.Kind, rec.T, s.last)
 	}
-	w.last[c] = rec.T
+	s.last = rec.T
 	switch rec.Kind {
 	case sim.KEnter:
 		switch rec.Name {
 		case "nmi":
-			if w.nmi[c] > 0 {
+			if s.nmi > 0 {
 				w.bad("nmis-never-nest", rec, "NMI %s taken inside an NMI", rec.Detail)
 			}
-			w.nmi[c]++
+			s.nmi++
 		case "irq":
-			if w.irq[c] > 0 || w.nmi[c] > 0 {
-				w.bad("irqs-never-nest", rec, "irq %s taken inside %s", rec.Detail, w.innermost(c))
+			if s.irq > 0 || s.nmi > 0 {
+				w.bad("irqs-never-nest", rec, "irq %s taken inside %s", rec.Detail, s.innermost())
 			}
-			w.irq[c]++
+			s.irq++
 		}
-		w.stack[c] = append(w.stack[c], ctxName{rec.Name, rec.Detail})
+		s.stack = append(s.stack, ctxName{rec.Name, rec.Detail})
 	case sim.KExit:
 		want := ctxName{rec.Name, rec.Detail}
-		if s := w.stack[c]; len(s) == 0 || s[len(s)-1] != want {
-			w.bad("interrupts-exit-in-order", rec, "exit from %s, but the innermost context is %s", want, w.innermost(c))
+		if n := len(s.stack); n == 0 || !s.stack[n-1].same(want) {
+			w.bad("interrupts-exit-in-order", rec, "exit from %s, but the innermost context is %s", want, s.innermost())
 		} else {
-			w.stack[c] = s[:len(s)-1]
+			s.stack = s.stack[:n-1]
 		}
 		switch rec.Name {
 		case "nmi":
-			w.nmi[c]--
+			s.nmi--
 		case "irq":
-			w.irq[c]--
+			s.irq--
 		}
 	case sim.KSwitch:
-		if w.irq[c] > 0 || w.nmi[c] > 0 {
-			w.bad("no-switch-in-interrupt", rec, "switch from %s to %s inside %s", rec.Name, rec.Detail, w.innermost(c))
+		if s.irq > 0 || s.nmi > 0 {
+			w.bad("no-switch-in-interrupt", rec, "switch from %s to %s inside %s", rec.Name, rec.Detail, s.innermost())
 		}
-		if w.cur[c] != rec.Name {
-			w.bad("one-thread-per-cpu", rec, "switch from %s, but cpu%d runs %s", rec.Name, c, w.cur[c])
+		if s.cur != rec.Name {
+			w.bad("one-thread-per-cpu", rec, "switch from %s, but cpu%d runs %s", rec.Name, c, s.cur)
 		}
 		delete(w.where, rec.Name)
 		if o, ok := w.where[rec.Detail]; ok && o != c {
 			w.bad("one-thread-per-cpu", rec, "%s switched in while it runs on cpu%d", rec.Detail, o)
 		}
 		w.where[rec.Detail] = c
-		w.cur[c] = rec.Detail
+		s.cur = rec.Detail
 	}
 }
 
@@ -224,9 +230,19 @@ type ctxName struct{ kind, name string }
 
 func (n ctxName) String() string { return n.kind + " " + n.name }
 
-func (w *schedWatch) innermost(c int) string {
-	if s := w.stack[c]; len(s) > 0 {
-		return s[len(s)-1].String()
+// same is n == o, without comparing bytes when both strings are the same
+// ones (an exit names its context with the strings its entry did).
+func (n ctxName) same(o ctxName) bool {
+	return sameString(n.kind, o.kind) && sameString(n.name, o.name)
+}
+
+func sameString(a, b string) bool {
+	return len(a) == len(b) && (unsafe.StringData(a) == unsafe.StringData(b) || a == b)
+}
+
+func (s *cpuWatch) innermost() string {
+	if n := len(s.stack); n > 0 {
+		return s.stack[n-1].String()
 	}
 	return "task context"
 }

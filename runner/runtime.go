@@ -132,8 +132,8 @@ func Build(f *scenarios.File, opts Options) (r *Run, err error) {
 		}
 	}()
 	r.M.Trace().Keep = opts.KeepTrace
-	cfg := sched.DefaultConfig()
-	if err := applyKnobs(knobs, &cfg); err != nil {
+	cfg, err := ks.schedConfig()
+	if err != nil {
 		return nil, err
 	}
 	r.S = sched.New(r.M, cfg)

@@ -26,6 +26,10 @@ type forceState struct {
 	// runs at every step point of every CPU, and most labels are no force's,
 	// which one test of a bit tells without comparing strings.
 	labels [labelBits / 64]uint64
+	// unfired is the number of forces that have not fired yet; when none is
+	// left and no migration is pending, the hook removes itself (remove).
+	unfired int
+	remove  func()
 }
 
 const labelBits = 1024
@@ -75,13 +79,33 @@ func (r *Run) installForces() error {
 			r.M.CPUs[f.CPU].HoldIRQ(name) // released when the force fires
 		}
 	}
-	for _, f := range fs.forces {
-		b := labelBit(f.Label.Name)
-		fs.labels[b/64] |= 1 << (b % 64)
-	}
+	fs.setLabels()
+	fs.unfired = len(fs.forces)
 	r.forces = fs
-	r.M.AddStepHook(fs.step)
+	fs.remove = r.M.AddRemovableStepHook(fs.step)
 	return nil
+}
+
+// setLabels sets the label bits of the forces that have not fired.
+func (fs *forceState) setLabels() {
+	fs.labels = [labelBits / 64]uint64{}
+	for i, f := range fs.forces {
+		if fs.count[i] < f.Occurrence {
+			b := labelBit(f.Label.Name)
+			fs.labels[b/64] |= 1 << (b % 64)
+		}
+	}
+}
+
+// done removes the hook once nothing is left for it to do: every force fired
+// (each fires once) and no forced migration waits for its task's return to
+// user mode. The rest of the run's step points then cost what they cost
+// without forces.
+func (fs *forceState) done() {
+	if fs.unfired == 0 && len(fs.order) == 0 && fs.remove != nil {
+		fs.remove()
+		fs.remove = nil
+	}
 }
 
 func (fs *forceState) step(c *cpu.CPU, label string) {
@@ -98,6 +122,7 @@ func (fs *forceState) step(c *cpu.CPU, label string) {
 			} else {
 				r.note(c.ID, "force", fmt.Sprintf("migrate %s to cpu%d not possible (affinity %s)", t.Comm, to, t.Allowed))
 			}
+			fs.done()
 		}
 	}
 }
@@ -106,6 +131,7 @@ func (fs *forceState) step(c *cpu.CPU, label string) {
 // ones whose occurrence it is.
 func (fs *forceState) stepForces(c *cpu.CPU, label string) {
 	r := fs.r
+	fired := false
 	for i, f := range fs.forces {
 		if f.Label.Name != label || fs.count[i] >= f.Occurrence {
 			continue
@@ -128,7 +154,13 @@ func (fs *forceState) stepForces(c *cpu.CPU, label string) {
 		if fs.count[i] < f.Occurrence {
 			continue
 		}
+		fs.unfired--
+		fired = true
 		fs.fire(c, f, t)
+	}
+	if fired {
+		fs.setLabels()
+		fs.done()
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 
@@ -426,7 +427,13 @@ func (r *Run) parseRecord(rec *scenarios.Record, toolKnobs map[string]string) (*
 		}
 		return rec.Pos
 	}
-	parsed, err := perftool.Parse(argv, ropts)
+	var parsed *perftool.Record
+	var err error
+	if c, ok := r.knobSet.records.Load(rec); ok && c.(*parsedRecord).nr == ropts.NrCPUs && c.(*parsedRecord).tool == ropts.Tool && slices.Equal(c.(*parsedRecord).argv, argv) {
+		parsed = c.(*parsedRecord).rec.Clone()
+	} else if parsed, err = perftool.Parse(argv, ropts); err == nil {
+		r.knobSet.records.Store(rec, &parsedRecord{argv: argv, nr: ropts.NrCPUs, tool: ropts.Tool, rec: parsed.Clone()})
+	}
 	if err != nil {
 		pos := rec.Pos
 		var pe *perftool.Error
