@@ -159,27 +159,32 @@ func (c *CPU) stepSlow(label string) {
 	if irq {
 		n++
 	}
-	var ties []*sim.Lane
+	ties := 0
 	if c.eng.Contended() {
-		ties = c.eng.TiedLanes()
-		n += len(ties)
+		ties = c.eng.TiedCount()
+		n += ties
 	}
 	if n == 1 {
 		return
 	}
-	// Who each option lets run: this CPU, its NMI, its irq, the tied CPUs.
-	ag := append(c.agents[:0], sim.CPUAgent(c.ID))
-	if nmi {
-		ag = append(ag, sim.NMIAgent(c.ID))
+	var d int
+	if c.eng.WantsAgents() {
+		// Who each option lets run: this CPU, its NMI, its irq, the tied CPUs.
+		ag := append(c.agents[:0], sim.CPUAgent(c.ID))
+		if nmi {
+			ag = append(ag, sim.NMIAgent(c.ID))
+		}
+		if irq {
+			ag = append(ag, sim.IRQAgent(c.ID))
+		}
+		if ties > 0 {
+			ag = c.eng.AppendTiedAgents(ag)
+		}
+		c.agents = ag
+		d = c.eng.ChooseAgents(label, ag)
+	} else {
+		d = c.eng.Choose(n, label) // a strategy that draws a number: no list of agents
 	}
-	if irq {
-		ag = append(ag, sim.IRQAgent(c.ID))
-	}
-	for _, l := range ties {
-		ag = append(ag, sim.CPUAgent(l.ID))
-	}
-	c.agents = ag
-	d := c.eng.ChooseAgents(label, ag)
 	if d == 0 {
 		return
 	}
@@ -199,8 +204,9 @@ func (c *CPU) stepSlow(label string) {
 		}
 		d--
 	}
-	c.m.note(c, sim.KChoice, label, "run "+ties[d-1].Name, 0)
-	c.eng.SwitchTo(ties[d-1])
+	next := c.eng.TiedLane(d - 1)
+	c.m.note(c, sim.KChoice, label, "run "+next.Name, 0)
+	c.eng.SwitchTo(next)
 	c.resumeAt = c.eng.Now()
 	c.yield()
 }

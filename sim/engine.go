@@ -112,15 +112,35 @@ func (e *Engine) SetNext(l *Lane, t Time) {
 
 // TiedLanes returns the other lanes due at the current instant (in lane order).
 func (e *Engine) TiedLanes() []*Lane {
-	skip := -1
-	if e.running != nil {
-		skip = e.running.ID
-	}
-	e.ties = e.heap.due(e.ties[:0], e.lanes, e.now, skip)
-	if len(e.ties) == 0 {
-		e.contended = false
+	e.ties = e.ties[:0]
+	for k := range e.TiedCount() {
+		e.ties = append(e.ties, e.TiedLane(k))
 	}
 	return e.ties
+}
+
+// TiedCount is how many other lanes are due at the current instant (the
+// lanes TiedLanes lists, without listing them).
+func (e *Engine) TiedCount() int {
+	n := e.heap.dueAt(e.now, e.runningID())
+	if n == 0 {
+		e.contended = false
+	}
+	return n
+}
+
+// AppendTiedAgents appends the agents (CPUAgent) of the TiedCount lanes to
+// ag, in lane order.
+func (e *Engine) AppendTiedAgents(ag []Agent) []Agent { return e.heap.appendDue(ag, e.runningID()) }
+
+// TiedLane is the k-th (from 0) of the TiedCount lanes, in lane order.
+func (e *Engine) TiedLane(k int) *Lane { return e.lanes[e.heap.nthDue(k, e.runningID())] }
+
+func (e *Engine) runningID() int {
+	if e.running == nil {
+		return -1
+	}
+	return e.running.ID
 }
 
 // TryAdvance moves the running lane l straight on to t when no other lane is due
@@ -196,7 +216,9 @@ func (e *Engine) Run(until Time) (err error) {
 				return nil
 			}
 			// pick's ties are every lane due at l's time.
-			e.contended = len(e.ties) > 1
+			e.contended = e.heap.grpN > 1
+		} else if e.heap.group(); l.next == e.heap.grpT {
+			e.contended = e.heap.dueAt(l.next, l.ID) > 0
 		} else {
 			e.contended = e.heap.tied(0, l.ID, l.next)
 		}
@@ -215,25 +237,29 @@ func (e *Engine) Pending() bool {
 }
 
 // pick is the lane to run next, due by the run's until (which StopBy may
-// have lowered); nil when none is.
+// have lowered); nil when none is. A tie between the lanes due first is a
+// decision ("tie"): option k runs the k-th of them in lane order.
 func (e *Engine) pick() *Lane {
-	e.ties = e.ties[:0]
 	if len(e.heap.ent) == 0 {
 		return nil
 	}
-	min := e.heap.ent[0].next
+	e.heap.group()
+	min := e.heap.grpT
 	if min == Never || min > e.until {
 		return nil
 	}
-	e.ties = e.heap.due(e.ties, e.lanes, min, -1)
-	if len(e.ties) == 1 {
-		return e.ties[0]
+	n := e.heap.grpN
+	if n == 1 {
+		return e.lanes[e.heap.nthDue(0, -1)]
 	}
-	e.agents = e.agents[:0]
-	for _, l := range e.ties {
-		e.agents = append(e.agents, CPUAgent(l.ID))
+	var d int
+	if e.WantsAgents() {
+		e.agents = e.heap.appendDue(e.agents[:0], -1)
+		d = e.ChooseAgents("tie", e.agents)
+	} else {
+		d = e.Choose(n, "tie")
 	}
-	return e.ties[e.ChooseAgents("tie", e.agents)]
+	return e.lanes[e.heap.nthDue(d, -1)]
 }
 
 // isModelCrash tells a model crash (an Oops, or a Go runtime error or error value

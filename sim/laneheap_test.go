@@ -45,6 +45,22 @@ func TestLaneHeapScan(t *testing.T) {
 			if d := cmp.Diff(want, got); d != "" {
 				t.Fatalf("%d lanes, step %d: ties (-scan +heap):\n%s", n, step, d)
 			}
+			// The group bitset: the same ties, counted, by rank and as agents.
+			var byRank, byAgent []int
+			if m := e.heap.ent[0].next; m != Never {
+				for k := range e.heap.dueAt(m, -1) {
+					byRank = append(byRank, e.heap.nthDue(k, -1))
+				}
+				for _, a := range e.heap.appendDue(nil, -1) {
+					byAgent = append(byAgent, a.Lane())
+				}
+			}
+			if d := cmp.Diff(want, byRank); d != "" {
+				t.Fatalf("%d lanes, step %d: ties (-scan +group by rank):\n%s", n, step, d)
+			}
+			if d := cmp.Diff(want, byAgent); d != "" {
+				t.Fatalf("%d lanes, step %d: ties (-scan +group's agents):\n%s", n, step, d)
+			}
 			other, tied := Never, false
 			var others []int
 			for _, o := range e.lanes {
@@ -65,6 +81,16 @@ func TestLaneHeapScan(t *testing.T) {
 			var gotOthers []int
 			for _, o := range e.heap.due(nil, e.lanes, l.next, l.ID) {
 				gotOthers = append(gotOthers, o.ID)
+			}
+			if l.next == min {
+				// l due first: the others tied with it, from the group.
+				var fromGroup []int
+				for k := range e.heap.dueAt(l.next, l.ID) {
+					fromGroup = append(fromGroup, e.heap.nthDue(k, l.ID))
+				}
+				if d := cmp.Diff(others, fromGroup); d != "" {
+					t.Fatalf("%d lanes, step %d: tied with lane %d (-scan +group):\n%s", n, step, l.ID, d)
+				}
 			}
 			if l.next != Never {
 				if d := cmp.Diff(others, gotOthers); d != "" {
