@@ -122,7 +122,7 @@ func (e *Engine) TiedLanes() []*Lane {
 // TiedCount is how many other lanes are due at the current instant (the
 // lanes TiedLanes lists, without listing them).
 func (e *Engine) TiedCount() int {
-	n := e.heap.dueAt(e.now, e.runningID())
+	n := e.heap.dueAt(e.now).count(e.runningID())
 	if n == 0 {
 		e.contended = false
 	}
@@ -131,10 +131,12 @@ func (e *Engine) TiedCount() int {
 
 // AppendTiedAgents appends the agents (CPUAgent) of the TiedCount lanes to
 // ag, in lane order.
-func (e *Engine) AppendTiedAgents(ag []Agent) []Agent { return e.heap.appendDue(ag, e.runningID()) }
+func (e *Engine) AppendTiedAgents(ag []Agent) []Agent {
+	return e.heap.dueAt(e.now).appendAgents(ag, e.runningID())
+}
 
 // TiedLane is the k-th (from 0) of the TiedCount lanes, in lane order.
-func (e *Engine) TiedLane(k int) *Lane { return e.lanes[e.heap.nthDue(k, e.runningID())] }
+func (e *Engine) TiedLane(k int) *Lane { return e.lanes[e.heap.dueAt(e.now).nth(k, e.runningID())] }
 
 func (e *Engine) runningID() int {
 	if e.running == nil {
@@ -216,11 +218,9 @@ func (e *Engine) Run(until Time) (err error) {
 				return nil
 			}
 			// pick's ties are every lane due at l's time.
-			e.contended = e.heap.grpN > 1
-		} else if e.heap.group(); l.next == e.heap.grpT {
-			e.contended = e.heap.dueAt(l.next, l.ID) > 0
+			e.contended = e.heap.bk[0].n > 1
 		} else {
-			e.contended = e.heap.tied(0, l.ID, l.next)
+			e.contended = e.heap.dueAt(l.next).count(l.ID) > 0
 		}
 		e.now = l.next
 		e.running = l
@@ -233,33 +233,30 @@ func (e *Engine) Run(until Time) (err error) {
 // Pending reports whether some lane still has something to do (after Run
 // returned: beyond its until, or after Stop).
 func (e *Engine) Pending() bool {
-	return len(e.heap.ent) > 0 && e.heap.ent[0].next != Never
+	return e.heap.min() != Never
 }
 
 // pick is the lane to run next, due by the run's until (which StopBy may
 // have lowered); nil when none is. A tie between the lanes due first is a
 // decision ("tie"): option k runs the k-th of them in lane order.
 func (e *Engine) pick() *Lane {
-	if len(e.heap.ent) == 0 {
-		return nil
-	}
-	e.heap.group()
-	min := e.heap.grpT
+	min := e.heap.min()
 	if min == Never || min > e.until {
 		return nil
 	}
-	n := e.heap.grpN
+	first := e.heap.bk[0]
+	n := first.n
 	if n == 1 {
-		return e.lanes[e.heap.nthDue(0, -1)]
+		return e.lanes[first.nth(0, -1)]
 	}
 	var d int
 	if e.WantsAgents() {
-		e.agents = e.heap.appendDue(e.agents[:0], -1)
+		e.agents = first.appendAgents(e.agents[:0], -1)
 		d = e.ChooseAgents("tie", e.agents)
 	} else {
 		d = e.Choose(n, "tie")
 	}
-	return e.lanes[e.heap.nthDue(d, -1)]
+	return e.lanes[first.nth(d, -1)]
 }
 
 // isModelCrash tells a model crash (an Oops, or a Go runtime error or error value

@@ -2,174 +2,215 @@ package sim
 
 import "math/bits"
 
-// laneHeap holds every lane's next time in a binary min-heap by (next, lane
-// ID), by value in one array with each lane's position beside it: picking
-// the next lane, asking whether another lane is due by the end of a time
-// advance, and listing the lanes tied at an instant cost a few comparisons
-// and the ties themselves, not a scan of every CPU at every step.
-//
-// Beside it, the lanes due at the earliest instant (the group) are a bitset
-// by lane ID kept as lanes move: how many are tied, and the k-th of them in
-// lane order, cost a popcount per 64 lanes, not a walk and a sort of the
-// ties at every pick and every contended step point (64 CPUs in lock step
-// are all tied).
+// laneHeap holds every lane's next time as instants: each distinct next is
+// a bucket holding the bitset (by lane ID) of the lanes due then, and the
+// buckets sit in a binary min-heap by time. Picking the next lane, asking
+// whether another lane is due by the end of a time advance, counting the
+// lanes tied at the earliest instant and naming the k-th of them in lane
+// order cost a few comparisons and a popcount per 64 lanes, never a scan of
+// every CPU. Lanes in lock step (64 CPUs due at the same instant, each
+// moving on by the same time) share a couple of buckets: a lane that moves
+// clears a bit and sets one in the bucket the lane before it joined, where a
+// heap of lanes sifted each one past its 63 ties.
 type laneHeap struct {
-	ent []laneEnt
-	pos []int32 // pos[lane ID]: its index in ent
-
-	grp   []uint64 // the group: bit i set when lane i's next is grpT
-	grpT  Time     // the earliest next (ent[0].next) when grpOK
-	grpN  int      // how many bits grp has set
-	grpOK bool     // grp, grpT and grpN are up to date (else group() rebuilds them)
+	bk    []*instant // min-heap by t; bk[0] is the group: the lanes due first
+	of    []*instant // of[lane ID]: the bucket it is in
+	free  []*instant
+	words int      // bitset words per bucket: (lanes+63)/64
+	last  *instant // the bucket a lane last joined (a lane in lock step joins it next)
+	byT   map[Time]*instant
 }
 
-type laneEnt struct {
-	next Time
-	id   int32
+// instant is one bucket: the lanes whose next is t.
+type instant struct {
+	t    Time
+	n    int      // how many bits are set
+	i    int      // its index in bk; -1 when free
+	bits []uint64 // bit i set when lane i is due at t
 }
 
-func (a laneEnt) less(b laneEnt) bool {
-	return a.next < b.next || (a.next == b.next && a.id < b.id)
+// mapOver is how many buckets the heap holds before it keeps byT to find
+// an instant's bucket (under it a scan of bk is cheaper than a map).
+const mapOver = 32
+
+func (h *laneHeap) less(i, j int) bool { return h.bk[i].t < h.bk[j].t }
+
+func (h *laneHeap) swap(i, j int) {
+	h.bk[i], h.bk[j] = h.bk[j], h.bk[i]
+	h.bk[i].i, h.bk[j].i = i, j
 }
 
 func (h *laneHeap) up(i int) {
-	e := h.ent[i]
 	for i > 0 {
 		p := (i - 1) / 2
-		if !e.less(h.ent[p]) {
+		if !h.less(i, p) {
 			break
 		}
-		h.ent[i] = h.ent[p]
-		h.pos[h.ent[i].id] = int32(i)
+		h.swap(i, p)
 		i = p
 	}
-	h.ent[i] = e
-	h.pos[e.id] = int32(i)
 }
 
 func (h *laneHeap) down(i int) {
-	e := h.ent[i]
-	n := len(h.ent)
+	n := len(h.bk)
 	for {
 		c := 2*i + 1
 		if c >= n {
 			break
 		}
-		if r := c + 1; r < n && h.ent[r].less(h.ent[c]) {
+		if r := c + 1; r < n && h.less(r, c) {
 			c = r
 		}
-		if !h.ent[c].less(e) {
+		if !h.less(c, i) {
 			break
 		}
-		h.ent[i] = h.ent[c]
-		h.pos[h.ent[i].id] = int32(i)
+		h.swap(i, c)
 		i = c
 	}
-	h.ent[i] = e
-	h.pos[e.id] = int32(i)
+}
+
+// find is the bucket of t, nil when no lane is due at t.
+func (h *laneHeap) find(t Time) *instant {
+	if b := h.last; b != nil && b.i >= 0 && b.t == t {
+		return b
+	}
+	if len(h.bk) > mapOver {
+		if h.byT == nil {
+			h.byT = make(map[Time]*instant, 2*len(h.bk))
+			for _, b := range h.bk {
+				h.byT[b.t] = b
+			}
+		}
+		return h.byT[t]
+	}
+	for _, b := range h.bk {
+		if b.t == t {
+			return b
+		}
+	}
+	return nil
+}
+
+// join adds lane id to the bucket of t, making it if there is none.
+func (h *laneHeap) join(id int, t Time) {
+	b := h.find(t)
+	if b == nil {
+		if n := len(h.free); n > 0 {
+			b = h.free[n-1]
+			h.free = h.free[:n-1]
+		} else {
+			b = &instant{bits: make([]uint64, h.words)}
+		}
+		b.t, b.n, b.i = t, 0, len(h.bk)
+		h.bk = append(h.bk, b)
+		h.up(b.i)
+		if h.byT != nil {
+			h.byT[t] = b
+		}
+	}
+	b.bits[id>>6] |= 1 << (id & 63)
+	b.n++
+	h.of[id] = b
+	h.last = b
+}
+
+// leave takes lane id out of its bucket, dropping the bucket when empty.
+func (h *laneHeap) leave(id int) {
+	b := h.of[id]
+	b.bits[id>>6] &^= 1 << (id & 63)
+	if b.n--; b.n > 0 {
+		return
+	}
+	i, end := b.i, len(h.bk)-1
+	if i != end {
+		h.swap(i, end)
+	}
+	h.bk[end] = nil
+	h.bk = h.bk[:end]
+	if i != end {
+		h.down(i)
+		h.up(i)
+	}
+	b.i = -1
+	h.free = append(h.free, b)
+	if h.byT != nil {
+		if len(h.bk) <= mapOver/2 {
+			h.byT = nil // few again: scans find them
+		} else {
+			delete(h.byT, b.t)
+		}
+	}
 }
 
 // push adds lane id (the next lane: ids are added in order) at next t.
 func (h *laneHeap) push(id int, t Time) {
-	h.pos = append(h.pos, int32(len(h.ent)))
-	h.ent = append(h.ent, laneEnt{t, int32(id)})
-	h.up(len(h.ent) - 1)
-	if w := id/64 + 1; w > len(h.grp) {
-		h.grp = append(h.grp, 0)
+	if w := id/64 + 1; w > h.words {
+		h.words = w
+		for _, b := range h.bk {
+			b.bits = append(b.bits, 0)
+		}
+		h.free = h.free[:0]
 	}
-	h.grpOK = false
+	h.of = append(h.of, nil)
+	h.join(id, t)
 }
 
 // set moves lane id to next t.
 func (h *laneHeap) set(id int, t Time) {
-	i := int(h.pos[id])
-	old := h.ent[i].next
-	if t == old {
+	if h.of[id].t == t {
 		return
 	}
-	h.ent[i].next = t
-	if t < old {
-		h.up(i)
-	} else {
-		h.down(i)
-	}
-	if !h.grpOK {
-		return
-	}
-	w, bit := id>>6, uint64(1)<<(id&63)
-	switch {
-	case t < h.grpT: // the earliest now, alone
-		clear(h.grp)
-		h.grp[w], h.grpT, h.grpN = bit, t, 1
-		return
-	case t == h.grpT:
-		h.grp[w] |= bit
-		h.grpN++
-	}
-	if old == h.grpT {
-		h.grp[w] &^= bit
-		if h.grpN--; h.grpN == 0 {
-			h.grpOK = false // the earliest instant is later: found again when asked
-		}
-	}
+	h.leave(id)
+	h.join(id, t)
 }
 
-// group brings the group up to date: the lanes whose next is the earliest
-// (rebuilt from the heap's subtree at that instant when a lane left it last).
-func (h *laneHeap) group() {
-	if h.grpOK {
-		return
+// min is the earliest next of every lane (Never when there is none).
+func (h *laneHeap) min() Time {
+	if len(h.bk) == 0 {
+		return Never
 	}
-	clear(h.grp)
-	h.grpN = 0
-	if len(h.ent) > 0 {
-		h.grpT = h.ent[0].next
-		h.mark(0, h.grpT)
-	}
-	h.grpOK = true
+	return h.bk[0].t
 }
 
-func (h *laneHeap) mark(i int, t Time) {
-	for i < len(h.ent) && h.ent[i].next == t {
-		id := h.ent[i].id
-		h.grp[id>>6] |= 1 << (id & 63)
-		h.grpN++
-		h.mark(2*i+1, t)
-		i = 2*i + 2
+// minOther is the earliest next of the lanes other than id (Never when none).
+func (h *laneHeap) minOther(id int) Time {
+	if len(h.bk) == 0 {
+		return Never
 	}
+	if b := h.bk[0]; h.of[id] != b || b.n > 1 {
+		return b.t
+	}
+	// id is alone at the earliest instant: the next one is a child.
+	m := Never
+	if len(h.bk) > 1 {
+		m = h.bk[1].t
+	}
+	if len(h.bk) > 2 && h.bk[2].t < m {
+		m = h.bk[2].t
+	}
+	return m
 }
 
-// dueAt is how many lanes other than skip (-1: none) are due at t, t being
-// no earlier than every lane's next.
-func (h *laneHeap) dueAt(t Time, skip int) int {
-	h.group()
-	if h.grpT != t {
+// dueAt is the bucket of the lanes due at t (nil: none is).
+func (h *laneHeap) dueAt(t Time) *instant { return h.find(t) }
+
+// count is how many lanes other than skip (-1: none) the bucket holds (b
+// may be nil: none).
+func (b *instant) count(skip int) int {
+	if b == nil {
 		return 0
 	}
-	n := h.grpN
-	if skip >= 0 && h.grp[skip>>6]&(1<<(skip&63)) != 0 {
+	n := b.n
+	if skip >= 0 && b.bits[skip>>6]&(1<<(skip&63)) != 0 {
 		n--
 	}
 	return n
 }
 
-// appendDue appends the agents (CPUAgent) of the lanes dueAt counted, in
-// lane order.
-func (h *laneHeap) appendDue(out []Agent, skip int) []Agent {
-	for w, x := range h.grp {
-		if skip >= 0 && skip>>6 == w {
-			x &^= 1 << (skip & 63)
-		}
-		for ; x != 0; x &= x - 1 {
-			out = append(out, CPUAgent(w<<6|bits.TrailingZeros64(x)))
-		}
-	}
-	return out
-}
-
-// nthDue is the k-th (from 0) in lane order of the lanes dueAt counted.
-func (h *laneHeap) nthDue(k, skip int) int {
-	for w, x := range h.grp {
+// nth is the k-th (from 0) in lane order of the lanes other than skip in
+// the bucket.
+func (b *instant) nth(k, skip int) int {
+	for w, x := range b.bits {
 		if skip >= 0 && skip>>6 == w {
 			x &^= 1 << (skip & 63)
 		}
@@ -182,66 +223,22 @@ func (h *laneHeap) nthDue(k, skip int) int {
 		}
 		return w<<6 | bits.TrailingZeros64(x)
 	}
-	panic("sim: nthDue past the lanes due")
+	panic("sim: past the lanes of an instant")
 }
 
-// minOther is the earliest next of the lanes other than id (Never when none).
-func (h *laneHeap) minOther(id int) Time {
-	if len(h.ent) == 0 {
-		return Never
+// appendAgents appends the agents (CPUAgent) of the lanes other than skip
+// in the bucket (b may be nil: none), in lane order.
+func (b *instant) appendAgents(out []Agent, skip int) []Agent {
+	if b == nil {
+		return out
 	}
-	if int(h.ent[0].id) != id {
-		return h.ent[0].next
-	}
-	// id is the least: the next least is one of its children.
-	m := Never
-	if len(h.ent) > 1 {
-		m = h.ent[1].next
-	}
-	if len(h.ent) > 2 && h.ent[2].next < m {
-		m = h.ent[2].next
-	}
-	return m
-}
-
-// due appends to out the lanes other than skip whose next is t, in lane
-// order, and returns it. Every lane due by t sits in the subtree at the root
-// where next <= t, so only that subtree is walked.
-func (h *laneHeap) due(out []*Lane, lanes []*Lane, t Time, skip int) []*Lane {
-	start := len(out)
-	out = h.walk(out, lanes, 0, t, skip)
-	// Lane order (insertion sort: ties are few, and the walk finds them
-	// nearly in order).
-	s := out[start:]
-	for i := 1; i < len(s); i++ {
-		for j := i; j > 0 && s[j].ID < s[j-1].ID; j-- {
-			s[j], s[j-1] = s[j-1], s[j]
+	for w, x := range b.bits {
+		if skip >= 0 && skip>>6 == w {
+			x &^= 1 << (skip & 63)
+		}
+		for ; x != 0; x &= x - 1 {
+			out = append(out, CPUAgent(w<<6|bits.TrailingZeros64(x)))
 		}
 	}
 	return out
-}
-
-func (h *laneHeap) walk(out []*Lane, lanes []*Lane, i int, t Time, skip int) []*Lane {
-	for i < len(h.ent) && h.ent[i].next <= t {
-		if e := h.ent[i]; e.next == t && int(e.id) != skip {
-			out = append(out, lanes[e.id])
-		}
-		out = h.walk(out, lanes, 2*i+1, t, skip)
-		i = 2*i + 2
-	}
-	return out
-}
-
-// tied reports whether a lane other than id in the subtree at i is due at t.
-func (h *laneHeap) tied(i, id int, t Time) bool {
-	for i < len(h.ent) && h.ent[i].next <= t {
-		if e := h.ent[i]; e.next == t && int(e.id) != id {
-			return true
-		}
-		if h.tied(2*i+1, id, t) {
-			return true
-		}
-		i = 2*i + 2
-	}
-	return false
 }
