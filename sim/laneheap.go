@@ -18,7 +18,12 @@ type laneHeap struct {
 	free  []*instant
 	words int      // bitset words per bucket: (lanes+63)/64
 	last  *instant // the bucket a lane last joined (a lane in lock step joins it next)
-	byT   map[Time]*instant
+	// tab finds an instant's bucket: open addressing by t with linear
+	// probing, at least 4 slots per lane (there are never more buckets
+	// than lanes), so that lanes apart (a bucket each) find theirs in a
+	// probe or two where a scan of the heap would read every bucket.
+	tab   []*instant
+	shift uint // 64 - log2(len(tab))
 }
 
 // instant is one bucket: the lanes whose next is t.
@@ -28,10 +33,6 @@ type instant struct {
 	i    int      // its index in bk; -1 when free
 	bits []uint64 // bit i set when lane i is due at t
 }
-
-// mapOver is how many buckets the heap holds before it keeps byT to find
-// an instant's bucket (under it a scan of bk is cheaper than a map).
-const mapOver = 32
 
 func (h *laneHeap) less(i, j int) bool { return h.bk[i].t < h.bk[j].t }
 
@@ -69,31 +70,55 @@ func (h *laneHeap) down(i int) {
 	}
 }
 
+// slot is where t's bucket goes in tab (Fibonacci hashing).
+func (h *laneHeap) slot(t Time) int { return int(uint64(t) * 0x9e3779b97f4a7c15 >> h.shift) }
+
 // find is the bucket of t, nil when no lane is due at t.
 func (h *laneHeap) find(t Time) *instant {
 	if b := h.last; b != nil && b.i >= 0 && b.t == t {
 		return b
 	}
-	if len(h.bk) > mapOver {
-		if h.byT == nil {
-			h.byT = make(map[Time]*instant, 2*len(h.bk))
-			for _, b := range h.bk {
-				h.byT[b.t] = b
-			}
-		}
-		return h.byT[t]
-	}
-	for _, b := range h.bk {
-		if b.t == t {
+	mask := len(h.tab) - 1
+	for i := h.slot(t); ; i = (i + 1) & mask {
+		b := h.tab[i]
+		if b == nil || b.t == t {
 			return b
 		}
 	}
-	return nil
 }
 
-// join adds lane id to the bucket of t, making it if there is none.
-func (h *laneHeap) join(id int, t Time) {
-	b := h.find(t)
+// insert puts b in tab under b.t.
+func (h *laneHeap) insert(b *instant) {
+	mask := len(h.tab) - 1
+	i := h.slot(b.t)
+	for h.tab[i] != nil {
+		i = (i + 1) & mask
+	}
+	h.tab[i] = b
+}
+
+// remove takes b out of tab (under b.t), moving back the buckets after it
+// that would no longer be found past the hole.
+func (h *laneHeap) remove(b *instant) {
+	mask := len(h.tab) - 1
+	i := h.slot(b.t)
+	for h.tab[i] != b {
+		i = (i + 1) & mask
+	}
+	h.tab[i] = nil
+	for j := (i + 1) & mask; h.tab[j] != nil; j = (j + 1) & mask {
+		// Move tab[j] into the hole at i unless its home slot lies
+		// cyclically in (i, j].
+		k := h.slot(h.tab[j].t)
+		if (j > i && (k <= i || k > j)) || (j < i && k <= i && k > j) {
+			h.tab[i], h.tab[j] = h.tab[j], nil
+			i = j
+		}
+	}
+}
+
+// join adds lane id to b, the bucket of t (nil: make one).
+func (h *laneHeap) join(id int, t Time, b *instant) {
 	if b == nil {
 		if n := len(h.free); n > 0 {
 			b = h.free[n-1]
@@ -104,9 +129,7 @@ func (h *laneHeap) join(id int, t Time) {
 		b.t, b.n, b.i = t, 0, len(h.bk)
 		h.bk = append(h.bk, b)
 		h.up(b.i)
-		if h.byT != nil {
-			h.byT[t] = b
-		}
+		h.insert(b)
 	}
 	b.bits[id>>6] |= 1 << (id & 63)
 	b.n++
@@ -133,13 +156,7 @@ func (h *laneHeap) leave(id int) {
 	}
 	b.i = -1
 	h.free = append(h.free, b)
-	if h.byT != nil {
-		if len(h.bk) <= mapOver/2 {
-			h.byT = nil // few again: scans find them
-		} else {
-			delete(h.byT, b.t)
-		}
-	}
+	h.remove(b)
 }
 
 // push adds lane id (the next lane: ids are added in order) at next t.
@@ -151,17 +168,42 @@ func (h *laneHeap) push(id int, t Time) {
 		}
 		h.free = h.free[:0]
 	}
+	if n := 4 * (id + 1); n > len(h.tab) {
+		size := 8
+		for size < n {
+			size *= 2
+		}
+		h.tab = make([]*instant, size)
+		h.shift = uint(64 - bits.TrailingZeros(uint(size)))
+		for _, b := range h.bk {
+			h.insert(b)
+		}
+	}
 	h.of = append(h.of, nil)
-	h.join(id, t)
+	h.join(id, t, h.find(t))
 }
 
 // set moves lane id to next t.
 func (h *laneHeap) set(id int, t Time) {
-	if h.of[id].t == t {
+	b := h.of[id]
+	old := b.t
+	if old == t {
+		return
+	}
+	nb := h.find(t)
+	if nb == nil && b.n == 1 {
+		h.remove(b)
+		b.t = t
+		h.insert(b)
+		if t < old {
+			h.up(b.i)
+		} else {
+			h.down(b.i)
+		}
 		return
 	}
 	h.leave(id)
-	h.join(id, t)
+	h.join(id, t, nb)
 }
 
 // min is the earliest next of every lane (Never when there is none).
