@@ -22,9 +22,16 @@ type laneHeap struct {
 	// probing, at least 4 slots per lane (there are never more buckets
 	// than lanes), so that lanes apart (a bucket each) find theirs in a
 	// probe or two where a scan of the heap would read every bucket.
+	// With few buckets (tabOver or fewer) a scan of bk is cheaper, and tab
+	// is not kept (tabOn false): one CPU's lane retimes its bucket alone.
 	tab   []*instant
+	tabOn bool
 	shift uint // 64 - log2(len(tab))
 }
+
+// tabOver is how many buckets bk holds before tab is kept; under tabOver/2
+// it is dropped again.
+const tabOver = 8
 
 // instant is one bucket: the lanes whose next is t.
 type instant struct {
@@ -78,6 +85,14 @@ func (h *laneHeap) find(t Time) *instant {
 	if b := h.last; b != nil && b.i >= 0 && b.t == t {
 		return b
 	}
+	if !h.tabOn {
+		for _, b := range h.bk {
+			if b.t == t {
+				return b
+			}
+		}
+		return nil
+	}
 	mask := len(h.tab) - 1
 	for i := h.slot(t); ; i = (i + 1) & mask {
 		b := h.tab[i]
@@ -129,7 +144,12 @@ func (h *laneHeap) join(id int, t Time, b *instant) {
 		b.t, b.n, b.i = t, 0, len(h.bk)
 		h.bk = append(h.bk, b)
 		h.up(b.i)
-		h.insert(b)
+		switch {
+		case h.tabOn:
+			h.insert(b)
+		case len(h.bk) > tabOver:
+			h.fill()
+		}
 	}
 	b.bits[id>>6] |= 1 << (id & 63)
 	b.n++
@@ -156,7 +176,19 @@ func (h *laneHeap) leave(id int) {
 	}
 	b.i = -1
 	h.free = append(h.free, b)
-	h.remove(b)
+	if h.tabOn {
+		h.remove(b)
+		h.tabOn = len(h.bk) >= tabOver/2
+	}
+}
+
+// fill puts every bucket in tab and keeps it from now on.
+func (h *laneHeap) fill() {
+	clear(h.tab)
+	for _, b := range h.bk {
+		h.insert(b)
+	}
+	h.tabOn = true
 }
 
 // push adds lane id (the next lane: ids are added in order) at next t.
@@ -175,8 +207,8 @@ func (h *laneHeap) push(id int, t Time) {
 		}
 		h.tab = make([]*instant, size)
 		h.shift = uint(64 - bits.TrailingZeros(uint(size)))
-		for _, b := range h.bk {
-			h.insert(b)
+		if h.tabOn {
+			h.fill()
 		}
 	}
 	h.of = append(h.of, nil)
@@ -192,9 +224,13 @@ func (h *laneHeap) set(id int, t Time) {
 	}
 	nb := h.find(t)
 	if nb == nil && b.n == 1 {
-		h.remove(b)
-		b.t = t
-		h.insert(b)
+		if h.tabOn {
+			h.remove(b)
+			b.t = t
+			h.insert(b)
+		} else {
+			b.t = t
+		}
 		if t < old {
 			h.up(b.i)
 		} else {

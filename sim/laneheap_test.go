@@ -10,10 +10,11 @@ import (
 // lane (what the engine did before it): the ties at the earliest instant in
 // lane order, the earliest time of the other lanes, the lanes due at a
 // lane's time, over a long run of lanes moving to pseudo-random times with
-// many ties (next%8) and with few (next%128: most lanes alone at their
-// instant, buckets moving in the heap and in its table).
+// many ties (next%8), with few (next%128: most lanes alone at their
+// instant, buckets moving in the heap and in its table) and with about
+// tabOver instants (the table kept and dropped again).
 func TestLaneHeapScan(t *testing.T) {
-	for _, c := range []struct{ n, times int }{{1, 8}, {2, 8}, {3, 8}, {7, 8}, {64, 8}, {65, 8}, {64, 128}, {130, 128}} {
+	for _, c := range []struct{ n, times int }{{1, 8}, {2, 8}, {3, 8}, {7, 8}, {64, 8}, {65, 8}, {16, 12}, {12, 6}, {64, 128}, {130, 128}} {
 		n := c.n
 		e := NewEngine(nil)
 		for i := range n {
