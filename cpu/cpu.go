@@ -44,6 +44,7 @@ type CPU struct {
 
 	curr     *Thread // the thread whose coroutine this CPU runs
 	switched bool    // curr changed while running: resume the new one
+	nextSet  bool    // the thread yielded through yield, which set the lane's next
 	clock    sim.Time
 	resumeAt sim.Time
 
@@ -214,6 +215,7 @@ func (c *CPU) stepSlow(label string) {
 // yield suspends the running thread's coroutine, handing the CPU back to the engine.
 func (c *CPU) yield() {
 	c.updateNext()
+	c.nextSet = true // nothing runs on c between here and run's end: its next stands
 	c.curr.co.Yield()
 }
 
@@ -245,15 +247,19 @@ func (c *CPU) run() {
 	}
 	c.clock = now
 	c.updateAttn()
-	c.m.boundary(c, BoundaryResume, "") // the timers fire in the resumed lane's fragment
+	if c.m.seg != nil {
+		c.m.boundary(c, BoundaryResume, "") // the timers fire in the resumed lane's fragment
+	}
 	for t := c.timers.PopDue(now); t != nil; t = c.timers.PopDue(now) {
 		t.Fire()
 	}
 	for {
 		th := c.curr
-		c.switched = false
+		c.switched, c.nextSet = false, false
 		c.resumeAt = sim.Never
-		c.m.boundary(c, BoundaryResume, "")
+		if c.m.seg != nil {
+			c.m.boundary(c, BoundaryResume, "")
+		}
 		th.co.Resume()
 		if c.switched {
 			continue
@@ -263,7 +269,9 @@ func (c *CPU) run() {
 		}
 		break
 	}
-	c.updateNext()
+	if !c.nextSet { // a thread that returned, or yielded other than through yield
+		c.updateNext()
+	}
 }
 
 // waitUntil suspends the running thread until t (or until an interrupt arrives).
