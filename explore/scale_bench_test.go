@@ -83,6 +83,9 @@ func BenchmarkSyscallCPUs(b *testing.B) {
 			b.ReportMetric(float64(ms.Sys)/(1<<20), "MB-sys")
 			b.ReportMetric(maxRSSMB(), "MB-maxrss")
 			b.ReportMetric(float64(r.NumDecisions()), "decisions")
+			// Each lane run is a coroutine switch into a CPU's thread and one
+			// out: on one CPU the lane never yields (nothing else is due).
+			b.ReportMetric(float64(r.M.Eng.Runs)/float64(calls*cpus), "lane-runs/syscall")
 			_ = sim.Never
 		})
 	}
@@ -114,7 +117,7 @@ func BenchmarkSyscallScaleTable(b *testing.B) {
 	if e := os.Getenv("PERFSIM_SCALE_EVENTS"); e != "" {
 		events = strings.Split(e, ",")
 	}
-	type cell struct{ us, rss, written, usw float64 }
+	type cell struct{ us, rss, written, usw, runs float64 }
 	cells := map[string]cell{}
 	for range b.N {
 		for _, ev := range events {
@@ -133,25 +136,26 @@ func BenchmarkSyscallScaleTable(b *testing.B) {
 				rss, ok2 := benchMetric(out, "MB-maxrss")
 				w, ok3 := benchMetric(out, "written/syscall")
 				usw, ok4 := benchMetric(out, "us-user/written")
-				if !ok1 || !ok2 || !ok3 || !ok4 {
-					b.Fatalf("cpus=%d, %s syscalls: no us-user/syscall, MB-maxrss, written/syscall or us-user/written in\n%s", cpus, ev, out)
+				runs, ok5 := benchMetric(out, "lane-runs/syscall")
+				if !ok1 || !ok2 || !ok3 || !ok4 || !ok5 {
+					b.Fatalf("cpus=%d, %s syscalls: no us-user/syscall, MB-maxrss, written/syscall, us-user/written or lane-runs/syscall in\n%s", cpus, ev, out)
 				}
-				cells[fmt.Sprintf("%s/%d", ev, cpus)] = cell{us, rss, w, usw}
+				cells[fmt.Sprintf("%s/%d", ev, cpus)] = cell{us, rss, w, usw, runs}
 			}
 		}
 	}
 	var t strings.Builder
-	fmt.Fprintf(&t, "\nseed benchmark scaled (perf record -a -e 'raw_syscalls:*', a close(-1) loop pinned to each CPU): user CPU us per simulated syscall, peak RSS MB, records written per syscall (of 2), user CPU us per record written\n")
+	fmt.Fprintf(&t, "\nseed benchmark scaled (perf record -a -e 'raw_syscalls:*', a close(-1) loop pinned to each CPU): user CPU us per simulated syscall, peak RSS MB, records written per syscall (of 2), user CPU us per record written, lane runs (coroutine switches in and out) per syscall\n")
 	fmt.Fprintf(&t, "%-6s", "CPUs")
 	for _, ev := range events {
-		fmt.Fprintf(&t, " | %5s us/syscall     MB written us/written", ev)
+		fmt.Fprintf(&t, " | %5s us/syscall     MB written us/written  runs", ev)
 	}
 	fmt.Fprintf(&t, "\n")
 	for _, cpus := range scaleCPUs {
 		fmt.Fprintf(&t, "%-6d", cpus)
 		for _, ev := range events {
 			c := cells[fmt.Sprintf("%s/%d", ev, cpus)]
-			fmt.Fprintf(&t, " | %16.2f %6.0f %7.2f %10.2f", c.us, c.rss, c.written, c.usw)
+			fmt.Fprintf(&t, " | %16.2f %6.0f %7.2f %10.2f %5.2f", c.us, c.rss, c.written, c.usw, c.runs)
 		}
 		fmt.Fprintf(&t, "\n")
 	}

@@ -58,6 +58,9 @@ type Engine struct {
 	until     Time    // Run's until: no lane advances past it
 	// Decisions counts Choose calls made through the engine (ties and step points).
 	Decisions int
+	// Runs counts the lane runs (each a resume of a lane by the engine: for a
+	// CPU, a coroutine switch in and one out).
+	Runs uint64
 
 	// steps counts the engine steps (Tick); at nextCheck the limits are looked at.
 	steps     uint64
@@ -224,6 +227,7 @@ func (e *Engine) Run(until Time) (err error) {
 		}
 		e.now = l.next
 		e.running = l
+		e.Runs++
 		l.run()
 		e.running = nil
 	}
