@@ -53,7 +53,6 @@ type Engine struct {
 	forced    *Lane
 	contended bool
 	stopped   bool
-	ties      []*Lane
 	agents    []Agent // pick's agents of a tie
 	until     Time    // Run's until: no lane advances past it
 	// Decisions counts Choose calls made through the engine (ties and step points).
@@ -113,17 +112,8 @@ func (e *Engine) SetNext(l *Lane, t Time) {
 	}
 }
 
-// TiedLanes returns the other lanes due at the current instant (in lane order).
-func (e *Engine) TiedLanes() []*Lane {
-	e.ties = e.ties[:0]
-	for k := range e.TiedCount() {
-		e.ties = append(e.ties, e.TiedLane(k))
-	}
-	return e.ties
-}
-
-// TiedCount is how many other lanes are due at the current instant (the
-// lanes TiedLanes lists, without listing them).
+// TiedCount is how many other lanes are due at the current instant (a
+// count, not a list: TiedLane names the one an option picks).
 func (e *Engine) TiedCount() int {
 	n := e.heap.dueAt(e.now).count(e.runningID())
 	if n == 0 {
