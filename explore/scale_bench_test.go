@@ -108,8 +108,17 @@ var scaleCPUs = []int{1, 2, 4, 8, 16, 32, 64}
 // 1 CPU perf shares the CPU with b0, and more of b0's records are refused
 // by a full ring, which costs little), so the cost per record written,
 // which the table gives too, spreads about as the cost per syscall: what
-// is left of the spread is the engine's, lanes in lock step (a decision
-// at nearly every syscall, a coroutine switch at every time advance).
+// is left of the spread is the lane runs (the runs column). On one CPU the
+// lane never yields (every time advance is TryAdvance's, no other lane is
+// due); from 2 CPUs on the lanes are near each other in time, tied now and
+// then (decisions: 1 per 14 syscalls at 8 CPUs, about 1 per syscall at
+// 64), and nearly every time advance passes another lane's next, so the
+// lane yields: 2.3 runs per
+// syscall on 2 CPUs, about 4.8 from 8 CPUs on, each a coroutine switch in
+// and one out (iter.Pull's, about half of the instructions the runs add)
+// plus the engine's pick and the lane heap. The engine's part no longer
+// grows with CPUs (a bitset per instant, no walk of the ties); the
+// switches stay as long as a lane yields whenever another is due first.
 //
 //	go test ./explore -run '^$' -bench BenchmarkSyscallScaleTable -benchtime 1x
 func BenchmarkSyscallScaleTable(b *testing.B) {
