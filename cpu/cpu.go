@@ -44,6 +44,7 @@ type CPU struct {
 
 	curr     *Thread // the thread whose coroutine this CPU runs
 	switched bool    // curr changed while running: resume the new one
+	nextSet  bool    // the thread yielded through yield, which set the lane's next
 	clock    sim.Time
 	resumeAt sim.Time
 
@@ -159,27 +160,32 @@ func (c *CPU) stepSlow(label string) {
 	if irq {
 		n++
 	}
-	var ties []*sim.Lane
+	ties := 0
 	if c.eng.Contended() {
-		ties = c.eng.TiedLanes()
-		n += len(ties)
+		ties = c.eng.TiedCount()
+		n += ties
 	}
 	if n == 1 {
 		return
 	}
-	// Who each option lets run: this CPU, its NMI, its irq, the tied CPUs.
-	ag := append(c.agents[:0], sim.CPUAgent(c.ID))
-	if nmi {
-		ag = append(ag, sim.NMIAgent(c.ID))
+	var d int
+	if c.eng.WantsAgents() {
+		// Who each option lets run: this CPU, its NMI, its irq, the tied CPUs.
+		ag := append(c.agents[:0], sim.CPUAgent(c.ID))
+		if nmi {
+			ag = append(ag, sim.NMIAgent(c.ID))
+		}
+		if irq {
+			ag = append(ag, sim.IRQAgent(c.ID))
+		}
+		if ties > 0 {
+			ag = c.eng.AppendTiedAgents(ag)
+		}
+		c.agents = ag
+		d = c.eng.ChooseAgents(label, ag)
+	} else {
+		d = c.eng.Choose(n, label) // a strategy that draws a number: no list of agents
 	}
-	if irq {
-		ag = append(ag, sim.IRQAgent(c.ID))
-	}
-	for _, l := range ties {
-		ag = append(ag, sim.CPUAgent(l.ID))
-	}
-	c.agents = ag
-	d := c.eng.ChooseAgents(label, ag)
 	if d == 0 {
 		return
 	}
@@ -199,8 +205,9 @@ func (c *CPU) stepSlow(label string) {
 		}
 		d--
 	}
-	c.m.note(c, sim.KChoice, label, "run "+ties[d-1].Name, 0)
-	c.eng.SwitchTo(ties[d-1])
+	next := c.eng.TiedLane(d - 1)
+	c.m.note(c, sim.KChoice, label, "run "+next.Name, 0)
+	c.eng.SwitchTo(next)
 	c.resumeAt = c.eng.Now()
 	c.yield()
 }
@@ -208,6 +215,7 @@ func (c *CPU) stepSlow(label string) {
 // yield suspends the running thread's coroutine, handing the CPU back to the engine.
 func (c *CPU) yield() {
 	c.updateNext()
+	c.nextSet = true // nothing runs on c between here and run's end: its next stands
 	c.curr.co.Yield()
 }
 
@@ -239,15 +247,19 @@ func (c *CPU) run() {
 	}
 	c.clock = now
 	c.updateAttn()
-	c.m.boundary(c, BoundaryResume, "") // the timers fire in the resumed lane's fragment
+	if c.m.seg != nil {
+		c.m.boundary(c, BoundaryResume, "") // the timers fire in the resumed lane's fragment
+	}
 	for t := c.timers.PopDue(now); t != nil; t = c.timers.PopDue(now) {
 		t.Fire()
 	}
 	for {
 		th := c.curr
-		c.switched = false
+		c.switched, c.nextSet = false, false
 		c.resumeAt = sim.Never
-		c.m.boundary(c, BoundaryResume, "")
+		if c.m.seg != nil {
+			c.m.boundary(c, BoundaryResume, "")
+		}
 		th.co.Resume()
 		if c.switched {
 			continue
@@ -257,7 +269,9 @@ func (c *CPU) run() {
 		}
 		break
 	}
-	c.updateNext()
+	if !c.nextSet { // a thread that returned, or yielded other than through yield
+		c.updateNext()
+	}
 }
 
 // waitUntil suspends the running thread until t (or until an interrupt arrives).

@@ -83,6 +83,9 @@ func BenchmarkSyscallCPUs(b *testing.B) {
 			b.ReportMetric(float64(ms.Sys)/(1<<20), "MB-sys")
 			b.ReportMetric(maxRSSMB(), "MB-maxrss")
 			b.ReportMetric(float64(r.NumDecisions()), "decisions")
+			// Each lane run is a coroutine switch into a CPU's thread and one
+			// out: on one CPU the lane never yields (nothing else is due).
+			b.ReportMetric(float64(r.M.Eng.Runs)/float64(calls*cpus), "lane-runs/syscall")
 			_ = sim.Never
 		})
 	}
@@ -105,8 +108,17 @@ var scaleCPUs = []int{1, 2, 4, 8, 16, 32, 64}
 // 1 CPU perf shares the CPU with b0, and more of b0's records are refused
 // by a full ring, which costs little), so the cost per record written,
 // which the table gives too, spreads about as the cost per syscall: what
-// is left of the spread is the engine's, lanes in lock step (a decision
-// at nearly every syscall, a coroutine switch at every time advance).
+// is left of the spread is the lane runs (the runs column). On one CPU the
+// lane never yields (every time advance is TryAdvance's, no other lane is
+// due); from 2 CPUs on the lanes are near each other in time, tied now and
+// then (decisions: 1 per 14 syscalls at 8 CPUs, about 1 per syscall at
+// 64), and nearly every time advance passes another lane's next, so the
+// lane yields: 2.3 runs per
+// syscall on 2 CPUs, about 4.8 from 8 CPUs on, each a coroutine switch in
+// and one out (iter.Pull's, about half of the instructions the runs add)
+// plus the engine's pick and the lane heap. The engine's part no longer
+// grows with CPUs (a bitset per instant, no walk of the ties); the
+// switches stay as long as a lane yields whenever another is due first.
 //
 //	go test ./explore -run '^$' -bench BenchmarkSyscallScaleTable -benchtime 1x
 func BenchmarkSyscallScaleTable(b *testing.B) {
@@ -114,7 +126,7 @@ func BenchmarkSyscallScaleTable(b *testing.B) {
 	if e := os.Getenv("PERFSIM_SCALE_EVENTS"); e != "" {
 		events = strings.Split(e, ",")
 	}
-	type cell struct{ us, rss, written, usw float64 }
+	type cell struct{ us, rss, written, usw, runs float64 }
 	cells := map[string]cell{}
 	for range b.N {
 		for _, ev := range events {
@@ -133,25 +145,26 @@ func BenchmarkSyscallScaleTable(b *testing.B) {
 				rss, ok2 := benchMetric(out, "MB-maxrss")
 				w, ok3 := benchMetric(out, "written/syscall")
 				usw, ok4 := benchMetric(out, "us-user/written")
-				if !ok1 || !ok2 || !ok3 || !ok4 {
-					b.Fatalf("cpus=%d, %s syscalls: no us-user/syscall, MB-maxrss, written/syscall or us-user/written in\n%s", cpus, ev, out)
+				runs, ok5 := benchMetric(out, "lane-runs/syscall")
+				if !ok1 || !ok2 || !ok3 || !ok4 || !ok5 {
+					b.Fatalf("cpus=%d, %s syscalls: no us-user/syscall, MB-maxrss, written/syscall, us-user/written or lane-runs/syscall in\n%s", cpus, ev, out)
 				}
-				cells[fmt.Sprintf("%s/%d", ev, cpus)] = cell{us, rss, w, usw}
+				cells[fmt.Sprintf("%s/%d", ev, cpus)] = cell{us, rss, w, usw, runs}
 			}
 		}
 	}
 	var t strings.Builder
-	fmt.Fprintf(&t, "\nseed benchmark scaled (perf record -a -e 'raw_syscalls:*', a close(-1) loop pinned to each CPU): user CPU us per simulated syscall, peak RSS MB, records written per syscall (of 2), user CPU us per record written\n")
+	fmt.Fprintf(&t, "\nseed benchmark scaled (perf record -a -e 'raw_syscalls:*', a close(-1) loop pinned to each CPU): user CPU us per simulated syscall, peak RSS MB, records written per syscall (of 2), user CPU us per record written, lane runs (coroutine switches in and out) per syscall\n")
 	fmt.Fprintf(&t, "%-6s", "CPUs")
 	for _, ev := range events {
-		fmt.Fprintf(&t, " | %5s us/syscall     MB written us/written", ev)
+		fmt.Fprintf(&t, " | %5s us/syscall     MB written us/written  runs", ev)
 	}
 	fmt.Fprintf(&t, "\n")
 	for _, cpus := range scaleCPUs {
 		fmt.Fprintf(&t, "%-6d", cpus)
 		for _, ev := range events {
 			c := cells[fmt.Sprintf("%s/%d", ev, cpus)]
-			fmt.Fprintf(&t, " | %16.2f %6.0f %7.2f %10.2f", c.us, c.rss, c.written, c.usw)
+			fmt.Fprintf(&t, " | %16.2f %6.0f %7.2f %10.2f %5.2f", c.us, c.rss, c.written, c.usw, c.runs)
 		}
 		fmt.Fprintf(&t, "\n")
 	}

@@ -56,6 +56,10 @@ type PerfData struct {
 
 	running DataStats
 	pending []byte // a record cut at a chunk's end (a ring's wrap)
+	// idSeen remembers where evselOf found an id (Attrs[i].IDs[j]), by the
+	// id's low bits, checked at each use: perf record -a has an id per
+	// evsel per CPU, and a scan of them all for every record grew with CPUs.
+	idSeen [256]idPlace
 	// parsed is the length of Data when Process last ran, so
 	// that the records are parsed when something reads them (Parsed), not
 	// at every run's end: most runs of an exploration never look.
@@ -281,15 +285,23 @@ func (d *PerfData) evselOf(rec []byte, hdr rb.Header) int {
 	if id == 0 {
 		return 0 // evlist__id2evsel(): no id is the first evsel
 	}
+	c := &d.idSeen[id%uint64(len(d.idSeen))]
+	if c.i < len(d.Attrs) && c.j < len(d.Attrs[c.i].IDs) && d.Attrs[c.i].IDs[c.j] == id {
+		return c.i // ids are unique to an event: where it was, it is still the first
+	}
 	for i := range d.Attrs {
-		for _, x := range d.Attrs[i].IDs {
+		for j, x := range d.Attrs[i].IDs {
 			if x == id {
+				*c = idPlace{i, j}
 				return i
 			}
 		}
 	}
 	return -1
 }
+
+// idPlace is where an id sits: Attrs[i].IDs[j].
+type idPlace struct{ i, j int }
 
 // knownType reports whether rb decodes records of type t.
 func knownType(t uint32) bool {

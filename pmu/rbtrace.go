@@ -100,6 +100,7 @@ func (k *Kernel) traceBuffer(buf *rb.Buffer, e *Event) {
 	k.rbTrace.logs = append(k.rbTrace.logs, l)
 	k.rbTrace.byBuf[buf] = l
 	buf.Tracer = l.add
+	buf.TraceInPlace = true // the checker hashes each commit and keeps no Rec
 }
 
 func (l *BufferLog) add(ev rb.TraceEvent) {

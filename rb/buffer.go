@@ -64,9 +64,16 @@ type Buffer struct {
 	// Tracer, when set, receives the writer-side log the invariants observe. It is
 	// not part of the kernel and changes nothing in the model.
 	Tracer Tracer
+	// TraceInPlace says the Tracer reads the Rec of a TraceCommit during the
+	// call only, keeping none (the invariant checker hashes it): Rec is then
+	// the record where it lies in the data area (a scratch copy when it
+	// wraps), not a copy of its own.
+	TraceInPlace bool
 	// traceSlab is where copyOut carves the records it gives the Tracer from
 	// (one allocation for many records).
 	traceSlab []byte
+	// traceScratch holds a wrapped record for a TraceInPlace Tracer.
+	traceScratch []byte
 }
 
 // NewBuffer is rb_alloc() followed by ring_buffer_init(). watermark is what perf_mmap()

@@ -255,11 +255,30 @@ func (h *Handle) traceCommit() {
 	rb := h.rb
 	pos := h.pos
 	if h.lostSize > 0 {
-		rb.Tracer(TraceEvent{Kind: TraceCommit, Pos: pos, Size: h.lostSize, Rec: rb.copyOut(pos, h.lostSize)})
+		rb.Tracer(TraceEvent{Kind: TraceCommit, Pos: pos, Size: h.lostSize, Rec: rb.commitRec(pos, h.lostSize)})
 		pos += uint64(h.lostSize)
 	}
 	n := h.total - h.lostSize
-	rb.Tracer(TraceEvent{Kind: TraceCommit, Pos: pos, Size: n, Rec: rb.copyOut(pos, n)})
+	rb.Tracer(TraceEvent{Kind: TraceCommit, Pos: pos, Size: n, Rec: rb.commitRec(pos, n)})
+}
+
+// commitRec is the Rec of a TraceCommit of n bytes at pos: a copy the
+// Tracer may keep, or for a TraceInPlace Tracer the bytes where they lie
+// (copied to a scratch buffer only when they wrap at the end of the data
+// area). A run traced with 64 buffers otherwise copied every record it
+// wrote for a checker that only hashes it.
+func (rb *Buffer) commitRec(pos uint64, n int) []byte {
+	size := uint64(rb.nrPages * PageSize)
+	if !rb.TraceInPlace || size == 0 {
+		return rb.copyOut(pos, n)
+	}
+	if off := pos & rb.mask; off+uint64(n) <= size {
+		return rb.span(int(off), n)
+	}
+	if n > cap(rb.traceScratch) {
+		rb.traceScratch = make([]byte, n)
+	}
+	return rb.CopyAt(rb.traceScratch[:n], pos)
 }
 
 // copyOut copies n bytes at free-running position pos out of the data area,

@@ -160,3 +160,54 @@ func TestOutputCopyWithoutHandleDoesNothing(t *testing.T) {
 	}
 	OutputEnd(NoSteps{}, &h) // must not crash
 }
+
+// TestTraceInPlaceSameRecords: a TraceInPlace Tracer is given, for every
+// commit, the same bytes a copying one is (records that wrap at the end of
+// the data area and PERF_RECORD_LOST pieces among them), while the records
+// that lie in one piece are not copied.
+func TestTraceInPlaceSameRecords(t *testing.T) {
+	type commit struct {
+		Pos uint64
+		Rec []byte
+	}
+	run := func(inPlace bool) (log []commit, wrapped, views int) {
+		rb := mustBuffer(1, 0, RingBufferWritable)
+		rb.TraceInPlace = inPlace
+		rb.Tracer = func(e TraceEvent) {
+			if e.Kind != TraceCommit {
+				return
+			}
+			off := int(e.Pos & rb.Mask())
+			if off+len(e.Rec) > len(rb.Data()) {
+				wrapped++
+			} else if len(e.Rec) > 0 && &e.Rec[0] == &rb.Data()[off] {
+				views++
+			}
+			log = append(log, commit{e.Pos, append([]byte(nil), e.Rec...)})
+		}
+		ev := &SimpleEvent{EventID: 1, Type: uapi.PERF_SAMPLE_IP}
+		for i := range uint64(600) {
+			_ = PerfEventOutput(NoSteps{}, rb, ev, seqSample(i, int(i%7)), false)
+			if i%120 < 40 { // the reader keeps up, then falls behind: lost records
+				rb.User.DataTail = rb.User.DataHead
+			}
+		}
+		return log, wrapped, views
+	}
+	copied, cw, cv := run(false)
+	inPlace, iw, iv := run(true)
+	if diff := cmp.Diff(copied, inPlace); diff != "" {
+		t.Errorf("commits (-copied +in place):\n%s", diff)
+	}
+	lost := 0
+	for _, c := range inPlace {
+		if h, ok := ParseHeader(c.Rec); ok && h.Type == uapi.PERF_RECORD_LOST {
+			lost++
+		}
+	}
+	type shape struct{ Wrapped, Lost, CopiedViews, InPlaceViews int }
+	want := shape{Wrapped: cw, Lost: lost, CopiedViews: 0, InPlaceViews: len(inPlace) - iw}
+	if diff := cmp.Diff(want, shape{iw, lost, cv, iv}); diff != "" || cw == 0 || lost == 0 {
+		t.Errorf("commits %d, wrapped %d, lost records %d (want some of each); views (-want +got):\n%s", len(inPlace), cw, lost, diff)
+	}
+}

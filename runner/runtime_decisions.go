@@ -62,6 +62,9 @@ func (d Decision) String() string {
 // Choose implements sim.Chooser.
 func (l *decisionLog) Choose(n int, what string) int { return l.ChooseAgents(n, what, nil) }
 
+// WantsAgents implements sim.AgentsWanter: the strategy's answer.
+func (l *decisionLog) WantsAgents() bool { return sim.WantsAgents(l.inner) }
+
 // ChooseAgents implements sim.AgentChooser: the agents go on to the strategy.
 func (l *decisionLog) ChooseAgents(n int, what string, agents []sim.Agent) int {
 	d := sim.ChooseWith(l.inner, n, what, agents)

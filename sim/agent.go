@@ -60,6 +60,30 @@ func ChooseWith(ch Chooser, n int, what string, agents []Agent) int {
 	return ch.Choose(n, what)
 }
 
+// AgentsWanter is a Chooser that says whether it reads the agents of its
+// next decision: one that answers false chooses the same with or without
+// them, so whoever asks may leave them out (a decision between 64 tied CPUs
+// need not list 64 agents for a strategy that draws a number).
+type AgentsWanter interface {
+	WantsAgents() bool
+}
+
+// WantsAgents reports whether ch reads agents: what it says when it is an
+// AgentsWanter, else whether it is an AgentChooser.
+func WantsAgents(ch Chooser) bool {
+	switch c := ch.(type) {
+	case AgentsWanter:
+		return c.WantsAgents()
+	case AgentChooser:
+		return true
+	}
+	return false
+}
+
+// WantsAgents reports whether the engine's Chooser reads the agents of its
+// next decision: when not, callers ask Choose and list none.
+func (e *Engine) WantsAgents() bool { return WantsAgents(e.Chooser) }
+
 // ChooseAgents asks the Chooser to pick one of len(agents) options, agents[i]
 // being who option i lets run, counting the decision (and a step) as Choose.
 func (e *Engine) ChooseAgents(what string, agents []Agent) int {
@@ -79,6 +103,16 @@ func (l *Limited) ChooseAgents(n int, what string, agents []Agent) int {
 	}
 	return d
 }
+
+// WantsAgents implements AgentsWanter: Limited asks Inner only while it
+// has budget left.
+func (l *Limited) WantsAgents() bool { return l.Budget > 0 && WantsAgents(l.Inner) }
+
+// WantsAgents implements AgentsWanter: Recorder forwards.
+func (r *Recorder) WantsAgents() bool { return WantsAgents(r.Inner) }
+
+// WantsAgents implements AgentsWanter: a replay ignores the agents.
+func (r *Replay) WantsAgents() bool { return false }
 
 // ChooseAgents implements AgentChooser: Recorder forwards the agents.
 func (r *Recorder) ChooseAgents(n int, what string, agents []Agent) int {

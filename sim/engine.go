@@ -53,11 +53,13 @@ type Engine struct {
 	forced    *Lane
 	contended bool
 	stopped   bool
-	ties      []*Lane
 	agents    []Agent // pick's agents of a tie
 	until     Time    // Run's until: no lane advances past it
 	// Decisions counts Choose calls made through the engine (ties and step points).
 	Decisions int
+	// Runs counts the lane runs (each a resume of a lane by the engine: for a
+	// CPU, a coroutine switch in and one out).
+	Runs uint64
 
 	// steps counts the engine steps (Tick); at nextCheck the limits are looked at.
 	steps     uint64
@@ -110,17 +112,30 @@ func (e *Engine) SetNext(l *Lane, t Time) {
 	}
 }
 
-// TiedLanes returns the other lanes due at the current instant (in lane order).
-func (e *Engine) TiedLanes() []*Lane {
-	skip := -1
-	if e.running != nil {
-		skip = e.running.ID
-	}
-	e.ties = e.heap.due(e.ties[:0], e.lanes, e.now, skip)
-	if len(e.ties) == 0 {
+// TiedCount is how many other lanes are due at the current instant (a
+// count, not a list: TiedLane names the one an option picks).
+func (e *Engine) TiedCount() int {
+	n := e.heap.dueAt(e.now).count(e.runningID())
+	if n == 0 {
 		e.contended = false
 	}
-	return e.ties
+	return n
+}
+
+// AppendTiedAgents appends the agents (CPUAgent) of the TiedCount lanes to
+// ag, in lane order.
+func (e *Engine) AppendTiedAgents(ag []Agent) []Agent {
+	return e.heap.dueAt(e.now).appendAgents(ag, e.runningID())
+}
+
+// TiedLane is the k-th (from 0) of the TiedCount lanes, in lane order.
+func (e *Engine) TiedLane(k int) *Lane { return e.lanes[e.heap.dueAt(e.now).nth(k, e.runningID())] }
+
+func (e *Engine) runningID() int {
+	if e.running == nil {
+		return -1
+	}
+	return e.running.ID
 }
 
 // TryAdvance moves the running lane l straight on to t when no other lane is due
@@ -196,12 +211,13 @@ func (e *Engine) Run(until Time) (err error) {
 				return nil
 			}
 			// pick's ties are every lane due at l's time.
-			e.contended = len(e.ties) > 1
+			e.contended = e.heap.bk[0].n > 1
 		} else {
-			e.contended = e.heap.tied(0, l.ID, l.next)
+			e.contended = e.heap.dueAt(l.next).count(l.ID) > 0
 		}
 		e.now = l.next
 		e.running = l
+		e.Runs++
 		l.run()
 		e.running = nil
 	}
@@ -211,29 +227,30 @@ func (e *Engine) Run(until Time) (err error) {
 // Pending reports whether some lane still has something to do (after Run
 // returned: beyond its until, or after Stop).
 func (e *Engine) Pending() bool {
-	return len(e.heap.ent) > 0 && e.heap.ent[0].next != Never
+	return e.heap.min() != Never
 }
 
 // pick is the lane to run next, due by the run's until (which StopBy may
-// have lowered); nil when none is.
+// have lowered); nil when none is. A tie between the lanes due first is a
+// decision ("tie"): option k runs the k-th of them in lane order.
 func (e *Engine) pick() *Lane {
-	e.ties = e.ties[:0]
-	if len(e.heap.ent) == 0 {
-		return nil
-	}
-	min := e.heap.ent[0].next
+	min := e.heap.min()
 	if min == Never || min > e.until {
 		return nil
 	}
-	e.ties = e.heap.due(e.ties, e.lanes, min, -1)
-	if len(e.ties) == 1 {
-		return e.ties[0]
+	first := e.heap.bk[0]
+	n := first.n
+	if n == 1 {
+		return e.lanes[first.nth(0, -1)]
 	}
-	e.agents = e.agents[:0]
-	for _, l := range e.ties {
-		e.agents = append(e.agents, CPUAgent(l.ID))
+	var d int
+	if e.WantsAgents() {
+		e.agents = first.appendAgents(e.agents[:0], -1)
+		d = e.ChooseAgents("tie", e.agents)
+	} else {
+		d = e.Choose(n, "tie")
 	}
-	return e.ties[e.ChooseAgents("tie", e.agents)]
+	return e.lanes[first.nth(d, -1)]
 }
 
 // isModelCrash tells a model crash (an Oops, or a Go runtime error or error value

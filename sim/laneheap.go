@@ -1,138 +1,322 @@
 package sim
 
-// laneHeap holds every lane's next time in a binary min-heap by (next, lane
-// ID), by value in one array with each lane's position beside it: picking
-// the next lane, asking whether another lane is due by the end of a time
-// advance, and listing the lanes tied at an instant cost a few comparisons
-// and the ties themselves, not a scan of every CPU at every step.
+import "math/bits"
+
+// laneHeap holds every lane's next time as instants: each distinct next is
+// a bucket holding the bitset (by lane ID) of the lanes due then, and the
+// buckets sit in a binary min-heap by time. Picking the next lane, asking
+// whether another lane is due by the end of a time advance, counting the
+// lanes tied at the earliest instant and naming the k-th of them in lane
+// order cost a few comparisons and a popcount per 64 lanes, never a scan of
+// every CPU. Lanes in lock step (64 CPUs due at the same instant, each
+// moving on by the same time) share a couple of buckets: a lane that moves
+// clears a bit and sets one in the bucket the lane before it joined, where a
+// heap of lanes sifted each one past its 63 ties.
 type laneHeap struct {
-	ent []laneEnt
-	pos []int32 // pos[lane ID]: its index in ent
+	bk    []*instant // min-heap by t; bk[0] is the group: the lanes due first
+	of    []*instant // of[lane ID]: the bucket it is in
+	free  []*instant
+	words int      // bitset words per bucket: (lanes+63)/64
+	last  *instant // the bucket a lane last joined (a lane in lock step joins it next)
+	// tab finds an instant's bucket: open addressing by t with linear
+	// probing, at least 4 slots per lane (there are never more buckets
+	// than lanes), so that lanes apart (a bucket each) find theirs in a
+	// probe or two where a scan of the heap would read every bucket.
+	// With few buckets (tabOver or fewer) a scan of bk is cheaper, and tab
+	// is not kept (tabOn false): one CPU's lane retimes its bucket alone.
+	tab   []*instant
+	tabOn bool
+	shift uint // 64 - log2(len(tab))
 }
 
-type laneEnt struct {
-	next Time
-	id   int32
+// tabOver is how many buckets bk holds before tab is kept; under tabOver/2
+// it is dropped again.
+const tabOver = 8
+
+// instant is one bucket: the lanes whose next is t.
+type instant struct {
+	t    Time
+	n    int      // how many bits are set
+	i    int      // its index in bk; -1 when free
+	bits []uint64 // bit i set when lane i is due at t
 }
 
-func (a laneEnt) less(b laneEnt) bool {
-	return a.next < b.next || (a.next == b.next && a.id < b.id)
+func (h *laneHeap) less(i, j int) bool { return h.bk[i].t < h.bk[j].t }
+
+func (h *laneHeap) swap(i, j int) {
+	h.bk[i], h.bk[j] = h.bk[j], h.bk[i]
+	h.bk[i].i, h.bk[j].i = i, j
 }
 
 func (h *laneHeap) up(i int) {
-	e := h.ent[i]
 	for i > 0 {
 		p := (i - 1) / 2
-		if !e.less(h.ent[p]) {
+		if !h.less(i, p) {
 			break
 		}
-		h.ent[i] = h.ent[p]
-		h.pos[h.ent[i].id] = int32(i)
+		h.swap(i, p)
 		i = p
 	}
-	h.ent[i] = e
-	h.pos[e.id] = int32(i)
 }
 
 func (h *laneHeap) down(i int) {
-	e := h.ent[i]
-	n := len(h.ent)
+	n := len(h.bk)
 	for {
 		c := 2*i + 1
 		if c >= n {
 			break
 		}
-		if r := c + 1; r < n && h.ent[r].less(h.ent[c]) {
+		if r := c + 1; r < n && h.less(r, c) {
 			c = r
 		}
-		if !h.ent[c].less(e) {
+		if !h.less(c, i) {
 			break
 		}
-		h.ent[i] = h.ent[c]
-		h.pos[h.ent[i].id] = int32(i)
+		h.swap(i, c)
 		i = c
 	}
-	h.ent[i] = e
-	h.pos[e.id] = int32(i)
+}
+
+// slot is where t's bucket goes in tab (Fibonacci hashing).
+func (h *laneHeap) slot(t Time) int { return int(uint64(t) * 0x9e3779b97f4a7c15 >> h.shift) }
+
+// find is the bucket of t, nil when no lane is due at t.
+func (h *laneHeap) find(t Time) *instant {
+	if b := h.last; b != nil && b.i >= 0 && b.t == t {
+		return b
+	}
+	if !h.tabOn {
+		for _, b := range h.bk {
+			if b.t == t {
+				return b
+			}
+		}
+		return nil
+	}
+	mask := len(h.tab) - 1
+	for i := h.slot(t); ; i = (i + 1) & mask {
+		b := h.tab[i]
+		if b == nil || b.t == t {
+			return b
+		}
+	}
+}
+
+// insert puts b in tab under b.t.
+func (h *laneHeap) insert(b *instant) {
+	mask := len(h.tab) - 1
+	i := h.slot(b.t)
+	for h.tab[i] != nil {
+		i = (i + 1) & mask
+	}
+	h.tab[i] = b
+}
+
+// remove takes b out of tab (under b.t), moving back the buckets after it
+// that would no longer be found past the hole.
+func (h *laneHeap) remove(b *instant) {
+	mask := len(h.tab) - 1
+	i := h.slot(b.t)
+	for h.tab[i] != b {
+		i = (i + 1) & mask
+	}
+	h.tab[i] = nil
+	for j := (i + 1) & mask; h.tab[j] != nil; j = (j + 1) & mask {
+		// Move tab[j] into the hole at i unless its home slot lies
+		// cyclically in (i, j].
+		k := h.slot(h.tab[j].t)
+		if (j > i && (k <= i || k > j)) || (j < i && k <= i && k > j) {
+			h.tab[i], h.tab[j] = h.tab[j], nil
+			i = j
+		}
+	}
+}
+
+// join adds lane id to b, the bucket of t (nil: make one).
+func (h *laneHeap) join(id int, t Time, b *instant) {
+	if b == nil {
+		if n := len(h.free); n > 0 {
+			b = h.free[n-1]
+			h.free = h.free[:n-1]
+		} else {
+			b = &instant{bits: make([]uint64, h.words)}
+		}
+		b.t, b.n, b.i = t, 0, len(h.bk)
+		h.bk = append(h.bk, b)
+		h.up(b.i)
+		switch {
+		case h.tabOn:
+			h.insert(b)
+		case len(h.bk) > tabOver:
+			h.fill()
+		}
+	}
+	b.bits[id>>6] |= 1 << (id & 63)
+	b.n++
+	h.of[id] = b
+	h.last = b
+}
+
+// leave takes lane id out of its bucket, dropping the bucket when empty.
+func (h *laneHeap) leave(id int) {
+	b := h.of[id]
+	b.bits[id>>6] &^= 1 << (id & 63)
+	if b.n--; b.n > 0 {
+		return
+	}
+	i, end := b.i, len(h.bk)-1
+	if i != end {
+		h.swap(i, end)
+	}
+	h.bk[end] = nil
+	h.bk = h.bk[:end]
+	if i != end {
+		h.down(i)
+		h.up(i)
+	}
+	b.i = -1
+	h.free = append(h.free, b)
+	if h.tabOn {
+		h.remove(b)
+		h.tabOn = len(h.bk) >= tabOver/2
+	}
+}
+
+// fill puts every bucket in tab and keeps it from now on.
+func (h *laneHeap) fill() {
+	clear(h.tab)
+	for _, b := range h.bk {
+		h.insert(b)
+	}
+	h.tabOn = true
 }
 
 // push adds lane id (the next lane: ids are added in order) at next t.
 func (h *laneHeap) push(id int, t Time) {
-	h.pos = append(h.pos, int32(len(h.ent)))
-	h.ent = append(h.ent, laneEnt{t, int32(id)})
-	h.up(len(h.ent) - 1)
+	if w := id/64 + 1; w > h.words {
+		h.words = w
+		for _, b := range h.bk {
+			b.bits = append(b.bits, 0)
+		}
+		h.free = h.free[:0]
+	}
+	if n := 4 * (id + 1); n > len(h.tab) {
+		size := 8
+		for size < n {
+			size *= 2
+		}
+		h.tab = make([]*instant, size)
+		h.shift = uint(64 - bits.TrailingZeros(uint(size)))
+		if h.tabOn {
+			h.fill()
+		}
+	}
+	h.of = append(h.of, nil)
+	h.join(id, t, h.find(t))
 }
 
 // set moves lane id to next t.
 func (h *laneHeap) set(id int, t Time) {
-	i := int(h.pos[id])
-	old := h.ent[i].next
-	h.ent[i].next = t
-	switch {
-	case t < old:
-		h.up(i)
-	case t > old:
-		h.down(i)
+	b := h.of[id]
+	old := b.t
+	if old == t {
+		return
 	}
+	nb := h.find(t)
+	if nb == nil && b.n == 1 {
+		if h.tabOn {
+			h.remove(b)
+			b.t = t
+			h.insert(b)
+		} else {
+			b.t = t
+		}
+		if t < old {
+			h.up(b.i)
+		} else {
+			h.down(b.i)
+		}
+		return
+	}
+	h.leave(id)
+	h.join(id, t, nb)
+}
+
+// min is the earliest next of every lane (Never when there is none).
+func (h *laneHeap) min() Time {
+	if len(h.bk) == 0 {
+		return Never
+	}
+	return h.bk[0].t
 }
 
 // minOther is the earliest next of the lanes other than id (Never when none).
 func (h *laneHeap) minOther(id int) Time {
-	if len(h.ent) == 0 {
+	if len(h.bk) == 0 {
 		return Never
 	}
-	if int(h.ent[0].id) != id {
-		return h.ent[0].next
+	if b := h.bk[0]; h.of[id] != b || b.n > 1 {
+		return b.t
 	}
-	// id is the least: the next least is one of its children.
+	// id is alone at the earliest instant: the next one is a child.
 	m := Never
-	if len(h.ent) > 1 {
-		m = h.ent[1].next
+	if len(h.bk) > 1 {
+		m = h.bk[1].t
 	}
-	if len(h.ent) > 2 && h.ent[2].next < m {
-		m = h.ent[2].next
+	if len(h.bk) > 2 && h.bk[2].t < m {
+		m = h.bk[2].t
 	}
 	return m
 }
 
-// due appends to out the lanes other than skip whose next is t, in lane
-// order, and returns it. Every lane due by t sits in the subtree at the root
-// where next <= t, so only that subtree is walked.
-func (h *laneHeap) due(out []*Lane, lanes []*Lane, t Time, skip int) []*Lane {
-	start := len(out)
-	out = h.walk(out, lanes, 0, t, skip)
-	// Lane order (insertion sort: ties are few, and the walk finds them
-	// nearly in order).
-	s := out[start:]
-	for i := 1; i < len(s); i++ {
-		for j := i; j > 0 && s[j].ID < s[j-1].ID; j-- {
-			s[j], s[j-1] = s[j-1], s[j]
+// dueAt is the bucket of the lanes due at t (nil: none is).
+func (h *laneHeap) dueAt(t Time) *instant { return h.find(t) }
+
+// count is how many lanes other than skip (-1: none) the bucket holds (b
+// may be nil: none).
+func (b *instant) count(skip int) int {
+	if b == nil {
+		return 0
+	}
+	n := b.n
+	if skip >= 0 && b.bits[skip>>6]&(1<<(skip&63)) != 0 {
+		n--
+	}
+	return n
+}
+
+// nth is the k-th (from 0) in lane order of the lanes other than skip in
+// the bucket.
+func (b *instant) nth(k, skip int) int {
+	for w, x := range b.bits {
+		if skip >= 0 && skip>>6 == w {
+			x &^= 1 << (skip & 63)
+		}
+		if c := bits.OnesCount64(x); k >= c {
+			k -= c
+			continue
+		}
+		for ; k > 0; k-- {
+			x &= x - 1
+		}
+		return w<<6 | bits.TrailingZeros64(x)
+	}
+	panic("sim: past the lanes of an instant")
+}
+
+// appendAgents appends the agents (CPUAgent) of the lanes other than skip
+// in the bucket (b may be nil: none), in lane order.
+func (b *instant) appendAgents(out []Agent, skip int) []Agent {
+	if b == nil {
+		return out
+	}
+	for w, x := range b.bits {
+		if skip >= 0 && skip>>6 == w {
+			x &^= 1 << (skip & 63)
+		}
+		for ; x != 0; x &= x - 1 {
+			out = append(out, CPUAgent(w<<6|bits.TrailingZeros64(x)))
 		}
 	}
 	return out
-}
-
-func (h *laneHeap) walk(out []*Lane, lanes []*Lane, i int, t Time, skip int) []*Lane {
-	for i < len(h.ent) && h.ent[i].next <= t {
-		if e := h.ent[i]; e.next == t && int(e.id) != skip {
-			out = append(out, lanes[e.id])
-		}
-		out = h.walk(out, lanes, 2*i+1, t, skip)
-		i = 2*i + 2
-	}
-	return out
-}
-
-// tied reports whether a lane other than id in the subtree at i is due at t.
-func (h *laneHeap) tied(i, id int, t Time) bool {
-	for i < len(h.ent) && h.ent[i].next <= t {
-		if e := h.ent[i]; e.next == t && int(e.id) != id {
-			return true
-		}
-		if h.tied(2*i+1, id, t) {
-			return true
-		}
-		i = 2*i + 2
-	}
-	return false
 }
