@@ -321,7 +321,7 @@ func (d *RaceDetector) release(c *CPU, key any) {
 	}
 	v := d.vc[c.ID]
 	s := syncClockOf(key)
-	i, ok := d.clockOf(key)
+	i, ok := d.clockOf(s, key)
 	if !ok {
 		i = grow(&d.clocks, len(v))
 		if s != nil {
@@ -344,8 +344,9 @@ func (d *RaceDetector) acquire(c *CPU, key any) {
 	if c == nil || d.raceState == nil {
 		return
 	}
-	if i, ok := d.clockOf(key); ok {
-		if s := syncClockOf(key); s != nil && s.last == int32(c.ID)+1 {
+	s := syncClockOf(key)
+	if i, ok := d.clockOf(s, key); ok {
+		if s != nil && s.last == int32(c.ID)+1 {
 			return // c released it last, and its clock holds all of it
 		}
 		v := d.vc[c.ID]
@@ -353,12 +354,13 @@ func (d *RaceDetector) acquire(c *CPU, key any) {
 	}
 }
 
-// clockOf returns the offset of key's clock, if it has one. A key that
+// clockOf returns the offset of key's clock, if it has one (s is key's
+// SyncClock, nil for none). A key that
 // carries a SyncClock keeps its clock's place there and nowhere else: a
 // SyncClock filled in by another detector or at another address (a copy)
 // has no clock in this run, so it hashes nothing, found or not.
-func (d *RaceDetector) clockOf(key any) (int32, bool) {
-	if s := syncClockOf(key); s != nil {
+func (d *RaceDetector) clockOf(s *SyncClock, key any) (int32, bool) {
+	if s != nil {
 		return s.i, s.gen == d.gen && s.self == s
 	}
 	i, ok := d.sync[key]

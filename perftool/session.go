@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"perfsim/cpu"
 	"perfsim/pmu"
 	"perfsim/rb"
 	"perfsim/sched"
@@ -143,6 +144,7 @@ type Session struct {
 	disabled  bool
 	uncorked  bool
 	cork      sched.WaitQueue
+	corkMutex cpu.SyncClock // the cork pipe's pipe->mutex, for the data-race oracle
 	bkw       bkwState
 	switchHit bool
 	snapStart bool
@@ -273,7 +275,7 @@ func (ss *Session) workloadChild(t *sched.Task) {
 			// when the child found the byte there without sleeping (the
 			// data-race oracle's edge; a wake-up gives it only to a sleeper).
 			if ss.uncorked {
-				t.CPU().Acquire(&ss.cork)
+				t.CPU().Acquire(&ss.corkMutex)
 			}
 		})
 	}
@@ -287,7 +289,7 @@ func WorkloadPath(task string) string { return "/usr/local/bin/" + task }
 // startWorkload writes the cork: evlist__start_workload().
 func (ss *Session) startWorkload(t *sched.Task) {
 	ss.S.Syscall(t, "write", func(t *sched.Task) {
-		t.CPU().Release(&ss.cork) // pipe_write(): mutex_unlock(&pipe->mutex)
+		t.CPU().Release(&ss.corkMutex) // pipe_write(): mutex_unlock(&pipe->mutex)
 		ss.uncorked = true
 		ss.S.WakeUpAll(&ss.cork)
 	})

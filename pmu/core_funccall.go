@@ -33,10 +33,11 @@ func (k *Kernel) smpCallFunctionSingle(t *sched.Task, target int, fn func(c *cpu
 		return nil
 	}
 	done := false
+	var csd cpu.SyncClock // csd->flags, for the data-race oracle
 	k.M.CPUs[target].RaiseIRQ(cpu.Interrupt{Name: IPIName, Fn: func(rc *cpu.CPU) {
 		k.stats.ipis++
 		fn(rc)
-		rc.Release(&done) // csd_unlock(): smp_store_release(&csd->flags, 0)
+		rc.Release(&csd) // csd_unlock(): smp_store_release(&csd->flags, 0)
 		done = true
 	}})
 	start := c.Now()
@@ -50,7 +51,7 @@ func (k *Kernel) smpCallFunctionSingle(t *sched.Task, target int, fn func(c *cpu
 		})
 		t.Spend(ipiCost) // csd_lock_wait(): spin, taking our own interrupts
 	}
-	t.CPU().Acquire(&done) // csd_lock_wait(): smp_cond_load_acquire()
+	t.CPU().Acquire(&csd) // csd_lock_wait(): smp_cond_load_acquire()
 	return nil
 }
 

@@ -60,10 +60,11 @@ type Task struct {
 	// Thread flags: TIF_NOTIFY_RESUME, TIF_NOTIFY_SIGNAL, TIF_SIGPENDING.
 	NotifyResume, NotifySignal, SigPending bool
 
-	works   []TaskWork
-	signals []Signal       // pending (t->pending)
-	sig     *signalStruct  // the process's signal_struct (signal_disp.go)
-	sigh    *sighandStruct // sighand_struct: the dispositions
+	works     []TaskWork
+	taskWorks cpu.SyncClock  // where task_work_add() releases and task_work_run() acquires (data-race oracle)
+	signals   []Signal       // pending (t->pending)
+	sig       *signalStruct  // the process's signal_struct (signal_disp.go)
+	sigh      *sighandStruct // sighand_struct: the dispositions
 	// mutexes counts the sleeping locks the task holds (mutex.go).
 	mutexes int
 

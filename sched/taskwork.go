@@ -27,7 +27,7 @@ func (s *Sched) TaskWorkAdd(c *cpu.CPU, t *Task, w TaskWork, mode TWA) error {
 	if t.State == Dead {
 		return ErrSearch // -ESRCH: the task is past exit_task_work()
 	}
-	c.Release(taskWorkKey{t}) // task_work_add() -> task_work_run(), for the data-race oracle
+	c.Release(&t.taskWorks) // task_work_add() -> task_work_run(), for the data-race oracle
 	t.works = append(t.works, w)
 	switch mode {
 	case TWAResume:
@@ -55,16 +55,13 @@ func (s *Sched) TaskWorkAdd(c *cpu.CPU, t *Task, w TaskWork, mode TWA) error {
 	return nil
 }
 
-// taskWorkKey is where task_work_add() releases and task_work_run() acquires.
-type taskWorkKey struct{ t *Task }
-
 // taskWorkRun runs the queued works: task_work_run(). task_work_add()
 // pushes at the head of task->task_works and the run walks from the head,
 // so the works run newest first ("The task_work list is LIFO"); works they
 // add run in a later round.
 // kernel/task_work.c: task_work_run()
 func (s *Sched) taskWorkRun(t *Task) {
-	t.CPU().Acquire(taskWorkKey{t})
+	t.CPU().Acquire(&t.taskWorks)
 	for len(t.works) > 0 {
 		works := t.works
 		t.works = nil

@@ -141,7 +141,10 @@ func TestCLIExploreInterrupt(t *testing.T) {
 			if err := cmd.Start(); err != nil {
 				t.Fatal(err)
 			}
-			time.Sleep(time.Second)
+			// A second of its CPU time, not of the wall clock: on a loaded
+			// machine a second of wall clock can pass before the first
+			// schedule ends.
+			waitCPUTime(t, cmd.Process.Pid, time.Second)
 			if err := cmd.Process.Signal(tc.sig); err != nil {
 				t.Fatal(err)
 			}
@@ -184,5 +187,29 @@ func TestCLIExploreInterrupt(t *testing.T) {
 				t.Errorf("x.json: %+v", js)
 			}
 		})
+	}
+}
+
+// waitCPUTime waits until process pid has run for d of CPU time (user and
+// system, /proc/PID/stat), or a minute of wall clock has passed.
+func waitCPUTime(t *testing.T, pid int, d time.Duration) {
+	t.Helper()
+	const tick = 10 * time.Millisecond // USER_HZ = 100
+	for start := time.Now(); time.Since(start) < time.Minute; time.Sleep(20 * time.Millisecond) {
+		b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+		if err != nil {
+			t.Fatalf("reading the CPU time of pid %d: %v", pid, err)
+		}
+		// Fields after the command's closing parenthesis: state is the 3rd
+		// field, utime the 14th and stime the 15th.
+		f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
+		ut, err1 := strconv.ParseInt(f[11], 10, 64)
+		st, err2 := strconv.ParseInt(f[12], 10, 64)
+		if err1 != nil || err2 != nil {
+			t.Fatalf("pid %d stat: %q", pid, b)
+		}
+		if time.Duration(ut+st)*tick >= d {
+			return
+		}
 	}
 }
