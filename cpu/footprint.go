@@ -38,6 +38,8 @@ const (
 	// not make two fragments dependent; with a read or a write of the same
 	// field they do.
 	AtomicAdd
+
+	numAccessOps // how many there are (tables indexed by AccessOp)
 )
 
 // IsWrite reports whether op writes.

@@ -32,7 +32,7 @@ type Machine struct {
 	Hooks Hooks
 
 	stepHooks []StepHook
-	stepIDs   []uint64 // stepIDs[i] names stepHooks[i] for RemoveStepHook (0: not removable)
+	stepIDs   []uint64 // stepIDs[i] names stepHooks[i] for the remove func AddRemovableStepHook returns (0: not removable)
 	stepNext  uint64
 	threads   []*Thread
 	footprint FootprintFunc   // footprint.go

@@ -436,7 +436,7 @@ func (d *RaceDetector) access(c *CPU, f Footprint) {
 }
 
 // opClass is each AccessOp's accessClass, -1 for data_race().
-var opClass = func() (t [PlainRMW + 1]int8) {
+var opClass = func() (t [numAccessOps]int8) {
 	for op := range t {
 		t[op] = int8(accessClass(AccessOp(op)))
 		if AccessOp(op).IsIntended() {

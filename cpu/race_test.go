@@ -36,16 +36,11 @@ type shadowObj struct{ sh Shadow }
 
 var theShadowObj = &shadowObj{}
 
-// runRace runs the script on a machine of n CPUs, each CPU's ops in order at
-// their times, with the detector on, and returns the reports' titles and
-// fields.
-func runRace(t interface{ Fatal(...any) }, n int, script []raceOp) []string {
-	return runRaceOn(t, n, script, theObj, false)
-}
-
-// runRaceOn is runRace with the accesses made to obj (theObj or
-// theShadowObj), and the keys released and acquired SyncClocks (as locks
-// and threads give) or other pointers (looked up in the detector's map).
+// runRaceOn runs the script on a machine of n CPUs, each CPU's ops in order
+// at their times, with the detector on, the accesses made to obj (theObj or
+// theShadowObj) and the keys released and acquired SyncClocks (as locks and
+// threads give) or other pointers (looked up in the detector's map), and
+// returns the reports' titles and fields.
 func runRaceOn(t interface{ Fatal(...any) }, n int, script []raceOp, obj any, syncClocks bool) []string {
 	m := NewMachine(Config{CPUs: n}, sim.NewRandom(1))
 	defer m.Close()
@@ -198,6 +193,12 @@ func TestRaceHappensBefore(t *testing.T) {
 		{"data_race() is never reported", 2, []raceOp{
 			acc(1*us, 0, "x", PlainRMW, "w"), acc(2*us, 1, "x", DataRaceRead, "r"),
 		}, nil},
+		{"two atomic adds never race", 2, []raceOp{
+			acc(1*us, 0, "x", AtomicAdd, "inc"), acc(2*us, 1, "x", AtomicAdd, "add"),
+		}, nil},
+		{"an atomic add races a plain read", 2, []raceOp{
+			acc(1*us, 0, "x", AtomicAdd, "inc"), acc(2*us, 1, "x", PlainRead, "peek"),
+		}, []string{"inc / peek on x"}},
 		{"two reads never race", 2, []raceOp{
 			acc(1*us, 0, "x", PlainRead, "a"), acc(2*us, 1, "x", PlainRead, "b"),
 		}, nil},
@@ -249,7 +250,7 @@ func TestRaceProperty(t *testing.T) {
 			switch rapid.IntRange(0, 3).Draw(rt, "kind") {
 			case 0, 1:
 				f := rapid.SampledFrom(fields).Draw(rt, "field")
-				op := AccessOp(rapid.IntRange(0, int(PlainRMW)).Draw(rt, "op"))
+				op := AccessOp(rapid.IntRange(0, int(numAccessOps)-1).Draw(rt, "op"))
 				script = append(script, acc(at, c, f, op, fmt.Sprintf("f%d", i)))
 			case 2:
 				script = append(script, rel(at, c, rapid.SampledFrom(keys).Draw(rt, "key")))

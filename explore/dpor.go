@@ -296,14 +296,7 @@ func (s *porSearch) next(p *porRun) bool {
 		// them: inT) races with them, not with itself.
 		own, inT := map[*porEvent]bool{}, map[*porEvent]bool{}
 		lead := &porEvent{agent: t.agent, complete: len(nd.seg) > 0}
-		leading := true
-		for _, ev := range nd.seg {
-			inT[ev] = ev.agent.lane == t.agent.lane
-			if leading = leading && ev.agent == t.agent; leading {
-				own[ev] = true
-				lead.merge(ev)
-			}
-		}
+		markSeg(nd.seg, t.agent, own, inT, lead)
 		// The step points of this context's CPU that follow, as long as
 		// each took the CPU's own interrupt: what those handlers ran
 		// belongs with this transition.
@@ -313,13 +306,7 @@ func (s *porSearch) next(p *porRun) bool {
 			}
 			u := ch.union()
 			t.merge(u)
-			leading := true
-			for _, ev := range ch.seg {
-				inT[ev] = ev.agent.lane == u.agent.lane
-				if leading = leading && ev.agent == u.agent; leading {
-					own[ev] = true
-				}
-			}
+			markSeg(ch.seg, u.agent, own, inT, nil)
 		}
 		for _, f := range p.frags[min(nd.pos, len(p.frags)):] {
 			if nd.todoAll() {
@@ -400,6 +387,22 @@ func (s *porSearch) next(p *porRun) bool {
 		}
 	}
 	return false
+}
+
+// markSeg marks a transition's segment: each fragment on agent's lane in
+// inT (true) or not (false), and the leading fragments run by agent itself
+// in own, merged into lead (nil: not kept).
+func markSeg(seg []*porEvent, agent porAgent, own, inT map[*porEvent]bool, lead *porEvent) {
+	leading := true
+	for _, ev := range seg {
+		inT[ev] = ev.agent.lane == agent.lane
+		if leading = leading && ev.agent == agent; leading {
+			own[ev] = true
+			if lead != nil {
+				lead.merge(ev)
+			}
+		}
+	}
 }
 
 // Choose implements sim.Chooser: a decision that is not a choice of who
@@ -564,7 +567,13 @@ func (p *porRun) Boundary(c *cpu.CPU, kind cpu.BoundaryKind, ctx cpu.Context, th
 }
 
 // Touch implements cpu.SegmentListener.
-func (p *porRun) Touch(obj any, field string, write bool) {
+func (p *porRun) Touch(obj any, field string, write bool) { p.access(obj, field, write, false) }
+
+// TouchAdd implements cpu.AddListener: an add that commutes with other adds.
+func (p *porRun) TouchAdd(obj any, field string) { p.access(obj, field, false, true) }
+
+// access records one access of the current fragment.
+func (p *porRun) access(obj any, field string, write, add bool) {
 	if p.cur == nil {
 		return // before any CPU runs (the build)
 	}
@@ -574,21 +583,7 @@ func (p *porRun) Touch(obj any, field string, write bool) {
 		p.cur.complete = false // no name that holds in another replay
 		return
 	}
-	p.cur.touch(porAccess{key: key, field: field, write: write})
-}
-
-// TouchAdd implements cpu.AddListener: an add that commutes with other adds.
-func (p *porRun) TouchAdd(obj any, field string) {
-	if p.cur == nil {
-		return
-	}
-	p.cur.fresh = false
-	key, ok := cpu.FootprintKey(obj)
-	if !ok {
-		p.cur.complete = false
-		return
-	}
-	p.cur.touch(porAccess{key: key, field: field, add: true})
+	p.cur.touch(porAccess{key: key, field: field, write: write, add: add})
 }
 
 // close ends the current fragment: the sleepers it depends on wake.

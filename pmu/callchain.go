@@ -121,24 +121,22 @@ func (k *Kernel) getPerfCallchain(e *Event, chain *[]uint64, r *regs, kernel, us
 // (/usr/bin/COMM) for user text. It is what perf's symbol lookup finds with
 // the kernel's and the workload's symbol tables.
 func (k *Kernel) Symbolize(pid, tid int, ip uint64, kernel bool) (sym string, off uint64, dso string, ok bool) {
-	m := k.ips[0]
+	used := k.images.user // the slot's first name, when a full image shares it
 	if kernel {
-		m = k.ips[1]
+		used = k.images.kernel
 	}
-	for name, v := range m {
-		if v != ip {
-			continue
-		}
-		if kernel {
-			return name, 0, "[kernel.kallsyms]", true
-		}
-		dso = "[unknown]"
-		for _, t := range k.S.Tasks {
-			if t.PID == pid {
-				dso = "/usr/bin/" + t.Comm
-			}
-		}
-		return name, 0, dso, true
+	name, ok := used[ip]
+	if !ok {
+		return "", 0, "", false
 	}
-	return "", 0, "", false
+	if kernel {
+		return name, 0, "[kernel.kallsyms]", true
+	}
+	dso = "[unknown]"
+	for _, t := range k.S.Tasks {
+		if t.PID == pid {
+			dso = "/usr/bin/" + t.Comm
+		}
+	}
+	return name, 0, dso, true
 }

@@ -334,12 +334,15 @@ func (k *Kernel) perfEventStop(t *sched.Task, e *Event, restart bool) error {
 		// nothing more to do; fall through with ret==-ENXIO."
 		where := e.oncpu // READ_ONCE(event->oncpu)
 		round := k.now()
-		err := k.cpuFunctionCall(t, where, func(c *cpu.CPU) error { return k.__perfEventStop(c, e, restart) })
+		now := -1 // where the IPI found it, for the report
+		err := k.cpuFunctionCall(t, where, func(c *cpu.CPU) error {
+			now = e.oncpu
+			return k.__perfEventStop(c, e, restart)
+		})
 		if err != uapi.EAGAIN {
 			return err
 		}
 		k.stats.stopRetries++
-		now := e.oncpu
 		k.retryRound(t, "perf_event_stop:retry", start, round, func() string {
 			return fmt.Sprintf("perf_event_stop() of event %d: __perf_event_stop() on cpu%d found it ACTIVE on cpu%d (-EAGAIN), "+
 				"on every round since %s: %s", e.id, where, now, start, k.S.CPUState(now))

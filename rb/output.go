@@ -273,7 +273,7 @@ func (rb *Buffer) commitRec(pos uint64, n int) []byte {
 		return rb.copyOut(pos, n)
 	}
 	if off := pos & rb.mask; off+uint64(n) <= size {
-		return rb.span(int(off), n)
+		return rb.span(int(off), n)[:n:n] // capacity n: a Tracer's append cannot write into the ring
 	}
 	if n > cap(rb.traceScratch) {
 		rb.traceScratch = make([]byte, n)

@@ -199,15 +199,19 @@ func TestTraceInPlaceSameRecords(t *testing.T) {
 	if diff := cmp.Diff(copied, inPlace); diff != "" {
 		t.Errorf("commits (-copied +in place):\n%s", diff)
 	}
-	lost := 0
-	for _, c := range inPlace {
-		if h, ok := ParseHeader(c.Rec); ok && h.Type == uapi.PERF_RECORD_LOST {
-			lost++
+	lostIn := func(log []commit) int {
+		n := 0
+		for _, c := range log {
+			if h, ok := ParseHeader(c.Rec); ok && h.Type == uapi.PERF_RECORD_LOST {
+				n++
+			}
 		}
+		return n
 	}
 	type shape struct{ Wrapped, Lost, CopiedViews, InPlaceViews int }
-	want := shape{Wrapped: cw, Lost: lost, CopiedViews: 0, InPlaceViews: len(inPlace) - iw}
-	if diff := cmp.Diff(want, shape{iw, lost, cv, iv}); diff != "" || cw == 0 || lost == 0 {
-		t.Errorf("commits %d, wrapped %d, lost records %d (want some of each); views (-want +got):\n%s", len(inPlace), cw, lost, diff)
+	want := shape{Wrapped: cw, Lost: lostIn(copied), CopiedViews: 0, InPlaceViews: len(inPlace) - iw}
+	got := shape{iw, lostIn(inPlace), cv, iv}
+	if diff := cmp.Diff(want, got); diff != "" || cw == 0 || got.Lost == 0 {
+		t.Errorf("commits %d, wrapped %d, lost records %d (want some of each); views (-want +got):\n%s", len(inPlace), cw, got.Lost, diff)
 	}
 }

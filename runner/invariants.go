@@ -61,7 +61,7 @@ var SchedInvariants = []InvariantSpec{
 			"step point it slept after, what it waits for and the wait chain (the task that must act, and on while that one is in D: a cycle is a deadlock); " +
 			"off with hung-task=off, the timed check alone with hung-task-timeout=off", "sched"},
 	{"soft-lockup", "no CPU spins in a kernel spin-wait or retry loop (csd_lock_wait() in smp_call_function_single(), irq_work_sync() in _free_event(), " +
-		"task_function_call()'s and perf_event_stop()'s -EAGAIN retries, the retry loops of event_function_call() and perf_install_in_context()) for longer than the livelock bound (hung-task-timeout, 10ms of virtual time)",
+		"task_function_call()'s, perf_event_stop()'s and perf_pmu_output_stop()'s -EAGAIN retries, the retry loops of event_function_call() and perf_install_in_context()) for longer than the livelock bound (hung-task-timeout, 10ms of virtual time)",
 		"the soft-lockup watchdog (kernel/watchdog.c): a spin nothing will end holds its CPU forever; the report names the loop's step point, " +
 			"since when it spins, what it waits for and the state of the CPU that must act, and the run ends there instead of at its time limit; " +
 			"off with hung-task=off or hung-task-timeout=off", "sched"},

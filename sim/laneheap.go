@@ -285,13 +285,21 @@ func (b *instant) count(skip int) int {
 	return n
 }
 
+// word is the bucket's w-th word of lanes without skip (-1: none).
+func (b *instant) word(w, skip int) uint64 {
+	x := b.bits[w]
+	if skip >= 0 && skip>>6 == w {
+		x &^= 1 << (skip & 63)
+	}
+	return x
+}
+
 // nth is the k-th (from 0) in lane order of the lanes other than skip in
 // the bucket.
 func (b *instant) nth(k, skip int) int {
-	for w, x := range b.bits {
-		if skip >= 0 && skip>>6 == w {
-			x &^= 1 << (skip & 63)
-		}
+	k0 := k
+	for w := range b.bits {
+		x := b.word(w, skip)
 		if c := bits.OnesCount64(x); k >= c {
 			k -= c
 			continue
@@ -301,7 +309,8 @@ func (b *instant) nth(k, skip int) int {
 		}
 		return w<<6 | bits.TrailingZeros64(x)
 	}
-	panic("sim: past the lanes of an instant")
+	Crash("sim: choice %d is past the lanes due at this instant", k0) // a Chooser's answer out of range: an oops, not a dead process
+	return -1
 }
 
 // appendAgents appends the agents (CPUAgent) of the lanes other than skip
@@ -310,11 +319,8 @@ func (b *instant) appendAgents(out []Agent, skip int) []Agent {
 	if b == nil {
 		return out
 	}
-	for w, x := range b.bits {
-		if skip >= 0 && skip>>6 == w {
-			x &^= 1 << (skip & 63)
-		}
-		for ; x != 0; x &= x - 1 {
+	for w := range b.bits {
+		for x := b.word(w, skip); x != 0; x &= x - 1 {
 			out = append(out, CPUAgent(w<<6|bits.TrailingZeros64(x)))
 		}
 	}
