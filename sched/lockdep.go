@@ -381,7 +381,10 @@ func (ld *Lockdep) acquire(c *cpu.CPU, t *Task, id ClassID, cl *LockClass, try b
 	if int(id) >= len(ld.cls) {
 		ld.grow(id)
 	}
-	st := ld.holderStack(c, t, true)
+	st := t.heldBy(ld) // a sleeping lock's holder: no call
+	if st == nil {
+		st = ld.holderStack(c, t, true)
+	}
 	n := len(st.locks)
 	if n < cap(st.locks) {
 		st.locks = st.locks[:n+1]
@@ -420,6 +423,16 @@ func (ld *Lockdep) acquire(c *cpu.CPU, t *Task, id ClassID, cl *LockClass, try b
 	}
 }
 
+// heldBy returns t's held locks in ld, or nil (t nil, or none yet).
+func (t *Task) heldBy(ld *Lockdep) *heldStack {
+	if t != nil {
+		if s := t.ldHeld; s != nil && s.owner == ld {
+			return s
+		}
+	}
+	return nil
+}
+
 // holderStack is stack(holder(c, t), make), a task's straight from the Task.
 func (ld *Lockdep) holderStack(c *cpu.CPU, t *Task, make bool) *heldStack {
 	if t == nil && c != nil && c.Context() == cpu.CtxTask {
@@ -452,9 +465,11 @@ func (ld *Lockdep) ReleaseCached(c *cpu.CPU, t *Task, cc *ClassCache, name strin
 	if ld == nil || ld.Off || !ld.any {
 		return
 	}
-	st := ld.holderStack(c, t, false)
+	st := t.heldBy(ld)
 	if st == nil {
-		return
+		if st = ld.holderStack(c, t, false); st == nil {
+			return
+		}
 	}
 	// In place: an emptied stack stays, so the holder's next acquisition
 	// reuses it; a popped entry is overwritten by the next push.
