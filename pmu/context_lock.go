@@ -56,6 +56,6 @@ func (k *Kernel) ctxUnlock(c *cpu.CPU, ctx *Context) {
 	if ctx.lockDepth--; ctx.lockDepth == 0 {
 		c.Release(&ctx.lockClock)
 		ctx.lockCPU = 0
-		k.S.Lockdep.ReleaseAny(c, nil, ctxLockClass.Name)
+		k.S.Lockdep.ReleaseCached(c, nil, &k.ctxLockClasses, ctxLockClass.Name)
 	}
 }

@@ -150,7 +150,7 @@ func (e *Event) getEvent() bool {
 	}
 	e.life.refcount++
 	if e.k.lifeOn() {
-		e.life.get = e.k.here("atomic_long_inc_not_zero(&event->refcount)")
+		e.k.mark(&e.life.get, "atomic_long_inc_not_zero(&event->refcount)")
 	}
 	return true
 }
@@ -165,7 +165,7 @@ func (k *Kernel) putEvent(t *sched.Task, e *Event) {
 	}
 	e.life.refcount--
 	if k.lifeOn() {
-		e.life.put = k.here("put_event")
+		k.mark(&e.life.put, "put_event")
 	}
 	if e.life.refcount > 0 {
 		return
@@ -216,7 +216,7 @@ func (k *Kernel) freeEvent(t *sched.Task, e *Event) {
 	k.putCtx(e.ctx, "_free_event")       // __free_event(): put_ctx(event->ctx)
 	e.state = StateDead
 	if k.lifeOn() && e.life.put.where == "" {
-		e.life.put = k.here("_free_event") // freed without a put (free_event() of a never-published event)
+		k.mark(&e.life.put, "_free_event") // freed without a put (free_event() of a never-published event)
 	}
 	// call_rcu(&event->rcu_head, free_event_rcu)
 	e.life.freeQueued = true

@@ -103,7 +103,7 @@ func (k *Kernel) allocCtx(t *sched.Task) *Context {
 	k.getTaskStruct(t, "alloc_perf_context") // ctx->task = get_task_struct(task)
 	ctx.life.taskRef = true
 	if k.lifeOn() {
-		ctx.life.get = k.here("alloc_perf_context")
+		k.mark(&ctx.life.get, "alloc_perf_context")
 	}
 	k.ctxs = append(k.ctxs, ctx)
 	return ctx
@@ -121,7 +121,7 @@ func (k *Kernel) getCtx(ctx *Context, where string) {
 	}
 	ctx.life.refcount++
 	if k.lifeOn() {
-		ctx.life.get = k.here(where)
+		k.mark(&ctx.life.get, where)
 	}
 }
 
@@ -141,7 +141,7 @@ func (k *Kernel) putCtx(ctx *Context, where string) {
 	ctx.life.refcount--
 	var p lifePoint
 	if k.lifeOn() {
-		p = k.here(where)
+		k.mark(&p, where)
 		ctx.life.put = p
 	}
 	if ctx.life.refcount == 0 {
@@ -267,7 +267,7 @@ func (k *Kernel) putTaskStruct(t *sched.Task, where string) {
 		return
 	}
 	l.refs--
-	l.put = k.here(where)
+	k.mark(&l.put, where)
 }
 
 // lifeCheckCtxs is the end check of task contexts: each must hold exactly what

@@ -135,7 +135,7 @@ func (k *Kernel) findGetPMUContext(p PMU, ctx *Context, e *Event) *PMUContext {
 			epc.owner, epc.ctx = ctx, ctx
 			ctx.linkEpc(epc)
 			if k.lifeOn() {
-				epc.get = k.here("find_get_pmu_context")
+				k.mark(&epc.get, "find_get_pmu_context")
 			}
 		} else {
 			k.epcInc(epc, "find_get_pmu_context") // atomic_inc(&epc->refcount)
@@ -157,7 +157,7 @@ func (k *Kernel) findGetPMUContext(p PMU, ctx *Context, e *Event) *PMUContext {
 	}
 	epc := &PMUContext{pmu: p, refcount: 1, owner: ctx, ctx: ctx} // __perf_init_event_pmu_context(new, pmu)
 	if k.lifeOn() {
-		epc.alloc = k.here("find_get_pmu_context")
+		k.mark(&epc.alloc, "find_get_pmu_context")
 		epc.get = epc.alloc
 	}
 	ctx.linkEpc(epc)
@@ -192,7 +192,7 @@ func (k *Kernel) epcInc(epc *PMUContext, where string) {
 	}
 	epc.refcount++
 	if k.lifeOn() {
-		epc.get = k.here(where)
+		k.mark(&epc.get, where)
 	}
 }
 
@@ -210,7 +210,7 @@ func (k *Kernel) getPMUCtx(epc *PMUContext, where string) {
 	}
 	epc.refcount++
 	if k.lifeOn() {
-		epc.get = k.here(where)
+		k.mark(&epc.get, where)
 	}
 }
 
@@ -237,7 +237,7 @@ func (k *Kernel) putPMUCtx(epc *PMUContext, where string) {
 	if k.pmuCtxSerializeOld() {
 		epc.refcount-- // atomic_dec_and_test(&epc->refcount), no lock held
 		if k.lifeOn() {
-			epc.put = k.here(where)
+			k.mark(&epc.put, where)
 		}
 		if epc.refcount != 0 {
 			return
@@ -260,7 +260,7 @@ func (k *Kernel) putPMUCtx(epc *PMUContext, where string) {
 	if epc.refcount > 1 {
 		epc.refcount--
 		if k.lifeOn() {
-			epc.put = k.here(where)
+			k.mark(&epc.put, where)
 		}
 		return
 	}
@@ -268,7 +268,7 @@ func (k *Kernel) putPMUCtx(epc *PMUContext, where string) {
 	k.ctxLock(c, ctx)
 	epc.refcount--
 	if k.lifeOn() {
-		epc.put = k.here(where)
+		k.mark(&epc.put, where)
 	}
 	if epc.refcount != 0 {
 		k.ctxUnlock(c, ctx)
@@ -355,6 +355,9 @@ type taskLife struct {
 
 // taskLifeOf is t's record, made on first use.
 func (k *Kernel) taskLifeOf(t *sched.Task) *taskLife {
+	if t == k.lastTask && t != nil {
+		return k.lastTaskLife
+	}
 	if k.taskRefs == nil {
 		k.taskRefs = map[*sched.Task]*taskLife{}
 	}
@@ -364,6 +367,7 @@ func (k *Kernel) taskLifeOf(t *sched.Task) *taskLife {
 		k.taskRefs[t] = l
 		k.taskOrder = append(k.taskOrder, t)
 	}
+	k.lastTask, k.lastTaskLife = t, l
 	return l
 }
 
@@ -381,7 +385,7 @@ func (k *Kernel) getTaskStruct(t *sched.Task, where string) {
 		k.refcountAddOnZero(fmt.Sprintf("the usage of the task_struct of %s (reaped, its last reference dropped by %s)", t, l.put), where)
 	}
 	l.refs++
-	l.get = k.here(where)
+	k.mark(&l.get, where)
 }
 
 // taskUse is KASAN on a task_struct a failed fork freed

@@ -74,9 +74,12 @@ type Kernel struct {
 	epcStats   epcStats
 	taskRefs   map[*sched.Task]*taskLife // the task_struct references perf holds (epc_life.go)
 	taskOrder  []*sched.Task
-	cgs        cgroupState             // perf's cgroup controller and the cgroup-time-adds-up ledger (cgroup.go)
-	race       *cpu.RaceDetector       // the data-race oracle, nil when off (datarace.go)
-	raceHook   func(DataRaceViolation) // its report
+	// The task taskLifeOf last found (epc_life.go).
+	lastTask     *sched.Task
+	lastTaskLife *taskLife
+	cgs          cgroupState             // perf's cgroup controller and the cgroup-time-adds-up ledger (cgroup.go)
+	race         *cpu.RaceDetector       // the data-race oracle, nil when off (datarace.go)
+	raceHook     func(DataRaceViolation) // its report
 	// ctxLockClasses is ctx->lock's lockdep class cache (context_lock.go).
 	ctxLockClasses sched.ClassCache
 }

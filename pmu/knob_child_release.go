@@ -53,13 +53,13 @@ func (k *Kernel) freeEventRefOne(t *sched.Task, e *Event) {
 	if e.life.refcount != 1 { // atomic_long_cmpxchg(&event->refcount, 1, 0) != 1
 		k.stats.freeEventWarn++
 		if k.lifeOn() {
-			e.life.refused = k.here("free_event")
+			k.mark(&e.life.refused, "free_event")
 		}
 		return
 	}
 	e.life.refcount = 0
 	if k.lifeOn() {
-		e.life.put = k.here("free_event")
+		k.mark(&e.life.put, "free_event")
 	}
 	k.freeEvent(t, e)
 }

@@ -118,14 +118,26 @@ func (p lifePoint) String() string {
 
 // here records where the running code is: where is the kernel function.
 func (k *Kernel) here(where string) lifePoint {
-	p := lifePoint{where: where, cpu: -1, t: k.now()}
-	if c := k.curCPU(); c != nil {
-		p.cpu, p.ctx, p.step = c.ID, c.Context(), c.LastStep()
-		if t := sched.TaskOf(c.Curr()); t != nil {
-			p.task, p.syscall = t, t.Syscall
-		}
-	}
+	var p lifePoint
+	k.mark(&p, where)
 	return p
+}
+
+// mark is *p = k.here(where), written in place (an object's get and put
+// points are recorded on every reference it takes or drops).
+func (k *Kernel) mark(p *lifePoint, where string) {
+	p.where, p.t = where, k.now()
+	c := k.curCPU()
+	if c == nil {
+		p.cpu, p.ctx, p.task, p.syscall, p.step = -1, cpu.CtxTask, nil, "", ""
+		return
+	}
+	p.cpu, p.ctx, p.step = c.ID, c.Context(), c.LastStep()
+	if t := sched.TaskOf(c.Curr()); t != nil {
+		p.task, p.syscall = t, t.Syscall
+	} else {
+		p.task, p.syscall = nil, ""
+	}
 }
 
 // lifetime is the oracle's state on one kernel.
@@ -137,6 +149,21 @@ type lifetime struct {
 	rbs     map[*rb.Buffer]*rbLife // every buffer perf_mmap() allocated
 	rbOrder []*rb.Buffer           // in allocation order, for the end check
 	maps    []*Mapping             // every mapping perf_mmap() made, for the mmap counts at the end
+	// The buffer rbLifeOf last found (most runs map one or two).
+	lastBuf  *rb.Buffer
+	lastLife *rbLife
+}
+
+// rbLifeOf is k.lt.rbs[buf].
+func (k *Kernel) rbLifeOf(buf *rb.Buffer) *rbLife {
+	if buf == k.lt.lastBuf && buf != nil {
+		return k.lt.lastLife
+	}
+	l := k.lt.rbs[buf]
+	if l != nil {
+		k.lt.lastBuf, k.lt.lastLife = buf, l
+	}
+	return l
 }
 
 // lifeMapped records a mapping perf_mmap() made.
@@ -256,8 +283,8 @@ func (k *Kernel) rbPut(buf *rb.Buffer, freed bool) {
 	if !k.lifeOn() {
 		return
 	}
-	if l := k.lt.rbs[buf]; l != nil {
-		l.put = k.here("ring_buffer_put")
+	if l := k.rbLifeOf(buf); l != nil {
+		k.mark(&l.put, "ring_buffer_put")
 		if freed {
 			l.freed, l.freedAt = true, k.now()+rcuGracePeriod
 			if buf.HasAux() {
@@ -278,7 +305,7 @@ func (k *Kernel) rbGet(buf *rb.Buffer, where string) bool {
 		return false
 	}
 	if l != nil {
-		l.get = k.here(where)
+		k.mark(&l.get, where)
 	}
 	return true
 }
@@ -292,7 +319,7 @@ func (k *Kernel) rbCheck(buf *rb.Buffer, where string) *rbLife {
 	if buf == nil || !k.lifeOn() {
 		return nil
 	}
-	l := k.lt.rbs[buf]
+	l := k.rbLifeOf(buf)
 	if l == nil || !l.isFreed(k.now()) {
 		return l
 	}

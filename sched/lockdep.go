@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"perfsim/cpu"
 	"perfsim/sim"
@@ -41,7 +42,8 @@ type Lockdep struct {
 	// CPU where the offending acquisition ran.
 	Report func(c *cpu.CPU, kind, msg string)
 
-	held map[holderKey]*heldStack
+	held map[holderKey]*heldStack // the interrupt contexts' (a task's: Task.ldHeld)
+	any  bool                     // a stack was made
 	// last is the holder of the last acquisition or release, whose stack
 	// the next one most often wants.
 	lastKey   holderKey
@@ -142,6 +144,16 @@ type ClassCache struct {
 
 // Of returns ClassOf(cl), looking it up once.
 func (cc *ClassCache) Of(cl LockClass) ClassID {
+	if cc != nil && uint(cl.Subclass) < uint(len(cc.ids)) && sameString(cc.name, cl.Name) {
+		if id := cc.ids[cl.Subclass]; id != 0 {
+			return id - 1
+		}
+	}
+	return cc.of(cl)
+}
+
+// of is Of's slow path: the first look-up of a name and subclass.
+func (cc *ClassCache) of(cl LockClass) ClassID {
 	if cc == nil || cl.Subclass < 0 || cl.Subclass >= len(cc.ids) {
 		return ClassOf(cl)
 	}
@@ -154,6 +166,12 @@ func (cc *ClassCache) Of(cl LockClass) ClassID {
 	id := ClassOf(cl)
 	cc.ids[cl.Subclass] = id + 1
 	return id
+}
+
+// sameString is a == b, deciding without comparing bytes when both are the
+// same string (a lock's name is one constant).
+func sameString(a, b string) bool {
+	return len(a) == len(b) && (unsafe.StringData(a) == unsafe.StringData(b) || a == b)
 }
 
 func classesOf() *[]LockClass {
@@ -171,7 +189,6 @@ func (id ClassID) String() string { return id.Class().String() }
 // heldLock is one held lock; its holder is its stack's.
 type heldLock struct {
 	class ClassID
-	name  string
 	at    lockAt
 }
 
@@ -189,7 +206,19 @@ type classState struct {
 }
 
 // heldStack is one holder's held locks, innermost last (task->held_locks[]).
-type heldStack struct{ locks []heldLock }
+type heldStack struct {
+	locks []heldLock
+	owner *Lockdep
+	key   holderKey
+	buf   [4]heldLock // locks' first array: most holders nest no deeper
+}
+
+// newHeldStack returns an empty stack of ld's.
+func newHeldStack(ld *Lockdep, key holderKey) *heldStack {
+	s := &heldStack{owner: ld, key: key}
+	s.locks = s.buf[:0]
+	return s
+}
 
 // depEdge is one dependency, first taken at chain.
 type depEdge struct {
@@ -258,21 +287,9 @@ func (h holderKey) String() string {
 	return fmt.Sprintf("swapper/%d", h.cpu)
 }
 
-// acquirer returns who acquires on c now and where, for the report.
-func acquirer(c *cpu.CPU, t *Task) (holderKey, lockAt) {
-	key := holder(c, t)
-	at := lockAt{cpu: -1}
-	if c != nil {
-		at.cpu, at.t = c.ID, c.Now()
-	}
-	if key.task != nil {
-		at.syscall = key.task.Syscall
-	}
-	return key, at
-}
-
 // stack returns key's held locks (creating them when make is set; nil
-// otherwise when it holds none yet).
+// otherwise when it holds none yet): an interrupt context's (a task keeps
+// its own on the Task, holderStack).
 func (ld *Lockdep) stack(key holderKey, make bool) *heldStack {
 	if ld.lastStack != nil && ld.lastKey == key {
 		return ld.lastStack
@@ -285,8 +302,9 @@ func (ld *Lockdep) stack(key holderKey, make bool) *heldStack {
 		if ld.held == nil {
 			ld.held = map[holderKey]*heldStack{}
 		}
-		s = &heldStack{}
+		s = newHeldStack(ld, key)
 		ld.held[key] = s
+		ld.any = true
 	}
 	ld.lastKey, ld.lastStack = key, s
 	return s
@@ -339,28 +357,7 @@ func (ld *Lockdep) AcquireCached(c *cpu.CPU, t *Task, cc *ClassCache, cl LockCla
 	if ld == nil || ld.Off {
 		return
 	}
-	id := cc.Of(cl)
-	ld.grow(id)
-	key, at := acquirer(c, t)
-	if c != nil && c.InNMI() {
-		ld.report(c, "lock-in-nmi", "nmi:"+cl.Name,
-			fmt.Sprintf("%s taken in NMI context (%s): an NMI can interrupt its holder on this CPU and spin or sleep forever", cl, lockChain{key, at}))
-	}
-	st := ld.stack(key, true)
-	for i := range st.locks {
-		h := &st.locks[i] // not a copy: most held locks only have their edge looked up
-		if h.class == id {
-			ld.report(c, "recursive-locking", "rec:"+cl.String(),
-				fmt.Sprintf("possible recursive locking: %s takes %s while holding another %s (taken by %s); annotate with a subclass if the order is fixed",
-					lockChain{key, at}, cl, cl, lockChain{key, h.at}))
-			continue
-		}
-		if !ld.hasEdge(h.class, id) {
-			ld.addEdge(c, lockChain{key, h.at}, h.class, id, lockChain{key, at})
-		}
-	}
-	st.locks = append(st.locks, heldLock{id, cl.Name, at})
-	ld.markIrqUsage(c, id, key, &at)
+	ld.acquire(c, t, cc.Of(cl), &cl, false)
 }
 
 // AcquireTry records a trylock that succeeded: the lock is held, but a
@@ -373,37 +370,123 @@ func (ld *Lockdep) AcquireTryCached(c *cpu.CPU, t *Task, cc *ClassCache, cl Lock
 	if ld == nil || ld.Off {
 		return
 	}
-	id := cc.Of(cl)
-	ld.grow(id)
-	key, at := acquirer(c, t)
-	st := ld.stack(key, true)
-	st.locks = append(st.locks, heldLock{id, cl.Name, at})
-	ld.markIrqUsage(c, id, key, &at)
+	ld.acquire(c, t, cc.Of(cl), &cl, true)
+}
+
+// acquire is lock_acquire() of class id (cl) by the holder on c (t for a
+// sleeping lock): the new lock goes on the holder's stack in place, and
+// (unless a trylock) each lock held before it gets its dependency.
+// kernel/locking/lockdep.c: __lock_acquire()
+func (ld *Lockdep) acquire(c *cpu.CPU, t *Task, id ClassID, cl *LockClass, try bool) {
+	if int(id) >= len(ld.cls) {
+		ld.grow(id)
+	}
+	st := t.heldBy(ld) // a sleeping lock's holder: no call
+	if st == nil {
+		st = ld.holderStack(c, t, true)
+	}
+	n := len(st.locks)
+	if n < cap(st.locks) {
+		st.locks = st.locks[:n+1]
+	} else {
+		st.locks = append(st.locks, heldLock{})
+	}
+	h := &st.locks[n]
+	h.class = id
+	h.at = lockAt{cpu: -1}
+	if c != nil {
+		h.at.cpu, h.at.t = c.ID, c.Now()
+	}
+	if st.key.task != nil {
+		h.at.syscall = st.key.task.Syscall
+	}
+	if !try {
+		if c != nil && c.InNMI() {
+			ld.report(c, "lock-in-nmi", "nmi:"+cl.Name,
+				fmt.Sprintf("%s taken in NMI context (%s): an NMI can interrupt its holder on this CPU and spin or sleep forever", *cl, lockChain{st.key, h.at}))
+		}
+		for i := range n {
+			p := &st.locks[i] // not a copy: most held locks only have their edge looked up
+			if p.class == id {
+				ld.report(c, "recursive-locking", "rec:"+cl.String(),
+					fmt.Sprintf("possible recursive locking: %s takes %s while holding another %s (taken by %s); annotate with a subclass if the order is fixed",
+						lockChain{st.key, h.at}, *cl, *cl, lockChain{st.key, p.at}))
+				continue
+			}
+			if !ld.hasEdge(p.class, id) {
+				ld.addEdge(c, lockChain{st.key, p.at}, p.class, id, lockChain{st.key, h.at})
+			}
+		}
+	}
+	if ld.irqUsageNew(c, id) {
+		ld.markIrqUsage(c, id, st.key, &h.at)
+	}
+}
+
+// heldBy returns t's held locks in ld, or nil (t nil, or none yet).
+func (t *Task) heldBy(ld *Lockdep) *heldStack {
+	if t != nil {
+		if s := t.ldHeld; s != nil && s.owner == ld {
+			return s
+		}
+	}
+	return nil
+}
+
+// holderStack is stack(holder(c, t), make), a task's straight from the Task.
+func (ld *Lockdep) holderStack(c *cpu.CPU, t *Task, make bool) *heldStack {
+	if t == nil && c != nil && c.Context() == cpu.CtxTask {
+		t = TaskOf(c.Curr())
+	}
+	if t != nil {
+		if s := t.ldHeld; s != nil && s.owner == ld {
+			return s
+		}
+		if !make {
+			return nil
+		}
+		s := newHeldStack(ld, holderKey{task: t})
+		t.ldHeld = s
+		ld.any = true
+		return s
+	}
+	return ld.stack(holder(c, nil), make)
 }
 
 // ReleaseAny records the release of the innermost held lock named name
 // (of whatever subclass) by the holder on c.
 // kernel/locking/lockdep.c: lock_release()
-func (ld *Lockdep) ReleaseAny(c *cpu.CPU, t *Task, name string) {
-	if ld == nil || ld.Off || ld.held == nil {
+func (ld *Lockdep) ReleaseAny(c *cpu.CPU, t *Task, name string) { ld.ReleaseCached(c, t, nil, name) }
+
+// ReleaseCached is ReleaseAny with the lock's class cache (nil: none): a
+// held lock of a class the cache knows for name is name's without
+// comparing names.
+func (ld *Lockdep) ReleaseCached(c *cpu.CPU, t *Task, cc *ClassCache, name string) {
+	if ld == nil || ld.Off || !ld.any {
 		return
 	}
-	st := ld.stack(holder(c, t), false)
+	st := t.heldBy(ld)
 	if st == nil {
-		return
+		if st = ld.holderStack(c, t, false); st == nil {
+			return
+		}
 	}
 	// In place: an emptied stack stays, so the holder's next acquisition
-	// reuses it.
+	// reuses it; a popped entry is overwritten by the next push.
 	held := st.locks
-	if last := len(held) - 1; last >= 0 && held[last].name == name {
-		held[last] = heldLock{} // the innermost, the usual case: nothing to move
-		st.locks = held[:last]
+	last := len(held) - 1
+	if last < 0 {
 		return
 	}
-	for i := len(held) - 2; i >= 0; i-- {
-		if held[i].name == name {
+	if cc != nil && sameString(cc.name, name) {
+		if id := held[last].class + 1; id == cc.ids[0] || id == cc.ids[1] {
+			st.locks = held[:last] // the innermost, the usual case: nothing to move
+			return
+		}
+	}
+	for i := last; i >= 0; i-- {
+		if held[i].class.Class().Name == name {
 			n := copy(held[i:], held[i+1:])
-			held[i+n] = heldLock{}
 			st.locks = held[:i+n]
 			return
 		}

@@ -22,6 +22,19 @@ func (ld *Lockdep) setUsage(bit *int32, ch lockChain) {
 	*bit = int32(len(ld.chains))
 }
 
+// irqUsageNew reports whether taking cl on c now may set a usage bit it
+// does not have yet: markIrqUsage's own first tests, so that the usual
+// acquisition (its usage already known) does not call it.
+func (ld *Lockdep) irqUsageNew(c *cpu.CPU, cl ClassID) bool {
+	if c == nil || c.InNMI() {
+		return false
+	}
+	if c.InIRQ() {
+		return ld.cls[cl].inHardirq == 0
+	}
+	return !c.IrqsDisabled() && ld.cls[cl].irqsOn == 0
+}
+
 // markIrqUsage records how cl is taken now on c and reports what lockdep
 // reports when that usage is new:
 //   - inconsistent lock state: one class taken in hardirq context and with

@@ -71,7 +71,7 @@ func (s *Sched) MutexUnlock(t *Task, m *Mutex) {
 	t.CPU().Release(&m.hb)
 	m.owner = nil
 	t.mutexes--
-	s.Lockdep.ReleaseAny(t.CPU(), t, m.Name)
+	s.Lockdep.ReleaseCached(t.CPU(), t, &m.classes, m.Name)
 	s.WakeUpAll(&m.waiters)
 }
 

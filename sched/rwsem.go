@@ -75,7 +75,7 @@ func (s *Sched) UpWrite(t *Task, r *RWSem) {
 	t.CPU().Release(&r.hb)
 	r.writer = nil
 	t.mutexes--
-	s.Lockdep.ReleaseAny(t.CPU(), t, r.Name)
+	s.Lockdep.ReleaseCached(t.CPU(), t, &r.classes, r.Name)
 	s.WakeUpAll(&r.waiters)
 }
 
@@ -90,7 +90,7 @@ func (s *Sched) UpRead(t *Task, r *RWSem) {
 	t.CPU().Release(&r.hb) // readers join one clock: an over-approximation that can only hide a race
 	r.readers = slices.Delete(r.readers, i, i+1)
 	t.mutexes--
-	s.Lockdep.ReleaseAny(t.CPU(), t, r.Name)
+	s.Lockdep.ReleaseCached(t.CPU(), t, &r.classes, r.Name)
 	if len(r.readers) == 0 {
 		s.WakeUpAll(&r.waiters)
 	}

@@ -67,6 +67,8 @@ type Task struct {
 	sigh      *sighandStruct // sighand_struct: the dispositions
 	// mutexes counts the sleeping locks the task holds (mutex.go).
 	mutexes int
+	// ldHeld is the locks lockdep saw it take (lockdep.go), task->held_locks[].
+	ldHeld *heldStack
 
 	// Computed is the user compute time the program asked for and got.
 	Computed sim.Duration
