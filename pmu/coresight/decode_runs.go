@@ -88,6 +88,7 @@ func decodeRunsOf[R frameReader](dec *Decoder, bufCPU int, r R, total uint64) []
 			}
 		}
 		u := r.unit(dec, bufCPU, off)
+		dec.oneByOne++
 		if dec.L != nil && u.Kind == KindData && u.HasTS {
 			u.Frame, u.Known = dec.L.Resolve(u.CPU, u.TS)
 			if n := len(runs); u.Known && n > 0 {
