@@ -2,6 +2,7 @@ package perftool
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 
@@ -332,32 +333,28 @@ func (d *PerfData) Process() {
 	d.Records = d.Records[:0]
 	d.ProcessErr = nil
 	d.parsed = d.size()
-	ci := 0
-	for off := 0; off < d.size(); {
-		b, ok := d.view(off)
-		hdr, okh := rb.ParseHeader(b)
-		if !ok || (!okh && len(b) < d.size()-off) || okh && off+int(hdr.Size) <= d.size() && int(hdr.Size) > len(b) {
-			// a record over a payload kept as a description (perfdata_lazy.go)
+	w := recordWalker{d: d}
+	for {
+		off, hdr, rec, st := w.next()
+		switch st {
+		case walkEnd:
+			return
+		case walkLazy:
 			d.materialize()
 			d.Process()
 			return
-		}
-		if !okh || int(hdr.Size) < rb.HeaderSize || off+int(hdr.Size) > d.size() {
+		case walkBadHeader:
 			d.ProcessErr = fmt.Errorf("perf.data offset %d: bad event header size %d", off, hdr.Size)
 			return
 		}
-		for ci+1 < len(d.Chunks) && d.Chunks[ci+1].Off <= off {
-			ci++
-		}
 		r := DataRecord{Off: off, Map: -1, CPU: -1, Evsel: -1, Header: hdr}
-		if ci < len(d.Chunks) {
-			r.Map, r.CPU = d.Chunks[ci].Map, d.Chunks[ci].CPU
+		if c, ok := w.chunk(); ok {
+			r.Map, r.CPU = c.Map, c.CPU
 		}
-		rec := b[:int(hdr.Size)]
 		if knownType(hdr.Type) {
 			r.Evsel = d.evselOf(rec, hdr)
 			if r.Evsel < 0 {
-				r.Err = fmt.Errorf("no attr for the record's id")
+				r.Err = errNoAttr
 			} else {
 				a := &d.Attrs[r.Evsel].Attr
 				r.Dec, r.Err = arena.DecodeAttr(rec, rb.SampleLayout{SampleType: a.SampleType, ReadFormat: a.ReadFormat, SampleRegsUser: a.SampleRegsUser, BranchSampleType: a.BranchSampleType}, a.SampleIDAll)
@@ -367,7 +364,6 @@ func (d *PerfData) Process() {
 			}
 		}
 		d.Records = append(d.Records, r)
-		off += int(hdr.Size) + auxtraceSkip(hdr, rec) // PERF_RECORD_AUXTRACE's data (script_aux.go)
 	}
 }
 
@@ -377,74 +373,138 @@ func (d *PerfData) Process() {
 func (d *PerfData) countStats() DataStats {
 	var s DataStats
 	arena := rb.NewScratchArena()
-	ci := 0
-	for off := 0; off < len(d.Data); {
-		b := d.Data[off:]
-		hdr, okh := rb.ParseHeader(b)
-		if !okh || int(hdr.Size) < rb.HeaderSize || off+int(hdr.Size) > len(d.Data) {
+	w := recordWalker{d: d}
+	for {
+		_, hdr, rec, st := w.next()
+		if st == walkEnd {
+			break
+		}
+		if st != walkRecord { // no lazy payloads: a bad header
 			s.Torn++ // Process's ProcessErr: the reader stops here
 			break
 		}
-		for ci+1 < len(d.Chunks) && d.Chunks[ci+1].Off <= off {
-			ci++
-		}
-		rec := b[:int(hdr.Size)]
-		off += int(hdr.Size) + auxtraceSkip(hdr, rec)
-		if ci >= len(d.Chunks) || d.Chunks[ci].Map < 0 {
+		if w.synth() {
 			continue // perf's own (DataRecord.Synth)
 		}
-		s.Records++
 		if !knownType(hdr.Type) {
-			s.Unknown++
+			s.tally(hdr.Type, nil, nil)
 			continue
 		}
 		ev := d.evselOf(rec, hdr)
 		if ev < 0 {
-			s.Torn++
+			s.tally(hdr.Type, nil, errNoAttr)
 			continue
 		}
 		a := &d.Attrs[ev].Attr
 		dec, err := arena.DecodeAttr(rec, rb.SampleLayout{SampleType: a.SampleType, ReadFormat: a.ReadFormat, SampleRegsUser: a.SampleRegsUser, BranchSampleType: a.BranchSampleType}, a.SampleIDAll)
-		switch {
-		case err != nil:
-			s.Torn++
-			continue
-		case dec == nil:
-			s.Unknown++
-			continue
-		}
-		switch hdr.Type {
-		case uapi.PERF_RECORD_SAMPLE:
-			s.Samples++
-		case uapi.PERF_RECORD_LOST:
-			s.LostRecords++
-			s.Lost += int64(dec.Sideband.(*rb.Lost).Lost)
-		case uapi.PERF_RECORD_COMM:
-			s.Comm++
-		case uapi.PERF_RECORD_EXIT:
-			s.Exit++
-		case uapi.PERF_RECORD_MMAP, uapi.PERF_RECORD_MMAP2:
-			s.Mmap++
-		}
+		s.tally(hdr.Type, dec, err)
 	}
 	return s
+}
+
+// errNoAttr is a record's error when its id names no attr.
+var errNoAttr = errors.New("no attr for the record's id")
+
+// tally counts a record copied from the rings: torn when its body does not
+// decode (err: no attr for its id, or too short), unknown when the model
+// does not decode its type (dec nil), else by its type.
+func (s *DataStats) tally(typ uint32, dec *rb.Decoded, err error) {
+	s.Records++
+	switch {
+	case err != nil:
+		s.Torn++
+		return
+	case dec == nil:
+		s.Unknown++
+		return
+	}
+	switch typ {
+	case uapi.PERF_RECORD_SAMPLE:
+		s.Samples++
+	case uapi.PERF_RECORD_LOST:
+		s.LostRecords++
+		s.Lost += int64(dec.Sideband.(*rb.Lost).Lost)
+	case uapi.PERF_RECORD_COMM:
+		s.Comm++
+	case uapi.PERF_RECORD_EXIT:
+		s.Exit++
+	case uapi.PERF_RECORD_MMAP, uapi.PERF_RECORD_MMAP2:
+		s.Mmap++
+	}
 }
 
 // countRecords is how many records Process will parse, and how many of them
 // are PERF_RECORD_SAMPLE: the same walk over the headers, without decoding.
 func (d *PerfData) countRecords() (n, samples int) {
-	for off := 0; off < d.size(); n++ {
-		b, ok := d.view(off)
-		hdr, okh := rb.ParseHeader(b)
-		if !ok || !okh || int(hdr.Size) < rb.HeaderSize || off+int(hdr.Size) > d.size() || int(hdr.Size) > len(b) {
+	w := recordWalker{d: d}
+	for ; ; n++ {
+		_, hdr, _, st := w.next()
+		if st != walkRecord {
 			break
 		}
 		if hdr.Type == uapi.PERF_RECORD_SAMPLE {
 			samples++
 		}
-		off += int(hdr.Size) + auxtraceSkip(hdr, b[:int(hdr.Size)])
 	}
 	return n, samples
+}
+
+// recordWalker walks a data section's records from the start as perf's
+// reader does: header after header, a PERF_RECORD_AUXTRACE's data skipped,
+// each record in the chunk it was written in.
+// tools/perf/util/session.c: reader__read_event()
+type recordWalker struct {
+	d       *PerfData
+	off, ci int // the next record's offset; the chunk of the last one
+}
+
+// walkStop is what recordWalker.next found.
+type walkStop uint8
+
+const (
+	walkRecord    walkStop = iota // a record
+	walkEnd                       // the end of the data section
+	walkBadHeader                 // a header whose size is below 8 or runs past the end: the reader stops
+	walkLazy                      // a record over a payload kept as a description (perfdata_lazy.go): materialize first
+)
+
+// next returns the next record, its offset and header; a stop other than
+// walkRecord leaves the walker where it is.
+func (w *recordWalker) next() (off int, hdr rb.Header, rec []byte, st walkStop) {
+	d := w.d
+	off = w.off
+	if off >= d.size() {
+		return off, hdr, nil, walkEnd
+	}
+	b, ok := d.view(off)
+	hdr, okh := rb.ParseHeader(b)
+	if !ok || (!okh && len(b) < d.size()-off) || okh && off+int(hdr.Size) <= d.size() && int(hdr.Size) > len(b) {
+		return off, hdr, nil, walkLazy
+	}
+	if !okh || int(hdr.Size) < rb.HeaderSize || off+int(hdr.Size) > d.size() {
+		return off, hdr, nil, walkBadHeader
+	}
+	for w.ci+1 < len(d.Chunks) && d.Chunks[w.ci+1].Off <= off {
+		w.ci++
+	}
+	rec = b[:int(hdr.Size)]
+	w.off = off + int(hdr.Size) + auxtraceSkip(hdr, rec) // PERF_RECORD_AUXTRACE's data (script_aux.go)
+	return off, hdr, rec, walkRecord
+}
+
+// chunk is the chunk the last record was written in, ok false when none
+// holds it.
+func (w *recordWalker) chunk() (*Chunk, bool) {
+	if w.ci < len(w.d.Chunks) {
+		return &w.d.Chunks[w.ci], true
+	}
+	return nil, false
+}
+
+// synth reports whether the last record is perf's own (DataRecord.Synth).
+func (w *recordWalker) synth() bool {
+	c, ok := w.chunk()
+	return !ok || c.Map < 0
 }
 
 // Parsed returns Records, after parsing the data section (Process) when
@@ -489,28 +549,7 @@ func (d *PerfData) Stats() DataStats {
 		if r.Synth() {
 			continue
 		}
-		s.Records++
-		switch {
-		case r.Err != nil:
-			s.Torn++
-			continue
-		case r.Dec == nil:
-			s.Unknown++
-			continue
-		}
-		switch r.Header.Type {
-		case uapi.PERF_RECORD_SAMPLE:
-			s.Samples++
-		case uapi.PERF_RECORD_LOST:
-			s.LostRecords++
-			s.Lost += int64(r.Dec.Sideband.(*rb.Lost).Lost)
-		case uapi.PERF_RECORD_COMM:
-			s.Comm++
-		case uapi.PERF_RECORD_EXIT:
-			s.Exit++
-		case uapi.PERF_RECORD_MMAP, uapi.PERF_RECORD_MMAP2:
-			s.Mmap++
-		}
+		s.tally(r.Header.Type, r.Dec, r.Err)
 	}
 	if d.ProcessErr != nil {
 		s.Torn++

@@ -311,11 +311,12 @@ func (k *Kernel) KnobIs(name, value string) bool {
 	return is
 }
 
-// knobMemo holds what Knob and KnobIs resolved, in the order they were first
-// asked: the hot paths (an overflow, a syscall, a tracepoint) ask the same
-// dozen knobs again and again, a scan of a few entries costs less than the
-// index and the checks, and the knobs of a Kernel do not change once it is
-// made (Opts.Knobs is read only).
+// knobMemo holds what Knob and KnobIs resolved, the knobs asked most towards
+// the front (a new entry is appended; memoHit moves an entry found one place
+// forward each time it is found): the hot paths (an overflow, a syscall, a
+// tracepoint) ask the same dozen knobs again and again, a scan of a few
+// entries costs less than the index and the checks, and the knobs of a
+// Kernel do not change once it is made (Opts.Knobs is read only).
 type knobMemo struct {
 	vals, is []knobValue
 }

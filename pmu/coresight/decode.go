@@ -27,6 +27,12 @@ type Decoder struct {
 	unitRuns            []unitRun     // infer's units as runs
 	pr                  pieceReader   // decodeRunsPieces's (its spans reused)
 	lastMemo            [3][4]memoHit // syncUnit's latest of each class (decode_pieces.go)
+	// takenUnits counts the units takeUnits took from their description
+	// (decode_take.go), not decoding them frame by frame; oneByOne counts
+	// the frames decodeRunsOf decoded one at a time (their bytes read).
+	// Tests check with them that a described snapshot takes the analytic
+	// path.
+	takenUnits, oneByOne uint64
 }
 
 // NewDecoder returns a decoder of the device's trace.

@@ -40,12 +40,12 @@ func TestDecodeUnitFastPathEqualsBytes(t *testing.T) {
 	})
 }
 
-// TestInferNearEqualsFull: infer (inferRuns over runs of one unit: looking
-// only around the units without a timestamp) and inferRunsFull give every
+// TestInferRunsEqualsReference: infer (inferRuns over runs of one unit:
+// looking only around the units without a timestamp) and inferRunsFull give every
 // unit the identity the reference's two whole-chunk walks give, whatever
 // the mix of streams, barriers and units already known, including chunks
 // where a neighbour is farther than inferScan.
-func TestInferNearEqualsFull(t *testing.T) {
+func TestInferRunsEqualsReference(t *testing.T) {
 	rapid.Check(t, func(rt *rapid.T) {
 		cpus := rapid.IntRange(1, 4).Draw(rt, "cpus")
 		l := newLedger(cpus, false)

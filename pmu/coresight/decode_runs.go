@@ -4,7 +4,7 @@ package coresight
 // another in one run of the Ledger (Seq and Index ascending by one): Unit is
 // the first. With n > 1 the run is Known and HasTS: TS is the first
 // timestamped unit's, lastTS the last's (ascending); a unit without a
-// timestamp inside the run (a synchronisation, decode_pieces.go's takeUnits)
+// timestamp inside the run (a synchronisation, decode_take.go's takeUnits)
 // is the one its neighbours' identities give it. The Analyzer counts a run
 // at once instead of unit by unit. A barrier or zero run is n such slots.
 type unitRun struct {
@@ -88,6 +88,7 @@ func decodeRunsOf[R frameReader](dec *Decoder, bufCPU int, r R, total uint64) []
 			}
 		}
 		u := r.unit(dec, bufCPU, off)
+		dec.oneByOne++
 		if dec.L != nil && u.Kind == KindData && u.HasTS {
 			u.Frame, u.Known = dec.L.Resolve(u.CPU, u.TS)
 			if n := len(runs); u.Known && n > 0 {

@@ -66,6 +66,7 @@ func (dec *Decoder) takeUnits(bufCPU int, r *pieceReader, s *span, j, off, m uin
 		n:    kp - k + 1, lastTS: src.tsAt(kp)})
 	dec.L.hint[cpu] = ledgerHint{run: ri, tsStep: newTSStep(lr.since, lr.until, lr.n, kp)}
 	dec.L.last[cpu] = ri
+	dec.takenUnits += kp - k + 1
 	return runs, off + (kp-k)*FrameSize, true
 }
 
