@@ -15,18 +15,7 @@ import (
 // out the ones known(from, to) reports, asked with those ids.
 func TestLockdepEdgesKeepIDs(t *testing.T) {
 	m, s := newSched(t, 2, DefaultConfig())
-	mus := map[string]*Mutex{"edges-A": {Name: "edges-A"}, "edges-B": {Name: "edges-B"}}
-	section := func(first, second string) SyscallFunc {
-		return func(tk *Task) {
-			s.MutexLock(tk, mus[first])
-			s.MutexLock(tk, mus[second])
-			tk.Spend(sim.Microsecond)
-			s.MutexUnlock(tk, mus[second])
-			s.MutexUnlock(tk, mus[first])
-		}
-	}
-	s.Spawn("a", MaskOf(0), Call(func(tk *Task) { s.Syscall(tk, "a", section("edges-A", "edges-B")) }))
-	s.Spawn("b", MaskOf(1), Compute(20*sim.Microsecond), Call(func(tk *Task) { s.Syscall(tk, "b", section("edges-B", "edges-A")) }))
+	spawnTwoOrders(s, "edges-A", "edges-B", "edges-B", "edges-A")
 	if err := m.Run(sim.Second); err != nil {
 		t.Fatal(err)
 	}

@@ -34,18 +34,7 @@ func TestLockdepReportsOrderCycle(t *testing.T) {
 			m, s := newSched(t, 2, cfg)
 			var got []string
 			s.Lockdep.Report = func(c *cpu.CPU, kind, msg string) { got = append(got, kind+": "+msg) }
-			mus := map[string]*Mutex{"A": {Name: "A"}, "B": {Name: "B"}}
-			section := func(first, second string) SyscallFunc {
-				return func(tk *Task) {
-					s.MutexLock(tk, mus[first])
-					s.MutexLock(tk, mus[second])
-					tk.Spend(sim.Microsecond)
-					s.MutexUnlock(tk, mus[second])
-					s.MutexUnlock(tk, mus[first])
-				}
-			}
-			s.Spawn("a", MaskOf(0), Call(func(tk *Task) { s.Syscall(tk, "a", section("A", "B")) }))
-			s.Spawn("b", MaskOf(1), Compute(20*sim.Microsecond), Call(func(tk *Task) { s.Syscall(tk, "b", section(tc.bOrder[0], tc.bOrder[1])) }))
+			spawnTwoOrders(s, "A", "B", tc.bOrder[0], tc.bOrder[1])
 			if err := m.Run(sim.Second); err != nil {
 				t.Fatal(err)
 			}
@@ -135,4 +124,27 @@ func TestLockdepLockInNMI(t *testing.T) {
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("(-want +got):\n%s", d)
 	}
+}
+
+// spawnTwoOrders spawns a, which takes mutexes a1 then a2 in a system call
+// on cpu0, and b, which takes b1 then b2 on cpu1 20us later (each holds both
+// for 1us).
+func spawnTwoOrders(s *Sched, a1, a2, b1, b2 string) {
+	mus := map[string]*Mutex{}
+	for _, n := range []string{a1, a2, b1, b2} {
+		if mus[n] == nil {
+			mus[n] = &Mutex{Name: n}
+		}
+	}
+	section := func(first, second string) SyscallFunc {
+		return func(tk *Task) {
+			s.MutexLock(tk, mus[first])
+			s.MutexLock(tk, mus[second])
+			tk.Spend(sim.Microsecond)
+			s.MutexUnlock(tk, mus[second])
+			s.MutexUnlock(tk, mus[first])
+		}
+	}
+	s.Spawn("a", MaskOf(0), Call(func(tk *Task) { s.Syscall(tk, "a", section(a1, a2)) }))
+	s.Spawn("b", MaskOf(1), Compute(20*sim.Microsecond), Call(func(tk *Task) { s.Syscall(tk, "b", section(b1, b2)) }))
 }
