@@ -14,26 +14,7 @@ import (
 // newDescribedEvent is newTestEvent with the AUX area the cs_etm PMU gets:
 // described (the sinks store descriptions, frames.go), no AUX sampler.
 func newDescribedEvent(t interface{ Fatal(...any) }, d *Device, cpu, auxPages int, snapshot bool) *testEvent {
-	buf, err := rb.NewBuffer(1, 0, rb.RingBufferWritable)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ev := &testEvent{cpu: cpu, buf: buf, hwState: hesStopped}
-	flags := rb.RingBufferWritable
-	if snapshot {
-		flags = 0
-	}
-	ops := &rb.AuxOps{Described: true, NoSnapshotAux: true, SetupAux: func(data []byte, n int, overwrite bool) any {
-		if ed := d.SetupAux(ev, data, n, overwrite); ed != nil {
-			return ed
-		}
-		return nil
-	}}
-	if err := buf.AllocAux(ops, 2, auxPages, 0, flags); err != nil {
-		t.Fatal(err)
-	}
-	buf.AuxMmapSet(1)
-	return ev
+	return newAuxEvent(t, d, cpu, auxPages, snapshot, true)
 }
 
 // TestAnalyzePiecesSameAsBytes: a snapshot's chunks decoded from the AUX

@@ -59,6 +59,13 @@ func (e *testEvent) AuxRecord(rb.Stepper, uint64, uint64, uint64) { e.records++ 
 
 func newTestEvent(t *testing.T, d *Device, cpu, auxPages int, snapshot bool) *testEvent {
 	t.Helper()
+	return newAuxEvent(t, d, cpu, auxPages, snapshot, false)
+}
+
+// newAuxEvent makes a test event with a 2-page ring and an AUX area of
+// auxPages set up by d; described: the AUX area cs_etm gets (the sinks store
+// descriptions, frames.go; no AUX sampler), else one of bytes.
+func newAuxEvent(t interface{ Fatal(...any) }, d *Device, cpu, auxPages int, snapshot, described bool) *testEvent {
 	buf, err := rb.NewBuffer(1, 0, rb.RingBufferWritable)
 	if err != nil {
 		t.Fatal(err)
@@ -68,7 +75,7 @@ func newTestEvent(t *testing.T, d *Device, cpu, auxPages int, snapshot bool) *te
 	if snapshot {
 		flags = 0
 	}
-	ops := &rb.AuxOps{SetupAux: func(data []byte, n int, overwrite bool) any {
+	ops := &rb.AuxOps{Described: described, NoSnapshotAux: described, SetupAux: func(data []byte, n int, overwrite bool) any {
 		if ed := d.SetupAux(ev, data, n, overwrite); ed != nil {
 			return ed
 		}
