@@ -166,17 +166,7 @@ func TestReadFormat(t *testing.T) {
 	var ids []uint64
 	mc.runIn(t, 0, func(tk *sched.Task) {
 		rf := uint64(uapi.PERF_FORMAT_GROUP | uapi.PERF_FORMAT_TOTAL_TIME_ENABLED | uapi.PERF_FORMAT_TOTAL_TIME_RUNNING | uapi.PERF_FORMAT_ID | uapi.PERF_FORMAT_LOST)
-		l := cyclesAttr(0)
-		l.ReadFormat = rf
-		lfd, err := mc.k.PerfEventOpen(tk, &l, 0, -1, -1, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		s := pmu.Attr{Type: uapi.PERF_TYPE_HARDWARE, Size: uapi.AttrSize, Config: uapi.PERF_COUNT_HW_INSTRUCTIONS, ReadFormat: rf}
-		sfd, err := mc.k.PerfEventOpen(tk, &s, 0, -1, lfd, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
+		lfd, sfd := openCyclesGroup(t, mc, tk, rf, false)
 		mc.s.RunOps(tk, []sched.Op{sched.Compute(10 * sim.Microsecond)})
 		mc.k.Ioctl(tk, lfd, uapi.PERF_EVENT_IOC_DISABLE, uapi.PERF_IOC_FLAG_GROUP)
 		mc.s.RunOps(tk, []sched.Op{sched.Compute(10 * sim.Microsecond)})
@@ -214,18 +204,7 @@ func TestSiblingTimesFollowLeaderOff(t *testing.T) {
 	var vals []uint64
 	mc.runIn(t, 0, func(tk *sched.Task) {
 		rf := uint64(uapi.PERF_FORMAT_TOTAL_TIME_ENABLED | uapi.PERF_FORMAT_TOTAL_TIME_RUNNING)
-		l := cyclesAttr(0)
-		l.ReadFormat = rf
-		l.Disabled = true
-		lfd, err := mc.k.PerfEventOpen(tk, &l, 0, -1, -1, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		s := pmu.Attr{Type: uapi.PERF_TYPE_HARDWARE, Size: uapi.AttrSize, Config: uapi.PERF_COUNT_HW_INSTRUCTIONS, ReadFormat: rf}
-		sfd, err := mc.k.PerfEventOpen(tk, &s, 0, -1, lfd, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
+		lfd, sfd := openCyclesGroup(t, mc, tk, rf, true)
 		mc.s.RunOps(tk, []sched.Op{sched.Compute(10 * sim.Microsecond)})
 		mc.k.Ioctl(tk, lfd, uapi.PERF_EVENT_IOC_ENABLE, 0)
 		mc.s.RunOps(tk, []sched.Op{sched.Compute(10 * sim.Microsecond)})
@@ -265,4 +244,22 @@ func TestSiblingTimesFollowLeaderOff(t *testing.T) {
 	if n != 3 {
 		t.Errorf("real.txt: %d sibling lines, want 3", n)
 	}
+}
+
+// openCyclesGroup opens, for tk, a cycles leader (disabled when asked) and
+// an instructions sibling, both with read_format rf, and returns their fds.
+func openCyclesGroup(t *testing.T, mc *machine, tk *sched.Task, rf uint64, leaderDisabled bool) (lfd, sfd int) {
+	t.Helper()
+	l := cyclesAttr(0)
+	l.ReadFormat = rf
+	l.Disabled = leaderDisabled
+	lfd, err := mc.k.PerfEventOpen(tk, &l, 0, -1, -1, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := pmu.Attr{Type: uapi.PERF_TYPE_HARDWARE, Size: uapi.AttrSize, Config: uapi.PERF_COUNT_HW_INSTRUCTIONS, ReadFormat: rf}
+	if sfd, err = mc.k.PerfEventOpen(tk, &s, 0, -1, lfd, 0); err != nil {
+		t.Fatal(err)
+	}
+	return lfd, sfd
 }
