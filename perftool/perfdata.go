@@ -418,19 +418,32 @@ func (s *DataStats) tally(typ uint32, dec *rb.Decoded, err error) {
 		s.Unknown++
 		return
 	}
+	var lost int64
+	if typ == uapi.PERF_RECORD_LOST {
+		lost = int64(dec.Sideband.(*rb.Lost).Lost)
+	}
+	s.countType(typ, lost)
+}
+
+// countType counts a record of type typ by its kind (lost: a
+// PERF_RECORD_LOST's count); it reports whether the kind is one it counts.
+func (s *DataStats) countType(typ uint32, lost int64) bool {
 	switch typ {
 	case uapi.PERF_RECORD_SAMPLE:
 		s.Samples++
 	case uapi.PERF_RECORD_LOST:
 		s.LostRecords++
-		s.Lost += int64(dec.Sideband.(*rb.Lost).Lost)
+		s.Lost += lost
 	case uapi.PERF_RECORD_COMM:
 		s.Comm++
 	case uapi.PERF_RECORD_EXIT:
 		s.Exit++
 	case uapi.PERF_RECORD_MMAP, uapi.PERF_RECORD_MMAP2:
 		s.Mmap++
+	default:
+		return false
 	}
+	return true
 }
 
 // countRecords is how many records Process will parse, and how many of them

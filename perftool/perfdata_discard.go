@@ -63,24 +63,14 @@ func (d *PerfData) countOne(rec []byte) {
 	h, _ := rb.ParseHeader(rec)
 	s := &d.running
 	s.Records++
-	switch h.Type {
-	case uapi.PERF_RECORD_SAMPLE:
-		s.Samples++
+	var lost int64
+	if h.Type == uapi.PERF_RECORD_LOST && len(rec) >= 24 {
+		lost = int64(binary.LittleEndian.Uint64(rec[16:]))
+	}
+	if h.Type == uapi.PERF_RECORD_SAMPLE {
 		d.noteSampleTime(rec)
-	case uapi.PERF_RECORD_LOST:
-		s.LostRecords++
-		if len(rec) >= 24 {
-			s.Lost += int64(binary.LittleEndian.Uint64(rec[16:]))
-		}
-	case uapi.PERF_RECORD_COMM:
-		s.Comm++
-	case uapi.PERF_RECORD_EXIT:
-		s.Exit++
-	case uapi.PERF_RECORD_MMAP, uapi.PERF_RECORD_MMAP2:
-		s.Mmap++
-	default:
-		if !knownType(h.Type) {
-			s.Unknown++
-		}
+	}
+	if !s.countType(h.Type, lost) && !knownType(h.Type) {
+		s.Unknown++
 	}
 }
