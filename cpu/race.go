@@ -76,40 +76,23 @@ type raceState struct {
 	// races iff the later access and the last access of the earlier's class
 	// on the other CPU do, as a CPU's later accesses are ordered after fewer
 	// things.
+	// Objects with a Shadow (race_shadow.go) keep their cells' places
+	// themselves; this map holds the others'.
 	shadow map[shadowKey]int32
 	cells  []shadowSlot
-	// recent caches shadow's last lookups by exact key, so the accesses
-	// code makes to a few fields of one object in a row hash nothing.
-	recent [8]recentCell
 	// recs holds what a report says of the accesses the cells keep, one
 	// per (cell, CPU, class) ever filled: a newer access of the class
 	// overwrites its record.
 	recs []raceRec
 }
 
-// recentCell is a shadow lookup remembered in raceState.recent.
-type recentCell struct {
-	k  shadowKey
-	i  int32
-	ok bool
-}
-
 // cellOf returns the offset of (obj, field)'s shadow cell, made on first use.
 func (s *raceState) cellOf(k shadowKey, ncpu int) int32 {
-	slot := len(k.field)
-	if slot > 0 {
-		slot += int(k.field[slot-1])
-	}
-	h := &s.recent[slot&7]
-	if h.ok && h.k.field == k.field && h.k.obj == k.obj {
-		return h.i
-	}
 	i, ok := s.shadow[k]
 	if !ok {
 		i = grow(&s.cells, 4*ncpu)
 		s.shadow[k] = i
 	}
-	*h = recentCell{k, i, true}
 	return i
 }
 
@@ -197,7 +180,6 @@ func (d *RaceDetector) close() {
 	}
 	clear(s.sync)
 	clear(s.shadow)
-	s.recent = [8]recentCell{}
 	clear(s.recs) // drop the run's threads
 	s.clocks, s.cells, s.recs = s.clocks[:0], s.cells[:0], s.recs[:0]
 	racePool.Put(s)
