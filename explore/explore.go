@@ -66,6 +66,9 @@ type Options struct {
 	Context context.Context
 
 	done <-chan struct{} // Context.Done(), or nil
+	// noMemo (tests): every schedule runs, none is judged from the tree of
+	// those run before (memo.go).
+	noMemo bool
 }
 
 // OutcomeCount is how many schedules satisfied an outcome, as herd7 counts them.
@@ -141,8 +144,13 @@ type Result struct {
 	// schedule is that one; the search stopped there, exhaustive (random and
 	// sparse; bounded finds the same by itself).
 	NoDecisions bool
-	Bound       int
-	Focus       []string
+	// Repeats (random, sparse, pct): schedules that drew a schedule run
+	// before them (the same answers to the same questions), judged from
+	// what that run left (memo.go). Distinct: when Exhausted, how many
+	// schedules the scenario has: the search ran every one.
+	Repeats, Distinct int
+	Bound             int
+	Focus             []string
 	// Depth, PCTAgents and PCTSteps (pct): the depth searched, and the
 	// agents (n: 3 per CPU, and other lanes) and decisions (k) of the
 	// quiet run its guarantee is for.
@@ -431,6 +439,8 @@ func exploreSeeds(f *scenarios.File, o Options, ex *Result, chooser func(seed ui
 		r           *runner.Run
 		res         *runner.Result
 		cov         *covChooser
+		rec         *memoRecorder // the run's questions (nil: not recorded)
+		repeat      *memoLeaf     // a schedule run before: judged from the tree
 		interrupted bool
 		err         error
 	}
@@ -439,10 +449,20 @@ func exploreSeeds(f *scenarios.File, o Options, ex *Result, chooser func(seed ui
 	ex.First = first
 	n := last - first
 	ex.initCoverage(f, o)
+	memo := &schedMemo{off: o.noMemo}
 	runOrdered(n, o.Jobs, o.stopped, func(i int) outcome {
 		cov := newCovChooser(chooser(o.Seed + uint64(first+i)))
-		r, res, interrupted, err := o.run(f, cov)
-		return outcome{r, res, cov, interrupted, err}
+		if !memo.active() {
+			r, res, interrupted, err := o.run(f, cov)
+			return outcome{r: r, res: res, cov: cov, interrupted: interrupted, err: err}
+		}
+		if l := memo.lookup(cov); l != nil {
+			return outcome{cov: cov, repeat: l}
+		}
+		cov = newCovChooser(chooser(o.Seed + uint64(first+i))) // afresh: lookup asked it
+		rec := newMemoRecorder(cov)
+		r, res, interrupted, err := o.run(f, rec)
+		return outcome{r: r, res: res, cov: cov, rec: rec, interrupted: interrupted, err: err}
 	}, func(i int, out outcome) bool {
 		if out.err != nil {
 			err = out.err
@@ -452,17 +472,32 @@ func exploreSeeds(f *scenarios.File, o Options, ex *Result, chooser func(seed ui
 			ex.Interrupted = true
 			return true
 		}
-		ex.count(out.res)
-		ex.tally(out.r, ex.CorpusRuns+first+i+1)
-		ex.Coverage.add(out.cov, ex.CorpusRuns+first+i+1)
+		schedule := ex.CorpusRuns + first + i + 1
+		if out.repeat != nil {
+			memo.repeat()
+			ex.countLeaf(out.repeat)
+			ex.tallyLeaf(out.repeat, schedule)
+		} else {
+			ex.count(out.res)
+			ex.tally(out.r, schedule)
+			if out.rec != nil {
+				if err = memo.add(out.rec, func() *memoLeaf { return newMemoLeaf(out.r, out.res) }, schedule); err != nil {
+					return true
+				}
+			}
+		}
+		ex.Coverage.add(out.cov, schedule)
 		if o.Progress != nil {
 			o.Progress(i+1, n)
+		}
+		if out.repeat != nil {
+			return memo.claim(ex)
 		}
 		if sig := signature(out.r, out.res); sig != "" {
 			var found *Found
 			if found, err = shrink(f, o, out.r.Decisions(), sig); err == nil {
 				// The schedule's number in the whole (unsharded) search.
-				found.Schedule, found.Seed = ex.CorpusRuns+first+i+1, o.Seed+uint64(first+i)
+				found.Schedule, found.Seed = schedule, o.Seed+uint64(first+i)
 				ex.Found = found
 			}
 			return true
@@ -473,8 +508,9 @@ func exploreSeeds(f *scenarios.File, o Options, ex *Result, chooser func(seed ui
 			ex.NoDecisions, ex.Exhausted = true, true
 			return true
 		}
-		return false
+		return memo.claim(ex)
 	})
+	ex.Repeats = memo.repeats
 	if err == nil && ex.Found == nil && ex.Schedules-ex.CorpusRuns < n && o.stopped() {
 		ex.Interrupted = true
 	}
@@ -535,6 +571,9 @@ func (ex *Result) WriteText(w io.Writer) {
 	case ex.Found == nil && ex.Exhausted && ex.Strategy == "dpor":
 		fmt.Fprintf(w, "no violation in %d schedules: exhaustive, one schedule of every class of equivalent interleavings (%d more stopped part way as equivalent to one run before)\n",
 			ex.Schedules, ex.PORBlocked)
+	case ex.Found == nil && ex.Exhausted && ex.Distinct > 0:
+		fmt.Fprintf(w, "no violation in %d schedules: exhaustive, they include every one of the scenario's %d schedules (%d repeated a schedule run before them)\n",
+			ex.Schedules, ex.Distinct, ex.Repeats)
 	case ex.Found == nil && ex.Strategy == "dpor":
 		fmt.Fprintf(w, "no violation in %d schedules (not exhaustive: the walk stopped at --runs or was interrupted; %d more stopped part way as equivalent)\n", ex.Schedules, ex.PORBlocked)
 	case ex.Found == nil && ex.Exhausted:

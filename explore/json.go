@@ -32,11 +32,16 @@ type exploreJSON struct {
 	Blocked int `json:"dpor_blocked,omitempty"`
 	// Depth, Agents and Steps (pct): the depth, the n and k of its
 	// guarantee, and the guarantee 1/(n*k^(depth-1)).
-	Depth       int            `json:"depth,omitempty"`
-	Agents      int            `json:"pct_agents,omitempty"`
-	Steps       int            `json:"pct_steps,omitempty"`
-	Guarantee   float64        `json:"pct_guarantee,omitempty"`
-	NoDecisions bool           `json:"no_decisions,omitempty"`
+	Depth       int     `json:"depth,omitempty"`
+	Agents      int     `json:"pct_agents,omitempty"`
+	Steps       int     `json:"pct_steps,omitempty"`
+	Guarantee   float64 `json:"pct_guarantee,omitempty"`
+	NoDecisions bool    `json:"no_decisions,omitempty"`
+	// Repeats (random, sparse, pct): schedules that drew one run before
+	// them, judged from it; Distinct: when exhausted, the scenario's
+	// schedules, every one of which ran.
+	Repeats     int            `json:"repeats,omitempty"`
+	Distinct    int            `json:"distinct_schedules,omitempty"`
 	Interrupted bool           `json:"interrupted"`
 	Cause       string         `json:"interrupted_by,omitempty"`
 	Failed      bool           `json:"failed"`
@@ -90,7 +95,7 @@ type foundJSON struct {
 func (ex *Result) WriteJSON(w io.Writer) error {
 	out := exploreJSON{Scenario: ex.Scenario, File: ex.File, Strategy: ex.Strategy, Seed: ex.Seed, Knobs: ex.Knobs,
 		Schedules: ex.Schedules, CorpusRuns: ex.CorpusRuns, CorpusSaved: ex.CorpusSaved, LockCycles: ex.LockCycles, LifetimeReports: ex.LifetimeReports, DataRaceReports: ex.DataRaceReports, Exhausted: ex.Exhausted,
-		NoDecisions: ex.NoDecisions, Interrupted: ex.Interrupted, Cause: ex.Cause, Failed: ex.Failed, Outcomes: ex.Outcomes,
+		NoDecisions: ex.NoDecisions, Repeats: ex.Repeats, Distinct: ex.Distinct, Interrupted: ex.Interrupted, Cause: ex.Cause, Failed: ex.Failed, Outcomes: ex.Outcomes,
 		ScenarioSHA256: ex.ScenarioSHA256, KnobsSHA256: ex.KnobsSHA256(), Limit: int64(ex.Limit), Runs: ex.Runs,
 		Budget: ex.Budget, First: ex.First, Merged: ex.Merged}
 	if ex.Shards > 1 || ex.Merged > 0 || ex.CoverageInJSON {
@@ -152,7 +157,7 @@ func ReadJSON(name string, r io.Reader) (*Result, error) {
 	}
 	ex := &Result{Scenario: in.Scenario, File: in.File, Strategy: in.Strategy, Seed: in.Seed, Knobs: in.Knobs,
 		Limit: sim.Time(in.Limit), Schedules: in.Schedules, Outcomes: in.Outcomes, CompleteUpTo: in.CompleteUpTo,
-		Exhausted: in.Exhausted, MostDisturbing: in.MostDisturbing, NoDecisions: in.NoDecisions, Bound: in.Bound,
+		Exhausted: in.Exhausted, MostDisturbing: in.MostDisturbing, NoDecisions: in.NoDecisions, Repeats: in.Repeats, Distinct: in.Distinct, Bound: in.Bound,
 		Focus: in.Focus, Depth: in.Depth, PCTAgents: in.Agents, PCTSteps: in.Steps, Interrupted: in.Interrupted,
 		Cause: in.Cause, ScenarioSHA256: in.ScenarioSHA256, knobsSHA256: in.KnobsSHA256, CorpusRuns: in.CorpusRuns,
 		CorpusSaved: in.CorpusSaved, LockCycles: in.LockCycles, LifetimeReports: in.LifetimeReports, DataRaceReports: in.DataRaceReports, Runs: in.Runs, Budget: in.Budget, First: in.First, Merged: in.Merged,

@@ -71,7 +71,7 @@ func Merge(parts []*Result) (*Result, error) {
 	for i := range out.Outcomes {
 		out.Outcomes[i].Positive, out.Outcomes[i].Negative = 0, 0
 	}
-	complete, exhausted := true, true
+	complete, exhausted, seededAll := true, true, false
 	var causes []string
 	for _, p := range parts {
 		if len(p.Outcomes) != len(out.Outcomes) {
@@ -107,6 +107,11 @@ func Merge(parts []*Result) (*Result, error) {
 		}
 		complete = complete && p.CompleteUpTo == p.Bound && p.Bound > 0
 		exhausted = exhausted && p.Exhausted
+		// A seeded search's claim is of the whole scenario (every one of
+		// its schedules ran in that shard), not of the shard's part.
+		seededAll = seededAll || (p.Exhausted && p.Distinct > 0)
+		out.Distinct = max(out.Distinct, p.Distinct)
+		out.Repeats += p.Repeats // each shard's own: shards do not share what they ran
 		out.MostDisturbing = max(out.MostDisturbing, p.MostDisturbing)
 		if fd := p.Found; fd != nil && better(p.Strategy, fd, out.Found) {
 			f := *fd
@@ -123,7 +128,10 @@ func Merge(parts []*Result) (*Result, error) {
 		if out.Strategy == "bounded" && complete {
 			out.CompleteUpTo = out.Bound
 		}
-		out.Exhausted = exhausted
+		out.Exhausted = exhausted || seededAll
+	}
+	if !out.Exhausted {
+		out.Distinct = 0
 	}
 	if !out.Exhausted {
 		out.MostDisturbing = 0

@@ -147,7 +147,11 @@ func cmdExplore(args []string, stdout, stderr io.Writer) int {
 		ex.WriteText(stdout)
 	}
 	if !*quiet && ex.Elapsed > 0 {
-		fmt.Fprintf(stderr, "%d schedules in %s (%.0f schedules/s)\n", ex.Schedules, ex.Elapsed.Round(time.Millisecond), float64(ex.Schedules)/ex.Elapsed.Seconds())
+		repeats := ""
+		if ex.Repeats > 0 {
+			repeats = fmt.Sprintf("; %d repeated a schedule run before them and were judged from it", ex.Repeats)
+		}
+		fmt.Fprintf(stderr, "%d schedules in %s (%.0f schedules/s%s)\n", ex.Schedules, ex.Elapsed.Round(time.Millisecond), float64(ex.Schedules)/ex.Elapsed.Seconds(), repeats)
 		if fd := ex.Found; fd != nil && fd.ShrinkElapsed > 0 {
 			// the time to the counterexample, and the shrinking after it
 			fmt.Fprintf(stderr, "violation after %s (schedule %d); shrinking %s (%d replays)\n",

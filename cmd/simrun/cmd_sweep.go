@@ -84,7 +84,9 @@ func cmdSweep(args []string, stdout, stderr io.Writer) int {
 				violations++
 			} else if ex.NoDecisions || ex.Exhausted {
 				note = "exhaustive (the scenario makes no decision)"
-				if !ex.NoDecisions {
+				if ex.Distinct > 0 {
+					note = fmt.Sprintf("exhaustive: all %d schedules of the scenario reached", ex.Distinct)
+				} else if !ex.NoDecisions {
 					note = "exhaustive: the budget cut no schedule"
 				}
 			} else if strategy == "bounded" {

@@ -44,13 +44,18 @@ func TestShardMergeEqualsOneRun(t *testing.T) {
 		// drop: JSON fields that differ by construction
 		drop []string
 	}{
-		{"random", []string{"aux-pause-resume-nmi", "--runs", "40"}, 4, exitOK, nil},
-		{"sparse", []string{"pmu-overflow-vs-sched-out", "--strategy", "sparse", "--runs", "30"}, 3, exitOK, nil},
+		// random, sparse and pct: each shard keeps its own tree of the
+		// schedules it ran (explore/memo.go), so a schedule another shard
+		// ran is not a repeat in it: repeats differ by construction.
+		{"random", []string{"aux-pause-resume-nmi", "--runs", "40"}, 4, exitOK, []string{"repeats"}},
+		{"sparse", []string{"pmu-overflow-vs-sched-out", "--strategy", "sparse", "--runs", "30"}, 3, exitOK, []string{"repeats"}},
+		// every shard runs all 7 schedules: the merge claims exhaustive as the one run does
+		{"random-exhaustive", []string{"pmu-overflow-vs-sched-out", "--runs", "400"}, 4, exitOK, []string{"repeats"}},
 		// bounded numbers schedules per shard: the first schedule of a pair
 		// is not the unsharded one's.
 		{"bounded", []string{sim, "--strategy", "bounded", "--budget", "6"}, 3, exitOK, []string{"coverage.first", "coverage.new_pair_schedules"}},
 		{"pct-violation", []string{"aux-pause-resume-nmi", "--strategy", "pct", "--depth", "2", "--runs", "40", "--kernel", "aux-pause-guard=off"}, 4, exitFailed,
-			[]string{"schedules", "outcomes", "coverage", "failed"}},
+			[]string{"schedules", "outcomes", "coverage", "failed", "repeats"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			one := filepath.Join(dir, tc.name+".json")
@@ -78,6 +83,9 @@ func TestShardMergeEqualsOneRun(t *testing.T) {
 				t.Fatalf("merge: exit %d\n%s%s", code, so.String(), se.String())
 			}
 			want, got := readJSONMap(t, one), readJSONMap(t, merged)
+			if tc.name == "random-exhaustive" && (want["exhausted"] != true || want["distinct_schedules"] != float64(7)) {
+				t.Errorf("one run: exhausted %v, distinct_schedules %v; want true, 7 (the scenario's schedules)", want["exhausted"], want["distinct_schedules"])
+			}
 			if got["merged_shards"] != float64(tc.shards) {
 				t.Errorf("merged_shards %v, want %d", got["merged_shards"], tc.shards)
 			}
