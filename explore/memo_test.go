@@ -52,6 +52,7 @@ func TestMemoJudgesAsRun(t *testing.T) {
 		{"pmu-overflow-vs-sched-out", "sparse", 300, nil, 0, 294, ""},
 		{"pmu-overflow-vs-sched-out", "pct", 300, nil, 0, 298, ""},
 		{"aux-pause-resume-nmi-throttle", "random", 60, nil, 2, 58, ""},
+		{"deferred-callchain-nmi-schedule", "random", 200, nil, 24, 176, ""}, // its deepest has 4 disturbances
 		{"aux-pause-resume-nmi", "pct", 100, map[string]string{"aux-pause-guard": "off"}, 0, 0, "invariant pmu-pause-resume-exclusive"},
 	} {
 		t.Run(tc.name+"/"+tc.strategy, func(t *testing.T) {
