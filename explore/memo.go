@@ -41,6 +41,44 @@ type schedMemo struct {
 	leaves  int  // distinct schedules in the tree
 	runs    int  // schedules consumed while the tree was kept
 	repeats int  // of those, the ones whose schedule was in the tree already
+	// Slabs the tree's nodes, answers and agents are cut from: a run adds
+	// a node per question past where it left the tree, and one allocation
+	// each would cost more than the run's own questions do.
+	nodeSlab  []memoNode
+	kidSlab   []*memoNode
+	agentSlab []sim.Agent
+}
+
+// newNode returns a zeroed node from the slab.
+func (t *schedMemo) newNode() *memoNode {
+	if len(t.nodeSlab) == cap(t.nodeSlab) {
+		t.nodeSlab = make([]memoNode, 0, 256)
+	}
+	t.nodeSlab = t.nodeSlab[:len(t.nodeSlab)+1]
+	return &t.nodeSlab[len(t.nodeSlab)-1]
+}
+
+// newKids returns n nil answers from the slab.
+func (t *schedMemo) newKids(n int) []*memoNode {
+	if len(t.kidSlab)+n > cap(t.kidSlab) {
+		t.kidSlab = make([]*memoNode, 0, max(1024, n))
+	}
+	k := t.kidSlab[len(t.kidSlab) : len(t.kidSlab)+n : len(t.kidSlab)+n]
+	t.kidSlab = t.kidSlab[:len(t.kidSlab)+n]
+	return k
+}
+
+// keepAgents copies agents into the slab (nil stays nil: asked with Choose).
+func (t *schedMemo) keepAgents(agents []sim.Agent) []sim.Agent {
+	if agents == nil {
+		return nil
+	}
+	if len(t.agentSlab)+len(agents) > cap(t.agentSlab) {
+		t.agentSlab = make([]sim.Agent, 0, max(1024, len(agents)))
+	}
+	i := len(t.agentSlab)
+	t.agentSlab = append(t.agentSlab, agents...)
+	return t.agentSlab[i:len(t.agentSlab):len(t.agentSlab)]
 }
 
 const (
@@ -83,11 +121,12 @@ type memoRecorder struct {
 	agents []sim.Agent
 }
 
-// memoCallsHint sizes a recorder: the last run's number of questions.
-var memoCallsHint atomic.Int32
+// memoCallsHint and memoAgentsHint size a recorder: the most questions
+// and agents a run recorded.
+var memoCallsHint, memoAgentsHint atomic.Int32
 
 func newMemoRecorder(inner sim.Chooser) *memoRecorder {
-	return &memoRecorder{inner: inner, calls: make([]memoCall, 0, memoCallsHint.Load())}
+	return &memoRecorder{inner: inner, calls: make([]memoCall, 0, memoCallsHint.Load()), agents: make([]sim.Agent, 0, memoAgentsHint.Load())}
 }
 
 // Choose implements sim.Chooser.
@@ -174,13 +213,17 @@ func (t *schedMemo) add(rec *memoRecorder, leaf func() *memoLeaf, schedule int) 
 	if int32(len(rec.calls)) > memoCallsHint.Load() {
 		memoCallsHint.Store(int32(len(rec.calls)))
 	}
+	if int32(len(rec.agents)) > memoAgentsHint.Load() {
+		memoAgentsHint.Store(int32(len(rec.agents)))
+	}
 	t.runs++
 	at := &t.root
 	for i, c := range rec.calls {
 		n := *at
 		agents := rec.callAgents(c)
 		if n == nil {
-			n = &memoNode{n: int(c.n), what: c.what, agents: slices.Clone(agents)}
+			n = t.newNode()
+			n.n, n.what, n.agents = int(c.n), c.what, t.keepAgents(agents)
 			*at = n
 			t.nodes++
 			t.open += n.n
@@ -188,7 +231,7 @@ func (t *schedMemo) add(rec *memoRecorder, leaf func() *memoLeaf, schedule int) 
 			return t.diverged(schedule, i, n, fmt.Sprintf("%q (%d options)", c.what, c.n))
 		}
 		if n.kids == nil {
-			n.kids = make([]*memoNode, n.n)
+			n.kids = t.newKids(n.n)
 		}
 		at = &n.kids[c.d]
 		if *at == nil {
@@ -196,7 +239,9 @@ func (t *schedMemo) add(rec *memoRecorder, leaf func() *memoLeaf, schedule int) 
 		}
 	}
 	if n := *at; n == nil {
-		*at = &memoNode{leaf: leaf()}
+		l := t.newNode()
+		l.leaf = leaf()
+		*at = l
 		t.leaves++
 	} else if n.leaf == nil {
 		return t.diverged(schedule, len(rec.calls), n, "nothing (the run ended)")
@@ -205,6 +250,7 @@ func (t *schedMemo) add(rec *memoRecorder, leaf func() *memoLeaf, schedule int) 
 	}
 	if t.nodes > memoMaxNodes || (t.runs >= memoProbation && t.repeats*8 < t.runs) {
 		t.off, t.root = true, nil
+		t.nodeSlab, t.kidSlab, t.agentSlab = nil, nil, nil
 	}
 	return nil
 }
