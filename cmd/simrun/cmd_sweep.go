@@ -68,6 +68,7 @@ func cmdSweep(args []string, stdout, stderr io.Writer) int {
 			n, nb = min(n, 3), min(nb, 3)
 			slowNote = fmt.Sprintf("slow (%s a schedule): 3 schedules", d.Round(100*time.Millisecond))
 		}
+		var claims []exhaustiveClaim
 		for _, strategy := range sweepStrategies {
 			o := explore.Options{Strategy: strategy, Runs: n, Seed: 1, Jobs: *jobs, MaxShrinkRuns: 200}
 			if strategy == "bounded" {
@@ -102,6 +103,13 @@ func cmdSweep(args []string, stdout, stderr io.Writer) int {
 				note = strings.TrimSpace(note + "; not seen: " + unmet)
 			}
 			fmt.Fprintf(stdout, row, b.Name, strategy, ex.Schedules, found, note)
+			if n, ok := exhaustiveCount(ex); ok {
+				claims = append(claims, exhaustiveClaim{strategy, n})
+			}
+		}
+		if bad := disagreeing(claims); bad != "" {
+			fmt.Fprintf(stdout, "%s: the exhaustive claims disagree on how many schedules the scenario has: %s\n", b.Name, bad)
+			violations++
 		}
 	}
 	fmt.Fprintf(stdout, "%d violations in %d built-ins x %d strategies (%s)\n", violations, len(builtins), len(sweepStrategies), time.Since(start).Round(time.Second))
@@ -109,6 +117,46 @@ func cmdSweep(args []string, stdout, stderr io.Writer) int {
 		return exitFailed
 	}
 	return exitOK
+}
+
+// exhaustiveClaim is a search's claim to have run every schedule of the
+// scenario, and how many that is.
+type exhaustiveClaim struct {
+	strategy  string
+	schedules int
+}
+
+// exhaustiveCount is the number of schedules a search claims the scenario
+// has, when it claims to have run them all: the one schedule of a scenario
+// with no decision, the distinct schedules a seeded search's tree holds, or
+// every schedule bounded ran when its bound cut none.
+func exhaustiveCount(ex *explore.Result) (int, bool) {
+	switch {
+	case ex.Found != nil || !ex.Exhausted:
+		return 0, false
+	case ex.NoDecisions:
+		return 1, true
+	case ex.Distinct > 0:
+		return ex.Distinct, true
+	case ex.Strategy == "bounded" && len(ex.Focus) == 0:
+		return ex.Schedules - ex.CorpusRuns, true
+	}
+	return 0, false
+}
+
+// disagreeing says which claims name different counts ("" when they
+// agree): the two searches cannot both have run every schedule.
+func disagreeing(claims []exhaustiveClaim) string {
+	for _, c := range claims[min(1, len(claims)):] {
+		if c.schedules != claims[0].schedules {
+			var parts []string
+			for _, c := range claims {
+				parts = append(parts, fmt.Sprintf("%s %d", c.strategy, c.schedules))
+			}
+			return strings.Join(parts, ", ")
+		}
+	}
+	return ""
 }
 
 // unmetOutcomes lists the outcomes whose verdict the search did not meet (a
