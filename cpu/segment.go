@@ -1,9 +1,6 @@
 package cpu
 
-import (
-	"strconv"
-	"sync"
-)
+import "sync"
 
 // Segments: what partial-order reduction (explore's dpor strategy) needs to
 // know of a run besides its decisions. The code a CPU runs is cut into
@@ -110,18 +107,17 @@ func IsComplete(start string) bool {
 // fragments be found independent.
 type FootprintKeyer interface{ FootprintKey() string }
 
-// FootprintKey returns obj's stable name, if it has one: a FootprintKeyer,
-// a string, a CPU, or a CPU's interrupt mailbox.
+// FootprintKey returns obj's stable name, if it has one: a FootprintKeyer
+// (a SyncClock only once SetKey named it), a string, a CPU, or a CPU's
+// interrupt mailbox (footprint_key.go).
 func FootprintKey(obj any) (string, bool) {
 	switch o := obj.(type) {
+	case *SyncClock, *CPU, *ipiKey:
+		return footprintKeyOf(o)
 	case FootprintKeyer:
 		return o.FootprintKey(), true
 	case string:
 		return o, true
-	case *CPU:
-		return "cpu" + strconv.Itoa(o.ID), true
-	case *ipiKey:
-		return "ipi@cpu" + strconv.Itoa(o.cpu), true
 	}
 	return "", false
 }

@@ -1,0 +1,104 @@
+package pmu
+
+import (
+	"strconv"
+
+	"perfsim/cpu"
+	"perfsim/rb"
+	"perfsim/sched"
+)
+
+// Stable keys (cpu.FootprintKeyer) of perf's objects, for partial-order
+// reduction: an event by its perf_event_id, a CPU's context by its CPU, a
+// task's context by its task's name, a ring buffer and a csd by their number
+// in the run. The same in every replay of a run, never an address, and two
+// objects of one run never share one. Numbers come from creation order:
+// perf_event_alloc() annotates its atomic64_inc_return(&perf_event_id), so
+// two CPUs' opens conflict on it; the buffers' and csds' numbers are the
+// model's own (their owners' code conflicts already: an mmap writes its
+// event's event->rb, a csd is a post to another CPU).
+
+// perfEventID is core.c's static atomic64_t perf_event_id.
+var perfEventID = cpu.KeyName("perf_event_id")
+
+// accessPerfEventID annotates perf_event_alloc()'s take of the next id.
+func (k *Kernel) accessPerfEventID() {
+	k.curCPU().Access(perfEventID, "perf_event_id", cpu.MarkedWrite, "perf_event_alloc") // core.c: perf_event_alloc(): event->id = atomic64_inc_return(&perf_event_id)
+}
+
+// keySeq numbers the objects whose keys carry a number of their own.
+type keySeq struct {
+	rb, csd, mm int
+}
+
+// keyMM names an mm_struct made for t (its first, or exec's new one) and
+// its mmap_lock: "mm#N@tidT", N its number among the run's mms, T the TID
+// of the task it was made for.
+func (k *Kernel) keyMM(mm *mmStruct, t *sched.Task) {
+	k.keySeq.mm++
+	mm.mmapLock.SetKey(mmKey{k.keySeq.mm, t.TID}, "mm->mmap_lock")
+}
+
+// mmKey is an mm's key: its number and its task's TID.
+type mmKey struct{ n, tid int }
+
+// FootprintKey implements cpu.FootprintKeyer.
+func (m mmKey) FootprintKey() string {
+	return "mm#" + strconv.Itoa(m.n) + "@tid" + strconv.Itoa(m.tid)
+}
+
+// FootprintKey implements cpu.FootprintKeyer: "event#ID", event->id.
+func (e *Event) FootprintKey() string { return "event#" + strconv.FormatUint(e.id, 10) }
+
+// FootprintKey implements cpu.FootprintKeyer: "ctx@cpuN" for a CPU's
+// context, "ctx@tidN" for a task's: N its task's TID when it was allocated
+// (a context swapped to another task keeps it; a child's context is made
+// before its thread is named; an exec can give a thread another TID later),
+// then "#M" for that TID's M-th context after its first.
+func (ctx *Context) FootprintKey() string {
+	if ctx.keyTID == 0 {
+		return "ctx@cpu" + strconv.Itoa(ctx.cpu)
+	}
+	k := "ctx@tid" + strconv.Itoa(ctx.keyTID)
+	if ctx.keySeq > 0 {
+		k += "#" + strconv.Itoa(ctx.keySeq)
+	}
+	return k
+}
+
+// taskCtxSeq is the number of task contexts allocated for TID tid before
+// the one being allocated now (alloc_perf_context()).
+func (k *Kernel) taskCtxSeq(tid int) int {
+	n := 0
+	for _, c := range k.ctxs {
+		if c.keyTID == tid {
+			n++
+		}
+	}
+	return n
+}
+
+// FootprintKey implements cpu.FootprintKeyer: "cpuctx@cpuN", the per-CPU
+// struct perf_cpu_context (its embedded ctx is "ctx@cpuN").
+func (cc *perfCPUContext) FootprintKey() string { return "cpuctx@cpu" + strconv.Itoa(cc.ctx.cpu) }
+
+// keyBuffer names a ring buffer perf_mmap() just allocated for e, and its
+// rb->aux_mutex: "rb#N@event#ID", N its number among the run's buffers.
+func (k *Kernel) keyBuffer(buf *rb.Buffer, e *Event, bs *bufState) {
+	k.keySeq.rb++
+	buf.SetKey("rb#" + strconv.Itoa(k.keySeq.rb) + "@" + e.FootprintKey())
+	bs.auxMutex.SetKey(buf, "rb->aux_mutex")
+}
+
+// keyCSD names the csd of one smp_call_function_single(): "csd#N", N its
+// number among the run's calls (built only when a listener asks).
+func (k *Kernel) keyCSD(csd *cpu.SyncClock) {
+	k.keySeq.csd++
+	csd.SetKey(csdKey(k.keySeq.csd), "csd->flags")
+}
+
+// csdKey is the number of a call's csd.
+type csdKey int
+
+// FootprintKey implements cpu.FootprintKeyer.
+func (n csdKey) FootprintKey() string { return "csd#" + strconv.Itoa(int(n)) }
