@@ -5,7 +5,6 @@ import (
 	"hash/maphash"
 	"math"
 	"reflect"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -31,10 +30,16 @@ import (
 // that changed; leaves that only the new object has are not compared.
 type writeAudit struct {
 	roots []any
-	// skip: leaves on these paths are not model state another context can
-	// see (the model's own observation counters, the engine's clock); each
-	// entry a path prefix, with why in the caller's comment.
-	skip []string
+	// skip: fields ("pkg.Type.field", as reflect spells the type; or
+	// "pkg.Type": every field of that type) that
+	// are not model state another context can see (the model's own
+	// observation counters and oracles, the engine): neither compared nor
+	// walked into.
+	skip map[string]bool
+	// skipTypes: the fields of these struct types (up to the next pointer)
+	// are not compared (a CPU's own interrupt and lane bookkeeping).
+	skipTypes map[reflect.Type]bool
+	fields    map[reflect.Type][]auditField // each struct type's fields, skips marked
 
 	task map[*cpu.Thread]string
 	irq  map[porAgent]string
@@ -51,20 +56,40 @@ type writeAudit struct {
 	// Changed counts, per undeclared fragment start, the leaves that
 	// changed in it (what a declaration would have to annotate).
 	Changed map[string]map[string]int
+	// Snapshots and Leaves: how many snapshots were taken, and the leaves
+	// of the largest.
+	Snapshots, Leaves int
+	// trace, if set, hears the size of every snapshot (debugging the audit).
+	trace func(leaves int)
 }
 
 // span is the memory of one annotated object.
 type span struct{ lo, hi uintptr }
 
-// leafKey is a leaf's place: its address, or for a value with none (a
-// map's entry) the address of the map and the entry's path.
+// leafKey is a leaf's place: its address and what it is there (0: the
+// value; a slice's or map's length, an interface's type, a byte slice's
+// contents); for a value with no address (a map's entry), the address of
+// the map's holder and a hash of its path.
 type leafKey struct {
 	addr uintptr
-	path string
+	tag  uint64
 }
 
+// The tags of an address's other leaves.
+const (
+	tagLen uint64 = 1 + iota
+	tagType
+	tagBytes
+)
+
+// newWriteAudit audits the state reachable from roots; skip are the
+// fields ("pkg.Type.field") of state no declaration need annotate.
 func newWriteAudit(roots []any, skip ...string) *writeAudit {
-	return &writeAudit{roots: roots, skip: skip, task: map[*cpu.Thread]string{}, irq: map[porAgent]string{},
+	sk := map[string]bool{}
+	for _, f := range skip {
+		sk[f] = true
+	}
+	return &writeAudit{roots: roots, skip: sk, skipTypes: map[reflect.Type]bool{}, fields: map[reflect.Type][]auditField{}, task: map[*cpu.Thread]string{}, irq: map[porAgent]string{},
 		seed: maphash.MakeSeed(), Checked: map[string]int{}, Changed: map[string]map[string]int{}}
 }
 
@@ -106,8 +131,14 @@ func (a *writeAudit) close() {
 	now := map[leafKey]uint64{}
 	w := auditWalk{a: a, now: now, seen: map[visitKey]bool{}}
 	for i, r := range a.roots {
-		w.path = []string{fmt.Sprintf("root%d", i)}
+		w.path = []pathElem{{name: fmt.Sprintf("root%d", i)}}
+		w.hash = []uint64{uint64(i)}
 		w.value(reflect.ValueOf(r), 0)
+	}
+	a.Snapshots++
+	a.Leaves = max(a.Leaves, w.leaves)
+	if a.trace != nil {
+		a.trace(w.leaves)
 	}
 	if a.prev != nil && a.start != "" {
 		declared := cpu.IsComplete(a.start)
@@ -141,6 +172,8 @@ func (a *writeAudit) covered(addr uintptr) bool {
 	return false
 }
 
+var auditType = reflect.TypeFor[*writeAudit]()
+
 type visitKey struct {
 	addr uintptr
 	typ  reflect.Type
@@ -151,8 +184,58 @@ type auditWalk struct {
 	a       *writeAudit
 	now     map[leafKey]uint64
 	seen    map[visitKey]bool
-	path    []string
+	path    []pathElem
+	hash    []uint64 // hash[i]: the hash of path[:i+1]
 	changed []changedLeaf
+	leaves  int
+	skipped int // > 0: inside a skipped type's fields
+}
+
+// pathElem is one step of a leaf's path from the roots, made a string only
+// when a report needs it.
+type pathElem struct {
+	kind byte // '.': a field (name), '[': an index (i) or a map key (key), '(': an interface's type, '>': a pointer
+	name string
+	i    int
+	typ  reflect.Type
+	key  reflect.Value
+}
+
+func (e pathElem) String() string {
+	switch e.kind {
+	case '.':
+		return "." + e.name
+	case '[':
+		if e.key.IsValid() {
+			return "[" + keyName(e.key) + "]"
+		}
+		return "[" + strconv.Itoa(e.i) + "]"
+	case '(':
+		return "(" + e.typ.String() + ")"
+	case '>':
+		return "->"
+	}
+	return e.name
+}
+
+// auditField is a struct field's name and whether the audit skips it.
+type auditField struct {
+	name string
+	skip bool
+}
+
+// fieldsOf returns t's fields, cached.
+func (a *writeAudit) fieldsOf(t reflect.Type) []auditField {
+	if f, ok := a.fields[t]; ok {
+		return f
+	}
+	f := make([]auditField, t.NumField())
+	for i := range f {
+		f[i].name = t.Field(i).Name
+		f[i].skip = a.skip[t.String()+"."+f[i].name] || a.skip[t.Field(i).Type.String()]
+	}
+	a.fields[t] = f
+	return f
 }
 
 type changedLeaf struct {
@@ -160,32 +243,44 @@ type changedLeaf struct {
 	path string
 }
 
-func (w *auditWalk) pathString() string { return strings.Join(w.path, "") }
-
-func (w *auditWalk) skipped() bool {
-	if len(w.a.skip) == 0 {
-		return false
+func (w *auditWalk) pathString() string {
+	var b strings.Builder
+	for _, e := range w.path {
+		b.WriteString(e.String())
 	}
-	p := w.pathString()
-	for _, s := range w.a.skip {
-		if strings.Contains(p, s) {
-			return true
-		}
-	}
-	return false
+	return b.String()
 }
 
-// leaf records one value: at its address, or (none) under base and path.
-func (w *auditWalk) leaf(v reflect.Value, base uintptr, h uint64) {
-	k := leafKey{addr: base, path: w.pathString()}
+// push adds e to the path; h identifies e among its siblings.
+func (w *auditWalk) push(e pathElem, h uint64) {
+	w.path = append(w.path, e)
+	w.hash = append(w.hash, (w.hash[len(w.hash)-1]^h)*0x100000001b3+uint64(e.kind))
+}
+
+func (w *auditWalk) pop() {
+	w.path = w.path[:len(w.path)-1]
+	w.hash = w.hash[:len(w.hash)-1]
+}
+
+// leaf records one value: at its address (tag tells a slice's or map's
+// length, an interface's type, from its contents), or for a value with
+// none (inside a map) under base and its path.
+func (w *auditWalk) leaf(v reflect.Value, base uintptr, tag uint64, h uint64) {
+	w.leaves++
+	if w.skipped > 0 {
+		return
+	}
+	var k leafKey
 	if v.CanAddr() {
-		k = leafKey{addr: v.UnsafeAddr()}
+		k = leafKey{addr: v.UnsafeAddr(), tag: tag}
+	} else {
+		k = leafKey{addr: base, tag: w.hash[len(w.hash)-1]*31 + tag}
 	}
 	w.now[k] = h
 	if w.a.prev == nil {
 		return
 	}
-	if old, ok := w.a.prev[k]; ok && old != h && !w.skipped() {
+	if old, ok := w.a.prev[k]; ok && old != h {
 		addr := k.addr
 		w.changed = append(w.changed, changedLeaf{addr: addr, path: w.pathString()})
 	}
@@ -201,97 +296,117 @@ func (w *auditWalk) value(v reflect.Value, base uintptr) {
 	case reflect.Func, reflect.Chan, reflect.UnsafePointer, reflect.Invalid:
 		return
 	case reflect.Bool:
-		w.leaf(v, base, b2u(v.Bool()))
+		w.leaf(v, base, 0, b2u(v.Bool()))
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		w.leaf(v, base, uint64(v.Int()))
+		w.leaf(v, base, 0, uint64(v.Int()))
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
-		w.leaf(v, base, v.Uint())
+		w.leaf(v, base, 0, v.Uint())
 	case reflect.Float32, reflect.Float64:
-		w.leaf(v, base, math.Float64bits(v.Float()))
+		w.leaf(v, base, 0, math.Float64bits(v.Float()))
 	case reflect.Complex64, reflect.Complex128:
 		c := v.Complex()
-		w.leaf(v, base, math.Float64bits(real(c))^math.Float64bits(imag(c))*31)
+		w.leaf(v, base, 0, math.Float64bits(real(c))^math.Float64bits(imag(c))*31)
 	case reflect.String:
-		w.leaf(v, base, maphash.String(w.a.seed, v.String()))
+		w.leaf(v, base, 0, maphash.String(w.a.seed, v.String()))
 	case reflect.Pointer:
+		if v.Type() == auditType {
+			return // the audit itself, installed on the machine
+		}
 		if v.IsNil() {
-			w.leaf(v, base, 0)
+			w.leaf(v, base, 0, 0)
 			return
 		}
-		w.leaf(v, base, uint64(v.Pointer()))
+		w.leaf(v, base, 0, uint64(v.Pointer()))
 		k := visitKey{v.Pointer(), v.Type()}
 		if w.seen[k] {
 			return
 		}
 		w.seen[k] = true
-		w.path = append(w.path, "->")
+		w.push(pathElem{kind: '>'}, 0)
+		skipped := w.skipped
+		w.skipped = 0 // a skipped type's pointee is state of its own
 		w.value(v.Elem(), base)
-		w.path = w.path[:len(w.path)-1]
+		w.skipped = skipped
+		w.pop()
 	case reflect.Interface:
 		if v.IsNil() {
-			w.leaf(v, base, 0)
+			w.leaf(v, base, tagType, 0)
 			return
 		}
 		e := v.Elem()
-		w.path = append(w.path, "("+e.Type().String()+")")
-		w.leaf(reflect.Value{}, base, maphash.String(w.a.seed, e.Type().String()))
+		w.leaf(v, base, tagType, maphash.Comparable(w.a.seed, e.Type()))
+		w.push(pathElem{kind: '(', typ: e.Type()}, 0)
 		w.value(e, base)
-		w.path = w.path[:len(w.path)-1]
+		w.pop()
 	case reflect.Struct:
-		t := v.Type()
-		for i := range t.NumField() {
-			w.path = append(w.path, "."+t.Field(i).Name)
+		skip := w.a.skipTypes[v.Type()]
+		if skip {
+			w.skipped++
+		}
+		for i, f := range w.a.fieldsOf(v.Type()) {
+			if f.skip {
+				continue
+			}
+			w.push(pathElem{kind: '.', name: f.name}, uint64(i))
 			w.value(v.Field(i), base)
-			w.path = w.path[:len(w.path)-1]
+			w.pop()
+		}
+		if skip {
+			w.skipped--
 		}
 	case reflect.Array:
 		for i := range v.Len() {
-			w.path = append(w.path, "["+strconv.Itoa(i)+"]")
+			w.push(pathElem{kind: '[', i: i}, uint64(i))
 			w.value(v.Index(i), base)
-			w.path = w.path[:len(w.path)-1]
+			w.pop()
 		}
 	case reflect.Slice:
-		w.path = append(w.path, ".len")
-		w.leaf(reflect.Value{}, base, uint64(v.Len()))
-		w.path = w.path[:len(w.path)-1]
+		w.leaf(v, base, tagLen, uint64(v.Len()))
 		if v.IsNil() || v.Len() == 0 {
 			return
 		}
 		if v.Type().Elem().Kind() == reflect.Uint8 {
 			// A byte slice is one leaf at its first byte: its hash.
-			w.leaf(v.Index(0), base, maphash.Bytes(w.a.seed, v.Bytes()))
+			w.leaf(v.Index(0), base, tagBytes, maphash.Bytes(w.a.seed, v.Bytes()))
 			return
 		}
 		for i := range v.Len() {
-			w.path = append(w.path, "["+strconv.Itoa(i)+"]")
+			w.push(pathElem{kind: '[', i: i}, uint64(i))
 			w.value(v.Index(i), base)
-			w.path = w.path[:len(w.path)-1]
+			w.pop()
 		}
 	case reflect.Map:
 		if v.IsNil() {
-			w.leaf(reflect.Value{}, base, 0)
+			w.leaf(v, base, tagLen, 0)
 			return
 		}
 		// A map's entries have no address: they are leaves of the map's
 		// holder, by their key's name (sorted: map order is random).
-		w.path = append(w.path, ".len")
-		w.leaf(reflect.Value{}, base, uint64(v.Len()))
-		w.path = w.path[:len(w.path)-1]
-		type entry struct {
-			name string
-			val  reflect.Value
-		}
-		var es []entry
+		w.leaf(v, base, tagLen, uint64(v.Len()))
 		for it := v.MapRange(); it.Next(); {
-			es = append(es, entry{keyName(it.Key()), it.Value()})
-		}
-		sort.Slice(es, func(i, j int) bool { return es[i].name < es[j].name })
-		for _, e := range es {
-			w.path = append(w.path, "["+e.name+"]")
-			w.value(e.val, base)
-			w.path = w.path[:len(w.path)-1]
+			w.push(pathElem{kind: '[', key: it.Key()}, keyHash(w.a.seed, it.Key()))
+			w.value(it.Value(), base)
+			w.pop()
 		}
 	}
+}
+
+// keyHash identifies a map key: a pointer by its address, anything else
+// by its value.
+func keyHash(seed maphash.Seed, k reflect.Value) uint64 {
+	switch k.Kind() {
+	case reflect.Pointer, reflect.UnsafePointer:
+		return uint64(k.Pointer())
+	case reflect.String:
+		return maphash.String(seed, k.String())
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return uint64(k.Int())
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return k.Uint()
+	case reflect.Bool:
+		return b2u(k.Bool())
+	}
+	return maphash.String(seed, keyName(k))
 }
 
 // keyName names a map key: a pointer by its address, anything else by

@@ -50,6 +50,7 @@ type ptCtx struct {
 	// What RTIT_ADDRn_A/B and RTIT_CTL.ADDRn_CFG hold (pt->filters,
 	// pt_config_filters(); addr_filter.go).
 	filters ptFilters
+	cpu     int // its CPU, for its stable key (footprint.go)
 }
 
 // ptBuffer is struct pt_buffer, the driver's aux_priv.
@@ -121,6 +122,7 @@ func NewWithSkid(k *pmu.Kernel, rate int64, region uint64, caps uint32, skid sim
 	for i := range p.cpus {
 		c := k.M.CPUs[i]
 		p.cpus[i].timer = c.NewTimer(true, cpu.Interrupt{Name: "intel_pt_interrupt", Fn: p.interrupt, Skid: skid})
+		p.cpus[i].cpu = i
 	}
 	// The hardware filters by CPL as the CPU enters and leaves the kernel.
 	if k.S != nil {
@@ -232,6 +234,7 @@ func (p *PMU) Start(c *cpu.CPU, e *pmu.Event, mode int) {
 		}
 		if pt.resumeAllowed {
 			c.Step("pt_event_start:resume-allowed")
+			c.Access(pt, "MSR_IA32_RTIT_STATUS", cpu.PlainRead, "pt_event_start") // pt.c: pt_event_start(): rdmsrq(MSR_IA32_RTIT_STATUS, status)
 			status := pt.status // rdmsrq(MSR_IA32_RTIT_STATUS, status)
 			c.Step("pt_event_start:status-read")
 			// "a PMI might have just cleared these, so resume_allowed must be checked again"
@@ -272,6 +275,7 @@ func (p *PMU) config(c *cpu.CPU, e *pmu.Event) {
 		pt.resumeAllowed = true
 	}
 	c.Step("pt_config:resume-allowed")
+	c.Access(pt, "pt->handle_nmi", cpu.MarkedWrite, "pt_config") // pt.c: pt_config(): WRITE_ONCE(pt->handle_nmi, 1)
 	pt.handleNMI = true
 	c.Step("pt_config:handle-nmi")
 	p.configStart(c, e)
