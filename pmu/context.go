@@ -28,7 +28,7 @@ type Context struct {
 	// the model's nested takes on that CPU (context_lock.go).
 	lockCPU, lockDepth int
 	lockClock          cpu.SyncClock // ctx->lock's for the data-race oracle (cpu/race.go)
-	keyTID, keySeq     int           // its key (FootprintKey): its task's TID at allocation (0: a CPU context), how many contexts that TID had before
+	keyTID, keySeq     int           // its key (FootprintKey): its task's TID at allocation (0: a CPU context), how many task contexts the run made before it
 	// pinned and flexible are the group leaders (ctx->pinned_groups,
 	// flexible_groups), in insertion order (the rb-tree's group_index order).
 	pinned, flexible []*Event

@@ -10,13 +10,17 @@ import (
 
 // Stable keys (cpu.FootprintKeyer) of perf's objects, for partial-order
 // reduction: an event by its perf_event_id, a CPU's context by its CPU, a
-// task's context by its task's name, a ring buffer and a csd by their number
-// in the run. The same in every replay of a run, never an address, and two
-// objects of one run never share one. Numbers come from creation order:
-// perf_event_alloc() annotates its atomic64_inc_return(&perf_event_id), so
-// two CPUs' opens conflict on it; the buffers' and csds' numbers are the
-// model's own (their owners' code conflicts already: an mmap writes its
-// event's event->rb, a csd is a post to another CPU).
+// task's context, a ring buffer, an mm and a csd by their number in the run
+// (and the task or event they were made for). The same in every replay of
+// a run, never an address, and two objects of one run never share one.
+//
+// Numbers follow creation order. perf_event_alloc() annotates its
+// atomic64_inc_return(&perf_event_id), so two CPUs' opens conflict there.
+// The other numbers are the model's own: where two CPUs can create such
+// objects at once, their order (and so a key) can differ between two
+// schedules of one search; today every fragment that creates one is
+// undeclared (cpu.DeclareComplete), which the walks treat as touching
+// everything. Declaring one means annotating the creation too.
 
 // perfEventID is core.c's static atomic64_t perf_event_id.
 var perfEventID = cpu.KeyName("perf_event_id")
@@ -51,31 +55,15 @@ func (m mmKey) FootprintKey() string {
 func (e *Event) FootprintKey() string { return "event#" + strconv.FormatUint(e.id, 10) }
 
 // FootprintKey implements cpu.FootprintKeyer: "ctx@cpuN" for a CPU's
-// context, "ctx@tidN" for a task's: N its task's TID when it was allocated
-// (a context swapped to another task keeps it; a child's context is made
-// before its thread is named; an exec can give a thread another TID later),
-// then "#M" for that TID's M-th context after its first.
+// context, "ctx#M@tidN" for a task's: M its number among the run's task
+// contexts, N its task's TID when it was allocated (a context swapped to
+// another task keeps it; a child's context is made before its thread is
+// named; an exec can give a thread another TID later).
 func (ctx *Context) FootprintKey() string {
 	if ctx.keyTID == 0 {
 		return "ctx@cpu" + strconv.Itoa(ctx.cpu)
 	}
-	k := "ctx@tid" + strconv.Itoa(ctx.keyTID)
-	if ctx.keySeq > 0 {
-		k += "#" + strconv.Itoa(ctx.keySeq)
-	}
-	return k
-}
-
-// taskCtxSeq is the number of task contexts allocated for TID tid before
-// the one being allocated now (alloc_perf_context()).
-func (k *Kernel) taskCtxSeq(tid int) int {
-	n := 0
-	for _, c := range k.ctxs {
-		if c.keyTID == tid {
-			n++
-		}
-	}
-	return n
+	return "ctx#" + strconv.Itoa(ctx.keySeq) + "@tid" + strconv.Itoa(ctx.keyTID)
 }
 
 // FootprintKey implements cpu.FootprintKeyer: "cpuctx@cpuN", the per-CPU
