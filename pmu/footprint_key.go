@@ -25,6 +25,12 @@ import (
 // perfEventID is core.c's static atomic64_t perf_event_id.
 var perfEventID = cpu.KeyName("perf_event_id")
 
+// fakeIPs is the model's table of frame addresses (fakeIP): not kernel
+// state (the kernel's text is linked once), but filled in first-use order,
+// so code that names a frame first on one CPU or another gives it another
+// address: an access, a data_race() one (no report).
+var fakeIPs = cpu.KeyName("fakeIP")
+
 // accessPerfEventID annotates perf_event_alloc()'s take of the next id.
 func (k *Kernel) accessPerfEventID() {
 	k.curCPU().Access(perfEventID, "perf_event_id", cpu.MarkedWrite, "perf_event_alloc") // core.c: perf_event_alloc(): event->id = atomic64_inc_return(&perf_event_id)

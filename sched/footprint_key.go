@@ -1,6 +1,10 @@
 package sched
 
-import "perfsim/cpu"
+import (
+	"strconv"
+
+	"perfsim/cpu"
+)
 
 // SetKey names m for partial-order reduction (cpu.FootprintKey): the field
 // (as the kernel spells it, "event->mmap_mutex") of owner, or with a nil
@@ -10,3 +14,11 @@ func (m *Mutex) SetKey(owner cpu.FootprintKeyer, field string) { m.hb.SetKey(own
 
 // SetKey names r as Mutex.SetKey names a mutex.
 func (r *RWSem) SetKey(owner cpu.FootprintKeyer, field string) { r.hb.SetKey(owner, field) }
+
+// keyMM names the address space just made for t (its first, fork's copy or
+// exec's new one): "vm#N@tidT", N its number among the run's address
+// spaces, T t's TID.
+func (s *Sched) keyMM(t *Task) {
+	s.mmSeq++
+	t.MM.SetKey("vm#" + strconv.Itoa(s.mmSeq) + "@tid" + strconv.Itoa(t.TID))
+}

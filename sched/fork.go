@@ -206,6 +206,7 @@ func (s *Sched) copyProcess(t *Task, name string, flags uint64, prog []Op) (*Tas
 		c.MM.Users++
 	} else {
 		c.MM = t.MM.Dup() // dup_mm(): the parent's VMAs, the present pages stay present
+		s.keyMM(c)
 	}
 	if flags&CLONE_FILES != 0 {
 		c.Files = t.Files.Share()

@@ -11,6 +11,10 @@ import (
 // the model keeps in it.
 func (pt *ptCtx) FootprintKey() string { return "pt@cpu" + strconv.Itoa(pt.cpu) }
 
+// FootprintKey implements cpu.FootprintKeyer: "ptbuf@RB", the struct
+// pt_buffer of the AUX area RB (the hardware's output position in it).
+func (b *ptBuffer) FootprintKey() string { return "ptbuf@" + b.buf.FootprintKey() }
+
 // The fragments of pt.c whose footprints are complete (cpu.DeclareComplete):
 // each runs from its step point to the next one inside the same function,
 // and every access it makes to state another context can see is annotated.
@@ -22,5 +26,14 @@ func init() {
 		// pt_config() after resume_allowed was set: WRITE_ONCE(pt->handle_nmi, 1),
 		// then the handle-nmi step.
 		"pt_config:resume-allowed",
+		// pt_config() after handle_nmi was set: pt_config_start() (the
+		// hardware's output since the last look, TraceEn, the PMI timer
+		// armed on this CPU), then the started step.
+		"pt_config:handle-nmi",
+		// pt_event_stop() after handle_nmi was cleared: pause_allowed and
+		// resume_allowed cleared, pt_config_stop() (the hardware's output,
+		// TraceEn cleared, the PMI timer cancelled), then the
+		// config-stopped step.
+		"pt_event_stop:handle-nmi-cleared",
 	)
 }
