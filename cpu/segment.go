@@ -77,8 +77,9 @@ func (m *Machine) touch(obj any, field string, write bool) {
 }
 
 var (
-	completeMu sync.RWMutex
-	complete   = map[string]bool{}
+	completeMu    sync.RWMutex
+	complete      = map[string]bool{}
+	completeUntil = map[string][]string{}
 )
 
 // DeclareComplete says that the code run from each of these fragment starts
@@ -93,6 +94,28 @@ func DeclareComplete(starts ...string) {
 	for _, s := range starts {
 		complete[s] = true
 	}
+}
+
+// DeclareCompleteUntil says what DeclareComplete says of a task context's
+// fragment that starts at step point start, but only when the fragment ends
+// at one of the step points ends (the same context's next step point): a
+// fragment that ends elsewhere (another knob's path, an early return into a
+// caller whose code nobody vouched for) vouches for nothing. Only a walk
+// that checks where each fragment ends may trust it: explore's
+// component-wise walk refuses a run in which one ends elsewhere; the dpor
+// walk, which must judge a fragment when it starts, does not trust it.
+func DeclareCompleteUntil(start string, ends ...string) {
+	completeMu.Lock()
+	defer completeMu.Unlock()
+	completeUntil[start] = append(completeUntil[start], ends...)
+}
+
+// CompleteUntil returns the ends DeclareCompleteUntil gave start, if any.
+func CompleteUntil(start string) ([]string, bool) {
+	completeMu.RLock()
+	defer completeMu.RUnlock()
+	ends, ok := completeUntil[start]
+	return ends, ok
 }
 
 // IsComplete reports whether start was declared with DeclareComplete.

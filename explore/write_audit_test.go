@@ -5,6 +5,7 @@ import (
 	"hash/maphash"
 	"math"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -18,7 +19,8 @@ import (
 // pointers are followed once each, by a visited set; funcs, chans and
 // unsafe pointers are skipped; strings and byte slices are hashed), and at
 // the next boundary finds every leaf whose value changed. For a fragment
-// whose start is declared complete, each changed leaf must lie inside an
+// whose start is declared complete (cpu.DeclareComplete, or
+// cpu.DeclareCompleteUntil: wherever it ends), each changed leaf must lie inside an
 // object the fragment annotated a write or an add of (CPU.Access with a
 // writing op, or a sync's Release/Acquire): otherwise it is a violation,
 // named by the leaf's path from the roots.
@@ -51,6 +53,11 @@ type writeAudit struct {
 
 	// Violations: "fragment START: PATH changed with no write annotated".
 	Violations []string
+	// EndedElsewhere: fragments declared with cpu.DeclareCompleteUntil
+	// that ended at another step point ("START -> END"): the walks refuse
+	// them; the audit checked their writes all the same.
+	EndedElsewhere []string
+	until          map[*cpu.Thread]string
 	// Checked counts, per declared fragment start, the fragments checked.
 	Checked map[string]int
 	// Changed counts, per undeclared fragment start, the leaves that
@@ -89,13 +96,24 @@ func newWriteAudit(roots []any, skip ...string) *writeAudit {
 	for _, f := range skip {
 		sk[f] = true
 	}
-	return &writeAudit{roots: roots, skip: sk, skipTypes: map[reflect.Type]bool{}, fields: map[reflect.Type][]auditField{}, task: map[*cpu.Thread]string{}, irq: map[porAgent]string{},
+	return &writeAudit{roots: roots, skip: sk, until: map[*cpu.Thread]string{}, skipTypes: map[reflect.Type]bool{}, fields: map[reflect.Type][]auditField{}, task: map[*cpu.Thread]string{}, irq: map[porAgent]string{},
 		seed: maphash.MakeSeed(), Checked: map[string]int{}, Changed: map[string]map[string]int{}}
 }
 
 // Boundary implements cpu.SegmentListener: the open fragment ends here.
 func (a *writeAudit) Boundary(c *cpu.CPU, kind cpu.BoundaryKind, ctx cpu.Context, th *cpu.Thread, label string) {
 	a.close()
+	if kind == cpu.BoundaryStep && ctx == cpu.CtxTask && th != nil {
+		if start, ok := a.until[th]; ok {
+			delete(a.until, th)
+			if ends, _ := cpu.CompleteUntil(start); !slices.Contains(ends, label) {
+				a.EndedElsewhere = append(a.EndedElsewhere, start+" -> "+label)
+			}
+		}
+		if _, ok := cpu.CompleteUntil(label); ok && !cpu.IsComplete(label) {
+			a.until[th] = label
+		}
+	}
 	a.start = fragmentStart(a.task, a.irq, kind, porAgent{c.ID, ctx}, th, label)
 	if a.start == "" {
 		a.start = fmt.Sprintf("(a %s fragment with no start)", ctx)
@@ -141,7 +159,8 @@ func (a *writeAudit) close() {
 		a.trace(w.leaves)
 	}
 	if a.prev != nil && a.start != "" {
-		declared := cpu.IsComplete(a.start)
+		_, until := cpu.CompleteUntil(a.start)
+		declared := cpu.IsComplete(a.start) || until
 		if declared {
 			a.Checked[a.start]++
 		}
