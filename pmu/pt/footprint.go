@@ -36,4 +36,12 @@ func init() {
 		// config-stopped step.
 		"pt_event_stop:handle-nmi-cleared",
 	)
+	// pt_event_start(PERF_EF_RESUME) after RTIT_STATUS (or, before
+	// 08c7454ceb94, event->hw.state) was read: pt_config_start(), then back
+	// through __perf_event_aux_pause() to perf_event_aux_pause()'s
+	// callback-done step. Without the guard (aux-pause-guard=off) the
+	// callback returns into the overflow's caller instead: that fragment
+	// ends elsewhere and vouches for nothing.
+	cpu.DeclareCompleteUntil("pt_event_start:status-read", "perf_event_aux_pause:callback-done")
+	cpu.DeclareCompleteUntil("pt_event_start:hw-state-read", "perf_event_aux_pause:callback-done")
 }

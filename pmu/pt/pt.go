@@ -237,6 +237,7 @@ func (p *PMU) Start(c *cpu.CPU, e *pmu.Event, mode int) {
 			c.Access(pt, "MSR_IA32_RTIT_STATUS", cpu.PlainRead, "pt_event_start") // pt.c: pt_event_start(): rdmsrq(MSR_IA32_RTIT_STATUS, status)
 			status := pt.status
 			c.Step("pt_event_start:status-read")
+			c.Access(pt, "pt->resume_allowed", cpu.MarkedRead, "pt_event_start") // pt.c: pt_event_start(): ... && READ_ONCE(pt->resume_allowed)
 			// "a PMI might have just cleared these, so resume_allowed must be checked again"
 			if status&(rtitStatusError|rtitStatusStopped) == 0 && !pt.traceEn && pt.resumeAllowed {
 				p.configStart(c, e)
