@@ -98,3 +98,9 @@ func (c *CPU) Access(obj any, field string, op AccessOp, fn string) {
 		c.m.footprint(c, Footprint{Obj: obj, Field: field, Op: op, Func: fn})
 	}
 }
+
+// Annotate is Access with the kind as a number: rb, beside cpu in the
+// layout, annotates through it (rb.Accessor).
+func (c *CPU) Annotate(obj any, field string, op uint8, fn string) {
+	c.Access(obj, field, AccessOp(op), fn)
+}

@@ -104,7 +104,8 @@ func TestWriteAuditRealModel(t *testing.T) {
 				checked = append(checked, s)
 			}
 			sort.Strings(checked)
-			want := []string{"pt_config:handle-nmi", "pt_config:resume-allowed", "pt_event_start:resume-allowed", "pt_event_start:status-read", "pt_event_stop:handle-nmi-cleared"}
+			want := []string{"__perf_output_begin:cmpxchg", "perf_output_put_handle:data-head-stored", "perf_output_put_handle:head-read",
+				"pt_config:handle-nmi", "pt_config:resume-allowed", "pt_event_start:resume-allowed", "pt_event_start:status-read", "pt_event_stop:handle-nmi-cleared"}
 			if diff := cmp.Diff(want, checked); diff != "" {
 				t.Errorf("declared fragments checked (-want +got):\n%s", diff)
 			}

@@ -97,3 +97,16 @@ type csdKey int
 
 // FootprintKey implements cpu.FootprintKeyer.
 func (n csdKey) FootprintKey() string { return "csd#" + strconv.Itoa(int(n)) }
+
+// The fragments of ring_buffer.c's writer whose footprints are complete up
+// to their next step point (rb annotates through cpu.CPU.Annotate):
+// perf_output_put_handle() publishes data_head after reading rb->head, then
+// clears nest; __perf_output_begin()'s cmpxchg reserves the record (or
+// retries). A fragment that ends elsewhere (put_handle before 1b038c6e05ff:
+// nest decremented first, an early return; a begin that finds no room and
+// counts the record lost, returning into its caller) vouches for nothing.
+func init() {
+	cpu.DeclareCompleteUntil("perf_output_put_handle:head-read", "perf_output_put_handle:data-head-stored")
+	cpu.DeclareCompleteUntil("perf_output_put_handle:data-head-stored", "perf_output_put_handle:nest-zero")
+	cpu.DeclareCompleteUntil("__perf_output_begin:cmpxchg", "__perf_output_begin:reserved", "__perf_output_begin:cmpxchg")
+}
