@@ -71,10 +71,9 @@ func keyRun(t *testing.T, f *scenarios.File, seed uint64) *keyLog {
 }
 
 // TestFootprintKeysStable: in every built-in but the benchmarks (a few
-// under -short), every
-// object the code touches has a stable key (cpu.FootprintKey), two replays
-// of one schedule touch the same keys in the same order, and no key names
-// two objects in a run.
+// under -short), every object the code touches has a stable key
+// (cpu.FootprintKey), two replays of one schedule touch the same keys in
+// the same order, and no key names two objects in a run.
 func TestFootprintKeysStable(t *testing.T) {
 	names := []string{"aux-pause-resume-nmi", "rb-data-head-backwards", "pmu-overflow-vs-sched-out", "coresight-snapshot-sched-out"}
 	if !testing.Short() {
