@@ -78,10 +78,12 @@ func (ctx *Context) FootprintKey() string {
 func (cc *perfCPUContext) FootprintKey() string { return "cpuctx@cpu" + strconv.Itoa(cc.ctx.cpu) }
 
 // keyBuffer names a ring buffer perf_mmap() just allocated for e, and its
-// rb->aux_mutex: "rb#N@event#ID", N its number among the run's buffers.
+// rb->aux_mutex: "rb#N@event#ID", N its number among the run's buffers; and
+// has its code's footprints annotated on the running CPU.
 func (k *Kernel) keyBuffer(buf *rb.Buffer, e *Event, bs *bufState) {
 	k.keySeq.rb++
 	buf.SetKey("rb#" + strconv.Itoa(k.keySeq.rb) + "@" + e.FootprintKey())
+	buf.SetAccessor(rbAccessor{k})
 	bs.auxMutex.SetKey(buf, "rb->aux_mutex")
 }
 
@@ -110,3 +112,16 @@ func init() {
 	cpu.DeclareCompleteUntil("perf_output_put_handle:data-head-stored", "perf_output_put_handle:nest-zero")
 	cpu.DeclareCompleteUntil("__perf_output_begin:cmpxchg", "__perf_output_begin:reserved", "__perf_output_begin:cmpxchg")
 }
+
+// rbAccessor annotates a ring buffer's accesses on the running CPU
+// (rb.Accessor: rb cannot import cpu). With nobody listening it costs a
+// check.
+type rbAccessor struct{ k *Kernel }
+
+// Annotate implements rb.Accessor.
+func (a rbAccessor) Annotate(obj any, field string, op uint8, fn string) {
+	a.k.curCPU().Access(obj, field, cpu.AccessOp(op), fn)
+}
+
+// Footprinting implements rb.Accessor.
+func (a rbAccessor) Footprinting() bool { return a.k.M.Footprinting() }

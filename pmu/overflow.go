@@ -279,10 +279,14 @@ func (k *Kernel) fakeIP(name string, kernel bool) uint64 {
 		m = &k.ips[1]
 	}
 	if ip, ok := (*m)[name]; ok {
-		k.curCPU().Access(&k.images, "fakeIP", cpu.DataRaceRead, "fakeIP") // the model's frame addresses (footprint_key.go)
+		if k.M.Footprinting() {
+			k.curCPU().Access(&k.images, "fakeIP", cpu.DataRaceRead, "fakeIP") // the model's frame addresses (footprint_key.go)
+		}
 		return ip
 	}
-	k.curCPU().Access(&k.images, "fakeIP", cpu.DataRaceWrite, "fakeIP") // placed in first-use order
+	if k.M.Footprinting() {
+		k.curCPU().Access(&k.images, "fakeIP", cpu.DataRaceWrite, "fakeIP") // placed in first-use order
+	}
 	ip := k.images.place(name, kernel)
 	if *m == nil {
 		*m = map[string]uint64{}

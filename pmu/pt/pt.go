@@ -443,11 +443,13 @@ func (p *PMU) accrue(c *cpu.CPU) {
 	pt := &p.cpus[c.ID]
 	// The hardware, not kernel code (KCSAN never sees it: data_race): the
 	// CPU's RTIT state, the task it traces and where it runs.
-	c.Access(pt, "RTIT_STATUS, the trace position", cpu.DataRaceWrite, "intel_pt") // the PT hardware (Intel SDM 33.2.7): packets since the last look
-	if th := c.Curr(); th != nil {
-		c.Access(th, "the task's mode and stacks", cpu.DataRaceRead, "intel_pt") // the IP and mode it traces
-		if t := sched.TaskOf(th); t != nil && t.MM != nil {
-			c.Access(t.MM, "mm->mmap", cpu.DataRaceRead, "intel_pt") // which VMA the IP lies in
+	if c.Footprinting() {
+		c.Access(pt, "RTIT_STATUS, the trace position", cpu.DataRaceWrite, "intel_pt") // the PT hardware (Intel SDM 33.2.7): packets since the last look
+		if th := c.Curr(); th != nil {
+			c.Access(th, "the task's mode and stacks", cpu.DataRaceRead, "intel_pt") // the IP and mode it traces
+			if t := sched.TaskOf(th); t != nil && t.MM != nil {
+				c.Access(t.MM, "mm->mmap", cpu.DataRaceRead, "intel_pt") // which VMA the IP lies in
+			}
 		}
 	}
 	now := c.Now()
