@@ -87,7 +87,10 @@ var (
 // context can see (footprint.go's CPU.Access): a step point's label, or
 // "enter:NAME" for the start of interrupt NAME's handler, "start:NAME" for
 // the first fragment of thread NAME. Call it from an
-// init function next to the code it vouches for.
+// init function next to the code it vouches for. explore's tests check the
+// writes of every declared fragment their scenarios reach against the code
+// (writeAudit, explore/write_audit_test.go); its reads stay a matter of
+// reading the code.
 func DeclareComplete(starts ...string) {
 	completeMu.Lock()
 	defer completeMu.Unlock()
