@@ -98,3 +98,12 @@ func (c *CPU) Access(obj any, field string, op AccessOp, fn string) {
 		c.m.footprint(c, Footprint{Obj: obj, Field: field, Op: op, Func: fn})
 	}
 }
+
+// Footprinting reports whether anything hears c's annotations (the
+// data-race oracle, a footprint listener): code that must compute what it
+// annotates (look the task up, say) asks first, so a run with nobody
+// listening pays a nil check.
+func (c *CPU) Footprinting() bool { return c != nil && (c.m.hb != nil || c.m.footprint != nil) }
+
+// Footprinting reports whether anything hears the annotations of m's CPUs.
+func (m *Machine) Footprinting() bool { return m.hb != nil || m.footprint != nil }

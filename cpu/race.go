@@ -119,6 +119,9 @@ type SyncClock struct {
 	// acquire has nothing to join (FastTrack's lock taken again by the
 	// thread that released it).
 	last int32
+	// key is the sync object's stable name for partial-order reduction
+	// (SetKey, FootprintKey); the detector leaves it alone.
+	key syncKey
 }
 
 type shadowKey struct {
@@ -307,7 +310,7 @@ func (d *RaceDetector) release(c *CPU, key any) {
 	if !ok {
 		i = grow(&d.clocks, len(v))
 		if s != nil {
-			*s = SyncClock{gen: d.gen, self: s, i: i}
+			*s = SyncClock{gen: d.gen, self: s, i: i, key: s.key}
 		} else {
 			d.sync[key] = i
 		}

@@ -1,9 +1,6 @@
 package cpu
 
-import (
-	"strconv"
-	"sync"
-)
+import "sync"
 
 // Segments: what partial-order reduction (explore's dpor strategy) needs to
 // know of a run besides its decisions. The code a CPU runs is cut into
@@ -80,8 +77,9 @@ func (m *Machine) touch(obj any, field string, write bool) {
 }
 
 var (
-	completeMu sync.RWMutex
-	complete   = map[string]bool{}
+	completeMu    sync.RWMutex
+	complete      = map[string]bool{}
+	completeUntil = map[string][]string{}
 )
 
 // DeclareComplete says that the code run from each of these fragment starts
@@ -89,13 +87,38 @@ var (
 // context can see (footprint.go's CPU.Access): a step point's label, or
 // "enter:NAME" for the start of interrupt NAME's handler, "start:NAME" for
 // the first fragment of thread NAME. Call it from an
-// init function next to the code it vouches for.
+// init function next to the code it vouches for. explore's tests check the
+// writes of every declared fragment their scenarios reach against the code
+// (writeAudit, explore/write_audit_test.go); its reads stay a matter of
+// reading the code.
 func DeclareComplete(starts ...string) {
 	completeMu.Lock()
 	defer completeMu.Unlock()
 	for _, s := range starts {
 		complete[s] = true
 	}
+}
+
+// DeclareCompleteUntil says what DeclareComplete says of a task context's
+// fragment that starts at step point start, but only when the fragment ends
+// at one of the step points ends (the same context's next step point): a
+// fragment that ends elsewhere (another knob's path, an early return into a
+// caller whose code nobody vouched for) vouches for nothing. Only a walk
+// that checks where each fragment ends may trust it: explore's
+// component-wise walk refuses a run in which one ends elsewhere; the dpor
+// walk, which must judge a fragment when it starts, does not trust it.
+func DeclareCompleteUntil(start string, ends ...string) {
+	completeMu.Lock()
+	defer completeMu.Unlock()
+	completeUntil[start] = append(completeUntil[start], ends...)
+}
+
+// CompleteUntil returns the ends DeclareCompleteUntil gave start, if any.
+func CompleteUntil(start string) ([]string, bool) {
+	completeMu.RLock()
+	defer completeMu.RUnlock()
+	ends, ok := completeUntil[start]
+	return ends, ok
 }
 
 // IsComplete reports whether start was declared with DeclareComplete.
@@ -110,18 +133,17 @@ func IsComplete(start string) bool {
 // fragments be found independent.
 type FootprintKeyer interface{ FootprintKey() string }
 
-// FootprintKey returns obj's stable name, if it has one: a FootprintKeyer,
-// a string, a CPU, or a CPU's interrupt mailbox.
+// FootprintKey returns obj's stable name, if it has one: a FootprintKeyer
+// (a SyncClock only once SetKey named it), a string, a CPU, or a CPU's
+// interrupt mailbox (footprint_key.go).
 func FootprintKey(obj any) (string, bool) {
 	switch o := obj.(type) {
+	case *SyncClock, *CPU, *ipiKey:
+		return footprintKeyOf(o)
 	case FootprintKeyer:
 		return o.FootprintKey(), true
 	case string:
 		return o, true
-	case *CPU:
-		return "cpu" + strconv.Itoa(o.ID), true
-	case *ipiKey:
-		return "ipi@cpu" + strconv.Itoa(o.cpu), true
 	}
 	return "", false
 }

@@ -31,7 +31,9 @@ import (
 // where; the caller falls back to the dpor walk, or the full tree):
 //
 //   - a fragment whose start is not declared complete (cpu.DeclareComplete):
-//     its code may touch what no annotation says;
+//     its code may touch what no annotation says; or, declared complete up
+//     to some step points (cpu.DeclareCompleteUntil), one that ends at
+//     another;
 //   - an access to an object with no stable key (cpu.FootprintKey);
 //   - an object written by one CPU's code and touched by another's, over
 //     every schedule run so far (ownership is kept across schedules: a key
@@ -98,6 +100,15 @@ type compRun struct {
 	lane int   // the CPU whose fragment is open; -1 none yet (the build)
 	task map[*cpu.Thread]string
 	irq  map[porAgent]string
+	// until: a task's open fragment declared complete only up to some
+	// step points (cpu.DeclareCompleteUntil): its start and those ends.
+	until map[*cpu.Thread]compUntil
+}
+
+// compUntil is an open fragment declared with cpu.DeclareCompleteUntil.
+type compUntil struct {
+	start string
+	ends  []string
 }
 
 func newCompSearch() *compSearch {
@@ -111,7 +122,7 @@ func (s *compSearch) newRun() *compRun {
 			t.stack = t.stack[:0] // any own path will do: the first
 		}
 	}
-	return &compRun{s: s, lane: -1, task: map[*cpu.Thread]string{}, irq: map[porAgent]string{}}
+	return &compRun{s: s, lane: -1, task: map[*cpu.Thread]string{}, irq: map[porAgent]string{}, until: map[*cpu.Thread]compUntil{}}
 }
 
 // attach installs the run on m before it runs.
@@ -145,7 +156,19 @@ func (p *compRun) refuse(why string) {
 // start must be declared complete, and a thread stays on its CPU.
 func (p *compRun) Boundary(c *cpu.CPU, kind cpu.BoundaryKind, ctx cpu.Context, th *cpu.Thread, label string) {
 	p.lane = c.ID
+	taskStep := kind == cpu.BoundaryStep && ctx == cpu.CtxTask && th != nil
+	if u, ok := p.until[th]; ok && taskStep {
+		delete(p.until, th)
+		if !slices.Contains(u.ends, label) {
+			p.refuse(fmt.Sprintf("fragment %s ended at %s, not at one of its declared ends %v (cpu.DeclareCompleteUntil)", u.start, label, u.ends))
+		}
+	}
 	start := fragmentStart(p.task, p.irq, kind, porAgent{c.ID, ctx}, th, label)
+	if taskStep && !cpu.IsComplete(start) {
+		if ends, ok := cpu.CompleteUntil(start); ok {
+			p.until[th] = compUntil{start, ends}
+		}
+	}
 	if th != nil && ctx == cpu.CtxTask {
 		if h, ok := p.s.home[th.Name]; !ok {
 			p.s.home[th.Name] = c.ID
@@ -153,7 +176,8 @@ func (p *compRun) Boundary(c *cpu.CPU, kind cpu.BoundaryKind, ctx cpu.Context, t
 			p.refuse(fmt.Sprintf("thread %s runs on cpu%d and cpu%d", th.Name, h, c.ID))
 		}
 	}
-	if start == "" || !cpu.IsComplete(start) {
+	_, until := p.until[th]
+	if start == "" || !cpu.IsComplete(start) && !(until && ctx == cpu.CtxTask) {
 		if start == "" {
 			start = fmt.Sprintf("(a %s fragment with no start)", ctx)
 		}

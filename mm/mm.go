@@ -104,6 +104,7 @@ type MM struct {
 	Users int
 
 	heap brkState // mm->start_brk, mm->brk (brk.go)
+	key  string   // its stable name for partial-order reduction (footprint_key.go)
 }
 
 // New is an empty address space with its stack VMA (mm_alloc() plus

@@ -204,6 +204,7 @@ func NewSession(r *Record, k *pmu.Kernel, s *sched.Sched, workload *sched.Task, 
 	if workload != nil { // perf forks it: its real_parent
 		workload.PPID, workload.PTID = ss.Perf.PID, ss.Perf.TID
 	}
+	ss.corkMutex.SetKey(&ss.Perf.Thread, "cork pipe->mutex") // its stable key (cpu.FootprintKey)
 	return ss, nil
 }
 

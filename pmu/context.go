@@ -28,6 +28,7 @@ type Context struct {
 	// the model's nested takes on that CPU (context_lock.go).
 	lockCPU, lockDepth int
 	lockClock          cpu.SyncClock // ctx->lock's for the data-race oracle (cpu/race.go)
+	keyTID, keySeq     int           // its key (FootprintKey): its task's TID at allocation (0: a CPU context), how many task contexts the run made before it
 	// pinned and flexible are the group leaders (ctx->pinned_groups,
 	// flexible_groups), in insertion order (the rb-tree's group_index order).
 	pinned, flexible []*Event
@@ -59,6 +60,7 @@ type Context struct {
 
 func (ctx *Context) init(k *Kernel, t *sched.Task, cpuID int) {
 	ctx.k, ctx.task, ctx.cpu = k, t, cpuID
+	ctx.lockClock.SetKey(ctx, "ctx->lock") // its stable key (footprint_key.go)
 }
 
 // Task returns the context's task (nil for a CPU context).

@@ -34,6 +34,7 @@ func (k *Kernel) smpCallFunctionSingle(t *sched.Task, target int, fn func(c *cpu
 	}
 	done := false
 	var csd cpu.SyncClock // csd->flags, for the data-race oracle
+	k.keyCSD(&csd)        // its stable key (footprint_key.go)
 	k.M.CPUs[target].RaiseIRQ(cpu.Interrupt{Name: IPIName, Fn: func(rc *cpu.CPU) {
 		k.stats.ipis++
 		fn(rc)

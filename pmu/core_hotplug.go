@@ -79,6 +79,9 @@ func (k *Kernel) initHotplug() {
 	k.glob.pmusLock.Name = "pmus_lock"
 	k.glob.eventMutex.Name = "event_mutex"
 	k.glob.tracepointsMutex.Name = "tracepoints_mutex"
+	k.glob.pmusLock.SetKey(nil, "pmus_lock")
+	k.glob.eventMutex.SetKey(nil, "event_mutex")
+	k.glob.tracepointsMutex.SetKey(nil, "tracepoints_mutex")
 	k.S.CPUHPSetupState(sched.CPUHPState{Name: "perf:prepare", Startup: k.perfEventInitCPU, Teardown: k.perfEventExitCPU})
 	k.S.CPUHPSetupState(sched.CPUHPState{Name: "perf:online", AP: true, Startup: k.perfEventInitCPU, Teardown: k.perfEventExitCPU})
 }

@@ -219,10 +219,13 @@ func (k *Kernel) findLivelyTask(t *sched.Task, pid int) (*sched.Task, error) {
 // the period the hardware starts from.
 // kernel/events/core.c: perf_event_alloc()
 func (k *Kernel) newEvent(a *Attr, cpuID int, target *sched.Task, groupLeader *Event) *Event {
+	k.accessPerfEventID() // core.c: perf_event_alloc(): event->id = atomic64_inc_return(&perf_event_id)
 	k.nextID++
 	e := &Event{k: k, Attr: *a, id: k.nextID, cpu: cpuID, oncpu: -1, state: StateInactive}
 	e.mmapMutex.Name = "event->mmap_mutex"
 	e.childMutex.Name = "event->child_mutex"
+	e.mmapMutex.SetKey(e, "event->mmap_mutex")
+	e.childMutex.SetKey(e, "event->child_mutex")
 	e.leader = e
 	if groupLeader != nil {
 		e.leader = groupLeader

@@ -44,6 +44,7 @@ func (k *Kernel) ctxMutex(ctx *Context) *sched.Mutex {
 			name = "cpuctx_mutex"
 		}
 		m = &sched.Mutex{Name: name}
+		m.SetKey(ctx, "ctx->mutex")
 		k.ctxMutexes[ctx] = m
 	}
 	return m

@@ -105,6 +105,7 @@ func (k *Kernel) allocCtx(t *sched.Task) *Context {
 	if k.lifeOn() {
 		k.mark(&ctx.life.get, "alloc_perf_context")
 	}
+	ctx.keyTID, ctx.keySeq = t.TID, len(k.ctxs) // its stable key (footprint_key.go)
 	k.ctxs = append(k.ctxs, ctx)
 	return ctx
 }

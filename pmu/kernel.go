@@ -78,6 +78,7 @@ type Kernel struct {
 	lastTask     *sched.Task
 	lastTaskLife *taskLife
 	cgs          cgroupState             // perf's cgroup controller and the cgroup-time-adds-up ledger (cgroup.go)
+	keySeq       keySeq                  // the numbers in the stable keys of buffers and csds (footprint_key.go)
 	race         *cpu.RaceDetector       // the data-race oracle, nil when off (datarace.go)
 	raceHook     func(DataRaceViolation) // its report
 	// ctxLockClasses is ctx->lock's lockdep class cache (context_lock.go).

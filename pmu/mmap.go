@@ -151,6 +151,7 @@ func (k *Kernel) perfMmapRB(e *Event, nrPages int, prot Prot) (*Mapping, error) 
 	k.traceBuffer(buf, e)
 	bs := &bufState{mmapCount: 1, userExtra: userPages - extra, extra: extra}
 	bs.auxMutex.Name = "rb->aux_mutex"
+	k.keyBuffer(buf, e, bs) // stable keys (footprint_key.go)
 	k.bufs[buf] = bs
 	k.mlockedPages += bs.userExtra
 	k.pinnedPages += bs.extra

@@ -38,6 +38,7 @@ func init() {
 func (k *Kernel) execMmap(t *sched.Task) {
 	old := k.mmOf(t)
 	k.mm.mms[t] = &mmStruct{mmapLock: sched.RWSem{Name: "mm->mmap_lock"}}
+	k.keyMM(k.mm.mms[t], t) // its stable key (footprint_key.go)
 	k.mmput(t, old)
 }
 

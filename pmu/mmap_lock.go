@@ -86,6 +86,7 @@ func (k *Kernel) mmOf(t *sched.Task) *mmStruct {
 	mm := k.mm.mms[t]
 	if mm == nil {
 		mm = &mmStruct{mmapLock: sched.RWSem{Name: "mm->mmap_lock"}}
+		k.keyMM(mm, t) // its stable key (footprint_key.go)
 		k.mm.mms[t] = mm
 	}
 	return mm

@@ -279,7 +279,13 @@ func (k *Kernel) fakeIP(name string, kernel bool) uint64 {
 		m = &k.ips[1]
 	}
 	if ip, ok := (*m)[name]; ok {
+		if k.M.Footprinting() {
+			k.curCPU().Access(&k.images, "fakeIP", cpu.DataRaceRead, "fakeIP") // the model's frame addresses (footprint_key.go)
+		}
 		return ip
+	}
+	if k.M.Footprinting() {
+		k.curCPU().Access(&k.images, "fakeIP", cpu.DataRaceWrite, "fakeIP") // placed in first-use order
 	}
 	ip := k.images.place(name, kernel)
 	if *m == nil {

@@ -39,6 +39,8 @@ type Knobs struct {
 // Buffer is struct perf_buffer (kernel/events/internal.h); the AUX area is in aux.go.
 type Buffer struct {
 	Knobs Knobs
+	key   string   // its stable name for partial-order reduction (footprint_key.go)
+	acc   Accessor // who hears its code's footprints (footprint.go)
 
 	// nr_pages, overwrite and paused are read through methods: changing them behind
 	// the model's back (an unpaused buffer without pages) would index an empty area.

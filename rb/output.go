@@ -54,12 +54,15 @@ func putHandle(s Stepper, h *Handle) {
 		rb.nest = nest - 1
 		return
 	}
+	fp := rb.footprinting()
 	for {
 		head := rb.head
 		// IRQ/NMI can happen here and advance rb->head.
 		StepAt(s, "perf_output_put_handle:head-read")
+		rb.access(fp, rb, "user_page->data_head", OpMarkedWrite, "perf_output_put_handle") // ring_buffer.c: perf_output_put_handle(): WRITE_ONCE(rb->user_page->data_head, head)
 		rb.storeDataHead(head)
 		StepAt(s, "perf_output_put_handle:data-head-stored")
+		rb.access(fp, rb, "rb->nest", OpMarkedWrite, "perf_output_put_handle") // ring_buffer.c: perf_output_put_handle(): WRITE_ONCE(rb->nest, 0)
 		rb.nest = 0
 		StepAt(s, "perf_output_put_handle:nest-zero")
 		if head == rb.head {
@@ -157,12 +160,14 @@ func OutputBegin(s Stepper, h *Handle, rb *Buffer, data *SampleID, ev Event, siz
 
 	getHandle(s, h)
 
+	fp := rb.footprinting()
 	dataSize := rb.DataSize()
 	offset := rb.head
 	var head uint64
 	for {
 		head = offset
-		tail := rb.User.DataTail // READ_ONCE(rb->user_page->data_tail)
+		rb.access(fp, rb, "user_page->data_tail", OpMarkedRead, "__perf_output_begin") // ring_buffer.c: __perf_output_begin(): tail = READ_ONCE(rb->user_page->data_tail)
+		tail := rb.User.DataTail
 		if !rb.overwrite && !hasSpace(head, tail, dataSize, size, backward) {
 			goto fail
 		}
@@ -173,7 +178,8 @@ func OutputBegin(s Stepper, h *Handle, rb *Buffer, data *SampleID, ev Event, siz
 		}
 		// An NMI writer here moves rb->head and makes the cmpxchg fail.
 		StepAt(s, "__perf_output_begin:cmpxchg")
-		if rb.head == offset { // local_try_cmpxchg(&rb->head, &offset, head)
+		rb.access(fp, rb, "rb->head", OpMarkedWrite, "__perf_output_begin") // ring_buffer.c: __perf_output_begin(): local_try_cmpxchg(&rb->head, &offset, head)
+		if rb.head == offset {
 			rb.head = head
 			break
 		}
@@ -184,6 +190,7 @@ func OutputBegin(s Stepper, h *Handle, rb *Buffer, data *SampleID, ev Event, siz
 		head = -head
 	}
 
+	rb.access(fp, rb, "rb->wakeup", OpMarkedWrite, "__perf_output_begin") // ring_buffer.c: __perf_output_begin(): local_read(&rb->wakeup), local_add(rb->watermark, &rb->wakeup)
 	if head-rb.wakeup > rb.Watermark {
 		rb.wakeup += rb.Watermark
 	}

@@ -206,6 +206,7 @@ func (s *Sched) copyProcess(t *Task, name string, flags uint64, prog []Op) (*Tas
 		c.MM.Users++
 	} else {
 		c.MM = t.MM.Dup() // dup_mm(): the parent's VMAs, the present pages stay present
+		s.keyMM(c)
 	}
 	if flags&CLONE_FILES != 0 {
 		c.Files = t.Files.Share()
@@ -257,6 +258,7 @@ func (s *Sched) copyProcess(t *Task, name string, flags uint64, prog []Op) (*Tas
 	}
 	// The child becomes visible: attach_pid(), list_add_tail(&p->sibling, ...).
 	s.M.InitThread(&c.Thread, c.Comm+"-"+strconv.Itoa(c.TID), func(*cpu.Thread) { s.taskMain(c) })
+	c.taskWorks.SetKey(&c.Thread, "task->task_works") // its stable key (cpu.FootprintKey)
 	c.Owner = c
 	s.Tasks = append(s.Tasks, c)
 	if flags&CLONE_THREAD != 0 {

@@ -51,6 +51,7 @@ func (s *Sched) hp() *hotplug {
 	if s.hotplug == nil {
 		n := len(s.M.CPUs)
 		s.hotplug = &hotplug{lock: RWSem{Name: "cpu_hotplug_lock"}, inactive: make([]bool, n), offline: make([]bool, n)}
+		s.hotplug.lock.SetKey(nil, "cpu_hotplug_lock")
 	}
 	return s.hotplug
 }

@@ -139,6 +139,7 @@ type Sched struct {
 	lastPrev    []*cpu.Thread
 	tick        []*cpu.Timer
 	nextPID     int
+	mmSeq       int          // address spaces made, for their stable keys (footprint_key.go)
 	objs        waitObjects  // pipes and futexes by name (wake.go)
 	wakeList    [][]*Task    // per CPU: rq->wake_list (call_single_queue entries)
 	cfs         [][]*Task    // per CPU: the cfs_rq's entities (eevdf.go)
@@ -211,7 +212,9 @@ func (s *Sched) Spawn(comm string, mask CPUMask, prog ...Op) *Task {
 	s.nextPID++
 	t := &Task{PID: s.nextPID, TID: s.nextPID, Comm: comm, Allowed: mask, Prog: prog, s: s, migrateTo: -1, lastCPU: mask.First()}
 	t.MM, t.Files = mm.New(), mm.NewFiles(s.FS)
+	s.keyMM(t)
 	s.M.InitThread(&t.Thread, fmt.Sprintf("%s-%d", comm, t.TID), func(*cpu.Thread) { s.taskMain(t) })
+	t.taskWorks.SetKey(&t.Thread, "task->task_works") // its stable key (cpu.FootprintKey)
 	t.Owner = t
 	s.Tasks = append(s.Tasks, t)
 	c := t.lastCPU

@@ -283,6 +283,7 @@ func (s *Sched) Execve(t *Task, file string) {
 	s.deThread(t)   // begin_new_exec(): the only thread left (exec_dethread.go)
 	old := t.MM
 	t.MM = mm.New() // exec_mmap()
+	s.keyMM(t)
 	if old != nil && old.Users > 1 {
 		old.Users--
 	}
@@ -386,6 +387,7 @@ func (s *Sched) pageFault(t *Task, addr uint64, write bool) bool {
 func (t *Task) ensureMM(s *Sched) {
 	if t.MM == nil {
 		t.MM = mm.New()
+		s.keyMM(t)
 	}
 	if t.Files == nil {
 		t.Files = mm.NewFiles(s.FS)

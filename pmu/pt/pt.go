@@ -50,6 +50,7 @@ type ptCtx struct {
 	// What RTIT_ADDRn_A/B and RTIT_CTL.ADDRn_CFG hold (pt->filters,
 	// pt_config_filters(); addr_filter.go).
 	filters ptFilters
+	cpu     int // its CPU, for its stable key (footprint.go)
 }
 
 // ptBuffer is struct pt_buffer, the driver's aux_priv.
@@ -121,6 +122,7 @@ func NewWithSkid(k *pmu.Kernel, rate int64, region uint64, caps uint32, skid sim
 	for i := range p.cpus {
 		c := k.M.CPUs[i]
 		p.cpus[i].timer = c.NewTimer(true, cpu.Interrupt{Name: "intel_pt_interrupt", Fn: p.interrupt, Skid: skid})
+		p.cpus[i].cpu = i
 	}
 	// The hardware filters by CPL as the CPU enters and leaves the kernel.
 	if k.S != nil {
@@ -232,8 +234,10 @@ func (p *PMU) Start(c *cpu.CPU, e *pmu.Event, mode int) {
 		}
 		if pt.resumeAllowed {
 			c.Step("pt_event_start:resume-allowed")
-			status := pt.status // rdmsrq(MSR_IA32_RTIT_STATUS, status)
+			c.Access(pt, "MSR_IA32_RTIT_STATUS", cpu.PlainRead, "pt_event_start") // pt.c: pt_event_start(): rdmsrq(MSR_IA32_RTIT_STATUS, status)
+			status := pt.status
 			c.Step("pt_event_start:status-read")
+			c.Access(pt, "pt->resume_allowed", cpu.MarkedRead, "pt_event_start") // pt.c: pt_event_start(): ... && READ_ONCE(pt->resume_allowed)
 			// "a PMI might have just cleared these, so resume_allowed must be checked again"
 			if status&(rtitStatusError|rtitStatusStopped) == 0 && !pt.traceEn && pt.resumeAllowed {
 				p.configStart(c, e)
@@ -272,6 +276,7 @@ func (p *PMU) config(c *cpu.CPU, e *pmu.Event) {
 		pt.resumeAllowed = true
 	}
 	c.Step("pt_config:resume-allowed")
+	c.Access(pt, "pt->handle_nmi", cpu.MarkedWrite, "pt_config") // pt.c: pt_config(): WRITE_ONCE(pt->handle_nmi, 1)
 	pt.handleNMI = true
 	c.Step("pt_config:handle-nmi")
 	p.configStart(c, e)
@@ -284,11 +289,13 @@ func (p *PMU) config(c *cpu.CPU, e *pmu.Event) {
 // configStart is pt_config_start(): TraceEn unless the event is paused.
 // arch/x86/events/intel/pt.c: pt_config_start()
 func (p *PMU) configStart(c *cpu.CPU, e *pmu.Event) {
+	c.Access(e, "event->hw.aux_paused", cpu.MarkedRead, "pt_config_start") // pt.c: pt_config_start(): if (READ_ONCE(event->hw.aux_paused))
 	if e.AuxPaused() {
 		return
 	}
 	pt := &p.cpus[c.ID]
 	p.accrue(c)
+	c.Access(pt, "RTIT_CTL", cpu.PlainRMW, "pt_config_start") // pt.c: pt_config_start(): wrmsrq(MSR_IA32_RTIT_CTL, ctl) (and the model's TraceEn, PSB+ due)
 	if !pt.traceEn && pt.hwBuf != nil {
 		pt.hwBuf.buf.AuxHWEnable(pt.hwBuf.hwPos) // aux-write-in-transaction
 	}
@@ -304,6 +311,7 @@ func (p *PMU) configStart(c *cpu.CPU, e *pmu.Event) {
 func (p *PMU) configStop(c *cpu.CPU) {
 	pt := &p.cpus[c.ID]
 	p.accrue(c)
+	c.Access(pt, "RTIT_CTL", cpu.PlainRMW, "pt_config_stop") // pt.c: pt_config_stop(): ctl &= ~RTIT_CTL_TRACEEN; wrmsrq(MSR_IA32_RTIT_CTL, ctl)
 	pt.traceEn = false
 	pt.timer.Cancel()
 }
@@ -323,6 +331,8 @@ func (p *PMU) Stop(c *cpu.CPU, e *pmu.Event, mode int) {
 	pt.handleNMI = false
 	c.Step("pt_event_stop:handle-nmi-cleared")
 	if p.knob("pt-pause-resume") != "pre-08c7454ceb94" {
+		c.Access(pt, "pt->pause_allowed", cpu.MarkedWrite, "pt_event_stop")  // pt.c: pt_event_stop(): WRITE_ONCE(pt->pause_allowed, 0)
+		c.Access(pt, "pt->resume_allowed", cpu.MarkedWrite, "pt_event_stop") // pt.c: pt_event_stop(): WRITE_ONCE(pt->resume_allowed, 0)
 		pt.pauseAllowed = false
 		pt.resumeAllowed = false
 	}
@@ -431,6 +441,17 @@ func (buf *ptBuffer) markerAt(pg uint64) uint64 {
 // up to the STOP marker (then STATUS.STOPPED and the PMI).
 func (p *PMU) accrue(c *cpu.CPU) {
 	pt := &p.cpus[c.ID]
+	// The hardware, not kernel code (KCSAN never sees it: data_race): the
+	// CPU's RTIT state, the task it traces and where it runs.
+	if c.Footprinting() {
+		c.Access(pt, "RTIT_STATUS, the trace position", cpu.DataRaceWrite, "intel_pt") // the PT hardware (Intel SDM 33.2.7): packets since the last look
+		if th := c.Curr(); th != nil {
+			c.Access(th, "the task's mode and stacks", cpu.DataRaceRead, "intel_pt") // the IP and mode it traces
+			if t := sched.TaskOf(th); t != nil && t.MM != nil {
+				c.Access(t.MM, "mm->mmap", cpu.DataRaceRead, "intel_pt") // which VMA the IP lies in
+			}
+		}
+	}
 	now := c.Now()
 	since, wasUser, ip, loop, wasMM := pt.since, pt.user, pt.ip, pt.loop, pt.mm
 	pt.since = now
@@ -451,6 +472,11 @@ func (p *PMU) accrue(c *cpu.CPU) {
 	}
 	if pt.status&rtitStatusStopped != 0 { // TraceStop (or the ToPA STOP) hit: no packets
 		return
+	}
+	c.Access(buf, "pt_buffer (the hardware's output position)", cpu.DataRaceWrite, "intel_pt") // the PT hardware writes the ToPA
+	c.Access(e, "event->addr_filters", cpu.DataRaceRead, "intel_pt")                           // the filters the pt.filter-* observables judge by
+	if wasMM != nil {
+		c.Access(wasMM, "mm->mmap", cpu.DataRaceRead, "intel_pt") // ... in the address space the IP was in
 	}
 	n := uint64(int64(now-since)*p.rate/1000) / PacketSize * PacketSize
 	if traced, stop := pt.ipFilter(ip); stop {
@@ -477,6 +503,7 @@ func (p *PMU) accrue(c *cpu.CPU) {
 	}
 	if n > 0 {
 		out := p.traceSpan(pt, buf, e, n, since, now, ip, loop)
+		c.Access(buf.buf, "rb->aux_pages", cpu.DataRaceWrite, "intel_pt") // the PT hardware writes the AUX pages
 		buf.buf.AuxWrite(buf.hwPos, out)
 		if pt.tap != nil {
 			*pt.tap = append(*pt.tap, out...)

@@ -1,0 +1,15 @@
+package mm
+
+// SetKey names m for partial-order reduction: a name that stays the same
+// in every replay of a run (cpu.FootprintKeyer), given by whoever makes it
+// (the scheduler: its number and its task's TID).
+func (m *MM) SetKey(key string) { m.key = key }
+
+// FootprintKey implements cpu.FootprintKeyer: the name SetKey gave; "mm?"
+// for an address space nobody named, which no run of the scheduler makes.
+func (m *MM) FootprintKey() string {
+	if m.key == "" {
+		return "mm?"
+	}
+	return m.key
+}

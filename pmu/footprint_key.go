@@ -1,0 +1,127 @@
+package pmu
+
+import (
+	"strconv"
+
+	"perfsim/cpu"
+	"perfsim/rb"
+	"perfsim/sched"
+)
+
+// Stable keys (cpu.FootprintKeyer) of perf's objects, for partial-order
+// reduction: an event by its perf_event_id, a CPU's context by its CPU, a
+// task's context, a ring buffer, an mm and a csd by their number in the run
+// (and the task or event they were made for). The same in every replay of
+// a run, never an address, and two objects of one run never share one.
+//
+// Numbers follow creation order. perf_event_alloc() annotates its
+// atomic64_inc_return(&perf_event_id), so two CPUs' opens conflict there.
+// The other numbers are the model's own: where two CPUs can create such
+// objects at once, their order (and so a key) can differ between two
+// schedules of one search; today every fragment that creates one is
+// undeclared (cpu.DeclareComplete), which the walks treat as touching
+// everything. Declaring one means annotating the creation too.
+
+// perfEventID is core.c's static atomic64_t perf_event_id.
+var perfEventID = cpu.KeyName("perf_event_id")
+
+// FootprintKey implements cpu.FootprintKeyer: "fakeIP", the model's table
+// of frame addresses (images, and k.ips, its memo by name). Not kernel
+// state (the kernel's text is linked once), but filled in first-use order,
+// so code that names a frame first on one CPU or another gives it another
+// address: fakeIP annotates it, a data_race() access (no report).
+func (im *images) FootprintKey() string { return "fakeIP" }
+
+// accessPerfEventID annotates perf_event_alloc()'s take of the next id.
+func (k *Kernel) accessPerfEventID() {
+	k.curCPU().Access(perfEventID, "perf_event_id", cpu.MarkedWrite, "perf_event_alloc") // core.c: perf_event_alloc(): event->id = atomic64_inc_return(&perf_event_id)
+}
+
+// keySeq numbers the objects whose keys carry a number of their own.
+type keySeq struct {
+	rb, csd, mm int
+}
+
+// keyMM names an mm_struct made for t (its first, or exec's new one) and
+// its mmap_lock: "mm#N@tidT", N its number among the run's mms, T the TID
+// of the task it was made for.
+func (k *Kernel) keyMM(mm *mmStruct, t *sched.Task) {
+	k.keySeq.mm++
+	mm.mmapLock.SetKey(mmKey{k.keySeq.mm, t.TID}, "mm->mmap_lock")
+}
+
+// mmKey is an mm's key: its number and its task's TID.
+type mmKey struct{ n, tid int }
+
+// FootprintKey implements cpu.FootprintKeyer.
+func (m mmKey) FootprintKey() string {
+	return "mm#" + strconv.Itoa(m.n) + "@tid" + strconv.Itoa(m.tid)
+}
+
+// FootprintKey implements cpu.FootprintKeyer: "event#ID", event->id.
+func (e *Event) FootprintKey() string { return "event#" + strconv.FormatUint(e.id, 10) }
+
+// FootprintKey implements cpu.FootprintKeyer: "ctx@cpuN" for a CPU's
+// context, "ctx#M@tidN" for a task's: M its number among the run's task
+// contexts, N its task's TID when it was allocated (a context swapped to
+// another task keeps it; a child's context is made before its thread is
+// named; an exec can give a thread another TID later).
+func (ctx *Context) FootprintKey() string {
+	if ctx.keyTID == 0 {
+		return "ctx@cpu" + strconv.Itoa(ctx.cpu)
+	}
+	return "ctx#" + strconv.Itoa(ctx.keySeq) + "@tid" + strconv.Itoa(ctx.keyTID)
+}
+
+// FootprintKey implements cpu.FootprintKeyer: "cpuctx@cpuN", the per-CPU
+// struct perf_cpu_context (its embedded ctx is "ctx@cpuN").
+func (cc *perfCPUContext) FootprintKey() string { return "cpuctx@cpu" + strconv.Itoa(cc.ctx.cpu) }
+
+// keyBuffer names a ring buffer perf_mmap() just allocated for e, and its
+// rb->aux_mutex: "rb#N@event#ID", N its number among the run's buffers; and
+// has its code's footprints annotated on the running CPU.
+func (k *Kernel) keyBuffer(buf *rb.Buffer, e *Event, bs *bufState) {
+	k.keySeq.rb++
+	buf.SetKey("rb#" + strconv.Itoa(k.keySeq.rb) + "@" + e.FootprintKey())
+	buf.SetAccessor(rbAccessor{k})
+	bs.auxMutex.SetKey(buf, "rb->aux_mutex")
+}
+
+// keyCSD names the csd of one smp_call_function_single(): "csd#N", N its
+// number among the run's calls (built only when a listener asks).
+func (k *Kernel) keyCSD(csd *cpu.SyncClock) {
+	k.keySeq.csd++
+	csd.SetKey(csdKey(k.keySeq.csd), "csd->flags")
+}
+
+// csdKey is the number of a call's csd.
+type csdKey int
+
+// FootprintKey implements cpu.FootprintKeyer.
+func (n csdKey) FootprintKey() string { return "csd#" + strconv.Itoa(int(n)) }
+
+// The fragments of ring_buffer.c's writer whose footprints are complete up
+// to their next step point (rb annotates through cpu.CPU.Annotate):
+// perf_output_put_handle() publishes data_head after reading rb->head, then
+// clears nest; __perf_output_begin()'s cmpxchg reserves the record (or
+// retries). A fragment that ends elsewhere (put_handle before 1b038c6e05ff:
+// nest decremented first, an early return; a begin that finds no room and
+// counts the record lost, returning into its caller) vouches for nothing.
+func init() {
+	cpu.DeclareCompleteUntil("perf_output_put_handle:head-read", "perf_output_put_handle:data-head-stored")
+	cpu.DeclareCompleteUntil("perf_output_put_handle:data-head-stored", "perf_output_put_handle:nest-zero")
+	cpu.DeclareCompleteUntil("__perf_output_begin:cmpxchg", "__perf_output_begin:reserved", "__perf_output_begin:cmpxchg")
+}
+
+// rbAccessor annotates a ring buffer's accesses on the running CPU
+// (rb.Accessor: rb cannot import cpu). With nobody listening it costs a
+// check.
+type rbAccessor struct{ k *Kernel }
+
+// Annotate implements rb.Accessor.
+func (a rbAccessor) Annotate(obj any, field string, op uint8, fn string) {
+	a.k.curCPU().Access(obj, field, cpu.AccessOp(op), fn)
+}
+
+// Footprinting implements rb.Accessor.
+func (a rbAccessor) Footprinting() bool { return a.k.M.Footprinting() }

@@ -1,0 +1,47 @@
+package pt
+
+import (
+	"strconv"
+
+	"perfsim/cpu"
+)
+
+// FootprintKey implements cpu.FootprintKeyer: "pt@cpuN", the per-CPU
+// struct pt (DEFINE_PER_CPU(struct pt, pt_ctx)) with the CPU's RTIT MSRs
+// the model keeps in it.
+func (pt *ptCtx) FootprintKey() string { return "pt@cpu" + strconv.Itoa(pt.cpu) }
+
+// FootprintKey implements cpu.FootprintKeyer: "ptbuf@RB", the struct
+// pt_buffer of the AUX area RB (the hardware's output position in it).
+func (b *ptBuffer) FootprintKey() string { return "ptbuf@" + b.buf.FootprintKey() }
+
+// The fragments of pt.c whose footprints are complete (cpu.DeclareComplete):
+// each runs from its step point to the next one inside the same function,
+// and every access it makes to state another context can see is annotated.
+func init() {
+	cpu.DeclareComplete(
+		// pt_event_start(PERF_EF_RESUME) after resume_allowed was read:
+		// rdmsrq(MSR_IA32_RTIT_STATUS), then the status-read step.
+		"pt_event_start:resume-allowed",
+		// pt_config() after resume_allowed was set: WRITE_ONCE(pt->handle_nmi, 1),
+		// then the handle-nmi step.
+		"pt_config:resume-allowed",
+		// pt_config() after handle_nmi was set: pt_config_start() (the
+		// hardware's output since the last look, TraceEn, the PMI timer
+		// armed on this CPU), then the started step.
+		"pt_config:handle-nmi",
+		// pt_event_stop() after handle_nmi was cleared: pause_allowed and
+		// resume_allowed cleared, pt_config_stop() (the hardware's output,
+		// TraceEn cleared, the PMI timer cancelled), then the
+		// config-stopped step.
+		"pt_event_stop:handle-nmi-cleared",
+	)
+	// pt_event_start(PERF_EF_RESUME) after RTIT_STATUS (or, before
+	// 08c7454ceb94, event->hw.state) was read: pt_config_start(), then back
+	// through __perf_event_aux_pause() to perf_event_aux_pause()'s
+	// callback-done step. Without the guard (aux-pause-guard=off) the
+	// callback returns into the overflow's caller instead: that fragment
+	// ends elsewhere and vouches for nothing.
+	cpu.DeclareCompleteUntil("pt_event_start:status-read", "perf_event_aux_pause:callback-done")
+	cpu.DeclareCompleteUntil("pt_event_start:hw-state-read", "perf_event_aux_pause:callback-done")
+}

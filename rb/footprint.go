@@ -1,0 +1,35 @@
+package rb
+
+// Footprints: rb never imports the CPU model, so it annotates the accesses
+// its code makes through the Accessor its owner gave the buffer (pmu's
+// annotates them on the running CPU: cpu.CPU.Access). The kinds are
+// numbered as cpu.AccessOp numbers them (pmu's tests check they agree).
+
+// Accessor hears the footprints of a buffer's code.
+type Accessor interface {
+	// Annotate: the running code touches field of obj (op as cpu.AccessOp
+	// numbers it) in the kernel function fn.
+	Annotate(obj any, field string, op uint8, fn string)
+	// Footprinting reports whether anybody hears them now (asked once per
+	// writer's entry, so that nobody listening costs a check there).
+	Footprinting() bool
+}
+
+// The access kinds rb annotates, numbered as cpu.AccessOp numbers them.
+const (
+	OpMarkedRead  uint8 = 2 // READ_ONCE(), local_read()
+	OpMarkedWrite uint8 = 3 // WRITE_ONCE(), local_set(), local_cmpxchg(), local_add()
+)
+
+// SetAccessor makes a hear the footprints of b's code (nil: nobody).
+func (b *Buffer) SetAccessor(a Accessor) { b.acc = a }
+
+// footprinting reports whether anybody hears b's code's footprints now.
+func (b *Buffer) footprinting() bool { return b.acc != nil && b.acc.Footprinting() }
+
+// access annotates an access by b's code when on (footprinting's answer).
+func (b *Buffer) access(on bool, obj any, field string, op uint8, fn string) {
+	if on {
+		b.acc.Annotate(obj, field, op, fn)
+	}
+}

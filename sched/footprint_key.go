@@ -1,0 +1,24 @@
+package sched
+
+import (
+	"strconv"
+
+	"perfsim/cpu"
+)
+
+// SetKey names m for partial-order reduction (cpu.FootprintKey): the field
+// (as the kernel spells it, "event->mmap_mutex") of owner, or with a nil
+// owner a global's name ("event_mutex"). Its lock and unlock are then
+// accesses of a stable key.
+func (m *Mutex) SetKey(owner cpu.FootprintKeyer, field string) { m.hb.SetKey(owner, field) }
+
+// SetKey names r as Mutex.SetKey names a mutex.
+func (r *RWSem) SetKey(owner cpu.FootprintKeyer, field string) { r.hb.SetKey(owner, field) }
+
+// keyMM names the address space just made for t (its first, fork's copy or
+// exec's new one): "vm#N@tidT", N its number among the run's address
+// spaces, T t's TID.
+func (s *Sched) keyMM(t *Task) {
+	s.mmSeq++
+	t.MM.SetKey("vm#" + strconv.Itoa(s.mmSeq) + "@tid" + strconv.Itoa(t.TID))
+}
