@@ -99,6 +99,24 @@ func (c *CPU) Access(obj any, field string, op AccessOp, fn string) {
 	}
 }
 
+// AccessMarkedOnly is Access for a field every annotation in the model
+// marks (READ_ONCE(), WRITE_ONCE(), local_*(), atomics): KCSAN reports a
+// race only where one of the two accesses is plain, so the data-race
+// oracle could report none on such a field and does not hear it; the
+// footprint listeners (partial-order reduction, the component walk) do.
+// The caller vouches that nothing annotates the field plainly (the ring
+// buffer's fields: explore's TestRingBufferFootprintsMarked).
+func (c *CPU) AccessMarkedOnly(obj any, field string, op AccessOp, fn string) {
+	if c == nil || c.m.footprint == nil {
+		return
+	}
+	c.m.footprint(c, Footprint{Obj: obj, Field: field, Op: op, Func: fn})
+}
+
+// FootprintListening reports whether a footprint listener (not the
+// data-race oracle) hears m's annotations: what AccessMarkedOnly asks.
+func (m *Machine) FootprintListening() bool { return m.footprint != nil }
+
 // Footprinting reports whether anything hears c's annotations (the
 // data-race oracle, a footprint listener): code that must compute what it
 // annotates (look the task up, say) asks first, so a run with nobody

@@ -114,14 +114,16 @@ func init() {
 }
 
 // rbAccessor annotates a ring buffer's accesses on the running CPU
-// (rb.Accessor: rb cannot import cpu). With nobody listening it costs a
-// check.
+// (rb.Accessor: rb cannot import cpu). Every one is marked (rb's ops are
+// OpMarkedRead and OpMarkedWrite) and nothing annotates those fields
+// plainly, so only the footprint listeners hear them, not the data-race
+// oracle (cpu.CPU.AccessMarkedOnly). With no listener it costs a check.
 type rbAccessor struct{ k *Kernel }
 
 // Annotate implements rb.Accessor.
 func (a rbAccessor) Annotate(obj any, field string, op uint8, fn string) {
-	a.k.curCPU().Access(obj, field, cpu.AccessOp(op), fn)
+	a.k.curCPU().AccessMarkedOnly(obj, field, cpu.AccessOp(op), fn)
 }
 
 // Footprinting implements rb.Accessor.
-func (a rbAccessor) Footprinting() bool { return a.k.M.Footprinting() }
+func (a rbAccessor) Footprinting() bool { return a.k.M.FootprintListening() }

@@ -2,8 +2,12 @@ package rb
 
 // Footprints: rb never imports the CPU model, so it annotates the accesses
 // its code makes through the Accessor its owner gave the buffer (pmu's
-// annotates them on the running CPU: cpu.CPU.Access). The kinds are
-// numbered as cpu.AccessOp numbers them (pmu's tests check they agree).
+// annotates them on the running CPU: cpu.CPU.AccessMarkedOnly). The kinds
+// are numbered as cpu.AccessOp numbers them (pmu's tests check they agree),
+// and only marked ones exist: every field rb annotates is touched with
+// READ_ONCE()/WRITE_ONCE()/local_*() in ring_buffer.c, so KCSAN, and the
+// data-race oracle, could report no race on them (explore's
+// TestRingBufferFootprintsMarked checks nothing annotates them plainly).
 
 // Accessor hears the footprints of a buffer's code.
 type Accessor interface {
