@@ -25,7 +25,7 @@ func (a *auxArea) writePages(pos uint64, b []byte) {
 	mask := uint64(a.nrPages)*PageSize - 1
 	for len(b) > 0 {
 		off := pos & mask
-		k := copy(a.page(int(off/PageSize))[off%PageSize:], b)
+		k := copy(a.page(int(off / PageSize))[off%PageSize:], b)
 		b = b[k:]
 		pos += uint64(k)
 	}
