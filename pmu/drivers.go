@@ -283,6 +283,31 @@ func (k *Kernel) Knob(name string) string {
 // KnobIs reports whether kernel knob name has value; a value the knob does not
 // have panics, like an unknown name.
 func (k *Kernel) KnobIs(name, value string) bool {
+	// The callers pass string constants: a cache by where the name's and
+	// the value's bytes are answers most without a scan. It holds the
+	// strings it keeps, so their bytes are never another string's.
+	pn, pv := uintptr(unsafe.Pointer(unsafe.StringData(name))), uintptr(unsafe.Pointer(unsafe.StringData(value)))
+	c := &k.knobs.isCache[(pn>>3^pv>>3^pn>>9)&(knobCacheSize-1)]
+	if c.set && unsafe.StringData(c.name) == unsafe.StringData(name) && unsafe.StringData(c.value) == unsafe.StringData(value) &&
+		len(c.name) == len(name) && len(c.value) == len(value) {
+		return c.is
+	}
+	is := k.knobIs(name, value)
+	*c = knobCached{name: name, value: value, is: is, set: true}
+	return is
+}
+
+// knobCacheSize is the number of entries of knobMemo.isCache (a power of 2).
+const knobCacheSize = 32
+
+// knobCached is an entry of knobMemo.isCache: KnobIs(name, value).
+type knobCached struct {
+	name, value string
+	is, set     bool
+}
+
+// knobIs is KnobIs by the memo.
+func (k *Kernel) knobIs(name, value string) bool {
 	if is := k.knobs.is; len(is) > 0 {
 		pn, pv := unsafe.StringData(name), unsafe.StringData(value)
 		for i := range is {
@@ -319,6 +344,7 @@ func (k *Kernel) KnobIs(name, value string) bool {
 // Kernel do not change once it is made (Opts.Knobs is read only).
 type knobMemo struct {
 	vals, is []knobValue
+	isCache  [knobCacheSize]knobCached // in front of is (KnobIs)
 }
 
 // memoHit moves the memo entry i that a lookup found one place towards the
