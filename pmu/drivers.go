@@ -250,6 +250,19 @@ func ApplyAnyKnob(k *Knobs, name, value string) (bool, error) {
 // no spec defines is a bug in the model, not a default: it panics, so a typo
 // cannot silently select today's code.
 func (k *Kernel) Knob(name string) string {
+	// a cache by where the name's bytes are, as KnobIs's
+	pn := uintptr(unsafe.Pointer(unsafe.StringData(name)))
+	c := &k.knobs.valCache[(pn>>3^pn>>9)&(knobCacheSize-1)]
+	if c.set && unsafe.StringData(c.name) == unsafe.StringData(name) && len(c.name) == len(name) {
+		return c.value
+	}
+	v := k.knob(name)
+	*c = knobCached{name: name, value: v, set: true}
+	return v
+}
+
+// knob is Knob by the memo.
+func (k *Kernel) knob(name string) string {
 	if v := k.knobs.vals; len(v) > 0 {
 		// The callers pass string constants: the same name is the same
 		// bytes, and a test of the pointer finds it without comparing.
@@ -345,6 +358,7 @@ func (k *Kernel) knobIs(name, value string) bool {
 type knobMemo struct {
 	vals, is []knobValue
 	isCache  [knobCacheSize]knobCached // in front of is (KnobIs)
+	valCache [knobCacheSize]knobCached // in front of vals (Knob)
 }
 
 // memoHit moves the memo entry i that a lookup found one place towards the

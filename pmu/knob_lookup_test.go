@@ -35,7 +35,7 @@ func TestKnobLookupRefusesUnknown(t *testing.T) {
 	}
 }
 
-// TestKnobIsCache: KnobIs answers through its cache what the knobs say, for
+// TestKnobIsCache: KnobIs and Knob answer through its cache what the knobs say, for
 // the same constants again, for names and values in other bytes, and for
 // more pairs than the cache has entries; an unknown value still panics
 // after its knob's valid values were asked.
@@ -44,8 +44,9 @@ func TestKnobIsCache(t *testing.T) {
 	type pair struct {
 		name, value string
 		want        bool
+		cur         string // Knob(name)
 	}
-	pairs := []pair{{"aux-pause-guard", "off", true}, {"aux-pause-guard", "on", false}, {"vma-split", "today", false}}
+	pairs := []pair{{"aux-pause-guard", "off", true, "off"}, {"aux-pause-guard", "on", false, "off"}, {"vma-split", "today", false, "pre-a4f2a8d7d3a5"}}
 	knob := func(name string) (v string, ok bool) { // "": not a knob of the Kernel (rb's, a tool's)
 		defer func() {
 			if recover() != nil {
@@ -58,7 +59,7 @@ func TestKnobIsCache(t *testing.T) {
 		cur, ok := knob(s.Name)
 		for _, v := range s.Values {
 			if ok {
-				pairs = append(pairs, pair{s.Name, v, cur == v})
+				pairs = append(pairs, pair{s.Name, v, cur == v, cur})
 			}
 		}
 	}
@@ -73,6 +74,9 @@ func TestKnobIsCache(t *testing.T) {
 			}
 			if got := mc.k.KnobIs(name, value); got != p.want {
 				t.Errorf("round %d: KnobIs(%q, %q) = %v, want %v", round, p.name, p.value, got, p.want)
+			}
+			if got := mc.k.Knob(name); got != p.cur {
+				t.Errorf("round %d: Knob(%q) = %q, want %q", round, p.name, got, p.cur)
 			}
 		}
 	}
