@@ -20,13 +20,9 @@ func (l SampleLayout) SampleValid(rec []byte) bool {
 		return false
 	}
 	d := decoder{b: rec[HeaderSize:]}
-	// the fixed u64 and u32 pairs before PERF_SAMPLE_READ, in their order
-	for _, f := range [...]uint64{uapi.PERF_SAMPLE_IDENTIFIER, uapi.PERF_SAMPLE_IP, uapi.PERF_SAMPLE_TID, uapi.PERF_SAMPLE_TIME,
-		uapi.PERF_SAMPLE_ADDR, uapi.PERF_SAMPLE_ID, uapi.PERF_SAMPLE_STREAM_ID, uapi.PERF_SAMPLE_CPU, uapi.PERF_SAMPLE_PERIOD} {
-		if t&f != 0 {
-			d.u64()
-		}
-	}
+	// the fixed u64s and u32 pairs before PERF_SAMPLE_READ (a short record
+	// fails here or at a later field: either way it does not decode)
+	d.skip(8 * bits.OnesCount64(t&sampleFixed8))
 	if t&uapi.PERF_SAMPLE_READ != 0 {
 		n, err := readPartSize(d.b, l.ReadFormat)
 		if err != nil {
@@ -90,6 +86,11 @@ func (l SampleLayout) SampleValid(rec []byte) bool {
 	}
 	return d.err == nil && len(d.b) == 0
 }
+
+// sampleFixed8 are the sample fields of 8 bytes each (a u64, or two u32s)
+// that come first in a sample, before PERF_SAMPLE_READ.
+const sampleFixed8 = uapi.PERF_SAMPLE_IDENTIFIER | uapi.PERF_SAMPLE_IP | uapi.PERF_SAMPLE_TID | uapi.PERF_SAMPLE_TIME |
+	uapi.PERF_SAMPLE_ADDR | uapi.PERF_SAMPLE_ID | uapi.PERF_SAMPLE_STREAM_ID | uapi.PERF_SAMPLE_CPU | uapi.PERF_SAMPLE_PERIOD
 
 // skip passes n bytes (a bytes read whose value is not wanted).
 func (d *decoder) skip(n int) {
