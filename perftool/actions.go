@@ -480,17 +480,18 @@ func (ss *Session) tracePushed(m *SessionMmap, mp *pmu.Mapping, start, end uint6
 	tr(rb.TraceEvent{Kind: rb.TraceReadPass, Backward: m.Overwrite})
 	var hb [rb.HeaderSize]byte
 	for p := start; end-p >= rb.HeaderSize && int64(end-p) > 0; {
-		h, _ := rb.ParseHeader(buf.CopyAt(hb[:], p))
+		h, _ := rb.ParseHeader(buf.View(p, rb.HeaderSize, hb[:]))
 		n := uint64(h.Size)
 		if n < rb.HeaderSize || n > end-p {
 			return
 		}
 		// The buffer's log (pmu.BufferLog) compares a read record with
-		// the committed ones and keeps none of its bytes: one copy serves.
+		// the committed ones and keeps none of its bytes: the ring's own
+		// bytes serve, or one copy of a record that wraps.
 		if uint64(cap(m.traceRec)) < n {
 			m.traceRec = make([]byte, max(n, 256))
 		}
-		rec := buf.CopyAt(m.traceRec[:n], p)
+		rec := buf.View(p, int(n), m.traceRec)
 		tr(rb.TraceEvent{Kind: rb.TraceRead, Pos: p, Size: int(n), Rec: rec, Backward: m.Overwrite})
 		p += n
 	}

@@ -148,9 +148,21 @@ const PIDTarget = -3
 func (r *Record) Opens(nrCPUs int) []Open {
 	cpus := r.cpus(nrCPUs)
 	threads := r.threadPIDs()
-	var out []Open
+	n, groups := 0, false
+	for i := range r.Evsels {
+		if e := &r.Evsels[i]; e.SystemWide {
+			n += nrCPUs
+		} else {
+			n += len(cpus) * len(threads)
+		}
+		groups = groups || !r.Evsels[i].IsLeader(i)
+	}
+	out := make([]Open, 0, n)
 	type key struct{ evsel, cpu, thread int }
-	first := map[key]int{} // (evsel, cpu, thread) -> index in out
+	var first map[key]int // (evsel, cpu, thread) -> index in out, when a member needs its leader's
+	if groups {
+		first = map[key]int{}
+	}
 	for i := range r.Evsels {
 		e := &r.Evsels[i]
 		ecpus, pids := cpus, threads
@@ -163,7 +175,9 @@ func (r *Record) Opens(nrCPUs int) []Open {
 				if !e.IsLeader(i) {
 					g = first[key{e.Leader, c, ti}]
 				}
-				first[key{i, c, ti}] = len(out)
+				if groups {
+					first[key{i, c, ti}] = len(out)
+				}
 				o := Open{Evsel: i, PID: pid, CPU: c, GroupFD: g, Flags: uapi.PERF_FLAG_FD_CLOEXEC}
 				if e.Cgroup != "" {
 					// evsel__open_cpu(): "pid = evsel->cgrp->fd", PERF_FLAG_PID_CGROUP

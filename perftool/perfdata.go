@@ -396,7 +396,17 @@ func (d *PerfData) countStats() DataStats {
 			continue
 		}
 		a := &d.Attrs[ev].Attr
-		dec, err := arena.DecodeAttr(rec, rb.SampleLayout{SampleType: a.SampleType, ReadFormat: a.ReadFormat, SampleRegsUser: a.SampleRegsUser, BranchSampleType: a.BranchSampleType}, a.SampleIDAll)
+		l := rb.SampleLayout{SampleType: a.SampleType, ReadFormat: a.ReadFormat, SampleRegsUser: a.SampleRegsUser, BranchSampleType: a.BranchSampleType}
+		if hdr.Type == uapi.PERF_RECORD_SAMPLE { // counted as tally counts it, without building it
+			s.Records++
+			if !l.SampleValid(rec) {
+				s.Torn++
+			} else {
+				s.countType(hdr.Type, 0)
+			}
+			continue
+		}
+		dec, err := arena.DecodeAttr(rec, l, a.SampleIDAll)
 		s.tally(hdr.Type, dec, err)
 	}
 	return s

@@ -79,7 +79,7 @@ func (r *HeadTailReader) Read(s rb.Stepper) [][]byte {
 		default:
 			rec = buf[p : p+uint64(hdr.Size)]
 		}
-		rec = append([]byte(nil), rec...)
+		rec = rec[:len(rec):len(rec)] // the copy is the reader's: nothing writes it again
 		if r.Tracer != nil {
 			r.Tracer(rb.TraceEvent{Kind: rb.TraceRead, Pos: tail + p, Size: len(rec), Rec: rec})
 		}

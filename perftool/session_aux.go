@@ -261,16 +261,9 @@ func (ss *Session) auxtraceMmapRead(t *sched.Task, mm *SessionAuxMmap, snapshot 
 	if area.AuxSize() != mm.Len {
 		return -1, fmt.Errorf("perf record: AUX area of mmap %d is gone (%d bytes mapped, want %d)", mm.Idx, area.AuxSize(), mm.Len)
 	}
-	var data []byte // the area's bytes, unless it is described and nothing needs them
-	bytes := func() []byte {
-		if data == nil {
-			data = area.AuxData()
-		}
-		return data
-	}
-	if !area.AuxDescribed() {
-		bytes()
-	}
+	// the area's bytes as one slice, only if find_snapshot needs them: the
+	// pieces below are read without making them
+	bytes := func() []byte { return area.AuxData() }
 	if snapshot && ops.FindSnapshot != nil {
 		if err := ops.FindSnapshot(ss, mm, bytes, &head, &old); err != nil {
 			return -1, err
@@ -303,16 +296,7 @@ func (ss *Session) auxtraceMmapRead(t *sched.Task, mm *SessionAuxMmap, snapshot 
 	ev := AuxtraceEvent{Size: size + padding, Offset: offset, Reference: ref, Idx: uint32(mm.Idx),
 		Tid: uint32(int32(mm.Tid)), CPU: uint32(int32(mm.CPU))}
 	// The bytes are taken now, as they are in the AUX area at this moment.
-	var p1, p2 []rb.AuxPiece
-	if data != nil {
-		p1 = []rb.AuxPiece{rb.BytesPiece(data[off1 : off1+len1])}
-		if len2 > 0 {
-			p2 = []rb.AuxPiece{rb.BytesPiece(data[:len2])}
-		}
-	} else {
-		p1 = area.AuxPieces(off1, len1)
-		p2 = area.AuxPieces(0, len2)
-	}
+	p1, p2 := area.AuxPieces(off1, len1), area.AuxPieces(0, len2)
 	ss.processAuxtrace(t, mm, ev, p1, p2)
 	mm.Prev = head
 	if !snapshot {

@@ -101,6 +101,7 @@ func (k *Kernel) perfMmapAuxLocked(t *sched.Task, e *Event, bs *bufState, pgoff 
 		_, snap := e.pmu.(AuxSnapshotter)
 		d, _ := e.pmu.(AuxDescriber)
 		ops.NoSnapshotAux, ops.Described = !snap, d != nil && d.AuxDescribed()
+		ops.Lazy = true // a PMU's SetupAux gets no pages: it writes through the rb
 		if e.pmu.HasAux() {
 			ops.SetupAux = func(data []byte, n int, overwrite bool) any {
 				priv, err := e.pmu.SetupAux(e, n, overwrite)

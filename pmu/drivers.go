@@ -250,6 +250,19 @@ func ApplyAnyKnob(k *Knobs, name, value string) (bool, error) {
 // no spec defines is a bug in the model, not a default: it panics, so a typo
 // cannot silently select today's code.
 func (k *Kernel) Knob(name string) string {
+	// a cache by where the name's bytes are, as KnobIs's
+	pn := uintptr(unsafe.Pointer(unsafe.StringData(name)))
+	c := &k.knobs.valCache[(pn>>3^pn>>9)&(knobCacheSize-1)]
+	if c.set && unsafe.StringData(c.name) == unsafe.StringData(name) && len(c.name) == len(name) {
+		return c.value
+	}
+	v := k.knob(name)
+	*c = knobCached{name: name, value: v, set: true}
+	return v
+}
+
+// knob is Knob by the memo.
+func (k *Kernel) knob(name string) string {
 	if v := k.knobs.vals; len(v) > 0 {
 		// The callers pass string constants: the same name is the same
 		// bytes, and a test of the pointer finds it without comparing.
@@ -283,6 +296,31 @@ func (k *Kernel) Knob(name string) string {
 // KnobIs reports whether kernel knob name has value; a value the knob does not
 // have panics, like an unknown name.
 func (k *Kernel) KnobIs(name, value string) bool {
+	// The callers pass string constants: a cache by where the name's and
+	// the value's bytes are answers most without a scan. It holds the
+	// strings it keeps, so their bytes are never another string's.
+	pn, pv := uintptr(unsafe.Pointer(unsafe.StringData(name))), uintptr(unsafe.Pointer(unsafe.StringData(value)))
+	c := &k.knobs.isCache[(pn>>3^pv>>3^pn>>9)&(knobCacheSize-1)]
+	if c.set && unsafe.StringData(c.name) == unsafe.StringData(name) && unsafe.StringData(c.value) == unsafe.StringData(value) &&
+		len(c.name) == len(name) && len(c.value) == len(value) {
+		return c.is
+	}
+	is := k.knobIs(name, value)
+	*c = knobCached{name: name, value: value, is: is, set: true}
+	return is
+}
+
+// knobCacheSize is the number of entries of knobMemo.isCache (a power of 2).
+const knobCacheSize = 32
+
+// knobCached is an entry of knobMemo.isCache: KnobIs(name, value).
+type knobCached struct {
+	name, value string
+	is, set     bool
+}
+
+// knobIs is KnobIs by the memo.
+func (k *Kernel) knobIs(name, value string) bool {
 	if is := k.knobs.is; len(is) > 0 {
 		pn, pv := unsafe.StringData(name), unsafe.StringData(value)
 		for i := range is {
@@ -319,6 +357,8 @@ func (k *Kernel) KnobIs(name, value string) bool {
 // Kernel do not change once it is made (Opts.Knobs is read only).
 type knobMemo struct {
 	vals, is []knobValue
+	isCache  [knobCacheSize]knobCached // in front of is (KnobIs)
+	valCache [knobCacheSize]knobCached // in front of vals (Knob)
 }
 
 // memoHit moves the memo entry i that a lookup found one place towards the

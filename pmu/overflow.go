@@ -2,6 +2,7 @@ package pmu
 
 import (
 	"math/bits"
+	"unsafe"
 
 	"perfsim/cpu"
 	"perfsim/rb"
@@ -274,6 +275,32 @@ func (k *Kernel) perfPrepareSample(c *cpu.CPU, e *Event, s *rb.Sample, chain *[]
 // text and one for kernel text (a string key hashes fast, a struct with one
 // does not).
 func (k *Kernel) fakeIP(name string, kernel bool) uint64 {
+	// The names are a few strings the model holds (constants, a task's
+	// stack frames) asked again and again: a cache by where their bytes
+	// are finds most without hashing them. It holds the names it keeps, so
+	// their bytes are never another string's.
+	p := uintptr(unsafe.Pointer(unsafe.StringData(name)))
+	x := &k.ipCache[(p>>3^p>>9)&(ipCacheSize-1)]
+	if unsafe.StringData(x.name) == unsafe.StringData(name) && len(x.name) == len(name) && x.kernel == kernel && x.set {
+		return x.ip
+	}
+	ip := k.fakeIPSlow(name, kernel)
+	*x = ipCached{name: name, ip: ip, kernel: kernel, set: true}
+	return ip
+}
+
+// ipCacheSize is the number of entries of Kernel.ipCache (a power of 2).
+const ipCacheSize = 16
+
+// ipCached is an entry of Kernel.ipCache: what fakeIP returned for name.
+type ipCached struct {
+	name        string
+	ip          uint64
+	kernel, set bool
+}
+
+// fakeIPSlow is fakeIP by the maps of addresses.
+func (k *Kernel) fakeIPSlow(name string, kernel bool) uint64 {
 	m := &k.ips[0]
 	if kernel {
 		m = &k.ips[1]

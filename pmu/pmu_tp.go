@@ -3,6 +3,7 @@ package pmu
 import (
 	"encoding/binary"
 	"sync"
+	"unsafe"
 
 	"perfsim/cpu"
 	"perfsim/sched"
@@ -33,15 +34,19 @@ type tpSlot struct {
 
 // tpTable finds tracepoints by id and by syscall. The catalogue holds every
 // tracepoint of the machine (about 1,500), so a slot is made the first time
-// a tracepoint is looked up, not for every one at boot: most runs touch a
-// handful.
+// an event attaches to its tracepoint (byID), not for every one at boot:
+// most runs touch a handful. What fires a tracepoint looks it up without
+// making its slot (a tracepoint with no slot has no events): the syscall
+// and sched tracepoints remember their catalogue index, and their slot once
+// it is made (attach).
 type tpTable struct {
 	infos    []TracepointInfo
 	idx      *tpIndex
 	slots    map[int]*tpSlot // by catalogue index
-	rawEnter *tpSlot
-	rawExit  *tpSlot
+	rawEnter tpRef
+	rawExit  tpRef
 	sys      map[string]*sysTPs // per syscall: syscalls:sys_enter_<name>/sys_exit_<name>
+	named    []namedTP          // the tracepoints fired by name (fireSched), as asked
 	nrCPUs   int
 	// A one-entry cache in front of sys: a task calls the same syscall at
 	// enter and exit, and loops call it again.
@@ -49,9 +54,22 @@ type tpTable struct {
 	last     *sysTPs
 }
 
+// tpRef is a tracepoint of the catalogue (idx -1: not in it) and its slot,
+// nil until an event attaches to it.
+type tpRef struct {
+	idx  int
+	slot *tpSlot
+}
+
 type sysTPs struct {
-	enter, exit *tpSlot
+	enter, exit tpRef
 	nr          int64
+}
+
+// namedTP is a tracepoint looked up by its "system:name".
+type namedTP struct {
+	name string
+	ref  tpRef
 }
 
 // tpIndex finds a catalogue entry by id and by system:name; one per
@@ -87,8 +105,8 @@ func indexTracepoints(infos []TracepointInfo) *tpIndex {
 
 func (t *tpTable) init(infos []TracepointInfo, nrCPUs int) {
 	t.infos, t.idx, t.slots, t.sys, t.nrCPUs = infos, indexTracepoints(infos), map[int]*tpSlot{}, map[string]*sysTPs{}, nrCPUs
-	t.rawEnter = t.byName("raw_syscalls:sys_enter")
-	t.rawExit = t.byName("raw_syscalls:sys_exit")
+	t.rawEnter = t.ref("raw_syscalls:sys_enter")
+	t.rawExit = t.ref("raw_syscalls:sys_exit")
 }
 
 // slot returns catalogue entry i's slot, made on first use.
@@ -98,7 +116,40 @@ func (t *tpTable) slot(i int) *tpSlot {
 	}
 	s := &tpSlot{info: t.infos[i], perCPU: make([][]*Event, t.nrCPUs)}
 	t.slots[i] = s
+	t.attach(i, s)
 	return s
+}
+
+// attach gives the references to catalogue entry i its new slot s.
+func (t *tpTable) attach(i int, s *tpSlot) {
+	for _, r := range []*tpRef{&t.rawEnter, &t.rawExit} {
+		if r.idx == i {
+			r.slot = s
+		}
+	}
+	for _, x := range t.sys {
+		if x.enter.idx == i {
+			x.enter.slot = s
+		}
+		if x.exit.idx == i {
+			x.exit.slot = s
+		}
+	}
+	for j := range t.named {
+		if t.named[j].ref.idx == i {
+			t.named[j].ref.slot = s
+		}
+	}
+}
+
+// ref returns the reference to a tracepoint by its "system:name", with its
+// slot if it has one (idx -1 when the catalogue has no such tracepoint).
+func (t *tpTable) ref(name string) tpRef {
+	i, ok := t.idx.byName[name]
+	if !ok {
+		return tpRef{idx: -1}
+	}
+	return tpRef{idx: i, slot: t.slots[i]}
 }
 
 // recBuf is CPU c's record buffer, made the first time the tracepoint fires
@@ -116,8 +167,8 @@ func (s *tpSlot) recBuf(c int) []byte {
 	return s.rec[c]
 }
 
-// byID and byName return a tracepoint's slot, or nil when the catalogue
-// has no such tracepoint.
+// byID returns a tracepoint's slot, made on first use, or nil when the
+// catalogue has no such tracepoint.
 func (t *tpTable) byID(id uint64) *tpSlot {
 	if i, ok := t.idx.byID[id]; ok {
 		return t.slot(i)
@@ -125,11 +176,25 @@ func (t *tpTable) byID(id uint64) *tpSlot {
 	return nil
 }
 
-func (t *tpTable) byName(name string) *tpSlot {
-	if i, ok := t.idx.byName[name]; ok {
-		return t.slot(i)
+// attached returns the slot of the tracepoint "system:name", nil when no
+// event ever attached to it (or the catalogue has no such tracepoint). The
+// callers pass string constants: the same name is the same bytes, and a
+// test of the pointer finds it without hashing.
+func (t *tpTable) attached(name string) *tpSlot {
+	p := unsafe.StringData(name)
+	for i := range t.named {
+		if n := &t.named[i]; unsafe.StringData(n.name) == p && len(n.name) == len(name) {
+			return n.ref.slot
+		}
 	}
-	return nil
+	for i := range t.named {
+		if n := &t.named[i]; n.name == name {
+			return n.ref.slot
+		}
+	}
+	r := t.ref(name)
+	t.named = append(t.named, namedTP{name: name, ref: r})
+	return r.slot
 }
 
 // syscall returns the syscalls:* tracepoints of a syscall (cached).
@@ -141,12 +206,12 @@ func (t *tpTable) syscall(name string) *sysTPs {
 		t.lastName, t.last = name, s
 		return s
 	}
-	s := &sysTPs{nr: -1}
+	s := &sysTPs{nr: -1, enter: tpRef{idx: -1}, exit: tpRef{idx: -1}}
 	// The events are named after the entry point (uname: sys_enter_newuname).
 	if sc, ok := uapi.LookupSyscall(name); ok {
 		s.nr = int64(sc.Nr)
 		if tn := sc.TraceName(); tn != "" {
-			s.enter, s.exit = t.byName("syscalls:sys_enter_"+tn), t.byName("syscalls:sys_exit_"+tn)
+			s.enter, s.exit = t.ref("syscalls:sys_enter_"+tn), t.ref("syscalls:sys_exit_"+tn)
 		}
 	}
 	t.sys[name] = s
@@ -222,10 +287,10 @@ func (p *tpPMU) Stop(c *cpu.CPU, e *Event, flags int)  { e.hw.state = PERF_HES_S
 // kernel/trace/trace_syscalls.c: perf_syscall_enter(); include/trace/events/syscalls.h
 func (k *Kernel) SysEnter(t *sched.Task, name string) {
 	sc := k.tp.syscall(name)
-	if s := k.tp.rawEnter; s != nil {
+	if s := k.tp.rawEnter.slot; s != nil {
 		k.perfTraceSyscall(t, s, sc, true, false)
 	}
-	if s := sc.enter; s != nil {
+	if s := sc.enter.slot; s != nil {
 		k.perfTraceSyscall(t, s, sc, true, true)
 	}
 }
@@ -234,10 +299,10 @@ func (k *Kernel) SysEnter(t *sched.Task, name string) {
 // syscalls:sys_exit_<name>.
 func (k *Kernel) SysExit(t *sched.Task, name string) {
 	sc := k.tp.syscall(name)
-	if s := k.tp.rawExit; s != nil {
+	if s := k.tp.rawExit.slot; s != nil {
 		k.perfTraceSyscall(t, s, sc, false, false)
 	}
-	if s := sc.exit; s != nil {
+	if s := sc.exit.slot; s != nil {
 		k.perfTraceSyscall(t, s, sc, false, true)
 	}
 }

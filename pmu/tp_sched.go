@@ -97,7 +97,7 @@ func putComm(rec []byte, off int, comm string) {
 // tracepoint with task not current, the matching events of task's context.
 // kernel/events/core.c: perf_tp_event(), perf_tp_event_target_task()
 func (k *Kernel) fireSched(c *cpu.CPU, name string, count uint64, task *sched.Task, build func(s *tpSlot) []byte) {
-	s := k.tp.byName(name)
+	s := k.tp.attached(name)
 	if s == nil || s.users == 0 {
 		return
 	}

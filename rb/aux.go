@@ -31,7 +31,10 @@ type auxArea struct {
 	inSampling int32  // aux_in_sampling
 	// inPauseResume is rb->aux_in_pause_resume, the guard of perf_event_aux_pause().
 	inPauseResume int32
-	data          []byte // aux_pages, contiguous (nil while ext describes them)
+	data          []byte // aux_pages, contiguous (nil while ext or pages describe them)
+	// pages are the aux_pages one by one while data is nil (AuxOps.Lazy):
+	// nil until first written, and a nil page reads as zeroes (aux_lazy.go)
+	pages [][]byte
 	// ext describes the area while data is nil (aux_source.go): AuxOps.Described
 	ext []auxExtent
 	// noSample: the PMU has no snapshot_aux (AuxOps.NoSnapshotAux)
@@ -54,6 +57,11 @@ type AuxOps struct {
 	// the area and the log's TraceAuxWrite keeps the length of each write,
 	// not its bytes (which only aux-sample-is-newest reads).
 	NoSnapshotAux bool
+	// Lazy: SetupAux reads no pages (it gets nil) and the driver stores
+	// bytes only through the Buffer (AuxWrite): each page is allocated on
+	// its first write, and a page never written reads as zeroes, as the
+	// kernel's __GFP_ZERO pages do (aux_lazy.go).
+	Lazy bool
 }
 
 // HasAux is rb_has_aux(): the buffer has an AUX area.
@@ -89,8 +97,12 @@ func (rb *Buffer) AllocAux(ops *AuxOps, pgoff uint64, nrPages int, watermark int
 		watermark = 0
 	}
 	rb.trace(TraceEvent{Kind: TraceAuxAlloc, Size: nrPages})
-	rb.aux.data = nil
-	if !ops.Described {
+	rb.aux.data, rb.aux.pages = nil, nil
+	switch {
+	case ops.Described:
+	case ops.Lazy:
+		rb.aux.pages = make([][]byte, nrPages)
+	default:
 		rb.aux.data = make([]byte, nrPages*PageSize)
 	}
 	rb.aux.nrPages = nrPages
@@ -122,7 +134,7 @@ func (rb *Buffer) freeAuxPages() {
 		rb.aux.priv = nil
 	}
 	if rb.aux.nrPages != 0 {
-		rb.aux.data = nil
+		rb.aux.data, rb.aux.pages = nil, nil
 		rb.aux.dropExtents()
 		rb.aux.nrPages = 0
 	}
@@ -242,8 +254,10 @@ func (rb *Buffer) SetAuxInPauseResume(v int32) { rb.aux.inPauseResume = v }
 // The log keeps the bytes only when an AUX sample may copy the area
 // (AuxOps.NoSnapshotAux).
 func (rb *Buffer) AuxWrite(pos uint64, b []byte) {
-	rb.auxMaterialize()
-	n := len(rb.aux.data)
+	if rb.aux.pages == nil {
+		rb.auxMaterialize()
+	}
+	n := rb.aux.nrPages * PageSize
 	if n == 0 {
 		return
 	}
@@ -252,6 +266,10 @@ func (rb *Buffer) AuxWrite(pos uint64, b []byte) {
 		rec = append([]byte(nil), b...)
 	}
 	rb.traceAuxWrite(pos, len(b), rec)
+	if rb.aux.pages != nil {
+		rb.aux.writePages(pos, b)
+		return
+	}
 	mask := uint64(n - 1)
 	for len(b) > 0 {
 		off := int(pos & mask)
@@ -281,6 +299,10 @@ func (rb *Buffer) AuxCopyOut(pos uint64, n int) []byte {
 		return PiecesBytes(rb.AuxPieces(pos, uint64(n)))
 	}
 	out := make([]byte, n)
+	if rb.aux.pages != nil {
+		rb.aux.readPages(out, pos)
+		return out
+	}
 	if len(rb.aux.data) == 0 {
 		return out
 	}

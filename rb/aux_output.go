@@ -225,7 +225,9 @@ func OutputCopyAux(s Stepper, aux *AuxHandle, dst *Handle, from, to uint64) (int
 	if rb == nil || rb.aux.nrPages == 0 {
 		return 0, uapi.EFAULT
 	}
-	rb.auxMaterialize()
+	if rb.aux.pages == nil {
+		rb.auxMaterialize()
+	}
 	size := rb.AuxSize()
 	mask := size - 1
 	from &= mask
@@ -235,7 +237,10 @@ func OutputCopyAux(s Stepper, aux *AuxHandle, dst *Handle, from, to uint64) (int
 		n = size // "do { ... } while (to != from)"
 	}
 	return CopyAuxPages(s, dst, from, n, func(k, m uint64) []byte {
-		p := (from + k) & mask // a piece never crosses the area's end
+		p := (from + k) & mask // a piece never crosses the area's end, nor a page's
+		if rb.aux.pages != nil {
+			return rb.aux.pageBytes(p, m)
+		}
 		return rb.aux.data[p : p+m]
 	})
 }

@@ -41,6 +41,10 @@ func (rb *Buffer) auxMaterialize() {
 		return
 	}
 	rb.aux.data = make([]byte, rb.aux.nrPages*PageSize)
+	if rb.aux.pages != nil {
+		rb.aux.joinPages()
+		return
+	}
 	for _, x := range rb.aux.ext {
 		x.src.AuxBytes(rb.aux.data[x.lo:x.hi], x.off)
 	}
@@ -56,7 +60,7 @@ func (rb *Buffer) AuxWriteSource(pos, n uint64, src AuxSource) {
 	if size == 0 || n == 0 {
 		return
 	}
-	if rb.aux.data != nil {
+	if !rb.AuxDescribed() {
 		b := make([]byte, n)
 		src.AuxBytes(b, 0)
 		rb.AuxWrite(pos, b)
@@ -147,7 +151,7 @@ func (rb *Buffer) AuxPieces(pos, n uint64) []AuxPiece {
 		return nil
 	}
 	var out []AuxPiece
-	if rb.aux.data != nil {
+	if !rb.AuxDescribed() {
 		b := rb.AuxCopyOut(pos, int(n))
 		return append(out, AuxPiece{Src: byteSource(b), N: n})
 	}
@@ -218,4 +222,6 @@ func (a *auxArea) dropExtents() {
 
 // AuxDescribed reports that the AUX area holds descriptions, not bytes
 // (nothing read it as bytes yet): AuxPieces reads it without making them.
-func (rb *Buffer) AuxDescribed() bool { return rb.aux.data == nil && rb.aux.nrPages != 0 }
+func (rb *Buffer) AuxDescribed() bool {
+	return rb.aux.data == nil && rb.aux.pages == nil && rb.aux.nrPages != 0
+}

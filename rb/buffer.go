@@ -224,6 +224,20 @@ func (rb *Buffer) CopyAt(dst []byte, pos uint64) []byte {
 	return dst
 }
 
+// View returns the n bytes of the data area at free-running position pos:
+// the area's own bytes where they do not wrap (read only: the kernel may
+// write them again), else a copy into scratch (CopyAt, scratch grown to n).
+func (rb *Buffer) View(pos uint64, n int, scratch []byte) []byte {
+	size := uint64(rb.nrPages * PageSize)
+	if off := pos & rb.mask; size != 0 && off+uint64(n) <= size {
+		return rb.span(int(off), n)[:n:n]
+	}
+	if cap(scratch) < n {
+		scratch = make([]byte, n)
+	}
+	return rb.CopyAt(scratch[:n], pos)
+}
+
 // Mask is data_size - 1, the mask readers apply to free-running positions.
 func (rb *Buffer) Mask() uint64 { return rb.mask }
 

@@ -38,6 +38,9 @@ func checkRecord(rec []byte) (Header, error) {
 type decoder struct {
 	b   []byte
 	err error
+	// alias: bytes returns the record's own bytes, not a copy (a scratch
+	// arena's decode, dropped before the record changes)
+	alias bool
 }
 
 func (d *decoder) u64() uint64 {
@@ -65,7 +68,12 @@ func (d *decoder) bytes(n int) []byte {
 		d.fail()
 		return nil
 	}
-	v := append([]byte(nil), d.b[:n]...)
+	var v []byte
+	if d.alias {
+		v = d.b[:n:n]
+	} else {
+		v = append([]byte(nil), d.b[:n]...)
+	}
 	d.b = d.b[n:]
 	return v
 }

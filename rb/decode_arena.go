@@ -19,7 +19,8 @@ type Arena struct {
 // dropping it: each DecodeAttr hands out the same Decoded, Sample, SampleID
 // and callchain room as the last, zeroed, so a walk that only counts what
 // decodes (PerfData's stats) allocates nothing per record. A record decoded
-// from it is valid until the next DecodeAttr.
+// from it is valid until the next DecodeAttr, and its byte fields (Raw, Read,
+// StackUser, Aux) are the record's own bytes, not copies.
 func NewScratchArena() *Arena { return &Arena{scratch: true} }
 
 // NewArena returns an arena sized for records records, samples of them

@@ -1,6 +1,7 @@
 package rb
 
 import (
+	"encoding/binary"
 	"fmt"
 	"maps"
 	"slices"
@@ -189,12 +190,20 @@ func (x *posIndex) put(l *commitList, pos uint64, i int) {
 // multiplied in and mixed down), deterministic across runs and machines.
 func recSum(b []byte) uint64 {
 	h := uint64(len(b))*0x9e3779b97f4a7c15 ^ 0xcbf29ce484222325
-	for len(b) >= 8 {
-		h = (h ^ leU64(b)) * 0xbf58476d1ce4e5b9
+	i := 0
+	for ; i+16 <= len(b); i += 16 { // two words a turn: the same sum, fewer loop tests
+		w := b[i : i+16 : i+16]
+		h = (h ^ binary.LittleEndian.Uint64(w)) * 0xbf58476d1ce4e5b9
 		h ^= h >> 31
-		b = b[8:]
+		h = (h ^ binary.LittleEndian.Uint64(w[8:])) * 0xbf58476d1ce4e5b9
+		h ^= h >> 31
 	}
-	for _, x := range b {
+	if i+8 <= len(b) {
+		h = (h ^ binary.LittleEndian.Uint64(b[i:i+8])) * 0xbf58476d1ce4e5b9
+		h ^= h >> 31
+		i += 8
+	}
+	for _, x := range b[i:] {
 		h = (h ^ uint64(x)) * 0x94d049bb133111eb
 		h ^= h >> 29
 	}

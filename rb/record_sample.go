@@ -417,7 +417,7 @@ func (a *Arena) decodeSample(rec []byte, l SampleLayout) (*Sample, error) {
 	if sampleType&^uint64(SampleSupported|uapi.PERF_SAMPLE_AUX) != 0 {
 		return nil, errUnsupported(sampleType &^ uint64(SampleSupported|uapi.PERF_SAMPLE_AUX))
 	}
-	d := decoder{b: rec[HeaderSize:]}
+	d := decoder{b: rec[HeaderSize:], alias: a != nil && a.scratch}
 	s := a.sample()
 	s.Type, s.Misc = sampleType, hdr.Misc
 	t := sampleType

@@ -37,6 +37,10 @@ type knobSet struct {
 	schedOnce sync.Once
 	schedCfg  sched.Config
 	schedErr  error
+	// judged is Run.judgedInvariants of a run with these knobs (read only),
+	// made at the first Build
+	judgedOnce sync.Once
+	judged     map[string]bool
 	// records holds each record line as perf parsed it (*scenarios.Record ->
 	// *parsedRecord), never handed out: a run gets a Clone.
 	records sync.Map
@@ -58,6 +62,13 @@ func (ks *knobSet) schedConfig() (sched.Config, error) {
 		ks.schedErr = applyKnobs(ks.knobs, &ks.schedCfg)
 	})
 	return ks.schedCfg, ks.schedErr
+}
+
+// judgedInvariants returns the invariants r's outcomes judge
+// (Run.judgedInvariants), made once for ks's file and knobs.
+func (ks *knobSet) judgedInvariants(r *Run) map[string]bool {
+	ks.judgedOnce.Do(func() { ks.judged = r.judgedInvariants() })
+	return ks.judged
 }
 
 // lastKnobSet is the knobSet Build made last; an exploration (its workers

@@ -137,7 +137,7 @@ func Build(f *scenarios.File, opts Options) (r *Run, err error) {
 		return nil, err
 	}
 	r.S = sched.New(r.M, cfg)
-	r.judged = r.judgedInvariants()
+	r.judged = ks.judgedInvariants(r)
 	r.installInvariants(perf)
 	perfOps, err := r.perfOpCalls()
 	if err != nil {

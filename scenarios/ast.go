@@ -36,6 +36,9 @@ type File struct {
 	Outcomes []*Outcome
 
 	lines []string // the physical source lines, for error snippets
+	// texts are OutcomeText of each outcome Parse made (a run's result
+	// names every outcome)
+	texts map[*Outcome]string
 }
 
 // NumCPUs returns the number of CPUs the file asks for (1 without a cpus line).

@@ -5,6 +5,13 @@ import "strings"
 // OutcomeText returns an outcome as written: its when conditions and its line
 // from the quantifier on, without a comment.
 func (f *File) OutcomeText(o *Outcome) string {
+	if t, ok := f.texts[o]; ok {
+		return t
+	}
+	return f.outcomeText(o)
+}
+
+func (f *File) outcomeText(o *Outcome) string {
 	var b strings.Builder
 	if len(o.When) > 0 {
 		b.WriteString("when")

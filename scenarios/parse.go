@@ -21,6 +21,10 @@ func Parse(filename string, src []byte) (*File, error) {
 	for _, n := range tree {
 		p.topLevel(n)
 	}
+	p.f.texts = make(map[*Outcome]string, len(p.f.Outcomes))
+	for _, o := range p.f.Outcomes {
+		p.f.texts[o] = p.f.outcomeText(o)
+	}
 	if len(p.errs) == 0 {
 		return p.f, nil
 	}

@@ -104,15 +104,20 @@ func (m CPUMask) First() int {
 // List returns the CPUs in m in order.
 func (m CPUMask) List() []int {
 	var out []int
+	m.each(func(c int) { out = append(out, c) })
+	return out
+}
+
+// each calls f with each CPU of the mask, in increasing order.
+func (m CPUMask) each(f func(cpu int)) {
 	for x := m.lo; x != 0; x &= x - 1 {
-		out = append(out, bits.TrailingZeros64(x))
+		f(bits.TrailingZeros64(x))
 	}
 	for i := 0; i < len(m.hi); i++ {
 		for b := m.hi[i]; b != 0; b &= b - 1 {
-			out = append(out, 64+8*i+bits.TrailingZeros8(b))
+			f(64 + 8*i + bits.TrailingZeros8(b))
 		}
 	}
-	return out
 }
 
 func (m CPUMask) String() string {

@@ -2,6 +2,7 @@ package sched
 
 import (
 	"math/bits"
+	"slices"
 
 	"perfsim/cpu"
 	"perfsim/sim"
@@ -59,7 +60,15 @@ func (s *Sched) cfsRemove(t *Task) {
 		return
 	}
 	i := t.ee.rq - 1
-	s.cfs[i] = removeTask(s.cfs[i], t)
+	// in place, in order (the picks take the first of equals); nothing
+	// holds the list across a removal
+	if l := s.cfs[i]; len(l) > 0 {
+		if j := slices.Index(l, t); j >= 0 {
+			copy(l[j:], l[j+1:])
+			l[len(l)-1] = nil
+			s.cfs[i] = l[:len(l)-1]
+		}
+	}
 	t.ee.rq, t.ee.delayed = 0, false
 }
 

@@ -169,11 +169,11 @@ func (s *Sched) selectTaskRq(p *Task, prev, wf int) int {
 // model's affinity mask holds.
 func (s *Sched) nrCPUsAllowed(p *Task) int {
 	n := 0
-	for _, c := range p.Allowed.List() {
+	p.Allowed.each(func(c int) {
 		if s.CPUActive(c) {
 			n++
 		}
-	}
+	})
 	return n
 }
 

@@ -129,15 +129,24 @@ func (t *Task) sighand() *sighandStruct {
 	return t.sigh
 }
 
+// defaultSighand reports that t's sighand_struct is not made yet and, once
+// made, is t's own with every action SIG_DFL (t leads its thread group: it
+// shares no leader's).
+func (t *Task) defaultSighand() bool { return t.sigh == nil && t.Leader() == t }
+
 // forkSignals gives the child of a fork its signal state: CLONE_SIGHAND
 // shares the dispositions, otherwise they are copied (copy_sighand());
 // CLONE_THREAD shares the signal_struct, otherwise a new one inherits the
 // process group and the rlimits (copy_signal(); attach_pid(PIDTYPE_PGID)).
 // kernel/fork.c: copy_sighand(), copy_signal(), copy_process()
 func (s *Sched) forkSignals(t, c *Task, flags uint64) {
-	if flags&CLONE_SIGHAND != 0 {
+	switch {
+	case flags&CLONE_SIGHAND != 0:
 		c.sigh = t.sighand()
-	} else {
+	case t.defaultSighand() && flags&CLONE_THREAD == 0:
+		// a copy of dispositions all SIG_DFL that nothing else shares:
+		// the child's own, made on first use as t's is
+	default:
 		h := *t.sighand()
 		c.sigh = &h
 	}
@@ -153,6 +162,9 @@ func (s *Sched) forkSignals(t, c *Task, flags uint64) {
 // stays); a sighand shared with another process is first unshared.
 // kernel/signal.c: flush_signal_handlers(); fs/exec.c: unshare_sighand()
 func (s *Sched) flushSignalHandlers(t *Task) {
+	if t.defaultSighand() {
+		return // all SIG_DFL already, and t's own once made
+	}
 	h := *t.sighand()
 	for i := range h.action {
 		if h.action[i].Handler == SigHandled {
@@ -186,6 +198,14 @@ func (s *Sched) Sigaction(t *Task, sig int, act SigAction) uapi.Errno {
 func (t *Task) SigactionOf(sig int) SigAction {
 	if sig < 1 || sig > NSIG {
 		return SigAction{}
+	}
+	return t.action(sig)
+}
+
+// action is t's disposition of sig, read without making t's sighand_struct.
+func (t *Task) action(sig int) SigAction {
+	if t.defaultSighand() {
+		return SigAction{} // SIG_DFL
 	}
 	return t.sighand().action[sig]
 }
@@ -239,7 +259,7 @@ func sigHandlerIgnored(h SigHandler, sig int) bool {
 
 // sigFatal is sig_fatal(): the default action, which terminates.
 func sigFatal(t *Task, sig int) bool {
-	return !sigKernelIgnore(sig) && !sigKernelStop(sig) && t.sighand().action[sig].Handler == SigDfl
+	return !sigKernelIgnore(sig) && !sigKernelStop(sig) && t.action(sig).Handler == SigDfl
 }
 
 // SendSignalTo is do_send_sig_info(sig, info, p, type) ->
@@ -261,7 +281,7 @@ func (s *Sched) SendSignalTo(t *Task, sig Signal, typ PidType) (bool, uapi.Errno
 		t.sighand().action[sig.Sig] = SigAction{Handler: SigHandled, Body: sig.Handler}
 	}
 	// prepare_signal(): a dying group takes nothing; an ignored signal is dropped
-	if t.Leader().fam.groupExit || sigHandlerIgnored(t.sighand().action[sig.Sig].Handler, sig.Sig) {
+	if t.Leader().fam.groupExit || sigHandlerIgnored(t.action(sig.Sig).Handler, sig.Sig) {
 		return false, 0
 	}
 	ss := t.sigstruct()

@@ -219,3 +219,46 @@ func TestSetpgid(t *testing.T) {
 		t.Errorf("setpgid of a non-child = %d, want ESRCH", r)
 	}
 }
+
+// A process whose dispositions were never set has no sighand_struct made:
+// a fork without CLONE_SIGHAND and exec's flush leave both tasks' unmade,
+// all SIG_DFL and each its own (a change in one is not seen in the other);
+// once set, a fork copies them and exec's flush resets the handled ones,
+// leaving SIG_IGN, as before.
+func TestSighandMadeOnFirstChange(t *testing.T) {
+	_, s := newSched(t, 1, DefaultConfig())
+	p, c, c2 := s.Spawn("p", CPUMask{}), s.Spawn("c", CPUMask{}), s.Spawn("c2", CPUMask{})
+	disp := func(tk *Task) [3]SigHandler {
+		return [3]SigHandler{tk.SigactionOf(SIGUSR1).Handler, tk.SigactionOf(SIGUSR2).Handler, tk.SigactionOf(SIGTERM).Handler}
+	}
+	s.forkSignals(p, c, 0)
+	s.flushSignalHandlers(c)
+	if p.sigh != nil || c.sigh != nil {
+		t.Fatalf("sighand made: parent %v, child %v", p.sigh != nil, c.sigh != nil)
+	}
+	if e := s.Sigaction(c, SIGUSR1, SigAction{Handler: SigIgn}); e != 0 {
+		t.Fatal(e)
+	}
+	if e := s.Sigaction(p, SIGUSR2, SigAction{Handler: SigHandled}); e != 0 {
+		t.Fatal(e)
+	}
+	if e := s.Sigaction(p, SIGTERM, SigAction{Handler: SigIgn}); e != 0 {
+		t.Fatal(e)
+	}
+	s.forkSignals(p, c2, 0)
+	if e := s.Sigaction(c2, SIGUSR1, SigAction{Handler: SigHandled}); e != 0 {
+		t.Fatal(e)
+	}
+	got := [][3]SigHandler{disp(p), disp(c), disp(c2)}
+	want := [][3]SigHandler{{SigDfl, SigHandled, SigIgn}, {SigIgn, SigDfl, SigDfl}, {SigHandled, SigHandled, SigIgn}}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("after the forks (-want +got):\n%s", d)
+	}
+	s.flushSignalHandlers(c2)
+	if d := cmp.Diff([3]SigHandler{SigDfl, SigDfl, SigIgn}, disp(c2)); d != "" {
+		t.Errorf("after exec's flush (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff([3]SigHandler{SigDfl, SigHandled, SigIgn}, disp(p)); d != "" {
+		t.Errorf("the parent after the child's flush (-want +got):\n%s", d)
+	}
+}

@@ -131,7 +131,7 @@ func (s *Sched) doSignal(t *Task) {
 		if !ok {
 			break
 		}
-		act := t.sighand().action[sig.Sig]
+		act := t.action(sig.Sig)
 		switch {
 		case act.Handler == SigHandled:
 			t.recalcSigpending()

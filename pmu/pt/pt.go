@@ -39,6 +39,9 @@ type ptCtx struct {
 	// tap, when non-nil, collects the bytes the hardware writes (in output
 	// order) while a snapshot copy races it (SnapshotAuxOutput).
 	tap *[]byte
+	// span is the room traceSpan builds the bytes of a stretch in (they
+	// are copied where they go: the AUX area, the log, tap)
+	span []byte
 
 	// What RTIT_OUTPUT_BASE and RTIT_CTL were last loaded with
 	// (pt_config_buffer(), pt_config()): the hardware writes there while
@@ -520,7 +523,8 @@ func (p *PMU) accrue(c *cpu.CPU) {
 // span), TSC, MODE.Exec, TIP.PGE at the task's address in that mode, timing
 // packets with the time they were written (two laps of the buffer never
 // hold the same bytes), FUP and TIP.PGD at the end. A stretch too short for
-// that is timing packets only.
+// that is timing packets only. The bytes are the CPU's room (ptCtx.span),
+// valid until its next traceSpan.
 func (p *PMU) traceSpan(pt *ptCtx, buf *ptBuffer, e *pmu.Event, n uint64, since, now sim.Time, ip uint64, loop bool) []byte {
 	psbPeriod := uint64(1) << (11 + e.Attr.Config>>24&0xf)
 	base := buf.hwPos
@@ -538,18 +542,28 @@ func (p *PMU) traceSpan(pt *ptCtx, buf *ptBuffer, e *pmu.Event, n uint64, since,
 	if uint64(TraceSpanLen(psb)) > n { // no room for a span: timing only
 		if pt.needPSB {
 			if n < psbPlusLen {
-				return AppendTiming(nil, int(n), tscAt, nil) // the PSB+ still due
+				return pt.keepSpan(AppendTiming(pt.span[:0], int(n), tscAt, nil)) // the PSB+ still due
 			}
 			pt.needPSB, buf.psbNext = false, base // the PSB+ first
 		}
-		return AppendTiming(nil, int(n), tscAt, psbAt)
+		return pt.keepSpan(AppendTiming(pt.span[:0], int(n), tscAt, psbAt))
 	}
 	if psb {
 		pt.needPSB = false
 		buf.psbNext = base + psbPeriod
 	}
-	out, iters := AppendLoopSpan(make([]byte, 0, n), int(n), tscAt(0), ip, psb, loop, tscAt, psbAt)
+	if uint64(cap(pt.span)) < n {
+		pt.span = make([]byte, 0, n)
+	}
+	out, iters := AppendLoopSpan(pt.span[:0], int(n), tscAt(0), ip, psb, loop, tscAt, psbAt)
 	p.Iterations += uint64(iters)
+	return pt.keepSpan(out)
+}
+
+// keepSpan keeps the room of out (traceSpan's result) for the next stretch;
+// out is valid until then.
+func (pt *ptCtx) keepSpan(out []byte) []byte {
+	pt.span = out[:0]
 	return out
 }
 
