@@ -211,7 +211,7 @@ func (e *Engine) Run(until Time) (err error) {
 				return nil
 			}
 			// pick's ties are every lane due at l's time.
-			e.contended = e.heap.bk[0].n > 1
+			e.contended = e.heap.bk[0].b.n > 1
 		} else {
 			e.contended = e.heap.dueAt(l.next).count(l.ID) > 0
 		}
@@ -238,7 +238,7 @@ func (e *Engine) pick() *Lane {
 	if min == Never || min > e.until {
 		return nil
 	}
-	first := e.heap.bk[0]
+	first := e.heap.bk[0].b
 	n := first.n
 	if n == 1 {
 		return e.lanes[first.nth(0, -1)]
