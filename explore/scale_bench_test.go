@@ -86,6 +86,9 @@ func BenchmarkSyscallCPUs(b *testing.B) {
 			// Each lane run is a coroutine switch into a CPU's thread and one
 			// out: on one CPU the lane never yields (nothing else is due).
 			b.ReportMetric(float64(r.M.Eng.Runs)/float64(calls*cpus), "lane-runs/syscall")
+			// Of those, the runs a yielding lane handed straight to the next
+			// lane's thread (cpu's handoff): one switch, not two.
+			b.ReportMetric(float64(r.M.Eng.Handoffs)/float64(calls*cpus), "handoffs/syscall")
 			_ = sim.Never
 		})
 	}

@@ -60,6 +60,9 @@ type Engine struct {
 	// Runs counts the lane runs (each a resume of a lane by the engine: for a
 	// CPU, a coroutine switch in and one out).
 	Runs uint64
+	// Handoffs counts the lane runs a lane's code entered itself
+	// (EnterRun): one coroutine switch each, where a run from Run is two.
+	Handoffs uint64
 
 	// steps counts the engine steps (Tick); at nextCheck the limits are looked at.
 	steps     uint64
@@ -222,6 +225,41 @@ func (e *Engine) Run(until Time) (err error) {
 		e.running = nil
 	}
 	return nil
+}
+
+// PlainNext is the lane the engine would run after from's run, when the
+// step to it is plain: not stopped, no lane forced (SwitchTo), no look at
+// the limits due, one lane due first (no tie: no decision), by until, and
+// not from itself. The running lane's code may then take that step itself
+// (EnterRun) and hand its coroutine over to the next lane's, one switch
+// instead of two (back to the engine, and from there on). nil: the engine
+// takes the step.
+func (e *Engine) PlainNext(from *Lane) *Lane {
+	if e.stopped || e.forced != nil || e.steps+1 >= e.nextCheck || len(e.heap.bk) == 0 {
+		return nil
+	}
+	first := e.heap.bk[0]
+	if first.t == Never || first.t > e.until || first.b.n != 1 {
+		return nil
+	}
+	l := e.lanes[first.b.nth(0, -1)]
+	if l == from {
+		return nil
+	}
+	return l
+}
+
+// EnterRun takes the step PlainNext found, as Run does between two lane
+// runs: the running lane's run ends, and l's begins (l's run function is
+// not called: the caller runs l).
+func (e *Engine) EnterRun(l *Lane) {
+	e.running = nil
+	e.Tick()
+	e.contended = false
+	e.now = l.next
+	e.running = l
+	e.Runs++
+	e.Handoffs++
 }
 
 // Pending reports whether some lane still has something to do (after Run
