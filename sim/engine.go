@@ -242,7 +242,7 @@ func (e *Engine) PlainNext(from *Lane) *Lane {
 	if first.t == Never || first.t > e.until || first.b.n != 1 {
 		return nil
 	}
-	l := e.lanes[first.b.nth(0, -1)]
+	l := e.lanes[first.b.first()]
 	if l == from {
 		return nil
 	}
@@ -279,7 +279,7 @@ func (e *Engine) pick() *Lane {
 	first := e.heap.bk[0].b
 	n := first.n
 	if n == 1 {
-		return e.lanes[first.nth(0, -1)]
+		return e.lanes[first.first()]
 	}
 	var d int
 	if e.WantsAgents() {

@@ -47,6 +47,7 @@ type instant struct {
 	n    int      // how many bits are set
 	i    int      // its index in bk; -1 when free
 	bits []uint64 // bit i set when lane i is due at t
+	w0   [1]uint64 // bits' array up to 64 lanes: no second object to load
 }
 
 func (h *laneHeap) swap(i, j int) {
@@ -157,7 +158,11 @@ func (h *laneHeap) join(id int, t Time, b *instant) {
 			b = h.free[n-1]
 			h.free = h.free[:n-1]
 		} else {
-			b = &instant{bits: make([]uint64, h.words)}
+			b = &instant{}
+			b.bits = b.w0[:]
+			if h.words > 1 {
+				b.bits = make([]uint64, h.words)
+			}
 		}
 		b.t, b.n, b.i = t, 0, len(h.bk)
 		h.bk = append(h.bk, slot{t, b})
@@ -308,6 +313,16 @@ func (b *instant) word(w, skip int) uint64 {
 		x &^= 1 << (skip & 63)
 	}
 	return x
+}
+
+// first is the first lane in the bucket (one that holds one: the lane).
+func (b *instant) first() int {
+	for w, x := range b.bits {
+		if x != 0 {
+			return w<<6 | bits.TrailingZeros64(x)
+		}
+	}
+	return -1
 }
 
 // nth is the k-th (from 0) in lane order of the lanes other than skip in
