@@ -44,9 +44,9 @@ type slot struct {
 // instant is one bucket: the lanes whose next is t.
 type instant struct {
 	t    Time
-	n    int      // how many bits are set
-	i    int      // its index in bk; -1 when free
-	bits []uint64 // bit i set when lane i is due at t
+	n    int       // how many bits are set
+	i    int       // its index in bk; -1 when free
+	bits []uint64  // bit i set when lane i is due at t
 	w0   [1]uint64 // bits' array up to 64 lanes: no second object to load
 }
 
