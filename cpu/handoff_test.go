@@ -13,8 +13,9 @@ import (
 // each spending times that tie and overlap the other CPUs' (ties are
 // decisions of the random chooser of seed), passing step points, arming
 // irq timers on other CPUs and raising NMIs, and returns the trace and the
-// engine.
-func handoffRun(t *testing.T, cpus int, seed uint64) ([]sim.Record, *sim.Engine) {
+// engine. piece > 0 runs the machine piece by piece (Run's until), as the
+// runner's watchers do.
+func handoffRun(t *testing.T, cpus int, seed uint64, piece sim.Time) ([]sim.Record, *sim.Engine) {
 	t.Helper()
 	m := NewMachine(Config{CPUs: cpus}, sim.NewRandom(seed))
 	defer m.Close()
@@ -47,8 +48,18 @@ func handoffRun(t *testing.T, cpus int, seed uint64) ([]sim.Record, *sim.Engine)
 		}
 		c.Start(pair[0])
 	}
-	if err := m.Run(sim.Never); err != nil {
-		t.Fatal(err)
+	until := sim.Never
+	if piece > 0 {
+		until = piece
+	}
+	for {
+		if err := m.Run(until); err != nil {
+			t.Fatal(err)
+		}
+		if !m.Eng.Pending() {
+			break
+		}
+		until += piece
 	}
 	return m.Trace().Records, m.Eng
 }
@@ -59,12 +70,16 @@ func handoffRun(t *testing.T, cpus int, seed uint64) ([]sim.Record, *sim.Engine)
 // lane runs, and with it most runs are handed over.
 func TestHandoffSameRun(t *testing.T) {
 	defer func() { handoff = true }()
-	for _, cpus := range []int{2, 3, 8} {
+	for _, c := range []struct {
+		cpus  int
+		piece sim.Time
+	}{{2, 0}, {3, 0}, {8, 0}, {3, 333}, {8, 97}} {
+		cpus := c.cpus
 		for seed := range uint64(4) {
 			handoff = false
-			off, eOff := handoffRun(t, cpus, seed)
+			off, eOff := handoffRun(t, cpus, seed, c.piece)
 			handoff = true
-			on, eOn := handoffRun(t, cpus, seed)
+			on, eOn := handoffRun(t, cpus, seed, c.piece)
 			if d := cmp.Diff(off, on); d != "" {
 				t.Fatalf("%d CPUs, seed %d: trace (-engine only +handoff):\n%s", cpus, seed, d)
 			}
@@ -75,7 +90,7 @@ func TestHandoffSameRun(t *testing.T) {
 			if eOff.Handoffs != 0 || eOn.Handoffs == 0 || eOn.Handoffs >= eOn.Runs {
 				t.Fatalf("%d CPUs, seed %d: %d and %d of %d runs handed over (engine only, handoff)", cpus, seed, eOff.Handoffs, eOn.Handoffs, eOn.Runs)
 			}
-			t.Logf("%d CPUs, seed %d: %d records, %d decisions, %d of %d runs handed over", cpus, seed, len(on), eOn.Decisions, eOn.Handoffs, eOn.Runs)
+			t.Logf("%d CPUs, runs of %d, seed %d: %d records, %d decisions, %d of %d runs handed over", cpus, c.piece, seed, len(on), eOn.Decisions, eOn.Handoffs, eOn.Runs)
 		}
 	}
 }

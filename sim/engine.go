@@ -230,12 +230,13 @@ func (e *Engine) Run(until Time) (err error) {
 // PlainNext is the lane the engine would run after from's run, when the
 // step to it is plain: not stopped, no lane forced (SwitchTo), no look at
 // the limits due, one lane due first (no tie: no decision), by until, and
-// not from itself. The running lane's code may then take that step itself
+// not from itself, which must be the running lane (not a coroutine unwound
+// after the run). The running lane's code may then take that step itself
 // (EnterRun) and hand its coroutine over to the next lane's, one switch
 // instead of two (back to the engine, and from there on). nil: the engine
 // takes the step.
 func (e *Engine) PlainNext(from *Lane) *Lane {
-	if e.stopped || e.forced != nil || e.steps+1 >= e.nextCheck || len(e.heap.bk) == 0 {
+	if e.running != from || e.stopped || e.forced != nil || e.steps+1 >= e.nextCheck || len(e.heap.bk) == 0 {
 		return nil
 	}
 	first := e.heap.bk[0]
