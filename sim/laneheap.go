@@ -284,8 +284,11 @@ func (h *laneHeap) minOther(id int) Time {
 	}
 	// id is alone at the earliest instant: the next one is a child.
 	m := Never
-	for _, s := range h.bk[1:min(len(h.bk), 3)] {
-		m = min(m, s.t)
+	if len(h.bk) > 1 {
+		m = h.bk[1].t
+	}
+	if len(h.bk) > 2 && h.bk[2].t < m {
+		m = h.bk[2].t
 	}
 	return m
 }
