@@ -57,6 +57,9 @@ func (h *laneHeap) swap(i, j int) {
 
 // up sifts bk[i] towards the root.
 func (h *laneHeap) up(i int) {
+	if i == 0 {
+		return // one CPU's lane, alone: nothing to move
+	}
 	x := h.bk[i]
 	for i > 0 {
 		p := (i - 1) / 2
@@ -75,6 +78,9 @@ func (h *laneHeap) up(i int) {
 func (h *laneHeap) down(i int) {
 	bk := h.bk
 	n := len(bk)
+	if 2*i+1 >= n {
+		return
+	}
 	x := bk[i]
 	for {
 		c := 2*i + 1
