@@ -268,8 +268,14 @@ func (c *CPU) run() {
 		}
 		th.co.Resume()
 		// The thread may have handed the run on to other CPUs (handoff):
-		// the run that ended is the engine's running lane's.
-		if l := c.eng.Running(); l != c.lane {
+		// the run that ended is the engine's running lane's. None: the
+		// thread that came back ended its run in its yield, having picked
+		// the next lane for the engine to run.
+		l := c.eng.Running()
+		if l == nil {
+			return
+		}
+		if l != c.lane {
 			c = c.m.CPUs[l.ID]
 			th = c.ran
 		}

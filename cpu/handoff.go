@@ -9,16 +9,18 @@ import "perfsim/sim"
 // (TestHandoffSameRun).
 var handoff = true
 
-// handoff is the engine's next step taken on c's yielding thread: when the
-// engine would plainly run another CPU next and that CPU's run is no more
-// than resuming its current thread (no timer of its own due, no segment
-// listener, its thread suspended), it enters that run as CPU.run would and
-// returns the thread to switch to. nil: c yields to the engine.
+// handoff is the engine's next step taken on c's yielding thread
+// (sim.Engine.PickNext, a tie's decision included): when the lane picked is
+// another CPU's whose run is no more than resuming its current thread (no
+// timer of its own due, its thread suspended), it enters that run as
+// CPU.run would and returns the thread to switch to. nil: c yields to the
+// engine, which runs the lane picked (or takes the step itself). Under a
+// segment listener (a reduction's) the engine takes every step.
 func (c *CPU) handoff() *Thread {
-	if !handoff {
+	if !handoff || c.m.seg != nil {
 		return nil
 	}
-	l := c.eng.PlainNext(c.lane)
+	l := c.eng.PickNext(c.lane)
 	if l == nil || l.ID >= len(c.m.CPUs) {
 		return nil
 	}
@@ -27,10 +29,10 @@ func (c *CPU) handoff() *Thread {
 		return nil // another lane (the runner's outcomes)
 	}
 	th, now := n.curr, l.Next()
-	if now < n.clock || c.m.seg != nil || n.timers.Next() <= now || th == nil || !th.co.Suspended() {
+	if now < n.clock || n.timers.Next() <= now || th == nil || !th.co.Suspended() {
 		return nil // CPU.run has more to do than resume th (or an oops to raise)
 	}
-	c.eng.EnterRun(l)
+	c.eng.EnterPicked(l)
 	// What CPU.run does before it resumes th.
 	n.clock = now
 	n.updateAttn()

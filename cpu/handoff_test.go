@@ -17,7 +17,17 @@ import (
 // runner's watchers do.
 func handoffRun(t *testing.T, cpus int, seed uint64, piece sim.Time) ([]sim.Record, *sim.Engine) {
 	t.Helper()
-	m := NewMachine(Config{CPUs: cpus}, sim.NewRandom(seed))
+	recs, e, pv, err := handoffRunWith(cpus, sim.NewRandom(seed), piece)
+	if err != nil || pv != nil {
+		t.Fatalf("%d CPUs, seed %d: %v, panic %v", cpus, seed, err, pv)
+	}
+	return recs, e
+}
+
+// handoffRunWith is handoffRun's machine with chooser ch: the error Run
+// returned or the value it panicked with end it.
+func handoffRunWith(cpus int, ch sim.Chooser, piece sim.Time) (recs []sim.Record, eng *sim.Engine, pv any, err error) {
+	m := NewMachine(Config{CPUs: cpus}, ch)
 	defer m.Close()
 	m.Trace().Keep = true
 	var tms []*Timer
@@ -28,6 +38,11 @@ func handoffRun(t *testing.T, cpus int, seed uint64, piece sim.Time) ([]sim.Reco
 		var pair [2]*Thread
 		for k := range pair {
 			pair[k] = m.NewThread(fmt.Sprintf("t%d.%d", i, k), func(th *Thread) {
+				defer func() {
+					if !th.Unwinding() { // a panic through the thread's code, not Close
+						note(c, "unwound")
+					}
+				}()
 				for j := range 40 {
 					th.Spend(sim.Duration(50 + 25*((i+j+k)%3)))
 					th.Step("a")
@@ -52,16 +67,19 @@ func handoffRun(t *testing.T, cpus int, seed uint64, piece sim.Time) ([]sim.Reco
 	if piece > 0 {
 		until = piece
 	}
+	defer func() {
+		pv = recover()
+		recs, eng = m.Trace().Records, m.Eng
+	}()
 	for {
-		if err := m.Run(until); err != nil {
-			t.Fatal(err)
+		if err = m.Run(until); err != nil {
+			return
 		}
 		if !m.Eng.Pending() {
-			break
+			return
 		}
 		until += piece
 	}
-	return m.Trace().Records, m.Eng
 }
 
 // TestHandoffSameRun: the runs a yielding thread hands straight to the
@@ -91,6 +109,68 @@ func TestHandoffSameRun(t *testing.T) {
 				t.Fatalf("%d CPUs, seed %d: %d and %d of %d runs handed over (engine only, handoff)", cpus, seed, eOff.Handoffs, eOn.Handoffs, eOn.Runs)
 			}
 			t.Logf("%d CPUs, runs of %d, seed %d: %d records, %d decisions, %d of %d runs handed over", cpus, c.piece, seed, len(on), eOn.Decisions, eOn.Handoffs, eOn.Runs)
+		}
+	}
+}
+
+// tieTrap answers as the random chooser of its seed, and at its k-th
+// decision between tied lanes (pick's "tie") panics with a value of its own
+// (a strategy's control flow, like explore's stopRun) or, with oops,
+// answers past the options (the engine's oops).
+type tieTrap struct {
+	inner sim.Chooser
+	k     int
+	oops  bool
+	ties  int
+}
+
+type trapped struct{ K int }
+
+func (c *tieTrap) Choose(n int, what string) int {
+	if what == "tie" {
+		if c.ties++; c.ties == c.k {
+			if c.oops {
+				return n
+			}
+			panic(trapped{K: c.k})
+		}
+	}
+	return c.inner.Choose(n, what)
+}
+
+// TestHandoffTiePanics: a Chooser that panics (or answers out of range) at
+// a tie decided in a yielding lane's handoff ends the run as it does when
+// the engine decides it: the same panic value or oops, trace, decisions and
+// steps, and no lane's model code unwound by it (a panic through a lane's
+// coroutine would end that thread: the runs would then differ when Close
+// kills the rest).
+func TestHandoffTiePanics(t *testing.T) {
+	defer func() { handoff = true }()
+	for _, oops := range []bool{false, true} {
+		for _, k := range []int{1, 3, 10} {
+			type result struct {
+				Recs            []sim.Record
+				Err             string
+				Panic           any
+				Decisions, Runs int
+				Steps           uint64
+			}
+			var got [2]result
+			for i, on := range []bool{false, true} {
+				handoff = on
+				recs, e, pv, err := handoffRunWith(8, &tieTrap{inner: sim.NewRandom(7), k: k, oops: oops}, 0)
+				r := result{Recs: recs, Panic: pv, Decisions: e.Decisions, Runs: int(e.Runs), Steps: e.Steps()}
+				if err != nil {
+					r.Err = err.Error()
+				}
+				got[i] = r
+			}
+			if d := cmp.Diff(got[0], got[1]); d != "" {
+				t.Fatalf("oops %v, tie %d: (-engine only +handoff):\n%s", oops, k, d)
+			}
+			if oops && got[1].Err == "" || !oops && got[1].Panic != (trapped{K: k}) {
+				t.Fatalf("oops %v, tie %d: the run ended with %q, panic %v", oops, k, got[1].Err, got[1].Panic)
+			}
 		}
 	}
 }
