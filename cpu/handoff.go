@@ -4,7 +4,7 @@ import "perfsim/sim"
 
 // handoff lets a yielding thread hand its CPU's run straight to the next
 // lane's thread (sim.Coroutine.YieldTo) where the engine's step is plain
-// (sim.Engine.PlainNext); false: every yield goes back to the engine's
+// (sim.Engine.PickNext); false: every yield goes back to the engine's
 // goroutine, which takes every step itself. Both run the same schedule
 // (TestHandoffSameRun).
 var handoff = true

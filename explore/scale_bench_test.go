@@ -119,8 +119,8 @@ var scaleCPUs = []int{1, 2, 4, 8, 16, 32, 64}
 // lane yields: 2.3 runs per syscall on 2 CPUs, about 4.8 from 8 CPUs on.
 // A run the yielding lane hands straight to the next lane's thread (the
 // direct column: cpu's handoff, where the engine's step is plain) is one
-// coroutine switch; the others (a tie, which the engine's Chooser decides,
-// a timer due on the next CPU) go back to the engine and from there on, two
+// coroutine switch; the others (a timer due on the next CPU, the yielding
+// lane picked again) go back to the engine and from there on, two
 // switches. What is left of the spread is the runs' own work (the lane
 // heap, the switch) and the caches: 64 CPUs' state does not fit where 8
 // CPUs' does.
