@@ -88,8 +88,16 @@ func (h *laneHeap) down(i int) {
 			break
 		}
 		m, mt := c, bk[c].t
-		if r := c + 1; r < n && bk[r].t < mt {
-			m, mt = r, bk[r].t
+		if r := c + 1; r < n {
+			// Which child is earlier is a coin toss for lanes apart:
+			// select it without a branch (conditional moves).
+			rt := bk[r].t
+			d := 0
+			if rt < mt {
+				d = 1
+			}
+			m += d
+			mt = min(mt, rt)
 		}
 		if mt >= x.t {
 			break
