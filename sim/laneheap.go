@@ -297,14 +297,13 @@ func (h *laneHeap) minOther(id int) Time {
 		return h.bk[0].t
 	}
 	// id is alone at the earliest instant: the next one is a child.
-	m := Never
-	if len(h.bk) > 1 {
-		m = h.bk[1].t
+	switch len(h.bk) {
+	case 1:
+		return Never
+	case 2:
+		return h.bk[1].t
 	}
-	if len(h.bk) > 2 && h.bk[2].t < m {
-		m = h.bk[2].t
-	}
-	return m
+	return min(h.bk[1].t, h.bk[2].t) // a conditional move: which is earlier is a coin toss
 }
 
 // dueAt is the bucket of the lanes due at t (nil: none is).
