@@ -43,6 +43,7 @@ type CPU struct {
 	agents []sim.Agent
 
 	curr     *Thread // the thread whose coroutine this CPU runs
+	ran      *Thread // the thread its run resumed last
 	switched bool    // curr changed while running: resume the new one
 	nextSet  bool    // the thread yielded through yield, which set the lane's next
 	clock    sim.Time
@@ -216,6 +217,10 @@ func (c *CPU) stepSlow(label string) {
 func (c *CPU) yield() {
 	c.updateNext()
 	c.nextSet = true // nothing runs on c between here and run's end: its next stands
+	if next := c.handoff(); next != nil {
+		c.curr.co.YieldTo(next.co)
+		return
+	}
 	c.curr.co.Yield()
 }
 
@@ -257,10 +262,23 @@ func (c *CPU) run() {
 		th := c.curr
 		c.switched, c.nextSet = false, false
 		c.resumeAt = sim.Never
+		c.ran = th
 		if c.m.seg != nil {
 			c.m.boundary(c, BoundaryResume, "")
 		}
 		th.co.Resume()
+		// The thread may have handed the run on to other CPUs (handoff):
+		// the run that ended is the engine's running lane's. None: the
+		// thread that came back ended its run in its yield, having picked
+		// the next lane for the engine to run.
+		l := c.eng.Running()
+		if l == nil {
+			return
+		}
+		if l != c.lane {
+			c = c.m.CPUs[l.ID]
+			th = c.ran
+		}
 		if c.switched {
 			continue
 		}

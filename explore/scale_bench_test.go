@@ -83,9 +83,12 @@ func BenchmarkSyscallCPUs(b *testing.B) {
 			b.ReportMetric(float64(ms.Sys)/(1<<20), "MB-sys")
 			b.ReportMetric(maxRSSMB(), "MB-maxrss")
 			b.ReportMetric(float64(r.NumDecisions()), "decisions")
-			// Each lane run is a coroutine switch into a CPU's thread and one
-			// out: on one CPU the lane never yields (nothing else is due).
+			// Each lane run resumes a CPU's thread: on one CPU the lane never
+			// yields (nothing else is due).
 			b.ReportMetric(float64(r.M.Eng.Runs)/float64(calls*cpus), "lane-runs/syscall")
+			// Of those, the runs a yielding lane handed straight to the next
+			// lane's thread (cpu's handoff): one switch, not two.
+			b.ReportMetric(float64(r.M.Eng.Handoffs)/float64(calls*cpus), "handoffs/syscall")
 			_ = sim.Never
 		})
 	}
@@ -113,12 +116,14 @@ var scaleCPUs = []int{1, 2, 4, 8, 16, 32, 64}
 // due); from 2 CPUs on the lanes are near each other in time, tied now and
 // then (decisions: 1 per 14 syscalls at 8 CPUs, about 1 per syscall at
 // 64), and nearly every time advance passes another lane's next, so the
-// lane yields: 2.3 runs per
-// syscall on 2 CPUs, about 4.8 from 8 CPUs on, each a coroutine switch in
-// and one out (iter.Pull's, about half of the instructions the runs add)
-// plus the engine's pick and the lane heap. The engine's part no longer
-// grows with CPUs (a bitset per instant, no walk of the ties); the
-// switches stay as long as a lane yields whenever another is due first.
+// lane yields: 2.3 runs per syscall on 2 CPUs, about 4.8 from 8 CPUs on.
+// A run the yielding lane hands straight to the next lane's thread (the
+// direct column: cpu's handoff, where the engine's step is plain) is one
+// coroutine switch; the others (a timer due on the next CPU, the yielding
+// lane picked again) go back to the engine and from there on, two
+// switches. What is left of the spread is the runs' own work (the lane
+// heap, the switch) and the caches: 64 CPUs' state does not fit where 8
+// CPUs' does.
 //
 //	go test ./explore -run '^$' -bench BenchmarkSyscallScaleTable -benchtime 1x
 func BenchmarkSyscallScaleTable(b *testing.B) {
@@ -126,7 +131,7 @@ func BenchmarkSyscallScaleTable(b *testing.B) {
 	if e := os.Getenv("PERFSIM_SCALE_EVENTS"); e != "" {
 		events = strings.Split(e, ",")
 	}
-	type cell struct{ us, rss, written, usw, runs float64 }
+	type cell struct{ us, rss, written, usw, runs, direct float64 }
 	cells := map[string]cell{}
 	for range b.N {
 		for _, ev := range events {
@@ -146,25 +151,26 @@ func BenchmarkSyscallScaleTable(b *testing.B) {
 				w, ok3 := benchMetric(out, "written/syscall")
 				usw, ok4 := benchMetric(out, "us-user/written")
 				runs, ok5 := benchMetric(out, "lane-runs/syscall")
-				if !ok1 || !ok2 || !ok3 || !ok4 || !ok5 {
-					b.Fatalf("cpus=%d, %s syscalls: no us-user/syscall, MB-maxrss, written/syscall, us-user/written or lane-runs/syscall in\n%s", cpus, ev, out)
+				direct, ok6 := benchMetric(out, "handoffs/syscall")
+				if !ok1 || !ok2 || !ok3 || !ok4 || !ok5 || !ok6 {
+					b.Fatalf("cpus=%d, %s syscalls: no us-user/syscall, MB-maxrss, written/syscall, us-user/written, lane-runs/syscall or handoffs/syscall in\n%s", cpus, ev, out)
 				}
-				cells[fmt.Sprintf("%s/%d", ev, cpus)] = cell{us, rss, w, usw, runs}
+				cells[fmt.Sprintf("%s/%d", ev, cpus)] = cell{us, rss, w, usw, runs, direct}
 			}
 		}
 	}
 	var t strings.Builder
-	fmt.Fprintf(&t, "\nseed benchmark scaled (perf record -a -e 'raw_syscalls:*', a close(-1) loop pinned to each CPU): user CPU us per simulated syscall, peak RSS MB, records written per syscall (of 2), user CPU us per record written, lane runs (coroutine switches in and out) per syscall\n")
+	fmt.Fprintf(&t, "\nseed benchmark scaled (perf record -a -e 'raw_syscalls:*', a close(-1) loop pinned to each CPU): user CPU us per simulated syscall, peak RSS MB, records written per syscall (of 2), user CPU us per record written, lane runs per syscall, and of those the runs a lane handed straight to the next (one coroutine switch, not two)\n")
 	fmt.Fprintf(&t, "%-6s", "CPUs")
 	for _, ev := range events {
-		fmt.Fprintf(&t, " | %5s us/syscall     MB written us/written  runs", ev)
+		fmt.Fprintf(&t, " | %5s us/syscall     MB written us/written  runs direct", ev)
 	}
 	fmt.Fprintf(&t, "\n")
 	for _, cpus := range scaleCPUs {
 		fmt.Fprintf(&t, "%-6d", cpus)
 		for _, ev := range events {
 			c := cells[fmt.Sprintf("%s/%d", ev, cpus)]
-			fmt.Fprintf(&t, " | %16.2f %6.0f %7.2f %10.2f %5.2f", c.us, c.rss, c.written, c.usw, c.runs)
+			fmt.Fprintf(&t, " | %16.2f %6.0f %7.2f %10.2f %5.2f %6.2f", c.us, c.rss, c.written, c.usw, c.runs, c.direct)
 		}
 		fmt.Fprintf(&t, "\n")
 	}

@@ -60,6 +60,14 @@ type Engine struct {
 	// Runs counts the lane runs (each a resume of a lane by the engine: for a
 	// CPU, a coroutine switch in and one out).
 	Runs uint64
+	// Handoffs counts the lane runs a lane's code entered itself
+	// (EnterPicked): one coroutine switch each, where a run from Run is two.
+	Handoffs uint64
+	// picked is the lane PickNext picked for Run to run (the step to it
+	// taken); pickPanic what its Chooser panicked with, for Run to raise.
+	picked       *Lane
+	pickPanic    any
+	pickPanicked bool
 
 	// steps counts the engine steps (Tick); at nextCheck the limits are looked at.
 	steps     uint64
@@ -201,8 +209,24 @@ func (e *Engine) Run(until Time) (err error) {
 	e.until = until
 	e.started, e.lastCheck = time.Now(), time.Time{}
 	for !e.stopped {
+		if e.pickPanicked { // PickNext's Chooser panicked: as pick's would here
+			p := e.pickPanic
+			e.pickPanic, e.pickPanicked = nil, false
+			panic(p)
+		}
+		l := e.picked
+		if l != nil { // PickNext took the step up to here
+			e.picked = nil
+			e.contended = e.heap.bk[0].b.n > 1
+			e.now = l.next
+			e.running = l
+			e.Runs++
+			l.run()
+			e.running = nil
+			continue
+		}
 		e.Tick()
-		l := e.forced
+		l = e.forced
 		e.forced = nil
 		e.contended = false
 		if l == nil {
@@ -211,7 +235,7 @@ func (e *Engine) Run(until Time) (err error) {
 				return nil
 			}
 			// pick's ties are every lane due at l's time.
-			e.contended = e.heap.bk[0].n > 1
+			e.contended = e.heap.bk[0].b.n > 1
 		} else {
 			e.contended = e.heap.dueAt(l.next).count(l.ID) > 0
 		}
@@ -222,6 +246,65 @@ func (e *Engine) Run(until Time) (err error) {
 		e.running = nil
 	}
 	return nil
+}
+
+// PickNext takes, in the code of from (the running lane) at the end of its
+// run, the step Run would take next when it is plain: not stopped, no lane
+// forced (SwitchTo), no look at the limits due, a lane due by until. from's
+// run ends and the lane due first is picked, a tie decided by the Chooser
+// as pick does. It returns the lane, which the caller may run itself
+// (EnterPicked) and hand its coroutine over to, one switch where going back
+// to the engine and from there on takes two; or the caller yields and Run
+// runs it (its step taken). nil: Run takes the step itself (nothing was
+// done); or the lane picked is from itself, or the Chooser panicked, which
+// Run raises where pick would have.
+func (e *Engine) PickNext(from *Lane) *Lane {
+	if e.running != from || e.stopped || e.forced != nil || e.steps+2 >= e.nextCheck || len(e.heap.bk) == 0 {
+		return nil // +2: its Tick and a tie's Choose's look at no limit
+	}
+	first := e.heap.bk[0]
+	if first.t == Never || first.t > e.until {
+		return nil
+	}
+	// What Run does from the end of a lane run to its pick.
+	e.running = nil
+	e.Tick()
+	e.contended = false
+	var l *Lane
+	if first.b.n == 1 {
+		l = e.lanes[first.b.first()]
+	} else if l = e.pickTie(); l == nil {
+		return nil
+	}
+	e.picked = l
+	if l == from {
+		return nil
+	}
+	return l
+}
+
+// pickTie is pick's decision between the lanes due first, in a lane's code:
+// a panic of the Chooser (a strategy's control flow, or the oops of an
+// answer out of range) is kept for Run to raise, not raised through the
+// lane's model code.
+func (e *Engine) pickTie() (l *Lane) {
+	defer func() {
+		if r := recover(); r != nil {
+			e.pickPanic, e.pickPanicked, l = r, true, nil
+		}
+	}()
+	return e.pick()
+}
+
+// EnterPicked begins the run of l, which PickNext picked, as Run does: the
+// caller runs l (its run function is not called).
+func (e *Engine) EnterPicked(l *Lane) {
+	e.picked = nil
+	e.contended = e.heap.bk[0].b.n > 1 // pick's ties are every lane due at l's time
+	e.now = l.next
+	e.running = l
+	e.Runs++
+	e.Handoffs++
 }
 
 // Pending reports whether some lane still has something to do (after Run
@@ -238,10 +321,10 @@ func (e *Engine) pick() *Lane {
 	if min == Never || min > e.until {
 		return nil
 	}
-	first := e.heap.bk[0]
+	first := e.heap.bk[0].b
 	n := first.n
 	if n == 1 {
-		return e.lanes[first.nth(0, -1)]
+		return e.lanes[first.first()]
 	}
 	var d int
 	if e.WantsAgents() {

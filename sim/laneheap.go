@@ -13,7 +13,7 @@ import "math/bits"
 // clears a bit and sets one in the bucket the lane before it joined, where a
 // heap of lanes sifted each one past its 63 ties.
 type laneHeap struct {
-	bk    []*instant // min-heap by t; bk[0] is the group: the lanes due first
+	bk    []slot     // min-heap by t; bk[0] is the group: the lanes due first
 	of    []*instant // of[lane ID]: the bucket it is in
 	free  []*instant
 	words int      // bitset words per bucket: (lanes+63)/64
@@ -33,52 +33,85 @@ type laneHeap struct {
 // it is dropped again.
 const tabOver = 8
 
+// slot is a bucket in the heap, its time beside it: a sift compares the
+// times in bk without a load through each bucket's pointer (a cache miss
+// each at 64 lanes, where the buckets sit apart on the heap).
+type slot struct {
+	t Time
+	b *instant
+}
+
 // instant is one bucket: the lanes whose next is t.
 type instant struct {
 	t    Time
-	n    int      // how many bits are set
-	i    int      // its index in bk; -1 when free
-	bits []uint64 // bit i set when lane i is due at t
+	n    int       // how many bits are set
+	i    int       // its index in bk; -1 when free
+	bits []uint64  // bit i set when lane i is due at t
+	w0   [1]uint64 // bits' array up to 64 lanes: no second object to load
 }
-
-func (h *laneHeap) less(i, j int) bool { return h.bk[i].t < h.bk[j].t }
 
 func (h *laneHeap) swap(i, j int) {
 	h.bk[i], h.bk[j] = h.bk[j], h.bk[i]
-	h.bk[i].i, h.bk[j].i = i, j
+	h.bk[i].b.i, h.bk[j].b.i = i, j
 }
 
+// up sifts bk[i] towards the root.
 func (h *laneHeap) up(i int) {
+	if i == 0 {
+		return // one CPU's lane, alone: nothing to move
+	}
+	x := h.bk[i]
 	for i > 0 {
 		p := (i - 1) / 2
-		if !h.less(i, p) {
+		if h.bk[p].t <= x.t {
 			break
 		}
-		h.swap(i, p)
+		h.bk[i] = h.bk[p]
+		h.bk[i].b.i = i
 		i = p
 	}
+	h.bk[i] = x
+	x.b.i = i
 }
 
+// down sifts bk[i] towards the leaves.
 func (h *laneHeap) down(i int) {
-	n := len(h.bk)
+	bk := h.bk
+	n := len(bk)
+	if 2*i+1 >= n {
+		return
+	}
+	x := bk[i]
 	for {
 		c := 2*i + 1
 		if c >= n {
 			break
 		}
-		if r := c + 1; r < n && h.less(r, c) {
-			c = r
+		m, mt := c, bk[c].t
+		if r := c + 1; r < n {
+			// Which child is earlier is a coin toss for lanes apart:
+			// select it without a branch (conditional moves).
+			rt := bk[r].t
+			d := 0
+			if rt < mt {
+				d = 1
+			}
+			m += d
+			mt = min(mt, rt)
 		}
-		if !h.less(c, i) {
+		if mt >= x.t {
 			break
 		}
-		h.swap(i, c)
-		i = c
+		bk[i] = bk[m]
+		bk[i].b.i = i
+		i = m
 	}
+	bk[i] = x
+	x.b.i = i
 }
 
 // slot is where t's bucket goes in tab (Fibonacci hashing).
-func (h *laneHeap) slot(t Time) int { return int(uint64(t) * 0x9e3779b97f4a7c15 >> h.shift) }
+func (h *laneHeap) home(t Time) int { return int(uint64(t) * 0x9e3779b97f4a7c15 >> h.shift) }
 
 // find is the bucket of t, nil when no lane is due at t.
 func (h *laneHeap) find(t Time) *instant {
@@ -86,15 +119,15 @@ func (h *laneHeap) find(t Time) *instant {
 		return b
 	}
 	if !h.tabOn {
-		for _, b := range h.bk {
-			if b.t == t {
-				return b
+		for _, s := range h.bk {
+			if s.t == t {
+				return s.b
 			}
 		}
 		return nil
 	}
 	mask := len(h.tab) - 1
-	for i := h.slot(t); ; i = (i + 1) & mask {
+	for i := h.home(t); ; i = (i + 1) & mask {
 		b := h.tab[i]
 		if b == nil || b.t == t {
 			return b
@@ -105,7 +138,7 @@ func (h *laneHeap) find(t Time) *instant {
 // insert puts b in tab under b.t.
 func (h *laneHeap) insert(b *instant) {
 	mask := len(h.tab) - 1
-	i := h.slot(b.t)
+	i := h.home(b.t)
 	for h.tab[i] != nil {
 		i = (i + 1) & mask
 	}
@@ -116,7 +149,7 @@ func (h *laneHeap) insert(b *instant) {
 // that would no longer be found past the hole.
 func (h *laneHeap) remove(b *instant) {
 	mask := len(h.tab) - 1
-	i := h.slot(b.t)
+	i := h.home(b.t)
 	for h.tab[i] != b {
 		i = (i + 1) & mask
 	}
@@ -124,7 +157,7 @@ func (h *laneHeap) remove(b *instant) {
 	for j := (i + 1) & mask; h.tab[j] != nil; j = (j + 1) & mask {
 		// Move tab[j] into the hole at i unless its home slot lies
 		// cyclically in (i, j].
-		k := h.slot(h.tab[j].t)
+		k := h.home(h.tab[j].t)
 		if (j > i && (k <= i || k > j)) || (j < i && k <= i && k > j) {
 			h.tab[i], h.tab[j] = h.tab[j], nil
 			i = j
@@ -139,10 +172,14 @@ func (h *laneHeap) join(id int, t Time, b *instant) {
 			b = h.free[n-1]
 			h.free = h.free[:n-1]
 		} else {
-			b = &instant{bits: make([]uint64, h.words)}
+			b = &instant{}
+			b.bits = b.w0[:]
+			if h.words > 1 {
+				b.bits = make([]uint64, h.words)
+			}
 		}
 		b.t, b.n, b.i = t, 0, len(h.bk)
-		h.bk = append(h.bk, b)
+		h.bk = append(h.bk, slot{t, b})
 		h.up(b.i)
 		switch {
 		case h.tabOn:
@@ -168,7 +205,7 @@ func (h *laneHeap) leave(id int) {
 	if i != end {
 		h.swap(i, end)
 	}
-	h.bk[end] = nil
+	h.bk[end] = slot{}
 	h.bk = h.bk[:end]
 	if i != end {
 		h.down(i)
@@ -185,8 +222,8 @@ func (h *laneHeap) leave(id int) {
 // fill puts every bucket in tab and keeps it from now on.
 func (h *laneHeap) fill() {
 	clear(h.tab)
-	for _, b := range h.bk {
-		h.insert(b)
+	for _, s := range h.bk {
+		h.insert(s.b)
 	}
 	h.tabOn = true
 }
@@ -195,8 +232,8 @@ func (h *laneHeap) fill() {
 func (h *laneHeap) push(id int, t Time) {
 	if w := id/64 + 1; w > h.words {
 		h.words = w
-		for _, b := range h.bk {
-			b.bits = append(b.bits, 0)
+		for _, s := range h.bk {
+			s.b.bits = append(s.b.bits, 0)
 		}
 		h.free = h.free[:0]
 	}
@@ -231,6 +268,7 @@ func (h *laneHeap) set(id int, t Time) {
 		} else {
 			b.t = t
 		}
+		h.bk[b.i].t = t
 		if t < old {
 			h.up(b.i)
 		} else {
@@ -255,18 +293,17 @@ func (h *laneHeap) minOther(id int) Time {
 	if len(h.bk) == 0 {
 		return Never
 	}
-	if b := h.bk[0]; h.of[id] != b || b.n > 1 {
-		return b.t
+	if b := h.bk[0].b; h.of[id] != b || b.n > 1 {
+		return h.bk[0].t
 	}
 	// id is alone at the earliest instant: the next one is a child.
-	m := Never
-	if len(h.bk) > 1 {
-		m = h.bk[1].t
+	switch len(h.bk) {
+	case 1:
+		return Never
+	case 2:
+		return h.bk[1].t
 	}
-	if len(h.bk) > 2 && h.bk[2].t < m {
-		m = h.bk[2].t
-	}
-	return m
+	return min(h.bk[1].t, h.bk[2].t) // a conditional move: which is earlier is a coin toss
 }
 
 // dueAt is the bucket of the lanes due at t (nil: none is).
@@ -292,6 +329,16 @@ func (b *instant) word(w, skip int) uint64 {
 		x &^= 1 << (skip & 63)
 	}
 	return x
+}
+
+// first is the first lane in the bucket (one that holds one: the lane).
+func (b *instant) first() int {
+	for w, x := range b.bits {
+		if x != 0 {
+			return w<<6 | bits.TrailingZeros64(x)
+		}
+	}
+	return -1
 }
 
 // nth is the k-th (from 0) in lane order of the lanes other than skip in
