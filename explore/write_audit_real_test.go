@@ -27,6 +27,8 @@ var auditSkip = []string{
 	"runner.Options.Chooser",       // ... and the chooser that makes them
 	"runner.traceCounters.choices", // ... and the count of them the trace keeps
 	"pmu.Kernel.ips",               // fakeIP's memo by name of the images it places (annotated as the images: pmu/footprint_key.go)
+	"pmu.Kernel.ipCache",           // ... and the cache in front of it
+	"cpu.Thread.co",                // the thread's coroutine: the engine's lane-to-lane handoff (sim/coro.go)
 	"pmu.Kernel.rbTrace",           // the ring buffer logs the invariants read (pmu/rbtrace.go)
 	"pmu.kernelAux.pauseRes",       // the pause/resume bracket the no-overlapping-pause-resume invariant counts (pmu/aux_core.go)
 	"pmu.Kernel.knobs",             // the knob memo: a function of the knob set, filled on first use (pmu/drivers.go)
