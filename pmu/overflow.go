@@ -282,6 +282,12 @@ func (k *Kernel) fakeIP(name string, kernel bool) uint64 {
 	p := uintptr(unsafe.Pointer(unsafe.StringData(name)))
 	x := &k.ipCache[(p>>3^p>>9)&(ipCacheSize-1)]
 	if unsafe.StringData(x.name) == unsafe.StringData(name) && len(x.name) == len(name) && x.kernel == kernel && x.set {
+		// The same read of the table as fakeIPSlow's: whether the
+		// cache has the name depends on where its bytes are, which a
+		// replay need not repeat; the footprint must not.
+		if k.M.Footprinting() {
+			k.curCPU().Access(&k.images, "fakeIP", cpu.DataRaceRead, "fakeIP")
+		}
 		return x.ip
 	}
 	ip := k.fakeIPSlow(name, kernel)
