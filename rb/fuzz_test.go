@@ -41,19 +41,22 @@ func FuzzDecodeAttr(f *testing.F) {
 	})
 }
 
+// fuzzSample is a PERF_RECORD_SAMPLE seed with body's words after the header.
+func fuzzSample(body ...uint64) []byte {
+	b := make([]byte, HeaderSize+8*len(body))
+	binary.LittleEndian.PutUint32(b, uapi.PERF_RECORD_SAMPLE)
+	binary.LittleEndian.PutUint16(b[6:], uint16(len(b)))
+	for i, v := range body {
+		binary.LittleEndian.PutUint64(b[HeaderSize+8*i:], v)
+	}
+	return b
+}
+
 // FuzzScratchDecodeSame: a scratch arena (NewScratchArena: values reused,
 // byte fields that are the record's own bytes) decodes any record to what
 // a decode of its own makes, error for error.
 func FuzzScratchDecodeSame(f *testing.F) {
-	sample := func(body ...uint64) []byte {
-		b := make([]byte, HeaderSize+8*len(body))
-		binary.LittleEndian.PutUint32(b, uapi.PERF_RECORD_SAMPLE)
-		binary.LittleEndian.PutUint16(b[6:], uint16(len(b)))
-		for i, v := range body {
-			binary.LittleEndian.PutUint64(b[HeaderSize+8*i:], v)
-		}
-		return b
-	}
+	sample := fuzzSample
 	raw, read := uint64(uapi.PERF_SAMPLE_RAW), uint64(uapi.PERF_SAMPLE_READ)
 	f.Add(sample(12, 0x0102030405060708, 0x1112131415161718), raw|uapi.PERF_SAMPLE_IP, uint64(0), false)
 	f.Add(sample(4, 0xdeadbeef), raw, uint64(0), false)
@@ -80,15 +83,7 @@ func FuzzScratchDecodeSame(f *testing.F) {
 // FuzzSampleValid: SampleValid says a record decodes as a sample exactly
 // when DecodeSampleAttr decodes it, for any bytes under any layout.
 func FuzzSampleValid(f *testing.F) {
-	sample := func(body ...uint64) []byte {
-		b := make([]byte, HeaderSize+8*len(body))
-		binary.LittleEndian.PutUint32(b, uapi.PERF_RECORD_SAMPLE)
-		binary.LittleEndian.PutUint16(b[6:], uint16(len(b)))
-		for i, v := range body {
-			binary.LittleEndian.PutUint64(b[HeaderSize+8*i:], v)
-		}
-		return b
-	}
+	sample := fuzzSample
 	st := uint64(uapi.PERF_SAMPLE_IP | uapi.PERF_SAMPLE_TID | uapi.PERF_SAMPLE_TIME | uapi.PERF_SAMPLE_CPU | uapi.PERF_SAMPLE_PERIOD)
 	f.Add(sample(0xffffffff81000000, 0x0000006500000065, 1000, 0, 1), st, uint64(0), uint64(0), uint64(0))
 	f.Add(sample(0xffffffff81000000, 0x0000006500000065, 1000, 0), st, uint64(0), uint64(0), uint64(0))
