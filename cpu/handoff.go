@@ -17,8 +17,8 @@ var handoff = true
 // engine, which runs the lane picked (or takes the step itself). Under a
 // segment listener (a reduction's) the engine takes every step.
 func (c *CPU) handoff() *Thread {
-	if !handoff || c.m.seg != nil {
-		return nil
+	if !handoff || c.m.seg != nil || c.curr == nil || c.curr.co.Unwinding() {
+		return nil // unwinding (Kill after an oops): Yield panics, nothing is picked
 	}
 	l := c.eng.PickNext(c.lane)
 	if l == nil || l.ID >= len(c.m.CPUs) {

@@ -146,7 +146,8 @@ type Result struct {
 	NoDecisions bool
 	// Repeats (random, sparse, pct): schedules that drew a schedule run
 	// before them (the same answers to the same questions), judged from
-	// what that run left (memo.go). Distinct: when Exhausted, how many
+	// what that run left (memo.go; with more than one job, one may have
+	// been run again by a job that drew it first). Distinct: when Exhausted, how many
 	// schedules the scenario has: the search ran every one.
 	Repeats, Distinct int
 	Bound             int

@@ -38,8 +38,8 @@ type exploreJSON struct {
 	Guarantee   float64 `json:"pct_guarantee,omitempty"`
 	NoDecisions bool    `json:"no_decisions,omitempty"`
 	// Repeats (random, sparse, pct): schedules that drew one run before
-	// them, judged from it; Distinct: when exhausted, the scenario's
-	// schedules, every one of which ran.
+	// them (with one job, judged from it, not run again); Distinct: when
+	// exhausted, the scenario's schedules, every one of which ran.
 	Repeats     int            `json:"repeats,omitempty"`
 	Distinct    int            `json:"distinct_schedules,omitempty"`
 	Interrupted bool           `json:"interrupted"`

@@ -84,6 +84,11 @@ func (t *schedMemo) keepAgents(agents []sim.Agent) []sim.Agent {
 const (
 	memoMaxNodes  = 1 << 18
 	memoProbation = 64 // schedules before the tree must show it pays
+	// memoMaxCalls bounds what a run records: a run that asks more (the
+	// scaled seed benchmark asks millions) drops the tree, and its
+	// recorder keeps no more, so the decision log stays the only record
+	// of a long run, a counter for its undisturbed stretches.
+	memoMaxCalls = 1 << 16
 )
 
 // memoNode is a question of the tree (n > 0) or a leaf (leaf != nil): what a
@@ -119,6 +124,7 @@ type memoRecorder struct {
 	inner  sim.Chooser
 	calls  []memoCall
 	agents []sim.Agent
+	over   bool // asked more than memoMaxCalls: nothing more recorded
 }
 
 // memoCallsHint and memoAgentsHint size a recorder: the most questions
@@ -132,6 +138,9 @@ func newMemoRecorder(inner sim.Chooser) *memoRecorder {
 // Choose implements sim.Chooser.
 func (m *memoRecorder) Choose(n int, what string) int {
 	d := m.inner.Choose(n, what)
+	if m.full() {
+		return d
+	}
 	m.calls = append(m.calls, memoCall{what: what, n: int32(n), d: int32(d), a0: -1, a1: -1})
 	return d
 }
@@ -139,10 +148,22 @@ func (m *memoRecorder) Choose(n int, what string) int {
 // ChooseAgents implements sim.AgentChooser.
 func (m *memoRecorder) ChooseAgents(n int, what string, agents []sim.Agent) int {
 	d := sim.ChooseWith(m.inner, n, what, agents)
+	if m.full() {
+		return d
+	}
 	a0 := int32(len(m.agents))
 	m.agents = append(m.agents, agents...)
 	m.calls = append(m.calls, memoCall{what: what, n: int32(n), d: int32(d), a0: a0, a1: int32(len(m.agents))})
 	return d
+}
+
+// full reports whether the run has asked memoMaxCalls questions: from
+// then on the recorder keeps nothing, and the tree is dropped (add).
+func (m *memoRecorder) full() bool {
+	if len(m.calls) >= memoMaxCalls {
+		m.over = true
+	}
+	return m.over
 }
 
 // WantsAgents implements sim.AgentsWanter: the strategy's answer.
@@ -198,6 +219,7 @@ func (t *schedMemo) repeat() {
 	if !t.off {
 		t.runs++
 		t.repeats++
+		t.maybeDrop()
 	}
 }
 
@@ -217,6 +239,10 @@ func (t *schedMemo) add(rec *memoRecorder, leaf func() *memoLeaf, schedule int) 
 		memoAgentsHint.Store(int32(len(rec.agents)))
 	}
 	t.runs++
+	if rec.over {
+		t.drop()
+		return nil
+	}
 	at := &t.root
 	for i, c := range rec.calls {
 		n := *at
@@ -246,13 +272,27 @@ func (t *schedMemo) add(rec *memoRecorder, leaf func() *memoLeaf, schedule int) 
 	} else if n.leaf == nil {
 		return t.diverged(schedule, len(rec.calls), n, "nothing (the run ended)")
 	} else {
-		t.repeats++ // run again: another job drew it before this one's leaf was in
+		// Run again: another job drew it before the leaf was in. Still a
+		// repeat, as with one job, where it would have been judged from
+		// the tree.
+		t.repeats++
 	}
-	if t.nodes > memoMaxNodes || (t.runs >= memoProbation && t.repeats*8 < t.runs) {
-		t.off, t.root = true, nil
-		t.nodeSlab, t.kidSlab, t.agentSlab = nil, nil, nil
-	}
+	t.maybeDrop()
 	return nil
+}
+
+// maybeDrop drops the tree when it stopped paying: evaluated after every
+// schedule consumed, repeat or run, in schedule order, so the point where
+// it happens is the same for any number of jobs.
+func (t *schedMemo) maybeDrop() {
+	if t.nodes > memoMaxNodes || (t.runs >= memoProbation && t.repeats*8 < t.runs) {
+		t.drop()
+	}
+}
+
+func (t *schedMemo) drop() {
+	t.off, t.root = true, nil
+	t.nodeSlab, t.kidSlab, t.agentSlab = nil, nil, nil
 }
 
 func (t *schedMemo) diverged(schedule, i int, n *memoNode, asked string) error {

@@ -255,3 +255,24 @@ func TestMemoDivergence(t *testing.T) {
 		}
 	}
 }
+
+// TestMemoRecorderCap: a run that asks more than memoMaxCalls questions
+// keeps no more of them (the long runs of the scaled seed benchmark ask
+// millions), and putting it in the tree drops the tree: no error, no
+// claim, every schedule after it runs.
+func TestMemoRecorderCap(t *testing.T) {
+	var m schedMemo
+	rec := newMemoRecorder(sim.NewReplay(nil))
+	for range memoMaxCalls + 10 {
+		rec.Choose(2, "q")
+	}
+	if len(rec.calls) != memoMaxCalls || !rec.over {
+		t.Fatalf("recorded %d calls (over %v); want %d and over", len(rec.calls), rec.over, memoMaxCalls)
+	}
+	if err := m.add(rec, func() *memoLeaf { return &memoLeaf{clean: true} }, 1); err != nil {
+		t.Fatal(err)
+	}
+	if ok, _ := m.complete(); ok || m.active() || m.nodes != 0 {
+		t.Errorf("after a run over the cap: complete %v, active %v, %d nodes; want the tree dropped", ok, m.active(), m.nodes)
+	}
+}

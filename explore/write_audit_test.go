@@ -29,7 +29,12 @@ import (
 // declaration vouches for stay a matter of reading the code; and a write
 // that puts back the value a leaf had at the fragment's start is invisible
 // too. Objects made in the fragment are seen through the pointer to them
-// that changed; leaves that only the new object has are not compared.
+// that changed; leaves that only the new object has are not compared. And
+// it checks objects, not fields: a write to one field of an object the
+// fragment annotated writing another field of passes. The component walk
+// needs no more (it compares keys), but the dpor walk takes two fields of
+// one key as independent, so that a write lands in the field its
+// annotation names is, like the reads, a matter of reading the code.
 type writeAudit struct {
 	roots []any
 	// skip: fields ("pkg.Type.field", as reflect spells the type; or

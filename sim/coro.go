@@ -101,7 +101,11 @@ type coroWorker struct {
 	stopping bool // putWorker is ending it
 }
 
-// maxIdleWorkers bounds the pool: a worker over it ends.
+// maxIdleWorkers bounds the pool: a worker over it ends, once its goroutine
+// waits in its own slot; one that waits in another worker's slot (after a
+// YieldTo) stays pooled, as stopping it would wake whoever waits in its
+// own, so the pool can hold as many workers as coroutines were ever alive
+// at once.
 const maxIdleWorkers = 256
 
 var coroPool struct {

@@ -193,6 +193,13 @@ func (e *Engine) StopBy(t Time) {
 func (e *Engine) Run(until Time) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
+			// No lane runs after a crash or a limit: a coroutine Kill
+			// unwinds later must find nothing running or picked (after
+			// the oops has named the CPU it crashed on).
+			defer func() {
+				e.running, e.picked = nil, nil
+				e.pickPanic, e.pickPanicked = nil, false
+			}()
 			if l, ok := r.(*LimitError); ok {
 				err = l
 				return

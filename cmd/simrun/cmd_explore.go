@@ -149,7 +149,7 @@ func cmdExplore(args []string, stdout, stderr io.Writer) int {
 	if !*quiet && ex.Elapsed > 0 {
 		repeats := ""
 		if ex.Repeats > 0 {
-			repeats = fmt.Sprintf("; %d repeated a schedule run before them and were judged from it", ex.Repeats)
+			repeats = fmt.Sprintf("; %d repeated a schedule run before them", ex.Repeats)
 		}
 		fmt.Fprintf(stderr, "%d schedules in %s (%.0f schedules/s%s)\n", ex.Schedules, ex.Elapsed.Round(time.Millisecond), float64(ex.Schedules)/ex.Elapsed.Seconds(), repeats)
 		if fd := ex.Found; fd != nil && fd.ShrinkElapsed > 0 {
