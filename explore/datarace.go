@@ -31,21 +31,7 @@ func raceKey(msg string) string {
 
 // add counts the data-race reports of one schedule's run (number schedule).
 func (t *raceTally) add(r *runner.Run, schedule int) {
-	if r == nil {
-		return
-	}
-	seen := map[string]bool{}
-	for _, v := range r.Violations() {
-		if v.Invariant != "data-race" {
-			continue
-		}
-		key := raceKey(v.Message)
-		if seen[key] {
-			continue
-		}
-		seen[key] = true
-		t.count(&LifetimeReport{Key: key, Schedules: 1, First: schedule, Example: v.String()})
-	}
+	t.addReports(schedReports(r, "data-race", raceKey), schedule)
 }
 
 // raceLines is the summary's lines, one per kind of race.

@@ -349,14 +349,19 @@ func (o Options) runOptions(ch sim.Chooser, keep bool) runner.Options {
 func (ex *Result) count(res *runner.Result) {
 	ex.Schedules++
 	for i, oc := range res.Outcomes {
-		if !oc.Counted {
-			continue
-		}
-		if oc.Truth {
-			ex.Outcomes[i].Positive++
-		} else {
-			ex.Outcomes[i].Negative++
-		}
+		ex.countOutcome(i, oc.Counted, oc.Truth)
+	}
+}
+
+// countOutcome counts outcome i of one schedule: nothing when the schedule
+// did not count it (a when that did not hold).
+func (ex *Result) countOutcome(i int, counted, truth bool) {
+	switch {
+	case !counted:
+	case truth:
+		ex.Outcomes[i].Positive++
+	default:
+		ex.Outcomes[i].Negative++
 	}
 }
 
@@ -492,7 +497,8 @@ func exploreSeeds(f *scenarios.File, o Options, ex *Result, chooser func(seed ui
 			o.Progress(i+1, n)
 		}
 		if out.repeat != nil {
-			return memo.claim(ex)
+			memo.claim(ex)
+			return false
 		}
 		if sig := signature(out.r, out.res); sig != "" {
 			var found *Found
@@ -509,7 +515,8 @@ func exploreSeeds(f *scenarios.File, o Options, ex *Result, chooser func(seed ui
 			ex.NoDecisions, ex.Exhausted = true, true
 			return true
 		}
-		return memo.claim(ex)
+		memo.claim(ex)
+		return false
 	})
 	ex.Repeats = memo.repeats
 	if err == nil && ex.Found == nil && ex.Schedules-ex.CorpusRuns < n && o.stopped() {

@@ -48,20 +48,40 @@ func lifetimeKey(msg string) string {
 
 // add counts the object-lifetime reports of one schedule's run (number schedule).
 func (t *lifetimeTally) add(r *runner.Run, schedule int) {
+	t.addReports(schedReports(r, "object-lifetime", lifetimeKey), schedule)
+}
+
+// schedReport is one kind of report (its key) in one schedule, with the
+// schedule's first full report of that kind.
+type schedReport struct{ key, example string }
+
+// schedReports are the reports of invariant in r, one per kind (key), in
+// the order met; none for no run.
+func schedReports(r *runner.Run, invariant string, key func(string) string) []schedReport {
 	if r == nil {
-		return
+		return nil
 	}
-	seen := map[string]bool{}
+	var reps []schedReport
+next:
 	for _, v := range r.Violations() {
-		if v.Invariant != "object-lifetime" {
+		if v.Invariant != invariant {
 			continue
 		}
-		key := lifetimeKey(v.Message)
-		if seen[key] {
-			continue
+		k := key(v.Message)
+		for _, rep := range reps {
+			if rep.key == k {
+				continue next
+			}
 		}
-		seen[key] = true
-		t.count(&LifetimeReport{Key: key, Schedules: 1, First: schedule, Example: v.String()})
+		reps = append(reps, schedReport{k, v.String()})
+	}
+	return reps
+}
+
+// addReports counts one schedule's reports (number schedule), each kind once.
+func (t *lifetimeTally) addReports(reps []schedReport, schedule int) {
+	for _, rep := range reps {
+		t.count(&LifetimeReport{Key: rep.key, Schedules: 1, First: schedule, Example: rep.example})
 	}
 }
 

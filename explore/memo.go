@@ -49,23 +49,15 @@ type schedMemo struct {
 	agentSlab []sim.Agent
 }
 
-// newNode returns a zeroed node from the slab.
-func (t *schedMemo) newNode() *memoNode {
-	if len(t.nodeSlab) == cap(t.nodeSlab) {
-		t.nodeSlab = make([]memoNode, 0, 256)
+// cut returns n zeroed elements from the slab, starting a new chunk of at
+// least chunk when it has no room.
+func cut[T any](slab *[]T, n, chunk int) []T {
+	if len(*slab)+n > cap(*slab) {
+		*slab = make([]T, 0, max(chunk, n))
 	}
-	t.nodeSlab = t.nodeSlab[:len(t.nodeSlab)+1]
-	return &t.nodeSlab[len(t.nodeSlab)-1]
-}
-
-// newKids returns n nil answers from the slab.
-func (t *schedMemo) newKids(n int) []*memoNode {
-	if len(t.kidSlab)+n > cap(t.kidSlab) {
-		t.kidSlab = make([]*memoNode, 0, max(1024, n))
-	}
-	k := t.kidSlab[len(t.kidSlab) : len(t.kidSlab)+n : len(t.kidSlab)+n]
-	t.kidSlab = t.kidSlab[:len(t.kidSlab)+n]
-	return k
+	i := len(*slab)
+	*slab = (*slab)[:i+n]
+	return (*slab)[i : i+n : i+n]
 }
 
 // keepAgents copies agents into the slab (nil stays nil: asked with Choose).
@@ -73,12 +65,9 @@ func (t *schedMemo) keepAgents(agents []sim.Agent) []sim.Agent {
 	if agents == nil {
 		return nil
 	}
-	if len(t.agentSlab)+len(agents) > cap(t.agentSlab) {
-		t.agentSlab = make([]sim.Agent, 0, max(1024, len(agents)))
-	}
-	i := len(t.agentSlab)
-	t.agentSlab = append(t.agentSlab, agents...)
-	return t.agentSlab[i:len(t.agentSlab):len(t.agentSlab)]
+	k := cut(&t.agentSlab, len(agents), 1024)
+	copy(k, agents)
+	return k
 }
 
 const (
@@ -104,12 +93,10 @@ type memoNode struct {
 // memoLeaf is what judging a schedule needs of its run.
 type memoLeaf struct {
 	outcomes []uint8 // per outcome: bit 0 counted, bit 1 true
-	lifetime []memoReport
-	races    []memoReport
+	lifetime []schedReport
+	races    []schedReport
 	clean    bool // no violation: a repeat is judged from here
 }
-
-type memoReport struct{ key, example string }
 
 // memoCall is one question a run asked, and its answer.
 type memoCall struct {
@@ -195,12 +182,7 @@ func (t *schedMemo) lookup(ch sim.Chooser) *memoLeaf {
 	}
 	n := t.root
 	for n != nil && n.leaf == nil {
-		var d int
-		if n.agents != nil {
-			d = sim.ChooseWith(ch, n.n, n.what, n.agents)
-		} else {
-			d = ch.Choose(n.n, n.what)
-		}
+		d := sim.ChooseWith(ch, n.n, n.what, n.agents) // nil agents: Choose, as the run asked
 		if d < 0 || d >= n.n || n.kids == nil {
 			return nil
 		}
@@ -248,7 +230,7 @@ func (t *schedMemo) add(rec *memoRecorder, leaf func() *memoLeaf, schedule int) 
 		n := *at
 		agents := rec.callAgents(c)
 		if n == nil {
-			n = t.newNode()
+			n = &cut(&t.nodeSlab, 1, 256)[0]
 			n.n, n.what, n.agents = int(c.n), c.what, t.keepAgents(agents)
 			*at = n
 			t.nodes++
@@ -257,7 +239,7 @@ func (t *schedMemo) add(rec *memoRecorder, leaf func() *memoLeaf, schedule int) 
 			return t.diverged(schedule, i, n, fmt.Sprintf("%q (%d options)", c.what, c.n))
 		}
 		if n.kids == nil {
-			n.kids = t.newKids(n.n)
+			n.kids = cut(&t.kidSlab, n.n, 1024)
 		}
 		at = &n.kids[c.d]
 		if *at == nil {
@@ -265,7 +247,7 @@ func (t *schedMemo) add(rec *memoRecorder, leaf func() *memoLeaf, schedule int) 
 		}
 	}
 	if n := *at; n == nil {
-		l := t.newNode()
+		l := &cut(&t.nodeSlab, 1, 256)[0]
 		l.leaf = leaf()
 		*at = l
 		t.leaves++
@@ -312,7 +294,8 @@ func (t *schedMemo) complete() (ok bool, leaves int) {
 }
 
 func newMemoLeaf(r *runner.Run, res *runner.Result) *memoLeaf {
-	l := &memoLeaf{clean: signature(r, res) == "", outcomes: make([]uint8, len(res.Outcomes))}
+	l := &memoLeaf{clean: signature(r, res) == "", outcomes: make([]uint8, len(res.Outcomes)),
+		lifetime: schedReports(r, "object-lifetime", lifetimeKey), races: schedReports(r, "data-race", raceKey)}
 	for i, oc := range res.Outcomes {
 		if oc.Counted {
 			l.outcomes[i] |= 1
@@ -321,59 +304,29 @@ func newMemoLeaf(r *runner.Run, res *runner.Result) *memoLeaf {
 			l.outcomes[i] |= 2
 		}
 	}
-	for _, v := range r.Violations() {
-		switch v.Invariant {
-		case "object-lifetime":
-			l.lifetime = appendReport(l.lifetime, lifetimeKey(v.Message), v.String())
-		case "data-race":
-			l.races = appendReport(l.races, raceKey(v.Message), v.String())
-		}
-	}
 	return l
-}
-
-// appendReport adds a kind of report once, as the tallies count a schedule.
-func appendReport(reps []memoReport, key, example string) []memoReport {
-	for _, r := range reps {
-		if r.key == key {
-			return reps
-		}
-	}
-	return append(reps, memoReport{key, example})
 }
 
 // countLeaf counts a repeated schedule's outcomes as count does its run's.
 func (ex *Result) countLeaf(l *memoLeaf) {
 	ex.Schedules++
 	for i, b := range l.outcomes {
-		if b&1 == 0 {
-			continue
-		}
-		if b&2 != 0 {
-			ex.Outcomes[i].Positive++
-		} else {
-			ex.Outcomes[i].Negative++
-		}
+		ex.countOutcome(i, b&1 != 0, b&2 != 0)
 	}
 }
 
 // tallyLeaf tallies a repeated schedule's oracle reports as tally does its
 // run's (its lock edges are all in the graph already).
 func (ex *Result) tallyLeaf(l *memoLeaf, schedule int) {
-	for _, rep := range l.lifetime {
-		ex.lifetime.count(&LifetimeReport{Key: rep.key, Schedules: 1, First: schedule, Example: rep.example})
-	}
-	for _, rep := range l.races {
-		ex.races.count(&LifetimeReport{Key: rep.key, Schedules: 1, First: schedule, Example: rep.example})
-	}
+	ex.lifetime.addReports(l.lifetime, schedule)
+	ex.races.addReports(l.races, schedule)
 }
 
 // claim makes the exhaustive claim once the tree holds every schedule; the
 // search goes on (its schedules are the ones asked for, counted as usual)
-// but each one is a repeat. It never stops the search.
-func (t *schedMemo) claim(ex *Result) bool {
+// but each one is a repeat.
+func (t *schedMemo) claim(ex *Result) {
 	if ok, leaves := t.complete(); ok && !ex.Exhausted {
 		ex.Exhausted, ex.Distinct = true, leaves
 	}
-	return false
 }
