@@ -250,8 +250,7 @@ func (c *CPU) run() {
 	if now < c.clock {
 		sim.Crash("cpu%d clock went backwards: %s after %s", c.ID, now, c.clock)
 	}
-	c.clock = now
-	c.updateAttn()
+	c.setClock(now)
 	if c.m.seg != nil {
 		c.m.boundary(c, BoundaryResume, "") // the timers fire in the resumed lane's fragment
 	}
@@ -260,9 +259,7 @@ func (c *CPU) run() {
 	}
 	for {
 		th := c.curr
-		c.switched, c.nextSet = false, false
-		c.resumeAt = sim.Never
-		c.ran = th
+		c.beforeResume(th)
 		if c.m.seg != nil {
 			c.m.boundary(c, BoundaryResume, "")
 		}
@@ -290,6 +287,20 @@ func (c *CPU) run() {
 	if !c.nextSet { // a thread that returned, or yielded other than through yield
 		c.updateNext()
 	}
+}
+
+// setClock starts c's run at now (run, and a handoff to c).
+func (c *CPU) setClock(now sim.Time) {
+	c.clock = now
+	c.updateAttn()
+}
+
+// beforeResume is what a run does before it resumes th on c (run, and a
+// handoff to c): nothing switched, no next time set or asked for yet.
+func (c *CPU) beforeResume(th *Thread) {
+	c.switched, c.nextSet = false, false
+	c.resumeAt = sim.Never
+	c.ran = th
 }
 
 // waitUntil suspends the running thread until t (or until an interrupt arrives).

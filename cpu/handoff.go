@@ -1,7 +1,5 @@
 package cpu
 
-import "perfsim/sim"
-
 // handoff lets a yielding thread hand its CPU's run straight to the next
 // lane's thread (sim.Coroutine.YieldTo) where the engine's step is plain
 // (sim.Engine.PickNext); false: every yield goes back to the engine's
@@ -33,11 +31,7 @@ func (c *CPU) handoff() *Thread {
 		return nil // CPU.run has more to do than resume th (or an oops to raise)
 	}
 	c.eng.EnterPicked(l)
-	// What CPU.run does before it resumes th.
-	n.clock = now
-	n.updateAttn()
-	n.switched, n.nextSet = false, false
-	n.resumeAt = sim.Never
-	n.ran = th
+	n.setClock(now) // as CPU.run does before it resumes th
+	n.beforeResume(th)
 	return th
 }

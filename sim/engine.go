@@ -223,32 +223,22 @@ func (e *Engine) Run(until Time) (err error) {
 		}
 		l := e.picked
 		if l != nil { // PickNext took the step up to here
-			e.picked = nil
-			e.contended = e.heap.bk[0].b.n > 1
-			e.now = l.next
-			e.running = l
-			e.Runs++
-			l.run()
-			e.running = nil
-			continue
-		}
-		e.Tick()
-		l = e.forced
-		e.forced = nil
-		e.contended = false
-		if l == nil {
-			l = e.pick()
-			if l == nil {
-				return nil
-			}
-			// pick's ties are every lane due at l's time.
-			e.contended = e.heap.bk[0].b.n > 1
+			e.enterFirst(l)
 		} else {
-			e.contended = e.heap.dueAt(l.next).count(l.ID) > 0
+			e.Tick()
+			l = e.forced
+			e.forced = nil
+			e.contended = false
+			if l == nil {
+				if l = e.pick(); l == nil {
+					return nil
+				}
+				e.enterFirst(l)
+			} else {
+				e.contended = e.heap.dueAt(l.next).count(l.ID) > 0
+				e.enter(l)
+			}
 		}
-		e.now = l.next
-		e.running = l
-		e.Runs++
 		l.run()
 		e.running = nil
 	}
@@ -306,12 +296,23 @@ func (e *Engine) pickTie() (l *Lane) {
 // EnterPicked begins the run of l, which PickNext picked, as Run does: the
 // caller runs l (its run function is not called).
 func (e *Engine) EnterPicked(l *Lane) {
+	e.enterFirst(l)
+	e.Handoffs++
+}
+
+// enterFirst begins the run of l, picked as due first (pick, PickNext):
+// its ties are every lane due at its time.
+func (e *Engine) enterFirst(l *Lane) {
 	e.picked = nil
-	e.contended = e.heap.bk[0].b.n > 1 // pick's ties are every lane due at l's time
+	e.contended = e.heap.bk[0].b.n > 1
+	e.enter(l)
+}
+
+// enter begins the run of l: the clock is l's, and l runs.
+func (e *Engine) enter(l *Lane) {
 	e.now = l.next
 	e.running = l
 	e.Runs++
-	e.Handoffs++
 }
 
 // Pending reports whether some lane still has something to do (after Run
