@@ -40,7 +40,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"unsafe"
 
 	"perfsim/cpu"
 	"perfsim/rb"
@@ -250,10 +249,8 @@ func ApplyAnyKnob(k *Knobs, name, value string) (bool, error) {
 // no spec defines is a bug in the model, not a default: it panics, so a typo
 // cannot silently select today's code.
 func (k *Kernel) Knob(name string) string {
-	// a cache by where the name's bytes are, as KnobIs's
-	pn := uintptr(unsafe.Pointer(unsafe.StringData(name)))
-	c := &k.knobs.valCache[(pn>>3^pn>>9)&(knobCacheSize-1)]
-	if c.set && unsafe.StringData(c.name) == unsafe.StringData(name) && len(c.name) == len(name) {
+	c := &k.knobs.valCache[bytesSlot(name, knobCacheSize)] // by where the name's bytes are (strbytes.go)
+	if c.set && sameBytes(c.name, name) {
 		return c.value
 	}
 	v := k.knob(name)
@@ -266,9 +263,8 @@ func (k *Kernel) knob(name string) string {
 	if v := k.knobs.vals; len(v) > 0 {
 		// The callers pass string constants: the same name is the same
 		// bytes, and a test of the pointer finds it without comparing.
-		p := unsafe.StringData(name)
 		for i := range v {
-			if unsafe.StringData(v[i].name) == p && len(v[i].name) == len(name) {
+			if sameBytes(v[i].name, name) {
 				return v[memoHit(v, i)].value
 			}
 		}
@@ -296,13 +292,10 @@ func (k *Kernel) knob(name string) string {
 // KnobIs reports whether kernel knob name has value; a value the knob does not
 // have panics, like an unknown name.
 func (k *Kernel) KnobIs(name, value string) bool {
-	// The callers pass string constants: a cache by where the name's and
-	// the value's bytes are answers most without a scan. It holds the
-	// strings it keeps, so their bytes are never another string's.
-	pn, pv := uintptr(unsafe.Pointer(unsafe.StringData(name))), uintptr(unsafe.Pointer(unsafe.StringData(value)))
-	c := &k.knobs.isCache[(pn>>3^pv>>3^pn>>9)&(knobCacheSize-1)]
-	if c.set && unsafe.StringData(c.name) == unsafe.StringData(name) && unsafe.StringData(c.value) == unsafe.StringData(value) &&
-		len(c.name) == len(name) && len(c.value) == len(value) {
+	// A cache by where the name's and the value's bytes are (strbytes.go)
+	// answers most without a scan.
+	c := &k.knobs.isCache[bytesSlot(name, knobCacheSize)^bytesSlot(value, knobCacheSize)]
+	if c.set && sameBytes(c.name, name) && sameBytes(c.value, value) {
 		return c.is
 	}
 	is := k.knobIs(name, value)
@@ -322,12 +315,8 @@ type knobCached struct {
 // knobIs is KnobIs by the memo.
 func (k *Kernel) knobIs(name, value string) bool {
 	if is := k.knobs.is; len(is) > 0 {
-		pn, pv := unsafe.StringData(name), unsafe.StringData(value)
 		for i := range is {
-			if unsafe.StringData(is[i].name) != pn {
-				continue
-			}
-			if q := &is[i]; unsafe.StringData(q.value) == pv && len(q.name) == len(name) && len(q.value) == len(value) {
+			if q := &is[i]; sameBytes(q.name, name) && sameBytes(q.value, value) {
 				return is[memoHit(is, i)].is
 			}
 		}

@@ -2,7 +2,6 @@ package pmu
 
 import (
 	"math/bits"
-	"unsafe"
 
 	"perfsim/cpu"
 	"perfsim/rb"
@@ -277,11 +276,9 @@ func (k *Kernel) perfPrepareSample(c *cpu.CPU, e *Event, s *rb.Sample, chain *[]
 func (k *Kernel) fakeIP(name string, kernel bool) uint64 {
 	// The names are a few strings the model holds (constants, a task's
 	// stack frames) asked again and again: a cache by where their bytes
-	// are finds most without hashing them. It holds the names it keeps, so
-	// their bytes are never another string's.
-	p := uintptr(unsafe.Pointer(unsafe.StringData(name)))
-	x := &k.ipCache[(p>>3^p>>9)&(ipCacheSize-1)]
-	if unsafe.StringData(x.name) == unsafe.StringData(name) && len(x.name) == len(name) && x.kernel == kernel && x.set {
+	// are (strbytes.go) finds most without hashing them.
+	x := &k.ipCache[bytesSlot(name, ipCacheSize)]
+	if x.set && sameBytes(x.name, name) && x.kernel == kernel {
 		// The same read of the table as fakeIPSlow's: whether the
 		// cache has the name depends on where its bytes are, which a
 		// replay need not repeat; the footprint must not.

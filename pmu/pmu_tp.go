@@ -3,7 +3,6 @@ package pmu
 import (
 	"encoding/binary"
 	"sync"
-	"unsafe"
 
 	"perfsim/cpu"
 	"perfsim/sched"
@@ -181,9 +180,8 @@ func (t *tpTable) byID(id uint64) *tpSlot {
 // callers pass string constants: the same name is the same bytes, and a
 // test of the pointer finds it without hashing.
 func (t *tpTable) attached(name string) *tpSlot {
-	p := unsafe.StringData(name)
 	for i := range t.named {
-		if n := &t.named[i]; unsafe.StringData(n.name) == p && len(n.name) == len(name) {
+		if n := &t.named[i]; sameBytes(n.name, name) {
 			return n.ref.slot
 		}
 	}
