@@ -101,7 +101,7 @@ type csdKey int
 func (n csdKey) FootprintKey() string { return "csd#" + strconv.Itoa(int(n)) }
 
 // The fragments of ring_buffer.c's writer whose footprints are complete up
-// to their next step point (rb annotates through cpu.CPU.Annotate):
+// to their next step point (rb annotates through its Accessor, rbAccessor):
 // perf_output_put_handle() publishes data_head after reading rb->head, then
 // clears nest; __perf_output_begin()'s cmpxchg reserves the record (or
 // retries). A fragment that ends elsewhere (put_handle before 1b038c6e05ff:
