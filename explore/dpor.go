@@ -87,6 +87,7 @@ func (x porAccess) conflicts(a porAccess) bool {
 // what it touched.
 type porEvent struct {
 	agent    porAgent
+	start    string // the step point (or "enter:", "start:") it counts as starting at
 	complete bool
 	fresh    bool // opened at a step point and nothing since: the chosen option's fragment
 	acc      []porAccess
@@ -232,6 +233,12 @@ type porSearch struct {
 	stack   []*porNode
 	Runs    int // schedules started
 	Blocked int // of them, stopped as equivalent to an earlier one
+	// Fragments are those the walk's schedules opened (blocked ones
+	// included); Incomplete counts, by start, those whose footprint was
+	// not complete: each is dependent with every other fragment, so it is
+	// what keeps the walk from reducing (footprints.go).
+	Fragments  int
+	Incomplete map[string]int
 }
 
 // porBlocked stops a run that only repeats a class already run.
@@ -539,7 +546,7 @@ func (p *porRun) Boundary(c *cpu.CPU, kind cpu.BoundaryKind, ctx cpu.Context, th
 	ag := porAgent{c.ID, ctx}
 	start := fragmentStart(p.task, p.irq, kind, ag, th, label)
 	p.close()
-	ev := &porEvent{agent: ag, complete: start != "" && cpu.IsComplete(start), fresh: kind == cpu.BoundaryStep}
+	ev := &porEvent{agent: ag, start: start, complete: start != "" && cpu.IsComplete(start), fresh: kind == cpu.BoundaryStep}
 	// Every fragment looks at its CPU's pending interrupts and at which
 	// lanes are due (a post from another lane can make one due now).
 	// Since a handler's entry writes its CPU's pending (cpu.runHandler), no
@@ -591,6 +598,7 @@ func (p *porRun) close() {
 	if p.cur == nil {
 		return
 	}
+	p.s.countFragment(p.cur)
 	kept := p.sleep[:0]
 	for _, s := range p.sleep {
 		if !porDependent(s.ev, p.cur) {
@@ -643,6 +651,7 @@ func exploreDPOR(f *scenarios.File, o Options, ex *Result) error {
 				found.Schedule = ex.Schedules
 				ex.Found = found
 				ex.PORBlocked = s.Blocked
+				ex.Footprints = s.footprints(f.NumCPUs())
 				return nil
 			}
 		}
@@ -653,6 +662,7 @@ func exploreDPOR(f *scenarios.File, o Options, ex *Result) error {
 		}
 	}
 	ex.PORBlocked = s.Blocked
+	ex.Footprints = s.footprints(f.NumCPUs())
 	return nil
 }
 

@@ -140,6 +140,9 @@ type Result struct {
 	// PORBlocked (dpor): schedules stopped part way as equivalent to one
 	// run before (dpor.go); not judged and not in Schedules.
 	PORBlocked int
+	// Footprints (dpor): how many of the walk's fragments had a complete
+	// footprint, and the most met that did not (dpor_footprints.go).
+	Footprints *PORFootprints
 	// NoDecisions: the first schedule asked no question at all, so every
 	// schedule is that one; the search stopped there, exhaustive (random and
 	// sparse; bounded finds the same by itself).
@@ -584,6 +587,9 @@ func (ex *Result) WriteText(w io.Writer) {
 			ex.Schedules, ex.Distinct, ex.Repeats)
 	case ex.Found == nil && ex.Strategy == "dpor":
 		fmt.Fprintf(w, "no violation in %d schedules (not exhaustive: the walk stopped at --runs or was interrupted; %d more stopped part way as equivalent)\n", ex.Schedules, ex.PORBlocked)
+		if l := ex.Footprints.footprintLine(); l != "" {
+			fmt.Fprintln(w, l)
+		}
 	case ex.Found == nil && ex.Exhausted:
 		fmt.Fprintf(w, "no violation in %d schedules: exhaustive, every schedule of the scenario%s (the bound of %s cut none; the most disturbing has %d)\n",
 			ex.Schedules, focusText(ex.Focus), disturbingDecisions(ex.Bound), ex.MostDisturbing)

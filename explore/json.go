@@ -30,6 +30,9 @@ type exploreJSON struct {
 	MostDisturbing int  `json:"most_disturbing,omitempty"`
 	// Blocked (dpor): schedules stopped part way as equivalent to one run before.
 	Blocked int `json:"dpor_blocked,omitempty"`
+	// Footprints (dpor): the fragments with a complete footprint, and the
+	// most met starts without one.
+	Footprints *PORFootprints `json:"dpor_footprints,omitempty"`
 	// Depth, Agents and Steps (pct): the depth, the n and k of its
 	// guarantee, and the guarantee 1/(n*k^(depth-1)).
 	Depth       int     `json:"depth,omitempty"`
@@ -112,6 +115,7 @@ func (ex *Result) WriteJSON(w io.Writer) error {
 	}
 	if ex.Strategy == "dpor" {
 		out.Blocked = ex.PORBlocked
+		out.Footprints = ex.Footprints
 	}
 	if ex.Strategy == "pct" {
 		out.Depth, out.Agents, out.Steps = ex.Depth, ex.PCTAgents, ex.PCTSteps

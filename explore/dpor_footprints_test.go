@@ -1,0 +1,76 @@
+package explore
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"perfsim/cpu"
+)
+
+// TestPORFootprintsSummary: the walk's fragments are counted by start,
+// most met first (ties by name), cut at porTopIncomplete; complete ones
+// only count.
+func TestPORFootprintsSummary(t *testing.T) {
+	s := &porSearch{}
+	for _, e := range []*porEvent{
+		{start: "a:x", complete: true}, {start: "b:y"}, {start: "c:z"}, {start: "b:y"}, {start: "d:w"}, {start: ""},
+	} {
+		s.countFragment(e)
+	}
+	for i := range porTopIncomplete {
+		s.countFragment(&porEvent{start: "many:" + string(rune('a'+i))})
+	}
+	got := s.footprints(2)
+	want := &PORFootprints{Fragments: 6 + porTopIncomplete, Complete: 1, CPUs: 2, Incomplete: []PORFragmentRow{
+		{"b:y", 2}, {"(before any step point)", 1}, {"c:z", 1}, {"d:w", 1}, {"many:a", 1}, {"many:b", 1}, {"many:c", 1}, {"many:d", 1},
+	}}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("footprints (-want +got):\n%s", d)
+	}
+	if l := got.footprintLine(); !strings.HasPrefix(l, "footprints: 1 of 14 fragments (7%) had a complete one;") ||
+		!strings.Contains(l, ": b:y (2), (before any step point) (1), c:z (1)") || strings.Contains(l, "With one CPU") {
+		t.Errorf("line %q", l)
+	}
+	if l := (&PORFootprints{Fragments: 3, Complete: 0, CPUs: 1, Incomplete: []PORFragmentRow{{"x", 3}}}).footprintLine(); !strings.HasSuffix(l,
+		"x (3). With one CPU the walk reduces nothing whatever is declared: a CPU's task fragments are never independent of its own interrupts") {
+		t.Errorf("one CPU: line %q", l)
+	}
+	if l := (*PORFootprints)(nil).footprintLine(); l != "" {
+		t.Errorf("nil: %q", l)
+	}
+}
+
+// TestPORFootprintsShipped: a dpor walk on a shipped built-in counts the
+// fragments its schedules ran and names the starts that keep it from
+// reducing (task-work-nmi-race: its schedules run fragments nobody declared
+// complete).
+func TestPORFootprintsShipped(t *testing.T) {
+	ex, err := Explore(loadBuiltin(t, "task-work-nmi-race"), Options{Strategy: "dpor", Runs: 5, MaxWall: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fp := ex.Footprints
+	if fp == nil || fp.Fragments == 0 || fp.CPUs != 1 || len(fp.Incomplete) == 0 {
+		t.Fatalf("footprints %+v", fp)
+	}
+	n := 0
+	for _, r := range fp.Incomplete {
+		n += r.Count
+	}
+	if fp.Complete+n > fp.Fragments {
+		t.Errorf("footprints %+v: the rows count more than the incomplete fragments", fp)
+	}
+	for i, r := range fp.Incomplete {
+		if i > 0 && r.Count > fp.Incomplete[i-1].Count {
+			t.Errorf("row %d %+v above row %d %+v: want most met first", i, r, i-1, fp.Incomplete[i-1])
+		}
+		// Every object has a stable key (TestFootprintKeysStable) and the
+		// scenario makes no data choice: a start is incomplete because it
+		// is not declared.
+		if cpu.IsComplete(r.Start) {
+			t.Errorf("row %+v: its start is declared complete", r)
+		}
+	}
+}
