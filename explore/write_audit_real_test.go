@@ -26,7 +26,9 @@ var auditSkip = []string{
 	"runner.Run.log",               // the decisions: the step point's choice, made after its boundary (runner/decisions.go) ...
 	"runner.Options.Chooser",       // ... and the chooser that makes them
 	"runner.traceCounters.choices", // ... and the count of them the trace keeps
-	"pmu.Kernel.ips",               // fakeIP's memo by name of the images it places (annotated as the images: pmu/footprint_key.go)
+	"pmu.Kernel.ips",               // fakeIP's memo by name of the images it places ...
+	"pmu.images.user",              // ... and the images' slots, annotated per slot (ipSlot keys, pmu/image_footprint.go: a claim of the name's own, reads of those probed)
+	"pmu.images.kernel",            //
 	"pmu.Kernel.ipCache",           // ... and the cache in front of it
 	"cpu.Thread.co",                // the thread's coroutine: the engine's lane-to-lane handoff (sim/coro.go)
 	"pmu.Kernel.rbTrace",           // the ring buffer logs the invariants read (pmu/rbtrace.go)

@@ -25,13 +25,6 @@ import (
 // perfEventID is core.c's static atomic64_t perf_event_id.
 var perfEventID = cpu.KeyName("perf_event_id")
 
-// FootprintKey implements cpu.FootprintKeyer: "fakeIP", the model's table
-// of frame addresses (images, and k.ips, its memo by name). Not kernel
-// state (the kernel's text is linked once), but filled in first-use order,
-// so code that names a frame first on one CPU or another gives it another
-// address: fakeIP annotates it, a data_race() access (no report).
-func (im *images) FootprintKey() string { return "fakeIP" }
-
 // accessPerfEventID annotates perf_event_alloc()'s take of the next id.
 func (k *Kernel) accessPerfEventID() {
 	k.curCPU().Access(perfEventID, "perf_event_id", cpu.MarkedWrite, "perf_event_alloc") // core.c: perf_event_alloc(): event->id = atomic64_inc_return(&perf_event_id)

@@ -57,19 +57,11 @@ type images struct {
 }
 
 func (im *images) place(name string, kernel bool) uint64 {
-	base, size, used := uint64(UserText), uint64(UserTextSize), &im.user
-	if kernel {
-		base, size, used = KernelText, KernelTextSize, &im.kernel
-	}
+	base, n, used := im.geometry(kernel)
 	if *used == nil {
 		*used = map[uint64]string{}
 	}
-	h := uint64(14695981039346656037)
-	for i := 0; i < len(name); i++ {
-		h ^= uint64(name[i])
-		h *= 1099511628211
-	}
-	n := size / ImageSlotSize
+	h := imageHash(name)
 	for i := uint64(0); i < n; i++ {
 		ip := base + (h+i)%n*ImageSlotSize
 		if _, taken := (*used)[ip]; !taken {
@@ -78,6 +70,24 @@ func (im *images) place(name string, kernel bool) uint64 {
 		}
 	}
 	return base + h%n*ImageSlotSize
+}
+
+// geometry is an image's first slot, its number of slots and its table.
+func (im *images) geometry(kernel bool) (base, n uint64, used *map[uint64]string) {
+	if kernel {
+		return KernelText, KernelTextSize / ImageSlotSize, &im.kernel
+	}
+	return UserText, UserTextSize / ImageSlotSize, &im.user
+}
+
+// imageHash is the FNV-1a hash of a frame's name: its first slot.
+func imageHash(name string) uint64 {
+	h := uint64(14695981039346656037)
+	for i := 0; i < len(name); i++ {
+		h ^= uint64(name[i])
+		h *= 1099511628211
+	}
+	return h
 }
 
 // ImageFrames are the functions placed so far in the user image (kernel

@@ -49,9 +49,9 @@ type Kernel struct {
 	cpuClock, taskClock                           *clockPMU
 	ipSysEnter, ipSysExit, ipSchedule, ipUserMain uint64
 	mlockedPages, pinnedPages                     int64
-	ips                                           [2]map[string]uint64  // fake addresses of named frames: user text, kernel text (fakeIP)
-	ipCache                                       [ipCacheSize]ipCached // in front of ips, by the name's bytes (fakeIP)
-	images                                        images                // where fakeIP placed them (image.go)
+	ips                                           [2]map[string]ipPlaced // fake addresses of named frames: user text, kernel text (fakeIP)
+	ipCache                                       [ipCacheSize]ipCached  // in front of ips, by the name's bytes (fakeIP)
+	images                                        images                 // where fakeIP placed them (image.go)
 	tp                                            tpTable
 	knobs                                         knobMemo // Knob and KnobIs, resolved once per name (drivers.go)
 

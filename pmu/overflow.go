@@ -279,17 +279,17 @@ func (k *Kernel) fakeIP(name string, kernel bool) uint64 {
 	// are (strbytes.go) finds most without hashing them.
 	x := &k.ipCache[bytesSlot(name, ipCacheSize)]
 	if x.set && sameBytes(x.name, name) && x.kernel == kernel {
-		// The same read of the table as fakeIPSlow's: whether the
-		// cache has the name depends on where its bytes are, which a
-		// replay need not repeat; the footprint must not.
+		// The same footprint as fakeIPSlow's: whether the cache has the
+		// name depends on where its bytes are, which a replay need not
+		// repeat; the footprint must not.
 		if k.M.Footprinting() {
-			k.curCPU().Access(&k.images, "fakeIP", cpu.DataRaceRead, "fakeIP")
+			k.annotateIP(k.curCPU(), name, x.p, kernel)
 		}
-		return x.ip
+		return x.p.ip
 	}
-	ip := k.fakeIPSlow(name, kernel)
-	*x = ipCached{name: name, ip: ip, kernel: kernel, set: true}
-	return ip
+	p := k.fakeIPSlow(name, kernel)
+	*x = ipCached{name: name, p: p, kernel: kernel, set: true}
+	return p.ip
 }
 
 // ipCacheSize is the number of entries of Kernel.ipCache (a power of 2).
@@ -298,31 +298,28 @@ const ipCacheSize = 16
 // ipCached is an entry of Kernel.ipCache: what fakeIP returned for name.
 type ipCached struct {
 	name        string
-	ip          uint64
+	p           ipPlaced
 	kernel, set bool
 }
 
 // fakeIPSlow is fakeIP by the maps of addresses.
-func (k *Kernel) fakeIPSlow(name string, kernel bool) uint64 {
+func (k *Kernel) fakeIPSlow(name string, kernel bool) ipPlaced {
 	m := &k.ips[0]
 	if kernel {
 		m = &k.ips[1]
 	}
-	if ip, ok := (*m)[name]; ok {
-		if k.M.Footprinting() {
-			k.curCPU().Access(&k.images, "fakeIP", cpu.DataRaceRead, "fakeIP") // the model's frame addresses (footprint_key.go)
+	p, ok := (*m)[name]
+	if !ok {
+		p = k.images.placed(name, k.images.place(name, kernel), kernel)
+		if *m == nil {
+			*m = map[string]ipPlaced{}
 		}
-		return ip
+		(*m)[name] = p
 	}
 	if k.M.Footprinting() {
-		k.curCPU().Access(&k.images, "fakeIP", cpu.DataRaceWrite, "fakeIP") // placed in first-use order
+		k.annotateIP(k.curCPU(), name, p, kernel) // image_footprint.go
 	}
-	ip := k.images.place(name, kernel)
-	if *m == nil {
-		*m = map[string]uint64{}
-	}
-	(*m)[name] = ip
-	return ip
+	return p
 }
 
 // interruptedRegs returns the regs of the context an interrupt landed on.
