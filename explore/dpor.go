@@ -89,6 +89,7 @@ type porEvent struct {
 	agent    porAgent
 	start    string // the step point (or "enter:", "start:") it counts as starting at
 	complete bool
+	why      string // declared complete but not: what it did (dpor_footprints.go)
 	fresh    bool // opened at a step point and nothing since: the chosen option's fragment
 	acc      []porAccess
 }
@@ -432,7 +433,7 @@ func (p *porRun) ChooseAgents(n int, what string, agents []sim.Agent) int {
 	switch {
 	case p.cur == nil:
 	case ags == nil:
-		p.cur.complete = false
+		p.cur.incomplete("a data choice")
 	case p.cur.fresh && what != "tie":
 		p.cur = nil
 	default:
@@ -587,7 +588,7 @@ func (p *porRun) access(obj any, field string, write, add bool) {
 	p.cur.fresh = false
 	key, ok := cpu.FootprintKey(obj)
 	if !ok {
-		p.cur.complete = false // no name that holds in another replay
+		p.cur.incomplete(fmt.Sprintf("%s of a %T, no stable key", field, obj)) // no name that holds in another replay
 		return
 	}
 	p.cur.touch(porAccess{key: key, field: field, write: write, add: add})

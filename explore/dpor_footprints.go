@@ -33,6 +33,15 @@ type PORFragmentRow struct {
 // porTopIncomplete is how many starts PORFootprints keeps.
 const porTopIncomplete = 8
 
+// incomplete makes e's footprint incomplete for the reason why (the first
+// one a fragment whose start is declared complete meets is kept).
+func (e *porEvent) incomplete(why string) {
+	if e.complete && e.why == "" {
+		e.why = why
+	}
+	e.complete = false
+}
+
 // countFragment counts a fragment the walk closed.
 func (s *porSearch) countFragment(e *porEvent) {
 	s.Fragments++
@@ -45,6 +54,9 @@ func (s *porSearch) countFragment(e *porEvent) {
 	start := e.start
 	if start == "" {
 		start = "(before any step point)"
+	}
+	if e.why != "" {
+		start += " (declared, but: " + e.why + ")"
 	}
 	s.Incomplete[start]++
 }
@@ -76,7 +88,7 @@ func (fp *PORFootprints) footprintLine() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "footprints: %d of %d fragments (%.0f%%) had a complete one", fp.Complete, fp.Fragments, 100*float64(fp.Complete)/float64(fp.Fragments))
 	if len(fp.Incomplete) > 0 {
-		b.WriteString("; each other one counts as touching everything, so no fragment is independent of it. Most met without one (a start not declared with cpu.DeclareComplete: dpor cannot trust DeclareCompleteUntil, which only the component walk checks; an object with no stable key; a data choice):")
+		b.WriteString("; each other one counts as touching everything, so no fragment is independent of it. Most met without one (by start: one not declared with cpu.DeclareComplete, where dpor cannot trust DeclareCompleteUntil, which only the component walk checks; or one declared that did what the row says):")
 		for i, r := range fp.Incomplete {
 			if i > 0 {
 				b.WriteString(",")

@@ -37,6 +37,17 @@ func TestPORFootprintsSummary(t *testing.T) {
 		"x (3). With one CPU the walk reduces nothing whatever is declared: a CPU's task fragments are never independent of its own interrupts") {
 		t.Errorf("one CPU: line %q", l)
 	}
+	// A fragment declared complete that met something on the way is
+	// counted apart, with the first thing it met.
+	e := &porEvent{start: "decl:x", complete: true}
+	e.incomplete("a data choice")
+	e.incomplete("fd of a *int, no stable key")
+	s2 := &porSearch{}
+	s2.countFragment(e)
+	s2.countFragment(&porEvent{start: "decl:x"})
+	if d := cmp.Diff([]PORFragmentRow{{"decl:x", 1}, {"decl:x (declared, but: a data choice)", 1}}, s2.footprints(2).Incomplete); d != "" {
+		t.Errorf("declared, but (-want +got):\n%s", d)
+	}
 	if l := (*PORFootprints)(nil).footprintLine(); l != "" {
 		t.Errorf("nil: %q", l)
 	}
