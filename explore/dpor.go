@@ -90,7 +90,7 @@ type porEvent struct {
 	start    string // the step point (or "enter:", "start:") it counts as starting at
 	complete bool
 	why      string // declared complete but not: what it did (dpor_footprints.go)
-	fresh    bool // opened at a step point and nothing since: the chosen option's fragment
+	fresh    bool   // opened at a step point and nothing since: the chosen option's fragment
 	acc      []porAccess
 }
 
