@@ -237,7 +237,7 @@ type porSearch struct {
 	// Fragments are those the walk's schedules opened (blocked ones
 	// included); Incomplete counts, by start, those whose footprint was
 	// not complete: each is dependent with every other fragment, so it is
-	// what keeps the walk from reducing (footprints.go).
+	// what keeps the walk from reducing (dpor_footprints.go).
 	Fragments  int
 	Incomplete map[string]int
 }
@@ -588,7 +588,9 @@ func (p *porRun) access(obj any, field string, write, add bool) {
 	p.cur.fresh = false
 	key, ok := cpu.FootprintKey(obj)
 	if !ok {
-		p.cur.incomplete(fmt.Sprintf("%s of a %T, no stable key", field, obj)) // no name that holds in another replay
+		if p.cur.complete { // no name that holds in another replay
+			p.cur.incomplete(fmt.Sprintf("%s of a %T, no stable key", field, obj))
+		}
 		return
 	}
 	p.cur.touch(porAccess{key: key, field: field, write: write, add: add})
