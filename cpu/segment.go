@@ -58,13 +58,22 @@ func (m *Machine) OnSegments(l SegmentListener) {
 		}
 		l.Touch(f.Obj, f.Field, f.Op.IsWrite())
 	})
-	m.AddStepHook(func(c *CPU, label string) { l.Boundary(c, BoundaryStep, c.Context(), c.curr, label) })
+	m.AddStepHook(func(c *CPU, label string) {
+		m.auditStart(c)
+		l.Boundary(c, BoundaryStep, c.Context(), c.curr, label)
+	})
 }
 
 // boundary tells the listener, if any, that a fragment starts on c.
 func (m *Machine) boundary(c *CPU, kind BoundaryKind, label string) {
 	if m.seg != nil {
+		if kind == BoundaryEnter {
+			m.auditStart(c)
+		}
 		m.seg.Boundary(c, kind, c.Context(), c.curr, label)
+		if kind == BoundaryResume || kind == BoundaryExit {
+			m.auditGoesOn(c)
+		}
 	}
 }
 

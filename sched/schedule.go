@@ -42,8 +42,9 @@ func (s *Sched) dequeue(i int, t *Task) bool {
 // resched marks CPU i's current task for rescheduling: resched_curr(). A remote
 // CPU gets the reschedule IPI.
 func (s *Sched) resched(i int) {
-	s.needResched[i] = true
 	c := s.M.CPUs[i]
+	c.AccessMarkedOnly(c, "TIF_NEED_RESCHED", cpu.MarkedWrite, "resched_curr") // kernel/sched/core.c: resched_curr(): set_tsk_need_resched(curr)
+	s.needResched[i] = true
 	if run := s.M.Eng.Running(); run != nil && run.ID != i {
 		c.RaiseIRQ(cpu.Interrupt{Name: "resched-ipi", Fn: func(*cpu.CPU) {}})
 	}
@@ -80,6 +81,7 @@ func (s *Sched) schedule(prev *cpu.Thread) {
 	c := prev.CPU()
 	c.LocalIrqSave()
 	c.Step("__schedule:irqs-off")
+	c.AccessMarkedOnly(c, "TIF_NEED_RESCHED", cpu.MarkedWrite, "__schedule") // kernel/sched/core.c: __schedule(): clear_tsk_need_resched(prev)
 	s.needResched[c.ID] = false
 	pt := TaskOf(prev)
 	if pt != nil {

@@ -60,6 +60,7 @@ func (s *Sched) syscallOp(t *Task, op *Op) {
 	if op.nr == 0 {
 		op.nr = uapi.SyscallNr(op.Name) + 1
 	}
+	t.accessRegs("do_syscall_64")
 	t.sysNext = SyscallRegs{Nr: op.nr - 1}
 	for i, a := range op.Args {
 		if i < len(t.sysNext.Args) {
@@ -69,6 +70,7 @@ func (s *Sched) syscallOp(t *Task, op *Op) {
 	t.sysNextOK = true
 	s.syscall(t, op.Name, op.D)
 	if op.Bind != "" {
+		t.accessRegs("syscall_exit_to_user_mode")
 		if t.Vars == nil {
 			t.Vars = map[string]uint64{}
 		}
