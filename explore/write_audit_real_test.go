@@ -34,6 +34,11 @@ var auditSkip = []string{
 	"cpu.Thread.co",                // the thread's coroutine: the engine's lane-to-lane handoff (sim/coro.go)
 	"cpu.Thread.Ran",               // the time a thread ran, the model's observable (Spend adds to it; nothing in the run reads it)
 	"sched.Task.Computed",          // ... and the user compute time its program got
+	"sched.Op.nr",                  // a syscall op's number, looked up by its name on first use (the program text's memo)
+	"sched.Sched.models",           // the modelled syscall bodies by name, made on first use (a memo of the name)
+	"pmu.tpTable.sys",              // a syscall's tracepoints by name, found on first use: their slots mirror tpTable.slots, which they are read as (pmu/footprint_entry.go)
+	"pmu.tpTable.last",             // ... and the one-entry cache in front of it
+	"pmu.tpTable.lastName",         //
 	"pmu.Kernel.rbTrace",           // the ring buffer logs the invariants read (pmu/rbtrace.go)
 	"pmu.kernelAux.pauseRes",       // the pause/resume bracket the no-overlapping-pause-resume invariant counts (pmu/aux_core.go)
 	"pmu.Kernel.knobs",             // the knob memo: a function of the knob set, filled on first use (pmu/drivers.go)
@@ -62,6 +67,12 @@ func auditRun(t *testing.T, name, src string, seed uint64) *writeAudit {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return auditRunFile(t, f, seed)
+}
+
+// auditRunFile is auditRun on a loaded scenario.
+func auditRunFile(t *testing.T, f *scenarios.File, seed uint64) *writeAudit {
+	t.Helper()
 	opts := Options{}.runOptions(sim.NewRandom(seed), false)
 	opts.StopAtViolation = false
 	r, err := runner.Build(f, opts)

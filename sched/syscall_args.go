@@ -1,6 +1,7 @@
 package sched
 
 import (
+	"perfsim/cpu"
 	"perfsim/sim"
 	"perfsim/uapi"
 )
@@ -46,7 +47,11 @@ func Touch(at SysArg, pages int, write bool) Op {
 func (t *Task) argValue(a SysArg) uint64 {
 	switch {
 	case a.IsStr:
+		if t.MM == nil {
+			t.CPU().Unaudited("mm_alloc") // a task made with no address space gets its first here (footprint_entry.go)
+		}
 		t.ensureMM(t.s)
+		t.CPU().AccessMarkedOnly(t.MM, "the program's strings (user memory)", cpu.MarkedWrite, "user space") // the program stores its string arguments in its address space (mm.MM.PutString), shared with its threads
 		return t.MM.PutString(a.Str)
 	case a.Var != "":
 		return t.Vars[a.Var]

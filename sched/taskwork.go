@@ -62,6 +62,7 @@ func (s *Sched) TaskWorkAdd(c *cpu.CPU, t *Task, w TaskWork, mode TWA) error {
 // kernel/task_work.c: task_work_run()
 func (s *Sched) taskWorkRun(t *Task) {
 	t.CPU().Acquire(&t.taskWorks)
+	t.CPU().AccessMarkedOnly(t, "task->task_works", cpu.MarkedRead, "task_work_run") // kernel/task_work.c: task_work_run(): work = READ_ONCE(task->task_works)
 	for len(t.works) > 0 {
 		works := t.works
 		t.CPU().AccessMarkedOnly(t, "task->task_works", cpu.MarkedWrite, "task_work_run") // kernel/task_work.c: task_work_run(): work = xchg(&task->task_works, head)
