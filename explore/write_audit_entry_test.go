@@ -6,8 +6,9 @@ import (
 	"testing"
 )
 
-// TestWriteAuditEntryExit: the syscall entry and exit fragments declared
-// complete (sched/footprint_entry.go) write nothing they do not annotate,
+// TestWriteAuditEntryExit: the syscall entry and exit fragments and the
+// context switch's, declared complete (sched/footprint_entry.go,
+// footprint_switch.go), write nothing they do not annotate,
 // on built-ins whose tasks run the paths the declarations vouch for: user
 // compute and syscalls with no model body, yields and the reschedule
 // (sched-forced-interleavings), signals and exit (sigtrap-vs-exit), sched
@@ -20,7 +21,7 @@ func TestWriteAuditEntryExit(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a reflective snapshot of the whole model at every fragment boundary: seconds")
 	}
-	both := []string{"syscall_enter_from_user_mode", "exit_to_user_mode_loop"}
+	both := []string{"syscall_enter_from_user_mode", "exit_to_user_mode_loop", "context_switch"}
 	for _, tc := range []struct {
 		name string
 		want []string // the fragments checked at least once
@@ -30,7 +31,7 @@ func TestWriteAuditEntryExit(t *testing.T) {
 		{"tp-target-task-wakeup", both},
 		{"task-work-nmi-race", both},
 		// Its every syscall is a long one with a tracepoint firing, or perf's.
-		{"deferred-callchain-stitch", []string{"exit_to_user_mode_loop"}},
+		{"deferred-callchain-stitch", []string{"exit_to_user_mode_loop", "context_switch"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			a := auditRunFile(t, loadBuiltin(t, tc.name), 3)

@@ -19,44 +19,48 @@ import (
 // context can see, so no declaration annotates them (writeAudit neither
 // compares nor walks them):
 var auditSkip = []string{
-	"cpu.Machine.Eng",              // the engine: virtual time, lanes, the timed queue (the walks model it by boundaries and decisions)
-	"cpu.CPU.eng",                  // ... as each CPU reaches it
-	"cpu.CPU.lane",                 // ... and its lane (the next time a timer armed on the CPU sets: a post there, cpu.Machine.post)
-	"cpu.CPU.timers",               // ... and the CPU's timed queue (its heap's entries)
-	"cpu.Machine.hb",               // the data-race oracle (cpu/race.go) ...
-	"pmu.Kernel.race",              // ... as the kernel reaches it
-	"cpu.Shadow",                   // ... and its cells in every annotated object
-	"runner.Run.log",               // the decisions: the step point's choice, made after its boundary (runner/decisions.go) ...
-	"runner.Options.Chooser",       // ... and the chooser that makes them
-	"runner.traceCounters.choices", // ... and the count of them the trace keeps
-	"pmu.Kernel.ips",               // fakeIP's memo by name of the images it places (annotated as the images: pmu/footprint_key.go)
-	"pmu.Kernel.ipCache",           // ... and the cache in front of it
-	"cpu.Thread.co",                // the thread's coroutine: the engine's lane-to-lane handoff (sim/coro.go)
-	"cpu.Thread.Ran",               // the time a thread ran, the model's observable (Spend adds to it; nothing in the run reads it)
-	"sched.Task.Computed",          // ... and the user compute time its program got
-	"sched.Op.nr",                  // a syscall op's number, looked up by its name on first use (the program text's memo)
-	"sched.Sched.models",           // the modelled syscall bodies by name, made on first use (a memo of the name)
-	"pmu.tpTable.sys",              // a syscall's tracepoints by name, found on first use: their slots mirror tpTable.slots, which they are read as (pmu/footprint_entry.go)
-	"pmu.tpTable.last",             // ... and the one-entry cache in front of it
-	"pmu.tpTable.lastName",         //
-	"pmu.Kernel.rbTrace",           // the ring buffer logs the invariants read (pmu/rbtrace.go)
-	"pmu.kernelAux.pauseRes",       // the pause/resume bracket the no-overlapping-pause-resume invariant counts (pmu/aux_core.go)
-	"pmu.Kernel.knobs",             // the knob memo: a function of the knob set, filled on first use (pmu/drivers.go)
-	"pmu.Kernel.lt",                // the object-lifetime oracle (pmu/lifetime.go)
-	"sched.Sched.Lockdep",          // lockdep, an oracle (sched/lockdep.go)
-	"sched.Task.ldHeld",            // ... and the locks it saw each task take
-	"cpu.Timer.t",                  // a CPU's own timer (pt's PMI): armed or cancelled on its CPU, a post there (cpu.Machine.post)
-	"pt.PMU.Produced",              // intel_pt's byte and call counters (observables)
-	"pt.PMU.Dropped",               //
-	"pt.PMU.Filtered",              //
-	"pt.PMU.FilterMissed",          //
-	"pt.PMU.FilterLeaked",          //
-	"pt.PMU.TraceStops",            //
-	"pt.PMU.Iterations",            //
-	"pt.PMU.PauseCalls",            // intel_pt's call counters (observables)
-	"pt.PMU.ResumeCalls",           //
-	"pt.PMU.Starts",                //
-	"pt.PMU.PMIs",                  //
+	"cpu.Machine.Eng",               // the engine: virtual time, lanes, the timed queue (the walks model it by boundaries and decisions)
+	"cpu.CPU.eng",                   // ... as each CPU reaches it
+	"cpu.CPU.lane",                  // ... and its lane (the next time a timer armed on the CPU sets: a post there, cpu.Machine.post)
+	"cpu.CPU.timers",                // ... and the CPU's timed queue (its heap's entries)
+	"cpu.Machine.hb",                // the data-race oracle (cpu/race.go) ...
+	"pmu.Kernel.race",               // ... as the kernel reaches it
+	"cpu.Shadow",                    // ... and its cells in every annotated object
+	"runner.Run.log",                // the decisions: the step point's choice, made after its boundary (runner/decisions.go) ...
+	"runner.Options.Chooser",        // ... and the chooser that makes them
+	"runner.traceCounters.choices",  // ... and the count of them the trace keeps
+	"pmu.Kernel.ips",                // fakeIP's memo by name of the images it places (annotated as the images: pmu/footprint_key.go)
+	"pmu.Kernel.ipCache",            // ... and the cache in front of it
+	"cpu.Thread.co",                 // the thread's coroutine: the engine's lane-to-lane handoff (sim/coro.go)
+	"cpu.Thread.Ran",                // the time a thread ran, the model's observable (Spend adds to it; nothing in the run reads it)
+	"sched.Task.Computed",           // ... and the user compute time its program got
+	"sched.Sched.lastPrev",          // each CPU's switch in flight: the thread it came from, written and read by that CPU's __schedule() and finish_task_switch() only (like cpu.CPU's own fields)
+	"sched.Sched.Switches",          // the context switches counted (an observable)
+	"runner.traceCounters.switches", // ... as the trace shows them
+	"runner.traceCounters.migrations",
+	"sched.Op.nr",            // a syscall op's number, looked up by its name on first use (the program text's memo)
+	"sched.Sched.models",     // the modelled syscall bodies by name, made on first use (a memo of the name)
+	"pmu.tpTable.sys",        // a syscall's tracepoints by name, found on first use: their slots mirror tpTable.slots, which they are read as (pmu/footprint_entry.go)
+	"pmu.tpTable.last",       // ... and the one-entry cache in front of it
+	"pmu.tpTable.lastName",   //
+	"pmu.Kernel.rbTrace",     // the ring buffer logs the invariants read (pmu/rbtrace.go)
+	"pmu.kernelAux.pauseRes", // the pause/resume bracket the no-overlapping-pause-resume invariant counts (pmu/aux_core.go)
+	"pmu.Kernel.knobs",       // the knob memo: a function of the knob set, filled on first use (pmu/drivers.go)
+	"pmu.Kernel.lt",          // the object-lifetime oracle (pmu/lifetime.go)
+	"sched.Sched.Lockdep",    // lockdep, an oracle (sched/lockdep.go)
+	"sched.Task.ldHeld",      // ... and the locks it saw each task take
+	"cpu.Timer.t",            // a CPU's own timer (pt's PMI): armed or cancelled on its CPU, a post there (cpu.Machine.post)
+	"pt.PMU.Produced",        // intel_pt's byte and call counters (observables)
+	"pt.PMU.Dropped",         //
+	"pt.PMU.Filtered",        //
+	"pt.PMU.FilterMissed",    //
+	"pt.PMU.FilterLeaked",    //
+	"pt.PMU.TraceStops",      //
+	"pt.PMU.Iterations",      //
+	"pt.PMU.PauseCalls",      // intel_pt's call counters (observables)
+	"pt.PMU.ResumeCalls",     //
+	"pt.PMU.Starts",          //
+	"pt.PMU.PMIs",            //
 }
 
 // auditRun runs src once under a seeded random chooser with a writeAudit
@@ -108,13 +112,14 @@ func TestWriteAuditRealModel(t *testing.T) {
 	for _, tc := range []struct {
 		name, src string
 		// checked: the syscall entry and exit fragments (sched/footprint_entry.go)
-		// that reach no unaudited code in the run: on 1 CPU every newuname
+		// and the context switch's (sched/footprint_switch.go) that reach no
+		// unaudited code in the run: on 1 CPU every newuname
 		// fires the resume event's tracepoint (perf_tp_event, unaudited) and
 		// perf's own syscalls are unaudited bodies.
 		checked []string
 	}{
-		{"percpu-1", strings.ReplaceAll(auxPerCPU(1, 2, 1), " -m 8,8 -- ", " --per-thread -m 8,8 -- "), []string{"exit_to_user_mode_loop"}},
-		{"percpu-2", strings.ReplaceAll(auxPerCPU(2, 1, 1), " -m 8,8 -- ", " --per-thread -m 8,8 -- "), []string{"exit_to_user_mode_loop", "syscall_enter_from_user_mode"}},
+		{"percpu-1", strings.ReplaceAll(auxPerCPU(1, 2, 1), " -m 8,8 -- ", " --per-thread -m 8,8 -- "), []string{"context_switch", "exit_to_user_mode_loop"}},
+		{"percpu-2", strings.ReplaceAll(auxPerCPU(2, 1, 1), " -m 8,8 -- ", " --per-thread -m 8,8 -- "), []string{"context_switch", "exit_to_user_mode_loop", "syscall_enter_from_user_mode"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			a := auditRun(t, tc.name, tc.src, 3)

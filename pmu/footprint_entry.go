@@ -110,3 +110,7 @@ func (p *hwPMU) accessSetMode(c *cpu.CPU, user bool) {
 // deferredSamples is the count of samples that asked for a deferred
 // callchain (deferredCallchains.stats), which the return to user reads.
 var deferredSamples = cpu.KeyName("perf deferred callchains")
+
+// nrSwitchEvents is core.c's atomic_t nr_switch_events, which the context
+// switch reads (sched/footprint_switch.go).
+var nrSwitchEvents = cpu.KeyName("nr_switch_events")

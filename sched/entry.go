@@ -147,7 +147,7 @@ func (s *Sched) exitToUserMode(t *Task) {
 		s.accessWork(c, t)
 		switch {
 		case s.needResched[c.ID]:
-			s.schedule(&t.Thread)
+			s.scheduleFrom(&t.Thread, true)
 		case t.fam.killed:
 			s.exit(t) // get_signal(): SIGKILL from exit_group() -> do_group_exit()
 		case t.SigPending || t.NotifySignal:

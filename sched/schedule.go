@@ -77,7 +77,13 @@ func (s *Sched) selectCPU(t *Task, prev int) int {
 // schedule is __schedule(): called by the current thread of its CPU with irqs on.
 // A running task that is still Runnable goes back to a run queue; the next thread
 // is picked and switched to. It returns when the calling thread runs again.
-func (s *Sched) schedule(prev *cpu.Thread) {
+func (s *Sched) schedule(prev *cpu.Thread) { s.scheduleFrom(prev, false) }
+
+// scheduleFrom is schedule; audited says that its caller's code after it
+// (up to the caller's next step point) is annotated: exit_to_user_mode_loop
+// (footprint_switch.go). Any other caller is marked unaudited where
+// schedule returns into it.
+func (s *Sched) scheduleFrom(prev *cpu.Thread, audited bool) {
 	c := prev.CPU()
 	c.LocalIrqSave()
 	c.Step("__schedule:irqs-off")
@@ -105,6 +111,7 @@ func (s *Sched) schedule(prev *cpu.Thread) {
 			s.dequeue(c.ID, pt)
 		}
 		c.LocalIrqRestore(true)
+		s.returnFromSchedule(prev, audited)
 		return
 	}
 	// pick_next_task()'s work (put_prev_task(), the class's pick), before
@@ -126,6 +133,7 @@ func (s *Sched) schedule(prev *cpu.Thread) {
 		c.Spend(d) // context_switch(): switch_mm, switch_to (cost.Profile.ContextSwitch less SchedulePick)
 	}
 	s.Switches++
+	s.accessSwitch(c, pt, nt)
 	s.lastPrev[c.ID] = prev
 	if pt != nil {
 		pt.lastCPU = c.ID
@@ -135,11 +143,13 @@ func (s *Sched) schedule(prev *cpu.Thread) {
 		nt.ran = true
 	}
 	if pt != nil && pt.State == Dead {
+		c.Unaudited("do_task_dead")
 		prev.Exit(next)
 		return
 	}
 	prev.SwitchTo(next)
 	s.finishTaskSwitch(prev.CPU())
+	s.returnFromSchedule(prev, audited)
 }
 
 // finishTaskSwitch runs in the thread that was switched to: finish_task_switch().
@@ -151,9 +161,11 @@ func (s *Sched) finishTaskSwitch(c *cpu.CPU) {
 	for _, h := range s.SwitchHooks {
 		h.SchedIn(c, pt, nt)
 	}
+	s.accessFinishSwitch(c, pt, nt)
 	// The previous task is off its CPU now (prev->on_cpu = 0), so a migration
 	// can put it on its new run queue.
 	if pt != nil && pt.migrateTo >= 0 {
+		c.Unaudited("move_queued_task") // footprint_switch.go
 		to := pt.migrateTo
 		pt.migrateTo = -1
 		if !s.CPUActive(to) {
