@@ -130,8 +130,25 @@ func CompleteUntil(start string) ([]string, bool) {
 	return ends, ok
 }
 
-// IsComplete reports whether start was declared with DeclareComplete.
+// IsComplete reports whether start was declared with DeclareComplete. A
+// thread's first fragment "start:NAME" is declared with every thread's by
+// DeclareComplete("start:"): a thread made with InitThread marks its body
+// unaudited, one made with InitAuditedThread vouches for it.
 func IsComplete(start string) bool {
+	completeMu.RLock()
+	defer completeMu.RUnlock()
+	if complete[start] {
+		return true
+	}
+	return len(start) > len(threadStart) && start[:len(threadStart)] == threadStart && complete[threadStart]
+}
+
+// threadStart is the prefix of a thread's first fragment's start.
+const threadStart = "start:"
+
+// declaredExactly reports whether start itself was declared with
+// DeclareComplete (not as a thread's first fragment by "start:").
+func declaredExactly(start string) bool {
 	completeMu.RLock()
 	defer completeMu.RUnlock()
 	return complete[start]

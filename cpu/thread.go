@@ -30,10 +30,34 @@ func (m *Machine) NewThread(name string, body func(th *Thread)) *Thread {
 }
 
 // InitThread sets up a thread embedded in a bigger object (a task) in place.
+// Unless its first fragment was declared by its own name
+// (DeclareComplete("start:NAME")), that fragment counts as reaching
+// unaudited code (unaudited.go): the declaration of every thread's
+// ("start:") does not vouch for body.
 func (m *Machine) InitThread(th *Thread, name string, body func(th *Thread)) {
+	m.InitAuditedThread(th, name, func(th *Thread) {
+		if !declaredExactly(threadStart + name) {
+			th.cpu.Unaudited("a thread's body nobody annotated")
+		}
+		body(th)
+	})
+}
+
+// InitAuditedThread is InitThread for a body whose accesses up to its first
+// step point are annotated, or marked where they are not
+// (CPU.Unaudited): its first fragment is declared complete with every
+// thread's (DeclareComplete("start:")).
+func (m *Machine) InitAuditedThread(th *Thread, name string, body func(th *Thread)) {
 	th.Name = name
 	th.co = sim.NewCoroutine(func() { body(th) })
 	m.threads = append(m.threads, th)
+}
+
+// NewAuditedThread is NewThread for a body as InitAuditedThread's.
+func (m *Machine) NewAuditedThread(name string, body func(th *Thread)) *Thread {
+	th := &Thread{}
+	m.InitAuditedThread(th, name, body)
+	return th
 }
 
 // CPU returns the CPU th runs on, or nil when it is not running.

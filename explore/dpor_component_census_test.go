@@ -131,10 +131,13 @@ func compCensusCase(t *testing.T, src string, c, k, n int, perThread bool) {
 	if len(unknown) > 0 {
 		t.Errorf("reasons in no known area:\n%s", strings.Join(unknown, "\n"))
 	}
-	// (The syscall entry and exit fragments are declared complete, with
-	// their unaudited paths marked: sched/footprint_entry.go. What they
-	// reach of perf's own syscalls, perf_tp_event() and perf's user-space
-	// code is in the area of declared fragments that reach unaudited code.)
+	// (The syscall entry and exit fragments, the context switch and every
+	// thread's first fragment are declared complete, with their unaudited
+	// paths marked: sched/footprint_entry.go, footprint_switch.go. The
+	// areas "syscall entry and exit" and "a thread's first fragment" are
+	// empty; what those fragments reach of perf's own syscalls,
+	// perf_tp_event() and perf's user-space code is in the area of declared
+	// fragments that reach unaudited code.)
 	for _, a := range []string{"setup: perf opens, installs, maps, enables", "teardown: close, munmap, exit", "perf tool: reading the rings, poll",
 		"scheduling: context switch, ctx/event sched in/out", "output: the ring buffer and AUX handle",
 		"aux pause/resume and intel_pt", "declared fragments that reach unaudited code"} {

@@ -23,7 +23,9 @@ func (k *Kernel) accountSideband(e *Event, d int) {
 	}
 	a := &e.Attr
 	if a.ContextSwitch {
-		k.curCPU().AccessMarkedOnly(nrSwitchEvents, "nr_switch_events", cpu.AtomicAdd, "account_event") // kernel/events/core.c: account_event(): atomic_inc(&nr_switch_events)
+		if k.M.FootprintListening() {
+			k.curCPU().AccessMarkedOnly(nrSwitchEvents, "nr_switch_events", cpu.AtomicAdd, "account_event") // kernel/events/core.c: account_event(): atomic_inc(&nr_switch_events)
+		}
 		k.nrSwitchEvents += d
 	}
 	if a.Mmap || a.MmapData {

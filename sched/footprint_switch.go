@@ -1,6 +1,10 @@
 package sched
 
-import "perfsim/cpu"
+import (
+	"strconv"
+
+	"perfsim/cpu"
+)
 
 // The footprint of the context switch from its step point on, declared
 // complete (cpu.DeclareComplete) as "context_switch": in the task switched
@@ -42,11 +46,12 @@ func (s *Sched) accessSwitch(c *cpu.CPU, pt, nt *Task) {
 // task's sched_entity (se->exec_start, the protected slice), which another
 // CPU's wakeup preemption check reads.
 func (s *Sched) accessFinishSwitch(c *cpu.CPU, pt, nt *Task) {
-	if s.hotplug != nil {
-		c.Unaudited("balance_push") // the hotplug state (another CPU takes this one down)
-	}
 	if !s.M.FootprintListening() {
 		return
+	}
+	c.AccessMarkedOnly(rqKey{c.ID}, "rq->balance_callback", cpu.MarkedRead, "finish_task_switch") // kernel/sched/core.c: finish_task_switch() -> finish_lock_switch() -> __balance_callbacks(rq)
+	if s.pushing(c) {
+		c.Unaudited("balance_push") // another CPU takes this one down
 	}
 	if pt != nil {
 		c.AccessMarkedOnly(pt, "p->migration_pending", cpu.MarkedRead, "finish_task_switch") // kernel/sched/core.c: finish_task_switch(): a move_queued_task() waits for prev->on_cpu = 0
@@ -63,3 +68,38 @@ func (s *Sched) returnFromSchedule(prev *cpu.Thread, audited bool) {
 		prev.CPU().Unaudited("schedule()'s caller")
 	}
 }
+
+// Every thread's first fragment ("start:NAME") is declared complete: the
+// threads the scheduler makes are audited (cpu.Machine.InitAuditedThread),
+// any other (a test's) marks its body unaudited (cpu.Machine.InitThread).
+// A task's runs schedule_tail() (finish_task_switch(), above) up to perf's
+// sched-in step point; the idle thread's runs do_idle() (accessIdle) up to
+// __schedule()'s step point, idle balancing marked.
+func init() {
+	cpu.DeclareComplete("start:")
+}
+
+// accessIdle annotates what the idle loop reads each round: whether the
+// CPU must reschedule and whether its run queue holds a task, which other
+// CPUs' wakeups set (resched(), enqueue()).
+func (s *Sched) accessIdle(c *cpu.CPU) {
+	c.AccessMarkedOnly(c, "TIF_NEED_RESCHED", cpu.MarkedRead, "do_idle")                // kernel/sched/idle.c: do_idle(): while (!need_resched())
+	c.AccessMarkedOnly(rqKey{c.ID}, "rq->nr_running", cpu.MarkedRead, "pick_next_task") // kernel/sched/idle.c: do_idle() -> schedule_idle(): the run queue's tasks
+}
+
+// accessRQ annotates a write of CPU i's run queue (its tasks), by the code
+// running on the CPU that runs now (a wakeup's enqueue on another CPU's).
+func (s *Sched) accessRQ(i int, op cpu.AccessOp, fn string) {
+	if !s.M.FootprintListening() {
+		return
+	}
+	if r := s.M.Eng.Running(); r != nil && r.ID < len(s.M.CPUs) {
+		s.M.CPUs[r.ID].AccessMarkedOnly(rqKey{i}, "rq->nr_running", op, fn) // kernel/sched/core.c: enqueue_task()/dequeue_task(): the run queue's tasks and nr_running
+	}
+}
+
+// rqKey is CPU N's struct rq: "rq@cpuN".
+type rqKey struct{ cpu int }
+
+// FootprintKey implements cpu.FootprintKeyer.
+func (k rqKey) FootprintKey() string { return "rq@cpu" + strconv.Itoa(k.cpu) }

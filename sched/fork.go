@@ -257,8 +257,8 @@ func (s *Sched) copyProcess(t *Task, name string, flags uint64, prog []Op) (*Tas
 		return nil, ErrIntr
 	}
 	// The child becomes visible: attach_pid(), list_add_tail(&p->sibling, ...).
-	s.M.InitThread(&c.Thread, c.Comm+"-"+strconv.Itoa(c.TID), func(*cpu.Thread) { s.taskMain(c) })
-	c.taskWorks.SetKey(&c.Thread, "task->task_works") // its stable key (cpu.FootprintKey)
+	s.M.InitAuditedThread(&c.Thread, c.Comm+"-"+strconv.Itoa(c.TID), func(*cpu.Thread) { s.taskMain(c) }) // footprint_switch.go
+	c.taskWorks.SetKey(&c.Thread, "task->task_works")                                                     // its stable key (cpu.FootprintKey)
 	c.Owner = c
 	s.Tasks = append(s.Tasks, c)
 	if flags&CLONE_THREAD != 0 {

@@ -9,6 +9,7 @@ import (
 
 // enqueue puts t at the tail of CPU i's run queue.
 func (s *Sched) enqueue(i int, t *Task) {
+	s.accessRQ(i, cpu.MarkedWrite, "enqueue_task")
 	s.cfsEnqueue(i, t) // enqueue_entity(): placed on the cfs_rq (eevdf.go)
 	s.rq[i] = append(s.rq[i], t)
 }
@@ -27,6 +28,7 @@ func (s *Sched) queued(t *Task) bool {
 
 // dequeue removes t from CPU i's run queue if it is there.
 func (s *Sched) dequeue(i int, t *Task) bool {
+	s.accessRQ(i, cpu.MarkedWrite, "dequeue_task")
 	q := s.rq[i]
 	for k, x := range q {
 		if x == t {
@@ -262,14 +264,18 @@ func (s *Sched) idleLoop(th *cpu.Thread) {
 	balanced := false
 	for {
 		c := th.CPU()
+		s.accessIdle(c)
 		if s.needResched[c.ID] || len(s.rq[c.ID]) > 0 {
-			s.schedule(th)
+			s.scheduleFrom(th, true)
 			balanced = false
 			continue
 		}
+		if s.Cfg.Balance && !balanced {
+			c.Unaudited("newidle_balance") // footprint_switch.go
+		}
 		if s.Cfg.Balance && !balanced && s.anyStealable(c) {
 			balanced = true
-			s.schedule(th)
+			s.scheduleFrom(th, true)
 			continue
 		}
 		balanced = false
