@@ -77,7 +77,7 @@ type hwModeFootprint struct{ hwModeHook }
 
 // ModeSwitch implements sched.ModeHook.
 func (h hwModeFootprint) ModeSwitch(t *sched.Task, user bool) {
-	if c := t.CPU(); c.Footprinting() {
+	if c := t.CPU(); h.p.k.M.FootprintListening() {
 		h.p.accessSetMode(c, user)
 	}
 	h.hwModeHook.ModeSwitch(t, user)
@@ -89,20 +89,21 @@ func (h hwModeFootprint) ModeSwitch(t *sched.Task, user bool) {
 // overflow timer re-armed on c (a post to c itself, which Timer.Arm
 // reports). No kernel code runs there: the counters count by their USR/OS
 // bits in hardware; the model folds the counts at the switch, so they are
-// the hardware's writes (data_race: KCSAN never sees them), which a read of
-// the count on another CPU (perf_event_read()'s IPI) depends on.
+// the hardware's writes (data_race: KCSAN never sees them, and so neither
+// does the data-race oracle: cpu.CPU.AccessMarkedOnly), which a read of the
+// count on another CPU (perf_event_read()'s IPI) depends on.
 func (p *hwPMU) accessSetMode(c *cpu.CPU, user bool) {
 	cc := &p.cpuc[c.ID]
-	c.Access(cc, "cpuc->user (the counters' USR/OS mode)", cpu.DataRaceRead, "intel_pmu") // arch/x86/events/intel/core.c: the USR/OS bits of IA32_PERFEVTSELx the hardware counts by
+	c.AccessMarkedOnly(cc, "cpuc->user (the counters' USR/OS mode)", cpu.DataRaceRead, "intel_pmu") // arch/x86/events/intel/core.c: the USR/OS bits of IA32_PERFEVTSELx the hardware counts by
 	if cc.user == user {
 		return
 	}
-	c.Access(cc, "cpuc->events", cpu.DataRaceRead, "intel_pmu")                            // arch/x86/events/core.c: the counters x86_pmu_add() assigned on this CPU
-	c.Access(cc, "cpuc->user (the counters' USR/OS mode)", cpu.DataRaceWrite, "intel_pmu") // arch/x86/events/intel/core.c: the CPU's CPL changes what the counters count
+	c.AccessMarkedOnly(cc, "cpuc->events", cpu.DataRaceRead, "intel_pmu")                            // arch/x86/events/core.c: the counters x86_pmu_add() assigned on this CPU
+	c.AccessMarkedOnly(cc, "cpuc->user (the counters' USR/OS mode)", cpu.DataRaceWrite, "intel_pmu") // arch/x86/events/intel/core.c: the CPU's CPL changes what the counters count
 	for _, e := range cc.events {
 		if e != nil && e.hw.running {
-			c.Access(e, "event->hw (the counter)", cpu.DataRaceWrite, "x86_perf_event_update") // arch/x86/events/core.c: x86_perf_event_update(): prev_count, period_left, the counter's value
-			c.Access(e, "event->count", cpu.DataRaceWrite, "x86_perf_event_update")            // arch/x86/events/core.c: x86_perf_event_update(): local64_add(delta, &event->count)
+			c.AccessMarkedOnly(e, "event->hw (the counter)", cpu.DataRaceWrite, "x86_perf_event_update") // arch/x86/events/core.c: x86_perf_event_update(): prev_count, period_left, the counter's value
+			c.AccessMarkedOnly(e, "event->count", cpu.DataRaceWrite, "x86_perf_event_update")            // arch/x86/events/core.c: x86_perf_event_update(): local64_add(delta, &event->count)
 		}
 	}
 }

@@ -47,10 +47,12 @@ var userOpAudited = [...]bool{
 // saved state: its registers (the syscall's number, arguments and return
 // value, the mode they say it runs in) and the model's count of entries and
 // name of the syscall in progress. Another CPU reads none of it; the
-// task's own CPU's interrupts do (a sample's user regs).
+// task's own CPU's interrupts do (a sample's user regs). Only plain writes
+// (which KCSAN assumes atomic) annotate the field, so the data-race oracle
+// could report nothing on it and does not hear it (cpu.CPU.AccessMarkedOnly).
 func (t *Task) accessRegs(fn string) {
-	if c := t.CPU(); c.Footprinting() {
-		c.Access(t, "task_pt_regs(current)", cpu.PlainWrite, fn) // arch/x86/entry/syscall_64.c: do_syscall_64(): the pt_regs the entry saved and the exit restores
+	if c := t.CPU(); t.s.M.FootprintListening() {
+		c.AccessMarkedOnly(t, "task_pt_regs(current)", cpu.PlainWrite, fn) // arch/x86/entry/syscall_64.c: do_syscall_64(): the pt_regs the entry saved and the exit restores
 	}
 }
 
