@@ -17,6 +17,7 @@ type Thread struct {
 	Ran sim.Duration
 
 	cpu *CPU
+	key string // FootprintKey's "thread:"+Name, made once (footprint_key.go)
 	co  *sim.Coroutine
 	hb  SyncClock // a switch's release and acquire (race.go)
 }
@@ -49,6 +50,7 @@ func (m *Machine) InitThread(th *Thread, name string, body func(th *Thread)) {
 // thread's (DeclareComplete("start:")).
 func (m *Machine) InitAuditedThread(th *Thread, name string, body func(th *Thread)) {
 	th.Name = name
+	th.key = "thread:" + name
 	th.co = sim.NewCoroutine(func() { body(th) })
 	m.threads = append(m.threads, th)
 }

@@ -102,4 +102,18 @@ func (s *Sched) accessRQ(i int, op cpu.AccessOp, fn string) {
 type rqKey struct{ cpu int }
 
 // FootprintKey implements cpu.FootprintKeyer.
-func (k rqKey) FootprintKey() string { return "rq@cpu" + strconv.Itoa(k.cpu) }
+func (k rqKey) FootprintKey() string {
+	if k.cpu >= 0 && k.cpu < len(rqKeys) {
+		return rqKeys[k.cpu]
+	}
+	return "rq@cpu" + strconv.Itoa(k.cpu)
+}
+
+// rqKeys are the keys of the first CPUs' run queues, made once: the
+// walks ask for a key at every access.
+var rqKeys = func() (keys [256]string) {
+	for i := range keys {
+		keys[i] = "rq@cpu" + strconv.Itoa(i)
+	}
+	return keys
+}()
