@@ -73,7 +73,7 @@ func TestUnauditedMarkLasts(t *testing.T) {
 		"boundary 3 task", "boundary 3 task", // the thread's first fragment (start:marker0)
 		"step unaudited-test:a",
 		"unaudited test_unaudited",
-		"touch cpu0 pending", // the timer armed
+		"touch cpu0 pending",                          // the timer armed
 		"boundary 3 task", "unaudited test_unaudited", // the lane resumed (the timer's time): the mark again
 		"touch cpu0 pending",
 		"boundary 3 task", "unaudited test_unaudited",
