@@ -95,8 +95,10 @@ var (
 // up to the next boundary annotates every access it makes to state another
 // context can see (footprint.go's CPU.Access): a step point's label, or
 // "enter:NAME" for the start of interrupt NAME's handler, "start:NAME" for
-// the first fragment of thread NAME. Call it from an
-// init function next to the code it vouches for. explore's tests check the
+// the first fragment of thread NAME ("start:" for every thread's: see
+// IsComplete). Call it from an init function next to the code it vouches
+// for. Where a start leads into code nobody annotated on some paths only,
+// each such path is marked where it begins (CPU.Unaudited, unaudited.go). explore's tests check the
 // writes of every declared fragment their scenarios reach against the code
 // (writeAudit, explore/write_audit_test.go); its reads stay a matter of
 // reading the code.
