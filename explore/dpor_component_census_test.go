@@ -118,7 +118,7 @@ func TestCompRealShapeCensus(t *testing.T) {
 // (cpu.DeclareComplete next to their code), as this census counts them.
 var realDeclared = []string{"pt_event_start:resume-allowed", "pt_config:resume-allowed", "pt_config:handle-nmi", "pt_event_stop:handle-nmi-cleared",
 	"pt_event_start:status-read", "perf_output_put_handle:head-read", "perf_output_put_handle:data-head-stored", "__perf_output_begin:cmpxchg",
-	"syscall_enter_from_user_mode", "exit_to_user_mode_loop", "context_switch"}
+	"syscall_enter_from_user_mode", "exit_to_user_mode_loop", "context_switch", "__schedule:irqs-off"}
 
 // compCensusCase surveys one replicated scenario and checks its census.
 func compCensusCase(t *testing.T, src string, c, k, n int, perThread bool) {

@@ -144,6 +144,12 @@ func (a *writeAudit) TouchAdd(obj any, _ string) { a.note(obj) }
 
 // note records the extent of a written object (a pointer's target).
 func (a *writeAudit) note(obj any) {
+	if x, ok := obj.(interface{ FootprintExtent() []any }); ok {
+		for _, o := range x.FootprintExtent() { // a key that names memory spread over the model (sched's rqKey)
+			a.note(o)
+		}
+		return
+	}
 	v := reflect.ValueOf(obj)
 	if v.Kind() != reflect.Pointer || v.IsNil() {
 		return // a global's name (cpu.KeyName): nothing of the roots'

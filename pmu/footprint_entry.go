@@ -115,3 +115,18 @@ var deferredSamples = cpu.KeyName("perf deferred callchains")
 // nrSwitchEvents is core.c's atomic_t nr_switch_events, which the context
 // switch reads (sched/footprint_switch.go).
 var nrSwitchEvents = cpu.KeyName("nr_switch_events")
+
+// accessTpRegistered annotates the read of whether perf registered on
+// tracepoint s (its users: perf_trace_init() on any CPU).
+func (k *Kernel) accessTpRegistered(c *cpu.CPU, s *tpSlot, fn string) {
+	if k.M.FootprintListening() {
+		c.AccessMarkedOnly(tpKey{&s.info}, "tp_event->perf_refcount", cpu.MarkedRead, fn) // kernel/trace/trace_event_perf.c: perf_trace_run_bpf_submit(): the tracepoint's perf_events registered
+	}
+}
+
+// swHlistKey is CPU N's struct swevent_htable: "swevent_htable@cpuN", the
+// software events ACTIVE there by type (perf_swevent_add() on that CPU).
+type swHlistKey int
+
+// FootprintKey implements cpu.FootprintKeyer.
+func (k swHlistKey) FootprintKey() string { return "swevent_htable@cpu" + strconv.Itoa(int(k)) }

@@ -49,7 +49,7 @@ func (s *Sched) accessFinishSwitch(c *cpu.CPU, pt, nt *Task) {
 	if !s.M.FootprintListening() {
 		return
 	}
-	c.AccessMarkedOnly(rqKey{c.ID}, "rq->balance_callback", cpu.MarkedRead, "finish_task_switch") // kernel/sched/core.c: finish_task_switch() -> finish_lock_switch() -> __balance_callbacks(rq)
+	c.AccessMarkedOnly(rqKey{s, c.ID}, "rq->balance_callback", cpu.MarkedRead, "finish_task_switch") // kernel/sched/core.c: finish_task_switch() -> finish_lock_switch() -> __balance_callbacks(rq)
 	if s.pushing(c) {
 		c.Unaudited("balance_push") // another CPU takes this one down
 	}
@@ -83,8 +83,8 @@ func init() {
 // CPU must reschedule and whether its run queue holds a task, which other
 // CPUs' wakeups set (resched(), enqueue()).
 func (s *Sched) accessIdle(c *cpu.CPU) {
-	c.AccessMarkedOnly(c, "TIF_NEED_RESCHED", cpu.MarkedRead, "do_idle")                // kernel/sched/idle.c: do_idle(): while (!need_resched())
-	c.AccessMarkedOnly(rqKey{c.ID}, "rq->nr_running", cpu.MarkedRead, "pick_next_task") // kernel/sched/idle.c: do_idle() -> schedule_idle(): the run queue's tasks
+	c.AccessMarkedOnly(c, "TIF_NEED_RESCHED", cpu.MarkedRead, "do_idle")                   // kernel/sched/idle.c: do_idle(): while (!need_resched())
+	c.AccessMarkedOnly(rqKey{s, c.ID}, "rq->nr_running", cpu.MarkedRead, "pick_next_task") // kernel/sched/idle.c: do_idle() -> schedule_idle(): the run queue's tasks
 }
 
 // accessRQ annotates a write of CPU i's run queue (its tasks), by the code
@@ -94,12 +94,23 @@ func (s *Sched) accessRQ(i int, op cpu.AccessOp, fn string) {
 		return
 	}
 	if r := s.M.Eng.Running(); r != nil && r.ID < len(s.M.CPUs) {
-		s.M.CPUs[r.ID].AccessMarkedOnly(rqKey{i}, "rq->nr_running", op, fn) // kernel/sched/core.c: enqueue_task()/dequeue_task(): the run queue's tasks and nr_running
+		s.M.CPUs[r.ID].AccessMarkedOnly(rqKey{s, i}, "rq->nr_running", op, fn) // kernel/sched/core.c: enqueue_task()/dequeue_task(): the run queue's tasks and nr_running
 	}
 }
 
-// rqKey is CPU N's struct rq: "rq@cpuN".
-type rqKey struct{ cpu int }
+// rqKey is CPU N's struct rq: "rq@cpuN", the model's per-CPU run-queue
+// state (its tasks, its cfs_rq, rq->curr, TIF_NEED_RESCHED of its curr).
+type rqKey struct {
+	s   *Sched
+	cpu int
+}
+
+// FootprintExtent is where the model keeps what the key names: a write
+// annotated on the key covers these (explore's write audit).
+func (k rqKey) FootprintExtent() []any {
+	s, i := k.s, k.cpu
+	return []any{&s.rq[i], &s.cfs[i], &s.cfsZero[i], &s.needResched[i], &s.rqCurr[i], &s.wakeList[i], &s.idleWakee[i]}
+}
 
 // FootprintKey implements cpu.FootprintKeyer.
 func (k rqKey) FootprintKey() string {
@@ -117,3 +128,64 @@ var rqKeys = func() (keys [256]string) {
 	}
 	return keys
 }()
+
+// The fragment of __schedule() from its step point (irqs off, the rq
+// locked) up to perf's sched-out step point, declared complete: the run
+// queue's state (rqKey: its tasks, cfs_rq, rq->curr, need_resched) read and
+// written, the sched_entity of each task it moves (accessSE), p->on_rq and
+// p->on_cpu of the tasks it looks at, update_curr() and the
+// sched_stat_runtime and sched_switch tracepoints (their registration and
+// this CPU's list read; perf_tp_event() marked when one fires), perf's
+// context-switch software event (its list read, the event marked), and
+// schedule()'s return when prev runs on (marked but for an audited
+// caller). balance_push() and the new-idle balance, which look at other
+// CPUs' run queues, are marked.
+func init() {
+	cpu.DeclareComplete("__schedule:irqs-off")
+}
+
+// accessSE annotates a write of t's sched_entity (its vruntime, deadline,
+// lag, exec_start, the cfs_rq it is on), under its run queue's lock: other
+// CPUs' wakeups read it (wakeup preemption, placement).
+func (s *Sched) accessSE(t *Task, fn string) {
+	if s.M.FootprintListening() {
+		if c := s.runningCPU(); c != nil {
+			c.AccessMarkedOnly(t, "p->se", cpu.MarkedWrite, fn) // kernel/sched/fair.c: the sched_entity's fields, under rq->lock
+		}
+	}
+}
+
+// accessOnRQ annotates p->on_rq (the model looks for the task on the run
+// queues): read by __schedule() for prev, written by enqueue and dequeue.
+func (s *Sched) accessOnRQ(t *Task, op cpu.AccessOp, fn string) {
+	if s.M.FootprintListening() {
+		if c := s.runningCPU(); c != nil {
+			c.AccessMarkedOnly(t, "p->on_rq", op, fn) // kernel/sched/core.c: task_on_rq_queued(p): READ_ONCE(p->on_rq)
+		}
+	}
+}
+
+// accessOnCPU annotates the pick's read of p->on_cpu (whether t still runs
+// on another CPU), which a context switch writes (cpu.Thread.SwitchTo).
+func (s *Sched) accessOnCPU(c *cpu.CPU, t *Task) {
+	if s.M.FootprintListening() {
+		c.AccessMarkedOnly(&t.Thread, "p->on_cpu", cpu.MarkedRead, "pick_next_task") // kernel/sched/core.c: task_on_cpu(rq, p): p->on_cpu
+	}
+}
+
+// runningCPU is the CPU whose code runs now (nil before the run).
+func (s *Sched) runningCPU() *cpu.CPU {
+	if r := s.M.Eng.Running(); r != nil && r.ID < len(s.M.CPUs) {
+		return s.M.CPUs[r.ID]
+	}
+	return nil
+}
+
+// accessState annotates __schedule()'s read of prev's state (and of the
+// model's wake-pending flag that goes with it), which a wakeup on another
+// CPU writes (try_to_wake_up()).
+func (s *Sched) accessState(c *cpu.CPU, t *Task) {
+	if s.M.FootprintListening() {
+		c.AccessMarkedOnly(t, "p->__state", cpu.MarkedRead, "__schedule") // kernel/sched/core.c: __schedule(): prev_state = READ_ONCE(prev->__state)
+	}
+}

@@ -422,6 +422,7 @@ func (s *Sched) updateCurr(c *cpu.CPU, t *Task) {
 		now = tc.Now()
 	}
 	d := now - t.fam.execStart
+	s.accessSE(t, "update_curr")
 	t.fam.execStart = now
 	if d <= 0 {
 		return

@@ -10,6 +10,7 @@ import (
 // enqueue puts t at the tail of CPU i's run queue.
 func (s *Sched) enqueue(i int, t *Task) {
 	s.accessRQ(i, cpu.MarkedWrite, "enqueue_task")
+	s.accessOnRQ(t, cpu.MarkedWrite, "enqueue_task")
 	s.cfsEnqueue(i, t) // enqueue_entity(): placed on the cfs_rq (eevdf.go)
 	s.rq[i] = append(s.rq[i], t)
 }
@@ -29,6 +30,7 @@ func (s *Sched) queued(t *Task) bool {
 // dequeue removes t from CPU i's run queue if it is there.
 func (s *Sched) dequeue(i int, t *Task) bool {
 	s.accessRQ(i, cpu.MarkedWrite, "dequeue_task")
+	s.accessOnRQ(t, cpu.MarkedWrite, "dequeue_task")
 	q := s.rq[i]
 	for k, x := range q {
 		if x == t {
@@ -89,10 +91,12 @@ func (s *Sched) scheduleFrom(prev *cpu.Thread, audited bool) {
 	c := prev.CPU()
 	c.LocalIrqSave()
 	c.Step("__schedule:irqs-off")
+	s.accessRQ(c.ID, cpu.MarkedWrite, "__schedule")                          // kernel/sched/core.c: __schedule(): rq_lock(rq): the run queue read and written below (the pick, rq->curr)
 	c.AccessMarkedOnly(c, "TIF_NEED_RESCHED", cpu.MarkedWrite, "__schedule") // kernel/sched/core.c: __schedule(): clear_tsk_need_resched(prev)
 	s.needResched[c.ID] = false
 	pt := TaskOf(prev)
 	if pt != nil {
+		s.accessState(c, pt)
 		s.cfsUpdateCurr(c.ID) // pick_next_task_fair(): update_curr()
 		if pt.State == Dead {
 			s.cfsRemove(pt) // TASK_DEAD is a special state: DEQUEUE_SPECIAL, never delayed
@@ -102,6 +106,9 @@ func (s *Sched) scheduleFrom(prev *cpu.Thread, audited bool) {
 	}
 	// A task going to sleep that was woken at the step point above is on a
 	// run queue already (Wake enqueued it): once only (ttwu_runnable()).
+	if pt != nil {
+		s.accessOnRQ(pt, cpu.MarkedRead, "__schedule")
+	}
 	if pt != nil && pt.State == Runnable && pt.migrateTo < 0 && !pt.fam.wakePending && !s.queued(pt) {
 		s.enqueue(c.ID, pt)
 	}
@@ -198,8 +205,12 @@ func (s *Sched) finishTaskSwitch(c *cpu.CPU) {
 // is not still running on another CPU (p->on_cpu), or balances, or returns
 // the idle thread.
 func (s *Sched) pickNext(c *cpu.CPU) *cpu.Thread {
+	if s.M.FootprintListening() {
+		c.AccessMarkedOnly(rqKey{s, c.ID}, "rq->balance_callback", cpu.MarkedRead, "pick_next_task") // kernel/sched/core.c: pick_next_task() -> balance_push() when the CPU goes down
+	}
 	if s.pushing(c) {
-		s.balancePush(c) // nothing runs on a CPU going down but its idle (and stopper) thread
+		c.Unaudited("balance_push") // footprint_switch.go
+		s.balancePush(c)            // nothing runs on a CPU going down but its idle (and stopper) thread
 		return s.idle[c.ID]
 	}
 	if t := s.cfsPick(c, TaskOf(c.Curr())); t != nil {
@@ -207,10 +218,14 @@ func (s *Sched) pickNext(c *cpu.CPU) *cpu.Thread {
 		return &t.Thread
 	}
 	for _, t := range s.rq[c.ID] {
+		s.accessOnCPU(c, t)
 		if t.CPU() == nil || t.CPU() == c {
 			s.dequeue(c.ID, t)
 			return &t.Thread
 		}
+	}
+	if s.Cfg.Balance || s.cfsPlacement() {
+		c.Unaudited("sched_balance_newidle") // other CPUs' run queues (footprint_switch.go)
 	}
 	if t := s.idleBalance(c); t != nil {
 		return &t.Thread
