@@ -82,6 +82,9 @@ func hasSysModel(name string) bool {
 // TIF_NEED_RESCHED (the model keeps it per CPU: resched() sets it from
 // any CPU).
 func (s *Sched) accessWork(c *cpu.CPU, t *Task) {
+	if !s.M.FootprintListening() {
+		return
+	}
 	c.AccessMarkedOnly(t, "thread_info->flags", cpu.MarkedRead, "exit_to_user_mode_loop") // kernel/entry/common.c: exit_to_user_mode_loop(): ti_work = read_thread_flags()
 	c.AccessMarkedOnly(c, "TIF_NEED_RESCHED", cpu.MarkedRead, "exit_to_user_mode_loop")   // kernel/entry/common.c: exit_to_user_mode_loop(): if (ti_work & _TIF_NEED_RESCHED_MASK)
 }

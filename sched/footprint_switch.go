@@ -83,6 +83,9 @@ func init() {
 // CPU must reschedule and whether its run queue holds a task, which other
 // CPUs' wakeups set (resched(), enqueue()).
 func (s *Sched) accessIdle(c *cpu.CPU) {
+	if !s.M.FootprintListening() {
+		return // (rqKey would be boxed, an allocation, before AccessMarkedOnly looked)
+	}
 	c.AccessMarkedOnly(c, "TIF_NEED_RESCHED", cpu.MarkedRead, "do_idle")                   // kernel/sched/idle.c: do_idle(): while (!need_resched())
 	c.AccessMarkedOnly(rqKey{s, c.ID}, "rq->nr_running", cpu.MarkedRead, "pick_next_task") // kernel/sched/idle.c: do_idle() -> schedule_idle(): the run queue's tasks
 }
