@@ -48,7 +48,12 @@ func (s *SyncClock) FootprintKey() string {
 
 // FootprintKey implements FootprintKeyer: a thread is named by its name,
 // which the scheduler makes unique ("uname0-101", "swapper/1").
-func (th *Thread) FootprintKey() string { return "thread:" + th.Name }
+func (th *Thread) FootprintKey() string {
+	if th.key == "" || th.key[len("thread:"):] != th.Name { // a thread not made by InitThread, or renamed
+		return "thread:" + th.Name
+	}
+	return th.key
+}
 
 // footprintKeyOf is FootprintKey's answer for cpu's own types.
 func footprintKeyOf(obj any) (string, bool) {
@@ -57,9 +62,21 @@ func footprintKeyOf(obj any) (string, bool) {
 		k := o.FootprintKey()
 		return k, k != ""
 	case *CPU:
+		if o.ID >= 0 && o.ID < len(cpuKeys) {
+			return cpuKeys[o.ID], true
+		}
 		return "cpu" + strconv.Itoa(o.ID), true
 	case *ipiKey:
 		return "ipi@cpu" + strconv.Itoa(o.cpu), true
 	}
 	return "", false
 }
+
+// cpuKeys are the keys of the first CPUs, made once: the walks ask for a
+// key at every access, and every fragment touches its CPU's.
+var cpuKeys = func() (keys [256]string) {
+	for i := range keys {
+		keys[i] = "cpu" + strconv.Itoa(i)
+	}
+	return keys
+}()

@@ -35,9 +35,10 @@ type Machine struct {
 	stepIDs   []uint64 // stepIDs[i] names stepHooks[i] for the remove func AddRemovableStepHook returns (0: not removable)
 	stepNext  uint64
 	threads   []*Thread
-	footprint FootprintFunc   // footprint.go
-	seg       SegmentListener // segment.go: nil unless a reduction listens
-	hb        *RaceDetector   // race.go: nil unless the data-race oracle is on
+	footprint FootprintFunc       // footprint.go
+	seg       SegmentListener     // segment.go: nil unless a reduction listens
+	unaudited map[auditCtx]string // unaudited.go: the contexts whose open fragment reached unaudited code
+	hb        *RaceDetector       // race.go: nil unless the data-race oracle is on
 }
 
 // NewMachine builds n CPUs driven by an engine asking ch for every decision.

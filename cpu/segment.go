@@ -58,13 +58,22 @@ func (m *Machine) OnSegments(l SegmentListener) {
 		}
 		l.Touch(f.Obj, f.Field, f.Op.IsWrite())
 	})
-	m.AddStepHook(func(c *CPU, label string) { l.Boundary(c, BoundaryStep, c.Context(), c.curr, label) })
+	m.AddStepHook(func(c *CPU, label string) {
+		m.auditStart(c)
+		l.Boundary(c, BoundaryStep, c.Context(), c.curr, label)
+	})
 }
 
 // boundary tells the listener, if any, that a fragment starts on c.
 func (m *Machine) boundary(c *CPU, kind BoundaryKind, label string) {
 	if m.seg != nil {
+		if kind == BoundaryEnter {
+			m.auditStart(c)
+		}
 		m.seg.Boundary(c, kind, c.Context(), c.curr, label)
+		if kind == BoundaryResume || kind == BoundaryExit {
+			m.auditGoesOn(c)
+		}
 	}
 }
 
@@ -86,8 +95,10 @@ var (
 // up to the next boundary annotates every access it makes to state another
 // context can see (footprint.go's CPU.Access): a step point's label, or
 // "enter:NAME" for the start of interrupt NAME's handler, "start:NAME" for
-// the first fragment of thread NAME. Call it from an
-// init function next to the code it vouches for. explore's tests check the
+// the first fragment of thread NAME ("start:" for every thread's: see
+// IsComplete). Call it from an init function next to the code it vouches
+// for. Where a start leads into code nobody annotated on some paths only,
+// each such path is marked where it begins (CPU.Unaudited, unaudited.go). explore's tests check the
 // writes of every declared fragment their scenarios reach against the code
 // (writeAudit, explore/write_audit_test.go); its reads stay a matter of
 // reading the code.
@@ -121,8 +132,25 @@ func CompleteUntil(start string) ([]string, bool) {
 	return ends, ok
 }
 
-// IsComplete reports whether start was declared with DeclareComplete.
+// IsComplete reports whether start was declared with DeclareComplete. A
+// thread's first fragment "start:NAME" is declared with every thread's by
+// DeclareComplete("start:"): a thread made with InitThread marks its body
+// unaudited, one made with InitAuditedThread vouches for it.
 func IsComplete(start string) bool {
+	completeMu.RLock()
+	defer completeMu.RUnlock()
+	if complete[start] {
+		return true
+	}
+	return len(start) > len(threadStart) && start[:len(threadStart)] == threadStart && complete[threadStart]
+}
+
+// threadStart is the prefix of a thread's first fragment's start.
+const threadStart = "start:"
+
+// declaredExactly reports whether start itself was declared with
+// DeclareComplete (not as a thread's first fragment by "start:").
+func declaredExactly(start string) bool {
 	completeMu.RLock()
 	defer completeMu.RUnlock()
 	return complete[start]

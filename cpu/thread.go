@@ -17,6 +17,7 @@ type Thread struct {
 	Ran sim.Duration
 
 	cpu *CPU
+	key string // FootprintKey's "thread:"+Name, made once (footprint_key.go)
 	co  *sim.Coroutine
 	hb  SyncClock // a switch's release and acquire (race.go)
 }
@@ -30,10 +31,35 @@ func (m *Machine) NewThread(name string, body func(th *Thread)) *Thread {
 }
 
 // InitThread sets up a thread embedded in a bigger object (a task) in place.
+// Unless its first fragment was declared by its own name
+// (DeclareComplete("start:NAME")), that fragment counts as reaching
+// unaudited code (unaudited.go): the declaration of every thread's
+// ("start:") does not vouch for body.
 func (m *Machine) InitThread(th *Thread, name string, body func(th *Thread)) {
+	m.InitAuditedThread(th, name, func(th *Thread) {
+		if !declaredExactly(threadStart + name) {
+			th.cpu.Unaudited("a thread's body nobody annotated")
+		}
+		body(th)
+	})
+}
+
+// InitAuditedThread is InitThread for a body whose accesses up to its first
+// step point are annotated, or marked where they are not
+// (CPU.Unaudited): its first fragment is declared complete with every
+// thread's (DeclareComplete("start:")).
+func (m *Machine) InitAuditedThread(th *Thread, name string, body func(th *Thread)) {
 	th.Name = name
+	th.key = "thread:" + name
 	th.co = sim.NewCoroutine(func() { body(th) })
 	m.threads = append(m.threads, th)
+}
+
+// NewAuditedThread is NewThread for a body as InitAuditedThread's.
+func (m *Machine) NewAuditedThread(name string, body func(th *Thread)) *Thread {
+	th := &Thread{}
+	m.InitAuditedThread(th, name, body)
+	return th
 }
 
 // CPU returns the CPU th runs on, or nil when it is not running.
@@ -88,6 +114,10 @@ func (th *Thread) SwitchTo(next *Thread) {
 	c.m.note(c, sim.KSwitch, th.Name, next.Name, 0)
 	c.Release(th) // the switch's rq->lock / p->on_cpu ordering (race.go)
 	c.Acquire(next)
+	if c.m.footprint != nil {
+		c.AccessMarkedOnly(th, "p->on_cpu", MarkedWrite, "finish_task_switch")    // kernel/sched/core.c: finish_task_switch() -> finish_lock_switch(): smp_store_release(&prev->on_cpu, 0)
+		c.AccessMarkedOnly(next, "p->on_cpu", MarkedWrite, "prepare_task_switch") // kernel/sched/core.c: prepare_task_switch() -> prepare_lock_switch(): next->on_cpu = 1
+	}
 	th.cpu = nil
 	next.cpu = c
 	c.curr = next

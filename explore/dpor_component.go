@@ -33,7 +33,7 @@ import (
 //   - a fragment whose start is not declared complete (cpu.DeclareComplete):
 //     its code may touch what no annotation says; or, declared complete up
 //     to some step points (cpu.DeclareCompleteUntil), one that ends at
-//     another;
+//     another; or one that reaches a path marked unaudited (cpu.CPU.Unaudited);
 //   - an access to an object with no stable key (cpu.FootprintKey);
 //   - an object written by one CPU's code and touched by another's, over
 //     every schedule run so far (ownership is kept across schedules: a key
@@ -103,6 +103,7 @@ type compRun struct {
 	// until: a task's open fragment declared complete only up to some
 	// step points (cpu.DeclareCompleteUntil): its start and those ends.
 	until map[*cpu.Thread]compUntil
+	start string // the open fragment's start
 }
 
 // compUntil is an open fragment declared with cpu.DeclareCompleteUntil.
@@ -164,6 +165,7 @@ func (p *compRun) Boundary(c *cpu.CPU, kind cpu.BoundaryKind, ctx cpu.Context, t
 		}
 	}
 	start := fragmentStart(p.task, p.irq, kind, porAgent{c.ID, ctx}, th, label)
+	p.start = start
 	if taskStep && !cpu.IsComplete(start) {
 		if ends, ok := cpu.CompleteUntil(start); ok {
 			p.until[th] = compUntil{start, ends}
@@ -201,6 +203,10 @@ func (p *compRun) access(obj any, field string, write, add bool) {
 	}
 	if l := p.m.Eng.Running(); l == nil || l.ID != p.lane {
 		p.refuse(fmt.Sprintf("%s accessed outside any CPU's fragment", field))
+		return
+	}
+	if u, ok := obj.(cpu.Unaudited); ok {
+		p.refuse(fmt.Sprintf("fragment %s: reaches %s, whose code nobody annotated (cpu.CPU.Unaudited)", p.start, string(u)))
 		return
 	}
 	key, ok := cpu.FootprintKey(obj)

@@ -28,6 +28,10 @@ func newKeyLog() *keyLog { return &keyLog{named: map[string]string{}, unkeyd: ma
 func (l *keyLog) Boundary(*cpu.CPU, cpu.BoundaryKind, cpu.Context, *cpu.Thread, string) {}
 
 func (l *keyLog) Touch(obj any, field string, _ bool) {
+	if u, ok := obj.(cpu.Unaudited); ok {
+		l.seq = append(l.seq, "unaudited "+string(u)) // a mark, not an access (cpu.CPU.Unaudited): no key to check, but replayed alike
+		return
+	}
 	key, ok := cpu.FootprintKey(obj)
 	if !ok {
 		l.unkeyd[fmt.Sprintf("%T %s", obj, field)]++

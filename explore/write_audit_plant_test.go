@@ -60,7 +60,12 @@ func TestWriteAuditCatchesPlantedWrite(t *testing.T) {
 	if diff := cmp.Diff(want, audit.Violations); diff != "" {
 		t.Errorf("violations (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff(map[string]int{"write-audit:annotated": 1, "write-audit:planted": 1, "write-audit:inner": 1}, audit.Checked); diff != "" {
+	// start:planter: every thread's first fragment is declared
+	// (sched/footprint_switch.go); the piece of it between the engine's two
+	// resume boundaries (before its timers fire, before the thread resumes)
+	// runs no code of the thread's; the rest reaches the mark NewThread puts
+	// at its body (cpu.Machine.InitThread) and is not checked.
+	if diff := cmp.Diff(map[string]int{"start:planter": 1, "write-audit:annotated": 1, "write-audit:planted": 1, "write-audit:inner": 1}, audit.Checked); diff != "" {
 		t.Errorf("declared fragments checked (-want +got):\n%s", diff)
 	}
 	if got := audit.Changed["write-audit:undeclared"]; !cmp.Equal(got, map[string]int{"root0->.c": 1}) {

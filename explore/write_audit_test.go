@@ -51,10 +51,13 @@ type writeAudit struct {
 	task map[*cpu.Thread]string
 	irq  map[porAgent]string
 
-	start  string // the open fragment's start ("": none yet)
-	writes []span // what the open fragment annotated writing: object extents
-	prev   map[leafKey]uint64
-	seed   maphash.Seed
+	start string // the open fragment's start ("": none yet)
+	// unaudited: the open fragment reached a path marked unaudited
+	// (cpu.CPU.Unaudited): it vouches for nothing, as if undeclared.
+	unaudited bool
+	writes    []span // what the open fragment annotated writing: object extents
+	prev      map[leafKey]uint64
+	seed      maphash.Seed
 
 	// Violations: "fragment START: PATH changed with no write annotated".
 	Violations []string
@@ -127,6 +130,10 @@ func (a *writeAudit) Boundary(c *cpu.CPU, kind cpu.BoundaryKind, ctx cpu.Context
 
 // Touch implements cpu.SegmentListener.
 func (a *writeAudit) Touch(obj any, _ string, write bool) {
+	if _, ok := obj.(cpu.Unaudited); ok {
+		a.unaudited = true
+		return
+	}
 	if write {
 		a.note(obj)
 	}
@@ -137,16 +144,64 @@ func (a *writeAudit) TouchAdd(obj any, _ string) { a.note(obj) }
 
 // note records the extent of a written object (a pointer's target).
 func (a *writeAudit) note(obj any) {
+	if x, ok := obj.(interface{ FootprintExtent() []any }); ok {
+		for _, o := range x.FootprintExtent() { // a key that names memory spread over the model (sched's rqKey)
+			a.note(o)
+		}
+		return
+	}
 	v := reflect.ValueOf(obj)
 	if v.Kind() != reflect.Pointer || v.IsNil() {
 		return // a global's name (cpu.KeyName): nothing of the roots'
 	}
 	lo := v.Pointer()
 	a.writes = append(a.writes, span{lo, lo + max(v.Type().Elem().Size(), 1)})
+	a.noteArrays(v.Elem(), 0)
 }
 
-// finish checks the last fragment: call it when the run ends.
-func (a *writeAudit) finish() { a.close() }
+// noteArrays adds the backing arrays of the slices a written object holds
+// by value (in its fields, and their struct and array values: not behind a
+// pointer), and of the slices those hold: an object's own arrays (the
+// ring buffer's pages, rb->aux_pages[]) are the object's.
+func (a *writeAudit) noteArrays(v reflect.Value, depth int) {
+	if depth > 4 {
+		return
+	}
+	switch v.Kind() {
+	case reflect.Struct:
+		for i := range v.NumField() {
+			if k := v.Field(i).Kind(); k == reflect.Struct || k == reflect.Array || k == reflect.Slice {
+				a.noteArrays(v.Field(i), depth+1)
+			}
+		}
+	case reflect.Array:
+		if k := v.Type().Elem().Kind(); k == reflect.Struct || k == reflect.Array || k == reflect.Slice {
+			for i := range v.Len() {
+				a.noteArrays(v.Index(i), depth+1)
+			}
+		}
+	case reflect.Slice:
+		if v.IsNil() || v.Cap() == 0 {
+			return
+		}
+		lo := v.Pointer()
+		a.writes = append(a.writes, span{lo, lo + uintptr(v.Cap())*max(v.Type().Elem().Size(), 1)})
+		if v.Type().Elem().Kind() == reflect.Slice {
+			for i := range v.Len() {
+				a.noteArrays(v.Index(i), depth+1)
+			}
+		}
+	}
+}
+
+// finish ends the audit when the run ends. The last fragment is not
+// compared: what ran after the last boundary includes the run's own end
+// (the runner's outcome checks, perf's parse of its file, the threads
+// unwound), which is no CPU's fragment.
+func (a *writeAudit) finish() {
+	a.start = ""
+	a.close()
+}
 
 // close compares the state with the open fragment's start and takes the
 // next snapshot.
@@ -165,7 +220,7 @@ func (a *writeAudit) close() {
 	}
 	if a.prev != nil && a.start != "" {
 		_, until := cpu.CompleteUntil(a.start)
-		declared := cpu.IsComplete(a.start) || until
+		declared := (cpu.IsComplete(a.start) || until) && !a.unaudited
 		if declared {
 			a.Checked[a.start]++
 		}
@@ -183,7 +238,7 @@ func (a *writeAudit) close() {
 			a.Changed[a.start][ch.path]++
 		}
 	}
-	a.prev, a.writes = now, a.writes[:0]
+	a.prev, a.writes, a.unaudited = now, a.writes[:0], false
 }
 
 // covered reports whether addr lies in an object the fragment wrote.

@@ -1,5 +1,7 @@
 package pmu
 
+import "perfsim/cpu"
+
 // The global counts of events that asked for side-band records
 // (nr_switch_events, nr_mmap_events, nr_cgroup_events): each side-band
 // path returns early while its count is 0. Only original events count: an
@@ -21,6 +23,9 @@ func (k *Kernel) accountSideband(e *Event, d int) {
 	}
 	a := &e.Attr
 	if a.ContextSwitch {
+		if k.M.FootprintListening() {
+			k.curCPU().AccessMarkedOnly(nrSwitchEvents, "nr_switch_events", cpu.AtomicAdd, "account_event") // kernel/events/core.c: account_event(): atomic_inc(&nr_switch_events)
+		}
 		k.nrSwitchEvents += d
 	}
 	if a.Mmap || a.MmapData {

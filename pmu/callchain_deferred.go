@@ -231,9 +231,11 @@ func (k *Kernel) perfIterateSb(c *cpu.CPU, t *sched.Task, output func(e *Event))
 // are for the oracle, and an ordinary workload must not pay for them.
 func (k *Kernel) deferredOnReturn(t *sched.Task, cookie unwind.Cookie) {
 	dc := k.defcc
+	t.CPU().AccessMarkedOnly(deferredSamples, "samples", cpu.MarkedRead, "perf_callchain") // the oracle notes returns once a deferred callchain was asked for, on any CPU
 	if dc.stats.samples == 0 {
 		return
 	}
+	t.CPU().Unaudited("the deferred-callchain oracle's notes") // a return to user is noted (footprint_entry.go)
 	dc.log.Returns = append(dc.log.Returns, DeferredReturn{Tid: t.TID, Entry: dc.returns[t], Cookie: uint64(cookie),
 		UserIPs: k.userIPs(t), Time: uint64(k.now())})
 	dc.returns[t]++

@@ -207,7 +207,7 @@ func NewKernel(s *sched.Sched, o Options) *Kernel {
 	for i, p := range k.pmus {
 		p.base().index = i
 	}
-	s.ModeHooks = append(s.ModeHooks, hwModeHook{k.hwPMU})
+	s.ModeHooks = append(s.ModeHooks, hwModeFootprint{hwModeHook{k.hwPMU}}) // footprint_entry.go
 	s.SwitchHooks = append(s.SwitchHooks, k)
 	s.SyscallHooks = append(s.SyscallHooks, k)
 	s.ExitHooks = append(s.ExitHooks, k)

@@ -26,6 +26,7 @@ type cpuHwEvents struct {
 	// (attr exclude_user/exclude_kernel) see it; pmu_hw_mode.go keeps it.
 	user bool
 	nmi  cpu.Interrupt
+	cpu  int // its CPU (FootprintKey)
 }
 
 func newHwPMU(k *Kernel) *hwPMU {
@@ -35,7 +36,7 @@ func newHwPMU(k *Kernel) *hwPMU {
 		n = 4
 	}
 	for i := range p.cpuc {
-		p.cpuc[i] = cpuHwEvents{events: make([]*Event, n), active: make([]bool, n), pebs: make([]bool, n), enabled: true,
+		p.cpuc[i] = cpuHwEvents{cpu: i, events: make([]*Event, n), active: make([]bool, n), pebs: make([]bool, n), enabled: true,
 			nmi: cpu.Interrupt{Name: "PMI", Fn: func(c *cpu.CPU) { k.timedPMI(c, p.handleIRQ) }, Skid: k.Opts.HW.Skid}}
 	}
 	return p

@@ -264,6 +264,7 @@ func (p *tpPMU) Add(c *cpu.CPU, e *Event, flags int) error {
 		e.hw.state = 0
 	}
 	l := &e.tp.perCPU[c.ID]
+	p.k.accessTpHlist(c, e.tp, cpu.MarkedWrite, "perf_trace_add")
 	*l = append(*l, e)
 	return nil
 }
@@ -272,6 +273,7 @@ func (p *tpPMU) Add(c *cpu.CPU, e *Event, flags int) error {
 // kernel/trace/trace_event_perf.c: perf_trace_del()
 func (p *tpPMU) Del(c *cpu.CPU, e *Event, flags int) {
 	l := &e.tp.perCPU[c.ID]
+	p.k.accessTpHlist(c, e.tp, cpu.MarkedWrite, "perf_trace_del")
 	*l = remove(*l, e)
 }
 
@@ -285,6 +287,7 @@ func (p *tpPMU) Stop(c *cpu.CPU, e *Event, flags int)  { e.hw.state = PERF_HES_S
 // kernel/trace/trace_syscalls.c: perf_syscall_enter(); include/trace/events/syscalls.h
 func (k *Kernel) SysEnter(t *sched.Task, name string) {
 	sc := k.tp.syscall(name)
+	k.accessSyscallTPs(t, k.tp.rawEnter, sc.enter, "perf_syscall_enter")
 	if s := k.tp.rawEnter.slot; s != nil {
 		k.perfTraceSyscall(t, s, sc, true, false)
 	}
@@ -297,6 +300,7 @@ func (k *Kernel) SysEnter(t *sched.Task, name string) {
 // syscalls:sys_exit_<name>.
 func (k *Kernel) SysExit(t *sched.Task, name string) {
 	sc := k.tp.syscall(name)
+	k.accessSyscallTPs(t, k.tp.rawExit, sc.exit, "perf_syscall_exit")
 	if s := k.tp.rawExit.slot; s != nil {
 		k.perfTraceSyscall(t, s, sc, false, false)
 	}
@@ -311,9 +315,11 @@ func (k *Kernel) SysExit(t *sched.Task, name string) {
 // kernel/trace/trace_syscalls.c: perf_syscall_enter()/exit(); perf_trace_##call
 func (k *Kernel) perfTraceSyscall(t *sched.Task, s *tpSlot, sc *sysTPs, enter, perSyscall bool) {
 	c := t.CPU()
+	k.accessTpHlist(c, s, cpu.MarkedRead, perfSyscallFn(enter))
 	if len(s.perCPU[c.ID]) == 0 {
 		return
 	}
+	c.Unaudited("perf_tp_event") // footprint_entry.go
 	rec := s.recBuf(c.ID)
 	le := binary.LittleEndian
 	// struct trace_entry: common_type, common_flags, common_preempt_count, common_pid

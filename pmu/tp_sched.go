@@ -98,6 +98,9 @@ func putComm(rec []byte, off int, comm string) {
 // kernel/events/core.c: perf_tp_event(), perf_tp_event_target_task()
 func (k *Kernel) fireSched(c *cpu.CPU, name string, count uint64, task *sched.Task, build func(s *tpSlot) []byte) {
 	s := k.tp.attached(name)
+	if s != nil {
+		k.accessTpRegistered(c, s, "perf_trace_run_bpf_submit")
+	}
 	if s == nil || s.users == 0 {
 		return
 	}
@@ -107,9 +110,11 @@ func (k *Kernel) fireSched(c *cpu.CPU, name string, count uint64, task *sched.Ta
 			ctx = x
 		}
 	}
+	k.accessTpHlist(c, s, cpu.MarkedRead, "perf_trace_run_bpf_submit")
 	if len(s.perCPU[c.ID]) == 0 && ctx == nil {
 		return
 	}
+	c.Unaudited("perf_tp_event") // footprint_entry.go
 	rec := build(s)
 	r := regs{ip: k.fakeIP(schedTraceIP[name], true), task: sched.TaskOf(c.Curr())}
 	if k.inh.stopperCtx {

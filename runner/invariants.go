@@ -252,6 +252,7 @@ func (s *cpuWatch) innermost() string {
 type userReturnCheck struct{ r *Run }
 
 func (u userReturnCheck) ExitToUser(t *sched.Task) {
+	t.CPU().AccessMarkedOnly(t, "task->task_works", cpu.MarkedRead, "exit_to_user_mode") // kernel/entry/common.c: exit_to_user_mode(): the invariant reads what task_work_add() writes
 	if n := t.PendingWorks(); n > 0 {
 		c := t.CPUID()
 		u.r.addViolation(Violation{Invariant: "task-work-before-user-return", T: u.r.M.Now(), CPU: c,

@@ -116,6 +116,7 @@ func (fs *forceState) step(c *cpu.CPU, label string) {
 	if label == forceApplyLabel && len(fs.order) > 0 {
 		t := sched.TaskOf(c.Curr())
 		if to, ok := fs.pending[t]; ok && c.Context() == cpu.CtxTask {
+			c.Unaudited("a forced migration (the scenario's force)")
 			fs.drop(t)
 			if r.S.ForceMigrate(t, to) {
 				r.note(c.ID, "force", fmt.Sprintf("migrate %s to cpu%d now", t.Comm, to))
@@ -150,6 +151,7 @@ func (fs *forceState) stepForces(c *cpu.CPU, label string) {
 				continue
 			}
 		}
+		c.Unaudited("a forced interleaving (the scenario's force)") // the forces' counts and what they fire carry no footprint (sched/footprint_entry.go)
 		fs.count[i]++
 		if fs.count[i] < f.Occurrence {
 			continue

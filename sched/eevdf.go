@@ -51,6 +51,8 @@ func BaseSlice(ncpu int) sim.Duration {
 // cfsAdd and cfsRemove keep s.cfs[i], the entities on CPU i's cfs_rq: the
 // running task, the queued ones and the delayed sleepers.
 func (s *Sched) cfsAdd(i int, t *Task) {
+	s.accessRQ(i, cpu.MarkedWrite, "enqueue_entity")
+	s.accessSE(t, "enqueue_entity")
 	t.ee.rq = i + 1
 	s.cfs[i] = append(s.cfs[i], t)
 }
@@ -60,6 +62,8 @@ func (s *Sched) cfsRemove(t *Task) {
 		return
 	}
 	i := t.ee.rq - 1
+	s.accessRQ(i, cpu.MarkedWrite, "dequeue_entity")
+	s.accessSE(t, "dequeue_entity")
 	// in place, in order (the picks take the first of equals); nothing
 	// holds the list across a removal
 	if l := s.cfs[i]; len(l) > 0 {
@@ -77,6 +81,7 @@ func (s *Sched) cfsRemove(t *Task) {
 // the last one (zero_vruntime).
 // kernel/sched/fair.c: avg_vruntime()
 func (s *Sched) avgVruntime(i int) int64 {
+	s.accessRQ(i, cpu.MarkedWrite, "avg_vruntime") // cfs_rq->zero_vruntime moved
 	m := s.cfs[i]
 	if len(m) == 0 {
 		return s.cfsZero[i]
@@ -132,6 +137,7 @@ func (s *Sched) cfsUpdateCurr(i int) bool {
 		return false
 	}
 	now := s.M.CPUs[i].Now()
+	s.accessSE(t, "update_curr")
 	if d := now - t.ee.exec; d > 0 {
 		t.ee.vruntime += int64(d)
 		t.ee.exec = now
@@ -160,6 +166,7 @@ func (s *Sched) placeEntity(i int, t *Task) {
 	if n := int64(len(s.cfs[i])); n > 0 && t.ee.vlag != 0 {
 		lag = t.ee.vlag * (n + 1) / n
 	}
+	s.accessSE(t, "place_entity")
 	t.ee.vruntime = v - lag
 	slice := int64(s.Cfg.Slice)
 	if !t.ee.placed {
@@ -196,6 +203,7 @@ func (s *Sched) cfsSleep(i int, t *Task) {
 		return
 	}
 	s.cfsUpdateCurr(i)
+	s.accessSE(t, "dequeue_entity")
 	if !s.eligible(i, t) {
 		t.ee.delayed = true
 		return
@@ -208,6 +216,7 @@ func (s *Sched) cfsSleep(i int, t *Task) {
 // chose it: its lag is clipped to at most zero (DELAY_ZERO).
 // kernel/sched/fair.c: pick_next_entity() -> dequeue_entities(DEQUEUE_DELAYED)
 func (s *Sched) cfsFinishDelayed(i int, t *Task) {
+	s.accessSE(t, "finish_delayed_dequeue_entity")
 	t.ee.vlag = min(s.entityLag(i, t), 0)
 	s.cfsRemove(t)
 }
@@ -218,6 +227,7 @@ func (s *Sched) cfsFinishDelayed(i int, t *Task) {
 func (s *Sched) cfsRequeueDelayed(t *Task) {
 	i := t.ee.rq - 1
 	s.cfsUpdateCurr(i)
+	s.accessSE(t, "requeue_delayed_entity")
 	t.ee.delayed = false
 	if lag := s.entityLag(i, t); lag > 0 {
 		s.cfsRemove(t)
@@ -270,6 +280,7 @@ func (s *Sched) pickEEVDF(i int, curr *Task, protect bool) *Task {
 // can run here (fall back to the queue order).
 // kernel/sched/fair.c: pick_task_fair() -> pick_next_entity()
 func (s *Sched) cfsPick(c *cpu.CPU, prev *Task) *Task {
+	s.accessRQ(c.ID, cpu.MarkedRead, "pick_next_task_fair")
 	i := c.ID
 	if prev != nil && prev.ee.rq != i+1 {
 		prev = nil
@@ -283,6 +294,7 @@ func (s *Sched) cfsPick(c *cpu.CPU, prev *Task) *Task {
 			s.cfsFinishDelayed(i, t)
 			continue
 		}
+		s.accessOnCPU(c, t)
 		for _, q := range s.rq[i] {
 			if q == t && (t.CPU() == nil || t.CPU() == c) {
 				return t
@@ -311,6 +323,7 @@ func (s *Sched) yieldFair(c *cpu.CPU, t *Task) {
 	}
 	s.cfsUpdateCurr(i)
 	if s.eligible(i, t) {
+		s.accessSE(t, "yield_task_fair")
 		t.ee.vruntime = t.ee.deadline
 		t.ee.deadline += int64(s.Cfg.Slice)
 		s.avgVruntime(i)

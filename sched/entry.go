@@ -1,6 +1,7 @@
 package sched
 
 import (
+	"perfsim/cpu"
 	"perfsim/sim"
 )
 
@@ -18,11 +19,19 @@ func (s *Sched) taskMain(t *Task) {
 }
 
 // RunOps runs program steps in t's context (a signal handler's body, say).
-func (s *Sched) RunOps(t *Task, ops []Op) { s.runOps(t, ops) }
+func (s *Sched) RunOps(t *Task, ops []Op) {
+	s.runOps(t, ops)
+	t.CPU().Unaudited("the caller of RunOps") // back in Go code nobody annotated (footprint_entry.go)
+}
 
 func (s *Sched) runOps(t *Task, ops []Op) bool {
+	outer := t.userAudited
+	defer func() { t.userAudited = outer }() // back in the caller's code
 	for i := range ops {
 		op := &ops[i]
+		if t.userAudited = userOpAudited[op.Kind]; !t.userAudited {
+			t.CPU().Unaudited("the program's user-mode code") // footprint_entry.go
+		}
 		switch op.Kind {
 		case OpCompute:
 			t.Spend(op.D)
@@ -83,21 +92,30 @@ func (s *Sched) runOps(t *Task, ops []Op) bool {
 // syscall without a model body spends d in the kernel (SyscallCost when d is 0).
 func (s *Sched) syscall(t *Task, name string, d sim.Duration) {
 	body := s.Syscalls[name]
-	if body == nil {
+	modelled := body == nil
+	if modelled {
 		if d <= 0 {
 			d = s.Cfg.SyscallCost
 		}
 		t.sysCost = d
 		body = s.modelledSyscall(name) // syscalls_mm.go; nil: spendSysCost
 	}
-	s.syscallWith(t, name, body)
+	s.syscallEntry(t, name, body, modelled)
 }
 
 // syscallWith is the syscall entry and exit path around body: syscall_enter_from
 // user_mode() (trace_sys_enter), the body, syscall_exit_to_user_mode()
 // (trace_sys_exit, then exit_to_user_mode()).
 func (s *Sched) syscallWith(t *Task, name string, body SyscallFunc) {
+	s.syscallEntry(t, name, body, false)
+}
+
+// syscallEntry is syscallWith; modelled says that body is the scheduler's
+// own model of the syscall (modelledSyscall), which may be one whose
+// accesses are annotated (footprint_entry.go: bodyAudited).
+func (s *Sched) syscallEntry(t *Task, name string, body SyscallFunc, modelled bool) {
 	s.setUser(t, false)
+	t.accessRegs("do_syscall_64")
 	t.KernelEntries++
 	t.Syscall = name
 	t.loadSysRegs(name)
@@ -105,10 +123,12 @@ func (s *Sched) syscallWith(t *Task, name string, body SyscallFunc) {
 	for _, h := range s.SyscallHooks {
 		h.SysEnter(t, name)
 	}
+	s.enterBody(t, name, modelled)
 	body(t)
 	for _, h := range s.SyscallHooks {
 		h.SysExit(t, name)
 	}
+	t.accessRegs("syscall_exit_to_user_mode")
 	t.Syscall = ""
 	s.exitToUserMode(t)
 }
@@ -124,14 +144,16 @@ func (s *Sched) exitToUserMode(t *Task) {
 	for {
 		c := t.CPU()
 		c.Step("exit_to_user_mode_loop")
+		s.accessWork(c, t)
 		switch {
 		case s.needResched[c.ID]:
-			s.schedule(&t.Thread)
+			s.scheduleFrom(&t.Thread, true)
 		case t.fam.killed:
 			s.exit(t) // get_signal(): SIGKILL from exit_group() -> do_group_exit()
 		case t.SigPending || t.NotifySignal:
 			s.doSignal(t)
 		case t.NotifyResume:
+			c.AccessMarkedOnly(t, "thread_info->flags", cpu.MarkedWrite, "resume_user_mode_work") // include/linux/resume_user_mode.h: resume_user_mode_work(): clear_thread_flag(TIF_NOTIFY_RESUME)
 			t.NotifyResume = false
 			s.taskWorkRun(t) // resume_user_mode_work()
 		default:
@@ -151,6 +173,7 @@ func (s *Sched) returnToUser(t *Task) {
 		h.ExitToUser(t)
 	}
 	s.setUser(t, true)
+	s.returnInto(t)
 }
 
 // setUser moves t to user mode or to the kernel, telling the mode hooks.
@@ -158,6 +181,7 @@ func (s *Sched) setUser(t *Task, user bool) {
 	if t.User == user {
 		return
 	}
+	t.accessRegs("enter_from_user_mode")
 	t.User = user
 	for _, h := range s.ModeHooks {
 		h.ModeSwitch(t, user)
@@ -207,6 +231,7 @@ func (s *Sched) setAffinity(t *Task, m CPUMask) {
 // sys_exit never does (the syscall does not return).
 func (s *Sched) enterExitSyscall(t *Task, name string) {
 	s.setUser(t, false)
+	t.accessRegs("do_syscall_64")
 	t.KernelEntries++
 	t.Syscall = name
 	t.Step("syscall_enter_from_user_mode")
@@ -219,6 +244,7 @@ func (s *Sched) enterExitSyscall(t *Task, name string) {
 // exit_mm(), exit_files(), exit_task_work(), exit_notify(), then the last switch away.
 // kernel/exit.c: do_exit()
 func (s *Sched) exit(t *Task) {
+	t.CPU().Unaudited("do_exit")
 	if t.mutexes > 0 {
 		sim.Crash("BUG: %s exiting with %d mutex(es) held", t, t.mutexes)
 	}

@@ -257,8 +257,8 @@ func (s *Sched) copyProcess(t *Task, name string, flags uint64, prog []Op) (*Tas
 		return nil, ErrIntr
 	}
 	// The child becomes visible: attach_pid(), list_add_tail(&p->sibling, ...).
-	s.M.InitThread(&c.Thread, c.Comm+"-"+strconv.Itoa(c.TID), func(*cpu.Thread) { s.taskMain(c) })
-	c.taskWorks.SetKey(&c.Thread, "task->task_works") // its stable key (cpu.FootprintKey)
+	s.M.InitAuditedThread(&c.Thread, c.Comm+"-"+strconv.Itoa(c.TID), func(*cpu.Thread) { s.taskMain(c) }) // footprint_switch.go
+	c.taskWorks.SetKey(&c.Thread, "task->task_works")                                                     // its stable key (cpu.FootprintKey)
 	c.Owner = c
 	s.Tasks = append(s.Tasks, c)
 	if flags&CLONE_THREAD != 0 {
@@ -304,6 +304,7 @@ func (s *Sched) wakeUpNewTask(p *Task) {
 // threads (zap_other_threads(): SIGKILL and signal_wake_up()), then exit.
 // kernel/exit.c: do_group_exit()
 func (s *Sched) doGroupExit(t *Task) {
+	t.CPU().Unaudited("do_group_exit")
 	l := t.Leader()
 	if !l.fam.groupExit {
 		l.fam.groupExit = true
@@ -421,6 +422,7 @@ func (s *Sched) updateCurr(c *cpu.CPU, t *Task) {
 		now = tc.Now()
 	}
 	d := now - t.fam.execStart
+	s.accessSE(t, "update_curr")
 	t.fam.execStart = now
 	if d <= 0 {
 		return

@@ -123,6 +123,7 @@ func (s *Sched) CPUDown(t *Task, n int) error {
 	// CPUHP_AP_ACTIVE: sched_cpu_deactivate(): set_cpu_active(false),
 	// balance_push_set(); the tasks queued there go now, the running one at
 	// its next switch.
+	t.CPU().AccessMarkedOnly(rqKey{s, n}, "rq->balance_callback", cpu.MarkedWrite, "balance_push_set") // kernel/sched/core.c: balance_push_set(): rq->balance_callback = &balance_push_callback
 	h.inactive[n] = true
 	s.note(t.CPU(), sim.KMigrate, "sched_cpu_deactivate", "cpu"+strconv.Itoa(n), 0)
 	t.Step("sched_cpu_deactivate")
@@ -188,7 +189,8 @@ func (s *Sched) CPUUp(t *Task, n int) error {
 			st.Startup(t, n)
 		}
 	}
-	h.inactive[n] = false // sched_cpu_activate()
+	t.CPU().AccessMarkedOnly(rqKey{s, n}, "rq->balance_callback", cpu.MarkedWrite, "balance_push_set") // kernel/sched/core.c: sched_cpu_activate() -> balance_push_set(cpu, false)
+	h.inactive[n] = false                                                                              // sched_cpu_activate()
 	s.note(t.CPU(), sim.KMigrate, "sched_cpu_activate", "cpu"+strconv.Itoa(n), 0)
 	h.Onlines++
 	return nil

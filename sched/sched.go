@@ -193,7 +193,7 @@ func New(m *cpu.Machine, cfg Config) *Sched {
 	m.Hooks = s
 	for _, c := range m.CPUs {
 		c := c
-		idle := m.NewThread(fmt.Sprintf("swapper/%d", c.ID), s.idleLoop)
+		idle := m.NewAuditedThread(fmt.Sprintf("swapper/%d", c.ID), s.idleLoop) // footprint_switch.go
 		s.idle = append(s.idle, idle)
 		c.Start(idle)
 		s.tick = append(s.tick, c.NewTimer(false, cpu.Interrupt{Name: "tick", Fn: s.schedulerTick}))
@@ -213,8 +213,8 @@ func (s *Sched) Spawn(comm string, mask CPUMask, prog ...Op) *Task {
 	t := &Task{PID: s.nextPID, TID: s.nextPID, Comm: comm, Allowed: mask, Prog: prog, s: s, migrateTo: -1, lastCPU: mask.First()}
 	t.MM, t.Files = mm.New(), mm.NewFiles(s.FS)
 	s.keyMM(t)
-	s.M.InitThread(&t.Thread, fmt.Sprintf("%s-%d", comm, t.TID), func(*cpu.Thread) { s.taskMain(t) })
-	t.taskWorks.SetKey(&t.Thread, "task->task_works") // its stable key (cpu.FootprintKey)
+	s.M.InitAuditedThread(&t.Thread, fmt.Sprintf("%s-%d", comm, t.TID), func(*cpu.Thread) { s.taskMain(t) }) // footprint_switch.go
+	t.taskWorks.SetKey(&t.Thread, "task->task_works")                                                        // its stable key (cpu.FootprintKey)
 	t.Owner = t
 	s.Tasks = append(s.Tasks, t)
 	c := t.lastCPU

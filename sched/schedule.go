@@ -9,6 +9,8 @@ import (
 
 // enqueue puts t at the tail of CPU i's run queue.
 func (s *Sched) enqueue(i int, t *Task) {
+	s.accessRQ(i, cpu.MarkedWrite, "enqueue_task")
+	s.accessOnRQ(t, cpu.MarkedWrite, "enqueue_task")
 	s.cfsEnqueue(i, t) // enqueue_entity(): placed on the cfs_rq (eevdf.go)
 	s.rq[i] = append(s.rq[i], t)
 }
@@ -27,6 +29,8 @@ func (s *Sched) queued(t *Task) bool {
 
 // dequeue removes t from CPU i's run queue if it is there.
 func (s *Sched) dequeue(i int, t *Task) bool {
+	s.accessRQ(i, cpu.MarkedWrite, "dequeue_task")
+	s.accessOnRQ(t, cpu.MarkedWrite, "dequeue_task")
 	q := s.rq[i]
 	for k, x := range q {
 		if x == t {
@@ -42,8 +46,9 @@ func (s *Sched) dequeue(i int, t *Task) bool {
 // resched marks CPU i's current task for rescheduling: resched_curr(). A remote
 // CPU gets the reschedule IPI.
 func (s *Sched) resched(i int) {
-	s.needResched[i] = true
 	c := s.M.CPUs[i]
+	c.AccessMarkedOnly(c, "TIF_NEED_RESCHED", cpu.MarkedWrite, "resched_curr") // kernel/sched/core.c: resched_curr(): set_tsk_need_resched(curr)
+	s.needResched[i] = true
 	if run := s.M.Eng.Running(); run != nil && run.ID != i {
 		c.RaiseIRQ(cpu.Interrupt{Name: "resched-ipi", Fn: func(*cpu.CPU) {}})
 	}
@@ -76,13 +81,22 @@ func (s *Sched) selectCPU(t *Task, prev int) int {
 // schedule is __schedule(): called by the current thread of its CPU with irqs on.
 // A running task that is still Runnable goes back to a run queue; the next thread
 // is picked and switched to. It returns when the calling thread runs again.
-func (s *Sched) schedule(prev *cpu.Thread) {
+func (s *Sched) schedule(prev *cpu.Thread) { s.scheduleFrom(prev, false) }
+
+// scheduleFrom is schedule; audited says that its caller's code after it
+// (up to the caller's next step point) is annotated: exit_to_user_mode_loop
+// (footprint_switch.go). Any other caller is marked unaudited where
+// schedule returns into it.
+func (s *Sched) scheduleFrom(prev *cpu.Thread, audited bool) {
 	c := prev.CPU()
 	c.LocalIrqSave()
 	c.Step("__schedule:irqs-off")
+	s.accessRQ(c.ID, cpu.MarkedWrite, "__schedule")                          // kernel/sched/core.c: __schedule(): rq_lock(rq): the run queue read and written below (the pick, rq->curr)
+	c.AccessMarkedOnly(c, "TIF_NEED_RESCHED", cpu.MarkedWrite, "__schedule") // kernel/sched/core.c: __schedule(): clear_tsk_need_resched(prev)
 	s.needResched[c.ID] = false
 	pt := TaskOf(prev)
 	if pt != nil {
+		s.accessState(c, pt)
 		s.cfsUpdateCurr(c.ID) // pick_next_task_fair(): update_curr()
 		if pt.State == Dead {
 			s.cfsRemove(pt) // TASK_DEAD is a special state: DEQUEUE_SPECIAL, never delayed
@@ -92,6 +106,9 @@ func (s *Sched) schedule(prev *cpu.Thread) {
 	}
 	// A task going to sleep that was woken at the step point above is on a
 	// run queue already (Wake enqueued it): once only (ttwu_runnable()).
+	if pt != nil {
+		s.accessOnRQ(pt, cpu.MarkedRead, "__schedule")
+	}
 	if pt != nil && pt.State == Runnable && pt.migrateTo < 0 && !pt.fam.wakePending && !s.queued(pt) {
 		s.enqueue(c.ID, pt)
 	}
@@ -103,6 +120,7 @@ func (s *Sched) schedule(prev *cpu.Thread) {
 			s.dequeue(c.ID, pt)
 		}
 		c.LocalIrqRestore(true)
+		s.returnFromSchedule(prev, audited)
 		return
 	}
 	// pick_next_task()'s work (put_prev_task(), the class's pick), before
@@ -124,6 +142,7 @@ func (s *Sched) schedule(prev *cpu.Thread) {
 		c.Spend(d) // context_switch(): switch_mm, switch_to (cost.Profile.ContextSwitch less SchedulePick)
 	}
 	s.Switches++
+	s.accessSwitch(c, pt, nt)
 	s.lastPrev[c.ID] = prev
 	if pt != nil {
 		pt.lastCPU = c.ID
@@ -133,11 +152,13 @@ func (s *Sched) schedule(prev *cpu.Thread) {
 		nt.ran = true
 	}
 	if pt != nil && pt.State == Dead {
+		c.Unaudited("do_task_dead")
 		prev.Exit(next)
 		return
 	}
 	prev.SwitchTo(next)
 	s.finishTaskSwitch(prev.CPU())
+	s.returnFromSchedule(prev, audited)
 }
 
 // finishTaskSwitch runs in the thread that was switched to: finish_task_switch().
@@ -149,9 +170,11 @@ func (s *Sched) finishTaskSwitch(c *cpu.CPU) {
 	for _, h := range s.SwitchHooks {
 		h.SchedIn(c, pt, nt)
 	}
+	s.accessFinishSwitch(c, pt, nt)
 	// The previous task is off its CPU now (prev->on_cpu = 0), so a migration
 	// can put it on its new run queue.
 	if pt != nil && pt.migrateTo >= 0 {
+		c.Unaudited("move_queued_task") // footprint_switch.go
 		to := pt.migrateTo
 		pt.migrateTo = -1
 		if !s.CPUActive(to) {
@@ -182,8 +205,12 @@ func (s *Sched) finishTaskSwitch(c *cpu.CPU) {
 // is not still running on another CPU (p->on_cpu), or balances, or returns
 // the idle thread.
 func (s *Sched) pickNext(c *cpu.CPU) *cpu.Thread {
+	if s.M.FootprintListening() {
+		c.AccessMarkedOnly(rqKey{s, c.ID}, "rq->balance_callback", cpu.MarkedRead, "pick_next_task") // kernel/sched/core.c: pick_next_task() -> balance_push() when the CPU goes down
+	}
 	if s.pushing(c) {
-		s.balancePush(c) // nothing runs on a CPU going down but its idle (and stopper) thread
+		c.Unaudited("balance_push") // footprint_switch.go
+		s.balancePush(c)            // nothing runs on a CPU going down but its idle (and stopper) thread
 		return s.idle[c.ID]
 	}
 	if t := s.cfsPick(c, TaskOf(c.Curr())); t != nil {
@@ -191,10 +218,14 @@ func (s *Sched) pickNext(c *cpu.CPU) *cpu.Thread {
 		return &t.Thread
 	}
 	for _, t := range s.rq[c.ID] {
+		s.accessOnCPU(c, t)
 		if t.CPU() == nil || t.CPU() == c {
 			s.dequeue(c.ID, t)
 			return &t.Thread
 		}
+	}
+	if s.Cfg.Balance || s.cfsPlacement() {
+		c.Unaudited("sched_balance_newidle") // other CPUs' run queues (footprint_switch.go)
 	}
 	if t := s.idleBalance(c); t != nil {
 		return &t.Thread
@@ -248,14 +279,18 @@ func (s *Sched) idleLoop(th *cpu.Thread) {
 	balanced := false
 	for {
 		c := th.CPU()
+		s.accessIdle(c)
 		if s.needResched[c.ID] || len(s.rq[c.ID]) > 0 {
-			s.schedule(th)
+			s.scheduleFrom(th, true)
 			balanced = false
 			continue
 		}
+		if s.Cfg.Balance && !balanced {
+			c.Unaudited("newidle_balance") // footprint_switch.go
+		}
 		if s.Cfg.Balance && !balanced && s.anyStealable(c) {
 			balanced = true
-			s.schedule(th)
+			s.scheduleFrom(th, true)
 			continue
 		}
 		balanced = false

@@ -1,6 +1,7 @@
 package sched
 
 import (
+	"perfsim/cpu"
 	"perfsim/sim"
 	"perfsim/uapi"
 )
@@ -46,7 +47,11 @@ func Touch(at SysArg, pages int, write bool) Op {
 func (t *Task) argValue(a SysArg) uint64 {
 	switch {
 	case a.IsStr:
+		if t.MM == nil {
+			t.CPU().Unaudited("mm_alloc") // a task made with no address space gets its first here (footprint_entry.go)
+		}
 		t.ensureMM(t.s)
+		t.CPU().AccessMarkedOnly(t.MM, "the program's strings (user memory)", cpu.MarkedWrite, "user space") // the program stores its string arguments in its address space (mm.MM.PutString), shared with its threads
 		return t.MM.PutString(a.Str)
 	case a.Var != "":
 		return t.Vars[a.Var]
@@ -60,6 +65,7 @@ func (s *Sched) syscallOp(t *Task, op *Op) {
 	if op.nr == 0 {
 		op.nr = uapi.SyscallNr(op.Name) + 1
 	}
+	t.accessRegs("do_syscall_64")
 	t.sysNext = SyscallRegs{Nr: op.nr - 1}
 	for i, a := range op.Args {
 		if i < len(t.sysNext.Args) {
@@ -69,6 +75,7 @@ func (s *Sched) syscallOp(t *Task, op *Op) {
 	t.sysNextOK = true
 	s.syscall(t, op.Name, op.D)
 	if op.Bind != "" {
+		t.accessRegs("syscall_exit_to_user_mode")
 		if t.Vars == nil {
 			t.Vars = map[string]uint64{}
 		}

@@ -95,6 +95,10 @@ type Task struct {
 	sysNext   SyscallRegs  // the registers of the program's next syscall,
 	sysNextOK bool         // ... when set
 	sysCost   sim.Duration // the time a modelled syscall body spends
+	// userAudited: the user-mode code the task returns to is runOps's own
+	// (a compute, a syscall op, a loop), whose accesses are annotated; false
+	// in a Go callback (OpCall) and everything else (footprint_entry.go).
+	userAudited bool
 }
 
 // CPUID returns the CPU the task runs on, or the one it last ran on.

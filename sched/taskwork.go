@@ -62,8 +62,10 @@ func (s *Sched) TaskWorkAdd(c *cpu.CPU, t *Task, w TaskWork, mode TWA) error {
 // kernel/task_work.c: task_work_run()
 func (s *Sched) taskWorkRun(t *Task) {
 	t.CPU().Acquire(&t.taskWorks)
+	t.CPU().AccessMarkedOnly(t, "task->task_works", cpu.MarkedRead, "task_work_run") // kernel/task_work.c: task_work_run(): work = READ_ONCE(task->task_works)
 	for len(t.works) > 0 {
 		works := t.works
+		t.CPU().AccessMarkedOnly(t, "task->task_works", cpu.MarkedWrite, "task_work_run") // kernel/task_work.c: task_work_run(): work = xchg(&task->task_works, head)
 		t.works = nil
 		for i := len(works) - 1; i >= 0; i-- {
 			w := works[i]
@@ -124,6 +126,7 @@ func (s *Sched) kickTask(t *Task) {
 // the whole group (a core-dumping one, do_coredump() not modelled, too).
 // kernel/signal.c: get_signal()
 func (s *Sched) doSignal(t *Task) {
+	t.CPU().Unaudited("arch_do_signal_or_restart")
 	t.NotifySignal = false
 	s.taskWorkRun(t)
 	for !t.fam.killed {

@@ -363,6 +363,9 @@ func (d *Deferred) unwindUser(t *sched.Task) []uint64 {
 // include/linux/unwind_deferred.h: unwind_reset_info()
 func (d *Deferred) ExitToUser(t *sched.Task) {
 	ti := d.info[t]
+	if c := t.CPU(); c != nil {
+		c.AccessMarkedOnly(t, "task->unwind_info.unwind_mask", cpu.MarkedRead, "unwind_reset_info") // include/linux/unwind_deferred.h: unwind_reset_info(): bits = atomic_long_read(&info->unwind_mask)
+	}
 	if d.OnReturn != nil {
 		var id Cookie
 		if ti != nil {

@@ -262,7 +262,13 @@ func (p *PMU) Timeline(end sim.Time, width int) string {
 type modeHook struct{ d *Device }
 
 // ModeSwitch implements sched.ModeHook.
-func (h modeHook) ModeSwitch(t *sched.Task, user bool) { h.d.ModeSwitch(t.CPU().ID, user) }
+// The trace units' footprint is not annotated: the switch is marked as
+// code nobody audited (the syscall entry and exit fragments are declared
+// complete: sched/footprint_entry.go).
+func (h modeHook) ModeSwitch(t *sched.Task, user bool) {
+	t.CPU().Unaudited("coresight ETM: the trace unit's mode switch")
+	h.d.ModeSwitch(t.CPU().ID, user)
+}
 
 // UserStackChanged implements sched.StackHook.
 func (h modeHook) UserStackChanged(t *sched.Task) {

@@ -1,0 +1,99 @@
+package sched
+
+import (
+	"perfsim/cpu"
+	"perfsim/uapi"
+)
+
+// The footprints of the syscall entry and the return to user mode, and the
+// two fragments declared complete with them (cpu.DeclareComplete):
+//
+//   - "syscall_enter_from_user_mode": the sys_enter tracepoints (perf's
+//     SyscallHook: what it reads to find no event, or the mark of perf_tp_event
+//     when one fires), the body, sys_exit, the registers written back, then
+//     exit_to_user_mode_loop's step point. Only one kind of body is
+//     annotated: a syscall with no model but its time in the kernel
+//     (spendSysCost: newuname, getpid, ...); every other body is marked
+//     unaudited where it starts (enterBody).
+//   - "exit_to_user_mode_loop": the thread flags read; then a reschedule (up
+//     to __schedule's step point), task work (up to task_work_run's), or the
+//     return to user: the user-return hooks, the mode switch, and the
+//     program's next operations up to the next syscall's step point. Only
+//     runOps's own operations are annotated (userOpAudited); an operation
+//     whose code is a Go callback (OpCall), a fault (OpTouch) and the rest
+//     are marked where they start, a return into such code is marked where
+//     it returns (returnInto), and do_exit(), signal delivery and
+//     do_group_exit() where they start.
+//
+// A path nobody annotated is marked with cpu.CPU.Unaudited: the fragment
+// that reaches it counts as touching everything. The write audit
+// (explore's TestWriteAuditRealModel) checks the writes of the fragments
+// that reach no mark; the reads are annotated here by reading the code.
+func init() {
+	cpu.DeclareComplete("syscall_enter_from_user_mode", "exit_to_user_mode_loop")
+}
+
+// userOpAudited are the program operations whose own code (in runOps, up to
+// the step point of the syscall each enters) is annotated: a compute (time
+// in user mode), a syscall op, a loop, and the operations that enter one
+// syscall through syscallWith (whose body is judged by enterBody).
+var userOpAudited = [...]bool{
+	OpCompute: true, OpSyscall: true, OpLoop: true, OpSleep: true, OpMigrate: true, OpAffinity: true,
+	OpYield: true, OpExit: true, OpFork: true, OpExitGroup: true, OpWait: true,
+	OpStack: false, OpCall: false, OpPipe: false, OpFutex: false, OpTouch: false,
+}
+
+// accessRegs annotates the entry and exit code's writes of the task's own
+// saved state: its registers (the syscall's number, arguments and return
+// value, the mode they say it runs in) and the model's count of entries and
+// name of the syscall in progress. Another CPU reads none of it; the
+// task's own CPU's interrupts do (a sample's user regs). Only plain writes
+// (which KCSAN assumes atomic) annotate the field, so the data-race oracle
+// could report nothing on it and does not hear it (cpu.CPU.AccessMarkedOnly).
+func (t *Task) accessRegs(fn string) {
+	if c := t.CPU(); t.s.M.FootprintListening() {
+		c.AccessMarkedOnly(t, "task_pt_regs(current)", cpu.PlainWrite, fn) // arch/x86/entry/syscall_64.c: do_syscall_64(): the pt_regs the entry saved and the exit restores
+	}
+}
+
+// enterBody marks a syscall body nobody annotated, as it starts: every body
+// but one of time in the kernel only (modelled, with no model in
+// sysModels: spendSysCost, which touches nothing another context sees).
+func (s *Sched) enterBody(t *Task, name string, modelled bool) {
+	if !s.M.FootprintListening() {
+		return
+	}
+	if modelled && !hasSysModel(name) {
+		return
+	}
+	t.CPU().Unaudited("sys_" + name)
+}
+
+// hasSysModel reports whether name's modelled body is one of sysModels
+// (modelledSyscall): not only time.
+func hasSysModel(name string) bool {
+	sc, known := uapi.LookupSyscall(name)
+	return known && sysModels[sc.TraceName()] != nil
+}
+
+// accessWork annotates what exit_to_user_mode_loop() reads each round: the
+// thread flags (the model's NotifyResume, NotifySignal, SigPending and the
+// group's SIGKILL are bits of them, and other CPUs set them) and
+// TIF_NEED_RESCHED (the model keeps it per CPU: resched() sets it from
+// any CPU).
+func (s *Sched) accessWork(c *cpu.CPU, t *Task) {
+	if !s.M.FootprintListening() {
+		return
+	}
+	c.AccessMarkedOnly(t, "thread_info->flags", cpu.MarkedRead, "exit_to_user_mode_loop") // kernel/entry/common.c: exit_to_user_mode_loop(): ti_work = read_thread_flags()
+	c.AccessMarkedOnly(c, "TIF_NEED_RESCHED", cpu.MarkedRead, "exit_to_user_mode_loop")   // kernel/entry/common.c: exit_to_user_mode_loop(): if (ti_work & _TIF_NEED_RESCHED_MASK)
+}
+
+// returnInto marks the return to user mode into code nobody annotated: the
+// task's user-mode code is a Go callback (OpCall: perf's own user-space
+// code, a runner action) or a fault's caller, not runOps's own.
+func (s *Sched) returnInto(t *Task) {
+	if !t.userAudited {
+		t.CPU().Unaudited("the task's user-mode code")
+	}
+}
