@@ -92,22 +92,61 @@ type porEvent struct {
 	why      string // declared complete but not: what it did (dpor_footprints.go)
 	fresh    bool   // opened at a step point and nothing since: the chosen option's fragment
 	acc      []porAccess
+	idx      map[porField]int // acc's index by field, once it is long (touch)
 }
 
 func (e *porEvent) touch(a porAccess) {
-	for i := range e.acc {
-		if e.acc[i].key == a.key && e.acc[i].field == a.field {
+	k := porField{a.key, a.field}
+	if e.idx != nil {
+		if i, ok := e.idx[k]; ok {
 			e.acc[i] = e.acc[i].merge(a)
 			return
 		}
+	} else {
+		for i := range e.acc {
+			if e.acc[i].key == a.key && e.acc[i].field == a.field {
+				e.acc[i] = e.acc[i].merge(a)
+				return
+			}
+		}
 	}
 	e.acc = append(e.acc, a)
+	switch {
+	case e.idx != nil:
+		e.idx[k] = len(e.acc) - 1
+	case len(e.acc) > porIndexAt:
+		// A fragment that runs long (a syscall's entry with its body) touches
+		// hundreds of fields: scanning them at every access, and every pair
+		// of two such fragments, made dpor's cost grow with their square.
+		e.idx = make(map[porField]int, 2*len(e.acc))
+		for i, x := range e.acc {
+			e.idx[porField{x.key, x.field}] = i
+		}
+	}
 }
+
+// porField is an access's key and field: what two accesses must share to
+// conflict.
+type porField struct{ key, field string }
+
+// porIndexAt is the number of fields from which a fragment indexes them.
+const porIndexAt = 16
 
 // porDependent reports whether two fragments may not be swapped.
 func porDependent(a, b *porEvent) bool {
 	if a.agent == b.agent || !a.complete || !b.complete {
 		return true
+	}
+	if len(a.acc) > len(b.acc) {
+		a, b = b, a
+	}
+	if b.idx != nil { // look the few up in the many
+		for _, x := range a.acc {
+			if i, ok := b.idx[porField{x.key, x.field}]; ok && x.conflicts(b.acc[i]) {
+				return true
+			}
+		}
+		return false
 	}
 	for _, x := range a.acc {
 		for _, y := range b.acc {
@@ -164,6 +203,9 @@ type porNode struct {
 // merge adds what u touched to e (e stays complete only if both are).
 func (e *porEvent) merge(u *porEvent) {
 	e.complete = e.complete && u.complete
+	if !e.complete {
+		return // touching everything: what it touched is never looked at
+	}
 	for _, a := range u.acc {
 		e.touch(a)
 	}
@@ -586,11 +628,16 @@ func (p *porRun) access(obj any, field string, write, add bool) {
 		return // before any CPU runs (the build)
 	}
 	p.cur.fresh = false
+	if !p.cur.complete {
+		return // it counts as touching everything: what it touches is never looked at (porDependent)
+	}
+	if u, ok := obj.(cpu.Unaudited); ok {
+		p.cur.incomplete("reaches " + string(u) + ", whose code nobody annotated")
+		return
+	}
 	key, ok := cpu.FootprintKey(obj)
-	if !ok {
-		if p.cur.complete { // no name that holds in another replay
-			p.cur.incomplete(fmt.Sprintf("%s of a %T, no stable key", field, obj))
-		}
+	if !ok { // no name that holds in another replay
+		p.cur.incomplete(fmt.Sprintf("%s of a %T, no stable key", field, obj))
 		return
 	}
 	p.cur.touch(porAccess{key: key, field: field, write: write, add: add})

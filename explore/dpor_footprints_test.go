@@ -1,10 +1,12 @@
 package explore
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"pgregory.net/rapid"
 
 	"perfsim/cpu"
 )
@@ -84,4 +86,52 @@ func TestPORFootprintsShipped(t *testing.T) {
 			t.Errorf("row %+v: its start is declared complete", r)
 		}
 	}
+}
+
+// TestPORIndexProperty: a fragment's accesses merged through touch, with
+// or without the index it builds past porIndexAt fields, are the same
+// fields with the same merged kinds, and porDependent answers as the
+// pairwise comparison of every access does.
+func TestPORIndexProperty(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		gen := func(name string) (*porEvent, map[porField]porAccess) {
+			e := &porEvent{complete: true, agent: porAgent{lane: len(name)}}
+			want := map[porField]porAccess{}
+			for _, i := range rapid.SliceOfN(rapid.IntRange(0, 3*porIndexAt), 0, 6*porIndexAt).Draw(t, name) {
+				a := porAccess{key: fmt.Sprint("k", i%7), field: fmt.Sprint("f", i%5), write: i%3 == 0, add: i%3 == 1}
+				if a.write {
+					a.add = false
+				}
+				e.touch(a)
+				k := porField{a.key, a.field}
+				if x, ok := want[k]; ok {
+					want[k] = x.merge(a)
+				} else {
+					want[k] = a
+				}
+			}
+			return e, want
+		}
+		a, wa := gen("a")
+		b, wb := gen("bb")
+		got := map[porField]porAccess{}
+		for _, x := range a.acc {
+			if _, dup := got[porField{x.key, x.field}]; dup {
+				t.Fatalf("field %s.%s twice", x.key, x.field)
+			}
+			got[porField{x.key, x.field}] = x
+		}
+		if d := cmp.Diff(wa, got, cmp.AllowUnexported(porAccess{})); d != "" {
+			t.Fatalf("merged accesses (-want +got):\n%s", d)
+		}
+		dep := false
+		for k, x := range wa {
+			if y, ok := wb[k]; ok && x.conflicts(y) {
+				dep = true
+			}
+		}
+		if got := porDependent(a, b); got != dep {
+			t.Fatalf("porDependent = %v, pairwise %v (%d and %d fields)", got, dep, len(a.acc), len(b.acc))
+		}
+	})
 }
