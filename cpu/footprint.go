@@ -108,8 +108,16 @@ func (c *CPU) Access(obj any, field string, op AccessOp, fn string) {
 // buffer's fields: explore's TestRingBufferFootprintsMarked).
 func (c *CPU) AccessMarkedOnly(obj any, field string, op AccessOp, fn string) {
 	if c == nil || c.m.footprint == nil {
-		return
+		return // inlined at the call: a hot path with nobody listening pays this test
 	}
+	c.footprintTo(obj, field, op, fn)
+}
+
+// footprintTo tells the footprint listeners of an access by c's code (not
+// inlined, so that AccessMarkedOnly is).
+//
+//go:noinline
+func (c *CPU) footprintTo(obj any, field string, op AccessOp, fn string) {
 	c.m.footprint(c, Footprint{Obj: obj, Field: field, Op: op, Func: fn})
 }
 

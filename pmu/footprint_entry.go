@@ -110,11 +110,14 @@ func (p *hwPMU) accessSetMode(c *cpu.CPU, user bool) {
 
 // deferredSamples is the count of samples that asked for a deferred
 // callchain (deferredCallchains.stats), which the return to user reads.
-var deferredSamples = cpu.KeyName("perf deferred callchains")
+// The keys named by a string are boxed once (an any): annotated on every
+// return to user, a cpu.KeyName converted there cost an allocation each
+// time, listener or not.
+var deferredSamples any = cpu.KeyName("perf deferred callchains")
 
 // nrSwitchEvents is core.c's atomic_t nr_switch_events, which the context
 // switch reads (sched/footprint_switch.go).
-var nrSwitchEvents = cpu.KeyName("nr_switch_events")
+var nrSwitchEvents any = cpu.KeyName("nr_switch_events")
 
 // accessTpRegistered annotates the read of whether perf registered on
 // tracepoint s (its users: perf_trace_init() on any CPU).

@@ -23,7 +23,7 @@ import (
 // everything. Declaring one means annotating the creation too.
 
 // perfEventID is core.c's static atomic64_t perf_event_id.
-var perfEventID = cpu.KeyName("perf_event_id")
+var perfEventID any = cpu.KeyName("perf_event_id") // boxed once, as deferredSamples
 
 // accessPerfEventID annotates perf_event_alloc()'s take of the next id.
 func (k *Kernel) accessPerfEventID() {
