@@ -84,20 +84,8 @@ func finalResult(r *runner.Run, res *runner.Result) string {
 func builtinResults(t *testing.T, f *scenarios.File, knobs map[string]string, dpor bool, maxRuns int) (results []string, runs int, exhausted bool) {
 	t.Helper()
 	seen := map[string]bool{}
-	o := Options{Knobs: knobs}
 	one := func(ch sim.Chooser, attach func(*cpu.Machine)) {
-		opts := o.runOptions(ch, false)
-		opts.StopAtViolation = false
-		r, err := runner.Build(f, opts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if attach != nil {
-			attach(r.M)
-		}
-		if err := r.Execute(); err != nil {
-			t.Fatal(err)
-		}
+		r := walkedRun(t, f, knobs, ch, attach)
 		runs++
 		if s := finalResult(r, r.Result()); !seen[s] {
 			seen[s] = true

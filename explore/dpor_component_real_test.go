@@ -37,18 +37,27 @@ func auxPerCPU(c, k, n int) string {
 // realRun is porWalk's and compWalk's run function over a scenario of the
 // real model: built, attached, executed to its end.
 func realRun(t testing.TB, f *scenarios.File, knobs map[string]string) func(ch sim.Chooser, attach func(*cpu.Machine)) {
-	return func(ch sim.Chooser, attach func(*cpu.Machine)) {
-		opts := Options{Knobs: knobs}.runOptions(ch, false)
-		opts.StopAtViolation = false
-		r, err := runner.Build(f, opts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		attach(r.M)
-		if err := r.Execute(); err != nil {
-			t.Fatal(err)
-		}
+	return func(ch sim.Chooser, attach func(*cpu.Machine)) { walkedRun(t, f, knobs, ch, attach) }
+}
+
+// walkedRun builds a run of f under knobs whose engine asks ch, attaches a
+// walk's listener (attach, if any) and executes it to its end: a
+// violation does not stop it.
+func walkedRun(t testing.TB, f *scenarios.File, knobs map[string]string, ch sim.Chooser, attach func(*cpu.Machine)) *runner.Run {
+	t.Helper()
+	opts := Options{Knobs: knobs}.runOptions(ch, false)
+	opts.StopAtViolation = false
+	r, err := runner.Build(f, opts)
+	if err != nil {
+		t.Fatal(err)
 	}
+	if attach != nil {
+		attach(r.M)
+	}
+	if err := r.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	return r
 }
 
 // TestCompRealShapeRefused: on the real model, the replicated scenario's

@@ -13,7 +13,6 @@ import (
 	"pgregory.net/rapid"
 
 	"perfsim/cpu"
-	"perfsim/runner"
 	"perfsim/scenarios"
 	"perfsim/sim"
 )
@@ -183,18 +182,7 @@ func perfFinalStates(t *testing.T, f *scenarios.File, dpor bool) []string {
 	t.Helper()
 	seen := map[string]bool{}
 	run := func(ch sim.Chooser, attach func(*cpu.Machine)) {
-		opts := Options{}.runOptions(ch, false)
-		opts.StopAtViolation = false
-		r, err := runner.Build(f, opts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if attach != nil {
-			attach(r.M)
-		}
-		if err := r.Execute(); err != nil {
-			t.Fatal(err)
-		}
+		r := walkedRun(t, f, nil, ch, attach)
 		var b strings.Builder
 		for _, name := range r.ObservableNames() {
 			if strings.HasPrefix(name, "perf.") {
