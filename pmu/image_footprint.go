@@ -10,8 +10,9 @@ import (
 // its hash slot, or the first free slot after it, or, in a full image, its
 // hash slot shared: it depends on the name and on the occupants of the
 // slots its probe passed, nothing else. So fakeIP annotates, per slot (an
-// ipSlot key, "fakeIP@ADDR"; the table is the model's, not kernel state:
-// data_race() reads, no report):
+// ipSlot key, "fakeIP@ADDR"; the table is the model's, not kernel state, so
+// only the footprint listeners hear it: the data-race oracle has nothing to
+// report there):
 //   - the slot the name holds: a claim, annotated as an add (cpu.AtomicAdd):
 //     every context that names the frame makes the same claim, whichever
 //     comes first, and looks at nobody else's, so two claims commute like
@@ -60,10 +61,10 @@ func (k *Kernel) annotateIP(c *cpu.CPU, name string, p ipPlaced, kernel bool) {
 			if p.key != nil && ip == p.ip {
 				break
 			}
-			c.Access(ipSlot(ip), "occupant", cpu.DataRaceRead, "fakeIP") // probed: another name's
+			c.AccessMarkedOnly(ipSlot(ip), "occupant", cpu.DataRaceRead, "fakeIP") // probed: another name's
 		}
 	}
 	if p.key != nil {
-		c.Access(p.key, "occupant", cpu.AtomicAdd, "fakeIP") // the name's own: a claim every context makes alike
+		c.AccessMarkedOnly(p.key, "occupant", cpu.AtomicAdd, "fakeIP") // the name's own: a claim every context makes alike
 	}
 }

@@ -282,7 +282,7 @@ func (k *Kernel) fakeIP(name string, kernel bool) uint64 {
 		// The same footprint as fakeIPSlow's: whether the cache has the
 		// name depends on where its bytes are, which a replay need not
 		// repeat; the footprint must not.
-		if k.M.Footprinting() {
+		if k.M.FootprintListening() {
 			k.annotateIP(k.curCPU(), name, x.p, kernel)
 		}
 		return x.p.ip
@@ -316,7 +316,7 @@ func (k *Kernel) fakeIPSlow(name string, kernel bool) ipPlaced {
 		}
 		(*m)[name] = p
 	}
-	if k.M.Footprinting() {
+	if k.M.FootprintListening() {
 		k.annotateIP(k.curCPU(), name, p, kernel) // image_footprint.go
 	}
 	return p
