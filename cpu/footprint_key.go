@@ -49,7 +49,7 @@ func (s *SyncClock) FootprintKey() string {
 // FootprintKey implements FootprintKeyer: a thread is named by its name,
 // which the scheduler makes unique ("uname0-101", "swapper/1").
 func (th *Thread) FootprintKey() string {
-	if th.key == "" || th.key[len("thread:"):] != th.Name { // a thread not made by InitThread, or renamed
+	if th.key == "" { // a thread not made by InitAuditedThread (nothing renames one)
 		return "thread:" + th.Name
 	}
 	return th.key

@@ -27,8 +27,14 @@ func (c *CPU) Unaudited(fn string) {
 	if c == nil || c.m.footprint == nil {
 		return
 	}
-	c.m.footprint(c, Footprint{Obj: Unaudited(fn), Field: UnauditedField, Op: PlainWrite, Func: fn})
+	c.m.tellUnaudited(c, fn)
 	c.m.markUnaudited(c, fn)
+}
+
+// tellUnaudited tells the footprint listeners that the fragment running on
+// c reaches unaudited code fn.
+func (m *Machine) tellUnaudited(c *CPU, fn string) {
+	m.footprint(c, Footprint{Obj: Unaudited(fn), Field: UnauditedField, Op: PlainWrite, Func: fn})
 }
 
 // auditCtx is a context whose fragments run on: a thread's task context,
@@ -75,6 +81,6 @@ func (m *Machine) auditStart(c *CPU) {
 // code before the boundary.
 func (m *Machine) auditGoesOn(c *CPU) {
 	if fn, ok := m.unaudited[ctxOf(c)]; ok && m.footprint != nil {
-		m.footprint(c, Footprint{Obj: Unaudited(fn), Field: UnauditedField, Op: PlainWrite, Func: fn})
+		m.tellUnaudited(c, fn)
 	}
 }

@@ -97,18 +97,9 @@ type porEvent struct {
 
 func (e *porEvent) touch(a porAccess) {
 	k := porField{a.key, a.field}
-	if e.idx != nil {
-		if i, ok := e.idx[k]; ok {
-			e.acc[i] = e.acc[i].merge(a)
-			return
-		}
-	} else {
-		for i := range e.acc {
-			if e.acc[i].key == a.key && e.acc[i].field == a.field {
-				e.acc[i] = e.acc[i].merge(a)
-				return
-			}
-		}
+	if i := e.find(k); i >= 0 {
+		e.acc[i] = e.acc[i].merge(a)
+		return
 	}
 	e.acc = append(e.acc, a)
 	switch {
@@ -123,6 +114,22 @@ func (e *porEvent) touch(a porAccess) {
 			e.idx[porField{x.key, x.field}] = i
 		}
 	}
+}
+
+// find is the index in e.acc of field k, or -1.
+func (e *porEvent) find(k porField) int {
+	if e.idx != nil {
+		if i, ok := e.idx[k]; ok {
+			return i
+		}
+		return -1
+	}
+	for i := range e.acc {
+		if e.acc[i].key == k.key && e.acc[i].field == k.field {
+			return i
+		}
+	}
+	return -1
 }
 
 // porField is an access's key and field: what two accesses must share to
@@ -140,19 +147,9 @@ func porDependent(a, b *porEvent) bool {
 	if len(a.acc) > len(b.acc) {
 		a, b = b, a
 	}
-	if b.idx != nil { // look the few up in the many
-		for _, x := range a.acc {
-			if i, ok := b.idx[porField{x.key, x.field}]; ok && x.conflicts(b.acc[i]) {
-				return true
-			}
-		}
-		return false
-	}
-	for _, x := range a.acc {
-		for _, y := range b.acc {
-			if x.key == y.key && x.field == y.field && x.conflicts(y) {
-				return true
-			}
+	for _, x := range a.acc { // look the few up in the many
+		if i := b.find(porField{x.key, x.field}); i >= 0 && x.conflicts(b.acc[i]) {
+			return true
 		}
 	}
 	return false
@@ -665,6 +662,7 @@ func itoa(i int) string { return fmt.Sprint(i) }
 // other strategies judge theirs; a blocked schedule is not judged.
 func exploreDPOR(f *scenarios.File, o Options, ex *Result) error {
 	s := &porSearch{}
+	defer func() { ex.PORBlocked, ex.Footprints = s.Blocked, s.footprints(f.NumCPUs()) }()
 	ex.initCoverage(f, o)
 	for {
 		if o.stopped() {
@@ -700,8 +698,6 @@ func exploreDPOR(f *scenarios.File, o Options, ex *Result) error {
 				}
 				found.Schedule = ex.Schedules
 				ex.Found = found
-				ex.PORBlocked = s.Blocked
-				ex.Footprints = s.footprints(f.NumCPUs())
 				return nil
 			}
 		}
@@ -711,8 +707,6 @@ func exploreDPOR(f *scenarios.File, o Options, ex *Result) error {
 			break
 		}
 	}
-	ex.PORBlocked = s.Blocked
-	ex.Footprints = s.footprints(f.NumCPUs())
 	return nil
 }
 
