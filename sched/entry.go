@@ -112,7 +112,7 @@ func (s *Sched) syscallWith(t *Task, name string, body SyscallFunc) {
 
 // syscallEntry is syscallWith; modelled says that body is the scheduler's
 // own model of the syscall (modelledSyscall), which may be one whose
-// accesses are annotated (footprint_entry.go: bodyAudited).
+// accesses are annotated (footprint_entry.go: enterBody).
 func (s *Sched) syscallEntry(t *Task, name string, body SyscallFunc, modelled bool) {
 	s.setUser(t, false)
 	t.accessRegs("do_syscall_64")
