@@ -213,7 +213,8 @@ func (c *CPU) stepSlow(label string) {
 	c.yield()
 }
 
-// yield suspends the running thread's coroutine, handing the CPU back to the engine.
+// yield suspends the running thread's coroutine, handing the CPU back to the
+// engine, or straight to the thread of the lane the engine picks next (handoff.go).
 func (c *CPU) yield() {
 	c.updateNext()
 	c.nextSet = true // nothing runs on c between here and run's end: its next stands

@@ -124,12 +124,3 @@ func (c *CPU) footprintTo(obj any, field string, op AccessOp, fn string) {
 // FootprintListening reports whether a footprint listener (not the
 // data-race oracle) hears m's annotations: what AccessMarkedOnly asks.
 func (m *Machine) FootprintListening() bool { return m != nil && m.footprint != nil }
-
-// Footprinting reports whether anything hears c's annotations (the
-// data-race oracle, a footprint listener): code that must compute what it
-// annotates (look the task up, say) asks first, so a run with nobody
-// listening pays a nil check.
-func (c *CPU) Footprinting() bool { return c != nil && (c.m.hb != nil || c.m.footprint != nil) }
-
-// Footprinting reports whether anything hears the annotations of m's CPUs.
-func (m *Machine) Footprinting() bool { return m != nil && (m.hb != nil || m.footprint != nil) }

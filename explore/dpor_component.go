@@ -166,7 +166,8 @@ func (p *compRun) Boundary(c *cpu.CPU, kind cpu.BoundaryKind, ctx cpu.Context, t
 	}
 	start := fragmentStart(p.task, p.irq, kind, porAgent{c.ID, ctx}, th, label)
 	p.start = start
-	if taskStep && !cpu.IsComplete(start) {
+	complete := start != "" && cpu.IsComplete(start)
+	if taskStep && !complete {
 		if ends, ok := cpu.CompleteUntil(start); ok {
 			p.until[th] = compUntil{start, ends}
 		}
@@ -179,7 +180,7 @@ func (p *compRun) Boundary(c *cpu.CPU, kind cpu.BoundaryKind, ctx cpu.Context, t
 		}
 	}
 	_, until := p.until[th]
-	if start == "" || !cpu.IsComplete(start) && !(until && ctx == cpu.CtxTask) {
+	if !complete && !(until && ctx == cpu.CtxTask) {
 		if start == "" {
 			start = fmt.Sprintf("(a %s fragment with no start)", ctx)
 		}

@@ -263,7 +263,7 @@ func (ss *Session) auxtraceMmapRead(t *sched.Task, mm *SessionAuxMmap, snapshot 
 	}
 	// the area's bytes as one slice, only if find_snapshot needs them: the
 	// pieces below are read without making them
-	bytes := func() []byte { return area.AuxData() }
+	bytes := area.AuxData
 	if snapshot && ops.FindSnapshot != nil {
 		if err := ops.FindSnapshot(ss, mm, bytes, &head, &old); err != nil {
 			return -1, err

@@ -66,12 +66,8 @@ func (s *Sched) cfsRemove(t *Task) {
 	s.accessSE(t, "dequeue_entity")
 	// in place, in order (the picks take the first of equals); nothing
 	// holds the list across a removal
-	if l := s.cfs[i]; len(l) > 0 {
-		if j := slices.Index(l, t); j >= 0 {
-			copy(l[j:], l[j+1:])
-			l[len(l)-1] = nil
-			s.cfs[i] = l[:len(l)-1]
-		}
+	if j := slices.Index(s.cfs[i], t); j >= 0 {
+		s.cfs[i] = slices.Delete(s.cfs[i], j, j+1) // clears the freed slot
 	}
 	t.ee.rq, t.ee.delayed = 0, false
 }

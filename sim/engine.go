@@ -57,17 +57,17 @@ type Engine struct {
 	until     Time    // Run's until: no lane advances past it
 	// Decisions counts Choose calls made through the engine (ties and step points).
 	Decisions int
-	// Runs counts the lane runs (each a resume of a lane by the engine: for a
-	// CPU, a coroutine switch in and one out).
+	// Runs counts the lane runs: a resume of a lane by the engine (for a
+	// CPU, a coroutine switch in and one out), or one a lane's code handed
+	// over to (EnterPicked: one switch, counted in Handoffs too).
 	Runs uint64
 	// Handoffs counts the lane runs a lane's code entered itself
 	// (EnterPicked): one coroutine switch each, where a run from Run is two.
 	Handoffs uint64
 	// picked is the lane PickNext picked for Run to run (the step to it
 	// taken); pickPanic what its Chooser panicked with, for Run to raise.
-	picked       *Lane
-	pickPanic    any
-	pickPanicked bool
+	picked    *Lane
+	pickPanic any // never nil for a panic (panic(nil) is a *runtime.PanicNilError)
 
 	// steps counts the engine steps (Tick); at nextCheck the limits are looked at.
 	steps     uint64
@@ -198,7 +198,7 @@ func (e *Engine) Run(until Time) (err error) {
 			// the oops has named the CPU it crashed on).
 			defer func() {
 				e.running, e.picked = nil, nil
-				e.pickPanic, e.pickPanicked = nil, false
+				e.pickPanic = nil
 			}()
 			if l, ok := r.(*LimitError); ok {
 				err = l
@@ -216,9 +216,9 @@ func (e *Engine) Run(until Time) (err error) {
 	e.until = until
 	e.started, e.lastCheck = time.Now(), time.Time{}
 	for !e.stopped {
-		if e.pickPanicked { // PickNext's Chooser panicked: as pick's would here
+		if e.pickPanic != nil { // PickNext's Chooser panicked: as pick's would here
 			p := e.pickPanic
-			e.pickPanic, e.pickPanicked = nil, false
+			e.pickPanic = nil
 			panic(p)
 		}
 		l := e.picked
@@ -287,7 +287,7 @@ func (e *Engine) PickNext(from *Lane) *Lane {
 func (e *Engine) pickTie() (l *Lane) {
 	defer func() {
 		if r := recover(); r != nil {
-			e.pickPanic, e.pickPanicked, l = r, true, nil
+			e.pickPanic, l = r, nil
 		}
 	}()
 	return e.pick()

@@ -444,14 +444,16 @@ func (buf *ptBuffer) markerAt(pg uint64) uint64 {
 // up to the STOP marker (then STATUS.STOPPED and the PMI).
 func (p *PMU) accrue(c *cpu.CPU) {
 	pt := &p.cpus[c.ID]
-	// The hardware, not kernel code (KCSAN never sees it: data_race): the
-	// CPU's RTIT state, the task it traces and where it runs.
-	if c.Footprinting() {
-		c.Access(pt, "RTIT_STATUS, the trace position", cpu.DataRaceWrite, "intel_pt") // the PT hardware (Intel SDM 33.2.7): packets since the last look
+	// The hardware, not kernel code (KCSAN never sees it: data_race, so
+	// neither does the data-race oracle, and only a footprint listener
+	// hears it): the CPU's RTIT state, the task it traces and where it runs.
+	fp := p.k.M.FootprintListening()
+	if fp {
+		c.AccessMarkedOnly(pt, "RTIT_STATUS, the trace position", cpu.DataRaceWrite, "intel_pt") // the PT hardware (Intel SDM 33.2.7): packets since the last look
 		if th := c.Curr(); th != nil {
-			c.Access(th, "the task's mode and stacks", cpu.DataRaceRead, "intel_pt") // the IP and mode it traces
+			c.AccessMarkedOnly(th, "the task's mode and stacks", cpu.DataRaceRead, "intel_pt") // the IP and mode it traces
 			if t := sched.TaskOf(th); t != nil && t.MM != nil {
-				c.Access(t.MM, "mm->mmap", cpu.DataRaceRead, "intel_pt") // which VMA the IP lies in
+				c.AccessMarkedOnly(t.MM, "mm->mmap", cpu.DataRaceRead, "intel_pt") // which VMA the IP lies in
 			}
 		}
 	}
@@ -476,10 +478,12 @@ func (p *PMU) accrue(c *cpu.CPU) {
 	if pt.status&rtitStatusStopped != 0 { // TraceStop (or the ToPA STOP) hit: no packets
 		return
 	}
-	c.Access(buf, "pt_buffer (the hardware's output position)", cpu.DataRaceWrite, "intel_pt") // the PT hardware writes the ToPA
-	c.Access(e, "event->addr_filters", cpu.DataRaceRead, "intel_pt")                           // the filters the pt.filter-* observables judge by
-	if wasMM != nil {
-		c.Access(wasMM, "mm->mmap", cpu.DataRaceRead, "intel_pt") // ... in the address space the IP was in
+	if fp {
+		c.AccessMarkedOnly(buf, "pt_buffer (the hardware's output position)", cpu.DataRaceWrite, "intel_pt") // the PT hardware writes the ToPA
+		c.AccessMarkedOnly(e, "event->addr_filters", cpu.DataRaceRead, "intel_pt")                           // the filters the pt.filter-* observables judge by
+		if wasMM != nil {
+			c.AccessMarkedOnly(wasMM, "mm->mmap", cpu.DataRaceRead, "intel_pt") // ... in the address space the IP was in
+		}
 	}
 	n := uint64(int64(now-since)*p.rate/1000) / PacketSize * PacketSize
 	if traced, stop := pt.ipFilter(ip); stop {
