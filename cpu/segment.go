@@ -117,7 +117,8 @@ func DeclareComplete(starts ...string) {
 // caller whose code nobody vouched for) vouches for nothing. Only a walk
 // that checks where each fragment ends may trust it: explore's
 // component-wise walk refuses a run in which one ends elsewhere; the dpor
-// walk, which must judge a fragment when it starts, does not trust it.
+// walk keeps such a fragment pending (touching everything) until its
+// context's next step point and settles it there (explore/dpor_until.go).
 func DeclareCompleteUntil(start string, ends ...string) {
 	completeMu.Lock()
 	defer completeMu.Unlock()

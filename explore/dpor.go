@@ -21,7 +21,8 @@ import (
 // point, a handler's entry or return, the engine resuming the lane) to the
 // next. Two fragments are independent only when they are of different
 // contexts, both have a complete footprint (their start was declared with
-// cpu.DeclareComplete and every object they touch has a stable key) and
+// cpu.DeclareComplete, or with cpu.DeclareCompleteUntil and it ended at a
+// declared end: dpor_until.go; every object they touch has a stable key) and
 // neither writes a field the other touches (two adds, cpu.AtomicAdd,
 // commute). Everything else (a fragment of
 // code nobody vouched for, a decision that is not "who runs", nmi-skid,
@@ -89,10 +90,14 @@ type porEvent struct {
 	agent    porAgent
 	start    string // the step point (or "enter:", "start:") it counts as starting at
 	complete bool
-	why      string // declared complete but not: what it did (dpor_footprints.go)
-	fresh    bool   // opened at a step point and nothing since: the chosen option's fragment
-	acc      []porAccess
-	idx      map[porField]int // acc's index by field, once it is long (touch)
+	// pending: its start is declared with cpu.DeclareCompleteUntil and its
+	// context has not reached its next step point yet; complete once it
+	// does, at one of the declared ends (porRun.endUntil), else not.
+	pending bool
+	why     string // declared complete but not: what it did (dpor_footprints.go)
+	fresh   bool   // opened at a step point and nothing since: the chosen option's fragment
+	acc     []porAccess
+	idx     map[porField]int // acc's index by field, once it is long (touch)
 }
 
 func (e *porEvent) touch(a porAccess) {
@@ -299,6 +304,18 @@ type porRun struct {
 	blocked bool
 	log     *[]*porEvent // tests: every fragment opened, in order
 	frags   []*porEvent  // every fragment opened, in order
+	// until: per thread, the fragments (one per boundary it went on
+	// across) of its open fragment whose start is declared with
+	// cpu.DeclareCompleteUntil, and the ends declared.
+	until map[*cpu.Thread]*porUntil
+}
+
+// porUntil is a task context's open fragment whose start is declared with
+// cpu.DeclareCompleteUntil: its pieces so far and the ends that make it
+// complete.
+type porUntil struct {
+	ends   []string
+	pieces []*porEvent
 }
 
 // newRun starts the next schedule of the walk.
@@ -333,6 +350,7 @@ func (p *porRun) attach(m *cpu.Machine) {
 // comes to next (in this run: the one taken there; for sleeping: all of
 // them, over the subtree, or everything if one never ran).
 func (s *porSearch) next(p *porRun) bool {
+	p.flushUntil()
 	for i, nd := range s.stack {
 		if nd.agents == nil {
 			continue
@@ -584,9 +602,15 @@ func fragmentStart(task map[*cpu.Thread]string, irq map[porAgent]string, kind cp
 // Boundary implements cpu.SegmentListener.
 func (p *porRun) Boundary(c *cpu.CPU, kind cpu.BoundaryKind, ctx cpu.Context, th *cpu.Thread, label string) {
 	ag := porAgent{c.ID, ctx}
+	if kind == cpu.BoundaryStep && ctx == cpu.CtxTask {
+		p.endUntil(th, label)
+	}
 	start := fragmentStart(p.task, p.irq, kind, ag, th, label)
 	p.close()
 	ev := &porEvent{agent: ag, start: start, complete: start != "" && cpu.IsComplete(start), fresh: kind == cpu.BoundaryStep}
+	if !ev.complete && ctx == cpu.CtxTask && th != nil {
+		p.openUntil(th, ev)
+	}
 	// Every fragment looks at its CPU's pending interrupts and at which
 	// lanes are due (a post from another lane can make one due now).
 	// Since a handler's entry writes its CPU's pending (cpu.runHandler), no
@@ -625,7 +649,7 @@ func (p *porRun) access(obj any, field string, write, add bool) {
 		return // before any CPU runs (the build)
 	}
 	p.cur.fresh = false
-	if !p.cur.complete {
+	if !p.cur.complete && !p.cur.pending {
 		return // it counts as touching everything: what it touches is never looked at (porDependent)
 	}
 	if u, ok := obj.(cpu.Unaudited); ok {
@@ -645,7 +669,9 @@ func (p *porRun) close() {
 	if p.cur == nil {
 		return
 	}
-	p.s.countFragment(p.cur)
+	if !p.cur.pending {
+		p.s.countFragment(p.cur) // a pending one is counted when it ends (endUntil)
+	}
 	kept := p.sleep[:0]
 	for _, s := range p.sleep {
 		if !porDependent(s.ev, p.cur) {

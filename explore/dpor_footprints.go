@@ -36,10 +36,10 @@ const porTopIncomplete = 8
 // incomplete makes e's footprint incomplete for the reason why (the first
 // one a fragment whose start is declared complete meets is kept).
 func (e *porEvent) incomplete(why string) {
-	if e.complete && e.why == "" {
+	if (e.complete || e.pending) && e.why == "" {
 		e.why = why
 	}
-	e.complete = false
+	e.complete, e.pending = false, false
 }
 
 // countFragment counts a fragment the walk closed.
@@ -88,7 +88,7 @@ func (fp *PORFootprints) footprintLine() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "footprints: %d of %d fragments (%.0f%%) had a complete one", fp.Complete, fp.Fragments, 100*float64(fp.Complete)/float64(fp.Fragments))
 	if len(fp.Incomplete) > 0 {
-		b.WriteString("; each other one counts as touching everything, so no fragment is independent of it. Most met without one (by start: one not declared with cpu.DeclareComplete, where dpor cannot trust DeclareCompleteUntil, which only the component walk checks; or one declared that did what the row says):")
+		b.WriteString("; each other one counts as touching everything, so no fragment is independent of it. Most met without one (by start: one not declared with cpu.DeclareComplete or cpu.DeclareCompleteUntil; or one declared that did what the row says):")
 		for i, r := range fp.Incomplete {
 			if i > 0 {
 				b.WriteString(",")

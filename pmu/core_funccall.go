@@ -44,6 +44,7 @@ func (k *Kernel) smpCallFunctionSingle(t *sched.Task, target int, fn func(c *cpu
 	start := c.Now()
 	for !done {
 		t.Step("smp_call_function_single:wait")
+		k.accessCSDWait(t.CPU(), &csd)
 		if done {
 			break
 		}

@@ -141,8 +141,10 @@ var rqKeys = func() (keys [256]string) {
 // this CPU's list read; perf_tp_event() marked when one fires), perf's
 // context-switch software event (its list read, the event marked), and
 // schedule()'s return when prev runs on (marked but for an audited
-// caller). balance_push() and the new-idle balance, which look at other
-// CPUs' run queues, are marked.
+// caller). sched_balance_newidle()'s look at other CPUs' run queues up to
+// its step point is annotated (accessNewidle, accessCanMigrate);
+// balance_push() and the explorer's idle balance (sched-balance=choice)
+// are marked.
 func init() {
 	cpu.DeclareComplete("__schedule:irqs-off")
 }
@@ -191,4 +193,38 @@ func (s *Sched) accessState(c *cpu.CPU, t *Task) {
 	if s.M.FootprintListening() {
 		c.AccessMarkedOnly(t, "p->__state", cpu.MarkedRead, "__schedule") // kernel/sched/core.c: __schedule(): prev_state = READ_ONCE(prev->__state)
 	}
+}
+
+// accessNewidle annotates what sched_balance_newidle() reads before it
+// drops this CPU's run-queue lock (its step point, where the fragment
+// ends): this run queue's pending wakeups, rd->overloaded (the model
+// derives it from every active run queue's nr_running, which enqueues and
+// dequeues on those CPUs write) and, in find_busiest_queue(), each run
+// queue's nr_running again, and whether each CPU is active (the domain's
+// span: cpu_active_mask, which the hotplug code writes with balance_push_set()
+// and annotates on the run queue's balance_callback, as pickNext reads it).
+// kernel/sched/fair.c: sched_balance_newidle(), sched_balance_find_src_rq()
+func (s *Sched) accessNewidle(c *cpu.CPU) {
+	if !s.M.FootprintListening() {
+		return
+	}
+	for i := range s.M.CPUs {
+		k := rqKey{s, i}
+		c.AccessMarkedOnly(k, "rq->nr_running", cpu.MarkedRead, "sched_balance_newidle")       // kernel/sched/fair.c: sched_balance_newidle(): READ_ONCE(this_rq->rd->overloaded), this_rq->ttwu_pending; find_busiest_queue(): rq->nr_running
+		c.AccessMarkedOnly(k, "rq->balance_callback", cpu.MarkedRead, "sched_balance_newidle") // kernel/sched/fair.c: sched_balance_newidle(): cpu_active(this_cpu), the LLC domain's span of active CPUs
+	}
+}
+
+// accessCanMigrate annotates can_migrate_task()'s reads of a task queued
+// on the busiest run queue: whether it is still on its CPU, a migration
+// pending on it, and task_hot()'s look at when it last ran. Its cpus_mask
+// is written only by sched_setaffinity() and the forces, which are marked.
+// kernel/sched/fair.c: can_migrate_task(), task_hot()
+func (s *Sched) accessCanMigrate(c *cpu.CPU, t *Task) {
+	if !s.M.FootprintListening() {
+		return
+	}
+	c.AccessMarkedOnly(&t.Thread, "p->on_cpu", cpu.MarkedRead, "can_migrate_task")    // kernel/sched/fair.c: can_migrate_task(): task_on_cpu(env->src_rq, p)
+	c.AccessMarkedOnly(t, "p->migration_pending", cpu.MarkedRead, "can_migrate_task") // kernel/sched/fair.c: can_migrate_task(): is_migration_disabled(p), the affinity change in flight
+	c.AccessMarkedOnly(t, "p->se (exec_start, wake_cpu)", cpu.MarkedRead, "task_hot") // kernel/sched/fair.c: task_hot(): rq_clock_task(env->src_rq) - p->se.exec_start
 }

@@ -3,6 +3,7 @@ package sched
 import (
 	"fmt"
 
+	"perfsim/cpu"
 	"perfsim/sim"
 )
 
@@ -31,8 +32,14 @@ type Lockup struct {
 // kernel/watchdog.c: watchdog_timer_fn() ("BUG: soft lockup - CPU#%d stuck for %us!")
 func (s *Sched) SpinRound(t *Task, start sim.Time, label string, what func() string) {
 	to := s.HungTaskTimeout()
+	if s.M.FootprintListening() {
+		t.CPU().AccessMarkedOnly(lockupKey{s}, "softlockup report", cpu.MarkedRead, "watchdog_timer_fn") // kernel/watchdog.c: watchdog_timer_fn(): is_softlockup(), the report made once per run here (lockedUp)
+	}
 	if to == 0 || s.OnLockup == nil || s.M.Now()-start < sim.Time(to) || s.lockedUp {
 		return
+	}
+	if s.M.FootprintListening() {
+		t.CPU().AccessMarkedOnly(lockupKey{s}, "softlockup report", cpu.MarkedWrite, "watchdog_timer_fn")
 	}
 	s.lockedUp = true
 	s.OnLockup(Lockup{Task: t, CPU: t.CPUID(), Label: label, Since: start, What: what()}) // t spins: it is on its CPU
@@ -62,3 +69,15 @@ func (s *Sched) CPUState(id int) string {
 	}
 	return fmt.Sprintf("cpu%d runs %s (%s, %s, last step %s)", id, who, ctx, irqs, c.LastStep())
 }
+
+// lockupKey is the soft-lockup watchdog's state as the model keeps it: one
+// lockup reported per run (lockedUp), by whichever spinning CPU passes its
+// timeout first.
+type lockupKey struct{ s *Sched }
+
+// FootprintKey implements cpu.FootprintKeyer.
+func (lockupKey) FootprintKey() string { return "softlockup" }
+
+// FootprintExtent is where the model keeps what the key names (explore's
+// write audit).
+func (k lockupKey) FootprintExtent() []any { return []any{&k.s.lockedUp} }

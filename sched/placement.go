@@ -557,6 +557,7 @@ func (s *Sched) rdOverloaded() bool {
 // kernel/sched/fair.c: sched_balance_newidle() -> sched_balance_rq(CPU_NEWLY_IDLE)
 func (s *Sched) schedBalanceNewidle(c *cpu.CPU) *Task {
 	this := c.ID
+	s.accessNewidle(c)
 	if len(s.wakeList[this]) > 0 || !s.CPUActive(this) || !s.hasDomain(this) || !s.rdOverloaded() {
 		return nil // this_rq->ttwu_pending, !cpu_active(), no domain, !rd->overloaded
 	}
@@ -595,6 +596,7 @@ func (s *Sched) newidleCandidate(c *cpu.CPU) (int, *Task) {
 	}
 	now := c.Now()
 	for _, t := range s.rq[busiest] { // from the tail of cfs_tasks: the oldest queued first
+		s.accessCanMigrate(c, t)
 		if !t.Allowed.Has(this) || t.CPU() != nil || t.migrateTo >= 0 {
 			continue // not allowed here, or still on its CPU (task_on_cpu())
 		}

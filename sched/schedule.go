@@ -224,8 +224,8 @@ func (s *Sched) pickNext(c *cpu.CPU) *cpu.Thread {
 			return &t.Thread
 		}
 	}
-	if s.Cfg.Balance || s.cfsPlacement() {
-		c.Unaudited("sched_balance_newidle") // other CPUs' run queues (footprint_switch.go)
+	if s.Cfg.Balance {
+		c.Unaudited("idle_balance") // the explorer's pull: other CPUs' run queues (footprint_switch.go)
 	}
 	if t := s.idleBalance(c); t != nil {
 		return &t.Thread
