@@ -8,6 +8,14 @@ package rb
 // READ_ONCE()/WRITE_ONCE()/local_*() in ring_buffer.c, so KCSAN, and the
 // data-race oracle, could report no race on them (explore's
 // TestRingBufferFootprintsMarked checks nothing annotates them plainly).
+// The one exception is rb->data_pages, the records' bytes: __output_copy()
+// writes them with memcpy(), but only into the span this writer reserved
+// (no other kernel writer touches it) and for a reader in user space, which
+// KCSAN does not see; it is annotated as a marked write, so that a writer
+// and a reader of the same buffer conflict. Where the writer returns into
+// code rb does not annotate (its caller), it says so (Accessor.Unaudited).
+// pmu/footprint_output.go declares the output path complete from its step
+// points; TestOutputFootprints pins what each fragment annotates.
 
 // Accessor hears the footprints of a buffer's code.
 type Accessor interface {
