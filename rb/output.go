@@ -231,7 +231,7 @@ func OutputBegin(s Stepper, h *Handle, rb *Buffer, data *SampleID, ev Event, siz
 		PutHeader(b, Header{Type: uapi.PERF_RECORD_LOST, Size: uint16(h.lostSize)})
 		b = binary.LittleEndian.AppendUint64(b, ev.ID())
 		rb.access(fp, rb, "rb->lost", OpMarkedWrite, "__perf_output_begin") // ring_buffer.c: __perf_output_begin(): lost_event.lost = local_xchg(&rb->lost, 0)
-		b = binary.LittleEndian.AppendUint64(b, rb.lost)                    // local_xchg(&rb->lost, 0)
+		b = binary.LittleEndian.AppendUint64(b, rb.lost)
 		rb.lost = 0
 		if ev.SampleIDAll() {
 			b = appendSampleID(b, ev.SampleType(), data)
