@@ -118,6 +118,8 @@ func TestCompRealShapeCensus(t *testing.T) {
 // (cpu.DeclareComplete next to their code), as this census counts them.
 var realDeclared = []string{"pt_event_start:resume-allowed", "pt_config:resume-allowed", "pt_config:handle-nmi", "pt_event_stop:handle-nmi-cleared",
 	"pt_event_start:status-read", "perf_output_put_handle:head-read", "perf_output_put_handle:data-head-stored", "__perf_output_begin:cmpxchg",
+	"perf_output_get_handle:nest-inc", "__perf_output_begin:reserved", "__perf_output_begin:lost-written", "perf_output_sample:header",
+	"perf_output_put_handle:nest-dec", "perf_output_put_handle:nest-zero",
 	"syscall_enter_from_user_mode", "exit_to_user_mode_loop", "context_switch", "__schedule:irqs-off"}
 
 // compCensusCase surveys one replicated scenario and checks its census.

@@ -49,7 +49,7 @@ func TestRingBufferFootprintsMarked(t *testing.T) {
 		got = append(got, field)
 	}
 	sort.Strings(got)
-	want := []string{"rb->aux_pages", "rb->head", "rb->nest", "rb->wakeup", "user_page->data_head", "user_page->data_tail"}
+	want := []string{"rb->aux_pages", "rb->data_pages", "rb->head", "rb->lost", "rb->nest", "rb->paused", "rb->wakeup", "user_page->data_head", "user_page->data_tail"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("ring buffer fields heard (-want +got):\n%s", diff)
 	}

@@ -111,7 +111,8 @@ func TestWriteAuditRealModel(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a reflective snapshot of the whole model at every fragment boundary: seconds")
 	}
-	declared := []string{"__perf_output_begin:cmpxchg", "perf_output_put_handle:data-head-stored", "perf_output_put_handle:head-read",
+	declared := []string{"__perf_output_begin:cmpxchg", "__perf_output_begin:reserved", "perf_output_get_handle:nest-inc", "perf_output_sample:header",
+		"perf_output_put_handle:data-head-stored", "perf_output_put_handle:head-read",
 		"pt_config:handle-nmi", "pt_config:resume-allowed", "pt_event_start:resume-allowed", "pt_event_start:status-read", "pt_event_stop:handle-nmi-cleared"}
 	for _, tc := range []struct {
 		name, src string
@@ -123,7 +124,7 @@ func TestWriteAuditRealModel(t *testing.T) {
 		checked []string
 	}{
 		{"percpu-1", strings.ReplaceAll(auxPerCPU(1, 2, 1), " -m 8,8 -- ", " --per-thread -m 8,8 -- "), []string{"__schedule:irqs-off", "context_switch", "exit_to_user_mode_loop", "start:"}},
-		{"percpu-2", strings.ReplaceAll(auxPerCPU(2, 1, 1), " -m 8,8 -- ", " --per-thread -m 8,8 -- "), []string{"__schedule:irqs-off", "context_switch", "exit_to_user_mode_loop", "start:", "syscall_enter_from_user_mode"}},
+		{"percpu-2", strings.ReplaceAll(auxPerCPU(2, 1, 1), " -m 8,8 -- ", " --per-thread -m 8,8 -- "), []string{"__schedule:irqs-off", "context_switch", "exit_to_user_mode_loop", "perf_output_put_handle:nest-zero", "start:", "syscall_enter_from_user_mode"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			a := auditRun(t, tc.name, tc.src, 3)

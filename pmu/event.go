@@ -198,12 +198,20 @@ func (e *Event) WakeupEvents() int {
 }
 
 // LostSamplesInc implements rb.Event.
-func (e *Event) LostSamplesInc() { e.lostSamples++ }
+func (e *Event) LostSamplesInc() {
+	if e.k.M.FootprintListening() {
+		e.k.curCPU().AccessMarkedOnly(e, "event->lost_samples", cpu.AtomicAdd, "__perf_output_begin") // ring_buffer.c: __perf_output_begin(): atomic64_inc(&event->lost_samples)
+	}
+	e.lostSamples++
+}
 
 // Wakeup implements rb.Event: the event side of perf_output_wakeup():
 // pending_wakeup = 1 and irq_work_queue(&event->pending_irq).
 // kernel/events/ring_buffer.c: perf_output_wakeup()
 func (e *Event) Wakeup() {
+	if e.k.M.FootprintListening() {
+		e.annotateOutputWakeup()
+	}
 	if e.fasyncFile() != nil && e.pendingKill == 0 {
 		e.pendingKill = pollIn // "if (*perf_event_fasync(handle->event) && !handle->event->pending_kill)"
 	}

@@ -93,22 +93,9 @@ type csdKey int
 // FootprintKey implements cpu.FootprintKeyer.
 func (n csdKey) FootprintKey() string { return "csd#" + strconv.Itoa(int(n)) }
 
-// The fragments of ring_buffer.c's writer whose footprints are complete up
-// to their next step point (rb annotates through its Accessor, rbAccessor):
-// perf_output_put_handle() publishes data_head after reading rb->head, then
-// clears nest; __perf_output_begin()'s cmpxchg reserves the record (or
-// retries). A fragment that ends elsewhere (put_handle before 1b038c6e05ff:
-// nest decremented first, an early return; a begin that finds no room and
-// counts the record lost, returning into its caller) vouches for nothing.
-func init() {
-	cpu.DeclareCompleteUntil("perf_output_put_handle:head-read", "perf_output_put_handle:data-head-stored")
-	cpu.DeclareCompleteUntil("perf_output_put_handle:data-head-stored", "perf_output_put_handle:nest-zero")
-	cpu.DeclareCompleteUntil("__perf_output_begin:cmpxchg", "__perf_output_begin:reserved", "__perf_output_begin:cmpxchg")
-}
-
 // rbAccessor annotates a ring buffer's accesses on the running CPU
 // (rb.Accessor: rb cannot import cpu). Every one is marked (rb's ops are
-// OpMarkedRead and OpMarkedWrite) and nothing annotates those fields
+// OpMarkedRead, OpMarkedWrite and OpAtomicAdd) and nothing annotates those fields
 // plainly, so only the footprint listeners hear them, not the data-race
 // oracle (cpu.CPU.AccessMarkedOnly). With no listener it costs a check.
 type rbAccessor struct{ k *Kernel }
@@ -120,3 +107,6 @@ func (a rbAccessor) Annotate(obj any, field string, op uint8, fn string) {
 
 // Footprinting implements rb.Accessor.
 func (a rbAccessor) Footprinting() bool { return a.k.M.FootprintListening() }
+
+// Unaudited implements rb.Accessor.
+func (a rbAccessor) Unaudited(fn string) { a.k.curCPU().Unaudited(fn) }

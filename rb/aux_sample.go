@@ -25,6 +25,8 @@ func outputSampleAux(st Stepper, h *Handle, s *Sample) {
 		return
 	}
 	if s.AuxOutput != nil {
+		// The PMU's snapshot_aux() copy: code rb does not annotate.
+		h.rb.unaudited(h.rb.footprinting(), "perf_aux_sample_output")
 		s.AuxOutput(st, h, s)
 		return
 	}

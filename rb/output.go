@@ -28,6 +28,7 @@ const pollIn = 0x001 | 0x040
 
 // kernel/events/ring_buffer.c: perf_output_wakeup()
 func outputWakeup(h *Handle) {
+	h.rb.access(h.rb.footprinting(), h.rb, "rb->poll", OpMarkedWrite, "perf_output_wakeup") // ring_buffer.c: perf_output_wakeup(): atomic_set(&handle->rb->poll, EPOLLIN | EPOLLRDNORM)
 	h.rb.Poll = pollIn
 	h.ev.Wakeup()
 }
@@ -35,7 +36,10 @@ func outputWakeup(h *Handle) {
 // kernel/events/ring_buffer.c: perf_output_get_handle()
 func getHandle(s Stepper, h *Handle) {
 	rb := h.rb
+	fp := rb.footprinting()
+	rb.access(fp, rb, "rb->nest", OpMarkedWrite, "perf_output_get_handle") // ring_buffer.c: perf_output_get_handle(): (*(volatile unsigned int *)&rb->nest)++
 	rb.nest++
+	rb.access(fp, rb, "rb->wakeup", OpMarkedRead, "perf_output_get_handle") // ring_buffer.c: perf_output_get_handle(): handle->wakeup = local_read(&rb->wakeup)
 	h.wakeup = rb.wakeup
 	StepAt(s, "perf_output_get_handle:nest-inc")
 }
@@ -49,13 +53,16 @@ func putHandle(s Stepper, h *Handle) {
 		putHandleOld(s, h)
 		return
 	}
+	fp := rb.footprinting()
+	rb.access(fp, rb, "rb->nest", OpMarkedRead, "perf_output_put_handle") // ring_buffer.c: perf_output_put_handle(): nest = READ_ONCE(rb->nest)
 	nest := rb.nest
 	if nest > 1 {
+		rb.access(fp, rb, "rb->nest", OpMarkedWrite, "perf_output_put_handle") // ring_buffer.c: perf_output_put_handle(): WRITE_ONCE(rb->nest, nest - 1)
 		rb.nest = nest - 1
 		return
 	}
-	fp := rb.footprinting()
 	for {
+		rb.access(fp, rb, "rb->head", OpMarkedRead, "perf_output_put_handle") // ring_buffer.c: perf_output_put_handle(): head = local_read(&rb->head)
 		head := rb.head
 		// IRQ/NMI can happen here and advance rb->head.
 		StepAt(s, "perf_output_put_handle:head-read")
@@ -65,11 +72,14 @@ func putHandle(s Stepper, h *Handle) {
 		rb.access(fp, rb, "rb->nest", OpMarkedWrite, "perf_output_put_handle") // ring_buffer.c: perf_output_put_handle(): WRITE_ONCE(rb->nest, 0)
 		rb.nest = 0
 		StepAt(s, "perf_output_put_handle:nest-zero")
+		rb.access(fp, rb, "rb->head", OpMarkedRead, "perf_output_put_handle") // ring_buffer.c: perf_output_put_handle(): if (unlikely(head != local_read(&rb->head)))
 		if head == rb.head {
 			break
 		}
+		rb.access(fp, rb, "rb->nest", OpMarkedWrite, "perf_output_put_handle") // ring_buffer.c: perf_output_put_handle(): WRITE_ONCE(rb->nest, 1)
 		rb.nest = 1
 	}
+	rb.access(fp, rb, "rb->wakeup", OpMarkedRead, "perf_output_put_handle") // ring_buffer.c: perf_output_put_handle(): if (handle->wakeup != local_read(&rb->wakeup))
 	if h.wakeup != rb.wakeup {
 		outputWakeup(h)
 	}
@@ -81,21 +91,28 @@ func putHandle(s Stepper, h *Handle) {
 // kernel/events/ring_buffer.c: perf_output_put_handle() (v5.1 and earlier)
 func putHandleOld(s Stepper, h *Handle) {
 	rb := h.rb
+	fp := rb.footprinting()
 	for {
+		rb.access(fp, rb, "rb->head", OpMarkedRead, "perf_output_put_handle") // ring_buffer.c (v5.1): perf_output_put_handle(): head = local_read(&rb->head)
 		head := rb.head
 		StepAt(s, "perf_output_put_handle:head-read")
+		rb.access(fp, rb, "rb->nest", OpMarkedWrite, "perf_output_put_handle") // ring_buffer.c (v5.1): perf_output_put_handle(): if (!local_dec_and_test(&rb->nest))
 		rb.nest--
 		if rb.nest != 0 {
 			return
 		}
 		StepAt(s, "perf_output_put_handle:nest-dec")
+		rb.access(fp, rb, "user_page->data_head", OpMarkedWrite, "perf_output_put_handle") // ring_buffer.c (v5.1): perf_output_put_handle(): rb->user_page->data_head = head
 		rb.storeDataHead(head)
 		StepAt(s, "perf_output_put_handle:data-head-stored")
+		rb.access(fp, rb, "rb->head", OpMarkedRead, "perf_output_put_handle") // ring_buffer.c (v5.1): perf_output_put_handle(): if (unlikely(head != local_read(&rb->head)))
 		if head == rb.head {
 			break
 		}
+		rb.access(fp, rb, "rb->nest", OpMarkedWrite, "perf_output_put_handle") // ring_buffer.c (v5.1): perf_output_put_handle(): local_inc(&rb->nest)
 		rb.nest++
 	}
+	rb.access(fp, rb, "rb->wakeup", OpMarkedRead, "perf_output_put_handle") // ring_buffer.c (v5.1): perf_output_put_handle(): if (handle->wakeup != local_read(&rb->wakeup))
 	if h.wakeup != rb.wakeup {
 		outputWakeup(h)
 	}
@@ -133,9 +150,12 @@ func OutputBegin(s Stepper, h *Handle, rb *Buffer, data *SampleID, ev Event, siz
 	if size < 0 || size > MaxRecordSize {
 		return ErrRecordTooBig
 	}
+	fp := rb.footprinting()
+	rb.access(fp, rb, "rb->paused", OpMarkedRead, "__perf_output_begin") // ring_buffer.c: __perf_output_begin(): if (unlikely(READ_ONCE(rb->paused)))
 	if rb.paused {
 		counted := rb.nrPages != 0
 		if counted {
+			rb.access(fp, rb, "rb->lost", OpAtomicAdd, "__perf_output_begin") // ring_buffer.c: __perf_output_begin(): local_inc(&rb->lost)
 			rb.lost++
 			ev.LostSamplesInc()
 		}
@@ -148,6 +168,7 @@ func OutputBegin(s Stepper, h *Handle, rb *Buffer, data *SampleID, ev Event, siz
 	h.ev = ev
 	callerSize := size
 
+	rb.access(fp, rb, "rb->lost", OpMarkedRead, "__perf_output_begin") // ring_buffer.c: __perf_output_begin(): have_lost = local_read(&rb->lost)
 	haveLost := rb.lost
 	h.lostSize = 0
 	if haveLost != 0 {
@@ -160,8 +181,8 @@ func OutputBegin(s Stepper, h *Handle, rb *Buffer, data *SampleID, ev Event, siz
 
 	getHandle(s, h)
 
-	fp := rb.footprinting()
 	dataSize := rb.DataSize()
+	rb.access(fp, rb, "rb->head", OpMarkedRead, "__perf_output_begin") // ring_buffer.c: __perf_output_begin(): offset = local_read(&rb->head)
 	offset := rb.head
 	var head uint64
 	for {
@@ -209,7 +230,8 @@ func OutputBegin(s Stepper, h *Handle, rb *Buffer, data *SampleID, ev Event, siz
 		b := buf[:HeaderSize]
 		PutHeader(b, Header{Type: uapi.PERF_RECORD_LOST, Size: uint16(h.lostSize)})
 		b = binary.LittleEndian.AppendUint64(b, ev.ID())
-		b = binary.LittleEndian.AppendUint64(b, rb.lost) // local_xchg(&rb->lost, 0)
+		rb.access(fp, rb, "rb->lost", OpMarkedWrite, "__perf_output_begin") // ring_buffer.c: __perf_output_begin(): lost_event.lost = local_xchg(&rb->lost, 0)
+		b = binary.LittleEndian.AppendUint64(b, rb.lost)
 		rb.lost = 0
 		if ev.SampleIDAll() {
 			b = appendSampleID(b, ev.SampleType(), data)
@@ -221,12 +243,16 @@ func OutputBegin(s Stepper, h *Handle, rb *Buffer, data *SampleID, ev Event, siz
 	return nil
 
 fail:
+	rb.access(fp, rb, "rb->lost", OpAtomicAdd, "__perf_output_begin") // ring_buffer.c: __perf_output_begin(): fail: local_inc(&rb->lost)
 	rb.lost++
 	ev.LostSamplesInc()
 	if rb.Tracer != nil {
 		rb.Tracer(TraceEvent{Kind: TraceLost, Counted: true, Size: callerSize, Backward: backward})
 	}
 	putHandle(s, h)
+	// Back into the caller (a record it could not write) with no step
+	// point: code rb does not annotate (footprint_output.go).
+	rb.unaudited(fp, "__perf_output_begin's caller")
 	h.rb = nil
 	return uapi.ENOSPC
 }
@@ -254,6 +280,9 @@ func OutputEnd(s Stepper, h *Handle) {
 		h.traceCommit()
 	}
 	putHandle(s, h)
+	// Back into the caller with no step point: code rb does not annotate
+	// (footprint_output.go).
+	rb.unaudited(rb.footprinting(), "perf_output_end's caller")
 	h.rb = nil
 }
 
@@ -313,6 +342,7 @@ func OutputCopy(h *Handle, buf []byte) int {
 	if rb == nil || rb.nrPages == 0 {
 		return len(buf)
 	}
+	rb.access(rb.footprinting(), rb, "rb->data_pages", OpMarkedWrite, "__output_copy") // internal.h: __output_copy(): memcpy() into the reserved span (footprint_output.go)
 	for len(buf) > 0 {
 		n := copy(rb.span(h.addr, min(h.size, len(buf))), buf)
 		buf = buf[n:]
@@ -350,6 +380,7 @@ func (h *Handle) advance(n int) {
 // put64 is perf_output_put() of a u64; records are 8-aligned, so it only straddles
 // the end of the area after a misaligned write (RAW).
 func put64(h *Handle, v uint64) {
+	h.rb.access(h.rb.footprinting(), h.rb, "rb->data_pages", OpMarkedWrite, "perf_output_put") // internal.h: __output_copy() of perf_output_put() (footprint_output.go)
 	if h.size >= 8 {
 		binary.LittleEndian.PutUint64(h.rb.span(h.addr, 8), v)
 		h.advance(8)

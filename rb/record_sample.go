@@ -182,6 +182,7 @@ func outputSampleFields(st Stepper, h *Handle, s *Sample, size int) bool {
 	hw := headerWord(Header{Type: uapi.PERF_RECORD_SAMPLE, Misc: s.Misc, Size: uint16(size)})
 	full := size
 	size -= auxSampleBytes(s) // PERF_SAMPLE_AUX goes last: perfOutputSampleAux
+	fp := rb.footprinting()
 	if d := s.readMisfit(); d != 0 {
 		// perf_output_read_group() writes more or fewer entries than
 		// read_size reserved: __output_copy() does not check the
@@ -190,6 +191,7 @@ func outputSampleFields(st Stepper, h *Handle, s *Sample, size int) bool {
 		// rest keeps what the ring held there).
 		put64(h, hw)
 		StepAt(st, "perf_output_sample:header")
+		rb.access(fp, rb, "rb->data_pages", OpMarkedWrite, "perf_output_sample") // core.c: perf_output_sample(): the fields after the header (footprint_output.go)
 		b := make([]byte, size-HeaderSize+d)
 		n := encodeSampleBody(b, s)
 		OutputCopy(h, b[:n])
@@ -203,14 +205,17 @@ func outputSampleFields(st Stepper, h *Handle, s *Sample, size int) bool {
 	}
 	if h.size >= size && size >= HeaderSize {
 		// Contiguous: encode in place (same bytes as the field by field copy).
+		rb.access(fp, rb, "rb->data_pages", OpMarkedWrite, "perf_output_sample") // core.c: perf_output_sample(): perf_output_put(handle, *header)
 		b := rb.span(h.addr, size)
 		binary.LittleEndian.PutUint64(b, hw)
 		StepAt(st, "perf_output_sample:header")
+		rb.access(fp, rb, "rb->data_pages", OpMarkedWrite, "perf_output_sample") // core.c: perf_output_sample(): the fields after the header (footprint_output.go)
 		encodeSampleBody(b[HeaderSize:], s)
 		h.advance(size)
 	} else {
 		put64(h, hw)
 		StepAt(st, "perf_output_sample:header")
+		rb.access(fp, rb, "rb->data_pages", OpMarkedWrite, "perf_output_sample") // core.c: perf_output_sample(): the fields after the header (footprint_output.go)
 		var buf [512]byte
 		var b []byte
 		if size <= len(buf) {
@@ -233,9 +238,12 @@ func outputSampleWakeup(h *Handle, ev Event) {
 		return
 	}
 	if we := ev.WakeupEvents(); we > 0 {
+		fp := rb.footprinting()
+		rb.access(fp, rb, "rb->events", OpMarkedWrite, "perf_output_sample") // core.c: perf_output_sample(): events = local_inc_return(&rb->events)
 		rb.events++
 		if rb.events >= int64(we) {
 			rb.events -= int64(we)
+			rb.access(fp, rb, "rb->wakeup", OpAtomicAdd, "perf_output_sample") // core.c: perf_output_sample(): local_inc(&rb->wakeup)
 			rb.wakeup++
 		}
 	}
