@@ -43,10 +43,17 @@ var compAreas = []compArea{
 
 const undeclared = ": not declared complete (cpu.DeclareComplete)"
 
-// compAreaOf names the area of one refusal reason; "" when none fits.
+// compAreaOf names the area of one refusal reason; "" when none fits. A
+// fragment declared complete up to some step points (cpu.DeclareCompleteUntil)
+// that ended at another counts in the area of its start.
 func compAreaOf(reason string) string {
-	if start, ok := strings.CutPrefix(reason, "fragment "); ok && strings.HasSuffix(start, undeclared) {
-		start = strings.TrimSuffix(start, undeclared)
+	start, ok := strings.CutPrefix(reason, "fragment ")
+	if ok && strings.HasSuffix(start, "(cpu.DeclareCompleteUntil)") {
+		start, _, ok = strings.Cut(start, " ended at ")
+	} else {
+		start, ok = strings.CutSuffix(start, undeclared)
+	}
+	if ok {
 		for _, a := range compAreas {
 			for _, p := range a.prefixes {
 				if strings.HasPrefix(start, p) {
@@ -92,10 +99,12 @@ func compCensus(reasons map[string]int) (distinct, met map[string]int, unknown [
 // ring; one session's open reschedules the other's dummy on its CPU (the
 // data race mmap-update-time names, at schedule 1). With --per-thread
 // (the dummy CPU map: cpu -1) nothing crosses: no post, no thread on two
-// CPUs, and what is left is declarations, and the objects the two
-// sessions' setups share (event_mutex, tracepoints_mutex, cpu_hotplug_lock,
-// perf_event_id): since every touched object has a stable key, no reason is
-// an object without one.
+// CPUs, and what is left is declarations, the objects the two sessions'
+// setups share (event_mutex, tracepoints_mutex, cpu_hotplug_lock,
+// perf_event_id), and the run queues a CPU going idle looks at
+// (sched_balance_newidle(): rd->overloaded and the busiest queue, which
+// the model derives from every CPU's rq@cpuN): since every touched object
+// has a stable key, no reason is an object without one.
 // PERFSIM_COMP_CENSUS=C,K,N prints the tables for that shape.
 func TestCompRealShapeCensus(t *testing.T) {
 	c, k, n := 2, 2, 1
