@@ -254,6 +254,7 @@ func (k *Kernel) groupSchedOut(c *cpu.CPU, leader *Event) {
 		return
 	}
 	k.eventSchedOut(c, leader)
+	k.accessEvent(c, leader, "event->sibling_list", cpu.MarkedRead, "group_sched_out") // core.c: group_sched_out(): for_each_sibling_event(event, group_event)
 	for _, s := range leader.siblings {
 		k.eventSchedOut(c, s)
 	}
@@ -300,6 +301,7 @@ func (k *Kernel) groupSchedIn(c *cpu.CPU, leader *Event) error {
 	if err := k.eventSchedIn(c, leader); err != nil {
 		return err
 	}
+	k.accessEvent(c, leader, "event->sibling_list", cpu.MarkedRead, "group_sched_in") // core.c: group_sched_in(): for_each_sibling_event(event, group_event)
 	for i, s := range leader.siblings {
 		if err := k.eventSchedIn(c, s); err != nil {
 			// group_error: undo the siblings that went on, then the leader.

@@ -132,21 +132,13 @@ func (k *Kernel) accessTpRegistered(c *cpu.CPU, s *tpSlot, fn string) {
 
 // swHlistKey is CPU N's struct swevent_htable: "swevent_htable@cpuN", the
 // software events ACTIVE there by type (perf_swevent_add() on that CPU).
-type swHlistKey int
-
-// FootprintKey implements cpu.FootprintKeyer.
-func (k swHlistKey) FootprintKey() string { return "swevent_htable@cpu" + strconv.Itoa(int(k)) }
-
-// swListKey is swHlistKey as the software driver's add and del write it:
-// the same key, with where the model keeps the lists (explore's write
-// audit).
-type swListKey struct {
+type swHlistKey struct {
 	p   *swPMU
 	cpu int
 }
 
 // FootprintKey implements cpu.FootprintKeyer.
-func (k swListKey) FootprintKey() string { return swHlistKey(k.cpu).FootprintKey() }
+func (k swHlistKey) FootprintKey() string { return "swevent_htable@cpu" + strconv.Itoa(k.cpu) }
 
-// FootprintExtent implements the write audit's extent.
-func (k swListKey) FootprintExtent() []any { return []any{&k.p.active[k.cpu]} }
+// FootprintExtent is where the model keeps the lists (explore's write audit).
+func (k swHlistKey) FootprintExtent() []any { return []any{&k.p.active[k.cpu]} }

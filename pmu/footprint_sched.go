@@ -231,6 +231,9 @@ func (k *Kernel) accessUpdateTime(c *cpu.CPU, e *Event, fn string) {
 	if l := e.leader; l != nil && l != e {
 		c.AccessMarkedOnly(l, "event->state", cpu.MarkedRead, fn) // kernel/events/core.c: __perf_effective_state(): leader->state
 	}
+	if len(e.siblings) > 0 {
+		c.AccessMarkedOnly(e, "event->sibling_list", cpu.MarkedRead, fn) // kernel/events/core.c: perf_event_set_state() -> perf_event_update_sibling_time()
+	}
 	if e.cgrp != nil {
 		c.Unaudited("perf_cgroup_event_time")
 	}

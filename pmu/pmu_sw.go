@@ -64,7 +64,7 @@ func (p *swPMU) Add(c *cpu.CPU, e *Event, flags int) error {
 	}
 	l := &p.active[c.ID][e.Attr.Config]
 	if p.k.M.FootprintListening() {
-		c.AccessMarkedOnly(swListKey{p, c.ID}, "swevent_htable->hlist", cpu.MarkedWrite, "perf_swevent_add") // kernel/events/core.c: perf_swevent_add(): hlist_add_head_rcu(&event->hlist_entry, head)
+		c.AccessMarkedOnly(swHlistKey{p, c.ID}, "swevent_htable->hlist", cpu.MarkedWrite, "perf_swevent_add") // kernel/events/core.c: perf_swevent_add(): hlist_add_head_rcu(&event->hlist_entry, head)
 	}
 	*l = append(*l, e)
 	return nil
@@ -74,7 +74,7 @@ func (p *swPMU) Add(c *cpu.CPU, e *Event, flags int) error {
 func (p *swPMU) Del(c *cpu.CPU, e *Event, flags int) {
 	l := &p.active[c.ID][e.Attr.Config]
 	if p.k.M.FootprintListening() {
-		c.AccessMarkedOnly(swListKey{p, c.ID}, "swevent_htable->hlist", cpu.MarkedWrite, "perf_swevent_del") // kernel/events/core.c: perf_swevent_del(): hlist_del_rcu(&event->hlist_entry)
+		c.AccessMarkedOnly(swHlistKey{p, c.ID}, "swevent_htable->hlist", cpu.MarkedWrite, "perf_swevent_del") // kernel/events/core.c: perf_swevent_del(): hlist_del_rcu(&event->hlist_entry)
 	}
 	*l = remove(*l, e)
 }
@@ -88,7 +88,7 @@ func (p *swPMU) Stop(c *cpu.CPU, e *Event, flags int)  { e.hw.state = PERF_HES_S
 func (k *Kernel) perfSwEventSched(c *cpu.CPU, config int) {
 	l := k.swPMU.active[c.ID][config]
 	if k.M.FootprintListening() {
-		c.AccessMarkedOnly(swHlistKey(c.ID), "swevent_htable->hlist", cpu.MarkedRead, "perf_sw_event_sched") // kernel/events/core.c: do_perf_sw_event(): head = find_swevent_head_rcu(swhash, type, event_id)
+		c.AccessMarkedOnly(swHlistKey{k.swPMU, c.ID}, "swevent_htable->hlist", cpu.MarkedRead, "perf_sw_event_sched") // kernel/events/core.c: do_perf_sw_event(): head = find_swevent_head_rcu(swhash, type, event_id)
 	}
 	if len(l) == 0 {
 		return
