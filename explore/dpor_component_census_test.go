@@ -119,7 +119,7 @@ func TestCompRealShapeCensus(t *testing.T) {
 var realDeclared = []string{"pt_event_start:resume-allowed", "pt_config:resume-allowed", "pt_config:handle-nmi", "pt_event_stop:handle-nmi-cleared",
 	"pt_event_start:status-read", "perf_output_put_handle:head-read", "perf_output_put_handle:data-head-stored", "__perf_output_begin:cmpxchg",
 	"syscall_enter_from_user_mode", "exit_to_user_mode_loop", "context_switch", "__schedule:irqs-off",
-	"perf_event_task_sched_out", "perf_event_context_sched_out:disabled", "perf_event_task_sched_in", "ctx_sched_out", "ctx_sched_in",
+	"perf_event_task_sched_out", "perf_event_context_sched_out:locked", "perf_event_context_sched_out:disabled", "perf_event_task_sched_in", "ctx_sched_out", "ctx_sched_in",
 	"event_sched_out", "event_sched_out:del", "event_sched_in"}
 
 // compCensusCase surveys one replicated scenario and checks its census.

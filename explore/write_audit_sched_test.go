@@ -28,6 +28,9 @@ func TestWriteAuditPerfSched(t *testing.T) {
 		{"sigtrap-vs-exit", 0, []string{"perf_event_task_sched_out", "perf_event_task_sched_in", "ctx_sched_in", "ctx_sched_out", "event_sched_out"}},
 		{"tp-target-task-wakeup", 0, []string{"perf_event_task_sched_out", "perf_event_task_sched_in", "ctx_sched_in", "ctx_sched_out", "event_sched_out", "event_sched_out:del", "perf_event_context_sched_out:disabled"}},
 		{"breakpoint-sigtrap-vs-close", 0, []string{"perf_event_task_sched_out", "perf_event_task_sched_in", "ctx_sched_in", "event_sched_out"}},
+		// A child's inherited context against its parent's: the clone
+		// check with both locked (the swap itself is not declared).
+		{"sigtrap-inherit-vs-close", 0, []string{"perf_event_task_sched_out", "perf_event_context_sched_out:locked"}},
 		// The one whose events go back on at a sched-in (event_sched_in:
 		// elsewhere the install's, which returns into perf_event_open()).
 		{"pmu-overflow-vs-sched-out", 3, []string{"perf_event_task_sched_out", "perf_event_task_sched_in", "ctx_sched_in", "ctx_sched_out", "event_sched_in", "event_sched_out", "event_sched_out:del", "perf_event_context_sched_out:disabled"}},

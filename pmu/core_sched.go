@@ -54,9 +54,12 @@ func (k *Kernel) perfEventContextSchedOut(c *cpu.CPU, task, next *sched.Task) {
 				k.ctxLock(c, ctx)
 				k.ctxLockNested(c, nextCtx, 1) // SINGLE_DEPTH_NESTING
 				c.Step("perf_event_context_sched_out:locked")
+				k.accessCloneCheck(c, ctx, nextCtx)
 				if contextEquiv(ctx, nextCtx) {
 					k.perfCtxDisable(c, ctx)
 					// "PMIs are disabled; ctx->nr_no_switch_fast is stable."
+					k.accessCtx(c, ctx, "ctx->nr_no_switch_fast", cpu.MarkedRead, "perf_event_context_sched_out")     // core.c: perf_event_context_sched_out(): if (local_read(&ctx->nr_no_switch_fast) ||
+					k.accessCtx(c, nextCtx, "ctx->nr_no_switch_fast", cpu.MarkedRead, "perf_event_context_sched_out") // core.c: perf_event_context_sched_out():     local_read(&next_ctx->nr_no_switch_fast))
 					if ctx.nrNoSwitchFast != 0 || nextCtx.nrNoSwitchFast != 0 {
 						k.ctxUnlock(c, nextCtx)
 						k.taskCtxSchedOutLocked(c, ctx) // goto inside_switch

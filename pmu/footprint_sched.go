@@ -16,6 +16,13 @@ import (
 //     PMUs' disable, perf_cgroup_switch()'s check (marked when a cgroup is
 //     active); then the switch's own step (context_switch) or the locked
 //     context's (perf_event_context_sched_out:locked, :disabled).
+//   - "perf_event_context_sched_out:locked": with both contexts locked, the
+//     clone check (context_equiv(): pin_count, parent_ctx, parent_gen and
+//     generation of both), then the swap's step, or the slow path's
+//     (nr_no_switch_fast, or not clones: the unlock and the lock of ctx
+//     alone) up to :disabled, or back to the switch. (The swap itself,
+//     :swapped, which moves task->perf_event_ctxp and may sync
+//     inherit_stat counts, is not declared.)
 //   - "perf_event_context_sched_out:disabled": task_ctx_sched_out() up to
 //     ctx_sched_out()'s step, or the enable and unlock back to the switch.
 //   - "ctx_sched_out" and "ctx_sched_in": the groups' walk (their states,
@@ -40,6 +47,7 @@ import (
 func init() {
 	cpu.DeclareComplete(
 		"perf_event_task_sched_out",
+		"perf_event_context_sched_out:locked",
 		"perf_event_context_sched_out:disabled",
 		"perf_event_task_sched_in",
 		"ctx_sched_out",
@@ -289,5 +297,19 @@ func (p *hwPMU) accessCounters(c *cpu.CPU, fn string) {
 		if e != nil && e.hw.running {
 			c.AccessMarkedOnly(e, "event->hw (the counter)", cpu.MarkedWrite, fn) // the model folds the counter at the global disable and re-arms its overflow at the enable
 		}
+	}
+}
+
+// accessCloneCheck annotates context_equiv()'s reads of two contexts
+// locked together: their pin_count, parent_ctx, parent_gen and generation,
+// which list_add_event(), list_del_event(), unclone_ctx() and the pinning
+// write under ctx->lock.
+func (k *Kernel) accessCloneCheck(c *cpu.CPU, ctx, nextCtx *Context) {
+	if !k.M.FootprintListening() {
+		return
+	}
+	for _, x := range [...]*Context{ctx, nextCtx} {
+		c.AccessMarkedOnly(x, "ctx->parent_ctx", cpu.MarkedRead, "context_equiv")                         // kernel/events/core.c: context_equiv(): ctx1->parent_ctx == ctx2 ...
+		c.AccessMarkedOnly(x, "ctx->generation (pin_count, parent_gen)", cpu.MarkedRead, "context_equiv") // kernel/events/core.c: context_equiv(): if (ctx1->pin_count || ctx2->pin_count) ... ctx1->parent_gen == ctx2->generation
 	}
 }
