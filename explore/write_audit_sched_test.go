@@ -31,6 +31,8 @@ func TestWriteAuditPerfSched(t *testing.T) {
 		// A child's inherited context against its parent's: the clone
 		// check with both locked (the swap itself is not declared).
 		{"sigtrap-inherit-vs-close", 0, []string{"perf_event_task_sched_out", "perf_event_context_sched_out:locked"}},
+		// A task-clock event (its hrtimer) switched in and out.
+		{"mmap-rb-vs-sched-out", 2, []string{"perf_event_task_sched_out", "perf_event_task_sched_in", "ctx_sched_in", "event_sched_out", "event_sched_out:del"}},
 		// The one whose events go back on at a sched-in (event_sched_in:
 		// elsewhere the install's, which returns into perf_event_open()).
 		{"pmu-overflow-vs-sched-out", 3, []string{"perf_event_task_sched_out", "perf_event_task_sched_in", "ctx_sched_in", "ctx_sched_out", "event_sched_in", "event_sched_out", "event_sched_out:del", "perf_event_context_sched_out:disabled"}},

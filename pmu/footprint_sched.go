@@ -313,3 +313,23 @@ func (k *Kernel) accessCloneCheck(c *cpu.CPU, ctx, nextCtx *Context) {
 		c.AccessMarkedOnly(x, "ctx->generation (pin_count, parent_gen)", cpu.MarkedRead, "context_equiv") // kernel/events/core.c: context_equiv(): if (ctx1->pin_count || ctx2->pin_count) ... ctx1->parent_gen == ctx2->generation
 	}
 }
+
+// accessClock annotates cpu_clock_event_add()/del() (and task_clock's) of
+// e on c: its hw state (the running clock, the period left, its hrtimer,
+// armed on c: a post the timer reports) and, at del, its count.
+func (p *clockPMU) accessClock(c *cpu.CPU, e *Event, fn string) {
+	if p.k.M.FootprintListening() {
+		c.AccessMarkedOnly(e, "event->hw (the counter)", cpu.MarkedWrite, fn) // kernel/events/core.c: cpu_clock_event_start()/stop(): hwc->state, prev_count, perf_swevent_start_hrtimer()
+		c.AccessMarkedOnly(e, "event->count", cpu.MarkedWrite, fn)            // kernel/events/core.c: cpu_clock_event_update(): local64_add(delta, &event->count)
+	}
+}
+
+// accessOldTimer marks the cancel of an event's hrtimer still armed on
+// another CPU (a throttled clock event's, which its stop left to its
+// callback): the model takes it off that CPU's queue, which no post tells
+// (cpu.Timer.Cancel).
+func (p *clockPMU) accessOldTimer(c *cpu.CPU, tm *cpu.Timer) {
+	if armed, _ := tm.Armed(); armed && tm.CPU() != c {
+		c.Unaudited("hrtimer_cancel (another CPU's)")
+	}
+}

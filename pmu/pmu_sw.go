@@ -153,7 +153,7 @@ func (p *clockPMU) EventInit(e *Event) error {
 // Add starts the clock on c.
 // kernel/events/core.c: cpu_clock_event_add()
 func (p *clockPMU) Add(c *cpu.CPU, e *Event, flags int) error {
-	c.Unaudited("cpu_clock_event_add") // its hrtimer and count are not annotated (footprint_sched.go)
+	p.accessClock(c, e, "cpu_clock_event_add")
 	e.hw.timerCPU = c.ID
 	if flags&PERF_EF_START != 0 {
 		p.Start(c, e, flags)
@@ -165,7 +165,7 @@ func (p *clockPMU) Add(c *cpu.CPU, e *Event, flags int) error {
 
 // Del is cpu_clock_event_del(): stop with an update.
 func (p *clockPMU) Del(c *cpu.CPU, e *Event, flags int) {
-	c.Unaudited("cpu_clock_event_del") // its hrtimer and count are not annotated (footprint_sched.go)
+	p.accessClock(c, e, "cpu_clock_event_del")
 	p.Stop(c, e, PERF_EF_UPDATE)
 }
 
@@ -269,6 +269,7 @@ func (p *clockPMU) timer(c *cpu.CPU, e *Event) *cpu.Timer {
 		return tm
 	}
 	if e.hw.timer != nil {
+		p.accessOldTimer(c, e.hw.timer)
 		e.hw.timer.Cancel()
 	}
 	e.hw.timer = c.NewTimer(false, cpu.Interrupt{Name: "perf_swevent_hrtimer", Fn: func(c *cpu.CPU) { p.hrtimer(c, e) }})
