@@ -380,9 +380,11 @@ func (e *Event) groupLeaderPMUIndex() int { return e.leader.groupPMU().base().in
 // kernel/events/core.c: perf_cgroup_switch()
 func (k *Kernel) perfCgroupSwitch(c *cpu.CPU, task *sched.Task) {
 	cc := &k.cpuCtx[c.ID]
+	k.accessCPUCtx(c, "cpuctx->cgrp", cpu.MarkedRead, "perf_cgroup_switch") // core.c: perf_cgroup_switch(): if (READ_ONCE(cpuctx->cgrp) == NULL) return
 	if cc.cg.cgrp == nil {
 		return
 	}
+	c.Unaudited("perf_cgroup_switch") // footprint_sched.go
 	k.cgs.ledger.current(k, c.ID, task)
 	pc := perfCgroupOf(k.S.CgroupOf(task))
 	if cc.cg.cgrp == pc {
@@ -401,6 +403,7 @@ func (k *Kernel) perfCgroupSwitch(c *cpu.CPU, task *sched.Task) {
 		cc.cg.cgrp = pc
 		c.Step("perf_cgroup_switch:in")
 		k.ctxSchedIn(c, &cc.ctx, EVENT_ALL|EVENT_CGROUP)
+		returnUnaudited(c, "perf_cgroup_switch")
 		k.perfCtxEnableCgroup(c)
 	}
 	if cc.taskCtx != nil {

@@ -99,7 +99,11 @@ func (e *Event) updateTime(fn string) {
 	}
 	// One annotation for the read (__perf_update_times(): u64 delta = now -
 	// event->tstamp) and the write (event->tstamp = now) that follows it.
-	e.k.curCPU().Access(e, "event->tstamp", cpu.PlainRMW, fn) // core.c: perf_event_update_time()
+	c := e.k.curCPU()
+	c.Access(e, "event->tstamp", cpu.PlainRMW, fn) // core.c: perf_event_update_time()
+	if e.k.M.FootprintListening() {
+		e.k.accessUpdateTime(c, e, fn)
+	}
 	e.foldTime()
 }
 
@@ -232,10 +236,12 @@ func (k *Kernel) eventSchedOut(c *cpu.CPU, e *Event) {
 	if e.pendingDisable {
 		c.Access(e, "event->pending_disable", cpu.PlainWrite, "event_sched_out") // core.c: event_sched_out(): event->pending_disable = 0
 		e.pendingDisable = false
+		k.eventCgroupUnaudited(c, e, "perf_cgroup_event_disable")
 		k.cgroupEventDisable(e, e.ctx)
 		st = StateOff
 	}
 	e.setState(st)
+	k.accessCtx(c, e.ctx, "ctx->nr_active", cpu.MarkedWrite, "event_sched_out") // core.c: event_sched_out(): ctx->nr_active--
 	e.ctx.nrActive--
 	k.perfPMUEnable(c, e.pmu)
 }
@@ -243,10 +249,12 @@ func (k *Kernel) eventSchedOut(c *cpu.CPU, e *Event) {
 // groupSchedOut takes a group off the PMU.
 // kernel/events/core.c: group_sched_out()
 func (k *Kernel) groupSchedOut(c *cpu.CPU, leader *Event) {
+	k.accessEvent(c, leader, "event->state", cpu.MarkedRead, "group_sched_out") // core.c: group_sched_out(): event_sched_out(group_event) reads its state
 	if leader.state != StateActive {
 		return
 	}
 	k.eventSchedOut(c, leader)
+	k.accessEvent(c, leader, "event->sibling_list", cpu.MarkedRead, "group_sched_out") // core.c: group_sched_out(): for_each_sibling_event(event, group_event)
 	for _, s := range leader.siblings {
 		k.eventSchedOut(c, s)
 	}
@@ -263,7 +271,9 @@ func (k *Kernel) eventSchedIn(c *cpu.CPU, e *Event) error {
 	e.oncpu = c.ID
 	e.setState(StateActive)
 	// "we might have missed several ticks already": pmu->add starts it.
+	k.accessEvent(c, e, "event->hw.interrupts", cpu.MarkedRead, "event_sched_in") // core.c: event_sched_in(): if (unlikely(event->hw.interrupts == MAX_INTERRUPTS))
 	if e.hw.interrupts == maxInterrupts {
+		c.Unaudited("perf_event_unthrottle") // footprint_sched.go
 		k.perfEventUnthrottle(c, e, false)
 	}
 	k.perfPMUDisable(c, e.pmu)
@@ -274,6 +284,7 @@ func (k *Kernel) eventSchedIn(c *cpu.CPU, e *Event) error {
 		c.Access(e, "event->oncpu", cpu.PlainWrite, "event_sched_in") // core.c: event_sched_in(): event->oncpu = -1 (pmu->add failed)
 		e.oncpu = -1
 	} else {
+		k.accessCtx(c, e.ctx, "ctx->nr_active", cpu.MarkedWrite, "event_sched_in") // core.c: event_sched_in(): ctx->nr_active++
 		e.ctx.nrActive++
 	}
 	k.perfPMUEnable(c, e.pmu)
@@ -283,12 +294,14 @@ func (k *Kernel) eventSchedIn(c *cpu.CPU, e *Event) error {
 // groupSchedIn puts a whole group on the PMU, or none of it.
 // kernel/events/core.c: group_sched_in()
 func (k *Kernel) groupSchedIn(c *cpu.CPU, leader *Event) error {
+	k.accessEvent(c, leader, "event->state", cpu.MarkedRead, "group_sched_in") // core.c: group_sched_in(): if (group_event->state == PERF_EVENT_STATE_OFF)
 	if leader.state == StateOff {
 		return nil
 	}
 	if err := k.eventSchedIn(c, leader); err != nil {
 		return err
 	}
+	k.accessEvent(c, leader, "event->sibling_list", cpu.MarkedRead, "group_sched_in") // core.c: group_sched_in(): for_each_sibling_event(event, group_event)
 	for i, s := range leader.siblings {
 		if err := k.eventSchedIn(c, s); err != nil {
 			// group_error: undo the siblings that went on, then the leader.
@@ -305,16 +318,25 @@ func (k *Kernel) groupSchedIn(c *cpu.CPU, leader *Event) error {
 // ctxSchedOut schedules out the event types of ctx on c.
 // kernel/events/core.c: ctx_sched_out()
 func (k *Kernel) ctxSchedOut(c *cpu.CPU, ctx *Context, eventType int) {
+	k.accessCtx(c, ctx, "ctx->is_active", cpu.MarkedRead, "ctx_sched_out") // core.c: ctx_sched_out(): if (!ctx->is_active)
 	isActive := ctx.isActive
 	if isActive == 0 {
 		return
 	}
 	cc := &k.cpuCtx[c.ID]
+	if ctx.task != nil {
+		k.accessCPUCtx(c, "cpuctx->task_ctx", cpu.MarkedRead, "ctx_sched_out") // core.c: ctx_sched_out(): WARN_ON_ONCE(cpuctx->task_ctx != ctx)
+	}
 	if ctx.task != nil && cc.taskCtx != ctx {
 		panicCrash("ctx_sched_out: task ctx of %s is not cpu%d's task_ctx", ctx.task, c.ID)
 	}
 	c.Step("ctx_sched_out")
+	if eventType&EVENT_CGROUP != 0 {
+		c.Unaudited("perf_cgroup_switch") // footprint_sched.go
+	}
+	k.cgroupsUnaudited(c, eventType, "update_cgrp_time_from_cpuctx")
 	if isActive&EVENT_TIME != 0 {
+		k.accessCtx(c, ctx, "ctx->time", cpu.MarkedWrite, "ctx_sched_out") // core.c: ctx_sched_out() -> __ctx_time_update(): ctx->time, ctx->timestamp
 		ctx.updateContextTime(true)
 		k.updateCgrpTimeFromCPUCtx(k.cpuCtxOf(ctx), ctx.task == nil) // __ctx_time_update(): final for the CPU context
 	}
@@ -335,6 +357,7 @@ func (k *Kernel) ctxSchedOut(c *cpu.CPU, ctx *Context, eventType int) {
 	if isActive&EVENT_FLEXIBLE != 0 {
 		k.pmuCtxSchedOut(c, ctx, ctx.flexible, eventType)
 		// __pmu_ctx_sched_out(): the next flexible sched-in sets it again.
+		k.accessCtx(c, ctx, "pmu_ctx->rotate_necessary", cpu.MarkedWrite, "__pmu_ctx_sched_out") // core.c: __pmu_ctx_sched_out(): pmu_ctx->rotate_necessary = 0
 		for i := range ctx.rotateNecessary {
 			if eventType&EVENT_CGROUP == 0 || (ctx.task == nil && k.cpuCtx[ctx.cpu].cg.nrPMU[i] > 0) {
 				ctx.rotateNecessary[i] = false
@@ -347,7 +370,9 @@ func (k *Kernel) ctxSchedOut(c *cpu.CPU, ctx *Context, eventType int) {
 // around its groups.
 // kernel/events/core.c: __pmu_ctx_sched_out()
 func (k *Kernel) pmuCtxSchedOut(c *cpu.CPU, ctx *Context, groups []*Event, eventType int) {
+	k.accessCtxEvents(c, ctx, "__pmu_ctx_sched_out")
 	for _, g := range groups {
+		k.accessEvent(c, g, "event->state", cpu.MarkedRead, "__pmu_ctx_sched_out") // core.c: __pmu_ctx_sched_out(): group_sched_out() of each group (event_sched_out() reads its state)
 		if g.state != StateActive || k.skipCgroupGroup(ctx, g, eventType) {
 			continue
 		}
@@ -360,13 +385,18 @@ func (k *Kernel) pmuCtxSchedOut(c *cpu.CPU, ctx *Context, groups []*Event, event
 // ctxSchedIn schedules in the event types of ctx on c.
 // kernel/events/core.c: ctx_sched_in()
 func (k *Kernel) ctxSchedIn(c *cpu.CPU, ctx *Context, eventType int) {
+	k.accessCtxEvents(c, ctx, "ctx_sched_in") // core.c: ctx_sched_in(): if (!ctx->nr_events) return
 	if len(ctx.events) == 0 {
 		return
 	}
+	k.accessCtx(c, ctx, "ctx->is_active", cpu.MarkedRead, "ctx_sched_in") // core.c: ctx_sched_in(): active_type = ctx->is_active (written below, annotated)
 	isActive := ctx.isActive
+	k.cgroupsUnaudited(c, eventType, "perf_cgroup_set_timestamp")
 	k.cgroupCtxTimeChange(ctx)
 	if isActive&EVENT_TIME == 0 {
-		ctx.updateContextTime(false) // start ctx time
+		// start ctx time
+		k.accessCtx(c, ctx, "ctx->time", cpu.MarkedWrite, "ctx_sched_in") // core.c: ctx_sched_in() -> __update_context_time(ctx, false): ctx->timestamp
+		ctx.updateContextTime(false)
 		k.perfCgroupSetTimestamp(k.cpuCtxOf(ctx))
 	}
 	c.Access(ctx, "ctx->is_active", cpu.PlainRMW, "ctx_sched_in") // core.c: ctx_sched_in(): ctx->is_active |= active_type | EVENT_TIME (ctx->lock held)
@@ -376,11 +406,14 @@ func (k *Kernel) ctxSchedIn(c *cpu.CPU, ctx *Context, eventType int) {
 		if isActive&EVENT_ALL == 0 {
 			c.Access(cc, "cpuctx->task_ctx", cpu.PlainWrite, "ctx_sched_in") // core.c: ctx_sched_in(): cpuctx->task_ctx = ctx
 			cc.taskCtx = ctx
-		} else if cc.taskCtx != ctx {
+		} else if k.accessCPUCtx(c, "cpuctx->task_ctx", cpu.MarkedRead, "ctx_sched_in"); cc.taskCtx != ctx { // core.c: ctx_sched_in(): WARN_ON_ONCE(cpuctx->task_ctx != ctx)
 			panicCrash("ctx_sched_in: task ctx of %s is not cpu%d's task_ctx", ctx.task, c.ID)
 		}
 	}
 	c.Step("ctx_sched_in")
+	if eventType&EVENT_CGROUP != 0 {
+		c.Unaudited("perf_cgroup_switch") // footprint_sched.go
+	}
 	isActive ^= ctx.isActive
 	if isActive&EVENT_PINNED != 0 {
 		k.pmuCtxSchedIn(c, ctx, ctx.pinned, true, eventType)
@@ -395,7 +428,10 @@ func (k *Kernel) ctxSchedIn(c *cpu.CPU, ctx *Context, eventType int) {
 // kernel/events/core.c: __pmu_ctx_sched_in() -> visit_groups_merge(merge_sched_in)
 func (k *Kernel) pmuCtxSchedIn(c *cpu.CPU, ctx *Context, groups []*Event, pinned bool, eventType int) {
 	var full [8]bool // can_add_hw == 0, per PMU
+	k.accessCtxEvents(c, ctx, "__pmu_ctx_sched_in")
 	for _, g := range groups {
+		k.accessEvent(c, g, "event->state", cpu.MarkedRead, "merge_sched_in") // core.c: merge_sched_in(): if (event->state <= PERF_EVENT_STATE_OFF)
+		k.eventCgroupUnaudited(c, g, "perf_cgroup_match")
 		if g.state <= StateOff || !eventFilterMatch(g, c) || k.skipCgroupGroup(ctx, g, eventType) {
 			continue
 		}
@@ -407,9 +443,11 @@ func (k *Kernel) pmuCtxSchedIn(c *cpu.CPU, ctx *Context, groups []*Event, pinned
 			_ = k.groupSchedIn(c, g)
 			k.perfPMUEnable(c, g.pmu)
 		}
+		k.accessEvent(c, g, "event->state", cpu.MarkedRead, "merge_sched_in") // core.c: merge_sched_in(): if (event->state == PERF_EVENT_STATE_INACTIVE)
 		if g.state == StateInactive && !soft {
 			full[idx] = true
 			if pinned {
+				c.Unaudited("merge_sched_in:pinned-error") // the wakeup of a pinned group in error (footprint_sched.go)
 				// A pinned group that cannot go on is in error.
 				k.cgroupEventDisable(g, g.ctx)
 				g.setState(StateError)
@@ -420,7 +458,9 @@ func (k *Kernel) pmuCtxSchedIn(c *cpu.CPU, ctx *Context, groups []*Event, pinned
 			} else {
 				// A flexible one waits for its turn: rotation. (The model's
 				// user page has no times, so no group_update_userpage().)
+				k.accessCtx(c, g.ctx, "pmu_ctx->rotate_necessary", cpu.MarkedWrite, "merge_sched_in") // core.c: merge_sched_in(): event->pmu_ctx->rotate_necessary = 1
 				g.ctx.rotateNecessary[idx] = true
+				k.accessMux(c, "merge_sched_in")
 				k.perfMuxHrtimerRestart(c, gp)
 			}
 		}
@@ -459,6 +499,7 @@ func (k *Kernel) ctxResched(c *cpu.CPU, taskCtx *Context, eventType int, cpuEven
 		k.ctxSchedOut(c, &cc.ctx, EVENT_FLEXIBLE)
 	}
 	k.perfEventSchedIn(c, taskCtx)
+	returnUnaudited(c, "ctx_resched") // its callers' code after it (footprint_sched.go)
 }
 
 // getEventType is get_event_type().

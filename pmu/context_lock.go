@@ -42,6 +42,7 @@ func (k *Kernel) ctxLockNested(c *cpu.CPU, ctx *Context, subclass int) {
 	if ctx.lockDepth == 0 {
 		k.S.Lockdep.AcquireCached(c, nil, &k.ctxLockClasses, sched.LockClass{Name: ctxLockClass.Name, Subclass: subclass})
 	}
+	k.accessCtxLock(c, ctx, "raw_spin_lock")
 	ctx.lockCPU = c.ID + 1
 	ctx.lockDepth++
 	c.Acquire(&ctx.lockClock) // the data-race oracle's lock edge (cpu/race.go)
@@ -53,6 +54,7 @@ func (k *Kernel) ctxUnlock(c *cpu.CPU, ctx *Context) {
 	if ctx.lockCPU != c.ID+1 || ctx.lockDepth <= 0 {
 		panicCrash("raw_spin_unlock: ctx->lock of %v not held on cpu%d", ctx.task, c.ID)
 	}
+	k.accessCtxLock(c, ctx, "raw_spin_unlock")
 	if ctx.lockDepth--; ctx.lockDepth == 0 {
 		c.Release(&ctx.lockClock)
 		ctx.lockCPU = 0

@@ -129,6 +129,7 @@ func (k *Kernel) __perfEventExitContext(c *cpu.CPU, ctx *Context) {
 	k.ctxLock(c, ctx)
 	c.Step("__perf_event_exit_context")
 	k.ctxSchedOut(c, ctx, EVENT_TIME)
+	returnUnaudited(c, "__perf_event_exit_context")
 	for _, e := range append([]*Event(nil), ctx.events...) {
 		k.__perfRemoveFromContext(c, e, ctx)
 		k.glob.exitRemoved++

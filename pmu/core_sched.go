@@ -13,10 +13,12 @@ import (
 func (k *Kernel) SchedOut(c *cpu.CPU, prev, next *sched.Task) {
 	k.perfSwEventSched(c, uapi.PERF_COUNT_SW_CONTEXT_SWITCHES)
 	c.Step("perf_event_task_sched_out")
+	k.accessSwitchEvents(c)
 	if k.nrSwitchEvents > 0 {
 		k.perfEventSwitch(c, prev, next, false)
 	}
 	if prev != nil {
+		k.accessLastCPU(c, prev, cpu.MarkedWrite, "perf_event_task_sched_out")
 		k.lastCPU[prev] = c.ID
 		k.perfEventContextSchedOut(c, prev, next)
 	}
@@ -36,21 +38,28 @@ func (k *Kernel) SchedOut(c *cpu.CPU, prev, next *sched.Task) {
 // kernel/events/core.c: perf_event_context_sched_out()
 func (k *Kernel) perfEventContextSchedOut(c *cpu.CPU, task, next *sched.Task) {
 	ctx := k.taskCtx[task]
+	k.accessTaskCtxp(c, task, ctx, "perf_event_context_sched_out")
 	if ctx == nil || ctx.dead {
 		return
 	}
 	if next != nil && !k.KnobIs("ctx-swap", "off") {
 		nextCtx := k.taskCtx[next]
+		k.accessTaskCtxp(c, next, nextCtx, "perf_event_context_sched_out")
 		if nextCtx != nil && !nextCtx.dead {
+			k.accessCtx(c, ctx, "ctx->parent_ctx", cpu.MarkedRead, "perf_event_context_sched_out")     // core.c: perf_event_context_sched_out(): parent = rcu_dereference(ctx->parent_ctx)
+			k.accessCtx(c, nextCtx, "ctx->parent_ctx", cpu.MarkedRead, "perf_event_context_sched_out") // core.c: perf_event_context_sched_out(): next_parent = rcu_dereference(next_ctx->parent_ctx)
 			parent, nextParent := ctx.parentCtx, nextCtx.parentCtx
 			// "If neither context have a parent context; they cannot be clones."
 			if (parent != nil || nextParent != nil) && (nextParent == ctx || nextCtx == parent || nextParent == parent) {
 				k.ctxLock(c, ctx)
 				k.ctxLockNested(c, nextCtx, 1) // SINGLE_DEPTH_NESTING
 				c.Step("perf_event_context_sched_out:locked")
+				k.accessCloneCheck(c, ctx, nextCtx)
 				if contextEquiv(ctx, nextCtx) {
 					k.perfCtxDisable(c, ctx)
 					// "PMIs are disabled; ctx->nr_no_switch_fast is stable."
+					k.accessCtx(c, ctx, "ctx->nr_no_switch_fast", cpu.MarkedRead, "perf_event_context_sched_out")     // core.c: perf_event_context_sched_out(): if (local_read(&ctx->nr_no_switch_fast) ||
+					k.accessCtx(c, nextCtx, "ctx->nr_no_switch_fast", cpu.MarkedRead, "perf_event_context_sched_out") // core.c: perf_event_context_sched_out():     local_read(&next_ctx->nr_no_switch_fast))
 					if ctx.nrNoSwitchFast != 0 || nextCtx.nrNoSwitchFast != 0 {
 						k.ctxUnlock(c, nextCtx)
 						k.taskCtxSchedOutLocked(c, ctx) // goto inside_switch
@@ -73,6 +82,7 @@ func (k *Kernel) perfEventContextSchedOut(c *cpu.CPU, task, next *sched.Task) {
 			}
 		}
 	}
+	k.accessCtx(c, ctx, "ctx->is_active", cpu.MarkedRead, "perf_event_context_sched_out") // the model's shortcut of task_ctx_sched_out() -> ctx_sched_out(): if (!ctx->is_active)
 	if ctx.isActive == 0 {
 		return
 	}
@@ -152,9 +162,11 @@ func (k *Kernel) SchedIn(c *cpu.CPU, prev, next *sched.Task) {
 	}
 	c.Step("perf_event_task_sched_in")
 	k.perfEventContextSchedIn(c, next)
+	k.accessSwitchEvents(c)
 	if k.nrSwitchEvents > 0 {
 		k.perfEventSwitch(c, next, prev, true)
 	}
+	k.accessLastCPU(c, next, cpu.MarkedRead, "perf_event_task_sched_in")
 	if last, ok := k.lastCPU[next]; ok && last != c.ID {
 		k.perfSwEventSched(c, uapi.PERF_COUNT_SW_CPU_MIGRATIONS) // task->sched_migrated
 	}
@@ -165,6 +177,7 @@ func (k *Kernel) SchedIn(c *cpu.CPU, prev, next *sched.Task) {
 // kernel/events/core.c: perf_event_context_sched_in()
 func (k *Kernel) perfEventContextSchedIn(c *cpu.CPU, task *sched.Task) {
 	ctx := k.taskCtx[task]
+	k.accessTaskCtxp(c, task, ctx, "perf_event_context_sched_in")
 	if ctx == nil || ctx.dead {
 		// task->perf_event_ctxp is NULL once perf_event_exit_task_context()
 		// ran: an exiting task that sleeps later (on a child_mutex) comes
@@ -172,10 +185,13 @@ func (k *Kernel) perfEventContextSchedIn(c *cpu.CPU, task *sched.Task) {
 		return
 	}
 	cc := &k.cpuCtx[c.ID]
+	k.accessCPUCtx(c, "cpuctx->task_ctx", cpu.MarkedRead, "perf_event_context_sched_in") // core.c: perf_event_context_sched_in(): if (cpuctx->task_ctx == ctx)
 	if cc.taskCtx == ctx {
 		return
 	}
 	k.ctxLock(c, ctx) // perf_ctx_lock(cpuctx, ctx)
+
+	k.accessCtxEvents(c, ctx, "perf_event_context_sched_in") // core.c: perf_event_context_sched_in(): if (!ctx->nr_events)
 	if len(ctx.events) == 0 {
 		k.ctxUnlock(c, ctx)
 		return
@@ -192,6 +208,7 @@ func (k *Kernel) perfEventContextSchedIn(c *cpu.CPU, task *sched.Task) {
 // perfCtxDisable disables every PMU that has events in ctx.
 // kernel/events/core.c: perf_ctx_disable()
 func (k *Kernel) perfCtxDisable(c *cpu.CPU, ctx *Context) {
+	k.accessCtxEvents(c, ctx, "perf_ctx_disable")
 	for _, p := range k.pmus {
 		if ctxHasPMU(ctx, p) {
 			k.perfPMUDisable(c, p)
@@ -201,6 +218,7 @@ func (k *Kernel) perfCtxDisable(c *cpu.CPU, ctx *Context) {
 
 // perfCtxEnable is perf_ctx_enable().
 func (k *Kernel) perfCtxEnable(c *cpu.CPU, ctx *Context) {
+	k.accessCtxEvents(c, ctx, "perf_ctx_enable")
 	for _, p := range k.pmus {
 		if ctxHasPMU(ctx, p) {
 			k.perfPMUEnable(c, p)

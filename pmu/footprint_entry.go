@@ -25,14 +25,17 @@ func (k tpKey) FootprintKey() string { return "tp:" + k.info.System + ":" + k.in
 // tpCPUKey is a tracepoint's per-CPU list of events: "tp:SYSTEM:NAME@cpuN"
 // (this_cpu_ptr(tp_event->perf_events): each CPU's its own).
 type tpCPUKey struct {
-	info *TracepointInfo
-	cpu  int
+	s   *tpSlot
+	cpu int
 }
 
 // FootprintKey implements cpu.FootprintKeyer.
 func (k tpCPUKey) FootprintKey() string {
-	return "tp:" + k.info.System + ":" + k.info.Name + "@cpu" + strconv.Itoa(k.cpu)
+	return "tp:" + k.s.info.System + ":" + k.s.info.Name + "@cpu" + strconv.Itoa(k.cpu)
 }
+
+// FootprintExtent is where the model keeps the list (explore's write audit).
+func (k tpCPUKey) FootprintExtent() []any { return []any{&k.s.perCPU[k.cpu]} }
 
 // perfSyscallFn names the function that fires a syscall tracepoint.
 func perfSyscallFn(enter bool) string {
@@ -64,7 +67,7 @@ func (k *Kernel) accessTpHlist(c *cpu.CPU, s *tpSlot, op cpu.AccessOp, fn string
 	if !k.M.FootprintListening() {
 		return
 	}
-	c.AccessMarkedOnly(tpCPUKey{&s.info, c.ID}, "tp_event->perf_events", op, fn) // kernel/trace/trace_syscalls.c: perf_syscall_enter(): head = this_cpu_ptr(sys_data->enter_event->perf_events); if (hlist_empty(head)) return
+	c.AccessMarkedOnly(tpCPUKey{s, c.ID}, "tp_event->perf_events", op, fn) // kernel/trace/trace_syscalls.c: perf_syscall_enter(): head = this_cpu_ptr(sys_data->enter_event->perf_events); if (hlist_empty(head)) return
 }
 
 // FootprintKey implements cpu.FootprintKeyer: "cpu_hw_events@cpuN", the
@@ -129,7 +132,13 @@ func (k *Kernel) accessTpRegistered(c *cpu.CPU, s *tpSlot, fn string) {
 
 // swHlistKey is CPU N's struct swevent_htable: "swevent_htable@cpuN", the
 // software events ACTIVE there by type (perf_swevent_add() on that CPU).
-type swHlistKey int
+type swHlistKey struct {
+	p   *swPMU
+	cpu int
+}
 
 // FootprintKey implements cpu.FootprintKeyer.
-func (k swHlistKey) FootprintKey() string { return "swevent_htable@cpu" + strconv.Itoa(int(k)) }
+func (k swHlistKey) FootprintKey() string { return "swevent_htable@cpu" + strconv.Itoa(k.cpu) }
+
+// FootprintExtent is where the model keeps the lists (explore's write audit).
+func (k swHlistKey) FootprintExtent() []any { return []any{&k.p.active[k.cpu]} }

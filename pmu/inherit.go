@@ -299,6 +299,7 @@ func (k *Kernel) perfEventExitTaskContext(cur, task *sched.Task, exit bool) {
 	c.Access(ctx, "ctx->task", cpu.MarkedWrite, "perf_event_exit_task_context") // core.c: perf_event_exit_task_context(): WRITE_ONCE(ctx->task, TASK_TOMBSTONE)
 	if exit && k.cpuCtx[c.ID].taskCtx == ctx {
 		k.ctxSchedOut(c, ctx, EVENT_ALL) // task_ctx_sched_out()
+		returnUnaudited(c, "perf_event_exit_task_context")
 	}
 	ctx.dead = true                                   // RCU_INIT_POINTER(task->perf_event_ctxp, NULL); ctx->task = TASK_TOMBSTONE
 	k.putCtx(ctx, "perf_event_exit_task_context")     // put_ctx(ctx): task->perf_event_ctxp's ("cannot be last")
@@ -418,6 +419,7 @@ func (k *Kernel) removeInheritedFromContext(c *cpu.CPU, e *Event, ctx *Context) 
 	c.Step("__perf_remove_from_context")
 	if e.state == StateActive {
 		k.eventSchedOut(c, e)
+		returnUnaudited(c, "__perf_remove_from_context")
 	}
 	e.setState(min(e.state, StateExit))
 	if e.attachChild { // perf_child_detach()

@@ -197,6 +197,7 @@ func (k *Kernel) __perfEventDisable(c *cpu.CPU, e *Event, ctx *Context) {
 	} else {
 		k.eventSchedOut(c, e)
 	}
+	returnUnaudited(c, "__perf_event_disable")
 	k.cgroupEventDisable(e, ctx) // __event_disable()
 	e.setState(StateOff)
 }

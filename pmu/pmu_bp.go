@@ -168,6 +168,7 @@ func (p *bpPMU) Destroy(e *Event) { p.releaseBpSlot(e) }
 // Add installs the breakpoint in a free debug register of this CPU.
 // kernel/events/hw_breakpoint.c: hw_breakpoint_add() -> arch/x86: arch_install_hw_breakpoint()
 func (p *bpPMU) Add(c *cpu.CPU, e *Event, flags int) error {
+	p.accessSlots(c, e, "arch_install_hw_breakpoint")
 	if flags&PERF_EF_START == 0 {
 		e.hw.state = PERF_HES_STOPPED
 	} else {
@@ -190,6 +191,7 @@ func (p *bpPMU) Add(c *cpu.CPU, e *Event, flags int) error {
 // Del frees its debug register.
 // arch/x86/kernel/hw_breakpoint.c: arch_uninstall_hw_breakpoint()
 func (p *bpPMU) Del(c *cpu.CPU, e *Event, flags int) {
+	p.accessSlots(c, e, "arch_uninstall_hw_breakpoint")
 	for i := range p.slots[c.ID] {
 		if p.slots[c.ID][i] == e {
 			p.slots[c.ID][i] = nil

@@ -158,6 +158,7 @@ func (p *hwPMU) arm(c *cpu.CPU, e *Event) {
 // Add puts the event on a free counter.
 // arch/x86/events/core.c: x86_pmu_add() (+ the counter assignment of x86_schedule_events())
 func (p *hwPMU) Add(c *cpu.CPU, e *Event, flags int) error {
+	p.accessCounter(c, e, "x86_pmu_add")
 	cc := &p.cpuc[c.ID]
 	idx := -1
 	for i, x := range cc.events {
@@ -181,6 +182,7 @@ func (p *hwPMU) Add(c *cpu.CPU, e *Event, flags int) error {
 // Del stops the counter with an update and frees it.
 // arch/x86/events/core.c: x86_pmu_del()
 func (p *hwPMU) Del(c *cpu.CPU, e *Event, flags int) {
+	p.accessCounter(c, e, "x86_pmu_del")
 	p.Stop(c, e, PERF_EF_UPDATE)
 	cc := &p.cpuc[c.ID]
 	if e.hw.idx >= 0 && cc.events[e.hw.idx] == e {
@@ -239,6 +241,7 @@ func (p *hwPMU) Read(c *cpu.CPU, e *Event) {
 // PMUDisable freezes every counter of the CPU.
 // arch/x86/events/core.c: x86_pmu_disable()
 func (p *hwPMU) PMUDisable(c *cpu.CPU) {
+	p.accessCounters(c, "x86_pmu_disable")
 	cc := &p.cpuc[c.ID]
 	for _, e := range cc.events {
 		if e != nil && e.hw.running {
@@ -254,6 +257,7 @@ func (p *hwPMU) PMUDisable(c *cpu.CPU) {
 // PMUEnable lets them count again.
 // arch/x86/events/core.c: x86_pmu_enable()
 func (p *hwPMU) PMUEnable(c *cpu.CPU) {
+	p.accessCounters(c, "x86_pmu_enable")
 	cc := &p.cpuc[c.ID]
 	cc.enabled = true
 	for _, e := range cc.events {

@@ -89,6 +89,7 @@ func (noAux) SnapshotAux(*cpu.CPU, *Event, int) int   { return 0 }
 // perfPMUDisable disables the PMU on c, nesting: pmu_disable_count.
 // kernel/events/core.c: perf_pmu_disable()
 func (k *Kernel) perfPMUDisable(c *cpu.CPU, p PMU) {
+	k.accessPMUDisable(c, "perf_pmu_disable")
 	n := &k.pmuDisable.Get(c)[p.base().index]
 	*n++
 	if *n == 1 {
@@ -99,6 +100,7 @@ func (k *Kernel) perfPMUDisable(c *cpu.CPU, p PMU) {
 // perfPMUEnable re-enables the PMU when the outermost disable ends.
 // kernel/events/core.c: perf_pmu_enable()
 func (k *Kernel) perfPMUEnable(c *cpu.CPU, p PMU) {
+	k.accessPMUDisable(c, "perf_pmu_enable")
 	n := &k.pmuDisable.Get(c)[p.base().index]
 	*n--
 	if *n < 0 {

@@ -53,6 +53,7 @@ func (p *swPMU) EventInit(e *Event) error {
 // Add puts the event on this CPU's list.
 // kernel/events/core.c: perf_swevent_add()
 func (p *swPMU) Add(c *cpu.CPU, e *Event, flags int) error {
+	p.k.accessEventHW(c, e, "perf_swevent_add")
 	if e.isSampling() {
 		e.hw.lastPeriod = e.hw.samplePeriod
 		perfSweventSetPeriod(e)
@@ -63,7 +64,7 @@ func (p *swPMU) Add(c *cpu.CPU, e *Event, flags int) error {
 	}
 	l := &p.active[c.ID][e.Attr.Config]
 	if p.k.M.FootprintListening() {
-		c.AccessMarkedOnly(swHlistKey(c.ID), "swevent_htable->hlist", cpu.MarkedWrite, "perf_swevent_add") // kernel/events/core.c: perf_swevent_add(): hlist_add_head_rcu(&event->hlist_entry, head)
+		c.AccessMarkedOnly(swHlistKey{p, c.ID}, "swevent_htable->hlist", cpu.MarkedWrite, "perf_swevent_add") // kernel/events/core.c: perf_swevent_add(): hlist_add_head_rcu(&event->hlist_entry, head)
 	}
 	*l = append(*l, e)
 	return nil
@@ -73,7 +74,7 @@ func (p *swPMU) Add(c *cpu.CPU, e *Event, flags int) error {
 func (p *swPMU) Del(c *cpu.CPU, e *Event, flags int) {
 	l := &p.active[c.ID][e.Attr.Config]
 	if p.k.M.FootprintListening() {
-		c.AccessMarkedOnly(swHlistKey(c.ID), "swevent_htable->hlist", cpu.MarkedWrite, "perf_swevent_del") // kernel/events/core.c: perf_swevent_del(): hlist_del_rcu(&event->hlist_entry)
+		c.AccessMarkedOnly(swHlistKey{p, c.ID}, "swevent_htable->hlist", cpu.MarkedWrite, "perf_swevent_del") // kernel/events/core.c: perf_swevent_del(): hlist_del_rcu(&event->hlist_entry)
 	}
 	*l = remove(*l, e)
 }
@@ -87,7 +88,7 @@ func (p *swPMU) Stop(c *cpu.CPU, e *Event, flags int)  { e.hw.state = PERF_HES_S
 func (k *Kernel) perfSwEventSched(c *cpu.CPU, config int) {
 	l := k.swPMU.active[c.ID][config]
 	if k.M.FootprintListening() {
-		c.AccessMarkedOnly(swHlistKey(c.ID), "swevent_htable->hlist", cpu.MarkedRead, "perf_sw_event_sched") // kernel/events/core.c: do_perf_sw_event(): head = find_swevent_head_rcu(swhash, type, event_id)
+		c.AccessMarkedOnly(swHlistKey{k.swPMU, c.ID}, "swevent_htable->hlist", cpu.MarkedRead, "perf_sw_event_sched") // kernel/events/core.c: do_perf_sw_event(): head = find_swevent_head_rcu(swhash, type, event_id)
 	}
 	if len(l) == 0 {
 		return
@@ -152,6 +153,7 @@ func (p *clockPMU) EventInit(e *Event) error {
 // Add starts the clock on c.
 // kernel/events/core.c: cpu_clock_event_add()
 func (p *clockPMU) Add(c *cpu.CPU, e *Event, flags int) error {
+	p.accessClock(c, e, "cpu_clock_event_add")
 	e.hw.timerCPU = c.ID
 	if flags&PERF_EF_START != 0 {
 		p.Start(c, e, flags)
@@ -162,7 +164,10 @@ func (p *clockPMU) Add(c *cpu.CPU, e *Event, flags int) error {
 }
 
 // Del is cpu_clock_event_del(): stop with an update.
-func (p *clockPMU) Del(c *cpu.CPU, e *Event, flags int) { p.Stop(c, e, PERF_EF_UPDATE) }
+func (p *clockPMU) Del(c *cpu.CPU, e *Event, flags int) {
+	p.accessClock(c, e, "cpu_clock_event_del")
+	p.Stop(c, e, PERF_EF_UPDATE)
+}
 
 // Start starts counting and the hrtimer: for what was left of the period
 // when it stopped (10us if that had run out), else a whole period of at
@@ -264,6 +269,7 @@ func (p *clockPMU) timer(c *cpu.CPU, e *Event) *cpu.Timer {
 		return tm
 	}
 	if e.hw.timer != nil {
+		p.accessOldTimer(c, e.hw.timer)
 		e.hw.timer.Cancel()
 	}
 	e.hw.timer = c.NewTimer(false, cpu.Interrupt{Name: "perf_swevent_hrtimer", Fn: func(c *cpu.CPU) { p.hrtimer(c, e) }})

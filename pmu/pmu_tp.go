@@ -258,6 +258,7 @@ func (p *tpPMU) EventInit(e *Event) error {
 // Add links the event into the tracepoint's list for this CPU.
 // kernel/trace/trace_event_perf.c: perf_trace_add()
 func (p *tpPMU) Add(c *cpu.CPU, e *Event, flags int) error {
+	p.k.accessEventHW(c, e, "perf_trace_add")
 	if flags&PERF_EF_START == 0 {
 		e.hw.state = PERF_HES_STOPPED
 	} else {

@@ -280,6 +280,7 @@ func (k *Kernel) __perfRemoveFromContext(c *cpu.CPU, e *Event, ctx *Context) {
 	}
 	if e.state == StateActive && e.oncpu == c.ID {
 		k.eventSchedOut(c, e)
+		returnUnaudited(c, "__perf_remove_from_context")
 	} else if e.state == StateActive {
 		panicCrash("__perf_remove_from_context: event %d ACTIVE on cpu%d, removed from cpu%d", e.id, e.oncpu, c.ID)
 	}
@@ -294,6 +295,7 @@ func (k *Kernel) __perfRemoveFromContext(c *cpu.CPU, e *Event, ctx *Context) {
 	if len(ctx.events) == 0 && ctx.task != nil && k.cpuCtx[c.ID].taskCtx == ctx {
 		// "If this was the last event, schedule the context out."
 		k.ctxSchedOut(c, ctx, EVENT_ALL)
+		returnUnaudited(c, "__perf_remove_from_context")
 	}
 }
 

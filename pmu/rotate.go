@@ -198,6 +198,7 @@ func (k *Kernel) pmuCtxSchedOutFlexible(c *cpu.CPU, ctx *Context, p PMU) {
 	for _, g := range ctx.flexible {
 		if g.groupPMU() == p && g.state == StateActive {
 			k.groupSchedOut(c, g)
+			returnUnaudited(c, "perf_rotate_context")
 		}
 	}
 	ctx.rotateNecessary[p.base().index] = false
@@ -214,6 +215,7 @@ func (k *Kernel) pmuCtxSchedInFlexible(c *cpu.CPU, ctx *Context, p PMU) {
 		}
 	}
 	k.pmuCtxSchedIn(c, ctx, gs, false, 0)
+	returnUnaudited(c, "perf_rotate_context")
 }
 
 // MuxHrtimerActive reports cpc->hrtimer_active of the named PMU on CPU i:

@@ -10,6 +10,9 @@ import (
 // user mode, then do_exit().
 func (s *Sched) taskMain(t *Task) {
 	s.finishTaskSwitch(t.CPU())
+	// ret_from_fork -> syscall_exit_to_user_mode(): the thread flags read,
+	// in the fragment perf's sched-in step point started (pmu/footprint_sched.go).
+	s.accessWork(t.CPU(), t)
 	if t.fam.killed {
 		s.exit(t) // ret_from_fork's exit work: SIGKILL from exit_group() before it ever ran
 	}
