@@ -53,6 +53,7 @@ func (k *Kernel) smpCallFunctionSingle(t *sched.Task, target int, fn func(c *cpu
 		})
 		t.Spend(ipiCost) // csd_lock_wait(): spin, taking our own interrupts
 	}
+	k.markCSDDone(t.CPU())
 	t.CPU().Acquire(&csd) // csd_lock_wait(): smp_cond_load_acquire()
 	return nil
 }

@@ -9,9 +9,11 @@ import "perfsim/cpu"
 // the time spun, taking the CPU's own interrupts (fragments of their own),
 // back to the step point. The round that finds it done returns into the
 // caller (event_function_call(), perf_install_in_context(), ...), whose
-// code up to its next step point nobody vouched for: that fragment ends
-// elsewhere and vouches for nothing. With it, the walks see a spinning
-// CPU's rounds as independent of whatever another CPU does that is not the
+// code up to its next step point nobody vouched for: it is marked there
+// (markCSDDone), since that code may well reach this step point again
+// (perf_event_release_kernel() makes one call after another), where the
+// end alone would vouch for it. With it, the walks see a spinning CPU's
+// rounds as independent of whatever another CPU does that is not the
 // call's handler.
 func init() {
 	cpu.DeclareCompleteUntil("smp_call_function_single:wait", "smp_call_function_single:wait")
@@ -25,4 +27,10 @@ func (k *Kernel) accessCSDWait(c *cpu.CPU, csd *cpu.SyncClock) {
 	if k.M.FootprintListening() {
 		c.AccessMarkedOnly(csd, "sync", cpu.MarkedRead, "csd_lock_wait")
 	}
+}
+
+// markCSDDone marks the return from smp_call_function_single() into its
+// caller, whose code nobody annotated.
+func (k *Kernel) markCSDDone(c *cpu.CPU) {
+	c.Unaudited("smp_call_function_single's caller")
 }
