@@ -350,7 +350,7 @@ func (ss *Session) record(t *sched.Task) {
 		if ss.switchHit || ss.done || ss.draining {
 			ss.toggleBkwMmap(t, bkwDataPending)
 		}
-		if err := ss.mmapReadAll(t, false); err != nil {
+		if err := ss.readRings(t, false); err != nil {
 			ss.Err = err
 			break
 		}
@@ -384,7 +384,7 @@ func (ss *Session) record(t *sched.Task) {
 	ss.tailSynthesize(t)
 	// out_child: record__mmap_read_all(rec, true)
 	ss.toggleBkwMmap(t, bkwDataPending)
-	if err := ss.mmapReadAll(t, true); err != nil && ss.Err == nil {
+	if err := ss.readRings(t, true); err != nil && ss.Err == nil {
 		ss.Err = err
 	}
 }
@@ -773,6 +773,7 @@ func (ss *Session) mmapPush(t *sched.Task, idx int, m *SessionMmap) {
 	}
 	mask := mp.RB.Mask()
 	size := r.End - r.Start
+	mp.RB.UserAccess(rb.FieldDataPages, rb.OpMarkedRead, "perf_mmap__push") // tools/perf/util/mmap.c: perf_mmap__push(): buf = &data[start & md->core.mask], handed to record__pushfn()
 	if (r.Start&mask)+size != r.End&mask {
 		n := mask + 1 - r.Start&mask
 		ss.pushfn(t, idx, m, mp.RB.Bytes(int(r.Start&mask), int(n)))

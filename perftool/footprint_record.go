@@ -1,0 +1,60 @@
+package perftool
+
+import (
+	"perfsim/cpu"
+	"perfsim/rb"
+	"perfsim/sched"
+)
+
+// The footprints of perf record's loop (tools/perf/builtin-record.c:
+// record__mmap_read_all()), user-mode code of the perf task: its reads of
+// the rings it mapped are annotated, so its fragments may be complete.
+//
+//   - The loop's pass over the rings (Session.mmapReadAll) runs with
+//     sched.Sched.RunAnnotated: the write(2)s of perf.data return into it
+//     unmarked, and back in the rest of the loop (poll, the signals' flags,
+//     the teardown: Go code nobody annotated) the fragment is marked.
+//   - What the pass touches another context can see: data_head (READ_ONCE
+//     then smp_rmb(): ring_buffer_read_head()), the data pages it copies,
+//     data_tail (smp_store_release(): perf_mmap__write_tail()), annotated on
+//     the ring (rb.Buffer.UserAccess); the AUX area's read is marked
+//     (auxtrace_mmap__read, below); the ioctls and write(2)s are syscalls,
+//     whose entry and bodies sched and enterBody judge.
+//   - The rest is perf's own memory: the reader's positions, the pass's
+//     counts, the perf.data it writes. Only perf's threads touch it, and
+//     the others' code (the actions' threads, the spinner) is a Go callback
+//     nobody annotated: marked, dependent on everything.
+//
+// "ring_buffer_read_head:loaded", the reader's step point after data_head
+// is loaded, is declared complete: the fragment that starts there goes on
+// in the reader's caller, annotated only in the record loop's pass;
+// every other caller (the actions' readers, the spinner) is marked there
+// (markReaderCaller).
+func init() {
+	cpu.DeclareComplete("ring_buffer_read_head:loaded")
+}
+
+// readRings is mmapReadAll run as annotated user code (above).
+func (ss *Session) readRings(t *sched.Task, synch bool) (err error) {
+	ss.S.RunAnnotated(t, func() { err = ss.mmapReadAll(t, synch) })
+	return err
+}
+
+// markReaderCaller marks the fragment that starts at a reader's step point
+// (the task's or a tool thread's: readStepper) unless the task runs
+// annotated user code (the record loop's pass). A stepper that is neither
+// is a test's harness, no task of a machine.
+func markReaderCaller(s rb.Stepper) {
+	switch s := s.(type) {
+	case *sched.Task:
+		s.MarkUnlessAnnotated("the ring reader's caller")
+	case readStepper:
+		s.t.MarkUnlessAnnotated("the ring reader's caller")
+	}
+}
+
+// markAuxRead marks the full-trace read of an AUX area, whose accesses
+// (aux_head, the area's pages, aux_tail) nobody annotated.
+func markAuxRead(t *sched.Task) {
+	t.CPU().Unaudited("auxtrace_mmap__read")
+}
