@@ -52,7 +52,7 @@ func (m *Mmap) ReadHead(s rb.Stepper) uint64 {
 // tools/lib/perf/mmap.c: perf_mmap__write_tail()
 func (m *Mmap) writeTail(tail uint64) {
 	m.buf.UserAccess(rb.FieldDataTail, rb.OpMarkedWrite, "perf_mmap__write_tail") // tools/lib/perf/mmap.c: perf_mmap__write_tail(): ring_buffer_write_tail() -> smp_store_release(&base->data_tail, tail)
-	m.buf.User.DataTail = tail                                                    // smp_store_release(&base->data_tail, tail)
+	m.buf.User.DataTail = tail
 }
 
 // Consume gives the read space back to the kernel (forward mappings only).
