@@ -17,8 +17,8 @@ import (
 //   - What the pass touches another context can see: data_head (READ_ONCE
 //     then smp_rmb(): ring_buffer_read_head()), the data pages it copies,
 //     data_tail (smp_store_release(): perf_mmap__write_tail()), annotated on
-//     the ring (rb.Buffer.UserAccess); the AUX area's read is marked
-//     (auxtrace_mmap__read, below); the ioctls and write(2)s are syscalls,
+//     the ring (rb.Buffer.UserAccess); the AUX area's read runs as code nobody
+//     annotated (auxtraceReadFull, below); the ioctls and write(2)s are syscalls,
 //     whose entry and bodies sched and enterBody judge.
 //   - The rest is perf's own memory: the reader's positions, the pass's
 //     counts, the perf.data it writes. Only perf's threads touch it, and
@@ -53,8 +53,14 @@ func markReaderCaller(s rb.Stepper) {
 	}
 }
 
-// markAuxRead marks the full-trace read of an AUX area, whose accesses
-// (aux_head, the area's pages, aux_tail) nobody annotated.
-func markAuxRead(t *sched.Task) {
-	t.CPU().Unaudited("auxtrace_mmap__read")
+// auxtraceReadFull is auxtraceMmapReadFull run as user code nobody
+// annotated (sched.Sched.RunUnannotated): its accesses to the AUX area
+// (aux_head, the area's pages, aux_tail) are not annotated, nor its code
+// after each write(2) of perf.data.
+func (ss *Session) auxtraceReadFull(t *sched.Task, m *SessionMmap) (err error) {
+	if ss.auxMmapOf(m) == nil {
+		return nil // no AUX area: nothing runs
+	}
+	ss.S.RunUnannotated(t, func() { err = ss.auxtraceMmapReadFull(t, m) })
+	return err
 }

@@ -389,7 +389,6 @@ func (ss *Session) auxtraceMmapReadFull(t *sched.Task, m *SessionMmap) error {
 	if mm == nil || ss.R.Snapshot != nil || ss.R.auxSampleMode() {
 		return nil
 	}
-	markAuxRead(t) // footprint_record.go
 	ret, err := ss.auxtraceMmapRead(t, mm, false, 0)
 	if err != nil {
 		ss.aux.errs++
