@@ -31,15 +31,16 @@ var toolAuditSkip = []string{
 func init() { auditSkip = append(auditSkip, toolAuditSkip...) }
 
 // TestWriteAuditRecordLoop: the perf tool's record loop, run as annotated
-// user code (perftool/footprint_record.go: the pass over the rings, and
-// "ring_buffer_read_head:loaded" declared complete), writes nothing it
-// does not annotate, on built-ins whose perf record reads forward rings
-// with no AUX area (whose read is marked): the syscall tracepoints'
-// samples (rb-data-head-backwards, its spinner a tool thread whose reads
-// are marked), the sched tracepoints (tp-target-task-wakeup), a SIGTRAP
-// and exit (sigtrap-vs-exit). Each run checks the fragments it lists at
-// least once: the reader's step point, and the return from perf's
-// write(2) into the pass.
+// user code (perftool/footprint_record.go: the pass over the rings, its
+// write(2)s of perf.data, and "ring_buffer_read_head:loaded" declared
+// complete), writes nothing it does not annotate, on built-ins whose perf
+// record reads forward rings with no AUX area (whose read is marked): the
+// syscall tracepoints' samples (rb-data-head-backwards: its spinner is a
+// tool thread, whose reads are marked), an overwrite ring
+// (backward-ring-buffer), rings an action unmaps (munmap-ring-twice), -p
+// on threads that exit (attach-pid-thread-exit). Each run checks at least
+// once the reader's step point, perf's write(2) of perf.data (its body
+// annotated), and the return from it into the pass.
 func TestWriteAuditRecordLoop(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a reflective snapshot of the whole model at every fragment boundary: seconds")
@@ -48,11 +49,10 @@ func TestWriteAuditRecordLoop(t *testing.T) {
 		name string
 		want []string // the fragments checked at least once
 	}{
-		{"rb-data-head-backwards", []string{"ring_buffer_read_head:loaded", "exit_to_user_mode_loop"}},
-		{"ctx-swap-vs-nmi", []string{"ring_buffer_read_head:loaded", "exit_to_user_mode_loop"}},
-		{"backward-ring-buffer", []string{"ring_buffer_read_head:loaded", "exit_to_user_mode_loop"}},
-		{"munmap-ring-twice", []string{"ring_buffer_read_head:loaded", "exit_to_user_mode_loop"}},
-		{"attach-pid-thread-exit", []string{"ring_buffer_read_head:loaded", "exit_to_user_mode_loop"}},
+		{"rb-data-head-backwards", []string{"ring_buffer_read_head:loaded", "exit_to_user_mode_loop", "syscall_enter_from_user_mode"}},
+		{"backward-ring-buffer", []string{"ring_buffer_read_head:loaded", "exit_to_user_mode_loop", "syscall_enter_from_user_mode"}},
+		{"munmap-ring-twice", []string{"ring_buffer_read_head:loaded", "exit_to_user_mode_loop", "syscall_enter_from_user_mode"}},
+		{"attach-pid-thread-exit", []string{"ring_buffer_read_head:loaded", "exit_to_user_mode_loop", "syscall_enter_from_user_mode"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			a := auditRunFile(t, loadBuiltin(t, tc.name), 3)

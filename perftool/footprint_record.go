@@ -25,6 +25,12 @@ import (
 //     the others' code (the actions' threads, the spinner) is a Go callback
 //     nobody annotated: marked, dependent on everything.
 //
+// perf's write(2)s of perf.data from the pass and of the records it makes
+// itself (pushfn, writeSynth) have annotated bodies (sched.Sched.
+// SyscallAnnotated): the model's sys_write appends to the session's
+// PerfData, perf's own (no other context reads a file only perf writes),
+// and takes from the keep budget the run's sessions share (accessKeep).
+//
 // "ring_buffer_read_head:loaded", the reader's step point after data_head
 // is loaded, is declared complete: the fragment that starts there goes on
 // in the reader's caller, annotated only in the record loop's pass;
@@ -64,3 +70,25 @@ func (ss *Session) auxtraceReadFull(t *sched.Task, m *SessionMmap) (err error) {
 	ss.S.RunUnannotated(t, func() { err = ss.auxtraceMmapReadFull(t, m) })
 	return err
 }
+
+// accessKeep annotates a write(2) body's use of the keep budget the
+// sessions of a run share (PerfData.keep: a read and a write of what is
+// left, the simulator's own bound on the memory perf.data takes, no
+// kernel's), before PerfData.write: the write that goes over it drops what
+// is kept, materializing the lazy AUX pieces (perfdata_lazy.go), which
+// nobody annotated: marked.
+func (ss *Session) accessKeep(t *sched.Task, n int) {
+	d := ss.Data
+	if n == 0 || d.Discard || d.Keep == nil || d.Dropped || !ss.S.M.FootprintListening() {
+		return // PerfData.write does not look at the budget
+	}
+	c := t.CPU()
+	if int64(n) > d.Keep.Left {
+		c.Unaudited("PerfData.drop")
+		return
+	}
+	c.AccessMarkedOnly(d.Keep, "keep budget: Left", cpu.MarkedWrite, "PerfData.keep") // perfdata.go: PerfData.keep(): d.Keep.Left -= n
+}
+
+// FootprintKey implements cpu.FootprintKeyer: a run has one budget.
+func (*KeepBudget) FootprintKey() string { return "perf.data keep budget" }

@@ -804,8 +804,9 @@ func (ss *Session) pushfn(t *sched.Task, idx int, m *SessionMmap, b []byte) {
 	} else {
 		chunk = append([]byte(nil), b...) // the bytes as they are now
 	}
-	ss.S.Syscall(t, "write", func(t *sched.Task) {
+	ss.S.SyscallAnnotated(t, "write", func(t *sched.Task) { // footprint_record.go
 		t.Spend(ss.Opts.WriteSyscall + ss.Opts.WritePerKiB*sim.Duration(len(chunk))/1024)
+		ss.accessKeep(t, len(chunk))
 		ss.Data.write(chunk, idx, m.CPU, ss.S.M.Now(), m.Overwrite)
 	})
 }
@@ -815,8 +816,9 @@ func (ss *Session) writeSynth(t *sched.Task, b []byte) {
 	if len(ss.headerSynth) > 0 { // perfdata_synth.go
 		b, ss.headerSynth = append(ss.headerSynth, b...), nil
 	}
-	ss.S.Syscall(t, "write", func(t *sched.Task) {
+	ss.S.SyscallAnnotated(t, "write", func(t *sched.Task) { // footprint_record.go
 		t.Spend(ss.Opts.WriteSyscall)
+		ss.accessKeep(t, len(b))
 		ss.Data.write(b, -1, -1, ss.S.M.Now(), false)
 	})
 }

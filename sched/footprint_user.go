@@ -49,3 +49,11 @@ func (t *Task) MarkUnlessAnnotated(fn string) {
 		t.CPU().Unaudited(fn)
 	}
 }
+
+// SyscallAnnotated is Syscall for a body whose author annotated every
+// access it makes to state another context can see, and marked every path
+// in it nobody annotated (cpu.CPU.Unaudited): enterBody does not mark it,
+// so the syscall's entry fragment may be complete.
+func (s *Sched) SyscallAnnotated(t *Task, name string, body SyscallFunc) {
+	s.syscallEntry(t, name, body, bodyAnnotated)
+}
