@@ -26,9 +26,20 @@ var toolAuditSkip = []string{
 	"perftool.Session.bkw",           // the overwrite rings' state machine (evlist->bkw_mmap_state)
 	"perftool.Session.headerSynth",   // records perf made itself, written with its next write(2)
 	"perftool.Session.Data",          // the perf.data written: only perf writes it, the run's judges read it after
+	"perftool.SessionAuxMmap.Prev",   // the AUX reader's position (struct auxtrace_mmap: prev) ...
+	"perftool.SessionAuxMmap.Reads",  // ... and its counts (observables)
+	"perftool.SessionAuxMmap.Bytes",  //
+	"perftool.auxState.auxtraceRec",  // the AUX reads' counts (observables)
+	"perftool.auxState.bytes",        //
+	"perftool.auxState.errs",         //
 }
 
 func init() { auditSkip = append(auditSkip, toolAuditSkip...) }
+
+// recordLoopStarts are the readers' step points of perf record's loop
+// (perftool/footprint_record.go), which TestWriteAuditRealModel's
+// scenarios (intel_pt's full trace) check.
+var recordLoopStarts = []string{"auxtrace_mmap__read_head:loaded", "auxtrace_mmap__write_tail:mb", "ring_buffer_read_head:loaded"}
 
 // TestWriteAuditRecordLoop: the perf tool's record loop, run as annotated
 // user code (perftool/footprint_record.go: the pass over the rings, its

@@ -16,28 +16,33 @@ import (
 //     the teardown: Go code nobody annotated) the fragment is marked.
 //   - What the pass touches another context can see: data_head (READ_ONCE
 //     then smp_rmb(): ring_buffer_read_head()), the data pages it copies,
-//     data_tail (smp_store_release(): perf_mmap__write_tail()), annotated on
-//     the ring (rb.Buffer.UserAccess); the AUX area's read runs as code nobody
-//     annotated (auxtraceReadFull, below); the ioctls and write(2)s are syscalls,
-//     whose entry and bodies sched and enterBody judge.
+//     data_tail (smp_store_release(): perf_mmap__write_tail()); in the
+//     full-trace read of an AUX area (__auxtrace_mmap__read()) aux_head,
+//     the area's size and bytes, aux_tail: annotated on the ring
+//     (rb.Buffer.UserAccess). The ioctls and write(2)s are syscalls, whose
+//     entry and bodies sched and enterBody judge.
 //   - The rest is perf's own memory: the reader's positions, the pass's
 //     counts, the perf.data it writes. Only perf's threads touch it, and
 //     the others' code (the actions' threads, the spinner) is a Go callback
 //     nobody annotated: marked, dependent on everything.
 //
-// perf's write(2)s of perf.data from the pass and of the records it makes
-// itself (pushfn, writeSynth) have annotated bodies (sched.Sched.
+// perf's write(2)s of perf.data, of the rings' bytes, of the AUX areas'
+// and of the records it makes itself (pushfn, processAuxtrace, writeSynth)
+// have annotated bodies (sched.Sched.
 // SyscallAnnotated): the model's sys_write appends to the session's
 // PerfData, perf's own (no other context reads a file only perf writes),
 // and takes from the keep budget the run's sessions share (accessKeep).
 //
-// "ring_buffer_read_head:loaded", the reader's step point after data_head
-// is loaded, is declared complete: the fragment that starts there goes on
-// in the reader's caller, annotated only in the record loop's pass;
-// every other caller (the actions' readers, the spinner) is marked there
-// (markReaderCaller).
+// The readers' step points are declared complete: "ring_buffer_read_head:
+// loaded" (data_head loaded), "auxtrace_mmap__read_head:loaded" (aux_head
+// loaded) and "auxtrace_mmap__write_tail:mb" (before aux_tail's store).
+// The fragment that starts at one goes on in the reader's caller,
+// annotated only in the record loop's pass; every other caller (the
+// actions' readers, the spinner, the AUX snapshots of -S, which run from
+// the loop outside the pass or from a signal handler) is marked there
+// (markReaderCaller, sched.Task.MarkUnlessAnnotated).
 func init() {
-	cpu.DeclareComplete("ring_buffer_read_head:loaded")
+	cpu.DeclareComplete("ring_buffer_read_head:loaded", "auxtrace_mmap__read_head:loaded", "auxtrace_mmap__write_tail:mb")
 }
 
 // readRings is mmapReadAll run as annotated user code (above).
@@ -57,18 +62,6 @@ func markReaderCaller(s rb.Stepper) {
 	case readStepper:
 		s.t.MarkUnlessAnnotated("the ring reader's caller")
 	}
-}
-
-// auxtraceReadFull is auxtraceMmapReadFull run as user code nobody
-// annotated (sched.Sched.RunUnannotated): its accesses to the AUX area
-// (aux_head, the area's pages, aux_tail) are not annotated, nor its code
-// after each write(2) of perf.data.
-func (ss *Session) auxtraceReadFull(t *sched.Task, m *SessionMmap) (err error) {
-	if ss.auxMmapOf(m) == nil {
-		return nil // no AUX area: nothing runs
-	}
-	ss.S.RunUnannotated(t, func() { err = ss.auxtraceMmapReadFull(t, m) })
-	return err
 }
 
 // accessKeep annotates a write(2) body's use of the keep budget the

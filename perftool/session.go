@@ -722,7 +722,7 @@ func (ss *Session) mmapReadAll(t *sched.Task, synch bool) error {
 			}
 			ss.mmapPush(t, i, m)
 			r.Flush = flush
-			if err := ss.auxtraceReadFull(t, m); err != nil { // footprint_record.go
+			if err := ss.auxtraceMmapReadFull(t, m); err != nil {
 				return err
 			}
 		}

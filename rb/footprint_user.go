@@ -2,7 +2,8 @@ package rb
 
 // The user-space side of a buffer's footprints: the perf tool's reader
 // (perftool's Mmap) reads data_head and the data pages and writes
-// data_tail, which the kernel's output code writes and reads. rb's own
+// data_tail, which the kernel's output code writes and reads; its AUX
+// reader reads aux_head and the AUX area and writes aux_tail. rb's own
 // code annotates the kernel's side (footprint.go); UserAccess lets the
 // reader annotate its side on the same object, with the same field names.
 
@@ -11,6 +12,10 @@ const (
 	FieldDataHead  = "user_page->data_head" // perf_output_put_handle() stores it; the reader loads it
 	FieldDataTail  = "user_page->data_tail" // the reader stores it; __perf_output_begin() loads it
 	FieldDataPages = "rb->data_pages"       // the records: the output copies them in, the reader out
+	FieldAuxHead   = "user_page->aux_head"  // perf_aux_output_end() stores it; the AUX reader loads it
+	FieldAuxTail   = "user_page->aux_tail"  // the AUX reader stores it; perf_aux_output_begin() loads it
+	FieldAuxPages  = "rb->aux_pages"        // the AUX area's bytes: the driver writes them, the reader copies them out
+	FieldAuxSize   = "rb->aux_nr_pages"     // the AUX area's size: rb_alloc_aux() sets it, rb_free_aux() clears it
 )
 
 // UserAccess annotates an access by the user-space reader of b (op as
