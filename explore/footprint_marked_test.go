@@ -50,7 +50,7 @@ func TestRingBufferFootprintsMarked(t *testing.T) {
 	}
 	sort.Strings(got)
 	want := []string{"rb->aux_nr_pages", "rb->aux_pages", "rb->data_pages", "rb->head", "rb->nest", "rb->wakeup",
-		"user_page->aux_head", "user_page->aux_tail", "user_page->data_head", "user_page->data_tail"} // the last four, and the pages, perf's readers too (perftool/footprint_record.go)
+		"user_page->aux_head", "user_page->aux_offset", "user_page->aux_size", "user_page->aux_tail", "user_page->data_head", "user_page->data_tail"} // the user page's, and the pages, perf's too (perftool/footprint_record.go)
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("ring buffer fields heard (-want +got):\n%s", diff)
 	}

@@ -12,26 +12,40 @@ import (
 // dependent on everything), so it is no state another context's complete
 // fragment can see; auditSkip has them too.
 var toolAuditSkip = []string{
-	"perftool.Mmap.Prev",             // the reader's positions (struct perf_mmap: prev, start, end, flush) ...
-	"perftool.Mmap.Start",            //
-	"perftool.Mmap.End",              //
-	"perftool.Mmap.Flush",            //
-	"perftool.Mmap.eventCopy",        // ... its bounce buffer for a record that wraps and the record it returned
-	"perftool.Mmap.out",              //
-	"perftool.Mmap.Warnings",         // ... and what it printed
-	"perftool.SessionMmap.pushedEnd", // what the pass pushed of each ring (the dup_bytes observable's memory)
-	"perftool.SessionMmap.pushedAny", //
-	"perftool.SessionMmap.traceRec",  // tracePushed's copy of the record it tells the ring's log (an oracle's)
-	"perftool.Session.stats",         // the pass's counts (observables)
-	"perftool.Session.bkw",           // the overwrite rings' state machine (evlist->bkw_mmap_state)
-	"perftool.Session.headerSynth",   // records perf made itself, written with its next write(2)
-	"perftool.Session.Data",          // the perf.data written: only perf writes it, the run's judges read it after
-	"perftool.SessionAuxMmap.Prev",   // the AUX reader's position (struct auxtrace_mmap: prev) ...
-	"perftool.SessionAuxMmap.Reads",  // ... and its counts (observables)
-	"perftool.SessionAuxMmap.Bytes",  //
-	"perftool.auxState.auxtraceRec",  // the AUX reads' counts (observables)
-	"perftool.auxState.bytes",        //
-	"perftool.auxState.errs",         //
+	"perftool.Mmap.Prev",              // the reader's positions (struct perf_mmap: prev, start, end, flush) ...
+	"perftool.Mmap.Start",             //
+	"perftool.Mmap.End",               //
+	"perftool.Mmap.Flush",             //
+	"perftool.Mmap.eventCopy",         // ... its bounce buffer for a record that wraps and the record it returned
+	"perftool.Mmap.out",               //
+	"perftool.Mmap.Warnings",          // ... and what it printed
+	"perftool.SessionMmap.pushedEnd",  // what the pass pushed of each ring (the dup_bytes observable's memory)
+	"perftool.SessionMmap.pushedAny",  //
+	"perftool.SessionMmap.traceRec",   // tracePushed's copy of the record it tells the ring's log (an oracle's)
+	"perftool.Session.stats",          // the pass's counts (observables)
+	"perftool.Session.bkw",            // the overwrite rings' state machine (evlist->bkw_mmap_state)
+	"perftool.Session.headerSynth",    // records perf made itself, written with its next write(2)
+	"perftool.Session.Data",           // the perf.data written: only perf writes it, the run's judges read it after
+	"perftool.SessionAuxMmap.Prev",    // the AUX reader's position (struct auxtrace_mmap: prev) ...
+	"perftool.SessionAuxMmap.Reads",   // ... and its counts (observables)
+	"perftool.SessionAuxMmap.Bytes",   //
+	"perftool.auxState.auxtraceRec",   // the AUX reads' counts (observables)
+	"perftool.auxState.bytes",         //
+	"perftool.auxState.errs",          //
+	"perftool.Session.FDs",            // the setup's and teardown's tables (footprint_record.go: annotated): the fds perf opened ...
+	"perftool.Session.Mmaps",          // ... the rings it mapped
+	"perftool.SessionMmap.Outputs",    // ... the fds redirected into each
+	"perftool.auxState.mmaps",         // ... the AUX areas
+	"perftool.SessionAuxMmap.Map",     // ... each one's mapping
+	"perftool.Session.pollFDs",        // ... the fds it polls
+	"perftool.Session.pollIn",         //
+	"perftool.Session.SideBandFDs",    // ... the side band's fds and mappings
+	"perftool.Session.sideBandMaps",   //
+	"perftool.Session.strayFDs",       // ... the fds of threads dropped from a -p thread map
+	"perftool.Session.ignoredThreads", //
+	"perftool.Session.Warnings",       // ... what it printed
+	"perftool.Session.cgroupFDs",      // ... the -G cgroups' fds
+	"perftool.Record.Threads",         // ... the -p thread map
 }
 
 func init() { auditSkip = append(auditSkip, toolAuditSkip...) }

@@ -85,3 +85,20 @@ func (ss *Session) accessKeep(t *sched.Task, n int) {
 
 // FootprintKey implements cpu.FootprintKeyer: a run has one budget.
 func (*KeepBudget) FootprintKey() string { return "perf.data keep budget" }
+
+// annotated runs step, a part of perf's setup or teardown whose code is
+// annotated, with sched.Sched.RunAnnotated: the evsels' opens and their ids
+// read (recordOpen), the rings' mmaps and redirections (recordMmap,
+// auxtraceMmap: aux_offset and aux_size written on the ring's user page;
+// setupSideBand), the munmaps and closes at the end (unmapAndClose). Their
+// Go code between the syscalls computes perf's own tables (Record.Opens,
+// the fds, the ids, the poll list); it reads the kernel's objects it was
+// handed only where they do not change after the syscall that made them
+// (a mapping's ring's size and mask: NewMmap) or where their writers are
+// marked (a mapping's length, which only an action's munmap splits). The
+// one shortcut, a -G cgroup's directory opened without a syscall
+// (cgroupFD), is marked.
+func (ss *Session) annotated(t *sched.Task, step func(*sched.Task) error) (err error) {
+	ss.S.RunAnnotated(t, func() { err = step(t) })
+	return err
+}

@@ -319,16 +319,15 @@ func (ss *Session) record(t *sched.Task) {
 	if ss.Err = ss.resolveFilters(); ss.Err != nil {
 		return
 	}
-	if ss.Err = ss.recordOpen(t); ss.Err != nil {
+	if ss.Err = ss.annotated(t, ss.recordOpen); ss.Err != nil { // footprint_record.go
 		return
 	}
 	if ss.Err = ss.applyFilters(t); ss.Err != nil {
 		return
 	}
-	if ss.Err = ss.recordMmap(t); ss.Err != nil {
+	if ss.Err = ss.annotated(t, ss.mapRings); ss.Err != nil {
 		return
 	}
-	ss.setupSideBand(t)
 	ss.synthesize(t)
 	if !ss.R.Target.None() {
 		ss.evlistEnable(t)
@@ -392,7 +391,30 @@ func (ss *Session) record(t *sched.Task) {
 // finish unmaps and closes everything (evlist__delete(): munmap, then
 // close) and processes the perf.data.
 func (ss *Session) finish(t *sched.Task) {
-	ss.recordReadLostSamples(t) // perfdata_synth.go
+	ss.recordReadLostSamples(t)       // perfdata_synth.go
+	ss.annotated(t, ss.unmapAndClose) // footprint_record.go
+	if ss.Err != nil && ss.Workload != nil && !ss.uncorked {
+		// perf failed before letting the child run. Real perf kills it
+		// (SIGTERM); the model cannot end a task from outside, so it lets
+		// it exec and run with no events left.
+		ss.uncorked = true
+		ss.S.WakeUpAll(&ss.cork)
+	}
+	ss.Finished = true
+	// The records are parsed when something reads them (PerfData.Parsed).
+}
+
+// mapRings maps the rings and the side band's.
+func (ss *Session) mapRings(t *sched.Task) error {
+	if err := ss.recordMmap(t); err != nil {
+		return err
+	}
+	ss.setupSideBand(t)
+	return nil
+}
+
+// unmapAndClose is evlist__delete(): munmap, then close.
+func (ss *Session) unmapAndClose(t *sched.Task) error {
 	ss.unmapAuxExtra(t)
 	for _, m := range ss.Mmaps { // evlist__munmap(): perf_mmap__munmap(), then the AUX area
 		if m.Map != nil {
@@ -412,15 +434,7 @@ func (ss *Session) finish(t *sched.Task) {
 			ss.K.Close(t, fd)
 		}
 	}
-	if ss.Err != nil && ss.Workload != nil && !ss.uncorked {
-		// perf failed before letting the child run. Real perf kills it
-		// (SIGTERM); the model cannot end a task from outside, so it lets
-		// it exec and run with no events left.
-		ss.uncorked = true
-		ss.S.WakeUpAll(&ss.cork)
-	}
-	ss.Finished = true
-	// The records are parsed when something reads them (PerfData.Parsed).
+	return nil
 }
 
 // recordOpen opens every evsel on every CPU (or the workload thread) in
@@ -447,6 +461,7 @@ func (ss *Session) recordOpen(t *sched.Task) error {
 				pid = ss.Workload.PID
 			}
 			if pid == PIDCgroup {
+				t.CPU().Unaudited("open") // cgroupFD: the cgroup's directory looked up and its fd installed, not annotated (footprint_record.go)
 				fd, err := ss.cgroupFD(t, ss.R.Evsels[o.Evsel].Cgroup)
 				if err != nil {
 					return err

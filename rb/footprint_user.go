@@ -9,13 +9,15 @@ package rb
 
 // The fields of a buffer user space touches, as the annotations name them.
 const (
-	FieldDataHead  = "user_page->data_head" // perf_output_put_handle() stores it; the reader loads it
-	FieldDataTail  = "user_page->data_tail" // the reader stores it; __perf_output_begin() loads it
-	FieldDataPages = "rb->data_pages"       // the records: the output copies them in, the reader out
-	FieldAuxHead   = "user_page->aux_head"  // perf_aux_output_end() stores it; the AUX reader loads it
-	FieldAuxTail   = "user_page->aux_tail"  // the AUX reader stores it; perf_aux_output_begin() loads it
-	FieldAuxPages  = "rb->aux_pages"        // the AUX area's bytes: the driver writes them, the reader copies them out
-	FieldAuxSize   = "rb->aux_nr_pages"     // the AUX area's size: rb_alloc_aux() sets it, rb_free_aux() clears it
+	FieldDataHead  = "user_page->data_head"  // perf_output_put_handle() stores it; the reader loads it
+	FieldDataTail  = "user_page->data_tail"  // the reader stores it; __perf_output_begin() loads it
+	FieldDataPages = "rb->data_pages"        // the records: the output copies them in, the reader out
+	FieldAuxHead   = "user_page->aux_head"   // perf_aux_output_end() stores it; the AUX reader loads it
+	FieldAuxTail   = "user_page->aux_tail"   // the AUX reader stores it; perf_aux_output_begin() loads it
+	FieldAuxPages  = "rb->aux_pages"         // the AUX area's bytes: the driver writes them, the reader copies them out
+	FieldAuxSize   = "rb->aux_nr_pages"      // the AUX area's size: rb_alloc_aux() sets it, rb_free_aux() clears it
+	FieldAuxOffset = "user_page->aux_offset" // where perf maps the AUX area: perf writes it, perf_mmap() reads it
+	FieldAuxLen    = "user_page->aux_size"   // ... and its length
 )
 
 // UserAccess annotates an access by the user-space reader of b (op as
