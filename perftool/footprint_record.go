@@ -10,10 +10,16 @@ import (
 // record__mmap_read_all()), user-mode code of the perf task: its reads of
 // the rings it mapped are annotated, so its fragments may be complete.
 //
-//   - The loop's pass over the rings (Session.mmapReadAll) runs with
-//     sched.Sched.RunAnnotated: the write(2)s of perf.data return into it
-//     unmarked, and back in the rest of the loop (poll, the signals' flags,
-//     the teardown: Go code nobody annotated) the fragment is marked.
+//   - The loop (Session.recordLoop: the pass over the rings, mmapReadAll;
+//     the overwrite rings paused and resumed; poll) runs with
+//     sched.Sched.RunAnnotated: the syscalls it makes return into it
+//     unmarked, and back in perf's code after it (the tail's synthesis,
+//     the -S snapshot at exit: Go code nobody annotated) the fragment is
+//     marked. Inside it, the -S snapshots' reads and the evlist's disable
+//     (evlistToggle reads perf's affinity from the task, no syscall) run
+//     with sched.Sched.RunUnannotated. The flags the loop reads that its
+//     signal handlers set (done, switchHit, snapStart) are written by
+//     perf's own thread in handlers nobody annotated: marked.
 //   - What the pass touches another context can see: data_head (READ_ONCE
 //     then smp_rmb(): ring_buffer_read_head()), the data pages it copies,
 //     data_tail (smp_store_release(): perf_mmap__write_tail()); in the

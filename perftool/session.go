@@ -344,37 +344,8 @@ func (ss *Session) record(t *sched.Task) {
 		ss.writeSynth(t, headerOnly(RecordFinishedInit)) // write_finished_init()
 	}
 
-	for {
-		hits := ss.stats.pushes
-		if ss.switchHit || ss.done || ss.draining {
-			ss.toggleBkwMmap(t, bkwDataPending)
-		}
-		if err := ss.readRings(t, false); err != nil {
-			ss.Err = err
-			break
-		}
-		if ss.snapStart {
-			ss.snapStart = false
-			ss.readAuxtraceSnapshot(t)
-		}
-		if ss.switchHit {
-			if ss.bkw == bkwRunning {
-				continue // SIGUSR2 raced with the read: read again
-			}
-			ss.switchHit = false
-			ss.toggleBkwMmap(t, bkwRunning)
-		}
-		if hits == ss.stats.pushes {
-			if ss.done || ss.draining {
-				break
-			}
-			ss.poll(t)
-		}
-		if ss.done && !ss.disabled && !ss.R.Target.None() {
-			ss.offAuxtraceSnapshotTrigger()
-			ss.evlistDisable(t)
-			ss.disabled = true
-		}
+	if err := ss.annotated(t, ss.recordLoop); err != nil { // footprint_record.go
+		ss.Err = err
 	}
 	ss.offAuxtraceSnapshotTrigger()
 	if ss.R.Snapshot != nil && ss.R.Snapshot.OnExit {
@@ -385,6 +356,43 @@ func (ss *Session) record(t *sched.Task) {
 	ss.toggleBkwMmap(t, bkwDataPending)
 	if err := ss.readRings(t, true); err != nil && ss.Err == nil {
 		ss.Err = err
+	}
+}
+
+// recordLoop is __cmd_record()'s loop: read the rings, wait for them, until
+// the workload is gone and the rings are drained. The -S snapshots and
+// the evlist's disable run as code nobody annotated (footprint_record.go).
+func (ss *Session) recordLoop(t *sched.Task) error {
+	for {
+		hits := ss.stats.pushes
+		if ss.switchHit || ss.done || ss.draining {
+			ss.toggleBkwMmap(t, bkwDataPending)
+		}
+		if err := ss.readRings(t, false); err != nil {
+			return err
+		}
+		if ss.snapStart {
+			ss.snapStart = false
+			ss.S.RunUnannotated(t, func() { ss.readAuxtraceSnapshot(t) })
+		}
+		if ss.switchHit {
+			if ss.bkw == bkwRunning {
+				continue // SIGUSR2 raced with the read: read again
+			}
+			ss.switchHit = false
+			ss.toggleBkwMmap(t, bkwRunning)
+		}
+		if hits == ss.stats.pushes {
+			if ss.done || ss.draining {
+				return nil
+			}
+			ss.poll(t)
+		}
+		if ss.done && !ss.disabled && !ss.R.Target.None() {
+			ss.offAuxtraceSnapshotTrigger()
+			ss.S.RunUnannotated(t, func() { ss.evlistDisable(t) })
+			ss.disabled = true
+		}
 	}
 }
 

@@ -26,6 +26,19 @@ func (s *Sched) RunAnnotated(t *Task, fn func()) {
 	}
 }
 
+// RunUnannotated runs fn, user-mode code of t's nobody annotated, from
+// annotated code (RunAnnotated): the fragment is marked as fn starts, and
+// the syscalls fn makes return into it marked (returnInto); back in the
+// annotated caller, the fragment fn's code ran in stays marked up to the
+// context's next step point.
+func (s *Sched) RunUnannotated(t *Task, fn func()) {
+	outer := t.userAudited
+	t.userAudited = false
+	t.CPU().Unaudited("the task's user-mode code") // Go code nobody annotated
+	fn()
+	t.userAudited = outer
+}
+
 // MarkUnlessAnnotated marks the fragment running in t's context as
 // reaching code nobody annotated, fn, unless t's user-mode code is
 // annotated now (RunAnnotated, or runOps's own operations): for a step
