@@ -10,14 +10,17 @@ import (
 // record__mmap_read_all()), user-mode code of the perf task: its reads of
 // the rings it mapped are annotated, so its fragments may be complete.
 //
-//   - The loop (Session.recordLoop: the pass over the rings, mmapReadAll;
-//     the overwrite rings paused and resumed; poll) runs with
+//   - The record run (Session.recordRun: the forked workload's COMM and
+//     FINISHED_INIT written, the cork's write; the loop, recordLoop: the
+//     pass over the rings, mmapReadAll; the overwrite rings paused and
+//     resumed; poll) runs with
 //     sched.Sched.RunAnnotated: the syscalls it makes return into it
 //     unmarked, and back in perf's code after it (the tail's synthesis,
 //     the -S snapshot at exit: Go code nobody annotated) the fragment is
-//     marked. Inside it, the -S snapshots' reads and the evlist's disable
-//     (evlistToggle reads perf's affinity from the task, no syscall) run
-//     with sched.Sched.RunUnannotated. The flags the loop reads that its
+//     marked. Inside it, the synthesis from /proc (the scheduler's tasks
+//     and cgroups read directly), the -S snapshots' reads and the evlist's
+//     enable and disable (evlistToggle reads perf's affinity from the
+//     task, no syscall) run with sched.Sched.RunUnannotated. The flags the loop reads that its
 //     signal handlers set (done, switchHit, snapStart) are written by
 //     perf's own thread in handlers nobody annotated: marked.
 //   - What the pass touches another context can see: data_head (READ_ONCE

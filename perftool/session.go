@@ -328,23 +328,7 @@ func (ss *Session) record(t *sched.Task) {
 	if ss.Err = ss.annotated(t, ss.mapRings); ss.Err != nil {
 		return
 	}
-	ss.synthesize(t)
-	if !ss.R.Target.None() {
-		ss.evlistEnable(t)
-	}
-	if ss.Workload != nil { // forks
-		// perf_event__synthesize_comm() on the child before it execs: its
-		// /proc/PID/comm is still workloadComm; the kernel's
-		// PERF_RECORD_COMM|MISC_COMM_EXEC at the exec renames the thread.
-		w := ss.Workload
-		ss.writeSynth(t, synthComm(&ss.Data.Attrs[0].Attr, w.PID, w.TID, workloadComm))
-		ss.startWorkload(t)
-	}
-	if !ss.R.Overwrite { // --overwrite sets opts.tail_synthesize: at the end (session_tail.go)
-		ss.writeSynth(t, headerOnly(RecordFinishedInit)) // write_finished_init()
-	}
-
-	if err := ss.annotated(t, ss.recordLoop); err != nil { // footprint_record.go
+	if err := ss.annotated(t, ss.recordRun); err != nil { // footprint_record.go
 		ss.Err = err
 	}
 	ss.offAuxtraceSnapshotTrigger()
@@ -357,6 +341,30 @@ func (ss *Session) record(t *sched.Task) {
 	if err := ss.readRings(t, true); err != nil && ss.Err == nil {
 		ss.Err = err
 	}
+}
+
+// recordRun synthesizes what perf learns from /proc, enables the events,
+// lets the workload exec, and records until it is gone. The synthesis and
+// the enable run as code nobody annotated (footprint_record.go).
+func (ss *Session) recordRun(t *sched.Task) error {
+	ss.S.RunUnannotated(t, func() {
+		ss.synthesize(t)
+		if !ss.R.Target.None() {
+			ss.evlistEnable(t)
+		}
+	})
+	if ss.Workload != nil { // forks
+		// perf_event__synthesize_comm() on the child before it execs: its
+		// /proc/PID/comm is still workloadComm; the kernel's
+		// PERF_RECORD_COMM|MISC_COMM_EXEC at the exec renames the thread.
+		w := ss.Workload
+		ss.writeSynth(t, synthComm(&ss.Data.Attrs[0].Attr, w.PID, w.TID, workloadComm))
+		ss.startWorkload(t)
+	}
+	if !ss.R.Overwrite { // --overwrite sets opts.tail_synthesize: at the end (session_tail.go)
+		ss.writeSynth(t, headerOnly(RecordFinishedInit)) // write_finished_init()
+	}
+	return ss.recordLoop(t)
 }
 
 // recordLoop is __cmd_record()'s loop: read the rings, wait for them, until
