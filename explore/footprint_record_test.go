@@ -78,11 +78,10 @@ func TestRecordReaderMarks(t *testing.T) {
 		{"rb-backward-read-race", "ring_buffer_read_head:loaded", map[string][2]int{"perf-102": {4, 0}, "perf-103": {0, 3}, "perf-104": {0, 3}, "perf-105": {0, 3}}},
 		// the spin-read thread took the rings from perf's loop at 1us
 		{"rb-data-head-backwards", "ring_buffer_read_head:loaded", map[string][2]int{"perf-103": {0, 35}}},
-		// perf's loop only; the two marked: the last read of a pass or the
-		// drain, which returns out of the annotated run
+		// perf's loop only; marked: a pass's last read whose fragment goes
+		// on out of the annotated code (the final drain's, after the loop)
 		{"attach-pid-thread-exit", "ring_buffer_read_head:loaded", map[string][2]int{"perf-103": {18, 2}}},
-		// the AUX area's full-trace reads: the two marked found nothing
-		// new at the end of the final pass
+		// the AUX area's full-trace reads, marked as above
 		{"aux-pause-resume-nmi", "auxtrace_mmap__read_head:loaded", map[string][2]int{"perf-102": {2, 2}}},
 		{"aux-pause-resume-nmi", "auxtrace_mmap__write_tail:mb", map[string][2]int{"perf-102": {1, 0}}},
 	} {
