@@ -6,49 +6,54 @@ import (
 	"perfsim/sched"
 )
 
-// The footprints of perf record's loop (tools/perf/builtin-record.c:
-// record__mmap_read_all()), user-mode code of the perf task: its reads of
-// the rings it mapped are annotated, so its fragments may be complete.
+// The footprints of perf record's own user-mode code (tools/perf/
+// builtin-record.c: __cmd_record()), so that its fragments may be complete.
 //
-//   - The record run (Session.recordRun: the forked workload's COMM and
-//     FINISHED_INIT written, the cork's write; the loop, recordLoop: the
-//     pass over the rings, mmapReadAll; the overwrite rings paused and
-//     resumed; poll) runs with
-//     sched.Sched.RunAnnotated: the syscalls it makes return into it
-//     unmarked, and back in perf's code after it (the tail's synthesis,
-//     the -S snapshot at exit: Go code nobody annotated) the fragment is
-//     marked. Inside it, the synthesis from /proc (the scheduler's tasks
-//     and cgroups read directly), the -S snapshots' reads and the evlist's
-//     enable and disable (evlistToggle reads perf's affinity from the
-//     task, no syscall) run with sched.Sched.RunUnannotated. The flags the loop reads that its
-//     signal handlers set (done, switchHit, snapStart) are written by
-//     perf's own thread in handlers nobody annotated: marked.
-//   - What the pass touches another context can see: data_head (READ_ONCE
+//   - Annotated user code (sched.Sched.RunAnnotated: the syscalls it makes
+//     return into it unmarked; back in perf's code after it, the fragment
+//     is marked): the opens and ids (recordOpen), the mmaps and the side
+//     band's (mapRings), the record run (recordRun: the forked workload's
+//     COMM and FINISHED_INIT written, the cork's write, and the loop,
+//     recordLoop: the pass over the rings, mmapReadAll; the overwrite rings
+//     paused and resumed; poll), the final drain (readRings), the munmaps
+//     and closes (unmapAndClose). The rest (option and /proc parsing, the
+//     filters, the tail's synthesis, the lost samples read, the -S snapshot
+//     at exit) is Go code nobody annotated. Inside the annotated run, the
+//     synthesis from /proc (the scheduler's tasks and cgroups read
+//     directly), the -S snapshots' reads and the evlist's enable and
+//     disable (evlistToggle reads perf's affinity from the task, no
+//     syscall) run with sched.Sched.RunUnannotated. The flags the loop
+//     reads that its signal handlers set (done, switchHit, snapStart) are
+//     written by perf's own thread in handlers nobody annotated: marked.
+//   - What that code touches another context can see: data_head (READ_ONCE
 //     then smp_rmb(): ring_buffer_read_head()), the data pages it copies,
 //     data_tail (smp_store_release(): perf_mmap__write_tail()); in the
 //     full-trace read of an AUX area (__auxtrace_mmap__read()) aux_head,
-//     the area's size and bytes, aux_tail: annotated on the ring
-//     (rb.Buffer.UserAccess). The ioctls and write(2)s are syscalls, whose
-//     entry and bodies sched and enterBody judge.
+//     the area's size and bytes, aux_tail; aux_offset and aux_size before
+//     the AUX mmap: annotated on the ring (rb.Buffer.UserAccess). The
+//     ioctls, mmaps, writes are syscalls, whose entry and bodies sched and
+//     enterBody judge.
 //   - The rest is perf's own memory: the reader's positions, the pass's
-//     counts, the perf.data it writes. Only perf's threads touch it, and
-//     the others' code (the actions' threads, the spinner) is a Go callback
-//     nobody annotated: marked, dependent on everything.
+//     counts, its tables of fds and mappings, the perf.data it writes. Only
+//     perf's threads touch it, and the others' code (the actions' threads,
+//     the spinner) is a Go callback nobody annotated: marked, dependent on
+//     everything.
 //
 // perf's write(2)s of perf.data, of the rings' bytes, of the AUX areas'
 // and of the records it makes itself (pushfn, processAuxtrace, writeSynth)
-// have annotated bodies (sched.Sched.
-// SyscallAnnotated): the model's sys_write appends to the session's
-// PerfData, perf's own (no other context reads a file only perf writes),
-// and takes from the keep budget the run's sessions share (accessKeep).
+// have annotated bodies (sched.Sched.SyscallAnnotated): the model's
+// sys_write appends to the session's PerfData, perf's own (no other
+// context reads a file only perf writes), and takes from the keep budget
+// the run's sessions share (accessKeep). The cork's write, which wakes the
+// workload, is not annotated (enterBody marks it).
 //
 // The readers' step points are declared complete: "ring_buffer_read_head:
 // loaded" (data_head loaded), "auxtrace_mmap__read_head:loaded" (aux_head
 // loaded) and "auxtrace_mmap__write_tail:mb" (before aux_tail's store).
 // The fragment that starts at one goes on in the reader's caller,
-// annotated only in the record loop's pass; every other caller (the
-// actions' readers, the spinner, the AUX snapshots of -S, which run from
-// the loop outside the pass or from a signal handler) is marked there
+// annotated only in perf record's pass; every other caller (the actions'
+// readers, the spinner, the AUX snapshots of -S, which run unannotated
+// from the loop or from a signal handler) is marked there
 // (markReaderCaller, sched.Task.MarkUnlessAnnotated).
 func init() {
 	cpu.DeclareComplete("ring_buffer_read_head:loaded", "auxtrace_mmap__read_head:loaded", "auxtrace_mmap__write_tail:mb")
