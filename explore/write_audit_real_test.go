@@ -122,13 +122,14 @@ func TestWriteAuditRealModel(t *testing.T) {
 		name, src string
 		// checked: the syscall entry and exit fragments (sched/footprint_entry.go)
 		// and the context switch's (sched/footprint_switch.go) that reach no
-		// unaudited code in the run: on 1 CPU every newuname
-		// fires the resume event's tracepoint (perf_tp_event, unaudited) and
-		// perf's own syscalls are unaudited bodies.
+		// unaudited code in the run, and perf record's readers' step points
+		// (perftool/footprint_record.go); on 1 CPU every newuname fires the
+		// resume event's tracepoint (perf_tp_event, unaudited), perf's
+		// write(2)s of perf.data are annotated.
 		checked []string
 	}{
-		{"percpu-1", strings.ReplaceAll(auxPerCPU(1, 2, 1), " -m 8,8 -- ", " --per-thread -m 8,8 -- "), []string{"__schedule:irqs-off", "context_switch", "exit_to_user_mode_loop", "start:"}},
-		{"percpu-2", strings.ReplaceAll(auxPerCPU(2, 1, 1), " -m 8,8 -- ", " --per-thread -m 8,8 -- "), []string{"__schedule:irqs-off", "context_switch", "exit_to_user_mode_loop", "perf_output_put_handle:nest-zero", "start:", "syscall_enter_from_user_mode"}},
+		{"percpu-1", strings.ReplaceAll(auxPerCPU(1, 2, 1), " -m 8,8 -- ", " --per-thread -m 8,8 -- "), append([]string{"__schedule:irqs-off", "context_switch", "exit_to_user_mode_loop", "start:", "syscall_enter_from_user_mode"}, recordLoopStarts...)},
+		{"percpu-2", strings.ReplaceAll(auxPerCPU(2, 1, 1), " -m 8,8 -- ", " --per-thread -m 8,8 -- "), append([]string{"__schedule:irqs-off", "context_switch", "exit_to_user_mode_loop", "perf_output_put_handle:nest-zero", "start:", "syscall_enter_from_user_mode"}, recordLoopStarts...)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			a := auditRun(t, tc.name, tc.src, 3)

@@ -39,17 +39,20 @@ func NewMmap(buf *rb.Buffer, overwrite bool) (*Mmap, error) {
 // ReadHead loads data_head with acquire semantics.
 // tools/include/linux/ring_buffer.h: ring_buffer_read_head()
 func (m *Mmap) ReadHead(s rb.Stepper) uint64 {
+	m.buf.UserAccess(rb.FieldDataHead, rb.OpMarkedRead, "ring_buffer_read_head") // tools/include/linux/ring_buffer.h: ring_buffer_read_head(): smp_load_acquire(&base->data_head)
 	h := m.buf.User.DataHead
 	if m.Tracer != nil {
 		m.Tracer(rb.TraceEvent{Kind: rb.TraceReadHead, Value: h})
 	}
 	rb.StepAt(s, "ring_buffer_read_head:loaded")
+	markReaderCaller(s) // footprint_record.go
 	return h
 }
 
 // tools/lib/perf/mmap.c: perf_mmap__write_tail()
 func (m *Mmap) writeTail(tail uint64) {
-	m.buf.User.DataTail = tail // smp_store_release(&base->data_tail, tail)
+	m.buf.UserAccess(rb.FieldDataTail, rb.OpMarkedWrite, "perf_mmap__write_tail") // tools/lib/perf/mmap.c: perf_mmap__write_tail(): ring_buffer_write_tail() -> smp_store_release(&base->data_tail, tail)
+	m.buf.User.DataTail = tail
 }
 
 // Consume gives the read space back to the kernel (forward mappings only).
@@ -77,6 +80,7 @@ func (m *Mmap) overwriteRbFindRange(s rb.Stepper, start uint64, end *uint64) {
 			*end = evtHead
 			return
 		}
+		m.buf.UserAccess(rb.FieldDataPages, rb.OpMarkedRead, "overwrite_rb_find_range") // tools/lib/perf/mmap.c: overwrite_rb_find_range(): pheader = (struct perf_event_header *)(buf + (evt_head & mask))
 		hdr, _ := rb.ParseHeader(m.peek(evtHead, rb.HeaderSize))
 		rb.StepAt(s, "overwrite_rb_find_range:header")
 		hsize = uint64(hdr.Size)
@@ -143,12 +147,14 @@ func (m *Mmap) read(s rb.Stepper, startp *uint64, end uint64) []byte {
 		return nil
 	}
 	pos := *startp
+	m.buf.UserAccess(rb.FieldDataPages, rb.OpMarkedRead, "perf_mmap__read") // tools/lib/perf/mmap.c: perf_mmap__read(): event = (union perf_event *)&data[*startp & map->mask]
 	hdr, _ := rb.ParseHeader(m.peek(pos, rb.HeaderSize))
 	rb.StepAt(s, "perf_mmap__read:header-read")
 	size := int(hdr.Size)
 	if size < rb.HeaderSize || int(diff) < size {
 		return nil
 	}
+	m.buf.UserAccess(rb.FieldDataPages, rb.OpMarkedRead, "perf_mmap__read") // tools/lib/perf/mmap.c: perf_mmap__read(): memcpy(map->event_copy, ...) of a record that wraps, or a pointer into the ring
 	off := pos & m.mask
 	if off+uint64(size) != (pos+uint64(size))&m.mask {
 		// The event straddles the mmap boundary: copy it into event_copy.

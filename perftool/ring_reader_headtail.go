@@ -47,13 +47,16 @@ func (r *HeadTailReader) Read(s rb.Stepper) [][]byte {
 		return nil
 	}
 	size := r.mask + 1
-	head := r.buf.User.DataHead // mmap_metadata_page_->data_head
+	r.buf.UserAccess(rb.FieldDataHead, rb.OpMarkedRead, "GetAvailableMmapData") // simpleperf event_fd.cpp: EventFd::GetAvailableMmapData(): mmap_metadata_page_->data_head, then __sync_synchronize()
+	head := r.buf.User.DataHead                                                 // mmap_metadata_page_->data_head
 	if r.Tracer != nil {
 		r.Tracer(rb.TraceEvent{Kind: rb.TraceReadPass})
 		r.Tracer(rb.TraceEvent{Kind: rb.TraceReadHead, Value: head})
 	}
 	rb.StepAt(s, "ring_buffer_read_head:loaded")
-	tail := r.buf.User.DataTail // mmap_metadata_page_->data_tail
+	markReaderCaller(s)                                                         // footprint_record.go
+	r.buf.UserAccess(rb.FieldDataTail, rb.OpMarkedRead, "GetAvailableMmapData") // simpleperf event_fd.cpp: EventFd::GetAvailableMmapData(): mmap_metadata_page_->data_tail
+	tail := r.buf.User.DataTail                                                 // mmap_metadata_page_->data_tail
 	writeHead, readHead := head&r.mask, tail&r.mask
 	if readHead == writeHead {
 		return nil // no available data
@@ -62,8 +65,10 @@ func (r *HeadTailReader) Read(s rb.Stepper) [][]byte {
 	if readHead > writeHead {
 		n = size - readHead + writeHead // the data wraps (or so it reads)
 	}
+	r.buf.UserAccess(rb.FieldDataPages, rb.OpMarkedRead, "GetAvailableMmapData") // simpleperf event_fd.cpp: EventFd::GetAvailableMmapData(): the copy out of the data pages
 	buf := r.buf.CopyAt(make([]byte, n), tail)
-	r.buf.User.DataTail = tail + n // DiscardMmapData(read_bytes)
+	r.buf.UserAccess(rb.FieldDataTail, rb.OpMarkedWrite, "DiscardMmapData") // simpleperf event_fd.cpp: EventFd::DiscardMmapData(): mmap_metadata_page_->data_tail += discard_size
+	r.buf.User.DataTail = tail + n                                          // DiscardMmapData(read_bytes)
 
 	var out [][]byte
 	for p := uint64(0); p < n; {

@@ -319,20 +319,40 @@ func (ss *Session) record(t *sched.Task) {
 	if ss.Err = ss.resolveFilters(); ss.Err != nil {
 		return
 	}
-	if ss.Err = ss.recordOpen(t); ss.Err != nil {
+	if ss.Err = ss.annotated(t, ss.recordOpen); ss.Err != nil { // footprint_record.go
 		return
 	}
 	if ss.Err = ss.applyFilters(t); ss.Err != nil {
 		return
 	}
-	if ss.Err = ss.recordMmap(t); ss.Err != nil {
+	if ss.Err = ss.annotated(t, ss.mapRings); ss.Err != nil {
 		return
 	}
-	ss.setupSideBand(t)
-	ss.synthesize(t)
-	if !ss.R.Target.None() {
-		ss.evlistEnable(t)
+	if err := ss.annotated(t, ss.recordRun); err != nil { // footprint_record.go
+		ss.Err = err
 	}
+	ss.offAuxtraceSnapshotTrigger()
+	if ss.R.Snapshot != nil && ss.R.Snapshot.OnExit {
+		ss.auxtraceSnapshotExit(t) // session_aux_snapshot.go
+	}
+	ss.tailSynthesize(t)
+	// out_child: record__mmap_read_all(rec, true)
+	ss.toggleBkwMmap(t, bkwDataPending)
+	if err := ss.readRings(t, true); err != nil && ss.Err == nil {
+		ss.Err = err
+	}
+}
+
+// recordRun synthesizes what perf learns from /proc, enables the events,
+// lets the workload exec, and records until it is gone. The synthesis and
+// the enable run as code nobody annotated (footprint_record.go).
+func (ss *Session) recordRun(t *sched.Task) error {
+	ss.S.RunUnannotated(t, func() {
+		ss.synthesize(t)
+		if !ss.R.Target.None() {
+			ss.evlistEnable(t)
+		}
+	})
 	if ss.Workload != nil { // forks
 		// perf_event__synthesize_comm() on the child before it execs: its
 		// /proc/PID/comm is still workloadComm; the kernel's
@@ -344,19 +364,24 @@ func (ss *Session) record(t *sched.Task) {
 	if !ss.R.Overwrite { // --overwrite sets opts.tail_synthesize: at the end (session_tail.go)
 		ss.writeSynth(t, headerOnly(RecordFinishedInit)) // write_finished_init()
 	}
+	return ss.recordLoop(t)
+}
 
+// recordLoop is __cmd_record()'s loop: read the rings, wait for them, until
+// the workload is gone and the rings are drained. The -S snapshots and
+// the evlist's disable run as code nobody annotated (footprint_record.go).
+func (ss *Session) recordLoop(t *sched.Task) error {
 	for {
 		hits := ss.stats.pushes
 		if ss.switchHit || ss.done || ss.draining {
 			ss.toggleBkwMmap(t, bkwDataPending)
 		}
-		if err := ss.mmapReadAll(t, false); err != nil {
-			ss.Err = err
-			break
+		if err := ss.readRings(t, false); err != nil {
+			return err
 		}
 		if ss.snapStart {
 			ss.snapStart = false
-			ss.readAuxtraceSnapshot(t)
+			ss.S.RunUnannotated(t, func() { ss.readAuxtraceSnapshot(t) })
 		}
 		if ss.switchHit {
 			if ss.bkw == bkwRunning {
@@ -367,32 +392,45 @@ func (ss *Session) record(t *sched.Task) {
 		}
 		if hits == ss.stats.pushes {
 			if ss.done || ss.draining {
-				break
+				return nil
 			}
 			ss.poll(t)
 		}
 		if ss.done && !ss.disabled && !ss.R.Target.None() {
 			ss.offAuxtraceSnapshotTrigger()
-			ss.evlistDisable(t)
+			ss.S.RunUnannotated(t, func() { ss.evlistDisable(t) })
 			ss.disabled = true
 		}
-	}
-	ss.offAuxtraceSnapshotTrigger()
-	if ss.R.Snapshot != nil && ss.R.Snapshot.OnExit {
-		ss.auxtraceSnapshotExit(t) // session_aux_snapshot.go
-	}
-	ss.tailSynthesize(t)
-	// out_child: record__mmap_read_all(rec, true)
-	ss.toggleBkwMmap(t, bkwDataPending)
-	if err := ss.mmapReadAll(t, true); err != nil && ss.Err == nil {
-		ss.Err = err
 	}
 }
 
 // finish unmaps and closes everything (evlist__delete(): munmap, then
 // close) and processes the perf.data.
 func (ss *Session) finish(t *sched.Task) {
-	ss.recordReadLostSamples(t) // perfdata_synth.go
+	ss.recordReadLostSamples(t)       // perfdata_synth.go
+	ss.annotated(t, ss.unmapAndClose) // footprint_record.go
+	if ss.Err != nil && ss.Workload != nil && !ss.uncorked {
+		// perf failed before letting the child run. Real perf kills it
+		// (SIGTERM); the model cannot end a task from outside, so it lets
+		// it exec and run with no events left.
+		ss.uncorked = true
+		ss.S.WakeUpAll(&ss.cork)
+	}
+	ss.Finished = true
+	// The records are parsed when something reads them (PerfData.Parsed).
+}
+
+// mapRings maps the rings and the side band's.
+func (ss *Session) mapRings(t *sched.Task) error {
+	if err := ss.recordMmap(t); err != nil {
+		return err
+	}
+	ss.setupSideBand(t)
+	return nil
+}
+
+// unmapAndClose is evlist__delete(): munmap, then close.
+func (ss *Session) unmapAndClose(t *sched.Task) error {
 	ss.unmapAuxExtra(t)
 	for _, m := range ss.Mmaps { // evlist__munmap(): perf_mmap__munmap(), then the AUX area
 		if m.Map != nil {
@@ -412,15 +450,7 @@ func (ss *Session) finish(t *sched.Task) {
 			ss.K.Close(t, fd)
 		}
 	}
-	if ss.Err != nil && ss.Workload != nil && !ss.uncorked {
-		// perf failed before letting the child run. Real perf kills it
-		// (SIGTERM); the model cannot end a task from outside, so it lets
-		// it exec and run with no events left.
-		ss.uncorked = true
-		ss.S.WakeUpAll(&ss.cork)
-	}
-	ss.Finished = true
-	// The records are parsed when something reads them (PerfData.Parsed).
+	return nil
 }
 
 // recordOpen opens every evsel on every CPU (or the workload thread) in
@@ -447,6 +477,7 @@ func (ss *Session) recordOpen(t *sched.Task) error {
 				pid = ss.Workload.PID
 			}
 			if pid == PIDCgroup {
+				t.CPU().Unaudited("open") // cgroupFD: the cgroup's directory looked up and its fd installed, not annotated (footprint_record.go)
 				fd, err := ss.cgroupFD(t, ss.R.Evsels[o.Evsel].Cgroup)
 				if err != nil {
 					return err
@@ -773,6 +804,7 @@ func (ss *Session) mmapPush(t *sched.Task, idx int, m *SessionMmap) {
 	}
 	mask := mp.RB.Mask()
 	size := r.End - r.Start
+	mp.RB.UserAccess(rb.FieldDataPages, rb.OpMarkedRead, "perf_mmap__push") // tools/perf/util/mmap.c: perf_mmap__push(): buf = &data[start & md->core.mask], handed to record__pushfn()
 	if (r.Start&mask)+size != r.End&mask {
 		n := mask + 1 - r.Start&mask
 		ss.pushfn(t, idx, m, mp.RB.Bytes(int(r.Start&mask), int(n)))
@@ -803,8 +835,9 @@ func (ss *Session) pushfn(t *sched.Task, idx int, m *SessionMmap, b []byte) {
 	} else {
 		chunk = append([]byte(nil), b...) // the bytes as they are now
 	}
-	ss.S.Syscall(t, "write", func(t *sched.Task) {
+	ss.S.SyscallAnnotated(t, "write", func(t *sched.Task) { // footprint_record.go
 		t.Spend(ss.Opts.WriteSyscall + ss.Opts.WritePerKiB*sim.Duration(len(chunk))/1024)
+		ss.accessKeep(t, len(chunk))
 		ss.Data.write(chunk, idx, m.CPU, ss.S.M.Now(), m.Overwrite)
 	})
 }
@@ -814,8 +847,9 @@ func (ss *Session) writeSynth(t *sched.Task, b []byte) {
 	if len(ss.headerSynth) > 0 { // perfdata_synth.go
 		b, ss.headerSynth = append(ss.headerSynth, b...), nil
 	}
-	ss.S.Syscall(t, "write", func(t *sched.Task) {
+	ss.S.SyscallAnnotated(t, "write", func(t *sched.Task) { // footprint_record.go
 		t.Spend(ss.Opts.WriteSyscall)
+		ss.accessKeep(t, len(b))
 		ss.Data.write(b, -1, -1, ss.S.M.Now(), false)
 	})
 }

@@ -166,7 +166,9 @@ func (ss *Session) auxtraceMmap(t *sched.Task, m *SessionMmap, ev int, idx int) 
 		mm.Tid = ss.auxTid()
 	}
 	pc := m.Map.RB
-	pc.User.AuxOffset, pc.User.AuxSize = offset, length // pc->aux_offset = mp->offset; pc->aux_size = mp->len
+	pc.UserAccess(rb.FieldAuxOffset, rb.OpMarkedWrite, "auxtrace_mmap__mmap") // tools/perf/util/auxtrace.c: auxtrace_mmap__mmap(): pc->aux_offset = mp->offset (perf_mmap() reads it)
+	pc.UserAccess(rb.FieldAuxLen, rb.OpMarkedWrite, "auxtrace_mmap__mmap")    // tools/perf/util/auxtrace.c: auxtrace_mmap__mmap(): pc->aux_size = mp->len
+	pc.User.AuxOffset, pc.User.AuxSize = offset, length
 	am, err := ss.K.Mmap(t, m.FD, offset/pmu.PageSize, length, prot)
 	if err != nil {
 		// pr_debug2("failed to mmap AUX area"); mmap__mmap() fails the whole evlist__mmap()
@@ -201,8 +203,10 @@ func (ss *Session) auxMmapOf(m *SessionMmap) *SessionAuxMmap {
 // readHead is READ_ONCE(pc->aux_head) then smp_rmb().
 // tools/perf/util/auxtrace.h: auxtrace_mmap__read_head()
 func (mm *SessionAuxMmap) readHead(t *sched.Task, pc *rb.Buffer) uint64 {
+	pc.UserAccess(rb.FieldAuxHead, rb.OpMarkedRead, "auxtrace_mmap__read_head") // tools/perf/util/auxtrace.h: auxtrace_mmap__read_head(): head = READ_ONCE(pc->aux_head)
 	head := pc.User.AuxHead
 	t.Step("auxtrace_mmap__read_head:loaded")
+	t.MarkUnlessAnnotated("the AUX reader's caller") // footprint_record.go
 	return head
 }
 
@@ -210,6 +214,9 @@ func (mm *SessionAuxMmap) readHead(t *sched.Task, pc *rb.Buffer) uint64 {
 // tools/perf/util/auxtrace.h: auxtrace_mmap__write_tail()
 func (mm *SessionAuxMmap) writeTail(t *sched.Task, pc *rb.Buffer, tail uint64) {
 	t.Step("auxtrace_mmap__write_tail:mb")
+	t.MarkUnlessAnnotated("the AUX reader's caller") // footprint_record.go
+
+	pc.UserAccess(rb.FieldAuxTail, rb.OpMarkedWrite, "auxtrace_mmap__write_tail") // tools/perf/util/auxtrace.h: auxtrace_mmap__write_tail(): WRITE_ONCE(pc->aux_tail, tail)
 	pc.User.AuxTail = tail
 }
 
@@ -258,6 +265,8 @@ func (ss *Session) auxtraceMmapRead(t *sched.Task, mm *SessionAuxMmap, snapshot 
 	head := mm.readHead(t, pc)
 	old := mm.Prev
 	area := am.RB // mm->base
+
+	area.UserAccess(rb.FieldAuxSize, rb.OpMarkedRead, "__auxtrace_mmap__read") // the model's check that the area perf mapped is still there (rb_free_aux() after an action's munmap)
 	if area.AuxSize() != mm.Len {
 		return -1, fmt.Errorf("perf record: AUX area of mmap %d is gone (%d bytes mapped, want %d)", mm.Idx, area.AuxSize(), mm.Len)
 	}
@@ -296,6 +305,7 @@ func (ss *Session) auxtraceMmapRead(t *sched.Task, mm *SessionAuxMmap, snapshot 
 	ev := AuxtraceEvent{Size: size + padding, Offset: offset, Reference: ref, Idx: uint32(mm.Idx),
 		Tid: uint32(int32(mm.Tid)), CPU: uint32(int32(mm.CPU))}
 	// The bytes are taken now, as they are in the AUX area at this moment.
+	area.UserAccess(rb.FieldAuxPages, rb.OpMarkedRead, "__auxtrace_mmap__read") // tools/perf/util/auxtrace.c: __auxtrace_mmap__read(): data1 = &data[...], handed to record__process_auxtrace()
 	p1, p2 := area.AuxPieces(off1, len1), area.AuxPieces(0, len2)
 	ss.processAuxtrace(t, mm, ev, p1, p2)
 	mm.Prev = head
@@ -355,8 +365,9 @@ func (ss *Session) processAuxtrace(t *sched.Task, mm *SessionAuxMmap, ev Auxtrac
 		if n == 0 {
 			return
 		}
-		ss.S.Syscall(t, "write", func(t *sched.Task) {
+		ss.S.SyscallAnnotated(t, "write", func(t *sched.Task) { // footprint_record.go
 			t.Spend(ss.Opts.WriteSyscall + ss.Opts.WritePerKiB*sim.Duration(n)/1024)
+			ss.accessKeep(t, n)
 			do() // perf's own record: no ring
 		})
 	}

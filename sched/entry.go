@@ -103,20 +103,25 @@ func (s *Sched) syscall(t *Task, name string, d sim.Duration) {
 		t.sysCost = d
 		body = s.modelledSyscall(name) // syscalls_mm.go; nil: spendSysCost
 	}
-	s.syscallEntry(t, name, body, modelled)
+	kind := bodyGo
+	if modelled {
+		kind = bodyModelled
+	}
+	s.syscallEntry(t, name, body, kind)
 }
 
 // syscallWith is the syscall entry and exit path around body: syscall_enter_from
 // user_mode() (trace_sys_enter), the body, syscall_exit_to_user_mode()
 // (trace_sys_exit, then exit_to_user_mode()).
 func (s *Sched) syscallWith(t *Task, name string, body SyscallFunc) {
-	s.syscallEntry(t, name, body, false)
+	s.syscallEntry(t, name, body, bodyGo)
 }
 
-// syscallEntry is syscallWith; modelled says that body is the scheduler's
+// syscallEntry is syscallWith; kind says whose body it is: the scheduler's
 // own model of the syscall (modelledSyscall), which may be one whose
-// accesses are annotated (footprint_entry.go: enterBody).
-func (s *Sched) syscallEntry(t *Task, name string, body SyscallFunc, modelled bool) {
+// accesses are annotated, one its author annotated (SyscallAnnotated), or
+// any other (footprint_entry.go: enterBody).
+func (s *Sched) syscallEntry(t *Task, name string, body SyscallFunc, kind bodyKind) {
 	s.setUser(t, false)
 	t.accessRegs("do_syscall_64")
 	t.KernelEntries++
@@ -126,7 +131,7 @@ func (s *Sched) syscallEntry(t *Task, name string, body SyscallFunc, modelled bo
 	for _, h := range s.SyscallHooks {
 		h.SysEnter(t, name)
 	}
-	s.enterBody(t, name, modelled)
+	s.enterBody(t, name, kind)
 	body(t)
 	for _, h := range s.SyscallHooks {
 		h.SysExit(t, name)

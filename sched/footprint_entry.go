@@ -11,10 +11,11 @@ import (
 //   - "syscall_enter_from_user_mode": the sys_enter tracepoints (perf's
 //     SyscallHook: what it reads to find no event, or the mark of perf_tp_event
 //     when one fires), the body, sys_exit, the registers written back, then
-//     exit_to_user_mode_loop's step point. Only one kind of body is
+//     exit_to_user_mode_loop's step point. Two kinds of body are
 //     annotated: a syscall with no model but its time in the kernel
-//     (spendSysCost: newuname, getpid, ...); every other body is marked
-//     unaudited where it starts (enterBody).
+//     (spendSysCost: newuname, getpid, ...), and one whose Go func its
+//     author annotated (SyscallAnnotated: perf's write(2) of perf.data);
+//     every other body is marked unaudited where it starts (enterBody).
 //   - "exit_to_user_mode_loop": the thread flags read; then a reschedule (up
 //     to __schedule's step point), task work (up to task_work_run's), or the
 //     return to user: the user-return hooks, the mode switch, and the
@@ -56,14 +57,24 @@ func (t *Task) accessRegs(fn string) {
 	}
 }
 
+// bodyKind says whose a syscall's body is, for enterBody.
+type bodyKind uint8
+
+const (
+	bodyGo        bodyKind = iota // a Go func nobody annotated (syscallWith)
+	bodyModelled                  // the scheduler's model (modelledSyscall)
+	bodyAnnotated                 // a Go func its author annotated (SyscallAnnotated)
+)
+
 // enterBody marks a syscall body nobody annotated, as it starts: every body
 // but one of time in the kernel only (modelled, with no model in
-// sysModels: spendSysCost, which touches nothing another context sees).
-func (s *Sched) enterBody(t *Task, name string, modelled bool) {
+// sysModels: spendSysCost, which touches nothing another context sees)
+// and one whose author annotated it (SyscallAnnotated).
+func (s *Sched) enterBody(t *Task, name string, kind bodyKind) {
 	if !s.M.FootprintListening() {
 		return
 	}
-	if modelled && !hasSysModel(name) {
+	if kind == bodyAnnotated || kind == bodyModelled && !hasSysModel(name) {
 		return
 	}
 	t.CPU().Unaudited("sys_" + name)

@@ -1,0 +1,118 @@
+package perftool
+
+import (
+	"perfsim/cpu"
+	"perfsim/rb"
+	"perfsim/sched"
+)
+
+// The footprints of perf record's own user-mode code (tools/perf/
+// builtin-record.c: __cmd_record()), so that its fragments may be complete.
+//
+//   - Annotated user code (sched.Sched.RunAnnotated: the syscalls it makes
+//     return into it unmarked; back in perf's code after it, the fragment
+//     is marked): the opens and ids (recordOpen), the mmaps and the side
+//     band's (mapRings), the record run (recordRun: the forked workload's
+//     COMM and FINISHED_INIT written, the cork's write, and the loop,
+//     recordLoop: the pass over the rings, mmapReadAll; the overwrite rings
+//     paused and resumed; poll), the final drain (readRings), the munmaps
+//     and closes (unmapAndClose). The rest (option and /proc parsing, the
+//     filters, the tail's synthesis, the lost samples read, the -S snapshot
+//     at exit) is Go code nobody annotated. Inside the annotated run, the
+//     synthesis from /proc (the scheduler's tasks and cgroups read
+//     directly), the -S snapshots' reads and the evlist's enable and
+//     disable (evlistToggle reads perf's affinity from the task, no
+//     syscall) run with sched.Sched.RunUnannotated. The flags the loop
+//     reads that its signal handlers set (done, switchHit, snapStart) are
+//     written by perf's own thread in handlers nobody annotated: marked.
+//   - What that code touches another context can see: data_head (READ_ONCE
+//     then smp_rmb(): ring_buffer_read_head()), the data pages it copies,
+//     data_tail (smp_store_release(): perf_mmap__write_tail()); in the
+//     full-trace read of an AUX area (__auxtrace_mmap__read()) aux_head,
+//     the area's size and bytes, aux_tail; aux_offset and aux_size before
+//     the AUX mmap: annotated on the ring (rb.Buffer.UserAccess). The
+//     ioctls, mmaps, writes are syscalls, whose entry and bodies sched and
+//     enterBody judge.
+//   - The rest is perf's own memory: the reader's positions, the pass's
+//     counts, its tables of fds and mappings, the perf.data it writes. Only
+//     perf's threads touch it, and the others' code (the actions' threads,
+//     the spinner) is a Go callback nobody annotated: marked, dependent on
+//     everything.
+//
+// perf's write(2)s of perf.data, of the rings' bytes, of the AUX areas'
+// and of the records it makes itself (pushfn, processAuxtrace, writeSynth)
+// have annotated bodies (sched.Sched.SyscallAnnotated): the model's
+// sys_write appends to the session's PerfData, perf's own (no other
+// context reads a file only perf writes), and takes from the keep budget
+// the run's sessions share (accessKeep). The cork's write, which wakes the
+// workload, is not annotated (enterBody marks it).
+//
+// The readers' step points are declared complete: "ring_buffer_read_head:
+// loaded" (data_head loaded), "auxtrace_mmap__read_head:loaded" (aux_head
+// loaded) and "auxtrace_mmap__write_tail:mb" (before aux_tail's store).
+// The fragment that starts at one goes on in the reader's caller,
+// annotated only in perf record's pass; every other caller (the actions'
+// readers, the spinner, the AUX snapshots of -S, which run unannotated
+// from the loop or from a signal handler) is marked there
+// (markReaderCaller, sched.Task.MarkUnlessAnnotated).
+func init() {
+	cpu.DeclareComplete("ring_buffer_read_head:loaded", "auxtrace_mmap__read_head:loaded", "auxtrace_mmap__write_tail:mb")
+}
+
+// readRings is mmapReadAll run as annotated user code (above).
+func (ss *Session) readRings(t *sched.Task, synch bool) (err error) {
+	ss.S.RunAnnotated(t, func() { err = ss.mmapReadAll(t, synch) })
+	return err
+}
+
+// markReaderCaller marks the fragment that starts at a reader's step point
+// (the task's or a tool thread's: readStepper) unless the task runs
+// annotated user code (the record loop's pass). A stepper that is neither
+// is a test's harness, no task of a machine.
+func markReaderCaller(s rb.Stepper) {
+	switch s := s.(type) {
+	case *sched.Task:
+		s.MarkUnlessAnnotated("the ring reader's caller")
+	case readStepper:
+		s.t.MarkUnlessAnnotated("the ring reader's caller")
+	}
+}
+
+// accessKeep annotates a write(2) body's use of the keep budget the
+// sessions of a run share (PerfData.keep: a read and a write of what is
+// left, the simulator's own bound on the memory perf.data takes, no
+// kernel's), before PerfData.write: the write that goes over it drops what
+// is kept, materializing the lazy AUX pieces (perfdata_lazy.go), which
+// nobody annotated: marked.
+func (ss *Session) accessKeep(t *sched.Task, n int) {
+	d := ss.Data
+	if n == 0 || d.Discard || d.Keep == nil || d.Dropped || !ss.S.M.FootprintListening() {
+		return // PerfData.write does not look at the budget
+	}
+	c := t.CPU()
+	if int64(n) > d.Keep.Left {
+		c.Unaudited("PerfData.drop")
+		return
+	}
+	c.AccessMarkedOnly(d.Keep, "keep budget: Left", cpu.MarkedWrite, "PerfData.keep") // perfdata.go: PerfData.keep(): d.Keep.Left -= n
+}
+
+// FootprintKey implements cpu.FootprintKeyer: a run has one budget.
+func (*KeepBudget) FootprintKey() string { return "perf.data keep budget" }
+
+// annotated runs step, a part of perf's setup or teardown whose code is
+// annotated, with sched.Sched.RunAnnotated: the evsels' opens and their ids
+// read (recordOpen), the rings' mmaps and redirections (recordMmap,
+// auxtraceMmap: aux_offset and aux_size written on the ring's user page;
+// setupSideBand), the munmaps and closes at the end (unmapAndClose). Their
+// Go code between the syscalls computes perf's own tables (Record.Opens,
+// the fds, the ids, the poll list); it reads the kernel's objects it was
+// handed only where they do not change after the syscall that made them
+// (a mapping's ring's size and mask: NewMmap) or where their writers are
+// marked (a mapping's length, which only an action's munmap splits). The
+// one shortcut, a -G cgroup's directory opened without a syscall
+// (cgroupFD), is marked.
+func (ss *Session) annotated(t *sched.Task, step func(*sched.Task) error) (err error) {
+	ss.S.RunAnnotated(t, func() { err = step(t) })
+	return err
+}

@@ -1,0 +1,59 @@
+package sched
+
+// User-mode Go code whose accesses are annotated: a task's program runs
+// Go callbacks (OpCall) that nobody annotated, so runOps marks each one
+// (footprint_entry.go) and a syscall returns into it marked (returnInto).
+// A callback whose author annotated a part of its code, every access to
+// state another context can see (the perf tool's record loop reading the
+// rings it mapped: perftool/session.go), runs that part with RunAnnotated:
+// the syscalls it makes return into it unmarked, so the fragments that
+// return there (exit_to_user_mode_loop) and the ones that start at its own
+// step points may be complete; back in its caller's code, nobody's, the
+// fragment is marked again.
+
+// RunAnnotated runs fn, user-mode code of t's whose every access to state
+// another context can see is annotated, and every path out of it nobody
+// annotated marked (cpu.CPU.Unaudited) where it begins. The fragment open
+// when fn returns goes on in the caller's code: marked unless that is
+// annotated too.
+func (s *Sched) RunAnnotated(t *Task, fn func()) {
+	outer := t.userAudited
+	t.userAudited = true
+	fn()
+	t.userAudited = outer
+	if !outer {
+		t.CPU().Unaudited("the caller of RunAnnotated") // back in Go code nobody annotated
+	}
+}
+
+// RunUnannotated runs fn, user-mode code of t's nobody annotated, from
+// annotated code (RunAnnotated): the fragment is marked as fn starts, and
+// the syscalls fn makes return into it marked (returnInto); back in the
+// annotated caller, the fragment fn's code ran in stays marked up to the
+// context's next step point.
+func (s *Sched) RunUnannotated(t *Task, fn func()) {
+	outer := t.userAudited
+	t.userAudited = false
+	t.CPU().Unaudited("the task's user-mode code") // Go code nobody annotated
+	fn()
+	t.userAudited = outer
+}
+
+// MarkUnlessAnnotated marks the fragment running in t's context as
+// reaching code nobody annotated, fn, unless t's user-mode code is
+// annotated now (RunAnnotated, or runOps's own operations): for a step
+// point in user code that annotated and unannotated callers both reach,
+// whose declaration vouches for the annotated callers only.
+func (t *Task) MarkUnlessAnnotated(fn string) {
+	if !t.userAudited {
+		t.CPU().Unaudited(fn)
+	}
+}
+
+// SyscallAnnotated is Syscall for a body whose author annotated every
+// access it makes to state another context can see, and marked every path
+// in it nobody annotated (cpu.CPU.Unaudited): enterBody does not mark it,
+// so the syscall's entry fragment may be complete.
+func (s *Sched) SyscallAnnotated(t *Task, name string, body SyscallFunc) {
+	s.syscallEntry(t, name, body, bodyAnnotated)
+}
