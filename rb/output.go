@@ -66,7 +66,7 @@ func putHandle(s Stepper, h *Handle) {
 		head := rb.head
 		// IRQ/NMI can happen here and advance rb->head.
 		StepAt(s, "perf_output_put_handle:head-read")
-		rb.access(fp, rb, "user_page->data_head", OpMarkedWrite, "perf_output_put_handle") // ring_buffer.c: perf_output_put_handle(): WRITE_ONCE(rb->user_page->data_head, head)
+		rb.access(fp, rb, FieldDataHead, OpMarkedWrite, "perf_output_put_handle") // ring_buffer.c: perf_output_put_handle(): WRITE_ONCE(rb->user_page->data_head, head)
 		rb.storeDataHead(head)
 		StepAt(s, "perf_output_put_handle:data-head-stored")
 		rb.access(fp, rb, "rb->nest", OpMarkedWrite, "perf_output_put_handle") // ring_buffer.c: perf_output_put_handle(): WRITE_ONCE(rb->nest, 0)
@@ -102,7 +102,7 @@ func putHandleOld(s Stepper, h *Handle) {
 			return
 		}
 		StepAt(s, "perf_output_put_handle:nest-dec")
-		rb.access(fp, rb, "user_page->data_head", OpMarkedWrite, "perf_output_put_handle") // ring_buffer.c (v5.1): perf_output_put_handle(): rb->user_page->data_head = head
+		rb.access(fp, rb, FieldDataHead, OpMarkedWrite, "perf_output_put_handle") // ring_buffer.c (v5.1): perf_output_put_handle(): rb->user_page->data_head = head
 		rb.storeDataHead(head)
 		StepAt(s, "perf_output_put_handle:data-head-stored")
 		rb.access(fp, rb, "rb->head", OpMarkedRead, "perf_output_put_handle") // ring_buffer.c (v5.1): perf_output_put_handle(): if (unlikely(head != local_read(&rb->head)))
@@ -187,7 +187,7 @@ func OutputBegin(s Stepper, h *Handle, rb *Buffer, data *SampleID, ev Event, siz
 	var head uint64
 	for {
 		head = offset
-		rb.access(fp, rb, "user_page->data_tail", OpMarkedRead, "__perf_output_begin") // ring_buffer.c: __perf_output_begin(): tail = READ_ONCE(rb->user_page->data_tail)
+		rb.access(fp, rb, FieldDataTail, OpMarkedRead, "__perf_output_begin") // ring_buffer.c: __perf_output_begin(): tail = READ_ONCE(rb->user_page->data_tail)
 		tail := rb.User.DataTail
 		if !rb.overwrite && !hasSpace(head, tail, dataSize, size, backward) {
 			goto fail
@@ -342,7 +342,7 @@ func OutputCopy(h *Handle, buf []byte) int {
 	if rb == nil || rb.nrPages == 0 {
 		return len(buf)
 	}
-	rb.access(rb.footprinting(), rb, "rb->data_pages", OpMarkedWrite, "__output_copy") // internal.h: __output_copy(): memcpy() into the reserved span (footprint_output.go)
+	rb.access(rb.footprinting(), rb, FieldDataPages, OpMarkedWrite, "__output_copy") // internal.h: __output_copy(): memcpy() into the reserved span (footprint_output.go)
 	for len(buf) > 0 {
 		n := copy(rb.span(h.addr, min(h.size, len(buf))), buf)
 		buf = buf[n:]
@@ -380,7 +380,7 @@ func (h *Handle) advance(n int) {
 // put64 is perf_output_put() of a u64; records are 8-aligned, so it only straddles
 // the end of the area after a misaligned write (RAW).
 func put64(h *Handle, v uint64) {
-	h.rb.access(h.rb.footprinting(), h.rb, "rb->data_pages", OpMarkedWrite, "perf_output_put") // internal.h: __output_copy() of perf_output_put() (footprint_output.go)
+	h.rb.access(h.rb.footprinting(), h.rb, FieldDataPages, OpMarkedWrite, "perf_output_put") // internal.h: __output_copy() of perf_output_put() (footprint_output.go)
 	if h.size >= 8 {
 		binary.LittleEndian.PutUint64(h.rb.span(h.addr, 8), v)
 		h.advance(8)

@@ -191,7 +191,7 @@ func outputSampleFields(st Stepper, h *Handle, s *Sample, size int) bool {
 		// rest keeps what the ring held there).
 		put64(h, hw)
 		StepAt(st, "perf_output_sample:header")
-		rb.access(fp, rb, "rb->data_pages", OpMarkedWrite, "perf_output_sample") // core.c: perf_output_sample(): the fields after the header (footprint_output.go)
+		rb.access(fp, rb, FieldDataPages, OpMarkedWrite, "perf_output_sample") // core.c: perf_output_sample(): the fields after the header (footprint_output.go)
 		b := make([]byte, size-HeaderSize+d)
 		n := encodeSampleBody(b, s)
 		OutputCopy(h, b[:n])
@@ -205,17 +205,17 @@ func outputSampleFields(st Stepper, h *Handle, s *Sample, size int) bool {
 	}
 	if h.size >= size && size >= HeaderSize {
 		// Contiguous: encode in place (same bytes as the field by field copy).
-		rb.access(fp, rb, "rb->data_pages", OpMarkedWrite, "perf_output_sample") // core.c: perf_output_sample(): perf_output_put(handle, *header)
+		rb.access(fp, rb, FieldDataPages, OpMarkedWrite, "perf_output_sample") // core.c: perf_output_sample(): perf_output_put(handle, *header)
 		b := rb.span(h.addr, size)
 		binary.LittleEndian.PutUint64(b, hw)
 		StepAt(st, "perf_output_sample:header")
-		rb.access(fp, rb, "rb->data_pages", OpMarkedWrite, "perf_output_sample") // core.c: perf_output_sample(): the fields after the header (footprint_output.go)
+		rb.access(fp, rb, FieldDataPages, OpMarkedWrite, "perf_output_sample") // core.c: perf_output_sample(): the fields after the header (footprint_output.go)
 		encodeSampleBody(b[HeaderSize:], s)
 		h.advance(size)
 	} else {
 		put64(h, hw)
 		StepAt(st, "perf_output_sample:header")
-		rb.access(fp, rb, "rb->data_pages", OpMarkedWrite, "perf_output_sample") // core.c: perf_output_sample(): the fields after the header (footprint_output.go)
+		rb.access(fp, rb, FieldDataPages, OpMarkedWrite, "perf_output_sample") // core.c: perf_output_sample(): the fields after the header (footprint_output.go)
 		var buf [512]byte
 		var b []byte
 		if size <= len(buf) {
