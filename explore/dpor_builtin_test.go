@@ -94,17 +94,25 @@ func builtinResults(t *testing.T, f *scenarios.File, knobs map[string]string, dp
 			results = append(results, s)
 		}
 	}
-	if dpor {
-		_, ex, err := porWalk(maxRuns, one)
-		if err != nil {
-			t.Fatal(err)
-		}
-		exhausted = ex
-	} else {
-		_, exhausted = fullWalk(maxRuns, -1, func(ch sim.Chooser) { one(ch, nil) })
-	}
+	exhausted = walkTree(t, dpor, maxRuns, one)
 	slices.Sort(results)
 	return results, runs, exhausted
+}
+
+// walkTree runs one over every schedule of dpor's walk (dpor true) or of
+// the full decision tree, at most maxRuns, and reports whether the walk
+// finished.
+func walkTree(t *testing.T, dpor bool, maxRuns int, one func(sim.Chooser, func(*cpu.Machine))) bool {
+	t.Helper()
+	if !dpor {
+		_, ex := fullWalk(maxRuns, -1, func(ch sim.Chooser) { one(ch, nil) })
+		return ex
+	}
+	_, ex, err := porWalk(maxRuns, one)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ex
 }
 
 // TestDPORBuiltinSameResults: on the built-ins whose step points the

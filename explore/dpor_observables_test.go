@@ -28,16 +28,7 @@ func observableValues(t *testing.T, tc dporBuiltinCase, dpor bool, maxRuns int) 
 			seen[k][v] = true
 		}
 	}
-	var exhausted bool
-	if dpor {
-		_, ex, err := porWalk(maxRuns, one)
-		if err != nil {
-			t.Fatal(err)
-		}
-		exhausted = ex
-	} else {
-		_, exhausted = fullWalk(maxRuns, -1, func(ch sim.Chooser) { one(ch, nil) })
-	}
+	exhausted := walkTree(t, dpor, maxRuns, one)
 	out := map[string][]int64{}
 	for k, vs := range seen {
 		for v := range vs {

@@ -46,20 +46,11 @@ func TestDPORBuiltinSweep(t *testing.T) {
 			if f.NumCPUs() < 2 {
 				t.Skip("one CPU: dpor runs the whole tree")
 			}
-			got, runs, ex := finalStates(t, f, func(one func(sim.Chooser, func(*cpu.Machine))) bool {
-				_, ex, err := porWalk(maxRuns, one)
-				if err != nil {
-					t.Fatal(err)
-				}
-				return ex
-			})
+			got, runs, ex := finalStates(t, f, func(one func(sim.Chooser, func(*cpu.Machine))) bool { return walkTree(t, true, maxRuns, one) })
 			if !ex {
 				t.Skipf("dpor: not exhausted within %d schedules", maxRuns)
 			}
-			want, wruns, wex := finalStates(t, f, func(one func(sim.Chooser, func(*cpu.Machine))) bool {
-				_, ex := fullWalk(maxRuns, -1, func(ch sim.Chooser) { one(ch, nil) })
-				return ex
-			})
+			want, wruns, wex := finalStates(t, f, func(one func(sim.Chooser, func(*cpu.Machine))) bool { return walkTree(t, false, maxRuns, one) })
 			what := "the full tree"
 			if !wex {
 				what = "random schedules"

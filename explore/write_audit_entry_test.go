@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"perfsim/scenarios"
 )
 
 // TestWriteAuditEntryExit: the syscall entry and exit fragments and the
@@ -34,21 +36,31 @@ func TestWriteAuditEntryExit(t *testing.T) {
 		{"deferred-callchain-stitch", []string{"exit_to_user_mode_loop", "context_switch"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			a := auditRunFile(t, loadBuiltin(t, tc.name), 3)
-			if len(a.Violations) > 0 {
-				t.Errorf("declared fragments that write what they do not annotate:\n%s", strings.Join(a.Violations, "\n"))
-			}
-			for _, start := range tc.want {
-				if a.Checked[start] == 0 {
-					t.Errorf("no fragment %s checked (every one reached unaudited code)", start)
-				}
-			}
-			var checked []string
-			for s, n := range a.Checked {
-				checked = append(checked, s+":"+itoa(n))
-			}
-			slices.Sort(checked)
-			t.Logf("%d snapshots; declared fragments checked: %v", a.Snapshots, checked)
+			auditChecked(t, loadBuiltin(t, tc.name), tc.want)
 		})
 	}
+}
+
+// auditChecked runs the write audit over f (seed 3's schedule) and
+// reports a declared fragment that writes what it does not annotate, and a
+// start of want that no fragment checked (every one reached unaudited
+// code); it logs how often each declared start was checked.
+func auditChecked(t *testing.T, f *scenarios.File, want []string) *writeAudit {
+	t.Helper()
+	a := auditRunFile(t, f, 3)
+	if len(a.Violations) > 0 {
+		t.Errorf("declared fragments that write what they do not annotate:\n%s", strings.Join(a.Violations, "\n"))
+	}
+	for _, start := range want {
+		if a.Checked[start] == 0 {
+			t.Errorf("no fragment %s checked (every one reached unaudited code)", start)
+		}
+	}
+	var checked []string
+	for s, n := range a.Checked {
+		checked = append(checked, s+":"+itoa(n))
+	}
+	slices.Sort(checked)
+	t.Logf("%d snapshots; declared fragments checked: %v", a.Snapshots, checked)
+	return a
 }

@@ -1,10 +1,6 @@
 package explore
 
-import (
-	"slices"
-	"strings"
-	"testing"
-)
+import "testing"
 
 // TestWriteAuditPerfSched: perf's context-switch fragments, declared
 // complete (pmu/footprint_sched.go), write nothing they do not annotate,
@@ -42,21 +38,7 @@ func TestWriteAuditPerfSched(t *testing.T) {
 			if tc.repeat > 0 {
 				f = cutBuiltin(t, tc.name, tc.repeat)
 			}
-			a := auditRunFile(t, f, 3)
-			if len(a.Violations) > 0 {
-				t.Errorf("declared fragments that write what they do not annotate:\n%s", strings.Join(a.Violations, "\n"))
-			}
-			for _, start := range tc.want {
-				if a.Checked[start] == 0 {
-					t.Errorf("no fragment %s checked (every one reached unaudited code)", start)
-				}
-			}
-			var checked []string
-			for s, n := range a.Checked {
-				checked = append(checked, s+":"+itoa(n))
-			}
-			slices.Sort(checked)
-			t.Logf("%d snapshots; declared fragments checked: %v", a.Snapshots, checked)
+			auditChecked(t, f, tc.want)
 		})
 	}
 }

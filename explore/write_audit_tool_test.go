@@ -1,10 +1,6 @@
 package explore
 
-import (
-	"slices"
-	"strings"
-	"testing"
-)
+import "testing"
 
 // toolAuditSkip are the perf tool's own memory that its record loop writes
 // (perftool/footprint_record.go): only perf's threads touch it, and every
@@ -84,21 +80,7 @@ func TestWriteAuditRecordLoop(t *testing.T) {
 		{"attach-pid-thread-exit", []string{"ring_buffer_read_head:loaded", "exit_to_user_mode_loop", "syscall_enter_from_user_mode"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			a := auditRunFile(t, loadBuiltin(t, tc.name), 3)
-			if len(a.Violations) > 0 {
-				t.Errorf("declared fragments that write what they do not annotate:\n%s", strings.Join(a.Violations, "\n"))
-			}
-			for _, start := range tc.want {
-				if a.Checked[start] == 0 {
-					t.Errorf("no fragment %s checked (every one reached unaudited code)", start)
-				}
-			}
-			var checked []string
-			for s, n := range a.Checked {
-				checked = append(checked, s+":"+itoa(n))
-			}
-			slices.Sort(checked)
-			t.Logf("%d snapshots; declared fragments checked: %v", a.Snapshots, checked)
+			auditChecked(t, loadBuiltin(t, tc.name), tc.want)
 		})
 	}
 }
