@@ -24,8 +24,10 @@ import (
 // on the old-kernel knob where the built-in violates. A declaration
 // (cpu.DeclareComplete) that vouches for a fragment whose footprint misses
 // an access lets dpor put a dependent pair to sleep and lose a class: this
-// test is where that shows. Today no pmu/rb/sched fragment is declared,
-// so dpor runs the whole tree here (same schedule counts); the cases are
+// test is where that shows. On one CPU dpor runs the whole tree here
+// (same schedule counts: a CPU's task fragments depend on its own
+// interrupts); on two (sigtrap-vs-exit, sigtrap-inherit-vs-close) the
+// declared fragments cut it to 25 of 4,200. The one-CPU cases are
 // sized so that the full tree stays under 3,000 schedules and the
 // old-kernel cut still violates (aux-pause-resume-nmi: 3 calls on default
 // knobs, 4 with the guard off; under cost-model=free, the built-in's own
