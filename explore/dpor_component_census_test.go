@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"perfsim/scenarios"
 )
 
@@ -101,10 +103,12 @@ func compCensus(reasons map[string]int) (distinct, met map[string]int, unknown [
 // (the dummy CPU map: cpu -1) nothing crosses: no post, no thread on two
 // CPUs, and what is left is declarations, the objects the two sessions'
 // setups share (event_mutex, tracepoints_mutex, cpu_hotplug_lock,
-// perf_event_id), and the run queues a CPU going idle looks at
+// perf_event_id), the run queues a CPU going idle looks at
 // (sched_balance_newidle(): rd->overloaded and the busiest queue, which
-// the model derives from every CPU's rq@cpuN): since every touched object
-// has a stable key, no reason is an object without one.
+// the model derives from every CPU's rq@cpuN), CPU contexts' fields read
+// from the other CPU, and the perf.data keep budget the simulator shares
+// between sessions (pinned below): since every touched object has a
+// stable key, no reason is an object without one.
 // PERFSIM_COMP_CENSUS=C,K,N prints the tables for that shape.
 func TestCompRealShapeCensus(t *testing.T) {
 	c, k, n := 2, 2, 1
@@ -183,6 +187,26 @@ func compCensusCase(t *testing.T, src string, c, k, n int, perThread bool) {
 	}
 	if distinct["an object two CPUs share"] == 0 {
 		t.Errorf("no object two CPUs share: the sessions' opens take event_mutex and perf_event_id on both CPUs")
+	}
+	if perThread && c == 2 && k == 2 && n == 1 {
+		// The objects the two CPUs share, by key and field: the sessions'
+		// setups (the global locks, perf_event_id), the run queues the
+		// new-idle balance reads, the CPU contexts' fields read across
+		// CPUs, and the simulator's perf.data keep budget the sessions
+		// share. A declaration that annotates more shows more here.
+		var shared []string
+		for r := range reasons {
+			if obj, _, ok := strings.Cut(r, " is touched by "); ok {
+				shared = append(shared, obj)
+			}
+		}
+		sort.Strings(shared)
+		want := []string{"cpu_hotplug_lock (sync)", "cpuctx@cpu0 (cpuctx->cgrp)", "cpuctx@cpu0 (cpuctx->task_ctx)", "cpuctx@cpu1 (cpuctx->cgrp)", "cpuctx@cpu1 (cpuctx->task_ctx)",
+			"event_mutex (sync)", "perf.data keep budget (keep budget: Left)", "perf_event_id (perf_event_id)",
+			"rq@cpu0 (rq->balance_callback)", "rq@cpu0 (rq->nr_running)", "rq@cpu1 (rq->balance_callback)", "rq@cpu1 (rq->nr_running)", "tracepoints_mutex (sync)"}
+		if d := cmp.Diff(want, shared); d != "" {
+			t.Errorf("objects two CPUs share (-want +got):\n%s", d)
+		}
 	}
 	posts, twoCPUs := distinct["posts across CPUs (IPIs, timers, irq_work)"], distinct["a thread on two CPUs"]
 	switch {
