@@ -302,26 +302,15 @@ type porRun struct {
 	irq     map[porAgent]string
 	err     error
 	blocked bool
-	log     *[]*porEvent // tests: every fragment opened, in order
-	frags   []*porEvent  // every fragment opened, in order
-	// until: per thread, the fragments (one per boundary it went on
-	// across) of its open fragment whose start is declared with
-	// cpu.DeclareCompleteUntil, and the ends declared.
-	until map[*cpu.Thread]*porUntil
-}
-
-// porUntil is a task context's open fragment whose start is declared with
-// cpu.DeclareCompleteUntil: its pieces so far and the ends that make it
-// complete.
-type porUntil struct {
-	ends   []string
-	pieces []*porEvent
+	log     *[]*porEvent   // tests: every fragment opened, in order
+	frags   []*porEvent    // every fragment opened, in order
+	until   untilFragments // per thread, its open fragment declared with cpu.DeclareCompleteUntil (dpor_until.go)
 }
 
 // newRun starts the next schedule of the walk.
 func (s *porSearch) newRun() *porRun {
 	s.Runs++
-	return &porRun{s: s, prefix: len(s.stack), task: map[*cpu.Thread]string{}, irq: map[porAgent]string{}}
+	return &porRun{s: s, prefix: len(s.stack), task: map[*cpu.Thread]string{}, irq: map[porAgent]string{}, until: untilFragments{}}
 }
 
 // attach installs the run's listener on the machine before it runs.
@@ -609,7 +598,7 @@ func (p *porRun) Boundary(c *cpu.CPU, kind cpu.BoundaryKind, ctx cpu.Context, th
 	p.close()
 	ev := &porEvent{agent: ag, start: start, complete: start != "" && cpu.IsComplete(start), fresh: kind == cpu.BoundaryStep}
 	if !ev.complete && ctx == cpu.CtxTask && th != nil {
-		p.openUntil(th, ev)
+		p.openUntil(th, ev, kind == cpu.BoundaryStep)
 	}
 	// Every fragment looks at its CPU's pending interrupts and at which
 	// lanes are due (a post from another lane can make one due now).

@@ -102,14 +102,8 @@ type compRun struct {
 	irq  map[porAgent]string
 	// until: a task's open fragment declared complete only up to some
 	// step points (cpu.DeclareCompleteUntil): its start and those ends.
-	until map[*cpu.Thread]compUntil
+	until untilFragments
 	start string // the open fragment's start
-}
-
-// compUntil is an open fragment declared with cpu.DeclareCompleteUntil.
-type compUntil struct {
-	start string
-	ends  []string
 }
 
 func newCompSearch() *compSearch {
@@ -123,7 +117,7 @@ func (s *compSearch) newRun() *compRun {
 			t.stack = t.stack[:0] // any own path will do: the first
 		}
 	}
-	return &compRun{s: s, lane: -1, task: map[*cpu.Thread]string{}, irq: map[porAgent]string{}, until: map[*cpu.Thread]compUntil{}}
+	return &compRun{s: s, lane: -1, task: map[*cpu.Thread]string{}, irq: map[porAgent]string{}, until: untilFragments{}}
 }
 
 // attach installs the run on m before it runs.
@@ -158,9 +152,8 @@ func (p *compRun) refuse(why string) {
 func (p *compRun) Boundary(c *cpu.CPU, kind cpu.BoundaryKind, ctx cpu.Context, th *cpu.Thread, label string) {
 	p.lane = c.ID
 	taskStep := kind == cpu.BoundaryStep && ctx == cpu.CtxTask && th != nil
-	if u, ok := p.until[th]; ok && taskStep {
-		delete(p.until, th)
-		if !slices.Contains(u.ends, label) {
+	if taskStep {
+		if u, atEnd := p.until.end(th, label); u != nil && !atEnd {
 			p.refuse(fmt.Sprintf("fragment %s ended at %s, not at one of its declared ends %v (cpu.DeclareCompleteUntil)", u.start, label, u.ends))
 		}
 	}
@@ -168,9 +161,7 @@ func (p *compRun) Boundary(c *cpu.CPU, kind cpu.BoundaryKind, ctx cpu.Context, t
 	p.start = start
 	complete := start != "" && cpu.IsComplete(start)
 	if taskStep && !complete {
-		if ends, ok := cpu.CompleteUntil(start); ok {
-			p.until[th] = compUntil{start, ends}
-		}
+		p.until.open(th, start)
 	}
 	if th != nil && ctx == cpu.CtxTask {
 		if h, ok := p.s.home[th.Name]; !ok {
