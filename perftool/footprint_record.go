@@ -60,9 +60,8 @@ func init() {
 }
 
 // readRings is mmapReadAll run as annotated user code (above).
-func (ss *Session) readRings(t *sched.Task, synch bool) (err error) {
-	ss.S.RunAnnotated(t, func() { err = ss.mmapReadAll(t, synch) })
-	return err
+func (ss *Session) readRings(t *sched.Task, synch bool) error {
+	return ss.annotated(t, func(t *sched.Task) error { return ss.mmapReadAll(t, synch) })
 }
 
 // markReaderCaller marks the fragment that starts at a reader's step point

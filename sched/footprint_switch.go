@@ -96,8 +96,8 @@ func (s *Sched) accessRQ(i int, op cpu.AccessOp, fn string) {
 	if !s.M.FootprintListening() {
 		return
 	}
-	if r := s.M.Eng.Running(); r != nil && r.ID < len(s.M.CPUs) {
-		s.M.CPUs[r.ID].AccessMarkedOnly(rqKey{s, i}, "rq->nr_running", op, fn) // kernel/sched/core.c: enqueue_task()/dequeue_task(): the run queue's tasks and nr_running
+	if c := s.runningCPU(); c != nil {
+		c.AccessMarkedOnly(rqKey{s, i}, "rq->nr_running", op, fn) // kernel/sched/core.c: enqueue_task()/dequeue_task(): the run queue's tasks and nr_running
 	}
 }
 
