@@ -557,8 +557,15 @@ func (tm *Timer) Arm(when sim.Time) {
 	}
 }
 
-// Cancel disarms the timer.
-func (tm *Timer) Cancel() { tm.c.timers.Remove(tm.t) }
+// Cancel disarms the timer. Like Arm, it posts to the timer's CPU: a cancel
+// from another CPU changes what that CPU's next step point finds queued, so
+// the footprint walks hear it as contention with the expiry it may forestall
+// (and the race detector as the timer base lock's release), whether or not
+// the timer is still queued: the expiry may come before it or after.
+func (tm *Timer) Cancel() {
+	tm.c.m.post(tm.c)
+	tm.c.timers.Remove(tm.t)
+}
 
 // Armed reports whether the timer is queued, and when.
 func (tm *Timer) Armed() (bool, sim.Time) { return tm.t.Queued(), tm.t.When }
