@@ -30,7 +30,7 @@ func taskOps(f *scenarios.File, ops []scenarios.Op, tick func(), perfOps map[sce
 		case *scenarios.Sleep:
 			out = append(out, sched.Sleep(clampDur(op.Dur)))
 		case *scenarios.Repeat:
-			body := append([]sched.Op{sched.Call(func(*sched.Task) { tick() })}, taskOps(f, op.Body, tick, perfOps)...)
+			body := append([]sched.Op{sched.CallAnnotated(func(*sched.Task) { tick() })}, taskOps(f, op.Body, tick, perfOps)...)
 			out = append(out, sched.Loop(int(op.Count), body...))
 		case *scenarios.Stack:
 			frames := append([]string(nil), op.Frames...)

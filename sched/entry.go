@@ -58,14 +58,11 @@ func (s *Sched) runOps(t *Task, ops []Op) bool {
 		case OpAffinity:
 			s.setAffinity(t, op.Mask)
 		case OpYield:
-			s.syscallWith(t, "sched_yield", func(t *Task) {
-				s.yieldFair(t.CPU(), t) // do_sched_yield() -> yield_task_fair()
-				s.needResched[t.CPU().ID] = true
-			})
+			s.SyscallAnnotated(t, "sched_yield", s.schedYield) // footprint_syscalls.go
 		case OpStack:
 			t.UserStack = op.Stack
 			s.userStackChanged(t)
-		case OpCall:
+		case OpCall, OpCallAnnotated:
 			op.Fn(t)
 		case OpExit:
 			s.enterExitSyscall(t, "exit")
@@ -204,11 +201,6 @@ func (s *Sched) userStackChanged(t *Task) {
 			sh.UserStackChanged(t)
 		}
 	}
-}
-
-// sleep blocks t for d (hrtimer_nanosleep()): an hrtimer on its CPU wakes it.
-func (s *Sched) sleep(t *Task, d sim.Duration) {
-	s.syscallWith(t, "nanosleep", func(t *Task) { s.sleepOnTimer(t, t.CPU(), d) })
 }
 
 // Wake makes a sleeping task runnable: try_to_wake_up(). See ttwu in wake.go.

@@ -42,6 +42,7 @@ var userOpAudited = [...]bool{
 	OpCompute: true, OpSyscall: true, OpLoop: true, OpSleep: true, OpMigrate: true, OpAffinity: true,
 	OpYield: true, OpExit: true, OpFork: true, OpExitGroup: true, OpWait: true,
 	OpStack: false, OpCall: false, OpPipe: false, OpFutex: false, OpTouch: false,
+	OpCallAnnotated: true,
 }
 
 // accessRegs annotates the entry and exit code's writes of the task's own

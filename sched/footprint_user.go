@@ -57,3 +57,11 @@ func (t *Task) MarkUnlessAnnotated(fn string) {
 func (s *Sched) SyscallAnnotated(t *Task, name string, body SyscallFunc) {
 	s.syscallEntry(t, name, body, bodyAnnotated)
 }
+
+// CallAnnotated is Call for fn, user-mode code of the task's whose every
+// access to state another context can see is annotated and every path
+// nobody annotated marked where it begins (as RunAnnotated's): runOps does
+// not mark it, and the syscalls it makes return into it unmarked. A
+// runner's bookkeeping between a task's steps (the engine's count of a
+// repeat's rounds) is such code: it touches no state of the model's.
+func CallAnnotated(fn func(t *Task)) Op { return Op{Kind: OpCallAnnotated, Fn: fn} }
