@@ -79,7 +79,11 @@ func taskOps(f *scenarios.File, ops []scenarios.Op, tick func(), perfOps map[sce
 			} else {
 				out = append(out, sched.FutexWait(op.Name))
 			}
-		case *scenarios.PerfOp, *scenarios.Access:
+		case *scenarios.PerfOp:
+			if fn := perfOps[op]; fn != nil {
+				out = append(out, sched.CallAnnotated(fn)) // its user code annotated (footprint_perfops.go)
+			}
+		case *scenarios.Access:
 			if fn := perfOps[op]; fn != nil {
 				out = append(out, sched.Call(fn))
 			}

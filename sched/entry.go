@@ -16,6 +16,9 @@ func (s *Sched) taskMain(t *Task) {
 	if t.fam.killed {
 		s.exit(t) // ret_from_fork's exit work: SIGKILL from exit_group() before it ever ran
 	}
+	// The return is into runOps's own code, which marks each operation
+	// whose code is not annotated as it starts (footprint_entry.go).
+	t.userAudited = true
 	s.returnToUser(t)
 	s.runOps(t, t.Prog)
 	s.exit(t)
