@@ -36,13 +36,15 @@ func init() {
 
 // userOpAudited are the program operations whose own code (in runOps, up to
 // the step point of the syscall each enters) is annotated: a compute (time
-// in user mode), a syscall op, a loop, and the operations that enter one
-// syscall through syscallWith (whose body is judged by enterBody).
+// in user mode), a syscall op, a loop, the operations that enter one
+// syscall through syscallWith (whose body is judged by enterBody), a pipe's
+// or futex's (the object's lookup: footprint_wait.go), and a call of code
+// its author annotated (CallAnnotated).
 var userOpAudited = [...]bool{
 	OpCompute: true, OpSyscall: true, OpLoop: true, OpSleep: true, OpMigrate: true, OpAffinity: true,
 	OpYield: true, OpExit: true, OpFork: true, OpExitGroup: true, OpWait: true,
-	OpStack: false, OpCall: false, OpPipe: false, OpFutex: false, OpTouch: false,
-	OpCallAnnotated: true,
+	OpPipe: true, OpFutex: true, OpCallAnnotated: true,
+	OpStack: false, OpCall: false, OpTouch: false,
 }
 
 // accessRegs annotates the entry and exit code's writes of the task's own
