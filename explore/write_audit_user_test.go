@@ -9,13 +9,18 @@ import "testing"
 // a futex wait woken by a wake (sched/footprint_wait.go; b's second write
 // finds no reader waiting: it wakes nobody, and its fragment from
 // "pipe_write:copied" reaches no unaudited code), and perf fd calls
-// (runner/footprint_perfops.go).
+// (runner/footprint_perfops.go); a touch of memory that faults (its page
+// faults return into the touch's loop) and one that does not
+// (sched.Sched.accessTouch).
 const userCodeSrc = `scenario user-code
 title "user code and the scheduler's own syscall bodies, annotated"
 
 cpus 2
 
 task a cpu0
+  syscall mmap 0 16384 PROT_READ|PROT_WRITE MAP_PRIVATE|MAP_ANONYMOUS -1 0 as buf
+  touch buf 4 write
+  touch buf 4
   repeat 3
     compute 2us
     sleep 1us

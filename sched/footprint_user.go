@@ -1,5 +1,7 @@
 package sched
 
+import "perfsim/cpu"
+
 // User-mode Go code whose accesses are annotated: a task's program runs
 // Go callbacks (OpCall) that nobody annotated, so runOps marks each one
 // (footprint_entry.go) and a syscall returns into it marked (returnInto).
@@ -65,3 +67,15 @@ func (s *Sched) SyscallAnnotated(t *Task, name string, body SyscallFunc) {
 // runner's bookkeeping between a task's steps (the engine's count of a
 // repeat's rounds) is such code: it touches no state of the model's.
 func CallAnnotated(fn func(t *Task)) Op { return Op{Kind: OpCallAnnotated, Fn: fn} }
+
+// accessTouch annotates a touch step's access of a page of its address
+// space, in user mode: the MMU's walk of the page tables and the VMA it
+// finds (whether the access faults), which another thread's fault, mmap()
+// or munmap() writes. The fault itself (pageFault) starts at its own step
+// point, "exc_page_fault", not declared; the return to user mode is into
+// the touch step's loop, runOps's own code.
+func (s *Sched) accessTouch(t *Task) {
+	if s.M.FootprintListening() {
+		t.CPU().AccessMarkedOnly(t.MM, "mm->mmap", cpu.DataRaceRead, "the program's memory access") // the MMU's page walk (the hardware, not kernel code): the PTE, the VMA's protection
+	}
+}

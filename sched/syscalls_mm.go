@@ -328,11 +328,15 @@ func (s *Sched) Execve(t *Task, file string) {
 // access of a page faults. A bad access kills the task (SIGSEGV), which
 // ends its program.
 func (s *Sched) touch(t *Task, op *Op) bool {
+	if t.MM == nil || t.Files == nil {
+		t.CPU().Unaudited("mm_alloc") // a task made with no address space gets its first here (footprint_entry.go)
+	}
 	t.ensureMM(s)
 	base := t.argValue(op.Args[0])
 	write := op.Name == "write"
 	for i := 0; i < op.N; i++ {
 		addr := base + uint64(i)*mm.PageSize
+		s.accessTouch(t) // footprint_user.go
 		if t.MM.Present(addr) && t.MM.Find(addr) != nil {
 			v := t.MM.Find(addr)
 			if !write || v.Flags&mm.VM_WRITE != 0 {
