@@ -11,13 +11,16 @@ import "testing"
 // "pipe_write:copied" reaches no unaudited code), and perf fd calls
 // (runner/footprint_perfops.go); a touch of memory that faults (its page
 // faults return into the touch's loop) and one that does not
-// (sched.Sched.accessTouch).
+// (sched.Sched.accessTouch); stack steps, the user's and the kernel
+// frames' (sched.Sched.accessStack).
 const userCodeSrc = `scenario user-code
 title "user code and the scheduler's own syscall bodies, annotated"
 
 cpus 2
 
 task a cpu0
+  stack user main;worker
+  stack kernel entry_SYSCALL_64;do_syscall_64
   syscall mmap 0 16384 PROT_READ|PROT_WRITE MAP_PRIVATE|MAP_ANONYMOUS -1 0 as buf
   touch buf 4 write
   touch buf 4

@@ -35,7 +35,10 @@ func taskOps(f *scenarios.File, ops []scenarios.Op, tick func(), perfOps map[sce
 		case *scenarios.Stack:
 			frames := append([]string(nil), op.Frames...)
 			if op.Kernel {
-				out = append(out, sched.Call(func(t *sched.Task) { t.KernelStack = frames }))
+				out = append(out, sched.CallAnnotated(func(t *sched.Task) {
+					t.AccessStack("the program's stack step")
+					t.KernelStack = frames
+				}))
 			} else {
 				out = append(out, sched.UserStack(frames...))
 			}

@@ -63,6 +63,7 @@ func (s *Sched) runOps(t *Task, ops []Op) bool {
 		case OpYield:
 			s.SyscallAnnotated(t, "sched_yield", s.schedYield) // footprint_syscalls.go
 		case OpStack:
+			s.accessStack(t, "the program's stack step") // footprint_user.go
 			t.UserStack = op.Stack
 			s.userStackChanged(t)
 		case OpCall, OpCallAnnotated:
@@ -201,6 +202,9 @@ func (s *Sched) setUser(t *Task, user bool) {
 func (s *Sched) userStackChanged(t *Task) {
 	for _, h := range s.ModeHooks {
 		if sh, ok := h.(StackHook); ok {
+			if _, annotated := h.(AnnotatedStackHook); !annotated {
+				t.CPU().Unaudited("a StackHook's UserStackChanged") // a tracer's code nobody vouched for (footprint_user.go)
+			}
 			sh.UserStackChanged(t)
 		}
 	}

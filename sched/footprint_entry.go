@@ -43,12 +43,14 @@ func init() {
 // syscall through syscallWith (whose body is judged by enterBody), a pipe's
 // or futex's (the object's lookup: footprint_wait.go), a touch of memory
 // (its page walk: accessTouch; the fault it takes starts at its own step
-// point), and a call of code its author annotated (CallAnnotated).
+// point), a stack step (accessStack; a tracer's hook marked unless it is an
+// AnnotatedStackHook), and a call of code its author annotated
+// (CallAnnotated).
 var userOpAudited = [...]bool{
 	OpCompute: true, OpSyscall: true, OpLoop: true, OpSleep: true, OpMigrate: true, OpAffinity: true,
 	OpYield: true, OpExit: true, OpFork: true, OpExitGroup: true, OpWait: true,
-	OpPipe: true, OpFutex: true, OpCallAnnotated: true, OpTouch: true,
-	OpStack: false, OpCall: false,
+	OpPipe: true, OpFutex: true, OpCallAnnotated: true, OpTouch: true, OpStack: true,
+	OpCall: false,
 }
 
 // accessRegs annotates the entry and exit code's writes of the task's own

@@ -20,12 +20,13 @@ func TestUserOpMarks(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
 		progs [][]Op // one task per CPU
+		hook  ModeHook
 		want  []string
 	}{
 		{
 			name: "one task",
 			progs: [][]Op{{
-				CallAnnotated(nop), Sleep(sim.Microsecond), Yield(), PipeWrite("p", 1), FutexWake("f", 1),
+				CallAnnotated(nop), UserStack("main"), Sleep(sim.Microsecond), Yield(), PipeWrite("p", 1), FutexWake("f", 1),
 				Call(nop), Compute(sim.Microsecond),
 			}},
 			want: []string{
@@ -37,6 +38,12 @@ func TestUserOpMarks(t *testing.T) {
 				"unaudited the program's user-mode code", // Call
 				"unaudited do_exit", "unaudited do_task_dead",
 			},
+		},
+		{
+			name:  "a stack step heard by a tracer nobody vouched for",
+			progs: [][]Op{{UserStack("main"), Compute(sim.Microsecond)}},
+			hook:  stackHook{},
+			want:  []string{"unaudited a StackHook's UserStackChanged", "unaudited do_exit", "unaudited do_task_dead"},
 		},
 		{
 			name: "pipe reader waits",
@@ -56,6 +63,9 @@ func TestUserOpMarks(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			m, s := newSched(t, len(tc.progs), DefaultConfig())
 			l := &markSteps{}
+			if tc.hook != nil {
+				s.ModeHooks = append(s.ModeHooks, tc.hook)
+			}
 			for i, p := range tc.progs {
 				s.Spawn(string(rune('a'+i)), MaskOf(i), p...)
 			}
@@ -77,3 +87,9 @@ func TestUserOpMarks(t *testing.T) {
 		})
 	}
 }
+
+// stackHook is a StackHook that is no AnnotatedStackHook.
+type stackHook struct{}
+
+func (stackHook) ModeSwitch(*Task, bool) {}
+func (stackHook) UserStackChanged(*Task) {}

@@ -79,3 +79,27 @@ func (s *Sched) accessTouch(t *Task) {
 		t.CPU().AccessMarkedOnly(t.MM, "mm->mmap", cpu.DataRaceRead, "the program's memory access") // the MMU's page walk (the hardware, not kernel code): the PTE, the VMA's protection
 	}
 }
+
+// accessStack annotates the program's step into another function of its
+// own (a stack step: the user stack, or the scenario's kernel frames of
+// its next entry), which a sample of the task reads (the callchain, the
+// IP a tracepoint's sample reports, intel_pt's trace of the function it
+// runs in).
+func (s *Sched) accessStack(t *Task, fn string) {
+	if s.M.FootprintListening() {
+		t.CPU().AccessMarkedOnly(t, "the task's mode and stacks", cpu.PlainWrite, fn) // the program's own state: the function it runs in (user memory, its registers)
+	}
+}
+
+// AccessStack is accessStack for a stack step the runner makes itself
+// (the scenario's kernel frames: runner's taskOps).
+func (t *Task) AccessStack(fn string) { t.s.accessStack(t, fn) }
+
+// AnnotatedStackHook is a StackHook whose UserStackChanged annotates every
+// access it makes to state another context can see (and marks every path
+// nobody annotated): a stack step does not mark it. Any other StackHook's
+// is marked where it is called (userStackChanged).
+type AnnotatedStackHook interface {
+	StackHook
+	StackChangeAnnotated()
+}
