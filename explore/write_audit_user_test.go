@@ -12,7 +12,8 @@ import "testing"
 // (runner/footprint_perfops.go); a touch of memory that faults (its page
 // faults return into the touch's loop) and one that does not
 // (sched.Sched.accessTouch); stack steps, the user's and the kernel
-// frames' (sched.Sched.accessStack).
+// frames' (sched.Sched.accessStack); read(2) and write(2) of the tty
+// (sched's annotatedSysModels).
 const userCodeSrc = `scenario user-code
 title "user code and the scheduler's own syscall bodies, annotated"
 
@@ -38,6 +39,8 @@ task b cpu1
   compute 20us
   pipe write p
   pipe write p
+  syscall write 1 0 8
+  syscall read 0 0 8
   futex wait f
   read ev
   ioctl ev DISABLE

@@ -90,10 +90,11 @@ func (s *Sched) enterBody(t *Task, name string, kind bodyKind) {
 }
 
 // hasSysModel reports whether name's modelled body is one of sysModels
-// (modelledSyscall): not only time.
+// (modelledSyscall) whose accesses are not annotated: not only time, and
+// not one of annotatedSysModels.
 func hasSysModel(name string) bool {
 	sc, known := uapi.LookupSyscall(name)
-	return known && sysModels[sc.TraceName()] != nil
+	return known && sysModels[sc.TraceName()] != nil && !annotatedSysModels[sc.TraceName()]
 }
 
 // accessWork annotates what exit_to_user_mode_loop() reads each round: the

@@ -17,6 +17,11 @@ import (
 //   - sched_yield: the run queue locked and the yielding task's
 //     sched_entity (yield_task_fair()), TIF_NEED_RESCHED set; the
 //     reschedule is exit_to_user_mode_loop's.
+//
+// And modelled bodies of sysModels (modelledSyscall) whose accesses are
+// annotated, so enterBody does not mark them (annotatedSysModels): read(2)
+// and write(2) of a file that is no pipe of the model's, which look up
+// the fd (accessFdTable) and spend their time.
 
 // sleep blocks t for d (hrtimer_nanosleep()): an hrtimer on its CPU wakes it.
 func (s *Sched) sleep(t *Task, d sim.Duration) {
@@ -59,4 +64,19 @@ func (k sleeperKey) FootprintExtent() []any {
 		return []any{&k.t.wakeTimer}
 	}
 	return []any{&k.t.wakeTimer, k.t.wakeTimer}
+}
+
+// annotatedSysModels are the sysModels whose accesses are annotated.
+var annotatedSysModels = map[string]bool{"read": true, "write": true}
+
+// accessFdTable annotates a syscall body's lookup of an fd in the task's
+// table. The table has no stable key of its own (threads share it), so
+// the read is annotated on the task: sound while every write of an fd
+// table is in code that is marked (open, close, dup, perf_event_open,
+// exec, clone, exit: sysModels not in annotatedSysModels, pmu's bodies,
+// do_exit); a body that annotates such a write needs a key of the table's.
+func (s *Sched) accessFdTable(t *Task, fn string) {
+	if s.M.FootprintListening() {
+		t.CPU().AccessMarkedOnly(t, "p->files (the fd table)", cpu.MarkedRead, fn) // fs/file.c: fdget() -> __fget_light(): files_lookup_fd_raw()
+	}
 }
