@@ -36,14 +36,14 @@ func TestUserOpMarks(t *testing.T) {
 				"step syscall_enter_from_user_mode", "step pipe_write:copied", "step exit_to_user_mode_loop", // no reader waiting
 				"step syscall_enter_from_user_mode", "step exit_to_user_mode_loop", // futex wake: no waiter
 				"unaudited the program's user-mode code", // Call
-				"unaudited do_exit", "unaudited do_task_dead",
+				"unaudited do_exit",
 			},
 		},
 		{
 			name:  "a stack step heard by a tracer nobody vouched for",
 			progs: [][]Op{{UserStack("main"), Compute(sim.Microsecond)}},
 			hook:  stackHook{},
-			want:  []string{"unaudited a StackHook's UserStackChanged", "unaudited do_exit", "unaudited do_task_dead"},
+			want:  []string{"unaudited a StackHook's UserStackChanged", "unaudited do_exit"},
 		},
 		{
 			name: "pipe reader waits",
@@ -54,9 +54,9 @@ func TestUserOpMarks(t *testing.T) {
 			want: []string{
 				"step syscall_enter_from_user_mode", "step pipe_read:wait", // the reader waits
 				"step syscall_enter_from_user_mode", "step pipe_write:copied", "unaudited try_to_wake_up",
-				"step exit_to_user_mode_loop", "unaudited do_exit", "unaudited do_task_dead", // the writer's end
+				"step exit_to_user_mode_loop", "unaudited do_exit", // the writer's end
 				"step exit_to_user_mode_loop", // the reader back on its CPU: no mark
-				"unaudited do_exit", "unaudited do_task_dead",
+				"unaudited do_exit",
 			},
 		},
 	} {

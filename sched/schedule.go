@@ -152,7 +152,7 @@ func (s *Sched) scheduleFrom(prev *cpu.Thread, audited bool) {
 		nt.ran = true
 	}
 	if pt != nil && pt.State == Dead {
-		c.Unaudited("do_task_dead")
+		s.accessTaskDead(c, prev, next) // footprint_switch.go
 		prev.Exit(next)
 		return
 	}
