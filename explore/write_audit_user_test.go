@@ -51,7 +51,8 @@ task b cpu1
 // the syscall bodies of the scheduler's own that enter annotated write
 // nothing they do not annotate, on a scenario of each (userCodeSrc) and
 // on built-ins whose tasks sleep in repeats (mmap-rb-vs-sched-out), yield
-// (cgroup-move-vs-switch), wait on a futex (exec-vs-munmap-shared-rb) and
+// (cgroup-move-vs-switch), wait on a futex and migrate on an exec
+// (exec-vs-munmap-shared-rb) and
 // on a pipe (task-function-call-offline: 3 CPUs, one goes down). Each run
 // checks at least once the starts the want list names: the syscall's
 // entry, the return to user mode, the switch, and the pipe's and futex's
@@ -79,7 +80,7 @@ func TestWriteAuditUserCode(t *testing.T) {
 	}{
 		{"mmap-rb-vs-sched-out", entry},
 		{"cgroup-move-vs-switch", entry},
-		{"exec-vs-munmap-shared-rb", append(entry[:2:2], "futex_wait:queue")},
+		{"exec-vs-munmap-shared-rb", append(entry[:2:2], "futex_wait:queue", "context_switch")}, // a context switch that moves the task switched away from (move_queued_task())
 		{"task-function-call-offline", append(entry[:2:2], "pipe_read:wait")}, // its one write wakes the reader: try_to_wake_up() marked
 	} {
 		t.Run(tc.name, func(t *testing.T) {
