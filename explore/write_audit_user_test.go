@@ -81,7 +81,7 @@ func TestWriteAuditUserCode(t *testing.T) {
 		{"mmap-rb-vs-sched-out", entry},
 		{"cgroup-move-vs-switch", entry},
 		{"exec-vs-munmap-shared-rb", append(entry[:2:2], "futex_wait:queue", "context_switch")}, // a context switch that moves the task switched away from (move_queued_task())
-		{"task-function-call-offline", append(entry[:2:2], "pipe_read:wait")}, // its one write wakes the reader: try_to_wake_up() marked
+		{"task-function-call-offline", append(entry[:2:2], "pipe_read:wait")},                   // its one write wakes the reader: try_to_wake_up() marked
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			auditChecked(t, loadBuiltin(t, tc.name), tc.want)
