@@ -855,6 +855,7 @@ func (r *Run) ownerArg(t *sched.Task, a string) int64 {
 		return int64(t.PID)
 	}
 	if tt := r.Tasks[a]; tt != nil {
+		r.accessTask(t, tt, "p->pid") // footprint_perfops.go
 		return int64(tt.PID)
 	}
 	return 1 << 30 // a task not started or gone: no such pid (ESRCH)
