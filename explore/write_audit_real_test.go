@@ -39,6 +39,7 @@ var auditSkip = []string{
 	"sched.Task.Computed",           // ... and the user compute time its program got
 	"sched.Sched.lastPrev",          // each CPU's switch in flight: the thread it came from, written and read by that CPU's __schedule() and finish_task_switch() only (like cpu.CPU's own fields)
 	"sched.Sched.Switches",          // the context switches counted (an observable)
+	"sched.Sched.Migrations",        // ... and the migrations (an observable: finish_task_switch()'s move_queued_task() counts one, sched/footprint_switch.go)
 	"runner.traceCounters.switches", // ... as the trace shows them
 	"runner.traceCounters.migrations",
 	"sched.Op.nr",            // a syscall op's number, looked up by its name on first use (the program text's memo)

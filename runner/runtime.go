@@ -143,6 +143,9 @@ func Build(f *scenarios.File, opts Options) (r *Run, err error) {
 	if err != nil {
 		return nil, err
 	}
+	if len(perfOps) > 0 {
+		r.fdState() // made before the run, not by the first op's user code (footprint_perfops.go)
+	}
 	for _, t := range f.Tasks {
 		r.Tasks[t.Name] = r.S.Spawn(t.Name, taskMask(t), taskOps(f, t.Body, r.M.Eng.Tick, perfOps)...)
 	}

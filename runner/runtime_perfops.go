@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"perfsim/cpu"
 	"perfsim/perftool"
 	"perfsim/pmu"
 	"perfsim/scenarios"
@@ -468,11 +469,13 @@ func (r *Run) doPerfOp(t *sched.Task, op *scenarios.PerfOp, attr pmu.Attr) {
 			default:
 				pid = -2 // a task that does not exist: ESRCH
 				if tt := r.Tasks[op.PID.Name]; tt != nil {
+					r.accessTask(t, tt, "p->pid")
 					pid = tt.PID
 				}
 			}
 		}
 		if op.Group != nil {
+			r.accessVar(t, op.Group.Name, "fd", cpu.MarkedRead)
 			group = fs.fdOf(op.Group.Name)
 			if group == -1 {
 				group = 1 << 20 // a name not bound: not an open fd (EBADF)
@@ -484,24 +487,33 @@ func (r *Run) doPerfOp(t *sched.Task, op *scenarios.PerfOp, attr pmu.Attr) {
 				"pid_cgroup": uapi.PERF_FLAG_PID_CGROUP, "fd_cloexec": uapi.PERF_FLAG_FD_CLOEXEC}[f.Name]
 		}
 		if flags&uapi.PERF_FLAG_PID_CGROUP != 0 && op.PID != nil && r.Tasks[op.PID.Name] == nil && op.PID.Name != "-1" && op.PID.Name != "self" {
-			pid = cgroupFD(t, r.S, op.PID.Name) // pid names a cgroup: its directory's fd (runtime_cgroup.go)
+			r.markUnaudited(t, "open of a cgroup directory") // the fd table written with no syscall (footprint_perfops.go)
+			pid = cgroupFD(t, r.S, op.PID.Name)              // pid names a cgroup: its directory's fd (runtime_cgroup.go)
 		}
 		a := attr
 		var fd int
 		fd, err = k.PerfEventOpen(t, &a, pid, cpuID, group, flags)
 		if err == nil {
+			r.accessVar(t, name, "fd", cpu.PlainWrite)
+			r.countOp(t, "fd.opened", false)
 			fs.fds[name] = fd
 			fs.counts["fd.opened"]++
 			result = "fd " + strconv.Itoa(fd)
 		}
 	case "close":
+		r.accessVar(t, name, "fd", cpu.MarkedRead)
 		err = k.Close(t, fs.fdOf(name))
 		if err == nil {
 			// The names are the scenario process's fds: a forked child
 			// closing its copy (dup_fd()) leaves the process's open.
-			if owner := r.firstTask(); owner == nil || owner.Files == t.Files {
+			owner := r.firstTask()
+			r.accessTask(t, owner, "p->files")
+			r.accessTask(t, t, "p->files")
+			if owner == nil || owner.Files == t.Files {
+				r.accessVar(t, name, "fd", cpu.PlainWrite)
 				delete(fs.fds, name)
 			}
+			r.countOp(t, "fd.closed", false)
 			fs.counts["fd.closed"]++
 		}
 	case "ioctl":
@@ -513,6 +525,7 @@ func (r *Run) doPerfOp(t *sched.Task, op *scenarios.PerfOp, attr pmu.Attr) {
 		var arg uint64
 		if op.Arg != nil {
 			if op.Request.Name == "SET_OUTPUT" {
+				r.accessVar(t, op.Arg.Name, "fd", cpu.MarkedRead)
 				if op.Arg.Name == "-1" {
 					arg = uint64(^uint64(0))
 				} else if fd := fs.fdOf(op.Arg.Name); fd >= 0 {
@@ -528,6 +541,7 @@ func (r *Run) doPerfOp(t *sched.Task, op *scenarios.PerfOp, attr pmu.Attr) {
 			arg |= uapi.PERF_IOC_FLAG_GROUP
 		}
 		var ret uint64
+		r.accessVar(t, name, "fd", cpu.MarkedRead)
 		switch {
 		case op.Request.Name == "SET_FILTER":
 			err = k.SetFilter(t, fs.fdOf(name), op.Filter)
@@ -538,10 +552,12 @@ func (r *Run) doPerfOp(t *sched.Task, op *scenarios.PerfOp, attr pmu.Attr) {
 			ret, err = k.Ioctl(t, fs.fdOf(name), req, arg)
 		}
 		if err == nil && op.Request.Name == "ID" {
+			r.countOp(t, "ioctl.id", true)
 			fs.counts["ioctl.id"] = int64(ret)
 			result = "id " + strconv.FormatUint(ret, 10)
 		}
 	case "fcntl":
+		r.accessVar(t, name, "fd", cpu.MarkedRead)
 		var ret int64
 		if op.Owner != nil { // F_SETOWN_EX
 			err = k.FcntlSetownEx(t, fs.fdOf(name), int(scenarios.FcntlOwnerTypes[op.Arg.Name]), r.ownerArg(t, op.Owner.Name))
@@ -557,34 +573,45 @@ func (r *Run) doPerfOp(t *sched.Task, op *scenarios.PerfOp, attr pmu.Attr) {
 			prot = pmu.ProtRead
 		}
 		var m *pmu.Mapping
+		r.accessVar(t, name, "fd", cpu.MarkedRead)
 		m, err = k.Mmap(t, fs.fdOf(name), 0, uint64(1+op.Pages)*pmu.PageSize, prot)
 		if err == nil {
+			r.accessVar(t, name, "mappings", cpu.PlainWrite)
+			r.countOp(t, "fd.mmaps", false)
 			fs.maps[name] = append(fs.maps[name], m)
 			fs.counts["fd.mmaps"]++
 		}
 	case "munmap":
 		ms := fs.maps[name]
 		if len(ms) == 0 {
+			r.accessVar(t, name, "mappings", cpu.PlainRead)
+			r.countOp(t, "fd.munmap-empty", false)
 			fs.counts["fd.munmap-empty"]++
 			result = "nothing mapped"
 			break
 		}
 		m := ms[len(ms)-1]
+		r.accessVar(t, name, "mappings", cpu.PlainWrite)
 		fs.maps[name] = ms[:len(ms)-1]
 		err = k.Munmap(t, m)
 		if err == nil {
+			r.countOp(t, "fd.munmaps", false)
 			fs.counts["fd.munmaps"]++
 		}
 	case "read":
 		var b []byte
+		r.accessVar(t, name, "fd", cpu.MarkedRead)
 		b, err = k.Read(t, fs.fdOf(name))
 		if err == nil {
+			r.countOp(t, "fd.reads", false)
+			r.countOp(t, "read.last", true) // fs.last and read.group, read.nr, read.leader-at
 			fs.counts["fd.reads"]++
 			fs.last = fs.last[:0]
 			for i := 0; i+8 <= len(b); i += 8 {
 				fs.last = append(fs.last, binary.LittleEndian.Uint64(b[i:]))
 			}
 			fs.counts["read.group"], fs.counts["read.nr"], fs.counts["read.leader-at"] = 0, 1, 0
+			r.markUnaudited(t, "the event's read_format (pmu.Kernel.EventOf)") // the fd table and the event, read with no syscall (footprint_perfops.go)
 			if e := k.EventOf(t, fs.fdOf(name)); e != nil && e.Attr.ReadFormat&uapi.PERF_FORMAT_GROUP != 0 && len(fs.last) > 0 {
 				rf := e.Attr.ReadFormat
 				at := int64(1)
@@ -603,11 +630,14 @@ func (r *Run) doPerfOp(t *sched.Task, op *scenarios.PerfOp, attr pmu.Attr) {
 					per++
 				}
 				if int64(len(fs.last)) != at+int64(fs.last[0])*per {
+					r.countOp(t, "read.group-torn", false)
 					fs.counts["read.group-torn"]++
 				}
 			}
 			if fs.counts["read.group"] == 0 && len(fs.last) > 0 {
+				r.accessVar(t, name, "last count", cpu.PlainWrite)
 				if p, ok := fs.prev[name]; ok && fs.last[0] < p {
+					r.countOp(t, "read.decreased", false)
 					fs.counts["read.decreased"]++
 				}
 				fs.prev[name] = fs.last[0]
@@ -619,8 +649,10 @@ func (r *Run) doPerfOp(t *sched.Task, op *scenarios.PerfOp, attr pmu.Attr) {
 	if err != nil {
 		var en uapi.Errno
 		if errors.As(err, &en) {
+			r.countOp(t, "errno."+en.Name(), false)
 			fs.errs[en.Name()]++
 		}
+		r.countOp(t, "fd.errors", false)
 		fs.counts["fd.errors"]++
 		r.note(c, "perf-op", fmt.Sprintf("%s: %s: %v", t.Comm, op, err))
 		return
@@ -823,6 +855,7 @@ func (r *Run) ownerArg(t *sched.Task, a string) int64 {
 		return int64(t.PID)
 	}
 	if tt := r.Tasks[a]; tt != nil {
+		r.accessTask(t, tt, "p->pid") // footprint_perfops.go
 		return int64(tt.PID)
 	}
 	return 1 << 30 // a task not started or gone: no such pid (ESRCH)

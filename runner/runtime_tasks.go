@@ -30,12 +30,15 @@ func taskOps(f *scenarios.File, ops []scenarios.Op, tick func(), perfOps map[sce
 		case *scenarios.Sleep:
 			out = append(out, sched.Sleep(clampDur(op.Dur)))
 		case *scenarios.Repeat:
-			body := append([]sched.Op{sched.Call(func(*sched.Task) { tick() })}, taskOps(f, op.Body, tick, perfOps)...)
+			body := append([]sched.Op{sched.CallAnnotated(func(*sched.Task) { tick() })}, taskOps(f, op.Body, tick, perfOps)...)
 			out = append(out, sched.Loop(int(op.Count), body...))
 		case *scenarios.Stack:
 			frames := append([]string(nil), op.Frames...)
 			if op.Kernel {
-				out = append(out, sched.Call(func(t *sched.Task) { t.KernelStack = frames }))
+				out = append(out, sched.CallAnnotated(func(t *sched.Task) {
+					t.AccessStack("the program's stack step")
+					t.KernelStack = frames
+				}))
 			} else {
 				out = append(out, sched.UserStack(frames...))
 			}
@@ -79,7 +82,11 @@ func taskOps(f *scenarios.File, ops []scenarios.Op, tick func(), perfOps map[sce
 			} else {
 				out = append(out, sched.FutexWait(op.Name))
 			}
-		case *scenarios.PerfOp, *scenarios.Access:
+		case *scenarios.PerfOp:
+			if fn := perfOps[op]; fn != nil {
+				out = append(out, sched.CallAnnotated(fn)) // its user code annotated (footprint_perfops.go)
+			}
+		case *scenarios.Access:
 			if fn := perfOps[op]; fn != nil {
 				out = append(out, sched.Call(fn))
 			}

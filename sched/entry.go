@@ -16,6 +16,9 @@ func (s *Sched) taskMain(t *Task) {
 	if t.fam.killed {
 		s.exit(t) // ret_from_fork's exit work: SIGKILL from exit_group() before it ever ran
 	}
+	// The return is into runOps's own code, which marks each operation
+	// whose code is not annotated as it starts (footprint_entry.go).
+	t.userAudited = true
 	s.returnToUser(t)
 	s.runOps(t, t.Prog)
 	s.exit(t)
@@ -58,14 +61,12 @@ func (s *Sched) runOps(t *Task, ops []Op) bool {
 		case OpAffinity:
 			s.setAffinity(t, op.Mask)
 		case OpYield:
-			s.syscallWith(t, "sched_yield", func(t *Task) {
-				s.yieldFair(t.CPU(), t) // do_sched_yield() -> yield_task_fair()
-				s.needResched[t.CPU().ID] = true
-			})
+			s.SyscallAnnotated(t, "sched_yield", s.schedYield) // footprint_syscalls.go
 		case OpStack:
+			s.accessStack(t, "the program's stack step") // footprint_user.go
 			t.UserStack = op.Stack
 			s.userStackChanged(t)
-		case OpCall:
+		case OpCall, OpCallAnnotated:
 			op.Fn(t)
 		case OpExit:
 			s.enterExitSyscall(t, "exit")
@@ -201,14 +202,12 @@ func (s *Sched) setUser(t *Task, user bool) {
 func (s *Sched) userStackChanged(t *Task) {
 	for _, h := range s.ModeHooks {
 		if sh, ok := h.(StackHook); ok {
+			if _, annotated := h.(AnnotatedStackHook); !annotated {
+				t.CPU().Unaudited("a StackHook's UserStackChanged") // a tracer's code nobody vouched for (footprint_user.go)
+			}
 			sh.UserStackChanged(t)
 		}
 	}
-}
-
-// sleep blocks t for d (hrtimer_nanosleep()): an hrtimer on its CPU wakes it.
-func (s *Sched) sleep(t *Task, d sim.Duration) {
-	s.syscallWith(t, "nanosleep", func(t *Task) { s.sleepOnTimer(t, t.CPU(), d) })
 }
 
 // Wake makes a sleeping task runnable: try_to_wake_up(). See ttwu in wake.go.

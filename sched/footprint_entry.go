@@ -14,15 +14,18 @@ import (
 //     exit_to_user_mode_loop's step point. Two kinds of body are
 //     annotated: a syscall with no model but its time in the kernel
 //     (spendSysCost: newuname, getpid, ...), and one whose Go func its
-//     author annotated (SyscallAnnotated: perf's write(2) of perf.data);
+//     author annotated (SyscallAnnotated: perf's write(2) of perf.data,
+//     the scheduler's nanosleep, sched_yield, pipe and futex bodies:
+//     footprint_syscalls.go, footprint_wait.go);
 //     every other body is marked unaudited where it starts (enterBody).
 //   - "exit_to_user_mode_loop": the thread flags read; then a reschedule (up
 //     to __schedule's step point), task work (up to task_work_run's), or the
 //     return to user: the user-return hooks, the mode switch, and the
 //     program's next operations up to the next syscall's step point. Only
-//     runOps's own operations are annotated (userOpAudited); an operation
-//     whose code is a Go callback (OpCall), a fault (OpTouch) and the rest
-//     are marked where they start, a return into such code is marked where
+//     runOps's own operations are annotated (userOpAudited), and Go code
+//     its author annotated (CallAnnotated, RunAnnotated: footprint_user.go);
+//     an operation whose code is a Go callback (OpCall) and the rest are
+//     marked where they start, a return into such code is marked where
 //     it returns (returnInto), and do_exit(), signal delivery and
 //     do_group_exit() where they start.
 //
@@ -36,12 +39,18 @@ func init() {
 
 // userOpAudited are the program operations whose own code (in runOps, up to
 // the step point of the syscall each enters) is annotated: a compute (time
-// in user mode), a syscall op, a loop, and the operations that enter one
-// syscall through syscallWith (whose body is judged by enterBody).
+// in user mode), a syscall op, a loop, the operations that enter one
+// syscall through syscallWith (whose body is judged by enterBody), a pipe's
+// or futex's (the object's lookup: footprint_wait.go), a touch of memory
+// (its page walk: accessTouch; the fault it takes starts at its own step
+// point), a stack step (accessStack; a tracer's hook marked unless it is an
+// AnnotatedStackHook), and a call of code its author annotated
+// (CallAnnotated).
 var userOpAudited = [...]bool{
 	OpCompute: true, OpSyscall: true, OpLoop: true, OpSleep: true, OpMigrate: true, OpAffinity: true,
 	OpYield: true, OpExit: true, OpFork: true, OpExitGroup: true, OpWait: true,
-	OpStack: false, OpCall: false, OpPipe: false, OpFutex: false, OpTouch: false,
+	OpPipe: true, OpFutex: true, OpCallAnnotated: true, OpTouch: true, OpStack: true,
+	OpCall: false,
 }
 
 // accessRegs annotates the entry and exit code's writes of the task's own
@@ -81,10 +90,11 @@ func (s *Sched) enterBody(t *Task, name string, kind bodyKind) {
 }
 
 // hasSysModel reports whether name's modelled body is one of sysModels
-// (modelledSyscall): not only time.
+// (modelledSyscall) whose accesses are not annotated: not only time, and
+// not one of annotatedSysModels.
 func hasSysModel(name string) bool {
 	sc, known := uapi.LookupSyscall(name)
-	return known && sysModels[sc.TraceName()] != nil
+	return known && sysModels[sc.TraceName()] != nil && !annotatedSysModels[sc.TraceName()]
 }
 
 // accessWork annotates what exit_to_user_mode_loop() reads each round: the

@@ -1,5 +1,7 @@
 package sched
 
+import "perfsim/cpu"
+
 // User-mode Go code whose accesses are annotated: a task's program runs
 // Go callbacks (OpCall) that nobody annotated, so runOps marks each one
 // (footprint_entry.go) and a syscall returns into it marked (returnInto).
@@ -56,4 +58,48 @@ func (t *Task) MarkUnlessAnnotated(fn string) {
 // so the syscall's entry fragment may be complete.
 func (s *Sched) SyscallAnnotated(t *Task, name string, body SyscallFunc) {
 	s.syscallEntry(t, name, body, bodyAnnotated)
+}
+
+// CallAnnotated is Call for fn, user-mode code of the task's whose every
+// access to state another context can see is annotated and every path
+// nobody annotated marked where it begins (as RunAnnotated's): runOps does
+// not mark it, and the syscalls it makes return into it unmarked. A
+// runner's bookkeeping between a task's steps (the engine's count of a
+// repeat's rounds) is such code: it touches no state of the model's.
+func CallAnnotated(fn func(t *Task)) Op { return Op{Kind: OpCallAnnotated, Fn: fn} }
+
+// accessTouch annotates a touch step's access of a page of its address
+// space, in user mode: the MMU's walk of the page tables and the VMA it
+// finds (whether the access faults), which another thread's fault, mmap()
+// or munmap() writes. The fault itself (pageFault) starts at its own step
+// point, "exc_page_fault", not declared; the return to user mode is into
+// the touch step's loop, runOps's own code.
+func (s *Sched) accessTouch(t *Task) {
+	if s.M.FootprintListening() {
+		t.CPU().AccessMarkedOnly(t.MM, "mm->mmap", cpu.DataRaceRead, "the program's memory access") // the MMU's page walk (the hardware, not kernel code): the PTE, the VMA's protection
+	}
+}
+
+// accessStack annotates the program's step into another function of its
+// own (a stack step: the user stack, or the scenario's kernel frames of
+// its next entry), which a sample of the task reads (the callchain, the
+// IP a tracepoint's sample reports, intel_pt's trace of the function it
+// runs in).
+func (s *Sched) accessStack(t *Task, fn string) {
+	if s.M.FootprintListening() {
+		t.CPU().AccessMarkedOnly(t, "the task's mode and stacks", cpu.PlainWrite, fn) // the program's own state: the function it runs in (user memory, its registers)
+	}
+}
+
+// AccessStack is accessStack for a stack step the runner makes itself
+// (the scenario's kernel frames: runner's taskOps).
+func (t *Task) AccessStack(fn string) { t.s.accessStack(t, fn) }
+
+// AnnotatedStackHook is a StackHook whose UserStackChanged annotates every
+// access it makes to state another context can see (and marks every path
+// nobody annotated): a stack step does not mark it. Any other StackHook's
+// is marked where it is called (userStackChanged).
+type AnnotatedStackHook interface {
+	StackHook
+	StackChangeAnnotated()
 }

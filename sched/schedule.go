@@ -152,7 +152,7 @@ func (s *Sched) scheduleFrom(prev *cpu.Thread, audited bool) {
 		nt.ran = true
 	}
 	if pt != nil && pt.State == Dead {
-		c.Unaudited("do_task_dead")
+		s.accessTaskDead(c, prev, next) // footprint_switch.go
 		prev.Exit(next)
 		return
 	}
@@ -174,11 +174,12 @@ func (s *Sched) finishTaskSwitch(c *cpu.CPU) {
 	// The previous task is off its CPU now (prev->on_cpu = 0), so a migration
 	// can put it on its new run queue.
 	if pt != nil && pt.migrateTo >= 0 {
-		c.Unaudited("move_queued_task") // footprint_switch.go
 		to := pt.migrateTo
+		s.accessMoveQueued(c, pt, to) // footprint_switch.go
 		pt.migrateTo = -1
 		if !s.CPUActive(to) {
-			to = s.selectCPU(pt, to) // the destination went down meanwhile
+			c.Unaudited("select_fallback_rq") // footprint_switch.go
+			to = s.selectCPU(pt, to)          // the destination went down meanwhile
 		}
 		s.Migrations++
 		s.note(c, sim.KMigrate, pt.Thread.Name, "cpu"+strconv.Itoa(c.ID)+"->cpu"+strconv.Itoa(to), 0)

@@ -114,6 +114,9 @@ func (s *Sched) modelledSyscall(name string) SyscallFunc {
 	if sc, known := uapi.LookupSyscall(name); known {
 		if model := sysModels[sc.TraceName()]; model != nil {
 			body = func(t *Task) {
+				if t.MM == nil || t.Files == nil {
+					t.CPU().Unaudited("mm_alloc") // a task made with no address space gets its first here (footprint_entry.go)
+				}
 				t.ensureMM(s)
 				t.Spend(t.sysCost)
 				t.Sys.Ret = model(s, t, &t.Sys.Args)
@@ -143,6 +146,7 @@ var sysModels = map[string]func(s *Sched, t *Task, a *[6]uint64) int64{
 	},
 	// fs/read_write.c: ksys_write(): the count is written to an open fd.
 	"write": func(s *Sched, t *Task, a *[6]uint64) int64 {
+		s.accessFdTable(t, "ksys_write") // footprint_syscalls.go
 		if t.Files.Fget(int64(int32(a[0]))) == nil {
 			return errno(uapi.EBADF)
 		}
@@ -150,6 +154,7 @@ var sysModels = map[string]func(s *Sched, t *Task, a *[6]uint64) int64{
 	},
 	// fs/read_write.c: ksys_read(): an open fd reads end of file.
 	"read": func(s *Sched, t *Task, a *[6]uint64) int64 {
+		s.accessFdTable(t, "ksys_read") // footprint_syscalls.go
 		if t.Files.Fget(int64(int32(a[0]))) == nil {
 			return errno(uapi.EBADF)
 		}
@@ -328,11 +333,15 @@ func (s *Sched) Execve(t *Task, file string) {
 // access of a page faults. A bad access kills the task (SIGSEGV), which
 // ends its program.
 func (s *Sched) touch(t *Task, op *Op) bool {
+	if t.MM == nil || t.Files == nil {
+		t.CPU().Unaudited("mm_alloc") // a task made with no address space gets its first here (footprint_entry.go)
+	}
 	t.ensureMM(s)
 	base := t.argValue(op.Args[0])
 	write := op.Name == "write"
 	for i := 0; i < op.N; i++ {
 		addr := base + uint64(i)*mm.PageSize
+		s.accessTouch(t) // footprint_user.go
 		if t.MM.Present(addr) && t.MM.Find(addr) != nil {
 			v := t.MM.Find(addr)
 			if !write || v.Flags&mm.VM_WRITE != 0 {

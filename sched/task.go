@@ -125,22 +125,23 @@ type OpKind uint8
 
 // Program operations.
 const (
-	OpCompute   OpKind = iota // run in user mode for D
-	OpSyscall                 // enter the kernel for syscall Name
-	OpSleep                   // sleep for D
-	OpLoop                    // repeat Body N times
-	OpMigrate                 // move to CPU (sched_setaffinity to that CPU alone)
-	OpAffinity                // set the allowed CPUs to Mask
-	OpYield                   // sched_yield()
-	OpStack                   // set the user call stack to Stack
-	OpCall                    // run Fn in the task's context (model code)
-	OpExit                    // exit now
-	OpFork                    // clone(N flags): a child running Body (fork.go)
-	OpExitGroup               // exit_group(): the whole thread group exits
-	OpWait                    // wait4(-1): wait for a child to exit and reap it
-	OpPipe                    // pipe write (N > 0 bytes) or read (N < 0) on pipe Name (wake.go)
-	OpFutex                   // futex wait (N == 0) or wake N on futex Name (wake.go)
-	OpTouch                   // access N pages from Args[0] (Name "write" for stores): page faults
+	OpCompute       OpKind = iota // run in user mode for D
+	OpSyscall                     // enter the kernel for syscall Name
+	OpSleep                       // sleep for D
+	OpLoop                        // repeat Body N times
+	OpMigrate                     // move to CPU (sched_setaffinity to that CPU alone)
+	OpAffinity                    // set the allowed CPUs to Mask
+	OpYield                       // sched_yield()
+	OpStack                       // set the user call stack to Stack
+	OpCall                        // run Fn in the task's context (model code)
+	OpExit                        // exit now
+	OpFork                        // clone(N flags): a child running Body (fork.go)
+	OpExitGroup                   // exit_group(): the whole thread group exits
+	OpWait                        // wait4(-1): wait for a child to exit and reap it
+	OpPipe                        // pipe write (N > 0 bytes) or read (N < 0) on pipe Name (wake.go)
+	OpFutex                       // futex wait (N == 0) or wake N on futex Name (wake.go)
+	OpTouch                       // access N pages from Args[0] (Name "write" for stores): page faults
+	OpCallAnnotated               // run Fn, user-mode code whose accesses are annotated (footprint_user.go)
 )
 
 // Op is one step of a task's program.

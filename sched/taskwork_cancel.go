@@ -45,7 +45,11 @@ func (s *Sched) KernelSleep(t *Task, d sim.Duration) {
 // sleepOnTimer puts t to sleep on c until an hrtimer d from now wakes it: the
 // part of hrtimer_nanosleep() and schedule_timeout() they share. The task's
 // timer is made on c once and kept while the task stays there.
-func (s *Sched) sleepOnTimer(t *Task, c *cpu.CPU, d sim.Duration) {
+func (s *Sched) sleepOnTimer(t *Task, c *cpu.CPU, d sim.Duration) { s.sleepOnTimerFrom(t, c, d, false) }
+
+// sleepOnTimerFrom is sleepOnTimer; audited says that its caller's code
+// after it is annotated (scheduleFrom): nanosleep's body.
+func (s *Sched) sleepOnTimerFrom(t *Task, c *cpu.CPU, d sim.Duration, audited bool) {
 	if t.wakeTimer == nil || t.wakeTimer.CPU() != c {
 		if t.wakeTimer != nil {
 			t.wakeTimer.Cancel()
@@ -54,7 +58,7 @@ func (s *Sched) sleepOnTimer(t *Task, c *cpu.CPU, d sim.Duration) {
 	}
 	t.wakeTimer.Arm(c.Now() + d)
 	t.State = Sleeping
-	s.schedule(&t.Thread)
+	s.scheduleFrom(&t.Thread, audited)
 }
 
 // SyscallFor is a program step that enters the kernel for syscall name and

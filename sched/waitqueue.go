@@ -8,13 +8,21 @@ type WaitQueue struct {
 // Wait blocks the running task t on q until WakeUpAll (or a signal) wakes it:
 // prepare_to_wait() + schedule(). Call it from t's kernel context (a syscall body).
 // It returns false when a pending signal interrupted the wait (-ERESTARTSYS).
-func (s *Sched) Wait(t *Task, q *WaitQueue) bool {
+func (s *Sched) Wait(t *Task, q *WaitQueue) bool { return s.wait(t, q, false, nil) }
+
+// wait is Wait; audited says that the caller's code after schedule()
+// returns is annotated (scheduleFrom), woken the annotation of what the
+// wait does then (footprint_wait.go: waitOn).
+func (s *Sched) wait(t *Task, q *WaitQueue, audited bool, woken func()) bool {
 	if t.SigPending {
 		return false
 	}
 	q.waiters = append(q.waiters, t)
 	t.State = Sleeping
-	s.schedule(&t.Thread)
+	s.scheduleFrom(&t.Thread, audited)
+	if woken != nil {
+		woken()
+	}
 	q.remove(t)
 	return !t.SigPending
 }

@@ -169,6 +169,9 @@ func (s *Sched) wakeOne(q *WaitQueue, wf int) bool {
 	}
 	t := q.waiters[0]
 	q.waiters = q.waiters[1:]
+	if s.M.FootprintListening() {
+		s.runningCPU().Unaudited("try_to_wake_up") // footprint_wait.go
+	}
 	s.tryToWakeUp(t, wf)
 	return true
 }
@@ -232,14 +235,18 @@ func FutexWake(name string, n int) Op { return Op{Kind: OpFutex, Name: name, N: 
 // and wakes a writer when it was full.
 // fs/pipe.c: pipe_write(), pipe_read()
 func (s *Sched) pipeOp(t *Task, name string, n int) {
+	key := waitObjKey{s, "pipe", name}
+	made := s.objs.pipes[name] == nil
+	s.lookupWaitObj(t, key, made)
 	p := s.objs.pipe(name)
 	if n > 0 {
-		s.syscallWith(t, "write", func(t *Task) {
+		s.SyscallAnnotated(t, "write", func(t *Task) { // footprint_wait.go
 			left := n
 			for left > 0 {
+				s.accessWaitObj(t, key, "pipe_write") // fs/pipe.c: pipe_write(): __pipe_lock(pipe)
 				if p.n == PipeBuffers {
 					t.Step("pipe_write:wait")
-					if !s.Wait(t, &p.wrWait) {
+					if !s.waitOn(t, &p.wrWait, key, "pipe_write") {
 						return // -ERESTARTSYS
 					}
 					continue
@@ -250,16 +257,18 @@ func (s *Sched) pipeOp(t *Task, name string, n int) {
 				left -= k
 				t.Step("pipe_write:copied")
 				if wasEmpty {
-					s.wakeOne(&p.rdWait, wfSync) // wake_up_interruptible_sync_poll(&pipe->rd_wait)
+					s.accessWaitObj(t, key, "pipe_write") // fs/pipe.c: pipe_write(): wake_up_interruptible_sync_poll(&pipe->rd_wait, ...): its waiters
+					s.wakeOne(&p.rdWait, wfSync)          // wake_up_interruptible_sync_poll(&pipe->rd_wait)
 				}
 			}
 		})
 		return
 	}
-	s.syscallWith(t, "read", func(t *Task) {
+	s.SyscallAnnotated(t, "read", func(t *Task) { // footprint_wait.go
+		s.accessWaitObj(t, key, "pipe_read") // fs/pipe.c: pipe_read(): __pipe_lock(pipe)
 		for p.n == 0 {
 			t.Step("pipe_read:wait")
-			if !s.Wait(t, &p.rdWait) {
+			if !s.waitOn(t, &p.rdWait, key, "pipe_read") {
 				return
 			}
 		}
@@ -276,11 +285,14 @@ func (s *Sched) pipeOp(t *Task, name string, n int) {
 // n waiters in queue order. A wake with no waiter is lost, as the kernel's.
 // kernel/futex/waitwake.c: futex_wait(), futex_wake()
 func (s *Sched) futexOp(t *Task, name string, n int) {
+	key := waitObjKey{s, "futex", name}
+	s.lookupWaitObj(t, key, s.objs.futexes[name] == nil)
 	f := s.objs.futex(name)
-	s.syscallWith(t, "futex", func(t *Task) {
+	s.SyscallAnnotated(t, "futex", func(t *Task) { // footprint_wait.go
+		s.accessWaitObj(t, key, "futex") // kernel/futex/core.c: futex_q_lock() / futex_wake(): spin_lock(&hb->lock)
 		if n == 0 {
 			t.Step("futex_wait:queue")
-			s.Wait(t, &f.q)
+			s.waitOn(t, &f.q, key, "futex_wait")
 			return
 		}
 		for i := 0; i < n && s.wakeOne(&f.q, 0); i++ {
