@@ -52,7 +52,8 @@ func (k *Kernel) perfRead(t *sched.Task, e *Event) ([]byte, error) {
 		var enabled, running sim.Duration
 		k.S.MutexLock(t, &l.childMutex)
 		for _, g := range append([]*Event{l}, l.childList...) {
-			k.perfEventRead(t, g, true) // the group and its siblings in one IPI
+			k.perfEventReadWith(t, g, true, true) // the group and its siblings in one IPI
+			k.accessReadValues(t.CPU(), g, true, "perf_read_group")
 			enabled += g.timeEnabled()
 			running += g.timeRunning()
 			values[0] += g.Count()
@@ -62,6 +63,7 @@ func (k *Kernel) perfRead(t *sched.Task, e *Event) ([]byte, error) {
 				}
 			}
 		}
+		t.CPU().Unaudited("perf_read_group: the return") // the mutex's release, the copy out, the syscall's return: nobody annotated them
 		k.S.MutexUnlock(t, &l.childMutex)
 		out = le.AppendUint64(out, uint64(len(members)))
 		if rf&uapi.PERF_FORMAT_TOTAL_TIME_ENABLED != 0 {
@@ -115,17 +117,20 @@ func (k *Kernel) perfRead(t *sched.Task, e *Event) ([]byte, error) {
 func (k *Kernel) perfEventReadValue(t *sched.Task, e *Event) (total int64, enabled, running sim.Duration) {
 	t.Step("perf_event_read_value:lock")
 	k.S.MutexLock(t, &e.childMutex)
-	k.perfEventReadEvent(t, e)
+	k.perfEventReadWith(t, e, false, true)
+	k.accessReadValues(t.CPU(), e, false, "__perf_event_read_value")
 	total = e.Count()
 	enabled, running = e.timeEnabled(), e.timeRunning()
 	for i := 0; i < len(e.childList); i++ {
 		ch := e.childList[i]
-		k.perfEventReadEvent(t, ch)
+		k.perfEventReadWith(t, ch, false, true) // its step point next
 		t.Step("perf_event_read_value:child")
 		total += ch.Count()
 		enabled += ch.totalTimeEnabled
 		running += ch.totalTimeRunning
+		k.accessChildList(t.CPU(), e, "__perf_event_read_value")
 	}
+	t.CPU().Unaudited("__perf_event_read_value: the return") // the mutex's release and perf_read_one()'s caller: nobody annotated them
 	k.S.MutexUnlock(t, &e.childMutex)
 	k.checkInheritedRead(t.CPUID(), e, 0, total)
 	return total, enabled, running
@@ -152,6 +157,14 @@ func (k *Kernel) perfEventReadEvent(t *sched.Task, e *Event) { k.perfEventRead(t
 // group reads the ACTIVE siblings in the same IPI.
 // kernel/events/core.c: perf_event_read()
 func (k *Kernel) perfEventRead(t *sched.Task, e *Event, group bool) {
+	k.perfEventReadWith(t, e, group, false)
+}
+
+// perfEventReadWith is perfEventRead for a caller that annotates its code
+// after the return up to its next step point (ret), or not: then the
+// return into it is marked.
+func (k *Kernel) perfEventReadWith(t *sched.Task, e *Event, group, ret bool) {
+	how := csdCall{fn: true, ret: ret} // __perf_event_read() is annotated up to its step point (footprint_read.go)
 	for {
 		t.CPU().Access(e, "event->state", cpu.MarkedRead, "perf_event_read") // core.c: perf_event_read(): READ_ONCE(event->state)
 		state := e.state                                                     // READ_ONCE(event->state)
@@ -161,15 +174,18 @@ func (k *Kernel) perfEventRead(t *sched.Task, e *Event, group bool) {
 			t.CPU().Access(e, "event->oncpu", cpu.MarkedRead, "perf_event_read") // core.c: perf_event_read(): READ_ONCE(event->oncpu)
 			cpuID := e.oncpu                                                     // smp_rmb(); READ_ONCE(event->oncpu)
 			if cpuID < 0 || cpuID >= len(k.M.CPUs) {
+				k.markReturn(t, how, "perf_event_read's caller")
 				return
 			}
 			// "Purposely ignore the smp_call_function_single() return value."
-			_ = k.smpCallFunctionSingle(t, cpuID, func(c *cpu.CPU) { k.__perfEventRead(c, e, group) })
+			_ = k.smpCallWith(t, cpuID, func(c *cpu.CPU) { k.__perfEventRead(c, e, group) }, csdCall{fn: true, ret: true})
+			k.markReturn(t, how, "perf_event_read's caller")
 			return
 		case StateInactive:
 			c := t.CPU()
 			f := c.LocalIrqSave()
 			k.ctxLock(c, e.ctx)
+			k.accessReadState(c, e, "perf_event_read")
 			if e.state != StateInactive {
 				k.ctxUnlock(c, e.ctx)
 				c.LocalIrqRestore(f)
@@ -177,6 +193,7 @@ func (k *Kernel) perfEventRead(t *sched.Task, e *Event, group bool) {
 			}
 			e.updateTime("perf_event_read")
 			if group {
+				k.accessSiblings(c, e, "perf_event_read")
 				for _, s := range e.siblings {
 					s.updateTime("perf_event_read")
 				}
@@ -184,6 +201,7 @@ func (k *Kernel) perfEventRead(t *sched.Task, e *Event, group bool) {
 			k.ctxUnlock(c, e.ctx)
 			c.LocalIrqRestore(f)
 		}
+		k.markReturn(t, how, "perf_event_read's caller")
 		return
 	}
 }
@@ -194,6 +212,7 @@ func (k *Kernel) perfEventRead(t *sched.Task, e *Event, group bool) {
 // kernel/events/core.c: __perf_event_read()
 func (k *Kernel) __perfEventRead(c *cpu.CPU, e *Event, group bool) {
 	e.checkLive("__perf_event_read")
+	k.accessEventCtx(c, e, "__perf_event_read")
 	ctx := e.ctx
 	// "If this is a task context, we need to check whether it is the current
 	// task context of this cpu. If not it has been scheduled out before the
@@ -203,16 +222,19 @@ func (k *Kernel) __perfEventRead(c *cpu.CPU, e *Event, group bool) {
 		return
 	}
 	k.ctxLock(c, ctx)
+	k.accessReadCtxTime(c, e, ctx)
 	if ctx.isActive&EVENT_TIME != 0 {
 		ctx.updateContextTime(true) // ctx_time_update_event()
 		k.updateCgrpTimeFromEvent(c, e)
 	}
 	e.updateTime("__perf_event_read")
 	if group {
+		k.accessSiblings(c, e, "__perf_event_read")
 		for _, s := range e.siblings {
 			s.updateTime("__perf_event_read")
 		}
 	}
+	k.accessReadState(c, e, "__perf_event_read")
 	if e.state != StateActive || e.oncpu != c.ID {
 		k.ctxUnlock(c, ctx)
 		return

@@ -1,0 +1,99 @@
+package pmu
+
+import "perfsim/cpu"
+
+// The footprint of perf_event_read() (read.go), declared complete from its
+// step point "perf_event_read:state-read" up to the reading task's next
+// step point: for an ACTIVE event the look at event->oncpu and the IPI
+// raised (then smp_call_function_single()'s wait), or __perf_event_read()
+// run right here when the event is on this CPU; for an INACTIVE one
+// ctx->lock, the state checked again (a change goes round to the step
+// point) and the times. Then the return into the caller: read(2)'s
+// perf_read_one() (__perf_event_read_value()) and perf_read_group() annotate
+// what they read of the values up to the next event's read or the child's
+// step point, and mark the end of the walk (the mutex's release, the copy
+// out); every other caller is marked where perf_event_read() returns into
+// it (markReturn). __perf_event_read() itself, in the IPI's handler or
+// here, is annotated up to its step point "__perf_event_read:active" (which
+// reads the counter through the driver's pmu->read: not declared) or its
+// return; a cgroup event's time is marked.
+func init() {
+	cpu.DeclareComplete("perf_event_read:state-read")
+}
+
+// accessEventCtx annotates the look at event->ctx and its task by the
+// code that runs on the event's CPU for it.
+func (k *Kernel) accessEventCtx(c *cpu.CPU, e *Event, fn string) {
+	if !k.M.FootprintListening() {
+		return
+	}
+	c.AccessMarkedOnly(e, "event->ctx", cpu.PlainRead, fn) // kernel/events/core.c: __perf_event_read(): struct perf_event_context *ctx = event->ctx
+	if e.ctx != nil {
+		c.AccessMarkedOnly(e.ctx, "ctx->task", cpu.MarkedRead, fn) // kernel/events/core.c: __perf_event_read(): if (ctx->task && cpuctx->task_ctx != ctx)
+	}
+}
+
+// accessReadCtxTime annotates __perf_event_read()'s ctx_time_update_event()
+// under ctx->lock: ctx->is_active read, the context's time advanced while
+// it runs; a cgroup event's cgroup time is marked.
+func (k *Kernel) accessReadCtxTime(c *cpu.CPU, e *Event, ctx *Context) {
+	if !k.M.FootprintListening() {
+		return
+	}
+	c.AccessMarkedOnly(ctx, "ctx->is_active", cpu.PlainRead, "__perf_event_read") // kernel/events/core.c: ctx_time_update_event(): if (ctx->is_active & EVENT_TIME)
+	if ctx.isActive&EVENT_TIME == 0 {
+		return
+	}
+	c.AccessMarkedOnly(ctx, "ctx->time", cpu.MarkedWrite, "__perf_event_read") // kernel/events/core.c: ctx_time_update_event() -> __update_context_time(ctx, true): ctx->time, ctx->timestamp
+	if e.cgrp != nil {
+		c.Unaudited("update_cgrp_time_from_event")
+	}
+}
+
+// accessSiblings annotates the walk of a group's siblings.
+func (k *Kernel) accessSiblings(c *cpu.CPU, e *Event, fn string) {
+	if k.M.FootprintListening() {
+		c.AccessMarkedOnly(e, "event->sibling_list", cpu.MarkedRead, fn) // kernel/events/core.c: for_each_sibling_event(sub, event)
+	}
+}
+
+// accessReadState annotates the look at the event's state (and where it
+// runs) under ctx->lock.
+func (k *Kernel) accessReadState(c *cpu.CPU, e *Event, fn string) {
+	if !k.M.FootprintListening() {
+		return
+	}
+	c.AccessMarkedOnly(e, "event->state", cpu.PlainRead, fn) // kernel/events/core.c: perf_event_read()/__perf_event_read(): if (event->state != PERF_EVENT_STATE_...)
+	c.AccessMarkedOnly(e, "event->oncpu", cpu.PlainRead, fn) // kernel/events/core.c: __perf_event_read(): the event on this CPU (the model's check of event->oncpu)
+}
+
+// accessReadValues annotates what read(2) reads of an event after
+// perf_event_read() brought it up to date: its count and times, its
+// children's folded in (child_count, the child times), the child list the
+// walk goes on with, and for a group its siblings' counts.
+func (k *Kernel) accessReadValues(c *cpu.CPU, e *Event, group bool, fn string) {
+	if !k.M.FootprintListening() {
+		return
+	}
+	c.AccessMarkedOnly(e, "event->count", cpu.MarkedRead, fn)       // kernel/events/core.c: perf_event_count(): local64_read(&event->count) + atomic64_read(&event->child_count)
+	c.AccessMarkedOnly(e, "event->child_count", cpu.MarkedRead, fn) // ... the exited children's sum (sync_child_event())
+	c.AccessMarkedOnly(e, "event->tstamp", cpu.PlainRead, fn)       // kernel/events/core.c: __perf_event_read_value(): *enabled += event->total_time_enabled + atomic64_read(&event->child_total_time_enabled)
+	c.AccessMarkedOnly(e, "event->child_total_time", cpu.MarkedRead, fn)
+	if group {
+		c.AccessMarkedOnly(e, "event->sibling_list", cpu.MarkedRead, fn) // kernel/events/core.c: __perf_read_group_add(): for_each_sibling_event(sub, leader)
+		for _, s := range e.siblings {
+			c.AccessMarkedOnly(s, "event->count", cpu.MarkedRead, fn) // kernel/events/core.c: __perf_read_group_add(): values[n++] += perf_event_count(sub)
+			c.AccessMarkedOnly(s, "event->child_count", cpu.MarkedRead, fn)
+		}
+		return
+	}
+	k.accessChildList(c, e, fn)
+}
+
+// accessChildList annotates the walk of the event's inherited copies
+// (child_list, under child_mutex), which inherit and exit change.
+func (k *Kernel) accessChildList(c *cpu.CPU, e *Event, fn string) {
+	if k.M.FootprintListening() {
+		c.AccessMarkedOnly(e, "event->child_list", cpu.MarkedRead, fn) // kernel/events/core.c: __perf_event_read_value(): list_for_each_entry(child, &event->child_list, child_list)
+	}
+}
