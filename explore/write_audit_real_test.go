@@ -66,7 +66,12 @@ var auditSkip = []string{
 	"pt.PMU.Starts",          //
 	"pt.PMU.PMIs",            //
 
-	"pmu.Kernel.ctxLockClasses", // lockdep's class ids of ctx->lock by subclass, filled on first use (the clone check's nested take)
+	"pmu.Kernel.ctxLockClasses",   // lockdep's class ids of ctx->lock by subclass, filled on first use (the clone check's nested take)
+	"pmu.Kernel.stats",            // the core's counters (IPIs taken, fdput()s that released, ...): observables, read by Observe after the run, never by the model
+	"pmu.inheritState.reads",      // the inherited-read oracle (pmu/inherit_observe.go): the reads it judged (an observable) ...
+	"pmu.inheritState.violations", // ... and what it found
+	"pmu.Kernel.keySeq",           // the numbers in the stable keys of buffers, csds and mms (pmu/footprint_key.go): names for the walks, never read by the model
+	"cpu.ipiKey.hb",               // the data-race oracle's clock of a CPU's interrupt mailbox: a post's release edge (cpu/race.go); the post itself is told to the walks (cpu.Machine.post)
 }
 
 // auditRun runs src once under a seeded random chooser with a writeAudit

@@ -33,7 +33,8 @@ import (
 //     ctx->lock of event_function_call() and perf_install_in_context() for
 //     a task that is not running (and its spin), perf_event_read()'s next
 //     look at an event's state and the child step of
-//     perf_event_read_value() (footprint_read.go).
+//     perf_event_read_value(), and read(2)'s return to user mode after its
+//     last read (footprint_read.go).
 //
 // With them, the walks see the IPI's handler as independent of what
 // another CPU does that the remote function does not touch, and a
@@ -49,6 +50,7 @@ func init() {
 		"raw_spin_lock:ctx->lock",            // ... and spins for that ctx->lock
 		"perf_event_read:state-read",         // a read's next event (footprint_read.go)
 		"perf_event_read_value:child",        // ... the child's step after its read
+		"exit_to_user_mode_loop",             // read(2)'s last read: its return to user mode (footprint_read.go)
 	)
 }
 

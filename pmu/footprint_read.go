@@ -1,6 +1,10 @@
 package pmu
 
-import "perfsim/cpu"
+import (
+	"perfsim/cpu"
+	"perfsim/sched"
+	"perfsim/uapi"
+)
 
 // The footprint of perf_event_read() (read.go), declared complete from its
 // step point "perf_event_read:state-read" up to the reading task's next
@@ -95,5 +99,74 @@ func (k *Kernel) accessReadValues(c *cpu.CPU, e *Event, group bool, fn string) {
 func (k *Kernel) accessChildList(c *cpu.CPU, e *Event, fn string) {
 	if k.M.FootprintListening() {
 		c.AccessMarkedOnly(e, "event->child_list", cpu.MarkedRead, fn) // kernel/events/core.c: __perf_event_read_value(): list_for_each_entry(child, &event->child_list, child_list)
+	}
+}
+
+// ctxMutexKey is a context's ctx->mutex (the model keeps it by the context:
+// Kernel.ctxMutex).
+type ctxMutexKey struct {
+	k   *Kernel
+	ctx *Context
+}
+
+// FootprintKey implements cpu.FootprintKeyer.
+func (m ctxMutexKey) FootprintKey() string { return m.ctx.FootprintKey() + "/ctx->mutex" }
+
+// FootprintExtent implements the write audit's extent.
+func (m ctxMutexKey) FootprintExtent() []any { return []any{m.k.ctxMutex(m.ctx)} }
+
+// mutexUnlock is sched's MutexUnlock with its footprint: the owner
+// cleared (obj: the object whose mutex m is, the event for
+// event->child_mutex, or ctxMutexKey) and the task's count of mutexes
+// held; a waiter's wakeup is marked. held is m.Contended when t took m: a
+// task that finds m held counts it there before it waits, and every
+// unlock empties the queue, so no change means nobody waits.
+// kernel/locking/mutex.c: mutex_unlock()
+func (k *Kernel) mutexUnlock(t *sched.Task, m *sched.Mutex, held int, obj any, fn string) {
+	if c := t.CPU(); k.M.FootprintListening() {
+		field := "ctx->mutex"
+		if _, ok := obj.(*Event); ok {
+			field = "event->child_mutex"
+		}
+		c.AccessMarkedOnly(obj, field, cpu.MarkedWrite, fn)                    // kernel/locking/mutex.c: __mutex_unlock_fast(): atomic_long_try_cmpxchg_release(&lock->owner, &curr, 0UL)
+		c.AccessMarkedOnly(t, "current (the locks held)", cpu.MarkedWrite, fn) // the model's count of t's mutexes (lockdep's held locks upstream)
+		if m.Contended != held {
+			c.Unaudited("mutex_unlock: the waiters' wakeup") // kernel/locking/mutex.c: __mutex_unlock_slowpath(): wake_up_q()
+		}
+	}
+	k.S.MutexUnlock(t, m)
+}
+
+// accessReadOut annotates what read(2) copies out of the event besides
+// the values: its lost samples (PERF_FORMAT_LOST), the group's members'
+// for a group read, and the group read's size (which perf_group_detach()
+// rewrites). The ids and the read format do not change after the open.
+func (k *Kernel) accessReadOut(c *cpu.CPU, e *Event, members []*Event, fn string) {
+	if !k.M.FootprintListening() {
+		return
+	}
+	if members == nil {
+		members = []*Event{e}
+	} else {
+		c.AccessMarkedOnly(e, "event->read_size", cpu.PlainRead, fn) // kernel/events/core.c: perf_read_group(): kzalloc(event->read_size, GFP_KERNEL)
+	}
+	if e.Attr.ReadFormat&uapi.PERF_FORMAT_LOST != 0 {
+		for _, m := range members {
+			c.AccessMarkedOnly(m, "event->lost_samples", cpu.MarkedRead, fn) // kernel/events/core.c: perf_read_one()/__perf_read_group_add(): atomic64_read(&leader->lost_samples)
+		}
+	}
+}
+
+// accessFdput annotates read(2)'s fdput() of the perf file: a reference
+// dropped (the fd table shared), and the last one's release marked.
+// include/linux/file.h: fdput() -> fput()
+func (k *Kernel) accessFdput(t *sched.Task, e *Event, ref bool) {
+	if !ref || !k.M.FootprintListening() {
+		return
+	}
+	c := t.CPU()
+	c.AccessMarkedOnly(e, "file->f_count", cpu.MarkedWrite, "fput") // fs/file_table.c: fput(): file_ref_put(&file->f_ref)
+	if e.fileRefs == 1 {
+		c.Unaudited("__fput") // the last reference: the release queued as task work
 	}
 }

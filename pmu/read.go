@@ -18,7 +18,10 @@ func (k *Kernel) Read(t *sched.Task, fd int) (b []byte, err error) {
 			err = lerr
 			return
 		}
-		defer k.fdput(t, e, ref)
+		defer func() {
+			k.accessFdput(t, e, ref)
+			k.fdput(t, e, ref)
+		}()
 		t.Step("perf_read:fdget") // the file held: a close() of fd here does not release the event
 		if e.ctx == nil {
 			b, err = k.perfRead(t, e)
@@ -27,8 +30,9 @@ func (k *Kernel) Read(t *sched.Task, fd int) (b []byte, err error) {
 		// perf_read(): ctx = perf_event_ctx_lock(event); __perf_read(); perf_event_ctx_unlock()
 		mu := k.ctxMutex(e.ctx)
 		k.S.MutexLock(t, mu)
+		held := mu.Contended
 		b, err = k.perfRead(t, e)
-		k.S.MutexUnlock(t, mu)
+		k.mutexUnlock(t, mu, held, ctxMutexKey{k, e.ctx}, "perf_event_ctx_unlock")
 	})
 	return b, err
 }
@@ -51,6 +55,7 @@ func (k *Kernel) perfRead(t *sched.Task, e *Event) ([]byte, error) {
 		values := make([]int64, len(members))
 		var enabled, running sim.Duration
 		k.S.MutexLock(t, &l.childMutex)
+		held := l.childMutex.Contended
 		for _, g := range append([]*Event{l}, l.childList...) {
 			k.perfEventReadWith(t, g, true, true) // the group and its siblings in one IPI
 			k.accessReadValues(t.CPU(), g, true, "perf_read_group")
@@ -63,8 +68,8 @@ func (k *Kernel) perfRead(t *sched.Task, e *Event) ([]byte, error) {
 				}
 			}
 		}
-		t.CPU().Unaudited("perf_read_group: the return") // the mutex's release, the copy out, the syscall's return: nobody annotated them
-		k.S.MutexUnlock(t, &l.childMutex)
+		k.mutexUnlock(t, &l.childMutex, held, l, "perf_read_group")
+		k.accessReadOut(t.CPU(), e, members, "perf_read_group")
 		out = le.AppendUint64(out, uint64(len(members)))
 		if rf&uapi.PERF_FORMAT_TOTAL_TIME_ENABLED != 0 {
 			out = le.AppendUint64(out, uint64(enabled))
@@ -93,6 +98,7 @@ func (k *Kernel) perfRead(t *sched.Task, e *Event) ([]byte, error) {
 	}
 	// perf_read_one()
 	total, enabled, running := k.perfEventReadValue(t, e)
+	k.accessReadOut(t.CPU(), e, nil, "perf_read_one")
 	out = le.AppendUint64(out, uint64(total))
 	if rf&uapi.PERF_FORMAT_TOTAL_TIME_ENABLED != 0 {
 		out = le.AppendUint64(out, uint64(enabled))
@@ -117,6 +123,7 @@ func (k *Kernel) perfRead(t *sched.Task, e *Event) ([]byte, error) {
 func (k *Kernel) perfEventReadValue(t *sched.Task, e *Event) (total int64, enabled, running sim.Duration) {
 	t.Step("perf_event_read_value:lock")
 	k.S.MutexLock(t, &e.childMutex)
+	held := e.childMutex.Contended
 	k.perfEventReadWith(t, e, false, true)
 	k.accessReadValues(t.CPU(), e, false, "__perf_event_read_value")
 	total = e.Count()
@@ -130,8 +137,7 @@ func (k *Kernel) perfEventReadValue(t *sched.Task, e *Event) (total int64, enabl
 		running += ch.totalTimeRunning
 		k.accessChildList(t.CPU(), e, "__perf_event_read_value")
 	}
-	t.CPU().Unaudited("__perf_event_read_value: the return") // the mutex's release and perf_read_one()'s caller: nobody annotated them
-	k.S.MutexUnlock(t, &e.childMutex)
+	k.mutexUnlock(t, &e.childMutex, held, e, "__perf_event_read_value")
 	k.checkInheritedRead(t.CPUID(), e, 0, total)
 	return total, enabled, running
 }
