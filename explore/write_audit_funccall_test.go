@@ -7,7 +7,8 @@ import "testing"
 // nothing they do not annotate: the IPI's handler up to the remote
 // function's first step point or its return (enter:call_function_single:
 // the close's __perf_remove_from_context(), the install's, the read's
-// __perf_event_read()), perf_event_read()'s look at the state and what it
+// __perf_event_read()), the removal from its step point
+// (__perf_remove_from_context), perf_event_read()'s look at the state and what it
 // does for it (perf_event_read:state-read), and the wait's rounds, those
 // that come back and those that return into read(2)'s group or single
 // read through to the return to user mode (smp_call_function_single:wait).
@@ -22,16 +23,16 @@ func TestWriteAuditFuncCall(t *testing.T) {
 	}{
 		// A group leader closed (its removal by IPI) while another CPU
 		// samples and a reader reads the group by IPI.
-		{"group-leader-close-sample-read", []string{"enter:call_function_single", "perf_event_read:state-read", "smp_call_function_single:wait"}},
+		{"group-leader-close-sample-read", []string{"enter:call_function_single", "perf_event_read:state-read", "smp_call_function_single:wait", "__perf_remove_from_context"}},
 		// read(2) of a counter ACTIVE on another CPU, whose NMI lands in
 		// the IPI's handler.
 		{"ipi-read-vs-nmi", []string{"enter:call_function_single", "perf_event_read:state-read", "smp_call_function_single:wait"}},
 		// A group read against a sibling's open: the install by IPI.
 		{"group-read-vs-sibling-add", []string{"enter:call_function_single", "perf_event_read:state-read", "smp_call_function_single:wait"}},
 		// The close against the sample: the removal by IPI.
-		{"close-vs-sample", []string{"enter:call_function_single", "smp_call_function_single:wait"}},
+		{"close-vs-sample", []string{"enter:call_function_single", "smp_call_function_single:wait", "__perf_remove_from_context"}},
 		// The open's install and the close's removal of one pmu context.
-		{"pmu-ctx-put-vs-open", []string{"enter:call_function_single", "smp_call_function_single:wait"}},
+		{"pmu-ctx-put-vs-open", []string{"enter:call_function_single", "smp_call_function_single:wait", "__perf_remove_from_context"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			auditChecked(t, loadBuiltin(t, tc.name), tc.want)

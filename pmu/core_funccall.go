@@ -226,7 +226,7 @@ func (k *Kernel) eventFunctionCallWith(t *sched.Task, e *Event, fn eventFunc, ho
 // exited), else where the context lives through event_function_call().
 // kernel/events/core.c: perf_remove_from_context()
 func (k *Kernel) perfRemoveFromContext(t *sched.Task, e *Event) {
-	k.perfRemoveFromContextFn(t, e, k.__perfRemoveFromContext)
+	k.perfRemoveFromContextFn(t, e, k.__perfRemoveFromContextClose)
 }
 
 // perfRemoveFromContextFn is perf_remove_from_context() with the detach

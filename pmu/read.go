@@ -298,27 +298,57 @@ func (k *Kernel) fput(t *sched.Task, e *Event) {
 }
 
 // __perfRemoveFromContext schedules the event (and, as leader, detaches its
-// group) out and unlinks it.
+// group) out and unlinks it, for a caller whose code after it nobody
+// annotated (the exec's and the hotplug's): the return is marked.
 // kernel/events/core.c: __perf_remove_from_context()
 func (k *Kernel) __perfRemoveFromContext(c *cpu.CPU, e *Event, ctx *Context) {
+	k.removeFromContext(c, e, ctx)
+	c.Unaudited("__perf_remove_from_context's caller")
+}
+
+// __perfRemoveFromContextClose is the close's __perf_remove_from_context()
+// (perfRemoveFromContext): in the IPI's handler it returns into
+// event_function() and the handler's end, annotated
+// (footprint_funccall.go); run here (the context not active, or the task
+// not running) it returns into perf_remove_from_context()'s caller, whose
+// code nobody annotated: marked.
+func (k *Kernel) __perfRemoveFromContextClose(c *cpu.CPU, e *Event, ctx *Context) {
+	k.removeFromContext(c, e, ctx)
+	if c.Context() == cpu.CtxTask {
+		c.Unaudited("perf_remove_from_context's caller")
+	}
+}
+
+// removeFromContext is __perf_remove_from_context()'s body, annotated from
+// its step point (footprint_remove.go).
+// kernel/events/core.c: __perf_remove_from_context()
+func (k *Kernel) removeFromContext(c *cpu.CPU, e *Event, ctx *Context) {
 	c.Step("__perf_remove_from_context")
+	k.accessCtxTimeUpdate(c, ctx, "__perf_remove_from_context")
 	if ctx.isActive&EVENT_TIME != 0 {
 		ctx.updateContextTime(true)
 		k.updateCgrpTimeFromCPUCtx(k.cpuCtxOf(ctx), false) // ctx_time_update()
 	}
+	k.accessReadState(c, e, "__perf_remove_from_context")
 	if e.state == StateActive && e.oncpu == c.ID {
 		k.eventSchedOut(c, e)
 		returnUnaudited(c, "__perf_remove_from_context")
 	} else if e.state == StateActive {
 		panicCrash("__perf_remove_from_context: event %d ACTIVE on cpu%d, removed from cpu%d", e.id, e.oncpu, c.ID)
 	}
+	k.eventCgroupUnaudited(c, e, "perf_cgroup_event_disable")
 	k.cgroupRemoveDisable(e, ctx)
 	// Only the event goes off the PMU: a leader's ACTIVE siblings are
 	// promoted to singleton groups by perf_group_detach() and stay ACTIVE
 	// ("list_add_tail(&sibling->active_list, ...)").
+	k.accessListDel(c, e, ctx, "list_del_event")
 	ctx.listDelEvent(c, e)
 	if !ctxHasPMU(ctx, e.pmu) {
+		k.accessCtx(c, ctx, "pmu_ctx->rotate_necessary", cpu.MarkedWrite, "__perf_remove_from_context") // kernel/events/core.c: __perf_remove_from_context(): if (!pmu_ctx->nr_events) pmu_ctx->rotate_necessary = 0
 		ctx.rotateNecessary[e.pmu.base().index] = false // !pmu_ctx->nr_events
+	}
+	if ctx.task != nil {
+		k.accessCPUCtx(c, "cpuctx->task_ctx", cpu.MarkedRead, "__perf_remove_from_context") // kernel/events/core.c: __perf_remove_from_context(): if (ctx->task && ctx != cpuctx->task_ctx) (model: the last event's sched-out)
 	}
 	if len(ctx.events) == 0 && ctx.task != nil && k.cpuCtx[c.ID].taskCtx == ctx {
 		// "If this was the last event, schedule the context out."
