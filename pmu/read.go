@@ -345,7 +345,7 @@ func (k *Kernel) removeFromContext(c *cpu.CPU, e *Event, ctx *Context) {
 	ctx.listDelEvent(c, e)
 	if !ctxHasPMU(ctx, e.pmu) {
 		k.accessCtx(c, ctx, "pmu_ctx->rotate_necessary", cpu.MarkedWrite, "__perf_remove_from_context") // kernel/events/core.c: __perf_remove_from_context(): if (!pmu_ctx->nr_events) pmu_ctx->rotate_necessary = 0
-		ctx.rotateNecessary[e.pmu.base().index] = false // !pmu_ctx->nr_events
+		ctx.rotateNecessary[e.pmu.base().index] = false                                                 // !pmu_ctx->nr_events
 	}
 	if ctx.task != nil {
 		k.accessCPUCtx(c, "cpuctx->task_ctx", cpu.MarkedRead, "__perf_remove_from_context") // kernel/events/core.c: __perf_remove_from_context(): if (ctx->task && ctx != cpuctx->task_ctx) (model: the last event's sched-out)
