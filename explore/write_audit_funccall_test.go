@@ -9,7 +9,8 @@ import "testing"
 // the close's __perf_remove_from_context(), the install's, the read's
 // __perf_event_read()), the removal from its step point
 // (__perf_remove_from_context), perf_event_read()'s look at the state and what it
-// does for it (perf_event_read:state-read), and the wait's rounds, those
+// does for it (perf_event_read:state-read), read(2)'s own step points
+// (perf_read:fdget, perf_event_read_value:lock), and the wait's rounds, those
 // that come back and those that return into read(2)'s group or single
 // read through to the return to user mode (smp_call_function_single:wait).
 // Each run checks the fragments it lists at least once.
@@ -23,12 +24,12 @@ func TestWriteAuditFuncCall(t *testing.T) {
 	}{
 		// A group leader closed (its removal by IPI) while another CPU
 		// samples and a reader reads the group by IPI.
-		{"group-leader-close-sample-read", []string{"enter:call_function_single", "perf_event_read:state-read", "smp_call_function_single:wait", "__perf_remove_from_context"}},
+		{"group-leader-close-sample-read", []string{"enter:call_function_single", "perf_event_read:state-read", "smp_call_function_single:wait", "__perf_remove_from_context", "perf_read:fdget"}},
 		// read(2) of a counter ACTIVE on another CPU, whose NMI lands in
 		// the IPI's handler.
-		{"ipi-read-vs-nmi", []string{"enter:call_function_single", "perf_event_read:state-read", "smp_call_function_single:wait"}},
+		{"ipi-read-vs-nmi", []string{"enter:call_function_single", "perf_event_read:state-read", "smp_call_function_single:wait", "perf_read:fdget", "perf_event_read_value:lock"}},
 		// A group read against a sibling's open: the install by IPI.
-		{"group-read-vs-sibling-add", []string{"enter:call_function_single", "perf_event_read:state-read", "smp_call_function_single:wait"}},
+		{"group-read-vs-sibling-add", []string{"enter:call_function_single", "perf_event_read:state-read", "smp_call_function_single:wait", "perf_read:fdget"}},
 		// The close against the sample: the removal by IPI.
 		{"close-vs-sample", []string{"enter:call_function_single", "smp_call_function_single:wait", "__perf_remove_from_context"}},
 		// The open's install and the close's removal of one pmu context.

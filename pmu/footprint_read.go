@@ -21,8 +21,20 @@ import (
 // here, is annotated up to its step point "__perf_event_read:active" (which
 // reads the counter through the driver's pmu->read: not declared) or its
 // return; a cgroup event's time is marked.
+//
+// With the reader's other step points: "perf_read:fdget" (the event's
+// context, ctx->mutex, __perf_read()'s state check, a group read's leader,
+// siblings and child list and its child_mutex, up to the first event's
+// read; an event in error straight to the return), "perf_event_read_value:lock"
+// (child_mutex, up to the event's read) and "perf_event_read_value:child"
+// (a child's values, then the next child's read or the return). The
+// return after the last read is annotated through fdput() and the
+// syscall's exit to exit_to_user_mode_loop (sched annotates its part);
+// a mutex that another task holds or waits for is marked (the sleep, the
+// wakeup), and so is the first use of a context's mutex and the fdput()
+// that drops the file's last reference.
 func init() {
-	cpu.DeclareComplete("perf_event_read:state-read")
+	cpu.DeclareComplete("perf_event_read:state-read", "perf_read:fdget", "perf_event_read_value:lock", "perf_event_read_value:child")
 }
 
 // accessEventCtx annotates the look at event->ctx and its task by the
@@ -110,10 +122,46 @@ type ctxMutexKey struct {
 }
 
 // FootprintKey implements cpu.FootprintKeyer.
-func (m ctxMutexKey) FootprintKey() string { return m.ctx.FootprintKey() + "/ctx->mutex" }
+func (m ctxMutexKey) FootprintKey() string { return m.ctx.FootprintKey() + "/ctx->mutex.owner" } // not the mutex's SyncClock's "/ctx->mutex"
 
 // FootprintExtent implements the write audit's extent.
 func (m ctxMutexKey) FootprintExtent() []any { return []any{m.k.ctxMutex(m.ctx)} }
+
+// mutexLock is sched's MutexLock with its footprint: the owner read and
+// set (obj and the field as mutexUnlock's), the task's count of mutexes
+// held; a mutex held by another task is marked (the wait: the task
+// sleeps in schedule()), and so is the first use of a context's mutex,
+// which the model makes then (Kernel.ctxMutex). It returns m.Contended as
+// t takes m, for mutexUnlock.
+// kernel/locking/mutex.c: mutex_lock()
+func (k *Kernel) mutexLock(t *sched.Task, m *sched.Mutex, obj any, fn string) int {
+	if c := t.CPU(); k.M.FootprintListening() {
+		c.AccessMarkedOnly(obj, mutexField(obj), cpu.MarkedWrite, fn)          // kernel/locking/mutex.c: __mutex_trylock_fast(): atomic_long_try_cmpxchg_acquire(&lock->owner, &zero, curr)
+		c.AccessMarkedOnly(t, "current (the locks held)", cpu.MarkedWrite, fn) // the model's count of t's mutexes (lockdep's held locks upstream)
+		if m.Owner() != nil {
+			c.Unaudited("mutex_lock: the wait") // kernel/locking/mutex.c: __mutex_lock_slowpath()
+		}
+	}
+	k.S.MutexLock(t, m)
+	return m.Contended
+}
+
+// mutexField is the field of obj a mutex of it is.
+func mutexField(obj any) string {
+	if _, ok := obj.(*Event); ok {
+		return "event->child_mutex"
+	}
+	return "ctx->mutex"
+}
+
+// ctxMutexLock is mutexLock of ctx's ctx->mutex, made on first use: marked.
+func (k *Kernel) ctxMutexLock(t *sched.Task, ctx *Context, fn string) (*sched.Mutex, int) {
+	if k.ctxMutexes[ctx] == nil {
+		t.CPU().Unaudited("the first use of ctx->mutex") // the model makes it here (Kernel.ctxMutex)
+	}
+	mu := k.ctxMutex(ctx)
+	return mu, k.mutexLock(t, mu, ctxMutexKey{k, ctx}, fn)
+}
 
 // mutexUnlock is sched's MutexUnlock with its footprint: the owner
 // cleared (obj: the object whose mutex m is, the event for
@@ -124,11 +172,7 @@ func (m ctxMutexKey) FootprintExtent() []any { return []any{m.k.ctxMutex(m.ctx)}
 // kernel/locking/mutex.c: mutex_unlock()
 func (k *Kernel) mutexUnlock(t *sched.Task, m *sched.Mutex, held int, obj any, fn string) {
 	if c := t.CPU(); k.M.FootprintListening() {
-		field := "ctx->mutex"
-		if _, ok := obj.(*Event); ok {
-			field = "event->child_mutex"
-		}
-		c.AccessMarkedOnly(obj, field, cpu.MarkedWrite, fn)                    // kernel/locking/mutex.c: __mutex_unlock_fast(): atomic_long_try_cmpxchg_release(&lock->owner, &curr, 0UL)
+		c.AccessMarkedOnly(obj, mutexField(obj), cpu.MarkedWrite, fn)          // kernel/locking/mutex.c: __mutex_unlock_fast(): atomic_long_try_cmpxchg_release(&lock->owner, &curr, 0UL)
 		c.AccessMarkedOnly(t, "current (the locks held)", cpu.MarkedWrite, fn) // the model's count of t's mutexes (lockdep's held locks upstream)
 		if m.Contended != held {
 			c.Unaudited("mutex_unlock: the waiters' wakeup") // kernel/locking/mutex.c: __mutex_unlock_slowpath(): wake_up_q()
@@ -169,4 +213,21 @@ func (k *Kernel) accessFdput(t *sched.Task, e *Event, ref bool) {
 	if e.fileRefs == 1 {
 		c.Unaudited("__fput") // the last reference: the release queued as task work
 	}
+}
+
+// accessPerfRead annotates __perf_read()'s first looks: the event's state
+// (an event in error reads as end of file) and, for a group read, its
+// leader, the leader's siblings and inherited copies (walked under the
+// leader's child_mutex).
+func (k *Kernel) accessPerfRead(c *cpu.CPU, e *Event) {
+	if !k.M.FootprintListening() {
+		return
+	}
+	c.AccessMarkedOnly(e, "event->state", cpu.PlainRead, "__perf_read") // kernel/events/core.c: __perf_read(): if (event->state == PERF_EVENT_STATE_ERROR)
+	if e.state == StateError || e.Attr.ReadFormat&uapi.PERF_FORMAT_GROUP == 0 {
+		return
+	}
+	c.AccessMarkedOnly(e, "event->group_leader", cpu.PlainRead, "perf_read_group")         // kernel/events/core.c: perf_read_group(): struct perf_event *leader = event->group_leader
+	c.AccessMarkedOnly(e.leader, "event->sibling_list", cpu.MarkedRead, "perf_read_group") // kernel/events/core.c: __perf_read_group_add(): for_each_sibling_event(sub, leader)
+	c.AccessMarkedOnly(e.leader, "event->child_list", cpu.MarkedRead, "perf_read_group")   // kernel/events/core.c: perf_read_group(): list_for_each_entry(child, &leader->child_list, child_list)
 }

@@ -23,14 +23,13 @@ func (k *Kernel) Read(t *sched.Task, fd int) (b []byte, err error) {
 			k.fdput(t, e, ref)
 		}()
 		t.Step("perf_read:fdget") // the file held: a close() of fd here does not release the event
+		k.accessEventCtx(t.CPU(), e, "perf_read")
 		if e.ctx == nil {
 			b, err = k.perfRead(t, e)
 			return
 		}
 		// perf_read(): ctx = perf_event_ctx_lock(event); __perf_read(); perf_event_ctx_unlock()
-		mu := k.ctxMutex(e.ctx)
-		k.S.MutexLock(t, mu)
-		held := mu.Contended
+		mu, held := k.ctxMutexLock(t, e.ctx, "perf_event_ctx_lock")
 		b, err = k.perfRead(t, e)
 		k.mutexUnlock(t, mu, held, ctxMutexKey{k, e.ctx}, "perf_event_ctx_unlock")
 	})
@@ -41,6 +40,7 @@ func (k *Kernel) perfRead(t *sched.Task, e *Event) ([]byte, error) {
 	// "Return end-of-file for a read on an event that is in error state
 	// (i.e. because it was pinned but it couldn't be scheduled on to the CPU
 	// at some point)."
+	k.accessPerfRead(t.CPU(), e)
 	if e.state == StateError {
 		return nil, nil
 	}
@@ -54,8 +54,7 @@ func (k *Kernel) perfRead(t *sched.Task, e *Event) ([]byte, error) {
 		members := append([]*Event{l}, l.siblings...)
 		values := make([]int64, len(members))
 		var enabled, running sim.Duration
-		k.S.MutexLock(t, &l.childMutex)
-		held := l.childMutex.Contended
+		held := k.mutexLock(t, &l.childMutex, l, "perf_read_group")
 		for _, g := range append([]*Event{l}, l.childList...) {
 			k.perfEventReadWith(t, g, true, true) // the group and its siblings in one IPI
 			k.accessReadValues(t.CPU(), g, true, "perf_read_group")
@@ -122,8 +121,7 @@ func (k *Kernel) perfRead(t *sched.Task, e *Event) ([]byte, error) {
 // kernel/events/core.c: __perf_event_read_value()
 func (k *Kernel) perfEventReadValue(t *sched.Task, e *Event) (total int64, enabled, running sim.Duration) {
 	t.Step("perf_event_read_value:lock")
-	k.S.MutexLock(t, &e.childMutex)
-	held := e.childMutex.Contended
+	held := k.mutexLock(t, &e.childMutex, e, "__perf_event_read_value")
 	k.perfEventReadWith(t, e, false, true)
 	k.accessReadValues(t.CPU(), e, false, "__perf_event_read_value")
 	total = e.Count()
@@ -132,10 +130,11 @@ func (k *Kernel) perfEventReadValue(t *sched.Task, e *Event) (total int64, enabl
 		ch := e.childList[i]
 		k.perfEventReadWith(t, ch, false, true) // its step point next
 		t.Step("perf_event_read_value:child")
+		k.accessReadValues(t.CPU(), ch, false, "__perf_event_read_value")
+		k.accessChildList(t.CPU(), e, "__perf_event_read_value")
 		total += ch.Count()
 		enabled += ch.totalTimeEnabled
 		running += ch.totalTimeRunning
-		k.accessChildList(t.CPU(), e, "__perf_event_read_value")
 	}
 	k.mutexUnlock(t, &e.childMutex, held, e, "__perf_event_read_value")
 	k.checkInheritedRead(t.CPUID(), e, 0, total)
