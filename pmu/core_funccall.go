@@ -34,8 +34,10 @@ func (k *Kernel) smpCallWith(t *sched.Task, target int, fn func(c *cpu.CPU), how
 	c := t.CPU()
 	if target == c.ID {
 		f := c.LocalIrqSave()
+		k.markRemoteFn(c, how) // run here, in the caller's fragment
 		fn(c)
 		c.LocalIrqRestore(f)
+		k.markCSDDone(c, how)
 		return nil
 	}
 	done := false

@@ -36,6 +36,10 @@ import (
 //     perf_event_read_value(), and read(2)'s return to user mode after its
 //     last read (footprint_read.go).
 //
+// A call to this CPU runs the function right here, in the caller's
+// fragment, with the same marks: the function's at its start, the
+// caller's at the return.
+//
 // With them, the walks see the IPI's handler as independent of what
 // another CPU does that the remote function does not touch, and a
 // spinning CPU's rounds as independent of whatever another CPU does that
