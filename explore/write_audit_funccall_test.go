@@ -30,6 +30,9 @@ func TestWriteAuditFuncCall(t *testing.T) {
 		{"ipi-read-vs-nmi", []string{"enter:call_function_single", "perf_event_read:state-read", "smp_call_function_single:wait", "perf_read:fdget", "perf_event_read_value:lock"}},
 		// A group read against a sibling's open: the install by IPI.
 		{"group-read-vs-sibling-add", []string{"enter:call_function_single", "perf_event_read:state-read", "smp_call_function_single:wait", "perf_read:fdget"}},
+		// read(2) of an inherited counter while a child exits: the
+		// children's values (perf_event_read_value:child).
+		{"inherit-exit-vs-read", []string{"perf_event_read:state-read", "perf_read:fdget", "perf_event_read_value:lock", "perf_event_read_value:child"}},
 		// The close against the sample: the removal by IPI.
 		{"close-vs-sample", []string{"enter:call_function_single", "smp_call_function_single:wait", "__perf_remove_from_context"}},
 		// The open's install and the close's removal of one pmu context.
