@@ -27,7 +27,7 @@ func TestWriteAuditFuncCall(t *testing.T) {
 		{"group-leader-close-sample-read", []string{"enter:call_function_single", "perf_event_read:state-read", "smp_call_function_single:wait", "__perf_remove_from_context", "perf_read:fdget"}},
 		// read(2) of a counter ACTIVE on another CPU, whose NMI lands in
 		// the IPI's handler.
-		{"ipi-read-vs-nmi", []string{"enter:call_function_single", "perf_event_read:state-read", "smp_call_function_single:wait", "perf_read:fdget", "perf_event_read_value:lock"}},
+		{"ipi-read-vs-nmi", []string{"enter:call_function_single", "perf_event_read:state-read", "smp_call_function_single:wait", "perf_read:fdget", "perf_event_read_value:lock", "__perf_event_read:active"}},
 		// A group read against a sibling's open: the install by IPI.
 		{"group-read-vs-sibling-add", []string{"enter:call_function_single", "perf_event_read:state-read", "smp_call_function_single:wait", "perf_read:fdget"}},
 		// read(2) of an inherited counter while a child exits: the

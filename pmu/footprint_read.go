@@ -33,8 +33,37 @@ import (
 // a mutex that another task holds or waits for is marked (the sleep, the
 // wakeup), and so is the first use of a context's mutex and the fdput()
 // that drops the file's last reference.
+//
+// And "__perf_event_read:active": pmu->read() of the event (and of a
+// group's ACTIVE siblings) by the hardware counters' and the clocks'
+// drivers (accessPMURead; every other driver marked), ctx->lock's
+// release, then the IPI handler's end (or, run here, perf_event_read()'s
+// return, as above).
 func init() {
-	cpu.DeclareComplete("perf_event_read:state-read", "perf_read:fdget", "perf_event_read_value:lock", "perf_event_read_value:child")
+	cpu.DeclareComplete("perf_event_read:state-read", "perf_read:fdget", "perf_event_read_value:lock", "perf_event_read_value:child",
+		"__perf_event_read:active")
+}
+
+// accessPMURead annotates pmu->read() of e on c for the drivers whose read
+// is read here: x86_pmu_read() (the CPU's counters enabled, the event's
+// counter folded into its count and period) and the clocks'
+// (cpu_clock_event_read(), task_clock_event_read(): the elapsed time into
+// the count). Every other driver is marked.
+func (k *Kernel) accessPMURead(c *cpu.CPU, e *Event) {
+	if !k.M.FootprintListening() {
+		return
+	}
+	switch p := e.pmu.(type) {
+	case *hwPMU:
+		c.AccessMarkedOnly(&p.cpuc[c.ID], "cpuc->enabled", cpu.MarkedRead, "x86_pmu_read") // arch/x86/events/core.c: x86_pmu_read() -> x86_perf_event_update(): rdpmc of a counter the CPU's global enable gates (the model's)
+		c.AccessMarkedOnly(e, "event->hw (the counter)", cpu.MarkedWrite, "x86_pmu_read")  // arch/x86/events/core.c: x86_perf_event_update(): local64_try_cmpxchg(&hwc->prev_count, ...), local64_sub(delta, &hwc->period_left)
+		c.AccessMarkedOnly(e, "event->count", cpu.MarkedWrite, "x86_pmu_read")             // arch/x86/events/core.c: x86_perf_event_update(): local64_add(delta, &event->count)
+	case *clockPMU:
+		c.AccessMarkedOnly(e, "event->hw (the counter)", cpu.MarkedWrite, "cpu_clock_event_read") // kernel/events/core.c: cpu_clock_event_update(): local64_xchg(&event->hw.prev_count, now)
+		c.AccessMarkedOnly(e, "event->count", cpu.MarkedWrite, "cpu_clock_event_read")            // kernel/events/core.c: cpu_clock_event_update(): local64_add(now - prev, &event->count)
+	default:
+		c.Unaudited("pmu->read") // a driver whose read nobody annotated here
+	}
 }
 
 // accessEventCtx annotates the look at event->ctx and its task by the

@@ -245,11 +245,15 @@ func (k *Kernel) __perfEventRead(c *cpu.CPU, e *Event, group bool) {
 		return
 	}
 	c.Step("__perf_event_read:active") // ACTIVE tested, pmu->read() next: an NMI may land here
+	k.accessPMURead(c, e)
 	e.pmu.Read(c, e)
 	if group {
 		// pmu->start_txn(PERF_PMU_TXN_READ) ... commit_txn()
+		k.accessSiblings(c, e, "__perf_event_read")
 		for _, s := range e.siblings {
+			k.accessReadState(c, s, "__perf_event_read")
 			if s.state == StateActive {
+				k.accessPMURead(c, s)
 				s.pmu.Read(c, s)
 			}
 		}
