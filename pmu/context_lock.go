@@ -36,6 +36,7 @@ func (k *Kernel) ctxLockNested(c *cpu.CPU, ctx *Context, subclass int) {
 		k.ctxUse(ctx, "raw_spin_lock(&ctx->lock)")
 	}
 	for ctx.lockCPU != 0 && ctx.lockCPU != c.ID+1 {
+		k.accessCtxLockHeld(c, ctx) // the look that finds it held, before the spin's step point
 		c.Step("raw_spin_lock:ctx->lock")
 		c.Spend(spinCost)
 	}

@@ -22,14 +22,22 @@ const IPIName = "call_function_single"
 // that does not exist.
 // kernel/smp.c: smp_call_function_single(wait=1)
 func (k *Kernel) smpCallFunctionSingle(t *sched.Task, target int, fn func(c *cpu.CPU)) error {
+	return k.smpCallWith(t, target, fn, csdCall{})
+}
+
+// smpCallWith is smpCallFunctionSingle for a call whose annotations how
+// tells (footprint_funccall.go): unannotated parts are marked.
+func (k *Kernel) smpCallWith(t *sched.Task, target int, fn func(c *cpu.CPU), how csdCall) error {
 	if target < 0 || target >= len(k.M.CPUs) || !k.S.CPUOnline(target) {
 		return uapi.ENXIO // "if (cpu >= nr_cpu_ids || !cpu_online(cpu)) err = -ENXIO"
 	}
 	c := t.CPU()
 	if target == c.ID {
 		f := c.LocalIrqSave()
+		k.markRemoteFn(c, how) // run here, in the caller's fragment
 		fn(c)
 		c.LocalIrqRestore(f)
+		k.markCSDDone(c, how)
 		return nil
 	}
 	done := false
@@ -37,6 +45,7 @@ func (k *Kernel) smpCallFunctionSingle(t *sched.Task, target int, fn func(c *cpu
 	k.keyCSD(&csd)        // its stable key (footprint_key.go)
 	k.M.CPUs[target].RaiseIRQ(cpu.Interrupt{Name: IPIName, Fn: func(rc *cpu.CPU) {
 		k.stats.ipis++
+		k.markRemoteFn(rc, how)
 		fn(rc)
 		rc.Release(&csd) // csd_unlock(): smp_store_release(&csd->flags, 0)
 		done = true
@@ -53,7 +62,7 @@ func (k *Kernel) smpCallFunctionSingle(t *sched.Task, target int, fn func(c *cpu
 		})
 		t.Spend(ipiCost) // csd_lock_wait(): spin, taking our own interrupts
 	}
-	k.markCSDDone(t.CPU())
+	k.markCSDDone(t.CPU(), how)
 	t.CPU().Acquire(&csd) // csd_lock_wait(): smp_cond_load_acquire()
 	return nil
 }
@@ -66,8 +75,13 @@ type remoteFunc func(c *cpu.CPU) error
 // CPU does not exist.
 // kernel/events/core.c: cpu_function_call() -> remote_function()
 func (k *Kernel) cpuFunctionCall(t *sched.Task, cpuID int, fn remoteFunc) error {
+	return k.cpuFunctionCallWith(t, cpuID, fn, csdCall{})
+}
+
+// cpuFunctionCallWith is cpuFunctionCall with its annotations told (csdCall).
+func (k *Kernel) cpuFunctionCallWith(t *sched.Task, cpuID int, fn remoteFunc, how csdCall) error {
 	ret := error(uapi.ENXIO)
-	if err := k.smpCallFunctionSingle(t, cpuID, func(c *cpu.CPU) { ret = fn(c) }); err != nil {
+	if err := k.smpCallWith(t, cpuID, func(c *cpu.CPU) { ret = fn(c) }, how); err != nil {
 		return err
 	}
 	return ret
@@ -80,13 +94,21 @@ func (k *Kernel) cpuFunctionCall(t *sched.Task, cpuID int, fn remoteFunc) error 
 // -EAGAIN too: a loop no schedule ends while p sleeps.
 // kernel/events/core.c: task_function_call() -> remote_function()
 func (k *Kernel) taskFunctionCall(t *sched.Task, p *sched.Task, fn remoteFunc) error {
+	return k.taskFunctionCallWith(t, p, fn, csdCall{})
+}
+
+// taskFunctionCallWith is taskFunctionCall with its annotations told
+// (csdCall): how.ret is about task_function_call()'s own caller, which
+// it returns into from a round that is not retried.
+func (k *Kernel) taskFunctionCallWith(t *sched.Task, p *sched.Task, fn remoteFunc, how csdCall) error {
 	start := k.now()
 	var lastErr error // the round's smp_call_function_single() error, for the lockup report
 	for {
 		ret := error(uapi.EAGAIN)
 		target := p.CPUID() // task_cpu(p)
-		err := k.smpCallFunctionSingle(t, target, func(c *cpu.CPU) {
+		err := k.smpCallWith(t, target, func(c *cpu.CPU) {
 			// remote_function(): "-EAGAIN" when task_cpu(p) is another CPU
+			k.accessRemoteFunction(c, p, how)
 			if p.CPUID() != c.ID {
 				return
 			}
@@ -95,7 +117,7 @@ func (k *Kernel) taskFunctionCall(t *sched.Task, p *sched.Task, fn remoteFunc) e
 				return
 			}
 			ret = fn(c)
-		})
+		}, csdCall{fn: how.fn, ret: true}) // its own code to the retry's step point is annotated: the return is marked below
 		lastErr = err
 		if err == uapi.ENXIO {
 			k.stats.funcCallENXIO++
@@ -109,6 +131,7 @@ func (k *Kernel) taskFunctionCall(t *sched.Task, p *sched.Task, fn remoteFunc) e
 			t.Spend(ipiCost) // smp_call_function_single()'s refusal and cond_resched(): the round takes the CPU
 		}
 		if err != uapi.EAGAIN {
+			k.markReturn(t, how, "task_function_call's caller")
 			return err
 		}
 		t.Step("task_function_call:retry") // cond_resched()
@@ -132,6 +155,7 @@ type eventFunc func(c *cpu.CPU, e *Event, ctx *Context)
 // kernel/events/core.c: event_function()
 func (k *Kernel) eventFunction(c *cpu.CPU, e *Event, fn eventFunc) error {
 	e.checkLive("event_function")
+	k.accessEventFunction(c, e)
 	ctx := e.ctx
 	if ctx.task != nil && sched.TaskOf(c.Curr()) != ctx.task {
 		return uapi.ESRCH // "double check we hit the task we set out to hit"
@@ -147,10 +171,17 @@ func (k *Kernel) eventFunction(c *cpu.CPU, e *Event, fn eventFunc) error {
 // nothing when the task has exited (TASK_TOMBSTONE).
 // kernel/events/core.c: event_function_call()
 func (k *Kernel) eventFunctionCall(t *sched.Task, e *Event, fn eventFunc) {
+	k.eventFunctionCallWith(t, e, fn, csdCall{})
+}
+
+// eventFunctionCallWith is eventFunctionCall with its annotations told
+// (csdCall): how.fn says fn's code up to its first step point or return
+// is annotated; how.ret is about event_function_call()'s caller.
+func (k *Kernel) eventFunctionCallWith(t *sched.Task, e *Event, fn eventFunc, how csdCall) {
 	ctx := e.ctx
 	t.CPU().Access(ctx, "ctx->task", cpu.MarkedRead, "event_function_call") // core.c: event_function_call(): struct task_struct *task = READ_ONCE(ctx->task)
 	if ctx.task == nil {
-		_ = k.cpuFunctionCall(t, e.cpu, func(c *cpu.CPU) error { return k.eventFunction(c, e, fn) })
+		_ = k.cpuFunctionCallWith(t, e.cpu, func(c *cpu.CPU) error { return k.eventFunction(c, e, fn) }, how)
 		return
 	}
 	if ctx.dead {
@@ -159,8 +190,9 @@ func (k *Kernel) eventFunctionCall(t *sched.Task, e *Event, fn eventFunc) {
 	start := k.now()
 	for {
 		round := k.now()
-		err := k.taskFunctionCall(t, ctx.task, func(c *cpu.CPU) error { return k.eventFunction(c, e, fn) })
+		err := k.taskFunctionCallWith(t, ctx.task, func(c *cpu.CPU) error { return k.eventFunction(c, e, fn) }, csdCall{fn: how.fn, ret: true})
 		if err == nil {
+			k.markReturn(t, how, "event_function_call's caller")
 			return
 		}
 		// Not running: lock the context here (raw_spin_lock_irq(&ctx->lock));
@@ -196,12 +228,14 @@ func (k *Kernel) eventFunctionCall(t *sched.Task, e *Event, fn eventFunc) {
 // exited), else where the context lives through event_function_call().
 // kernel/events/core.c: perf_remove_from_context()
 func (k *Kernel) perfRemoveFromContext(t *sched.Task, e *Event) {
-	k.perfRemoveFromContextFn(t, e, k.__perfRemoveFromContext)
+	k.perfRemoveFromContextFn(t, e, k.__perfRemoveFromContextClose)
 }
 
 // perfRemoveFromContextFn is perf_remove_from_context() with the detach
 // step given: __perf_remove_from_context() for a close, or with
-// DETACH_EXIT's state (core_exec.go).
+// DETACH_EXIT's state (core_exec.go). fn must start with
+// __perfRemoveFromContext (its step point first): the IPI's handler
+// vouches for its code up to there (footprint_funccall.go).
 func (k *Kernel) perfRemoveFromContextFn(t *sched.Task, e *Event, fn eventFunc) {
 	ctx := e.ctx
 	c := t.CPU()
@@ -216,7 +250,7 @@ func (k *Kernel) perfRemoveFromContextFn(t *sched.Task, e *Event, fn eventFunc) 
 	}
 	k.ctxUnlock(c, ctx)
 	c.LocalIrqRestore(f)
-	k.eventFunctionCall(t, e, fn)
+	k.eventFunctionCallWith(t, e, fn, csdCall{fn: true}) // fn starts with __perf_remove_from_context's step point
 }
 
 // perfInstallInContext puts a new event into its context: without an IPI
@@ -239,7 +273,7 @@ func (k *Kernel) perfInstallInContext(t *sched.Task, ctx *Context, e *Event, cpu
 		return
 	}
 	if ctx.task == nil {
-		_ = k.cpuFunctionCall(t, cpuID, func(c *cpu.CPU) error { return k.__perfInstallInContext(c, e, ctx) })
+		_ = k.cpuFunctionCallWith(t, cpuID, func(c *cpu.CPU) error { return k.__perfInstallInContext(c, e, ctx) }, csdCall{fn: true}) // its step point first
 		return
 	}
 	if ctx.dead {
@@ -248,8 +282,9 @@ func (k *Kernel) perfInstallInContext(t *sched.Task, ctx *Context, e *Event, cpu
 	start := k.now()
 	for {
 		round := k.now()
-		err := k.taskFunctionCall(t, ctx.task, func(c *cpu.CPU) error { return k.__perfInstallInContext(c, e, ctx) })
+		err := k.taskFunctionCallWith(t, ctx.task, func(c *cpu.CPU) error { return k.__perfInstallInContext(c, e, ctx) }, csdCall{fn: true, ret: true})
 		if err == nil {
+			k.markReturn(t, csdCall{}, "perf_install_in_context's caller")
 			return
 		}
 		c := t.CPU()

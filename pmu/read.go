@@ -18,17 +18,20 @@ func (k *Kernel) Read(t *sched.Task, fd int) (b []byte, err error) {
 			err = lerr
 			return
 		}
-		defer k.fdput(t, e, ref)
+		defer func() {
+			k.accessFdput(t, e, ref)
+			k.fdput(t, e, ref)
+		}()
 		t.Step("perf_read:fdget") // the file held: a close() of fd here does not release the event
+		k.accessEventCtx(t.CPU(), e, "perf_read")
 		if e.ctx == nil {
 			b, err = k.perfRead(t, e)
 			return
 		}
 		// perf_read(): ctx = perf_event_ctx_lock(event); __perf_read(); perf_event_ctx_unlock()
-		mu := k.ctxMutex(e.ctx)
-		k.S.MutexLock(t, mu)
+		mu, held := k.ctxMutexLock(t, e.ctx, "perf_event_ctx_lock")
 		b, err = k.perfRead(t, e)
-		k.S.MutexUnlock(t, mu)
+		k.mutexUnlock(t, mu, held, ctxMutexKey{k, e.ctx}, "perf_event_ctx_unlock")
 	})
 	return b, err
 }
@@ -37,6 +40,7 @@ func (k *Kernel) perfRead(t *sched.Task, e *Event) ([]byte, error) {
 	// "Return end-of-file for a read on an event that is in error state
 	// (i.e. because it was pinned but it couldn't be scheduled on to the CPU
 	// at some point)."
+	k.accessPerfRead(t.CPU(), e)
 	if e.state == StateError {
 		return nil, nil
 	}
@@ -50,9 +54,10 @@ func (k *Kernel) perfRead(t *sched.Task, e *Event) ([]byte, error) {
 		members := append([]*Event{l}, l.siblings...)
 		values := make([]int64, len(members))
 		var enabled, running sim.Duration
-		k.S.MutexLock(t, &l.childMutex)
+		held := k.mutexLock(t, &l.childMutex, l, "perf_read_group")
 		for _, g := range append([]*Event{l}, l.childList...) {
-			k.perfEventRead(t, g, true) // the group and its siblings in one IPI
+			k.perfEventReadWith(t, g, true, true) // the group and its siblings in one IPI
+			k.accessReadValues(t.CPU(), g, true, "perf_read_group")
 			enabled += g.timeEnabled()
 			running += g.timeRunning()
 			values[0] += g.Count()
@@ -62,7 +67,8 @@ func (k *Kernel) perfRead(t *sched.Task, e *Event) ([]byte, error) {
 				}
 			}
 		}
-		k.S.MutexUnlock(t, &l.childMutex)
+		k.mutexUnlock(t, &l.childMutex, held, l, "perf_read_group")
+		k.accessReadOut(t.CPU(), e, members, "perf_read_group")
 		out = le.AppendUint64(out, uint64(len(members)))
 		if rf&uapi.PERF_FORMAT_TOTAL_TIME_ENABLED != 0 {
 			out = le.AppendUint64(out, uint64(enabled))
@@ -91,6 +97,7 @@ func (k *Kernel) perfRead(t *sched.Task, e *Event) ([]byte, error) {
 	}
 	// perf_read_one()
 	total, enabled, running := k.perfEventReadValue(t, e)
+	k.accessReadOut(t.CPU(), e, nil, "perf_read_one")
 	out = le.AppendUint64(out, uint64(total))
 	if rf&uapi.PERF_FORMAT_TOTAL_TIME_ENABLED != 0 {
 		out = le.AppendUint64(out, uint64(enabled))
@@ -114,19 +121,22 @@ func (k *Kernel) perfRead(t *sched.Task, e *Event) ([]byte, error) {
 // kernel/events/core.c: __perf_event_read_value()
 func (k *Kernel) perfEventReadValue(t *sched.Task, e *Event) (total int64, enabled, running sim.Duration) {
 	t.Step("perf_event_read_value:lock")
-	k.S.MutexLock(t, &e.childMutex)
-	k.perfEventReadEvent(t, e)
+	held := k.mutexLock(t, &e.childMutex, e, "__perf_event_read_value")
+	k.perfEventReadWith(t, e, false, true)
+	k.accessReadValues(t.CPU(), e, false, "__perf_event_read_value")
 	total = e.Count()
 	enabled, running = e.timeEnabled(), e.timeRunning()
 	for i := 0; i < len(e.childList); i++ {
 		ch := e.childList[i]
-		k.perfEventReadEvent(t, ch)
+		k.perfEventReadWith(t, ch, false, true) // its step point next
 		t.Step("perf_event_read_value:child")
+		k.accessReadValues(t.CPU(), ch, false, "__perf_event_read_value")
+		k.accessChildList(t.CPU(), e, "__perf_event_read_value")
 		total += ch.Count()
 		enabled += ch.totalTimeEnabled
 		running += ch.totalTimeRunning
 	}
-	k.S.MutexUnlock(t, &e.childMutex)
+	k.mutexUnlock(t, &e.childMutex, held, e, "__perf_event_read_value")
 	k.checkInheritedRead(t.CPUID(), e, 0, total)
 	return total, enabled, running
 }
@@ -152,6 +162,14 @@ func (k *Kernel) perfEventReadEvent(t *sched.Task, e *Event) { k.perfEventRead(t
 // group reads the ACTIVE siblings in the same IPI.
 // kernel/events/core.c: perf_event_read()
 func (k *Kernel) perfEventRead(t *sched.Task, e *Event, group bool) {
+	k.perfEventReadWith(t, e, group, false)
+}
+
+// perfEventReadWith is perfEventRead for a caller that annotates its code
+// after the return up to its next step point (ret), or not: then the
+// return into it is marked.
+func (k *Kernel) perfEventReadWith(t *sched.Task, e *Event, group, ret bool) {
+	how := csdCall{fn: true, ret: ret} // __perf_event_read() is annotated up to its step point (footprint_read.go)
 	for {
 		t.CPU().Access(e, "event->state", cpu.MarkedRead, "perf_event_read") // core.c: perf_event_read(): READ_ONCE(event->state)
 		state := e.state                                                     // READ_ONCE(event->state)
@@ -161,15 +179,18 @@ func (k *Kernel) perfEventRead(t *sched.Task, e *Event, group bool) {
 			t.CPU().Access(e, "event->oncpu", cpu.MarkedRead, "perf_event_read") // core.c: perf_event_read(): READ_ONCE(event->oncpu)
 			cpuID := e.oncpu                                                     // smp_rmb(); READ_ONCE(event->oncpu)
 			if cpuID < 0 || cpuID >= len(k.M.CPUs) {
+				k.markReturn(t, how, "perf_event_read's caller")
 				return
 			}
 			// "Purposely ignore the smp_call_function_single() return value."
-			_ = k.smpCallFunctionSingle(t, cpuID, func(c *cpu.CPU) { k.__perfEventRead(c, e, group) })
+			_ = k.smpCallWith(t, cpuID, func(c *cpu.CPU) { k.__perfEventRead(c, e, group) }, csdCall{fn: true, ret: true})
+			k.markReturn(t, how, "perf_event_read's caller")
 			return
 		case StateInactive:
 			c := t.CPU()
 			f := c.LocalIrqSave()
 			k.ctxLock(c, e.ctx)
+			k.accessReadState(c, e, "perf_event_read")
 			if e.state != StateInactive {
 				k.ctxUnlock(c, e.ctx)
 				c.LocalIrqRestore(f)
@@ -177,6 +198,7 @@ func (k *Kernel) perfEventRead(t *sched.Task, e *Event, group bool) {
 			}
 			e.updateTime("perf_event_read")
 			if group {
+				k.accessSiblings(c, e, "perf_event_read")
 				for _, s := range e.siblings {
 					s.updateTime("perf_event_read")
 				}
@@ -184,6 +206,7 @@ func (k *Kernel) perfEventRead(t *sched.Task, e *Event, group bool) {
 			k.ctxUnlock(c, e.ctx)
 			c.LocalIrqRestore(f)
 		}
+		k.markReturn(t, how, "perf_event_read's caller")
 		return
 	}
 }
@@ -194,6 +217,7 @@ func (k *Kernel) perfEventRead(t *sched.Task, e *Event, group bool) {
 // kernel/events/core.c: __perf_event_read()
 func (k *Kernel) __perfEventRead(c *cpu.CPU, e *Event, group bool) {
 	e.checkLive("__perf_event_read")
+	k.accessEventCtx(c, e, "__perf_event_read")
 	ctx := e.ctx
 	// "If this is a task context, we need to check whether it is the current
 	// task context of this cpu. If not it has been scheduled out before the
@@ -203,26 +227,33 @@ func (k *Kernel) __perfEventRead(c *cpu.CPU, e *Event, group bool) {
 		return
 	}
 	k.ctxLock(c, ctx)
+	k.accessReadCtxTime(c, e, ctx)
 	if ctx.isActive&EVENT_TIME != 0 {
 		ctx.updateContextTime(true) // ctx_time_update_event()
 		k.updateCgrpTimeFromEvent(c, e)
 	}
 	e.updateTime("__perf_event_read")
 	if group {
+		k.accessSiblings(c, e, "__perf_event_read")
 		for _, s := range e.siblings {
 			s.updateTime("__perf_event_read")
 		}
 	}
+	k.accessReadState(c, e, "__perf_event_read")
 	if e.state != StateActive || e.oncpu != c.ID {
 		k.ctxUnlock(c, ctx)
 		return
 	}
 	c.Step("__perf_event_read:active") // ACTIVE tested, pmu->read() next: an NMI may land here
+	k.accessPMURead(c, e)
 	e.pmu.Read(c, e)
 	if group {
 		// pmu->start_txn(PERF_PMU_TXN_READ) ... commit_txn()
+		k.accessSiblings(c, e, "__perf_event_read")
 		for _, s := range e.siblings {
+			k.accessReadState(c, s, "__perf_event_read")
 			if s.state == StateActive {
+				k.accessPMURead(c, s)
 				s.pmu.Read(c, s)
 			}
 		}
@@ -270,27 +301,57 @@ func (k *Kernel) fput(t *sched.Task, e *Event) {
 }
 
 // __perfRemoveFromContext schedules the event (and, as leader, detaches its
-// group) out and unlinks it.
+// group) out and unlinks it, for a caller whose code after it nobody
+// annotated (the exec's and the hotplug's): the return is marked.
 // kernel/events/core.c: __perf_remove_from_context()
 func (k *Kernel) __perfRemoveFromContext(c *cpu.CPU, e *Event, ctx *Context) {
+	k.removeFromContext(c, e, ctx)
+	c.Unaudited("__perf_remove_from_context's caller")
+}
+
+// __perfRemoveFromContextClose is the close's __perf_remove_from_context()
+// (perfRemoveFromContext): in the IPI's handler it returns into
+// event_function() and the handler's end, annotated
+// (footprint_funccall.go); run here (the context not active, or the task
+// not running) it returns into perf_remove_from_context()'s caller, whose
+// code nobody annotated: marked.
+func (k *Kernel) __perfRemoveFromContextClose(c *cpu.CPU, e *Event, ctx *Context) {
+	k.removeFromContext(c, e, ctx)
+	if c.Context() == cpu.CtxTask {
+		c.Unaudited("perf_remove_from_context's caller")
+	}
+}
+
+// removeFromContext is __perf_remove_from_context()'s body, annotated from
+// its step point (footprint_remove.go).
+// kernel/events/core.c: __perf_remove_from_context()
+func (k *Kernel) removeFromContext(c *cpu.CPU, e *Event, ctx *Context) {
 	c.Step("__perf_remove_from_context")
+	k.accessCtxTimeUpdate(c, ctx, "__perf_remove_from_context")
 	if ctx.isActive&EVENT_TIME != 0 {
 		ctx.updateContextTime(true)
 		k.updateCgrpTimeFromCPUCtx(k.cpuCtxOf(ctx), false) // ctx_time_update()
 	}
+	k.accessReadState(c, e, "__perf_remove_from_context")
 	if e.state == StateActive && e.oncpu == c.ID {
 		k.eventSchedOut(c, e)
 		returnUnaudited(c, "__perf_remove_from_context")
 	} else if e.state == StateActive {
 		panicCrash("__perf_remove_from_context: event %d ACTIVE on cpu%d, removed from cpu%d", e.id, e.oncpu, c.ID)
 	}
+	k.eventCgroupUnaudited(c, e, "perf_cgroup_event_disable")
 	k.cgroupRemoveDisable(e, ctx)
 	// Only the event goes off the PMU: a leader's ACTIVE siblings are
 	// promoted to singleton groups by perf_group_detach() and stay ACTIVE
 	// ("list_add_tail(&sibling->active_list, ...)").
+	k.accessListDel(c, e, ctx, "list_del_event")
 	ctx.listDelEvent(c, e)
 	if !ctxHasPMU(ctx, e.pmu) {
-		ctx.rotateNecessary[e.pmu.base().index] = false // !pmu_ctx->nr_events
+		k.accessCtx(c, ctx, "pmu_ctx->rotate_necessary", cpu.MarkedWrite, "__perf_remove_from_context") // kernel/events/core.c: __perf_remove_from_context(): if (!pmu_ctx->nr_events) pmu_ctx->rotate_necessary = 0
+		ctx.rotateNecessary[e.pmu.base().index] = false                                                 // !pmu_ctx->nr_events
+	}
+	if ctx.task != nil {
+		k.accessCPUCtx(c, "cpuctx->task_ctx", cpu.MarkedRead, "__perf_remove_from_context") // kernel/events/core.c: __perf_remove_from_context(): if (ctx->task && ctx != cpuctx->task_ctx) (model: the last event's sched-out)
 	}
 	if len(ctx.events) == 0 && ctx.task != nil && k.cpuCtx[c.ID].taskCtx == ctx {
 		// "If this was the last event, schedule the context out."

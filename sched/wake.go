@@ -104,6 +104,7 @@ func (s *Sched) ttwuQueueWakelist(c *cpu.CPU, p *Task, target int) {
 // handler.
 // kernel/sched/core.c: sched_ttwu_pending()
 func (s *Sched) schedTTWUPending(c *cpu.CPU) {
+	c.Unaudited("sched_ttwu_pending") // pmu declares enter:call_function_single (pmu/footprint_funccall.go); the wake list's take is not annotated
 	l := s.wakeList[c.ID]
 	s.wakeList[c.ID] = nil
 	c.Step("sched_ttwu_pending")
