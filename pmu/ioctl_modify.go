@@ -35,6 +35,7 @@ func (k *Kernel) ModifyAttributes(t *sched.Task, fd int, attr *Attr) (err error)
 		mu := k.ctxMutex(e.ctx)
 		k.S.MutexLock(t, mu)
 		t.Step("perf_ioctl:ctx-locked")
+		k.markSetup(t, "perf_event_modify_attr") // not annotated: the step point's declaration (footprint_setup.go) vouches for Ioctl's commands only
 		err = k.perfEventModifyAttr(t, e, attr)
 		k.S.MutexUnlock(t, mu)
 	})

@@ -189,16 +189,31 @@ func (k *Kernel) perfMmapCalcLimits(userExtra int64) (int64, error) {
 
 // ringBufferAttach points event->rb at buf (or nil), moving the event between
 // the buffers' event lists and dropping the old buffer's reference; a waiter
-// that may have missed a wakeup is woken.
+// that may have missed a wakeup is woken. The caller's code after it is
+// marked where the call returns (footprint_setup.go).
 // kernel/events/core.c: ring_buffer_attach()
 func (k *Kernel) ringBufferAttach(e *Event, buf *rb.Buffer) {
+	k.ringBufferAttachRet(e, buf, "ring_buffer_attach's caller")
+}
+
+// ringBufferAttachRet is ringBufferAttach, whose return into its caller is
+// marked as reaching code nobody annotated, ret ("": the caller's code up
+// to its next step point is annotated).
+func (k *Kernel) ringBufferAttachRet(e *Event, buf *rb.Buffer, ret string) {
+	c := k.curCPU()
+	fp := k.M.FootprintListening() && c != nil
+	if fp {
+		c.AccessMarkedOnly(e, "event->rb", cpu.MarkedRead, "ring_buffer_attach") // kernel/events/core.c: ring_buffer_attach(): if (event->rb)
+	}
 	old := e.rb
 	if old != nil {
+		k.accessBufState(old, "rb->event_list", cpu.MarkedWrite, "ring_buffer_attach") // kernel/events/core.c: ring_buffer_attach(): spin_lock_irqsave(&old_rb->event_lock); list_del_rcu(&event->rb_entry)
 		if bs := k.bufs[old]; bs != nil {
 			bs.eventList = remove(bs.eventList, e)
 		}
 	}
 	if buf != nil {
+		k.accessBufState(buf, "rb->event_list", cpu.MarkedWrite, "ring_buffer_attach") // kernel/events/core.c: ring_buffer_attach(): spin_lock_irqsave(&rb->event_lock); list_add_rcu(&event->rb_entry, &rb->event_list)
 		bs := k.bufs[buf]
 		bs.eventList = append(bs.eventList, e)
 	}
@@ -206,6 +221,9 @@ func (k *Kernel) ringBufferAttach(e *Event, buf *rb.Buffer) {
 	// swizzling the event::rb pointer; if it's getting unmapped, its
 	// aux_mmap_count will be 0 and it won't restart."
 	if e.pmu.HasAux() {
+		if fp {
+			c.Unaudited("perf_event_stop") // the cross-call to the event's CPU: core_funccall.go's
+		}
 		if c := k.curCPU(); c != nil {
 			if t := sched.TaskOf(c.Curr()); t != nil && c.Context() == cpu.CtxTask {
 				k.perfEventStop(t, e, false)
@@ -215,10 +233,25 @@ func (k *Kernel) ringBufferAttach(e *Event, buf *rb.Buffer) {
 	if c := k.curCPU(); c != nil {
 		c.Step("ring_buffer_attach:rb-set") // the event is on the new rb's list; event->rb changes next
 	}
+	c = k.curCPU()
+	fp = k.M.FootprintListening() && c != nil
+	if fp {
+		c.AccessMarkedOnly(e, "event->rb", cpu.MarkedWrite, "ring_buffer_attach") // kernel/events/core.c: ring_buffer_attach(): rcu_assign_pointer(event->rb, rb)
+	}
 	e.rb = buf // rcu_assign_pointer(event->rb, rb)
 	if old != nil {
+		k.accessRBPut(old)
 		k.ringBufferPut(old)
+		if fp {
+			c.AccessMarkedOnly(e, "event->waitq", cpu.MarkedRead, "wake_up_all") // kernel/events/core.c: ring_buffer_attach(): wake_up_all(&event->waitq)
+			if len(e.pollers) > 0 {
+				c.Unaudited("__wake_up") // the pollers woken: try_to_wake_up(), the scheduler's
+			}
+		}
 		e.wakeUpAll()
+	}
+	if fp && ret != "" {
+		c.Unaudited(ret)
 	}
 }
 

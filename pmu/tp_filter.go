@@ -643,6 +643,7 @@ func (k *Kernel) SetFilter(t *sched.Task, fd int, filter string) (err error) {
 			mu = k.ctxMutex(e.ctx)
 			k.S.MutexLock(t, mu)
 			t.Step("perf_ioctl:ctx-locked")
+			k.markSetup(t, "perf_event_set_filter") // not annotated: the step point's declaration (footprint_setup.go) vouches for Ioctl's commands only
 		}
 		err = uapi.EINVAL
 		if e.tp != nil { // perf_event_is_tracing()
