@@ -68,7 +68,7 @@ func (k *Kernel) accessFdTable(t *sched.Task, count bool) {
 		c.AccessMarkedOnly(fdTables, "files->count", cpu.MarkedRead, "__fget_light") // fs/file.c: __fget_light(): if (likely(atomic_read_acquire(&files->count) == 1))
 		return
 	}
-	c.AccessMarkedOnly(t, "task->files", cpu.MarkedRead, "fdget")                     // fs/file.c: __fget_light(): struct files_struct *files = current->files
+	c.AccessMarkedOnly(t, "task->files", cpu.MarkedRead, "fdget")                    // fs/file.c: __fget_light(): struct files_struct *files = current->files
 	c.AccessMarkedOnly(fdTables, "fdt->fd[]", cpu.MarkedRead, "files_lookup_fd_raw") // fs/file.c: files_lookup_fd_raw(): rcu_dereference_raw(fdt->fd[fd])
 }
 
@@ -133,7 +133,7 @@ func (k *Kernel) lockMutex(t *sched.Task, mu *sched.Mutex, owner cpu.FootprintKe
 			c.Unaudited("__mutex_lock_slowpath") // it sleeps: schedule() from a caller nobody vouched for
 		}
 		c.AccessMarkedOnly(mutexKey{owner, field, mu}, "sync", cpu.MarkedWrite, "mutex_lock") // kernel/locking/mutex.c: mutex_lock(): __mutex_trylock_fast(): atomic_long_try_cmpxchg_acquire(&lock->owner, ...)
-		c.AccessMarkedOnly(t, "current->lockdep_depth", cpu.PlainWrite, "mutex_lock")          // the locks current holds (t.mutexes), which only current reads
+		c.AccessMarkedOnly(t, "current->lockdep_depth", cpu.PlainWrite, "mutex_lock")         // the locks current holds (t.mutexes), which only current reads
 	}
 	k.S.MutexLockNested(t, mu, subclass)
 	return mu.Contended
@@ -145,7 +145,7 @@ func (k *Kernel) lockMutex(t *sched.Task, mu *sched.Mutex, owner cpu.FootprintKe
 func (k *Kernel) unlockMutex(t *sched.Task, mu *sched.Mutex, owner cpu.FootprintKeyer, field string, n int) {
 	if c := t.CPU(); k.M.FootprintListening() && c != nil {
 		c.AccessMarkedOnly(mutexKey{owner, field, mu}, "sync", cpu.MarkedWrite, "mutex_unlock") // kernel/locking/mutex.c: mutex_unlock(): __mutex_unlock_fast(): atomic_long_try_cmpxchg_release(&lock->owner, ...)
-		c.AccessMarkedOnly(t, "current->lockdep_depth", cpu.PlainWrite, "mutex_unlock")          // the locks current holds
+		c.AccessMarkedOnly(t, "current->lockdep_depth", cpu.PlainWrite, "mutex_unlock")         // the locks current holds
 		if mu.Contended != n {
 			c.Unaudited("__mutex_unlock_slowpath") // wake_up_q(): a waiter woken
 		}

@@ -26,7 +26,7 @@ func (k *Kernel) Ioctl(t *sched.Task, fd int, cmd uint64, arg uint64) (ret uint6
 			return
 		}
 		defer k.fdput(t, e, ref)
-		t.Step("perf_ioctl:fdget") // the file held: a close() of fd here does not release the event
+		t.Step("perf_ioctl:fdget")                                                           // the file held: a close() of fd here does not release the event
 		k.accessEventSetup(t, e, "event->ctx", cpu.MarkedRead, "perf_event_ctx_lock_nested") // kernel/events/core.c: perf_event_ctx_lock_nested(): ctx = READ_ONCE(event->ctx)
 		ctx := e.ctx
 		if ctx == nil {
