@@ -225,3 +225,41 @@ func (k *Kernel) accessRBPut(buf *rb.Buffer) {
 		c.Unaudited("rb_free_rcu") // the last reference: the buffer freed
 	}
 }
+
+// mmRef is an mm by its stable key, whose extent is the model's
+// mmStruct.
+type mmRef struct{ mm *mmStruct }
+
+// FootprintKey implements cpu.FootprintKeyer.
+func (r mmRef) FootprintKey() string { return r.mm.key.FootprintKey() }
+
+// FootprintExtent implements the write audit's extent.
+func (r mmRef) FootprintExtent() []any { return []any{r.mm} }
+
+// accessMM annotates an access of mm's field by t (mmap_lock held).
+func (k *Kernel) accessMM(t *sched.Task, mm *mmStruct, field string, op cpu.AccessOp, fn string) {
+	if c := t.CPU(); k.M.FootprintListening() && c != nil {
+		c.AccessMarkedOnly(mmRef{mm}, field, op, fn)
+	}
+}
+
+// upWriteMmap is perf_mmap()'s caller's mmap_write_unlock(), annotated; n
+// is mmap_lock's count of contended takes once held: a waiter queued since
+// is woken (the scheduler's code), which is marked.
+func (k *Kernel) upWriteMmap(t *sched.Task, mm *mmStruct, n int) {
+	if c := t.CPU(); k.M.FootprintListening() && c != nil {
+		c.AccessMarkedOnly(mmRef{mm}, "mm->mmap_lock", cpu.MarkedWrite, "mmap_write_unlock") // mm/util.c: vm_mmap_pgoff(): mmap_write_unlock(mm): up_write(&mm->mmap_lock)
+		c.AccessMarkedOnly(t, "current->lockdep_depth", cpu.PlainWrite, "up_write")          // the locks current holds
+		if mm.mmapLock.Contended != n {
+			c.Unaudited("rwsem_wake") // a waiter woken
+		}
+	}
+	k.S.UpWrite(t, &mm.mmapLock)
+}
+
+// fputMmap is ksys_mmap_pgoff()'s fput() of the file fget() took,
+// annotated.
+func (k *Kernel) fputMmap(t *sched.Task, e *Event) {
+	k.accessFileRef(t, e, false)
+	k.fput(t, e)
+}

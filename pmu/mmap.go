@@ -45,12 +45,12 @@ func (k *Kernel) perfMmap(t *sched.Task, fd int, pgoff, length uint64, prot Prot
 	// close() of the fd meanwhile by another thread does not release it;
 	// fput() after vm_mmap_pgoff() (and after mmap_lock is released).
 	e.fileRefs++
-	defer k.fput(t, e)
+	defer k.fputMmap(t, e)
 	// vm_mmap_pgoff(): mmap_write_lock_killable(mm); do_mmap() ->
 	// mmap_region() -> perf_mmap() runs under it (mmap_lock.go).
 	mm := k.mmOf(t)
 	k.mmapWriteLock(t, mm)
-	defer k.S.UpWrite(t, &mm.mmapLock)
+	defer k.upWriteMmap(t, mm, mm.mmapLock.Contended)
 	// "Don't allow mmap() of inherited per-task counters. This would create
 	// a performance issue due to all children writing to the same rb."
 	if e.cpu == -1 && e.Attr.Inherit {
@@ -71,7 +71,7 @@ func (k *Kernel) perfMmap(t *sched.Task, fd int, pgoff, length uint64, prot Prot
 		return nil, uapi.EINVAL // before 2ab9d830262c: an unlocked test, checked again under the mutex
 	}
 	// scoped_guard (mutex, &event->mmap_mutex)
-	k.S.MutexLock(t, &e.mmapMutex)
+	n := k.lockMutex(t, &e.mmapMutex, e, "event->mmap_mutex", 0)
 	t.Step("perf_mmap:mmap_mutex")
 	var m *Mapping
 	switch {
@@ -82,14 +82,17 @@ func (k *Kernel) perfMmap(t *sched.Task, fd int, pgoff, length uint64, prot Prot
 			m = &Mapping{RB: e.rb, ev: e, Aux: true}
 		}
 	default:
-		m, err = k.perfMmapRB(e, int(nrPages), prot)
+		m, err = k.perfMmapRB(t, e, int(nrPages), prot)
 	}
-	k.S.MutexUnlock(t, &e.mmapMutex)
+	k.unlockMutex(t, &e.mmapMutex, e, "event->mmap_mutex", n)
 	if err != nil {
+		k.markSetup(t, "perf_mmap's error path") // not annotated
 		return nil, err
 	}
 	m.FD, m.Pgoff, m.Length, m.Prot, m.task = fd, pgoff, length, prot, t
-	e.fileRefs++ // the vma holds the file
+	k.accessFileRef(t, e, true)                                 // mm/vma.c: __mmap_new_file_vma(): vma->vm_file = get_file(map->file)
+	e.fileRefs++                                                // the vma holds the file
+	k.accessMM(t, mm, "mm->mm_mt", cpu.MarkedWrite, "vma_link") // mm/vma.c: __mmap_region(): the new vma in the mm's maple tree (mmap_lock held for write)
 	mm.maps = append(mm.maps, m)
 	k.lifeMapped(m)
 	return m, nil
@@ -98,7 +101,7 @@ func (k *Kernel) perfMmap(t *sched.Task, fd int, pgoff, length uint64, prot Prot
 // perfMmapRB maps the data buffer: share the event's buffer when it already
 // has one of the same size, else allocate and attach a new one.
 // kernel/events/core.c: perf_mmap_rb()
-func (k *Kernel) perfMmapRB(e *Event, nrPages int, prot Prot) (*Mapping, error) {
+func (k *Kernel) perfMmapRB(t *sched.Task, e *Event, nrPages int, prot Prot) (*Mapping, error) {
 	userPages := int64(nrPages) // user_extra, counting the user page
 	nrPages--
 	// "If we have rb pages ensure they're a power-of-two number, so we can
@@ -155,15 +158,17 @@ func (k *Kernel) perfMmapRB(e *Event, nrPages int, prot Prot) (*Mapping, error) 
 	k.bufs[buf] = bs
 	k.mlockedPages += bs.userExtra
 	k.pinnedPages += bs.extra
-	k.rbAlloc(buf, e) // the object-lifetime oracle (lifetime.go)
-	k.ringBufferAttach(e, buf)
+	k.rbAlloc(buf, e)                 // the object-lifetime oracle (lifetime.go)
+	k.ringBufferAttachRet(e, buf, "") // the return is annotated: up to the syscall's exit (footprint_setup.go)
 	// perf_event_update_time() with event->mmap_mutex held but not ctx->lock,
 	// while the event may be going in or out on its own CPU under ctx->lock
 	// (perf_event_set_state()): the data race syzbot's KCSAN reported on
 	// today's kernel (knob mmap-update-time). The user page that
 	// perf_event_init_userpage() and perf_event_update_userpage() fill next
 	// has no times in the model.
+	k.accessEventSetup(t, e, "event->state", cpu.MarkedRead, "perf_event_update_time") // kernel/events/core.c: perf_event_update_time(): __perf_update_times() reads event->state
 	k.perfMmapRBUpdateTime(e)
+	k.accessEventSetup(t, e, "event->mmap_count", cpu.MarkedWrite, "perf_mmap_rb") // kernel/events/core.c: perf_mmap_rb(): refcount_set(&event->mmap_count, 1)
 	e.mmapCount = 1
 	k.stats.mmaps++
 	return &Mapping{RB: buf, ev: e}, nil
