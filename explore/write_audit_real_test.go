@@ -69,6 +69,7 @@ var auditSkip = []string{
 	"runner.Run.violations",     // the oracles' reports (the data-race oracle's of a plain access among them), which no model code reads ...
 	"runner.Run.perInv",         // ... and their count per invariant
 	"pmu.stats.mmaps",           // perf_mmap()'s count of new buffers, an observable nothing in the run reads (pmu/mmap.go)
+	"pmu.mmState.detaches",      // perf_mmap_close()'s count of events detached, an observable (read only to count exitDetaches, another)
 	"pmu.Kernel.ctxLockClasses", // lockdep's class ids of ctx->lock by subclass, filled on first use (the clone check's nested take)
 }
 

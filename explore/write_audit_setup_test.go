@@ -21,14 +21,15 @@ func TestWriteAuditSetup(t *testing.T) {
 		repeat int      // its loops cut to this many iterations (0: as shipped)
 		want   []string // the fragments checked at least once
 	}{
-		{"set-output-vs-munmap", 0, []string{"perf_ioctl:fdget", "perf_ioctl:ctx-locked", "ring_buffer_attach:rb-set"}},
+		{"set-output-vs-munmap", 0, []string{"perf_ioctl:fdget", "perf_ioctl:ctx-locked", "ring_buffer_attach:rb-set", "perf_mmap_close:mmap_count-dec", "perf_mmap_close:detached"}},
 		// Its seed-3 schedule finds no rb (-EINVAL) ...
 		{"pmu-pause-output-rb-check", 2, []string{"perf_ioctl:fdget", "perf_ioctl:ctx-locked", "perf_ioctl:PAUSE_OUTPUT:rb-read"}},
 		// ... this one's pauses and resumes the ring around its reads.
 		{"rb-backward-read-race", 2, []string{"perf_ioctl:fdget", "perf_ioctl:ctx-locked", "perf_ioctl:PAUSE_OUTPUT:rb-read", "perf_ioctl:PAUSE_OUTPUT:checked"}},
 		{"cpu-clock-refresh-lockup", 0, []string{"perf_ioctl:fdget"}},
 		{"mmap-rb-vs-sched-out", 2, []string{"ring_buffer_attach:rb-set"}},
-		{"exec-vs-munmap-shared-rb", 0, []string{"ring_buffer_attach:rb-set"}},
+		{"exec-vs-munmap-shared-rb", 0, []string{"ring_buffer_attach:rb-set", "perf_mmap_close:mmap_count-dec"}},
+		{"munmap-vs-mmap-same-fd", 0, []string{"ring_buffer_attach:rb-set", "perf_mmap_close:mmap_count-dec"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := loadBuiltin(t, tc.name)

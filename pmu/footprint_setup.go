@@ -47,6 +47,8 @@ func init() {
 		"perf_ioctl:PAUSE_OUTPUT:rb-read",
 		"perf_ioctl:PAUSE_OUTPUT:checked",
 		"ring_buffer_attach:rb-set",
+		"perf_mmap_close:mmap_count-dec",
+		"perf_mmap_close:detached",
 	)
 }
 
@@ -262,4 +264,23 @@ func (k *Kernel) upWriteMmap(t *sched.Task, mm *mmStruct, n int) {
 func (k *Kernel) fputMmap(t *sched.Task, e *Event) {
 	k.accessFileRef(t, e, false)
 	k.fput(t, e)
+}
+
+// lockedVMKey is the pages perf's buffers charge (the model's
+// mlockedPages and pinnedPages: user->locked_vm and mm->pinned_vm, one
+// user and one mm in the model).
+type lockedVMKey struct{ k *Kernel }
+
+// FootprintKey implements cpu.FootprintKeyer.
+func (l lockedVMKey) FootprintKey() string { return "user->locked_vm" }
+
+// FootprintExtent implements the write audit's extent.
+func (l lockedVMKey) FootprintExtent() []any { return []any{&l.k.mlockedPages, &l.k.pinnedPages} }
+
+// accessLockedVM annotates perf_mmap_close()'s uncharge of a buffer's
+// pages: atomic subtractions, which commute with each other.
+func (k *Kernel) accessLockedVM(t *sched.Task) {
+	if c := t.CPU(); k.M.FootprintListening() && c != nil {
+		c.AccessMarkedOnly(lockedVMKey{k}, "locked_vm", cpu.AtomicAdd, "perf_mmap_close") // kernel/events/core.c: perf_mmap_close(): atomic_long_sub(rb->mmap_locked... ) of mmap_user->locked_vm, atomic64_sub(&vma->vm_mm->pinned_vm)
+	}
 }

@@ -313,7 +313,11 @@ func (k *Kernel) perfMmapClose(t *sched.Task, m *Mapping, pgoff uint64) {
 	bs.mmapCount--
 	detachRest := bs.mmapCount == 0
 	t.Step("perf_mmap_close:mmap_count-dec")
+	// The rest is annotated (footprint_setup.go) up to the return into the
+	// caller (remove_vma()'s), which is marked.
+	defer k.markSetup(t, "perf_mmap_close's caller")
 	// refcount_dec_and_mutex_lock(&event->mmap_count, &event->mmap_mutex)
+	k.accessEventSetup(t, e, "event->mmap_count", cpu.MarkedWrite, "perf_mmap_close") // kernel/events/core.c: perf_mmap_close(): refcount_dec_and_mutex_lock(&event->mmap_count, &event->mmap_mutex)
 	if e.mmapCount <= 0 && e.mmapCount != refcountSaturated {
 		k.refcountUnderflow(fmt.Sprintf("event->mmap_count of event %d", e.id), "perf_mmap_close", lifePoint{})
 	}
@@ -321,35 +325,41 @@ func (k *Kernel) perfMmapClose(t *sched.Task, m *Mapping, pgoff uint64) {
 		if e.mmapCount != refcountSaturated {
 			e.mmapCount--
 		}
+		k.accessRBPut(buf)
 		k.ringBufferPut(buf)
-		k.fput(t, e)
+		k.fputMmap(t, e)
 		return
 	}
-	k.S.MutexLock(t, &e.mmapMutex)
+	n := k.lockMutex(t, &e.mmapMutex, e, "event->mmap_mutex", 0)
 	if e.mmapCount--; e.mmapCount > 0 {
-		k.S.MutexUnlock(t, &e.mmapMutex)
+		k.unlockMutex(t, &e.mmapMutex, e, "event->mmap_mutex", n)
+		k.accessRBPut(buf)
 		k.ringBufferPut(buf)
-		k.fput(t, e)
+		k.fputMmap(t, e)
 		return
 	}
 	// event->mmap_count hit zero: detach it (ring_buffer_attach(event, NULL)).
-	k.ringBufferAttach(e, nil)
+	k.ringBufferAttachRet(e, nil, "") // the return is annotated: up to perf_mmap_close:detached
 	k.mm.detaches++
-	k.S.MutexUnlock(t, &e.mmapMutex)
+	k.unlockMutex(t, &e.mmapMutex, e, "event->mmap_mutex", n)
 	t.Step("perf_mmap_close:detached")
 	if detachRest {
 		// "No other mmap()s, detach from all other events that might
 		// redirect into the now unreachable buffer."
+		k.accessBufState(buf, "rb->event_list", cpu.MarkedRead, "perf_mmap_close") // kernel/events/core.c: perf_mmap_close(): list_for_each_entry_rcu(event, &rb->event_list, rb_entry)
 		for _, x := range append([]*Event(nil), bs.eventList...) {
-			k.S.MutexLock(t, &x.mmapMutex)
+			nx := k.lockMutex(t, &x.mmapMutex, x, "event->mmap_mutex", 0)
+			k.accessEventSetup(t, x, "event->rb", cpu.MarkedRead, "perf_mmap_close") // kernel/events/core.c: perf_mmap_close(): if (event->rb == rb)
 			if x.rb == buf {
-				k.ringBufferAttach(x, nil)
+				k.ringBufferAttachRet(x, nil, "") // the return is annotated: the next event, or the rest below
 			}
-			k.S.MutexUnlock(t, &x.mmapMutex)
+			k.unlockMutex(t, &x.mmapMutex, x, "event->mmap_mutex", nx)
 		}
+		k.accessLockedVM(t)
 		k.mlockedPages -= bs.userExtra
 		k.pinnedPages -= bs.extra
 	}
+	k.accessRBPut(buf)
 	k.ringBufferPut(buf) // could be last
-	k.fput(t, e)
+	k.fputMmap(t, e)
 }
