@@ -284,3 +284,15 @@ func (k *Kernel) accessLockedVM(t *sched.Task) {
 		c.AccessMarkedOnly(lockedVMKey{k}, "locked_vm", cpu.AtomicAdd, "perf_mmap_close") // kernel/events/core.c: perf_mmap_close(): atomic_long_sub(rb->mmap_locked... ) of mmap_user->locked_vm, atomic64_sub(&vma->vm_mm->pinned_vm)
 	}
 }
+
+// sampleRate is sysctl_perf_event_sample_rate (the model's
+// Opts.Sysctl.MaxSampleRate), which perf_sample_event_took() lowers from
+// the PMI (throttle_took.go). Boxed once, as deferredSamples.
+var sampleRate any = cpu.KeyName("sysctl_perf_event_sample_rate")
+
+// accessSampleRate annotates perf_event_period()'s read of it.
+func (k *Kernel) accessSampleRate(t *sched.Task) {
+	if c := t.CPU(); k.M.FootprintListening() && c != nil {
+		c.AccessMarkedOnly(sampleRate, "sysctl_perf_event_sample_rate", cpu.MarkedRead, "_perf_event_period") // kernel/events/core.c: _perf_event_period(): if (value > sysctl_perf_event_sample_rate) (attr.freq)
+	}
+}

@@ -71,7 +71,7 @@ func (k *Kernel) perfIoctl(t *sched.Task, e *Event, cmd, arg uint64) (uint64, er
 			}
 			out = o
 		}
-		return 0, k.perfEventSetOutput(t, e, out)
+		return 0, k.perfEventSetOutputRet(t, e, out, "") // the return is annotated: the ioctl's
 	case uapi.PERF_EVENT_IOC_SET_FILTER:
 		return 0, uapi.EINVAL // ftrace filters are not modelled
 	case uapi.PERF_EVENT_IOC_SET_BPF, uapi.PERF_EVENT_IOC_QUERY_BPF:
@@ -274,6 +274,7 @@ func (k *Kernel) perfEventPeriod(t *sched.Task, e *Event, v uint64) error {
 		return uapi.EINVAL
 	}
 	if e.Attr.Freq {
+		k.accessSampleRate(t)
 		if v > uint64(k.Opts.Sysctl.MaxSampleRate) {
 			return uapi.EINVAL
 		}
@@ -302,6 +303,13 @@ func (k *Kernel) perfEventPeriod(t *sched.Task, e *Event, v uint64) error {
 // back to its own, i.e. none), holding both events' mmap_mutex.
 // kernel/events/core.c: perf_event_set_output()
 func (k *Kernel) perfEventSetOutput(t *sched.Task, e, output *Event) error {
+	return k.perfEventSetOutputRet(t, e, output, "perf_event_set_output's caller")
+}
+
+// perfEventSetOutputRet is perfEventSetOutput, whose ring_buffer_attach()
+// marks its return as reaching code nobody annotated, ret ("": the
+// caller's code is annotated).
+func (k *Kernel) perfEventSetOutputRet(t *sched.Task, e, output *Event, ret string) error {
 	if output != nil {
 		// "don't allow circular references"
 		if e == output {
@@ -341,7 +349,7 @@ func (k *Kernel) perfEventSetOutput(t *sched.Task, e, output *Event) error {
 	if second != nil {
 		n2 = k.lockMutex(t, &second.mmapMutex, second, "event->mmap_mutex", 1) // SINGLE_DEPTH_NESTING
 	}
-	err := k.setOutputLocked(t, e, output)
+	err := k.setOutputLocked(t, e, output, ret)
 	if second != nil {
 		k.unlockMutex(t, &second.mmapMutex, second, "event->mmap_mutex", n2)
 	}
@@ -350,7 +358,7 @@ func (k *Kernel) perfEventSetOutput(t *sched.Task, e, output *Event) error {
 }
 
 // setOutputLocked is perf_event_set_output() under the two mmap_mutexes.
-func (k *Kernel) setOutputLocked(t *sched.Task, e, output *Event) error {
+func (k *Kernel) setOutputLocked(t *sched.Task, e, output *Event, ret string) error {
 	// "Can't redirect output if we've got an active mmap()"
 	k.accessEventSetup(t, e, "event->mmap_count", cpu.MarkedRead, "perf_event_set_output") // kernel/events/core.c: perf_event_set_output(): if (refcount_read(&event->mmap_count))
 	if e.mmapCount != 0 {
@@ -384,6 +392,6 @@ func (k *Kernel) setOutputLocked(t *sched.Task, e, output *Event) error {
 	if e.rb == nil && buf == nil {
 		return nil
 	}
-	k.ringBufferAttachRet(e, buf, "") // the return is annotated: the mutexes dropped, the ioctl's return
+	k.ringBufferAttachRet(e, buf, ret) // the mutexes dropped, then the caller's code
 	return nil
 }
