@@ -27,9 +27,9 @@ func TestWriteAuditSetup(t *testing.T) {
 		// ... this one's pauses and resumes the ring around its reads.
 		{"rb-backward-read-race", 2, []string{"perf_ioctl:fdget", "perf_ioctl:ctx-locked", "perf_ioctl:PAUSE_OUTPUT:rb-read", "perf_ioctl:PAUSE_OUTPUT:checked"}},
 		{"cpu-clock-refresh-lockup", 0, []string{"perf_ioctl:fdget"}},
-		{"mmap-rb-vs-sched-out", 2, []string{"ring_buffer_attach:rb-set"}},
+		{"mmap-rb-vs-sched-out", 2, []string{"perf_mmap:mmap_mutex", "ring_buffer_attach:rb-set", "perf_mmap_close:mmap_count-dec"}},
 		{"exec-vs-munmap-shared-rb", 0, []string{"ring_buffer_attach:rb-set", "perf_mmap_close:mmap_count-dec"}},
-		{"munmap-vs-mmap-same-fd", 0, []string{"ring_buffer_attach:rb-set", "perf_mmap_close:mmap_count-dec"}},
+		{"munmap-vs-mmap-same-fd", 0, []string{"perf_mmap:mmap_mutex", "ring_buffer_attach:rb-set", "perf_mmap_close:mmap_count-dec"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := loadBuiltin(t, tc.name)

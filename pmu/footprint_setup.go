@@ -6,10 +6,11 @@ import (
 	"perfsim/sched"
 )
 
-// The footprints of perf's setup syscalls: ioctl(2) on a perf fd (Ioctl:
-// its body is annotated, sched.Sched.SyscallAnnotated) and
-// ring_buffer_attach(), declared complete (cpu.DeclareComplete) from
-// these step points up to the context's next:
+// The footprints of perf's setup syscalls: ioctl(2) and mmap(2) on a perf
+// fd (Ioctl, SetFilter, Mmap: their bodies are annotated up to their first
+// step point, sched.Sched.SyscallAnnotated), ring_buffer_attach() and
+// perf_mmap_close(), declared complete (cpu.DeclareComplete) from these
+// step points up to the context's next:
 //
 //   - "perf_ioctl:fdget": perf_event_ctx_lock()'s read of event->ctx and
 //     the take of ctx->mutex (a contended take, which sleeps, is marked),
@@ -33,12 +34,27 @@ import (
 //     the wake_up_all() of the event's pollers (marked when it has some),
 //     then the caller: SET_OUTPUT's (annotated: the mutexes dropped and
 //     the ioctl's return) and perf_mmap()'s (annotated up to the
-//     syscall's exit); every other caller is marked where the call
-//     returns into it (ringBufferAttachRet).
+//     syscall's exit), perf_mmap_close()'s (annotated, below); every
+//     other caller (perf_event_open()'s SET_OUTPUT, _free_event(), a
+//     perf_mmap() that found the old buffer unmapped) is marked where the
+//     call returns into it (ringBufferAttachRet).
+//   - "perf_mmap:mmap_mutex": perf_mmap() with event->mmap_mutex held: the
+//     data area's perf_mmap_rb() (a second mapping of the event's buffer,
+//     or the limits, the new buffer, its charge) up to
+//     ring_buffer_attach's step point, or the unlock, the vma's file
+//     reference, the mm's maps, mmap_lock's unlock and the fput() of the
+//     syscall's fget(), up to the syscall's exit. The AUX area
+//     (perf_mmap_aux()) is marked.
+//   - "perf_mmap_close:mmap_count-dec", "perf_mmap_close:detached":
+//     event->mmap_count, event->mmap_mutex, the detach of the event and of
+//     the buffer's other events (up to ring_buffer_attach's step point),
+//     the pages uncharged, ring_buffer_put() and the vma's fput(); the
+//     return into remove_vma()'s caller (munmap(), exit_mmap()) is marked.
 //
-// The body's own entry, before perf_ioctl:fdget (fdget(): the fd table,
-// files->count, the file's f_count) is the syscall entry's fragment,
-// which sched declares. The write audit (explore's TestWriteAuditSetup)
+// The bodies' own entries, before perf_ioctl:fdget (fdget(): the fd table,
+// files->count, the file's f_count) and perf_mmap:mmap_mutex (fget(),
+// mmap_lock taken: a take that sleeps, and the model's first mm of a task,
+// marked) are the syscall entry's fragment, which sched declares. The write audit (explore's TestWriteAuditSetup)
 // checks the writes.
 func init() {
 	cpu.DeclareComplete(
@@ -47,6 +63,7 @@ func init() {
 		"perf_ioctl:PAUSE_OUTPUT:rb-read",
 		"perf_ioctl:PAUSE_OUTPUT:checked",
 		"ring_buffer_attach:rb-set",
+		"perf_mmap:mmap_mutex",
 		"perf_mmap_close:mmap_count-dec",
 		"perf_mmap_close:detached",
 	)
@@ -277,11 +294,48 @@ func (l lockedVMKey) FootprintKey() string { return "user->locked_vm" }
 // FootprintExtent implements the write audit's extent.
 func (l lockedVMKey) FootprintExtent() []any { return []any{&l.k.mlockedPages, &l.k.pinnedPages} }
 
-// accessLockedVM annotates perf_mmap_close()'s uncharge of a buffer's
-// pages: atomic subtractions, which commute with each other.
-func (k *Kernel) accessLockedVM(t *sched.Task) {
+// accessLockedVM annotates perf_mmap_calc_limits()'s read of the pages
+// charged, or perf_mmap_account()'s or perf_mmap_close()'s charge or
+// uncharge (atomic additions, which commute with each other).
+// kernel/events/core.c: perf_mmap_calc_limits(): atomic_long_read(&user->locked_vm), mm->pinned_vm;
+// perf_mmap_account(): atomic_long_add(user_extra, &user->locked_vm), atomic64_add(extra, &vma->vm_mm->pinned_vm)
+func (k *Kernel) accessLockedVM(t *sched.Task, op cpu.AccessOp, fn string) {
 	if c := t.CPU(); k.M.FootprintListening() && c != nil {
-		c.AccessMarkedOnly(lockedVMKey{k}, "locked_vm", cpu.AtomicAdd, "perf_mmap_close") // kernel/events/core.c: perf_mmap_close(): atomic_long_sub(rb->mmap_locked... ) of mmap_user->locked_vm, atomic64_sub(&vma->vm_mm->pinned_vm)
+		c.AccessMarkedOnly(lockedVMKey{k}, "locked_vm", op, fn)
+	}
+}
+
+// newBufferKey is the model's record of the buffers perf_mmap() made: its
+// table of their core state (k.bufs) and the count that numbers their keys
+// (footprint_key.go): a write by every perf_mmap() that allocates one, so
+// that two CPUs' allocations conflict and the numbers stay stable.
+type newBufferKey struct{ k *Kernel }
+
+// FootprintKey implements cpu.FootprintKeyer.
+func (n newBufferKey) FootprintKey() string { return "perf_buffer allocations" }
+
+// FootprintExtent implements the write audit's extent.
+func (n newBufferKey) FootprintExtent() []any { return []any{&n.k.bufs, &n.k.keySeq.rb} }
+
+// accessNewBuffer annotates perf_mmap_rb()'s allocation of a buffer: the
+// model's table and key number (rb_alloc() itself touches only the new
+// buffer).
+func (k *Kernel) accessNewBuffer(t *sched.Task) {
+	if c := t.CPU(); k.M.FootprintListening() && c != nil {
+		c.AccessMarkedOnly(newBufferKey{k}, "rb_alloc", cpu.MarkedWrite, "rb_alloc") // kernel/events/ring_buffer.c: rb_alloc(): a new struct perf_buffer (the model numbers it and keeps its core state in a table)
+	}
+}
+
+// accessDownWrite annotates vm_mmap_pgoff()'s mmap_write_lock_killable()
+// of mm by t: a take that finds it held sleeps (the scheduler's code),
+// which is marked.
+func (k *Kernel) accessDownWrite(t *sched.Task, mm *mmStruct) {
+	if c := t.CPU(); k.M.FootprintListening() && c != nil {
+		if mm.mmapLock.Writer() != nil || mm.mmapLock.Readers() > 0 {
+			c.Unaudited("rwsem_down_write_slowpath") // it sleeps
+		}
+		c.AccessMarkedOnly(mmRef{mm}, "mm->mmap_lock", cpu.MarkedWrite, "mmap_write_lock_killable") // mm/util.c: vm_mmap_pgoff(): mmap_write_lock_killable(mm)
+		c.AccessMarkedOnly(t, "current->lockdep_depth", cpu.PlainWrite, "down_write")               // the locks current holds
 	}
 }
 

@@ -30,7 +30,9 @@ const rlimitMemlockPages = 8 << 20 / PageSize
 // AUX area (not modelled yet).
 // kernel/events/core.c: perf_mmap()
 func (k *Kernel) Mmap(t *sched.Task, fd int, pgoff uint64, length uint64, prot Prot) (m *Mapping, err error) {
-	k.S.Syscall(t, "mmap", func(t *sched.Task) {
+	// The body is annotated (footprint_setup.go), the AUX area's marked:
+	// its entry's fragment may be complete.
+	k.S.SyscallAnnotated(t, "mmap", func(t *sched.Task) {
 		m, err = k.perfMmap(t, fd, pgoff, length, prot)
 	})
 	return m, err
@@ -44,11 +46,16 @@ func (k *Kernel) perfMmap(t *sched.Task, fd int, pgoff, length uint64, prot Prot
 	// The file reference fget() took pins the event for the whole call: a
 	// close() of the fd meanwhile by another thread does not release it;
 	// fput() after vm_mmap_pgoff() (and after mmap_lock is released).
+	k.accessFileRef(t, e, true) // fs/file.c: fget(): the file's f_count
 	e.fileRefs++
 	defer k.fputMmap(t, e)
 	// vm_mmap_pgoff(): mmap_write_lock_killable(mm); do_mmap() ->
 	// mmap_region() -> perf_mmap() runs under it (mmap_lock.go).
+	if k.mm.mms[t] == nil {
+		k.markSetup(t, "mm_alloc") // the model's first mm of the task, made here
+	}
 	mm := k.mmOf(t)
+	k.accessDownWrite(t, mm)
 	k.mmapWriteLock(t, mm)
 	defer k.upWriteMmap(t, mm, mm.mmapLock.Contended)
 	// "Don't allow mmap() of inherited per-task counters. This would create
@@ -67,6 +74,9 @@ func (k *Kernel) perfMmap(t *sched.Task, fd int, pgoff, length uint64, prot Prot
 		return nil, uapi.EINVAL
 	}
 	oldAux := k.auxMutexOld()
+	if pgoff != 0 && oldAux {
+		k.accessEventSetup(t, e, "event->rb", cpu.MarkedRead, "perf_mmap") // before 2ab9d830262c: perf_mmap(): if (!event->rb) return -EINVAL (no lock held)
+	}
 	if pgoff != 0 && oldAux && e.rb == nil {
 		return nil, uapi.EINVAL // before 2ab9d830262c: an unlocked test, checked again under the mutex
 	}
@@ -74,10 +84,12 @@ func (k *Kernel) perfMmap(t *sched.Task, fd int, pgoff, length uint64, prot Prot
 	n := k.lockMutex(t, &e.mmapMutex, e, "event->mmap_mutex", 0)
 	t.Step("perf_mmap:mmap_mutex")
 	var m *Mapping
+	k.accessEventSetup(t, e, "event->state", cpu.MarkedRead, "perf_mmap") // kernel/events/core.c: perf_mmap(): if (event->state <= PERF_EVENT_STATE_REVOKED) return -ENODEV
 	switch {
 	case e.state <= StateRevoked:
 		err = uapi.ENODEV
 	case pgoff != 0:
+		k.markSetup(t, "perf_mmap_aux") // the AUX area: not annotated
 		if err = k.perfMmapAuxArea(t, e, pgoff, int(nrPages), prot); err == nil {
 			m = &Mapping{RB: e.rb, ev: e, Aux: true}
 		}
@@ -86,7 +98,6 @@ func (k *Kernel) perfMmap(t *sched.Task, fd int, pgoff, length uint64, prot Prot
 	}
 	k.unlockMutex(t, &e.mmapMutex, e, "event->mmap_mutex", n)
 	if err != nil {
-		k.markSetup(t, "perf_mmap's error path") // not annotated
 		return nil, err
 	}
 	m.FD, m.Pgoff, m.Length, m.Prot, m.task = fd, pgoff, length, prot, t
@@ -109,23 +120,29 @@ func (k *Kernel) perfMmapRB(t *sched.Task, e *Event, nrPages int, prot Prot) (*M
 	if nrPages != 0 && nrPages&(nrPages-1) != 0 {
 		return nil, uapi.EINVAL
 	}
+	k.accessEventSetup(t, e, "event->rb", cpu.MarkedRead, "perf_mmap_rb") // kernel/events/core.c: perf_mmap_rb(): if (event->rb) (event->mmap_mutex held)
 	if e.rb != nil {
+		k.accessRB(e.rb, "rb->nr_pages", cpu.MarkedRead, "perf_mmap_rb") // kernel/events/core.c: perf_mmap_rb(): if (data_page_nr(event->rb) != nr_pages)
 		if e.rb.NrPages() != nrPages {
 			return nil, uapi.EINVAL
 		}
 		// An event whose output was redirected (SET_OUTPUT) shares another's
 		// buffer; mapping it would take event->mmap_count from 0 (d06bf78e55d5).
+		k.accessEventSetup(t, e, "event->mmap_count", cpu.MarkedRead, "perf_mmap_rb") // kernel/events/core.c: perf_mmap_rb(): if (refcount_inc_not_zero(&event->rb->mmap_count)) ... map_range() ... refcount_inc(&event->mmap_count)
 		if e.mmapCount == 0 {
 			return nil, uapi.EBUSY
 		}
+		k.accessBufState(e.rb, "rb->mmap_count", cpu.MarkedWrite, "perf_mmap_rb") // kernel/events/core.c: perf_mmap_rb(): refcount_inc_not_zero(&event->rb->mmap_count)
 		if bs := k.bufs[e.rb]; bs != nil && bs.mmapCount > 0 {
 			// "Success -- managed to mmap() the same buffer multiple times."
 			// perf_mmap_account() charges the pages again, and only the last
 			// perf_mmap_close() uncharges, once: a locked_vm leak per extra
 			// mapping (a lead, read in post-v6.19 core.c; v6.8 charged 0
 			// here, user_extra being set after this path then).
+			k.accessLockedVM(t, cpu.AtomicAdd, "perf_mmap_account")
 			k.mlockedPages += userPages
 			bs.mmapCount++
+			k.accessEventSetup(t, e, "event->mmap_count", cpu.MarkedWrite, "perf_mmap_rb") // kernel/events/core.c: perf_mmap_rb(): refcount_inc(&event->mmap_count)
 			if e.mmapCount != refcountSaturated {
 				e.mmapCount++
 			}
@@ -134,6 +151,7 @@ func (k *Kernel) perfMmapRB(t *sched.Task, e *Event, nrPages int, prot Prot) (*M
 		// Raced against perf_mmap_close(): drop the stale reference.
 		k.ringBufferAttach(e, nil)
 	}
+	k.accessLockedVM(t, cpu.MarkedRead, "perf_mmap_calc_limits")
 	extra, err := k.perfMmapCalcLimits(userPages)
 	if err != nil {
 		return nil, err
@@ -154,8 +172,10 @@ func (k *Kernel) perfMmapRB(t *sched.Task, e *Event, nrPages int, prot Prot) (*M
 	k.traceBuffer(buf, e)
 	bs := &bufState{mmapCount: 1, userExtra: userPages - extra, extra: extra}
 	bs.auxMutex.Name = "rb->aux_mutex"
+	k.accessNewBuffer(t)
 	k.keyBuffer(buf, e, bs) // stable keys (footprint_key.go)
 	k.bufs[buf] = bs
+	k.accessLockedVM(t, cpu.AtomicAdd, "perf_mmap_account")
 	k.mlockedPages += bs.userExtra
 	k.pinnedPages += bs.extra
 	k.rbAlloc(buf, e)                 // the object-lifetime oracle (lifetime.go)
@@ -355,7 +375,7 @@ func (k *Kernel) perfMmapClose(t *sched.Task, m *Mapping, pgoff uint64) {
 			}
 			k.unlockMutex(t, &x.mmapMutex, x, "event->mmap_mutex", nx)
 		}
-		k.accessLockedVM(t)
+		k.accessLockedVM(t, cpu.AtomicAdd, "perf_mmap_close") // kernel/events/core.c: perf_mmap_close(): atomic_long_sub(..., &mmap_user->locked_vm); atomic64_sub(..., &vma->vm_mm->pinned_vm)
 		k.mlockedPages -= bs.userExtra
 		k.pinnedPages -= bs.extra
 	}
