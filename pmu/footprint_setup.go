@@ -111,18 +111,22 @@ func (k *Kernel) accessFileRef(t *sched.Task, e *Event, get bool) {
 	}
 }
 
-// mutexKey is a sched.Mutex by its stable key (the key its SetKey gave the
-// mutex's clock, which its lock and unlock touch as "sync"), whose extent
-// is the whole mutex: the owner and the waiters the lock writes.
+// mutexKey is a sched.Mutex by a stable key of its own (the key its SetKey
+// gave the mutex's clock, which every lock and unlock touches as "sync",
+// and " (struct mutex)": a key names one object), whose extent is the
+// whole mutex: the owner and the waiters the lock writes. Every take and
+// release touches the clock, which is what makes two takes conflict; this
+// one is what the write audit needs.
 type mutexKey struct {
 	owner cpu.FootprintKeyer
 	field string
 	m     *sched.Mutex
 }
 
-// FootprintKey implements cpu.FootprintKeyer: OWNER/FIELD, as
-// cpu.SyncClock spells the mutex's clock.
-func (k mutexKey) FootprintKey() string { return k.owner.FootprintKey() + "/" + k.field }
+// FootprintKey implements cpu.FootprintKeyer: OWNER/FIELD (struct mutex).
+func (k mutexKey) FootprintKey() string {
+	return k.owner.FootprintKey() + "/" + k.field + " (struct mutex)"
+}
 
 // FootprintExtent is where the model keeps the mutex (explore's write
 // audit).
@@ -136,8 +140,10 @@ type ctxMutexMemoKey struct {
 	ctx *Context
 }
 
-// FootprintKey implements cpu.FootprintKeyer: the context's mutex.
-func (m ctxMutexMemoKey) FootprintKey() string { return m.ctx.FootprintKey() + "/ctx->mutex" }
+// FootprintKey implements cpu.FootprintKeyer: the context's mutex, made.
+func (m ctxMutexMemoKey) FootprintKey() string {
+	return m.ctx.FootprintKey() + "/ctx->mutex (mutex_init)"
+}
 
 // FootprintExtent implements the write audit's extent.
 func (m ctxMutexMemoKey) FootprintExtent() []any { return []any{&m.k.ctxMutexes} }
@@ -200,14 +206,15 @@ func (k *Kernel) markSetup(t *sched.Task, fn string) {
 
 // bufKey is a ring buffer's struct perf_buffer fields that the model keeps
 // in the core's bufState (rb->event_list, rb->mmap_count): the buffer's
-// key, the bufState's extent.
+// key and "/core" (a key names one object; only bufKey touches these
+// fields), the bufState's extent.
 type bufKey struct {
 	buf *rb.Buffer
 	bs  *bufState
 }
 
-// FootprintKey implements cpu.FootprintKeyer: the buffer's.
-func (b bufKey) FootprintKey() string { return b.buf.FootprintKey() }
+// FootprintKey implements cpu.FootprintKeyer: the buffer's, /core.
+func (b bufKey) FootprintKey() string { return b.buf.FootprintKey() + "/core" }
 
 // FootprintExtent implements the write audit's extent.
 func (b bufKey) FootprintExtent() []any { return []any{b.bs} }
