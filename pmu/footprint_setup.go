@@ -69,6 +69,20 @@ func init() {
 	)
 }
 
+// setupCPU is the CPU the setup syscall of t runs on, when a footprint
+// listener hears it: nil with none, or when t is not the task running
+// there (a test's or an observer's look at t's fds from outside it).
+func (k *Kernel) setupCPU(t *sched.Task) *cpu.CPU {
+	if !k.M.FootprintListening() || t == nil {
+		return nil
+	}
+	c := t.CPU()
+	if c == nil || c.Context() != cpu.CtxTask || sched.TaskOf(c.Curr()) != t {
+		return nil
+	}
+	return c
+}
+
 // fdTables is every task's fd table (struct files_struct): one key for all
 // of them, so that it needs no owner's name, which a table shared by
 // CLONE_FILES threads has none of. Coarse, but only a write conflicts, and
@@ -79,8 +93,8 @@ var fdTables any = cpu.KeyName("files_struct")
 // (files_lookup_fd_raw()) and, for fdget(), whether the table is shared
 // (files->count), which says whether the call takes a file reference.
 func (k *Kernel) accessFdTable(t *sched.Task, count bool) {
-	c := t.CPU()
-	if !k.M.FootprintListening() || c == nil {
+	c := k.setupCPU(t)
+	if c == nil {
 		return
 	}
 	if count {
@@ -97,8 +111,8 @@ func (k *Kernel) accessFdTable(t *sched.Task, count bool) {
 // read: a write). The last fput() queues ____fput as task work, which is
 // marked: perf_release() follows.
 func (k *Kernel) accessFileRef(t *sched.Task, e *Event, get bool) {
-	c := t.CPU()
-	if !k.M.FootprintListening() || c == nil {
+	c := k.setupCPU(t)
+	if c == nil {
 		return
 	}
 	if get {
@@ -153,7 +167,7 @@ func (m ctxMutexMemoKey) FootprintExtent() []any { return []any{&m.k.ctxMutexes}
 // which is marked. It returns the mutex's count of contended takes once
 // held, which unlockMutex compares to see waiters.
 func (k *Kernel) lockMutex(t *sched.Task, mu *sched.Mutex, owner cpu.FootprintKeyer, field string, subclass int) int {
-	if c := t.CPU(); k.M.FootprintListening() && c != nil {
+	if c := k.setupCPU(t); c != nil {
 		if mu.Owner() != nil {
 			c.Unaudited("__mutex_lock_slowpath") // it sleeps: schedule() from a caller nobody vouched for
 		}
@@ -168,7 +182,7 @@ func (k *Kernel) lockMutex(t *sched.Task, mu *sched.Mutex, owner cpu.FootprintKe
 // found mu held meanwhile queued a waiter, which the unlock wakes
 // (try_to_wake_up(), the scheduler's code): marked.
 func (k *Kernel) unlockMutex(t *sched.Task, mu *sched.Mutex, owner cpu.FootprintKeyer, field string, n int) {
-	if c := t.CPU(); k.M.FootprintListening() && c != nil {
+	if c := k.setupCPU(t); c != nil {
 		c.AccessMarkedOnly(mutexKey{owner, field, mu}, "sync", cpu.MarkedWrite, "mutex_unlock") // kernel/locking/mutex.c: mutex_unlock(): __mutex_unlock_fast(): atomic_long_try_cmpxchg_release(&lock->owner, ...)
 		c.AccessMarkedOnly(t, "current->lockdep_depth", cpu.PlainWrite, "mutex_unlock")         // the locks current holds
 		if mu.Contended != n {
@@ -181,7 +195,7 @@ func (k *Kernel) unlockMutex(t *sched.Task, mu *sched.Mutex, owner cpu.Footprint
 // ctxMutexLocked is perf_event_ctx_lock()'s take of ctx->mutex (ctxMutex
 // made on first use, annotated as the context's mutex).
 func (k *Kernel) ctxMutexLocked(t *sched.Task, ctx *Context) (*sched.Mutex, int) {
-	if c := t.CPU(); k.M.FootprintListening() && c != nil && k.ctxMutexes[ctx] == nil {
+	if c := k.setupCPU(t); c != nil && k.ctxMutexes[ctx] == nil {
 		c.AccessMarkedOnly(ctxMutexMemoKey{k, ctx}, "sync", cpu.MarkedWrite, "perf_event_ctx_lock") // the model's ctx->mutex, made at the context's first take (__perf_event_init_context(): mutex_init(&ctx->mutex))
 	}
 	mu := k.ctxMutex(ctx)
@@ -191,7 +205,7 @@ func (k *Kernel) ctxMutexLocked(t *sched.Task, ctx *Context) (*sched.Mutex, int)
 // accessEventSetup annotates a read or write of e's field by the setup
 // syscalls' code (the running task's CPU).
 func (k *Kernel) accessEventSetup(t *sched.Task, e *Event, field string, op cpu.AccessOp, fn string) {
-	if c := t.CPU(); k.M.FootprintListening() && c != nil {
+	if c := k.setupCPU(t); c != nil {
 		c.AccessMarkedOnly(e, field, op, fn)
 	}
 }
@@ -199,7 +213,7 @@ func (k *Kernel) accessEventSetup(t *sched.Task, e *Event, field string, op cpu.
 // markSetup marks the setup syscall running in t as reaching code nobody
 // annotated: fn.
 func (k *Kernel) markSetup(t *sched.Task, fn string) {
-	if c := t.CPU(); k.M.FootprintListening() && c != nil {
+	if c := k.setupCPU(t); c != nil {
 		c.Unaudited(fn)
 	}
 }
@@ -264,7 +278,7 @@ func (r mmRef) FootprintExtent() []any { return []any{r.mm} }
 
 // accessMM annotates an access of mm's field by t (mmap_lock held).
 func (k *Kernel) accessMM(t *sched.Task, mm *mmStruct, field string, op cpu.AccessOp, fn string) {
-	if c := t.CPU(); k.M.FootprintListening() && c != nil {
+	if c := k.setupCPU(t); c != nil {
 		c.AccessMarkedOnly(mmRef{mm}, field, op, fn)
 	}
 }
@@ -273,7 +287,7 @@ func (k *Kernel) accessMM(t *sched.Task, mm *mmStruct, field string, op cpu.Acce
 // is mmap_lock's count of contended takes once held: a waiter queued since
 // is woken (the scheduler's code), which is marked.
 func (k *Kernel) upWriteMmap(t *sched.Task, mm *mmStruct, n int) {
-	if c := t.CPU(); k.M.FootprintListening() && c != nil {
+	if c := k.setupCPU(t); c != nil {
 		c.AccessMarkedOnly(mmRef{mm}, "mm->mmap_lock", cpu.MarkedWrite, "mmap_write_unlock") // mm/util.c: vm_mmap_pgoff(): mmap_write_unlock(mm): up_write(&mm->mmap_lock)
 		c.AccessMarkedOnly(t, "current->lockdep_depth", cpu.PlainWrite, "up_write")          // the locks current holds
 		if mm.mmapLock.Contended != n {
@@ -307,7 +321,7 @@ func (l lockedVMKey) FootprintExtent() []any { return []any{&l.k.mlockedPages, &
 // kernel/events/core.c: perf_mmap_calc_limits(): atomic_long_read(&user->locked_vm), mm->pinned_vm;
 // perf_mmap_account(): atomic_long_add(user_extra, &user->locked_vm), atomic64_add(extra, &vma->vm_mm->pinned_vm)
 func (k *Kernel) accessLockedVM(t *sched.Task, op cpu.AccessOp, fn string) {
-	if c := t.CPU(); k.M.FootprintListening() && c != nil {
+	if c := k.setupCPU(t); c != nil {
 		c.AccessMarkedOnly(lockedVMKey{k}, "locked_vm", op, fn)
 	}
 }
@@ -328,7 +342,7 @@ func (n newBufferKey) FootprintExtent() []any { return []any{&n.k.bufs, &n.k.key
 // model's table and key number (rb_alloc() itself touches only the new
 // buffer).
 func (k *Kernel) accessNewBuffer(t *sched.Task) {
-	if c := t.CPU(); k.M.FootprintListening() && c != nil {
+	if c := k.setupCPU(t); c != nil {
 		c.AccessMarkedOnly(newBufferKey{k}, "rb_alloc", cpu.MarkedWrite, "rb_alloc") // kernel/events/ring_buffer.c: rb_alloc(): a new struct perf_buffer (the model numbers it and keeps its core state in a table)
 	}
 }
@@ -337,7 +351,7 @@ func (k *Kernel) accessNewBuffer(t *sched.Task) {
 // of mm by t: a take that finds it held sleeps (the scheduler's code),
 // which is marked.
 func (k *Kernel) accessDownWrite(t *sched.Task, mm *mmStruct) {
-	if c := t.CPU(); k.M.FootprintListening() && c != nil {
+	if c := k.setupCPU(t); c != nil {
 		if mm.mmapLock.Writer() != nil || mm.mmapLock.Readers() > 0 {
 			c.Unaudited("rwsem_down_write_slowpath") // it sleeps
 		}
@@ -353,7 +367,7 @@ var sampleRate any = cpu.KeyName("sysctl_perf_event_sample_rate")
 
 // accessSampleRate annotates perf_event_period()'s read of it.
 func (k *Kernel) accessSampleRate(t *sched.Task) {
-	if c := t.CPU(); k.M.FootprintListening() && c != nil {
+	if c := k.setupCPU(t); c != nil {
 		c.AccessMarkedOnly(sampleRate, "sysctl_perf_event_sample_rate", cpu.MarkedRead, "_perf_event_period") // kernel/events/core.c: _perf_event_period(): if (value > sysctl_perf_event_sample_rate) (attr.freq)
 	}
 }
