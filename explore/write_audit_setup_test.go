@@ -29,6 +29,9 @@ func TestWriteAuditSetup(t *testing.T) {
 		{"cpu-clock-refresh-lockup", 0, []string{"perf_ioctl:fdget"}},
 		{"mmap-rb-vs-sched-out", 2, []string{"perf_mmap:mmap_mutex", "ring_buffer_attach:rb-set", "perf_mmap_close:mmap_count-dec"}},
 		{"exec-vs-munmap-shared-rb", 0, []string{"ring_buffer_attach:rb-set", "perf_mmap_close:mmap_count-dec"}},
+		// An address filter set while the traced task runs: the ioctl's
+		// entry up to ctx->mutex (SetFilter), the filter's code marked.
+		{"pt-set-filter-vs-running", 0, []string{"syscall_enter_from_user_mode", "perf_ioctl:fdget", "perf_ioctl:ctx-locked", "perf_mmap:mmap_mutex", "perf_mmap_close:detached"}},
 		{"munmap-vs-mmap-same-fd", 0, []string{"perf_mmap:mmap_mutex", "ring_buffer_attach:rb-set", "perf_mmap_close:mmap_count-dec"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
