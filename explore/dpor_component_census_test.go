@@ -190,7 +190,8 @@ func compCensusCase(t *testing.T, src string, c, k, n int, perThread bool) {
 	}
 	if perThread && c == 2 && k == 2 && n == 1 {
 		// The objects the two CPUs share, by key and field: the sessions'
-		// setups (the global locks, perf_event_id), the run queues the
+		// setups (the global locks, perf_event_id, the buffers perf_mmap()
+		// numbers: pmu/footprint_setup.go), the run queues the
 		// new-idle balance reads, the CPU contexts' fields read across
 		// CPUs, and the simulator's perf.data keep budget the sessions
 		// share. A declaration that annotates more shows more here.
@@ -202,7 +203,7 @@ func compCensusCase(t *testing.T, src string, c, k, n int, perThread bool) {
 		}
 		sort.Strings(shared)
 		want := []string{"cpu_hotplug_lock (sync)", "cpuctx@cpu0 (cpuctx->cgrp)", "cpuctx@cpu0 (cpuctx->task_ctx)", "cpuctx@cpu1 (cpuctx->cgrp)", "cpuctx@cpu1 (cpuctx->task_ctx)",
-			"event_mutex (sync)", "perf.data keep budget (keep budget: Left)", "perf_event_id (perf_event_id)",
+			"event_mutex (sync)", "perf.data keep budget (keep budget: Left)", "perf_buffer allocations (rb_alloc)", "perf_event_id (perf_event_id)",
 			"rq@cpu0 (rq->balance_callback)", "rq@cpu0 (rq->nr_running)", "rq@cpu1 (rq->balance_callback)", "rq@cpu1 (rq->nr_running)", "tracepoints_mutex (sync)"}
 		if d := cmp.Diff(want, shared); d != "" {
 			t.Errorf("objects two CPUs share (-want +got):\n%s", d)

@@ -40,6 +40,7 @@ func (k *Kernel) filesOf(t *sched.Task) *mm.Files {
 // closed fd, or one whose file is not a perf event's).
 // kernel/events/core.c: perf_fget_light()
 func (k *Kernel) lookup(t *sched.Task, fd int) (*Event, error) {
+	k.accessFdTable(t, false) // footprint_setup.go
 	if t.Files == nil {
 		return nil, uapi.EBADF
 	}
@@ -67,9 +68,11 @@ func (k *Kernel) fdget(t *sched.Task, fd int) (*Event, bool, error) {
 	if err != nil {
 		return nil, false, err
 	}
+	k.accessFdTable(t, true)
 	if t.Files.Users <= 1 {
 		return e, false, nil
 	}
+	k.accessFileRef(t, e, true)
 	e.GetFile()
 	return e, true, nil
 }
@@ -77,6 +80,7 @@ func (k *Kernel) fdget(t *sched.Task, fd int) (*Event, bool, error) {
 // fdput drops what fdget took.
 func (k *Kernel) fdput(t *sched.Task, e *Event, ref bool) {
 	if ref {
+		k.accessFileRef(t, e, false)
 		if e.fileRefs == 1 {
 			k.stats.fdputLast++ // the fd was closed during the call
 		}

@@ -40,7 +40,8 @@ type keySeq struct {
 // of the task it was made for.
 func (k *Kernel) keyMM(mm *mmStruct, t *sched.Task) {
 	k.keySeq.mm++
-	mm.mmapLock.SetKey(mmKey{k.keySeq.mm, t.TID}, "mm->mmap_lock")
+	mm.key = mmKey{k.keySeq.mm, t.TID}
+	mm.mmapLock.SetKey(mm.key, "mm->mmap_lock")
 }
 
 // mmKey is an mm's key: its number and its task's TID.

@@ -1,6 +1,7 @@
 package pmu
 
 import (
+	"perfsim/cpu"
 	"perfsim/sched"
 	"perfsim/uapi"
 )
@@ -10,12 +11,15 @@ import (
 // as every perf ioctl.
 // kernel/events/core.c: _perf_ioctl() case PERF_EVENT_IOC_MODIFY_ATTRIBUTES -> perf_event_modify_attr()
 func (k *Kernel) ModifyAttributes(t *sched.Task, fd int, attr *Attr) (err error) {
-	k.S.Syscall(t, "ioctl", func(t *sched.Task) {
+	// The body is annotated up to perf_ioctl:ctx-locked and marked after
+	// it (footprint_setup.go): its entry's fragment may be complete.
+	k.S.SyscallAnnotated(t, "ioctl", func(t *sched.Task) {
 		e, lerr := k.lookup(t, fd)
 		if lerr != nil {
 			err = lerr
 			return
 		}
+		k.accessEventSetup(t, e, "event->state", cpu.MarkedRead, "perf_ioctl") // kernel/events/core.c: perf_ioctl(): if (READ_ONCE(event->state) <= PERF_EVENT_STATE_REVOKED)
 		if e.state <= StateRevoked {
 			err = uapi.ENODEV
 			return
@@ -28,13 +32,15 @@ func (k *Kernel) ModifyAttributes(t *sched.Task, fd int, attr *Attr) (err error)
 			return
 		}
 		attr = &a
+		k.accessEventSetup(t, e, "event->ctx", cpu.MarkedRead, "perf_event_ctx_lock_nested") // kernel/events/core.c: perf_event_ctx_lock_nested(): ctx = READ_ONCE(event->ctx)
 		if e.ctx == nil {
+			k.markSetup(t, "perf_event_modify_attr") // not annotated
 			err = k.perfEventModifyAttr(t, e, attr)
 			return
 		}
-		mu := k.ctxMutex(e.ctx)
-		k.S.MutexLock(t, mu)
+		mu, _ := k.ctxMutexLocked(t, e.ctx)
 		t.Step("perf_ioctl:ctx-locked")
+		k.markSetup(t, "perf_event_modify_attr") // not annotated: the step point's declaration (footprint_setup.go) vouches for Ioctl's commands only
 		err = k.perfEventModifyAttr(t, e, attr)
 		k.S.MutexUnlock(t, mu)
 	})

@@ -30,7 +30,9 @@ const rlimitMemlockPages = 8 << 20 / PageSize
 // AUX area (not modelled yet).
 // kernel/events/core.c: perf_mmap()
 func (k *Kernel) Mmap(t *sched.Task, fd int, pgoff uint64, length uint64, prot Prot) (m *Mapping, err error) {
-	k.S.Syscall(t, "mmap", func(t *sched.Task) {
+	// The body is annotated (footprint_setup.go), the AUX area's marked:
+	// its entry's fragment may be complete.
+	k.S.SyscallAnnotated(t, "mmap", func(t *sched.Task) {
 		m, err = k.perfMmap(t, fd, pgoff, length, prot)
 	})
 	return m, err
@@ -44,13 +46,18 @@ func (k *Kernel) perfMmap(t *sched.Task, fd int, pgoff, length uint64, prot Prot
 	// The file reference fget() took pins the event for the whole call: a
 	// close() of the fd meanwhile by another thread does not release it;
 	// fput() after vm_mmap_pgoff() (and after mmap_lock is released).
+	k.accessFileRef(t, e, true) // fs/file.c: fget(): the file's f_count
 	e.fileRefs++
-	defer k.fput(t, e)
+	defer k.fputMmap(t, e)
 	// vm_mmap_pgoff(): mmap_write_lock_killable(mm); do_mmap() ->
 	// mmap_region() -> perf_mmap() runs under it (mmap_lock.go).
+	if k.mm.mms[t] == nil {
+		k.markSetup(t, "mm_alloc") // the model's first mm of the task, made here
+	}
 	mm := k.mmOf(t)
+	k.accessDownWrite(t, mm)
 	k.mmapWriteLock(t, mm)
-	defer k.S.UpWrite(t, &mm.mmapLock)
+	defer k.upWriteMmap(t, mm, mm.mmapLock.Contended)
 	// "Don't allow mmap() of inherited per-task counters. This would create
 	// a performance issue due to all children writing to the same rb."
 	if e.cpu == -1 && e.Attr.Inherit {
@@ -67,29 +74,36 @@ func (k *Kernel) perfMmap(t *sched.Task, fd int, pgoff, length uint64, prot Prot
 		return nil, uapi.EINVAL
 	}
 	oldAux := k.auxMutexOld()
+	if pgoff != 0 && oldAux {
+		k.accessEventSetup(t, e, "event->rb", cpu.MarkedRead, "perf_mmap") // before 2ab9d830262c: perf_mmap(): if (!event->rb) return -EINVAL (no lock held)
+	}
 	if pgoff != 0 && oldAux && e.rb == nil {
 		return nil, uapi.EINVAL // before 2ab9d830262c: an unlocked test, checked again under the mutex
 	}
 	// scoped_guard (mutex, &event->mmap_mutex)
-	k.S.MutexLock(t, &e.mmapMutex)
+	n := k.lockMutex(t, &e.mmapMutex, e, "event->mmap_mutex", 0)
 	t.Step("perf_mmap:mmap_mutex")
 	var m *Mapping
+	k.accessEventSetup(t, e, "event->state", cpu.MarkedRead, "perf_mmap") // kernel/events/core.c: perf_mmap(): if (event->state <= PERF_EVENT_STATE_REVOKED) return -ENODEV
 	switch {
 	case e.state <= StateRevoked:
 		err = uapi.ENODEV
 	case pgoff != 0:
+		k.markSetup(t, "perf_mmap_aux") // the AUX area: not annotated
 		if err = k.perfMmapAuxArea(t, e, pgoff, int(nrPages), prot); err == nil {
 			m = &Mapping{RB: e.rb, ev: e, Aux: true}
 		}
 	default:
-		m, err = k.perfMmapRB(e, int(nrPages), prot)
+		m, err = k.perfMmapRB(t, e, int(nrPages), prot)
 	}
-	k.S.MutexUnlock(t, &e.mmapMutex)
+	k.unlockMutex(t, &e.mmapMutex, e, "event->mmap_mutex", n)
 	if err != nil {
 		return nil, err
 	}
 	m.FD, m.Pgoff, m.Length, m.Prot, m.task = fd, pgoff, length, prot, t
-	e.fileRefs++ // the vma holds the file
+	k.accessFileRef(t, e, true)                                 // mm/vma.c: __mmap_new_file_vma(): vma->vm_file = get_file(map->file)
+	e.fileRefs++                                                // the vma holds the file
+	k.accessMM(t, mm, "mm->mm_mt", cpu.MarkedWrite, "vma_link") // mm/vma.c: __mmap_region(): the new vma in the mm's maple tree (mmap_lock held for write)
 	mm.maps = append(mm.maps, m)
 	k.lifeMapped(m)
 	return m, nil
@@ -98,7 +112,7 @@ func (k *Kernel) perfMmap(t *sched.Task, fd int, pgoff, length uint64, prot Prot
 // perfMmapRB maps the data buffer: share the event's buffer when it already
 // has one of the same size, else allocate and attach a new one.
 // kernel/events/core.c: perf_mmap_rb()
-func (k *Kernel) perfMmapRB(e *Event, nrPages int, prot Prot) (*Mapping, error) {
+func (k *Kernel) perfMmapRB(t *sched.Task, e *Event, nrPages int, prot Prot) (*Mapping, error) {
 	userPages := int64(nrPages) // user_extra, counting the user page
 	nrPages--
 	// "If we have rb pages ensure they're a power-of-two number, so we can
@@ -106,23 +120,29 @@ func (k *Kernel) perfMmapRB(e *Event, nrPages int, prot Prot) (*Mapping, error) 
 	if nrPages != 0 && nrPages&(nrPages-1) != 0 {
 		return nil, uapi.EINVAL
 	}
+	k.accessEventSetup(t, e, "event->rb", cpu.MarkedRead, "perf_mmap_rb") // kernel/events/core.c: perf_mmap_rb(): if (event->rb) (event->mmap_mutex held)
 	if e.rb != nil {
+		k.accessRB(e.rb, "rb->nr_pages", cpu.MarkedRead, "perf_mmap_rb") // kernel/events/core.c: perf_mmap_rb(): if (data_page_nr(event->rb) != nr_pages)
 		if e.rb.NrPages() != nrPages {
 			return nil, uapi.EINVAL
 		}
 		// An event whose output was redirected (SET_OUTPUT) shares another's
 		// buffer; mapping it would take event->mmap_count from 0 (d06bf78e55d5).
+		k.accessEventSetup(t, e, "event->mmap_count", cpu.MarkedRead, "perf_mmap_rb") // kernel/events/core.c: perf_mmap_rb(): if (refcount_inc_not_zero(&event->rb->mmap_count)) ... map_range() ... refcount_inc(&event->mmap_count)
 		if e.mmapCount == 0 {
 			return nil, uapi.EBUSY
 		}
+		k.accessBufState(e.rb, "rb->mmap_count", cpu.MarkedWrite, "perf_mmap_rb") // kernel/events/core.c: perf_mmap_rb(): refcount_inc_not_zero(&event->rb->mmap_count)
 		if bs := k.bufs[e.rb]; bs != nil && bs.mmapCount > 0 {
 			// "Success -- managed to mmap() the same buffer multiple times."
 			// perf_mmap_account() charges the pages again, and only the last
 			// perf_mmap_close() uncharges, once: a locked_vm leak per extra
 			// mapping (a lead, read in post-v6.19 core.c; v6.8 charged 0
 			// here, user_extra being set after this path then).
+			k.accessLockedVM(t, cpu.AtomicAdd, "perf_mmap_account")
 			k.mlockedPages += userPages
 			bs.mmapCount++
+			k.accessEventSetup(t, e, "event->mmap_count", cpu.MarkedWrite, "perf_mmap_rb") // kernel/events/core.c: perf_mmap_rb(): refcount_inc(&event->mmap_count)
 			if e.mmapCount != refcountSaturated {
 				e.mmapCount++
 			}
@@ -131,6 +151,7 @@ func (k *Kernel) perfMmapRB(e *Event, nrPages int, prot Prot) (*Mapping, error) 
 		// Raced against perf_mmap_close(): drop the stale reference.
 		k.ringBufferAttach(e, nil)
 	}
+	k.accessLockedVM(t, cpu.MarkedRead, "perf_mmap_calc_limits")
 	extra, err := k.perfMmapCalcLimits(userPages)
 	if err != nil {
 		return nil, err
@@ -151,19 +172,23 @@ func (k *Kernel) perfMmapRB(e *Event, nrPages int, prot Prot) (*Mapping, error) 
 	k.traceBuffer(buf, e)
 	bs := &bufState{mmapCount: 1, userExtra: userPages - extra, extra: extra}
 	bs.auxMutex.Name = "rb->aux_mutex"
+	k.accessNewBuffer(t)
 	k.keyBuffer(buf, e, bs) // stable keys (footprint_key.go)
 	k.bufs[buf] = bs
+	k.accessLockedVM(t, cpu.AtomicAdd, "perf_mmap_account")
 	k.mlockedPages += bs.userExtra
 	k.pinnedPages += bs.extra
-	k.rbAlloc(buf, e) // the object-lifetime oracle (lifetime.go)
-	k.ringBufferAttach(e, buf)
+	k.rbAlloc(buf, e)                 // the object-lifetime oracle (lifetime.go)
+	k.ringBufferAttachRet(e, buf, "") // the return is annotated: up to the syscall's exit (footprint_setup.go)
 	// perf_event_update_time() with event->mmap_mutex held but not ctx->lock,
 	// while the event may be going in or out on its own CPU under ctx->lock
 	// (perf_event_set_state()): the data race syzbot's KCSAN reported on
 	// today's kernel (knob mmap-update-time). The user page that
 	// perf_event_init_userpage() and perf_event_update_userpage() fill next
 	// has no times in the model.
+	k.accessEventSetup(t, e, "event->state", cpu.MarkedRead, "perf_event_update_time") // kernel/events/core.c: perf_event_update_time(): __perf_update_times() reads event->state
 	k.perfMmapRBUpdateTime(e)
+	k.accessEventSetup(t, e, "event->mmap_count", cpu.MarkedWrite, "perf_mmap_rb") // kernel/events/core.c: perf_mmap_rb(): refcount_set(&event->mmap_count, 1)
 	e.mmapCount = 1
 	k.stats.mmaps++
 	return &Mapping{RB: buf, ev: e}, nil
@@ -189,16 +214,31 @@ func (k *Kernel) perfMmapCalcLimits(userExtra int64) (int64, error) {
 
 // ringBufferAttach points event->rb at buf (or nil), moving the event between
 // the buffers' event lists and dropping the old buffer's reference; a waiter
-// that may have missed a wakeup is woken.
+// that may have missed a wakeup is woken. The caller's code after it is
+// marked where the call returns (footprint_setup.go).
 // kernel/events/core.c: ring_buffer_attach()
 func (k *Kernel) ringBufferAttach(e *Event, buf *rb.Buffer) {
+	k.ringBufferAttachRet(e, buf, "ring_buffer_attach's caller")
+}
+
+// ringBufferAttachRet is ringBufferAttach, whose return into its caller is
+// marked as reaching code nobody annotated, ret ("": the caller's code up
+// to its next step point is annotated).
+func (k *Kernel) ringBufferAttachRet(e *Event, buf *rb.Buffer, ret string) {
+	c := k.curCPU()
+	fp := k.M.FootprintListening() && c != nil
+	if fp {
+		c.AccessMarkedOnly(e, "event->rb", cpu.MarkedRead, "ring_buffer_attach") // kernel/events/core.c: ring_buffer_attach(): if (event->rb)
+	}
 	old := e.rb
 	if old != nil {
+		k.accessBufState(old, "rb->event_list", cpu.MarkedWrite, "ring_buffer_attach") // kernel/events/core.c: ring_buffer_attach(): spin_lock_irqsave(&old_rb->event_lock); list_del_rcu(&event->rb_entry)
 		if bs := k.bufs[old]; bs != nil {
 			bs.eventList = remove(bs.eventList, e)
 		}
 	}
 	if buf != nil {
+		k.accessBufState(buf, "rb->event_list", cpu.MarkedWrite, "ring_buffer_attach") // kernel/events/core.c: ring_buffer_attach(): spin_lock_irqsave(&rb->event_lock); list_add_rcu(&event->rb_entry, &rb->event_list)
 		bs := k.bufs[buf]
 		bs.eventList = append(bs.eventList, e)
 	}
@@ -206,6 +246,9 @@ func (k *Kernel) ringBufferAttach(e *Event, buf *rb.Buffer) {
 	// swizzling the event::rb pointer; if it's getting unmapped, its
 	// aux_mmap_count will be 0 and it won't restart."
 	if e.pmu.HasAux() {
+		if fp {
+			c.Unaudited("perf_event_stop") // the cross-call to the event's CPU: core_funccall.go's
+		}
 		if c := k.curCPU(); c != nil {
 			if t := sched.TaskOf(c.Curr()); t != nil && c.Context() == cpu.CtxTask {
 				k.perfEventStop(t, e, false)
@@ -215,10 +258,25 @@ func (k *Kernel) ringBufferAttach(e *Event, buf *rb.Buffer) {
 	if c := k.curCPU(); c != nil {
 		c.Step("ring_buffer_attach:rb-set") // the event is on the new rb's list; event->rb changes next
 	}
+	c = k.curCPU()
+	fp = k.M.FootprintListening() && c != nil
+	if fp {
+		c.AccessMarkedOnly(e, "event->rb", cpu.MarkedWrite, "ring_buffer_attach") // kernel/events/core.c: ring_buffer_attach(): rcu_assign_pointer(event->rb, rb)
+	}
 	e.rb = buf // rcu_assign_pointer(event->rb, rb)
 	if old != nil {
+		k.accessRBPut(old)
 		k.ringBufferPut(old)
+		if fp {
+			c.AccessMarkedOnly(e, "event->waitq", cpu.MarkedRead, "wake_up_all") // kernel/events/core.c: ring_buffer_attach(): wake_up_all(&event->waitq)
+			if len(e.pollers) > 0 {
+				c.Unaudited("__wake_up") // the pollers woken: try_to_wake_up(), the scheduler's
+			}
+		}
 		e.wakeUpAll()
+	}
+	if fp && ret != "" {
+		c.Unaudited(ret)
 	}
 }
 
@@ -275,7 +333,11 @@ func (k *Kernel) perfMmapClose(t *sched.Task, m *Mapping, pgoff uint64) {
 	bs.mmapCount--
 	detachRest := bs.mmapCount == 0
 	t.Step("perf_mmap_close:mmap_count-dec")
+	// The rest is annotated (footprint_setup.go) up to the return into the
+	// caller (remove_vma()'s), which is marked.
+	defer k.markSetup(t, "perf_mmap_close's caller")
 	// refcount_dec_and_mutex_lock(&event->mmap_count, &event->mmap_mutex)
+	k.accessEventSetup(t, e, "event->mmap_count", cpu.MarkedWrite, "perf_mmap_close") // kernel/events/core.c: perf_mmap_close(): refcount_dec_and_mutex_lock(&event->mmap_count, &event->mmap_mutex)
 	if e.mmapCount <= 0 && e.mmapCount != refcountSaturated {
 		k.refcountUnderflow(fmt.Sprintf("event->mmap_count of event %d", e.id), "perf_mmap_close", lifePoint{})
 	}
@@ -283,35 +345,41 @@ func (k *Kernel) perfMmapClose(t *sched.Task, m *Mapping, pgoff uint64) {
 		if e.mmapCount != refcountSaturated {
 			e.mmapCount--
 		}
+		k.accessRBPut(buf)
 		k.ringBufferPut(buf)
-		k.fput(t, e)
+		k.fputMmap(t, e)
 		return
 	}
-	k.S.MutexLock(t, &e.mmapMutex)
+	n := k.lockMutex(t, &e.mmapMutex, e, "event->mmap_mutex", 0)
 	if e.mmapCount--; e.mmapCount > 0 {
-		k.S.MutexUnlock(t, &e.mmapMutex)
+		k.unlockMutex(t, &e.mmapMutex, e, "event->mmap_mutex", n)
+		k.accessRBPut(buf)
 		k.ringBufferPut(buf)
-		k.fput(t, e)
+		k.fputMmap(t, e)
 		return
 	}
 	// event->mmap_count hit zero: detach it (ring_buffer_attach(event, NULL)).
-	k.ringBufferAttach(e, nil)
+	k.ringBufferAttachRet(e, nil, "") // the return is annotated: up to perf_mmap_close:detached
 	k.mm.detaches++
-	k.S.MutexUnlock(t, &e.mmapMutex)
+	k.unlockMutex(t, &e.mmapMutex, e, "event->mmap_mutex", n)
 	t.Step("perf_mmap_close:detached")
 	if detachRest {
 		// "No other mmap()s, detach from all other events that might
 		// redirect into the now unreachable buffer."
+		k.accessBufState(buf, "rb->event_list", cpu.MarkedRead, "perf_mmap_close") // kernel/events/core.c: perf_mmap_close(): list_for_each_entry_rcu(event, &rb->event_list, rb_entry)
 		for _, x := range append([]*Event(nil), bs.eventList...) {
-			k.S.MutexLock(t, &x.mmapMutex)
+			nx := k.lockMutex(t, &x.mmapMutex, x, "event->mmap_mutex", 0)
+			k.accessEventSetup(t, x, "event->rb", cpu.MarkedRead, "perf_mmap_close") // kernel/events/core.c: perf_mmap_close(): if (event->rb == rb)
 			if x.rb == buf {
-				k.ringBufferAttach(x, nil)
+				k.ringBufferAttachRet(x, nil, "") // the return is annotated: the next event, or the rest below
 			}
-			k.S.MutexUnlock(t, &x.mmapMutex)
+			k.unlockMutex(t, &x.mmapMutex, x, "event->mmap_mutex", nx)
 		}
+		k.accessLockedVM(t, cpu.AtomicAdd, "perf_mmap_close") // kernel/events/core.c: perf_mmap_close(): atomic_long_sub(..., &mmap_user->locked_vm); atomic64_sub(..., &vma->vm_mm->pinned_vm)
 		k.mlockedPages -= bs.userExtra
 		k.pinnedPages -= bs.extra
 	}
+	k.accessRBPut(buf)
 	k.ringBufferPut(buf) // could be last
-	k.fput(t, e)
+	k.fputMmap(t, e)
 }

@@ -48,6 +48,7 @@ import "perfsim/sched"
 type mmStruct struct {
 	mmapLock sched.RWSem // mm->mmap_lock
 	maps     []*Mapping  // the perf mappings made in it, in mmap() order (exit_mmap() closes what is left: mmap_exec.go)
+	key      mmKey       // its stable key (footprint_key.go: keyMM)
 }
 
 // mmState is each task's mm (task->mm) and the counters of the mm paths.

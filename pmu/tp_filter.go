@@ -624,12 +624,15 @@ func (e *Event) perfTpFilterMatch(c *cpu.CPU, rec []byte) bool {
 // PMU that has them (addr_filter.go); EINVAL for every other event.
 // kernel/events/core.c: _perf_ioctl() case PERF_EVENT_IOC_SET_FILTER -> perf_event_set_filter()
 func (k *Kernel) SetFilter(t *sched.Task, fd int, filter string) (err error) {
-	k.S.Syscall(t, "ioctl", func(t *sched.Task) {
+	// The body is annotated up to perf_ioctl:ctx-locked and marked after
+	// it (footprint_setup.go): its entry's fragment may be complete.
+	k.S.SyscallAnnotated(t, "ioctl", func(t *sched.Task) {
 		e, lerr := k.lookup(t, fd)
 		if lerr != nil {
 			err = lerr
 			return
 		}
+		k.accessEventSetup(t, e, "event->state", cpu.MarkedRead, "perf_ioctl") // kernel/events/core.c: perf_ioctl(): if (READ_ONCE(event->state) <= PERF_EVENT_STATE_REVOKED)
 		if e.state <= StateRevoked {
 			err = uapi.ENODEV
 			return
@@ -639,11 +642,12 @@ func (k *Kernel) SetFilter(t *sched.Task, fd int, filter string) (err error) {
 			return
 		}
 		var mu *sched.Mutex
+		k.accessEventSetup(t, e, "event->ctx", cpu.MarkedRead, "perf_event_ctx_lock_nested") // kernel/events/core.c: perf_event_ctx_lock_nested(): ctx = READ_ONCE(event->ctx)
 		if e.ctx != nil {
-			mu = k.ctxMutex(e.ctx)
-			k.S.MutexLock(t, mu)
+			mu, _ = k.ctxMutexLocked(t, e.ctx)
 			t.Step("perf_ioctl:ctx-locked")
 		}
+		k.markSetup(t, "perf_event_set_filter") // not annotated: the step point's declaration (footprint_setup.go) vouches for Ioctl's commands only
 		err = uapi.EINVAL
 		if e.tp != nil { // perf_event_is_tracing()
 			// "Beware, here be dragons!!": ctx->mutex is dropped around
