@@ -58,6 +58,10 @@ func (k *Kernel) eventOverflow(c *cpu.CPU, e *Event, throttle bool, data *perfSa
 	if !e.isSampling() {
 		return 0
 	}
+	listening := k.M.FootprintListening()
+	if listening {
+		overflowEntryUnaudited(c) // footprint_overflow.go
+	}
 	e.checkLive("__perf_event_overflow")
 	ret := k.accountInterrupt(c, e, throttle)
 	k.auxOverflowPause(c, e) // aux_pause: after the interrupt accounting
@@ -74,6 +78,9 @@ func (k *Kernel) eventOverflow(c *cpu.CPU, e *Event, throttle bool, data *perfSa
 	k.perfOverflowSigtrap(c, e, data)
 	k.stats.overflows++
 	k.perfEventOutput(c, e, data, r, e.Attr.WriteBackward)
+	if listening {
+		k.annotateOverflowTail(c, e) // footprint_overflow.go
+	}
 	if e.fasyncFile() != nil && e.pendingKill != 0 {
 		e.pendingWakeup = true // SIGIO for every overflow of an O_ASYNC event
 		e.irqWorkQueue()
@@ -203,7 +210,12 @@ func (k *Kernel) perfEventOutput(c *cpu.CPU, e *Event, data *perfSampleData, r *
 	// then rcu_dereference(event->rb).
 	oe := e.outputEvent()
 	buf := oe.rb
-	err := rb.PerfEventOutput(c, buf, oe, s, backward)
+	// Its code after the record is annotated here, and in its callers
+	// (footprint_overflow.go): rb does not mark the return.
+	err := rb.PerfEventOutputAudited(c, buf, oe, s, backward)
+	if k.M.FootprintListening() {
+		k.annotateOutputTail(c, e)
+	}
 	if cp := &k.S.Cfg.Cost; cp.SampleRecord > 0 {
 		c.Spend(cp.SampleRecord + cp.Callchain(len(s.Callchain)))
 	}

@@ -292,7 +292,11 @@ func (p *clockPMU) hrtimer(c *cpu.CPU, e *Event) {
 	r := p.k.interruptedRegs(c)
 	if !(e.Attr.ExcludeIdle && r.task == nil) && !(e.Attr.ExcludeUser && r.user) && !(e.Attr.ExcludeKernel && !r.user) {
 		data := perfSampleData{period: e.hw.lastPeriod}
-		if p.k.eventOverflow(c, e, true, &data, &r) != 0 {
+		ret := p.k.eventOverflow(c, e, true, &data, &r)
+		if p.k.M.FootprintListening() {
+			p.k.accessHrtimerRearm(c, e) // footprint_overflow.go
+		}
+		if ret != 0 {
 			return
 		}
 	}

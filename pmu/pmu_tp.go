@@ -475,4 +475,7 @@ func (k *Kernel) perfSweventOverflow(c *cpu.CPU, e *Event, overflow uint64, data
 		}
 		throttle = true
 	}
+	if k.M.FootprintListening() {
+		sweventReturnUnaudited(c) // footprint_overflow.go
+	}
 }

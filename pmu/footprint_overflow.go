@@ -1,0 +1,166 @@
+package pmu
+
+import (
+	"strconv"
+
+	"perfsim/cpu"
+	"perfsim/sched"
+)
+
+// The footprint of the overflow path around the ring buffer's output
+// (kernel/events/core.c: __perf_event_overflow(), __perf_event_output();
+// arch/x86/events/core.c: x86_pmu_handle_irq(), perf_event_nmi_handler();
+// core.c: perf_swevent_hrtimer(), perf_swevent_overflow()), from the
+// record's end back to the context's next step point: the fragment that
+// starts at "perf_output_put_handle:nest-zero" (or at the step before a
+// begin that found no room) and returns through __perf_event_output()
+// (rb.PerfEventOutputAudited: rb does not mark that return) into:
+//
+//   - the rest of __perf_event_output() (the model's sample counts) and of
+//     __perf_event_overflow(): the fasync wakeup (event->pending_kill,
+//     pending_wakeup, irq_work_queue(&event->pending_irq)); an aux_resume
+//     event's perf_event_aux_pause() is marked (annotateOverflowTail);
+//   - its caller: the PMI's walk over the counters (x86_pmu_handle_irq():
+//     active_mask, each counter's update and re-arm, the stop of one the
+//     overflow asked to stop), perf_sample_event_took() after it; the
+//     cpu-clock/task-clock hrtimer's re-arm (hrtimer_forward_now()); or
+//     perf_swevent_overflow()'s loop, whose return into perf_swevent_event()
+//     and its callers (perf_tp_event()'s walk, do_perf_sw_event()'s) is
+//     marked (sweventReturnUnaudited).
+//
+// __perf_event_overflow() itself, up to the output's first step point, is
+// not annotated yet: it is marked at its entry (overflowEntryUnaudited), so
+// a fragment that reaches another overflow (the next counter's, the next
+// period's) counts as touching everything, and no "enter:" start of the
+// handlers that call it is declared. The write audit (explore's
+// TestWriteAuditOverflow) checks the nest-zero fragments' writes.
+
+// statsKey is the model's observable counts (Kernel.stats): the run only
+// adds to them (read at its end), so an add commutes with another.
+type statsKey struct{ k *Kernel }
+
+// FootprintKey implements cpu.FootprintKeyer.
+func (statsKey) FootprintKey() string { return "perf_stats (observables)" }
+
+// FootprintExtent is where the model keeps them (explore's write audit).
+func (s statsKey) FootprintExtent() []any { return []any{&s.k.stats} }
+
+// accessStats annotates an add to one of the model's observable counts.
+func (k *Kernel) accessStats(c *cpu.CPU, fn string) {
+	c.AccessMarkedOnly(statsKey{k}, "stats", cpu.AtomicAdd, fn) // the model's count, not the kernel's: an add nothing in the run reads
+}
+
+// overflowEntryUnaudited marks __perf_event_overflow()'s entry: its code up
+// to the output's first step point (the interrupt accounting and throttle,
+// aux_pause, event_limit, the sigtrap, perf_prepare_sample()) is not
+// annotated.
+func overflowEntryUnaudited(c *cpu.CPU) { c.Unaudited("__perf_event_overflow") }
+
+// annotateOutputTail annotates __perf_event_output() after the record: the
+// model's counts of samples written or refused (the event's and the
+// kernel's; __perf_event_output() has neither).
+func (k *Kernel) annotateOutputTail(c *cpu.CPU, e *Event) {
+	c.AccessMarkedOnly(e, "the model's sample count", cpu.AtomicAdd, "__perf_event_output") // Event.Samples: an add nothing in the run reads
+	k.accessStats(c, "__perf_event_output")
+}
+
+// annotateOverflowTail annotates __perf_event_overflow() after the
+// overflow handler: the fasync wakeup, and marks an aux_resume event's
+// perf_event_aux_pause() (its ring_buffer_get() before its first step
+// point is not annotated).
+func (k *Kernel) annotateOverflowTail(c *cpu.CPU, e *Event) {
+	fe := e
+	if e.parent != nil {
+		fe = e.parent
+	}
+	c.AccessMarkedOnly(fe, "event->fasync", cpu.PlainRead, "__perf_event_overflow")      // core.c: __perf_event_overflow(): if (*perf_event_fasync(event) && ...
+	c.AccessMarkedOnly(e, "event->pending_kill", cpu.PlainRead, "__perf_event_overflow") // core.c: __perf_event_overflow(): ... && event->pending_kill)
+	if e.fasyncFile() != nil && e.pendingKill != 0 {
+		c.AccessMarkedOnly(e, "event->pending_wakeup", cpu.PlainWrite, "__perf_event_overflow") // core.c: __perf_event_overflow(): event->pending_wakeup = 1
+		c.AccessMarkedOnly(e, "event->pending_irq", cpu.MarkedWrite, "irq_work_queue")          // kernel/irq_work.c: irq_work_queue(): irq_work_claim(&event->pending_irq)
+	}
+	if e.Attr.AuxResume {
+		c.Unaudited("perf_event_aux_pause") // core.c: __perf_event_overflow(): out: if (event->attr.aux_resume) perf_event_aux_pause(event->aux_event, false)
+	}
+}
+
+// accessPMICounter annotates x86_pmu_handle_irq()'s look at counter idx of
+// c: active_mask (test_bit(idx, cpuc->active_mask)), and for an active one
+// x86_perf_event_update() (hwc->prev_count, event->count, period_left) and
+// the re-arm (x86_perf_event_set_period(): period_left, last_period; the
+// model's overflow timer), which read cpuc's enable state.
+func (p *hwPMU) accessPMICounter(c *cpu.CPU, cc *cpuHwEvents, e *Event, active bool) {
+	c.AccessMarkedOnly(cc, "cpuc->events", cpu.MarkedRead, "x86_pmu_handle_irq") // arch/x86/events/core.c: x86_pmu_handle_irq(): if (!test_bit(idx, cpuc->active_mask)) continue; event = cpuc->events[idx]
+	if e == nil || !active {
+		return
+	}
+	c.AccessMarkedOnly(cc, "cpuc->enabled", cpu.MarkedRead, "x86_pmu_handle_irq")                     // the model's re-arm reads whether the CPU's counters count (cpuc->enabled, the mode)
+	c.AccessMarkedOnly(e, "event->hw (the counter)", cpu.MarkedWrite, "x86_pmu_handle_irq")           // arch/x86/events/core.c: x86_perf_event_update(): local64_try_cmpxchg(&hwc->prev_count, ...), local64_sub(delta, &hwc->period_left); x86_perf_event_set_period()
+	c.AccessMarkedOnly(e, "event->count", cpu.MarkedWrite, "x86_pmu_handle_irq")                      // arch/x86/events/core.c: x86_perf_event_update(): local64_add(delta, &event->count)
+	c.AccessMarkedOnly(e, "event->attr (immutable after open)", cpu.MarkedRead, "x86_pmu_handle_irq") // the counter's mode bits (exclude_user/kernel), precise_ip
+}
+
+// accessInterruptedRegs annotates perf_instruction_pointer()'s and
+// user_mode()'s look at the interrupted context: the task's user frame,
+// which its own program changes (sched's entry code, unaudited) while it
+// runs on this CPU.
+func (k *Kernel) accessInterruptedRegs(c *cpu.CPU) {
+	if t := sched.TaskOf(c.Curr()); t != nil {
+		c.AccessMarkedOnly(t, "task_pt_regs (the interrupted IP)", cpu.PlainRead, "perf_instruction_pointer") // arch/x86/events/core.c: perf_instruction_pointer(): regs->ip
+	}
+}
+
+// tookKey is perf_sample_event_took()'s machine-wide state: the allowance
+// perf_sample_allowed_ns, max_samples_per_tick once lowered, and the
+// sysctl kernel.perf_event_max_sample_rate it lowers (and the model's count
+// of the reports).
+type tookKey struct{ k *Kernel }
+
+// FootprintKey implements cpu.FootprintKeyer.
+func (tookKey) FootprintKey() string { return "perf_sample_allowed_ns" }
+
+// FootprintExtent implements the write audit's extent.
+func (t tookKey) FootprintExtent() []any {
+	return []any{&t.k.took.allowedNs, &t.k.took.maxPerTick, &t.k.took.lowered, &t.k.Opts.Sysctl.MaxSampleRate}
+}
+
+// runningKey is CPU N's running_sample_length (a this_cpu variable).
+type runningKey struct {
+	k   *Kernel
+	cpu int
+}
+
+// FootprintKey implements cpu.FootprintKeyer.
+func (r runningKey) FootprintKey() string { return "running_sample_length@cpu" + strconv.Itoa(r.cpu) }
+
+// FootprintExtent implements the write audit's extent.
+func (r runningKey) FootprintExtent() []any { return []any{&r.k.took.running[r.cpu]} }
+
+// accessSampleTook annotates perf_sample_event_took() on c: the read of
+// the allowance, then (if on) this CPU's running length, and the lowering.
+func (k *Kernel) accessSampleTook(c *cpu.CPU, d int64) {
+	c.AccessMarkedOnly(tookKey{k}, "perf_sample_allowed_ns", cpu.MarkedRead, "perf_sample_event_took") // core.c: perf_sample_event_took(): u64 max_len = READ_ONCE(perf_sample_allowed_ns)
+	t := &k.took
+	if t.allowedNs == 0 || k.cpuTimeMaxPercent() == 100 || d <= 0 {
+		return
+	}
+	c.AccessMarkedOnly(runningKey{k, c.ID}, "running_sample_length", cpu.MarkedWrite, "perf_sample_event_took") // core.c: perf_sample_event_took(): __this_cpu_write(running_sample_length, running_len)
+	running := t.running[c.ID]
+	running -= running / nrAccumulatedSamples
+	running += uint64(d)
+	if running/nrAccumulatedSamples > t.allowedNs {
+		c.AccessMarkedOnly(tookKey{k}, "perf_sample_allowed_ns", cpu.MarkedWrite, "perf_sample_event_took") // core.c: perf_sample_event_took(): WRITE_ONCE(perf_sample_allowed_ns, avg_len); WRITE_ONCE(max_samples_per_tick, max); sysctl_perf_event_sample_rate = max * HZ
+	}
+}
+
+// accessHrtimerRearm annotates perf_swevent_hrtimer() after the overflow:
+// the stop test and hrtimer_forward_now() (the event's hrtimer state).
+func (k *Kernel) accessHrtimerRearm(c *cpu.CPU, e *Event) {
+	c.AccessMarkedOnly(e, "event->hw (the hrtimer)", cpu.MarkedWrite, "perf_swevent_hrtimer") // core.c: perf_swevent_hrtimer(): hrtimer_forward_now(hrtimer, ns_to_ktime(period)); the model's expiry and re-arm
+}
+
+// sweventReturnUnaudited marks perf_swevent_overflow()'s return into
+// perf_swevent_event() and its callers (perf_tp_event()'s walk over the
+// tracepoint's events, do_perf_sw_event()'s, the breakpoint's), whose code
+// after it nobody annotated.
+func sweventReturnUnaudited(c *cpu.CPU) { c.Unaudited("perf_swevent_overflow's caller") }
