@@ -1,0 +1,138 @@
+package pmu_test
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"perfsim/cpu"
+	"perfsim/pmu"
+	"perfsim/sched"
+	"perfsim/sim"
+	"perfsim/uapi"
+)
+
+// fragLog is a cpu.SegmentListener that writes down each fragment: its
+// start (the step point's label, "enter:NAME", "exit", "resume") and what
+// it annotates ("field w", "field r", "field add"; "UNAUDITED fn" for a
+// mark).
+type fragLog struct {
+	frags [][]string
+}
+
+func (l *fragLog) Boundary(_ *cpu.CPU, kind cpu.BoundaryKind, _ cpu.Context, _ *cpu.Thread, label string) {
+	start := label
+	switch kind {
+	case cpu.BoundaryEnter:
+		start = "enter:" + label
+	case cpu.BoundaryExit:
+		start = "exit"
+	case cpu.BoundaryResume:
+		start = "resume"
+	}
+	l.frags = append(l.frags, []string{start})
+}
+
+func (l *fragLog) Touch(obj any, field string, write bool) {
+	if len(l.frags) == 0 {
+		return
+	}
+	f := &l.frags[len(l.frags)-1]
+	switch {
+	case strings.HasPrefix(fmt.Sprintf("%T", obj), "cpu.Unaudited"):
+		*f = append(*f, "UNAUDITED "+string(obj.(cpu.Unaudited)))
+	case write:
+		*f = append(*f, field+" w")
+	default:
+		*f = append(*f, field+" r")
+	}
+}
+
+func (l *fragLog) TouchAdd(_ any, field string) {
+	if len(l.frags) > 0 {
+		l.frags[len(l.frags)-1] = append(l.frags[len(l.frags)-1], field+" add")
+	}
+}
+
+// started is every distinct fragment that starts at label, in the order
+// first seen, as one line.
+func (l *fragLog) started(label string) []string {
+	var out []string
+	for _, f := range l.frags {
+		if f[0] != label {
+			continue
+		}
+		s := strings.Join(f[1:], ", ")
+		if !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// TestOverflowFootprints: what the fragment that starts at
+// perf_output_put_handle:nest-zero annotates on the way back through
+// __perf_event_output() and __perf_event_overflow() into its caller
+// (pmu/footprint_overflow.go): the PMI's walk over the counters and
+// perf_sample_event_took() (annotated to the handler's return), the
+// cpu-clock hrtimer's re-arm (annotated), a software event's
+// perf_swevent_overflow() (its return into the caller marked).
+func TestOverflowFootprints(t *testing.T) {
+	const (
+		tail = "rb->head r, rb->wakeup r, the model's sample count add, stats add, event->fasync r, event->pending_kill r"
+		// x86_pmu_handle_irq() goes on to the other counters (one empty
+		// here: its events[] slot read only), then perf_sample_event_took().
+		pmi = tail + ", cpuc->events r, cpuc->events r, cpuc->events r, perf_sample_allowed_ns r"
+	)
+	for _, tc := range []struct {
+		name string
+		attr pmu.Attr
+		tp   string // or a tracepoint's, as perf record sets it
+		want []string
+	}{
+		{name: "cycles: the PMI", attr: cyclesAttr(3000), want: []string{pmi}},
+		{name: "cpu-clock: the hrtimer", attr: func() pmu.Attr {
+			a := swAttr(uapi.PERF_COUNT_SW_CPU_CLOCK)
+			a.SamplePeriod, a.SampleType = 1000, uapi.PERF_SAMPLE_IP|uapi.PERF_SAMPLE_TID
+			return a
+		}(), want: []string{tail + ", event->hw (the hrtimer) w, pending w"}}, // pending: the re-arm's post (cpu.Machine.post)
+		{name: "a tracepoint: perf_swevent_overflow()", tp: "syscalls:sys_enter_getpid",
+			want: []string{
+				// the syscall's tracepoints after (sched/footprint_entry.go)
+				tail + ", UNAUDITED perf_swevent_overflow's caller, tp_event->perf_refcount r, tp_event->perf_refcount r, task_pt_regs(current) w",
+				// a side-band record (rb.PerfOutputSideband) keeps rb's mark
+				"rb->head r, rb->wakeup r, UNAUDITED perf_output_end's caller, event->tstamp w, ctx->time r, ctx->is_active r, event->state w, sync w, sync w",
+			}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			mc := newMachine(t, 1, nil, pmu.Knobs{})
+			l := &fragLog{}
+			mc.m.OnSegments(l)
+			mc.s.Spawn("work", sched.MaskOf(0), sched.Call(func(t2 *sched.Task) {
+				a := tc.attr
+				if tc.tp != "" {
+					a = tracepointAttrs(t, tc.tp)[0]
+					a.Inherit, a.Disabled, a.EnableOnExec = false, false, false
+				}
+				fd, err := mc.k.PerfEventOpen(t2, &a, 0, -1, -1, 0)
+				if err != nil {
+					panic(err)
+				}
+				if _, err := mc.k.Mmap(t2, fd, 0, 9*4096, pmu.ProtRead|pmu.ProtWrite); err != nil {
+					panic(err)
+				}
+				mc.s.RunOps(t2, []sched.Op{sched.Loop(5, sched.Compute(sim.Microsecond), sched.Syscall("getpid"), sched.Yield())})
+			}))
+			if err := mc.m.Run(sim.Second); err != nil {
+				t.Fatal(err)
+			}
+			got := l.started("perf_output_put_handle:nest-zero")
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("nest-zero fragments (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
