@@ -213,11 +213,11 @@ func (k *Kernel) perfEventOutput(c *cpu.CPU, e *Event, data *perfSampleData, r *
 	// Its code after the record is annotated here, and in its callers
 	// (footprint_overflow.go): rb does not mark the return.
 	err := rb.PerfEventOutputAudited(c, buf, oe, s, backward)
-	if k.M.FootprintListening() {
-		k.annotateOutputTail(c, e)
-	}
 	if cp := &k.S.Cfg.Cost; cp.SampleRecord > 0 {
 		c.Spend(cp.SampleRecord + cp.Callchain(len(s.Callchain)))
+	}
+	if k.M.FootprintListening() {
+		k.annotateOutputTail(c, e) // after the Spend: a time advance there goes on in a fragment of its own
 	}
 	if err != nil {
 		if buf != nil {
