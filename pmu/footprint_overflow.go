@@ -24,9 +24,13 @@ import (
 //     active_mask, each counter's update and re-arm, the stop of one the
 //     overflow asked to stop), perf_sample_event_took() after it; the
 //     cpu-clock/task-clock hrtimer's re-arm (hrtimer_forward_now()); or
-//     perf_swevent_overflow()'s loop, whose return into perf_swevent_event()
-//     and its callers (perf_tp_event()'s walk, do_perf_sw_event()'s) is
-//     marked (sweventReturnUnaudited).
+//     perf_swevent_overflow()'s loop back into perf_swevent_event(), and
+//     from there into perf_tp_event()'s walk over the tracepoint's events
+//     (each one's match, count and period annotated; a filter's match
+//     marked), which returns into the syscall tracepoints' callers (sched's
+//     entry and exit, annotated). perf_swevent_event()'s other callers
+//     (do_perf_sw_event(), the sched tracepoints' walk, the breakpoint's,
+//     the page faults') mark the return (sweventReturnUnaudited).
 //
 // __perf_event_overflow() itself, up to the output's first step point, is
 // not annotated yet: it is marked at its entry (overflowEntryUnaudited), so
@@ -94,10 +98,9 @@ func (p *hwPMU) accessPMICounter(c *cpu.CPU, cc *cpuHwEvents, e *Event, active b
 	if e == nil || !active {
 		return
 	}
-	c.AccessMarkedOnly(cc, "cpuc->enabled", cpu.MarkedRead, "x86_pmu_handle_irq")                     // the model's re-arm reads whether the CPU's counters count (cpuc->enabled, the mode)
-	c.AccessMarkedOnly(e, "event->hw (the counter)", cpu.MarkedWrite, "x86_pmu_handle_irq")           // arch/x86/events/core.c: x86_perf_event_update(): local64_try_cmpxchg(&hwc->prev_count, ...), local64_sub(delta, &hwc->period_left); x86_perf_event_set_period()
-	c.AccessMarkedOnly(e, "event->count", cpu.MarkedWrite, "x86_pmu_handle_irq")                      // arch/x86/events/core.c: x86_perf_event_update(): local64_add(delta, &event->count)
-	c.AccessMarkedOnly(e, "event->attr (immutable after open)", cpu.MarkedRead, "x86_pmu_handle_irq") // the counter's mode bits (exclude_user/kernel), precise_ip
+	c.AccessMarkedOnly(cc, "cpuc->enabled", cpu.MarkedRead, "x86_pmu_handle_irq")           // the model's re-arm reads whether the CPU's counters count (cpuc->enabled, the mode)
+	c.AccessMarkedOnly(e, "event->hw (the counter)", cpu.MarkedWrite, "x86_pmu_handle_irq") // arch/x86/events/core.c: x86_perf_event_update(): local64_try_cmpxchg(&hwc->prev_count, ...), local64_sub(delta, &hwc->period_left); x86_perf_event_set_period()
+	c.AccessMarkedOnly(e, "event->count", cpu.MarkedWrite, "x86_pmu_handle_irq")            // arch/x86/events/core.c: x86_perf_event_update(): local64_add(delta, &event->count)
 }
 
 // accessInterruptedRegs annotates perf_instruction_pointer()'s and
@@ -156,11 +159,39 @@ func (k *Kernel) accessSampleTook(c *cpu.CPU, d int64) {
 // accessHrtimerRearm annotates perf_swevent_hrtimer() after the overflow:
 // the stop test and hrtimer_forward_now() (the event's hrtimer state).
 func (k *Kernel) accessHrtimerRearm(c *cpu.CPU, e *Event) {
-	c.AccessMarkedOnly(e, "event->hw (the hrtimer)", cpu.MarkedWrite, "perf_swevent_hrtimer") // core.c: perf_swevent_hrtimer(): hrtimer_forward_now(hrtimer, ns_to_ktime(period)); the model's expiry and re-arm
+	c.AccessMarkedOnly(e, "event->hw (the counter)", cpu.MarkedWrite, "perf_swevent_hrtimer") // core.c: perf_swevent_hrtimer(): hrtimer_forward_now(hrtimer, ns_to_ktime(period)); the model's expiry and re-arm
 }
 
-// sweventReturnUnaudited marks perf_swevent_overflow()'s return into
-// perf_swevent_event() and its callers (perf_tp_event()'s walk over the
-// tracepoint's events, do_perf_sw_event()'s, the breakpoint's), whose code
-// after it nobody annotated.
+// sweventReturnUnaudited marks perf_swevent_event()'s return, after an
+// overflow, into a caller whose code after it nobody annotated
+// (do_perf_sw_event()'s walk, the sched tracepoints', the breakpoint's).
 func sweventReturnUnaudited(c *cpu.CPU) { c.Unaudited("perf_swevent_overflow's caller") }
+
+// accessTpMatch annotates perf_tp_event_match() for one event of the
+// tracepoint's list on c: its state, and the filter of the event (or its
+// parent); a filter's match (filter_match_preds(): the record, current)
+// is marked.
+func (k *Kernel) accessTpMatch(c *cpu.CPU, e *Event) {
+	c.AccessMarkedOnly(e, "event->hw (the counter)", cpu.MarkedRead, "perf_tp_event_match") // core.c: perf_tp_event_match(): if (event->hw.state & PERF_HES_STOPPED)
+	fe := e
+	if e.parent != nil {
+		fe = e.parent
+	}
+	c.AccessMarkedOnly(fe, "event->filter", cpu.MarkedRead, "perf_tp_filter_match") // core.c: perf_tp_filter_match(): if (likely(!event->filter) || ...
+	if fe.filter != nil {
+		c.Unaudited("filter_match_preds") // core.c: perf_tp_filter_match(): filter_match_preds(event->filter, record)
+	}
+}
+
+// accessSweventEvent annotates perf_swevent_event() up to
+// perf_swevent_overflow()'s overflow: the count, and for a sample (regs
+// given) the state test and the period (data->period from last_period,
+// period_left, perf_swevent_set_period()).
+func (k *Kernel) accessSweventEvent(c *cpu.CPU, e *Event, regs bool) {
+	c.AccessMarkedOnly(e, "event->count", cpu.AtomicAdd, "perf_swevent_event") // core.c: perf_swevent_event(): local64_add(nr, &event->count)
+	if !regs || !e.isSampling() {
+		return
+	}
+	c.AccessMarkedOnly(e, "event->state", cpu.MarkedRead, "perf_swevent_event")             // core.c: perf_swevent_event(): if (event->state != PERF_EVENT_STATE_ACTIVE) return
+	c.AccessMarkedOnly(e, "event->hw (the counter)", cpu.MarkedWrite, "perf_swevent_event") // core.c: perf_swevent_event(): local64_add_negative(nr, &hwc->period_left); perf_swevent_set_period()
+}

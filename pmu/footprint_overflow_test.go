@@ -78,8 +78,9 @@ func (l *fragLog) started(label string) []string {
 // __perf_event_output() and __perf_event_overflow() into its caller
 // (pmu/footprint_overflow.go): the PMI's walk over the counters and
 // perf_sample_event_took() (annotated to the handler's return), the
-// cpu-clock hrtimer's re-arm (annotated), a software event's
-// perf_swevent_overflow() (its return into the caller marked).
+// cpu-clock hrtimer's re-arm (annotated), a syscall tracepoint's
+// perf_tp_event() walk (annotated) and the syscall's entry after it; a
+// side-band record keeps rb's mark.
 func TestOverflowFootprints(t *testing.T) {
 	const (
 		tail = "rb->head r, rb->wakeup r, the model's sample count add, stats add, event->fasync r, event->pending_kill r"
@@ -98,11 +99,12 @@ func TestOverflowFootprints(t *testing.T) {
 			a := swAttr(uapi.PERF_COUNT_SW_CPU_CLOCK)
 			a.SamplePeriod, a.SampleType = 1000, uapi.PERF_SAMPLE_IP|uapi.PERF_SAMPLE_TID
 			return a
-		}(), want: []string{tail + ", event->hw (the hrtimer) w, pending w"}}, // pending: the re-arm's post (cpu.Machine.post)
+		}(), want: []string{tail + ", event->hw (the counter) w, pending w"}}, // pending: the re-arm's post (cpu.Machine.post)
 		{name: "a tracepoint: perf_swevent_overflow()", tp: "syscalls:sys_enter_getpid",
 			want: []string{
-				// the syscall's tracepoints after (sched/footprint_entry.go)
-				tail + ", UNAUDITED perf_swevent_overflow's caller, tp_event->perf_refcount r, tp_event->perf_refcount r, task_pt_regs(current) w",
+				// perf_tp_event()'s walk goes on (the list read again), then
+				// the syscall's other tracepoints (sched/footprint_entry.go)
+				tail + ", tp_event->perf_events r, tp_event->perf_refcount r, tp_event->perf_refcount r, task_pt_regs(current) w",
 				// a side-band record (rb.PerfOutputSideband) keeps rb's mark
 				"rb->head r, rb->wakeup r, UNAUDITED perf_output_end's caller, event->tstamp w, ctx->time r, ctx->is_active r, event->state w, sync w, sync w",
 			}},
