@@ -5,6 +5,7 @@ import (
 
 	"perfsim/cpu"
 	"perfsim/sched"
+	"perfsim/uapi"
 )
 
 // The footprint of the overflow path around the ring buffer's output
@@ -32,12 +33,23 @@ import (
 //     (do_perf_sw_event(), the sched tracepoints' walk, the breakpoint's,
 //     the page faults') mark the return (sweventReturnUnaudited).
 //
-// __perf_event_overflow() itself, up to the output's first step point, is
-// not annotated yet: it is marked at its entry (overflowEntryUnaudited), so
-// a fragment that reaches another overflow (the next counter's, the next
-// period's) counts as touching everything, and no "enter:" start of the
-// handlers that call it is declared. The write audit (explore's
-// TestWriteAuditOverflow) checks the nest-zero fragments' writes.
+// And from the PMI's entry ("enter:PMI", x86_pmu_handle_irq() under
+// perf_event_nmi_handler()) and the cpu-clock/task-clock hrtimer's
+// ("enter:perf_swevent_hrtimer", perf_swevent_hrtimer()) to the output's
+// first step point (perf_output_get_handle:nest-inc), or through a sample
+// refused (no buffer, paused) to the handler's return: the counters' walk,
+// __perf_event_overflow()'s interrupt accounting (perf_throttled_seq,
+// hwc->interrupts, max_samples_per_tick, the freq period), pending_kill
+// and event_limit, perf_prepare_sample()'s plain parts, the model's oracle
+// on the sample, event->rb. Marked where they begin: the throttle
+// (perf_event_throttle_group()), a freq adjustment that restarts the
+// counter, aux_pause/aux_resume (perf_event_aux_pause()), the event_limit
+// running out (perf_event_disable_inatomic()), the sigtrap, and the sample
+// parts PERF_SAMPLE_READ, CALLCHAIN, CGROUP, BRANCH_STACK and AUX. The
+// write audit (explore's TestWriteAuditOverflow) checks their writes.
+func init() {
+	cpu.DeclareComplete("enter:PMI", "enter:perf_swevent_hrtimer")
+}
 
 // statsKey is the model's observable counts (Kernel.stats): the run only
 // adds to them (read at its end), so an add commutes with another.
@@ -53,12 +65,6 @@ func (s statsKey) FootprintExtent() []any { return []any{&s.k.stats} }
 func (k *Kernel) accessStats(c *cpu.CPU, fn string) {
 	c.AccessMarkedOnly(statsKey{k}, "stats", cpu.AtomicAdd, fn) // the model's count, not the kernel's: an add nothing in the run reads
 }
-
-// overflowEntryUnaudited marks __perf_event_overflow()'s entry: its code up
-// to the output's first step point (the interrupt accounting and throttle,
-// aux_pause, event_limit, the sigtrap, perf_prepare_sample()) is not
-// annotated.
-func overflowEntryUnaudited(c *cpu.CPU) { c.Unaudited("__perf_event_overflow") }
 
 // annotateOutputTail annotates __perf_event_output() after the record: the
 // model's counts of samples written or refused (the event's and the
@@ -194,4 +200,108 @@ func (k *Kernel) accessSweventEvent(c *cpu.CPU, e *Event, regs bool) {
 	}
 	c.AccessMarkedOnly(e, "event->state", cpu.MarkedRead, "perf_swevent_event")             // core.c: perf_swevent_event(): if (event->state != PERF_EVENT_STATE_ACTIVE) return
 	c.AccessMarkedOnly(e, "event->hw (the counter)", cpu.MarkedWrite, "perf_swevent_event") // core.c: perf_swevent_event(): local64_add_negative(nr, &hwc->period_left); perf_swevent_set_period()
+}
+
+// tickSeqKey is CPU N's perf_throttled_seq as the model keeps it (a memo of
+// the tick period now, written where it is read).
+type tickSeqKey struct {
+	k   *Kernel
+	cpu int
+}
+
+// FootprintKey implements cpu.FootprintKeyer.
+func (t tickSeqKey) FootprintKey() string { return "perf_throttled_seq@cpu" + strconv.Itoa(t.cpu) }
+
+// FootprintExtent implements the write audit's extent.
+func (t tickSeqKey) FootprintExtent() []any { return []any{t.k.tickSeq.At(t.cpu)} }
+
+// accessAccountInterrupt annotates __perf_event_account_interrupt(): the
+// event's interrupt count against this CPU's perf_throttled_seq, the
+// max_samples_per_tick a throttling overflow compares it with, and in freq
+// mode the period's adjustment (freq_time_stamp, sample_period). The
+// throttle itself and an adjustment that restarts the counter are marked
+// where they begin.
+func (k *Kernel) accessAccountInterrupt(c *cpu.CPU, e *Event, throttle bool) {
+	c.AccessMarkedOnly(tickSeqKey{k, c.ID}, "perf_throttled_seq", cpu.MarkedWrite, "__perf_event_account_interrupt") // core.c: __perf_event_account_interrupt(): seq = __this_cpu_read(perf_throttled_seq) (the model's memo of it is written here)
+	c.AccessMarkedOnly(e, "event->hw.interrupts", cpu.PlainWrite, "__perf_event_account_interrupt")                  // core.c: __perf_event_account_interrupt(): hwc->interrupts_seq = seq; hwc->interrupts = 1 (or hwc->interrupts++)
+	if throttle {
+		c.AccessMarkedOnly(tookKey{k}, "max_samples_per_tick", cpu.MarkedRead, "__perf_event_account_interrupt") // core.c: __perf_event_account_interrupt(): if (unlikely(throttle && hwc->interrupts > max_samples_per_tick))
+	}
+	if e.Attr.Freq {
+		c.AccessMarkedOnly(e, "event->hw (the counter)", cpu.MarkedWrite, "__perf_event_account_interrupt") // core.c: __perf_event_account_interrupt(): hwc->freq_time_stamp = now; perf_adjust_period(): hwc->sample_period
+	}
+}
+
+// accessEventLimit annotates __perf_event_overflow()'s pending_kill and
+// event_limit (PERF_EVENT_IOC_REFRESH's atomic_add() on another CPU): the
+// limit running out is marked where it begins.
+func (k *Kernel) accessEventLimit(c *cpu.CPU, e *Event) {
+	c.AccessMarkedOnly(e, "event->event_limit", cpu.MarkedRead, "__perf_event_overflow")  // core.c: __perf_event_overflow(): int events = atomic_read(&event->event_limit)
+	c.AccessMarkedOnly(e, "event->pending_kill", cpu.PlainWrite, "__perf_event_overflow") // core.c: __perf_event_overflow(): event->pending_kill = POLL_IN
+	if e.eventLimit != 0 {
+		c.AccessMarkedOnly(e, "event->event_limit", cpu.MarkedWrite, "__perf_event_overflow") // core.c: __perf_event_overflow(): atomic_dec_and_test(&event->event_limit)
+	}
+}
+
+// scratchKey is CPU N's struct perf_sample_data and callchain buffers, one
+// per recursion context (the model's sampleScratch): only N's contexts
+// touch them.
+type scratchKey struct {
+	k   *Kernel
+	cpu int
+}
+
+// FootprintKey implements cpu.FootprintKeyer.
+func (s scratchKey) FootprintKey() string { return "perf_sample_data@cpu" + strconv.Itoa(s.cpu) }
+
+// FootprintExtent implements the write audit's extent.
+func (s scratchKey) FootprintExtent() []any { return []any{s.k.scratch.At(s.cpu)} }
+
+// accessPrepareSample annotates perf_prepare_sample() for e on c: the
+// sample it fills from the attr, the regs (read by the caller), the time
+// and the CPU. The parts that read more are marked: PERF_SAMPLE_READ
+// (perf_output_read(): the group's counts), CALLCHAIN (the unwinder),
+// CGROUP (current's css), BRANCH_STACK (the LBR: the task's user frames),
+// AUX (perf_prepare_sample_aux(): the AUX event's PMU).
+func (k *Kernel) accessPrepareSample(c *cpu.CPU, e *Event) {
+	c.AccessMarkedOnly(scratchKey{k, c.ID}, "perf_sample_data", cpu.MarkedWrite, "perf_prepare_sample") // core.c: perf_prepare_sample(): the caller's on-stack struct perf_sample_data (this CPU's, this context's)
+	st := e.Attr.SampleType
+	switch {
+	case st&uapi.PERF_SAMPLE_READ != 0:
+		c.Unaudited("perf_output_read") // core.c: perf_prepare_sample(): PERF_SAMPLE_READ
+	case st&uapi.PERF_SAMPLE_CALLCHAIN != 0:
+		c.Unaudited("perf_callchain") // core.c: perf_prepare_sample(): PERF_SAMPLE_CALLCHAIN
+	case st&uapi.PERF_SAMPLE_CGROUP != 0:
+		c.Unaudited("perf_prepare_sample: cgroup") // core.c: perf_prepare_sample(): PERF_SAMPLE_CGROUP
+	case st&uapi.PERF_SAMPLE_BRANCH_STACK != 0:
+		c.Unaudited("perf_sample_save_brstack") // the model's LBR call stack: the task's user frames
+	case st&uapi.PERF_SAMPLE_AUX != 0:
+		c.Unaudited("perf_prepare_sample_aux") // core.c: perf_prepare_sample(): PERF_SAMPLE_AUX
+	}
+}
+
+// accessOnOutput annotates what the model's oracle on every sample
+// (Kernel.OnOutput: the runner's "a sample is written only for an event
+// ACTIVE on the writing CPU") reads of the event.
+func accessOnOutput(c *cpu.CPU, e *Event) {
+	c.AccessMarkedOnly(e, "event->state", cpu.MarkedRead, "OnOutput (the model's oracle)") // the oracle: e.State() == ACTIVE
+	c.AccessMarkedOnly(e, "event->oncpu", cpu.MarkedRead, "OnOutput (the model's oracle)") // the oracle: e.OnCPU() == c
+}
+
+// accessHrtimerState annotates perf_swevent_hrtimer()'s first test: the
+// model's (the kernel's hrtimer_cancel() and PERF_HES_STOPPED): the event's
+// state and CPU, and whether its counter runs.
+func accessHrtimerState(c *cpu.CPU, e *Event) {
+	c.AccessMarkedOnly(e, "event->state", cpu.MarkedRead, "perf_swevent_hrtimer")            // core.c: perf_swevent_hrtimer(): if (event->state != PERF_EVENT_STATE_ACTIVE || event->hw.state & PERF_HES_STOPPED) return HRTIMER_NORESTART
+	c.AccessMarkedOnly(e, "event->oncpu", cpu.MarkedRead, "perf_swevent_hrtimer")            // the model's test that the event is still on this CPU
+	c.AccessMarkedOnly(e, "event->hw (the counter)", cpu.MarkedRead, "perf_swevent_hrtimer") // core.c: perf_swevent_hrtimer(): event->hw.state & PERF_HES_STOPPED
+}
+
+// accessHrtimerEntry annotates perf_swevent_hrtimer() up to the overflow:
+// event->pmu->read() (cpu_clock_event_update(): prev_count, count) and the
+// interrupted regs (get_irq_regs()).
+func (k *Kernel) accessHrtimerEntry(c *cpu.CPU, e *Event) {
+	c.AccessMarkedOnly(e, "event->hw (the counter)", cpu.MarkedWrite, "cpu_clock_event_update") // core.c: cpu_clock_event_update(): local64_xchg(&event->hw.prev_count, now)
+	c.AccessMarkedOnly(e, "event->count", cpu.MarkedWrite, "cpu_clock_event_update")            // core.c: cpu_clock_event_update(): local64_add(now - prev, &event->count)
+	k.accessInterruptedRegs(c)
 }

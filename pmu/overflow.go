@@ -59,23 +59,33 @@ func (k *Kernel) eventOverflow(c *cpu.CPU, e *Event, throttle bool, data *perfSa
 		return 0
 	}
 	listening := k.M.FootprintListening()
-	if listening {
-		overflowEntryUnaudited(c) // footprint_overflow.go
-	}
 	e.checkLive("__perf_event_overflow")
 	ret := k.accountInterrupt(c, e, throttle)
+	if e.Attr.AuxPause {
+		c.Unaudited("perf_event_aux_pause") // core.c: __perf_event_overflow(): if (event->attr.aux_pause) perf_event_aux_pause(event->aux_event, true) (footprint_overflow.go)
+	}
 	k.auxOverflowPause(c, e) // aux_pause: after the interrupt accounting
+	if listening {
+		k.accessEventLimit(c, e) // footprint_overflow.go
+	}
 	e.pendingKill = pollIn
 	if e.eventLimit != 0 {
 		e.eventLimit--
 		if e.eventLimit == 0 {
+			c.Unaudited("perf_event_disable_inatomic") // core.c: __perf_event_overflow(): the event_limit ran out: perf_event_disable_inatomic(), pmu->stop (footprint_overflow.go)
 			ret = 1
 			e.pendingKill = pollHup
 			k.perfEventDisableInatomic(e)
 			e.pmu.Stop(c, e, 0)
 		}
 	}
+	if e.Attr.Sigtrap {
+		c.Unaudited("perf_sigtrap") // core.c: __perf_event_overflow(): the sigtrap's task_work_add() (footprint_overflow.go)
+	}
 	k.perfOverflowSigtrap(c, e, data)
+	if listening {
+		k.accessStats(c, "__perf_event_overflow")
+	}
 	k.stats.overflows++
 	k.perfEventOutput(c, e, data, r, e.Attr.WriteBackward)
 	if listening {
@@ -95,6 +105,9 @@ func (k *Kernel) eventOverflow(c *cpu.CPU, e *Event, throttle bool, data *perfSa
 func (k *Kernel) accountInterrupt(c *cpu.CPU, e *Event, throttle bool) int {
 	hwc := &e.hw
 	ret := 0
+	if k.M.FootprintListening() {
+		k.accessAccountInterrupt(c, e, throttle) // footprint_overflow.go
+	}
 	seq := k.throttledSeq(c)
 	if seq != hwc.interruptsSeq {
 		hwc.interruptsSeq = seq
@@ -103,7 +116,8 @@ func (k *Kernel) accountInterrupt(c *cpu.CPU, e *Event, throttle bool) int {
 		hwc.interrupts++
 	}
 	if throttle && hwc.interrupts >= k.maxSamplesPerTick() {
-		k.armUnthrottle(c) // perf_throttled_count++, tick_dep_set_cpu()
+		c.Unaudited("perf_event_throttle_group") // core.c: __perf_event_account_interrupt(): tick_dep_set_cpu(), perf_event_throttle_group() (footprint_overflow.go)
+		k.armUnthrottle(c)                       // perf_throttled_count++, tick_dep_set_cpu()
 		k.perfEventThrottleGroup(c, e)
 		ret = 1
 	}
@@ -169,6 +183,7 @@ func (k *Kernel) perfAdjustPeriod(c *cpu.CPU, e *Event, nsec, count uint64) {
 	}
 	hwc.samplePeriod = sp
 	if hwc.periodLeft > 8*int64(sp) {
+		c.Unaudited("perf_adjust_period: pmu->stop, pmu->start") // footprint_overflow.go
 		e.pmu.Stop(c, e, PERF_EF_UPDATE)
 		hwc.periodLeft = 0
 		e.pmu.Start(c, e, PERF_EF_RELOAD)
@@ -202,13 +217,23 @@ func (k *Kernel) perfEventOutput(c *cpu.CPU, e *Event, data *perfSampleData, r *
 	sc := k.scratch.Get(c)
 	_ = sc
 	s := &sc.s[slot]
+	listening := k.M.FootprintListening()
+	if listening {
+		k.accessPrepareSample(c, e) // footprint_overflow.go
+	}
 	k.perfPrepareSample(c, e, s, &sc.chain[slot], data, r)
 	if k.OnOutput != nil {
+		if listening {
+			accessOnOutput(c, e) // footprint_overflow.go
+		}
 		k.OnOutput(e, c, s)
 	}
 	// __perf_output_begin(): "if (event->parent) event = event->parent;"
 	// then rcu_dereference(event->rb).
 	oe := e.outputEvent()
+	if listening {
+		c.AccessMarkedOnly(oe, "event->rb", cpu.MarkedRead, "__perf_output_begin") // ring_buffer.c: __perf_output_begin(): rb = rcu_dereference(event->rb)
+	}
 	buf := oe.rb
 	// Its code after the record is annotated here, and in its callers
 	// (footprint_overflow.go): rb does not mark the return.

@@ -280,11 +280,17 @@ func (p *clockPMU) timer(c *cpu.CPU, e *Event) *cpu.Timer {
 // context, re-arm unless the overflow asked to stop.
 // kernel/events/core.c: perf_swevent_hrtimer()
 func (p *clockPMU) hrtimer(c *cpu.CPU, e *Event) {
+	if p.k.M.FootprintListening() {
+		accessHrtimerState(c, e) // footprint_overflow.go
+	}
 	if e.state != StateActive || e.oncpu != c.ID || !e.hw.running {
 		return // HRTIMER_NORESTART: the event left this CPU or is stopped
 	}
 	if d := p.k.S.Cfg.Cost.HrtimerSample; d > 0 {
 		c.Spend(d) // irq entry, hrtimer_interrupt(), perf_swevent_hrtimer() (cost.Profile.HrtimerSample)
+	}
+	if p.k.M.FootprintListening() {
+		p.k.accessHrtimerEntry(c, e) // footprint_overflow.go
 	}
 	e.hw.inHrtimer = true
 	defer func() { e.hw.inHrtimer = false }()
