@@ -26,8 +26,7 @@ type fragLog struct {
 func (l *fragLog) Boundary(_ *cpu.CPU, kind cpu.BoundaryKind, _ cpu.Context, _ *cpu.Thread, label string) {
 	start := label
 	switch kind {
-	case cpu.BoundaryEnter:
-		start = "enter:" + label
+	case cpu.BoundaryEnter: // label: "enter:NAME"
 	case cpu.BoundaryExit:
 		start = "exit"
 	case cpu.BoundaryResume:
@@ -73,7 +72,8 @@ func (l *fragLog) started(label string) []string {
 	return out
 }
 
-// TestOverflowFootprints: what the fragment that starts at
+// TestOverflowFootprints: what the PMI's and the hrtimer's entry
+// fragments annotate up to the output's first step point, and what the fragment that starts at
 // perf_output_put_handle:nest-zero annotates on the way back through
 // __perf_event_output() and __perf_event_overflow() into its caller
 // (pmu/footprint_overflow.go): the PMI's walk over the counters and
@@ -93,13 +93,28 @@ func TestOverflowFootprints(t *testing.T) {
 		attr pmu.Attr
 		tp   string // or a tracepoint's, as perf record sets it
 		want []string
+		// enter: the handler whose entry fragments (up to the output's first
+		// step point, or the handler's return) are wantEnter, if any
+		enter     string
+		wantEnter []string
 	}{
-		{name: "cycles: the PMI", attr: cyclesAttr(3000), want: []string{pmi}},
+		{name: "cycles: the PMI", attr: cyclesAttr(3000), want: []string{pmi}, enter: "enter:PMI", wantEnter: []string{
+			// pending, sync: the interrupt's own (cpu.Machine); occupant:
+			// the interrupted IP's fakeIP slot (image_footprint.go)
+			"pending w, sync w, stats add, task_pt_regs (the interrupted IP) r, occupant add, cpuc->events r, cpuc->enabled r, event->hw (the counter) w, event->count w, pending w, " +
+				"perf_throttled_seq w, event->hw.interrupts w, max_samples_per_tick r, event->event_limit r, event->pending_kill w, stats add, perf_sample_data w, event->rb r, " +
+				"rb->paused r, rb->lost r, rb->nest w, rb->wakeup r",
+			// a PMI that finds no counter overflowed (the event gone)
+			"pending w, sync w, stats add, occupant add, cpuc->events r, cpuc->events r, cpuc->events r, cpuc->events r, perf_sample_allowed_ns r"}},
 		{name: "cpu-clock: the hrtimer", attr: func() pmu.Attr {
 			a := swAttr(uapi.PERF_COUNT_SW_CPU_CLOCK)
 			a.SamplePeriod, a.SampleType = 1000, uapi.PERF_SAMPLE_IP|uapi.PERF_SAMPLE_TID
 			return a
-		}(), want: []string{tail + ", event->hw (the counter) w, pending w"}}, // pending: the re-arm's post (cpu.Machine.post)
+		}(), want: []string{tail + ", event->hw (the counter) w, pending w"}, // pending: the re-arm's post (cpu.Machine.post)
+			enter: "enter:perf_swevent_hrtimer", wantEnter: []string{
+				"pending w, sync w, event->state r, event->oncpu r, event->hw (the counter) r, event->hw (the counter) w, event->count w, task_pt_regs (the interrupted IP) r, occupant add, " +
+					"perf_throttled_seq w, event->hw.interrupts w, max_samples_per_tick r, event->event_limit r, event->pending_kill w, stats add, perf_sample_data w, event->rb r, " +
+					"rb->paused r, rb->lost r, rb->nest w, rb->wakeup r"}},
 		{name: "a tracepoint: perf_swevent_overflow()", tp: "syscalls:sys_enter_getpid",
 			want: []string{
 				// perf_tp_event()'s walk goes on (the list read again), then
@@ -130,6 +145,11 @@ func TestOverflowFootprints(t *testing.T) {
 			}))
 			if err := mc.m.Run(sim.Second); err != nil {
 				t.Fatal(err)
+			}
+			if tc.enter != "" {
+				if diff := cmp.Diff(tc.wantEnter, l.started(tc.enter)); diff != "" {
+					t.Errorf("%s fragments (-want +got):\n%s", tc.enter, diff)
+				}
 			}
 			got := l.started("perf_output_put_handle:nest-zero")
 			if diff := cmp.Diff(tc.want, got); diff != "" {
