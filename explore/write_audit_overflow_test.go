@@ -37,7 +37,7 @@ func TestWriteAuditOverflow(t *testing.T) {
 		{"close-vs-sample", []string{nestZero, "enter:PMI"}},
 		{"ctx-swap-vs-nmi", []string{nestZero, "enter:PMI"}},
 		{"pmu-overflow-vs-sched-out", []string{nestZero}}, // -g: every PMI's sample reaches perf_callchain (marked)
-		{"aux-pause-resume-nmi", []string{nestZero}}, // aux_pause/aux_resume: every PMI's overflow reaches perf_event_aux_pause (marked)
+		{"aux-pause-resume-nmi", []string{nestZero}},      // aux_pause/aux_resume: every PMI's overflow reaches perf_event_aux_pause (marked)
 		{"cpu-clock-refresh-lockup", []string{nestZero, "enter:perf_swevent_hrtimer"}},
 		{"rb-data-head-backwards", []string{nestZero}},
 	} {
