@@ -115,7 +115,7 @@ func (p *hwPMU) accessPMICounter(c *cpu.CPU, cc *cpuHwEvents, e *Event, active b
 // runs on this CPU.
 func (k *Kernel) accessInterruptedRegs(c *cpu.CPU) {
 	if t := sched.TaskOf(c.Curr()); t != nil {
-		c.AccessMarkedOnly(t, "task_pt_regs (the interrupted IP)", cpu.PlainRead, "perf_instruction_pointer") // arch/x86/events/core.c: perf_instruction_pointer(): regs->ip
+		c.AccessMarkedOnly(t, "task_pt_regs(current)", cpu.PlainRead, "perf_instruction_pointer") // arch/x86/events/core.c: perf_instruction_pointer(): regs->ip
 	}
 }
 
@@ -304,4 +304,29 @@ func (k *Kernel) accessHrtimerEntry(c *cpu.CPU, e *Event) {
 	c.AccessMarkedOnly(e, "event->hw (the counter)", cpu.MarkedWrite, "cpu_clock_event_update") // core.c: cpu_clock_event_update(): local64_xchg(&event->hw.prev_count, now)
 	c.AccessMarkedOnly(e, "event->count", cpu.MarkedWrite, "cpu_clock_event_update")            // core.c: cpu_clock_event_update(): local64_add(now - prev, &event->count)
 	k.accessInterruptedRegs(c)
+}
+
+// traceBufKey is CPU N's perf_trace_buf, where a tracepoint's record is
+// built before perf_tp_event(): only N's code writes and reads its row (the
+// model makes every CPU's rows of a tracepoint at its first use).
+type traceBufKey struct {
+	s   *tpSlot
+	cpu int
+}
+
+// FootprintKey implements cpu.FootprintKeyer.
+func (b traceBufKey) FootprintKey() string { return "perf_trace_buf@cpu" + strconv.Itoa(b.cpu) }
+
+// FootprintExtent implements the write audit's extent: the rows.
+func (b traceBufKey) FootprintExtent() []any { return []any{&b.s.rec} }
+
+// accessTraceSyscall annotates perf_syscall_enter()/exit() (and the
+// raw_syscalls' perf_trace_##call) once an event is attached on c: the
+// record built in this CPU's perf_trace_buf from current's syscall regs
+// (the nr, the args or the return value, the user IP), then
+// perf_trace_buf_submit() -> perf_tp_event(), whose walk over the events
+// is annotated (accessTpMatch, accessSweventEvent, the overflow).
+func (k *Kernel) accessTraceSyscall(c *cpu.CPU, t *sched.Task, s *tpSlot) {
+	c.AccessMarkedOnly(t, "task_pt_regs(current)", cpu.PlainRead, "perf_syscall_enter")                 // kernel/trace/trace_syscalls.c: perf_syscall_enter(): syscall_get_arguments(current, regs, args); perf_syscall_exit(): syscall_get_return_value()
+	c.AccessMarkedOnly(traceBufKey{s, c.ID}, "perf_trace_buf", cpu.MarkedWrite, "perf_trace_buf_alloc") // kernel/trace/trace_event_perf.c: perf_trace_buf_alloc(): this CPU's buffer for this context
 }

@@ -101,7 +101,7 @@ func TestOverflowFootprints(t *testing.T) {
 		{name: "cycles: the PMI", attr: cyclesAttr(3000), want: []string{pmi}, enter: "enter:PMI", wantEnter: []string{
 			// pending, sync: the interrupt's own (cpu.Machine); occupant:
 			// the interrupted IP's fakeIP slot (image_footprint.go)
-			"pending w, sync w, stats add, task_pt_regs (the interrupted IP) r, occupant add, cpuc->events r, cpuc->enabled r, event->hw (the counter) w, event->count w, pending w, " +
+			"pending w, sync w, stats add, task_pt_regs(current) r, occupant add, cpuc->events r, cpuc->enabled r, event->hw (the counter) w, event->count w, pending w, " +
 				"perf_throttled_seq w, event->hw.interrupts w, max_samples_per_tick r, event->event_limit r, event->pending_kill w, stats add, perf_sample_data w, event->rb r, " +
 				"rb->paused r, rb->lost r, rb->nest w, rb->wakeup r",
 			// a PMI that finds no counter overflowed (the event gone)
@@ -112,7 +112,7 @@ func TestOverflowFootprints(t *testing.T) {
 			return a
 		}(), want: []string{tail + ", event->hw (the counter) w, pending w"}, // pending: the re-arm's post (cpu.Machine.post)
 			enter: "enter:perf_swevent_hrtimer", wantEnter: []string{
-				"pending w, sync w, event->state r, event->oncpu r, event->hw (the counter) r, event->hw (the counter) w, event->count w, task_pt_regs (the interrupted IP) r, occupant add, " +
+				"pending w, sync w, event->state r, event->oncpu r, event->hw (the counter) r, event->hw (the counter) w, event->count w, task_pt_regs(current) r, occupant add, " +
 					"perf_throttled_seq w, event->hw.interrupts w, max_samples_per_tick r, event->event_limit r, event->pending_kill w, stats add, perf_sample_data w, event->rb r, " +
 					"rb->paused r, rb->lost r, rb->nest w, rb->wakeup r"}},
 		{name: "a tracepoint: perf_swevent_overflow()", tp: "syscalls:sys_enter_getpid",

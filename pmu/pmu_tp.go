@@ -320,7 +320,9 @@ func (k *Kernel) perfTraceSyscall(t *sched.Task, s *tpSlot, sc *sysTPs, enter, p
 	if len(s.perCPU[c.ID]) == 0 {
 		return
 	}
-	c.Unaudited("perf_tp_event") // footprint_entry.go
+	if k.M.FootprintListening() {
+		k.accessTraceSyscall(c, t, s) // footprint_overflow.go: the record, then perf_tp_event()'s walk (annotated)
+	}
 	rec := s.recBuf(c.ID)
 	le := binary.LittleEndian
 	// struct trace_entry: common_type, common_flags, common_preempt_count, common_pid
