@@ -314,8 +314,11 @@ type traceBufKey struct {
 	cpu int
 }
 
-// FootprintKey implements cpu.FootprintKeyer.
-func (b traceBufKey) FootprintKey() string { return "perf_trace_buf@cpu" + strconv.Itoa(b.cpu) }
+// FootprintKey implements cpu.FootprintKeyer. The model keeps a row per
+// tracepoint: named by the tracepoint too, so that one key names one object.
+func (b traceBufKey) FootprintKey() string {
+	return tpKey{&b.s.info}.FootprintKey() + "/perf_trace_buf@cpu" + strconv.Itoa(b.cpu)
+}
 
 // FootprintExtent implements the write audit's extent: the rows.
 func (b traceBufKey) FootprintExtent() []any { return []any{&b.s.rec} }
