@@ -29,9 +29,12 @@ import (
 //     from there into perf_tp_event()'s walk over the tracepoint's events
 //     (each one's match, count and period annotated; a filter's match
 //     marked), which returns into the syscall tracepoints' callers (sched's
-//     entry and exit, annotated). perf_swevent_event()'s other callers
-//     (do_perf_sw_event(), the sched tracepoints' walk, the breakpoint's,
-//     the page faults') mark the return (sweventReturnUnaudited).
+//     entry and exit, annotated), or into do_perf_sw_event()'s walk of the
+//     scheduler's software events (context switches, migrations: annotated
+//     the same way), which returns into perf's context-switch hooks
+//     (footprint_sched.go). perf_swevent_event()'s other callers (the sched
+//     tracepoints' walk, the breakpoint's, the page faults') mark the
+//     return (sweventReturnUnaudited).
 //
 // And from the PMI's entry ("enter:PMI", x86_pmu_handle_irq() under
 // perf_event_nmi_handler()) and the cpu-clock/task-clock hrtimer's
@@ -170,7 +173,7 @@ func (k *Kernel) accessHrtimerRearm(c *cpu.CPU, e *Event) {
 
 // sweventReturnUnaudited marks perf_swevent_event()'s return, after an
 // overflow, into a caller whose code after it nobody annotated
-// (do_perf_sw_event()'s walk, the sched tracepoints', the breakpoint's).
+// (the sched tracepoints' walk, the breakpoint's, the page faults').
 func sweventReturnUnaudited(c *cpu.CPU) { c.Unaudited("perf_swevent_overflow's caller") }
 
 // accessTpMatch annotates perf_tp_event_match() for one event of the

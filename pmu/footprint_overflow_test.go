@@ -92,7 +92,11 @@ func TestOverflowFootprints(t *testing.T) {
 		name string
 		attr pmu.Attr
 		tp   string // or a tracepoint's, as perf record sets it
-		want []string
+		// other: a second task on the CPU, which work's yields switch to
+		other bool
+		// noMark: marks no fragment of the run may have
+		noMark []string
+		want   []string
 		// enter: the handler whose entry fragments (up to the output's first
 		// step point, or the handler's return) are wantEnter, if any
 		enter     string
@@ -116,6 +120,7 @@ func TestOverflowFootprints(t *testing.T) {
 					"perf_throttled_seq w, event->hw.interrupts w, max_samples_per_tick r, event->event_limit r, event->pending_kill w, stats add, perf_sample_data w, event->rb r, " +
 					"rb->paused r, rb->lost r, rb->nest w, rb->wakeup r"}},
 		{name: "a tracepoint: perf_swevent_overflow()", tp: "syscalls:sys_enter_getpid",
+			noMark: []string{"perf_tp_event", "perf_swevent_overflow's caller"},
 			want: []string{
 				// perf_tp_event()'s walk goes on (the list read again), then
 				// the syscall's other tracepoints (sched/footprint_entry.go)
@@ -123,11 +128,20 @@ func TestOverflowFootprints(t *testing.T) {
 				// a side-band record (rb.PerfOutputSideband) keeps rb's mark
 				"rb->head r, rb->wakeup r, UNAUDITED perf_output_end's caller, event->tstamp w, ctx->time r, ctx->is_active r, event->state w, sync w, sync w",
 			}},
+		{name: "context switches: do_perf_sw_event()", attr: func() pmu.Attr {
+			a := swAttr(uapi.PERF_COUNT_SW_CONTEXT_SWITCHES)
+			a.SamplePeriod, a.SampleType = 1, uapi.PERF_SAMPLE_IP|uapi.PERF_SAMPLE_TID
+			return a
+		}(), other: true, want: []string{tail + ", swevent_htable->hlist r"}, // then perf_event_task_sched_out's step
+			noMark: []string{"perf_swevent_event", "perf_swevent_overflow's caller"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			mc := newMachine(t, 1, nil, pmu.Knobs{})
 			l := &fragLog{}
 			mc.m.OnSegments(l)
+			if tc.other {
+				mc.s.Spawn("other", sched.MaskOf(0), sched.Loop(5, sched.Compute(sim.Microsecond), sched.Yield()))
+			}
 			mc.s.Spawn("work", sched.MaskOf(0), sched.Call(func(t2 *sched.Task) {
 				a := tc.attr
 				if tc.tp != "" {
@@ -149,6 +163,13 @@ func TestOverflowFootprints(t *testing.T) {
 			if tc.enter != "" {
 				if diff := cmp.Diff(tc.wantEnter, l.started(tc.enter)); diff != "" {
 					t.Errorf("%s fragments (-want +got):\n%s", tc.enter, diff)
+				}
+			}
+			for _, f := range l.frags {
+				for _, m := range tc.noMark {
+					if slices.Contains(f, "UNAUDITED "+m) {
+						t.Errorf("a fragment from %s marks %s: %q", f[0], m, f)
+					}
 				}
 			}
 			got := l.started("perf_output_put_handle:nest-zero")

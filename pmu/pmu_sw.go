@@ -93,17 +93,28 @@ func (k *Kernel) perfSwEventSched(c *cpu.CPU, config int) {
 	if len(l) == 0 {
 		return
 	}
-	c.Unaudited("perf_swevent_event") // footprint_entry.go
+	// The walk, perf_swevent_event() and its overflow are annotated
+	// (footprint_overflow.go).
+	listening := k.M.FootprintListening()
+	if listening {
+		k.accessInterruptedRegs(c)
+	}
 	r := k.interruptedRegs(c)
 	r.user = false
 	r.ip = k.ipSchedule
 	for i := 0; i < len(l); i++ {
 		e := l[i]
+		if listening {
+			c.AccessMarkedOnly(e, "event->hw (the counter)", cpu.MarkedRead, "perf_swevent_match") // core.c: perf_swevent_match(): if (event->hw.state & PERF_HES_STOPPED) return 0
+		}
 		if e.hw.state&PERF_HES_STOPPED != 0 {
 			continue
 		}
 		var data perfSampleData
-		k.perfSweventEvent(c, e, 1, &data, &r)
+		k.perfSweventEventAt(c, e, 1, &data, &r)
+		if listening {
+			c.AccessMarkedOnly(swHlistKey{k.swPMU, c.ID}, "swevent_htable->hlist", cpu.MarkedRead, "do_perf_sw_event") // core.c: do_perf_sw_event(): hlist_for_each_entry_rcu(event, head, hlist_entry)
+		}
 		l = k.swPMU.active[c.ID][config]
 	}
 }
