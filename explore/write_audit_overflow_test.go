@@ -2,6 +2,8 @@ package explore
 
 import (
 	"testing"
+
+	"perfsim/scenarios"
 )
 
 // The runner's oracle on every sample (pmu.Kernel.OnOutput) counts there
@@ -40,9 +42,34 @@ func TestWriteAuditOverflow(t *testing.T) {
 		{"aux-pause-resume-nmi", []string{nestZero}},      // aux_pause/aux_resume: every PMI's overflow reaches perf_event_aux_pause (marked)
 		{"cpu-clock-refresh-lockup", []string{nestZero, "enter:perf_swevent_hrtimer"}},
 		{"rb-data-head-backwards", []string{nestZero, "syscall_enter_from_user_mode"}}, // its syscall tracepoint's sample: perf_syscall_enter() into perf_tp_event()
+		{"context-switch-samples", []string{nestZero, "perf_event_task_sched_in"}},     // csSamplesSrc: do_perf_sw_event()'s walk
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			auditChecked(t, loadBuiltin(t, tc.name), tc.want)
+			f := loadBuiltin
+			if tc.name == "context-switch-samples" {
+				f = func(tb testing.TB, name string) *scenarios.File {
+					return outputAuditFile(tb.(*testing.T), name, [2]string{}, csSamplesSrc)
+				}
+			}
+			auditChecked(t, f(t, tc.name), tc.want)
 		})
 	}
 }
+
+// csSamplesSrc samples every context switch and CPU migration of a task
+// and its child, which yield to each other on cpu0 and move to cpu1: the
+// scheduler's software events (do_perf_sw_event()) write the samples.
+const csSamplesSrc = `scenario context-switch-samples
+cpus 2
+task parent cpu0
+  compute 2us
+  fork child
+    repeat 6
+      compute 3us
+      yield
+  repeat 6
+    compute 3us
+    yield
+  wait
+record rec: -e context-switches,cpu-migrations -c 1 -- parent
+`
