@@ -38,8 +38,8 @@ func TestWriteAuditOverflow(t *testing.T) {
 	}{
 		{"close-vs-sample", []string{nestZero, "enter:PMI"}},
 		{"ctx-swap-vs-nmi", []string{nestZero, "enter:PMI"}},
-		{"pmu-overflow-vs-sched-out", []string{nestZero}}, // -g: every PMI's sample reaches perf_callchain (marked)
-		{"aux-pause-resume-nmi", []string{nestZero}},      // aux_pause/aux_resume: every PMI's overflow reaches perf_event_aux_pause (marked)
+		{"pmu-overflow-vs-sched-out", []string{nestZero, "enter:PMI"}}, // -g: perf_callchain() annotated
+		{"aux-pause-resume-nmi", []string{nestZero}},                   // aux_pause/aux_resume: every PMI's overflow reaches perf_event_aux_pause (marked)
 		{"cpu-clock-refresh-lockup", []string{nestZero, "enter:perf_swevent_hrtimer"}},
 		{"rb-data-head-backwards", []string{nestZero, "syscall_enter_from_user_mode"}}, // its syscall tracepoint's sample: perf_syscall_enter() into perf_tp_event()
 		{"context-switch-samples", []string{nestZero, "perf_event_task_sched_in"}},     // csSamplesSrc: do_perf_sw_event()'s walk

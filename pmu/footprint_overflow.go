@@ -262,18 +262,16 @@ func (s scratchKey) FootprintExtent() []any { return []any{s.k.scratch.At(s.cpu)
 
 // accessPrepareSample annotates perf_prepare_sample() for e on c: the
 // sample it fills from the attr, the regs (read by the caller), the time
-// and the CPU. The parts that read more are marked: PERF_SAMPLE_READ
-// (perf_output_read(): the group's counts), CALLCHAIN (the unwinder),
-// CGROUP (current's css), BRANCH_STACK (the LBR: the task's user frames),
-// AUX (perf_prepare_sample_aux(): the AUX event's PMU).
+// and the CPU; CALLCHAIN is annotated by accessCallchain. The parts that
+// read more are marked: PERF_SAMPLE_READ (perf_output_read(): the group's
+// counts), CGROUP (current's css), BRANCH_STACK (the LBR: the task's user
+// frames), AUX (perf_prepare_sample_aux(): the AUX event's PMU).
 func (k *Kernel) accessPrepareSample(c *cpu.CPU, e *Event) {
 	c.AccessMarkedOnly(scratchKey{k, c.ID}, "perf_sample_data", cpu.MarkedWrite, "perf_prepare_sample") // core.c: perf_prepare_sample(): the caller's on-stack struct perf_sample_data (this CPU's, this context's)
 	st := e.Attr.SampleType
 	switch {
 	case st&uapi.PERF_SAMPLE_READ != 0:
 		c.Unaudited("perf_output_read") // core.c: perf_prepare_sample(): PERF_SAMPLE_READ
-	case st&uapi.PERF_SAMPLE_CALLCHAIN != 0:
-		c.Unaudited("perf_callchain") // core.c: perf_prepare_sample(): PERF_SAMPLE_CALLCHAIN
 	case st&uapi.PERF_SAMPLE_CGROUP != 0:
 		c.Unaudited("perf_prepare_sample: cgroup") // core.c: perf_prepare_sample(): PERF_SAMPLE_CGROUP
 	case st&uapi.PERF_SAMPLE_BRANCH_STACK != 0:
@@ -335,4 +333,27 @@ func (b traceBufKey) FootprintExtent() []any { return []any{&b.s.rec} }
 func (k *Kernel) accessTraceSyscall(c *cpu.CPU, t *sched.Task, s *tpSlot) {
 	c.AccessMarkedOnly(t, "task_pt_regs(current)", cpu.PlainRead, "perf_syscall_enter")                 // kernel/trace/trace_syscalls.c: perf_syscall_enter(): syscall_get_arguments(current, regs, args); perf_syscall_exit(): syscall_get_return_value()
 	c.AccessMarkedOnly(traceBufKey{s, c.ID}, "perf_trace_buf", cpu.MarkedWrite, "perf_trace_buf_alloc") // kernel/trace/trace_event_perf.c: perf_trace_buf_alloc(): this CPU's buffer for this context
+}
+
+// callchainEntries is callchain.c's callchain_cpus_entries, the per-CPU
+// entries get_callchain_buffers() allocates at an event's open.
+var callchainEntries any = cpu.KeyName("callchain_cpus_entries")
+
+// accessCallchain annotates perf_callchain() for e's sample on c:
+// event->ctx->task (the cross-task test), the entries' pointer, and
+// current's stacks, which the unwinders walk (the names' fake addresses are
+// annotated by fakeIP); the entry it fills is this CPU's (scratchKey). A
+// deferred user callchain (unwind_deferred_request()) is marked.
+func (k *Kernel) accessCallchain(c *cpu.CPU, e *Event, r *regs) {
+	c.AccessMarkedOnly(e, "event->ctx", cpu.MarkedRead, "perf_callchain") // core.c: perf_callchain(): bool crosstask = event->ctx->task && event->ctx->task != current
+	if e.ctx != nil {
+		c.AccessMarkedOnly(e.ctx, "ctx->task", cpu.MarkedRead, "perf_callchain") // core.c: perf_callchain(): event->ctx->task
+	}
+	c.AccessMarkedOnly(callchainEntries, "callchain_cpus_entries", cpu.MarkedRead, "get_callchain_entry") // callchain.c: get_callchain_entry(): entries = rcu_dereference(callchain_cpus_entries)
+	if r.task != nil {
+		c.AccessMarkedOnly(r.task, "task_pt_regs(current)", cpu.PlainRead, "get_perf_callchain") // callchain.c: get_perf_callchain(): perf_callchain_kernel(regs), perf_callchain_user(task_pt_regs(current)): the stacks
+	}
+	if e.Attr.DeferCallchain {
+		c.Unaudited("unwind_deferred_request") // callchain.c: get_perf_callchain(): defer_user: the deferred unwind's request (callchain_deferred.go)
+	}
 }

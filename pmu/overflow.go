@@ -292,6 +292,9 @@ func (k *Kernel) perfPrepareSample(c *cpu.CPU, e *Event, s *rb.Sample, chain *[]
 			// `size += data->callchain->nr;` (6f55967ad9d9's oops)
 			panicCrash("BUG: kernel NULL pointer dereference in perf_prepare_sample: data->callchain of precise event %d sampled by the PMI outside the PEBS drain", e.id)
 		}
+		if k.M.FootprintListening() {
+			k.accessCallchain(c, e, r) // footprint_overflow.go
+		}
 		s.Callchain = k.perfCallchain(c, e, chain, r)
 	}
 	if st&uapi.PERF_SAMPLE_CGROUP != 0 {
