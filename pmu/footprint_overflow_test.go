@@ -101,6 +101,7 @@ func TestOverflowFootprints(t *testing.T) {
 		// step point, or the handler's return) are wantEnter, if any
 		enter     string
 		wantEnter []string
+		enterHas  string // or what the first one holds
 	}{
 		{name: "cycles: the PMI", attr: cyclesAttr(3000), want: []string{pmi}, enter: "enter:PMI", wantEnter: []string{
 			// pending, sync: the interrupt's own (cpu.Machine); occupant:
@@ -110,6 +111,12 @@ func TestOverflowFootprints(t *testing.T) {
 				"rb->paused r, rb->lost r, rb->nest w, rb->wakeup r",
 			// a PMI that finds no counter overflowed (the event gone)
 			"pending w, sync w, stats add, occupant add, cpuc->events r, cpuc->events r, cpuc->events r, cpuc->events r, perf_sample_allowed_ns r"}},
+		{name: "cycles -g: the PMI's callchain", attr: func() pmu.Attr {
+			a := cyclesAttr(3000)
+			a.SampleType |= uapi.PERF_SAMPLE_CALLCHAIN
+			return a
+		}(), want: []string{pmi}, noMark: []string{"perf_callchain", "unwind_deferred_request"},
+			enter: "enter:PMI", enterHas: "perf_sample_data w, event->ctx r, ctx->task r, callchain_cpus_entries r, task_pt_regs(current) r"},
 		{name: "cpu-clock: the hrtimer", attr: func() pmu.Attr {
 			a := swAttr(uapi.PERF_COUNT_SW_CPU_CLOCK)
 			a.SamplePeriod, a.SampleType = 1000, uapi.PERF_SAMPLE_IP|uapi.PERF_SAMPLE_TID
@@ -160,7 +167,11 @@ func TestOverflowFootprints(t *testing.T) {
 			if err := mc.m.Run(sim.Second); err != nil {
 				t.Fatal(err)
 			}
-			if tc.enter != "" {
+			if tc.enterHas != "" {
+				if got := l.started(tc.enter); len(got) == 0 || !strings.Contains(got[0], tc.enterHas) {
+					t.Errorf("%s fragments %q: want the first with %q", tc.enter, got, tc.enterHas)
+				}
+			} else if tc.enter != "" {
 				if diff := cmp.Diff(tc.wantEnter, l.started(tc.enter)); diff != "" {
 					t.Errorf("%s fragments (-want +got):\n%s", tc.enter, diff)
 				}
