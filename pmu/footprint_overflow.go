@@ -43,13 +43,18 @@ import (
 // refused (no buffer, paused) to the handler's return: the counters' walk,
 // __perf_event_overflow()'s interrupt accounting (perf_throttled_seq,
 // hwc->interrupts, max_samples_per_tick, the freq period), pending_kill
-// and event_limit, perf_prepare_sample()'s plain parts, the model's oracle
-// on the sample, event->rb. Marked where they begin: the throttle
-// (perf_event_throttle_group()), a freq adjustment that restarts the
-// counter, aux_pause/aux_resume (perf_event_aux_pause()), the event_limit
-// running out (perf_event_disable_inatomic()), the sigtrap, and the sample
-// parts PERF_SAMPLE_READ, CALLCHAIN, CGROUP, BRANCH_STACK and AUX. The
-// write audit (explore's TestWriteAuditOverflow) checks their writes.
+// and event_limit, perf_prepare_sample()'s plain parts and its callchain
+// (perf_callchain()), the model's oracle on the sample, event->rb. Marked
+// where they begin: the throttle (perf_event_throttle_group()), a freq
+// adjustment that restarts the counter, aux_pause/aux_resume
+// (perf_event_aux_pause()), the event_limit running out
+// (perf_event_disable_inatomic()), the sigtrap, a deferred user callchain
+// (unwind_deferred_request()), and the sample parts PERF_SAMPLE_READ,
+// CGROUP, BRANCH_STACK and AUX. The syscall tracepoints' perf_tp_event()
+// (perf_syscall_enter()/exit(): accessTraceSyscall) and the scheduler's
+// software events (do_perf_sw_event()) reach the same overflow, annotated
+// up to it. The write audit (explore's TestWriteAuditOverflow) checks
+// their writes; TestOverflowFootprints pins what they annotate.
 func init() {
 	cpu.DeclareComplete("enter:PMI", "enter:perf_swevent_hrtimer")
 }
