@@ -12,8 +12,10 @@ import (
 // "exit_to_user_mode_loop", declared complete in sched/footprint_entry.go):
 // the syscall tracepoints looked up on every syscall, the hardware
 // counters' mode switch, and the deferred-callchain notes at the return to
-// user mode. What fires a tracepoint into perf_tp_event() (the sample, the
-// AUX action) is marked unaudited there (cpu.CPU.Unaudited).
+// user mode. What a syscall tracepoint fires into perf_tp_event() (the
+// sample) is annotated in footprint_overflow.go, its other paths (a filter,
+// the AUX action, the sample's READ/CALLCHAIN parts...) marked where they
+// begin (cpu.CPU.Unaudited).
 
 // tpKey is a tracepoint's stable key: "tp:SYSTEM:NAME", the catalogue's
 // name, whether or not an event ever attached to it.

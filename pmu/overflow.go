@@ -58,22 +58,39 @@ func (k *Kernel) eventOverflow(c *cpu.CPU, e *Event, throttle bool, data *perfSa
 	if !e.isSampling() {
 		return 0
 	}
+	listening := k.M.FootprintListening()
 	e.checkLive("__perf_event_overflow")
 	ret := k.accountInterrupt(c, e, throttle)
+	if e.Attr.AuxPause {
+		c.Unaudited("perf_event_aux_pause") // core.c: __perf_event_overflow(): if (event->attr.aux_pause) perf_event_aux_pause(event->aux_event, true) (footprint_overflow.go)
+	}
 	k.auxOverflowPause(c, e) // aux_pause: after the interrupt accounting
+	if listening {
+		k.accessEventLimit(c, e) // footprint_overflow.go
+	}
 	e.pendingKill = pollIn
 	if e.eventLimit != 0 {
 		e.eventLimit--
 		if e.eventLimit == 0 {
+			c.Unaudited("perf_event_disable_inatomic") // core.c: __perf_event_overflow(): the event_limit ran out: perf_event_disable_inatomic(), pmu->stop (footprint_overflow.go)
 			ret = 1
 			e.pendingKill = pollHup
 			k.perfEventDisableInatomic(e)
 			e.pmu.Stop(c, e, 0)
 		}
 	}
+	if e.Attr.Sigtrap {
+		c.Unaudited("perf_sigtrap") // core.c: __perf_event_overflow(): the sigtrap's task_work_add() (footprint_overflow.go)
+	}
 	k.perfOverflowSigtrap(c, e, data)
+	if listening {
+		k.accessStats(c, "__perf_event_overflow")
+	}
 	k.stats.overflows++
 	k.perfEventOutput(c, e, data, r, e.Attr.WriteBackward)
+	if listening {
+		k.annotateOverflowTail(c, e) // footprint_overflow.go
+	}
 	if e.fasyncFile() != nil && e.pendingKill != 0 {
 		e.pendingWakeup = true // SIGIO for every overflow of an O_ASYNC event
 		e.irqWorkQueue()
@@ -88,6 +105,9 @@ func (k *Kernel) eventOverflow(c *cpu.CPU, e *Event, throttle bool, data *perfSa
 func (k *Kernel) accountInterrupt(c *cpu.CPU, e *Event, throttle bool) int {
 	hwc := &e.hw
 	ret := 0
+	if k.M.FootprintListening() {
+		k.accessAccountInterrupt(c, e, throttle) // footprint_overflow.go
+	}
 	seq := k.throttledSeq(c)
 	if seq != hwc.interruptsSeq {
 		hwc.interruptsSeq = seq
@@ -96,7 +116,8 @@ func (k *Kernel) accountInterrupt(c *cpu.CPU, e *Event, throttle bool) int {
 		hwc.interrupts++
 	}
 	if throttle && hwc.interrupts >= k.maxSamplesPerTick() {
-		k.armUnthrottle(c) // perf_throttled_count++, tick_dep_set_cpu()
+		c.Unaudited("perf_event_throttle_group") // core.c: __perf_event_account_interrupt(): tick_dep_set_cpu(), perf_event_throttle_group() (footprint_overflow.go)
+		k.armUnthrottle(c)                       // perf_throttled_count++, tick_dep_set_cpu()
 		k.perfEventThrottleGroup(c, e)
 		ret = 1
 	}
@@ -162,6 +183,7 @@ func (k *Kernel) perfAdjustPeriod(c *cpu.CPU, e *Event, nsec, count uint64) {
 	}
 	hwc.samplePeriod = sp
 	if hwc.periodLeft > 8*int64(sp) {
+		c.Unaudited("perf_adjust_period: pmu->stop, pmu->start") // footprint_overflow.go
 		e.pmu.Stop(c, e, PERF_EF_UPDATE)
 		hwc.periodLeft = 0
 		e.pmu.Start(c, e, PERF_EF_RELOAD)
@@ -195,17 +217,32 @@ func (k *Kernel) perfEventOutput(c *cpu.CPU, e *Event, data *perfSampleData, r *
 	sc := k.scratch.Get(c)
 	_ = sc
 	s := &sc.s[slot]
+	listening := k.M.FootprintListening()
+	if listening {
+		k.accessPrepareSample(c, e) // footprint_overflow.go
+	}
 	k.perfPrepareSample(c, e, s, &sc.chain[slot], data, r)
 	if k.OnOutput != nil {
+		if listening {
+			accessOnOutput(c, e) // footprint_overflow.go
+		}
 		k.OnOutput(e, c, s)
 	}
 	// __perf_output_begin(): "if (event->parent) event = event->parent;"
 	// then rcu_dereference(event->rb).
 	oe := e.outputEvent()
+	if listening {
+		c.AccessMarkedOnly(oe, "event->rb", cpu.MarkedRead, "__perf_output_begin") // ring_buffer.c: __perf_output_begin(): rb = rcu_dereference(event->rb)
+	}
 	buf := oe.rb
-	err := rb.PerfEventOutput(c, buf, oe, s, backward)
+	// Its code after the record is annotated here, and in its callers
+	// (footprint_overflow.go): rb does not mark the return.
+	err := rb.PerfEventOutputAudited(c, buf, oe, s, backward)
 	if cp := &k.S.Cfg.Cost; cp.SampleRecord > 0 {
 		c.Spend(cp.SampleRecord + cp.Callchain(len(s.Callchain)))
+	}
+	if k.M.FootprintListening() {
+		k.annotateOutputTail(c, e) // after the Spend: a time advance there goes on in a fragment of its own
 	}
 	if err != nil {
 		if buf != nil {
@@ -254,6 +291,9 @@ func (k *Kernel) perfPrepareSample(c *cpu.CPU, e *Event, s *rb.Sample, chain *[]
 		if data.noCallchain {
 			// `size += data->callchain->nr;` (6f55967ad9d9's oops)
 			panicCrash("BUG: kernel NULL pointer dereference in perf_prepare_sample: data->callchain of precise event %d sampled by the PMI outside the PEBS drain", e.id)
+		}
+		if k.M.FootprintListening() {
+			k.accessCallchain(c, e, r) // footprint_overflow.go
 		}
 		s.Callchain = k.perfCallchain(c, e, chain, r)
 	}

@@ -274,10 +274,18 @@ func (p *hwPMU) PMUEnable(c *cpu.CPU) {
 // arch/x86/events/core.c: x86_pmu_handle_irq()
 func (p *hwPMU) handleIRQ(c *cpu.CPU) {
 	k := p.k
+	listening := k.M.FootprintListening()
+	if listening {
+		k.accessStats(c, "x86_pmu_handle_irq")
+		k.accessInterruptedRegs(c) // footprint_overflow.go
+	}
 	k.stats.pmis++
 	cc := &p.cpuc[c.ID]
 	r := k.interruptedRegs(c)
 	for idx, e := range cc.events {
+		if listening {
+			p.accessPMICounter(c, cc, e, cc.active[idx]) // footprint_overflow.go
+		}
 		if e == nil || !cc.active[idx] {
 			continue
 		}
@@ -296,6 +304,9 @@ func (p *hwPMU) handleIRQ(c *cpu.CPU) {
 		// PERF_SAMPLE_CALLCHAIN, since 6cbc304f2f36) has none.
 		data.noCallchain = e.Attr.PreciseIP > 0 && !cc.pebs[idx]
 		if k.perfEventOverflow(c, e, &data, &r) != 0 {
+			if listening {
+				p.accessCounter(c, e, "x86_pmu_stop") // x86_pmu_stop(event, 0): active_mask, the counter's disable
+			}
 			p.Stop(c, e, 0)
 		}
 	}

@@ -93,17 +93,28 @@ func (k *Kernel) perfSwEventSched(c *cpu.CPU, config int) {
 	if len(l) == 0 {
 		return
 	}
-	c.Unaudited("perf_swevent_event") // footprint_entry.go
+	// The walk, perf_swevent_event() and its overflow are annotated
+	// (footprint_overflow.go).
+	listening := k.M.FootprintListening()
+	if listening {
+		k.accessInterruptedRegs(c)
+	}
 	r := k.interruptedRegs(c)
 	r.user = false
 	r.ip = k.ipSchedule
 	for i := 0; i < len(l); i++ {
 		e := l[i]
+		if listening {
+			c.AccessMarkedOnly(e, "event->hw (the counter)", cpu.MarkedRead, "perf_swevent_match") // core.c: perf_swevent_match(): if (event->hw.state & PERF_HES_STOPPED) return 0
+		}
 		if e.hw.state&PERF_HES_STOPPED != 0 {
 			continue
 		}
 		var data perfSampleData
-		k.perfSweventEvent(c, e, 1, &data, &r)
+		k.perfSweventEventAt(c, e, 1, &data, &r)
+		if listening {
+			c.AccessMarkedOnly(swHlistKey{k.swPMU, c.ID}, "swevent_htable->hlist", cpu.MarkedRead, "do_perf_sw_event") // core.c: do_perf_sw_event(): hlist_for_each_entry_rcu(event, head, hlist_entry)
+		}
 		l = k.swPMU.active[c.ID][config]
 	}
 }
@@ -280,11 +291,17 @@ func (p *clockPMU) timer(c *cpu.CPU, e *Event) *cpu.Timer {
 // context, re-arm unless the overflow asked to stop.
 // kernel/events/core.c: perf_swevent_hrtimer()
 func (p *clockPMU) hrtimer(c *cpu.CPU, e *Event) {
+	if p.k.M.FootprintListening() {
+		accessHrtimerState(c, e) // footprint_overflow.go
+	}
 	if e.state != StateActive || e.oncpu != c.ID || !e.hw.running {
 		return // HRTIMER_NORESTART: the event left this CPU or is stopped
 	}
 	if d := p.k.S.Cfg.Cost.HrtimerSample; d > 0 {
 		c.Spend(d) // irq entry, hrtimer_interrupt(), perf_swevent_hrtimer() (cost.Profile.HrtimerSample)
+	}
+	if p.k.M.FootprintListening() {
+		p.k.accessHrtimerEntry(c, e) // footprint_overflow.go
 	}
 	e.hw.inHrtimer = true
 	defer func() { e.hw.inHrtimer = false }()
@@ -292,7 +309,11 @@ func (p *clockPMU) hrtimer(c *cpu.CPU, e *Event) {
 	r := p.k.interruptedRegs(c)
 	if !(e.Attr.ExcludeIdle && r.task == nil) && !(e.Attr.ExcludeUser && r.user) && !(e.Attr.ExcludeKernel && !r.user) {
 		data := perfSampleData{period: e.hw.lastPeriod}
-		if p.k.eventOverflow(c, e, true, &data, &r) != 0 {
+		ret := p.k.eventOverflow(c, e, true, &data, &r)
+		if p.k.M.FootprintListening() {
+			p.k.accessHrtimerRearm(c, e) // footprint_overflow.go
+		}
+		if ret != 0 {
 			return
 		}
 	}

@@ -320,7 +320,9 @@ func (k *Kernel) perfTraceSyscall(t *sched.Task, s *tpSlot, sc *sysTPs, enter, p
 	if len(s.perCPU[c.ID]) == 0 {
 		return
 	}
-	c.Unaudited("perf_tp_event") // footprint_entry.go
+	if k.M.FootprintListening() {
+		k.accessTraceSyscall(c, t, s) // footprint_overflow.go: the record, then perf_tp_event()'s walk (annotated)
+	}
 	rec := s.recBuf(c.ID)
 	le := binary.LittleEndian
 	// struct trace_entry: common_type, common_flags, common_preempt_count, common_pid
@@ -388,8 +390,12 @@ func (k *Kernel) perfTpEvent(c *cpu.CPU, s *tpSlot, rec []byte, r *regs) {
 			c.Spend(d)
 		}
 	}
+	listening := k.M.FootprintListening()
 	for i := 0; i < len(l); i++ {
 		e := l[i]
+		if listening {
+			k.accessTpMatch(c, e) // footprint_overflow.go
+		}
 		// perf_tp_event_match(): a stopped event or excluded mode sees nothing.
 		if e.hw.state&PERF_HES_STOPPED != 0 {
 			continue
@@ -400,7 +406,12 @@ func (k *Kernel) perfTpEvent(c *cpu.CPU, s *tpSlot, rec []byte, r *regs) {
 		if !e.perfTpFilterMatch(c, rec) {
 			continue
 		}
-		k.perfSweventEvent(c, e, 1, &data, r)
+		// perf_swevent_event()'s code after an overflow, and this walk's,
+		// are annotated (footprint_overflow.go).
+		k.perfSweventEventAt(c, e, 1, &data, r)
+		if listening {
+			k.accessTpHlist(c, s, cpu.MarkedRead, "perf_tp_event") // core.c: perf_tp_event(): hlist_for_each_entry_rcu(event, head, hlist_entry)
+		}
 		l = s.perCPU[c.ID] // the overflow may have changed the list
 	}
 }
@@ -409,27 +420,42 @@ func (k *Kernel) perfTpEvent(c *cpu.CPU, s *tpSlot, rec []byte, r *regs) {
 // each time (PERF_SAMPLE_PERIOD or period 1) or when period_left runs out.
 // kernel/events/core.c: perf_swevent_event()
 func (k *Kernel) perfSweventEvent(c *cpu.CPU, e *Event, nr uint64, data *perfSampleData, r *regs) {
+	if k.perfSweventEventAt(c, e, nr, data, r) && k.M.FootprintListening() {
+		sweventReturnUnaudited(c) // footprint_overflow.go
+	}
+}
+
+// perfSweventEventAt is perf_swevent_event() for a caller that annotates
+// its own code after it (perf_tp_event()'s walk): it reports whether it
+// reached __perf_event_overflow(), whose return into perf_swevent_event()'s
+// caller the other callers mark.
+// kernel/events/core.c: perf_swevent_event()
+func (k *Kernel) perfSweventEventAt(c *cpu.CPU, e *Event, nr uint64, data *perfSampleData, r *regs) bool {
+	if k.M.FootprintListening() {
+		k.accessSweventEvent(c, e, r != nil) // footprint_overflow.go
+	}
 	e.count += int64(nr)
 	if r == nil || !e.isSampling() {
-		return
+		return false
 	}
 	if k.sweventSamplesInactive() {
-		k.perfSweventSample(c, e, nr, data, r) // before 64a6eb7e1051: no guard, no state test (knob_swevent_active.go)
-		return
+		return k.perfSweventSample(c, e, nr, data, r) // before 64a6eb7e1051: no guard, no state test (knob_swevent_active.go)
 	}
 	// Serialize against event_function_call() IPIs: guard(irqsave)() and an
 	// event that is not ACTIVE any more takes no sample.
 	flags := c.LocalIrqSave()
+	overflowed := false
 	if e.state == StateActive {
-		k.perfSweventSample(c, e, nr, data, r)
+		overflowed = k.perfSweventSample(c, e, nr, data, r)
 	}
 	c.LocalIrqRestore(flags)
+	return overflowed
 }
 
 // perfSweventSample is perf_swevent_event()'s overflow part: one sample per
 // period elapsed.
 // kernel/events/core.c: perf_swevent_event()
-func (k *Kernel) perfSweventSample(c *cpu.CPU, e *Event, nr uint64, data *perfSampleData, r *regs) {
+func (k *Kernel) perfSweventSample(c *cpu.CPU, e *Event, nr uint64, data *perfSampleData, r *regs) bool {
 	var overflow uint64
 	if e.Attr.SampleType&uapi.PERF_SAMPLE_PERIOD != 0 && !e.Attr.Freq {
 		data.period = nr
@@ -437,9 +463,9 @@ func (k *Kernel) perfSweventSample(c *cpu.CPU, e *Event, nr uint64, data *perfSa
 	} else if data.period = e.hw.lastPeriod; nr == 1 && e.hw.samplePeriod == 1 && !e.Attr.Freq {
 		overflow = 1
 	} else if e.hw.periodLeft += int64(nr); e.hw.periodLeft < 0 {
-		return
+		return false
 	}
-	k.perfSweventOverflow(c, e, overflow, data, r)
+	return k.perfSweventOverflow(c, e, overflow, data, r)
 }
 
 // perfSweventSetPeriod computes how many periods elapsed and rewinds
@@ -459,14 +485,17 @@ func perfSweventSetPeriod(e *Event) uint64 {
 }
 
 // perfSweventOverflow emits one overflow per elapsed period, the later ones
-// throttled.
+// throttled. It reports whether it reached __perf_event_overflow().
 // kernel/events/core.c: perf_swevent_overflow()
-func (k *Kernel) perfSweventOverflow(c *cpu.CPU, e *Event, overflow uint64, data *perfSampleData, r *regs) {
+func (k *Kernel) perfSweventOverflow(c *cpu.CPU, e *Event, overflow uint64, data *perfSampleData, r *regs) bool {
 	if overflow == 0 {
 		overflow = perfSweventSetPeriod(e)
 	}
-	if e.hw.interrupts == maxInterrupts {
-		return
+	if k.M.FootprintListening() {
+		c.AccessMarkedOnly(e, "event->hw.interrupts", cpu.MarkedRead, "perf_swevent_overflow") // core.c: perf_swevent_overflow(): if (hwc->interrupts == MAX_INTERRUPTS) return
+	}
+	if e.hw.interrupts == maxInterrupts || overflow == 0 {
+		return false
 	}
 	throttle := false
 	for ; overflow > 0; overflow-- {
@@ -475,4 +504,5 @@ func (k *Kernel) perfSweventOverflow(c *cpu.CPU, e *Event, overflow uint64, data
 		}
 		throttle = true
 	}
+	return true
 }

@@ -59,6 +59,9 @@ func (k *Kernel) cpuTimeMaxPercent() int {
 // handler take time (cost.Profile): with it free the check never fires.
 // kernel/events/core.c: perf_sample_event_took()
 func (k *Kernel) perfSampleEventTook(c *cpu.CPU, d sim.Duration) {
+	if k.M.FootprintListening() {
+		k.accessSampleTook(c, int64(d)) // footprint_overflow.go
+	}
 	t := &k.took
 	maxLen := t.allowedNs
 	if maxLen == 0 || k.cpuTimeMaxPercent() == 100 || d <= 0 {

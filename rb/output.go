@@ -18,6 +18,11 @@ type Handle struct {
 	pos      uint64
 	total    int
 	lostSize int
+
+	// callerAudited: the caller annotates its own code after the record
+	// (from perf_output_end(), or a failed begin, to its next step point),
+	// so the return into it is not marked unaudited (PerfEventOutputAudited).
+	callerAudited bool
 }
 
 // Buffer reports the buffer the handle writes to (nil after a failed begin).
@@ -251,8 +256,9 @@ fail:
 	}
 	putHandle(s, h)
 	// Back into the caller (a record it could not write) with no step
-	// point: code rb does not annotate (footprint_output.go).
-	rb.unaudited(fp, "__perf_output_begin's caller")
+	// point: code rb does not annotate (footprint_output.go), unless the
+	// caller does (pmu/footprint_overflow.go).
+	rb.unaudited(fp && !h.callerAudited, "__perf_output_begin's caller")
 	h.rb = nil
 	return uapi.ENOSPC
 }
@@ -281,8 +287,9 @@ func OutputEnd(s Stepper, h *Handle) {
 	}
 	putHandle(s, h)
 	// Back into the caller with no step point: code rb does not annotate
-	// (footprint_output.go).
-	rb.unaudited(rb.footprinting(), "perf_output_end's caller")
+	// (footprint_output.go), unless the caller does (a handle taken by
+	// PerfEventOutputAudited: pmu/footprint_overflow.go).
+	rb.unaudited(!h.callerAudited && rb.footprinting(), "perf_output_end's caller")
 	h.rb = nil
 }
 

@@ -345,6 +345,18 @@ func encodeSampleBody(b []byte, s *Sample) int {
 // output, end. It returns the error of the begin (ENOSPC when dropped).
 // kernel/events/core.c: __perf_event_output()
 func PerfEventOutput(st Stepper, rb *Buffer, ev Event, s *Sample, backward bool) error {
+	return perfEventOutput(st, rb, ev, s, backward, false)
+}
+
+// PerfEventOutputAudited is PerfEventOutput for a caller that annotates its
+// own code from the record's end (perf_output_end(), or a begin that found
+// no room) to its context's next step point: the return into it is not
+// marked unaudited (pmu/footprint_overflow.go, __perf_event_output()'s).
+func PerfEventOutputAudited(st Stepper, rb *Buffer, ev Event, s *Sample, backward bool) error {
+	return perfEventOutput(st, rb, ev, s, backward, true)
+}
+
+func perfEventOutput(st Stepper, rb *Buffer, ev Event, s *Sample, backward, callerAudited bool) error {
 	size, err := SampleSize(s)
 	if err != nil {
 		return err
@@ -354,7 +366,7 @@ func PerfEventOutput(st Stepper, rb *Buffer, ev Event, s *Sample, backward bool)
 		id = s.IDOf() // only a PERF_RECORD_LOST in front needs the sample_id data
 	}
 	if s.AuxOutput != nil {
-		h := new(Handle)
+		h := &Handle{callerAudited: callerAudited}
 		if err := OutputBegin(st, h, rb, id, ev, size, backward); err != nil {
 			return err
 		}
@@ -362,7 +374,7 @@ func PerfEventOutput(st Stepper, rb *Buffer, ev Event, s *Sample, backward bool)
 		OutputEnd(st, h)
 		return nil
 	}
-	var h Handle
+	h := Handle{callerAudited: callerAudited}
 	if err := OutputBegin(st, &h, rb, id, ev, size, backward); err != nil {
 		return err
 	}
