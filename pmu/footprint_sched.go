@@ -326,8 +326,9 @@ func (p *clockPMU) accessClock(c *cpu.CPU, e *Event, fn string) {
 
 // accessOldTimer marks the cancel of an event's hrtimer still armed on
 // another CPU (a throttled clock event's, which its stop left to its
-// callback): the model takes it off that CPU's queue, which no post tells
-// (cpu.Timer.Cancel).
+// callback): the model takes it off that CPU's queue and drops the timer
+// for a new one on this CPU, code nobody annotated. (cpu.Timer.Cancel's post
+// tells the walks of the cancel itself.)
 func (p *clockPMU) accessOldTimer(c *cpu.CPU, tm *cpu.Timer) {
 	if armed, _ := tm.Armed(); armed && tm.CPU() != c {
 		c.Unaudited("hrtimer_cancel (another CPU's)")
