@@ -41,7 +41,9 @@ type dporBuiltinCase struct {
 	old    bool // the knobs name the old kernel: some schedule violates
 }
 
-var repeatRE = regexp.MustCompile(`(?m)^(\s*)repeat\s+\d+`)
+// repeatRE is a loop's count, digits with the scenario's _ separators
+// ("repeat 3_000_000": cut to 1, not to 1_000_000).
+var repeatRE = regexp.MustCompile(`(?m)^(\s*)repeat\s+\d[\d_]*`)
 
 // cutBuiltin returns the built-in's source with every loop cut to n
 // iterations, parsed.
