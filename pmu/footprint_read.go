@@ -30,9 +30,10 @@ import (
 // (a child's values, then the next child's read or the return). The
 // return after the last read is annotated through fdput() and the
 // syscall's exit to exit_to_user_mode_loop (sched annotates its part);
-// a mutex that another task holds or waits for is marked (the sleep, the
-// wakeup), and so is the first use of a context's mutex and the fdput()
-// that drops the file's last reference.
+// the mutexes are taken through the setup syscalls' lockMutex and
+// unlockMutex (footprint_setup.go: one key per mutex, a take that finds it
+// held or a release that wakes a waiter marked), and the fdput() that
+// drops the file's last reference is marked.
 //
 // And "__perf_event_read:active": pmu->read() of the event (and of a
 // group's ACTIVE siblings) by the hardware counters' and the clocks'
@@ -141,73 +142,6 @@ func (k *Kernel) accessChildList(c *cpu.CPU, e *Event, fn string) {
 	if k.M.FootprintListening() {
 		c.AccessMarkedOnly(e, "event->child_list", cpu.MarkedRead, fn) // kernel/events/core.c: __perf_event_read_value(): list_for_each_entry(child, &event->child_list, child_list)
 	}
-}
-
-// ctxMutexKey is a context's ctx->mutex (the model keeps it by the context:
-// Kernel.ctxMutex).
-type ctxMutexKey struct {
-	k   *Kernel
-	ctx *Context
-}
-
-// FootprintKey implements cpu.FootprintKeyer.
-func (m ctxMutexKey) FootprintKey() string { return m.ctx.FootprintKey() + "/ctx->mutex.owner" } // not the mutex's SyncClock's "/ctx->mutex"
-
-// FootprintExtent implements the write audit's extent.
-func (m ctxMutexKey) FootprintExtent() []any { return []any{m.k.ctxMutex(m.ctx)} }
-
-// mutexLock is sched's MutexLock with its footprint: the owner read and
-// set (obj and the field as mutexUnlock's), the task's count of mutexes
-// held; a mutex held by another task is marked (the wait: the task
-// sleeps in schedule()), and so is the first use of a context's mutex,
-// which the model makes then (Kernel.ctxMutex). It returns m.Contended as
-// t takes m, for mutexUnlock.
-// kernel/locking/mutex.c: mutex_lock()
-func (k *Kernel) mutexLock(t *sched.Task, m *sched.Mutex, obj any, fn string) int {
-	if c := t.CPU(); k.M.FootprintListening() {
-		c.AccessMarkedOnly(obj, mutexField(obj), cpu.MarkedWrite, fn)          // kernel/locking/mutex.c: __mutex_trylock_fast(): atomic_long_try_cmpxchg_acquire(&lock->owner, &zero, curr)
-		c.AccessMarkedOnly(t, "current (the locks held)", cpu.MarkedWrite, fn) // the model's count of t's mutexes (lockdep's held locks upstream)
-		if m.Owner() != nil {
-			c.Unaudited("mutex_lock: the wait") // kernel/locking/mutex.c: __mutex_lock_slowpath()
-		}
-	}
-	k.S.MutexLock(t, m)
-	return m.Contended
-}
-
-// mutexField is the field of obj a mutex of it is.
-func mutexField(obj any) string {
-	if _, ok := obj.(*Event); ok {
-		return "event->child_mutex"
-	}
-	return "ctx->mutex"
-}
-
-// ctxMutexLock is mutexLock of ctx's ctx->mutex, made on first use: marked.
-func (k *Kernel) ctxMutexLock(t *sched.Task, ctx *Context, fn string) (*sched.Mutex, int) {
-	if k.ctxMutexes[ctx] == nil {
-		t.CPU().Unaudited("the first use of ctx->mutex") // the model makes it here (Kernel.ctxMutex)
-	}
-	mu := k.ctxMutex(ctx)
-	return mu, k.mutexLock(t, mu, ctxMutexKey{k, ctx}, fn)
-}
-
-// mutexUnlock is sched's MutexUnlock with its footprint: the owner
-// cleared (obj: the object whose mutex m is, the event for
-// event->child_mutex, or ctxMutexKey) and the task's count of mutexes
-// held; a waiter's wakeup is marked. held is m.Contended when t took m: a
-// task that finds m held counts it there before it waits, and every
-// unlock empties the queue, so no change means nobody waits.
-// kernel/locking/mutex.c: mutex_unlock()
-func (k *Kernel) mutexUnlock(t *sched.Task, m *sched.Mutex, held int, obj any, fn string) {
-	if c := t.CPU(); k.M.FootprintListening() {
-		c.AccessMarkedOnly(obj, mutexField(obj), cpu.MarkedWrite, fn)          // kernel/locking/mutex.c: __mutex_unlock_fast(): atomic_long_try_cmpxchg_release(&lock->owner, &curr, 0UL)
-		c.AccessMarkedOnly(t, "current (the locks held)", cpu.MarkedWrite, fn) // the model's count of t's mutexes (lockdep's held locks upstream)
-		if m.Contended != held {
-			c.Unaudited("mutex_unlock: the waiters' wakeup") // kernel/locking/mutex.c: __mutex_unlock_slowpath(): wake_up_q()
-		}
-	}
-	k.S.MutexUnlock(t, m)
 }
 
 // accessReadOut annotates what read(2) copies out of the event besides

@@ -29,9 +29,9 @@ func (k *Kernel) Read(t *sched.Task, fd int) (b []byte, err error) {
 			return
 		}
 		// perf_read(): ctx = perf_event_ctx_lock(event); __perf_read(); perf_event_ctx_unlock()
-		mu, held := k.ctxMutexLock(t, e.ctx, "perf_event_ctx_lock")
+		mu, held := k.ctxMutexLocked(t, e.ctx)
 		b, err = k.perfRead(t, e)
-		k.mutexUnlock(t, mu, held, ctxMutexKey{k, e.ctx}, "perf_event_ctx_unlock")
+		k.unlockMutex(t, mu, e.ctx, "ctx->mutex", held)
 	})
 	return b, err
 }
@@ -54,7 +54,7 @@ func (k *Kernel) perfRead(t *sched.Task, e *Event) ([]byte, error) {
 		members := append([]*Event{l}, l.siblings...)
 		values := make([]int64, len(members))
 		var enabled, running sim.Duration
-		held := k.mutexLock(t, &l.childMutex, l, "perf_read_group")
+		held := k.lockMutex(t, &l.childMutex, l, "event->child_mutex", 0)
 		for _, g := range append([]*Event{l}, l.childList...) {
 			k.perfEventReadWith(t, g, true, true) // the group and its siblings in one IPI
 			k.accessReadValues(t.CPU(), g, true, "perf_read_group")
@@ -67,7 +67,7 @@ func (k *Kernel) perfRead(t *sched.Task, e *Event) ([]byte, error) {
 				}
 			}
 		}
-		k.mutexUnlock(t, &l.childMutex, held, l, "perf_read_group")
+		k.unlockMutex(t, &l.childMutex, l, "event->child_mutex", held)
 		k.accessReadOut(t.CPU(), e, members, "perf_read_group")
 		out = le.AppendUint64(out, uint64(len(members)))
 		if rf&uapi.PERF_FORMAT_TOTAL_TIME_ENABLED != 0 {
@@ -121,7 +121,7 @@ func (k *Kernel) perfRead(t *sched.Task, e *Event) ([]byte, error) {
 // kernel/events/core.c: __perf_event_read_value()
 func (k *Kernel) perfEventReadValue(t *sched.Task, e *Event) (total int64, enabled, running sim.Duration) {
 	t.Step("perf_event_read_value:lock")
-	held := k.mutexLock(t, &e.childMutex, e, "__perf_event_read_value")
+	held := k.lockMutex(t, &e.childMutex, e, "event->child_mutex", 0)
 	k.perfEventReadWith(t, e, false, true)
 	k.accessReadValues(t.CPU(), e, false, "__perf_event_read_value")
 	total = e.Count()
@@ -136,7 +136,7 @@ func (k *Kernel) perfEventReadValue(t *sched.Task, e *Event) (total int64, enabl
 		enabled += ch.totalTimeEnabled
 		running += ch.totalTimeRunning
 	}
-	k.mutexUnlock(t, &e.childMutex, held, e, "__perf_event_read_value")
+	k.unlockMutex(t, &e.childMutex, e, "event->child_mutex", held)
 	k.checkInheritedRead(t.CPUID(), e, 0, total)
 	return total, enabled, running
 }
