@@ -83,12 +83,6 @@ func (k *Kernel) setupCPU(t *sched.Task) *cpu.CPU {
 	return c
 }
 
-// fdTables is every task's fd table (struct files_struct): one key for all
-// of them, so that it needs no owner's name, which a table shared by
-// CLONE_FILES threads has none of. Coarse, but only a write conflicts, and
-// the fd table's writers (open, close, dup, exec) are not annotated today.
-var fdTables any = cpu.KeyName("files_struct")
-
 // accessFdTable annotates fdget()'s look at t's fd table: the file at fd
 // (files_lookup_fd_raw()) and, for fdget(), whether the table is shared
 // (files->count), which says whether the call takes a file reference.
@@ -98,11 +92,10 @@ func (k *Kernel) accessFdTable(t *sched.Task, count bool) {
 		return
 	}
 	if count {
-		c.AccessMarkedOnly(fdTables, "files->count", cpu.MarkedRead, "__fget_light") // fs/file.c: __fget_light(): if (likely(atomic_read_acquire(&files->count) == 1))
+		c.AccessMarkedOnly(sched.FdTables, "files->count", cpu.MarkedRead, "__fget_light") // fs/file.c: __fget_light(): if (likely(atomic_read_acquire(&files->count) == 1))
 		return
 	}
-	c.AccessMarkedOnly(t, "task->files", cpu.MarkedRead, "fdget")                    // fs/file.c: __fget_light(): struct files_struct *files = current->files
-	c.AccessMarkedOnly(fdTables, "fdt->fd[]", cpu.MarkedRead, "files_lookup_fd_raw") // fs/file.c: files_lookup_fd_raw(): rcu_dereference_raw(fdt->fd[fd])
+	sched.AccessFdLookup(c, t, "fdget")
 }
 
 // accessFileRef annotates a change of the perf file's reference count

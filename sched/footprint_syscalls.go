@@ -69,14 +69,25 @@ func (k sleeperKey) FootprintExtent() []any {
 // annotatedSysModels are the sysModels whose accesses are annotated.
 var annotatedSysModels = map[string]bool{"read": true, "write": true}
 
+// FdTables is every task's fd table (struct files_struct): one key for
+// all of them, since a table CLONE_FILES threads share has no one owner
+// to name it by. Coarse, but only a write conflicts, and every writer of
+// an fd table (open, close, dup, perf_event_open, exec, clone, exit) is in
+// code that is marked today; one that annotates such a write annotates it
+// here.
+var FdTables any = cpu.KeyName("files_struct")
+
+// AccessFdLookup annotates fdget()'s lookup of an fd in t's table, on c
+// (t's CPU, t running): current->files, then the file at fd.
+func AccessFdLookup(c *cpu.CPU, t *Task, fn string) {
+	c.AccessMarkedOnly(t, "task->files", cpu.MarkedRead, fn)      // fs/file.c: __fget_light(): struct files_struct *files = current->files
+	c.AccessMarkedOnly(FdTables, "fdt->fd[]", cpu.MarkedRead, fn) // fs/file.c: files_lookup_fd_raw(): rcu_dereference_raw(fdt->fd[fd])
+}
+
 // accessFdTable annotates a syscall body's lookup of an fd in the task's
-// table. The table has no stable key of its own (threads share it), so
-// the read is annotated on the task: sound while every write of an fd
-// table is in code that is marked (open, close, dup, perf_event_open,
-// exec, clone, exit: sysModels not in annotatedSysModels, pmu's bodies,
-// do_exit); a body that annotates such a write needs a key of the table's.
+// table (AccessFdLookup).
 func (s *Sched) accessFdTable(t *Task, fn string) {
 	if s.M.FootprintListening() {
-		t.CPU().AccessMarkedOnly(t, "p->files (the fd table)", cpu.MarkedRead, fn) // fs/file.c: fdget() -> __fget_light(): files_lookup_fd_raw()
+		AccessFdLookup(t.CPU(), t, fn)
 	}
 }
