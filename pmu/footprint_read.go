@@ -2,7 +2,6 @@ package pmu
 
 import (
 	"perfsim/cpu"
-	"perfsim/sched"
 	"perfsim/uapi"
 )
 
@@ -33,7 +32,7 @@ import (
 // the mutexes are taken through the setup syscalls' lockMutex and
 // unlockMutex (footprint_setup.go: one key per mutex, a take that finds it
 // held or a release that wakes a waiter marked), and the fdput() that
-// drops the file's last reference is marked.
+// drops the file's last reference is marked (fdput: accessFileRef).
 //
 // And "__perf_event_read:active": pmu->read() of the event (and of a
 // group's ACTIVE siblings) by the hardware counters' and the clocks'
@@ -161,20 +160,6 @@ func (k *Kernel) accessReadOut(c *cpu.CPU, e *Event, members []*Event, fn string
 		for _, m := range members {
 			c.AccessMarkedOnly(m, "event->lost_samples", cpu.MarkedRead, fn) // kernel/events/core.c: perf_read_one()/__perf_read_group_add(): atomic64_read(&leader->lost_samples)
 		}
-	}
-}
-
-// accessFdput annotates read(2)'s fdput() of the perf file: a reference
-// dropped (the fd table shared), and the last one's release marked.
-// include/linux/file.h: fdput() -> fput()
-func (k *Kernel) accessFdput(t *sched.Task, e *Event, ref bool) {
-	if !ref || !k.M.FootprintListening() {
-		return
-	}
-	c := t.CPU()
-	c.AccessMarkedOnly(e, "file->f_count", cpu.MarkedWrite, "fput") // fs/file_table.c: fput(): file_ref_put(&file->f_ref)
-	if e.fileRefs == 1 {
-		c.Unaudited("__fput") // the last reference: the release queued as task work
 	}
 }
 

@@ -18,10 +18,7 @@ func (k *Kernel) Read(t *sched.Task, fd int) (b []byte, err error) {
 			err = lerr
 			return
 		}
-		defer func() {
-			k.accessFdput(t, e, ref)
-			k.fdput(t, e, ref)
-		}()
+		defer k.fdput(t, e, ref)
 		t.Step("perf_read:fdget") // the file held: a close() of fd here does not release the event
 		k.accessEventCtx(t.CPU(), e, "perf_read")
 		if e.ctx == nil {
