@@ -128,6 +128,8 @@ func (th *Thread) Exit(next *Thread) {
 	c := th.cpu
 	c.m.note(c, sim.KSwitch, th.Name, next.Name, 0)
 	c.Acquire(next)
+	c.AccessMarkedOnly(th, "p->on_cpu", MarkedWrite, "finish_task_switch")    // kernel/sched/core.c: finish_task_switch() -> finish_lock_switch(): smp_store_release(&prev->on_cpu, 0)
+	c.AccessMarkedOnly(next, "p->on_cpu", MarkedWrite, "prepare_task_switch") // kernel/sched/core.c: prepare_task_switch() -> prepare_lock_switch(): next->on_cpu = 1
 	th.cpu = nil
 	next.cpu = c
 	c.curr = next

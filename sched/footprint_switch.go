@@ -10,7 +10,7 @@ import (
 // complete (cpu.DeclareComplete) as "context_switch": in the task switched
 // away from, its time and the placement state it leaves (the CPU it ran on,
 // when it stopped, that it ran), up to the switch (or, for a dead task, its
-// last: accessTaskDead); then, in the thread switched to (whose fragment
+// last: cpu.Thread.Exit annotates on_cpu as SwitchTo does); then, in the thread switched to (whose fragment
 // started at its own context_switch step point), finish_task_switch():
 // perf's sched-in hook (a task's steps at perf_event_task_sched_in first;
 // the idle thread's reads nr_switch_events, perf_event_switch() marked),
@@ -62,18 +62,6 @@ func (s *Sched) accessFinishSwitch(c *cpu.CPU, pt, nt *Task) {
 	if nt != nil {
 		c.AccessMarkedOnly(nt, "p->se (exec_start, wake_cpu)", cpu.MarkedWrite, "set_next_entity") // kernel/sched/fair.c: set_next_entity(): se->exec_start, se->vprot
 	}
-}
-
-// accessTaskDead annotates the last switch away from a dead task
-// (do_task_dead() -> __schedule()): what cpu.Thread.Exit writes, the
-// on_cpu of both tasks as cpu.Thread.SwitchTo annotates it; the dead
-// task's fragment ends there, and finish_task_switch() runs in next's.
-func (s *Sched) accessTaskDead(c *cpu.CPU, prev, next *cpu.Thread) {
-	if !s.M.FootprintListening() {
-		return
-	}
-	c.AccessMarkedOnly(prev, "p->on_cpu", cpu.MarkedWrite, "finish_task_switch")  // kernel/sched/core.c: finish_task_switch() -> finish_lock_switch(): smp_store_release(&prev->on_cpu, 0)
-	c.AccessMarkedOnly(next, "p->on_cpu", cpu.MarkedWrite, "prepare_task_switch") // kernel/sched/core.c: prepare_task_switch() -> prepare_lock_switch(): next->on_cpu = 1
 }
 
 // accessMoveQueued annotates finish_task_switch()'s move of the task

@@ -152,7 +152,6 @@ func (s *Sched) scheduleFrom(prev *cpu.Thread, audited bool) {
 		nt.ran = true
 	}
 	if pt != nil && pt.State == Dead {
-		s.accessTaskDead(c, prev, next) // footprint_switch.go
 		prev.Exit(next)
 		return
 	}
