@@ -220,8 +220,20 @@ func AppendRecord(dst []byte, r Sideband, sampleType uint64, sampleIDAll bool, i
 // the sample_id trailer, end, as the perf_event_*_output() functions of core.c do.
 // kernel/events/core.c: perf_event_comm_output() and friends
 func PerfOutputSideband(st Stepper, rb *Buffer, ev Event, r Sideband, id *SampleID, backward bool) error {
+	return perfOutputSideband(st, rb, ev, r, id, backward, false)
+}
+
+// PerfOutputSidebandAudited is PerfOutputSideband for a caller that
+// annotates its own code from the record's end (perf_output_end(), or a
+// begin that found no room) to its context's next step point: the return
+// into it is not marked unaudited.
+func PerfOutputSidebandAudited(st Stepper, rb *Buffer, ev Event, r Sideband, id *SampleID, backward bool) error {
+	return perfOutputSideband(st, rb, ev, r, id, backward, true)
+}
+
+func perfOutputSideband(st Stepper, rb *Buffer, ev Event, r Sideband, id *SampleID, backward, callerAudited bool) error {
 	size := RecordSize(r, ev)
-	var h Handle
+	h := Handle{callerAudited: callerAudited}
 	if err := OutputBegin(st, &h, rb, id, ev, size, backward); err != nil {
 		return err
 	}
