@@ -42,7 +42,7 @@ func (k *Kernel) smpCallWith(t *sched.Task, target int, fn func(c *cpu.CPU), how
 	}
 	done := false
 	var csd cpu.SyncClock // csd->flags, for the data-race oracle
-	k.keyCSD(&csd)        // its stable key (footprint_key.go)
+	k.keyCSD(&csd, t)     // its stable key (footprint_key.go)
 	k.M.CPUs[target].RaiseIRQ(cpu.Interrupt{Name: IPIName, Fn: func(rc *cpu.CPU) {
 		k.stats.ipis++
 		k.markRemoteFn(rc, how)

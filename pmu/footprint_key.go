@@ -10,17 +10,21 @@ import (
 
 // Stable keys (cpu.FootprintKeyer) of perf's objects, for partial-order
 // reduction: an event by its perf_event_id, a CPU's context by its CPU, a
-// task's context, a ring buffer, an mm and a csd by their number in the run
-// (and the task or event they were made for). The same in every replay of
-// a run, never an address, and two objects of one run never share one.
+// task's context, a ring buffer and an mm by their number in the run (and
+// the task or event they were made for), a csd by its caller and its
+// number among that thread's calls. The same in every replay of a run,
+// never an address, and two objects of one run never share one.
 //
 // Numbers follow creation order. perf_event_alloc() annotates its
 // atomic64_inc_return(&perf_event_id), so two CPUs' opens conflict there.
-// The other numbers are the model's own: where two CPUs can create such
-// objects at once, their order (and so a key) can differ between two
-// schedules of one search; today every fragment that creates one is
-// undeclared (cpu.DeclareComplete), which the walks treat as touching
-// everything. Declaring one means annotating the creation too.
+// A csd's number counts its own caller's calls, which no other CPU's order
+// changes. The other numbers (buffers, task contexts, mms) are the model's
+// own, in the run's order: where two CPUs can create such objects at once,
+// their order (and so a key) can differ between two schedules of one
+// search, so a fragment that creates one either annotates the count as a
+// write, which makes two CPUs' creations conflict (perf_mmap()'s rb_alloc:
+// accessNewBuffer), or is undeclared (cpu.DeclareComplete), which the
+// walks treat as touching everything.
 
 // perfEventID is core.c's static atomic64_t perf_event_id.
 var perfEventID any = cpu.KeyName("perf_event_id") // boxed once, as deferredSamples
@@ -32,7 +36,8 @@ func (k *Kernel) accessPerfEventID() {
 
 // keySeq numbers the objects whose keys carry a number of their own.
 type keySeq struct {
-	rb, csd, mm int
+	rb, mm int
+	csd    map[int]int // by the caller's TID: its calls so far
 }
 
 // keyMM names an mm_struct made for t (its first, or exec's new one) and
@@ -81,18 +86,28 @@ func (k *Kernel) keyBuffer(buf *rb.Buffer, e *Event, bs *bufState) {
 	bs.auxMutex.SetKey(buf, "rb->aux_mutex")
 }
 
-// keyCSD names the csd of one smp_call_function_single(): "csd#N", N its
-// number among the run's calls (built only when a listener asks).
-func (k *Kernel) keyCSD(csd *cpu.SyncClock) {
-	k.keySeq.csd++
-	csd.SetKey(csdKey(k.keySeq.csd), "csd->flags")
+// keyCSD names the csd of one smp_call_function_single() made by t:
+// "csd#K@tidN", the K-th call of the thread with TID N. The call waits
+// (csd_lock_wait()), so a thread has one in flight at a time, on its own
+// stack (call_single_data_t csd_stack): a name that only t's own path
+// decides (a number in the run's order of calls changed when two CPUs
+// called at once, and with it which call a fragment's csd named).
+// kernel/smp.c: smp_call_function_single(): call_single_data_t csd_stack
+func (k *Kernel) keyCSD(csd *cpu.SyncClock, t *sched.Task) {
+	if k.keySeq.csd == nil {
+		k.keySeq.csd = map[int]int{}
+	}
+	k.keySeq.csd[t.TID]++
+	csd.SetKey(csdKey{k.keySeq.csd[t.TID], t.TID}, "csd->flags")
 }
 
-// csdKey is the number of a call's csd.
-type csdKey int
+// csdKey is a call's csd: the caller's call count and TID.
+type csdKey struct{ n, tid int }
 
 // FootprintKey implements cpu.FootprintKeyer.
-func (n csdKey) FootprintKey() string { return "csd#" + strconv.Itoa(int(n)) }
+func (c csdKey) FootprintKey() string {
+	return "csd#" + strconv.Itoa(c.n) + "@tid" + strconv.Itoa(c.tid)
+}
 
 // rbAccessor annotates a ring buffer's accesses on the running CPU
 // (rb.Accessor: rb cannot import cpu). Every one is marked (rb's ops are
