@@ -10,15 +10,15 @@ import (
 
 // Stable keys (cpu.FootprintKeyer) of perf's objects, for partial-order
 // reduction: an event by its perf_event_id, a CPU's context by its CPU, a
-// task's context, a ring buffer and an mm by their number in the run (and
-// the task or event they were made for), a csd by its caller and its
-// number among that thread's calls. The same in every replay of a run,
+// task's context and a ring buffer by their number in the run (and the
+// task or event they were made for), an mm and a csd by their task and
+// their number among that task's. The same in every replay of a run,
 // never an address, and two objects of one run never share one.
 //
 // Numbers follow creation order. perf_event_alloc() annotates its
 // atomic64_inc_return(&perf_event_id), so two CPUs' opens conflict there.
-// A csd's number counts its own caller's calls, which no other CPU's order
-// changes. The other numbers (buffers, task contexts, mms) are the model's
+// A csd's and an mm's number count their own task's, which no other CPU's
+// order changes. The other numbers (buffers, task contexts) are the model's
 // own, in the run's order: where two CPUs can create such objects at once,
 // their order (and so a key) can differ between two schedules of one
 // search, so a fragment that creates one either annotates the count as a
@@ -36,16 +36,20 @@ func (k *Kernel) accessPerfEventID() {
 
 // keySeq numbers the objects whose keys carry a number of their own.
 type keySeq struct {
-	rb, mm int
-	csd    map[int]int // by the caller's TID: its calls so far
+	rb  int
+	csd map[int]int // by the caller's TID: its calls so far
+	mm  map[int]int // by the TID of the task they were made for
 }
 
 // keyMM names an mm_struct made for t (its first, or exec's new one) and
-// its mmap_lock: "mm#N@tidT", N its number among the run's mms, T the TID
-// of the task it was made for.
+// its mmap_lock: "mm#N@tidT", N its number among the mms made for the task
+// with TID T (t's own path decides it, not another CPU's order).
 func (k *Kernel) keyMM(mm *mmStruct, t *sched.Task) {
-	k.keySeq.mm++
-	mm.key = mmKey{k.keySeq.mm, t.TID}
+	if k.keySeq.mm == nil {
+		k.keySeq.mm = map[int]int{}
+	}
+	k.keySeq.mm[t.TID]++
+	mm.key = mmKey{k.keySeq.mm[t.TID], t.TID}
 	mm.mmapLock.SetKey(mm.key, "mm->mmap_lock")
 }
 
