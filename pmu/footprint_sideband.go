@@ -33,7 +33,11 @@ import (
 //     deferred callchain.
 //
 // The walk itself runs before the first record too, in the caller's
-// fragment: annotated the same way there.
+// fragment: annotated the same way there. So the context switch's
+// perf_event_switch() is no longer marked where it starts
+// (footprint_sched.go's perf_event_task_sched_out and _in vouch for it):
+// its reads besides the walk are prev's state (the PREEMPT bit) and the
+// matched event's ctx->task.
 
 // sbFn is the kernel function of the walk, for the annotations.
 const sbFn = "perf_iterate_sb"

@@ -18,7 +18,8 @@ import (
 // (pmu/footprint_sideband.go): prctl(PR_SET_NAME)'s COMM and mmap(2)'s
 // MMAP go back into the syscall's return (annotated: no mark), an
 // mprotect's MMAP into mprotect_fixup()'s caller (marked), the task's EXIT
-// into perf_event_exit_task_context() (marked).
+// into perf_event_exit_task_context() (marked), a context switch's SWITCH
+// into perf_event_task_sched_out() or _in() (annotated: no mark).
 func TestSidebandFootprints(t *testing.T) {
 	const (
 		// the rest of the walk: the task context's list, then the syscall's
@@ -36,7 +37,9 @@ func TestSidebandFootprints(t *testing.T) {
 		name string
 		attr func(a *pmu.Attr)
 		ops  []sched.Op
-		want []string
+		// other: a second task on the CPU, which the yields switch to
+		other bool
+		want  []string
 	}{
 		{name: "prctl(PR_SET_NAME): COMM", attr: func(a *pmu.Attr) { a.Comm = true },
 			ops:  []sched.Op{sched.SyscallArgs("prctl", 0, "", arg(uapi.PR_SET_NAME), sched.SysArg{Str: "renamed", IsStr: true}, arg(0), arg(0), arg(0))},
@@ -48,11 +51,24 @@ func TestSidebandFootprints(t *testing.T) {
 			ops: []sched.Op{sched.SyscallArgs("mmap", 0, "buf", anon...),
 				sched.SyscallArgs("mprotect", 0, "", sched.SysArg{Var: "buf"}, arg(4096), arg(uapi.PROT_READ))},
 			want: []string{walkEnd + sysExit, walkEnd + "UNAUDITED perf_event_mmap's caller, " + sysExit, exit}},
+		{name: "context switches: SWITCH back into the switch", attr: func(a *pmu.Attr) { a.ContextSwitch = true },
+			other: true, ops: []sched.Op{sched.Loop(2, sched.Compute(sim.Microsecond), sched.Yield())},
+			want: []string{
+				// out: the rest of perf_event_task_sched_out() (prev's last
+				// CPU, the context's sched-out up to its step)
+				walkEnd + "p->sched_migrated w, task->perf_event_ctxp r, ctx->task r, task->perf_event_ctxp r, ctx->is_active r, ctx->lock w, sync w, ctx->event_list r, cpc->pmu_disable_count w",
+				// in: the rest of __perf_event_task_sched_in(), then
+				// finish_task_switch() (sched's)
+				walkEnd + "p->sched_migrated r, rq->balance_callback r, p->migration_pending r, p->se (exec_start, wake_cpu) w",
+			}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			mc := newMachine(t, 1, nil, pmu.Knobs{})
 			l := &fragLog{}
 			mc.m.OnSegments(l)
+			if tc.other {
+				mc.s.Spawn("other", sched.MaskOf(0), sched.Loop(3, sched.Compute(sim.Microsecond), sched.Yield()))
+			}
 			mc.s.Spawn("work", sched.MaskOf(0), sched.Call(func(t2 *sched.Task) {
 				a := swAttr(uapi.PERF_COUNT_SW_DUMMY)
 				tc.attr(&a)

@@ -122,8 +122,11 @@ func (k *Kernel) perfEventTask(c *cpu.CPU, t, parent *sched.Task, taskCtx *Conte
 // still runnable) at sched-out, in at sched-in. task nil is the idle task.
 // kernel/events/core.c: perf_event_switch() -> perf_event_switch_output()
 func (k *Kernel) perfEventSwitch(c *cpu.CPU, task, nextPrev *sched.Task, in bool) {
-	r := rb.Switch{Out: !in, Preempt: !in && task != nil && task.State == sched.Runnable}
 	fp := k.M.FootprintListening()
+	if fp && !in && task != nil {
+		c.AccessMarkedOnly(task, "p->__state", cpu.MarkedRead, "perf_event_switch") // core.c: perf_event_switch(): if (!sched_in && task_is_runnable(task)) (the model's: the task's state, which a wakeup writes)
+	}
+	r := rb.Switch{Out: !in, Preempt: !in && task != nil && task.State == sched.Runnable}
 	wrote := false
 	k.perfIterateSB(c, nil, func(e *Event) {
 		oe := e.outputEvent()
