@@ -96,7 +96,8 @@ func (k *Kernel) laterHook(is func(h any) bool) bool {
 }
 
 // modelledSyscall reports whether t is in the scheduler's own model of
-// the syscall name (no body set in Sched.Syscalls).
+// the syscall name (no body set in Sched.Syscalls): only those bodies
+// (sched's sysModels) call the CommHook and MmapHook.
 func (k *Kernel) modelledSyscall(t *sched.Task, name string) bool {
 	return t.Syscall == name && k.S.Syscalls[name] == nil
 }
