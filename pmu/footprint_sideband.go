@@ -29,8 +29,10 @@ import (
 //     annotates). Each other caller is marked where the walk returns into
 //     it (sidebandReturn): exec's COMM and MMAPs (begin_new_exec(),
 //     load_elf_binary()), mprotect's and brk's MMAP, FORK and EXIT, the
-//     switch into the idle task, the cgroup and throttle records and the
-//     deferred callchain.
+//     switch into the idle task, the cgroup and throttle records. (The
+//     deferred callchain's own walk, perfIterateSb, and the READ and AUX
+//     records still go through rb.PerfOutputSideband: rb marks their
+//     return.)
 //
 // The walk itself runs before the first record too, in the caller's
 // fragment: annotated the same way there. So the context switch's
