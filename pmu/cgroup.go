@@ -154,11 +154,20 @@ func (k *Kernel) perfEventCgroup(cg *sched.Cgroup) {
 		return // a cgroup made before anything runs: no event exists yet
 	}
 	r := &rb.Cgroup{ID: cg.ID, Path: cg.String()} // cgroup_path()
+	fp := k.M.FootprintListening()
+	wrote := false
 	k.perfIterateSB(c, nil, func(e *Event) {
+		if fp {
+			k.accessSBOutput(c, e.outputEvent()) // footprint_sideband.go
+		}
 		if oe := e.outputEvent(); e.Attr.Cgroup && oe.rb != nil { // perf_event_cgroup_match()
-			_ = rb.PerfOutputSideband(c, oe.rb, oe, r, k.sidebandID(c, e), e.Attr.WriteBackward)
+			wrote = true
+			_ = rb.PerfOutputSidebandAudited(c, oe.rb, oe, r, k.sidebandID(c, e), e.Attr.WriteBackward)
 		}
 	})
+	// Back into the cgroup's mkdir (perf_cgroup_css_online()'s caller):
+	// nobody annotated it.
+	k.sidebandReturn(c, wrote, false, "perf_event_cgroup's caller")
 }
 
 // CgroupOffline drops the css's online reference (css_kill()).

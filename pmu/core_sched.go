@@ -155,7 +155,6 @@ func (k *Kernel) SchedIn(c *cpu.CPU, prev, next *sched.Task) {
 	if next == nil {
 		c.AccessMarkedOnly(nrSwitchEvents, "nr_switch_events", cpu.MarkedRead, "perf_event_task_sched_in") // kernel/events/core.c: __perf_event_task_sched_in(): if (atomic_read(&nr_switch_events))
 		if k.nrSwitchEvents > 0 {
-			c.Unaudited("perf_event_switch")      // footprint_entry.go
 			k.perfEventSwitch(c, nil, prev, true) // the idle task's
 		}
 		return

@@ -79,8 +79,8 @@ func (l *fragLog) started(label string) []string {
 // (pmu/footprint_overflow.go): the PMI's walk over the counters and
 // perf_sample_event_took() (annotated to the handler's return), the
 // cpu-clock hrtimer's re-arm (annotated), a syscall tracepoint's
-// perf_tp_event() walk (annotated) and the syscall's entry after it; a
-// side-band record keeps rb's mark.
+// perf_tp_event() walk (annotated) and the syscall's entry after it; an
+// EXIT record's caller is marked.
 func TestOverflowFootprints(t *testing.T) {
 	const (
 		tail = "rb->head r, rb->wakeup r, the model's sample count add, stats add, event->fasync r, event->pending_kill r"
@@ -132,8 +132,9 @@ func TestOverflowFootprints(t *testing.T) {
 				// perf_tp_event()'s walk goes on (the list read again), then
 				// the syscall's other tracepoints (sched/footprint_entry.go)
 				tail + ", tp_event->perf_events r, tp_event->perf_refcount r, tp_event->perf_refcount r, task_pt_regs(current) w",
-				// a side-band record (rb.PerfOutputSideband) keeps rb's mark
-				"rb->head r, rb->wakeup r, UNAUDITED perf_output_end's caller, event->tstamp w, ctx->time r, ctx->is_active r, event->state w, sync w, sync w",
+				// the EXIT record of the task's context: the walk's end, then
+				// its caller marked (footprint_sideband.go)
+				"rb->head r, rb->wakeup r, ctx->event_list r, UNAUDITED perf_event_task's caller, event->tstamp w, ctx->time r, ctx->is_active r, event->state w, sync w, ctx->event_list r, task->perf_event_ctxp r, ctx->task r, sync w",
 			}},
 		{name: "context switches: do_perf_sw_event()", attr: func() pmu.Attr {
 			a := swAttr(uapi.PERF_COUNT_SW_CONTEXT_SWITCHES)

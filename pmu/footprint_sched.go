@@ -10,8 +10,8 @@ import (
 // The footprints of perf's part in the context switch, declared complete
 // (cpu.DeclareComplete) from these step points up to the context's next:
 //
-//   - "perf_event_task_sched_out": perf_event_switch()'s check (the
-//     side-band output marked), prev's last CPU, task->perf_event_ctxp of
+//   - "perf_event_task_sched_out": perf_event_switch() (its
+//     walk and records: footprint_sideband.go), prev's last CPU, task->perf_event_ctxp of
 //     prev and next, the clone check's parent_ctx reads, ctx->lock, the
 //     PMUs' disable, perf_cgroup_switch()'s check (marked when a cgroup is
 //     active); then the switch's own step (context_switch) or the locked
@@ -41,8 +41,8 @@ import (
 //   - "event_sched_out:del": event_sched_out() after pmu->del, the same.
 //
 // What a cgroup event adds (the cgroups' time, cpuctx->cgrp, the ledger),
-// a throttled event's restart, a pinned group's error (the wakeup) and
-// the side-band record are marked unaudited (cpu.CPU.Unaudited). The write
+// a throttled event's restart and a pinned group's error (the wakeup)
+// are marked unaudited (cpu.CPU.Unaudited). The write
 // audit (explore's TestWriteAuditPerfSched) checks their writes.
 func init() {
 	cpu.DeclareComplete(
@@ -118,16 +118,12 @@ func (b bpSlotsKey) FootprintKey() string { return "bp_per_reg@cpu" + strconv.It
 func (b bpSlotsKey) FootprintExtent() []any { return []any{&b.p.slots[b.cpu]} }
 
 // accessSwitchEvents annotates the read of nr_switch_events (the context
-// switch's perf_event_switch()), and marks the side-band output when an
-// event wants it.
+// switch's perf_event_switch(): its walk and records, footprint_sideband.go).
 func (k *Kernel) accessSwitchEvents(c *cpu.CPU) {
 	if !k.M.FootprintListening() {
 		return
 	}
 	c.AccessMarkedOnly(nrSwitchEvents, "nr_switch_events", cpu.MarkedRead, "perf_event_task_sched_out") // kernel/events/core.c: __perf_event_task_sched_out(): if (atomic_read(&nr_switch_events))
-	if k.nrSwitchEvents > 0 {
-		c.Unaudited("perf_event_switch") // the side-band records (footprint_entry.go)
-	}
 }
 
 // accessLastCPU annotates the model's last CPU of t (task->sched_migrated).

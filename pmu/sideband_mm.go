@@ -39,10 +39,18 @@ func (k *Kernel) TaskMmap(t *sched.Task, v *mm.VMA) {
 	k.perfAddrFiltersAdjust(t, v) // perf_event_mmap(): perf_addr_filters_adjust(vma) first
 	c := t.CPU()
 	exec := v.Flags&mm.VM_EXEC != 0
+	fp := k.M.FootprintListening()
+	wrote := false
 	k.perfIterateSB(c, nil, func(e *Event) {
 		a := &e.Attr
+		if fp {
+			k.accessSBOutput(c, e)
+		}
 		if !(!exec && a.MmapData || exec && (a.Mmap || a.Mmap2)) || e.rb == nil { // perf_event_mmap_match()
 			return
+		}
+		if fp {
+			k.accessMmapVMA(c, t.MM) // footprint_sideband.go
 		}
 		r := &rb.Mmap{Mmap2: a.Mmap2, Data: !exec, Pid: uint32(t.PID), Tid: uint32(t.TID),
 			Start: v.Start, Len: v.Len(), Pgoff: v.Pgoff * mm.PageSize,
@@ -53,8 +61,12 @@ func (k *Kernel) TaskMmap(t *sched.Task, v *mm.VMA) {
 				r.BuildID = f.BuildID
 			}
 		}
-		_ = rb.PerfOutputSideband(c, e.rb, e, r, k.sidebandID(c, e), a.WriteBackward)
+		wrote = true
+		_ = rb.PerfOutputSidebandAudited(c, e.rb, e, r, k.sidebandID(c, e), a.WriteBackward)
 	})
+	if fp {
+		k.sidebandReturn(c, wrote, k.mmapCallerAudited(t), "perf_event_mmap's caller") // footprint_sideband.go
+	}
 }
 
 // PageFault implements sched.FaultHook: perf_sw_event(PERF_COUNT_SW_PAGE_FAULTS,

@@ -96,5 +96,12 @@ func (k *Kernel) perfLogThrottle(c *cpu.CPU, e *Event, enable bool) {
 		Time:     uint64(k.now()), // perf_event_clock(event): the model has one clock
 		ID:       e.leaderID(),    // primary_event_id(event)
 		StreamID: e.id}            // event->id
-	_ = rb.PerfOutputSideband(c, e.rb, e, r, k.sidebandID(c, e), e.Attr.WriteBackward)
+	if k.M.FootprintListening() {
+		k.accessSBOutput(c, e) // footprint_sideband.go
+	}
+	_ = rb.PerfOutputSidebandAudited(c, e.rb, e, r, k.sidebandID(c, e), e.Attr.WriteBackward)
+	// Back into perf_event_throttle()/perf_event_unthrottle() and their
+	// callers (the overflow's throttle, the tick's unthrottle): nobody
+	// annotated them.
+	k.sidebandReturn(c, e.rb != nil, false, "perf_log_throttle's caller")
 }

@@ -1,0 +1,98 @@
+package pmu_test
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"perfsim/pmu"
+	"perfsim/sched"
+	"perfsim/sim"
+	"perfsim/uapi"
+)
+
+// TestSidebandFootprints: what the fragment that starts at
+// perf_output_put_handle:nest-zero after a side-band record annotates on
+// the way back through perf_iterate_sb()'s walk into the record's caller
+// (pmu/footprint_sideband.go): prctl(PR_SET_NAME)'s COMM and mmap(2)'s
+// MMAP go back into the syscall's return (annotated: no mark), an
+// mprotect's MMAP into mprotect_fixup()'s caller (marked), the task's EXIT
+// into perf_event_exit_task_context() (marked), a context switch's SWITCH
+// into perf_event_task_sched_out() or _in() (annotated: no mark).
+func TestSidebandFootprints(t *testing.T) {
+	const (
+		// the rest of the walk: the task context's list, then the syscall's
+		// exit (sched's: the sys_exit tracepoints' check, the regs written back)
+		walkEnd = "rb->head r, rb->wakeup r, ctx->event_list r, "
+		sysExit = "tp_event->perf_refcount r, tp_event->perf_refcount r, task_pt_regs(current) w"
+		// and the task's EXIT record (its context's events), back into
+		// perf_event_exit_task_context() (marked), whose events leave, then
+		// the CPU's walk
+		exit = walkEnd + "UNAUDITED perf_event_task's caller, event->tstamp w, ctx->time r, ctx->is_active r, event->state w, sync w, ctx->event_list r, task->perf_event_ctxp r, ctx->task r, sync w"
+	)
+	arg := func(v uint64) sched.SysArg { return sched.SysArg{Val: v} }
+	anon := []sched.SysArg{arg(0), arg(8192), arg(uapi.PROT_READ | uapi.PROT_WRITE), arg(uapi.MAP_PRIVATE | uapi.MAP_ANONYMOUS), arg(^uint64(0)), arg(0)}
+	for _, tc := range []struct {
+		name string
+		attr func(a *pmu.Attr)
+		ops  []sched.Op
+		// other: a second task on the CPU, which the yields switch to
+		other bool
+		want  []string
+	}{
+		{name: "prctl(PR_SET_NAME): COMM", attr: func(a *pmu.Attr) { a.Comm = true },
+			ops:  []sched.Op{sched.SyscallArgs("prctl", 0, "", arg(uapi.PR_SET_NAME), sched.SysArg{Str: "renamed", IsStr: true}, arg(0), arg(0), arg(0))},
+			want: []string{walkEnd + sysExit, exit}},
+		{name: "mmap(2): MMAP of anonymous memory", attr: func(a *pmu.Attr) { a.MmapData = true },
+			ops:  []sched.Op{sched.SyscallArgs("mmap", 0, "", anon...)},
+			want: []string{walkEnd + sysExit, exit}},
+		{name: "mprotect(2): MMAP, the caller marked", attr: func(a *pmu.Attr) { a.MmapData = true },
+			ops: []sched.Op{sched.SyscallArgs("mmap", 0, "buf", anon...),
+				sched.SyscallArgs("mprotect", 0, "", sched.SysArg{Var: "buf"}, arg(4096), arg(uapi.PROT_READ))},
+			want: []string{walkEnd + sysExit, walkEnd + "UNAUDITED perf_event_mmap's caller, " + sysExit, exit}},
+		{name: "context switches: SWITCH back into the switch", attr: func(a *pmu.Attr) { a.ContextSwitch = true },
+			other: true, ops: []sched.Op{sched.Loop(2, sched.Compute(sim.Microsecond), sched.Yield())},
+			want: []string{
+				// out: the rest of perf_event_task_sched_out() (prev's last
+				// CPU, the context's sched-out up to its step)
+				walkEnd + "p->sched_migrated w, task->perf_event_ctxp r, ctx->task r, task->perf_event_ctxp r, ctx->is_active r, ctx->lock w, sync w, ctx->event_list r, cpc->pmu_disable_count w",
+				// in: the rest of __perf_event_task_sched_in(), then
+				// finish_task_switch() (sched's)
+				walkEnd + "p->sched_migrated r, rq->balance_callback r, p->migration_pending r, p->se (exec_start, wake_cpu) w",
+			}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			mc := newMachine(t, 1, nil, pmu.Knobs{})
+			l := &fragLog{}
+			mc.m.OnSegments(l)
+			if tc.other {
+				mc.s.Spawn("other", sched.MaskOf(0), sched.Loop(3, sched.Compute(sim.Microsecond), sched.Yield()))
+			}
+			mc.s.Spawn("work", sched.MaskOf(0), sched.Call(func(t2 *sched.Task) {
+				a := swAttr(uapi.PERF_COUNT_SW_DUMMY)
+				tc.attr(&a)
+				fd, err := mc.k.PerfEventOpen(t2, &a, 0, -1, -1, 0)
+				if err != nil {
+					panic(err)
+				}
+				if _, err := mc.k.Mmap(t2, fd, 0, 9*4096, pmu.ProtRead|pmu.ProtWrite); err != nil {
+					panic(err)
+				}
+				mc.s.RunOps(t2, tc.ops)
+			}))
+			if err := mc.m.Run(sim.Second); err != nil {
+				t.Fatal(err)
+			}
+			got := l.started("perf_output_put_handle:nest-zero")
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("nest-zero fragments (-want +got):\n%s", diff)
+			}
+			for _, f := range l.frags {
+				if f[0] == "perf_output_put_handle:nest-zero" && slices.Contains(f, "UNAUDITED perf_output_end's caller") {
+					t.Errorf("a side-band record's fragment keeps rb's mark: %q", f)
+				}
+			}
+		})
+	}
+}
