@@ -40,8 +40,9 @@ func (k *Kernel) perfEventOpen(t *sched.Task, uattr *Attr, pid, cpuID, groupFD i
 	if ferr != 0 {
 		return -1, ferr
 	}
+	installed := false
 	defer func() {
-		if files.Fget(int64(fd)) == nil {
+		if !installed && files.Fget(int64(fd)) == nil {
 			files.PutUnusedFd(fd) // err_fd: put_unused_fd(event_fd)
 		}
 	}()
@@ -71,7 +72,7 @@ func (k *Kernel) perfEventOpen(t *sched.Task, uattr *Attr, pid, cpuID, groupFD i
 		if err != nil {
 			return -1, err
 		}
-		defer k.putTaskStruct(task, "perf_event_open") // put_task_struct(task): find_lively_task_by_vpid()'s
+		defer k.putTaskStructOpen(t, task) // put_task_struct(task): find_lively_task_by_vpid()'s (footprint_open.go)
 	}
 	// Step 13.
 	if task != nil && groupLeader != nil && groupLeader.Attr.Inherit != a.Inherit {
@@ -82,7 +83,6 @@ func (k *Kernel) perfEventOpen(t *sched.Task, uattr *Attr, pid, cpuID, groupFD i
 	if err != nil {
 		return -1, err
 	}
-	installed := false
 	defer func() {
 		if !installed && !t.Unwinding() {
 			// err_alloc: free_event() -> _free_event() -> event->destroy(),
@@ -127,9 +127,8 @@ func (k *Kernel) perfEventOpen(t *sched.Task, uattr *Attr, pid, cpuID, groupFD i
 	}()
 	// mutex_lock(&ctx->mutex) (perf_event_ctx_lock_nested(group_leader) when
 	// there is a group): the group checks and the install run under it.
-	mu := k.ctxMutex(ctx)
-	k.S.MutexLock(t, mu)
-	defer k.S.MutexUnlock(t, mu)
+	mu, n := k.ctxMutexLocked(t, ctx) // footprint_setup.go: annotated
+	defer k.unlockMutex(t, mu, ctx, "ctx->mutex", n)
 	// "if (ctx->task == TASK_TOMBSTONE) { err = -ESRCH; goto err_locked; }":
 	// the task's perf_event_exit_task_context() ran while we waited
 	if ctx.dead {
@@ -184,9 +183,14 @@ func (k *Kernel) perfEventOpen(t *sched.Task, uattr *Attr, pid, cpuID, groupFD i
 		k.moveGroupPMUContext(groupLeader, e.pmuCtx)
 	}
 	k.installEvent(t, e, ctx, cpuID)
+	// From here to the syscall's exit the code is annotated
+	// (footprint_open.go): perf_install_in_context() returns here from
+	// __perf_install_in_context()'s fragments and smp_call_function_single()'s
+	// last wait.
 	k.perfUnpinContext(t.CPU(), ctx) // under ctx->mutex, after perf_install_in_context()
 	pinned = false
 	installed = true
+	k.accessOpenDone(t, e, files)
 	e.ownerTask = t
 	e.fileRefs = 1
 	e.life.refcount = 1                        // the file's reference (perf_event_alloc: atomic_long_set(&event->refcount, 1))
