@@ -276,6 +276,7 @@ func (k *Kernel) perfInstallInContext(t *sched.Task, ctx *Context, e *Event, cpu
 		return
 	}
 	if ctx.task == nil {
+		k.accessCPUOnline(t.CPU(), "cpu_function_call")
 		_ = k.cpuFunctionCallWith(t, cpuID, func(c *cpu.CPU) error { return k.__perfInstallInContext(c, e, ctx) }, csdCall{fn: true, ret: true}) // its step point first; the return into perf_event_open() annotated
 		return
 	}
@@ -286,6 +287,8 @@ func (k *Kernel) perfInstallInContext(t *sched.Task, ctx *Context, e *Event, cpu
 	start := k.now()
 	for {
 		round := k.now()
+		k.accessTaskCurr(t.CPU(), ctx.task, "task_function_call") // task_cpu(p), the target of the call
+		k.accessCPUOnline(t.CPU(), "task_function_call")
 		err := k.taskFunctionCallWith(t, ctx.task, func(c *cpu.CPU) error { return k.__perfInstallInContext(c, e, ctx) }, csdCall{fn: true, ret: true})
 		if err == nil {
 			return // into perf_event_open(), annotated (footprint_open.go)

@@ -12,7 +12,7 @@ import (
 // kernel/events/core.c: sys_perf_event_open()
 func (k *Kernel) PerfEventOpen(t *sched.Task, attr *Attr, pid, cpuID, groupFD int, flags uint64) (fd int, err error) {
 	fd = -1
-	k.S.Syscall(t, "perf_event_open", func(t *sched.Task) {
+	k.S.SyscallAnnotated(t, "perf_event_open", func(t *sched.Task) { // footprint_open.go: annotated, or marked where it starts
 		fd, err = k.perfEventOpen(t, attr, pid, cpuID, groupFD, flags)
 	})
 	return fd, err
@@ -21,24 +21,27 @@ func (k *Kernel) PerfEventOpen(t *sched.Task, attr *Attr, pid, cpuID, groupFD in
 // perfEventOpen is the body of sys_perf_event_open(), checks in the kernel's
 // order (see the step list in opencheck.go).
 func (k *Kernel) perfEventOpen(t *sched.Task, uattr *Attr, pid, cpuID, groupFD int, flags uint64) (int, error) {
+	oc := k.openCPU(t, uattr, groupFD, flags) // footprint_open.go: the CPU of an annotated body, or nil
 	if uattr == nil {
-		return -1, uapi.EFAULT
+		return openFail(oc, uapi.EFAULT)
 	}
 	a := *uattr // the kernel works on its own copy
 	sys := k.Opts.Sysctl
 	// Steps 1-9.
+	k.accessOpenArgs(oc, &a)
 	if err := CheckOpenArgs(&a, pid, cpuID, flags, sys); err != nil {
-		return -1, err
+		return openFail(oc, err)
 	}
 	cgroupFD := -1
 	if flags&uapi.PERF_FLAG_PID_CGROUP != 0 {
 		cgroupFD, pid = pid, -1 // "In cgroup mode, the pid argument is used to pass the fd opened to the cgroup directory"
 	}
 	// Step 10: get_unused_fd_flags(): "f_flags = O_RDWR | (flags & PERF_FLAG_FD_CLOEXEC ? O_CLOEXEC : 0)"
+	k.accessGetUnusedFd(oc, t)
 	files := k.filesOf(t)
 	fd, ferr := files.GetUnusedFd(flags&uapi.PERF_FLAG_FD_CLOEXEC != 0)
 	if ferr != 0 {
-		return -1, ferr
+		return openFail(oc, ferr)
 	}
 	installed := false
 	defer func() {
@@ -51,10 +54,10 @@ func (k *Kernel) perfEventOpen(t *sched.Task, uattr *Attr, pid, cpuID, groupFD i
 	if groupFD != -1 {
 		g, err := k.lookup(t, groupFD)
 		if err != nil {
-			return -1, uapi.EBADF
+			return openFail(oc, uapi.EBADF)
 		}
 		if g.state <= StateRevoked {
-			return -1, uapi.ENODEV
+			return openFail(oc, uapi.ENODEV)
 		}
 		groupLeader = g
 		if flags&uapi.PERF_FLAG_FD_OUTPUT != 0 {
@@ -68,21 +71,23 @@ func (k *Kernel) perfEventOpen(t *sched.Task, uattr *Attr, pid, cpuID, groupFD i
 	var task *sched.Task
 	if pid != -1 {
 		var err error
+		k.accessFindTask(oc, pid, t)
 		task, err = k.findLivelyTask(t, pid)
 		if err != nil {
-			return -1, err
+			return openFail(oc, err)
 		}
 		defer k.putTaskStructOpen(t, task) // put_task_struct(task): find_lively_task_by_vpid()'s (footprint_open.go)
 	}
 	// Step 13.
 	if task != nil && groupLeader != nil && groupLeader.Attr.Inherit != a.Inherit {
-		return -1, uapi.EINVAL
+		return openFail(oc, uapi.EINVAL)
 	}
 	// Step 14-17: perf_event_alloc().
 	e, err := k.perfEventAlloc(&a, cpuID, task, groupLeader, flags)
 	if err != nil {
-		return -1, err
+		return openFail(oc, err)
 	}
+	k.accessEventAlloc(oc, e)
 	defer func() {
 		if !installed && !t.Unwinding() {
 			// err_alloc: free_event() -> _free_event() -> event->destroy(),
@@ -99,24 +104,28 @@ func (k *Kernel) perfEventOpen(t *sched.Task, uattr *Attr, pid, cpuID, groupFD i
 	if cgroupFD != -1 {
 		// perf_event_alloc(): perf_cgroup_connect()
 		if err := k.perfCgroupConnect(t, cgroupFD, e, groupLeader); err != nil {
-			return -1, err
+			return openFail(oc, err)
 		}
 	}
 	caps := PMUCaps{Capabilities: e.pmu.Capabilities()}
 	if err := CheckSamplingPMU(&a, caps); err != nil {
-		return -1, err
+		return openFail(oc, err)
 	}
 	// Step 18: the clock.
 	if err := CheckClock(&a, caps); err != nil {
-		return -1, err
+		return openFail(oc, err)
 	}
 	// Step 19 (ptrace permission) is not modelled: one user. Step 20-21.
 	if err := CheckCPUContext(task != nil, sys); err != nil {
-		return -1, err
+		return openFail(oc, err)
 	}
+	k.accessFindGetContext(oc, task)
 	ctx, err := k.findGetContext(task, cpuID)
 	if err != nil {
-		return -1, err
+		return openFail(oc, err)
+	}
+	if task != nil {
+		k.accessNewCtx(oc, ctx)
 	}
 	pinned := true
 	defer func() {
@@ -131,21 +140,26 @@ func (k *Kernel) perfEventOpen(t *sched.Task, uattr *Attr, pid, cpuID, groupFD i
 	defer k.unlockMutex(t, mu, ctx, "ctx->mutex", n)
 	// "if (ctx->task == TASK_TOMBSTONE) { err = -ESRCH; goto err_locked; }":
 	// the task's perf_event_exit_task_context() ran while we waited
+	k.accessCtxTask(oc, ctx, "perf_event_open")
 	if ctx.dead {
-		return -1, uapi.ESRCH
+		return openFail(oc, uapi.ESRCH)
 	}
 	// Step 21: "Check if the @cpu we're creating an event for is online",
 	// under the ctx->mutex that perf_event_{init,exit}_cpu() take.
+	if task == nil {
+		k.accessCtxOnline(oc, cpuID)
+	}
 	if task == nil && k.cpuCtx[cpuID].offline {
-		return -1, uapi.ENODEV
+		return openFail(oc, uapi.ENODEV)
 	}
 	// Step 22: the group leader rules.
 	if groupLeader != nil {
 		if err := k.checkGroup(e, groupLeader, ctx, cpuID); err != nil {
-			return -1, err
+			return openFail(oc, err)
 		}
 	}
 	// "Now that we're certain of the pmu; find the pmu_ctx."
+	k.accessFindGetPMUContext(oc, e.pmu, ctx) // no group: the event's own pmu
 	moveGroup := k.openPMUContext(e, groupLeader, ctx)
 	defer func() {
 		if !installed && !t.Unwinding() { // err_context: put_pmu_ctx(event->pmu_ctx); event->pmu_ctx = NULL
@@ -156,13 +170,13 @@ func (k *Kernel) perfEventOpen(t *sched.Task, uattr *Attr, pid, cpuID, groupFD i
 	// Step 23: PERF_FLAG_FD_OUTPUT.
 	if outputEvent != nil {
 		if err := k.perfEventSetOutput(t, e, outputEvent); err != nil {
-			return -1, err
+			return openFail(oc, err)
 		}
 	}
 	// Step 24: the read size of the group.
 	if groupLeader == nil {
 		if err := CheckValidateSize(a.ReadFormat, a.ReadFormat, nil, true); err != nil {
-			return -1, err
+			return openFail(oc, err)
 		}
 	} else {
 		var rfs []uint64
@@ -170,13 +184,13 @@ func (k *Kernel) perfEventOpen(t *sched.Task, uattr *Attr, pid, cpuID, groupFD i
 			rfs = append(rfs, s.Attr.ReadFormat)
 		}
 		if err := CheckValidateSize(a.ReadFormat, groupLeader.Attr.ReadFormat, rfs, false); err != nil {
-			return -1, err
+			return openFail(oc, err)
 		}
 	}
 	// Step 25: an event that needs an AUX event links to its AUX group
 	// leader (perf_get_aux_event, aux_core.go).
 	if a.NeedAuxEvent() && !perfGetAuxEvent(e, groupLeader) {
-		return -1, uapi.EINVAL
+		return openFail(oc, uapi.EINVAL)
 	}
 	// Step 26: exclusive PMUs (none here). Install.
 	if moveGroup {
@@ -297,6 +311,7 @@ func (k *Kernel) perfInitEvent(e *Event) (PMU, error) {
 			if p.Type() != typ {
 				continue
 			}
+			k.markEventInit(p) // footprint_open.go
 			err := p.EventInit(e)
 			if err == uapi.ENOENT && e.Attr.Type != typ {
 				typ = e.Attr.Type // retargeted: look again
@@ -312,6 +327,7 @@ func (k *Kernel) perfInitEvent(e *Event) (PMU, error) {
 	}
 	// Not found by type: try every PMU.
 	for _, p := range k.pmus {
+		k.markEventInit(p) // footprint_open.go
 		err := p.EventInit(e)
 		if err == nil {
 			return p, nil

@@ -4,6 +4,7 @@ import (
 	"perfsim/cpu"
 	"perfsim/mm"
 	"perfsim/sched"
+	"perfsim/uapi"
 )
 
 // The footprints of perf_event_open(2)'s install: perf_install_in_context(),
@@ -153,7 +154,7 @@ func (u taskUsageKey) FootprintKey() string { return u.t.FootprintKey() + "/usag
 // FootprintExtent implements the write audit's extent: the table and the
 // one-entry cache in front of it.
 func (u taskUsageKey) FootprintExtent() []any {
-	ext := []any{&u.k.taskRefs, &u.k.lastTask, &u.k.lastTaskLife}
+	ext := []any{&u.k.taskRefs, &u.k.lastTask, &u.k.lastTaskLife, &u.k.taskOrder}
 	if l := u.k.taskRefs[u.t]; l != nil {
 		ext = append(ext, l)
 	}
@@ -213,4 +214,297 @@ func (k *Kernel) accessOpenDone(t *sched.Task, e *Event, files *mm.Files) {
 	c.AccessMarkedOnly(e, "file->f_count", cpu.MarkedWrite, "anon_inode_getfile")                          // fs/anon_inodes.c: anon_inode_getfile(): the new file's one reference (the model sets it here)
 	c.AccessMarkedOnly(e, "event->refcount", cpu.MarkedWrite, "perf_event_alloc")                          // kernel/events/core.c: perf_event_alloc(): atomic_long_set(&event->refcount, 1) (the model sets it here)
 	c.AccessMarkedOnly(fdTableKey{files}, "fdt->fd[]", cpu.MarkedWrite, "fd_install")                      // fs/file.c: fd_install(): rcu_assign_pointer(fdt->fd[fd], file)
+}
+
+// The syscall's entry, up to its first step point: sched's fragment
+// "syscall_enter_from_user_mode" (declared there) goes on into the body,
+// which enters through sched.Sched.SyscallAnnotated. openCPU says at the
+// start whether the body is one whose paths were read and annotated: an
+// event with no group fd, no cgroup, no output fd and no AUX event to
+// link (perf_get_aux_event()); every other open is marked where it starts
+// (sys_perf_event_open), as sched's enterBody marked every open before.
+// In an annotated open, the paths nobody annotated are marked where they
+// begin: a PMU's event_init other than the hardware counters', the
+// software events' and the clocks' (tracepoints, breakpoints, intel_pt,
+// coresight: perfInitEvent), the old find_get_pmu_context() of a knob,
+// and every error return (openFail: the frees of the err_* labels).
+
+// openCPU is the CPU of an open whose body is annotated, when a footprint
+// listener hears it; nil otherwise, the open marked when listened to.
+func (k *Kernel) openCPU(t *sched.Task, uattr *Attr, groupFD int, flags uint64) *cpu.CPU {
+	c := k.setupCPU(t)
+	if c == nil {
+		return nil
+	}
+	if uattr == nil || groupFD != -1 || flags&(uapi.PERF_FLAG_PID_CGROUP|uapi.PERF_FLAG_FD_OUTPUT) != 0 || uattr.NeedAuxEvent() {
+		c.Unaudited("sys_perf_event_open") // a group, a cgroup, an output event or an AUX event's link: not read
+		return nil
+	}
+	return c
+}
+
+// openFail marks an error return of an annotated open (the err_* labels'
+// frees: put_pmu_ctx(), put_ctx(), free_event(), put_unused_fd(), not
+// annotated) and returns its result.
+func openFail(c *cpu.CPU, err error) (int, error) {
+	if c != nil {
+		c.Unaudited("sys_perf_event_open's error path")
+	}
+	return -1, err
+}
+
+// accessOpenArgs annotates perf_copy_attr()'s and the syscall's checks'
+// read of the one sysctl the run changes (the PMI lowers
+// sysctl_perf_event_sample_rate: throttle_took.go).
+func (k *Kernel) accessOpenArgs(c *cpu.CPU, a *Attr) {
+	if c != nil && a.Freq {
+		c.AccessMarkedOnly(sampleRate, "sysctl_perf_event_sample_rate", cpu.MarkedRead, "perf_event_open") // kernel/events/core.c: sys_perf_event_open(): if (attr.sample_freq > sysctl_perf_event_sample_rate)
+	}
+}
+
+// accessGetUnusedFd annotates get_unused_fd_flags() in t's table: a
+// table the model makes on first use (current->files) and the fd it
+// reserves.
+func (k *Kernel) accessGetUnusedFd(c *cpu.CPU, t *sched.Task) {
+	if c == nil {
+		return
+	}
+	sched.AccessFdLookup(c, t, "get_unused_fd_flags")
+	if t.Files == nil {
+		c.AccessMarkedOnly(t, "task->files", cpu.PlainWrite, "get_unused_fd_flags") // the model's table of a task that had none
+		return
+	}
+	c.AccessMarkedOnly(fdTableKey{t.Files}, "fdt->fd[]", cpu.MarkedWrite, "get_unused_fd_flags") // fs/file.c: alloc_fd(): __set_open_fd(fd, fdt), files->next_fd (files->file_lock held)
+}
+
+// taskList is the pid hash find_task_by_vpid() looks in (fork and exit
+// write it, in code that is marked).
+var taskList any = cpu.KeyName("pid_hash")
+
+// accessFindTask annotates find_lively_task_by_vpid() of pid: the lookup
+// (the task list, the task's state: "lively") and get_task_struct() of the
+// task found.
+func (k *Kernel) accessFindTask(c *cpu.CPU, pid int, t *sched.Task) {
+	if c == nil {
+		return
+	}
+	if pid != 0 {
+		c.AccessMarkedOnly(taskList, "pid_hash", cpu.MarkedRead, "find_task_by_vpid") // kernel/pid.c: find_task_by_vpid(): pid_task(find_vpid(nr), PIDTYPE_PID)
+		for _, x := range k.S.Tasks {
+			if x.PID == pid || x.TID == pid {
+				c.AccessMarkedOnly(x, "p->__state", cpu.MarkedRead, "find_lively_task_by_vpid") // the model's "lively" check: a dead task is -ESRCH
+				t = x
+				break
+			}
+		}
+	}
+	if t != nil && t.State != sched.Dead && k.lifeOn() {
+		c.AccessMarkedOnly(taskUsageKey{k, t}, "task->usage", cpu.MarkedWrite, "get_task_struct") // include/linux/sched/task.h: get_task_struct(): refcount_inc(&t->usage) (its WARN reads the old value)
+	}
+}
+
+// auditedPMU reports a PMU whose event_init is annotated: it touches only
+// the new event (the hardware counters', the software events' and the
+// clocks': x86_pmu_event_init() as the model has it, perf_swevent_init(),
+// cpu_clock_event_init(), task_clock_event_init()).
+func (k *Kernel) auditedPMU(p PMU) bool {
+	return p == PMU(k.hwPMU) || p == PMU(k.swPMU) || p == PMU(k.cpuClock) || p == PMU(k.taskClock)
+}
+
+// markEventInit marks p's event_init when nobody annotated it.
+func (k *Kernel) markEventInit(p PMU) {
+	if !k.M.FootprintListening() || k.auditedPMU(p) {
+		return
+	}
+	if c := k.curCPU(); c != nil {
+		c.Unaudited(p.Name() + "'s event_init") // kernel/events/core.c: perf_try_init_event(): pmu->event_init(event)
+	}
+}
+
+// allocKey is the model's record of the objects perf_event_alloc() and
+// find_get_context() make (its tables of every event and task context,
+// which number the contexts' keys): a write by each, so that two CPUs'
+// allocations conflict and the numbers stay stable.
+type allocKey struct {
+	k    *Kernel
+	what string
+}
+
+// FootprintKey implements cpu.FootprintKeyer.
+func (a allocKey) FootprintKey() string { return a.what + " allocations" }
+
+// FootprintExtent implements the write audit's extent.
+func (a allocKey) FootprintExtent() []any {
+	if a.what == "perf_event" {
+		return []any{&a.k.events}
+	}
+	return []any{&a.k.ctxs}
+}
+
+// sidebandCountKey is one of core.c's global counts of side-band events
+// (nr_switch_events, nr_mmap_events, nr_cgroup_events): the same key as
+// the cpu.KeyName its readers annotate (nrSwitchEvents), with the model's
+// count as its extent.
+type sidebandCountKey struct {
+	name string
+	n    *int
+}
+
+// FootprintKey implements cpu.FootprintKeyer.
+func (s sidebandCountKey) FootprintKey() string { return s.name }
+
+// FootprintExtent implements the write audit's extent.
+func (s sidebandCountKey) FootprintExtent() []any { return []any{s.n} }
+
+// accessEventAlloc annotates perf_event_alloc()'s writes outside the new
+// event: the model's table of events, account_event()'s counts
+// (atomic_inc(), whose result nobody reads: adds), and
+// get_task_struct() of the target.
+func (k *Kernel) accessEventAlloc(c *cpu.CPU, e *Event) {
+	if c == nil {
+		return
+	}
+	c.AccessMarkedOnly(perfEventIDKey{k}, "perf_event_id", cpu.MarkedRead, "perf_event_alloc")       // kernel/events/core.c: perf_event_alloc(): event->id = atomic64_inc_return(&perf_event_id): the value is the new event's id
+	c.AccessMarkedOnly(perfEventIDKey{k}, "perf_event_id", cpu.MarkedWrite, "perf_event_alloc")      // ... and the increment (never an add that commutes: two opens' order gives them their ids)
+	c.AccessMarkedOnly(allocKey{k, "perf_event"}, "perf_event", cpu.MarkedWrite, "perf_event_alloc") // the model's table of every event (its observables)
+	c.AccessMarkedOnly(e, "event->state", cpu.PlainWrite, "perf_event_alloc")                        // kernel/events/core.c: perf_event_alloc(): the new event's fields, perf_event__state_init() (nothing else sees it yet)
+	a := &e.Attr
+	if a.ContextSwitch {
+		c.AccessMarkedOnly(sidebandCountKey{"nr_switch_events", &k.nrSwitchEvents}, "nr_switch_events", cpu.AtomicAdd, "account_event") // kernel/events/core.c: account_event(): atomic_inc(&nr_switch_events)
+	}
+	if a.Mmap || a.MmapData {
+		c.AccessMarkedOnly(sidebandCountKey{"nr_mmap_events", &k.nrMmapEvents}, "nr_mmap_events", cpu.AtomicAdd, "account_event") // kernel/events/core.c: account_event(): atomic_inc(&nr_mmap_events)
+	}
+	if a.Cgroup {
+		c.AccessMarkedOnly(sidebandCountKey{"nr_cgroup_events", &k.nrCgroupEvents}, "nr_cgroup_events", cpu.AtomicAdd, "account_event") // kernel/events/core.c: account_event(): atomic_inc(&nr_cgroup_events)
+	}
+	if e.hw.target != nil && k.lifeOn() {
+		c.AccessMarkedOnly(taskUsageKey{k, e.hw.target}, "task->usage", cpu.MarkedWrite, "perf_event_alloc") // kernel/events/core.c: perf_event_alloc(): event->hw.target = get_task_struct(task)
+	}
+}
+
+// taskCtxpKey is task->perf_event_ctxp of t: t's key (its readers
+// annotate the task), the model's table of task contexts its extent.
+type taskCtxpKey struct {
+	k *Kernel
+	t *sched.Task
+}
+
+// FootprintKey implements cpu.FootprintKeyer: the task's.
+func (p taskCtxpKey) FootprintKey() string { return p.t.FootprintKey() }
+
+// FootprintExtent implements the write audit's extent.
+func (p taskCtxpKey) FootprintExtent() []any { return []any{&p.k.taskCtx} }
+
+// accessFindGetContext annotates find_get_context() of task's context
+// before its pin: task->perf_event_ctxp, and either the context found
+// (ctx->task: TASK_TOMBSTONE, its refcount_inc_not_zero()) or a new one
+// (alloc_perf_context(): its get_task_struct(), the model's table) and
+// its publication (cmpxchg(&task->perf_event_ctxp, NULL, ctx)). A CPU's
+// context needs nothing but its pin (annotated in perfPinContext).
+func (k *Kernel) accessFindGetContext(c *cpu.CPU, task *sched.Task) {
+	if c == nil || task == nil {
+		return
+	}
+	c.AccessMarkedOnly(task, "task->perf_event_ctxp", cpu.MarkedRead, "find_get_context") // kernel/events/core.c: perf_lock_task_context(): ctx = rcu_dereference(task->perf_event_ctxp)
+	ctx := k.taskCtx[task]
+	if ctx != nil {
+		c.AccessMarkedOnly(ctx, "ctx->task", cpu.MarkedRead, "find_get_context")      // kernel/events/core.c: find_get_context(): if (ctx->task == TASK_TOMBSTONE)
+		c.AccessMarkedOnly(ctx, "ctx->refcount", cpu.MarkedWrite, "find_get_context") // kernel/events/core.c: perf_lock_task_context(): refcount_inc_not_zero(&ctx->refcount)
+		return
+	}
+	c.AccessMarkedOnly(task, "p->__state", cpu.MarkedRead, "find_get_context") // the model's dead-task check (perf_event_exit_task() tombstones the context upstream)
+	if task.State == sched.Dead {
+		return
+	}
+	c.AccessMarkedOnly(allocKey{k, "perf_event_context"}, "perf_event_context", cpu.MarkedWrite, "alloc_perf_context") // the model's table of task contexts, which numbers their keys
+	if k.lifeOn() {
+		c.AccessMarkedOnly(taskUsageKey{k, task}, "task->usage", cpu.MarkedWrite, "alloc_perf_context") // kernel/events/core.c: alloc_perf_context(): ctx->task = get_task_struct(task)
+	}
+	c.AccessMarkedOnly(taskCtxpKey{k, task}, "task->perf_event_ctxp", cpu.MarkedWrite, "find_get_context") // kernel/events/core.c: find_get_context(): cmpxchg(&task->perf_event_ctxp, NULL, ctx)
+}
+
+// accessNewCtx annotates the new context's own fields (its refcount):
+// nothing else sees it before the publication above.
+func (k *Kernel) accessNewCtx(c *cpu.CPU, ctx *Context) {
+	if c != nil {
+		c.AccessMarkedOnly(ctx, "ctx->refcount", cpu.MarkedWrite, "alloc_perf_context") // kernel/events/core.c: alloc_perf_context(): refcount_set(&ctx->refcount, 1), get_ctx()
+	}
+}
+
+// accessCtxOnline annotates the online check of a CPU's context under its
+// mutex (perf_event_{init,exit}_cpu() write it).
+func (k *Kernel) accessCtxOnline(c *cpu.CPU, cpuID int) {
+	if c != nil && cpuID >= 0 && cpuID < len(k.cpuCtx) {
+		c.AccessMarkedOnly(&k.cpuCtx[cpuID], "cpuctx->online", cpu.MarkedRead, "perf_event_open") // kernel/events/core.c: sys_perf_event_open(): if (!cpuctx->online)
+	}
+}
+
+// epcKey is a perf_event_pmu_context by its context's key and its PMU's
+// name (one per PMU in a context; a CPU's are embedded in its
+// perf_cpu_pmu_context): its extent is the epc and the model's tables of
+// them.
+type epcKey struct {
+	k   *Kernel
+	ctx *Context
+	p   PMU
+}
+
+// FootprintKey implements cpu.FootprintKeyer.
+func (e epcKey) FootprintKey() string { return e.ctx.FootprintKey() + "/pmu_ctx:" + e.p.Name() }
+
+// FootprintExtent implements the write audit's extent: the epcs of the
+// context (their refcounts), and the tables find_get_pmu_context() fills.
+func (e epcKey) FootprintExtent() []any {
+	ext := []any{&e.k.cpcEpc, &e.k.epcs, &e.ctx.pmuCtxList}
+	for _, epc := range e.ctx.pmuCtxList {
+		if epc.pmu == e.p {
+			ext = append(ext, epc)
+		}
+	}
+	if !e.ctx.isTask() {
+		if epc := e.k.cpcEpc[[2]int{e.ctx.cpu, e.p.base().index}]; epc != nil {
+			ext = append(ext, epc)
+		}
+	}
+	return ext
+}
+
+// accessFindGetPMUContext annotates find_get_pmu_context() of p in ctx
+// (ctx->lock taken, annotated by ctxLock): the context's pmu_ctx_list
+// (which perf_ctx_disable()'s walk reads as ctx->event_list), the epc's
+// refcount, or a new one linked in. The old path of pmu-ctx-serialize is
+// marked.
+func (k *Kernel) accessFindGetPMUContext(c *cpu.CPU, p PMU, ctx *Context) {
+	if c == nil {
+		return
+	}
+	if k.pmuCtxSerializeOld() {
+		c.Unaudited("find_get_pmu_context (pre-4f64a6c9f6f1)")
+		return
+	}
+	c.AccessMarkedOnly(ctx, "ctx->event_list", cpu.MarkedWrite, "find_get_pmu_context")             // kernel/events/core.c: find_get_pmu_context(): list_for_each_entry(epc, &ctx->pmu_ctx_list, ...), list_add(&epc->pmu_ctx_entry, ...)
+	c.AccessMarkedOnly(epcKey{k, ctx, p}, "epc->refcount", cpu.MarkedWrite, "find_get_pmu_context") // kernel/events/core.c: find_get_pmu_context(): atomic_inc(&epc->refcount), or a new epc's
+}
+
+// perfEventIDKey is core.c's perf_event_id (perfEventID's key) with the
+// model's counter (Kernel.nextID) as its extent.
+type perfEventIDKey struct{ k *Kernel }
+
+// FootprintKey implements cpu.FootprintKeyer: perfEventID's.
+func (perfEventIDKey) FootprintKey() string { return "perf_event_id" }
+
+// FootprintExtent implements the write audit's extent.
+func (p perfEventIDKey) FootprintExtent() []any { return []any{&p.k.nextID} }
+
+// cpuOnline is cpu_online_mask, which smp_call_function_single() reads
+// (the CPU hotplug writes it, in code that is marked).
+var cpuOnline any = cpu.KeyName("cpu_online_mask")
+
+// accessCPUOnline annotates smp_call_function_single()'s cpu_online()
+// check of its target.
+func (k *Kernel) accessCPUOnline(c *cpu.CPU, fn string) {
+	if k.M.FootprintListening() && c != nil {
+		c.AccessMarkedOnly(cpuOnline, "cpu_online_mask", cpu.MarkedRead, fn) // kernel/smp.c: smp_call_function_single(): if (cpu >= nr_cpu_ids || !cpu_online(cpu))
+	}
 }
