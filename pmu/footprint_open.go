@@ -174,29 +174,36 @@ func (k *Kernel) putTaskStructOpen(t, task *sched.Task) {
 	k.putTaskStruct(task, "perf_event_open")
 }
 
-// fdTableKey is the fd tables' one key (sched.FdTables: "files_struct"),
-// with the table fd_install() writes as its extent.
+// fdTableKey is the model's memory of the fd tables (mm.Files), whose
+// one kernel key is sched.FdTables: a write of a table annotates both,
+// the kernel's key (what another CPU's lookup conflicts with) and this
+// one, whose extent is the table written (the write audit's). One key
+// for every table, as sched.FdTables: its identity is its name
+// (String), not the table.
 type fdTableKey struct{ files *mm.Files }
 
-// FootprintKey implements cpu.FootprintKeyer: sched.FdTables's.
-func (fdTableKey) FootprintKey() string { return "files_struct" }
+// FootprintKey implements cpu.FootprintKeyer.
+func (fdTableKey) FootprintKey() string { return "files_struct (the model's tables)" }
+
+// String is the key's identity (explore's TestFootprintKeysStable).
+func (fdTableKey) String() string { return "files_struct (the model's tables)" }
 
 // FootprintExtent implements the write audit's extent.
 func (f fdTableKey) FootprintExtent() []any { return []any{f.files} }
 
-// ownerListKey is current->perf_event_list and its perf_event_mutex, which
-// the model keeps as each event's ownerTask.
-type ownerListKey struct {
-	t *sched.Task
-	e *Event
+// accessFdWrite annotates a write of fd table files: the kernel's key
+// and the model's.
+func accessFdWrite(c *cpu.CPU, files *mm.Files, fn string) {
+	c.AccessMarkedOnly(sched.FdTables, "fdt->fd[]", cpu.MarkedWrite, fn) // fs/file.c: the table under files->file_lock
+	c.AccessMarkedOnly(fdTableKey{files}, "fdt->fd[]", cpu.MarkedWrite, fn)
 }
+
+// ownerListKey is current->perf_event_list and its perf_event_mutex, which
+// the model keeps as each event's ownerTask (the event's write covers it).
+type ownerListKey struct{ t *sched.Task }
 
 // FootprintKey implements cpu.FootprintKeyer.
 func (o ownerListKey) FootprintKey() string { return o.t.FootprintKey() + "/perf_event_list" }
-
-// FootprintExtent implements the write audit's extent: the event's
-// owner_entry (the model's ownerTask).
-func (o ownerListKey) FootprintExtent() []any { return []any{&o.e.ownerTask} }
 
 // accessOpenDone annotates perf_event_open()'s code after the install
 // (ctx->mutex still held; its unlock and put_task_struct() are the
@@ -209,11 +216,11 @@ func (k *Kernel) accessOpenDone(t *sched.Task, e *Event, files *mm.Files) {
 	if c == nil {
 		return
 	}
-	c.AccessMarkedOnly(e, "event->owner", cpu.PlainWrite, "perf_event_open")                               // kernel/events/core.c: sys_perf_event_open(): event->owner = current
-	c.AccessMarkedOnly(ownerListKey{t, e}, "current->perf_event_list", cpu.MarkedWrite, "perf_event_open") // kernel/events/core.c: sys_perf_event_open(): mutex_lock(&current->perf_event_mutex); list_add_tail(&event->owner_entry, &current->perf_event_list)
-	c.AccessMarkedOnly(e, "file->f_count", cpu.MarkedWrite, "anon_inode_getfile")                          // fs/anon_inodes.c: anon_inode_getfile(): the new file's one reference (the model sets it here)
-	c.AccessMarkedOnly(e, "event->refcount", cpu.MarkedWrite, "perf_event_alloc")                          // kernel/events/core.c: perf_event_alloc(): atomic_long_set(&event->refcount, 1) (the model sets it here)
-	c.AccessMarkedOnly(fdTableKey{files}, "fdt->fd[]", cpu.MarkedWrite, "fd_install")                      // fs/file.c: fd_install(): rcu_assign_pointer(fdt->fd[fd], file)
+	c.AccessMarkedOnly(e, "event->owner", cpu.PlainWrite, "perf_event_open")                            // kernel/events/core.c: sys_perf_event_open(): event->owner = current
+	c.AccessMarkedOnly(ownerListKey{t}, "current->perf_event_list", cpu.MarkedWrite, "perf_event_open") // kernel/events/core.c: sys_perf_event_open(): mutex_lock(&current->perf_event_mutex); list_add_tail(&event->owner_entry, &current->perf_event_list)
+	c.AccessMarkedOnly(e, "file->f_count", cpu.MarkedWrite, "anon_inode_getfile")                       // fs/anon_inodes.c: anon_inode_getfile(): the new file's one reference (the model sets it here)
+	c.AccessMarkedOnly(e, "event->refcount", cpu.MarkedWrite, "perf_event_alloc")                       // kernel/events/core.c: perf_event_alloc(): atomic_long_set(&event->refcount, 1) (the model sets it here)
+	accessFdWrite(c, files, "fd_install")                                                               // fs/file.c: fd_install(): rcu_assign_pointer(fdt->fd[fd], file)
 }
 
 // The syscall's entry, up to its first step point: sched's fragment
@@ -274,7 +281,7 @@ func (k *Kernel) accessGetUnusedFd(c *cpu.CPU, t *sched.Task) {
 		c.AccessMarkedOnly(t, "task->files", cpu.PlainWrite, "get_unused_fd_flags") // the model's table of a task that had none
 		return
 	}
-	c.AccessMarkedOnly(fdTableKey{t.Files}, "fdt->fd[]", cpu.MarkedWrite, "get_unused_fd_flags") // fs/file.c: alloc_fd(): __set_open_fd(fd, fdt), files->next_fd (files->file_lock held)
+	accessFdWrite(c, t.Files, "get_unused_fd_flags") // fs/file.c: alloc_fd(): __set_open_fd(fd, fdt), files->next_fd (files->file_lock held)
 }
 
 // taskList is the pid hash find_task_by_vpid() looks in (fork and exit
@@ -341,20 +348,25 @@ func (a allocKey) FootprintExtent() []any {
 	return []any{&a.k.ctxs}
 }
 
-// sidebandCountKey is one of core.c's global counts of side-band events
-// (nr_switch_events, nr_mmap_events, nr_cgroup_events): the same key as
-// the cpu.KeyName its readers annotate (nrSwitchEvents), with the model's
-// count as its extent.
-type sidebandCountKey struct {
-	name string
-	n    *int
-}
+// sidebandCountKey is the model's global counts of side-band events
+// (nr_switch_events, nr_mmap_events, nr_cgroup_events), the write
+// audit's extent of the adds their cpu.KeyName keys tell the walks of.
+type sidebandCountKey struct{ k *Kernel }
 
 // FootprintKey implements cpu.FootprintKeyer.
-func (s sidebandCountKey) FootprintKey() string { return s.name }
+func (sidebandCountKey) FootprintKey() string { return "nr_*_events (the model's counts)" }
 
 // FootprintExtent implements the write audit's extent.
-func (s sidebandCountKey) FootprintExtent() []any { return []any{s.n} }
+func (s sidebandCountKey) FootprintExtent() []any {
+	return []any{&s.k.nrSwitchEvents, &s.k.nrMmapEvents, &s.k.nrCgroupEvents}
+}
+
+// nrMmapEvents and nrCgroupEvents are core.c's atomic_t nr_mmap_events
+// and nr_cgroup_events (boxed once, as nrSwitchEvents).
+var (
+	nrMmapEvents   any = cpu.KeyName("nr_mmap_events")
+	nrCgroupEvents any = cpu.KeyName("nr_cgroup_events")
+)
 
 // accessEventAlloc annotates perf_event_alloc()'s writes outside the new
 // event: the model's table of events, account_event()'s counts
@@ -364,34 +376,32 @@ func (k *Kernel) accessEventAlloc(c *cpu.CPU, e *Event) {
 	if c == nil {
 		return
 	}
-	c.AccessMarkedOnly(perfEventIDKey{k}, "perf_event_id", cpu.MarkedRead, "perf_event_alloc")       // kernel/events/core.c: perf_event_alloc(): event->id = atomic64_inc_return(&perf_event_id): the value is the new event's id
+	c.AccessMarkedOnly(perfEventID, "perf_event_id", cpu.MarkedRead, "perf_event_alloc")             // kernel/events/core.c: perf_event_alloc(): event->id = atomic64_inc_return(&perf_event_id): the value is the new event's id
 	c.AccessMarkedOnly(perfEventIDKey{k}, "perf_event_id", cpu.MarkedWrite, "perf_event_alloc")      // ... and the increment (never an add that commutes: two opens' order gives them their ids)
 	c.AccessMarkedOnly(allocKey{k, "perf_event"}, "perf_event", cpu.MarkedWrite, "perf_event_alloc") // the model's table of every event (its observables)
 	c.AccessMarkedOnly(e, "event->state", cpu.PlainWrite, "perf_event_alloc")                        // kernel/events/core.c: perf_event_alloc(): the new event's fields, perf_event__state_init() (nothing else sees it yet)
 	a := &e.Attr
-	if a.ContextSwitch {
-		c.AccessMarkedOnly(sidebandCountKey{"nr_switch_events", &k.nrSwitchEvents}, "nr_switch_events", cpu.AtomicAdd, "account_event") // kernel/events/core.c: account_event(): atomic_inc(&nr_switch_events)
+	if a.ContextSwitch || a.Mmap || a.MmapData || a.Cgroup { // nr_switch_events' add is annotated by accountSideband
+		c.AccessMarkedOnly(sidebandCountKey{k}, "nr_*_events", cpu.AtomicAdd, "account_event")
 	}
 	if a.Mmap || a.MmapData {
-		c.AccessMarkedOnly(sidebandCountKey{"nr_mmap_events", &k.nrMmapEvents}, "nr_mmap_events", cpu.AtomicAdd, "account_event") // kernel/events/core.c: account_event(): atomic_inc(&nr_mmap_events)
+		c.AccessMarkedOnly(nrMmapEvents, "nr_mmap_events", cpu.AtomicAdd, "account_event") // kernel/events/core.c: account_event(): atomic_inc(&nr_mmap_events)
 	}
 	if a.Cgroup {
-		c.AccessMarkedOnly(sidebandCountKey{"nr_cgroup_events", &k.nrCgroupEvents}, "nr_cgroup_events", cpu.AtomicAdd, "account_event") // kernel/events/core.c: account_event(): atomic_inc(&nr_cgroup_events)
+		c.AccessMarkedOnly(nrCgroupEvents, "nr_cgroup_events", cpu.AtomicAdd, "account_event") // kernel/events/core.c: account_event(): atomic_inc(&nr_cgroup_events)
 	}
 	if e.hw.target != nil && k.lifeOn() {
 		c.AccessMarkedOnly(taskUsageKey{k, e.hw.target}, "task->usage", cpu.MarkedWrite, "perf_event_alloc") // kernel/events/core.c: perf_event_alloc(): event->hw.target = get_task_struct(task)
 	}
 }
 
-// taskCtxpKey is task->perf_event_ctxp of t: t's key (its readers
-// annotate the task), the model's table of task contexts its extent.
-type taskCtxpKey struct {
-	k *Kernel
-	t *sched.Task
-}
+// taskCtxpKey is the model's table of task->perf_event_ctxp
+// (Kernel.taskCtx), the write audit's extent of a write its readers'
+// key (the task) tells the walks of.
+type taskCtxpKey struct{ k *Kernel }
 
-// FootprintKey implements cpu.FootprintKeyer: the task's.
-func (p taskCtxpKey) FootprintKey() string { return p.t.FootprintKey() }
+// FootprintKey implements cpu.FootprintKeyer.
+func (taskCtxpKey) FootprintKey() string { return "task->perf_event_ctxp (the model's table)" }
 
 // FootprintExtent implements the write audit's extent.
 func (p taskCtxpKey) FootprintExtent() []any { return []any{&p.k.taskCtx} }
@@ -421,7 +431,8 @@ func (k *Kernel) accessFindGetContext(c *cpu.CPU, task *sched.Task) {
 	if k.lifeOn() {
 		c.AccessMarkedOnly(taskUsageKey{k, task}, "task->usage", cpu.MarkedWrite, "alloc_perf_context") // kernel/events/core.c: alloc_perf_context(): ctx->task = get_task_struct(task)
 	}
-	c.AccessMarkedOnly(taskCtxpKey{k, task}, "task->perf_event_ctxp", cpu.MarkedWrite, "find_get_context") // kernel/events/core.c: find_get_context(): cmpxchg(&task->perf_event_ctxp, NULL, ctx)
+	c.AccessMarkedOnly(task, "task->perf_event_ctxp", cpu.MarkedWrite, "find_get_context") // kernel/events/core.c: find_get_context(): cmpxchg(&task->perf_event_ctxp, NULL, ctx)
+	c.AccessMarkedOnly(taskCtxpKey{k}, "task->perf_event_ctxp", cpu.MarkedWrite, "find_get_context")
 }
 
 // accessNewCtx annotates the new context's own fields (its refcount):
@@ -452,6 +463,10 @@ type epcKey struct {
 
 // FootprintKey implements cpu.FootprintKeyer.
 func (e epcKey) FootprintKey() string { return e.ctx.FootprintKey() + "/pmu_ctx:" + e.p.Name() }
+
+// String is the key's identity (explore's TestFootprintKeysStable): the
+// context's epc of the PMU, not the Go values that find it.
+func (e epcKey) String() string { return e.FootprintKey() }
 
 // FootprintExtent implements the write audit's extent: the epcs of the
 // context (their refcounts), and the tables find_get_pmu_context() fills.
@@ -487,12 +502,13 @@ func (k *Kernel) accessFindGetPMUContext(c *cpu.CPU, p PMU, ctx *Context) {
 	c.AccessMarkedOnly(epcKey{k, ctx, p}, "epc->refcount", cpu.MarkedWrite, "find_get_pmu_context") // kernel/events/core.c: find_get_pmu_context(): atomic_inc(&epc->refcount), or a new epc's
 }
 
-// perfEventIDKey is core.c's perf_event_id (perfEventID's key) with the
-// model's counter (Kernel.nextID) as its extent.
+// perfEventIDKey is the model's counter of perf_event_id (Kernel.nextID),
+// the write audit's extent of the increment perfEventID's annotation
+// (accessPerfEventID) tells the walks of.
 type perfEventIDKey struct{ k *Kernel }
 
-// FootprintKey implements cpu.FootprintKeyer: perfEventID's.
-func (perfEventIDKey) FootprintKey() string { return "perf_event_id" }
+// FootprintKey implements cpu.FootprintKeyer.
+func (perfEventIDKey) FootprintKey() string { return "perf_event_id (the model's counter)" }
 
 // FootprintExtent implements the write audit's extent.
 func (p perfEventIDKey) FootprintExtent() []any { return []any{&p.k.nextID} }
