@@ -44,9 +44,12 @@ import (
 // perf_install_in_context:ctx-locked are among its ends).
 //
 // The syscall's entry, up to its first step point (the attr checks,
-// perf_event_alloc(), find_get_context(), the group checks), is still
-// sched's unaudited body (sys_perf_event_open): not declared here. The
-// write audit (explore's TestWriteAuditOpen) checks the writes.
+// perf_event_alloc(), find_get_context(), find_get_pmu_context(), the
+// install's IPI or local call), is sched's declared entry fragment: its
+// body is annotated for an event with no group fd, cgroup, output fd or
+// AUX link, and marked where it starts otherwise (openCPU, below). The
+// write audit (explore's TestWriteAuditOpen) checks the writes, pmu's
+// TestOpenFootprints pins the entry's footprint.
 func init() {
 	cpu.DeclareComplete(
 		"__perf_install_in_context",
