@@ -60,6 +60,7 @@ func (k *Kernel) perfEventOpen(t *sched.Task, uattr *Attr, pid, cpuID, groupFD i
 			return openFail(oc, uapi.ENODEV)
 		}
 		groupLeader = g
+		k.accessGroupLeader(oc, g) // footprint_open.go: what the checks below read of it
 		if flags&uapi.PERF_FLAG_FD_OUTPUT != 0 {
 			outputEvent = groupLeader
 		}
@@ -159,8 +160,7 @@ func (k *Kernel) perfEventOpen(t *sched.Task, uattr *Attr, pid, cpuID, groupFD i
 		}
 	}
 	// "Now that we're certain of the pmu; find the pmu_ctx."
-	k.accessFindGetPMUContext(oc, e.pmu, ctx) // no group: the event's own pmu
-	moveGroup := k.openPMUContext(e, groupLeader, ctx)
+	moveGroup := k.openPMUContext(e, groupLeader, ctx) // find_get_pmu_context() annotated (footprint_open.go)
 	defer func() {
 		if !installed && !t.Unwinding() { // err_context: put_pmu_ctx(event->pmu_ctx); event->pmu_ctx = NULL
 			k.putPMUCtx(e.pmuCtx, "perf_event_open")
@@ -194,6 +194,7 @@ func (k *Kernel) perfEventOpen(t *sched.Task, uattr *Attr, pid, cpuID, groupFD i
 	}
 	// Step 26: exclusive PMUs (none here). Install.
 	if moveGroup {
+		markOpen(oc, "move_group") // the group's members moved to the new pmu_ctx: not read
 		k.moveGroupPMUContext(groupLeader, e.pmuCtx)
 	}
 	k.installEvent(t, e, ctx, cpuID)

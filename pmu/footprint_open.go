@@ -46,8 +46,7 @@ import (
 // The syscall's entry, up to its first step point (the attr checks,
 // perf_event_alloc(), find_get_context(), find_get_pmu_context(), the
 // install's IPI or local call), is sched's declared entry fragment: its
-// body is annotated for an event with no group fd, cgroup, output fd or
-// AUX link, and marked where it starts otherwise (openCPU, below). The
+// body is annotated for an event with no cgroup, output fd or AUX link, and marked where it starts otherwise (openCPU, below). The
 // write audit (explore's TestWriteAuditOpen) checks the writes, pmu's
 // TestOpenFootprints pins the entry's footprint.
 func init() {
@@ -231,8 +230,9 @@ func (k *Kernel) accessOpenDone(t *sched.Task, e *Event, files *mm.Files) {
 // which enters through sched.Sched.SyscallAnnotated. openCPU says at the
 // start whether the body is one whose paths were read and annotated: an
 // event with no group fd, no cgroup, no output fd and no AUX event to
-// link (perf_get_aux_event()); every other open is marked where it starts
+// link (perf_get_aux_event()), alone or in a group; every other open is marked where it starts
 // (sys_perf_event_open), as sched's enterBody marked every open before.
+// A group fd's leader is read (accessGroupLeader); a move_group is marked.
 // In an annotated open, the paths nobody annotated are marked where they
 // begin: a PMU's event_init other than the hardware counters', the
 // software events' and the clocks' (tracepoints, breakpoints, intel_pt,
@@ -246,11 +246,35 @@ func (k *Kernel) openCPU(t *sched.Task, uattr *Attr, groupFD int, flags uint64) 
 	if c == nil {
 		return nil
 	}
-	if uattr == nil || groupFD != -1 || flags&(uapi.PERF_FLAG_PID_CGROUP|uapi.PERF_FLAG_FD_OUTPUT) != 0 || uattr.NeedAuxEvent() {
-		c.Unaudited("sys_perf_event_open") // a group, a cgroup, an output event or an AUX event's link: not read
+	if uattr == nil || flags&(uapi.PERF_FLAG_PID_CGROUP|uapi.PERF_FLAG_FD_OUTPUT) != 0 || uattr.NeedAuxEvent() {
+		c.Unaudited("sys_perf_event_open") // a cgroup, an output event or an AUX event's link: not read
 		return nil
 	}
 	return c
+}
+
+// markOpen marks a path of an annotated open nobody annotated: fn.
+func markOpen(c *cpu.CPU, fn string) {
+	if c != nil {
+		c.Unaudited(fn)
+	}
+}
+
+// accessGroupLeader annotates what the open reads of its group leader l
+// (ctx->mutex held for the checks, as perf_event_ctx_lock_nested() takes
+// it upstream): its state (step 11's revoked check, step 22's), whether it
+// leads (group_leader), its siblings (nr_siblings: the read size, the
+// group's PMUs: move_group, perf_event_validate_size()), its context and
+// pmu_ctx. Its attr and PMU do not change.
+func (k *Kernel) accessGroupLeader(c *cpu.CPU, l *Event) {
+	if c == nil {
+		return
+	}
+	c.AccessMarkedOnly(l, "event->state", cpu.MarkedRead, "perf_event_open")        // kernel/events/core.c: sys_perf_event_open(): if (group_leader->state <= PERF_EVENT_STATE_REVOKED), ... < PERF_EVENT_STATE_EXIT
+	c.AccessMarkedOnly(l, "event->group_leader", cpu.PlainRead, "perf_event_open")  // kernel/events/core.c: sys_perf_event_open(): if (group_leader->group_leader != group_leader)
+	c.AccessMarkedOnly(l, "event->sibling_list", cpu.MarkedRead, "perf_event_open") // kernel/events/core.c: perf_event_validate_size(), in_software_context(): for_each_sibling_event(), nr_siblings
+	c.AccessMarkedOnly(l, "event->ctx", cpu.MarkedRead, "perf_event_open")          // kernel/events/core.c: sys_perf_event_open(): if (group_leader->ctx != ctx)
+	c.AccessMarkedOnly(l, "event->pmu_ctx", cpu.PlainRead, "perf_event_open")       // kernel/events/core.c: sys_perf_event_open(): group_leader->pmu_ctx->pmu
 }
 
 // openFail marks an error return of an annotated open (the err_* labels'

@@ -17,9 +17,9 @@ import (
 // from the syscall's entry to its first step point
 // (pmu/footprint_open.go), exactly: an event on the caller (pid 0) up to
 // __perf_install_in_context's step point (the task runs here: a local
-// call), an event of a CPU up to the IPI's wait; a group member and a
-// tracepoint are marked where the body starts and where the tracepoint's
-// event_init begins.
+// call), an event of a CPU up to the IPI's wait, a group member (its
+// leader's fields read); a move_group and a tracepoint's event_init are
+// marked where they begin.
 func TestOpenFootprints(t *testing.T) {
 	const (
 		// the sys_enter tracepoints looked up (sched's entry, pmu/footprint_entry.go)
@@ -39,8 +39,10 @@ func TestOpenFootprints(t *testing.T) {
 		pid   int
 		cpu   int
 		group bool   // opened as a member of a group the first event leads
+		swap  bool   // ... of a group a software event leads (the hardware member moves it: move_group)
 		tp    string // a tracepoint's event, as perf record sets it
 		want  string // the open's entry fragment (the last one's, with a group)
+		has   string // or the mark it has (the body itself not marked)
 	}{
 		{name: "cycles of the caller", cpus: 1, pid: 0, cpu: -1, want: entry + ", " + fd +
 			// find_lively_task_by_vpid(0): get_task_struct(current); then the event's target's
@@ -56,14 +58,15 @@ func TestOpenFootprints(t *testing.T) {
 			mutex + ", ctx->task r, cpuctx->online r, " + install +
 			// cpu_function_call(): the IPI raised on cpu1 (a post), then the wait's step
 			", cpu_online_mask r, posts w"},
-		// A group member's body is not read: marked where it starts.
-		{name: "a group member: marked", cpus: 1, pid: 0, cpu: -1, group: true, want: entry + ", UNAUDITED sys_perf_event_open, " +
-			"task->files r, fdt->fd[] r, perf_event_id w, ctx->lock w, sync w, ctx->pin_count w, ctx->lock w, sync w, " +
-			"sync w, current->lockdep_depth w, sync w, " + // ctx->mutex, made by the leader's open
-
-			"ctx->lock w, sync w, ctx->lock w, sync w, ctx->task r, event->ctx w, event->state r, ctx->event_list r, event->state r, " +
-			"ctx->task r, p->se (exec_start, wake_cpu) r, p->on_cpu r, cpu_online_mask r, p->se (exec_start, wake_cpu) r, p->on_cpu r"},
-		{name: "a tracepoint: its event_init marked", cpus: 1, pid: 0, cpu: -1, tp: "syscalls:sys_enter_getpid"},
+		// A group member: the leader's fd looked up and what the checks read of the leader, then as above; the context found
+		// (its refcount taken) and pinned, its epc's refcount taken.
+		{name: "a group member", cpus: 1, pid: 0, cpu: -1, group: true, want: entry + ", " + fd +
+			", task->files r, fdt->fd[] r, event->state r, event->group_leader r, event->sibling_list r, event->ctx r, event->pmu_ctx r, task->usage w, " + alloc +
+			", task->usage w, task->perf_event_ctxp r, ctx->task r, ctx->refcount w, ctx->lock w, sync w, ctx->pin_count w, ctx->lock w, sync w, ctx->refcount w, " +
+			"sync w, current->lockdep_depth w, sync w, ctx->task r, " + install +
+			", event->state r, ctx->task r, p->se (exec_start, wake_cpu) r, p->on_cpu r, cpu_online_mask r, p->se (exec_start, wake_cpu) r, p->on_cpu r"},
+		{name: "a group's hardware member: move_group marked", cpus: 1, pid: 0, cpu: -1, group: true, swap: true, has: "UNAUDITED move_group"},
+		{name: "a tracepoint: its event_init marked", cpus: 1, pid: 0, cpu: -1, tp: "syscalls:sys_enter_getpid", has: "UNAUDITED tracepoint's event_init"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			mc := newMachine(t, tc.cpus, nil, pmu.Knobs{})
@@ -77,12 +80,15 @@ func TestOpenFootprints(t *testing.T) {
 				}
 				group := -1
 				if tc.group {
-					fd, err := mc.k.PerfEventOpen(t2, &a, tc.pid, tc.cpu, -1, 0)
+					leader, member := a, swAttr(uapi.PERF_COUNT_SW_PAGE_FAULTS)
+					if tc.swap {
+						leader, member = member, leader
+					}
+					fd, err := mc.k.PerfEventOpen(t2, &leader, tc.pid, tc.cpu, -1, 0)
 					if err != nil {
 						panic(err)
 					}
-					group = fd
-					a = swAttr(uapi.PERF_COUNT_SW_PAGE_FAULTS)
+					group, a = fd, member
 				}
 				if _, err := mc.k.PerfEventOpen(t2, &a, tc.pid, tc.cpu, group, 0); err != nil {
 					panic(err)
@@ -101,9 +107,9 @@ func TestOpenFootprints(t *testing.T) {
 				t.Fatalf("no perf_event_open entry fragment in %q", l.frags)
 			}
 			got := opens[len(opens)-1]
-			if tc.tp != "" {
-				if !strings.Contains(got, "UNAUDITED tracepoint's event_init") || strings.Contains(got, "UNAUDITED sys_perf_event_open") {
-					t.Errorf("a tracepoint's open: want its event_init marked, the body not: %q", got)
+			if tc.has != "" {
+				if !strings.Contains(got, tc.has) || strings.Contains(got, "UNAUDITED sys_perf_event_open") {
+					t.Errorf("want %q, the body not marked: %q", tc.has, got)
 				}
 				return
 			}
