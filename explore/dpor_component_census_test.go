@@ -203,8 +203,13 @@ func compCensusCase(t *testing.T, src string, c, k, n int, perThread bool) {
 		}
 		sort.Strings(shared)
 		want := []string{"cpu_hotplug_lock (sync)", "cpuctx@cpu0 (cpuctx->cgrp)", "cpuctx@cpu0 (cpuctx->task_ctx)", "cpuctx@cpu1 (cpuctx->cgrp)", "cpuctx@cpu1 (cpuctx->task_ctx)",
-			"event_mutex (sync)", "perf.data keep budget (keep budget: Left)", "perf_buffer allocations (rb_alloc)", "perf_event_id (perf_event_id)",
-			"rq@cpu0 (rq->balance_callback)", "rq@cpu0 (rq->nr_running)", "rq@cpu1 (rq->balance_callback)", "rq@cpu1 (rq->nr_running)", "tracepoints_mutex (sync)"}
+			"event_mutex (sync)",
+			// perf_event_open()'s body (pmu/footprint_open.go): the fd tables' one key and the model's tables the opens write
+			"files_struct (fdt->fd[])", "files_struct (fdt->fd[])", "files_struct (files->count)", "files_struct (the model's tables) (fdt->fd[])",
+			"perf.data keep budget (keep budget: Left)", "perf_buffer allocations (rb_alloc)",
+			"perf_event allocations (perf_event)", "perf_event_context allocations (perf_event_context)", "perf_event_id (perf_event_id)", "perf_event_id (the model's counter) (perf_event_id)",
+			"rq@cpu0 (rq->balance_callback)", "rq@cpu0 (rq->nr_running)", "rq@cpu1 (rq->balance_callback)", "rq@cpu1 (rq->nr_running)",
+			"task->perf_event_ctxp (the model's table) (task->perf_event_ctxp)", "tracepoints_mutex (sync)"}
 		if d := cmp.Diff(want, shared); d != "" {
 			t.Errorf("objects two CPUs share (-want +got):\n%s", d)
 		}

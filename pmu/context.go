@@ -488,6 +488,16 @@ func (k *Kernel) perfEventSchedIn(c *cpu.CPU, taskCtx *Context) {
 // pinned task event pushes out the CPU's flexible groups.
 // kernel/events/core.c: ctx_resched()
 func (k *Kernel) ctxResched(c *cpu.CPU, taskCtx *Context, eventType int, cpuEvent bool) {
+	k.ctxReschedThen(c, taskCtx, eventType, cpuEvent)
+	returnUnaudited(c, "ctx_resched") // its callers' code after it (footprint_sched.go)
+}
+
+// ctxReschedThen is ctx_resched() for a caller that annotates its code
+// after the call up to its context's next step point
+// (__perf_install_in_context(): footprint_open.go): its return is not
+// marked.
+// kernel/events/core.c: ctx_resched()
+func (k *Kernel) ctxReschedThen(c *cpu.CPU, taskCtx *Context, eventType int, cpuEvent bool) {
 	cc := &k.cpuCtx[c.ID]
 	eventType &= EVENT_ALL
 	if taskCtx != nil {
@@ -499,7 +509,6 @@ func (k *Kernel) ctxResched(c *cpu.CPU, taskCtx *Context, eventType int, cpuEven
 		k.ctxSchedOut(c, &cc.ctx, EVENT_FLEXIBLE)
 	}
 	k.perfEventSchedIn(c, taskCtx)
-	returnUnaudited(c, "ctx_resched") // its callers' code after it (footprint_sched.go)
 }
 
 // getEventType is get_event_type().

@@ -258,14 +258,17 @@ func (k *Kernel) perfRemoveFromContextFn(t *sched.Task, e *Event, fn eventFunc) 
 // event) or where the task runs, or here when it does not run.
 // kernel/events/core.c: perf_install_in_context()
 func (k *Kernel) perfInstallInContext(t *sched.Task, ctx *Context, e *Event, cpuID int) {
-	e.ctx = ctx // smp_store_release(&event->ctx, ctx)
+	k.accessInstall(t.CPU(), e, ctx) // footprint_open.go
+	e.ctx = ctx                      // smp_store_release(&event->ctx, ctx)
 	if e.state == StateOff && len(ctx.events) > 0 && e.cgrp == nil {
 		// "perf_event_attr::disabled events will not run and can be
 		// initialized without IPI."
 		c := t.CPU()
 		f := c.LocalIrqSave()
 		k.ctxLock(c, ctx)
+		k.accessCtxTask(c, ctx, "perf_install_in_context")
 		if !ctx.dead {
+			k.accessAddEventToCtx(c, e, ctx)
 			ctx.addEventToCtx(c, e)
 		}
 		k.ctxUnlock(c, ctx)
@@ -273,24 +276,28 @@ func (k *Kernel) perfInstallInContext(t *sched.Task, ctx *Context, e *Event, cpu
 		return
 	}
 	if ctx.task == nil {
-		_ = k.cpuFunctionCallWith(t, cpuID, func(c *cpu.CPU) error { return k.__perfInstallInContext(c, e, ctx) }, csdCall{fn: true}) // its step point first
+		k.accessCPUOnline(t.CPU(), "cpu_function_call")
+		_ = k.cpuFunctionCallWith(t, cpuID, func(c *cpu.CPU) error { return k.__perfInstallInContext(c, e, ctx) }, csdCall{fn: true, ret: true}) // its step point first; the return into perf_event_open() annotated
 		return
 	}
+	k.accessCtxTask(t.CPU(), ctx, "perf_install_in_context")
 	if ctx.dead {
 		return
 	}
 	start := k.now()
 	for {
 		round := k.now()
+		k.accessTaskCurr(t.CPU(), ctx.task, "task_function_call") // task_cpu(p), the target of the call
+		k.accessCPUOnline(t.CPU(), "task_function_call")
 		err := k.taskFunctionCallWith(t, ctx.task, func(c *cpu.CPU) error { return k.__perfInstallInContext(c, e, ctx) }, csdCall{fn: true, ret: true})
 		if err == nil {
-			k.markReturn(t, csdCall{}, "perf_install_in_context's caller")
-			return
+			return // into perf_event_open(), annotated (footprint_open.go)
 		}
 		c := t.CPU()
 		f := c.LocalIrqSave()
 		k.ctxLock(c, ctx)
 		c.Step("perf_install_in_context:ctx-locked")
+		k.accessCtxTask(c, ctx, "perf_install_in_context")
 		if ctx.dead {
 			k.ctxUnlock(c, ctx)
 			c.LocalIrqRestore(f)
@@ -298,6 +305,7 @@ func (k *Kernel) perfInstallInContext(t *sched.Task, ctx *Context, e *Event, cpu
 		}
 		// "If the task is not running, ctx->lock will avoid it becoming so,
 		// thus we can safely install the event."
+		k.accessTaskCurr(c, ctx.task, "perf_install_in_context")
 		if ctx.task.CPU() != nil {
 			k.ctxUnlock(c, ctx)
 			c.LocalIrqRestore(f)
@@ -307,6 +315,7 @@ func (k *Kernel) perfInstallInContext(t *sched.Task, ctx *Context, e *Event, cpu
 			})
 			continue
 		}
+		k.accessAddEventToCtx(c, e, ctx)
 		ctx.addEventToCtx(c, e)
 		k.ctxUnlock(c, ctx)
 		c.LocalIrqRestore(f)
@@ -321,20 +330,26 @@ func (k *Kernel) __perfInstallInContext(c *cpu.CPU, e *Event, ctx *Context) erro
 	c.Step("__perf_install_in_context")
 	cc := &k.cpuCtx[c.ID]
 	reprogram := true
+	k.accessCPUCtx(c, "cpuctx->task_ctx", cpu.MarkedRead, "__perf_install_in_context") // core.c: __perf_install_in_context(): task_ctx = cpuctx->task_ctx
 	if ctx.task != nil {
+		k.accessCtxTask(c, ctx, "__perf_install_in_context")
 		reprogram = sched.TaskOf(c.Curr()) == ctx.task
 		// "If the task is running, it must be running on this CPU,
 		// otherwise we cannot reprogram things."
+		k.accessTaskCurr(c, ctx.task, "__perf_install_in_context")
 		if ctx.task.CPU() != nil && !reprogram {
 			return uapi.ESRCH
 		}
 	}
+	k.accessEvent(c, e, "event->state", cpu.MarkedRead, "__perf_install_in_context") // core.c: __perf_install_in_context(): if (event->state > PERF_EVENT_STATE_OFF && is_cgroup_event(event))
 	if e.state > StateOff && e.cgrp != nil {
+		k.markInstall(c, "perf_cgroup_from_task") // a cgroup event's match: nobody annotated it
 		// "If the current cgroup doesn't match the event's cgroup, we
 		// should not try to schedule it."
 		reprogram = k.S.CgroupOf(sched.TaskOf(c.Curr())).IsDescendant(e.cgrp.cg)
 	}
 	if !reprogram {
+		k.accessAddEventToCtx(c, e, ctx)
 		ctx.addEventToCtx(c, e)
 		return nil
 	}
@@ -343,15 +358,18 @@ func (k *Kernel) __perfInstallInContext(c *cpu.CPU, e *Event, ctx *Context) erro
 		taskCtx = ctx
 	}
 	// ctx_time_freeze(); add_event_to_ctx(); ctx_resched()
+	k.accessCtx(c, ctx, "ctx->is_active", cpu.MarkedRead, "ctx_time_freeze") // core.c: ctx_time_freeze(): if (ctx->is_active & EVENT_TIME)
 	if ctx.isActive&EVENT_TIME != 0 {
+		k.accessTimeFreeze(c, ctx)
 		ctx.updateContextTime(true)
 		k.updateCgrpTimeFromCPUCtx(k.cpuCtxOf(ctx), false)
 	}
+	k.accessAddEventToCtx(c, e, ctx)
 	ctx.addEventToCtx(c, e)
 	if !eventFilterMatch(e, c) && ctx.task != nil {
 		return nil
 	}
-	k.ctxResched(c, taskCtx, getEventType(e), ctx.task == nil)
+	k.ctxReschedThen(c, taskCtx, getEventType(e), ctx.task == nil) // its return annotated: back here, then the IPI's return or perf_event_open()'s
 	return nil
 }
 

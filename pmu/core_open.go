@@ -12,7 +12,7 @@ import (
 // kernel/events/core.c: sys_perf_event_open()
 func (k *Kernel) PerfEventOpen(t *sched.Task, attr *Attr, pid, cpuID, groupFD int, flags uint64) (fd int, err error) {
 	fd = -1
-	k.S.Syscall(t, "perf_event_open", func(t *sched.Task) {
+	k.S.SyscallAnnotated(t, "perf_event_open", func(t *sched.Task) { // footprint_open.go: annotated, or marked where it starts
 		fd, err = k.perfEventOpen(t, attr, pid, cpuID, groupFD, flags)
 	})
 	return fd, err
@@ -21,27 +21,31 @@ func (k *Kernel) PerfEventOpen(t *sched.Task, attr *Attr, pid, cpuID, groupFD in
 // perfEventOpen is the body of sys_perf_event_open(), checks in the kernel's
 // order (see the step list in opencheck.go).
 func (k *Kernel) perfEventOpen(t *sched.Task, uattr *Attr, pid, cpuID, groupFD int, flags uint64) (int, error) {
+	oc := k.openCPU(t, uattr, groupFD, flags) // footprint_open.go: the CPU of an annotated body, or nil
 	if uattr == nil {
-		return -1, uapi.EFAULT
+		return openFail(oc, uapi.EFAULT)
 	}
 	a := *uattr // the kernel works on its own copy
 	sys := k.Opts.Sysctl
 	// Steps 1-9.
+	k.accessOpenArgs(oc, &a)
 	if err := CheckOpenArgs(&a, pid, cpuID, flags, sys); err != nil {
-		return -1, err
+		return openFail(oc, err)
 	}
 	cgroupFD := -1
 	if flags&uapi.PERF_FLAG_PID_CGROUP != 0 {
 		cgroupFD, pid = pid, -1 // "In cgroup mode, the pid argument is used to pass the fd opened to the cgroup directory"
 	}
 	// Step 10: get_unused_fd_flags(): "f_flags = O_RDWR | (flags & PERF_FLAG_FD_CLOEXEC ? O_CLOEXEC : 0)"
+	k.accessGetUnusedFd(oc, t)
 	files := k.filesOf(t)
 	fd, ferr := files.GetUnusedFd(flags&uapi.PERF_FLAG_FD_CLOEXEC != 0)
 	if ferr != 0 {
-		return -1, ferr
+		return openFail(oc, ferr)
 	}
+	installed := false
 	defer func() {
-		if files.Fget(int64(fd)) == nil {
+		if !installed && files.Fget(int64(fd)) == nil {
 			files.PutUnusedFd(fd) // err_fd: put_unused_fd(event_fd)
 		}
 	}()
@@ -50,12 +54,13 @@ func (k *Kernel) perfEventOpen(t *sched.Task, uattr *Attr, pid, cpuID, groupFD i
 	if groupFD != -1 {
 		g, err := k.lookup(t, groupFD)
 		if err != nil {
-			return -1, uapi.EBADF
+			return openFail(oc, uapi.EBADF)
 		}
 		if g.state <= StateRevoked {
-			return -1, uapi.ENODEV
+			return openFail(oc, uapi.ENODEV)
 		}
 		groupLeader = g
+		k.accessGroupLeader(oc, g) // footprint_open.go: what the checks below read of it
 		if flags&uapi.PERF_FLAG_FD_OUTPUT != 0 {
 			outputEvent = groupLeader
 		}
@@ -67,22 +72,23 @@ func (k *Kernel) perfEventOpen(t *sched.Task, uattr *Attr, pid, cpuID, groupFD i
 	var task *sched.Task
 	if pid != -1 {
 		var err error
+		k.accessFindTask(oc, pid, t)
 		task, err = k.findLivelyTask(t, pid)
 		if err != nil {
-			return -1, err
+			return openFail(oc, err)
 		}
-		defer k.putTaskStruct(task, "perf_event_open") // put_task_struct(task): find_lively_task_by_vpid()'s
+		defer k.putTaskStructOpen(t, task) // put_task_struct(task): find_lively_task_by_vpid()'s (footprint_open.go)
 	}
 	// Step 13.
 	if task != nil && groupLeader != nil && groupLeader.Attr.Inherit != a.Inherit {
-		return -1, uapi.EINVAL
+		return openFail(oc, uapi.EINVAL)
 	}
 	// Step 14-17: perf_event_alloc().
 	e, err := k.perfEventAlloc(&a, cpuID, task, groupLeader, flags)
 	if err != nil {
-		return -1, err
+		return openFail(oc, err)
 	}
-	installed := false
+	k.accessEventAlloc(oc, e)
 	defer func() {
 		if !installed && !t.Unwinding() {
 			// err_alloc: free_event() -> _free_event() -> event->destroy(),
@@ -99,24 +105,28 @@ func (k *Kernel) perfEventOpen(t *sched.Task, uattr *Attr, pid, cpuID, groupFD i
 	if cgroupFD != -1 {
 		// perf_event_alloc(): perf_cgroup_connect()
 		if err := k.perfCgroupConnect(t, cgroupFD, e, groupLeader); err != nil {
-			return -1, err
+			return openFail(oc, err)
 		}
 	}
 	caps := PMUCaps{Capabilities: e.pmu.Capabilities()}
 	if err := CheckSamplingPMU(&a, caps); err != nil {
-		return -1, err
+		return openFail(oc, err)
 	}
 	// Step 18: the clock.
 	if err := CheckClock(&a, caps); err != nil {
-		return -1, err
+		return openFail(oc, err)
 	}
 	// Step 19 (ptrace permission) is not modelled: one user. Step 20-21.
 	if err := CheckCPUContext(task != nil, sys); err != nil {
-		return -1, err
+		return openFail(oc, err)
 	}
+	k.accessFindGetContext(oc, task)
 	ctx, err := k.findGetContext(task, cpuID)
 	if err != nil {
-		return -1, err
+		return openFail(oc, err)
+	}
+	if task != nil {
+		k.accessNewCtx(oc, ctx)
 	}
 	pinned := true
 	defer func() {
@@ -127,27 +137,30 @@ func (k *Kernel) perfEventOpen(t *sched.Task, uattr *Attr, pid, cpuID, groupFD i
 	}()
 	// mutex_lock(&ctx->mutex) (perf_event_ctx_lock_nested(group_leader) when
 	// there is a group): the group checks and the install run under it.
-	mu := k.ctxMutex(ctx)
-	k.S.MutexLock(t, mu)
-	defer k.S.MutexUnlock(t, mu)
+	mu, n := k.ctxMutexLocked(t, ctx) // footprint_setup.go: annotated
+	defer k.unlockMutex(t, mu, ctx, "ctx->mutex", n)
 	// "if (ctx->task == TASK_TOMBSTONE) { err = -ESRCH; goto err_locked; }":
 	// the task's perf_event_exit_task_context() ran while we waited
+	k.accessCtxTask(oc, ctx, "perf_event_open")
 	if ctx.dead {
-		return -1, uapi.ESRCH
+		return openFail(oc, uapi.ESRCH)
 	}
 	// Step 21: "Check if the @cpu we're creating an event for is online",
 	// under the ctx->mutex that perf_event_{init,exit}_cpu() take.
+	if task == nil {
+		k.accessCtxOnline(oc, cpuID)
+	}
 	if task == nil && k.cpuCtx[cpuID].offline {
-		return -1, uapi.ENODEV
+		return openFail(oc, uapi.ENODEV)
 	}
 	// Step 22: the group leader rules.
 	if groupLeader != nil {
 		if err := k.checkGroup(e, groupLeader, ctx, cpuID); err != nil {
-			return -1, err
+			return openFail(oc, err)
 		}
 	}
 	// "Now that we're certain of the pmu; find the pmu_ctx."
-	moveGroup := k.openPMUContext(e, groupLeader, ctx)
+	moveGroup := k.openPMUContext(e, groupLeader, ctx) // find_get_pmu_context() annotated (footprint_open.go)
 	defer func() {
 		if !installed && !t.Unwinding() { // err_context: put_pmu_ctx(event->pmu_ctx); event->pmu_ctx = NULL
 			k.putPMUCtx(e.pmuCtx, "perf_event_open")
@@ -157,13 +170,13 @@ func (k *Kernel) perfEventOpen(t *sched.Task, uattr *Attr, pid, cpuID, groupFD i
 	// Step 23: PERF_FLAG_FD_OUTPUT.
 	if outputEvent != nil {
 		if err := k.perfEventSetOutput(t, e, outputEvent); err != nil {
-			return -1, err
+			return openFail(oc, err)
 		}
 	}
 	// Step 24: the read size of the group.
 	if groupLeader == nil {
 		if err := CheckValidateSize(a.ReadFormat, a.ReadFormat, nil, true); err != nil {
-			return -1, err
+			return openFail(oc, err)
 		}
 	} else {
 		var rfs []uint64
@@ -171,22 +184,28 @@ func (k *Kernel) perfEventOpen(t *sched.Task, uattr *Attr, pid, cpuID, groupFD i
 			rfs = append(rfs, s.Attr.ReadFormat)
 		}
 		if err := CheckValidateSize(a.ReadFormat, groupLeader.Attr.ReadFormat, rfs, false); err != nil {
-			return -1, err
+			return openFail(oc, err)
 		}
 	}
 	// Step 25: an event that needs an AUX event links to its AUX group
 	// leader (perf_get_aux_event, aux_core.go).
 	if a.NeedAuxEvent() && !perfGetAuxEvent(e, groupLeader) {
-		return -1, uapi.EINVAL
+		return openFail(oc, uapi.EINVAL)
 	}
 	// Step 26: exclusive PMUs (none here). Install.
 	if moveGroup {
+		markOpen(oc, "move_group") // the group's members moved to the new pmu_ctx: not read
 		k.moveGroupPMUContext(groupLeader, e.pmuCtx)
 	}
 	k.installEvent(t, e, ctx, cpuID)
+	// From here to the syscall's exit the code is annotated
+	// (footprint_open.go): perf_install_in_context() returns here from
+	// __perf_install_in_context()'s fragments and smp_call_function_single()'s
+	// last wait.
 	k.perfUnpinContext(t.CPU(), ctx) // under ctx->mutex, after perf_install_in_context()
 	pinned = false
 	installed = true
+	k.accessOpenDone(t, e, files)
 	e.ownerTask = t
 	e.fileRefs = 1
 	e.life.refcount = 1                        // the file's reference (perf_event_alloc: atomic_long_set(&event->refcount, 1))
@@ -293,6 +312,7 @@ func (k *Kernel) perfInitEvent(e *Event) (PMU, error) {
 			if p.Type() != typ {
 				continue
 			}
+			k.markEventInit(p) // footprint_open.go
 			err := p.EventInit(e)
 			if err == uapi.ENOENT && e.Attr.Type != typ {
 				typ = e.Attr.Type // retargeted: look again
@@ -308,6 +328,7 @@ func (k *Kernel) perfInitEvent(e *Event) (PMU, error) {
 	}
 	// Not found by type: try every PMU.
 	for _, p := range k.pmus {
+		k.markEventInit(p) // footprint_open.go
 		err := p.EventInit(e)
 		if err == nil {
 			return p, nil

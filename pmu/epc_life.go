@@ -118,6 +118,9 @@ func (k *Kernel) cpuEpc(p PMU, cpuID int) *PMUContext {
 // kernel/events/core.c: find_get_pmu_context()
 func (k *Kernel) findGetPMUContext(p PMU, ctx *Context, e *Event) *PMUContext {
 	c := k.curCPU()
+	if k.M.FootprintListening() {
+		k.accessFindGetPMUContext(c, p, ctx) // footprint_open.go
+	}
 	pre := k.pmuCtxSerializeOld()
 	if !ctx.isTask() {
 		epc := k.cpuEpc(p, e.cpu)
