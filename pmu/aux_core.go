@@ -202,12 +202,22 @@ type pauseResume struct {
 // __perf_event_aux_pause: PMU stop/start only when aux_paused changes.
 // kernel/events/core.c: __perf_event_aux_pause()
 func (k *Kernel) __perfEventAuxPause(c *cpu.CPU, e *Event, pause bool) {
+	fp := k.M.FootprintListening()
+	if fp {
+		accessAuxPaused(c, e, cpu.PlainRead) // footprint_aux.go
+	}
 	if pause {
 		if !e.aux.paused {
+			if fp {
+				accessAuxPaused(c, e, cpu.PlainWrite)
+			}
 			e.aux.paused = true
 			k.pauseResumeCall(c, e, PERF_EF_PAUSE)
 		}
 	} else if e.aux.paused {
+		if fp {
+			accessAuxPaused(c, e, cpu.PlainWrite)
+		}
 		e.aux.paused = false
 		k.pauseResumeCall(c, e, PERF_EF_RESUME)
 	}
@@ -233,6 +243,9 @@ func (k *Kernel) pauseResumeCall(c *cpu.CPU, e *Event, flag int) {
 		}
 	}
 	pr.inFlight[e]++
+	if k.M.FootprintListening() {
+		auxPauseCallbackUnaudited(c, e, flag) // footprint_aux.go
+	}
 	// The pmu-pause-resume-exclusive invariant (rb/aux_invariants.go) judges these.
 	e.rb.Trace(rb.TraceEvent{Kind: rb.TraceAuxCallbackEnter, Pos: e.id, Size: c.ID, Value: uint64(flag)})
 	if flag == PERF_EF_PAUSE {
@@ -254,29 +267,50 @@ func (k *Kernel) perfEventAuxPause(c *cpu.CPU, e *Event, pause bool) {
 		k.aux.stats.auxWarn++
 		return
 	}
+	fp := k.M.FootprintListening()
+	if fp {
+		accessAuxPauseGet(c, e) // footprint_aux.go
+	}
 	buf := e.rb
 	if !k.rbGet(buf, "perf_event_aux_pause") { // ring_buffer_get(event)
 		return
 	}
 	flags := c.LocalIrqSave() // scoped_guard (irqsave)
 	c.Step("perf_event_aux_pause:irqs-off")
-	if k.KnobIs("aux-pause-guard", "off") {
+	guardOff := k.KnobIs("aux-pause-guard", "off")
+	if fp && !guardOff {
+		accessAuxInPauseResume(c, buf, cpu.MarkedRead) // footprint_aux.go
+	}
+	if guardOff {
+		c.Unaudited("perf_event_aux_pause (aux-pause-guard=off)") // the series before V5: the callback, then the caller's return, with no step point between
 		k.__perfEventAuxPause(c, e, pause)
 	} else if buf.AuxInPauseResume() != 0 {
 		// "Guard against self-recursion here. Another event could trip this
 		// same from NMI context."
 		k.aux.pauseRes.dropped++
+		if fp {
+			accessAuxPaused(c, e, cpu.PlainRead) // the model's count of lost resumes reads it
+		}
 		if !pause && e.aux.paused {
 			k.aux.pauseRes.lostResume++
 		}
 	} else {
+		if fp {
+			accessAuxInPauseResume(c, buf, cpu.MarkedWrite)
+		}
 		buf.SetAuxInPauseResume(1)
 		c.Step("perf_event_aux_pause:guard-set")
 		k.__perfEventAuxPause(c, e, pause)
 		c.Step("perf_event_aux_pause:callback-done")
+		if fp {
+			accessAuxInPauseResume(c, buf, cpu.MarkedWrite)
+		}
 		buf.SetAuxInPauseResume(0)
 	}
 	c.LocalIrqRestore(flags)
+	if fp {
+		accessAuxPausePut(c, buf)
+	}
 	k.ringBufferPut(buf)
 }
 

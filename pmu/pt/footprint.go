@@ -45,3 +45,11 @@ func init() {
 	cpu.DeclareCompleteUntil("pt_event_start:status-read", "perf_event_aux_pause:callback-done")
 	cpu.DeclareCompleteUntil("pt_event_start:hw-state-read", "perf_event_aux_pause:callback-done")
 }
+
+// AuxPauseAnnotated implements pmu.AuxPauseAnnotated: pt_event_stop(PERF_EF_PAUSE)
+// (READ_ONCE(pt->pause_allowed), pt_config_stop()) and
+// pt_event_start(PERF_EF_RESUME) up to its resume-allowed step
+// (READ_ONCE(pt->resume_allowed)) annotate their accesses; the old
+// ordering's (pt-pause-resume=pre-08c7454ceb94) RESUME, which reads
+// event->hw.state, is marked.
+func (p *PMU) AuxPauseAnnotated() bool { return true }

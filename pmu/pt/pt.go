@@ -232,12 +232,19 @@ func (p *PMU) Start(c *cpu.CPU, e *pmu.Event, mode int) {
 	pt := &p.cpus[c.ID]
 	if mode&pmu.PERF_EF_RESUME != 0 {
 		p.ResumeCalls++
+		fp := p.k.M.FootprintListening()
 		if p.knob("pt-pause-resume") == "pre-08c7454ceb94" {
+			if fp {
+				c.Unaudited("pt_event_start (pt-pause-resume=pre-08c7454ceb94)") // the old RESUME: event->hw.state read, not annotated
+			}
 			if e.HWState() == 0 {
 				c.Step("pt_event_start:hw-state-read")
 				p.configStart(c, e)
 			}
 			return
+		}
+		if fp {
+			c.AccessMarkedOnly(pt, "pt->resume_allowed", cpu.MarkedRead, "pt_event_start") // pt.c: pt_event_start(): if (READ_ONCE(pt->resume_allowed))
 		}
 		if pt.resumeAllowed {
 			c.Step("pt_event_start:resume-allowed")
@@ -329,8 +336,12 @@ func (p *PMU) Stop(c *cpu.CPU, e *pmu.Event, mode int) {
 	pt := &p.cpus[c.ID]
 	if mode&pmu.PERF_EF_PAUSE != 0 {
 		p.PauseCalls++
-		if p.knob("pt-pause-resume") == "pre-08c7454ceb94" || pt.pauseAllowed {
-			p.configStop(c)
+		old := p.knob("pt-pause-resume") == "pre-08c7454ceb94"
+		if !old && p.k.M.FootprintListening() {
+			c.AccessMarkedOnly(pt, "pt->pause_allowed", cpu.MarkedRead, "pt_event_stop") // pt.c: pt_event_stop(): if (READ_ONCE(pt->pause_allowed))
+		}
+		if old || pt.pauseAllowed {
+			p.configStop(c) // annotated: RTIT_CTL, the hardware's output (the old ordering's unconditional stop too)
 		}
 		return
 	}

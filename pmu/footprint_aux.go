@@ -1,0 +1,95 @@
+package pmu
+
+import (
+	"perfsim/cpu"
+	"perfsim/rb"
+)
+
+// The footprint of perf_event_aux_pause() (kernel/events/core.c), called
+// by __perf_event_overflow() for an aux_pause event (before its sample)
+// and an aux_resume one (at out:, after it), from the PMI, the cpu-clock
+// hrtimer and perf_tp_event()/do_perf_sw_event()'s software overflows:
+//
+//   - in its caller's fragment, up to the irqs-off step: ring_buffer_get()
+//     (event->rb, rb->refcount; accessAuxPauseGet); a call that finds no
+//     buffer returns into its caller at once;
+//   - "perf_event_aux_pause:irqs-off": READ_ONCE(rb->aux_in_pause_resume);
+//     found set, the request is dropped (the model's counts of it are
+//     observables), irqs restored, ring_buffer_put() (accessAuxPausePut)
+//     and back into __perf_event_overflow() and its caller, whose code is
+//     annotated (footprint_overflow.go: the same return as the fragment at
+//     perf_output_put_handle:nest-zero, and before the sample the same
+//     path as enter:PMI's); found clear, WRITE_ONCE(rb->aux_in_pause_resume,
+//     1) and the guard-set step. With aux-pause-guard=off (no guard) the
+//     callback runs here and returns into the caller with no step: marked;
+//   - "perf_event_aux_pause:guard-set": __perf_event_aux_pause():
+//     event->hw.aux_paused read and, if it changes, written, then
+//     pmu->stop(PERF_EF_PAUSE) or pmu->start(PERF_EF_RESUME): a PMU that
+//     annotates those (AuxPauseAnnotated: intel_pt) ends the fragment at the
+//     callback-done step or at its own step points (pmu/pt/footprint.go);
+//     any other PMU's callback is marked;
+//   - "perf_event_aux_pause:callback-done": WRITE_ONCE(rb->aux_in_pause_resume,
+//     0), irqs restored, ring_buffer_put(), then the caller's return as
+//     for irqs-off's dropped request.
+//
+// The write audit (explore's TestWriteAuditAux) checks their writes;
+// TestAuxPauseFootprints pins what they annotate.
+func init() {
+	cpu.DeclareComplete(
+		"perf_event_aux_pause:irqs-off",
+		"perf_event_aux_pause:guard-set",
+		"perf_event_aux_pause:callback-done",
+	)
+}
+
+// AuxPauseAnnotated is a PMU whose pmu->stop(PERF_EF_PAUSE) and
+// pmu->start(PERF_EF_RESUME) annotate every access they make (or mark the
+// paths they do not) up to their first step point or their return: the
+// fragment at perf_event_aux_pause:guard-set vouches for them. Any other
+// PMU's pause/resume callback is marked unaudited.
+type AuxPauseAnnotated interface {
+	AuxPauseAnnotated() bool
+}
+
+// accessAuxPauseGet annotates perf_event_aux_pause()'s ring_buffer_get():
+// rcu_dereference(event->rb) and refcount_inc_not_zero(&rb->refcount).
+func accessAuxPauseGet(c *cpu.CPU, e *Event) {
+	c.AccessMarkedOnly(e, "event->rb", cpu.MarkedRead, "ring_buffer_get") // core.c: ring_buffer_get(): rb = rcu_dereference(event->rb)
+	if e.rb != nil {
+		c.AccessMarkedOnly(e.rb, "rb->refcount", cpu.MarkedWrite, "ring_buffer_get") // core.c: ring_buffer_get(): if (!refcount_inc_not_zero(&rb->refcount))
+	}
+}
+
+// accessAuxPausePut annotates perf_event_aux_pause()'s ring_buffer_put():
+// the refcount; the last reference's free (rb_free_rcu()) is marked.
+func accessAuxPausePut(c *cpu.CPU, buf *rb.Buffer) {
+	c.AccessMarkedOnly(buf, "rb->refcount", cpu.MarkedWrite, "ring_buffer_put") // core.c: ring_buffer_put(): if (!refcount_dec_and_test(&rb->refcount))
+	if buf.Refcount() <= 1 {
+		c.Unaudited("rb_free_rcu") // the last reference: the buffer freed
+	}
+}
+
+// accessAuxInPauseResume annotates an access to rb->aux_in_pause_resume
+// (READ_ONCE/WRITE_ONCE in perf_event_aux_pause()).
+func accessAuxInPauseResume(c *cpu.CPU, buf *rb.Buffer, op cpu.AccessOp) {
+	c.AccessMarkedOnly(buf, "rb->aux_in_pause_resume", op, "perf_event_aux_pause") // core.c: perf_event_aux_pause(): READ_ONCE(rb->aux_in_pause_resume) / WRITE_ONCE(rb->aux_in_pause_resume, 0|1)
+}
+
+// accessAuxPaused annotates __perf_event_aux_pause()'s plain access to
+// event->hw.aux_paused (pt_config_start() reads it READ_ONCE).
+func accessAuxPaused(c *cpu.CPU, e *Event, op cpu.AccessOp) {
+	c.AccessMarkedOnly(e, "event->hw.aux_paused", op, "__perf_event_aux_pause") // core.c: __perf_event_aux_pause(): if (!event->hw.aux_paused) { event->hw.aux_paused = 1; ...
+}
+
+// auxPauseCallbackUnaudited marks a pause/resume callback of a PMU that
+// does not annotate it (AuxPauseAnnotated).
+func auxPauseCallbackUnaudited(c *cpu.CPU, e *Event, flag int) {
+	if a, ok := e.pmu.(AuxPauseAnnotated); ok && a.AuxPauseAnnotated() {
+		return
+	}
+	if flag == PERF_EF_PAUSE {
+		c.Unaudited("pmu->stop(PERF_EF_PAUSE)") // core.c: __perf_event_aux_pause(): event->pmu->stop(event, PERF_EF_PAUSE)
+	} else {
+		c.Unaudited("pmu->start(PERF_EF_RESUME)") // core.c: __perf_event_aux_pause(): event->pmu->start(event, PERF_EF_RESUME)
+	}
+}

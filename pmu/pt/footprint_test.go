@@ -1,0 +1,145 @@
+package pt_test
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"perfsim/cpu"
+	"perfsim/pmu"
+	"perfsim/sched"
+	"perfsim/sim"
+	"perfsim/uapi"
+)
+
+// fragLog is a cpu.SegmentListener that writes down each fragment: its
+// start and what it annotates ("field w", "field r", "field add";
+// "UNAUDITED fn" for a mark).
+type fragLog struct{ frags [][]string }
+
+func (l *fragLog) Boundary(_ *cpu.CPU, kind cpu.BoundaryKind, _ cpu.Context, _ *cpu.Thread, label string) {
+	switch kind {
+	case cpu.BoundaryExit:
+		label = "exit"
+	case cpu.BoundaryResume:
+		label = "resume"
+	}
+	l.frags = append(l.frags, []string{label})
+}
+
+func (l *fragLog) Touch(obj any, field string, write bool) {
+	if len(l.frags) == 0 {
+		return
+	}
+	f := &l.frags[len(l.frags)-1]
+	switch {
+	case strings.HasPrefix(fmt.Sprintf("%T", obj), "cpu.Unaudited"):
+		*f = append(*f, "UNAUDITED "+string(obj.(cpu.Unaudited)))
+	case write:
+		*f = append(*f, field+" w")
+	default:
+		*f = append(*f, field+" r")
+	}
+}
+
+func (l *fragLog) TouchAdd(_ any, field string) {
+	if len(l.frags) > 0 {
+		l.frags[len(l.frags)-1] = append(l.frags[len(l.frags)-1], field+" add")
+	}
+}
+
+// started is every distinct fragment that starts at label, in the order
+// first seen, as one line.
+func (l *fragLog) started(label string) []string {
+	var out []string
+	for _, f := range l.frags {
+		if f[0] != label {
+			continue
+		}
+		if s := strings.Join(f[1:], ", "); !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// TestAuxPauseFootprints: what perf_event_aux_pause()'s fragments annotate
+// (pmu/footprint_aux.go, pmu/pt/footprint.go) on the aux-pause-resume-nmi
+// setup (a PT leader started paused, sys_enter_newuname resumes, a cycles
+// NMI pauses) with the guard on: the guard's test, then on guard-set
+// __perf_event_aux_pause()'s hw.aux_paused and intel_pt's callback (PAUSE:
+// pause_allowed and pt_config_stop(); RESUME: resume_allowed up to its
+// step), and on callback-done the guard's clear and ring_buffer_put()
+// before the caller's return. No fragment of the run marks
+// perf_event_aux_pause or a PMU callback.
+func TestAuxPauseFootprints(t *testing.T) {
+	mc := newMachine(t, sim.NewRandom(1), map[string]string{"aux-pause-guard": "on"})
+	l := &fragLog{}
+	mc.m.OnSegments(l)
+	mc.s.Spawn("uname", sched.MaskOf(0), sched.Call(func(task *sched.Task) {
+		la := ptAttr()
+		leader, err := mc.k.PerfEventOpen(task, &la, 0, -1, -1, 0)
+		if err != nil {
+			panic(err)
+		}
+		if _, err := mapAux(task, mc.k, leader, pmu.ProtRead|pmu.ProtWrite); err != nil {
+			panic(err)
+		}
+		ra := tpAttr(t, "sys_enter_newuname")
+		ra.AuxResume = true
+		ra.Inherit, ra.UseClockid, ra.Clockid, ra.Disabled, ra.EnableOnExec = false, false, 0, false, false
+		if _, err := mc.k.PerfEventOpen(task, &ra, 0, -1, leader, 0); err != nil {
+			panic(err)
+		}
+		ca := pmu.Attr{Type: uapi.PERF_TYPE_HARDWARE, Size: uapi.AttrSize, Config: uapi.PERF_COUNT_HW_CPU_CYCLES, SamplePeriod: 1500, AuxPause: true}
+		if _, err := mc.k.PerfEventOpen(task, &ca, 0, -1, leader, 0); err != nil {
+			panic(err)
+		}
+	}), sched.Loop(6, sched.Syscall("newuname"), sched.Compute(700*sim.Nanosecond)))
+	if err := mc.m.Run(sim.Second); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string][]string{}
+	for _, s := range []string{"perf_event_aux_pause:irqs-off", "perf_event_aux_pause:guard-set", "perf_event_aux_pause:callback-done"} {
+		got[s] = l.started(s)
+	}
+	const (
+		guardRead   = "rb->aux_in_pause_resume r"
+		stopped     = "pt->pause_allowed r, RTIT_STATUS, the trace position w, the task's mode and stacks r, mm->mmap r" // pt_config_stop(): the hardware's output since the last look
+		ctlCleared  = "RTIT_CTL w, pending w"                                                                            // TraceEn cleared, the PMI timer cancelled (a post on this CPU)
+		putAndGuard = "rb->aux_in_pause_resume w, rb->refcount w"
+		// the PMI's overflow after its aux_pause: the sample (refused:
+		// the cycles event has no buffer), then the counters' walk
+		pmiTail = "event->event_limit r, event->pending_kill w, stats add, perf_sample_data w, event->rb r, the model's sample count add, stats add, " +
+			"event->fasync r, event->pending_kill r, cpuc->events r, cpuc->events r, cpuc->events r, perf_sample_allowed_ns r"
+	)
+	want := map[string][]string{
+		"perf_event_aux_pause:irqs-off": {guardRead + ", rb->aux_in_pause_resume w"},
+		"perf_event_aux_pause:guard-set": {
+			"event->hw.aux_paused r, event->hw.aux_paused w, pt->resume_allowed r", // RESUME: on to pt_event_start:resume-allowed
+			"event->hw.aux_paused r, event->hw.aux_paused w, " + stopped + ", " + ctlCleared,
+			// PAUSE while the hardware wrote: its bytes into the AUX area
+			"event->hw.aux_paused r, event->hw.aux_paused w, " + stopped + ", occupant add, pt_buffer (the hardware's output position) w, event->addr_filters r, mm->mmap r, rb->aux_pages w, " + ctlCleared,
+			"event->hw.aux_paused r", // already paused (or running): no callback
+		},
+		"perf_event_aux_pause:callback-done": {
+			// the tracepoint's aux_resume: perf_tp_event()'s walk goes on, then the syscall's entry
+			putAndGuard + ", tp_event->perf_events r, tp_event->perf_refcount r, tp_event->perf_refcount r, task_pt_regs(current) w",
+			putAndGuard + ", " + pmiTail,
+			putAndGuard + ", tp_event->perf_events r",
+		},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("perf_event_aux_pause fragments (-want +got):\n%s", diff)
+	}
+	for _, f := range l.frags {
+		for _, m := range []string{"perf_event_aux_pause", "pmu->stop(PERF_EF_PAUSE)", "pmu->start(PERF_EF_RESUME)"} {
+			if slices.Contains(f, "UNAUDITED "+m) {
+				t.Errorf("a fragment from %s marks %s: %q", f[0], m, f)
+			}
+		}
+	}
+}
