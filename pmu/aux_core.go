@@ -75,7 +75,9 @@ func (e *Event) AuxRecord(s rb.Stepper, head, size, flags uint64) {
 	id := e.k.sidebandID(c, e)
 	out := e.rb
 	if e.k.aux.stats.auxRecords++; out != nil {
-		_ = rb.PerfOutputSideband(s, out, e, &rb.Aux{Offset: head, Size: size, Flags: flags}, id, e.Attr.WriteBackward) // perf_output_begin(): is_write_backward()
+		// perf_output_begin(): is_write_backward(). Its caller,
+		// perf_aux_output_end(), annotates its code after the record (rb/footprint_aux.go).
+		_ = rb.PerfOutputSidebandAudited(s, out, e, &rb.Aux{Offset: head, Size: size, Flags: flags}, id, e.Attr.WriteBackward)
 	}
 	if flags&uapi.PERF_AUX_FLAG_TRUNCATED != 0 {
 		e.k.aux.stats.auxTruncated++
@@ -87,6 +89,8 @@ func (e *Event) AuxRecord(s rb.Stepper, head, size, flags uint64) {
 // An inherited event logs through its parent (the parent's flag, ring and
 // sample_id; the pid and tid of the task running it), so a child logs until
 // its parent itself has started (the flag it checks is the parent's).
+// Its caller must annotate its own code after the record, to its next step
+// point (the record's return into it is not marked).
 // kernel/events/core.c: perf_event_itrace_started() / perf_log_itrace_start()
 func (e *Event) ItraceStarted(c *cpu.CPU) {
 	oe := e.OutputEvent()               // perf_log_itrace_start(): "if (event->parent) event = event->parent;"
@@ -99,7 +103,9 @@ func (e *Event) ItraceStarted(c *cpu.CPU) {
 	if cur := sched.TaskOf(c.Curr()); cur != nil && e.parent != nil {
 		t = cur // perf_event_pid(event, current)
 	}
-	_ = rb.PerfOutputSideband(c, oe.rb, oe, &rb.ItraceStart{Pid: uint32(t.PID), Tid: uint32(t.TID)}, e.k.sidebandID(c, oe), oe.Attr.WriteBackward)
+	// The caller (intel_pt's pt_event_start() -> pt_config(), the only one)
+	// annotates its code after the record (pmu/pt/footprint.go).
+	_ = rb.PerfOutputSidebandAudited(c, oe.rb, oe, &rb.ItraceStart{Pid: uint32(t.PID), Tid: uint32(t.TID)}, e.k.sidebandID(c, oe), oe.Attr.WriteBackward)
 }
 
 // setItraceStarted sets PERF_ATTACH_ITRACE on e.

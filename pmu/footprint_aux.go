@@ -93,3 +93,24 @@ func auxPauseCallbackUnaudited(c *cpu.CPU, e *Event, flag int) {
 		c.Unaudited("pmu->start(PERF_EF_RESUME)") // core.c: __perf_event_aux_pause(): event->pmu->start(event, PERF_EF_RESUME)
 	}
 }
+
+// AccessAddrFiltersSync annotates perf_event_addr_filters_sync() for e on
+// c, as a driver's pmu->start calls it (intel_pt's pt_config_filters()):
+// the filters head's lock (the parent's for an inherited event) and
+// event->addr_filters_gen against hw.addr_filters_gen; a generation that
+// moved makes it call pmu->addr_filters_sync(): marked.
+// kernel/events/core.c: perf_event_addr_filters_sync()
+func (e *Event) AccessAddrFiltersSync(c *cpu.CPU) {
+	if !hasAddrFilter(e) { // if (!has_addr_filter(event)) return;
+		return
+	}
+	ifh := e
+	if e.parent != nil {
+		ifh = e.parent // perf_event_addr_filters(): the parent's
+	}
+	c.AccessMarkedOnly(ifh, "ifh->lock", cpu.MarkedWrite, "perf_event_addr_filters_sync")            // core.c: perf_event_addr_filters_sync(): raw_spin_lock(&ifh->lock)
+	c.AccessMarkedOnly(e, "event->addr_filters_gen", cpu.MarkedRead, "perf_event_addr_filters_sync") // core.c: perf_event_addr_filters_sync(): if (event->addr_filters_gen != event->hw.addr_filters_gen)
+	if e.af.gen != e.af.hwGen {
+		c.Unaudited("pmu->addr_filters_sync") // core.c: perf_event_addr_filters_sync(): event->pmu->addr_filters_sync(event); event->hw.addr_filters_gen = event->addr_filters_gen
+	}
+}

@@ -23,6 +23,10 @@ type AuxHandle struct {
 	Size     uint64   // handle->size: room left (0 in overwrite mode)
 	AuxFlags uint64   // handle->aux_flags
 	Wakeup   uint64   // handle->wakeup: aux_wakeup + aux_watermark
+	// Owner is the driver's struct that holds the handle (pt's per-CPU
+	// struct pt), by its stable key: the object the footprints of the
+	// handle's writes name (footprint_aux.go). nil: nobody named it.
+	Owner any
 }
 
 // Buffer is handle->rb.
@@ -111,6 +115,11 @@ func AuxOutputBegin(s Stepper, h *AuxHandle, rb *Buffer, ev AuxEvent) any {
 	return rb.aux.priv
 }
 
+// needAuxWakeup is rbNeedAuxWakeup's answer, without its update.
+func (rb *Buffer) needAuxWakeup() bool {
+	return !rb.aux.overwrite && rb.aux.head-rb.aux.wakeup >= rb.aux.watermark
+}
+
 // rbNeedAuxWakeup reports that aux_head crossed an aux_watermark boundary.
 // kernel/events/ring_buffer.c: rb_need_aux_wakeup()
 func (rb *Buffer) rbNeedAuxWakeup() bool {
@@ -150,6 +159,10 @@ func AuxOutputEnd(s Stepper, h *AuxHandle, size uint64) error {
 		Backward: rb.aux.overwrite})
 	if posted {
 		h.Event.AuxRecord(s, auxHead, size, h.AuxFlags)
+	}
+	if rb.footprinting() {
+		// what follows the record, up to nest-zero (footprint_aux.go)
+		rb.accessAuxEndTail(h, wakeup || rb.needAuxWakeup(), h.AuxFlags&uapi.PERF_AUX_FLAG_TRUNCATED != 0)
 	}
 	rb.User.AuxHead = rb.aux.head // WRITE_ONCE(rb->user_page->aux_head, rb->aux_head)
 	if rb.rbNeedAuxWakeup() {

@@ -4,6 +4,7 @@ import (
 	"strconv"
 
 	"perfsim/cpu"
+	"perfsim/pmu"
 )
 
 // FootprintKey implements cpu.FootprintKeyer: "pt@cpuN", the per-CPU
@@ -53,3 +54,22 @@ func init() {
 // ordering's (pt-pause-resume=pre-08c7454ceb94) RESUME, which reads
 // event->hw.state, is marked.
 func (p *PMU) AuxPauseAnnotated() bool { return true }
+
+// accessConfig annotates pt_config() up to its resume-allowed step, the
+// code after pt_event_start()'s PERF_RECORD_ITRACE_START (pmu's
+// ItraceStarted writes it with rb.PerfOutputSidebandAudited): the event's
+// filters (hw.addr_filters) read and loaded into this CPU's RTIT_ADDRn
+// (pt->filters), and WRITE_ONCE(pt->resume_allowed, 1). An event with
+// hw.addr_filters goes through perf_event_addr_filters_sync() (annotated;
+// its driver sync, when the filters changed, marked).
+func (p *PMU) accessConfig(c *cpu.CPU, e *pmu.Event, old bool) {
+	pt := &p.cpus[c.ID]
+	c.AccessMarkedOnly(e, "event->hw.addr_filters", cpu.MarkedRead, "pt_config_filters") // pt.c: pt_config_filters(): struct pt_filters *filters = event->hw.addr_filters
+	if p.filters[e] != nil {
+		e.AccessAddrFiltersSync(c) // pt.c: pt_config_filters(): perf_event_addr_filters_sync(event)
+	}
+	c.AccessMarkedOnly(pt, "pt->filters", cpu.PlainWrite, "pt_config_filters") // pt.c: pt_config_filters(): pt->filters.filter[range].msr_a = ...; wrmsrq(MSR_IA32_RTIT_ADDRn_A/B)
+	if !old {
+		c.AccessMarkedOnly(pt, "pt->resume_allowed", cpu.MarkedWrite, "pt_config") // pt.c: pt_config(): WRITE_ONCE(pt->resume_allowed, 1)
+	}
+}

@@ -143,3 +143,42 @@ func TestAuxPauseFootprints(t *testing.T) {
 		}
 	}
 }
+
+// TestAuxRecordFootprints: the fragments from the side-band records
+// intel_pt's transactions write return into annotated code, not into a
+// caller rb marks: PERF_RECORD_ITRACE_START (pt_event_start(), then
+// pt_config() up to its resume-allowed step: the filters, resume_allowed)
+// and PERF_RECORD_AUX (perf_aux_output_end() up to its nest-zero step:
+// aux_head published, the wakeup test, handle->event and aux_nest
+// cleared: rb/footprint_aux.go), on a PT event tracing a task that
+// computes, sleeps (pt_event_stop(PERF_EF_UPDATE) at its sched-out: a
+// PERF_RECORD_AUX) and computes again.
+func TestAuxRecordFootprints(t *testing.T) {
+	mc := newMachine(t, sim.NewRandom(1), nil)
+	l := &fragLog{}
+	mc.m.OnSegments(l)
+	mc.s.Spawn("app", sched.MaskOf(0), sched.Call(func(task *sched.Task) {
+		a := ptAttr()
+		a.AuxStartPaused, a.ExcludeUser = false, false
+		fd, err := mc.k.PerfEventOpen(task, &a, 0, -1, -1, 0)
+		if err != nil {
+			panic(err)
+		}
+		if _, err := mapAux(task, mc.k, fd, pmu.ProtRead|pmu.ProtWrite); err != nil {
+			panic(err)
+		}
+	}), sched.Loop(3, sched.Compute(2*sim.Microsecond), sched.Sleep(3*sim.Microsecond)))
+	if err := mc.m.Run(sim.Second); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		// PERF_RECORD_ITRACE_START, then pt_config(): the first start
+		// syncs the filters (hw.addr_filters_gen behind)
+		"rb->head r, rb->wakeup r, event->hw.addr_filters r, ifh->lock w, event->addr_filters_gen r, UNAUDITED pmu->addr_filters_sync, pt->filters w, pt->resume_allowed w",
+		// PERF_RECORD_AUX, then perf_aux_output_end()
+		"rb->head r, rb->wakeup r, user_page->aux_head w, rb->aux_head r, rb->aux_wakeup w, handle->event w, rb->aux_nest w",
+	}
+	if diff := cmp.Diff(want, l.started("perf_output_put_handle:nest-zero")); diff != "" {
+		t.Errorf("nest-zero fragments (-want +got):\n%s", diff)
+	}
+}

@@ -126,6 +126,7 @@ func NewWithSkid(k *pmu.Kernel, rate int64, region uint64, caps uint32, skid sim
 		c := k.M.CPUs[i]
 		p.cpus[i].timer = c.NewTimer(true, cpu.Interrupt{Name: "intel_pt_interrupt", Fn: p.interrupt, Skid: skid})
 		p.cpus[i].cpu = i
+		p.cpus[i].handle.Owner = &p.cpus[i] // pt->handle: its writes name pt@cpuN (rb/footprint_aux.go)
 	}
 	// The hardware filters by CPL as the CPU enters and leaves the kernel.
 	if k.S != nil {
@@ -284,8 +285,11 @@ func (p *PMU) Start(c *cpu.CPU, e *pmu.Event, mode int) {
 // arch/x86/events/intel/pt.c: pt_config()
 func (p *PMU) config(c *cpu.CPU, e *pmu.Event) {
 	pt := &p.cpus[c.ID]
-	p.configFilters(c, e) // reg = pt_config_filters(event)
 	old := p.knob("pt-pause-resume") == "pre-08c7454ceb94"
+	if p.k.M.FootprintListening() {
+		p.accessConfig(c, e, old) // footprint.go: up to the resume-allowed step
+	}
+	p.configFilters(c, e) // reg = pt_config_filters(event)
 	if !old {
 		pt.resumeAllowed = true
 	}
