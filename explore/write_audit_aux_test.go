@@ -37,8 +37,10 @@ always aux.pause_resume.overlaps == 0
 // the guard's test; guard-set: __perf_event_aux_pause() and intel_pt's
 // pt_event_stop(PERF_EF_PAUSE) / pt_event_start(PERF_EF_RESUME) up to
 // their step; callback-done: the guard's clear, ring_buffer_put() and the
-// return into the overflow's caller: pmu/footprint_aux.go) write nothing
-// they do not annotate, with the overflows that call it (enter:PMI's
+// return into the overflow's caller: pmu/footprint_aux.go) and the PT
+// PMI's two (its entry to perf_aux_output_end()'s record, and from its
+// output-end step to perf_aux_output_begin()'s aux_refcount step:
+// pmu/pt/footprint.go) write nothing they do not annotate, with the overflows that call it (enter:PMI's
 // aux_pause, nest-zero's aux_resume, the syscall tracepoint's), on the
 // built-ins whose aux_pause/aux_resume events race the PT PMI and each
 // other, and on c2.sim's two-CPU shape. Each run checks every start
@@ -51,6 +53,9 @@ func TestWriteAuditAux(t *testing.T) {
 		irqsOff  = "perf_event_aux_pause:irqs-off"
 		guardSet = "perf_event_aux_pause:guard-set"
 		done     = "perf_event_aux_pause:callback-done"
+		// the PT PMI (pmu/pt/footprint.go)
+		ptPMI     = "enter:intel_pt_interrupt"
+		outputEnd = "intel_pt_interrupt:output-end"
 	)
 	for _, tc := range []struct {
 		name   string
@@ -60,7 +65,7 @@ func TestWriteAuditAux(t *testing.T) {
 	}{
 		{"aux-pause-resume-nmi", 4, "", []string{irqsOff, guardSet, done, "enter:PMI", "syscall_enter_from_user_mode"}},
 		{"pt-pause-vs-pmi-sparse", 4, "", []string{irqsOff, guardSet, done, "perf_output_put_handle:nest-zero"}},
-		{"pt-resume-vs-pmi", 4, "", []string{irqsOff, guardSet, done, "pt_event_start:status-read"}},
+		{"pt-resume-vs-pmi", 4, "", []string{irqsOff, guardSet, done, "pt_event_start:status-read", ptPMI, outputEnd}}, // the area fills: the PT PMI ends and restarts the transaction
 		{"aux-pause-resume-nmi-percpu", 0, auxPerCPUSrc, []string{irqsOff, guardSet, done, "perf_output_put_handle:nest-zero", "syscall_enter_from_user_mode"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -72,6 +72,9 @@ func (e *Event) DisableInatomic() { e.k.perfEventDisableInatomic(e) }
 // kernel/events/core.c: perf_event_aux_event()
 func (e *Event) AuxRecord(s rb.Stepper, head, size, flags uint64) {
 	c := e.k.curCPU()
+	if e.k.M.FootprintListening() && c != nil {
+		accessAuxRecord(c, e) // footprint_aux.go
+	}
 	id := e.k.sidebandID(c, e)
 	out := e.rb
 	if e.k.aux.stats.auxRecords++; out != nil {

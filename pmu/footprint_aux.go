@@ -114,3 +114,11 @@ func (e *Event) AccessAddrFiltersSync(c *cpu.CPU) {
 		c.Unaudited("pmu->addr_filters_sync") // core.c: perf_event_addr_filters_sync(): event->pmu->addr_filters_sync(event); event->hw.addr_filters_gen = event->addr_filters_gen
 	}
 }
+
+// accessAuxRecord annotates perf_event_aux_event() up to its
+// perf_output_begin(): the sample_id's interrupted task (perf_event_header__init_id():
+// the pid and tid of current) and event->rb.
+func accessAuxRecord(c *cpu.CPU, e *Event) {
+	e.k.accessInterruptedRegs(c)                                               // core.c: perf_event_header__init_id(): perf_event_pid(event, current), perf_event_tid()
+	c.AccessMarkedOnly(e, "event->rb", cpu.MarkedRead, "perf_event_aux_event") // core.c: perf_event_aux_event(): perf_output_begin(&handle, &sample, event, rec.header.size): rcu_dereference(event->rb)
+}

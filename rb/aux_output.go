@@ -55,6 +55,9 @@ const (
 // disabled and woken.
 // kernel/events/ring_buffer.c: perf_aux_output_begin()
 func AuxOutputBegin(s Stepper, h *AuxHandle, rb *Buffer, ev AuxEvent) any {
+	if rb != nil && rb.footprinting() {
+		rb.accessAuxBegin(h) // footprint_aux.go: up to the aux_refcount step
+	}
 	if !rb.Get() { // ring_buffer_get(output_event): "if (!rb) return NULL;"
 		return nil
 	}
@@ -142,6 +145,9 @@ func AuxOutputEnd(s Stepper, h *AuxHandle, size uint64) error {
 	rb := h.rb
 	if rb == nil || h.Event == nil {
 		return &Oops{Func: "perf_aux_output_end", What: "no AUX transaction open (handle->rb is NULL)"}
+	}
+	if rb.footprinting() {
+		rb.accessAuxEndHead(h) // footprint_aux.go: up to the record (or the nest-zero step)
 	}
 	wakeup := h.AuxFlags&uapi.PERF_AUX_FLAG_TRUNCATED != 0
 	var auxHead uint64

@@ -32,3 +32,40 @@ func (rb *Buffer) accessAuxEndTail(h *AuxHandle, wakeup, truncated bool) {
 	}
 	rb.acc.Annotate(rb, "rb->aux_nest", OpMarkedWrite, fn) // ring_buffer.c: perf_aux_output_end(): WRITE_ONCE(rb->aux_nest, 0)
 }
+
+// accessHandle annotates an access to the driver's AUX handle h (its
+// owner's), or marks a handle with no owner.
+func (rb *Buffer) accessHandle(h *AuxHandle, field string, op uint8, fn string) {
+	if h.Owner == nil {
+		rb.acc.Unaudited(fn + " (a handle with no owner)") // the driver's handle, whose owner nobody named
+		return
+	}
+	rb.acc.Annotate(h.Owner, field, op, fn)
+}
+
+// accessAuxBegin annotates perf_aux_output_begin() up to its aux_refcount
+// step: ring_buffer_get(), rb_has_aux() (the area's setup, which
+// rb_alloc_aux() writes: FieldAuxSize), aux_mmap_count and
+// refcount_inc_not_zero(&rb->aux_refcount); a failure's
+// ring_buffer_put() is the same refcount, and handle->event = NULL the
+// owner's. (The output event's event->rb read is its caller's: the driver
+// passes the buffer.)
+func (rb *Buffer) accessAuxBegin(h *AuxHandle) {
+	const fn = "perf_aux_output_begin"
+	rb.acc.Annotate(rb, "rb->refcount", OpMarkedWrite, "ring_buffer_get") // core.c: ring_buffer_get(): refcount_inc_not_zero(&rb->refcount); its put on the error path
+	rb.acc.Annotate(rb, FieldAuxSize, OpMarkedRead, fn)                   // ring_buffer.c: perf_aux_output_begin(): if (!rb_has_aux(rb)) goto err
+	rb.acc.Annotate(rb, "rb->aux_mmap_count", OpMarkedRead, fn)           // ring_buffer.c: perf_aux_output_begin(): if (!refcount_read(&rb->aux_mmap_count)) goto err
+	rb.acc.Annotate(rb, "rb->aux_refcount", OpMarkedWrite, fn)            // ring_buffer.c: perf_aux_output_begin(): if (!refcount_inc_not_zero(&rb->aux_refcount)) goto err
+	rb.accessHandle(h, "handle->event", OpMarkedWrite, fn)                // ring_buffer.c: perf_aux_output_begin(): err: handle->event = NULL
+}
+
+// accessAuxEndHead annotates perf_aux_output_end() up to its
+// PERF_RECORD_AUX (or, with nothing to tell, to the tail after it,
+// accessAuxEndTail): the handle's flags, the area's mode (aux_overwrite,
+// set with the area: FieldAuxSize) and aux_head advanced.
+func (rb *Buffer) accessAuxEndHead(h *AuxHandle) {
+	const fn = "perf_aux_output_end"
+	rb.accessHandle(h, "handle->aux_flags", OpMarkedWrite, fn) // ring_buffer.c: perf_aux_output_end(): handle->aux_flags |= PERF_AUX_FLAG_OVERWRITE (or &= ~)
+	rb.acc.Annotate(rb, FieldAuxSize, OpMarkedRead, fn)        // ring_buffer.c: perf_aux_output_end(): if (rb->aux_overwrite)
+	rb.acc.Annotate(rb, "rb->aux_head", OpMarkedWrite, fn)     // ring_buffer.c: perf_aux_output_end(): rb->aux_head = handle->head (overwrite) / rb->aux_head += size
+}

@@ -5,6 +5,7 @@ import (
 
 	"perfsim/cpu"
 	"perfsim/pmu"
+	"perfsim/rb"
 )
 
 // FootprintKey implements cpu.FootprintKeyer: "pt@cpuN", the per-CPU
@@ -72,4 +73,57 @@ func (p *PMU) accessConfig(c *cpu.CPU, e *pmu.Event, old bool) {
 	if !old {
 		c.AccessMarkedOnly(pt, "pt->resume_allowed", cpu.MarkedWrite, "pt_config") // pt.c: pt_config(): WRITE_ONCE(pt->resume_allowed, 1)
 	}
+}
+
+// The PT PMI (intel_pt_interrupt()), from its entry to perf_aux_output_end()'s
+// PERF_RECORD_AUX (or its nest-zero step), and from the output-end step to
+// perf_aux_output_begin()'s aux_refcount step (or the handler's return
+// when the restart fails or the event is stopped). Annotated: the
+// hardware's output since the last look (accrue), handle_nmi and
+// handle.event, pt_config_stop(), perf_get_aux(), pt_handle_status() and
+// pt_update_head() (RTIT_STATUS, the handle's flags, the buffer's
+// positions), and rb's own parts (rb/footprint_aux.go).
+func init() {
+	cpu.DeclareComplete("enter:intel_pt_interrupt", "intel_pt_interrupt:output-end")
+}
+
+// accessInterruptEntry annotates intel_pt_interrupt()'s first tests.
+func (p *PMU) accessInterruptEntry(c *cpu.CPU, pt *ptCtx) {
+	c.AccessMarkedOnly(pt, "pt->handle_nmi", cpu.MarkedRead, "intel_pt_interrupt") // pt.c: intel_pt_interrupt(): if (!READ_ONCE(pt->handle_nmi)) return
+	c.AccessMarkedOnly(pt, "handle->event", cpu.MarkedRead, "intel_pt_interrupt")  // pt.c: intel_pt_interrupt(): struct perf_event *event = pt->handle.event
+}
+
+// accessInterruptHead annotates intel_pt_interrupt() from perf_get_aux()
+// to perf_aux_output_end(): the handle's buffer, and with one
+// pt_read_offset(), pt_handle_status() (RTIT_STATUS, the handle's
+// TRUNCATED flag, buf->wrapped) and pt_update_head() (buf->head,
+// data_size).
+func (p *PMU) accessInterruptHead(c *cpu.CPU, pt *ptCtx, haveBuf bool) {
+	c.AccessMarkedOnly(pt, "handle->rb", cpu.MarkedRead, "perf_get_aux") // ring_buffer.c: perf_get_aux(): return handle->event ? handle->rb->aux_priv : NULL
+	if !haveBuf {
+		return
+	}
+	buf := rb.GetAux(&pt.handle).(*ptBuffer)
+	c.AccessMarkedOnly(buf.buf, rb.FieldAuxSize, cpu.MarkedRead, "perf_get_aux")                  // ... rb->aux_priv, set with the area
+	c.AccessMarkedOnly(pt, "MSR_IA32_RTIT_STATUS", cpu.PlainWrite, "pt_handle_status")            // pt.c: pt_handle_status(): rdmsrq(MSR_IA32_RTIT_STATUS); wrmsrq(MSR_IA32_RTIT_STATUS, status) (the model's Stopped bit)
+	c.AccessMarkedOnly(pt, "handle->aux_flags", cpu.MarkedWrite, "pt_handle_status")              // pt.c: pt_handle_status(): perf_aux_output_flag(&pt->handle, PERF_AUX_FLAG_TRUNCATED)
+	c.AccessMarkedOnly(buf, "pt_buffer (the driver's offsets)", cpu.PlainWrite, "pt_update_head") // pt.c: pt_handle_status(): buf->wrapped; pt_update_head(): local64_set(&buf->head, base), local_add(..., &buf->data_size); local_xchg(&buf->data_size, 0)
+}
+
+// accessRestartBegin annotates intel_pt_interrupt() after its
+// perf_aux_output_end(): event->hw.state, and for a running event the
+// output event's rb (ring_buffer_get() in perf_aux_output_begin()).
+func accessRestartBegin(c *cpu.CPU, e *pmu.Event) {
+	c.AccessMarkedOnly(e, "event->hw (the counter)", cpu.MarkedRead, "intel_pt_interrupt") // pt.c: intel_pt_interrupt(): if (!event->hw.state)
+	if e.HWState() == 0 {
+		c.AccessMarkedOnly(e.OutputEvent(), "event->rb", cpu.MarkedRead, "ring_buffer_get") // ring_buffer.c: perf_aux_output_begin(): rb = ring_buffer_get(output_event)
+	}
+}
+
+// accessRestartFailed annotates intel_pt_interrupt() when
+// perf_aux_output_begin() found no room: the event stopped, resume
+// disallowed.
+func accessRestartFailed(c *cpu.CPU, pt *ptCtx, e *pmu.Event) {
+	c.AccessMarkedOnly(e, "event->hw (the counter)", cpu.MarkedWrite, "intel_pt_interrupt") // pt.c: intel_pt_interrupt(): event->hw.state = PERF_HES_STOPPED
+	c.AccessMarkedOnly(pt, "pt->resume_allowed", cpu.MarkedWrite, "intel_pt_interrupt")     // pt.c: intel_pt_interrupt(): WRITE_ONCE(pt->resume_allowed, 0)
 }

@@ -182,3 +182,48 @@ func TestAuxRecordFootprints(t *testing.T) {
 		t.Errorf("nest-zero fragments (-want +got):\n%s", diff)
 	}
 }
+
+// TestPTInterruptFootprints: what the PT PMI's fragments annotate
+// (pmu/pt/footprint.go, rb/footprint_aux.go) on a PT event tracing a
+// task that computes until its 8-page AUX area (nobody reads it) fills:
+// the entry (the hardware's output, handle_nmi, handle.event,
+// pt_config_stop(), pt_handle_status(), pt_update_head(), then
+// perf_aux_output_end() up to its PERF_RECORD_AUX), and from the
+// output-end step perf_aux_output_begin() up to its aux_refcount step.
+func TestPTInterruptFootprints(t *testing.T) {
+	mc := newMachine(t, sim.NewRandom(1), nil)
+	l := &fragLog{}
+	mc.m.OnSegments(l)
+	mc.s.Spawn("app", sched.MaskOf(0), sched.Call(func(task *sched.Task) {
+		a := ptAttr()
+		a.AuxStartPaused, a.ExcludeUser = false, false
+		fd, err := mc.k.PerfEventOpen(task, &a, 0, -1, -1, 0)
+		if err != nil {
+			panic(err)
+		}
+		if _, err := mapAux(task, mc.k, fd, pmu.ProtRead|pmu.ProtWrite); err != nil {
+			panic(err)
+		}
+	}), sched.Sleep(sim.Microsecond), sched.Compute(60*sim.Microsecond)) // the sleep: sched in again with the area mapped (pt_event_start())
+	if err := mc.m.Run(sim.Second); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string][]string{}
+	for _, s := range []string{"enter:intel_pt_interrupt", "intel_pt_interrupt:output-end"} {
+		got[s] = l.started(s)
+	}
+	const accrue = "RTIT_STATUS, the trace position w, the task's mode and stacks r, mm->mmap r" // the hardware's output since the last look (accrue)
+	want := map[string][]string{
+		"enter:intel_pt_interrupt": {"pending w, sync w, " + // the interrupt's own (cpu.Machine)
+			accrue + ", pt_buffer (the hardware's output position) w, event->addr_filters r, mm->mmap r, rb->aux_pages w, " + // ... up to the marker: bytes written
+			"pt->handle_nmi r, handle->event r, " +
+			accrue + ", RTIT_CTL w, pending w, " + // pt_config_stop(): TraceEn cleared, the PMI timer cancelled
+			"handle->rb r, rb->aux_nr_pages r, MSR_IA32_RTIT_STATUS w, handle->aux_flags w, pt_buffer (the driver's offsets) w, " + // perf_get_aux(), pt_handle_status(), pt_update_head()
+			"handle->aux_flags w, rb->aux_nr_pages r, rb->aux_head w, " + // perf_aux_output_end() up to its record
+			"task_pt_regs(current) r, event->rb r, occupant add, rb->paused r, rb->lost r, rb->nest w, rb->wakeup r"}, // perf_event_aux_event(): the sample_id, then perf_output_begin()
+		"intel_pt_interrupt:output-end": {"event->hw (the counter) r, event->rb r, rb->refcount w, rb->aux_nr_pages r, rb->aux_mmap_count r, rb->aux_refcount w, handle->event w"},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("PT PMI fragments (-want +got):\n%s", diff)
+	}
+}

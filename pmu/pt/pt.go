@@ -615,6 +615,10 @@ func (p *PMU) interrupt(c *cpu.CPU) {
 	pt := &p.cpus[c.ID]
 	p.PMIs++
 	p.accrue(c) // the hardware reached the marker that raised this PMI
+	fp := p.k.M.FootprintListening()
+	if fp {
+		p.accessInterruptEntry(c, pt) // footprint.go: handle_nmi, handle.event
+	}
 	// "There may be a dangling PT bit in the interrupt status register after PT
 	// has been disabled by pt_event_stop()."
 	if !pt.handleNMI {
@@ -626,6 +630,9 @@ func (p *PMU) interrupt(c *cpu.CPU) {
 	}
 	p.configStop(c)
 	priv := rb.GetAux(&pt.handle)
+	if fp {
+		p.accessInterruptHead(c, pt, priv != nil) // footprint.go: pt_handle_status(), pt_update_head()
+	}
 	if priv == nil {
 		return
 	}
@@ -636,8 +643,14 @@ func (p *PMU) interrupt(c *cpu.CPU) {
 	buf.dataSize = 0
 	_ = rb.AuxOutputEnd(c, &pt.handle, size)
 	c.Step("intel_pt_interrupt:output-end")
+	if fp {
+		accessRestartBegin(c, e) // footprint.go: hw.state, output_event->rb
+	}
 	if e.HWState() == 0 {
 		if rb.AuxOutputBegin(c, &pt.handle, e.OutputEvent().RB(), e) == nil {
+			if fp {
+				accessRestartFailed(c, pt, e) // footprint.go
+			}
 			e.SetHWState(pmu.PERF_HES_STOPPED)
 			pt.resumeAllowed = false
 			return
