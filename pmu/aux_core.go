@@ -98,7 +98,10 @@ func (e *Event) AuxRecord(s rb.Stepper, head, size, flags uint64) {
 func (e *Event) ItraceStarted(c *cpu.CPU) {
 	oe := e.OutputEvent()               // perf_log_itrace_start(): "if (event->parent) event = event->parent;"
 	logged := e.k.aux.itraceStarted[oe] // oe->attach_state & PERF_ATTACH_ITRACE
-	e.k.setItraceStarted(e)             // perf_event_itrace_started(event)
+	if e.k.M.FootprintListening() {
+		accessItraceStarted(c, e, oe) // footprint_aux.go
+	}
+	e.k.setItraceStarted(e) // perf_event_itrace_started(event)
 	if oe.rb == nil || e.hw.target == nil || logged {
 		return
 	}

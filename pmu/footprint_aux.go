@@ -40,6 +40,19 @@ func init() {
 		"perf_event_aux_pause:guard-set",
 		"perf_event_aux_pause:callback-done",
 	)
+	// perf_aux_output_end() from its nest-zero step: rb_free_aux(),
+	// ring_buffer_put(), handle->rb cleared (rb/footprint_aux.go), then
+	// the driver's code: marked unless the driver annotates it
+	// (rb.AuxHandle.CallerAudited: intel_pt's PMI goes straight to its
+	// output-end step, or clears resume_allowed and returns; its
+	// pt_event_start() and pt_event_stop() mark their callers).
+	cpu.DeclareComplete("perf_aux_output_end:nest-zero")
+	// perf_aux_output_begin() from its aux_refcount step to its return
+	// (rb/footprint_aux.go), then the driver's code: marked unless the
+	// driver annotates it (intel_pt: pt_event_start() to pt_config()'s
+	// resume-allowed step or the ITRACE_START record; the PMI to
+	// pt_config_start() and the handler's return: pmu/pt/footprint.go).
+	cpu.DeclareComplete("perf_aux_output_begin:aux_refcount")
 }
 
 // AuxPauseAnnotated is a PMU whose pmu->stop(PERF_EF_PAUSE) and
@@ -121,4 +134,19 @@ func (e *Event) AccessAddrFiltersSync(c *cpu.CPU) {
 func accessAuxRecord(c *cpu.CPU, e *Event) {
 	e.k.accessInterruptedRegs(c)                                               // core.c: perf_event_header__init_id(): perf_event_pid(event, current), perf_event_tid()
 	c.AccessMarkedOnly(e, "event->rb", cpu.MarkedRead, "perf_event_aux_event") // core.c: perf_event_aux_event(): perf_output_begin(&handle, &sample, event, rec.header.size): rcu_dereference(event->rb)
+}
+
+// accessItraceStarted annotates perf_event_itrace_started() and
+// perf_log_itrace_start() up to the record's perf_output_begin(): the
+// output event's PERF_ATTACH_ITRACE and event->rb read; the first start's
+// set of the flag (the model keeps it in a table no key names) is marked.
+func accessItraceStarted(c *cpu.CPU, e, oe *Event) {
+	c.AccessMarkedOnly(oe, "event->attach_state", cpu.MarkedRead, "perf_log_itrace_start") // core.c: perf_log_itrace_start(): if (event->attach_state & PERF_ATTACH_ITRACE) return
+	if !e.k.aux.itraceStarted[e] {
+		c.Unaudited("perf_event_itrace_started") // core.c: perf_event_itrace_started(): event->attach_state |= PERF_ATTACH_ITRACE (its first start)
+	}
+	c.AccessMarkedOnly(oe, "event->rb", cpu.MarkedRead, "perf_log_itrace_start") // core.c: perf_log_itrace_start(): perf_output_begin(&handle, &sample, event, ...): rcu_dereference(event->rb)
+	if t := e.hw.target; t != nil && e.parent != nil {
+		c.AccessMarkedOnly(t, "task_pt_regs(current)", cpu.PlainRead, "perf_event_pid") // core.c: perf_log_itrace_start(): perf_event_pid(event, current): current's identity (the model's look at it)
+	}
 }

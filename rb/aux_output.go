@@ -27,6 +27,10 @@ type AuxHandle struct {
 	// struct pt), by its stable key: the object the footprints of the
 	// handle's writes name (footprint_aux.go). nil: nobody named it.
 	Owner any
+	// CallerAudited: the driver annotates its own code after
+	// perf_aux_output_end() returns, to its next step point (or marks it);
+	// else the return is marked unaudited (footprint_aux.go).
+	CallerAudited bool
 }
 
 // Buffer is handle->rb.
@@ -81,6 +85,9 @@ func AuxOutputBegin(s Stepper, h *AuxHandle, rb *Buffer, ev AuxEvent) any {
 	rb.aux.refcount++
 	rb.trace(TraceEvent{Kind: TraceAuxRefcount, Value: uint64(rb.aux.refcount)})
 	StepAt(s, "perf_aux_output_begin:aux_refcount")
+	if rb.footprinting() {
+		rb.accessAuxBeginRest(h) // footprint_aux.go: to the return
+	}
 	nest := rb.aux.nest
 	// "Nesting is not supported for AUX area, make sure nested writers are
 	// caught early" (WARN_ON_ONCE).
@@ -184,6 +191,9 @@ func AuxOutputEnd(s Stepper, h *AuxHandle, size uint64) error {
 	h.Event = nil
 	rb.aux.nest = 0
 	StepAt(s, "perf_aux_output_end:nest-zero")
+	if rb.footprinting() {
+		rb.accessAuxEndPut(h) // footprint_aux.go: to the return
+	}
 	err := rb.FreeAux(true) // "can't be last"
 	if _, perr := rb.Put(); err == nil {
 		err = perr

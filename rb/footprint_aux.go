@@ -69,3 +69,76 @@ func (rb *Buffer) accessAuxEndHead(h *AuxHandle) {
 	rb.acc.Annotate(rb, FieldAuxSize, OpMarkedRead, fn)        // ring_buffer.c: perf_aux_output_end(): if (rb->aux_overwrite)
 	rb.acc.Annotate(rb, "rb->aux_head", OpMarkedWrite, fn)     // ring_buffer.c: perf_aux_output_end(): rb->aux_head = handle->head (overwrite) / rb->aux_head += size
 }
+
+// accessAuxEndPut annotates perf_aux_output_end() from its nest-zero step
+// to its return: rb_free_aux() (aux_refcount; the last reference's free
+// of the AUX pages marked), ring_buffer_put() (refcount; the last one's
+// free marked), handle->rb cleared; the return into the driver is marked
+// unless the driver annotates it (AuxHandle.CallerAudited).
+func (rb *Buffer) accessAuxEndPut(h *AuxHandle) {
+	const fn = "perf_aux_output_end"
+	rb.acc.Annotate(rb, "rb->aux_refcount", OpMarkedWrite, "rb_free_aux") // ring_buffer.c: rb_free_aux(): if (refcount_dec_and_test(&rb->aux_refcount))
+	if rb.aux.refcount <= 1 {
+		rb.acc.Unaudited("__rb_free_aux") // ring_buffer.c: rb_free_aux(): the last reference: __rb_free_aux()
+	}
+	rb.acc.Annotate(rb, "rb->refcount", OpMarkedWrite, "ring_buffer_put") // core.c: ring_buffer_put(): if (!refcount_dec_and_test(&rb->refcount))
+	if rb.refcount <= 1 {
+		rb.acc.Unaudited("rb_free_rcu") // core.c: ring_buffer_put(): the last reference: call_rcu(&rb->rcu_head, rb_free_rcu)
+	}
+	rb.accessHandle(h, "handle->rb", OpMarkedWrite, fn) // ring_buffer.c: perf_aux_output_end(): handle->rb = NULL
+	if !h.CallerAudited {
+		rb.acc.Unaudited("perf_aux_output_end's caller") // the driver's code after it, nobody annotated
+	}
+}
+
+// accessAuxBeginRest annotates perf_aux_output_begin() from its
+// aux_refcount step to its return: aux_nest, the handle's fields, the
+// area's mode and watermark (set with the area: FieldAuxSize), aux_tail
+// from the user page, aux_wakeup, and when there is no room the wakeup
+// (rb->poll; the event's side annotates itself; perf_event_disable_inatomic()
+// marked) and the references dropped; rb->aux_priv returned. The return
+// into the driver is marked unless the driver annotates it
+// (AuxHandle.CallerAudited).
+func (rb *Buffer) accessAuxBeginRest(h *AuxHandle) {
+	const fn = "perf_aux_output_begin"
+	rb.acc.Annotate(rb, "rb->aux_nest", OpMarkedWrite, fn) // ring_buffer.c: perf_aux_output_begin(): nest = READ_ONCE(rb->aux_nest); WRITE_ONCE(rb->aux_nest, nest + 1)
+	for _, f := range []string{"handle->rb", "handle->event", "handle->aux_flags", "handle->head"} {
+		rb.accessHandle(h, f, OpMarkedWrite, fn) // ring_buffer.c: perf_aux_output_begin(): handle->rb = rb; handle->event = event; handle->head = aux_head; handle->size = 0; handle->aux_flags = 0; handle->wakeup
+	}
+	rb.acc.Annotate(rb, FieldAuxSize, OpMarkedRead, fn) // ring_buffer.c: perf_aux_output_begin(): if (!rb->aux_overwrite); rb->aux_watermark; perf_aux_size(rb); return rb->aux_priv
+	full := false
+	if !rb.aux.overwrite {
+		rb.acc.Annotate(rb, "rb->aux_head", OpMarkedRead, fn)   // ring_buffer.c: perf_aux_output_begin(): aux_head = rb->aux_head
+		rb.acc.Annotate(rb, FieldAuxTail, OpMarkedRead, fn)     // ring_buffer.c: perf_aux_output_begin(): aux_tail = READ_ONCE(rb->user_page->aux_tail)
+		rb.acc.Annotate(rb, "rb->aux_wakeup", OpMarkedRead, fn) // ring_buffer.c: perf_aux_output_begin(): handle->wakeup = rb->aux_wakeup + rb->aux_watermark
+		full = AuxRoom(rb) == 0
+	}
+	if rb.aux.nest == 0 && full {
+		rb.acc.Unaudited("perf_event_disable_inatomic")                      // ring_buffer.c: perf_aux_output_begin(): if (!handle->size) { perf_event_disable_inatomic(handle->event); ...
+		rb.acc.Annotate(rb, "rb->poll", OpMarkedWrite, "perf_output_wakeup") // ring_buffer.c: perf_output_wakeup(handle)
+	}
+	if rb.aux.nest != 0 || full {
+		rb.acc.Annotate(rb, "rb->aux_refcount", OpMarkedWrite, "rb_free_aux") // ring_buffer.c: perf_aux_output_begin(): err_put: rb_free_aux(rb) ("can't be last")
+		rb.acc.Annotate(rb, "rb->refcount", OpMarkedWrite, "ring_buffer_put") // ring_buffer.c: perf_aux_output_begin(): err: ring_buffer_put(rb)
+	}
+	rb.accessAuxBeginReturn(h)
+}
+
+// accessAuxBeginReturn marks perf_aux_output_begin()'s return into a
+// driver that does not annotate its code after it.
+func (rb *Buffer) accessAuxBeginReturn(h *AuxHandle) {
+	if !h.CallerAudited {
+		rb.acc.Unaudited("perf_aux_output_begin's caller") // the driver's code after it, nobody annotated
+	}
+}
+
+// AuxRoom is the room perf_aux_output_begin() finds in a (not overwrite)
+// area now: CIRC_SPACE(aux_head, aux_tail, size), 0 when full.
+func AuxRoom(rb *Buffer) uint64 {
+	tail := rb.User.AuxTail
+	size := rb.AuxSize()
+	if rb.aux.head-tail >= size {
+		return 0
+	}
+	return (tail - (rb.aux.head + 1)) & (size - 1)
+}

@@ -127,3 +127,21 @@ func accessRestartFailed(c *cpu.CPU, pt *ptCtx, e *pmu.Event) {
 	c.AccessMarkedOnly(e, "event->hw (the counter)", cpu.MarkedWrite, "intel_pt_interrupt") // pt.c: intel_pt_interrupt(): event->hw.state = PERF_HES_STOPPED
 	c.AccessMarkedOnly(pt, "pt->resume_allowed", cpu.MarkedWrite, "intel_pt_interrupt")     // pt.c: intel_pt_interrupt(): WRITE_ONCE(pt->resume_allowed, 0)
 }
+
+// accessTxnStart annotates pt_event_start() (start: true) or
+// intel_pt_interrupt() after a perf_aux_output_begin() that opened the
+// transaction: pt_buffer_reset_offsets() and pt_buffer_reset_markers()
+// (the buffer's offsets and markers from the handle's head, size and
+// wakeup; a failure's TRUNCATED flag), pt_config_buffer() (RTIT_OUTPUT_BASE),
+// and in pt_event_start() hw.state = 0.
+func accessTxnStart(c *cpu.CPU, pt *ptCtx, buf *ptBuffer, e *pmu.Event, start bool) {
+	const fn = "pt_buffer_reset_offsets"
+	c.AccessMarkedOnly(pt, "handle->head", cpu.MarkedRead, fn)                                             // pt.c: pt_event_start(): pt_buffer_reset_offsets(buf, pt->handle.head); pt_buffer_reset_markers(buf, &pt->handle): handle->size, handle->wakeup
+	c.AccessMarkedOnly(buf, "pt_buffer (the hardware's output position)", cpu.PlainWrite, fn)              // pt.c: pt_buffer_reset_offsets(): buf->cur, cur_idx, output_off (the model's hardware position)
+	c.AccessMarkedOnly(buf, "pt_buffer (the driver's offsets)", cpu.PlainWrite, fn)                        // pt.c: pt_buffer_reset_offsets(): local64_set(&buf->head, head); local_set(&buf->data_size, 0); pt_buffer_reset_markers(): stop_pos, intr_pos
+	c.AccessMarkedOnly(pt, "handle->aux_flags", cpu.MarkedWrite, "pt_buffer_reset_markers")                // pt.c: pt_buffer_reset_markers(): perf_aux_output_flag(handle, PERF_AUX_FLAG_TRUNCATED)
+	c.AccessMarkedOnly(pt, "RTIT_OUTPUT_BASE (the hardware's buffer)", cpu.PlainWrite, "pt_config_buffer") // pt.c: pt_config_buffer(): wrmsrq(MSR_IA32_RTIT_OUTPUT_BASE, reg); wrmsrq(MSR_IA32_RTIT_OUTPUT_MASK, reg)
+	if start {
+		c.AccessMarkedOnly(e, "event->hw (the counter)", cpu.MarkedWrite, "pt_event_start") // pt.c: pt_event_start(): hwc->state = 0 (or PERF_HES_STOPPED on failure)
+	}
+}

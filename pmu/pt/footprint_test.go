@@ -209,7 +209,7 @@ func TestPTInterruptFootprints(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := map[string][]string{}
-	for _, s := range []string{"enter:intel_pt_interrupt", "intel_pt_interrupt:output-end"} {
+	for _, s := range []string{"enter:intel_pt_interrupt", "intel_pt_interrupt:output-end", "perf_aux_output_end:nest-zero"} {
 		got[s] = l.started(s)
 	}
 	const accrue = "RTIT_STATUS, the trace position w, the task's mode and stacks r, mm->mmap r" // the hardware's output since the last look (accrue)
@@ -222,6 +222,9 @@ func TestPTInterruptFootprints(t *testing.T) {
 			"handle->aux_flags w, rb->aux_nr_pages r, rb->aux_head w, " + // perf_aux_output_end() up to its record
 			"task_pt_regs(current) r, event->rb r, occupant add, rb->paused r, rb->lost r, rb->nest w, rb->wakeup r"}, // perf_event_aux_event(): the sample_id, then perf_output_begin()
 		"intel_pt_interrupt:output-end": {"event->hw (the counter) r, event->rb r, rb->refcount w, rb->aux_nr_pages r, rb->aux_mmap_count r, rb->aux_refcount w, handle->event w"},
+		// the PMI's perf_aux_output_end() after its record: rb_free_aux(),
+		// ring_buffer_put(), handle->rb, then the output-end step
+		"perf_aux_output_end:nest-zero": {"rb->aux_refcount w, rb->refcount w, handle->rb w"},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("PT PMI fragments (-want +got):\n%s", diff)

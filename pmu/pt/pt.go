@@ -126,7 +126,8 @@ func NewWithSkid(k *pmu.Kernel, rate int64, region uint64, caps uint32, skid sim
 		c := k.M.CPUs[i]
 		p.cpus[i].timer = c.NewTimer(true, cpu.Interrupt{Name: "intel_pt_interrupt", Fn: p.interrupt, Skid: skid})
 		p.cpus[i].cpu = i
-		p.cpus[i].handle.Owner = &p.cpus[i] // pt->handle: its writes name pt@cpuN (rb/footprint_aux.go)
+		p.cpus[i].handle.Owner = &p.cpus[i]   // pt->handle: its writes name pt@cpuN (rb/footprint_aux.go)
+		p.cpus[i].handle.CallerAudited = true // each perf_aux_output_end() here annotates or marks its return (footprint.go)
 	}
 	// The hardware filters by CPL as the CPU enters and leaves the kernel.
 	if k.S != nil {
@@ -264,13 +265,19 @@ func (p *PMU) Start(c *cpu.CPU, e *pmu.Event, mode int) {
 	p.accrue(c) // what the hardware wrote since the last look (TraceEn may have been left on)
 	priv := rb.AuxOutputBegin(c, &pt.handle, e.OutputEvent().RB(), e)
 	if priv == nil {
+		c.Unaudited("pt_event_start's caller") // pt.c: pt_event_start(): fail_stop: hwc->state = PERF_HES_STOPPED, then pmu->start's caller
 		e.SetHWState(pmu.PERF_HES_STOPPED)
 		return
 	}
 	buf := priv.(*ptBuffer)
+	fp := p.k.M.FootprintListening()
+	if fp {
+		accessTxnStart(c, pt, buf, e, true) // footprint.go: up to pt_config()'s resume-allowed step, or the record
+	}
 	p.resetOffsets(buf, pt.handle.Head)
 	if !buf.snapshot && !p.resetMarkers(pt, buf) {
 		_ = rb.AuxOutputEnd(c, &pt.handle, 0)
+		c.Unaudited("pt_event_start's caller") // pt.c: pt_event_start(): fail_end_stop: hwc->state = PERF_HES_STOPPED, then pmu->start's caller
 		e.SetHWState(pmu.PERF_HES_STOPPED)
 		return
 	}
@@ -382,6 +389,7 @@ func (p *PMU) Stop(c *cpu.CPU, e *pmu.Event, mode int) {
 	size := buf.dataSize
 	buf.dataSize = 0
 	_ = rb.AuxOutputEnd(c, &pt.handle, size)
+	c.Unaudited("pt_event_stop's caller") // pt.c: pt_event_stop() returns into pmu->stop/del's caller
 }
 
 // checkStopped observes that pt_event_stop() left the hardware off.
@@ -655,9 +663,15 @@ func (p *PMU) interrupt(c *cpu.CPU) {
 			pt.resumeAllowed = false
 			return
 		}
+		if fp {
+			accessTxnStart(c, pt, buf, e, false) // footprint.go: to pt_config_start() (annotated) and the handler's return, or the record
+		}
 		p.resetOffsets(buf, pt.handle.Head)
 		if !p.resetMarkers(pt, buf) {
 			_ = rb.AuxOutputEnd(c, &pt.handle, 0)
+			if fp {
+				c.AccessMarkedOnly(pt, "pt->resume_allowed", cpu.MarkedWrite, "intel_pt_interrupt") // pt.c: intel_pt_interrupt(): WRITE_ONCE(pt->resume_allowed, 0), then the handler's return
+			}
 			pt.resumeAllowed = false
 			return
 		}
