@@ -56,7 +56,8 @@ func TestWriteAuditAux(t *testing.T) {
 		// the PT PMI (pmu/pt/footprint.go)
 		ptPMI     = "enter:intel_pt_interrupt"
 		outputEnd = "intel_pt_interrupt:output-end"
-		auxEnd    = "perf_aux_output_end:nest-zero" // rb/footprint_aux.go
+		auxEnd    = "perf_aux_output_end:nest-zero"      // rb/footprint_aux.go
+		auxBegin  = "perf_aux_output_begin:aux_refcount" // ...
 	)
 	for _, tc := range []struct {
 		name   string
@@ -65,8 +66,8 @@ func TestWriteAuditAux(t *testing.T) {
 		want   []string
 	}{
 		{"aux-pause-resume-nmi", 4, "", []string{irqsOff, guardSet, done, "enter:PMI", "syscall_enter_from_user_mode"}},
-		{"pt-pause-vs-pmi-sparse", 4, "", []string{irqsOff, guardSet, done, "perf_output_put_handle:nest-zero"}},
-		{"pt-resume-vs-pmi", 4, "", []string{irqsOff, guardSet, done, "pt_event_start:status-read", ptPMI, outputEnd, auxEnd}}, // the area fills: the PT PMI ends and restarts the transaction
+		{"pt-pause-vs-pmi-sparse", 4, "", []string{irqsOff, guardSet, done, "perf_output_put_handle:nest-zero", auxBegin}},               // sched-in: pt_event_start()'s transaction
+		{"pt-resume-vs-pmi", 4, "", []string{irqsOff, guardSet, done, "pt_event_start:status-read", ptPMI, outputEnd, auxEnd, auxBegin}}, // the area fills: the PT PMI ends and restarts the transaction
 		{"aux-pause-resume-nmi-percpu", 0, auxPerCPUSrc, []string{irqsOff, guardSet, done, "perf_output_put_handle:nest-zero", "syscall_enter_from_user_mode"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -146,7 +146,5 @@ func accessItraceStarted(c *cpu.CPU, e, oe *Event) {
 		c.Unaudited("perf_event_itrace_started") // core.c: perf_event_itrace_started(): event->attach_state |= PERF_ATTACH_ITRACE (its first start)
 	}
 	c.AccessMarkedOnly(oe, "event->rb", cpu.MarkedRead, "perf_log_itrace_start") // core.c: perf_log_itrace_start(): perf_output_begin(&handle, &sample, event, ...): rcu_dereference(event->rb)
-	if t := e.hw.target; t != nil && e.parent != nil {
-		c.AccessMarkedOnly(t, "task_pt_regs(current)", cpu.PlainRead, "perf_event_pid") // core.c: perf_log_itrace_start(): perf_event_pid(event, current): current's identity (the model's look at it)
-	}
+	e.k.accessInterruptedRegs(c)                                                 // core.c: perf_log_itrace_start(): perf_event_pid(event, current), perf_event_header__init_id(): current, the interrupted regs
 }

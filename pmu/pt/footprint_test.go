@@ -189,7 +189,9 @@ func TestAuxRecordFootprints(t *testing.T) {
 // the entry (the hardware's output, handle_nmi, handle.event,
 // pt_config_stop(), pt_handle_status(), pt_update_head(), then
 // perf_aux_output_end() up to its PERF_RECORD_AUX), and from the
-// output-end step perf_aux_output_begin() up to its aux_refcount step.
+// output-end step perf_aux_output_begin() up to its aux_refcount step;
+// perf_aux_output_end() from its nest-zero step, perf_aux_output_begin()
+// from its aux_refcount step into pt_event_start() or the PMI.
 func TestPTInterruptFootprints(t *testing.T) {
 	mc := newMachine(t, sim.NewRandom(1), nil)
 	l := &fragLog{}
@@ -209,10 +211,15 @@ func TestPTInterruptFootprints(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := map[string][]string{}
-	for _, s := range []string{"enter:intel_pt_interrupt", "intel_pt_interrupt:output-end", "perf_aux_output_end:nest-zero"} {
+	for _, s := range []string{"enter:intel_pt_interrupt", "intel_pt_interrupt:output-end", "perf_aux_output_end:nest-zero", "perf_aux_output_begin:aux_refcount"} {
 		got[s] = l.started(s)
 	}
-	const accrue = "RTIT_STATUS, the trace position w, the task's mode and stacks r, mm->mmap r" // the hardware's output since the last look (accrue)
+	const (
+		accrue = "RTIT_STATUS, the trace position w, the task's mode and stacks r, mm->mmap r" // the hardware's output since the last look (accrue)
+		begun  = "rb->aux_nest w, handle->rb w, handle->event w, handle->aux_flags w, handle->head w, rb->aux_nr_pages r, rb->aux_head r, user_page->aux_tail r, rb->aux_wakeup r, "
+		// pt_buffer_reset_offsets(), _markers(), pt_config_buffer()
+		txn = "handle->head r, pt_buffer (the hardware's output position) w, pt_buffer (the driver's offsets) w, handle->aux_flags w, RTIT_OUTPUT_BASE (the hardware's buffer) w, "
+	)
 	want := map[string][]string{
 		"enter:intel_pt_interrupt": {"pending w, sync w, " + // the interrupt's own (cpu.Machine)
 			accrue + ", pt_buffer (the hardware's output position) w, event->addr_filters r, mm->mmap r, rb->aux_pages w, " + // ... up to the marker: bytes written
@@ -225,6 +232,16 @@ func TestPTInterruptFootprints(t *testing.T) {
 		// the PMI's perf_aux_output_end() after its record: rb_free_aux(),
 		// ring_buffer_put(), handle->rb, then the output-end step
 		"perf_aux_output_end:nest-zero": {"rb->aux_refcount w, rb->refcount w, handle->rb w"},
+		// perf_aux_output_begin() after aux_refcount, then its caller
+		"perf_aux_output_begin:aux_refcount": {
+			// sched in: pt_event_start(), the first start's PERF_RECORD_ITRACE_START
+			begun + txn + "event->hw (the counter) w, event->attach_state r, UNAUDITED perf_event_itrace_started, event->rb r, task_pt_regs(current) r, occupant add, rb->paused r, rb->lost r, rb->nest w, rb->wakeup r",
+			// the PMI's restart: pt_config_start()
+			begun + txn + "event->hw.aux_paused r, " + accrue + ", RTIT_CTL w, pending w",
+			// the PMI's restart finds the area full: the event disabled, woken, stopped
+			begun + "UNAUDITED perf_event_disable_inatomic, rb->poll w, rb->aux_refcount w, rb->refcount w, " +
+				"event->pending_disable w, event->fasync r, event->pending_kill w, event->pending_wakeup w, event->pending_irq w, event->hw (the counter) w, pt->resume_allowed w",
+		},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("PT PMI fragments (-want +got):\n%s", diff)
