@@ -126,6 +126,8 @@ func TestWriteAuditRealModel(t *testing.T) {
 	declared := []string{"__perf_output_begin:cmpxchg", "__perf_output_begin:reserved", "perf_output_get_handle:nest-inc", "perf_output_sample:header",
 		"perf_output_put_handle:data-head-stored", "perf_output_put_handle:head-read",
 		"pt_config:handle-nmi", "pt_config:resume-allowed", "pt_event_start:resume-allowed", "pt_event_start:status-read", "pt_event_stop:handle-nmi-cleared",
+		// the resume event's perf_event_aux_pause() (pmu/footprint_aux.go)
+		"perf_event_aux_pause:irqs-off", "perf_event_aux_pause:guard-set", "perf_event_aux_pause:callback-done",
 		// perf's context-switch fragments (pmu/footprint_sched.go)
 		"ctx_sched_in", "ctx_sched_out", "event_sched_in", "event_sched_out", "event_sched_out:del", "perf_event_task_sched_in", "perf_event_task_sched_out",
 		// perf record's setup syscalls (pmu/footprint_setup.go): PERF_EVENT_IOC_ID
@@ -144,8 +146,8 @@ func TestWriteAuditRealModel(t *testing.T) {
 		// other CPU's event removes it there (pmu/footprint_remove.go).
 		checked []string
 	}{
-		{"percpu-1", strings.ReplaceAll(auxPerCPU(1, 2, 1), " -m 8,8 -- ", " --per-thread -m 8,8 -- "), append([]string{"__schedule:irqs-off", "context_switch", "exit_to_user_mode_loop", "start:", "syscall_enter_from_user_mode"}, recordLoopStarts...)},
-		{"percpu-2", strings.ReplaceAll(auxPerCPU(2, 1, 1), " -m 8,8 -- ", " --per-thread -m 8,8 -- "), append([]string{"__perf_remove_from_context", "__schedule:irqs-off", "context_switch", "exit_to_user_mode_loop", "perf_mmap:mmap_mutex", "perf_mmap_close:mmap_count-dec", "perf_output_put_handle:nest-zero", "start:", "syscall_enter_from_user_mode"}, recordLoopStarts...)},
+		{"percpu-1", strings.ReplaceAll(auxPerCPU(1, 2, 1), " -m 8,8 -- ", " --per-thread -m 8,8 -- "), append([]string{"__schedule:irqs-off", "context_switch", "exit_to_user_mode_loop", "perf_output_put_handle:nest-zero", "start:", "syscall_enter_from_user_mode"}, recordLoopStarts...)},
+		{"percpu-2", strings.ReplaceAll(auxPerCPU(2, 1, 1), " -m 8,8 -- ", " --per-thread -m 8,8 -- "), append([]string{"__perf_remove_from_context", "__schedule:irqs-off", "context_switch", "exit_to_user_mode_loop", "perf_aux_output_end:nest-zero", "perf_mmap:mmap_mutex", "perf_mmap_close:mmap_count-dec", "perf_output_put_handle:nest-zero", "start:", "syscall_enter_from_user_mode"}, recordLoopStarts...)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			a := auditRun(t, tc.name, tc.src, 3)

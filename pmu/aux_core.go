@@ -72,10 +72,15 @@ func (e *Event) DisableInatomic() { e.k.perfEventDisableInatomic(e) }
 // kernel/events/core.c: perf_event_aux_event()
 func (e *Event) AuxRecord(s rb.Stepper, head, size, flags uint64) {
 	c := e.k.curCPU()
+	if e.k.M.FootprintListening() && c != nil {
+		accessAuxRecord(c, e) // footprint_aux.go
+	}
 	id := e.k.sidebandID(c, e)
 	out := e.rb
 	if e.k.aux.stats.auxRecords++; out != nil {
-		_ = rb.PerfOutputSideband(s, out, e, &rb.Aux{Offset: head, Size: size, Flags: flags}, id, e.Attr.WriteBackward) // perf_output_begin(): is_write_backward()
+		// perf_output_begin(): is_write_backward(). Its caller,
+		// perf_aux_output_end(), annotates its code after the record (rb/footprint_aux.go).
+		_ = rb.PerfOutputSidebandAudited(s, out, e, &rb.Aux{Offset: head, Size: size, Flags: flags}, id, e.Attr.WriteBackward)
 	}
 	if flags&uapi.PERF_AUX_FLAG_TRUNCATED != 0 {
 		e.k.aux.stats.auxTruncated++
@@ -87,11 +92,16 @@ func (e *Event) AuxRecord(s rb.Stepper, head, size, flags uint64) {
 // An inherited event logs through its parent (the parent's flag, ring and
 // sample_id; the pid and tid of the task running it), so a child logs until
 // its parent itself has started (the flag it checks is the parent's).
+// Its caller must annotate its own code after the record, to its next step
+// point (the record's return into it is not marked).
 // kernel/events/core.c: perf_event_itrace_started() / perf_log_itrace_start()
 func (e *Event) ItraceStarted(c *cpu.CPU) {
 	oe := e.OutputEvent()               // perf_log_itrace_start(): "if (event->parent) event = event->parent;"
 	logged := e.k.aux.itraceStarted[oe] // oe->attach_state & PERF_ATTACH_ITRACE
-	e.k.setItraceStarted(e)             // perf_event_itrace_started(event)
+	if e.k.M.FootprintListening() {
+		accessItraceStarted(c, e, oe) // footprint_aux.go
+	}
+	e.k.setItraceStarted(e) // perf_event_itrace_started(event)
 	if oe.rb == nil || e.hw.target == nil || logged {
 		return
 	}
@@ -99,7 +109,9 @@ func (e *Event) ItraceStarted(c *cpu.CPU) {
 	if cur := sched.TaskOf(c.Curr()); cur != nil && e.parent != nil {
 		t = cur // perf_event_pid(event, current)
 	}
-	_ = rb.PerfOutputSideband(c, oe.rb, oe, &rb.ItraceStart{Pid: uint32(t.PID), Tid: uint32(t.TID)}, e.k.sidebandID(c, oe), oe.Attr.WriteBackward)
+	// The caller (intel_pt's pt_event_start() -> pt_config(), the only one)
+	// annotates its code after the record (pmu/pt/footprint.go).
+	_ = rb.PerfOutputSidebandAudited(c, oe.rb, oe, &rb.ItraceStart{Pid: uint32(t.PID), Tid: uint32(t.TID)}, e.k.sidebandID(c, oe), oe.Attr.WriteBackward)
 }
 
 // setItraceStarted sets PERF_ATTACH_ITRACE on e.
@@ -202,12 +214,22 @@ type pauseResume struct {
 // __perf_event_aux_pause: PMU stop/start only when aux_paused changes.
 // kernel/events/core.c: __perf_event_aux_pause()
 func (k *Kernel) __perfEventAuxPause(c *cpu.CPU, e *Event, pause bool) {
+	fp := k.M.FootprintListening()
+	if fp {
+		accessAuxPaused(c, e, cpu.PlainRead) // footprint_aux.go
+	}
 	if pause {
 		if !e.aux.paused {
+			if fp {
+				accessAuxPaused(c, e, cpu.PlainWrite)
+			}
 			e.aux.paused = true
 			k.pauseResumeCall(c, e, PERF_EF_PAUSE)
 		}
 	} else if e.aux.paused {
+		if fp {
+			accessAuxPaused(c, e, cpu.PlainWrite)
+		}
 		e.aux.paused = false
 		k.pauseResumeCall(c, e, PERF_EF_RESUME)
 	}
@@ -233,6 +255,9 @@ func (k *Kernel) pauseResumeCall(c *cpu.CPU, e *Event, flag int) {
 		}
 	}
 	pr.inFlight[e]++
+	if k.M.FootprintListening() {
+		auxPauseCallbackUnaudited(c, e, flag) // footprint_aux.go
+	}
 	// The pmu-pause-resume-exclusive invariant (rb/aux_invariants.go) judges these.
 	e.rb.Trace(rb.TraceEvent{Kind: rb.TraceAuxCallbackEnter, Pos: e.id, Size: c.ID, Value: uint64(flag)})
 	if flag == PERF_EF_PAUSE {
@@ -254,29 +279,50 @@ func (k *Kernel) perfEventAuxPause(c *cpu.CPU, e *Event, pause bool) {
 		k.aux.stats.auxWarn++
 		return
 	}
+	fp := k.M.FootprintListening()
+	if fp {
+		accessAuxPauseGet(c, e) // footprint_aux.go
+	}
 	buf := e.rb
 	if !k.rbGet(buf, "perf_event_aux_pause") { // ring_buffer_get(event)
 		return
 	}
 	flags := c.LocalIrqSave() // scoped_guard (irqsave)
 	c.Step("perf_event_aux_pause:irqs-off")
-	if k.KnobIs("aux-pause-guard", "off") {
+	guardOff := k.KnobIs("aux-pause-guard", "off")
+	if fp && !guardOff {
+		accessAuxInPauseResume(c, buf, cpu.MarkedRead) // footprint_aux.go
+	}
+	if guardOff {
+		c.Unaudited("perf_event_aux_pause (aux-pause-guard=off)") // the series before V5: the callback, then the caller's return, with no step point between
 		k.__perfEventAuxPause(c, e, pause)
 	} else if buf.AuxInPauseResume() != 0 {
 		// "Guard against self-recursion here. Another event could trip this
 		// same from NMI context."
 		k.aux.pauseRes.dropped++
+		if fp {
+			accessAuxPaused(c, e, cpu.PlainRead) // the model's count of lost resumes reads it
+		}
 		if !pause && e.aux.paused {
 			k.aux.pauseRes.lostResume++
 		}
 	} else {
+		if fp {
+			accessAuxInPauseResume(c, buf, cpu.MarkedWrite)
+		}
 		buf.SetAuxInPauseResume(1)
 		c.Step("perf_event_aux_pause:guard-set")
 		k.__perfEventAuxPause(c, e, pause)
 		c.Step("perf_event_aux_pause:callback-done")
+		if fp {
+			accessAuxInPauseResume(c, buf, cpu.MarkedWrite)
+		}
 		buf.SetAuxInPauseResume(0)
 	}
 	c.LocalIrqRestore(flags)
+	if fp {
+		accessAuxPausePut(c, buf)
+	}
 	k.ringBufferPut(buf)
 }
 

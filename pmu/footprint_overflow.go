@@ -20,7 +20,8 @@ import (
 //   - the rest of __perf_event_output() (the model's sample counts) and of
 //     __perf_event_overflow(): the fasync wakeup (event->pending_kill,
 //     pending_wakeup, irq_work_queue(&event->pending_irq)); an aux_resume
-//     event's perf_event_aux_pause() is marked (annotateOverflowTail);
+//     event's perf_event_aux_pause() (annotated up to its first step
+//     point: footprint_aux.go);
 //   - its caller: the PMI's walk over the counters (x86_pmu_handle_irq():
 //     active_mask, each counter's update and re-arm, the stop of one the
 //     overflow asked to stop), perf_sample_event_took() after it; the
@@ -43,11 +44,11 @@ import (
 // refused (no buffer, paused) to the handler's return: the counters' walk,
 // __perf_event_overflow()'s interrupt accounting (perf_throttled_seq,
 // hwc->interrupts, max_samples_per_tick, the freq period), pending_kill
-// and event_limit, perf_prepare_sample()'s plain parts and its callchain
+// and event_limit, an aux_pause event's perf_event_aux_pause() up to its
+// first step point (footprint_aux.go), perf_prepare_sample()'s plain parts and its callchain
 // (perf_callchain()), the model's oracle on the sample, event->rb. Marked
 // where they begin: the throttle (perf_event_throttle_group()), a freq
-// adjustment that restarts the counter, aux_pause/aux_resume
-// (perf_event_aux_pause()), the event_limit running out
+// adjustment that restarts the counter, the event_limit running out
 // (perf_event_disable_inatomic()), the sigtrap, a deferred user callchain
 // (unwind_deferred_request()), and the sample parts PERF_SAMPLE_READ,
 // CGROUP, BRANCH_STACK and AUX. The syscall tracepoints' perf_tp_event()
@@ -83,9 +84,8 @@ func (k *Kernel) annotateOutputTail(c *cpu.CPU, e *Event) {
 }
 
 // annotateOverflowTail annotates __perf_event_overflow() after the
-// overflow handler: the fasync wakeup, and marks an aux_resume event's
-// perf_event_aux_pause() (its ring_buffer_get() before its first step
-// point is not annotated).
+// overflow handler: the fasync wakeup. An aux_resume event's
+// perf_event_aux_pause() after it annotates itself (footprint_aux.go).
 func (k *Kernel) annotateOverflowTail(c *cpu.CPU, e *Event) {
 	fe := e
 	if e.parent != nil {
@@ -96,9 +96,6 @@ func (k *Kernel) annotateOverflowTail(c *cpu.CPU, e *Event) {
 	if e.fasyncFile() != nil && e.pendingKill != 0 {
 		c.AccessMarkedOnly(e, "event->pending_wakeup", cpu.PlainWrite, "__perf_event_overflow") // core.c: __perf_event_overflow(): event->pending_wakeup = 1
 		c.AccessMarkedOnly(e, "event->pending_irq", cpu.MarkedWrite, "irq_work_queue")          // kernel/irq_work.c: irq_work_queue(): irq_work_claim(&event->pending_irq)
-	}
-	if e.Attr.AuxResume {
-		c.Unaudited("perf_event_aux_pause") // core.c: __perf_event_overflow(): out: if (event->attr.aux_resume) perf_event_aux_pause(event->aux_event, false)
 	}
 }
 

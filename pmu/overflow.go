@@ -61,10 +61,7 @@ func (k *Kernel) eventOverflow(c *cpu.CPU, e *Event, throttle bool, data *perfSa
 	listening := k.M.FootprintListening()
 	e.checkLive("__perf_event_overflow")
 	ret := k.accountInterrupt(c, e, throttle)
-	if e.Attr.AuxPause {
-		c.Unaudited("perf_event_aux_pause") // core.c: __perf_event_overflow(): if (event->attr.aux_pause) perf_event_aux_pause(event->aux_event, true) (footprint_overflow.go)
-	}
-	k.auxOverflowPause(c, e) // aux_pause: after the interrupt accounting
+	k.auxOverflowPause(c, e) // aux_pause: after the interrupt accounting (annotated: footprint_aux.go)
 	if listening {
 		k.accessEventLimit(c, e) // footprint_overflow.go
 	}

@@ -23,6 +23,14 @@ type AuxHandle struct {
 	Size     uint64   // handle->size: room left (0 in overwrite mode)
 	AuxFlags uint64   // handle->aux_flags
 	Wakeup   uint64   // handle->wakeup: aux_wakeup + aux_watermark
+	// Owner is the driver's struct that holds the handle (pt's per-CPU
+	// struct pt), by its stable key: the object the footprints of the
+	// handle's writes name (footprint_aux.go). nil: nobody named it.
+	Owner any
+	// CallerAudited: the driver annotates its own code after
+	// perf_aux_output_end() returns, to its next step point (or marks it);
+	// else the return is marked unaudited (footprint_aux.go).
+	CallerAudited bool
 }
 
 // Buffer is handle->rb.
@@ -51,6 +59,9 @@ const (
 // disabled and woken.
 // kernel/events/ring_buffer.c: perf_aux_output_begin()
 func AuxOutputBegin(s Stepper, h *AuxHandle, rb *Buffer, ev AuxEvent) any {
+	if rb != nil && rb.footprinting() {
+		rb.accessAuxBegin(h) // footprint_aux.go: up to the aux_refcount step
+	}
 	if !rb.Get() { // ring_buffer_get(output_event): "if (!rb) return NULL;"
 		return nil
 	}
@@ -74,6 +85,9 @@ func AuxOutputBegin(s Stepper, h *AuxHandle, rb *Buffer, ev AuxEvent) any {
 	rb.aux.refcount++
 	rb.trace(TraceEvent{Kind: TraceAuxRefcount, Value: uint64(rb.aux.refcount)})
 	StepAt(s, "perf_aux_output_begin:aux_refcount")
+	if rb.footprinting() {
+		rb.accessAuxBeginRest(h) // footprint_aux.go: to the return
+	}
 	nest := rb.aux.nest
 	// "Nesting is not supported for AUX area, make sure nested writers are
 	// caught early" (WARN_ON_ONCE).
@@ -111,6 +125,11 @@ func AuxOutputBegin(s Stepper, h *AuxHandle, rb *Buffer, ev AuxEvent) any {
 	return rb.aux.priv
 }
 
+// needAuxWakeup is rbNeedAuxWakeup's answer, without its update.
+func (rb *Buffer) needAuxWakeup() bool {
+	return !rb.aux.overwrite && rb.aux.head-rb.aux.wakeup >= rb.aux.watermark
+}
+
 // rbNeedAuxWakeup reports that aux_head crossed an aux_watermark boundary.
 // kernel/events/ring_buffer.c: rb_need_aux_wakeup()
 func (rb *Buffer) rbNeedAuxWakeup() bool {
@@ -134,6 +153,9 @@ func AuxOutputEnd(s Stepper, h *AuxHandle, size uint64) error {
 	if rb == nil || h.Event == nil {
 		return &Oops{Func: "perf_aux_output_end", What: "no AUX transaction open (handle->rb is NULL)"}
 	}
+	if rb.footprinting() {
+		rb.accessAuxEndHead(h) // footprint_aux.go: up to the record (or the nest-zero step)
+	}
 	wakeup := h.AuxFlags&uapi.PERF_AUX_FLAG_TRUNCATED != 0
 	var auxHead uint64
 	if rb.aux.overwrite {
@@ -151,6 +173,10 @@ func AuxOutputEnd(s Stepper, h *AuxHandle, size uint64) error {
 	if posted {
 		h.Event.AuxRecord(s, auxHead, size, h.AuxFlags)
 	}
+	if rb.footprinting() {
+		// what follows the record, up to nest-zero (footprint_aux.go)
+		rb.accessAuxEndTail(h, wakeup || rb.needAuxWakeup(), h.AuxFlags&uapi.PERF_AUX_FLAG_TRUNCATED != 0)
+	}
 	rb.User.AuxHead = rb.aux.head // WRITE_ONCE(rb->user_page->aux_head, rb->aux_head)
 	if rb.rbNeedAuxWakeup() {
 		wakeup = true
@@ -165,6 +191,9 @@ func AuxOutputEnd(s Stepper, h *AuxHandle, size uint64) error {
 	h.Event = nil
 	rb.aux.nest = 0
 	StepAt(s, "perf_aux_output_end:nest-zero")
+	if rb.footprinting() {
+		rb.accessAuxEndPut(h) // footprint_aux.go: to the return
+	}
 	err := rb.FreeAux(true) // "can't be last"
 	if _, perr := rb.Put(); err == nil {
 		err = perr

@@ -126,6 +126,8 @@ func NewWithSkid(k *pmu.Kernel, rate int64, region uint64, caps uint32, skid sim
 		c := k.M.CPUs[i]
 		p.cpus[i].timer = c.NewTimer(true, cpu.Interrupt{Name: "intel_pt_interrupt", Fn: p.interrupt, Skid: skid})
 		p.cpus[i].cpu = i
+		p.cpus[i].handle.Owner = &p.cpus[i]   // pt->handle: its writes name pt@cpuN (rb/footprint_aux.go)
+		p.cpus[i].handle.CallerAudited = true // each perf_aux_output_end() here annotates or marks its return (footprint.go)
 	}
 	// The hardware filters by CPL as the CPU enters and leaves the kernel.
 	if k.S != nil {
@@ -232,12 +234,19 @@ func (p *PMU) Start(c *cpu.CPU, e *pmu.Event, mode int) {
 	pt := &p.cpus[c.ID]
 	if mode&pmu.PERF_EF_RESUME != 0 {
 		p.ResumeCalls++
+		fp := p.k.M.FootprintListening()
 		if p.knob("pt-pause-resume") == "pre-08c7454ceb94" {
+			if fp {
+				c.Unaudited("pt_event_start (pt-pause-resume=pre-08c7454ceb94)") // the old RESUME: event->hw.state read, not annotated
+			}
 			if e.HWState() == 0 {
 				c.Step("pt_event_start:hw-state-read")
 				p.configStart(c, e)
 			}
 			return
+		}
+		if fp {
+			c.AccessMarkedOnly(pt, "pt->resume_allowed", cpu.MarkedRead, "pt_event_start") // pt.c: pt_event_start(): if (READ_ONCE(pt->resume_allowed))
 		}
 		if pt.resumeAllowed {
 			c.Step("pt_event_start:resume-allowed")
@@ -256,13 +265,19 @@ func (p *PMU) Start(c *cpu.CPU, e *pmu.Event, mode int) {
 	p.accrue(c) // what the hardware wrote since the last look (TraceEn may have been left on)
 	priv := rb.AuxOutputBegin(c, &pt.handle, e.OutputEvent().RB(), e)
 	if priv == nil {
+		c.Unaudited("pt_event_start's caller") // pt.c: pt_event_start(): fail_stop: hwc->state = PERF_HES_STOPPED, then pmu->start's caller
 		e.SetHWState(pmu.PERF_HES_STOPPED)
 		return
 	}
 	buf := priv.(*ptBuffer)
+	fp := p.k.M.FootprintListening()
+	if fp {
+		accessTxnStart(c, pt, buf, e, true) // footprint.go: up to pt_config()'s resume-allowed step, or the record
+	}
 	p.resetOffsets(buf, pt.handle.Head)
 	if !buf.snapshot && !p.resetMarkers(pt, buf) {
 		_ = rb.AuxOutputEnd(c, &pt.handle, 0)
+		c.Unaudited("pt_event_start's caller") // pt.c: pt_event_start(): fail_end_stop: hwc->state = PERF_HES_STOPPED, then pmu->start's caller
 		e.SetHWState(pmu.PERF_HES_STOPPED)
 		return
 	}
@@ -277,8 +292,11 @@ func (p *PMU) Start(c *cpu.CPU, e *pmu.Event, mode int) {
 // arch/x86/events/intel/pt.c: pt_config()
 func (p *PMU) config(c *cpu.CPU, e *pmu.Event) {
 	pt := &p.cpus[c.ID]
-	p.configFilters(c, e) // reg = pt_config_filters(event)
 	old := p.knob("pt-pause-resume") == "pre-08c7454ceb94"
+	if p.k.M.FootprintListening() {
+		p.accessConfig(c, e, old) // footprint.go: up to the resume-allowed step
+	}
+	p.configFilters(c, e) // reg = pt_config_filters(event)
 	if !old {
 		pt.resumeAllowed = true
 	}
@@ -329,8 +347,12 @@ func (p *PMU) Stop(c *cpu.CPU, e *pmu.Event, mode int) {
 	pt := &p.cpus[c.ID]
 	if mode&pmu.PERF_EF_PAUSE != 0 {
 		p.PauseCalls++
-		if p.knob("pt-pause-resume") == "pre-08c7454ceb94" || pt.pauseAllowed {
-			p.configStop(c)
+		old := p.knob("pt-pause-resume") == "pre-08c7454ceb94"
+		if !old && p.k.M.FootprintListening() {
+			c.AccessMarkedOnly(pt, "pt->pause_allowed", cpu.MarkedRead, "pt_event_stop") // pt.c: pt_event_stop(): if (READ_ONCE(pt->pause_allowed))
+		}
+		if old || pt.pauseAllowed {
+			p.configStop(c) // annotated: RTIT_CTL, the hardware's output (the old ordering's unconditional stop too)
 		}
 		return
 	}
@@ -367,6 +389,7 @@ func (p *PMU) Stop(c *cpu.CPU, e *pmu.Event, mode int) {
 	size := buf.dataSize
 	buf.dataSize = 0
 	_ = rb.AuxOutputEnd(c, &pt.handle, size)
+	c.Unaudited("pt_event_stop's caller") // pt.c: pt_event_stop() returns into pmu->stop/del's caller
 }
 
 // checkStopped observes that pt_event_stop() left the hardware off.
@@ -600,6 +623,10 @@ func (p *PMU) interrupt(c *cpu.CPU) {
 	pt := &p.cpus[c.ID]
 	p.PMIs++
 	p.accrue(c) // the hardware reached the marker that raised this PMI
+	fp := p.k.M.FootprintListening()
+	if fp {
+		p.accessInterruptEntry(c, pt) // footprint.go: handle_nmi, handle.event
+	}
 	// "There may be a dangling PT bit in the interrupt status register after PT
 	// has been disabled by pt_event_stop()."
 	if !pt.handleNMI {
@@ -611,6 +638,9 @@ func (p *PMU) interrupt(c *cpu.CPU) {
 	}
 	p.configStop(c)
 	priv := rb.GetAux(&pt.handle)
+	if fp {
+		p.accessInterruptHead(c, pt, priv != nil) // footprint.go: pt_handle_status(), pt_update_head()
+	}
 	if priv == nil {
 		return
 	}
@@ -621,15 +651,27 @@ func (p *PMU) interrupt(c *cpu.CPU) {
 	buf.dataSize = 0
 	_ = rb.AuxOutputEnd(c, &pt.handle, size)
 	c.Step("intel_pt_interrupt:output-end")
+	if fp {
+		accessRestartBegin(c, e) // footprint.go: hw.state, output_event->rb
+	}
 	if e.HWState() == 0 {
 		if rb.AuxOutputBegin(c, &pt.handle, e.OutputEvent().RB(), e) == nil {
+			if fp {
+				accessRestartFailed(c, pt, e) // footprint.go
+			}
 			e.SetHWState(pmu.PERF_HES_STOPPED)
 			pt.resumeAllowed = false
 			return
 		}
+		if fp {
+			accessTxnStart(c, pt, buf, e, false) // footprint.go: to pt_config_start() (annotated) and the handler's return, or the record
+		}
 		p.resetOffsets(buf, pt.handle.Head)
 		if !p.resetMarkers(pt, buf) {
 			_ = rb.AuxOutputEnd(c, &pt.handle, 0)
+			if fp {
+				c.AccessMarkedOnly(pt, "pt->resume_allowed", cpu.MarkedWrite, "intel_pt_interrupt") // pt.c: intel_pt_interrupt(): WRITE_ONCE(pt->resume_allowed, 0), then the handler's return
+			}
 			pt.resumeAllowed = false
 			return
 		}
