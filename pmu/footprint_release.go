@@ -1,0 +1,153 @@
+package pmu
+
+import (
+	"perfsim/cpu"
+	"perfsim/mm"
+	"perfsim/sched"
+)
+
+// The footprints of close(2) on a perf fd and of the event's release
+// (read.go: Close, fput; core_release.go: perfEventReleaseKernel), declared
+// complete from these step points up to the context's next:
+//
+//   - close(2)'s body (sched.Sched.SyscallAnnotated: the entry's fragment
+//     "syscall_enter_from_user_mode" reaches it): fdget()'s lookup of the
+//     fd (sched.AccessFdLookup), file_close_fd()'s clear of the table's
+//     slot (sched.FdTables' key), fput()'s decrement of file->f_count; the
+//     last one queues ____fput as task work (task_work_add(): the task's
+//     task_works and TIF_NOTIFY_RESUME, annotated by sched), then the
+//     syscall's exit (sched's).
+//   - "task_work_run:____fput": __fput()'s FASYNC check (and the file off
+//     the event's fasync list), perf_event_release_kernel()'s read of
+//     event->ctx and perf_event_ctx_lock()'s take of ctx->mutex (a take
+//     that sleeps is marked) up to "perf_event_release_kernel:ctx-locked";
+//     for an event with no context, the tail below.
+//   - "perf_event_release_kernel:ctx-locked": the state read, then
+//     perf_remove_from_context(): ctx->lock and ctx->is_active, up to
+//     "perf_remove_from_context:inactive" or event_function_call() (its
+//     look at ctx->task, the cross call: smp_call_function_single()'s
+//     step point or, for this CPU, __perf_remove_from_context()'s); an
+//     event already revoked goes straight to the tail.
+//   - "perf_remove_from_context:inactive": nothing before
+//     __perf_remove_from_context()'s step point (every caller's fn starts
+//     with it).
+//   - The tail, where __perf_remove_from_context() (footprint_remove.go),
+//     event_function_call() and smp_call_function_single()'s wait
+//     (footprint_funccall.go: csdCall.ret) return into: ctx->lock
+//     released, the state DEAD, ctx->mutex released (a waiter woken is
+//     marked), child_mutex and the first look at the child list (a child's
+//     release is marked: its own ctx->mutex, perf_remove_from_context()
+//     of the child, put_event(child)), put_event()'s decrement of the
+//     refcount (the last, _free_event() with its driver callbacks, the
+//     buffer's detach and the parent's put, is marked), then
+//     task_work_run()'s return (sched/footprint_taskwork.go: the next
+//     work's step point, or exit_to_user_mode_loop's). A release run at
+//     once by fput() (a task past exit_task_work(): delayed_fput()) marks
+//     its return into fput()'s caller.
+//
+// The write audit (explore's TestWriteAuditRelease) checks the writes.
+func init() {
+	cpu.DeclareComplete("task_work_run:____fput", "perf_event_release_kernel:ctx-locked", "perf_remove_from_context:inactive")
+	// The release's remove, when it goes through the cross call, returns
+	// from smp_call_function_single()'s wait into the tail above, which
+	// reaches the next task work's step point.
+	cpu.DeclareCompleteUntil("smp_call_function_single:wait", "task_work_run:____fput")
+}
+
+// fdTableKey is the fd table by sched's key for every fd table
+// (sched.FdTables, "files_struct"), with the model's table as its extent
+// (the write audit's).
+type fdTableKey struct{ files *mm.Files }
+
+// FootprintKey implements cpu.FootprintKeyer: sched.FdTables' key.
+func (f fdTableKey) FootprintKey() string { return sched.FdTables.(cpu.FootprintKeyer).FootprintKey() }
+
+// FootprintExtent implements the write audit's extent.
+func (f fdTableKey) FootprintExtent() []any { return []any{f.files} }
+
+// accessFileClose annotates file_close_fd()'s clear of the fd's slot in
+// t's table (and its close-on-exec bit).
+// fs/file.c: file_close_fd() -> file_close_fd_locked(): rcu_assign_pointer(fdt->fd[fd], NULL); __put_unused_fd()
+func (k *Kernel) accessFileClose(t *sched.Task) {
+	if c := k.setupCPU(t); c != nil && t.Files != nil {
+		c.AccessMarkedOnly(fdTableKey{t.Files}, "fdt->fd[]", cpu.MarkedWrite, "file_close_fd") // fs/file.c: file_close_fd_locked(): rcu_assign_pointer(fdt->fd[fd], NULL)
+	}
+}
+
+// accessCloseFput annotates close(2)'s fput() of the file it took out of
+// the table: the last reference queues ____fput, whose task_work_add()
+// sched annotates (TaskWorkAdd).
+func (k *Kernel) accessCloseFput(t *sched.Task, e *Event) {
+	if c := k.setupCPU(t); c != nil {
+		c.AccessMarkedOnly(e, "file->f_count", cpu.MarkedWrite, "fput") // fs/file_table.c: fput(): if (file_ref_put(&file->f_ref))
+	}
+}
+
+// accessReleaseFasync annotates __fput()'s look at the file's FASYNC flag
+// and, set, perf_fasync()'s removal of the file from the event's fasync
+// list (which the wakeup's kill_fasync() reads).
+// fs/file_table.c: __fput(): if (unlikely(file->f_flags & FASYNC)) file->f_op->fasync(-1, file, 0)
+func (k *Kernel) accessReleaseFasync(t *sched.Task, e *Event) {
+	c := k.setupCPU(t)
+	if c == nil {
+		return
+	}
+	c.AccessMarkedOnly(e, "file->f_flags", cpu.PlainRead, "__fput") // fs/file_table.c: __fput(): if (unlikely(file->f_flags & FASYNC))
+	if e.file.async {
+		c.AccessMarkedOnly(e, "event->fasync", cpu.MarkedWrite, "fasync_helper") // fs/fcntl.c: fasync_remove_entry(): *fp = fa->fa_next (perf_event_fasync(event))
+	}
+}
+
+// accessRelease annotates perf_event_release_kernel()'s access of e's
+// field.
+func (k *Kernel) accessRelease(t *sched.Task, e *Event, field string, op cpu.AccessOp) {
+	if c := k.setupCPU(t); c != nil {
+		c.AccessMarkedOnly(e, field, op, "perf_event_release_kernel")
+	}
+}
+
+// accessReleaseChildList annotates the release's look at e's child list under
+// child_mutex; a child found is released by code nobody annotated here:
+// marked.
+// kernel/events/core.c: perf_event_release_kernel(): list_for_each_entry(child, &event->child_list, child_list)
+func (k *Kernel) accessReleaseChildList(t *sched.Task, e *Event) {
+	c := k.setupCPU(t)
+	if c == nil {
+		return
+	}
+	c.AccessMarkedOnly(e, "event->child_list", cpu.MarkedRead, "perf_event_release_kernel") // kernel/events/core.c: perf_event_release_kernel(): list_for_each_entry(child, &event->child_list, child_list)
+	if len(e.childList) > 0 {
+		c.Unaudited("perf_event_release_kernel's child release") // kernel/events/core.c: perf_event_release_kernel(): get_ctx(), ctx->mutex, perf_remove_from_context(child), put_event(child)
+	}
+}
+
+// accessPutEvent annotates put_event()'s decrement of e's refcount; the
+// last reference frees the event (_free_event(): irq_work_sync(), the
+// accounting, the buffer's detach, the driver's destroy, the cgroup, the
+// target, the pmu and context references) and puts its parent: marked.
+// kernel/events/core.c: put_event(): if (!atomic_long_dec_and_test(&event->refcount)) return
+func (k *Kernel) accessPutEvent(t *sched.Task, e *Event) {
+	c := k.setupCPU(t)
+	if c == nil {
+		return
+	}
+	c.AccessMarkedOnly(e, "event->refcount", cpu.MarkedWrite, "put_event") // kernel/events/core.c: put_event(): atomic_long_dec_and_test(&event->refcount)
+	if e.life.refcount <= 1 {
+		c.Unaudited("_free_event") // kernel/events/core.c: put_event() -> _free_event(event); put_event(parent)
+	}
+}
+
+// markReleaseReturn marks the release's return into fput()'s caller when
+// it ran there at once (not as task work).
+func (k *Kernel) markReleaseReturn(t *sched.Task, viaTaskWork bool) {
+	if c := k.setupCPU(t); c != nil && !viaTaskWork {
+		c.Unaudited("__fput's caller") // fs/file_table.c: fput() -> __fput() run by the caller (delayed_fput())
+	}
+}
+
+// markRelease marks the release as reaching code nobody annotated: fn.
+func (k *Kernel) markRelease(t *sched.Task, fn string) {
+	if c := k.setupCPU(t); c != nil {
+		c.Unaudited(fn)
+	}
+}
