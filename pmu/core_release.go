@@ -92,7 +92,7 @@ func (k *Kernel) perfEventReleaseKernel(t *sched.Task, e *Event, viaTaskWork boo
 		k.accessRelease(t, e, "event->state", cpu.MarkedWrite) // kernel/events/core.c: __perf_remove_from_context(): DETACH_DEAD's state = PERF_EVENT_STATE_DEAD (or perf_event_release_kernel()'s, revoked)
 		e.state = StateDead
 		if e.parent == nil && e.Attr.Inherit && len(e.childList) == 0 {
-			k.markRelease(t, "the inherit oracle's look")                        // it reads the family's counts (every child's, detached ones too): no kernel code, nothing annotated
+			k.accessInheritOracle(t, e)
 			e.inhAtRelease = &[2]int64{e.count + e.childCount, k.familyCount(e)} // the oracle's last look (inherit_observe.go)
 		}
 		k.unlockMutex(t, mu, e.ctx, "ctx->mutex", n) // perf_event_ctx_unlock()

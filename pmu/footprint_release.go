@@ -151,3 +151,23 @@ func (k *Kernel) markRelease(t *sched.Task, fn string) {
 		c.Unaudited(fn)
 	}
 }
+
+// accessInheritOracle annotates the inherit oracle's look at a released
+// original's counts (inhAtRelease: no kernel code, but what it reads
+// decides an outcome): its count and child_count. Children it once had
+// (familyCount walks every event whose parent it is, detached ones too)
+// are marked.
+func (k *Kernel) accessInheritOracle(t *sched.Task, e *Event) {
+	c := k.setupCPU(t)
+	if c == nil {
+		return
+	}
+	c.AccessMarkedOnly(e, "event->count", cpu.MarkedRead, "perf_event_release_kernel")       // the oracle's perf_event_count(event, false)
+	c.AccessMarkedOnly(e, "event->child_count", cpu.MarkedRead, "perf_event_release_kernel") // ... + atomic64_read(&event->child_count)
+	for _, x := range k.events {
+		if x.parent == e {
+			c.Unaudited("the inherit oracle's look at the children") // familyCount(): every child's count, detached ones too
+			return
+		}
+	}
+}
