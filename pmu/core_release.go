@@ -196,6 +196,7 @@ func (k *Kernel) putEvent(t *sched.Task, e *Event) {
 // period.
 // kernel/events/core.c: _free_event() -> __free_event() -> call_rcu(free_event_rcu)
 func (k *Kernel) freeEvent(t *sched.Task, e *Event) {
+	k.accessFreeEvent(t, e) // footprint_release.go
 	// irq_work_sync(&event->pending_irq): spin until a queued irq_work ran.
 	start := k.now()
 	for e.pendingIrqQueued || e.life.disableIrqQueued { // and irq_work_sync(&event->pending_disable_irq)
@@ -213,9 +214,9 @@ func (k *Kernel) freeEvent(t *sched.Task, e *Event) {
 	k.unaccountEvent(e)
 	if e.rb != nil {
 		// "Can happen when we close an event with re-directed output."
-		k.S.MutexLock(t, &e.mmapMutex)
-		k.ringBufferAttach(e, nil)
-		k.S.MutexUnlock(t, &e.mmapMutex)
+		n := k.lockMutex(t, &e.mmapMutex, e, "event->mmap_mutex", 0)
+		k.ringBufferAttach(e, nil) // its step point; its return into _free_event() marked
+		k.unlockMutex(t, &e.mmapMutex, e, "event->mmap_mutex", n)
 	}
 	if e.tp != nil {
 		k.perfTraceDestroy(t, e) // event->destroy() = tp_perf_event_destroy()

@@ -132,8 +132,76 @@ func (k *Kernel) accessPutEvent(t *sched.Task, e *Event) {
 		return
 	}
 	c.AccessMarkedOnly(e, "event->refcount", cpu.MarkedWrite, "put_event") // kernel/events/core.c: put_event(): atomic_long_dec_and_test(&event->refcount)
-	if e.life.refcount <= 1 {
-		c.Unaudited("_free_event") // kernel/events/core.c: put_event() -> _free_event(event); put_event(parent)
+	if e.life.refcount <= 1 && e.parent != nil {
+		c.Unaudited("put_event(parent)") // kernel/events/core.c: put_event(): "Matches the refcount bump in inherit_event()"
+	}
+}
+
+// epcKey is a perf_event_pmu_context by a stable key: the context it was
+// made for and its PMU (one per pair), the model's struct its extent.
+type epcKey struct{ epc *PMUContext }
+
+// FootprintKey implements cpu.FootprintKeyer.
+func (p epcKey) FootprintKey() string {
+	return p.epc.owner.FootprintKey() + "/pmu_ctx:" + p.epc.pmu.Name()
+}
+
+// FootprintExtent implements the write audit's extent.
+func (p epcKey) FootprintExtent() []any { return []any{p.epc} }
+
+// accessFreeEvent annotates _free_event() of e by t, up to its first step
+// point (irq_work_sync()'s spin, ring_buffer_attach()'s): the pending
+// irq_works looked at, then __free_event()'s references dropped: the
+// pmu_ctx's and the context's (a last one, which frees it, marked). The
+// parts nobody annotated here are marked where they apply: the old
+// perf_pending_task_sync() (pending-task-sync=pre-56799bc03565) with work
+// queued, the unaccounting of nr_mmap_events and nr_cgroup_events (whose
+// readers annotate no key), a tracepoint's destroy, the hrtimer's cancel,
+// a driver's event->destroy(), the cgroup's css_put() and the target
+// task's put_task_struct().
+// kernel/events/core.c: _free_event(), __free_event()
+func (k *Kernel) accessFreeEvent(t *sched.Task, e *Event) {
+	c := k.setupCPU(t)
+	if c == nil {
+		return
+	}
+	c.AccessMarkedOnly(e, "event->pending_irq", cpu.MarkedRead, "irq_work_sync")         // kernel/irq_work.c: irq_work_sync(&event->pending_irq): irq_work_is_busy()
+	c.AccessMarkedOnly(e, "event->pending_disable_irq", cpu.MarkedRead, "irq_work_sync") // kernel/irq_work.c: irq_work_sync(&event->pending_disable_irq)
+	c.AccessMarkedOnly(e, "event->state", cpu.MarkedWrite, "_free_event")                // the model's state DEAD once freed
+	c.AccessMarkedOnly(e, "event (freed)", cpu.MarkedWrite, "_free_event")               // call_rcu(&event->rcu_head, free_event_rcu): the memory's free queued
+	if k.pendingTaskSyncOld() && e.life.pendingWork != 0 {
+		c.Unaudited("perf_pending_task_sync")
+	}
+	if a := &e.Attr; e.parent == nil && (a.Mmap || a.MmapData || a.Cgroup) {
+		c.Unaudited("unaccount_event") // kernel/events/core.c: unaccount_event(): atomic_dec(&nr_mmap_events), atomic_dec(&nr_cgroup_events)
+	}
+	if e.tp != nil {
+		c.Unaudited("tp_perf_event_destroy")
+	}
+	if e.hw.timer != nil {
+		c.Unaudited("hrtimer_cancel") // kernel/events/core.c: perf_swevent_cancel_hrtimer()
+	}
+	if _, ok := e.pmu.(interface{ Destroy(e *Event) }); ok {
+		c.Unaudited("event->destroy")
+	}
+	if e.cgrp != nil {
+		c.Unaudited("perf_detach_cgroup")
+	}
+	if e.life.targetRef {
+		c.Unaudited("put_task_struct") // kernel/events/core.c: __free_event(): put_task_struct(event->hw.target)
+	}
+	if epc := e.pmuCtx; epc != nil {
+		if epc.owner == nil || epc.refcount <= 1 || k.pmuCtxSerializeOld() {
+			c.Unaudited("put_pmu_ctx") // the last reference: ctx->lock, the pmu_ctx unlinked and freed
+		} else {
+			c.AccessMarkedOnly(epcKey{epc}, "epc->refcount", cpu.MarkedWrite, "put_pmu_ctx") // kernel/events/core.c: put_pmu_ctx(): atomic_dec_and_raw_lock_irqsave(&epc->refcount, ...)
+		}
+	}
+	if ctx := e.ctx; ctx != nil && ctx.isTask() {
+		c.AccessMarkedOnly(ctx, "ctx->refcount", cpu.MarkedWrite, "put_ctx") // kernel/events/core.c: put_ctx(): if (refcount_dec_and_test(&ctx->refcount))
+		if ctx.life.refcount <= 1 {
+			c.Unaudited("put_ctx") // the last reference: the parent context's put, the task's, free_ctx() after a grace period
+		}
 	}
 }
 
