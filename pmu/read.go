@@ -348,8 +348,10 @@ func (k *Kernel) removeFromContext(c *cpu.CPU, e *Event, ctx *Context) {
 	}
 	k.accessReadState(c, e, "__perf_remove_from_context")
 	if e.state == StateActive && e.oncpu == c.ID {
+		// event_sched_out()'s fragments are annotated up to its return
+		// (footprint_sched.go), and this function's code after it is (the
+		// same as an inactive event's, below): no mark.
 		k.eventSchedOut(c, e)
-		returnUnaudited(c, "__perf_remove_from_context")
 	} else if e.state == StateActive {
 		panicCrash("__perf_remove_from_context: event %d ACTIVE on cpu%d, removed from cpu%d", e.id, e.oncpu, c.ID)
 	}
@@ -369,8 +371,11 @@ func (k *Kernel) removeFromContext(c *cpu.CPU, e *Event, ctx *Context) {
 	}
 	if len(ctx.events) == 0 && ctx.task != nil && k.cpuCtx[c.ID].taskCtx == ctx {
 		// "If this was the last event, schedule the context out."
+		// ctx_sched_out()'s fragments are annotated up to its return
+		// (footprint_sched.go); this function returns at once, into its
+		// caller, which marks the return where nobody annotated it
+		// (__perfRemoveFromContext, __perfRemoveFromContextClose).
 		k.ctxSchedOut(c, ctx, EVENT_ALL)
-		returnUnaudited(c, "__perf_remove_from_context")
 	}
 }
 
