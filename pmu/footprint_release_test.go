@@ -23,6 +23,12 @@ import (
 // exit_to_user_mode_loop. PrintFrags is a debugging aid.
 func TestReleaseFootprints(t *testing.T) {
 	var (
+		// close(2)'s entry and body: the sys_enter tracepoints' looks, the
+		// fd's lookup and its slot cleared, f_count, ____fput queued
+		// (task_work_add(): the works' list and TIF_NOTIFY_RESUME), the
+		// sys_exit tracepoints, the registers (sched/footprint_entry.go)
+		closeBody = []string{"tp_event->perf_refcount r, tp_event->perf_refcount r, task->files r, fdt->fd[] r, fdt->fd[] w, file->f_count w, sync w, task->task_works w, thread_info->flags w, " +
+			"tp_event->perf_refcount r, tp_event->perf_refcount r, task_pt_regs(current) w"}
 		fput = map[string][]string{"task_work_run:____fput": {
 			// __fput()'s FASYNC look, event->ctx, ctx->mutex taken
 			"file->f_flags r, event->ctx r, sync w, current->lockdep_depth w, sync w"}}
@@ -40,7 +46,8 @@ func TestReleaseFootprints(t *testing.T) {
 		want map[string][]string
 	}{
 		{name: "a task's own event, its context active here", cpu: -1, pid: 0, want: map[string][]string{
-			"task_work_run:____fput": fput["task_work_run:____fput"],
+			"close from syscall_enter_from_user_mode": closeBody,
+			"task_work_run:____fput":                  fput["task_work_run:____fput"],
 			// task_function_call() to this CPU: remote_function()'s look, then
 			// event_function()'s, run here
 			"perf_event_release_kernel:ctx-locked": {locked + ", p->se (exec_start, wake_cpu) r, p->on_cpu r, event->ctx r, ctx->task r"},
@@ -85,6 +92,9 @@ func TestReleaseFootprints(t *testing.T) {
 			}
 			// the tail: the fragment the removal returns in, by its put_event()
 			for _, f := range l.frags {
+				if slices.Contains(f, "fdt->fd[] w") {
+					got["close from "+f[0]] = []string{strings.Join(f[1:], ", ")}
+				}
 				if slices.Contains(f, "event->refcount w") {
 					got["tail from "+f[0]] = []string{strings.Join(f[1:], ", ")}
 				}
