@@ -58,8 +58,9 @@ func TestReleaseFootprints(t *testing.T) {
 				tail + "UNAUDITED put_task_struct, UNAUDITED put_pmu_ctx, ctx->refcount w, ctx->lock w, sync w, ctx->lock w, sync w, task->task_works r"},
 		}},
 		{name: "a CPU event on another CPU: the IPI", cpu: 1, pid: -1, want: map[string][]string{
-			"task_work_run:____fput":               fput["task_work_run:____fput"],
-			"perf_event_release_kernel:ctx-locked": {locked + ", posts w"}, // the IPI raised, then the wait's step
+			"close from syscall_enter_from_user_mode": closeBody,
+			"task_work_run:____fput":                  fput["task_work_run:____fput"],
+			"perf_event_release_kernel:ctx-locked":    {locked + ", posts w"}, // the IPI raised, then the wait's step
 			// the wait's last round resumed (csd_lock_wait()'s acquire), then
 			// the tail: the CPU context's pmu_ctx is not its last reference
 			"tail from resume": {"sync w, " + tail + "epc->refcount w, task->task_works r"},
