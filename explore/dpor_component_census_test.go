@@ -203,7 +203,11 @@ func compCensusCase(t *testing.T, src string, c, k, n int, perThread bool) {
 		}
 		sort.Strings(shared)
 		want := []string{"cpu_hotplug_lock (sync)", "cpuctx@cpu0 (cpuctx->cgrp)", "cpuctx@cpu0 (cpuctx->task_ctx)", "cpuctx@cpu1 (cpuctx->cgrp)", "cpuctx@cpu1 (cpuctx->task_ctx)",
-			"event_mutex (sync)", "perf.data keep budget (keep budget: Left)", "perf_buffer allocations (rb_alloc)", "perf_event_id (perf_event_id)",
+			"event_mutex (sync)",
+			// close(2)'s clear of the fd's slot (pmu/footprint_release.go): one key for every fd
+			// table (sched.FdTables), against the other CPU's lookups and close; and its extent's
+			"files_struct (fdt->fd[])", "files_struct (fdt->fd[])", "files_struct (the model's tables) (fdt->fd[])",
+			"perf.data keep budget (keep budget: Left)", "perf_buffer allocations (rb_alloc)", "perf_event_id (perf_event_id)",
 			"rq@cpu0 (rq->balance_callback)", "rq@cpu0 (rq->nr_running)", "rq@cpu1 (rq->balance_callback)", "rq@cpu1 (rq->nr_running)", "tracepoints_mutex (sync)"}
 		if d := cmp.Diff(want, shared); d != "" {
 			t.Errorf("objects two CPUs share (-want +got):\n%s", d)

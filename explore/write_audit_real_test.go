@@ -130,7 +130,9 @@ func TestWriteAuditRealModel(t *testing.T) {
 		"ctx_sched_in", "ctx_sched_out", "event_sched_in", "event_sched_out", "event_sched_out:del", "perf_event_task_sched_in", "perf_event_task_sched_out",
 		// perf record's setup syscalls (pmu/footprint_setup.go): PERF_EVENT_IOC_ID
 		// and SET_OUTPUT, mmap and munmap of the rings
-		"perf_ioctl:ctx-locked", "perf_ioctl:fdget", "perf_mmap_close:detached", "ring_buffer_attach:rb-set"}
+		"perf_ioctl:ctx-locked", "perf_ioctl:fdget", "perf_mmap_close:detached", "ring_buffer_attach:rb-set",
+		// perf record's close of its events (pmu/footprint_release.go)
+		"task_work_run:____fput", "perf_event_release_kernel:ctx-locked", "perf_remove_from_context:inactive"}
 	for _, tc := range []struct {
 		name, src string
 		// checked: the syscall entry and exit fragments (sched/footprint_entry.go)

@@ -27,7 +27,7 @@ func TestReleaseFootprints(t *testing.T) {
 		// fd's lookup and its slot cleared, f_count, ____fput queued
 		// (task_work_add(): the works' list and TIF_NOTIFY_RESUME), the
 		// sys_exit tracepoints, the registers (sched/footprint_entry.go)
-		closeBody = []string{"tp_event->perf_refcount r, tp_event->perf_refcount r, task->files r, fdt->fd[] r, fdt->fd[] w, file->f_count w, sync w, task->task_works w, thread_info->flags w, " +
+		closeBody = []string{"tp_event->perf_refcount r, tp_event->perf_refcount r, task->files r, fdt->fd[] r, fdt->fd[] w, fdt->fd[] w, file->f_count w, sync w, task->task_works w, thread_info->flags w, " +
 			"tp_event->perf_refcount r, tp_event->perf_refcount r, task_pt_regs(current) w"}
 		fput = map[string][]string{"task_work_run:____fput": {
 			// __fput()'s FASYNC look, event->ctx, ctx->mutex taken
