@@ -237,10 +237,24 @@ func (k *Kernel) perfRemoveFromContext(t *sched.Task, e *Event) {
 // __perfRemoveFromContext (its step point first): the IPI's handler
 // vouches for its code up to there (footprint_funccall.go).
 func (k *Kernel) perfRemoveFromContextFn(t *sched.Task, e *Event, fn eventFunc) {
+	k.perfRemoveFromContextWith(t, e, fn, csdCall{fn: true}) // fn starts with __perf_remove_from_context's step point
+}
+
+// perfRemoveFromContextRelease is perf_event_release_kernel()'s
+// perf_remove_from_context(): its code after the return is annotated
+// (footprint_release.go), so the calls' returns are not marked.
+func (k *Kernel) perfRemoveFromContextRelease(t *sched.Task, e *Event) {
+	k.perfRemoveFromContextWith(t, e, k.__perfRemoveFromContextRelease, csdCall{fn: true, ret: true})
+}
+
+// perfRemoveFromContextWith is perf_remove_from_context() with the
+// event_function_call()'s annotations told (csdCall).
+func (k *Kernel) perfRemoveFromContextWith(t *sched.Task, e *Event, fn eventFunc, how csdCall) {
 	ctx := e.ctx
 	c := t.CPU()
 	f := c.LocalIrqSave()
 	k.ctxLock(c, ctx)
+	k.accessCtx(c, ctx, "ctx->is_active", cpu.PlainRead, "perf_remove_from_context") // kernel/events/core.c: perf_remove_from_context(): if (!ctx->is_active)
 	if ctx.isActive == 0 {
 		c.Step("perf_remove_from_context:inactive")
 		fn(c, e, ctx)
@@ -250,7 +264,7 @@ func (k *Kernel) perfRemoveFromContextFn(t *sched.Task, e *Event, fn eventFunc) 
 	}
 	k.ctxUnlock(c, ctx)
 	c.LocalIrqRestore(f)
-	k.eventFunctionCallWith(t, e, fn, csdCall{fn: true}) // fn starts with __perf_remove_from_context's step point
+	k.eventFunctionCallWith(t, e, fn, how)
 }
 
 // perfInstallInContext puts a new event into its context: without an IPI

@@ -3,6 +3,7 @@ package pmu
 import (
 	"fmt"
 
+	"perfsim/cpu"
 	"perfsim/sched"
 	"perfsim/sim"
 )
@@ -72,36 +73,48 @@ func (l *eventLife) isFreed(now sim.Time) bool { return l.freeQueued && now >= l
 // perfEventReleaseKernel kills the event: removes it from its context where
 // the context lives (event_function_call), marks it DEAD, releases its
 // children, then drops the file's reference; the last reference frees it.
+// viaTaskWork says it runs as ____fput's task work, which returns into
+// task_work_run() (annotated, sched/footprint_taskwork.go); else it runs
+// inside fput()'s caller (delayed_fput() of a task past exit_task_work()),
+// whose code after it is marked (footprint_release.go).
 // kernel/events/core.c: perf_event_release_kernel()
-func (k *Kernel) perfEventReleaseKernel(t *sched.Task, e *Event) {
+func (k *Kernel) perfEventReleaseKernel(t *sched.Task, e *Event, viaTaskWork bool) {
+	k.accessRelease(t, e, "event->ctx", cpu.PlainRead) // kernel/events/core.c: perf_event_release_kernel(): struct perf_event_context *ctx = event->ctx
 	if e.ctx != nil {
 		// perf_remove_from_owner(); ctx = perf_event_ctx_lock(event)
-		mu := k.ctxMutex(e.ctx)
-		k.S.MutexLock(t, mu)
+		mu, n := k.ctxMutexLocked(t, e.ctx)
 		t.Step("perf_event_release_kernel:ctx-locked")
+		k.accessRelease(t, e, "event->state", cpu.PlainRead) // kernel/events/core.c: perf_event_release_kernel(): if (event->state > PERF_EVENT_STATE_REVOKED)
+		k.accessRelease(t, e, "event->ctx", cpu.PlainRead)   // kernel/events/core.c: perf_remove_from_context(): struct perf_event_context *ctx = event->ctx
 		if e.state > StateRevoked {
-			k.perfRemoveFromContext(t, e)
+			k.perfRemoveFromContextRelease(t, e)
 		}
+		k.accessRelease(t, e, "event->state", cpu.MarkedWrite) // kernel/events/core.c: __perf_remove_from_context(): DETACH_DEAD's state = PERF_EVENT_STATE_DEAD (or perf_event_release_kernel()'s, revoked)
 		e.state = StateDead
 		if e.parent == nil && e.Attr.Inherit && len(e.childList) == 0 {
+			k.accessInheritOracle(t, e)
 			e.inhAtRelease = &[2]int64{e.count + e.childCount, k.familyCount(e)} // the oracle's last look (inherit_observe.go)
 		}
-		k.S.MutexUnlock(t, mu)
+		k.unlockMutex(t, mu, e.ctx, "ctx->mutex", n) // perf_event_ctx_unlock()
 		k.perfEventReleaseChildren(t, e)
 	}
 	k.stats.closes++
+	k.accessPutEvent(t, e)
 	k.putEvent(t, e)
+	k.markReleaseReturn(t, viaTaskWork)
 }
 
 // perfEventReleaseChildren removes and puts every event inherited from e,
 // each under its own context's mutex, restarting after each one as the
-// kernel does (child_mutex nests inside ctx->mutex).
+// kernel does (child_mutex nests inside ctx->mutex). The first look at the
+// child list is annotated; a child's release is marked (accessReleaseChildList).
 // kernel/events/core.c: perf_event_release_kernel() "again:" loop over event->child_list
 func (k *Kernel) perfEventReleaseChildren(t *sched.Task, e *Event) {
 	for {
-		k.S.MutexLock(t, &e.childMutex)
+		held := k.lockMutex(t, &e.childMutex, e, "event->child_mutex", 0)
+		k.accessReleaseChildList(t, e)
 		if len(e.childList) == 0 {
-			k.S.MutexUnlock(t, &e.childMutex)
+			k.unlockMutex(t, &e.childMutex, e, "event->child_mutex", held)
 			return
 		}
 		child := e.childList[0]
@@ -109,7 +122,7 @@ func (k *Kernel) perfEventReleaseChildren(t *sched.Task, e *Event) {
 		// "Since the event cannot get freed while we hold the child_mutex,
 		// the context must also exist and have a !0 reference count."
 		k.getCtx(ctx, "perf_event_release_kernel") // get_ctx(ctx)
-		k.S.MutexUnlock(t, &e.childMutex)
+		k.unlockMutex(t, &e.childMutex, e, "event->child_mutex", held)
 		t.Step("perf_event_release_kernel:ctx-ref")
 		mu := k.ctxMutex(ctx)
 		k.S.MutexLock(t, mu)
@@ -183,6 +196,7 @@ func (k *Kernel) putEvent(t *sched.Task, e *Event) {
 // period.
 // kernel/events/core.c: _free_event() -> __free_event() -> call_rcu(free_event_rcu)
 func (k *Kernel) freeEvent(t *sched.Task, e *Event) {
+	k.accessFreeEvent(t, e) // footprint_release.go
 	// irq_work_sync(&event->pending_irq): spin until a queued irq_work ran.
 	start := k.now()
 	for e.pendingIrqQueued || e.life.disableIrqQueued { // and irq_work_sync(&event->pending_disable_irq)
@@ -200,9 +214,9 @@ func (k *Kernel) freeEvent(t *sched.Task, e *Event) {
 	k.unaccountEvent(e)
 	if e.rb != nil {
 		// "Can happen when we close an event with re-directed output."
-		k.S.MutexLock(t, &e.mmapMutex)
-		k.ringBufferAttach(e, nil)
-		k.S.MutexUnlock(t, &e.mmapMutex)
+		n := k.lockMutex(t, &e.mmapMutex, e, "event->mmap_mutex", 0)
+		k.ringBufferAttach(e, nil) // its step point; its return into _free_event() marked
+		k.unlockMutex(t, &e.mmapMutex, e, "event->mmap_mutex", n)
 	}
 	if e.tp != nil {
 		k.perfTraceDestroy(t, e) // event->destroy() = tp_perf_event_destroy()

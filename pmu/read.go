@@ -259,15 +259,19 @@ func (k *Kernel) __perfEventRead(c *cpu.CPU, e *Event, group bool) {
 }
 
 // Close closes a perf fd. The event is released when its last file
-// reference goes: a mapping keeps it alive (vma->vm_file).
-// kernel/events/core.c: perf_release() -> perf_event_release_kernel()
+// reference goes: a mapping keeps it alive (vma->vm_file). The body is
+// annotated (footprint_release.go): the syscall's entry fragment, up to
+// its exit, may be complete.
+// fs/open.c: SYSCALL_DEFINE1(close) -> file_close_fd(), filp_flush(), fput_close_sync()
 func (k *Kernel) Close(t *sched.Task, fd int) (err error) {
-	k.S.Syscall(t, "close", func(t *sched.Task) {
+	k.S.SyscallAnnotated(t, "close", func(t *sched.Task) {
 		var e *Event
 		if e, err = k.lookup(t, fd); err != nil {
 			return
 		}
+		k.accessFileClose(t)
 		t.Files.Close(int64(fd)) // file_close_fd()
+		k.accessCloseFput(t, e)
 		k.fput(t, e)
 	})
 	return err
@@ -285,13 +289,16 @@ func (k *Kernel) fput(t *sched.Task, e *Event) {
 		// to user mode (____fput), not here, where the caller may hold
 		// mmap_lock (munmap's perf_mmap_close()); a task past
 		// exit_task_work() has it done at once (delayed_fput()).
+		viaTaskWork := true
 		release := func(t *sched.Task) {
+			k.accessReleaseFasync(t, e)
 			if e.file.async { // __fput(): "if (unlikely(file->f_flags & FASYNC))" fasync(-1, file, 0)
 				e.file.onList = false
 			}
-			k.perfEventReleaseKernel(t, e)
+			k.perfEventReleaseKernel(t, e, viaTaskWork)
 		}
 		if t == nil || k.S.TaskWorkAdd(t.CPU(), t, sched.TaskWork{Name: "____fput", Fn: release}, sched.TWAResume) != nil {
+			viaTaskWork = false
 			release(t)
 		}
 	}
@@ -319,6 +326,16 @@ func (k *Kernel) __perfRemoveFromContextClose(c *cpu.CPU, e *Event, ctx *Context
 	}
 }
 
+// __perfRemoveFromContextRelease is perf_event_release_kernel()'s own
+// __perf_remove_from_context() of the released event: run in a task (the
+// context not active, or its task not running), it returns into
+// perf_remove_from_context()'s and perf_event_release_kernel()'s code,
+// annotated (footprint_release.go); in the IPI's handler into
+// event_function()'s, as the close's.
+func (k *Kernel) __perfRemoveFromContextRelease(c *cpu.CPU, e *Event, ctx *Context) {
+	k.removeFromContext(c, e, ctx)
+}
+
 // removeFromContext is __perf_remove_from_context()'s body, annotated from
 // its step point (footprint_remove.go).
 // kernel/events/core.c: __perf_remove_from_context()
@@ -331,8 +348,10 @@ func (k *Kernel) removeFromContext(c *cpu.CPU, e *Event, ctx *Context) {
 	}
 	k.accessReadState(c, e, "__perf_remove_from_context")
 	if e.state == StateActive && e.oncpu == c.ID {
+		// event_sched_out()'s fragments are annotated up to its return
+		// (footprint_sched.go), and this function's code after it is (the
+		// same as an inactive event's, below): no mark.
 		k.eventSchedOut(c, e)
-		returnUnaudited(c, "__perf_remove_from_context")
 	} else if e.state == StateActive {
 		panicCrash("__perf_remove_from_context: event %d ACTIVE on cpu%d, removed from cpu%d", e.id, e.oncpu, c.ID)
 	}
@@ -352,8 +371,11 @@ func (k *Kernel) removeFromContext(c *cpu.CPU, e *Event, ctx *Context) {
 	}
 	if len(ctx.events) == 0 && ctx.task != nil && k.cpuCtx[c.ID].taskCtx == ctx {
 		// "If this was the last event, schedule the context out."
+		// ctx_sched_out()'s fragments are annotated up to its return
+		// (footprint_sched.go); this function returns at once, into its
+		// caller, which marks the return where nobody annotated it
+		// (__perfRemoveFromContext, __perfRemoveFromContextClose).
 		k.ctxSchedOut(c, ctx, EVENT_ALL)
-		returnUnaudited(c, "__perf_remove_from_context")
 	}
 }
 

@@ -28,6 +28,7 @@ func (s *Sched) TaskWorkAdd(c *cpu.CPU, t *Task, w TaskWork, mode TWA) error {
 		return ErrSearch // -ESRCH: the task is past exit_task_work()
 	}
 	c.Release(&t.taskWorks) // task_work_add() -> task_work_run(), for the data-race oracle
+	s.accessTaskWorkAdd(c, t, mode)
 	t.works = append(t.works, w)
 	switch mode {
 	case TWAResume:
@@ -60,7 +61,13 @@ func (s *Sched) TaskWorkAdd(c *cpu.CPU, t *Task, w TaskWork, mode TWA) error {
 // so the works run newest first ("The task_work list is LIFO"); works they
 // add run in a later round.
 // kernel/task_work.c: task_work_run()
-func (s *Sched) taskWorkRun(t *Task) {
+func (s *Sched) taskWorkRun(t *Task) { s.taskWorkRunFrom(t, !t.fam.exiting) }
+
+// taskWorkRunFrom is taskWorkRun for a caller whose code after the call,
+// up to its next step point, is annotated (ret: exit_to_user_mode_loop's
+// resume_user_mode_work()) or not (arch_do_signal_or_restart(),
+// exit_task_work()): then the return into it is marked.
+func (s *Sched) taskWorkRunFrom(t *Task, ret bool) {
 	t.CPU().Acquire(&t.taskWorks)
 	t.CPU().AccessMarkedOnly(t, "task->task_works", cpu.MarkedRead, "task_work_run") // kernel/task_work.c: task_work_run(): work = READ_ONCE(task->task_works)
 	for len(t.works) > 0 {
@@ -72,7 +79,9 @@ func (s *Sched) taskWorkRun(t *Task) {
 			t.Step("task_work_run:" + w.Name)
 			w.Fn(t)
 		}
+		s.accessTaskWorkLoop(t)
 	}
+	s.markTaskWorkReturn(t, ret)
 }
 
 // PendingWorks returns the number of queued task works.
@@ -128,7 +137,7 @@ func (s *Sched) kickTask(t *Task) {
 func (s *Sched) doSignal(t *Task) {
 	t.CPU().Unaudited("arch_do_signal_or_restart")
 	t.NotifySignal = false
-	s.taskWorkRun(t)
+	s.taskWorkRunFrom(t, false) // get_signal()'s code after it is nobody's annotated
 	for !t.fam.killed {
 		sig, ok := s.dequeueSignal(t)
 		if !ok {

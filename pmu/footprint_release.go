@@ -1,0 +1,239 @@
+package pmu
+
+import (
+	"perfsim/cpu"
+	"perfsim/sched"
+)
+
+// The footprints of close(2) on a perf fd and of the event's release
+// (read.go: Close, fput; core_release.go: perfEventReleaseKernel), declared
+// complete from these step points up to the context's next:
+//
+//   - close(2)'s body (sched.Sched.SyscallAnnotated: the entry's fragment
+//     "syscall_enter_from_user_mode" reaches it): fdget()'s lookup of the
+//     fd (sched.AccessFdLookup), file_close_fd()'s clear of the table's
+//     slot (sched.FdTables' key), fput()'s decrement of file->f_count; the
+//     last one queues ____fput as task work (task_work_add(): the task's
+//     task_works and TIF_NOTIFY_RESUME, annotated by sched), then the
+//     syscall's exit (sched's).
+//   - "task_work_run:____fput": __fput()'s FASYNC check (and the file off
+//     the event's fasync list), perf_event_release_kernel()'s read of
+//     event->ctx and perf_event_ctx_lock()'s take of ctx->mutex (a take
+//     that sleeps is marked) up to "perf_event_release_kernel:ctx-locked";
+//     for an event with no context, the tail below.
+//   - "perf_event_release_kernel:ctx-locked": the state read, then
+//     perf_remove_from_context(): ctx->lock and ctx->is_active, up to
+//     "perf_remove_from_context:inactive" or event_function_call() (its
+//     look at ctx->task, the cross call: smp_call_function_single()'s
+//     step point or, for this CPU, __perf_remove_from_context()'s); an
+//     event already revoked goes straight to the tail.
+//   - "perf_remove_from_context:inactive": nothing before
+//     __perf_remove_from_context()'s step point (every caller's fn starts
+//     with it).
+//   - The tail, where __perf_remove_from_context() (footprint_remove.go),
+//     event_function_call() and smp_call_function_single()'s wait
+//     (footprint_funccall.go: csdCall.ret) return into: ctx->lock
+//     released, the state DEAD, ctx->mutex released (a waiter woken is
+//     marked), child_mutex and the first look at the child list (a child's
+//     release is marked: its own ctx->mutex, perf_remove_from_context()
+//     of the child, put_event(child)), put_event()'s decrement of the
+//     refcount (the last, _free_event() with its driver callbacks, the
+//     buffer's detach and the parent's put, is marked), then
+//     task_work_run()'s return (sched/footprint_taskwork.go: the next
+//     work's step point, or exit_to_user_mode_loop's). A release run at
+//     once by fput() (a task past exit_task_work(): delayed_fput()) marks
+//     its return into fput()'s caller.
+//
+// The write audit (explore's TestWriteAuditRelease) checks the writes.
+func init() {
+	cpu.DeclareComplete("task_work_run:____fput", "perf_event_release_kernel:ctx-locked", "perf_remove_from_context:inactive")
+	// The release's remove, when it goes through the cross call, returns
+	// from smp_call_function_single()'s wait into the tail above, which
+	// reaches the next task work's step point.
+	cpu.DeclareCompleteUntil("smp_call_function_single:wait", "task_work_run:____fput")
+}
+
+// fdTablesKey is every task's fd table, for the write audit: the model's
+// tables (mm.Files) its extent. sched.FdTables, one name for them all,
+// has no extent (a global's name); the table's slot written is annotated
+// on both: FdTables for the conflicts (fdget()'s lookups read it), this
+// one for the audit.
+type fdTablesKey struct{ s *sched.Sched }
+
+// FootprintKey implements cpu.FootprintKeyer.
+func (f fdTablesKey) FootprintKey() string { return "files_struct (the model's tables)" }
+
+// FootprintExtent implements the write audit's extent.
+func (f fdTablesKey) FootprintExtent() []any {
+	var out []any
+	for _, t := range f.s.Tasks {
+		if t.Files != nil {
+			out = append(out, t.Files)
+		}
+	}
+	return out
+}
+
+// accessFileClose annotates file_close_fd()'s clear of the fd's slot in
+// t's table (and its close-on-exec bit).
+// fs/file.c: file_close_fd() -> file_close_fd_locked(): rcu_assign_pointer(fdt->fd[fd], NULL); __put_unused_fd()
+func (k *Kernel) accessFileClose(t *sched.Task) {
+	if c := k.setupCPU(t); c != nil && t.Files != nil {
+		c.AccessMarkedOnly(sched.FdTables, "fdt->fd[]", cpu.MarkedWrite, "file_close_fd")   // fs/file.c: file_close_fd_locked(): rcu_assign_pointer(fdt->fd[fd], NULL)
+		c.AccessMarkedOnly(fdTablesKey{k.S}, "fdt->fd[]", cpu.MarkedWrite, "file_close_fd") // ... the same write, for the write audit's extent
+	}
+}
+
+// accessCloseFput annotates close(2)'s fput() of the file it took out of
+// the table: the last reference queues ____fput, whose task_work_add()
+// sched annotates (TaskWorkAdd).
+func (k *Kernel) accessCloseFput(t *sched.Task, e *Event) {
+	if c := k.setupCPU(t); c != nil {
+		c.AccessMarkedOnly(e, "file->f_count", cpu.MarkedWrite, "fput") // fs/file_table.c: fput(): if (file_ref_put(&file->f_ref))
+	}
+}
+
+// accessReleaseFasync annotates __fput()'s look at the file's FASYNC flag
+// and, set, perf_fasync()'s removal of the file from the event's fasync
+// list (which the wakeup's kill_fasync() reads).
+// fs/file_table.c: __fput(): if (unlikely(file->f_flags & FASYNC)) file->f_op->fasync(-1, file, 0)
+func (k *Kernel) accessReleaseFasync(t *sched.Task, e *Event) {
+	c := k.setupCPU(t)
+	if c == nil {
+		return
+	}
+	c.AccessMarkedOnly(e, "file->f_flags", cpu.PlainRead, "__fput") // fs/file_table.c: __fput(): if (unlikely(file->f_flags & FASYNC))
+	if e.file.async {
+		c.AccessMarkedOnly(e, "event->fasync", cpu.MarkedWrite, "fasync_helper") // fs/fcntl.c: fasync_remove_entry(): *fp = fa->fa_next (perf_event_fasync(event))
+	}
+}
+
+// accessRelease annotates perf_event_release_kernel()'s access of e's
+// field.
+func (k *Kernel) accessRelease(t *sched.Task, e *Event, field string, op cpu.AccessOp) {
+	if c := k.setupCPU(t); c != nil {
+		c.AccessMarkedOnly(e, field, op, "perf_event_release_kernel")
+	}
+}
+
+// accessReleaseChildList annotates the release's look at e's child list under
+// child_mutex; a child found is released by code nobody annotated here:
+// marked.
+// kernel/events/core.c: perf_event_release_kernel(): list_for_each_entry(child, &event->child_list, child_list)
+func (k *Kernel) accessReleaseChildList(t *sched.Task, e *Event) {
+	c := k.setupCPU(t)
+	if c == nil {
+		return
+	}
+	c.AccessMarkedOnly(e, "event->child_list", cpu.MarkedRead, "perf_event_release_kernel") // kernel/events/core.c: perf_event_release_kernel(): list_for_each_entry(child, &event->child_list, child_list)
+	if len(e.childList) > 0 {
+		c.Unaudited("perf_event_release_kernel's child release") // kernel/events/core.c: perf_event_release_kernel(): get_ctx(), ctx->mutex, perf_remove_from_context(child), put_event(child)
+	}
+}
+
+// accessPutEvent annotates put_event()'s decrement of e's refcount; the
+// last reference frees the event (_free_event(): irq_work_sync(), the
+// accounting, the buffer's detach, the driver's destroy, the cgroup, the
+// target, the pmu and context references) and puts its parent: marked.
+// kernel/events/core.c: put_event(): if (!atomic_long_dec_and_test(&event->refcount)) return
+func (k *Kernel) accessPutEvent(t *sched.Task, e *Event) {
+	c := k.setupCPU(t)
+	if c == nil {
+		return
+	}
+	c.AccessMarkedOnly(e, "event->refcount", cpu.MarkedWrite, "put_event") // kernel/events/core.c: put_event(): atomic_long_dec_and_test(&event->refcount)
+	if e.life.refcount <= 1 && e.parent != nil {
+		c.Unaudited("put_event(parent)") // kernel/events/core.c: put_event(): "Matches the refcount bump in inherit_event()"
+	}
+}
+
+// accessFreeEvent annotates _free_event() of e by t, up to its first step
+// point (irq_work_sync()'s spin, ring_buffer_attach()'s): the pending
+// irq_works looked at, then __free_event()'s references dropped: the
+// pmu_ctx's and the context's (a last one, which frees it, marked). The
+// parts nobody annotated here are marked where they apply: the old
+// perf_pending_task_sync() (pending-task-sync=pre-56799bc03565) with work
+// queued, the unaccounting of nr_mmap_events and nr_cgroup_events (whose
+// readers annotate no key), a tracepoint's destroy, the hrtimer's cancel,
+// a driver's event->destroy(), the cgroup's css_put() and the target
+// task's put_task_struct().
+// kernel/events/core.c: _free_event(), __free_event()
+func (k *Kernel) accessFreeEvent(t *sched.Task, e *Event) {
+	c := k.setupCPU(t)
+	if c == nil {
+		return
+	}
+	c.AccessMarkedOnly(e, "event->pending_irq", cpu.MarkedRead, "irq_work_sync")         // kernel/irq_work.c: irq_work_sync(&event->pending_irq): irq_work_is_busy()
+	c.AccessMarkedOnly(e, "event->pending_disable_irq", cpu.MarkedRead, "irq_work_sync") // kernel/irq_work.c: irq_work_sync(&event->pending_disable_irq)
+	c.AccessMarkedOnly(e, "event->state", cpu.MarkedWrite, "_free_event")                // the model's state DEAD once freed
+	c.AccessMarkedOnly(e, "event (freed)", cpu.MarkedWrite, "_free_event")               // call_rcu(&event->rcu_head, free_event_rcu): the memory's free queued
+	if k.pendingTaskSyncOld() && e.life.pendingWork != 0 {
+		c.Unaudited("perf_pending_task_sync")
+	}
+	if a := &e.Attr; e.parent == nil && (a.Mmap || a.MmapData || a.Cgroup) {
+		c.Unaudited("unaccount_event") // kernel/events/core.c: unaccount_event(): atomic_dec(&nr_mmap_events), atomic_dec(&nr_cgroup_events)
+	}
+	if e.tp != nil {
+		c.Unaudited("tp_perf_event_destroy")
+	}
+	if e.hw.timer != nil {
+		c.Unaudited("hrtimer_cancel") // kernel/events/core.c: perf_swevent_cancel_hrtimer()
+	}
+	if _, ok := e.pmu.(interface{ Destroy(e *Event) }); ok {
+		c.Unaudited("event->destroy")
+	}
+	if e.cgrp != nil {
+		c.Unaudited("perf_detach_cgroup")
+	}
+	if e.life.targetRef {
+		c.Unaudited("put_task_struct") // kernel/events/core.c: __free_event(): put_task_struct(event->hw.target)
+	}
+	if epc := e.pmuCtx; epc != nil {
+		if epc.owner == nil || epc.refcount <= 1 || k.pmuCtxSerializeOld() {
+			c.Unaudited("put_pmu_ctx") // the last reference: ctx->lock, the pmu_ctx unlinked and freed
+		} else {
+			c.AccessMarkedOnly(epcKey{k, epc.owner, epc.pmu}, "epc->refcount", cpu.MarkedWrite, "put_pmu_ctx") // kernel/events/core.c: put_pmu_ctx(): atomic_dec_and_raw_lock_irqsave(&epc->refcount, ...)
+		}
+	}
+	if ctx := e.ctx; ctx != nil && ctx.isTask() {
+		c.AccessMarkedOnly(ctx, "ctx->refcount", cpu.MarkedWrite, "put_ctx") // kernel/events/core.c: put_ctx(): if (refcount_dec_and_test(&ctx->refcount))
+		if ctx.life.refcount <= 1 {
+			c.Unaudited("put_ctx") // the last reference: the parent context's put, the task's, free_ctx() after a grace period
+		}
+	}
+}
+
+// markReleaseReturn marks the release's return into fput()'s caller when
+// it ran there at once (not as task work).
+func (k *Kernel) markReleaseReturn(t *sched.Task, viaTaskWork bool) {
+	if c := k.setupCPU(t); c != nil && !viaTaskWork {
+		c.Unaudited("__fput's caller") // fs/file_table.c: fput() -> __fput() run by the caller (delayed_fput())
+	}
+}
+
+// markRelease marks the release as reaching code nobody annotated: fn.
+func (k *Kernel) markRelease(t *sched.Task, fn string) {
+	if c := k.setupCPU(t); c != nil {
+		c.Unaudited(fn)
+	}
+}
+
+// accessInheritOracle annotates the inherit oracle's look at a released
+// original's counts (inhAtRelease: no kernel code, but what it reads
+// decides an outcome): its count and child_count. Children it once had
+// (familyCount walks every event whose parent it is, detached ones too)
+// are marked.
+func (k *Kernel) accessInheritOracle(t *sched.Task, e *Event) {
+	c := k.setupCPU(t)
+	if c == nil {
+		return
+	}
+	c.AccessMarkedOnly(e, "event->count", cpu.MarkedRead, "perf_event_release_kernel")       // the oracle's perf_event_count(event, false)
+	c.AccessMarkedOnly(e, "event->child_count", cpu.MarkedRead, "perf_event_release_kernel") // ... + atomic64_read(&event->child_count)
+	for _, x := range k.events {
+		if x.parent == e {
+			c.Unaudited("the inherit oracle's look at the children") // familyCount(): every child's count, detached ones too
+			return
+		}
+	}
+}
