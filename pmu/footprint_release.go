@@ -53,34 +53,12 @@ func init() {
 	cpu.DeclareCompleteUntil("smp_call_function_single:wait", "task_work_run:____fput")
 }
 
-// fdTablesKey is every task's fd table, for the write audit: the model's
-// tables (mm.Files) its extent. sched.FdTables, one name for them all,
-// has no extent (a global's name); the table's slot written is annotated
-// on both: FdTables for the conflicts (fdget()'s lookups read it), this
-// one for the audit.
-type fdTablesKey struct{ s *sched.Sched }
-
-// FootprintKey implements cpu.FootprintKeyer.
-func (f fdTablesKey) FootprintKey() string { return "files_struct (the model's tables)" }
-
-// FootprintExtent implements the write audit's extent.
-func (f fdTablesKey) FootprintExtent() []any {
-	var out []any
-	for _, t := range f.s.Tasks {
-		if t.Files != nil {
-			out = append(out, t.Files)
-		}
-	}
-	return out
-}
-
 // accessFileClose annotates file_close_fd()'s clear of the fd's slot in
 // t's table (and its close-on-exec bit).
 // fs/file.c: file_close_fd() -> file_close_fd_locked(): rcu_assign_pointer(fdt->fd[fd], NULL); __put_unused_fd()
 func (k *Kernel) accessFileClose(t *sched.Task) {
 	if c := k.setupCPU(t); c != nil && t.Files != nil {
-		c.AccessMarkedOnly(sched.FdTables, "fdt->fd[]", cpu.MarkedWrite, "file_close_fd")   // fs/file.c: file_close_fd_locked(): rcu_assign_pointer(fdt->fd[fd], NULL)
-		c.AccessMarkedOnly(fdTablesKey{k.S}, "fdt->fd[]", cpu.MarkedWrite, "file_close_fd") // ... the same write, for the write audit's extent
+		accessFdWrite(c, t.Files, "file_close_fd") // fs/file.c: file_close_fd_locked(): rcu_assign_pointer(fdt->fd[fd], NULL); both keys (footprint_open.go)
 	}
 }
 
