@@ -63,7 +63,7 @@ func TestWriteAuditWake(t *testing.T) {
 		name string
 		want []string // the fragments checked at least once
 	}{
-		{"attach-pid-thread-exit", wakelist[1:]}, // its wake-ups through the list come from a WakeUpAll whose caller's code nobody annotated: the list's window is marked there (ttwuReturn)
+		{"attach-pid-thread-exit", wakelist[1:]},                                // its wake-ups through the list come from a WakeUpAll whose caller's code nobody annotated: the list's window is marked there (ttwuReturn)
 		{"task-function-call-offline", []string{"try_to_wake_up:set_task_cpu"}}, // the sleeper's CPU went down: its wake-up moves it (the write's own fragment reaches select_fallback_rq(), marked)
 	} {
 		t.Run(tc.name, func(t *testing.T) {
