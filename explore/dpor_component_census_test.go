@@ -195,7 +195,9 @@ func compCensusCase(t *testing.T, src string, c, k, n int, perThread bool) {
 		// numbers: pmu/footprint_setup.go), the run queues the
 		// new-idle balance reads, the CPU contexts' fields read across
 		// CPUs, and the simulator's perf.data keep budget the sessions
-		// share. A declaration that annotates more shows more here.
+		// share, and the tasks the wake-ups (annotated: sched/footprint_wake.go)
+		// place on the other CPU. A declaration that annotates more shows
+		// more here.
 		var shared []string
 		for r := range reasons {
 			if obj, _, ok := strings.Cut(r, " is touched by "); ok {
@@ -210,7 +212,10 @@ func compCensusCase(t *testing.T, src string, c, k, n int, perThread bool) {
 			"perf.data keep budget (keep budget: Left)", "perf_buffer allocations (rb_alloc)",
 			"perf_event allocations (perf_event)", "perf_event_context allocations (perf_event_context)", "perf_event_id (perf_event_id)", "perf_event_id (the model's counter) (perf_event_id)",
 			"rq@cpu0 (rq->balance_callback)", "rq@cpu0 (rq->nr_running)", "rq@cpu1 (rq->balance_callback)", "rq@cpu1 (rq->nr_running)",
-			"task->perf_event_ctxp (the model's table) (task->perf_event_ctxp)", "tracepoints_mutex (sync)"}
+			"task->perf_event_ctxp (the model's table) (task->perf_event_ctxp)",
+			// the tasks a wake-up places on the other CPU (sched/footprint_wake.go): their fields, from both
+			"thread:perf-103 (current->lockdep_depth)", "thread:perf-103 (p->__state)", "thread:perf-103 (p->migration_pending)", "thread:perf-103 (p->on_cpu)", "thread:perf-103 (p->on_rq)", "thread:perf-103 (p->recent_used_cpu)", "thread:perf-103 (p->se (exec_start, wake_cpu))", "thread:perf-103 (p->se)", "thread:perf-103 (p->wakee_flips)", "thread:perf-103 (sync)", "thread:perf-103 (task->files)", "thread:perf-103 (task->perf_event_ctxp)", "thread:perf-103 (task->task_works)", "thread:perf-103 (task->unwind_info.unwind_mask)", "thread:perf-103 (task_pt_regs(current))", "thread:perf-103 (the task's mode and stacks)", "thread:perf-103 (thread_info->flags)", "thread:uname0-101 (p->migration_pending)", "thread:uname0-101 (p->on_cpu)", "thread:uname0-101 (p->se (exec_start, wake_cpu))", "thread:uname0-101 (p->se)", "thread:uname0-101 (task->perf_event_ctxp)", "thread:uname1-102 (p->__state)", "thread:uname1-102 (p->migration_pending)", "thread:uname1-102 (p->on_cpu)", "thread:uname1-102 (p->on_rq)", "thread:uname1-102 (p->recent_used_cpu)", "thread:uname1-102 (p->se (exec_start, wake_cpu))", "thread:uname1-102 (p->se)", "thread:uname1-102 (p->wakee_flips)", "thread:uname1-102 (sync)", "thread:uname1-102 (task->perf_event_ctxp)", "thread:uname1-102 (task->task_works)", "thread:uname1-102 (task->unwind_info.unwind_mask)", "thread:uname1-102 (task_pt_regs(current))", "thread:uname1-102 (the task's mode and stacks)", "thread:uname1-102 (thread_info->flags)",
+			"tracepoints_mutex (sync)"}
 		if d := cmp.Diff(want, shared); d != "" {
 			t.Errorf("objects two CPUs share (-want +got):\n%s", d)
 		}

@@ -53,10 +53,9 @@ func TestUserOpMarks(t *testing.T) {
 			},
 			want: []string{
 				"step syscall_enter_from_user_mode", "step pipe_read:wait", // the reader waits
-				"step syscall_enter_from_user_mode", "step pipe_write:copied", "unaudited try_to_wake_up",
+				"step syscall_enter_from_user_mode", "step pipe_write:copied", // the wake-up annotated (footprint_wake.go)
 				"step exit_to_user_mode_loop", "unaudited do_exit", // the writer's end
-				"unaudited sched_ttwu_pending", // the wake-list IPI on the reader's CPU: its handler is not annotated
-				"step exit_to_user_mode_loop",  // the reader back on its CPU: no mark
+				"step exit_to_user_mode_loop", // the reader back on its CPU (its wake-list IPI annotated): no mark
 				"unaudited do_exit",
 			},
 		},

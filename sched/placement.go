@@ -153,6 +153,7 @@ func (s *Sched) llcWeight() int {
 // kernel/sched/core.c: select_task_rq()
 func (s *Sched) selectTaskRq(p *Task, prev, wf int) int {
 	if !s.cfsPlacement() {
+		s.markPlacement("select_task_rq (sched-balance knob)") // the Chooser's or the first CPU's placement: not annotated
 		return s.selectCPU(p, prev)
 	}
 	cpu := prev
@@ -160,9 +161,20 @@ func (s *Sched) selectTaskRq(p *Task, prev, wf int) int {
 		cpu = s.selectTaskRqFair(p, prev, wf)
 	}
 	if !p.Allowed.Has(cpu) || !s.CPUActive(cpu) {
+		s.markPlacement("select_fallback_rq")
 		cpu = s.fallbackCPU(p) // is_cpu_allowed() fails: select_fallback_rq()
 	}
 	return cpu
+}
+
+// markPlacement marks a placement path nobody annotated where it begins
+// (footprint_wake.go annotates the CFS path's reads at a wake-up).
+func (s *Sched) markPlacement(fn string) {
+	if s.M.FootprintListening() {
+		if c := s.runningCPU(); c != nil {
+			c.Unaudited(fn)
+		}
+	}
 }
 
 // nrCPUsAllowed is p->nr_cpus_allowed, counting only the active CPUs the

@@ -17,17 +17,29 @@ import (
 //
 // wf holds the wake flags beyond WF_TTWU (WF_SYNC).
 // kernel/sched/core.c: try_to_wake_up()
-func (s *Sched) tryToWakeUp(p *Task, wf int) {
-	if p.State != Sleeping {
-		return // ttwu_state_match(): not sleeping (or already woken)
-	}
+func (s *Sched) tryToWakeUp(p *Task, wf int) { s.ttwu(p, wf, false) }
+
+// ttwu is tryToWakeUp; audited says that the caller annotates its code
+// after the wake-up up to its next step point (footprint_wake.go:
+// ttwuReturn marks the return into any other caller when a fragment
+// started inside).
+// kernel/sched/core.c: try_to_wake_up()
+func (s *Sched) ttwu(p *Task, wf int, audited bool) {
 	var c *cpu.CPU
 	if run := s.M.Eng.Running(); run != nil {
 		c = s.M.CPUs[run.ID]
 	}
+	if p.State != Sleeping {
+		s.accessWakeState(c, p, cpu.MarkedRead)
+		return // ttwu_state_match(): not sleeping (or already woken)
+	}
+	s.accessWakeState(c, p, cpu.MarkedWrite)
 	p.State = Runnable   // TASK_WAKING, then TASK_RUNNING
 	c.Release(&p.Thread) // waker -> wakee, for the data-race oracle (cpu/race.go)
 	delayed := p.ee.delayed
+	if (delayed || p.ee.rq != 0 && p.CPU() == nil) && c != nil && s.M.FootprintListening() {
+		c.Unaudited("ttwu_runnable") // a delayed entity requeued, or dequeued for good when its CPU went down: not annotated
+	}
 	if delayed && (!s.CPUActive(p.ee.rq-1) || !p.Allowed.Has(p.ee.rq-1)) {
 		// its CPU went down or left its mask while it slept: the kernel
 		// moved it off with the queue (balance_push(), migration)
@@ -43,30 +55,41 @@ func (s *Sched) tryToWakeUp(p *Task, wf int) {
 			// blocked: ttwu_do_wakeup(); schedule() keeps it (ttwu_runnable()).
 			return
 		}
+		s.accessQueueCond(c, oc.ID)
 		if c != nil && s.ttwuQueueCond(c, p, oc.ID, true) {
 			s.ttwuQueueWakelist(c, p, oc.ID)
+			s.ttwuReturn(c, true, audited)
 			return
 		}
 	}
+	stepped := false
 	var i int
 	if delayed {
 		i = p.ee.rq - 1 // on_rq: no select_task_rq()
 	} else {
+		s.accessSelectTaskRq(c, p)
 		i = s.selectTaskRq(p, p.lastCPU, wfTTWU|wf)
 	}
 	if i != p.lastCPU {
+		s.accessSetTaskCPU(c, p)
 		s.setTaskCPU(c, p, i) // WF_MIGRATED
 		if c != nil {
 			// task_cpu(p) is the new CPU, p not on its run queue yet: a
 			// task_function_call() aimed there finds p not running
 			c.Step("try_to_wake_up:set_task_cpu")
+			stepped = true
 		}
+	}
+	if c != nil && p.CPU() == nil {
+		s.accessQueueCond(c, i)
 	}
 	if c != nil && p.CPU() == nil && s.ttwuQueueCond(c, p, i, false) {
 		s.ttwuQueueWakelist(c, p, i)
+		s.ttwuReturn(c, true, audited)
 		return
 	}
 	s.ttwuDoActivate(c, p, i)
+	s.ttwuReturn(c, stepped, audited)
 }
 
 // ttwuQueueCond says whether the wake-up goes through cpu's wake list: not
@@ -90,6 +113,8 @@ func (s *Sched) ttwuQueueCond(c *cpu.CPU, p *Task, target int, onCPU bool) bool 
 // there. The step point is the window between the llist_add() and the IPI.
 // kernel/sched/core.c: __ttwu_queue_wakelist() -> kernel/smp.c: __smp_call_single_queue()
 func (s *Sched) ttwuQueueWakelist(c *cpu.CPU, p *Task, target int) {
+	s.accessSetTaskCPU(c, p) // (the model's p->wake_cpu: the CPU it was queued for)
+	s.accessWakeList(c, target, "__ttwu_queue_wakelist")
 	p.fam.wakePending = true
 	p.lastCPU = target
 	first := len(s.wakeList[target]) == 0
@@ -101,14 +126,19 @@ func (s *Sched) ttwuQueueWakelist(c *cpu.CPU, p *Task, target int) {
 }
 
 // schedTTWUPending activates the tasks on this CPU's wake list: the IPI's
-// handler.
+// handler. Its entry ("enter:call_function_single", declared by pmu) takes
+// the list; each task's activation is annotated (footprint_wake.go).
 // kernel/sched/core.c: sched_ttwu_pending()
 func (s *Sched) schedTTWUPending(c *cpu.CPU) {
-	c.Unaudited("sched_ttwu_pending") // pmu declares enter:call_function_single (pmu/footprint_funccall.go); the wake list's take is not annotated
+	s.accessWakeList(c, c.ID, "sched_ttwu_pending")
 	l := s.wakeList[c.ID]
 	s.wakeList[c.ID] = nil
 	c.Step("sched_ttwu_pending")
 	for _, p := range l {
+		s.accessWakeState(c, p, cpu.MarkedRead)
+		if s.M.FootprintListening() {
+			c.AccessMarkedOnly(p, "p->__state", cpu.MarkedWrite, "sched_ttwu_pending") // kernel/sched/core.c: sched_ttwu_pending(): the entry taken off the list (the model's wake-pending flag, read with p->__state)
+		}
 		p.fam.wakePending = false
 		if p.State == Dead {
 			continue
@@ -122,6 +152,7 @@ func (s *Sched) schedTTWUPending(c *cpu.CPU) {
 // out) reschedule: activate_task(), ttwu_do_wakeup(), wakeup_preempt().
 // kernel/sched/core.c: ttwu_do_activate()
 func (s *Sched) ttwuDoActivate(c *cpu.CPU, p *Task, i int) {
+	s.accessActivate(c, p, i)
 	if c != nil {
 		s.note(c, sim.KWake, p.Thread.Name, "", int64(i))
 	}
@@ -170,10 +201,7 @@ func (s *Sched) wakeOne(q *WaitQueue, wf int) bool {
 	}
 	t := q.waiters[0]
 	q.waiters = q.waiters[1:]
-	if s.M.FootprintListening() {
-		s.runningCPU().Unaudited("try_to_wake_up") // footprint_wait.go
-	}
-	s.tryToWakeUp(t, wf)
+	s.ttwu(t, wf, true) // its callers, the pipe and futex bodies, are annotated (footprint_wait.go)
 	return true
 }
 
