@@ -29,7 +29,8 @@ func (k *Kernel) smpCallFunctionSingle(t *sched.Task, target int, fn func(c *cpu
 // tells (footprint_funccall.go): unannotated parts are marked.
 func (k *Kernel) smpCallWith(t *sched.Task, target int, fn func(c *cpu.CPU), how csdCall) error {
 	if target < 0 || target >= len(k.M.CPUs) || !k.S.CPUOnline(target) {
-		return uapi.ENXIO // "if (cpu >= nr_cpu_ids || !cpu_online(cpu)) err = -ENXIO"
+		k.markCSDDone(t.CPU(), how) // the return into the caller, as after a call
+		return uapi.ENXIO           // "if (cpu >= nr_cpu_ids || !cpu_online(cpu)) err = -ENXIO"
 	}
 	c := t.CPU()
 	if target == c.ID {
