@@ -189,13 +189,6 @@ func (k *Kernel) markReleaseReturn(t *sched.Task, viaTaskWork bool) {
 	}
 }
 
-// markRelease marks the release as reaching code nobody annotated: fn.
-func (k *Kernel) markRelease(t *sched.Task, fn string) {
-	if c := k.setupCPU(t); c != nil {
-		c.Unaudited(fn)
-	}
-}
-
 // accessInheritOracle annotates the inherit oracle's look at a released
 // original's counts (inhAtRelease: no kernel code, but what it reads
 // decides an outcome): its count and child_count. Children it once had
