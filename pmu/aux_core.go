@@ -321,7 +321,7 @@ func (k *Kernel) perfEventAuxPause(c *cpu.CPU, e *Event, pause bool) {
 	}
 	c.LocalIrqRestore(flags)
 	if fp {
-		accessAuxPausePut(c, buf)
+		k.accessRBPut(buf) // footprint_setup.go
 	}
 	k.ringBufferPut(buf)
 }

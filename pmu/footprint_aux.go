@@ -15,7 +15,7 @@ import (
 //     buffer returns into its caller at once;
 //   - "perf_event_aux_pause:irqs-off": READ_ONCE(rb->aux_in_pause_resume);
 //     found set, the request is dropped (the model's counts of it are
-//     observables), irqs restored, ring_buffer_put() (accessAuxPausePut)
+//     observables), irqs restored, ring_buffer_put() (accessRBPut)
 //     and back into __perf_event_overflow() and its caller, whose code is
 //     annotated (footprint_overflow.go: the same return as the fragment at
 //     perf_output_put_handle:nest-zero, and before the sample the same
@@ -70,15 +70,6 @@ func accessAuxPauseGet(c *cpu.CPU, e *Event) {
 	c.AccessMarkedOnly(e, "event->rb", cpu.MarkedRead, "ring_buffer_get") // core.c: ring_buffer_get(): rb = rcu_dereference(event->rb)
 	if e.rb != nil {
 		c.AccessMarkedOnly(e.rb, "rb->refcount", cpu.MarkedWrite, "ring_buffer_get") // core.c: ring_buffer_get(): if (!refcount_inc_not_zero(&rb->refcount))
-	}
-}
-
-// accessAuxPausePut annotates perf_event_aux_pause()'s ring_buffer_put():
-// the refcount; the last reference's free (rb_free_rcu()) is marked.
-func accessAuxPausePut(c *cpu.CPU, buf *rb.Buffer) {
-	c.AccessMarkedOnly(buf, "rb->refcount", cpu.MarkedWrite, "ring_buffer_put") // core.c: ring_buffer_put(): if (!refcount_dec_and_test(&rb->refcount))
-	if buf.Refcount() <= 1 {
-		c.Unaudited("rb_free_rcu") // the last reference: the buffer freed
 	}
 }
 

@@ -104,12 +104,8 @@ func AuxOutputBegin(s Stepper, h *AuxHandle, rb *Buffer, ev AuxEvent) any {
 	h.Size = 0
 	h.AuxFlags = 0
 	if !rb.aux.overwrite {
-		tail := rb.User.AuxTail // READ_ONCE(rb->user_page->aux_tail)
 		h.Wakeup = rb.aux.wakeup + rb.aux.watermark
-		size := rb.AuxSize()
-		if h.Head-tail < size {
-			h.Size = (tail - (h.Head + 1)) & (size - 1) // CIRC_SPACE(aux_head, aux_tail, size)
-		}
+		h.Size = rb.auxRoom()
 		if h.Size == 0 {
 			ev.DisableInatomic()
 			ev.Wakeup() // perf_output_wakeup(handle)
@@ -141,6 +137,18 @@ func (rb *Buffer) rbNeedAuxWakeup() bool {
 		return true
 	}
 	return false
+}
+
+// auxRoom is the room perf_aux_output_begin() finds in a (not overwrite)
+// area now: CIRC_SPACE(aux_head, aux_tail, size), 0 when full.
+// kernel/events/ring_buffer.c: perf_aux_output_begin()
+func (rb *Buffer) auxRoom() uint64 {
+	tail := rb.User.AuxTail // READ_ONCE(rb->user_page->aux_tail)
+	size := rb.AuxSize()
+	if rb.aux.head-tail >= size {
+		return 0
+	}
+	return (tail - (rb.aux.head + 1)) & (size - 1) // CIRC_SPACE(aux_head, aux_tail, size)
 }
 
 // AuxOutputEnd commits size bytes (or, in overwrite mode, moves aux_head to

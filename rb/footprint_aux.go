@@ -111,7 +111,7 @@ func (rb *Buffer) accessAuxBeginRest(h *AuxHandle) {
 		rb.acc.Annotate(rb, "rb->aux_head", OpMarkedRead, fn)   // ring_buffer.c: perf_aux_output_begin(): aux_head = rb->aux_head
 		rb.acc.Annotate(rb, FieldAuxTail, OpMarkedRead, fn)     // ring_buffer.c: perf_aux_output_begin(): aux_tail = READ_ONCE(rb->user_page->aux_tail)
 		rb.acc.Annotate(rb, "rb->aux_wakeup", OpMarkedRead, fn) // ring_buffer.c: perf_aux_output_begin(): handle->wakeup = rb->aux_wakeup + rb->aux_watermark
-		full = AuxRoom(rb) == 0
+		full = rb.auxRoom() == 0
 	}
 	if rb.aux.nest == 0 && full {
 		rb.acc.Unaudited("perf_event_disable_inatomic")                      // ring_buffer.c: perf_aux_output_begin(): if (!handle->size) { perf_event_disable_inatomic(handle->event); ...
@@ -130,15 +130,4 @@ func (rb *Buffer) accessAuxBeginReturn(h *AuxHandle) {
 	if !h.CallerAudited {
 		rb.acc.Unaudited("perf_aux_output_begin's caller") // the driver's code after it, nobody annotated
 	}
-}
-
-// AuxRoom is the room perf_aux_output_begin() finds in a (not overwrite)
-// area now: CIRC_SPACE(aux_head, aux_tail, size), 0 when full.
-func AuxRoom(rb *Buffer) uint64 {
-	tail := rb.User.AuxTail
-	size := rb.AuxSize()
-	if rb.aux.head-tail >= size {
-		return 0
-	}
-	return (tail - (rb.aux.head + 1)) & (size - 1)
 }
