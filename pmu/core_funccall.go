@@ -358,7 +358,7 @@ func (k *Kernel) __perfInstallInContext(c *cpu.CPU, e *Event, ctx *Context) erro
 	}
 	k.accessEvent(c, e, "event->state", cpu.MarkedRead, "__perf_install_in_context") // core.c: __perf_install_in_context(): if (event->state > PERF_EVENT_STATE_OFF && is_cgroup_event(event))
 	if e.state > StateOff && e.cgrp != nil {
-		k.markInstall(c, "perf_cgroup_from_task") // a cgroup event's match: nobody annotated it
+		markOpen(c, "perf_cgroup_from_task") // a cgroup event's match: nobody annotated it
 		// "If the current cgroup doesn't match the event's cgroup, we
 		// should not try to schedule it."
 		reprogram = k.S.CgroupOf(sched.TaskOf(c.Curr())).IsDescendant(e.cgrp.cg)

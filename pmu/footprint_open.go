@@ -90,13 +90,6 @@ func (k *Kernel) accessTaskCurr(c *cpu.CPU, p *sched.Task, fn string) {
 	}
 }
 
-// markInstall marks a path of the install nobody annotated: fn.
-func (k *Kernel) markInstall(c *cpu.CPU, fn string) {
-	if c != nil {
-		c.Unaudited(fn)
-	}
-}
-
 // accessTimeFreeze annotates ctx_time_freeze()'s update of the context's
 // time on c (ctx active here: this CPU's cpuctx), and marks the cgroup's
 // time (update_cgrp_time_from_cpuctx()) when the CPU has a cgroup.
@@ -253,7 +246,8 @@ func (k *Kernel) openCPU(t *sched.Task, uattr *Attr, groupFD int, flags uint64) 
 	return c
 }
 
-// markOpen marks a path of an annotated open nobody annotated: fn.
+// markOpen marks a path of an annotated open (or its install) nobody
+// annotated: fn.
 func markOpen(c *cpu.CPU, fn string) {
 	if c != nil {
 		c.Unaudited(fn)
