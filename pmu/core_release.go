@@ -73,12 +73,13 @@ func (l *eventLife) isFreed(now sim.Time) bool { return l.freeQueued && now >= l
 // perfEventReleaseKernel kills the event: removes it from its context where
 // the context lives (event_function_call), marks it DEAD, releases its
 // children, then drops the file's reference; the last reference frees it.
-// viaTaskWork says it runs as ____fput's task work, which returns into
-// task_work_run() (annotated, sched/footprint_taskwork.go); else it runs
+// via says where it runs: as ____fput's task work, which returns into
+// task_work_run() (annotated, sched/footprint_taskwork.go), in close(2)
+// (fput_close_sync(): back into the syscall's return, annotated), or
 // inside fput()'s caller (delayed_fput() of a task past exit_task_work()),
 // whose code after it is marked (footprint_release.go).
 // kernel/events/core.c: perf_event_release_kernel()
-func (k *Kernel) perfEventReleaseKernel(t *sched.Task, e *Event, viaTaskWork bool) {
+func (k *Kernel) perfEventReleaseKernel(t *sched.Task, e *Event, via releaseVia) {
 	k.accessRelease(t, e, "event->ctx", cpu.PlainRead) // kernel/events/core.c: perf_event_release_kernel(): struct perf_event_context *ctx = event->ctx
 	if e.ctx != nil {
 		// perf_remove_from_owner(); ctx = perf_event_ctx_lock(event)
@@ -101,7 +102,7 @@ func (k *Kernel) perfEventReleaseKernel(t *sched.Task, e *Event, viaTaskWork boo
 	k.stats.closes++
 	k.accessPutEvent(t, e)
 	k.putEvent(t, e)
-	k.markReleaseReturn(t, viaTaskWork)
+	k.markReleaseReturn(t, via)
 }
 
 // perfEventReleaseChildren removes and puts every event inherited from e,

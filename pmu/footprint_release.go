@@ -182,9 +182,9 @@ func (k *Kernel) accessFreeEvent(t *sched.Task, e *Event) {
 }
 
 // markReleaseReturn marks the release's return into fput()'s caller when
-// it ran there at once (not as task work).
-func (k *Kernel) markReleaseReturn(t *sched.Task, viaTaskWork bool) {
-	if c := k.setupCPU(t); c != nil && !viaTaskWork {
+// it ran there at once (delayed_fput()): not as task work, not in close(2).
+func (k *Kernel) markReleaseReturn(t *sched.Task, via releaseVia) {
+	if c := k.setupCPU(t); c != nil && via == releaseDelayed {
 		c.Unaudited("__fput's caller") // fs/file_table.c: fput() -> __fput() run by the caller (delayed_fput())
 	}
 }

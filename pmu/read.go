@@ -259,7 +259,8 @@ func (k *Kernel) __perfEventRead(c *cpu.CPU, e *Event, group bool) {
 }
 
 // Close closes a perf fd. The event is released when its last file
-// reference goes: a mapping keeps it alive (vma->vm_file). The body is
+// reference goes, here in the syscall (fputClose): a mapping keeps it
+// alive (vma->vm_file), and its munmap() then drops the last. The body is
 // annotated (footprint_release.go): the syscall's entry fragment, up to
 // its exit, may be complete.
 // fs/open.c: SYSCALL_DEFINE1(close) -> file_close_fd(), filp_flush(), fput_close_sync()
@@ -272,36 +273,55 @@ func (k *Kernel) Close(t *sched.Task, fd int) (err error) {
 		k.accessFileClose(t)
 		t.Files.Close(int64(fd)) // file_close_fd()
 		k.accessCloseFput(t, e)
-		k.fput(t, e)
+		k.fputClose(t, e)
 	})
 	return err
 }
 
-// fput drops a file reference; the last one releases the event.
-// fs/file_table.c: fput() -> __fput() -> perf_release()
+// fput drops a file reference; the last one releases the event as task
+// work (____fput) when t returns to user mode, not here, where the caller
+// may hold mmap_lock (munmap's perf_mmap_close()); a task past
+// exit_task_work() has it done at once (delayed_fput()).
+// fs/file_table.c: fput() -> task_work_add(____fput) -> __fput() -> perf_release()
 func (k *Kernel) fput(t *sched.Task, e *Event) {
+	if !k.dropFileRef(e) {
+		return
+	}
+	if t == nil || k.S.TaskWorkAdd(t.CPU(), t, sched.TaskWork{Name: "____fput", Fn: func(t *sched.Task) { k.__fput(t, e, releaseTaskWork) }}, sched.TWAResume) != nil {
+		k.__fput(t, e, releaseDelayed)
+	}
+}
+
+// dropFileRef drops one reference to e's file and reports whether it was
+// the last.
+// include/linux/file_ref.h: file_ref_put()
+func (k *Kernel) dropFileRef(e *Event) bool {
 	e.fileRefs--
 	if e.fileRefs < 0 {
 		panicCrash("fput: file refcount of event %d below zero", e.id)
 	}
-	if e.fileRefs == 0 {
-		// The last reference: the release runs as task work when t returns
-		// to user mode (____fput), not here, where the caller may hold
-		// mmap_lock (munmap's perf_mmap_close()); a task past
-		// exit_task_work() has it done at once (delayed_fput()).
-		viaTaskWork := true
-		release := func(t *sched.Task) {
-			k.accessReleaseFasync(t, e)
-			if e.file.async { // __fput(): "if (unlikely(file->f_flags & FASYNC))" fasync(-1, file, 0)
-				e.file.onList = false
-			}
-			k.perfEventReleaseKernel(t, e, viaTaskWork)
-		}
-		if t == nil || k.S.TaskWorkAdd(t.CPU(), t, sched.TaskWork{Name: "____fput", Fn: release}, sched.TWAResume) != nil {
-			viaTaskWork = false
-			release(t)
-		}
+	return e.fileRefs == 0
+}
+
+// releaseVia says where __fput() of a perf file runs, which decides what
+// the release returns into.
+type releaseVia uint8
+
+const (
+	releaseTaskWork releaseVia = iota // ____fput's task work: back into task_work_run() (annotated)
+	releaseInClose                    // close(2)'s fput_close_sync(): back into the syscall's return (annotated)
+	releaseDelayed                    // delayed_fput() of a task past exit_task_work(): into fput()'s caller, marked
+)
+
+// __fput releases the file's event: the fasync entry off, then
+// perf_release().
+// fs/file_table.c: __fput() -> perf_release() -> perf_event_release_kernel()
+func (k *Kernel) __fput(t *sched.Task, e *Event, via releaseVia) {
+	k.accessReleaseFasync(t, e)
+	if e.file.async { // __fput(): "if (unlikely(file->f_flags & FASYNC))" fasync(-1, file, 0)
+		e.file.onList = false
 	}
+	k.perfEventReleaseKernel(t, e, via)
 }
 
 // __perfRemoveFromContext schedules the event (and, as leader, detaches its

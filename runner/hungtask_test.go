@@ -40,7 +40,7 @@ func TestHungTaskOracle(t *testing.T) {
 		{"today", nil},
 		{"pre-74751ef5c191", []string{"hung-task at 40.2us: INFO: task parent:101 blocked in D since 20.2us (for 20us when the run ran out of work; " +
 			"khungtaskd reports after hung_task_timeout_secs=120), asleep after step perf_event_free_task:wait_var_event on cpu0: wait_var_event(&ctx->refcount) in perf_event_free_task(): " +
-			"the context of failed fork parent/104 has refcount 1, waiting for 1; it went to 1 at perf_event_release_kernel on cpu1 by helper/102 " +
+			"the context of failed fork parent/104 has refcount 1, waiting for 1; it went to 1 at perf_event_release_kernel on cpu1 by helper/102 in close " +
 			"after step perf_event_task_sched_in at 20.2us, which woke nobody (no wake_up_var()); " +
 			"nothing left can wake it: every other task exited or is blocked, no timer armed"}},
 	} {

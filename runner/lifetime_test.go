@@ -27,7 +27,7 @@ func TestLifetimeOracleFindsChildLeak(t *testing.T) {
 			"(inherited from event 1, its task exited); " +
 			"last reference taken by atomic_long_inc_not_zero(&event->refcount) on cpu0 in nmi context over parent/103 after step syscall_enter_from_user_mode at 1.867us, " +
 			"last dropped by put_event on cpu0 by parent/103 after step task_work_run:perf_pending_task at 500.2us; " +
-			"free_event() refused it (\"unexpected event refcount\") at free_event on cpu1 by closer/102 after step perf_event_release_kernel:child-detached at 150.1us"}},
+			"free_event() refused it (\"unexpected event refcount\") at free_event on cpu1 by closer/102 in close after step perf_event_release_kernel:child-detached at 150.1us"}},
 	} {
 		// cost-model=free: the report names times; the leak does not depend on costs.
 		_, res, err := RunOnce(f, Options{Knobs: map[string]string{"child-release": tc.value, "cost-model": "free"}, Chooser: sim.NewRandom(1)})

@@ -31,11 +31,35 @@ type ExitMMHook interface {
 }
 
 // FileHook is told when t drops a reference to an anon inode file (perf's
-// event) it held through an fd: close(), do_close_on_exec(). The hook is
-// the file's f_op: the last reference releases it.
+// event) it held through an fd: do_close_on_exec(), exit_files(), and
+// close(2) unless the hook is a FileCloseHook too. The hook is the file's
+// f_op: the last reference releases it.
 // fs/file_table.c: fput()
 type FileHook interface {
 	Fput(t *Task, f mm.AnonFile)
+}
+
+// FileCloseHook is a FileHook told apart of close(2)'s drop of a reference:
+// today the last one releases the file in the syscall (fput_close_sync()),
+// where every other fput() defers it to task work.
+// fs/open.c: SYSCALL_DEFINE1(close)
+type FileCloseHook interface {
+	FputClose(t *Task, f mm.AnonFile)
+}
+
+// fputClose is close(2)'s fput(): a FileCloseHook hears of it as such,
+// another FileHook as an fput().
+func (s *Sched) fputClose(t *Task, f *mm.OpenFile) {
+	if f == nil || f.Anon == nil {
+		return
+	}
+	s.eachHook(func(h any) {
+		if c, ok := h.(FileCloseHook); ok {
+			c.FputClose(t, f.Anon)
+		} else if c, ok := h.(FileHook); ok {
+			c.Fput(t, f.Anon)
+		}
+	})
 }
 
 // fput drops the reference t's closed fd held on f: an anon inode file's
@@ -138,10 +162,10 @@ func errno(e uapi.Errno) int64 { return -int64(e) }
 // sysModels are the modelled bodies by entry name: each returns what the
 // syscall returns (a negative errno on failure).
 var sysModels = map[string]func(s *Sched, t *Task, a *[6]uint64) int64{
-	// fs/open.c: SYSCALL_DEFINE1(close)
+	// fs/open.c: SYSCALL_DEFINE1(close): file_close_fd(), fput_close_sync()
 	"close": func(s *Sched, t *Task, a *[6]uint64) int64 {
 		f, err := t.Files.Close(int64(int32(a[0])))
-		s.fput(t, f)
+		s.fputClose(t, f) // fput_close_sync()
 		return errno(err)
 	},
 	// fs/read_write.c: ksys_write(): the count is written to an open fd.

@@ -1,0 +1,88 @@
+package pmu
+
+import (
+	"perfsim/mm"
+	"perfsim/sched"
+	"perfsim/sim"
+)
+
+// close(2) of an fd whose file has no other reference releases the file
+// in the syscall itself today: "We're returning to user space. Don't
+// bother with any delayed fput() cases." Before 021a160abf62 (v6.6) it
+// went through filp_close() -> fput(), which queues ____fput as task work
+// (task_work_add(TWA_RESUME)), so perf_release() ran on the way back to
+// user mode, after the syscall's exit, in the same task_work_run() batch as
+// any perf_pending_task() already queued. Every other last fput() (munmap's
+// vma, exit_files(), do_close_on_exec(), an ioctl's or read's fdput()) is
+// still deferred today.
+
+// closeFputKnob picks close(2)'s drop of the file's reference.
+var closeFputKnob = sim.KnobSpec{
+	Name:   "close-fput",
+	Values: []string{"today", "pre-021a160abf62"},
+	Help: "close(2) of a perf fd holding the file's last reference: today fput_close_sync() runs __fput() -> perf_release() -> " +
+		"perf_event_release_kernel() inside the syscall, before sys_exit; pre-021a160abf62: filp_close() -> fput() queues ____fput as task " +
+		"work, so the release runs in exit_to_user_mode_loop()'s task_work_run(), after the syscall's exit and after any task work queued " +
+		"later (the list runs newest first). A mapping's reference keeps the file either way; munmap()'s, exit's and exec's last fput() are " +
+		"deferred in both. Implied by every knob that selects a kernel older than v6.6 (preV66Knobs)",
+	Source: "021a160abf62 fs: use __fput_sync in close(2) (Mateusz Guzik, v6.6-rc1); fput_close_sync(): fs: use fput_close_sync() in close() " +
+		"(Mateusz Guzik, v6.15)",
+	Package: "pmu",
+}
+
+func init() { KnobSpecs = append(KnobSpecs, closeFputKnob) }
+
+// preV66Knobs are the knob values that select a kernel older than v6.6,
+// whose close(2) had no fput_close_sync(): each implies
+// close-fput=pre-021a160abf62, so a race replayed on its kernel releases
+// the event where that kernel did.
+var preV66Knobs = [...][2]string{
+	{"addr-filter-clone", "pre-18736eef1213"},        // v5.1
+	{"addr-filter-kernel-match", "pre-7f635ff187ab"}, // v4.18
+	{"addr-filter-range", "pre-52a44f83fc2d"},        // v5.1
+	{"addr-filter-range", "pre-c60f83b813e5"},        // v5.0
+	{"exit-event", "pre-ef54c1a476ae"},               // v5.13
+	{"pause-output-rb-check", "posted"},              // 2016
+	{"pebs-disable-order", "pre-6f55967ad9d9"},       // v5.2
+	{"pending-task-ref", "pre-517e6a301f34"},         // v6.1
+	{"pmu-ctx-serialize", "pre-4f64a6c9f6f1"},        // v6.2
+	{"release-child-free", "pre-82d94856fa22"},       // v4.19
+	{"task-function-call", "pre-6d6b8b9f4fce"},       // v5.9
+}
+
+// closeFputDeferred reports close-fput=pre-021a160abf62, given or implied
+// by a knob of an older kernel (preV66Knobs).
+func (k *Kernel) closeFputDeferred() bool {
+	if k.KnobIs(closeFputKnob.Name, "pre-021a160abf62") {
+		return true
+	}
+	for _, kv := range preV66Knobs {
+		if k.KnobIs(kv[0], kv[1]) {
+			return true
+		}
+	}
+	return false
+}
+
+// FputClose implements sched.FileCloseHook: close(2) dropped the reference
+// t's fd held on f.
+// fs/open.c: SYSCALL_DEFINE1(close) -> fput_close_sync()
+func (k *Kernel) FputClose(t *sched.Task, f mm.AnonFile) {
+	if e, ok := f.(*Event); ok && e.k == k {
+		k.fputClose(t, e)
+	}
+}
+
+// fputClose is close(2)'s drop of the file's reference: the last one
+// releases the event here, in the syscall (fput_close_sync()), or, before
+// 021a160abf62, as ____fput's task work (fput()).
+// fs/file_table.c: fput_close_sync(): if (likely(file_ref_put_close(&file->f_ref))) __fput(file)
+func (k *Kernel) fputClose(t *sched.Task, e *Event) {
+	if t == nil || k.closeFputDeferred() {
+		k.fput(t, e)
+		return
+	}
+	if k.dropFileRef(e) {
+		k.__fput(t, e, releaseInClose)
+	}
+}
