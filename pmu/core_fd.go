@@ -19,7 +19,8 @@ import (
 func (e *Event) GetFile() { e.fileRefs++ }
 
 // Fput implements sched.FileHook: an fd of t that held an event's file was
-// closed (close(), do_close_on_exec()).
+// closed other than by close(2) (do_close_on_exec(), exit_files(); close(2)
+// is FputClose, knob_close_fput.go).
 // fs/open.c: filp_close() -> fs/file_table.c: fput()
 func (k *Kernel) Fput(t *sched.Task, f mm.AnonFile) {
 	if e, ok := f.(*Event); ok && e.k == k {

@@ -24,7 +24,9 @@ var closeFputKnob = sim.KnobSpec{
 		"perf_event_release_kernel() inside the syscall, before sys_exit; pre-021a160abf62: filp_close() -> fput() queues ____fput as task " +
 		"work, so the release runs in exit_to_user_mode_loop()'s task_work_run(), after the syscall's exit and after any task work queued " +
 		"later (the list runs newest first). A mapping's reference keeps the file either way; munmap()'s, exit's and exec's last fput() are " +
-		"deferred in both. Implied by every knob that selects a kernel older than v6.6 (preV66Knobs)",
+		"deferred in both. Implied by the old values of the knobs of kernels older than v6.6: addr-filter-clone, addr-filter-kernel-match, " +
+		"addr-filter-range, exit-event, pause-output-rb-check, pebs-disable-order, pending-task-ref, pmu-ctx-serialize, release-child-free, " +
+		"task-function-call",
 	Source: "021a160abf62 fs: use __fput_sync in close(2) (Mateusz Guzik, v6.6-rc1); fput_close_sync(): fs: use fput_close_sync() in close() " +
 		"(Mateusz Guzik, v6.15)",
 	Package: "pmu",
@@ -42,7 +44,6 @@ var preV66Knobs = [...][2]string{
 	{"addr-filter-range", "pre-52a44f83fc2d"},        // v5.1
 	{"addr-filter-range", "pre-c60f83b813e5"},        // v5.0
 	{"exit-event", "pre-ef54c1a476ae"},               // v5.13
-	{"pause-output-rb-check", "posted"},              // 2016
 	{"pebs-disable-order", "pre-6f55967ad9d9"},       // v5.2
 	{"pending-task-ref", "pre-517e6a301f34"},         // v6.1
 	{"pmu-ctx-serialize", "pre-4f64a6c9f6f1"},        // v6.2
@@ -53,7 +54,7 @@ var preV66Knobs = [...][2]string{
 // closeFputDeferred reports close-fput=pre-021a160abf62, given or implied
 // by a knob of an older kernel (preV66Knobs).
 func (k *Kernel) closeFputDeferred() bool {
-	if k.KnobIs(closeFputKnob.Name, "pre-021a160abf62") {
+	if k.KnobIs(closeFputKnob.Name, "pre-021a160abf62") || k.Opts.Knobs.PauseOutputRBCheck == "posted" { // the ioctl as posted in 2016
 		return true
 	}
 	for _, kv := range preV66Knobs {
