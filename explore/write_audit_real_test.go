@@ -135,8 +135,9 @@ func TestWriteAuditRealModel(t *testing.T) {
 		"perf_ioctl:ctx-locked", "perf_ioctl:fdget", "perf_mmap_close:detached", "ring_buffer_attach:rb-set",
 		// perf_event_open()'s install of a task's event while the task does not run (pmu/footprint_open.go)
 		"perf_install_in_context:ctx-locked",
-		// perf record's close of its events (pmu/footprint_release.go)
-		"task_work_run:____fput", "perf_event_release_kernel:ctx-locked", "perf_remove_from_context:inactive"}
+		// perf record's close of its events (pmu/footprint_release.go): the
+		// release in close(2) itself (fput_close_sync())
+		"perf_event_release_kernel:ctx-locked", "perf_remove_from_context:inactive"}
 	for _, tc := range []struct {
 		name, src string
 		// checked: the syscall entry and exit fragments (sched/footprint_entry.go)
