@@ -132,7 +132,8 @@ func (k *Kernel) accessAddEventToCtx(c *cpu.CPU, e *Event, ctx *Context) {
 		c.Unaudited("perf_cgroup_event_enable") // a cgroup event's time and cpuctx->cgrp
 	}
 	if l := e.leader; l != nil && l != e {
-		c.AccessMarkedOnly(l, "event->sibling_list", cpu.MarkedWrite, "perf_group_attach") // kernel/events/core.c: perf_group_attach(): list_add_tail(&event->sibling_list, &group_leader->sibling_list)
+		c.AccessMarkedOnly(l, "event->ctx", cpu.MarkedRead, "perf_group_attach")           // kernel/events/core.c: perf_group_attach(): WARN_ON_ONCE(group_leader->ctx != event->ctx)
+		c.AccessMarkedOnly(l, "event->sibling_list", cpu.MarkedWrite, "perf_group_attach") // kernel/events/core.c: perf_group_attach(): group_leader->group_caps &= event->event_caps (the model's is its siblings'); list_add_tail(&event->sibling_list, &group_leader->sibling_list)
 	}
 }
 
