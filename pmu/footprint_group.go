@@ -87,3 +87,19 @@ func accessSiblingWalk(c *cpu.CPU, l *Event) {
 	}
 	c.AccessMarkedOnly(l, "event->sibling_list", cpu.PlainRead, "perf_group_attach") // kernel/events/core.c: perf_group_attach(): for_each_sibling_event(pos, group_leader)
 }
+
+// getAuxEventOpen is perf_event_open()'s perf_get_aux_event() of e (an
+// aux_output, aux_pause or aux_resume event) to its group leader, on c
+// (ctx->mutex held), annotated: the checks read the leader's PMU (which
+// does not change) and its state (the model's stand-in for
+// atomic_long_inc_not_zero(&group_leader->refcount): a dead leader; the
+// model takes no reference), then the link, e's own field. A failure is the
+// open's error path (openFail marks it).
+// kernel/events/core.c: perf_get_aux_event()
+func (k *Kernel) getAuxEventOpen(c *cpu.CPU, e, leader *Event) bool {
+	if c != nil && leader != nil {
+		c.AccessMarkedOnly(leader, "event->state", cpu.MarkedRead, "perf_get_aux_event") // kernel/events/core.c: perf_get_aux_event(): atomic_long_inc_not_zero(&group_leader->refcount) (the model: the leader's state)
+		c.AccessMarkedOnly(e, "event->aux_event", cpu.PlainWrite, "perf_get_aux_event")  // kernel/events/core.c: perf_get_aux_event(): event->aux_event = group_leader
+	}
+	return perfGetAuxEvent(e, leader)
+}

@@ -7,6 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"perfsim/pmu"
+	"perfsim/pmu/pt"
 	"perfsim/sched"
 	"perfsim/sim"
 	"perfsim/uapi"
@@ -80,6 +81,81 @@ func TestGroupAttachFootprints(t *testing.T) {
 			}
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("perf_group_attach()'s fragments (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestGroupAuxMemberOpen: the open of an aux_pause or aux_resume member of
+// an intel_pt group (c2's cycles/aux-action=pause/) is annotated, its
+// perf_get_aux_event() too: the entry fragment writes the member's
+// aux_event link, and the member's attach reaches its three step points.
+// The group's first hardware member moves the group to the hardware PMU's
+// pmu_ctx (intel_pt is in the software context: move_group), which is
+// marked where it begins; a second is not marked at all.
+func TestGroupAuxMemberOpen(t *testing.T) {
+	attach := []string{"perf_group_attach:list_add_tail", "perf_group_attach:nr_siblings", "perf_group_attach:header_size"}
+	for _, tc := range []struct {
+		name   string
+		second bool // a plain hardware member opened first
+		marks  []string
+	}{
+		{name: "the first hardware member: move_group marked", marks: []string{"UNAUDITED move_group"}},
+		{name: "a second hardware member", second: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			mc := newMachine(t, 1, nil, pmu.Knobs{})
+			if err := mc.k.RegisterPMU(pt.New(mc.k, 1000, 4096, pt.DefaultCaps)); err != nil {
+				t.Fatal(err)
+			}
+			l := &fragLog{}
+			mc.m.OnSegments(l)
+			n := 0
+			mc.s.Spawn("opener", sched.MaskOf(0), sched.Call(func(t2 *sched.Task) {
+				leader := pmu.Attr{Type: pt.TypeIntelPT, Size: uapi.AttrSize, AuxStartPaused: true, ExcludeUser: true}
+				group, err := mc.k.PerfEventOpen(t2, &leader, 0, -1, -1, 0)
+				if err != nil {
+					panic(err)
+				}
+				if tc.second {
+					a := cyclesAttr(100000)
+					if _, err := mc.k.PerfEventOpen(t2, &a, 0, -1, group, 0); err != nil {
+						panic(err)
+					}
+				}
+				a := cyclesAttr(6800)
+				a.AuxPause = true
+				n = len(l.frags)
+				if _, err := mc.k.PerfEventOpen(t2, &a, 0, -1, group, 0); err != nil {
+					panic(err)
+				}
+			}))
+			if err := mc.m.Run(sim.Second); err != nil {
+				t.Fatal(err)
+			}
+			type summary struct {
+				Marks          []string // the UNAUDITED marks of the member's entry fragment
+				AuxEventLinked bool     // it writes event->aux_event
+				Starts         []string // the perf_group_attach step points reached after it
+			}
+			var got summary
+			if l.frags[n][0] != "syscall_enter_from_user_mode" {
+				t.Fatalf("the member's open starts with %q, want its syscall entry", l.frags[n][0])
+			}
+			for _, x := range l.frags[n][1:] {
+				if strings.HasPrefix(x, "UNAUDITED ") {
+					got.Marks = append(got.Marks, x)
+				}
+				got.AuxEventLinked = got.AuxEventLinked || x == "event->aux_event w"
+			}
+			for _, f := range l.frags[n+1:] {
+				if strings.HasPrefix(f[0], "perf_group_attach:") && len(got.Starts) < len(attach) {
+					got.Starts = append(got.Starts, f[0])
+				}
+			}
+			want := summary{Marks: tc.marks, AuxEventLinked: true, Starts: attach}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("the aux_pause member's open (-want +got):\n%s", diff)
 			}
 		})
 	}

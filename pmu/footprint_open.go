@@ -240,8 +240,8 @@ func (k *Kernel) openCPU(t *sched.Task, uattr *Attr, groupFD int, flags uint64) 
 	if c == nil {
 		return nil
 	}
-	if uattr == nil || flags&(uapi.PERF_FLAG_PID_CGROUP|uapi.PERF_FLAG_FD_OUTPUT) != 0 || uattr.NeedAuxEvent() {
-		c.Unaudited("sys_perf_event_open") // a cgroup, an output event or an AUX event's link: not read
+	if uattr == nil || flags&(uapi.PERF_FLAG_PID_CGROUP|uapi.PERF_FLAG_FD_OUTPUT) != 0 {
+		c.Unaudited("sys_perf_event_open") // a cgroup or an output event: not read (an AUX event's link: footprint_group.go's getAuxEventOpen)
 		return nil
 	}
 	return c
