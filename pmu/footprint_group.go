@@ -25,8 +25,10 @@ import "perfsim/cpu"
 //     code after add_event_to_ctx() in each is the code a leader's install
 //     runs after it in the same fragment, annotated by h13-d
 //     (footprint_open.go: the unlock, the IPI's return, ctx_resched()'s first
-//     step point, perf_event_open()'s end and the syscall's exit). An
-//     inherited group (inherit.go) is attached with no CPU: no step point.
+//     step point, perf_event_open()'s end and the syscall's exit); but for
+//     a cgroup member, whose perf_cgroup_match() after the attach is
+//     marked (markGroupAttachReturn). An inherited group (inherit.go) is
+//     attached with no CPU: no step point.
 //
 // Keys and fields are those its readers use: the leader by its
 // perf_event_id, nr_siblings and group_generation as the leader's
@@ -86,6 +88,18 @@ func accessSiblingWalk(c *cpu.CPU, l *Event) {
 		return
 	}
 	c.AccessMarkedOnly(l, "event->sibling_list", cpu.PlainRead, "perf_group_attach") // kernel/events/core.c: perf_group_attach(): for_each_sibling_event(pos, group_leader)
+}
+
+// markGroupAttachReturn marks, at the end of the attach of e on c, the
+// return into a caller whose code after add_event_to_ctx() nobody
+// annotated for e: a cgroup event's (__perf_install_in_context()'s
+// event_filter_match() -> perf_cgroup_match(): the CPU's cgroup; a
+// leader's install marks it in its own fragment, where the cgroup's
+// perf_cgroup_event_enable() is marked).
+func markGroupAttachReturn(c *cpu.CPU, e *Event) {
+	if c != nil && e.cgrp != nil && e.k.M.FootprintListening() {
+		c.Unaudited("perf_cgroup_match") // kernel/events/core.c: __perf_install_in_context(): event_filter_match(event) -> perf_cgroup_match()
+	}
 }
 
 // getAuxEventOpen is perf_event_open()'s perf_get_aux_event() of e (an

@@ -34,6 +34,7 @@ func perfGroupAttach(c *cpu.CPU, e *Event) {
 		perfEventHeaderSize(s)
 		accessSiblingWalk(c, l)
 	}
+	markGroupAttachReturn(c, e)
 }
 
 // perfGroupDetach takes the event out of its group. A sibling leaves its
