@@ -135,6 +135,8 @@ func TestWriteAuditRealModel(t *testing.T) {
 		"perf_ioctl:ctx-locked", "perf_ioctl:fdget", "perf_mmap_close:detached", "ring_buffer_attach:rb-set",
 		// perf_event_open()'s install of a task's event while the task does not run (pmu/footprint_open.go)
 		"perf_install_in_context:ctx-locked",
+		// ... and its group members' perf_group_attach() (pmu/footprint_group.go)
+		"perf_group_attach:list_add_tail", "perf_group_attach:nr_siblings", "perf_group_attach:header_size",
 		// perf record's close of its events (pmu/footprint_release.go): the
 		// release in close(2) itself (fput_close_sync())
 		"perf_event_release_kernel:ctx-locked", "perf_remove_from_context:inactive"}

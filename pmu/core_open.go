@@ -189,7 +189,7 @@ func (k *Kernel) perfEventOpen(t *sched.Task, uattr *Attr, pid, cpuID, groupFD i
 	}
 	// Step 25: an event that needs an AUX event links to its AUX group
 	// leader (perf_get_aux_event, aux_core.go).
-	if a.NeedAuxEvent() && !perfGetAuxEvent(e, groupLeader) {
+	if a.NeedAuxEvent() && !k.getAuxEventOpen(oc, e, groupLeader) { // footprint_group.go: annotated
 		return openFail(oc, uapi.EINVAL)
 	}
 	// Step 26: exclusive PMUs (none here). Install.

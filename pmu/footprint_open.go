@@ -132,7 +132,8 @@ func (k *Kernel) accessAddEventToCtx(c *cpu.CPU, e *Event, ctx *Context) {
 		c.Unaudited("perf_cgroup_event_enable") // a cgroup event's time and cpuctx->cgrp
 	}
 	if l := e.leader; l != nil && l != e {
-		c.AccessMarkedOnly(l, "event->sibling_list", cpu.MarkedWrite, "perf_group_attach") // kernel/events/core.c: perf_group_attach(): list_add_tail(&event->sibling_list, &group_leader->sibling_list)
+		c.AccessMarkedOnly(l, "event->ctx", cpu.MarkedRead, "perf_group_attach")           // kernel/events/core.c: perf_group_attach(): WARN_ON_ONCE(group_leader->ctx != event->ctx)
+		c.AccessMarkedOnly(l, "event->sibling_list", cpu.MarkedWrite, "perf_group_attach") // kernel/events/core.c: perf_group_attach(): group_leader->group_caps &= event->event_caps (the model's is its siblings'); list_add_tail(&event->sibling_list, &group_leader->sibling_list)
 	}
 }
 
@@ -239,8 +240,8 @@ func (k *Kernel) openCPU(t *sched.Task, uattr *Attr, groupFD int, flags uint64) 
 	if c == nil {
 		return nil
 	}
-	if uattr == nil || flags&(uapi.PERF_FLAG_PID_CGROUP|uapi.PERF_FLAG_FD_OUTPUT) != 0 || uattr.NeedAuxEvent() {
-		c.Unaudited("sys_perf_event_open") // a cgroup, an output event or an AUX event's link: not read
+	if uattr == nil || flags&(uapi.PERF_FLAG_PID_CGROUP|uapi.PERF_FLAG_FD_OUTPUT) != 0 {
+		c.Unaudited("sys_perf_event_open") // a cgroup or an output event: not read (an AUX event's link: footprint_group.go's getAuxEventOpen)
 		return nil
 	}
 	return c

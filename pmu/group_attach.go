@@ -19,15 +19,22 @@ func perfEventHeaderSize(e *Event) {
 // kernel/events/core.c: perf_group_attach()
 func perfGroupAttach(c *cpu.CPU, e *Event) {
 	l := e.leader
-	l.siblings = append(l.siblings, e) // list_add_tail(&event->sibling_list, ...)
+	l.siblings = append(l.siblings, e) // list_add_tail(&event->sibling_list, ...): annotated by the caller's accessAddEventToCtx
 	stepGroup(c, "perf_group_attach:list_add_tail")
+	accessGroupAttachNr(c, l) // footprint_group.go, as the rest
 	l.nrSiblings++
 	stepGroup(c, "perf_group_attach:nr_siblings")
+	accessGroupGeneration(c, l)
+	accessHeaderSize(c, l)
 	perfEventHeaderSize(l)
+	accessSiblingWalk(c, l)
 	for _, s := range l.siblings {
 		stepGroup(c, "perf_group_attach:header_size")
+		accessHeaderSize(c, s)
 		perfEventHeaderSize(s)
+		accessSiblingWalk(c, l)
 	}
+	markGroupAttachReturn(c, e)
 }
 
 // perfGroupDetach takes the event out of its group. A sibling leaves its
