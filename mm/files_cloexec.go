@@ -59,3 +59,8 @@ func (fl *Files) CloseOnExec() []*OpenFile {
 	fl.cloexec = nil // "fdt->close_on_exec[i] = 0;"
 	return closed
 }
+
+// CloexecSet reports whether some fd is marked close-on-exec (what
+// CloseOnExec would clear): the exec's annotation of its write
+// (sched/footprint_exec.go).
+func (fl *Files) CloexecSet() bool { return len(fl.cloexec) > 0 }
