@@ -4,6 +4,7 @@ import (
 	"perfsim/cpu"
 	"perfsim/rb"
 	"perfsim/sched"
+	"perfsim/uapi"
 )
 
 // The footprints of perf record's own user-mode code (tools/perf/
@@ -114,4 +115,70 @@ func (*KeepBudget) FootprintKey() string { return "perf.data keep budget" }
 func (ss *Session) annotated(t *sched.Task, step func(*sched.Task) error) (err error) {
 	ss.S.RunAnnotated(t, func() { err = step(t) })
 	return err
+}
+
+// perf's main and the workload's child side run as annotated user code
+// (sched.CallAnnotated: NewSession), so the fragments that start in them
+// (the task's first, from perf_event_task_sched_in; the return from each
+// syscall, exit_to_user_mode_loop) may be complete:
+//
+//   - main: record() and finish() between the annotated steps above only
+//     compute perf's own tables and flags (the filters' strings, the
+//     snapshot trigger, Err, Finished: read by perf's own code, by its
+//     signal handlers and by the actions' threads, all Go code nobody
+//     annotated, marked), except where they read the scheduler's or the
+//     kernel's objects without a syscall or write records: the -p/-t
+//     thread map from /proc (resolveThreads), the filters' symbols and
+//     their ioctls (resolveFilters, applyFilters), the -S snapshot at exit,
+//     the --overwrite tail's synthesis (its COMM reads the workload's comm),
+//     the PERF_FORMAT_LOST read of event->lost_samples: each of those runs
+//     with sched.Sched.RunUnannotated when it does anything (unannotated).
+//   - workloadChild: the cork's read(2) (its body, Go code nobody
+//     annotated, marked by enterBody), the cork's state read on the way
+//     back to user mode (accessCork), then the exec (sched's annotated
+//     execve body: sched/footprint_exec.go).
+
+// unannotated runs fn, a part of perf's code nobody annotated, with
+// sched.Sched.RunUnannotated when run says it does something there;
+// otherwise fn only computes perf's own memory and runs as the annotated
+// code around it.
+func (ss *Session) unannotated(t *sched.Task, run bool, fn func() error) (err error) {
+	if !run {
+		return fn()
+	}
+	ss.S.RunUnannotated(t, func() { err = fn() })
+	return err
+}
+
+// anyFilter reports whether an evsel has a --filter (resolveFilters
+// resolves its symbols; applyFilters sets it with an ioctl).
+func (ss *Session) anyFilter() bool {
+	for i := range ss.R.Evsels {
+		if ss.R.Evsels[i].Filter != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// readsLostSamples reports whether recordReadLostSamples reads an event's
+// lost_samples (an evsel with PERF_FORMAT_LOST and no PERF_FORMAT_GROUP).
+func (ss *Session) readsLostSamples() bool {
+	for i := range ss.R.Evsels {
+		if rf := ss.R.Evsels[i].Attr.ReadFormat; rf&uapi.PERF_FORMAT_LOST != 0 && rf&uapi.PERF_FORMAT_GROUP == 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// accessCork annotates the workload child's look at the cork pipe (perf's
+// write to it, evlist__start_workload(), makes its read return) and
+// reports whether perf wrote it. The write is in code nobody annotated
+// (startWorkload's body): marked.
+func (ss *Session) accessCork(t *sched.Task) bool {
+	if ss.S.M.FootprintListening() {
+		t.CPU().AccessMarkedOnly(&ss.Perf.Thread, "cork pipe", cpu.MarkedRead, "evlist__prepare_workload") // tools/perf/util/evlist.c: evlist__prepare_workload(): read(go_pipe[0], &bf, 1)
+	}
+	return ss.uncorked
 }
