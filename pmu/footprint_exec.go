@@ -25,9 +25,10 @@ import (
 //     there (the one that starts there is not declared). A context with
 //     none (perf_event_remove_on_exec() takes ctx->mutex) is marked.
 //   - perf_event_mmap()'s perf_addr_filters_adjust(): nr_mmap_events read;
-//     an executable file mapping then reads current's context, and an
-//     event of it with address filters (their ranges, the restart) is
-//     marked.
+//     an executable file mapping then reads current's context, and each
+//     event of it whose PMU has address filters takes the filters head's
+//     lock (ifh->lock, as perf_event_addr_filters_sync() annotates it); an
+//     event with filters set (their ranges, the restart) is marked.
 
 // accessExec annotates perf_event_exec() up to perf_event_enable_on_exec()'s
 // step point, and marks the paths above nobody annotated.
@@ -52,7 +53,7 @@ func (k *Kernel) accessExec(t *sched.Task) {
 
 // accessAddrFiltersAdjust annotates perf_event_mmap()'s test of
 // nr_mmap_events and perf_addr_filters_adjust()'s walk of current's
-// context up to an event with address filters, which is marked.
+// context up to an event with address filters set, which is marked.
 func (k *Kernel) accessAddrFiltersAdjust(t *sched.Task, v *mm.VMA) {
 	c := t.CPU()
 	c.AccessMarkedOnly(nrMmapEvents, "nr_mmap_events", cpu.MarkedRead, "perf_event_mmap") // kernel/events/core.c: perf_event_mmap(): if (atomic_read(&nr_mmap_events) == 0) return
@@ -66,8 +67,16 @@ func (k *Kernel) accessAddrFiltersAdjust(t *sched.Task, v *mm.VMA) {
 	}
 	c.AccessMarkedOnly(ctx, "ctx->event_list", cpu.MarkedRead, "perf_addr_filters_adjust") // kernel/events/core.c: perf_addr_filters_adjust(): list_for_each_entry_rcu(event, &ctx->event_list, ...)
 	for _, e := range ctx.events {
-		if hasAddrFilter(e) {
-			c.Unaudited("perf_addr_filters_adjust") // kernel/events/core.c: __perf_addr_filters_adjust(): the filters' ranges, perf_event_stop()
+		if !hasAddrFilter(e) {
+			continue // __perf_addr_filters_adjust(): if (!has_addr_filter(event)) return
+		}
+		ifh := e
+		if e.parent != nil {
+			ifh = e.parent // perf_event_addr_filters(): the parent's
+		}
+		c.AccessMarkedOnly(ifh, "ifh->lock", cpu.MarkedWrite, "__perf_addr_filters_adjust") // kernel/events/core.c: __perf_addr_filters_adjust(): raw_spin_lock_irqsave(&ifh->lock, flags); list_for_each_entry(filter, &ifh->list, entry)
+		if len(e.addrFilters().list) > 0 {
+			c.Unaudited("perf_addr_filters_adjust") // kernel/events/core.c: __perf_addr_filters_adjust(): a filter's range moved, event->addr_filters_gen++, perf_event_stop()
 			return
 		}
 	}
