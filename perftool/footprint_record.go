@@ -45,8 +45,8 @@ import (
 // have annotated bodies (sched.Sched.SyscallAnnotated): the model's
 // sys_write appends to the session's PerfData, perf's own (no other
 // context reads a file only perf writes), and takes from the keep budget
-// the run's sessions share (accessKeep). The cork's write, which wakes the
-// workload, is not annotated (enterBody marks it).
+// the run's sessions share (accessKeep). So has the cork's write
+// (accessCorkWrite: a wake-up of the workload is marked).
 //
 // The readers' step points are declared complete: "ring_buffer_read_head:
 // loaded" (data_head loaded), "auxtrace_mmap__read_head:loaded" (aux_head
@@ -133,10 +133,10 @@ func (ss *Session) annotated(t *sched.Task, step func(*sched.Task) error) (err e
 //     the --overwrite tail's synthesis (its COMM reads the workload's comm),
 //     the PERF_FORMAT_LOST read of event->lost_samples: each of those runs
 //     with sched.Sched.RunUnannotated when it does anything (unannotated).
-//   - workloadChild: the cork's read(2) (its body, Go code nobody
-//     annotated, marked by enterBody), the cork's state read on the way
-//     back to user mode (accessCork), then the exec (sched's annotated
-//     execve body: sched/footprint_exec.go).
+//   - workloadChild: the cork's read(2), its body annotated up to its
+//     sleep (accessCorkRead; the return from schedule() is marked), the
+//     cork's state read on the way back to user mode (accessCork), then
+//     the exec (sched's annotated execve body: sched/footprint_exec.go).
 
 // unannotated runs fn, a part of perf's code nobody annotated, with
 // sched.Sched.RunUnannotated when run says it does something there;
@@ -172,13 +172,57 @@ func (ss *Session) readsLostSamples() bool {
 	return false
 }
 
+// corkKey is the cork pipe perf forks its workload with (evlist->workload.cork_fd):
+// its byte (Session.uncorked) and its wait queue.
+type corkKey struct{ ss *Session }
+
+// FootprintKey implements cpu.FootprintKeyer: perf's thread names it.
+func (k corkKey) FootprintKey() string { return k.ss.Perf.Thread.FootprintKey() + "/cork pipe" }
+
+// FootprintExtent is the memory the key names (explore's write audit).
+func (k corkKey) FootprintExtent() []any { return []any{&k.ss.uncorked, &k.ss.cork} }
+
 // accessCork annotates the workload child's look at the cork pipe (perf's
 // write to it, evlist__start_workload(), makes its read return) and
 // reports whether perf wrote it. The write is in code nobody annotated
-// (startWorkload's body): marked.
+// (startWorkload's body, accessCorkWrite).
 func (ss *Session) accessCork(t *sched.Task) bool {
 	if ss.S.M.FootprintListening() {
-		t.CPU().AccessMarkedOnly(&ss.Perf.Thread, "cork pipe", cpu.MarkedRead, "evlist__prepare_workload") // tools/perf/util/evlist.c: evlist__prepare_workload(): read(go_pipe[0], &bf, 1)
+		t.CPU().AccessMarkedOnly(corkKey{ss}, "pipe->mutex", cpu.MarkedRead, "evlist__prepare_workload") // tools/perf/util/evlist.c: evlist__prepare_workload(): read(go_pipe[0], &bf, 1)
 	}
 	return ss.uncorked
+}
+
+// accessCorkRead annotates the child's read(2) of the cork up to its
+// sleep: the fd looked up, the pipe locked and read, and when it is empty
+// the wait queued (prepare_to_wait_event(): the task's state, its signal
+// flags) before schedule()'s step point; the return from schedule() is
+// into code nobody annotated (sched.Sched.Wait): marked there.
+func (ss *Session) accessCorkRead(t *sched.Task) {
+	if !ss.S.M.FootprintListening() {
+		return
+	}
+	c := t.CPU()
+	sched.AccessFdLookup(c, t, "pipe_read")                                      // fs/read_write.c: ksys_read(): fdget_pos(fd)
+	c.AccessMarkedOnly(corkKey{ss}, "pipe->mutex", cpu.MarkedWrite, "pipe_read") // fs/pipe.c: pipe_read(): __pipe_lock(pipe), the buffer read
+	if !ss.uncorked {
+		c.AccessMarkedOnly(t, "thread_info->flags", cpu.MarkedRead, "pipe_read") // include/linux/sched/signal.h: signal_pending(current)
+		c.AccessMarkedOnly(t, "p->__state", cpu.MarkedWrite, "pipe_read")        // kernel/sched/wait.c: prepare_to_wait_event(): set_current_state(TASK_INTERRUPTIBLE)
+	}
+}
+
+// accessCorkWrite annotates perf's write(2) of the cork
+// (evlist__start_workload()): the fd looked up, the pipe locked and
+// written; a child waiting in its read is woken (try_to_wake_up(), which
+// nobody annotated here): marked.
+func (ss *Session) accessCorkWrite(t *sched.Task) {
+	if !ss.S.M.FootprintListening() {
+		return
+	}
+	c := t.CPU()
+	sched.AccessFdLookup(c, t, "pipe_write")                                      // fs/read_write.c: ksys_write(): fdget_pos(fd)
+	c.AccessMarkedOnly(corkKey{ss}, "pipe->mutex", cpu.MarkedWrite, "pipe_write") // fs/pipe.c: pipe_write(): __pipe_lock(pipe), the byte copied
+	if ss.cork.Waiters() > 0 {
+		c.Unaudited("try_to_wake_up") // fs/pipe.c: pipe_write(): wake_up_interruptible_sync_poll(&pipe->rd_wait, ...)
+	}
 }

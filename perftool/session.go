@@ -268,7 +268,8 @@ const workloadComm = "perf-exec"
 // the handler runs on the way back to user mode and read(2) starts over.
 func (ss *Session) workloadChild(t *sched.Task) {
 	for !ss.accessCork(t) {
-		ss.S.Syscall(t, "read", func(t *sched.Task) {
+		ss.S.SyscallAnnotated(t, "read", func(t *sched.Task) {
+			ss.accessCorkRead(t) // footprint_record.go
 			for !ss.uncorked && ss.S.Wait(t, &ss.cork) {
 			}
 			// pipe_read() takes pipe->mutex, which pipe_write() released:
@@ -289,7 +290,8 @@ func WorkloadPath(task string) string { return "/usr/local/bin/" + task }
 
 // startWorkload writes the cork: evlist__start_workload().
 func (ss *Session) startWorkload(t *sched.Task) {
-	ss.S.Syscall(t, "write", func(t *sched.Task) {
+	ss.S.SyscallAnnotated(t, "write", func(t *sched.Task) {
+		ss.accessCorkWrite(t)          // footprint_record.go
 		t.CPU().Release(&ss.corkMutex) // pipe_write(): mutex_unlock(&pipe->mutex)
 		ss.uncorked = true
 		ss.S.WakeUpAll(&ss.cork)

@@ -17,8 +17,9 @@ import (
 //   - exec_mmap()'s mmput() of the old mm as perf knows it (mmap_exec.go):
 //     a task that never mapped a perf buffer, and whose mm no thread shares
 //     (ShareMM makes the owner's mm first), has none: nothing to put. One
-//     that has is marked (exit_mmap() closing its perf VMAs, or a sharer's
-//     mm_users).
+//     that has writes current->mm and drops mm_users; when it was the last
+//     user of an mm that holds perf mappings, exit_mmap() closes them:
+//     marked.
 //   - perf_event_exec(): current->perf_event_ctxp read; no context, nothing
 //     more. A context with events: perf_event_enable_on_exec() takes its
 //     step point at once (after local_irq_save()), so the fragment ends
@@ -37,8 +38,8 @@ func (k *Kernel) accessExec(t *sched.Task) {
 		return
 	}
 	c := t.CPU()
-	if k.mm.mms[t] != nil {
-		c.Unaudited("exec_mmap") // fs/exec.c: exec_mmap() -> mmput(old_mm) -> exit_mmap(): the perf VMAs' perf_mmap_close()
+	if old := k.mm.mms[t]; old != nil {
+		k.accessExecMmput(c, t, old)
 	}
 	ctx := k.taskCtx[t]
 	k.accessTaskCtxp(c, t, ctx, "perf_event_exec") // kernel/events/core.c: perf_event_exec(): ctx = perf_pin_task_context(current)
@@ -48,6 +49,42 @@ func (k *Kernel) accessExec(t *sched.Task) {
 	c.AccessMarkedOnly(ctx, "ctx->event_list", cpu.MarkedRead, "perf_event_enable_on_exec") // kernel/events/core.c: perf_event_enable_on_exec(): if (!ctx->nr_events) goto out
 	if len(ctx.events) == 0 {
 		c.Unaudited("perf_event_exec") // kernel/events/core.c: perf_event_exec(): perf_pin_task_context(), perf_event_remove_on_exec()'s ctx->mutex
+	}
+}
+
+// taskMMKey is current->mm as perf's model keeps it (Kernel.mm.mms): the
+// task's key and field, as sched annotates the exec's write of its mm
+// (sched/footprint_exec.go), with the table's memory as its extent.
+type taskMMKey struct {
+	k *Kernel
+	t *sched.Task
+}
+
+// FootprintKey implements cpu.FootprintKeyer: the task's.
+func (m taskMMKey) FootprintKey() string { return m.t.FootprintKey() }
+
+// FootprintExtent implements the write audit's extent: the table of mms.
+func (m taskMMKey) FootprintExtent() []any { return []any{&m.k.mm.mms} }
+
+// accessExecMmput annotates exec_mmap()'s switch from old, the mm perf
+// knows t by, and mmput(old): current->mm written, mm_users dropped; when
+// t was old's last user and old still holds perf mappings, exit_mmap()
+// closes them (perf_mmap_close(), its step points): marked.
+func (k *Kernel) accessExecMmput(c *cpu.CPU, t *sched.Task, old *mmStruct) {
+	last := true
+	for u, m := range k.mm.mms {
+		if u != t && m == old && u.State != sched.Dead {
+			last = false // another thread or CLONE_VM process still uses it
+		}
+	}
+	if last && len(old.maps) > 0 {
+		c.Unaudited("exit_mmap") // mm/mmap.c: exit_mmap(): remove_vma() -> perf_mmap_close() of each perf VMA
+		return
+	}
+	c.AccessMarkedOnly(taskMMKey{k, t}, "task->mm", cpu.MarkedWrite, "exec_mmap") // fs/exec.c: exec_mmap(): tsk->mm = mm
+	c.AccessMarkedOnly(mmRef{old}, "mm->mm_users", cpu.MarkedWrite, "mmput")      // kernel/fork.c: mmput(): atomic_dec_and_test(&mm->mm_users)
+	if last {
+		c.AccessMarkedOnly(mmRef{old}, "mm->mm_mt", cpu.MarkedRead, "exit_mmap") // mm/mmap.c: exit_mmap(): the VMAs walked: no perf VMA left
 	}
 }
 

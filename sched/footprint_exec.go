@@ -30,7 +30,8 @@ import (
 //     (pmu/footprint_sideband.go: the walk; the exec's caller annotated);
 //   - flush_signal_handlers(): current's handlers read and replaced (a
 //     sighand another task shares is marked: unshare_sighand());
-//   - unshare_files() (marked when another process shares the table) and
+//   - unshare_files(): a table another process shares is copied (one
+//     holding perf's files is marked: dup_fd()'s get_file()), then
 //     do_close_on_exec(): the fd table written; a closed fd of an anon
 //     inode file (perf's event: its fput() may release it) is marked;
 //   - load_elf_binary()'s mappings (setup_arg_pages(), elf_load(),
@@ -163,23 +164,55 @@ func (s *Sched) accessFlushSignals(t *Task) {
 	c.AccessMarkedOnly(t, "sighand->action", cpu.MarkedWrite, "flush_signal_handlers") // kernel/signal.c: flush_signal_handlers(): ka->sa.sa_handler = SIG_DFL
 }
 
-// accessCloseOnExec annotates unshare_files() and do_close_on_exec():
-// current->files read; a table another process shares is marked; the
-// table written when it has close-on-exec fds; an anon inode file among
-// the closed ones (perf's event: fput() may release it) is marked by
-// markFput.
-func (s *Sched) accessCloseOnExec(t *Task) {
+// filesMemKey is the model's memory of an fd table (mm.Files), the
+// write audit's extent of a write of it; its name is the one pmu's
+// fdTableKey gives every table (the kernel's key is FdTables).
+type filesMemKey struct{ files *mm.Files }
+
+// FootprintKey implements cpu.FootprintKeyer.
+func (filesMemKey) FootprintKey() string { return "files_struct (the model's tables)" }
+
+// String is the key's identity (explore's TestFootprintKeysStable).
+func (filesMemKey) String() string { return "files_struct (the model's tables)" }
+
+// FootprintExtent implements the write audit's extent.
+func (f filesMemKey) FootprintExtent() []any { return []any{f.files} }
+
+// accessUnshareFiles annotates unshare_files(): current->files read; a
+// table another process shares is copied (dup_fd(): the table read, the
+// copy current's, the old table's count dropped); a shared table holding
+// an anon inode file (perf's event: dup_fd()'s get_file() of it) is
+// marked.
+func (s *Sched) accessUnshareFiles(t *Task) {
 	if !s.M.FootprintListening() {
 		return
 	}
 	c := t.CPU()
-	c.AccessMarkedOnly(t, "task->files", cpu.MarkedRead, "unshare_files") // fs/exec.c: begin_new_exec() -> unshare_files(): current->files
-	if t.Files.Users > 1 {
-		c.Unaudited("unshare_files") // kernel/fork.c: unshare_files() -> dup_fd()
+	c.AccessMarkedOnly(t, "task->files", cpu.MarkedRead, "unshare_files") // kernel/fork.c: unshare_files(): current->files
+	if t.Files.Users <= 1 {
+		return
 	}
-	if t.Files.CloexecSet() {
-		c.AccessMarkedOnly(FdTables, "fdt->fd[]", cpu.MarkedWrite, "do_close_on_exec") // fs/file.c: do_close_on_exec(): rcu_assign_pointer(fdt->fd[fd], NULL)
+	if t.Files.HasAnon() {
+		c.Unaudited("dup_fd") // fs/file.c: dup_fd(): get_file() of each file, perf's among them
+		return
 	}
+	c.AccessMarkedOnly(FdTables, "fdt->fd[]", cpu.MarkedRead, "dup_fd")                           // fs/file.c: dup_fd(): copy_fd_bitmaps(), the files copied under oldf->file_lock
+	c.AccessMarkedOnly(t, "task->files", cpu.MarkedWrite, "unshare_files")                        // kernel/fork.c: unshare_files(): task_lock(task); task->files = copy
+	c.AccessMarkedOnly(FdTables, "files->count", cpu.MarkedWrite, "put_files_struct")             // fs/file.c: put_files_struct(): atomic_dec_and_test(&files->count), which __fget_light() reads
+	c.AccessMarkedOnly(filesMemKey{t.Files}, "files->count", cpu.MarkedWrite, "put_files_struct") // the model's count in the old table
+}
+
+// accessCloseOnExec annotates do_close_on_exec() of current's own table
+// (unshare_files() made it so): written when it has close-on-exec fds;
+// an anon inode file among the closed ones (perf's event: fput() may
+// release it) is marked by markFput.
+func (s *Sched) accessCloseOnExec(t *Task) {
+	if !s.M.FootprintListening() || !t.Files.CloexecSet() {
+		return
+	}
+	c := t.CPU()
+	c.AccessMarkedOnly(FdTables, "fdt->fd[]", cpu.MarkedWrite, "do_close_on_exec")             // fs/file.c: do_close_on_exec(): rcu_assign_pointer(fdt->fd[fd], NULL)
+	c.AccessMarkedOnly(filesMemKey{t.Files}, "fdt->fd[]", cpu.MarkedWrite, "do_close_on_exec") // the model's table
 }
 
 // markFput marks the exec's fput() of an anon inode file it closed (perf's

@@ -309,8 +309,9 @@ func (s *Sched) Execve(t *Task, file string) {
 	// the O_CLOEXEC fds, perf's among them (the last fput() releases the
 	// event)
 	if t.Files != nil {
-		s.accessCloseOnExec(t)
+		s.accessUnshareFiles(t) // footprint_exec.go
 		s.unshareFiles(t)
+		s.accessCloseOnExec(t)
 		for _, f := range t.Files.CloseOnExec() {
 			s.markFput(t, f)
 			s.fput(t, f)
