@@ -52,16 +52,20 @@ func (k *Kernel) accessExec(t *sched.Task) {
 	}
 }
 
-// taskMMKey is current->mm as perf's model keeps it (Kernel.mm.mms): the
-// task's key and field, as sched annotates the exec's write of its mm
-// (sched/footprint_exec.go), with the table's memory as its extent.
+// taskMMKey is current->mm as perf's model keeps it (Kernel.mm.mms), the
+// write audit's extent of the table's entry for the task: sched annotates
+// the exec's write of the kernel's task->mm on the task itself
+// (sched/footprint_exec.go).
 type taskMMKey struct {
 	k *Kernel
 	t *sched.Task
 }
 
-// FootprintKey implements cpu.FootprintKeyer: the task's.
-func (m taskMMKey) FootprintKey() string { return m.t.FootprintKey() }
+// FootprintKey implements cpu.FootprintKeyer.
+func (m taskMMKey) FootprintKey() string { return m.t.FootprintKey() + "/mm (the model's table)" }
+
+// String is the key's identity (explore's TestFootprintKeysStable).
+func (m taskMMKey) String() string { return m.FootprintKey() }
 
 // FootprintExtent implements the write audit's extent: the table of mms.
 func (m taskMMKey) FootprintExtent() []any { return []any{&m.k.mm.mms} }

@@ -165,15 +165,16 @@ func (s *Sched) accessFlushSignals(t *Task) {
 }
 
 // filesMemKey is the model's memory of an fd table (mm.Files), the
-// write audit's extent of a write of it; its name is the one pmu's
-// fdTableKey gives every table (the kernel's key is FdTables).
+// write audit's extent of the exec's write of it: one key for every
+// table, as pmu's fdTableKey (the kernel's key, which carries the
+// conflicts, is FdTables, annotated beside it).
 type filesMemKey struct{ files *mm.Files }
 
 // FootprintKey implements cpu.FootprintKeyer.
-func (filesMemKey) FootprintKey() string { return "files_struct (the model's tables)" }
+func (filesMemKey) FootprintKey() string { return "files_struct (the model's tables: exec's)" }
 
 // String is the key's identity (explore's TestFootprintKeysStable).
-func (filesMemKey) String() string { return "files_struct (the model's tables)" }
+func (filesMemKey) String() string { return "files_struct (the model's tables: exec's)" }
 
 // FootprintExtent implements the write audit's extent.
 func (f filesMemKey) FootprintExtent() []any { return []any{f.files} }
