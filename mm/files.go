@@ -56,6 +56,10 @@ func (fs *FS) Lookup(path string) *File {
 	return f
 }
 
+// Cached reports whether path has an inode already (Lookup finds it, makes
+// none): the exec's annotation of its lookup (sched/footprint_exec.go).
+func (fs *FS) Cached(path string) bool { return fs.files[path] != nil }
+
 // OpenFile is a struct file, what an fd points at: a regular file opened
 // by path (Inode), or an anon inode file another subsystem made (Anon:
 // perf's event, anon_inode_getfile("[perf_event]", &perf_fops, event)).

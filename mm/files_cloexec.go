@@ -59,3 +59,20 @@ func (fl *Files) CloseOnExec() []*OpenFile {
 	fl.cloexec = nil // "fdt->close_on_exec[i] = 0;"
 	return closed
 }
+
+// CloexecSet reports whether some fd is marked close-on-exec (what
+// CloseOnExec would clear): the exec's annotation of its write
+// (sched/footprint_exec.go).
+func (fl *Files) CloexecSet() bool { return len(fl.cloexec) > 0 }
+
+// HasAnon reports whether an fd of the table holds an anon inode file
+// (perf's event): dup_fd()'s get_file() of it reaches the file's owner
+// (sched/footprint_exec.go marks that).
+func (fl *Files) HasAnon() bool {
+	for _, f := range fl.fds {
+		if f != nil && f.Anon != nil {
+			return true
+		}
+	}
+	return false
+}

@@ -4,6 +4,7 @@ import (
 	"perfsim/cpu"
 	"perfsim/rb"
 	"perfsim/sched"
+	"perfsim/uapi"
 )
 
 // The footprints of perf record's own user-mode code (tools/perf/
@@ -44,8 +45,8 @@ import (
 // have annotated bodies (sched.Sched.SyscallAnnotated): the model's
 // sys_write appends to the session's PerfData, perf's own (no other
 // context reads a file only perf writes), and takes from the keep budget
-// the run's sessions share (accessKeep). The cork's write, which wakes the
-// workload, is not annotated (enterBody marks it).
+// the run's sessions share (accessKeep). So has the cork's write
+// (accessCorkWrite: a wake-up of the workload is marked).
 //
 // The readers' step points are declared complete: "ring_buffer_read_head:
 // loaded" (data_head loaded), "auxtrace_mmap__read_head:loaded" (aux_head
@@ -114,4 +115,114 @@ func (*KeepBudget) FootprintKey() string { return "perf.data keep budget" }
 func (ss *Session) annotated(t *sched.Task, step func(*sched.Task) error) (err error) {
 	ss.S.RunAnnotated(t, func() { err = step(t) })
 	return err
+}
+
+// perf's main and the workload's child side run as annotated user code
+// (sched.CallAnnotated: NewSession), so the fragments that start in them
+// (the task's first, from perf_event_task_sched_in; the return from each
+// syscall, exit_to_user_mode_loop) may be complete:
+//
+//   - main: record() and finish() between the annotated steps above only
+//     compute perf's own tables and flags (the filters' strings, the
+//     snapshot trigger, Err, Finished: read by perf's own code, by its
+//     signal handlers and by the actions' threads, all Go code nobody
+//     annotated, marked), except where they read the scheduler's or the
+//     kernel's objects without a syscall or write records: the -p/-t
+//     thread map from /proc (resolveThreads), the filters' symbols and
+//     their ioctls (resolveFilters, applyFilters), the -S snapshot at exit,
+//     the --overwrite tail's synthesis (its COMM reads the workload's comm),
+//     the PERF_FORMAT_LOST read of event->lost_samples: each of those runs
+//     with sched.Sched.RunUnannotated when it does anything (unannotated).
+//   - workloadChild: the cork's read(2), its body annotated up to its
+//     sleep (accessCorkRead; the return from schedule() is marked), the
+//     cork's state read on the way back to user mode (accessCork), then
+//     the exec (sched's annotated execve body: sched/footprint_exec.go).
+
+// unannotated runs fn, a part of perf's code nobody annotated, with
+// sched.Sched.RunUnannotated when run says it does something there;
+// otherwise fn only computes perf's own memory and runs as the annotated
+// code around it.
+func (ss *Session) unannotated(t *sched.Task, run bool, fn func() error) (err error) {
+	if !run {
+		return fn()
+	}
+	ss.S.RunUnannotated(t, func() { err = fn() })
+	return err
+}
+
+// anyFilter reports whether an evsel has a --filter (resolveFilters
+// resolves its symbols; applyFilters sets it with an ioctl).
+func (ss *Session) anyFilter() bool {
+	for i := range ss.R.Evsels {
+		if ss.R.Evsels[i].Filter != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// readsLostSamples reports whether recordReadLostSamples reads an event's
+// lost_samples (an evsel with PERF_FORMAT_LOST and no PERF_FORMAT_GROUP).
+func (ss *Session) readsLostSamples() bool {
+	for i := range ss.R.Evsels {
+		if rf := ss.R.Evsels[i].Attr.ReadFormat; rf&uapi.PERF_FORMAT_LOST != 0 && rf&uapi.PERF_FORMAT_GROUP == 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// corkKey is the cork pipe perf forks its workload with (evlist->workload.cork_fd):
+// its byte (Session.uncorked) and its wait queue.
+type corkKey struct{ ss *Session }
+
+// FootprintKey implements cpu.FootprintKeyer: perf's thread names it.
+func (k corkKey) FootprintKey() string { return k.ss.Perf.Thread.FootprintKey() + "/cork pipe" }
+
+// FootprintExtent is the memory the key names (explore's write audit).
+func (k corkKey) FootprintExtent() []any { return []any{&k.ss.uncorked, &k.ss.cork} }
+
+// accessCork annotates the workload child's look at the cork pipe (perf's
+// write to it, evlist__start_workload(), makes its read return) and
+// reports whether perf wrote it. The write is in code nobody annotated
+// (startWorkload's body, accessCorkWrite).
+func (ss *Session) accessCork(t *sched.Task) bool {
+	if ss.S.M.FootprintListening() {
+		t.CPU().AccessMarkedOnly(corkKey{ss}, "pipe->mutex", cpu.MarkedRead, "evlist__prepare_workload") // tools/perf/util/evlist.c: evlist__prepare_workload(): read(go_pipe[0], &bf, 1)
+	}
+	return ss.uncorked
+}
+
+// accessCorkRead annotates the child's read(2) of the cork up to its
+// sleep: the fd looked up, the pipe locked and read, and when it is empty
+// the wait queued (prepare_to_wait_event(): the task's state, its signal
+// flags) before schedule()'s step point; the return from schedule() is
+// into code nobody annotated (sched.Sched.Wait): marked there.
+func (ss *Session) accessCorkRead(t *sched.Task) {
+	if !ss.S.M.FootprintListening() {
+		return
+	}
+	c := t.CPU()
+	sched.AccessFdLookup(c, t, "pipe_read")                                      // fs/read_write.c: ksys_read(): fdget_pos(fd)
+	c.AccessMarkedOnly(corkKey{ss}, "pipe->mutex", cpu.MarkedWrite, "pipe_read") // fs/pipe.c: pipe_read(): __pipe_lock(pipe), the buffer read
+	if !ss.uncorked {
+		c.AccessMarkedOnly(t, "thread_info->flags", cpu.MarkedRead, "pipe_read") // include/linux/sched/signal.h: signal_pending(current)
+		c.AccessMarkedOnly(t, "p->__state", cpu.MarkedWrite, "pipe_read")        // kernel/sched/wait.c: prepare_to_wait_event(): set_current_state(TASK_INTERRUPTIBLE)
+	}
+}
+
+// accessCorkWrite annotates perf's write(2) of the cork
+// (evlist__start_workload()): the fd looked up, the pipe locked and
+// written; a child waiting in its read is woken (try_to_wake_up(), which
+// nobody annotated here): marked.
+func (ss *Session) accessCorkWrite(t *sched.Task) {
+	if !ss.S.M.FootprintListening() {
+		return
+	}
+	c := t.CPU()
+	sched.AccessFdLookup(c, t, "pipe_write")                                      // fs/read_write.c: ksys_write(): fdget_pos(fd)
+	c.AccessMarkedOnly(corkKey{ss}, "pipe->mutex", cpu.MarkedWrite, "pipe_write") // fs/pipe.c: pipe_write(): __pipe_lock(pipe), the byte copied
+	if ss.cork.Waiters() > 0 {
+		c.Unaudited("try_to_wake_up") // fs/pipe.c: pipe_write(): wake_up_interruptible_sync_poll(&pipe->rd_wait, ...)
+	}
 }

@@ -193,15 +193,15 @@ func NewSession(r *Record, k *pmu.Kernel, s *sched.Sched, workload *sched.Task, 
 		if workload.Ran != 0 || workload.KernelEntries != 0 {
 			return nil, fmt.Errorf("perf record: workload %s has already run; perf must fork it", workload)
 		}
-		workload.Prog = append([]sched.Op{sched.Call(ss.workloadChild)}, workload.Prog...)
+		workload.Prog = append([]sched.Op{sched.CallAnnotated(ss.workloadChild)}, workload.Prog...) // footprint_record.go
 		s.ExitHooks = append(s.ExitHooks, sessionExitHook{ss})
 	}
 	var mask sched.CPUMask
 	if o.CPU >= 0 {
 		mask = sched.MaskOf(o.CPU)
 	}
-	ss.Perf = s.Spawn(o.Comm, mask, sched.Call(ss.main))
-	if workload != nil { // perf forks it: its real_parent
+	ss.Perf = s.Spawn(o.Comm, mask, sched.CallAnnotated(ss.main)) // footprint_record.go
+	if workload != nil {                                          // perf forks it: its real_parent
 		workload.PPID, workload.PTID = ss.Perf.PID, ss.Perf.TID
 	}
 	ss.corkMutex.SetKey(&ss.Perf.Thread, "cork pipe->mutex") // its stable key (cpu.FootprintKey)
@@ -267,8 +267,9 @@ const workloadComm = "perf-exec"
 // A signal for the child ends its wait (pipe_read() returns -ERESTARTSYS):
 // the handler runs on the way back to user mode and read(2) starts over.
 func (ss *Session) workloadChild(t *sched.Task) {
-	for !ss.uncorked {
-		ss.S.Syscall(t, "read", func(t *sched.Task) {
+	for !ss.accessCork(t) {
+		ss.S.SyscallAnnotated(t, "read", func(t *sched.Task) {
+			ss.accessCorkRead(t) // footprint_record.go
 			for !ss.uncorked && ss.S.Wait(t, &ss.cork) {
 			}
 			// pipe_read() takes pipe->mutex, which pipe_write() released:
@@ -289,7 +290,8 @@ func WorkloadPath(task string) string { return "/usr/local/bin/" + task }
 
 // startWorkload writes the cork: evlist__start_workload().
 func (ss *Session) startWorkload(t *sched.Task) {
-	ss.S.Syscall(t, "write", func(t *sched.Task) {
+	ss.S.SyscallAnnotated(t, "write", func(t *sched.Task) {
+		ss.accessCorkWrite(t)          // footprint_record.go
 		t.CPU().Release(&ss.corkMutex) // pipe_write(): mutex_unlock(&pipe->mutex)
 		ss.uncorked = true
 		ss.S.WakeUpAll(&ss.cork)
@@ -305,24 +307,26 @@ func (ss *Session) main(t *sched.Task) {
 	ss.finish(t)
 }
 
-// record is __cmd_record() up to the final read.
+// record is __cmd_record() up to the final read. It runs as annotated user
+// code (main is a sched.CallAnnotated): the parts nobody annotated run
+// with sched.Sched.RunUnannotated (footprint_record.go: unannotated).
 func (ss *Session) record(t *sched.Task) {
 	if ss.R.Exit != nil { // parse_options()/parse_events() gave up: exit(129) (perf61_errors.go)
 		ss.Err = ss.R.Exit
 		return
 	}
 	if ss.R.Target.HasTask() { // cmd_record(): evlist__create_maps() reads /proc
-		if ss.Err = ss.resolveThreads(); ss.Err != nil {
+		if ss.Err = ss.unannotated(t, true, ss.resolveThreads); ss.Err != nil {
 			return
 		}
 	}
-	if ss.Err = ss.resolveFilters(); ss.Err != nil {
+	if ss.Err = ss.unannotated(t, ss.anyFilter(), ss.resolveFilters); ss.Err != nil {
 		return
 	}
 	if ss.Err = ss.annotated(t, ss.recordOpen); ss.Err != nil { // footprint_record.go
 		return
 	}
-	if ss.Err = ss.applyFilters(t); ss.Err != nil {
+	if ss.Err = ss.unannotated(t, ss.anyFilter(), func() error { return ss.applyFilters(t) }); ss.Err != nil {
 		return
 	}
 	if ss.Err = ss.annotated(t, ss.mapRings); ss.Err != nil {
@@ -333,9 +337,9 @@ func (ss *Session) record(t *sched.Task) {
 	}
 	ss.offAuxtraceSnapshotTrigger()
 	if ss.R.Snapshot != nil && ss.R.Snapshot.OnExit {
-		ss.auxtraceSnapshotExit(t) // session_aux_snapshot.go
+		ss.unannotated(t, true, func() error { ss.auxtraceSnapshotExit(t); return nil }) // session_aux_snapshot.go
 	}
-	ss.tailSynthesize(t)
+	ss.unannotated(t, ss.R.Overwrite && ss.Err == nil, func() error { ss.tailSynthesize(t); return nil })
 	// out_child: record__mmap_read_all(rec, true)
 	ss.toggleBkwMmap(t, bkwDataPending)
 	if err := ss.readRings(t, true); err != nil && ss.Err == nil {
@@ -407,14 +411,17 @@ func (ss *Session) recordLoop(t *sched.Task) error {
 // finish unmaps and closes everything (evlist__delete(): munmap, then
 // close) and processes the perf.data.
 func (ss *Session) finish(t *sched.Task) {
-	ss.recordReadLostSamples(t)       // perfdata_synth.go
-	ss.annotated(t, ss.unmapAndClose) // footprint_record.go
+	ss.unannotated(t, ss.readsLostSamples(), func() error { ss.recordReadLostSamples(t); return nil }) // perfdata_synth.go
+	ss.annotated(t, ss.unmapAndClose)                                                                  // footprint_record.go
 	if ss.Err != nil && ss.Workload != nil && !ss.uncorked {
 		// perf failed before letting the child run. Real perf kills it
 		// (SIGTERM); the model cannot end a task from outside, so it lets
 		// it exec and run with no events left.
-		ss.uncorked = true
-		ss.S.WakeUpAll(&ss.cork)
+		ss.unannotated(t, true, func() error {
+			ss.uncorked = true
+			ss.S.WakeUpAll(&ss.cork)
+			return nil
+		})
 	}
 	ss.Finished = true
 	// The records are parsed when something reads them (PerfData.Parsed).

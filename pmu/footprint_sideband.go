@@ -26,9 +26,10 @@ import (
 //     perf_event_mmap() (the model's mmap returns the VMA's start), and
 //     the context switch's perf_event_switch() (perf_event_task_sched_out()
 //     and perf_event_task_sched_in() go on into code footprint_sched.go
-//     annotates). Each other caller is marked where the walk returns into
-//     it (sidebandReturn): exec's COMM and MMAPs (begin_new_exec(),
-//     load_elf_binary()), mprotect's and brk's MMAP, FORK and EXIT, the
+//     annotates), execve(2)'s COMM and MMAPs (begin_new_exec(),
+//     load_elf_binary(): sched/footprint_exec.go, footprint_exec.go).
+//     Each other caller is marked where the walk returns into
+//     it (sidebandReturn): mprotect's and brk's MMAP, FORK and EXIT, the
 //     switch into the idle task, the cgroup and throttle records. (The
 //     deferred callchain's own walk, perfIterateSb, and the READ and AUX
 //     records still go through rb.PerfOutputSideband: rb marks their
@@ -110,10 +111,10 @@ func (k *Kernel) modelledSyscall(t *sched.Task, name string) bool {
 // proc_comm_connector(me) (no model); return 0): in the model, the rest of
 // sched.SetComm's loop (no other CommHook after perf's), then the modelled
 // body's return value (task_pt_regs(current), annotated by sched's exit).
-// An exec's (begin_new_exec(): the signal handlers, the files, the ELF
-// loader's mappings) is not.
+// And an exec's, execve(2)'s modelled body (begin_new_exec(): the signal
+// handlers, the files, the ELF loader's mappings: sched/footprint_exec.go).
 func (k *Kernel) commCallerAudited(t *sched.Task, exec bool) bool {
-	if exec || !k.modelledSyscall(t, "prctl") {
+	if exec && !k.modelledSyscall(t, "execve") || !exec && !k.modelledSyscall(t, "prctl") {
 		return false
 	}
 	return !k.laterHook(func(h any) bool { _, ok := h.(sched.CommHook); return ok })
@@ -123,11 +124,12 @@ func (k *Kernel) commCallerAudited(t *sched.Task, exec bool) bool {
 // annotated: mmap(2)'s (mm/vma.c: __mmap_complete(): perf_event_mmap(vma),
 // then the accounting the model has not; in the model, the rest of
 // sched's mmapHooks loop (no other MmapHook after perf's) and the modelled
-// body's return of the VMA's start, read under mm->mmap_lock). mprotect's
-// (the next VMA's addr-filter adjust), brk's (the heap's name) and exec's
-// (load_elf_binary()) are not.
+// body's return of the VMA's start, read under mm->mmap_lock), and
+// execve(2)'s modelled body (load_elf_binary()'s next mappings, then
+// trace_sched_process_exec(): sched/footprint_exec.go). mprotect's (the
+// next VMA's addr-filter adjust) and brk's (the heap's name) are not.
 func (k *Kernel) mmapCallerAudited(t *sched.Task) bool {
-	if !k.modelledSyscall(t, "mmap") {
+	if !k.modelledSyscall(t, "mmap") && !k.modelledSyscall(t, "execve") {
 		return false
 	}
 	return !k.laterHook(func(h any) bool { _, ok := h.(sched.MmapHook); return ok })

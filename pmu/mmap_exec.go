@@ -36,7 +36,10 @@ func init() {
 // user's put tears its perf mappings down (exitMmap).
 // fs/exec.c: exec_mmap()
 func (k *Kernel) execMmap(t *sched.Task) {
-	old := k.mmOf(t)
+	old := k.mm.mms[t]
+	if old == nil {
+		return // t never mapped a perf buffer and no thread shares its mm (ShareMM makes the owner's first): nothing of perf's to put
+	}
 	k.mm.mms[t] = &mmStruct{mmapLock: sched.RWSem{Name: "mm->mmap_lock"}}
 	k.keyMM(k.mm.mms[t], t) // its stable key (footprint_key.go)
 	k.mmput(t, old)

@@ -23,7 +23,8 @@ func (k *Kernel) TaskComm(t *sched.Task, exec bool) { k.perfEventComm(t, exec) }
 // clears the ranges of file address filters (addr_filter.go).
 // kernel/events/core.c: perf_event_exec()
 func (k *Kernel) TaskExec(t *sched.Task) {
-	k.execMmap(t) // fs/exec.c: exec_mmap() -> mmput(old_mm)
+	k.accessExec(t) // footprint_exec.go
+	k.execMmap(t)   // fs/exec.c: exec_mmap() -> mmput(old_mm)
 	k.EnableOnExec(t)
 	k.perfEventRemoveOnExec(t)
 	k.perfEventAddrFiltersExec(t)
@@ -36,10 +37,13 @@ func (k *Kernel) TaskExec(t *sched.Task) {
 // the device and inode.
 // kernel/events/core.c: perf_event_mmap() -> perf_event_mmap_event() -> perf_event_mmap_output()
 func (k *Kernel) TaskMmap(t *sched.Task, v *mm.VMA) {
+	fp := k.M.FootprintListening()
+	if fp {
+		k.accessAddrFiltersAdjust(t, v) // footprint_exec.go
+	}
 	k.perfAddrFiltersAdjust(t, v) // perf_event_mmap(): perf_addr_filters_adjust(vma) first
 	c := t.CPU()
 	exec := v.Flags&mm.VM_EXEC != 0
-	fp := k.M.FootprintListening()
 	wrote := false
 	k.perfIterateSB(c, nil, func(e *Event) {
 		a := &e.Attr

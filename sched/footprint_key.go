@@ -16,9 +16,11 @@ func (m *Mutex) SetKey(owner cpu.FootprintKeyer, field string) { m.hb.SetKey(own
 func (r *RWSem) SetKey(owner cpu.FootprintKeyer, field string) { r.hb.SetKey(owner, field) }
 
 // keyMM names the address space just made for t (its first, fork's copy or
-// exec's new one): "vm#N@tidT", N its number among the run's address
-// spaces, T t's TID.
+// exec's new one): "vm#N@tidT", N its number among the address spaces
+// made for t, T t's TID: t's own path decides it, not another CPU's order
+// (so an exec's new mm has one key in every schedule, and the count is
+// t's own state, which the exec's annotated write of t covers).
 func (s *Sched) keyMM(t *Task) {
-	s.mmSeq++
-	t.MM.SetKey("vm#" + strconv.Itoa(s.mmSeq) + "@tid" + strconv.Itoa(t.TID))
+	t.mmKeys++
+	t.MM.SetKey("vm#" + strconv.Itoa(t.mmKeys) + "@tid" + strconv.Itoa(t.TID))
 }

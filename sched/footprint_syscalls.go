@@ -21,7 +21,8 @@ import (
 // And modelled bodies of sysModels (modelledSyscall) whose accesses are
 // annotated, so enterBody does not mark them (annotatedSysModels): read(2)
 // and write(2) of a file that is no pipe of the model's, which look up
-// the fd (accessFdTable) and spend their time.
+// the fd (accessFdTable) and spend their time; execve(2), whose body
+// footprint_exec.go annotates.
 
 // sleep blocks t for d (hrtimer_nanosleep()): an hrtimer on its CPU wakes it.
 func (s *Sched) sleep(t *Task, d sim.Duration) {
@@ -67,7 +68,7 @@ func (k sleeperKey) FootprintExtent() []any {
 }
 
 // annotatedSysModels are the sysModels whose accesses are annotated.
-var annotatedSysModels = map[string]bool{"read": true, "write": true}
+var annotatedSysModels = map[string]bool{"read": true, "write": true, "execve": true}
 
 // FdTables is every task's fd table (struct files_struct): one key for
 // all of them, since a table CLONE_FILES threads share has no one owner

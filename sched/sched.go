@@ -139,7 +139,6 @@ type Sched struct {
 	lastPrev    []*cpu.Thread
 	tick        []*cpu.Timer
 	nextPID     int
-	mmSeq       int          // address spaces made, for their stable keys (footprint_key.go)
 	objs        waitObjects  // pipes and futexes by name (wake.go)
 	wakeList    [][]*Task    // per CPU: rq->wake_list (call_single_queue entries)
 	cfs         [][]*Task    // per CPU: the cfs_rq's entities (eevdf.go)

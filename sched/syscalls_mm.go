@@ -261,6 +261,7 @@ var sysModels = map[string]func(s *Sched, t *Task, a *[6]uint64) int64{
 	// fs/exec.c: SYSCALL_DEFINE3(execve)
 	"execve": func(s *Sched, t *Task, a *[6]uint64) int64 {
 		file, ok := t.MM.String(a[0])
+		s.accessExecPath(t, ok) // footprint_exec.go
 		if !ok {
 			return errno(uapi.EFAULT)
 		}
@@ -307,12 +308,15 @@ const Interp = "/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2"
 // The loader's own later mmaps (libc) are the program's to make.
 // fs/exec.c: begin_new_exec(); fs/binfmt_elf.c: load_elf_binary()
 func (s *Sched) Execve(t *Task, file string) {
+	s.accessSchedExec(t)
 	s.schedExec(t)  // bprm_execve(): sched_exec(), before exec_binprm()
 	oldPID := t.TID // exec_binprm(): old_pid = current->pid, before de_thread()
-	s.deThread(t)   // begin_new_exec(): the only thread left (exec_dethread.go)
+	s.accessDeThread(t)
+	s.deThread(t) // begin_new_exec(): the only thread left (exec_dethread.go)
 	old := t.MM
 	t.MM = mm.New() // exec_mmap()
 	s.keyMM(t)
+	s.accessExecMM(t, old)
 	if old != nil && old.Users > 1 {
 		old.Users--
 	}
@@ -321,14 +325,19 @@ func (s *Sched) Execve(t *Task, file string) {
 			c.TaskExec(t) // perf_event_exec()
 		}
 	})
+	s.accessComm(t)
 	s.SetComm(t, path.Base(file), true)
+	s.accessFlushSignals(t)
 	s.flushSignalHandlers(t) // begin_new_exec(): flush_signal_handlers(me, 0)
 	// begin_new_exec(): unshare_files(), then do_close_on_exec(me->files):
 	// the O_CLOEXEC fds, perf's among them (the last fput() releases the
 	// event)
 	if t.Files != nil {
+		s.accessUnshareFiles(t) // footprint_exec.go
 		s.unshareFiles(t)
+		s.accessCloseOnExec(t)
 		for _, f := range t.Files.CloseOnExec() {
+			s.markFput(t, f)
 			s.fput(t, f)
 		}
 	}
@@ -337,14 +346,18 @@ func (s *Sched) Execve(t *Task, file string) {
 	if st := t.MM.Stack(); st != nil {
 		s.mmapHooks(t, st)
 	}
-	image := t.MM.LoadELF(s.FS.Lookup(file), mm.ImageBase)
+	s.accessExecVMAs(t, "elf_load")                            // footprint_exec.go
+	image := t.MM.LoadELF(s.lookupFile(t, file), mm.ImageBase) // the model makes the inode here, not at do_open_execat()
 	for _, v := range image {
 		s.mmapHooks(t, v)
 	}
+	s.accessExecVMAs(t, "set_brk")
 	t.MM.SetBrk(image[len(image)-1].End) // mm->start_brk = mm->brk = ELF_PAGEALIGN(elf_brk)
-	for _, v := range t.MM.LoadELF(s.FS.Lookup(Interp), 0) {
+	s.accessExecVMAs(t, "load_elf_interp")
+	for _, v := range t.MM.LoadELF(s.lookupFile(t, Interp), 0) {
 		s.mmapHooks(t, v)
 	}
+	s.accessExecVMAs(t, "map_vdso")
 	for _, v := range t.MM.MapVdso() { // map_vdso(): [vdso], [vvar], [vvar_vclock]
 		s.mmapHooks(t, v)
 	}

@@ -75,8 +75,11 @@ type Task struct {
 	// Exited is when the task exited.
 	Exited sim.Time
 
-	fam  family  // process tree, thread group, exit state (fork.go)
-	cgrp *Cgroup // task->cgroups' default-hierarchy cgroup; nil: the root (cgroup.go)
+	fam family // process tree, thread group, exit state (fork.go)
+	// mmKeys counts the address spaces made for the task, for their
+	// stable keys (footprint_key.go).
+	mmKeys int
+	cgrp   *Cgroup // task->cgroups' default-hierarchy cgroup; nil: the root (cgroup.go)
 
 	lastCPU   int
 	migrateTo int
