@@ -90,16 +90,18 @@ func auditRun(t *testing.T, name, src string, seed uint64) *writeAudit {
 	return auditRunFile(t, f, seed)
 }
 
-// auditRunFile is auditRun on a loaded scenario.
-func auditRunFile(t *testing.T, f *scenarios.File, seed uint64) *writeAudit {
-	t.Helper()
+// runWriteAudit is auditRun on a loaded scenario, uncached (auditRunFile
+// shares it: testcache_test.go). It snapshots only where a declared
+// fragment starts or ends (declaredOnly).
+func runWriteAudit(f *scenarios.File, seed uint64) (*writeAudit, error) {
 	opts := Options{}.runOptions(sim.NewRandom(seed), false)
 	opts.StopAtViolation = false
 	r, err := runner.Build(f, opts)
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	a := newWriteAudit([]any{r}, auditSkip...)
+	a.declaredOnly = true
 	// A CPU's own fields: its interrupts pending and in flight, irqs and
 	// preemption, its clock and lane. Its own contexts' code and the engine
 	// write them; another CPU's code only by a post (an interrupt raised, a
@@ -108,10 +110,10 @@ func auditRunFile(t *testing.T, f *scenarios.File, seed uint64) *writeAudit {
 	a.skipTypes[reflect.TypeFor[cpu.CPU]()] = true
 	r.M.OnSegments(a)
 	if err := r.Execute(); err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	a.finish()
-	return a
+	return a, nil
 }
 
 // TestWriteAuditRealModel: on the replicated AUX pause/resume scenario
