@@ -125,6 +125,7 @@ func TestWriteAuditRealModel(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a reflective snapshot of the whole model at every fragment boundary: seconds")
 	}
+	t.Parallel() // beside the other audits: each run its own model; auditCache synchronised
 	declared := []string{"__perf_output_begin:cmpxchg", "__perf_output_begin:reserved", "perf_output_get_handle:nest-inc", "perf_output_sample:header",
 		"perf_output_put_handle:data-head-stored", "perf_output_put_handle:head-read",
 		"pt_config:handle-nmi", "pt_config:resume-allowed", "pt_event_start:resume-allowed", "pt_event_start:status-read", "pt_event_stop:handle-nmi-cleared",

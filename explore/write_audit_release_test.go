@@ -44,6 +44,7 @@ func TestWriteAuditRelease(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a reflective snapshot of the whole model at every fragment boundary: seconds")
 	}
+	t.Parallel() // beside the other audits: each run its own model; auditCache synchronised
 	release := []string{"task_work_run:____fput", "perf_event_release_kernel:ctx-locked"}
 	for _, tc := range []struct {
 		name string
