@@ -50,7 +50,7 @@ func auditRunFile(t *testing.T, f *scenarios.File, seed uint64) *writeAudit {
 	e.once.Do(func() {
 		first = true
 		e.f = f
-		e.a, e.err = runWriteAudit(f, seed)
+		e.a, e.err = runWriteAudit(f, seed, true)
 	})
 	if e.err != nil {
 		t.Fatal(e.err)

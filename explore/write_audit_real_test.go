@@ -91,9 +91,9 @@ func auditRun(t *testing.T, name, src string, seed uint64) *writeAudit {
 }
 
 // runWriteAudit is auditRun on a loaded scenario, uncached (auditRunFile
-// shares it: testcache_test.go). It snapshots only where a declared
-// fragment starts or ends (declaredOnly).
-func runWriteAudit(f *scenarios.File, seed uint64) (*writeAudit, error) {
+// shares it: testcache_test.go), snapshotting only where a declared
+// fragment starts or ends if declaredOnly (TestWriteAuditDeclaredOnlySame).
+func runWriteAudit(f *scenarios.File, seed uint64, declaredOnly bool) (*writeAudit, error) {
 	opts := Options{}.runOptions(sim.NewRandom(seed), false)
 	opts.StopAtViolation = false
 	r, err := runner.Build(f, opts)
@@ -101,7 +101,7 @@ func runWriteAudit(f *scenarios.File, seed uint64) (*writeAudit, error) {
 		return nil, err
 	}
 	a := newWriteAudit([]any{r}, auditSkip...)
-	a.declaredOnly = true
+	a.declaredOnly = declaredOnly
 	// A CPU's own fields: its interrupts pending and in flight, irqs and
 	// preemption, its clock and lane. Its own contexts' code and the engine
 	// write them; another CPU's code only by a post (an interrupt raised, a

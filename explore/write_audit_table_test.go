@@ -3,6 +3,10 @@ package explore
 import (
 	"math/rand/v2"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"perfsim/scenarios"
 )
 
 // leafTable holds the write audit's snapshots, the last and the one being
@@ -131,5 +135,45 @@ func TestLeafTableAsTwoMaps(t *testing.T) {
 	}
 	if mismatches != 0 {
 		t.Errorf("%d of %d lookups differ from the two maps'", mismatches, compared)
+	}
+}
+
+// TestWriteAuditDeclaredOnlySame: the audit that snapshots only next to
+// declared fragments (declaredOnly, what auditRunFile runs) checks the same
+// fragments, as often, and finds the same violations and fragments ended
+// elsewhere as the audit that snapshots at every boundary, on
+// wake-code and user-code (3 and 2 CPUs; wake-ups, pipes, futexes, perf fd
+// calls), where it skips some boundaries.
+func TestWriteAuditDeclaredOnlySame(t *testing.T) {
+	type outcome struct {
+		Checked                    map[string]int
+		Violations, EndedElsewhere []string
+	}
+	for _, tc := range []struct{ name, src string }{{"wake-code", wakeCodeSrc}, {"user-code", userCodeSrc}} {
+		t.Run(tc.name, func(t *testing.T) {
+			f, err := scenarios.Parse(tc.name+".sim", []byte(tc.src))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got [2]outcome
+			var skipped [2]int
+			for i, only := range []bool{false, true} {
+				a, err := runWriteAudit(f, 3, only)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got[i] = outcome{a.Checked, a.Violations, a.EndedElsewhere}
+				skipped[i] = a.Skipped
+			}
+			if d := cmp.Diff(got[0], got[1]); d != "" {
+				t.Errorf("every boundary (-) against declared fragments' only (+):\n%s", d)
+			}
+			if skipped[0] != 0 || skipped[1] == 0 {
+				t.Errorf("boundaries skipped: %d with every boundary, %d declared only; want 0 and some", skipped[0], skipped[1])
+			}
+			if len(got[0].Checked) == 0 {
+				t.Errorf("no declared fragment checked")
+			}
+		})
 	}
 }
