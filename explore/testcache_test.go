@@ -51,6 +51,9 @@ func auditRunFile(t *testing.T, f *scenarios.File, seed uint64) *writeAudit {
 		first = true
 		e.f = f
 		e.a, e.err = runWriteAudit(f, seed, true)
+		if e.a != nil {
+			e.a.dropState()
+		}
 	})
 	if e.err != nil {
 		t.Fatal(e.err)
@@ -61,4 +64,12 @@ func auditRunFile(t *testing.T, f *scenarios.File, seed uint64) *writeAudit {
 		}
 	}
 	return e.a
+}
+
+// dropState lets go of what an audit needed while its run went on (the
+// model it walked, its last snapshot, its memos), keeping what it found:
+// auditCache holds the audits for the whole test binary.
+func (a *writeAudit) dropState() {
+	a.roots, a.leaves, a.seen, a.fields, a.skipTypes = nil, leafTable{}, nil, nil, nil
+	a.task, a.irq, a.until, a.writes = nil, nil, nil, nil
 }
