@@ -59,6 +59,7 @@ func isDefaultVariant(f *scenarios.File, v map[string]string) bool {
 // variant), but no outcome that applies may fail, and each of its sometimes
 // outcomes must be seen in one of the runs.
 func TestBuiltins(t *testing.T) {
+	t.Parallel() // beside the write audits: its runs share nothing mutable
 	bs := scenarios.Builtins()
 	if len(bs) == 0 {
 		t.Fatal("no built-in scenarios")

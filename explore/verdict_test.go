@@ -100,6 +100,7 @@ func TestExploreOptionErrors(t *testing.T) {
 // (random schedules, then the knobs its outcomes name) is one CheckFocus
 // knows, so --focus never refuses a question a scenario asks.
 func TestQuestionNamesCoverWhatRunsAsk(t *testing.T) {
+	t.Parallel() // beside the write audits: its runs share nothing mutable
 	for _, b := range scenarios.Builtins() {
 		if b.Name == "seed-close-benchmark" || strings.HasPrefix(b.Name, "coresight-snapshot") {
 			continue // the same questions as others, in seconds a run

@@ -49,6 +49,7 @@ func TestWriteAuditAux(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a reflective snapshot of the whole model at every fragment boundary: seconds")
 	}
+	t.Parallel() // beside the other audits: each run its own model; auditCache synchronised
 	const (
 		irqsOff  = "perf_event_aux_pause:irqs-off"
 		guardSet = "perf_event_aux_pause:guard-set"

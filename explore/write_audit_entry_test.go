@@ -23,6 +23,7 @@ func TestWriteAuditEntryExit(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a reflective snapshot of the whole model at every fragment boundary: seconds")
 	}
+	t.Parallel() // beside the other audits: each run its own model; auditCache synchronised
 	both := []string{"syscall_enter_from_user_mode", "exit_to_user_mode_loop", "context_switch", "__schedule:irqs-off"}
 	for _, tc := range []struct {
 		name string

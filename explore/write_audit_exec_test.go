@@ -62,6 +62,7 @@ func TestWriteAuditExecRecord(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a reflective snapshot of the whole model at every fragment boundary: seconds")
 	}
+	t.Parallel() // beside the other audits: each run its own model; auditCache synchronised
 	a := auditRun(t, "exec-record-2cpu", execRecordSrc, 3)
 	if len(a.Violations) > 0 {
 		t.Errorf("declared fragments that write what they do not annotate:\n%v", a.Violations)
@@ -82,6 +83,7 @@ func TestWriteAuditExec(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a reflective snapshot of the whole model at every fragment boundary: seconds")
 	}
+	t.Parallel() // beside the other audits: each run its own model; auditCache synchronised
 	for _, name := range []string{"exec-vs-munmap-shared-rb", "remove-on-exec-inherit-lost"} {
 		t.Run(name, func(t *testing.T) {
 			auditChecked(t, loadBuiltin(t, name), []string{"syscall_enter_from_user_mode", "exit_to_user_mode_loop"})

@@ -18,6 +18,7 @@ func TestWriteAuditFuncCall(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a reflective snapshot of the whole model at every fragment boundary: seconds")
 	}
+	t.Parallel() // beside the other audits: each run its own model; auditCache synchronised
 	for _, tc := range []struct {
 		name string
 		want []string // the fragments checked at least once

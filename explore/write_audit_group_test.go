@@ -21,6 +21,7 @@ func TestWriteAuditGroupAttach(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a reflective snapshot of the whole model at every fragment boundary: seconds")
 	}
+	t.Parallel() // beside the other audits: each run its own model; auditCache synchronised
 	attach := []string{"perf_group_attach:list_add_tail", "perf_group_attach:nr_siblings", "perf_group_attach:header_size"}
 	// c2's shape on one CPU, one round: its group is installed before the
 	// task runs, on the locked path, as on each of c2's CPUs (c2 itself,

@@ -22,6 +22,7 @@ func TestWriteAuditOpen(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a reflective snapshot of the whole model at every fragment boundary: seconds")
 	}
+	t.Parallel() // beside the other audits: each run its own model; auditCache synchronised
 	install := []string{"__perf_install_in_context"}
 	c2 := strings.Replace(auxPerCPU(2, 2, 1), "-m 8,8 --", "-m 8,8 --per-thread --", -1)
 	for _, tc := range []struct {

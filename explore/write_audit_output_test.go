@@ -38,6 +38,7 @@ func TestWriteAuditOutput(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a reflective snapshot of the whole model at every fragment boundary: seconds")
 	}
+	t.Parallel() // beside the other audits: each run its own model; auditCache synchronised
 	for _, tc := range []struct {
 		name string
 		edit [2]string // a built-in's text replaced (a knob), if any

@@ -31,6 +31,7 @@ func TestWriteAuditOverflow(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a reflective snapshot of the whole model at every fragment boundary: seconds")
 	}
+	t.Parallel() // beside the other audits: each run its own model; auditCache synchronised
 	const nestZero = "perf_output_put_handle:nest-zero"
 	for _, tc := range []struct {
 		name   string

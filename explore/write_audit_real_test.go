@@ -90,16 +90,18 @@ func auditRun(t *testing.T, name, src string, seed uint64) *writeAudit {
 	return auditRunFile(t, f, seed)
 }
 
-// auditRunFile is auditRun on a loaded scenario.
-func auditRunFile(t *testing.T, f *scenarios.File, seed uint64) *writeAudit {
-	t.Helper()
+// runWriteAudit is auditRun on a loaded scenario, uncached (auditRunFile
+// shares it: testcache_test.go), snapshotting only where a declared
+// fragment starts or ends if declaredOnly (TestWriteAuditDeclaredOnlySame).
+func runWriteAudit(f *scenarios.File, seed uint64, declaredOnly bool) (*writeAudit, error) {
 	opts := Options{}.runOptions(sim.NewRandom(seed), false)
 	opts.StopAtViolation = false
 	r, err := runner.Build(f, opts)
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	a := newWriteAudit([]any{r}, auditSkip...)
+	a.declaredOnly = declaredOnly
 	// A CPU's own fields: its interrupts pending and in flight, irqs and
 	// preemption, its clock and lane. Its own contexts' code and the engine
 	// write them; another CPU's code only by a post (an interrupt raised, a
@@ -108,10 +110,10 @@ func auditRunFile(t *testing.T, f *scenarios.File, seed uint64) *writeAudit {
 	a.skipTypes[reflect.TypeFor[cpu.CPU]()] = true
 	r.M.OnSegments(a)
 	if err := r.Execute(); err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	a.finish()
-	return a
+	return a, nil
 }
 
 // TestWriteAuditRealModel: on the replicated AUX pause/resume scenario
@@ -123,6 +125,7 @@ func TestWriteAuditRealModel(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a reflective snapshot of the whole model at every fragment boundary: seconds")
 	}
+	t.Parallel() // beside the other audits: each run its own model; auditCache synchronised
 	declared := []string{"__perf_output_begin:cmpxchg", "__perf_output_begin:reserved", "perf_output_get_handle:nest-inc", "perf_output_sample:header",
 		"perf_output_put_handle:data-head-stored", "perf_output_put_handle:head-read",
 		"pt_config:handle-nmi", "pt_config:resume-allowed", "pt_event_start:resume-allowed", "pt_event_start:status-read", "pt_event_stop:handle-nmi-cleared",

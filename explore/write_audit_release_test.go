@@ -45,6 +45,7 @@ func TestWriteAuditRelease(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a reflective snapshot of the whole model at every fragment boundary: seconds")
 	}
+	t.Parallel() // beside the other audits: each run its own model; auditCache synchronised
 	// close(2) releases the event in the syscall (fput_close_sync()); a
 	// munmap()'s last fput() queues ____fput (close-vs-sample's)
 	release := []string{"perf_event_release_kernel:ctx-locked"}

@@ -16,6 +16,7 @@ func TestWriteAuditPerfSched(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a reflective snapshot of the whole model at every fragment boundary: seconds")
 	}
+	t.Parallel() // beside the other audits: each run its own model; auditCache synchronised
 	for _, tc := range []struct {
 		name   string
 		repeat int      // its loops cut to this many iterations (0: as shipped)

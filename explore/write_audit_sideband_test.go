@@ -22,6 +22,7 @@ func TestWriteAuditSideband(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a reflective snapshot of the whole model at every fragment boundary: seconds")
 	}
+	t.Parallel() // beside the other audits: each run its own model; auditCache synchronised
 	const nestZero = "perf_output_put_handle:nest-zero"
 	for _, tc := range []struct {
 		name   string

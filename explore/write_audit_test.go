@@ -56,8 +56,22 @@ type writeAudit struct {
 	// (cpu.CPU.Unaudited): it vouches for nothing, as if undeclared.
 	unaudited bool
 	writes    []span // what the open fragment annotated writing: object extents
-	prev      map[leafKey]uint64
-	seed      maphash.Seed
+	// leaves holds the last snapshot (and the next, as the walk takes it:
+	// write_audit_table_test.go). The last was taken where the open fragment
+	// started iff fresh (declaredOnly may skip a boundary's).
+	leaves leafTable
+	fresh  bool
+	seen   map[visitKey]bool // the walk's pointers followed, kept to be cleared
+	seed   maphash.Seed
+	// declaredOnly: snapshot only at the boundaries that start or end a
+	// fragment the audit checks (a declared start's), the only ones its
+	// Violations and Checked depend on; a boundary between two undeclared
+	// fragments is skipped, and so Changed then counts only the undeclared
+	// fragments next to declared ones. The real-model runs (auditRunFile)
+	// set it: the snapshot is the audit's whole cost.
+	declaredOnly bool
+	// Skipped counts the boundaries declaredOnly took no snapshot at.
+	Skipped int
 
 	// Violations: "fragment START: PATH changed with no write annotated".
 	Violations []string
@@ -110,7 +124,7 @@ func newWriteAudit(roots []any, skip ...string) *writeAudit {
 
 // Boundary implements cpu.SegmentListener: the open fragment ends here.
 func (a *writeAudit) Boundary(c *cpu.CPU, kind cpu.BoundaryKind, ctx cpu.Context, th *cpu.Thread, label string) {
-	a.close()
+	ending := a.start
 	if kind == cpu.BoundaryStep && ctx == cpu.CtxTask && th != nil {
 		if start, ok := a.until[th]; ok {
 			delete(a.until, th)
@@ -122,10 +136,35 @@ func (a *writeAudit) Boundary(c *cpu.CPU, kind cpu.BoundaryKind, ctx cpu.Context
 			a.until[th] = label
 		}
 	}
-	a.start = fragmentStart(a.task, a.irq, kind, porAgent{c.ID, ctx}, th, label)
-	if a.start == "" {
-		a.start = fmt.Sprintf("(a %s fragment with no start)", ctx)
+	next := fragmentStart(a.task, a.irq, kind, porAgent{c.ID, ctx}, th, label)
+	if next == "" {
+		next = fmt.Sprintf("(a %s fragment with no start)", ctx)
 	}
+	if !a.declaredOnly || a.declared(ending, a.unaudited) || a.declared(next, false) {
+		a.close()
+	} else {
+		a.skipBoundary()
+	}
+	a.start = next
+}
+
+// declared reports whether a fragment from start is one the audit checks:
+// declared complete (or complete until some step points), and not having
+// reached unaudited code.
+func (a *writeAudit) declared(start string, unaudited bool) bool {
+	if start == "" || unaudited {
+		return false
+	}
+	_, until := cpu.CompleteUntil(start)
+	return until || cpu.IsComplete(start)
+}
+
+// skipBoundary ends an undeclared fragment that an undeclared one follows
+// (declaredOnly) with no snapshot: nothing compares either's state, so the
+// next snapshot has no baseline to compare with (fresh false).
+func (a *writeAudit) skipBoundary() {
+	a.Skipped++
+	a.fresh, a.writes, a.unaudited = false, a.writes[:0], false
 }
 
 // Touch implements cpu.SegmentListener.
@@ -200,14 +239,22 @@ func (a *writeAudit) noteArrays(v reflect.Value, depth int) {
 // unwound), which is no CPU's fragment.
 func (a *writeAudit) finish() {
 	a.start = ""
+	if a.declaredOnly {
+		a.skipBoundary() // a snapshot nothing would compare with
+		return
+	}
 	a.close()
 }
 
 // close compares the state with the open fragment's start and takes the
 // next snapshot.
 func (a *writeAudit) close() {
-	now := map[leafKey]uint64{}
-	w := auditWalk{a: a, now: now, seen: map[visitKey]bool{}}
+	if a.seen == nil {
+		a.seen = map[visitKey]bool{}
+	}
+	clear(a.seen)
+	a.leaves.begin()
+	w := auditWalk{a: a, seen: a.seen}
 	for i, r := range a.roots {
 		w.path = []pathElem{{name: fmt.Sprintf("root%d", i)}}
 		w.hash = []uint64{uint64(i)}
@@ -218,9 +265,8 @@ func (a *writeAudit) close() {
 	if a.trace != nil {
 		a.trace(w.leaves)
 	}
-	if a.prev != nil && a.start != "" {
-		_, until := cpu.CompleteUntil(a.start)
-		declared := (cpu.IsComplete(a.start) || until) && !a.unaudited
+	if a.fresh && a.start != "" {
+		declared := a.declared(a.start, a.unaudited)
 		if declared {
 			a.Checked[a.start]++
 		}
@@ -238,7 +284,8 @@ func (a *writeAudit) close() {
 			a.Changed[a.start][ch.path]++
 		}
 	}
-	a.prev, a.writes, a.unaudited = now, a.writes[:0], false
+	a.fresh = true
+	a.writes, a.unaudited = a.writes[:0], false
 }
 
 // covered reports whether addr lies in an object the fragment wrote.
@@ -261,7 +308,6 @@ type visitKey struct {
 // auditWalk is one snapshot.
 type auditWalk struct {
 	a       *writeAudit
-	now     map[leafKey]uint64
 	seen    map[visitKey]bool
 	path    []pathElem
 	hash    []uint64 // hash[i]: the hash of path[:i+1]
@@ -355,11 +401,7 @@ func (w *auditWalk) leaf(v reflect.Value, base uintptr, tag uint64, h uint64) {
 	} else {
 		k = leafKey{addr: base, tag: w.hash[len(w.hash)-1]*31 + tag}
 	}
-	w.now[k] = h
-	if w.a.prev == nil {
-		return
-	}
-	if old, ok := w.a.prev[k]; ok && old != h {
+	if old, ok := w.a.leaves.put(k, h); ok && w.a.fresh && old != h {
 		addr := k.addr
 		w.changed = append(w.changed, changedLeaf{addr: addr, path: w.pathString()})
 	}

@@ -61,6 +61,7 @@ func TestWriteAuditUserCode(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a reflective snapshot of the whole model at every fragment boundary: seconds")
 	}
+	t.Parallel() // beside the other audits: each run its own model; auditCache synchronised
 	entry := []string{"syscall_enter_from_user_mode", "exit_to_user_mode_loop", "context_switch", "__schedule:irqs-off"}
 	t.Run("user-code", func(t *testing.T) {
 		a := auditRun(t, "user-code", userCodeSrc, 3)

@@ -46,6 +46,7 @@ func TestWriteAuditWake(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a reflective snapshot of the whole model at every fragment boundary: seconds")
 	}
+	t.Parallel() // beside the other audits: each run its own model; auditCache synchronised
 	wakelist := []string{"ttwu_queue_wakelist", "enter:call_function_single", "sched_ttwu_pending"}
 	t.Run("wake-code", func(t *testing.T) {
 		a := auditRun(t, "wake-code", wakeCodeSrc, 3)

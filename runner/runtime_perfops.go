@@ -73,6 +73,11 @@ func errnoObservables() map[string]string {
 	return out
 }
 
+// errnoNames is errnoObservables(), made once: Observables looks up every
+// errno.NAME of every run in it (made afresh each time, its 140 names'
+// strings were most of the time a walk of 4,200 schedules spent observing).
+var errnoNames = errnoObservables()
+
 func (r *Run) fdState() *fdState {
 	if r.fds == nil {
 		r.fds = &fdState{prev: map[string]uint64{}, fds: map[string]int{}, maps: map[string][]*pmu.Mapping{}, errs: map[string]int64{}, counts: map[string]int64{}}
@@ -84,7 +89,7 @@ func (r *Run) fdState() *fdState {
 func (r *Run) observePerfOps(name string) (int64, bool) {
 	fs := r.fdState()
 	if n, ok := strings.CutPrefix(name, "errno."); ok {
-		if _, ok := errnoObservables()[name]; ok {
+		if _, ok := errnoNames[name]; ok {
 			return fs.errs[n], true
 		}
 		return 0, false
