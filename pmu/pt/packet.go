@@ -322,7 +322,7 @@ func (d *Decoder) Next(b []byte) (Packet, error) {
 		if err := need(8); err != nil {
 			return Packet{}, err
 		}
-		return Packet{Kind: KindTSC, Len: 8, TSC: le.Uint64(append(b[1:8:8], 0))}, nil
+		return Packet{Kind: KindTSC, Len: 8, TSC: le.Uint64(b[0:8]) >> 8}, nil // the 7 bytes after the header, little endian
 	case h == pktMTC:
 		if err := need(2); err != nil {
 			return Packet{}, err
@@ -400,10 +400,20 @@ func Decode(b []byte) (ps []Packet, errs int) {
 
 // decode is Decode, and whether b ends inside a packet (cut).
 func decode(b []byte) (ps []Packet, errs int, cut bool) {
+	errs, cut = eachPacket(b, func(p *Packet) { ps = append(ps, *p) })
+	return ps, errs, cut
+}
+
+// eachPacket is decode handing each packet to fn as it goes (a walk of
+// megabytes of trace keeps no slice of its packets): the number of packets
+// that did not decode, and whether b ends inside a packet.
+func eachPacket(b []byte, fn func(p *Packet)) (errs int, cut bool) {
 	var d Decoder
+	var p Packet // one for the walk: fn's pointer would move a packet per loop to the heap
 	i := syncPSB(b, 0)
 	for i < len(b) {
-		p, err := d.Next(b[i:])
+		var err error
+		p, err = d.Next(b[i:])
 		if errors.Is(err, ErrTruncated) {
 			cut = true
 			break // the end of the data: the rest comes with the next buffer, if any
@@ -414,10 +424,10 @@ func decode(b []byte) (ps []Packet, errs int, cut bool) {
 			continue
 		}
 		p.Off = i
-		ps = append(ps, p)
+		fn(&p)
 		i += p.Len
 	}
-	return ps, errs, cut
+	return errs, cut
 }
 
 // syncPSB is the offset of the first PSB at or after from, len(b) if none.

@@ -45,15 +45,14 @@ type Trace struct {
 // error the walk waits for the next IP (TIP.PGE, a PSB+'s FUP, a TIP).
 // tools/perf/util/intel-pt-decoder/intel-pt-decoder.c: intel_pt_walk_trace(), intel_pt_walk_tnt(), intel_pt_walk_tip(), intel_pt_walk_fup()
 func Follow(b []byte, loopAt func(ip uint64) bool) Trace {
-	ps, errs, cut := decode(b)
-	tr := Trace{Errors: errs, Cut: cut}
+	var tr Trace
 	var tsc, ip uint64
 	// enabled: PacketEn; atJmp: the walk is at the indirect jump (a TNT bit
 	// taken); lost: an error left the walk without an IP; fup: a FUP since
 	// the TIP.PGE; inPSB: inside PSB+.
 	enabled, atJmp, lost, fup, inPSB := false, false, false, false, false
 	fail := func() { tr.Errors++; lost = true }
-	for _, p := range ps {
+	errs, cut := eachPacket(b, func(p *Packet) {
 		switch p.Kind {
 		case KindPSB:
 			fup, inPSB = false, true
@@ -88,7 +87,7 @@ func Follow(b []byte, loopAt func(ip uint64) bool) Trace {
 			if ip == 0 || lost {
 				break
 			}
-			n, taken := tntBits(p)
+			n, taken := tntBits(*p)
 			if atJmp || n != 1 || taken != 1 || !loopAt(ip) {
 				fail()
 				break
@@ -119,7 +118,9 @@ func Follow(b []byte, loopAt func(ip uint64) bool) Trace {
 		if len(tr.Spans) > 0 {
 			tr.Spans[len(tr.Spans)-1].Bytes += p.Len
 		}
-	}
+	})
+	tr.Errors += errs
+	tr.Cut = cut
 	return tr
 }
 

@@ -142,3 +142,19 @@ func ExampleFollow() {
 	// Output:
 	// encoded 3 iterations; walked 3 in 1 span at 0x555555555c80, 0 errors
 }
+
+// BenchmarkFollow: a walk of 1 MiB of loop trace, the size a throttled
+// group's AUX area fills many times over (pt-throttle-group with
+// aux-throttle=proposed walks about 15 MB). The walk keeps no slice of the
+// packets it decodes: allocations do not grow with the trace.
+func BenchmarkFollow(b *testing.B) {
+	ips := []uint64{spanIP(true, 0), spanIP(false, 7), spanIP(true, 200)}
+	trace, _ := loopSpans(ips, 1<<20/len(ips), 4096)
+	b.SetBytes(int64(len(trace)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if tr := pt.Follow(trace, pmu.ImageLoopAt); tr.Errors != 0 {
+			b.Fatalf("%d errors", tr.Errors)
+		}
+	}
+}
