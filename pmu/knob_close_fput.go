@@ -25,8 +25,8 @@ var closeFputKnob = sim.KnobSpec{
 		"work, so the release runs in exit_to_user_mode_loop()'s task_work_run(), after the syscall's exit and after any task work queued " +
 		"later (the list runs newest first). A mapping's reference keeps the file either way; munmap()'s, exit's and exec's last fput() are " +
 		"deferred in both. Implied by the old values of the knobs of kernels older than v6.6: addr-filter-clone, addr-filter-kernel-match, " +
-		"addr-filter-range, exit-event, pause-output-rb-check, pebs-disable-order, pending-task-ref, pmu-ctx-serialize, release-child-free, " +
-		"task-function-call",
+		"addr-filter-range, aux-free, exit-event, pause-output-rb-check, pebs-disable-order, pending-task-ref, pmu-ctx-serialize, rb-put-handle, " +
+		"release-child-free, task-function-call",
 	Source: "021a160abf62 fs: use __fput_sync in close(2) (Mateusz Guzik, v6.6-rc1); fput_close_sync(): fs: use fput_close_sync() in close() " +
 		"(Mateusz Guzik, v6.15)",
 	Package: "pmu",
@@ -54,7 +54,9 @@ var preV66Knobs = [...][2]string{
 // closeFputDeferred reports close-fput=pre-021a160abf62, given or implied
 // by a knob of an older kernel (preV66Knobs).
 func (k *Kernel) closeFputDeferred() bool {
-	if k.KnobIs(closeFputKnob.Name, "pre-021a160abf62") || k.Opts.Knobs.PauseOutputRBCheck == "posted" { // the ioctl as posted in 2016
+	if o := &k.Opts.Knobs; k.KnobIs(closeFputKnob.Name, "pre-021a160abf62") ||
+		o.PauseOutputRBCheck == "posted" || // the ioctl as posted in 2016
+		o.RB.OldPutHandle || o.RB.OldAuxFree { // rb-put-handle=pre-1b038c6e05ff (v5.2), aux-free=pre-57ffc5ca679f (2016)
 		return true
 	}
 	for _, kv := range preV66Knobs {

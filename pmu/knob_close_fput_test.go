@@ -44,6 +44,8 @@ func TestCloseFput(t *testing.T) {
 		{knob: "pmu-ctx-serialize", value: "pre-4f64a6c9f6f1", want: deferred},
 		{knob: "release-child-free", value: "pre-82d94856fa22", want: deferred},
 		{knob: "task-function-call", value: "pre-6d6b8b9f4fce", want: deferred},
+		{knob: "rb-put-handle", value: "pre-1b038c6e05ff", want: deferred},
+		{knob: "aux-free", value: "pre-57ffc5ca679f", want: deferred},
 	} {
 		var knobs pmu.Knobs
 		if ok, err := pmu.ApplyAnyKnob(&knobs, tc.knob, tc.value); !ok || err != nil {
