@@ -26,7 +26,7 @@ var closeFputKnob = sim.KnobSpec{
 		"later (the list runs newest first). A mapping's reference keeps the file either way; munmap()'s, exit's and exec's last fput() are " +
 		"deferred in both. Implied by the old values of the knobs of kernels older than v6.6: addr-filter-clone, addr-filter-kernel-match, " +
 		"addr-filter-range, aux-free, exit-event, pause-output-rb-check, pebs-disable-order, pending-task-ref, pmu-ctx-serialize, rb-put-handle, " +
-		"release-child-free, task-function-call",
+		"release-child-free, task-function-call, unpin-ctx-lock",
 	Source: "021a160abf62 fs: use __fput_sync in close(2) (Mateusz Guzik, v6.6-rc1); fput_close_sync(): fs: use fput_close_sync() in close() " +
 		"(Mateusz Guzik, v6.15)",
 	Package: "pmu",
@@ -49,6 +49,7 @@ var preV66Knobs = [...][2]string{
 	{"pmu-ctx-serialize", "pre-4f64a6c9f6f1"},        // v6.2
 	{"release-child-free", "pre-82d94856fa22"},       // v4.19
 	{"task-function-call", "pre-6d6b8b9f4fce"},       // v5.9
+	{"unpin-ctx-lock", "pre-6c605f837115"},           // v5.13
 }
 
 // closeFputDeferred reports close-fput=pre-021a160abf62, given or implied

@@ -46,6 +46,7 @@ func TestCloseFput(t *testing.T) {
 		{knob: "task-function-call", value: "pre-6d6b8b9f4fce", want: deferred},
 		{knob: "rb-put-handle", value: "pre-1b038c6e05ff", want: deferred},
 		{knob: "aux-free", value: "pre-57ffc5ca679f", want: deferred},
+		{knob: "unpin-ctx-lock", value: "pre-6c605f837115", want: deferred},
 	} {
 		var knobs pmu.Knobs
 		if ok, err := pmu.ApplyAnyKnob(&knobs, tc.knob, tc.value); !ok || err != nil {
