@@ -26,44 +26,19 @@ func init() {
 	)
 }
 
-// execRecordSrc is c2's shape (/work/notes/c2.sim): on each of 2 CPUs a
-// perf record --per-thread of a group (intel_pt started paused, a
-// tracepoint that resumes it, cycles that pause it) whose workload perf
-// forks; the workload execs when perf uncorks it (perftool's
-// workloadChild): the exec's body (sched/footprint_exec.go,
-// pmu/footprint_exec.go), its COMM's and MMAPs' caller, and perf's and
-// the child's user code (perftool/footprint_record.go), annotated.
-const execRecordSrc = `scenario exec-record-2cpu
-title "perf record --per-thread of a workload that execs, on each of 2 CPUs"
-
-cpus 2
-pmu intel_pt rate=1000 region=4K
-pmu cpu skid=200ns
-kernel aux-pause-guard=on
-
-task uname0 cpu0
-  repeat 2
-    syscall newuname
-    compute 700ns
-task uname1 cpu1
-  repeat 2
-    syscall newuname
-    compute 700ns
-record r0: -e '{intel_pt/aux-action=start-paused/k,syscalls:sys_enter_newuname/aux-action=resume/,cycles/period=6800,aux-action=pause/}' -m 8,8 --per-thread -- uname0
-record r1: -e '{intel_pt/aux-action=start-paused/k,syscalls:sys_enter_newuname/aux-action=resume/,cycles/period=6800,aux-action=pause/}' -m 8,8 --per-thread -- uname1
-`
-
 // TestWriteAuditExecRecord: the fragments an exec runs (its syscall's
 // entry up to perf_event_enable_on_exec()'s step point or the exit; the
 // COMM's and each MMAP's from perf_output_put_handle:nest-zero on into the
 // rest of the exec), and perf record's main and its workload's child side,
-// write nothing they do not annotate, on c2's shape.
+// write nothing they do not annotate, on c2's shape (auxPerCPUSrc): on
+// each of 2 CPUs a perf record --per-thread of a group whose workload perf
+// forks and which execs when perf uncorks it (perftool's workloadChild).
 func TestWriteAuditExecRecord(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a reflective snapshot of the whole model at every fragment boundary: seconds")
 	}
 	t.Parallel() // beside the other audits: each run its own model; auditCache synchronised
-	a := auditRun(t, "exec-record-2cpu", execRecordSrc, 3)
+	a := auditRun(t, "aux-pause-resume-nmi-percpu", auxPerCPUSrc, 3)
 	if len(a.Violations) > 0 {
 		t.Errorf("declared fragments that write what they do not annotate:\n%v", a.Violations)
 	}

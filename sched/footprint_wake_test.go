@@ -1,6 +1,7 @@
 package sched
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -53,6 +54,31 @@ func (l *fragAccesses) Touch(obj any, field string, write bool) {
 
 func itoaTest(i int) string { return string(rune('0' + i)) }
 
+// wakeSelect is what both wakes' try_to_wake_up() does on cpu0 before the
+// paths part: the pipe's mutex, p's state and fields, and
+// select_task_rq_fair()'s look at each CPU.
+var wakeSelect = []string{
+	"pipe_write:copied@cpu0: pipe:p pipe->mutex W",
+	// try_to_wake_up(): p->__state, on_rq, se, on_cpu
+	"pipe_write:copied@cpu0: thread:b-102 p->__state W",
+	"pipe_write:copied@cpu0: thread:b-102 p->on_rq R",
+	"pipe_write:copied@cpu0: thread:b-102 p->se R",
+	"pipe_write:copied@cpu0: thread:b-102 p->on_cpu R",
+	"pipe_write:copied@cpu0: thread:b-102 sync W",
+	// select_task_rq_fair(): each CPU (run queue, active, curr), record_wakee(), wake_wide(), recent_used_cpu, wake_cpu
+	"pipe_write:copied@cpu0: rq@cpu0 rq->nr_running R",
+	"pipe_write:copied@cpu0: rq@cpu0 rq->balance_callback R",
+	"pipe_write:copied@cpu0: thread:a-101 p->on_cpu R",
+	"pipe_write:copied@cpu0: rq@cpu1 rq->nr_running R",
+	"pipe_write:copied@cpu0: rq@cpu1 rq->balance_callback R",
+	"pipe_write:copied@cpu0: thread:swapper/1 p->on_cpu R",
+	"pipe_write:copied@cpu0: thread:a-101 p->__state R",
+	"pipe_write:copied@cpu0: thread:a-101 p->wakee_flips W",
+	"pipe_write:copied@cpu0: thread:b-102 p->wakee_flips R",
+	"pipe_write:copied@cpu0: thread:b-102 p->recent_used_cpu W",
+	"pipe_write:copied@cpu0: thread:b-102 p->se (exec_start, wake_cpu) R",
+}
+
 // TestWakeFootprint: the exact footprint of a wake-up of b, asleep on a
 // pipe on idle cpu1, by a's write on cpu0: through cpu1's wake list
 // (the waker's fragment from pipe_write:copied up to the wake list's step
@@ -70,26 +96,7 @@ func TestWakeFootprint(t *testing.T) {
 		{
 			name:   "through the wake list",
 			starts: []string{"pipe_write:copied@cpu0", "ttwu_queue_wakelist@cpu0", "enter:call_function_single@cpu1", "sched_ttwu_pending@cpu1"},
-			want: []string{
-				"pipe_write:copied@cpu0: pipe:p pipe->mutex W",
-				// try_to_wake_up(): p->__state, on_rq, se, on_cpu
-				"pipe_write:copied@cpu0: thread:b-102 p->__state W",
-				"pipe_write:copied@cpu0: thread:b-102 p->on_rq R",
-				"pipe_write:copied@cpu0: thread:b-102 p->se R",
-				"pipe_write:copied@cpu0: thread:b-102 p->on_cpu R",
-				"pipe_write:copied@cpu0: thread:b-102 sync W",
-				// select_task_rq_fair(): each CPU (run queue, active, curr), record_wakee(), wake_wide(), recent_used_cpu, wake_cpu
-				"pipe_write:copied@cpu0: rq@cpu0 rq->nr_running R",
-				"pipe_write:copied@cpu0: rq@cpu0 rq->balance_callback R",
-				"pipe_write:copied@cpu0: thread:a-101 p->on_cpu R",
-				"pipe_write:copied@cpu0: rq@cpu1 rq->nr_running R",
-				"pipe_write:copied@cpu0: rq@cpu1 rq->balance_callback R",
-				"pipe_write:copied@cpu0: thread:swapper/1 p->on_cpu R",
-				"pipe_write:copied@cpu0: thread:a-101 p->__state R",
-				"pipe_write:copied@cpu0: thread:a-101 p->wakee_flips W",
-				"pipe_write:copied@cpu0: thread:b-102 p->wakee_flips R",
-				"pipe_write:copied@cpu0: thread:b-102 p->recent_used_cpu W",
-				"pipe_write:copied@cpu0: thread:b-102 p->se (exec_start, wake_cpu) R",
+			want: append(slices.Clone(wakeSelect),
 				"pipe_write:copied@cpu0: rq@cpu1 rq->balance_callback R",
 				"pipe_write:copied@cpu0: rq@cpu1 rq->nr_running R",
 				"pipe_write:copied@cpu0: thread:swapper/1 p->on_cpu R",
@@ -120,32 +127,13 @@ func TestWakeFootprint(t *testing.T) {
 				"sched_ttwu_pending@cpu1: rq@cpu1 rq->nr_running W",
 				"sched_ttwu_pending@cpu1: thread:b-102 p->se W",
 				"sched_ttwu_pending@cpu1: cpu1 TIF_NEED_RESCHED W",
-			},
+			),
 		},
 		{
 			name:   "direct",
 			noWL:   true,
 			starts: []string{"pipe_write:copied@cpu0"},
-			want: []string{
-				"pipe_write:copied@cpu0: pipe:p pipe->mutex W",
-				// try_to_wake_up(): p->__state, on_rq, se, on_cpu
-				"pipe_write:copied@cpu0: thread:b-102 p->__state W",
-				"pipe_write:copied@cpu0: thread:b-102 p->on_rq R",
-				"pipe_write:copied@cpu0: thread:b-102 p->se R",
-				"pipe_write:copied@cpu0: thread:b-102 p->on_cpu R",
-				"pipe_write:copied@cpu0: thread:b-102 sync W",
-				// select_task_rq_fair(): each CPU (run queue, active, curr), record_wakee(), wake_wide(), recent_used_cpu, wake_cpu
-				"pipe_write:copied@cpu0: rq@cpu0 rq->nr_running R",
-				"pipe_write:copied@cpu0: rq@cpu0 rq->balance_callback R",
-				"pipe_write:copied@cpu0: thread:a-101 p->on_cpu R",
-				"pipe_write:copied@cpu0: rq@cpu1 rq->nr_running R",
-				"pipe_write:copied@cpu0: rq@cpu1 rq->balance_callback R",
-				"pipe_write:copied@cpu0: thread:swapper/1 p->on_cpu R",
-				"pipe_write:copied@cpu0: thread:a-101 p->__state R",
-				"pipe_write:copied@cpu0: thread:a-101 p->wakee_flips W",
-				"pipe_write:copied@cpu0: thread:b-102 p->wakee_flips R",
-				"pipe_write:copied@cpu0: thread:b-102 p->recent_used_cpu W",
-				"pipe_write:copied@cpu0: thread:b-102 p->se (exec_start, wake_cpu) R",
+			want: append(slices.Clone(wakeSelect),
 				"pipe_write:copied@cpu0: rq@cpu1 rq->nr_running R",
 				"pipe_write:copied@cpu0: thread:swapper/1 p->on_cpu R",
 				"pipe_write:copied@cpu0: thread:b-102 p->on_cpu R",
@@ -162,7 +150,7 @@ func TestWakeFootprint(t *testing.T) {
 				// the reschedule IPI; the return to user mode
 				"pipe_write:copied@cpu0: machine posts W",
 				"pipe_write:copied@cpu0: thread:a-101 task_pt_regs(current) W",
-			},
+			),
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -49,27 +49,21 @@ type FileCloseHook interface {
 
 // fputClose is close(2)'s fput(): a FileCloseHook hears of it as such,
 // another FileHook as an fput().
-func (s *Sched) fputClose(t *Task, f *mm.OpenFile) {
-	if f == nil || f.Anon == nil {
-		return
-	}
-	s.eachHook(func(h any) {
-		if c, ok := h.(FileCloseHook); ok {
-			c.FputClose(t, f.Anon)
-		} else if c, ok := h.(FileHook); ok {
-			c.Fput(t, f.Anon)
-		}
-	})
-}
+func (s *Sched) fputClose(t *Task, f *mm.OpenFile) { s.dropFile(t, f, true) }
 
 // fput drops the reference t's closed fd held on f: an anon inode file's
 // owner hears of it; a regular file has nothing to release in the model.
-func (s *Sched) fput(t *Task, f *mm.OpenFile) {
+func (s *Sched) fput(t *Task, f *mm.OpenFile) { s.dropFile(t, f, false) }
+
+// dropFile is fput(), or close(2)'s (fputClose) when close.
+func (s *Sched) dropFile(t *Task, f *mm.OpenFile, close bool) {
 	if f == nil || f.Anon == nil {
 		return
 	}
 	s.eachHook(func(h any) {
-		if c, ok := h.(FileHook); ok {
+		if c, ok := h.(FileCloseHook); ok && close {
+			c.FputClose(t, f.Anon)
+		} else if c, ok := h.(FileHook); ok {
 			c.Fput(t, f.Anon)
 		}
 	})
