@@ -597,23 +597,26 @@ type afStats struct {
 
 func init() {
 	KnobSpecs = append(KnobSpecs, sim.KnobSpec{
-		Name:   "addr-filter-clone",
-		Values: []string{"today", "pre-18736eef1213"},
+		Name:    "addr-filter-clone",
+		Values:  []string{"today", "pre-18736eef1213"},
+		Implies: map[string][]string{"pre-18736eef1213": closeFputPreV66}, // v5.1
 		Help: "perf_event_alloc() of an inherited event with address filters: today it copies the parent's addr_filter_ranges (valid until exec); " +
 			"before, the child's ranges were all {0, 0}, so its first sync loaded empty file ranges and the child traced nothing until an exec or an mmap of the file",
 		Source:  "18736eef1213 perf: Copy parent's address filter offsets on clone (Fixes 375637bc5249)",
 		Package: "pmu",
 	}, sim.KnobSpec{
-		Name:   "addr-filter-range",
-		Values: []string{"today", "pre-52a44f83fc2d", "pre-c60f83b813e5"},
+		Name:    "addr-filter-range",
+		Values:  []string{"today", "pre-52a44f83fc2d", "pre-c60f83b813e5"},
+		Implies: map[string][]string{"pre-52a44f83fc2d": closeFputPreV66, "pre-c60f83b813e5": closeFputPreV66}, // v5.1, v5.0
 		Help: "how a filter becomes a range: today perf_addr_filter_vma_adjust() takes the mapping's vm_pgoff into account and a kernel filter is its own range; " +
 			"pre-52a44f83fc2d (after c60f83b813e5): a kernel filter's range stays {0, 0}; pre-c60f83b813e5: a file filter's range starts at vm_start + the filter's file offset " +
 			"(off by vm_pgoff pages for a text mapping at a non-zero file offset)",
 		Source:  "c60f83b813e5 perf, pt, coresight: Fix address filters for vmas with non-zero offset; 52a44f83fc2d perf/core: Fix the address filtering fix",
 		Package: "pmu",
 	}, sim.KnobSpec{
-		Name:   "addr-filter-kernel-match",
-		Values: []string{"today", "pre-7f635ff187ab"},
+		Name:    "addr-filter-kernel-match",
+		Values:  []string{"today", "pre-7f635ff187ab"},
+		Implies: map[string][]string{"pre-7f635ff187ab": closeFputPreV66}, // v4.18
 		Help: "perf_addr_filter_match() on a kernel filter (no path): today it matches no file; before the fix it dereferenced d_inode(NULL), " +
 			"so an executable mmap (perf_event_mmap() -> __perf_addr_filters_adjust()) of a task whose event had a kernel address filter oopsed",
 		Source:  "7f635ff187ab perf/core: Fix crash when using HW tracing kernel filters (Mathieu Poirier; Fixes 9511bce9fe8e perf/core: Fix bad use of igrab())",

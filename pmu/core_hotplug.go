@@ -24,8 +24,9 @@ type perfGlobal struct {
 // releaseChildFreeKnob selects where perf_event_release_kernel() frees the
 // inherited copies of the event it releases.
 var releaseChildFreeKnob = sim.KnobSpec{
-	Name:   "release-child-free",
-	Values: []string{"today", "pre-82d94856fa22"},
+	Name:    "release-child-free",
+	Values:  []string{"today", "pre-82d94856fa22"},
+	Implies: map[string][]string{"pre-82d94856fa22": closeFputPreV66}, // v4.19
 	Help: "perf_event_release_kernel(): today each inherited copy is removed under its ctx->mutex and the parent's child_mutex, " +
 		"moved to a free_list and freed after both are dropped; pre-82d94856fa22 free_event(child) ran under both, so a " +
 		"tracepoint copy's perf_trace_destroy() took event_mutex inside child_mutex and lockdep sees event_mutex -> " +

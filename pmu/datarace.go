@@ -38,8 +38,9 @@ var dataRaceKnob = sim.KnobSpec{
 
 // unpinLockKnob is the historical race the oracle finds.
 var unpinLockKnob = sim.KnobSpec{
-	Name:   "unpin-ctx-lock",
-	Values: []string{"today", "pre-6c605f837115"},
+	Name:    "unpin-ctx-lock",
+	Values:  []string{"today", "pre-6c605f837115"},
+	Implies: map[string][]string{"pre-6c605f837115": closeFputPreV66}, // v5.13
 	Help: "pre-6c605f837115: perf_unpin_context() decrements ctx->pin_count without ctx->lock, as before 6c605f837115, while find_get_context() increments it " +
 		"under ctx->lock: two perf_event_open() on one task's context race (KCSAN: data-race in find_get_context / perf_unpin_context)",
 	Source:  "6c605f8371159432ec61cbb1488dcf7ad24ad19a (perf: Fix data race between pin_count increment/decrement)",

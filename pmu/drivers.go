@@ -245,6 +245,36 @@ func ApplyAnyKnob(k *Knobs, name, value string) (bool, error) {
 	return false, nil
 }
 
+// ApplyKnobs sets the knobs of settings (NAME -> VALUE) in k, with the
+// settings their values imply (sim.KnobSpec.Implies: a knob of a kernel
+// older than v6.6 brings that kernel's close(2)) unless settings names them:
+// what the runner does with a scenario's kernel line, for a kernel built
+// from Go. A name that is not a knob of the pmu layer is an error.
+func ApplyKnobs(k *Knobs, settings map[string]string) error {
+	specs := allKnobSpecs()
+	all := make(map[string]string, len(specs))
+	for _, spec := range specs {
+		all[spec.Name] = spec.Default()
+	}
+	for n, v := range settings {
+		if _, ok := all[n]; !ok {
+			return fmt.Errorf("pmu: no kernel knob %q", n)
+		}
+		all[n] = v
+	}
+	if err := sim.ResolveImplied(specs, all, func(n string) bool { _, ok := settings[n]; return ok }); err != nil {
+		return err
+	}
+	for _, spec := range specs {
+		if v := all[spec.Name]; v != spec.Default() || settings[spec.Name] != "" {
+			if _, err := ApplyAnyKnob(k, spec.Name, v); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
 // Knob returns the value of a kernel knob (its default when not set). A name
 // no spec defines is a bug in the model, not a default: it panics, so a typo
 // cannot silently select today's code.

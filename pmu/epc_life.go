@@ -39,8 +39,9 @@ import (
 
 // pmuCtxSerializeKnob picks put_pmu_ctx()'s locking.
 var pmuCtxSerializeKnob = sim.KnobSpec{
-	Name:   "pmu-ctx-serialize",
-	Values: []string{"today", "pre-4f64a6c9f6f1"},
+	Name:    "pmu-ctx-serialize",
+	Values:  []string{"today", "pre-4f64a6c9f6f1"},
+	Implies: map[string][]string{"pre-4f64a6c9f6f1": closeFputPreV66}, // v6.2
 	Help: "put_pmu_ctx() against find_get_pmu_context(): today the last reference of a perf_event_pmu_context is dropped under ctx->lock " +
 		"(atomic_dec_and_raw_lock_irqsave()), the lock the lookup holds; pre-4f64a6c9f6f1: atomic_dec_and_test() outside ctx->lock, then the lock " +
 		"to unlink it, so a lookup in between takes the dying epc from 0 to 1 and the put then unlinks and frees it under the new event " +

@@ -46,8 +46,9 @@ func init() {
 		Source:  "kernel/events/core.c: perf_event_context_sched_out(), context_equiv(); the optimisation since \"perf_counter: Optimize context switch between identical inherited contexts\" (Paul Mackerras, v2.6.31)",
 		Package: "pmu",
 	}, sim.KnobSpec{
-		Name:   "exit-event",
-		Values: []string{"today", "pre-ef54c1a476ae"},
+		Name:    "exit-event",
+		Values:  []string{"today", "pre-ef54c1a476ae"},
+		Implies: map[string][]string{"pre-ef54c1a476ae": closeFputPreV66}, // v5.13
 		Help: "perf_event_exit_event() of an inherited event: today folds its counts into the original and unlinks it from child_list under child_mutex, in one go; " +
 			"before ef54c1a476ae sync_child_event() added the counts to child_count without child_mutex and only then took it to unlink the child, so a read() in between counted the child twice",
 		Source:  "ef54c1a476ae perf: Rework perf_event_exit_event() (v5.13)",

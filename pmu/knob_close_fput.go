@@ -24,9 +24,9 @@ var closeFputKnob = sim.KnobSpec{
 		"perf_event_release_kernel() inside the syscall, before sys_exit; pre-021a160abf62: filp_close() -> fput() queues ____fput as task " +
 		"work, so the release runs in exit_to_user_mode_loop()'s task_work_run(), after the syscall's exit and after any task work queued " +
 		"later (the list runs newest first). A mapping's reference keeps the file either way; munmap()'s, exit's and exec's last fput() are " +
-		"deferred in both. Implied by the old values of the knobs of kernels older than v6.6: addr-filter-clone, addr-filter-kernel-match, " +
-		"addr-filter-range, aux-free, exit-event, pause-output-rb-check, pebs-disable-order, pending-task-ref, pmu-ctx-serialize, rb-put-handle, " +
-		"release-child-free, task-function-call, unpin-ctx-lock",
+		"deferred in both. Implied (unless set) by the old values of the knobs of kernels older than v6.6: addr-filter-clone, " +
+		"addr-filter-kernel-match, addr-filter-range, aux-free, exit-event, pause-output-rb-check, pebs-disable-order, pending-task-ref, " +
+		"pmu-ctx-serialize, rb-put-handle, release-child-free, task-function-call, unpin-ctx-lock",
 	Source: "021a160abf62 fs: use __fput_sync in close(2) (Mateusz Guzik, v6.6-rc1); fput_close_sync(): fs: use fput_close_sync() in close() " +
 		"(Mateusz Guzik, v6.15)",
 	Package: "pmu",
@@ -34,38 +34,18 @@ var closeFputKnob = sim.KnobSpec{
 
 func init() { KnobSpecs = append(KnobSpecs, closeFputKnob) }
 
-// preV66Knobs are the knob values that select a kernel older than v6.6,
-// whose close(2) had no fput_close_sync(): each implies
-// close-fput=pre-021a160abf62, so a race replayed on its kernel releases
-// the event where that kernel did.
-var preV66Knobs = [...][2]string{
-	{"addr-filter-clone", "pre-18736eef1213"},        // v5.1
-	{"addr-filter-kernel-match", "pre-7f635ff187ab"}, // v4.18
-	{"addr-filter-range", "pre-52a44f83fc2d"},        // v5.1
-	{"addr-filter-range", "pre-c60f83b813e5"},        // v5.0
-	{"exit-event", "pre-ef54c1a476ae"},               // v5.13
-	{"pebs-disable-order", "pre-6f55967ad9d9"},       // v5.2
-	{"pending-task-ref", "pre-517e6a301f34"},         // v6.1
-	{"pmu-ctx-serialize", "pre-4f64a6c9f6f1"},        // v6.2
-	{"release-child-free", "pre-82d94856fa22"},       // v4.19
-	{"task-function-call", "pre-6d6b8b9f4fce"},       // v5.9
-	{"unpin-ctx-lock", "pre-6c605f837115"},           // v5.13
-}
+// closeFputPreV66 is what a knob value selecting a kernel older than v6.6,
+// whose close(2) had no fput_close_sync(), implies (sim.KnobSpec.Implies):
+// a race replayed on that kernel releases the event where that kernel did,
+// and the run's knobs line says so. A scenario that sets close-fput itself
+// keeps its value. Every such value names its version where it is declared;
+// TestCloseFput lists them, and a future knob of such a kernel must say it
+// too.
+var closeFputPreV66 = []string{closeFputKnob.Name + "=pre-021a160abf62"}
 
-// closeFputDeferred reports close-fput=pre-021a160abf62, given or implied
-// by a knob of an older kernel (preV66Knobs).
+// closeFputDeferred reports close-fput=pre-021a160abf62, set or implied.
 func (k *Kernel) closeFputDeferred() bool {
-	if o := &k.Opts.Knobs; k.KnobIs(closeFputKnob.Name, "pre-021a160abf62") ||
-		o.PauseOutputRBCheck == "posted" || // the ioctl as posted in 2016
-		o.RB.OldPutHandle || o.RB.OldAuxFree { // rb-put-handle=pre-1b038c6e05ff (v5.2), aux-free=pre-57ffc5ca679f (2016)
-		return true
-	}
-	for _, kv := range preV66Knobs {
-		if k.KnobIs(kv[0], kv[1]) {
-			return true
-		}
-	}
-	return false
+	return k.KnobIs(closeFputKnob.Name, "pre-021a160abf62")
 }
 
 // FputClose implements sched.FileCloseHook: close(2) dropped the reference

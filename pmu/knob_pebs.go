@@ -12,8 +12,9 @@ import (
 // PEBS, while cpuc->active_mask still has it (3966c3feca3f made x86_pmu_stop()
 // clear active_mask only after x86_pmu.disable()).
 var pebsDisableOrderKnob = sim.KnobSpec{
-	Name:   "pebs-disable-order",
-	Values: []string{"today", "pre-6f55967ad9d9"},
+	Name:    "pebs-disable-order",
+	Values:  []string{"today", "pre-6f55967ad9d9"},
+	Implies: map[string][]string{"pre-6f55967ad9d9": closeFputPreV66}, // v5.2
 	Help: "intel_pmu_disable_event() of a precise_ip event (x86_pmu_stop() <- x86_pmu_del() <- event_sched_out()): today " +
 		"`x86_pmu_disable_event(event); if (unlikely(event->attr.precise_ip)) intel_pmu_pebs_disable(event);`; pre-6f55967ad9d9: " +
 		"`if (unlikely(event->attr.precise_ip)) intel_pmu_pebs_disable(event); ... x86_pmu_disable_event(event);`: a counter overflow " +

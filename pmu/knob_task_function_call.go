@@ -21,8 +21,9 @@ import "perfsim/sim"
 
 // taskFunctionCallKnob picks task_function_call()'s error handling.
 var taskFunctionCallKnob = sim.KnobSpec{
-	Name:   "task-function-call",
-	Values: []string{"today", "pre-6d6b8b9f4fce"},
+	Name:    "task-function-call",
+	Values:  []string{"today", "pre-6d6b8b9f4fce"},
+	Implies: map[string][]string{"pre-6d6b8b9f4fce": closeFputPreV66}, // v5.9
 	Help: "task_function_call()'s loop around smp_call_function_single(task_cpu(p)): today only remote_function()'s -EAGAIN (the task " +
 		"left that CPU before the IPI ran) is retried; an error of the call itself (-ENXIO: task_cpu(p) is offline, as it stays for a task " +
 		"asleep when its CPU went down) is returned, and event_function_call() / perf_install_in_context() go on under ctx->lock here; " +

@@ -23,8 +23,9 @@ type Knobs struct {
 
 // KnobSpecs are the pmu layer's kernel knobs.
 var KnobSpecs = []sim.KnobSpec{{
-	Name:   "pause-output-rb-check",
-	Values: []string{"today", "posted"},
+	Name:    "pause-output-rb-check",
+	Values:  []string{"today", "posted"},
+	Implies: map[string][]string{"posted": closeFputPreV66}, // 2016
 	Help: "PERF_EVENT_IOC_PAUSE_OUTPUT: today `rb = rcu_dereference(event->rb); if (!rb || !rb->nr_pages) return -EINVAL; rb_toggle_paused(rb, !!arg)`; " +
 		"posted: `rb = rcu_dereference(event->rb); if (!event->rb) return -EINVAL; rb_toggle_paused(rb, !!arg)`: the test re-reads event->rb, so an mmap " +
 		"attaching a buffer between the two reads passes the test with rb == NULL and rb_toggle_paused() dereferences NULL",

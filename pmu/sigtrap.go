@@ -14,8 +14,9 @@ import (
 // pendingTaskRefKnob picks whether the queued perf_pending_task holds a
 // reference on the event.
 var pendingTaskRefKnob = sim.KnobSpec{
-	Name:   "pending-task-ref",
-	Values: []string{"today", "pre-517e6a301f34"},
+	Name:    "pending-task-ref",
+	Values:  []string{"today", "pre-517e6a301f34"},
+	Implies: map[string][]string{"pre-517e6a301f34": closeFputPreV66}, // v6.1
 	Help: "attr.sigtrap: today __perf_event_overflow() takes a reference on the event (atomic_long_inc_not_zero(&event->refcount)) when it " +
 		"queues perf_pending_task(), which drops it (put_event()) after sending SIGTRAP, so the event outlives the task_work; " +
 		"pre-517e6a301f34: no reference, so closing the event while the task_work is queued frees it and perf_pending_task() " +

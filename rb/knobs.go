@@ -7,15 +7,17 @@ import "perfsim/sim"
 // core applies Knobs to every buffer it allocates. A new ring buffer knob is
 // added here and in ApplyKnob, nowhere else.
 var KnobSpecs = []sim.KnobSpec{{
-	Name:   "rb-put-handle",
-	Values: []string{"today", "pre-1b038c6e05ff"},
+	Name:    "rb-put-handle",
+	Values:  []string{"today", "pre-1b038c6e05ff"},
+	Implies: map[string][]string{"pre-1b038c6e05ff": []string{"close-fput=pre-021a160abf62"}}, // pmu's close(2), as before v6.6 (v5.2)
 	Help: "perf_output_put_handle(): before the fix the writer dropped rb->nest before storing data_head, " +
 		"so a nested NMI writer's newer head could be overwritten by an older one (data_head goes backwards)",
 	Source:  "1b038c6e05ff perf/ring_buffer: Fix exposing a temporarily decreased data_head",
 	Package: "rb",
 }, {
-	Name:   "aux-free",
-	Values: []string{"today", "pre-57ffc5ca679f"},
+	Name:    "aux-free",
+	Values:  []string{"today", "pre-57ffc5ca679f"},
+	Implies: map[string][]string{"pre-57ffc5ca679f": []string{"close-fput=pre-021a160abf62"}}, // pmu's close(2), as before v6.6 (2016)
 	Help: "who frees the AUX pages: today perf_mmap_close() of the last AUX mapping stops every writer (perf_pmu_output_stop()), " +
 		"perf_aux_output_begin() refuses a buffer whose aux_mmap_count is 0, and the unmap drops the last aux_refcount; before: the " +
 		"unmap only dropped its own reference, writers went on, and whoever dropped the last one freed the pages there, in an NMI or " +

@@ -108,6 +108,19 @@ func resolveKnobs(f *scenarios.File, overrides map[string]string, perf PerfBacke
 		}
 		out[n] = v
 	}
+	// A value of an old kernel brings the settings it implies
+	// (sim.KnobSpec.Implies), so the knobs line says what ran; one the
+	// scenario or an override sets wins.
+	explicit := func(n string) bool {
+		if _, ok := overrides[n]; ok {
+			return true
+		}
+		return slices.ContainsFunc(f.Kernel, func(s *scenarios.Setting) bool { return s.Name == n }) ||
+			slices.ContainsFunc(f.Tool, func(s *scenarios.Setting) bool { return s.Name == n })
+	}
+	if err := sim.ResolveImplied(slices.Concat(kernel, tool), out, explicit); err != nil {
+		return nil, err
+	}
 	return out, nil
 }
 

@@ -26,6 +26,11 @@ func printKnobs(w io.Writer, kind string, list []sim.KnobSpec) {
 		fmt.Fprintf(w, "%s %s=%s\n", kind, k.Name, strings.Join(vals, "|"))
 		fmt.Fprintf(w, "    package: %s\n", k.Package)
 		fmt.Fprintf(w, "    source:  %s\n", k.Source)
+		for _, v := range k.Values {
+			if l := k.Implies[v]; len(l) > 0 {
+				fmt.Fprintf(w, "    implies: %s=%s brings %s unless it is set\n", k.Name, v, strings.Join(l, " "))
+			}
+		}
 		fmt.Fprintf(w, "    %s\n", k.Help)
 	}
 }
