@@ -20,6 +20,27 @@ func init() {
 	)
 }
 
+// anonMunmapSrc unmaps anonymous memory its task touched (sched's modelled
+// munmap(2), mm.MM.Munmap: sched/footprint_munmap.go) while perf samples
+// its page faults from the other CPU's view.
+const anonMunmapSrc = `scenario anon-munmap
+title "munmap(2) of touched anonymous pages under -e page-faults"
+
+cpus 2
+
+task workload cpu1
+  syscall mmap 0 40960 PROT_READ|PROT_WRITE MAP_PRIVATE|MAP_ANONYMOUS -1 0 as p
+  touch p 10 write
+  syscall munmap p 40960
+  syscall mmap 0 40960 PROT_READ|PROT_WRITE MAP_PRIVATE|MAP_ANONYMOUS -1 0 as q
+  touch q 4 write
+  syscall munmap q 16384
+
+record -e page-faults -c 1 -- workload
+
+always perf.error == 0
+`
+
 // TestWriteAuditMunmap: munmap(2) of a perf mapping (its body, in the
 // syscall entry's fragment) and perf_mmap_close()'s fragments declared
 // complete (pmu/footprint_munmap.go: perf_mmap_close:aux-unmapped,
@@ -43,7 +64,9 @@ func TestWriteAuditMunmap(t *testing.T) {
 		{"munmap-ring-twice", "", entry},
 		{"set-output-vs-munmap", "", entry},
 		{"munmap-vs-mmap-same-fd", "", entry},
+		{"munmap-vs-aux-munmap", "", aux},
 		{"c2", c2Shape, aux},
+		{"anon-munmap", anonMunmapSrc, []string{"syscall_enter_from_user_mode"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var f *scenarios.File

@@ -176,3 +176,12 @@ func (k *Kernel) accessRBFreeAux(t *sched.Task, buf *rb.Buffer, bs *bufState) {
 	c.AccessMarkedOnly(buf, rb.FieldAuxSize, cpu.MarkedWrite, "__rb_free_aux") // kernel/events/ring_buffer.c: __rb_free_aux(): rb->aux_priv = NULL; rb->aux_nr_pages = 0
 	c.AccessMarkedOnly(buf, "rb->aux_pages", cpu.MarkedWrite, "__rb_free_aux") // kernel/events/ring_buffer.c: __rb_free_aux(): rb_free_aux_page(rb, pg) for each page
 }
+
+// accessMunmapMM annotates __vm_munmap()'s look at the mm of the task whose
+// mapping it unmaps (current->mm: the model's table of mms by task, which
+// exec_mmap() writes: taskMMKey).
+func (k *Kernel) accessMunmapMM(t, owner *sched.Task) {
+	if c := k.setupCPU(t); c != nil {
+		c.AccessMarkedOnly(taskMMKey{k, owner}, "task->mm", cpu.MarkedRead, "__vm_munmap") // mm/vma.c: __vm_munmap(): struct mm_struct *mm = current->mm
+	}
+}

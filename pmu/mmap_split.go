@@ -75,6 +75,7 @@ func (k *Kernel) munmapRange(t *sched.Task, m *Mapping, off, length uint64) erro
 	if m == nil || m.ev == nil || off%PageSize != 0 || length == 0 || off+length > m.Length {
 		return uapi.EINVAL
 	}
+	k.accessMunmapMM(t, m.task)
 	if k.mm.mms[m.task] == nil {
 		k.markSetup(t, "mm_alloc") // the model's first mm of the task, made here
 	}
