@@ -1,6 +1,8 @@
 package pmu
 
 import (
+	"slices"
+
 	"perfsim/cpu"
 	"perfsim/rb"
 	"perfsim/sched"
@@ -183,5 +185,38 @@ func (k *Kernel) accessRBFreeAux(t *sched.Task, buf *rb.Buffer, bs *bufState) {
 func (k *Kernel) accessMunmapMM(t, owner *sched.Task) {
 	if c := k.setupCPU(t); c != nil {
 		c.AccessMarkedOnly(taskMMKey{k, owner}, "task->mm", cpu.MarkedRead, "__vm_munmap") // mm/vma.c: __vm_munmap(): struct mm_struct *mm = current->mm
+	}
+}
+
+// accessMmapClosePut annotates perf_mmap_close()'s last
+// ring_buffer_put() ("could be last"): the refcount and, when it is the
+// last reference, rb_free_rcu()'s free of the buffer (queued: call_rcu()),
+// which the model does at once: its entry in the table of buffers
+// (newBufferKey, which every allocation writes) and the buffer's memory
+// ("rb (freed)"). No other context reaches the buffer then: every event
+// was detached from it (ring_buffer_attach(event, NULL) wrote event->rb,
+// which a writer's rcu_dereference() reads) and every other reference
+// dropped (rb->refcount).
+func (k *Kernel) accessMmapClosePut(t *sched.Task, buf *rb.Buffer) {
+	c := k.setupCPU(t)
+	if c == nil || buf == nil {
+		return
+	}
+	c.AccessMarkedOnly(buf, "rb->refcount", cpu.MarkedWrite, "ring_buffer_put") // kernel/events/core.c: ring_buffer_put(): if (!refcount_dec_and_test(&rb->refcount))
+	if buf.Refcount() > 1 {
+		return
+	}
+	c.AccessMarkedOnly(buf, "rb (freed)", cpu.MarkedWrite, "ring_buffer_put")       // kernel/events/core.c: ring_buffer_put(): call_rcu(&rb->rcu_head, rb_free_rcu)
+	c.AccessMarkedOnly(newBufferKey{k}, "rb_alloc", cpu.MarkedWrite, "rb_free_rcu") // the model's table of buffers: the entry dropped (rb_free_rcu() -> rb_free())
+}
+
+// markMunmapElsewhere marks a munmap() of m whose mm (the mm the model
+// finds for m's task now) does not hold m: the model made m in another
+// mm (a thread that mapped before it was made to share its process's mm,
+// ShareMM; or one whose mm its exit dropped), so mmRef's extent does not
+// cover m's VMAs.
+func (k *Kernel) markMunmapElsewhere(t *sched.Task, mm *mmStruct, m *Mapping) {
+	if c := k.setupCPU(t); c != nil && !slices.Contains(mm.maps, m) {
+		c.Unaudited("munmap of a mapping the model keeps in another mm")
 	}
 }

@@ -248,7 +248,10 @@ func (k *Kernel) ringBufferAttachRet(e *Event, buf *rb.Buffer, ret string) {
 	// aux_mmap_count will be 0 and it won't restart."
 	if e.pmu.HasAux() {
 		if fp {
-			c.Unaudited("perf_event_stop") // the cross-call to the event's CPU: core_funccall.go's
+			c.AccessMarkedOnly(e, "event->state", cpu.MarkedRead, "perf_event_stop") // kernel/events/core.c: perf_event_stop(): if (READ_ONCE(event->state) != PERF_EVENT_STATE_ACTIVE) return 0
+			if e.state == StateActive {
+				c.Unaudited("perf_event_stop") // the cross-call to the event's CPU: core_funccall.go's
+			}
 		}
 		if c := k.curCPU(); c != nil {
 			if t := sched.TaskOf(c.Curr()); t != nil && c.Context() == cpu.CtxTask {
@@ -395,7 +398,7 @@ func (k *Kernel) perfMmapCloseFrom(t *sched.Task, m *Mapping, pgoff uint64, call
 		k.mlockedPages -= bs.userExtra
 		k.pinnedPages -= bs.extra
 	}
-	k.accessRBPut(buf)
-	k.ringBufferPut(buf) // could be last
+	k.accessMmapClosePut(t, buf) // footprint_munmap.go
+	k.ringBufferPut(buf)         // could be last
 	k.fputMmap(t, e)
 }

@@ -83,6 +83,7 @@ func (k *Kernel) munmapRange(t *sched.Task, m *Mapping, off, length uint64) erro
 	k.accessDownWrite(t, mm)
 	k.mmapWriteLock(t, mm) // __vm_munmap(): mmap_write_lock_killable(mm)
 	n := mm.mmapLock.Contended
+	k.markMunmapElsewhere(t, mm, m)
 	lazy := m.vmas == nil && !m.unmap // munmapGather's first look fills m.vmas: a write to the Mapping
 	pieces, err := k.munmapGather(t, m, off, length)
 	k.accessMunmapLocked(t, mm, len(pieces) > 0 || lazy)
