@@ -173,7 +173,7 @@ func (k *Kernel) accessRBFreeAux(t *sched.Task, buf *rb.Buffer, bs *bufState) {
 		return
 	}
 	if fa, ok := bs.auxPMU.(AuxFreeAnnotated); !ok || !fa.AuxFreeAnnotated() {
-		c.Unaudited("pmu->free_aux") // kernel/events/ring_buffer.c: rb_free_aux_pages(): rb->free_aux(rb->aux_priv): the driver's
+		c.Unaudited("pmu->free_aux") // kernel/events/ring_buffer.c: __rb_free_aux(): rb->free_aux(rb->aux_priv): the driver's
 	}
 	c.AccessMarkedOnly(buf, rb.FieldAuxSize, cpu.MarkedWrite, "__rb_free_aux")  // kernel/events/ring_buffer.c: __rb_free_aux(): rb->aux_priv = NULL; rb->aux_nr_pages = 0
 	c.AccessMarkedOnly(buf, rb.FieldAuxPages, cpu.MarkedWrite, "__rb_free_aux") // kernel/events/ring_buffer.c: __rb_free_aux(): rb_free_aux_page(rb, pg) for each page
