@@ -148,14 +148,16 @@ func TestWriteAuditRealModel(t *testing.T) {
 		// checked: the syscall entry and exit fragments (sched/footprint_entry.go)
 		// and the context switch's (sched/footprint_switch.go) that reach no
 		// unaudited code in the run, and perf record's readers' step points
-		// (perftool/footprint_record.go); on 1 CPU every newuname fires the
+		// (perftool/footprint_record.go), perf record's munmap()s of its AUX
+		// area and ring (pmu/footprint_munmap.go; its mmap()s, whose
+		// ring_buffer_attach() finds the event not ACTIVE); on 1 CPU every newuname fires the
 		// resume event's tracepoint (perf_tp_event, unaudited), perf's
 		// write(2)s of perf.data are annotated; on 2 CPUs perf's close of the
 		// other CPU's event removes it there (pmu/footprint_remove.go).
 		checked []string
 	}{
-		{"percpu-1", strings.ReplaceAll(auxPerCPU(1, 2, 1), " -m 8,8 -- ", " --per-thread -m 8,8 -- "), append([]string{"__schedule:irqs-off", "context_switch", "exit_to_user_mode_loop", "perf_output_put_handle:nest-zero", "start:", "syscall_enter_from_user_mode"}, recordLoopStarts...)},
-		{"percpu-2", strings.ReplaceAll(auxPerCPU(2, 1, 1), " -m 8,8 -- ", " --per-thread -m 8,8 -- "), append([]string{"__perf_remove_from_context", "__schedule:irqs-off", "context_switch", "exit_to_user_mode_loop", "perf_aux_output_end:nest-zero", "perf_mmap:mmap_mutex", "perf_mmap_close:mmap_count-dec", "perf_output_put_handle:nest-zero", "start:", "syscall_enter_from_user_mode"}, recordLoopStarts...)},
+		{"percpu-1", strings.ReplaceAll(auxPerCPU(1, 2, 1), " -m 8,8 -- ", " --per-thread -m 8,8 -- "), append([]string{"__schedule:irqs-off", "context_switch", "exit_to_user_mode_loop", "perf_mmap:mmap_mutex", "perf_mmap_close:aux-unmapped", "perf_mmap_close:aux_mmap_count-zero", "perf_mmap_close:mmap_count-dec", "perf_output_put_handle:nest-zero", "start:", "syscall_enter_from_user_mode"}, recordLoopStarts...)},
+		{"percpu-2", strings.ReplaceAll(auxPerCPU(2, 1, 1), " -m 8,8 -- ", " --per-thread -m 8,8 -- "), append([]string{"__perf_remove_from_context", "__schedule:irqs-off", "context_switch", "exit_to_user_mode_loop", "perf_aux_output_end:nest-zero", "perf_mmap:mmap_mutex", "perf_mmap_close:aux-unmapped", "perf_mmap_close:aux_mmap_count-zero", "perf_mmap_close:mmap_count-dec", "perf_output_put_handle:nest-zero", "start:", "syscall_enter_from_user_mode"}, recordLoopStarts...)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			a := auditRun(t, tc.name, tc.src, 3)

@@ -121,6 +121,7 @@ func (k *Kernel) perfMmapAuxLocked(t *sched.Task, e *Event, bs *bufState, pgoff 
 		}
 		bs.auxUserExtra = int64(nrPages) - extra
 		bs.auxExtra = extra
+		bs.auxPMU = e.pmu // whose free_aux() rb_free_aux() calls (footprint_munmap.go)
 		k.mlockedPages += bs.auxUserExtra
 		k.pinnedPages += bs.auxExtra
 	}
@@ -151,32 +152,44 @@ func (k *Kernel) perfMmapAuxLocked(t *sched.Task, e *Event, bs *bufState, pgoff 
 func (k *Kernel) perfMmapCloseAux(t *sched.Task, m *Mapping, pgoff uint64) error {
 	buf := m.RB
 	bs := k.bufs[buf]
+	k.accessMmapCloseAuxTest(t, buf)                           // footprint_munmap.go
 	if !buf.HasAux() || pgoff != buf.AuxPgoff() || bs == nil { // vma->vm_pgoff == rb->aux_pgoff
 		return nil
 	}
 	// refcount_dec_and_mutex_lock(&rb->aux_mmap_count, &rb->aux_mutex)
+	k.accessAuxMmapCountDec(t, buf)
 	if n := buf.AuxMmapCount(); n != 1 {
 		buf.AuxMmapSet(n - 1)
 		return nil
 	}
 	mu := &bs.auxMutex
 	if k.auxMutexOld() {
-		mu = &m.ev.mmapMutex // atomic_dec_and_mutex_lock(&rb->aux_mmap_count, &event->mmap_mutex)
+		k.markSetup(t, "perf_mmap_close (aux-mutex=pre-2ab9d830262c)") // the old lock: not annotated
+		mu = &m.ev.mmapMutex                                           // atomic_dec_and_mutex_lock(&rb->aux_mmap_count, &event->mmap_mutex)
 	}
+	k.accessAuxMutex(t, buf, mu, true, 0)
 	k.lockCounted(t, mu)
+	held := mu.Contended
 	if !buf.AuxMmapDec() {
+		k.accessAuxMutex(t, buf, mu, false, held)
 		k.S.MutexUnlock(t, mu)
 		return nil
 	}
 	t.Step("perf_mmap_close:aux_mmap_count-zero")
 	old := buf.Knobs.OldAuxFree // before 57ffc5ca679f: the writers go on
+	if old || k.auxMutexOld() {
+		k.markSetup(t, "perf_mmap_close (aux-free=pre-57ffc5ca679f or aux-mutex=pre-2ab9d830262c)") // the old teardown: not annotated
+	}
 	if !old {
 		k.perfPMUOutputStop(t, buf)
 	}
+	k.accessLockedVM(t, cpu.AtomicAdd, "perf_mmap_close")                            // kernel/events/core.c: perf_mmap_close(): atomic_long_sub(rb->aux_nr_pages - rb->aux_mmap_locked, &mmap_user->locked_vm); atomic64_sub(rb->aux_mmap_locked, &vma->vm_mm->pinned_vm)
+	k.accessBufState(buf, "rb->aux_mmap_locked", cpu.MarkedWrite, "perf_mmap_close") // the model clears its record of the AUX area's charges (rb->aux_mmap_locked)
 	k.mlockedPages -= bs.auxUserExtra
 	k.pinnedPages -= bs.auxExtra
 	bs.auxUserExtra, bs.auxExtra = 0, 0
 	// "this has to be the last one"
+	k.accessRBFreeAux(t, buf, bs)
 	err := buf.FreeAux(false)
 	if err == nil && !buf.HasAux() {
 		k.mm.auxFrees++ // the pages went here, not later from a writer
@@ -184,6 +197,7 @@ func (k *Kernel) perfMmapCloseAux(t *sched.Task, m *Mapping, pgoff uint64) error
 	if err == nil && buf.AuxRefcount() != 0 && !old { // WARN_ON_ONCE(refcount_read(&rb->aux_refcount))
 		k.aux.stats.auxWarn++
 	}
+	k.accessAuxMutex(t, buf, mu, false, held)
 	k.S.MutexUnlock(t, mu)
 	return err
 }
@@ -215,7 +229,9 @@ func (k *Kernel) perfPMUOutputStop(t *sched.Task, buf *rb.Buffer) {
 	start := k.now()
 restart:
 	round := k.now()
-	for _, iter := range append([]*Event(nil), bs.eventList...) { // list_for_each_entry_rcu(iter, &event->rb->event_list, rb_entry)
+	k.accessBufState(buf, "rb->event_list", cpu.MarkedRead, "perf_pmu_output_stop") // kernel/events/core.c: perf_pmu_output_stop(): list_for_each_entry_rcu(iter, &event->rb->event_list, rb_entry)
+	for _, iter := range append([]*Event(nil), bs.eventList...) {                   // list_for_each_entry_rcu(iter, &event->rb->event_list, rb_entry)
+		k.accessOutputStopIter(t, iter)
 		where := iter.cpu
 		if where == -1 {
 			where = iter.oncpu // READ_ONCE(iter->oncpu)
@@ -223,6 +239,7 @@ restart:
 		if where == -1 {
 			continue
 		}
+		k.markSetup(t, "cpu_function_call(__perf_pmu_output_stop)") // the cross-call, its wait and its return: not annotated here
 		if k.cpuFunctionCall(t, where, func(c *cpu.CPU) error { return k.__perfPMUOutputStop(c, buf) }) == uapi.EAGAIN {
 			k.stats.outputStopRetries++
 			k.retryRound(t, "perf_pmu_output_stop:retry", start, round, func() string {

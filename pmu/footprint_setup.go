@@ -260,14 +260,22 @@ func (k *Kernel) accessRBPut(buf *rb.Buffer) {
 }
 
 // mmRef is an mm by its stable key, whose extent is the model's
-// mmStruct.
+// mmStruct and the perf mappings made in it (their VMAs: Mapping.vmas,
+// Mapping.unmap, the mm's tree that munmap() changes).
 type mmRef struct{ mm *mmStruct }
 
 // FootprintKey implements cpu.FootprintKeyer.
 func (r mmRef) FootprintKey() string { return r.mm.key.FootprintKey() }
 
 // FootprintExtent implements the write audit's extent.
-func (r mmRef) FootprintExtent() []any { return []any{r.mm} }
+func (r mmRef) FootprintExtent() []any {
+	ext := make([]any, 0, 1+len(r.mm.maps))
+	ext = append(ext, r.mm)
+	for _, m := range r.mm.maps {
+		ext = append(ext, m)
+	}
+	return ext
+}
 
 // accessMM annotates an access of mm's field by t (mmap_lock held).
 func (k *Kernel) accessMM(t *sched.Task, mm *mmStruct, field string, op cpu.AccessOp, fn string) {

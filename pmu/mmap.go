@@ -18,6 +18,7 @@ type bufState struct {
 	extra     int64    // pages charged to mm->pinned_vm (rb->mmap_locked)
 
 	auxUserExtra, auxExtra int64 // the AUX area's charges (rb->aux_mmap_locked)
+	auxPMU                 PMU   // the PMU whose setup_aux() made the AUX area (rb->free_aux)
 
 	auxMutex sched.Mutex // rb->aux_mutex (2ab9d830262c)
 }
@@ -247,7 +248,10 @@ func (k *Kernel) ringBufferAttachRet(e *Event, buf *rb.Buffer, ret string) {
 	// aux_mmap_count will be 0 and it won't restart."
 	if e.pmu.HasAux() {
 		if fp {
-			c.Unaudited("perf_event_stop") // the cross-call to the event's CPU: core_funccall.go's
+			c.AccessMarkedOnly(e, "event->state", cpu.MarkedRead, "perf_event_stop") // kernel/events/core.c: perf_event_stop(): if (READ_ONCE(event->state) != PERF_EVENT_STATE_ACTIVE) return 0
+			if e.state == StateActive {
+				c.Unaudited("perf_event_stop") // the cross-call to the event's CPU: core_funccall.go's
+			}
 		}
 		if c := k.curCPU(); c != nil {
 			if t := sched.TaskOf(c.Curr()); t != nil && c.Context() == cpu.CtxTask {
@@ -302,8 +306,16 @@ func (k *Kernel) ringBufferPut(buf *rb.Buffer) {
 // VMA: munmap() detached it from its mm under mmap_lock (mmap_lock.go).
 // kernel/events/core.c: perf_mmap_close()
 func (k *Kernel) perfMmapClose(t *sched.Task, m *Mapping, pgoff uint64) {
+	k.perfMmapCloseFrom(t, m, pgoff, false)
+}
+
+// perfMmapCloseFrom is perfMmapClose; callerAudited says its caller
+// annotates its code after the return (munmap()'s: footprint_munmap.go),
+// which is otherwise marked.
+func (k *Kernel) perfMmapCloseFrom(t *sched.Task, m *Mapping, pgoff uint64, callerAudited bool) {
 	e := m.ev
-	buf := e.rb // ring_buffer_get(event)
+	k.accessMmapCloseGet(t, e) // footprint_munmap.go: up to the first step point
+	buf := e.rb                // ring_buffer_get(event)
 	if buf == nil {
 		// The event lost its buffer while this VMA maps it: the close of
 		// the last mapping in another process detached the buffer a racing
@@ -322,11 +334,15 @@ func (k *Kernel) perfMmapClose(t *sched.Task, m *Mapping, pgoff uint64) {
 		buf.AuxMapped(false) // unmap_region() zapped the pages before ->close
 		t.Step("perf_mmap_close:aux-unmapped")
 	}
+	if m.Aux {
+		k.accessMmapCloseGet(t, e) // the model's ring_buffer_get() is after the step
+	}
 	k.rbGet(buf, "perf_mmap_close") // ring_buffer_get(event)
 	if err := k.perfMmapCloseAux(t, m, pgoff); err != nil {
 		panicCrash("%v", err)
 	}
 	bs := k.bufs[buf]
+	k.accessBufState(buf, "rb->mmap_count", cpu.MarkedWrite, "perf_mmap_close") // kernel/events/core.c: perf_mmap_close(): if (refcount_dec_and_test(&rb->mmap_count))
 	if bs.mmapCount <= 0 {
 		k.refcountUnderflow(fmt.Sprintf("rb->mmap_count of the buffer event %d maps", e.id), "perf_mmap_close", lifePoint{})
 	}
@@ -334,8 +350,11 @@ func (k *Kernel) perfMmapClose(t *sched.Task, m *Mapping, pgoff uint64) {
 	detachRest := bs.mmapCount == 0
 	t.Step("perf_mmap_close:mmap_count-dec")
 	// The rest is annotated (footprint_setup.go) up to the return into the
-	// caller (remove_vma()'s), which is marked.
-	defer k.markSetup(t, "perf_mmap_close's caller")
+	// caller (remove_vma()'s), which is marked unless the caller annotates
+	// its code (munmap()'s).
+	if !callerAudited {
+		defer k.markSetup(t, "perf_mmap_close's caller")
+	}
 	// refcount_dec_and_mutex_lock(&event->mmap_count, &event->mmap_mutex)
 	k.accessEventSetup(t, e, "event->mmap_count", cpu.MarkedWrite, "perf_mmap_close") // kernel/events/core.c: perf_mmap_close(): refcount_dec_and_mutex_lock(&event->mmap_count, &event->mmap_mutex)
 	if e.mmapCount <= 0 && e.mmapCount != refcountSaturated {
@@ -379,7 +398,7 @@ func (k *Kernel) perfMmapClose(t *sched.Task, m *Mapping, pgoff uint64) {
 		k.mlockedPages -= bs.userExtra
 		k.pinnedPages -= bs.extra
 	}
-	k.accessRBPut(buf)
-	k.ringBufferPut(buf) // could be last
+	k.accessMmapClosePut(t, buf) // footprint_munmap.go
+	k.ringBufferPut(buf)         // could be last
 	k.fputMmap(t, e)
 }

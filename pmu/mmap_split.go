@@ -61,7 +61,9 @@ func (k *Kernel) Munmap(t *sched.Task, m *Mapping) (err error) {
 // kernel a task reaches only current->mm's VMAs).
 // mm/mmap.c: __vm_munmap(); mm/vma.c: do_vmi_munmap()
 func (k *Kernel) MunmapRange(t *sched.Task, m *Mapping, off, length uint64) (err error) {
-	k.S.Syscall(t, "munmap", func(t *sched.Task) {
+	// The body is annotated (footprint_munmap.go), a split marked: its
+	// entry's fragment may be complete.
+	k.S.SyscallAnnotated(t, "munmap", func(t *sched.Task) {
 		err = k.munmapRange(t, m, off, length)
 	})
 	return err
@@ -73,23 +75,34 @@ func (k *Kernel) munmapRange(t *sched.Task, m *Mapping, off, length uint64) erro
 	if m == nil || m.ev == nil || off%PageSize != 0 || length == 0 || off+length > m.Length {
 		return uapi.EINVAL
 	}
+	k.accessMunmapMM(t, m.task)
+	if k.mm.mms[m.task] == nil {
+		k.markSetup(t, "mm_alloc") // the model's first mm of the task, made here
+	}
 	mm := k.mmOf(m.task)
+	k.accessDownWrite(t, mm)
 	k.mmapWriteLock(t, mm) // __vm_munmap(): mmap_write_lock_killable(mm)
-	pieces, err := k.munmapGather(m, off, length)
+	n := mm.mmapLock.Contended
+	k.markMunmapElsewhere(t, mm, m)
+	lazy := m.vmas == nil && !m.unmap // munmapGather's first look fills m.vmas: a write to the Mapping
+	pieces, err := k.munmapGather(t, m, off, length)
+	k.accessMunmapLocked(t, mm, len(pieces) > 0 || lazy)
 	if err != nil || len(pieces) == 0 {
 		if err == nil {
 			k.mm.empty++ // vma_find() found nothing in [start, end): return 0
 		}
-		k.S.UpWrite(t, &mm.mmapLock)
+		k.upWriteMmap(t, mm, n)
 		return err
 	}
 	// vms_complete_munmap_vmas(): mmap_write_downgrade(), then remove_vma()
 	// of each detached VMA: no other munmap() or mmap() of this mm runs
 	// until the closes are done, and none would find these VMAs.
+	k.accessMmapDowngrade(t, mm, n)
 	k.S.DowngradeWrite(t, &mm.mmapLock)
 	for _, v := range pieces {
-		k.perfMmapClose(t, m, v.pgoff) // remove_vma() -> vma->vm_ops->close
+		k.perfMmapCloseFrom(t, m, v.pgoff, true) // remove_vma() -> vma->vm_ops->close
 	}
+	k.accessMmapReadUnlock(t, mm, n)
 	k.S.UpRead(t, &mm.mmapLock)
 	return nil
 }
@@ -98,7 +111,7 @@ func (k *Kernel) munmapRange(t *sched.Task, m *Mapping, off, length uint64) erro
 // detaches those inside it from the mapping (what is left stays in m.vmas),
 // returning them. The caller holds mmap_lock for write.
 // mm/vma.c: vms_gather_munmap_vmas(), then vma_iter_clear_gfp() ("Point of no return")
-func (k *Kernel) munmapGather(m *Mapping, off, length uint64) ([]vmaPiece, error) {
+func (k *Kernel) munmapGather(t *sched.Task, m *Mapping, off, length uint64) ([]vmaPiece, error) {
 	if m.unmap {
 		return nil, nil // every piece is gone already
 	}
@@ -116,6 +129,7 @@ func (k *Kernel) munmapGather(m *Mapping, off, length uint64) ([]vmaPiece, error
 			if !k.KnobIs("vma-split", "pre-b024d7b56c77") {
 				return nil, uapi.EINVAL // perf_mmap_may_split()
 			}
+			k.markSetup(t, "__split_vma") // perf_mmap_open() on the new piece: not annotated
 			k.mmapStats.splits++
 			m.vmas[i].pages = at - v.pgoff
 			m.vmas = append(m.vmas, vmaPiece{at, v.pgoff + v.pages - at})

@@ -251,7 +251,10 @@ var sysModels = map[string]func(s *Sched, t *Task, a *[6]uint64) int64{
 		return int64(addr)
 	},
 	// mm/mmap.c: SYSCALL_DEFINE2(munmap)
-	"munmap": func(s *Sched, t *Task, a *[6]uint64) int64 { return errno(t.MM.Munmap(a[0], a[1])) },
+	"munmap": func(s *Sched, t *Task, a *[6]uint64) int64 {
+		s.accessMunmap(t) // footprint_munmap.go
+		return errno(t.MM.Munmap(a[0], a[1]))
+	},
 	// fs/exec.c: SYSCALL_DEFINE3(execve)
 	"execve": func(s *Sched, t *Task, a *[6]uint64) int64 {
 		file, ok := t.MM.String(a[0])
