@@ -202,18 +202,27 @@ func (p *PMU) SnapshotAux(*cpu.CPU, *pmu.Event, int) int { return 0 }
 // Add implements pmu.PMU.
 // arch/x86/events/intel/pt.c: pt_event_add()
 func (p *PMU) Add(c *cpu.CPU, e *pmu.Event, flags int) error {
-	c.Unaudited("pt_event_add") // perf's event_sched_in() is declared (pmu/footprint_sched.go); pt_event_start()'s path up to its first step is not annotated
 	pt := &p.cpus[c.ID]
+	fp := p.k.M.FootprintListening()
+	if fp {
+		accessAdd(c, pt) // footprint_addel.go: pt->handle.event
+	}
 	if pt.handle.Event != nil {
 		p.AddBusy++
 		return uapi.EBUSY
 	}
 	if flags&pmu.PERF_EF_START != 0 {
-		p.Start(c, e, 0)
+		p.start(c, e, 0, true)
+		if fp {
+			accessAddStarted(c, e) // footprint_addel.go: hwc->state
+		}
 		if e.HWState() == pmu.PERF_HES_STOPPED {
 			return uapi.EINVAL
 		}
 	} else {
+		if fp {
+			accessHWStateWrite(c, e, "pt_event_add") // footprint_addel.go: hwc->state = PERF_HES_STOPPED
+		}
 		e.SetHWState(pmu.PERF_HES_STOPPED)
 	}
 	return nil
@@ -222,15 +231,19 @@ func (p *PMU) Add(c *cpu.CPU, e *pmu.Event, flags int) error {
 // Del implements pmu.PMU.
 // arch/x86/events/intel/pt.c: pt_event_del()
 func (p *PMU) Del(c *cpu.CPU, e *pmu.Event, flags int) {
-	c.Unaudited("pt_event_del") // perf's event_sched_out() is declared (pmu/footprint_sched.go); pt_event_stop()'s path up to its first step is not annotated
-	p.Stop(c, e, pmu.PERF_EF_UPDATE)
+	p.stop(c, e, pmu.PERF_EF_UPDATE, true) // pt.c: pt_event_del(): pt_event_stop(event, PERF_EF_UPDATE)
 }
 
 func (p *PMU) knob(name string) string { return p.k.Knob(name) }
 
 // Start implements pmu.PMU.
 // arch/x86/events/intel/pt.c: pt_event_start()
-func (p *PMU) Start(c *cpu.CPU, e *pmu.Event, mode int) {
+func (p *PMU) Start(c *cpu.CPU, e *pmu.Event, mode int) { p.start(c, e, mode, false) }
+
+// start is pt_event_start(); fromAdd: its caller is pt_event_add() (whose
+// code after the call footprint_addel.go annotates), not perf's pmu->start
+// callers, whose code after the call nobody annotated (marked).
+func (p *PMU) start(c *cpu.CPU, e *pmu.Event, mode int, fromAdd bool) {
 	pt := &p.cpus[c.ID]
 	if mode&pmu.PERF_EF_RESUME != 0 {
 		p.ResumeCalls++
@@ -263,6 +276,9 @@ func (p *PMU) Start(c *cpu.CPU, e *pmu.Event, mode int) {
 	}
 	p.Starts++
 	p.accrue(c) // what the hardware wrote since the last look (TraceEn may have been left on)
+	if p.k.M.FootprintListening() {
+		accessStartBegin(c, e) // footprint_addel.go: output_event->rb, up to perf_aux_output_begin()'s own
+	}
 	priv := rb.AuxOutputBegin(c, &pt.handle, e.OutputEvent().RB(), e)
 	if priv == nil {
 		c.Unaudited("pt_event_start's caller") // pt.c: pt_event_start(): fail_stop: hwc->state = PERF_HES_STOPPED, then pmu->start's caller
@@ -285,6 +301,9 @@ func (p *PMU) Start(c *cpu.CPU, e *pmu.Event, mode int) {
 	pt.hwBuf, pt.hwEvent = buf, e // pt_config_buffer(buf)
 	e.ItraceStarted(c)
 	p.config(c, e)
+	if !fromAdd && p.k.M.FootprintListening() {
+		c.Unaudited("pt_event_start's caller") // pt.c: pt_event_start() returns into pmu->start's caller (not pt_event_add()), nobody annotated
+	}
 }
 
 // config is pt_config(): allow resume, allow the NMI, start, allow pause, in
@@ -306,6 +325,9 @@ func (p *PMU) config(c *cpu.CPU, e *pmu.Event) {
 	c.Step("pt_config:handle-nmi")
 	p.configStart(c, e)
 	c.Step("pt_config:started")
+	if !old && p.k.M.FootprintListening() {
+		c.AccessMarkedOnly(pt, "pt->pause_allowed", cpu.MarkedWrite, "pt_config") // pt.c: pt_config(): WRITE_ONCE(pt->pause_allowed, 1)
+	}
 	if !old {
 		pt.pauseAllowed = true
 	}
@@ -343,7 +365,12 @@ func (p *PMU) configStop(c *cpu.CPU) {
 
 // Stop implements pmu.PMU.
 // arch/x86/events/intel/pt.c: pt_event_stop()
-func (p *PMU) Stop(c *cpu.CPU, e *pmu.Event, mode int) {
+func (p *PMU) Stop(c *cpu.CPU, e *pmu.Event, mode int) { p.stop(c, e, mode, false) }
+
+// stop is pt_event_stop(); fromDel: its caller is pt_event_del(), which
+// returns at once into event_sched_out()'s del step, not perf's pmu->stop
+// callers, whose code after the call nobody annotated (marked).
+func (p *PMU) stop(c *cpu.CPU, e *pmu.Event, mode int, fromDel bool) {
 	pt := &p.cpus[c.ID]
 	if mode&pmu.PERF_EF_PAUSE != 0 {
 		p.PauseCalls++
@@ -357,6 +384,10 @@ func (p *PMU) Stop(c *cpu.CPU, e *pmu.Event, mode int) {
 		return
 	}
 	// "Protect against the PMI racing with disabling wrmsr"
+	fp := p.k.M.FootprintListening()
+	if fp {
+		c.AccessMarkedOnly(pt, "pt->handle_nmi", cpu.MarkedWrite, "pt_event_stop") // pt.c: pt_event_stop(): WRITE_ONCE(pt->handle_nmi, 0)
+	}
 	pt.handleNMI = false
 	c.Step("pt_event_stop:handle-nmi-cleared")
 	if p.knob("pt-pause-resume") != "pre-08c7454ceb94" {
@@ -368,28 +399,40 @@ func (p *PMU) Stop(c *cpu.CPU, e *pmu.Event, mode int) {
 	p.configStop(c)
 	c.Step("pt_event_stop:config-stopped")
 	defer p.checkStopped(c)
+	if fp {
+		accessStopState(c, e) // footprint_addel.go: event->hw.state read, and written unless stopped
+	}
 	if e.HWState() == pmu.PERF_HES_STOPPED {
+		stopReturn(c, fp, fromDel)
 		return
 	}
 	e.SetHWState(pmu.PERF_HES_STOPPED)
 	if mode&pmu.PERF_EF_UPDATE == 0 {
+		stopReturn(c, fp, fromDel)
 		return
 	}
 	priv := rb.GetAux(&pt.handle)
+	if fp {
+		p.accessStopHead(c, pt, priv != nil) // footprint_addel.go: perf_get_aux(), pt_handle_status(), pt_update_head()
+	}
 	if priv == nil {
+		stopReturn(c, fp, fromDel)
 		return
 	}
 	buf := priv.(*ptBuffer)
 	p.handleStatus(pt, buf)
 	p.updateHead(buf)
 	if buf.snapshot {
+		if fp {
+			c.Unaudited("pt_event_stop (snapshot)") // pt.c: pt_event_stop(): if (buf->snapshot) pt->handle.head = local_xchg(&buf->data_size, ...): not annotated
+		}
 		pt.handle.Head = buf.dataSize
 		buf.dataSize = buf.size
 	}
 	size := buf.dataSize
 	buf.dataSize = 0
 	_ = rb.AuxOutputEnd(c, &pt.handle, size)
-	c.Unaudited("pt_event_stop's caller") // pt.c: pt_event_stop() returns into pmu->stop/del's caller
+	stopReturn(c, fp, fromDel)
 }
 
 // checkStopped observes that pt_event_stop() left the hardware off.
