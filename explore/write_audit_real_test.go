@@ -129,6 +129,8 @@ func TestWriteAuditRealModel(t *testing.T) {
 	declared := []string{"__perf_output_begin:cmpxchg", "__perf_output_begin:reserved", "perf_output_get_handle:nest-inc", "perf_output_sample:header",
 		"perf_output_put_handle:data-head-stored", "perf_output_put_handle:head-read",
 		"pt_config:handle-nmi", "pt_config:resume-allowed", "pt_event_start:resume-allowed", "pt_event_start:status-read", "pt_event_stop:handle-nmi-cleared",
+		// intel_pt's pt_event_add() and pt_event_del() (pmu/pt/footprint_addel.go)
+		"pt_config:started", "pt_event_stop:config-stopped",
 		// the resume event's perf_event_aux_pause() (pmu/footprint_aux.go)
 		"perf_event_aux_pause:irqs-off", "perf_event_aux_pause:guard-set", "perf_event_aux_pause:callback-done",
 		// perf's context-switch fragments (pmu/footprint_sched.go)
@@ -148,7 +150,8 @@ func TestWriteAuditRealModel(t *testing.T) {
 		// checked: the syscall entry and exit fragments (sched/footprint_entry.go)
 		// and the context switch's (sched/footprint_switch.go) that reach no
 		// unaudited code in the run, and perf record's readers' step points
-		// (perftool/footprint_record.go), perf record's munmap()s of its AUX
+		// (perftool/footprint_record.go), pt_event_del()'s perf_aux_output_end()
+		// (pmu/pt/footprint_addel.go), perf record's munmap()s of its AUX
 		// area and ring (pmu/footprint_munmap.go; its mmap()s, whose
 		// ring_buffer_attach() finds the event not ACTIVE); on 1 CPU every newuname fires the
 		// resume event's tracepoint (perf_tp_event, unaudited), perf's
@@ -156,7 +159,7 @@ func TestWriteAuditRealModel(t *testing.T) {
 		// other CPU's event removes it there (pmu/footprint_remove.go).
 		checked []string
 	}{
-		{"percpu-1", strings.ReplaceAll(auxPerCPU(1, 2, 1), " -m 8,8 -- ", " --per-thread -m 8,8 -- "), append([]string{"__schedule:irqs-off", "context_switch", "exit_to_user_mode_loop", "perf_mmap:mmap_mutex", "perf_mmap_close:aux-unmapped", "perf_mmap_close:aux_mmap_count-zero", "perf_mmap_close:mmap_count-dec", "perf_output_put_handle:nest-zero", "start:", "syscall_enter_from_user_mode"}, recordLoopStarts...)},
+		{"percpu-1", strings.ReplaceAll(auxPerCPU(1, 2, 1), " -m 8,8 -- ", " --per-thread -m 8,8 -- "), append([]string{"__schedule:irqs-off", "context_switch", "exit_to_user_mode_loop", "perf_aux_output_end:nest-zero", "perf_mmap:mmap_mutex", "perf_mmap_close:aux-unmapped", "perf_mmap_close:aux_mmap_count-zero", "perf_mmap_close:mmap_count-dec", "perf_output_put_handle:nest-zero", "start:", "syscall_enter_from_user_mode"}, recordLoopStarts...)},
 		{"percpu-2", strings.ReplaceAll(auxPerCPU(2, 1, 1), " -m 8,8 -- ", " --per-thread -m 8,8 -- "), append([]string{"__perf_remove_from_context", "__schedule:irqs-off", "context_switch", "exit_to_user_mode_loop", "perf_aux_output_end:nest-zero", "perf_mmap:mmap_mutex", "perf_mmap_close:aux-unmapped", "perf_mmap_close:aux_mmap_count-zero", "perf_mmap_close:mmap_count-dec", "perf_output_put_handle:nest-zero", "start:", "syscall_enter_from_user_mode"}, recordLoopStarts...)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
