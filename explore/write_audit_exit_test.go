@@ -1,0 +1,50 @@
+package explore
+
+import (
+	"testing"
+
+	"perfsim/runner"
+	"perfsim/scenarios"
+)
+
+// perf_event_release_kernel()'s put of the file's reference records the
+// event it puts (pmu/core_hotplug.go's perfGlobal.releasePut), which a
+// tracepoint's destroy reads to know what it returns into: a memo of the
+// call in flight, set and cleared by the one task's release, not state
+// another context sees.
+func init() { auditSkip = append(auditSkip, "pmu.perfGlobal.releasePut") }
+
+// TestWriteAuditExit: a tracepoint event's destroy
+// ("perf_trace_destroy:event_mutex", pmu/footprint_tp_destroy.go) writes
+// nothing it does not annotate, on built-ins that close or exit with perf
+// events and on c2's shape. Each run checks the fragments it lists at
+// least once.
+func TestWriteAuditExit(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a reflective snapshot of the whole model at every fragment boundary: seconds")
+	}
+	t.Parallel() // beside the other audits: each run its own model; auditCache synchronised
+	destroy := []string{"perf_trace_destroy:event_mutex"}
+	for _, tc := range []struct {
+		name string
+		src  string   // the scenario's text ("": the built-in name)
+		want []string // the fragments checked at least once
+	}{
+		{"tp-target-task-wakeup", "", destroy},
+		{"sigtrap-vs-exit", "", nil},
+		{"c2", c2Shape, destroy},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var f *scenarios.File
+			if tc.src == "" {
+				f = loadBuiltin(t, tc.name)
+			} else {
+				var err error
+				if f, err = runner.Load(&scenarios.Source{Name: tc.name + ".sim", Src: []byte(tc.src)}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			auditChecked(t, f, tc.want)
+		})
+	}
+}
