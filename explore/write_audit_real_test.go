@@ -142,7 +142,9 @@ func TestWriteAuditRealModel(t *testing.T) {
 		"perf_group_attach:list_add_tail", "perf_group_attach:nr_siblings", "perf_group_attach:header_size",
 		// perf record's close of its events (pmu/footprint_release.go): the
 		// release in close(2) itself (fput_close_sync())
-		"perf_event_release_kernel:ctx-locked", "perf_remove_from_context:inactive"}
+		"perf_event_release_kernel:ctx-locked", "perf_remove_from_context:inactive",
+		// ... and the tracepoint event's destroy in it (pmu/footprint_tp_destroy.go)
+		"perf_trace_destroy:event_mutex"}
 	for _, tc := range []struct {
 		name, src string
 		// checked: the syscall entry and exit fragments (sched/footprint_entry.go)

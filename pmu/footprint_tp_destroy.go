@@ -42,13 +42,14 @@ func init() {
 	cpu.DeclareComplete("perf_trace_destroy:event_mutex")
 }
 
-// globalMutexKey is a global mutex (event_mutex, tracepoints_mutex): its
-// name, the key its SyncClock's takes and releases touch (SetKey with no
-// owner), the model's mutex its extent (explore's write audit).
+// globalMutexKey is a global mutex (event_mutex, tracepoints_mutex) as
+// the model keeps it, its extent (explore's write audit); its SyncClock's
+// takes and releases touch the mutex's name (SetKey with no owner).
 type globalMutexKey struct{ m *sched.Mutex }
 
-// FootprintKey implements cpu.FootprintKeyer.
-func (k globalMutexKey) FootprintKey() string { return k.m.Name }
+// FootprintKey implements cpu.FootprintKeyer: NAME (struct mutex), the
+// model's mutex (its SyncClock's key is NAME).
+func (k globalMutexKey) FootprintKey() string { return k.m.Name + " (struct mutex)" }
 
 // FootprintExtent is where the model keeps the mutex.
 func (k globalMutexKey) FootprintExtent() []any { return []any{k.m} }
@@ -84,15 +85,33 @@ func (k *Kernel) unlockGlobal(t *sched.Task, mu *sched.Mutex, fn string, n int) 
 	k.S.MutexUnlock(t, mu)
 }
 
-// tpUsersKey is the tracepoint (tpKey's key) as the model counts its perf
-// users: the slot's count its extent (explore's write audit).
+// tpUsersKey is the model's count of a tracepoint's perf users (the
+// slot's), the write audit's extent of a write of its perf_refcount,
+// which is annotated on the tracepoint's own key (tpKey) beside it.
 type tpUsersKey struct{ s *tpSlot }
 
-// FootprintKey implements cpu.FootprintKeyer: the tracepoint's.
-func (k tpUsersKey) FootprintKey() string { return tpKey{&k.s.info}.FootprintKey() }
+// FootprintKey implements cpu.FootprintKeyer.
+func (k tpUsersKey) FootprintKey() string {
+	return tpKey{&k.s.info}.FootprintKey() + " (the model's count of users)"
+}
+
+// String is the key's identity (explore's TestFootprintKeysStable).
+func (k tpUsersKey) String() string { return k.FootprintKey() }
 
 // FootprintExtent is where the model counts the users.
 func (k tpUsersKey) FootprintExtent() []any { return []any{&k.s.users} }
+
+// String is tpKey's identity (explore's TestFootprintKeysStable): the
+// tracepoint, whichever copy of its catalogue entry names it (the
+// catalogue's, the slot's).
+func (k tpKey) String() string { return k.FootprintKey() }
+
+// accessTpRefcount annotates a write of the tracepoint's perf_refcount:
+// its key, and the model's count.
+func (k *Kernel) accessTpRefcount(c *cpu.CPU, s *tpSlot, fn string) {
+	c.AccessMarkedOnly(tpKey{&s.info}, "tp_event->perf_refcount", cpu.MarkedWrite, fn)
+	c.AccessMarkedOnly(tpUsersKey{s}, "users", cpu.MarkedWrite, fn)
+}
 
 // accessTpUnreg annotates perf_trace_event_unreg()'s decrement of the
 // tracepoint's perf_refcount (before the model's users--), and for the
@@ -103,7 +122,7 @@ func (k *Kernel) accessTpUnreg(t *sched.Task, s *tpSlot) {
 	if c == nil {
 		return
 	}
-	c.AccessMarkedOnly(tpUsersKey{s}, "tp_event->perf_refcount", cpu.MarkedWrite, "perf_trace_event_unreg") // kernel/trace/trace_event_perf.c: perf_trace_event_unreg(): if (--tp_event->perf_refcount > 0) return
+	k.accessTpRefcount(c, s, "perf_trace_event_unreg") // kernel/trace/trace_event_perf.c: perf_trace_event_unreg(): if (--tp_event->perf_refcount > 0) return
 	if s.users > 1 {
 		return
 	}
@@ -118,7 +137,7 @@ func (k *Kernel) accessTpUnreg(t *sched.Task, s *tpSlot) {
 // kernel/tracepoint.c: tracepoint_remove_func(): rcu_assign_pointer(tp->funcs, tp_funcs); static_key_disable(&tp->key)
 func (k *Kernel) accessTpProbe(t *sched.Task, s *tpSlot, fn string) {
 	if c := k.setupCPU(t); c != nil {
-		c.AccessMarkedOnly(tpUsersKey{s}, "tp_event->perf_refcount", cpu.MarkedWrite, fn) // kernel/tracepoint.c: tracepoint_add_func() / tracepoint_remove_func(): rcu_assign_pointer(tp->funcs, ...), static_key_enable() / static_key_disable(&tp->key)
+		k.accessTpRefcount(c, s, fn) // kernel/tracepoint.c: tracepoint_add_func() / tracepoint_remove_func(): rcu_assign_pointer(tp->funcs, ...), static_key_enable() / static_key_disable(&tp->key)
 	}
 }
 

@@ -29,7 +29,7 @@ func TestTpDestroyFootprint(t *testing.T) {
 		// tracepoint_probe_unregister(): tracepoints_mutex taken, the
 		// funcs and static key, cpus_read_lock() and _unlock(),
 		// tracepoints_mutex released
-		probe = "sync w, current->lockdep_depth w, sync w, tp_event->perf_refcount w, " +
+		probe = "sync w, current->lockdep_depth w, sync w, tp_event->perf_refcount w, users w, " +
 			"sync w, current->lockdep_depth w, sync w, sync w, current->lockdep_depth w, sync w, " +
 			"sync w, current->lockdep_depth w, sync w, "
 		// _free_event() after event->destroy(): the target's reference;
@@ -52,15 +52,18 @@ func TestTpDestroyFootprint(t *testing.T) {
 	}{
 		{name: "the last perf user: the probe unregistered", events: 1, want: []string{
 			// perf_refcount, every CPU's perf_events list freed
-			"tp_event->perf_refcount w, tp_event->perf_events w, tp_event->perf_events w, " + probe + unlock + lastEpc + closeExit}},
+			"tp_event->perf_refcount w, users w, tp_event->perf_events w, tp_event->perf_events w, " + probe + unlock + lastEpc + closeExit}},
 		{name: "another user left: perf_refcount only", events: 2, want: []string{
-			"tp_event->perf_refcount w, " + unlock + otherEpc + closeExit,
+			"tp_event->perf_refcount w, users w, " + unlock + otherEpc + closeExit,
 			// the other event, released at the task's exit (exit_files()'s
 			// ____fput, run by exit_task_work()): the last user, whose
-			// references are the last ones too; the return into do_exit()
-			"tp_event->perf_refcount w, tp_event->perf_events w, tp_event->perf_events w, " + probe + unlock +
+			// references are the last ones too; then task_work_run()'s
+			// return into do_exit() (sched/footprint_exit.go): the state,
+			// signal->live, the sigqueues, the cgroup's population, no
+			// parent (init reaps it), the exec waiter's look
+			"tp_event->perf_refcount w, users w, tp_event->perf_events w, tp_event->perf_events w, " + probe + unlock +
 				"task->usage w, UNAUDITED __put_task_struct, UNAUDITED put_pmu_ctx, ctx->refcount w, UNAUDITED put_ctx, event->state w, event (freed) w, ctx->lock w, sync w, ctx->lock w, sync w, " +
-				"task->task_works r, UNAUDITED task_work_run's caller"}},
+				"task->task_works r, p->__state w, signal->live w, signal->shared_pending w, task->pending w, cset->nr_tasks add, p->exit_state w, signal->group_exec_task r"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			mc := newMachine(t, 2, nil, pmu.Knobs{})

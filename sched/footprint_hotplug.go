@@ -2,13 +2,16 @@ package sched
 
 import "perfsim/cpu"
 
-// hotplugLockKey is cpu_hotplug_lock: "cpu_hotplug_lock", the key its
-// SyncClock's takes and releases touch (hp()), with the model's lock as
-// its extent (explore's write audit).
+// hotplugLockKey is cpu_hotplug_lock as the model keeps it, its extent
+// (explore's write audit); its SyncClock's takes and releases touch
+// "cpu_hotplug_lock" (hp()).
 type hotplugLockKey struct{ s *Sched }
 
 // FootprintKey implements cpu.FootprintKeyer.
-func (hotplugLockKey) FootprintKey() string { return "cpu_hotplug_lock" }
+func (hotplugLockKey) FootprintKey() string { return "cpu_hotplug_lock (struct percpu_rw_semaphore)" }
+
+// String is the key's identity (explore's TestFootprintKeysStable).
+func (k hotplugLockKey) String() string { return k.FootprintKey() }
 
 // FootprintExtent is where the model keeps the lock.
 func (k hotplugLockKey) FootprintExtent() []any { return []any{&k.s.hp().lock} }
