@@ -246,8 +246,10 @@ func (s *Sched) accessExitDead(t *Task, groupDead bool) {
 	}
 	c.AccessMarkedOnly(cgroupPopKey{t.Cgroup()}, "cset->nr_tasks", cpu.AtomicAdd, "cgroup_exit") // kernel/cgroup/cgroup.c: cgroup_exit(): css_set_lock, cset->nr_tasks--
 	for _, ch := range t.fam.children {
+		c.AccessMarkedOnly(ch, "p->__state", cpu.MarkedRead, "reparent_leader")             // kernel/exit.c: reparent_leader(): if (!p->exit_state) ... a zombie's do_notify_parent() to the reaper
 		c.AccessMarkedOnly(ch, "p->real_parent", cpu.MarkedWrite, "forget_original_parent") // kernel/exit.c: forget_original_parent() -> reparent_leader(): p->real_parent = reaper
 	}
+	c.AccessMarkedOnly(l, "p->real_parent", cpu.MarkedRead, "do_notify_parent") // kernel/signal.c: do_notify_parent(): tsk->parent, which the parent's exit reparents
 	if t != l {
 		c.AccessMarkedOnly(l, "p->__state", cpu.MarkedRead, "exit_notify") // kernel/exit.c: exit_notify(): thread_group_leader(tsk) ... the leader's exit_state
 	}
