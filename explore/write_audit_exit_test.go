@@ -15,10 +15,12 @@ import (
 func init() { auditSkip = append(auditSkip, "pmu.perfGlobal.releasePut") }
 
 // TestWriteAuditExit: a tracepoint event's destroy
-// ("perf_trace_destroy:event_mutex", pmu/footprint_tp_destroy.go) writes
-// nothing it does not annotate, on built-ins that close or exit with perf
-// events and on c2's shape. Each run checks the fragments it lists at
-// least once.
+// ("perf_trace_destroy:event_mutex", pmu/footprint_tp_destroy.go) and the
+// fragments that run do_exit() (exit_to_user_mode_loop's, a syscall
+// entry's for exit(2) and exit_group(2), task_work_run's return into it:
+// sched/footprint_exit.go, pmu/footprint_exit.go) write nothing they do
+// not annotate, on built-ins that close or exit with perf events and on
+// c2's shape. Each run checks the fragments it lists at least once.
 func TestWriteAuditExit(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a reflective snapshot of the whole model at every fragment boundary: seconds")
@@ -33,6 +35,9 @@ func TestWriteAuditExit(t *testing.T) {
 		{"tp-target-task-wakeup", "", destroy},
 		{"sigtrap-vs-exit", "", nil},
 		{"c2", c2Shape, destroy},
+		// threads that exit (signal->live, exit_notify()'s autoreap)
+		{"attach-pid-thread-exit", "", nil},
+		{"close-vs-sample", "", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var f *scenarios.File
