@@ -1,6 +1,8 @@
 package pmu
 
 import (
+	"slices"
+
 	"perfsim/cpu"
 	"perfsim/mm"
 	"perfsim/sched"
@@ -88,13 +90,18 @@ func (k *Kernel) AccessTaskExitMM(t *sched.Task) bool {
 	c := t.CPU()
 	c.AccessMarkedOnly(taskMMKey{k, t}, "task->mm", cpu.MarkedWrite, "exit_mm") // kernel/exit.c: exit_mm(): current->mm = NULL
 	c.AccessMarkedOnly(mmRef{old}, "mm->mm_users", cpu.MarkedWrite, "mmput")    // kernel/fork.c: mmput(): atomic_dec_and_test(&mm->mm_users)
-	last := true
+	var users []*sched.Task                                                     // in TID order: one order in every replay
 	for u, m := range k.mm.mms {
 		if u != t && m == old {
-			c.AccessMarkedOnly(u, "p->__state", cpu.MarkedRead, "mmput") // the model's mm_users: the other users' states
-			if u.State != sched.Dead {
-				last = false
-			}
+			users = append(users, u)
+		}
+	}
+	slices.SortFunc(users, func(a, b *sched.Task) int { return a.TID - b.TID })
+	last := true
+	for _, u := range users {
+		c.AccessMarkedOnly(u, "p->__state", cpu.MarkedRead, "mmput") // the model's mm_users: the other users' states
+		if u.State != sched.Dead {
+			last = false
 		}
 	}
 	if !last {
