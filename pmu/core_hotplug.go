@@ -24,6 +24,10 @@ type perfGlobal struct {
 	// reference perf_event_release_kernel() is in: a free there returns
 	// into the release's annotated code (footprint_tp_destroy.go).
 	releasePut map[*Event]bool
+	// openAudited holds the tasks in a perf_event_open() whose body is
+	// annotated (footprint_open.go's openCPU): a tracepoint's
+	// perf_trace_init() returns into it (footprint_tp_destroy.go).
+	openAudited map[*sched.Task]bool
 }
 
 // releaseChildFreeKnob selects where perf_event_release_kernel() frees the
@@ -165,14 +169,16 @@ func (k *Kernel) perfTraceInit(s *tpSlot) {
 		s.users++
 		return
 	}
-	k.S.MutexLock(t, &k.glob.eventMutex)
+	n := k.lockGlobal(t, &k.glob.eventMutex, "perf_trace_init")
 	t.Step("perf_trace_init:event_mutex")
+	k.accessTpReg(t, s)
 	if s.users == 0 {
 		k.tracepointProbe(t, s, true)
 		k.glob.tpRegisters++
 	}
 	s.users++
-	k.S.MutexUnlock(t, &k.glob.eventMutex)
+	k.unlockGlobal(t, &k.glob.eventMutex, "perf_trace_init", n)
+	k.markTpInitReturn(t)
 }
 
 // perfTraceDestroy detaches a tracepoint event under event_mutex; the last

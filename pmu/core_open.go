@@ -22,6 +22,10 @@ func (k *Kernel) PerfEventOpen(t *sched.Task, attr *Attr, pid, cpuID, groupFD in
 // order (see the step list in opencheck.go).
 func (k *Kernel) perfEventOpen(t *sched.Task, uattr *Attr, pid, cpuID, groupFD int, flags uint64) (int, error) {
 	oc := k.openCPU(t, uattr, groupFD, flags) // footprint_open.go: the CPU of an annotated body, or nil
+	if oc != nil {
+		k.openAuditing(t, true) // a tracepoint's perf_trace_init() returns into annotated code (footprint_tp_destroy.go)
+		defer k.openAuditing(t, false)
+	}
 	if uattr == nil {
 		return openFail(oc, uapi.EFAULT)
 	}

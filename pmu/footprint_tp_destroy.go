@@ -38,8 +38,17 @@ import (
 //
 // TestTpDestroyFootprint pins the footprint; explore's
 // TestWriteAuditExit checks the writes.
+//
+// "perf_trace_init:event_mutex" is the same code in reverse (core_hotplug.go:
+// perfTraceInit): perf_trace_event_reg()'s increment of perf_refcount
+// (the first user: the per-CPU lists allocated, the probe registered:
+// tracepoints_mutex, static_key_enable() under cpus_read_lock()),
+// event_mutex released, then the return into perf_event_open()'s body,
+// which annotates itself when it is one whose paths were read
+// (footprint_open.go: openCPU); from any other (an unannotated open,
+// inherit_event()'s perf_event_alloc() in a fork) it is marked.
 func init() {
-	cpu.DeclareComplete("perf_trace_destroy:event_mutex")
+	cpu.DeclareComplete("perf_trace_destroy:event_mutex", "perf_trace_init:event_mutex")
 }
 
 // globalMutexKey is a global mutex (event_mutex, tracepoints_mutex) as
@@ -215,4 +224,47 @@ func (k *Kernel) releasePutting(e *Event, on bool) {
 		k.glob.releasePut = map[*Event]bool{}
 	}
 	k.glob.releasePut[e] = true
+}
+
+// accessTpReg annotates perf_trace_event_reg()'s increment of the
+// tracepoint's perf_refcount (before the model's users++), and for the
+// first user the per-CPU lists allocated.
+// kernel/trace/trace_event_perf.c: perf_trace_event_reg(): alloc_percpu(), tp_event->perf_events = list; tp_event->perf_refcount++
+func (k *Kernel) accessTpReg(t *sched.Task, s *tpSlot) {
+	c := k.setupCPU(t)
+	if c == nil {
+		return
+	}
+	k.accessTpRefcount(c, s, "perf_trace_event_reg") // kernel/trace/trace_event_perf.c: perf_trace_event_reg(): if (tp_event->perf_refcount++ > 0) return 0
+	if s.users > 0 {
+		return
+	}
+	for i := range s.perCPU {
+		c.AccessMarkedOnly(tpCPUKey{s, i}, "tp_event->perf_events", cpu.MarkedWrite, "perf_trace_event_reg") // kernel/trace/trace_event_perf.c: perf_trace_event_reg(): INIT_HLIST_HEAD(per_cpu_ptr(list, cpu)); tp_event->perf_events = list
+	}
+}
+
+// openAuditing records that t is in (on) or back from (off) a
+// perf_event_open() whose body is annotated.
+func (k *Kernel) openAuditing(t *sched.Task, on bool) {
+	if !k.M.FootprintListening() {
+		return
+	}
+	if !on {
+		delete(k.glob.openAudited, t)
+		return
+	}
+	if k.glob.openAudited == nil {
+		k.glob.openAudited = map[*sched.Task]bool{}
+	}
+	k.glob.openAudited[t] = true
+}
+
+// markTpInitReturn marks perf_trace_init()'s return into a caller whose
+// code nobody annotated: an open that is not annotated, a fork's
+// inherit_event().
+func (k *Kernel) markTpInitReturn(t *sched.Task) {
+	if c := k.setupCPU(t); c != nil && !k.glob.openAudited[t] {
+		c.Unaudited("perf_trace_init's caller") // kernel/events/core.c: perf_init_event()'s caller, not an annotated sys_perf_event_open()
+	}
 }

@@ -63,7 +63,7 @@ func TestTpDestroyFootprint(t *testing.T) {
 			// parent (init reaps it), the exec waiter's look
 			"tp_event->perf_refcount w, users w, tp_event->perf_events w, tp_event->perf_events w, " + probe + unlock +
 				"task->usage w, UNAUDITED __put_task_struct, UNAUDITED put_pmu_ctx, ctx->refcount w, UNAUDITED put_ctx, event->state w, event (freed) w, ctx->lock w, sync w, ctx->lock w, sync w, " +
-				"task->task_works r, p->__state w, signal->live w, signal->shared_pending w, task->pending w, cset->nr_tasks add, p->exit_state w, signal->group_exec_task r"}},
+				"task->task_works r, p->__state w, signal->live w, signal->shared_pending w, task->pending w, cset->nr_tasks add, p->real_parent r, p->exit_state w, signal->group_exec_task r"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			mc := newMachine(t, 2, nil, pmu.Knobs{})
@@ -91,5 +91,46 @@ func TestTpDestroyFootprint(t *testing.T) {
 				t.Errorf("perf_trace_destroy:event_mutex (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestTpInitFootprint: the fragment from perf_trace_init:event_mutex
+// (pmu/footprint_tp_destroy.go) of a tracepoint event opened by its task:
+// the first perf user registers the probe; then the open's annotated body
+// goes on (footprint_open.go) up to its next step point.
+func TestTpInitFootprint(t *testing.T) {
+	tp, ok := perftool.LookupTracepoint("syscalls", "sys_enter_getpid")
+	if !ok {
+		t.Fatal("no syscalls:sys_enter_getpid in the catalogue")
+	}
+	mc := newMachine(t, 2, nil, pmu.Knobs{})
+	l := &fragLog{}
+	mc.m.OnSegments(l)
+	mc.s.Spawn("work", sched.MaskOf(0), sched.Call(func(t2 *sched.Task) {
+		a := pmu.Attr{Type: uapi.PERF_TYPE_TRACEPOINT, Size: uapi.AttrSize, Config: tp.ID}
+		if _, err := mc.k.PerfEventOpen(t2, &a, 0, -1, -1, 0); err != nil {
+			panic(err)
+		}
+	}))
+	if err := mc.m.Run(sim.Second); err != nil {
+		t.Fatal(err)
+	}
+	// perf_refcount (the model's count too), every CPU's perf_events list
+	// allocated, tracepoint_probe_register() (tracepoints_mutex, the funcs
+	// and static key, cpus_read_lock() and unlock, tracepoints_mutex),
+	// event_mutex released
+	reg := "tp_event->perf_refcount w, users w, tp_event->perf_events w, tp_event->perf_events w, " +
+		"sync w, current->lockdep_depth w, sync w, tp_event->perf_refcount w, users w, sync w, current->lockdep_depth w, sync w, sync w, current->lockdep_depth w, sync w, " +
+		"sync w, current->lockdep_depth w, sync w, sync w, current->lockdep_depth w, sync w, "
+	// then perf_event_open()'s body (footprint_open.go): the id, the
+	// allocation, the target's reference, find_get_context()'s new context,
+	// find_get_pmu_context(), the install's look at the task and its
+	// cross call to the task's CPU
+	open := "perf_event_id r, perf_event_id w, perf_event w, event->state w, task->usage w, task->perf_event_ctxp r, p->__state r, perf_event_context w, task->usage w, " +
+		"task->perf_event_ctxp w, task->perf_event_ctxp w, ctx->lock w, sync w, ctx->pin_count w, ctx->lock w, sync w, ctx->refcount w, sync w, sync w, current->lockdep_depth w, sync w, " +
+		"ctx->task r, ctx->event_list w, epc->refcount w, ctx->lock w, sync w, ctx->lock w, sync w, ctx->task r, event->ctx w, event->state r, ctx->event_list r, ctx->task r, " +
+		"p->se (exec_start, wake_cpu) r, p->on_cpu r, cpu_online_mask r, p->se (exec_start, wake_cpu) r, p->on_cpu r"
+	if diff := cmp.Diff([]string{reg + open}, l.started("perf_trace_init:event_mutex")); diff != "" {
+		t.Errorf("perf_trace_init:event_mutex (-want +got):\n%s", diff)
 	}
 }
