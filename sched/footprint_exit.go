@@ -7,7 +7,10 @@ import (
 
 // The footprint of do_exit() (entry.go: exit), in the fragments that run
 // it: the one that reaches it (exit_to_user_mode_loop's, declared in
-// footprint_entry.go; a fork's first), up to the first step point in it,
+// footprint_entry.go, at the program's end or SIGKILL; exit(2)'s and
+// exit_group(2)'s syscall entry, whose do_group_exit() sets the group's
+// flag, its zap of other live threads marked; a fork's first), up to the
+// first step point in it,
 // and the one that returns from exit_task_work()'s last work (the works'
 // own step points, "task_work_run:NAME") through the rest of it to
 // __schedule()'s step point:
@@ -21,8 +24,9 @@ import (
 //     annotates itself).
 //   - perf_event_exit_task() and what sits with it (the TaskExitHooks):
 //     a hook that says it annotates itself (AnnotatedExitHook: pmu's) runs
-//     as it is, any other is marked (the runner's actor reaper, the
-//     unwind infrastructure's when it has work to run).
+//     as it is, any other is marked (the runner's actor reaper, perf
+//     record's SIGCHLD to perf, the unwind infrastructure's when it has
+//     work to run).
 //   - exit_mm(): current->mm cleared, mm_users dropped (the mm's vm#N key,
 //     footprint_key.go); the ExitMMHooks (perf's: its mmput() and
 //     exit_mmap() of the perf VMAs) must be AnnotatedExitMMHooks or are
@@ -38,7 +42,8 @@ import (
 //   - do_task_dead()'s state (TASK_DEAD, which try_to_wake_up() reads),
 //     __exit_signal()'s sigqueues freed (the user's sigpending count),
 //     cgroup_exit() (the cgroup's population), exit_notify(): the
-//     children reparented (each child's real_parent), the leader's
+//     children's states read and each reparented (its real_parent), the
+//     parent pointer read (which the parent's own exit reparents), the leader's
 //     zombie state and the parent's wait_chldexit woken (a waiter woken
 //     is marked), the exec waiter's look (its wake marked), the sleeper's
 //     hrtimer cancelled; then schedule(), whose step point comes first.
