@@ -143,8 +143,9 @@ func TestWriteAuditRealModel(t *testing.T) {
 		// perf record's close of its events (pmu/footprint_release.go): the
 		// release in close(2) itself (fput_close_sync())
 		"perf_event_release_kernel:ctx-locked", "perf_remove_from_context:inactive",
-		// ... and the tracepoint event's destroy in it (pmu/footprint_tp_destroy.go)
-		"perf_trace_destroy:event_mutex"}
+		// ... and the tracepoint event's destroy in it (pmu/footprint_tp_destroy.go),
+		// as its init in perf_event_open()
+		"perf_trace_destroy:event_mutex", "perf_trace_init:event_mutex"}
 	for _, tc := range []struct {
 		name, src string
 		// checked: the syscall entry and exit fragments (sched/footprint_entry.go)
