@@ -29,7 +29,7 @@ func TestSidebandFootprints(t *testing.T) {
 		// and the task's EXIT record (its context's events), back into
 		// perf_event_exit_task_context() (marked), whose events leave, then
 		// the CPU's walk
-		exit = walkEnd + "UNAUDITED perf_event_task's caller, event->tstamp w, ctx->time r, ctx->is_active r, event->state w, sync w, ctx->event_list r, task->perf_event_ctxp r, ctx->task r, sync w"
+		exit = walkEnd + "UNAUDITED perf_event_task's caller, event->tstamp w, ctx->time r, ctx->is_active r, event->state w, sync w, ctx->event_list r, task->perf_event_ctxp r, ctx->task r, task->unwind_info.unwind_mask r, task->unwind_info w, task->mm w, mm->mm_users w, task->mm w, mm->mm_users w, mm->mm_mt r, UNAUDITED an ExitMMHook, sync w" // then do_exit() (sched/footprint_exit.go): the deferred unwind's exit, exit_mm() and perf's last mmput() of the mm with its buffer (exit_mmap(): marked)
 	)
 	arg := func(v uint64) sched.SysArg { return sched.SysArg{Val: v} }
 	anon := []sched.SysArg{arg(0), arg(8192), arg(uapi.PROT_READ | uapi.PROT_WRITE), arg(uapi.MAP_PRIVATE | uapi.MAP_ANONYMOUS), arg(^uint64(0)), arg(0)}

@@ -47,6 +47,7 @@ import (
 // which annotates itself when it is one whose paths were read
 // (footprint_open.go: openCPU); from any other (an unannotated open,
 // inherit_event()'s perf_event_alloc() in a fork) it is marked.
+// TestTpInitFootprint pins it.
 func init() {
 	cpu.DeclareComplete("perf_trace_destroy:event_mutex", "perf_trace_init:event_mutex")
 }
