@@ -23,6 +23,14 @@ import (
 //     declared. No live context: perf_event_task()'s EXIT to the CPU
 //     context's side-band events (perf_iterate_sb() and the records
 //     annotate themselves; a record written marks its return).
+//   - "perf_event_exit_task_context" (declared complete): ctx->mutex and
+//     ctx->lock held, ctx->task TOMBSTONE'd; a context active on this CPU
+//     is scheduled out (ctx_sched_out(): its own step point; its return
+//     marked); else task->perf_event_ctxp cleared, the context's and the
+//     task's references put (each last marked), the clone's link cut and
+//     its parent's reference put, ctx->lock released, up to
+//     "perf_event_exit_task_context:tombstone" (not declared: the EXIT
+//     records and each event's perf_event_exit_event()).
 //   - exit_signals()'s PF_EXITING as the deferred unwind keeps it
 //     (deferredExiting), and the oracle's note of the task's user frames
 //     at exit (deferredExitNote: the task's own).
@@ -33,6 +41,48 @@ import (
 //   - exit_files()'s fput() of a perf file (f_count annotated by sched):
 //     the last reference queues ____fput (task_work_add(), annotated by
 //     sched); its release runs as task work ("task_work_run:____fput").
+
+func init() {
+	cpu.DeclareComplete("perf_event_exit_task_context")
+}
+
+// accessExitTaskContext annotates perf_event_exit_task_context() from its
+// step point (ctx->mutex and ctx->lock held) up to the next: the
+// scheduling out of a context active here (ctx_sched_out()'s step point
+// ends it), or the context detached from the task and its references put.
+// The TOMBSTONE write is an Access of its own (inherit.go).
+// kernel/events/core.c: perf_event_exit_task_context()
+func (k *Kernel) accessExitTaskContext(c *cpu.CPU, ctx *Context, exit bool) {
+	if !k.M.FootprintListening() {
+		return
+	}
+	if exit {
+		k.accessCPUCtx(c, "cpuctx->task_ctx", cpu.MarkedRead, "task_ctx_sched_out") // kernel/events/core.c: task_ctx_sched_out(): if (cpuctx->task_ctx != ctx) return
+		if k.cpuCtx[c.ID].taskCtx == ctx {
+			return // ctx_sched_out(): its is_active read (annotated), then its step point or, inactive, the marked return
+		}
+	}
+	if ctx.task != nil {
+		c.AccessMarkedOnly(ctx.task, "task->perf_event_ctxp", cpu.MarkedWrite, "perf_event_exit_task_context") // kernel/events/core.c: perf_event_exit_task_context(): RCU_INIT_POINTER(task->perf_event_ctxp, NULL)
+	}
+	c.AccessMarkedOnly(ctx, "ctx->refcount", cpu.MarkedWrite, "put_ctx") // kernel/events/core.c: perf_event_exit_task_context(): put_ctx(ctx): "cannot be last"
+	if ctx.life.refcount <= 1 {
+		c.Unaudited("put_ctx")
+	}
+	if ctx.life.taskRef && k.lifeOn() {
+		c.AccessMarkedOnly(taskUsageKey{k, ctx.task}, "task->usage", cpu.MarkedWrite, "put_task_struct") // kernel/events/core.c: perf_event_exit_task_context(): put_task_struct(task): the context's reference ("cannot be last")
+		if l := k.taskRefs[ctx.task]; l == nil || l.refs <= 1 {
+			c.Unaudited("__put_task_struct")
+		}
+	}
+	c.AccessMarkedOnly(ctx, "ctx->parent_ctx", cpu.MarkedWrite, "unclone_ctx") // kernel/events/core.c: unclone_ctx(): ctx->parent_ctx = NULL; ctx->generation++
+	if p := ctx.parentCtx; p != nil {
+		c.AccessMarkedOnly(p, "ctx->refcount", cpu.MarkedWrite, "put_ctx") // kernel/events/core.c: perf_event_exit_task_context(): put_ctx(clone_ctx)
+		if p.life.refcount <= 1 {
+			c.Unaudited("put_ctx")
+		}
+	}
+}
 
 // AccessTaskExit implements sched.AnnotatedExitHook for perf_event_exit_task().
 // kernel/events/core.c: perf_event_exit_task()
