@@ -209,13 +209,20 @@ func compCensusCase(t *testing.T, src string, c, k, n int, perThread bool) {
 			}
 		}
 		sort.Strings(shared)
-		want := []string{"cpu_hotplug_lock (sync)", "cpuctx@cpu0 (cpuctx->cgrp)", "cpuctx@cpu0 (cpuctx->task_ctx)", "cpuctx@cpu1 (cpuctx->cgrp)", "cpuctx@cpu1 (cpuctx->task_ctx)",
-			"event_mutex (sync)",
+		want := []string{
+			// a tracepoint event's destroy and the probe's unregistration
+			// (pmu/footprint_tp_destroy.go): the global locks as the
+			// model keeps them
+			"cpu_hotplug_lock (struct percpu_rw_semaphore) (sync)",
+			"cpu_hotplug_lock (sync)", "cpuctx@cpu0 (cpuctx->cgrp)", "cpuctx@cpu0 (cpuctx->task_ctx)", "cpuctx@cpu1 (cpuctx->cgrp)", "cpuctx@cpu1 (cpuctx->task_ctx)",
+			"event_mutex (struct mutex) (sync)", "event_mutex (sync)",
 			// perf_event_open()'s body (pmu/footprint_open.go): the fd tables' one key and the model's tables the opens write
 			"files_struct (fdt->fd[])", "files_struct (fdt->fd[])", "files_struct (files->count)",
 			// the exec's unshare_files() (sched/footprint_exec.go): the table the runner's tasks share
 			"files_struct (files->count)",
 			"files_struct (the model's tables) (fdt->fd[])",
+			// do_exit()'s exit_files() (sched/footprint_exit.go): the model's table and its count
+			"files_struct (the model's tables: exec's) (fdt->fd[])", "files_struct (the model's tables: exec's) (files->count)",
 			// the exec's mmput() of perf's mm the runner's tasks share (pmu/footprint_exec.go)
 			"mm#1@tid101 (mm->mm_mt)", "mm#1@tid101 (mm->mm_users)",
 			"perf.data keep budget (keep budget: Left)", "perf_buffer allocations (rb_alloc)",
@@ -225,8 +232,11 @@ func compCensusCase(t *testing.T, src string, c, k, n int, perThread bool) {
 			// the execs' lookups of their images and ld.so (sched/footprint_exec.go)
 			"the file system (inodes by path) (inode cache)",
 			// the tasks a wake-up places on the other CPU (sched/footprint_wake.go): their fields, from both
-			"thread:perf-103 (current->lockdep_depth)", "thread:perf-103 (p->__state)", "thread:perf-103 (p->migration_pending)", "thread:perf-103 (p->on_cpu)", "thread:perf-103 (p->on_rq)", "thread:perf-103 (p->recent_used_cpu)", "thread:perf-103 (p->se (exec_start, wake_cpu))", "thread:perf-103 (p->se)", "thread:perf-103 (p->wakee_flips)", "thread:perf-103 (sync)", "thread:perf-103 (task->files)", "thread:perf-103 (task->perf_event_ctxp)", "thread:perf-103 (task->task_works)", "thread:perf-103 (task->unwind_info.unwind_mask)", "thread:perf-103 (task_pt_regs(current))", "thread:perf-103 (the task's mode and stacks)", "thread:perf-103 (thread_info->flags)", "thread:uname0-101 (p->migration_pending)", "thread:uname0-101 (p->on_cpu)", "thread:uname0-101 (p->se (exec_start, wake_cpu))", "thread:uname0-101 (p->se)", "thread:uname0-101 (task->perf_event_ctxp)", "thread:uname1-102 (p->__state)", "thread:uname1-102 (p->cpus_ptr)", "thread:uname1-102 (p->migration_pending)", "thread:uname1-102 (p->on_cpu)", "thread:uname1-102 (p->on_rq)", "thread:uname1-102 (p->recent_used_cpu)", "thread:uname1-102 (p->se (exec_start, wake_cpu))", "thread:uname1-102 (p->se)", "thread:uname1-102 (p->wakee_flips)", "thread:uname1-102 (signal->thread_head)", "thread:uname1-102 (sync)", "thread:uname1-102 (task->comm)", "thread:uname1-102 (task->files)", "thread:uname1-102 (task->mm)", "thread:uname1-102 (task->perf_event_ctxp)", "thread:uname1-102 (task->task_works)", "thread:uname1-102 (task->unwind_info.unwind_mask)", "thread:uname1-102 (task_pt_regs(current))", "thread:uname1-102 (the task's mode and stacks)", "thread:uname1-102 (thread_info->flags)",
-			"tracepoints_mutex (sync)"}
+			// and the exits (sched/footprint_exit.go): PF_EXITING, the state, the signals, the mm and files
+			"thread:perf-103 (current->lockdep_depth)", "thread:perf-103 (p->__state)", "thread:perf-103 (p->exit_state)", "thread:perf-103 (p->migration_pending)", "thread:perf-103 (p->on_cpu)", "thread:perf-103 (p->on_rq)", "thread:perf-103 (p->real_parent)", "thread:perf-103 (p->recent_used_cpu)", "thread:perf-103 (p->se (exec_start, wake_cpu))", "thread:perf-103 (p->se)", "thread:perf-103 (p->wakee_flips)", "thread:perf-103 (signal->group_exec_task)", "thread:perf-103 (signal->shared_pending)", "thread:perf-103 (sync)", "thread:perf-103 (task->files)", "thread:perf-103 (task->flags)", "thread:perf-103 (task->mm)", "thread:perf-103 (task->pending)", "thread:perf-103 (task->perf_event_ctxp)", "thread:perf-103 (task->task_works)", "thread:perf-103 (task->unwind_info.unwind_mask)", "thread:perf-103 (task_pt_regs(current))", "thread:perf-103 (the task's mode and stacks)", "thread:perf-103 (thread_info->flags)", "thread:uname0-101 (p->migration_pending)", "thread:uname0-101 (p->on_cpu)", "thread:uname0-101 (p->se (exec_start, wake_cpu))", "thread:uname0-101 (p->se)", "thread:uname0-101 (task->perf_event_ctxp)", "thread:uname1-102 (current->lockdep_depth)", "thread:uname1-102 (p->__state)", "thread:uname1-102 (p->cpus_ptr)", "thread:uname1-102 (p->exit_state)", "thread:uname1-102 (p->migration_pending)", "thread:uname1-102 (p->on_cpu)", "thread:uname1-102 (p->on_rq)", "thread:uname1-102 (p->real_parent)", "thread:uname1-102 (p->recent_used_cpu)", "thread:uname1-102 (p->se (exec_start, wake_cpu))", "thread:uname1-102 (p->se)", "thread:uname1-102 (p->wakee_flips)", "thread:uname1-102 (signal->group_exec_task)", "thread:uname1-102 (signal->shared_pending)", "thread:uname1-102 (signal->thread_head)", "thread:uname1-102 (sync)", "thread:uname1-102 (task->comm)", "thread:uname1-102 (task->files)", "thread:uname1-102 (task->flags)", "thread:uname1-102 (task->mm)", "thread:uname1-102 (task->pending)", "thread:uname1-102 (task->perf_event_ctxp)", "thread:uname1-102 (task->task_works)", "thread:uname1-102 (task->unwind_info.unwind_mask)", "thread:uname1-102 (task_pt_regs(current))", "thread:uname1-102 (the task's mode and stacks)", "thread:uname1-102 (thread_info->flags)",
+			// the tracepoint's perf_refcount and per-CPU lists, its init's and destroy's (pmu/footprint_tp_destroy.go)
+			"tp:syscalls:sys_enter_newuname (the model's count of users) (users)", "tp:syscalls:sys_enter_newuname (tp_event->perf_refcount)", "tp:syscalls:sys_enter_newuname@cpu0 (tp_event->perf_events)", "tp:syscalls:sys_enter_newuname@cpu1 (tp_event->perf_events)",
+			"tracepoints_mutex (struct mutex) (sync)", "tracepoints_mutex (sync)"}
 		if d := cmp.Diff(want, shared); d != "" {
 			t.Errorf("objects two CPUs share (-want +got):\n%s", d)
 		}

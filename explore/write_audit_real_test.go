@@ -144,7 +144,12 @@ func TestWriteAuditRealModel(t *testing.T) {
 		"perf_group_attach:list_add_tail", "perf_group_attach:nr_siblings", "perf_group_attach:header_size",
 		// perf record's close of its events (pmu/footprint_release.go): the
 		// release in close(2) itself (fput_close_sync())
-		"perf_event_release_kernel:ctx-locked", "perf_remove_from_context:inactive"}
+		"perf_event_release_kernel:ctx-locked", "perf_remove_from_context:inactive",
+		// ... and the tracepoint event's destroy in it (pmu/footprint_tp_destroy.go),
+		// as its init in perf_event_open()
+		"perf_trace_destroy:event_mutex", "perf_trace_init:event_mutex",
+		// the workload's exit: its context detached (pmu/footprint_exit.go)
+		"perf_event_exit_task_context"}
 	for _, tc := range []struct {
 		name, src string
 		// checked: the syscall entry and exit fragments (sched/footprint_entry.go)

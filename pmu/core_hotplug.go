@@ -19,6 +19,15 @@ type perfGlobal struct {
 	exitRemoved uint64 // events __perf_event_exit_context() removed
 	tpRegisters uint64 // tracepoint probes registered (static_key_enable())
 	freedLocked uint64 // inherited events freed under ctx->mutex and child_mutex (knob)
+
+	// releasePut holds the events whose put_event() of the file's
+	// reference perf_event_release_kernel() is in: a free there returns
+	// into the release's annotated code (footprint_tp_destroy.go).
+	releasePut map[*Event]bool
+	// openAudited holds the tasks in a perf_event_open() whose body is
+	// annotated (footprint_open.go's openCPU): a tracepoint's
+	// perf_trace_init() returns into it (footprint_tp_destroy.go).
+	openAudited map[*sched.Task]bool
 }
 
 // releaseChildFreeKnob selects where perf_event_release_kernel() frees the
@@ -161,43 +170,56 @@ func (k *Kernel) perfTraceInit(s *tpSlot) {
 		s.users++
 		return
 	}
-	k.S.MutexLock(t, &k.glob.eventMutex)
+	n := k.lockGlobal(t, &k.glob.eventMutex, "perf_trace_init")
 	t.Step("perf_trace_init:event_mutex")
+	k.accessTpReg(t, s)
 	if s.users == 0 {
-		k.tracepointProbe(t)
+		k.tracepointProbe(t, s, true)
 		k.glob.tpRegisters++
 	}
 	s.users++
-	k.S.MutexUnlock(t, &k.glob.eventMutex)
+	k.unlockGlobal(t, &k.glob.eventMutex, "perf_trace_init", n)
+	k.markTpInitReturn(t)
 }
 
 // perfTraceDestroy detaches a tracepoint event under event_mutex; the last
 // perf user unregisters the probe, disabling the static key under
-// cpu_hotplug_lock.
+// cpu_hotplug_lock. freeing says the caller is _free_event() (its
+// event->destroy()), whose code after it is annotated
+// (footprint_tp_destroy.go); another caller's is marked.
 // kernel/trace/trace_event_perf.c: perf_trace_destroy() -> perf_trace_event_unreg(); kernel/tracepoint.c: tracepoint_remove_func() -> static_key_disable()
-func (k *Kernel) perfTraceDestroy(t *sched.Task, e *Event) {
+func (k *Kernel) perfTraceDestroy(t *sched.Task, e *Event, freeing bool) {
 	if t == nil {
 		e.tp.users--
 		return
 	}
-	k.S.MutexLock(t, &k.glob.eventMutex)
+	n := k.lockGlobal(t, &k.glob.eventMutex, "perf_trace_destroy")
 	t.Step("perf_trace_destroy:event_mutex")
+	k.accessTpUnreg(t, e.tp)
 	e.tp.users--
 	if e.tp.users == 0 {
-		k.tracepointProbe(t)
+		k.tracepointProbe(t, e.tp, false)
 	}
-	k.S.MutexUnlock(t, &k.glob.eventMutex)
+	k.unlockGlobal(t, &k.glob.eventMutex, "perf_trace_destroy", n)
+	k.accessTpDestroyReturn(t, e, freeing)
 }
 
 // tracepointProbe is tracepoint_probe_(un)register() flipping the
 // tracepoint's static key: tracepoints_mutex, then cpus_read_lock() in
 // static_key_enable() / static_key_disable().
 // kernel/tracepoint.c: tracepoint_probe_register_prio(); kernel/jump_label.c: static_key_enable()
-func (k *Kernel) tracepointProbe(t *sched.Task) {
-	k.S.MutexLock(t, &k.glob.tracepointsMutex)
+func (k *Kernel) tracepointProbe(t *sched.Task, s *tpSlot, reg bool) {
+	fn, key := "tracepoint_probe_unregister", "static_key_disable"
+	if reg {
+		fn, key = "tracepoint_probe_register", "static_key_enable"
+	}
+	n := k.lockGlobal(t, &k.glob.tracepointsMutex, fn)
+	k.accessTpProbe(t, s, fn)
+	k.S.AccessCPUsReadLock(t, key)
 	k.S.CPUsReadLock(t)
+	k.S.AccessCPUsReadUnlock(t, key)
 	k.S.CPUsReadUnlock(t)
-	k.S.MutexUnlock(t, &k.glob.tracepointsMutex)
+	k.unlockGlobal(t, &k.glob.tracepointsMutex, fn, n)
 }
 
 // releaseChildFreeOld reports whether perf_event_release_kernel() frees the

@@ -22,6 +22,10 @@ func (k *Kernel) PerfEventOpen(t *sched.Task, attr *Attr, pid, cpuID, groupFD in
 // order (see the step list in opencheck.go).
 func (k *Kernel) perfEventOpen(t *sched.Task, uattr *Attr, pid, cpuID, groupFD int, flags uint64) (int, error) {
 	oc := k.openCPU(t, uattr, groupFD, flags) // footprint_open.go: the CPU of an annotated body, or nil
+	if oc != nil {
+		k.openAuditing(t, true) // a tracepoint's perf_trace_init() returns into annotated code (footprint_tp_destroy.go)
+		defer k.openAuditing(t, false)
+	}
 	if uattr == nil {
 		return openFail(oc, uapi.EFAULT)
 	}
@@ -95,7 +99,7 @@ func (k *Kernel) perfEventOpen(t *sched.Task, uattr *Attr, pid, cpuID, groupFD i
 			// which for a tracepoint is tp_perf_event_destroy() ->
 			// perf_trace_destroy(): the tracepoint's perf_refcount drops.
 			if e.tp != nil {
-				k.perfTraceDestroy(nil, e)
+				k.perfTraceDestroy(nil, e, false)
 			}
 			k.pmuDestroy(e)
 			k.perfDetachCgroup(e)
@@ -282,7 +286,7 @@ func (k *Kernel) perfEventAlloc(a *Attr, cpuID int, task *sched.Task, groupLeade
 	caps := PMUCaps{Capabilities: p.Capabilities(), CheckPrecise: p == PMU(k.hwPMU), MaxPreciseIP: k.Opts.HW.MaxPrecise}
 	if err := CheckAllocPMU(&e.Attr, caps, task != nil, false, false, k.Opts.Sysctl); err != nil {
 		if e.tp != nil {
-			k.perfTraceDestroy(k.current(), e) // free_event() -> tp_perf_event_destroy()
+			k.perfTraceDestroy(k.current(), e, false) // free_event() -> tp_perf_event_destroy()
 		}
 		return nil, err
 	}

@@ -101,7 +101,9 @@ func (k *Kernel) perfEventReleaseKernel(t *sched.Task, e *Event, via releaseVia)
 	}
 	k.stats.closes++
 	k.accessPutEvent(t, e)
+	k.releasePutting(e, true) // a free in it returns here (footprint_tp_destroy.go)
 	k.putEvent(t, e)
+	k.releasePutting(e, false)
 	k.markReleaseReturn(t, via)
 }
 
@@ -220,7 +222,7 @@ func (k *Kernel) freeEvent(t *sched.Task, e *Event) {
 		k.unlockMutex(t, &e.mmapMutex, e, "event->mmap_mutex", n)
 	}
 	if e.tp != nil {
-		k.perfTraceDestroy(t, e) // event->destroy() = tp_perf_event_destroy()
+		k.perfTraceDestroy(t, e, true) // event->destroy() = tp_perf_event_destroy()
 	}
 	if e.hw.timer != nil {
 		e.hw.timer.Cancel()

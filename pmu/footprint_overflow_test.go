@@ -133,10 +133,8 @@ func TestOverflowFootprints(t *testing.T) {
 				// the syscall's other tracepoints (sched/footprint_entry.go)
 				tail + ", tp_event->perf_events r, tp_event->perf_refcount r, tp_event->perf_refcount r, task_pt_regs(current) w",
 				// the EXIT record of the task's context: the walk's end, then
-				// its caller marked (footprint_sideband.go), then exit_mmap()'s
-				// perf_mmap_close() up to its first step (footprint_munmap.go)
-				"rb->head r, rb->wakeup r, ctx->event_list r, UNAUDITED perf_event_task's caller, event->tstamp w, ctx->time r, ctx->is_active r, event->state w, sync w, ctx->event_list r, task->perf_event_ctxp r, ctx->task r, sync w, " +
-					"event->rb r, rb->refcount w, rb->aux_nr_pages r, rb->mmap_count w",
+				// its caller marked (footprint_sideband.go)
+				"rb->head r, rb->wakeup r, ctx->event_list r, UNAUDITED perf_event_task's caller, event->tstamp w, ctx->time r, ctx->is_active r, event->state w, sync w, ctx->event_list r, task->perf_event_ctxp r, ctx->task r, task->unwind_info.unwind_mask r, task->unwind_info w, task->mm w, mm->mm_users w, task->mm w, mm->mm_users w, mm->mm_mt r, UNAUDITED an ExitMMHook, sync w, event->rb r, rb->refcount w, rb->aux_nr_pages r, rb->mmap_count w", // then do_exit() (sched/footprint_exit.go): the deferred unwind's exit, exit_mm() and perf's last mmput() of the mm with its buffer (exit_mmap(): marked), and exit_mmap()'s perf_mmap_close() up to its first step (footprint_munmap.go)
 			}},
 		{name: "context switches: do_perf_sw_event()", attr: func() pmu.Attr {
 			a := swAttr(uapi.PERF_COUNT_SW_CONTEXT_SWITCHES)

@@ -132,9 +132,11 @@ func (k *Kernel) accessPutEvent(t *sched.Task, e *Event) {
 // parts nobody annotated here are marked where they apply: the old
 // perf_pending_task_sync() (pending-task-sync=pre-56799bc03565) with work
 // queued, the unaccounting of nr_mmap_events and nr_cgroup_events (whose
-// readers annotate no key), a tracepoint's destroy, the hrtimer's cancel,
+// readers annotate no key), the hrtimer's cancel,
 // a driver's event->destroy(), the cgroup's css_put() and the target
 // task's put_task_struct().
+// A tracepoint's destroy ends the fragment at its step point, after
+// event_mutex's take (annotated: footprint_tp_destroy.go).
 // kernel/events/core.c: _free_event(), __free_event()
 func (k *Kernel) accessFreeEvent(t *sched.Task, e *Event) {
 	c := k.setupCPU(t)
@@ -150,9 +152,6 @@ func (k *Kernel) accessFreeEvent(t *sched.Task, e *Event) {
 	}
 	if a := &e.Attr; e.parent == nil && (a.Mmap || a.MmapData || a.Cgroup) {
 		c.Unaudited("unaccount_event") // kernel/events/core.c: unaccount_event(): atomic_dec(&nr_mmap_events), atomic_dec(&nr_cgroup_events)
-	}
-	if e.tp != nil {
-		c.Unaudited("tp_perf_event_destroy")
 	}
 	if e.hw.timer != nil {
 		c.Unaudited("hrtimer_cancel") // kernel/events/core.c: perf_swevent_cancel_hrtimer()

@@ -296,6 +296,7 @@ func (k *Kernel) perfEventExitTaskContext(cur, task *sched.Task, exit bool) {
 	f := c.LocalIrqSave()
 	k.ctxLock(c, ctx)
 	c.Step("perf_event_exit_task_context")
+	k.accessExitTaskContext(c, ctx, exit)                                       // footprint_exit.go
 	c.Access(ctx, "ctx->task", cpu.MarkedWrite, "perf_event_exit_task_context") // core.c: perf_event_exit_task_context(): WRITE_ONCE(ctx->task, TASK_TOMBSTONE)
 	if exit && k.cpuCtx[c.ID].taskCtx == ctx {
 		k.ctxSchedOut(c, ctx, EVENT_ALL) // task_ctx_sched_out()

@@ -248,10 +248,11 @@ func (s *Sched) enterExitSyscall(t *Task, name string) {
 }
 
 // exit is do_exit(): PF_EXITING, the exit hooks (perf_event_exit_task()),
-// exit_mm(), exit_files(), exit_task_work(), exit_notify(), then the last switch away.
+// exit_mm(), exit_files(), exit_task_work(), exit_notify(), then the last
+// switch away. Its accesses are annotated (footprint_exit.go), the hooks
+// nobody annotated marked.
 // kernel/exit.c: do_exit()
 func (s *Sched) exit(t *Task) {
-	t.CPU().Unaudited("do_exit")
 	if t.mutexes > 0 {
 		sim.Crash("BUG: %s exiting with %d mutex(es) held", t, t.mutexes)
 	}
@@ -259,6 +260,7 @@ func (s *Sched) exit(t *Task) {
 	if t.Syscall == "" {
 		t.KernelEntries++ // the end of the program: do_exit() without a syscall
 	}
+	s.accessExitSignals(t)
 	t.fam.exiting = true // exit_signals(): PF_EXITING
 	groupDead := s.groupDead(t)
 	for _, h := range s.TraceHooks {
@@ -273,11 +275,15 @@ func (s *Sched) exit(t *Task) {
 	s.exitMM(t)
 	s.exitFiles(t)
 	if len(t.works) > 0 {
-		s.taskWorkRun(t) // exit_task_work()
+		s.taskWorkRunFrom(t, true) // exit_task_work(): back into the code below, annotated
+	} else {
+		s.accessExitTaskWork(t)
 	}
 	if s.Cfg.PerfExitLate {
+		s.markExitLate(t)
 		s.exitHooks(t) // before 4f6fc7821283: after exit_task_work()
 	}
+	s.accessExitDead(t, groupDead)
 	t.State = Dead
 	s.exitSignal(t, groupDead)
 	s.cgroupExit(t)
@@ -295,6 +301,7 @@ func (s *Sched) exit(t *Task) {
 // VMAs still mapped). Both orders of do_exit() run it before exit_files().
 // kernel/exit.c: exit_mm()
 func (s *Sched) exitMM(t *Task) {
+	s.accessExitMM(t)
 	if t.MM != nil && t.MM.Users > 0 {
 		t.MM.Users--
 	}
@@ -309,6 +316,7 @@ func (s *Sched) exitMM(t *Task) {
 // with it in do_exit().
 func (s *Sched) exitHooks(t *Task) {
 	for _, h := range s.ExitHooks {
+		s.markExitHook(t, h)
 		h.TaskExit(t)
 	}
 }
@@ -319,6 +327,7 @@ func (s *Sched) exitHooks(t *Task) {
 // kernel/exit.c: exit_files() -> fs/file.c: put_files_struct(), close_files()
 func (s *Sched) exitFiles(t *Task) {
 	fl := t.Files
+	s.accessExitFiles(t, fl)
 	if fl == nil || fl.Users == 0 {
 		return
 	}
@@ -326,6 +335,7 @@ func (s *Sched) exitFiles(t *Task) {
 		return
 	}
 	for _, f := range fl.CloseAll() {
+		s.accessExitFput(t, f)
 		s.fput(t, f)
 	}
 }

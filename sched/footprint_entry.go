@@ -26,8 +26,9 @@ import (
 //     its author annotated (CallAnnotated, RunAnnotated: footprint_user.go);
 //     an operation whose code is a Go callback (OpCall) and the rest are
 //     marked where they start, a return into such code is marked where
-//     it returns (returnInto), and do_exit(), signal delivery and
-//     do_group_exit() where they start.
+//     it returns (returnInto), and signal delivery where it starts;
+//     do_exit() and do_group_exit() are annotated (footprint_exit.go),
+//     their hooks nobody annotated marked where they run.
 //
 // A path nobody annotated is marked with cpu.CPU.Unaudited: the fragment
 // that reaches it counts as touching everything. The write audit

@@ -35,15 +35,14 @@ func TestUserOpMarks(t *testing.T) {
 				"step exit_to_user_mode_loop",
 				"step syscall_enter_from_user_mode", "step pipe_write:copied", "step exit_to_user_mode_loop", // no reader waiting
 				"step syscall_enter_from_user_mode", "step exit_to_user_mode_loop", // futex wake: no waiter
-				"unaudited the program's user-mode code", // Call
-				"unaudited do_exit",
+				"unaudited the program's user-mode code", // Call (its do_exit() annotated: footprint_exit.go)
 			},
 		},
 		{
 			name:  "a stack step heard by a tracer nobody vouched for",
 			progs: [][]Op{{UserStack("main"), Compute(sim.Microsecond)}},
 			hook:  stackHook{},
-			want:  []string{"unaudited a StackHook's UserStackChanged", "unaudited do_exit"},
+			want:  []string{"unaudited a StackHook's UserStackChanged"},
 		},
 		{
 			name: "pipe reader waits",
@@ -54,9 +53,8 @@ func TestUserOpMarks(t *testing.T) {
 			want: []string{
 				"step syscall_enter_from_user_mode", "step pipe_read:wait", // the reader waits
 				"step syscall_enter_from_user_mode", "step pipe_write:copied", // the wake-up annotated (footprint_wake.go)
-				"step exit_to_user_mode_loop", "unaudited do_exit", // the writer's end
-				"step exit_to_user_mode_loop", // the reader back on its CPU (its wake-list IPI annotated): no mark
-				"unaudited do_exit",
+				"step exit_to_user_mode_loop", // the writer's end: its do_exit() annotated (footprint_exit.go)
+				"step exit_to_user_mode_loop", // the reader back on its CPU (its wake-list IPI annotated): no mark, nor at its exit
 			},
 		},
 	} {

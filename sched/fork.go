@@ -304,7 +304,7 @@ func (s *Sched) wakeUpNewTask(p *Task) {
 // threads (zap_other_threads(): SIGKILL and signal_wake_up()), then exit.
 // kernel/exit.c: do_group_exit()
 func (s *Sched) doGroupExit(t *Task) {
-	t.CPU().Unaudited("do_group_exit")
+	s.accessGroupExit(t) // footprint_exit.go
 	l := t.Leader()
 	if !l.fam.groupExit {
 		l.fam.groupExit = true

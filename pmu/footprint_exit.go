@@ -1,0 +1,172 @@
+package pmu
+
+import (
+	"slices"
+
+	"perfsim/cpu"
+	"perfsim/mm"
+	"perfsim/sched"
+)
+
+// The footprint of perf's part of do_exit() (sched/footprint_exit.go
+// annotates the rest): each hook annotates what it will access before it
+// runs (sched.AnnotatedExitHook, AnnotatedExitMMHook, AnnotatedFileHook),
+// or says its path is not annotated, which do_exit() marks.
+//
+//   - perf_event_exit_task(): the owner list walked under
+//     perf_event_mutex (the model keeps no owner to clear: the list
+//     written), current->perf_event_ctxp read. A live context: perf_pin_task_context()
+//     (ctx->lock, the refcount and pin_count), then
+//     perf_event_exit_task_context()'s ctx->mutex (a take that sleeps is
+//     marked) and ctx->lock, up to its step point
+//     "perf_event_exit_task_context": the fragments from there on are not
+//     declared. No live context: perf_event_task()'s EXIT to the CPU
+//     context's side-band events (perf_iterate_sb() and the records
+//     annotate themselves; a record written marks its return).
+//   - "perf_event_exit_task_context" (declared complete): ctx->mutex and
+//     ctx->lock held, ctx->task TOMBSTONE'd; a context active on this CPU
+//     is scheduled out (ctx_sched_out(): its own step point; its return
+//     marked); else task->perf_event_ctxp cleared, the context's and the
+//     task's references put (each last marked), the clone's link cut and
+//     its parent's reference put, ctx->lock released, up to
+//     "perf_event_exit_task_context:tombstone" (not declared: the EXIT
+//     records and each event's perf_event_exit_event()).
+//   - exit_signals()'s PF_EXITING as the deferred unwind keeps it
+//     (deferredExiting), and the oracle's note of the task's user frames
+//     at exit (deferredExitNote: the task's own).
+//   - exit_mm()'s mmput() as perf knows the mm (mmap_exec.go): no perf
+//     mapping ever, nothing; else current->mm cleared, mm_users dropped, the
+//     other users' states read (the model's count); the last user of an mm
+//     with perf mappings runs exit_mmap() (perf_mmap_close(): marked).
+//   - exit_files()'s fput() of a perf file (f_count annotated by sched):
+//     the last reference queues ____fput (task_work_add(), annotated by
+//     sched); its release runs as task work ("task_work_run:____fput").
+
+func init() {
+	cpu.DeclareComplete("perf_event_exit_task_context")
+}
+
+// accessExitTaskContext annotates perf_event_exit_task_context() from its
+// step point (ctx->mutex and ctx->lock held) up to the next: the
+// scheduling out of a context active here (ctx_sched_out()'s step point
+// ends it), or the context detached from the task and its references put.
+// The TOMBSTONE write is an Access of its own (inherit.go).
+// kernel/events/core.c: perf_event_exit_task_context()
+func (k *Kernel) accessExitTaskContext(c *cpu.CPU, ctx *Context, exit bool) {
+	if !k.M.FootprintListening() {
+		return
+	}
+	if exit {
+		k.accessCPUCtx(c, "cpuctx->task_ctx", cpu.MarkedRead, "task_ctx_sched_out") // kernel/events/core.c: task_ctx_sched_out(): if (cpuctx->task_ctx != ctx) return
+		if k.cpuCtx[c.ID].taskCtx == ctx {
+			return // ctx_sched_out(): its is_active read (annotated), then its step point or, inactive, the marked return
+		}
+	}
+	if ctx.task != nil {
+		c.AccessMarkedOnly(ctx.task, "task->perf_event_ctxp", cpu.MarkedWrite, "perf_event_exit_task_context") // kernel/events/core.c: perf_event_exit_task_context(): RCU_INIT_POINTER(task->perf_event_ctxp, NULL)
+	}
+	c.AccessMarkedOnly(ctx, "ctx->refcount", cpu.MarkedWrite, "put_ctx") // kernel/events/core.c: perf_event_exit_task_context(): put_ctx(ctx): "cannot be last"
+	if ctx.life.refcount <= 1 {
+		c.Unaudited("put_ctx")
+	}
+	if ctx.life.taskRef && k.lifeOn() {
+		c.AccessMarkedOnly(taskUsageKey{k, ctx.task}, "task->usage", cpu.MarkedWrite, "put_task_struct") // kernel/events/core.c: perf_event_exit_task_context(): put_task_struct(task): the context's reference ("cannot be last")
+		if l := k.taskRefs[ctx.task]; l == nil || l.refs <= 1 {
+			c.Unaudited("__put_task_struct")
+		}
+	}
+	c.AccessMarkedOnly(ctx, "ctx->parent_ctx", cpu.MarkedWrite, "unclone_ctx") // kernel/events/core.c: unclone_ctx(): ctx->parent_ctx = NULL; ctx->generation++
+	if p := ctx.parentCtx; p != nil {
+		c.AccessMarkedOnly(p, "ctx->refcount", cpu.MarkedWrite, "put_ctx") // kernel/events/core.c: perf_event_exit_task_context(): put_ctx(clone_ctx)
+		if p.life.refcount <= 1 {
+			c.Unaudited("put_ctx")
+		}
+	}
+}
+
+// AccessTaskExit implements sched.AnnotatedExitHook for perf_event_exit_task().
+// kernel/events/core.c: perf_event_exit_task()
+func (k *Kernel) AccessTaskExit(t *sched.Task) bool {
+	c := t.CPU()
+	c.AccessMarkedOnly(ownerListKey{t}, "current->perf_event_list", cpu.MarkedWrite, "perf_event_exit_task") // kernel/events/core.c: perf_event_exit_task(): mutex_lock(&task->perf_event_mutex); list_del_init(&event->owner_entry); smp_store_release(&event->owner, NULL)
+	ctx := k.taskCtx[t]
+	k.accessTaskCtxp(c, t, ctx, "perf_event_exit_task_context") // kernel/events/core.c: perf_pin_task_context(): ctx = perf_lock_task_context(task, &flags)
+	if ctx == nil || ctx.dead {
+		return true // perf_event_task(): perf_iterate_sb() annotates itself
+	}
+	// perf_pin_task_context(): ctx->lock (ctxLock annotates it),
+	// refcount_inc_not_zero(&ctx->refcount), ++ctx->pin_count (an Access)
+	c.AccessMarkedOnly(ctx, "ctx->refcount", cpu.MarkedWrite, "perf_pin_task_context") // kernel/events/core.c: perf_lock_task_context(): refcount_inc_not_zero(&ctx->refcount)
+	// perf_event_exit_task_context(): mutex_lock(&ctx->mutex), then
+	// ctx->lock (annotated by ctxLock) and the step point
+	if k.ctxMutexes[ctx] == nil {
+		c.AccessMarkedOnly(ctxMutexMemoKey{k, ctx}, "sync", cpu.MarkedWrite, "perf_event_exit_task_context") // the model's ctx->mutex, made at the context's first take
+	}
+	mu := k.ctxMutex(ctx)
+	if mu.Owner() != nil {
+		c.Unaudited("__mutex_lock_slowpath") // it sleeps: schedule() from perf_event_exit_task_context()
+	}
+	c.AccessMarkedOnly(mutexKey{ctx, "ctx->mutex", mu}, "sync", cpu.MarkedWrite, "mutex_lock") // kernel/events/core.c: perf_event_exit_task_context(): mutex_lock(&ctx->mutex)
+	c.AccessMarkedOnly(t, "current->lockdep_depth", cpu.PlainWrite, "mutex_lock")
+	return true
+}
+
+// AccessTaskExit implements sched.AnnotatedExitHook: exit_signals()'s
+// PF_EXITING, which the deferred unwind's request tests (its model keeps
+// it per task).
+func (x deferredExiting) AccessTaskExit(t *sched.Task) bool {
+	t.CPU().AccessMarkedOnly(t, "task->flags", cpu.PlainWrite, "exit_signals") // kernel/signal.c: exit_signals(): tsk->flags |= PF_EXITING, which unwind_deferred_request() tests
+	x.k.defcc.d.AccessInfo(t.CPU(), t, cpu.PlainWrite, "exit_signals")         // the model's copy of it, in the unwind's table
+	return true
+}
+
+// AccessTaskExit implements sched.AnnotatedExitHook: the oracle's note is
+// the task's own (its last entry's cookie and user frames).
+func (n deferredExitNote) AccessTaskExit(t *sched.Task) bool {
+	if n.k.defcc.stats.samples > 0 {
+		t.CPU().AccessMarkedOnly(t, "task->unwind_info", cpu.MarkedRead, "unwind_deferred_task_exit") // include/linux/unwind_deferred.h: the task's cookie and cache, as the oracle notes them
+	}
+	return true
+}
+
+// AccessTaskExitMM implements sched.AnnotatedExitMMHook for exit_mm()'s
+// mmput() as perf knows the mm (TaskExitMM).
+// kernel/exit.c: exit_mm() -> kernel/fork.c: mmput()
+func (k *Kernel) AccessTaskExitMM(t *sched.Task) bool {
+	old := k.mm.mms[t]
+	if old == nil {
+		return true // it never mapped a perf buffer: nothing of perf's
+	}
+	c := t.CPU()
+	c.AccessMarkedOnly(taskMMKey{k, t}, "task->mm", cpu.MarkedWrite, "exit_mm") // kernel/exit.c: exit_mm(): current->mm = NULL
+	c.AccessMarkedOnly(mmRef{old}, "mm->mm_users", cpu.MarkedWrite, "mmput")    // kernel/fork.c: mmput(): atomic_dec_and_test(&mm->mm_users)
+	var users []*sched.Task                                                     // in TID order: one order in every replay
+	for u, m := range k.mm.mms {
+		if u != t && m == old {
+			users = append(users, u)
+		}
+	}
+	slices.SortFunc(users, func(a, b *sched.Task) int { return a.TID - b.TID })
+	last := true
+	for _, u := range users {
+		c.AccessMarkedOnly(u, "p->__state", cpu.MarkedRead, "mmput") // the model's mm_users: the other users' states
+		if u.State != sched.Dead {
+			last = false
+		}
+	}
+	if !last {
+		return true
+	}
+	c.AccessMarkedOnly(mmRef{old}, "mm->mm_mt", cpu.MarkedRead, "exit_mmap") // mm/mmap.c: exit_mmap(): the VMAs walked
+	return len(old.maps) == 0                                                // exit_mmap()'s perf_mmap_close() of each perf VMA: not annotated here
+}
+
+// AccessFput implements sched.AnnotatedFileHook: perf's fput() of its
+// file (Fput) drops the reference sched annotates (file->f_count) and
+// the last queues ____fput, whose task_work_add() sched annotates; the
+// task is not past exit_task_work() (do_exit()'s exit_files()).
+// fs/file_table.c: fput()
+func (k *Kernel) AccessFput(t *sched.Task, f mm.AnonFile) bool {
+	e, ok := f.(*Event)
+	return !ok || e.k != k || t.State != sched.Dead
+}
