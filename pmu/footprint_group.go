@@ -37,9 +37,8 @@ import "perfsim/cpu"
 // group: footprint_read.go, footprint_sched.go, footprint_open.go,
 // footprint_remove.go), each member's cached sizes as "event->read_size"
 // (perf_read_group()'s kzalloc(event->read_size)). A PMI's
-// perf_output_read_group() (PERF_SAMPLE_READ) is marked where it begins
-// (footprint_overflow.go: accessPrepareSample), so it conflicts with these
-// whatever they name. explore's TestWriteAuditGroupAttach checks the
+// perf_output_read_group() (PERF_SAMPLE_READ) reads them under the same
+// names (footprint_output_read.go: accessOutputRead). explore's TestWriteAuditGroupAttach checks the
 // writes, pmu's TestGroupAttachFootprints pins the footprints.
 func init() {
 	cpu.DeclareComplete(
