@@ -22,7 +22,7 @@ cpus 2
 task owner cpu0
   open lead -e cycles/period=40000/ cpu1 read_format=GROUP|ID sample_type=IP|TID|READ
   open sib -e instructions/period=30000/ cpu1 group lead read_format=GROUP|ID
-  open sib2 -e branches/period=50000/ cpu1 group lead read_format=GROUP|ID
+  open sib2 -e page-faults cpu1 group lead read_format=GROUP|ID
   mmap lead 8
   compute 20us
   close sib
