@@ -78,13 +78,15 @@ func TestRecordReaderMarks(t *testing.T) {
 		{"rb-backward-read-race", "ring_buffer_read_head:loaded", map[string][2]int{"perf-102": {4, 0}, "perf-103": {0, 3}, "perf-104": {0, 3}, "perf-105": {0, 3}}},
 		// the spin-read thread took the rings from perf's loop at 1us
 		{"rb-data-head-backwards", "ring_buffer_read_head:loaded", map[string][2]int{"perf-103": {0, 35}}},
-		// perf's loop only; marked: a pass's last read whose fragment goes
-		// on out of the annotated code (into the evlist's disable, run
-		// unannotated; perf's main, from the final drain to its exit, is
-		// annotated: perftool/footprint_record.go)
-		{"attach-pid-thread-exit", "ring_buffer_read_head:loaded", map[string][2]int{"perf-103": {19, 1}}},
-		// the AUX area's full-trace reads, marked as above
-		{"aux-pause-resume-nmi", "auxtrace_mmap__read_head:loaded", map[string][2]int{"perf-102": {3, 1}}},
+		// perf's loop only, none marked: the final drain's last read goes
+		// on into perf's main, annotated from the drain to its exit, the
+		// PERF_FORMAT_LOST read of each event included
+		// (perftool/footprint_record.go: accessLostSamples); a pass's last
+		// read whose fragment went on into the evlist's disable (run
+		// unannotated) would be marked
+		{"attach-pid-thread-exit", "ring_buffer_read_head:loaded", map[string][2]int{"perf-103": {20, 0}}},
+		// the AUX area's full-trace reads, as above
+		{"aux-pause-resume-nmi", "auxtrace_mmap__read_head:loaded", map[string][2]int{"perf-102": {4, 0}}},
 		{"aux-pause-resume-nmi", "auxtrace_mmap__write_tail:mb", map[string][2]int{"perf-102": {1, 0}}},
 	} {
 		t.Run(tc.name+"/"+tc.start, func(t *testing.T) {

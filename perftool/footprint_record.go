@@ -2,9 +2,9 @@ package perftool
 
 import (
 	"perfsim/cpu"
+	"perfsim/pmu"
 	"perfsim/rb"
 	"perfsim/sched"
-	"perfsim/uapi"
 )
 
 // The footprints of perf record's own user-mode code (tools/perf/
@@ -130,9 +130,13 @@ func (ss *Session) annotated(t *sched.Task, step func(*sched.Task) error) (err e
 //     kernel's objects without a syscall or write records: the -p/-t
 //     thread map from /proc (resolveThreads), the filters' symbols and
 //     their ioctls (resolveFilters, applyFilters), the -S snapshot at exit,
-//     the --overwrite tail's synthesis (its COMM reads the workload's comm),
-//     the PERF_FORMAT_LOST read of event->lost_samples: each of those runs
-//     with sched.Sched.RunUnannotated when it does anything (unannotated).
+//     the --overwrite tail's synthesis (its COMM reads the workload's comm):
+//     each of those runs with sched.Sched.RunUnannotated when it does
+//     anything (unannotated). The PERF_FORMAT_LOST read of each event's
+//     lost_samples after the final drain (recordReadLostSamples) is
+//     annotated (accessLostSamples), so the fragment the drain's last
+//     step point starts goes on through it, complete, to the write(2) of
+//     a LOST_SAMPLES record or the first munmap(2) of unmapAndClose.
 //   - workloadChild: the cork's read(2), its body annotated up to its
 //     sleep (accessCorkRead; the return from schedule() is marked), the
 //     cork's state read on the way back to user mode (accessCork), then
@@ -161,15 +165,15 @@ func (ss *Session) anyFilter() bool {
 	return false
 }
 
-// readsLostSamples reports whether recordReadLostSamples reads an event's
-// lost_samples (an evsel with PERF_FORMAT_LOST and no PERF_FORMAT_GROUP).
-func (ss *Session) readsLostSamples() bool {
-	for i := range ss.R.Evsels {
-		if rf := ss.R.Evsels[i].Attr.ReadFormat; rf&uapi.PERF_FORMAT_LOST != 0 && rf&uapi.PERF_FORMAT_GROUP == 0 {
-			return true
-		}
+// accessLostSamples annotates record__read_lost_samples()'s look at e's
+// lost_samples (PERF_FORMAT_LOST), which the model's perf reads without
+// the read(2) (the fd looked up, annotated by pmu.Kernel.EventOf's
+// lookup) and the output path's failures add to, in any context
+// (__perf_output_begin(): atomic64_inc()).
+func (ss *Session) accessLostSamples(t *sched.Task, e *pmu.Event) {
+	if ss.S.M.FootprintListening() {
+		t.CPU().AccessMarkedOnly(e, "event->lost_samples", cpu.MarkedRead, "perf_read_one") // kernel/events/core.c: perf_read_one(): values[n++] = atomic64_read(&event->lost_samples)
 	}
-	return false
 }
 
 // corkKey is the cork pipe perf forks its workload with (evlist->workload.cork_fd):
@@ -197,7 +201,7 @@ func (ss *Session) accessCork(t *sched.Task) bool {
 // sleep: the fd looked up, the pipe locked and read, and when it is empty
 // the wait queued (prepare_to_wait_event(): the task's state, its signal
 // flags) before schedule()'s step point; the return from schedule() is
-// into code nobody annotated (sched.Sched.Wait): marked there.
+// annotated too (accessCorkWoken).
 func (ss *Session) accessCorkRead(t *sched.Task) {
 	if !ss.S.M.FootprintListening() {
 		return
@@ -209,6 +213,23 @@ func (ss *Session) accessCorkRead(t *sched.Task) {
 		c.AccessMarkedOnly(t, "thread_info->flags", cpu.MarkedRead, "pipe_read") // include/linux/sched/signal.h: signal_pending(current)
 		c.AccessMarkedOnly(t, "p->__state", cpu.MarkedWrite, "pipe_read")        // kernel/sched/wait.c: prepare_to_wait_event(): set_current_state(TASK_INTERRUPTIBLE)
 	}
+}
+
+// accessCorkWoken annotates the child's read(2) of the cork once
+// schedule() returns into it (sched.Sched.WaitAnnotated), up to the
+// syscall's exit (whose sys_exit and registers the entry's annotation
+// covers) and exit_to_user_mode_loop's step point: the wait entry taken
+// off the pipe's wait queue, the pipe locked again and its byte read,
+// signal_pending(); a read still empty waits again (the task's state set,
+// the entry queued) before __schedule()'s step point.
+func (ss *Session) accessCorkWoken(t *sched.Task) {
+	if !ss.S.M.FootprintListening() {
+		return
+	}
+	c := t.CPU()
+	c.AccessMarkedOnly(corkKey{ss}, "pipe->mutex", cpu.MarkedWrite, "pipe_read") // fs/pipe.c: pipe_read(): wait_event_interruptible_exclusive() -> finish_wait(); __pipe_lock(pipe), the byte read
+	c.AccessMarkedOnly(t, "thread_info->flags", cpu.MarkedRead, "pipe_read")     // include/linux/sched/signal.h: signal_pending(current)
+	c.AccessMarkedOnly(t, "p->__state", cpu.MarkedWrite, "pipe_read")            // kernel/sched/wait.c: prepare_to_wait_event(): set_current_state(TASK_INTERRUPTIBLE), a wait again
 }
 
 // accessCorkWrite annotates perf's write(2) of the cork

@@ -311,6 +311,7 @@ func (ss *Session) recordReadLostSamples(t *sched.Task) {
 		if e == nil {
 			continue
 		}
+		ss.accessLostSamples(t, e) // footprint_record.go
 		lost := e.LostSamples()
 		if lost == 0 {
 			continue

@@ -270,7 +270,7 @@ func (ss *Session) workloadChild(t *sched.Task) {
 	for !ss.accessCork(t) {
 		ss.S.SyscallAnnotated(t, "read", func(t *sched.Task) {
 			ss.accessCorkRead(t) // footprint_record.go
-			for !ss.uncorked && ss.S.Wait(t, &ss.cork) {
+			for !ss.uncorked && ss.S.WaitAnnotated(t, &ss.cork, func() { ss.accessCorkWoken(t) }) {
 			}
 			// pipe_read() takes pipe->mutex, which pipe_write() released:
 			// what perf did before the write happens before the exec, even
@@ -411,8 +411,8 @@ func (ss *Session) recordLoop(t *sched.Task) error {
 // finish unmaps and closes everything (evlist__delete(): munmap, then
 // close) and processes the perf.data.
 func (ss *Session) finish(t *sched.Task) {
-	ss.unannotated(t, ss.readsLostSamples(), func() error { ss.recordReadLostSamples(t); return nil }) // perfdata_synth.go
-	ss.annotated(t, ss.unmapAndClose)                                                                  // footprint_record.go
+	ss.recordReadLostSamples(t)       // perfdata_synth.go: annotated (footprint_record.go: accessLostSamples)
+	ss.annotated(t, ss.unmapAndClose) // footprint_record.go
 	if ss.Err != nil && ss.Workload != nil && !ss.uncorked {
 		// perf failed before letting the child run. Real perf kills it
 		// (SIGTERM); the model cannot end a task from outside, so it lets

@@ -485,11 +485,16 @@ func (k *Kernel) perfEventSchedIn(c *cpu.CPU, taskCtx *Context) {
 // ctxResched reschedules c's contexts after an event was added or enabled, so
 // that the priority order (cpu pinned, task pinned, cpu flexible, task
 // flexible) holds: a CPU event reschedules the CPU groups of its type, a
-// pinned task event pushes out the CPU's flexible groups.
+// pinned task event pushes out the CPU's flexible groups. It is
+// perf_event_enable_on_exec()'s (EnableOnExec): within an exec the code
+// after it is annotated (footprint_exec_resched.go); from anywhere else its
+// return is marked.
 // kernel/events/core.c: ctx_resched()
 func (k *Kernel) ctxResched(c *cpu.CPU, taskCtx *Context, eventType int, cpuEvent bool) {
 	k.ctxReschedThen(c, taskCtx, eventType, cpuEvent)
-	returnUnaudited(c, "ctx_resched") // its callers' code after it (footprint_sched.go)
+	if k.M.FootprintListening() && !k.execReschedAudited(c) {
+		returnUnaudited(c, "ctx_resched") // its callers' code after it (footprint_sched.go)
+	}
 }
 
 // ctxReschedThen is ctx_resched() for a caller that annotates its code

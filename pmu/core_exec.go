@@ -38,9 +38,9 @@ func (k *Kernel) perfEventRemoveOnExec(t *sched.Task) {
 	if ctx == nil || ctx.dead {
 		return
 	}
-	mu := k.ctxMutex(ctx)
-	k.S.MutexLock(t, mu)
-	defer k.S.MutexUnlock(t, mu)
+	mu, n := k.ctxMutexLocked(t, ctx)                // annotated: footprint_exec_resched.go
+	defer k.unlockMutex(t, mu, ctx, "ctx->mutex", n) // annotated
+	k.accessRemoveOnExec(t, ctx, nil)
 	modified := false
 	preSync := k.KnobIs("sync-child-event", "pre-c418d8b4d7a4")
 	syncAfter := k.KnobIs("sync-child-event", "sync-after-remove")
@@ -48,6 +48,7 @@ func (k *Kernel) perfEventRemoveOnExec(t *sched.Task) {
 		if !e.Attr.RemoveOnExec || e.ctx != ctx {
 			continue
 		}
+		k.accessRemoveOnExec(t, ctx, e)
 		e.ownerTask = nil // perf_remove_from_owner()
 		modified = true
 		t.Step("perf_event_remove_on_exec")

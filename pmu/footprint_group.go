@@ -37,9 +37,8 @@ import "perfsim/cpu"
 // group: footprint_read.go, footprint_sched.go, footprint_open.go,
 // footprint_remove.go), each member's cached sizes as "event->read_size"
 // (perf_read_group()'s kzalloc(event->read_size)). A PMI's
-// perf_output_read_group() (PERF_SAMPLE_READ) is marked where it begins
-// (footprint_overflow.go: accessPrepareSample), so it conflicts with these
-// whatever they name. explore's TestWriteAuditGroupAttach checks the
+// perf_output_read_group() (PERF_SAMPLE_READ) reads them under the same
+// names (footprint_output_read.go: accessOutputRead). explore's TestWriteAuditGroupAttach checks the
 // writes, pmu's TestGroupAttachFootprints pins the footprints.
 func init() {
 	cpu.DeclareComplete(
@@ -116,4 +115,83 @@ func (k *Kernel) getAuxEventOpen(c *cpu.CPU, e, leader *Event) bool {
 		c.AccessMarkedOnly(e, "event->aux_event", cpu.PlainWrite, "perf_get_aux_event")  // kernel/events/core.c: perf_get_aux_event(): event->aux_event = group_leader
 	}
 	return perfGetAuxEvent(e, leader)
+}
+
+// The footprints of perf_group_detach() of a sibling (group_attach.go),
+// declared complete from its two step points up to the context's next.
+// list_del_event() and perf_group_detach()'s start (the sibling's
+// list_del_init()) run in the fragment of __perf_remove_from_context()
+// (accessListDel, footprint_remove.go), as does a leader's whole detach
+// (its siblings promoted: no step point), then:
+//
+//   - "perf_group_detach:list_del": group_leader->nr_siblings--, up to the
+//     next step point.
+//   - "perf_group_detach:nr_siblings": group_leader->group_generation++ (and
+//     the model's event->group_leader of the sibling, which it points at
+//     itself), then out: for_each_sibling_event() perf_event__header_size()
+//     of each sibling left and of the leader; back in list_del_event(), the
+//     state (perf_event_set_state() to OFF annotates itself), and the rest
+//     of __perf_remove_from_context() up to its next step point or its
+//     return (removeFromContext's own annotations, inline: the pmu_ctx's
+//     rotate_necessary, cpuctx->task_ctx, ctx_sched_out()'s step point; its
+//     callers' returns annotated or marked as for the event_sched_out
+//     fragments that end there, footprint_remove.go), with the context's
+//     lists read again (accessGroupDetachOut). The exit's removals of an
+//     inherited event (inherit.go: perf_event_exit_event() and its pre-v5.13
+//     form) return into code nobody annotated: marked there
+//     (markGroupDetachReturn).
+//
+// Keys and fields are those of the attach (above) and of accessListDel.
+// explore's TestWriteAuditGroupDetach checks the writes, pmu's
+// TestGroupDetachFootprints pins the footprints.
+func init() {
+	cpu.DeclareComplete(
+		"perf_group_detach:list_del",
+		"perf_group_detach:nr_siblings",
+	)
+}
+
+// accessGroupDetachNr annotates group_leader->nr_siblings-- of leader l on
+// c (ctx->lock held, irqs off).
+func accessGroupDetachNr(c *cpu.CPU, l *Event) {
+	if c == nil || !l.k.M.FootprintListening() {
+		return
+	}
+	c.AccessMarkedOnly(l, "event->sibling_list", cpu.PlainRMW, "perf_group_detach") // kernel/events/core.c: perf_group_detach(): event->group_leader->nr_siblings--
+}
+
+// accessGroupDetachOut annotates perf_group_detach() of sibling e from
+// leader l on c after nr_siblings--, up to its return into list_del_event()
+// and __perf_remove_from_context() (the group's accesses before the
+// model's writes, in their order): group_generation++, e's group_leader,
+// the walk of l's siblings left with perf_event__header_size() of each and
+// of l; then e's state (list_del_event(): if (event->state >
+// PERF_EVENT_STATE_OFF)) and ctx's lists (__perf_remove_from_context():
+// !pmu_ctx->nr_events, the context's last event).
+func accessGroupDetachOut(c *cpu.CPU, ctx *Context, e, l *Event) {
+	if c == nil || !l.k.M.FootprintListening() {
+		return
+	}
+	c.AccessMarkedOnly(l, "event->sibling_list", cpu.PlainRMW, "perf_group_detach")   // kernel/events/core.c: perf_group_detach(): event->group_leader->group_generation++
+	c.AccessMarkedOnly(e, "event->group_leader", cpu.PlainWrite, "perf_group_detach") // the model's: the detached sibling its own leader (the kernel leaves event->group_leader; PERF_ATTACH_GROUP cleared)
+	for _, s := range l.siblings {
+		c.AccessMarkedOnly(l, "event->sibling_list", cpu.PlainRead, "perf_group_detach") // kernel/events/core.c: perf_group_detach(): out: for_each_sibling_event(tmp, leader)
+		accessHeaderSize(c, s)
+	}
+	c.AccessMarkedOnly(l, "event->sibling_list", cpu.PlainRead, "perf_group_detach") // kernel/events/core.c: perf_group_detach(): for_each_sibling_event()'s end
+	accessHeaderSize(c, l)
+	c.AccessMarkedOnly(e, "event->state", cpu.MarkedRead, "list_del_event") // kernel/events/core.c: list_del_event(): if (event->state > PERF_EVENT_STATE_OFF)
+	if ctx != nil {
+		c.AccessMarkedOnly(ctx, "ctx->event_list", cpu.MarkedRead, "__perf_remove_from_context") // kernel/events/core.c: __perf_remove_from_context(): if (!pmu_ctx->nr_events); if (!ctx->nr_events && ctx->is_active)
+	}
+}
+
+// markGroupDetachReturn marks, after list_del_event() of e on c by a
+// caller whose code after it nobody annotated (fn: the exit's removal of
+// an inherited event), the fragment a sibling's detach step point starts.
+// sibling is whether e was one when the detach began.
+func markGroupDetachReturn(c *cpu.CPU, sibling bool, fn string) {
+	if c != nil && sibling {
+		c.Unaudited(fn)
+	}
 }

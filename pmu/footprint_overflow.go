@@ -264,16 +264,19 @@ func (s scratchKey) FootprintExtent() []any { return []any{s.k.scratch.At(s.cpu)
 
 // accessPrepareSample annotates perf_prepare_sample() for e on c: the
 // sample it fills from the attr, the regs (read by the caller), the time
-// and the CPU; CALLCHAIN is annotated by accessCallchain. The parts that
-// read more are marked: PERF_SAMPLE_READ (perf_output_read(): the group's
-// counts), CGROUP (current's css), BRANCH_STACK (the LBR: the task's user
-// frames), AUX (perf_prepare_sample_aux(): the AUX event's PMU).
+// and the CPU; CALLCHAIN is annotated by accessCallchain, PERF_SAMPLE_READ
+// (perf_output_read(): the event's or its group's counts) by
+// accessOutputRead (footprint_output_read.go). The parts that read more
+// are marked: CGROUP (current's css), BRANCH_STACK
+// (the LBR: the task's user frames), AUX (perf_prepare_sample_aux(): the AUX
+// event's PMU).
 func (k *Kernel) accessPrepareSample(c *cpu.CPU, e *Event) {
 	c.AccessMarkedOnly(scratchKey{k, c.ID}, "perf_sample_data", cpu.MarkedWrite, "perf_prepare_sample") // core.c: perf_prepare_sample(): the caller's on-stack struct perf_sample_data (this CPU's, this context's)
 	st := e.Attr.SampleType
+	if st&uapi.PERF_SAMPLE_READ != 0 {
+		k.accessOutputRead(c, e) // core.c: perf_prepare_sample(): PERF_SAMPLE_READ: perf_output_read()
+	}
 	switch {
-	case st&uapi.PERF_SAMPLE_READ != 0:
-		c.Unaudited("perf_output_read") // core.c: perf_prepare_sample(): PERF_SAMPLE_READ
 	case st&uapi.PERF_SAMPLE_CGROUP != 0:
 		c.Unaudited("perf_prepare_sample: cgroup") // core.c: perf_prepare_sample(): PERF_SAMPLE_CGROUP
 	case st&uapi.PERF_SAMPLE_BRANCH_STACK != 0:

@@ -48,7 +48,8 @@ func init() {
 // is read here: x86_pmu_read() (the CPU's counters enabled, the event's
 // counter folded into its count and period) and the clocks'
 // (cpu_clock_event_read(), task_clock_event_read(): the elapsed time into
-// the count). Every other driver is marked.
+// the count); the software events' and tracepoints' read nothing
+// (perf_swevent_read()). Every other driver is marked.
 func (k *Kernel) accessPMURead(c *cpu.CPU, e *Event) {
 	if !k.M.FootprintListening() {
 		return
@@ -61,6 +62,9 @@ func (k *Kernel) accessPMURead(c *cpu.CPU, e *Event) {
 	case *clockPMU:
 		c.AccessMarkedOnly(e, "event->hw (the counter)", cpu.MarkedWrite, "cpu_clock_event_read") // kernel/events/core.c: cpu_clock_event_update(): local64_xchg(&event->hw.prev_count, now)
 		c.AccessMarkedOnly(e, "event->count", cpu.MarkedWrite, "cpu_clock_event_read")            // kernel/events/core.c: cpu_clock_event_update(): local64_add(now - prev, &event->count)
+	case *swPMU, *tpPMU:
+		// kernel/events/core.c: perf_swevent_read() is empty (the software
+		// events' and the tracepoints' .read); the model's is pmuBase's no-op
 	default:
 		c.Unaudited("pmu->read") // a driver whose read nobody annotated here
 	}

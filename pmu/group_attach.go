@@ -51,10 +51,12 @@ func perfGroupAttach(c *cpu.CPU, e *Event) {
 func perfGroupDetach(c *cpu.CPU, ctx *Context, e *Event) {
 	l := e.leader
 	if l != e {
-		l.siblings = remove(l.siblings, e) // list_del_init(&event->sibling_list)
+		l.siblings = remove(l.siblings, e) // list_del_init(&event->sibling_list): annotated by the caller's accessListDel
 		stepGroup(c, "perf_group_detach:list_del")
+		accessGroupDetachNr(c, l) // footprint_group.go, as the rest
 		l.nrSiblings--
 		stepGroup(c, "perf_group_detach:nr_siblings")
+		accessGroupDetachOut(c, ctx, e, l)
 		e.leader = e
 	} else {
 		stale := ctx.k != nil && ctx.k.groupDetachStale()

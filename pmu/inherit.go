@@ -380,7 +380,9 @@ func (k *Kernel) perfEventExitEventPreRework(cur *sched.Task, e *Event, ctx *Con
 	c := cur.CPU()
 	f := c.LocalIrqSave()
 	k.ctxLock(c, ctx)
-	ctx.listDelEvent(c, e) // perf_group_detach(); list_del_event()
+	sibling := !e.isLeader()
+	ctx.listDelEvent(c, e)                                     // perf_group_detach(); list_del_event()
+	markGroupDetachReturn(c, sibling, "perf_event_exit_event") // footprint_group.go
 	e.setState(StateExit)
 	k.ctxUnlock(c, ctx)
 	c.LocalIrqRestore(f)
@@ -428,7 +430,9 @@ func (k *Kernel) removeInheritedFromContext(c *cpu.CPU, e *Event, ctx *Context) 
 		e.attachChild = false
 		e.parent.childList = remove(e.parent.childList, e)
 	}
-	ctx.listDelEvent(c, e) // perf_group_detach(); list_del_event()
+	sibling := !e.isLeader()
+	ctx.listDelEvent(c, e)                                     // perf_group_detach(); list_del_event()
+	markGroupDetachReturn(c, sibling, "perf_event_exit_event") // footprint_group.go
 	k.ctxUnlock(c, ctx)
 	c.LocalIrqRestore(f)
 }

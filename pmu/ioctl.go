@@ -192,7 +192,8 @@ func (k *Kernel) __perfEventEnable(c *cpu.CPU, e *Event, ctx *Context) {
 	if ctx.task != nil {
 		taskCtx = ctx
 	}
-	k.ctxResched(c, taskCtx, getEventType(e), ctx.task == nil)
+	k.ctxReschedThen(c, taskCtx, getEventType(e), ctx.task == nil)
+	returnUnaudited(c, "ctx_resched") // __perf_event_enable()'s caller, event_function(): nobody annotated it after ctx_resched()
 }
 
 // perfEventDisable disables an event where its context lives.

@@ -26,7 +26,9 @@ func (k *Kernel) TaskExec(t *sched.Task) {
 	k.accessExec(t) // footprint_exec.go
 	k.execMmap(t)   // fs/exec.c: exec_mmap() -> mmput(old_mm)
 	k.EnableOnExec(t)
+	k.accessEnableOnExecTail(t) // footprint_exec_resched.go: ctx_resched()'s return into it
 	k.perfEventRemoveOnExec(t)
+	k.accessAddrFiltersExec(t)
 	k.perfEventAddrFiltersExec(t)
 }
 

@@ -10,6 +10,15 @@ type WaitQueue struct {
 // It returns false when a pending signal interrupted the wait (-ERESTARTSYS).
 func (s *Sched) Wait(t *Task, q *WaitQueue) bool { return s.wait(t, q, false, nil) }
 
+// WaitAnnotated is Wait for a syscall body whose author annotated its code
+// after the wait up to the next step point (sched.Sched.SyscallAnnotated):
+// woken annotates what the wait and the body do once schedule() returns
+// (finish_wait(), the body's look again), so the return from schedule() is
+// not marked.
+func (s *Sched) WaitAnnotated(t *Task, q *WaitQueue, woken func()) bool {
+	return s.wait(t, q, true, woken)
+}
+
 // wait is Wait; audited says that the caller's code after schedule()
 // returns is annotated (scheduleFrom), woken the annotation of what the
 // wait does then (footprint_wait.go: waitOn).
