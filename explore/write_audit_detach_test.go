@@ -2,9 +2,6 @@ package explore
 
 import (
 	"testing"
-
-	"perfsim/runner"
-	"perfsim/scenarios"
 )
 
 // groupSiblingClose closes a sibling of a sampling group (PERF_SAMPLE_READ,
@@ -67,16 +64,7 @@ func TestWriteAuditGroupDetach(t *testing.T) {
 		{"c2", c2Shape, []string{"__perf_remove_from_context"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			var f *scenarios.File
-			if tc.src == "" {
-				f = loadBuiltin(t, tc.name)
-			} else {
-				var err error
-				if f, err = runner.Load(&scenarios.Source{Name: tc.name + ".sim", Src: []byte(tc.src)}); err != nil {
-					t.Fatal(err)
-				}
-			}
-			auditChecked(t, f, tc.want)
+			auditChecked(t, auditScenario(t, tc.name, tc.src), tc.want)
 		})
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"perfsim/runner"
 	"perfsim/scenarios"
 )
 
@@ -45,6 +46,20 @@ func TestWriteAuditEntryExit(t *testing.T) {
 // auditChecked runs the write audit over f (seed 3's schedule) and
 // reports a declared fragment that writes what it does not annotate, and a
 // start of want that no fragment checked (every one reached unaudited
+// auditScenario is the scenario a write audit's table row names: the
+// built-in name when src is "", else src loaded as name.sim.
+func auditScenario(t *testing.T, name, src string) *scenarios.File {
+	t.Helper()
+	if src == "" {
+		return loadBuiltin(t, name)
+	}
+	f, err := runner.Load(&scenarios.Source{Name: name + ".sim", Src: []byte(src)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
 // code); it logs how often each declared start was checked.
 func auditChecked(t *testing.T, f *scenarios.File, want []string) *writeAudit {
 	t.Helper()

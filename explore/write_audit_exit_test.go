@@ -2,9 +2,6 @@ package explore
 
 import (
 	"testing"
-
-	"perfsim/runner"
-	"perfsim/scenarios"
 )
 
 // perf_event_release_kernel()'s put of the file's reference records the
@@ -47,16 +44,7 @@ func TestWriteAuditExit(t *testing.T) {
 		{"close-vs-sample", "", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			var f *scenarios.File
-			if tc.src == "" {
-				f = loadBuiltin(t, tc.name)
-			} else {
-				var err error
-				if f, err = runner.Load(&scenarios.Source{Name: tc.name + ".sim", Src: []byte(tc.src)}); err != nil {
-					t.Fatal(err)
-				}
-			}
-			auditChecked(t, f, tc.want)
+			auditChecked(t, auditScenario(t, tc.name, tc.src), tc.want)
 		})
 	}
 }

@@ -2,9 +2,6 @@ package explore
 
 import (
 	"testing"
-
-	"perfsim/runner"
-	"perfsim/scenarios"
 )
 
 // The counters munmap()'s annotated fragments bump: observables nothing
@@ -69,16 +66,7 @@ func TestWriteAuditMunmap(t *testing.T) {
 		{"anon-munmap", anonMunmapSrc, []string{"syscall_enter_from_user_mode"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			var f *scenarios.File
-			if tc.src == "" {
-				f = loadBuiltin(t, tc.name)
-			} else {
-				var err error
-				if f, err = runner.Load(&scenarios.Source{Name: tc.name + ".sim", Src: []byte(tc.src)}); err != nil {
-					t.Fatal(err)
-				}
-			}
-			auditChecked(t, f, tc.want)
+			auditChecked(t, auditScenario(t, tc.name, tc.src), tc.want)
 		})
 	}
 }

@@ -3,7 +3,6 @@ package explore
 import (
 	"testing"
 
-	"perfsim/runner"
 	"perfsim/scenarios"
 )
 
@@ -41,16 +40,10 @@ func TestWriteAuditPTAddDel(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var f *scenarios.File
-			switch {
-			case tc.repeat > 0:
+			if tc.repeat > 0 {
 				f = cutBuiltin(t, tc.name, tc.repeat)
-			case tc.src == "":
-				f = loadBuiltin(t, tc.name)
-			default:
-				var err error
-				if f, err = runner.Load(&scenarios.Source{Name: tc.name + ".sim", Src: []byte(tc.src)}); err != nil {
-					t.Fatal(err)
-				}
+			} else {
+				f = auditScenario(t, tc.name, tc.src)
 			}
 			auditChecked(t, f, tc.want)
 		})

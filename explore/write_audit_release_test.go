@@ -2,9 +2,6 @@ package explore
 
 import (
 	"testing"
-
-	"perfsim/runner"
-	"perfsim/scenarios"
 )
 
 // c2Shape is the replicated shape of the must-show
@@ -62,16 +59,7 @@ func TestWriteAuditRelease(t *testing.T) {
 		{"c2", c2Shape, append([]string{"perf_remove_from_context:inactive", "__perf_remove_from_context"}, release...)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			var f *scenarios.File
-			if tc.src == "" {
-				f = loadBuiltin(t, tc.name)
-			} else {
-				var err error
-				if f, err = runner.Load(&scenarios.Source{Name: tc.name + ".sim", Src: []byte(tc.src)}); err != nil {
-					t.Fatal(err)
-				}
-			}
-			auditChecked(t, f, tc.want)
+			auditChecked(t, auditScenario(t, tc.name, tc.src), tc.want)
 		})
 	}
 }

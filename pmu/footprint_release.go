@@ -165,19 +165,7 @@ func (k *Kernel) accessFreeEvent(t *sched.Task, e *Event) {
 	if e.life.targetRef {
 		c.Unaudited("put_task_struct") // kernel/events/core.c: __free_event(): put_task_struct(event->hw.target)
 	}
-	if epc := e.pmuCtx; epc != nil {
-		if epc.owner == nil || epc.refcount <= 1 || k.pmuCtxSerializeOld() {
-			c.Unaudited("put_pmu_ctx") // the last reference: ctx->lock, the pmu_ctx unlinked and freed
-		} else {
-			c.AccessMarkedOnly(epcKey{k, epc.owner, epc.pmu}, "epc->refcount", cpu.MarkedWrite, "put_pmu_ctx") // kernel/events/core.c: put_pmu_ctx(): atomic_dec_and_raw_lock_irqsave(&epc->refcount, ...)
-		}
-	}
-	if ctx := e.ctx; ctx != nil && ctx.isTask() {
-		c.AccessMarkedOnly(ctx, "ctx->refcount", cpu.MarkedWrite, "put_ctx") // kernel/events/core.c: put_ctx(): if (refcount_dec_and_test(&ctx->refcount))
-		if ctx.life.refcount <= 1 {
-			c.Unaudited("put_ctx") // the last reference: the parent context's put, the task's, free_ctx() after a grace period
-		}
-	}
+	k.accessFreeEventPuts(c, e)
 }
 
 // markReleaseReturn marks the release's return into fput()'s caller when
@@ -204,6 +192,25 @@ func (k *Kernel) accessInheritOracle(t *sched.Task, e *Event) {
 		if x.parent == e {
 			c.Unaudited("the inherit oracle's look at the children") // familyCount(): every child's count, detached ones too
 			return
+		}
+	}
+}
+
+// accessFreeEventPuts annotates __free_event()'s puts of the event's
+// pmu_ctx and task context: each a refcount write, the last one (which
+// frees) marked.
+func (k *Kernel) accessFreeEventPuts(c *cpu.CPU, e *Event) {
+	if epc := e.pmuCtx; epc != nil {
+		if epc.owner == nil || epc.refcount <= 1 || k.pmuCtxSerializeOld() {
+			c.Unaudited("put_pmu_ctx") // the last reference: ctx->lock, the pmu_ctx unlinked and freed
+		} else {
+			c.AccessMarkedOnly(epcKey{k, epc.owner, epc.pmu}, "epc->refcount", cpu.MarkedWrite, "put_pmu_ctx") // kernel/events/core.c: put_pmu_ctx(): atomic_dec_and_raw_lock_irqsave(&epc->refcount, ...)
+		}
+	}
+	if ctx := e.ctx; ctx != nil && ctx.isTask() {
+		c.AccessMarkedOnly(ctx, "ctx->refcount", cpu.MarkedWrite, "put_ctx") // kernel/events/core.c: put_ctx(): if (refcount_dec_and_test(&ctx->refcount))
+		if ctx.life.refcount <= 1 {
+			c.Unaudited("put_ctx") // the last reference: the parent context's put, the task's, free_ctx() after a grace period
 		}
 	}
 }

@@ -194,19 +194,7 @@ func (k *Kernel) accessFreeEventTail(c *cpu.CPU, e *Event) {
 			c.Unaudited("__put_task_struct")
 		}
 	}
-	if epc := e.pmuCtx; epc != nil {
-		if epc.owner == nil || epc.refcount <= 1 || k.pmuCtxSerializeOld() {
-			c.Unaudited("put_pmu_ctx") // the last reference: ctx->lock, the pmu_ctx unlinked and freed
-		} else {
-			c.AccessMarkedOnly(epcKey{k, epc.owner, epc.pmu}, "epc->refcount", cpu.MarkedWrite, "put_pmu_ctx") // kernel/events/core.c: put_pmu_ctx(): atomic_dec_and_raw_lock_irqsave(&epc->refcount, ...)
-		}
-	}
-	if ctx := e.ctx; ctx != nil && ctx.isTask() {
-		c.AccessMarkedOnly(ctx, "ctx->refcount", cpu.MarkedWrite, "put_ctx") // kernel/events/core.c: put_ctx(): if (refcount_dec_and_test(&ctx->refcount))
-		if ctx.life.refcount <= 1 {
-			c.Unaudited("put_ctx") // the last reference: the parent context's put, the task's, free_ctx() after a grace period
-		}
-	}
+	k.accessFreeEventPuts(c, e)
 	c.AccessMarkedOnly(e, "event->state", cpu.MarkedWrite, "_free_event")  // the model's state DEAD once freed
 	c.AccessMarkedOnly(e, "event (freed)", cpu.MarkedWrite, "_free_event") // call_rcu(&event->rcu_head, free_event_rcu): the memory's free queued
 }
