@@ -103,11 +103,7 @@ func (k *Kernel) AccessTaskExit(t *sched.Task) bool {
 		c.AccessMarkedOnly(ctxMutexMemoKey{k, ctx}, "sync", cpu.MarkedWrite, "perf_event_exit_task_context") // the model's ctx->mutex, made at the context's first take
 	}
 	mu := k.ctxMutex(ctx)
-	if mu.Owner() != nil {
-		c.Unaudited("__mutex_lock_slowpath") // it sleeps: schedule() from perf_event_exit_task_context()
-	}
-	c.AccessMarkedOnly(mutexKey{ctx, "ctx->mutex", mu}, "sync", cpu.MarkedWrite, "mutex_lock") // kernel/events/core.c: perf_event_exit_task_context(): mutex_lock(&ctx->mutex)
-	c.AccessMarkedOnly(t, "current->lockdep_depth", cpu.PlainWrite, "mutex_lock")
+	accessMutexLock(c, t, mu, mutexKey{ctx, "ctx->mutex", mu}, "mutex_lock") // kernel/events/core.c: perf_event_exit_task_context(): mutex_lock(&ctx->mutex)
 	return true
 }
 

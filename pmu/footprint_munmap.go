@@ -127,25 +127,18 @@ func (k *Kernel) accessAuxMmapCountDec(t *sched.Task, buf *rb.Buffer) {
 }
 
 // accessAuxMutex annotates a take (lock) or a release of rb->aux_mutex by
-// perf_mmap_close(), like lockMutex and unlockMutex: a take that finds it
-// held sleeps, marked; n is the mutex's count of contended takes once
-// held, and a release that finds it changed wakes a waiter, marked.
+// perf_mmap_close() (accessMutexLock, accessMutexUnlock; n: the mutex's
+// count of contended takes once held).
 func (k *Kernel) accessAuxMutex(t *sched.Task, buf *rb.Buffer, mu *sched.Mutex, lock bool, n int) {
 	c := k.setupCPU(t)
 	if c == nil {
 		return
 	}
-	fn := "mutex_unlock"
 	if lock {
-		fn = "mutex_lock"
-		if mu.Owner() != nil {
-			c.Unaudited("__mutex_lock_slowpath") // it sleeps: schedule()
-		}
-	} else if mu.Contended != n {
-		c.Unaudited("__mutex_unlock_slowpath") // wake_up_q(): a waiter woken
+		accessMutexLock(c, t, mu, mutexKey{buf, "rb->aux_mutex", mu}, "mutex_lock")
+	} else {
+		accessMutexUnlock(c, t, mu, mutexKey{buf, "rb->aux_mutex", mu}, "mutex_unlock", n)
 	}
-	c.AccessMarkedOnly(mutexKey{buf, "rb->aux_mutex", mu}, "sync", cpu.MarkedWrite, fn) // kernel/locking/mutex.c: mutex_lock()/mutex_unlock() of rb->aux_mutex: the owner's cmpxchg
-	c.AccessMarkedOnly(t, "current->lockdep_depth", cpu.PlainWrite, fn)                 // the locks current holds
 }
 
 // accessOutputStopIter annotates perf_pmu_output_stop()'s look at an

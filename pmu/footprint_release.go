@@ -153,6 +153,18 @@ func (k *Kernel) accessFreeEvent(t *sched.Task, e *Event) {
 	if a := &e.Attr; e.parent == nil && (a.Mmap || a.MmapData || a.Cgroup) {
 		c.Unaudited("unaccount_event") // kernel/events/core.c: unaccount_event(): atomic_dec(&nr_mmap_events), atomic_dec(&nr_cgroup_events)
 	}
+	markFreeEventCallbacks(c, e)
+	if e.life.targetRef {
+		c.Unaudited("put_task_struct") // kernel/events/core.c: __free_event(): put_task_struct(event->hw.target)
+	}
+	k.accessFreeEventPuts(c, e)
+}
+
+// markFreeEventCallbacks marks the code __free_event() runs that nobody
+// annotated: the hrtimer's cancel, a driver's event->destroy(), the
+// cgroup's detach.
+// kernel/events/core.c: __free_event()
+func markFreeEventCallbacks(c *cpu.CPU, e *Event) {
 	if e.hw.timer != nil {
 		c.Unaudited("hrtimer_cancel") // kernel/events/core.c: perf_swevent_cancel_hrtimer()
 	}
@@ -162,10 +174,6 @@ func (k *Kernel) accessFreeEvent(t *sched.Task, e *Event) {
 	if e.cgrp != nil {
 		c.Unaudited("perf_detach_cgroup")
 	}
-	if e.life.targetRef {
-		c.Unaudited("put_task_struct") // kernel/events/core.c: __free_event(): put_task_struct(event->hw.target)
-	}
-	k.accessFreeEventPuts(c, e)
 }
 
 // markReleaseReturn marks the release's return into fput()'s caller when

@@ -161,11 +161,7 @@ func (m ctxMutexMemoKey) FootprintExtent() []any { return []any{&m.k.ctxMutexes}
 // held, which unlockMutex compares to see waiters.
 func (k *Kernel) lockMutex(t *sched.Task, mu *sched.Mutex, owner cpu.FootprintKeyer, field string, subclass int) int {
 	if c := k.setupCPU(t); c != nil {
-		if mu.Owner() != nil {
-			c.Unaudited("__mutex_lock_slowpath") // it sleeps: schedule() from a caller nobody vouched for
-		}
-		c.AccessMarkedOnly(mutexKey{owner, field, mu}, "sync", cpu.MarkedWrite, "mutex_lock") // kernel/locking/mutex.c: mutex_lock(): __mutex_trylock_fast(): atomic_long_try_cmpxchg_acquire(&lock->owner, ...)
-		c.AccessMarkedOnly(t, "current->lockdep_depth", cpu.PlainWrite, "mutex_lock")         // the locks current holds (t.mutexes), which only current reads
+		accessMutexLock(c, t, mu, mutexKey{owner, field, mu}, "mutex_lock")
 	}
 	k.S.MutexLockNested(t, mu, subclass)
 	return mu.Contended
@@ -176,13 +172,35 @@ func (k *Kernel) lockMutex(t *sched.Task, mu *sched.Mutex, owner cpu.FootprintKe
 // (try_to_wake_up(), the scheduler's code): marked.
 func (k *Kernel) unlockMutex(t *sched.Task, mu *sched.Mutex, owner cpu.FootprintKeyer, field string, n int) {
 	if c := k.setupCPU(t); c != nil {
-		c.AccessMarkedOnly(mutexKey{owner, field, mu}, "sync", cpu.MarkedWrite, "mutex_unlock") // kernel/locking/mutex.c: mutex_unlock(): __mutex_unlock_fast(): atomic_long_try_cmpxchg_release(&lock->owner, ...)
-		c.AccessMarkedOnly(t, "current->lockdep_depth", cpu.PlainWrite, "mutex_unlock")         // the locks current holds
-		if mu.Contended != n {
-			c.Unaudited("__mutex_unlock_slowpath") // wake_up_q(): a waiter woken
-		}
+		accessMutexUnlock(c, t, mu, mutexKey{owner, field, mu}, "mutex_unlock", n)
 	}
 	k.S.MutexUnlock(t, mu)
+}
+
+// accessMutexLock annotates mutex_lock() of mu, whose footprint key is key:
+// the owner's word, and current's held locks (t.mutexes, which only
+// current reads); a take that finds mu held sleeps (mutex_lock()'s slow
+// path, the scheduler's code), which is marked.
+// kernel/locking/mutex.c: mutex_lock()
+func accessMutexLock(c *cpu.CPU, t *sched.Task, mu *sched.Mutex, key any, fn string) {
+	if mu.Owner() != nil {
+		c.Unaudited("__mutex_lock_slowpath") // it sleeps: schedule() from a caller nobody vouched for
+	}
+	c.AccessMarkedOnly(key, "sync", cpu.MarkedWrite, fn)                // kernel/locking/mutex.c: __mutex_trylock_fast(): atomic_long_try_cmpxchg_acquire(&lock->owner, ...)
+	c.AccessMarkedOnly(t, "current->lockdep_depth", cpu.PlainWrite, fn) // the locks current holds
+}
+
+// accessMutexUnlock annotates mutex_unlock() of mu (key as for
+// accessMutexLock); n is the mutex's count of contended takes when this
+// holder took it: a take that found mu held meanwhile queued a waiter,
+// which the unlock wakes (wake_up_q(), the scheduler's code): marked.
+// kernel/locking/mutex.c: mutex_unlock()
+func accessMutexUnlock(c *cpu.CPU, t *sched.Task, mu *sched.Mutex, key any, fn string, n int) {
+	c.AccessMarkedOnly(key, "sync", cpu.MarkedWrite, fn)                // kernel/locking/mutex.c: __mutex_unlock_fast(): atomic_long_try_cmpxchg_release(&lock->owner, ...)
+	c.AccessMarkedOnly(t, "current->lockdep_depth", cpu.PlainWrite, fn) // the locks current holds
+	if mu.Contended != n {
+		c.Unaudited("__mutex_unlock_slowpath") // wake_up_q(): a waiter woken
+	}
 }
 
 // ctxMutexLocked is perf_event_ctx_lock()'s take of ctx->mutex (ctxMutex

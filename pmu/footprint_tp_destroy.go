@@ -71,11 +71,7 @@ func (k globalMutexKey) FootprintExtent() []any { return []any{k.m} }
 // kernel/locking/mutex.c: mutex_lock()
 func (k *Kernel) lockGlobal(t *sched.Task, mu *sched.Mutex, fn string) int {
 	if c := k.setupCPU(t); c != nil {
-		if mu.Owner() != nil {
-			c.Unaudited("__mutex_lock_slowpath") // it sleeps: schedule() from a caller nobody vouched for
-		}
-		c.AccessMarkedOnly(globalMutexKey{mu}, "sync", cpu.MarkedWrite, fn) // kernel/locking/mutex.c: __mutex_trylock_fast(): atomic_long_try_cmpxchg_acquire(&lock->owner, ...)
-		c.AccessMarkedOnly(t, "current->lockdep_depth", cpu.PlainWrite, fn)
+		accessMutexLock(c, t, mu, globalMutexKey{mu}, fn)
 	}
 	k.S.MutexLock(t, mu)
 	return mu.Contended
@@ -86,11 +82,7 @@ func (k *Kernel) lockGlobal(t *sched.Task, mu *sched.Mutex, fn string) int {
 // kernel/locking/mutex.c: mutex_unlock()
 func (k *Kernel) unlockGlobal(t *sched.Task, mu *sched.Mutex, fn string, n int) {
 	if c := k.setupCPU(t); c != nil {
-		c.AccessMarkedOnly(globalMutexKey{mu}, "sync", cpu.MarkedWrite, fn) // kernel/locking/mutex.c: __mutex_unlock_fast(): atomic_long_try_cmpxchg_release(&lock->owner, ...)
-		c.AccessMarkedOnly(t, "current->lockdep_depth", cpu.PlainWrite, fn)
-		if mu.Contended != n {
-			c.Unaudited("__mutex_unlock_slowpath") // wake_up_q(): a waiter woken
-		}
+		accessMutexUnlock(c, t, mu, globalMutexKey{mu}, fn, n)
 	}
 	k.S.MutexUnlock(t, mu)
 }
@@ -178,15 +170,7 @@ func (k *Kernel) accessTpDestroyReturn(t *sched.Task, e *Event, freeing bool) {
 // again for this one.
 // kernel/events/core.c: _free_event() -> __free_event()
 func (k *Kernel) accessFreeEventTail(c *cpu.CPU, e *Event) {
-	if e.hw.timer != nil {
-		c.Unaudited("hrtimer_cancel") // kernel/events/core.c: perf_swevent_cancel_hrtimer()
-	}
-	if _, ok := e.pmu.(interface{ Destroy(e *Event) }); ok {
-		c.Unaudited("event->destroy")
-	}
-	if e.cgrp != nil {
-		c.Unaudited("perf_detach_cgroup")
-	}
+	markFreeEventCallbacks(c, e)
 	if e.life.targetRef {
 		task := e.hw.target
 		c.AccessMarkedOnly(taskUsageKey{k, task}, "task->usage", cpu.MarkedWrite, "put_task_struct") // kernel/events/core.c: __free_event(): put_task_struct(event->hw.target): refcount_dec_and_test(&t->usage)
