@@ -340,9 +340,20 @@ func (k *Kernel) auditedPMU(p PMU) bool {
 	return p == PMU(k.hwPMU) || p == PMU(k.swPMU) || p == PMU(k.cpuClock) || p == PMU(k.taskClock)
 }
 
+// EventInitAnnotated is a PMU whose event_init annotates its own accesses
+// to state another context sees (each path it does not read marked where
+// it begins), so perf_try_init_event() does not mark it as a whole.
+type EventInitAnnotated interface {
+	// EventInitAnnotated reports whether this PMU's event_init is so.
+	EventInitAnnotated() bool
+}
+
 // markEventInit marks p's event_init when nobody annotated it.
 func (k *Kernel) markEventInit(p PMU) {
 	if !k.M.FootprintListening() || k.auditedPMU(p) {
+		return
+	}
+	if a, ok := p.(EventInitAnnotated); ok && a.EventInitAnnotated() {
 		return
 	}
 	if c := k.curCPU(); c != nil {
