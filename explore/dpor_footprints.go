@@ -16,7 +16,7 @@ import (
 type PORFootprints struct {
 	Fragments  int              `json:"fragments"`
 	Complete   int              `json:"complete"`
-	Incomplete []PORFragmentRow `json:"incomplete,omitempty"` // most met first, at most porTopIncomplete
+	Incomplete []PORFragmentRow `json:"incomplete,omitempty"` // every start, most met first (the summary line names porTopIncomplete of them)
 	// CPUs is the scenario's CPU count: with one, the walk reduces nothing
 	// whatever is declared (a CPU's task fragments are never independent
 	// of its own interrupts: dpor.go's Boundary).
@@ -30,7 +30,9 @@ type PORFragmentRow struct {
 	Count int    `json:"count"`
 }
 
-// porTopIncomplete is how many starts PORFootprints keeps.
+// porTopIncomplete is how many starts the summary line names (--json
+// keeps them all: the ones a user must declare next are rarely only the
+// top few).
 const porTopIncomplete = 8
 
 // incomplete makes e's footprint incomplete for the reason why (the first
@@ -74,9 +76,6 @@ func (s *porSearch) footprints(cpus int) *PORFootprints {
 		a, b := fp.Incomplete[i], fp.Incomplete[j]
 		return a.Count > b.Count || a.Count == b.Count && a.Start < b.Start
 	})
-	if len(fp.Incomplete) > porTopIncomplete {
-		fp.Incomplete = fp.Incomplete[:porTopIncomplete]
-	}
 	return fp
 }
 
@@ -89,11 +88,14 @@ func (fp *PORFootprints) footprintLine() string {
 	fmt.Fprintf(&b, "footprints: %d of %d fragments (%.0f%%) had a complete one", fp.Complete, fp.Fragments, 100*float64(fp.Complete)/float64(fp.Fragments))
 	if len(fp.Incomplete) > 0 {
 		b.WriteString("; each other one counts as touching everything, so no fragment is independent of it. Most met without one (by start: one not declared with cpu.DeclareComplete or cpu.DeclareCompleteUntil; or one declared that did what the row says):")
-		for i, r := range fp.Incomplete {
+		for i, r := range fp.Incomplete[:min(len(fp.Incomplete), porTopIncomplete)] {
 			if i > 0 {
 				b.WriteString(",")
 			}
 			fmt.Fprintf(&b, " %s (%d)", r.Start, r.Count)
+		}
+		if more := len(fp.Incomplete) - porTopIncomplete; more > 0 {
+			fmt.Fprintf(&b, "; and %d more starts (--json's dpor_footprints lists them all)", more)
 		}
 	}
 	if fp.CPUs == 1 {

@@ -12,8 +12,8 @@ import (
 )
 
 // TestPORFootprintsSummary: the walk's fragments are counted by start,
-// most met first (ties by name), cut at porTopIncomplete; complete ones
-// only count.
+// most met first (ties by name), all of them kept; the line names
+// porTopIncomplete and says how many more; complete ones only count.
 func TestPORFootprintsSummary(t *testing.T) {
 	s := &porSearch{}
 	for _, e := range []*porEvent{
@@ -21,18 +21,22 @@ func TestPORFootprintsSummary(t *testing.T) {
 	} {
 		s.countFragment(e)
 	}
-	for i := range porTopIncomplete {
+	for i := range porTopIncomplete + 2 {
 		s.countFragment(&porEvent{start: "many:" + string(rune('a'+i))})
 	}
 	got := s.footprints(2)
-	want := &PORFootprints{Fragments: 6 + porTopIncomplete, Complete: 1, CPUs: 2, Incomplete: []PORFragmentRow{
-		{"b:y", 2}, {"(before any step point)", 1}, {"c:z", 1}, {"d:w", 1}, {"many:a", 1}, {"many:b", 1}, {"many:c", 1}, {"many:d", 1},
+	want := &PORFootprints{Fragments: 8 + porTopIncomplete, Complete: 1, CPUs: 2, Incomplete: []PORFragmentRow{
+		{"b:y", 2}, {"(before any step point)", 1}, {"c:z", 1}, {"d:w", 1},
 	}}
+	for i := range porTopIncomplete + 2 {
+		want.Incomplete = append(want.Incomplete, PORFragmentRow{"many:" + string(rune('a'+i)), 1})
+	}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("footprints (-want +got):\n%s", d)
 	}
-	if l := got.footprintLine(); !strings.HasPrefix(l, "footprints: 1 of 14 fragments (7%) had a complete one;") ||
-		!strings.Contains(l, ": b:y (2), (before any step point) (1), c:z (1)") || strings.Contains(l, "With one CPU") {
+	if l := got.footprintLine(); !strings.HasPrefix(l, "footprints: 1 of 16 fragments (6%) had a complete one;") ||
+		!strings.Contains(l, ": b:y (2), (before any step point) (1), c:z (1), d:w (1), many:a (1), many:b (1), many:c (1), many:d (1); and 6 more starts (--json's dpor_footprints lists them all)") ||
+		strings.Contains(l, "many:e") || strings.Contains(l, "With one CPU") {
 		t.Errorf("line %q", l)
 	}
 	if l := (&PORFootprints{Fragments: 3, Complete: 0, CPUs: 1, Incomplete: []PORFragmentRow{{"x", 3}}}).footprintLine(); !strings.HasSuffix(l,
