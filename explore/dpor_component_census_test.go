@@ -106,8 +106,8 @@ func compCensus(reasons map[string]int) (distinct, met map[string]int, unknown [
 // perf_event_id), the run queues a CPU going idle looks at
 // (sched_balance_newidle(): rd->overloaded and the busiest queue, which
 // the model derives from every CPU's rq@cpuN), CPU contexts' fields read
-// from the other CPU, and the perf.data keep budget the simulator shares
-// between sessions (pinned below): since every touched object has a
+// from the other CPU, and the fd table and mm of the runner's tasks, one
+// process (pinned below): since every touched object has a
 // stable key, no reason is an object without one.
 // PERFSIM_COMP_CENSUS=C,K,N prints the tables for that shape.
 func TestCompRealShapeCensus(t *testing.T) {
@@ -198,8 +198,7 @@ func compCensusCase(t *testing.T, src string, c, k, n int, perThread bool) {
 		// setups (the global locks, perf_event_id, the buffers perf_mmap()
 		// numbers: pmu/footprint_setup.go), the run queues the
 		// new-idle balance reads, the CPU contexts' fields read across
-		// CPUs, and the simulator's perf.data keep budget the sessions
-		// share, and the tasks the wake-ups (annotated: sched/footprint_wake.go)
+		// CPUs, and the tasks the wake-ups (annotated: sched/footprint_wake.go)
 		// place on the other CPU. A declaration that annotates more shows
 		// more here.
 		var shared []string
@@ -216,16 +215,18 @@ func compCensusCase(t *testing.T, src string, c, k, n int, perThread bool) {
 			"cpu_hotplug_lock (struct percpu_rw_semaphore) (sync)",
 			"cpu_hotplug_lock (sync)", "cpuctx@cpu0 (cpuctx->cgrp)", "cpuctx@cpu0 (cpuctx->task_ctx)", "cpuctx@cpu1 (cpuctx->cgrp)", "cpuctx@cpu1 (cpuctx->task_ctx)",
 			"event_mutex (struct mutex) (sync)", "event_mutex (sync)",
-			// perf_event_open()'s body (pmu/footprint_open.go): the fd tables' one key and the model's tables the opens write
-			"files_struct (fdt->fd[])", "files_struct (fdt->fd[])", "files_struct (files->count)",
-			// the exec's unshare_files() (sched/footprint_exec.go): the table the runner's tasks share
-			"files_struct (files->count)",
-			"files_struct (the model's tables) (fdt->fd[])",
-			// do_exit()'s exit_files() (sched/footprint_exit.go): the model's table and its count
-			"files_struct (the model's tables: exec's) (fdt->fd[])", "files_struct (the model's tables: exec's) (files->count)",
+			// the fd table the runner's tasks share (one process: runner's
+			// shareProcess), whose exec's unshare_files() (sched/footprint_exec.go)
+			// and do_exit()'s exit_files() (sched/footprint_exit.go) touch on
+			// both CPUs; each perf process's own table is its own object
+			// (sched.Task.KeyFiles), so the two sessions' opens do not meet
+			"files#1@tid101 (fdt->fd[])", "files#1@tid101 (files->count)", "files#1@tid101 (files->count)",
+			"files#1@tid101 (the model's table: exec's) (fdt->fd[])", "files#1@tid101 (the model's table: exec's) (files->count)",
 			// the exec's mmput() of perf's mm the runner's tasks share (pmu/footprint_exec.go)
 			"mm#1@tid101 (mm->mm_mt)", "mm#1@tid101 (mm->mm_users)",
-			"perf.data keep budget (keep budget: Left)", "perf_buffer allocations (rb_alloc)",
+			// (not the perf.data keep budget: far from its bound the sessions'
+			// writes are adds, which commute: perftool/footprint_record.go)
+			"perf_buffer allocations (rb_alloc)",
 			"perf_event allocations (perf_event)", "perf_event_context allocations (perf_event_context)", "perf_event_id (perf_event_id)", "perf_event_id (the model's counter) (perf_event_id)",
 			"rq@cpu0 (rq->balance_callback)", "rq@cpu0 (rq->nr_running)", "rq@cpu1 (rq->balance_callback)", "rq@cpu1 (rq->nr_running)",
 			"task->perf_event_ctxp (the model's table) (task->perf_event_ctxp)",

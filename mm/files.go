@@ -92,6 +92,7 @@ type Files struct {
 	fds     []*OpenFile
 	cloexec map[int]bool // the close_on_exec bitmap (files_cloexec.go)
 	Users   int          // files_struct->count
+	key     string       // its footprint key (footprint_key.go)
 }
 
 // NewFiles is the fd table of a task the machine starts with.

@@ -13,3 +13,17 @@ func (m *MM) FootprintKey() string {
 	}
 	return m.key
 }
+
+// SetKey names fl for partial-order reduction, as MM.SetKey names an
+// address space (the scheduler: its number and its task's TID).
+func (fl *Files) SetKey(key string) { fl.key = key }
+
+// FootprintKey implements cpu.FootprintKeyer: the name SetKey gave; "files?"
+// for a table nobody named, which no run of the scheduler makes (two such
+// tables would share it: TestFootprintKeysStable reports the clash).
+func (fl *Files) FootprintKey() string {
+	if fl.key == "" {
+		return "files?"
+	}
+	return fl.key
+}

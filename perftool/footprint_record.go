@@ -84,6 +84,15 @@ func markReaderCaller(s rb.Stepper) {
 // kernel's), before PerfData.write: the write that goes over it drops what
 // is kept, materializing the lazy AUX pieces (perfdata_lazy.go), which
 // nobody annotated: marked.
+//
+// A write that leaves at least half the budget is an add, which commutes
+// with the other adds: two sessions' writes then touch no state whose
+// order matters. Sound: if A and then B each left half or more, B left
+// Left-nA-nB >= Total/2; run B first and it leaves Left-nB, more, and A
+// after it Left-nA-nB again: each still fits, still leaves half, and the
+// budget ends the same. A write that leaves less is a write, which
+// conflicts with every add, so the orders in which one session's write
+// could decide another's drop are all tried.
 func (ss *Session) accessKeep(t *sched.Task, n int) {
 	d := ss.Data
 	if n == 0 || d.Discard || d.Keep == nil || d.Dropped || !ss.S.M.FootprintListening() {
@@ -92,6 +101,10 @@ func (ss *Session) accessKeep(t *sched.Task, n int) {
 	c := t.CPU()
 	if int64(n) > d.Keep.Left {
 		c.Unaudited("PerfData.drop")
+		return
+	}
+	if d.Keep.Left-int64(n) >= d.Keep.Total/2 {
+		c.AccessMarkedOnly(d.Keep, "keep budget: Left", cpu.AtomicAdd, "PerfData.keep") // perfdata.go: PerfData.keep(): d.Keep.Left -= n, far from the bound
 		return
 	}
 	c.AccessMarkedOnly(d.Keep, "keep budget: Left", cpu.MarkedWrite, "PerfData.keep") // perfdata.go: PerfData.keep(): d.Keep.Left -= n

@@ -33,6 +33,7 @@ func (k *Kernel) Fput(t *sched.Task, f mm.AnonFile) {
 func (k *Kernel) filesOf(t *sched.Task) *mm.Files {
 	if t.Files == nil {
 		t.Files = mm.NewFiles(k.S.FS)
+		t.KeyFiles()
 	}
 	return t.Files
 }

@@ -170,19 +170,18 @@ func (k *Kernel) putTaskStructOpen(t, task *sched.Task) {
 	k.putTaskStruct(task, "perf_event_open")
 }
 
-// fdTableKey is the model's memory of the fd tables (mm.Files), whose
-// one kernel key is sched.FdTables: a write of a table annotates both,
-// the kernel's key (what another CPU's lookup conflicts with) and this
-// one, whose extent is the table written (the write audit's). One key
-// for every table, as sched.FdTables: its identity is its name
-// (String), not the table.
+// fdTableKey is the model's memory of an fd table (mm.Files), whose
+// kernel key is the table itself (its name, "files#N@tidT"): a write of a
+// table annotates both, the kernel's key (what another CPU's lookup
+// conflicts with) and this one, whose extent is the table written (the
+// write audit's), named after the table.
 type fdTableKey struct{ files *mm.Files }
 
 // FootprintKey implements cpu.FootprintKeyer.
-func (fdTableKey) FootprintKey() string { return "files_struct (the model's tables)" }
+func (f fdTableKey) FootprintKey() string { return f.files.FootprintKey() + " (the model's table)" }
 
 // String is the key's identity (explore's TestFootprintKeysStable).
-func (fdTableKey) String() string { return "files_struct (the model's tables)" }
+func (f fdTableKey) String() string { return f.FootprintKey() }
 
 // FootprintExtent implements the write audit's extent.
 func (f fdTableKey) FootprintExtent() []any { return []any{f.files} }
@@ -190,7 +189,7 @@ func (f fdTableKey) FootprintExtent() []any { return []any{f.files} }
 // accessFdWrite annotates a write of fd table files: the kernel's key
 // and the model's.
 func accessFdWrite(c *cpu.CPU, files *mm.Files, fn string) {
-	c.AccessMarkedOnly(sched.FdTables, "fdt->fd[]", cpu.MarkedWrite, fn) // fs/file.c: the table under files->file_lock
+	c.AccessMarkedOnly(files, "fdt->fd[]", cpu.MarkedWrite, fn) // fs/file.c: the table under files->file_lock
 	c.AccessMarkedOnly(fdTableKey{files}, "fdt->fd[]", cpu.MarkedWrite, fn)
 }
 

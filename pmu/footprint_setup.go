@@ -92,7 +92,10 @@ func (k *Kernel) accessFdTable(t *sched.Task, count bool) {
 		return
 	}
 	if count {
-		c.AccessMarkedOnly(sched.FdTables, "files->count", cpu.MarkedRead, "__fget_light") // fs/file.c: __fget_light(): if (likely(atomic_read_acquire(&files->count) == 1))
+		c.AccessMarkedOnly(t, "task->files", cpu.MarkedRead, "__fget_light") // fs/file.c: __fget_light(): current->files
+		if t.Files != nil {
+			c.AccessMarkedOnly(t.Files, "files->count", cpu.MarkedRead, "__fget_light") // fs/file.c: __fget_light(): if (likely(atomic_read_acquire(&files->count) == 1))
+		}
 		return
 	}
 	sched.AccessFdLookup(c, t, "fdget")

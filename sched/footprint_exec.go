@@ -165,16 +165,18 @@ func (s *Sched) accessFlushSignals(t *Task) {
 }
 
 // filesMemKey is the model's memory of an fd table (mm.Files), the
-// write audit's extent of the exec's write of it: one key for every
-// table, as pmu's fdTableKey (the kernel's key, which carries the
-// conflicts, is FdTables, annotated beside it).
+// write audit's extent of the exec's write of it, named after the table
+// as pmu's fdTableKey is (the kernel's key, which carries the conflicts,
+// is the table itself, annotated beside it).
 type filesMemKey struct{ files *mm.Files }
 
 // FootprintKey implements cpu.FootprintKeyer.
-func (filesMemKey) FootprintKey() string { return "files_struct (the model's tables: exec's)" }
+func (f filesMemKey) FootprintKey() string {
+	return f.files.FootprintKey() + " (the model's table: exec's)"
+}
 
 // String is the key's identity (explore's TestFootprintKeysStable).
-func (filesMemKey) String() string { return "files_struct (the model's tables: exec's)" }
+func (f filesMemKey) String() string { return f.FootprintKey() }
 
 // FootprintExtent implements the write audit's extent.
 func (f filesMemKey) FootprintExtent() []any { return []any{f.files} }
@@ -197,9 +199,9 @@ func (s *Sched) accessUnshareFiles(t *Task) {
 		c.Unaudited("dup_fd") // fs/file.c: dup_fd(): get_file() of each file, perf's among them
 		return
 	}
-	c.AccessMarkedOnly(FdTables, "fdt->fd[]", cpu.MarkedRead, "dup_fd")                           // fs/file.c: dup_fd(): copy_fd_bitmaps(), the files copied under oldf->file_lock
+	c.AccessMarkedOnly(t.Files, "fdt->fd[]", cpu.MarkedRead, "dup_fd")                            // fs/file.c: dup_fd(): copy_fd_bitmaps(), the files copied under oldf->file_lock
 	c.AccessMarkedOnly(t, "task->files", cpu.MarkedWrite, "unshare_files")                        // kernel/fork.c: unshare_files(): task_lock(task); task->files = copy
-	c.AccessMarkedOnly(FdTables, "files->count", cpu.MarkedWrite, "put_files_struct")             // fs/file.c: put_files_struct(): atomic_dec_and_test(&files->count), which __fget_light() reads
+	c.AccessMarkedOnly(t.Files, "files->count", cpu.MarkedWrite, "put_files_struct")              // fs/file.c: put_files_struct(): atomic_dec_and_test(&files->count), which __fget_light() reads
 	c.AccessMarkedOnly(filesMemKey{t.Files}, "files->count", cpu.MarkedWrite, "put_files_struct") // the model's count in the old table
 }
 
@@ -212,7 +214,7 @@ func (s *Sched) accessCloseOnExec(t *Task) {
 		return
 	}
 	c := t.CPU()
-	c.AccessMarkedOnly(FdTables, "fdt->fd[]", cpu.MarkedWrite, "do_close_on_exec")             // fs/file.c: do_close_on_exec(): rcu_assign_pointer(fdt->fd[fd], NULL)
+	c.AccessMarkedOnly(t.Files, "fdt->fd[]", cpu.MarkedWrite, "do_close_on_exec")              // fs/file.c: do_close_on_exec(): rcu_assign_pointer(fdt->fd[fd], NULL)
 	c.AccessMarkedOnly(filesMemKey{t.Files}, "fdt->fd[]", cpu.MarkedWrite, "do_close_on_exec") // the model's table
 }
 

@@ -171,12 +171,12 @@ func (s *Sched) accessExitFiles(t *Task, fl *mm.Files) {
 	if fl == nil || fl.Users == 0 {
 		return
 	}
-	c.AccessMarkedOnly(FdTables, "files->count", cpu.MarkedWrite, "put_files_struct")        // fs/file.c: put_files_struct(): atomic_dec_and_test(&files->count), which __fget_light() reads
+	c.AccessMarkedOnly(fl, "files->count", cpu.MarkedWrite, "put_files_struct")              // fs/file.c: put_files_struct(): atomic_dec_and_test(&files->count), which __fget_light() reads
 	c.AccessMarkedOnly(filesMemKey{fl}, "files->count", cpu.MarkedWrite, "put_files_struct") // the model's count
 	if fl.Users > 1 {
 		return
 	}
-	c.AccessMarkedOnly(FdTables, "fdt->fd[]", cpu.MarkedWrite, "close_files")        // fs/file.c: close_files(): xchg(&fdt->fd[i], NULL)
+	c.AccessMarkedOnly(fl, "fdt->fd[]", cpu.MarkedWrite, "close_files")              // fs/file.c: close_files(): xchg(&fdt->fd[i], NULL)
 	c.AccessMarkedOnly(filesMemKey{fl}, "fdt->fd[]", cpu.MarkedWrite, "close_files") // the model's table
 }
 

@@ -24,3 +24,13 @@ func (s *Sched) keyMM(t *Task) {
 	t.mmKeys++
 	t.MM.SetKey("vm#" + strconv.Itoa(t.mmKeys) + "@tid" + strconv.Itoa(t.TID))
 }
+
+// KeyFiles names the fd table just made for t (its first, fork's dup_fd()
+// copy, exec's unshare_files() copy, or one made when t had none): as
+// keyMM, "files#N@tidT", N its number among the tables made for t. Two
+// processes' tables are two objects, so their opens and closes do not
+// conflict; threads that share one (CLONE_FILES) share its key.
+func (t *Task) KeyFiles() {
+	t.filesKeys++
+	t.Files.SetKey("files#" + strconv.Itoa(t.filesKeys) + "@tid" + strconv.Itoa(t.TID))
+}

@@ -70,19 +70,20 @@ func (k sleeperKey) FootprintExtent() []any {
 // annotatedSysModels are the sysModels whose accesses are annotated.
 var annotatedSysModels = map[string]bool{"read": true, "write": true, "execve": true}
 
-// FdTables is every task's fd table (struct files_struct): one key for
-// all of them, since a table CLONE_FILES threads share has no one owner
-// to name it by. Coarse, but only a write conflicts, and every writer of
-// an fd table (open, close, dup, perf_event_open, exec, clone, exit) is in
-// code that is marked today; one that annotates such a write annotates it
-// here.
-var FdTables any = cpu.KeyName("files_struct")
+// An fd table (struct files_struct, mm.Files) is its own key: the name
+// Task.KeyFiles gave it, "files#N@tidT" (footprint_key.go), so two
+// processes' opens and closes touch two objects; the threads that share
+// a table (CLONE_FILES) share it.
 
 // AccessFdLookup annotates fdget()'s lookup of an fd in t's table, on c
-// (t's CPU, t running): current->files, then the file at fd.
+// (t's CPU, t running): current->files, then the file at fd (none in a
+// task that has no table yet: the model makes one on first use, a write
+// of task->files).
 func AccessFdLookup(c *cpu.CPU, t *Task, fn string) {
-	c.AccessMarkedOnly(t, "task->files", cpu.MarkedRead, fn)      // fs/file.c: __fget_light(): struct files_struct *files = current->files
-	c.AccessMarkedOnly(FdTables, "fdt->fd[]", cpu.MarkedRead, fn) // fs/file.c: files_lookup_fd_raw(): rcu_dereference_raw(fdt->fd[fd])
+	c.AccessMarkedOnly(t, "task->files", cpu.MarkedRead, fn) // fs/file.c: __fget_light(): struct files_struct *files = current->files
+	if t.Files != nil {
+		c.AccessMarkedOnly(t.Files, "fdt->fd[]", cpu.MarkedRead, fn) // fs/file.c: files_lookup_fd_raw(): rcu_dereference_raw(fdt->fd[fd])
+	}
 }
 
 // accessFdTable annotates a syscall body's lookup of an fd in the task's

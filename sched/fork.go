@@ -212,6 +212,7 @@ func (s *Sched) copyProcess(t *Task, name string, flags uint64, prog []Op) (*Tas
 		c.Files = t.Files.Share()
 	} else {
 		c.Files = t.Files.Dup() // dup_fd()
+		c.KeyFiles()
 	}
 	// real_parent: "CLONE_PARENT re-uses the old parent" and so do threads.
 	realParent := t

@@ -212,6 +212,7 @@ func (s *Sched) Spawn(comm string, mask CPUMask, prog ...Op) *Task {
 	t := &Task{PID: s.nextPID, TID: s.nextPID, Comm: comm, Allowed: mask, Prog: prog, s: s, migrateTo: -1, lastCPU: mask.First()}
 	t.MM, t.Files = mm.New(), mm.NewFiles(s.FS)
 	s.keyMM(t)
+	t.KeyFiles()
 	s.M.InitAuditedThread(&t.Thread, fmt.Sprintf("%s-%d", comm, t.TID), func(*cpu.Thread) { s.taskMain(t) }) // footprint_switch.go
 	t.taskWorks.SetKey(&t.Thread, "task->task_works")                                                        // its stable key (cpu.FootprintKey)
 	t.Owner = t

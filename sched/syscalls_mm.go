@@ -289,6 +289,7 @@ func (s *Sched) unshareFiles(t *Task) {
 	}
 	t.Files.Users--
 	t.Files = t.Files.Dup()
+	t.KeyFiles()
 }
 
 // Interp is the ELF interpreter execve maps with each image.
@@ -434,5 +435,6 @@ func (t *Task) ensureMM(s *Sched) {
 	}
 	if t.Files == nil {
 		t.Files = mm.NewFiles(s.FS)
+		t.KeyFiles()
 	}
 }

@@ -79,7 +79,9 @@ type Task struct {
 	// mmKeys counts the address spaces made for the task, for their
 	// stable keys (footprint_key.go).
 	mmKeys int
-	cgrp   *Cgroup // task->cgroups' default-hierarchy cgroup; nil: the root (cgroup.go)
+	// filesKeys counts the fd tables made for the task (KeyFiles).
+	filesKeys int
+	cgrp      *Cgroup // task->cgroups' default-hierarchy cgroup; nil: the root (cgroup.go)
 
 	lastCPU   int
 	migrateTo int
