@@ -83,7 +83,7 @@ func TestSetupFootprints(t *testing.T) {
 			"event#1/event->mmap_mutex (struct mutex) sync w", "event#1/event->mmap_mutex sync w", // mutex_lock_double()
 			"event#2 event->mmap_count", "event#2 event->rb", "event#2 event->state", // the event: mapped? its rb
 			"event#2/event->mmap_mutex (struct mutex) sync w", "event#2/event->mmap_mutex sync w",
-			"files_struct fdt->fd[]", // the output fd's lookup
+			"files#1@tid101 fdt->fd[]", // the output fd's lookup, in the table the file's tasks share (owner-101's)
 			"rb#1@event#1 rb->refcount w", "rb#1@event#1/core rb->event_list w", "rb#1@event#1/core rb->mmap_count",
 			"thread:redirector-102 current->lockdep_depth w", "thread:redirector-102 task->files"}},
 		{"ring_buffer_attach:rb-set by redirector-102", []string{
