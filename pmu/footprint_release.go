@@ -150,14 +150,58 @@ func (k *Kernel) accessFreeEvent(t *sched.Task, e *Event) {
 	if k.pendingTaskSyncOld() && e.life.pendingWork != 0 {
 		c.Unaudited("perf_pending_task_sync")
 	}
-	if a := &e.Attr; e.parent == nil && (a.Mmap || a.MmapData || a.Cgroup) {
-		c.Unaudited("unaccount_event") // kernel/events/core.c: unaccount_event(): atomic_dec(&nr_mmap_events), atomic_dec(&nr_cgroup_events)
-	}
+	k.accessUnaccountEvent(c, e)
 	markFreeEventCallbacks(c, e)
-	if e.life.targetRef {
-		c.Unaudited("put_task_struct") // kernel/events/core.c: __free_event(): put_task_struct(event->hw.target)
-	}
+	k.accessPutTarget(c, e)
 	k.accessFreeEventPuts(c, e)
+}
+
+// accessUnaccountEvent annotates unaccount_event() of e as the model
+// keeps the counts (account.go): the atomic_dec()s of nr_mmap_events and
+// nr_cgroup_events, adds as account_event()'s atomic_inc()s are
+// (accessEventAlloc); nr_switch_events' is accountSideband's own. The
+// readers of nr_mmap_events (perf_event_mmap(), at mmap and exec:
+// accessAddrFiltersAdjust) read the same key and field. nr_cgroup_events'
+// reader, perf_event_cgroup() at a cgroup's mkdir, annotates no read: an
+// attr.cgroup event's unaccount stays marked.
+// kernel/events/core.c: unaccount_event()
+func (k *Kernel) accessUnaccountEvent(c *cpu.CPU, e *Event) {
+	a := &e.Attr
+	if e.parent != nil || !(a.ContextSwitch || a.Mmap || a.MmapData || a.Cgroup) {
+		return // "if (event->parent) return;"; no count of the model's
+	}
+	c.AccessMarkedOnly(sidebandCountKey{k}, "nr_*_events", cpu.AtomicAdd, "unaccount_event") // the model's counts
+	if a.Mmap || a.MmapData {
+		c.AccessMarkedOnly(nrMmapEvents, "nr_mmap_events", cpu.AtomicAdd, "unaccount_event") // kernel/events/core.c: unaccount_event(): atomic_dec(&nr_mmap_events)
+	}
+	if a.Cgroup {
+		c.AccessMarkedOnly(nrCgroupEvents, "nr_cgroup_events", cpu.AtomicAdd, "unaccount_event") // kernel/events/core.c: unaccount_event(): atomic_dec(&nr_cgroup_events)
+		c.Unaudited("unaccount_event (nr_cgroup_events)")                                       // perf_event_cgroup()'s atomic_read(&nr_cgroup_events) is not annotated
+	}
+}
+
+// accessPutTarget annotates __free_event()'s put_task_struct() of the
+// event's target: refcount_dec_and_test(&t->usage), as every put of perf's
+// (taskUsageKey). The last put of the task_struct runs __put_task_struct()
+// (kernel/fork.c: cgroup_free(), security_task_free(), exit_creds(),
+// put_signal_struct(), free_task()): none of it is state the model keeps
+// but the count, except that it is the last use of the task; it is the
+// last only once nothing else holds the task: perf's last reference of a
+// task that was reaped (release_task()'s delayed_put_task_struct() dropped
+// the task's own). Then it is marked.
+// kernel/events/core.c: __free_event(): if (event->hw.target) put_task_struct(event->hw.target)
+func (k *Kernel) accessPutTarget(c *cpu.CPU, e *Event) {
+	if !e.life.targetRef {
+		return
+	}
+	task := e.hw.target
+	c.AccessMarkedOnly(taskUsageKey{k, task}, "task->usage", cpu.MarkedWrite, "put_task_struct") // include/linux/sched/task.h: put_task_struct(): if (!refcount_dec_and_test(&t->usage)) return
+	if l := k.taskRefs[task]; l == nil || l.refs <= 1 {
+		c.AccessMarkedOnly(task, "p->exit_state", cpu.MarkedRead, "put_task_struct") // the model's: reaped (release_task()), which the reaper's wait4() writes
+		if task.Reaped() {
+			c.Unaudited("__put_task_struct")
+		}
+	}
 }
 
 // markFreeEventCallbacks marks the code __free_event() runs that nobody
@@ -165,8 +209,15 @@ func (k *Kernel) accessFreeEvent(t *sched.Task, e *Event) {
 // cgroup's detach.
 // kernel/events/core.c: __free_event()
 func markFreeEventCallbacks(c *cpu.CPU, e *Event) {
-	if e.hw.timer != nil {
-		c.Unaudited("hrtimer_cancel") // kernel/events/core.c: perf_swevent_cancel_hrtimer()
+	if tm := e.hw.timer; tm != nil {
+		// The model's counter timer (the overflow's NMI, the
+		// cpu-clock/task-clock hrtimer) cancelled: one armed on another
+		// CPU is taken off that CPU's queue, which nobody annotated.
+		if armed, _ := tm.Armed(); armed && tm.CPU() != c {
+			c.Unaudited("hrtimer_cancel (another CPU's)")
+		} else {
+			c.AccessMarkedOnly(e, "event->hw (the counter)", cpu.MarkedWrite, "hrtimer_cancel") // kernel/events/core.c: perf_swevent_cancel_hrtimer(): hrtimer_cancel(&hwc->hrtimer), what perf_swevent_hrtimer() tests
+		}
 	}
 	if _, ok := e.pmu.(interface{ Destroy(e *Event) }); ok {
 		c.Unaudited("event->destroy")
