@@ -176,7 +176,7 @@ func (k *Kernel) accessUnaccountEvent(c *cpu.CPU, e *Event) {
 	}
 	if a.Cgroup {
 		c.AccessMarkedOnly(nrCgroupEvents, "nr_cgroup_events", cpu.AtomicAdd, "unaccount_event") // kernel/events/core.c: unaccount_event(): atomic_dec(&nr_cgroup_events)
-		c.Unaudited("unaccount_event (nr_cgroup_events)")                                       // perf_event_cgroup()'s atomic_read(&nr_cgroup_events) is not annotated
+		c.Unaudited("unaccount_event (nr_cgroup_events)")                                        // perf_event_cgroup()'s atomic_read(&nr_cgroup_events) is not annotated
 	}
 }
 
