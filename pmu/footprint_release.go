@@ -182,25 +182,29 @@ func (k *Kernel) accessUnaccountEvent(c *cpu.CPU, e *Event) {
 
 // accessPutTarget annotates __free_event()'s put_task_struct() of the
 // event's target: refcount_dec_and_test(&t->usage), as every put of perf's
-// (taskUsageKey). The last put of the task_struct runs __put_task_struct()
-// (kernel/fork.c: cgroup_free(), security_task_free(), exit_creds(),
-// put_signal_struct(), free_task()): none of it is state the model keeps
-// but the count, except that it is the last use of the task; it is the
-// last only once nothing else holds the task: perf's last reference of a
-// task that was reaped (release_task()'s delayed_put_task_struct() dropped
-// the task's own). Then it is marked.
+// (taskUsageKey). The last put of the task_struct (perf's last reference of
+// a task already reaped: release_task()'s delayed_put_task_struct() dropped
+// the task's own) runs __put_task_struct(): unwind_task_free(),
+// cgroup_task_free(), security_task_free(), exit_creds(),
+// put_signal_struct(), free_task(). Of that the model keeps nothing but
+// the task's end (its deferred unwind info, its cgroup and signal
+// accounting end at do_exit() in the model): annotated as the task_struct
+// freed.
 // kernel/events/core.c: __free_event(): if (event->hw.target) put_task_struct(event->hw.target)
 func (k *Kernel) accessPutTarget(c *cpu.CPU, e *Event) {
 	if !e.life.targetRef {
 		return
 	}
-	task := e.hw.target
+	k.accessPutTask(c, e.hw.target)
+}
+
+// accessPutTask annotates put_task_struct() of task by perf (see
+// accessPutTarget).
+// include/linux/sched/task.h: put_task_struct()
+func (k *Kernel) accessPutTask(c *cpu.CPU, task *sched.Task) {
 	c.AccessMarkedOnly(taskUsageKey{k, task}, "task->usage", cpu.MarkedWrite, "put_task_struct") // include/linux/sched/task.h: put_task_struct(): if (!refcount_dec_and_test(&t->usage)) return
-	if l := k.taskRefs[task]; l == nil || l.refs <= 1 {
-		c.AccessMarkedOnly(task, "p->exit_state", cpu.MarkedRead, "put_task_struct") // the model's: reaped (release_task()), which the reaper's wait4() writes
-		if task.Reaped() {
-			c.Unaudited("__put_task_struct")
-		}
+	if l := k.taskRefs[task]; (l == nil || l.refs <= 1) && task.Reaped() {
+		c.AccessMarkedOnly(task, "task_struct (freed)", cpu.MarkedWrite, "__put_task_struct") // kernel/fork.c: __put_task_struct() -> free_task()
 	}
 }
 
@@ -260,16 +264,68 @@ func (k *Kernel) accessInheritOracle(t *sched.Task, e *Event) {
 // frees) marked.
 func (k *Kernel) accessFreeEventPuts(c *cpu.CPU, e *Event) {
 	if epc := e.pmuCtx; epc != nil {
-		if epc.owner == nil || epc.refcount <= 1 || k.pmuCtxSerializeOld() {
-			c.Unaudited("put_pmu_ctx") // the last reference: ctx->lock, the pmu_ctx unlinked and freed
-		} else {
-			c.AccessMarkedOnly(epcKey{k, epc.owner, epc.pmu}, "epc->refcount", cpu.MarkedWrite, "put_pmu_ctx") // kernel/events/core.c: put_pmu_ctx(): atomic_dec_and_raw_lock_irqsave(&epc->refcount, ...)
+		switch {
+		case epc.owner == nil || k.pmuCtxSerializeOld() || epc.refcount <= 1 && epc.ctx == nil:
+			c.Unaudited("put_pmu_ctx") // the old put (its own step point), or a last one that finds the epc unlinked (its WARN)
+		default:
+			c.AccessMarkedOnly(epcKey{k, epc.owner, epc.pmu}, "epc->refcount", cpu.MarkedWrite, "put_pmu_ctx") // kernel/events/core.c: put_pmu_ctx(): atomic_dec_and_raw_lock_irqsave(&epc->refcount, &ctx->lock, flags)
+			if epc.refcount <= 1 {
+				// the last: under ctx->lock (ctxLock annotates it) the epc
+				// leaves the context's list, then call_rcu() frees it
+				c.AccessMarkedOnly(epc.ctx, "ctx->event_list", cpu.MarkedWrite, "put_pmu_ctx") // kernel/events/core.c: put_pmu_ctx(): list_del_init(&epc->pmu_ctx_entry); epc->ctx = NULL
+				if !epc.embedded {
+					c.AccessMarkedOnly(epcStatsKey{k}, "the model's epc counts", cpu.AtomicAdd, "put_pmu_ctx") // kernel/events/core.c: put_pmu_ctx(): call_rcu(&epc->rcu_head, free_epc_rcu)
+				}
+			}
 		}
 	}
 	if ctx := e.ctx; ctx != nil && ctx.isTask() {
-		c.AccessMarkedOnly(ctx, "ctx->refcount", cpu.MarkedWrite, "put_ctx") // kernel/events/core.c: put_ctx(): if (refcount_dec_and_test(&ctx->refcount))
-		if ctx.life.refcount <= 1 {
-			c.Unaudited("put_ctx") // the last reference: the parent context's put, the task's, free_ctx() after a grace period
-		}
+		k.accessPutCtx(c, ctx)
 	}
 }
+
+// accessPutCtx annotates put_ctx() of a task context: the refcount; a put
+// that leaves it held wakes perf_event_free_task()'s waiter (marked when
+// there is one); the last one reads parent_ctx and task, puts the task
+// (accessPutTask) and queues free_ctx(): the context freed. A last put
+// that puts a parent context too is marked.
+// kernel/events/core.c: put_ctx()
+func (k *Kernel) accessPutCtx(c *cpu.CPU, ctx *Context) {
+	c.AccessMarkedOnly(ctx, "ctx->refcount", cpu.MarkedWrite, "put_ctx") // kernel/events/core.c: put_ctx(): if (refcount_dec_and_test(&ctx->refcount))
+	if ctx.life.refcount > 1 {
+		if ctx.life.wq.Waiters() > 0 {
+			c.Unaudited("wake_up_var") // kernel/events/core.c: put_ctx(): if (ctx->task == TASK_TOMBSTONE) wake_up_var(&ctx->refcount)
+		}
+		return
+	}
+	c.AccessMarkedOnly(ctx, "ctx->parent_ctx", cpu.MarkedRead, "put_ctx") // kernel/events/core.c: put_ctx(): if (ctx->parent_ctx) put_ctx(ctx->parent_ctx)
+	c.AccessMarkedOnly(ctx, "ctx->task", cpu.MarkedRead, "put_ctx")       // kernel/events/core.c: put_ctx(): if (ctx->task && ctx->task != TASK_TOMBSTONE) put_task_struct(ctx->task)
+	if ctx.parentCtx != nil {
+		c.Unaudited("put_ctx(ctx->parent_ctx)")
+	}
+	if ctx.life.taskRef && k.lifeOn() {
+		k.accessPutTask(c, ctx.task)
+	}
+	c.AccessMarkedOnly(ctx, "ctx (freed)", cpu.MarkedWrite, "put_ctx") // kernel/events/core.c: put_ctx(): call_rcu(&ctx->rcu_head, free_ctx)
+	c.AccessMarkedOnly(ctxStatsKey{k}, "the model's context counts", cpu.AtomicAdd, "put_ctx")
+}
+
+// ctxStatsKey is the model's counts of contexts made and freed (an
+// observable that the frees add to).
+type ctxStatsKey struct{ k *Kernel }
+
+// FootprintKey implements cpu.FootprintKeyer.
+func (ctxStatsKey) FootprintKey() string { return "perf_event_context counts (the model's)" }
+
+// FootprintExtent implements the write audit's extent.
+func (s ctxStatsKey) FootprintExtent() []any { return []any{&s.k.ctxStats} }
+
+// epcStatsKey is the model's counts of perf_event_pmu_contexts made and
+// freed.
+type epcStatsKey struct{ k *Kernel }
+
+// FootprintKey implements cpu.FootprintKeyer.
+func (epcStatsKey) FootprintKey() string { return "perf_event_pmu_context counts (the model's)" }
+
+// FootprintExtent implements the write audit's extent.
+func (s epcStatsKey) FootprintExtent() []any { return []any{&s.k.epcStats} }
