@@ -49,7 +49,8 @@ import (
 //   - exit_mm()'s mmput() as perf knows the mm (mmap_exec.go): no perf
 //     mapping ever, nothing; else current->mm cleared, mm_users dropped, the
 //     other users' states read (the model's count); the last user of an mm
-//     with perf mappings runs exit_mmap() (perf_mmap_close(): marked).
+//     with perf mappings runs exit_mmap(): mmap_lock taken, the VMAs
+//     detached, the first perf_mmap_close() up to its first step point.
 //   - exit_files()'s fput() of a perf file (f_count annotated by sched):
 //     the last reference queues ____fput (task_work_add(), annotated by
 //     sched); its release runs as task work ("task_work_run:____fput").
@@ -159,8 +160,14 @@ func (n deferredExitNote) AccessTaskExit(t *sched.Task) bool {
 }
 
 // AccessTaskExitMM implements sched.AnnotatedExitMMHook for exit_mm()'s
-// mmput() as perf knows the mm (TaskExitMM).
-// kernel/exit.c: exit_mm() -> kernel/fork.c: mmput()
+// mmput() as perf knows the mm (TaskExitMM). The last user of an mm
+// with perf mappings runs exit_mmap(): mmap_write_lock(), the VMAs
+// detached (the model's maps of the mm and each mapping's pieces), then
+// remove_vma() of the first live one, whose perf_mmap_close() annotates
+// itself up to its first step point; "exit_mmap:cond_resched", after
+// each close, is not declared. With no live mapping left (perf unmapped
+// them all), the unlock and the return into exit_mm().
+// kernel/exit.c: exit_mm() -> kernel/fork.c: mmput() -> mm/mmap.c: exit_mmap()
 func (k *Kernel) AccessTaskExitMM(t *sched.Task) bool {
 	old := k.mm.mms[t]
 	if old == nil {
@@ -168,8 +175,38 @@ func (k *Kernel) AccessTaskExitMM(t *sched.Task) bool {
 	}
 	c := t.CPU()
 	c.AccessMarkedOnly(taskMMKey{k, t}, "task->mm", cpu.MarkedWrite, "exit_mm") // kernel/exit.c: exit_mm(): current->mm = NULL
-	c.AccessMarkedOnly(mmRef{old}, "mm->mm_users", cpu.MarkedWrite, "mmput")    // kernel/fork.c: mmput(): atomic_dec_and_test(&mm->mm_users)
-	var users []*sched.Task                                                     // in TID order: one order in every replay
+	if !k.accessMMUsers(c, t, old) {
+		return true
+	}
+	if len(old.maps) == 0 {
+		c.AccessMarkedOnly(mmRef{old}, "mm->mm_mt", cpu.MarkedRead, "exit_mmap") // mm/mmap.c: exit_mmap(): the VMAs walked
+		return true
+	}
+	k.accessDownWrite(t, old)                                                 // mm/mmap.c: exit_mmap(): mmap_write_lock(mm)
+	c.AccessMarkedOnly(mmRef{old}, "mm->mm_mt", cpu.MarkedWrite, "exit_mmap") // mm/mmap.c: exit_mmap(): vma_mark_detached() of each VMA, the tree destroyed
+	for _, m := range old.maps {
+		if !m.unmap {
+			return true // its perf_mmap_close(): annotated up to its first step point
+		}
+	}
+	// every perf VMA was unmapped already: nothing closed, the lock
+	// dropped with no waiter (none can queue before it: no step point
+	// since the take, which would have slept, marked, had it found one)
+	c.AccessMarkedOnly(mmRef{old}, "mm->mmap_lock", cpu.MarkedWrite, "mmap_write_unlock") // mm/mmap.c: exit_mmap(): mmap_write_unlock(mm)
+	c.AccessMarkedOnly(t, "current->lockdep_depth", cpu.PlainWrite, "up_write")           // the locks current holds
+	return true
+}
+
+// accessMMUsers annotates mmput()'s decrement of old's mm_users by t,
+// which leaves the mm (exec_mmap() or exit_mm()), and reports whether t
+// was its last user. The model keeps the count as the other users'
+// states (Kernel.mm.mms: every task that uses old; a dead one no more):
+// each read, in TID order (one order in every replay), is the state its
+// exit writes.
+// kernel/fork.c: mmput(): if (atomic_dec_and_test(&mm->mm_users)) __mmput(mm)
+func (k *Kernel) accessMMUsers(c *cpu.CPU, t *sched.Task, old *mmStruct) bool {
+	c.AccessMarkedOnly(mmRef{old}, "mm->mm_users", cpu.MarkedWrite, "mmput") // kernel/fork.c: mmput(): atomic_dec_and_test(&mm->mm_users)
+	var users []*sched.Task
 	for u, m := range k.mm.mms {
 		if u != t && m == old {
 			users = append(users, u)
@@ -183,11 +220,7 @@ func (k *Kernel) AccessTaskExitMM(t *sched.Task) bool {
 			last = false
 		}
 	}
-	if !last {
-		return true
-	}
-	c.AccessMarkedOnly(mmRef{old}, "mm->mm_mt", cpu.MarkedRead, "exit_mmap") // mm/mmap.c: exit_mmap(): the VMAs walked
-	return len(old.maps) == 0                                                // exit_mmap()'s perf_mmap_close() of each perf VMA: not annotated here
+	return last
 }
 
 // AccessFput implements sched.AnnotatedFileHook: perf's fput() of its
