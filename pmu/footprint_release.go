@@ -37,8 +37,8 @@ import (
 //     marked), child_mutex and the first look at the child list (a child's
 //     release is marked: its own ctx->mutex, perf_remove_from_context()
 //     of the child, put_event(child)), put_event()'s decrement of the
-//     refcount (the last, _free_event() with its driver callbacks, the
-//     buffer's detach and the parent's put, is marked), then
+//     refcount (the last runs _free_event(): accessFreeEvent; its driver
+//     callbacks and the parent's put marked), then
 //     task_work_run()'s return (sched/footprint_taskwork.go: the next
 //     work's step point, or exit_to_user_mode_loop's). A release run at
 //     once by fput() (a task past exit_task_work(): delayed_fput()) marks
@@ -127,14 +127,14 @@ func (k *Kernel) accessPutEvent(t *sched.Task, e *Event) {
 
 // accessFreeEvent annotates _free_event() of e by t, up to its first step
 // point (irq_work_sync()'s spin, ring_buffer_attach()'s): the pending
-// irq_works looked at, then __free_event()'s references dropped: the
-// pmu_ctx's and the context's (a last one, which frees it, marked). The
-// parts nobody annotated here are marked where they apply: the old
+// irq_works looked at, unaccount_event()'s counts, the counter timer's
+// cancel, then __free_event()'s puts: the target task's, the pmu_ctx's
+// and the context's (their last ones too: accessFreeEventPuts). The parts
+// nobody annotated here are marked where they apply: the old
 // perf_pending_task_sync() (pending-task-sync=pre-56799bc03565) with work
-// queued, the unaccounting of nr_mmap_events and nr_cgroup_events (whose
-// readers annotate no key), the hrtimer's cancel,
-// a driver's event->destroy(), the cgroup's css_put() and the target
-// task's put_task_struct().
+// queued, nr_cgroup_events' decrement (its reader annotates nothing), a
+// timer armed on another CPU, a driver's event->destroy(), the cgroup's
+// css_put(), the parent context's put.
 // A tracepoint's destroy ends the fragment at its step point, after
 // event_mutex's take (annotated: footprint_tp_destroy.go).
 // kernel/events/core.c: _free_event(), __free_event()
@@ -208,9 +208,9 @@ func (k *Kernel) accessPutTask(c *cpu.CPU, task *sched.Task) {
 	}
 }
 
-// markFreeEventCallbacks marks the code __free_event() runs that nobody
-// annotated: the hrtimer's cancel, a driver's event->destroy(), the
-// cgroup's detach.
+// markFreeEventCallbacks annotates the counter timer's cancel and marks
+// the code __free_event() runs that nobody annotated: a driver's
+// event->destroy(), the cgroup's detach.
 // kernel/events/core.c: __free_event()
 func markFreeEventCallbacks(c *cpu.CPU, e *Event) {
 	if tm := e.hw.timer; tm != nil {
@@ -260,8 +260,10 @@ func (k *Kernel) accessInheritOracle(t *sched.Task, e *Event) {
 }
 
 // accessFreeEventPuts annotates __free_event()'s puts of the event's
-// pmu_ctx and task context: each a refcount write, the last one (which
-// frees) marked.
+// pmu_ctx and task context: each a refcount write; the last pmu_ctx put
+// takes the epc off ctx->pmu_ctx_list under ctx->lock and queues its free;
+// the context's last (accessPutCtx) frees it. The old put
+// (pmu-ctx-serialize=pre-4f64a6c9f6f1, its own step point) is marked.
 func (k *Kernel) accessFreeEventPuts(c *cpu.CPU, e *Event) {
 	if epc := e.pmuCtx; epc != nil {
 		switch {
