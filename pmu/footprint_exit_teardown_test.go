@@ -1,6 +1,8 @@
 package pmu_test
 
 import (
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -112,5 +114,52 @@ func TestExitTeardownFootprints(t *testing.T) {
 				t.Errorf("fragments (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestReleaseReapedTargetFootprint: the release of an event on a child that
+// exited and was reaped (perf record's close after its workload's end):
+// its context was tombstoned at the exit, so perf_remove_from_context()
+// finds it inactive; _free_event()'s puts are each the last: the target's
+// task_struct (the task reaped: __put_task_struct() frees it), the
+// pmu_ctx (off ctx->pmu_ctx_list), the context (its parent and task
+// looked at, freed). No mark on the way to close(2)'s return.
+func TestReleaseReapedTargetFootprint(t *testing.T) {
+	mc := newMachine(t, 2, nil, pmu.Knobs{})
+	l := &fragLog{}
+	mc.m.OnSegments(l)
+	mc.runIn(t, 0, func(tk *sched.Task) {
+		mc.s.RunOps(tk, []sched.Op{sched.Fork("child", sched.ForkFlags, sched.Compute(20*sim.Microsecond))})
+		child := tk.Children()[0]
+		a := swAttr(uapi.PERF_COUNT_SW_TASK_CLOCK)
+		fd, err := mc.k.PerfEventOpen(tk, &a, child.PID, -1, -1, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mc.s.RunOps(tk, []sched.Op{sched.Wait4()})
+		if err := mc.k.Close(tk, fd); err != nil {
+			t.Fatal(err)
+		}
+	})
+	var got []string
+	for _, f := range l.frags {
+		if slices.Contains(f, "event (freed) w") {
+			got = append(got, strings.Join(f, ", "))
+		}
+	}
+	want := []string{
+		// __perf_remove_from_context() of the tombstoned context (under
+		// ctx->lock), the release's tail (footprint_release.go) ...
+		"__perf_remove_from_context, ctx->is_active r, event->state r, event->oncpu r, ctx->event_list w, ctx->generation (pin_count, parent_gen) w, " +
+			"event->group_leader r, event->sibling_list w, event->read_size w, pmu_ctx->rotate_necessary w, cpuctx->task_ctx r, ctx->lock w, sync w, " +
+			"event->state w, sync w, current->lockdep_depth w, sync w, sync w, current->lockdep_depth w, sync w, event->child_list r, sync w, current->lockdep_depth w, sync w, " +
+			"event->refcount w, event->pending_irq r, event->pending_disable_irq r, event->state w, event (freed) w, " +
+			// ... the last puts: the reaped target's, the pmu_ctx's, the context's
+			"task->usage w, task_struct (freed) w, epc->refcount w, ctx->event_list w, the model's epc counts add, " +
+			"ctx->refcount w, ctx->parent_ctx r, ctx->task r, ctx (freed) w, the model's context counts add, ctx->lock w, sync w, ctx->lock w, sync w, " +
+			// close(2)'s return
+			"tp_event->perf_refcount r, tp_event->perf_refcount r, task_pt_regs(current) w"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("the release's free (-want +got):\n%s", diff)
 	}
 }
