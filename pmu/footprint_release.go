@@ -132,9 +132,8 @@ func (k *Kernel) accessPutEvent(t *sched.Task, e *Event) {
 // and the context's (their last ones too: accessFreeEventPuts). The parts
 // nobody annotated here are marked where they apply: the old
 // perf_pending_task_sync() (pending-task-sync=pre-56799bc03565) with work
-// queued, nr_cgroup_events' decrement (its reader annotates nothing), a
-// timer armed on another CPU, a driver's event->destroy(), the cgroup's
-// css_put(), the parent context's put.
+// queued, a timer armed on another CPU, a driver's event->destroy(), the
+// cgroup's css_put(), the parent context's put.
 // A tracepoint's destroy ends the fragment at its step point, after
 // event_mutex's take (annotated: footprint_tp_destroy.go).
 // kernel/events/core.c: _free_event(), __free_event()
@@ -161,9 +160,8 @@ func (k *Kernel) accessFreeEvent(t *sched.Task, e *Event) {
 // nr_cgroup_events, adds as account_event()'s atomic_inc()s are
 // (accessEventAlloc); nr_switch_events' is accountSideband's own. The
 // readers of nr_mmap_events (perf_event_mmap(), at mmap and exec:
-// accessAddrFiltersAdjust) read the same key and field. nr_cgroup_events'
-// reader, perf_event_cgroup() at a cgroup's mkdir, annotates no read: an
-// attr.cgroup event's unaccount stays marked.
+// accessAddrFiltersAdjust) and of nr_cgroup_events (perf_event_cgroup(),
+// at a cgroup's mkdir: cgroup.go) read the same keys and fields.
 // kernel/events/core.c: unaccount_event()
 func (k *Kernel) accessUnaccountEvent(c *cpu.CPU, e *Event) {
 	a := &e.Attr
@@ -176,7 +174,6 @@ func (k *Kernel) accessUnaccountEvent(c *cpu.CPU, e *Event) {
 	}
 	if a.Cgroup {
 		c.AccessMarkedOnly(nrCgroupEvents, "nr_cgroup_events", cpu.AtomicAdd, "unaccount_event") // kernel/events/core.c: unaccount_event(): atomic_dec(&nr_cgroup_events)
-		c.Unaudited("unaccount_event (nr_cgroup_events)")                                        // perf_event_cgroup()'s atomic_read(&nr_cgroup_events) is not annotated
 	}
 }
 
