@@ -222,6 +222,20 @@ func (h sessionExitHook) TaskExit(t *sched.Task) {
 	h.ss.signal(sigCHLD, func() { h.ss.done = true }) // sig_handler(): done = 1
 }
 
+// AccessTaskExit implements sched.AnnotatedExitHook: another task's exit
+// reads nothing (the workload is the session's, fixed before anything
+// runs); the workload's reads whether its group is dead (signal->live);
+// the last one's SIGCHLD to perf (send_signal_locked(), perf woken: the
+// scheduler's code) is not annotated: marked.
+// kernel/exit.c: exit_notify() -> kernel/signal.c: do_notify_parent()
+func (h sessionExitHook) AccessTaskExit(t *sched.Task) bool {
+	if w := h.ss.Workload; w == nil || t.PID != w.PID {
+		return true
+	}
+	h.ss.S.AccessGroupDead(t, "do_notify_parent")
+	return !h.ss.S.GroupDead(t)
+}
+
 // signal queues a signal for the perf process with its handler.
 func (ss *Session) signal(sig int, handler func()) {
 	if ss.Perf == nil || ss.Perf.State == sched.Dead || ss.Finished {

@@ -146,6 +146,9 @@ func (h cgroupHook) CgroupOnline(cg *sched.Cgroup) {
 // the CPU the mkdir runs on.
 // kernel/events/core.c: perf_event_cgroup() -> perf_event_cgroup_output()
 func (k *Kernel) perfEventCgroup(cg *sched.Cgroup) {
+	if c := k.curCPU(); c != nil && k.M.FootprintListening() {
+		c.AccessMarkedOnly(nrCgroupEvents, "nr_cgroup_events", cpu.MarkedRead, "perf_event_cgroup") // kernel/events/core.c: perf_event_cgroup(): if (!atomic_read(&nr_cgroup_events)) return
+	}
 	if k.nrCgroupEvents == 0 { // "if (!atomic_read(&nr_cgroup_events)) return;"
 		return
 	}

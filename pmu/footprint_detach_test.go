@@ -32,12 +32,12 @@ func TestGroupDetachFootprints(t *testing.T) {
 		// __perf_remove_from_context(): the PMU's last event: pmu_ctx->rotate_necessary = 0
 		rotate = ", pmu_ctx->rotate_necessary w"
 		// __perf_remove_from_context()'s end, then perf_event_release_kernel()'s code after
-		// perf_remove_from_context() (footprint_release.go: put_task_struct() marked), and
+		// perf_remove_from_context() (footprint_release.go: put_task_struct() annotated), and
 		// close(2)'s exit
 		release = ", cpuctx->task_ctx r, event->state w, sync w, current->lockdep_depth w, sync w, sync w, " +
 			"current->lockdep_depth w, sync w, event->child_list r, sync w, current->lockdep_depth w, sync w, " +
 			"event->refcount w, event->pending_irq r, event->pending_disable_irq r, event->state w, event (freed) w, " +
-			"UNAUDITED put_task_struct, epc->refcount w, ctx->refcount w, " +
+			"task->usage w, epc->refcount w, ctx->refcount w, " +
 			"tp_event->perf_refcount r, tp_event->perf_refcount r, task_pt_regs(current) w"
 	)
 	for _, tc := range []struct {

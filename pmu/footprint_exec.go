@@ -75,18 +75,12 @@ func (m taskMMKey) FootprintExtent() []any { return []any{&m.k.mm.mms} }
 // t was old's last user and old still holds perf mappings, exit_mmap()
 // closes them (perf_mmap_close(), its step points): marked.
 func (k *Kernel) accessExecMmput(c *cpu.CPU, t *sched.Task, old *mmStruct) {
-	last := true
-	for u, m := range k.mm.mms {
-		if u != t && m == old && u.State != sched.Dead {
-			last = false // another thread or CLONE_VM process still uses it
-		}
-	}
+	c.AccessMarkedOnly(taskMMKey{k, t}, "task->mm", cpu.MarkedWrite, "exec_mmap") // fs/exec.c: exec_mmap(): tsk->mm = mm
+	last := k.accessMMUsers(c, t, old)                                            // footprint_exit.go: mm_users, the other users' states
 	if last && len(old.maps) > 0 {
 		c.Unaudited("exit_mmap") // mm/mmap.c: exit_mmap(): remove_vma() -> perf_mmap_close() of each perf VMA
 		return
 	}
-	c.AccessMarkedOnly(taskMMKey{k, t}, "task->mm", cpu.MarkedWrite, "exec_mmap") // fs/exec.c: exec_mmap(): tsk->mm = mm
-	c.AccessMarkedOnly(mmRef{old}, "mm->mm_users", cpu.MarkedWrite, "mmput")      // kernel/fork.c: mmput(): atomic_dec_and_test(&mm->mm_users)
 	if last {
 		c.AccessMarkedOnly(mmRef{old}, "mm->mm_mt", cpu.MarkedRead, "exit_mmap") // mm/mmap.c: exit_mmap(): the VMAs walked: no perf VMA left
 	}

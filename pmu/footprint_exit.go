@@ -25,25 +25,38 @@ import (
 //     annotate themselves; a record written marks its return).
 //   - "perf_event_exit_task_context" (declared complete): ctx->mutex and
 //     ctx->lock held, ctx->task TOMBSTONE'd; a context active on this CPU
-//     is scheduled out (ctx_sched_out(): its own step point; its return
-//     marked); else task->perf_event_ctxp cleared, the context's and the
-//     task's references put (each last marked), the clone's link cut and
-//     its parent's reference put, ctx->lock released, up to
-//     "perf_event_exit_task_context:tombstone" (not declared: the EXIT
-//     records and each event's perf_event_exit_event()).
+//     is scheduled out (ctx_sched_out(): its own step point; the fragment
+//     that returns from it runs what follows, annotated the same way:
+//     accessExitSchedOutReturn); else task->perf_event_ctxp cleared, the
+//     context's and the task's references put (each last marked), the
+//     clone's link cut and its parent's reference put, ctx->lock
+//     released, up to "perf_event_exit_task_context:tombstone".
+//   - "perf_event_exit_task_context:tombstone" (declared complete): the
+//     EXIT records to the context's events (perf_event_task(): the walk
+//     and the records annotate themselves; a record's return into its
+//     caller is marked by the side band), then perf_event_exit_event() of
+//     each event: an original's state EXIT and perf_event_wakeup() (its
+//     buffer's event list and their pollers; a poller woken and a SIGIO
+//     sent are marked); an inherited event's is marked. Then ctx->mutex
+//     released (a waiter woken marked), the pin's put_ctx() (the last, and
+//     a wake_up_var() that wakes someone, marked), perf_event_task()'s
+//     EXIT to the CPU context's side band, and the return into do_exit():
+//     the later exit hooks and the rest (sched/footprint_exit.go). From
+//     fork's failure path (perf_event_free_task()) it is marked.
 //   - exit_signals()'s PF_EXITING as the deferred unwind keeps it
 //     (deferredExiting), and the oracle's note of the task's user frames
 //     at exit (deferredExitNote: the task's own).
 //   - exit_mm()'s mmput() as perf knows the mm (mmap_exec.go): no perf
 //     mapping ever, nothing; else current->mm cleared, mm_users dropped, the
 //     other users' states read (the model's count); the last user of an mm
-//     with perf mappings runs exit_mmap() (perf_mmap_close(): marked).
+//     with perf mappings runs exit_mmap(): mmap_lock taken, the VMAs
+//     detached, the first perf_mmap_close() up to its first step point.
 //   - exit_files()'s fput() of a perf file (f_count annotated by sched):
 //     the last reference queues ____fput (task_work_add(), annotated by
 //     sched); its release runs as task work ("task_work_run:____fput").
 
 func init() {
-	cpu.DeclareComplete("perf_event_exit_task_context")
+	cpu.DeclareComplete("perf_event_exit_task_context", "perf_event_exit_task_context:tombstone")
 }
 
 // accessExitTaskContext annotates perf_event_exit_task_context() from its
@@ -59,9 +72,30 @@ func (k *Kernel) accessExitTaskContext(c *cpu.CPU, ctx *Context, exit bool) {
 	if exit {
 		k.accessCPUCtx(c, "cpuctx->task_ctx", cpu.MarkedRead, "task_ctx_sched_out") // kernel/events/core.c: task_ctx_sched_out(): if (cpuctx->task_ctx != ctx) return
 		if k.cpuCtx[c.ID].taskCtx == ctx {
-			return // ctx_sched_out(): its is_active read (annotated), then its step point or, inactive, the marked return
+			return // ctx_sched_out(): its is_active read (annotated), then its step point or its return (accessExitSchedOutReturn)
 		}
 	}
+	k.accessExitDetach(c, ctx)
+}
+
+// accessExitSchedOutReturn annotates perf_event_exit_task_context() after
+// task_ctx_sched_out() of a context that was active here: the fragment
+// that returns from ctx_sched_out() (its own step point, or the last
+// event_sched_out()'s) runs the detach, as the inactive path does.
+// kernel/events/core.c: perf_event_exit_task_context(): task_ctx_sched_out(); then the rest under ctx->lock
+func (k *Kernel) accessExitSchedOutReturn(c *cpu.CPU, ctx *Context) {
+	if k.M.FootprintListening() {
+		k.accessExitDetach(c, ctx)
+	}
+}
+
+// accessExitDetach annotates perf_event_exit_task_context()'s detach of
+// ctx from its task under ctx->lock: task->perf_event_ctxp cleared, the
+// context's and the task's references put (each last one marked), the
+// clone's link cut and its parent's reference put (ctxUnlock annotates
+// the unlock).
+// kernel/events/core.c: perf_event_exit_task_context()
+func (k *Kernel) accessExitDetach(c *cpu.CPU, ctx *Context) {
 	if ctx.task != nil {
 		c.AccessMarkedOnly(ctx.task, "task->perf_event_ctxp", cpu.MarkedWrite, "perf_event_exit_task_context") // kernel/events/core.c: perf_event_exit_task_context(): RCU_INIT_POINTER(task->perf_event_ctxp, NULL)
 	}
@@ -126,8 +160,14 @@ func (n deferredExitNote) AccessTaskExit(t *sched.Task) bool {
 }
 
 // AccessTaskExitMM implements sched.AnnotatedExitMMHook for exit_mm()'s
-// mmput() as perf knows the mm (TaskExitMM).
-// kernel/exit.c: exit_mm() -> kernel/fork.c: mmput()
+// mmput() as perf knows the mm (TaskExitMM). The last user of an mm
+// with perf mappings runs exit_mmap(): mmap_write_lock(), the VMAs
+// detached (the model's maps of the mm and each mapping's pieces), then
+// remove_vma() of the first live one, whose perf_mmap_close() annotates
+// itself up to its first step point; "exit_mmap:cond_resched", after
+// each close, is not declared. With no live mapping left (perf unmapped
+// them all), the unlock and the return into exit_mm().
+// kernel/exit.c: exit_mm() -> kernel/fork.c: mmput() -> mm/mmap.c: exit_mmap()
 func (k *Kernel) AccessTaskExitMM(t *sched.Task) bool {
 	old := k.mm.mms[t]
 	if old == nil {
@@ -135,8 +175,38 @@ func (k *Kernel) AccessTaskExitMM(t *sched.Task) bool {
 	}
 	c := t.CPU()
 	c.AccessMarkedOnly(taskMMKey{k, t}, "task->mm", cpu.MarkedWrite, "exit_mm") // kernel/exit.c: exit_mm(): current->mm = NULL
-	c.AccessMarkedOnly(mmRef{old}, "mm->mm_users", cpu.MarkedWrite, "mmput")    // kernel/fork.c: mmput(): atomic_dec_and_test(&mm->mm_users)
-	var users []*sched.Task                                                     // in TID order: one order in every replay
+	if !k.accessMMUsers(c, t, old) {
+		return true
+	}
+	if len(old.maps) == 0 {
+		c.AccessMarkedOnly(mmRef{old}, "mm->mm_mt", cpu.MarkedRead, "exit_mmap") // mm/mmap.c: exit_mmap(): the VMAs walked
+		return true
+	}
+	k.accessDownWrite(t, old)                                                 // mm/mmap.c: exit_mmap(): mmap_write_lock(mm)
+	c.AccessMarkedOnly(mmRef{old}, "mm->mm_mt", cpu.MarkedWrite, "exit_mmap") // mm/mmap.c: exit_mmap(): vma_mark_detached() of each VMA, the tree destroyed
+	for _, m := range old.maps {
+		if !m.unmap {
+			return true // its perf_mmap_close(): annotated up to its first step point
+		}
+	}
+	// every perf VMA was unmapped already: nothing closed, the lock
+	// dropped with no waiter (none can queue before it: no step point
+	// since the take, which would have slept, marked, had it found one)
+	c.AccessMarkedOnly(mmRef{old}, "mm->mmap_lock", cpu.MarkedWrite, "mmap_write_unlock") // mm/mmap.c: exit_mmap(): mmap_write_unlock(mm)
+	c.AccessMarkedOnly(t, "current->lockdep_depth", cpu.PlainWrite, "up_write")           // the locks current holds
+	return true
+}
+
+// accessMMUsers annotates mmput()'s decrement of old's mm_users by t,
+// which leaves the mm (exec_mmap() or exit_mm()), and reports whether t
+// was its last user. The model keeps the count as the other users'
+// states (Kernel.mm.mms: every task that uses old; a dead one no more):
+// each read, in TID order (one order in every replay), is the state its
+// exit writes.
+// kernel/fork.c: mmput(): if (atomic_dec_and_test(&mm->mm_users)) __mmput(mm)
+func (k *Kernel) accessMMUsers(c *cpu.CPU, t *sched.Task, old *mmStruct) bool {
+	c.AccessMarkedOnly(mmRef{old}, "mm->mm_users", cpu.MarkedWrite, "mmput") // kernel/fork.c: mmput(): atomic_dec_and_test(&mm->mm_users)
+	var users []*sched.Task
 	for u, m := range k.mm.mms {
 		if u != t && m == old {
 			users = append(users, u)
@@ -150,11 +220,7 @@ func (k *Kernel) AccessTaskExitMM(t *sched.Task) bool {
 			last = false
 		}
 	}
-	if !last {
-		return true
-	}
-	c.AccessMarkedOnly(mmRef{old}, "mm->mm_mt", cpu.MarkedRead, "exit_mmap") // mm/mmap.c: exit_mmap(): the VMAs walked
-	return len(old.maps) == 0                                                // exit_mmap()'s perf_mmap_close() of each perf VMA: not annotated here
+	return last
 }
 
 // AccessFput implements sched.AnnotatedFileHook: perf's fput() of its
@@ -165,4 +231,94 @@ func (k *Kernel) AccessTaskExitMM(t *sched.Task) bool {
 func (k *Kernel) AccessFput(t *sched.Task, f mm.AnonFile) bool {
 	e, ok := f.(*Event)
 	return !ok || e.k != k || t.State != sched.Dead
+}
+
+// accessExitTombstone annotates what "perf_event_exit_task_context:tombstone"
+// runs before the events' own exits: nothing but the EXIT records'
+// walk (perf_event_task() over the context: perf_iterate_sb_minimal()
+// and each record annotate themselves; a record written ends the
+// fragment at its step point). From fork's failure path (exit false) the
+// code returns into perf_event_free_task() and copy_process()'s cleanup,
+// which nobody annotated: marked.
+// kernel/events/core.c: perf_event_exit_task_context(): perf_event_task(task, ctx, 0) when exiting
+func (k *Kernel) accessExitTombstone(c *cpu.CPU, exit bool) {
+	if k.M.FootprintListening() && !exit {
+		c.Unaudited("perf_event_free_task") // kernel/events/core.c: perf_event_free_task() after perf_event_exit_task_context(task, false)
+	}
+}
+
+// accessExitEvent annotates perf_event_exit_event() of e, one event of
+// the tombstoned context: an original event's state EXIT (setState
+// annotates it) and perf_event_wakeup() of it (accessEventWakeup). An
+// inherited event's (the parent's child_mutex, sync_child_event(), its
+// removal, put_event() of the child and the parent's wakeup) is marked.
+// kernel/events/core.c: perf_event_exit_event()
+func (k *Kernel) accessExitEvent(c *cpu.CPU, e *Event) {
+	if !k.M.FootprintListening() {
+		return
+	}
+	if e.parent != nil {
+		c.Unaudited("perf_event_exit_event (an inherited event)")
+		return
+	}
+	k.accessEventWakeup(c, e)
+}
+
+// accessEventWakeup annotates perf_event_wakeup() of e: ring_buffer_wakeup()'s
+// walk of the buffer's events (or e alone, without a buffer) and the
+// wake_up_all() of each one's pollers (a poller woken is marked), then
+// the pending SIGIO (event->pending_kill read and cleared; one sent,
+// kill_fasync(), is marked).
+// kernel/events/core.c: perf_event_wakeup() -> ring_buffer_wakeup(), kill_fasync()
+func (k *Kernel) accessEventWakeup(c *cpu.CPU, e *Event) {
+	c.AccessMarkedOnly(e, "event->rb", cpu.MarkedRead, "ring_buffer_wakeup") // kernel/events/core.c: ring_buffer_wakeup(): rb = rcu_dereference(event->rb)
+	waiters := e.pollers
+	if bs := k.bufs[e.rb]; e.rb != nil && bs != nil {
+		c.AccessMarkedOnly(bufKey{e.rb, bs}, "rb->event_list", cpu.MarkedRead, "ring_buffer_wakeup") // kernel/events/core.c: ring_buffer_wakeup(): list_for_each_entry_rcu(event, &rb->event_list, rb_entry)
+		waiters = nil
+		for _, x := range bs.eventList {
+			c.AccessMarkedOnly(x, "event->waitq", cpu.MarkedRead, "wake_up_all") // kernel/events/core.c: ring_buffer_wakeup(): wake_up_all(&event->waitq)
+			waiters = append(waiters, x.pollers...)
+		}
+	} else {
+		c.AccessMarkedOnly(e, "event->waitq", cpu.MarkedRead, "wake_up_all") // the model's: no buffer, e's own pollers
+	}
+	if len(waiters) > 0 {
+		c.Unaudited("__wake_up") // the pollers woken: try_to_wake_up(), the scheduler's
+	}
+	c.AccessMarkedOnly(e, "event->pending_kill", cpu.PlainWrite, "perf_event_wakeup") // kernel/events/core.c: perf_event_wakeup(): if (event->pending_kill) { kill_fasync(...); event->pending_kill = 0; }
+	if e.pendingKill != 0 {
+		c.AccessMarkedOnly(e, "event->fasync", cpu.PlainRead, "kill_fasync") // kernel/events/core.c: perf_event_fasync(event)
+		if f := e.fasyncFile(); f != nil && f.owner != 0 {
+			c.Unaudited("kill_fasync") // fs/fcntl.c: kill_fasync() -> send_sigio(): the owner's signal
+		}
+	}
+}
+
+// exitCtxMutexUnlock is perf_event_exit_task_context()'s mutex_unlock() of
+// ctx->mutex, after the events' exits, annotated (a waiter woken is
+// marked); n is the mutex's count of contended takes once taken.
+// kernel/events/core.c: perf_event_exit_task_context(): mutex_unlock(&ctx->mutex)
+func (k *Kernel) exitCtxMutexUnlock(t *sched.Task, ctx *Context, mu *sched.Mutex, n int) {
+	if k.M.FootprintListening() {
+		accessMutexUnlock(t.CPU(), t, mu, mutexKey{ctx, "ctx->mutex", mu}, "mutex_unlock", n)
+	}
+	k.S.MutexUnlock(t, mu)
+}
+
+// accessExitPinPut annotates perf_event_exit_task_context()'s last
+// put_ctx(): the pin's (perf_pin_task_context()) reference; the last one
+// (which frees the context) is marked, and so is a wake_up_var() that
+// wakes perf_event_free_task()'s waiter.
+// kernel/events/core.c: perf_event_exit_task_context(): put_ctx(ctx)
+func (k *Kernel) accessExitPinPut(c *cpu.CPU, ctx *Context) {
+	if !k.M.FootprintListening() {
+		return
+	}
+	c.AccessMarkedOnly(ctx, "ctx->refcount", cpu.MarkedWrite, "put_ctx") // kernel/events/core.c: put_ctx(): refcount_dec_and_test(&ctx->refcount)
+	if ctx.life.refcount <= 1 {
+		c.Unaudited("put_ctx")
+	} else if ctx.life.wq.Waiters() > 0 {
+		c.Unaudited("wake_up_var") // kernel/events/core.c: put_ctx(): if (ctx->task == TASK_TOMBSTONE) wake_up_var(&ctx->refcount)
+	}
 }

@@ -37,8 +37,8 @@ import (
 //     marked), child_mutex and the first look at the child list (a child's
 //     release is marked: its own ctx->mutex, perf_remove_from_context()
 //     of the child, put_event(child)), put_event()'s decrement of the
-//     refcount (the last, _free_event() with its driver callbacks, the
-//     buffer's detach and the parent's put, is marked), then
+//     refcount (the last runs _free_event(): accessFreeEvent; its driver
+//     callbacks and the parent's put marked), then
 //     task_work_run()'s return (sched/footprint_taskwork.go: the next
 //     work's step point, or exit_to_user_mode_loop's). A release run at
 //     once by fput() (a task past exit_task_work(): delayed_fput()) marks
@@ -127,14 +127,13 @@ func (k *Kernel) accessPutEvent(t *sched.Task, e *Event) {
 
 // accessFreeEvent annotates _free_event() of e by t, up to its first step
 // point (irq_work_sync()'s spin, ring_buffer_attach()'s): the pending
-// irq_works looked at, then __free_event()'s references dropped: the
-// pmu_ctx's and the context's (a last one, which frees it, marked). The
-// parts nobody annotated here are marked where they apply: the old
+// irq_works looked at, unaccount_event()'s counts, the counter timer's
+// cancel, then __free_event()'s puts: the target task's, the pmu_ctx's
+// and the context's (their last ones too: accessFreeEventPuts). The parts
+// nobody annotated here are marked where they apply: the old
 // perf_pending_task_sync() (pending-task-sync=pre-56799bc03565) with work
-// queued, the unaccounting of nr_mmap_events and nr_cgroup_events (whose
-// readers annotate no key), the hrtimer's cancel,
-// a driver's event->destroy(), the cgroup's css_put() and the target
-// task's put_task_struct().
+// queued, a timer armed on another CPU, a driver's event->destroy(), the
+// cgroup's css_put(), the parent context's put.
 // A tracepoint's destroy ends the fragment at its step point, after
 // event_mutex's take (annotated: footprint_tp_destroy.go).
 // kernel/events/core.c: _free_event(), __free_event()
@@ -150,23 +149,76 @@ func (k *Kernel) accessFreeEvent(t *sched.Task, e *Event) {
 	if k.pendingTaskSyncOld() && e.life.pendingWork != 0 {
 		c.Unaudited("perf_pending_task_sync")
 	}
-	if a := &e.Attr; e.parent == nil && (a.Mmap || a.MmapData || a.Cgroup) {
-		c.Unaudited("unaccount_event") // kernel/events/core.c: unaccount_event(): atomic_dec(&nr_mmap_events), atomic_dec(&nr_cgroup_events)
-	}
+	k.accessUnaccountEvent(c, e)
 	markFreeEventCallbacks(c, e)
-	if e.life.targetRef {
-		c.Unaudited("put_task_struct") // kernel/events/core.c: __free_event(): put_task_struct(event->hw.target)
-	}
+	k.accessPutTarget(c, e)
 	k.accessFreeEventPuts(c, e)
 }
 
-// markFreeEventCallbacks marks the code __free_event() runs that nobody
-// annotated: the hrtimer's cancel, a driver's event->destroy(), the
-// cgroup's detach.
+// accessUnaccountEvent annotates unaccount_event() of e as the model
+// keeps the counts (account.go): the atomic_dec()s of nr_mmap_events and
+// nr_cgroup_events, adds as account_event()'s atomic_inc()s are
+// (accessEventAlloc); nr_switch_events' is accountSideband's own. The
+// readers of nr_mmap_events (perf_event_mmap(), at mmap and exec:
+// accessAddrFiltersAdjust) and of nr_cgroup_events (perf_event_cgroup(),
+// at a cgroup's mkdir: cgroup.go) read the same keys and fields.
+// kernel/events/core.c: unaccount_event()
+func (k *Kernel) accessUnaccountEvent(c *cpu.CPU, e *Event) {
+	a := &e.Attr
+	if e.parent != nil || !(a.ContextSwitch || a.Mmap || a.MmapData || a.Cgroup) {
+		return // "if (event->parent) return;"; no count of the model's
+	}
+	c.AccessMarkedOnly(sidebandCountKey{k}, "nr_*_events", cpu.AtomicAdd, "unaccount_event") // the model's counts
+	if a.Mmap || a.MmapData {
+		c.AccessMarkedOnly(nrMmapEvents, "nr_mmap_events", cpu.AtomicAdd, "unaccount_event") // kernel/events/core.c: unaccount_event(): atomic_dec(&nr_mmap_events)
+	}
+	if a.Cgroup {
+		c.AccessMarkedOnly(nrCgroupEvents, "nr_cgroup_events", cpu.AtomicAdd, "unaccount_event") // kernel/events/core.c: unaccount_event(): atomic_dec(&nr_cgroup_events)
+	}
+}
+
+// accessPutTarget annotates __free_event()'s put_task_struct() of the
+// event's target: refcount_dec_and_test(&t->usage), as every put of perf's
+// (taskUsageKey). The last put of the task_struct (perf's last reference of
+// a task already reaped: release_task()'s delayed_put_task_struct() dropped
+// the task's own) runs __put_task_struct(): unwind_task_free(),
+// cgroup_task_free(), security_task_free(), exit_creds(),
+// put_signal_struct(), free_task(). Of that the model keeps nothing but
+// the task's end (its deferred unwind info, its cgroup and signal
+// accounting end at do_exit() in the model): annotated as the task_struct
+// freed.
+// kernel/events/core.c: __free_event(): if (event->hw.target) put_task_struct(event->hw.target)
+func (k *Kernel) accessPutTarget(c *cpu.CPU, e *Event) {
+	if !e.life.targetRef {
+		return
+	}
+	k.accessPutTask(c, e.hw.target)
+}
+
+// accessPutTask annotates put_task_struct() of task by perf (see
+// accessPutTarget).
+// include/linux/sched/task.h: put_task_struct()
+func (k *Kernel) accessPutTask(c *cpu.CPU, task *sched.Task) {
+	c.AccessMarkedOnly(taskUsageKey{k, task}, "task->usage", cpu.MarkedWrite, "put_task_struct") // include/linux/sched/task.h: put_task_struct(): if (!refcount_dec_and_test(&t->usage)) return
+	if l := k.taskRefs[task]; (l == nil || l.refs <= 1) && task.Reaped() {
+		c.AccessMarkedOnly(task, "task_struct (freed)", cpu.MarkedWrite, "__put_task_struct") // kernel/fork.c: __put_task_struct() -> free_task()
+	}
+}
+
+// markFreeEventCallbacks annotates the counter timer's cancel and marks
+// the code __free_event() runs that nobody annotated: a driver's
+// event->destroy(), the cgroup's detach.
 // kernel/events/core.c: __free_event()
 func markFreeEventCallbacks(c *cpu.CPU, e *Event) {
-	if e.hw.timer != nil {
-		c.Unaudited("hrtimer_cancel") // kernel/events/core.c: perf_swevent_cancel_hrtimer()
+	if tm := e.hw.timer; tm != nil {
+		// The model's counter timer (the overflow's NMI, the
+		// cpu-clock/task-clock hrtimer) cancelled: one armed on another
+		// CPU is taken off that CPU's queue, which nobody annotated.
+		if armed, _ := tm.Armed(); armed && tm.CPU() != c {
+			c.Unaudited("hrtimer_cancel (another CPU's)")
+		} else {
+			c.AccessMarkedOnly(e, "event->hw (the counter)", cpu.MarkedWrite, "hrtimer_cancel") // kernel/events/core.c: perf_swevent_cancel_hrtimer(): hrtimer_cancel(&hwc->hrtimer), what perf_swevent_hrtimer() tests
+		}
 	}
 	if _, ok := e.pmu.(interface{ Destroy(e *Event) }); ok {
 		c.Unaudited("event->destroy")
@@ -205,20 +257,74 @@ func (k *Kernel) accessInheritOracle(t *sched.Task, e *Event) {
 }
 
 // accessFreeEventPuts annotates __free_event()'s puts of the event's
-// pmu_ctx and task context: each a refcount write, the last one (which
-// frees) marked.
+// pmu_ctx and task context: each a refcount write; the last pmu_ctx put
+// takes the epc off ctx->pmu_ctx_list under ctx->lock and queues its free;
+// the context's last (accessPutCtx) frees it. The old put
+// (pmu-ctx-serialize=pre-4f64a6c9f6f1, its own step point) is marked.
 func (k *Kernel) accessFreeEventPuts(c *cpu.CPU, e *Event) {
 	if epc := e.pmuCtx; epc != nil {
-		if epc.owner == nil || epc.refcount <= 1 || k.pmuCtxSerializeOld() {
-			c.Unaudited("put_pmu_ctx") // the last reference: ctx->lock, the pmu_ctx unlinked and freed
-		} else {
-			c.AccessMarkedOnly(epcKey{k, epc.owner, epc.pmu}, "epc->refcount", cpu.MarkedWrite, "put_pmu_ctx") // kernel/events/core.c: put_pmu_ctx(): atomic_dec_and_raw_lock_irqsave(&epc->refcount, ...)
+		switch {
+		case epc.owner == nil || k.pmuCtxSerializeOld() || epc.refcount <= 1 && epc.ctx == nil:
+			c.Unaudited("put_pmu_ctx") // the old put (its own step point), or a last one that finds the epc unlinked (its WARN)
+		default:
+			c.AccessMarkedOnly(epcKey{k, epc.owner, epc.pmu}, "epc->refcount", cpu.MarkedWrite, "put_pmu_ctx") // kernel/events/core.c: put_pmu_ctx(): atomic_dec_and_raw_lock_irqsave(&epc->refcount, &ctx->lock, flags)
+			if epc.refcount <= 1 {
+				// the last: under ctx->lock (ctxLock annotates it) the epc
+				// leaves the context's list, then call_rcu() frees it
+				c.AccessMarkedOnly(epc.ctx, "ctx->event_list", cpu.MarkedWrite, "put_pmu_ctx") // kernel/events/core.c: put_pmu_ctx(): list_del_init(&epc->pmu_ctx_entry); epc->ctx = NULL
+				if !epc.embedded {
+					c.AccessMarkedOnly(epcStatsKey{k}, "the model's epc counts", cpu.AtomicAdd, "put_pmu_ctx") // kernel/events/core.c: put_pmu_ctx(): call_rcu(&epc->rcu_head, free_epc_rcu)
+				}
+			}
 		}
 	}
 	if ctx := e.ctx; ctx != nil && ctx.isTask() {
-		c.AccessMarkedOnly(ctx, "ctx->refcount", cpu.MarkedWrite, "put_ctx") // kernel/events/core.c: put_ctx(): if (refcount_dec_and_test(&ctx->refcount))
-		if ctx.life.refcount <= 1 {
-			c.Unaudited("put_ctx") // the last reference: the parent context's put, the task's, free_ctx() after a grace period
-		}
+		k.accessPutCtx(c, ctx)
 	}
 }
+
+// accessPutCtx annotates put_ctx() of a task context: the refcount; a put
+// that leaves it held wakes perf_event_free_task()'s waiter (marked when
+// there is one); the last one reads parent_ctx and task, puts the task
+// (accessPutTask) and queues free_ctx(): the context freed. A last put
+// that puts a parent context too is marked.
+// kernel/events/core.c: put_ctx()
+func (k *Kernel) accessPutCtx(c *cpu.CPU, ctx *Context) {
+	c.AccessMarkedOnly(ctx, "ctx->refcount", cpu.MarkedWrite, "put_ctx") // kernel/events/core.c: put_ctx(): if (refcount_dec_and_test(&ctx->refcount))
+	if ctx.life.refcount > 1 {
+		if ctx.life.wq.Waiters() > 0 {
+			c.Unaudited("wake_up_var") // kernel/events/core.c: put_ctx(): if (ctx->task == TASK_TOMBSTONE) wake_up_var(&ctx->refcount)
+		}
+		return
+	}
+	c.AccessMarkedOnly(ctx, "ctx->parent_ctx", cpu.MarkedRead, "put_ctx") // kernel/events/core.c: put_ctx(): if (ctx->parent_ctx) put_ctx(ctx->parent_ctx)
+	c.AccessMarkedOnly(ctx, "ctx->task", cpu.MarkedRead, "put_ctx")       // kernel/events/core.c: put_ctx(): if (ctx->task && ctx->task != TASK_TOMBSTONE) put_task_struct(ctx->task)
+	if ctx.parentCtx != nil {
+		c.Unaudited("put_ctx(ctx->parent_ctx)")
+	}
+	if ctx.life.taskRef && k.lifeOn() {
+		k.accessPutTask(c, ctx.task)
+	}
+	c.AccessMarkedOnly(ctx, "ctx (freed)", cpu.MarkedWrite, "put_ctx") // kernel/events/core.c: put_ctx(): call_rcu(&ctx->rcu_head, free_ctx)
+	c.AccessMarkedOnly(ctxStatsKey{k}, "the model's context counts", cpu.AtomicAdd, "put_ctx")
+}
+
+// ctxStatsKey is the model's counts of contexts made and freed (an
+// observable that the frees add to).
+type ctxStatsKey struct{ k *Kernel }
+
+// FootprintKey implements cpu.FootprintKeyer.
+func (ctxStatsKey) FootprintKey() string { return "perf_event_context counts (the model's)" }
+
+// FootprintExtent implements the write audit's extent.
+func (s ctxStatsKey) FootprintExtent() []any { return []any{&s.k.ctxStats} }
+
+// epcStatsKey is the model's counts of perf_event_pmu_contexts made and
+// freed.
+type epcStatsKey struct{ k *Kernel }
+
+// FootprintKey implements cpu.FootprintKeyer.
+func (epcStatsKey) FootprintKey() string { return "perf_event_pmu_context counts (the model's)" }
+
+// FootprintExtent implements the write audit's extent.
+func (s epcStatsKey) FootprintExtent() []any { return []any{&s.k.epcStats} }

@@ -63,7 +63,7 @@ func TestReleaseFootprints(t *testing.T) {
 			// the tail returns into close(2)'s return: sys_exit, then
 			// exit_to_user_mode_loop's look at the thread flags
 			"tail from ctx_sched_out": {"cpuctx->cgrp r, cpuctx->cgrp r, ctx->time w, ctx->is_active w, cpuctx->task_ctx w, ctx->event_list r, ctx->event_list r, pmu_ctx->rotate_necessary w, " +
-				tail + "UNAUDITED put_task_struct, UNAUDITED put_pmu_ctx, ctx->refcount w, ctx->lock w, sync w, ctx->lock w, sync w, " + closeExit},
+				tail + "task->usage w, epc->refcount w, ctx->event_list w, the model's epc counts add, ctx->refcount w, ctx->lock w, sync w, ctx->lock w, sync w, " + closeExit},
 		}},
 		{name: "today: a CPU event on another CPU: the IPI from close(2)", cpu: 1, pid: -1, want: map[string][]string{
 			"close from syscall_enter_from_user_mode": {closeSync},
@@ -80,7 +80,7 @@ func TestReleaseFootprints(t *testing.T) {
 			// release's tail: the task's reference and the last pmu_ctx's
 			// marked, the context's last but one annotated
 			"tail from ctx_sched_out": {"cpuctx->cgrp r, cpuctx->cgrp r, ctx->time w, ctx->is_active w, cpuctx->task_ctx w, ctx->event_list r, ctx->event_list r, pmu_ctx->rotate_necessary w, " +
-				tail + "UNAUDITED put_task_struct, UNAUDITED put_pmu_ctx, ctx->refcount w, ctx->lock w, sync w, ctx->lock w, sync w, task->task_works r"},
+				tail + "task->usage w, epc->refcount w, ctx->event_list w, the model's epc counts add, ctx->refcount w, ctx->lock w, sync w, ctx->lock w, sync w, task->task_works r"},
 		}},
 		{name: "pre-021a160abf62: a CPU event on another CPU: the IPI", knobs: deferred, cpu: 1, pid: -1, want: map[string][]string{
 			"close from syscall_enter_from_user_mode": closeBody,

@@ -33,9 +33,9 @@ func TestTpDestroyFootprint(t *testing.T) {
 			"sync w, current->lockdep_depth w, sync w, sync w, current->lockdep_depth w, sync w, " +
 			"sync w, current->lockdep_depth w, sync w, "
 		// _free_event() after event->destroy(): the target's reference;
-		// the pmu_ctx's (the last: marked, then its ctx->lock) or not;
+		// the pmu_ctx's (the last: off ctx->pmu_ctx_list, then its ctx->lock) or not;
 		// the context's; the event DEAD and freed
-		lastEpc  = "task->usage w, UNAUDITED put_pmu_ctx, ctx->refcount w, event->state w, event (freed) w, ctx->lock w, sync w, ctx->lock w, sync w, "
+		lastEpc  = "task->usage w, epc->refcount w, ctx->event_list w, the model's epc counts add, ctx->refcount w, event->state w, event (freed) w, ctx->lock w, sync w, ctx->lock w, sync w, "
 		otherEpc = "task->usage w, epc->refcount w, ctx->refcount w, event->state w, event (freed) w, "
 		// close(2)'s return: the sys_exit tracepoints' looks (raw and per
 		// syscall), the registers written back
@@ -62,7 +62,7 @@ func TestTpDestroyFootprint(t *testing.T) {
 			// signal->live, the sigqueues, the cgroup's population, no
 			// parent (init reaps it), the exec waiter's look
 			"tp_event->perf_refcount w, users w, tp_event->perf_events w, tp_event->perf_events w, " + probe + unlock +
-				"task->usage w, UNAUDITED __put_task_struct, UNAUDITED put_pmu_ctx, ctx->refcount w, UNAUDITED put_ctx, event->state w, event (freed) w, ctx->lock w, sync w, ctx->lock w, sync w, " +
+				"task->usage w, UNAUDITED __put_task_struct, epc->refcount w, ctx->event_list w, the model's epc counts add, ctx->refcount w, ctx->parent_ctx r, ctx->task r, ctx (freed) w, the model's context counts add, event->state w, event (freed) w, ctx->lock w, sync w, ctx->lock w, sync w, " +
 				"task->task_works r, p->__state w, signal->live w, signal->shared_pending w, task->pending w, cset->nr_tasks add, p->real_parent r, p->exit_state w, signal->group_exec_task r"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -268,6 +268,7 @@ func (k *Kernel) TaskExit(t *sched.Task) {
 	ctx := k.perfPinTaskContext(t) // perf_event_exit_task_context(): ctx = perf_pin_task_context(task)
 	k.perfEventExitTaskContext(t, t, true)
 	if ctx != nil && ctx.dead {
+		k.accessExitPinPut(t.CPU(), ctx)              // footprint_exit.go
 		k.putCtx(ctx, "perf_event_exit_task_context") // put_ctx(ctx): the pin's
 	}
 	// "At this point we need to send EXIT events to cpu contexts."
@@ -291,7 +292,7 @@ func (k *Kernel) perfEventExitTaskContext(cur, task *sched.Task, exit bool) {
 	// task installs before the teardown or finds TASK_TOMBSTONE after it
 	mu := k.ctxMutex(ctx)
 	k.S.MutexLock(cur, mu)
-	defer k.S.MutexUnlock(cur, mu)
+	defer k.exitCtxMutexUnlock(cur, ctx, mu, mu.Contended) // footprint_exit.go
 	c := cur.CPU()
 	f := c.LocalIrqSave()
 	k.ctxLock(c, ctx)
@@ -299,8 +300,8 @@ func (k *Kernel) perfEventExitTaskContext(cur, task *sched.Task, exit bool) {
 	k.accessExitTaskContext(c, ctx, exit)                                       // footprint_exit.go
 	c.Access(ctx, "ctx->task", cpu.MarkedWrite, "perf_event_exit_task_context") // core.c: perf_event_exit_task_context(): WRITE_ONCE(ctx->task, TASK_TOMBSTONE)
 	if exit && k.cpuCtx[c.ID].taskCtx == ctx {
-		k.ctxSchedOut(c, ctx, EVENT_ALL) // task_ctx_sched_out()
-		returnUnaudited(c, "perf_event_exit_task_context")
+		k.ctxSchedOut(c, ctx, EVENT_ALL)   // task_ctx_sched_out()
+		k.accessExitSchedOutReturn(c, ctx) // footprint_exit.go
 	}
 	ctx.dead = true                                   // RCU_INIT_POINTER(task->perf_event_ctxp, NULL); ctx->task = TASK_TOMBSTONE
 	k.putCtx(ctx, "perf_event_exit_task_context")     // put_ctx(ctx): task->perf_event_ctxp's ("cannot be last")
@@ -310,6 +311,7 @@ func (k *Kernel) perfEventExitTaskContext(cur, task *sched.Task, exit bool) {
 	c.LocalIrqRestore(f)
 	k.putCtx(clone, "perf_event_exit_task_context") // put_ctx(clone_ctx)
 	cur.Step("perf_event_exit_task_context:tombstone")
+	k.accessExitTombstone(cur.CPU(), exit) // footprint_exit.go
 	// "Report the task dead after unscheduling the events so that we won't
 	// get any samples after PERF_RECORD_EXIT."
 	if exit {
@@ -320,6 +322,7 @@ func (k *Kernel) perfEventExitTaskContext(cur, task *sched.Task, exit bool) {
 		target = task
 	}
 	for _, e := range append([]*Event(nil), ctx.events...) {
+		k.accessExitEvent(cur.CPU(), e) // footprint_exit.go
 		k.perfEventExitEvent(cur, e, ctx, target)
 	}
 }

@@ -748,6 +748,25 @@ func (ar actorReaper) TaskExit(t *sched.Task) {
 	}
 }
 
+// AccessTaskExit implements sched.AnnotatedExitHook: the reaper reads the
+// file's other tasks' states (written by their exits); once they are all
+// dead it ends the actors still waiting (the runner's device: their
+// fired flag and the wake of their threads), which nobody annotated:
+// marked.
+func (ar actorReaper) AccessTaskExit(t *sched.Task) bool {
+	fs := ar.fs
+	c := t.CPU()
+	for _, ft := range fs.r.File.Tasks {
+		if x := fs.r.Tasks[ft.Name]; x != t {
+			c.AccessMarkedOnly(x, "p->__state", cpu.MarkedRead, "actorReaper") // the task's state: TASK_DEAD once it exited (do_task_dead())
+			if x.State != sched.Dead {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // spawnActors starts one waiting thread per forced action, pinned to its
 // CPU, sharing the file table and mm of the file's tasks.
 func (fs *forceState) spawnActors() error {

@@ -23,10 +23,11 @@ import (
 //   - trace_sched_process_exit() (the TraceHooks: perf's fireSched
 //     annotates itself).
 //   - perf_event_exit_task() and what sits with it (the TaskExitHooks):
-//     a hook that says it annotates itself (AnnotatedExitHook: pmu's) runs
-//     as it is, any other is marked (the runner's actor reaper, perf
-//     record's SIGCHLD to perf, the unwind infrastructure's when it has
-//     work to run).
+//     a hook that says it annotates itself (AnnotatedExitHook: pmu's,
+//     the deferred unwind's, perf record's session, the runner's actor
+//     reaper) runs as it is, any other, or one that says its path is not
+//     annotated (perf record's SIGCHLD to perf, the actor reaper's wake of
+//     the actors, the unwind with work to run), is marked.
 //   - exit_mm(): current->mm cleared, mm_users dropped (the mm's vm#N key,
 //     footprint_key.go); the ExitMMHooks (perf's: its mmput() and
 //     exit_mmap() of the perf VMAs) must be AnnotatedExitMMHooks or are
@@ -124,6 +125,14 @@ func (s *Sched) accessExitSignals(t *Task) {
 	c := t.CPU()
 	c.AccessMarkedOnly(t, "task->flags", cpu.PlainWrite, "exit_signals")                      // kernel/signal.c: exit_signals(): tsk->flags |= PF_EXITING
 	c.AccessMarkedOnly(signalLiveKey{t.Leader()}, "signal->live", cpu.MarkedWrite, "do_exit") // kernel/exit.c: do_exit(): atomic_dec_and_test(&tsk->signal->live)
+}
+
+// AccessGroupDead annotates a look at whether t's thread group is dead
+// (GroupDead: the model's signal->live, the other threads' states), by
+// code that runs in t's exit: the other threads' exits write it.
+// kernel/exit.c: do_exit(): group_dead = atomic_dec_and_test(&tsk->signal->live), as the hooks read it
+func (s *Sched) AccessGroupDead(t *Task, fn string) {
+	t.CPU().AccessMarkedOnly(signalLiveKey{t.Leader()}, "signal->live", cpu.MarkedRead, fn)
 }
 
 // markExitHook marks a TaskExitHook whose code nobody annotated.

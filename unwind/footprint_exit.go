@@ -34,8 +34,14 @@ func (k infoKey) FootprintKey() string {
 // String is the key's identity (explore's TestFootprintKeysStable).
 func (k infoKey) String() string { return k.FootprintKey() }
 
-// FootprintExtent is where the model keeps it.
-func (k infoKey) FootprintExtent() []any { return []any{&k.d.info} }
+// FootprintExtent is where the model keeps it: the table and the task's
+// entry (its exiting and noMM, which the exit writes).
+func (k infoKey) FootprintExtent() []any {
+	if ti := k.d.info[k.t]; ti != nil {
+		return []any{&k.d.info, ti}
+	}
+	return []any{&k.d.info}
+}
 
 // AccessInfo annotates an access of t's unwind_info as the model keeps it
 // (its entry in the table, made on first use: a write).
