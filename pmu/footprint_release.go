@@ -12,7 +12,7 @@ import (
 //   - close(2)'s body (sched.Sched.SyscallAnnotated: the entry's fragment
 //     "syscall_enter_from_user_mode" reaches it): fdget()'s lookup of the
 //     fd (sched.AccessFdLookup), file_close_fd()'s clear of the table's
-//     slot (sched.FdTables' key), fput()'s decrement of file->f_count; the
+//     slot (the table's own key, files#N@tidT), fput()'s decrement of file->f_count; the
 //     last one queues ____fput as task work (task_work_add(): the task's
 //     task_works and TIF_NOTIFY_RESUME, annotated by sched), then the
 //     syscall's exit (sched's).
