@@ -294,7 +294,7 @@ func (ss *Session) startWorkload(t *sched.Task) {
 		ss.accessCorkWrite(t)          // footprint_record.go
 		t.CPU().Release(&ss.corkMutex) // pipe_write(): mutex_unlock(&pipe->mutex)
 		ss.uncorked = true
-		ss.S.WakeUpAll(&ss.cork)
+		ss.wakeCork() // footprint_record.go
 	})
 }
 
