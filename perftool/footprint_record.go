@@ -154,6 +154,21 @@ func (ss *Session) unannotated(t *sched.Task, run bool, fn func() error) (err er
 	return err
 }
 
+// synthesizeReadsOwn reports whether recordRun's synthesis and enable
+// touch only perf's own memory, so that they run as the annotated code
+// around them: for a forked workload (no -p/-t/-a/-C target: no /proc
+// walk, no enable, synthesize() returns after the header records) without
+// --all-cgroups, synthesizeHeaderRecords() reads perf's own tables (the
+// attrs and their ids, the evsels, the forked child's PID, which perf got
+// from fork(2)), the machine's CPU count and the PMUs' formats (fixed for
+// the run), and writes perf's headerSynth; with --all-cgroups it walks
+// the scheduler's cgroup tree (cgroupRecords), which another context's
+// mkdir changes, and any other target reads /proc and issues the enable
+// ioctls: those run unannotated.
+func (ss *Session) synthesizeReadsOwn() bool {
+	return ss.R.Target.None() && !ss.R.AllCgroups
+}
+
 // anyFilter reports whether an evsel has a --filter (resolveFilters
 // resolves its symbols; applyFilters sets it with an ioctl).
 func (ss *Session) anyFilter() bool {
