@@ -99,6 +99,7 @@ func (s *Sched) accessWantsSignal(th *Task) {
 		c.AccessMarkedOnly(th, "task->flags", cpu.MarkedRead, "wants_signal")        // kernel/signal.c: wants_signal(): p->flags & PF_EXITING
 		c.AccessMarkedOnly(&th.Thread, "p->on_cpu", cpu.MarkedRead, "wants_signal")  // kernel/signal.c: wants_signal(): task_curr(p)
 		c.AccessMarkedOnly(th, "thread_info->flags", cpu.MarkedRead, "wants_signal") // kernel/signal.c: wants_signal(): task_sigpending(p)
+		s.accessKickCPU(c, th)
 	}
 }
 
@@ -129,7 +130,15 @@ func (s *Sched) accessCompleteSignal(t *Task, shared, fatal bool) {
 		c.AccessMarkedOnly(th, "p->__state", cpu.MarkedRead, "complete_signal")         // the thread's exit state (the model skips dead threads)
 		c.AccessMarkedOnly(th, "task->pending", cpu.MarkedWrite, "complete_signal")     // kernel/signal.c: complete_signal(): sigaddset(&t->pending.signal, SIGKILL)
 		c.AccessMarkedOnly(th, "thread_info->flags", cpu.MarkedWrite, "signal_wake_up") // kernel/signal.c: signal_wake_up(t, 1): TIF_SIGPENDING
+		s.accessKickCPU(c, th)
 	}
+}
+
+// accessKickCPU annotates signal_wake_up_state()'s kick_process(th):
+// task_cpu(th), where the IPI goes (a switch changes what runs there,
+// p->on_cpu; set_task_cpu() changes task_cpu()).
+func (s *Sched) accessKickCPU(c *cpu.CPU, th *Task) {
+	c.AccessMarkedOnly(th, "p->se (exec_start, wake_cpu)", cpu.MarkedRead, "kick_process") // kernel/sched/core.c: kick_process(): cpu = task_cpu(p)
 }
 
 // accessGetSignal annotates get_signal() after its task works, under

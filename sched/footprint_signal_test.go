@@ -56,11 +56,12 @@ func TestSignalFootprint(t *testing.T) {
 		"thread:a-101 task->pending W",
 		"thread:a-101 signal->rlim R",
 		"ucounts:UCOUNT_RLIMIT_SIGPENDING ucounts->rlimit[UCOUNT_RLIMIT_SIGPENDING] W",
-		// complete_signal(): wants_signal(a), TIF_SIGPENDING set, the IPI to cpu0
+		// complete_signal(): wants_signal(a) (and kick_process()'s task_cpu(a)), TIF_SIGPENDING set, the IPI to cpu0
 		"thread:a-101 p->__state R",
 		"thread:a-101 task->flags R",
 		"thread:a-101 p->on_cpu R",
 		"thread:a-101 thread_info->flags R",
+		"thread:a-101 p->se (exec_start, wake_cpu) R",
 		"thread:a-101 thread_info->flags W",
 		"machine posts W",
 		// write(2)'s return: the registers
