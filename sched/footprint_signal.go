@@ -37,7 +37,9 @@ import "perfsim/cpu"
 
 // sigLogKey is the model's logs of the signals tasks took and of the ones
 // that killed a process (Sched.Delivered, Sched.Killed): observables, in
-// the order the deliveries ran, so every append writes them.
+// the order the deliveries ran, so every append writes them; and the
+// count of sends over RLIMIT_SIGPENDING (Sched.SigqueueOverflows, an
+// observable the sender adds to).
 type sigLogKey struct{ s *Sched }
 
 // FootprintKey implements cpu.FootprintKeyer: a machine has one log.
@@ -46,7 +48,9 @@ func (sigLogKey) FootprintKey() string {
 }
 
 // FootprintExtent is where the model keeps it (explore's write audit).
-func (k sigLogKey) FootprintExtent() []any { return []any{&k.s.Delivered, &k.s.Killed} }
+func (k sigLogKey) FootprintExtent() []any {
+	return []any{&k.s.Delivered, &k.s.Killed, &k.s.SigqueueOverflows}
+}
 
 // accessSigLog annotates an append to the logs.
 func (s *Sched) accessSigLog(c *cpu.CPU, fn string) {
@@ -84,6 +88,17 @@ func (s *Sched) accessSendSignal(t *Task, typ PidType, install bool) {
 	}
 	c.AccessMarkedOnly(l, "signal->rlim", cpu.MarkedRead, "__sigqueue_alloc")                                              // kernel/signal.c: __sigqueue_alloc(): task_rlimit(t, RLIMIT_SIGPENDING)
 	c.AccessMarkedOnly(sigpendingKey{s}, "ucounts->rlimit[UCOUNT_RLIMIT_SIGPENDING]", cpu.MarkedWrite, "__sigqueue_alloc") // kernel/signal.c: __sigqueue_alloc(): inc_rlimit_get_ucounts(), its result compared with the limit
+}
+
+// accessSigOverflow annotates a send over RLIMIT_SIGPENDING: the model's
+// count of them (an observable), written with the log's key.
+func (s *Sched) accessSigOverflow() {
+	if !s.M.FootprintListening() {
+		return
+	}
+	if c := s.runningCPU(); c != nil {
+		c.AccessMarkedOnly(sigLogKey{s}, "the signal log", cpu.MarkedWrite, "__sigqueue_alloc") // the model's count of sigqueue allocations over the limit (print_dropped_signal())
+	}
 }
 
 // accessWantsSignal annotates complete_signal()'s wants_signal() look at

@@ -301,6 +301,7 @@ func (s *Sched) SendSignalTo(t *Task, sig Signal, typ PidType) (bool, uapi.Errno
 	// fails unless override_rlimit (a standard signal from the kernel)
 	override := sig.Sig < SIGRTMIN && sig.Code >= 0
 	if !override && uint64(s.sigpending)+1 > ss.rlimSigpe {
+		s.accessSigOverflow() // footprint_signal.go
 		s.SigqueueOverflows++
 		if sig.Sig >= SIGRTMIN && sig.Code != SI_USER {
 			return false, uapi.EAGAIN // "Queue overflow, abort."
