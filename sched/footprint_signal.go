@@ -76,7 +76,13 @@ func (s *Sched) accessSendSignal(t *Task, typ PidType, install bool) {
 	op := cpu.MarkedRead
 	if install {
 		op = cpu.MarkedWrite
-		c.AccessMarkedOnly(t, "sighand->action", op, "do_sigaction") // kernel/signal.c: do_sigaction(): the task's sighand (the model makes it on first use)
+	}
+	c.AccessMarkedOnly(t, "sighand->action", sigCacheOp(t, op), "do_sigaction") // kernel/signal.c: do_sigaction(), sig_task_ignored(): t->sighand (the model's pointer, made on first use)
+	if l.sig == nil {
+		c.AccessMarkedOnly(l, "task->signal", cpu.MarkedWrite, "__send_signal_locked") // the model's signal_struct, made on first use (sigstruct)
+	}
+	if t.sig == nil || t.sig != l.sig {
+		c.AccessMarkedOnly(t, "task->signal", cpu.MarkedWrite, "__send_signal_locked") // ... and t's pointer to it, set on first use
 	}
 	c.AccessMarkedOnly(l, "sighand->action", op, "prepare_signal")                 // kernel/signal.c: prepare_signal() -> sig_ignored() -> sig_task_ignored(): t->sighand->action[sig - 1]
 	c.AccessMarkedOnly(l, "signal->flags", cpu.MarkedRead, "prepare_signal")       // kernel/signal.c: prepare_signal(): if (signal->flags & SIGNAL_GROUP_EXIT)
@@ -166,12 +172,22 @@ func (s *Sched) accessGetSignal(t *Task) {
 		return
 	}
 	c, l := t.CPU(), t.Leader()
-	c.AccessMarkedOnly(l, "signal->flags", cpu.MarkedRead, "get_signal")               // kernel/signal.c: get_signal(): if ((signal->flags & SIGNAL_GROUP_EXIT) || signal->group_exec_task)
-	c.AccessMarkedOnly(t, "task->pending", cpu.MarkedWrite, "dequeue_signal")          // kernel/signal.c: dequeue_signal(): __dequeue_signal(&tsk->pending, ...): collect_signal()
-	c.AccessMarkedOnly(l, "signal->shared_pending", cpu.MarkedWrite, "dequeue_signal") // kernel/signal.c: dequeue_signal(): __dequeue_signal(&tsk->signal->shared_pending, ...)
-	c.AccessMarkedOnly(l, "sighand->action", cpu.MarkedRead, "get_signal")             // kernel/signal.c: get_signal(): ka = &sighand->action[signr-1]
-	c.AccessMarkedOnly(t, "sighand->action", cpu.MarkedRead, "get_signal")             // the task's sighand pointer (the model's, made on first use)
-	c.AccessMarkedOnly(t, "thread_info->flags", cpu.MarkedWrite, "recalc_sigpending")  // kernel/signal.c: recalc_sigpending(): clear_thread_flag(TIF_SIGPENDING)
+	c.AccessMarkedOnly(l, "signal->flags", cpu.MarkedRead, "get_signal")                  // kernel/signal.c: get_signal(): if ((signal->flags & SIGNAL_GROUP_EXIT) || signal->group_exec_task)
+	c.AccessMarkedOnly(t, "task->pending", cpu.MarkedWrite, "dequeue_signal")             // kernel/signal.c: dequeue_signal(): __dequeue_signal(&tsk->pending, ...): collect_signal()
+	c.AccessMarkedOnly(l, "signal->shared_pending", cpu.MarkedWrite, "dequeue_signal")    // kernel/signal.c: dequeue_signal(): __dequeue_signal(&tsk->signal->shared_pending, ...)
+	c.AccessMarkedOnly(l, "sighand->action", cpu.MarkedRead, "get_signal")                // kernel/signal.c: get_signal(): ka = &sighand->action[signr-1]
+	c.AccessMarkedOnly(t, "sighand->action", sigCacheOp(t, cpu.MarkedRead), "get_signal") // the task's sighand pointer (the model's, made on first use)
+	c.AccessMarkedOnly(t, "thread_info->flags", cpu.MarkedWrite, "recalc_sigpending")     // kernel/signal.c: recalc_sigpending(): clear_thread_flag(TIF_SIGPENDING)
+}
+
+// sigCacheOp is op for an access of t's sighand, or a write when the
+// model makes t's pointer to it on this first use (Task.sighand(): a
+// thread that shares its leader's, or its own all SIG_DFL).
+func sigCacheOp(t *Task, op cpu.AccessOp) cpu.AccessOp {
+	if t.sigh == nil && !t.defaultSighand() {
+		return cpu.MarkedWrite
+	}
+	return op
 }
 
 // accessSigqueueFree annotates __sigqueue_free() of a dequeued signal

@@ -49,6 +49,9 @@ func TestSignalFootprint(t *testing.T) {
 		"thread:a-101 p->__state R",
 		"thread:a-101/signal->live signal->live R",
 		"thread:a-101 sighand->action W",
+		// the model's signal_struct of a's, made on this first use, and a's pointer to it
+		"thread:a-101 task->signal W",
+		"thread:a-101 task->signal W",
 		"thread:a-101 sighand->action W",
 		"thread:a-101 signal->flags R",
 		"thread:a-101 thread_info->flags R",
