@@ -62,10 +62,10 @@ func (k *Kernel) accessPollFd(c *cpu.CPU, e *Event) {
 	if !k.M.FootprintListening() || c == nil {
 		return
 	}
-	c.AccessMarkedOnly(waitqKey{e}, "event->waitq", cpu.MarkedWrite, "perf_poll")        // kernel/events/core.c: perf_poll(): poll_wait(file, &event->waitq, wait) -> add_wait_queue()
-	c.AccessMarkedOnly(e, "event->state", cpu.MarkedRead, "is_event_hup")      // kernel/events/core.c: is_event_hup(): if (event->state > PERF_EVENT_STATE_EXIT)
-	c.AccessMarkedOnly(e, "event->child_list", cpu.MarkedRead, "is_event_hup") // kernel/events/core.c: is_event_hup(): list_empty(&event->child_list), under child_mutex
-	c.AccessMarkedOnly(e, "event->rb", cpu.MarkedRead, "perf_poll")            // kernel/events/core.c: perf_poll(): mutex_lock(&event->mmap_mutex); rb = event->rb
+	c.AccessMarkedOnly(waitqKey{e}, "event->waitq", cpu.MarkedWrite, "perf_poll") // kernel/events/core.c: perf_poll(): poll_wait(file, &event->waitq, wait) -> add_wait_queue()
+	c.AccessMarkedOnly(e, "event->state", cpu.MarkedRead, "is_event_hup")         // kernel/events/core.c: is_event_hup(): if (event->state > PERF_EVENT_STATE_EXIT)
+	c.AccessMarkedOnly(e, "event->child_list", cpu.MarkedRead, "is_event_hup")    // kernel/events/core.c: is_event_hup(): list_empty(&event->child_list), under child_mutex
+	c.AccessMarkedOnly(e, "event->rb", cpu.MarkedRead, "perf_poll")               // kernel/events/core.c: perf_poll(): mutex_lock(&event->mmap_mutex); rb = event->rb
 	if e.rb != nil {
 		c.AccessMarkedOnly(e.rb, "rb->poll", cpu.MarkedWrite, "perf_poll") // kernel/events/core.c: perf_poll(): events = atomic_xchg(&rb->poll, 0)
 	}
