@@ -35,23 +35,30 @@ func init() {
 	cpu.DeclareComplete("perf_poll:wait")
 }
 
-// waitqKey is event->waitq: the event's key (the same footprint as an
-// access annotated on the event: ring_buffer_attach()'s look, mmap.go),
-// whose extent is the event and the pollers' queues on its waitq (the
-// model's one sched.WaitQueue per poll(2), which the poller's sleep and the
-// waker's wake_up_all() write): explore's write audit.
+// waitqKey is the pollers' queues on event->waitq (the model's one
+// sched.WaitQueue per poll(2), which the poller's sleep and the waker's
+// wake_up_all() write): "event#N/waitq", its extent those queues, for
+// explore's write audit. Every access of the waitq is annotated on the
+// event too (accessWaitq), as ring_buffer_attach()'s look is (mmap.go).
 type waitqKey struct{ e *Event }
 
 // FootprintKey implements cpu.FootprintKeyer.
-func (k waitqKey) FootprintKey() string { return k.e.FootprintKey() }
+func (k waitqKey) FootprintKey() string { return k.e.FootprintKey() + "/waitq" }
 
 // FootprintExtent implements the write audit's extent.
 func (k waitqKey) FootprintExtent() []any {
-	out := []any{k.e}
+	out := make([]any, 0, len(k.e.pollers))
 	for _, q := range k.e.pollers {
 		out = append(out, q)
 	}
 	return out
+}
+
+// accessWaitq annotates an access of e's waitq: on the event (the
+// footprint other code annotates it with) and on its pollers' queues.
+func accessWaitq(c *cpu.CPU, e *Event, op cpu.AccessOp, fn string) {
+	c.AccessMarkedOnly(e, "event->waitq", op, fn)
+	c.AccessMarkedOnly(waitqKey{e}, "event->waitq", op, fn)
 }
 
 // accessPollFd annotates perf_poll()'s look at e for a poller, after
@@ -62,10 +69,10 @@ func (k *Kernel) accessPollFd(c *cpu.CPU, e *Event) {
 	if !k.M.FootprintListening() || c == nil {
 		return
 	}
-	c.AccessMarkedOnly(waitqKey{e}, "event->waitq", cpu.MarkedWrite, "perf_poll") // kernel/events/core.c: perf_poll(): poll_wait(file, &event->waitq, wait) -> add_wait_queue()
-	c.AccessMarkedOnly(e, "event->state", cpu.MarkedRead, "is_event_hup")         // kernel/events/core.c: is_event_hup(): if (event->state > PERF_EVENT_STATE_EXIT)
-	c.AccessMarkedOnly(e, "event->child_list", cpu.MarkedRead, "is_event_hup")    // kernel/events/core.c: is_event_hup(): list_empty(&event->child_list), under child_mutex
-	c.AccessMarkedOnly(e, "event->rb", cpu.MarkedRead, "perf_poll")               // kernel/events/core.c: perf_poll(): mutex_lock(&event->mmap_mutex); rb = event->rb
+	accessWaitq(c, e, cpu.MarkedWrite, "perf_poll")                            // kernel/events/core.c: perf_poll(): poll_wait(file, &event->waitq, wait) -> add_wait_queue()
+	c.AccessMarkedOnly(e, "event->state", cpu.MarkedRead, "is_event_hup")      // kernel/events/core.c: is_event_hup(): if (event->state > PERF_EVENT_STATE_EXIT)
+	c.AccessMarkedOnly(e, "event->child_list", cpu.MarkedRead, "is_event_hup") // kernel/events/core.c: is_event_hup(): list_empty(&event->child_list), under child_mutex
+	c.AccessMarkedOnly(e, "event->rb", cpu.MarkedRead, "perf_poll")            // kernel/events/core.c: perf_poll(): mutex_lock(&event->mmap_mutex); rb = event->rb
 	if e.rb != nil {
 		c.AccessMarkedOnly(e.rb, "rb->poll", cpu.MarkedWrite, "perf_poll") // kernel/events/core.c: perf_poll(): events = atomic_xchg(&rb->poll, 0)
 	}
@@ -75,7 +82,7 @@ func (k *Kernel) accessPollFd(c *cpu.CPU, e *Event) {
 // (poll_freewait() -> remove_wait_queue(), under the waitq's lock).
 func (k *Kernel) accessPollUnqueue(c *cpu.CPU, e *Event) {
 	if k.M.FootprintListening() && c != nil {
-		c.AccessMarkedOnly(waitqKey{e}, "event->waitq", cpu.MarkedWrite, "poll_freewait") // fs/select.c: poll_freewait() -> free_poll_entry() -> remove_wait_queue(entry->wait_address, &entry->wait)
+		accessWaitq(c, e, cpu.MarkedWrite, "poll_freewait") // fs/select.c: poll_freewait() -> free_poll_entry() -> remove_wait_queue(entry->wait_address, &entry->wait)
 	}
 }
 
@@ -91,7 +98,7 @@ func (k *Kernel) accessPollSleep(t *sched.Task, evs []*Event) {
 	c.AccessMarkedOnly(t, "thread_info->flags", cpu.MarkedRead, "do_poll") // fs/select.c: do_poll(): if (signal_pending(current))
 	c.AccessMarkedOnly(t, "p->__state", cpu.MarkedWrite, "do_poll")        // fs/select.c: poll_schedule_timeout(): set_current_state(TASK_INTERRUPTIBLE), which try_to_wake_up() reads
 	for _, e := range evs {
-		c.AccessMarkedOnly(waitqKey{e}, "event->waitq", cpu.MarkedWrite, "do_poll") // the poller's wait entries, on each event's waitq (the model's one queue per poll)
+		accessWaitq(c, e, cpu.MarkedWrite, "do_poll") // the poller's wait entries, on each event's waitq (the model's one queue per poll)
 	}
 }
 
@@ -105,7 +112,7 @@ func (k *Kernel) accessPollWoken(t *sched.Task, evs []*Event) {
 	}
 	c := t.CPU()
 	for _, e := range evs {
-		c.AccessMarkedOnly(waitqKey{e}, "event->waitq", cpu.MarkedWrite, "do_poll") // fs/select.c: poll_schedule_timeout() returns: the entries the wake-up left, taken off
+		accessWaitq(c, e, cpu.MarkedWrite, "do_poll") // fs/select.c: poll_schedule_timeout() returns: the entries the wake-up left, taken off
 	}
 	c.AccessMarkedOnly(t, "thread_info->flags", cpu.MarkedRead, "do_poll") // fs/select.c: do_poll(): signal_pending(current)
 }
@@ -122,7 +129,7 @@ func (e *Event) accessWakeWaitq() {
 			if len(e.pollers) > 0 {
 				op = cpu.MarkedWrite
 			}
-			c.AccessMarkedOnly(waitqKey{e}, "event->waitq", op, "__wake_up") // kernel/sched/wait.c: __wake_up() -> __wake_up_common_lock(): spin_lock_irqsave(&wq_head->lock), the entries' callbacks
+			accessWaitq(c, e, op, "__wake_up") // kernel/sched/wait.c: __wake_up() -> __wake_up_common_lock(): spin_lock_irqsave(&wq_head->lock), the entries' callbacks
 		}
 	}
 }

@@ -31,7 +31,7 @@ func TestSidebandFootprints(t *testing.T) {
 		// pollers of each looked for: perf_event_wakeup(), footprint_poll.go), then
 		// the CPU's walk, do_exit()'s exit_mm() (sched/footprint_exit.go) and
 		// exit_mmap()'s perf_mmap_close() up to its first step (footprint_munmap.go)
-		exit = walkEnd + "UNAUDITED perf_event_task's caller, event->tstamp w, ctx->time r, ctx->is_active r, event->state w, event->waitq r, sync w, ctx->event_list r, task->perf_event_ctxp r, ctx->task r, task->unwind_info.unwind_mask r, task->unwind_info w, task->mm w, mm->mm_users w, task->mm w, mm->mm_users w, mm->mm_mt r, UNAUDITED an ExitMMHook, sync w, event->rb r, rb->refcount w, rb->aux_nr_pages r, rb->mmap_count w" // then do_exit() (sched/footprint_exit.go): the deferred unwind's exit, exit_mm() and perf's last mmput() of the mm with its buffer (exit_mmap(): marked)
+		exit = walkEnd + "UNAUDITED perf_event_task's caller, event->tstamp w, ctx->time r, ctx->is_active r, event->state w, event->waitq r, event->waitq r, sync w, ctx->event_list r, task->perf_event_ctxp r, ctx->task r, task->unwind_info.unwind_mask r, task->unwind_info w, task->mm w, mm->mm_users w, task->mm w, mm->mm_users w, mm->mm_mt r, UNAUDITED an ExitMMHook, sync w, event->rb r, rb->refcount w, rb->aux_nr_pages r, rb->mmap_count w" // then do_exit() (sched/footprint_exit.go): the deferred unwind's exit, exit_mm() and perf's last mmput() of the mm with its buffer (exit_mmap(): marked)
 	)
 	arg := func(v uint64) sched.SysArg { return sched.SysArg{Val: v} }
 	anon := []sched.SysArg{arg(0), arg(8192), arg(uapi.PROT_READ | uapi.PROT_WRITE), arg(uapi.MAP_PRIVATE | uapi.MAP_ANONYMOUS), arg(^uint64(0)), arg(0)}
