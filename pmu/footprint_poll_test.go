@@ -49,7 +49,7 @@ func TestPollFootprint(t *testing.T) {
 	want := []string{
 		// the sys_enter tracepoints' looks (raw and per syscall), fdget()
 		"tp_event->perf_refcount r, tp_event->perf_refcount r, task->files r, fdt->fd[] r, " +
-			// perf_poll(): poll_wait() on event->waitq (the event's key and its pollers' queues'), is_event_hup(), event->rb (none: no rb->poll)
+			// perf_poll(): poll_wait() on event->waitq (the event's key and its pollers' queues), is_event_hup(), event->rb (none: no rb->poll)
 			"event->waitq w, event->waitq w, event->state r, event->child_list r, event->rb r",
 	}
 	if diff := cmp.Diff(want, entry); diff != "" {
