@@ -135,7 +135,7 @@ var realDeclared = []string{"pt_event_start:resume-allowed", "pt_config:resume-a
 	"perf_output_put_handle:nest-dec", "perf_output_put_handle:nest-zero",
 	"syscall_enter_from_user_mode", "exit_to_user_mode_loop", "context_switch", "__schedule:irqs-off",
 	"perf_event_task_sched_out", "perf_event_context_sched_out:locked", "perf_event_context_sched_out:disabled", "perf_event_task_sched_in", "ctx_sched_out", "ctx_sched_in",
-	"event_sched_out", "event_sched_out:del", "event_sched_in"}
+	"event_sched_out", "event_sched_out:del", "event_sched_in", "perf_poll:wait"}
 
 // compCensusCase surveys one replicated scenario and checks its census.
 func compCensusCase(t *testing.T, src string, c, k, n int, perThread bool) {
@@ -162,11 +162,13 @@ func compCensusCase(t *testing.T, src string, c, k, n int, perThread bool) {
 	// area "aux pause/resume and intel_pt": perf_event_aux_pause() and
 	// every step of intel_pt's the scenario reaches, pt_event_add() and
 	// pt_event_del() among them, are declared, pmu/footprint_aux.go,
-	// pmu/pt/footprint.go, footprint_addel.go.)
+	// pmu/pt/footprint.go, footprint_addel.go. So is the area "perf tool:
+	// reading the rings, poll": the readers' step points are declared,
+	// perftool/footprint_record.go, and poll(2)'s, pmu/footprint_poll.go.)
 	// (And the area "teardown: close, munmap, exit": the release's and the
 	// exit's teardown are declared, their puts annotated,
 	// pmu/footprint_release.go, footprint_exit.go.)
-	for _, a := range []string{"setup: perf opens, installs, maps, enables", "perf tool: reading the rings, poll",
+	for _, a := range []string{"setup: perf opens, installs, maps, enables",
 		"declared fragments that reach unaudited code"} {
 		if distinct[a] == 0 {
 			t.Errorf("no reason in area %q: something was declared (update this census and the guard's figures)", a)
@@ -235,15 +237,20 @@ func compCensusCase(t *testing.T, src string, c, k, n int, perThread bool) {
 			"task->perf_event_ctxp (the model's table) (task->perf_event_ctxp)",
 			// the execs' lookups of their images and ld.so (sched/footprint_exec.go)
 			"the file system (inodes by path) (inode cache)",
+			// the deliveries' log, an observable in order (sched/footprint_signal.go): each session's perf takes its SIGCHLD on its CPU
+			"the signals delivered (Sched.Delivered, Sched.Killed) (the signal log)",
 			// the tasks a wake-up places on the other CPU (sched/footprint_wake.go): their fields, from both
 			// and the exits (sched/footprint_exit.go): PF_EXITING, the state, the signals, the mm and files;
+			// the SIGCHLD perf's exit hook sends from the workload's CPU (sched/footprint_signal.go): the disposition, the group's flags, the rlimit, perf's signal_struct made on first use;
 			// the exec's perf_event_remove_on_exec() takes ctx->mutex (pmu/footprint_exec_resched.go: lockMutex)
-			"thread:perf-103 (current->lockdep_depth)", "thread:perf-103 (p->__state)", "thread:perf-103 (p->exit_state)", "thread:perf-103 (p->migration_pending)", "thread:perf-103 (p->on_cpu)", "thread:perf-103 (p->on_rq)", "thread:perf-103 (p->real_parent)", "thread:perf-103 (p->recent_used_cpu)", "thread:perf-103 (p->se (exec_start, wake_cpu))", "thread:perf-103 (p->se)", "thread:perf-103 (p->wakee_flips)", "thread:perf-103 (signal->group_exec_task)", "thread:perf-103 (signal->shared_pending)", "thread:perf-103 (sync)", "thread:perf-103 (task->files)", "thread:perf-103 (task->flags)", "thread:perf-103 (task->mm)", "thread:perf-103 (task->pending)", "thread:perf-103 (task->perf_event_ctxp)", "thread:perf-103 (task->task_works)", "thread:perf-103 (task->unwind_info.unwind_mask)", "thread:perf-103 (task_pt_regs(current))", "thread:perf-103 (the task's mode and stacks)", "thread:perf-103 (thread_info->flags)", "thread:uname0-101 (p->migration_pending)", "thread:uname0-101 (p->on_cpu)", "thread:uname0-101 (p->se (exec_start, wake_cpu))", "thread:uname0-101 (p->se)", "thread:uname0-101 (task->perf_event_ctxp)", "thread:uname0-101 (task_struct (freed))", "thread:uname1-102 (current->lockdep_depth)", "thread:uname1-102 (p->__state)", "thread:uname1-102 (p->cpus_ptr)", "thread:uname1-102 (p->exit_state)", "thread:uname1-102 (p->migration_pending)", "thread:uname1-102 (p->on_cpu)", "thread:uname1-102 (p->on_rq)", "thread:uname1-102 (p->real_parent)", "thread:uname1-102 (p->recent_used_cpu)", "thread:uname1-102 (p->se (exec_start, wake_cpu))", "thread:uname1-102 (p->se)", "thread:uname1-102 (p->wakee_flips)", "thread:uname1-102 (signal->group_exec_task)", "thread:uname1-102 (signal->shared_pending)", "thread:uname1-102 (signal->thread_head)", "thread:uname1-102 (sync)", "thread:uname1-102 (task->comm)", "thread:uname1-102 (task->files)", "thread:uname1-102 (task->flags)", "thread:uname1-102 (task->mm)", "thread:uname1-102 (task->pending)", "thread:uname1-102 (task->perf_event_ctxp)", "thread:uname1-102 (task->task_works)", "thread:uname1-102 (task->unwind_info.unwind_mask)", "thread:uname1-102 (task_pt_regs(current))", "thread:uname1-102 (task_struct (freed))", "thread:uname1-102 (the task's mode and stacks)", "thread:uname1-102 (thread_info->flags)",
+			"thread:perf-103 (current->lockdep_depth)", "thread:perf-103 (p->__state)", "thread:perf-103 (p->exit_state)", "thread:perf-103 (p->migration_pending)", "thread:perf-103 (p->on_cpu)", "thread:perf-103 (p->on_rq)", "thread:perf-103 (p->real_parent)", "thread:perf-103 (p->recent_used_cpu)", "thread:perf-103 (p->se (exec_start, wake_cpu))", "thread:perf-103 (p->se)", "thread:perf-103 (p->wakee_flips)", "thread:perf-103 (sighand->action)", "thread:perf-103 (signal->flags)", "thread:perf-103 (signal->group_exec_task)", "thread:perf-103 (signal->rlim)", "thread:perf-103 (signal->shared_pending)", "thread:perf-103 (sync)", "thread:perf-103 (task->files)", "thread:perf-103 (task->flags)", "thread:perf-103 (task->mm)", "thread:perf-103 (task->pending)", "thread:perf-103 (task->perf_event_ctxp)", "thread:perf-103 (task->signal)", "thread:perf-103 (task->task_works)", "thread:perf-103 (task->unwind_info.unwind_mask)", "thread:perf-103 (task_pt_regs(current))", "thread:perf-103 (the task's mode and stacks)", "thread:perf-103 (thread_info->flags)", "thread:uname0-101 (p->migration_pending)", "thread:uname0-101 (p->on_cpu)", "thread:uname0-101 (p->se (exec_start, wake_cpu))", "thread:uname0-101 (p->se)", "thread:uname0-101 (task->perf_event_ctxp)", "thread:uname0-101 (task_struct (freed))", "thread:uname1-102 (current->lockdep_depth)", "thread:uname1-102 (p->__state)", "thread:uname1-102 (p->cpus_ptr)", "thread:uname1-102 (p->exit_state)", "thread:uname1-102 (p->migration_pending)", "thread:uname1-102 (p->on_cpu)", "thread:uname1-102 (p->on_rq)", "thread:uname1-102 (p->real_parent)", "thread:uname1-102 (p->recent_used_cpu)", "thread:uname1-102 (p->se (exec_start, wake_cpu))", "thread:uname1-102 (p->se)", "thread:uname1-102 (p->wakee_flips)", "thread:uname1-102 (signal->group_exec_task)", "thread:uname1-102 (signal->shared_pending)", "thread:uname1-102 (signal->thread_head)", "thread:uname1-102 (sync)", "thread:uname1-102 (task->comm)", "thread:uname1-102 (task->files)", "thread:uname1-102 (task->flags)", "thread:uname1-102 (task->mm)", "thread:uname1-102 (task->pending)", "thread:uname1-102 (task->perf_event_ctxp)", "thread:uname1-102 (task->task_works)", "thread:uname1-102 (task->unwind_info.unwind_mask)", "thread:uname1-102 (task_pt_regs(current))", "thread:uname1-102 (task_struct (freed))", "thread:uname1-102 (the task's mode and stacks)", "thread:uname1-102 (thread_info->flags)",
 			// (the workloads' task_structs, freed by the last put of perf's
 			// reference after their reaping: pmu/footprint_release.go)
 			// the tracepoint's perf_refcount and per-CPU lists, its init's and destroy's (pmu/footprint_tp_destroy.go)
 			"tp:syscalls:sys_enter_newuname (the model's count of users) (users)", "tp:syscalls:sys_enter_newuname (tp_event->perf_refcount)", "tp:syscalls:sys_enter_newuname@cpu0 (tp_event->perf_events)", "tp:syscalls:sys_enter_newuname@cpu1 (tp_event->perf_events)",
-			"tracepoints_mutex (struct mutex) (sync)", "tracepoints_mutex (sync)"}
+			"tracepoints_mutex (struct mutex) (sync)", "tracepoints_mutex (sync)",
+			// the user's count of queued signals (sched/footprint_signal.go): the senders' and the deliveries'
+			"ucounts:UCOUNT_RLIMIT_SIGPENDING (ucounts->rlimit[UCOUNT_RLIMIT_SIGPENDING])"}
 		if d := cmp.Diff(want, shared); d != "" {
 			t.Errorf("objects two CPUs share (-want +got):\n%s", d)
 		}

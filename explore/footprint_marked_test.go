@@ -49,8 +49,8 @@ func TestRingBufferFootprintsMarked(t *testing.T) {
 		got = append(got, field)
 	}
 	sort.Strings(got)
-	want := []string{"rb (freed)", "rb->aux_head", "rb->aux_in_pause_resume", "rb->aux_mmap_count", "rb->aux_nest", "rb->aux_nr_pages", "rb->aux_pages", "rb->aux_refcount", "rb->aux_wakeup", "rb->data_pages", "rb->head", "rb->lost", "rb->nest", "rb->nr_pages", "rb->paused", "rb->refcount", "rb->wakeup",
-		"user_page->aux_head", "user_page->aux_offset", "user_page->aux_size", "user_page->aux_tail", "user_page->data_head", "user_page->data_tail"} // the user page's, and the pages, perf's too (perftool/footprint_record.go); nr_pages and refcount, the setup syscalls' (pmu/footprint_setup.go); aux_in_pause_resume, perf_event_aux_pause()'s (pmu/footprint_aux.go); aux_head, aux_mmap_count, aux_nest, aux_refcount, aux_wakeup, perf_aux_output_begin()'s and _end()'s (rb/footprint_aux.go); the buffer's free, perf_mmap_close()'s last ring_buffer_put() (pmu/footprint_munmap.go)
+	want := []string{"rb (freed)", "rb->aux_head", "rb->aux_in_pause_resume", "rb->aux_mmap_count", "rb->aux_nest", "rb->aux_nr_pages", "rb->aux_pages", "rb->aux_refcount", "rb->aux_wakeup", "rb->data_pages", "rb->head", "rb->lost", "rb->nest", "rb->nr_pages", "rb->paused", "rb->poll", "rb->refcount", "rb->wakeup",
+		"user_page->aux_head", "user_page->aux_offset", "user_page->aux_size", "user_page->aux_tail", "user_page->data_head", "user_page->data_tail"} // the user page's, and the pages, perf's too (perftool/footprint_record.go); poll, poll(2)'s atomic_xchg() (pmu/footprint_poll.go); nr_pages and refcount, the setup syscalls' (pmu/footprint_setup.go); aux_in_pause_resume, perf_event_aux_pause()'s (pmu/footprint_aux.go); aux_head, aux_mmap_count, aux_nest, aux_refcount, aux_wakeup, perf_aux_output_begin()'s and _end()'s (rb/footprint_aux.go); the buffer's free, perf_mmap_close()'s last ring_buffer_put() (pmu/footprint_munmap.go)
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("ring buffer fields heard (-want +got):\n%s", diff)
 	}

@@ -46,7 +46,7 @@ import (
 // sys_write appends to the session's PerfData, perf's own (no other
 // context reads a file only perf writes), and takes from the keep budget
 // the run's sessions share (accessKeep). So has the cork's write
-// (accessCorkWrite: a wake-up of the workload is marked).
+// (accessCorkWrite; the workload's wake-up is sched's annotated one: wakeCork).
 //
 // The readers' step points are declared complete: "ring_buffer_read_head:
 // loaded" (data_head loaded), "auxtrace_mmap__read_head:loaded" (aux_head
@@ -151,7 +151,7 @@ func (ss *Session) annotated(t *sched.Task, step func(*sched.Task) error) (err e
 //     step point starts goes on through it, complete, to the write(2) of
 //     a LOST_SAMPLES record or the first munmap(2) of unmapAndClose.
 //   - workloadChild: the cork's read(2), its body annotated up to its
-//     sleep (accessCorkRead; the return from schedule() is marked), the
+//     sleep (accessCorkRead) and from schedule()'s return (accessCorkWoken), the
 //     cork's state read on the way back to user mode (accessCork), then
 //     the exec (sched's annotated execve body: sched/footprint_exec.go).
 
@@ -165,6 +165,21 @@ func (ss *Session) unannotated(t *sched.Task, run bool, fn func() error) (err er
 	}
 	ss.S.RunUnannotated(t, func() { err = fn() })
 	return err
+}
+
+// synthesizeReadsOwn reports whether recordRun's synthesis and enable
+// touch only perf's own memory, so that they run as the annotated code
+// around them: for a forked workload (no -p/-t/-a/-C target: no /proc
+// walk, no enable, synthesize() returns after the header records) without
+// --all-cgroups, synthesizeHeaderRecords() reads perf's own tables (the
+// attrs and their ids, the evsels, the forked child's PID, which perf got
+// from fork(2)), the machine's CPU count and the PMUs' formats (fixed for
+// the run), and writes perf's headerSynth; with --all-cgroups it walks
+// the scheduler's cgroup tree (cgroupRecords), which another context's
+// mkdir changes, and any other target reads /proc and issues the enable
+// ioctls: those run unannotated.
+func (ss *Session) synthesizeReadsOwn() bool {
+	return ss.R.Target.None() && !ss.R.AllCgroups
 }
 
 // anyFilter reports whether an evsel has a --filter (resolveFilters
@@ -247,16 +262,22 @@ func (ss *Session) accessCorkWoken(t *sched.Task) {
 
 // accessCorkWrite annotates perf's write(2) of the cork
 // (evlist__start_workload()): the fd looked up, the pipe locked and
-// written; a child waiting in its read is woken (try_to_wake_up(), which
-// nobody annotated here): marked.
+// written (its wait queue with it: the child's entry taken off by the
+// wake-up). A child waiting in its read is woken by sched's annotated
+// try_to_wake_up() (sched.Sched.WakeUpAllAnnotated, wakeCork), whose
+// return into this body, annotated up to the syscall's exit, is not
+// marked.
 func (ss *Session) accessCorkWrite(t *sched.Task) {
 	if !ss.S.M.FootprintListening() {
 		return
 	}
 	c := t.CPU()
 	sched.AccessFdLookup(c, t, "pipe_write")                                      // fs/read_write.c: ksys_write(): fdget_pos(fd)
-	c.AccessMarkedOnly(corkKey{ss}, "pipe->mutex", cpu.MarkedWrite, "pipe_write") // fs/pipe.c: pipe_write(): __pipe_lock(pipe), the byte copied
-	if ss.cork.Waiters() > 0 {
-		c.Unaudited("try_to_wake_up") // fs/pipe.c: pipe_write(): wake_up_interruptible_sync_poll(&pipe->rd_wait, ...)
-	}
+	c.AccessMarkedOnly(corkKey{ss}, "pipe->mutex", cpu.MarkedWrite, "pipe_write") // fs/pipe.c: pipe_write(): __pipe_lock(pipe), the byte copied; wake_up_interruptible_sync_poll(&pipe->rd_wait): the wait queue
 }
+
+// wakeCork wakes the child waiting in its read(2) of the cork, from
+// perf's write(2) body: fs/pipe.c: pipe_write():
+// wake_up_interruptible_sync_poll(&pipe->rd_wait, EPOLLIN | EPOLLRDNORM),
+// with sched's annotated try_to_wake_up() (footprint_wake.go).
+func (ss *Session) wakeCork() { ss.S.WakeUpAllAnnotated(&ss.cork) }

@@ -236,12 +236,14 @@ func (h sessionExitHook) AccessTaskExit(t *sched.Task) bool {
 	return !h.ss.S.GroupDead(t)
 }
 
-// signal queues a signal for the perf process with its handler.
+// signal queues a signal for the perf process with its handler, which
+// only sets perf's own flags (sig_handler(): done = 1): annotated user
+// code (sched.CallAnnotated, footprint_record.go).
 func (ss *Session) signal(sig int, handler func()) {
 	if ss.Perf == nil || ss.Perf.State == sched.Dead || ss.Finished {
 		return
 	}
-	ss.S.SendSignal(ss.Perf, sched.Signal{Sig: sig, Handler: []sched.Op{sched.Call(func(*sched.Task) { handler() })}})
+	ss.S.SendSignal(ss.Perf, sched.Signal{Sig: sig, Handler: []sched.Op{sched.CallAnnotated(func(*sched.Task) { handler() })}})
 }
 
 // Stop is ^C (SIGINT): perf stops recording, disables the events and
@@ -308,7 +310,7 @@ func (ss *Session) startWorkload(t *sched.Task) {
 		ss.accessCorkWrite(t)          // footprint_record.go
 		t.CPU().Release(&ss.corkMutex) // pipe_write(): mutex_unlock(&pipe->mutex)
 		ss.uncorked = true
-		ss.S.WakeUpAll(&ss.cork)
+		ss.wakeCork() // footprint_record.go
 	})
 }
 
@@ -363,13 +365,16 @@ func (ss *Session) record(t *sched.Task) {
 
 // recordRun synthesizes what perf learns from /proc, enables the events,
 // lets the workload exec, and records until it is gone. The synthesis and
-// the enable run as code nobody annotated (footprint_record.go).
+// the enable run as code nobody annotated (footprint_record.go), but for
+// a forked workload's synthesis, which only computes perf's own records
+// (synthesizeReadsOwn).
 func (ss *Session) recordRun(t *sched.Task) error {
-	ss.S.RunUnannotated(t, func() {
+	ss.unannotated(t, !ss.synthesizeReadsOwn(), func() error {
 		ss.synthesize(t)
 		if !ss.R.Target.None() {
 			ss.evlistEnable(t)
 		}
+		return nil
 	})
 	if ss.Workload != nil { // forks
 		// perf_event__synthesize_comm() on the child before it execs: its

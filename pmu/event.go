@@ -261,6 +261,7 @@ func (k *Kernel) perfEventWakeup(e *Event) {
 
 // wakeUpAll is wake_up_all(&event->waitq).
 func (e *Event) wakeUpAll() {
+	e.accessWakeWaitq() // footprint_poll.go
 	if len(e.pollers) == 0 {
 		return
 	}

@@ -401,18 +401,22 @@ func (k *Kernel) removeFromContext(c *cpu.CPU, e *Event, ctx *Context) {
 
 // Poll waits until one of fds is readable (the buffer saw a wakeup: rb->poll)
 // or hung up (the event's task exited, or the event has no buffer to wait
-// on and is dead). It blocks t (sched.Wait) until then.
+// on and is dead). It blocks t (sched.WaitAnnotated) until then. Its body
+// is annotated (footprint_poll.go).
 // kernel/events/core.c: perf_poll() (and do_poll()'s wait loop)
 func (k *Kernel) Poll(t *sched.Task, fds []int) (ready []int, hup []int) {
-	k.S.Syscall(t, "poll", func(t *sched.Task) {
+	k.S.SyscallAnnotated(t, "poll", func(t *sched.Task) {
 		var q sched.WaitQueue
+		var evs []*Event // the events the poller's queue is on (footprint_poll.go)
 		for {
-			ready, hup = ready[:0], hup[:0]
+			ready, hup, evs = ready[:0], hup[:0], evs[:0]
 			for _, fd := range fds {
 				e, err := k.lookup(t, fd)
 				if err != nil {
 					continue
 				}
+				k.accessPollFd(t.CPU(), e)
+				evs = append(evs, e)
 				// The waitq is registered before the state is looked at, so
 				// no wakeup is missed in between (poll_wait()).
 				e.pollers = append(e.pollers, &q)
@@ -428,17 +432,20 @@ func (k *Kernel) Poll(t *sched.Task, fds []int) (ready []int, hup []int) {
 				break
 			}
 			t.Step("perf_poll:wait")
-			if !k.S.Wait(t, &q) {
+			k.accessPollSleep(t, evs)
+			if !k.S.WaitAnnotated(t, &q, func() { k.accessPollWoken(t, evs) }) {
 				break // a signal
 			}
 			for _, fd := range fds {
 				if e, err := k.lookup(t, fd); err == nil {
+					k.accessPollUnqueue(t.CPU(), e)
 					e.pollers = removeQ(e.pollers, &q)
 				}
 			}
 		}
 		for _, fd := range fds {
 			if e, err := k.lookup(t, fd); err == nil {
+				k.accessPollUnqueue(t.CPU(), e)
 				e.pollers = removeQ(e.pollers, &q)
 			}
 		}

@@ -272,6 +272,7 @@ func (s *Sched) SendSignalTo(t *Task, sig Signal, typ PidType) (bool, uapi.Errno
 	// A process signal to an exited (zombie) leader still reaches the group
 	// while a thread lives: the leader keeps the TGID's struct pid until
 	// release_task(), and complete_signal() picks a live thread.
+	s.accessSendSignal(t, typ, sig.Handler != nil) // footprint_signal.go
 	if t.exited() && (typ == PIDTYPE_PID || s.othersExited(t)) {
 		return false, 0
 	}
@@ -300,6 +301,7 @@ func (s *Sched) SendSignalTo(t *Task, sig Signal, typ PidType) (bool, uapi.Errno
 	// fails unless override_rlimit (a standard signal from the kernel)
 	override := sig.Sig < SIGRTMIN && sig.Code >= 0
 	if !override && uint64(s.sigpending)+1 > ss.rlimSigpe {
+		s.accessSigOverflow() // footprint_signal.go
 		s.SigqueueOverflows++
 		if sig.Sig >= SIGRTMIN && sig.Code != SI_USER {
 			return false, uapi.EAGAIN // "Queue overflow, abort."
@@ -320,6 +322,7 @@ func (s *Sched) SendSignalTo(t *Task, sig Signal, typ PidType) (bool, uapi.Errno
 // kernel/signal.c: complete_signal(), wants_signal()
 func (s *Sched) completeSignal(p *Task, sig int, typ PidType) {
 	wants := func(t *Task) bool {
+		s.accessWantsSignal(t) // footprint_signal.go
 		if t.State == Dead || t.exited() || t.fam.exiting {
 			return false // PF_EXITING
 		}
@@ -351,7 +354,9 @@ func (s *Sched) completeSignal(p *Task, sig int, typ PidType) {
 		}
 		ss.curTarget = t
 	}
-	if sigFatal(p, sig) && !p.Leader().fam.groupExit && !sigKernelCoredump(sig) {
+	fatal := sigFatal(p, sig) && !p.Leader().fam.groupExit && !sigKernelCoredump(sig)
+	s.accessCompleteSignal(t, typ != PIDTYPE_PID, fatal) // footprint_signal.go
+	if fatal {
 		// "This signal will be fatal to the whole group."
 		l := p.Leader()
 		l.fam.groupExit = true
@@ -403,6 +408,7 @@ func (s *Sched) dequeueSignal(t *Task) (Signal, bool) {
 		if best >= 0 {
 			sig := (*q)[best]
 			*q = append((*q)[:best:best], (*q)[best+1:]...)
+			s.accessSigqueueFree(t, sig) // footprint_signal.go
 			s.sigqueueFree(sig)
 			return sig, true
 		}

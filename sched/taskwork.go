@@ -133,12 +133,15 @@ func (s *Sched) kickTask(t *Task) {
 // get_signal() dequeues signals until one has a handler, which runs in user
 // mode; an ignored one is dropped; one whose default action terminates ends
 // the whole group (a core-dumping one, do_coredump() not modelled, too).
-// kernel/signal.c: get_signal()
+// Its accesses are annotated (footprint_signal.go); the handler's
+// operations are runOps's, which marks those nobody annotated.
+// kernel/signal.c: get_signal(); arch/x86/kernel/signal.c: arch_do_signal_or_restart()
 func (s *Sched) doSignal(t *Task) {
-	t.CPU().Unaudited("arch_do_signal_or_restart")
+	s.accessNotifySignal(t)
 	t.NotifySignal = false
-	s.taskWorkRunFrom(t, false) // get_signal()'s code after it is nobody's annotated
+	s.taskWorkRunFrom(t, true) // get_signal(): back into its code below, annotated
 	for !t.fam.killed {
+		s.accessGetSignal(t)
 		sig, ok := s.dequeueSignal(t)
 		if !ok {
 			break
@@ -147,9 +150,10 @@ func (s *Sched) doSignal(t *Task) {
 		switch {
 		case act.Handler == SigHandled:
 			t.recalcSigpending()
+			s.accessDeliver(t, false)
 			s.Delivered = append(s.Delivered, DeliveredSignal{Task: t, Signal: sig, At: s.M.Now()})
 			s.setUser(t, true)
-			s.runOps(t, act.Body)
+			s.runOps(t, act.Body) // handle_signal(): the handler, in user mode
 			s.setUser(t, false)
 			return
 		case sigHandlerIgnored(act.Handler, sig.Sig), sigKernelStop(sig.Sig):
@@ -157,6 +161,7 @@ func (s *Sched) doSignal(t *Task) {
 		}
 		// "Death signals, no core dump" / do_coredump(); do_group_exit(signr)
 		ss := t.sigstruct()
+		s.accessDeliver(t, true)
 		if !t.Leader().fam.groupExit {
 			ss.exitSig, ss.coreDump = sig.Sig, sigKernelCoredump(sig.Sig)
 		}
@@ -165,5 +170,6 @@ func (s *Sched) doSignal(t *Task) {
 		s.exit(t)
 		return
 	}
+	s.accessGetSignal(t)
 	t.recalcSigpending()
 }

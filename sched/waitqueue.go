@@ -45,5 +45,19 @@ func (s *Sched) WakeUpAll(q *WaitQueue) {
 	}
 }
 
+// WakeUpAllAnnotated is WakeUpAll for a caller whose code after the
+// wake-ups, up to its next step point, is annotated (a SyscallAnnotated
+// body: perf's write(2) of the cork pipe): try_to_wake_up() is annotated
+// (footprint_wake.go), and a fragment that starts at one of its step
+// points goes on into the caller unmarked (ttwuReturn).
+// kernel/sched/wait.c: __wake_up() -> __wake_up_common() -> try_to_wake_up()
+func (s *Sched) WakeUpAllAnnotated(q *WaitQueue) {
+	ws := q.waiters
+	q.waiters = nil
+	for _, t := range ws {
+		s.ttwu(t, 0, true)
+	}
+}
+
 // Waiters returns how many tasks wait on q.
 func (q *WaitQueue) Waiters() int { return len(q.waiters) }
