@@ -18,8 +18,8 @@ import (
 // (pmu/footprint_open.go), exactly: an event on the caller (pid 0) up to
 // __perf_install_in_context's step point (the task runs here: a local
 // call), an event of a CPU up to the IPI's wait, a group member (its
-// leader's fields read); a move_group and a tracepoint's event_init are
-// marked where they begin.
+// leader's fields read), a tracepoint's up to perf_trace_init()'s step
+// point; a move_group is marked where it begins.
 func TestOpenFootprints(t *testing.T) {
 	const (
 		// the sys_enter tracepoints looked up (sched's entry, pmu/footprint_entry.go)
@@ -66,7 +66,10 @@ func TestOpenFootprints(t *testing.T) {
 			"sync w, current->lockdep_depth w, sync w, ctx->task r, " + install +
 			", event->state r, ctx->task r, p->se (exec_start, wake_cpu) r, p->on_cpu r, cpu_online_mask r, p->se (exec_start, wake_cpu) r, p->on_cpu r"},
 		{name: "a group's hardware member: move_group marked", cpus: 1, pid: 0, cpu: -1, group: true, swap: true, has: "UNAUDITED move_group"},
-		{name: "a tracepoint: its event_init marked", cpus: 1, pid: 0, cpu: -1, tp: "syscalls:sys_enter_getpid", has: "UNAUDITED tracepoint's event_init"},
+		// A tracepoint's event_init (pmu/footprint_tp_init.go): its slot made on first use (the registration its readers test,
+		// the model's table), then perf_trace_init()'s event_mutex taken, up to its step point.
+		{name: "a tracepoint: its event_init annotated", cpus: 1, pid: 0, cpu: -1, tp: "syscalls:sys_enter_getpid", want: entry + ", " + fd +
+			", task->usage w, perf_event_id w, tp_event->perf_refcount w, slots w, sync w, current->lockdep_depth w, sync w"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			mc := newMachine(t, tc.cpus, nil, pmu.Knobs{})
