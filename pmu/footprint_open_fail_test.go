@@ -37,7 +37,9 @@ func TestOpenFailFootprints(t *testing.T) {
 		{name: "no task and no CPU: perf_event_alloc()'s check", pid: -1, cpu: -1, groupFD: -1, want: entry + ", " + fd + ", " + fail},
 		{name: "a bad group fd", pid: 0, cpu: -1, groupFD: 42, want: entry + ", " + fd + ", task->files r, fdt->fd[] r, " + fail},
 		{name: "an unknown tracepoint: marked", pid: 0, cpu: -1, groupFD: -1,
-			attr: func() pmu.Attr { return pmu.Attr{Type: uapi.PERF_TYPE_TRACEPOINT, Size: uapi.AttrSize, Config: 1 << 40} },
+			attr: func() pmu.Attr {
+				return pmu.Attr{Type: uapi.PERF_TYPE_TRACEPOINT, Size: uapi.AttrSize, Config: 1 << 40}
+			},
 			want: "UNAUDITED sys_perf_event_open's error path"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
