@@ -203,7 +203,7 @@ func (k *Kernel) perfEventOpen(t *sched.Task, uattr *Attr, pid, cpuID, groupFD i
 	}
 	// Step 26: exclusive PMUs (none here). Install.
 	if moveGroup {
-		markOpen(oc, "move_group") // the group's members moved to the new pmu_ctx: not read
+		k.accessMoveGroup(oc, groupLeader, e.pmuCtx) // footprint_move_group.go
 		k.moveGroupPMUContext(groupLeader, e.pmuCtx)
 	}
 	k.installEvent(t, e, ctx, cpuID)

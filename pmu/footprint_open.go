@@ -226,7 +226,8 @@ func (k *Kernel) accessOpenDone(t *sched.Task, e *Event, files *mm.Files) {
 // event with no group fd, no cgroup, no output fd and no AUX event to
 // link (perf_get_aux_event()), alone or in a group; every other open is marked where it starts
 // (sys_perf_event_open), as sched's enterBody marked every open before.
-// A group fd's leader is read (accessGroupLeader); a move_group is marked.
+// A group fd's leader is read (accessGroupLeader); a move_group's pmu_ctx
+// moves are annotated (footprint_move_group.go).
 // In an annotated open, the paths nobody annotated are marked where they
 // begin: a PMU's event_init other than the hardware counters', the
 // software events' and the clocks' (tracepoints, breakpoints, intel_pt,
