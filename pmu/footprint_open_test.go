@@ -73,10 +73,11 @@ func TestOpenFootprints(t *testing.T) {
 			"sync w, current->lockdep_depth w, sync w, ctx->task r, ctx->event_list w, epc->refcount w, ctx->lock w, sync w, ctx->lock w, sync w, " +
 			"epc->refcount w, ctx->event_list w, epc (freed) w, event->pmu_ctx w, epc->refcount w, ctx->lock w, sync w, ctx->lock w, sync w, " +
 			"ctx->task r, event->ctx w, event->state r, ctx->event_list r, event->state r, ctx->task r, p->se (exec_start, wake_cpu) r, p->on_cpu r, cpu_online_mask r, p->se (exec_start, wake_cpu) r, p->on_cpu r"},
-		// A tracepoint's event_init (pmu/footprint_tp_init.go): its slot made on first use (the registration its readers test,
-		// the model's table), then perf_trace_init()'s event_mutex taken, up to its step point.
+		// A tracepoint's event_init (pmu/footprint_tp_init.go): the event's id (the kernel's counter, the model's), its slot
+		// made on first use (the registration its readers test, the model's table), then perf_trace_init()'s event_mutex
+		// taken, up to its step point.
 		{name: "a tracepoint: its event_init annotated", cpus: 1, pid: 0, cpu: -1, tp: "syscalls:sys_enter_getpid", want: entry + ", " + fd +
-			", task->usage w, perf_event_id w, tp_event->perf_refcount w, slots w, sync w, current->lockdep_depth w, sync w"},
+			", task->usage w, perf_event_id w, perf_event_id w, tp_event->perf_refcount w, slots w, sync w, current->lockdep_depth w, sync w"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			mc := newMachine(t, tc.cpus, nil, pmu.Knobs{})

@@ -50,6 +50,12 @@ func (k *Kernel) accessTpEventInit(i int) {
 	if c == nil {
 		return
 	}
+	// perf_event_alloc() took the event's id before perf_init_event()
+	// (newEvent: accessPerfEventID annotates the kernel's counter); the
+	// model's counter's write (perfEventIDKey, which accessEventAlloc
+	// annotates after the alloc) is in this fragment: perf_trace_init()'s
+	// step point comes first.
+	c.AccessMarkedOnly(perfEventIDKey{k}, "perf_event_id", cpu.MarkedWrite, "perf_event_alloc") // kernel/events/core.c: perf_event_alloc(): event->id = atomic64_inc_return(&perf_event_id)
 	key := tpKey{&k.tp.infos[i]}
 	if k.tp.slots[i] != nil {
 		c.AccessMarkedOnly(key, "tp_event->perf_refcount", cpu.MarkedRead, "perf_trace_init") // kernel/trace/trace_event_perf.c: perf_trace_init(): list_for_each_entry(tp_event, &ftrace_events, list), trace_event_try_get_ref()
