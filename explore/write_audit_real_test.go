@@ -150,7 +150,9 @@ func TestWriteAuditRealModel(t *testing.T) {
 		"perf_trace_destroy:event_mutex", "perf_trace_init:event_mutex",
 		// the workload's exit: its context detached, then the events' exit
 		// and the return into do_exit() (pmu/footprint_exit.go)
-		"perf_event_exit_task_context", "perf_event_exit_task_context:tombstone"}
+		"perf_event_exit_task_context", "perf_event_exit_task_context:tombstone",
+		// the workload's exec: its enable_on_exec events enabled (pmu/footprint_enable_on_exec.go)
+		"perf_event_enable_on_exec"}
 	for _, tc := range []struct {
 		name, src string
 		// checked: the syscall entry and exit fragments (sched/footprint_entry.go)

@@ -34,7 +34,7 @@ func (k *Kernel) perfEventOpen(t *sched.Task, uattr *Attr, pid, cpuID, groupFD i
 	// Steps 1-9.
 	k.accessOpenArgs(oc, &a)
 	if err := CheckOpenArgs(&a, pid, cpuID, flags, sys); err != nil {
-		return openFail(oc, err)
+		return k.openFailEarly(oc, nil, err) // footprint_open.go: nothing to free
 	}
 	cgroupFD := -1
 	if flags&uapi.PERF_FLAG_PID_CGROUP != 0 {
@@ -45,7 +45,7 @@ func (k *Kernel) perfEventOpen(t *sched.Task, uattr *Attr, pid, cpuID, groupFD i
 	files := k.filesOf(t)
 	fd, ferr := files.GetUnusedFd(flags&uapi.PERF_FLAG_FD_CLOEXEC != 0)
 	if ferr != 0 {
-		return openFail(oc, ferr)
+		return k.openFailEarly(oc, nil, ferr)
 	}
 	installed := false
 	defer func() {
@@ -58,10 +58,11 @@ func (k *Kernel) perfEventOpen(t *sched.Task, uattr *Attr, pid, cpuID, groupFD i
 	if groupFD != -1 {
 		g, err := k.lookup(t, groupFD)
 		if err != nil {
-			return openFail(oc, uapi.EBADF)
+			return k.openFailEarly(oc, files, uapi.EBADF)
 		}
 		if g.state <= StateRevoked {
-			return openFail(oc, uapi.ENODEV)
+			k.accessGroupLeader(oc, g) // its state read
+			return k.openFailEarly(oc, files, uapi.ENODEV)
 		}
 		groupLeader = g
 		k.accessGroupLeader(oc, g) // footprint_open.go: what the checks below read of it
@@ -79,17 +80,21 @@ func (k *Kernel) perfEventOpen(t *sched.Task, uattr *Attr, pid, cpuID, groupFD i
 		k.accessFindTask(oc, pid, t)
 		task, err = k.findLivelyTask(t, pid)
 		if err != nil {
-			return openFail(oc, err)
+			return k.openFailEarly(oc, files, err)
 		}
 		defer k.putTaskStructOpen(t, task) // put_task_struct(task): find_lively_task_by_vpid()'s (footprint_open.go)
 	}
 	// Step 13.
 	if task != nil && groupLeader != nil && groupLeader.Attr.Inherit != a.Inherit {
-		return openFail(oc, uapi.EINVAL)
+		return k.openFailEarly(oc, files, uapi.EINVAL)
 	}
 	// Step 14-17: perf_event_alloc().
+	idBefore := k.nextID
 	e, err := k.perfEventAlloc(&a, cpuID, task, groupLeader, flags)
 	if err != nil {
+		if k.nextID == idBefore { // perf_event_alloc()'s argument checks: no event made
+			return k.openFailEarly(oc, files, err)
+		}
 		return openFail(oc, err)
 	}
 	k.accessEventAlloc(oc, e)
@@ -198,7 +203,7 @@ func (k *Kernel) perfEventOpen(t *sched.Task, uattr *Attr, pid, cpuID, groupFD i
 	}
 	// Step 26: exclusive PMUs (none here). Install.
 	if moveGroup {
-		markOpen(oc, "move_group") // the group's members moved to the new pmu_ctx: not read
+		k.accessMoveGroup(oc, groupLeader, e.pmuCtx) // footprint_move_group.go
 		k.moveGroupPMUContext(groupLeader, e.pmuCtx)
 	}
 	k.installEvent(t, e, ctx, cpuID)

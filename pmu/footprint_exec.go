@@ -23,7 +23,7 @@ import (
 //   - perf_event_exec(): current->perf_event_ctxp read; no context, nothing
 //     more. A context with events: perf_event_enable_on_exec() takes its
 //     step point at once (after local_irq_save()), so the fragment ends
-//     there (the one that starts there is not declared). A context with
+//     there (the one that starts there: footprint_enable_on_exec.go). A context with
 //     none (perf_event_remove_on_exec() takes ctx->mutex) is marked.
 //   - perf_event_mmap()'s perf_addr_filters_adjust(): nr_mmap_events read;
 //     an executable file mapping then reads current's context, and each

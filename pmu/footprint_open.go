@@ -225,12 +225,15 @@ func (k *Kernel) accessOpenDone(t *sched.Task, e *Event, files *mm.Files) {
 // event with no group fd, no cgroup, no output fd and no AUX event to
 // link (perf_get_aux_event()), alone or in a group; every other open is marked where it starts
 // (sys_perf_event_open), as sched's enterBody marked every open before.
-// A group fd's leader is read (accessGroupLeader); a move_group is marked.
+// A group fd's leader is read (accessGroupLeader); a move_group's pmu_ctx
+// moves are annotated (footprint_move_group.go).
 // In an annotated open, the paths nobody annotated are marked where they
 // begin: a PMU's event_init other than the hardware counters', the
 // software events' and the clocks' (tracepoints, breakpoints, intel_pt,
 // coresight: perfInitEvent), the old find_get_pmu_context() of a knob,
-// and every error return (openFail: the frees of the err_* labels).
+// and every error return once the event is made (openFail: the frees of
+// the err_* labels; an earlier one's put_unused_fd() annotated:
+// openFailEarly).
 
 // openCPU is the CPU of an open whose body is annotated, when a footprint
 // listener hears it; nil otherwise, the open marked when listened to.
@@ -271,12 +274,29 @@ func (k *Kernel) accessGroupLeader(c *cpu.CPU, l *Event) {
 	c.AccessMarkedOnly(l, "event->pmu_ctx", cpu.PlainRead, "perf_event_open")       // kernel/events/core.c: sys_perf_event_open(): group_leader->pmu_ctx->pmu
 }
 
-// openFail marks an error return of an annotated open (the err_* labels'
-// frees: put_pmu_ctx(), put_ctx(), free_event(), put_unused_fd(), not
-// annotated) and returns its result.
+// openFail marks an error return of an annotated open once perf_event_alloc()
+// made the event (the err_* labels' frees: free_event(), put_ctx(),
+// put_pmu_ctx(), not annotated) and returns its result. An earlier one is
+// openFailEarly's.
 func openFail(c *cpu.CPU, err error) (int, error) {
 	if c != nil {
 		c.Unaudited("sys_perf_event_open's error path")
+	}
+	return -1, err
+}
+
+// openFailEarly is an error return of an annotated open before
+// perf_event_alloc() made an event (the attr's and flags' checks, the fd,
+// the group fd, the task, perf_event_alloc()'s own argument checks):
+// upstream's err_task, err_group_fd and err_fd labels. The target's
+// put_task_struct() is the deferred putTaskStructOpen (annotated); the
+// group fd's fdput() has nothing to drop (the model's lookup, as the
+// install path's, holds no reference); put_unused_fd() of the fd reserved,
+// when files is its table (nil: none reserved yet), annotated here.
+// kernel/events/core.c: sys_perf_event_open(): err_fd: put_unused_fd(event_fd); return err
+func (k *Kernel) openFailEarly(c *cpu.CPU, files *mm.Files, err error) (int, error) {
+	if c != nil && files != nil {
+		accessFdWrite(c, files, "put_unused_fd") // fs/file.c: put_unused_fd() -> __put_unused_fd(): __clear_open_fd(fd, fdt), files->next_fd (file_lock held)
 	}
 	return -1, err
 }

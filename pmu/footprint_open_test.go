@@ -18,8 +18,8 @@ import (
 // (pmu/footprint_open.go), exactly: an event on the caller (pid 0) up to
 // __perf_install_in_context's step point (the task runs here: a local
 // call), an event of a CPU up to the IPI's wait, a group member (its
-// leader's fields read); a move_group and a tracepoint's event_init are
-// marked where they begin.
+// leader's fields read), a move_group's pmu_ctx moves, a tracepoint's up
+// to perf_trace_init()'s step point.
 func TestOpenFootprints(t *testing.T) {
 	const (
 		// the sys_enter tracepoints looked up (sched's entry, pmu/footprint_entry.go)
@@ -65,8 +65,19 @@ func TestOpenFootprints(t *testing.T) {
 			", task->usage w, task->perf_event_ctxp r, ctx->task r, ctx->refcount w, ctx->lock w, sync w, ctx->pin_count w, ctx->lock w, sync w, ctx->refcount w, " +
 			"sync w, current->lockdep_depth w, sync w, ctx->task r, " + install +
 			", event->state r, ctx->task r, p->se (exec_start, wake_cpu) r, p->on_cpu r, cpu_online_mask r, p->se (exec_start, wake_cpu) r, p->on_cpu r"},
-		{name: "a group's hardware member: move_group marked", cpus: 1, pid: 0, cpu: -1, group: true, swap: true, has: "UNAUDITED move_group"},
-		{name: "a tracepoint: its event_init marked", cpus: 1, pid: 0, cpu: -1, tp: "syscalls:sys_enter_getpid", has: "UNAUDITED tracepoint's event_init"},
+		// move_group (pmu/footprint_move_group.go): the software leader's epc put (the last reference: unlinked under ctx->lock,
+		// its free queued), the leader's pmu_ctx set to the new hardware epc and its reference taken; then the install as above
+		{name: "a group's hardware member: move_group", cpus: 1, pid: 0, cpu: -1, group: true, swap: true, want: entry + ", " + fd +
+			", task->files r, fdt->fd[] r, event->state r, event->group_leader r, event->sibling_list r, event->ctx r, event->pmu_ctx r, task->usage w, " + alloc +
+			", task->usage w, task->perf_event_ctxp r, ctx->task r, ctx->refcount w, ctx->lock w, sync w, ctx->pin_count w, ctx->lock w, sync w, ctx->refcount w, " +
+			"sync w, current->lockdep_depth w, sync w, ctx->task r, ctx->event_list w, epc->refcount w, ctx->lock w, sync w, ctx->lock w, sync w, " +
+			"epc->refcount w, ctx->event_list w, epc (freed) w, event->pmu_ctx w, epc->refcount w, ctx->lock w, sync w, ctx->lock w, sync w, " +
+			"ctx->task r, event->ctx w, event->state r, ctx->event_list r, event->state r, ctx->task r, p->se (exec_start, wake_cpu) r, p->on_cpu r, cpu_online_mask r, p->se (exec_start, wake_cpu) r, p->on_cpu r"},
+		// A tracepoint's event_init (pmu/footprint_tp_init.go): the event's id (the kernel's counter, the model's), its slot
+		// made on first use (the registration its readers test, the model's table), then perf_trace_init()'s event_mutex
+		// taken, up to its step point.
+		{name: "a tracepoint: its event_init annotated", cpus: 1, pid: 0, cpu: -1, tp: "syscalls:sys_enter_getpid", want: entry + ", " + fd +
+			", task->usage w, perf_event_id w, perf_event_id w, tp_event->perf_refcount w, slots w, sync w, current->lockdep_depth w, sync w"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			mc := newMachine(t, tc.cpus, nil, pmu.Knobs{})

@@ -53,7 +53,7 @@ func (k *Kernel) perfMmap(t *sched.Task, fd int, pgoff, length uint64, prot Prot
 	// vm_mmap_pgoff(): mmap_write_lock_killable(mm); do_mmap() ->
 	// mmap_region() -> perf_mmap() runs under it (mmap_lock.go).
 	if k.mm.mms[t] == nil {
-		k.markSetup(t, "mm_alloc") // the model's first mm of the task, made here
+		k.accessMMAlloc(t, t) // the model's first mm of the task, made here (footprint_mm_alloc.go)
 	}
 	mm := k.mmOf(t)
 	k.accessDownWrite(t, mm)

@@ -77,7 +77,7 @@ func (k *Kernel) munmapRange(t *sched.Task, m *Mapping, off, length uint64) erro
 	}
 	k.accessMunmapMM(t, m.task)
 	if k.mm.mms[m.task] == nil {
-		k.markSetup(t, "mm_alloc") // the model's first mm of the task, made here
+		k.accessMMAlloc(t, m.task) // the model's first mm of the task, made here (footprint_mm_alloc.go)
 	}
 	mm := k.mmOf(m.task)
 	k.accessDownWrite(t, mm)

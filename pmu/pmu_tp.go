@@ -246,10 +246,12 @@ func (p *tpPMU) EventInit(e *Event) error {
 	if e.Attr.SampleType&uapi.PERF_SAMPLE_BRANCH_STACK != 0 {
 		return uapi.EOPNOTSUPP // no branch sampling for tracepoint events
 	}
-	s := p.k.tp.byID(e.Attr.Config)
-	if s == nil {
+	i, ok := p.k.tp.idx.byID[e.Attr.Config]
+	if !ok {
 		return uapi.ENOENT
 	}
+	p.k.accessTpEventInit(i) // footprint_tp_init.go
+	s := p.k.tp.slot(i)
 	e.tp = s
 	p.k.perfTraceInit(s)
 	return nil

@@ -478,6 +478,7 @@ func (k *Kernel) EnableOnExec(t *sched.Task) {
 	c := t.CPU()
 	f := c.LocalIrqSave()
 	c.Step("perf_event_enable_on_exec")
+	k.accessEnableOnExec(c, ctx) // footprint_enable_on_exec.go: declared from here
 	cc := &k.cpuCtx[c.ID]
 	if cc.taskCtx == ctx {
 		ctx.updateContextTime(true) // ctx_time_freeze()
@@ -496,8 +497,10 @@ func (k *Kernel) EnableOnExec(t *sched.Task) {
 		enabled = true
 		eventType |= getEventType(e)
 	}
-	if enabled && sched.TaskOf(c.Curr()) == t {
-		k.ctxResched(c, ctx, eventType, false)
+	if enabled && enableOnExecCurrent(c, t) {
+		k.ctxResched(c, ctx, eventType, false) // its return marked unless within an exec (context.go)
+	} else {
+		k.markEnableOnExecReturn(c) // footprint_enable_on_exec.go
 	}
 	c.LocalIrqRestore(f)
 }

@@ -108,10 +108,15 @@ func (k *Kernel) perfEventTask(c *cpu.CPU, t, parent *sched.Task, taskCtx *Conte
 		_ = rb.PerfOutputSidebandAudited(c, oe.rb, oe, r, k.sidebandID(c, e), a.WriteBackward)
 	})
 	if fp {
-		// Back into fork (copy_process()'s perf_event_fork()), do_exit()'s
-		// perf_event_exit_task(), or perf_event_exit_task_context()'s walk
-		// of the dead context's events: nobody annotated them.
-		k.sidebandReturn(c, wrote, false, "perf_event_task's caller") // footprint_sideband.go
+		// Back into fork (copy_process()'s perf_event_fork()) or
+		// perf_event_exit_task_context()'s walk of the dead context's
+		// events: nobody annotated them. Or, the CPU contexts' EXIT
+		// (parent and taskCtx nil: TaskExit's, the last thing
+		// perf_event_exit_task() does), back into do_exit() after its
+		// TaskExitHooks, which sched/footprint_exit.go annotates (a later
+		// hook marked at its own call) but in do_exit()'s old order
+		// (PerfExitLate, marked).
+		k.sidebandReturn(c, wrote, parent == nil && taskCtx == nil && !k.S.Cfg.PerfExitLate, "perf_event_task's caller") // footprint_sideband.go
 	}
 }
 

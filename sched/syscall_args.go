@@ -47,9 +47,7 @@ func Touch(at SysArg, pages int, write bool) Op {
 func (t *Task) argValue(a SysArg) uint64 {
 	switch {
 	case a.IsStr:
-		if t.MM == nil {
-			t.CPU().Unaudited("mm_alloc") // a task made with no address space gets its first here (footprint_entry.go)
-		}
+		t.s.accessMMAlloc(t) // a task made with no address space gets its first here (footprint_mm_alloc.go)
 		t.ensureMM(t.s)
 		t.CPU().AccessMarkedOnly(t.MM, "the program's strings (user memory)", cpu.MarkedWrite, "user space") // the program stores its string arguments in its address space (mm.MM.PutString), shared with its threads
 		return t.MM.PutString(a.Str)

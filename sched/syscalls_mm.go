@@ -132,9 +132,7 @@ func (s *Sched) modelledSyscall(name string) SyscallFunc {
 	if sc, known := uapi.LookupSyscall(name); known {
 		if model := sysModels[sc.TraceName()]; model != nil {
 			body = func(t *Task) {
-				if t.MM == nil || t.Files == nil {
-					t.CPU().Unaudited("mm_alloc") // a task made with no address space gets its first here (footprint_entry.go)
-				}
+				s.accessMMAlloc(t) // a task made with no address space gets its first here (footprint_mm_alloc.go)
 				t.ensureMM(s)
 				t.Spend(t.sysCost)
 				t.Sys.Ret = model(s, t, &t.Sys.Args)
@@ -368,9 +366,7 @@ func (s *Sched) Execve(t *Task, file string) {
 // access of a page faults. A bad access kills the task (SIGSEGV), which
 // ends its program.
 func (s *Sched) touch(t *Task, op *Op) bool {
-	if t.MM == nil || t.Files == nil {
-		t.CPU().Unaudited("mm_alloc") // a task made with no address space gets its first here (footprint_entry.go)
-	}
+	s.accessMMAlloc(t) // a task made with no address space gets its first here (footprint_mm_alloc.go)
 	t.ensureMM(s)
 	base := t.argValue(op.Args[0])
 	write := op.Name == "write"

@@ -1,0 +1,77 @@
+package pmu_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"perfsim/pmu"
+	"perfsim/sched"
+	"perfsim/sim"
+	"perfsim/uapi"
+)
+
+// TestEnableOnExecFootprint: the fragment from perf_event_enable_on_exec
+// (pmu/footprint_enable_on_exec.go), exactly: within execve(2), an
+// enable_on_exec event enabled (then ctx_resched() up to ctx_sched_in's
+// step) or one already enabled (nothing to enable: the return into the
+// exec, annotated up to the task's next step point); a direct call
+// outside an exec, with nothing to enable, marks its return.
+func TestEnableOnExecFootprint(t *testing.T) {
+	const (
+		// the task_ctx test, perf_ctx_lock() of both contexts,
+		// ctx_time_freeze(), the event list
+		head = "cpuctx->task_ctx r, ctx->lock w, ctx->lock w, ctx->time w, cpuctx->cgrp r, cpuctx->task_ctx r, ctx->event_list r, event->state r, event->attr.enable_on_exec w"
+	)
+	for _, tc := range []struct {
+		name     string
+		exec     bool // execve(2); else EnableOnExec called from the task's Go code
+		disabled bool // the event opened disabled (enable_on_exec enables it)
+		prefix   bool // want is the fragment's start; its rest has no mark (but the one want ends with)
+		want     []string
+	}{
+		{name: "within execve, an event enabled", exec: true, disabled: true, want: []string{head +
+			// perf_event_set_state(): the times, the state; then ctx_resched(): ctx_sched_out()'s look (active), its step
+			", event->tstamp w, ctx->time r, ctx->is_active r, event->state w, ctx->is_active r, cpuctx->task_ctx r"}},
+		// the return into the exec (perf_ctx_unlock(), perf_event_remove_on_exec()'s ctx->mutex and walk, ctx->lock), then
+		// the rest of begin_new_exec() (the comm...) up to the syscall's exit: its start pinned, the rest unmarked
+		{name: "within execve, nothing to enable", exec: true, prefix: true, want: []string{head +
+			", ctx->lock w, ctx->lock w, sync w, current->lockdep_depth w, sync w, task->perf_event_ctxp r, ctx->task r, ctx->event_list r, event->ctx r, " +
+			"ctx->lock w, sync w, ctx->lock w, sync w, sync w, current->lockdep_depth w, sync w, task->perf_event_ctxp r, ctx->task r, ctx->event_list r, task->comm w"}},
+		{name: "a direct call, nothing to enable", prefix: true, want: []string{head + ", UNAUDITED perf_event_enable_on_exec's caller"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			mc := newMachine(t, 1, nil, pmu.Knobs{})
+			l := &fragLog{}
+			mc.m.OnSegments(l)
+			mc.s.Spawn("workload", sched.MaskOf(0), sched.Call(func(t2 *sched.Task) {
+				a := swAttr(uapi.PERF_COUNT_SW_PAGE_FAULTS)
+				a.Disabled, a.EnableOnExec = tc.disabled, true
+				if _, err := mc.k.PerfEventOpen(t2, &a, 0, -1, -1, 0); err != nil {
+					panic(err)
+				}
+				if tc.exec {
+					mc.s.Exec(t2, "/usr/local/bin/workload")
+				} else {
+					mc.k.EnableOnExec(t2)
+				}
+			}))
+			if err := mc.m.Run(sim.Second); err != nil {
+				t.Fatal(err)
+			}
+			got := l.started("perf_event_enable_on_exec")
+			if tc.prefix && len(got) == 1 && len(tc.want) == 1 {
+				if rest, ok := strings.CutPrefix(got[0], tc.want[0]); ok {
+					if strings.Contains(rest, "UNAUDITED") {
+						t.Errorf("perf_event_enable_on_exec: a mark after the start: %q", rest)
+					}
+					got[0] = tc.want[0]
+				}
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("perf_event_enable_on_exec (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
