@@ -27,11 +27,11 @@ func TestSidebandFootprints(t *testing.T) {
 		walkEnd = "rb->head r, rb->wakeup r, ctx->event_list r, "
 		sysExit = "tp_event->perf_refcount r, tp_event->perf_refcount r, task_pt_regs(current) w"
 		// and the task's EXIT record (its context's events), back into
-		// perf_event_exit_task_context() (marked), whose events leave (the
+		// perf_event_exit_task_context() (footprint_exit.go), whose events leave (the
 		// pollers of each looked for: perf_event_wakeup(), footprint_poll.go), then
 		// the CPU's walk, do_exit()'s exit_mm() (sched/footprint_exit.go) and
 		// exit_mmap()'s perf_mmap_close() up to its first step (footprint_munmap.go)
-		exit = walkEnd + "UNAUDITED perf_event_task's caller, event->rb r, rb->event_list r, event->waitq r, event->pending_kill w, event->tstamp w, ctx->time r, ctx->is_active r, event->state w, event->waitq r, event->waitq r, sync w, current->lockdep_depth w, sync w, ctx->refcount w, ctx->event_list r, task->perf_event_ctxp r, ctx->task r, task->unwind_info.unwind_mask r, task->unwind_info w, task->mm w, mm->mm_users w, task->mm w, mm->mm_users w, mm->mmap_lock w, current->lockdep_depth w, mm->mm_mt w, sync w, event->rb r, rb->refcount w, rb->aux_nr_pages r, rb->mmap_count w" // then the tombstone's rest (pmu/footprint_exit.go: the original's perf_event_wakeup(), ctx->mutex released, the pin's put_ctx(), the CPU context's EXIT walk) and do_exit() (sched/footprint_exit.go): the deferred unwind's exit, exit_mm() and perf's last mmput() of the mm with its buffer (exit_mmap(): mmap_lock, the VMAs detached)
+		exit = walkEnd + "event->rb r, rb->event_list r, event->waitq r, event->pending_kill w, event->tstamp w, ctx->time r, ctx->is_active r, event->state w, event->waitq r, event->waitq r, sync w, current->lockdep_depth w, sync w, ctx->refcount w, ctx->event_list r, task->perf_event_ctxp r, ctx->task r, task->unwind_info.unwind_mask r, task->unwind_info w, task->mm w, mm->mm_users w, task->mm w, mm->mm_users w, mm->mmap_lock w, current->lockdep_depth w, mm->mm_mt w, sync w, event->rb r, rb->refcount w, rb->aux_nr_pages r, rb->mmap_count w" // then the tombstone's rest (pmu/footprint_exit.go: the original's perf_event_wakeup(), ctx->mutex released, the pin's put_ctx(), the CPU context's EXIT walk) and do_exit() (sched/footprint_exit.go): the deferred unwind's exit, exit_mm() and perf's last mmput() of the mm with its buffer (exit_mmap(): mmap_lock, the VMAs detached)
 	)
 	arg := func(v uint64) sched.SysArg { return sched.SysArg{Val: v} }
 	anon := []sched.SysArg{arg(0), arg(8192), arg(uapi.PROT_READ | uapi.PROT_WRITE), arg(uapi.MAP_PRIVATE | uapi.MAP_ANONYMOUS), arg(^uint64(0)), arg(0)}

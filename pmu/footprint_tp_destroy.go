@@ -171,13 +171,7 @@ func (k *Kernel) accessTpDestroyReturn(t *sched.Task, e *Event, freeing bool) {
 // kernel/events/core.c: _free_event() -> __free_event()
 func (k *Kernel) accessFreeEventTail(c *cpu.CPU, e *Event) {
 	markFreeEventCallbacks(c, e)
-	if e.life.targetRef {
-		task := e.hw.target
-		c.AccessMarkedOnly(taskUsageKey{k, task}, "task->usage", cpu.MarkedWrite, "put_task_struct") // kernel/events/core.c: __free_event(): put_task_struct(event->hw.target): refcount_dec_and_test(&t->usage)
-		if l := k.taskRefs[task]; l == nil || l.refs <= 1 {
-			c.Unaudited("__put_task_struct")
-		}
-	}
+	k.accessPutTarget(c, e) // footprint_release.go: the target's put, the release's
 	k.accessFreeEventPuts(c, e)
 	c.AccessMarkedOnly(e, "event->state", cpu.MarkedWrite, "_free_event")  // the model's state DEAD once freed
 	c.AccessMarkedOnly(e, "event (freed)", cpu.MarkedWrite, "_free_event") // call_rcu(&event->rcu_head, free_event_rcu): the memory's free queued

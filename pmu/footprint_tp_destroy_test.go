@@ -57,12 +57,13 @@ func TestTpDestroyFootprint(t *testing.T) {
 			"tp_event->perf_refcount w, users w, " + unlock + otherEpc + closeExit,
 			// the other event, released at the task's exit (exit_files()'s
 			// ____fput, run by exit_task_work()): the last user, whose
-			// references are the last ones too; then task_work_run()'s
+			// references are the last ones too (but the task's, not reaped yet: its
+			// task_struct stays); then task_work_run()'s
 			// return into do_exit() (sched/footprint_exit.go): the state,
 			// signal->live, the sigqueues, the cgroup's population, no
 			// parent (init reaps it), the exec waiter's look
 			"tp_event->perf_refcount w, users w, tp_event->perf_events w, tp_event->perf_events w, " + probe + unlock +
-				"task->usage w, UNAUDITED __put_task_struct, epc->refcount w, ctx->event_list w, the model's epc counts add, ctx->refcount w, ctx->parent_ctx r, ctx->task r, ctx (freed) w, the model's context counts add, event->state w, event (freed) w, ctx->lock w, sync w, ctx->lock w, sync w, " +
+				"task->usage w, epc->refcount w, ctx->event_list w, the model's epc counts add, ctx->refcount w, ctx->parent_ctx r, ctx->task r, ctx (freed) w, the model's context counts add, event->state w, event (freed) w, ctx->lock w, sync w, ctx->lock w, sync w, " +
 				"task->task_works r, p->__state w, signal->live w, signal->shared_pending w, task->pending w, cset->nr_tasks add, p->real_parent r, p->exit_state w, signal->group_exec_task r"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

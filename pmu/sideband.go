@@ -108,15 +108,19 @@ func (k *Kernel) perfEventTask(c *cpu.CPU, t, parent *sched.Task, taskCtx *Conte
 		_ = rb.PerfOutputSidebandAudited(c, oe.rb, oe, r, k.sidebandID(c, e), a.WriteBackward)
 	})
 	if fp {
-		// Back into fork (copy_process()'s perf_event_fork()) or
-		// perf_event_exit_task_context()'s walk of the dead context's
-		// events: nobody annotated them. Or, the CPU contexts' EXIT
-		// (parent and taskCtx nil: TaskExit's, the last thing
-		// perf_event_exit_task() does), back into do_exit() after its
-		// TaskExitHooks, which sched/footprint_exit.go annotates (a later
-		// hook marked at its own call) but in do_exit()'s old order
-		// (PerfExitLate, marked).
-		k.sidebandReturn(c, wrote, parent == nil && taskCtx == nil && !k.S.Cfg.PerfExitLate, "perf_event_task's caller") // footprint_sideband.go
+		// Back into fork (copy_process()'s perf_event_fork()): nobody
+		// annotated it. Or, the EXIT of the dead context's events
+		// (taskCtx tombstoned), back into perf_event_exit_task_context():
+		// the events' exits, the ctx->mutex unlock, the pin's put and the
+		// CPU contexts' EXIT, each annotated or marked at its own call
+		// (footprint_exit.go); or the CPU contexts' EXIT (parent and
+		// taskCtx nil: TaskExit's, the last thing perf_event_exit_task()
+		// does), back into do_exit() after its TaskExitHooks, which
+		// sched/footprint_exit.go annotates (a later hook marked at its
+		// own call). Both but in do_exit()'s old order (PerfExitLate),
+		// whose code after perf_event_exit_task() nobody annotated.
+		exitWalk := parent == nil && (taskCtx == nil || taskCtx.dead) && !k.S.Cfg.PerfExitLate
+		k.sidebandReturn(c, wrote, exitWalk, "perf_event_task's caller") // footprint_sideband.go
 	}
 }
 
