@@ -248,19 +248,31 @@ func (e *Event) perfPendingIrq(c *cpu.CPU) {
 // perfEventWakeup wakes everyone polling the event's ring buffer, then
 // sends the event's pending_kill to its fasync owner.
 // kernel/events/core.c: perf_event_wakeup() -> ring_buffer_wakeup(), kill_fasync()
-func (k *Kernel) perfEventWakeup(e *Event) {
+func (k *Kernel) perfEventWakeup(e *Event) { k.perfEventWakeupFrom(e, false) }
+
+// perfEventWakeupFrom is perfEventWakeup; audited: its caller's code
+// after it, up to the caller's next step point, is annotated (the exit of
+// a dead context's event: footprint_exit.go), so the pollers are woken by
+// sched's annotated try_to_wake_up(), whose step points go on into that
+// code unmarked, and what follows the wake-ups annotates itself there.
+func (k *Kernel) perfEventWakeupFrom(e *Event, audited bool) {
 	if bs := k.bufs[e.rb]; e.rb != nil && bs != nil {
 		for _, x := range bs.eventList {
-			x.wakeUpAll()
+			x.wakeUpAll(audited)
 		}
 	} else {
-		e.wakeUpAll()
+		e.wakeUpAll(audited)
+	}
+	if audited && k.M.FootprintListening() {
+		if c := k.curCPU(); c != nil {
+			k.accessKillFasync(c, e) // footprint_exit.go
+		}
 	}
 	k.killFasync(e)
 }
 
-// wakeUpAll is wake_up_all(&event->waitq).
-func (e *Event) wakeUpAll() {
+// wakeUpAll is wake_up_all(&event->waitq); audited: see perfEventWakeupFrom.
+func (e *Event) wakeUpAll(audited bool) {
 	e.accessWakeWaitq() // footprint_poll.go
 	if len(e.pollers) == 0 {
 		return
@@ -268,7 +280,11 @@ func (e *Event) wakeUpAll() {
 	ps := e.pollers
 	e.pollers = e.pollers[:0]
 	for _, q := range ps {
-		e.k.S.WakeUpAll(q)
+		if audited {
+			e.k.S.WakeUpAllAnnotated(q)
+		} else {
+			e.k.S.WakeUpAll(q)
+		}
 	}
 }
 

@@ -266,26 +266,31 @@ func (k *Kernel) accessExitEvent(c *cpu.CPU, e *Event) {
 
 // accessEventWakeup annotates perf_event_wakeup() of e: ring_buffer_wakeup()'s
 // walk of the buffer's events (or e alone, without a buffer) and the
-// wake_up_all() of each one's pollers (a poller woken is marked), then
-// the pending SIGIO (event->pending_kill read and cleared; one sent,
-// kill_fasync(), is marked).
+// wake_up_all() of each one's pollers (a poller is woken by sched's
+// annotated try_to_wake_up(): perfEventWakeupFrom), then the pending
+// SIGIO (event->pending_kill read and cleared; one sent, kill_fasync(),
+// is marked), which perfEventWakeupFrom annotates again after the
+// wake-ups (accessKillFasync), since a wake-up's step point may have
+// begun a fragment there.
 // kernel/events/core.c: perf_event_wakeup() -> ring_buffer_wakeup(), kill_fasync()
 func (k *Kernel) accessEventWakeup(c *cpu.CPU, e *Event) {
 	c.AccessMarkedOnly(e, "event->rb", cpu.MarkedRead, "ring_buffer_wakeup") // kernel/events/core.c: ring_buffer_wakeup(): rb = rcu_dereference(event->rb)
-	waiters := e.pollers
 	if bs := k.bufs[e.rb]; e.rb != nil && bs != nil {
 		c.AccessMarkedOnly(bufKey{e.rb, bs}, "rb->event_list", cpu.MarkedRead, "ring_buffer_wakeup") // kernel/events/core.c: ring_buffer_wakeup(): list_for_each_entry_rcu(event, &rb->event_list, rb_entry)
-		waiters = nil
 		for _, x := range bs.eventList {
 			c.AccessMarkedOnly(x, "event->waitq", cpu.MarkedRead, "wake_up_all") // kernel/events/core.c: ring_buffer_wakeup(): wake_up_all(&event->waitq)
-			waiters = append(waiters, x.pollers...)
 		}
 	} else {
 		c.AccessMarkedOnly(e, "event->waitq", cpu.MarkedRead, "wake_up_all") // the model's: no buffer, e's own pollers
 	}
-	if len(waiters) > 0 {
-		c.Unaudited("__wake_up") // the pollers woken: try_to_wake_up(), the scheduler's
-	}
+	k.accessKillFasync(c, e)
+}
+
+// accessKillFasync annotates perf_event_wakeup()'s pending SIGIO:
+// event->pending_kill read and cleared, the fasync owner read; a signal
+// sent (kill_fasync() -> send_sigio()) is marked.
+// kernel/events/core.c: perf_event_wakeup(): if (event->pending_kill) { kill_fasync(perf_event_fasync(event), SIGIO, event->pending_kill); event->pending_kill = 0; }
+func (k *Kernel) accessKillFasync(c *cpu.CPU, e *Event) {
 	c.AccessMarkedOnly(e, "event->pending_kill", cpu.PlainWrite, "perf_event_wakeup") // kernel/events/core.c: perf_event_wakeup(): if (event->pending_kill) { kill_fasync(...); event->pending_kill = 0; }
 	if e.pendingKill != 0 {
 		c.AccessMarkedOnly(e, "event->fasync", cpu.PlainRead, "kill_fasync") // kernel/events/core.c: perf_event_fasync(event)

@@ -44,7 +44,7 @@ func TestExitTeardownFootprints(t *testing.T) {
 		// (its buffer's event list when mapped), pending_kill, the state
 		// EXIT; ctx->mutex released, the pin's put, the CPU context's walk
 		walk   = "ctx->event_list r, event->state r, event->rb r, task_pt_regs(current) r, ctx->event_list r, event->rb r, "
-		wakeup = "event->waitq r, event->pending_kill w, event->tstamp w, ctx->time r, ctx->is_active r, event->state w, event->waitq r, event->waitq r, " +
+		wakeup = "event->waitq r, event->pending_kill w, event->tstamp w, ctx->time r, ctx->is_active r, event->state w, event->waitq r, event->waitq r, event->pending_kill w, " +
 			"sync w, current->lockdep_depth w, sync w, ctx->refcount w, ctx->event_list r, task->perf_event_ctxp r, ctx->task r, "
 		// do_exit() on (sched/footprint_exit.go): the deferred unwind's
 		// exit, exit_mm() (sched's, then perf's mmput())

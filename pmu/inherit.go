@@ -340,7 +340,7 @@ func (k *Kernel) perfEventExitEvent(cur *sched.Task, e *Event, ctx *Context, tas
 	pe := e.parent
 	if pe == nil {
 		e.setState(StateExit)
-		k.perfEventWakeup(e)
+		k.perfEventWakeupFrom(e, true) // its pollers woken by the annotated try_to_wake_up() (footprint_exit.go)
 		return
 	}
 	if k.KnobIs("exit-event", "pre-ef54c1a476ae") {

@@ -277,7 +277,7 @@ func (k *Kernel) ringBufferAttachRet(e *Event, buf *rb.Buffer, ret string) {
 				c.Unaudited("__wake_up") // the pollers woken: try_to_wake_up(), the scheduler's
 			}
 		}
-		e.wakeUpAll()
+		e.wakeUpAll(false)
 	}
 	if fp && ret != "" {
 		c.Unaudited(ret)
