@@ -130,12 +130,33 @@ func accessAuxRecord(c *cpu.CPU, e *Event) {
 // accessItraceStarted annotates perf_event_itrace_started() and
 // perf_log_itrace_start() up to the record's perf_output_begin(): the
 // output event's PERF_ATTACH_ITRACE and event->rb read; the first start's
-// set of the flag (the model keeps it in a table no key names) is marked.
+// set of the flag on the event itself (WRITE_ONCE: a marked write of
+// event->attach_state, which list_add_event() and the readers of the word
+// touch too; the model keeps the flag in its table: itraceStartedKey).
 func accessItraceStarted(c *cpu.CPU, e, oe *Event) {
 	c.AccessMarkedOnly(oe, "event->attach_state", cpu.MarkedRead, "perf_log_itrace_start") // core.c: perf_log_itrace_start(): if (event->attach_state & PERF_ATTACH_ITRACE) return
 	if !e.k.aux.itraceStarted[e] {
-		c.Unaudited("perf_event_itrace_started") // core.c: perf_event_itrace_started(): event->attach_state |= PERF_ATTACH_ITRACE (its first start)
+		c.AccessMarkedOnly(e, "event->attach_state", cpu.MarkedWrite, "perf_event_itrace_started")                       // core.c: perf_event_itrace_started(): WRITE_ONCE(event->attach_state, event->attach_state | PERF_ATTACH_ITRACE)
+		c.AccessMarkedOnly(itraceStartedKey{e.k, e}, "PERF_ATTACH_ITRACE", cpu.MarkedWrite, "perf_event_itrace_started") // the model's table of the flag: e's entry made
 	}
 	c.AccessMarkedOnly(oe, "event->rb", cpu.MarkedRead, "perf_log_itrace_start") // core.c: perf_log_itrace_start(): perf_output_begin(&handle, &sample, event, ...): rcu_dereference(event->rb)
 	e.k.accessInterruptedRegs(c)                                                 // core.c: perf_log_itrace_start(): perf_event_pid(event, current), perf_event_header__init_id(): current, the interrupted regs
 }
+
+// itraceStartedKey is e's PERF_ATTACH_ITRACE as the model keeps it: an
+// entry of the kernel's table of the events that started
+// (kernelAux.itraceStarted) rather than a bit of e's attach_state. Its key
+// is e's flag (read through event->attach_state, which the same write
+// annotates on e); its extent the table, whose entry the first start makes.
+type itraceStartedKey struct {
+	k *Kernel
+	e *Event
+}
+
+// FootprintKey implements cpu.FootprintKeyer.
+func (i itraceStartedKey) FootprintKey() string {
+	return i.e.FootprintKey() + "/attach_state (the model's PERF_ATTACH_ITRACE table)"
+}
+
+// FootprintExtent implements the write audit's extent.
+func (i itraceStartedKey) FootprintExtent() []any { return []any{&i.k.aux.itraceStarted} }
