@@ -178,6 +178,9 @@ func (p *PMU) EventInit(e *pmu.Event) error {
 	if e.Attr.Type != TypeIntelPT {
 		return uapi.ENOENT
 	}
+	if p.addrRanges != 0 && p.k.M.FootprintListening() {
+		p.accessAddrFiltersInit(e) // footprint_init.go
+	}
 	p.addrFiltersInit(e)
 	return nil
 }
@@ -682,7 +685,7 @@ func (p *PMU) interrupt(c *cpu.CPU) {
 	p.configStop(c)
 	priv := rb.GetAux(&pt.handle)
 	if fp {
-		p.accessInterruptHead(c, pt, priv != nil) // footprint.go: pt_handle_status(), pt_update_head()
+		p.accessPMIHead(c, pt, priv != nil) // footprint.go: pt_read_offset(), pt_handle_status(), pt_update_head()
 	}
 	if priv == nil {
 		return
