@@ -161,11 +161,13 @@ func TestWriteAuditRealModel(t *testing.T) {
 		// ring_buffer_attach() finds the event not ACTIVE); on 1 CPU every newuname fires the
 		// resume event's tracepoint (perf_tp_event, unaudited), perf's
 		// write(2)s of perf.data are annotated; on 2 CPUs perf's close of the
-		// other CPU's event removes it there (pmu/footprint_remove.go).
+		// other CPU's event removes it there (pmu/footprint_remove.go); perf
+		// record's AUX mmap (pmu/footprint_mmap_aux.go) and the first
+		// pt_event_start()'s PERF_ATTACH_ITRACE (pmu/footprint_aux.go).
 		checked []string
 	}{
-		{"percpu-1", strings.ReplaceAll(auxPerCPU(1, 2, 1), " -m 8,8 -- ", " --per-thread -m 8,8 -- "), append([]string{"__schedule:irqs-off", "context_switch", "exit_to_user_mode_loop", "perf_aux_output_end:nest-zero", "perf_mmap:mmap_mutex", "perf_mmap_close:aux-unmapped", "perf_mmap_close:aux_mmap_count-zero", "perf_mmap_close:mmap_count-dec", "perf_output_put_handle:nest-zero", "start:", "syscall_enter_from_user_mode"}, recordLoopStarts...)},
-		{"percpu-2", strings.ReplaceAll(auxPerCPU(2, 1, 1), " -m 8,8 -- ", " --per-thread -m 8,8 -- "), append([]string{"__perf_remove_from_context", "__schedule:irqs-off", "context_switch", "exit_to_user_mode_loop", "perf_aux_output_end:nest-zero", "perf_mmap:mmap_mutex", "perf_mmap_close:aux-unmapped", "perf_mmap_close:aux_mmap_count-zero", "perf_mmap_close:mmap_count-dec", "perf_output_put_handle:nest-zero", "start:", "syscall_enter_from_user_mode"}, recordLoopStarts...)},
+		{"percpu-1", strings.ReplaceAll(auxPerCPU(1, 2, 1), " -m 8,8 -- ", " --per-thread -m 8,8 -- "), append([]string{"__schedule:irqs-off", "context_switch", "exit_to_user_mode_loop", "perf_aux_output_begin:aux_refcount", "perf_aux_output_end:nest-zero", "perf_mmap:mmap_mutex", "perf_mmap_aux:has-aux", "rb_alloc_aux", "perf_mmap_close:aux-unmapped", "perf_mmap_close:aux_mmap_count-zero", "perf_mmap_close:mmap_count-dec", "perf_output_put_handle:nest-zero", "start:", "syscall_enter_from_user_mode"}, recordLoopStarts...)},
+		{"percpu-2", strings.ReplaceAll(auxPerCPU(2, 1, 1), " -m 8,8 -- ", " --per-thread -m 8,8 -- "), append([]string{"__perf_remove_from_context", "__schedule:irqs-off", "context_switch", "exit_to_user_mode_loop", "perf_aux_output_begin:aux_refcount", "perf_aux_output_end:nest-zero", "perf_mmap:mmap_mutex", "perf_mmap_aux:has-aux", "rb_alloc_aux", "perf_mmap_close:aux-unmapped", "perf_mmap_close:aux_mmap_count-zero", "perf_mmap_close:mmap_count-dec", "perf_output_put_handle:nest-zero", "start:", "syscall_enter_from_user_mode"}, recordLoopStarts...)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			a := auditRun(t, tc.name, tc.src, 3)
