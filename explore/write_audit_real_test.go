@@ -166,11 +166,13 @@ func TestWriteAuditRealModel(t *testing.T) {
 		// write(2)s of perf.data are annotated; perf's close of an event
 		// removes it (pmu/footprint_remove.go): on 2 CPUs on the other CPU
 		// too, on 1 CPU with its _free_event() puts annotated; perf's
-		// poll(2) sleeps (pmu/footprint_poll.go).
+		// poll(2) sleeps (pmu/footprint_poll.go); perf record's AUX mmap
+		// (pmu/footprint_mmap_aux.go) and the first pt_event_start()'s
+		// PERF_ATTACH_ITRACE (pmu/footprint_aux.go).
 		checked []string
 	}{
-		{"percpu-1", strings.ReplaceAll(auxPerCPU(1, 2, 1), " -m 8,8 -- ", " --per-thread -m 8,8 -- "), append([]string{"__perf_remove_from_context", "__schedule:irqs-off", "context_switch", "exit_to_user_mode_loop", "perf_aux_output_end:nest-zero", "perf_mmap:mmap_mutex", "perf_mmap_close:aux-unmapped", "perf_mmap_close:aux_mmap_count-zero", "perf_mmap_close:mmap_count-dec", "perf_output_put_handle:nest-zero", "perf_poll:wait", "start:", "syscall_enter_from_user_mode"}, recordLoopStarts...)},
-		{"percpu-2", strings.ReplaceAll(auxPerCPU(2, 1, 1), " -m 8,8 -- ", " --per-thread -m 8,8 -- "), append([]string{"__perf_remove_from_context", "__schedule:irqs-off", "context_switch", "exit_to_user_mode_loop", "perf_aux_output_end:nest-zero", "perf_mmap:mmap_mutex", "perf_mmap_close:aux-unmapped", "perf_mmap_close:aux_mmap_count-zero", "perf_mmap_close:mmap_count-dec", "perf_output_put_handle:nest-zero", "perf_poll:wait", "start:", "syscall_enter_from_user_mode"}, recordLoopStarts...)},
+		{"percpu-1", strings.ReplaceAll(auxPerCPU(1, 2, 1), " -m 8,8 -- ", " --per-thread -m 8,8 -- "), append([]string{"__perf_remove_from_context", "__schedule:irqs-off", "context_switch", "exit_to_user_mode_loop", "perf_aux_output_begin:aux_refcount", "perf_aux_output_end:nest-zero", "perf_mmap:mmap_mutex", "perf_mmap_aux:has-aux", "perf_mmap_close:aux-unmapped", "perf_mmap_close:aux_mmap_count-zero", "perf_mmap_close:mmap_count-dec", "perf_output_put_handle:nest-zero", "perf_poll:wait", "rb_alloc_aux", "start:", "syscall_enter_from_user_mode"}, recordLoopStarts...)},
+		{"percpu-2", strings.ReplaceAll(auxPerCPU(2, 1, 1), " -m 8,8 -- ", " --per-thread -m 8,8 -- "), append([]string{"__perf_remove_from_context", "__schedule:irqs-off", "context_switch", "exit_to_user_mode_loop", "perf_aux_output_begin:aux_refcount", "perf_aux_output_end:nest-zero", "perf_mmap:mmap_mutex", "perf_mmap_aux:has-aux", "perf_mmap_close:aux-unmapped", "perf_mmap_close:aux_mmap_count-zero", "perf_mmap_close:mmap_count-dec", "perf_output_put_handle:nest-zero", "perf_poll:wait", "rb_alloc_aux", "start:", "syscall_enter_from_user_mode"}, recordLoopStarts...)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			a := auditRun(t, tc.name, tc.src, 3)

@@ -19,20 +19,27 @@ import (
 // kernel/events/core.c: perf_mmap_aux()
 func (k *Kernel) perfMmapAuxArea(t *sched.Task, e *Event, pgoff uint64, nrPages int, prot Prot) error {
 	buf := e.rb
+	bs := k.bufs[buf]
+	old := k.auxMutexOld()
+	var mu *sched.Mutex
+	if bs != nil {
+		mu = &bs.auxMutex
+	}
+	k.accessMmapAuxLock(t, e, mu, old) // footprint_mmap_aux.go
 	if buf == nil {
 		return uapi.EINVAL
 	}
 	k.rbUse(buf, "perf_mmap_aux")
-	bs := k.bufs[buf]
 	if bs == nil {
 		return uapi.EINVAL
 	}
-	old := k.auxMutexOld()
 	if old {
 		return k.perfMmapAuxLocked(t, e, bs, pgoff, nrPages, prot, true)
 	}
 	k.lockCounted(t, &bs.auxMutex) // guard(mutex)(&rb->aux_mutex)
+	n := bs.auxMutex.Contended
 	err := k.perfMmapAuxLocked(t, e, bs, pgoff, nrPages, prot, false)
+	k.accessMmapAuxUnlock(t, buf, &bs.auxMutex, n) // footprint_mmap_aux.go
 	k.S.MutexUnlock(t, &bs.auxMutex)
 	return err
 }
@@ -41,6 +48,9 @@ func (k *Kernel) perfMmapAuxArea(t *sched.Task, e *Event, pgoff uint64, nrPages 
 // the code before 2ab9d830262c.
 func (k *Kernel) perfMmapAuxLocked(t *sched.Task, e *Event, bs *bufState, pgoff uint64, nrPages int, prot Prot, old bool) error {
 	buf := e.rb
+	if !old {
+		k.accessMmapAuxChecks(t, buf) // footprint_mmap_aux.go: up to the has-aux step
+	}
 	auxOffset := buf.User.AuxOffset // READ_ONCE(rb->user_page->aux_offset)
 	auxSize := buf.User.AuxSize
 	if auxOffset < buf.DataSize()+PageSize {
@@ -63,11 +73,15 @@ func (k *Kernel) perfMmapAuxLocked(t *sched.Task, e *Event, bs *bufState, pgoff 
 	if nrPages == 0 || nrPages&(nrPages-1) != 0 { // !is_power_of_2(nr_pages)
 		return uapi.EINVAL
 	}
+	if !old {
+		k.accessMmapAuxCount(t, buf) // footprint_mmap_aux.go
+	}
 	if bs.mmapCount <= 0 { // !refcount_inc_not_zero(&rb->mmap_count)
 		return uapi.EINVAL
 	}
 	bs.mmapCount++
 	t.Step("perf_mmap_aux:has-aux")
+	k.accessMmapAuxHasAux(t, buf, old) // footprint_mmap_aux.go
 	if buf.HasAux() {
 		if buf.AuxMmapCount() == 0 && !old {
 			// The last AUX munmap is tearing the area down: under
@@ -90,6 +104,7 @@ func (k *Kernel) perfMmapAuxLocked(t *sched.Task, e *Event, bs *bufState, pgoff 
 		}
 		extra, err := k.perfMmapCalcLimits(int64(nrPages))
 		if err != nil {
+			k.accessMmapAuxUndo(t, buf) // footprint_mmap_aux.go
 			bs.mmapCount--
 			return uapi.EPERM
 		}
@@ -111,13 +126,16 @@ func (k *Kernel) perfMmapAuxLocked(t *sched.Task, e *Event, bs *bufState, pgoff 
 				return priv
 			}
 		}
-		t.Step("rb_alloc_aux") // GFP_KERNEL page allocations: may sleep
+		t.Step("rb_alloc_aux")          // GFP_KERNEL page allocations: may sleep
+		k.accessMmapAuxAlloc(t, e, old) // footprint_mmap_aux.go: the driver's setup_aux (rb annotates rb_alloc_aux())
 		if err := buf.AllocAux(ops, pgoff, nrPages, int64(e.Attr.AuxWatermark), flags); err != nil {
+			k.accessMmapAuxUndo(t, buf) // footprint_mmap_aux.go
 			bs.mmapCount--
 			return uapi.Errno(err.(uapi.Errno))
 		}
 		if !old {
-			buf.AuxMmapSet(1) // refcount_set(&rb->aux_mmap_count, 1)
+			k.accessMmapAuxAllocated(t, buf) // footprint_mmap_aux.go
+			buf.AuxMmapSet(1)                // refcount_set(&rb->aux_mmap_count, 1)
 		}
 		bs.auxUserExtra = int64(nrPages) - extra
 		bs.auxExtra = extra
@@ -126,6 +144,9 @@ func (k *Kernel) perfMmapAuxLocked(t *sched.Task, e *Event, bs *bufState, pgoff 
 		k.pinnedPages += bs.auxExtra
 	}
 	buf.AuxMapped(true)
+	if !old {
+		k.accessMmapAuxEventCount(t, e) // footprint_mmap_aux.go
+	}
 	switch {
 	case e.mmapCount == refcountSaturated:
 	case e.mmapCount == 0 && !old:

@@ -98,11 +98,25 @@ func auxPauseCallbackUnaudited(c *cpu.CPU, e *Event, flag int) {
 	}
 }
 
+// AddrFiltersSyncAnnotated is a PMU whose pmu->addr_filters_sync()
+// annotates its own writes (AccessAddrFiltersSyncDriver, called on the
+// CPU that runs it before it runs): perf_event_addr_filters_sync() does
+// not mark it, and annotates the core's side (the filter list and the
+// event's ranges it reads, hw.addr_filters_gen). Any other PMU's callback
+// is marked.
+type AddrFiltersSyncAnnotated interface {
+	AccessAddrFiltersSyncDriver(c *cpu.CPU, e *Event)
+}
+
 // AccessAddrFiltersSync annotates perf_event_addr_filters_sync() for e on
 // c, as a driver's pmu->start calls it (intel_pt's pt_config_filters()):
 // the filters head's lock (the parent's for an inherited event) and
 // event->addr_filters_gen against hw.addr_filters_gen; a generation that
-// moved makes it call pmu->addr_filters_sync(): marked.
+// moved makes it call pmu->addr_filters_sync(), which reads the filter
+// list (ifh->list, under ifh->lock) and the event's ranges
+// (event->addr_filter_ranges) and writes its hardware copy (the driver's:
+// AddrFiltersSyncAnnotated, else marked), then
+// event->hw.addr_filters_gen.
 // kernel/events/core.c: perf_event_addr_filters_sync()
 func (e *Event) AccessAddrFiltersSync(c *cpu.CPU) {
 	if !hasAddrFilter(e) { // if (!has_addr_filter(event)) return;
@@ -114,9 +128,19 @@ func (e *Event) AccessAddrFiltersSync(c *cpu.CPU) {
 	}
 	c.AccessMarkedOnly(ifh, "ifh->lock", cpu.MarkedWrite, "perf_event_addr_filters_sync")            // core.c: perf_event_addr_filters_sync(): raw_spin_lock(&ifh->lock)
 	c.AccessMarkedOnly(e, "event->addr_filters_gen", cpu.MarkedRead, "perf_event_addr_filters_sync") // core.c: perf_event_addr_filters_sync(): if (event->addr_filters_gen != event->hw.addr_filters_gen)
-	if e.af.gen != e.af.hwGen {
-		c.Unaudited("pmu->addr_filters_sync") // core.c: perf_event_addr_filters_sync(): event->pmu->addr_filters_sync(event); event->hw.addr_filters_gen = event->addr_filters_gen
+	c.AccessMarkedOnly(e, "event->hw.addr_filters_gen", cpu.PlainRead, "perf_event_addr_filters_sync")
+	if e.af.gen == e.af.hwGen {
+		return
 	}
+	d, ok := e.pmu.(AddrFiltersSyncAnnotated)
+	if !ok {
+		c.Unaudited("pmu->addr_filters_sync") // core.c: perf_event_addr_filters_sync(): event->pmu->addr_filters_sync(event): the driver's
+		return
+	}
+	c.AccessMarkedOnly(ifh, "ifh->list", cpu.PlainRead, "pmu->addr_filters_sync")                       // pt.c: pt_event_addr_filters_sync(): list_for_each_entry(filter, &head->list, entry) (ifh->lock held)
+	c.AccessMarkedOnly(e, "event->addr_filter_ranges", cpu.PlainRead, "pmu->addr_filters_sync")         // pt.c: pt_event_addr_filters_sync(): fr[range].start, fr[range].size (ifh->lock held)
+	d.AccessAddrFiltersSyncDriver(c, e)                                                                 // the driver's own writes
+	c.AccessMarkedOnly(e, "event->hw.addr_filters_gen", cpu.PlainWrite, "perf_event_addr_filters_sync") // core.c: perf_event_addr_filters_sync(): event->hw.addr_filters_gen = event->addr_filters_gen
 }
 
 // accessAuxRecord annotates perf_event_aux_event() up to its
@@ -130,12 +154,33 @@ func accessAuxRecord(c *cpu.CPU, e *Event) {
 // accessItraceStarted annotates perf_event_itrace_started() and
 // perf_log_itrace_start() up to the record's perf_output_begin(): the
 // output event's PERF_ATTACH_ITRACE and event->rb read; the first start's
-// set of the flag (the model keeps it in a table no key names) is marked.
+// set of the flag on the event itself (WRITE_ONCE: a marked write of
+// event->attach_state, which list_add_event() and the readers of the word
+// touch too; the model keeps the flag in its table: itraceStartedKey).
 func accessItraceStarted(c *cpu.CPU, e, oe *Event) {
 	c.AccessMarkedOnly(oe, "event->attach_state", cpu.MarkedRead, "perf_log_itrace_start") // core.c: perf_log_itrace_start(): if (event->attach_state & PERF_ATTACH_ITRACE) return
 	if !e.k.aux.itraceStarted[e] {
-		c.Unaudited("perf_event_itrace_started") // core.c: perf_event_itrace_started(): event->attach_state |= PERF_ATTACH_ITRACE (its first start)
+		c.AccessMarkedOnly(e, "event->attach_state", cpu.MarkedWrite, "perf_event_itrace_started")                       // core.c: perf_event_itrace_started(): WRITE_ONCE(event->attach_state, event->attach_state | PERF_ATTACH_ITRACE)
+		c.AccessMarkedOnly(itraceStartedKey{e.k, e}, "PERF_ATTACH_ITRACE", cpu.MarkedWrite, "perf_event_itrace_started") // the model's table of the flag: e's entry made
 	}
 	c.AccessMarkedOnly(oe, "event->rb", cpu.MarkedRead, "perf_log_itrace_start") // core.c: perf_log_itrace_start(): perf_output_begin(&handle, &sample, event, ...): rcu_dereference(event->rb)
 	e.k.accessInterruptedRegs(c)                                                 // core.c: perf_log_itrace_start(): perf_event_pid(event, current), perf_event_header__init_id(): current, the interrupted regs
 }
+
+// itraceStartedKey is e's PERF_ATTACH_ITRACE as the model keeps it: an
+// entry of the kernel's table of the events that started
+// (kernelAux.itraceStarted) rather than a bit of e's attach_state. Its key
+// is e's flag (read through event->attach_state, which the same write
+// annotates on e); its extent the table, whose entry the first start makes.
+type itraceStartedKey struct {
+	k *Kernel
+	e *Event
+}
+
+// FootprintKey implements cpu.FootprintKeyer.
+func (i itraceStartedKey) FootprintKey() string {
+	return i.e.FootprintKey() + "/attach_state (the model's PERF_ATTACH_ITRACE table)"
+}
+
+// FootprintExtent implements the write audit's extent.
+func (i itraceStartedKey) FootprintExtent() []any { return []any{&i.k.aux.itraceStarted} }

@@ -43,8 +43,8 @@ import (
 //     or the limits, the new buffer, its charge) up to
 //     ring_buffer_attach's step point, or the unlock, the vma's file
 //     reference, the mm's maps, mmap_lock's unlock and the fput() of the
-//     syscall's fget(), up to the syscall's exit. The AUX area
-//     (perf_mmap_aux()) is marked.
+//     syscall's fget(), up to the syscall's exit. The AUX area's
+//     perf_mmap_aux() up to its has-aux step: footprint_mmap_aux.go.
 //   - "perf_mmap_close:mmap_count-dec", "perf_mmap_close:detached":
 //     event->mmap_count, event->mmap_mutex, the detach of the event and of
 //     the buffer's other events (up to ring_buffer_attach's step point),

@@ -90,7 +90,7 @@ func (k *Kernel) perfMmap(t *sched.Task, fd int, pgoff, length uint64, prot Prot
 	case e.state <= StateRevoked:
 		err = uapi.ENODEV
 	case pgoff != 0:
-		k.markSetup(t, "perf_mmap_aux") // the AUX area: not annotated
+		// the AUX area: annotated up to its has-aux step (footprint_mmap_aux.go)
 		if err = k.perfMmapAuxArea(t, e, pgoff, int(nrPages), prot); err == nil {
 			m = &Mapping{RB: e.rb, ev: e, Aux: true}
 		}

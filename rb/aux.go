@@ -79,6 +79,9 @@ func (rb *Buffer) AuxSize() uint64 { return uint64(rb.aux.nrPages) * PageSize }
 // kernel/events/ring_buffer.c: rb_alloc_aux()
 func (rb *Buffer) AllocAux(ops *AuxOps, pgoff uint64, nrPages int, watermark int64, flags int) error {
 	overwrite := flags&RingBufferWritable == 0
+	if rb.footprinting() {
+		rb.accessAllocAux() // footprint_aux_alloc.go
+	}
 	if ops == nil || ops.SetupAux == nil {
 		return uapi.EOPNOTSUPP // !has_aux(event)
 	}

@@ -66,8 +66,9 @@ func (p *PMU) AuxPauseAnnotated() bool { return true }
 func (p *PMU) accessConfig(c *cpu.CPU, e *pmu.Event, old bool) {
 	pt := &p.cpus[c.ID]
 	c.AccessMarkedOnly(e, "event->hw.addr_filters", cpu.MarkedRead, "pt_config_filters") // pt.c: pt_config_filters(): struct pt_filters *filters = event->hw.addr_filters
-	if p.filters[e] != nil {
-		e.AccessAddrFiltersSync(c) // pt.c: pt_config_filters(): perf_event_addr_filters_sync(event)
+	if f := p.filters[e]; f != nil {
+		e.AccessAddrFiltersSync(c)                                                                    // pt.c: pt_config_filters(): perf_event_addr_filters_sync(event)
+		c.AccessMarkedOnly(filtersKey{e, f}, "struct pt_filters", cpu.PlainRead, "pt_config_filters") // pt.c: pt_config_filters(): filters->filter[range].msr_a, msr_b, config; filters->nr_filters
 	}
 	c.AccessMarkedOnly(pt, "pt->filters", cpu.PlainWrite, "pt_config_filters") // pt.c: pt_config_filters(): pt->filters.filter[range].msr_a = ...; wrmsrq(MSR_IA32_RTIT_ADDRn_A/B)
 	if !old {
@@ -108,6 +109,18 @@ func (p *PMU) accessInterruptHead(c *cpu.CPU, pt *ptCtx, haveBuf bool) {
 	c.AccessMarkedOnly(pt, "MSR_IA32_RTIT_STATUS", cpu.PlainWrite, "pt_handle_status")            // pt.c: pt_handle_status(): rdmsrq(MSR_IA32_RTIT_STATUS); wrmsrq(MSR_IA32_RTIT_STATUS, status) (the model's Stopped bit)
 	c.AccessMarkedOnly(pt, "handle->aux_flags", cpu.MarkedWrite, "pt_handle_status")              // pt.c: pt_handle_status(): perf_aux_output_flag(&pt->handle, PERF_AUX_FLAG_TRUNCATED)
 	c.AccessMarkedOnly(buf, "pt_buffer (the driver's offsets)", cpu.PlainWrite, "pt_update_head") // pt.c: pt_handle_status(): buf->wrapped; pt_update_head(): local64_set(&buf->head, base), local_add(..., &buf->data_size); local_xchg(&buf->data_size, 0)
+}
+
+// accessPMIHead annotates intel_pt_interrupt() from perf_get_aux() to
+// perf_aux_output_end(): the handle's buffer, pt_read_offset() (the
+// buffer's hardware position, as pt_event_stop()'s: accessStopHead), then
+// pt_handle_status() and pt_update_head() (accessInterruptHead).
+func (p *PMU) accessPMIHead(c *cpu.CPU, pt *ptCtx, haveBuf bool) {
+	if haveBuf {
+		buf := rb.GetAux(&pt.handle).(*ptBuffer)
+		c.AccessMarkedOnly(buf, "pt_buffer (the hardware's output position)", cpu.PlainWrite, "pt_read_offset") // pt.c: intel_pt_interrupt(): pt_read_offset(buf): rdmsrq(MSR_IA32_RTIT_OUTPUT_MASK); buf->output_off, buf->cur_idx, buf->cur
+	}
+	p.accessInterruptHead(c, pt, haveBuf)
 }
 
 // accessRestartBegin annotates intel_pt_interrupt() after its

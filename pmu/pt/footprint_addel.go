@@ -15,7 +15,8 @@ import (
 //     pt_event_start(event, 0): the hardware's output since the last look
 //     (accrue), ring_buffer_get(output_event) (event->rb), and
 //     perf_aux_output_begin() up to its aux_refcount step (rb's own
-//     annotation); its failures are marked. Without PERF_EF_START,
+//     annotation); its failures set hwc->state and return into
+//     pt_event_add() (startFailed; into any other caller: marked). Without PERF_EF_START,
 //     hwc->state = PERF_HES_STOPPED.
 //   - pt_event_del(): pt_event_stop(event, PERF_EF_UPDATE) up to its
 //     handle-nmi-cleared step: WRITE_ONCE(pt->handle_nmi, 0).
@@ -84,4 +85,17 @@ func stopReturn(c *cpu.CPU, fp, fromDel bool) {
 	if fp && !fromDel {
 		c.Unaudited("pt_event_stop's caller") // pt.c: pt_event_stop() returns into pmu->stop's caller, nobody annotated
 	}
+}
+
+// startFailed annotates pt_event_start()'s failure (fail_stop, or
+// fail_end_stop after its perf_aux_output_end()): hwc->state =
+// PERF_HES_STOPPED, then the return into pt_event_add() (fromAdd: its
+// hwc->state test and event_sched_in()'s error path, annotated there);
+// the return into any other pmu->start caller is marked.
+func startFailed(c *cpu.CPU, e *pmu.Event, fromAdd bool) {
+	if !fromAdd {
+		c.Unaudited("pt_event_start's caller") // pt.c: pt_event_start(): fail_stop: hwc->state = PERF_HES_STOPPED, then pmu->start's caller
+		return
+	}
+	accessHWStateWrite(c, e, "pt_event_start") // pt.c: pt_event_start(): fail_stop: hwc->state = PERF_HES_STOPPED
 }

@@ -16,7 +16,8 @@ import (
 // and exits:
 //   - "event_sched_in": pt->handle.event, the hardware's output since the
 //     last look, output_event->rb, then without an AUX area yet (the
-//     event goes on at open) the failed start marked, or with one
+//     event goes on at open) the failed start's hwc->state (its return
+//     into pt_event_add() is annotated, not marked), or with one
 //     perf_aux_output_begin() up to its aux_refcount step;
 //   - "pt_config:started": pause_allowed set (not before 08c7454ceb94),
 //     hwc->state read back in pt_event_add(), event_sched_in()'s rest and
@@ -30,7 +31,7 @@ func TestAddDelFootprints(t *testing.T) {
 	const (
 		addHead = "handle->event r, RTIT_STATUS, the trace position w, the task's mode and stacks r, mm->mmap r, occupant add, event->rb r, "
 		// the event installed at open, before its AUX area: the start fails
-		noAux = addHead + "UNAUDITED pt_event_start's caller, event->hw (the counter) r, event->tstamp w, ctx->time r, ctx->is_active r, event->state w, event->oncpu w, " +
+		noAux = addHead + "event->hw (the counter) w, event->hw (the counter) r, event->tstamp w, ctx->time r, ctx->is_active r, event->state w, event->oncpu w, " +
 			"cpc->pmu_disable_count w, cpc->pmu_disable_count w, event->state r, ctx->lock w, sync w, ctx->pin_count w, ctx->lock w, sync w, event->owner w, " +
 			"current->perf_event_list w, file->f_count w, event->refcount w, fdt->fd[] w, fdt->fd[] w, sync w, current->lockdep_depth w, sync w, task->usage w, " +
 			"tp_event->perf_refcount r, tp_event->perf_refcount r, task_pt_regs(current) w"

@@ -173,8 +173,13 @@ func TestAuxRecordFootprints(t *testing.T) {
 	}
 	want := []string{
 		// PERF_RECORD_ITRACE_START, then pt_config(): the first start
-		// syncs the filters (hw.addr_filters_gen behind)
-		"rb->head r, rb->wakeup r, event->hw.addr_filters r, ifh->lock w, event->addr_filters_gen r, UNAUDITED pmu->addr_filters_sync, pt->filters w, pt->resume_allowed w",
+		// syncs the filters (hw.addr_filters_gen behind):
+		// pt_event_addr_filters_sync() reads the list and the ranges and
+		// writes the event's struct pt_filters, which pt_config_filters()
+		// then loads
+		"rb->head r, rb->wakeup r, event->hw.addr_filters r, ifh->lock w, event->addr_filters_gen r, event->hw.addr_filters_gen r, " +
+			"ifh->list r, event->addr_filter_ranges r, event->hw.addr_filters r, struct pt_filters w, event->hw.addr_filters_gen w, " +
+			"struct pt_filters r, pt->filters w, pt->resume_allowed w",
 		// PERF_RECORD_AUX, then perf_aux_output_end()
 		"rb->head r, rb->wakeup r, user_page->aux_head w, rb->aux_head r, rb->aux_wakeup w, handle->event w, rb->aux_nest w",
 	}
@@ -187,7 +192,7 @@ func TestAuxRecordFootprints(t *testing.T) {
 // (pmu/pt/footprint.go, rb/footprint_aux.go) on a PT event tracing a
 // task that computes until its 8-page AUX area (nobody reads it) fills:
 // the entry (the hardware's output, handle_nmi, handle.event,
-// pt_config_stop(), pt_handle_status(), pt_update_head(), then
+// pt_config_stop(), pt_read_offset(), pt_handle_status(), pt_update_head(), then
 // perf_aux_output_end() up to its PERF_RECORD_AUX), and from the
 // output-end step perf_aux_output_begin() up to its aux_refcount step;
 // perf_aux_output_end() from its nest-zero step, perf_aux_output_begin()
@@ -225,6 +230,7 @@ func TestPTInterruptFootprints(t *testing.T) {
 			accrue + ", pt_buffer (the hardware's output position) w, event->addr_filters r, mm->mmap r, rb->aux_pages w, " + // ... up to the marker: bytes written
 			"pt->handle_nmi r, handle->event r, " +
 			accrue + ", RTIT_CTL w, pending w, " + // pt_config_stop(): TraceEn cleared, the PMI timer cancelled
+			"pt_buffer (the hardware's output position) w, " + // pt_read_offset()
 			"handle->rb r, rb->aux_nr_pages r, MSR_IA32_RTIT_STATUS w, handle->aux_flags w, pt_buffer (the driver's offsets) w, " + // perf_get_aux(), pt_handle_status(), pt_update_head()
 			"handle->aux_flags w, rb->aux_nr_pages r, rb->aux_head w, " + // perf_aux_output_end() up to its record
 			"task_pt_regs(current) r, event->rb r, occupant add, rb->paused r, rb->lost r, rb->nest w, rb->wakeup r"}, // perf_event_aux_event(): the sample_id, then perf_output_begin()
@@ -235,7 +241,7 @@ func TestPTInterruptFootprints(t *testing.T) {
 		// perf_aux_output_begin() after aux_refcount, then its caller
 		"perf_aux_output_begin:aux_refcount": {
 			// sched in: pt_event_start(), the first start's PERF_RECORD_ITRACE_START
-			begun + txn + "event->hw (the counter) w, event->attach_state r, UNAUDITED perf_event_itrace_started, event->rb r, task_pt_regs(current) r, occupant add, rb->paused r, rb->lost r, rb->nest w, rb->wakeup r",
+			begun + txn + "event->hw (the counter) w, event->attach_state r, event->attach_state w, PERF_ATTACH_ITRACE w, event->rb r, task_pt_regs(current) r, occupant add, rb->paused r, rb->lost r, rb->nest w, rb->wakeup r",
 			// the PMI's restart: pt_config_start()
 			begun + txn + "event->hw.aux_paused r, " + accrue + ", RTIT_CTL w, pending w",
 			// the PMI's restart finds the area full: the event disabled, woken, stopped

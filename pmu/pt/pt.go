@@ -178,6 +178,9 @@ func (p *PMU) EventInit(e *pmu.Event) error {
 	if e.Attr.Type != TypeIntelPT {
 		return uapi.ENOENT
 	}
+	if p.addrRanges != 0 && p.k.M.FootprintListening() {
+		p.accessAddrFiltersInit(e) // footprint_init.go
+	}
 	p.addrFiltersInit(e)
 	return nil
 }
@@ -281,7 +284,7 @@ func (p *PMU) start(c *cpu.CPU, e *pmu.Event, mode int, fromAdd bool) {
 	}
 	priv := rb.AuxOutputBegin(c, &pt.handle, e.OutputEvent().RB(), e)
 	if priv == nil {
-		c.Unaudited("pt_event_start's caller") // pt.c: pt_event_start(): fail_stop: hwc->state = PERF_HES_STOPPED, then pmu->start's caller
+		startFailed(c, e, fromAdd) // footprint_addel.go: fail_stop
 		e.SetHWState(pmu.PERF_HES_STOPPED)
 		return
 	}
@@ -293,7 +296,7 @@ func (p *PMU) start(c *cpu.CPU, e *pmu.Event, mode int, fromAdd bool) {
 	p.resetOffsets(buf, pt.handle.Head)
 	if !buf.snapshot && !p.resetMarkers(pt, buf) {
 		_ = rb.AuxOutputEnd(c, &pt.handle, 0)
-		c.Unaudited("pt_event_start's caller") // pt.c: pt_event_start(): fail_end_stop: hwc->state = PERF_HES_STOPPED, then pmu->start's caller
+		startFailed(c, e, fromAdd) // footprint_addel.go: fail_end_stop
 		e.SetHWState(pmu.PERF_HES_STOPPED)
 		return
 	}
@@ -682,7 +685,7 @@ func (p *PMU) interrupt(c *cpu.CPU) {
 	p.configStop(c)
 	priv := rb.GetAux(&pt.handle)
 	if fp {
-		p.accessInterruptHead(c, pt, priv != nil) // footprint.go: pt_handle_status(), pt_update_head()
+		p.accessPMIHead(c, pt, priv != nil) // footprint.go: pt_read_offset(), pt_handle_status(), pt_update_head()
 	}
 	if priv == nil {
 		return
