@@ -70,12 +70,12 @@ func (l *csdRounds) Touch(obj any, field string, write bool) {
 // exit_to_user_mode_loop (pmu/footprint_read.go), so such a round reaches
 // no unaudited code and ends at a declared end, having read csd->flags;
 // the close's removal returns into perf_event_release_kernel()'s tail,
-// annotated up to _free_event() (pmu/footprint_release.go), which marks
-// the cancel of the cpu-clock's hrtimer (perf_swevent_cancel_hrtimer(),
-// nobody annotated it): marked there, not at the call's return. On the shipped
-// group-leader-close-sample-read, whose close removes events from another
-// CPU by IPI and whose reader reads the group by IPI, over 100 schedules
-// all three kinds occur.
+// annotated through _free_event() (pmu/footprint_release.go), which
+// marks only the cancel of a timer armed on another CPU (none here since
+// the cancel of this CPU's was annotated: a round is marked there, never
+// at the call's return). On the shipped group-leader-close-sample-read,
+// whose close removes events from another CPU by IPI and whose reader
+// reads the group by IPI, over 100 schedules the first two kinds occur.
 func TestCSDWaitRound(t *testing.T) {
 	f := loadBuiltin(t, "group-leader-close-sample-read")
 	ends, _ := cpu.CompleteUntil("smp_call_function_single:wait")
@@ -108,14 +108,14 @@ func TestCSDWaitRound(t *testing.T) {
 				}
 			case r.end != "":
 				marked++
-				if fmt.Sprint(r.marks) != "[hrtimer_cancel]" {
-					t.Errorf("seed %d: a round that ended at %s reached unaudited code %v, want only _free_event()'s hrtimer cancel", seed, r.end, r.marks)
+				if fmt.Sprint(r.marks) != "[hrtimer_cancel (another CPU's)]" {
+					t.Errorf("seed %d: a round that ended at %s reached unaudited code %v, want only _free_event()'s cancel of a timer armed on another CPU", seed, r.end, r.marks)
 				}
 			}
 		}
 	}
-	if spun == 0 || vouched == 0 || marked == 0 || vouchedAt["exit_to_user_mode_loop"] == 0 {
-		t.Errorf("over 100 schedules: %d rounds came back to the wait, %d returned into annotated callers (%v), %d were marked; want each, and some at exit_to_user_mode_loop", spun, vouched, vouchedAt, marked)
+	if spun == 0 || vouched == 0 || vouchedAt["exit_to_user_mode_loop"] == 0 {
+		t.Errorf("over 100 schedules: %d rounds came back to the wait, %d returned into annotated callers (%v), %d were marked; want the first two, and some at exit_to_user_mode_loop", spun, vouched, vouchedAt, marked)
 	}
 	t.Logf("%d rounds came back to the wait, %d returned into annotated callers (by end: %v), %d were marked", spun, vouched, vouchedAt, marked)
 }

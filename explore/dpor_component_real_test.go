@@ -73,8 +73,9 @@ func TestCompRealShapeRefused(t *testing.T) {
 	}
 	run := realRun(t, f, nil)
 	s, ex := compWalk(100, run)
-	if ex || !strings.HasSuffix(s.Refused, "not declared complete (cpu.DeclareComplete)") && !strings.HasSuffix(s.Refused, "(cpu.CPU.Unaudited)") && !strings.Contains(s.Refused, " is touched by ") || s.Runs != 1 {
-		t.Fatalf("complete %v after %d schedules, refused %q; want refused in the first schedule, on an undeclared fragment, one that reaches unaudited code or an object two CPUs share", ex, s.Runs, s.Refused)
+	if ex || !strings.HasSuffix(s.Refused, "not declared complete (cpu.DeclareComplete)") && !strings.HasSuffix(s.Refused, "(cpu.CPU.Unaudited)") &&
+		!strings.Contains(s.Refused, " is touched by ") && !strings.Contains(s.Refused, " posts to another CPU ") || s.Runs != 1 {
+		t.Fatalf("complete %v after %d schedules, refused %q; want refused in the first schedule, on an undeclared fragment, one that reaches unaudited code, an object two CPUs share or a post across CPUs (perf's install IPIs)", ex, s.Runs, s.Refused)
 	}
 	reasons := compSurvey(3, run)
 	var lines []string

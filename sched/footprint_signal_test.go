@@ -21,8 +21,7 @@ import (
 func TestSignalFootprint(t *testing.T) {
 	m, s := newSched(t, 2, DefaultConfig())
 	l := &fragAccesses{starts: map[string]bool{"exit_to_user_mode_loop@cpu0": true, "pipe_write:copied@cpu1": true}}
-	var a *Task
-	a = s.Spawn("a", MaskOf(0), Compute(20*sim.Microsecond), Syscall("getpid"), Sleep(sim.Second))
+	a := s.Spawn("a", MaskOf(0), Compute(20*sim.Microsecond), Syscall("getpid"), Sleep(sim.Second))
 	s.Spawn("b", MaskOf(1), Compute(5*sim.Microsecond), CallAnnotated(func(b *Task) {
 		s.SyscallAnnotated(b, "write", func(b *Task) {
 			b.Step("pipe_write:copied")
