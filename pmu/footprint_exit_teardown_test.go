@@ -104,12 +104,7 @@ func TestExitTeardownFootprints(t *testing.T) {
 			if err := mc.m.Run(sim.Second); err != nil {
 				t.Fatal(err)
 			}
-			got := map[string][]string{}
-			for _, s := range []string{"perf_event_exit_task_context", "event_sched_out:del", "perf_event_exit_task_context:tombstone"} {
-				if f := l.started(s); len(f) > 0 {
-					got[s] = f
-				}
-			}
+			got := l.startedAt("perf_event_exit_task_context", "event_sched_out:del", "perf_event_exit_task_context:tombstone")
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("fragments (-want +got):\n%s", diff)
 			}

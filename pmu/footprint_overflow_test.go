@@ -72,6 +72,17 @@ func (l *fragLog) started(label string) []string {
 	return out
 }
 
+// startedAt is started for each of labels that starts a fragment, by label.
+func (l *fragLog) startedAt(labels ...string) map[string][]string {
+	got := map[string][]string{}
+	for _, s := range labels {
+		if f := l.started(s); len(f) > 0 {
+			got[s] = f
+		}
+	}
+	return got
+}
+
 // TestOverflowFootprints: what the PMI's and the hrtimer's entry
 // fragments annotate up to the output's first step point, and what the fragment that starts at
 // perf_output_put_handle:nest-zero annotates on the way back through

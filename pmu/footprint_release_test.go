@@ -110,12 +110,7 @@ func TestReleaseFootprints(t *testing.T) {
 			if err := mc.m.Run(sim.Second); err != nil {
 				t.Fatal(err)
 			}
-			got := map[string][]string{}
-			for _, s := range []string{"task_work_run:____fput", "perf_event_release_kernel:ctx-locked", "perf_remove_from_context:inactive"} {
-				if f := l.started(s); len(f) > 0 {
-					got[s] = f
-				}
-			}
+			got := l.startedAt("task_work_run:____fput", "perf_event_release_kernel:ctx-locked", "perf_remove_from_context:inactive")
 			// the close's body, by the fd's slot and f_count written from
 			// the syscall's entry (the open's fd_install() writes them
 			// after its install's step points); the tail: the
