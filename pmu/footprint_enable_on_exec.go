@@ -2,7 +2,6 @@ package pmu
 
 import (
 	"perfsim/cpu"
-	"perfsim/sched"
 )
 
 // The footprint of perf_event_enable_on_exec() (read.go: EnableOnExec),
@@ -66,7 +65,3 @@ func (k *Kernel) markEnableOnExecReturn(c *cpu.CPU) {
 		returnUnaudited(c, "perf_event_enable_on_exec's caller")
 	}
 }
-
-// enableOnExecCurrent reports whether t is c's current task (the model's
-// test before ctx_resched(): upstream's caller is always current).
-func enableOnExecCurrent(c *cpu.CPU, t *sched.Task) bool { return sched.TaskOf(c.Curr()) == t }

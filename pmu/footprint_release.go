@@ -150,6 +150,14 @@ func (k *Kernel) accessFreeEvent(t *sched.Task, e *Event) {
 		c.Unaudited("perf_pending_task_sync")
 	}
 	k.accessUnaccountEvent(c, e)
+	k.accessFreeEventRefs(c, e)
+}
+
+// accessFreeEventRefs annotates __free_event()'s callbacks and puts: the
+// unannotated callbacks marked, the target's put, the pmu_ctx's and the
+// context's.
+// kernel/events/core.c: __free_event()
+func (k *Kernel) accessFreeEventRefs(c *cpu.CPU, e *Event) {
 	markFreeEventCallbacks(c, e)
 	k.accessPutTarget(c, e)
 	k.accessFreeEventPuts(c, e)

@@ -170,9 +170,7 @@ func (k *Kernel) accessTpDestroyReturn(t *sched.Task, e *Event, freeing bool) {
 // again for this one.
 // kernel/events/core.c: _free_event() -> __free_event()
 func (k *Kernel) accessFreeEventTail(c *cpu.CPU, e *Event) {
-	markFreeEventCallbacks(c, e)
-	k.accessPutTarget(c, e) // footprint_release.go: the target's put, the release's
-	k.accessFreeEventPuts(c, e)
+	k.accessFreeEventRefs(c, e)                                            // footprint_release.go
 	c.AccessMarkedOnly(e, "event->state", cpu.MarkedWrite, "_free_event")  // the model's state DEAD once freed
 	c.AccessMarkedOnly(e, "event (freed)", cpu.MarkedWrite, "_free_event") // call_rcu(&event->rcu_head, free_event_rcu): the memory's free queued
 }

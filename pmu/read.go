@@ -497,7 +497,7 @@ func (k *Kernel) EnableOnExec(t *sched.Task) {
 		enabled = true
 		eventType |= getEventType(e)
 	}
-	if enabled && enableOnExecCurrent(c, t) {
+	if enabled && sched.TaskOf(c.Curr()) == t { // the model's test before ctx_resched(): upstream's caller is always current
 		k.ctxResched(c, ctx, eventType, false) // its return marked unless within an exec (context.go)
 	} else {
 		k.markEnableOnExecReturn(c) // footprint_enable_on_exec.go
