@@ -101,3 +101,12 @@ func (m *Machine) note(c *CPU, k sim.Kind, name, detail string, n int64) {
 		t.Add(sim.Record{T: m.Eng.Now(), CPU: c.ID, Kind: k, Name: name, Detail: detail, N: n})
 	}
 }
+
+// RunningCPU is the CPU whose lane the engine runs now; nil between lanes
+// (the engine's own work, the machine's build).
+func (m *Machine) RunningCPU() *CPU {
+	if r := m.Eng.Running(); r != nil && r.ID < len(m.CPUs) {
+		return m.CPUs[r.ID]
+	}
+	return nil
+}

@@ -220,13 +220,7 @@ func NewKernel(s *sched.Sched, o Options) *Kernel {
 }
 
 // curCPU is smp_processor_id()'s CPU: the CPU whose lane the engine is running.
-func (k *Kernel) curCPU() *cpu.CPU {
-	l := k.M.Eng.Running()
-	if l == nil {
-		return nil
-	}
-	return k.M.CPUs[l.ID]
-}
+func (k *Kernel) curCPU() *cpu.CPU { return k.M.RunningCPU() }
 
 // now is perf_clock(): the virtual time.
 func (k *Kernel) now() sim.Time { return k.M.Now() }

@@ -103,7 +103,7 @@ func (s *Sched) accessSigOverflow() {
 		return
 	}
 	if c := s.runningCPU(); c != nil {
-		c.AccessMarkedOnly(sigLogKey{s}, "the signal log", cpu.MarkedWrite, "__sigqueue_alloc") // the model's count of sigqueue allocations over the limit (print_dropped_signal())
+		s.accessSigLog(c, "__sigqueue_alloc") // the model's count of sigqueue allocations over the limit (print_dropped_signal())
 	}
 }
 

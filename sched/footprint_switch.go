@@ -201,12 +201,7 @@ func (s *Sched) accessOnCPU(c *cpu.CPU, t *Task) {
 }
 
 // runningCPU is the CPU whose code runs now (nil before the run).
-func (s *Sched) runningCPU() *cpu.CPU {
-	if r := s.M.Eng.Running(); r != nil && r.ID < len(s.M.CPUs) {
-		return s.M.CPUs[r.ID]
-	}
-	return nil
-}
+func (s *Sched) runningCPU() *cpu.CPU { return s.M.RunningCPU() }
 
 // accessState annotates __schedule()'s read of prev's state (and of the
 // model's wake-pending flag that goes with it), which a wakeup on another

@@ -37,13 +37,7 @@ func (s *Sched) wait(t *Task, q *WaitQueue, audited bool, woken func()) bool {
 }
 
 // WakeUpAll wakes every task waiting on q: wake_up_all().
-func (s *Sched) WakeUpAll(q *WaitQueue) {
-	ws := q.waiters
-	q.waiters = nil
-	for _, t := range ws {
-		s.Wake(t)
-	}
-}
+func (s *Sched) WakeUpAll(q *WaitQueue) { s.wakeUpAll(q, false) }
 
 // WakeUpAllAnnotated is WakeUpAll for a caller whose code after the
 // wake-ups, up to its next step point, is annotated (a SyscallAnnotated
@@ -51,11 +45,14 @@ func (s *Sched) WakeUpAll(q *WaitQueue) {
 // (footprint_wake.go), and a fragment that starts at one of its step
 // points goes on into the caller unmarked (ttwuReturn).
 // kernel/sched/wait.c: __wake_up() -> __wake_up_common() -> try_to_wake_up()
-func (s *Sched) WakeUpAllAnnotated(q *WaitQueue) {
+func (s *Sched) WakeUpAllAnnotated(q *WaitQueue) { s.wakeUpAll(q, true) }
+
+// wakeUpAll wakes q's waiters; audited: see ttwu.
+func (s *Sched) wakeUpAll(q *WaitQueue, audited bool) {
 	ws := q.waiters
 	q.waiters = nil
 	for _, t := range ws {
-		s.ttwu(t, 0, true)
+		s.ttwu(t, 0, audited)
 	}
 }
 

@@ -64,13 +64,7 @@ func (k filtersTableKey) FootprintExtent() []any { return []any{&k.p.filters} }
 
 // curCPU is the CPU the engine runs (smp_processor_id()), nil outside a
 // CPU's lane.
-func (p *PMU) curCPU() *cpu.CPU {
-	l := p.k.M.Eng.Running()
-	if l == nil {
-		return nil
-	}
-	return p.k.M.CPUs[l.ID]
-}
+func (p *PMU) curCPU() *cpu.CPU { return p.k.M.RunningCPU() }
 
 // accessAddrFiltersInit annotates pt_addr_filters_init() for e, before it
 // runs: the parent's filters copied, e's set.
