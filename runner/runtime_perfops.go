@@ -735,10 +735,8 @@ type actorReaper struct{ fs *forceState }
 // TaskExit implements sched.TaskExitHook.
 func (ar actorReaper) TaskExit(t *sched.Task) {
 	fs := ar.fs
-	for _, ft := range fs.r.File.Tasks {
-		if x := fs.r.Tasks[ft.Name]; x != t && x.State != sched.Dead {
-			return
-		}
+	if !ar.othersDead(t, nil) {
+		return
 	}
 	for _, f := range fs.forces {
 		if a := fs.actors[f]; a != nil && !a.fired {
@@ -753,18 +751,23 @@ func (ar actorReaper) TaskExit(t *sched.Task) {
 // dead it ends the actors still waiting (the runner's device: their
 // fired flag and the wake of their threads), which nobody annotated:
 // marked.
-func (ar actorReaper) AccessTaskExit(t *sched.Task) bool {
-	fs := ar.fs
-	c := t.CPU()
-	for _, ft := range fs.r.File.Tasks {
-		if x := fs.r.Tasks[ft.Name]; x != t {
-			c.AccessMarkedOnly(x, "p->__state", cpu.MarkedRead, "actorReaper") // the task's state: TASK_DEAD once it exited (do_task_dead())
+func (ar actorReaper) AccessTaskExit(t *sched.Task) bool { return !ar.othersDead(t, t.CPU()) }
+
+// othersDead reports whether every task of the file but t has exited,
+// annotating on c (when not nil) each state it reads, up to the first
+// one still alive.
+func (ar actorReaper) othersDead(t *sched.Task, c *cpu.CPU) bool {
+	for _, ft := range ar.fs.r.File.Tasks {
+		if x := ar.fs.r.Tasks[ft.Name]; x != t {
+			if c != nil {
+				c.AccessMarkedOnly(x, "p->__state", cpu.MarkedRead, "actorReaper") // the task's state: TASK_DEAD once it exited (do_task_dead())
+			}
 			if x.State != sched.Dead {
-				return true
+				return false
 			}
 		}
 	}
-	return false
+	return true
 }
 
 // spawnActors starts one waiting thread per forced action, pinned to its
