@@ -3,6 +3,7 @@ package explore
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"perfsim/cpu"
 	"perfsim/runner"
@@ -96,8 +97,16 @@ type porEvent struct {
 	pending bool
 	why     string // declared complete but not: what it did (dpor_footprints.go)
 	fresh   bool   // opened at a step point and nothing since: the chosen option's fragment
+	dropped bool   // fresh, and the decision there ran another context: it never ran
+	seq     int    // its index in the run's fragments (porRun.frags)
+	cont    bool   // opened where its context went on (a handler's return, the engine resuming it)
 	acc     []porAccess
 	idx     map[porField]int // acc's index by field, once it is long (touch)
+	// eng: the engine's writes of what every fragment reads (a CPU's
+	// pending interrupts, another lane's post: porEngineField) that an
+	// incomplete fragment made; kept though the rest of what it touches
+	// is not, since the cpu package makes them whatever code runs.
+	eng []porAccess
 }
 
 func (e *porEvent) touch(a porAccess) {
@@ -137,6 +146,49 @@ func (e *porEvent) find(k porField) int {
 	return -1
 }
 
+// porEngineField reports whether an access is of what every fragment
+// reads: a CPU's pending interrupts, or the lanes' posts.
+func porEngineField(key, field string) bool {
+	return field == "pending" && strings.HasPrefix(key, "cpu") || key == "machine" && field == "posts"
+}
+
+// empty reports whether the fragment touched nothing but what every
+// fragment reads, and only read it.
+func (e *porEvent) empty() bool {
+	for _, x := range e.acc {
+		if x.write || x.add || !porEngineField(x.key, x.field) {
+			return false
+		}
+	}
+	return true
+}
+
+// engConflicts reports whether incomplete fragment e wrote (as the engine
+// does, eng, or before it became incomplete, acc) what empty fragment b
+// reads.
+func (e *porEvent) engConflicts(b *porEvent) bool {
+	for _, x := range e.engWrites() {
+		if b.find(porField{x.key, x.field}) >= 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// engWrites are the engine's writes an incomplete fragment made: those
+// porDependent compares with an empty fragment's reads.
+func (e *porEvent) engWrites() []porAccess {
+	var w []porAccess
+	for _, l := range [][]porAccess{e.acc, e.eng} {
+		for _, x := range l {
+			if x.write && porEngineField(x.key, x.field) {
+				w = append(w, x)
+			}
+		}
+	}
+	return w
+}
+
 // porField is an access's key and field: what two accesses must share to
 // conflict.
 type porField struct{ key, field string }
@@ -144,9 +196,23 @@ type porField struct{ key, field string }
 // porIndexAt is the number of fields from which a fragment indexes them.
 const porIndexAt = 16
 
-// porDependent reports whether two fragments may not be swapped.
+// porDependent reports whether two fragments may not be swapped. A
+// fragment whose footprint is incomplete touches everything, but for one
+// that ran no code of its own: a fragment declared complete that touched
+// nothing but what every fragment reads (its CPU's pending interrupts and
+// the lanes' posts, Boundary) depends only on the engine's writes of
+// those, which the incomplete one's eng holds.
 func porDependent(a, b *porEvent) bool {
-	if a.agent == b.agent || !a.complete || !b.complete {
+	if a.agent == b.agent {
+		return true
+	}
+	if !a.complete || !b.complete {
+		switch {
+		case a.complete && a.empty():
+			return b.engConflicts(a)
+		case b.complete && b.empty():
+			return a.engConflicts(b)
+		}
 		return true
 	}
 	if len(a.acc) > len(b.acc) {
@@ -206,7 +272,10 @@ type porNode struct {
 func (e *porEvent) merge(u *porEvent) {
 	e.complete = e.complete && u.complete
 	if !e.complete {
-		return // touching everything: what it touched is never looked at
+		// touching everything: what it touched is never looked at, but
+		// for the engine's writes (porDependent)
+		e.eng = append(e.eng, u.engWrites()...)
+		return
 	}
 	for _, a := range u.acc {
 		e.touch(a)
@@ -271,6 +340,24 @@ func (nd *porNode) ask(a porAgent) {
 	for i := range nd.todo {
 		nd.todo[i] = true
 	}
+}
+
+// askOne makes sure one of agents runs at nd: true when one already is to
+// or sleeps on arrival (it ran where it went to sleep), or one is an
+// option and is now asked; false when none is an option.
+func (nd *porNode) askOne(agents []porAgent) bool {
+	for _, a := range agents {
+		if i := slices.Index(nd.agents, a); i >= 0 && nd.todo[i] || asleep(a, nd.sleepIn) {
+			return true
+		}
+	}
+	for _, a := range agents {
+		if i := slices.Index(nd.agents, a); i >= 0 {
+			nd.todo[i] = true
+			return true
+		}
+	}
+	return false
 }
 
 // porSearch is the walk: the current path, and counts.
@@ -340,6 +427,10 @@ func (p *porRun) attach(m *cpu.Machine) {
 // them, over the subtree, or everything if one never ran).
 func (s *porSearch) next(p *porRun) bool {
 	p.flushUntil()
+	var hb *porHB
+	if porHBFilter {
+		hb = newPorHB(p.frags)
+	}
 	for i, nd := range s.stack {
 		if nd.agents == nil {
 			continue
@@ -362,6 +453,12 @@ func (s *porSearch) next(p *porRun) bool {
 			t.merge(u)
 			markSeg(ch.seg, u.agent, own, inT, nil)
 		}
+		firsts := porFirsts{}
+		for ev, in := range inT {
+			if in {
+				firsts.add(ev)
+			}
+		}
 		for _, f := range p.frags[min(nd.pos, len(p.frags)):] {
 			if nd.todoAll() {
 				break // every option runs here already
@@ -371,6 +468,16 @@ func (s *porSearch) next(p *porRun) bool {
 			}
 			if inT[f] && !porDependent(lead, f) || !inT[f] && !porDependent(t, f) {
 				continue
+			}
+			if !inT[f] && hb.beforeAny(firsts, f) {
+				continue // f's context saw the transition already (dpor_hb.go)
+			}
+			if porSourceSets && !inT[f] && !slices.Contains(nd.agents, f.agent) {
+				// f's context is no option here: one that starts the
+				// reversal is (dpor_hb.go), else every option.
+				if ini, ok := hb.initials(p.frags, min(nd.pos, len(p.frags)), firsts, inT, f); ok && nd.askOne(ini) {
+					continue
+				}
 			}
 			nd.ask(f.agent)
 		}
@@ -406,7 +513,7 @@ func (s *porSearch) next(p *porRun) bool {
 			continue
 		}
 		for _, f := range p.frags[i+1:] {
-			if f.agent != g.agent && porDependent(g, f) {
+			if f.agent != g.agent && porDependent(g, f) && !hb.before(g, f) {
 				last.ask(f.agent)
 			}
 		}
@@ -528,6 +635,8 @@ func (p *porRun) ChooseAgents(n int, what string, agents []sim.Agent) int {
 	case keep != nil && ags[d] == keep.agent:
 		p.cur = keep // the step point's own context runs on
 		nd.seg = append(nd.seg, keep)
+	case keep != nil && keep.fresh:
+		keep.dropped = true // another context runs: this one never did
 	}
 	p.last = nd
 	return d
@@ -613,6 +722,7 @@ func (p *porRun) Boundary(c *cpu.CPU, kind cpu.BoundaryKind, ctx cpu.Context, th
 	// a time advance differ.
 	ev.acc = append(ev.acc, porAccess{key: "cpu" + itoa(c.ID), field: "pending"}, porAccess{key: "machine", field: "posts"})
 	p.cur = ev
+	ev.seq, ev.cont = len(p.frags), kind == cpu.BoundaryExit || kind == cpu.BoundaryResume
 	p.frags = append(p.frags, ev)
 	if p.log != nil {
 		*p.log = append(*p.log, ev)
@@ -639,7 +749,14 @@ func (p *porRun) access(obj any, field string, write, add bool) {
 	}
 	p.cur.fresh = false
 	if !p.cur.complete && !p.cur.pending {
-		return // it counts as touching everything: what it touches is never looked at (porDependent)
+		// it counts as touching everything: what it touches is never looked
+		// at (porDependent), but for the engine's writes
+		if write {
+			if key, ok := cpu.FootprintKey(obj); ok && porEngineField(key, field) {
+				p.cur.eng = append(p.cur.eng, porAccess{key: key, field: field, write: true})
+			}
+		}
+		return
 	}
 	if u, ok := obj.(cpu.Unaudited); ok {
 		p.cur.incomplete("reaches " + string(u) + ", whose code nobody annotated")
