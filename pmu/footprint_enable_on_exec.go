@@ -30,9 +30,10 @@ import (
 //     within execve(2)'s modelled body (execReschedAudited) and marked
 //     from any other caller (a test's direct call).
 //
-// Upstream's unclone_ctx() of an enabled context (its parent_ctx, put
-// after the unlock) is not modelled. TestEnableOnExecFootprint pins the
-// footprint; explore's TestWriteAuditEnableOnExec checks the writes.
+// An enabled context's unclone_ctx() and the put of its parent after the
+// unlock are annotated where they happen (accessUncloneOnExec).
+// TestEnableOnExecFootprint pins the footprint; explore's
+// TestWriteAuditEnableOnExec checks the writes.
 func init() {
 	cpu.DeclareComplete("perf_event_enable_on_exec")
 }
@@ -63,5 +64,22 @@ func (k *Kernel) accessEnableOnExec(c *cpu.CPU, ctx *Context) {
 func (k *Kernel) markEnableOnExecReturn(c *cpu.CPU) {
 	if k.M.FootprintListening() && !k.execReschedAudited(c) {
 		returnUnaudited(c, "perf_event_enable_on_exec's caller")
+	}
+}
+
+// accessUncloneOnExec annotates perf_event_enable_on_exec()'s unclone_ctx()
+// of ctx, which enabled an event, and the put of its parent (clone, nil when
+// ctx was no clone) after the unlock.
+// kernel/events/core.c: perf_event_enable_on_exec(): clone_ctx = unclone_ctx(ctx); ... put_ctx(clone_ctx)
+func (k *Kernel) accessUncloneOnExec(c *cpu.CPU, ctx, clone *Context) {
+	if !k.M.FootprintListening() {
+		return
+	}
+	c.AccessMarkedOnly(ctx, "ctx->parent_ctx", cpu.MarkedWrite, "unclone_ctx") // kernel/events/core.c: unclone_ctx(): ctx->parent_ctx = NULL; ctx->generation++
+	if clone != nil {
+		c.AccessMarkedOnly(clone, "ctx->refcount", cpu.MarkedWrite, "put_ctx") // kernel/events/core.c: perf_event_enable_on_exec(): put_ctx(clone_ctx)
+		if clone.life.refcount <= 1 {
+			c.Unaudited("put_ctx")
+		}
 	}
 }

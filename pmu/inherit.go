@@ -468,3 +468,8 @@ func (k *Kernel) familyCount(pe *Event) int64 {
 // times and those folded back from its exited children.
 func (e *Event) timeEnabled() sim.Duration { return e.totalTimeEnabled + e.childTotalTimeEnabled }
 func (e *Event) timeRunning() sim.Duration { return e.totalTimeRunning + e.childTotalTimeRunning }
+
+// CtxIsClone reports whether e's context is a clone of its parent task's
+// (inherited whole at fork and not changed since: what lets a context
+// switch between the two swap them, perf_event_context_sched_out()).
+func (e *Event) CtxIsClone() bool { return e.ctx != nil && e.ctx.IsClone() }

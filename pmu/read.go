@@ -486,16 +486,14 @@ func (k *Kernel) EnableOnExec(t *sched.Task) {
 	enabled := false
 	eventType := 0
 	for _, e := range ctx.events {
-		// event_enable_on_exec()
-		if !e.Attr.EnableOnExec || e.state >= StateInactive {
-			continue
-		}
-		if e.state != StateOff && e.state != StateError {
-			continue
-		}
-		e.setState(StateInactive)
-		enabled = true
-		eventType |= getEventType(e)
+		enabled = eventEnableOnExec(e) || enabled
+		eventType |= getEventType(e) // every event's, as upstream ORs them
+	}
+	var clone *Context
+	if enabled {
+		// "Unclone and reschedule this context if we enabled any event."
+		clone = ctx.uncloneCtx()
+		k.accessUncloneOnExec(c, ctx, clone) // footprint_enable_on_exec.go
 	}
 	if enabled && sched.TaskOf(c.Curr()) == t { // the model's test before ctx_resched(): upstream's caller is always current
 		k.ctxResched(c, ctx, eventType, false) // its return marked unless within an exec (context.go)
@@ -503,4 +501,24 @@ func (k *Kernel) EnableOnExec(t *sched.Task) {
 		k.markEnableOnExecReturn(c) // footprint_enable_on_exec.go
 	}
 	c.LocalIrqRestore(f)
+	k.putCtx(clone, "perf_event_enable_on_exec") // put_ctx(clone_ctx), after the unlock
+}
+
+// eventEnableOnExec enables e if it asks to be enabled at exec, and clears
+// the ask whatever e's state: a second exec does not enable it again (after
+// a PERF_EVENT_IOC_DISABLE, say), and a child inheriting e after the exec
+// copies the cleared attr. It reports whether e went to INACTIVE. (States
+// below OFF are those of events already detached from the context: not on
+// its list.)
+// kernel/events/core.c: event_enable_on_exec()
+func eventEnableOnExec(e *Event) bool {
+	if !e.Attr.EnableOnExec {
+		return false
+	}
+	e.Attr.EnableOnExec = false
+	if e.state >= StateInactive || e.state != StateOff && e.state != StateError {
+		return false
+	}
+	e.setState(StateInactive)
+	return true
 }
