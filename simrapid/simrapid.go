@@ -85,8 +85,9 @@ type Options struct {
 	// Seed is rapid's seed; 0 derives one from the search's name, so a test
 	// that expects rapid to find a bug does not depend on a random seed.
 	Seed uint64
-	// Checks is the number of schedules rapid tries (0: rapid's default, 100,
-	// or what -rapid.checks says).
+	// Checks is the number of schedules rapid tries, under -short too (0:
+	// rapid's default, 100, or what -rapid.checks says, a fifth of it under
+	// -short).
 	Checks int
 }
 
@@ -125,7 +126,13 @@ func Find(name string, o Options, prop func(*rapid.T)) (string, error) {
 	defer setFlag("rapid.nofailfile", "true")() // an expected failure is not a test failure to save
 	defer setFlag("rapid.seed", strconv.FormatUint(seed, 10))()
 	if o.Checks > 0 {
-		defer setFlag("rapid.checks", strconv.Itoa(o.Checks))()
+		checks := o.Checks
+		if fl := flag.Lookup("test.short"); fl != nil && fl.Value.String() == "true" {
+			// rapid runs a fifth of -rapid.checks under -short (its
+			// checkTB); Checks is what the search was asked for.
+			checks *= 5
+		}
+		defer setFlag("rapid.checks", strconv.Itoa(checks))()
 	}
 	tb := &findTB{name: name}
 	rapid.Check(tb, prop)
