@@ -34,6 +34,10 @@ func TestWriteAuditMmapAux(t *testing.T) {
 		want []string // the fragments checked at least once
 	}{
 		{"munmap-vs-aux-munmap", "", mmapAux},
+		// A second process maps the AUX areas again (the aux-mmap
+		// action); perf's teardown takes the list of those mappings in
+		// its reader's last fragment (perftool/actions_aux_mmap.go).
+		{"aux-mmap-vs-munmap", "", append([]string{"ring_buffer_read_head:loaded"}, mmapAux...)},
 		{"pt-addr-filter-fork", "", []string{"perf_mmap_aux:has-aux", "rb_alloc_aux", "perf_output_put_handle:nest-zero"}},
 		{"pt-set-filter-vs-running", "", []string{"perf_mmap_aux:has-aux", "rb_alloc_aux", "perf_output_put_handle:nest-zero"}},
 		{"c2", c2Shape, start},

@@ -3,6 +3,7 @@ package perftool
 import (
 	"perfsim/scenarios"
 
+	"perfsim/cpu"
 	"perfsim/pmu"
 	"perfsim/sched"
 )
@@ -68,6 +69,7 @@ func (ss *Session) mapAuxExtra(t *sched.Task) {
 			continue
 		}
 		ss.tool.auxMapped++
+		ss.accessAuxExtra(t)
 		ss.tool.auxExtra = append(ss.tool.auxExtra, mp)
 	}
 }
@@ -78,11 +80,33 @@ func (ss *Session) mapAuxExtra(t *sched.Task) {
 // process's address space; pmu.Kernel.Munmap takes that mm's mmap_lock, as
 // if that process unmapped them.
 func (ss *Session) unmapAuxExtra(t *sched.Task) {
+	ss.accessAuxExtra(t)
 	todo := ss.tool.auxExtra
 	ss.tool.auxExtra = nil
 	for _, mp := range todo {
 		if err := ss.K.Munmap(t, mp); err != nil {
 			ss.tool.actionErrs++
 		}
+	}
+}
+
+// auxExtraKey is the list of the aux-mmap action's mappings: the
+// simulator's bookkeeping, which the action's process adds to and perf's
+// teardown (or a munmap action) takes.
+type auxExtraKey struct{ ss *Session }
+
+// FootprintKey implements cpu.FootprintKeyer: perf's thread names it.
+func (k auxExtraKey) FootprintKey() string {
+	return k.ss.Perf.Thread.FootprintKey() + "/aux-mmap mappings"
+}
+
+// FootprintExtent is the memory the key names (explore's write audit).
+func (k auxExtraKey) FootprintExtent() []any { return []any{&k.ss.tool.auxExtra} }
+
+// accessAuxExtra annotates a look at the action's mappings that changes
+// them (an append, or the list taken).
+func (ss *Session) accessAuxExtra(t *sched.Task) {
+	if ss.S.M.FootprintListening() {
+		t.CPU().AccessMarkedOnly(auxExtraKey{ss}, "the aux-mmap action's mappings", cpu.MarkedWrite, "Session.auxExtra") // actions_aux_mmap.go: the simulator's list of them
 	}
 }
