@@ -64,6 +64,22 @@ func (m *Machine) OnSegments(l SegmentListener) {
 	})
 }
 
+// OtherListener is a SegmentListener told when code that is no CPU's runs:
+// a lane of the engine's own (the runner's sampler of "at TIME" outcomes),
+// which reads what it likes of the model. It is a fragment of its own, of
+// no context of any CPU, that nobody annotated; the next boundary ends it.
+type OtherListener interface {
+	Other(lane int, name string)
+}
+
+// Other tells the listener, if it hears of them, that lane, no CPU's, runs
+// name's code now (until the next boundary).
+func (m *Machine) Other(lane int, name string) {
+	if o, ok := m.seg.(OtherListener); ok {
+		o.Other(lane, name)
+	}
+}
+
 // boundary tells the listener, if any, that a fragment starts on c.
 func (m *Machine) boundary(c *CPU, kind BoundaryKind, label string) {
 	if m.seg != nil {

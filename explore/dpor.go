@@ -668,6 +668,9 @@ func (p *porRun) agentOf(a sim.Agent) porAgent {
 	case sim.AgentIRQ:
 		return porAgent{a.Lane(), cpu.CtxIRQ}
 	}
+	if a.Lane() >= len(p.m.CPUs) {
+		return porAgent{a.Lane(), cpu.CtxTask} // a lane of no CPU (Other)
+	}
 	return porAgent{a.Lane(), p.m.CPUs[a.Lane()].Context()}
 }
 
@@ -723,6 +726,28 @@ func (p *porRun) Boundary(c *cpu.CPU, kind cpu.BoundaryKind, ctx cpu.Context, th
 	ev.acc = append(ev.acc, porAccess{key: "cpu" + itoa(c.ID), field: "pending"}, porAccess{key: "machine", field: "posts"})
 	p.cur = ev
 	ev.seq, ev.cont = len(p.frags), kind == cpu.BoundaryExit || kind == cpu.BoundaryResume
+	p.frags = append(p.frags, ev)
+	if p.log != nil {
+		*p.log = append(*p.log, ev)
+	}
+	if p.last != nil {
+		p.last.seg = append(p.last.seg, ev)
+	}
+	if asleep(ag, p.sleep) && p.i >= p.prefix {
+		p.blocked = true
+		panic(porBlocked{})
+	}
+}
+
+// Other implements cpu.OtherListener: a lane that is no CPU's (the
+// runner's outcome sampler) runs code nobody annotated, a fragment of its
+// own agent that touches everything.
+func (p *porRun) Other(lane int, name string) {
+	ag := porAgent{lane, cpu.CtxTask}
+	p.close()
+	ev := &porEvent{agent: ag, start: "other:" + name, why: "a lane of no CPU (" + name + "): reads what it likes"}
+	p.cur = ev
+	ev.seq = len(p.frags)
 	p.frags = append(p.frags, ev)
 	if p.log != nil {
 		*p.log = append(*p.log, ev)

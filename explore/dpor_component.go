@@ -147,6 +147,12 @@ func (p *compRun) refuse(why string) {
 	}
 }
 
+// Other implements cpu.OtherListener: a lane of no CPU (the outcome
+// sampler) reads every CPU's state.
+func (p *compRun) Other(lane int, name string) {
+	p.refuse(fmt.Sprintf("a lane of no CPU (%s) runs: it reads every CPU's state", name))
+}
+
 // Boundary implements cpu.SegmentListener: a fragment of c starts; its
 // start must be declared complete, and a thread stays on its CPU.
 func (p *compRun) Boundary(c *cpu.CPU, kind cpu.BoundaryKind, ctx cpu.Context, th *cpu.Thread, label string) {

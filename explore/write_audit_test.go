@@ -148,6 +148,17 @@ func (a *writeAudit) Boundary(c *cpu.CPU, kind cpu.BoundaryKind, ctx cpu.Context
 	a.start = next
 }
 
+// Other implements cpu.OtherListener: a lane of no CPU (the outcome
+// sampler) opens a fragment nobody declared: what it writes is its own.
+func (a *writeAudit) Other(lane int, name string) {
+	if !a.declaredOnly || a.declared(a.start, a.unaudited) {
+		a.close()
+	} else {
+		a.skipBoundary()
+	}
+	a.start = "other:" + name
+}
+
 // declared reports whether a fragment from start is one the audit checks:
 // declared complete (or complete until some step points), and not having
 // reached unaudited code.

@@ -109,6 +109,7 @@ func (r *Run) installSampler() {
 	times = slices.Compact(times)
 	var lane *sim.Lane
 	lane = r.M.Eng.AddLane("outcomes", func() {
+		r.M.Other(lane.ID, "outcomes") // its reads of the model are a fragment of their own (explore's walks)
 		now := r.M.Now()
 		for _, o := range r.File.Outcomes {
 			if o.At != nil && r.applies(o) && sim.Time(*o.At) == now {
