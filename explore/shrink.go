@@ -1,6 +1,7 @@
 package explore
 
 import (
+	"fmt"
 	"perfsim/runner"
 	"perfsim/scenarios"
 	"perfsim/sim"
@@ -41,8 +42,14 @@ func shrink(f *scenarios.File, o Options, decisions []int, sig string) (*Found, 
 	if err != nil {
 		return nil, err
 	}
-	if !ok { // cannot happen: the schedule replays as it was recorded
-		s.cur = trimZeros(decisions)
+	if !ok && s.interrupted {
+		s.cur = trimZeros(decisions) // kept unshrunk: no replay finished
+	} else if !ok {
+		// The schedule, replayed as recorded, did not fail the same way:
+		// what failed was not the model's run of it (a strategy's own
+		// chooser crashed inside it, or the run is not deterministic).
+		// No verdict: a violation nobody can replay says nothing.
+		return nil, fmt.Errorf("%s: schedule of %d decisions failed (%s) but did not fail so when replayed as recorded: no violation reported (a fault of the search, not of the model; please report it)", f.Name, orig, sig)
 	}
 	for progress := true; progress && s.more(); {
 		progress = false

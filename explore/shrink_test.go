@@ -2,6 +2,7 @@ package explore
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -131,5 +132,17 @@ func TestSmaller(t *testing.T) {
 	}
 	if want := []int{0, 2, 2, 0}; !cmp.Equal(got, want) {
 		t.Errorf("sparseReplay answers %v, want %v", got, want)
+	}
+}
+
+// TestShrinkRefusesWhatDoesNotRecur: a failure that its schedule, replayed
+// as recorded, does not show again (here a signature the run never gives;
+// in the field, a search's own chooser crashing inside the run) is no
+// violation: shrink says so instead of reporting one with nothing in it.
+func TestShrinkRefusesWhatDoesNotRecur(t *testing.T) {
+	f := loadBuiltin(t, "aux-pause-resume-nmi")
+	_, err := shrink(f, Options{Knobs: map[string]string{"aux-pause-guard": "off"}}, nil, "invariant no-such-invariant")
+	if err == nil || !strings.Contains(err.Error(), "did not fail so when replayed as recorded: no violation reported") {
+		t.Fatalf("shrink of a failure that does not recur: %v; want the refusal", err)
 	}
 }
