@@ -9,7 +9,7 @@ import (
 )
 
 // TestWriteAuditAllBuiltins: with PERFSIM_AUDIT_ALL=1, the write audit of
-// every built-in (seed 3's schedule, as shipped): no fragment declared
+// every built-in (seed 3's schedule, its loops cut to two rounds): no fragment declared
 // complete writes what it does not annotate. The tables of the other
 // write-audit tests pin which fragments each of their built-ins checks;
 // this one only looks for violations, on the built-ins no table names too
@@ -20,7 +20,11 @@ func TestWriteAuditAllBuiltins(t *testing.T) {
 	}
 	for _, b := range scenarios.Builtins() {
 		t.Run(b.Name, func(t *testing.T) {
-			a := auditRunFile(t, loadBuiltin(t, b.Name), 3)
+			f := loadBuiltin(t, b.Name)
+			if repeatRE.Match(b.Src) {
+				f = cutBuiltin(t, b.Name, 2) // a snapshot per boundary: the long loops cut (seed-close-benchmark's 3,000,000 syscalls)
+			}
+			a := auditRunFile(t, f, 3)
 			if len(a.Violations) > 0 {
 				t.Errorf("declared fragments that write what they do not annotate:\n%s", strings.Join(a.Violations, "\n"))
 			}
