@@ -154,10 +154,22 @@ func (x deferredExiting) AccessTaskExit(t *sched.Task) bool {
 // the task's own (its last entry's cookie and user frames).
 func (n deferredExitNote) AccessTaskExit(t *sched.Task) bool {
 	if n.k.defcc.stats.samples > 0 {
-		t.CPU().AccessMarkedOnly(t, "task->unwind_info", cpu.MarkedRead, "unwind_deferred_task_exit") // include/linux/unwind_deferred.h: the task's cookie and cache, as the oracle notes them
+		t.CPU().AccessMarkedOnly(t, "task->unwind_info", cpu.MarkedRead, "unwind_deferred_task_exit")     // include/linux/unwind_deferred.h: the task's cookie and cache, as the oracle notes them
+		t.CPU().AccessMarkedOnly(deferredLogKey{n.k}, "log.Returns", cpu.MarkedWrite, "deferredExitNote") // callchain_deferred.go: the note appended to the oracle's log, which every task's notes share
 	}
 	return true
 }
+
+// deferredLogKey is the deferred-callchain oracle's log of returns to user
+// and exits (the simulator's, DeferredLog): the notes of every task go to
+// it, in order.
+type deferredLogKey struct{ k *Kernel }
+
+// FootprintKey implements cpu.FootprintKeyer: a run has one log.
+func (deferredLogKey) FootprintKey() string { return "perf deferred callchains: the oracle's log" }
+
+// FootprintExtent is the memory the key names (explore's write audit).
+func (d deferredLogKey) FootprintExtent() []any { return []any{&d.k.defcc.log.Returns} }
 
 // AccessTaskExitMM implements sched.AnnotatedExitMMHook for exit_mm()'s
 // mmput() as perf knows the mm (TaskExitMM). The last user of an mm
