@@ -225,16 +225,36 @@ func (h sessionExitHook) TaskExit(t *sched.Task) {
 // AccessTaskExit implements sched.AnnotatedExitHook: another task's exit
 // reads nothing (the workload is the session's, fixed before anything
 // runs); the workload's reads whether its group is dead (signal->live);
-// the last one's SIGCHLD to perf (send_signal_locked(), perf woken: the
-// scheduler's code) is not annotated: marked.
+// the last one's SIGCHLD to perf reads perf's state and whether its
+// session finished, and send_signal_locked() annotates itself.
 // kernel/exit.c: exit_notify() -> kernel/signal.c: do_notify_parent()
 func (h sessionExitHook) AccessTaskExit(t *sched.Task) bool {
 	if w := h.ss.Workload; w == nil || t.PID != w.PID {
 		return true
 	}
 	h.ss.S.AccessGroupDead(t, "do_notify_parent")
-	return !h.ss.S.GroupDead(t)
+	if h.ss.S.GroupDead(t) && h.ss.Perf != nil {
+		// The SIGCHLD to perf: the model's look at perf (gone, or done
+		// recording: no signal), then send_signal_locked(), which
+		// annotates itself (sched/footprint_signal.go).
+		c := t.CPU()
+		c.AccessMarkedOnly(h.ss.Perf, "p->__state", cpu.MarkedRead, "do_notify_parent")              // kernel/signal.c: do_notify_parent(): the parent, as the model skips a dead one
+		c.AccessMarkedOnly(finishedKey{h.ss}, "Session.Finished", cpu.MarkedRead, "sessionExitHook") // the model's: a session done recording takes no signal
+	}
+	return true
 }
+
+// finishedKey is the session's Finished, which perf's finish writes and
+// the workload's exit hook reads (Session.signal).
+type finishedKey struct{ ss *Session }
+
+// FootprintKey implements cpu.FootprintKeyer: perf's thread names it.
+func (k finishedKey) FootprintKey() string {
+	return k.ss.Perf.Thread.FootprintKey() + "/session finished"
+}
+
+// FootprintExtent is the memory the key names (explore's write audit).
+func (k finishedKey) FootprintExtent() []any { return []any{&k.ss.Finished} }
 
 // signal queues a signal for the perf process with its handler, which
 // only sets perf's own flags (sig_handler(): done = 1): annotated user
@@ -441,6 +461,9 @@ func (ss *Session) finish(t *sched.Task) {
 			ss.S.WakeUpAll(&ss.cork)
 			return nil
 		})
+	}
+	if ss.S.M.FootprintListening() {
+		t.CPU().AccessMarkedOnly(finishedKey{ss}, "Session.Finished", cpu.MarkedWrite, "Session.finish") // what the workload's exit hook reads (sessionExitHook)
 	}
 	ss.Finished = true
 	// The records are parsed when something reads them (PerfData.Parsed).
