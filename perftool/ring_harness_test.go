@@ -88,7 +88,7 @@ func nonZero(ds []int) int {
 // violation by returning a non-empty string. It returns whether rapid found one
 // and the decision list of the shrunk (last) failing run.
 func rapidFinds(name string, prop func(ch sim.Chooser) string) (found bool, minimal []int, msg string) {
-	report, findErr := simrapid.Find(name, simrapid.Options{}, func(t *rapid.T) {
+	report, findErr := simrapid.Find(name, simrapid.Options{Checks: 100}, func(t *rapid.T) { // rapid's default, under -short too
 		rec := &sim.Recorder{Inner: &simrapid.Chooser{T: t}}
 		if m := prop(rec); m != "" {
 			minimal, msg = append([]int(nil), rec.Decisions...), m

@@ -2,7 +2,6 @@ package pmu_test
 
 import (
 	"errors"
-	"flag"
 	"strings"
 	"testing"
 
@@ -131,10 +130,7 @@ func TestPauseOutputRaceRapid(t *testing.T) {
 	var last []int
 	// Two well-placed disturbances among ~60 decisions: give rapid more tries
 	// than its default 100 (each run is a fraction of a millisecond).
-	old := flag.Lookup("rapid.checks").Value.String()
-	_ = flag.Set("rapid.checks", "3000")
-	defer flag.Set("rapid.checks", old)
-	report, findErr := simrapid.Find("pause-output-posted", simrapid.Options{}, func(rt *rapid.T) {
+	report, findErr := simrapid.Find("pause-output-posted", simrapid.Options{Checks: 3000}, func(rt *rapid.T) {
 		rec := &sim.Recorder{Inner: &simrapid.Chooser{T: rt, Max: 64}}
 		if o, _ := pauseRace(rec, "posted"); o != nil {
 			last = append([]int(nil), rec.Decisions...)
