@@ -238,8 +238,8 @@ func (h sessionExitHook) AccessTaskExit(t *sched.Task) bool {
 		// recording: no signal), then send_signal_locked(), which
 		// annotates itself (sched/footprint_signal.go).
 		c := t.CPU()
-		c.AccessMarkedOnly(h.ss.Perf, "p->__state", cpu.MarkedRead, "do_notify_parent")              // kernel/signal.c: do_notify_parent(): the parent, as the model skips a dead one
-		c.AccessMarkedOnly(finishedKey{h.ss}, "Session.Finished", cpu.MarkedRead, "sessionExitHook") // the model's: a session done recording takes no signal
+		c.AccessMarkedOnly(h.ss.Perf, "p->__state", cpu.MarkedRead, "do_notify_parent")           // kernel/signal.c: do_notify_parent(): the parent, as the model skips a dead one
+		c.AccessMarkedOnly(finishedKey(h), "Session.Finished", cpu.MarkedRead, "sessionExitHook") // the model's: a session done recording takes no signal
 	}
 	return true
 }

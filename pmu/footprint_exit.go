@@ -154,8 +154,8 @@ func (x deferredExiting) AccessTaskExit(t *sched.Task) bool {
 // the task's own (its last entry's cookie and user frames).
 func (n deferredExitNote) AccessTaskExit(t *sched.Task) bool {
 	if n.k.defcc.stats.samples > 0 {
-		t.CPU().AccessMarkedOnly(t, "task->unwind_info", cpu.MarkedRead, "unwind_deferred_task_exit")     // include/linux/unwind_deferred.h: the task's cookie and cache, as the oracle notes them
-		t.CPU().AccessMarkedOnly(deferredLogKey{n.k}, "log.Returns", cpu.MarkedWrite, "deferredExitNote") // callchain_deferred.go: the note appended to the oracle's log, which every task's notes share
+		t.CPU().AccessMarkedOnly(t, "task->unwind_info", cpu.MarkedRead, "unwind_deferred_task_exit")   // include/linux/unwind_deferred.h: the task's cookie and cache, as the oracle notes them
+		t.CPU().AccessMarkedOnly(deferredLogKey(n), "log.Returns", cpu.MarkedWrite, "deferredExitNote") // callchain_deferred.go: the note appended to the oracle's log, which every task's notes share
 	}
 	return true
 }
