@@ -724,28 +724,21 @@ func (p *porRun) Boundary(c *cpu.CPU, kind cpu.BoundaryKind, ctx cpu.Context, th
 	// handler reads it (a sample's time), so an NMI taken before and after
 	// a time advance differ.
 	ev.acc = append(ev.acc, porAccess{key: "cpu" + itoa(c.ID), field: "pending"}, porAccess{key: "machine", field: "posts"})
-	p.cur = ev
-	ev.seq, ev.cont = len(p.frags), kind == cpu.BoundaryExit || kind == cpu.BoundaryResume
-	p.frags = append(p.frags, ev)
-	if p.log != nil {
-		*p.log = append(*p.log, ev)
-	}
-	if p.last != nil {
-		p.last.seg = append(p.last.seg, ev)
-	}
-	if asleep(ag, p.sleep) && p.i >= p.prefix {
-		p.blocked = true
-		panic(porBlocked{})
-	}
+	ev.cont = kind == cpu.BoundaryExit || kind == cpu.BoundaryResume
+	p.open(ev)
 }
 
 // Other implements cpu.OtherListener: a lane that is no CPU's (the
 // runner's outcome sampler) runs code nobody annotated, a fragment of its
 // own agent that touches everything.
 func (p *porRun) Other(lane int, name string) {
-	ag := porAgent{lane, cpu.CtxTask}
 	p.close()
-	ev := &porEvent{agent: ag, start: "other:" + name, why: "a lane of no CPU (" + name + "): reads what it likes"}
+	p.open(&porEvent{agent: porAgent{lane, cpu.CtxTask}, start: "other:" + name, why: "a lane of no CPU (" + name + "): reads what it likes"})
+}
+
+// open makes ev the current fragment, the run's next, in the last
+// decision's segment; a fragment of a sleeping agent stops the run.
+func (p *porRun) open(ev *porEvent) {
 	p.cur = ev
 	ev.seq = len(p.frags)
 	p.frags = append(p.frags, ev)
@@ -755,7 +748,7 @@ func (p *porRun) Other(lane int, name string) {
 	if p.last != nil {
 		p.last.seg = append(p.last.seg, ev)
 	}
-	if asleep(ag, p.sleep) && p.i >= p.prefix {
+	if asleep(ev.agent, p.sleep) && p.i >= p.prefix {
 		p.blocked = true
 		panic(porBlocked{})
 	}
