@@ -769,7 +769,7 @@ func (p *porRun) access(obj any, field string, write, add bool) {
 	if !p.cur.complete && !p.cur.pending {
 		// it counts as touching everything: what it touches is never looked
 		// at (porDependent), but for the engine's writes
-		if write {
+		if write && (field == "pending" || field == "posts") { // the field first: a key may cost a name's formatting
 			if key, ok := cpu.FootprintKey(obj); ok && porEngineField(key, field) {
 				p.cur.eng = append(p.cur.eng, porAccess{key: key, field: field, write: true})
 			}
