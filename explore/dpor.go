@@ -106,10 +106,14 @@ type porEvent struct {
 	// pending interrupts, another lane's post: porEngineField) that an
 	// incomplete fragment made; kept though the rest of what it touches
 	// is not, since the cpu package makes them whatever code runs.
-	eng []porAccess
+	eng  []porAccess
+	engW bool // acc may hold a write of an engine field (touch): engWrites need look only then
 }
 
 func (e *porEvent) touch(a porAccess) {
+	if (a.write || a.add) && (a.field == "pending" || a.field == "posts") && porEngineField(a.key, a.field) {
+		e.engW = true
+	}
 	k := porField{a.key, a.field}
 	if i := e.find(k); i >= 0 {
 		e.acc[i] = e.acc[i].merge(a)
@@ -178,6 +182,9 @@ func (e *porEvent) engConflicts(b *porEvent) bool {
 // engWrites are the engine's writes an incomplete fragment made: those
 // porDependent compares with an empty fragment's reads.
 func (e *porEvent) engWrites() []porAccess {
+	if !e.engW {
+		return e.eng
+	}
 	var w []porAccess
 	for _, l := range [][]porAccess{e.acc, e.eng} {
 		for _, x := range l {
@@ -371,6 +378,7 @@ type porSearch struct {
 	// what keeps the walk from reducing (dpor_footprints.go).
 	Fragments  int
 	Incomplete map[string]int
+	hbFields   map[porField]*porFieldClocks // newPorHB's table, kept from run to run
 }
 
 // porBlocked stops a run that only repeats a class already run.
@@ -429,7 +437,10 @@ func (s *porSearch) next(p *porRun) bool {
 	p.flushUntil()
 	var hb *porHB
 	if porHBFilter {
-		hb = newPorHB(p.frags)
+		if s.hbFields == nil {
+			s.hbFields = map[porField]*porFieldClocks{}
+		}
+		hb = newPorHB(p.frags, s.hbFields)
 	}
 	for i, nd := range s.stack {
 		if nd.agents == nil {
@@ -466,11 +477,11 @@ func (s *porSearch) next(p *porRun) bool {
 			if own[f] || f.agent == t.agent {
 				continue
 			}
+			if !inT[f] && hb.beforeAny(firsts, f) {
+				continue // f's context saw the transition already (dpor_hb.go); cheaper than the footprints' test
+			}
 			if inT[f] && !porDependent(lead, f) || !inT[f] && !porDependent(t, f) {
 				continue
-			}
-			if !inT[f] && hb.beforeAny(firsts, f) {
-				continue // f's context saw the transition already (dpor_hb.go)
 			}
 			if porSourceSets && !inT[f] && !slices.Contains(nd.agents, f.agent) {
 				// f's context is no option here: one that starts the
@@ -513,7 +524,7 @@ func (s *porSearch) next(p *porRun) bool {
 			continue
 		}
 		for _, f := range p.frags[i+1:] {
-			if f.agent != g.agent && porDependent(g, f) && !hb.before(g, f) {
+			if f.agent != g.agent && !hb.before(g, f) && porDependent(g, f) {
 				last.ask(f.agent)
 			}
 		}

@@ -76,10 +76,10 @@ func joinOwned(x, y []int32, n int) []int32 {
 }
 
 // newPorHB builds the clocks of frags, the fragments of one run in order
-// (each frags[i].seq is i). A clock's entry for a context is one more than
+// (each frags[i].seq is i), with fields as its table of the fields' clocks. A clock's entry for a context is one more than
 // the index of the last fragment of that context that happens before or is
 // the fragment; 0 when none does.
-func newPorHB(frags []*porEvent) *porHB {
+func newPorHB(frags []*porEvent, fields map[porField]*porFieldClocks) *porHB {
 	h := &porHB{agents: map[porAgent]int{}, prev: make([][]int32, len(frags)), clock: make([][]int32, len(frags))}
 	for _, f := range frags {
 		if _, ok := h.agents[f.agent]; !ok {
@@ -90,7 +90,8 @@ func newPorHB(frags []*porEvent) *porHB {
 	last := make([][]int32, n) // per context, the clock of its last fragment
 	var all, inc []int32       // every fragment's clock but the empty ones', joined; the last incomplete one's
 	all = make([]int32, n)
-	fields := map[porField]*porFieldClocks{}
+	clear(fields) // the walk's, kept from run to run: its buckets already grown
+	var fcs []*porFieldClocks
 	for i, f := range frags {
 		a := h.agents[f.agent]
 		h.prev[i] = last[a]
@@ -109,11 +110,15 @@ func newPorHB(frags []*porEvent) *porHB {
 		case !empty:
 			join(vc, inc)
 		}
+		fcs = fcs[:0] // each access's field, looked up once for the join and the update
 		for _, x := range acc {
-			fc := fields[porField{x.key, x.field}]
+			k := porField{x.key, x.field}
+			fc := fields[k]
 			if fc == nil {
-				continue
+				fc = &porFieldClocks{}
+				fields[k] = fc
 			}
+			fcs = append(fcs, fc)
 			join(vc, fc.w)
 			switch {
 			case x.write:
@@ -133,13 +138,8 @@ func newPorHB(frags []*porEvent) *porHB {
 		if !f.complete {
 			inc = vc
 		}
-		for _, x := range acc {
-			k := porField{x.key, x.field}
-			fc := fields[k]
-			if fc == nil {
-				fc = &porFieldClocks{}
-				fields[k] = fc
-			}
+		for j, x := range acc {
+			fc := fcs[j]
 			switch {
 			case x.write:
 				fc.w, fc.r, fc.a = vc, nil, nil

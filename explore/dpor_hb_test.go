@@ -74,7 +74,7 @@ func TestPorHBClocks(t *testing.T) {
 			}
 			frags[i] = f
 		}
-		h := newPorHB(frags)
+		h := newPorHB(frags, map[porField]*porFieldClocks{})
 		hb := hbClosure(frags)
 		for j, f := range frags {
 			prev := -1 // f's context's last fragment before it that ran
