@@ -4,9 +4,11 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"pgregory.net/rapid"
 
 	"perfsim/cpu"
+	"perfsim/sim"
 )
 
 // hbClosure is happens-before by brute force: hb[i][j] when fragment i
@@ -99,4 +101,30 @@ func TestPorHBClocks(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestDPORSourceSetsSameStates: where the racing context is no option at
+// the decision, asking one context that starts the reversal (porHB.initials)
+// instead of every option reaches the same final states: on
+// pin-count-open-race, whose walk it cuts from 1,335 schedules to 1,275.
+func TestDPORSourceSetsSameStates(t *testing.T) {
+	if testing.Short() {
+		t.Skip("long: two walks of a built-in")
+	}
+	f := cutBuiltin(t, "pin-count-open-race", 0)
+	walk := func(one func(sim.Chooser, func(*cpu.Machine))) bool { return walkTree(t, true, 5000, one) }
+	got, runs, ex := finalStates(t, f, walk)
+	porSourceSets = false
+	want, wruns, wex := finalStates(t, f, walk)
+	porSourceSets = true
+	if !ex || !wex {
+		t.Fatalf("not exhaustive within 5000 schedules: %v with the initials, %v without", ex, wex)
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("final states (-every option +the initials):\n%s", d)
+	}
+	if runs != 1275 || wruns != 1335 {
+		t.Errorf("schedules: %d with the initials, %d without; want 1275 and 1335", runs, wruns)
+	}
+	t.Logf("%d final states; %d schedules with the initials, %d without", len(got), runs, wruns)
 }
