@@ -124,7 +124,6 @@ func newWriteAudit(roots []any, skip ...string) *writeAudit {
 
 // Boundary implements cpu.SegmentListener: the open fragment ends here.
 func (a *writeAudit) Boundary(c *cpu.CPU, kind cpu.BoundaryKind, ctx cpu.Context, th *cpu.Thread, label string) {
-	ending := a.start
 	if kind == cpu.BoundaryStep && ctx == cpu.CtxTask && th != nil {
 		if start, ok := a.until[th]; ok {
 			delete(a.until, th)
@@ -140,22 +139,24 @@ func (a *writeAudit) Boundary(c *cpu.CPU, kind cpu.BoundaryKind, ctx cpu.Context
 	if next == "" {
 		next = fmt.Sprintf("(a %s fragment with no start)", ctx)
 	}
-	if !a.declaredOnly || a.declared(ending, a.unaudited) || a.declared(next, false) {
+	a.end(a.declared(next, false))
+	a.start = next
+}
+
+// end ends the open fragment at a boundary: a snapshot when it or the next
+// (nextDeclared) is one the audit checks, or when it checks every one.
+func (a *writeAudit) end(nextDeclared bool) {
+	if !a.declaredOnly || a.declared(a.start, a.unaudited) || nextDeclared {
 		a.close()
 	} else {
 		a.skipBoundary()
 	}
-	a.start = next
 }
 
 // Other implements cpu.OtherListener: a lane of no CPU (the outcome
 // sampler) opens a fragment nobody declared: what it writes is its own.
 func (a *writeAudit) Other(lane int, name string) {
-	if !a.declaredOnly || a.declared(a.start, a.unaudited) {
-		a.close()
-	} else {
-		a.skipBoundary()
-	}
+	a.end(false)
 	a.start = "other:" + name
 }
 

@@ -31,7 +31,7 @@ import (
 //     from any other caller (a test's direct call).
 //
 // An enabled context's unclone_ctx() and the put of its parent after the
-// unlock are annotated where they happen (accessUncloneOnExec).
+// unlock are annotated where they happen (accessUnclone).
 // TestEnableOnExecFootprint pins the footprint; explore's
 // TestWriteAuditEnableOnExec checks the writes.
 func init() {
@@ -67,17 +67,17 @@ func (k *Kernel) markEnableOnExecReturn(c *cpu.CPU) {
 	}
 }
 
-// accessUncloneOnExec annotates perf_event_enable_on_exec()'s unclone_ctx()
-// of ctx, which enabled an event, and the put of its parent (clone, nil when
-// ctx was no clone) after the unlock.
-// kernel/events/core.c: perf_event_enable_on_exec(): clone_ctx = unclone_ctx(ctx); ... put_ctx(clone_ctx)
-func (k *Kernel) accessUncloneOnExec(c *cpu.CPU, ctx, clone *Context) {
+// accessUnclone annotates unclone_ctx() of ctx and, after the unlock, the
+// put of its parent (clone; nil when ctx was no clone): at the exit, and at
+// an exec that enabled an event.
+// kernel/events/core.c: unclone_ctx(); put_ctx(clone_ctx)
+func (k *Kernel) accessUnclone(c *cpu.CPU, ctx, clone *Context) {
 	if !k.M.FootprintListening() {
 		return
 	}
 	c.AccessMarkedOnly(ctx, "ctx->parent_ctx", cpu.MarkedWrite, "unclone_ctx") // kernel/events/core.c: unclone_ctx(): ctx->parent_ctx = NULL; ctx->generation++
 	if clone != nil {
-		c.AccessMarkedOnly(clone, "ctx->refcount", cpu.MarkedWrite, "put_ctx") // kernel/events/core.c: perf_event_enable_on_exec(): put_ctx(clone_ctx)
+		c.AccessMarkedOnly(clone, "ctx->refcount", cpu.MarkedWrite, "put_ctx") // kernel/events/core.c: put_ctx(clone_ctx): the clone's reference to its parent
 		if clone.life.refcount <= 1 {
 			c.Unaudited("put_ctx")
 		}

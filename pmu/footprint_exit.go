@@ -109,13 +109,7 @@ func (k *Kernel) accessExitDetach(c *cpu.CPU, ctx *Context) {
 			c.Unaudited("__put_task_struct")
 		}
 	}
-	c.AccessMarkedOnly(ctx, "ctx->parent_ctx", cpu.MarkedWrite, "unclone_ctx") // kernel/events/core.c: unclone_ctx(): ctx->parent_ctx = NULL; ctx->generation++
-	if p := ctx.parentCtx; p != nil {
-		c.AccessMarkedOnly(p, "ctx->refcount", cpu.MarkedWrite, "put_ctx") // kernel/events/core.c: perf_event_exit_task_context(): put_ctx(clone_ctx)
-		if p.life.refcount <= 1 {
-			c.Unaudited("put_ctx")
-		}
-	}
+	k.accessUnclone(c, ctx, ctx.parentCtx) // kernel/events/core.c: perf_event_exit_task_context(): clone_ctx = unclone_ctx(ctx); ... put_ctx(clone_ctx)
 }
 
 // AccessTaskExit implements sched.AnnotatedExitHook for perf_event_exit_task().

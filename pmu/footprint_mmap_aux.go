@@ -104,12 +104,8 @@ func (k *Kernel) accessMmapAuxCount(t *sched.Task, buf *rb.Buffer) {
 // failure's refcount_dec(&rb->mmap_count)). Before 2ab9d830262c the
 // fragment is marked.
 func (k *Kernel) accessMmapAuxHasAux(t *sched.Task, buf *rb.Buffer, old bool) {
-	c := k.setupCPU(t)
+	c := k.mmapAuxCPU(t, old)
 	if c == nil {
-		return
-	}
-	if old {
-		c.Unaudited("perf_mmap_aux (aux-mutex=pre-2ab9d830262c)") // the old serialization: not annotated
 		return
 	}
 	const fn = "perf_mmap_aux"
@@ -135,12 +131,8 @@ func (k *Kernel) accessMmapAuxUndo(t *sched.Task, buf *rb.Buffer) {
 // marked unless the PMU annotates it (AuxSetupAnnotated: then its read of
 // event->rb). Before 2ab9d830262c the fragment is marked.
 func (k *Kernel) accessMmapAuxAlloc(t *sched.Task, e *Event, old bool) {
-	c := k.setupCPU(t)
+	c := k.mmapAuxCPU(t, old)
 	if c == nil {
-		return
-	}
-	if old {
-		c.Unaudited("perf_mmap_aux (aux-mutex=pre-2ab9d830262c)") // the old serialization: not annotated
 		return
 	}
 	if a, ok := e.pmu.(AuxSetupAnnotated); !ok || !a.AuxSetupAnnotated() {
@@ -170,4 +162,16 @@ func (k *Kernel) accessMmapAuxAllocated(t *sched.Task, buf *rb.Buffer) {
 // refcount_inc(&event->mmap_count) (a saturated count is only read).
 func (k *Kernel) accessMmapAuxEventCount(t *sched.Task, e *Event) {
 	k.accessEventSetup(t, e, "event->mmap_count", cpu.MarkedWrite, "perf_mmap_aux") // kernel/events/core.c: perf_mmap_aux(): refcount_inc(&event->mmap_count)
+}
+
+// mmapAuxCPU is the CPU whose perf_mmap_aux() fragment to annotate: none
+// when nobody listens, or before 2ab9d830262c (old), whose serialization is
+// not annotated: the fragment is marked.
+func (k *Kernel) mmapAuxCPU(t *sched.Task, old bool) *cpu.CPU {
+	c := k.setupCPU(t)
+	if c != nil && old {
+		c.Unaudited("perf_mmap_aux (aux-mutex=pre-2ab9d830262c)") // the old serialization: not annotated
+		return nil
+	}
+	return c
 }

@@ -493,7 +493,7 @@ func (k *Kernel) EnableOnExec(t *sched.Task) {
 	if enabled {
 		// "Unclone and reschedule this context if we enabled any event."
 		clone = ctx.uncloneCtx()
-		k.accessUncloneOnExec(c, ctx, clone) // footprint_enable_on_exec.go
+		k.accessUnclone(c, ctx, clone) // footprint_enable_on_exec.go
 	}
 	if enabled && sched.TaskOf(c.Curr()) == t { // the model's test before ctx_resched(): upstream's caller is always current
 		k.ctxResched(c, ctx, eventType, false) // its return marked unless within an exec (context.go)
@@ -516,7 +516,7 @@ func eventEnableOnExec(e *Event) bool {
 		return false
 	}
 	e.Attr.EnableOnExec = false
-	if e.state >= StateInactive || e.state != StateOff && e.state != StateError {
+	if e.state != StateOff && e.state != StateError { // INACTIVE or more: nothing to enable
 		return false
 	}
 	e.setState(StateInactive)
