@@ -77,7 +77,7 @@ func (s *Sched) accessSendSignal(t *Task, typ PidType, install bool) {
 	if install {
 		op = cpu.MarkedWrite
 	}
-	c.AccessMarkedOnly(sighandKey{t}, "sighand->action", sigCacheOp(t, op), "do_sigaction") // kernel/signal.c: do_sigaction(), sig_task_ignored(): t->sighand (the model's pointer, made on first use), its action[sig - 1] installed
+	c.AccessMarkedOnly(t, "sighand->action", sigCacheOp(t, op), "do_sigaction") // kernel/signal.c: do_sigaction(), sig_task_ignored(): t->sighand (the model's pointer, made on first use)
 	if l.sig == nil {
 		c.AccessMarkedOnly(l, "task->signal", cpu.MarkedWrite, "__send_signal_locked") // the model's signal_struct, made on first use (sigstruct)
 	}
@@ -218,22 +218,4 @@ func (s *Sched) accessDeliver(t *Task, fatal bool) {
 	if fatal {
 		c.AccessMarkedOnly(t.Leader(), "signal->flags", cpu.MarkedWrite, "do_group_exit") // kernel/exit.c: do_group_exit(): sig->group_exit_code = exit_code
 	}
-}
-
-// sighandKey is a task's sighand_struct as the sender's annotation names
-// it: under the task's own key (so it conflicts as the task's other
-// "sighand->action" accesses do), with the memory the model keeps apart
-// from the task (sighand()) in its extent, for explore's write audit: a
-// sender that installs the handler writes there.
-type sighandKey struct{ t *Task }
-
-// FootprintKey implements cpu.FootprintKeyer: the task's.
-func (k sighandKey) FootprintKey() string { return k.t.FootprintKey() }
-
-// FootprintExtent is where the model keeps it: the task, and its table.
-func (k sighandKey) FootprintExtent() []any {
-	if k.t.sigh == nil {
-		return []any{k.t}
-	}
-	return []any{k.t, k.t.sigh}
 }
