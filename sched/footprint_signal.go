@@ -219,3 +219,30 @@ func (s *Sched) accessDeliver(t *Task, fatal bool) {
 		c.AccessMarkedOnly(t.Leader(), "signal->flags", cpu.MarkedWrite, "do_group_exit") // kernel/exit.c: do_group_exit(): sig->group_exit_code = exit_code
 	}
 }
+
+// sighandTable is the table of actions the model keeps apart from a task
+// (sighand()): a key of its own, named after the task, whose extent is the
+// table, so that explore's write audit sees a sender's install there.
+type sighandTable struct {
+	t *Task
+	h *sighandStruct
+}
+
+// FootprintKey implements cpu.FootprintKeyer.
+func (k sighandTable) FootprintKey() string { return k.t.FootprintKey() + "/sighand table" }
+
+// FootprintExtent is the table.
+func (k sighandTable) FootprintExtent() []any { return []any{k.h} }
+
+// accessInstall annotates a sender's install of the handler it knows (perf's
+// own signals, a test's) in t's table: the write accessSendSignal's
+// "sighand->action" stands for, where the model keeps it.
+// kernel/signal.c: do_sigaction(): *k = *act, as the process did before the send
+func (s *Sched) accessInstall(t *Task) {
+	if !s.M.FootprintListening() {
+		return
+	}
+	if c := s.runningCPU(); c != nil {
+		c.AccessMarkedOnly(sighandTable{t, t.sigh}, "sighand->action", cpu.MarkedWrite, "do_sigaction")
+	}
+}

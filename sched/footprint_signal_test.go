@@ -58,6 +58,8 @@ func TestSignalFootprint(t *testing.T) {
 		"thread:a-101 task->pending W",
 		"thread:a-101 signal->rlim R",
 		"ucounts:UCOUNT_RLIMIT_SIGPENDING ucounts->rlimit[UCOUNT_RLIMIT_SIGPENDING] W",
+		// the sender's install of the handler it knows, in the table the model keeps apart (accessInstall)
+		"thread:a-101/sighand table sighand->action W",
 		// complete_signal(): wants_signal(a) (and kick_process()'s task_cpu(a)), TIF_SIGPENDING set, the IPI to cpu0
 		"thread:a-101 p->__state R",
 		"thread:a-101 task->flags R",

@@ -280,6 +280,7 @@ func (s *Sched) SendSignalTo(t *Task, sig Signal, typ PidType) (bool, uapi.Errno
 		// a sender that knows the handler (perf's own signal() calls, a
 		// test): the process installed it before
 		t.sighand().action[sig.Sig] = SigAction{Handler: SigHandled, Body: sig.Handler}
+		s.accessInstall(t) // footprint_signal.go
 	}
 	// prepare_signal(): a dying group takes nothing; an ignored signal is dropped
 	if t.Leader().fam.groupExit || sigHandlerIgnored(t.action(sig.Sig).Handler, sig.Sig) {
