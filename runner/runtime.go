@@ -2,6 +2,7 @@ package runner
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"time"
 
@@ -185,6 +186,10 @@ func (r *Run) Execute() error {
 		if errors.As(err, &le) {
 			r.limitErr = r.limitError(le)
 			return r.limitErr
+		}
+		var se *sim.StrategyError
+		if errors.As(err, &se) { // no verdict: the Chooser's bug, named with the decisions it made
+			return fmt.Errorf("%w; the decisions before it: replay token %s", err, r.log.token())
 		}
 		var o *sim.Oops
 		if !errors.As(err, &o) {

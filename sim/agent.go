@@ -89,7 +89,8 @@ func (e *Engine) WantsAgents() bool { return WantsAgents(e.Chooser) }
 func (e *Engine) ChooseAgents(what string, agents []Agent) int {
 	e.Decisions++
 	e.Tick()
-	return ChooseWith(e.Chooser, len(agents), what, agents)
+	defer e.chooserCrash(len(agents), what)
+	return e.answer(ChooseWith(e.Chooser, len(agents), what, agents), len(agents), what)
 }
 
 // ChooseAgents implements AgentChooser: Limited forwards the agents.

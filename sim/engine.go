@@ -171,7 +171,8 @@ func (e *Engine) SwitchTo(l *Lane) { e.forced = l }
 func (e *Engine) Choose(n int, what string) int {
 	e.Decisions++
 	e.Tick()
-	return e.Chooser.Choose(n, what)
+	defer e.chooserCrash(n, what)
+	return e.answer(e.Chooser.Choose(n, what), n, what)
 }
 
 // Stop ends Run after the running lane yields.
@@ -202,6 +203,10 @@ func (e *Engine) Run(until Time) (err error) {
 			}()
 			if l, ok := r.(*LimitError); ok {
 				err = l
+				return
+			}
+			if s, ok := r.(*StrategyError); ok {
+				err = s // the Chooser's bug: no oops of the model
 				return
 			}
 			if !isModelCrash(r) {
