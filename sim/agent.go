@@ -89,8 +89,10 @@ func (e *Engine) WantsAgents() bool { return WantsAgents(e.Chooser) }
 func (e *Engine) ChooseAgents(what string, agents []Agent) int {
 	e.Decisions++
 	e.Tick()
-	defer e.chooserCrash(len(agents), what)
-	return e.answer(ChooseWith(e.Chooser, len(agents), what, agents), len(agents), what)
+	e.ask(len(agents), what)
+	d := ChooseWith(e.Chooser, len(agents), what, agents)
+	e.asking = false
+	return e.answer(d, len(agents), what)
 }
 
 // ChooseAgents implements AgentChooser: Limited forwards the agents.

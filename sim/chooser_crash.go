@@ -3,7 +3,6 @@ package sim
 import (
 	"fmt"
 	"runtime"
-	"runtime/debug"
 )
 
 // StrategyError is a Chooser that crashed (a Go runtime error in its own
@@ -17,7 +16,6 @@ type StrategyError struct {
 	Answer int    // the answer out of range (when Crash is nil)
 	Crash  any    // the runtime error the Chooser panicked with
 	At     Time   // the virtual time of the decision
-	Stack  string // the Chooser's stack at its crash
 }
 
 func (e *StrategyError) Error() string {
@@ -35,17 +33,24 @@ func (e *Engine) answer(d, n int, what string) int {
 	return d
 }
 
-// chooserCrash is deferred around a call of the Chooser: a runtime error it
-// panics with becomes a *StrategyError (Run returns it, not an oops).
-func (e *Engine) chooserCrash(n int, what string) {
-	r := recover()
-	if r == nil {
-		return
+// ask notes that the Chooser is being asked a decision of n options (no
+// defer: a decision is asked at most step points of a busy run).
+func (e *Engine) ask(n int, what string) {
+	e.asking, e.askN, e.askWhat = true, n, what
+}
+
+// strategyError is what Run's recover makes of r: a *StrategyError when
+// the Chooser raised it, or crashed with a runtime error while asked; nil
+// for anything else (a model crash, a limit, a strategy's own control flow).
+func (e *Engine) strategyError(r any) *StrategyError {
+	if s, ok := r.(*StrategyError); ok {
+		return s
 	}
-	if re, ok := r.(runtime.Error); ok {
-		panic(&StrategyError{What: what, N: n, Answer: -1, Crash: re, At: e.decidedAt(), Stack: string(debug.Stack())})
+	if re, ok := r.(runtime.Error); ok && e.asking {
+		e.asking = false
+		return &StrategyError{What: e.askWhat, N: e.askN, Answer: -1, Crash: re, At: e.decidedAt()}
 	}
-	panic(r)
+	return nil
 }
 
 // decidedAt is the virtual time of the decision being asked: the running

@@ -68,6 +68,11 @@ type Engine struct {
 	// taken); pickPanic what its Chooser panicked with, for Run to raise.
 	picked    *Lane
 	pickPanic any // never nil for a panic (panic(nil) is a *runtime.PanicNilError)
+	// asking is set while the Chooser is asked (askN options, askWhat): a
+	// runtime error raised then is the strategy's (chooser_crash.go).
+	asking  bool
+	askN    int
+	askWhat string
 
 	// steps counts the engine steps (Tick); at nextCheck the limits are looked at.
 	steps     uint64
@@ -171,8 +176,10 @@ func (e *Engine) SwitchTo(l *Lane) { e.forced = l }
 func (e *Engine) Choose(n int, what string) int {
 	e.Decisions++
 	e.Tick()
-	defer e.chooserCrash(n, what)
-	return e.answer(e.Chooser.Choose(n, what), n, what)
+	e.ask(n, what)
+	d := e.Chooser.Choose(n, what)
+	e.asking = false
+	return e.answer(d, n, what)
 }
 
 // Stop ends Run after the running lane yields.
@@ -205,7 +212,7 @@ func (e *Engine) Run(until Time) (err error) {
 				err = l
 				return
 			}
-			if s, ok := r.(*StrategyError); ok {
+			if s := e.strategyError(r); s != nil {
 				err = s // the Chooser's bug: no oops of the model
 				return
 			}
@@ -217,7 +224,7 @@ func (e *Engine) Run(until Time) (err error) {
 			err = e.toOops(r)
 		}
 	}()
-	e.stopped = false
+	e.stopped, e.asking = false, false
 	e.until = until
 	e.started, e.lastCheck = time.Now(), time.Time{}
 	for !e.stopped {
