@@ -54,7 +54,7 @@ const (
   simrun demo                       find seed 000's race on the old kernel, shrink it, replay it
   simrun cost                       the cost model's profiles and seed 002's ratio, real and simulated
 SCENARIO is a .sim file or the name of a built-in scenario.
-simrun --cpuprofile FILE --memprofile FILE COMMAND ... writes pprof profiles.
+--cpuprofile FILE, --memprofile FILE (before or after COMMAND) write pprof profiles.
 Run "simrun COMMAND -h" for the flags of a command.
 Exit status: 0 everything held; 1 an outcome or invariant failed, explore found
 a violation, or replay saw the recorded one recur; 2 a usage or scenario error,

@@ -6,23 +6,31 @@ import (
 	"os"
 	"runtime"
 	"runtime/pprof"
+	"strings"
 )
 
 // profileFlags are simrun's global --cpuprofile FILE and --memprofile FILE,
-// given before the command (simrun --cpuprofile cpu.out explore NAME ...):
-// pprof files of where the command spent its time and what it allocated
-// (go tool pprof FILE).
+// given before the command or among its flags (simrun --cpuprofile cpu.out
+// explore NAME ..., or simrun explore NAME --cpuprofile cpu.out ...): pprof
+// files of where the command spent its time and what it allocated (go tool
+// pprof FILE).
 type profileFlags struct {
 	cpu, mem string
 	cpuFile  *os.File
 }
 
-// cutProfileFlags takes the leading --cpuprofile/--memprofile flags off args
-// (as --flag FILE or --flag=FILE, one or two dashes).
+// cutProfileFlags takes the --cpuprofile/--memprofile flags (as --flag FILE
+// or --flag=FILE, one or two dashes) off args, wherever they are before a
+// "--" (after it every argument is the command's).
 func cutProfileFlags(args []string) (profileFlags, []string, error) {
 	var p profileFlags
-	for len(args) > 0 {
-		a := args[0]
+	var rest []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			rest = append(rest, args[i:]...)
+			break
+		}
 		var dst *string
 		var val string
 		has := false
@@ -31,24 +39,25 @@ func cutProfileFlags(args []string) (profileFlags, []string, error) {
 				switch {
 				case a == pre+name:
 					dst = p.field(name)
-				case len(a) > len(pre+name+"=") && a[:len(pre+name+"=")] == pre+name+"=":
+				case strings.HasPrefix(a, pre+name+"=") && len(a) > len(pre+name+"="):
 					dst, val, has = p.field(name), a[len(pre+name+"="):], true
 				}
 			}
 		}
 		if dst == nil {
-			break
+			rest = append(rest, a)
+			continue
 		}
 		if !has {
-			if len(args) < 2 {
+			if i+1 >= len(args) {
 				return p, nil, fmt.Errorf("%s: expected a FILE after it", a)
 			}
-			val, args = args[1], args[1:]
+			i++
+			val = args[i]
 		}
 		*dst = val
-		args = args[1:]
 	}
-	return p, args, nil
+	return p, rest, nil
 }
 
 func (p *profileFlags) field(name string) *string {
