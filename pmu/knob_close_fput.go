@@ -26,7 +26,7 @@ var closeFputKnob = sim.KnobSpec{
 		"later (the list runs newest first). A mapping's reference keeps the file either way; munmap()'s, exit's and exec's last fput() are " +
 		"deferred in both. Implied (unless set) by the old values of the knobs of kernels older than v6.6: addr-filter-clone, " +
 		"addr-filter-kernel-match, addr-filter-range, aux-free, exit-event, pause-output-rb-check, pebs-disable-order, pending-task-ref, " +
-		"pmu-ctx-serialize, rb-put-handle, release-child-free, task-function-call, unpin-ctx-lock",
+		"pmu-ctx-serialize, rb-put-handle, release-child-free, sigtrap-send, task-function-call, unpin-ctx-lock",
 	Source: "021a160abf62 fs: use __fput_sync in close(2) (Mateusz Guzik, v6.6-rc1); fput_close_sync(): fs: use fput_close_sync() in close() " +
 		"(Mateusz Guzik, v6.15)",
 	Package: "pmu",

@@ -42,6 +42,7 @@ var closeFputCases = []struct {
 	{knob: "pending-task-ref", value: "pre-517e6a301f34", want: closeDeferred},
 	{knob: "pmu-ctx-serialize", value: "pre-4f64a6c9f6f1", want: closeDeferred},
 	{knob: "release-child-free", value: "pre-82d94856fa22", want: closeDeferred},
+	{knob: "sigtrap-send", value: "pre-78ed93d72ded", want: closeDeferred},
 	{knob: "task-function-call", value: "pre-6d6b8b9f4fce", want: closeDeferred},
 	{knob: "rb-put-handle", value: "pre-1b038c6e05ff", want: closeDeferred},
 	{knob: "aux-free", value: "pre-57ffc5ca679f", want: closeDeferred},

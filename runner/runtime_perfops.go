@@ -35,31 +35,32 @@ type fdState struct {
 
 // perfOpObservables are the observables of the perf fd calls.
 var perfOpObservables = map[string]string{
-	"fd.opened":            "perf_event_open() calls of the tasks' programs that returned an fd",
-	"fd.closed":            "close() calls on a perf fd that returned 0",
-	"fd.errors":            "perf fd calls (open, close, ioctl, mmap, munmap, read) that returned an error",
-	"fd.reads":             "read() calls on a perf fd that returned data",
-	"read.group-torn":      "read() calls of a group (PERF_FORMAT_GROUP) whose nr does not match the entries returned: a group not read at one instant, or a read_size left stale by a group change",
-	"read.decreased":       "read() calls that returned a smaller count than the previous read() of the same fd (a counter never goes back)",
-	"read.value":           "the first count of the last read(): the event's count, or the group leader's (PERF_FORMAT_GROUP)",
-	"read.nr":              "the nr of the last read() of a group (PERF_FORMAT_GROUP), 1 otherwise",
-	"ioctl.id":             "the id PERF_EVENT_IOC_ID returned last",
-	"fd.mmaps":             "mmap() calls on a perf fd that returned a mapping",
-	"fd.munmaps":           "munmap() calls that unmapped a perf mapping",
-	"fd.munmap-empty":      "munmap() calls that found nothing mapped (and returned 0, as munmap() of an unmapped range does)",
-	"signals.delivered":    "signals the tasks took (get_signal() dequeued them and the handler ran)",
-	"signals.sigtrap":      "SIGTRAPs with si_code TRAP_PERF the tasks took (attr.sigtrap events)",
-	"signals.sigtrap.data": "si_perf_data (attr.sig_data) of the last SIGTRAP/TRAP_PERF taken",
-	"signals.sigio":        "SIGIOs the tasks took (kill_fasync() of an O_ASYNC perf fd with F_SETSIG 0 or SIGIO)",
-	"signals.si-kernel":    "signals taken with si_code SI_KERNEL (kill_fasync() without F_SETSIG: SEND_SIG_PRIV)",
-	"signals.poll-in":      "kill_fasync() signals taken with si_code POLL_IN (an F_SETSIG owner: an overflow or a ring wakeup)",
-	"signals.poll-hup":     "kill_fasync() signals taken with si_code POLL_HUP (an IOC_REFRESH event_limit ran out)",
-	"signals.poll-err":     "kill_fasync() signals taken with si_code POLL_ERR (a pinned event that could not go on)",
-	"signals.fd":           "si_fd of the last kill_fasync() signal taken with F_SETSIG",
-	"signals.rt":           "real-time signals (SIGRTMIN and above) the tasks took",
-	"signals.fatal":        "processes a signal's default action ended (complete_signal()'s group kill, or get_signal() -> do_group_exit())",
-	"signals.fatal-sig":    "the signal whose default action ended the last such process (SIGIO 29, SIGUSR1 10, SIGTRAP 5)",
-	"signals.overflow":     "signals that found the user's RLIMIT_SIGPENDING queue full (a real-time one is not sent; a standard one loses its siginfo)",
+	"fd.opened":             "perf_event_open() calls of the tasks' programs that returned an fd",
+	"fd.closed":             "close() calls on a perf fd that returned 0",
+	"fd.errors":             "perf fd calls (open, close, ioctl, mmap, munmap, read) that returned an error",
+	"fd.reads":              "read() calls on a perf fd that returned data",
+	"read.group-torn":       "read() calls of a group (PERF_FORMAT_GROUP) whose nr does not match the entries returned: a group not read at one instant, or a read_size left stale by a group change",
+	"read.decreased":        "read() calls that returned a smaller count than the previous read() of the same fd (a counter never goes back)",
+	"read.value":            "the first count of the last read(): the event's count, or the group leader's (PERF_FORMAT_GROUP)",
+	"read.nr":               "the nr of the last read() of a group (PERF_FORMAT_GROUP), 1 otherwise",
+	"ioctl.id":              "the id PERF_EVENT_IOC_ID returned last",
+	"fd.mmaps":              "mmap() calls on a perf fd that returned a mapping",
+	"fd.munmaps":            "munmap() calls that unmapped a perf mapping",
+	"fd.munmap-empty":       "munmap() calls that found nothing mapped (and returned 0, as munmap() of an unmapped range does)",
+	"signals.delivered":     "signals the tasks took (get_signal() dequeued them and the handler ran)",
+	"signals.sigtrap":       "SIGTRAPs with si_code TRAP_PERF the tasks took (attr.sigtrap events)",
+	"signals.sigtrap.data":  "si_perf_data (attr.sig_data) of the last SIGTRAP/TRAP_PERF taken",
+	"signals.sigtrap.async": "SIGTRAPs with si_code TRAP_PERF taken with TRAP_PERF_FLAG_ASYNC in si_perf_flags (sent while the task blocked SIGTRAP, taken when it unblocked it)",
+	"signals.sigio":         "SIGIOs the tasks took (kill_fasync() of an O_ASYNC perf fd with F_SETSIG 0 or SIGIO)",
+	"signals.si-kernel":     "signals taken with si_code SI_KERNEL (kill_fasync() without F_SETSIG: SEND_SIG_PRIV)",
+	"signals.poll-in":       "kill_fasync() signals taken with si_code POLL_IN (an F_SETSIG owner: an overflow or a ring wakeup)",
+	"signals.poll-hup":      "kill_fasync() signals taken with si_code POLL_HUP (an IOC_REFRESH event_limit ran out)",
+	"signals.poll-err":      "kill_fasync() signals taken with si_code POLL_ERR (a pinned event that could not go on)",
+	"signals.fd":            "si_fd of the last kill_fasync() signal taken with F_SETSIG",
+	"signals.rt":            "real-time signals (SIGRTMIN and above) the tasks took",
+	"signals.fatal":         "processes a signal's default action ended (complete_signal()'s group kill, or get_signal() -> do_group_exit())",
+	"signals.fatal-sig":     "the signal whose default action ended the last such process (SIGIO 29, SIGUSR1 10, SIGTRAP 5)",
+	"signals.overflow":      "signals that found the user's RLIMIT_SIGPENDING queue full (a real-time one is not sent; a standard one loses its siginfo)",
 }
 
 // errnoObservables lists errno.NAME for every errno the kernel model returns.
@@ -95,13 +96,14 @@ func (r *Run) observePerfOps(name string) (int64, bool) {
 		return 0, false
 	}
 	switch name {
-	case "signals.delivered", "signals.sigtrap", "signals.sigtrap.data":
+	case "signals.delivered", "signals.sigtrap", "signals.sigtrap.data", "signals.sigtrap.async":
 		var n, data int64
 		for _, d := range r.S.Delivered {
 			switch {
 			case name == "signals.delivered":
 				n++
-			case d.Signal.Sig == sched.SIGTRAP && d.Signal.Code == sched.TRAP_PERF:
+			case d.Signal.Sig != sched.SIGTRAP || d.Signal.Code != sched.TRAP_PERF:
+			case name != "signals.sigtrap.async" || d.Signal.PerfFlags&sched.TRAP_PERF_FLAG_ASYNC != 0:
 				n++
 				data = int64(d.Signal.PerfData)
 			}

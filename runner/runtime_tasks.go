@@ -65,6 +65,14 @@ func taskOps(f *scenarios.File, ops []scenarios.Op, tick func(), perfOps map[sce
 			h := map[string]uint64{"SIG_DFL": 0, "SIG_IGN": 1, "handler": handlerAddr}[op.Action]
 			out = append(out, sched.SyscallArgs("rt_sigaction", 0, "", sched.SysArg{Val: uint64(op.Sig)},
 				sched.UserStruct(h, saRestorer, restorerAddr, 0), sched.SysArg{}, sched.SysArg{Val: 8}))
+		case *scenarios.Sigprocmask:
+			// glibc's sigprocmask(): rt_sigprocmask(how, &set, NULL, 8)
+			var set uint64
+			for _, sig := range op.Sigs {
+				set |= 1 << uint(sig-1)
+			}
+			how := map[string]uint64{"SIG_BLOCK": sched.SIG_BLOCK, "SIG_UNBLOCK": sched.SIG_UNBLOCK, "SIG_SETMASK": sched.SIG_SETMASK}[op.How]
+			out = append(out, sched.SyscallArgs("rt_sigprocmask", 0, "", sched.SysArg{Val: how}, sched.UserStruct(set), sched.SysArg{}, sched.SysArg{Val: 8}))
 		case *scenarios.Setrlimit:
 			// glibc's setrlimit(): prlimit64(0, RLIMIT_SIGPENDING, &{cur, max}, NULL)
 			v := uint64(op.Value)

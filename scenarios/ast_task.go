@@ -84,6 +84,7 @@ var TaskStatements = []struct{ Syntax, Help string }{
 	{"pipe read P [BYTES]", "read up to BYTES (1) from pipe P; blocks while it is empty (nothing ever writing it: the run is reported as a hang)"},
 	{"futex wait F", "futex(FUTEX_WAIT) on F: sleep until a futex wake F (none coming: a reported hang)"},
 	{"sigaction SIG handler|SIG_IGN|SIG_DFL", "rt_sigaction(): SIG's disposition (a task starts with SIG_DFL everywhere, so SIGIO, SIGUSR1 and SIGTRAP end its process): an empty handler, ignore, or the default; kept by fork and threads, handlers reset to SIG_DFL at exec"},
+	{"sigprocmask SIG_BLOCK|SIG_UNBLOCK|SIG_SETMASK SIG[,SIG...]|none", "rt_sigprocmask(): the thread's blocked mask (SIGKILL and SIGSTOP stay unblocked); a blocked signal is never ignored, stays pending and is taken when unblocked (a perf SIGTRAP then carries TRAP_PERF_FLAG_ASYNC); kept by fork, threads and exec"},
 	{"setrlimit RLIMIT_SIGPENDING N", "prlimit64(): at most N queued signals for the user (a real-time signal beyond it is not queued: an F_SETSIG owner gets a plain SIGIO instead); inherited at fork"},
 	{"futex wake F [N]", "futex(FUTEX_WAKE) on F: wake up to N (1) waiters; a wake with no waiter is lost"},
 }

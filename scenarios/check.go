@@ -154,7 +154,7 @@ func (c *checker) ops(ops []Op) {
 		switch op := op.(type) {
 		case *Repeat:
 			c.ops(op.Body)
-		case *Fork, *ExitGroup, *Wait, *Pipe, *Futex, *Yield, *Sigaction, *Setrlimit:
+		case *Fork, *ExitGroup, *Wait, *Pipe, *Futex, *Yield, *Sigaction, *Setrlimit, *Sigprocmask:
 			c.taskLifeOp(op)
 		case *Migrate:
 			c.cpuInRange(op.Pos, op.CPU)

@@ -30,6 +30,8 @@ func (d *dumper) taskLifeOp(depth int, op Op) {
 		d.line(depth, "pipe %s %s %d @%s", dir, op.Name, op.Bytes, op.Pos)
 	case *Sigaction:
 		d.line(depth, "sigaction %d %s @%s", op.Sig, op.Action, op.Pos)
+	case *Sigprocmask:
+		d.line(depth, "sigprocmask %s %v @%s", op.How, op.Sigs, op.Pos)
 	case *Setrlimit:
 		d.line(depth, "setrlimit %s %d @%s", op.Resource, op.Value, op.Pos)
 	case *Futex:

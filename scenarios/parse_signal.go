@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -10,6 +11,8 @@ import (
 //
 //	sigaction SIG handler|SIG_IGN|SIG_DFL   (rt_sigaction(): an empty handler, ignore, the default)
 //	setrlimit RLIMIT_SIGPENDING N           (prlimit64(0, RLIMIT_SIGPENDING, {N, N}))
+//	sigprocmask SIG_BLOCK|SIG_UNBLOCK|SIG_SETMASK SIG[,SIG...]|none
+//	                                        (rt_sigprocmask(): the thread's blocked mask)
 //
 // A task starts with every signal at SIG_DFL: SIGIO, SIGUSR1 or SIGTRAP
 // then ends the process when it arrives.
@@ -28,8 +31,16 @@ type Setrlimit struct {
 	Value    int64
 }
 
-func (o *Sigaction) OpPos() Pos { return o.Pos }
-func (o *Setrlimit) OpPos() Pos { return o.Pos }
+// Sigprocmask is "sigprocmask HOW SIGS".
+type Sigprocmask struct {
+	Pos  Pos
+	How  string  // SIG_BLOCK, SIG_UNBLOCK or SIG_SETMASK
+	Sigs []int64 // the set's signals (none: empty)
+}
+
+func (o *Sigaction) OpPos() Pos   { return o.Pos }
+func (o *Sigprocmask) OpPos() Pos { return o.Pos }
+func (o *Setrlimit) OpPos() Pos   { return o.Pos }
 
 // SignalNumbers are the signal names sigaction takes (x86-64; SIGRTMIN is
 // the kernel's 32, SIGRTMAX 64).
@@ -42,6 +53,9 @@ var SignalNumbers = map[string]int64{
 
 // SigactionActions are the actions sigaction takes.
 var SigactionActions = []string{"handler", "SIG_IGN", "SIG_DFL"}
+
+// SigprocmaskHows are the hows sigprocmask takes.
+var SigprocmaskHows = []string{"SIG_BLOCK", "SIG_UNBLOCK", "SIG_SETMASK"}
 
 // Rlimits are the resources setrlimit takes.
 var Rlimits = []string{"RLIMIT_SIGPENDING"}
@@ -114,4 +128,35 @@ func (p *parser) setrlimit(ll *logicalLine, ws []token) Op {
 	}
 	p.extra(ll, ws, 3, "the limit")
 	return &Setrlimit{Pos: ws[0].pos, Resource: ws[1].text, Value: v}
+}
+
+// sigprocmask parses "sigprocmask HOW SIG[,SIG...]" (or "none", the empty
+// set). SIGKILL and SIGSTOP may be named, as rt_sigprocmask() takes them
+// and leaves them unblocked.
+func (p *parser) sigprocmask(ll *logicalLine, ws []token) Op {
+	if len(ws) < 2 || !slices.Contains(SigprocmaskHows, ws[1].text) {
+		hint := ""
+		if len(ws) >= 2 {
+			hint = didYouMean(ws[1].text, SigprocmaskHows)
+		}
+		p.errorf(at(ll, ws, 1), "expected SIG_BLOCK, SIG_UNBLOCK or SIG_SETMASK after sigprocmask, found %s%s", found(ws, 1), hint)
+		return nil
+	}
+	if len(ws) < 3 {
+		p.errorf(endPos(ll, ws), "expected signals like SIGTRAP or SIGTRAP,SIGIO (or none) after sigprocmask %s", ws[1].text)
+		return nil
+	}
+	op := &Sigprocmask{Pos: ws[0].pos, How: ws[1].text, Sigs: []int64{}}
+	if ws[2].text != "none" {
+		for _, name := range strings.Split(ws[2].text, ",") {
+			sig, ok := signalNumber(name)
+			if !ok {
+				p.errorf(ws[2].pos, "unknown signal %s in sigprocmask's set; expected names like SIGTRAP, SIGRTMIN+N or numbers from 1 to 64, separated by commas, or none", quote(name))
+				return nil
+			}
+			op.Sigs = append(op.Sigs, sig)
+		}
+	}
+	p.extra(ll, ws, 3, "the set")
+	return op
 }

@@ -44,3 +44,37 @@ func TestParseSigactionSetrlimit(t *testing.T) {
 		}
 	}
 }
+
+// sigprocmask: what it parses to, and its errors at file:line:col.
+func TestParseSigprocmask(t *testing.T) {
+	f, err := Parse("s.sim", []byte("task p\n  sigprocmask SIG_BLOCK SIGTRAP,SIGIO\n  sigprocmask SIG_UNBLOCK SIGRTMIN+1\n  sigprocmask SIG_SETMASK none\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &dumper{}
+	for _, op := range f.Tasks[0].Body {
+		d.taskLifeOp(0, op)
+	}
+	got := strings.Split(strings.TrimSuffix(d.b.String(), "\n"), "\n")
+	want := []string{"sigprocmask SIG_BLOCK [5 29] @2:3", "sigprocmask SIG_UNBLOCK [33] @3:3", "sigprocmask SIG_SETMASK [] @4:3"}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("(-want +got):\n%s", d)
+	}
+	for _, tc := range []struct{ src, want string }{
+		{"task p\n  sigprocmask\n", "s.sim:2:14: expected SIG_BLOCK, SIG_UNBLOCK or SIG_SETMASK after sigprocmask, found end of line"},
+		{"task p\n  sigprocmask SIG_BLOK SIGTRAP\n", `s.sim:2:15: expected SIG_BLOCK, SIG_UNBLOCK or SIG_SETMASK after sigprocmask, found "SIG_BLOK"; did you mean "SIG_BLOCK"?`},
+		{"task p\n  sigprocmask SIG_BLOCK\n", "s.sim:2:24: expected signals like SIGTRAP or SIGTRAP,SIGIO (or none) after sigprocmask SIG_BLOCK"},
+		{"task p\n  sigprocmask SIG_BLOCK SIGTRAP,65\n", `s.sim:2:25: unknown signal "65" in sigprocmask's set; expected names like SIGTRAP, SIGRTMIN+N or numbers from 1 to 64, separated by commas, or none`},
+		{"task p\n  sigprocmask SIG_BLOCK SIGTRAP SIGIO\n", "s.sim:2:33: "},
+	} {
+		_, err := Parse("s.sim", []byte(tc.src))
+		el, ok := err.(ErrorList)
+		if !ok || len(el) == 0 {
+			t.Errorf("%q: err %v, want %s", tc.src, err, tc.want)
+			continue
+		}
+		if got := firstLine(el[0].Error()); !strings.HasPrefix(got, tc.want) {
+			t.Errorf("%q:\n got %s\nwant %s", tc.src, got, tc.want)
+		}
+	}
+}

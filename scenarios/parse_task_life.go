@@ -40,6 +40,8 @@ func (p *parser) taskLifeOp(n *node, ws []token) (op Op, ok bool) {
 		return p.sigaction(ll, ws), true
 	case "setrlimit":
 		return p.setrlimit(ll, ws), true
+	case "sigprocmask":
+		return p.sigprocmask(ll, ws), true
 	case "exit_group":
 		p.extra(ll, ws, 1, "exit_group")
 		return &ExitGroup{Pos: pos}, true

@@ -86,6 +86,7 @@ func (s *Sched) accessSendSignal(t *Task, typ PidType, install bool) {
 	}
 	c.AccessMarkedOnly(l, "sighand->action", op, "prepare_signal")                 // kernel/signal.c: prepare_signal() -> sig_ignored() -> sig_task_ignored(): t->sighand->action[sig - 1]
 	c.AccessMarkedOnly(l, "signal->flags", cpu.MarkedRead, "prepare_signal")       // kernel/signal.c: prepare_signal(): if (signal->flags & SIGNAL_GROUP_EXIT)
+	c.AccessMarkedOnly(t, "task->blocked", cpu.MarkedRead, "sig_ignored")          // kernel/signal.c: sig_ignored(): if (sigismember(&t->blocked, sig) || ...) return false
 	c.AccessMarkedOnly(t, "thread_info->flags", cpu.MarkedRead, "complete_signal") // kernel/signal.c: complete_signal() -> wants_signal(): task_sigpending(p)
 	if typ == PIDTYPE_PID {
 		c.AccessMarkedOnly(t, "task->pending", cpu.MarkedWrite, "__send_signal_locked") // kernel/signal.c: __send_signal_locked(): legacy_queue(); list_add_tail(&q->list, &pending->list); sigaddset(&pending->signal, sig)
@@ -116,6 +117,7 @@ func (s *Sched) accessWantsSignal(th *Task) {
 		return
 	}
 	if c := s.runningCPU(); c != nil {
+		c.AccessMarkedOnly(th, "task->blocked", cpu.MarkedRead, "wants_signal")      // kernel/signal.c: wants_signal(): if (sigismember(&p->blocked, sig)) return false
 		c.AccessMarkedOnly(th, "p->__state", cpu.MarkedRead, "wants_signal")         // kernel/signal.c: wants_signal(): if (p->flags & PF_EXITING) ... __fatal_signal_pending(p)
 		c.AccessMarkedOnly(th, "task->flags", cpu.MarkedRead, "wants_signal")        // kernel/signal.c: wants_signal(): p->flags & PF_EXITING
 		c.AccessMarkedOnly(&th.Thread, "p->on_cpu", cpu.MarkedRead, "wants_signal")  // kernel/signal.c: wants_signal(): task_curr(p)
@@ -173,6 +175,7 @@ func (s *Sched) accessGetSignal(t *Task) {
 	}
 	c, l := t.CPU(), t.Leader()
 	c.AccessMarkedOnly(l, "signal->flags", cpu.MarkedRead, "get_signal")                  // kernel/signal.c: get_signal(): if ((signal->flags & SIGNAL_GROUP_EXIT) || signal->group_exec_task)
+	c.AccessMarkedOnly(t, "task->blocked", cpu.MarkedRead, "dequeue_signal")              // kernel/signal.c: dequeue_signal(tsk, &tsk->blocked, ...): next_signal() skips the blocked
 	c.AccessMarkedOnly(t, "task->pending", cpu.MarkedWrite, "dequeue_signal")             // kernel/signal.c: dequeue_signal(): __dequeue_signal(&tsk->pending, ...): collect_signal()
 	c.AccessMarkedOnly(l, "signal->shared_pending", cpu.MarkedWrite, "dequeue_signal")    // kernel/signal.c: dequeue_signal(): __dequeue_signal(&tsk->signal->shared_pending, ...)
 	c.AccessMarkedOnly(l, "sighand->action", cpu.MarkedRead, "get_signal")                // kernel/signal.c: get_signal(): ka = &sighand->action[signr-1]
@@ -244,5 +247,26 @@ func (s *Sched) accessInstall(t *Task) {
 	}
 	if c := s.runningCPU(); c != nil {
 		c.AccessMarkedOnly(sighandTable{t, t.sigh}, "sighand->action", cpu.MarkedWrite, "do_sigaction")
+	}
+}
+
+// accessForceSig annotates force_sig_info_to_task() on a signal t blocks
+// or ignores: the action reset to SIG_DFL and, blocked, the signal
+// unblocked and TIF_SIGPENDING recalculated.
+// kernel/signal.c: force_sig_info_to_task()
+func (s *Sched) accessForceSig(t *Task, blocked bool) {
+	if !s.M.FootprintListening() {
+		return
+	}
+	c := s.runningCPU()
+	if c == nil {
+		return
+	}
+	c.AccessMarkedOnly(t, "sighand->action", cpu.MarkedWrite, "force_sig_info_to_task")          // kernel/signal.c: force_sig_info_to_task(): action = &t->sighand->action[sig-1] (the model's pointer, made on first use)
+	c.AccessMarkedOnly(t.Leader(), "sighand->action", cpu.MarkedWrite, "force_sig_info_to_task") // kernel/signal.c: force_sig_info_to_task(): action->sa.sa_handler = SIG_DFL
+	c.AccessMarkedOnly(sighandTable{t, t.sigh}, "sighand->action", cpu.MarkedWrite, "force_sig_info_to_task")
+	if blocked {
+		c.AccessMarkedOnly(t, "task->blocked", cpu.MarkedWrite, "force_sig_info_to_task")          // kernel/signal.c: force_sig_info_to_task(): sigdelset(&t->blocked, sig)
+		c.AccessMarkedOnly(t, "thread_info->flags", cpu.MarkedWrite, "recalc_sigpending_and_wake") // kernel/signal.c: recalc_sigpending_and_wake(t)
 	}
 }

@@ -53,6 +53,7 @@ func TestSignalFootprint(t *testing.T) {
 		"thread:a-101 task->signal W",
 		"thread:a-101 sighand->action W",
 		"thread:a-101 signal->flags R",
+		"thread:a-101 task->blocked R", // sig_ignored(): a blocked signal is never ignored
 		"thread:a-101 thread_info->flags R",
 		// __send_signal_locked(): the queue, the rlimit and the user's count
 		"thread:a-101 task->pending W",
@@ -61,6 +62,7 @@ func TestSignalFootprint(t *testing.T) {
 		// the sender's install of the handler it knows, in the table the model keeps apart (accessInstall)
 		"thread:a-101/sighand table sighand->action W",
 		// complete_signal(): wants_signal(a) (and kick_process()'s task_cpu(a)), TIF_SIGPENDING set, the IPI to cpu0
+		"thread:a-101 task->blocked R", // wants_signal(): not a thread that blocks it
 		"thread:a-101 p->__state R",
 		"thread:a-101 task->flags R",
 		"thread:a-101 p->on_cpu R",
@@ -81,6 +83,7 @@ func TestSignalFootprint(t *testing.T) {
 		"thread:a-101 task->task_works R",
 		// under siglock: the group's flags, dequeue_signal(), the disposition, recalc_sigpending()
 		"thread:a-101 signal->flags R",
+		"thread:a-101 task->blocked R", // dequeue_signal(tsk, &tsk->blocked, ...)
 		"thread:a-101 task->pending W",
 		"thread:a-101 signal->shared_pending W",
 		"thread:a-101 sighand->action R",

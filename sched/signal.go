@@ -8,11 +8,13 @@ const (
 	SIGIO   = 29
 	SIGTRAP = 5
 
-	TRAP_PERF = 6 // si_code of a perf event's SIGTRAP (force_sig_perf())
-	POLL_IN   = 1 // si_code of SIGIO for data in (kill_fasync(POLL_IN))
-	POLL_ERR  = 4
-	POLL_HUP  = 6
-	SI_KERNEL = 0x80 // si_code of a signal sent with SEND_SIG_PRIV
+	TRAP_PERF = 6 // si_code of a perf event's SIGTRAP (send_sig_perf())
+
+	TRAP_PERF_FLAG_ASYNC = 1 // si_perf_flags: the SIGTRAP was blocked when sent (78ed93d72ded)
+	POLL_IN              = 1 // si_code of SIGIO for data in (kill_fasync(POLL_IN))
+	POLL_ERR             = 4
+	POLL_HUP             = 6
+	SI_KERNEL            = 0x80 // si_code of a signal sent with SEND_SIG_PRIV
 
 	SIGRTMIN = 32 // the kernel's: signals below are not queued twice (legacy_queue())
 	NSIG     = 64 // _NSIG: valid_signal()

@@ -17,8 +17,9 @@ import (
 // SIGIO), while a standard one overrides it or loses its siginfo. A signal
 // whose default action is to terminate takes the whole group down at once
 // (complete_signal()); a core-dumping one when it is dequeued (get_signal()
-// -> do_group_exit()). Blocked masks (sigprocmask), job control stops and
-// ptrace are not modelled.
+// -> do_group_exit()). A thread's blocked mask (rt_sigprocmask(),
+// signal_mask.go) keeps a signal pending, never ignored, until it is
+// unblocked. Job control stops and ptrace are not modelled.
 
 // Signal numbers beyond SIGIO, SIGTRAP, SIGUSR1/2 and SIGCHLD
 // (include/uapi/asm-generic/signal.h).
@@ -140,6 +141,7 @@ func (t *Task) defaultSighand() bool { return t.sigh == nil && t.Leader() == t }
 // process group and the rlimits (copy_signal(); attach_pid(PIDTYPE_PGID)).
 // kernel/fork.c: copy_sighand(), copy_signal(), copy_process()
 func (s *Sched) forkSignals(t, c *Task, flags uint64) {
+	c.blocked = t.blocked // dup_task_struct(): the blocked mask is the parent's
 	switch {
 	case flags&CLONE_SIGHAND != 0:
 		c.sigh = t.sighand()
@@ -283,7 +285,9 @@ func (s *Sched) SendSignalTo(t *Task, sig Signal, typ PidType) (bool, uapi.Errno
 		s.accessInstall(t) // footprint_signal.go
 	}
 	// prepare_signal(): a dying group takes nothing; an ignored signal is dropped
-	if t.Leader().fam.groupExit || sigHandlerIgnored(t.action(sig.Sig).Handler, sig.Sig) {
+	// sig_ignored(): "Blocked signals are never ignored, since the signal
+	// handler may change by the time it is unblocked."
+	if t.Leader().fam.groupExit || !t.sigBlocked(sig.Sig) && sigHandlerIgnored(t.action(sig.Sig).Handler, sig.Sig) {
 		return false, 0
 	}
 	ss := t.sigstruct()
@@ -324,6 +328,9 @@ func (s *Sched) SendSignalTo(t *Task, sig Signal, typ PidType) (bool, uapi.Errno
 func (s *Sched) completeSignal(p *Task, sig int, typ PidType) {
 	wants := func(t *Task) bool {
 		s.accessWantsSignal(t) // footprint_signal.go
+		if t.sigBlocked(sig) {
+			return false // sigismember(&p->blocked, sig)
+		}
 		if t.State == Dead || t.exited() || t.fam.exiting {
 			return false // PF_EXITING
 		}
@@ -394,14 +401,17 @@ func (s *Sched) SetRlimitSigpending(t *Task, n uint64) {
 	t.sigstruct().rlimSigpe = n
 }
 
-// dequeueSignal takes the next signal for t: its own queue first, then the
-// process's; in each the synchronous signals first, then the lowest number,
-// the oldest of that number.
+// dequeueSignal takes the next signal t does not block: its own queue
+// first, then the process's; in each the synchronous signals first, then
+// the lowest number, the oldest of that number.
 // kernel/signal.c: dequeue_signal(), next_signal(), collect_signal()
 func (s *Sched) dequeueSignal(t *Task) (Signal, bool) {
 	for _, q := range []*[]Signal{&t.signals, &t.sigstruct().shared} {
 		best := -1
 		for i, p := range *q {
+			if t.sigBlocked(p.Sig) {
+				continue // next_signal(pending, &tsk->blocked): not a blocked one
+			}
 			if best < 0 || sigBefore(p.Sig, (*q)[best].Sig) {
 				best = i
 			}
@@ -435,9 +445,10 @@ func isSynchronous(sig int) bool {
 }
 
 // recalcSigpending is recalc_sigpending(): TIF_SIGPENDING while t or its
-// process has a signal pending.
+// process has a signal pending that t does not block.
+// kernel/signal.c: recalc_sigpending_tsk(): PENDING(&t->pending, &t->blocked)
 func (t *Task) recalcSigpending() {
-	t.SigPending = len(t.signals) > 0 || len(t.sigstruct().shared) > 0
+	t.SigPending = t.unblockedIn(t.signals) || t.unblockedIn(t.sigstruct().shared)
 }
 
 // ExitSignal returns the signal that ended t's process by its default
@@ -552,6 +563,7 @@ func init() {
 	sysModels["getpgid"] = func(s *Sched, t *Task, a *[6]uint64) int64 { return s.getpgid(t, int64(int32(a[0]))) }
 	sysModels["getpgrp"] = func(s *Sched, t *Task, a *[6]uint64) int64 { return s.getpgid(t, 0) }
 	sysModels["rt_sigaction"] = sysRtSigaction
+	sysModels["rt_sigprocmask"] = sysRtSigprocmask
 	sysModels["prlimit64"] = sysPrlimit64
 }
 

@@ -63,6 +63,7 @@ type Task struct {
 	works     []TaskWork
 	taskWorks cpu.SyncClock  // where task_work_add() releases and task_work_run() acquires (data-race oracle)
 	signals   []Signal       // pending (t->pending)
+	blocked   uint64         // t->blocked: bit sig-1 set for a blocked signal (signal_mask.go)
 	sig       *signalStruct  // the process's signal_struct (signal_disp.go)
 	sigh      *sighandStruct // sighand_struct: the dispositions
 	// mutexes counts the sleeping locks the task holds (mutex.go).

@@ -91,12 +91,13 @@ func (t *Task) PendingWorks() int { return len(t.works) }
 type Signal struct {
 	Sig     int
 	Handler []Op
-	// The siginfo: si_code, and for SIGTRAP/TRAP_PERF si_addr, si_perf_data
-	// and si_perf_type (force_sig_perf()).
-	Code     int
-	Addr     uint64
-	PerfData uint64
-	PerfType uint32
+	// The siginfo: si_code, and for SIGTRAP/TRAP_PERF si_addr, si_perf_data,
+	// si_perf_type and si_perf_flags (send_sig_perf()).
+	Code      int
+	Addr      uint64
+	PerfData  uint64
+	PerfType  uint32
+	PerfFlags uint32
 	// Fasync: sent by kill_fasync() (send_sigio_to_task()); Fd is its si_fd.
 	Fasync bool
 	Fd     int

@@ -17,9 +17,15 @@
  *   ign      SIG_IGN: send_sig_info() drops them; the process lives on
  *   dfl      SIG_DFL, in a forked child: the first SIGTRAP ends it (the
  *            parent reports how)
+ *   blocked  the handler, with SIGTRAP blocked (sigprocmask) across the
+ *            faults and unblocked after: a standard signal already pending
+ *            is not queued again, so one SIGTRAP is taken, at the unblock,
+ *            with TRAP_PERF_FLAG_ASYNC in si_perf_flags (send_sig_perf()
+ *            since 78ed93d72ded; before it force_sig_perf() unblocked the
+ *            signal and reset it to SIG_DFL, ending the process)
  * It prints "KEY VALUE" lines: the faults the counter read (VARIANT-count),
- * the SIGTRAPs taken, those whose siginfo matched, the last si_perf_data;
- * for dfl how the child ended. */
+ * the SIGTRAPs taken, those whose siginfo matched, the last si_perf_data,
+ * those taken with TRAP_PERF_FLAG_ASYNC; for dfl how the child ended. */
 #define _GNU_SOURCE
 #include <linux/perf_event.h>
 #include <signal.h>
@@ -37,12 +43,16 @@
 #define TRAP_PERF 6
 #endif
 
-static volatile int taken, matched;
+#ifndef TRAP_PERF_FLAG_ASYNC
+#define TRAP_PERF_FLAG_ASYNC 1
+#endif
+
+static volatile int taken, matched, async;
 static volatile uint64_t data;
 
 /* si_perf_data and si_perf_type, which this glibc's siginfo_t does not
  * name: include/uapi/asm-generic/siginfo.h's _sigfault._perf, after
- * si_addr (offset 16 on x86_64): _data at 24, _type at 32. */
+ * si_addr (offset 16 on x86_64): _data at 24, _type at 32, _flags at 36. */
 static uint64_t si_perf_data(const siginfo_t *si)
 {
 	uint64_t d;
@@ -59,6 +69,14 @@ static uint32_t si_perf_type(const siginfo_t *si)
 	return t;
 }
 
+static uint32_t si_perf_flags(const siginfo_t *si)
+{
+	uint32_t f;
+
+	memcpy(&f, (const char *)si + 36, sizeof(f));
+	return f;
+}
+
 static void on_trap(int sig, siginfo_t *si, void *uc)
 {
 	(void)sig;
@@ -67,6 +85,8 @@ static void on_trap(int sig, siginfo_t *si, void *uc)
 	data = si_perf_data(si);
 	if (si->si_code == TRAP_PERF && data == 7 && si_perf_type(si) == PERF_TYPE_SOFTWARE)
 		matched++;
+	if (si_perf_flags(si) & TRAP_PERF_FLAG_ASYNC)
+		async++;
 }
 
 /* faults opens the event, faults ten pages in and returns the count. */
@@ -108,14 +128,16 @@ static uint64_t faults(void)
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
-		fprintf(stderr, "usage: %s handler|ign|dfl\n", argv[0]);
+		fprintf(stderr, "usage: %s handler|ign|dfl|blocked\n", argv[0]);
 		return 2;
 	}
 	const char *v = argv[1];
 	struct sigaction sa;
 
 	memset(&sa, 0, sizeof(sa));
-	if (strcmp(v, "handler") == 0) {
+	int block = strcmp(v, "blocked") == 0;
+
+	if (strcmp(v, "handler") == 0 || block) {
 		sa.sa_sigaction = on_trap;
 		sa.sa_flags = SA_SIGINFO;
 	} else if (strcmp(v, "ign") == 0) {
@@ -140,10 +162,21 @@ int main(int argc, char **argv)
 		printf("dfl-fatal-sig %d\n", WIFSIGNALED(st) ? WTERMSIG(st) : 0);
 		return 0;
 	}
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGTRAP);
+	if (block)
+		sigprocmask(SIG_BLOCK, &set, NULL);
 	uint64_t n = faults();
+	if (block) {
+		printf("%s-sigtrap-while-blocked %d\n", v, taken);
+		sigprocmask(SIG_UNBLOCK, &set, NULL);
+	}
 	printf("%s-count %llu\n", v, (unsigned long long)n);
 	printf("%s-sigtrap %d\n", v, taken);
 	printf("%s-sigtrap-matched %d\n", v, matched);
 	printf("%s-sig-data %llu\n", v, (unsigned long long)data);
+	printf("%s-sigtrap-async %d\n", v, async);
 	return 0;
 }
