@@ -39,8 +39,7 @@ func TestSigprocmask(t *testing.T) {
 			usr1 := sigmask(SIGUSR1)
 			var child *Task
 			var got want
-			var leader *Task
-			leader = s.Spawn("p", MaskOf(0), Call(func(tk *Task) {
+			leader := s.Spawn("p", MaskOf(0), Call(func(tk *Task) {
 				if e := s.Sigaction(tk, SIGUSR1, SigAction{Handler: SigHandled}); e != 0 {
 					t.Errorf("Sigaction: %v", e)
 				}
