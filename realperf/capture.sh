@@ -45,8 +45,9 @@ for name in "$@"; do
 	(
 		cd "$tmp"
 		sh -c "$build"
-		# shellcheck disable=SC2086
-		set -- $perfline
+		# the perf line's words as the shell reads them: a quoted argument
+		# (--filter 'fd == 1001') stays one
+		eval "set -- $perfline"
 		shift 2 # "perf record"
 		runs=$(sed -n 's/^runs //p' "$case_dir/case.txt")
 		target=$(sed -n 's/^target //p' "$case_dir/case.txt")
