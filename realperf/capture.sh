@@ -46,8 +46,9 @@ for name in "$@"; do
 		cd "$tmp"
 		sh -c "$build"
 		# the perf line's words as the shell reads them: a quoted argument
-		# (--filter 'fd == 1001') stays one
-		eval "set -- $perfline"
+		# (--filter 'fd == 1001') stays one; $PID and $TID stay as they are
+		# for attach to replace
+		eval "set -- $(printf '%s' "$perfline" | sed 's/\$/\\$/g')"
 		shift 2 # "perf record"
 		runs=$(sed -n 's/^runs //p' "$case_dir/case.txt")
 		target=$(sed -n 's/^target //p' "$case_dir/case.txt")
