@@ -2,10 +2,11 @@ package explore
 
 import (
 	"fmt"
+	"time"
+
 	"perfsim/runner"
 	"perfsim/scenarios"
 	"perfsim/sim"
-	"time"
 )
 
 // shrink minimises a failing decision list, keeping each change while a replay

@@ -69,7 +69,7 @@ func taskOps(f *scenarios.File, ops []scenarios.Op, tick func(), perfOps map[sce
 			// glibc's sigprocmask(): rt_sigprocmask(how, &set, NULL, 8)
 			var set uint64
 			for _, sig := range op.Sigs {
-				set |= 1 << uint(sig-1)
+				set |= sched.SigMask(int(sig))
 			}
 			how := map[string]uint64{"SIG_BLOCK": sched.SIG_BLOCK, "SIG_UNBLOCK": sched.SIG_UNBLOCK, "SIG_SETMASK": sched.SIG_SETMASK}[op.How]
 			out = append(out, sched.SyscallArgs("rt_sigprocmask", 0, "", sched.SysArg{Val: how}, sched.UserStruct(set), sched.SysArg{}, sched.SysArg{Val: 8}))

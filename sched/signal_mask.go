@@ -16,8 +16,9 @@ const (
 	SIG_SETMASK = 2
 )
 
-// sigmask is the bit of sig in a sigset_t: sigmask(sig) = 1 << (sig - 1).
-func sigmask(sig int) uint64 {
+// SigMask is the bit of sig in a sigset_t, as rt_sigprocmask()'s set holds
+// it: the kernel's sigmask(sig) = 1 << (sig - 1) (0 for no valid signal).
+func SigMask(sig int) uint64 {
 	if sig < 1 || sig > NSIG {
 		return 0
 	}
@@ -25,7 +26,7 @@ func sigmask(sig int) uint64 {
 }
 
 // sigBlocked is sigismember(&t->blocked, sig).
-func (t *Task) sigBlocked(sig int) bool { return t.blocked&sigmask(sig) != 0 }
+func (t *Task) sigBlocked(sig int) bool { return t.blocked&SigMask(sig) != 0 }
 
 // SigBlocked reports whether t blocks sig (perf's send_sig_perf() tells
 // the handler so: TRAP_PERF_FLAG_ASYNC).
@@ -48,7 +49,7 @@ func (t *Task) unblockedIn(q []Signal) bool {
 // recalculated, so a signal t unblocked is taken on its way back to user.
 // kernel/signal.c: __set_current_blocked(), __set_task_blocked()
 func (s *Sched) setCurrentBlocked(t *Task, mask uint64) {
-	mask &^= sigmask(SIGKILL) | sigmask(SIGSTOP) // sigdelsetmask(newset, sigmask(SIGKILL)|sigmask(SIGSTOP))
+	mask &^= SigMask(SIGKILL) | SigMask(SIGSTOP) // sigdelsetmask(newset, sigmask(SIGKILL)|sigmask(SIGSTOP))
 	newly := mask &^ t.blocked
 	t.blocked = mask
 	if newly != 0 && t.SigPending {
@@ -65,7 +66,7 @@ func (s *Sched) retargetSharedPending(t *Task, which uint64) {
 	ss := t.sigstruct()
 	var pending uint64
 	for _, p := range ss.shared {
-		pending |= sigmask(p.Sig)
+		pending |= SigMask(p.Sig)
 	}
 	retarget := pending & which
 	for _, th := range s.threadGroup(t) {
@@ -128,7 +129,7 @@ func (s *Sched) ForceSigInfo(t *Task, sig Signal) {
 		s.accessForceSig(t, blocked)    // footprint_signal.go
 		h.action[sig.Sig] = SigAction{} // action->sa.sa_handler = SIG_DFL
 		if blocked {
-			t.blocked &^= sigmask(sig.Sig) // sigdelset(&t->blocked, sig); recalc_sigpending_and_wake(t)
+			t.blocked &^= SigMask(sig.Sig) // sigdelset(&t->blocked, sig); recalc_sigpending_and_wake(t)
 			t.recalcSigpending()
 		}
 	}

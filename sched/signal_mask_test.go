@@ -36,7 +36,7 @@ func TestSigprocmask(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m, s := newSched(t, 2, DefaultConfig())
-			usr1 := sigmask(SIGUSR1)
+			usr1 := SigMask(SIGUSR1)
 			var child *Task
 			var got want
 			leader := s.Spawn("p", MaskOf(0), Call(func(tk *Task) {
@@ -53,7 +53,7 @@ func TestSigprocmask(t *testing.T) {
 					}
 				}
 				if tc.leaderBlocks {
-					s.setCurrentBlocked(tk, tk.blocked|usr1|sigmask(SIGKILL)|sigmask(SIGSTOP))
+					s.setCurrentBlocked(tk, tk.blocked|usr1|SigMask(SIGKILL)|SigMask(SIGSTOP))
 					if tk.blocked != usr1 {
 						t.Errorf("blocked %#x, want only SIGUSR1 (%#x): SIGKILL and SIGSTOP cannot be blocked", tk.blocked, usr1)
 					}
