@@ -1,66 +1,8 @@
 package perftool
 
 import (
-	"encoding/binary"
-
 	"perfsim/rb"
-	"perfsim/uapi"
 )
-
-// readValue is one {value, id} of a sample's PERF_SAMPLE_READ part.
-type readValue struct{ value, id uint64 }
-
-// readValues splits a PERF_SAMPLE_READ part laid out for read_format rf.
-// tools/perf/util/evsel.c: evsel__parse_sample() (PERF_SAMPLE_READ)
-func readValues(b []byte, rf uint64) []readValue {
-	le := binary.LittleEndian
-	u64 := func() uint64 {
-		if len(b) < 8 {
-			return 0
-		}
-		v := le.Uint64(b)
-		b = b[8:]
-		return v
-	}
-	nr := uint64(1)
-	if rf&uapi.PERF_FORMAT_GROUP != 0 {
-		nr = u64()
-	}
-	one := func() readValue {
-		v := readValue{value: u64()}
-		if rf&uapi.PERF_FORMAT_ID != 0 {
-			v.id = u64()
-		}
-		if rf&uapi.PERF_FORMAT_LOST != 0 {
-			u64()
-		}
-		return v
-	}
-	if rf&uapi.PERF_FORMAT_GROUP == 0 {
-		v := readValue{value: u64()}
-		if rf&uapi.PERF_FORMAT_TOTAL_TIME_ENABLED != 0 {
-			u64()
-		}
-		if rf&uapi.PERF_FORMAT_TOTAL_TIME_RUNNING != 0 {
-			u64()
-		}
-		if rf&uapi.PERF_FORMAT_ID != 0 {
-			v.id = u64()
-		}
-		return []readValue{v}
-	}
-	if rf&uapi.PERF_FORMAT_TOTAL_TIME_ENABLED != 0 {
-		u64()
-	}
-	if rf&uapi.PERF_FORMAT_TOTAL_TIME_RUNNING != 0 {
-		u64()
-	}
-	var out []readValue
-	for i := uint64(0); i < nr && len(b) > 0; i++ {
-		out = append(out, one())
-	}
-	return out
-}
 
 // sampleRead delivers a PERF_SAMPLE_READ sample as perf's session does: one
 // sample per value read (the group's members with PERF_FORMAT_GROUP), each
@@ -74,8 +16,10 @@ type sampleRead struct {
 
 func (sr *sampleRead) deliver(x DeliveredSample, fn func(evsel int, s *rb.Sample)) {
 	fa := &sr.d.Attrs[x.Evsel]
-	for _, v := range readValues(x.Sample.Read, fa.Attr.ReadFormat) {
-		evsel := sr.d.evselOfID(v.id)
+	// DecodeSample checked the read part's length against read_format
+	vals, _ := rb.ReadValues(x.Sample.Read, fa.Attr.ReadFormat)
+	for _, v := range vals {
+		evsel := sr.d.evselOfID(v.ID)
 		if evsel < 0 {
 			continue // ++evlist->stats.nr_unknown_id
 		}
@@ -83,8 +27,8 @@ func (sr *sampleRead) deliver(x DeliveredSample, fn func(evsel int, s *rb.Sample
 			sr.last = map[uint64]uint64{}
 		}
 		s := *x.Sample
-		s.ID, s.Period = v.id, v.value-sr.last[v.id]
-		sr.last[v.id] = v.value
+		s.ID, s.Period = v.ID, v.Value-sr.last[v.ID]
+		sr.last[v.ID] = v.Value
 		if s.Period == 0 {
 			continue
 		}

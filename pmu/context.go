@@ -32,7 +32,7 @@ type Context struct {
 	// pinned and flexible are the group leaders (ctx->pinned_groups,
 	// flexible_groups), in insertion order (the rb-tree's group_index order).
 	pinned, flexible []*Event
-	events           []*Event // ctx->event_list
+	events           []*Event // ctx->event_list, head first: the newest event first
 	nrActive         int
 	// rotateNecessary is pmu_ctx->rotate_necessary, per PMU index: a
 	// flexible group of that PMU could not go on.
@@ -171,7 +171,7 @@ func (ctx *Context) addEventToCtx(c *cpu.CPU, e *Event) {
 	if e.cgrp != nil {
 		e.tstamp = e.perfCgroupEventTime()
 	}
-	ctx.events = append(ctx.events, e)
+	ctx.events = slices.Insert(ctx.events, 0, e) // list_add_rcu(&event->event_entry, &ctx->event_list): at the head
 	ctx.listAddAccount(e)
 	if e.state > StateOff {
 		ctx.k.perfCgroupEventEnable(e, ctx)

@@ -101,7 +101,8 @@ func (k *Kernel) InitTask(parent, child *sched.Task, cloneFlags uint64) error {
 	k.S.MutexLock(parent, pmu)
 	inheritedAll := true
 	var err error
-	for _, g := range append(append([]*Event(nil), parentCtx.pinned...), parentCtx.flexible...) {
+	// perf_event_groups_for_each(event, &parent_ctx->pinned_groups), then the flexible ones
+	for _, g := range append(groupsInTreeOrder(parentCtx.pinned), groupsInTreeOrder(parentCtx.flexible)...) {
 		if err = k.inheritTaskGroup(g, parent, parentCtx, child, cloneFlags, &inheritedAll); err != nil {
 			break
 		}

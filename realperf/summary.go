@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"perfsim/perftool"
+	"perfsim/rb"
 	"perfsim/uapi"
 )
 
@@ -61,7 +62,12 @@ const headerFeatEventDesc = 12
 //     samples-cgroup PATH: samples (with PERF_SAMPLE_CGROUP) whose cgroup
 //     id a CGROUP record before them named PATH ("" for an unnamed id);
 //   - lost: the records PERF_RECORD_LOSTs say the kernel dropped (their
-//     lost fields summed); lost-samples: the same of PERF_RECORD_LOST_SAMPLES.
+//     lost fields summed); lost-samples: the same of PERF_RECORD_LOST_SAMPLES;
+//   - period-sum EVENT: the PERF_SAMPLE_PERIOD values of EVENT's samples
+//     summed, for an event of a fixed period (attr.freq clear);
+//   - read-sum EVENT MEMBER: the PERF_SAMPLE_READ values of EVENT's samples
+//     summed, per member of the read (EVENT itself without PERF_FORMAT_GROUP;
+//     each member of the group, named by its PERF_FORMAT_ID, with it).
 //
 // tools/perf/util/session.c: perf_session__process_events(); header.c: read_event_desc()
 func Summarize(b []byte) (Summary, error) {
@@ -71,8 +77,9 @@ func Summarize(b []byte) (Summary, error) {
 	}
 	le := binary.LittleEndian
 	type attrInfo struct {
-		sampleType, readFormat uint64
-		name                   string
+		layout rb.SampleLayout
+		freq   bool // attr.freq: sample_freq, not sample_period
+		name   string
 	}
 	byID := map[uint64]int{}
 	attrs := make([]attrInfo, len(f.Attrs))
@@ -80,7 +87,7 @@ func Summarize(b []byte) (Summary, error) {
 		if len(a.Attr) < 40 {
 			return nil, fmt.Errorf("attr %d: %d bytes", i, len(a.Attr))
 		}
-		attrs[i] = attrInfo{sampleType: le.Uint64(a.Attr[24:]), readFormat: le.Uint64(a.Attr[32:]), name: fmt.Sprintf("attr%d", i)}
+		attrs[i] = attrInfo{layout: attrLayout(a.Attr), freq: le.Uint64(a.Attr[40:])&attrFlagFreq != 0, name: fmt.Sprintf("attr%d", i)}
 		for _, id := range a.IDs {
 			byID[id] = i
 		}
@@ -132,20 +139,23 @@ func Summarize(b []byte) (Summary, error) {
 		case uapi.PERF_RECORD_READ:
 			// {pid, tid, struct read_format}: an exiting inherit_stat child's
 			// value (perf record -s), attributed through PERF_FORMAT_ID.
-			name, val, err := readRecord(r, attrs[0].readFormat, byID, func(i int) string { return attrs[i].name })
+			name, val, err := readRecord(r, attrs[0].layout.ReadFormat, byID, func(i int) string { return attrs[i].name })
 			if err != nil {
 				return nil, err
 			}
 			s["reads "+name]++
 			s["read-value "+name] += int64(val)
 		case uapi.PERF_RECORD_SAMPLE:
-			idx, err := sampleAttr(r, attrs[0].sampleType, len(attrs), byID)
+			idx, err := sampleAttr(r, attrs[0].layout.SampleType, len(attrs), byID)
 			if err != nil {
 				return nil, err
 			}
 			name := attrs[idx].name
 			s["samples "+name]++
-			if st := attrs[idx].sampleType; st&uapi.PERF_SAMPLE_CGROUP != 0 && st&afterCgroup == 0 {
+			if err := sampleValues(s, r, attrs[idx].layout, attrs[idx].freq, name, byID, func(i int) string { return attrs[i].name }); err != nil {
+				return nil, err
+			}
+			if st := attrs[idx].layout.SampleType; st&uapi.PERF_SAMPLE_CGROUP != 0 && st&afterCgroup == 0 {
 				// PERF_SAMPLE_CGROUP is the last field when nothing after it is set
 				s["samples-cgroup "+cgroups[le.Uint64(r[len(r)-8:])]]++
 			}
@@ -160,6 +170,61 @@ func Summarize(b []byte) (Summary, error) {
 		s["sample-size "+name] = sz
 	}
 	return s, nil
+}
+
+// attrFlagFreq is attr.freq, bit 10 of the flags word (offset 40): disabled,
+// inherit, pinned, exclusive, exclude_user, exclude_kernel, exclude_hv,
+// exclude_idle, mmap, comm, freq. include/uapi/linux/perf_event.h
+const attrFlagFreq = 1 << 10
+
+// attrLayout reads the perf_event_attr fields that lay a sample out:
+// sample_type (offset 24), read_format (32), branch_sample_type (72) and
+// sample_regs_user (80), the last two only in an attr large enough to hold
+// them (PERF_ATTR_SIZE_VER2 and up).
+func attrLayout(a []byte) rb.SampleLayout {
+	le := binary.LittleEndian
+	l := rb.SampleLayout{SampleType: le.Uint64(a[24:]), ReadFormat: le.Uint64(a[32:])}
+	if len(a) >= 88 {
+		l.BranchSampleType, l.SampleRegsUser = le.Uint64(a[72:]), le.Uint64(a[80:])
+	}
+	return l
+}
+
+// sampleValues adds a sample's period-sum and read-sum keys: only for an
+// event with PERF_SAMPLE_PERIOD (of a fixed period) or PERF_SAMPLE_READ, so
+// that the sample is decoded only where one of them is asked for.
+// tools/perf/util/evsel.c: evsel__parse_sample()
+func sampleValues(s Summary, r []byte, l rb.SampleLayout, freq bool, name string, byID map[uint64]int, attrName func(int) string) error {
+	period := l.SampleType&uapi.PERF_SAMPLE_PERIOD != 0 && !freq
+	if !period && l.SampleType&uapi.PERF_SAMPLE_READ == 0 {
+		return nil
+	}
+	d, err := rb.DecodeSampleAttr(r, l)
+	if err != nil {
+		return fmt.Errorf("sample of %s: %w", name, err)
+	}
+	if period {
+		s["period-sum "+name] += int64(d.Period)
+	}
+	if l.SampleType&uapi.PERF_SAMPLE_READ == 0 {
+		return nil
+	}
+	vals, err := rb.ReadValues(d.Read, l.ReadFormat)
+	if err != nil {
+		return fmt.Errorf("sample of %s: %w", name, err)
+	}
+	for _, v := range vals {
+		member := name
+		if l.ReadFormat&uapi.PERF_FORMAT_GROUP != 0 {
+			i, ok := byID[v.ID]
+			if !ok {
+				return fmt.Errorf("sample of %s reads id %d, which no attr has", name, v.ID)
+			}
+			member = attrName(i)
+		}
+		s["read-sum "+name+" "+member] += int64(v.Value)
+	}
+	return nil
 }
 
 // sampleAttr finds which attr a sample belongs to: by PERF_SAMPLE_IDENTIFIER
