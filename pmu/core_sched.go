@@ -121,32 +121,6 @@ func contextEquiv(ctx1, ctx2 *Context) bool {
 	return ctx1.parentCtx != nil && ctx1.parentCtx == ctx2.parentCtx && ctx1.parentGen == ctx2.parentGen
 }
 
-// perfEventSyncStat swaps the counts and times of the inherit_stat events of
-// two swapped contexts, pairwise in event_list order, so each task keeps its
-// own figures.
-// kernel/events/core.c: perf_event_sync_stat() -> __perf_event_sync_stat()
-func (k *Kernel) perfEventSyncStat(c *cpu.CPU, ctx, nextCtx *Context) {
-	if ctx.nrStat == 0 {
-		return
-	}
-	ctx.updateContextTime(true) // update_context_time(ctx)
-	for i := 0; i < len(ctx.events) && i < len(nextCtx.events); i++ {
-		e, ne := ctx.events[i], nextCtx.events[i]
-		if !e.Attr.InheritStat {
-			continue
-		}
-		if e.state == StateActive { // perf_pmu_read()
-			e.pmu.Read(c, e)
-		}
-		e.updateTime("__perf_event_sync_stat")
-		c.Step("__perf_event_sync_stat:read")
-		// local64_xchg(): one instruction, an NMI sees it whole.
-		e.count, ne.count = ne.count, e.count
-		e.totalTimeEnabled, ne.totalTimeEnabled = ne.totalTimeEnabled, e.totalTimeEnabled
-		e.totalTimeRunning, ne.totalTimeRunning = ne.totalTimeRunning, e.totalTimeRunning
-	}
-}
-
 // SchedIn implements sched.SwitchHook: perf_event_task_sched_in(), called from
 // finish_task_switch() with irqs off. A task that moved CPUs counts a
 // cpu-migration once its events are on.

@@ -21,7 +21,9 @@ type inheritState struct {
 }
 
 // InheritViolation is a read() of an inherited event that returned more than
-// the event and its children ever counted (a child counted twice).
+// the event and its children ever counted (a child counted twice), or a
+// context swap that exchanged the counts of two different events
+// (sync-stat-swaps-twins, sync_stat.go).
 type InheritViolation struct {
 	Invariant string
 	T         sim.Time
@@ -158,7 +160,11 @@ func (k *Kernel) countChildrenOf(pe *Event) int {
 }
 
 func (k *Kernel) inheritViolation(cpuID int, msg string) {
-	v := InheritViolation{Invariant: "inherited-read-adds-up", T: k.now(), CPU: cpuID, Message: msg}
+	k.inheritViolationOf("inherited-read-adds-up", cpuID, msg)
+}
+
+func (k *Kernel) inheritViolationOf(invariant string, cpuID int, msg string) {
+	v := InheritViolation{Invariant: invariant, T: k.now(), CPU: cpuID, Message: msg}
 	k.inh.violations = append(k.inh.violations, v)
 	if k.inh.hook != nil {
 		k.inh.hook(v)
