@@ -292,3 +292,23 @@ func TestCLIOutputFiles(t *testing.T) {
 		t.Errorf("replay trace: %v", err)
 	}
 }
+
+// TestCLIPerfDataVersionNote: run --perf-data names the attr size of what it
+// wrote when an older perf would refuse it (today's 136-byte attrs: perf
+// 6.1 says "8 bytes extra"), and says nothing for perf-version=6.1's.
+func TestCLIPerfDataVersionNote(t *testing.T) {
+	const note = `its attrs are 136 bytes, as today's perf writes them: a perf before 6.3 refuses the file ("file uses a more recent and unsupported ABI (8 bytes extra)"); --kernel perf-version=6.1 writes what perf 6.1 reads`
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		version string
+		note    bool
+	}{{"today", true}, {"6.1", false}} {
+		out, errOut, code := cli(t, dir, "run", "inherit-stat-swap", "--perf-data", filepath.Join(dir, tc.version), "--kernel", "perf-version="+tc.version)
+		if code != 0 {
+			t.Fatalf("perf-version=%s: exit %d: %s", tc.version, code, errOut)
+		}
+		if strings.Contains(out, note) != tc.note {
+			t.Errorf("perf-version=%s: the note printed %v, want %v:\n%s", tc.version, !tc.note, tc.note, out)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/binary"
 	"errors"
 	"flag"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 
 	"perfsim/runner"
 	"perfsim/scenarios"
+	"perfsim/uapi"
 )
 
 // newFlagSet returns a command's flag set writing its errors and usage to stderr.
@@ -148,7 +150,34 @@ func (o *outputFlags) write(r *runner.Run, stdout, stderr io.Writer) bool {
 				continue
 			}
 			fmt.Fprintf(stdout, "perf.data: %s (perf script -f -i %s --symfs %s)\n", p, p, filepath.Dir(p))
+			if n := perfDataAttrSize(p); n > uapi.PERF_ATTR_SIZE_VER7 {
+				fmt.Fprintf(stdout, "  its attrs are %d bytes, as today's perf writes them: a perf before 6.3 refuses the file "+
+					"(\"file uses a more recent and unsupported ABI (%d bytes extra)\"); --kernel perf-version=6.1 writes what perf 6.1 reads\n",
+					n, n-uapi.PERF_ATTR_SIZE_VER7)
+			}
 		}
 	}
 	return true
+}
+
+// perfDataAttrSize is the size of a perf.data file's perf_event_attrs:
+// the header's attr_size less the ids section that follows each
+// (struct perf_file_attr); 0 if it cannot be read. A perf whose struct
+// perf_event_attr is smaller refuses the file.
+// tools/perf/util/header.c: perf_file_header__read(), read_attr()
+func perfDataAttrSize(path string) int {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	var h [24]byte // magic, size, attr_size
+	if _, err := io.ReadFull(f, h[:]); err != nil {
+		return 0
+	}
+	n := int(binary.LittleEndian.Uint64(h[16:])) - 16 // struct perf_file_section ids
+	if n < 0 {
+		return 0
+	}
+	return n
 }
