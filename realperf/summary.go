@@ -63,6 +63,9 @@ const headerFeatEventDesc = 12
 //     id a CGROUP record before them named PATH ("" for an unnamed id);
 //   - lost: the records PERF_RECORD_LOSTs say the kernel dropped (their
 //     lost fields summed); lost-samples: the same of PERF_RECORD_LOST_SAMPLES;
+//   - switch in, switch out, switch out-preempt: PERF_RECORD_SWITCH(_CPU_WIDE)
+//     records by their misc bits (a switch out while still runnable is a
+//     preemption, PERF_RECORD_MISC_SWITCH_OUT_PREEMPT);
 //   - period-sum EVENT: the PERF_SAMPLE_PERIOD values of EVENT's samples
 //     summed, for an event of a fixed period (attr.freq clear);
 //   - read-sum EVENT MEMBER: the PERF_SAMPLE_READ values of EVENT's samples
@@ -129,6 +132,15 @@ func Summarize(b []byte) (Summary, error) {
 				return nil, fmt.Errorf("LOST_SAMPLES record of %d bytes", len(r))
 			}
 			s["lost-samples"] += int64(le.Uint64(r[8:]))
+		case uapi.PERF_RECORD_SWITCH, uapi.PERF_RECORD_SWITCH_CPU_WIDE:
+			switch {
+			case misc&uapi.PERF_RECORD_MISC_SWITCH_OUT == 0:
+				s["switch in"]++
+			case misc&uapi.PERF_RECORD_MISC_SWITCH_OUT_PREEMPT != 0:
+				s["switch out-preempt"]++
+			default:
+				s["switch out"]++
+			}
 		case uapi.PERF_RECORD_CGROUP: // {u64 id; char path[]}
 			if len(r) < 17 {
 				return nil, fmt.Errorf("CGROUP record of %d bytes", len(r))
