@@ -9,7 +9,7 @@ import "slices"
 // context lists its events (head first, the reverse of the rb-tree walk that
 // inherited them) tracepoint last, then software, task_clock and cpu_clock
 // first (perf record -s -e sched:sched_process_exit,page-faults,cpu-clock,
-// task-clock,dummy; realperf/testdata/inherit-stat-order). PMUs this machine
+// task-clock,dummy: the paired case realperf/testdata/inherit-stat-pmu-order). PMUs this machine
 // cannot show (no hardware counters, PT or CoreSight) follow the measured
 // ones in the order they were registered.
 var pmuAddrOrder = []string{"tracepoint", "software", "task_clock", "cpu_clock"}

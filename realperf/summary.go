@@ -46,6 +46,10 @@ func RecordName(t uint32) string {
 // PERF_SAMPLE_CGROUP.
 const afterCgroup = uapi.PERF_SAMPLE_DATA_PAGE_SIZE | uapi.PERF_SAMPLE_CODE_PAGE_SIZE | uapi.PERF_SAMPLE_AUX
 
+// idIndexRecord is PERF_RECORD_ID_INDEX, a perf user record.
+// tools/lib/perf/include/perf/event.h: enum perf_user_event_type
+const idIndexRecord = 69
+
 // headerFeatEventDesc is HEADER_EVENT_DESC, bit 12 of adds_features.
 const headerFeatEventDesc = 12
 
@@ -63,6 +67,9 @@ const headerFeatEventDesc = 12
 //     id a CGROUP record before them named PATH ("" for an unnamed id);
 //   - lost: the records PERF_RECORD_LOSTs say the kernel dropped (their
 //     lost fields summed); lost-samples: the same of PERF_RECORD_LOST_SAMPLES;
+//   - read-next A B: READ records of event B right after one of A from the
+//     same task for events of the same CPU (the CPU PERF_RECORD_ID_INDEX
+//     gives the id): the order of the exiting task's ctx->event_list;
 //   - switch in, switch out, switch out-preempt: PERF_RECORD_SWITCH(_CPU_WIDE)
 //     records by their misc bits (a switch out while still runnable is a
 //     preemption, PERF_RECORD_MISC_SWITCH_OUT_PREEMPT);
@@ -108,7 +115,9 @@ func Summarize(b []byte) (Summary, error) {
 	}
 	s := Summary{}
 	sizes := map[string]int64{}
-	cgroups := map[uint64]string{} // PERF_RECORD_CGROUP: id -> path
+	cpuOfID := map[uint64]uint64{}     // PERF_RECORD_ID_INDEX: id -> the event's CPU
+	lastRead := map[[2]uint64]string{} // (pid, CPU of the event) -> the last READ's event
+	cgroups := map[uint64]string{}     // PERF_RECORD_CGROUP: id -> path
 	for _, r := range f.Records {
 		typ, misc, size := le.Uint32(r), le.Uint16(r[4:]), int64(le.Uint16(r[6:]))
 		s["records "+RecordName(typ)]++
@@ -151,12 +160,28 @@ func Summarize(b []byte) (Summary, error) {
 		case uapi.PERF_RECORD_READ:
 			// {pid, tid, struct read_format}: an exiting inherit_stat child's
 			// value (perf record -s), attributed through PERF_FORMAT_ID.
-			name, val, err := readRecord(r, attrs[0].layout.ReadFormat, byID, func(i int) string { return attrs[i].name })
+			name, val, id, err := readRecord(r, attrs[0].layout.ReadFormat, byID, func(i int) string { return attrs[i].name })
 			if err != nil {
 				return nil, err
 			}
 			s["reads "+name]++
 			s["read-value "+name] += int64(val)
+			// An exiting task writes the READs of one CPU's events in a row
+			// into that CPU's ring, in its ctx->event_list order.
+			pc := [2]uint64{uint64(le.Uint32(r[8:])), cpuOfID[id]}
+			if prev, ok := lastRead[pc]; ok {
+				s["read-next "+prev+" "+name]++
+			}
+			lastRead[pc] = name
+		case idIndexRecord: // {u64 nr; nr x {u64 id, idx, cpu, tid}}: perf_event__synthesize_id_index()
+			if len(r) < 16 {
+				return nil, fmt.Errorf("ID_INDEX record of %d bytes", len(r))
+			}
+			nr := le.Uint64(r[8:])
+			for i := uint64(0); i < nr && 16+32*(i+1) <= uint64(len(r)); i++ {
+				e := r[16+32*i:]
+				cpuOfID[le.Uint64(e)] = le.Uint64(e[16:])
+			}
 		case uapi.PERF_RECORD_SAMPLE:
 			idx, err := sampleAttr(r, attrs[0].layout.SampleType, len(attrs), byID)
 			if err != nil {
@@ -346,10 +371,10 @@ func ParseSummary(text string) (Summary, error) {
 // readRecord decodes a PERF_RECORD_READ of a non-group read_format: the
 // event's name (by its PERF_FORMAT_ID) and its value.
 // kernel/events/core.c: perf_event_read_event(), perf_output_read_one()
-func readRecord(r []byte, rf uint64, byID map[uint64]int, name func(int) string) (string, uint64, error) {
+func readRecord(r []byte, rf uint64, byID map[uint64]int, name func(int) string) (string, uint64, uint64, error) {
 	le := binary.LittleEndian
 	if rf&uapi.PERF_FORMAT_GROUP != 0 || len(r) < 24 {
-		return "", 0, fmt.Errorf("READ record of %d bytes (read_format %#x)", len(r), rf)
+		return "", 0, 0, fmt.Errorf("READ record of %d bytes (read_format %#x)", len(r), rf)
 	}
 	val := le.Uint64(r[16:])
 	off := 24
@@ -360,11 +385,12 @@ func readRecord(r []byte, rf uint64, byID map[uint64]int, name func(int) string)
 		off += 8
 	}
 	if rf&uapi.PERF_FORMAT_ID == 0 || off+8 > len(r) {
-		return "attr0", val, nil
+		return "attr0", val, 0, nil
 	}
-	idx, ok := byID[le.Uint64(r[off:])]
+	id := le.Uint64(r[off:])
+	idx, ok := byID[id]
 	if !ok {
-		return "", 0, fmt.Errorf("READ record id %d belongs to no attr", le.Uint64(r[off:]))
+		return "", 0, 0, fmt.Errorf("READ record id %d belongs to no attr", id)
 	}
-	return name(idx), val, nil
+	return name(idx), val, id, nil
 }
