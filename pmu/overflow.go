@@ -96,6 +96,13 @@ func (k *Kernel) eventOverflow(c *cpu.CPU, e *Event, throttle bool, data *perfSa
 	return ret
 }
 
+// uptimeAtStart is how long the simulated machine has been up when the
+// scenario starts, for the perf_clock() readings that are compared with a
+// stamp the kernel zeroes at allocation (hwc->freq_time_stamp): any uptime
+// over two ticks behaves alike; a real machine's is hours (this one's was
+// 74,637 s when the freq-mode figures below were measured).
+const uptimeAtStart = 60 * sim.Second
+
 // accountInterrupt counts interrupts per tick and throttles an event that
 // takes more than max_samples_per_tick; in freq mode it adapts the period.
 // kernel/events/core.c: __perf_event_account_interrupt()
@@ -119,7 +126,11 @@ func (k *Kernel) accountInterrupt(c *cpu.CPU, e *Event, throttle bool) int {
 		ret = 1
 	}
 	if e.Attr.Freq {
-		now := k.now()
+		// perf_clock() counts from boot and hwc->freq_time_stamp from 0,
+		// so an event's first interrupt finds a delta of the machine's
+		// uptime and leaves the period alone; the model's clock starts
+		// with the scenario (uptimeAtStart).
+		now := k.now() + uptimeAtStart
 		delta := now - hwc.freqTimeStamp
 		hwc.freqTimeStamp = now
 		if delta > 0 && delta < 2*k.tickNsec() {

@@ -326,3 +326,30 @@ func TestPerfEventThrottleAuxFlags(t *testing.T) {
 		})
 	}
 }
+
+// TestFreqFirstInterruptKeepsPeriod: hwc->freq_time_stamp starts at 0 and
+// perf_clock() counts from boot, so a freq event's first interrupt sees the
+// machine's uptime as its delta and keeps its period; the second, 3 us
+// later, adapts it (the rate looks like one event per 3 us against 1000 Hz).
+// Before the model's clock had an uptime, the first interrupt of a run 3 us
+// in took the 3 us for the rate: context-switches -F 1000 went 1, 34, 72
+// where the real perf went 1, 1, 1, 2, 3 (helper survey, 2026-11-28).
+func TestFreqFirstInterruptKeepsPeriod(t *testing.T) {
+	runThrottleRig(t, func(r *throttleRig) {
+		e := r.event(r.pmu(4, 0), 60, nil, StateActive)
+		e.Attr.SetSampleFreq(1000)
+		e.hw.samplePeriod, e.hw.lastPeriod = 1, 1
+		r.k.accountInterrupt(r.c, e, false)
+		if e.hw.samplePeriod != 1 || e.hw.freqTimeStamp != r.k.now()+uptimeAtStart {
+			t.Fatalf("first interrupt: period %d, stamp %v; want 1, %v", e.hw.samplePeriod, e.hw.freqTimeStamp, r.k.now()+uptimeAtStart)
+		}
+		e.hw.freqTimeStamp -= 3 * sim.Microsecond // the first interrupt 3 us ago
+		r.k.accountInterrupt(r.c, e, false)
+		// perf_calculate_period(1000 Hz, 3 us, 1 event) = 1e9 / (3,000 *
+		// 1,000) = 333; the low pass filter moves the period an eighth of
+		// the way, rounded up: 1 + (332 + 7) / 8 = 43
+		if e.hw.samplePeriod != 43 {
+			t.Errorf("second interrupt: period %d, want 43", e.hw.samplePeriod)
+		}
+	})
+}
