@@ -176,14 +176,17 @@ func (m *MM) Mremap(addr, oldLen, newLen, flags, newAddr uint64) (uint64, uapi.E
 // with its present pages; the old range is unmapped.
 func (m *MM) moveVMA(v *VMA, addr, oldLen, newLen, to uint64) uint64 {
 	nv := &VMA{Start: to, End: to + newLen, Flags: v.Flags, File: v.File, Special: v.Special,
-		Pgoff: v.Pgoff + (addr-v.Start)/PageSize}
+		Pgoff: v.Pgoff + (addr-v.Start)/PageSize, anon: v.anon}
 	if v.File == nil {
 		nv.Pgoff = to / PageSize // an anon VMA's vm_pgoff follows its address
 	}
-	var moved []uint64
+	var moved, ro []uint64
 	for a := addr; a < addr+oldLen && a < addr+newLen; a += PageSize {
 		if m.present[a] {
 			moved = append(moved, a-addr)
+		}
+		if m.ro[a] {
+			ro = append(ro, a-addr)
 		}
 	}
 	m.Munmap(to, newLen) // MREMAP_FIXED: what was there goes
@@ -191,6 +194,9 @@ func (m *MM) moveVMA(v *VMA, addr, oldLen, newLen, to uint64) uint64 {
 	m.insert(nv)
 	for _, off := range moved {
 		m.present[to+off] = true
+	}
+	for _, off := range ro {
+		m.ro[to+off] = true
 	}
 	return to
 }

@@ -47,6 +47,9 @@ type VMA struct {
 	Pgoff      uint64 // in pages
 	File       *File
 	Special    string // "[vdso]", "[stack]", "[heap]"; "" for a file or anon mapping
+	// anon is vma->anon_vma != NULL: the private VMA has had an anonymous
+	// page (a write fault: anon_vma_prepare()); a split keeps it.
+	anon bool
 }
 
 // Len is vm_end - vm_start.
@@ -98,6 +101,10 @@ func (v *VMA) Name() string {
 type MM struct {
 	VMAs    []*VMA
 	present map[uint64]bool
+	// ro are the present pages of private VMAs whose PTE is read-only: the
+	// zero page or a page-cache page a read fault mapped, or a page a fork
+	// write-protected for copy-on-write. Writing one faults (do_wp_page()).
+	ro      map[uint64]bool
 	strings map[uint64]string
 	strTop  uint64
 	// Users counts the tasks sharing it (mm_users): CLONE_VM threads.
@@ -112,7 +119,7 @@ type MM struct {
 // vm_pgoff = vm_start >> PAGE_SHIFT, and expand_downwards() moved that down
 // with vm_start, so its pgoff is its address in pages (ASLR off: no shift).
 func New() *MM {
-	m := &MM{present: map[uint64]bool{}, strings: map[uint64]string{}, strTop: StackTop, Users: 1}
+	m := &MM{present: map[uint64]bool{}, ro: map[uint64]bool{}, strings: map[uint64]string{}, strTop: StackTop, Users: 1}
 	m.insert(&VMA{Start: StackTop - StackSize, End: StackTop, Flags: VM_READ | VM_WRITE, Pgoff: (StackTop - StackSize) / PageSize, Special: "[stack]"})
 	return m
 }
@@ -127,18 +134,30 @@ func (m *MM) Stack() *VMA {
 	return nil
 }
 
-// Dup is dup_mmap() for a forked child: a copy of every VMA, and the pages
-// present in the parent stay present in the child (they are shared
-// copy-on-write, so reading them does not fault).
-// kernel/fork.c: dup_mm() -> dup_mmap()
+// Dup is dup_mmap() for a forked child: a copy of every VMA; the page
+// tables are copied only where a fault could not fill them (a VMA with an
+// anon_vma, or a PFN map such as [vvar]), so the child faults the rest in
+// again; and copy-on-write: every present page of a private VMA becomes
+// read-only in both, so the first write on either side faults.
+// kernel/fork.c: dup_mm() -> dup_mmap(); mm/memory.c: copy_page_range(),
+// vma_needs_copy(), copy_present_pte() (ptep_set_wrprotect() of a COW mapping)
 func (m *MM) Dup() *MM {
-	c := &MM{present: make(map[uint64]bool, len(m.present)), strings: make(map[uint64]string, len(m.strings)), strTop: m.strTop, Users: 1, heap: m.heap}
+	c := &MM{present: make(map[uint64]bool, len(m.present)), ro: make(map[uint64]bool, len(m.present)), strings: make(map[uint64]string, len(m.strings)), strTop: m.strTop, Users: 1, heap: m.heap}
 	for _, v := range m.VMAs {
 		nv := *v
 		c.VMAs = append(c.VMAs, &nv)
-	}
-	for a := range m.present {
-		c.present[a] = true
+		if !v.anon && v.Special != "[vvar]" && v.Special != "[vvar_vclock]" { // vma_needs_copy()
+			continue
+		}
+		for a := v.Start; a < v.End; a += PageSize {
+			if !m.present[a] {
+				continue
+			}
+			c.present[a] = true
+			if v.Flags&VM_SHARED == 0 { // is_cow_mapping(): private, VM_MAYWRITE
+				m.ro[a], c.ro[a] = true, true
+			}
+		}
 	}
 	for a, s := range m.strings {
 		c.strings[a] = s
@@ -311,15 +330,16 @@ func (m *MM) Munmap(addr, length uint64) uapi.Errno {
 			continue
 		}
 		if v.Start < addr {
-			out = append(out, &VMA{Start: v.Start, End: addr, Flags: v.Flags, Pgoff: v.Pgoff, File: v.File, Special: v.Special})
+			out = append(out, &VMA{Start: v.Start, End: addr, Flags: v.Flags, Pgoff: v.Pgoff, File: v.File, Special: v.Special, anon: v.anon})
 		}
 		if v.End > end {
-			out = append(out, &VMA{Start: end, End: v.End, Flags: v.Flags, Pgoff: v.Pgoff + (end-v.Start)/PageSize, File: v.File, Special: v.Special})
+			out = append(out, &VMA{Start: end, End: v.End, Flags: v.Flags, Pgoff: v.Pgoff + (end-v.Start)/PageSize, File: v.File, Special: v.Special, anon: v.anon})
 		}
 	}
 	m.VMAs = out
 	for a := addr; a < end; a += PageSize {
 		delete(m.present, a)
+		delete(m.ro, a)
 	}
 	return 0
 }
@@ -335,20 +355,39 @@ const (
 	BadAccess               // no VMA, or the VMA forbids the access: SIGSEGV
 )
 
-// Access is a user access to addr: a fault when its page is not present.
-// An anon page is a minor fault; a file page is major when it is not in the
-// page cache (which it then is, for every mm).
-// arch/x86/mm/fault.c: do_user_addr_fault() -> mm/memory.c: handle_mm_fault()
+// Access is a user access to addr: a fault when its page is not present,
+// or when a write meets a read-only PTE of a private VMA (the zero page, a
+// page-cache page, a page a fork shares copy-on-write), which do_wp_page()
+// copies or, the last user, reuses. An anon page is a minor fault; a file
+// page is major when it is not in the page cache (which it then is, for
+// every mm). A read fault of a private VMA maps the page read-only (the
+// zero page, the page-cache page); a write fault gives the VMA its
+// anon_vma.
+// arch/x86/mm/fault.c: do_user_addr_fault() -> mm/memory.c: handle_mm_fault(),
+// do_anonymous_page(), do_read_fault(), do_cow_fault(), do_wp_page()
 func (m *MM) Access(addr uint64, write bool) Fault {
 	page := addr &^ (PageSize - 1)
 	v := m.Find(addr)
 	if v == nil || write && v.Flags&VM_WRITE == 0 || !write && v.Flags&(VM_READ|VM_WRITE|VM_EXEC) == 0 {
 		return BadAccess // access_error()
 	}
+	private := v.Flags&VM_SHARED == 0
 	if m.present[page] {
-		return NoFault
+		if !write || !m.ro[page] {
+			return NoFault
+		}
+		delete(m.ro, page) // do_wp_page(): wp_page_copy() or the reuse
+		v.anon = true
+		return MinorFault
 	}
 	m.present[page] = true
+	if private {
+		if write {
+			v.anon = true
+		} else {
+			m.ro[page] = true
+		}
+	}
 	if v.File == nil {
 		return MinorFault
 	}
@@ -357,6 +396,10 @@ func (m *MM) Access(addr uint64, write bool) Fault {
 	}
 	return MinorFault
 }
+
+// WriteProtected reports whether the page of addr has a read-only PTE in a
+// private VMA: a write faults (do_wp_page()).
+func (m *MM) WriteProtected(addr uint64) bool { return m.ro[addr&^(PageSize-1)] }
 
 // Present reports whether the page of addr has a PTE.
 func (m *MM) Present(addr uint64) bool { return m.present[addr&^(PageSize-1)] }
@@ -472,7 +515,7 @@ func (m *MM) Mprotect(addr, length, prot uint64) ([]*VMA, uapi.Errno) {
 // split cuts v at a, leaving [v.Start, a) in v and inserting [a, v.End).
 // mm/vma.c: split_vma()
 func (m *MM) split(v *VMA, a uint64) {
-	right := &VMA{Start: a, End: v.End, Flags: v.Flags, Pgoff: v.Pgoff + (a-v.Start)/PageSize, File: v.File, Special: v.Special}
+	right := &VMA{Start: a, End: v.End, Flags: v.Flags, Pgoff: v.Pgoff + (a-v.Start)/PageSize, File: v.File, Special: v.Special, anon: v.anon}
 	v.End = a
 	m.insert(right)
 }

@@ -101,11 +101,67 @@ func TestAccess(t *testing.T) {
 		t.Errorf("(-want +got):\n%s", d)
 	}
 	child := m.Dup()
-	if child.Access(w.Start, true) != NoFault || child.Access(v.Start+PageSize, false) != MinorFault {
-		t.Error("the child does not see the parent's pages as present, or shares its page table")
+	if child.Access(w.Start, false) != NoFault || child.Access(v.Start+PageSize, false) != MinorFault {
+		t.Error("the child does not see the parent's anon page as present, or shares its page table")
 	}
 	if m.Present(v.Start + PageSize) {
 		t.Error("the child's fault made the parent's page present")
+	}
+}
+
+// TestCopyOnWrite: a read fault of a private VMA maps the page read-only, so
+// the first write faults again; a fork copies the page tables of VMAs with an
+// anon_vma (and only those: a private file VMA only read is faulted in again
+// by the child) and write-protects every private page on both sides, so each
+// side's first write faults (do_wp_page()) and its second does not; a shared
+// VMA is never copy-on-write.
+func TestCopyOnWrite(t *testing.T) {
+	fs := NewFS()
+	m := New()
+	rw := uint64(uapi.PROT_READ | uapi.PROT_WRITE)
+	anon, _ := m.Mmap(0, 4*PageSize, rw, uapi.MAP_PRIVATE|uapi.MAP_ANONYMOUS, nil, 0)
+	file, _ := m.Mmap(0, 2*PageSize, uapi.PROT_READ, uapi.MAP_PRIVATE, fs.Lookup("/lib"), 0)
+	shared, _ := m.Mmap(0, PageSize, rw, uapi.MAP_SHARED|uapi.MAP_ANONYMOUS, nil, 0)
+	p0, p1, p2, p3 := anon.Start, anon.Start+PageSize, anon.Start+2*PageSize, anon.Start+3*PageSize
+	type step struct {
+		who   string
+		addr  uint64
+		write bool
+	}
+	var child *MM
+	var got []string
+	do := func(steps ...step) {
+		for _, st := range steps {
+			mm := m
+			if st.who == "child" {
+				mm = child
+			}
+			got = append(got, fmt.Sprintf("%s %#x w=%v: %v", st.who, st.addr-anon.Start, st.write, mm.Access(st.addr, st.write)))
+		}
+	}
+	do(step{"parent", p0, true}, step{"parent", p0, true}, // a write fault: writable
+		step{"parent", p1, false}, step{"parent", p1, true}, step{"parent", p1, true}, // the zero page, then a copy
+		step{"parent", p2, true}, step{"parent", file.Start, false}, step{"parent", shared.Start, true})
+	child = m.Dup()
+	do(step{"child", p0, false}, step{"child", p0, true}, step{"child", p0, true}, // copied, COW
+		step{"parent", p0, true}, step{"parent", p0, true}, // write-protected on the parent's side too
+		step{"child", p2, true}, step{"parent", p2, false}, step{"parent", p2, true},
+		step{"child", p3, false},                                             // never touched: the zero page
+		step{"child", file.Start, false},                                     // no anon_vma: not copied, faulted in again
+		step{"child", shared.Start, true}, step{"child", shared.Start, true}) // shared: faulted in, writable
+	want := []string{
+		"parent 0x0 w=true: minor", "parent 0x0 w=true: none",
+		"parent 0x1000 w=false: minor", "parent 0x1000 w=true: minor", "parent 0x1000 w=true: none",
+		"parent 0x2000 w=true: minor", fmt.Sprintf("parent %#x w=false: major", file.Start-anon.Start), fmt.Sprintf("parent %#x w=true: minor", shared.Start-anon.Start),
+		"child 0x0 w=false: none", "child 0x0 w=true: minor", "child 0x0 w=true: none",
+		"parent 0x0 w=true: minor", "parent 0x0 w=true: none",
+		"child 0x2000 w=true: minor", "parent 0x2000 w=false: none", "parent 0x2000 w=true: minor",
+		"child 0x3000 w=false: minor",
+		fmt.Sprintf("child %#x w=false: minor", file.Start-anon.Start),
+		fmt.Sprintf("child %#x w=true: minor", shared.Start-anon.Start), fmt.Sprintf("child %#x w=true: none", shared.Start-anon.Start),
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("faults (-want +got):\n%s", d)
 	}
 }
 

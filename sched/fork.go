@@ -2,6 +2,7 @@ package sched
 
 import (
 	"errors"
+	"maps"
 	"strconv"
 
 	"perfsim/cpu"
@@ -189,6 +190,7 @@ func (s *Sched) copyProcess(t *Task, name string, flags uint64, prog []Op) (*Tas
 	s.nextPID++
 	c := &Task{TID: s.nextPID, Comm: t.Comm, Allowed: t.Allowed, Prog: prog, s: s, migrateTo: -1, lastCPU: t.CPUID()}
 	c.UserStack = append([]string(nil), t.UserStack...)
+	c.Vars = maps.Clone(t.Vars) // the child's copy of the parent's memory holds what the program bound (an mmap's address, an fd)
 	s.cgroupFork(t, c)
 	c.fam.prog = name
 	c.fam.prio = t.fam.prio

@@ -363,7 +363,9 @@ func (s *Sched) Execve(t *Task, file string) {
 }
 
 // touch runs a touch step: each page of the range is accessed; the first
-// access of a page faults. A bad access kills the task (SIGSEGV), which
+// access of a page faults, and so does a write to a read-only PTE (the zero
+// page, a page-cache page of a private mapping, a page shared
+// copy-on-write since a fork). A bad access kills the task (SIGSEGV), which
 // ends its program.
 func (s *Sched) touch(t *Task, op *Op) bool {
 	s.accessMMAlloc(t) // a task made with no address space gets its first here (footprint_mm_alloc.go)
@@ -375,7 +377,7 @@ func (s *Sched) touch(t *Task, op *Op) bool {
 		s.accessTouch(t) // footprint_user.go
 		if t.MM.Present(addr) && t.MM.Find(addr) != nil {
 			v := t.MM.Find(addr)
-			if !write || v.Flags&mm.VM_WRITE != 0 {
+			if !write || v.Flags&mm.VM_WRITE != 0 && !t.MM.WriteProtected(addr) {
 				continue
 			}
 		}
