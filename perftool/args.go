@@ -11,39 +11,43 @@ import (
 // recordOpts mirrors the parts of struct record_opts / callchain_param that
 // the command line sets (tools/perf/util/record.h, builtin-record.c).
 type recordOpts struct {
-	events         []string
-	userInterval   uint64 // -c (ULLONG_MAX in perf: unset)
-	userIntervalS  bool   // user_interval != ULLONG_MAX
-	userFreq       uint32 // -F (UINT_MAX in perf: unset)
-	userFreqS      bool   // user_freq != UINT_MAX
-	target         Target
-	noInherit      bool
-	noInheritSet   bool // -i given (OPT_BOOLEAN_SET: opts->no_inherit_set)
-	mmapPages      int  // -m (0: unset, perf's UINT_MAX)
-	auxPages       int  // -m ,N
-	auxSet         bool
-	messages       []Message // what option parsing printed
-	maxRate        uint32    // perf_event_max_sample_rate (-F max)
-	overwrite      bool
-	snapshot       *string // -S[opts]
-	auxSample      *string // --aux-sample[=opts]
-	callgraph      *callchain
-	sampleAddress  bool // -d
-	inheritStat    bool // -s/--stat: opts->inherit_stat
-	sampleDataSrc  bool
-	rawSamples     bool  // -R
-	sampleCPU      bool  // --sample-cpu
-	switchEvents   bool  // --switch-events: attr.context_switch on the tracking event
-	noBPFEvent     bool  // --no-bpf-event
-	buildIDMmap    *bool // --[no-]buildid-mmap; nil: the tool's default
-	noBuildID      bool  // -B/--no-buildid
-	noBuildIDCache bool  // -N/--no-buildid-cache
-	buildIDAll     bool  // --buildid-all
-	recordCgroup   bool  // --all-cgroups
-	strictFreq     bool
-	output         string      // -o
-	cgroups        []cgroupOpt // -G, in order (cgroup.go)
-	filters        []cmdFilter // --filter, each after len(events) -e options
+	events        []string
+	userInterval  uint64 // -c (ULLONG_MAX in perf: unset)
+	userIntervalS bool   // user_interval != ULLONG_MAX
+	userFreq      uint32 // -F (UINT_MAX in perf: unset)
+	userFreqS     bool   // user_freq != UINT_MAX
+	target        Target
+	noInherit     bool
+	noInheritSet  bool // -i given (OPT_BOOLEAN_SET: opts->no_inherit_set)
+	mmapPages     int  // -m (0: unset, perf's UINT_MAX)
+	auxPages      int  // -m ,N
+	auxSet        bool
+	messages      []Message // what option parsing printed
+	maxRate       uint32    // perf_event_max_sample_rate (-F max)
+	overwrite     bool
+	snapshot      *string // -S[opts]
+	auxSample     *string // --aux-sample[=opts]
+	callgraph     *callchain
+	sampleAddress bool // -d
+	inheritStat   bool // -s/--stat: opts->inherit_stat
+	sampleDataSrc bool
+	rawSamples    bool // -R
+	sampleCPU     bool // --sample-cpu
+	// noSampleTime is --no-timestamp (opts->sample_time false);
+	// sampleTimeSet that -T or --no-timestamp was given (opts->sample_time_set).
+	noSampleTime, sampleTimeSet bool
+	sampleIdentifier            bool  // --sample-identifier
+	switchEvents                bool  // --switch-events: attr.context_switch on the tracking event
+	noBPFEvent                  bool  // --no-bpf-event
+	buildIDMmap                 *bool // --[no-]buildid-mmap; nil: the tool's default
+	noBuildID                   bool  // -B/--no-buildid
+	noBuildIDCache              bool  // -N/--no-buildid-cache
+	buildIDAll                  bool  // --buildid-all
+	recordCgroup                bool  // --all-cgroups
+	strictFreq                  bool
+	output                      string      // -o
+	cgroups                     []cgroupOpt // -G, in order (cgroup.go)
+	filters                     []cmdFilter // --filter, each after len(events) -e options
 }
 
 // option is one perf record option this model understands.
@@ -168,6 +172,11 @@ var recordOptions = []option{
 	{'d', "data", 0, boolOpt(func(o *recordOpts) { o.sampleAddress, o.sampleDataSrc = true, true })},
 	{'R', "raw-samples", 0, boolOpt(func(o *recordOpts) { o.rawSamples = true })},
 	{0, "sample-cpu", 0, boolOpt(func(o *recordOpts) { o.sampleCPU = true })},
+	// OPT_BOOLEAN_SET('T', "timestamp", &opts.sample_time, &opts.sample_time_set): parse-options
+	// takes its negation --no-timestamp too
+	{'T', "timestamp", 0, boolOpt(func(o *recordOpts) { o.noSampleTime, o.sampleTimeSet = false, true })},
+	{0, "no-timestamp", 0, boolOpt(func(o *recordOpts) { o.noSampleTime, o.sampleTimeSet = true, true })},
+	{0, "sample-identifier", 0, boolOpt(func(o *recordOpts) { o.sampleIdentifier = true })},
 	{0, "switch-events", 0, boolOpt(func(o *recordOpts) { o.switchEvents = true })},
 	{0, "no-bpf-event", 0, boolOpt(func(o *recordOpts) { o.noBPFEvent = true })},
 	{0, "buildid-mmap", 0, boolOpt(func(o *recordOpts) { o.buildIDMmap = new(true) })},
@@ -188,7 +197,7 @@ var unsupported = map[string]bool{
 	"branch-filter": true, "b": true, "branch-any": true, "j": true, "intr-regs": true, "I": true,
 	"user-regs": true, "clockid": true, "k": true, "cgroup": true, "G": true,
 	"transaction": true, "weight": true, "W": true, "phys-data": true, "namespaces": true,
-	"all-user": true, "all-kernel": true, "running-time": true, "timestamp": true, "T": true,
+	"all-user": true, "all-kernel": true, "running-time": true,
 	"no-buffering": true, "N": true, "inherit-stat": true, "period": true, "P": true,
 	"switch-output": true, "aio": true, "threads": true, "affinity": true, "mmap-flush": true,
 	"user-callchains": true, "kernel-callchains": true, "exclude-perf": true,

@@ -26,7 +26,7 @@ func evlistConfig(r *Record, ro *recordOpts, opts *Options, freq, interval uint6
 		configLeaderSampling(r, i)
 	}
 	sampleID, useIdentifier := false, false
-	if fullAuxtrace {
+	if fullAuxtrace || ro.sampleIdentifier { // "Need to be able to synthesize and parse selected events with arbitrary sample types"
 		sampleID, useIdentifier = true, true
 	} else if len(r.Evsels) > 1 {
 		for i := range r.Evsels {
@@ -125,8 +125,10 @@ func evselConfig(r *Record, i int, ro *recordOpts, opts *Options, freq, interval
 	if r.Target.HasCPU() || ro.sampleCPU {
 		a.SampleType |= uapi.PERF_SAMPLE_CPU
 	}
-	// opts->sample_time (default true): "When the user explicitly disabled time don't force it here."
-	if !noInherit || r.Target.HasCPU() || perCPU {
+	// opts->sample_time (default true; --no-timestamp clears it): "When the
+	// user explicitly disabled time don't force it here."; -T forces it
+	// with --no-inherit too (opts->sample_time_set)
+	if !ro.noSampleTime && (!noInherit || r.Target.HasCPU() || perCPU || ro.sampleTimeSet) {
 		a.SampleType |= uapi.PERF_SAMPLE_TIME
 	}
 	if ro.rawSamples && !e.isDummy {
