@@ -100,7 +100,8 @@ func (k *Kernel) eventOverflow(c *cpu.CPU, e *Event, throttle bool, data *perfSa
 // scenario starts, for the perf_clock() readings that are compared with a
 // stamp the kernel zeroes at allocation (hwc->freq_time_stamp): any uptime
 // over two ticks behaves alike; a real machine's is hours (this one's was
-// 74,637 s when the freq-mode figures below were measured).
+// 74,637 s when a survey compared freq mode's periods with the real perf:
+// TestFreqFirstInterruptKeepsPeriod).
 const uptimeAtStart = 60 * sim.Second
 
 // accountInterrupt counts interrupts per tick and throttles an event that
