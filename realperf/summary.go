@@ -94,7 +94,7 @@ func Summarize(b []byte) (Summary, error) {
 	byID := map[uint64]int{}
 	attrs := make([]attrInfo, len(f.Attrs))
 	for i, a := range f.Attrs {
-		if len(a.Attr) < 40 {
+		if len(a.Attr) < 48 { // through the flags word
 			return nil, fmt.Errorf("attr %d: %d bytes", i, len(a.Attr))
 		}
 		attrs[i] = attrInfo{layout: attrLayout(a.Attr), freq: le.Uint64(a.Attr[40:])&attrFlagFreq != 0, name: fmt.Sprintf("attr%d", i)}
@@ -369,7 +369,7 @@ func ParseSummary(text string) (Summary, error) {
 }
 
 // readRecord decodes a PERF_RECORD_READ of a non-group read_format: the
-// event's name (by its PERF_FORMAT_ID) and its value.
+// event's name (by its PERF_FORMAT_ID), its value and its id (0 without).
 // kernel/events/core.c: perf_event_read_event(), perf_output_read_one()
 func readRecord(r []byte, rf uint64, byID map[uint64]int, name func(int) string) (string, uint64, uint64, error) {
 	le := binary.LittleEndian
