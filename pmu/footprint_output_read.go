@@ -15,8 +15,9 @@ import (
 //     and of the event's times, where the kernel only computes them), the
 //     leader's state (__perf_effective_state()); a cgroup event's time is
 //     marked;
-//   - perf_output_read_one(): the event's count (and child_count), its
-//     lost_samples;
+//   - perf_output_read_one(): the event's count (and child_count, but for
+//     an inherit + PERF_SAMPLE_READ event, whose samples count the task's
+//     own), its lost_samples, the exited children's times with the times;
 //   - perf_output_read_group(): event->group_leader, the leader's
 //     nr_siblings and sibling_list (one field, as perf_group_attach() and
 //     perf_group_detach() write them: footprint_group.go), and for the
@@ -45,8 +46,12 @@ func (k *Kernel) accessOutputRead(c *cpu.CPU, e *Event) {
 			c.Unaudited("perf_cgroup_event_time") // a cgroup event's time: its cgroup's
 		}
 	}
+	self := hasInheritAndSampleRead(&e.Attr)
 	if rf&uapi.PERF_FORMAT_GROUP == 0 {
-		accessOutputReadValue(c, e, rf) // kernel/events/core.c: perf_output_read_one()
+		accessOutputReadValue(c, e, rf, self) // kernel/events/core.c: perf_output_read_one()
+		if rf&(uapi.PERF_FORMAT_TOTAL_TIME_ENABLED|uapi.PERF_FORMAT_TOTAL_TIME_RUNNING) != 0 {
+			c.AccessMarkedOnly(e, "event->child_total_time", cpu.MarkedRead, "perf_output_read_one") // kernel/events/core.c: perf_output_read_one(): enabled + atomic64_read(&event->child_total_time_enabled), running + ..._running
+		}
 		return
 	}
 	c.AccessMarkedOnly(e, "event->group_leader", cpu.PlainRead, "perf_output_read_group") // kernel/events/core.c: perf_output_read_group(): struct perf_event *leader = event->group_leader
@@ -62,15 +67,18 @@ func (k *Kernel) accessOutputRead(c *cpu.CPU, e *Event) {
 		if m != e && m.state == StateActive && m.oncpu == c.ID {
 			k.accessPMURead(c, m) // kernel/events/core.c: perf_output_read_group(): sub->pmu->read(sub)
 		}
-		accessOutputReadValue(c, m, rf)
+		accessOutputReadValue(c, m, rf, self)
 	}
 }
 
 // accessOutputReadValue annotates one event's values in a sample's read
-// part: perf_event_count() and, with PERF_FORMAT_LOST, lost_samples.
-func accessOutputReadValue(c *cpu.CPU, m *Event, rf uint64) {
-	c.AccessMarkedOnly(m, "event->count", cpu.MarkedRead, "perf_output_read")       // kernel/events/core.c: perf_event_count(): local64_read(&event->count)
-	c.AccessMarkedOnly(m, "event->child_count", cpu.MarkedRead, "perf_output_read") // kernel/events/core.c: perf_event_count(): + atomic64_read(&event->child_count)
+// part: perf_event_count() (child_count unless the sampled event is
+// inherit + PERF_SAMPLE_READ: self) and, with PERF_FORMAT_LOST, lost_samples.
+func accessOutputReadValue(c *cpu.CPU, m *Event, rf uint64, self bool) {
+	c.AccessMarkedOnly(m, "event->count", cpu.MarkedRead, "perf_output_read") // kernel/events/core.c: perf_event_count(): local64_read(&event->count)
+	if !self {
+		c.AccessMarkedOnly(m, "event->child_count", cpu.MarkedRead, "perf_output_read") // kernel/events/core.c: perf_event_count(): + atomic64_read(&event->child_count)
+	}
 	if rf&uapi.PERF_FORMAT_LOST != 0 {
 		c.AccessMarkedOnly(m, "event->lost_samples", cpu.MarkedRead, "perf_output_read") // kernel/events/core.c: atomic64_read(&event->lost_samples)
 	}

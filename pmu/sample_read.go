@@ -28,14 +28,18 @@ func (k *Kernel) perfOutputRead(c *cpu.CPU, e *Event) []byte {
 		e.foldTime()
 	}
 	enabled, running := uint64(e.totalTimeEnabled), uint64(e.totalTimeRunning)
+	// "the combination of PERF_SAMPLE_READ and inherit will track per-thread
+	// counts": perf_event_count(event, self) leaves child_count out
+	self := hasInheritAndSampleRead(&e.Attr)
 	var out []byte
 	if rf&uapi.PERF_FORMAT_GROUP == 0 {
-		out = le.AppendUint64(out, uint64(e.Count()))
+		out = le.AppendUint64(out, uint64(e.sampleReadCount(self)))
+		// perf_output_read_one(): the times with the exited children's
 		if rf&uapi.PERF_FORMAT_TOTAL_TIME_ENABLED != 0 {
-			out = le.AppendUint64(out, enabled)
+			out = le.AppendUint64(out, enabled+uint64(e.childTotalTimeEnabled))
 		}
 		if rf&uapi.PERF_FORMAT_TOTAL_TIME_RUNNING != 0 {
-			out = le.AppendUint64(out, running)
+			out = le.AppendUint64(out, running+uint64(e.childTotalTimeRunning))
 		}
 		if rf&uapi.PERF_FORMAT_ID != 0 {
 			out = le.AppendUint64(out, e.primaryEventID())
@@ -58,9 +62,20 @@ func (k *Kernel) perfOutputRead(c *cpu.CPU, e *Event) []byte {
 		if m != e && m.state == StateActive && m.oncpu == c.ID {
 			m.pmu.Read(c, m) // perf_pmu_read() / sub->pmu->read()
 		}
-		out = appendReadValue(out, m, rf)
+		out = appendReadValueOf(out, m, m.sampleReadCount(self), rf)
 	}
 	return out
+}
+
+// sampleReadCount is perf_event_count(event, self): the event's own count
+// for a sample of an inherit + PERF_SAMPLE_READ event (the task's own),
+// else with what its exited children folded into child_count.
+// kernel/events/core.c: perf_event_count()
+func (e *Event) sampleReadCount(self bool) int64 {
+	if self {
+		return e.count
+	}
+	return e.Count()
 }
 
 // perfSampleUser fills PERF_SAMPLE_REGS_USER and PERF_SAMPLE_STACK_USER (and

@@ -353,3 +353,40 @@ func TestFreqFirstInterruptKeepsPeriod(t *testing.T) {
 		}
 	})
 }
+
+// TestSampleReadInheritSelf: a sample's PERF_SAMPLE_READ value is
+// perf_event_count(event, self): an inherit + PERF_SAMPLE_READ event's own
+// count, the task's (7e8b255650fc's "per-thread counts"), without what its
+// exited children folded into child_count; any other event's with it. The
+// one-value form adds the children's times; a group reads each member the
+// same way.
+func TestSampleReadInheritSelf(t *testing.T) {
+	runThrottleRig(t, func(r *throttleRig) {
+		le := binary.LittleEndian
+		for _, tc := range []struct {
+			name    string
+			inherit bool
+			rf      uint64
+			want    []uint64
+		}{
+			{"inherit: the task's own", true, uapi.PERF_FORMAT_ID, []uint64{3, 70}},
+			{"no inherit: with child_count", false, uapi.PERF_FORMAT_ID, []uint64{13, 70}},
+			{"inherit with times: the children's times added", true, uapi.PERF_FORMAT_TOTAL_TIME_ENABLED | uapi.PERF_FORMAT_TOTAL_TIME_RUNNING, []uint64{3, 100 + 40, 50 + 20}},
+			{"inherit, a group of one", true, uapi.PERF_FORMAT_GROUP | uapi.PERF_FORMAT_ID, []uint64{1, 3, 70}},
+			{"no inherit, a group of one", false, uapi.PERF_FORMAT_GROUP | uapi.PERF_FORMAT_ID, []uint64{1, 13, 70}},
+		} {
+			e := r.event(r.pmu(4, 0), 70, nil, StateInactive)
+			e.Attr.Inherit, e.Attr.SampleType, e.Attr.ReadFormat = tc.inherit, uapi.PERF_SAMPLE_TID|uapi.PERF_SAMPLE_READ, tc.rf
+			e.count, e.childCount = 3, 10
+			e.totalTimeEnabled, e.totalTimeRunning, e.childTotalTimeEnabled, e.childTotalTimeRunning = 100, 50, 40, 20
+			b := r.k.perfOutputRead(r.c, e)
+			var got []uint64
+			for i := 0; i+8 <= len(b); i += 8 {
+				got = append(got, le.Uint64(b[i:]))
+			}
+			if d := cmp.Diff(tc.want, got); d != "" {
+				t.Errorf("%s: read part (-want +got):\n%s", tc.name, d)
+			}
+		}
+	})
+}
