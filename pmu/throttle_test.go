@@ -356,7 +356,7 @@ func TestFreqFirstInterruptKeepsPeriod(t *testing.T) {
 
 // TestSampleReadInheritSelf: a sample's PERF_SAMPLE_READ value is
 // perf_event_count(event, self): an inherit + PERF_SAMPLE_READ event's own
-// count, the task's (7e8b255650fc's "per-thread counts"), without what its
+// count, the task's ("perf: Support PERF_SAMPLE_READ with inherit": "per-thread counts"), without what its
 // exited children folded into child_count; any other event's with it. The
 // one-value form adds the children's times; a group reads each member the
 // same way.
