@@ -138,14 +138,9 @@ func (k *Kernel) perfEventReadValue(t *sched.Task, e *Event) (total int64, enabl
 	return total, enabled, running
 }
 
-// appendReadValue appends one member of a group read(): its count with
-// child_count, [id], [lost].
-func appendReadValue(out []byte, m *Event, rf uint64) []byte {
-	return appendReadValueOf(out, m, m.Count(), rf)
-}
-
-// appendReadValueOf is appendReadValue with the count given.
-func appendReadValueOf(out []byte, m *Event, count int64, rf uint64) []byte {
+// appendReadValue appends one {value, [id], [lost]} of a group read part
+// with the value given (perf_event_count(), with child_count or not).
+func appendReadValue(out []byte, m *Event, count int64, rf uint64) []byte {
 	le := binary.LittleEndian
 	out = le.AppendUint64(out, uint64(count))
 	if rf&uapi.PERF_FORMAT_ID != 0 {

@@ -62,7 +62,7 @@ func (k *Kernel) perfOutputRead(c *cpu.CPU, e *Event) []byte {
 		if m != e && m.state == StateActive && m.oncpu == c.ID {
 			m.pmu.Read(c, m) // perf_pmu_read() / sub->pmu->read()
 		}
-		out = appendReadValueOf(out, m, m.sampleReadCount(self), rf)
+		out = appendReadValue(out, m, m.sampleReadCount(self), rf)
 	}
 	return out
 }
