@@ -25,6 +25,7 @@ const (
 	VM_EXEC     VMFlags = 0x4
 	VM_SHARED   VMFlags = 0x8
 	VM_MAYSHARE VMFlags = 0x80
+	VM_PFNMAP   VMFlags = 0x400 // page frames with no struct page ([vvar]): a fork copies their PTEs
 	VM_LOCKED   VMFlags = 0x2000
 )
 
@@ -136,7 +137,7 @@ func (m *MM) Stack() *VMA {
 
 // Dup is dup_mmap() for a forked child: a copy of every VMA; the page
 // tables are copied only where a fault could not fill them (a VMA with an
-// anon_vma, or a PFN map such as [vvar]), so the child faults the rest in
+// anon_vma, or a VM_PFNMAP one such as [vvar]), so the child faults the rest in
 // again; and copy-on-write: every present page of a private VMA becomes
 // read-only in both, so the first write on either side faults.
 // kernel/fork.c: dup_mm() -> dup_mmap(); mm/memory.c: copy_page_range(),
@@ -146,7 +147,7 @@ func (m *MM) Dup() *MM {
 	for _, v := range m.VMAs {
 		nv := *v
 		c.VMAs = append(c.VMAs, &nv)
-		if !v.anon && v.Special != "[vvar]" && v.Special != "[vvar_vclock]" { // vma_needs_copy()
+		if !v.anon && v.Flags&VM_PFNMAP == 0 { // vma_needs_copy()
 			continue
 		}
 		for a := v.Start; a < v.End; a += PageSize {
@@ -306,8 +307,8 @@ const (
 // arch/x86/entry/vdso/vma.c: map_vdso()
 func (m *MM) MapVdso() []*VMA {
 	a, _ := m.unmappedArea((vvarPages + vclockPages + vdsoPages) * PageSize)
-	vvar := &VMA{Start: a, End: a + vvarPages*PageSize, Flags: VM_READ, Special: "[vvar]"}
-	vclock := &VMA{Start: vvar.End, End: vvar.End + vclockPages*PageSize, Flags: VM_READ, Special: "[vvar_vclock]"}
+	vvar := &VMA{Start: a, End: a + vvarPages*PageSize, Flags: VM_READ | VM_PFNMAP, Special: "[vvar]"}
+	vclock := &VMA{Start: vvar.End, End: vvar.End + vclockPages*PageSize, Flags: VM_READ | VM_PFNMAP, Special: "[vvar_vclock]"}
 	text := &VMA{Start: vclock.End, End: vclock.End + vdsoPages*PageSize, Flags: VM_READ | VM_EXEC, Special: "[vdso]"}
 	for _, v := range []*VMA{text, vvar, vclock} {
 		m.insert(v)

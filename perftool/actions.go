@@ -249,7 +249,7 @@ func (ss *Session) ReadOverwrite(t *sched.Task) {
 func (ss *Session) countRead(t *sched.Task, rec []byte, spend bool) {
 	ss.tool.readRecs++
 	a := &ss.Data.Attrs[0].Attr
-	if _, err := rb.DecodeAttr(rec, rb.SampleLayout{SampleType: a.SampleType, ReadFormat: a.ReadFormat, SampleRegsUser: a.SampleRegsUser, BranchSampleType: a.BranchSampleType}, a.SampleIDAll); err != nil || ss.tool.lastMismatch {
+	if _, err := rb.DecodeAttr(rec, a.SampleLayout(), a.SampleIDAll); err != nil || ss.tool.lastMismatch {
 		ss.tool.readTorn++
 	}
 	ss.tool.lastMismatch = false

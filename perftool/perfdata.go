@@ -357,7 +357,7 @@ func (d *PerfData) Process() {
 				r.Err = errNoAttr
 			} else {
 				a := &d.Attrs[r.Evsel].Attr
-				r.Dec, r.Err = arena.DecodeAttr(rec, rb.SampleLayout{SampleType: a.SampleType, ReadFormat: a.ReadFormat, SampleRegsUser: a.SampleRegsUser, BranchSampleType: a.BranchSampleType}, a.SampleIDAll)
+				r.Dec, r.Err = arena.DecodeAttr(rec, a.SampleLayout(), a.SampleIDAll)
 				if r.Dec != nil && r.Dec.Sample != nil && a.SampleType&uapi.PERF_SAMPLE_PERIOD == 0 {
 					r.Dec.Sample.Period = a.SamplePeriod // evsel__parse_sample(): data->period = attr.sample_period
 				}
@@ -396,7 +396,7 @@ func (d *PerfData) countStats() DataStats {
 			continue
 		}
 		a := &d.Attrs[ev].Attr
-		l := rb.SampleLayout{SampleType: a.SampleType, ReadFormat: a.ReadFormat, SampleRegsUser: a.SampleRegsUser, BranchSampleType: a.BranchSampleType}
+		l := a.SampleLayout()
 		if hdr.Type == uapi.PERF_RECORD_SAMPLE { // counted as tally counts it, without building it
 			s.Records++
 			if !l.SampleValid(rec) {

@@ -35,11 +35,9 @@ func ReadDataFile(b []byte) (*DataFile, error) {
 	if len(b) < perfFileHeaderSize {
 		return nil, fmt.Errorf("perf.data: %d bytes, shorter than the %d-byte header", len(b), perfFileHeaderSize)
 	}
-	if m := le.Uint64(b); m != perfFileMagic {
-		return nil, fmt.Errorf("perf.data: magic %#x, want PERFILE2", m)
-	}
-	if hs := le.Uint64(b[8:]); hs != perfFileHeaderSize {
-		return nil, fmt.Errorf("perf.data: header size %d, want %d", hs, perfFileHeaderSize)
+	attrSize, err := DataFileAttrSize(b)
+	if err != nil {
+		return nil, err
 	}
 	slice := func(name string, o, n uint64) ([]byte, error) {
 		if o > uint64(len(b)) || n > uint64(len(b))-o {
@@ -47,7 +45,7 @@ func ReadDataFile(b []byte) (*DataFile, error) {
 		}
 		return b[o : o+n], nil
 	}
-	f := &DataFile{AttrSize: le.Uint64(b[16:]), Sections: map[uint][]byte{}}
+	f := &DataFile{AttrSize: attrSize + 16, Sections: map[uint][]byte{}}
 	if f.AttrSize < 16+uapi.PERF_ATTR_SIZE_VER0 || f.AttrSize > 16+rb.PageSize {
 		return nil, fmt.Errorf("perf.data: attr_size %d is not the size of a perf_file_attr", f.AttrSize)
 	}
@@ -116,4 +114,27 @@ func ReadDataFile(b []byte) (*DataFile, error) {
 		}
 	}
 	return f, nil
+}
+
+// DataFileAttrSize reads a perf.data header (its first 24 bytes are enough:
+// magic, size, attr_size) and returns the size of the file's
+// perf_event_attrs, attr_size less the ids section each perf_file_attr
+// ends with. A perf whose struct perf_event_attr is smaller refuses the file.
+// tools/perf/util/header.c: perf_file_header__read()
+func DataFileAttrSize(head []byte) (uint64, error) {
+	le := binary.LittleEndian
+	if len(head) < 24 {
+		return 0, fmt.Errorf("perf.data: %d bytes, shorter than the header's first 24", len(head))
+	}
+	if m := le.Uint64(head); m != perfFileMagic {
+		return 0, fmt.Errorf("perf.data: magic %#x, want PERFILE2", m)
+	}
+	if hs := le.Uint64(head[8:]); hs != perfFileHeaderSize {
+		return 0, fmt.Errorf("perf.data: header size %d, want %d", hs, perfFileHeaderSize)
+	}
+	n := le.Uint64(head[16:])
+	if n < 16 {
+		return 0, fmt.Errorf("perf.data: attr_size %d is not the size of a perf_file_attr", n)
+	}
+	return n - 16, nil
 }

@@ -1,5 +1,7 @@
 package pmu
 
+import "perfsim/rb"
+
 // Attr mirrors struct perf_event_attr from include/uapi/linux/perf_event.h as of
 // today's upstream (PERF_ATTR_SIZE_VER8, 136 bytes, plus the v6.19
 // defer_callchain/defer_output bits). Field order is the C order; the bitfield
@@ -81,6 +83,13 @@ type Attr struct {
 
 	SigData uint64 // (VER7) user data passed back in siginfo_t::si_perf_data
 	Config3 uint64 // (VER8) extension of config2
+}
+
+// SampleLayout is what lays out a sample of this attr: sample_type and the
+// fields that size its parts (read_format, sample_regs_user,
+// branch_sample_type).
+func (a *Attr) SampleLayout() rb.SampleLayout {
+	return rb.SampleLayout{SampleType: a.SampleType, ReadFormat: a.ReadFormat, SampleRegsUser: a.SampleRegsUser, BranchSampleType: a.BranchSampleType}
 }
 
 // SampleFreq reads the sample_freq member of the sample_period union.

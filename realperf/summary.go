@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"perfsim/perftool"
+	"perfsim/pmu"
 	"perfsim/rb"
 	"perfsim/uapi"
 )
@@ -94,10 +95,11 @@ func Summarize(b []byte) (Summary, error) {
 	byID := map[uint64]int{}
 	attrs := make([]attrInfo, len(f.Attrs))
 	for i, a := range f.Attrs {
-		if len(a.Attr) < 48 { // through the flags word
-			return nil, fmt.Errorf("attr %d: %d bytes", i, len(a.Attr))
+		pa, err := pmu.UnmarshalAttr(a.Attr)
+		if err != nil {
+			return nil, fmt.Errorf("attr %d (%d bytes): %v", i, len(a.Attr), err)
 		}
-		attrs[i] = attrInfo{layout: attrLayout(a.Attr), freq: le.Uint64(a.Attr[40:])&attrFlagFreq != 0, name: fmt.Sprintf("attr%d", i)}
+		attrs[i] = attrInfo{layout: pa.SampleLayout(), freq: pa.Freq, name: fmt.Sprintf("attr%d", i)}
 		for _, id := range a.IDs {
 			byID[id] = i
 		}
@@ -207,24 +209,6 @@ func Summarize(b []byte) (Summary, error) {
 		s["sample-size "+name] = sz
 	}
 	return s, nil
-}
-
-// attrFlagFreq is attr.freq, bit 10 of the flags word (offset 40): disabled,
-// inherit, pinned, exclusive, exclude_user, exclude_kernel, exclude_hv,
-// exclude_idle, mmap, comm, freq. include/uapi/linux/perf_event.h
-const attrFlagFreq = 1 << 10
-
-// attrLayout reads the perf_event_attr fields that lay a sample out:
-// sample_type (offset 24), read_format (32), branch_sample_type (72) and
-// sample_regs_user (80), the last two only in an attr large enough to hold
-// them (PERF_ATTR_SIZE_VER2 and up).
-func attrLayout(a []byte) rb.SampleLayout {
-	le := binary.LittleEndian
-	l := rb.SampleLayout{SampleType: le.Uint64(a[24:]), ReadFormat: le.Uint64(a[32:])}
-	if len(a) >= 88 {
-		l.BranchSampleType, l.SampleRegsUser = le.Uint64(a[72:]), le.Uint64(a[80:])
-	}
-	return l
 }
 
 // sampleValues adds a sample's period-sum and read-sum keys: only for an

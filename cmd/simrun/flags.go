@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/binary"
 	"errors"
 	"flag"
 	"fmt"
@@ -10,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"perfsim/perftool"
 	"perfsim/runner"
 	"perfsim/scenarios"
 	"perfsim/uapi"
@@ -160,11 +160,8 @@ func (o *outputFlags) write(r *runner.Run, stdout, stderr io.Writer) bool {
 	return true
 }
 
-// perfDataAttrSize is the size of a perf.data file's perf_event_attrs:
-// the header's attr_size less the ids section that follows each
-// (struct perf_file_attr); 0 if it cannot be read. A perf whose struct
-// perf_event_attr is smaller refuses the file.
-// tools/perf/util/header.c: perf_file_header__read(), read_attr()
+// perfDataAttrSize is the size of a perf.data file's perf_event_attrs, 0 if
+// its header cannot be read.
 func perfDataAttrSize(path string) int {
 	f, err := os.Open(path)
 	if err != nil {
@@ -175,9 +172,9 @@ func perfDataAttrSize(path string) int {
 	if _, err := io.ReadFull(f, h[:]); err != nil {
 		return 0
 	}
-	n := int(binary.LittleEndian.Uint64(h[16:])) - 16 // struct perf_file_section ids
-	if n < 0 {
+	n, err := perftool.DataFileAttrSize(h[:])
+	if err != nil {
 		return 0
 	}
-	return n
+	return int(n)
 }
