@@ -147,17 +147,17 @@ func (m *MM) Dup() *MM {
 	for _, v := range m.VMAs {
 		nv := *v
 		c.VMAs = append(c.VMAs, &nv)
-		if !v.anon && v.Flags&VM_PFNMAP == 0 { // vma_needs_copy()
+	}
+	// the present pages, not every page of every VMA: a large mapping is
+	// mostly untouched
+	for a := range m.present {
+		v := m.Find(a)
+		if v == nil || !v.anon && v.Flags&VM_PFNMAP == 0 { // vma_needs_copy()
 			continue
 		}
-		for a := v.Start; a < v.End; a += PageSize {
-			if !m.present[a] {
-				continue
-			}
-			c.present[a] = true
-			if v.Flags&VM_SHARED == 0 { // is_cow_mapping(): private, VM_MAYWRITE
-				m.ro[a], c.ro[a] = true, true
-			}
+		c.present[a] = true
+		if v.Flags&VM_SHARED == 0 { // is_cow_mapping(): private, VM_MAYWRITE
+			m.ro[a], c.ro[a] = true, true
 		}
 	}
 	for a, s := range m.strings {
