@@ -74,6 +74,9 @@ type CPU struct {
 
 	offline bool     // !cpu_online() (hotplug.go)
 	owned   []*Timer // the timers on this CPU, armed or not (hotplug.go)
+	// ranged: the hrtimers armed with a slack range since the last
+	// expiry walk (hrtimer.go); some may have fired or been cancelled.
+	ranged []*Timer
 
 	// Counters, exported as observables.
 	Steps uint64
@@ -526,6 +529,10 @@ type Timer struct {
 	t   *sim.Timer
 	NMI bool
 	it  Interrupt
+	// hr: an hrtimer of the CPU's hrtimer base (NewHRTimer); soft is its
+	// soft expiry, t.When its hard one (hrtimer.go).
+	hr   bool
+	soft sim.Time
 }
 
 // NewTimer returns an unarmed timer on c that raises it (as an NMI if nmi).
@@ -537,6 +544,14 @@ func (c *CPU) NewTimer(nmi bool, it Interrupt) *Timer {
 }
 
 func (tm *Timer) fire() {
+	tm.raise()
+	if tm.hr {
+		tm.c.expireSoft(tm.c.eng.Now()) // hrtimer.go
+	}
+}
+
+// raise notes the expiry and raises the timer's interrupt.
+func (tm *Timer) raise() {
 	tm.c.m.note(tm.c, sim.KTimer, tm.it.Name, "", 0)
 	if tm.NMI {
 		tm.c.RaiseNMI(tm.it)
@@ -545,11 +560,17 @@ func (tm *Timer) fire() {
 	}
 }
 
-// Arm (re)arms the timer at when (not before now).
+// Arm (re)arms the timer at when (not before now), with no slack.
 func (tm *Timer) Arm(when sim.Time) {
 	if now := tm.c.eng.Now(); when < now {
 		when = now
 	}
+	tm.arm(when, when)
+}
+
+// arm queues the timer at its hard expiry when, soft its soft one.
+func (tm *Timer) arm(soft, when sim.Time) {
+	tm.soft = soft
 	tm.c.m.post(tm.c)
 	tm.c.timers.Add(tm.t, when)
 	if tm.c.eng.Running() != tm.c.lane && when < tm.c.lane.Next() {

@@ -18,10 +18,13 @@ func (c *CPU) SetOnline(online bool, to *CPU) {
 		tm.c = to
 		to.owned = append(to.owned, tm)
 		if armed {
-			tm.Arm(when) // on to's
+			tm.arm(tm.soft, when) // on to's, with its range
+			if tm.soft < when {
+				to.ranged = append(to.ranged, tm)
+			}
 		}
 	}
-	c.owned = nil
+	c.owned, c.ranged = nil, nil
 }
 
 // Online reports whether c is online (cpu_online()).

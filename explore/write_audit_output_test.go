@@ -74,6 +74,7 @@ func TestWriteAuditOutput(t *testing.T) {
 // the PERF_RECORD_LOST first (its lost-written step point).
 const outputLostSrc = `scenario paused-then-lost
 cpus 2
+kernel timer-slack=0
 task app cpu1
   repeat 20
     syscall getpid

@@ -55,6 +55,7 @@ var auditSkip = []string{
 	"sched.Sched.Lockdep",    // lockdep, an oracle (sched/lockdep.go)
 	"sched.Task.ldHeld",      // ... and the locks it saw each task take
 	"cpu.Timer.t",            // a CPU's own timer (pt's PMI): armed or cancelled on its CPU, a post there (cpu.Machine.post)
+	"cpu.Timer.soft",         // ... and its soft expiry, set with it (cpu/hrtimer.go)
 	"pt.PMU.Produced",        // intel_pt's byte and call counters (observables)
 	"pt.PMU.Dropped",         //
 	"pt.PMU.Filtered",        //

@@ -18,6 +18,7 @@ const userCodeSrc = `scenario user-code
 title "user code and the scheduler's own syscall bodies, annotated"
 
 cpus 2
+kernel timer-slack=0
 
 task a cpu0
   stack user main;worker

@@ -283,7 +283,7 @@ func (p *clockPMU) timer(c *cpu.CPU, e *Event) *cpu.Timer {
 		p.accessOldTimer(c, e.hw.timer)
 		e.hw.timer.Cancel()
 	}
-	e.hw.timer = c.NewTimer(false, cpu.Interrupt{Name: "perf_swevent_hrtimer", Fn: func(c *cpu.CPU) { p.hrtimer(c, e) }})
+	e.hw.timer = c.NewHRTimer(cpu.Interrupt{Name: "perf_swevent_hrtimer", Fn: func(c *cpu.CPU) { p.hrtimer(c, e) }})
 	return e.hw.timer
 }
 

@@ -65,7 +65,7 @@ func (k *Kernel) perfMuxHrtimerRestart(c *cpu.CPU, p PMU) {
 	m.active = true
 	if m.timer == nil {
 		// HRTIMER_MODE_ABS_PINNED_HARD: hard irq context on this CPU, not an NMI.
-		m.timer = c.NewTimer(false, cpu.Interrupt{Name: "perf_mux_hrtimer_handler",
+		m.timer = c.NewHRTimer(cpu.Interrupt{Name: "perf_mux_hrtimer_handler",
 			Fn: func(c *cpu.CPU) { k.perfMuxHrtimerHandler(c, p) }})
 	}
 	m.expires = hrtimerForwardNow(m.expires, k.now(), k.muxInterval())

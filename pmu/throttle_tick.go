@@ -16,7 +16,7 @@ func (k *Kernel) armUnthrottle(c *cpu.CPU) {
 	}
 	tm := k.unthrottle[c.ID]
 	if tm == nil {
-		tm = c.NewTimer(false, cpu.Interrupt{Name: "perf_event_task_tick", Fn: k.perfEventTaskTick})
+		tm = c.NewHRTimer(cpu.Interrupt{Name: "perf_event_task_tick", Fn: k.perfEventTaskTick})
 		k.unthrottle[c.ID] = tm
 	}
 	tick := k.tickNsec()

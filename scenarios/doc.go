@@ -45,7 +45,8 @@
 //	  syscall NAME 2ms            ... and spend 2ms in the kernel
 //	  syscall NAME ARG... [as V]  with its arguments, the result bound to V
 //	  touch V N [write]           access N pages from address V: first touches fault
-//	  sleep 1ms                   block
+//	  sleep 1ms                   block (nanosleep: up to the task's timer slack late,
+//	                              kernel timer-slack, 50us by default; prctl PR_SET_TIMERSLACK)
 //	  repeat N                    run the indented block N times
 //	  stack user main;foo;bar     the current user call stack, outermost first
 //	  stack kernel f;g            the current kernel call stack
@@ -110,7 +111,7 @@
 //	touch lib 4
 //
 // close, read, write, open/openat/creat (O_CLOEXEC), fcntl (F_GETFD/F_SETFD),
-// prctl(PR_SET_NAME), mmap, mprotect, munmap, brk, mremap, madvise and execve
+// prctl (PR_SET_NAME, PR_SET_TIMERSLACK, PR_GET_TIMERSLACK), mmap, mprotect, munmap, brk, mremap, madvise and execve
 // act on the task's fd table and address space (a COMM, MMAP2 records, page
 // faults; exec kills the other threads and closes the close-on-exec fds);
 // every other syscall returns 0.

@@ -55,7 +55,7 @@ func (l *wakeWaits) SchedSwitch(c *cpu.CPU, preempt bool, prev, next *Task, st i
 // workload past its protection. The waits are then milliseconds, end on a
 // tick, and come a few per hundred wake-ups.
 func TestEEVDFReaderStallsUntilTheTick(t *testing.T) {
-	m, s := newSched(t, 1, DefaultConfig())
+	m, s := newSched(t, 1, exactSleeps())
 	l := &wakeWaits{s: s, comm: "reader"}
 	s.TraceHooks = append(s.TraceHooks, l)
 	s.Spawn("hog", CPUMask{}, Compute(200*sim.Millisecond))
@@ -110,4 +110,12 @@ func TestEEVDFYieldHandsTheCPUOver(t *testing.T) {
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("switches (-want +got):\n%s", d)
 	}
+}
+
+// exactSleeps is DefaultConfig() with no timer slack: the tests whose
+// timelines were laid out with exact sleeps (cpu/hrtimer.go).
+func exactSleeps() Config {
+	cfg := DefaultConfig()
+	cfg.TimerSlack = 0
+	return cfg
 }

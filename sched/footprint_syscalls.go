@@ -24,7 +24,9 @@ import (
 // the fd (accessFdTable) and spend their time; execve(2), whose body
 // footprint_exec.go annotates.
 
-// sleep blocks t for d (hrtimer_nanosleep()): an hrtimer on its CPU wakes it.
+// sleep blocks t for d (hrtimer_nanosleep()): an hrtimer on its CPU wakes it,
+// at most the task's timer slack late (cpu/hrtimer.go).
+// kernel/time/hrtimer.c: hrtimer_nanosleep(): hrtimer_set_expires_range_ns(&t.timer, rqtp, current->timer_slack_ns)
 func (s *Sched) sleep(t *Task, d sim.Duration) {
 	s.SyscallAnnotated(t, "nanosleep", func(t *Task) {
 		c := t.CPU()
@@ -32,7 +34,7 @@ func (s *Sched) sleep(t *Task, d sim.Duration) {
 			c.AccessMarkedOnly(t, "p->__state", cpu.MarkedWrite, "do_nanosleep")           // kernel/time/hrtimer.c: do_nanosleep(): set_current_state(TASK_INTERRUPTIBLE), which try_to_wake_up() reads
 			c.AccessMarkedOnly(sleeperKey{t}, "t->timer", cpu.MarkedWrite, "do_nanosleep") // kernel/time/hrtimer.c: do_nanosleep(): hrtimer_sleeper_start_expires(t, mode): the task's sleeper armed on this CPU
 		}
-		s.sleepOnTimerFrom(t, c, d, true)
+		s.sleepOnTimerFrom(t, c, d, t.TimerSlack, true)
 	})
 }
 

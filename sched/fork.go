@@ -191,6 +191,9 @@ func (s *Sched) copyProcess(t *Task, name string, flags uint64, prog []Op) (*Tas
 	c := &Task{TID: s.nextPID, Comm: t.Comm, Allowed: t.Allowed, Prog: prog, s: s, migrateTo: -1, lastCPU: t.CPUID()}
 	c.UserStack = append([]string(nil), t.UserStack...)
 	c.Vars = maps.Clone(t.Vars) // the child's copy of the parent's memory holds what the program bound (an mmap's address, an fd)
+	// dup_task_struct() copies timer_slack_ns; copy_process():
+	// p->default_timer_slack_ns = current->timer_slack_ns
+	c.TimerSlack, c.DefaultTimerSlack = t.TimerSlack, t.TimerSlack
 	s.cgroupFork(t, c)
 	c.fam.prog = name
 	c.fam.prio = t.fam.prio

@@ -142,6 +142,7 @@ var hungTaskTimeoutKnob = sim.KnobSpec{
 		"off keeps only the end-of-run check (every other task exited or blocked) and no lockup bound. hung-task=off turns all of them off",
 	Source:  "kernel/hung_task.c: watchdog() -> check_hung_uninterruptible_tasks(timeout), check_hung_task(); CONFIG_DEFAULT_HUNG_TASK_TIMEOUT=120; kernel/watchdog.c: watchdog_timer_fn()",
 	Package: "sched",
+	Config:  true,
 }
 
 // forkFailed undoes what copy_process() did for a child that will not run:

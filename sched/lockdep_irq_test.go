@@ -41,7 +41,7 @@ func TestLockdepHardirqUsage(t *testing.T) {
 		{"unsafe-outside-safe", []take{{0, []string{"U"}, true}, {20 * sim.Microsecond, []string{"U", "S"}, false}}, []string{"S"}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			m, s := newSched(t, 1, DefaultConfig())
+			m, s := newSched(t, 1, exactSleeps())
 			var got []string
 			s.Lockdep.Report = func(c *cpu.CPU, kind, msg string) { got = append(got, kind+": "+msg) }
 			c := m.CPUs[0]

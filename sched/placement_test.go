@@ -171,7 +171,7 @@ func TestSchedBalanceFindDstCPU(t *testing.T) {
 // that is not cache hot (sched_balance_newidle()).
 func TestPlacementRuns(t *testing.T) {
 	t.Run("spawn spreads", func(t *testing.T) {
-		m, s := newSched(t, 4, DefaultConfig())
+		m, s := newSched(t, 4, exactSleeps())
 		var got []int
 		for i := range 4 {
 			got = append(got, s.Spawn(fmt.Sprint("t", i), CPUMask{}, Compute(sim.Microsecond)).lastCPU)
@@ -184,7 +184,7 @@ func TestPlacementRuns(t *testing.T) {
 		}
 	})
 	t.Run("fork to idle", func(t *testing.T) {
-		m, s := newSched(t, 2, DefaultConfig())
+		m, s := newSched(t, 2, exactSleeps())
 		l := &traceLog{}
 		s.TraceHooks = append(s.TraceHooks, l)
 		s.Spawn("parent", CPUMask{}, Compute(sim.Microsecond), Fork("child", ForkFlags, Compute(sim.Microsecond)), Compute(5*sim.Microsecond))
@@ -197,7 +197,7 @@ func TestPlacementRuns(t *testing.T) {
 		}
 	})
 	t.Run("wake to idle", func(t *testing.T) {
-		m, s := newSched(t, 2, DefaultConfig())
+		m, s := newSched(t, 2, exactSleeps())
 		l := &traceLog{}
 		s.TraceHooks = append(s.TraceHooks, l)
 		s.Spawn("sleeper", CPUMask{}, Sleep(2*sim.Microsecond), Compute(sim.Microsecond))
@@ -211,7 +211,7 @@ func TestPlacementRuns(t *testing.T) {
 		}
 	})
 	t.Run("newidle pull", func(t *testing.T) {
-		m, s := newSched(t, 2, DefaultConfig())
+		m, s := newSched(t, 2, exactSleeps())
 		l := &traceLog{}
 		s.TraceHooks = append(s.TraceHooks, l)
 		// a and b start on cpu0 (cpu1 runs c); c finishes first and cpu1

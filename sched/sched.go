@@ -98,11 +98,16 @@ type Config struct {
 	// sample vs do_exit()"): perf_event_exit_task() after exit_mm(),
 	// exit_files() and exit_task_work() instead of before them.
 	PerfExitLate bool
+	// TimerSlack is the timer_slack_ns (and default_timer_slack_ns) the
+	// tasks the machine starts with have: their ancestors' (init_task's
+	// 50 us unless one of them set another, as systemd's TimerSlackNSec=
+	// does). 0: none, every sleep exact (a test's timeline).
+	TimerSlack sim.Duration
 }
 
 // DefaultConfig returns today's defaults.
 func DefaultConfig() Config {
-	return Config{Tick: 4 * sim.Millisecond, SyscallCost: 200 * sim.Nanosecond}
+	return Config{Tick: 4 * sim.Millisecond, SyscallCost: 200 * sim.Nanosecond, TimerSlack: InitTimerSlack}
 }
 
 // Sched is the scheduler of one machine.
@@ -195,10 +200,15 @@ func New(m *cpu.Machine, cfg Config) *Sched {
 		idle := m.NewAuditedThread(fmt.Sprintf("swapper/%d", c.ID), s.idleLoop) // footprint_switch.go
 		s.idle = append(s.idle, idle)
 		c.Start(idle)
-		s.tick = append(s.tick, c.NewTimer(false, cpu.Interrupt{Name: "tick", Fn: s.schedulerTick}))
+		s.tick = append(s.tick, c.NewHRTimer(cpu.Interrupt{Name: "tick", Fn: s.schedulerTick}))
 	}
 	return s
 }
+
+// InitTimerSlack is init_task's timer_slack_ns, which every task the
+// machine starts with has from its ancestors (none of them set another).
+// init/init_task.c: .timer_slack_ns = 50000 /* 50 usec default slack */
+const InitTimerSlack = 50 * sim.Microsecond
 
 // Spawn creates a runnable task with a program, allowed on mask (empty: all CPUs), and
 // queues it where CFS places a new task made on the running CPU (or, before the
@@ -209,7 +219,8 @@ func (s *Sched) Spawn(comm string, mask CPUMask, prog ...Op) *Task {
 		mask = AllCPUs(len(s.M.CPUs))
 	}
 	s.nextPID++
-	t := &Task{PID: s.nextPID, TID: s.nextPID, Comm: comm, Allowed: mask, Prog: prog, s: s, migrateTo: -1, lastCPU: mask.First()}
+	t := &Task{PID: s.nextPID, TID: s.nextPID, Comm: comm, Allowed: mask, Prog: prog, s: s, migrateTo: -1, lastCPU: mask.First(),
+		TimerSlack: s.Cfg.TimerSlack, DefaultTimerSlack: s.Cfg.TimerSlack}
 	t.MM, t.Files = mm.New(), mm.NewFiles(s.FS)
 	s.keyMM(t)
 	t.KeyFiles()
@@ -320,6 +331,7 @@ var Knobs = []sim.KnobSpec{{
 		"perf context switch, hrtimer sample) cost/testdata/forkexit.txt (clone(), wait4()) and cost/testdata/reader-wakeups.txt (perf record's time per wake-up); free charges nothing (kernel work takes no virtual time); i7-4790 is seed 002's machine",
 	Source:  "cost/calibrate/calibrate.sh on the real kernel; seed 002's figures",
 	Package: "sched",
+	Config:  true,
 }, {
 	Name: "hz",
 	// profile: the cost model's kernel (this-machine: CONFIG_HZ=250, read
@@ -330,12 +342,23 @@ var Knobs = []sim.KnobSpec{{
 		"profile (the default) takes the cost model's kernel's (this-machine: 250), else 250",
 	Source:  "kernel/Kconfig.hz; include/linux/jiffies.h: TICK_NSEC; kernel/events/core.c: update_perf_cpu_limits(), PERF_CPU_HRTIMER",
 	Package: "sched",
+	Config:  true,
 }, {
 	Name:    "ttwu-queue",
 	Values:  []string{"on", "off"},
 	Help:    "sched_feat(TTWU_QUEUE): on (today's default) wakes a task onto a remote idle CPU through its wake list and a CALL_FUNCTION_SINGLE IPI (step point ttwu_queue_wakelist, then sched_ttwu_pending there); off activates it from the waker's CPU",
 	Source:  "kernel/sched/core.c: ttwu_queue_wakelist(), ttwu_queue_cond(); kernel/sched/features.h: SCHED_FEAT(TTWU_QUEUE, true)",
 	Package: "sched",
+}, {
+	Name:   "timer-slack",
+	Values: []string{"50us", "0", "1ns", "1us", "100us", "1ms"},
+	Help: "the timer_slack_ns the scenario's tasks start with (the default, 50us, is init_task's, which every process has unless an ancestor set " +
+		"another, as systemd's TimerSlackNSec= does): a nanosleep of d wakes between d and d plus the slack (its hrtimer's hard expiry; earlier when " +
+		"another hrtimer of its CPU, the tick or perf's, fires in that range). 0: every sleep is exact, the timeline a scenario lays out with sleeps " +
+		"(a real task gets none only under an rt policy); a task may change its own with prctl(PR_SET_TIMERSLACK), and a child starts with its parent's",
+	Source:  "init/init_task.c: .timer_slack_ns = 50000; kernel/time/hrtimer.c: hrtimer_nanosleep(), __hrtimer_run_queues(); kernel/sys.c: PR_SET_TIMERSLACK; kernel/fork.c: copy_process()",
+	Package: "sched",
+	Config:  true,
 }}
 
 // ApplyKnob sets a sched knob in cfg.
@@ -367,9 +390,15 @@ func ApplyKnob(cfg *Config, name, value string) (bool, error) {
 		cfg.PerfExitLate = value != "today"
 	case "hz":
 		cfg.HZ, _ = strconv.Atoi(value) // profile: 0
+	case "timer-slack":
+		cfg.TimerSlack = timerSlacks[value]
 	}
 	return true, nil
 }
+
+// timerSlacks are knob timer-slack's values.
+var timerSlacks = map[string]sim.Duration{"50us": InitTimerSlack, "0": 0, "1ns": sim.Nanosecond,
+	"1us": sim.Microsecond, "100us": 100 * sim.Microsecond, "1ms": sim.Millisecond}
 
 // TickNsec is TICK_NSEC for hz: (NSEC_PER_SEC + HZ/2) / HZ.
 // include/linux/jiffies.h: TICK_NSEC

@@ -1,6 +1,7 @@
 package sched
 
 import (
+	"math"
 	"path"
 
 	"perfsim/mm"
@@ -199,6 +200,18 @@ var sysModels = map[string]func(s *Sched, t *Task, a *[6]uint64) int64{
 			s.SetComm(t, name, false) // set_task_comm()
 			return 0
 		case uapi.PR_GET_NAME:
+			return 0
+		case uapi.PR_GET_TIMERSLACK:
+			return int64(min(uint64(t.TimerSlack), math.MaxInt64)) // "if (current->timer_slack_ns > ULONG_MAX) error = ULONG_MAX"
+		case uapi.PR_SET_TIMERSLACK:
+			// The model has no rt or deadline policy ("if
+			// (rt_or_dl_task_policy(current)) break;"); arg2 is an
+			// unsigned long, so only 0 restores the default.
+			if a[1] == 0 {
+				t.TimerSlack = t.DefaultTimerSlack
+			} else {
+				t.TimerSlack = sim.Duration(min(a[1], math.MaxInt64))
+			}
 			return 0
 		}
 		return errno(uapi.EINVAL) // the options the model does not know, as the kernel's default case

@@ -71,6 +71,12 @@ type Task struct {
 	// ldHeld is the locks lockdep saw it take (lockdep.go), task->held_locks[].
 	ldHeld *heldStack
 
+	// TimerSlack is timer_slack_ns, how late a nanosleep's hrtimer may
+	// fire (its range, cpu/hrtimer.go); DefaultTimerSlack is
+	// default_timer_slack_ns, what PR_SET_TIMERSLACK 0 restores: the
+	// parent's TimerSlack when it forked.
+	TimerSlack, DefaultTimerSlack sim.Duration
+
 	// Computed is the user compute time the program asked for and got.
 	Computed sim.Duration
 	// Exited is when the task exited.

@@ -45,18 +45,21 @@ func (s *Sched) KernelSleep(t *Task, d sim.Duration) {
 // sleepOnTimer puts t to sleep on c until an hrtimer d from now wakes it: the
 // part of hrtimer_nanosleep() and schedule_timeout() they share. The task's
 // timer is made on c once and kept while the task stays there.
-func (s *Sched) sleepOnTimer(t *Task, c *cpu.CPU, d sim.Duration) { s.sleepOnTimerFrom(t, c, d, false) }
+func (s *Sched) sleepOnTimer(t *Task, c *cpu.CPU, d sim.Duration) {
+	s.sleepOnTimerFrom(t, c, d, 0, false)
+}
 
-// sleepOnTimerFrom is sleepOnTimer; audited says that its caller's code
-// after it is annotated (scheduleFrom): nanosleep's body.
-func (s *Sched) sleepOnTimerFrom(t *Task, c *cpu.CPU, d sim.Duration, audited bool) {
+// sleepOnTimerFrom is sleepOnTimer with a slack range (cpu/hrtimer.go:
+// nanosleep's is the task's timer_slack_ns); audited says that its
+// caller's code after it is annotated (scheduleFrom): nanosleep's body.
+func (s *Sched) sleepOnTimerFrom(t *Task, c *cpu.CPU, d, slack sim.Duration, audited bool) {
 	if t.wakeTimer == nil || t.wakeTimer.CPU() != c {
 		if t.wakeTimer != nil {
 			t.wakeTimer.Cancel()
 		}
-		t.wakeTimer = c.NewTimer(false, cpu.Interrupt{Name: "hrtimer:" + t.Comm, Fn: func(*cpu.CPU) { s.Wake(t) }})
+		t.wakeTimer = c.NewHRTimer(cpu.Interrupt{Name: "hrtimer:" + t.Comm, Fn: func(*cpu.CPU) { s.Wake(t) }})
 	}
-	t.wakeTimer.Arm(c.Now() + d)
+	t.wakeTimer.ArmRange(c.Now()+sim.Time(d), slack)
 	t.State = Sleeping
 	s.scheduleFrom(&t.Thread, audited)
 }

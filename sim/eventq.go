@@ -11,6 +11,23 @@ type Timer struct {
 	idx  int // position in the heap; -1 when not queued
 }
 
+// Compare orders two timers as a queue fires them: by When, then by the
+// order they were added.
+func (t *Timer) Compare(u *Timer) int {
+	switch {
+	case t.When != u.When:
+		if t.When < u.When {
+			return -1
+		}
+		return 1
+	case t.seq < u.seq:
+		return -1
+	case t.seq > u.seq:
+		return 1
+	}
+	return 0
+}
+
 // Queued reports whether t is waiting in a queue.
 func (t *Timer) Queued() bool { return t.idx >= 0 }
 

@@ -20,6 +20,12 @@ type KnobSpec struct {
 	// its race needs that way (a knob of a kernel older than v6.6 implies
 	// close-fput=pre-021a160abf62). ResolveImplied applies them.
 	Implies map[string][]string
+	// Config: a setting of the machine the scenario runs on (its cost
+	// model, CONFIG_HZ, a timeout's scale, the timer slack its tasks start
+	// with), not a kernel version: no value of it is an older kernel, and
+	// the searches for old-kernel failures (the corpus, the strategy
+	// table) leave it alone.
+	Config bool
 }
 
 // Default returns today's value.

@@ -5,8 +5,10 @@ package uapi
 // include/uapi/linux/prctl.h; include/uapi/asm-generic/mman-common.h, mman.h;
 // include/uapi/asm-generic/fcntl.h; include/uapi/linux/fcntl.h
 const (
-	PR_SET_NAME = 15
-	PR_GET_NAME = 16
+	PR_SET_NAME       = 15
+	PR_GET_NAME       = 16
+	PR_GET_TIMERSLACK = 30
+	PR_SET_TIMERSLACK = 29
 
 	PROT_NONE  = 0x0
 	PROT_READ  = 0x1
@@ -48,6 +50,7 @@ const (
 // argument (syscall prctl PR_SET_NAME "worker"); flags combine with |.
 var SyscallConsts = map[string]int64{
 	"PR_SET_NAME": PR_SET_NAME, "PR_GET_NAME": PR_GET_NAME,
+	"PR_SET_TIMERSLACK": PR_SET_TIMERSLACK, "PR_GET_TIMERSLACK": PR_GET_TIMERSLACK,
 	"PROT_NONE": PROT_NONE, "PROT_READ": PROT_READ, "PROT_WRITE": PROT_WRITE, "PROT_EXEC": PROT_EXEC,
 	"MAP_SHARED": MAP_SHARED, "MAP_PRIVATE": MAP_PRIVATE, "MAP_SHARED_VALIDATE": MAP_SHARED_VALIDATE,
 	"MAP_FIXED": MAP_FIXED, "MAP_ANONYMOUS": MAP_ANONYMOUS, "MAP_ANON": MAP_ANONYMOUS,

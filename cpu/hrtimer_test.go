@@ -1,0 +1,70 @@
+package cpu
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"perfsim/sim"
+)
+
+// TestHRTimerSlack: an hrtimer armed with a range fires at its hard expiry,
+// or earlier when another hrtimer of its CPU fires inside its range, unless
+// a timer between them in hard order is short of its soft expiry
+// (__hrtimer_run_queues() stops there); a timer of another interrupt (a
+// counter's NMI, a device) is no hrtimer and expires nothing.
+func TestHRTimerSlack(t *testing.T) {
+	us := func(n int) sim.Time { return sim.Time(n) * sim.Time(sim.Microsecond) }
+	type arm struct {
+		name  string
+		hr    bool
+		soft  int // us
+		slack int // us; 0: Arm
+	}
+	for _, tc := range []struct {
+		name string
+		arms []arm
+		want map[string]sim.Time // when each one's handler ran
+	}{
+		{"alone: the hard expiry", []arm{{"sleeper", true, 10, 50}},
+			map[string]sim.Time{"sleeper": us(60)}},
+		{"another hrtimer inside the range", []arm{{"sleeper", true, 10, 50}, {"tick", true, 30, 0}},
+			map[string]sim.Time{"sleeper": us(30), "tick": us(30)}},
+		{"before the range: no early expiry", []arm{{"sleeper", true, 10, 50}, {"tick", true, 5, 0}},
+			map[string]sim.Time{"sleeper": us(60), "tick": us(5)}},
+		{"a timer short of its soft expiry stops the walk", []arm{{"sleeper", true, 10, 50}, {"tick", true, 30, 0}, {"mux", true, 45, 0}},
+			map[string]sim.Time{"sleeper": us(45), "tick": us(30), "mux": us(45)}},
+		{"two ranges, both begun", []arm{{"a", true, 10, 50}, {"b", true, 20, 30}, {"tick", true, 25, 0}},
+			map[string]sim.Time{"a": us(25), "b": us(25), "tick": us(25)}},
+		{"no hrtimer: a device's irq expires nothing", []arm{{"sleeper", true, 10, 50}, {"nic", false, 30, 0}},
+			map[string]sim.Time{"sleeper": us(60), "nic": us(30)}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := map[string]sim.Time{}
+			m := boot(t, nil, 1, func(th *Thread) {
+				c := th.CPU()
+				for _, a := range tc.arms {
+					it := Interrupt{Name: a.name, Fn: func(c *CPU) { got[a.name] = c.Now() }}
+					var tm *Timer
+					if a.hr {
+						tm = c.NewHRTimer(it)
+					} else {
+						tm = c.NewTimer(false, it)
+					}
+					if a.slack > 0 {
+						tm.ArmRange(us(a.soft), sim.Duration(a.slack)*sim.Microsecond)
+					} else {
+						tm.Arm(us(a.soft))
+					}
+				}
+			})
+			defer m.Close()
+			if err := m.Run(sim.Millisecond); err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(tc.want, got); d != "" {
+				t.Errorf("handlers ran at (-want +got):\n%s", d)
+			}
+		})
+	}
+}
