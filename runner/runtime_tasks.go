@@ -58,6 +58,8 @@ func taskOps(f *scenarios.File, ops []scenarios.Op, tick func(), perfOps map[sce
 			out = append(out, sched.ExitGroup())
 		case *scenarios.Wait:
 			out = append(out, sched.Wait4())
+		case *scenarios.Join:
+			out = append(out, sched.Join(op.Name))
 		case *scenarios.Yield:
 			out = append(out, sched.Yield())
 		case *scenarios.Sigaction:

@@ -32,6 +32,13 @@ type Wait struct {
 	Pos Pos
 }
 
+// Join waits for the oldest thread named Name that this program created
+// and has not joined to exit: "join NAME" (pthread_join()).
+type Join struct {
+	Pos  Pos
+	Name string
+}
+
 // Pipe writes to or reads from a pipe shared by name: "pipe write P [BYTES]",
 // "pipe read P [BYTES]" (1 byte when not given; a read takes what is there,
 // up to BYTES, and blocks while the pipe is empty).
@@ -59,6 +66,7 @@ type Yield struct {
 func (o *Fork) OpPos() Pos      { return o.Pos }
 func (o *ExitGroup) OpPos() Pos { return o.Pos }
 func (o *Wait) OpPos() Pos      { return o.Pos }
+func (o *Join) OpPos() Pos      { return o.Pos }
 func (o *Pipe) OpPos() Pos      { return o.Pos }
 func (o *Futex) OpPos() Pos     { return o.Pos }
 func (o *Yield) OpPos() Pos     { return o.Pos }
@@ -78,6 +86,7 @@ var TaskStatements = []struct{ Syntax, Help string }{
 	{"fork NAME", "clone() a new process (own pid and mm, the parent's comm) running the indented block, or program NAME; it inherits the inherit events (PERF_RECORD_FORK, sched_process_fork, sched_wakeup_new)"},
 	{"thread NAME", "clone3() a thread (CLONE_VM|CLONE_THREAD...: same pid, new tid) running the indented block or program NAME"},
 	{"wait", "wait4(-1): block until a child process has exited and reap it (check refuses a wait with no child before it)"},
+	{"join NAME", "pthread_join(): block until the oldest thread NAME this program created and has not joined is past exit_mm() (mm_release() clears its tid and wakes the futex on it; check refuses a join with no such thread before it)"},
 	{"exit", "exit(): this thread ends (do_exit: sched_process_exit, perf_event_exit_task, PERF_RECORD_EXIT)"},
 	{"exit_group", "exit_group(): every thread of the process ends (the others are killed on their way to user mode)"},
 	{"pipe write P [BYTES]", "write BYTES (1) to pipe P; blocks while it is full; wakes a reader when it was empty"},

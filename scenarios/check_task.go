@@ -20,6 +20,8 @@ func (d *dumper) taskLifeOp(depth int, op Op) {
 		d.line(depth, "exit_group @%s", op.Pos)
 	case *Wait:
 		d.line(depth, "wait @%s", op.Pos)
+	case *Join:
+		d.line(depth, "join %s @%s", op.Name, op.Pos)
 	case *Yield:
 		d.line(depth, "yield @%s", op.Pos)
 	case *Pipe:
@@ -111,6 +113,29 @@ func (c *checker) flow(ops []Op) {
 
 type flowState struct {
 	forks, waits int64 // process forks and waits so far (a repeat multiplies)
+	// threads and joins so far, by the thread's name
+	threads, joins map[string]int64
+}
+
+// add counts n more of name in *m.
+func addCount(m *map[string]int64, name string, n int64) {
+	if *m == nil {
+		*m = map[string]int64{}
+	}
+	(*m)[name] += n
+}
+
+// clone copies st, its maps too.
+func (st flowState) clone() flowState {
+	out := st
+	out.threads, out.joins = nil, nil
+	for k, v := range st.threads {
+		addCount(&out.threads, k, v)
+	}
+	for k, v := range st.joins {
+		addCount(&out.joins, k, v)
+	}
+	return out
 }
 
 // flowBlock walks a block; it reports whether the block ends the task.
@@ -127,7 +152,19 @@ func (c *checker) flowBlock(ops []Op, st *flowState) bool {
 		case *Fork:
 			if !op.Thread {
 				st.forks++
+			} else {
+				addCount(&st.threads, op.Name, 1)
 			}
+		case *Join:
+			if st.joins[op.Name] >= st.threads[op.Name] {
+				if st.threads[op.Name] == 0 {
+					c.errorf(op.Pos, "join %s with no thread %s: no \"thread %s\" before it in this program (pthread_join() would fail with ESRCH)", op.Name, op.Name, op.Name)
+				} else {
+					c.errorf(op.Pos, "join %s with no thread %s left: %d created before it, already joined by %d join(s) (pthread_join() would fail with ESRCH)", op.Name, op.Name, st.threads[op.Name], st.joins[op.Name])
+				}
+				return false
+			}
+			addCount(&st.joins, op.Name, 1)
 		case *Wait:
 			if st.waits >= st.forks {
 				if st.forks == 0 {
@@ -141,7 +178,7 @@ func (c *checker) flowBlock(ops []Op, st *flowState) bool {
 		case *Repeat:
 			// The first round, then the last: a body that waits more than it
 			// forks runs out of children in a later round.
-			first := *st
+			first := st.clone()
 			if c.flowBlock(op.Body, &first) {
 				if op.Count > 1 {
 					c.errorf(op.Pos, "repeat %d contains an exit: the task exits in the first round", op.Count)
@@ -160,6 +197,15 @@ func (c *checker) flowBlock(ops []Op, st *flowState) bool {
 			}
 			st.forks += df * op.Count
 			st.waits += dw * op.Count
+			for name, n := range first.threads {
+				dt, dj := n-st.threads[name], first.joins[name]-st.joins[name]
+				if op.Count > 1 && dj > dt && st.threads[name]+dt*(op.Count-1) < st.joins[name]+dj*(op.Count-1) {
+					c.errorf(op.Pos, "repeat %d joins %d thread(s) %s a round but creates %d: a later round has none to join (pthread_join() would fail with ESRCH)", op.Count, dj, name, dt)
+					return false
+				}
+				addCount(&st.threads, name, dt*op.Count)
+				addCount(&st.joins, name, dj*op.Count)
+			}
 		}
 	}
 	return exitAt != nil
@@ -186,6 +232,8 @@ func stmtName(op Op) string {
 		return "fork " + op.Name
 	case *Wait:
 		return "wait"
+	case *Join:
+		return "join " + op.Name
 	case *Pipe:
 		return "pipe"
 	case *Futex:

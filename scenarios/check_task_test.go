@@ -38,6 +38,18 @@ func TestCheckTaskLife(t *testing.T) {
 		{"repeat waits more than it forks", "task p\n  fork a\n    exit\n  repeat 3\n    wait\n", []string{
 			"c.sim:4:3: repeat 3 waits for 1 child(ren) a round but forks 0: a later round has no child to wait for (wait4() would fail with ECHILD)"}},
 		{"repeat balanced", "task p\n  repeat 3\n    fork a\n      exit\n  repeat 3\n    wait\n", nil},
+		{"join", "task p\n  thread w\n    compute 1us\n  join w\n", nil},
+		{"join in a repeat", "task p\n  repeat 4\n    thread w\n      compute 1us\n    join w\n", nil},
+		{"join without a thread", "task p\n  join w\n", []string{
+			`c.sim:2:3: join w with no thread w: no "thread w" before it in this program (pthread_join() would fail with ESRCH)`}},
+		{"a child process is no thread", "task p\n  fork w\n    compute 1us\n  join w\n", []string{
+			`c.sim:4:3: join w with no thread w: no "thread w" before it in this program (pthread_join() would fail with ESRCH)`}},
+		{"one join too many", "task p\n  thread w\n    compute 1us\n  join w\n  join w\n", []string{
+			"c.sim:5:3: join w with no thread w left: 1 created before it, already joined by 1 join(s) (pthread_join() would fail with ESRCH)"}},
+		{"another thread's name", "task p\n  thread w\n    compute 1us\n  thread v\n    compute 1us\n  join v\n  join v\n", []string{
+			"c.sim:7:3: join v with no thread v left: 1 created before it, already joined by 1 join(s) (pthread_join() would fail with ESRCH)"}},
+		{"repeat joins more than it creates", "task p\n  thread w\n    exit\n  repeat 3\n    join w\n", []string{
+			"c.sim:4:3: repeat 3 joins 1 thread(s) w a round but creates 0: a later round has none to join (pthread_join() would fail with ESRCH)"}},
 		{"duplicate program", "program a\n  compute 1us\nprogram a\n  compute 1us\n", []string{
 			"c.sim:3:1: duplicate program a (the first is on line 1)"}},
 		{"program named like a task", "task a\nprogram a\n  compute 1us\n", []string{
@@ -62,6 +74,8 @@ func TestParseTaskLifeErrors(t *testing.T) {
 		{"task p\n  futex wake f zero\n", `c.sim:2:16: expected how many waiters to wake (1 or more) after futex wake f, found "zero"`},
 		{"task p\n  futex wait f 3\n", `c.sim:2:16: unexpected "3" after the futex name (a comment starts with #)`},
 		{"task p\n  wait 3\n", `c.sim:2:8: unexpected "3" after wait (a comment starts with #)`},
+		{"task p\n  join\n", "c.sim:2:7: expected the thread's program name like worker after join, found end of line"},
+		{"task p\n  join w x\n", `c.sim:2:10: unexpected "x" after the thread's name (a comment starts with #)`},
 		{"program\n", "c.sim:1:8: expected a program name like worker after program, found end of line"},
 		{"program w\n", "c.sim:1:1: program w needs an indented block of statements under it"},
 	}

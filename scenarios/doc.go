@@ -59,6 +59,8 @@
 //	    compute 5us               ... running this block (or program NAME)
 //	  thread NAME                 a thread (same pid, new tid, same mm)
 //	  wait                        wait4(-1): reap a child that exited (blocks until one does)
+//	  join NAME                   pthread_join(): wait for the oldest unjoined thread NAME this
+//	                              program created (its exit_mm() clears and futex-wakes its tid)
 //	  exit_group                  end every thread of the process
 //	  pipe write P [BYTES]        write to pipe P (by name; blocks while full)
 //	  pipe read P [BYTES]         read from pipe P (blocks while empty)

@@ -121,7 +121,7 @@ var topKeywords = []string{
 }
 
 var taskKeywords = []string{"compute", "syscall", "sleep", "repeat", "stack", "migrate", "pin", "exit",
-	"fork", "thread", "wait", "exit_group", "yield", "pipe", "futex", "nanosleep", "touch",
+	"fork", "thread", "wait", "join", "exit_group", "yield", "pipe", "futex", "nanosleep", "touch",
 	"open", "close", "ioctl", "mmap", "munmap", "read", "access", "fcntl", "sigaction", "setrlimit", "sigprocmask"}
 
 func (p *parser) topLevel(n *node) {

@@ -48,6 +48,13 @@ func (p *parser) taskLifeOp(n *node, ws []token) (op Op, ok bool) {
 	case "wait":
 		p.extra(ll, ws, 1, "wait")
 		return &Wait{Pos: pos}, true
+	case "join":
+		if len(ws) < 2 || !isName(ws[1].text) {
+			p.errorf(at(ll, ws, 1), "expected the thread's program name like worker after join, found %s", found(ws, 1))
+			return nil, true
+		}
+		p.extra(ll, ws, 2, "the thread's name")
+		return &Join{Pos: pos, Name: ws[1].text}, true
 	case "yield":
 		p.extra(ll, ws, 1, "yield")
 		return &Yield{Pos: pos}, true

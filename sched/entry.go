@@ -76,7 +76,11 @@ func (s *Sched) runOps(t *Task, ops []Op) bool {
 			if uint64(op.N)&CLONE_THREAD != 0 {
 				name = "clone3" // pthread_create()
 			}
-			s.syscallWith(t, name, func(t *Task) { _, _ = s.kernelClone(t, op.Name, uint64(op.N), op.Body) })
+			s.syscallWith(t, name, func(t *Task) {
+				if c, err := s.kernelClone(t, op.Name, uint64(op.N), op.Body); err == nil && uint64(op.N)&CLONE_CHILD_CLEARTID != 0 {
+					s.noteJoinable(t, c) // join.go
+				}
+			})
 		case OpExitGroup:
 			s.enterExitSyscall(t, "exit_group")
 			s.doGroupExit(t)
@@ -87,6 +91,8 @@ func (s *Sched) runOps(t *Task, ops []Op) bool {
 			s.pipeOp(t, op.Name, op.N)
 		case OpFutex:
 			s.futexOp(t, op.Name, op.N)
+		case OpJoin:
+			s.join(t, op.Name)
 		}
 	}
 	return true
@@ -302,6 +308,7 @@ func (s *Sched) exit(t *Task) {
 // kernel/exit.c: exit_mm()
 func (s *Sched) exitMM(t *Task) {
 	s.accessExitMM(t)
+	s.mmRelease(t) // join.go
 	if t.MM != nil && t.MM.Users > 0 {
 		t.MM.Users--
 	}

@@ -50,7 +50,7 @@ func init() {
 var userOpAudited = [...]bool{
 	OpCompute: true, OpSyscall: true, OpLoop: true, OpSleep: true, OpMigrate: true, OpAffinity: true,
 	OpYield: true, OpExit: true, OpFork: true, OpExitGroup: true, OpWait: true,
-	OpPipe: true, OpFutex: true, OpCallAnnotated: true, OpTouch: true, OpStack: true,
+	OpPipe: true, OpFutex: true, OpCallAnnotated: true, OpTouch: true, OpStack: true, OpJoin: true,
 	OpCall: false,
 }
 

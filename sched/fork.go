@@ -19,6 +19,12 @@ const (
 	CLONE_THREAD  = 0x00010000
 	CLONE_SYSVSEM = 0x00040000
 	CLONE_SETTLS  = 0x00080000
+	// CLONE_PARENT_SETTID stores the child's tid in the parent's word;
+	// CLONE_CHILD_CLEARTID makes it the child's clear_child_tid, which
+	// mm_release() zeroes and futex-wakes at the child's exit: what
+	// pthread_join() waits on (join.go).
+	CLONE_PARENT_SETTID  = 0x00100000
+	CLONE_CHILD_CLEARTID = 0x00200000
 	// SIGCHLD in the low byte: fork()'s exit signal.
 	SIGCHLD = 17
 )
@@ -30,7 +36,8 @@ const ForkFlags = SIGCHLD
 // ThreadFlags is what glibc's pthread_create() passes to clone3(): the same mm,
 // files and signal handlers, in the caller's thread group.
 // nptl/pthread_create.c: create_thread() clone_flags
-const ThreadFlags = CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD | CLONE_SYSVSEM | CLONE_SETTLS
+const ThreadFlags = CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD | CLONE_SYSVSEM | CLONE_SETTLS |
+	CLONE_PARENT_SETTID | CLONE_CHILD_CLEARTID
 
 // ErrNoChild is -ECHILD: wait4() with no child to wait for.
 var ErrNoChild = errors.New("no child processes")
@@ -194,6 +201,7 @@ func (s *Sched) copyProcess(t *Task, name string, flags uint64, prog []Op) (*Tas
 	// dup_task_struct() copies timer_slack_ns; copy_process():
 	// p->default_timer_slack_ns = current->timer_slack_ns
 	c.TimerSlack, c.DefaultTimerSlack = t.TimerSlack, t.TimerSlack
+	c.join.clearChildTID = flags&CLONE_CHILD_CLEARTID != 0 // p->clear_child_tid = args->child_tid
 	s.cgroupFork(t, c)
 	c.fam.prog = name
 	c.fam.prio = t.fam.prio

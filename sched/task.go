@@ -76,6 +76,7 @@ type Task struct {
 	// default_timer_slack_ns, what PR_SET_TIMERSLACK 0 restores: the
 	// parent's TimerSlack when it forked.
 	TimerSlack, DefaultTimerSlack sim.Duration
+	join                          joinState // pthread_join()'s word and handles (join.go)
 
 	// Computed is the user compute time the program asked for and got.
 	Computed sim.Duration
@@ -154,6 +155,7 @@ const (
 	OpFutex                       // futex wait (N == 0) or wake N on futex Name (wake.go)
 	OpTouch                       // access N pages from Args[0] (Name "write" for stores): page faults
 	OpCallAnnotated               // run Fn, user-mode code whose accesses are annotated (footprint_user.go)
+	OpJoin                        // pthread_join() of the oldest unjoined thread Name this task created (join.go)
 )
 
 // Op is one step of a task's program.
@@ -185,3 +187,4 @@ func Yield() Op                     { return Op{Kind: OpYield} }
 func UserStack(frames ...string) Op { return Op{Kind: OpStack, Stack: frames} }
 func Call(fn func(t *Task)) Op      { return Op{Kind: OpCall, Fn: fn} }
 func Exit() Op                      { return Op{Kind: OpExit} }
+func Join(name string) Op           { return Op{Kind: OpJoin, Name: name} }
