@@ -21,7 +21,7 @@ func TestJoin(t *testing.T) {
 	for _, tc := range []struct {
 		name         string
 		thread, main sim.Duration // the thread's compute, main's sleep before its join
-		want         got // but Returned and Exited, which are compared with each other
+		want         got          // but Returned and Exited, which are compared with each other
 	}{
 		{"running: one futex wait", 20 * sim.Microsecond, 0, got{Entries: 1, Cleared: true}},
 		{"gone: no syscall", sim.Microsecond, 50 * sim.Microsecond, got{Entries: 0, Cleared: true}},
