@@ -30,6 +30,10 @@ func TestHang(t *testing.T) {
 		{"a wake lost before the wait", "task a\n  futex wake f\n  futex wait f\n",
 			&LimitError{Limit: HangLimit, Value: "no runnable task", At: 2 * 723 * sim.Nanosecond, Detail: "deadlock: blocked forever: a/101 (futex f)"},
 			"hang at 1.446us: no task can ever run again, deadlock: blocked forever: a/101 (futex f) (replay token s2.ANIC740)"},
+		{"a join of a thread that never exits", "cpus 2\ntask a cpu0\n  thread w\n    futex wait f\n  join w\n",
+			&LimitError{Limit: HangLimit, Value: "no runnable task", At: 9820 * sim.Nanosecond, Detail: "deadlock: blocked forever: a/101 (join a/102: futex on its tid), a/102 (futex f)"},
+			"hang at 9.82us: no task can ever run again, deadlock: blocked forever: a/101 (join a/102: futex on its tid), a/102 (futex f) (replay token s2.AgACEstsUA)"},
+		{"a joined thread that exits", "cpus 2\ntask a cpu0\n  thread w\n    compute 5us\n  join w\n", nil, ""},
 		{"a pipe written", "cpus 2\ntask a\n  pipe read p\ntask b\n  compute 5us\n  pipe write p\n", nil, ""},
 		{"a futex woken", "cpus 2\ntask a\n  futex wait f\ntask b\n  compute 5us\n  futex wake f\n", nil, ""},
 	}

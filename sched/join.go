@@ -50,6 +50,20 @@ func (k handlesKey) FootprintExtent() []any { return []any{&k.t.join.joinable} }
 // tidFutex is the futex name of a thread's tid word.
 func tidFutex(t *Task) string { return fmt.Sprintf("tid#%d", t.TID) }
 
+// joinTarget is the thread whose tid word futex name is, or nil.
+func (s *Sched) joinTarget(name string) *Task {
+	var tid int
+	if _, err := fmt.Sscanf(name, "tid#%d", &tid); err != nil {
+		return nil
+	}
+	for _, t := range s.Tasks {
+		if t.TID == tid {
+			return t
+		}
+	}
+	return nil
+}
+
 // noteJoinable keeps c, a thread t created with CLONE_CHILD_CLEARTID, as
 // the handle a later join of its program name takes (pthread_create()'s
 // *newthread).

@@ -1,6 +1,8 @@
 package sched
 
 import (
+	"fmt"
+
 	"perfsim/cpu"
 	"perfsim/sim"
 )
@@ -354,7 +356,8 @@ func (t *Task) timerArmed() (bool, int64) {
 }
 
 // WaitingOn says what a sleeping task waits for: "pipe P", "futex F",
-// "wait4", or "" when it is not on one of those.
+// "join NAME/TID: futex on its tid", "wait4", or "" when it is not on one
+// of those.
 func (s *Sched) WaitingOn(t *Task) string {
 	if t.fam.hungOn != nil {
 		return t.fam.hungOn() // in D on a kernel wait (hungtask.go)
@@ -374,6 +377,9 @@ func (s *Sched) WaitingOn(t *Task) string {
 	}
 	for name, f := range s.objs.futexes {
 		if has(&f.q) {
+			if th := s.joinTarget(name); th != nil {
+				return fmt.Sprintf("join %s: futex on its tid", th)
+			}
 			return "futex " + name
 		}
 	}
