@@ -543,12 +543,7 @@ func (c *CPU) NewTimer(nmi bool, it Interrupt) *Timer {
 	return tm
 }
 
-func (tm *Timer) fire() {
-	tm.raise()
-	if tm.hr {
-		tm.c.expireSoft(tm.c.eng.Now()) // hrtimer.go
-	}
-}
+func (tm *Timer) fire() { tm.raise() }
 
 // raise notes the expiry and raises the timer's interrupt.
 func (tm *Timer) raise() {

@@ -20,7 +20,18 @@ import (
 // kernel/time/hrtimer.c: hrtimer_interrupt(), __hrtimer_run_queues()
 
 // NewHRTimer returns an unarmed hrtimer on c that raises it as an irq.
+// Its handler is followed by the rest of __hrtimer_run_queues()'s walk
+// (expireSoft): after the callback, which may have re-armed the timer
+// (HRTIMER_RESTART: perf's periodic hrtimers), as the kernel re-enqueues
+// it before the walk goes on.
 func (c *CPU) NewHRTimer(it Interrupt) *Timer {
+	fn := it.Fn
+	it.Fn = func(c *CPU) {
+		if fn != nil {
+			fn(c)
+		}
+		c.expireSoft(c.Now())
+	}
 	tm := c.NewTimer(false, it)
 	tm.hr = true
 	return tm
@@ -51,9 +62,10 @@ func (tm *Timer) ArmRange(soft sim.Time, slack sim.Duration) {
 // SoftExpires is the timer's soft expiry (its expiry when it has no slack).
 func (tm *Timer) SoftExpires() sim.Time { return tm.soft }
 
-// expireSoft is the rest of __hrtimer_run_queues() after the hrtimer whose
-// hard expiry is now ran: the CPU's queued hrtimers in hard-expiry order,
-// each raised now while its soft expiry has passed.
+// expireSoft is the rest of __hrtimer_run_queues() after an hrtimer's
+// handler ran at now: the CPU's queued hrtimers in hard-expiry order (a
+// periodic one its handler re-armed among them), each raised now while
+// its soft expiry has passed.
 func (c *CPU) expireSoft(now sim.Time) {
 	keep, due := c.ranged[:0], false
 	for _, tm := range c.ranged {

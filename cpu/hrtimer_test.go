@@ -21,6 +21,7 @@ func TestHRTimerSlack(t *testing.T) {
 		soft  int // us
 		slack int // us; 0: Arm
 	}
+	periods := map[string]sim.Time{"period20": us(20), "period200": us(200)}
 	for _, tc := range []struct {
 		name string
 		arms []arm
@@ -38,14 +39,28 @@ func TestHRTimerSlack(t *testing.T) {
 			map[string]sim.Time{"a": us(25), "b": us(25), "tick": us(25)}},
 		{"no hrtimer: a device's irq expires nothing", []arm{{"sleeper", true, 10, 50}, {"nic", false, 30, 0}},
 			map[string]sim.Time{"sleeper": us(60), "nic": us(30)}},
+		// perf's cpu-clock hrtimer re-arms itself in its handler
+		// (HRTIMER_RESTART), before the walk goes on: at 25us its next
+		// expiry, 45us, is ahead of the sleeper's hard one and short of
+		// its own soft one, and stops the walk; at 45us the next, 65us, is
+		// past it, and the sleeper runs then.
+		{"a periodic hrtimer re-armed ahead of the hard expiry stops the walk", []arm{{"sleeper", true, 10, 50}, {"period20", true, 5, 0}},
+			map[string]sim.Time{"sleeper": us(45), "period20": us(65)}},
+		{"a periodic hrtimer whose next expiry is past it", []arm{{"sleeper", true, 10, 50}, {"period200", true, 25, 0}},
+			map[string]sim.Time{"sleeper": us(25), "period200": us(225)}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := map[string]sim.Time{}
 			m := boot(t, nil, 1, func(th *Thread) {
 				c := th.CPU()
 				for _, a := range tc.arms {
-					it := Interrupt{Name: a.name, Fn: func(c *CPU) { got[a.name] = c.Now() }}
 					var tm *Timer
+					it := Interrupt{Name: a.name, Fn: func(c *CPU) {
+						got[a.name] = c.Now()
+						if p, ok := periods[a.name]; ok && c.Now() < us(60) {
+							tm.Arm(c.Now() + p) // hrtimer_forward_now(): HRTIMER_RESTART
+						}
+					}}
 					if a.hr {
 						tm = c.NewHRTimer(it)
 					} else {
