@@ -59,9 +59,6 @@ func (tm *Timer) ArmRange(soft sim.Time, slack sim.Duration) {
 	}
 }
 
-// SoftExpires is the timer's soft expiry (its expiry when it has no slack).
-func (tm *Timer) SoftExpires() sim.Time { return tm.soft }
-
 // expireSoft is the rest of __hrtimer_run_queues() after an hrtimer's
 // handler ran at now: the CPU's queued hrtimers in hard-expiry order (a
 // periodic one its handler re-armed among them), each raised now while
