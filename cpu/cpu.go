@@ -1,6 +1,8 @@
 package cpu
 
 import (
+	"slices"
+
 	"perfsim/sim"
 )
 
@@ -563,9 +565,13 @@ func (tm *Timer) Arm(when sim.Time) {
 	tm.arm(when, when)
 }
 
-// arm queues the timer at its hard expiry when, soft its soft one.
+// arm queues the timer at its hard expiry when, soft its soft one (a
+// range, soft < when, puts it among the CPU's ranged timers: hrtimer.go).
 func (tm *Timer) arm(soft, when sim.Time) {
 	tm.soft = soft
+	if soft < when && !slices.Contains(tm.c.ranged, tm) {
+		tm.c.ranged = append(tm.c.ranged, tm)
+	}
 	tm.c.m.post(tm.c)
 	tm.c.timers.Add(tm.t, when)
 	if tm.c.eng.Running() != tm.c.lane && when < tm.c.lane.Next() {

@@ -19,9 +19,6 @@ func (c *CPU) SetOnline(online bool, to *CPU) {
 		to.owned = append(to.owned, tm)
 		if armed {
 			tm.arm(tm.soft, when) // on to's, with its range
-			if tm.soft < when {
-				to.ranged = append(to.ranged, tm)
-			}
 		}
 	}
 	c.owned, c.ranged = nil, nil

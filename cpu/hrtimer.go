@@ -54,9 +54,6 @@ func (tm *Timer) ArmRange(soft sim.Time, slack sim.Duration) {
 		return
 	}
 	tm.arm(soft, hard)
-	if !slices.Contains(tm.c.ranged, tm) {
-		tm.c.ranged = append(tm.c.ranged, tm)
-	}
 }
 
 // expireSoft is the rest of __hrtimer_run_queues() after an hrtimer's

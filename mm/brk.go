@@ -175,8 +175,8 @@ func (m *MM) Mremap(addr, oldLen, newLen, flags, newAddr uint64) (uint64, uapi.E
 // moveVMA is move_vma(): [addr, addr+oldLen) of v goes to [to, to+newLen)
 // with its present pages; the old range is unmapped.
 func (m *MM) moveVMA(v *VMA, addr, oldLen, newLen, to uint64) uint64 {
-	nv := &VMA{Start: to, End: to + newLen, Flags: v.Flags, File: v.File, Special: v.Special,
-		Pgoff: v.Pgoff + (addr-v.Start)/PageSize, anon: v.anon}
+	nv := v.part(addr, addr+newLen)
+	nv.Start, nv.End = to, to+newLen
 	if v.File == nil {
 		nv.Pgoff = to / PageSize // an anon VMA's vm_pgoff follows its address
 	}

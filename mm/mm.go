@@ -53,6 +53,16 @@ type VMA struct {
 	anon bool
 }
 
+// part is a copy of v covering [start, end) within it, its pgoff moved
+// with its start (a split's or a partial unmap's piece: every other field,
+// the anon_vma too, is v's).
+func (v *VMA) part(start, end uint64) *VMA {
+	nv := *v
+	nv.Start, nv.End = start, end
+	nv.Pgoff = v.Pgoff + (start-v.Start)/PageSize
+	return &nv
+}
+
 // Len is vm_end - vm_start.
 func (v *VMA) Len() uint64 { return v.End - v.Start }
 
@@ -331,10 +341,10 @@ func (m *MM) Munmap(addr, length uint64) uapi.Errno {
 			continue
 		}
 		if v.Start < addr {
-			out = append(out, &VMA{Start: v.Start, End: addr, Flags: v.Flags, Pgoff: v.Pgoff, File: v.File, Special: v.Special, anon: v.anon})
+			out = append(out, v.part(v.Start, addr))
 		}
 		if v.End > end {
-			out = append(out, &VMA{Start: end, End: v.End, Flags: v.Flags, Pgoff: v.Pgoff + (end-v.Start)/PageSize, File: v.File, Special: v.Special, anon: v.anon})
+			out = append(out, v.part(end, v.End))
 		}
 	}
 	m.VMAs = out
@@ -516,7 +526,7 @@ func (m *MM) Mprotect(addr, length, prot uint64) ([]*VMA, uapi.Errno) {
 // split cuts v at a, leaving [v.Start, a) in v and inserting [a, v.End).
 // mm/vma.c: split_vma()
 func (m *MM) split(v *VMA, a uint64) {
-	right := &VMA{Start: a, End: v.End, Flags: v.Flags, Pgoff: v.Pgoff + (a-v.Start)/PageSize, File: v.File, Special: v.Special, anon: v.anon}
+	right := v.part(a, v.End)
 	v.End = a
 	m.insert(right)
 }

@@ -37,7 +37,7 @@ type hpCPU struct {
 func TestCPUHotplugEvents(t *testing.T) {
 	m := cpu.NewMachine(cpu.Config{CPUs: 3}, nil)
 	t.Cleanup(m.Close)
-	s := sched.New(m, exactSleeps())
+	s := sched.New(m, ExactSleeps())
 	k := NewKernel(s, DefaultOptions(3))
 	var lockdep []string
 	s.Lockdep.Report = func(_ *cpu.CPU, kind, msg string) { lockdep = append(lockdep, kind+": "+msg) }

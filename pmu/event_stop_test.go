@@ -37,7 +37,7 @@ type stopRun struct {
 func stopRace(t *testing.T, hold bool, timeout sim.Duration) stopRun {
 	m := cpu.NewMachine(cpu.Config{CPUs: 3}, nil)
 	t.Cleanup(m.Close)
-	cfg := exactSleeps()
+	cfg := ExactSleeps()
 	if timeout != 0 {
 		cfg.HungTaskTimeout = timeout
 	}

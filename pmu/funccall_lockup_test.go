@@ -18,7 +18,7 @@ import (
 func retryRace(t *testing.T, wake sim.Duration, ioctl bool) []sched.Lockup {
 	m := cpu.NewMachine(cpu.Config{CPUs: 2}, nil)
 	t.Cleanup(m.Close)
-	cfg := exactSleeps()
+	cfg := ExactSleeps()
 	cfg.HungTaskTimeout = sim.Nanosecond
 	s := sched.New(m, cfg)
 	k := NewKernel(s, DefaultOptions(2))

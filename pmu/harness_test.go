@@ -21,7 +21,7 @@ type machine struct {
 
 func newMachine(tb testing.TB, cpus int, ch sim.Chooser, knobs pmu.Knobs) *machine {
 	m := cpu.NewMachine(cpu.Config{CPUs: cpus}, ch)
-	cfg := exactSleeps()
+	cfg := pmu.ExactSleeps()
 	s := sched.New(m, cfg)
 	o := pmu.DefaultOptions(cpus)
 	o.Knobs = knobs
@@ -96,13 +96,4 @@ func sleepUntil(mc *machine, t *sched.Task, at sim.Time) {
 	if d := at - mc.m.Now(); d > 0 {
 		mc.s.RunOps(t, []sched.Op{sched.Sleep(d)})
 	}
-}
-
-// exactSleeps is sched.DefaultConfig() with no timer slack: the tests
-// whose timelines were laid out with exact sleeps (every nanosleep wakes
-// when asked, cpu/hrtimer.go).
-func exactSleeps() sched.Config {
-	cfg := sched.DefaultConfig()
-	cfg.TimerSlack = 0
-	return cfg
 }

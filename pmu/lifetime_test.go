@@ -20,7 +20,7 @@ func lifeRig(t *testing.T, off bool, fn func(k *Kernel, t *sched.Task)) (kinds [
 	t.Helper()
 	m := cpu.NewMachine(cpu.Config{CPUs: 1}, nil)
 	t.Cleanup(m.Close)
-	s := sched.New(m, exactSleeps())
+	s := sched.New(m, ExactSleeps())
 	o := DefaultOptions(1)
 	if off {
 		o.Knobs.Extra = map[string]string{"object-lifetime": "off"}

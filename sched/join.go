@@ -47,22 +47,18 @@ func (k handlesKey) FootprintKey() string { return k.t.FootprintKey() + "/pthrea
 // FootprintExtent is the memory the key names (explore's write audit).
 func (k handlesKey) FootprintExtent() []any { return []any{&k.t.join.joinable} }
 
-// tidFutex is the futex name of a thread's tid word.
-func tidFutex(t *Task) string { return fmt.Sprintf("tid#%d", t.TID) }
-
-// joinTarget is the thread whose tid word futex name is, or nil.
-func (s *Sched) joinTarget(name string) *Task {
-	var tid int
-	if _, err := fmt.Sscanf(name, "tid#%d", &tid); err != nil {
-		return nil
+// tidFutex looks up the futex on th's tid word: the program's (join) or
+// mm_release()'s lookup, naming the thread on the futex it makes.
+func (s *Sched) tidFutex(t, th *Task) (waitObjKey, *futexQ) {
+	key, f := s.futexLookup(t, tidFutexName(th))
+	if f.thread == nil {
+		f.thread = th // made by the lookup, which annotated the write
 	}
-	for _, t := range s.Tasks {
-		if t.TID == tid {
-			return t
-		}
-	}
-	return nil
+	return key, f
 }
+
+// tidFutexName is the futex name of a thread's tid word.
+func tidFutexName(t *Task) string { return fmt.Sprintf("tid#%d", t.TID) }
 
 // noteJoinable keeps c, a thread t created with CLONE_CHILD_CLEARTID, as
 // the handle a later join of its program name takes (pthread_create()'s
@@ -85,14 +81,12 @@ func (s *Sched) mmRelease(t *Task) {
 		return
 	}
 	if t.MM != nil && t.MM.Users > 1 {
-		key := waitObjKey{s, "futex", tidFutex(t)}
-		s.lookupWaitObj(t, key, s.objs.futexes[key.name] == nil)
+		key, f := s.tidFutex(t, t)
 		if s.M.FootprintListening() {
 			t.CPU().AccessMarkedOnly(tidKey{t}, "tid", cpu.MarkedWrite, "mm_release") // put_user(0, tsk->clear_child_tid)
 		}
 		t.join.tidCleared = true
-		s.accessWaitObj(t, key, "futex_wake") // do_futex(tsk->clear_child_tid, FUTEX_WAKE, 1, ...)
-		s.wakeOne(&s.objs.futex(key.name).q, 0)
+		s.futexWake(t, key, f, 1) // do_futex(tsk->clear_child_tid, FUTEX_WAKE, 1, ...)
 	}
 	if s.M.FootprintListening() {
 		t.CPU().AccessMarkedOnly(tidKey{t}, "tid", cpu.MarkedWrite, "mm_release") // tsk->clear_child_tid = NULL
@@ -113,25 +107,17 @@ func (s *Sched) join(t *Task, name string) {
 	}
 	th := list[0]
 	t.join.joinable[name] = list[1:]
-	key := waitObjKey{s, "futex", tidFutex(th)}
-	for {
+	// tidCleared reads the word, in pthread_join()'s loop and in
+	// futex_wait_setup()'s compare under the bucket's lock
+	// (futex_get_value_locked(): *uaddr != val: -EAGAIN)
+	tidCleared := func(fn string) bool {
 		if s.M.FootprintListening() {
-			t.CPU().AccessMarkedOnly(tidKey{th}, "tid", cpu.MarkedRead, "pthread_join") // atomic_load_acquire(&pd->tid)
+			t.CPU().AccessMarkedOnly(tidKey{th}, "tid", cpu.MarkedRead, fn)
 		}
-		if th.join.tidCleared {
-			return
-		}
-		s.lookupWaitObj(t, key, s.objs.futexes[key.name] == nil)
-		s.SyscallAnnotated(t, "futex", func(t *Task) { // footprint_wait.go
-			s.accessWaitObj(t, key, "futex_wait") // futex_q_lock(): spin_lock(&hb->lock)
-			if s.M.FootprintListening() {
-				t.CPU().AccessMarkedOnly(tidKey{th}, "tid", cpu.MarkedRead, "futex_wait_setup") // futex_get_value_locked(): *uaddr != val: -EAGAIN
-			}
-			if th.join.tidCleared {
-				return // -EAGAIN: the thread cleared it meanwhile; the loop sees 0
-			}
-			t.Step("futex_wait:queue")
-			s.waitOn(t, &s.objs.futex(key.name).q, key, "futex_wait")
-		})
+		return th.join.tidCleared
+	}
+	for !tidCleared("pthread_join") { // atomic_load_acquire(&pd->tid)
+		key, f := s.tidFutex(t, th)
+		s.futexWait(t, key, f, func() bool { return tidCleared("futex_wait_setup") })
 	}
 }

@@ -220,6 +220,9 @@ type pipe struct {
 // futexQ is a futex hash bucket's queue for one futex word.
 type futexQ struct {
 	q WaitQueue
+	// thread is the thread whose tid word this is, which pthread_join()
+	// waits on (join.go); nil for a futex a scenario names.
+	thread *Task
 }
 
 // waitObjects are the pipes and futexes the tasks of a machine share by name.
@@ -316,19 +319,42 @@ func (s *Sched) pipeOp(t *Task, name string, n int) {
 // n waiters in queue order. A wake with no waiter is lost, as the kernel's.
 // kernel/futex/waitwake.c: futex_wait(), futex_wake()
 func (s *Sched) futexOp(t *Task, name string, n int) {
+	key, f := s.futexLookup(t, name)
+	if n == 0 {
+		s.futexWait(t, key, f, nil)
+		return
+	}
+	s.SyscallAnnotated(t, "futex", func(t *Task) { s.futexWake(t, key, f, n) }) // footprint_wait.go
+}
+
+// futexLookup is the program's lookup of futex word name (footprint_wait.go).
+func (s *Sched) futexLookup(t *Task, name string) (waitObjKey, *futexQ) {
 	key := waitObjKey{s, "futex", name}
 	s.lookupWaitObj(t, key, s.objs.futexes[name] == nil)
-	f := s.objs.futex(name)
+	return key, s.objs.futex(name)
+}
+
+// futexWait is futex(FUTEX_WAIT) on f: under the bucket's lock, -EAGAIN
+// when changed says the word no longer holds the value the caller read
+// (nil: it always does), else a sleep until a wake.
+// kernel/futex/waitwake.c: futex_wait_setup(), futex_wait()
+func (s *Sched) futexWait(t *Task, key waitObjKey, f *futexQ, changed func() bool) {
 	s.SyscallAnnotated(t, "futex", func(t *Task) { // footprint_wait.go
-		s.accessWaitObj(t, key, "futex") // kernel/futex/core.c: futex_q_lock() / futex_wake(): spin_lock(&hb->lock)
-		if n == 0 {
-			t.Step("futex_wait:queue")
-			s.waitOn(t, &f.q, key, "futex_wait")
-			return
+		s.accessWaitObj(t, key, "futex") // kernel/futex/core.c: futex_q_lock(): spin_lock(&hb->lock)
+		if changed != nil && changed() {
+			return // -EAGAIN
 		}
-		for i := 0; i < n && s.wakeOne(&f.q, 0); i++ {
-		}
+		t.Step("futex_wait:queue")
+		s.waitOn(t, &f.q, key, "futex_wait")
 	})
+}
+
+// futexWake wakes up to n of f's waiters in queue order, under its lock.
+// kernel/futex/waitwake.c: futex_wake()
+func (s *Sched) futexWake(t *Task, key waitObjKey, f *futexQ, n int) {
+	s.accessWaitObj(t, key, "futex") // kernel/futex/core.c: futex_wake(): spin_lock(&hb->lock)
+	for i := 0; i < n && s.wakeOne(&f.q, 0); i++ {
+	}
 }
 
 // Blocked describes the sleeping tasks that nothing can wake: those waiting
@@ -377,8 +403,8 @@ func (s *Sched) WaitingOn(t *Task) string {
 	}
 	for name, f := range s.objs.futexes {
 		if has(&f.q) {
-			if th := s.joinTarget(name); th != nil {
-				return fmt.Sprintf("join %s: futex on its tid", th)
+			if f.thread != nil {
+				return fmt.Sprintf("join %s: futex on its tid", f.thread)
 			}
 			return "futex " + name
 		}

@@ -37,13 +37,7 @@ type EventQueue struct {
 	seq uint64
 }
 
-func (q *EventQueue) less(i, j int) bool {
-	a, b := q.h[i], q.h[j]
-	if a.When != b.When {
-		return a.When < b.When
-	}
-	return a.seq < b.seq
-}
+func (q *EventQueue) less(i, j int) bool { return q.h[i].Compare(q.h[j]) < 0 }
 
 func (q *EventQueue) swap(i, j int) {
 	q.h[i], q.h[j] = q.h[j], q.h[i]
