@@ -48,6 +48,23 @@ task b cpu1
   close ev
 `
 
+// joinSrc joins threads that are still running on the other CPU, and one
+// that has exited.
+const joinSrc = `scenario join
+cpus 2
+kernel timer-slack=0
+task m cpu0
+  repeat 3
+    thread w
+      migrate cpu1
+      compute 5us
+    join w
+  thread v
+    compute 1us
+  sleep 20us
+  join v
+`
+
 // TestWriteAuditUserCode: the user-mode code runOps runs annotated and
 // the syscall bodies of the scheduler's own that enter annotated write
 // nothing they do not annotate, on a scenario of each (userCodeSrc) and
@@ -75,6 +92,20 @@ func TestWriteAuditUserCode(t *testing.T) {
 			}
 		}
 		t.Logf("checked: %v", a.Checked)
+	})
+	// pthread_join(): the joiner's futex wait on the tid word, and the
+	// thread's exit_mm() -> mm_release() clearing it and waking the joiner
+	// across CPUs (ttwu_queue_wakelist), then dropping mm_users after it.
+	t.Run("join", func(t *testing.T) {
+		a := auditRun(t, "join", joinSrc, 3)
+		if len(a.Violations) > 0 {
+			t.Errorf("declared fragments that write what they do not annotate:\n%v", a.Violations)
+		}
+		for _, start := range append(entry, "futex_wait:queue", "ttwu_queue_wakelist") {
+			if a.Checked[start] == 0 {
+				t.Errorf("no fragment %s checked (every one reached unaudited code)", start)
+			}
+		}
 	})
 	for _, tc := range []struct {
 		name string

@@ -307,8 +307,8 @@ func (s *Sched) exit(t *Task) {
 // VMAs still mapped). Both orders of do_exit() run it before exit_files().
 // kernel/exit.c: exit_mm()
 func (s *Sched) exitMM(t *Task) {
+	s.mmRelease(t) // exit_mm_release() first: its futex wake may reach a step point (join.go)
 	s.accessExitMM(t)
-	s.mmRelease(t) // join.go
 	if t.MM != nil && t.MM.Users > 0 {
 		t.MM.Users--
 	}

@@ -80,6 +80,9 @@ func (s *Sched) mmRelease(t *Task) {
 	if !t.join.clearChildTID {
 		return
 	}
+	if s.M.FootprintListening() && t.MM != nil {
+		t.CPU().AccessMarkedOnly(t.MM, "mm->mm_users", cpu.MarkedRead, "mm_release") // atomic_read(&mm->mm_users) > 1
+	}
 	if t.MM != nil && t.MM.Users > 1 {
 		key, f := s.tidFutex(t, t)
 		if s.M.FootprintListening() {
