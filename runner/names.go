@@ -44,6 +44,7 @@ var taskFieldHelp = map[string]string{
 	"minor-faults":   "page faults that found or allocated the page (min_flt)",
 	"major-faults":   "page faults that read a file page (maj_flt)",
 	"segfaulted":     "a bad access (no VMA, or one that forbids it) killed it with SIGSEGV",
+	"timer-slack":    "its timer_slack_ns (what prctl(PR_GET_TIMERSLACK) returns): how late its nanosleep may wake",
 }
 
 // argSyntax is how an action's argument is written in its synopsis.

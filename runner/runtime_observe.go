@@ -53,6 +53,7 @@ var taskFields = map[string]scenarios.Type{
 	"minor-faults":   scenarios.IntType,  // min_flt
 	"major-faults":   scenarios.IntType,  // maj_flt
 	"segfaulted":     scenarios.BoolType, // a bad access killed it
+	"timer-slack":    scenarios.IntType,  // timer_slack_ns
 }
 
 // Observe returns the value of an observable: the built-in ones, then the perf
@@ -167,6 +168,8 @@ func observeTask(r *Run, t *sched.Task, field string) (int64, bool) {
 			return 1, true
 		}
 		return 0, true
+	case "timer-slack":
+		return int64(t.TimerSlack), true
 	}
 	return 0, false
 }
