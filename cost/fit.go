@@ -166,6 +166,38 @@ var hrtimerGapsText string
 //go:embed testdata/forkexit.txt
 var forkExitText string
 
+//go:embed testdata/faults.txt
+var faultsText string
+
+// FitFaults sets p's page fault costs from faults.sh's figures (ns of CPU
+// time per fault, each the median of its runs):
+//
+//	AnonFault     = fault.anon_write
+//	ZeroPageFault = fault.anon_read
+//	FileMapFault  = fault.file_map
+//	CopyFault     = fault.file_cow
+func FitFaults(p *Profile, m Measurements) error {
+	for _, f := range []struct {
+		dst *sim.Duration
+		key string
+	}{
+		{&p.AnonFault, "fault.anon_write"},
+		{&p.ZeroPageFault, "fault.anon_read"},
+		{&p.FileMapFault, "fault.file_map"},
+		{&p.CopyFault, "fault.file_cow"},
+	} {
+		v, ok := m[f.key]
+		if !ok {
+			return fmt.Errorf("calibration: no %s (cost/calibrate/faults.sh)", f.key)
+		}
+		if v <= 0 {
+			return fmt.Errorf("calibration: %s comes out at %.1f ns: rerun faults.sh", f.key, v)
+		}
+		*f.dst = sim.Duration(math.Round(v))
+	}
+	return nil
+}
+
 // FitForkExit sets p's task creation and teardown costs from forkexit.sh's
 // figures (ns of CPU time per operation, each the median of its runs):
 //
@@ -248,7 +280,7 @@ var thisMachine = sync.OnceValue(fitThisMachine)
 func fitThisMachine() Profile {
 	p, err := fitThisMachineErr()
 	if err != nil {
-		panic("cost: testdata/this-machine.txt, hrtimer-gaps.txt, forkexit.txt or reader-wakeups.txt: " + err.Error()) // committed files TestThisMachineFits checks
+		panic("cost: testdata/this-machine.txt, hrtimer-gaps.txt, forkexit.txt, faults.txt or reader-wakeups.txt: " + err.Error()) // committed files TestThisMachineFits checks
 	}
 	return p
 }
@@ -276,6 +308,13 @@ func fitThisMachineErr() (Profile, error) {
 		return Profile{}, err
 	}
 	if err = FitForkExit(&p, fe); err != nil {
+		return Profile{}, err
+	}
+	fl, err := ParseMeasurements(faultsText)
+	if err != nil {
+		return Profile{}, err
+	}
+	if err = FitFaults(&p, fl); err != nil {
 		return Profile{}, err
 	}
 	r, err := ParseMeasurements(readerWakeupsText)
@@ -337,6 +376,10 @@ func deriveI74790() Profile {
 		CloneProcess:      sc(tm.CloneProcess),
 		CloneThread:       sc(tm.CloneThread),
 		Wait4Reap:         sc(tm.Wait4Reap),
+		AnonFault:         sc(tm.AnonFault),
+		ZeroPageFault:     sc(tm.ZeroPageFault),
+		FileMapFault:      sc(tm.FileMapFault),
+		CopyFault:         sc(tm.CopyFault),
 	}
 }
 

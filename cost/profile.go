@@ -81,6 +81,17 @@ type Profile struct {
 	// wait_task_zombie() -> release_task(), exit. Charged by sched's wait4
 	// to the waiter when it reaps. From cost/testdata/forkexit.txt.
 	Wait4Reap sim.Duration
+
+	// AnonFault, ZeroPageFault, FileMapFault and CopyFault are a user page
+	// fault, exception entry to return, by the handler it runs
+	// (mm.How): a zeroed anon page (do_anonymous_page() of a write), the
+	// zero page mapped (of a read), a file's cached pages mapped
+	// (do_read_fault()'s fault-around: 16 pages), a page copied
+	// (do_cow_fault(), wp_page_copy()). Charged by sched's pageFault
+	// (a PTE made writable, wp_page_shared(), is charged ZeroPageFault:
+	// no page allocated either). Fitted from cost/testdata/faults.txt
+	// (FitFaults).
+	AnonFault, ZeroPageFault, FileMapFault, CopyFault sim.Duration
 }
 
 // Free is the zero profile: kernel work takes no virtual time.
@@ -115,6 +126,10 @@ func (p *Profile) Table() []string {
 		{"clone() of a process", p.CloneProcess},
 		{"clone() of a thread", p.CloneThread},
 		{"wait4() reaping a zombie", p.Wait4Reap},
+		{"page fault: anon page", p.AnonFault},
+		{"page fault: zero page", p.ZeroPageFault},
+		{"page fault: file pages mapped", p.FileMapFault},
+		{"page fault: page copied", p.CopyFault},
 	}
 	out := make([]string, len(rows), len(rows)+1)
 	for i, r := range rows {

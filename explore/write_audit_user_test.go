@@ -37,7 +37,7 @@ task a cpu0
 
 task b cpu1
   open ev -e task-clock pid a
-  compute 20us
+  compute 40us
   pipe write p
   pipe write p
   syscall write 1 0 8

@@ -15,17 +15,14 @@ type File struct {
 	Maj, Min uint32
 	Ino, Gen uint64
 	BuildID  []byte
-	pages    map[uint64]bool
-}
-
-// cache puts page pgoff in the page cache and reports whether it had to be
-// read (it was not there).
-func (f *File) cache(pgoff uint64) bool {
-	if f.pages[pgoff] {
-		return false
-	}
-	f.pages[pgoff] = true
-	return true
+	// Size is i_size in bytes; -1 for a file nobody sized (the model's
+	// files exist with whatever size a scenario maps): ftruncate(2) and
+	// O_TRUNC set it.
+	Size int64
+	// folios is the page cache (pagecache.go): the folio holding each
+	// cached page.
+	folios map[uint64]*folio
+	fs     *FS // the file system it is on (its device's ra_pages)
 }
 
 // FS is the machine's files: a path names one inode, shared by every
@@ -33,10 +30,17 @@ func (f *File) cache(pgoff uint64) bool {
 type FS struct {
 	files   map[string]*File
 	nextIno uint64
+	// RAPages is the device's bdi->ra_pages (read_ahead_kb / 4), what each
+	// file opened on it reads ahead (ReadAhead): VM_READAHEAD_PAGES (32,
+	// 128 KB) for a disk that reports no optimal I/O size.
+	RAPages uint64
 }
 
 // NewFS is an empty file system on device 8:1; every path exists.
-func NewFS() *FS { return &FS{files: map[string]*File{}, nextIno: 1000} }
+func NewFS() *FS { return &FS{files: map[string]*File{}, nextIno: 1000, RAPages: DefaultRAPages} }
+
+// DefaultRAPages is VM_READAHEAD_PAGES: 128 KB.
+const DefaultRAPages = 128 * 1024 / PageSize
 
 // Lookup returns the inode of path, made on first use, with its page cache
 // empty (the first access of each page is a major fault).
@@ -45,7 +49,7 @@ func (fs *FS) Lookup(path string) *File {
 		return f
 	}
 	fs.nextIno++
-	f := &File{Path: path, Maj: 8, Min: 1, Ino: fs.nextIno, pages: map[uint64]bool{}}
+	f := &File{Path: path, Maj: 8, Min: 1, Ino: fs.nextIno, Size: -1, folios: map[uint64]*folio{}, fs: fs}
 	if !strings.HasPrefix(path, "/dev/") {
 		// Every regular file is an ELF object with a GNU build-id note
 		// (what build_id_parse_nofault() reads): the SHA-1 of its path.
@@ -66,6 +70,17 @@ func (fs *FS) Cached(path string) bool { return fs.files[path] != nil }
 type OpenFile struct {
 	Inode *File
 	Anon  AnonFile
+	ra    *ReadAhead
+}
+
+// ReadAhead is the file's f_ra, made as the open's file_ra_state_init()
+// makes it (with fs's ra_pages) on first use: what every mapping of this
+// open file shares.
+func (of *OpenFile) ReadAhead(fs *FS) *ReadAhead {
+	if of.ra == nil {
+		of.ra = NewReadAhead(fs)
+	}
+	return of.ra
 }
 
 // AnonFile is the object behind an anon inode file. GetFile is get_file():

@@ -51,6 +51,23 @@ type VMA struct {
 	// anon is vma->anon_vma != NULL: the private VMA has had an anonymous
 	// page (a write fault: anon_vma_prepare()); a split keeps it.
 	anon bool
+	// ra is vm_file->f_ra, the readahead state of the open file it maps
+	// (SetReadAhead; a VMA made without one gets its own on first fault).
+	ra *ReadAhead
+}
+
+// SetReadAhead makes v's faults read ahead with ra, its open file's f_ra.
+func (v *VMA) SetReadAhead(ra *ReadAhead) { v.ra = ra }
+
+// readAhead is v's vm_file->f_ra.
+func (v *VMA) readAhead() *ReadAhead {
+	if v.ra == nil {
+		v.ra = &ReadAhead{RAPages: DefaultRAPages}
+		if v.File.fs != nil {
+			v.ra.RAPages = v.File.fs.RAPages
+		}
+	}
+	return v.ra
 }
 
 // part is a copy of v covering [start, end) within it, its pgoff moved
@@ -112,9 +129,10 @@ func (v *VMA) Name() string {
 type MM struct {
 	VMAs    []*VMA
 	present map[uint64]bool
-	// ro are the present pages of private VMAs whose PTE is read-only: the
-	// zero page or a page-cache page a read fault mapped, or a page a fork
-	// write-protected for copy-on-write. Writing one faults (do_wp_page()).
+	// ro are the present pages whose PTE is read-only: the zero page or a
+	// page-cache page a read fault mapped (in a shared VMA too: its write
+	// is page_mkwrite()'s fault), or a page a fork write-protected for
+	// copy-on-write. Writing one faults (do_wp_page()).
 	ro      map[uint64]bool
 	strings map[uint64]string
 	strTop  uint64
@@ -228,6 +246,35 @@ func (m *MM) unmappedArea(length uint64) (uint64, bool) {
 	return 0, false
 }
 
+// pmdSize is PMD_SIZE: what a page table maps, a huge page.
+const pmdSize = ptrsPerPTE * PageSize
+
+// getUnmappedArea is the top-down search for length bytes at file offset
+// off, aligned to a huge page where the kernel aligns it: a file mapping
+// of at least 2 MB past its first 2 MB-aligned offset (ext4's
+// thp_get_unmapped_area(): measured here, a 4 MB mapping of an ext4 file
+// starts on a 2 MB boundary), and a private anon mapping whose length is a
+// multiple of 2 MB (__get_unmapped_area()). A shared anon mapping is
+// shmem's, which aligns only with huge shmem (shmem_enabled is never by
+// default).
+// mm/mmap.c: __get_unmapped_area(); mm/huge_memory.c: __thp_get_unmapped_area()
+func (m *MM) getUnmappedArea(length, off uint64, file bool, flags uint64) (uint64, bool) {
+	thp := file || flags&uapi.MAP_TYPE == uapi.MAP_PRIVATE && length%pmdSize == 0
+	if !file {
+		off = 0 // "Always treat pgoff as zero for anonymous memory"
+	}
+	offEnd, offAlign := off+length, (off+pmdSize-1)&^(pmdSize-1)
+	if thp && offEnd > offAlign && offEnd-offAlign >= pmdSize {
+		if ret, ok := m.unmappedArea(length + pmdSize); ok {
+			if sub := (off - ret) & (pmdSize - 1); sub != 0 {
+				return ret + sub, true
+			}
+			return ret + pmdSize, true // top-down: the padding below
+		}
+	}
+	return m.unmappedArea(length)
+}
+
 func pageAlign(n uint64) uint64 { return (n + PageSize - 1) &^ (PageSize - 1) }
 
 // Mmap is do_mmap() without the file checks (the caller checked the fd):
@@ -262,7 +309,7 @@ func (m *MM) Mmap(addr, length uint64, prot, flags uint64, file *File, off uint6
 	} else {
 		addr = addr &^ (PageSize - 1)
 		if addr < PageSize || addr+length > MmapBase || !m.free(addr, addr+length) {
-			a, ok := m.unmappedArea(length)
+			a, ok := m.getUnmappedArea(length, off, file != nil, flags)
 			if !ok {
 				return nil, uapi.ENOMEM
 			}
@@ -367,45 +414,64 @@ const (
 )
 
 // Access is a user access to addr: a fault when its page is not present,
-// or when a write meets a read-only PTE of a private VMA (the zero page, a
-// page-cache page, a page a fork shares copy-on-write), which do_wp_page()
-// copies or, the last user, reuses. An anon page is a minor fault; a file
-// page is major when it is not in the page cache (which it then is, for
-// every mm). A read fault of a private VMA maps the page read-only (the
-// zero page, the page-cache page); a write fault gives the VMA its
-// anon_vma.
+// or when a write meets a read-only PTE (the zero page, a page-cache page
+// of a private VMA, a page a fork shares copy-on-write: do_wp_page()
+// copies it or, the last user, reuses it; a page-cache page of a shared
+// writable VMA: wp_page_shared() makes it writable). An anon page is a
+// minor fault; a file page goes through the page cache (fileFault). A
+// read fault of a private anon VMA maps the zero page read-only; a write
+// fault of a private VMA gives it its anon_vma.
 // arch/x86/mm/fault.c: do_user_addr_fault() -> mm/memory.c: handle_mm_fault(),
-// do_anonymous_page(), do_read_fault(), do_cow_fault(), do_wp_page()
+// do_anonymous_page(), do_fault(), do_wp_page()
 func (m *MM) Access(addr uint64, write bool) Fault {
+	f, _ := m.AccessHow(addr, write)
+	return f
+}
+
+// How is the handler a fault ran, which its cost depends on (the cost
+// model's fault costs, cost/calibrate/faults.c).
+type How uint8
+
+// The handlers.
+const (
+	HowAnonPage  How = iota // do_anonymous_page() of a write: a zeroed page
+	HowZeroPage             // do_anonymous_page() of a read: the zero page mapped read-only
+	HowFileMap              // a file's cached pages mapped: fault-around, finish_fault()
+	HowCopy                 // a page copied into an anon one: do_cow_fault(), wp_page_copy()
+	HowWriteable            // a read-only PTE made writable: wp_page_shared() (page_mkwrite())
+)
+
+// AccessHow is Access, and for a fault the handler it ran.
+func (m *MM) AccessHow(addr uint64, write bool) (Fault, How) {
 	page := addr &^ (PageSize - 1)
 	v := m.Find(addr)
 	if v == nil || write && v.Flags&VM_WRITE == 0 || !write && v.Flags&(VM_READ|VM_WRITE|VM_EXEC) == 0 {
-		return BadAccess // access_error()
+		return BadAccess, 0 // access_error()
 	}
 	private := v.Flags&VM_SHARED == 0
 	if m.present[page] {
 		if !write || !m.ro[page] {
-			return NoFault
+			return NoFault, 0
 		}
-		delete(m.ro, page) // do_wp_page(): wp_page_copy() or the reuse
+		delete(m.ro, page) // do_wp_page(): wp_page_copy() or the reuse; wp_page_shared()
+		if !private {
+			return MinorFault, HowWriteable
+		}
 		v.anon = true
-		return MinorFault
+		return MinorFault, HowCopy
+	}
+	if v.File != nil {
+		return m.fileFault(v, page, write)
 	}
 	m.present[page] = true
+	if private && !write {
+		m.ro[page] = true
+		return MinorFault, HowZeroPage
+	}
 	if private {
-		if write {
-			v.anon = true
-		} else {
-			m.ro[page] = true
-		}
+		v.anon = true
 	}
-	if v.File == nil {
-		return MinorFault
-	}
-	if v.File.cache(v.Pgoff + (page-v.Start)/PageSize) {
-		return MajorFault
-	}
-	return MinorFault
+	return MinorFault, HowAnonPage
 }
 
 // WriteProtected reports whether the page of addr has a read-only PTE in a

@@ -9,10 +9,13 @@ import (
 
 // TestMajorFaultSleeps: a major fault sleeps through its disk read
 // (sched_switch prev_state D, the I/O completion wakes it) and the other
-// task on the CPU runs meanwhile; a minor fault does not switch.
+// task on the CPU runs meanwhile; a minor fault does not switch. With no
+// readahead (read_ahead_kb 0) each page of the file is a major fault of
+// its own.
 func TestMajorFaultSleeps(t *testing.T) {
 	r, ss, _ := runRecords(t, `scenario major-sleeps
 cpus 1
+kernel read-ahead-kb=0
 task w cpu0
   syscall openat AT_FDCWD "/usr/lib/libfoo.so" O_RDONLY 0 as fd
   syscall mmap 0 8192 PROT_READ MAP_PRIVATE fd 0 as lib

@@ -84,14 +84,27 @@ type FaultHook interface {
 	FaultAccounted(t *Task, addr uint64, major bool)
 }
 
-// Costs of the modelled faults on the CPU: a minor fault (a zeroed or
-// cached page), and a major one's part before and after its disk read
-// (finding the page missing, submitting the read; the task sleeps through
-// the read itself: MajorFaultIO, fault_io.go).
-const (
-	MinorFaultCost = 500 * sim.Nanosecond
-	MajorFaultCost = 500 * sim.Nanosecond
-)
+// MajorFaultCost is a major fault's CPU time before and after its disk
+// read (finding the page missing, the read-around submitted; the task
+// sleeps through the read itself: MajorFaultIO, fault_io.go), on top of
+// the cost of mapping what it read (the cost model's FileMapFault or
+// CopyFault). Not calibrated: this machine's disk is a VM's.
+const MajorFaultCost = 500 * sim.Nanosecond
+
+// faultCost is what a fault that ran handler how costs under the cost
+// model (cost/testdata/faults.txt).
+func (s *Sched) faultCost(how mm.How) sim.Duration {
+	p := &s.Cfg.Cost
+	switch how {
+	case mm.HowAnonPage:
+		return p.AnonFault
+	case mm.HowFileMap:
+		return p.FileMapFault
+	case mm.HowCopy:
+		return p.CopyFault
+	}
+	return p.ZeroPageFault // the zero page; a PTE made writable (no page allocated either)
+}
 
 func (s *Sched) eachHook(fn func(h any)) {
 	for _, h := range s.SyscallHooks {
@@ -228,6 +241,9 @@ var sysModels = map[string]func(s *Sched, t *Task, a *[6]uint64) int64{
 		if err != 0 {
 			return errno(err)
 		}
+		if f != nil {
+			v.SetReadAhead(t.Files.Fget(int64(int32(a[4]))).ReadAhead(s.FS)) // vma->vm_file: the open file's f_ra
+		}
 		s.mmapHooks(t, v) // mmap_region() -> __mmap_complete() -> perf_event_mmap()
 		return int64(v.Start)
 	},
@@ -248,6 +264,19 @@ var sysModels = map[string]func(s *Sched, t *Task, a *[6]uint64) int64{
 			t.MM.NameHeap(v)
 		}
 		return int64(ret)
+	},
+	// fs/open.c: SYSCALL_DEFINE2(ftruncate) -> do_ftruncate(): i_size set,
+	// the page cache past it dropped (truncate_pagecache())
+	"ftruncate": func(s *Sched, t *Task, a *[6]uint64) int64 {
+		f := t.Files.Get(int64(int32(a[0])))
+		switch {
+		case f == nil:
+			return errno(uapi.EBADF)
+		case int64(a[1]) < 0:
+			return errno(uapi.EINVAL)
+		}
+		f.Truncate(int64(a[1]))
+		return 0
 	},
 	// mm/madvise.c: SYSCALL_DEFINE3(madvise): no perf record
 	"madvise": func(s *Sched, t *Task, a *[6]uint64) int64 {
@@ -283,9 +312,13 @@ func (s *Sched) open(t *Task, pathAddr, flags uint64) int64 {
 	if !ok {
 		return errno(uapi.EFAULT)
 	}
-	fd, err := t.Files.Install(s.FS.Lookup(p), flags&uapi.O_CLOEXEC != 0) // get_unused_fd_flags(O_CLOEXEC): __set_close_on_exec()
+	f := s.FS.Lookup(p)
+	fd, err := t.Files.Install(f, flags&uapi.O_CLOEXEC != 0) // get_unused_fd_flags(O_CLOEXEC): __set_close_on_exec()
 	if err != 0 {
 		return errno(err)
+	}
+	if flags&uapi.O_TRUNC != 0 {
+		f.Truncate(0) // do_open() -> handle_truncate()
 	}
 	return int64(fd)
 }
@@ -415,7 +448,7 @@ func (s *Sched) pageFault(t *Task, addr uint64, write bool) bool {
 			f.PageFault(t, addr)
 		}
 	})
-	res := t.MM.Access(addr, write)
+	res, how := t.MM.AccessHow(addr, write)
 	if res == mm.BadAccess {
 		t.Segfaulted = true
 		return false
@@ -425,9 +458,9 @@ func (s *Sched) pageFault(t *Task, addr uint64, write bool) bool {
 		s.ioWait(t, MajorFaultIO) // the read from disk: the task sleeps (D), another runs
 		t.MajFlt++
 	} else {
-		t.Spend(MinorFaultCost)
 		t.MinFlt++
 	}
+	t.Spend(s.faultCost(how))
 	s.eachHook(func(h any) {
 		if f, ok := h.(FaultHook); ok {
 			f.FaultAccounted(t, addr, res == mm.MajorFault) // mm_account_fault()

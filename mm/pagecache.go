@@ -1,0 +1,256 @@
+package mm
+
+// The page cache of a file (its address_space's i_pages) holds folios:
+// [index, index+2^order) of the file, uptodate once read (the model reads
+// at once), some marked PG_readahead. Readahead makes them: a major fault's
+// read-around, and the next window when a fault meets a marked folio. What
+// a fault maps depends on them (fault_file.go): fault-around skips a
+// marked folio, and maps a large folio whole where it can.
+
+// folio is a struct folio of a file's page cache.
+type folio struct {
+	index     uint64 // its first page
+	order     uint   // 2^order pages
+	readahead bool   // PG_readahead: reaching it starts the next async readahead
+}
+
+func (f *folio) pages() uint64 { return 1 << f.order }
+
+// next is folio_next_index().
+func (f *folio) next() uint64 { return f.index + f.pages() }
+
+// maxPagecacheOrder is MAX_PAGECACHE_ORDER on x86_64 with THP
+// (HPAGE_PMD_ORDER), which ext4's mapping_max_folio_order() is:
+// EXT4_MAX_PAGECACHE_ORDER() = min(MAX_PAGECACHE_ORDER, 11 + blkbits - PAGE_SHIFT).
+const maxPagecacheOrder = 9
+
+// lookup is filemap_get_folio(): the folio holding page pgoff, or nil.
+func (f *File) lookup(pgoff uint64) *folio { return f.folios[pgoff] }
+
+// addFolio is filemap_add_folio() of a folio of 2^order pages at index: it
+// fails (-EEXIST) when any of its pages is cached already.
+func (f *File) addFolio(index uint64, order uint) *folio {
+	for i := index; i < index+1<<order; i++ {
+		if f.folios[i] != nil {
+			return nil
+		}
+	}
+	fo := &folio{index: index, order: order}
+	for i := index; i < fo.next(); i++ {
+		f.folios[i] = fo
+	}
+	return fo
+}
+
+// cache puts page pgoff in the page cache (an order-0 folio: mm_populate()'s
+// read) and reports whether it had to be read (it was not there).
+func (f *File) cache(pgoff uint64) bool {
+	if f.folios[pgoff] != nil {
+		return false
+	}
+	f.addFolio(pgoff, 0)
+	return true
+}
+
+// lastIndex is the index of the file's last page ((i_size - 1) >>
+// PAGE_SHIFT), and false for a file of size 0; a file whose size nobody
+// set (the model's files exist with any size) has no last page.
+func (f *File) lastIndex() (uint64, bool) {
+	if f.Size < 0 {
+		return ^uint64(0), true
+	}
+	if f.Size == 0 {
+		return 0, false
+	}
+	return uint64(f.Size-1) / PageSize, true
+}
+
+// Truncate sets i_size to size bytes and drops the cached pages past it
+// (truncate_pagecache(); a mapping's PTEs past it are not modelled).
+// fs/attr.c: notify_change() -> mm/truncate.c: truncate_setsize()
+func (f *File) Truncate(size int64) {
+	f.Size = size
+	last, ok := f.lastIndex()
+	for pg, fo := range f.folios {
+		if !ok || fo.index > last {
+			delete(f.folios, pg)
+		}
+	}
+}
+
+// beyondEOF reports whether page pgoff is at or past i_size (a fault there
+// is SIGBUS: filemap_fault()'s max_idx check).
+func (f *File) beyondEOF(pgoff uint64) bool {
+	last, ok := f.lastIndex()
+	return !ok || pgoff > last
+}
+
+// ReadAhead is a struct file's f_ra (struct file_ra_state): the window the
+// last readahead read, and the device's ra_pages it was opened with
+// (file_ra_state_init(): bdi->ra_pages, read_ahead_kb / 4).
+type ReadAhead struct {
+	RAPages                uint64
+	start, size, asyncSize uint64
+	order                  uint
+}
+
+// NewReadAhead is file_ra_state_init() for a file of fs.
+func NewReadAhead(fs *FS) *ReadAhead { return &ReadAhead{RAPages: fs.RAPages} }
+
+// getNextRASize is the next window's size: quadrupled while small, then
+// doubled, up to max.
+// mm/readahead.c: get_next_ra_size()
+func getNextRASize(cur, max uint64) uint64 {
+	if cur < max/16 {
+		return 4 * cur
+	}
+	if cur <= max/2 {
+		return 2 * cur
+	}
+	return max
+}
+
+// raOrder reads ra's window [start, start+size) into f's page cache in
+// folios of up to 2^ra.order pages, marking the one holding start + size -
+// asyncSize PG_readahead; on a page already cached it leaves the rest to
+// do_page_cache_ra().
+// mm/readahead.c: page_cache_ra_order() (ext4 supports large folios)
+func (f *File) raOrder(ra *ReadAhead) {
+	start := ra.start
+	last, ok := f.lastIndex()
+	if !ok {
+		return
+	}
+	limit := min(last, start+ra.size-1)
+	mark := start + ra.size - ra.asyncSize
+	newOrder := min(uint(maxPagecacheOrder), ra.order, ilog2(ra.size))
+	ra.order = newOrder
+	index := start
+	failed := false
+	for index <= limit {
+		order := newOrder
+		if index&(1<<order-1) != 0 { // align with smaller pages if needed
+			order = ffs(index)
+		}
+		for order > 0 && index+1<<order-1 > limit { // no pages past EOF
+			order--
+		}
+		fo := f.addFolio(index, order) // ra_alloc_folio()
+		if fo == nil {
+			failed = true
+			break
+		}
+		if mark-index < 1<<order {
+			fo.readahead = true
+		}
+		index += 1 << order
+	}
+	if failed && ra.size > index-start { // fallback
+		f.doPageCacheRA(index, ra.size-(index-start), ra.asyncSize)
+	}
+}
+
+// doPageCacheRA reads nr pages from index in order-0 folios, none past
+// EOF, skipping those cached, marking the one lookahead pages before the
+// end PG_readahead.
+// mm/readahead.c: do_page_cache_ra() -> page_cache_ra_unbounded()
+func (f *File) doPageCacheRA(index, nr, lookahead uint64) {
+	last, ok := f.lastIndex()
+	if !ok || index > last {
+		return
+	}
+	if nr > last-index {
+		nr = last - index + 1
+	}
+	mark := ^uint64(0)
+	if lookahead <= nr {
+		mark = nr - lookahead
+	}
+	for i := uint64(0); i < nr; i++ {
+		if fo := f.addFolio(index+i, 0); fo != nil && i == mark {
+			fo.readahead = true
+		}
+	}
+}
+
+// syncMmapReadahead is a major fault's readahead around page pgoff of v: a
+// window of ra_pages centred on it (read-around) or, for an executable
+// mapping, from it to the end of the VMA with no async part. With ra_pages
+// 0 or MADV_RANDOM nothing is read ahead.
+// mm/filemap.c: do_sync_mmap_readahead() (mmap_miss, MADV_SEQUENTIAL and
+// VM_HUGEPAGE are not modelled)
+func (f *File) syncMmapReadahead(v *VMA, ra *ReadAhead, pgoff uint64) {
+	if ra.RAPages == 0 {
+		return
+	}
+	if v.Flags&VM_EXEC != 0 {
+		ra.order = 0 // exec_folio_order(): x86 has none
+		ra.start = max(pgoff, v.Pgoff)
+		ra.size = min(ra.start+ra.RAPages, v.Pgoff+v.Len()/PageSize) - ra.start
+		ra.asyncSize = 0
+	} else {
+		ra.start = pgoff - min(pgoff, ra.RAPages/2)
+		ra.size = ra.RAPages
+		ra.asyncSize = ra.RAPages / 4
+		ra.order = 0
+	}
+	f.raOrder(ra)
+}
+
+// asyncMmapReadahead is a fault on fo, a cached folio marked PG_readahead:
+// the mark is cleared and the next window is read, ahead of the reader,
+// in larger folios than the last.
+// mm/filemap.c: do_async_mmap_readahead() -> mm/readahead.c: page_cache_async_ra()
+func (f *File) asyncMmapReadahead(ra *ReadAhead, fo *folio, index uint64) {
+	if ra.RAPages == 0 {
+		return
+	}
+	fo.readahead = false
+	maxPages := ra.RAPages // ractl_max_pages(): the request is ra_pages
+	expected := (ra.start + ra.size - ra.asyncSize) &^ (fo.pages() - 1)
+	if index == expected {
+		ra.start += ra.size
+		ra.size = max(ra.size, getNextRASize(ra.size, maxPages))
+	} else {
+		// A marked folio without valid readahead state: the async size is
+		// what is cached after it.
+		start := index + 1
+		for start <= index+maxPages && f.folios[start] != nil { // page_cache_next_miss()
+			start++
+		}
+		if start-index > maxPages {
+			return
+		}
+		ra.start = start
+		ra.size = start - index + maxPages
+		ra.size = getNextRASize(ra.size, maxPages)
+	}
+	ra.order += 2
+	align := uint64(1) << min(ra.order, ffs(maxPages))
+	end := ra.start + ra.size
+	if alignedEnd := end &^ (align - 1); alignedEnd > ra.start {
+		ra.size -= end - alignedEnd
+	}
+	ra.asyncSize = ra.size
+	f.raOrder(ra)
+}
+
+// ilog2 is ilog2(n) for n > 0.
+func ilog2(n uint64) uint {
+	var l uint
+	for n > 1 {
+		n >>= 1
+		l++
+	}
+	return l
+}
+
+// ffs is __ffs(n): the index of n's lowest set bit (n > 0).
+func ffs(n uint64) uint {
+	var i uint
+	for n&1 == 0 {
+		n >>= 1
+		i++
+	}
+	return i
+}
