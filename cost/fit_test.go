@@ -224,3 +224,39 @@ func ExampleFitReader() {
 	fmt.Println("per wake-up:", p.ReaderRound, "per KiB:", p.ReaderPerKiB)
 	// Output: per wake-up: 3.963us per KiB: 470ns
 }
+
+// TestFitFaults: faults.sh's four figures become the four fault costs,
+// rounded to the nanosecond; a missing or non-positive figure is an error
+// naming it.
+func TestFitFaults(t *testing.T) {
+	m := Measurements{"fault.anon_write": 2533.4, "fault.anon_read": 962.6, "fault.file_map": 4099.6, "fault.file_cow": 2811.5}
+	var p Profile
+	if err := FitFaults(&p, m); err != nil {
+		t.Fatal(err)
+	}
+	got := []sim.Duration{p.AnonFault, p.ZeroPageFault, p.FileMapFault, p.CopyFault}
+	if d := cmp.Diff([]sim.Duration{2533, 963, 4100, 2812}, got); d != "" {
+		t.Errorf("(-want +got):\n%s", d)
+	}
+	for _, tc := range []struct {
+		key  string
+		v    float64
+		want string
+	}{
+		{"fault.file_map", -1, "calibration: fault.file_map comes out at -1.0 ns: rerun faults.sh"},
+		{"fault.anon_read", 0, "calibration: fault.anon_read comes out at 0.0 ns: rerun faults.sh"},
+	} {
+		bad := Measurements{}
+		for k, v := range m {
+			bad[k] = v
+		}
+		bad[tc.key] = tc.v
+		if err := FitFaults(&p, bad); err == nil || err.Error() != tc.want {
+			t.Errorf("%s = %v: error %v, want %q", tc.key, tc.v, err, tc.want)
+		}
+	}
+	delete(m, "fault.file_cow")
+	if err := FitFaults(&p, m); err == nil || err.Error() != "calibration: no fault.file_cow (cost/calibrate/faults.sh)" {
+		t.Errorf("without fault.file_cow: %v", err)
+	}
+}

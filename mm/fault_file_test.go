@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -101,5 +102,146 @@ func TestFileFaultsReal(t *testing.T) {
 	}
 	if runs < 100 || inFlight > 3 {
 		t.Fatalf("%d runs in real.txt, %d cold reads with a fault more than the model", runs, inFlight)
+	}
+}
+
+// raWindow is a readahead window as f_ra holds it, and the pages its read
+// marked PG_readahead.
+type raWindow struct {
+	Start, Size, Async uint64
+	Order              uint
+	Marks              []uint64
+}
+
+// TestReadaheadWindows: the windows a sequential reader's faults read at
+// read_ahead_kb 128 (32 pages), by the kernel's arithmetic: the major
+// fault at page 0 reads around it (start max(0, 0-16), 32 pages, 8 async:
+// the mark at 24, order 0); each fault on a mark reads the next window
+// (page_cache_async_ra(): index == expected, so start += size, size
+// get_next_ra_size() = max 32, async = size, so the mark is the window's
+// first folio), its folios two orders larger each time up to ilog2(size);
+// a file's end clips the last window's folio order. At 8192 KB a file of
+// 1000 pages is read whole by the first window, its mark (1536) past EOF
+// unset.
+func TestReadaheadWindows(t *testing.T) {
+	marks := func(f *File) []uint64 {
+		var out []uint64
+		for pg, fo := range f.folios {
+			if fo.readahead && pg == fo.index {
+				out = append(out, pg)
+			}
+		}
+		slices.Sort(out)
+		return out
+	}
+	for _, tc := range []struct {
+		name  string
+		raKB  int
+		pages int64
+		want  []raWindow
+	}{
+		{"128 KB, 1000 pages", 128, 1000, []raWindow{
+			{0, 32, 8, 0, []uint64{24}},
+			{32, 32, 32, 2, []uint64{32}},
+			{64, 32, 32, 4, []uint64{64}},
+			{96, 32, 32, 5, []uint64{96}},
+			{128, 32, 32, 5, []uint64{128}},
+		}},
+		{"128 KB, 100 pages: the last window's folios clipped at EOF", 128, 100, []raWindow{
+			{0, 32, 8, 0, []uint64{24}},
+			{32, 32, 32, 2, []uint64{32}},
+			{64, 32, 32, 4, []uint64{64}},
+			{96, 32, 32, 5, []uint64{96}},
+			{128, 32, 32, 5, nil},
+		}},
+		{"8192 KB, 1000 pages: one window, no mark", 8192, 1000, []raWindow{
+			{0, 2048, 512, 0, nil},
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fs := NewFS()
+			fs.RAPages = uint64(tc.raKB) * 1024 / PageSize
+			f := fs.Lookup("/f")
+			f.Size = tc.pages * PageSize
+			m := New()
+			v, _ := m.Mmap(0, uint64(tc.pages)*PageSize, uapi.PROT_READ, uapi.MAP_PRIVATE, f, 0)
+			ra := v.readAhead()
+			var got []raWindow
+			seen := map[uint64]bool{}
+			for pg := uint64(0); pg < uint64(tc.pages); pg++ {
+				m.Access(v.addrOf(pg), false)
+				if !seen[ra.start] && len(got) < len(tc.want) {
+					seen[ra.start] = true
+					var ms []uint64
+					for _, mk := range marks(f) {
+						if mk >= ra.start {
+							ms = append(ms, mk)
+						}
+					}
+					got = append(got, raWindow{ra.start, ra.size, ra.asyncSize, ra.order, ms})
+				}
+			}
+			if d := cmp.Diff(tc.want, got); d != "" {
+				t.Errorf("windows (-want +got):\n%s", d)
+			}
+			for pg := int64(0); pg < tc.pages; pg++ {
+				if !m.Present(v.addrOf(uint64(pg))) {
+					t.Fatalf("page %d not mapped after the pass", pg)
+				}
+			}
+		})
+	}
+}
+
+// TestFileTruncate: ftruncate() sets i_size: a fault at or past it is
+// SIGBUS (a bad access), the pages cached past a shrink are dropped, and
+// O_TRUNC's 0 leaves no page to fault. (The PTEs a mapping already has
+// past the new size are not zapped: unmap_mapping_range() is not
+// modelled.)
+func TestFileTruncate(t *testing.T) {
+	fs := NewFS()
+	f := fs.Lookup("/f")
+	f.Truncate(3 * PageSize)
+	m := New()
+	v, _ := m.Mmap(0, 8*PageSize, uapi.PROT_READ, uapi.MAP_PRIVATE, f, 0)
+	got := []Fault{m.Access(v.Start, false), m.Access(v.Start+2*PageSize, false), m.Access(v.Start+3*PageSize, false)}
+	if d := cmp.Diff([]Fault{MajorFault, NoFault, BadAccess}, got); d != "" {
+		t.Errorf("faults in and past a 3-page file (-want +got):\n%s", d)
+	}
+	f.Truncate(PageSize)
+	if f.lookup(0) == nil || f.lookup(1) != nil || f.lookup(2) != nil {
+		t.Error("a shrink to 1 page kept pages past it, or dropped page 0")
+	}
+	f.Truncate(0)
+	if len(f.folios) != 0 || m.Access(v.Start+5*PageSize, false) != BadAccess {
+		t.Error("a file truncated to 0 kept pages, or a fault in it was not SIGBUS")
+	}
+}
+
+// TestSharedFileWrite: a shared writable mapping's read fault maps the
+// page read-only, so the first write faults again (wp_page_shared()), the
+// second does not; a write fault of a page with no PTE maps it writable
+// (do_shared_fault()); neither gives the VMA an anon_vma. The handlers
+// are the ones the cost model charges.
+func TestSharedFileWrite(t *testing.T) {
+	fs := NewFS()
+	f := fs.Lookup("/f")
+	for i := uint64(0); i < 32; i++ {
+		f.cache(i)
+	}
+	m := New()
+	v, _ := m.Mmap(0, 32*PageSize, uapi.PROT_READ|uapi.PROT_WRITE, uapi.MAP_SHARED, f, 0)
+	type res struct {
+		F Fault
+		H How
+	}
+	a := func(addr uint64, write bool) res { fl, h := m.AccessHow(addr, write); return res{fl, h} }
+	got := []res{a(v.Start, false), a(v.Start, true), a(v.Start, true), a(v.Start+20*PageSize, true), a(v.Start+20*PageSize, true)}
+	want := []res{{MinorFault, HowFileMap}, {MinorFault, HowWriteable}, {NoFault, 0}, {MinorFault, HowFileMap}, {NoFault, 0}}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("(-want +got):\n%s", d)
+	}
+	if v.anon {
+		t.Error("a shared mapping got an anon_vma")
 	}
 }

@@ -44,7 +44,8 @@
 //	  syscall NAME                enter the kernel; fires the syscall's tracepoints
 //	  syscall NAME 2ms            ... and spend 2ms in the kernel
 //	  syscall NAME ARG... [as V]  with its arguments, the result bound to V
-//	  touch V N [write]           access N pages from address V: first touches fault
+//	  touch V N [write]           access N pages from address V: first touches fault (a file's
+//	                              through its page cache: fault-around, readahead; kernel read-ahead-kb)
 //	  sleep 1ms                   block (nanosleep: up to the task's timer slack late,
 //	                              kernel timer-slack, 50us by default; prctl PR_SET_TIMERSLACK)
 //	  repeat N                    run the indented block N times
@@ -112,7 +113,7 @@
 //	syscall mmap 0 16384 PROT_READ|PROT_EXEC MAP_PRIVATE fd 0 as lib
 //	touch lib 4
 //
-// close, read, write, open/openat/creat (O_CLOEXEC), fcntl (F_GETFD/F_SETFD),
+// close, read, write, open/openat/creat (O_CLOEXEC, O_TRUNC), ftruncate, fcntl (F_GETFD/F_SETFD),
 // prctl (PR_SET_NAME, PR_SET_TIMERSLACK, PR_GET_TIMERSLACK), mmap, mprotect, munmap, brk, mremap, madvise and execve
 // act on the task's fd table and address space (a COMM, MMAP2 records, page
 // faults; exec kills the other threads and closes the close-on-exec fds);

@@ -191,8 +191,10 @@ var sysModels = map[string]func(s *Sched, t *Task, a *[6]uint64) int64{
 		return 0
 	},
 	// fs/open.c: do_sys_open(): every path exists in the model.
-	"open":   func(s *Sched, t *Task, a *[6]uint64) int64 { return s.open(t, a[0], a[1]) },
-	"creat":  func(s *Sched, t *Task, a *[6]uint64) int64 { return s.open(t, a[0], 0) },
+	"open": func(s *Sched, t *Task, a *[6]uint64) int64 { return s.open(t, a[0], a[1]) },
+	"creat": func(s *Sched, t *Task, a *[6]uint64) int64 {
+		return s.open(t, a[0], uapi.O_CREAT|uapi.O_WRONLY|uapi.O_TRUNC)
+	}, // fs/open.c: SYSCALL_DEFINE2(creat)
 	"openat": func(s *Sched, t *Task, a *[6]uint64) int64 { return s.open(t, a[1], a[2]) },
 	// fs/fcntl.c: SYSCALL_DEFINE3(fcntl): F_GETFD/F_SETFD (FD_CLOEXEC)
 	"fcntl": func(s *Sched, t *Task, a *[6]uint64) int64 {
