@@ -201,6 +201,7 @@ var unsupported = map[string]bool{
 	"no-buffering": true, "N": true, "inherit-stat": true, "period": true, "P": true,
 	"switch-output": true, "aio": true, "threads": true, "affinity": true, "mmap-flush": true,
 	"user-callchains": true, "kernel-callchains": true, "exclude-perf": true,
+	"n": true, "r": true, "z": true, // --no-samples, --realtime, --compression-level
 }
 
 func parseCPUList(s string) ([]int, error) {
