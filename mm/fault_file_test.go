@@ -245,3 +245,42 @@ func TestSharedFileWrite(t *testing.T) {
 		t.Error("a shared mapping got an anon_vma")
 	}
 }
+
+// TestThpAlignedMmap: where the top-down search puts a mapping: a file
+// mapping of 2 MB or more (past its first 2 MB-aligned offset) so that
+// its file offset and its address agree modulo 2 MB (measured here: a 4 MB
+// ext4 mapping at offset 0 starts on a 2 MB boundary), a private anon
+// mapping whose length is a multiple of 2 MB on a boundary, and neither
+// a smaller one nor one whose length is not (the search's own page
+// alignment).
+func TestThpAlignedMmap(t *testing.T) {
+	const mb = 1 << 20
+	fs := NewFS()
+	f := fs.Lookup("/f")
+	for _, tc := range []struct {
+		name      string
+		length    uint64
+		flags     uint64
+		file      *File
+		off       uint64
+		wantAlign bool // (addr - off) % 2 MB == 0
+	}{
+		{"file 4 MB", 4 * mb, uapi.MAP_PRIVATE, f, 0, true},
+		{"file 4 MB at offset 4 KB", 4 * mb, uapi.MAP_SHARED, f, PageSize, true},
+		{"anon 4 MB", 4 * mb, uapi.MAP_PRIVATE | uapi.MAP_ANONYMOUS, nil, 0, true},
+		{"anon 4096000 bytes", 4096000, uapi.MAP_PRIVATE | uapi.MAP_ANONYMOUS, nil, 0, false},
+		{"file 1 MB", mb, uapi.MAP_PRIVATE, f, 0, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := New()
+			m.Mmap(0, 3*PageSize, uapi.PROT_READ, uapi.MAP_PRIVATE|uapi.MAP_ANONYMOUS, nil, 0) // the search's top moved off a boundary
+			v, err := m.Mmap(0, tc.length, uapi.PROT_READ, tc.flags, tc.file, tc.off)
+			if err != 0 {
+				t.Fatal(err)
+			}
+			if aligned := (v.Start-tc.off)%pmdSize == 0; aligned != tc.wantAlign {
+				t.Errorf("mapped at %#x (offset %#x): aligned %v, want %v", v.Start, tc.off, aligned, tc.wantAlign)
+			}
+		})
+	}
+}

@@ -254,12 +254,12 @@ const pmdSize = ptrsPerPTE * PageSize
 // of at least 2 MB past its first 2 MB-aligned offset (ext4's
 // thp_get_unmapped_area(): measured here, a 4 MB mapping of an ext4 file
 // starts on a 2 MB boundary), and a private anon mapping whose length is a
-// multiple of 2 MB (__get_unmapped_area()). A shared anon mapping is
-// shmem's, which aligns only with huge shmem (shmem_enabled is never by
-// default).
+// multiple of 2 MB made with no address hint (__get_unmapped_area():
+// anonPrivate). A shared anon mapping is shmem's, which aligns only with
+// huge shmem (shmem_enabled is never by default).
 // mm/mmap.c: __get_unmapped_area(); mm/huge_memory.c: __thp_get_unmapped_area()
-func (m *MM) getUnmappedArea(length, off uint64, file bool, flags uint64) (uint64, bool) {
-	thp := file || flags&uapi.MAP_TYPE == uapi.MAP_PRIVATE && length%pmdSize == 0
+func (m *MM) getUnmappedArea(length, off uint64, file, anonPrivate bool) (uint64, bool) {
+	thp := file || anonPrivate && length%pmdSize == 0
 	if !file {
 		off = 0 // "Always treat pgoff as zero for anonymous memory"
 	}
@@ -307,9 +307,10 @@ func (m *MM) Mmap(addr, length uint64, prot, flags uint64, file *File, off uint6
 			m.Munmap(addr, length)
 		}
 	} else {
+		hint := addr != 0
 		addr = addr &^ (PageSize - 1)
 		if addr < PageSize || addr+length > MmapBase || !m.free(addr, addr+length) {
-			a, ok := m.getUnmappedArea(length, off, file != nil, flags)
+			a, ok := m.getUnmappedArea(length, off, file != nil, !hint && flags&uapi.MAP_TYPE == uapi.MAP_PRIVATE)
 			if !ok {
 				return nil, uapi.ENOMEM
 			}
