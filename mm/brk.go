@@ -1,6 +1,10 @@
 package mm
 
-import "perfsim/uapi"
+import (
+	"sort"
+
+	"perfsim/uapi"
+)
 
 // The heap (brk), madvise() and mremap(): what they do to the VMAs and the
 // present pages, and which of them perf hears of. On this machine (kernel
@@ -119,7 +123,46 @@ func (m *MM) Madvise(addr, length uint64, advice int64) uapi.Errno {
 		}
 		if advice == uapi.MADV_DONTNEED || advice == uapi.MADV_FREE && v.File == nil {
 			delete(m.present, a) // zap_page_range_single()
+			delete(m.ro, a)
 		}
+	}
+	// MADV_WILLNEED's readahead of a file range (vfs_fadvise() ->
+	// force_page_cache_ra(), up to the device's io_pages) is not modelled:
+	// the advice is taken and reads nothing.
+	var want VMFlags
+	switch advice {
+	case uapi.MADV_RANDOM:
+		want = VM_RAND_READ
+	case uapi.MADV_SEQUENTIAL:
+		want = VM_SEQ_READ
+	case uapi.MADV_NORMAL:
+	default:
+		return errno
+	}
+	// madvise_update_vma(): the VMAs in the range get the new read hint,
+	// split at its ends (perf hears of no split: no perf_event_mmap())
+	for next := addr; next < end; {
+		v := m.Find(next)
+		if v == nil {
+			i := sort.Search(len(m.VMAs), func(i int) bool { return m.VMAs[i].Start >= next })
+			if i == len(m.VMAs) || m.VMAs[i].Start >= end {
+				break
+			}
+			v = m.VMAs[i]
+		}
+		if v.Flags&(VM_RAND_READ|VM_SEQ_READ) == want {
+			next = v.End
+			continue
+		}
+		if v.Start < next {
+			m.split(v, next)
+			continue
+		}
+		if v.End > end {
+			m.split(v, end)
+		}
+		v.Flags = v.Flags&^(VM_RAND_READ|VM_SEQ_READ) | want
+		next = v.End
 	}
 	return errno
 }

@@ -19,6 +19,7 @@ import (
 type fileFaultCase struct {
 	raKB, n, pmdoff int
 	mode            string // c|s|h (cold, sparse, hot) then r|w
+	order, advice   string // seq|rand, normal|random|sequential ("": seq, normal)
 }
 
 // simulateFileFaults runs c on the model: a file of n pages (uncached for
@@ -44,8 +45,18 @@ func simulateFileFaults(c fileFaultCase) (minor, major int) {
 	if err != 0 {
 		panic(err)
 	}
+	switch c.advice {
+	case "random":
+		m.Madvise(v.Start, v.Len(), uapi.MADV_RANDOM)
+	case "sequential":
+		m.Madvise(v.Start, v.Len(), uapi.MADV_SEQUENTIAL)
+	}
 	for i := 0; i < c.n; i++ {
-		switch m.Access(v.Start+uint64(i)*PageSize, write) {
+		pg := i
+		if c.order == "rand" {
+			pg = i * 7919 % c.n
+		}
+		switch m.Access(v.Start+uint64(pg)*PageSize, write) {
 		case MinorFault:
 			minor++
 		case MajorFault:
@@ -58,16 +69,19 @@ func simulateFileFaults(c fileFaultCase) (minor, major int) {
 }
 
 // TestFileFaultsReal: the model's fault-around, read-around, async
-// readahead and large folios fault as often as the real kernel in every
-// run of mm/testdata/filefaults/real.txt (6.18, ext4, read_ahead_kb 128
-// and 8192: files of 16 to 3000 pages, cold, sparse and cached, read and
-// written, at the address each run's mapping had in its page table):
-// exactly, but for a cold file's read, which may fault once more on the
-// real disk: the model's readahead is read by the time the fault that
-// started it is retried (a sparse file's holes are: no I/O), while a real
-// async window's I/O can still be in flight when the reader reaches it,
-// and fault-around skips its locked folios (2 of the 30 cold reads at
-// read_ahead_kb 128 here).
+// readahead, large folios, mmap_miss and MADV_RANDOM and MADV_SEQUENTIAL
+// fault exactly as often as the real kernel in every run of
+// mm/testdata/filefaults/real.txt (6.18, ext4, read_ahead_kb 128 and 8192:
+// files of 16 to 3000 pages, cold, sparse and cached, read and written in
+// order and at random, at the address each run's mapping had in its page
+// table), but for a cold file's read (a file written, then dropped from the
+// cache) that may fault a few times more on the real disk: the model's
+// readahead is read at once, and a real async window's I/O can still be in
+// flight when the reader reaches it, so fault-around skips its locked
+// folios (1 of the 30 cold reads here: 3000 pages at read_ahead_kb 8192,
+// 190 minor faults against 187; a sparse file's holes need no I/O, and its
+// reads are exact). The runs found a detail of the kernel's: a large folio
+// that holds the file's last page is not mapped whole by fault-around.
 func TestFileFaultsReal(t *testing.T) {
 	fh, err := os.Open("testdata/filefaults/real.txt")
 	if err != nil {
@@ -87,11 +101,13 @@ func TestFileFaultsReal(t *testing.T) {
 		var c fileFaultCase
 		var minor, major int
 		if _, err := fmt.Sscanf(line, "%d %s pmdoff=%d minflt=%d majflt=%d", &c.n, &c.mode, &c.pmdoff, &minor, &major); err != nil {
-			t.Fatalf("%q: %v", line, err)
+			if _, err := fmt.Sscanf(line, "%d %s %s %s pmdoff=%d minflt=%d majflt=%d", &c.n, &c.mode, &c.order, &c.advice, &c.pmdoff, &minor, &major); err != nil {
+				t.Fatalf("%q: %v", line, err)
+			}
 		}
 		c.raKB = raKB
 		gotMinor, gotMajor := simulateFileFaults(c)
-		if c.mode == "cr" && minor == gotMinor+1 {
+		if c.mode == "cr" && minor > gotMinor && minor <= gotMinor+3 {
 			inFlight++
 			gotMinor = minor
 		}
@@ -100,8 +116,8 @@ func TestFileFaultsReal(t *testing.T) {
 		}
 		runs++
 	}
-	if runs < 100 || inFlight > 3 {
-		t.Fatalf("%d runs in real.txt, %d cold reads with a fault more than the model", runs, inFlight)
+	if runs < 100 || inFlight > 2 {
+		t.Fatalf("%d runs in real.txt, %d cold reads with more faults than the model", runs, inFlight)
 	}
 }
 
@@ -282,5 +298,45 @@ func TestThpAlignedMmap(t *testing.T) {
 				t.Errorf("mapped at %#x (offset %#x): aligned %v, want %v", v.Start, tc.off, aligned, tc.wantAlign)
 			}
 		})
+	}
+}
+
+// TestMadviseReadHints: MADV_RANDOM and MADV_SEQUENTIAL set the read hint
+// of the VMAs in their range, splitting a VMA at the range's ends;
+// MADV_NORMAL clears it; a range with a hole sets what it can and fails
+// with ENOMEM.
+func TestMadviseReadHints(t *testing.T) {
+	fs := NewFS()
+	m := New()
+	v, _ := m.Mmap(0, 8*PageSize, uapi.PROT_READ, uapi.MAP_PRIVATE, fs.Lookup("/f"), 0)
+	start := v.Start
+	hints := func() []VMFlags {
+		var out []VMFlags
+		for _, v := range m.VMAs {
+			if v.File != nil {
+				out = append(out, v.Flags&(VM_RAND_READ|VM_SEQ_READ))
+			}
+		}
+		return out
+	}
+	if err := m.Madvise(start+2*PageSize, 3*PageSize, uapi.MADV_RANDOM); err != 0 {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff([]VMFlags{0, VM_RAND_READ, 0}, hints()); d != "" {
+		t.Errorf("MADV_RANDOM of pages 2-4 (-want +got):\n%s", d)
+	}
+	m.Madvise(start, 8*PageSize, uapi.MADV_SEQUENTIAL)
+	if d := cmp.Diff([]VMFlags{VM_SEQ_READ, VM_SEQ_READ, VM_SEQ_READ}, hints()); d != "" {
+		t.Errorf("MADV_SEQUENTIAL of the whole (-want +got):\n%s", d)
+	}
+	m.Munmap(start+PageSize, PageSize)
+	if err := m.Madvise(start, 8*PageSize, uapi.MADV_NORMAL); err != uapi.ENOMEM {
+		t.Errorf("MADV_NORMAL over a hole: %v, want ENOMEM", err)
+	}
+	for _, h := range hints() {
+		if h != 0 {
+			t.Errorf("MADV_NORMAL left hints %v", hints())
+			break
+		}
 	}
 }

@@ -20,13 +20,15 @@ type VMFlags uint32
 
 // include/linux/mm.h: VM_READ ... VM_LOCKED
 const (
-	VM_READ     VMFlags = 0x1
-	VM_WRITE    VMFlags = 0x2
-	VM_EXEC     VMFlags = 0x4
-	VM_SHARED   VMFlags = 0x8
-	VM_MAYSHARE VMFlags = 0x80
-	VM_PFNMAP   VMFlags = 0x400 // page frames with no struct page ([vvar]): a fork copies their PTEs
-	VM_LOCKED   VMFlags = 0x2000
+	VM_READ      VMFlags = 0x1
+	VM_WRITE     VMFlags = 0x2
+	VM_EXEC      VMFlags = 0x4
+	VM_SHARED    VMFlags = 0x8
+	VM_MAYSHARE  VMFlags = 0x80
+	VM_PFNMAP    VMFlags = 0x400 // page frames with no struct page ([vvar]): a fork copies their PTEs
+	VM_LOCKED    VMFlags = 0x2000
+	VM_SEQ_READ  VMFlags = 0x8000  // MADV_SEQUENTIAL: read ahead of each miss, no read-around
+	VM_RAND_READ VMFlags = 0x10000 // MADV_RANDOM: no readahead
 )
 
 // Addresses of the layout (ASLR off, as under setarch -R): the stack's top,

@@ -92,7 +92,14 @@ type ReadAhead struct {
 	RAPages                uint64
 	start, size, asyncSize uint64
 	order                  uint
+	// mmapMiss counts a mapping's faults that missed the page cache, less
+	// the pages fault-around found there: past mmapLotsAMiss the
+	// read-around stops ("Do we miss much more than hit in this file?").
+	mmapMiss uint64
 }
+
+// mmapLotsAMiss is MMAP_LOTSAMISS.
+const mmapLotsAMiss = 100
 
 // NewReadAhead is file_ra_state_init() for a file of fs.
 func NewReadAhead(fs *FS) *ReadAhead { return &ReadAhead{RAPages: fs.RAPages} }
@@ -173,14 +180,24 @@ func (f *File) doPageCacheRA(index, nr, lookahead uint64) {
 	}
 }
 
-// syncMmapReadahead is a major fault's readahead around page pgoff of v: a
+// syncMmapReadahead is a major fault's readahead about page pgoff of v: a
 // window of ra_pages centred on it (read-around) or, for an executable
-// mapping, from it to the end of the VMA with no async part. With ra_pages
-// 0 or MADV_RANDOM nothing is read ahead.
-// mm/filemap.c: do_sync_mmap_readahead() (mmap_miss, MADV_SEQUENTIAL and
-// VM_HUGEPAGE are not modelled)
+// mapping, from it to the end of the VMA with no async part; under
+// MADV_SEQUENTIAL the sequential readahead from it; under MADV_RANDOM, with
+// ra_pages 0 or after more than MMAP_LOTSAMISS misses, nothing.
+// mm/filemap.c: do_sync_mmap_readahead() (VM_HUGEPAGE is not modelled)
 func (f *File) syncMmapReadahead(v *VMA, ra *ReadAhead, pgoff uint64) {
-	if ra.RAPages == 0 {
+	if v.Flags&(VM_RAND_READ|VM_EXEC) == VM_RAND_READ || ra.RAPages == 0 {
+		return
+	}
+	if v.Flags&VM_SEQ_READ != 0 {
+		f.syncRA(ra, pgoff, ra.RAPages)
+		return
+	}
+	if ra.mmapMiss < mmapLotsAMiss*10 {
+		ra.mmapMiss++
+	}
+	if ra.mmapMiss > mmapLotsAMiss {
 		return
 	}
 	if v.Flags&VM_EXEC != 0 {
@@ -197,12 +214,88 @@ func (f *File) syncMmapReadahead(v *VMA, ra *ReadAhead, pgoff uint64) {
 	f.raOrder(ra)
 }
 
-// asyncMmapReadahead is a fault on fo, a cached folio marked PG_readahead:
-// the mark is cleared and the next window is read, ahead of the reader,
-// in larger folios than the last.
+// syncRA is the on-demand readahead of a miss at index, req pages asked
+// (a fault under MADV_SEQUENTIAL asks ra_pages): at the file's start a
+// window from it with its async part; after a run of cached pages one that
+// long again (twice from the file's start); else the pages asked, as they
+// are. A mapping's faults leave prev_pos at -1: no request is sequential
+// to the last.
+// mm/readahead.c: page_cache_sync_ra(), get_init_ra_size()
+func (f *File) syncRA(ra *ReadAhead, index, req uint64) {
+	maxPages := ra.RAPages
+	if index == 0 || req > maxPages {
+		ra.start = index
+		ra.size = initRASize(req, maxPages)
+		if ra.size > req {
+			ra.asyncSize = ra.size - req
+		} else {
+			ra.asyncSize = ra.size >> 1
+		}
+	} else {
+		miss := f.prevMiss(index-1, maxPages)
+		contig := index - miss - 1
+		if contig <= req {
+			f.doPageCacheRA(index, req, 0) // a standalone, small random read
+			return
+		}
+		if miss == ^uint64(0) {
+			contig *= 2 // cached from the beginning: a long stream
+		}
+		ra.start = index
+		ra.size = min(contig+req, maxPages)
+		ra.asyncSize = 1
+	}
+	ra.order = 0
+	f.raOrder(ra)
+}
+
+// initRASize is the first window's size for a request of size pages.
+// mm/readahead.c: get_init_ra_size()
+func initRASize(size, max uint64) uint64 {
+	n := uint64(1)
+	for n < size {
+		n <<= 1 // roundup_pow_of_two()
+	}
+	switch {
+	case n <= max/32:
+		return n * 4
+	case n <= max/4:
+		return n * 2
+	}
+	return max
+}
+
+// prevMiss is the highest index in [index-maxScan+1, index] not cached;
+// index-maxScan when every page there is; ^0 when every page down to 0 is.
+// mm/filemap.c: page_cache_prev_miss()
+func (f *File) prevMiss(index, maxScan uint64) uint64 {
+	i := index
+	for n := uint64(0); n < maxScan; n++ {
+		if f.folios[i] == nil {
+			return i
+		}
+		if i == 0 {
+			return ^uint64(0)
+		}
+		i--
+	}
+	return i
+}
+
+// asyncMmapReadahead is filemap_fault() finding fo, the folio of page
+// index, cached: a hit (mmap_miss drops by one); when fo is marked
+// PG_readahead, the mark is cleared and the next window is read, ahead of
+// the reader, in larger folios than the last. Under MADV_RANDOM or with
+// ra_pages 0 nothing happens.
 // mm/filemap.c: do_async_mmap_readahead() -> mm/readahead.c: page_cache_async_ra()
-func (f *File) asyncMmapReadahead(ra *ReadAhead, fo *folio, index uint64) {
-	if ra.RAPages == 0 {
+func (f *File) asyncMmapReadahead(v *VMA, ra *ReadAhead, fo *folio, index uint64) {
+	if v.Flags&VM_RAND_READ != 0 || ra.RAPages == 0 {
+		return
+	}
+	if ra.mmapMiss > 0 {
+		ra.mmapMiss--
+	}
+	if !fo.readahead {
 		return
 	}
 	fo.readahead = false

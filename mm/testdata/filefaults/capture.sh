@@ -11,13 +11,23 @@ dev=$(basename "$(df --output=source /var/tmp | tail -1)")
 q=/sys/block/$dev/queue/read_ahead_kb
 orig=$(cat "$q")
 echo "# mm/testdata/filefaults/capture.sh on $(date -u +%Y-%m-%d): kernel $(uname -r), /var/tmp on $(df --output=fstype /var/tmp | tail -1) ($dev, read_ahead_kb $orig)"
-echo "# N MODE pmdoff minflt majflt, per read_ahead_kb"
+echo "# N MODE [ORDER ADVICE] pmdoff minflt majflt, per read_ahead_kb"
 for kb in 128 8192; do
 	echo "$kb" >"$q"
 	echo "read_ahead_kb $kb"
 	for n in 16 40 100 1000 3000; do
 		for mode in sr cr hr sw cw; do
 			for r in 1 2 3; do "$tmp/filefaults" "$n" "$mode"; done
+		done
+	done
+	# the order of the touches and the advice: random reads, MADV_RANDOM,
+	# MADV_SEQUENTIAL
+	for n in 1000 3000; do
+		for mode in sr hr; do
+			for how in "rand normal" "seq random" "rand random" "seq sequential" "rand sequential"; do
+				# shellcheck disable=SC2086
+				for r in 1 2 3; do "$tmp/filefaults" "$n" "$mode" $how; done
+			done
 		done
 	done
 done
