@@ -340,3 +340,33 @@ func TestMadviseReadHints(t *testing.T) {
 		}
 	}
 }
+
+// TestMmapMiss: a file whose faults have missed more than MMAP_LOTSAMISS
+// times more than fault-around found pages cached reads nothing around its
+// next miss (the page alone); every cached page fault-around meets, mapped
+// or not, brings the count down again.
+func TestMmapMiss(t *testing.T) {
+	fs := NewFS()
+	f := fs.Lookup("/f")
+	m := New()
+	v, _ := m.Mmap(0x7f0000000000, 64*PageSize, uapi.PROT_READ, uapi.MAP_PRIVATE|uapi.MAP_FIXED, f, 0) // 64 KB-aligned: page 1's window is pages 0-15
+	ra := v.readAhead()
+	ra.mmapMiss = mmapLotsAMiss
+	// the miss takes it to 101 and reads page 0 alone; the retry's
+	// fault-around finds page 0: 100
+	if m.Access(v.Start, false) != MajorFault || len(f.folios) != 1 || ra.mmapMiss != mmapLotsAMiss {
+		t.Fatalf("a miss past MMAP_LOTSAMISS: %d pages cached, mmap_miss %d; want 1 and %d", len(f.folios), ra.mmapMiss, mmapLotsAMiss)
+	}
+	for i := uint64(1); i < 4; i++ {
+		f.cache(i)
+	}
+	m.Access(v.Start+PageSize, false) // fault-around finds pages 0-3 cached: 4 hits
+	if ra.mmapMiss != mmapLotsAMiss-4 {
+		t.Errorf("mmap_miss %d after 4 hits, want %d", ra.mmapMiss, mmapLotsAMiss-4)
+	}
+	ra.mmapMiss = 0
+	m.Access(v.Start+8*PageSize, false)
+	if len(f.folios) < 32 {
+		t.Errorf("a miss under MMAP_LOTSAMISS read %d pages, want a read-around", len(f.folios))
+	}
+}
