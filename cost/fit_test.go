@@ -260,3 +260,20 @@ func TestFitFaults(t *testing.T) {
 		t.Errorf("without fault.file_cow: %v", err)
 	}
 }
+
+// TestFitDiskRead: the line through diskread.sh's 4 KB and 8192 KB reads;
+// a missing figure, or a disk faster for more, is an error.
+func TestFitDiskRead(t *testing.T) {
+	var p Profile
+	if err := FitDiskRead(&p, Measurements{"disk.read_4kb_ns": 240000, "disk.read_8192kb_ns": 240000 + 8188*1250}); err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff([]sim.Duration{235000, 1250}, []sim.Duration{p.DiskReadBase, p.DiskReadPerKiB}); d != "" {
+		t.Errorf("base, per KiB (-want +got):\n%s", d)
+	}
+	for _, m := range []Measurements{{"disk.read_4kb_ns": 1}, {"disk.read_4kb_ns": 500000, "disk.read_8192kb_ns": 400000}} {
+		if err := FitDiskRead(&p, m); err == nil {
+			t.Errorf("%v: no error", m)
+		}
+	}
+}

@@ -92,6 +92,14 @@ type Profile struct {
 	// no page allocated either). Fitted from cost/testdata/faults.txt
 	// (FitFaults).
 	AnonFault, ZeroPageFault, FileMapFault, CopyFault sim.Duration
+
+	// DiskReadBase and DiskReadPerKiB are how long the disk takes to
+	// serve a read of n KiB alone: DiskReadBase + n * DiskReadPerKiB (a
+	// major fault's read, the async readahead's; a task waits for its
+	// page in D). Reads overlap in their DiskReadBase, not in their
+	// transfer (mm.FS.ReadLatency, ReadPerPage, which sched sets). Fitted
+	// from cost/testdata/diskread.txt (FitDiskRead).
+	DiskReadBase, DiskReadPerKiB sim.Duration
 }
 
 // Free is the zero profile: kernel work takes no virtual time.
@@ -128,8 +136,10 @@ func (p *Profile) Table() []string {
 		{"wait4() reaping a zombie", p.Wait4Reap},
 		{"page fault: anon page", p.AnonFault},
 		{"page fault: zero page", p.ZeroPageFault},
-		{"page fault: file pages mapped", p.FileMapFault},
+		{"page fault: fault-around", p.FileMapFault},
 		{"page fault: page copied", p.CopyFault},
+		{"disk read", p.DiskReadBase},
+		{"disk read per KiB", p.DiskReadPerKiB},
 	}
 	out := make([]string, len(rows), len(rows)+1)
 	for i, r := range rows {

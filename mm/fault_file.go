@@ -1,5 +1,7 @@
 package mm
 
+import "perfsim/sim"
+
 // A fault on a page of a file mapping that has no PTE. A read fault first
 // maps what the page cache already holds around the page (fault-around),
 // so a sequential reader of a cached file faults once per 64 KB, or once
@@ -37,62 +39,72 @@ func (v *VMA) folioWithin(fo *folio) bool {
 	return a&pmdMask == (a+fo.pages()*PageSize-1)&pmdMask
 }
 
-// fileFault is a fault at page, not present, of v, a file mapping: a read
-// fault tries fault-around first (do_read_fault()); then filemap_fault()
-// finds the folio or reads it (a major fault: read-around first), starts
-// the next async window on a marked one, and (having dropped the mmap lock
-// for the I/O) has the fault retried, which maps what fault-around maps
-// now; a private write copies the page into an anon one
-// (do_cow_fault()), a shared write maps the folio writable
+// fileFault is an attempt at a fault at page, not present, of v, a file
+// mapping, at now (tried: a retry): a read fault tries fault-around first
+// (do_read_fault()); then filemap_fault() finds the folio or reads it (a
+// major fault: read-around first) and, having dropped the mmap lock to
+// wait for its read, has the fault retried once it is read; it starts the
+// next async window on a marked folio (and has the fault retried at once:
+// the lock was dropped for that I/O too) and waits for a folio still being
+// read (then retries); otherwise a read maps what fault-around maps (or
+// the folio: finish_fault()), a private write copies the page into an anon
+// one (do_cow_fault()), a shared write maps the folio writable
 // (do_shared_fault() -> finish_fault()). A page past i_size is SIGBUS.
-// mm/memory.c: do_fault(); mm/filemap.c: filemap_fault()
-func (m *MM) fileFault(v *VMA, page uint64, write bool) (Fault, How) {
+// mm/memory.c: do_fault(); mm/filemap.c: filemap_fault(), lock_folio_maybe_drop_mmap()
+func (m *MM) fileFault(v *VMA, page uint64, write bool, now sim.Time, tried bool) FaultResult {
 	f := v.File
 	pgoff := v.pgoffOf(page)
 	if f.beyondEOF(pgoff) {
-		return BadAccess, 0 // VM_FAULT_SIGBUS
+		return FaultResult{Fault: BadAccess} // VM_FAULT_SIGBUS
 	}
-	if !write && m.faultAround(v, page) {
-		return MinorFault, HowFileMap
+	if !write && m.faultAround(v, page, now) {
+		return FaultResult{Fault: MinorFault, How: HowFileMap}
 	}
-	res := MinorFault
 	ra := v.readAhead()
 	fo := f.lookup(pgoff)
-	switch {
-	case fo == nil:
-		res = MajorFault // count_vm_event(PGMAJFAULT); the retry keeps it major (FAULT_FLAG_TRIED)
-		f.syncMmapReadahead(v, ra, pgoff)
-		if fo = f.lookup(pgoff); fo == nil {
-			fo = f.addFolio(pgoff, 0) // __filemap_get_folio(FGP_CREAT), then filemap_read_folio()
+	if fo == nil {
+		// count_vm_event(PGMAJFAULT); the retry keeps it major (FAULT_FLAG_TRIED)
+		f.read(now, func() {
+			f.syncMmapReadahead(v, ra, pgoff)
+			if fo = f.lookup(pgoff); fo == nil {
+				fo = f.addFolio(pgoff, 0) // __filemap_get_folio(FGP_CREAT), then filemap_read_folio()
+			}
+		})
+		return FaultResult{Fault: MajorFault, How: HowFileMap, Retry: true, RetryAt: max(now, fo.ready)}
+	}
+	if !tried {
+		marked := fo.readahead && v.Flags&VM_RAND_READ == 0 && ra.RAPages > 0
+		f.read(now, func() { f.asyncMmapReadahead(v, ra, fo, pgoff) })
+		if marked || !fo.uptodate(now) { // maybe_unlock_mmap_for_io(): VM_FAULT_RETRY once the folio is unlocked
+			return FaultResult{Fault: MinorFault, How: HowFileMap, Retry: true, RetryAt: max(now, fo.ready)}
 		}
-	default:
-		f.asyncMmapReadahead(v, ra, fo, pgoff)
 	}
 	switch {
 	case !write:
-		if !m.faultAround(v, page) { // the retry's fault-around
+		if !m.faultAround(v, page, now) {
 			m.finishFault(v, fo, page, false)
 		}
 	case v.Flags&VM_SHARED == 0:
 		m.present[page] = true // do_cow_fault(): copy_mc_user_highpage() into a new anon folio
 		v.anon = true
-		return res, HowCopy
+		return FaultResult{Fault: MinorFault, How: HowCopy}
 	default:
 		m.finishFault(v, fo, page, true)
 	}
-	return res, HowFileMap
+	return FaultResult{Fault: MinorFault, How: HowFileMap}
 }
 
 // faultAround maps the cached pages of the fault-around window about page
 // (64 KB, aligned, within v and its page table), as filemap_map_pages()
-// does: a folio marked PG_readahead is skipped, nothing past i_size is
+// does at now: a folio marked PG_readahead or still being read is
+// skipped, nothing past i_size is
 // mapped, and a large folio is mapped whole where it lies in v and one
 // page table and before EOF. It reports whether page itself was mapped
 // (VM_FAULT_NOPAGE).
 // mm/memory.c: do_fault_around(); mm/filemap.c: filemap_map_pages(),
 // next_uptodate_folio(), filemap_map_folio_range() (filemap_map_pmd() is
 // not modelled: a PMD-sized folio is mapped by its PTEs, still one fault)
-func (m *MM) faultAround(v *VMA, page uint64) bool {
+func (m *MM) faultAround(v *VMA, page uint64, now sim.Time) bool {
 	f := v.File
 	pteOff := page / PageSize % ptrsPerPTE
 	vmaOff := (page - v.Start) / PageSize
@@ -113,7 +125,7 @@ func (m *MM) faultAround(v *VMA, page uint64) bool {
 			pg++
 			continue
 		}
-		if !fo.readahead {
+		if !fo.readahead && fo.uptodate(now) { // next_uptodate_folio(): a locked one (being read) is skipped
 			lo, hi := pg, min(fo.next()-1, end)
 			// Map the large folio fully where possible: the test is
 			// file_end >= folio_next_index(folio), file_end being the

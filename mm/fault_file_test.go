@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"perfsim/sim"
 	"perfsim/uapi"
 )
 
@@ -368,5 +369,57 @@ func TestMmapMiss(t *testing.T) {
 	m.Access(v.Start+8*PageSize, false)
 	if len(f.folios) < 32 {
 		t.Errorf("a miss under MMAP_LOTSAMISS read %d pages, want a read-around", len(f.folios))
+	}
+}
+
+// TestDiskReadTiming: with a disk that takes time, a major fault is
+// retried when the read-around it submitted is done (latency + its pages'
+// transfer); a fault on a marked folio submits the next window and is
+// retried at once; fault-around skips a folio still being read, and a
+// fault on one waits for it and retries, a minor fault; a read submitted
+// while the disk transfers another starts its transfer after it.
+func TestDiskReadTiming(t *testing.T) {
+	const lat, per = 100 * sim.Microsecond, sim.Microsecond
+	fs := NewFS() // read_ahead_kb 128: 32 pages
+	fs.ReadLatency, fs.ReadPerPage = lat, per
+	f := fs.Lookup("/f")
+	m := New()
+	v, _ := m.Mmap(0x7f0000000000, 256*PageSize, uapi.PROT_READ, uapi.MAP_PRIVATE|uapi.MAP_FIXED, f, 0)
+	page := func(i uint64) uint64 { return v.Start + i*PageSize }
+	type step struct {
+		Fault   Fault
+		Retry   bool
+		RetryAt sim.Time
+	}
+	do := func(i uint64, now sim.Time, tried bool) step {
+		r := m.AccessAt(page(i), false, now, tried)
+		return step{r.Fault, r.Retry, r.RetryAt}
+	}
+	t0 := sim.Time(1000)
+	got := []step{
+		do(0, t0, false),                 // major: 32 pages read around, done at t0+100+32
+		do(0, t0+lat+32*per, true),       // the retry maps pages 0-15
+		do(16, t0+lat+32*per, false),     // fault-around maps 16-31 but 24 (marked)
+		do(24, t0+lat+32*per+10, false),  // the mark: window 32-63 submitted; retried at once
+		do(24, t0+lat+32*per+10, true),   // maps 24
+		do(32, t0+lat+32*per+20, false),  // 32 is being read (marked too): 64-95 submitted; wait for 32
+		do(32, t0+2*lat+64*per+10, true), // the retry, once 32-63 is read: maps 32-47
+	}
+	want := []step{
+		{MajorFault, true, t0 + lat + 32*per},
+		{MinorFault, false, 0},
+		{MinorFault, false, 0},
+		{MinorFault, true, t0 + lat + 32*per + 10},
+		{MinorFault, false, 0},
+		{MinorFault, true, t0 + lat + 32*per + 10 + lat + 32*per},
+		{MinorFault, false, 0},
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("(-want +got):\n%s", d)
+	}
+	// 64-95 was submitted at 32's fault, 20 in, while 32-63 was still to
+	// transfer: its transfer follows 32-63's
+	if fo := f.lookup(64); fo == nil || fo.ready != t0+lat+32*per+10+lat+32*per+32*per {
+		t.Errorf("window 64-95 ready at %v, want after 32-63's transfer", f.lookup(64))
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"crypto/sha1"
 	"strings"
 
+	"perfsim/sim"
 	"perfsim/uapi"
 )
 
@@ -34,6 +35,15 @@ type FS struct {
 	// file opened on it reads ahead (ReadAhead): VM_READAHEAD_PAGES (32,
 	// 128 KB) for a disk that reports no optimal I/O size.
 	RAPages uint64
+	// ReadLatency and ReadPerPage are the disk's (the cost model's): a
+	// read submitted at t is served after ReadLatency, reads overlapping in
+	// that, but the disk transfers one read at a time, ReadPerPage a page:
+	// diskFree is when it has transferred the last one submitted. Zero: a
+	// read takes no time.
+	ReadLatency, ReadPerPage sim.Duration
+	diskFree                 sim.Time
+	reading                  bool     // a read is being made up (File.read)
+	batch                    []*folio // its folios
 }
 
 // NewFS is an empty file system on device 8:1; every path exists.

@@ -9,6 +9,7 @@ package mm
 import (
 	"sort"
 
+	"perfsim/sim"
 	"perfsim/uapi"
 )
 
@@ -431,6 +432,36 @@ func (m *MM) Access(addr uint64, write bool) Fault {
 	return f
 }
 
+// AccessHow is Access with no time passing (every read done at once), and
+// the handler the fault's last attempt ran: its attempts, each retry after
+// the last, make one fault, major if the first was.
+func (m *MM) AccessHow(addr uint64, write bool) (Fault, How) {
+	major, tried := false, false
+	for {
+		r := m.AccessAt(addr, write, 0, tried)
+		major = major || r.Fault == MajorFault
+		if !r.Retry {
+			if major && r.Fault != BadAccess {
+				return MajorFault, r.How
+			}
+			return r.Fault, r.How
+		}
+		tried = true
+	}
+}
+
+// FaultResult is what an attempt at a fault did: the fault (MajorFault if
+// it had to read its page), the handler it ran, and whether it is retried
+// (VM_FAULT_RETRY: the mmap lock was dropped for I/O) and when (the page's
+// read done). A retried fault is one fault to perf and to its counts:
+// major if its first attempt was.
+type FaultResult struct {
+	Fault   Fault
+	How     How
+	Retry   bool
+	RetryAt sim.Time
+}
+
 // How is the handler a fault ran, which its cost depends on (the cost
 // model's fault costs, cost/calibrate/faults.c).
 type How uint8
@@ -444,37 +475,38 @@ const (
 	HowWriteable            // a read-only PTE made writable: wp_page_shared() (page_mkwrite())
 )
 
-// AccessHow is Access, and for a fault the handler it ran.
-func (m *MM) AccessHow(addr uint64, write bool) (Fault, How) {
+// AccessAt is an attempt at a user access to addr at now (tried: the retry
+// of an attempt that returned Retry).
+func (m *MM) AccessAt(addr uint64, write bool, now sim.Time, tried bool) FaultResult {
 	page := addr &^ (PageSize - 1)
 	v := m.Find(addr)
 	if v == nil || write && v.Flags&VM_WRITE == 0 || !write && v.Flags&(VM_READ|VM_WRITE|VM_EXEC) == 0 {
-		return BadAccess, 0 // access_error()
+		return FaultResult{Fault: BadAccess} // access_error()
 	}
 	private := v.Flags&VM_SHARED == 0
 	if m.present[page] {
 		if !write || !m.ro[page] {
-			return NoFault, 0
+			return FaultResult{Fault: NoFault}
 		}
 		delete(m.ro, page) // do_wp_page(): wp_page_copy() or the reuse; wp_page_shared()
 		if !private {
-			return MinorFault, HowWriteable
+			return FaultResult{Fault: MinorFault, How: HowWriteable}
 		}
 		v.anon = true
-		return MinorFault, HowCopy
+		return FaultResult{Fault: MinorFault, How: HowCopy}
 	}
 	if v.File != nil {
-		return m.fileFault(v, page, write)
+		return m.fileFault(v, page, write, now, tried)
 	}
 	m.present[page] = true
 	if private && !write {
 		m.ro[page] = true
-		return MinorFault, HowZeroPage
+		return FaultResult{Fault: MinorFault, How: HowZeroPage}
 	}
 	if private {
 		v.anon = true
 	}
-	return MinorFault, HowAnonPage
+	return FaultResult{Fault: MinorFault, How: HowAnonPage}
 }
 
 // WriteProtected reports whether the page of addr has a read-only PTE in a

@@ -1,5 +1,7 @@
 package mm
 
+import "perfsim/sim"
+
 // The page cache of a file (its address_space's i_pages) holds folios:
 // [index, index+2^order) of the file, uptodate once read (the model reads
 // at once), some marked PG_readahead. Readahead makes them: a major fault's
@@ -9,10 +11,14 @@ package mm
 
 // folio is a struct folio of a file's page cache.
 type folio struct {
-	index     uint64 // its first page
-	order     uint   // 2^order pages
-	readahead bool   // PG_readahead: reaching it starts the next async readahead
+	index     uint64   // its first page
+	order     uint     // 2^order pages
+	readahead bool     // PG_readahead: reaching it starts the next async readahead
+	ready     sim.Time // when its read completes (PG_uptodate; locked until then)
 }
+
+// uptodate reports whether fo's read has completed at now.
+func (fo *folio) uptodate(now sim.Time) bool { return fo.ready <= now }
 
 func (f *folio) pages() uint64 { return 1 << f.order }
 
@@ -39,7 +45,38 @@ func (f *File) addFolio(index uint64, order uint) *folio {
 	for i := index; i < fo.next(); i++ {
 		f.folios[i] = fo
 	}
+	if fs := f.fs; fs != nil && fs.reading {
+		fs.batch = append(fs.batch, fo)
+	}
 	return fo
+}
+
+// read runs fn, which adds folios to f's page cache, as one read from the
+// disk submitted at now: the folios are uptodate when it completes, its
+// latency after now, and its transfer after the reads submitted before it
+// have been transferred. (Without a file system the read takes no time.)
+// mm/readahead.c: read_pages() -> the block layer
+func (f *File) read(now sim.Time, fn func()) {
+	fs := f.fs
+	if fs == nil {
+		fn()
+		return
+	}
+	fs.reading, fs.batch = true, fs.batch[:0]
+	fn()
+	fs.reading = false
+	var pages uint64
+	for _, fo := range fs.batch {
+		pages += fo.pages()
+	}
+	if pages == 0 || fs.ReadLatency == 0 && fs.ReadPerPage == 0 {
+		return
+	}
+	done := max(now+fs.ReadLatency, fs.diskFree) + sim.Duration(pages)*fs.ReadPerPage
+	fs.diskFree = done
+	for _, fo := range fs.batch {
+		fo.ready = done
+	}
 }
 
 // cache puts page pgoff in the page cache (an order-0 folio: mm_populate()'s

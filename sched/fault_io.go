@@ -12,10 +12,6 @@ import (
 // meanwhile. The completion is an interrupt on the CPU that submitted the
 // read (blk-mq completes on the submitting CPU), which wakes the task.
 
-// MajorFaultIO is how long the disk read of a major fault takes (the task
-// sleeps through it, off the CPU).
-const MajorFaultIO = 20 * sim.Microsecond
-
 // StateReportUninterruptible is what sched_switch reports for a task
 // sleeping in TASK_UNINTERRUPTIBLE or TASK_KILLABLE: D
 // (__trace_sched_switch_state() masks TASK_WAKEKILL off).

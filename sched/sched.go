@@ -204,6 +204,7 @@ func New(m *cpu.Machine, cfg Config) *Sched {
 	case cfg.ReadAheadKB > 0:
 		s.FS.RAPages = uint64(cfg.ReadAheadKB) * 1024 / mm.PageSize
 	}
+	s.FS.ReadLatency, s.FS.ReadPerPage = cfg.Cost.DiskReadBase, 4*cfg.Cost.DiskReadPerKiB // the page cache's reads take the disk's time
 	m.Hooks = s
 	for _, c := range m.CPUs {
 		c := c
@@ -338,7 +339,7 @@ var Knobs = []sim.KnobSpec{{
 	Values: []string{"this-machine", "free", "i7-4790"},
 	Help: "what kernel work costs in virtual time (package cost): this-machine (the default) is fitted from " +
 		"cost/testdata/this-machine.txt (syscall entry/exit, tracepoint fire, sample record, callchain, context switch, " +
-		"perf context switch, hrtimer sample) cost/testdata/forkexit.txt (clone(), wait4()), cost/testdata/faults.txt (page faults by handler) and cost/testdata/reader-wakeups.txt (perf record's time per wake-up); free charges nothing (kernel work takes no virtual time); i7-4790 is seed 002's machine",
+		"perf context switch, hrtimer sample) cost/testdata/forkexit.txt (clone(), wait4()), cost/testdata/faults.txt (page faults by handler), cost/testdata/diskread.txt (the disk a major fault reads) and cost/testdata/reader-wakeups.txt (perf record's time per wake-up); free charges nothing (kernel work takes no virtual time); i7-4790 is seed 002's machine",
 	Source:  "cost/calibrate/calibrate.sh on the real kernel; seed 002's figures",
 	Package: "sched",
 	Config:  true,

@@ -84,11 +84,11 @@ type FaultHook interface {
 	FaultAccounted(t *Task, addr uint64, major bool)
 }
 
-// MajorFaultCost is a major fault's CPU time before and after its disk
-// read (finding the page missing, the read-around submitted; the task
-// sleeps through the read itself: MajorFaultIO, fault_io.go), on top of
-// the cost of mapping what it read (the cost model's FileMapFault or
-// CopyFault). Not calibrated: this machine's disk is a VM's.
+// MajorFaultCost is a major fault's CPU time before its disk read
+// (finding the page missing, the read-around submitted; the task sleeps
+// through the read itself, which takes the cost model's DiskRead), on top
+// of the cost of mapping what it read (the cost model's FileMapFault or
+// CopyFault). Not calibrated: faults.sh measures minor faults.
 const MajorFaultCost = 500 * sim.Nanosecond
 
 // faultCost is what a fault that ran handler how costs under the cost
@@ -450,14 +450,32 @@ func (s *Sched) pageFault(t *Task, addr uint64, write bool) bool {
 			f.PageFault(t, addr)
 		}
 	})
-	res, how := t.MM.AccessHow(addr, write)
-	if res == mm.BadAccess {
-		t.Segfaulted = true
-		return false
+	// handle_mm_fault() until it does not return VM_FAULT_RETRY: a retry
+	// waits (D) for the page's read, then faults again; the fault is
+	// major if its first attempt was (FAULT_FLAG_TRIED)
+	var res mm.Fault
+	var how mm.How
+	for tried := false; ; tried = true {
+		r := t.MM.AccessAt(addr, write, t.CPU().Now(), tried)
+		if r.Fault == mm.BadAccess {
+			t.Segfaulted = true
+			return false
+		}
+		if !tried {
+			res = r.Fault
+		}
+		if !r.Retry {
+			how = r.How
+			break
+		}
+		if r.Fault == mm.MajorFault {
+			t.Spend(MajorFaultCost)
+		}
+		if now := t.CPU().Now(); r.RetryAt > now {
+			s.ioWait(t, r.RetryAt-now) // the read from disk: the task sleeps (D), another runs
+		}
 	}
 	if res == mm.MajorFault {
-		t.Spend(MajorFaultCost)
-		s.ioWait(t, MajorFaultIO) // the read from disk: the task sleeps (D), another runs
 		t.MajFlt++
 	} else {
 		t.MinFlt++
