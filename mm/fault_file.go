@@ -12,8 +12,8 @@ import "perfsim/sim"
 // a fault), and 1 major + 62 minor cold with read_ahead_kb 8192; with 128
 // the async windows' large folios make it 1 major + 35 minor; read at
 // random (page i*7919 mod 1000), 1 major + 62 minor at 8192 and 38 + 62 at
-// 128, where mmap_miss stops the read-around (mm/testdata/filefaults holds
-// the runs and their workload).
+// 128, each read-around reading 32 pages (mm/testdata/filefaults holds the
+// runs and their workload).
 
 // faultAroundPages is fault_around_pages: fault_around_bytes (64 KB) in
 // pages.
@@ -40,7 +40,7 @@ func (v *VMA) folioWithin(fo *folio) bool {
 }
 
 // fileFault is an attempt at a fault at page, not present, of v, a file
-// mapping, at now (tried: a retry): a read fault tries fault-around first
+// mapping, at now (tried: FAULT_FLAG_TRIED, see TriedAfter): a read fault tries fault-around first
 // (do_read_fault()); then filemap_fault() finds the folio or reads it (a
 // major fault: read-around first) and, having dropped the mmap lock to
 // wait for its read, has the fault retried once it is read; it starts the
@@ -96,11 +96,10 @@ func (m *MM) fileFault(v *VMA, page uint64, write bool, now sim.Time, tried bool
 
 // faultAround maps the cached pages of the fault-around window about page
 // (64 KB, aligned, within v and its page table), as filemap_map_pages()
-// does at now: a folio marked PG_readahead or still being read is
-// skipped, nothing past i_size is
-// mapped, and a large folio is mapped whole where it lies in v and one
-// page table and before EOF. It reports whether page itself was mapped
-// (VM_FAULT_NOPAGE).
+// does at now: a folio marked PG_readahead or still being read is skipped,
+// nothing past i_size is mapped, and a large folio is mapped whole where
+// it lies in v and one page table and before EOF. It reports whether page
+// itself was mapped (VM_FAULT_NOPAGE).
 // mm/memory.c: do_fault_around(); mm/filemap.c: filemap_map_pages(),
 // next_uptodate_folio(), filemap_map_folio_range() (filemap_map_pmd() is
 // not modelled: a PMD-sized folio is mapped by its PTEs, still one fault)

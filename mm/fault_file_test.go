@@ -423,3 +423,18 @@ func TestDiskReadTiming(t *testing.T) {
 		t.Errorf("window 64-95 ready at %v, want after 32-63's transfer", f.lookup(64))
 	}
 }
+
+// TestTriedAfter: FAULT_FLAG_TRIED is off for the first attempt, on for
+// the second only after a major first, on for every later one.
+func TestTriedAfter(t *testing.T) {
+	var got []bool
+	for _, c := range []struct {
+		n     int
+		first Fault
+	}{{1, NoFault}, {2, MinorFault}, {2, MajorFault}, {3, MinorFault}} {
+		got = append(got, TriedAfter(c.n, c.first))
+	}
+	if d := cmp.Diff([]bool{false, false, true, true}, got); d != "" {
+		t.Errorf("(-want +got):\n%s", d)
+	}
+}

@@ -436,18 +436,29 @@ func (m *MM) Access(addr uint64, write bool) Fault {
 // the handler the fault's last attempt ran: its attempts, each retry after
 // the last, make one fault, major if the first was.
 func (m *MM) AccessHow(addr uint64, write bool) (Fault, How) {
-	major, tried := false, false
-	for {
-		r := m.AccessAt(addr, write, 0, tried)
-		major = major || r.Fault == MajorFault
+	first := NoFault
+	for attempt := 1; ; attempt++ {
+		r := m.AccessAt(addr, write, 0, TriedAfter(attempt, first))
+		if attempt == 1 {
+			first = r.Fault
+		}
 		if !r.Retry {
-			if major && r.Fault != BadAccess {
+			if first == MajorFault && r.Fault != BadAccess {
 				return MajorFault, r.How
 			}
 			return r.Fault, r.How
 		}
-		tried = true
 	}
+}
+
+// TriedAfter is whether attempt n at a fault (1, 2, ...) runs with
+// FAULT_FLAG_TRIED, the first having faulted first: x86 makes the first
+// attempt under the VMA lock and sets it for the next only when that one
+// was major; every retry after sets it. A retried fault's count is major
+// when its first attempt was (then FAULT_FLAG_TRIED is set).
+// arch/x86/mm/fault.c: do_user_addr_fault(); mm/memory.c: mm_account_fault()
+func TriedAfter(n int, first Fault) bool {
+	return n >= 3 || n == 2 && first == MajorFault
 }
 
 // FaultResult is what an attempt at a fault did: the fault (MajorFault if
@@ -475,8 +486,8 @@ const (
 	HowWriteable            // a read-only PTE made writable: wp_page_shared() (page_mkwrite())
 )
 
-// AccessAt is an attempt at a user access to addr at now (tried: the retry
-// of an attempt that returned Retry).
+// AccessAt is an attempt at a user access to addr at now (tried:
+// FAULT_FLAG_TRIED, a retry's: TriedAfter).
 func (m *MM) AccessAt(addr uint64, write bool, now sim.Time, tried bool) FaultResult {
 	page := addr &^ (PageSize - 1)
 	v := m.Find(addr)

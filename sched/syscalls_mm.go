@@ -455,13 +455,13 @@ func (s *Sched) pageFault(t *Task, addr uint64, write bool) bool {
 	// major if its first attempt was (FAULT_FLAG_TRIED)
 	var res mm.Fault
 	var how mm.How
-	for tried := false; ; tried = true {
-		r := t.MM.AccessAt(addr, write, t.CPU().Now(), tried)
+	for attempt := 1; ; attempt++ {
+		r := t.MM.AccessAt(addr, write, t.CPU().Now(), mm.TriedAfter(attempt, res))
 		if r.Fault == mm.BadAccess {
 			t.Segfaulted = true
 			return false
 		}
-		if !tried {
+		if attempt == 1 {
 			res = r.Fault
 		}
 		if !r.Retry {
