@@ -117,6 +117,7 @@ func TestFileFaultsReal(t *testing.T) {
 		}
 		runs++
 	}
+	t.Logf("%d runs, %d cold reads with more faults than the model", runs, inFlight)
 	if runs < 100 || inFlight > 2 {
 		t.Fatalf("%d runs in real.txt, %d cold reads with more faults than the model", runs, inFlight)
 	}
