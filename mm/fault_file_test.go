@@ -213,9 +213,9 @@ func TestReadaheadWindows(t *testing.T) {
 
 // TestFileTruncate: ftruncate() sets i_size: a fault at or past it is
 // SIGBUS (a bad access), the pages cached past a shrink are dropped, and
-// O_TRUNC's 0 leaves no page to fault. (The PTEs a mapping already has
-// past the new size are not zapped: unmap_mapping_range() is not
-// modelled.)
+// O_TRUNC's 0 leaves no page to fault; the PTEs every mapping (a forked
+// child's too) had past the new size are zapped, so an access there is
+// SIGBUS as well.
 func TestFileTruncate(t *testing.T) {
 	fs := NewFS()
 	f := fs.Lookup("/f")
@@ -230,9 +230,14 @@ func TestFileTruncate(t *testing.T) {
 	if f.lookup(0) == nil || f.lookup(1) != nil || f.lookup(2) != nil {
 		t.Error("a shrink to 1 page kept pages past it, or dropped page 0")
 	}
+	if m.Access(v.Start+2*PageSize, false) != BadAccess {
+		t.Error("page 2, mapped before the shrink to 1 page, did not fault SIGBUS")
+	}
+	child := m.Dup()
+	child.Access(v.Start, false) // the child maps page 0 itself (Dup copies no PTE of this VMA)
 	f.Truncate(0)
-	if len(f.folios) != 0 || m.Access(v.Start+5*PageSize, false) != BadAccess {
-		t.Error("a file truncated to 0 kept pages, or a fault in it was not SIGBUS")
+	if len(f.folios) != 0 || m.Access(v.Start, false) != BadAccess || child.Access(v.Start, false) != BadAccess {
+		t.Error("a file truncated to 0 kept pages, or an access to a page mapped before was not SIGBUS (parent, child)")
 	}
 }
 
