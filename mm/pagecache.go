@@ -102,31 +102,34 @@ func (f *File) lastIndex() (uint64, bool) {
 	return uint64(f.Size-1) / PageSize, true
 }
 
-// Truncate sets i_size to size bytes, zaps the PTEs every mapping of f
-// has past it (a private mapping's copied pages too: an access there is
-// SIGBUS now) and drops the cached pages past it.
+// Truncate sets i_size to size bytes and drops the cached pages past it;
+// the caller zaps the PTEs past it of every address space that maps f
+// (ZapPastEOF).
 // fs/attr.c: notify_change() -> mm/truncate.c: truncate_setsize() ->
-// truncate_pagecache(): unmap_mapping_range(even_cows), truncate_inode_pages()
+// truncate_pagecache(): truncate_inode_pages()
 func (f *File) Truncate(size int64) {
 	f.Size = size
 	last, ok := f.lastIndex()
-	past := func(pg uint64) bool { return !ok || pg > last }
-	for m := range f.mappers {
-		for _, v := range m.VMAs {
-			if v.File != f {
-				continue
-			}
-			for a := v.Start; a < v.End; a += PageSize {
-				if m.present[a] && past(v.pgoffOf(a)) {
-					delete(m.present, a)
-					delete(m.ro, a)
-				}
-			}
+	for pg, fo := range f.folios {
+		if !ok || fo.index > last {
+			delete(f.folios, pg)
 		}
 	}
-	for pg, fo := range f.folios {
-		if past(fo.index) {
-			delete(f.folios, pg)
+}
+
+// ZapPastEOF zaps the PTEs m's mappings of f have past its i_size (a
+// private mapping's copied pages too), so an access there is SIGBUS.
+// mm/truncate.c: truncate_pagecache() -> unmap_mapping_range(..., even_cows)
+func (m *MM) ZapPastEOF(f *File) {
+	for _, v := range m.VMAs {
+		if v.File != f {
+			continue
+		}
+		for a := v.Start; a < v.End; a += PageSize {
+			if m.present[a] && f.beyondEOF(v.pgoffOf(a)) {
+				delete(m.present, a)
+				delete(m.ro, a)
+			}
 		}
 	}
 }

@@ -73,3 +73,35 @@ task w cpu0
 		t.Logf("read_ahead_kb %d: simulated %.0f us, real %s us", kb, got, strings.Trim(fmt.Sprint(ws), "[]"))
 	}
 }
+
+// TestTruncateZaps: ftruncate() shrinking a file a task has mapped and
+// touched zaps the PTEs past the new size: the task's next touch of them
+// faults, past EOF, and the task dies (SIGBUS: the model's bad access).
+func TestTruncateZaps(t *testing.T) {
+	for _, tc := range []struct {
+		size      int
+		segfaults bool
+	}{{16384, false}, {4096, true}} {
+		src := fmt.Sprintf(`scenario truncate-zaps
+cpus 1
+task w cpu0
+  syscall openat AT_FDCWD "/var/tmp/t" O_RDWR|O_CREAT 0 as fd
+  syscall ftruncate fd 16384
+  syscall mmap 0 16384 PROT_READ MAP_SHARED fd 0 as p
+  touch p 4
+  syscall ftruncate fd %d
+  touch p 2
+`, tc.size)
+		f, err := scenarios.Parse("truncate.sim", []byte(src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, _, err := RunOnce(f, Options{Chooser: ScheduleChooser(1, 0)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if w := r.Tasks["w"]; w.Segfaulted != tc.segfaults {
+			t.Errorf("truncated to %d: the second touch killed w %v, want %v", tc.size, w.Segfaulted, tc.segfaults)
+		}
+	}
+}

@@ -277,7 +277,7 @@ var sysModels = map[string]func(s *Sched, t *Task, a *[6]uint64) int64{
 		case int64(a[1]) < 0:
 			return errno(uapi.EINVAL)
 		}
-		f.Truncate(int64(a[1]))
+		s.truncate(f, int64(a[1]))
 		return 0
 	},
 	// mm/madvise.c: SYSCALL_DEFINE3(madvise): no perf record
@@ -320,9 +320,23 @@ func (s *Sched) open(t *Task, pathAddr, flags uint64) int64 {
 		return errno(err)
 	}
 	if flags&uapi.O_TRUNC != 0 {
-		f.Truncate(0) // do_open() -> handle_truncate()
+		s.truncate(f, 0) // do_open() -> handle_truncate()
 	}
 	return int64(fd)
+}
+
+// truncate sets f's size: its page cache past it is dropped, and so is
+// every PTE past it of every address space that maps it.
+// mm/truncate.c: truncate_setsize() -> truncate_pagecache()
+func (s *Sched) truncate(f *mm.File, size int64) {
+	f.Truncate(size)
+	seen := map[*mm.MM]bool{}
+	for _, t := range s.Tasks {
+		if t.MM != nil && !seen[t.MM] {
+			seen[t.MM] = true
+			t.MM.ZapPastEOF(f)
+		}
+	}
 }
 
 // unshareFiles gives t a table of its own when another process still shares
