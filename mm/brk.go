@@ -1,10 +1,6 @@
 package mm
 
-import (
-	"sort"
-
-	"perfsim/uapi"
-)
+import "perfsim/uapi"
 
 // The heap (brk), madvise() and mremap(): what they do to the VMAs and the
 // present pages, and which of them perf hears of. On this machine (kernel
@@ -141,29 +137,7 @@ func (m *MM) Madvise(addr, length uint64, advice int64) uapi.Errno {
 	}
 	// madvise_update_vma(): the VMAs in the range get the new read hint,
 	// split at its ends (perf hears of no split: no perf_event_mmap())
-	for next := addr; next < end; {
-		v := m.Find(next)
-		if v == nil {
-			i := sort.Search(len(m.VMAs), func(i int) bool { return m.VMAs[i].Start >= next })
-			if i == len(m.VMAs) || m.VMAs[i].Start >= end {
-				break
-			}
-			v = m.VMAs[i]
-		}
-		if v.Flags&(VM_RAND_READ|VM_SEQ_READ) == want {
-			next = v.End
-			continue
-		}
-		if v.Start < next {
-			m.split(v, next)
-			continue
-		}
-		if v.End > end {
-			m.split(v, end)
-		}
-		v.Flags = v.Flags&^(VM_RAND_READ|VM_SEQ_READ) | want
-		next = v.End
-	}
+	m.modifyFlags(addr, end, VM_RAND_READ|VM_SEQ_READ, want, true)
 	return errno
 }
 

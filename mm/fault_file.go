@@ -40,7 +40,7 @@ func (v *VMA) folioWithin(fo *folio) bool {
 }
 
 // fileFault is an attempt at a fault at page, not present, of v, a file
-// mapping, at now (tried: FAULT_FLAG_TRIED, see TriedAfter): a read fault tries fault-around first
+// mapping, at now (tried: FAULT_FLAG_TRIED, see triedAfter): a read fault tries fault-around first
 // (do_read_fault()); then filemap_fault() finds the folio or reads it (a
 // major fault: read-around first) and, having dropped the mmap lock to
 // wait for its read, has the fault retried once it is read; it starts the
@@ -164,9 +164,10 @@ func (m *MM) finishFault(v *VMA, fo *folio, page uint64, write bool) {
 		}
 	}
 	for a := lo; a <= hi; a += PageSize {
-		m.present[a] = true
-		if !write {
-			m.ro[a] = true
+		if write {
+			m.present[a] = true
+		} else {
+			m.mapFilePage(v, a)
 		}
 	}
 }

@@ -433,7 +433,7 @@ func TestDiskReadTiming(t *testing.T) {
 	}
 }
 
-// TestTriedAfter: FAULT_FLAG_TRIED is off for the first attempt, on for
+// TestTriedAfter (triedAfter): FAULT_FLAG_TRIED is off for the first attempt, on for
 // the second only after a major first, on for every later one.
 func TestTriedAfter(t *testing.T) {
 	var got []bool
@@ -441,7 +441,7 @@ func TestTriedAfter(t *testing.T) {
 		n     int
 		first Fault
 	}{{1, NoFault}, {2, MinorFault}, {2, MajorFault}, {3, MinorFault}} {
-		got = append(got, TriedAfter(c.n, c.first))
+		got = append(got, triedAfter(c.n, c.first))
 	}
 	if d := cmp.Diff([]bool{false, false, true, true}, got); d != "" {
 		t.Errorf("(-want +got):\n%s", d)

@@ -65,10 +65,7 @@ func (v *VMA) SetReadAhead(ra *ReadAhead) { v.ra = ra }
 // readAhead is v's vm_file->f_ra.
 func (v *VMA) readAhead() *ReadAhead {
 	if v.ra == nil {
-		v.ra = &ReadAhead{RAPages: DefaultRAPages}
-		if v.File.fs != nil {
-			v.ra.RAPages = v.File.fs.RAPages
-		}
+		v.ra = NewReadAhead(v.File.fs)
 	}
 	return v.ra
 }
@@ -433,12 +430,20 @@ func (m *MM) Access(addr uint64, write bool) Fault {
 }
 
 // AccessHow is Access with no time passing (every read done at once), and
-// the handler the fault's last attempt ran: its attempts, each retry after
-// the last, make one fault, major if the first was.
+// the handler the fault ran.
 func (m *MM) AccessHow(addr uint64, write bool) (Fault, How) {
+	return m.Fault(addr, write, func() sim.Time { return 0 }, func(FaultResult) {})
+}
+
+// Fault is a user access to addr, with its retries: each attempt runs at
+// now(); an attempt that returns Retry is passed to wait (which lets time
+// pass to its RetryAt: the task waits for the read in D) before the next.
+// The attempts make one fault, major if the first was.
+// arch/x86/mm/fault.c: do_user_addr_fault()'s retry
+func (m *MM) Fault(addr uint64, write bool, now func() sim.Time, wait func(FaultResult)) (Fault, How) {
 	first := NoFault
 	for attempt := 1; ; attempt++ {
-		r := m.AccessAt(addr, write, 0, TriedAfter(attempt, first))
+		r := m.AccessAt(addr, write, now(), triedAfter(attempt, first))
 		if attempt == 1 {
 			first = r.Fault
 		}
@@ -448,16 +453,17 @@ func (m *MM) AccessHow(addr uint64, write bool) (Fault, How) {
 			}
 			return r.Fault, r.How
 		}
+		wait(r)
 	}
 }
 
-// TriedAfter is whether attempt n at a fault (1, 2, ...) runs with
+// triedAfter is whether attempt n at a fault (1, 2, ...) runs with
 // FAULT_FLAG_TRIED, the first having faulted first: x86 makes the first
 // attempt under the VMA lock and sets it for the next only when that one
 // was major; every retry after sets it. A retried fault's count is major
 // when its first attempt was (then FAULT_FLAG_TRIED is set).
 // arch/x86/mm/fault.c: do_user_addr_fault(); mm/memory.c: mm_account_fault()
-func TriedAfter(n int, first Fault) bool {
+func triedAfter(n int, first Fault) bool {
 	return n >= 3 || n == 2 && first == MajorFault
 }
 
@@ -487,7 +493,7 @@ const (
 )
 
 // AccessAt is an attempt at a user access to addr at now (tried:
-// FAULT_FLAG_TRIED, a retry's: TriedAfter).
+// FAULT_FLAG_TRIED, a retry's: triedAfter).
 func (m *MM) AccessAt(addr uint64, write bool, now sim.Time, tried bool) FaultResult {
 	page := addr &^ (PageSize - 1)
 	v := m.Find(addr)
@@ -610,29 +616,50 @@ func (m *MM) Mprotect(addr, length, prot uint64) ([]*VMA, uapi.Errno) {
 	if prot&uapi.PROT_EXEC != 0 {
 		want |= VM_EXEC
 	}
-	const protFlags = VM_READ | VM_WRITE | VM_EXEC
+	changed, ok := m.modifyFlags(addr, end, VM_READ|VM_WRITE|VM_EXEC, want, false)
+	if !ok {
+		return changed, uapi.ENOMEM
+	}
+	return changed, 0
+}
+
+// modifyFlags gives the VMAs of [start, end) the flags want in mask,
+// splitting a VMA the range cuts, and returns those it changed (one whose
+// flags are already want is left whole: "newflags == oldflags"). At a
+// hole it stops and reports false (mprotect's ENOMEM) or, with skipHoles,
+// goes on to the next VMA (madvise's, which fails at the end).
+// mm/vma.c: vma_modify_flags() -> split_vma()
+func (m *MM) modifyFlags(start, end uint64, mask, want VMFlags, skipHoles bool) ([]*VMA, bool) {
 	var changed []*VMA
-	for next := addr; next < end; {
+	for next := start; next < end; {
 		v := m.Find(next)
-		if v == nil || v.Start > next {
-			return changed, uapi.ENOMEM
+		if v == nil {
+			if !skipHoles {
+				return changed, false
+			}
+			i := sort.Search(len(m.VMAs), func(i int) bool { return m.VMAs[i].Start >= next })
+			if i == len(m.VMAs) || m.VMAs[i].Start >= end {
+				break
+			}
+			next = m.VMAs[i].Start
+			continue
 		}
-		if v.Flags&protFlags == want { // "newflags == oldflags": nothing to do
+		if v.Flags&mask == want {
 			next = v.End
 			continue
 		}
-		if v.Start < next { // split_vma() at next
+		if v.Start < next {
 			m.split(v, next)
 			continue
 		}
 		if v.End > end {
 			m.split(v, end)
 		}
-		v.Flags = v.Flags&^protFlags | want
+		v.Flags = v.Flags&^mask | want
 		changed = append(changed, v)
 		next = v.End
 	}
-	return changed, 0
+	return changed, true
 }
 
 // split cuts v at a, leaving [v.Start, a) in v and inserting [a, v.End).

@@ -1,6 +1,10 @@
 package mm
 
-import "perfsim/sim"
+import (
+	"math/bits"
+
+	"perfsim/sim"
+)
 
 // The page cache of a file (its address_space's i_pages) holds folios:
 // [index, index+2^order) of the file, uptodate once read (the model reads
@@ -81,13 +85,7 @@ func (f *File) read(now sim.Time, fn func()) {
 
 // cache puts page pgoff in the page cache (an order-0 folio: mm_populate()'s
 // read) and reports whether it had to be read (it was not there).
-func (f *File) cache(pgoff uint64) bool {
-	if f.folios[pgoff] != nil {
-		return false
-	}
-	f.addFolio(pgoff, 0)
-	return true
-}
+func (f *File) cache(pgoff uint64) bool { return f.addFolio(pgoff, 0) != nil }
 
 // lastIndex is the index of the file's last page ((i_size - 1) >>
 // PAGE_SHIFT), and false for a file of size 0; a file whose size nobody
@@ -109,9 +107,8 @@ func (f *File) lastIndex() (uint64, bool) {
 // truncate_pagecache(): truncate_inode_pages()
 func (f *File) Truncate(size int64) {
 	f.Size = size
-	last, ok := f.lastIndex()
 	for pg, fo := range f.folios {
-		if !ok || fo.index > last {
+		if f.beyondEOF(fo.index) {
 			delete(f.folios, pg)
 		}
 	}
@@ -157,8 +154,14 @@ type ReadAhead struct {
 // mmapLotsAMiss is MMAP_LOTSAMISS.
 const mmapLotsAMiss = 100
 
-// NewReadAhead is file_ra_state_init() for a file of fs.
-func NewReadAhead(fs *FS) *ReadAhead { return &ReadAhead{RAPages: fs.RAPages} }
+// NewReadAhead is file_ra_state_init() for a file of fs (nil: a file on
+// no file system, which reads ahead VM_READAHEAD_PAGES).
+func NewReadAhead(fs *FS) *ReadAhead {
+	if fs == nil {
+		return &ReadAhead{RAPages: DefaultRAPages}
+	}
+	return &ReadAhead{RAPages: fs.RAPages}
+}
 
 // getNextRASize is the next window's size: quadrupled while small, then
 // doubled, up to max.
@@ -189,7 +192,6 @@ func (f *File) raOrder(ra *ReadAhead) {
 	newOrder := min(uint(maxPagecacheOrder), ra.order, ilog2(ra.size))
 	ra.order = newOrder
 	index := start
-	failed := false
 	for index <= limit {
 		order := newOrder
 		if index&(1<<order-1) != 0 { // align with smaller pages if needed
@@ -200,15 +202,14 @@ func (f *File) raOrder(ra *ReadAhead) {
 		}
 		fo := f.addFolio(index, order) // ra_alloc_folio()
 		if fo == nil {
-			failed = true
-			break
+			break // a page already cached: -EEXIST
 		}
 		if mark-index < 1<<order {
 			fo.readahead = true
 		}
 		index += 1 << order
 	}
-	if failed && ra.size > index-start { // fallback
+	if index <= limit && ra.size > index-start { // it stopped short: the fallback
 		f.doPageCacheRA(index, ra.size-(index-start), ra.asyncSize)
 	}
 }
@@ -371,8 +372,7 @@ func (f *File) asyncMmapReadahead(v *VMA, ra *ReadAhead, fo *folio, index uint64
 			return
 		}
 		ra.start = start
-		ra.size = start - index + maxPages
-		ra.size = getNextRASize(ra.size, maxPages)
+		ra.size = getNextRASize(start-index+maxPages, maxPages)
 	}
 	ra.order += 2
 	align := uint64(1) << min(ra.order, ffs(maxPages))
@@ -384,22 +384,8 @@ func (f *File) asyncMmapReadahead(v *VMA, ra *ReadAhead, fo *folio, index uint64
 	f.raOrder(ra)
 }
 
-// ilog2 is ilog2(n) for n > 0.
-func ilog2(n uint64) uint {
-	var l uint
-	for n > 1 {
-		n >>= 1
-		l++
-	}
-	return l
-}
+// ilog2 is ilog2(n) (0 for 0, as for 1).
+func ilog2(n uint64) uint { return uint(bits.Len64(n|1) - 1) }
 
 // ffs is __ffs(n): the index of n's lowest set bit (n > 0).
-func ffs(n uint64) uint {
-	var i uint
-	for n&1 == 0 {
-		n >>= 1
-		i++
-	}
-	return i
-}
+func ffs(n uint64) uint { return uint(bits.TrailingZeros64(n)) }

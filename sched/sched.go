@@ -104,14 +104,14 @@ type Config struct {
 	// does). 0: none, every sleep exact (a test's timeline).
 	TimerSlack sim.Duration
 	// ReadAheadKB is the disk's read_ahead_kb (knob read-ahead-kb): what a
-	// file mapping's major fault reads around the page (mm.FS.RAPages); 0
-	// is the default, 128, and -1 none (knob value 0).
+	// file mapping's major fault reads around the page (mm.FS.RAPages).
 	ReadAheadKB int
 }
 
 // DefaultConfig returns today's defaults.
 func DefaultConfig() Config {
-	return Config{Tick: 4 * sim.Millisecond, SyscallCost: 200 * sim.Nanosecond, TimerSlack: InitTimerSlack}
+	return Config{Tick: 4 * sim.Millisecond, SyscallCost: 200 * sim.Nanosecond, TimerSlack: InitTimerSlack,
+		ReadAheadKB: mm.DefaultRAPages * mm.PageSize / 1024}
 }
 
 // Sched is the scheduler of one machine.
@@ -198,12 +198,7 @@ func New(m *cpu.Machine, cfg Config) *Sched {
 	s := &Sched{M: m, Cfg: cfg, Syscalls: map[string]SyscallFunc{}, FS: mm.NewFS(), nextPID: 100,
 		rq: make([][]*Task, n), wakeList: make([][]*Task, n), cfs: make([][]*Task, n), cfsZero: make([]int64, n), rqCurr: make([]*Task, n), idleWakee: make([]wakee, n), needResched: make([]bool, n), lastPrev: make([]*cpu.Thread, n)}
 	s.Lockdep.Off = cfg.NoLockdep
-	switch {
-	case cfg.ReadAheadKB < 0:
-		s.FS.RAPages = 0
-	case cfg.ReadAheadKB > 0:
-		s.FS.RAPages = uint64(cfg.ReadAheadKB) * 1024 / mm.PageSize
-	}
+	s.FS.RAPages = uint64(cfg.ReadAheadKB) * 1024 / mm.PageSize
 	s.FS.ReadLatency, s.FS.ReadPerPage = cfg.Cost.DiskReadBase, 4*cfg.Cost.DiskReadPerKiB // the page cache's reads take the disk's time
 	m.Hooks = s
 	for _, c := range m.CPUs {
@@ -415,9 +410,6 @@ func ApplyKnob(cfg *Config, name, value string) (bool, error) {
 		cfg.TimerSlack = timerSlacks[value]
 	case "read-ahead-kb":
 		cfg.ReadAheadKB, _ = strconv.Atoi(value)
-		if cfg.ReadAheadKB == 0 {
-			cfg.ReadAheadKB = -1
-		}
 	}
 	return true, nil
 }

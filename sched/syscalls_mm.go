@@ -192,9 +192,10 @@ var sysModels = map[string]func(s *Sched, t *Task, a *[6]uint64) int64{
 	},
 	// fs/open.c: do_sys_open(): every path exists in the model.
 	"open": func(s *Sched, t *Task, a *[6]uint64) int64 { return s.open(t, a[0], a[1]) },
+	// fs/open.c: SYSCALL_DEFINE2(creat): O_CREAT|O_WRONLY|O_TRUNC
 	"creat": func(s *Sched, t *Task, a *[6]uint64) int64 {
 		return s.open(t, a[0], uapi.O_CREAT|uapi.O_WRONLY|uapi.O_TRUNC)
-	}, // fs/open.c: SYSCALL_DEFINE2(creat)
+	},
 	"openat": func(s *Sched, t *Task, a *[6]uint64) int64 { return s.open(t, a[1], a[2]) },
 	// fs/fcntl.c: SYSCALL_DEFINE3(fcntl): F_GETFD/F_SETFD (FD_CLOEXEC)
 	"fcntl": func(s *Sched, t *Task, a *[6]uint64) int64 {
@@ -233,18 +234,20 @@ var sysModels = map[string]func(s *Sched, t *Task, a *[6]uint64) int64{
 	},
 	// arch/x86/kernel/sys_x86_64.c: SYSCALL_DEFINE6(mmap) -> ksys_mmap_pgoff()
 	"mmap": func(s *Sched, t *Task, a *[6]uint64) int64 {
+		var of *mm.OpenFile
 		var f *mm.File
 		if a[3]&uapi.MAP_ANONYMOUS == 0 {
-			if f = t.Files.Get(int64(int32(a[4]))); f == nil {
+			if of = t.Files.Fget(int64(int32(a[4]))); of == nil || of.Inode == nil {
 				return errno(uapi.EBADF)
 			}
+			f = of.Inode
 		}
 		v, err := t.MM.Mmap(a[0], a[1], a[2], a[3], f, a[5])
 		if err != 0 {
 			return errno(err)
 		}
 		if f != nil {
-			v.SetReadAhead(t.Files.Fget(int64(int32(a[4]))).ReadAhead(s.FS)) // vma->vm_file: the open file's f_ra
+			v.SetReadAhead(of.ReadAhead(s.FS)) // vma->vm_file: the open file's f_ra
 		}
 		s.mmapHooks(t, v) // mmap_region() -> __mmap_complete() -> perf_event_mmap()
 		return int64(v.Start)
@@ -467,27 +470,17 @@ func (s *Sched) pageFault(t *Task, addr uint64, write bool) bool {
 	// handle_mm_fault() until it does not return VM_FAULT_RETRY: a retry
 	// waits (D) for the page's read, then faults again; the fault is
 	// major if its first attempt was (FAULT_FLAG_TRIED)
-	var res mm.Fault
-	var how mm.How
-	for attempt := 1; ; attempt++ {
-		r := t.MM.AccessAt(addr, write, t.CPU().Now(), mm.TriedAfter(attempt, res))
-		if r.Fault == mm.BadAccess {
-			t.Segfaulted = true
-			return false
-		}
-		if attempt == 1 {
-			res = r.Fault
-		}
-		if !r.Retry {
-			how = r.How
-			break
-		}
+	res, how := t.MM.Fault(addr, write, func() sim.Time { return t.CPU().Now() }, func(r mm.FaultResult) {
 		if r.Fault == mm.MajorFault {
 			t.Spend(MajorFaultCost)
 		}
 		if now := t.CPU().Now(); r.RetryAt > now {
 			s.ioWait(t, r.RetryAt-now) // the read from disk: the task sleeps (D), another runs
 		}
+	})
+	if res == mm.BadAccess {
+		t.Segfaulted = true
+		return false
 	}
 	if res == mm.MajorFault {
 		t.MajFlt++
