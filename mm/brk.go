@@ -1,6 +1,9 @@
 package mm
 
-import "perfsim/uapi"
+import (
+	"perfsim/sim"
+	"perfsim/uapi"
+)
 
 // The heap (brk), madvise() and mremap(): what they do to the VMAs and the
 // present pages, and which of them perf hears of. On this machine (kernel
@@ -91,13 +94,15 @@ func (m *MM) NameHeap(v *VMA) {
 	}
 }
 
-// Madvise is madvise(): MADV_DONTNEED and MADV_FREE drop the pages of
-// [addr, addr+length) (the next touch faults again: a minor fault, the page
-// cache still holds a file's pages); the other advice the model knows
-// changes nothing it models. ENOMEM when part of the range is unmapped
-// (after advising what is mapped), EINVAL for a bad start or advice.
-// mm/madvise.c: do_madvise() -> madvise_dontneed_free()
-func (m *MM) Madvise(addr, length uint64, advice int64) uapi.Errno {
+// Madvise is madvise() at now: MADV_DONTNEED and MADV_FREE drop the pages
+// of [addr, addr+length) (the next touch faults again: a minor fault, the
+// page cache still holds a file's pages); MADV_RANDOM, MADV_SEQUENTIAL and
+// MADV_NORMAL set the VMAs' read hint; MADV_WILLNEED reads a file
+// mapping's range ahead (an anon one has no swap to read). ENOMEM when
+// part of the range is unmapped (after advising what is mapped), EINVAL
+// for a bad start or advice.
+// mm/madvise.c: do_madvise() -> madvise_dontneed_free(), madvise_willneed()
+func (m *MM) Madvise(addr, length uint64, advice int64, now sim.Time) uapi.Errno {
 	if addr%PageSize != 0 {
 		return uapi.EINVAL
 	}
@@ -118,13 +123,13 @@ func (m *MM) Madvise(addr, length uint64, advice int64) uapi.Errno {
 			continue
 		}
 		if advice == uapi.MADV_DONTNEED || advice == uapi.MADV_FREE && v.File == nil {
-			delete(m.present, a) // zap_page_range_single()
-			delete(m.ro, a)
+			m.zap(a) // zap_page_range_single()
 		}
 	}
-	// MADV_WILLNEED's readahead of a file range (vfs_fadvise() ->
-	// force_page_cache_ra(), up to the device's io_pages) is not modelled:
-	// the advice is taken and reads nothing.
+	if advice == uapi.MADV_WILLNEED {
+		m.willneed(addr, end, now)
+		return errno
+	}
 	var want VMFlags
 	switch advice {
 	case uapi.MADV_RANDOM:
@@ -139,6 +144,20 @@ func (m *MM) Madvise(addr, length uint64, advice int64) uapi.Errno {
 	// split at its ends (perf hears of no split: no perf_event_mmap())
 	m.modifyFlags(addr, end, VM_RAND_READ|VM_SEQ_READ, want, true)
 	return errno
+}
+
+// willneed reads ahead the file pages of [addr, end)'s file VMAs, each
+// VMA's part a POSIX_FADV_WILLNEED of its file (with its f_ra) at now.
+// mm/madvise.c: madvise_willneed() -> vfs_fadvise()
+func (m *MM) willneed(addr, end uint64, now sim.Time) {
+	for _, v := range m.VMAs {
+		lo, hi := max(addr, v.Start), min(end, v.End)
+		if lo >= hi || v.File == nil {
+			continue
+		}
+		first := v.pgoffOf(lo)
+		v.File.ForceReadahead(v.readAhead(), first, v.pgoffOf(hi-1)-first+1, now)
+	}
 }
 
 // Mremap is mremap(): shrinking unmaps the tail; growing extends in place
@@ -197,23 +216,28 @@ func (m *MM) moveVMA(v *VMA, addr, oldLen, newLen, to uint64) uint64 {
 	if v.File == nil {
 		nv.Pgoff = to / PageSize // an anon VMA's vm_pgoff follows its address
 	}
-	var moved, ro []uint64
+	type pte struct {
+		off        uint64
+		ro, copied bool
+	}
+	var moved []pte
 	for a := addr; a < addr+oldLen && a < addr+newLen; a += PageSize {
 		if m.present[a] {
-			moved = append(moved, a-addr)
-		}
-		if m.ro[a] {
-			ro = append(ro, a-addr)
+			moved = append(moved, pte{a - addr, m.ro[a], m.copied[a]})
 		}
 	}
 	m.Munmap(to, newLen) // MREMAP_FIXED: what was there goes
 	m.Munmap(addr, oldLen)
 	m.insert(nv)
-	for _, off := range moved {
-		m.present[to+off] = true
-	}
-	for _, off := range ro {
-		m.ro[to+off] = true
+	for _, p := range moved {
+		a := to + p.off
+		m.present[a] = true
+		if p.ro {
+			m.ro[a] = true
+		}
+		if p.copied {
+			m.copied[a] = true
+		}
 	}
 	return to
 }

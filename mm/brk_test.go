@@ -70,11 +70,11 @@ func TestMadviseMremap(t *testing.T) {
 	note := func(format string, f Fault) { got = append(got, format+": "+f.String()) }
 	note("first touch", m.Access(a, true))
 	note("second touch", m.Access(a, true))
-	if err := m.Madvise(a, PageSize, uapi.MADV_DONTNEED); err != 0 {
+	if err := m.Madvise(a, PageSize, uapi.MADV_DONTNEED, 0); err != 0 {
 		t.Fatal(err)
 	}
 	note("after MADV_DONTNEED", m.Access(a, true))
-	if err := m.Madvise(a, PageSize, 12345); err != uapi.EINVAL {
+	if err := m.Madvise(a, PageSize, 12345, 0); err != uapi.EINVAL {
 		t.Errorf("madvise bad advice: %v, want EINVAL", err)
 	}
 	// a mapping right above blocks growth in place

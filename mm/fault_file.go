@@ -86,6 +86,7 @@ func (m *MM) fileFault(v *VMA, page uint64, write bool, now sim.Time, tried bool
 		}
 	case v.Flags&VM_SHARED == 0:
 		m.present[page] = true // do_cow_fault(): copy_mc_user_highpage() into a new anon folio
+		m.copied[page] = true
 		v.anon = true
 		return FaultResult{Fault: MinorFault, How: HowCopy}
 	default:

@@ -48,9 +48,9 @@ func simulateFileFaults(c fileFaultCase) (minor, major int) {
 	}
 	switch c.advice {
 	case "random":
-		m.Madvise(v.Start, v.Len(), uapi.MADV_RANDOM)
+		m.Madvise(v.Start, v.Len(), uapi.MADV_RANDOM, 0)
 	case "sequential":
-		m.Madvise(v.Start, v.Len(), uapi.MADV_SEQUENTIAL)
+		m.Madvise(v.Start, v.Len(), uapi.MADV_SEQUENTIAL, 0)
 	}
 	for i := 0; i < c.n; i++ {
 		pg := i
@@ -329,18 +329,18 @@ func TestMadviseReadHints(t *testing.T) {
 		}
 		return out
 	}
-	if err := m.Madvise(start+2*PageSize, 3*PageSize, uapi.MADV_RANDOM); err != 0 {
+	if err := m.Madvise(start+2*PageSize, 3*PageSize, uapi.MADV_RANDOM, 0); err != 0 {
 		t.Fatal(err)
 	}
 	if d := cmp.Diff([]VMFlags{0, VM_RAND_READ, 0}, hints()); d != "" {
 		t.Errorf("MADV_RANDOM of pages 2-4 (-want +got):\n%s", d)
 	}
-	m.Madvise(start, 8*PageSize, uapi.MADV_SEQUENTIAL)
+	m.Madvise(start, 8*PageSize, uapi.MADV_SEQUENTIAL, 0)
 	if d := cmp.Diff([]VMFlags{VM_SEQ_READ, VM_SEQ_READ, VM_SEQ_READ}, hints()); d != "" {
 		t.Errorf("MADV_SEQUENTIAL of the whole (-want +got):\n%s", d)
 	}
 	m.Munmap(start+PageSize, PageSize)
-	if err := m.Madvise(start, 8*PageSize, uapi.MADV_NORMAL); err != uapi.ENOMEM {
+	if err := m.Madvise(start, 8*PageSize, uapi.MADV_NORMAL, 0); err != uapi.ENOMEM {
 		t.Errorf("MADV_NORMAL over a hole: %v, want ENOMEM", err)
 	}
 	for _, h := range hints() {

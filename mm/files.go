@@ -35,6 +35,10 @@ type FS struct {
 	// file opened on it reads ahead (ReadAhead): VM_READAHEAD_PAGES (32,
 	// 128 KB) for a disk that reports no optimal I/O size.
 	RAPages uint64
+	// IOPages is the device's bdi->io_pages (max_sectors_kb / 4): a
+	// forced readahead (WILLNEED) reads up to it when it is more than
+	// ra_pages.
+	IOPages uint64
 	// ReadLatency and ReadPerPage are the disk's (the cost model's): a
 	// read submitted at t is served after ReadLatency, reads overlapping in
 	// that, but the disk transfers one read at a time, ReadPerPage a page:
@@ -47,10 +51,17 @@ type FS struct {
 }
 
 // NewFS is an empty file system on device 8:1; every path exists.
-func NewFS() *FS { return &FS{files: map[string]*File{}, nextIno: 1000, RAPages: DefaultRAPages} }
+func NewFS() *FS {
+	return &FS{files: map[string]*File{}, nextIno: 1000, RAPages: DefaultRAPages, IOPages: DefaultIOPages}
+}
 
 // DefaultRAPages is VM_READAHEAD_PAGES: 128 KB.
 const DefaultRAPages = 128 * 1024 / PageSize
+
+// DefaultIOPages is the io_pages of this machine's virtio disk: its
+// max_sectors_kb is 4096 (the kernel has no one default: it is the
+// device's limit).
+const DefaultIOPages = 4096 * 1024 / PageSize
 
 // Lookup returns the inode of path, made on first use, with its page cache
 // empty (the first access of each page is a major fault).
@@ -60,7 +71,7 @@ func (fs *FS) Lookup(path string) *File {
 	}
 	fs.nextIno++
 	f := &File{Path: path, Maj: 8, Min: 1, Ino: fs.nextIno, Size: -1, folios: map[uint64]*folio{}, fs: fs}
-	if !strings.HasPrefix(path, "/dev/") {
+	if !f.noopBDI() {
 		// Every regular file is an ELF object with a GNU build-id note
 		// (what build_id_parse_nofault() reads): the SHA-1 of its path.
 		id := sha1.Sum([]byte(path))
@@ -69,6 +80,11 @@ func (fs *FS) Lookup(path string) *File {
 	fs.files[path] = f
 	return f
 }
+
+// noopBDI reports whether f is on a file system with no device behind it
+// (noop_backing_dev_info: its page cache is not read from a disk and
+// fadvise() ignores advice): the model's /dev files, such as a tty.
+func (f *File) noopBDI() bool { return strings.HasPrefix(f.Path, "/dev/") }
 
 // Cached reports whether path has an inode already (Lookup finds it, makes
 // none): the exec's annotation of its lookup (sched/footprint_exec.go).

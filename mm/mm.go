@@ -133,7 +133,11 @@ type MM struct {
 	// page-cache page a read fault mapped (in a shared VMA too: its write
 	// is page_mkwrite()'s fault), or a page a fork write-protected for
 	// copy-on-write. Writing one faults (do_wp_page()).
-	ro      map[uint64]bool
+	ro map[uint64]bool
+	// copied are the present pages of a private file VMA that hold an
+	// anon copy of the file's page (do_cow_fault(), wp_page_copy()): the
+	// others map the page cache's folio (MapsFilePage).
+	copied  map[uint64]bool
 	strings map[uint64]string
 	strTop  uint64
 	// Users counts the tasks sharing it (mm_users): CLONE_VM threads.
@@ -148,7 +152,7 @@ type MM struct {
 // vm_pgoff = vm_start >> PAGE_SHIFT, and expand_downwards() moved that down
 // with vm_start, so its pgoff is its address in pages (ASLR off: no shift).
 func New() *MM {
-	m := &MM{present: map[uint64]bool{}, ro: map[uint64]bool{}, strings: map[uint64]string{}, strTop: StackTop, Users: 1}
+	m := &MM{present: map[uint64]bool{}, ro: map[uint64]bool{}, copied: map[uint64]bool{}, strings: map[uint64]string{}, strTop: StackTop, Users: 1}
 	m.insert(&VMA{Start: StackTop - StackSize, End: StackTop, Flags: VM_READ | VM_WRITE, Pgoff: (StackTop - StackSize) / PageSize, Special: "[stack]"})
 	return m
 }
@@ -171,7 +175,7 @@ func (m *MM) Stack() *VMA {
 // kernel/fork.c: dup_mm() -> dup_mmap(); mm/memory.c: copy_page_range(),
 // vma_needs_copy(), copy_present_pte() (ptep_set_wrprotect() of a COW mapping)
 func (m *MM) Dup() *MM {
-	c := &MM{present: make(map[uint64]bool, len(m.present)), ro: make(map[uint64]bool, len(m.present)), strings: make(map[uint64]string, len(m.strings)), strTop: m.strTop, Users: 1, heap: m.heap}
+	c := &MM{present: make(map[uint64]bool, len(m.present)), ro: make(map[uint64]bool, len(m.present)), copied: make(map[uint64]bool, len(m.copied)), strings: make(map[uint64]string, len(m.strings)), strTop: m.strTop, Users: 1, heap: m.heap}
 	for _, v := range m.VMAs {
 		nv := *v
 		c.VMAs = append(c.VMAs, &nv)
@@ -184,6 +188,9 @@ func (m *MM) Dup() *MM {
 			continue
 		}
 		c.present[a] = true
+		if m.copied[a] {
+			c.copied[a] = true
+		}
 		if v.Flags&VM_SHARED == 0 { // is_cow_mapping(): private, VM_MAYWRITE
 			m.ro[a], c.ro[a] = true, true
 		}
@@ -337,13 +344,8 @@ func (m *MM) Mmap(addr, length uint64, prot, flags uint64, file *File, off uint6
 		v.Flags |= VM_LOCKED
 	}
 	m.insert(v)
-	if flags&(uapi.MAP_POPULATE|uapi.MAP_LOCKED) != 0 { // mm_populate(): no faults later
-		for a := v.Start; a < v.End; a += PageSize {
-			m.present[a] = true
-			if file != nil {
-				file.cache(v.Pgoff + (a-v.Start)/PageSize)
-			}
-		}
+	if flags&(uapi.MAP_POPULATE|uapi.MAP_LOCKED) != 0 {
+		m.populate(v)
 	}
 	return v, 0
 }
@@ -397,8 +399,7 @@ func (m *MM) Munmap(addr, length uint64) uapi.Errno {
 	}
 	m.VMAs = out
 	for a := addr; a < end; a += PageSize {
-		delete(m.present, a)
-		delete(m.ro, a)
+		m.zap(a)
 	}
 	return 0
 }
@@ -510,6 +511,9 @@ func (m *MM) AccessAt(addr uint64, write bool, now sim.Time, tried bool) FaultRe
 			return FaultResult{Fault: MinorFault, How: HowWriteable}
 		}
 		v.anon = true
+		if v.File != nil {
+			m.copied[page] = true
+		}
 		return FaultResult{Fault: MinorFault, How: HowCopy}
 	}
 	if v.File != nil {
@@ -529,6 +533,62 @@ func (m *MM) AccessAt(addr uint64, write bool, now sim.Time, tried bool) FaultRe
 // WriteProtected reports whether the page of addr has a read-only PTE in a
 // private VMA: a write faults (do_wp_page()).
 func (m *MM) WriteProtected(addr uint64) bool { return m.ro[addr&^(PageSize-1)] }
+
+// populate faults every page of v in, as mm_populate() does after the
+// mmap (no fault later): a private writable VMA with a write (FOLL_WRITE:
+// copy-on-write broken now, an anon copy of a file page), any other with
+// a read (the zero page of a private anon VMA and a file's page-cache page
+// mapped read-only). An inaccessible VMA is left alone, and the pages past
+// a file's i_size end it (SIGBUS: GUP stops there). The file's pages are
+// read at once (no time passes; nor are the faults counted).
+// mm/gup.c: __mm_populate() -> populate_vma_page_range()
+func (m *MM) populate(v *VMA) {
+	if v.Flags&(VM_READ|VM_WRITE|VM_EXEC) == 0 {
+		return
+	}
+	write := v.Flags&(VM_WRITE|VM_SHARED) == VM_WRITE
+	for a := v.Start; a < v.End; a += PageSize {
+		if v.File != nil {
+			pgoff := v.pgoffOf(a)
+			if v.File.beyondEOF(pgoff) {
+				return
+			}
+			v.File.cache(pgoff)
+		}
+		m.present[a] = true
+		switch {
+		case write:
+			if v.File != nil {
+				m.copied[a] = true
+			}
+			v.anon = true
+		case v.File != nil || v.Flags&VM_SHARED == 0:
+			m.ro[a] = true
+		}
+	}
+}
+
+// zap drops the PTE of the page at addr: zap_pte_range().
+func (m *MM) zap(addr uint64) {
+	delete(m.present, addr)
+	delete(m.ro, addr)
+	delete(m.copied, addr)
+}
+
+// MapsFilePage reports whether m has a PTE that maps page pgoff of f's
+// page cache (folio_mapped() of its folio, for this address space): a
+// page of a mapping of f that is present and not an anon copy.
+func (m *MM) MapsFilePage(f *File, pgoff uint64) bool {
+	for _, v := range m.VMAs {
+		if v.File != f || pgoff < v.Pgoff || pgoff >= v.Pgoff+v.Len()/PageSize {
+			continue
+		}
+		if a := v.addrOf(pgoff); m.present[a] && !m.copied[a] {
+			return true
+		}
+	}
+	return false
+}
 
 // Present reports whether the page of addr has a PTE.
 func (m *MM) Present(addr uint64) bool { return m.present[addr&^(PageSize-1)] }

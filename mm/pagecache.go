@@ -124,8 +124,7 @@ func (m *MM) ZapPastEOF(f *File) {
 		}
 		for a := v.Start; a < v.End; a += PageSize {
 			if m.present[a] && f.beyondEOF(v.pgoffOf(a)) {
-				delete(m.present, a)
-				delete(m.ro, a)
+				m.zap(a)
 			}
 		}
 	}
@@ -142,7 +141,10 @@ func (f *File) beyondEOF(pgoff uint64) bool {
 // last readahead read, and the device's ra_pages it was opened with
 // (file_ra_state_init(): bdi->ra_pages, read_ahead_kb / 4).
 type ReadAhead struct {
-	RAPages                uint64
+	RAPages uint64
+	// Random is the struct file's FMODE_RANDOM (POSIX_FADV_RANDOM), kept
+	// beside its f_ra: a sequential readahead is then forced (syncRA).
+	Random                 bool
 	start, size, asyncSize uint64
 	order                  uint
 	// mmapMiss counts a mapping's faults that missed the page cache, less
@@ -279,6 +281,10 @@ func (f *File) syncMmapReadahead(v *VMA, ra *ReadAhead, pgoff uint64) {
 // to the last.
 // mm/readahead.c: page_cache_sync_ra(), get_init_ra_size()
 func (f *File) syncRA(ra *ReadAhead, index, req uint64) {
+	if ra.Random { // "be dumb"
+		f.forceRA(ra, index, req, func(read func()) { read() })
+		return
+	}
 	maxPages := ra.RAPages
 	if index == 0 || req > maxPages {
 		ra.start = index
@@ -382,6 +388,59 @@ func (f *File) asyncMmapReadahead(v *VMA, ra *ReadAhead, fo *folio, index uint64
 	}
 	ra.asyncSize = ra.size
 	f.raOrder(ra)
+}
+
+// ForceReadahead reads nr pages of f from index (a POSIX_FADV_WILLNEED or
+// MADV_WILLNEED of them), at most the device's io_pages or ra's ra_pages,
+// whichever is more, in 2 MB chunks of order-0 folios, none past EOF, the
+// cached pages skipped; each chunk is one read from the disk submitted at
+// now. Nothing waits for it: a fault on a page still being read waits then.
+// mm/readahead.c: force_page_cache_ra()
+func (f *File) ForceReadahead(ra *ReadAhead, index, nr uint64, now sim.Time) {
+	f.forceRA(ra, index, nr, func(read func()) { f.read(now, read) })
+}
+
+// forceRA is force_page_cache_ra(): each chunk's read is passed to submit
+// (a read of its own, or a part of the one being made up: syncRA's).
+func (f *File) forceRA(ra *ReadAhead, index, nr uint64, submit func(read func())) {
+	ioPages := uint64(DefaultIOPages)
+	if f.fs != nil {
+		ioPages = f.fs.IOPages
+	}
+	nr = min(nr, max(ioPages, ra.RAPages))
+	const chunk = 2 << 20 / PageSize
+	for nr > 0 {
+		i, n := index, min(nr, chunk)
+		submit(func() { f.doPageCacheRA(i, n, 0) })
+		index += n
+		nr -= n
+	}
+}
+
+// Invalidate drops from f's page cache the folios that lie wholly in
+// [start, end] (a large folio across either end is kept) and can go: not
+// still being read at now (locked) and with no page mapped (mapped: some
+// address space's PTE maps it). The model's folios are never dirty.
+// mm/truncate.c: mapping_try_invalidate() -> mapping_evict_folio()
+func (f *File) Invalidate(start, end uint64, now sim.Time, mapped func(pgoff uint64) bool) {
+	var drop []*folio
+	for pg, fo := range f.folios {
+		if pg != fo.index || fo.index < start || fo.next()-1 > end || !fo.uptodate(now) {
+			continue
+		}
+		busy := false
+		for p := fo.index; p < fo.next() && !busy; p++ {
+			busy = mapped(p)
+		}
+		if !busy {
+			drop = append(drop, fo)
+		}
+	}
+	for _, fo := range drop {
+		for p := fo.index; p < fo.next(); p++ {
+			delete(f.folios, p)
+		}
+	}
 }
 
 // ilog2 is ilog2(n) (0 for 0, as for 1).

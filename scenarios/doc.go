@@ -114,8 +114,10 @@
 //	touch lib 4
 //
 // close, read, write, open/openat/creat (O_CLOEXEC, O_TRUNC), ftruncate, fcntl (F_GETFD/F_SETFD),
-// prctl (PR_SET_NAME, PR_SET_TIMERSLACK, PR_GET_TIMERSLACK), mmap, mprotect, munmap, brk, mremap, madvise and execve
-// act on the task's fd table and address space (a COMM, MMAP2 records, page
+// prctl (PR_SET_NAME, PR_SET_TIMERSLACK, PR_GET_TIMERSLACK), mmap, mprotect, munmap, brk, mremap,
+// madvise (MADV_DONTNEED, MADV_FREE, MADV_RANDOM, MADV_SEQUENTIAL, MADV_WILLNEED), fadvise64
+// (POSIX_FADV_WILLNEED, POSIX_FADV_DONTNEED, POSIX_FADV_SEQUENTIAL, POSIX_FADV_RANDOM, ...) and execve
+// act on the task's fd table, its address space and the page cache (a COMM, MMAP2 records, page
 // faults; exec kills the other threads and closes the close-on-exec fds);
 // every other syscall returns 0.
 //

@@ -285,7 +285,21 @@ var sysModels = map[string]func(s *Sched, t *Task, a *[6]uint64) int64{
 	},
 	// mm/madvise.c: SYSCALL_DEFINE3(madvise): no perf record
 	"madvise": func(s *Sched, t *Task, a *[6]uint64) int64 {
-		return errno(t.MM.Madvise(a[0], a[1], int64(a[2])))
+		return errno(t.MM.Madvise(a[0], a[1], int64(a[2]), t.CPU().Now()))
+	},
+	// mm/fadvise.c: ksys_fadvise64_64() -> generic_fadvise(): what a
+	// DONTNEED cannot drop is what a PTE of any address space maps
+	"fadvise64": func(s *Sched, t *Task, a *[6]uint64) int64 {
+		f := t.Files.Fget(int64(int32(a[0])))
+		if f == nil {
+			return errno(uapi.EBADF)
+		}
+		mapped := func(pgoff uint64) bool {
+			found := false
+			s.eachMM(func(m *mm.MM) { found = found || m.MapsFilePage(f.Inode, pgoff) })
+			return found
+		}
+		return errno(f.Fadvise(s.FS, int64(a[1]), int64(a[2]), int64(int32(a[3])), t.CPU().Now(), mapped))
 	},
 	// mm/mremap.c: SYSCALL_DEFINE5(mremap): no perf record
 	"mremap": func(s *Sched, t *Task, a *[6]uint64) int64 {
@@ -333,11 +347,18 @@ func (s *Sched) open(t *Task, pathAddr, flags uint64) int64 {
 // mm/truncate.c: truncate_setsize() -> truncate_pagecache()
 func (s *Sched) truncate(f *mm.File, size int64) {
 	f.Truncate(size)
+	s.eachMM(func(m *mm.MM) { m.ZapPastEOF(f) })
+}
+
+// eachMM calls fn with each address space a task still uses, once (the
+// file's i_mmap tree, in the kernel: the address spaces that map it; an
+// exited task's has had its exit_mmap()).
+func (s *Sched) eachMM(fn func(m *mm.MM)) {
 	seen := map[*mm.MM]bool{}
 	for _, t := range s.Tasks {
-		if t.MM != nil && !seen[t.MM] {
+		if t.MM != nil && t.MM.Users > 0 && !seen[t.MM] {
 			seen[t.MM] = true
-			t.MM.ZapPastEOF(f)
+			fn(t.MM)
 		}
 	}
 }

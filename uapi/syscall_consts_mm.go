@@ -24,3 +24,24 @@ func init() {
 		SyscallConsts[k] = v
 	}
 }
+
+// posix_fadvise() advice, x86_64 values.
+// include/uapi/linux/fadvise.h
+const (
+	POSIX_FADV_NORMAL     = 0
+	POSIX_FADV_RANDOM     = 1
+	POSIX_FADV_SEQUENTIAL = 2
+	POSIX_FADV_WILLNEED   = 3
+	POSIX_FADV_DONTNEED   = 4
+	POSIX_FADV_NOREUSE    = 5
+)
+
+func init() {
+	for k, v := range map[string]int64{
+		"POSIX_FADV_NORMAL": POSIX_FADV_NORMAL, "POSIX_FADV_RANDOM": POSIX_FADV_RANDOM,
+		"POSIX_FADV_SEQUENTIAL": POSIX_FADV_SEQUENTIAL, "POSIX_FADV_WILLNEED": POSIX_FADV_WILLNEED,
+		"POSIX_FADV_DONTNEED": POSIX_FADV_DONTNEED, "POSIX_FADV_NOREUSE": POSIX_FADV_NOREUSE,
+	} {
+		SyscallConsts[k] = v
+	}
+}

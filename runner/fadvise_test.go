@@ -1,0 +1,74 @@
+package runner
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"perfsim/scenarios"
+)
+
+// TestFadviseSyscall: fadvise64(2) and madvise(MADV_WILLNEED) through a
+// task's syscalls, judged by the faults of the task's read of a 64-page
+// file through a mapping: cached, 5 fault-around faults (the mapping is
+// not 64 KB-aligned); cold, 1 major and 6 minor (the read-around's mark is
+// one more). WILLNEED reads the file ahead (no major fault; without a wait
+// the first fault waits for the read in flight, still minor); DONTNEED
+// drops what no PTE maps (a read again is cold) and keeps what one maps.
+func TestFadviseSyscall(t *testing.T) {
+	const head = `  syscall openat AT_FDCWD "/var/tmp/f" O_RDWR|O_CREAT 0 as fd
+  syscall ftruncate fd 262144
+`
+	for _, tc := range []struct {
+		name, body   string
+		minor, major int64
+	}{
+		{"cold", head + `  syscall mmap 0 262144 PROT_READ MAP_PRIVATE fd 0 as p
+  touch p 64
+`, 6, 1},
+		{"fadvise willneed", head + `  syscall fadvise64 fd 0 0 POSIX_FADV_WILLNEED
+  sleep 10ms
+  syscall mmap 0 262144 PROT_READ MAP_PRIVATE fd 0 as p
+  touch p 64
+`, 5, 0},
+		{"fadvise willneed, no wait", head + `  syscall fadvise64 fd 0 0 POSIX_FADV_WILLNEED
+  syscall mmap 0 262144 PROT_READ MAP_PRIVATE fd 0 as p
+  touch p 64
+`, 5, 0},
+		{"madvise willneed", head + `  syscall mmap 0 262144 PROT_READ MAP_PRIVATE fd 0 as p
+  syscall madvise p 262144 MADV_WILLNEED
+  sleep 10ms
+  touch p 64
+`, 5, 0},
+		{"dontneed after munmap", head + `  syscall mmap 0 262144 PROT_READ MAP_PRIVATE fd 0 as p
+  touch p 64
+  syscall munmap p 262144
+  syscall fadvise64 fd 0 0 POSIX_FADV_DONTNEED
+  syscall mmap 0 262144 PROT_READ MAP_PRIVATE fd 0 as q
+  touch q 64
+`, 12, 2},
+		{"dontneed while mapped", head + `  syscall mmap 0 262144 PROT_READ MAP_PRIVATE fd 0 as p
+  touch p 64
+  syscall fadvise64 fd 0 0 POSIX_FADV_DONTNEED
+  syscall mmap 0 262144 PROT_READ MAP_PRIVATE fd 0 as q
+  touch q 64
+`, 11, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src := fmt.Sprintf("scenario fadvise\ncpus 1\ntask w cpu0\n%s", tc.body)
+			f, err := scenarios.Parse("fadvise.sim", []byte(src))
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, _, err := RunOnce(f, Options{Chooser: ScheduleChooser(1, 0)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			w := r.Tasks["w"]
+			if d := cmp.Diff([2]int64{tc.minor, tc.major}, [2]int64{int64(w.MinFlt), int64(w.MajFlt)}); d != "" {
+				t.Errorf("minor and major faults (-want +got):\n%s", d)
+			}
+		})
+	}
+}
