@@ -261,6 +261,21 @@ func TestFitFaults(t *testing.T) {
 	}
 }
 
+// TestFitDiskWrite: the line through diskwrite.sh's 4 KB and 8192 KB
+// writebacks; a missing figure is an error.
+func TestFitDiskWrite(t *testing.T) {
+	var p Profile
+	if err := FitDiskWrite(&p, Measurements{"disk.write_4kb_ns": 330000, "disk.write_8192kb_ns": 330000 + 8188*760}); err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff([]sim.Duration{326960, 760}, []sim.Duration{p.DiskWriteBase, p.DiskWritePerKiB}); d != "" {
+		t.Errorf("base, per KiB (-want +got):\n%s", d)
+	}
+	if err := FitDiskWrite(&p, Measurements{"disk.read_4kb_ns": 1, "disk.read_8192kb_ns": 2}); err == nil {
+		t.Error("a read's figures fitted a write")
+	}
+}
+
 // TestFitDiskRead: the line through diskread.sh's 4 KB and 8192 KB reads;
 // a missing figure, or a disk faster for more, is an error.
 func TestFitDiskRead(t *testing.T) {

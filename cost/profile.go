@@ -100,6 +100,14 @@ type Profile struct {
 	// transfer (mm.FS.ReadLatency, ReadPerPage, which sched sets). Fitted
 	// from cost/testdata/diskread.txt (FitDiskRead).
 	DiskReadBase, DiskReadPerKiB sim.Duration
+
+	// DiskWriteBase and DiskWritePerKiB are how long the disk takes to
+	// write n KiB back: DiskWriteBase + n * DiskWritePerKiB (an fsync()'s
+	// writeback, which its task waits for in D; a POSIX_FADV_DONTNEED's,
+	// which nobody waits for), in the reads' queue (mm.FS.WriteLatency,
+	// WritePerPage). Fitted from cost/testdata/diskwrite.txt
+	// (FitDiskWrite).
+	DiskWriteBase, DiskWritePerKiB sim.Duration
 }
 
 // Free is the zero profile: kernel work takes no virtual time.
@@ -140,6 +148,8 @@ func (p *Profile) Table() []string {
 		{"page fault: page copied", p.CopyFault},
 		{"disk read", p.DiskReadBase},
 		{"disk read per KiB", p.DiskReadPerKiB},
+		{"disk write", p.DiskWriteBase},
+		{"disk write per KiB", p.DiskWritePerKiB},
 	}
 	out := make([]string, len(rows), len(rows)+1)
 	for i, r := range rows {

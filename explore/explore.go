@@ -116,6 +116,7 @@ type Found struct {
 
 // Result is the outcome of an exploration.
 type Result struct {
+	notJudged string // the outcomes no schedule judged: their when names other knob values
 	Scenario  string
 	File      string
 	Strategy  string
@@ -282,6 +283,7 @@ func Explore(f *scenarios.File, o Options) (*Result, error) {
 		if found || ex.Interrupted {
 			ex.Elapsed = time.Since(start)
 			ex.finish()
+			ex.notJudged = notJudged(f, ex)
 			return ex, nil
 		}
 	}
@@ -319,7 +321,18 @@ func Explore(f *scenarios.File, o Options) (*Result, error) {
 		}
 	}
 	ex.finish()
+	ex.notJudged = notJudged(f, ex)
 	return ex, nil
+}
+
+// notJudged is the line naming the outcomes no schedule judged because
+// their when names other knob values (runner.NotJudgedHint).
+func notJudged(f *scenarios.File, ex *Result) string {
+	na := make([]bool, len(ex.Outcomes))
+	for i, c := range ex.Outcomes {
+		na[i] = c.Positive+c.Negative == 0 && ex.Schedules > 0
+	}
+	return runner.NotJudgedHint(f, na, "explore")
 }
 
 // shardRange is the range [first, last) of the runs schedules that shard
@@ -563,6 +576,9 @@ func (ex *Result) WriteText(w io.Writer) {
 			mark = "   <- claimed " + c.Quant
 		}
 		fmt.Fprintf(w, "%-9s %9d %9d  %s%s\n", c.Verdict, c.Positive, c.Negative, c.Outcome, mark)
+	}
+	if ex.notJudged != "" {
+		fmt.Fprintln(w, ex.notJudged)
 	}
 	if ex.Coverage != nil && ex.Coverage.Schedules > 0 {
 		fmt.Fprintln(w, ex.Coverage.Summary())

@@ -108,9 +108,9 @@ func TestMadviseMremap(t *testing.T) {
 func TestCloseOnExec(t *testing.T) {
 	fs := NewFS()
 	fl := NewFiles(fs)
-	a, _ := fl.Install(fs.Lookup("/a"), true) // open(O_CLOEXEC)
-	b, _ := fl.Install(fs.Lookup("/b"), false)
-	c, _ := fl.Install(fs.Lookup("/c"), false)
+	a, _ := fl.Install(fs.Lookup("/a"), uapi.O_RDONLY|uapi.O_CLOEXEC) // open(O_CLOEXEC)
+	b, _ := fl.Install(fs.Lookup("/b"), uapi.O_RDONLY)
+	c, _ := fl.Install(fs.Lookup("/c"), uapi.O_RDONLY)
 	if _, err := fl.Fcntl(int64(c), F_SETFD, FD_CLOEXEC); err != 0 {
 		t.Fatal(err)
 	}

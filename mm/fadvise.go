@@ -56,6 +56,9 @@ func (of *OpenFile) Fadvise(fs *FS, offset, length, advice int64, now sim.Time, 
 		}
 		f.ForceReadahead(ra, start, nr, now)
 	case uapi.POSIX_FADV_DONTNEED:
+		// The range's dirty folios are written back, not waited for
+		// (filemap_flush_range()): under writeback, they stay.
+		f.writeback(now, f.dirtyIn(uint64(offset)/PageSize, endbyte/PageSize))
 		// First and last full page; the last partial one too where the
 		// range ends at a page's end or at the file's end.
 		start, end := (uint64(offset)+PageSize-1)/PageSize, endbyte/PageSize

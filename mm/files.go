@@ -45,9 +45,12 @@ type FS struct {
 	// diskFree is when it has transferred the last one submitted. Zero: a
 	// read takes no time.
 	ReadLatency, ReadPerPage sim.Duration
-	diskFree                 sim.Time
-	reading                  bool     // a read is being made up (File.read)
-	batch                    []*folio // its folios
+	// WriteLatency and WritePerPage are the disk's for a writeback (the
+	// cost model's DiskWrite), in the same queue.
+	WriteLatency, WritePerPage sim.Duration
+	diskFree                   sim.Time
+	reading                    bool     // a read is being made up (File.read)
+	batch                      []*folio // its folios
 }
 
 // NewFS is an empty file system on device 8:1; every path exists.
@@ -97,7 +100,15 @@ type OpenFile struct {
 	Inode *File
 	Anon  AnonFile
 	ra    *ReadAhead
+	// Flags are the open's flags (O_RDONLY, O_WRONLY or O_RDWR: f_mode's
+	// FMODE_READ and FMODE_WRITE; O_APPEND), Pos is f_pos (fileio.go).
+	Flags uint64
+	Pos   int64
 }
+
+// Regular reports whether of is a regular file on a disk (not a tty or an
+// anon inode): its reads and writes go through the page cache.
+func (of *OpenFile) Regular() bool { return of.Inode != nil && !of.Inode.noopBDI() }
 
 // ReadAhead is the file's f_ra, made as the open's file_ra_state_init()
 // makes it (with fs's ra_pages) on first use: what every mapping of this
@@ -138,7 +149,7 @@ type Files struct {
 
 // NewFiles is the fd table of a task the machine starts with.
 func NewFiles(fs *FS) *Files {
-	tty := &OpenFile{Inode: fs.Lookup("/dev/pts/0")}
+	tty := &OpenFile{Inode: fs.Lookup("/dev/pts/0"), Flags: uapi.O_RDWR}
 	return &Files{fds: []*OpenFile{tty, tty, tty}, Users: 1}
 }
 
@@ -208,14 +219,15 @@ func (fl *Files) FdInstall(fd int, f *OpenFile) {
 	fl.fds[fd] = f
 }
 
-// Install opens f at the lowest free fd (get_unused_fd_flags() then
-// fd_install(), as do_sys_openat2() does), or fails with EMFILE.
-func (fl *Files) Install(f *File, cloexec bool) (int, uapi.Errno) {
-	fd, err := fl.GetUnusedFd(cloexec)
+// Install opens f with the open's flags at the lowest free fd
+// (get_unused_fd_flags() then fd_install(), as do_sys_openat2() does), or
+// fails with EMFILE.
+func (fl *Files) Install(f *File, flags uint64) (int, uapi.Errno) {
+	fd, err := fl.GetUnusedFd(flags&uapi.O_CLOEXEC != 0) // get_unused_fd_flags(O_CLOEXEC): __set_close_on_exec()
 	if err != 0 {
 		return fd, err
 	}
-	fl.FdInstall(fd, &OpenFile{Inode: f})
+	fl.FdInstall(fd, &OpenFile{Inode: f, Flags: flags &^ uapi.O_CLOEXEC})
 	return fd, 0
 }
 

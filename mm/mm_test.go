@@ -172,11 +172,11 @@ func TestCopyOnWrite(t *testing.T) {
 func TestFiles(t *testing.T) {
 	fs := NewFS()
 	fl := NewFiles(fs)
-	fd, _ := fl.Install(fs.Lookup("/x"), false)
+	fd, _ := fl.Install(fs.Lookup("/x"), uapi.O_RDONLY)
 	closeErr := func(fd int64) uapi.Errno { _, err := fl.Close(fd); return err }
-	y, _ := fl.Install(fs.Lookup("/y"), false)
+	y, _ := fl.Install(fs.Lookup("/y"), uapi.O_RDONLY)
 	got := []any{fd, y, closeErr(1), closeErr(1), closeErr(1000), closeErr(-1)}
-	z, _ := fl.Install(fs.Lookup("/z"), false)
+	z, _ := fl.Install(fs.Lookup("/z"), uapi.O_RDONLY)
 	got = append(got, z)
 	if d := cmp.Diff([]any{3, 4, uapi.Errno(0), uapi.EBADF, uapi.EBADF, uapi.EBADF, 1}, got); d != "" {
 		t.Errorf("(-want +got):\n%s", d)
@@ -202,7 +202,7 @@ func TestFdTable(t *testing.T) {
 	if fl.Fget(int64(r)) != nil {
 		t.Errorf("fget() of a reserved fd found a file")
 	}
-	x, _ := fl.Install(fs.Lookup("/x"), false)
+	x, _ := fl.Install(fs.Lookup("/x"), uapi.O_RDONLY)
 	fl.FdInstall(r, &OpenFile{Anon: a})
 	r2, _ := fl.GetUnusedFd(false)
 	child := fl.Dup()

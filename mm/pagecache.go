@@ -19,6 +19,8 @@ type folio struct {
 	order     uint     // 2^order pages
 	readahead bool     // PG_readahead: reaching it starts the next async readahead
 	ready     sim.Time // when its read completes (PG_uptodate; locked until then)
+	dirty     bool     // written and not written back (PG_dirty)
+	writeback sim.Time // when its writeback completes (PG_writeback until then)
 }
 
 // uptodate reports whether fo's read has completed at now.
@@ -40,10 +42,8 @@ func (f *File) lookup(pgoff uint64) *folio { return f.folios[pgoff] }
 // addFolio is filemap_add_folio() of a folio of 2^order pages at index: it
 // fails (-EEXIST) when any of its pages is cached already.
 func (f *File) addFolio(index uint64, order uint) *folio {
-	for i := index; i < index+1<<order; i++ {
-		if f.folios[i] != nil {
-			return nil
-		}
+	if !f.free(index, order) {
+		return nil
 	}
 	fo := &folio{index: index, order: order}
 	for i := index; i < fo.next(); i++ {
@@ -147,6 +147,9 @@ type ReadAhead struct {
 	Random                 bool
 	start, size, asyncSize uint64
 	order                  uint
+	// prevPos is the byte after the last read()'s (-1: none; a mapping's
+	// faults leave it alone).
+	prevPos int64
 	// mmapMiss counts a mapping's faults that missed the page cache, less
 	// the pages fault-around found there: past mmapLotsAMiss the
 	// read-around stops ("Do we miss much more than hit in this file?").
@@ -160,9 +163,9 @@ const mmapLotsAMiss = 100
 // no file system, which reads ahead VM_READAHEAD_PAGES).
 func NewReadAhead(fs *FS) *ReadAhead {
 	if fs == nil {
-		return &ReadAhead{RAPages: DefaultRAPages}
+		return &ReadAhead{RAPages: DefaultRAPages, prevPos: -1}
 	}
-	return &ReadAhead{RAPages: fs.RAPages}
+	return &ReadAhead{RAPages: fs.RAPages, prevPos: -1}
 }
 
 // getNextRASize is the next window's size: quadrupled while small, then
@@ -274,19 +277,25 @@ func (f *File) syncMmapReadahead(v *VMA, ra *ReadAhead, pgoff uint64) {
 }
 
 // syncRA is the on-demand readahead of a miss at index, req pages asked
-// (a fault under MADV_SEQUENTIAL asks ra_pages): at the file's start a
-// window from it with its async part; after a run of cached pages one that
-// long again (twice from the file's start); else the pages asked, as they
-// are. A mapping's faults leave prev_pos at -1: no request is sequential
-// to the last.
+// (a fault under MADV_SEQUENTIAL asks ra_pages; a read(), the pages left
+// of it): at the file's start, for a request past what one window reads,
+// or a miss right after the last read() (prev_pos), a window from it with
+// its async part; after a run of cached pages one that long again (twice
+// from the file's start); else the pages asked, as they are. Under
+// FMODE_RANDOM, or with ra_pages 0 (read() only: a fault does not get
+// here then), the read is forced, as asked (one page for ra_pages 0).
 // mm/readahead.c: page_cache_sync_ra(), get_init_ra_size()
 func (f *File) syncRA(ra *ReadAhead, index, req uint64) {
-	if ra.Random { // "be dumb"
+	if ra.RAPages == 0 {
+		req = 1
+	}
+	if ra.Random || ra.RAPages == 0 { // "be dumb"
 		f.forceRA(ra, index, req, func(read func()) { read() })
 		return
 	}
-	maxPages := ra.RAPages
-	if index == 0 || req > maxPages {
+	maxPages := f.ractlMaxPages(ra, req)
+	prevIndex := uint64(ra.prevPos) / PageSize // (unsigned long long)ra->prev_pos >> PAGE_SHIFT
+	if index == 0 || req > maxPages || index-prevIndex <= 1 {
 		ra.start = index
 		ra.size = initRASize(req, maxPages)
 		if ra.size > req {
@@ -347,10 +356,9 @@ func (f *File) prevMiss(index, maxScan uint64) uint64 {
 
 // asyncMmapReadahead is filemap_fault() finding fo, the folio of page
 // index, cached: a hit (mmap_miss drops by one); when fo is marked
-// PG_readahead, the mark is cleared and the next window is read, ahead of
-// the reader, in larger folios than the last. Under MADV_RANDOM or with
-// ra_pages 0 nothing happens.
-// mm/filemap.c: do_async_mmap_readahead() -> mm/readahead.c: page_cache_async_ra()
+// PG_readahead, the next window is read (asyncRA, a request of ra_pages).
+// Under MADV_RANDOM or with ra_pages 0 nothing happens.
+// mm/filemap.c: do_async_mmap_readahead()
 func (f *File) asyncMmapReadahead(v *VMA, ra *ReadAhead, fo *folio, index uint64) {
 	if v.Flags&VM_RAND_READ != 0 || ra.RAPages == 0 {
 		return
@@ -358,11 +366,21 @@ func (f *File) asyncMmapReadahead(v *VMA, ra *ReadAhead, fo *folio, index uint64
 	if ra.mmapMiss > 0 {
 		ra.mmapMiss--
 	}
-	if !fo.readahead {
+	if fo.readahead {
+		f.asyncRA(ra, fo, index, ra.RAPages)
+	}
+}
+
+// asyncRA is a reader reaching fo, marked PG_readahead, at page index,
+// req pages asked: the mark is cleared and the next window is read, ahead
+// of the reader, in larger folios than the last.
+// mm/readahead.c: page_cache_async_ra()
+func (f *File) asyncRA(ra *ReadAhead, fo *folio, index, req uint64) {
+	if ra.RAPages == 0 {
 		return
 	}
 	fo.readahead = false
-	maxPages := ra.RAPages // ractl_max_pages(): the request is ra_pages
+	maxPages := f.ractlMaxPages(ra, req)
 	expected := (ra.start + ra.size - ra.asyncSize) &^ (fo.pages() - 1)
 	if index == expected {
 		ra.start += ra.size
@@ -378,7 +396,7 @@ func (f *File) asyncMmapReadahead(v *VMA, ra *ReadAhead, fo *folio, index uint64
 			return
 		}
 		ra.start = start
-		ra.size = getNextRASize(start-index+maxPages, maxPages)
+		ra.size = getNextRASize(start-index+req, maxPages)
 	}
 	ra.order += 2
 	align := uint64(1) << min(ra.order, ffs(maxPages))
@@ -388,6 +406,25 @@ func (f *File) asyncMmapReadahead(v *VMA, ra *ReadAhead, fo *folio, index uint64
 	}
 	ra.asyncSize = ra.size
 	f.raOrder(ra)
+}
+
+// ractlMaxPages is the most a readahead of a request of req pages reads:
+// ra_pages, or up to the device's io_pages for a larger request.
+// mm/readahead.c: ractl_max_pages()
+func (f *File) ractlMaxPages(ra *ReadAhead, req uint64) uint64 {
+	maxPages := ra.RAPages
+	if io := f.ioPages(); req > maxPages && io > maxPages {
+		maxPages = min(req, io)
+	}
+	return maxPages
+}
+
+// ioPages is the device's bdi->io_pages.
+func (f *File) ioPages() uint64 {
+	if f.fs == nil {
+		return DefaultIOPages
+	}
+	return f.fs.IOPages
 }
 
 // ForceReadahead reads nr pages of f from index (a POSIX_FADV_WILLNEED or
@@ -403,11 +440,7 @@ func (f *File) ForceReadahead(ra *ReadAhead, index, nr uint64, now sim.Time) {
 // forceRA is force_page_cache_ra(): each chunk's read is passed to submit
 // (a read of its own, or a part of the one being made up: syncRA's).
 func (f *File) forceRA(ra *ReadAhead, index, nr uint64, submit func(read func())) {
-	ioPages := uint64(DefaultIOPages)
-	if f.fs != nil {
-		ioPages = f.fs.IOPages
-	}
-	nr = min(nr, max(ioPages, ra.RAPages))
+	nr = min(nr, max(f.ioPages(), ra.RAPages))
 	const chunk = 2 << 20 / PageSize
 	for nr > 0 {
 		i, n := index, min(nr, chunk)
@@ -419,13 +452,13 @@ func (f *File) forceRA(ra *ReadAhead, index, nr uint64, submit func(read func())
 
 // Invalidate drops from f's page cache the folios that lie wholly in
 // [start, end] (a large folio across either end is kept) and can go: not
-// still being read at now (locked) and with no page mapped (mapped: some
-// address space's PTE maps it). The model's folios are never dirty.
+// still being read at now (locked), clean and not under writeback, and
+// with no page mapped (mapped: some address space's PTE maps it).
 // mm/truncate.c: mapping_try_invalidate() -> mapping_evict_folio()
 func (f *File) Invalidate(start, end uint64, now sim.Time, mapped func(pgoff uint64) bool) {
 	var drop []*folio
 	for pg, fo := range f.folios {
-		if pg != fo.index || fo.index < start || fo.next()-1 > end || !fo.uptodate(now) {
+		if pg != fo.index || fo.index < start || fo.next()-1 > end || !fo.uptodate(now) || fo.dirty || fo.writeback > now {
 			continue
 		}
 		busy := false

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"perfsim/sched"
+	"perfsim/uapi"
 )
 
 // cgroupOpt is one -G/--cgroup option: its comma-separated names and how
@@ -85,7 +86,7 @@ func (ss *Session) cgroupFD(t *sched.Task, name string) (int, error) {
 	if fd, ok := ss.cgroupFDs[name]; ok {
 		return fd, nil
 	}
-	fd, errno := t.Files.Install(ss.S.FS.Lookup(dir), false) // open(path, O_RDONLY)
+	fd, errno := t.Files.Install(ss.S.FS.Lookup(dir), uapi.O_RDONLY)
 	if errno != 0 {
 		return -1, fmt.Errorf("no access to cgroup %s", dir)
 	}

@@ -177,19 +177,21 @@ func sideBandEvsel(opts *Options) Evsel {
 		Type: uapi.PERF_TYPE_SOFTWARE, Config: uapi.PERF_COUNT_SW_DUMMY, Size: attrSize(opts.Tool),
 		SampleIDAll: true, Watermark: true, BPFEvent: true, WakeupEvents: 1,
 	}
-	return Evsel{Name: "dummy:u", Attr: a, SystemWide: true, isDummy: true, PMU: "software"}
+	return Evsel{Name: "dummy:u", Attr: a, SystemWide: true, isDummy: true, toolDummy: true, PMU: "software"}
 }
 
 // newTrackingDummy models evlist__add_aux_dummy() (today: "dummy:u") or
-// evlist__add_dummy() (perf 6.1: no excludes).
+// evlist__add_dummy() (perf 6.1: no excludes, so evsel__name() gives it
+// the :HG that __evsel__add_modifiers() appends when neither guest nor
+// host is excluded).
 func newTrackingDummy(opts *Options, systemWide bool) Evsel {
 	a := pmu.Attr{Type: uapi.PERF_TYPE_SOFTWARE, Config: uapi.PERF_COUNT_SW_DUMMY, Size: attrSize(opts.Tool), SamplePeriod: 1}
-	name := "dummy"
+	name := "dummy:HG"
 	if opts.Tool != ToolPerf61 {
 		a.ExcludeKernel, a.ExcludeGuest, a.ExcludeHV = true, true, true
 		name = "dummy:u"
 	}
-	return Evsel{Name: name, Attr: a, SystemWide: systemWide, isDummy: true, PMU: "software"}
+	return Evsel{Name: name, Attr: a, SystemWide: systemWide, isDummy: true, toolDummy: true, PMU: "software"}
 }
 
 // configTrackingEvents models builtin-record.c: record__config_tracking_events():

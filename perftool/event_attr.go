@@ -13,15 +13,17 @@ import (
 // perf_event_open() would build: the type and config the event names, its
 // modifiers, and its generic terms applied as evsel__apply_config_terms()
 // applies them (period, freq, inherit, overwrite, ...), without the
-// defaults perf record adds (sample_type, sample_id_all, ...). An argument
-// naming several events (a group, a glob) is an error.
+// defaults perf record adds (sample_type, sample_id_all, ...), nor the
+// restriction of its parser to a tracepoint's terms (the kernel takes a
+// tracepoint's period). An argument naming several events (a group, a
+// glob) is an error.
 //
 // tools/perf/util/parse-events.c: parse_events(); tools/perf/util/evsel.c: evsel__apply_config_terms()
 func ParseEventAttr(arg string, opts Options) (pmu.Attr, error) {
 	if opts.NrCPUs <= 0 {
 		opts.NrCPUs = 1
 	}
-	p := &eventParser{opts: &opts}
+	p := &eventParser{opts: &opts, anyTerm: true}
 	if err := p.parse(arg); err != nil {
 		return pmu.Attr{}, err
 	}

@@ -19,6 +19,10 @@ type eventParser struct {
 	opts   *Options
 	evsels []Evsel
 	item   string // the event being parsed (parseOne), for perf 6.1's error position
+	// anyTerm lets a tracepoint take every generic term: a program's own
+	// perf_event_open() (ParseEventAttr) may set a tracepoint's period,
+	// which only perf's parser refuses.
+	anyTerm bool
 }
 
 // splitTop splits s at commas outside {...} and /.../.
@@ -271,6 +275,14 @@ func parseNum(s string) (uint64, bool) {
 	return v, err == nil
 }
 
+// tracepointTerms are the terms a tracepoint takes: no period, freq,
+// config or name.
+// tools/perf/util/parse-events.c: config_term_tracepoint()
+var tracepointTerms = map[string]bool{
+	"call-graph": true, "stack-size": true, "inherit": true, "no-inherit": true, "max-stack": true,
+	"overwrite": true, "no-overwrite": true, "aux-output": true, "aux-action": true, "aux-sample-size": true,
+}
+
 // validTerms lists the generic terms (tools/perf/util/parse-events.c: config_term_names).
 const validTerms = "config,config1,config2,config3,name,period,freq,time,call-graph,stack-size,no-inherit,inherit,max-stack,no-overwrite,overwrite,aux-output,aux-action,aux-sample-size"
 
@@ -284,6 +296,13 @@ func (p *eventParser) applyTerms(e *Evsel, ts []term, arg string) error {
 	for _, t := range ts {
 		bad := func(why string) error {
 			return &Error{Option: "-e " + arg, Reason: "term '" + t.key + "': " + why, Errno: uapi.EINVAL}
+		}
+		if e.Tracepoint != nil && !tracepointTerms[t.key] && !p.anyTerm {
+			if p.opts.Tool == ToolPerf61 {
+				idx := strings.Index(arg, p.item)
+				return perf61UnknownTerm(e, t.key, arg, idx+strings.Index(p.item, t.key))
+			}
+			return bad("not a term of a tracepoint; valid terms: call-graph,stack-size")
 		}
 		num := func() (uint64, error) {
 			if !t.hasVal {
@@ -443,6 +462,9 @@ func (p *eventParser) applyModifiers(e *Evsel, mods string, group bool, arg stri
 			eu, ek, eh = true, true, true
 		}
 		eh = false
+	}
+	if np > 0 && p.opts.Tool == ToolPerf61 && !excludeGH {
+		eG = true // perf 6.1: "use of precise requires exclude_guest" (today's perf dropped it)
 	}
 	if nG > 0 {
 		if !excludeGH {

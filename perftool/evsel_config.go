@@ -167,9 +167,9 @@ func evselConfig(r *Record, i int, ro *recordOpts, opts *Options, freq, interval
 	// "if (evsel->core.pmu_cpus || evsel->unit) read_format |= PERF_FORMAT_ID":
 	// every event parsed from -e has CPUs (legacy, PMU and tracepoint events
 	// alike; perf 6.1 prints ID|LOST for all of them in
-	// testdata/{default-cpu-clock,tracepoint,raw-config}.golden). Dummies
-	// added by the tool itself have none.
-	if !e.isDummy || !e.Tracking {
+	// testdata/{default-cpu-clock,tracepoint,raw-config}.golden), -e dummy
+	// too. The tracking dummy the tool adds itself has none.
+	if !e.toolDummy || !e.Tracking {
 		a.ReadFormat |= uapi.PERF_FORMAT_ID
 	}
 	return applyConfigTerms(e, ro, opts, track)

@@ -106,6 +106,7 @@ type Evsel struct {
 	auxAction  string
 	auxSample  uint32
 	isDummy    bool
+	toolDummy  bool // a dummy perf adds itself, not one -e names
 	addrFilter bool // Filter is an address filter (filter.go)
 }
 

@@ -376,3 +376,27 @@ func TestPerf61ShortOptionsKnown(t *testing.T) {
 		}
 	}
 }
+
+// TestTracepointTerms: a tracepoint takes only config_term_tracepoint()'s
+// terms; perf 6.1 refuses period= with this text (perf record -e
+// 'syscalls:sys_enter_close/period=3/' on this machine, exit 129), today's
+// tool refuses it as a bad -e; call-graph= is taken.
+func TestTracepointTerms(t *testing.T) {
+	opts := DefaultOptions()
+	opts.Tool = ToolPerf61
+	r, err := Parse([]string{"-e", "syscalls:sys_enter_close/period=3/", "--", "true"}, opts)
+	if err != nil || r.Exit == nil {
+		t.Fatalf("Parse = %v, %v; want a Record with Exit", r, err)
+	}
+	want := &ExitError{Status: 129, Text: "event syntax error: '..nter_close/period=3/'\n" +
+		"                                  \\___ unknown term\n\nvalid terms: call-graph,stack-size\n\nRun 'perf list' for a list of valid events\n"}
+	if diff := cmp.Diff(want, r.Exit); diff != "" {
+		t.Errorf("perf 6.1's exit (-want +got):\n%s", diff)
+	}
+	if _, err := Parse([]string{"-e", "syscalls:sys_enter_close/period=3/", "--", "true"}, DefaultOptions()); err == nil || !strings.Contains(err.Error(), "not a term of a tracepoint") {
+		t.Errorf("today's perf: %v, want the term refused", err)
+	}
+	if _, err := Parse([]string{"-e", "syscalls:sys_enter_close/call-graph=fp/", "--", "true"}, DefaultOptions()); err != nil {
+		t.Errorf("call-graph= on a tracepoint: %v", err)
+	}
+}

@@ -96,7 +96,7 @@ func runCgroupTime(t *testing.T, knobs Knobs) cgTimes {
 		attr := Attr{Type: uapi.PERF_TYPE_SOFTWARE, Config: uapi.PERF_COUNT_SW_CPU_CLOCK}
 		for _, n := range names {
 			dir := cg[n].Dir()
-			cgfd, _ := tr.Files.Install(s.FS.Lookup(dir), false)
+			cgfd, _ := tr.Files.Install(s.FS.Lookup(dir), uapi.O_RDONLY)
 			a := attr
 			fd, err := k.PerfEventOpen(tr, &a, cgfd, 1, -1, uapi.PERF_FLAG_PID_CGROUP)
 			if err != nil {
@@ -184,7 +184,7 @@ func TestCgroupOpen(t *testing.T) {
 	got := map[string]error{}
 	s.Spawn("tracer", sched.MaskOf(0), sched.Call(func(tr *sched.Task) {
 		attr := Attr{Type: uapi.PERF_TYPE_SOFTWARE, Config: uapi.PERF_COUNT_SW_CPU_CLOCK}
-		dirFD := func(path string) int { fd, _ := tr.Files.Install(s.FS.Lookup(path), false); return fd }
+		dirFD := func(path string) int { fd, _ := tr.Files.Install(s.FS.Lookup(path), uapi.O_RDONLY); return fd }
 		open := func(name string, pid, cpuID, group int) int {
 			a := attr
 			fd, err := k.PerfEventOpen(tr, &a, pid, cpuID, group, uapi.PERF_FLAG_PID_CGROUP)

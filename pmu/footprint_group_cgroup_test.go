@@ -41,7 +41,7 @@ func TestGroupAttachCgroupMember(t *testing.T) {
 	s.Spawn("tracer", sched.MaskOf(0), sched.Call(func(tr *sched.Task) {
 		open := func(group int) int {
 			a := Attr{Type: uapi.PERF_TYPE_SOFTWARE, Config: uapi.PERF_COUNT_SW_CPU_CLOCK}
-			cgfd, _ := tr.Files.Install(s.FS.Lookup(cg["a"].Dir()), false)
+			cgfd, _ := tr.Files.Install(s.FS.Lookup(cg["a"].Dir()), uapi.O_RDONLY)
 			fd, err := k.PerfEventOpen(tr, &a, cgfd, 0, group, uapi.PERF_FLAG_PID_CGROUP)
 			if err != nil {
 				t.Errorf("open: %v", err)

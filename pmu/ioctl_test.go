@@ -134,7 +134,7 @@ func TestIoctlRules(t *testing.T) {
 		io("REFRESH", samp, uapi.PERF_EVENT_IOC_REFRESH, 1)
 		io("unknown", samp, 0x2499, 0)
 		io("bad fd", 99, uapi.PERF_EVENT_IOC_ENABLE, 0)
-		regular, _ := tk.Files.Install(mc.s.FS.Lookup("/etc/passwd"), false)
+		regular, _ := tk.Files.Install(mc.s.FS.Lookup("/etc/passwd"), uapi.O_RDONLY)
 		io("ENABLE on a regular file's fd", regular, uapi.PERF_EVENT_IOC_ENABLE, 0)
 		io("SET_OUTPUT to a regular file's fd", fwd0b, uapi.PERF_EVENT_IOC_SET_OUTPUT, uint64(regular))
 		id, err := mc.k.Ioctl(tk, samp, uapi.PERF_EVENT_IOC_ID, 0)

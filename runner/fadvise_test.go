@@ -41,6 +41,29 @@ func TestFadviseSyscall(t *testing.T) {
   sleep 10ms
   touch p 64
 `, 5, 0},
+		{"read(2) first", head + `  syscall read fd 0 262144
+  syscall mmap 0 262144 PROT_READ MAP_PRIVATE fd 0 as p
+  touch p 64
+`, 5, 0},
+		{"read(2) of a file opened O_WRONLY: EBADF, nothing read", `  syscall openat AT_FDCWD "/var/tmp/f" O_WRONLY|O_CREAT 0 as fd
+  syscall ftruncate fd 262144
+  syscall read fd 0 262144
+  syscall openat AT_FDCWD "/var/tmp/f" O_RDONLY 0 as rd
+  syscall mmap 0 262144 PROT_READ MAP_SHARED rd 0 as p
+  touch p 64
+`, 6, 1},
+		{"write(2) then fsync and dontneed: dropped", head + `  syscall lseek fd 0 SEEK_SET
+  syscall write fd 0 262144
+  syscall fsync fd
+  syscall fadvise64 fd 0 0 POSIX_FADV_DONTNEED
+  syscall mmap 0 262144 PROT_READ MAP_PRIVATE fd 0 as p
+  touch p 64
+`, 6, 1},
+		{"write(2) then dontneed: dirty, kept", head + `  syscall write fd 0 262144
+  syscall fadvise64 fd 0 0 POSIX_FADV_DONTNEED
+  syscall mmap 0 262144 PROT_READ MAP_PRIVATE fd 0 as p
+  touch p 64
+`, 5, 0},
 		{"dontneed after munmap", head + `  syscall mmap 0 262144 PROT_READ MAP_PRIVATE fd 0 as p
   touch p 64
   syscall munmap p 262144

@@ -134,7 +134,7 @@ func (r *Run) limitError(le *sim.LimitError) *LimitError {
 		e.Value = fmt.Sprintf("%d steps", le.Limits.MaxSteps)
 	case WallLimit:
 		e.Value = le.Limits.MaxWall.String()
-		e.Detail = fmt.Sprintf("after %d steps", le.Steps)
+		e.Detail = fmt.Sprintf("after %d steps and %s", le.Steps, le.Wall.Round(time.Millisecond))
 	case MemoryLimit:
 		e.Value = FormatSize(int64(le.Limits.MaxHeap))
 		e.Detail = "heap " + FormatSize(int64(le.Heap))

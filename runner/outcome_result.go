@@ -241,6 +241,13 @@ func (res *Result) WriteText(w io.Writer, f *scenarios.File) {
 		fmt.Fprintf(w, "BUG: kernel oops on cpu%d at %s: %s\n", res.Oops.CPU, res.Oops.T, res.Oops.Message)
 		fmt.Fprintf(w, "  schedule: %s\n", res.Oops.Token)
 	}
+	var na []bool
+	for _, o := range res.Outcomes {
+		na = append(na, o.Status == NotApplicable)
+	}
+	if h := NotJudgedHint(f, na, "run"); h != "" {
+		fmt.Fprintln(w, h)
+	}
 	if used := usedObservables(f, res.Observables); len(used) > 0 {
 		fmt.Fprintf(w, "observables: %s\n", formatValues(used))
 	}
@@ -250,6 +257,44 @@ func (res *Result) WriteText(w io.Writer, f *scenarios.File) {
 	} else {
 		fmt.Fprintln(w, "ok")
 	}
+}
+
+// NotJudgedHint is the line that says which of f's outcomes the knobs of
+// a run (or an exploration) left unjudged, notApplicable[i] for its i-th
+// outcome (its when names other knob values), and the simrun VERB that
+// judges each set of them; "" when there are none.
+func NotJudgedHint(f *scenarios.File, notApplicable []bool, verb string) string {
+	var sets []string
+	n := 0
+	for i, o := range f.Outcomes {
+		if i >= len(notApplicable) || !notApplicable[i] || len(o.When) == 0 {
+			continue
+		}
+		n++
+		var flags []string
+		for _, s := range o.When {
+			flags = append(flags, "--kernel "+s.Name+"="+s.Value)
+		}
+		if set := strings.Join(flags, " "); !slices.Contains(sets, set) {
+			sets = append(sets, set)
+		}
+	}
+	if n == 0 {
+		return ""
+	}
+	name := f.Name
+	if strings.HasPrefix(name, "builtin/") {
+		name = ScenarioName(f)
+	}
+	var cmds []string
+	for _, set := range sets {
+		cmds = append(cmds, "simrun "+verb+" "+name+" "+set)
+	}
+	what := "1 outcome is"
+	if n > 1 {
+		what = strconv.Itoa(n) + " outcomes are"
+	}
+	return fmt.Sprintf("not judged: %s for other knob values; to judge: %s", what, strings.Join(cmds, "; "))
 }
 
 func formatValues(m map[string]int64) string {

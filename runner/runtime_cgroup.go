@@ -6,6 +6,7 @@ import (
 
 	"perfsim/scenarios"
 	"perfsim/sched"
+	"perfsim/uapi"
 )
 
 // cgroupVerbs are the cgroup v2 actions:
@@ -92,7 +93,7 @@ func cgroupFD(t *sched.Task, s *sched.Sched, path string) int {
 	if p := strings.Trim(path, "/"); p != "" {
 		dir += "/" + p
 	}
-	fd, errno := t.Files.Install(s.FS.Lookup(dir), false)
+	fd, errno := t.Files.Install(s.FS.Lookup(dir), uapi.O_RDONLY)
 	if errno != 0 {
 		return -1 // EMFILE: the open fails, and perf_event_open() gets no cgroup fd (EBADF)
 	}

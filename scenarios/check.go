@@ -21,6 +21,7 @@ func Check(f *File, reg Registry) []error {
 	}
 	c.cgroups()
 	c.programs()
+	c.programCycles()
 	c.records()
 	for _, a := range f.Actions {
 		c.action(a)

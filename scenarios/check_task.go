@@ -1,6 +1,10 @@
 package scenarios
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
 
 // dumper for the statements of ast_task.go.
 func (d *dumper) taskLifeOp(depth int, op Op) {
@@ -60,6 +64,73 @@ func (c *checker) programs() {
 		}
 		c.ops(pr.Body)
 		c.flow(pr.Body)
+	}
+}
+
+// programCycles refuses a program that forks or threads itself, directly
+// or through other programs: its child would start the same program again,
+// without end (the language has no condition to stop it), and each fork's
+// statements are laid out before the run starts. The error is at the fork
+// statement that closes the cycle, and names it.
+func (c *checker) programCycles() {
+	const (
+		unseen = iota
+		open
+		done
+	)
+	state := map[string]int{}
+	var path []string
+	var visit func(name string) bool
+	var forks func(ops []Op) bool
+	forks = func(ops []Op) bool {
+		for _, op := range ops {
+			switch op := op.(type) {
+			case *Repeat:
+				if forks(op.Body) {
+					return true
+				}
+			case *Fork:
+				if op.Block {
+					if forks(op.Body) {
+						return true
+					}
+					continue
+				}
+				if c.f.program(op.Name) == nil {
+					continue // taskLifeOp refuses it
+				}
+				if state[op.Name] == open {
+					kw := "fork"
+					if op.Thread {
+						kw = "thread"
+					}
+					i := slices.Index(path, op.Name)
+					cycle := strings.Join(append(slices.Clone(path[i:]), op.Name), " -> ")
+					c.errorf(op.Pos, "%s %s: program %s starts itself (%s), so its children would fork without end; a program may start only programs that do not start it", kw, op.Name, op.Name, cycle)
+					return true
+				}
+				if visit(op.Name) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	visit = func(name string) bool {
+		if state[name] != unseen {
+			return false
+		}
+		state[name] = open
+		path = append(path, name)
+		stop := forks(c.f.program(name).Body)
+		path = path[:len(path)-1]
+		state[name] = done
+		return stop
+	}
+	for _, pr := range c.f.Programs {
+		if visit(pr.Name) {
+			return
+		}
 	}
 }
 

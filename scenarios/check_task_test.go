@@ -21,6 +21,13 @@ func TestCheckTaskLife(t *testing.T) {
 			"c.sim:2:3: fork nope: there is no program nope; give the child's program as an indented block under fork, or declare it with program nope"}},
 		{"unknown thread program", "task p\n  thread nope\n", []string{
 			"c.sim:2:3: thread nope: there is no program nope; give the child's program as an indented block under thread, or declare it with program nope"}},
+		{"a program that forks itself", "program p\n  fork p\ntask t\n  compute 1us\n", []string{
+			"c.sim:2:3: fork p: program p starts itself (p -> p), so its children would fork without end; a program may start only programs that do not start it"}},
+		{"programs that start each other", "program p\n  repeat 2\n    thread q\nprogram q\n  fork p\ntask t\n  thread p\n", []string{
+			"c.sim:5:3: fork p: program p starts itself (p -> q -> p), so its children would fork without end; a program may start only programs that do not start it"}},
+		{"a block that starts its own program", "program p\n  fork c\n    thread p\ntask t\n  fork p\n  wait\n", []string{
+			"c.sim:3:5: thread p: program p starts itself (p -> p), so its children would fork without end; a program may start only programs that do not start it"}},
+		{"a program started twice, no cycle", "program leaf\n  compute 1us\nprogram p\n  fork leaf\n  thread leaf\ntask t\n  fork p\n  fork leaf\n", nil},
 		{"after exit", "task p\n  exit\n  compute 1us\n", []string{
 			"c.sim:3:3: compute after exit on line 2: the task has exited there"}},
 		{"exit twice", "task p\n  exit_group\n  exit\n", []string{

@@ -97,11 +97,21 @@ func (s *Sched) avgVruntime(i int) int64 {
 // eligible is entity_eligible(): lag >= 0, V >= vruntime, without the
 // division's rounding.
 // kernel/sched/fair.c: vruntime_eligible()
-func (s *Sched) eligible(i int, t *Task) bool {
+func (s *Sched) eligible(i int, t *Task) bool { return s.eligibleBy(i, s.vruntimeSum(i), t) }
+
+// vruntimeSum is the sum of CPU i's queued tasks' vruntimes less its zero
+// (the kernel keeps it, cfs_rq->sum_w_vruntime; the model sums on demand).
+func (s *Sched) vruntimeSum(i int) int64 {
 	var sum int64
 	for _, x := range s.cfs[i] {
 		sum += x.ee.vruntime - s.cfsZero[i]
 	}
+	return sum
+}
+
+// eligibleBy is eligible with the queue's vruntimeSum: a pick over a queue
+// of n tasks sums it once, not n times.
+func (s *Sched) eligibleBy(i int, sum int64, t *Task) bool {
 	return sum >= (t.ee.vruntime-s.cfsZero[i])*int64(len(s.cfs[i]))
 }
 
@@ -246,7 +256,8 @@ func (s *Sched) pickEEVDF(i int, curr *Task, protect bool) *Task {
 	if len(m) == 1 {
 		return m[0]
 	}
-	if curr != nil && (curr.ee.rq != i+1 || !s.eligible(i, curr)) {
+	sum := s.vruntimeSum(i)
+	if curr != nil && (curr.ee.rq != i+1 || !s.eligibleBy(i, sum, curr)) {
 		curr = nil
 	}
 	if curr != nil && protect && curr.ee.vprot > curr.ee.vruntime {
@@ -254,7 +265,7 @@ func (s *Sched) pickEEVDF(i int, curr *Task, protect bool) *Task {
 	}
 	var best *Task
 	for _, t := range m {
-		if t == curr || !s.eligible(i, t) {
+		if t == curr || !s.eligibleBy(i, sum, t) {
 			continue
 		}
 		if best == nil || t.ee.deadline < best.ee.deadline {

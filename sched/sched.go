@@ -199,7 +199,8 @@ func New(m *cpu.Machine, cfg Config) *Sched {
 		rq: make([][]*Task, n), wakeList: make([][]*Task, n), cfs: make([][]*Task, n), cfsZero: make([]int64, n), rqCurr: make([]*Task, n), idleWakee: make([]wakee, n), needResched: make([]bool, n), lastPrev: make([]*cpu.Thread, n)}
 	s.Lockdep.Off = cfg.NoLockdep
 	s.FS.RAPages = uint64(cfg.ReadAheadKB) * 1024 / mm.PageSize
-	s.FS.ReadLatency, s.FS.ReadPerPage = cfg.Cost.DiskReadBase, 4*cfg.Cost.DiskReadPerKiB // the page cache's reads take the disk's time
+	s.FS.ReadLatency, s.FS.ReadPerPage = cfg.Cost.DiskReadBase, 4*cfg.Cost.DiskReadPerKiB     // the page cache's reads take the disk's time
+	s.FS.WriteLatency, s.FS.WritePerPage = cfg.Cost.DiskWriteBase, 4*cfg.Cost.DiskWritePerKiB // and its writebacks
 	m.Hooks = s
 	for _, c := range m.CPUs {
 		c := c

@@ -174,22 +174,58 @@ var sysModels = map[string]func(s *Sched, t *Task, a *[6]uint64) int64{
 		s.fputClose(t, f) // fput_close_sync()
 		return errno(err)
 	},
-	// fs/read_write.c: ksys_write(): the count is written to an open fd.
+	// fs/read_write.c: ksys_write(): a regular file's through its page
+	// cache (fileio.go); any other fd takes the count
 	"write": func(s *Sched, t *Task, a *[6]uint64) int64 {
 		s.accessFdTable(t, "ksys_write") // footprint_syscalls.go
-		if t.Files.Fget(int64(int32(a[0]))) == nil {
+		f := t.Files.Fget(int64(int32(a[0])))
+		if f == nil {
 			return errno(uapi.EBADF)
 		}
-		return int64(a[2])
+		if !f.Regular() {
+			return int64(a[2])
+		}
+		return s.fileIO(t, f, -1, a[2], true)
 	},
-	// fs/read_write.c: ksys_read(): an open fd reads end of file.
+	// fs/read_write.c: ksys_read(): a regular file's through its page
+	// cache (fileio.go); any other fd reads end of file
 	"read": func(s *Sched, t *Task, a *[6]uint64) int64 {
 		s.accessFdTable(t, "ksys_read") // footprint_syscalls.go
-		if t.Files.Fget(int64(int32(a[0]))) == nil {
+		f := t.Files.Fget(int64(int32(a[0])))
+		if f == nil {
 			return errno(uapi.EBADF)
 		}
-		return 0
+		if !f.Regular() {
+			return 0
+		}
+		return s.fileIO(t, f, -1, a[2], false)
 	},
+	// fs/read_write.c: ksys_pread64(), ksys_pwrite64(): at pos, f_pos left
+	// as it is
+	"pread64": func(s *Sched, t *Task, a *[6]uint64) int64 {
+		return s.positionedIO(t, a, false)
+	},
+	"pwrite64": func(s *Sched, t *Task, a *[6]uint64) int64 {
+		return s.positionedIO(t, a, true)
+	},
+	// fs/read_write.c: ksys_lseek()
+	"lseek": func(s *Sched, t *Task, a *[6]uint64) int64 {
+		f := t.Files.Fget(int64(int32(a[0])))
+		switch {
+		case f == nil:
+			return errno(uapi.EBADF)
+		case !f.Regular():
+			return errno(uapi.ESPIPE)
+		}
+		pos, err := f.Lseek(int64(a[1]), uint64(uint32(a[2])))
+		if err != 0 {
+			return errno(err)
+		}
+		return pos
+	},
+	// fs/sync.c: do_fsync(): the file's dirty pages written back, waited for
+	"fsync":     func(s *Sched, t *Task, a *[6]uint64) int64 { return s.fsync(t, a) },
+	"fdatasync": func(s *Sched, t *Task, a *[6]uint64) int64 { return s.fsync(t, a) },
 	// fs/open.c: do_sys_open(): every path exists in the model.
 	"open": func(s *Sched, t *Task, a *[6]uint64) int64 { return s.open(t, a[0], a[1]) },
 	// fs/open.c: SYSCALL_DEFINE2(creat): O_CREAT|O_WRONLY|O_TRUNC
@@ -239,6 +275,9 @@ var sysModels = map[string]func(s *Sched, t *Task, a *[6]uint64) int64{
 		if a[3]&uapi.MAP_ANONYMOUS == 0 {
 			if of = t.Files.Fget(int64(int32(a[4]))); of == nil || of.Inode == nil {
 				return errno(uapi.EBADF)
+			}
+			if !of.MayMap(a[2], a[3]) {
+				return errno(uapi.EACCES)
 			}
 			f = of.Inode
 		}
@@ -332,7 +371,7 @@ func (s *Sched) open(t *Task, pathAddr, flags uint64) int64 {
 		return errno(uapi.EFAULT)
 	}
 	f := s.FS.Lookup(p)
-	fd, err := t.Files.Install(f, flags&uapi.O_CLOEXEC != 0) // get_unused_fd_flags(O_CLOEXEC): __set_close_on_exec()
+	fd, err := t.Files.Install(f, flags)
 	if err != 0 {
 		return errno(err)
 	}
@@ -348,6 +387,76 @@ func (s *Sched) open(t *Task, pathAddr, flags uint64) int64 {
 func (s *Sched) truncate(f *mm.File, size int64) {
 	f.Truncate(size)
 	s.eachMM(func(m *mm.MM) { m.ZapPastEOF(f) })
+}
+
+// fileIO is read(2) or write(2) of count bytes of a regular file at pos
+// (-1: at f_pos, which moves), through its page cache: the task waits in D
+// for what the disk has still to read. The path is marked unaudited: the
+// page cache is shared by every process.
+// fs/read_write.c: vfs_read() -> ext4_file_read_iter() -> filemap_read();
+// vfs_write() -> ext4_buffered_write_iter() -> generic_perform_write()
+func (s *Sched) fileIO(t *Task, f *mm.OpenFile, pos int64, count uint64, write bool) int64 {
+	if s.M.FootprintListening() {
+		t.CPU().Unaudited("filemap_read") // the page cache, f_pos, f_ra
+	}
+	now, wait := s.ioClock(t)
+	saved := f.Pos
+	if pos >= 0 {
+		f.Pos = pos
+	}
+	var n int64
+	var err uapi.Errno
+	if write {
+		n, err = f.Write(count, now, wait)
+	} else {
+		n, err = f.Read(s.FS, count, now, wait)
+	}
+	if pos >= 0 {
+		f.Pos = saved
+	}
+	if err != 0 {
+		return errno(err)
+	}
+	return n
+}
+
+// positionedIO is pread64(2) or pwrite64(2): EINVAL for a negative pos,
+// ESPIPE for an fd that is not a regular file (a tty: FMODE_PREAD unset).
+func (s *Sched) positionedIO(t *Task, a *[6]uint64, write bool) int64 {
+	f := t.Files.Fget(int64(int32(a[0])))
+	switch {
+	case int64(a[3]) < 0:
+		return errno(uapi.EINVAL)
+	case f == nil:
+		return errno(uapi.EBADF)
+	case !f.Regular():
+		return errno(uapi.ESPIPE)
+	}
+	return s.fileIO(t, f, int64(a[3]), a[2], write)
+}
+
+// fsync is fsync(2) and fdatasync(2): a regular file's dirty pages are
+// written back and waited for (D); any other file has nothing to write.
+func (s *Sched) fsync(t *Task, a *[6]uint64) int64 {
+	f := t.Files.Fget(int64(int32(a[0])))
+	if f == nil {
+		return errno(uapi.EBADF)
+	}
+	if f.Regular() {
+		f.Fsync(s.ioClock(t))
+	}
+	return 0
+}
+
+// ioClock is the clock t's file I/O runs by (its CPU's) and its wait for
+// the disk: asleep in D until then.
+func (s *Sched) ioClock(t *Task) (now func() sim.Time, wait func(until sim.Time)) {
+	now = func() sim.Time { return t.CPU().Now() }
+	return now, func(until sim.Time) {
+		if d := until - now(); d > 0 {
+			s.ioWait(t, d)
+		}
+	}
 }
 
 // eachMM calls fn with each address space a task still uses, once (the

@@ -31,13 +31,14 @@ type Limits struct {
 }
 
 // The wall clock and the heap are looked at every few steps: at first
-// after checkFirst steps, then as many as took about checkPeriod of wall
+// after checkFirst steps (few: a step of a machine with thousands of tasks
+// takes milliseconds), then as many as took about checkPeriod of wall
 // clock last time (between checkMin and checkMax), so a run of quick steps
 // (a repeat of zero-time statements, ~20 ns a step) and one of slow ones
 // (two hundred sessions on one machine, ~1 ms a step) are both looked at
 // about every checkPeriod.
 const (
-	checkFirst  = 1 << 10
+	checkFirst  = checkMin
 	checkMin    = 16
 	checkMax    = 1 << 20
 	checkPeriod = 50 * time.Millisecond
@@ -69,7 +70,7 @@ func (e *LimitError) Error() string {
 	case StepLimit:
 		return fmt.Sprintf("stopped at the step limit of %d steps at %s", e.Limits.MaxSteps, e.At)
 	case WallLimit:
-		return fmt.Sprintf("stopped at the wall-clock limit of %s at %s, after %d steps", e.Limits.MaxWall, e.At, e.Steps)
+		return fmt.Sprintf("stopped at the wall-clock limit of %s at %s, after %d steps and %s", e.Limits.MaxWall, e.At, e.Steps, e.Wall.Round(time.Millisecond))
 	}
 	return fmt.Sprintf("stopped at the memory limit of %d bytes (heap %d bytes) at %s", e.Limits.MaxHeap, e.Heap, e.At)
 }

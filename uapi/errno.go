@@ -28,6 +28,7 @@ const (
 	EMFILE     Errno = 24
 	ENOTTY     Errno = 25
 	ENOSPC     Errno = 28
+	ESPIPE     Errno = 29
 	ERANGE     Errno = 34
 	ENOSYS     Errno = 38
 	EOVERFLOW  Errno = 75
@@ -54,6 +55,7 @@ var errnoText = map[Errno][2]string{
 	EMFILE:     {"EMFILE", "Too many open files"},
 	ENOTTY:     {"ENOTTY", "Inappropriate ioctl for device"},
 	ENOSPC:     {"ENOSPC", "No space left on device"},
+	ESPIPE:     {"ESPIPE", "Illegal seek"},
 	ERANGE:     {"ERANGE", "Numerical result out of range"},
 	ENOSYS:     {"ENOSYS", "Function not implemented"},
 	EOVERFLOW:  {"EOVERFLOW", "Value too large for defined data type"},

@@ -32,6 +32,7 @@ const (
 	MAP_HUGETLB         = 0x40000
 	MAP_FIXED_NOREPLACE = 0x100000
 
+	O_ACCMODE   = 03
 	O_RDONLY    = 0
 	O_WRONLY    = 01
 	O_RDWR      = 02

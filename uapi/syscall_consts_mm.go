@@ -45,3 +45,16 @@ func init() {
 		SyscallConsts[k] = v
 	}
 }
+
+// lseek() whence, include/uapi/linux/fs.h.
+const (
+	SEEK_SET = 0
+	SEEK_CUR = 1
+	SEEK_END = 2
+)
+
+func init() {
+	for k, v := range map[string]int64{"SEEK_SET": SEEK_SET, "SEEK_CUR": SEEK_CUR, "SEEK_END": SEEK_END} {
+		SyscallConsts[k] = v
+	}
+}

@@ -1,0 +1,272 @@
+package mm
+
+import (
+	"math"
+
+	"perfsim/sim"
+	"perfsim/uapi"
+)
+
+// read(2), write(2), lseek(2) and fsync(2) of a regular file, through its
+// page cache: a read copies from the cached folios, reading ahead what is
+// missing (page_cache_sync_ra(), page_cache_async_ra() on a marked folio)
+// and waiting for what is still being read; a write fills folios and
+// dirties them; fsync writes the dirty ones back and waits. f_pos moves
+// with both. The model keeps no file content, only which pages are cached,
+// dirty and when they are read or written back. Measured on this machine's
+// 6.18 (ext4): mm/testdata/fileio.
+
+// readable and writable are f_mode's FMODE_READ and FMODE_WRITE.
+func (of *OpenFile) readable() bool { return of.Flags&uapi.O_ACCMODE != uapi.O_WRONLY }
+func (of *OpenFile) writable() bool { return of.Flags&uapi.O_ACCMODE != uapi.O_RDONLY }
+
+// MayMap reports whether of may be mapped with prot and flags: only a
+// file open for reading, and shared and writable only one open for
+// writing too.
+// mm/mmap.c: do_mmap()
+func (of *OpenFile) MayMap(prot, flags uint64) bool {
+	if !of.readable() {
+		return false
+	}
+	shared := flags&uapi.MAP_TYPE != uapi.MAP_PRIVATE
+	return !shared || prot&uapi.PROT_WRITE == 0 || of.writable()
+}
+
+// size is i_size, or, for a file nobody sized (the model's files exist
+// with any content), no end.
+func (f *File) size() int64 {
+	if f.Size < 0 {
+		return math.MaxInt64
+	}
+	return f.Size
+}
+
+// readBatchMax is PAGEVEC_SIZE: the folios one filemap_get_pages() takes.
+const readBatchMax = 31
+
+// readBatch is the cached folios from index on, up to max, in order: it
+// stops at a gap, and after a folio not uptodate at now or marked
+// PG_readahead.
+// mm/filemap.c: filemap_get_read_batch()
+func (f *File) readBatch(index, max uint64, now sim.Time) []*folio {
+	var b []*folio
+	for i := index; i <= max && len(b) < readBatchMax; {
+		fo := f.folios[i]
+		if fo == nil {
+			break
+		}
+		b = append(b, fo)
+		if !fo.uptodate(now) || fo.readahead {
+			break
+		}
+		i = fo.next()
+	}
+	return b
+}
+
+// Read is read(2) of count bytes at f_pos of a regular file: what of i_size
+// is left, from the page cache. Each round takes the cached folios from
+// f_pos on (readahead first when there are none: page_cache_sync_ra() of
+// the pages the read still asks; a page it did not bring is read alone,
+// filemap_create_folio()); a marked last folio starts the next async
+// window; a last folio still being read is left for the next round, or,
+// when it is the only one, waited for (wait lets time pass to when it is
+// read: the task sleeps in D), and the round taken again. It returns the
+// bytes read, or the errno: EBADF for a file not open for reading.
+// mm/filemap.c: filemap_read(), filemap_get_pages()
+func (of *OpenFile) Read(fs *FS, count uint64, now func() sim.Time, wait func(until sim.Time)) (int64, uapi.Errno) {
+	if !of.readable() {
+		return 0, uapi.EBADF
+	}
+	f := of.Inode
+	if of.Pos < 0 {
+		return 0, uapi.EINVAL
+	}
+	ra := of.ReadAhead(fs)
+	pos, lastPos := uint64(of.Pos), ra.prevPos
+	count = min(count, math.MaxInt64-pos)
+	var done uint64
+	for count > 0 && pos < uint64(f.size()) {
+		index := pos / PageSize
+		lastIndex := (pos + count + PageSize - 1) / PageSize
+		b := f.readBatch(index, lastIndex-1, now())
+		if len(b) == 0 {
+			f.read(now(), func() { f.syncRA(ra, index, lastIndex-index) })
+			b = f.readBatch(index, lastIndex-1, now())
+		}
+		if len(b) == 0 { // filemap_create_folio(): the page alone, then filemap_read_folio()
+			var fo *folio
+			f.read(now(), func() { fo = f.addFolio(index, 0) })
+			wait(fo.ready)
+			continue
+		}
+		last := b[len(b)-1]
+		if last.readahead {
+			f.read(now(), func() { f.asyncRA(ra, last, last.index, lastIndex-last.index) })
+		}
+		if !last.uptodate(now()) {
+			if len(b) == 1 { // filemap_update_page(): folio_put_wait_locked(), then again
+				wait(last.ready)
+				continue
+			}
+			b = b[:len(b)-1]
+		}
+		end := min(uint64(f.size()), pos+count)
+		for _, fo := range b {
+			if end < fo.index*PageSize {
+				break
+			}
+			fsize := fo.pages() * PageSize
+			n := min(end-pos, fsize-pos%fsize) // copy_folio_to_iter()
+			pos, count, done, lastPos = pos+n, count-n, done+n, int64(pos+n)
+		}
+	}
+	ra.prevPos = lastPos
+	of.Pos = int64(pos)
+	return int64(done), 0
+}
+
+// Write is write(2) of count bytes at f_pos (at i_size under O_APPEND):
+// the folios written get cached and dirty, and i_size grows past them. A
+// folio is as large as the bytes left of the write allow (aligned, at
+// most 2 MB: ext4 has large folios); one the write covers only in part is
+// read first where the rest holds the file's data, and waited for (wait).
+// It returns the bytes written, or EBADF for a file not open for writing.
+// mm/filemap.c: generic_perform_write(), __filemap_get_folio_mpol();
+// fs/ext4/inode.c: ext4_write_begin() (fgf_set_order(len))
+func (of *OpenFile) Write(count uint64, now func() sim.Time, wait func(until sim.Time)) (int64, uapi.Errno) {
+	if !of.writable() {
+		return 0, uapi.EBADF
+	}
+	f := of.Inode
+	if of.Flags&uapi.O_APPEND != 0 && f.Size >= 0 {
+		of.Pos = f.Size
+	}
+	if of.Pos < 0 {
+		return 0, uapi.EINVAL
+	}
+	pos := uint64(of.Pos)
+	count = min(count, math.MaxInt64-pos)
+	end, size := pos+count, uint64(f.size())
+	const chunk = PageSize << maxPagecacheOrder // mapping_max_folio_size()
+	for pos < end {
+		index := pos / PageSize
+		bytes := min(chunk-pos%chunk, end-pos)
+		fo := f.folios[index]
+		if fo == nil {
+			order := uint(0)
+			if sh := ilog2(bytes); sh > 12 {
+				order = min(sh-12, maxPagecacheOrder)
+			}
+			if index&(1<<order-1) != 0 {
+				order = ffs(index)
+			}
+			for order > 0 && !f.free(index, order) {
+				order-- // filemap_add_folio()'s -EEXIST: a smaller one
+			}
+			start, fend := index*PageSize, (index+1<<order)*PageSize
+			n := min(bytes, fend-pos)
+			if pos > start && start < size || pos+n < fend && pos+n < size { // ext4_block_write_begin() reads the rest
+				f.read(now(), func() { fo = f.addFolio(index, order) })
+			} else {
+				fo = f.addFolio(index, order)
+			}
+		}
+		if !fo.uptodate(now()) {
+			wait(fo.ready)
+		}
+		fo.dirty = true
+		pos += min(bytes, fo.next()*PageSize-pos)
+	}
+	if f.Size >= 0 && int64(end) > f.Size {
+		f.Size = int64(end) // i_size_write() in ext4_write_end()
+	}
+	of.Pos = int64(end)
+	return int64(count), 0
+}
+
+// free reports whether no page of the folio of 2^order pages at index is
+// cached.
+func (f *File) free(index uint64, order uint) bool {
+	for i := index; i < index+1<<order; i++ {
+		if f.folios[i] != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// Lseek is lseek(2): f_pos set from the start, from itself or from
+// i_size (SEEK_SET, SEEK_CUR, SEEK_END); SEEK_DATA and SEEK_HOLE treat a
+// file with no size as one with no end. EINVAL for a negative result or
+// another whence.
+// fs/read_write.c: generic_file_llseek() -> vfs_setpos()
+func (of *OpenFile) Lseek(offset int64, whence uint64) (int64, uapi.Errno) {
+	pos := offset
+	switch whence {
+	case uapi.SEEK_SET:
+	case uapi.SEEK_CUR:
+		pos += of.Pos
+	case uapi.SEEK_END:
+		pos += of.Inode.size()
+	default:
+		return 0, uapi.EINVAL
+	}
+	if pos < 0 || whence == uapi.SEEK_END && of.Inode.Size < 0 && offset > 0 {
+		return 0, uapi.EINVAL
+	}
+	of.Pos = pos
+	return pos, 0
+}
+
+// Fsync is fsync(2): the file's dirty folios are written back, one write
+// from the disk submitted at now, and the caller waits (wait) until it is
+// done; they are clean from then on.
+// fs/sync.c: vfs_fsync_range() -> ext4_sync_file(): file_write_and_wait_range()
+func (of *OpenFile) Fsync(now func() sim.Time, wait func(until sim.Time)) {
+	f := of.Inode
+	until := f.writeback(now(), f.dirtyIn(0, math.MaxUint64))
+	for pg, fo := range f.folios {
+		if pg == fo.index {
+			until = max(until, fo.writeback) // a writeback already under way is waited for too
+		}
+	}
+	if until > now() {
+		wait(until)
+	}
+}
+
+// dirtyIn is f's dirty folios that hold a page in [first, last].
+func (f *File) dirtyIn(first, last uint64) []*folio {
+	var out []*folio
+	for pg, fo := range f.folios {
+		if pg == fo.index && fo.dirty && fo.next() > first && fo.index <= last {
+			out = append(out, fo)
+		}
+	}
+	return out
+}
+
+// writeback writes fos back to the disk, submitted at now, and returns
+// when the write is done: they are clean then (under writeback until
+// then: folio.writeback).
+// mm/page-writeback.c: do_writepages() -> the block layer
+func (f *File) writeback(now sim.Time, fos []*folio) sim.Time {
+	fs := f.fs
+	var pages uint64
+	for _, fo := range fos {
+		pages += fo.pages()
+	}
+	if fs == nil || pages == 0 {
+		for _, fo := range fos {
+			fo.dirty = false
+		}
+		return now
+	}
+	done := max(now+fs.WriteLatency, fs.diskFree) + sim.Duration(pages)*fs.WritePerPage
+	fs.diskFree = done
+	for _, fo := range fos {
+		fo.dirty, fo.writeback = false, done
+	}
+	return done
+}
