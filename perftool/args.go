@@ -74,7 +74,10 @@ func boolOpt(set func(o *recordOpts)) func(*recordOpts, string, string) error {
 // recordOptions lists the supported options (tools/perf/builtin-record.c: __record_options).
 var recordOptions = []option{
 	{'e', "event", 1, func(o *recordOpts, v, _ string) error { o.events = append(o.events, v); return nil }},
-	{0, "filter", 1, func(o *recordOpts, v, _ string) error {
+	{0, "filter", 1, func(o *recordOpts, v, opt string) error {
+		if len(o.events) == 0 { // parse_filter(), an option callback: perf prints the usage and exits 129
+			return errf(opt, "--filter option should follow a -e tracepoint or HW tracer option")
+		}
 		o.filters = append(o.filters, cmdFilter{afterEvents: len(o.events), str: v})
 		return nil
 	}},
@@ -212,16 +215,16 @@ func parseCPUList(s string) ([]int, error) {
 		lo, hi, isRange := strings.Cut(part, "-")
 		a, err := strconv.Atoi(lo)
 		if err != nil || a < 0 {
-			return nil, errf("", "invalid cpu list '%s'", s)
+			return nil, fmt.Errorf("invalid cpu list '%s'", s)
 		}
 		b := a
 		if isRange {
 			if b, err = strconv.Atoi(hi); err != nil || b < a {
-				return nil, errf("", "invalid cpu list '%s'", s)
+				return nil, fmt.Errorf("invalid cpu list '%s'", s)
 			}
 		}
 		if b-a > 4096 {
-			return nil, errf("", "invalid cpu list '%s'", s)
+			return nil, fmt.Errorf("invalid cpu list '%s'", s)
 		}
 		for c := a; c <= b; c++ {
 			if !seen[c] {
@@ -454,7 +457,9 @@ func setTaskTarget(dst *[]string, v, opt string) error {
 		if n == "" {
 			return errf(opt, "invalid task list '%s': want NAME[,NAME...] (the simulated tasks' names)", v)
 		}
-		names = append(names, n)
+		if !slices.Contains(names, n) { // intlist__new(): a set, a pid named twice is one
+			names = append(names, n)
+		}
 	}
 	if len(names) == 0 {
 		return errf(opt, "invalid task list '%s': want NAME[,NAME...] (the simulated tasks' names)", v)

@@ -41,7 +41,9 @@ func Parse(args []string, opts Options) (*Record, error) {
 	}
 	for _, c := range r.Target.CPUList {
 		if c >= opts.NrCPUs {
-			return nil, errf("-C", "cpu %d is not online (%d CPUs)", c, opts.NrCPUs)
+			// record__mmap_cpu_mask_init(): -ENODEV past the last CPU;
+			// perf exits 237 after record__init_thread_masks() says so
+			return nil, errf("-C", "Failed to initialize parallel data streaming masks (cpu %d: the machine has %d CPUs)", c, opts.NrCPUs)
 		}
 	}
 	// cmd_record(): "if (rec->opts.target.tid && !rec->opts.no_inherit_set) rec->opts.no_inherit = true;"

@@ -37,10 +37,7 @@ var nrAddrFilters = map[string]int{"intel_pt": 2, "cs_etm": 8}
 // (ends[i]: the evsel count after the i-th -e was parsed).
 // tools/perf/util/parse-events.c: parse_filter() -> foreach_evsel_in_last_glob() -> set_filter()
 func applyCmdFilters(r *Record, ro *recordOpts, ends []int) *ExitError {
-	for _, f := range ro.filters {
-		if f.afterEvents == 0 {
-			return &ExitError{Status: 129, Text: "--filter option should follow a -e tracepoint or HW tracer option\n"}
-		}
+	for _, f := range ro.filters { // each after an -e: the option refuses one before any
 		start := 0
 		if f.afterEvents > 1 {
 			start = ends[f.afterEvents-2]

@@ -74,6 +74,9 @@ type PerfData struct {
 	Snapshot bool
 	// NoFile is set when perf gave up before it created perf.data.
 	NoFile bool
+	// Empty is set when perf gave up after it created perf.data and before
+	// it wrote anything there (record__open() failed): the file is empty.
+	Empty bool
 	// Env is the machine the header's features describe.
 	Env Env
 	// lazy are the payloads Data does not hold yet (perfdata_lazy.go), in

@@ -216,7 +216,8 @@ func TestErrors(t *testing.T) {
 		{"-e cpu-clock/aux-action=pause/ -- true", ToolToday, "aux-action=pause", "cpu-clock/aux-action=pause/: requires an AUX area event as group leader"},
 		{"--call-graph bogus -- true", ToolToday, "--call-graph", "callchain: Unknown --call-graph option value: bogus"},
 		{"--call-graph dwarf,70000 -- true", ToolToday, "--call-graph", "callchain: Incorrect stack dump size (max 65528): 70000"},
-		{"-C 5 -e cpu-clock -- true", ToolToday, "-C", "cpu 5 is not online (2 CPUs)"},
+		{"-C 5 -e cpu-clock -- true", ToolToday, "-C", "Failed to initialize parallel data streaming masks (cpu 5: the machine has 2 CPUs)"},
+		{"-C 1-0 -e cpu-clock -- true", ToolToday, "-C", "invalid cpu list '1-0'"},
 		{"-u 0 -e cpu-clock", ToolToday, "-u", "option not supported by the simulator"},
 		{"-z -e cpu-clock -- true", ToolToday, "-z", "option not supported by the simulator"}, // perf 6.1's --compression-level: a real switch, not an unknown one
 		{"-n -e cpu-clock -- true", ToolToday, "-n", "option not supported by the simulator"},

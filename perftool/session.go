@@ -359,13 +359,19 @@ func (ss *Session) record(t *sched.Task) {
 	if ss.Err = ss.unannotated(t, ss.anyFilter(), ss.resolveFilters); ss.Err != nil {
 		return
 	}
+	// record__open(): a failure of any of these ends perf before it has
+	// written perf.data's header, which it writes at the end: the file it
+	// created stays empty
 	if ss.Err = ss.annotated(t, ss.recordOpen); ss.Err != nil { // footprint_record.go
+		ss.Data.Empty = true
 		return
 	}
 	if ss.Err = ss.unannotated(t, ss.anyFilter(), func() error { return ss.applyFilters(t) }); ss.Err != nil {
+		ss.Data.Empty = true
 		return
 	}
 	if ss.Err = ss.annotated(t, ss.mapRings); ss.Err != nil {
+		ss.Data.Empty = true
 		return
 	}
 	if err := ss.annotated(t, ss.recordRun); err != nil { // footprint_record.go
@@ -551,8 +557,7 @@ func (ss *Session) recordOpen(t *sched.Task) error {
 					retry = true
 					break
 				}
-				return fmt.Errorf("perf record: sys_perf_event_open(%s, pid %d, cpu %d, group_fd %d): %w",
-					ss.R.Evsels[o.Evsel].Name, pid, o.CPU, group, err)
+				return newOpenError(&ss.R.Evsels[o.Evsel], &ss.R.Target, ss.R.Tool, pid, o.CPU, group, err) // open_strerror.go
 			}
 			ss.FDs[i] = fd
 			done[k] = fd

@@ -25,6 +25,8 @@ func TestTaskTargetConfig(t *testing.T) {
 		{"-p server -e cpu-clock", view{Inherit: true, Disabled: true, TID: []string{"server"}, CPUs: []int{0, 1}}},
 		{"-t worker -e cpu-clock", view{Disabled: true, TID: []string{"worker"}, CPUs: []int{0, 1}}},
 		{"-t a,b -e cpu-clock", view{Disabled: true, TID: []string{"a", "b"}, CPUs: []int{0, 1}}},
+		{"-t a,b,a -e cpu-clock", view{Disabled: true, TID: []string{"a", "b"}, CPUs: []int{0, 1}}}, // perf's intlist: a set
+		{"-p a,a -e cpu-clock", view{Inherit: true, Disabled: true, TID: []string{"a"}, CPUs: []int{0, 1}}},
 		{"--tid=worker -e cpu-clock", view{Disabled: true, TID: []string{"worker"}, CPUs: []int{0, 1}}},
 		{"-p server -i -e cpu-clock", view{Disabled: true, TID: []string{"server"}, CPUs: []int{0, 1}}},
 		{"-p server -C 0 -e cpu-clock", view{Inherit: true, Disabled: true, TID: []string{"server"}, CPUs: []int{0, 1},

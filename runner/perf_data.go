@@ -49,6 +49,13 @@ func (p *pmuRun) WritePerfData(dir string) ([]string, error) {
 		if err != nil {
 			return paths, err
 		}
+		if ss.Data.Empty { // perf gave up in record__open(): an empty file, as the real one leaves
+			paths = append(paths, path)
+			if err := fh.Close(); err != nil {
+				return paths, err
+			}
+			continue
+		}
 		err = ss.Data.WriteFile(fh)
 		if cerr := fh.Close(); err == nil {
 			err = cerr

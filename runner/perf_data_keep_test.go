@@ -93,3 +93,33 @@ func TestPerfDataKeep(t *testing.T) {
 		t.Errorf("%s holds (-want +got):\n%s", dir, d)
 	}
 }
+
+// TestPerfDataOpenFailed: perf record whose perf_event_open() fails gives
+// up in record__open(), after it created perf.data and before it wrote its
+// header: the file is left empty, as the real perf 6.1 leaves it (`perf
+// record -e cpu-clock --call-graph lbr -- true` on this machine: exit 255,
+// 0 bytes), and the session says perf's words.
+func TestPerfDataOpenFailed(t *testing.T) {
+	src := "scenario lbr\ncpus 2\ntask workload cpu1\n  compute 1ms\nrecord -e cpu-clock --call-graph lbr -- workload\n"
+	f, err := Load(&scenarios.Source{Name: "lbr.sim", Src: []byte(src)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, res, err := RunOnce(f, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	paths, err := r.WritePerfData(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := os.Stat(filepath.Join(dir, "perf.data"))
+	if err != nil || st.Size() != 0 || len(paths) != 1 {
+		t.Errorf("perf.data: %v, %v (paths %q), want an empty file", st, err, paths)
+	}
+	want := "lbr.sim:5:1: perf record gave up (perf.error=1): cpu-clock: PMU Hardware or event type doesn't support branch stack sampling."
+	if len(res.Messages) != 1 || !strings.HasPrefix(res.Messages[0], want) {
+		t.Errorf("messages %q, want one starting %q", res.Messages, want)
+	}
+}

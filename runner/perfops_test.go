@@ -42,7 +42,7 @@ func TestPerfOpErrnos(t *testing.T) {
 		prog string
 		want map[string]int64
 	}{
-		{"close of a name never opened", "  close fd3\n",
+		{"close of an fd number never opened", "  close 99\n",
 			map[string]int64{"errno.EBADF": 1, "fd.errors": 1, "fd.closed": 0}},
 		{"close twice", "  open ev -e cpu-clock\n  close ev\n  close ev\n",
 			map[string]int64{"errno.EBADF": 1, "fd.errors": 1, "fd.closed": 1}},
@@ -60,7 +60,7 @@ func TestPerfOpErrnos(t *testing.T) {
 			map[string]int64{"errno.EINVAL": 1, "fd.errors": 1, "fd.opened": 0}},
 		{"sigtrap on a CPU event", "  open ev -e cycles/period=1000/ cpu0 sigtrap remove_on_exec\n",
 			map[string]int64{"errno.EINVAL": 1, "fd.errors": 1, "fd.opened": 0}},
-		{"group leader not open", "  open ev -e cpu-clock group lead\n",
+		{"group leader fd not open", "  open ev -e cpu-clock group 99\n",
 			map[string]int64{"errno.EBADF": 1, "fd.errors": 1, "fd.opened": 0}},
 		{"munmap with nothing mapped", "  open ev -e cpu-clock\n  munmap ev\n  close ev\n",
 			map[string]int64{"fd.munmap-empty": 1, "fd.errors": 0, "fd.closed": 1}},
@@ -93,6 +93,9 @@ func TestPerfOpStaticErrors(t *testing.T) {
 		{"task app\n  compute 1us\nat perf_mmap:mmap_mutex on cpu3: close ev\n", "t.sim:3:28: cpu3 does not exist"},
 		{"task app\n  compute 1us\nat perf_mmap:mmap_mutex on cpu0: frob ev\n", `t.sim:3:34: expected one of open, close, ioctl, mmap, munmap, read, fcntl after on cpu0:, found "frob"`},
 		{"task app\n  compute 1us\nipi cpu0 at no_such_label\n", `t.sim:3:13: unknown step point "no_such_label"`},
+		{"task app\n  open ev -e cycles\n  close evv\n", "t.sim:3:9: close: no open statement in this file names evv (every call on it would fail with EBADF); the fds it opens: ev"},
+		{"task app\n  open ev -e cycles\n  ioctl ev SET_OUTPUT nosuch\n", "t.sim:3:23: ioctl: no open statement in this file names nosuch"},
+		{"task app\n  open ev -e cycles group lead\n", "t.sim:2:27: open: no open statement in this file names lead"},
 	} {
 		f, err := Load(&scenarios.Source{Name: "t.sim", Src: []byte(tc.src)})
 		if err == nil {

@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -670,11 +672,45 @@ func (r *Run) doPerfOp(t *sched.Task, op *scenarios.PerfOp, attr pmu.Attr) {
 	r.note(c, "perf-op", fmt.Sprintf("%s: %s%s", t.Comm, op, result))
 }
 
+// checkFDNames refuses a perf fd call naming an fd (its own, a group
+// leader's, SET_OUTPUT's target) that no open statement of the file binds:
+// it could only ever fail with EBADF, which is a typo, not a scenario.
+func (r *Run) checkFDNames(op *scenarios.PerfOp, opened map[string]bool) *scenarios.Error {
+	refs := []*scenarios.Ident{op.Group}
+	if op.Verb != "open" {
+		refs = append(refs, op.FD)
+	}
+	if op.Verb == "ioctl" && op.Request != nil && op.Request.Name == "SET_OUTPUT" {
+		refs = append(refs, op.Arg)
+	}
+	for _, id := range refs {
+		if id == nil || opened[id.Name] || id.Name == "-1" {
+			continue
+		}
+		if _, err := strconv.ParseInt(id.Name, 0, 64); err == nil {
+			continue // an fd number, as a program may pass one
+		}
+		names := slices.Sorted(maps.Keys(opened))
+		known := "none"
+		if len(names) > 0 {
+			known = strings.Join(names, ", ")
+		}
+		return r.File.Errorf(id.Pos, "%s: no open statement in this file names %s (every call on it would fail with EBADF); the fds it opens: %s", op.Verb, id.Name, known)
+	}
+	return nil
+}
+
 // perfOpCalls checks every perf fd call of the file (the tasks' programs and
 // the forced actions) and builds its program step.
 func (r *Run) perfOpCalls() (map[scenarios.Op]func(*sched.Task), error) {
 	out := map[scenarios.Op]func(*sched.Task){}
 	var errs scenarios.ErrorList
+	opened := map[string]bool{}
+	r.eachPerfOp(func(op *scenarios.PerfOp) {
+		if op.Verb == "open" {
+			opened[op.FD.Name] = true
+		}
+	})
 	add := func(op *scenarios.PerfOp) {
 		fn, err := r.perfOpCall(op)
 		if err != nil {
@@ -683,6 +719,10 @@ func (r *Run) perfOpCalls() (map[scenarios.Op]func(*sched.Task), error) {
 				errs = append(errs, se)
 				return
 			}
+		}
+		if err := r.checkFDNames(op, opened); err != nil {
+			errs = append(errs, err)
+			return
 		}
 		out[op] = fn
 	}

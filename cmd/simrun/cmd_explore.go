@@ -98,8 +98,11 @@ func cmdExplore(args []string, stdout, stderr io.Writer) int {
 	}
 	if *limit != "" {
 		d, err := scenarios.ParseDuration(*limit)
-		if err != nil || d <= 0 {
-			fmt.Fprintf(stderr, "simrun explore: --time: expected a duration like 20ms, found %q\n", *limit)
+		if err != nil || d <= 0 || sim.Time(d) > runner.MaxTimeLimit {
+			// not 0 as run takes it (no limit): every schedule of a search
+			// needs an end, which its replay file records
+			fmt.Fprintf(stderr, "simrun explore: --time: expected a duration like 20ms, above 0 (a search's schedules need a limit; run takes 0) and up to %s, found %q\n",
+				scenarios.FormatDuration(time.Duration(runner.MaxTimeLimit)), *limit)
 			return exitUsage
 		}
 		o.Limit = sim.Time(d)
