@@ -384,6 +384,10 @@ func (p *eventParser) applyTerms(e *Evsel, ts []term, arg string) error {
 				e.terms = append(e.terms, t) // user-set bits (CFG_CHG): evsel__set_config_if_unset() keeps them
 				continue
 			}
+			if p.opts.Tool == ToolPerf61 {
+				idx := strings.Index(arg, p.item)
+				return perf61UnknownTerm(e, t.key, arg, idx+strings.Index(p.item, t.key))
+			}
 			return bad("unknown term; valid terms: " + validTerms)
 		}
 	}
@@ -485,6 +489,10 @@ func (p *eventParser) applyModifiers(e *Evsel, mods string, group bool, arg stri
 			prec = np
 		}
 		if prec > 3 {
+			if p.opts.Tool == ToolPerf61 { // get_event_modifier() fails: the modifier as a whole is bad
+				text := perf61EventError(arg, strings.LastIndex(arg, ":")+1, "Bad modifier", "", false)
+				return &ExitError{Status: 129, Text: text + "\n"}
+			}
 			return &Error{Option: "-e " + arg, Reason: "event syntax error: maximum combined precise value is 3", Errno: uapi.EINVAL}
 		}
 		a.PreciseIP = uint8(prec)

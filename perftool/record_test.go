@@ -401,3 +401,24 @@ func TestTracepointTerms(t *testing.T) {
 		t.Errorf("call-graph= on a tracepoint: %v", err)
 	}
 }
+
+// TestPerf61EventErrors: perf 6.1's words for an -e it cannot parse, as it
+// printed them on this machine (exit 129, before its usage).
+func TestPerf61EventErrors(t *testing.T) {
+	opts := DefaultOptions()
+	opts.Tool = ToolPerf61
+	for _, tc := range []struct{ event, want string }{
+		{"cpu-clock:pppp", "event syntax error: 'cpu-clock:pppp'\n                               \\___ Bad modifier\nRun 'perf list' for a list of valid events\n"},
+		{"cpu-clock/foo=1/", "event syntax error: 'cpu-clock/foo=1/'\n                               \\___ unknown term\n\n" +
+			"valid terms: " + perf61ConfigTerms + "\nRun 'perf list' for a list of valid events\n"},
+	} {
+		r, err := Parse([]string{"-e", tc.event, "--", "true"}, opts)
+		if err != nil || r.Exit == nil {
+			t.Errorf("%s: Parse = %v, %v; want perf's exit", tc.event, r, err)
+			continue
+		}
+		if d := cmp.Diff(&ExitError{Status: 129, Text: tc.want}, r.Exit); d != "" {
+			t.Errorf("%s (-want +got):\n%s", tc.event, d)
+		}
+	}
+}

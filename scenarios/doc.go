@@ -55,7 +55,8 @@
 //	  pin cpu1 | pin cpus 0-1     set the affinity (and move if needed)
 //	  exit                        end the task (also implied at the end)
 //	  yield                       sched_yield()
-//	  nanosleep 1ms               the same as sleep
+//	  nanosleep 1ms               the same as sleep: the nanosleep syscall (sys_enter_nanosleep fires;
+//	                              glibc's nanosleep() and sleep() make clock_nanosleep instead)
 //	  fork NAME                   a child process (new pid and mm, the parent's comm)
 //	    compute 5us               ... running this block (or program NAME)
 //	  thread NAME                 a thread (same pid, new tid, same mm)

@@ -21,7 +21,8 @@ import (
 // And modelled bodies of sysModels (modelledSyscall) whose accesses are
 // annotated, so enterBody does not mark them (annotatedSysModels): read(2)
 // and write(2) of a file that is no pipe of the model's, which look up
-// the fd (accessFdTable) and spend their time; execve(2), whose body
+// the fd (accessFdTable) and spend their time (a regular file's go through
+// the page cache, which fileIO marks unaudited); execve(2), whose body
 // footprint_exec.go annotates.
 
 // sleep blocks t for d (hrtimer_nanosleep()): an hrtimer on its CPU wakes it,
