@@ -66,3 +66,17 @@ func TestFileErrorf(t *testing.T) {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
 }
+
+// TestScenarioNameTooLong: a name that would make a file name too long
+// for the replay file and the corpus directory is refused at its place.
+func TestScenarioNameTooLong(t *testing.T) {
+	name := strings.Repeat("x", MaxScenarioName+1)
+	_, err := Parse("n.sim", []byte("scenario "+name+"\ncpus 1\ntask a\n  compute 1us\n"))
+	want := "n.sim:1:10: the scenario name is 101 characters long; at most 100: files are named after it (its replay file, its corpus directory)"
+	if err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("got %v, want %q", err, want)
+	}
+	if _, err := Parse("n.sim", []byte("scenario "+name[1:]+"\ncpus 1\ntask a\n  compute 1us\n")); err != nil {
+		t.Errorf("a name of %d characters: %v", MaxScenarioName, err)
+	}
+}

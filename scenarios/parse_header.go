@@ -13,9 +13,17 @@ func (p *parser) scenario(ll *logicalLine, ws []token) {
 		p.errorf(at(ll, ws, 1), "expected a scenario name like aux-pause-nmi after scenario, found %s", found(ws, 1))
 		return
 	}
+	if n := len(ws[1].text); n > MaxScenarioName {
+		p.errorf(ws[1].pos, "the scenario name is %d characters long; at most %d: files are named after it (its replay file, its corpus directory)", n, MaxScenarioName)
+		return
+	}
 	p.f.Scenario = &Ident{Pos: ws[1].pos, Name: ws[1].text}
 	p.extra(ll, ws, 2, "the scenario name")
 }
+
+// MaxScenarioName is the longest scenario name: NAME.replay and the
+// corpus directory NAME-HASH must fit a file name (NAME_MAX, 255).
+const MaxScenarioName = 100
 
 func (p *parser) title(ll *logicalLine, ws []token) {
 	if p.f.Title != nil {

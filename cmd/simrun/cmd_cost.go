@@ -14,8 +14,13 @@ import (
 func cmdCost(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("cost", "simrun cost [--calls N]", stderr)
 	calls := fs.Int("calls", 100000, "close(-1) calls in the simulated loop")
-	if _, err := parseArgs(fs, args); err != nil {
+	rest, err := parseArgs(fs, args)
+	if err != nil {
 		return usageError(err)
+	}
+	if len(rest) > 0 {
+		fmt.Fprintf(stderr, "simrun cost: takes no arguments, found %q\n", rest[0])
+		return exitUsage
 	}
 	if *calls < 1 {
 		fmt.Fprintln(stderr, "simrun cost: --calls must be at least 1")

@@ -37,7 +37,7 @@ func cmdExplore(args []string, stdout, stderr io.Writer) int {
 	strategy := fs.String("strategy", "random", "how schedules are drawn: random (seeds seed..seed+runs-1: a coin at every decision), sparse (seeds seed..seed+runs-1: a few disturbances placed anywhere along the quiet run's decisions), pct (seeds seed..seed+runs-1: PCT, random priorities over CPUs and their interrupt lines with depth-1 change points), bounded (every schedule with at most budget disturbing decisions, fewest first), or dpor (exhaustive: one schedule per class of interleavings equivalent by the footprints, sleep sets; --runs caps it)")
 	runs := fs.Int("runs", 1000, "the number of schedules, at least 1 (bounded: the most to run, default 100000)")
 	seed := fs.Uint64("seed", 1, "the first seed: random, sparse and pct run seeds seed..seed+runs-1; bounded has no seed (it runs every schedule in a fixed order)")
-	budget := fs.Int("budget", 16, "at least 1: random: the disturbing (non-default) decisions each schedule may make; sparse: the most it plans; bounded: the bound (default 2)")
+	budget := fs.Int("budget", 16, "at least 1: random: the disturbing (non-default) decisions each schedule may make; sparse: the most it plans; bounded: the bound (2 when not given)")
 	limit := fs.String("time", "", "the virtual time `LIMIT` of each schedule, like 20ms (default 10s)")
 	knobs := knobFlags{}
 	fs.Var(knobs, "kernel", "set a kernel (or tool) knob, `NAME=VALUE`; repeatable")

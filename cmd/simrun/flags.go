@@ -82,6 +82,9 @@ func (k knobFlags) Set(s string) error {
 	if err != nil {
 		return err
 	}
+	if old, ok := k[name]; ok { // as a knob set twice in a file is
+		return fmt.Errorf("%s is set twice (%s=%s, then %s=%s): give it once", name, name, old, name, value)
+	}
 	k[name] = value
 	return nil
 }
