@@ -287,7 +287,8 @@ func pageAlign(n uint64) uint64 { return (n + PageSize - 1) &^ (PageSize - 1) }
 // Mmap is do_mmap() without the file checks (the caller checked the fd):
 // a new VMA of length (rounded up to pages) at addr (a hint, or exact with
 // MAP_FIXED, which unmaps what was there) or where the top-down search puts
-// it. It returns the VMA, or the errno mmap returns.
+// it. It returns the VMA, or the errno mmap returns. MAP_POPULATE and
+// MAP_LOCKED's faults are the caller's to make (Populate), with time.
 // mm/mmap.c: do_mmap() -> mmap_region()
 func (m *MM) Mmap(addr, length uint64, prot, flags uint64, file *File, off uint64) (*VMA, uapi.Errno) {
 	if length == 0 || off%PageSize != 0 {
@@ -344,9 +345,6 @@ func (m *MM) Mmap(addr, length uint64, prot, flags uint64, file *File, off uint6
 		v.Flags |= VM_LOCKED
 	}
 	m.insert(v)
-	if flags&(uapi.MAP_POPULATE|uapi.MAP_LOCKED) != 0 {
-		m.populate(v)
-	}
 	return v, 0
 }
 
@@ -534,38 +532,42 @@ func (m *MM) AccessAt(addr uint64, write bool, now sim.Time, tried bool) FaultRe
 // private VMA: a write faults (do_wp_page()).
 func (m *MM) WriteProtected(addr uint64) bool { return m.ro[addr&^(PageSize-1)] }
 
-// populate faults every page of v in, as mm_populate() does after the
-// mmap (no fault later): a private writable VMA with a write (FOLL_WRITE:
-// copy-on-write broken now, an anon copy of a file page), any other with
-// a read (the zero page of a private anon VMA and a file's page-cache page
-// mapped read-only). An inaccessible VMA is left alone, and the pages past
-// a file's i_size end it (SIGBUS: GUP stops there). The file's pages are
-// read at once (no time passes; nor are the faults counted).
-// mm/gup.c: __mm_populate() -> populate_vma_page_range()
-func (m *MM) populate(v *VMA) {
+// Populate faults every page of v in, as mm_populate() does after an
+// mmap() with MAP_POPULATE or MAP_LOCKED: a private writable VMA with
+// write faults (FOLL_WRITE: copy-on-write broken now, an anon copy of a
+// file page), any other with read faults (the zero page of a private anon
+// VMA, a file's pages by fault-around and readahead, as a touch would). An
+// inaccessible VMA is left alone, and a page past a file's i_size ends it
+// (SIGBUS: GUP stops there). Each attempt runs at now(); one that must wait
+// for the disk (VM_FAULT_RETRY) is passed to wait, is not counted, and the
+// page is faulted afresh (__mm_populate() goes on from the page, without
+// FOLL_TRIED): so every counted fault is minor, as the real ones are here
+// (mm/testdata/populate). It returns the handler of each counted fault:
+// the task's min_flt counts them, and no perf event (regs are NULL).
+// mm/gup.c: __mm_populate() -> populate_vma_page_range() -> __get_user_pages() -> faultin_page()
+func (m *MM) Populate(v *VMA, now func() sim.Time, wait func(FaultResult)) []How {
 	if v.Flags&(VM_READ|VM_WRITE|VM_EXEC) == 0 {
-		return
+		return nil
 	}
 	write := v.Flags&(VM_WRITE|VM_SHARED) == VM_WRITE
+	var hows []How
 	for a := v.Start; a < v.End; a += PageSize {
-		if v.File != nil {
-			pgoff := v.pgoffOf(a)
-			if v.File.beyondEOF(pgoff) {
-				return
-			}
-			v.File.cache(pgoff)
+		if m.present[a] && (!write || !m.ro[a]) {
+			continue // follow_page_mask() finds it: no fault
 		}
-		m.present[a] = true
-		switch {
-		case write:
-			if v.File != nil {
-				m.copied[a] = true
+		for {
+			r := m.AccessAt(a, write, now(), false)
+			if r.Fault == BadAccess {
+				return hows
 			}
-			v.anon = true
-		case v.File != nil || v.Flags&VM_SHARED == 0:
-			m.ro[a] = true
+			if !r.Retry {
+				hows = append(hows, r.How)
+				break
+			}
+			wait(r)
 		}
 	}
+	return hows
 }
 
 // zap drops the PTE of the page at addr: zap_pte_range().

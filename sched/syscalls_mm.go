@@ -289,6 +289,9 @@ var sysModels = map[string]func(s *Sched, t *Task, a *[6]uint64) int64{
 			v.SetReadAhead(of.ReadAhead(s.FS)) // vma->vm_file: the open file's f_ra
 		}
 		s.mmapHooks(t, v) // mmap_region() -> __mmap_complete() -> perf_event_mmap()
+		if a[3]&(uapi.MAP_POPULATE|uapi.MAP_LOCKED) != 0 {
+			s.populate(t, v) // vm_mmap_pgoff() -> mm_populate(), after the mmap lock is dropped
+		}
 		return int64(v.Start)
 	},
 	// mm/mprotect.c: SYSCALL_DEFINE3(mprotect): an MMAP2 for each VMA changed
@@ -625,6 +628,26 @@ func (s *Sched) pageFault(t *Task, addr uint64, write bool) bool {
 	})
 	s.exitToUserMode(t) // irqentry_exit_to_user_mode()
 	return true
+}
+
+// populate is mm_populate() of v: its faults, each charged its handler's
+// cost and counted in t's min_flt (GUP's faults fire no perf event), the
+// task waiting in D for what the disk reads. Unannotated: the page cache
+// is every process's.
+// mm/gup.c: __mm_populate()
+func (s *Sched) populate(t *Task, v *mm.VMA) {
+	if s.M.FootprintListening() {
+		t.CPU().Unaudited("__mm_populate")
+	}
+	hows := t.MM.Populate(v, func() sim.Time { return t.CPU().Now() }, func(r mm.FaultResult) {
+		if now := t.CPU().Now(); r.RetryAt > now {
+			s.ioWait(t, r.RetryAt-now)
+		}
+	})
+	for _, how := range hows {
+		t.MinFlt++ // mm_account_fault(): regs NULL, no perf event
+		t.Spend(s.faultCost(how))
+	}
 }
 
 // ensureMM gives a task made without Spawn (and so without an address space
