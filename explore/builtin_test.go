@@ -199,6 +199,10 @@ func TestBuiltinsOldKnobsFound(t *testing.T) {
 		{"pt-resume-vs-pmi", map[string]string{"pt-pause-resume": "pre-08c7454ceb94"}, []map[string]string{{}}, "bounded", false, 3000, "invariant aux-write-in-transaction"},
 		{"pt-resume-vs-pmi", map[string]string{"pt-pause-resume": "pre-08c7454ceb94"}, []map[string]string{{}}, "sparse", false, 3000, "invariant aux-write-in-transaction"},
 		{"aux-free-in-nmi", map[string]string{"aux-free": "pre-57ffc5ca679f"}, []map[string]string{{}}, "", false, 0, "invariant aux-refcount"},
+		// A reader of the parent event wins child_mutex between the exiting
+		// child's fold and its unlink: the child counted twice (pct finds it
+		// at schedule 1, shrunk to the one decision at the fold).
+		{"inherit-exit-vs-read", map[string]string{"exit-event": "pre-ef54c1a476ae"}, []map[string]string{{}}, "pct", true, 300, "invariant inherited-read-adds-up"},
 		{"cpu-clock-refresh-lockup", map[string]string{"cpu-clock-stop": "pre-eb3182ef0405"}, []map[string]string{{}}, "", false, 0, "kernel oops on cpu0 at 45.193us: watchdog: Watchdog detected hard LOCKUP on cpu 0: hrtimer_cancel() in cpu_clock_event_stop()"},
 		// A thread of perf and a process holding its fds: the last AUX
 		// munmap and an AUX mmap through the SET_OUTPUT'd cycles fd, under

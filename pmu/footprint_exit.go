@@ -92,8 +92,9 @@ func (k *Kernel) accessExitSchedOutReturn(c *cpu.CPU, ctx *Context) {
 // accessExitDetach annotates perf_event_exit_task_context()'s detach of
 // ctx from its task under ctx->lock: task->perf_event_ctxp cleared, the
 // context's and the task's references put (each last one marked), the
-// clone's link cut and its parent's reference put (ctxUnlock annotates
-// the unlock).
+// clone's link cut (ctxUnlock annotates the unlock; the put of the
+// clone's parent comes after the irq restore, where an interrupt may have
+// split the fragment: perfEventExitTaskContext annotates it there).
 // kernel/events/core.c: perf_event_exit_task_context()
 func (k *Kernel) accessExitDetach(c *cpu.CPU, ctx *Context) {
 	if ctx.task != nil {
@@ -109,7 +110,7 @@ func (k *Kernel) accessExitDetach(c *cpu.CPU, ctx *Context) {
 			c.Unaudited("__put_task_struct")
 		}
 	}
-	k.accessUnclone(c, ctx, ctx.parentCtx) // kernel/events/core.c: perf_event_exit_task_context(): clone_ctx = unclone_ctx(ctx); ... put_ctx(clone_ctx)
+	k.accessUnclone(c, ctx, nil) // kernel/events/core.c: perf_event_exit_task_context(): clone_ctx = unclone_ctx(ctx); put_ctx(clone_ctx) after the unlock: accessPutClone there
 }
 
 // AccessTaskExit implements sched.AnnotatedExitHook for perf_event_exit_task().
