@@ -2,6 +2,7 @@ package explore
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"perfsim/runner"
@@ -114,7 +115,7 @@ func exploreBounded(f *scenarios.File, o Options, ex *Result) error {
 			if sig := signature(out.r, out.res); sig != "" {
 				var found *Found
 				if found, err = shrink(f, o, out.r.Decisions(), sig); err == nil {
-					found.Schedule = ex.Schedules
+					found.Schedule, found.Order = ex.Schedules, boundedOrder(out.prefix)
 					ex.Found = found
 				}
 				return true
@@ -209,4 +210,30 @@ func focusText(focus []string) string {
 		return ""
 	}
 	return ", each at a question containing " + strings.Join(focus, " or ")
+}
+
+// boundedOrder is a schedule's place in the order the bounded search runs
+// schedules (Found.Order), from the prefix it replayed: its disturbing
+// decisions d, then each one's index and option (d, j1, a1, ..., jd, ad).
+// The queue is first in, first out: every schedule with d disturbances
+// runs before any with d+1, and among those with d, a schedule's branches
+// are queued after the branches of every schedule run before it, each run's
+// in decision order (then option order). So schedules run in increasing
+// order of this list, element by element; the shards of a search (which
+// take the quiet schedule's branches round robin) each run theirs in the
+// same order.
+func boundedOrder(prefix []int) []int {
+	out := []int{disturbing(prefix)}
+	for j, a := range prefix {
+		if a != 0 {
+			out = append(out, j, a)
+		}
+	}
+	return out
+}
+
+// compareOrder compares two Found.Order lists (element by element; lists
+// of one disturbance count have the same length).
+func compareOrder(a, b []int) int {
+	return slices.Compare(a, b)
 }

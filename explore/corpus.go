@@ -119,8 +119,12 @@ func SaveCorpus(dir string, rf *ReplayFile) (string, error) {
 
 // replayCorpus runs the corpus entries of f's identity first, each one
 // schedule: the first whose violation recurs is the exploration's Found
-// (shrunk again, which for a shrunk entry costs a few replays). It reports
-// whether one did.
+// (shrunk again, which for a shrunk entry costs a few replays; its Schedule
+// is the entry's number among those re-run). It reports whether one did.
+// The entries are not schedules of the search: they are counted apart
+// (CorpusRuns), not among the Schedules or within Runs, and their outcomes,
+// coverage and oracle reports are not counted (an entry may well be a
+// schedule the search then runs, which would count it twice).
 func replayCorpus(f *scenarios.File, o Options, ex *Result) (bool, error) {
 	entries, err := LoadCorpus(ex.corpusDir(o.Corpus))
 	if err != nil {
@@ -139,15 +143,16 @@ func replayCorpus(f *scenarios.File, o Options, ex *Result) (bool, error) {
 			ex.Interrupted = true
 			return false, nil
 		}
-		ex.count(res)
-		ex.tally(r, ex.Schedules)
 		ex.CorpusRuns++
+		if o.corpusRan != nil {
+			o.corpusRan()
+		}
 		if sig := signature(r, res); sig != "" {
 			found, err := shrink(f, o, r.Decisions(), sig)
 			if err != nil {
 				return false, err
 			}
-			found.Schedule, found.Corpus = ex.Schedules, rf.name
+			found.Schedule, found.Corpus = ex.CorpusRuns, rf.name
 			ex.Found = found
 			return true, nil
 		}

@@ -1,6 +1,7 @@
 package explore
 
 import (
+	"context"
 	"flag"
 	"os"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"perfsim/runner"
 	"perfsim/scenarios"
 )
 
@@ -36,15 +38,16 @@ func TestCorpusRerunFirst(t *testing.T) {
 		t.Fatal(err)
 	}
 	type got struct {
-		Schedule, CorpusRuns int
-		Corpus, Signature    string
-		Saved                string
+		Schedule, CorpusRuns, Schedules int
+		Corpus, Signature               string
+		Saved                           string
 	}
 	if again.Found == nil {
 		t.Fatal("the second exploration found nothing")
 	}
-	if diff := cmp.Diff(got{1, 1, first.CorpusSaved, first.Found.Signature, ""},
-		got{again.Found.Schedule, again.CorpusRuns, again.Found.Corpus, again.Found.Signature, again.CorpusSaved}); diff != "" {
+	// Found.Schedule is the entry's number; no schedule of the search ran.
+	if diff := cmp.Diff(got{1, 1, 0, first.CorpusSaved, first.Found.Signature, ""},
+		got{again.Found.Schedule, again.CorpusRuns, again.Schedules, again.Found.Corpus, again.Found.Signature, again.CorpusSaved}); diff != "" {
 		t.Errorf("second exploration (-want +got):\n%s", diff)
 	}
 	on, err := Explore(f, Options{Strategy: "random", Runs: 5, Corpus: dir})
@@ -149,4 +152,130 @@ func writeBuiltinCorpus(t *testing.T, root string) {
 			}
 		}
 	}
+}
+
+// corpusWithStaleEntry returns a corpus directory whose entries for f (with
+// no knob overrides) hold one schedule that shows no violation: a
+// violation of aux-pause-resume-nmi with its guard off, filed under f's key.
+func corpusWithStaleEntry(t *testing.T, f *scenarios.File) string {
+	t.Helper()
+	dir := t.TempDir()
+	src, err := Explore(loadBuiltin(t, "aux-pause-resume-nmi"), Options{Strategy: "bounded", Runs: 1000, Jobs: 1,
+		Knobs: map[string]string{"aux-pause-guard": "off"}})
+	if err != nil || src.Found == nil {
+		t.Fatalf("no violation to file: %v", err)
+	}
+	rf := *src.ReplayFile()
+	resolved, err := resolvedKnobs(f, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rf.Scenario, rf.File, rf.ScenarioSHA256 = runner.ScenarioName(f), f.Name, ScenarioSHA256(f)
+	rf.Kernel, rf.Knobs, rf.KnobsSHA256 = nil, resolved, KnobsSHA256(resolved)
+	if _, err := SaveCorpus(dir, &rf); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// TestCorpusReplaysNotCounted: failure corpus entries re-run before the
+// search are not schedules of it: a search of a scenario with 7 schedules
+// with one stale entry runs 7 (bounded: exhaustive, and exhaustive within
+// --runs 7), random runs --runs schedules, the outcome counts are of those,
+// and the re-runs are reported apart.
+func TestCorpusReplaysNotCounted(t *testing.T) {
+	f := loadBuiltin(t, "pmu-overflow-vs-sched-out")
+	dir := corpusWithStaleEntry(t, f)
+	for _, tc := range []struct {
+		name      string
+		o         Options
+		schedules int
+		exhausted bool
+	}{
+		{"bounded", Options{Strategy: "bounded"}, 7, true},
+		{"bounded-runs-7", Options{Strategy: "bounded", Runs: 7}, 7, true},
+		{"random", Options{Runs: 20, Seed: 1}, 20, true},
+		{"random-shard-0", Options{Runs: 20, Seed: 1, Shard: 0, Shards: 2}, 10, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o := tc.o
+			o.Corpus, o.Jobs = dir, 1
+			ex, err := Explore(f, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ex.Found != nil || ex.CorpusRuns != 1 || ex.Schedules != tc.schedules || ex.Exhausted != tc.exhausted || ex.Coverage.Schedules != tc.schedules {
+				t.Errorf("found %v, %d corpus runs, %d schedules (coverage %d), exhausted %v; want none, 1, %d, %v",
+					ex.Found != nil, ex.CorpusRuns, ex.Schedules, ex.Coverage.Schedules, ex.Exhausted, tc.schedules, tc.exhausted)
+			}
+			for _, c := range ex.Outcomes {
+				if c.Positive+c.Negative > ex.Schedules {
+					t.Errorf("outcome %q counted in %d schedules of %d", c.Outcome, c.Positive+c.Negative, ex.Schedules)
+				}
+			}
+			if tc.o.Shards == 0 {
+				off, err := Explore(f, tc.o)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if diff := cmp.Diff(off.Outcomes, ex.Outcomes); diff != "" {
+					t.Errorf("outcome counts with the corpus vs without (-without +with):\n%s", diff)
+				}
+			}
+			if want := "failure corpus: 1 entry re-run before the search, none failed again (not among the schedules)\n"; !strings.Contains(text(ex), want) {
+				t.Errorf("text lacks %q:\n%s", want, text(ex))
+			}
+		})
+	}
+}
+
+// TestCorpusInterrupted: interrupted while re-running the corpus (here,
+// while shrinking the violation an entry showed again, and before any
+// entry ran) the search ends as any interrupted search does: interrupted,
+// with its cause, in the text and the JSON.
+func TestCorpusInterrupted(t *testing.T) {
+	f := loadBuiltin(t, "aux-pause-resume-nmi")
+	off := map[string]string{"aux-pause-guard": "off"}
+	dir := t.TempDir()
+	if first, err := Explore(f, Options{Strategy: "bounded", Runs: 1000, Jobs: 1, Knobs: off, Corpus: dir}); err != nil || first.CorpusSaved == "" {
+		t.Fatalf("saving a violation: %v", err)
+	}
+	t.Run("shrinking", func(t *testing.T) {
+		ctx, cancel := context.WithCancelCause(context.Background())
+		o := Options{Strategy: "bounded", Runs: 1000, Jobs: 1, Knobs: off, Corpus: dir, Context: ctx}
+		o.corpusRan = func() { cancel(errTestInterrupt) }
+		ex, err := Explore(f, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fd := ex.Found; fd == nil || fd.Corpus == "" || !fd.ShrinkInterrupted || !ex.Interrupted || ex.Cause != "test interrupt" || ex.Schedules != 0 {
+			t.Fatalf("found %+v, interrupted %v (%q), %d schedules", fd, ex.Interrupted, ex.Cause, ex.Schedules)
+		}
+		out := text(ex)
+		for _, s := range []string{"INTERRUPTED (test interrupt) while shrinking the violation of failure corpus entry 1 (re-run before any schedule of the search)\n",
+			"VIOLATION in failure corpus entry 1", "FAIL\n"} {
+			if !strings.Contains(out, s) {
+				t.Errorf("text lacks %q:\n%s", s, out)
+			}
+		}
+		js := jsonMap(t, ex)
+		if js["interrupted"] != true || js["interrupted_by"] != "test interrupt" || js["found"].(map[string]any)["shrink_interrupted"] != true {
+			t.Errorf("JSON: interrupted %v (%v), shrink_interrupted %v", js["interrupted"], js["interrupted_by"], js["found"].(map[string]any)["shrink_interrupted"])
+		}
+	})
+	t.Run("before", func(t *testing.T) {
+		ctx, cancel := context.WithCancelCause(context.Background())
+		cancel(errTestInterrupt)
+		ex, err := Explore(f, Options{Strategy: "bounded", Runs: 1000, Jobs: 1, Knobs: off, Corpus: dir, Context: ctx})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ex.Found != nil || !ex.Interrupted || ex.Cause != "test interrupt" || ex.CorpusRuns != 0 || ex.Schedules != 0 {
+			t.Fatalf("found %v, interrupted %v (%q), %d corpus runs, %d schedules", ex.Found != nil, ex.Interrupted, ex.Cause, ex.CorpusRuns, ex.Schedules)
+		}
+		out := text(ex)
+		if !strings.Contains(out, "INTERRUPTED (test interrupt) after 0 schedules") || !strings.HasSuffix(out, "\nINTERRUPTED\n") {
+			t.Errorf("text:\n%s", out)
+		}
+	})
 }

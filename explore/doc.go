@@ -13,5 +13,7 @@
 // interrupt.go (Options.Context), shrink.go, json.go, replayfile.go (the
 // file), identity.go (what a replay file checks: the scenario's hash, the
 // knobs, the version; the questions --focus may name), questions.go (every
-// decision's question), replay.go (Replay: the checks and the verdict).
+// decision's question), replay.go (Replay: the checks and the verdict),
+// corpus.go (the failure corpus), merge.go (Merge: the shards of a search)
+// and shardtree.go (a shard's tree of schedules, for Merge).
 package explore

@@ -50,7 +50,10 @@ type Options struct {
 	// sparse and pct: the Runs schedules (seeds) in contiguous ranges;
 	// bounded: the subtrees of the quiet schedule's branches, round robin,
 	// each shard running at most its share of Runs. Merge combines the
-	// shards' results into the result of one unsharded search.
+	// shards' results into the result of one unsharded search (random,
+	// sparse, pct: exactly; bounded: its violation, but numbered in its
+	// shard and with every shard's counts when one was found).
+	// The failure corpus is re-run by shard 0 only.
 	Shard, Shards int
 	// Corpus, when set, is the failure corpus directory (see corpus.go):
 	// its entries for this scenario and knobs run first, and a violation
@@ -69,6 +72,9 @@ type Options struct {
 	// noMemo (tests): every schedule runs, none is judged from the tree of
 	// those run before (memo.go).
 	noMemo bool
+	// corpusRan (tests), when set, is called after each failure corpus
+	// entry's run, before its violation (if any) is shrunk.
+	corpusRan func()
 }
 
 // OutcomeCount is how many schedules satisfied an outcome, as herd7 counts them.
@@ -84,7 +90,11 @@ type OutcomeCount struct {
 
 // Found is the violation explore found, shrunk.
 type Found struct {
-	Schedule  int    // 1-based number of the schedule that showed it
+	// Schedule is the 1-based number of the schedule that showed it (in
+	// the whole search, sharded or not, but see ScheduleInShard); when
+	// Corpus is set, the 1-based number of the failure corpus entry among
+	// those re-run before the search's first schedule.
+	Schedule  int
 	Seed      uint64 // its seed (random strategy)
 	Violation string // what failed: "invariant NAME: ...", "outcome ...", "oops: ..."
 	Original  int    // decisions of the schedule as found
@@ -112,6 +122,20 @@ type Found struct {
 	Corpus string
 	// Shard (merged results) is the shard that found it, "i/n".
 	Shard string
+	// ScheduleInShard (merged bounded results): Schedule counts the
+	// schedules of shard Shard alone, not of the whole search (the shards
+	// take the quiet schedule's branches round robin, so no shard knows
+	// how many schedules the unsharded search runs before this one).
+	ScheduleInShard bool
+	// Order (bounded) is the found schedule's place in the order the
+	// bounded search runs schedules, as found (not shrunk): its number of
+	// disturbing decisions d, then the index and option of each, in
+	// decision order (d, j1, a1, ..., jd, ad). The search runs schedules in
+	// increasing Order (compared element by element), sharded or not:
+	// Merge picks the shards' violation the unsharded search meets first
+	// by it. nil: not known (a result of another strategy, or read from
+	// JSON that lacks it).
+	Order []int
 }
 
 // Result is the outcome of an exploration.
@@ -173,6 +197,17 @@ type Result struct {
 	Budget int
 	// Merged is the number of shard results Merge combined into this one.
 	Merged int
+	// CountsPastViolation (merged): the schedule and outcome counts (and
+	// coverage and the oracles' tallies) are of every shard's schedules,
+	// including schedules the unsharded search would not have run, as it
+	// stops at its first violation (bounded: the shards cannot tell which
+	// of their schedules come after that violation in its order).
+	CountsPastViolation bool
+	// scheduleTree (a shard of random, sparse or pct): the tree of the
+	// distinct schedules the shard ran, with the first schedule number of
+	// each (schedMemo.encode), for Merge to count the distinct schedules and the
+	// repeats of the unsharded search; "" when the shard did not keep it.
+	scheduleTree string
 	// Coverage is what the schedules reached (see coverage.go), nil when
 	// not collected.
 	Coverage *Coverage
@@ -188,9 +223,10 @@ type Result struct {
 	// sorted) are the identity a replay file records.
 	ScenarioSHA256 string
 	ResolvedKnobs  []string
-	// CorpusRuns is how many corpus entries ran first (counted among the
-	// Schedules); CorpusSaved is the entry the found violation was saved
-	// as, when it was.
+	// CorpusRuns is how many failure corpus entries were re-run before the
+	// search (not among the Schedules, nor in the outcome counts, the
+	// coverage or the oracles' tallies, nor within Runs); CorpusSaved is
+	// the entry the found violation was saved as, when it was.
 	CorpusRuns  int
 	CorpusSaved string
 	// LockCycles are the lock-order cycles lockdep's graph shows only when
@@ -245,6 +281,11 @@ func Explore(f *scenarios.File, o Options) (*Result, error) {
 	if o.Strategy == "" {
 		o.Strategy = "random"
 	}
+	switch o.Strategy {
+	case "random", "rapid", "sparse", "pct", "bounded", "dpor":
+	default:
+		return nil, fmt.Errorf("unknown strategy %q (random, rapid, sparse, pct, bounded or dpor)", o.Strategy)
+	}
 	if o.Shards < 0 || o.Shards > 0 && (o.Shard < 0 || o.Shard >= o.Shards) {
 		return nil, fmt.Errorf("shard %d/%d: expected a shard 0..n-1 of n >= 1", o.Shard, o.Shards)
 	}
@@ -274,34 +315,33 @@ func Explore(f *scenarios.File, o Options) (*Result, error) {
 	for _, oc := range f.Outcomes {
 		ex.Outcomes = append(ex.Outcomes, OutcomeCount{Outcome: f.OutcomeText(oc), Line: oc.Pos.Line, Quant: oc.Quant.String()})
 	}
+	if o.Strategy == "bounded" {
+		ex.Bound, ex.Focus = o.Budget, o.Focus
+	}
 	start := time.Now()
+	corpusEnded := false // the corpus showed a violation, or was interrupted
 	if o.Corpus != "" && o.Shard == 0 {
 		found, err := replayCorpus(f, o, ex)
 		if err != nil {
 			return nil, err
 		}
-		if found || ex.Interrupted {
-			ex.Elapsed = time.Since(start)
-			ex.finish()
-			ex.notJudged = notJudged(f, ex)
-			return ex, nil
-		}
+		corpusEnded = found || ex.Interrupted
 	}
-	switch o.Strategy {
-	case "random":
-		err = exploreRandom(f, o, ex)
-	case "rapid":
-		err = exploreRapid(f, o, ex)
-	case "sparse":
-		err = exploreSparse(f, o, ex)
-	case "pct":
-		err = explorePCT(f, o, ex)
-	case "bounded":
-		err = exploreBounded(f, o, ex)
-	case "dpor":
-		err = exploreDPOR(f, o, ex)
-	default:
-		return nil, fmt.Errorf("unknown strategy %q (random, rapid, sparse, pct, bounded or dpor)", o.Strategy)
+	if !corpusEnded { // else the search does not start; it finishes as below
+		switch o.Strategy {
+		case "random":
+			err = exploreRandom(f, o, ex)
+		case "rapid":
+			err = exploreRapid(f, o, ex)
+		case "sparse":
+			err = exploreSparse(f, o, ex)
+		case "pct":
+			err = explorePCT(f, o, ex)
+		case "bounded":
+			err = exploreBounded(f, o, ex)
+		case "dpor":
+			err = exploreDPOR(f, o, ex)
+		}
 	}
 	ex.Elapsed = time.Since(start)
 	if err != nil {
@@ -494,7 +534,7 @@ func exploreSeeds(f *scenarios.File, o Options, ex *Result, chooser func(seed ui
 			ex.Interrupted = true
 			return true
 		}
-		schedule := ex.CorpusRuns + first + i + 1
+		schedule := first + i + 1
 		if out.repeat != nil {
 			memo.repeat()
 			ex.countLeaf(out.repeat)
@@ -535,7 +575,10 @@ func exploreSeeds(f *scenarios.File, o Options, ex *Result, chooser func(seed ui
 		return false
 	})
 	ex.Repeats = memo.repeats
-	if err == nil && ex.Found == nil && ex.Schedules-ex.CorpusRuns < n && o.stopped() {
+	if o.Shards > 1 {
+		ex.scheduleTree = memo.encode()
+	}
+	if err == nil && ex.Found == nil && ex.Schedules < n && o.stopped() {
 		ex.Interrupted = true
 	}
 	return err
@@ -561,9 +604,13 @@ func (ex *Result) WriteText(w io.Writer) {
 		if ex.Cause != "" {
 			cause = " (" + ex.Cause + ")"
 		}
-		if ex.Found != nil && ex.Found.ShrinkInterrupted {
-			fmt.Fprintf(w, "INTERRUPTED%s while shrinking the violation of schedule %d\n", cause, ex.Found.Schedule)
-		} else {
+		switch {
+		case ex.Found != nil && ex.Found.ShrinkInterrupted:
+			fmt.Fprintf(w, "INTERRUPTED%s while shrinking the violation of %s\n", cause, ex.Found.where())
+		case ex.CorpusRuns > 0:
+			fmt.Fprintf(w, "INTERRUPTED%s after %d schedules (and %s re-run before them): the counts below are of those schedules\n",
+				cause, ex.Schedules, plural(ex.CorpusRuns, "failure corpus entry", "failure corpus entries"))
+		default:
 			fmt.Fprintf(w, "INTERRUPTED%s after %d schedules: the counts below are of those\n", cause, ex.Schedules)
 		}
 	}
@@ -591,6 +638,12 @@ func (ex *Result) WriteText(w io.Writer) {
 	}
 	for _, l := range raceLines(ex.DataRaceReports, ex.Schedules) {
 		fmt.Fprintln(w, l)
+	}
+	if ex.CorpusRuns > 0 && (ex.Found == nil || ex.Found.Corpus == "") {
+		fmt.Fprintf(w, "failure corpus: %s re-run before the search, none failed again (not among the schedules)\n", plural(ex.CorpusRuns, "entry", "entries"))
+	}
+	if ex.CountsPastViolation {
+		fmt.Fprintf(w, "merged counts: every shard's schedules, including ones past the first violation: the unsharded search stops there and counts fewer\n")
 	}
 	switch {
 	case ex.Found == nil && ex.NoDecisions:
@@ -620,7 +673,7 @@ func (ex *Result) WriteText(w io.Writer) {
 		fmt.Fprintf(w, "no violation in %d schedules\n", ex.Schedules)
 	default:
 		fd := ex.Found
-		fmt.Fprintf(w, "VIOLATION in schedule %d", fd.Schedule)
+		fmt.Fprintf(w, "VIOLATION in %s", fd.where())
 		if (ex.Strategy == "random" || ex.Strategy == "sparse" || ex.Strategy == "pct") && fd.Corpus == "" {
 			fmt.Fprintf(w, " (seed %d)", fd.Seed)
 		}
@@ -650,11 +703,35 @@ func (ex *Result) WriteText(w io.Writer) {
 	if ex.CorpusSaved != "" {
 		fmt.Fprintf(w, "saved to the failure corpus: %s\n", ex.CorpusSaved)
 	}
-	if ex.Failed {
+	switch {
+	case ex.Failed:
 		fmt.Fprintln(w, "FAIL")
-	} else {
+	case ex.Interrupted:
+		// Not a pass: the search stopped before it ran what it was asked to.
+		fmt.Fprintln(w, "INTERRUPTED")
+	default:
 		fmt.Fprintln(w, "ok")
 	}
+}
+
+// where names the schedule that showed the violation: its number in the
+// search, in one shard's count, or a failure corpus entry.
+func (fd *Found) where() string {
+	switch {
+	case fd.Corpus != "":
+		return fmt.Sprintf("failure corpus entry %d (re-run before any schedule of the search)", fd.Schedule)
+	case fd.ScheduleInShard:
+		return fmt.Sprintf("schedule %d of shard %s (that shard's count: the unsharded search meets this violation first, at a number the shards cannot tell)", fd.Schedule, fd.Shard)
+	}
+	return fmt.Sprintf("schedule %d", fd.Schedule)
+}
+
+// plural says "1 one" or "N many".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }
 
 // ReplayFile returns the replay file of the found violation: the scenario's

@@ -56,6 +56,10 @@ func TestExploreInterrupted(t *testing.T) {
 			if want := "INTERRUPTED (test interrupt) after "; !strings.Contains(b.String(), want) {
 				t.Errorf("text lacks %q:\n%s", want, b.String())
 			}
+			// The verdict line does not read as a pass.
+			if !strings.HasSuffix(b.String(), "\nINTERRUPTED\n") {
+				t.Errorf("text does not end in INTERRUPTED:\n%s", b.String())
+			}
 			b.Reset()
 			if err := ex.WriteJSON(&b); err != nil {
 				t.Fatal(err)

@@ -50,8 +50,9 @@ type exploreJSON struct {
 	Failed      bool           `json:"failed"`
 	Outcomes    []OutcomeCount `json:"outcomes"`
 	Found       *foundJSON     `json:"found,omitempty"`
-	// CorpusRuns: failure corpus entries run first (among the schedules);
-	// CorpusSaved: where the found violation was saved.
+	// CorpusRuns: failure corpus entries re-run before the search (not
+	// among the schedules, nor in the outcome counts); CorpusSaved: where
+	// the found violation was saved.
 	CorpusRuns  int    `json:"corpus_runs,omitempty"`
 	CorpusSaved string `json:"corpus_saved,omitempty"`
 	// LockCycles: lock-order cycles found only across schedules.
@@ -73,6 +74,12 @@ type exploreJSON struct {
 	First          int    `json:"first_schedule,omitempty"`
 	// Merged: the number of shard files Merge combined into this one.
 	Merged int `json:"merged_shards,omitempty"`
+	// CountsPastViolation (merged): the counts are of every shard's
+	// schedules, past the first violation too (Result.CountsPastViolation).
+	CountsPastViolation bool `json:"counts_past_violation,omitempty"`
+	// ScheduleTree (a shard of random, sparse or pct): the distinct
+	// schedules it ran, for Merge (shardtree.go).
+	ScheduleTree string `json:"schedule_tree,omitempty"`
 	// Coverage: the step points and pairs reached (see coverage.go), in
 	// a shard's file (for merge), a merge's, or when asked for
 	// (Result.CoverageInJSON).
@@ -92,6 +99,11 @@ type foundJSON struct {
 	Signature          string   `json:"signature"`
 	Corpus             string   `json:"corpus,omitempty"` // the corpus entry that showed it
 	Shard              string   `json:"shard,omitempty"`  // merged: the shard that found it
+	// ScheduleInShard (merged bounded): schedule is that shard's count.
+	ScheduleInShard bool `json:"schedule_in_shard,omitempty"`
+	// Order (a shard of bounded): the schedule's place in the bounded
+	// search's order (Found.Order), for Merge.
+	Order []int `json:"bounded_order,omitempty"`
 }
 
 // WriteJSON writes the exploration as indented JSON.
@@ -100,12 +112,13 @@ func (ex *Result) WriteJSON(w io.Writer) error {
 		Schedules: ex.Schedules, CorpusRuns: ex.CorpusRuns, CorpusSaved: ex.CorpusSaved, LockCycles: ex.LockCycles, LifetimeReports: ex.LifetimeReports, DataRaceReports: ex.DataRaceReports, Exhausted: ex.Exhausted,
 		NoDecisions: ex.NoDecisions, Repeats: ex.Repeats, Distinct: ex.Distinct, Interrupted: ex.Interrupted, Cause: ex.Cause, Failed: ex.Failed, Outcomes: ex.Outcomes,
 		ScenarioSHA256: ex.ScenarioSHA256, KnobsSHA256: ex.KnobsSHA256(), Limit: int64(ex.Limit), Runs: ex.Runs,
-		Budget: ex.Budget, First: ex.First, Merged: ex.Merged}
+		Budget: ex.Budget, First: ex.First, Merged: ex.Merged, CountsPastViolation: ex.CountsPastViolation}
 	if ex.Shards > 1 || ex.Merged > 0 || ex.CoverageInJSON {
 		out.Coverage = ex.Coverage
 	}
 	if ex.Shards > 1 {
 		out.Shard = fmt.Sprintf("%d/%d", ex.Shard, ex.Shards)
+		out.ScheduleTree = ex.scheduleTree
 	}
 	if ex.Strategy == "bounded" {
 		out.Bound, out.Focus, out.CompleteUpTo = ex.Bound, ex.Focus, ex.CompleteUpTo
@@ -125,7 +138,10 @@ func (ex *Result) WriteJSON(w io.Writer) error {
 		out.Found = &foundJSON{Schedule: fd.Schedule, Seed: fd.Seed, Violation: fd.Violation, Original: fd.Original,
 			OriginalDisturbing: fd.OriginalDisturbing, Token: sim.EncodeToken(fd.Decisions), Disturbing: fd.Lines,
 			ShrinkRuns: fd.ShrinkRuns, ShrinkInterrupted: fd.ShrinkInterrupted, Signature: fd.Signature, Corpus: fd.Corpus,
-			Shard: fd.Shard}
+			Shard: fd.Shard, ScheduleInShard: fd.ScheduleInShard}
+		if ex.Shards > 1 {
+			out.Found.Order = fd.Order
+		}
 		if out.Found.Disturbing == nil {
 			out.Found.Disturbing = []string{}
 		}
@@ -165,7 +181,7 @@ func ReadJSON(name string, r io.Reader) (*Result, error) {
 		Focus: in.Focus, Depth: in.Depth, PCTAgents: in.Agents, PCTSteps: in.Steps, Interrupted: in.Interrupted,
 		Cause: in.Cause, ScenarioSHA256: in.ScenarioSHA256, knobsSHA256: in.KnobsSHA256, CorpusRuns: in.CorpusRuns,
 		CorpusSaved: in.CorpusSaved, LockCycles: in.LockCycles, LifetimeReports: in.LifetimeReports, DataRaceReports: in.DataRaceReports, Runs: in.Runs, Budget: in.Budget, First: in.First, Merged: in.Merged,
-		Coverage: in.Coverage, Failed: in.Failed}
+		Coverage: in.Coverage, Failed: in.Failed, CountsPastViolation: in.CountsPastViolation, scheduleTree: in.ScheduleTree}
 	if in.Shard != "" {
 		i, n, err := ParseShard(in.Shard)
 		if err != nil {
@@ -180,7 +196,8 @@ func ReadJSON(name string, r io.Reader) (*Result, error) {
 		}
 		ex.Found = &Found{Schedule: fd.Schedule, Seed: fd.Seed, Violation: fd.Violation, Original: fd.Original,
 			OriginalDisturbing: fd.OriginalDisturbing, Decisions: dec, Lines: fd.Disturbing, ShrinkRuns: fd.ShrinkRuns,
-			ShrinkInterrupted: fd.ShrinkInterrupted, Signature: fd.Signature, Corpus: fd.Corpus, Shard: fd.Shard}
+			ShrinkInterrupted: fd.ShrinkInterrupted, Signature: fd.Signature, Corpus: fd.Corpus, Shard: fd.Shard,
+			ScheduleInShard: fd.ScheduleInShard, Order: fd.Order}
 	}
 	return ex, nil
 }

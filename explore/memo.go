@@ -96,6 +96,7 @@ type memoLeaf struct {
 	lifetime []schedReport
 	races    []schedReport
 	clean    bool // no violation: a repeat is judged from here
+	first    int  // the number of the schedule that ran it (shardtree.go)
 }
 
 // memoCall is one question a run asked, and its answer.
@@ -249,6 +250,7 @@ func (t *schedMemo) add(rec *memoRecorder, leaf func() *memoLeaf, schedule int) 
 	if n := *at; n == nil {
 		l := &cut(&t.nodeSlab, 1, 256)[0]
 		l.leaf = leaf()
+		l.leaf.first = schedule
 		*at = l
 		t.leaves++
 	} else if n.leaf == nil {

@@ -139,7 +139,7 @@ func exhaustiveCount(ex *explore.Result) (int, bool) {
 	case ex.Distinct > 0:
 		return ex.Distinct, true
 	case ex.Strategy == "bounded" && len(ex.Focus) == 0:
-		return ex.Schedules - ex.CorpusRuns, true
+		return ex.Schedules, true // corpus re-runs are not among them
 	}
 	return 0, false
 }
