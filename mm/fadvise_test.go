@@ -1,10 +1,7 @@
 package mm
 
 import (
-	"bufio"
 	"fmt"
-	"os"
-	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -109,21 +106,8 @@ func simulateFadvise(c fadviseCase) (resident, minor, major int) {
 // at once; a real read of 3000 pages at read_ahead_kb 8192 may fault a few
 // times more (an async window's I/O in flight: TestFileFaultsReal).
 func TestFadviseReal(t *testing.T) {
-	fh, err := os.Open("testdata/fadvise/real.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer fh.Close()
-	sc := bufio.NewScanner(fh)
-	raKB, runs, inFlight := 0, 0, 0
-	for sc.Scan() {
-		line := sc.Text()
-		if strings.HasPrefix(line, "#") {
-			continue
-		}
-		if _, err := fmt.Sscanf(line, "read_ahead_kb %d", &raKB); err == nil {
-			continue
-		}
+	inFlight := 0
+	runs := realRuns(t, "testdata/fadvise/real.txt", func(raKB int, line string) {
 		c := fadviseCase{raKB: raKB}
 		var real [3]int
 		if _, err := fmt.Sscanf(line, "%d %s %d %d resident=%d pmdoff=%d minflt=%d majflt=%d", &c.n, &c.action, &c.off, &c.len, &real[0], &c.pmdoff, &real[1], &real[2]); err != nil {
@@ -139,8 +123,7 @@ func TestFadviseReal(t *testing.T) {
 		if d := cmp.Diff(real, got); d != "" {
 			t.Errorf("read_ahead_kb %d, %s: resident, minor and major faults (-real +model):\n%s", raKB, line, d)
 		}
-		runs++
-	}
+	})
 	t.Logf("%d runs, %d reads with more minor faults than the model", runs, inFlight)
 	if runs < 100 {
 		t.Fatalf("%d runs in real.txt", runs)

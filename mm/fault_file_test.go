@@ -1,11 +1,8 @@
 package mm
 
 import (
-	"bufio"
 	"fmt"
-	"os"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -84,21 +81,8 @@ func simulateFileFaults(c fileFaultCase) (minor, major int) {
 // reads are exact). The runs found a detail of the kernel's: a large folio
 // that holds the file's last page is not mapped whole by fault-around.
 func TestFileFaultsReal(t *testing.T) {
-	fh, err := os.Open("testdata/filefaults/real.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer fh.Close()
-	sc := bufio.NewScanner(fh)
-	raKB, runs, inFlight := 0, 0, 0
-	for sc.Scan() {
-		line := sc.Text()
-		if strings.HasPrefix(line, "#") {
-			continue
-		}
-		if _, err := fmt.Sscanf(line, "read_ahead_kb %d", &raKB); err == nil {
-			continue
-		}
+	inFlight := 0
+	runs := realRuns(t, "testdata/filefaults/real.txt", func(raKB int, line string) {
 		var c fileFaultCase
 		var minor, major int
 		if _, err := fmt.Sscanf(line, "%d %s pmdoff=%d minflt=%d majflt=%d", &c.n, &c.mode, &c.pmdoff, &minor, &major); err != nil {
@@ -115,8 +99,7 @@ func TestFileFaultsReal(t *testing.T) {
 		if d := cmp.Diff([2]int{minor, major}, [2]int{gotMinor, gotMajor}); d != "" {
 			t.Errorf("read_ahead_kb %d, %s: minor and major faults (-real +model):\n%s", raKB, line, d)
 		}
-		runs++
-	}
+	})
 	t.Logf("%d runs, %d cold reads with more faults than the model", runs, inFlight)
 	if runs < 100 || inFlight > 2 {
 		t.Fatalf("%d runs in real.txt, %d cold reads with more faults than the model", runs, inFlight)

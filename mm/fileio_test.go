@@ -1,10 +1,7 @@
 package mm
 
 import (
-	"bufio"
 	"fmt"
-	"os"
-	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -70,21 +67,8 @@ func simulateFileIO(c fileIOCase) (done, size int64, resident int) {
 // POSIX_FADV_DONTNEED keeps, unless an fsync() wrote them back. A second
 // read right after a lone one at the middle opens a window (prev_pos).
 func TestFileIOReal(t *testing.T) {
-	fh, err := os.Open("testdata/fileio/real.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer fh.Close()
-	sc := bufio.NewScanner(fh)
-	raKB, runs, short := 0, 0, 0
-	for sc.Scan() {
-		line := sc.Text()
-		if strings.HasPrefix(line, "#") {
-			continue
-		}
-		if _, err := fmt.Sscanf(line, "read_ahead_kb %d", &raKB); err == nil {
-			continue
-		}
+	short := 0
+	runs := realRuns(t, "testdata/fileio/real.txt", func(raKB int, line string) {
 		c := fileIOCase{raKB: raKB}
 		var real [3]int64
 		if _, err := fmt.Sscanf(line, "%d %s %d %d %d done=%d size=%d resident=%d", &c.n, &c.action, &c.chunk, &c.total, &c.o, &real[0], &real[1], &real[2]); err != nil {
@@ -105,8 +89,7 @@ func TestFileIOReal(t *testing.T) {
 		if d := cmp.Diff(real, got); d != "" {
 			t.Errorf("read_ahead_kb %d, %s: bytes, size and pages cached (-real +model):\n%s", raKB, line, d)
 		}
-		runs++
-	}
+	})
 	if runs < 60 {
 		t.Fatalf("%d runs in real.txt", runs)
 	}

@@ -1,9 +1,7 @@
 package mm
 
 import (
-	"bufio"
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 
@@ -100,21 +98,8 @@ func simulatePopulate(raKB, n, pmdoff int, kind string) (minor int) {
 // afresh, uncounted). A cold read may count up to 3 more on the real disk
 // (fault-around skips a folio still being read).
 func TestPopulateReal(t *testing.T) {
-	fh, err := os.Open("testdata/populate/real.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer fh.Close()
-	sc := bufio.NewScanner(fh)
-	raKB, runs, inFlight := 0, 0, 0
-	for sc.Scan() {
-		line := sc.Text()
-		if strings.HasPrefix(line, "#") {
-			continue
-		}
-		if _, err := fmt.Sscanf(line, "read_ahead_kb %d", &raKB); err == nil {
-			continue
-		}
+	inFlight := 0
+	runs := realRuns(t, "testdata/populate/real.txt", func(raKB int, line string) {
 		var n, pmdoff, minor, major int
 		var kind string
 		if _, err := fmt.Sscanf(line, "%d %s pmdoff=%d minflt=%d majflt=%d", &n, &kind, &pmdoff, &minor, &major); err != nil {
@@ -129,8 +114,7 @@ func TestPopulateReal(t *testing.T) {
 		if d := cmp.Diff([2]int{minor, major}, [2]int{got, 0}); d != "" {
 			t.Errorf("read_ahead_kb %d, %s: minor and major faults (-real +model):\n%s", raKB, line, d)
 		}
-		runs++
-	}
+	})
 	t.Logf("%d runs, %d cold ones with more faults than the model", runs, inFlight)
 	if runs < 100 {
 		t.Fatalf("%d runs in real.txt", runs)
