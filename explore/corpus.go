@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 
 	"perfsim/scenarios"
 	"perfsim/sim"
@@ -64,10 +65,11 @@ func (ex *Result) corpusDir(dir string) string {
 }
 
 // LoadCorpus reads the replay files of a corpus directory of one key, in
-// name order. A missing directory is an empty corpus.
+// name order. A missing directory is an empty corpus, as is one that
+// cannot exist (a file on its path: ENOTDIR; saving to it says why).
 func LoadCorpus(dir string) ([]*ReplayFile, error) {
 	entries, err := os.ReadDir(dir)
-	if errors.Is(err, fs.ErrNotExist) {
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
 		return nil, nil
 	}
 	if err != nil {

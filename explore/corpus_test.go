@@ -279,3 +279,20 @@ func TestCorpusInterrupted(t *testing.T) {
 		}
 	})
 }
+
+// TestCorpusUnwritable: a corpus directory that cannot be made loses no
+// verdict: the violation stands, and the result says why it was not saved.
+func TestCorpusUnwritable(t *testing.T) {
+	blocker := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(blocker, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f := loadBuiltin(t, "aux-pause-resume-nmi")
+	ex, err := Explore(f, Options{Strategy: "random", Knobs: map[string]string{"aux-pause-guard": "off"}, Corpus: filepath.Join(blocker, "corpus")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ex.Found == nil || !ex.Failed || ex.CorpusSaved != "" || !strings.Contains(ex.CorpusError, "not a directory") {
+		t.Errorf("found %v, failed %v, saved %q, corpus error %q: want the violation, unsaved, and why", ex.Found != nil, ex.Failed, ex.CorpusSaved, ex.CorpusError)
+	}
+}

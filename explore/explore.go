@@ -229,6 +229,9 @@ type Result struct {
 	// the entry the found violation was saved as, when it was.
 	CorpusRuns  int
 	CorpusSaved string
+	// CorpusError is why the violation could not be saved to the corpus
+	// (an unwritable --corpus DIR): the verdict stands.
+	CorpusError string
 	// LockCycles are the lock-order cycles lockdep's graph shows only when
 	// the schedules' dependencies are put together (lockdep.go); each fails
 	// the search like a violation.
@@ -352,7 +355,8 @@ func Explore(f *scenarios.File, o Options) (*Result, error) {
 	}
 	if o.Corpus != "" && ex.Found != nil && !ex.Found.ShrinkInterrupted && ex.Found.Corpus == "" {
 		if ex.CorpusSaved, err = SaveCorpus(o.Corpus, ex.ReplayFile()); err != nil {
-			return nil, fmt.Errorf("corpus: %w", err)
+			// the violation stands: say the corpus could not keep it
+			ex.CorpusError = err.Error()
 		}
 	}
 	if ex.Interrupted && o.Context != nil {
@@ -699,6 +703,9 @@ func (ex *Result) WriteText(w io.Writer) {
 		if fd.Timeline != "" {
 			fmt.Fprint(w, fd.Timeline)
 		}
+	}
+	if ex.CorpusError != "" {
+		fmt.Fprintf(w, "not saved to the failure corpus: %s\n", ex.CorpusError)
 	}
 	if ex.CorpusSaved != "" {
 		fmt.Fprintf(w, "saved to the failure corpus: %s\n", ex.CorpusSaved)

@@ -55,6 +55,7 @@ type exploreJSON struct {
 	// the found violation was saved.
 	CorpusRuns  int    `json:"corpus_runs,omitempty"`
 	CorpusSaved string `json:"corpus_saved,omitempty"`
+	CorpusError string `json:"corpus_error,omitempty"` // why it could not be saved
 	// LockCycles: lock-order cycles found only across schedules.
 	LockCycles []string `json:"lock_cycles,omitempty"`
 	// LifetimeReports: the object-lifetime reports across schedules.
@@ -109,7 +110,7 @@ type foundJSON struct {
 // WriteJSON writes the exploration as indented JSON.
 func (ex *Result) WriteJSON(w io.Writer) error {
 	out := exploreJSON{Scenario: ex.Scenario, File: ex.File, Strategy: ex.Strategy, Seed: ex.Seed, Knobs: ex.Knobs,
-		Schedules: ex.Schedules, CorpusRuns: ex.CorpusRuns, CorpusSaved: ex.CorpusSaved, LockCycles: ex.LockCycles, LifetimeReports: ex.LifetimeReports, DataRaceReports: ex.DataRaceReports, Exhausted: ex.Exhausted,
+		Schedules: ex.Schedules, CorpusRuns: ex.CorpusRuns, CorpusSaved: ex.CorpusSaved, CorpusError: ex.CorpusError, LockCycles: ex.LockCycles, LifetimeReports: ex.LifetimeReports, DataRaceReports: ex.DataRaceReports, Exhausted: ex.Exhausted,
 		NoDecisions: ex.NoDecisions, Repeats: ex.Repeats, Distinct: ex.Distinct, Interrupted: ex.Interrupted, Cause: ex.Cause, Failed: ex.Failed, Outcomes: ex.Outcomes,
 		ScenarioSHA256: ex.ScenarioSHA256, KnobsSHA256: ex.KnobsSHA256(), Limit: int64(ex.Limit), Runs: ex.Runs,
 		Budget: ex.Budget, First: ex.First, Merged: ex.Merged, CountsPastViolation: ex.CountsPastViolation}
@@ -180,7 +181,7 @@ func ReadJSON(name string, r io.Reader) (*Result, error) {
 		Exhausted: in.Exhausted, MostDisturbing: in.MostDisturbing, NoDecisions: in.NoDecisions, Repeats: in.Repeats, Distinct: in.Distinct, Bound: in.Bound,
 		Focus: in.Focus, Depth: in.Depth, PCTAgents: in.Agents, PCTSteps: in.Steps, Interrupted: in.Interrupted,
 		Cause: in.Cause, ScenarioSHA256: in.ScenarioSHA256, knobsSHA256: in.KnobsSHA256, CorpusRuns: in.CorpusRuns,
-		CorpusSaved: in.CorpusSaved, LockCycles: in.LockCycles, LifetimeReports: in.LifetimeReports, DataRaceReports: in.DataRaceReports, Runs: in.Runs, Budget: in.Budget, First: in.First, Merged: in.Merged,
+		CorpusSaved: in.CorpusSaved, CorpusError: in.CorpusError, LockCycles: in.LockCycles, LifetimeReports: in.LifetimeReports, DataRaceReports: in.DataRaceReports, Runs: in.Runs, Budget: in.Budget, First: in.First, Merged: in.Merged,
 		Coverage: in.Coverage, Failed: in.Failed, CountsPastViolation: in.CountsPastViolation, scheduleTree: in.ScheduleTree}
 	if in.Shard != "" {
 		i, n, err := ParseShard(in.Shard)
