@@ -55,7 +55,11 @@ func Merge(parts []*Result) (*Result, error) {
 			Focus                          string
 		}
 		mk := func(r *Result) id {
-			return id{r.Scenario, r.ScenarioSHA256, r.KnobsSHA256(), r.Strategy, r.Seed, r.Runs, r.Budget, r.Depth,
+			seed := r.Seed
+			if r.Strategy == "bounded" {
+				seed = 0 // bounded draws nothing: its seed is no part of the search
+			}
+			return id{r.Scenario, r.ScenarioSHA256, r.KnobsSHA256(), r.Strategy, seed, r.Runs, r.Budget, r.Depth,
 				max(r.Shards, 1), int64(r.Limit), fmt.Sprint(r.Focus)}
 		}
 		if a, b := mk(p0), mk(p); a != b {

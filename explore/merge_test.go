@@ -314,3 +314,31 @@ func TestReplayMemo(t *testing.T) {
 	}
 	t.Logf("%d cases: %d dropped (after schedule: cases %v), %d claimed, %d neither", compared, dropped, dropAt, claimed, partial)
 }
+
+// TestMergeBoundedSeedsDiffer: bounded draws nothing, so shards given
+// different --seed values are shards of one search; a seeded strategy's are
+// not.
+func TestMergeBoundedSeedsDiffer(t *testing.T) {
+	f := loadBuiltin(t, "task-work-nmi-race")
+	var parts []*Result
+	for i, seed := range []uint64{1, 7} {
+		p, err := Explore(f, Options{Strategy: "bounded", Seed: seed, Runs: 1000, Jobs: 1, Shard: i, Shards: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		parts = append(parts, viaJSON(t, p))
+	}
+	if _, err := Merge(parts); err != nil {
+		t.Errorf("bounded shards with seeds 1 and 7: %v", err)
+	}
+	for i, seed := range []uint64{1, 7} {
+		p, err := Explore(f, Options{Strategy: "random", Seed: seed, Runs: 10, Jobs: 1, Shard: i, Shards: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		parts[i] = viaJSON(t, p)
+	}
+	if _, err := Merge(parts); err == nil || !strings.Contains(err.Error(), "is not of the same search") {
+		t.Errorf("random shards with seeds 1 and 7: %v, want them refused", err)
+	}
+}
