@@ -175,6 +175,25 @@ var diskReadText string
 //go:embed testdata/diskwrite.txt
 var diskWriteText string
 
+//go:embed testdata/fileio.txt
+var fileIOText string
+
+// FitFileIO sets p's page-cache copy costs from fileio.sh's figures (CPU
+// ns a KiB of a read(2) of a cached file and of a write(2) that caches and
+// dirties its pages, in 64 KB calls).
+func FitFileIO(p *Profile, m Measurements) error {
+	r, ok1 := m["file.read_ns_per_kib"]
+	w, ok2 := m["file.write_ns_per_kib"]
+	if !ok1 || !ok2 {
+		return fmt.Errorf("calibration: no file.read_ns_per_kib or file.write_ns_per_kib (cost/calibrate/fileio.sh)")
+	}
+	if r <= 0 || w <= 0 {
+		return fmt.Errorf("calibration: file I/O comes out at %.1f ns a KiB read, %.1f written: rerun fileio.sh", r, w)
+	}
+	p.FileReadPerKiB, p.FileWritePerKiB = sim.Duration(math.Round(r)), sim.Duration(math.Round(w))
+	return nil
+}
+
 // FitDiskRead sets p's disk reads from diskread.sh's figures (the wall ns
 // of a major fault that reads 4 KB, and of one that reads 8192 KB): the
 // line through the two (fitDisk). (The 128 KB read measured is not on the
@@ -323,7 +342,7 @@ var thisMachine = sync.OnceValue(fitThisMachine)
 func fitThisMachine() Profile {
 	p, err := fitThisMachineErr()
 	if err != nil {
-		panic("cost: testdata/this-machine.txt, hrtimer-gaps.txt, forkexit.txt, faults.txt, diskread.txt, diskwrite.txt or reader-wakeups.txt: " + err.Error()) // committed files TestThisMachineFits checks
+		panic("cost: testdata/this-machine.txt, hrtimer-gaps.txt, forkexit.txt, faults.txt, fileio.txt, diskread.txt, diskwrite.txt or reader-wakeups.txt: " + err.Error()) // committed files TestThisMachineFits checks
 	}
 	return p
 }
@@ -358,6 +377,13 @@ func fitThisMachineErr() (Profile, error) {
 		return Profile{}, err
 	}
 	if err = FitFaults(&p, fl); err != nil {
+		return Profile{}, err
+	}
+	fio, err := ParseMeasurements(fileIOText)
+	if err != nil {
+		return Profile{}, err
+	}
+	if err = FitFileIO(&p, fio); err != nil {
 		return Profile{}, err
 	}
 	dr, err := ParseMeasurements(diskReadText)
@@ -437,6 +463,8 @@ func deriveI74790() Profile {
 		ZeroPageFault:     sc(tm.ZeroPageFault),
 		FileMapFault:      sc(tm.FileMapFault),
 		CopyFault:         sc(tm.CopyFault),
+		FileReadPerKiB:    sc(tm.FileReadPerKiB),
+		FileWritePerKiB:   sc(tm.FileWritePerKiB),
 		DiskReadBase:      tm.DiskReadBase, // a disk, not the CPU: this machine's
 		DiskReadPerKiB:    tm.DiskReadPerKiB,
 		DiskWriteBase:     tm.DiskWriteBase,

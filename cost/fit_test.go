@@ -261,6 +261,21 @@ func TestFitFaults(t *testing.T) {
 	}
 }
 
+// TestFitFileIO: the per-KiB figures as measured; a missing one is an
+// error.
+func TestFitFileIO(t *testing.T) {
+	var p Profile
+	if err := FitFileIO(&p, Measurements{"file.read_ns_per_kib": 86.1, "file.write_ns_per_kib": 312.1}); err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff([]sim.Duration{86, 312}, []sim.Duration{p.FileReadPerKiB, p.FileWritePerKiB}); d != "" {
+		t.Errorf("read, write per KiB (-want +got):\n%s", d)
+	}
+	if err := FitFileIO(&p, Measurements{"file.read_ns_per_kib": 86.1}); err == nil {
+		t.Error("no write figure: no error")
+	}
+}
+
 // TestFitDiskWrite: the line through diskwrite.sh's 4 KB and 8192 KB
 // writebacks; a missing figure is an error.
 func TestFitDiskWrite(t *testing.T) {

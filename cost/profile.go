@@ -93,6 +93,14 @@ type Profile struct {
 	// (FitFaults).
 	AnonFault, ZeroPageFault, FileMapFault, CopyFault sim.Duration
 
+	// FileReadPerKiB and FileWritePerKiB are the CPU time a read(2) of a
+	// regular file's cached pages and a write(2) that caches and dirties
+	// them spend a KiB (filemap_read()'s copy_folio_to_iter(),
+	// generic_perform_write()'s copy and ext4's delayed allocation), on
+	// top of the syscall. Charged by sched's fileIO. Fitted from
+	// cost/testdata/fileio.txt (FitFileIO).
+	FileReadPerKiB, FileWritePerKiB sim.Duration
+
 	// DiskReadBase and DiskReadPerKiB are how long the disk takes to
 	// serve a read of n KiB alone: DiskReadBase + n * DiskReadPerKiB (a
 	// major fault's read, the async readahead's; a task waits for its
@@ -146,6 +154,8 @@ func (p *Profile) Table() []string {
 		{"page fault: zero page", p.ZeroPageFault},
 		{"page fault: fault-around", p.FileMapFault},
 		{"page fault: page copied", p.CopyFault},
+		{"file read per KiB", p.FileReadPerKiB},
+		{"file write per KiB", p.FileWritePerKiB},
 		{"disk read", p.DiskReadBase},
 		{"disk read per KiB", p.DiskReadPerKiB},
 		{"disk write", p.DiskWriteBase},

@@ -6,7 +6,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"perfsim/cost"
 	"perfsim/scenarios"
+	"perfsim/sim"
 )
 
 // TestFadviseSyscall: fadvise64(2) and madvise(MADV_WILLNEED) through a
@@ -93,5 +95,52 @@ func TestFadviseSyscall(t *testing.T) {
 				t.Errorf("minor and major faults (-want +got):\n%s", d)
 			}
 		})
+	}
+}
+
+// TestFileIOCost: a read(2) of cached pages and a write(2) cost the
+// syscall and, a KiB, what this machine's copy through the page cache
+// costs (cost/testdata/fileio.txt); nothing under cost-model=free.
+func TestFileIOCost(t *testing.T) {
+	tm := cost.ThisMachine()
+	end := func(model, call string, n int) sim.Time {
+		src := fmt.Sprintf(`scenario file-io-cost
+cpus 1
+kernel cost-model=%s
+task w cpu0
+  syscall openat AT_FDCWD "/var/tmp/f" O_RDWR|O_CREAT 0 as fd
+  syscall ftruncate fd 1048576
+  syscall read fd 0 1048576
+  syscall lseek fd 0 SEEK_SET
+  syscall %s fd 0 %d
+`, model, call, n)
+		f, err := scenarios.Parse("cost.sim", []byte(src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, res, err := RunOnce(f, Options{Chooser: ScheduleChooser(1, 0)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.End
+	}
+	type row struct {
+		Model, Call string
+		Added       sim.Duration
+	}
+	var got, want []row
+	for _, tc := range []struct {
+		model, call string
+		perKiB      sim.Duration
+	}{
+		{"this-machine", "read", tm.FileReadPerKiB},
+		{"this-machine", "write", tm.FileWritePerKiB},
+		{"free", "read", 0},
+	} {
+		got = append(got, row{tc.model, tc.call, sim.Duration(end(tc.model, tc.call, 262144) - end(tc.model, tc.call, 0))})
+		want = append(want, row{tc.model, tc.call, 256 * tc.perKiB})
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("the time 256 KiB add (-want +got):\n%s", d)
 	}
 }

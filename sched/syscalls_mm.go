@@ -420,6 +420,11 @@ func (s *Sched) fileIO(t *Task, f *mm.OpenFile, pos int64, count uint64, write b
 	if err != 0 {
 		return errno(err)
 	}
+	perKiB := s.Cfg.Cost.FileReadPerKiB
+	if write {
+		perKiB = s.Cfg.Cost.FileWritePerKiB
+	}
+	t.Spend(sim.Duration(n) * perKiB / 1024) // the copy to or from the page cache
 	return n
 }
 
