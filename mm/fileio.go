@@ -16,9 +16,11 @@ import (
 // dirty and when they are read or written back. Measured on this machine's
 // 6.18 (ext4): mm/testdata/fileio.
 
-// readable and writable are f_mode's FMODE_READ and FMODE_WRITE.
+// readable and Writable are f_mode's FMODE_READ and FMODE_WRITE.
 func (of *OpenFile) readable() bool { return of.Flags&uapi.O_ACCMODE != uapi.O_WRONLY }
-func (of *OpenFile) writable() bool { return of.Flags&uapi.O_ACCMODE != uapi.O_RDONLY }
+
+// Writable reports whether of was opened for writing (FMODE_WRITE).
+func (of *OpenFile) Writable() bool { return of.Flags&uapi.O_ACCMODE != uapi.O_RDONLY }
 
 // MayMap reports whether of may be mapped with prot and flags: only a
 // file open for reading, and shared and writable only one open for
@@ -29,7 +31,7 @@ func (of *OpenFile) MayMap(prot, flags uint64) bool {
 		return false
 	}
 	shared := flags&uapi.MAP_TYPE != uapi.MAP_PRIVATE
-	return !shared || prot&uapi.PROT_WRITE == 0 || of.writable()
+	return !shared || prot&uapi.PROT_WRITE == 0 || of.Writable()
 }
 
 // size is i_size, or, for a file nobody sized (the model's files exist
@@ -135,7 +137,7 @@ func (of *OpenFile) Read(fs *FS, count uint64, now func() sim.Time, wait func(un
 // mm/filemap.c: generic_perform_write(), __filemap_get_folio_mpol();
 // fs/ext4/inode.c: ext4_write_begin() (fgf_set_order(len))
 func (of *OpenFile) Write(count uint64, now func() sim.Time, wait func(until sim.Time)) (int64, uapi.Errno) {
-	if !of.writable() {
+	if !of.Writable() {
 		return 0, uapi.EBADF
 	}
 	f := of.Inode

@@ -43,7 +43,7 @@ func TestColdReadTiming(t *testing.T) {
 cpus 1
 kernel read-ahead-kb=%d timer-slack=0
 task w cpu0
-  syscall openat AT_FDCWD "/var/tmp/timing" O_RDONLY 0 as fd
+  syscall openat AT_FDCWD "/var/tmp/timing" O_RDWR|O_CREAT 0600 as fd
   syscall ftruncate fd 4096000
   syscall mmap 0 4096000 PROT_READ MAP_PRIVATE fd 0 as p
   touch p 1000
@@ -103,5 +103,32 @@ task w cpu0
 		if w := r.Tasks["w"]; w.Segfaulted != tc.segfaults {
 			t.Errorf("truncated to %d: the second touch killed w %v, want %v", tc.size, w.Segfaulted, tc.segfaults)
 		}
+	}
+}
+
+// TestTruncateReadOnly: ftruncate() of an fd opened O_RDONLY fails
+// (do_ftruncate(): EINVAL), so the file keeps its size and a touch of its
+// mapping does not die.
+func TestTruncateReadOnly(t *testing.T) {
+	src := `scenario truncate-ro
+cpus 1
+task w cpu0
+  syscall openat AT_FDCWD "/var/tmp/t" O_RDWR|O_CREAT 0 as fd
+  syscall ftruncate fd 16384
+  syscall mmap 0 16384 PROT_READ MAP_SHARED fd 0 as p
+  syscall openat AT_FDCWD "/var/tmp/t" O_RDONLY 0 as rd
+  syscall ftruncate rd 0
+  touch p 4
+`
+	f, err := scenarios.Parse("truncate-ro.sim", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, _, err := RunOnce(f, Options{Chooser: ScheduleChooser(1, 0)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Tasks["w"].Segfaulted {
+		t.Error("the O_RDONLY ftruncate() truncated the file: the touch died")
 	}
 }

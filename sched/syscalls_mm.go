@@ -315,14 +315,16 @@ var sysModels = map[string]func(s *Sched, t *Task, a *[6]uint64) int64{
 	// fs/open.c: SYSCALL_DEFINE2(ftruncate) -> do_ftruncate(): i_size set,
 	// the page cache past it dropped (truncate_pagecache())
 	"ftruncate": func(s *Sched, t *Task, a *[6]uint64) int64 {
-		f := t.Files.Get(int64(int32(a[0])))
+		of := t.Files.Fget(int64(int32(a[0])))
 		switch {
-		case f == nil:
+		case int64(a[1]) < 0: // do_sys_ftruncate(): before the fd
+			return errno(uapi.EINVAL)
+		case of == nil:
 			return errno(uapi.EBADF)
-		case int64(a[1]) < 0:
+		case of.Inode == nil || !of.Writable(): // do_ftruncate(): "We want a non-directory, writeable file"
 			return errno(uapi.EINVAL)
 		}
-		s.truncate(f, int64(a[1]))
+		s.truncate(of.Inode, int64(a[1]))
 		return 0
 	},
 	// mm/madvise.c: SYSCALL_DEFINE3(madvise): no perf record
