@@ -36,19 +36,7 @@ func simulateFadvise(c fadviseCase) (resident, minor, major int) {
 		v.SetReadAhead(of.ReadAhead(fs))
 		return v
 	}
-	read := func(v *VMA) (minor, major int) {
-		for i := uint64(0); i < uint64(c.n); i++ {
-			switch m.Access(v.Start+i*PageSize, false) {
-			case MinorFault:
-				minor++
-			case MajorFault:
-				major++
-			case BadAccess:
-				panic("bad access")
-			}
-		}
-		return minor, major
-	}
+	read := func(v *VMA) (minor, major int) { return countFaults(m, v, inOrder(c.n), false) }
 	off, length := int64(c.off)*PageSize, int64(c.len)*PageSize
 	switch c.action {
 	case "fdrop", "fdropmapped":

@@ -49,21 +49,13 @@ func simulateFileFaults(c fileFaultCase) (minor, major int) {
 	case "sequential":
 		m.Madvise(v.Start, v.Len(), uapi.MADV_SEQUENTIAL, 0)
 	}
-	for i := 0; i < c.n; i++ {
-		pg := i
-		if c.order == "rand" {
-			pg = i * 7919 % c.n
-		}
-		switch m.Access(v.Start+uint64(pg)*PageSize, write) {
-		case MinorFault:
-			minor++
-		case MajorFault:
-			major++
-		case BadAccess:
-			panic("bad access")
+	pgs := inOrder(c.n)
+	if c.order == "rand" {
+		for i := range pgs {
+			pgs[i] = uint64(i * 7919 % c.n)
 		}
 	}
-	return minor, major
+	return countFaults(m, v, pgs, write)
 }
 
 // TestFileFaultsReal: the model's fault-around, read-around, async

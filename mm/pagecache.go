@@ -83,10 +83,6 @@ func (f *File) read(now sim.Time, fn func()) {
 	}
 }
 
-// cache puts page pgoff in the page cache (an order-0 folio: mm_populate()'s
-// read) and reports whether it had to be read (it was not there).
-func (f *File) cache(pgoff uint64) bool { return f.addFolio(pgoff, 0) != nil }
-
 // lastIndex is the index of the file's last page ((i_size - 1) >>
 // PAGE_SHIFT), and false for a file of size 0; a file whose size nobody
 // set (the model's files exist with any size) has no last page.

@@ -36,3 +36,33 @@ func realRuns(t *testing.T, path string, run func(raKB int, line string)) int {
 	}
 	return runs
 }
+
+// cache puts page pgoff in f's page cache, as a read of it long done would
+// have (an order-0 folio), and reports whether it was not there.
+func (f *File) cache(pgoff uint64) bool { return f.addFolio(pgoff, 0) != nil }
+
+// countFaults makes an access to each page of v at the page offsets pgs
+// (a write with write) and counts the minor and major faults; a bad access
+// panics (no real run took one).
+func countFaults(m *MM, v *VMA, pgs []uint64, write bool) (minor, major int) {
+	for _, pg := range pgs {
+		switch m.Access(v.Start+pg*PageSize, write) {
+		case MinorFault:
+			minor++
+		case MajorFault:
+			major++
+		case BadAccess:
+			panic("bad access")
+		}
+	}
+	return minor, major
+}
+
+// inOrder is the page offsets 0..n-1.
+func inOrder(n int) []uint64 {
+	out := make([]uint64, n)
+	for i := range out {
+		out[i] = uint64(i)
+	}
+	return out
+}

@@ -78,16 +78,3 @@ func (k *Kernel) accessUnclone(c *cpu.CPU, ctx, clone *Context) {
 	c.AccessMarkedOnly(ctx, "ctx->parent_ctx", cpu.MarkedWrite, "unclone_ctx") // kernel/events/core.c: unclone_ctx(): ctx->parent_ctx = NULL; ctx->generation++
 	k.accessPutClone(c, clone)
 }
-
-// accessPutClone annotates put_ctx(clone_ctx): the reference ctx held on
-// the context it was a clone of (nil: none), the last one marked.
-// kernel/events/core.c: put_ctx(clone_ctx)
-func (k *Kernel) accessPutClone(c *cpu.CPU, clone *Context) {
-	if clone == nil || !k.M.FootprintListening() {
-		return
-	}
-	c.AccessMarkedOnly(clone, "ctx->refcount", cpu.MarkedWrite, "put_ctx") // kernel/events/core.c: put_ctx(clone_ctx): the clone's reference to its parent
-	if clone.life.refcount <= 1 {
-		c.Unaudited("put_ctx")
-	}
-}

@@ -336,3 +336,16 @@ func (epcStatsKey) FootprintKey() string { return "perf_event_pmu_context counts
 
 // FootprintExtent implements the write audit's extent.
 func (s epcStatsKey) FootprintExtent() []any { return []any{&s.k.epcStats} }
+
+// accessPutClone annotates put_ctx(clone_ctx): the reference ctx held on
+// the context it was a clone of (nil: none), the last one marked.
+// kernel/events/core.c: put_ctx(clone_ctx)
+func (k *Kernel) accessPutClone(c *cpu.CPU, clone *Context) {
+	if clone == nil || !k.M.FootprintListening() {
+		return
+	}
+	c.AccessMarkedOnly(clone, "ctx->refcount", cpu.MarkedWrite, "put_ctx") // kernel/events/core.c: put_ctx(clone_ctx): the clone's reference to its parent
+	if clone.life.refcount <= 1 {
+		c.Unaudited("put_ctx")
+	}
+}

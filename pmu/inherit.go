@@ -310,7 +310,7 @@ func (k *Kernel) perfEventExitTaskContext(cur, task *sched.Task, exit bool) {
 	clone := ctx.uncloneCtx()
 	k.ctxUnlock(c, ctx)
 	c.LocalIrqRestore(f)
-	k.accessPutClone(cur.CPU(), clone)              // footprint_enable_on_exec.go
+	k.accessPutClone(cur.CPU(), clone)              // footprint_release.go
 	k.putCtx(clone, "perf_event_exit_task_context") // put_ctx(clone_ctx)
 	cur.Step("perf_event_exit_task_context:tombstone")
 	k.accessExitTombstone(cur.CPU(), exit) // footprint_exit.go

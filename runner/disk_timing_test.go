@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"perfsim/scenarios"
 	"perfsim/sim"
 )
 
@@ -48,14 +47,7 @@ task w cpu0
   syscall mmap 0 4096000 PROT_READ MAP_PRIVATE fd 0 as p
   touch p 1000
 `, kb)
-		f, err := scenarios.Parse("cold-read.sim", []byte(src))
-		if err != nil {
-			t.Fatal(err)
-		}
-		r, res, err := RunOnce(f, Options{Chooser: ScheduleChooser(1, 0)})
-		if err != nil {
-			t.Fatal(err)
-		}
+		r, res := runQuiet(t, "cold-read.sim", src)
 		ws := wall[kb]
 		if len(ws) < 5 {
 			t.Fatalf("read_ahead_kb %d: %d real runs in timing.txt", kb, len(ws))
@@ -92,14 +84,7 @@ task w cpu0
   syscall ftruncate fd %d
   touch p 2
 `, tc.size)
-		f, err := scenarios.Parse("truncate.sim", []byte(src))
-		if err != nil {
-			t.Fatal(err)
-		}
-		r, _, err := RunOnce(f, Options{Chooser: ScheduleChooser(1, 0)})
-		if err != nil {
-			t.Fatal(err)
-		}
+		r, _ := runQuiet(t, "truncate.sim", src)
 		if w := r.Tasks["w"]; w.Segfaulted != tc.segfaults {
 			t.Errorf("truncated to %d: the second touch killed w %v, want %v", tc.size, w.Segfaulted, tc.segfaults)
 		}
@@ -120,14 +105,7 @@ task w cpu0
   syscall ftruncate rd 0
   touch p 4
 `
-	f, err := scenarios.Parse("truncate-ro.sim", []byte(src))
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, _, err := RunOnce(f, Options{Chooser: ScheduleChooser(1, 0)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r, _ := runQuiet(t, "truncate-ro.sim", src)
 	if r.Tasks["w"].Segfaulted {
 		t.Error("the O_RDONLY ftruncate() truncated the file: the touch died")
 	}

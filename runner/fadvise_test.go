@@ -7,7 +7,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"perfsim/cost"
-	"perfsim/scenarios"
 	"perfsim/sim"
 )
 
@@ -82,14 +81,7 @@ func TestFadviseSyscall(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			src := fmt.Sprintf("scenario fadvise\ncpus 1\ntask w cpu0\n%s", tc.body)
-			f, err := scenarios.Parse("fadvise.sim", []byte(src))
-			if err != nil {
-				t.Fatal(err)
-			}
-			r, _, err := RunOnce(f, Options{Chooser: ScheduleChooser(1, 0)})
-			if err != nil {
-				t.Fatal(err)
-			}
+			r, _ := runQuiet(t, "fadvise.sim", src)
 			w := r.Tasks["w"]
 			if d := cmp.Diff([2]int64{tc.minor, tc.major}, [2]int64{int64(w.MinFlt), int64(w.MajFlt)}); d != "" {
 				t.Errorf("minor and major faults (-want +got):\n%s", d)
@@ -114,14 +106,7 @@ task w cpu0
   syscall lseek fd 0 SEEK_SET
   syscall %s fd 0 %d
 `, model, call, n)
-		f, err := scenarios.Parse("cost.sim", []byte(src))
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, res, err := RunOnce(f, Options{Chooser: ScheduleChooser(1, 0)})
-		if err != nil {
-			t.Fatal(err)
-		}
+		_, res := runQuiet(t, "cost.sim", src)
 		return res.End
 	}
 	type row struct {

@@ -7,7 +7,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"perfsim/cost"
-	"perfsim/scenarios"
 	"perfsim/sim"
 )
 
@@ -34,14 +33,7 @@ task w cpu0
 		if n > 0 {
 			src += "  touch " + fmt.Sprintf(touch, n) + "\n"
 		}
-		f, err := scenarios.Parse("fault-cost.sim", []byte(src))
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, res, err := RunOnce(f, Options{Chooser: ScheduleChooser(1, 0)})
-		if err != nil {
-			t.Fatal(err)
-		}
+		_, res := runQuiet(t, "fault-cost.sim", src)
 		return res.End
 	}
 	type row struct {

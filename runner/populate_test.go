@@ -5,8 +5,6 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-
-	"perfsim/scenarios"
 )
 
 // TestPopulateFaults: MAP_POPULATE's faults are GUP's: the task's min_flt
@@ -24,14 +22,7 @@ task w cpu1
 record -e page-faults -c 1 -- w
 sometimes samples >= 0
 `, flags)
-		f, err := scenarios.Parse("populate.sim", []byte(src))
-		if err != nil {
-			t.Fatal(err)
-		}
-		r, _, err := RunOnce(f, Options{Chooser: ScheduleChooser(1, 0)})
-		if err != nil {
-			t.Fatal(err)
-		}
+		r, _ := runQuiet(t, "populate.sim", src)
 		s, _ := r.Observe("samples")
 		return int64(r.Tasks["w"].MinFlt), s
 	}

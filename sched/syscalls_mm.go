@@ -610,13 +610,12 @@ func (s *Sched) pageFault(t *Task, addr uint64, write bool) bool {
 	// handle_mm_fault() until it does not return VM_FAULT_RETRY: a retry
 	// waits (D) for the page's read, then faults again; the fault is
 	// major if its first attempt was (FAULT_FLAG_TRIED)
-	res, how := t.MM.Fault(addr, write, func() sim.Time { return t.CPU().Now() }, func(r mm.FaultResult) {
+	now, wait := s.ioClock(t)
+	res, how := t.MM.Fault(addr, write, now, func(r mm.FaultResult) {
 		if r.Fault == mm.MajorFault {
 			t.Spend(MajorFaultCost)
 		}
-		if now := t.CPU().Now(); r.RetryAt > now {
-			s.ioWait(t, r.RetryAt-now) // the read from disk: the task sleeps (D), another runs
-		}
+		wait(r.RetryAt) // the read from disk: the task sleeps (D), another runs
 	})
 	if res == mm.BadAccess {
 		t.Segfaulted = true
@@ -646,11 +645,8 @@ func (s *Sched) populate(t *Task, v *mm.VMA) {
 	if s.M.FootprintListening() {
 		t.CPU().Unaudited("__mm_populate")
 	}
-	hows := t.MM.Populate(v, func() sim.Time { return t.CPU().Now() }, func(r mm.FaultResult) {
-		if now := t.CPU().Now(); r.RetryAt > now {
-			s.ioWait(t, r.RetryAt-now)
-		}
-	})
+	now, wait := s.ioClock(t)
+	hows := t.MM.Populate(v, now, func(r mm.FaultResult) { wait(r.RetryAt) })
 	for _, how := range hows {
 		t.MinFlt++ // mm_account_fault(): regs NULL, no perf event
 		t.Spend(s.faultCost(how))
