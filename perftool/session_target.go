@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"slices"
+	"strconv"
 
 	"perfsim/mm"
 	"perfsim/pmu"
@@ -129,6 +130,14 @@ func (ss *Session) synthesizeThreads(t *sched.Task) {
 	}
 	slices.SortStableFunc(live, func(x, y *sched.Task) int { return cmp.Or(cmp.Compare(x.PID, y.PID), cmp.Compare(x.TID, y.TID)) })
 	var b []byte
+	// The machine's kernel threads the model runs: each CPU's stopper,
+	// migration/N (sched/stopper.go), a child of kthreadd (pid 2), made at
+	// boot whether or not it has run yet. Their pids are below every task's.
+	for i := range ss.S.M.CPUs {
+		pid := sched.StopperPID(i)
+		b = append(b, synthFork(a, pid, pid, kthreaddPID)...)
+		b = append(b, synthComm(a, pid, pid, "migration/"+strconv.Itoa(i))...)
+	}
 	for _, x := range live {
 		comm := x.Comm
 		if x == ss.Workload {
@@ -160,6 +169,9 @@ func synthThread(a *pmu.Attr, x *sched.Task, comm string, full, mmapData bool) [
 	}
 	return b
 }
+
+// kthreaddPID is kthreadd's pid, every kernel thread's parent.
+const kthreaddPID = 2
 
 // miscForkExec is PERF_RECORD_MISC_FORK_EXEC, perf's own mark on the FORKs
 // it synthesizes (tools/lib/perf/include/perf/event.h).

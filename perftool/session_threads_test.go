@@ -63,6 +63,10 @@ func TestSynthesizeThreadsSystemWide(t *testing.T) {
 	perf := ss.Perf
 	f := fmt.Sprintf
 	want := []string{
+		"FORK(18:18):(2:2) misc 0x2000", // each CPU's migration/N, kthreadd's child (sched.StopperPID)
+		"COMM migration/0:18/18",
+		"FORK(21:21):(2:2) misc 0x2000",
+		"COMM migration/1:21/21",
 		f("FORK(%d:%d):(0:0) misc 0x2000", srv.PID, srv.PID),
 		f("COMM srv:%d/%d", srv.PID, srv.PID),
 		f("MMAP2 %d/%d /usr/bin/srv", srv.PID, srv.PID), // the exec's image, ld.so and the vdso
@@ -138,6 +142,10 @@ func TestSynthesizeThreadsSystemWideData(t *testing.T) {
 	}
 	const ld = "/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2"
 	want := []string{
+		"FORK(18:18)", // each CPU's migration/N: a kernel thread has no MMAP2
+		"COMM migration/0:18/18",
+		"FORK(21:21)",
+		"COMM migration/1:21/21",
 		f("FORK(%d:%d)", srv.PID, srv.PID),
 		f("COMM srv:%d/%d", srv.PID, srv.PID),
 		mm2(srv.PID, "r--p", "/usr/bin/srv", 0, true),

@@ -10,12 +10,13 @@ import (
 	"perfsim/sim"
 )
 
-// hangToken is a schedule of fork-fail-vs-close (found by `simrun explore
-// --strategy random --kernel free-task-wait=pre-74751ef5c191`, schedule 118)
+// hangToken is a schedule of fork-fail-vs-close (found by `simrun run
+// fork-fail-vs-close --seed 278 --kernel free-task-wait=pre-74751ef5c191`,
+// the first seed whose run reports the hang)
 // where the fork killed in copy_process() waits for the child context's
 // refcount while helper's release holds a reference on it, and the release's
 // put_ctx() is the one that leaves the count at 1.
-const hangToken = "s2.KAIAHwMABgKQf960"
+const hangToken = "s2.MwABAgIDAgACAgIAAQICAgIAAwICAAIDAgADAwABAwAWX5sgug"
 
 func hangReplay(t *testing.T) sim.Chooser {
 	t.Helper()

@@ -52,7 +52,9 @@
 //	  stack user main;foo;bar     the current user call stack, outermost first
 //	  stack kernel f;g            the current kernel call stack
 //	  migrate cpu2                move to another CPU
-//	  pin cpu1 | pin cpus 0-1     set the affinity (and move if needed)
+//	  pin cpu1 | pin cpus 0-1     set the affinity (and move if needed: sched_setaffinity()
+//	                              of the running task waits in D while its CPU's stopper,
+//	                              migration/N, moves it; sched_switch shows prev_state=D)
 //	  exit                        end the task (also implied at the end)
 //	  yield                       sched_yield()
 //	  nanosleep 1ms               the same as sleep: the nanosleep syscall (sys_enter_nanosleep fires;

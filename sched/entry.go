@@ -235,8 +235,7 @@ func (s *Sched) setAffinity(t *Task, m CPUMask) {
 		if m.Has(c.ID) {
 			return
 		}
-		t.migrateTo = s.selectCPU(t, m.First())
-		s.schedule(&t.Thread)
+		s.stopOneCPU(t, s.selectCPU(t, m.First())) // affine_move_task(): migration_cpu_stop() on migration/N (stopper.go)
 	})
 }
 

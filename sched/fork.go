@@ -147,6 +147,9 @@ func (t *Task) Prio() int {
 	if t.fam.prio == 0 {
 		return DefaultPrio
 	}
+	if t.fam.prio == stopPrio {
+		return 0 // a SCHED_FIFO 99 kthread (stopper.go)
+	}
 	return t.fam.prio
 }
 

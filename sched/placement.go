@@ -544,8 +544,7 @@ func (s *Sched) schedExec(t *Task) {
 		return
 	}
 	t.Step("sched_exec:stop_one_cpu")
-	t.migrateTo = dest
-	s.schedule(&t.Thread)
+	s.stopOneCPU(t, dest)
 }
 
 // rdOverloaded is the root domain's overloaded flag: some active CPU has more

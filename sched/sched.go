@@ -152,6 +152,7 @@ type Sched struct {
 	wakeList    [][]*Task    // per CPU: rq->wake_list (call_single_queue entries)
 	cfs         [][]*Task    // per CPU: the cfs_rq's entities (eevdf.go)
 	cfsZero     []int64      // per CPU: cfs_rq->zero_vruntime
+	stoppers    []cpuStopper // per CPU: migration/N and its works (stopper.go)
 	rqCurr      []*Task      // per CPU: rq->curr's task from the moment __schedule() picks it (nil: idle)
 	idleWakee   []wakee      // per CPU: the idle task's record_wakee() state (placement.go)
 	cgroups     *cgroupState // the cgroup v2 hierarchy (cgroup.go)
@@ -195,7 +196,7 @@ func New(m *cpu.Machine, cfg Config) *Sched {
 	if cfg.Slice <= 0 {
 		cfg.Slice = BaseSlice(n)
 	}
-	s := &Sched{M: m, Cfg: cfg, Syscalls: map[string]SyscallFunc{}, FS: mm.NewFS(), nextPID: 100,
+	s := &Sched{M: m, Cfg: cfg, Syscalls: map[string]SyscallFunc{}, FS: mm.NewFS(), nextPID: firstUserPID(len(m.CPUs)), stoppers: make([]cpuStopper, len(m.CPUs)),
 		rq: make([][]*Task, n), wakeList: make([][]*Task, n), cfs: make([][]*Task, n), cfsZero: make([]int64, n), rqCurr: make([]*Task, n), idleWakee: make([]wakee, n), needResched: make([]bool, n), lastPrev: make([]*cpu.Thread, n)}
 	s.Lockdep.Off = cfg.NoLockdep
 	s.FS.RAPages = uint64(cfg.ReadAheadKB) * 1024 / mm.PageSize

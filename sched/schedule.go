@@ -97,6 +97,8 @@ func (s *Sched) scheduleFrom(prev *cpu.Thread, audited bool) {
 	pt := TaskOf(prev)
 	if pt != nil {
 		s.accessState(c, pt)
+	}
+	if pt != nil && !pt.stopClass {
 		s.cfsUpdateCurr(c.ID) // pick_next_task_fair(): update_curr()
 		if pt.State == Dead {
 			s.cfsRemove(pt) // TASK_DEAD is a special state: DEQUEUE_SPECIAL, never delayed
@@ -109,14 +111,17 @@ func (s *Sched) scheduleFrom(prev *cpu.Thread, audited bool) {
 	if pt != nil {
 		s.accessOnRQ(pt, cpu.MarkedRead, "__schedule")
 	}
-	if pt != nil && pt.State == Runnable && pt.migrateTo < 0 && !pt.fam.wakePending && !s.queued(pt) {
+	if pt != nil && pt.stopClass && pt.State == Runnable {
+		s.accessStopperPick(c, cpu.MarkedWrite)
+		s.stoppers[c.ID].runnable = true // work queued meanwhile: it runs on (stopper.go)
+	} else if pt != nil && pt.State == Runnable && pt.migrateTo < 0 && !pt.fam.wakePending && !s.queued(pt) {
 		s.enqueue(c.ID, pt)
 	}
 	next := s.pickNext(c)
 	nt := TaskOf(next)
 	s.rqCurr[c.ID] = nt // RCU_INIT_POINTER(rq->curr, next)
 	if next == prev {
-		if pt != nil {
+		if pt != nil && !pt.stopClass {
 			s.dequeue(c.ID, pt)
 		}
 		c.LocalIrqRestore(true)
@@ -191,7 +196,9 @@ func (s *Sched) finishTaskSwitch(c *cpu.CPU) {
 	}
 	if nt != nil {
 		nt.fam.execStart = c.Now()
-		s.setNextEntity(c, nt)
+		if !nt.stopClass {
+			s.setNextEntity(c, nt)
+		}
 		if ok, _ := s.tick[c.ID].Armed(); !ok {
 			s.tick[c.ID].Arm(c.Now() + s.Cfg.Tick)
 		}
@@ -207,6 +214,12 @@ func (s *Sched) finishTaskSwitch(c *cpu.CPU) {
 func (s *Sched) pickNext(c *cpu.CPU) *cpu.Thread {
 	if s.M.FootprintListening() {
 		c.AccessMarkedOnly(rqKey{s, c.ID}, "rq->balance_callback", cpu.MarkedRead, "pick_next_task") // kernel/sched/core.c: pick_next_task() -> balance_push() when the CPU goes down
+		s.accessStopperPick(c, cpu.MarkedRead)
+	}
+	if st := &s.stoppers[c.ID]; st.runnable {
+		s.accessStopperPick(c, cpu.MarkedWrite)
+		st.runnable = false // pick_next_task_stop(): the highest class first
+		return &st.t.Thread
 	}
 	if s.pushing(c) {
 		c.Unaudited("balance_push") // footprint_switch.go
@@ -320,8 +333,8 @@ func (s *Sched) anyStealable(c *cpu.CPU) bool {
 // for preemption (update_curr(), eevdf.go).
 func (s *Sched) schedulerTick(c *cpu.CPU) {
 	t := s.Current(c)
-	if t == nil {
-		return
+	if t == nil || t.stopClass {
+		return // task_tick_stop(): nothing
 	}
 	if len(s.TraceHooks) > 0 {
 		s.updateCurr(c, t) // task_tick_fair() -> entity_tick()
@@ -343,8 +356,8 @@ func (s *Sched) schedulerTick(c *cpu.CPU) {
 // kernel/sched/fair.c: check_preempt_wakeup_fair()
 func (s *Sched) wakeupPreempt(i int, p *Task) {
 	cur := s.rqCurr[i] // rq->curr: the task picked, from the pick on
-	if cur == nil || cur == p || s.needResched[i] {
-		return
+	if cur == nil || cur == p || s.needResched[i] || cur.stopClass {
+		return // nothing preempts the stop class
 	}
 	if s.cfsUpdateCurr(i) || s.pickEEVDF(i, s.cfsCurr(i), true) == p {
 		s.resched(i)

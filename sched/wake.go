@@ -2,6 +2,7 @@ package sched
 
 import (
 	"fmt"
+	"strconv"
 
 	"perfsim/cpu"
 	"perfsim/sim"
@@ -70,10 +71,19 @@ func (s *Sched) ttwu(p *Task, wf int, audited bool) {
 		i = p.ee.rq - 1 // on_rq: no select_task_rq()
 	} else {
 		s.accessSelectTaskRq(c, p)
-		i = s.selectTaskRq(p, p.lastCPU, wfTTWU|wf)
+		prev := p.lastCPU
+		if p.wakeCPU > 0 {
+			prev = p.wakeCPU - 1 // p->wake_cpu, set by migration_cpu_stop() (stopper.go)
+		}
+		i = s.selectTaskRq(p, prev, wfTTWU|wf)
 	}
+	p.wakeCPU = 0
 	if i != p.lastCPU {
 		s.accessSetTaskCPU(c, p)
+		if c != nil {
+			s.Migrations++
+			s.note(c, sim.KMigrate, p.Thread.Name, "cpu"+strconv.Itoa(p.lastCPU)+"->cpu"+strconv.Itoa(i), 0)
+		}
 		s.setTaskCPU(c, p, i) // WF_MIGRATED
 		if c != nil {
 			// task_cpu(p) is the new CPU, p not on its run queue yet: a
