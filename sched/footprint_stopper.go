@@ -67,9 +67,11 @@ func (s *Sched) accessMigrationStop(c *cpu.CPU, t *Task) {
 	c.AccessMarkedOnly(t, "p->__state", cpu.MarkedRead, "migration_cpu_stop")                    // kernel/sched/core.c: migration_cpu_stop(): task_on_rq_queued(p)
 	c.AccessMarkedOnly(t, "p->se (exec_start, wake_cpu)", cpu.MarkedWrite, "migration_cpu_stop") // kernel/sched/core.c: migration_cpu_stop(): p->wake_cpu = arg->dest_cpu, or __migrate_task() -> set_task_cpu()
 	c.AccessMarkedOnly(&t.Thread, "p->on_cpu", cpu.MarkedRead, "migration_cpu_stop")             // kernel/sched/core.c: migration_cpu_stop(): task_rq(p) == rq
+	c.AccessMarkedOnly(t, "p->migration_pending", cpu.MarkedWrite, "migration_cpu_stop")         // kernel/sched/core.c: migration_cpu_stop(): the pending affinity move done
 	for i := range s.M.CPUs {
 		if i == c.ID || t.Allowed.Has(i) {
-			s.accessRQ(i, cpu.MarkedWrite, "move_queued_task") // kernel/sched/core.c: move_queued_task(): deactivate_task() here, activate_task() on the new rq
+			s.accessRQ(i, cpu.MarkedWrite, "move_queued_task")                                          // kernel/sched/core.c: move_queued_task(): deactivate_task() here, activate_task() on the new rq
+			c.AccessMarkedOnly(rqKey{s, i}, "rq->balance_callback", cpu.MarkedRead, "move_queued_task") // kernel/sched/core.c: move_queued_task(): is_cpu_allowed(p, new_cpu) -> cpu_active(cpu)
 		}
 	}
 }

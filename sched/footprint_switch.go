@@ -14,8 +14,7 @@ import (
 // started at its own context_switch step point), finish_task_switch():
 // perf's sched-in hook (a task's steps at perf_event_task_sched_in first;
 // the idle thread's reads nr_switch_events, perf_event_switch() marked),
-// the migration of the task switched away from (accessMoveQueued; a
-// destination gone down meanwhile marked), balance_push()
+// balance_push()
 // (marked while a CPU goes down), the next task's sched_entity, the tick,
 // and the return from schedule() into its caller (marked but for one
 // whose code is annotated: exit_to_user_mode_loop's, footprint_entry.go;
@@ -62,25 +61,6 @@ func (s *Sched) accessFinishSwitch(c *cpu.CPU, pt, nt *Task) {
 	if nt != nil {
 		c.AccessMarkedOnly(nt, "p->se (exec_start, wake_cpu)", cpu.MarkedWrite, "set_next_entity") // kernel/sched/fair.c: set_next_entity(): se->exec_start, se->vprot
 	}
-}
-
-// accessMoveQueued annotates finish_task_switch()'s move of the task
-// switched away from to the CPU its affinity change chose
-// (migration_cpu_stop() -> move_queued_task()), but for the enqueue there
-// and the reschedule, annotated where they run (enqueue, resched): the
-// migration pending cleared, the task's CPU set (set_task_cpu(): the
-// sched_migrate_task tracepoint, annotated by its hook), and whether the
-// destination is still active (cpu_active_mask, annotated on its run
-// queue's balance_callback as accessNewidle reads it); a destination gone
-// down meanwhile sends it to select_fallback_rq(), marked.
-// kernel/sched/core.c: migration_cpu_stop() -> move_queued_task()
-func (s *Sched) accessMoveQueued(c *cpu.CPU, pt *Task, to int) {
-	if !s.M.FootprintListening() {
-		return
-	}
-	c.AccessMarkedOnly(pt, "p->migration_pending", cpu.MarkedWrite, "migration_cpu_stop")        // kernel/sched/core.c: migration_cpu_stop(): the pending affinity move done
-	c.AccessMarkedOnly(pt, "p->se (exec_start, wake_cpu)", cpu.MarkedWrite, "set_task_cpu")      // kernel/sched/core.c: move_queued_task() -> set_task_cpu(p, new_cpu): task_cpu(p), which placement reads
-	c.AccessMarkedOnly(rqKey{s, to}, "rq->balance_callback", cpu.MarkedRead, "move_queued_task") // kernel/sched/core.c: move_queued_task(): is_cpu_allowed(p, new_cpu) -> cpu_active(cpu)
 }
 
 // returnFromSchedule marks the return from schedule() into a caller whose

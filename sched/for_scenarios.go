@@ -1,5 +1,7 @@
 package sched
 
+import "perfsim/cpu"
+
 // This file holds what the scenario runtime (package scenarios) needs for the
 // forced interleavings of a hand-written reproducer ("preempt TASK at LABEL",
 // "migrate TASK to cpuN at LABEL"). It was added by the runtime's author without
@@ -35,8 +37,7 @@ func (s *Sched) ForceMigrate(t *Task, to int) bool {
 		if c.ID == to {
 			return false
 		}
-		t.migrateTo = to
-		s.resched(c.ID)
+		s.cpuStopQueueWork(c, c.ID, func(sc *cpu.CPU) { s.migrationCPUStop(sc, t, to) }) // active_load_balance_cpu_stop() on migration/N (stopper.go)
 		return true
 	}
 	for i := range s.rq {

@@ -198,7 +198,7 @@ func (s *Sched) kernelClone(t *Task, name string, flags uint64, prog []Op) (*Tas
 // kernel/fork.c: copy_process()
 func (s *Sched) copyProcess(t *Task, name string, flags uint64, prog []Op) (*Task, error) {
 	s.nextPID++
-	c := &Task{TID: s.nextPID, Comm: t.Comm, Allowed: t.Allowed, Prog: prog, s: s, migrateTo: -1, lastCPU: t.CPUID()}
+	c := &Task{TID: s.nextPID, Comm: t.Comm, Allowed: t.Allowed, Prog: prog, s: s, lastCPU: t.CPUID()}
 	c.UserStack = append([]string(nil), t.UserStack...)
 	c.Vars = maps.Clone(t.Vars) // the child's copy of the parent's memory holds what the program bound (an mmap's address, an fd)
 	// dup_task_struct() copies timer_slack_ns; copy_process():

@@ -608,7 +608,7 @@ func (s *Sched) newidleCandidate(c *cpu.CPU) (int, *Task) {
 	now := c.Now()
 	for _, t := range s.rq[busiest] { // from the tail of cfs_tasks: the oldest queued first
 		s.accessCanMigrate(c, t)
-		if !t.Allowed.Has(this) || t.CPU() != nil || t.migrateTo >= 0 {
+		if !t.Allowed.Has(this) || t.CPU() != nil {
 			continue // not allowed here, or still on its CPU (task_on_cpu())
 		}
 		if t.ran && now-t.execEnd < migrationCost {

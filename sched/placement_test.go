@@ -34,7 +34,7 @@ func placeState(st []rqState) (*cpu.Machine, *Sched) {
 	s := New(m, DefaultConfig())
 	for i, c := range st {
 		mk := func(name string) *Task {
-			return &Task{Comm: name, Allowed: AllCPUs(len(st)), s: s, migrateTo: -1, lastCPU: i}
+			return &Task{Comm: name, Allowed: AllCPUs(len(st)), s: s, lastCPU: i}
 		}
 		if c.running {
 			s.rqCurr[i] = mk(fmt.Sprintf("run%d", i))
@@ -79,7 +79,7 @@ func TestSelectIdleSibling(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s := placeMachine(t, tt.st)
-			p := &Task{Comm: "p", Allowed: tt.allowed, s: s, migrateTo: -1, lastCPU: tt.prev, recentUsedCPU: tt.recent}
+			p := &Task{Comm: "p", Allowed: tt.allowed, s: s, lastCPU: tt.prev, recentUsedCPU: tt.recent}
 			if p.Allowed.Empty() {
 				p.Allowed = AllCPUs(len(tt.st))
 			}
@@ -116,7 +116,7 @@ func TestWakeAffine(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s := placeMachine(t, tt.st)
-			p := &Task{Comm: "p", Allowed: AllCPUs(len(tt.st)), s: s, migrateTo: -1, lastCPU: tt.prev}
+			p := &Task{Comm: "p", Allowed: AllCPUs(len(tt.st)), s: s, lastCPU: tt.prev}
 			if got := s.wakeAffine(p, tt.this, tt.prev, tt.sync); got != tt.want {
 				t.Errorf("wakeAffine(this %d, prev %d, sync %v) = %d, want %d", tt.this, tt.prev, tt.sync, got, tt.want)
 			}
@@ -154,7 +154,7 @@ func TestSchedBalanceFindDstCPU(t *testing.T) {
 			if allowed.Empty() {
 				allowed = AllCPUs(len(tt.st))
 			}
-			p := &Task{Comm: "child", Allowed: allowed, s: s, migrateTo: -1, lastCPU: tt.this}
+			p := &Task{Comm: "child", Allowed: allowed, s: s, lastCPU: tt.this}
 			if got := s.schedBalanceFindDstCPU(p, tt.this, tt.this, sdBalanceFork); got != tt.want {
 				t.Errorf("schedBalanceFindDstCPU(this %d) = %d, want %d", tt.this, got, tt.want)
 			}
@@ -272,7 +272,7 @@ func TestPlacementProperties(t *testing.T) {
 			idleAllowed = idleAllowed || s.availableIdleCPU(c)
 		}
 		for _, wf := range []int{wfFork, wfExec, wfTTWU, wfTTWU | wfSync} {
-			p := &Task{Comm: "p", Allowed: allowed, s: s, migrateTo: -1, lastCPU: prev, recentUsedCPU: -1}
+			p := &Task{Comm: "p", Allowed: allowed, s: s, lastCPU: prev, recentUsedCPU: -1}
 			var got int
 			if wf&wfTTWU != 0 {
 				// the waker runs on this: select_task_rq_fair()'s body with cpu = this

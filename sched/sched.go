@@ -227,7 +227,7 @@ func (s *Sched) Spawn(comm string, mask CPUMask, prog ...Op) *Task {
 		mask = AllCPUs(len(s.M.CPUs))
 	}
 	s.nextPID++
-	t := &Task{PID: s.nextPID, TID: s.nextPID, Comm: comm, Allowed: mask, Prog: prog, s: s, migrateTo: -1, lastCPU: mask.First(),
+	t := &Task{PID: s.nextPID, TID: s.nextPID, Comm: comm, Allowed: mask, Prog: prog, s: s, lastCPU: mask.First(),
 		TimerSlack: s.Cfg.TimerSlack, DefaultTimerSlack: s.Cfg.TimerSlack}
 	t.MM, t.Files = mm.New(), mm.NewFiles(s.FS)
 	s.keyMM(t)

@@ -114,7 +114,7 @@ func (s *Sched) scheduleFrom(prev *cpu.Thread, audited bool) {
 	if pt != nil && pt.stopClass && pt.State == Runnable {
 		s.accessStopperPick(c, cpu.MarkedWrite)
 		s.stoppers[c.ID].runnable = true // work queued meanwhile: it runs on (stopper.go)
-	} else if pt != nil && pt.State == Runnable && pt.migrateTo < 0 && !pt.fam.wakePending && !s.queued(pt) {
+	} else if pt != nil && pt.State == Runnable && !pt.fam.wakePending && !s.queued(pt) {
 		s.enqueue(c.ID, pt)
 	}
 	next := s.pickNext(c)
@@ -175,22 +175,6 @@ func (s *Sched) finishTaskSwitch(c *cpu.CPU) {
 		h.SchedIn(c, pt, nt)
 	}
 	s.accessFinishSwitch(c, pt, nt)
-	// The previous task is off its CPU now (prev->on_cpu = 0), so a migration
-	// can put it on its new run queue.
-	if pt != nil && pt.migrateTo >= 0 {
-		to := pt.migrateTo
-		s.accessMoveQueued(c, pt, to) // footprint_switch.go
-		pt.migrateTo = -1
-		if !s.CPUActive(to) {
-			c.Unaudited("select_fallback_rq") // footprint_switch.go
-			to = s.selectCPU(pt, to)          // the destination went down meanwhile
-		}
-		s.Migrations++
-		s.note(c, sim.KMigrate, pt.Thread.Name, "cpu"+strconv.Itoa(c.ID)+"->cpu"+strconv.Itoa(to), 0)
-		s.setTaskCPUFrom(c, pt, to, true) // migration_cpu_stop() -> move_queued_task()
-		s.enqueue(to, pt)
-		s.resched(to)
-	}
 	if s.pushing(c) {
 		s.balancePush(c) // balance_push(): prev leaves the dying CPU
 	}

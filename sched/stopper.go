@@ -79,7 +79,7 @@ func (s *Sched) stopperTask(i int) *Task {
 		return st.t
 	}
 	pid := StopperPID(i)
-	t := &Task{PID: pid, TID: pid, Comm: "migration/" + strconv.Itoa(i), Allowed: MaskOf(i), s: s, migrateTo: -1, lastCPU: i,
+	t := &Task{PID: pid, TID: pid, Comm: "migration/" + strconv.Itoa(i), Allowed: MaskOf(i), s: s, lastCPU: i,
 		State: Sleeping, Kthread: true, stopClass: true}
 	t.fam.prio = stopPrio
 	s.M.InitAuditedThread(&t.Thread, t.Comm, func(th *cpu.Thread) { s.cpuStopperThread(t) }) // footprint_stopper.go
@@ -168,6 +168,10 @@ func (s *Sched) migrationCPUStop(c *cpu.CPU, t *Task, dest int) {
 	}
 	if t.State == Runnable && t.CPU() == nil && s.dequeue(c.ID, t) {
 		// __migrate_task() -> move_queued_task()
+		if !s.CPUActive(dest) {
+			c.Unaudited("select_fallback_rq") // footprint_switch.go
+			dest = s.selectCPU(t, dest)       // the destination went down meanwhile
+		}
 		s.Migrations++
 		s.note(c, sim.KMigrate, t.Thread.Name, "cpu"+strconv.Itoa(c.ID)+"->cpu"+strconv.Itoa(dest), 0)
 		s.setTaskCPU(c, t, dest)

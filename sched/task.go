@@ -91,9 +91,8 @@ type Task struct {
 	filesKeys int
 	cgrp      *Cgroup // task->cgroups' default-hierarchy cgroup; nil: the root (cgroup.go)
 
-	lastCPU   int
-	migrateTo int
-	wakeCPU   int // p->wake_cpu + 1 when migration_cpu_stop() set it (stopper.go); 0: task_cpu(p)
+	lastCPU int
+	wakeCPU int // p->wake_cpu + 1 when migration_cpu_stop() set it (stopper.go); 0: task_cpu(p)
 	// Kthread is PF_KTHREAD: a kernel thread (migration/N), no mm, no
 	// files, never in user mode; stopClass puts it in stop_sched_class.
 	Kthread   bool
