@@ -29,6 +29,7 @@ var auditSkip = []string{
 	"cpu.Shadow",                    // ... and its cells in every annotated object
 	"runner.Run.log",                // the decisions: the step point's choice, made after its boundary (runner/decisions.go) ...
 	"runner.Options.Chooser",        // ... and the chooser that makes them
+	"runner.Run.hungDue",            // when the hung-task watchdog next looks (runner/hungtask.go): the runner's stop for khungtaskd, as the engine's schedule, never read by the model
 	"runner.traceCounters.choices",  // ... and the count of them the trace keeps
 	"pmu.Kernel.ips",                // fakeIP's memo by name of the images it places ...
 	"pmu.images.user",               // ... and the images' slots, annotated per slot (ipSlot keys, pmu/image_footprint.go: a claim of the name's own, reads of those probed)

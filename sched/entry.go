@@ -229,13 +229,14 @@ func (s *Sched) setAffinity(t *Task, m CPUMask) {
 	if m.Empty() {
 		return
 	}
-	s.syscallWith(t, "sched_setaffinity", func(t *Task) {
-		t.Allowed = m
+	s.SyscallAnnotated(t, "sched_setaffinity", func(t *Task) {
 		c := t.CPU()
+		s.accessSetAffinity(c, t, m) // footprint_stopper.go
+		t.Allowed = m
 		if m.Has(c.ID) {
 			return
 		}
-		s.stopOneCPU(t, s.selectCPU(t, m.First())) // affine_move_task(): migration_cpu_stop() on migration/N (stopper.go)
+		s.stopOneCPU(t, s.selectCPU(t, m.First()), true) // affine_move_task(): migration_cpu_stop() on migration/N (stopper.go)
 	})
 }
 

@@ -75,3 +75,35 @@ func (s *Sched) accessMigrationStop(c *cpu.CPU, t *Task) {
 		}
 	}
 }
+
+// accessSetAffinity annotates sched_setaffinity() of the running task t up
+// to its wait: the new mask written under p->pi_lock and t's run queue's
+// lock, and whether each CPU of it is active (cpumask_any_and_distribute()
+// over cpu_active_mask, annotated on the run queue's balance_callback as
+// pickNext reads it).
+// kernel/sched/syscalls.c: sched_setaffinity() -> __set_cpus_allowed_ptr_locked()
+func (s *Sched) accessSetAffinity(c *cpu.CPU, t *Task, m CPUMask) {
+	if !s.M.FootprintListening() {
+		return
+	}
+	c.AccessMarkedOnly(t, "p->cpus_mask", cpu.MarkedWrite, "__set_cpus_allowed_ptr_locked") // kernel/sched/core.c: __do_set_cpus_allowed(): cpumask_copy(&p->cpus_mask, ctx->new_mask)
+	c.AccessMarkedOnly(t, "p->__state", cpu.MarkedWrite, "affine_move_task")                // kernel/sched/core.c: affine_move_task() -> wait_for_completion(): TASK_UNINTERRUPTIBLE
+	c.AccessMarkedOnly(t, "p->migration_pending", cpu.MarkedWrite, "affine_move_task")      // kernel/sched/core.c: affine_move_task(): p->migration_pending = &my_pending
+	s.accessRQ(c.ID, cpu.MarkedRead, "__set_cpus_allowed_ptr")                              // kernel/sched/core.c: __set_cpus_allowed_ptr(): task_rq_lock()
+	for _, i := range m.List() {
+		if i < len(s.M.CPUs) {
+			c.AccessMarkedOnly(rqKey{s, i}, "rq->balance_callback", cpu.MarkedRead, "__set_cpus_allowed_ptr_locked") // kernel/sched/core.c: __set_cpus_allowed_ptr_locked(): cpumask_any_and_distribute(cpu_valid_mask, ctx->new_mask)
+		}
+	}
+}
+
+// accessStopDone annotates the end of the caller's wait for its stopper's
+// work: the completion read (the stopper wrote it with the move) and its
+// state written back to running.
+// kernel/sched/core.c: affine_move_task(): wait_for_completion(&pending->done)
+func (s *Sched) accessStopDone(t *Task) {
+	if c := t.CPU(); c != nil && s.M.FootprintListening() {
+		c.AccessMarkedOnly(t, "p->migration_pending", cpu.MarkedRead, "affine_move_task") // kernel/sched/core.c: affine_move_task(): wait_for_completion(&pending->done), refcount_dec_and_test(&pending->refs)
+		c.AccessMarkedOnly(t, "p->__state", cpu.MarkedWrite, "do_wait_for_common")        // kernel/sched/completion.c: do_wait_for_common(): __set_current_state() after schedule()
+	}
+}

@@ -37,6 +37,12 @@ func (s *Sched) WaitUninterruptible(t *Task, q *WaitQueue, on func() string, sin
 // link of the wait chain the report follows (that task may itself be in D,
 // waiting for another, or for the waiter: a cycle).
 func (s *Sched) WaitUninterruptibleFor(t *Task, q *WaitQueue, on func() string, next func() *Task, since sim.Time) {
+	s.waitUninterruptible(t, q, on, next, since, false)
+}
+
+// waitUninterruptible is WaitUninterruptibleFor; audited says that the
+// caller annotates its code after the wait (scheduleFrom).
+func (s *Sched) waitUninterruptible(t *Task, q *WaitQueue, on func() string, next func() *Task, since sim.Time, audited bool) {
 	if since == 0 {
 		since = s.M.Now()
 	}
@@ -50,7 +56,7 @@ func (s *Sched) WaitUninterruptibleFor(t *Task, q *WaitQueue, on func() string, 
 		s.OnHungWait(t, since+sim.Time(to))
 	}
 	t.State = Sleeping
-	s.schedule(&t.Thread)
+	s.scheduleFrom(&t.Thread, audited)
 	q.remove(t)
 	t.fam.uninterruptible = false
 	t.fam.hungOn, t.fam.hungNext = nil, nil

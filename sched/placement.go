@@ -544,7 +544,7 @@ func (s *Sched) schedExec(t *Task) {
 		return
 	}
 	t.Step("sched_exec:stop_one_cpu")
-	s.stopOneCPU(t, dest)
+	s.stopOneCPU(t, dest, false)
 }
 
 // rdOverloaded is the root domain's overloaded flag: some active CPU has more

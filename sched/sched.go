@@ -210,6 +210,9 @@ func New(m *cpu.Machine, cfg Config) *Sched {
 		c.Start(idle)
 		s.tick = append(s.tick, c.NewHRTimer(cpu.Interrupt{Name: "tick", Fn: s.schedulerTick}))
 	}
+	for i := range m.CPUs {
+		s.newStopper(i) // smpboot: each CPU's migration/N, asleep (stopper.go)
+	}
 	return s
 }
 

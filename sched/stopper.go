@@ -16,14 +16,14 @@ import (
 // the wake-up moves the task (sched_migrate_task in migration/N's context).
 // That is the order on this machine's kernel (PREEMPT_NONE, preempt=none
 // of PREEMPT_DYNAMIC): affine_move_task()'s preempt_enable() does not
-// switch to the stopper, the wait does. The thread is made the first time
-// its CPU's stopper has work; it is no task of the scenario's (not in
-// Sched.Tasks), and perf synthesizes no COMM for it.
+// switch to the stopper, the wait does. The thread is made with the CPU;
+// it is no task of the scenario's (not in Sched.Tasks); perf -a synthesizes
+// its COMM as it does every kernel thread's from /proc.
 // kernel/stop_machine.c: cpu_stopper_thread(); kernel/sched/stop_task.c
 
 // cpuStopper is a CPU's struct cpu_stopper: its thread and queued works.
 type cpuStopper struct {
-	t        *Task            // migration/N, nil until first needed
+	t        *Task            // migration/N
 	works    []func(*cpu.CPU) // stopper->works, run in order
 	runnable bool             // woken and not yet picked: the stop class's queue
 }
@@ -66,18 +66,14 @@ func firstUserPID(ncpu int) int {
 	return (last/100 + 1) * 100
 }
 
-// Stopper returns CPU i's migration/N thread, nil when nothing has needed
-// it yet.
+// Stopper returns CPU i's migration/N thread.
 func (s *Sched) Stopper(i int) *Task { return s.stoppers[i].t }
 
-// stopperTask returns CPU i's migration/N, making it (asleep in
-// smpboot_thread_fn()) the first time.
+// newStopper makes CPU i's migration/N, asleep in smpboot_thread_fn(): its
+// thread's coroutine starts the first time it is switched to.
 // kernel/smpboot.c: __smpboot_create_thread()
-func (s *Sched) stopperTask(i int) *Task {
+func (s *Sched) newStopper(i int) {
 	st := &s.stoppers[i]
-	if st.t != nil {
-		return st.t
-	}
 	pid := StopperPID(i)
 	t := &Task{PID: pid, TID: pid, Comm: "migration/" + strconv.Itoa(i), Allowed: MaskOf(i), s: s, lastCPU: i,
 		State: Sleeping, Kthread: true, stopClass: true}
@@ -85,7 +81,6 @@ func (s *Sched) stopperTask(i int) *Task {
 	s.M.InitAuditedThread(&t.Thread, t.Comm, func(th *cpu.Thread) { s.cpuStopperThread(t) }) // footprint_stopper.go
 	t.Owner = t
 	st.t = t
-	return t
 }
 
 // stopPrio is p->prio of a SCHED_FIFO 99 kthread (MAX_RT_PRIO-1 - 99), what
@@ -99,7 +94,7 @@ func (s *Sched) cpuStopQueueWork(c *cpu.CPU, i int, fn func(*cpu.CPU)) {
 	s.accessStopperQueue(c, i)
 	st := &s.stoppers[i]
 	st.works = append(st.works, fn)
-	t := s.stopperTask(i)
+	t := st.t
 	if t.State != Sleeping {
 		return // running, or woken already: it finds the work
 	}
@@ -140,7 +135,10 @@ func (s *Sched) cpuStopperThread(t *Task) {
 // the running task t: queue the move on its CPU's stopper and wait in D for
 // its completion; t runs on again on dest.
 // kernel/sched/core.c: affine_move_task(), sched_exec(); kernel/stop_machine.c: stop_one_cpu()
-func (s *Sched) stopOneCPU(t *Task, dest int) {
+//
+// audited says that the caller annotates its code after the wait: the
+// wait's own return is annotated here (accessStopDone).
+func (s *Sched) stopOneCPU(t *Task, dest int, audited bool) {
 	c := t.CPU()
 	var done WaitQueue // struct completion's wait; complete_all() after the move
 	finished := false
@@ -151,8 +149,11 @@ func (s *Sched) stopOneCPU(t *Task, dest int) {
 	})
 	stopper := s.stoppers[c.ID].t
 	for !finished {
-		s.WaitUninterruptibleFor(t, &done, func() string { return "stop_one_cpu(migration_cpu_stop) on " + stopper.Comm },
-			func() *Task { return stopper }, 0) // wait_for_completion()
+		s.waitUninterruptible(t, &done, func() string { return "stop_one_cpu(migration_cpu_stop) on " + stopper.Comm },
+			func() *Task { return stopper }, 0, audited) // wait_for_completion()
+		if audited {
+			s.accessStopDone(t)
+		}
 	}
 }
 
