@@ -22,6 +22,9 @@ func TestTokenRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		for len(d) > 0 && d[len(d)-1] == 0 {
+			d = d[:len(d)-1] // the token ends at the last non-zero decision
+		}
 		if len(d) == 0 {
 			d = nil
 		}
@@ -29,6 +32,21 @@ func TestTokenRoundTrip(t *testing.T) {
 			t.Fatalf("round trip (-want +got):\n%s", diff)
 		}
 	})
+}
+
+// TestTokenTrailingZeros: a list and the same list with trailing zeros (the
+// rest of a run a replay answers with the default) have one token, so a
+// shrunk schedule and the run that replays it print the same string.
+func TestTokenTrailingZeros(t *testing.T) {
+	short := EncodeToken([]int{0, 0, 1, 0, 0, 1})
+	long := EncodeToken(append([]int{0, 0, 1, 0, 0, 1}, make([]int, 54)...))
+	sparse := EncodeSparseToken(60, []int{2, 5}, []int{1, 1})
+	if d := cmp.Diff([]string{short, short}, []string{long, sparse}); d != "" {
+		t.Errorf("tokens of one schedule (-want +got):\n%s", d)
+	}
+	if got := EncodeToken(make([]int, 40)); got != "s2.ANIC740" {
+		t.Errorf("40 default decisions: %q, want the empty list's s2.ANIC740", got)
+	}
 }
 
 func TestTokenCompact(t *testing.T) {

@@ -19,6 +19,11 @@ import (
 // decisions and crc32 (IEEE, big-endian) covers len and the stream, so a token
 // cut short or mistyped is an error, not another schedule.
 //
+// A token ends at its last non-zero decision: a replay answers every
+// question past the list with 0, the default, so trailing zeros name no
+// other schedule, and one schedule has one spelling whether it was written
+// from a shrunk list or from the run that replayed it.
+//
 // "s1." tokens (the stream alone, written before the check was added) still
 // decode; they carry no check, so a cut one may decode to a shorter list.
 const (
@@ -26,8 +31,12 @@ const (
 	tokenPrefixV1 = "s1."
 )
 
-// EncodeToken returns the replay token of decisions.
+// EncodeToken returns the replay token of decisions, without its trailing
+// zeros.
 func EncodeToken(decisions []int) string {
+	for len(decisions) > 0 && decisions[len(decisions)-1] == 0 {
+		decisions = decisions[:len(decisions)-1]
+	}
 	buf := binary.AppendUvarint(nil, uint64(len(decisions)))
 	buf = appendStream(buf, decisions)
 	buf = binary.BigEndian.AppendUint32(buf, crc32.ChecksumIEEE(buf))
@@ -38,6 +47,10 @@ func EncodeToken(decisions []int) string {
 // d[i] at index at[i] (at ascending, d non-zero): the same token, without
 // making the list (a long run's list is 8 bytes a decision).
 func EncodeSparseToken(n int, at, d []int) string {
+	n = 0 // the token ends at the last non-zero decision
+	if len(at) > 0 {
+		n = at[len(at)-1] + 1
+	}
 	buf := binary.AppendUvarint(nil, uint64(n))
 	pos := 0
 	for i, a := range at {
