@@ -74,18 +74,21 @@ func (f *File) readBatch(index, max uint64, now sim.Time) []*folio {
 // window; a last folio still being read is left for the next round, or,
 // when it is the only one, waited for (wait lets time pass to when it is
 // read: the task sleeps in D), and the round taken again. It returns the
-// bytes read, or the errno: EBADF for a file not open for reading.
+// bytes read, or the errno: EBADF for a file not open for reading. It
+// reads at *ppos and moves it: the caller's copy of f_pos (read(2), which
+// stores it back) or pread64(2)'s offset, so a task asleep in it leaves
+// f_pos as it was.
 // mm/filemap.c: filemap_read(), filemap_get_pages()
-func (of *OpenFile) Read(fs *FS, count uint64, now func() sim.Time, wait func(until sim.Time)) (int64, uapi.Errno) {
+func (of *OpenFile) Read(fs *FS, ppos *int64, count uint64, now func() sim.Time, wait func(until sim.Time)) (int64, uapi.Errno) {
 	if !of.readable() {
 		return 0, uapi.EBADF
 	}
 	f := of.Inode
-	if of.Pos < 0 {
+	if *ppos < 0 {
 		return 0, uapi.EINVAL
 	}
 	ra := of.ReadAhead(fs)
-	pos, lastPos := uint64(of.Pos), ra.prevPos
+	pos, lastPos := uint64(*ppos), ra.prevPos
 	count = min(count, math.MaxInt64-pos)
 	var done uint64
 	for count > 0 && pos < uint64(f.size()) {
@@ -124,7 +127,7 @@ func (of *OpenFile) Read(fs *FS, count uint64, now func() sim.Time, wait func(un
 		}
 	}
 	ra.prevPos = lastPos
-	of.Pos = int64(pos)
+	*ppos = int64(pos)
 	return int64(done), 0
 }
 
@@ -134,20 +137,26 @@ func (of *OpenFile) Read(fs *FS, count uint64, now func() sim.Time, wait func(un
 // most 2 MB: ext4 has large folios); one the write covers only in part is
 // read first where the rest holds the file's data, and waited for (wait).
 // It returns the bytes written, or EBADF for a file not open for writing.
+// It writes at *ppos (as Read) and moves it; a write of nothing moves
+// nothing, not even to i_size under O_APPEND.
 // mm/filemap.c: generic_perform_write(), __filemap_get_folio_mpol();
-// fs/ext4/inode.c: ext4_write_begin() (fgf_set_order(len))
-func (of *OpenFile) Write(count uint64, now func() sim.Time, wait func(until sim.Time)) (int64, uapi.Errno) {
+// fs/ext4/inode.c: ext4_write_begin() (fgf_set_order(len));
+// mm/filemap.c: generic_write_checks_count(): if (!*count) return 0, before IOCB_APPEND
+func (of *OpenFile) Write(ppos *int64, count uint64, now func() sim.Time, wait func(until sim.Time)) (int64, uapi.Errno) {
 	if !of.Writable() {
 		return 0, uapi.EBADF
 	}
+	if count == 0 {
+		return 0, 0
+	}
 	f := of.Inode
 	if of.Flags&uapi.O_APPEND != 0 && f.Size >= 0 {
-		of.Pos = f.Size
+		*ppos = f.Size
 	}
-	if of.Pos < 0 {
+	if *ppos < 0 {
 		return 0, uapi.EINVAL
 	}
-	pos := uint64(of.Pos)
+	pos := uint64(*ppos)
 	count = min(count, math.MaxInt64-pos)
 	end, size := pos+count, uint64(f.size())
 	const chunk = PageSize << maxPagecacheOrder // mapping_max_folio_size()
@@ -183,7 +192,7 @@ func (of *OpenFile) Write(count uint64, now func() sim.Time, wait func(until sim
 	if f.Size >= 0 && int64(end) > f.Size {
 		f.Size = int64(end) // i_size_write() in ext4_write_end()
 	}
-	of.Pos = int64(end)
+	*ppos = int64(end)
 	return int64(count), 0
 }
 

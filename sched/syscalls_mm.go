@@ -396,28 +396,31 @@ func (s *Sched) truncate(f *mm.File, size int64) {
 
 // fileIO is read(2) or write(2) of count bytes of a regular file at pos
 // (-1: at f_pos, which moves), through its page cache: the task waits in D
-// for what the disk has still to read. The path is marked unaudited: the
-// page cache is shared by every process.
-// fs/read_write.c: vfs_read() -> ext4_file_read_iter() -> filemap_read();
+// for what the disk has still to read. The I/O runs on a copy of f_pos,
+// stored back when it is done (ksys_read()'s local pos), and pread64(2)
+// and pwrite64(2) never touch f_pos: another thread's read() while this
+// one sleeps sees f_pos as it was. The path is marked unaudited: the page
+// cache is shared by every process.
+// fs/read_write.c: ksys_read(), ksys_pread64(); vfs_read() -> ext4_file_read_iter() -> filemap_read();
 // vfs_write() -> ext4_buffered_write_iter() -> generic_perform_write()
 func (s *Sched) fileIO(t *Task, f *mm.OpenFile, pos int64, count uint64, write bool) int64 {
 	if s.M.FootprintListening() {
 		t.CPU().Unaudited("filemap_read") // the page cache, f_pos, f_ra
 	}
 	now, wait := s.ioClock(t)
-	saved := f.Pos
-	if pos >= 0 {
-		f.Pos = pos
+	at := pos
+	if pos < 0 {
+		at = f.Pos // ksys_read(): pos = *file_ppos(file)
 	}
 	var n int64
 	var err uapi.Errno
 	if write {
-		n, err = f.Write(count, now, wait)
+		n, err = f.Write(&at, count, now, wait)
 	} else {
-		n, err = f.Read(s.FS, count, now, wait)
+		n, err = f.Read(s.FS, &at, count, now, wait)
 	}
-	if pos >= 0 {
-		f.Pos = saved
+	if pos < 0 && err == 0 && n > 0 {
+		f.Pos = at // ksys_read(): if (ret >= 0 && ppos) f.file->f_pos = pos
 	}
 	if err != 0 {
 		return errno(err)
