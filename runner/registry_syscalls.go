@@ -54,14 +54,21 @@ func (r *SimRegistry) SyscallConst(name string) (int64, bool) {
 }
 
 // sysArg is the scheduler's form of a checked argument: constants resolved
-// and |-joined terms or'ed, a variable left to the run.
-func sysArg(a scenarios.SysArg) sched.SysArg {
+// and |-joined terms or'ed, a variable left to the run; an int argument
+// (regValue).
+func sysArg(a scenarios.SysArg) sched.SysArg { return sysArgOf(a, false) }
+
+// sysArgOf is sysArg of an argument whose C type is wide (off_t, loff_t,
+// size_t, a pointer: wideArg) or not.
+func sysArgOf(a scenarios.SysArg, wide bool) sched.SysArg {
 	if a.IsStr {
 		return sched.SysArg{Str: a.Str, IsStr: true}
 	}
 	var v uint64
 	for _, t := range a.Terms {
 		switch c, ok := uapi.SyscallConsts[t.Name]; {
+		case t.Name == "" && wide:
+			v |= uint64(t.Value)
 		case t.Name == "":
 			v |= regValue(t.Value)
 		case ok:
@@ -85,10 +92,42 @@ func regValue(v int64) uint64 {
 	return uint64(v)
 }
 
-func sysArgs(as []scenarios.SysArg) []sched.SysArg {
+// sysArgs are the arguments of syscall name: each as wide as its C type.
+func sysArgs(name string, as []scenarios.SysArg) []sched.SysArg {
 	var out []sched.SysArg
-	for _, a := range as {
-		out = append(out, sysArg(a))
+	wide := wideArgs(name)
+	for i, a := range as {
+		out = append(out, sysArgOf(a, i < len(wide) && wide[i]))
+	}
+	return out
+}
+
+// wideArgs says, for each argument of syscall name, whether its type is
+// 64 bits wide in the wrapper too (off_t, loff_t, size_t, ssize_t, long, a
+// pointer), so that a negative number is sign-extended to 64 bits: lseek(fd,
+// -5, SEEK_CUR) passes 0xfffffffffffffffb, where close(-1)'s int is
+// 0xffffffff. The types are the syscall's sys_enter fields' (its
+// SYSCALL_DEFINE); an unsigned long the wrapper declares int (mmap's fd,
+// prot, flags) keeps regValue's int rule.
+// include/linux/syscalls.h: SYSCALL_DEFINEx(); glibc: the wrappers' prototypes
+func wideArgs(name string) []bool {
+	sc, ok := uapi.LookupSyscall(name)
+	if !ok || sc.TraceName() == "" {
+		return nil
+	}
+	tp, ok := perftool.LookupTracepoint("syscalls", "sys_enter_"+sc.TraceName())
+	if !ok {
+		return nil
+	}
+	var out []bool
+	for _, f := range tp.Fields[1:] {
+		ty := strings.TrimSpace(strings.TrimSuffix(f.Decl, perftool.FieldName(f.Decl)))
+		switch {
+		case strings.HasSuffix(ty, "*"), ty == "off_t", ty == "loff_t", ty == "size_t", ty == "ssize_t", ty == "long":
+			out = append(out, true)
+		default:
+			out = append(out, false)
+		}
 	}
 	return out
 }

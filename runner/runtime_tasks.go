@@ -24,7 +24,7 @@ func taskOps(f *scenarios.File, ops []scenarios.Op, tick func(), perfOps map[sce
 		case *scenarios.Compute:
 			out = append(out, sched.Compute(clampDur(op.Dur)))
 		case *scenarios.Syscall:
-			out = append(out, sched.SyscallArgs(op.Name, clampDur(op.Dur), op.Bind, sysArgs(op.Args)...))
+			out = append(out, sched.SyscallArgs(op.Name, clampDur(op.Dur), op.Bind, sysArgs(op.Name, op.Args)...))
 		case *scenarios.Touch:
 			out = append(out, sched.Touch(sysArg(op.At), int(op.Pages), op.Write))
 		case *scenarios.Sleep:

@@ -1,0 +1,37 @@
+package runner
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestWideSyscallArgs: a negative off_t, loff_t or size_t reaches the
+// kernel sign-extended to 64 bits, as glibc passes it: lseek to -5 is
+// EINVAL (not 4294967291), ftruncate to -1 is EINVAL (not a 4 GiB file),
+// pread64 at -1 is EINVAL; close(-1)'s int stays 0xffffffff (EBADF either
+// way). Values as this machine's kernel returns them (errno negated).
+func TestWideSyscallArgs(t *testing.T) {
+	r, _ := runQuiet(t, "wide.sim", `scenario wide
+cpus 1
+task main cpu0
+  syscall openat AT_FDCWD "/var/tmp/w" O_RDWR|O_CREAT 0 as fd
+  syscall ftruncate fd 8192
+  syscall lseek fd -5 SEEK_SET as seek
+  syscall lseek fd -5 SEEK_END as end
+  syscall ftruncate fd -1 as trunc
+  syscall lseek fd 0 SEEK_END as size
+  syscall pread64 fd 0 10 -1 as pread
+  syscall close -1 as closed
+`)
+	got := map[string]int64{}
+	for k, v := range r.S.Tasks[0].Vars {
+		if k != "fd" {
+			got[k] = int64(v)
+		}
+	}
+	want := map[string]int64{"seek": -22, "end": 8187, "trunc": -22, "size": 8192, "pread": -22, "closed": -9}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("returns (-want +got):\n%s", d)
+	}
+}
