@@ -16,8 +16,8 @@ import (
 // dirty and when they are read or written back. Measured on this machine's
 // 6.18 (ext4): mm/testdata/fileio.
 
-// readable and Writable are f_mode's FMODE_READ and FMODE_WRITE.
-func (of *OpenFile) readable() bool { return of.Flags&uapi.O_ACCMODE != uapi.O_WRONLY }
+// Readable reports whether of was opened for reading (FMODE_READ).
+func (of *OpenFile) Readable() bool { return of.Flags&uapi.O_ACCMODE != uapi.O_WRONLY }
 
 // Writable reports whether of was opened for writing (FMODE_WRITE).
 func (of *OpenFile) Writable() bool { return of.Flags&uapi.O_ACCMODE != uapi.O_RDONLY }
@@ -27,7 +27,7 @@ func (of *OpenFile) Writable() bool { return of.Flags&uapi.O_ACCMODE != uapi.O_R
 // writing too.
 // mm/mmap.c: do_mmap()
 func (of *OpenFile) MayMap(prot, flags uint64) bool {
-	if !of.readable() {
+	if !of.Readable() {
 		return false
 	}
 	shared := flags&uapi.MAP_TYPE != uapi.MAP_PRIVATE
@@ -80,7 +80,7 @@ func (f *File) readBatch(index, max uint64, now sim.Time) []*folio {
 // f_pos as it was.
 // mm/filemap.c: filemap_read(), filemap_get_pages()
 func (of *OpenFile) Read(fs *FS, ppos *int64, count uint64, now func() sim.Time, wait func(until sim.Time)) (int64, uapi.Errno) {
-	if !of.readable() {
+	if !of.Readable() {
 		return 0, uapi.EBADF
 	}
 	f := of.Inode

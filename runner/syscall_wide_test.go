@@ -35,3 +35,34 @@ task main cpu0
 		t.Errorf("returns (-want +got):\n%s", d)
 	}
 }
+
+// TestReadWriteCounts: a count negative as a ssize_t fails access_ok() of
+// the buffer (EFAULT: buf + count past USER_PTR_MAX), a position that
+// overflows with the count fails rw_verify_area() (EINVAL), before any I/O;
+// a write of -1 bytes was a runaway, a pread64 at LLONG_MAX - 5 of 10 bytes
+// returned 0. As this machine's kernel (neg=-14 over=-22 negread=-14
+// pos=0).
+func TestReadWriteCounts(t *testing.T) {
+	r, _ := runQuiet(t, "counts.sim", `scenario counts
+cpus 1
+task main cpu0
+  syscall openat AT_FDCWD "/var/tmp/c" O_RDWR|O_CREAT 0 as fd
+  syscall ftruncate fd 8192
+  syscall write fd 0 -1 as neg
+  syscall pread64 fd 0 10 9223372036854775802 as over
+  syscall read fd 0 -2 as negread
+  syscall lseek fd 0 SEEK_CUR as pos
+  syscall write fd 0 4294967296 as big
+`)
+	got := map[string]int64{}
+	for k, v := range r.S.Tasks[0].Vars {
+		if k != "fd" {
+			got[k] = int64(v)
+		}
+	}
+	// and a write of 4 GiB moves MAX_RW_COUNT bytes
+	want := map[string]int64{"neg": -14, "over": -22, "negread": -14, "pos": 0, "big": 0x7ffff000}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("returns (-want +got):\n%s", d)
+	}
+}

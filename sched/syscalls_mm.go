@@ -182,6 +182,9 @@ var sysModels = map[string]func(s *Sched, t *Task, a *[6]uint64) int64{
 		if f == nil {
 			return errno(uapi.EBADF)
 		}
+		if !accessOK(a[1], a[2]) {
+			return errno(uapi.EFAULT) // vfs_write(): !access_ok(buf, count)
+		}
 		if !f.Regular() {
 			return int64(a[2])
 		}
@@ -194,6 +197,9 @@ var sysModels = map[string]func(s *Sched, t *Task, a *[6]uint64) int64{
 		f := t.Files.Fget(int64(int32(a[0])))
 		if f == nil {
 			return errno(uapi.EBADF)
+		}
+		if !accessOK(a[1], a[2]) {
+			return errno(uapi.EFAULT) // vfs_read(): !access_ok(buf, count)
 		}
 		if !f.Regular() {
 			return 0
@@ -394,6 +400,21 @@ func (s *Sched) truncate(f *mm.File, size int64) {
 	s.eachMM(func(m *mm.MM) { m.ZapPastEOF(f) })
 }
 
+// accessOK is access_ok(buf, count) on x86-64: the range ends at or below
+// USER_PTR_MAX (TASK_SIZE_MAX - 1) and does not wrap. A count negative as
+// a ssize_t fails here, before rw_verify_area() could say EINVAL.
+// arch/x86/include/asm/uaccess_64.h: __access_ok(), valid_user_address()
+func accessOK(buf, count uint64) bool {
+	const userPtrMax = mm.StackTop - 1 // TASK_SIZE_MAX - 1
+	end := buf + count
+	return end >= buf && end <= userPtrMax
+}
+
+// maxRWCount is MAX_RW_COUNT, the most one read(2) or write(2) moves:
+// INT_MAX & PAGE_MASK.
+// include/linux/fs.h: #define MAX_RW_COUNT (INT_MAX & PAGE_MASK)
+const maxRWCount = 0x7ffff000
+
 // fileIO is read(2) or write(2) of count bytes of a regular file at pos
 // (-1: at f_pos, which moves), through its page cache: the task waits in D
 // for what the disk has still to read. The I/O runs on a copy of f_pos,
@@ -407,11 +428,18 @@ func (s *Sched) fileIO(t *Task, f *mm.OpenFile, pos int64, count uint64, write b
 	if s.M.FootprintListening() {
 		t.CPU().Unaudited("filemap_read") // the page cache, f_pos, f_ra
 	}
-	now, wait := s.ioClock(t)
 	at := pos
 	if pos < 0 {
 		at = f.Pos // ksys_read(): pos = *file_ppos(file)
 	}
+	switch {
+	case write && !f.Writable(), !write && !f.Readable():
+		return errno(uapi.EBADF) // vfs_read(): !(file->f_mode & FMODE_READ)
+	case int64(count) < 0, at >= 0 && at+int64(count) < 0:
+		return errno(uapi.EINVAL) // rw_verify_area(): (ssize_t) count < 0, (loff_t) (pos + count) < 0
+	}
+	count = min(count, maxRWCount) // vfs_read(), vfs_write(): if (count > MAX_RW_COUNT) count = MAX_RW_COUNT
+	now, wait := s.ioClock(t)
 	var n int64
 	var err uapi.Errno
 	if write {
@@ -444,6 +472,8 @@ func (s *Sched) positionedIO(t *Task, a *[6]uint64, write bool) int64 {
 		return errno(uapi.EBADF)
 	case !f.Regular():
 		return errno(uapi.ESPIPE)
+	case !accessOK(a[1], a[2]):
+		return errno(uapi.EFAULT) // vfs_read(), vfs_write(): !access_ok(buf, count)
 	}
 	return s.fileIO(t, f, int64(a[3]), a[2], write)
 }
