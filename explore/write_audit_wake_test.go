@@ -72,3 +72,42 @@ func TestWriteAuditWake(t *testing.T) {
 		})
 	}
 }
+
+// futexManySrc: a wakes three waiters of one futex, each asleep on its own
+// idle CPU, so each wake-up goes through that CPU's wake list (a step
+// point) in the middle of futex(FUTEX_WAKE, 3).
+const futexManySrc = `scenario futex-many
+cpus 4
+task w1 cpu1
+  futex wait f
+  compute 2us
+task w2 cpu2
+  futex wait f
+  compute 2us
+task w3 cpu3
+  futex wait f
+  compute 2us
+task a cpu0
+  compute 10us
+  futex wake f 3
+  compute 2us
+`
+
+// TestWriteAuditFutexWakeMany: futex_wake() of several waiters takes them
+// all off the bucket under its lock before it wakes any (futex_wake_mark()
+// into a wake_q, then wake_up_q()), so the fragments the wake-ups' step
+// points start write no futex queue: each waiter taken off after the first
+// wake-up's step point was a write the lock's one annotation did not cover.
+func TestWriteAuditFutexWakeMany(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a reflective snapshot of the whole model at every fragment boundary")
+	}
+	t.Parallel()
+	a := auditRun(t, "futex-many", futexManySrc, 4)
+	if len(a.Violations) > 0 {
+		t.Errorf("declared fragments that write what they do not annotate:\n%v", a.Violations)
+	}
+	if got := a.Checked["ttwu_queue_wakelist"]; got < 3 {
+		t.Errorf("%d ttwu_queue_wakelist fragments checked, want the 3 wake-ups' at least", got)
+	}
+}

@@ -359,11 +359,18 @@ func (s *Sched) futexWait(t *Task, key waitObjKey, f *futexQ, changed func() boo
 	})
 }
 
-// futexWake wakes up to n of f's waiters in queue order, under its lock.
-// kernel/futex/waitwake.c: futex_wake()
+// futexWake wakes up to n of f's waiters in queue order: under the
+// bucket's lock each is taken off it into a wake_q, then, the lock
+// dropped, each is woken. A wake-up's step point (its wake list's IPI)
+// thus never splits the bucket's update: the fragment after it only wakes.
+// kernel/futex/waitwake.c: futex_wake(), futex_wake_mark(); kernel/sched/core.c: wake_up_q()
 func (s *Sched) futexWake(t *Task, key waitObjKey, f *futexQ, n int) {
 	s.accessWaitObj(t, key, "futex") // kernel/futex/core.c: futex_wake(): spin_lock(&hb->lock)
-	for i := 0; i < n && s.wakeOne(&f.q, 0); i++ {
+	k := min(n, len(f.q.waiters))
+	wakeQ := append([]*Task(nil), f.q.waiters[:k]...)
+	f.q.waiters = f.q.waiters[k:] // futex_wake_mark(): __futex_unqueue(), wake_q_add_safe()
+	for _, w := range wakeQ {
+		s.ttwu(w, 0, true) // wake_up_q(), the lock dropped; annotated (footprint_wake.go)
 	}
 }
 
