@@ -208,10 +208,11 @@ func (f *File) free(index uint64, order uint) bool {
 }
 
 // Lseek is lseek(2): f_pos set from the start, from itself or from
-// i_size (SEEK_SET, SEEK_CUR, SEEK_END); SEEK_DATA and SEEK_HOLE treat a
-// file with no size as one with no end. EINVAL for a negative result or
-// another whence.
-// fs/read_write.c: generic_file_llseek() -> vfs_setpos()
+// i_size (SEEK_SET, SEEK_CUR, SEEK_END); SEEK_DATA and SEEK_HOLE as on a
+// file with no holes (the model keeps none: a file is data up to i_size),
+// ENXIO at or past i_size; a file with no size is one with no end. EINVAL
+// for a negative result or another whence.
+// fs/read_write.c: generic_file_llseek_size() -> vfs_setpos()
 func (of *OpenFile) Lseek(offset int64, whence uint64) (int64, uapi.Errno) {
 	pos := offset
 	switch whence {
@@ -220,6 +221,14 @@ func (of *OpenFile) Lseek(offset int64, whence uint64) (int64, uapi.Errno) {
 		pos += of.Pos
 	case uapi.SEEK_END:
 		pos += of.Inode.size()
+	case uapi.SEEK_DATA, uapi.SEEK_HOLE:
+		eof := of.Inode.size()
+		if offset < 0 || offset >= eof {
+			return 0, uapi.ENXIO // "In the generic case the entire file is data"
+		}
+		if whence == uapi.SEEK_HOLE && of.Inode.Size >= 0 {
+			pos = eof // "There is a virtual hole at the end of the file"
+		}
 	default:
 		return 0, uapi.EINVAL
 	}

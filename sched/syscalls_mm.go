@@ -3,6 +3,7 @@ package sched
 import (
 	"math"
 	"path"
+	"strings"
 
 	"perfsim/mm"
 	"perfsim/sim"
@@ -220,8 +221,10 @@ var sysModels = map[string]func(s *Sched, t *Task, a *[6]uint64) int64{
 		switch {
 		case f == nil:
 			return errno(uapi.EBADF)
+		case uint32(a[2]) > uapi.SEEK_MAX:
+			return errno(uapi.EINVAL) // ksys_lseek(): whence checked before vfs_llseek()
 		case !f.Regular():
-			return errno(uapi.ESPIPE)
+			return errno(uapi.ESPIPE) // vfs_llseek(): !(file->f_mode & FMODE_LSEEK)
 		}
 		pos, err := f.Lseek(int64(a[1]), uint64(uint32(a[2])))
 		if err != 0 {
@@ -327,7 +330,7 @@ var sysModels = map[string]func(s *Sched, t *Task, a *[6]uint64) int64{
 			return errno(uapi.EINVAL)
 		case of == nil:
 			return errno(uapi.EBADF)
-		case of.Inode == nil || !of.Writable(): // do_ftruncate(): "We want a non-directory, writeable file"
+		case !of.Regular() || !of.Writable(): // do_ftruncate(): !S_ISREG(inode->i_mode) || !(file->f_mode & FMODE_WRITE)
 			return errno(uapi.EINVAL)
 		}
 		s.truncate(of.Inode, int64(a[1]))
@@ -381,13 +384,20 @@ func (s *Sched) open(t *Task, pathAddr, flags uint64) int64 {
 	if !ok {
 		return errno(uapi.EFAULT)
 	}
+	// Every path exists but one O_CREAT|O_EXCL makes: it succeeds only for
+	// a path the run has not met yet (not a /dev file), and the new file
+	// is empty.
+	excl := flags&(uapi.O_CREAT|uapi.O_EXCL) == uapi.O_CREAT|uapi.O_EXCL
+	if excl && (s.FS.Cached(p) || strings.HasPrefix(p, "/dev/")) {
+		return errno(uapi.EEXIST) // open_last_lookups() -> lookup_open(): O_EXCL on a positive dentry
+	}
 	f := s.FS.Lookup(p)
 	fd, err := t.Files.Install(f, flags)
 	if err != 0 {
 		return errno(err)
 	}
-	if flags&uapi.O_TRUNC != 0 {
-		s.truncate(f, 0) // do_open() -> handle_truncate()
+	if flags&uapi.O_TRUNC != 0 || excl {
+		s.truncate(f, 0) // do_open() -> handle_truncate(); or a new inode, i_size 0
 	}
 	return int64(fd)
 }
@@ -479,15 +489,18 @@ func (s *Sched) positionedIO(t *Task, a *[6]uint64, write bool) int64 {
 }
 
 // fsync is fsync(2) and fdatasync(2): a regular file's dirty pages are
-// written back and waited for (D); any other file has nothing to write.
+// written back and waited for (D); any other file of the model's (a tty,
+// perf's anon inode) has no ->fsync: EINVAL.
+// fs/sync.c: do_fsync() -> vfs_fsync_range(): if (!file->f_op->fsync) return -EINVAL
 func (s *Sched) fsync(t *Task, a *[6]uint64) int64 {
 	f := t.Files.Fget(int64(int32(a[0])))
-	if f == nil {
+	switch {
+	case f == nil:
 		return errno(uapi.EBADF)
+	case !f.Regular():
+		return errno(uapi.EINVAL)
 	}
-	if f.Regular() {
-		f.Fsync(s.ioClock(t))
-	}
+	f.Fsync(s.ioClock(t))
 	return 0
 }
 

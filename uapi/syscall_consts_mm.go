@@ -48,13 +48,16 @@ func init() {
 
 // lseek() whence, include/uapi/linux/fs.h.
 const (
-	SEEK_SET = 0
-	SEEK_CUR = 1
-	SEEK_END = 2
+	SEEK_SET  = 0
+	SEEK_CUR  = 1
+	SEEK_END  = 2
+	SEEK_DATA = 3
+	SEEK_HOLE = 4
+	SEEK_MAX  = SEEK_HOLE
 )
 
 func init() {
-	for k, v := range map[string]int64{"SEEK_SET": SEEK_SET, "SEEK_CUR": SEEK_CUR, "SEEK_END": SEEK_END} {
+	for k, v := range map[string]int64{"SEEK_SET": SEEK_SET, "SEEK_CUR": SEEK_CUR, "SEEK_END": SEEK_END, "SEEK_DATA": SEEK_DATA, "SEEK_HOLE": SEEK_HOLE} {
 		SyscallConsts[k] = v
 	}
 }
