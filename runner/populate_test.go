@@ -36,6 +36,12 @@ sometimes samples >= 0
 	if d := cmp.Diff(want, counts{popMinor, popSamples}); d != "" {
 		t.Errorf("min_flt and page-faults samples with MAP_POPULATE (-want +got):\n%s", d)
 	}
+	// MAP_NONBLOCK: do_mmap() populates nothing, the touches fault as the
+	// plain run's
+	nbMinor, nbSamples := run("MAP_PRIVATE|MAP_ANONYMOUS|MAP_POPULATE|MAP_NONBLOCK")
+	if d := cmp.Diff(counts{plainMinor, plainSamples}, counts{nbMinor, nbSamples}); d != "" {
+		t.Errorf("min_flt and page-faults samples with MAP_POPULATE|MAP_NONBLOCK (-want +got):\n%s", d)
+	}
 	if plainSamples < 100 {
 		t.Errorf("the plain run has %d page-faults samples, want at least the 100 touches'", plainSamples)
 	}

@@ -104,7 +104,9 @@
 // A syscall is named as in syscall_64.tbl (uname) or after its entry point
 // (newuname); it takes no arguments (all zero) or exactly as many as its
 // syscalls:sys_enter_NAME format file has. An argument is a number (-1 is
-// an int: 0xffffffff in the register, as glibc passes it), a constant
+// an int: 0xffffffff in the register, as glibc passes it; an off_t, loff_t,
+// size_t or pointer argument takes it as 64 bits, so lseek fd -5 SEEK_SET
+// is EINVAL), a constant
 // (PR_SET_NAME, PROT_READ|PROT_EXEC, MAP_PRIVATE|MAP_ANONYMOUS, O_RDONLY,
 // AT_FDCWD: simrun names syscalls lists them), a "string" (passed by its
 // address; it may hold blanks and a '#', with \" \\ \n \t as escapes), or a
@@ -116,13 +118,18 @@
 //	syscall mmap 0 16384 PROT_READ|PROT_EXEC MAP_PRIVATE fd 0 as lib
 //	touch lib 4
 //
-// close, read, write, open/openat/creat (O_CLOEXEC, O_TRUNC), ftruncate, fcntl (F_GETFD/F_SETFD),
-// prctl (PR_SET_NAME, PR_SET_TIMERSLACK, PR_GET_TIMERSLACK), mmap, mprotect, munmap, brk, mremap,
+// close, read, write, pread64, pwrite64, lseek (SEEK_SET, SEEK_CUR, SEEK_END, SEEK_DATA,
+// SEEK_HOLE), fsync, fdatasync, open/openat/creat (O_RDONLY, O_WRONLY, O_RDWR, O_CREAT, O_EXCL,
+// O_APPEND, O_CLOEXEC, O_TRUNC), ftruncate, fcntl (F_GETFD/F_SETFD),
+// prctl (PR_SET_NAME, PR_SET_TIMERSLACK, PR_GET_TIMERSLACK), mmap (MAP_POPULATE, MAP_LOCKED,
+// MAP_NONBLOCK), mprotect, munmap, brk, mremap,
 // madvise (MADV_DONTNEED, MADV_FREE, MADV_RANDOM, MADV_SEQUENTIAL, MADV_WILLNEED), fadvise64
 // (POSIX_FADV_WILLNEED, POSIX_FADV_DONTNEED, POSIX_FADV_SEQUENTIAL, POSIX_FADV_RANDOM, ...) and execve
 // act on the task's fd table, its address space and the page cache (a COMM, MMAP2 records, page
-// faults; exec kills the other threads and closes the close-on-exec fds);
-// every other syscall returns 0.
+// faults, the disk's reads and writebacks; exec kills the other threads and closes the close-on-exec
+// fds). Every path exists (of unknown size) but one an O_CREAT|O_EXCL creates (empty); a file
+// has no holes; the buffer of read and write is not touched (its pages are not faulted).
+// Every other syscall returns 0.
 //
 // # Perf sessions
 //

@@ -298,7 +298,8 @@ var sysModels = map[string]func(s *Sched, t *Task, a *[6]uint64) int64{
 			v.SetReadAhead(of.ReadAhead(s.FS)) // vma->vm_file: the open file's f_ra
 		}
 		s.mmapHooks(t, v) // mmap_region() -> __mmap_complete() -> perf_event_mmap()
-		if a[3]&(uapi.MAP_POPULATE|uapi.MAP_LOCKED) != 0 {
+		// do_mmap(): *populate for VM_LOCKED, or MAP_POPULATE without MAP_NONBLOCK
+		if a[3]&uapi.MAP_LOCKED != 0 || a[3]&(uapi.MAP_POPULATE|uapi.MAP_NONBLOCK) == uapi.MAP_POPULATE {
 			s.populate(t, v) // vm_mmap_pgoff() -> mm_populate(), after the mmap lock is dropped
 		}
 		return int64(v.Start)
