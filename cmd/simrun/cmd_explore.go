@@ -65,6 +65,9 @@ func cmdExplore(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "simrun explore: %s\n", msg)
 		return exitUsage
 	}
+	if !checkOutputs("explore", stderr, output{flag: "json", path: *jsonOut}, output{flag: "out", path: *out}, output{flag: "coverage", path: *coverage}) {
+		return exitUsage
+	}
 	f, ok := loadScenario(pos[0], stderr)
 	if !ok {
 		return exitUsage

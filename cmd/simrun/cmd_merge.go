@@ -25,6 +25,9 @@ func cmdMerge(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return exitUsage
 	}
+	if !checkOutputs("merge", stderr, output{flag: "json", path: *jsonOut}, output{flag: "coverage", path: *coverage}) {
+		return exitUsage
+	}
 	var parts []*explore.Result
 	for _, name := range files {
 		fh, err := os.Open(name)

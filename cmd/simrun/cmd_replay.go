@@ -26,6 +26,9 @@ func cmdReplay(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return exitUsage
 	}
+	if !checkOutputs("replay", stderr, output{flag: "trace-json", path: outs.traceJSON}, output{flag: "perf-data", path: outs.perfData, dir: true}) {
+		return exitUsage
+	}
 	fh, err := os.Open(pos[0])
 	if err != nil {
 		printError(stderr, err)

@@ -27,6 +27,10 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return exitUsage
 	}
+	if !checkOutputs("run", stderr, output{flag: "json", path: *jsonOut}, output{flag: "trace-json", path: outs.traceJSON},
+		output{flag: "perf-data", path: outs.perfData, dir: true}) {
+		return exitUsage
+	}
 	f, ok := loadScenario(pos[0], stderr)
 	if !ok {
 		return exitUsage

@@ -81,6 +81,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(stderr, usageString)
 		return exitUsage
 	}
+	if !checkOutputs(args[0], stderr, output{flag: "memprofile", path: prof.mem}) {
+		return exitUsage
+	}
 	if err := prof.start(); err != nil {
 		fmt.Fprintf(stderr, "simrun: --cpuprofile: %v\n", err)
 		return exitUsage
