@@ -370,13 +370,34 @@ func Explore(f *scenarios.File, o Options) (*Result, error) {
 }
 
 // notJudged is the line naming the outcomes no schedule judged because
-// their when names other knob values (runner.NotJudgedHint).
+// their when names other knob values (runner.NotJudgedHint): an outcome
+// whose when holds for the search's knobs and that no schedule judged (one
+// at a time no run reached) is not one of them.
 func notJudged(f *scenarios.File, ex *Result) string {
+	knobs := map[string]string{}
+	for _, kv := range ex.ResolvedKnobs {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			knobs[k] = v
+		}
+	}
 	na := make([]bool, len(ex.Outcomes))
 	for i, c := range ex.Outcomes {
 		na[i] = c.Positive+c.Negative == 0 && ex.Schedules > 0
+		if i < len(f.Outcomes) && len(knobs) > 0 {
+			na[i] = na[i] && !whenHolds(f.Outcomes[i], knobs)
+		}
 	}
 	return runner.NotJudgedHint(f, na, "explore")
+}
+
+// whenHolds reports whether every condition of o's when holds for knobs.
+func whenHolds(o *scenarios.Outcome, knobs map[string]string) bool {
+	for _, s := range o.When {
+		if knobs[s.Name] != s.Value {
+			return false
+		}
+	}
+	return true
 }
 
 // shardRange is the range [first, last) of the runs schedules that shard
