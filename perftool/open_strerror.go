@@ -75,6 +75,11 @@ func openStrerror(e *Evsel, target *Target, tool Tool, err uapi.Errno) string {
 			return fmt.Sprintf("Invalid event (%s) in per-thread mode, enable system wide with '-a'.", e.Name)
 		}
 	}
-	return fmt.Sprintf("The sys_perf_event_open() syscall returned with %d (%s) for event (%s).\n"+
-		"/bin/dmesg | grep -i perf may provide additional information.\n", int(err), err.Error(), e.Name)
+	// perf 6.1 names /bin/dmesg; today's quotes the command (evsel.c:
+	// "\"dmesg | grep -i perf\" may provide additional information.")
+	dmesg := `"dmesg | grep -i perf" may provide additional information.`
+	if tool == ToolPerf61 {
+		dmesg = "/bin/dmesg | grep -i perf may provide additional information."
+	}
+	return fmt.Sprintf("The sys_perf_event_open() syscall returned with %d (%s) for event (%s).\n%s\n", int(err), err.Error(), e.Name, dmesg)
 }

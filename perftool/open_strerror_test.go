@@ -37,6 +37,8 @@ func TestOpenStrerror(t *testing.T) {
 		{"out-of-range CPU", ev("cpu-clock", pmu.Attr{}), cpus, ToolToday, uapi.ENODEV, "No such device - did you specify an out-of-range profile CPU?"},
 		{"EINVAL per thread", ev("cycles", pmu.Attr{}), workload, ToolToday, uapi.EINVAL, "Invalid event (cycles) in per-thread mode, enable system wide with '-a'."},
 		{"EINVAL with -C", ev("cycles", pmu.Attr{}), cpus, ToolToday, uapi.EINVAL,
+			"The sys_perf_event_open() syscall returned with 22 (Invalid argument) for event (cycles).\n\"dmesg | grep -i perf\" may provide additional information.\n"},
+		{"EINVAL with -C, perf 6.1", ev("cycles", pmu.Attr{}), cpus, ToolPerf61, uapi.EINVAL,
 			"The sys_perf_event_open() syscall returned with 22 (Invalid argument) for event (cycles).\n/bin/dmesg | grep -i perf may provide additional information.\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
