@@ -152,8 +152,8 @@ func (m *MM) Madvise(addr, length uint64, advice int64, now sim.Time) uapi.Errno
 func (m *MM) willneed(addr, end uint64, now sim.Time) {
 	for _, v := range m.VMAs {
 		lo, hi := max(addr, v.Start), min(end, v.End)
-		if lo >= hi || v.File == nil {
-			continue
+		if lo >= hi || v.File == nil || v.File.noopBDI() {
+			continue // anon: no swap to read; a /dev file's: generic_fadvise() ignores the advice (noop_backing_dev_info)
 		}
 		first := v.pgoffOf(lo)
 		v.File.ForceReadahead(v.readAhead(), first, v.pgoffOf(hi-1)-first+1, now)

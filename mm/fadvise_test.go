@@ -149,3 +149,27 @@ func TestFadviseErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestMadviseWillneedDev: MADV_WILLNEED of a mapping of a /dev file reads
+// nothing ahead (madvise_willneed() -> vfs_fadvise(): noop_backing_dev_info
+// ignores the advice); of a regular file's it reads the range.
+func TestMadviseWillneedDev(t *testing.T) {
+	fs := NewFS()
+	got := map[string]int{}
+	for _, path := range []string{"/dev/zero", "/var/tmp/f"} {
+		f := fs.Lookup(path)
+		f.Size = 16 * PageSize
+		m := New()
+		v, err := m.Mmap(0, 16*PageSize, uapi.PROT_READ, uapi.MAP_PRIVATE, f, 0)
+		if err != 0 {
+			t.Fatalf("%s: mmap: %v", path, err)
+		}
+		if e := m.Madvise(v.Start, 16*PageSize, uapi.MADV_WILLNEED, 0); e != 0 {
+			t.Fatalf("%s: madvise: %v", path, e)
+		}
+		got[path] = len(f.folios)
+	}
+	if d := cmp.Diff(map[string]int{"/dev/zero": 0, "/var/tmp/f": 16}, got); d != "" {
+		t.Errorf("folios cached after MADV_WILLNEED (-want +got):\n%s", d)
+	}
+}
