@@ -334,18 +334,25 @@ func initRASize(size, max uint64) uint64 {
 }
 
 // prevMiss is the highest index in [index-maxScan+1, index] not cached;
-// index-maxScan when every page there is; ^0 when every page down to 0 is.
+// index-maxScan+1 when every page there is; ^0 when every page down to 0 is.
 // mm/filemap.c: page_cache_prev_miss()
+//
+// The first xas_prev() of a fresh xa_state loads index itself (its node is
+// XAS_RESTART, "frozen": __xas_prev() does not step back first), so the
+// scan is index, index-1, ..., index-maxScan+1, and a scan that finds all
+// of them cached returns the last it looked at.
 func (f *File) prevMiss(index, maxScan uint64) uint64 {
 	i := index
 	for n := uint64(0); n < maxScan; n++ {
+		if n > 0 {
+			if i == 0 {
+				return ^uint64(0) // xas_prev() past 0: ULONG_MAX
+			}
+			i--
+		}
 		if f.folios[i] == nil {
 			return i
 		}
-		if i == 0 {
-			return ^uint64(0)
-		}
-		i--
 	}
 	return i
 }
