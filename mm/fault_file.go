@@ -74,7 +74,7 @@ func (m *MM) fileFault(v *VMA, page uint64, write bool, now sim.Time, tried bool
 	}
 	if !tried {
 		marked := fo.readahead && v.Flags&VM_RAND_READ == 0 && ra.RAPages > 0
-		f.read(now, func() { f.asyncMmapReadahead(v, ra, fo, pgoff) })
+		f.read(now, func() { f.asyncMmapReadahead(v, ra, fo, pgoff, now) })
 		if marked || !fo.uptodate(now) { // maybe_unlock_mmap_for_io(): VM_FAULT_RETRY once the folio is unlocked
 			return FaultResult{Fault: MinorFault, How: HowFileMap, Retry: true, RetryAt: max(now, fo.ready)}
 		}

@@ -107,7 +107,7 @@ func (of *OpenFile) Read(fs *FS, ppos *int64, count uint64, now func() sim.Time,
 		}
 		last := b[len(b)-1]
 		if last.readahead {
-			f.read(now(), func() { f.asyncRA(ra, last, last.index, lastIndex-last.index) })
+			f.read(now(), func() { f.asyncRA(ra, last, last.index, lastIndex-last.index, now()) })
 		}
 		if !last.uptodate(now()) {
 			if len(b) == 1 { // filemap_update_page(): folio_put_wait_locked(), then again

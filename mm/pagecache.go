@@ -362,7 +362,7 @@ func (f *File) prevMiss(index, maxScan uint64) uint64 {
 // PG_readahead, the next window is read (asyncRA, a request of ra_pages).
 // Under MADV_RANDOM or with ra_pages 0 nothing happens.
 // mm/filemap.c: do_async_mmap_readahead()
-func (f *File) asyncMmapReadahead(v *VMA, ra *ReadAhead, fo *folio, index uint64) {
+func (f *File) asyncMmapReadahead(v *VMA, ra *ReadAhead, fo *folio, index uint64, now sim.Time) {
 	if v.Flags&VM_RAND_READ != 0 || ra.RAPages == 0 {
 		return
 	}
@@ -370,16 +370,18 @@ func (f *File) asyncMmapReadahead(v *VMA, ra *ReadAhead, fo *folio, index uint64
 		ra.mmapMiss--
 	}
 	if fo.readahead {
-		f.asyncRA(ra, fo, index, ra.RAPages)
+		f.asyncRA(ra, fo, index, ra.RAPages, now)
 	}
 }
 
 // asyncRA is a reader reaching fo, marked PG_readahead, at page index,
-// req pages asked: the mark is cleared and the next window is read, ahead
-// of the reader, in larger folios than the last.
+// req pages asked, at now: the mark is cleared and the next window is
+// read, ahead of the reader, in larger folios than the last. A folio under
+// writeback reads nothing and keeps its mark ("Same bit is used for
+// PG_readahead and PG_reclaim").
 // mm/readahead.c: page_cache_async_ra()
-func (f *File) asyncRA(ra *ReadAhead, fo *folio, index, req uint64) {
-	if ra.RAPages == 0 {
+func (f *File) asyncRA(ra *ReadAhead, fo *folio, index, req uint64, now sim.Time) {
+	if ra.RAPages == 0 || fo.writeback > now { // folio_test_writeback(folio)
 		return
 	}
 	fo.readahead = false

@@ -1,6 +1,12 @@
 package mm
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"perfsim/sim"
+)
 
 // TestPrevMiss: page_cache_prev_miss() looks at index itself first, then
 // below it, maxScan pages in all: the first page not cached, else the last
@@ -27,5 +33,30 @@ func TestPrevMiss(t *testing.T) {
 		if got := f.prevMiss(tc.index, tc.maxScan); got != tc.want {
 			t.Errorf("prevMiss(%d, %d) = %d, want %d", tc.index, tc.maxScan, got, tc.want)
 		}
+	}
+}
+
+// TestAsyncRAWriteback: a reader reaching a PG_readahead folio still under
+// writeback reads nothing ahead and leaves the mark (page_cache_async_ra():
+// folio_test_writeback(), the bit PG_reclaim shares); once written back the
+// next window is read.
+func TestAsyncRAWriteback(t *testing.T) {
+	fs := NewFS()
+	f := fs.Lookup("/var/tmp/f")
+	f.Size = 1024 * PageSize
+	ra := NewReadAhead(fs)
+	fo := &folio{index: 31, readahead: true, writeback: 100}
+	f.folios[31] = fo
+	type state struct {
+		Marked bool
+		Cached int
+	}
+	var got []state
+	for _, now := range []int64{50, 150} {
+		f.asyncRA(ra, fo, 31, 32, sim.Time(now))
+		got = append(got, state{fo.readahead, len(f.folios)})
+	}
+	if d := cmp.Diff([]state{{true, 1}, {false, 1 + 32}}, got); d != "" {
+		t.Errorf("mark and pages cached at 50 (writeback until 100) and 150 (-want +got):\n%s", d)
 	}
 }
