@@ -291,6 +291,15 @@ func pageAlign(n uint64) uint64 { return (n + PageSize - 1) &^ (PageSize - 1) }
 // MAP_LOCKED's faults are the caller's to make (Populate), with time.
 // mm/mmap.c: do_mmap() -> mmap_region()
 func (m *MM) Mmap(addr, length uint64, prot, flags uint64, file *File, off uint64) (*VMA, uapi.Errno) {
+	return m.MmapChecked(addr, length, prot, flags, file, off, nil)
+}
+
+// MmapChecked is Mmap with the open file's checks (mayMap: EACCES for a
+// file not open as the mapping needs), made where do_mmap() makes them:
+// after the length, type and address are checked and the address found,
+// before a MAP_FIXED mapping unmaps what was there.
+// mm/mmap.c: do_mmap()
+func (m *MM) MmapChecked(addr, length uint64, prot, flags uint64, file *File, off uint64, mayMap func() uapi.Errno) (*VMA, uapi.Errno) {
 	if length == 0 || off%PageSize != 0 {
 		return nil, uapi.EINVAL
 	}
@@ -312,6 +321,12 @@ func (m *MM) Mmap(addr, length uint64, prot, flags uint64, file *File, off uint6
 			if flags&uapi.MAP_FIXED_NOREPLACE != 0 {
 				return nil, uapi.EEXIST
 			}
+			if mayMap != nil {
+				if e := mayMap(); e != 0 {
+					return nil, e
+				}
+				mayMap = nil
+			}
 			m.Munmap(addr, length)
 		}
 	} else {
@@ -323,6 +338,11 @@ func (m *MM) Mmap(addr, length uint64, prot, flags uint64, file *File, off uint6
 				return nil, uapi.ENOMEM
 			}
 			addr = a
+		}
+	}
+	if mayMap != nil {
+		if e := mayMap(); e != 0 {
+			return nil, e
 		}
 	}
 	v := &VMA{Start: addr, End: addr + length, Pgoff: off / PageSize, File: file}

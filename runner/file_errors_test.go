@@ -44,3 +44,30 @@ task main cpu0
 		t.Errorf("returns (-want +got):\n%s", d)
 	}
 }
+
+// TestMmapErrorOrder: do_mmap() checks the length, the mapping type and a
+// fixed address before the file's mode: a write-only fd mapped with length
+// 0, a bad type or a misaligned MAP_FIXED address is EINVAL, with a good
+// one EACCES. As this machine's kernel.
+func TestMmapErrorOrder(t *testing.T) {
+	r, _ := runQuiet(t, "mmaperr.sim", `scenario mmaperr
+cpus 1
+task main cpu0
+  syscall openat AT_FDCWD "/var/tmp/m" O_WRONLY|O_CREAT 0600 as fd
+  syscall ftruncate fd 8192
+  syscall mmap 0 0 PROT_READ MAP_PRIVATE fd 0 as zero
+  syscall mmap 0 4096 PROT_READ 0 fd 0 as badtype
+  syscall mmap 4097 4096 PROT_READ MAP_PRIVATE|MAP_FIXED fd 0 as misaligned
+  syscall mmap 0 4096 PROT_READ MAP_PRIVATE fd 0 as acces
+`)
+	got := map[string]int64{}
+	for k, v := range r.S.Tasks[0].Vars {
+		if k != "fd" {
+			got[k] = int64(v)
+		}
+	}
+	want := map[string]int64{"zero": -22, "badtype": -22, "misaligned": -22, "acces": -13}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("returns (-want +got):\n%s", d)
+	}
+}

@@ -285,12 +285,18 @@ var sysModels = map[string]func(s *Sched, t *Task, a *[6]uint64) int64{
 			if of = t.Files.Fget(int64(int32(a[4]))); of == nil || of.Inode == nil {
 				return errno(uapi.EBADF)
 			}
-			if !of.MayMap(a[2], a[3]) {
-				return errno(uapi.EACCES)
-			}
 			f = of.Inode
 		}
-		v, err := t.MM.Mmap(a[0], a[1], a[2], a[3], f, a[5])
+		var mayMap func() uapi.Errno
+		if of != nil {
+			mayMap = func() uapi.Errno {
+				if !of.MayMap(a[2], a[3]) {
+					return uapi.EACCES // do_mmap(): after the length, type and address checks
+				}
+				return 0
+			}
+		}
+		v, err := t.MM.MmapChecked(a[0], a[1], a[2], a[3], f, a[5], mayMap)
 		if err != 0 {
 			return errno(err)
 		}
