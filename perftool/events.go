@@ -197,6 +197,9 @@ func (p *eventParser) parseOne(s, arg string) error {
 			news = append(news, Evsel{Name: name, Attr: a, PMU: pmuNameOf(l.typ)})
 			news[0].isDummy = l.typ == uapi.PERF_TYPE_SOFTWARE && l.config == uapi.PERF_COUNT_SW_DUMMY
 		} else if ap := lookupAuxPMU(base); ap != nil && hasTerms {
+			if p.opts.PMUs != nil && !p.opts.PMUs[ap.name] {
+				return missingPMU(arg, strings.Index(arg, s), ap.name, p.opts.Tool)
+			}
 			a := p.newAttr(ap.typ, ap.defaultConfig)
 			if ap == &csETM {
 				a.SamplePeriod = 1 // cs_etm_get_default_config()

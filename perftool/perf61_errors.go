@@ -130,3 +130,23 @@ func kernfsNameHash(name string) uint32 {
 	}
 	return h
 }
+
+// missingPMU is perf's refusal of an event of a PMU the machine does not
+// have (no /sys/bus/event_source/devices/NAME), at byte errIdx of event:
+// perf 6.1's "Cannot find PMU" (parse_events_add_pmu()), today's "Bad event
+// or PMU" with its help (the PMU looked up by the parser first); status 129
+// as on this machine (perf 6.1 without intel_pt: `perf record -e intel_pt//
+// -- true`).
+// tools/perf/util/parse-events.c: parse_events_add_pmu() (v6.1); parse_events_multi_pmu_add_or_add_pmu()
+func missingPMU(event string, errIdx int, name string, tool Tool) *ExitError {
+	if errIdx < 0 {
+		errIdx = 0
+	}
+	text := perf61EventError(event, errIdx, "Bad event or PMU", "Unable to find PMU or event on a PMU of '"+name+"'", false)
+	if tool == ToolPerf61 {
+		// the error's index is 0 even in a group: "{cycles,intel_pt//}" is
+		// marked at its '{' on this machine
+		text = perf61EventError(event, 0, "Cannot find PMU `"+name+"'. Missing kernel support?", "", false)
+	}
+	return &ExitError{Status: 129, Text: text + "\n"}
+}

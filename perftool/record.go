@@ -32,6 +32,10 @@ type Options struct {
 	Sysctl     pmu.Sysctl // perf_event_max_sample_rate, perf_event_mlock_kb, max_stack
 	Privileged bool       // root / CAP_PERFMON+CAP_IPC_LOCK (AUX buffer defaults)
 	Tool       Tool
+	// PMUs are the machine's AUX PMUs by name (intel_pt, cs_etm: a
+	// scenario's pmu lines); nil: every one perftool knows. An event of
+	// another is refused as perf refuses it, at parse.
+	PMUs map[string]bool
 }
 
 // PerfVersionKnob picks the perf tool a scenario's sessions are:

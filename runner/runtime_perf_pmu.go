@@ -420,6 +420,10 @@ func (r *Run) parseRecord(rec *scenarios.Record, toolKnobs map[string]string) (*
 	ropts := perftool.DefaultOptions()
 	ropts.NrCPUs = len(r.M.CPUs)
 	ropts.Tool = perftool.ToolOf(toolKnobs[perftool.PerfVersionKnob.Name])
+	ropts.PMUs = map[string]bool{} // the scenario's pmu lines: the AUX PMUs the machine has
+	for _, line := range r.File.PMUs {
+		ropts.PMUs[line.Name] = true
+	}
 	argv := rec.Argv()
 	at := func(option string) scenarios.Pos {
 		if i, off, ok := (&perftool.Error{Option: option}).Locate(argv); ok {
