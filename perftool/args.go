@@ -1,6 +1,7 @@
 package perftool
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -135,6 +136,10 @@ var recordOptions = []option{
 				continue
 			}
 			n, warn, err := parsePages(part)
+			if pe := (*Error)(nil); errors.As(err, &pe) && warn != "" {
+				// perf prints its rounding before it gives up on the count
+				return &Error{Option: pe.Option, Reason: pe.Reason + " (after perf printed: " + warn + ")"}
+			}
 			if warn != "" {
 				o.messages = append(o.messages, Message{Option: opt, Text: warn})
 			}
