@@ -32,12 +32,7 @@ task main cpu0
   syscall lseek fd 9000 SEEK_HOLE as holeeof
   syscall fsync fd as fsync
 `)
-	got := map[string]int64{}
-	for k, v := range r.S.Tasks[0].Vars {
-		if k != "fd" && k != "tty" {
-			got[k] = int64(v)
-		}
-	}
+	got := returns(r, "fd", "tty")
 	want := map[string]int64{"ttywhence": -22, "ttyseek": -29, "ttyfsync": -22, "ttytrunc": -22, "newsize": 0, "again": -17,
 		"data": 100, "hole": 8192, "dataeof": -6, "holeeof": -6, "fsync": 0}
 	if d := cmp.Diff(want, got); d != "" {
@@ -60,12 +55,7 @@ task main cpu0
   syscall mmap 4097 4096 PROT_READ MAP_PRIVATE|MAP_FIXED fd 0 as misaligned
   syscall mmap 0 4096 PROT_READ MAP_PRIVATE fd 0 as acces
 `)
-	got := map[string]int64{}
-	for k, v := range r.S.Tasks[0].Vars {
-		if k != "fd" {
-			got[k] = int64(v)
-		}
-	}
+	got := returns(r, "fd")
 	want := map[string]int64{"zero": -22, "badtype": -22, "misaligned": -22, "acces": -13}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("returns (-want +got):\n%s", d)

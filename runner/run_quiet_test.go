@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"slices"
 	"testing"
 
 	"perfsim/scenarios"
@@ -19,4 +20,17 @@ func runQuiet(t *testing.T, name, src string) (*Run, *Result) {
 		t.Fatal(err)
 	}
 	return r, res
+}
+
+// returns are the values the first task's program bound with "as NAME",
+// as the signed returns they are (an errno negated), but the names in skip
+// (the fds it opened).
+func returns(r *Run, skip ...string) map[string]int64 {
+	out := map[string]int64{}
+	for k, v := range r.S.Tasks[0].Vars {
+		if !slices.Contains(skip, k) {
+			out[k] = int64(v)
+		}
+	}
+	return out
 }

@@ -24,12 +24,7 @@ task main cpu0
   syscall pread64 fd 0 10 -1 as pread
   syscall close -1 as closed
 `)
-	got := map[string]int64{}
-	for k, v := range r.S.Tasks[0].Vars {
-		if k != "fd" {
-			got[k] = int64(v)
-		}
-	}
+	got := returns(r, "fd")
 	want := map[string]int64{"seek": -22, "end": 8187, "trunc": -22, "size": 8192, "pread": -22, "closed": -9}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("returns (-want +got):\n%s", d)
@@ -54,12 +49,7 @@ task main cpu0
   syscall lseek fd 0 SEEK_CUR as pos
   syscall write fd 0 4294967296 as big
 `)
-	got := map[string]int64{}
-	for k, v := range r.S.Tasks[0].Vars {
-		if k != "fd" {
-			got[k] = int64(v)
-		}
-	}
+	got := returns(r, "fd")
 	// and a write of 4 GiB moves MAX_RW_COUNT bytes
 	want := map[string]int64{"neg": -14, "over": -22, "negread": -14, "pos": 0, "big": 0x7ffff000}
 	if d := cmp.Diff(want, got); d != "" {
