@@ -29,7 +29,7 @@ func (l *decisionLog) token() string {
 	for i, z := range l.nz {
 		at[i], d[i] = z.at, z.d
 	}
-	return sim.EncodeSparseToken(l.n, at, d)
+	return sim.EncodeSparseToken(at, d)
 }
 
 // dense is the decision list, every decision (the replay token's).

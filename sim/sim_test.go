@@ -40,7 +40,7 @@ func TestTokenRoundTrip(t *testing.T) {
 func TestTokenTrailingZeros(t *testing.T) {
 	short := EncodeToken([]int{0, 0, 1, 0, 0, 1})
 	long := EncodeToken(append([]int{0, 0, 1, 0, 0, 1}, make([]int, 54)...))
-	sparse := EncodeSparseToken(60, []int{2, 5}, []int{1, 1})
+	sparse := EncodeSparseToken([]int{2, 5}, []int{1, 1})
 	if d := cmp.Diff([]string{short, short}, []string{long, sparse}); d != "" {
 		t.Errorf("tokens of one schedule (-want +got):\n%s", d)
 	}

@@ -43,11 +43,12 @@ func EncodeToken(decisions []int) string {
 	return tokenPrefix + base64.RawURLEncoding.EncodeToString(buf)
 }
 
-// EncodeSparseToken is EncodeToken of a list of n decisions, all zero but
-// d[i] at index at[i] (at ascending, d non-zero): the same token, without
-// making the list (a long run's list is 8 bytes a decision).
-func EncodeSparseToken(n int, at, d []int) string {
-	n = 0 // the token ends at the last non-zero decision
+// EncodeSparseToken is EncodeToken of a list of decisions all zero but
+// d[i] at index at[i] (at ascending, d non-zero), however long the list:
+// the same token, without making the list (a long run's list is 8 bytes a
+// decision), which ends at its last non-zero decision.
+func EncodeSparseToken(at, d []int) string {
+	n := 0
 	if len(at) > 0 {
 		n = at[len(at)-1] + 1
 	}

@@ -16,7 +16,7 @@ func TestEncodeSparseTokenEqualsDense(t *testing.T) {
 				at, d = append(at, i), append(d, v)
 			}
 		}
-		if got, want := EncodeSparseToken(len(dense), at, d), EncodeToken(dense); got != want {
+		if got, want := EncodeSparseToken(at, d), EncodeToken(dense); got != want {
 			t.Fatalf("sparse %q, dense %q", got, want)
 		}
 	})
