@@ -771,7 +771,7 @@ func (ex *Result) ReplayFile() *ReplayFile {
 	}
 	rf := &ReplayFile{Format: ReplayFormat, Version: Version, Scenario: ex.Scenario, File: ex.File,
 		ScenarioSHA256: ex.ScenarioSHA256, Kernel: ex.Knobs, Knobs: ex.ResolvedKnobs, KnobsSHA256: KnobsSHA256(ex.ResolvedKnobs),
-		Strategy: ex.Strategy, Seed: fd.Seed, Limit: ex.Limit, Violation: fd.Violation, Signature: fd.Signature,
+		Strategy: ex.Strategy, Seed: fd.Seed, Limit: ex.Limit, LimitSHA256: LimitSHA256(ex.Limit), Violation: fd.Violation, Signature: fd.Signature,
 		Questions: fd.Questions, Disturbing: fd.Lines, Decisions: fd.Decisions}
 	if rf.Questions == nil {
 		rf.Questions = &Questions{}

@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"perfsim/runner"
 	"perfsim/scenarios"
+	"perfsim/sim"
 )
 
 // Version is the simulator's version as replay files record it. Bump it with
@@ -36,6 +38,13 @@ func KnobsSHA256(knobs []string) string {
 	k := append([]string(nil), knobs...)
 	sort.Strings(k)
 	s := sha256.Sum256([]byte(strings.Join(k, "\n") + "\n"))
+	return hex.EncodeToString(s[:])
+}
+
+// LimitSHA256 is the hex SHA-256 of a replay file's limit line's value: the
+// limit as scenarios.FormatDuration writes it.
+func LimitSHA256(limit sim.Time) string {
+	s := sha256.Sum256([]byte(scenarios.FormatDuration(time.Duration(limit))))
 	return hex.EncodeToString(s[:])
 }
 

@@ -114,6 +114,9 @@ func Replay(sc *scenarios.File, rf *ReplayFile, o ReplayOptions) (*Replayed, err
 	if rf.Format >= 2 && rf.Version != Version {
 		out.Notes = append(out.Notes, fmt.Sprintf("simrun %s wrote the file; this is %s", rf.Version, Version))
 	}
+	if rf.Format >= 2 && rf.Limit > 0 && rf.LimitSHA256 == "" {
+		out.Notes = append(out.Notes, fmt.Sprintf("the file records no hash of its limit (line %d), so an edit of it cannot be told", rf.Line("limit")))
+	}
 	check := &questionCheck{inner: sim.NewReplay(rf.Decisions), want: rf.Questions}
 	opts := runner.Options{Knobs: overrides, Chooser: check, Limit: rf.Limit, KeepTrace: true, StopAtViolation: true, Perf: o.Perf}
 	r, res, stopped, err := runStoppable(sc, opts)

@@ -32,6 +32,7 @@ import (
 //	strategy: random
 //	seed: 28
 //	limit: 10s
+//	limit-sha256: 64 hex digits            (of the limit line's value: an edit is refused)
 //	violation: invariant pmu-pause-resume-exclusive at 11.25us: ...
 //	signature: invariant pmu-pause-resume-exclusive
 //	decisions: 102                         (the decisions the run made)
@@ -55,8 +56,11 @@ type ReplayFile struct {
 	Strategy       string
 	Seed           uint64
 	Limit          sim.Time // 0: the default
-	Violation      string
-	Signature      string // the violation's signature (explore's shrinking keeps it)
+	// LimitSHA256 is LimitSHA256(Limit), "" in a file written before the
+	// limit was part of its identity.
+	LimitSHA256 string
+	Violation   string
+	Signature   string // the violation's signature (explore's shrinking keeps it)
 	// Questions is every decision's question (nil in a format 1 file);
 	// QuestionsSHA256 its hash.
 	Questions       *Questions
@@ -97,6 +101,9 @@ func (f *ReplayFile) WriteTo(w io.Writer) (int64, error) {
 	kv("seed", strconv.FormatUint(f.Seed, 10))
 	if f.Limit > 0 {
 		kv("limit", scenarios.FormatDuration(time.Duration(f.Limit)))
+		if f.Format >= 2 {
+			kv("limit-sha256", f.LimitSHA256)
+		}
 	}
 	kv("violation", f.Violation)
 	if f.Format >= 2 {
@@ -142,7 +149,7 @@ func (f *ReplayFile) errorf(key, format string, args ...any) error {
 // replayKeys are the keys of a replay file; true: it may repeat.
 var replayKeys = map[string]bool{
 	"format": false, "simrun": false, "scenario": false, "file": false, "scenario-sha256": false,
-	"kernel": true, "knob": true, "knobs-sha256": false, "strategy": false, "seed": false, "limit": false,
+	"kernel": true, "knob": true, "knobs-sha256": false, "strategy": false, "seed": false, "limit": false, "limit-sha256": false,
 	"violation": false, "signature": false, "decisions": false, "questions-sha256": false,
 	"question": true, "question-ids": false, "token": false,
 }
@@ -204,7 +211,7 @@ func ParseReplayFile(name string, r io.Reader) (*ReplayFile, error) {
 			f.Scenario = v
 		case "file":
 			f.File = v
-		case "scenario-sha256", "knobs-sha256", "questions-sha256":
+		case "scenario-sha256", "knobs-sha256", "questions-sha256", "limit-sha256":
 			if !sha256Hex.MatchString(v) {
 				return nil, bad("expected 64 lowercase hex digits, found %q", v)
 			}
@@ -213,6 +220,8 @@ func ParseReplayFile(name string, r io.Reader) (*ReplayFile, error) {
 				f.ScenarioSHA256 = v
 			case "knobs-sha256":
 				f.KnobsSHA256 = v
+			case "limit-sha256":
+				f.LimitSHA256 = v
 			default:
 				f.QuestionsSHA256 = v
 			}
@@ -297,6 +306,14 @@ func ParseReplayFile(name string, r io.Reader) (*ReplayFile, error) {
 	}
 	if KnobsSHA256(f.Knobs) != f.KnobsSHA256 {
 		return nil, f.errorf("knobs-sha256", "knobs-sha256 is not the hash of the knob lines: the file was edited")
+	}
+	// The limit is the run's as much as its knobs are: a shorter one stops
+	// the replay at it, a longer one would replay a run the file never had.
+	if f.lines["limit-sha256"] > 0 && LimitSHA256(f.Limit) != f.LimitSHA256 {
+		if f.lines["limit"] == 0 {
+			return nil, f.errorf("limit-sha256", "limit-sha256 without a limit line: the file was edited")
+		}
+		return nil, f.errorf("limit-sha256", "limit-sha256 is not the hash of the limit line: the file was edited")
 	}
 	var err error
 	if q.ids, err = decodeIDs(ids, numDecisions, len(q.Table)); err != nil {

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -184,6 +185,23 @@ func TestCLIExploreReplay(t *testing.T) {
 	r2, _, c2 := cli(t, dir, "replay", "race.replay")
 	if c1 != 1 || c2 != 1 || r1 != r2 {
 		t.Errorf("replays: exit %d %d, outputs equal %v\n%s", c1, c2, r1 == r2, r1)
+	}
+	// The limit is the run's identity as the knobs are: an edited one is
+	// refused, shorter (it stopped the replay at it) or longer (it replayed).
+	for _, limit := range []string{"1ms", "20s"} {
+		edited := strings.Replace(string(rf), "limit: 10s\n", "limit: "+limit+"\n", 1)
+		if edited == string(rf) {
+			t.Fatalf("no limit: 10s line:\n%s", rf)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "edited.replay"), []byte(edited), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out, errOut, code := cli(t, dir, "replay", "edited.replay")
+		want := "simrun: edited.replay:" + strconv.Itoa(1+strings.Count(edited[:strings.Index(edited, "limit-sha256:")], "\n")) +
+			": limit-sha256 is not the hash of the limit line: the file was edited\n"
+		if code != 2 || out != "" || errOut != want {
+			t.Errorf("limit %s: exit %d, want 2\nstdout %q\nstderr %q\nwant   %q", limit, code, out, errOut, want)
+		}
 	}
 	for _, s := range []string{"invariant violations:\n  task-work-before-user-return at 1.501446ms on cpu0", "CPU0: ###",
 		"the recorded violation recurred: invariant task-work-before-user-return\n"} {
