@@ -49,19 +49,15 @@ func (of *OpenFile) Fadvise(fs *FS, offset, length, advice int64, now sim.Time, 
 		ra.RAPages = fs.RAPages * 2
 		ra.Random = false
 	case uapi.POSIX_FADV_WILLNEED:
-		start, end := uint64(offset)/PageSize, endbyte/PageSize // first and last partial page
-		nr := end - start + 1
-		if nr == 0 {
-			nr = math.MaxUint64
-		}
+		start, nr := fadviseWillneedPages(offset, endbyte)
 		f.ForceReadahead(ra, start, nr, now)
 	case uapi.POSIX_FADV_DONTNEED:
 		// The range's dirty folios are written back, not waited for
 		// (filemap_flush_range()): under writeback, they stay.
-		f.writeback(now, f.dirtyIn(uint64(offset)/PageSize, endbyte/PageSize))
+		f.writeback(now, f.dirtyIn(uint64(offset>>pageShift), endbyte/PageSize))
 		// First and last full page; the last partial one too where the
 		// range ends at a page's end or at the file's end.
-		start, end := (uint64(offset)+PageSize-1)/PageSize, endbyte/PageSize
+		start, end := uint64((offset+PageSize-1)>>pageShift), endbyte/PageSize
 		if endbyte%PageSize != PageSize-1 && int64(endbyte) != f.Size-1 {
 			if end == 0 {
 				return 0
@@ -73,4 +69,22 @@ func (of *OpenFile) Fadvise(fs *FS, offset, length, advice int64, now sim.Time, 
 		}
 	}
 	return 0
+}
+
+// pageShift is PAGE_SHIFT: loff_t offsets are shifted, not divided, so a
+// negative one becomes a pgoff_t near 2^64 as the kernel's does.
+const pageShift = 12
+
+// fadviseWillneedPages is POSIX_FADV_WILLNEED's first partial page and
+// page count for offset and the inclusive endbyte: the loff_t offset
+// shifted as signed (-4096 is page 2^64-1, not 2^52-1), the count's "+1"
+// wrapped to ~0UL.
+// mm/fadvise.c: generic_fadvise()
+func fadviseWillneedPages(offset int64, endbyte uint64) (start, nr uint64) {
+	start, end := uint64(offset>>pageShift), endbyte>>pageShift
+	nr = end - start + 1
+	if nr == 0 {
+		nr = math.MaxUint64
+	}
+	return start, nr
 }

@@ -173,3 +173,49 @@ func TestMadviseWillneedDev(t *testing.T) {
 		t.Errorf("folios cached after MADV_WILLNEED (-want +got):\n%s", d)
 	}
 }
+
+// TestFadviseNegativeOffset: a negative loff_t offset is shifted as signed
+// (generic_fadvise(): start_index = offset >> PAGE_SHIFT), so WILLNEED
+// starts at a page near 2^64 and its count wraps to a few pages; on a file
+// of 64 pages nothing is read, as on this machine's kernel (fadvise64 at
+// -4096/8192, -1/0, -4095/8192, -8192/65536: 0, no page resident).
+func TestFadviseNegativeOffset(t *testing.T) {
+	const top = ^uint64(0)
+	type want struct{ Start, Nr uint64 }
+	for _, c := range []struct {
+		offset, length int64
+		want           want
+	}{
+		{-4096, 8192, want{top, 2}},
+		{-4095, 8192, want{top, 3}},
+		{-8192, 65536, want{top - 1, 16}},
+		{-1, 0, want{top, 1<<51 + 1}},
+		{4096, 8192, want{1, 2}},
+	} {
+		endbyte := uint64(c.offset) + uint64(c.length) - 1
+		if c.length == 0 {
+			endbyte = 1<<63 - 1
+		}
+		start, nr := fadviseWillneedPages(c.offset, endbyte)
+		if diff := cmp.Diff(c.want, want{start, nr}); diff != "" {
+			t.Errorf("fadviseWillneedPages(%d, %d) (-want +got):\n%s", c.offset, endbyte, diff)
+		}
+		fs := NewFS()
+		f := fs.Lookup("/var/tmp/fadvise")
+		f.Size = 64 * PageSize
+		of := &OpenFile{Inode: f}
+		none := func(uint64) bool { return false }
+		for _, advice := range []int64{uapi.POSIX_FADV_WILLNEED, uapi.POSIX_FADV_DONTNEED} {
+			if c.offset >= 0 {
+				continue
+			}
+			got := struct {
+				Errno    uapi.Errno
+				Resident int
+			}{of.Fadvise(fs, c.offset, c.length, advice, 0, none), len(f.folios)}
+			if got.Errno != 0 || got.Resident != 0 {
+				t.Errorf("fadvise(%d, %d, %d) = %+v, want errno 0 and no page resident", c.offset, c.length, advice, got)
+			}
+		}
+	}
+}
