@@ -217,8 +217,9 @@ func (k *Kernel) perfEventOpen(t *sched.Task, uattr *Attr, pid, cpuID, groupFD i
 	k.accessOpenDone(t, e, files)
 	e.ownerTask = t
 	e.fileRefs = 1
-	e.life.refcount = 1                        // the file's reference (perf_event_alloc: atomic_long_set(&event->refcount, 1))
-	files.FdInstall(fd, &mm.OpenFile{Anon: e}) // fd_install(event_fd, event_file)
+	e.life.refcount = 1 // the file's reference (perf_event_alloc: atomic_long_set(&event->refcount, 1))
+	// perf_event_open(): anon_inode_getfile(..., f_flags) with f_flags O_RDWR
+	files.FdInstall(fd, &mm.OpenFile{Anon: e, Flags: uapi.O_RDWR}) // fd_install(event_fd, event_file)
 	k.stats.opens++
 	return fd, nil
 }

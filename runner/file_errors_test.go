@@ -61,3 +61,40 @@ task main cpu0
 		t.Errorf("returns (-want +got):\n%s", d)
 	}
 }
+
+// TestReadWriteModeFirst: vfs_read() and vfs_write() check the file's mode
+// before access_ok(): a read-only fd written with a count negative as a
+// ssize_t is EBADF, not EFAULT, and so is a read-only /dev file written;
+// pwrite64 of a tty is ESPIPE before that (ksys_pwrite64(): FMODE_PWRITE).
+// As this machine's kernel (write_ro_neg=-9 read_wo_neg=-9
+// pwrite_ro_neg=-9 write_devro=-9).
+func TestReadWriteModeFirst(t *testing.T) {
+	r, _ := runQuiet(t, "mode.sim", `scenario mode
+cpus 1
+task main cpu0
+  syscall openat AT_FDCWD "/var/tmp/o" O_RDONLY|O_CREAT 0600 as ro
+  syscall openat AT_FDCWD "/var/tmp/o" O_WRONLY 0 as wo
+  syscall openat AT_FDCWD "/dev/null" O_RDONLY 0 as devro
+  syscall openat AT_FDCWD "/dev/tty" O_RDONLY 0 as tty
+  syscall write ro 0 -1 as write_ro_neg
+  syscall read wo 0 -1 as read_wo_neg
+  syscall pwrite64 ro 0 -1 0 as pwrite_ro_neg
+  syscall write ro 0 1 as write_ro
+  syscall write devro 0 1 as write_devro
+  syscall read devro 0 1 as read_devro
+  syscall pwrite64 tty 0 -1 0 as pwrite_tty
+`)
+	got := map[string]int64{}
+	for k, v := range r.S.Tasks[0].Vars {
+		switch k {
+		case "ro", "wo", "devro", "tty":
+		default:
+			got[k] = int64(v)
+		}
+	}
+	want := map[string]int64{"write_ro_neg": -9, "read_wo_neg": -9, "pwrite_ro_neg": -9, "write_ro": -9,
+		"write_devro": -9, "read_devro": 0, "pwrite_tty": -29}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("returns (-want +got):\n%s", d)
+	}
+}

@@ -180,8 +180,8 @@ var sysModels = map[string]func(s *Sched, t *Task, a *[6]uint64) int64{
 	"write": func(s *Sched, t *Task, a *[6]uint64) int64 {
 		s.accessFdTable(t, "ksys_write") // footprint_syscalls.go
 		f := t.Files.Fget(int64(int32(a[0])))
-		if f == nil {
-			return errno(uapi.EBADF)
+		if f == nil || !f.Writable() {
+			return errno(uapi.EBADF) // vfs_write(): !(file->f_mode & FMODE_WRITE), before access_ok()
 		}
 		if !accessOK(a[1], a[2]) {
 			return errno(uapi.EFAULT) // vfs_write(): !access_ok(buf, count)
@@ -196,8 +196,8 @@ var sysModels = map[string]func(s *Sched, t *Task, a *[6]uint64) int64{
 	"read": func(s *Sched, t *Task, a *[6]uint64) int64 {
 		s.accessFdTable(t, "ksys_read") // footprint_syscalls.go
 		f := t.Files.Fget(int64(int32(a[0])))
-		if f == nil {
-			return errno(uapi.EBADF)
+		if f == nil || !f.Readable() {
+			return errno(uapi.EBADF) // vfs_read(): !(file->f_mode & FMODE_READ), before access_ok()
 		}
 		if !accessOK(a[1], a[2]) {
 			return errno(uapi.EFAULT) // vfs_read(): !access_ok(buf, count)
@@ -449,10 +449,7 @@ func (s *Sched) fileIO(t *Task, f *mm.OpenFile, pos int64, count uint64, write b
 	if pos < 0 {
 		at = f.Pos // ksys_read(): pos = *file_ppos(file)
 	}
-	switch {
-	case write && !f.Writable(), !write && !f.Readable():
-		return errno(uapi.EBADF) // vfs_read(): !(file->f_mode & FMODE_READ)
-	case int64(count) < 0, at >= 0 && at+int64(count) < 0:
+	if int64(count) < 0 || at >= 0 && at+int64(count) < 0 {
 		return errno(uapi.EINVAL) // rw_verify_area(): (ssize_t) count < 0, (loff_t) (pos + count) < 0
 	}
 	count = min(count, maxRWCount) // vfs_read(), vfs_write(): if (count > MAX_RW_COUNT) count = MAX_RW_COUNT
@@ -488,7 +485,9 @@ func (s *Sched) positionedIO(t *Task, a *[6]uint64, write bool) int64 {
 	case f == nil:
 		return errno(uapi.EBADF)
 	case !f.Regular():
-		return errno(uapi.ESPIPE)
+		return errno(uapi.ESPIPE) // before vfs_read(): !(file->f_mode & FMODE_PREAD)
+	case write && !f.Writable(), !write && !f.Readable():
+		return errno(uapi.EBADF) // vfs_read(): !(file->f_mode & FMODE_READ), before access_ok()
 	case !accessOK(a[1], a[2]):
 		return errno(uapi.EFAULT) // vfs_read(), vfs_write(): !access_ok(buf, count)
 	}
