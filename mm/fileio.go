@@ -34,6 +34,11 @@ func (of *OpenFile) MayMap(prot, flags uint64) bool {
 	return !shared || prot&uapi.PROT_WRITE == 0 || of.Writable()
 }
 
+// SMaxBytes is s_maxbytes of this machine's ext4 (4 KiB blocks, extent
+// files): the furthest a file's position or size may go, 16 TiB - 4 KiB.
+// fs/ext4/super.c: ext4_max_size(): ((1LL << 32) - 1) << blkbits
+const SMaxBytes = (1<<32 - 1) << 12
+
 // size is i_size, or, for a file nobody sized (the model's files exist
 // with any content), no end.
 func (f *File) size() int64 {
@@ -89,7 +94,10 @@ func (of *OpenFile) Read(fs *FS, ppos *int64, count uint64, now func() sim.Time,
 	}
 	ra := of.ReadAhead(fs)
 	pos, lastPos := uint64(*ppos), ra.prevPos
-	count = min(count, math.MaxInt64-pos)
+	if pos >= SMaxBytes { // filemap_read(): if (unlikely(iocb->ki_pos >= inode->i_sb->s_maxbytes)) return 0
+		return 0, 0
+	}
+	count = min(count, SMaxBytes-pos) // filemap_read(): iov_iter_truncate(iter, s_maxbytes - ki_pos)
 	var done uint64
 	for count > 0 && pos < uint64(f.size()) {
 		index := pos / PageSize
@@ -157,7 +165,10 @@ func (of *OpenFile) Write(ppos *int64, count uint64, now func() sim.Time, wait f
 		return 0, uapi.EINVAL
 	}
 	pos := uint64(*ppos)
-	count = min(count, math.MaxInt64-pos)
+	if pos >= SMaxBytes {
+		return 0, uapi.EFBIG // generic_write_check_limits(): if (pos >= max_size) return -EFBIG
+	}
+	count = min(count, SMaxBytes-pos) // generic_write_check_limits(): *count = min(*count, max_size - pos)
 	end, size := pos+count, uint64(f.size())
 	const chunk = PageSize << maxPagecacheOrder // mapping_max_folio_size()
 	for pos < end {
@@ -233,6 +244,11 @@ func (of *OpenFile) Lseek(offset int64, whence uint64) (int64, uapi.Errno) {
 		return 0, uapi.EINVAL
 	}
 	if pos < 0 || whence == uapi.SEEK_END && of.Inode.Size < 0 && offset > 0 {
+		return 0, uapi.EINVAL
+	}
+	// vfs_setpos(): if (offset > maxsize) return -EINVAL; a file with no
+	// size is one with no end, its SEEK_END at LLONG_MAX
+	if pos > SMaxBytes && !(whence == uapi.SEEK_END && of.Inode.Size < 0) {
 		return 0, uapi.EINVAL
 	}
 	of.Pos = pos

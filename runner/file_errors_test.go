@@ -98,3 +98,37 @@ task main cpu0
 		t.Errorf("returns (-want +got):\n%s", d)
 	}
 }
+
+// TestMaxBytes: ext4's s_maxbytes (16 TiB - 4 KiB here) bounds a file: a
+// size past it is EFBIG (inode_newsize_ok()), a write from it EFBIG and
+// one up to it cut short (generic_write_check_limits()), a read from it
+// reads nothing (filemap_read()), an lseek past it EINVAL (vfs_setpos()).
+// As this machine's kernel (truncM=0 truncM1=-27 pwriteM-1=1 preadM-5=5
+// preadM=0 seekEnd1=-22); the model let a file grow to LLONG_MAX.
+func TestMaxBytes(t *testing.T) {
+	r, _ := runQuiet(t, "maxbytes.sim", `scenario maxbytes
+cpus 1
+task main cpu0
+  syscall openat AT_FDCWD "/var/tmp/x" O_RDWR|O_CREAT 0600 as fd
+  syscall ftruncate fd 17592186040320 as truncM
+  syscall ftruncate fd 17592186040321 as truncM1
+  syscall pwrite64 fd 0 10 17592186040319 as pwriteM1
+  syscall pwrite64 fd 0 10 17592186040320 as pwriteM
+  syscall pread64 fd 0 10 17592186040315 as preadM5
+  syscall pread64 fd 0 10 17592186040320 as preadM
+  syscall lseek fd 1 SEEK_END as seekEnd1
+  syscall lseek fd 17592186040320 SEEK_SET as seekM
+  syscall lseek fd 0 SEEK_END as size
+`)
+	got := map[string]int64{}
+	for k, v := range r.S.Tasks[0].Vars {
+		if k != "fd" {
+			got[k] = int64(v)
+		}
+	}
+	want := map[string]int64{"truncM": 0, "truncM1": -27, "pwriteM1": 1, "pwriteM": -27, "preadM5": 5, "preadM": 0,
+		"seekEnd1": -22, "seekM": 17592186040320, "size": 17592186040320}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("returns (-want +got):\n%s", d)
+	}
+}

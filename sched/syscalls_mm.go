@@ -339,6 +339,8 @@ var sysModels = map[string]func(s *Sched, t *Task, a *[6]uint64) int64{
 			return errno(uapi.EBADF)
 		case !of.Regular() || !of.Writable(): // do_ftruncate(): !S_ISREG(inode->i_mode) || !(file->f_mode & FMODE_WRITE)
 			return errno(uapi.EINVAL)
+		case int64(a[1]) > mm.SMaxBytes: // do_truncate() -> ext4_setattr() -> inode_newsize_ok()
+			return errno(uapi.EFBIG)
 		}
 		s.truncate(of.Inode, int64(a[1]))
 		return 0

@@ -27,6 +27,7 @@ const (
 	EINVAL     Errno = 22
 	EMFILE     Errno = 24
 	ENOTTY     Errno = 25
+	EFBIG      Errno = 27
 	ENOSPC     Errno = 28
 	ESPIPE     Errno = 29
 	ERANGE     Errno = 34
@@ -54,6 +55,7 @@ var errnoText = map[Errno][2]string{
 	EINVAL:     {"EINVAL", "Invalid argument"},
 	EMFILE:     {"EMFILE", "Too many open files"},
 	ENOTTY:     {"ENOTTY", "Inappropriate ioctl for device"},
+	EFBIG:      {"EFBIG", "File too large"},
 	ENOSPC:     {"ENOSPC", "No space left on device"},
 	ESPIPE:     {"ESPIPE", "Illegal seek"},
 	ERANGE:     {"ERANGE", "Numerical result out of range"},
