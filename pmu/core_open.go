@@ -362,8 +362,8 @@ func (k *Kernel) findGetContext(task *sched.Task, cpuID int) (*Context, error) {
 	}
 	ctx := k.taskCtx[task]
 	if ctx == nil {
-		if task.State == sched.Dead {
-			return nil, uapi.ESRCH
+		if task.Exiting() {
+			return nil, uapi.ESRCH // "If it has already passed perf_event_exit_task(), we must see PF_EXITING"
 		}
 		ctx = k.allocCtx(task)            // refcount 1: the caller's
 		k.getCtx(ctx, "find_get_context") // get_ctx(ctx): task->perf_event_ctxp's

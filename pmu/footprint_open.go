@@ -475,8 +475,8 @@ func (k *Kernel) accessFindGetContext(c *cpu.CPU, task *sched.Task) {
 		c.AccessMarkedOnly(ctx, "ctx->refcount", cpu.MarkedWrite, "find_get_context") // kernel/events/core.c: perf_lock_task_context(): refcount_inc_not_zero(&ctx->refcount)
 		return
 	}
-	c.AccessMarkedOnly(task, "p->__state", cpu.MarkedRead, "find_get_context") // the model's dead-task check (perf_event_exit_task() tombstones the context upstream)
-	if task.State == sched.Dead {
+	c.AccessMarkedOnly(task, "task->flags", cpu.MarkedRead, "find_get_context") // kernel/events/core.c: find_get_context(): if (task->flags & PF_EXITING) err = -ESRCH (under task->perf_event_mutex)
+	if task.Exiting() {
 		return
 	}
 	c.AccessMarkedOnly(allocKey{k, "perf_event_context"}, "perf_event_context", cpu.MarkedWrite, "alloc_perf_context") // the model's table of task contexts, which numbers their keys

@@ -48,7 +48,7 @@ func TestOpenFootprints(t *testing.T) {
 			// find_lively_task_by_vpid(0): get_task_struct(current); then the event's target's
 			", task->usage w, " + alloc + ", task->usage w, " +
 			// find_get_context(): the task's first context, made (its task's reference), published, pinned under ctx->lock
-			"task->perf_event_ctxp r, p->__state r, perf_event_context w, task->usage w, task->perf_event_ctxp w, task->perf_event_ctxp w, " +
+			"task->perf_event_ctxp r, task->flags r, perf_event_context w, task->usage w, task->perf_event_ctxp w, task->perf_event_ctxp w, " +
 			"ctx->lock w, sync w, ctx->pin_count w, ctx->lock w, sync w, ctx->refcount w, " +
 			mutex + ", ctx->task r, " + install +
 			// the task alive; task_function_call() to where it runs (here: a local call) and remote_function()'s look

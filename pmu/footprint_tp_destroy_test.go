@@ -127,7 +127,7 @@ func TestTpInitFootprint(t *testing.T) {
 	// allocation, the target's reference, find_get_context()'s new context,
 	// find_get_pmu_context(), the install's look at the task and its
 	// cross call to the task's CPU
-	open := "perf_event_id r, perf_event_id w, perf_event w, event->state w, task->usage w, task->perf_event_ctxp r, p->__state r, perf_event_context w, task->usage w, " +
+	open := "perf_event_id r, perf_event_id w, perf_event w, event->state w, task->usage w, task->perf_event_ctxp r, task->flags r, perf_event_context w, task->usage w, " +
 		"task->perf_event_ctxp w, task->perf_event_ctxp w, ctx->lock w, sync w, ctx->pin_count w, ctx->lock w, sync w, ctx->refcount w, sync w, sync w, current->lockdep_depth w, sync w, " +
 		"ctx->task r, ctx->event_list w, epc->refcount w, ctx->lock w, sync w, ctx->lock w, sync w, ctx->task r, event->ctx w, event->state r, ctx->event_list r, ctx->task r, " +
 		"p->se (exec_start, wake_cpu) r, p->on_cpu r, cpu_online_mask r, p->se (exec_start, wake_cpu) r, p->on_cpu r"
