@@ -166,6 +166,9 @@ var hrtimerGapsText string
 //go:embed testdata/forkexit.txt
 var forkExitText string
 
+//go:embed testdata/exitsplit.txt
+var exitSplitText string
+
 //go:embed testdata/faults.txt
 var faultsText string
 
@@ -268,10 +271,7 @@ func FitFaults(p *Profile, m Measurements) error {
 //	Wait4Reap    = wait4.reap
 //
 // fork.child and thread.life (a child's and a thread's own CPU time, ret_from_fork
-// to its last switch: 77 and 6 us here, less a context switch) are measured
-// but not charged: the model's exit costs nothing yet (charging it in
-// do_exit() moved the timing of 62 built-ins and the outcomes of some, e.g.
-// attach-pid-thread-exit: a change for its own session).
+// to its last switch) are do_exit()'s costs as FitExitSplit shares them out.
 func FitForkExit(p *Profile, m Measurements) error {
 	for _, k := range []string{"fork.parent", "wait4.reap", "thread.create"} {
 		if _, ok := m[k]; !ok {
@@ -291,6 +291,66 @@ func FitForkExit(p *Profile, m Measurements) error {
 			return fmt.Errorf("calibration: %s comes out at %.1f ns: rerun forkexit.sh", f.what, f.v)
 		}
 		*f.dst = sim.Duration(math.Round(f.v))
+	}
+	return nil
+}
+
+// FitExitSplit sets p's exit costs: forkexit.sh's fork.child and
+// thread.life (fe: CPU ns of a child's and a thread's life, first switch in
+// to last switch out) shared out as exitsplit.sh's tracepoints split the
+// same lives (sp: wall ns of each part, on whatever machine ran it: only
+// the shares are used, each part over the sum of the parts):
+//
+//	fork.child:  user (not charged: ret_from_fork, the faults of glibc's fork()
+//	             return in the child, which the model's child does not run),
+//	             start -> ExitStart, mm -> ExitMMap, files -> ExitFiles,
+//	             dead -> ExitDead less SchedulePick
+//	thread.life: user (not charged: start_thread()), start -> ExitThreadStart,
+//	             mm -> ExitThreadMM, rest -> ExitThreadRest less SchedulePick
+//
+// (the last switch's part before trace_sched_switch() is schedule()'s
+// SchedulePick, which p must hold already; the rest of it is after the
+// tracepoint).
+func FitExitSplit(p *Profile, fe, sp Measurements) error {
+	for _, k := range []string{"fork.child", "thread.life", "exit.fork.user", "exit.fork.start", "exit.fork.mm", "exit.fork.files", "exit.fork.dead",
+		"exit.thread.user", "exit.thread.start", "exit.thread.mm", "exit.thread.rest"} {
+		if _, ok := fe[k]; !ok {
+			if _, ok = sp[k]; !ok {
+				return fmt.Errorf("calibration: no %s (cost/calibrate/forkexit.sh, exitsplit.sh)", k)
+			}
+		}
+	}
+	share := func(life float64, kind string, parts ...string) []float64 {
+		sum := sp["exit."+kind+".user"]
+		for _, k := range parts {
+			sum += sp["exit."+kind+"."+k]
+		}
+		out := make([]float64, len(parts))
+		for i, k := range parts {
+			out[i] = life * sp["exit."+kind+"."+k] / sum
+		}
+		return out
+	}
+	pick := float64(p.SchedulePick)
+	f := share(fe["fork.child"], "fork", "start", "mm", "files", "dead")
+	t := share(fe["thread.life"], "thread", "start", "mm", "rest")
+	for _, x := range []struct {
+		dst  *sim.Duration
+		what string
+		v    float64
+	}{
+		{&p.ExitStart, "do_exit() to perf_event_exit_task()", f[0]},
+		{&p.ExitMMap, "exit_mm() with exit_mmap()", f[1]},
+		{&p.ExitFiles, "exit_files() to exit_notify()", f[2]},
+		{&p.ExitDead, "exit_notify() to the last switch, less SchedulePick", f[3] - pick},
+		{&p.ExitThreadStart, "a thread's do_exit() to perf_event_exit_task()", t[0]},
+		{&p.ExitThreadMM, "a thread's exit_mm() to exit_mm_release()", t[1]},
+		{&p.ExitThreadRest, "a thread's exit after exit_mm_release(), less SchedulePick", t[2] - pick},
+	} {
+		if x.v < 0 || math.IsNaN(x.v) {
+			return fmt.Errorf("calibration: %s comes out at %.1f ns: rerun forkexit.sh or exitsplit.sh", x.what, x.v)
+		}
+		*x.dst = sim.Duration(math.Round(x.v))
 	}
 	return nil
 }
@@ -342,7 +402,7 @@ var thisMachine = sync.OnceValue(fitThisMachine)
 func fitThisMachine() Profile {
 	p, err := fitThisMachineErr()
 	if err != nil {
-		panic("cost: testdata/this-machine.txt, hrtimer-gaps.txt, forkexit.txt, faults.txt, fileio.txt, diskread.txt, diskwrite.txt or reader-wakeups.txt: " + err.Error()) // committed files TestThisMachineFits checks
+		panic("cost: testdata/this-machine.txt, hrtimer-gaps.txt, forkexit.txt, exitsplit.txt, faults.txt, fileio.txt, diskread.txt, diskwrite.txt or reader-wakeups.txt: " + err.Error()) // committed files TestThisMachineFits checks
 	}
 	return p
 }
@@ -370,6 +430,13 @@ func fitThisMachineErr() (Profile, error) {
 		return Profile{}, err
 	}
 	if err = FitForkExit(&p, fe); err != nil {
+		return Profile{}, err
+	}
+	es, err := ParseMeasurements(exitSplitText)
+	if err != nil {
+		return Profile{}, err
+	}
+	if err = FitExitSplit(&p, fe, es); err != nil {
 		return Profile{}, err
 	}
 	fl, err := ParseMeasurements(faultsText)
@@ -459,6 +526,13 @@ func deriveI74790() Profile {
 		CloneProcess:      sc(tm.CloneProcess),
 		CloneThread:       sc(tm.CloneThread),
 		Wait4Reap:         sc(tm.Wait4Reap),
+		ExitStart:         sc(tm.ExitStart),
+		ExitMMap:          sc(tm.ExitMMap),
+		ExitFiles:         sc(tm.ExitFiles),
+		ExitDead:          sc(tm.ExitDead),
+		ExitThreadStart:   sc(tm.ExitThreadStart),
+		ExitThreadMM:      sc(tm.ExitThreadMM),
+		ExitThreadRest:    sc(tm.ExitThreadRest),
 		AnonFault:         sc(tm.AnonFault),
 		ZeroPageFault:     sc(tm.ZeroPageFault),
 		FileMapFault:      sc(tm.FileMapFault),

@@ -307,3 +307,35 @@ func TestFitDiskRead(t *testing.T) {
 		}
 	}
 }
+
+// TestFitExitSplit: each part of a life is its share of the life's CPU
+// time, the shares taken over the sum of the parts (the user part not
+// charged); the last switch's SchedulePick comes off the part that ends
+// at sched_switch; a missing figure or a part that comes out negative is
+// an error. The committed figures give this machine's.
+func TestFitExitSplit(t *testing.T) {
+	fe := Measurements{"fork.child": 2000, "thread.life": 200}
+	sp := Measurements{"exit.fork.user": 400, "exit.fork.start": 50, "exit.fork.mm": 300, "exit.fork.files": 150, "exit.fork.dead": 100,
+		"exit.thread.user": 30, "exit.thread.start": 10, "exit.thread.mm": 20, "exit.thread.rest": 40}
+	p := Profile{SchedulePick: 20}
+	if err := FitExitSplit(&p, fe, sp); err != nil {
+		t.Fatal(err)
+	}
+	exits := func(p Profile) []sim.Duration {
+		return []sim.Duration{p.ExitStart, p.ExitMMap, p.ExitFiles, p.ExitDead, p.ExitThreadStart, p.ExitThreadMM, p.ExitThreadRest}
+	}
+	if d := cmp.Diff([]sim.Duration{100, 600, 300, 180, 20, 40, 60}, exits(p)); d != "" {
+		t.Errorf("(-want +got):\n%s", d)
+	}
+	p.SchedulePick = 100
+	if err := FitExitSplit(&p, fe, sp); err == nil || err.Error() != "calibration: a thread's exit after exit_mm_release(), less SchedulePick comes out at -20.0 ns: rerun forkexit.sh or exitsplit.sh" {
+		t.Errorf("SchedulePick over the thread's rest: %v", err)
+	}
+	delete(sp, "exit.fork.files")
+	if err := FitExitSplit(&p, fe, sp); err == nil || err.Error() != "calibration: no exit.fork.files (cost/calibrate/forkexit.sh, exitsplit.sh)" {
+		t.Errorf("without exit.fork.files: %v", err)
+	}
+	if d := cmp.Diff([]sim.Duration{3876, 26850, 7421, 4115, 588, 1081, 1786}, exits(ThisMachine())); d != "" {
+		t.Errorf("this machine (-want +got):\n%s", d)
+	}
+}

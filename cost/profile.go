@@ -81,6 +81,28 @@ type Profile struct {
 	// wait_task_zombie() -> release_task(), exit. Charged by sched's wait4
 	// to the waiter when it reaps. From cost/testdata/forkexit.txt.
 	Wait4Reap sim.Duration
+	// ExitStart, ExitMMap, ExitFiles and ExitDead are do_exit() of a
+	// process (the last thread of its group, the last user of its mm), by
+	// part: ExitStart up to perf_event_exit_task() (exit_signals(), the
+	// group-dead timers, acct, taskstats), charged by sched's exit before
+	// sched_process_exit; ExitMMap perf_event_exit_task() and exit_mm(),
+	// whose last mmput() runs exit_mmap(), charged by sched's exitMM when
+	// the mm's last user drops it, before exit_mmap() closes the perf VMAs;
+	// ExitFiles the rest of mmput(), exit_files(), exit_fs(),
+	// exit_task_work(), cgroup_exit() and exit_notify() up to the parent's
+	// SIGCHLD, charged by sched's exit after the task work; ExitDead the
+	// rest of exit_notify() and do_task_dead(), up to __schedule()'s
+	// SchedulePick, charged after exit_notify() woke the parent.
+	// ExitThreadStart, ExitThreadMM and ExitThreadRest are a thread's (not
+	// the last of its group nor of its mm's users): ExitThreadMM up to
+	// exit_mm_release()'s futex wake of a joiner, before it; ExitThreadRest
+	// all after it (mmput(), exit_files() of a shared table, exit_notify()
+	// with release_task(), do_task_dead()) less SchedulePick, charged where
+	// ExitFiles is. Fitted from cost/testdata/forkexit.txt's fork.child and
+	// thread.life shared out as cost/testdata/exitsplit.txt's tracepoints
+	// split them (FitExitSplit).
+	ExitStart, ExitMMap, ExitFiles, ExitDead      sim.Duration
+	ExitThreadStart, ExitThreadMM, ExitThreadRest sim.Duration
 
 	// AnonFault, ZeroPageFault, FileMapFault and CopyFault are a user page
 	// fault, exception entry to return, by the handler it runs
@@ -150,6 +172,13 @@ func (p *Profile) Table() []string {
 		{"clone() of a process", p.CloneProcess},
 		{"clone() of a thread", p.CloneThread},
 		{"wait4() reaping a zombie", p.Wait4Reap},
+		{"exit: start", p.ExitStart},
+		{"exit: exit_mm (exit_mmap)", p.ExitMMap},
+		{"exit: files to exit_notify", p.ExitFiles},
+		{"exit: exit_notify to switch", p.ExitDead},
+		{"thread exit: start", p.ExitThreadStart},
+		{"thread exit: exit_mm", p.ExitThreadMM},
+		{"thread exit: the rest", p.ExitThreadRest},
 		{"page fault: anon page", p.AnonFault},
 		{"page fault: zero page", p.ZeroPageFault},
 		{"page fault: fault-around", p.FileMapFault},
