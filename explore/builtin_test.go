@@ -191,7 +191,7 @@ func TestBuiltinsOldKnobsFound(t *testing.T) {
 		// No forced NMI either: the PMI held by its skid and taken in the
 		// sched-out, which sparse finds at schedule 21.
 		{"pt-pause-vs-pmi-sparse", map[string]string{"pt-pause-resume": "pre-08c7454ceb94"}, []map[string]string{{}}, "sparse", true, 0, "invariant aux-write-in-transaction"},
-		{"pmu-overflow-vs-sched-out-skid", map[string]string{"pebs-disable-order": "pre-6f55967ad9d9"}, []map[string]string{{}}, "sparse", false, 0, "kernel oops on cpu0 at 330.377us: BUG: kernel NULL pointer dereference in perf_prepare_sample"},
+		{"pmu-overflow-vs-sched-out-skid", map[string]string{"pebs-disable-order": "pre-6f55967ad9d9"}, []map[string]string{{}}, "sparse", false, 0, "kernel oops on cpu0 at 26.644us: BUG: kernel NULL pointer dereference in perf_prepare_sample"},
 		// Two disturbances that line up: the PT PMI held by its skid, then
 		// taken ~22 step points later, inside the next RESUME (sparse's
 		// clustered pairs find it at schedule 2136; the bounded search,
@@ -208,7 +208,7 @@ func TestBuiltinsOldKnobsFound(t *testing.T) {
 		// munmap and an AUX mmap through the SET_OUTPUT'd cycles fd, under
 		// two different mmap_mutexes; the mapper's exit_mmap() then frees
 		// the area a second time.
-		{"aux-mmap-vs-munmap", map[string]string{"aux-mutex": "pre-2ab9d830262c"}, []map[string]string{{}}, "", false, 0, "kernel oops on cpu2 at 11.023us: oops: rb_free_aux: refcount_t: underflow; use-after-free"},
+		{"aux-mmap-vs-munmap", map[string]string{"aux-mutex": "pre-2ab9d830262c"}, []map[string]string{{}}, "", false, 0, "invariant aux-pages-lifetime at 11.023us: ring buffer of event 1 (cpu 0): the AUX pages were freed while 1 user mapping(s) still map them: use after free"},
 		// The object-lifetime oracle reports the AUX pages outliving their
 		// buffer (rb_free_rcu() with aux_mmap_count stuck at 1) before the
 		// end's aux-pages-lifetime.

@@ -123,8 +123,8 @@ func TestDPORSourceSetsSameStates(t *testing.T) {
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("final states (-every option +the initials):\n%s", d)
 	}
-	if runs != 1419 || wruns != 1479 {
-		t.Errorf("schedules: %d with the initials, %d without; want 1419 and 1479", runs, wruns)
+	if runs != 1275 || wruns != 1335 {
+		t.Errorf("schedules: %d with the initials, %d without; want 1275 and 1335", runs, wruns)
 	}
 	t.Logf("%d final states; %d schedules with the initials, %d without", len(got), runs, wruns)
 }

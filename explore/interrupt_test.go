@@ -100,7 +100,7 @@ func TestExploreShrinkInterrupted(t *testing.T) {
 	var b bytes.Buffer
 	ex.WriteText(&b)
 	for _, s := range []string{"INTERRUPTED (test interrupt) while shrinking the violation of schedule 1\n",
-		"shrinking interrupted after 1 replays: kept unshrunk, 16 disturbing decisions (of 70)\n", "FAIL\n"} {
+		"shrinking interrupted after 1 replays: kept unshrunk, 16 disturbing decisions (of 71)\n", "FAIL\n"} {
 		if !strings.Contains(b.String(), s) {
 			t.Errorf("text lacks %q:\n%s", s, b.String())
 		}

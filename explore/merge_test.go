@@ -82,15 +82,15 @@ func text(ex *Result) string {
 // TestMergeBoundedViolationInSearchOrder: bounded shards take the quiet
 // schedule's branches round robin, so the lowest shard is not the first in
 // the search's order. The merge picks the violation the unsharded search
-// finds (shard 2's here, not shard 0's of schedule 325), numbers it in its
+// finds (shard 2's here, not shard 0's of schedule 332), numbers it in its
 // shard's count and says so, and says its counts run past the violation.
 func TestMergeBoundedViolationInSearchOrder(t *testing.T) {
 	f := loadBuiltin(t, "aux-pause-resume-nmi")
 	o := Options{Strategy: "bounded", Runs: 100000, Jobs: 1, Knobs: map[string]string{"aux-pause-guard": "off"}}
 	one, m, parts := exploreShards(t, f, o, 3)
-	const token = "s2.BQACAgABAuiIO18" // the unsharded search's, schedule 179
-	if one.Found == nil || sim.EncodeToken(one.Found.Decisions) != token || one.Found.Schedule != 179 {
-		t.Fatalf("unsharded: found %+v; want schedule 179, token %s", one.Found, token)
+	const token = "s2.BQACAgABAuiIO18" // the unsharded search's, schedule 182
+	if one.Found == nil || sim.EncodeToken(one.Found.Decisions) != token || one.Found.Schedule != 182 {
+		t.Fatalf("unsharded: found %+v; want schedule 182, token %s", one.Found, token)
 	}
 	type found struct {
 		Token, Shard    string
@@ -110,8 +110,8 @@ func TestMergeBoundedViolationInSearchOrder(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("merge (-want +got):\n%s", diff)
 	}
-	if s := parts[0].Found; s == nil || s.Schedule != 325 || compareOrder(s.Order, m.Found.Order) <= 0 {
-		t.Errorf("shard 0's violation: %+v; want schedule 325, later in the search's order than shard 2's", s)
+	if s := parts[0].Found; s == nil || s.Schedule != 332 || compareOrder(s.Order, m.Found.Order) <= 0 {
+		t.Errorf("shard 0's violation: %+v; want schedule 332, later in the search's order than shard 2's", s)
 	}
 	out := text(m)
 	for _, s := range []string{"VIOLATION in schedule 21 of shard 2/3 (that shard's count",

@@ -50,7 +50,7 @@ func edited(t *testing.T, name string, edits ...string) *scenarios.File {
 func TestReplayVerdicts(t *testing.T) {
 	f := loadBuiltin(t, "aux-pause-resume-nmi")
 	rf := foundReplay(t, f)
-	if rf.Signature != "invariant pmu-pause-resume-exclusive" || rf.Questions.Len() != 60 || rf.Format != ReplayFormat {
+	if rf.Signature != "invariant pmu-pause-resume-exclusive" || rf.Questions.Len() != 61 || rf.Format != ReplayFormat {
 		t.Fatalf("replay file: signature %q, %d questions, format %d", rf.Signature, rf.Questions.Len(), rf.Format)
 	}
 	type verdict struct {
@@ -89,7 +89,7 @@ func TestReplayVerdicts(t *testing.T) {
 			Signature: "invariant pmu-pause-resume-exclusive", Recurred: true}},
 		{"one more repeat", edited(t, "aux-pause-resume-nmi", "repeat 30", "repeat 31"), rf,
 			"x.replay: not replayed: the scenario changed since the file was written: builtin/aux-pause-resume-nmi.sim hashes to sha256 ",
-			verdict{Notes: []string{"the run went on past the 60 decisions of the recorded run, to 61"},
+			verdict{Notes: []string{"the run went on past the 61 decisions of the recorded run, to 62"},
 				Signature: "invariant pmu-pause-resume-exclusive", Recurred: true}}, // the violation comes in the first round
 		{"another period", edited(t, "aux-pause-resume-nmi", "period=1500", "period=1600"), rf,
 			"x.replay: not replayed: the scenario changed since the file was written",

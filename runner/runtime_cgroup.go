@@ -49,7 +49,7 @@ func cgroupByPath(s *sched.Sched, path string) *sched.Cgroup {
 // cgroupWrite starts, on cpu0, the task that makes the cgroupfs call.
 func cgroupWrite(a *ActionCtx, what, task, path string) {
 	r := a.Run
-	r.S.Spawn("cgroup-"+what, sched.MaskOf(0), sched.Call(func(t *sched.Task) {
+	st := r.S.Spawn("cgroup-"+what, sched.MaskOf(0), sched.Call(func(t *sched.Task) {
 		sys := "write"
 		if what != "attach" {
 			sys = what
@@ -83,6 +83,7 @@ func cgroupWrite(a *ActionCtx, what, task, path string) {
 			}
 		})
 	}))
+	st.StandIn = true // its exit costs nothing (sched.Task.StandIn)
 }
 
 // cgroupFD opens the cgroup directory PATH in t's fd table (open(O_RDONLY)

@@ -841,6 +841,7 @@ func (fs *forceState) spawnActors() error {
 			}),
 		}
 		a.t = r.S.Spawn(fmt.Sprintf("force%d", i), sched.MaskOf(f.CPU), prog...)
+		a.t.StandIn = true // its exit costs nothing (sched.Task.StandIn)
 		fs.actors[f] = a
 		if len(fs.actors) == 1 {
 			r.S.ExitHooks = append(r.S.ExitHooks, actorReaper{fs})

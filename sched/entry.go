@@ -269,6 +269,13 @@ func (s *Sched) exit(t *Task) {
 	s.accessExitSignals(t)
 	t.fam.exiting = true // exit_signals(): PF_EXITING
 	groupDead := s.groupDead(t)
+	// exit_signals() to taskstats_exit(): the group-dead timers and acct
+	// for the last thread (cost.Profile.ExitStart, ExitThreadStart)
+	if groupDead {
+		s.exitSpend(t, s.Cfg.Cost.ExitStart)
+	} else {
+		s.exitSpend(t, s.Cfg.Cost.ExitThreadStart)
+	}
 	for _, h := range s.TraceHooks {
 		h.SchedProcessExit(t, groupDead)
 	}
@@ -285,6 +292,15 @@ func (s *Sched) exit(t *Task) {
 	} else {
 		s.accessExitTaskWork(t)
 	}
+	// the rest of mmput(), exit_files(), exit_fs(), exit_task_work() (the
+	// fput()s), cgroup_exit(), exit_notify() up to do_notify_parent(); a
+	// thread's whole rest, release_task() with it (cost.Profile.ExitFiles,
+	// ExitThreadRest)
+	if groupDead {
+		s.exitSpend(t, s.Cfg.Cost.ExitFiles)
+	} else {
+		s.exitSpend(t, s.Cfg.Cost.ExitThreadRest)
+	}
 	if s.Cfg.PerfExitLate {
 		s.markExitLate(t)
 		s.exitHooks(t) // before 4f6fc7821283: after exit_task_work()
@@ -299,7 +315,18 @@ func (s *Sched) exit(t *Task) {
 		t.wakeTimer.Cancel()
 	}
 	s.note(t.CPU(), sim.KNote, t.Thread.Name, "exit", 0)
+	if groupDead {
+		s.exitSpend(t, s.Cfg.Cost.ExitDead) // exit_notify() after the parent's wake-up, do_task_dead(), up to __schedule() (cost.Profile.ExitDead); nothing written after it but schedule()'s, past its step point
+	}
 	s.schedule(&t.Thread)
+}
+
+// exitSpend spends d, a part of do_exit()'s cost, in t; nothing in a
+// stand-in (Task.StandIn).
+func (s *Sched) exitSpend(t *Task, d sim.Duration) {
+	if !t.StandIn {
+		t.Spend(d)
+	}
 }
 
 // exitMM is exit_mm(): t drops its use of its address space (mmput()); the
@@ -307,7 +334,17 @@ func (s *Sched) exit(t *Task) {
 // VMAs still mapped). Both orders of do_exit() run it before exit_files().
 // kernel/exit.c: exit_mm()
 func (s *Sched) exitMM(t *Task) {
+	last := t.MM != nil && t.MM.Users == 1
+	if !last {
+		s.exitSpend(t, s.Cfg.Cost.ExitThreadMM) // perf_event_exit_task() to exit_mm_release() (cost.Profile.ExitThreadMM)
+	}
 	s.mmRelease(t) // exit_mm_release() first: its futex wake may reach a step point (join.go)
+	if last {
+		// mmput() -> exit_mmap(): the VMAs unmapped and freed, before
+		// remove_vma() closes each (the hooks' part, annotated with
+		// exit_mm()'s body below) (cost.Profile.ExitMMap)
+		s.exitSpend(t, s.Cfg.Cost.ExitMMap)
+	}
 	s.accessExitMM(t)
 	if t.MM != nil && t.MM.Users > 0 {
 		t.MM.Users--

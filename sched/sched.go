@@ -339,7 +339,7 @@ var Knobs = []sim.KnobSpec{{
 	Values: []string{"this-machine", "free", "i7-4790"},
 	Help: "what kernel work costs in virtual time (package cost): this-machine (the default) is fitted from " +
 		"cost/testdata/this-machine.txt (syscall entry/exit, tracepoint fire, sample record, callchain, context switch, " +
-		"perf context switch, hrtimer sample) cost/testdata/forkexit.txt (clone(), wait4()), cost/testdata/faults.txt (page faults by handler), cost/testdata/diskread.txt (the disk a major fault reads) and cost/testdata/reader-wakeups.txt (perf record's time per wake-up); free charges nothing (kernel work takes no virtual time); i7-4790 is seed 002's machine",
+		"perf context switch, hrtimer sample) cost/testdata/forkexit.txt (clone(), wait4(), do_exit() shared out by cost/testdata/exitsplit.txt), cost/testdata/faults.txt (page faults by handler), cost/testdata/diskread.txt (the disk a major fault reads) and cost/testdata/reader-wakeups.txt (perf record's time per wake-up); free charges nothing (kernel work takes no virtual time); i7-4790 is seed 002's machine",
 	Source:  "cost/calibrate/calibrate.sh on the real kernel; seed 002's figures",
 	Package: "sched",
 	Config:  true,

@@ -33,6 +33,11 @@ type Task struct {
 	State      State
 	Allowed    CPUMask
 	Prog       []Op
+	// StandIn marks a task the runner starts to make one call for a
+	// scenario's action (a cgroupfs write, a CPU's online file, a forced
+	// perf operation): it stands for a call some process makes, so, as its
+	// creation, its exit costs no time (cost.Profile's Exit*).
+	StandIn bool
 
 	// UserStack is the user call stack at this point of the program, outermost
 	// first; KernelStack the kernel frames of the current kernel entry.

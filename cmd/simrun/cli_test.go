@@ -57,7 +57,7 @@ func TestCLI(t *testing.T) {
 		{"unknown command", []string{"frobnicate"}, 2, nil, []string{`unknown command "frobnicate"`}},
 		{"list", []string{"list"}, 0, []string{"sched-migrate-timeline", "task-work-nmi-race ", " an NMI's task_work lost"}, nil},
 		{"run builtin", []string{"run", "sched-migrate-timeline", "--timeline"}, 0,
-			[]string{"held           always task.dd.migrations == 4", "CPU3: ____________###dd-101###", "replay token: s2."}, nil},
+			[]string{"held           always task.dd.migrations == 4", "CPU3: ___________###dd-101####", "replay token: s2."}, nil},
 		{"demo", []string{"demo"}, 0, []string{"VIOLATION in schedule 1 (seed 1)", "the recorded violation recurred: ", "demo: explore found seed 000's race"}, nil},
 		{"run file", []string{"run", good}, 0, []string{"held           always task.a.exited", "ok"}, nil},
 		{"run failing", []string{"run", failing}, 1, []string{"failed         always task.a.computed == 6us", "where task.a.computed=5000", "FAIL"}, nil},

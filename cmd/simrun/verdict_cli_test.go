@@ -72,7 +72,7 @@ func TestCLIReplayVerdicts(t *testing.T) {
 		{name: "repeat changed forced", edit: [2]string{"repeat 30", "repeat 31"}, args: []string{"replay", "m.replay", "--force"}, code: 1,
 			out: []string{"the recorded violation recurred: invariant pmu-pause-resume-exclusive\n"},
 			err: []string{"simrun replay: --force: the scenario changed since the file was written",
-				"simrun replay: note: the run went on past the 60 decisions of the recorded run, to 61\n"}},
+				"simrun replay: note: the run went on past the 61 decisions of the recorded run, to 62\n"}},
 		{name: "period changed forced", edit: [2]string{"period=1500", "period=1600"}, args: []string{"replay", "--force", "m.replay"}, code: 4,
 			out: []string{"the replay diverged and stopped at decision #3: the recorded run asked perf_event_aux_pause:irqs-off (2 options), this run asked exit_to_user_mode_loop (2 options)\n",
 				"the recorded violation did not recur: the run left the recorded schedule first\n"}},
