@@ -84,14 +84,7 @@ task main cpu0
   syscall read devro 0 1 as read_devro
   syscall pwrite64 tty 0 -1 0 as pwrite_tty
 `)
-	got := map[string]int64{}
-	for k, v := range r.S.Tasks[0].Vars {
-		switch k {
-		case "ro", "wo", "devro", "tty":
-		default:
-			got[k] = int64(v)
-		}
-	}
+	got := returns(r, "ro", "wo", "devro", "tty")
 	want := map[string]int64{"write_ro_neg": -9, "read_wo_neg": -9, "pwrite_ro_neg": -9, "write_ro": -9,
 		"write_devro": -9, "read_devro": 0, "pwrite_tty": -29}
 	if d := cmp.Diff(want, got); d != "" {
@@ -120,12 +113,7 @@ task main cpu0
   syscall lseek fd 17592186040320 SEEK_SET as seekM
   syscall lseek fd 0 SEEK_END as size
 `)
-	got := map[string]int64{}
-	for k, v := range r.S.Tasks[0].Vars {
-		if k != "fd" {
-			got[k] = int64(v)
-		}
-	}
+	got := returns(r, "fd")
 	want := map[string]int64{"truncM": 0, "truncM1": -27, "pwriteM1": 1, "pwriteM": -27, "preadM5": 5, "preadM": 0,
 		"seekEnd1": -22, "seekM": 17592186040320, "size": 17592186040320}
 	if d := cmp.Diff(want, got); d != "" {

@@ -180,11 +180,11 @@ var sysModels = map[string]func(s *Sched, t *Task, a *[6]uint64) int64{
 	"write": func(s *Sched, t *Task, a *[6]uint64) int64 {
 		s.accessFdTable(t, "ksys_write") // footprint_syscalls.go
 		f := t.Files.Fget(int64(int32(a[0])))
-		if f == nil || !f.Writable() {
-			return errno(uapi.EBADF) // vfs_write(): !(file->f_mode & FMODE_WRITE), before access_ok()
+		if f == nil {
+			return errno(uapi.EBADF)
 		}
-		if !accessOK(a[1], a[2]) {
-			return errno(uapi.EFAULT) // vfs_write(): !access_ok(buf, count)
+		if e := vfsRWChecks(f, a, true); e != 0 {
+			return errno(e)
 		}
 		if !f.Regular() {
 			return int64(a[2])
@@ -196,11 +196,11 @@ var sysModels = map[string]func(s *Sched, t *Task, a *[6]uint64) int64{
 	"read": func(s *Sched, t *Task, a *[6]uint64) int64 {
 		s.accessFdTable(t, "ksys_read") // footprint_syscalls.go
 		f := t.Files.Fget(int64(int32(a[0])))
-		if f == nil || !f.Readable() {
-			return errno(uapi.EBADF) // vfs_read(): !(file->f_mode & FMODE_READ), before access_ok()
+		if f == nil {
+			return errno(uapi.EBADF)
 		}
-		if !accessOK(a[1], a[2]) {
-			return errno(uapi.EFAULT) // vfs_read(): !access_ok(buf, count)
+		if e := vfsRWChecks(f, a, false); e != 0 {
+			return errno(e)
 		}
 		if !f.Regular() {
 			return 0
@@ -419,6 +419,21 @@ func (s *Sched) truncate(f *mm.File, size int64) {
 	s.eachMM(func(m *mm.MM) { m.ZapPastEOF(f) })
 }
 
+// vfsRWChecks are vfs_read()'s and vfs_write()'s first refusals of a
+// read or write of a[2] bytes at buffer a[1]: the file not open for it
+// (EBADF), then the buffer not the user's (EFAULT); rw_verify_area() is
+// fileIO's.
+// fs/read_write.c: vfs_read(), vfs_write()
+func vfsRWChecks(f *mm.OpenFile, a *[6]uint64, write bool) uapi.Errno {
+	switch {
+	case write && !f.Writable(), !write && !f.Readable():
+		return uapi.EBADF // !(file->f_mode & FMODE_READ) / FMODE_WRITE, before access_ok()
+	case !accessOK(a[1], a[2]):
+		return uapi.EFAULT // !access_ok(buf, count)
+	}
+	return 0
+}
+
 // accessOK is access_ok(buf, count) on x86-64: the range ends at or below
 // USER_PTR_MAX (TASK_SIZE_MAX - 1) and does not wrap. A count negative as
 // a ssize_t fails here, before rw_verify_area() could say EINVAL.
@@ -488,10 +503,9 @@ func (s *Sched) positionedIO(t *Task, a *[6]uint64, write bool) int64 {
 		return errno(uapi.EBADF)
 	case !f.Regular():
 		return errno(uapi.ESPIPE) // before vfs_read(): !(file->f_mode & FMODE_PREAD)
-	case write && !f.Writable(), !write && !f.Readable():
-		return errno(uapi.EBADF) // vfs_read(): !(file->f_mode & FMODE_READ), before access_ok()
-	case !accessOK(a[1], a[2]):
-		return errno(uapi.EFAULT) // vfs_read(), vfs_write(): !access_ok(buf, count)
+	}
+	if e := vfsRWChecks(f, a, write); e != 0 {
+		return errno(e)
 	}
 	return s.fileIO(t, f, int64(a[3]), a[2], write)
 }
