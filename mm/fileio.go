@@ -82,9 +82,11 @@ func (f *File) readBatch(index, max uint64, now sim.Time) []*folio {
 // bytes read, or the errno: EBADF for a file not open for reading. It
 // reads at *ppos and moves it: the caller's copy of f_pos (read(2), which
 // stores it back) or pread64(2)'s offset, so a task asleep in it leaves
-// f_pos as it was.
+// f_pos as it was. user is the copy to the caller's buffer, folio by
+// folio (nil: every byte lands): it returns how many of n bytes it moved,
+// and a short copy ends the read there, EFAULT if nothing was read.
 // mm/filemap.c: filemap_read(), filemap_get_pages()
-func (of *OpenFile) Read(fs *FS, ppos *int64, count uint64, now func() sim.Time, wait func(until sim.Time)) (int64, uapi.Errno) {
+func (of *OpenFile) Read(fs *FS, ppos *int64, count uint64, now func() sim.Time, wait func(until sim.Time), user func(n uint64) uint64) (int64, uapi.Errno) {
 	if !of.Readable() {
 		return 0, uapi.EBADF
 	}
@@ -99,7 +101,8 @@ func (of *OpenFile) Read(fs *FS, ppos *int64, count uint64, now func() sim.Time,
 	}
 	count = min(count, SMaxBytes-pos) // filemap_read(): iov_iter_truncate(iter, s_maxbytes - ki_pos)
 	var done uint64
-	for count > 0 && pos < uint64(f.size()) {
+	short := false
+	for count > 0 && pos < uint64(f.size()) && !short {
 		index := pos / PageSize
 		lastIndex := (pos + count + PageSize - 1) / PageSize
 		b := f.readBatch(index, lastIndex-1, now())
@@ -130,12 +133,22 @@ func (of *OpenFile) Read(fs *FS, ppos *int64, count uint64, now func() sim.Time,
 				break
 			}
 			fsize := fo.pages() * PageSize
-			n := min(end-pos, fsize-pos%fsize) // copy_folio_to_iter()
-			pos, count, done, lastPos = pos+n, count-n, done+n, int64(pos+n)
+			n := min(end-pos, fsize-pos%fsize)
+			copied := n
+			if user != nil {
+				copied = user(n) // copy_folio_to_iter()
+			}
+			pos, count, done, lastPos = pos+copied, count-copied, done+copied, int64(pos+copied)
+			if short = copied < n; short {
+				break // if (copied < bytes) { error = -EFAULT; break; }
+			}
 		}
 	}
 	ra.prevPos = lastPos
 	*ppos = int64(pos)
+	if short && done == 0 {
+		return 0, uapi.EFAULT // return already_read ? already_read : error
+	}
 	return int64(done), 0
 }
 
@@ -150,7 +163,15 @@ func (of *OpenFile) Read(fs *FS, ppos *int64, count uint64, now func() sim.Time,
 // mm/filemap.c: generic_perform_write(), __filemap_get_folio_mpol();
 // fs/ext4/inode.c: ext4_write_begin() (fgf_set_order(len));
 // mm/filemap.c: generic_write_checks_count(): if (!*count) return 0, before IOCB_APPEND
-func (of *OpenFile) Write(ppos *int64, count uint64, now func() sim.Time, wait func(until sim.Time)) (int64, uapi.Errno) {
+//
+// user is the copy from the caller's buffer, folio by folio (nil: every
+// byte is there): it returns how many of n bytes it moved; the write goes
+// on after a short copy and ends when one moves nothing, EFAULT if nothing
+// was written. The model
+// asks it before it makes a folio the write adds, so a write that copies
+// nothing leaves none (ext4_truncate_failed_write() drops one past
+// i_size; one inside it, which the kernel keeps, is not made).
+func (of *OpenFile) Write(ppos *int64, count uint64, now func() sim.Time, wait func(until sim.Time), user func(n uint64) uint64) (int64, uapi.Errno) {
 	if !of.Writable() {
 		return 0, uapi.EBADF
 	}
@@ -169,12 +190,13 @@ func (of *OpenFile) Write(ppos *int64, count uint64, now func() sim.Time, wait f
 		return 0, uapi.EFBIG // generic_write_check_limits(): if (pos >= max_size) return -EFBIG
 	}
 	count = min(count, SMaxBytes-pos) // generic_write_check_limits(): *count = min(*count, max_size - pos)
-	end, size := pos+count, uint64(f.size())
+	start, end, size := pos, pos+count, uint64(f.size())
 	const chunk = PageSize << maxPagecacheOrder // mapping_max_folio_size()
 	for pos < end {
 		index := pos / PageSize
 		bytes := min(chunk-pos%chunk, end-pos)
 		fo := f.folios[index]
+		made := false // a folio this write added without reading it
 		if fo == nil {
 			order := uint(0)
 			if sh := ilog2(bytes); sh > 12 {
@@ -191,20 +213,41 @@ func (of *OpenFile) Write(ppos *int64, count uint64, now func() sim.Time, wait f
 			if pos > start && start < size || pos+n < fend && pos+n < size { // ext4_block_write_begin() reads the rest
 				f.read(now(), func() { fo = f.addFolio(index, order) })
 			} else {
-				fo = f.addFolio(index, order)
+				fo, made = f.addFolio(index, order), true
 			}
 		}
 		if !fo.uptodate(now()) {
 			wait(fo.ready)
 		}
+		n := min(bytes, fo.next()*PageSize-pos)
+		copied := n
+		if user != nil {
+			copied = user(n) // copy_folio_from_iter_atomic(), fault_in_iov_iter_readable()
+		}
+		if copied == 0 {
+			if made { // not uptodate: as good as not cached (block_write_end(): copied = 0)
+				f.drop(fo)
+			}
+			break
+		}
 		fo.dirty = true
-		pos += min(bytes, fo.next()*PageSize-pos)
+		pos += copied // a short copy goes round again: user says 0 at the page it stopped at
 	}
-	if f.Size >= 0 && int64(end) > f.Size {
-		f.Size = int64(end) // i_size_write() in ext4_write_end()
+	if pos == start {
+		return 0, uapi.EFAULT // generic_perform_write(): return written ? written : status
 	}
-	*ppos = int64(end)
-	return int64(count), 0
+	if f.Size >= 0 && int64(pos) > f.Size {
+		f.Size = int64(pos) // i_size_write() in ext4_write_end()
+	}
+	*ppos = int64(pos)
+	return int64(pos - start), 0
+}
+
+// drop takes fo out of the page cache.
+func (f *File) drop(fo *folio) {
+	for i := fo.index; i < fo.next(); i++ {
+		delete(f.folios, i)
+	}
 }
 
 // free reports whether no page of the folio of 2^order pages at index is

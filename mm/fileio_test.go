@@ -33,7 +33,7 @@ func simulateFileIO(c fileIOCase) (done, size int64, resident int) {
 		f.Size = c.n * PageSize // written, synced and dropped: cold
 		of.Lseek(c.o, uapi.SEEK_SET)
 		for done < c.total {
-			r, err := of.Read(fs, &of.Pos, uint64(min(c.chunk, c.total-done)), now, wait)
+			r, err := of.Read(fs, &of.Pos, uint64(min(c.chunk, c.total-done)), now, wait, nil)
 			if err != 0 || r <= 0 {
 				break
 			}
@@ -42,7 +42,7 @@ func simulateFileIO(c fileIOCase) (done, size int64, resident int) {
 	} else {
 		f.Size = 0
 		for done < c.total {
-			w, err := of.Write(&of.Pos, uint64(min(c.chunk, c.total-done)), now, wait)
+			w, err := of.Write(&of.Pos, uint64(min(c.chunk, c.total-done)), now, wait, nil)
 			if err != 0 || w <= 0 {
 				break
 			}

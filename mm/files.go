@@ -274,3 +274,9 @@ func (fl *Files) CloseAll() []*OpenFile {
 	fl.cloexec = nil
 	return closed
 }
+
+// TTY reports whether f is a terminal (the model's /dev/pts/N and
+// /dev/tty*), whose writes copy the caller's buffer.
+func (f *File) TTY() bool {
+	return strings.HasPrefix(f.Path, "/dev/pts/") || strings.HasPrefix(f.Path, "/dev/tty")
+}

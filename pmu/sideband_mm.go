@@ -78,28 +78,34 @@ func (k *Kernel) TaskMmap(t *sched.Task, v *mm.VMA) {
 // PageFault implements sched.FaultHook: perf_sw_event(PERF_COUNT_SW_PAGE_FAULTS,
 // 1, regs, address) at the entry of do_user_addr_fault().
 // arch/x86/mm/fault.c: do_user_addr_fault()
-func (k *Kernel) PageFault(t *sched.Task, addr uint64) {
-	k.perfSwEventFault(t, uapi.PERF_COUNT_SW_PAGE_FAULTS, addr)
+func (k *Kernel) PageFault(t *sched.Task, addr uint64, ip string) {
+	k.perfSwEventFault(t, uapi.PERF_COUNT_SW_PAGE_FAULTS, addr, ip)
 }
 
 // FaultAccounted implements sched.FaultHook: the major or minor page-fault
 // event once handle_mm_fault() succeeded.
 // mm/memory.c: mm_account_fault()
-func (k *Kernel) FaultAccounted(t *sched.Task, addr uint64, major bool) {
+func (k *Kernel) FaultAccounted(t *sched.Task, addr uint64, major bool, ip string) {
 	if major {
-		k.perfSwEventFault(t, uapi.PERF_COUNT_SW_PAGE_FAULTS_MAJ, addr)
+		k.perfSwEventFault(t, uapi.PERF_COUNT_SW_PAGE_FAULTS_MAJ, addr, ip)
 	} else {
-		k.perfSwEventFault(t, uapi.PERF_COUNT_SW_PAGE_FAULTS_MIN, addr)
+		k.perfSwEventFault(t, uapi.PERF_COUNT_SW_PAGE_FAULTS_MIN, addr, ip)
 	}
 }
 
 // perfSwEventFault counts a fault software event on t's CPU with the regs
-// of the faulting user access (the exception frame: user mode, the task's
-// user IP) and the faulting address as the sample's addr.
+// of the faulting access (the exception frame: user mode and the task's
+// user IP, or, for a fault of the kernel's copy from or to user memory,
+// kernel mode at that function) and the faulting address as the sample's
+// addr.
 // include/linux/perf_event.h: perf_sw_event() -> ___perf_sw_event() -> do_perf_sw_event()
-func (k *Kernel) perfSwEventFault(t *sched.Task, config int, addr uint64) {
+func (k *Kernel) perfSwEventFault(t *sched.Task, config int, addr uint64, ip string) {
 	c := t.CPU()
-	k.perfSwEventRegs(c, config, regs{ip: k.userIP(t), user: true, task: t}, addr)
+	r := regs{ip: k.userIP(t), user: true, task: t}
+	if ip != "" {
+		r = regs{ip: k.fakeIP(ip, true), task: t}
+	}
+	k.perfSwEventRegs(c, config, r, addr)
 }
 
 // perfSwEventRegs delivers one software event to the events of config ACTIVE

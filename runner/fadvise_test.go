@@ -20,6 +20,7 @@ import (
 func TestFadviseSyscall(t *testing.T) {
 	const head = `  syscall openat AT_FDCWD "/var/tmp/f" O_RDWR|O_CREAT 0 as fd
   syscall ftruncate fd 262144
+  syscall mmap 0 262144 PROT_READ|PROT_WRITE MAP_PRIVATE|MAP_ANONYMOUS -1 0 as buf
 `
 	for _, tc := range []struct {
 		name, body   string
@@ -42,29 +43,30 @@ func TestFadviseSyscall(t *testing.T) {
   sleep 10ms
   touch p 64
 `, 5, 0},
-		{"read(2) first", head + `  syscall read fd 0 262144
+		{"read(2) first", head + `  syscall read fd buf 262144
   syscall mmap 0 262144 PROT_READ MAP_PRIVATE fd 0 as p
   touch p 64
-`, 5, 0},
+`, 64 + 5, 0}, // the buffer's 64 pages fault as the read fills them
 		{"read(2) of a file opened O_WRONLY: EBADF, nothing read", `  syscall openat AT_FDCWD "/var/tmp/f" O_WRONLY|O_CREAT 0 as fd
   syscall ftruncate fd 262144
-  syscall read fd 0 262144
+  syscall mmap 0 262144 PROT_READ|PROT_WRITE MAP_PRIVATE|MAP_ANONYMOUS -1 0 as buf
+  syscall read fd buf 262144
   syscall openat AT_FDCWD "/var/tmp/f" O_RDONLY 0 as rd
   syscall mmap 0 262144 PROT_READ MAP_SHARED rd 0 as p
   touch p 64
 `, 6, 1},
 		{"write(2) then fsync and dontneed: dropped", head + `  syscall lseek fd 0 SEEK_SET
-  syscall write fd 0 262144
+  syscall write fd buf 262144
   syscall fsync fd
   syscall fadvise64 fd 0 0 POSIX_FADV_DONTNEED
   syscall mmap 0 262144 PROT_READ MAP_PRIVATE fd 0 as p
   touch p 64
-`, 6, 1},
-		{"write(2) then dontneed: dirty, kept", head + `  syscall write fd 0 262144
+`, 64 + 6, 1}, // the write faults the buffer's 64 pages in (the zero page)
+		{"write(2) then dontneed: dirty, kept", head + `  syscall write fd buf 262144
   syscall fadvise64 fd 0 0 POSIX_FADV_DONTNEED
   syscall mmap 0 262144 PROT_READ MAP_PRIVATE fd 0 as p
   touch p 64
-`, 5, 0},
+`, 64 + 5, 0},
 		{"dontneed after munmap", head + `  syscall mmap 0 262144 PROT_READ MAP_PRIVATE fd 0 as p
   touch p 64
   syscall munmap p 262144
@@ -92,7 +94,8 @@ func TestFadviseSyscall(t *testing.T) {
 
 // TestFileIOCost: a read(2) of cached pages and a write(2) cost the
 // syscall and, a KiB, what this machine's copy through the page cache
-// costs (cost/testdata/fileio.txt); nothing under cost-model=free.
+// costs (cost/testdata/fileio.txt); nothing under cost-model=free. The
+// first read faulted the buffer in, so the copy is all the second adds.
 func TestFileIOCost(t *testing.T) {
 	tm := cost.ThisMachine()
 	end := func(model, call string, n int) sim.Time {
@@ -102,9 +105,10 @@ kernel cost-model=%s
 task w cpu0
   syscall openat AT_FDCWD "/var/tmp/f" O_RDWR|O_CREAT 0 as fd
   syscall ftruncate fd 1048576
-  syscall read fd 0 1048576
+  syscall mmap 0 1048576 PROT_READ|PROT_WRITE MAP_PRIVATE|MAP_ANONYMOUS -1 0 as buf
+  syscall read fd buf 1048576
   syscall lseek fd 0 SEEK_SET
-  syscall %s fd 0 %d
+  syscall %s fd buf %d
 `, model, call, n)
 		_, res := runQuiet(t, "cost.sim", src)
 		return res.End

@@ -103,17 +103,18 @@ func TestMaxBytes(t *testing.T) {
 cpus 1
 task main cpu0
   syscall openat AT_FDCWD "/var/tmp/x" O_RDWR|O_CREAT 0600 as fd
+  syscall mmap 0 4096 PROT_READ|PROT_WRITE MAP_PRIVATE|MAP_ANONYMOUS -1 0 as buf
   syscall ftruncate fd 17592186040320 as truncM
   syscall ftruncate fd 17592186040321 as truncM1
-  syscall pwrite64 fd 0 10 17592186040319 as pwriteM1
-  syscall pwrite64 fd 0 10 17592186040320 as pwriteM
-  syscall pread64 fd 0 10 17592186040315 as preadM5
-  syscall pread64 fd 0 10 17592186040320 as preadM
+  syscall pwrite64 fd buf 10 17592186040319 as pwriteM1
+  syscall pwrite64 fd buf 10 17592186040320 as pwriteM
+  syscall pread64 fd buf 10 17592186040315 as preadM5
+  syscall pread64 fd buf 10 17592186040320 as preadM
   syscall lseek fd 1 SEEK_END as seekEnd1
   syscall lseek fd 17592186040320 SEEK_SET as seekM
   syscall lseek fd 0 SEEK_END as size
 `)
-	got := returns(r, "fd")
+	got := returns(r, "fd", "buf")
 	want := map[string]int64{"truncM": 0, "truncM1": -27, "pwriteM1": 1, "pwriteM": -27, "preadM5": 5, "preadM": 0,
 		"seekEnd1": -22, "seekM": 17592186040320, "size": 17592186040320}
 	if d := cmp.Diff(want, got); d != "" {

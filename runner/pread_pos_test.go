@@ -19,18 +19,19 @@ cpus 1
 task main cpu0
   syscall openat AT_FDCWD "/var/tmp/g" O_RDWR|O_CREAT 0 as fd
   syscall ftruncate fd 1048576
+  syscall mmap 0 8192 PROT_READ|PROT_WRITE MAP_PRIVATE|MAP_ANONYMOUS -1 0 as buf
   thread reader
     sleep 20us
-    syscall read fd 0 4096 as n
+    syscall read fd buf 4096 as n
     syscall lseek fd 0 SEEK_CUR as at
-  syscall pread64 fd 0 4096 524288 as m
+  syscall pread64 fd buf 4096 524288 as m
   sleep 5ms
   syscall lseek fd 0 SEEK_CUR as pos
 `)
 	got := map[string]uint64{}
 	for _, tk := range r.S.Tasks {
 		for k, v := range tk.Vars {
-			if k != "fd" {
+			if k != "fd" && k != "buf" {
 				got[tk.Comm+"."+k] = v
 			}
 		}
@@ -51,13 +52,15 @@ cpus 1
 task main cpu0
   syscall openat AT_FDCWD "/var/tmp/h" O_RDWR|O_CREAT|O_APPEND 0 as fd
   syscall ftruncate fd 100
-  syscall write fd 0 0 as none
+  syscall mmap 0 4096 PROT_READ|PROT_WRITE MAP_PRIVATE|MAP_ANONYMOUS -1 0 as buf
+  syscall write fd buf 0 as none
   syscall lseek fd 0 SEEK_CUR as after0
-  syscall write fd 0 1 as one
+  syscall write fd buf 1 as one
   syscall lseek fd 0 SEEK_CUR as after1
 `)
 	got := r.S.Tasks[0].Vars
 	delete(got, "fd")
+	delete(got, "buf")
 	if d := cmp.Diff(map[string]uint64{"none": 0, "after0": 0, "one": 1, "after1": 101}, got); d != "" {
 		t.Errorf("returns (-want +got):\n%s", d)
 	}

@@ -128,7 +128,13 @@
 // act on the task's fd table, its address space and the page cache (a COMM, MMAP2 records, page
 // faults, the disk's reads and writebacks; exec kills the other threads and closes the close-on-exec
 // fds). Every path exists (of unknown size) but one an O_CREAT|O_EXCL creates (empty); a file
-// has no holes; the buffer of read and write is not touched (its pages are not faulted).
+// has no holes and ends at ext4's s_maxbytes (16 TiB - 4 KiB: past it EFBIG, or EINVAL for
+// lseek). The buffer of read, write, pread64 and pwrite64 is the task's memory: the kernel's
+// copy faults its pages in (page-faults events with kernel regs, so :u does not count them)
+// and stops at a page nothing maps, returning what it copied or EFAULT (a NULL buffer is
+// EFAULT): map one first (syscall mmap ... as buf; syscall read fd buf 4096). A tty's write
+// copies 2048 bytes at a time; /dev/null's takes the count unread; a read of a tty or a /dev
+// file returns 0.
 // Every other syscall returns 0.
 //
 // # Perf sessions

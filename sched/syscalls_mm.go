@@ -79,10 +79,13 @@ type MmapHook interface {
 // FaultHook is told of a user page fault: PageFault at the entry of
 // do_user_addr_fault() (perf_sw_event(PERF_COUNT_SW_PAGE_FAULTS)), then
 // FaultAccounted after handle_mm_fault() succeeded (mm_account_fault():
-// PERF_COUNT_SW_PAGE_FAULTS_MAJ or _MIN). addr is the faulting address.
+// PERF_COUNT_SW_PAGE_FAULTS_MAJ or _MIN). addr is the faulting address;
+// ip is "" for a fault of user code (the regs are the user's), else the
+// kernel function whose access of user memory faulted (a read(2)'s
+// _copy_to_iter: the regs are the kernel's, which exclude_kernel filters).
 type FaultHook interface {
-	PageFault(t *Task, addr uint64)
-	FaultAccounted(t *Task, addr uint64, major bool)
+	PageFault(t *Task, addr uint64, ip string)
+	FaultAccounted(t *Task, addr uint64, major bool, ip string)
 }
 
 // MajorFaultCost is a major fault's CPU time before its disk read
@@ -176,7 +179,7 @@ var sysModels = map[string]func(s *Sched, t *Task, a *[6]uint64) int64{
 		return errno(err)
 	},
 	// fs/read_write.c: ksys_write(): a regular file's through its page
-	// cache (fileio.go); any other fd takes the count
+	// cache (fileio.go); a tty's or /dev/null's in devWrite (uaccess.go)
 	"write": func(s *Sched, t *Task, a *[6]uint64) int64 {
 		s.accessFdTable(t, "ksys_write") // footprint_syscalls.go
 		f := t.Files.Fget(int64(int32(a[0])))
@@ -187,9 +190,9 @@ var sysModels = map[string]func(s *Sched, t *Task, a *[6]uint64) int64{
 			return errno(e)
 		}
 		if !f.Regular() {
-			return int64(a[2])
+			return s.devWrite(t, f, a[1], a[2])
 		}
-		return s.fileIO(t, f, -1, a[2], true)
+		return s.fileIO(t, f, -1, a[1], a[2], true)
 	},
 	// fs/read_write.c: ksys_read(): a regular file's through its page
 	// cache (fileio.go); any other fd reads end of file
@@ -205,7 +208,7 @@ var sysModels = map[string]func(s *Sched, t *Task, a *[6]uint64) int64{
 		if !f.Regular() {
 			return 0
 		}
-		return s.fileIO(t, f, -1, a[2], false)
+		return s.fileIO(t, f, -1, a[1], a[2], false)
 	},
 	// fs/read_write.c: ksys_pread64(), ksys_pwrite64(): at pos, f_pos left
 	// as it is
@@ -421,13 +424,15 @@ func (s *Sched) truncate(f *mm.File, size int64) {
 
 // vfsRWChecks are vfs_read()'s and vfs_write()'s first refusals of a
 // read or write of a[2] bytes at buffer a[1]: the file not open for it
-// (EBADF), then the buffer not the user's (EFAULT); rw_verify_area() is
-// fileIO's.
+// (EBADF), a write of a file with no write method (perf's: EINVAL), then
+// the buffer not the user's (EFAULT); rw_verify_area() is fileIO's.
 // fs/read_write.c: vfs_read(), vfs_write()
 func vfsRWChecks(f *mm.OpenFile, a *[6]uint64, write bool) uapi.Errno {
 	switch {
 	case write && !f.Writable(), !write && !f.Readable():
 		return uapi.EBADF // !(file->f_mode & FMODE_READ) / FMODE_WRITE, before access_ok()
+	case write && f.Anon != nil:
+		return uapi.EINVAL // !(file->f_mode & FMODE_CAN_WRITE): perf_fops has no write
 	case !accessOK(a[1], a[2]):
 		return uapi.EFAULT // !access_ok(buf, count)
 	}
@@ -450,15 +455,17 @@ func accessOK(buf, count uint64) bool {
 const maxRWCount = 0x7ffff000
 
 // fileIO is read(2) or write(2) of count bytes of a regular file at pos
-// (-1: at f_pos, which moves), through its page cache: the task waits in D
-// for what the disk has still to read. The I/O runs on a copy of f_pos,
+// (-1: at f_pos, which moves), through its page cache, to or from the
+// buffer at buf (uaccess.go: its pages fault in from the kernel, and a bad
+// one ends the copy short): the task waits in D for what the disk has
+// still to read. The I/O runs on a copy of f_pos,
 // stored back when it is done (ksys_read()'s local pos), and pread64(2)
 // and pwrite64(2) never touch f_pos: another thread's read() while this
 // one sleeps sees f_pos as it was. The path is marked unaudited: the page
 // cache is shared by every process.
 // fs/read_write.c: ksys_read(), ksys_pread64(); vfs_read() -> ext4_file_read_iter() -> filemap_read();
 // vfs_write() -> ext4_buffered_write_iter() -> generic_perform_write()
-func (s *Sched) fileIO(t *Task, f *mm.OpenFile, pos int64, count uint64, write bool) int64 {
+func (s *Sched) fileIO(t *Task, f *mm.OpenFile, pos int64, buf, count uint64, write bool) int64 {
 	if s.M.FootprintListening() {
 		t.CPU().Unaudited("filemap_read") // the page cache, f_pos, f_ra
 	}
@@ -473,10 +480,11 @@ func (s *Sched) fileIO(t *Task, f *mm.OpenFile, pos int64, count uint64, write b
 	now, wait := s.ioClock(t)
 	var n int64
 	var err uapi.Errno
+	u := &userBuf{s: s, t: t, at: buf}
 	if write {
-		n, err = f.Write(&at, count, now, wait)
+		n, err = f.Write(&at, count, now, wait, u.fromUser)
 	} else {
-		n, err = f.Read(s.FS, &at, count, now, wait)
+		n, err = f.Read(s.FS, &at, count, now, wait, u.toUser)
 	}
 	if pos < 0 && err == 0 && n > 0 {
 		f.Pos = at // ksys_read(): if (ret >= 0 && ppos) f.file->f_pos = pos
@@ -507,7 +515,7 @@ func (s *Sched) positionedIO(t *Task, a *[6]uint64, write bool) int64 {
 	if e := vfsRWChecks(f, a, write); e != 0 {
 		return errno(e)
 	}
-	return s.fileIO(t, f, int64(a[3]), a[2], write)
+	return s.fileIO(t, f, int64(a[3]), a[1], a[2], write)
 }
 
 // fsync is fsync(2) and fdatasync(2): a regular file's dirty pages are
@@ -648,17 +656,25 @@ func (s *Sched) touch(t *Task, op *Op) bool {
 	for i := 0; i < op.N; i++ {
 		addr := base + uint64(i)*mm.PageSize
 		s.accessTouch(t) // footprint_user.go
-		if t.MM.Present(addr) && t.MM.Find(addr) != nil {
-			v := t.MM.Find(addr)
-			if !write || v.Flags&mm.VM_WRITE != 0 && !t.MM.WriteProtected(addr) {
-				continue
-			}
+		if mapped(t, addr, write) {
+			continue
 		}
 		if !s.pageFault(t, addr, write) {
 			return false
 		}
 	}
 	return true
+}
+
+// mapped reports whether t's access of addr takes no fault: the page has
+// a PTE, and a write a writable one (not the zero page, a page-cache page
+// of a private mapping, a page shared copy-on-write since a fork).
+func mapped(t *Task, addr uint64, write bool) bool {
+	if !t.MM.Present(addr) {
+		return false
+	}
+	v := t.MM.Find(addr)
+	return v != nil && (!write || v.Flags&mm.VM_WRITE != 0 && !t.MM.WriteProtected(addr))
 }
 
 // pageFault is a user page fault at addr: the exception entry, the
@@ -670,14 +686,28 @@ func (s *Sched) touch(t *Task, op *Op) bool {
 func (s *Sched) pageFault(t *Task, addr uint64, write bool) bool {
 	s.setUser(t, false)
 	t.Step("exc_page_fault")
+	if !s.handleFault(t, addr, write, "") {
+		t.Segfaulted = true
+		return false
+	}
+	s.exitToUserMode(t) // irqentry_exit_to_user_mode()
+	return true
+}
+
+// handleFault is do_user_addr_fault() of a fault at addr, taken by user
+// code (ip "") or by the kernel function ip copying to or from user
+// memory: the page-faults event with the regs of the access, then
+// handle_mm_fault() until it does not return VM_FAULT_RETRY (a retry waits
+// in D for the page's read, then faults again; the fault is major if its
+// first attempt was: FAULT_FLAG_TRIED), then the major/minor accounting. It
+// reports false for a bad access (no VMA, or one that forbids it).
+// arch/x86/mm/fault.c: do_user_addr_fault()
+func (s *Sched) handleFault(t *Task, addr uint64, write bool, ip string) bool {
 	s.eachHook(func(h any) {
 		if f, ok := h.(FaultHook); ok {
-			f.PageFault(t, addr)
+			f.PageFault(t, addr, ip)
 		}
 	})
-	// handle_mm_fault() until it does not return VM_FAULT_RETRY: a retry
-	// waits (D) for the page's read, then faults again; the fault is
-	// major if its first attempt was (FAULT_FLAG_TRIED)
 	now, wait := s.ioClock(t)
 	res, how := t.MM.Fault(addr, write, now, func(r mm.FaultResult) {
 		if r.Fault == mm.MajorFault {
@@ -686,7 +716,6 @@ func (s *Sched) pageFault(t *Task, addr uint64, write bool) bool {
 		wait(r.RetryAt) // the read from disk: the task sleeps (D), another runs
 	})
 	if res == mm.BadAccess {
-		t.Segfaulted = true
 		return false
 	}
 	if res == mm.MajorFault {
@@ -697,10 +726,9 @@ func (s *Sched) pageFault(t *Task, addr uint64, write bool) bool {
 	t.Spend(s.faultCost(how))
 	s.eachHook(func(h any) {
 		if f, ok := h.(FaultHook); ok {
-			f.FaultAccounted(t, addr, res == mm.MajorFault) // mm_account_fault()
+			f.FaultAccounted(t, addr, res == mm.MajorFault, ip) // mm_account_fault()
 		}
 	})
-	s.exitToUserMode(t) // irqentry_exit_to_user_mode()
 	return true
 }
 
