@@ -6,7 +6,7 @@
 //
 // One statement per line. A '#' that starts a word begins a comment. A line that
 // ends in a backslash (outside quotes and comments) continues on the next one. Blocks are indented (spaces or
-// tabs, used consistently); only task, repeat and when take a block.
+// tabs, used consistently); only task, program, fork, thread, repeat and when take a block.
 //
 //	# aux-pause-resume-nmi.sim
 //	scenario aux-pause-resume-nmi

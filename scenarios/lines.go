@@ -133,7 +133,7 @@ func (p *parser) buildTree(lls []*logicalLine) []*node {
 			parent := (*top.list)[len(*top.list)-1]
 			stack = append(stack, level{indent: ll.indent, list: &parent.children})
 		case strings.HasPrefix(ll.indent, top.indent):
-			p.errorf(ll.posAt(ll.start), "unexpected indentation: only task, repeat and when lines take an indented block")
+			p.errorf(ll.posAt(ll.start), "unexpected indentation: only task, program, fork, thread, repeat and when lines take an indented block")
 			ll.bad = true
 		default:
 			for len(stack) > 1 && !strings.HasPrefix(ll.indent, stack[len(stack)-1].indent) {

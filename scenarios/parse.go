@@ -86,7 +86,7 @@ func (p *parser) extra(ll *logicalLine, ws []token, i int, what string) {
 func (p *parser) noBlock(n *node) {
 	if len(n.children) > 0 {
 		c := n.children[0].line
-		p.errorf(c.posAt(c.start), "unexpected indentation: only task, repeat and when lines take an indented block")
+		p.errorf(c.posAt(c.start), "unexpected indentation: only task, program, fork, thread, repeat and when lines take an indented block")
 	}
 }
 
