@@ -165,6 +165,9 @@ type Sched struct {
 
 	// Switches and Migrations count what happened, as observables.
 	models map[string]SyscallFunc // syscall bodies by name (syscalls_mm.go)
+	// posLocks are the f_pos_lock of each regular file read(2), write(2) or
+	// lseek(2) reached (fpos_lock.go), made on first use.
+	posLocks map[*mm.OpenFile]*Mutex
 
 	Switches   uint64
 	Migrations uint64

@@ -186,6 +186,9 @@ var sysModels = map[string]func(s *Sched, t *Task, a *[6]uint64) int64{
 		if f == nil {
 			return errno(uapi.EBADF)
 		}
+		if unlock := s.fdgetPos(t, f); unlock != nil {
+			defer unlock()
+		}
 		if e := vfsRWChecks(f, a, true); e != 0 {
 			return errno(e)
 		}
@@ -201,6 +204,9 @@ var sysModels = map[string]func(s *Sched, t *Task, a *[6]uint64) int64{
 		f := t.Files.Fget(int64(int32(a[0])))
 		if f == nil {
 			return errno(uapi.EBADF)
+		}
+		if unlock := s.fdgetPos(t, f); unlock != nil {
+			defer unlock()
 		}
 		if e := vfsRWChecks(f, a, false); e != 0 {
 			return errno(e)
@@ -221,9 +227,13 @@ var sysModels = map[string]func(s *Sched, t *Task, a *[6]uint64) int64{
 	// fs/read_write.c: ksys_lseek()
 	"lseek": func(s *Sched, t *Task, a *[6]uint64) int64 {
 		f := t.Files.Fget(int64(int32(a[0])))
-		switch {
-		case f == nil:
+		if f == nil {
 			return errno(uapi.EBADF)
+		}
+		if unlock := s.fdgetPos(t, f); unlock != nil {
+			defer unlock()
+		}
+		switch {
 		case uint32(a[2]) > uapi.SEEK_MAX:
 			return errno(uapi.EINVAL) // ksys_lseek(): whence checked before vfs_llseek()
 		case !f.Regular():
