@@ -96,7 +96,8 @@ func (s *Sched) takeLeadership(t, l *Task) {
 	l.fam.reaped = true // release_task(leader)
 }
 
-// GroupDead reports whether t is the last live thread of its process
-// (atomic_dec_and_test(&tsk->signal->live) in its do_exit()): the exit that
-// notifies the parent.
-func (s *Sched) GroupDead(t *Task) bool { return s.groupDead(t) }
+// GroupDead reports, for a task in its exit, whether its do_exit() found
+// it the last live thread of its process (group_dead:
+// atomic_dec_and_test(&tsk->signal->live)): exactly one exit of a process
+// does.
+func (s *Sched) GroupDead(t *Task) bool { return t.fam.groupDead }

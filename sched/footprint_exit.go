@@ -267,7 +267,7 @@ func (s *Sched) accessExitDead(t *Task, groupDead bool) {
 	if t != l {
 		c.AccessMarkedOnly(l, "p->__state", cpu.MarkedRead, "exit_notify") // kernel/exit.c: exit_notify(): thread_group_leader(tsk) ... the leader's exit_state
 	}
-	if groupDead && (t == l || l.State == Dead) { // do_notify_parent()
+	if s.notifiesParent(t) { // do_notify_parent()
 		if p := l.fam.parent; p != nil {
 			pl := p.Leader()
 			c.AccessMarkedOnly(waitChldKey{pl}, "signal->wait_chldexit", cpu.MarkedWrite, "__wake_up_parent") // kernel/signal.c: do_notify_parent() -> __wake_up_parent(): __wake_up_sync_key(&parent->signal->wait_chldexit, ...)

@@ -60,6 +60,9 @@ type family struct {
 	reaped  bool // release_task() ran
 	killed  bool // SIGKILL from zap_other_threads() pending
 	exiting bool // PF_EXITING: in do_exit() (exit_signals())
+	// groupDead is do_exit()'s group_dead: this exit took signal->live to 0
+	// (groupDead), set as exiting is.
+	groupDead bool
 	// exitState is what sched_switch reports for the task's last switch:
 	// StateReportZombie or StateReportDead.
 	exitState int64
@@ -342,15 +345,47 @@ func (s *Sched) threadGroup(t *Task) []*Task {
 	return append([]*Task{l}, l.fam.threads...)
 }
 
-// groupDead reports whether every thread of t's group has exited but t:
-// atomic_dec_and_test(&tsk->signal->live).
+// groupDead is atomic_dec_and_test(&tsk->signal->live) in t's do_exit(),
+// called as t sets PF_EXITING: whether every other thread of its group has
+// started its exit (each decrements live beside its PF_EXITING). Exactly
+// one exit of a group finds it so, however they overlap; the others find
+// a thread still live.
 func (s *Sched) groupDead(t *Task) bool {
 	for _, th := range s.threadGroup(t) {
+		if th != t && !th.fam.exiting {
+			return false
+		}
+	}
+	return true
+}
+
+// threadGroupEmpty is thread_group_empty(l) while t releases itself:
+// every thread of l's group but l and t is released (a thread is, once
+// its exit_notify() autoreaped it: the model's Dead).
+// include/linux/sched/signal.h: thread_group_empty()
+func (s *Sched) threadGroupEmpty(l, t *Task) bool {
+	for _, th := range l.fam.threads {
 		if th != t && th.State != Dead {
 			return false
 		}
 	}
 	return true
+}
+
+// notifiesParent reports whether t's exit_notify() tells the parent its
+// process is dead: the leader's when no other thread is left
+// (thread_group_empty()), a thread's when it is the last to go after the
+// leader became a zombie (release_task(): "If we were the last child thread
+// and the leader has exited already"). Which exit that is does not depend
+// on group_dead: of a leader and a thread exiting side by side, the
+// leader may be group_dead and the thread the one that notifies.
+// kernel/exit.c: exit_notify(), release_task()
+func (s *Sched) notifiesParent(t *Task) bool {
+	l := t.Leader()
+	if t == l {
+		return s.threadGroupEmpty(l, t)
+	}
+	return l.fam.zombie && s.threadGroupEmpty(l, t)
 }
 
 // exitNotify is exit_notify(): children are reparented to init (the machine
@@ -369,16 +404,17 @@ func (s *Sched) exitNotify(t *Task, groupDead bool) int64 {
 	}
 	t.fam.children = nil
 	l := t.Leader()
+	notify := s.notifiesParent(t)
 	if t != l {
 		t.fam.reaped = true // a thread autoreaps: EXIT_DEAD
-		if groupDead && l.State == Dead {
+		if notify {
 			s.notifyParent(l)
 		}
 		s.execWaiterWake(t) // exec_dethread.go
 		return StateReportDead
 	}
 	t.fam.zombie = true
-	if groupDead {
+	if notify {
 		s.notifyParent(t)
 	}
 	s.execWaiterWake(t)
@@ -407,7 +443,7 @@ func (s *Sched) wait4(t *Task) (int, error) {
 					continue
 				}
 				any = true
-				if ch.fam.zombie && s.groupDead(ch) {
+				if ch.fam.zombie && s.threadGroupEmpty(ch, ch) { // !delay_group_leader()
 					t.Spend(s.Cfg.Cost.Wait4Reap) // wait_task_zombie() -> release_task(), and the syscall around it (cost.Profile)
 					ch.fam.reaped = true          // release_task(): off the parent's children list
 					th.fam.children = removeTask(th.fam.children, ch)
