@@ -79,3 +79,26 @@ task w cpu0
 		t.Errorf("returns (-want +got):\n%s", d)
 	}
 }
+
+// TestPerfFdReadSyscall: read(2) of a perf fd by the syscall statement is
+// perf_read() with the caller's count and buffer: the 8-byte count of a
+// plain cpu-clock event with a count of 8 or 100, ENOSPC under read_size,
+// EFAULT into NULL. As this machine (rd=8 big=8 small=-28 rdnull=-14); the
+// model read end of file (0) for every one.
+func TestPerfFdReadSyscall(t *testing.T) {
+	r, _ := runQuiet(t, "perfread.sim", `scenario perfread
+cpus 1
+task w cpu0
+  open ev -e cpu-clock
+  syscall mmap 0 4096 PROT_READ|PROT_WRITE MAP_PRIVATE|MAP_ANONYMOUS -1 0 as buf
+  compute 10us
+  syscall read 3 buf 8 as rd
+  syscall read 3 buf 100 as big
+  syscall read 3 buf 4 as small
+  syscall read 3 0 8 as rdnull
+`)
+	want := map[string]int64{"rd": 8, "big": 8, "small": -28, "rdnull": -14}
+	if d := cmp.Diff(want, returns(r, "buf")); d != "" {
+		t.Errorf("returns (-want +got):\n%s", d)
+	}
+}

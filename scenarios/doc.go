@@ -134,7 +134,8 @@
 // and stops at a page nothing maps, returning what it copied or EFAULT (a NULL buffer is
 // EFAULT): map one first (syscall mmap ... as buf; syscall read fd buf 4096). A tty's write
 // copies 2048 bytes at a time; /dev/null's takes the count unread; a read of a tty or a /dev
-// file returns 0.
+// file returns 0; a read of a perf fd (by its number) is perf_read() with that count (ENOSPC
+// under read_size), a write of one EINVAL.
 // Every other syscall returns 0.
 //
 // # Perf sessions

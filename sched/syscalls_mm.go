@@ -198,7 +198,8 @@ var sysModels = map[string]func(s *Sched, t *Task, a *[6]uint64) int64{
 		return s.fileIO(t, f, -1, a[1], a[2], true)
 	},
 	// fs/read_write.c: ksys_read(): a regular file's through its page
-	// cache (fileio.go); any other fd reads end of file
+	// cache (fileio.go), perf's fd through its owner (readAnon); a tty or
+	// /dev file reads end of file
 	"read": func(s *Sched, t *Task, a *[6]uint64) int64 {
 		s.accessFdTable(t, "ksys_read") // footprint_syscalls.go
 		f := t.Files.Fget(int64(int32(a[0])))
@@ -210,6 +211,9 @@ var sysModels = map[string]func(s *Sched, t *Task, a *[6]uint64) int64{
 		}
 		if e := vfsRWChecks(f, a, false); e != 0 {
 			return errno(e)
+		}
+		if f.Anon != nil {
+			return s.readAnon(t, f.Anon, a[1], a[2]) // perf's fd: perf_read()
 		}
 		if !f.Regular() {
 			return 0

@@ -109,3 +109,34 @@ func (s *Sched) devWrite(t *Task, f *mm.OpenFile, buf, count uint64) int64 {
 	}
 	return int64(written)
 }
+
+// CopyToUser is copy_to_user() of n bytes to buf by kernel code outside
+// the page cache (perf_read()'s values): each page not mapped writable
+// faults at _copy_to_user, and the copy stops at the first bad one. It
+// returns the bytes copied.
+// include/linux/uaccess.h: copy_to_user() -> _copy_to_user()
+func (s *Sched) CopyToUser(t *Task, buf, n uint64) uint64 {
+	u := &userBuf{s: s, t: t, at: buf}
+	return u.span(n, true, func(addr uint64) bool {
+		return s.handleFault(t, addr, true, "_copy_to_user")
+	})
+}
+
+// AnonReadHook reads an anon inode file another subsystem made (perf's
+// event fd) for read(2): ok false when f is not its file.
+type AnonReadHook interface {
+	ReadAnon(t *Task, f mm.AnonFile, buf, count uint64) (ret int64, ok bool)
+}
+
+// readAnon is read(2) of an anon inode file: its owner's read method, or
+// EINVAL for a file with none (vfs_read(): !(file->f_mode & FMODE_CAN_READ)).
+func (s *Sched) readAnon(t *Task, f mm.AnonFile, buf, count uint64) int64 {
+	for _, h := range s.SyscallHooks {
+		if r, ok := h.(AnonReadHook); ok {
+			if ret, ok := r.ReadAnon(t, f, buf, count); ok {
+				return ret
+			}
+		}
+	}
+	return errno(uapi.EINVAL)
+}
