@@ -95,6 +95,9 @@ type SessionMmap struct {
 	pushedEnd uint64 // furthest position pushed (forward rings)
 	pushedAny bool
 	traceRec  []byte // tracePushed's copy of the record it reports
+	// pushBuf is pushfn's copy of the piece it writes, reused: the write
+	// copies it into perf.data before the next push of this ring.
+	pushBuf []byte
 }
 
 // Session is a `perf record` process: a task of the simulated machine that
@@ -887,7 +890,8 @@ func (ss *Session) pushfn(t *sched.Task, idx int, m *SessionMmap, b []byte) {
 	if ss.Data.Discard {
 		ss.Data.write(b, idx, m.CPU, ss.S.M.Now(), m.Overwrite) // counted now, kept nowhere
 	} else {
-		chunk = append([]byte(nil), b...) // the bytes as they are now
+		m.pushBuf = append(m.pushBuf[:0], b...) // the bytes as they are now
+		chunk = m.pushBuf
 	}
 	ss.S.SyscallAnnotated(t, "write", func(t *sched.Task) { // footprint_record.go
 		t.Spend(ss.Opts.WriteSyscall + ss.Opts.WritePerKiB*sim.Duration(len(chunk))/1024)

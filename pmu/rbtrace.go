@@ -45,6 +45,7 @@ type BufferLog struct {
 	times    map[int]sim.Time
 	auxTimes []sim.Time
 	auxIdx   []int
+	mem      *logMem // where chk, auxIdx and auxTimes came from
 }
 
 type rbTraceState struct {
@@ -95,7 +96,9 @@ func (k *Kernel) traceBuffer(buf *rb.Buffer, e *Event) {
 		return
 	}
 	l := &BufferLog{Buf: buf, Backward: e.Attr.WriteBackward, st: &k.rbTrace, now: k.M.Now,
-		Name: fmt.Sprintf("event %d (cpu %d)", e.id, e.cpu), chk: newChecker()}
+		Name: fmt.Sprintf("event %d (cpu %d)", e.id, e.cpu)}
+	l.mem = newLogMem()
+	l.chk, l.auxIdx, l.auxTimes = l.mem.chk, l.mem.auxIdx, l.mem.auxTimes
 	l.chk.SetMode(l.Backward, buf.Overwrite(), buf.DataSize())
 	k.rbTrace.logs = append(k.rbTrace.logs, l)
 	k.rbTrace.byBuf[buf] = l
@@ -140,14 +143,23 @@ func (l *BufferLog) add(ev rb.TraceEvent) {
 }
 
 // checkers holds the rb.Checkers of finished runs, reset, for the next run's
-// buffers (ReleaseBufferLogs).
+// buffers (ReleaseBufferLogs), each with its log's auxIdx and auxTimes
+// emptied: a log of an AUX buffer grows them by an element per AUX event,
+// which, afresh in every run, was a tenth of an AUX exploration's growslice.
 var checkers sync.Pool
 
-func newChecker() *rb.Checker {
-	if c, ok := checkers.Get().(*rb.Checker); ok {
-		return c
+// logMem is what checkers holds: a log's memory.
+type logMem struct {
+	chk      *rb.Checker
+	auxIdx   []int
+	auxTimes []sim.Time
+}
+
+func newLogMem() *logMem {
+	if m, ok := checkers.Get().(*logMem); ok {
+		return m
 	}
-	return &rb.Checker{}
+	return &logMem{chk: &rb.Checker{}}
 }
 
 // ReleaseBufferLogs gives the checkers of k's buffer logs back for the next
@@ -161,8 +173,11 @@ func (k *Kernel) ReleaseBufferLogs() {
 			l.chk = nil
 			if c.Len() <= 1<<16 {
 				c.Reset()
-				checkers.Put(c)
+				m := l.mem
+				m.auxIdx, m.auxTimes = l.auxIdx[:0], l.auxTimes[:0]
+				checkers.Put(m)
 			}
+			l.mem, l.auxIdx, l.auxTimes = nil, nil, nil // the next run's now
 		}
 	}
 }

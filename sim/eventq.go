@@ -80,11 +80,18 @@ func NewTimer(name string, fire func()) *Timer { return &Timer{Name: name, Fire:
 
 // Add queues t at when (re-queueing it if it was queued).
 func (q *EventQueue) Add(t *Timer, when Time) {
-	if t.idx >= 0 {
-		q.Remove(t)
+	q.seq++
+	if i := t.idx; i >= 0 && i < len(q.h) && q.h[i] == t {
+		// Re-armed where it sits (a counter's timer is re-armed at every
+		// mode switch): new keys and one sift, where a Remove and a push
+		// took two. The keys (When, seq) are unique, so the order the
+		// timers pop in is the same whatever the heap's shape.
+		t.When, t.seq = when, q.seq
+		q.down(i)
+		q.up(t.idx)
+		return
 	}
 	t.When = when
-	q.seq++
 	t.seq = q.seq
 	t.idx = len(q.h)
 	q.h = append(q.h, t)
