@@ -17,17 +17,32 @@ import (
 // scaleScenario is seed 002's benchmark (seed-close-benchmark) spread over
 // cpus CPUs: a task pinned to each, each doing calls close(-1) in lock step,
 // all recorded with perf record -a -e 'raw_syscalls:*' -o /dev/null -- b0.
+//
+// perf starts b0 only after evlist__enable() has enabled its events on every
+// CPU (with -a perf enables before evlist__start_workload()), but b1 and up
+// are the file's own tasks and start at 0: left alone they would make most
+// of their calls while perf is still moving itself from CPU to CPU to enable
+// (each move a sched_setaffinity() and a stopper run: sched/stopper.go),
+// unrecorded, so the records per syscall would fall with the CPU count and
+// the cells would not measure the same thing. So they wait on a futex b0
+// wakes first thing: every counted close() is made with perf's events
+// enabled on every CPU (the futex calls' own records are a few per CPU).
 func scaleScenario(cpus, calls int) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "scenario scale\ncpus %d\n", cpus)
-	var names []string
 	for c := range cpus {
-		fmt.Fprintf(&b, "task b%d cpu%d\n  repeat %d\n    syscall close\n", c, c, calls)
-		names = append(names, fmt.Sprintf("b%d", c))
+		fmt.Fprintf(&b, "task b%d cpu%d\n", c, c)
+		switch {
+		case cpus == 1:
+		case c == 0:
+			fmt.Fprintf(&b, "  futex wake go %d\n", cpus-1)
+		default:
+			fmt.Fprintf(&b, "  futex wait go\n")
+		}
+		fmt.Fprintf(&b, "  repeat %d\n    syscall close\n", calls)
 	}
 	// -a: a buffer per CPU; the session lasts as long as b0 runs.
 	fmt.Fprintf(&b, "record -a -e 'raw_syscalls:*' -o /dev/null -- b0\nalways perf.error == 0\n")
-	_ = names
 	return b.String()
 }
 
@@ -68,6 +83,7 @@ func BenchmarkSyscallCPUs(b *testing.B) {
 				b.Fatalf("%d samples and %d lost for %d calls", v, lost, calls*cpus)
 			}
 			b.ReportMetric(float64(lost), "lost")
+			b.ReportMetric(float64(lost)/float64(calls*cpus), "lost/syscall")
 			// Like with like: a record written costs more than one refused
 			// (perf_output_begin() fails early), and the cells refuse
 			// different shares (perf's reader keeps up worse on 1 CPU,
@@ -100,30 +116,20 @@ var scaleCPUs = []int{1, 2, 4, 8, 16, 32, 64}
 // BenchmarkSyscallScaleTable prints issue 17's table: for 1e6 and 1e7
 // simulated syscalls in all (PERFSIM_SCALE_EVENTS overrides, e.g. "1e6"),
 // at each CPU count, the user CPU time per syscall and the process's peak
-// RSS, each cell one BenchmarkSyscallCPUs run in a process of its own (this
-// test binary re-executed), so that each RSS is that run's alone.
+// RSS (getrusage's ru_maxrss, VmHWM), each cell one BenchmarkSyscallCPUs
+// run in a process of its own (this test binary re-executed, with
+// -test.cpu 1), so that each RSS is that run's alone. Each cell is run
+// PERFSIM_SCALE_RUNS times (3 by default), the runs of a size one after
+// the other, and its cost and RSS given as the range over them: the
+// machine may be shared, and user CPU time is less inflated by load than
+// the wall clock, not immune (caches, frequency).
 //
-// The cells make the same syscalls, and their ring buffer invariant logs
-// take about as many events (each buffer's log stops at 65,536 events and
-// a run's logs at 262,144 in all: before, 64 buffers logged 64 times what
-// one did, every record of the 1e6 run). They write about as many records
-// per syscall (1.3 on 1 CPU, 1.4 on 64, perf's own syscalls included: on
-// 1 CPU perf shares the CPU with b0, and more of b0's records are refused
-// by a full ring, which costs little), so the cost per record written,
-// which the table gives too, spreads about as the cost per syscall: what
-// is left of the spread is the lane runs (the runs column). On one CPU the
-// lane never yields (every time advance is TryAdvance's, no other lane is
-// due); from 2 CPUs on the lanes are near each other in time, tied now and
-// then (decisions: 1 per 14 syscalls at 8 CPUs, about 1 per syscall at
-// 64), and nearly every time advance passes another lane's next, so the
-// lane yields: 2.3 runs per syscall on 2 CPUs, about 4.8 from 8 CPUs on.
-// A run the yielding lane hands straight to the next lane's thread (the
-// direct column: cpu's handoff, where the engine's step is plain) is one
-// coroutine switch; the others (a timer due on the next CPU, the yielding
-// lane picked again) go back to the engine and from there on, two
-// switches. What is left of the spread is the runs' own work (the lane
-// heap, the switch) and the caches: 64 CPUs' state does not fit where 8
-// CPUs' does.
+// The runs are the same simulated run (seed 1's schedule), so the records
+// written and refused (lost) per syscall are one number per cell: every
+// syscall is made with perf's events enabled on every CPU (scaleScenario),
+// its sys_enter and sys_exit are written or lost, and the columns show how
+// the ring buffers' refusals (a lost record costs less than a written one)
+// differ between cells.
 //
 //	go test ./explore -run '^$' -bench BenchmarkSyscallScaleTable -benchtime 1x
 func BenchmarkSyscallScaleTable(b *testing.B) {
@@ -131,60 +137,97 @@ func BenchmarkSyscallScaleTable(b *testing.B) {
 	if e := os.Getenv("PERFSIM_SCALE_EVENTS"); e != "" {
 		events = strings.Split(e, ",")
 	}
-	type cell struct{ us, rss, written, usw, runs, direct float64 }
-	cells := map[string]cell{}
+	runs := 3
+	if e := os.Getenv("PERFSIM_SCALE_RUNS"); e != "" {
+		n, err := strconv.Atoi(e)
+		if err != nil || n < 1 {
+			b.Fatalf("PERFSIM_SCALE_RUNS: %q is not a count of runs", e)
+		}
+		runs = n
+	}
+	// rng is a range of a cell's values over its runs.
+	type rng struct{ lo, hi float64 }
+	add := func(r *rng, v float64, first bool) {
+		if first {
+			*r = rng{v, v}
+		}
+		r.lo, r.hi = min(r.lo, v), max(r.hi, v)
+	}
+	type cell struct {
+		us, rss, usw            rng
+		written, lost, runs, ds float64
+	}
+	cells := map[string]*cell{}
+	metrics := []string{"us-user/syscall", "MB-maxrss", "us-user/written", "written/syscall", "lost/syscall", "lane-runs/syscall", "decisions"}
 	for range b.N {
 		for _, ev := range events {
 			n, err := strconv.ParseFloat(ev, 64)
 			if err != nil || n < 1 {
 				b.Fatalf("PERFSIM_SCALE_EVENTS: %q is not a count of syscalls", ev)
 			}
-			for _, cpus := range scaleCPUs {
-				out, err := exec.Command(os.Args[0], "-test.run", "^$", "-test.benchmem=false",
-					"-test.bench", fmt.Sprintf("^BenchmarkSyscallCPUs$/^cpus=%d$", cpus),
-					"-test.benchtime", fmt.Sprintf("%dx", int64(n))).CombinedOutput()
-				if err != nil {
-					b.Fatalf("cpus=%d, %s syscalls: %v\n%s", cpus, ev, err, out)
+			for run := range runs {
+				for _, cpus := range scaleCPUs {
+					out, err := exec.Command(os.Args[0], "-test.run", "^$", "-test.benchmem=false", "-test.cpu", "1",
+						"-test.bench", fmt.Sprintf("^BenchmarkSyscallCPUs$/^cpus=%d$", cpus),
+						"-test.benchtime", fmt.Sprintf("%dx", int64(n))).CombinedOutput()
+					if err != nil {
+						b.Fatalf("cpus=%d, %s syscalls: %v\n%s", cpus, ev, err, out)
+					}
+					m := map[string]float64{}
+					for _, unit := range metrics {
+						v, ok := benchMetric(out, unit)
+						if !ok {
+							b.Fatalf("cpus=%d, %s syscalls: no %s in\n%s", cpus, ev, unit, out)
+						}
+						m[unit] = v
+					}
+					key := fmt.Sprintf("%s/%d", ev, cpus)
+					c := cells[key]
+					if c == nil {
+						c = &cell{}
+						cells[key] = c
+					}
+					add(&c.us, m["us-user/syscall"], run == 0)
+					add(&c.rss, m["MB-maxrss"], run == 0)
+					add(&c.usw, m["us-user/written"], run == 0)
+					c.written, c.lost, c.runs = m["written/syscall"], m["lost/syscall"], m["lane-runs/syscall"]
+					c.ds = m["decisions"] / n
 				}
-				us, ok1 := benchMetric(out, "us-user/syscall")
-				rss, ok2 := benchMetric(out, "MB-maxrss")
-				w, ok3 := benchMetric(out, "written/syscall")
-				usw, ok4 := benchMetric(out, "us-user/written")
-				runs, ok5 := benchMetric(out, "lane-runs/syscall")
-				direct, ok6 := benchMetric(out, "handoffs/syscall")
-				if !ok1 || !ok2 || !ok3 || !ok4 || !ok5 || !ok6 {
-					b.Fatalf("cpus=%d, %s syscalls: no us-user/syscall, MB-maxrss, written/syscall, us-user/written, lane-runs/syscall or handoffs/syscall in\n%s", cpus, ev, out)
-				}
-				cells[fmt.Sprintf("%s/%d", ev, cpus)] = cell{us, rss, w, usw, runs, direct}
 			}
 		}
 	}
 	var t strings.Builder
-	fmt.Fprintf(&t, "\nseed benchmark scaled (perf record -a -e 'raw_syscalls:*', a close(-1) loop pinned to each CPU): user CPU us per simulated syscall, peak RSS MB, records written per syscall (of 2), user CPU us per record written, lane runs per syscall, and of those the runs a lane handed straight to the next (one coroutine switch, not two)\n")
-	fmt.Fprintf(&t, "%-6s", "CPUs")
+	fmt.Fprintf(&t, "\nseed benchmark scaled (perf record -a -e 'raw_syscalls:*', a close(-1) loop pinned to each CPU, all started once perf is enabled): over %d runs, the range of user CPU us per simulated syscall, of peak RSS MB (ru_maxrss, a process per run) and of user CPU us per record written; records written and lost per syscall (of 2, perf's own syscalls' included), lane runs and decisions per syscall\n", runs)
+	fmt.Fprintf(&t, "%-5s", "CPUs")
 	for _, ev := range events {
-		fmt.Fprintf(&t, " | %5s us/syscall     MB written us/written  runs direct", ev)
+		fmt.Fprintf(&t, " | %5s us/syscall        MB   us/written written  lost  runs decisions", ev)
 	}
 	fmt.Fprintf(&t, "\n")
 	for _, cpus := range scaleCPUs {
-		fmt.Fprintf(&t, "%-6d", cpus)
+		fmt.Fprintf(&t, "%-5d", cpus)
 		for _, ev := range events {
 			c := cells[fmt.Sprintf("%s/%d", ev, cpus)]
-			fmt.Fprintf(&t, " | %16.2f %6.0f %7.2f %10.2f %5.2f %6.2f", c.us, c.rss, c.written, c.usw, c.runs, c.direct)
+			fmt.Fprintf(&t, " | %7.2f-%-8.2f %4.0f-%-4.0f %5.2f-%-5.2f %7.2f %5.2f %5.2f %9.2f", c.us.lo, c.us.hi, c.rss.lo, c.rss.hi, c.usw.lo, c.usw.hi, c.written, c.lost, c.runs, c.ds)
 		}
 		fmt.Fprintf(&t, "\n")
 	}
-	spread := func(ev string, f func(cell) float64) float64 {
-		lo, hi := f(cells[ev+"/1"]), f(cells[ev+"/1"])
+	// spread is the most costly cell's cost over the least's, of the
+	// runs' lowest costs (the least disturbed) and of their highest.
+	spread := func(ev string, f func(*cell) rng) (lo, hi float64) {
+		r1 := f(cells[ev+"/1"])
+		minLo, maxLo, minHi, maxHi := r1.lo, r1.lo, r1.hi, r1.hi
 		for _, cpus := range scaleCPUs {
-			v := f(cells[fmt.Sprintf("%s/%d", ev, cpus)])
-			lo, hi = min(lo, v), max(hi, v)
+			r := f(cells[fmt.Sprintf("%s/%d", ev, cpus)])
+			minLo, maxLo = min(minLo, r.lo), max(maxLo, r.lo)
+			minHi, maxHi = min(minHi, r.hi), max(maxHi, r.hi)
 		}
-		return hi / lo
+		return maxLo / minLo, maxHi / minHi
 	}
 	for _, ev := range events {
-		fmt.Fprintf(&t, "%s syscalls: the most costly CPU count is %.2fx the least per syscall, %.2fx per record written\n",
-			ev, spread(ev, func(c cell) float64 { return c.us }), spread(ev, func(c cell) float64 { return c.usw }))
+		lo, hi := spread(ev, func(c *cell) rng { return c.us })
+		wlo, whi := spread(ev, func(c *cell) rng { return c.usw })
+		fmt.Fprintf(&t, "%s syscalls: the most costly CPU count is %.2fx the least per syscall (%.2fx of the runs' highest), %.2fx (%.2fx) per record written; 64 CPUs are %.2fx 1 CPU\n",
+			ev, lo, hi, wlo, whi, cells[ev+"/64"].us.lo/cells[ev+"/1"].us.lo)
 	}
 	fmt.Print(t.String()) // not b.Log: a benchmark's log is cut to its first lines
 }
