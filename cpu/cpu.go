@@ -175,6 +175,10 @@ func (c *CPU) stepSlow(label string) {
 		return
 	}
 	var d int
+	if c.eng.Settled() {
+		c.eng.Pass() // the answer is 0: no list of agents, no question
+		return
+	}
 	if c.eng.WantsAgents() {
 		// Who each option lets run: this CPU, its NMI, its irq, the tied CPUs.
 		ag := append(c.agents[:0], sim.CPUAgent(c.ID))

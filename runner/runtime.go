@@ -123,6 +123,7 @@ func Build(f *scenarios.File, opts Options) (r *Run, err error) {
 	if r.log.inner == nil {
 		r.log.inner = sim.NewReplay(nil)
 	}
+	r.log.settler, _ = r.log.inner.(sim.Settler)
 	r.M = cpu.NewMachine(cpu.Config{CPUs: f.NumCPUs()}, r.log)
 	r.M.Eng.SetLimits(lim.engine)
 	r.log.eng = r.M.Eng

@@ -13,10 +13,13 @@ import (
 // so a run of millions of undisturbed decisions keeps a counter, not a list.
 type decisionLog struct {
 	inner sim.Chooser
-	eng   *sim.Engine
-	n     int       // decisions asked
-	nz    []nonZero // the non-zero ones, in order
-	marks []Decision
+	// settler is inner as a sim.Settler (nil: it is none), asserted once:
+	// Settled is asked at nearly every step point of a run with tied CPUs.
+	settler sim.Settler
+	eng     *sim.Engine
+	n       int       // decisions asked
+	nz      []nonZero // the non-zero ones, in order
+	marks   []Decision
 }
 
 // nonZero is a disturbing decision of the sparse list.
@@ -86,6 +89,17 @@ func (l *decisionLog) ChooseAgents(n int, what string, agents []sim.Agent) int {
 	}
 	l.n++
 	return d
+}
+
+// Settled implements sim.Settler: the strategy's answer (a random
+// schedule's once its budget is spent).
+func (l *decisionLog) Settled() bool { return l.settler != nil && l.settler.Settled() }
+
+// Pass implements sim.Settler: an undisturbed decision, counted as
+// ChooseAgents counts one (and passed on to the strategy).
+func (l *decisionLog) Pass() {
+	l.settler.Pass()
+	l.n++
 }
 
 // maxMarks bounds how many disturbing decisions are kept for printing: a shrunk

@@ -83,6 +83,26 @@ func (r *Recorder) Choose(n int, what string) int {
 	return d
 }
 
+// Settler is a Chooser that can tell it has settled: from now on it answers
+// 0, the undisturbed course, to every question, whatever its options and its
+// label, and reads no agents. Whoever asks may then leave the question out
+// (the tied lanes, the agents) and ask Pass, which counts the question as
+// Choose would have and answers 0. A busy run with many CPUs tied at every
+// step point asks millions of decisions after a random schedule's budget
+// is spent: building each one for a chooser that answers 0 was a good part
+// of a syscall's cost (explore's BenchmarkSyscallCPUs).
+type Settler interface {
+	Chooser
+	// Settled reports whether every question from now on is answered 0.
+	// It may change only by a Choose (or ChooseAgents) asked: a chooser
+	// that settles stays settled until it is asked a question again, so
+	// whoever asked it can Pass instead.
+	Settled() bool
+	// Pass is a question Choose would have answered 0 while settled,
+	// counted as Choose counts it.
+	Pass()
+}
+
 // Limited stops disturbing after Budget non-zero decisions: every later question is
 // answered 0 without asking Inner. It bounds how many disturbances a random schedule
 // makes, which keeps found schedules short.
@@ -102,3 +122,10 @@ func (l *Limited) Choose(n int, what string) int {
 	}
 	return d
 }
+
+// Settled implements Settler: with its budget spent Limited answers 0
+// without asking Inner.
+func (l *Limited) Settled() bool { return l.Budget <= 0 }
+
+// Pass implements Settler: Choose with no budget counts nothing.
+func (l *Limited) Pass() {}

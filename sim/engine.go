@@ -182,6 +182,22 @@ func (e *Engine) Choose(n int, what string) int {
 	return e.answer(d, n, what)
 }
 
+// Settled reports whether the Chooser answers 0 to every question from now
+// on (Settler): a step point or a tie may then ask Pass and build no
+// question.
+func (e *Engine) Settled() bool {
+	s, ok := e.Chooser.(Settler)
+	return ok && s.Settled()
+}
+
+// Pass is Choose of a Settled engine: the decision counted (and its step),
+// answered 0, as Choose would have answered.
+func (e *Engine) Pass() {
+	e.Decisions++
+	e.Tick()
+	e.Chooser.(Settler).Pass()
+}
+
 // Stop ends Run after the running lane yields.
 func (e *Engine) Stop() { e.stopped = true }
 
@@ -347,7 +363,9 @@ func (e *Engine) pick() *Lane {
 		return e.lanes[first.first()]
 	}
 	var d int
-	if e.WantsAgents() {
+	if e.Settled() {
+		e.Pass()
+	} else if e.WantsAgents() {
 		e.agents = first.appendAgents(e.agents[:0], -1)
 		d = e.ChooseAgents("tie", e.agents)
 	} else {
