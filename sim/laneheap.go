@@ -306,8 +306,17 @@ func (h *laneHeap) minOther(id int) Time {
 	return min(h.bk[1].t, h.bk[2].t) // a conditional move: which is earlier is a coin toss
 }
 
-// dueAt is the bucket of the lanes due at t (nil: none is).
-func (h *laneHeap) dueAt(t Time) *instant { return h.find(t) }
+// dueAt is the bucket of the lanes due at t (nil: none is). The running
+// lane asks at its own instant, which is nearly always the earliest (it was
+// picked as due first, and its next stays there while it runs): bk[0],
+// looked at before find's last bucket and tab, which in lock step hold the
+// instant the lanes that ran before it moved on to.
+func (h *laneHeap) dueAt(t Time) *instant {
+	if len(h.bk) > 0 && h.bk[0].t == t {
+		return h.bk[0].b
+	}
+	return h.find(t)
+}
 
 // count is how many lanes other than skip (-1: none) the bucket holds (b
 // may be nil: none).
