@@ -133,7 +133,26 @@ func (c *CPU) updateAttn() {
 func (c *CPU) Step(label string) {
 	c.Steps++
 	c.lastStep = label
-	if !c.attn && !c.eng.Contended() {
+	if !c.attn {
+		if c.eng.Contended() {
+			c.stepTied(label)
+		}
+		return
+	}
+	c.stepSlow(label)
+}
+
+// stepTied is stepSlow with nothing to look around for (no pending
+// interrupt, no step hook, no traced steps), only another CPU due at this
+// instant: a decision between going on and the tied CPUs. With many CPUs in
+// lock step that is nearly every step point, and once the Chooser has
+// settled (sim.Settler) it is counted and passed without building it.
+func (c *CPU) stepTied(label string) {
+	if c.eng.TiedCount() == 0 {
+		return
+	}
+	if c.eng.Settled() {
+		c.eng.Pass()
 		return
 	}
 	c.stepSlow(label)
