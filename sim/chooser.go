@@ -99,7 +99,9 @@ type Settler interface {
 	// whoever asked it can Pass instead.
 	Settled() bool
 	// Pass is a question Choose would have answered 0 while settled,
-	// counted as Choose counts it.
+	// counted as Choose counts it. It only counts, and never panics: the
+	// engine may pass a tie in a lane's code (Engine.PickNext), where a
+	// panic would unwind the model's.
 	Pass()
 }
 

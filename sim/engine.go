@@ -298,6 +298,11 @@ func (e *Engine) PickNext(from *Lane) *Lane {
 	var l *Lane
 	if first.b.n == 1 {
 		l = e.lanes[first.b.first()]
+	} else if e.Settled() {
+		// pick's answer 0, without pickTie's recover: a settled
+		// Chooser's Pass only counts, and the Tick looks at no limit.
+		e.Pass()
+		l = e.lanes[first.b.first()]
 	} else if l = e.pickTie(); l == nil {
 		return nil
 	}
