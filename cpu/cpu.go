@@ -151,8 +151,7 @@ func (c *CPU) stepTied(label string) {
 	if c.eng.TiedCount() == 0 {
 		return
 	}
-	if c.eng.Settled() {
-		c.eng.Pass()
+	if c.eng.Pass() {
 		return
 	}
 	c.stepSlow(label)
@@ -194,9 +193,8 @@ func (c *CPU) stepSlow(label string) {
 		return
 	}
 	var d int
-	if c.eng.Settled() {
-		c.eng.Pass() // the answer is 0: no list of agents, no question
-		return
+	if c.eng.Pass() {
+		return // the answer is 0: no list of agents, no question
 	}
 	if c.eng.WantsAgents() {
 		// Who each option lets run: this CPU, its NMI, its irq, the tied CPUs.

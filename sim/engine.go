@@ -182,20 +182,20 @@ func (e *Engine) Choose(n int, what string) int {
 	return e.answer(d, n, what)
 }
 
-// Settled reports whether the Chooser answers 0 to every question from now
-// on (Settler): a step point or a tie may then ask Pass and build no
-// question.
-func (e *Engine) Settled() bool {
+// Pass passes a decision to a settled Chooser (Settler: it answers 0 to
+// every question from now on), as Choose would ask it: the decision counted
+// (and its step), its answer 0. It reports false, having done nothing, when
+// the Chooser has not settled: the caller asks the question in full. A step
+// point or a tie passed builds no question (no options, no agents).
+func (e *Engine) Pass() bool {
 	s, ok := e.Chooser.(Settler)
-	return ok && s.Settled()
-}
-
-// Pass is Choose of a Settled engine: the decision counted (and its step),
-// answered 0, as Choose would have answered.
-func (e *Engine) Pass() {
+	if !ok || !s.Settled() {
+		return false
+	}
 	e.Decisions++
 	e.Tick()
-	e.Chooser.(Settler).Pass()
+	s.Pass()
+	return true
 }
 
 // Stop ends Run after the running lane yields.
@@ -298,10 +298,9 @@ func (e *Engine) PickNext(from *Lane) *Lane {
 	var l *Lane
 	if first.b.n == 1 {
 		l = e.lanes[first.b.first()]
-	} else if e.Settled() {
+	} else if e.Pass() {
 		// pick's answer 0, without pickTie's recover: a settled
 		// Chooser's Pass only counts, and the Tick looks at no limit.
-		e.Pass()
 		l = e.lanes[first.b.first()]
 	} else if l = e.pickTie(); l == nil {
 		return nil
@@ -368,12 +367,12 @@ func (e *Engine) pick() *Lane {
 		return e.lanes[first.first()]
 	}
 	var d int
-	if e.Settled() {
-		e.Pass()
-	} else if e.WantsAgents() {
+	switch {
+	case e.Pass(): // a settled Chooser's 0: no agents listed
+	case e.WantsAgents():
 		e.agents = first.appendAgents(e.agents[:0], -1)
 		d = e.ChooseAgents("tie", e.agents)
-	} else {
+	default:
 		d = e.Choose(n, "tie")
 	}
 	return e.lanes[first.nth(d, -1)]
