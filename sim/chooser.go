@@ -93,10 +93,8 @@ func (r *Recorder) Choose(n int, what string) int {
 // of a syscall's cost (explore's BenchmarkSyscallCPUs).
 type Settler interface {
 	Chooser
-	// Settled reports whether every question from now on is answered 0.
-	// It may change only by a Choose (or ChooseAgents) asked: a chooser
-	// that settles stays settled until it is asked a question again, so
-	// whoever asked it can Pass instead.
+	// Settled reports whether it has settled: the next question, and
+	// every one after it, would be answered 0 without a look at it.
 	Settled() bool
 	// Pass is a question Choose would have answered 0 while settled,
 	// counted as Choose counts it. It only counts, and never panics: the
