@@ -167,10 +167,9 @@ func (of *OpenFile) Read(fs *FS, ppos *int64, count uint64, now func() sim.Time,
 // user is the copy from the caller's buffer, folio by folio (nil: every
 // byte is there): it returns how many of n bytes it moved; the write goes
 // on after a short copy and ends when one moves nothing, EFAULT if nothing
-// was written. The model
-// asks it before it makes a folio the write adds, so a write that copies
-// nothing leaves none (ext4_truncate_failed_write() drops one past
-// i_size; one inside it, which the kernel keeps, is not made).
+// was written. A folio the write added without reading it goes again when
+// the copy into it moved nothing: block_write_end() left it !uptodate, as
+// good as uncached (ext4_truncate_failed_write() drops one past i_size).
 func (of *OpenFile) Write(ppos *int64, count uint64, now func() sim.Time, wait func(until sim.Time), user func(n uint64) uint64) (int64, uapi.Errno) {
 	if !of.Writable() {
 		return 0, uapi.EBADF

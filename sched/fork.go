@@ -60,8 +60,8 @@ type family struct {
 	reaped  bool // release_task() ran
 	killed  bool // SIGKILL from zap_other_threads() pending
 	exiting bool // PF_EXITING: in do_exit() (exit_signals())
-	// groupDead is do_exit()'s group_dead: this exit took signal->live to 0
-	// (groupDead), set as exiting is.
+	// groupDead is do_exit()'s group_dead: whether this exit took
+	// signal->live to 0 (Sched.groupDead), set with exiting.
 	groupDead bool
 	// exitState is what sched_switch reports for the task's last switch:
 	// StateReportZombie or StateReportDead.
