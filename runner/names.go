@@ -99,6 +99,8 @@ func Describe(perf PerfBackend, kind scenarios.Kind) []NameEntry {
 		for f, t := range taskFields {
 			out = append(out, NameEntry{"task.TASK." + f, describeType(t, taskFieldHelp[f])})
 		}
+		out = append(out, NameEntry{"task.TASK.var.NAME", describeType(scenarios.IntType,
+			"what the task's program bound with \"as NAME\" (a syscall's return, -errno when it failed; 0 until bound)")})
 		out = append(out, NameEntry{violationsPrefix + "INVARIANT", describeType(scenarios.IntType,
 			"how many times INVARIANT was violated so far (an outcome on it leaves the violation failing the run)")})
 	case scenarios.Invariants:

@@ -36,6 +36,7 @@ var schedStepPoints = []string{
 type SimRegistry struct {
 	perf     PerfBackend
 	tasks    map[string]bool
+	vars     map[string]map[string]bool // the names each task binds (observe_vars.go)
 	sessions []string
 	obs      map[string]scenarios.Type
 	verbs    map[string]Verb
@@ -49,6 +50,7 @@ func NewRegistry(f *scenarios.File, perf PerfBackend) *SimRegistry {
 		for _, t := range f.Tasks {
 			r.tasks[t.Name] = true
 		}
+		r.vars = taskVars(f)
 		for _, rec := range f.Records {
 			if rec.Name != nil {
 				r.sessions = append(r.sessions, rec.Name.Name)
@@ -103,6 +105,9 @@ func (r *SimRegistry) Observable(name string) (scenarios.Type, bool) {
 		return scenarios.IntType, true
 	}
 	if rest, ok := strings.CutPrefix(name, "task."); ok {
+		if task, v, ok := cutVar(rest); ok && r.vars[task][v] {
+			return scenarios.IntType, true
+		}
 		if i := strings.LastIndexByte(rest, '.'); i > 0 && r.tasks[rest[:i]] {
 			t, ok := taskFields[rest[i+1:]]
 			return t, ok
@@ -163,6 +168,9 @@ func (r *SimRegistry) Names(kind scenarios.Kind) []string {
 		for t := range r.tasks {
 			for f := range taskFields {
 				out = append(out, "task."+t+"."+f)
+			}
+			for v := range r.vars[t] {
+				out = append(out, "task."+t+varInfix+v)
 			}
 		}
 	case scenarios.Invariants:

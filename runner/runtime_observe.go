@@ -120,6 +120,9 @@ func (r *Run) observeBuiltin(name string) (int64, bool) {
 		return 0, false
 	}
 	if rest, ok := strings.CutPrefix(name, "task."); ok {
+		if v, ok := observeVar(r, rest); ok {
+			return v, true
+		}
 		i := strings.LastIndexByte(rest, '.')
 		if i < 0 {
 			return 0, false
@@ -190,9 +193,13 @@ func (r *Run) ObservableNames() []string {
 	for n := range builtinObservables {
 		add(n)
 	}
+	vars := taskVars(r.File)
 	for _, t := range r.File.Tasks {
 		for f := range taskFields {
 			out = append(out, "task."+t.Name+"."+f)
+		}
+		for v := range vars[t.Name] {
+			out = append(out, "task."+t.Name+varInfix+v)
 		}
 	}
 	for n := range backend(r.opts.Perf).Observables() {

@@ -206,7 +206,9 @@
 // EXPR is built from, loosest binding first: || ; && ; == != < <= > >= (which do
 // not chain) ; + - ; * / ; the prefixes ! and - ; and numbers, names and
 // parentheses. A name is an observable (aux.paused, aux.records, cpu0.nmis: a
-// number or a flag) or an invariant (pmu-pause-resume-exclusive: a condition). In
+// number or a flag; task.main.var.pos: what main's program bound with "as pos",
+// a failed call's -errno; simrun names observables lists them) or an invariant
+// (pmu-pause-resume-exclusive: a condition). In
 // a name, '-' and '.' between two letters or digits belong to the name, so
 // subtraction needs blanks: "rb.head - rb.tail", never "rb.head-rb.tail".
 // Numbers may use _ separators (3_000_000) or 0x hex.
