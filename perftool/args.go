@@ -131,14 +131,20 @@ var recordOptions = []option{
 		// builtin-record.c: record__parse_mmap_pages(): "DATA[,AUX]", each
 		// parsed (and rounded, with a message) as it is read
 		data, aux, hasAux := strings.Cut(v, ",")
+		var printed []string // this -m's rounding lines, which perf prints before a refusal too
 		for i, part := range []string{data, aux} {
 			if i == 0 && part == "" || i == 1 && !hasAux {
 				continue
 			}
 			n, warn, err := parsePages(part)
-			if pe := (*Error)(nil); errors.As(err, &pe) && warn != "" {
-				// perf prints its rounding before it gives up on the count
-				return &Error{Option: pe.Option, Reason: pe.Reason + " (after perf printed: " + warn + ")"}
+			if warn != "" {
+				printed = append(printed, warn)
+			}
+			if pe := (*Error)(nil); errors.As(err, &pe) && len(printed) > 0 {
+				// perf 6.1 here: "rounding mmap pages size to 524288G
+				// (137438953472 pages)", then "Invalid argument for
+				// --mmap_pages/-m" (testdata/perf61-options.txt)
+				return &Error{Option: pe.Option, Reason: strings.Join(append(printed, pe.Reason), "\n")}
 			}
 			if warn != "" {
 				o.messages = append(o.messages, Message{Option: opt, Text: warn})
