@@ -21,9 +21,12 @@ const Version = "0.2.0"
 
 // ReplayFormat is the replay file format Version writes: 2 added the
 // scenario's identity (its hash, the resolved knobs), the questions of every
-// decision and the violation's signature. Files without a format line are
-// format 1.
-const ReplayFormat = 2
+// decision and the violation's signature, and later the limit's hash
+// (limit-sha256) where a limit line was; 3 requires the limit and
+// limit-sha256 lines, so that a file whose two limit lines were deleted (and
+// would replay with the default limit) is refused, not replayed as if it had
+// never had one. Files without a format line are format 1.
+const ReplayFormat = 3
 
 // ScenarioSHA256 is the hex SHA-256 of the scenario text f was parsed from
 // (scenarios.File.Text): a replay refuses a file whose scenario changed.
@@ -42,7 +45,9 @@ func KnobsSHA256(knobs []string) string {
 }
 
 // LimitSHA256 is the hex SHA-256 of a replay file's limit line's value: the
-// limit as scenarios.FormatDuration writes it.
+// limit as scenarios.FormatDuration writes it, which spells each value one
+// way (its largest whole unit), so the hash is of the limit and not of its
+// spelling: 20ms and 20000us are one limit. (Format 2 files hash it so too.)
 func LimitSHA256(limit sim.Time) string {
 	s := sha256.Sum256([]byte(scenarios.FormatDuration(time.Duration(limit))))
 	return hex.EncodeToString(s[:])

@@ -100,7 +100,8 @@ func (f *ReplayFile) Overrides() (map[string]string, error) {
 // names. It refuses (a *ChangedError) a file whose scenario or knobs changed
 // unless o.Force; it stops at the first decision whose question differs from
 // the recorded one (Replayed.Diverged); and it says whether the recorded
-// violation recurred.
+// violation recurred. A run stopped at the file's time limit is a
+// *LimitStopError.
 func Replay(sc *scenarios.File, rf *ReplayFile, o ReplayOptions) (*Replayed, error) {
 	changes, err := rf.Changes(sc, o.Perf)
 	if err != nil {
@@ -114,14 +115,14 @@ func Replay(sc *scenarios.File, rf *ReplayFile, o ReplayOptions) (*Replayed, err
 	if rf.Format >= 2 && rf.Version != Version {
 		out.Notes = append(out.Notes, fmt.Sprintf("simrun %s wrote the file; this is %s", rf.Version, Version))
 	}
-	if rf.Format >= 2 && rf.Limit > 0 && rf.LimitSHA256 == "" {
-		out.Notes = append(out.Notes, fmt.Sprintf("the file records no hash of its limit (line %d), so an edit of it cannot be told", rf.Line("limit")))
+	if rf.Format >= 2 && rf.LimitSHA256 == "" { // format 2 only: format 3 requires it
+		out.Notes = append(out.Notes, unhashedLimitNote(rf))
 	}
 	check := &questionCheck{inner: sim.NewReplay(rf.Decisions), want: rf.Questions}
 	opts := runner.Options{Knobs: overrides, Chooser: check, Limit: rf.Limit, KeepTrace: true, StopAtViolation: true, Perf: o.Perf}
 	r, res, stopped, err := runStoppable(sc, opts)
 	if err != nil {
-		return nil, err
+		return nil, limitStop(rf, err, check.i)
 	}
 	if stopped != nil {
 		// The engine stops a run at a violation once the running CPU yields,

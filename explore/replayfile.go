@@ -21,7 +21,7 @@ import (
 // comments:
 //
 //	# perfsim replay file: simrun replay FILE re-runs this schedule exactly
-//	format: 2
+//	format: 3
 //	simrun: 0.2.0
 //	scenario: aux-pause-resume-nmi
 //	file: builtin/aux-pause-resume-nmi.sim
@@ -43,10 +43,12 @@ import (
 //
 // A file without a format line is format 1, written before the identity was
 // recorded: it has scenario, file, kernel, strategy, seed, limit, violation
-// and token lines.
+// and token lines. In a format 2 file the limit and limit-sha256 lines may be
+// missing (files written before the limit was hashed): Replay notes that an
+// edit of the limit cannot be told. Format 3 requires both.
 type ReplayFile struct {
-	Format         int    // 1 or ReplayFormat
-	Version        string // the simrun version that wrote it (format 2)
+	Format         int    // 1, 2 or ReplayFormat
+	Version        string // the simrun version that wrote it (format 2 on)
 	Scenario       string
 	File           string // the scenario's file: a path, or builtin/NAME.sim
 	ScenarioSHA256 string
@@ -101,7 +103,9 @@ func (f *ReplayFile) WriteTo(w io.Writer) (int64, error) {
 	kv("seed", strconv.FormatUint(f.Seed, 10))
 	if f.Limit > 0 {
 		kv("limit", scenarios.FormatDuration(time.Duration(f.Limit)))
-		if f.Format >= 2 {
+		// a format 2 file read without one writes none (an empty one
+		// would not parse back)
+		if f.Format >= 3 || f.Format == 2 && f.LimitSHA256 != "" {
 			kv("limit-sha256", f.LimitSHA256)
 		}
 	}
@@ -154,9 +158,14 @@ var replayKeys = map[string]bool{
 	"question": true, "question-ids": false, "token": false,
 }
 
-// format2Keys are required in a format 2 file, and allowed only there.
-var format2Keys = []string{"simrun", "scenario", "file", "scenario-sha256", "knobs-sha256", "signature",
-	"decisions", "questions-sha256", "question-ids", "token"}
+// format2Keys are required in a file of format 2 or later, and allowed only
+// there; format3Keys are required from format 3 on (explore always writes a
+// limit), so a file whose limit lines were both deleted is refused.
+var (
+	format2Keys = []string{"simrun", "scenario", "file", "scenario-sha256", "knobs-sha256", "signature",
+		"decisions", "questions-sha256", "question-ids", "token"}
+	format3Keys = []string{"limit", "limit-sha256"}
+)
 
 var sha256Hex = regexp.MustCompile(`^[0-9a-f]{64}$`)
 
@@ -295,7 +304,22 @@ func ParseReplayFile(name string, r io.Reader) (*ReplayFile, error) {
 		}
 		return f, nil
 	}
-	for _, k := range format2Keys {
+	// The limit is the run's as much as its knobs are: a shorter one stops
+	// the replay at it, a longer one would replay a run the file never had.
+	// (Before the required lines: a hash left without its limit line is
+	// named at the hash's line.)
+	if f.lines["limit-sha256"] > 0 && f.lines["limit"] == 0 {
+		// even the hash of no limit (0ns): WriteTo would not write it back
+		return nil, f.errorf("limit-sha256", "limit-sha256 without a limit line: the file was edited")
+	}
+	if f.lines["limit-sha256"] > 0 && LimitSHA256(f.Limit) != f.LimitSHA256 {
+		return nil, f.errorf("limit-sha256", "limit-sha256 is not the hash of the limit line (line %d): the file was edited", f.lines["limit"])
+	}
+	required := format2Keys
+	if f.Format >= 3 {
+		required = append(required[:len(required):len(required)], format3Keys...)
+	}
+	for _, k := range required {
 		if f.lines[k] == 0 {
 			return nil, fmt.Errorf("%s:%d: expected a %q line (format %d)", name, line+1, k, f.Format)
 		}
@@ -306,14 +330,6 @@ func ParseReplayFile(name string, r io.Reader) (*ReplayFile, error) {
 	}
 	if KnobsSHA256(f.Knobs) != f.KnobsSHA256 {
 		return nil, f.errorf("knobs-sha256", "knobs-sha256 is not the hash of the knob lines: the file was edited")
-	}
-	// The limit is the run's as much as its knobs are: a shorter one stops
-	// the replay at it, a longer one would replay a run the file never had.
-	if f.lines["limit-sha256"] > 0 && LimitSHA256(f.Limit) != f.LimitSHA256 {
-		if f.lines["limit"] == 0 {
-			return nil, f.errorf("limit-sha256", "limit-sha256 without a limit line: the file was edited")
-		}
-		return nil, f.errorf("limit-sha256", "limit-sha256 is not the hash of the limit line: the file was edited")
 	}
 	var err error
 	if q.ids, err = decodeIDs(ids, numDecisions, len(q.Table)); err != nil {

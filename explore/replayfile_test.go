@@ -59,8 +59,8 @@ var replayFileCmp = []cmp.Option{
 func TestReplayFileRoundTrip(t *testing.T) {
 	f := testReplayFile()
 	text := writeReplayFile(t, f)
-	for _, s := range []string{"format: 2\nsimrun: " + Version + "\n", "knob: a=b\nknob: c=d\n", "question: 2 tie\nquestion: 3 perf_mmap:mmap_mutex\nquestion: 2 nmi-skid\n",
-		"decisions: 5\n", "#   0.000001 cpu0 choice  perf_mmap:mmap_mutex: option 2 of 3\n", "limit: 20ms\n", "signature: invariant x\n"} {
+	for _, s := range []string{"format: 3\nsimrun: " + Version + "\n", "knob: a=b\nknob: c=d\n", "question: 2 tie\nquestion: 3 perf_mmap:mmap_mutex\nquestion: 2 nmi-skid\n",
+		"decisions: 5\n", "#   0.000001 cpu0 choice  perf_mmap:mmap_mutex: option 2 of 3\n", "limit: 20ms\nlimit-sha256: " + LimitSHA256(20*sim.Millisecond) + "\n", "signature: invariant x\n"} {
 		if !strings.Contains(text, s) {
 			t.Errorf("written file lacks %q:\n%s", s, text)
 		}
@@ -104,14 +104,17 @@ func TestParseReplayFileErrors(t *testing.T) {
 		{"twice", edit("seed: 7\n", "seed: 7\nseed: 8\n"), `f.replay:13: a second "seed" line (the first is line 12)`},
 		{"seed", edit("seed: 7\n", "seed: x\n"), `f.replay:12: seed: expected a number, found "x"`},
 		{"limit", edit("limit: 20ms\n", "limit: soon\n"), `f.replay:13: limit: expected a duration like 20ms, found "soon"`},
-		{"limit edited", edit("limit: 20ms\n", "limit: 10ms\n"), `f.replay:14: limit-sha256 is not the hash of the limit line: the file was edited`},
-		{"limit longer", edit("limit: 20ms\n", "limit: 1s\n"), `f.replay:14: limit-sha256 is not the hash of the limit line: the file was edited`},
+		{"limit edited", edit("limit: 20ms\n", "limit: 10ms\n"), `f.replay:14: limit-sha256 is not the hash of the limit line (line 13): the file was edited`},
+		{"limit longer", edit("limit: 20ms\n", "limit: 1s\n"), `f.replay:14: limit-sha256 is not the hash of the limit line (line 13): the file was edited`},
 		{"limit removed", edit("limit: 20ms\n", ""), `f.replay:13: limit-sha256 without a limit line: the file was edited`},
+		{"limit hash removed", edit(line("limit-sha256")+"\n", ""), `f.replay:25: expected a "limit-sha256" line (format 3)`},
+		// deleted together they would replay to the default limit unnoticed
+		{"both limit lines removed", edit("limit: 20ms\n"+line("limit-sha256")+"\n", ""), `f.replay:24: expected a "limit" line (format 3)`},
 		{"knob", edit("kernel: c=d\n", "kernel: c\n"), `f.replay:7: kernel: expected NAME=VALUE, found "c"`},
 		{"hash", edit(line("scenario-sha256"), "scenario-sha256: abc"), `f.replay:6: scenario-sha256: expected 64 lowercase hex digits, found "abc"`},
-		{"format too new", edit("format: 2\n", "format: 3\n"), `f.replay:2: format: format 3 is newer than this simrun's (2, version ` + Version + `): replay it with the simrun that wrote it`},
-		{"format not first", edit("format: 2\nsimrun: "+Version+"\n", "simrun: "+Version+"\nformat: 2\n"), `f.replay:3: format: the format line must come first`},
-		{"format 2 without", edit("signature: invariant x\n", ""), `f.replay:25: expected a "signature" line (format 2)`},
+		{"format too new", edit("format: 3\n", "format: 4\n"), `f.replay:2: format: format 4 is newer than this simrun's (3, version ` + Version + `): replay it with the simrun that wrote it`},
+		{"format not first", edit("format: 3\nsimrun: "+Version+"\n", "simrun: "+Version+"\nformat: 3\n"), `f.replay:3: format: the format line must come first`},
+		{"format 3 without", edit("signature: invariant x\n", ""), `f.replay:25: expected a "signature" line (format 3)`},
 		{"knob edited", edit("knob: a=b\n", "knob: a=c\n"), `f.replay:10: knobs-sha256 is not the hash of the knob lines: the file was edited`},
 		{"question edited", edit("question: 2 nmi-skid\n", "question: 2 nmi-skip\n"), `f.replay:20: questions-sha256 is not the hash of the questions: the file was edited`},
 		{"decisions", edit("decisions: 5\n", "decisions: 6\n"), `f.replay:24: question-ids: 5 decisions, 6 recorded`},
@@ -123,14 +126,67 @@ func TestParseReplayFileErrors(t *testing.T) {
 		{"token cut to its prefix", edit(tok, "token: s2."), `f.replay:25: replay token: too short: cut off, or not a token`},
 		{"token too long", edit(tok, "token: "+sim.EncodeToken([]int{0, 0, 0, 0, 0, 1})), `f.replay:25: token: 6 decisions, but the run recorded 5`},
 		{"option out of range", edit(tok, "token: "+sim.EncodeToken([]int{2})), `f.replay:25: token: decision #0 takes option 2, but its question tie has 2 options`},
-		{"s1 token in format 2", edit(tok, "token: s1.AAUC"), `f.replay:25: token: format 2 carries s2 tokens, which a cut or a typo cannot turn into another schedule; found "s1.AAU"...`},
-		{"format 1 with a format 2 key", "file: x.sim\nsignature: y\ntoken: s2.ANIC740\n", `f.replay:2: signature in a file without a "format: 2" line`},
+		{"s1 token in format 3", edit(tok, "token: s1.AAUC"), `f.replay:25: token: format 3 carries s2 tokens, which a cut or a typo cannot turn into another schedule; found "s1.AAU"...`},
+		{"format 1 with a format 2 key", "file: x.sim\nsignature: y\ntoken: s2.ANIC740\n", `f.replay:2: signature in a file without a "format: 3" line`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := ParseReplayFile("f.replay", strings.NewReader(tt.in))
 			if err == nil || err.Error() != tt.want {
 				t.Errorf("error = %v\nwant    %s", err, tt.want)
+			}
+		})
+	}
+}
+
+// TestReplayFileLimit: limit-sha256 is of the limit, not its spelling; a
+// format 2 file still parses without limit-sha256 (written before the hash)
+// and even without its limit line (Replay notes either), and one that has
+// the hash is held to it as a format 3 file is.
+func TestReplayFileLimit(t *testing.T) {
+	good := writeReplayFile(t, testReplayFile())
+	hash := "limit-sha256: " + LimitSHA256(20*sim.Millisecond) + "\n"
+	format2 := strings.Replace(good, "format: 3\n", "format: 2\n", 1)
+	tests := []struct {
+		name, in string
+		limit    sim.Time
+		hash     string
+		err      string
+	}{
+		{name: "respelled", in: strings.Replace(good, "limit: 20ms\n", "limit: 20000us\n", 1), limit: 20 * sim.Millisecond, hash: LimitSHA256(20 * sim.Millisecond)},
+		{name: "format 2 hashed", in: format2, limit: 20 * sim.Millisecond, hash: LimitSHA256(20 * sim.Millisecond)},
+		{name: "format 2 hashed edited", in: strings.Replace(format2, "limit: 20ms\n", "limit: 5ms\n", 1),
+			err: `f.replay:14: limit-sha256 is not the hash of the limit line (line 13): the file was edited`},
+		{name: "format 2 hash without a limit", in: strings.Replace(format2, "limit: 20ms\n"+hash, "limit-sha256: "+LimitSHA256(0)+"\n", 1),
+			err: `f.replay:13: limit-sha256 without a limit line: the file was edited`},
+		{name: "format 2 unhashed", in: strings.Replace(format2, hash, "", 1), limit: 20 * sim.Millisecond},
+		{name: "format 2 no limit", in: strings.Replace(format2, "limit: 20ms\n"+hash, "", 1)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if !strings.Contains(good, hash) {
+				t.Fatalf("no %q in\n%s", hash, good)
+			}
+			g, err := ParseReplayFile("f.replay", strings.NewReader(tt.in))
+			if tt.err != "" {
+				if err == nil || err.Error() != tt.err {
+					t.Errorf("error = %v\nwant    %s", err, tt.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if g.Limit != tt.limit || g.LimitSHA256 != tt.hash {
+				t.Errorf("limit %v, hash %q; want %v, %q", g.Limit, g.LimitSHA256, tt.limit, tt.hash)
+			}
+			// it writes out as it was read, and parses back
+			again, err := ParseReplayFile("g.replay", strings.NewReader(writeReplayFile(t, g)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(g, again, replayFileCmp...); diff != "" {
+				t.Errorf("written and read again (-want +got):\n%s", diff)
 			}
 		})
 	}

@@ -197,8 +197,9 @@ func TestCLIExploreReplay(t *testing.T) {
 			t.Fatal(err)
 		}
 		out, errOut, code := cli(t, dir, "replay", "edited.replay")
-		want := "simrun: edited.replay:" + strconv.Itoa(1+strings.Count(edited[:strings.Index(edited, "limit-sha256:")], "\n")) +
-			": limit-sha256 is not the hash of the limit line: the file was edited\n"
+		at := func(s string) string { return strconv.Itoa(1 + strings.Count(edited[:strings.Index(edited, s)], "\n")) }
+		want := "simrun: edited.replay:" + at("limit-sha256:") +
+			": limit-sha256 is not the hash of the limit line (line " + at("limit: ") + "): the file was edited\n"
 		if code != 2 || out != "" || errOut != want {
 			t.Errorf("limit %s: exit %d, want 2\nstdout %q\nstderr %q\nwant   %q", limit, code, out, errOut, want)
 		}

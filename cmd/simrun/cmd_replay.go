@@ -13,7 +13,8 @@ import (
 // result and timeline, then whether the recorded violation recurred (exit 1)
 // or not (exit 4). It refuses a file whose scenario or knobs changed since it
 // was written (exit 2) unless --force, and stops at the first decision whose
-// question is not the recorded one (exit 4).
+// question is not the recorded one (exit 4); a run stopped at the file's
+// time limit is not the recorded run (exit 3: no verdict).
 func cmdReplay(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("replay", "FILE [--force] [--trace-json FILE] [--perf-data DIR]", stderr)
 	force := fs.Bool("force", false, "replay even when the scenario or its knobs changed since the file was written, or the file is too old to tell")
@@ -57,6 +58,11 @@ func cmdReplay(args []string, stdout, stderr io.Writer) int {
 		}
 		fmt.Fprintln(stderr, "simrun replay: explore again to record this scenario, or --force to replay the file anyway")
 		return exitUsage
+	}
+	var atLimit *explore.LimitStopError
+	if errors.As(err, &atLimit) { // not runner's "raise it with --time": the limit is the file's
+		fmt.Fprintf(stderr, "simrun replay: %v\n", atLimit)
+		return exitLimit
 	}
 	if code, ok := limitExit(err, stderr); ok {
 		return code

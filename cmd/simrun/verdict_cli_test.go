@@ -18,7 +18,10 @@ import (
 // TestCLIReplayVerdicts: replay says whether the recorded violation recurred
 // (exit 1) or not (exit 4), refuses a file whose scenario changed or that is
 // too old to tell (exit 2) unless --force, stops where the run leaves the
-// recorded questions, and names the line of a malformed file.
+// recorded questions, and names the line of a malformed file; a run stopped
+// at the file's time limit is no replay of the recorded run (exit 3), and a
+// format 3 file without its limit lines is refused (exit 2), a format 2 one
+// replayed with a note.
 func TestCLIReplayVerdicts(t *testing.T) {
 	dir := t.TempDir()
 	b, ok := scenarios.LookupBuiltin("aux-pause-resume-nmi")
@@ -41,16 +44,26 @@ func TestCLIReplayVerdicts(t *testing.T) {
 	}
 	replay := string(rf)
 	lines := strings.Split(replay, "\n")
-	tokenLine := 0
+	tokenLine, limitLine := 0, 0
 	for i, l := range lines {
-		if strings.HasPrefix(l, "token: ") {
+		switch {
+		case strings.HasPrefix(l, "token: "):
 			tokenLine = i + 1
+		case strings.HasPrefix(l, "limit: "):
+			limitLine = i + 1
 		}
 	}
 	tok := lines[tokenLine-1]
 	write("cut.replay", strings.Replace(replay, tok, tok[:len(tok)-3], 1))
 	write("old.replay", "scenario: aux-pause-resume-nmi\nfile: mine.sim\nkernel: aux-pause-guard=off\ntoken: s1.ABYC\n")
 	write("edited.replay", strings.Replace(replay, "seed: 1\n", "seed: 1x\n", 1))
+	limits := lines[limitLine-1] + "\n" + lines[limitLine] + "\n" // the limit and limit-sha256 lines
+	write("nolimit.replay", strings.Replace(replay, limits, "", 1))
+	// format 2, written before the limit was hashed: its limit edited shorter,
+	// or both lines gone (blank lines keep the others' numbers)
+	format2 := strings.Replace(replay, "format: 3\n", "format: 2\n", 1)
+	write("limit2.replay", strings.Replace(format2, limits, "limit: 3us\n\n", 1))
+	write("nolimit2.replay", strings.Replace(format2, limits, "\n\n", 1))
 
 	type step struct {
 		name  string
@@ -78,6 +91,16 @@ func TestCLIReplayVerdicts(t *testing.T) {
 				"the recorded violation did not recur: the run left the recorded schedule first\n"}},
 		{name: "token cut short", args: []string{"replay", "cut.replay"}, code: 2,
 			err: []string{"cut.replay:" + strconv.Itoa(tokenLine) + ": replay token: checksum mismatch: the token was cut short or changed\n"}},
+		{name: "limit lines deleted", args: []string{"replay", "nolimit.replay"}, code: 2,
+			err: []string{"simrun: nolimit.replay:" + strconv.Itoa(len(lines)-2) + `: expected a "limit" line (format 3)` + "\n"}},
+		{name: "format 2 limit cut", args: []string{"replay", "limit2.replay"}, code: 3,
+			err: []string{"simrun replay: limit2.replay:" + strconv.Itoa(limitLine) + ": the replay stopped at the file's time limit of 3us after 0 decisions " +
+				"(tasks not exited: uname (runnable), perf (sleeping)); the recorded run made 61 decisions and ended before its limit, so this is not the recorded run: " +
+				"the file has no limit-sha256, so its limit may have been edited; explore again to write a format 3 file\n"},
+			noOut: []string{"replaying"}},
+		{name: "format 2 limit lines deleted", args: []string{"replay", "nolimit2.replay"}, code: 1,
+			out: []string{"the recorded violation recurred: invariant pmu-pause-resume-exclusive\n"},
+			err: []string{"simrun replay: note: the file has no limit line and no hash of one, so the replay runs to the default limit (10s) and a deleted limit cannot be told\n"}},
 		{name: "malformed", args: []string{"replay", "edited.replay"}, code: 2, err: []string{`edited.replay:`, `: seed: expected a number, found "1x"`}},
 		{name: "old file", args: []string{"replay", "old.replay"}, code: 2,
 			err: []string{"simrun replay: old.replay: not replayed:\n  the file was written by an older simrun and records neither a hash of the scenario nor its knobs"}},
