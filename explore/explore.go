@@ -384,20 +384,10 @@ func notJudged(f *scenarios.File, ex *Result) string {
 	for i, c := range ex.Outcomes {
 		na[i] = c.Positive+c.Negative == 0 && ex.Schedules > 0
 		if i < len(f.Outcomes) && len(knobs) > 0 {
-			na[i] = na[i] && !whenHolds(f.Outcomes[i], knobs)
+			na[i] = na[i] && !runner.WhenHolds(f.Outcomes[i], knobs)
 		}
 	}
 	return runner.NotJudgedHint(f, na, "explore")
-}
-
-// whenHolds reports whether every condition of o's when holds for knobs.
-func whenHolds(o *scenarios.Outcome, knobs map[string]string) bool {
-	for _, s := range o.When {
-		if knobs[s.Name] != s.Value {
-			return false
-		}
-	}
-	return true
 }
 
 // shardRange is the range [first, last) of the runs schedules that shard

@@ -9,9 +9,13 @@ import (
 )
 
 // applies reports whether o's when conditions hold for this run's knobs.
-func (r *Run) applies(o *scenarios.Outcome) bool {
+func (r *Run) applies(o *scenarios.Outcome) bool { return WhenHolds(o, r.Knobs) }
+
+// WhenHolds reports whether every condition of o's when holds for the
+// resolved knobs: whether a run with them judges o.
+func WhenHolds(o *scenarios.Outcome, knobs map[string]string) bool {
 	for _, s := range o.When {
-		if r.Knobs[s.Name] != s.Value {
+		if knobs[s.Name] != s.Value {
 			return false
 		}
 	}
