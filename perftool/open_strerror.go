@@ -75,8 +75,11 @@ func openStrerror(e *Evsel, target *Target, tool Tool, err uapi.Errno) string {
 			return fmt.Sprintf("Invalid event (%s) in per-thread mode, enable system wide with '-a'.", e.Name)
 		}
 	}
-	// perf 6.1 names /bin/dmesg; today's quotes the command (evsel.c:
-	// "\"dmesg | grep -i perf\" may provide additional information.")
+	// perf 6.1 names /bin/dmesg; today's quotes the command, since "perf
+	// evsel: display dmesg command of showing a hardcoded path" (Masum Reza,
+	// 2024-09-22, for distributions with no /bin/dmesg): evsel__open_strerror()
+	// in torvalds/linux tools/perf/util/evsel.c ends
+	// "\"dmesg | grep -i perf\" may provide additional information.\n"
 	dmesg := `"dmesg | grep -i perf" may provide additional information.`
 	if tool == ToolPerf61 {
 		dmesg = "/bin/dmesg | grep -i perf may provide additional information."
