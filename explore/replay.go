@@ -3,6 +3,7 @@ package explore
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"perfsim/runner"
 	"perfsim/scenarios"
@@ -16,6 +17,11 @@ type ReplayOptions struct {
 	Force bool
 	// Perf is the perf backend (nil: runner.DefaultPerf).
 	Perf runner.PerfBackend
+	// MaxSteps, MaxWall and MaxMemory bound the run as runner.Options do;
+	// its time limit is the file's.
+	MaxSteps  int64
+	MaxWall   time.Duration
+	MaxMemory int64
 }
 
 // ChangedError is Replay's refusal of a file whose scenario or knobs are
@@ -119,7 +125,8 @@ func Replay(sc *scenarios.File, rf *ReplayFile, o ReplayOptions) (*Replayed, err
 		out.Notes = append(out.Notes, unhashedLimitNote(rf))
 	}
 	check := &questionCheck{inner: sim.NewReplay(rf.Decisions), want: rf.Questions}
-	opts := runner.Options{Knobs: overrides, Chooser: check, Limit: rf.Limit, KeepTrace: true, StopAtViolation: true, Perf: o.Perf}
+	opts := runner.Options{Knobs: overrides, Chooser: check, Limit: rf.Limit, KeepTrace: true, StopAtViolation: true, Perf: o.Perf,
+		MaxSteps: o.MaxSteps, MaxWall: o.MaxWall, MaxMemory: o.MaxMemory}
 	r, res, stopped, err := runStoppable(sc, opts)
 	if err != nil {
 		return nil, limitStop(rf, err, check.i)

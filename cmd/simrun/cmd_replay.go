@@ -7,6 +7,7 @@ import (
 	"os"
 
 	"perfsim/explore"
+	"perfsim/runner"
 )
 
 // cmdReplay re-runs the schedule of a replay file exactly and prints its
@@ -16,15 +17,22 @@ import (
 // question is not the recorded one (exit 4); a run stopped at the file's
 // time limit is not the recorded run (exit 3: no verdict).
 func cmdReplay(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("replay", "FILE [--force] [--trace-json FILE] [--perf-data DIR]", stderr)
+	fs := newFlagSet("replay", "FILE [--force] [--trace-json FILE] [--perf-data DIR] [--max-steps N] [--max-wall DURATION] [--max-memory SIZE]", stderr)
 	force := fs.Bool("force", false, "replay even when the scenario or its knobs changed since the file was written, or the file is too old to tell")
 	outs := addOutputFlags(fs)
+	limits := &limitFlags{}
+	addMachineLimitFlags(fs, limits)
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return usageError(err)
 	}
 	if len(pos) != 1 {
 		fs.Usage()
+		return exitUsage
+	}
+	var ro runner.Options
+	if err := limits.apply(&ro); err != nil {
+		fmt.Fprintf(stderr, "simrun replay: %v\n", err)
 		return exitUsage
 	}
 	if !checkOutputs("replay", stderr, output{flag: "trace-json", path: outs.traceJSON}, output{flag: "perf-data", path: outs.perfData, dir: true}) {
@@ -49,7 +57,7 @@ func cmdReplay(args []string, stdout, stderr io.Writer) int {
 	if !ok {
 		return exitUsage
 	}
-	rp, err := explore.Replay(f, rf, explore.ReplayOptions{Force: *force})
+	rp, err := explore.Replay(f, rf, explore.ReplayOptions{Force: *force, MaxSteps: ro.MaxSteps, MaxWall: ro.MaxWall, MaxMemory: ro.MaxMemory})
 	var changed *explore.ChangedError
 	if errors.As(err, &changed) {
 		fmt.Fprintf(stderr, "simrun replay: %s: not replayed:\n", changed.File)

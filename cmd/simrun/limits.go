@@ -23,17 +23,24 @@ type limitFlags struct {
 
 // addLimitFlags registers the limit flags on fs; a flag fs already has
 // (explore's own --time) is left as it is. Commands that run scenarios (run,
-// explore, replay) take them: apply them to the runner.Options of every run,
-// and report a run's *runner.LimitError with limitExit.
+// explore) take them: apply them to the runner.Options of every run, and
+// report a run's *runner.LimitError with limitExit.
 func addLimitFlags(fs *flag.FlagSet) *limitFlags {
 	l := addTimeFlag(fs)
+	addMachineLimitFlags(fs, l)
+	return l
+}
+
+// addMachineLimitFlags registers the limits that guard the machine, not the
+// model (--max-steps, --max-wall, --max-memory) into l: all replay takes, as
+// its time limit is the replay file's.
+func addMachineLimitFlags(fs *flag.FlagSet, l *limitFlags) {
 	l.steps = fs.String("max-steps", strconv.Itoa(runner.DefaultMaxSteps),
 		"stop a run after `N` engine steps (lane runs, decisions, repeat rounds); 0: no limit")
 	l.wall = fs.String("max-wall", runner.DefaultMaxWall.String(),
 		"stop a run after this wall-clock `DURATION` (30s, 2m); 0: no limit")
 	l.memory = fs.String("max-memory", runner.FormatSize(runner.DefaultMaxMemory),
 		"stop a run when the heap passes `SIZE` (512M, 4G); 0: no limit")
-	return l
 }
 
 // addTimeFlag registers --time alone (check: the time limit the actions and
