@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -18,8 +19,9 @@ type output struct {
 }
 
 // checkOutputs reports each output that cannot be written (its directory
-// missing or not one, or the path itself a directory where a file goes);
-// false when it printed one. "" and "-" (standard output) pass.
+// missing or not one, the path itself a directory where a file goes, or a
+// place that refuses the write: /proc, a read-only file system); false when
+// it printed one. "" and "-" (standard output) pass.
 func checkOutputs(cmd string, stderr io.Writer, outs ...output) bool {
 	ok := true
 	for _, o := range outs {
@@ -42,8 +44,13 @@ func checkOutput(o output) error {
 			return fmt.Errorf("not a directory")
 		case !o.dir && st.IsDir():
 			return fmt.Errorf("is a directory")
+		case o.dir:
+			return probe(os.CreateTemp(o.path, ".simrun-check-*"))
+		case !st.Mode().IsRegular():
+			return nil // /dev/null, a FIFO: an open could block on it
 		}
-		return nil
+		// opened for writing without O_TRUNC: the file stays as it is
+		return probeOpen(os.OpenFile(o.path, os.O_WRONLY, 0))
 	}
 	// the nearest existing ancestor must be a directory: MkdirAll or the
 	// file's create starts there
@@ -54,7 +61,10 @@ func checkOutput(o output) error {
 			if !st.IsDir() {
 				return fmt.Errorf("%s is not a directory", dir)
 			}
-			return nil
+			if o.dir {
+				return probeDir(os.MkdirTemp(dir, ".simrun-check-*"))
+			}
+			return probe(os.OpenFile(o.path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644))
 		}
 		if !o.dir {
 			return fmt.Errorf("no directory %s", dir)
@@ -65,4 +75,40 @@ func checkOutput(o output) error {
 		}
 		dir = parent
 	}
+}
+
+// probe, probeOpen and probeDir say why a file or directory the check made
+// (and removes) or opened could not be: a directory's mode or mount, or a
+// file system that takes no new files (/proc, /sys) refuses only the write
+// itself.
+func probe(f *os.File, err error) error {
+	if err != nil {
+		return fmt.Errorf("cannot be created: %v", pathErr(err))
+	}
+	f.Close()
+	return os.Remove(f.Name())
+}
+
+func probeOpen(f *os.File, err error) error {
+	if err != nil {
+		return fmt.Errorf("cannot be written: %v", pathErr(err))
+	}
+	return f.Close()
+}
+
+func probeDir(dir string, err error) error {
+	if err != nil {
+		return fmt.Errorf("cannot be created: %v", pathErr(err))
+	}
+	return os.Remove(dir)
+}
+
+// pathErr is the errno of a *PathError ("permission denied"), the path
+// being the one the message names already.
+func pathErr(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }
