@@ -211,39 +211,41 @@ func NewSession(r *Record, k *pmu.Kernel, s *sched.Sched, workload *sched.Task, 
 	return ss, nil
 }
 
-// sessionExitHook delivers SIGCHLD to perf when the workload exits.
+// sessionExitHook delivers SIGCHLD to perf when the workload's process is
+// dead: at do_notify_parent(), in the exit that notifies (the last thread
+// to go, after exit_mm() and exit_files(): whichever thread that is; after
+// an exec's de_thread() it is not the task perf forked).
 type sessionExitHook struct{ ss *Session }
 
-// TaskExit implements sched.TaskExitHook: do_exit() -> do_notify_parent().
-func (h sessionExitHook) TaskExit(t *sched.Task) {
-	// the parent hears of the process when its last thread exits
-	// (exit_notify() -> do_notify_parent() once the group is dead), whichever
-	// thread that is: after an exec's de_thread() it is not the task perf forked
-	if w := h.ss.Workload; w == nil || t.PID != w.PID || !h.ss.S.GroupDead(t) {
+// TaskExit implements sched.TaskExitHook: nothing at the exit's start.
+func (h sessionExitHook) TaskExit(t *sched.Task) {}
+
+// AccessTaskExit implements sched.AnnotatedExitHook: TaskExit reads nothing.
+func (h sessionExitHook) AccessTaskExit(t *sched.Task) bool { return true }
+
+// NotifyParent implements sched.ParentNotifyHook: SIGCHLD to perf for its
+// workload's process.
+// kernel/exit.c: exit_notify() -> kernel/signal.c: do_notify_parent()
+func (h sessionExitHook) NotifyParent(t, l *sched.Task) {
+	if w := h.ss.Workload; w == nil || l.PID != w.PID {
 		return
 	}
 	h.ss.signal(sigCHLD, func() { h.ss.done = true }) // sig_handler(): done = 1
 }
 
-// AccessTaskExit implements sched.AnnotatedExitHook: another task's exit
-// reads nothing (the workload is the session's, fixed before anything
-// runs); the workload's reads whether its group is dead (signal->live);
-// the last one's SIGCHLD to perf reads perf's state and whether its
-// session finished, and send_signal_locked() annotates itself.
-// kernel/exit.c: exit_notify() -> kernel/signal.c: do_notify_parent()
-func (h sessionExitHook) AccessTaskExit(t *sched.Task) bool {
-	if w := h.ss.Workload; w == nil || t.PID != w.PID {
+// AccessNotifyParent implements sched.AnnotatedParentNotifyHook: the
+// SIGCHLD to perf reads perf's state and whether its session finished
+// (the model's look: gone, or done recording, takes no signal), and
+// send_signal_locked() annotates itself (sched/footprint_signal.go);
+// another process's notification reads nothing (the workload is the
+// session's, fixed before anything runs).
+func (h sessionExitHook) AccessNotifyParent(t, l *sched.Task) bool {
+	if w := h.ss.Workload; w == nil || l.PID != w.PID || h.ss.Perf == nil {
 		return true
 	}
-	h.ss.S.AccessGroupDead(t, "do_notify_parent")
-	if h.ss.S.GroupDead(t) && h.ss.Perf != nil {
-		// The SIGCHLD to perf: the model's look at perf (gone, or done
-		// recording: no signal), then send_signal_locked(), which
-		// annotates itself (sched/footprint_signal.go).
-		c := t.CPU()
-		c.AccessMarkedOnly(h.ss.Perf, "p->__state", cpu.MarkedRead, "do_notify_parent")           // kernel/signal.c: do_notify_parent(): the parent, as the model skips a dead one
-		c.AccessMarkedOnly(finishedKey(h), "Session.Finished", cpu.MarkedRead, "sessionExitHook") // the model's: a session done recording takes no signal
-	}
+	c := t.CPU()
+	c.AccessMarkedOnly(h.ss.Perf, "p->__state", cpu.MarkedRead, "do_notify_parent")           // kernel/signal.c: do_notify_parent(): the parent, as the model skips a dead one
+	c.AccessMarkedOnly(finishedKey(h), "Session.Finished", cpu.MarkedRead, "sessionExitHook") // the model's: a session done recording takes no signal
 	return true
 }
 

@@ -269,7 +269,6 @@ func (s *Sched) exit(t *Task) {
 	s.accessExitSignals(t)
 	t.fam.exiting = true // exit_signals(): PF_EXITING
 	groupDead := s.groupDead(t)
-	t.fam.groupDead = groupDead
 	// exit_signals() to taskstats_exit(): the group-dead timers and acct
 	// for the last thread (cost.Profile.ExitStart, ExitThreadStart)
 	if groupDead {

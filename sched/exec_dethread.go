@@ -95,9 +95,3 @@ func (s *Sched) takeLeadership(t, l *Task) {
 	l.fam.threads = nil
 	l.fam.reaped = true // release_task(leader)
 }
-
-// GroupDead reports, for a task in its exit, whether its do_exit() found
-// it the last live thread of its process (group_dead:
-// atomic_dec_and_test(&tsk->signal->live)): exactly one exit of a process
-// does.
-func (s *Sched) GroupDead(t *Task) bool { return t.fam.groupDead }

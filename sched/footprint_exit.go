@@ -60,6 +60,13 @@ type AnnotatedExitHook interface {
 	AccessTaskExit(t *Task) bool
 }
 
+// AnnotatedParentNotifyHook is a ParentNotifyHook that annotates its
+// NotifyParent(t, l) as AnnotatedExitHook does its TaskExit.
+type AnnotatedParentNotifyHook interface {
+	ParentNotifyHook
+	AccessNotifyParent(t, l *Task) bool
+}
+
 // AnnotatedExitMMHook is an ExitMMHook that annotates its TaskExitMM of t
 // as AnnotatedExitHook does.
 type AnnotatedExitMMHook interface {
@@ -125,14 +132,6 @@ func (s *Sched) accessExitSignals(t *Task) {
 	c := t.CPU()
 	c.AccessMarkedOnly(t, "task->flags", cpu.PlainWrite, "exit_signals")                      // kernel/signal.c: exit_signals(): tsk->flags |= PF_EXITING
 	c.AccessMarkedOnly(signalLiveKey{t.Leader()}, "signal->live", cpu.MarkedWrite, "do_exit") // kernel/exit.c: do_exit(): atomic_dec_and_test(&tsk->signal->live)
-}
-
-// AccessGroupDead annotates a look at whether t's thread group is dead
-// (GroupDead: the model's signal->live, the other threads' states), by
-// code that runs in t's exit: the other threads' exits write it.
-// kernel/exit.c: do_exit(): group_dead = atomic_dec_and_test(&tsk->signal->live), as the hooks read it
-func (s *Sched) AccessGroupDead(t *Task, fn string) {
-	t.CPU().AccessMarkedOnly(signalLiveKey{t.Leader()}, "signal->live", cpu.MarkedRead, fn)
 }
 
 // markExitHook marks a TaskExitHook whose code nobody annotated.
@@ -268,6 +267,13 @@ func (s *Sched) accessExitDead(t *Task, groupDead bool) {
 		c.AccessMarkedOnly(l, "p->__state", cpu.MarkedRead, "exit_notify") // kernel/exit.c: exit_notify(): thread_group_leader(tsk) ... the leader's exit_state
 	}
 	if s.notifiesParent(t) { // do_notify_parent()
+		for _, h := range s.ExitHooks {
+			if n, ok := h.(ParentNotifyHook); ok {
+				if an, ok := n.(AnnotatedParentNotifyHook); !ok || !an.AccessNotifyParent(t, l) {
+					c.Unaudited("a ParentNotifyHook") // kernel/signal.c: do_notify_parent(), as a hook nobody annotated
+				}
+			}
+		}
 		if p := l.fam.parent; p != nil {
 			pl := p.Leader()
 			c.AccessMarkedOnly(waitChldKey{pl}, "signal->wait_chldexit", cpu.MarkedWrite, "__wake_up_parent") // kernel/signal.c: do_notify_parent() -> __wake_up_parent(): __wake_up_sync_key(&parent->signal->wait_chldexit, ...)

@@ -60,9 +60,6 @@ type family struct {
 	reaped  bool // release_task() ran
 	killed  bool // SIGKILL from zap_other_threads() pending
 	exiting bool // PF_EXITING: in do_exit() (exit_signals())
-	// groupDead is do_exit()'s group_dead: whether this exit took
-	// signal->live to 0 (Sched.groupDead), set with exiting.
-	groupDead bool
 	// exitState is what sched_switch reports for the task's last switch:
 	// StateReportZombie or StateReportDead.
 	exitState int64
@@ -408,21 +405,29 @@ func (s *Sched) exitNotify(t *Task, groupDead bool) int64 {
 	if t != l {
 		t.fam.reaped = true // a thread autoreaps: EXIT_DEAD
 		if notify {
-			s.notifyParent(l)
+			s.notifyParent(t, l)
 		}
 		s.execWaiterWake(t) // exec_dethread.go
 		return StateReportDead
 	}
 	t.fam.zombie = true
 	if notify {
-		s.notifyParent(t)
+		s.notifyParent(t, t)
 	}
 	s.execWaiterWake(t)
 	return StateReportZombie
 }
 
-// notifyParent wakes the parent's wait4 for a dead process: do_notify_parent().
-func (s *Sched) notifyParent(l *Task) {
+// notifyParent is do_notify_parent() of the dead process of leader l, by
+// t's exit: the hooks hear it (perf's SIGCHLD), and the parent's wait4
+// wakes.
+// kernel/signal.c: do_notify_parent()
+func (s *Sched) notifyParent(t, l *Task) {
+	for _, h := range s.ExitHooks {
+		if n, ok := h.(ParentNotifyHook); ok {
+			n.NotifyParent(t, l)
+		}
+	}
 	p := l.fam.parent
 	if p == nil {
 		l.fam.reaped = true // init reaps it

@@ -53,6 +53,16 @@ type TaskExitHook interface {
 	TaskExit(t *Task)
 }
 
+// ParentNotifyHook is a TaskExitHook also told when an exit notifies the
+// parent that its process is dead (do_notify_parent(): SIGCHLD and the
+// wait4 wake-up), in that exit's context, after exit_mm() and exit_files():
+// t is the exiting task, l its process's leader (another task when the
+// last thread goes after a zombie leader).
+type ParentNotifyHook interface {
+	TaskExitHook
+	NotifyParent(t, l *Task)
+}
+
 // SyscallFunc is the kernel body of a syscall, run in the task's kernel context.
 type SyscallFunc func(t *Task)
 
