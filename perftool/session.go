@@ -205,7 +205,7 @@ func NewSession(r *Record, k *pmu.Kernel, s *sched.Sched, workload *sched.Task, 
 	}
 	ss.Perf = s.Spawn(o.Comm, mask, sched.CallAnnotated(ss.main)) // footprint_record.go
 	if workload != nil {                                          // perf forks it: its real_parent
-		workload.PPID, workload.PTID = ss.Perf.PID, ss.Perf.TID
+		s.ForkedBy(workload, ss.Perf)
 	}
 	ss.corkMutex.SetKey(&ss.Perf.Thread, "cork pipe->mutex") // its stable key (cpu.FootprintKey)
 	return ss, nil
@@ -345,7 +345,24 @@ func (ss *Session) main(t *sched.Task) {
 	// Not deferred: when a run is cut short, the machine kills the
 	// coroutines, and a deferred finish would run kernel code in a dead one.
 	ss.record(t)
+	ss.waitWorkload(t)
 	ss.finish(t)
+}
+
+// waitWorkload is __cmd_record()'s wait(&exit_status) for the workload
+// once the recording loop is over, before the output is finished and the
+// events closed (evlist__delete(), after __cmd_record()): a loop ended by
+// the workload's exit (its events hung up, or SIGCHLD) waits for it to be
+// reaped. A loop that ended with the workload still running (^C, an
+// error) is where real perf kills it first (SIGTERM when !child_finished);
+// the model cannot end a task from outside, so perf does not wait then.
+// tools/perf/builtin-record.c: __cmd_record(): out_child
+func (ss *Session) waitWorkload(t *sched.Task) {
+	w := ss.Workload
+	if w == nil || !ss.uncorked || !(w.Exiting() || w.State == sched.Dead) {
+		return
+	}
+	ss.S.WaitChild(t)
 }
 
 // record is __cmd_record() up to the final read. It runs as annotated user

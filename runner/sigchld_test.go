@@ -1,6 +1,10 @@
 package runner
 
-import "testing"
+import (
+	"testing"
+
+	"perfsim/sched"
+)
 
 // TestPerfSIGCHLDAtNotifyParent: perf record -a hears its workload's
 // death by SIGCHLD from do_notify_parent(), which exit_notify() calls
@@ -29,5 +33,36 @@ record -a -e cpu-clock -- w
 	}
 	if took[0] < int64(w.Exited) {
 		t.Errorf("perf took SIGCHLD at %d ns, before its workload's exit_notify() at %d ns", took[0], w.Exited)
+	}
+}
+
+// TestPerfWaitsForWorkload: perf record waits for its workload
+// (__cmd_record()'s wait(&exit_status)) before it finishes the output and
+// closes its events: it reaps the workload, so its munmaps and closes come
+// after the workload's exit is over, as the real perf's do. The model's
+// perf closed everything while the workload's exit was still in
+// exit_mm(), and left the workload to init.
+func TestPerfWaitsForWorkload(t *testing.T) {
+	r, _ := runQuiet(t, "perfwait.sim", `scenario perfwait
+cpus 2
+task w cpu0
+  compute 50us
+record -e cpu-clock -- w
+`)
+	w := r.Tasks["w"]
+	var perf *sched.Task
+	for _, tk := range r.S.Tasks {
+		if tk.Comm == "perf" {
+			perf = tk
+		}
+	}
+	if perf == nil {
+		t.Fatal("no perf task")
+	}
+	if w.PPID != perf.PID || !w.Reaped() {
+		t.Errorf("workload's parent %d (perf %d), reaped %v: want perf's child, reaped", w.PPID, perf.PID, w.Reaped())
+	}
+	if perf.Exited <= w.Exited {
+		t.Errorf("perf exited at %d ns, its workload at %d ns: perf must outlive it", perf.Exited, w.Exited)
 	}
 }

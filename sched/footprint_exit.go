@@ -276,14 +276,27 @@ func (s *Sched) accessExitDead(t *Task, groupDead bool) {
 		}
 		if p := l.fam.parent; p != nil {
 			pl := p.Leader()
-			c.AccessMarkedOnly(waitChldKey{pl}, "signal->wait_chldexit", cpu.MarkedWrite, "__wake_up_parent") // kernel/signal.c: do_notify_parent() -> __wake_up_parent(): __wake_up_sync_key(&parent->signal->wait_chldexit, ...)
-			if pl.fam.waitChldExit.Waiters() > 0 {
-				c.Unaudited("__wake_up_parent") // kernel/exit.c: the waiter's try_to_wake_up()
-			}
+			c.AccessMarkedOnly(waitChldKey{pl}, "signal->wait_chldexit", cpu.MarkedWrite, "__wake_up_parent") // kernel/signal.c: do_notify_parent() -> __wake_up_parent(): __wake_up_sync_key(&parent->signal->wait_chldexit, ...); the waiter's try_to_wake_up() annotates itself (footprint_wake.go), and accessAfterNotify what follows it
 		} else {
 			c.AccessMarkedOnly(l, "p->exit_state", cpu.MarkedWrite, "release_task") // kernel/exit.c: exit_notify(): autoreap: init reaps it
 		}
 	}
+	s.accessAfterNotify(t, false)
+}
+
+// accessAfterNotify annotates exit_notify() after do_notify_parent() and
+// the end of do_exit() before schedule(): the exec waiter's wake-up
+// (marked when there is one) and the sleeper's hrtimer. accessExitDead
+// annotates it in the exit's fragment; notifyParent again after the
+// parent's annotated wake-up, where a step point of try_to_wake_up() may
+// have started a fragment that goes on into this code.
+// kernel/exit.c: exit_notify(), do_exit()
+func (s *Sched) accessAfterNotify(t *Task, afterWake bool) {
+	if !s.M.FootprintListening() {
+		return
+	}
+	c := t.CPU()
+	l := t.Leader()
 	c.AccessMarkedOnly(l, "signal->group_exec_task", cpu.MarkedRead, "exit_notify") // kernel/exit.c: exit_notify(): if (unlikely(tsk->signal->notify_count < 0)) wake_up_process(tsk->signal->group_exec_task)
 	if w := l.fam.groupExec; w != nil && w != t {
 		c.Unaudited("wake_up_process(group_exec_task)") // fs/exec.c: de_thread()'s waiter woken
@@ -291,6 +304,64 @@ func (s *Sched) accessExitDead(t *Task, groupDead bool) {
 	if t.wakeTimer != nil {
 		c.AccessMarkedOnly(sleeperKey{t}, "t->timer", cpu.MarkedWrite, "hrtimer_cancel") // kernel/time/hrtimer.c: hrtimer_cancel(): the sleeper's timer, should it still be armed
 	}
+	if afterWake {
+		c.AccessMarkedOnly(t, "p->__state", cpu.MarkedWrite, "do_task_dead") // kernel/exit.c: exit_notify(): tsk->exit_state (the state sched_switch reports), which accessExitDead annotated before the wake
+	}
+}
+
+// accessDoWait annotates do_wait()'s look at t's children: each child's
+// exit state (which its exit writes: accessExitDead) and the children
+// lists of t's threads.
+// kernel/exit.c: do_wait() -> do_wait_thread() -> wait_consider_task()
+func (s *Sched) accessDoWait(t *Task) {
+	if !s.M.FootprintListening() {
+		return
+	}
+	c := t.CPU()
+	for _, th := range s.threadGroup(t) {
+		c.AccessMarkedOnly(th, "p->children", cpu.PlainRead, "do_wait_thread") // kernel/exit.c: do_wait_thread(): list_for_each_entry(p, &tsk->children, sibling)
+		for _, ch := range th.fam.children {
+			c.AccessMarkedOnly(ch, "p->__state", cpu.MarkedRead, "wait_consider_task") // kernel/exit.c: wait_consider_task(): READ_ONCE(p->exit_state)
+			if ch.fam.zombie {
+				for _, x := range ch.fam.threads {
+					c.AccessMarkedOnly(x, "p->__state", cpu.MarkedRead, "delay_group_leader") // thread_group_empty(): the leader's threads released
+				}
+			}
+		}
+	}
+}
+
+// accessReap annotates wait_task_zombie()'s reaping of ch: its exit state
+// (EXIT_DEAD) and its parent's children list (release_task()).
+// kernel/exit.c: wait_task_zombie(), release_task()
+func (s *Sched) accessReap(t, ch *Task) {
+	if !s.M.FootprintListening() {
+		return
+	}
+	c := t.CPU()
+	c.AccessMarkedOnly(ch, "p->__state", cpu.MarkedWrite, "wait_task_zombie")        // kernel/exit.c: wait_task_zombie(): cmpxchg(&p->exit_state, EXIT_ZOMBIE, EXIT_DEAD)
+	c.AccessMarkedOnly(ch.fam.parent, "p->children", cpu.PlainWrite, "release_task") // kernel/exit.c: release_task() -> __unhash_process(): list_del_init(&p->sibling)
+}
+
+// waitChld is do_wait()'s sleep on the process's wait_chldexit:
+// prepare_to_wait() and schedule(), annotated as waitOn's, returning into
+// do_wait()'s annotated scan.
+// kernel/exit.c: do_wait(): add_wait_queue(&current->signal->wait_chldexit, ...), schedule()
+func (s *Sched) waitChld(t *Task) bool {
+	k := waitChldKey{t.Leader()}
+	if s.M.FootprintListening() {
+		c := t.CPU()
+		c.AccessMarkedOnly(t, "thread_info->flags", cpu.MarkedRead, "do_wait")            // signal_pending(current)
+		c.AccessMarkedOnly(t, "p->__state", cpu.MarkedWrite, "do_wait")                   // set_current_state(TASK_INTERRUPTIBLE)
+		c.AccessMarkedOnly(k, "signal->wait_chldexit", cpu.MarkedWrite, "add_wait_queue") // the queue the child's __wake_up_parent() wakes
+	}
+	return s.wait(t, &k.l.fam.waitChldExit, true, func() {
+		if s.M.FootprintListening() {
+			c := t.CPU()
+			c.AccessMarkedOnly(k, "signal->wait_chldexit", cpu.MarkedWrite, "remove_wait_queue")
+			c.AccessMarkedOnly(t, "thread_info->flags", cpu.MarkedRead, "do_wait")
+		}
+	})
 }
 
 // accessGroupExit annotates do_group_exit(): the group's SIGNAL_GROUP_EXIT

@@ -84,11 +84,13 @@ func TestExitFootprint(t *testing.T) {
 		{name: "a child its parent waits for", prog: []Op{Fork("child", 0, Compute(sim.Microsecond)), Wait4()}, want: []string{
 			// the child, from its first switch in (finish_task_switch(),
 			// resumed):
-			// its parent's wait queue written, the waiter woken: marked (the
-			// wake-up's own accesses follow)
+			// its parent's wait queue written, the waiter woken (the
+			// wake-up's own accesses, annotated: footprint_wake.go), then
+			// what follows the wake-up (accessAfterNotify)
 			"resume: rq->balance_callback r, p->migration_pending r, p->se (exec_start, wake_cpu) w, thread_info->flags r, TIF_NEED_RESCHED r, task_pt_regs(current) w, task_pt_regs(current) w, " + start + dead +
-				"p->real_parent r, signal->wait_chldexit w, UNAUDITED __wake_up_parent, signal->group_exec_task r, " +
-				"p->__state w, p->on_rq r, p->se r, p->on_cpu r, sync w, rq->nr_running r, rq->balance_callback r, p->on_cpu r, p->__state r, p->wakee_flips w, p->wakee_flips r, p->recent_used_cpu w, p->se (exec_start, wake_cpu) r, rq->nr_running r, p->se r, p->on_cpu r, p->on_cpu r, TIF_NEED_RESCHED r, p->__state w, p->se w, rq->nr_running w, p->on_rq w, p->se w, rq->nr_running w, p->se w, rq->nr_running w, p->se w, p->se w",
+				"p->real_parent r, signal->wait_chldexit w, signal->group_exec_task r, " +
+				"p->__state w, p->on_rq r, p->se r, p->on_cpu r, sync w, rq->nr_running r, rq->balance_callback r, p->on_cpu r, p->__state r, p->wakee_flips w, p->wakee_flips r, p->recent_used_cpu w, p->se (exec_start, wake_cpu) r, rq->nr_running r, p->se r, p->on_cpu r, p->on_cpu r, TIF_NEED_RESCHED r, p->__state w, p->se w, rq->nr_running w, p->on_rq w, p->se w, rq->nr_running w, p->se w, rq->nr_running w, p->se w, p->se w, " +
+				"signal->group_exec_task r, p->__state w",
 			// the parent, back from wait4(): its exit, no child left
 			"exit_to_user_mode_loop: thread_info->flags r, TIF_NEED_RESCHED r, task_pt_regs(current) w, task_pt_regs(current) w, " + start + dead + noParent}},
 	} {

@@ -433,15 +433,35 @@ func (s *Sched) notifyParent(t, l *Task) {
 		l.fam.reaped = true // init reaps it
 		return
 	}
-	s.WakeUpAll(&p.Leader().fam.waitChldExit)
+	s.wakeUpAll(&p.Leader().fam.waitChldExit, true) // __wake_up_parent(): annotated (footprint_wake.go)
+	s.accessAfterNotify(t, true)                    // what follows it, for a fragment one of its step points started
+}
+
+// ForkedBy makes p the real parent of child, a task the machine made for
+// p to have forked (perf record's workload: evlist__prepare_workload()'s
+// fork()): child's process death notifies p, and p's wait4 reaps it.
+// kernel/fork.c: copy_process(): p->real_parent, list_add_tail(&p->sibling, &p->real_parent->children)
+func (s *Sched) ForkedBy(child, p *Task) {
+	child.fam.parent = p
+	child.PPID, child.PTID = p.PID, p.TID
+	p.fam.children = append(p.fam.children, child)
+}
+
+// WaitChild is wait4(-1) by t from annotated code (perf record's
+// wait(&exit_status)): t sleeps until a child of its process is a zombie
+// and reaps it. Its body is annotated (footprint_exit.go: accessDoWait).
+func (s *Sched) WaitChild(t *Task) {
+	s.SyscallAnnotated(t, "wait4", func(t *Task) { _, _ = s.wait4(t) })
 }
 
 // wait4 waits for any child of t's thread group to be a zombie and reaps it,
 // returning its pid: -ECHILD with no child at all.
 // kernel/exit.c: do_wait() -> wait_consider_task(), wait_task_zombie()
 func (s *Sched) wait4(t *Task) (int, error) {
+	interrupted := false
 	for {
 		any := false
+		s.accessDoWait(t) // footprint_exit.go
 		for _, th := range s.threadGroup(t) {
 			for _, ch := range th.fam.children {
 				if ch.fam.reaped {
@@ -450,6 +470,7 @@ func (s *Sched) wait4(t *Task) (int, error) {
 				any = true
 				if ch.fam.zombie && s.threadGroupEmpty(ch, ch) { // !delay_group_leader()
 					t.Spend(s.Cfg.Cost.Wait4Reap) // wait_task_zombie() -> release_task(), and the syscall around it (cost.Profile)
+					s.accessReap(t, ch)           // footprint_exit.go: after the spend, which an interrupt may end the fragment in
 					ch.fam.reaped = true          // release_task(): off the parent's children list
 					th.fam.children = removeTask(th.fam.children, ch)
 					return ch.PID, nil
@@ -459,10 +480,15 @@ func (s *Sched) wait4(t *Task) (int, error) {
 		if !any {
 			return -1, ErrNoChild
 		}
-		t.Step("do_wait:schedule")
-		if !s.Wait(t, &t.Leader().fam.waitChldExit) {
+		// a signal ends the wait only after the children were looked at
+		// again: the SIGCHLD that comes with a child's death finds it a
+		// zombie and reaps it (do_wait(): goto repeat, then -ERESTARTSYS
+		// only when no child was ready)
+		if interrupted {
 			return -1, ErrInterrupted
 		}
+		t.Step("do_wait:schedule")
+		interrupted = !s.waitChld(t)
 	}
 }
 
