@@ -21,16 +21,22 @@ func (k *Kernel) Read(t *sched.Task, fd int) (b []byte, err error) {
 		defer k.fdput(t, e, ref)
 		t.Step("perf_read:fdget") // the file held: a close() of fd here does not release the event
 		k.accessEventCtx(t.CPU(), e, "perf_read")
-		if e.ctx == nil {
-			b, err = k.perfRead(t, e)
-			return
-		}
-		// perf_read(): ctx = perf_event_ctx_lock(event); __perf_read(); perf_event_ctx_unlock()
-		mu, held := k.ctxMutexLocked(t, e.ctx)
-		b, err = k.perfRead(t, e)
-		k.unlockMutex(t, mu, e.ctx, "ctx->mutex", held)
+		k.perfReadLocked(t, e, func() { b, err = k.perfRead(t, e) })
 	})
 	return b, err
+}
+
+// perfReadLocked runs __perf_read() (fn) under the event's ctx->mutex, as
+// perf_read() does (an event with no context yet: without it).
+// kernel/events/core.c: perf_read(): ctx = perf_event_ctx_lock(event); __perf_read(); perf_event_ctx_unlock()
+func (k *Kernel) perfReadLocked(t *sched.Task, e *Event, fn func()) {
+	if e.ctx == nil {
+		fn()
+		return
+	}
+	mu, held := k.ctxMutexLocked(t, e.ctx)
+	fn()
+	k.unlockMutex(t, mu, e.ctx, "ctx->mutex", held)
 }
 
 func (k *Kernel) perfRead(t *sched.Task, e *Event) ([]byte, error) {

@@ -23,10 +23,9 @@ func (k *Kernel) ReadAnon(t *sched.Task, f mm.AnonFile, buf, count uint64) (int6
 	if k.M.FootprintListening() {
 		t.CPU().Unaudited("perf_read")
 	}
-	// perf_read(): ctx = perf_event_ctx_lock(event); __perf_read(); perf_event_ctx_unlock()
 	var b []byte
 	var e2 uapi.Errno
-	read := func() {
+	k.perfReadLocked(t, e, func() {
 		switch {
 		case e.state == StateError:
 		case count < uint64(e.readSize):
@@ -34,14 +33,7 @@ func (k *Kernel) ReadAnon(t *sched.Task, f mm.AnonFile, buf, count uint64) (int6
 		default:
 			b, _ = k.perfRead(t, e)
 		}
-	}
-	if e.ctx == nil {
-		read()
-	} else {
-		mu, held := k.ctxMutexLocked(t, e.ctx)
-		read()
-		k.unlockMutex(t, mu, e.ctx, "ctx->mutex", held)
-	}
+	})
 	if e2 != 0 {
 		return -int64(e2), true
 	}

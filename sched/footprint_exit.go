@@ -343,25 +343,12 @@ func (s *Sched) accessReap(t, ch *Task) {
 	c.AccessMarkedOnly(ch.fam.parent, "p->children", cpu.PlainWrite, "release_task") // kernel/exit.c: release_task() -> __unhash_process(): list_del_init(&p->sibling)
 }
 
-// waitChld is do_wait()'s sleep on the process's wait_chldexit:
-// prepare_to_wait() and schedule(), annotated as waitOn's, returning into
-// do_wait()'s annotated scan.
+// waitChld is do_wait()'s sleep on the process's wait_chldexit,
+// returning into do_wait()'s annotated scan.
 // kernel/exit.c: do_wait(): add_wait_queue(&current->signal->wait_chldexit, ...), schedule()
 func (s *Sched) waitChld(t *Task) bool {
 	k := waitChldKey{t.Leader()}
-	if s.M.FootprintListening() {
-		c := t.CPU()
-		c.AccessMarkedOnly(t, "thread_info->flags", cpu.MarkedRead, "do_wait")            // signal_pending(current)
-		c.AccessMarkedOnly(t, "p->__state", cpu.MarkedWrite, "do_wait")                   // set_current_state(TASK_INTERRUPTIBLE)
-		c.AccessMarkedOnly(k, "signal->wait_chldexit", cpu.MarkedWrite, "add_wait_queue") // the queue the child's __wake_up_parent() wakes
-	}
-	return s.wait(t, &k.l.fam.waitChldExit, true, func() {
-		if s.M.FootprintListening() {
-			c := t.CPU()
-			c.AccessMarkedOnly(k, "signal->wait_chldexit", cpu.MarkedWrite, "remove_wait_queue")
-			c.AccessMarkedOnly(t, "thread_info->flags", cpu.MarkedRead, "do_wait")
-		}
-	})
+	return s.waitKeyed(t, &k.l.fam.waitChldExit, k, "signal->wait_chldexit", "do_wait")
 }
 
 // accessGroupExit annotates do_group_exit(): the group's SIGNAL_GROUP_EXIT

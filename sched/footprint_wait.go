@@ -70,17 +70,24 @@ func (s *Sched) lookupWaitObj(t *Task, k waitObjKey, made bool) {
 // waitOn is Wait for a pipe or futex body (k): prepare_to_wait() and
 // schedule(), annotated, returning into the body's own annotated code.
 func (s *Sched) waitOn(t *Task, q *WaitQueue, k waitObjKey, fn string) bool {
+	return s.waitKeyed(t, q, k, waitObjField[k.kind], fn)
+}
+
+// waitKeyed is Wait on q, the wait queue field of key, from a body whose
+// code is annotated: prepare_to_wait() and schedule(), annotated,
+// returning into that code.
+func (s *Sched) waitKeyed(t *Task, q *WaitQueue, key any, field, fn string) bool {
 	if s.M.FootprintListening() {
 		c := t.CPU()
-		c.AccessMarkedOnly(t, "thread_info->flags", cpu.MarkedRead, fn)  // include/linux/sched/signal.h: signal_pending(current)
-		c.AccessMarkedOnly(t, "p->__state", cpu.MarkedWrite, fn)         // kernel/sched/wait.c: prepare_to_wait_event(): set_current_state(state), which try_to_wake_up() reads
-		c.AccessMarkedOnly(k, waitObjField[k.kind], cpu.MarkedWrite, fn) // kernel/sched/wait.c: prepare_to_wait_event(): __add_wait_queue_entry_tail(wq_head, wq_entry)
+		c.AccessMarkedOnly(t, "thread_info->flags", cpu.MarkedRead, fn) // include/linux/sched/signal.h: signal_pending(current)
+		c.AccessMarkedOnly(t, "p->__state", cpu.MarkedWrite, fn)        // kernel/sched/wait.c: prepare_to_wait_event(): set_current_state(state), which try_to_wake_up() reads
+		c.AccessMarkedOnly(key, field, cpu.MarkedWrite, fn)             // kernel/sched/wait.c: prepare_to_wait_event(): __add_wait_queue_entry_tail(wq_head, wq_entry)
 	}
 	return s.wait(t, q, true, func() {
 		if s.M.FootprintListening() {
 			c := t.CPU()
-			c.AccessMarkedOnly(k, waitObjField[k.kind], cpu.MarkedWrite, fn) // kernel/sched/wait.c: finish_wait(): list_del_init(&wq_entry->entry); the body's lock taken again
-			c.AccessMarkedOnly(t, "thread_info->flags", cpu.MarkedRead, fn)  // include/linux/sched/signal.h: signal_pending(current)
+			c.AccessMarkedOnly(key, field, cpu.MarkedWrite, fn)             // kernel/sched/wait.c: finish_wait(): list_del_init(&wq_entry->entry); the body's lock taken again
+			c.AccessMarkedOnly(t, "thread_info->flags", cpu.MarkedRead, fn) // include/linux/sched/signal.h: signal_pending(current)
 		}
 	})
 }

@@ -26,9 +26,7 @@ type userBuf struct {
 // first bad one. It returns the bytes copied.
 // lib/iov_iter.c: _copy_to_iter() -> copy_to_user_iter(): raw_copy_to_user()
 func (u *userBuf) toUser(n uint64) uint64 {
-	done := u.span(n, true, func(addr uint64) bool {
-		return u.s.handleFault(u.t, addr, true, "_copy_to_iter")
-	})
+	done := u.span(n, true, u.faultAt(true, "_copy_to_iter"))
 	u.at += done
 	return done
 }
@@ -49,13 +47,17 @@ func (u *userBuf) fromUser(n uint64) uint64 {
 	atomic := func() uint64 { return u.span(n, false, func(uint64) bool { return false }) }
 	done := atomic()
 	if done == 0 && u.at != 0 { // for (cur = start; cur && cur < end; ...)
-		u.span(n, false, func(addr uint64) bool {
-			return u.s.handleFault(u.t, addr, false, "fault_in_readable")
-		})
+		u.span(n, false, u.faultAt(false, "fault_in_readable"))
 		done = atomic()
 	}
 	u.at += done
 	return done
+}
+
+// faultAt is span's fault for a copy by the kernel function ip: a
+// kernel-mode fault of the access (handleFault).
+func (u *userBuf) faultAt(write bool, ip string) func(addr uint64) bool {
+	return func(addr uint64) bool { return u.s.handleFault(u.t, addr, write, ip) }
 }
 
 // span walks the n bytes of the buffer from u.at page by page: a page
@@ -95,9 +97,7 @@ func (s *Sched) devWrite(t *Task, f *mm.OpenFile, buf, count uint64) int64 {
 	var written uint64
 	for written < count {
 		size := min(ttyWriteChunk, count-written)
-		got := u.span(size, false, func(addr uint64) bool {
-			return s.handleFault(t, addr, false, "_copy_from_iter")
-		})
+		got := u.span(size, false, u.faultAt(false, "_copy_from_iter"))
 		if got < size {
 			break // if (copy_from_iter(tty->write_buf, size, from) != size) break;
 		}
@@ -117,9 +117,7 @@ func (s *Sched) devWrite(t *Task, f *mm.OpenFile, buf, count uint64) int64 {
 // include/linux/uaccess.h: copy_to_user() -> _copy_to_user()
 func (s *Sched) CopyToUser(t *Task, buf, n uint64) uint64 {
 	u := &userBuf{s: s, t: t, at: buf}
-	return u.span(n, true, func(addr uint64) bool {
-		return s.handleFault(t, addr, true, "_copy_to_user")
-	})
+	return u.span(n, true, u.faultAt(true, "_copy_to_user"))
 }
 
 // AnonReadHook reads an anon inode file another subsystem made (perf's
