@@ -46,8 +46,7 @@ func (k *Kernel) accessEnableOnExec(c *cpu.CPU, ctx *Context) {
 		return
 	}
 	k.accessCPUCtx(c, "cpuctx->task_ctx", cpu.MarkedRead, "perf_event_enable_on_exec")      // the model's ctx_time_freeze() test: is ctx this CPU's task_ctx
-	k.accessCtxLock(c, &k.cpuCtx[c.ID].ctx, "perf_ctx_lock")                                // kernel/events/core.c: perf_event_enable_on_exec(): perf_ctx_lock(cpuctx, ctx): raw_spin_lock(&cpuctx->ctx.lock)
-	k.accessCtxLock(c, ctx, "perf_ctx_lock")                                                // kernel/events/core.c: perf_ctx_lock(): raw_spin_lock(&ctx->lock)
+	k.accessCtxLock(c, &k.cpuCtx[c.ID].ctx, "perf_ctx_lock")                                // kernel/events/core.c: perf_event_enable_on_exec(): perf_ctx_lock(cpuctx, ctx): raw_spin_lock(&cpuctx->ctx.lock) (ctx->lock: EnableOnExec's ctxLock)
 	k.accessTimeFreeze(c, ctx)                                                              // kernel/events/core.c: perf_event_enable_on_exec(): ctx_time_freeze(cpuctx, ctx)
 	c.AccessMarkedOnly(ctx, "ctx->event_list", cpu.MarkedRead, "perf_event_enable_on_exec") // kernel/events/core.c: perf_event_enable_on_exec(): list_for_each_entry(event, &ctx->event_list, event_entry)
 	for _, e := range ctx.events {

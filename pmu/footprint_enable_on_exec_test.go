@@ -20,9 +20,10 @@ import (
 // outside an exec, with nothing to enable, marks its return.
 func TestEnableOnExecFootprint(t *testing.T) {
 	const (
-		// the task_ctx test, perf_ctx_lock() of both contexts,
-		// ctx_time_freeze(), the event list
-		head = "cpuctx->task_ctx r, ctx->lock w, ctx->lock w, ctx->time w, cpuctx->cgrp r, cpuctx->task_ctx r, ctx->event_list r, event->state r, event->attr.enable_on_exec w"
+		// perf_ctx_lock(): the task context's lock taken (its
+		// release edge for the data-race oracle), the task_ctx test,
+		// the CPU context's lock, ctx_time_freeze(), the event list
+		head = "ctx->lock w, sync w, cpuctx->task_ctx r, ctx->lock w, ctx->time w, cpuctx->cgrp r, cpuctx->task_ctx r, ctx->event_list r, event->state r, event->attr.enable_on_exec w"
 	)
 	for _, tc := range []struct {
 		name     string
@@ -34,10 +35,10 @@ func TestEnableOnExecFootprint(t *testing.T) {
 		{name: "within execve, an event enabled", exec: true, disabled: true, want: []string{head +
 			// perf_event_set_state(): the times, the state; unclone_ctx(); then ctx_resched(): ctx_sched_out()'s look (active), its step
 			", event->tstamp w, ctx->time r, ctx->is_active r, event->state w, ctx->parent_ctx w, ctx->is_active r, cpuctx->task_ctx r"}},
-		// the return into the exec (perf_ctx_unlock(), perf_event_remove_on_exec()'s ctx->mutex and walk, ctx->lock), then
+		// perf_ctx_unlock(), the return into the exec (perf_event_remove_on_exec()'s ctx->mutex and walk, ctx->lock), then
 		// the rest of begin_new_exec() (the comm...) up to the syscall's exit: its start pinned, the rest unmarked
 		{name: "within execve, nothing to enable", exec: true, prefix: true, want: []string{head +
-			", ctx->lock w, ctx->lock w, sync w, current->lockdep_depth w, sync w, task->perf_event_ctxp r, ctx->task r, ctx->event_list r, event->ctx r, " +
+			", ctx->lock w, sync w, ctx->lock w, ctx->lock w, sync w, current->lockdep_depth w, sync w, task->perf_event_ctxp r, ctx->task r, ctx->event_list r, event->ctx r, " +
 			"ctx->lock w, sync w, ctx->lock w, sync w, sync w, current->lockdep_depth w, sync w, task->perf_event_ctxp r, ctx->task r, ctx->event_list r, task->comm w"}},
 		{name: "a direct call, nothing to enable", prefix: true, want: []string{head + ", UNAUDITED perf_event_enable_on_exec's caller"}},
 	} {

@@ -486,6 +486,9 @@ func (k *Kernel) EnableOnExec(t *sched.Task) {
 	c := t.CPU()
 	f := c.LocalIrqSave()
 	c.Step("perf_event_enable_on_exec")
+	// perf_ctx_lock(cpuctx, ctx): a read(2) of one of ctx's INACTIVE events
+	// from another CPU (perf_event_read()) updates its times under ctx->lock
+	k.ctxLock(c, ctx)
 	k.accessEnableOnExec(c, ctx) // footprint_enable_on_exec.go: declared from here
 	cc := &k.cpuCtx[c.ID]
 	if cc.taskCtx == ctx {
@@ -508,6 +511,7 @@ func (k *Kernel) EnableOnExec(t *sched.Task) {
 	} else {
 		k.markEnableOnExecReturn(c) // footprint_enable_on_exec.go
 	}
+	k.ctxUnlock(c, ctx) // perf_ctx_unlock(cpuctx, ctx)
 	c.LocalIrqRestore(f)
 	k.putCtx(clone, "perf_event_enable_on_exec") // put_ctx(clone_ctx), after the unlock
 }
