@@ -169,6 +169,9 @@ var forkExitText string
 //go:embed testdata/exitsplit.txt
 var exitSplitText string
 
+//go:embed testdata/execsplit.txt
+var execSplitText string
+
 //go:embed testdata/faults.txt
 var faultsText string
 
@@ -355,6 +358,36 @@ func FitExitSplit(p *Profile, fe, sp Measurements) error {
 	return nil
 }
 
+// FitExecSplit sets p's exec costs from execsplit.sh's figures (wall ns of
+// each part of an execve() of a dynamically linked image that was not
+// switched out, on whatever machine ran it), p.ExitMMap already set (the
+// exit_mmap() of a fork's copy, the same teardown an exec's exec_mmap()
+// runs on the mm it drops):
+//
+//	ExecStart = exec.start - ExitMMap (exec.start ends at exit_mmap()'s end)
+//	ExecLoad  = exec.load + exec.end
+func FitExecSplit(p *Profile, m Measurements) error {
+	for _, k := range []string{"exec.start", "exec.load", "exec.end"} {
+		if _, ok := m[k]; !ok {
+			return fmt.Errorf("calibration: no %s (cost/calibrate/execsplit.sh)", k)
+		}
+	}
+	for _, x := range []struct {
+		dst  *sim.Duration
+		what string
+		v    float64
+	}{
+		{&p.ExecStart, "execve() to exec_mmap(), less the old mm's exit_mmap() (ExitMMap)", m["exec.start"] - float64(p.ExitMMap)},
+		{&p.ExecLoad, "execve() after exec_mmap()", m["exec.load"] + m["exec.end"]},
+	} {
+		if x.v < 0 || math.IsNaN(x.v) {
+			return fmt.Errorf("calibration: %s comes out at %.1f ns: rerun execsplit.sh", x.what, x.v)
+		}
+		*x.dst = sim.Duration(math.Round(x.v))
+	}
+	return nil
+}
+
 // FitHrtimerLate is the share, per million, of hrtimer expiries that run a
 // period or more late, from hrtimer-gaps.sh's runs (throttle.runI T and
 // samples.runI S: THROTTLE records and samples of each run). The recording
@@ -402,7 +435,7 @@ var thisMachine = sync.OnceValue(fitThisMachine)
 func fitThisMachine() Profile {
 	p, err := fitThisMachineErr()
 	if err != nil {
-		panic("cost: testdata/this-machine.txt, hrtimer-gaps.txt, forkexit.txt, exitsplit.txt, faults.txt, fileio.txt, diskread.txt, diskwrite.txt or reader-wakeups.txt: " + err.Error()) // committed files TestThisMachineFits checks
+		panic("cost: testdata/this-machine.txt, hrtimer-gaps.txt, forkexit.txt, exitsplit.txt, execsplit.txt, faults.txt, fileio.txt, diskread.txt, diskwrite.txt or reader-wakeups.txt: " + err.Error()) // committed files TestThisMachineFits checks
 	}
 	return p
 }
@@ -437,6 +470,13 @@ func fitThisMachineErr() (Profile, error) {
 		return Profile{}, err
 	}
 	if err = FitExitSplit(&p, fe, es); err != nil {
+		return Profile{}, err
+	}
+	ex, err := ParseMeasurements(execSplitText)
+	if err != nil {
+		return Profile{}, err
+	}
+	if err = FitExecSplit(&p, ex); err != nil {
 		return Profile{}, err
 	}
 	fl, err := ParseMeasurements(faultsText)
@@ -533,6 +573,8 @@ func deriveI74790() Profile {
 		ExitThreadStart:   sc(tm.ExitThreadStart),
 		ExitThreadMM:      sc(tm.ExitThreadMM),
 		ExitThreadRest:    sc(tm.ExitThreadRest),
+		ExecStart:         sc(tm.ExecStart),
+		ExecLoad:          sc(tm.ExecLoad),
 		AnonFault:         sc(tm.AnonFault),
 		ZeroPageFault:     sc(tm.ZeroPageFault),
 		FileMapFault:      sc(tm.FileMapFault),

@@ -339,3 +339,30 @@ func TestFitExitSplit(t *testing.T) {
 		t.Errorf("this machine (-want +got):\n%s", d)
 	}
 }
+
+// TestFitExecSplit: ExecStart is the part up to exit_mmap()'s end less the
+// old mm's teardown (ExitMMap), ExecLoad the rest; a missing figure or a
+// teardown longer than the part it ends is an error. The committed figures
+// give this machine's.
+func TestFitExecSplit(t *testing.T) {
+	m := Measurements{"exec.start": 900, "exec.load": 700, "exec.end": 50}
+	p := Profile{ExitMMap: 300}
+	if err := FitExecSplit(&p, m); err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff([]sim.Duration{600, 750}, []sim.Duration{p.ExecStart, p.ExecLoad}); d != "" {
+		t.Errorf("(-want +got):\n%s", d)
+	}
+	p.ExitMMap = 1000
+	if err := FitExecSplit(&p, m); err == nil || err.Error() != "calibration: execve() to exec_mmap(), less the old mm's exit_mmap() (ExitMMap) comes out at -100.0 ns: rerun execsplit.sh" {
+		t.Errorf("ExitMMap over exec.start: %v", err)
+	}
+	delete(m, "exec.load")
+	if err := FitExecSplit(&p, m); err == nil || err.Error() != "calibration: no exec.load (cost/calibrate/execsplit.sh)" {
+		t.Errorf("without exec.load: %v", err)
+	}
+	tm := ThisMachine()
+	if d := cmp.Diff([]sim.Duration{56886, 86402}, []sim.Duration{tm.ExecStart, tm.ExecLoad}); d != "" {
+		t.Errorf("this machine (-want +got):\n%s", d)
+	}
+}

@@ -104,6 +104,22 @@ type Profile struct {
 	ExitStart, ExitMMap, ExitFiles, ExitDead      sim.Duration
 	ExitThreadStart, ExitThreadMM, ExitThreadRest sim.Duration
 
+	// ExecStart and ExecLoad are an execve() of a dynamically linked
+	// image, by part: ExecStart from the entry to begin_new_exec()'s
+	// exec_mmap() (alloc_bprm() with do_open_execat() and bprm_mm_init(),
+	// copy_strings(), sched_exec(), load_elf_binary() reading the headers
+	// and opening the interpreter, de_thread()), charged by sched's Execve
+	// after sched_exec(); the old mm's teardown when the exec drops its
+	// last user (exec_mmap() -> mmput() -> exit_mmap()) is ExitMMap,
+	// charged there as an exit charges it; ExecLoad the rest
+	// (perf_event_exec(), __set_task_comm(), do_close_on_exec(),
+	// setup_new_exec(), setup_arg_pages(), the PT_LOAD and interpreter
+	// mappings, map_vdso(), create_elf_tables(), bprm_execve()'s cleanup),
+	// charged by Execve in equal shares before each mapping it reports
+	// and after the last. Fitted from cost/testdata/execsplit.txt
+	// (FitExecSplit).
+	ExecStart, ExecLoad sim.Duration
+
 	// AnonFault, ZeroPageFault, FileMapFault and CopyFault are a user page
 	// fault, exception entry to return, by the handler it runs
 	// (mm.How): a zeroed anon page (do_anonymous_page() of a write), the
@@ -179,6 +195,8 @@ func (p *Profile) Table() []string {
 		{"thread exit: start", p.ExitThreadStart},
 		{"thread exit: exit_mm", p.ExitThreadMM},
 		{"thread exit: the rest", p.ExitThreadRest},
+		{"exec: to exec_mmap", p.ExecStart},
+		{"exec: after exec_mmap", p.ExecLoad},
 		{"page fault: anon page", p.AnonFault},
 		{"page fault: zero page", p.ZeroPageFault},
 		{"page fault: fault-around", p.FileMapFault},

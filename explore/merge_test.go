@@ -151,7 +151,7 @@ func TestBoundedOrder(t *testing.T) {
 // TestMergeSeededStopsAtFirstViolation: random, sparse and pct shards run
 // contiguous ranges of the seeds; the merge is the unsharded search exactly:
 // the first shard with a violation wins, its counts end there, and the
-// shards after it are left out (shard 1 ran 140 schedules to its own).
+// shards after it are left out (shard 1 ran 64 schedules to its own).
 func TestMergeSeededStopsAtFirstViolation(t *testing.T) {
 	f := loadBuiltin(t, "rb-data-head-backwards")
 	o := Options{Runs: 2000, Seed: 18446744073709551000, Jobs: 1, Knobs: map[string]string{"rb-put-handle": "pre-1b038c6e05ff"}}
@@ -159,8 +159,8 @@ func TestMergeSeededStopsAtFirstViolation(t *testing.T) {
 	if one.Found == nil || one.Schedules != 10 || one.Found.Schedule != 10 {
 		t.Fatalf("unsharded: %d schedules, found %+v; want a violation in schedule 10", one.Schedules, one.Found)
 	}
-	if parts[1].Found == nil || parts[1].Schedules != 140 {
-		t.Fatalf("shard 1: %d schedules, found %v; want its own violation at its 140th", parts[1].Schedules, parts[1].Found != nil)
+	if parts[1].Found == nil || parts[1].Schedules != 64 {
+		t.Fatalf("shard 1: %d schedules, found %v; want its own violation at its 64th", parts[1].Schedules, parts[1].Found != nil)
 	}
 	if m.Schedules != 10 || m.Found.Schedule != 10 || m.Found.Seed != 18446744073709551009 || m.CountsPastViolation || m.Found.ScheduleInShard {
 		t.Errorf("merge: %d schedules, violation in schedule %d (seed %d), counts past it %v", m.Schedules, m.Found.Schedule, m.Found.Seed, m.CountsPastViolation)

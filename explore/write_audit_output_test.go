@@ -70,8 +70,9 @@ func TestWriteAuditOutput(t *testing.T) {
 }
 
 // outputLostSrc pauses a ring (PERF_EVENT_IOC_PAUSE_OUTPUT) while its task
-// samples, then resumes it: the next sample's __perf_output_begin() writes
-// the PERF_RECORD_LOST first (its lost-written step point).
+// samples (from ~172.5us, after its execve()), then resumes it: the next
+// sample's __perf_output_begin() writes the PERF_RECORD_LOST first (its
+// lost-written step point).
 const outputLostSrc = `scenario paused-then-lost
 cpus 2
 kernel timer-slack=0
@@ -80,8 +81,8 @@ task app cpu1
     syscall getpid
     sleep 2us
 record pr: -e syscalls:sys_enter_getpid -- app
-at 10us pause-output pr cpu0
-at 25us resume-output pr cpu0
+at 185us pause-output pr cpu0
+at 200us resume-output pr cpu0
 `
 
 // outputAuditFile is built-in name with edit applied, or src parsed.

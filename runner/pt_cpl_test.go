@@ -12,15 +12,17 @@ import (
 // TestPTModeFilter: intel_pt traces only the modes its attr allows (the
 // CPL filter, RTIT_CTL.USR/OS): 10us of user compute and 5us of kernel time
 // in each of 4 getpid calls, at 1000 bytes/us, give about 40000 bytes of user trace
-// with u, 24000 of kernel trace with k (the getpids' 20000 and do_exit() up
-// to perf_event_exit_task(), cost.Profile.ExitStart: 3.9us), and both
-// without a modifier.
+// with u, 110000 of kernel trace with k (the getpids' 20000, do_exit() up
+// to perf_event_exit_task(), cost.Profile.ExitStart: 3.9us, and the
+// workload's execve() after perf_event_exec() enabled the event,
+// cost.Profile.ExecLoad: 86.4us), and both without a modifier, in a 256K
+// AUX area that holds them all.
 func TestPTModeFilter(t *testing.T) {
 	type got struct{ UserKB, KernelKB int64 }
 	for _, tc := range []struct {
 		mod  string
 		want got
-	}{{"u", got{40, 0}}, {"k", got{0, 24}}, {"", got{40, 24}}} {
+	}{{"u", got{40, 0}}, {"k", got{0, 110}}, {"", got{40, 110}}} {
 		src := fmt.Sprintf(`scenario pt-cpl
 cpus 1
 pmu intel_pt rate=1000 region=4K
@@ -28,7 +30,7 @@ task app cpu0
   repeat 4
     compute 10us
     syscall getpid 5us
-record -e intel_pt//%s -m 8,16 -- app
+record -e intel_pt//%s -m 8,64 -- app
 `, tc.mod)
 		f, err := scenarios.Parse("pt-cpl.sim", []byte(src))
 		if err != nil {
@@ -114,14 +116,15 @@ func ptTraceBytes(t *testing.T, r *Run) (user, kernel int64) {
 // TestCoreSightModeFilter: the ETM filters by exception level (attr
 // exclude_user/exclude_kernel, etm4_parse_event_config()): 4 x (10us of user
 // compute + a 5us getpid) at 1000M bytes/s give about 40000 bytes of trace
-// with u, 24000 with k (with do_exit() up to perf_event_exit_task(),
-// cost.Profile.ExitStart: 3.9us), 64000 with both (16-byte frames, so
+// with u, 110000 with k (with do_exit() up to perf_event_exit_task(),
+// cost.Profile.ExitStart: 3.9us, and the execve() after perf_event_exec(),
+// cost.Profile.ExecLoad: 86.4us), 150000 with both (16-byte frames, so
 // within a frame per switch).
 func TestCoreSightModeFilter(t *testing.T) {
 	for _, tc := range []struct {
 		mod  string
 		want int64
-	}{{"u", 40}, {"k", 24}, {"", 64}} {
+	}{{"u", 40}, {"k", 110}, {"", 150}} {
 		src := fmt.Sprintf(`scenario cs-cpl
 cpus 1
 pmu cs_etm sink=etr rate=1000M

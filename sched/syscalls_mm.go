@@ -585,6 +585,9 @@ func (s *Sched) unshareFiles(t *Task) {
 	t.KeyFiles()
 }
 
+// execLoadShares is how many parts Execve spends cost.Profile.ExecLoad in.
+const execLoadShares = 5
+
 // Interp is the ELF interpreter execve maps with each image.
 const Interp = "/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2"
 
@@ -600,7 +603,12 @@ const Interp = "/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2"
 // fs/exec.c: begin_new_exec(); fs/binfmt_elf.c: load_elf_binary()
 func (s *Sched) Execve(t *Task, file string) {
 	s.accessSchedExec(t)
-	s.schedExec(t)  // bprm_execve(): sched_exec(), before exec_binprm()
+	s.schedExec(t) // bprm_execve(): sched_exec(), before exec_binprm()
+	// alloc_bprm(), copy_strings() and load_elf_binary() up to
+	// begin_new_exec(): the file opened, the headers read, the
+	// interpreter opened; sched_exec() is early in bprm_execve(), so the
+	// model spends it all on the CPU sched_exec() chose (cost.Profile.ExecStart)
+	t.Spend(s.Cfg.Cost.ExecStart)
 	oldPID := t.TID // exec_binprm(): old_pid = current->pid, before de_thread()
 	s.accessDeThread(t)
 	s.deThread(t) // begin_new_exec(): the only thread left (exec_dethread.go)
@@ -610,6 +618,12 @@ func (s *Sched) Execve(t *Task, file string) {
 	s.accessExecMM(t, old)
 	if old != nil && old.Users > 1 {
 		old.Users--
+	} else if old != nil {
+		// exec_mmap() -> mmput() of the last user: exit_mmap() unmaps and
+		// frees the old VMAs before remove_vma() closes each (the perf
+		// VMAs' close is the ExecHook's execMmap), as an exit's
+		// exit_mm() does (cost.Profile.ExitMMap)
+		t.Spend(s.Cfg.Cost.ExitMMap)
 	}
 	s.eachHook(func(h any) {
 		if c, ok := h.(ExecHook); ok {
@@ -632,11 +646,19 @@ func (s *Sched) Execve(t *Task, file string) {
 			s.fput(t, f)
 		}
 	}
+	// The rest of the exec's CPU time (cost.Profile.ExecLoad) in five
+	// equal shares, one before each part that reports its mappings and
+	// one after: setup_new_exec() and setup_arg_pages(), the image's
+	// elf_load()s, load_elf_interp(), map_vdso(), then
+	// create_elf_tables(), start_thread() and bprm_execve()'s cleanup.
+	load := s.Cfg.Cost.ExecLoad / execLoadShares
 	// load_elf_binary() -> setup_arg_pages() -> mprotect_fixup() ->
 	// perf_event_mmap() of the stack
+	t.Spend(load)
 	if st := t.MM.Stack(); st != nil {
 		s.mmapHooks(t, st)
 	}
+	t.Spend(load)
 	s.accessExecVMAs(t, "elf_load")                            // footprint_exec.go
 	image := t.MM.LoadELF(s.lookupFile(t, file), mm.ImageBase) // the model makes the inode here, not at do_open_execat()
 	for _, v := range image {
@@ -644,14 +666,18 @@ func (s *Sched) Execve(t *Task, file string) {
 	}
 	s.accessExecVMAs(t, "set_brk")
 	t.MM.SetBrk(image[len(image)-1].End) // mm->start_brk = mm->brk = ELF_PAGEALIGN(elf_brk)
+	t.Spend(load)
 	s.accessExecVMAs(t, "load_elf_interp")
 	for _, v := range t.MM.LoadELF(s.lookupFile(t, Interp), 0) {
 		s.mmapHooks(t, v)
 	}
+	t.Spend(load)
 	s.accessExecVMAs(t, "map_vdso")
 	for _, v := range t.MM.MapVdso() { // map_vdso(): [vdso], [vvar], [vvar_vclock]
 		s.mmapHooks(t, v)
 	}
+	// create_elf_tables(), start_thread(), and the rest to the syscall's exit
+	t.Spend(s.Cfg.Cost.ExecLoad - (execLoadShares-1)*load)
 	for _, h := range s.TraceHooks { // exec_binprm(): trace_sched_process_exec(current, old_pid, bprm)
 		h.SchedProcessExec(t, file, oldPID)
 	}

@@ -24,6 +24,9 @@
  *                           less the main thread's, / N: ret_from_fork, the
  *                           start routine's return, exit(), do_exit() of a
  *                           thread, the last switch away)
+ *   exec:   N times fork() a child that execv()s TARGET (argv[3], default
+ *           /usr/bin/true) and wait for it; prints nothing of its own
+ *           (execsplit.sh times the execve() between its tracepoints)
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -71,6 +74,22 @@ int main(int argc, char **argv)
 		long long p = clk(CLOCK_PROCESS_CPUTIME_ID) - p0, t = clk(CLOCK_THREAD_CPUTIME_ID) - t0;
 		printf("thread.create %.1f\n", (double)create / n);
 		printf("thread.life %.1f\n", (double)(p - t) / n);
+		return 0;
+	}
+	if (argc > 1 && !strcmp(argv[1], "exec")) {
+		char *target = argc > 3 ? argv[3] : "/usr/bin/true";
+
+		for (int i = 0; i < n; i++) {
+			pid_t pid = fork();
+
+			if (pid == 0) {
+				char *av[] = {target, NULL};
+
+				execv(target, av);
+				_exit(127);
+			}
+			waitpid(pid, NULL, 0);
+		}
 		return 0;
 	}
 	long long fork_ns = 0, reap = 0;
