@@ -148,13 +148,9 @@ func (c *CPU) Step(label string) {
 // lock step that is nearly every step point, and once the Chooser has
 // settled (sim.Settler) it is counted and passed without building it.
 func (c *CPU) stepTied(label string) {
-	if c.eng.TiedCount() == 0 {
-		return
+	if !c.eng.PassTied() {
+		c.stepSlow(label)
 	}
-	if c.eng.Pass() {
-		return
-	}
-	c.stepSlow(label)
 }
 
 // LastStep is the label of the last step point this CPU passed: where its

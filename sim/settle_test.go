@@ -46,3 +46,61 @@ func TestPassAsksSettledUntilSettled(t *testing.T) {
 		t.Errorf("(-want +got):\n%s", d)
 	}
 }
+
+// TestPassTied: a step point's tie passed in one call (PassTied) is what
+// TiedCount and Pass made of it: done when no other lane is due now (and
+// no longer contended), passed and counted when some are and the Chooser
+// has settled, left to the caller when it has not; whether or not the
+// running lane's own next is still now (a lane may set it on while it
+// runs).
+func TestPassTied(t *testing.T) {
+	type result struct {
+		Done, Contended bool
+		Decisions       int
+		Passes          int
+	}
+	for _, tc := range []struct {
+		name    string
+		settled bool
+		others  []Time // the other lanes' next, lane 0 running at 10
+		ownNext Time   // lane 0's next, set while it runs
+		want    result
+	}{
+		{"alone", true, []Time{20, 30}, 10, result{Done: true}},
+		{"two tied, settled", true, []Time{10, 10, 30}, 10, result{Done: true, Contended: true, Decisions: 1, Passes: 1}},
+		{"tied, not settled", false, []Time{10, 20}, 10, result{Contended: true}},
+		{"alone, own next moved on", true, []Time{20}, 15, result{Done: true}},
+		{"tied, own next moved on", true, []Time{10, 10}, 15, result{Done: true, Contended: true, Decisions: 1, Passes: 1}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := &settleCounter{after: 1}
+			if tc.settled {
+				s.after = 0
+			}
+			e := NewEngine(s)
+			var got result
+			l0 := e.AddLane("cpu0", nil)
+			l0.run = func() {
+				e.SetNext(l0, tc.ownNext)
+				e.contended = true // as a step point finds it: the lanes tied when l0 was entered
+				got.Done = e.PassTied()
+				got.Contended, got.Decisions, got.Passes = e.contended, e.Decisions, s.passes
+				e.Stop()
+			}
+			e.SetNext(l0, 10)
+			for _, at := range tc.others {
+				e.SetNext(e.AddLane("cpu", func() {}), at)
+			}
+			e.settled = nil
+			if tc.settled {
+				e.settles()
+			}
+			e.running = l0 // run l0 alone: no tie of the engine's own before it
+			e.now = 10
+			l0.run()
+			if d := cmp.Diff(tc.want, got); d != "" {
+				t.Errorf("(-want +got):\n%s", d)
+			}
+		})
+	}
+}
