@@ -134,23 +134,20 @@ func (c *CPU) Step(label string) {
 	c.Steps++
 	c.lastStep = label
 	if !c.attn {
-		if c.eng.Contended() {
-			c.stepTied(label)
+		// Nothing to look around for (no pending interrupt, no step
+		// hook, no traced steps), only, when contended, other CPUs due
+		// at this instant: a decision between going on and the tied
+		// CPUs. With many CPUs in lock step that is nearly every step
+		// point, and once the Chooser has settled (sim.Settler) the
+		// engine counts and passes it without building it (PassTied),
+		// called from here, not from a function of its own: a call less
+		// at 15 step points a syscall.
+		if c.eng.Contended() && !c.eng.PassTied() {
+			c.stepSlow(label)
 		}
 		return
 	}
 	c.stepSlow(label)
-}
-
-// stepTied is stepSlow with nothing to look around for (no pending
-// interrupt, no step hook, no traced steps), only another CPU due at this
-// instant: a decision between going on and the tied CPUs. With many CPUs in
-// lock step that is nearly every step point, and once the Chooser has
-// settled (sim.Settler) it is counted and passed without building it.
-func (c *CPU) stepTied(label string) {
-	if !c.eng.PassTied() {
-		c.stepSlow(label)
-	}
 }
 
 // LastStep is the label of the last step point this CPU passed: where its

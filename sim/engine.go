@@ -146,7 +146,7 @@ func (e *Engine) TiedCount() int {
 }
 
 // PassTied is a step point's question when the only options are the
-// lanes tied with the running one (cpu's stepTied): with none tied (no
+// lanes tied with the running one (cpu's Step): with none tied (no
 // longer contended) there is nothing to decide; with some, a settled
 // Chooser's decision is passed (Pass). It reports whether the step point is
 // done; false: lanes are tied and the Chooser has not settled, the caller
