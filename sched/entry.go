@@ -9,10 +9,14 @@ import (
 // (ret_from_fork; a new task has no exit work pending), then its program in
 // user mode, then do_exit().
 func (s *Sched) taskMain(t *Task) {
-	s.finishTaskSwitch(t.CPU())
+	pushed := s.finishTaskSwitch(t.CPU())
 	// ret_from_fork -> syscall_exit_to_user_mode(): the thread flags read,
 	// in the fragment perf's sched-in step point started (pmu/footprint_sched.go).
 	s.accessWork(t.CPU(), t)
+	if pushed {
+		s.scheduleFrom(&t.Thread, true) // exit_to_user_mode_loop(): need_resched(), set by balance_push()
+		s.accessWork(t.CPU(), t)
+	}
 	if t.fam.killed {
 		s.exit(t) // ret_from_fork's exit work: SIGKILL from exit_group() before it ever ran
 	}

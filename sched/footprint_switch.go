@@ -15,7 +15,7 @@ import (
 // perf's sched-in hook (a task's steps at perf_event_task_sched_in first;
 // the idle thread's reads nr_switch_events, perf_event_switch() marked),
 // balance_push()
-// (marked while a CPU goes down), the next task's sched_entity, the tick,
+// (footprint_balance_push.go), the next task's sched_entity, the tick,
 // and the return from schedule() into its caller (marked but for one
 // whose code is annotated: exit_to_user_mode_loop's, footprint_entry.go;
 // nanosleep's and a pipe's or futex's wait, footprint_syscalls.go and
@@ -44,7 +44,8 @@ func (s *Sched) accessSwitch(c *cpu.CPU, pt, nt *Task) {
 // accessFinishSwitch annotates finish_task_switch() in the thread switched
 // to, after perf's sched-in hook: the migration pending on the task
 // switched away from (set by sched_setaffinity() or a forced migration),
-// whether the CPU is going down (balance_push(): marked), and the next
+// the balance callback (balance_push() while the CPU goes down,
+// footprint_balance_push.go), and the next
 // task's sched_entity (se->exec_start, the protected slice), which another
 // CPU's wakeup preemption check reads.
 func (s *Sched) accessFinishSwitch(c *cpu.CPU, pt, nt *Task) {
@@ -52,9 +53,6 @@ func (s *Sched) accessFinishSwitch(c *cpu.CPU, pt, nt *Task) {
 		return
 	}
 	c.AccessMarkedOnly(rqKey{s, c.ID}, "rq->balance_callback", cpu.MarkedRead, "finish_task_switch") // kernel/sched/core.c: finish_task_switch() -> finish_lock_switch() -> __balance_callbacks(rq)
-	if s.pushing(c) {
-		c.Unaudited("balance_push") // another CPU takes this one down
-	}
 	if pt != nil {
 		c.AccessMarkedOnly(pt, "p->migration_pending", cpu.MarkedRead, "finish_task_switch") // kernel/sched/core.c: finish_task_switch(): a move_queued_task() waits for prev->on_cpu = 0
 	}
@@ -145,8 +143,8 @@ var rqKeys = func() (keys [256]string) {
 // schedule()'s return when prev runs on (marked but for an audited
 // caller). sched_balance_newidle()'s look at other CPUs' run queues up to
 // its step point is annotated (accessNewidle, accessCanMigrate);
-// balance_push() and the explorer's idle balance (sched-balance=choice)
-// are marked.
+// balance_push() is annotated (footprint_balance_push.go); the explorer's
+// idle balance (sched-balance=choice) is marked.
 func init() {
 	cpu.DeclareComplete("__schedule:irqs-off")
 }

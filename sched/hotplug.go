@@ -38,9 +38,11 @@ type hotplug struct {
 	states   []CPUHPState
 	inactive []bool // !cpu_active(cpu): the scheduler no longer places tasks there
 	offline  []bool // !cpu_online(cpu): the CPU is dead
-	// emptyWait is rq->hotplug_wait: sched_cpu_wait_empty() sleeps there
-	// until balance_push() has moved the last task off the dying CPU.
-	emptyWait WaitQueue
+	dying    []bool // cpu_dying(cpu): the hotplug motion is down (cpuhp_set_state())
+	// hotplugWait is rq->hotplug_wait of the dying CPU:
+	// sched_cpu_wait_empty() sleeps there (TASK_UNINTERRUPTIBLE) until
+	// balance_push(), switching to the idle task with nothing queued, wakes it.
+	hotplugWait RCUWait
 
 	// Offlines, Onlines and Failed count the hotplug operations done and
 	// refused.
@@ -50,7 +52,7 @@ type hotplug struct {
 func (s *Sched) hp() *hotplug {
 	if s.hotplug == nil {
 		n := len(s.M.CPUs)
-		s.hotplug = &hotplug{lock: RWSem{Name: "cpu_hotplug_lock"}, inactive: make([]bool, n), offline: make([]bool, n)}
+		s.hotplug = &hotplug{lock: RWSem{Name: "cpu_hotplug_lock"}, inactive: make([]bool, n), offline: make([]bool, n), dying: make([]bool, n)}
 		s.hotplug.lock.SetKey(nil, "cpu_hotplug_lock")
 	}
 	return s.hotplug
@@ -120,16 +122,19 @@ func (s *Sched) CPUDown(t *Task, n int) error {
 		h.Failed++
 		return uapi.EBUSY
 	}
+	h.dying[n] = true // cpuhp_set_state(): set_cpu_dying(cpu, true)
 	// CPUHP_AP_ACTIVE: sched_cpu_deactivate(): set_cpu_active(false),
-	// balance_push_set(); the tasks queued there go now, the running one at
-	// its next switch.
+	// balance_push_set(): from now on every switch on the CPU runs
+	// balance_push(), which hands the task switched to to migration/N.
 	t.CPU().AccessMarkedOnly(rqKey{s, n}, "rq->balance_callback", cpu.MarkedWrite, "balance_push_set") // kernel/sched/core.c: balance_push_set(): rq->balance_callback = &balance_push_callback
 	h.inactive[n] = true
 	s.note(t.CPU(), sim.KMigrate, "sched_cpu_deactivate", "cpu"+strconv.Itoa(n), 0)
 	t.Step("sched_cpu_deactivate")
-	c := s.M.CPUs[n]
-	s.balancePush(c)
-	if TaskOf(c.Curr()) != nil {
+	// The kernel runs this in cpuhp/N on the dying CPU, which preempted
+	// whatever ran there: that task is switched to again (and pushed) once
+	// cpuhp/N sleeps. The model's callbacks run in the control task on
+	// another CPU, so the task running there is made to schedule instead.
+	if TaskOf(s.M.CPUs[n].Curr()) != nil {
 		s.resched(n)
 	}
 	for i := len(h.states) - 1; i >= 0; i-- {
@@ -137,10 +142,11 @@ func (s *Sched) CPUDown(t *Task, n int) error {
 			st.Teardown(t, n)
 		}
 	}
-	// CPUHP_AP_SCHED_WAIT_EMPTY: sched_cpu_wait_empty()
-	for !s.cpuEmpty(n) {
-		s.Wait(t, &h.emptyWait)
-	}
+	// CPUHP_AP_SCHED_WAIT_EMPTY: sched_cpu_wait_empty() -> balance_hotplug_wait()
+	s.accessHotplugWait(t.CPU(), n)
+	s.RCUWaitWaitEvent(t, &h.hotplugWait, func() bool { return s.cpuEmpty(n) },
+		func() string { return "balance_hotplug_wait() for cpu" + strconv.Itoa(n) },
+		func() *Task { return TaskOf(s.M.CPUs[n].Curr()) })
 	t.Step("sched_cpu_wait_empty")
 	// CPUHP_TEARDOWN_CPU: take_cpu_down() on the dying CPU: set_cpu_online(false),
 	// then sched_cpu_dying() finds its run queue empty.
@@ -176,6 +182,7 @@ func (s *Sched) CPUUp(t *Task, n int) error {
 	if !h.offline[n] {
 		return nil
 	}
+	h.dying[n] = false // cpuhp_set_state(): set_cpu_dying(cpu, false)
 	for _, st := range h.states {
 		if !st.AP && st.Startup != nil {
 			st.Startup(t, n)
@@ -196,46 +203,22 @@ func (s *Sched) CPUUp(t *Task, n int) error {
 	return nil
 }
 
-// cpuEmpty reports whether no task runs, waits or is being woken on CPU n:
-// rq->nr_running == 1 (the stopper) in sched_cpu_wait_empty().
+// cpuEmpty reports whether no task (nor migration/N) runs, waits or is
+// being woken on CPU n: balance_hotplug_wait()'s rq->nr_running == 1 (the
+// 1 is cpuhp/N itself, which waits there in the kernel).
+// kernel/sched/core.c: balance_hotplug_wait()
 func (s *Sched) cpuEmpty(n int) bool {
-	return TaskOf(s.M.CPUs[n].Curr()) == nil && len(s.rq[n]) == 0 && len(s.wakeList[n]) == 0
+	return TaskOf(s.M.CPUs[n].Curr()) == nil && len(s.rq[n]) == 0 && len(s.wakeList[n]) == 0 && !s.stoppers[n].runnable
 }
 
-// balancePush moves every task queued on the inactive CPU c and off every
-// CPU to an active CPU it may run on (select_fallback_rq() when it may run
-// on none: its affinity is widened to every active CPU, as the kernel does
-// with "process %d (%s) no longer affine to cpu%d"), and wakes the hotplug
-// waiter once c is empty.
-// kernel/sched/core.c: balance_push(), __balance_push_cpu_stop(), select_fallback_rq()
-func (s *Sched) balancePush(c *cpu.CPU) {
-	h := s.hotplug
-	on := c // the CPU doing the push, for the trace and sched_migrate_task
-	if run := s.M.Eng.Running(); run != nil {
-		on = s.M.CPUs[run.ID]
-	}
-	var keep []*Task
-	for _, t := range s.rq[c.ID] {
-		if t.CPU() != nil {
-			keep = append(keep, t) // still switching out (p->on_cpu): moved after the switch
-			continue
-		}
-		to := s.selectCPU(t, c.ID)
-		s.Migrations++
-		s.note(on, sim.KMigrate, t.Thread.Name, "cpu"+strconv.Itoa(c.ID)+"->cpu"+strconv.Itoa(to), 0)
-		s.setTaskCPUFrom(on, t, to, true)
-		s.enqueue(to, t)
-		s.resched(to)
-	}
-	s.rq[c.ID] = keep
-	if s.cpuEmpty(c.ID) || (TaskOf(c.Curr()) == nil && len(keep) == 0) {
-		s.WakeUpAll(&h.emptyWait)
-	}
+// pushing reports whether balance_push() acts on c: its balance callback
+// is balance_push_callback (c is inactive) and the hotplug motion is down
+// (a CPU coming up is inactive too until sched_cpu_activate(), and its
+// balance_push() returns at once).
+// kernel/sched/core.c: balance_push(): if (!cpu_dying(rq->cpu) || rq != this_rq()) return
+func (s *Sched) pushing(c *cpu.CPU) bool {
+	return s.hotplug != nil && s.hotplug.inactive[c.ID] && s.hotplug.dying[c.ID]
 }
-
-// pushing reports whether c is inactive: its scheduler pushes every task
-// away (rq->balance_callback == &balance_push_callback).
-func (s *Sched) pushing(c *cpu.CPU) bool { return s.hotplug != nil && s.hotplug.inactive[c.ID] }
 
 // fallbackCPU is select_fallback_rq(): the first active CPU t may use, or,
 // when it may use none, the first active CPU, its affinity widened to every

@@ -124,7 +124,13 @@ func (s *Sched) scheduleFrom(prev *cpu.Thread, audited bool) {
 		if pt != nil && !pt.stopClass {
 			s.dequeue(c.ID, pt)
 		}
+		s.accessBalanceCallbacks(c)
+		pushed := s.balanceCallbacks(c) // __schedule(): no switch, __balance_callbacks(rq, NULL)
 		c.LocalIrqRestore(true)
+		if pushed {
+			s.scheduleFrom(prev, audited) // schedule(): while (need_resched()): to migration/N
+			return
+		}
 		s.returnFromSchedule(prev, audited)
 		return
 	}
@@ -161,12 +167,18 @@ func (s *Sched) scheduleFrom(prev *cpu.Thread, audited bool) {
 		return
 	}
 	prev.SwitchTo(next)
-	s.finishTaskSwitch(prev.CPU())
+	if s.finishTaskSwitch(prev.CPU()) {
+		s.scheduleFrom(prev, audited) // schedule(): while (need_resched()): to migration/N
+		return
+	}
 	s.returnFromSchedule(prev, audited)
 }
 
-// finishTaskSwitch runs in the thread that was switched to: finish_task_switch().
-func (s *Sched) finishTaskSwitch(c *cpu.CPU) {
+// finishTaskSwitch runs in the thread that was switched to:
+// finish_task_switch(). It reports whether balance_push() handed the
+// thread to the stopper: it must schedule again before it returns to its
+// own code.
+func (s *Sched) finishTaskSwitch(c *cpu.CPU) (pushed bool) {
 	prev := s.lastPrev[c.ID]
 	s.lastPrev[c.ID] = nil
 	curr := c.Curr()
@@ -175,9 +187,7 @@ func (s *Sched) finishTaskSwitch(c *cpu.CPU) {
 		h.SchedIn(c, pt, nt)
 	}
 	s.accessFinishSwitch(c, pt, nt)
-	if s.pushing(c) {
-		s.balancePush(c) // balance_push(): prev leaves the dying CPU
-	}
+	pushed = s.balanceCallbacks(c) // finish_lock_switch() -> __balance_callbacks()
 	if nt != nil {
 		nt.fam.execStart = c.Now()
 		if !nt.stopClass {
@@ -190,6 +200,7 @@ func (s *Sched) finishTaskSwitch(c *cpu.CPU) {
 		s.tick[c.ID].Cancel() // NO_HZ idle
 	}
 	c.LocalIrqRestore(true)
+	return pushed
 }
 
 // pickNext takes the task EEVDF picks on c's run queue, else the first that
@@ -197,18 +208,13 @@ func (s *Sched) finishTaskSwitch(c *cpu.CPU) {
 // the idle thread.
 func (s *Sched) pickNext(c *cpu.CPU) *cpu.Thread {
 	if s.M.FootprintListening() {
-		c.AccessMarkedOnly(rqKey{s, c.ID}, "rq->balance_callback", cpu.MarkedRead, "pick_next_task") // kernel/sched/core.c: pick_next_task() -> balance_push() when the CPU goes down
+		c.AccessMarkedOnly(rqKey{s, c.ID}, "rq->balance_callback", cpu.MarkedRead, "pick_next_task") // kernel/sched/fair.c: sched_balance_newidle(): cpu_active(this_cpu), cleared when the CPU goes down
 		s.accessStopperPick(c, cpu.MarkedRead)
 	}
 	if st := &s.stoppers[c.ID]; st.runnable {
 		s.accessStopperPick(c, cpu.MarkedWrite)
 		st.runnable = false // pick_next_task_stop(): the highest class first
 		return &st.t.Thread
-	}
-	if s.pushing(c) {
-		c.Unaudited("balance_push") // footprint_switch.go
-		s.balancePush(c)            // nothing runs on a CPU going down but its idle (and stopper) thread
-		return s.idle[c.ID]
 	}
 	if t := s.cfsPick(c, TaskOf(c.Curr())); t != nil {
 		s.dequeue(c.ID, t)

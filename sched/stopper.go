@@ -173,11 +173,7 @@ func (s *Sched) migrationCPUStop(c *cpu.CPU, t *Task, dest int) {
 			c.Unaudited("select_fallback_rq") // footprint_switch.go
 			dest = s.selectCPU(t, dest)       // the destination went down meanwhile
 		}
-		s.Migrations++
-		s.note(c, sim.KMigrate, t.Thread.Name, "cpu"+strconv.Itoa(c.ID)+"->cpu"+strconv.Itoa(dest), 0)
-		s.setTaskCPU(c, t, dest)
-		s.enqueue(dest, t)
-		s.resched(dest)
+		s.moveQueuedTask(c, t, dest)
 		return
 	}
 	t.wakeCPU = dest + 1 // p->wake_cpu = arg->dest_cpu
