@@ -17,7 +17,6 @@ type inheritState struct {
 	// OnViolation).
 	violations []InheritViolation
 	hook       func(InheritViolation)
-	stopperCtx bool // a sched tracepoint fired from the stopper thread (tp_sched.go)
 }
 
 // InheritViolation is a read() of an inherited event that returned more than

@@ -117,18 +117,12 @@ func (k *Kernel) fireSched(c *cpu.CPU, name string, count uint64, task *sched.Ta
 	c.Unaudited("perf_tp_event") // footprint_entry.go
 	rec := build(s)
 	r := regs{ip: k.fakeIP(schedTraceIP[name], true), task: sched.TaskOf(c.Curr())}
-	if k.inh.stopperCtx {
-		r.task = nil // migration/N
-	}
 	data := perfSampleData{raw: rec}
 	l := s.perCPU[c.ID]
 	for i := 0; i < len(l); i++ {
 		e := l[i]
 		if e.hw.state&PERF_HES_STOPPED != 0 || e.Attr.ExcludeKernel { // perf_tp_event_match()
 			continue
-		}
-		if k.inh.stopperCtx && e.ctx != nil && e.ctx.task != nil {
-			continue // the stopper thread's context: no task events on the PMU
 		}
 		if !e.perfTpFilterMatch(c, rec) {
 			continue
@@ -210,15 +204,11 @@ func (k *Kernel) SchedWakeup(c *cpu.CPU, t *sched.Task, targetCPU int, isNew boo
 
 // SchedMigrateTask implements sched.TraceHook: sched_migrate_task {comm
 // (__data_loc), pid, prio, orig_cpu, dest_cpu}. From the stopper thread
-// (migration/N, a kernel thread) only CPU-wide events hear it: the task
-// that is current in the model there is not current in the kernel.
+// (migration/N, a kernel thread with no events of its own) only CPU-wide
+// events hear it.
 // include/trace/events/sched.h: TRACE_EVENT(sched_migrate_task)
-func (k *Kernel) SchedMigrateTask(c *cpu.CPU, t *sched.Task, orig, dest int, stopper bool) {
+func (k *Kernel) SchedMigrateTask(c *cpu.CPU, t *sched.Task, orig, dest int) {
 	name := "sched:sched_migrate_task"
-	if stopper {
-		k.inh.stopperCtx = true
-		defer func() { k.inh.stopperCtx = false }()
-	}
 	k.fireSched(c, name, 1, nil, func(s *tpSlot) []byte {
 		return k.schedRecord(s, c, 28, []string{traceComm(t, c)}, []int{8}, func(rec []byte) {
 			le := binary.LittleEndian

@@ -96,10 +96,9 @@ type TraceHook interface {
 	SchedSwitch(c *cpu.CPU, preempt bool, prev, next *Task, prevState int64)
 	// ttwu_do_activate(): trace_sched_wakeup(p); wake_up_new_task(): trace_sched_wakeup_new(p)
 	SchedWakeup(c *cpu.CPU, t *Task, targetCPU int, new bool)
-	// set_task_cpu(): trace_sched_migrate_task(p, new_cpu); stopper: from
-	// the CPU's migration/N thread (migration_cpu_stop() moving a task off
-	// its CPU after sched_setaffinity), whose context has no task events
-	SchedMigrateTask(c *cpu.CPU, t *Task, orig, dest int, stopper bool)
+	// set_task_cpu(): trace_sched_migrate_task(p, new_cpu), on c in the
+	// context of its current thread (migration/N for a stopper's move)
+	SchedMigrateTask(c *cpu.CPU, t *Task, orig, dest int)
 	// kernel_clone(): trace_sched_process_fork(current, p)
 	SchedProcessFork(parent, child *Task)
 	// do_exit(): trace_sched_process_exit(tsk, group_dead)
@@ -536,13 +535,10 @@ func (s *Sched) enqueueUpdateCurr(c *cpu.CPU, i int, p *Task) {
 // setTaskCPU is set_task_cpu() for a task moving between run queues: the
 // sched_migrate_task tracepoint, then the move.
 // kernel/sched/core.c: set_task_cpu()
-func (s *Sched) setTaskCPU(c *cpu.CPU, t *Task, dest int) { s.setTaskCPUFrom(c, t, dest, false) }
-
-// setTaskCPUFrom is setTaskCPU from the stopper thread (stopper true).
-func (s *Sched) setTaskCPUFrom(c *cpu.CPU, t *Task, dest int, stopper bool) {
+func (s *Sched) setTaskCPU(c *cpu.CPU, t *Task, dest int) {
 	if c != nil {
 		for _, h := range s.TraceHooks {
-			h.SchedMigrateTask(c, t, t.lastCPU, dest, stopper)
+			h.SchedMigrateTask(c, t, t.lastCPU, dest)
 		}
 	}
 	t.lastCPU = dest

@@ -26,7 +26,7 @@ func (l *traceLog) SchedSwitch(c *cpu.CPU, preempt bool, prev, next *Task, st in
 func (l *traceLog) SchedWakeup(c *cpu.CPU, t *Task, target int, isNew bool) {
 	l.add("cpu%d wakeup new=%v %s target=%d", c.ID, isNew, name(t, c), target)
 }
-func (l *traceLog) SchedMigrateTask(c *cpu.CPU, t *Task, orig, dest int, stopper bool) {
+func (l *traceLog) SchedMigrateTask(c *cpu.CPU, t *Task, orig, dest int) {
 	l.add("cpu%d migrate %s %d->%d", c.ID, name(t, c), orig, dest)
 }
 func (l *traceLog) SchedProcessFork(p, ch *Task) {
