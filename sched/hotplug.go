@@ -93,7 +93,8 @@ func (s *Sched) CPUsReadUnlock(t *Task) { s.UpRead(t, &s.hp().lock) }
 // CPUDown takes CPU n offline from t's kernel context (a write of 0 to
 // /sys/devices/system/cpu/cpuN/online): under cpu_hotplug_lock for write,
 // sched_cpu_deactivate() clears it from cpu_active_mask and turns on
-// balance_push (every task leaves it at its next switch), the AP states are
+// balance_push (each task switched to there is handed to migration/N,
+// which moves it: balance_push.go), the AP states are
 // torn down (perf_event_exit_cpu() among them), sched_cpu_wait_empty()
 // waits for the last task to leave, take_cpu_down() marks it offline (its
 // tick stops with it), and the BP states are torn down. A CPU already
