@@ -69,9 +69,11 @@ func (t *Task) kthreadIsPerCPU() bool { return t.Kthread && t.stopClass }
 // kernel/sched/core.c: __balance_push_cpu_stop()
 func (s *Sched) balancePushCPUStop(c *cpu.CPU, p *Task) {
 	s.accessBalancePushStop(c, p) // footprint_balance_push.go
-	dest := s.fallbackCPU(p)      // select_fallback_rq(rq->cpu, p)
+	// task_rq(p) == rq && task_on_rq_queued(p)
 	if p.lastCPU == c.ID && p.State == Runnable && p.CPU() == nil && s.dequeue(c.ID, p) {
-		s.moveQueuedTask(c, p, dest) // task_rq(p) == rq && task_on_rq_queued(p): __migrate_task()
+		// select_fallback_rq(rq->cpu, p) (its affinity widened only for
+		// a task it moves), then __migrate_task()
+		s.moveQueuedTask(c, p, s.fallbackCPU(p))
 	}
 }
 
