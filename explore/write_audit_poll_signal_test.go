@@ -2,14 +2,16 @@ package explore
 
 import "testing"
 
-// perf record's done flag (sig_handler(): done = 1) is perf's own memory:
-// its SIGCHLD and SIGINT handlers, annotated user code run by perf's own
-// thread as it takes the signal (sched/footprint_signal.go,
-// perftool/session.go: signal()), write it; its record loop, on the same
-// thread, reads it, and so do only the spinner and the actions' threads,
-// Go code nobody annotated (marked).
+// perf record's done and child_finished flags (sig_handler(): done = 1;
+// child_finished = 1 for SIGCHLD) are perf's own memory: its SIGCHLD and
+// SIGINT handlers, annotated user code run by perf's own thread as it
+// takes the signal (sched/footprint_signal.go, perftool/session.go:
+// signal()), write them; its record loop and its end (whether to SIGTERM
+// the workload: waitWorkload), on the same thread, read them, and so do
+// only the spinner and the actions' threads, Go code nobody annotated
+// (marked).
 func init() {
-	auditSkip = append(auditSkip, "perftool.Session.done")
+	auditSkip = append(auditSkip, "perftool.Session.done", "perftool.Session.childFinished")
 }
 
 // TestWriteAuditPollSignal: poll(2)'s fragments (the entry's annotated

@@ -46,6 +46,7 @@ var toolAuditSkip = []string{
 	"perftool.Session.switchHit",      //
 	"perftool.Session.snapStart",      //
 	"perftool.Session.disabled",       //
+	"perftool.Session.forked",         // evlist__prepare_workload() ran: whether perf's end kills and waits for its workload
 }
 
 func init() { auditSkip = append(auditSkip, toolAuditSkip...) }

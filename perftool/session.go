@@ -103,7 +103,8 @@ type SessionMmap struct {
 // Session is a `perf record` process: a task of the simulated machine that
 // opens the events of a parsed Record, maps their rings, lets the workload
 // exec, copies the rings into an in-memory perf.data until the workload is
-// gone, and then reads what is left.
+// gone (or ^C), reads what is left, SIGTERMs the workload if it has not
+// heard of its end and waits for it (waitWorkload).
 // tools/perf/builtin-record.c: __cmd_record()
 type Session struct {
 	R    *Record
@@ -140,17 +141,21 @@ type Session struct {
 
 	stats sessionStats
 
-	pollFDs   []int
-	pollIn    map[int]bool
-	done      bool
-	draining  bool
-	disabled  bool
-	uncorked  bool
-	cork      sched.WaitQueue
-	corkMutex cpu.SyncClock // the cork pipe's pipe->mutex, for the data-race oracle
-	bkw       bkwState
-	switchHit bool
-	snapStart bool
+	pollFDs  []int
+	pollIn   map[int]bool
+	done     bool
+	draining bool
+	disabled bool
+	forked   bool // evlist__prepare_workload() ran: perf's error paths kill and wait for the workload
+	uncorked bool
+	// childFinished is child_finished: perf took its SIGCHLD (sig_handler()),
+	// so the loop's end needs no SIGTERM for the workload.
+	childFinished bool
+	cork          sched.WaitQueue
+	corkMutex     cpu.SyncClock // the cork pipe's pipe->mutex, for the data-race oracle
+	bkw           bkwState
+	switchHit     bool
+	snapStart     bool
 
 	tool toolState // what the registered actions keep (actions.go)
 	aux  auxState  // the AUX areas (session_aux.go)
@@ -230,7 +235,7 @@ func (h sessionExitHook) NotifyParent(t, l *sched.Task) {
 	if w := h.ss.Workload; w == nil || l.PID != w.PID {
 		return
 	}
-	h.ss.signal(sigCHLD, func() { h.ss.done = true }) // sig_handler(): done = 1
+	h.ss.signal(sigCHLD, func() { h.ss.childFinished, h.ss.done = true, true }) // sig_handler(): child_finished = 1; done = 1
 }
 
 // AccessNotifyParent implements sched.AnnotatedParentNotifyHook: the
@@ -306,7 +311,9 @@ const workloadComm = "perf-exec"
 // tools/perf/util/evlist.c: evlist__prepare_workload() (child branch)
 //
 // A signal for the child ends its wait (pipe_read() returns -ERESTARTSYS):
-// the handler runs on the way back to user mode and read(2) starts over.
+// the handler runs on the way back to user mode and read(2) starts over;
+// perf's SIGTERM when it gives up (waitWorkload), fatal, kills it there
+// before it ever execs.
 func (ss *Session) workloadChild(t *sched.Task) {
 	for !ss.accessCork(t) {
 		ss.S.SyscallAnnotated(t, "read", func(t *sched.Task) {
@@ -349,18 +356,26 @@ func (ss *Session) main(t *sched.Task) {
 	ss.finish(t)
 }
 
-// waitWorkload is __cmd_record()'s wait(&exit_status) for the workload
-// once the recording loop is over, before the output is finished and the
-// events closed (evlist__delete(), after __cmd_record()): a loop ended by
-// the workload's exit (its events hung up, or SIGCHLD) waits for it to be
-// reaped. A loop that ended with the workload still running (^C, an
-// error) is where real perf kills it first (SIGTERM when !child_finished);
-// the model cannot end a task from outside, so perf does not wait then.
-// tools/perf/builtin-record.c: __cmd_record(): out_child
+// waitWorkload is __cmd_record()'s end for a forked workload, once the
+// recording loop is over or perf gave up after evlist__prepare_workload()
+// (record__open() failed, say), before the output is finished and the
+// events closed (evlist__delete(), after __cmd_record()): a workload perf
+// has not heard the SIGCHLD of (!child_finished: still running, blocked
+// on the cork pipe it was never let out of, or dying but not yet
+// notified) gets SIGTERM, whose default action kills it wherever it is
+// (evlist__prepare_workload()'s child reset SIGTERM to SIG_DFL before it
+// blocked: it never execs); then perf waits for it (wait(&exit_status)).
+// A workload that handles, ignores or blocks SIGTERM keeps perf waiting
+// until it exits, as the real perf does. perf stat's error path is
+// another: evlist__cancel_workload() closes the cork, and the child's
+// read() returns 0 and it exits (perf record does not use it).
+// tools/perf/builtin-record.c: __cmd_record(): out_free_threads
 func (ss *Session) waitWorkload(t *sched.Task) {
-	w := ss.Workload
-	if w == nil || !ss.uncorked || !(w.Exiting() || w.State == sched.Dead) {
+	if !ss.forked {
 		return
+	}
+	if !ss.childFinished {
+		ss.S.Kill(t, ss.Workload, sched.SIGTERM) // kill(rec->evlist->workload.pid, SIGTERM)
 	}
 	ss.S.WaitChild(t)
 }
@@ -381,6 +396,9 @@ func (ss *Session) record(t *sched.Task) {
 	if ss.Err = ss.unannotated(t, ss.anyFilter(), ss.resolveFilters); ss.Err != nil {
 		return
 	}
+	// evlist__prepare_workload() forked the workload (NewSession made perf
+	// its parent): from here perf's way out kills and reaps it (waitWorkload)
+	ss.forked = ss.Workload != nil
 	// record__open(): a failure of any of these ends perf before it has
 	// written perf.data's header, which it writes at the end: the file it
 	// created stays empty
@@ -480,10 +498,11 @@ func (ss *Session) recordLoop(t *sched.Task) error {
 func (ss *Session) finish(t *sched.Task) {
 	ss.recordReadLostSamples(t)       // perfdata_synth.go: annotated (footprint_record.go: accessLostSamples)
 	ss.annotated(t, ss.unmapAndClose) // footprint_record.go
-	if ss.Err != nil && ss.Workload != nil && !ss.uncorked {
-		// perf failed before letting the child run. Real perf kills it
-		// (SIGTERM); the model cannot end a task from outside, so it lets
-		// it exec and run with no events left.
+	if ss.Err != nil && ss.Workload != nil && !ss.forked {
+		// cmd_record() gave up before __cmd_record() forked the workload
+		// (options, -p/-t's threads, the address filters): the real perf
+		// never started it. The scenario's task exists all the same; it
+		// runs as if started without perf: exec'd, with no events.
 		ss.unannotated(t, true, func() error {
 			ss.uncorked = true
 			ss.S.WakeUpAll(&ss.cork)

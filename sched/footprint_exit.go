@@ -252,6 +252,9 @@ func (s *Sched) accessExitDead(t *Task, groupDead bool) {
 			counted = counted || p.counted
 		}
 		c.AccessMarkedOnly(l, "signal->shared_pending", cpu.MarkedWrite, "__exit_signal") // kernel/exit.c: __exit_signal(): flush_sigqueue(&sig->shared_pending)
+		if len(l.sig.shared) > 0 {                                                        // l.sig: made by t.sigstruct() above
+			accessSharedQueue(c, l, "__exit_signal") // what the flush empties, where the model keeps it
+		}
 	}
 	c.AccessMarkedOnly(t, "task->pending", cpu.MarkedWrite, "__exit_signal") // kernel/exit.c: __exit_signal(): flush_sigqueue(&tsk->pending)
 	if counted {

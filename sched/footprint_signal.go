@@ -92,6 +92,7 @@ func (s *Sched) accessSendSignal(t *Task, typ PidType, install bool) {
 		c.AccessMarkedOnly(t, "task->pending", cpu.MarkedWrite, "__send_signal_locked") // kernel/signal.c: __send_signal_locked(): legacy_queue(); list_add_tail(&q->list, &pending->list); sigaddset(&pending->signal, sig)
 	} else {
 		c.AccessMarkedOnly(l, "signal->shared_pending", cpu.MarkedWrite, "__send_signal_locked") // kernel/signal.c: __send_signal_locked(): pending = &t->signal->shared_pending
+		accessSharedQueue(c, l, "__send_signal_locked")
 	}
 	c.AccessMarkedOnly(l, "signal->rlim", cpu.MarkedRead, "__sigqueue_alloc")                                              // kernel/signal.c: __sigqueue_alloc(): task_rlimit(t, RLIMIT_SIGPENDING)
 	c.AccessMarkedOnly(sigpendingKey{s}, "ucounts->rlimit[UCOUNT_RLIMIT_SIGPENDING]", cpu.MarkedWrite, "__sigqueue_alloc") // kernel/signal.c: __sigqueue_alloc(): inc_rlimit_get_ucounts(), its result compared with the limit
@@ -174,10 +175,13 @@ func (s *Sched) accessGetSignal(t *Task) {
 		return
 	}
 	c, l := t.CPU(), t.Leader()
-	c.AccessMarkedOnly(l, "signal->flags", cpu.MarkedRead, "get_signal")                  // kernel/signal.c: get_signal(): if ((signal->flags & SIGNAL_GROUP_EXIT) || signal->group_exec_task)
-	c.AccessMarkedOnly(t, "task->blocked", cpu.MarkedRead, "dequeue_signal")              // kernel/signal.c: dequeue_signal(tsk, &tsk->blocked, ...): next_signal() skips the blocked
-	c.AccessMarkedOnly(t, "task->pending", cpu.MarkedWrite, "dequeue_signal")             // kernel/signal.c: dequeue_signal(): __dequeue_signal(&tsk->pending, ...): collect_signal()
-	c.AccessMarkedOnly(l, "signal->shared_pending", cpu.MarkedWrite, "dequeue_signal")    // kernel/signal.c: dequeue_signal(): __dequeue_signal(&tsk->signal->shared_pending, ...)
+	c.AccessMarkedOnly(l, "signal->flags", cpu.MarkedRead, "get_signal")               // kernel/signal.c: get_signal(): if ((signal->flags & SIGNAL_GROUP_EXIT) || signal->group_exec_task)
+	c.AccessMarkedOnly(t, "task->blocked", cpu.MarkedRead, "dequeue_signal")           // kernel/signal.c: dequeue_signal(tsk, &tsk->blocked, ...): next_signal() skips the blocked
+	c.AccessMarkedOnly(t, "task->pending", cpu.MarkedWrite, "dequeue_signal")          // kernel/signal.c: dequeue_signal(): __dequeue_signal(&tsk->pending, ...): collect_signal()
+	c.AccessMarkedOnly(l, "signal->shared_pending", cpu.MarkedWrite, "dequeue_signal") // kernel/signal.c: dequeue_signal(): __dequeue_signal(&tsk->signal->shared_pending, ...)
+	if l.sig != nil && len(l.sig.shared) > 0 {
+		accessSharedQueue(c, l, "dequeue_signal")
+	}
 	c.AccessMarkedOnly(l, "sighand->action", cpu.MarkedRead, "get_signal")                // kernel/signal.c: get_signal(): ka = &sighand->action[signr-1]
 	c.AccessMarkedOnly(t, "sighand->action", sigCacheOp(t, cpu.MarkedRead), "get_signal") // the task's sighand pointer (the model's, made on first use)
 	c.AccessMarkedOnly(t, "thread_info->flags", cpu.MarkedWrite, "recalc_sigpending")     // kernel/signal.c: recalc_sigpending(): clear_thread_flag(TIF_SIGPENDING)
@@ -236,6 +240,28 @@ func (k sighandTable) FootprintKey() string { return k.t.FootprintKey() + "/sigh
 
 // FootprintExtent is the table.
 func (k sighandTable) FootprintExtent() []any { return []any{k.h} }
+
+// sigstructTable is the signal_struct the model keeps apart from a task
+// (sigstruct(): its shared pending queue among the rest), named after the
+// leader, whose extent is that struct, so that explore's write audit sees
+// the writes of the queue there (a send to the process, the flush at the
+// group's death).
+type sigstructTable struct{ l *Task }
+
+// FootprintKey implements cpu.FootprintKeyer.
+func (k sigstructTable) FootprintKey() string { return k.l.FootprintKey() + "/signal_struct" }
+
+// FootprintExtent is the struct.
+func (k sigstructTable) FootprintExtent() []any { return []any{k.l.sig} }
+
+// accessSharedQueue annotates a write of l's shared pending queue where the
+// model keeps it, when the model has made it (a queue not made yet is made
+// by the write: the leader's pointer to it, annotated on the leader).
+func accessSharedQueue(c *cpu.CPU, l *Task, fn string) {
+	if l.sig != nil {
+		c.AccessMarkedOnly(sigstructTable{l}, "signal->shared_pending", cpu.MarkedWrite, fn)
+	}
+}
 
 // accessInstall annotates a sender's install of the handler it knows (perf's
 // own signals, a test's) in t's table: the write accessSendSignal's

@@ -486,6 +486,18 @@ func (s *Sched) KillPgrp(pgid int, sig Signal) bool {
 	return len(ps) > 0
 }
 
+// Kill is kill(p's pid, sig) from t's annotated user code (perf record's
+// SIGTERM to its workload): a process-directed SI_USER signal, which a
+// zombie takes silently (kill() still returns 0). Every task runs as
+// root: check_kill_permission() passes. The send annotates itself
+// (footprint_signal.go: accessSendSignal).
+// kernel/signal.c: SYSCALL_DEFINE2(kill) -> kill_proc_info() -> kill_pid_info() -> group_send_sig_info()
+func (s *Sched) Kill(t, p *Task, sig int) {
+	s.SyscallAnnotated(t, "kill", func(*Task) {
+		_, _ = s.SendSignalTo(p.Leader(), Signal{Sig: sig, Code: SI_USER}, PIDTYPE_TGID)
+	})
+}
+
 // ProcessGroup returns the processes of group pgid (their leaders).
 func (s *Sched) ProcessGroup(pgid int) []*Task { return s.processGroup(pgid) }
 
