@@ -2,16 +2,17 @@ package explore
 
 import "testing"
 
-// perf record's done and child_finished flags (sig_handler(): done = 1;
-// child_finished = 1 for SIGCHLD) are perf's own memory: its SIGCHLD and
-// SIGINT handlers, annotated user code run by perf's own thread as it
-// takes the signal (sched/footprint_signal.go, perftool/session.go:
-// signal()), write them; its record loop and its end (whether to SIGTERM
-// the workload: waitWorkload), on the same thread, read them, and so do
-// only the spinner and the actions' threads, Go code nobody annotated
-// (marked).
+// perf record's done, child_finished and signr (sig_handler(): done = 1;
+// child_finished = 1 for SIGCHLD, signr = sig for the others) are perf's
+// own memory: its SIGCHLD and SIGINT handlers, annotated user code run by
+// perf's own thread as it takes the signal (sched/footprint_signal.go,
+// perftool/session.go: signal()), and its wait for the workload
+// (signr = WTERMSIG()) write them; its record loop and its end (whether
+// to SIGTERM the workload, record__sig_exit()), on the same thread, read
+// them, and so do only the spinner and the actions' threads, Go code
+// nobody annotated (marked).
 func init() {
-	auditSkip = append(auditSkip, "perftool.Session.done", "perftool.Session.childFinished")
+	auditSkip = append(auditSkip, "perftool.Session.done", "perftool.Session.childFinished", "perftool.Session.signr")
 }
 
 // TestWriteAuditPollSignal: poll(2)'s fragments (the entry's annotated

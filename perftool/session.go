@@ -151,11 +151,15 @@ type Session struct {
 	// childFinished is child_finished: perf took its SIGCHLD (sig_handler()),
 	// so the loop's end needs no SIGTERM for the workload.
 	childFinished bool
-	cork          sched.WaitQueue
-	corkMutex     cpu.SyncClock // the cork pipe's pipe->mutex, for the data-race oracle
-	bkw           bkwState
-	switchHit     bool
-	snapStart     bool
+	// signr is the signal perf raises on itself at exit (record__sig_exit()):
+	// the SIGINT it took (sig_handler()), or the one that killed its workload
+	// (WTERMSIG(exit_status)); 0 for none (-1 in perf).
+	signr     int
+	cork      sched.WaitQueue
+	corkMutex cpu.SyncClock // the cork pipe's pipe->mutex, for the data-race oracle
+	bkw       bkwState
+	switchHit bool
+	snapStart bool
 
 	tool toolState // what the registered actions keep (actions.go)
 	aux  auxState  // the AUX areas (session_aux.go)
@@ -278,7 +282,7 @@ func (ss *Session) signal(sig int, handler func()) {
 
 // Stop is ^C (SIGINT): perf stops recording, disables the events and
 // drains the rings. This is how a -a session without a workload ends.
-func (ss *Session) Stop() { ss.signal(sigINT, func() { ss.done = true }) }
+func (ss *Session) Stop() { ss.signal(sigINT, func() { ss.signr, ss.done = sigINT, true }) } // sig_handler(): signr = sig; done = 1
 
 // Snapshot is `kill -USR2 <perf>`: snapshot_sig_handler(). With -S it
 // starts an AUX area snapshot (session_aux_snapshot.go); with
@@ -354,6 +358,21 @@ func (ss *Session) main(t *sched.Task) {
 	ss.record(t)
 	ss.waitWorkload(t)
 	ss.finish(t)
+	ss.sigExit(t)
+}
+
+// sigExit is record__sig_exit(), which cmd_record() registered with
+// atexit(): perf ends by the signal that ended the recording (^C's
+// SIGINT) or its workload (a workload killed by SIGTERM makes perf die of
+// SIGTERM: perf 6.1 on this machine, ^C to `perf record -- W`, under
+// strace: wait4() returns W WIFSIGNALED/SIGTERM, then perf's
+// tgkill(perf, perf, SIGTERM), "killed by SIGTERM"; the shell's status 143).
+// tools/perf/builtin-record.c: record__sig_exit()
+func (ss *Session) sigExit(t *sched.Task) {
+	if ss.signr == 0 {
+		return
+	}
+	ss.S.RaiseDefault(t, ss.signr) // signal(signr, SIG_DFL); raise(signr)
 }
 
 // waitWorkload is __cmd_record()'s end for a forked workload, once the
@@ -378,6 +397,12 @@ func (ss *Session) waitWorkload(t *sched.Task) {
 		ss.S.Kill(t, ss.Workload, sched.SIGTERM) // kill(rec->evlist->workload.pid, SIGTERM)
 	}
 	ss.S.WaitChild(t)
+	// "if (err < 0) status = err; else if (WIFEXITED(exit_status)) status =
+	// WEXITSTATUS(exit_status); else if (WIFSIGNALED(exit_status)) signr =
+	// WTERMSIG(exit_status);"
+	if sig, _ := ss.Workload.ExitSignal(); ss.Err == nil && sig != 0 {
+		ss.signr = sig
+	}
 }
 
 // record is __cmd_record() up to the final read. It runs as annotated user

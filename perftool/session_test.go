@@ -309,6 +309,10 @@ func TestSessionSystemWideStop(t *testing.T) {
 	if !ss.Finished || ss.Err != nil {
 		t.Fatalf("finished %v err %v", ss.Finished, ss.Err)
 	}
+	// record__sig_exit(): perf dies of the SIGINT that stopped it
+	if sig, _ := ss.Perf.ExitSignal(); sig != sched.SIGINT || ss.Perf.State != sched.Dead {
+		t.Errorf("perf ended by signal %d (state %v), want SIGINT re-raised at exit", sig, ss.Perf.State)
+	}
 	counts := syscallCounts(ss.Data)
 	got := counts["syscalls:sys_enter_close NR 3"]
 	// About 5ms / 10µs closes were made before ^C, and none after it is

@@ -17,6 +17,7 @@ type workloadEnd struct {
 	PerfAfter  bool // perf exited after it
 	Computed   bool // its program ran (it exec'd and finished a compute step)
 	PerfParent bool // perf is its parent
+	PerfSig    int  // the signal perf died of (record__sig_exit()), 0 if it exited
 }
 
 // endOfWorkload runs src and reports how its workload w ended.
@@ -34,8 +35,9 @@ func endOfWorkload(t *testing.T, name, src string) (workloadEnd, *sched.Task) {
 		t.Fatal("no perf task")
 	}
 	sig, _ := w.ExitSignal()
+	psig, _ := perf.ExitSignal()
 	e := workloadEnd{ExitSig: sig, Reaped: w.Reaped(), PerfAfter: perf.Exited > w.Exited,
-		Computed: w.Computed > 0, PerfParent: w.PPID == perf.PID}
+		Computed: w.Computed > 0, PerfParent: w.PPID == perf.PID, PerfSig: psig}
 	for _, k := range r.S.Killed {
 		if k.Task == w {
 			e.KilledBy = k.Signal.Sig
@@ -62,7 +64,7 @@ task w cpu0
 record p: -e cpu-clock -- w
 at 2ms stop p                   # kill -INT $PERFPID
 `)
-	want := workloadEnd{ExitSig: sched.SIGTERM, KilledBy: sched.SIGTERM, Reaped: true, PerfAfter: true, Computed: true, PerfParent: true}
+	want := workloadEnd{ExitSig: sched.SIGTERM, KilledBy: sched.SIGTERM, Reaped: true, PerfAfter: true, Computed: true, PerfParent: true, PerfSig: sched.SIGTERM}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("workload's end (-want +got):\n%s", diff)
 	}

@@ -187,6 +187,38 @@ func (s *Sched) accessGetSignal(t *Task) {
 	c.AccessMarkedOnly(t, "thread_info->flags", cpu.MarkedWrite, "recalc_sigpending")     // kernel/signal.c: recalc_sigpending(): clear_thread_flag(TIF_SIGPENDING)
 }
 
+// accessSigaction annotates do_sigaction() from t: the disposition
+// written (the process's, which senders read: prepare_signal()); with
+// flush (SIG_IGN, or a SIG_DFL that ignores), the pending queues it
+// flushes and the sigqueues it frees.
+// kernel/signal.c: do_sigaction()
+func (s *Sched) accessSigaction(t *Task, flush bool) {
+	if !s.M.FootprintListening() {
+		return
+	}
+	c := t.CPU()
+	l := t.Leader()
+	c.AccessMarkedOnly(t, "sighand->action", cpu.MarkedWrite, "do_sigaction") // kernel/signal.c: do_sigaction(): *k = *act (t->sighand, the model's pointer, made on first use)
+	c.AccessMarkedOnly(l, "sighand->action", cpu.MarkedWrite, "do_sigaction") // ... the process's dispositions, which prepare_signal() reads on the leader
+	if t.sigh != nil {
+		c.AccessMarkedOnly(sighandTable{t, t.sigh}, "sighand->action", cpu.MarkedWrite, "do_sigaction") // the table, where the model keeps it
+	}
+	if !flush {
+		return
+	}
+	if l.sig == nil || t.sig != l.sig {
+		c.AccessMarkedOnly(l, "task->signal", cpu.MarkedWrite, "do_sigaction") // the model's signal_struct, made on first use (sigstruct) ...
+		c.AccessMarkedOnly(t, "task->signal", cpu.MarkedWrite, "do_sigaction") // ... and t's pointer to it
+	}
+	c.AccessMarkedOnly(signalLiveKey{l}, "signal->live", cpu.MarkedRead, "do_sigaction")
+	c.AccessMarkedOnly(l, "signal->shared_pending", cpu.MarkedWrite, "do_sigaction") // kernel/signal.c: do_sigaction(): flush_sigqueue_mask(&mask, &p->signal->shared_pending)
+	accessSharedQueue(c, l, "do_sigaction")
+	for _, th := range s.threadGroup(t) {
+		c.AccessMarkedOnly(th, "task->pending", cpu.MarkedWrite, "do_sigaction") // kernel/signal.c: do_sigaction(): for_each_thread(p, t) flush_sigqueue_mask(&mask, &t->pending)
+	}
+	c.AccessMarkedOnly(sigpendingKey{s}, "ucounts->rlimit[UCOUNT_RLIMIT_SIGPENDING]", cpu.AtomicAdd, "__sigqueue_free") // the flushed sigqueues freed
+}
+
 // sigCacheOp is op for an access of t's sighand, or a write when the
 // model makes t's pointer to it on this first use (Task.sighand(): a
 // thread that shares its leader's, or its own all SIG_DFL).

@@ -50,6 +50,7 @@ const (
 	SI_USER  = 0  // kill()
 	SI_SIGIO = -5 // send_sigio_to_task() for a signal with specific si_codes
 	SI_QUEUE = -1
+	SI_TKILL = -6 // tgkill(), raise()
 	POLL_OUT = 2
 	POLL_MSG = 3
 	POLL_PRI = 5
@@ -454,7 +455,10 @@ func (t *Task) recalcSigpending() {
 // ExitSignal returns the signal that ended t's process by its default
 // action (0: it exited), and whether it dumped core.
 func (t *Task) ExitSignal() (int, bool) {
-	ss := t.sigstruct()
+	ss := t.Leader().sig // read only: a process no signal reached has none made
+	if ss == nil {
+		return 0, false
+	}
 	return ss.exitSig, ss.coreDump
 }
 
@@ -495,6 +499,21 @@ func (s *Sched) KillPgrp(pgid int, sig Signal) bool {
 func (s *Sched) Kill(t, p *Task, sig int) {
 	s.SyscallAnnotated(t, "kill", func(*Task) {
 		_, _ = s.SendSignalTo(p.Leader(), Signal{Sig: sig, Code: SI_USER}, PIDTYPE_TGID)
+	})
+}
+
+// RaiseDefault is signal(sig, SIG_DFL); raise(sig) from t's annotated
+// user code (perf record's record__sig_exit() at exit): rt_sigaction()
+// resets the disposition, then tgkill() sends sig to t itself, whose
+// default action, fatal, ends t's process on the way back to user mode.
+// kernel/signal.c: do_sigaction(); SYSCALL_DEFINE3(tgkill) -> do_tkill() -> do_send_specific()
+func (s *Sched) RaiseDefault(t *Task, sig int) {
+	s.SyscallAnnotated(t, "rt_sigaction", func(t *Task) {
+		s.accessSigaction(t, sigHandlerIgnored(SigDfl, sig)) // footprint_signal.go
+		_ = s.Sigaction(t, sig, SigAction{Handler: SigDfl})
+	})
+	s.SyscallAnnotated(t, "tgkill", func(t *Task) {
+		_, _ = s.SendSignalTo(t, Signal{Sig: sig, Code: SI_TKILL}, PIDTYPE_PID)
 	})
 }
 
