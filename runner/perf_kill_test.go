@@ -25,15 +25,7 @@ func endOfWorkload(t *testing.T, name, src string) (workloadEnd, *sched.Task) {
 	t.Helper()
 	r, _ := runQuiet(t, name, src)
 	w := r.Tasks["w"]
-	var perf *sched.Task
-	for _, tk := range r.S.Tasks {
-		if tk.Comm == "perf" {
-			perf = tk
-		}
-	}
-	if perf == nil {
-		t.Fatal("no perf task")
-	}
+	perf := perfTask(t, r)
 	sig, _ := w.ExitSignal()
 	psig, _ := perf.ExitSignal()
 	e := workloadEnd{ExitSig: sig, Reaped: w.Reaped(), PerfAfter: perf.Exited > w.Exited,

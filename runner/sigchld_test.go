@@ -50,6 +50,18 @@ task w cpu0
 record -e cpu-clock -- w
 `)
 	w := r.Tasks["w"]
+	perf := perfTask(t, r)
+	if w.PPID != perf.PID || !w.Reaped() {
+		t.Errorf("workload's parent %d (perf %d), reaped %v: want perf's child, reaped", w.PPID, perf.PID, w.Reaped())
+	}
+	if perf.Exited <= w.Exited {
+		t.Errorf("perf exited at %d ns, its workload at %d ns: perf must outlive it", perf.Exited, w.Exited)
+	}
+}
+
+// perfTask is the run's perf process (its last task named perf).
+func perfTask(t *testing.T, r *Run) *sched.Task {
+	t.Helper()
 	var perf *sched.Task
 	for _, tk := range r.S.Tasks {
 		if tk.Comm == "perf" {
@@ -59,10 +71,5 @@ record -e cpu-clock -- w
 	if perf == nil {
 		t.Fatal("no perf task")
 	}
-	if w.PPID != perf.PID || !w.Reaped() {
-		t.Errorf("workload's parent %d (perf %d), reaped %v: want perf's child, reaped", w.PPID, perf.PID, w.Reaped())
-	}
-	if perf.Exited <= w.Exited {
-		t.Errorf("perf exited at %d ns, its workload at %d ns: perf must outlive it", perf.Exited, w.Exited)
-	}
+	return perf
 }
