@@ -46,6 +46,7 @@ func (s *Sched) balancePush(c *cpu.CPU) bool {
 	// migrate_disable() sections.
 	if p == nil || p.kthreadIsPerCPU() {
 		if p == nil && len(s.rq[c.ID]) == 0 && !s.stoppers[c.ID].runnable && s.hotplug.hotplugWait.Waiter() != nil {
+			s.accessHotplugWake(c)                  // footprint_balance_push.go
 			s.RCUWaitWakeUp(&s.hotplug.hotplugWait) // !rq->nr_running && rcuwait_active(&rq->hotplug_wait)
 		}
 		return false

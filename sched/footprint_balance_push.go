@@ -22,10 +22,32 @@ func (s *Sched) accessBalancePush(c *cpu.CPU) {
 	k := rqKey{s, c.ID}
 	c.AccessMarkedOnly(k, "rq->balance_callback", cpu.MarkedWrite, "balance_push") // kernel/sched/core.c: balance_push(): rq->balance_callback = &balance_push_callback; cpu_dying(rq->cpu)
 	if TaskOf(c.Curr()) == nil {
-		c.AccessMarkedOnly(k, "rq->nr_running", cpu.MarkedRead, "balance_push")   // kernel/sched/core.c: balance_push(): !rq->nr_running
-		c.AccessMarkedOnly(k, "rq->hotplug_wait", cpu.MarkedRead, "balance_push") // kernel/sched/core.c: balance_push(): rcuwait_active(&rq->hotplug_wait)
+		c.AccessMarkedOnly(k, "rq->nr_running", cpu.MarkedRead, "balance_push")                   // kernel/sched/core.c: balance_push(): !rq->nr_running
+		c.AccessMarkedOnly(hotplugWaitKey{s}, "rq->hotplug_wait", cpu.MarkedRead, "balance_push") // kernel/sched/core.c: balance_push(): rcuwait_active(&rq->hotplug_wait)
 	}
 }
+
+// accessHotplugWake annotates balance_push()'s rcuwait_wake_up() of the
+// hotplug waiter: the kernel reads w->task and wakes it (try_to_wake_up(),
+// annotated in footprint_wake.go); the model's rcuwait also takes the
+// waiter off its wait queue here, a write to what the waiter's
+// rcuwait_wait_event() writes.
+// kernel/exit.c: rcuwait_wake_up()
+func (s *Sched) accessHotplugWake(c *cpu.CPU) {
+	if s.M.FootprintListening() {
+		c.AccessMarkedOnly(hotplugWaitKey{s}, "rq->hotplug_wait", cpu.MarkedWrite, "rcuwait_wake_up") // kernel/exit.c: rcuwait_wake_up(): task = rcu_dereference(w->task); wake_up_process(task) (the model's queue emptied)
+	}
+}
+
+// hotplugWaitKey is rq->hotplug_wait of the CPU going down (the model
+// keeps one: one CPU goes down at a time, under cpu_hotplug_lock).
+type hotplugWaitKey struct{ s *Sched }
+
+// FootprintKey implements cpu.FootprintKeyer.
+func (hotplugWaitKey) FootprintKey() string { return "rq->hotplug_wait" }
+
+// FootprintExtent is where the model keeps it (explore's write audit).
+func (k hotplugWaitKey) FootprintExtent() []any { return []any{&k.s.hp().hotplugWait} }
 
 // accessBalanceCallbacks annotates __schedule()'s look at the balance
 // callback when it picked prev again (no switch).
@@ -41,7 +63,7 @@ func (s *Sched) accessBalanceCallbacks(c *cpu.CPU) {
 // kernel/sched/core.c: balance_hotplug_wait() -> rcuwait_wait_event()
 func (s *Sched) accessHotplugWait(c *cpu.CPU, n int) {
 	if s.M.FootprintListening() {
-		c.AccessMarkedOnly(rqKey{s, n}, "rq->hotplug_wait", cpu.MarkedWrite, "balance_hotplug_wait") // include/linux/rcuwait.h: rcuwait_wait_event(): rcu_assign_pointer(w->task, current)
+		c.AccessMarkedOnly(hotplugWaitKey{s}, "rq->hotplug_wait", cpu.MarkedWrite, "balance_hotplug_wait") // include/linux/rcuwait.h: rcuwait_wait_event(): rcu_assign_pointer(w->task, current)
 	}
 }
 
