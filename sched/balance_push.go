@@ -22,16 +22,12 @@ import (
 // the hotplug waiter.
 // kernel/sched/core.c: balance_push_callback, __balance_callbacks()
 
-// balanceCallbacks is __balance_callbacks(rq) on c, as __schedule() and
-// finish_task_switch() run it: the only callback the model queues is
-// balance_push_callback, so it is balancePush. It reports what balancePush
-// does. Its read of rq->balance_callback is annotated by the caller
-// (accessFinishSwitch, accessBalanceCallbacks).
-// kernel/sched/core.c: __balance_callbacks()
-func (s *Sched) balanceCallbacks(c *cpu.CPU) bool { return s.balancePush(c) }
-
 // balancePush is balance_push() on c, the CPU this runs on, in the context
-// of its current thread (rq->curr). It reports whether it queued the move
+// of its current thread (rq->curr), as __balance_callbacks() runs it from
+// __schedule() and finish_task_switch(): balance_push_callback is the only
+// balance callback the model queues, and the callers annotate their read of
+// rq->balance_callback (accessFinishSwitch, accessBalanceCallbacks). It
+// reports whether it queued the move
 // of the current task on the stopper: the caller then schedules again
 // (schedule()'s loop, need_resched() set by the stopper's wake-up).
 // kernel/sched/core.c: balance_push()

@@ -58,10 +58,10 @@ func (s *Sched) accessBalanceCallbacks(c *cpu.CPU) {
 	}
 }
 
-// accessHotplugWait annotates sched_cpu_wait_empty()'s waiter on CPU n's
-// rq->hotplug_wait, set before it sleeps and cleared after.
+// accessHotplugWait annotates sched_cpu_wait_empty()'s waiter on the dying
+// CPU's rq->hotplug_wait, set before it sleeps and cleared after.
 // kernel/sched/core.c: balance_hotplug_wait() -> rcuwait_wait_event()
-func (s *Sched) accessHotplugWait(c *cpu.CPU, n int) {
+func (s *Sched) accessHotplugWait(c *cpu.CPU) {
 	if s.M.FootprintListening() {
 		c.AccessMarkedOnly(hotplugWaitKey{s}, "rq->hotplug_wait", cpu.MarkedWrite, "balance_hotplug_wait") // include/linux/rcuwait.h: rcuwait_wait_event(): rcu_assign_pointer(w->task, current)
 	}

@@ -144,7 +144,7 @@ func (s *Sched) CPUDown(t *Task, n int) error {
 		}
 	}
 	// CPUHP_AP_SCHED_WAIT_EMPTY: sched_cpu_wait_empty() -> balance_hotplug_wait()
-	s.accessHotplugWait(t.CPU(), n)
+	s.accessHotplugWait(t.CPU())
 	s.RCUWaitWaitEvent(t, &h.hotplugWait, func() bool { return s.cpuEmpty(n) },
 		func() string { return "balance_hotplug_wait() for cpu" + strconv.Itoa(n) },
 		func() *Task { return TaskOf(s.M.CPUs[n].Curr()) })

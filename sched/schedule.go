@@ -125,7 +125,7 @@ func (s *Sched) scheduleFrom(prev *cpu.Thread, audited bool) {
 			s.dequeue(c.ID, pt)
 		}
 		s.accessBalanceCallbacks(c)
-		pushed := s.balanceCallbacks(c) // __schedule(): no switch, __balance_callbacks(rq, NULL)
+		pushed := s.balancePush(c) // __schedule(): no switch, __balance_callbacks(rq, NULL)
 		c.LocalIrqRestore(true)
 		if pushed {
 			s.scheduleFrom(prev, audited) // schedule(): while (need_resched()): to migration/N
@@ -187,7 +187,7 @@ func (s *Sched) finishTaskSwitch(c *cpu.CPU) (pushed bool) {
 		h.SchedIn(c, pt, nt)
 	}
 	s.accessFinishSwitch(c, pt, nt)
-	pushed = s.balanceCallbacks(c) // finish_lock_switch() -> __balance_callbacks()
+	pushed = s.balancePush(c) // finish_lock_switch() -> __balance_callbacks()
 	if nt != nil {
 		nt.fam.execStart = c.Now()
 		if !nt.stopClass {
