@@ -191,7 +191,7 @@ func (c *checker) unknownName(name string) string {
 	if best := closest(name, all); best != "" {
 		return msg + "; did you mean " + quote(best) + "?"
 	}
-	return msg
+	return msg + " (simrun names observables invariants lists them)"
 }
 
 // ambiguousNames refuses a name that means two things: SESSION.NAME of a

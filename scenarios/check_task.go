@@ -169,7 +169,7 @@ func (c *checker) taskLifeOp(op Op) {
 			if f.Thread {
 				kw = "thread"
 			}
-			c.errorf(f.Pos, "%s %s: there is no program %s; give the child's program as an indented block under %s, or declare it with program %s", kw, f.Name, f.Name, kw, f.Name)
+			c.errorf(f.Pos, "%s %s: there is no program %s; give its program as an indented block under \"%s %s\", or declare it with \"program %s\"", kw, f.Name, f.Name, kw, f.Name, f.Name)
 		}
 	}
 }

@@ -18,9 +18,9 @@ func TestCheckTaskLife(t *testing.T) {
 			"task r\n  pipe read q 4\n", nil},
 		{"named program", "program worker\n  compute 1us\ntask p\n  fork worker\n  thread worker\n  wait\n", nil},
 		{"unknown program", "task p\n  fork nope\n", []string{
-			"c.sim:2:3: fork nope: there is no program nope; give the child's program as an indented block under fork, or declare it with program nope"}},
+			"c.sim:2:3: fork nope: there is no program nope; give its program as an indented block under \"fork nope\", or declare it with \"program nope\""}},
 		{"unknown thread program", "task p\n  thread nope\n", []string{
-			"c.sim:2:3: thread nope: there is no program nope; give the child's program as an indented block under thread, or declare it with program nope"}},
+			"c.sim:2:3: thread nope: there is no program nope; give its program as an indented block under \"thread nope\", or declare it with \"program nope\""}},
 		{"a program that forks itself", "program p\n  fork p\ntask t\n  compute 1us\n", []string{
 			"c.sim:2:3: fork p: program p starts itself (p -> p), so its children would fork without end; a program may start only programs that do not start it"}},
 		{"programs that start each other", "program p\n  repeat 2\n    thread q\nprogram q\n  fork p\ntask t\n  thread p\n", []string{
