@@ -156,13 +156,18 @@ task other cpu1
 	// and the new mm's VMAs, perf_event_exec()'s context pointer (none),
 	// the comm, the files (no close-on-exec fd), the inodes (the image's
 	// and ld.so's made here), each perf_event_mmap()'s nr_mmap_events and
-	// side-band walk (the CPU's context: no event). No mark.
+	// side-band walk (the CPU's context: no event), elf_load()'s two
+	// padzero() faults (their page caches made resident, min_flt, the
+	// kernel IP the page-faults event would report). No mark.
 	want := []execFragment{{
 		Start: "syscall_enter_from_user_mode", Syscall: "execve",
 		Touched: []string{
-			"ctx@cpu0 ctx->event_list r", "nr_mmap_events nr_mmap_events r",
+			"ctx@cpu0 ctx->event_list r", "fakeIP@ffffffff8100cdb0 occupant w",
+			"inode /usr/bin/next (i_pages) mapping->i_pages w",
+			"inode /usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2 (i_pages) mapping->i_pages w",
+			"nr_mmap_events nr_mmap_events r",
 			"the file system (inodes by path) inode cache w",
-			"thread:app-103 p->cpus_ptr r", "thread:app-103 signal->thread_head r",
+			"thread:app-103 p->cpus_ptr r", "thread:app-103 p->min_flt w", "thread:app-103 signal->thread_head r",
 			"thread:app-103 task->comm w", "thread:app-103 task->files r", "thread:app-103 task->mm w",
 			"thread:app-103 task->perf_event_ctxp r", "thread:app-103 task_pt_regs(current) w",
 			"tp:raw_syscalls:sys_enter tp_event->perf_refcount r", "tp:raw_syscalls:sys_exit tp_event->perf_refcount r",

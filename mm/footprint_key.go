@@ -14,6 +14,21 @@ func (m *MM) FootprintKey() string {
 	return m.key
 }
 
+// mmMemory is an MM's own memory, without MM's methods: what the write
+// audit notes of it.
+type mmMemory MM
+
+// FootprintExtent is the memory m's key names (explore's write audit): the
+// address space and its VMAs, mm->mmap (the tree of VMAs and their page
+// tables), which a mapping, an unmapping or a fault changes.
+func (m *MM) FootprintExtent() []any {
+	out := []any{(*mmMemory)(m)}
+	for _, v := range m.VMAs {
+		out = append(out, v)
+	}
+	return out
+}
+
 // SetKey names fl for partial-order reduction, as MM.SetKey names an
 // address space (the scheduler: its number and its task's TID).
 func (fl *Files) SetKey(key string) { fl.key = key }

@@ -636,13 +636,33 @@ func (m *MM) String(addr uint64) (string, bool) {
 
 // elfSegments is the PT_LOAD layout LoadELF gives every image: a read-only
 // header page, one text page, one rodata page, two data pages (pages,
-// vm_flags, file page offset), the shape of a small PIE binary.
+// vm_flags, file page offset), the shape of a small PIE binary. The data
+// segment's PT_LOAD lies in its two pages as /usr/bin/true's does here
+// (coreutils 9.1: p_vaddr 0x8d70, p_filesz 0x470, p_memsz 0x608): its file
+// part ends inside the second page, whose rest elf_load()'s padzero()
+// clears (ELFDataVaddrOff, ELFDataFilesz, ELFDataMemsz; PadzeroAddr).
 var elfSegments = []struct {
 	pages uint64
 	flags VMFlags
 	pgoff uint64
 }{
 	{1, VM_READ, 0}, {1, VM_READ | VM_EXEC, 1}, {1, VM_READ, 2}, {2, VM_READ | VM_WRITE, 2},
+}
+
+// The data segment's PT_LOAD within its VMA: its offset in the first page,
+// its file size and its memory size (the bss after the file part).
+const (
+	ELFDataVaddrOff = 0xd70
+	ELFDataFilesz   = 0x470
+	ELFDataMemsz    = 0x608
+)
+
+// PadzeroAddr is where elf_load()'s padzero() starts clearing the data
+// segment of an image LoadELF mapped (its VMAs): the end of the segment's
+// file part, inside a page (padzero() clears only a partial page).
+// fs/binfmt_elf.c: elf_load() -> padzero()
+func PadzeroAddr(image []*VMA) uint64 {
+	return image[len(image)-1].Start + ELFDataVaddrOff + ELFDataFilesz
 }
 
 // LoadELF maps the PT_LOAD segments of an ELF file, at base or (base 0, the

@@ -39,6 +39,17 @@ const maxPagecacheOrder = 9
 // lookup is filemap_get_folio(): the folio holding page pgoff, or nil.
 func (f *File) lookup(pgoff uint64) *folio { return f.folios[pgoff] }
 
+// Resident puts page pgoff of f in the page cache, read long ago, if no
+// folio holds it: a file every run finds cached (an exec'd image). It
+// reports whether the page was cached already.
+func (f *File) Resident(pgoff uint64) bool {
+	if f.lookup(pgoff) != nil {
+		return true
+	}
+	f.addFolio(pgoff, 0)
+	return false
+}
+
 // addFolio is filemap_add_folio() of a folio of 2^order pages at index: it
 // fails (-EEXIST) when any of its pages is cached already.
 func (f *File) addFolio(index uint64, order uint) *folio {

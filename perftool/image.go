@@ -103,7 +103,7 @@ func (a ImageArch) ELF(kernel bool, frames []pmu.Frame, buildID []byte) []byte {
 			{elfPTLoad, elfPFR, 0, 0, page, page},
 			{elfPTLoad, elfPFR | elfPFX, textOff, textVA, textSize, textSize},
 			{elfPTLoad, elfPFR, 2 * page, 2 * page, page, page},
-			{elfPTLoad, elfPFR | elfPFW, 2 * page, 3 * page, page, 2 * page},
+			{elfPTLoad, elfPFR | elfPFW, 2*page + mm.ELFDataVaddrOff, 3*page + mm.ELFDataVaddrOff, mm.ELFDataFilesz, mm.ELFDataMemsz},
 		}
 	}
 	// The note: namesz, descsz, type, "GNU\0", the id (padded to 4).
@@ -145,7 +145,7 @@ func (a ImageArch) ELF(kernel bool, frames []pmu.Frame, buildID []byte) []byte {
 	// After the loaded pages: .symtab, .strtab, .shstrtab, section headers.
 	fileEnd := uint64(textOff) + textSize
 	if !kernel {
-		fileEnd = 3 * page
+		fileEnd = 2*page + mm.ELFDataVaddrOff + mm.ELFDataFilesz // the data segment's file part
 	}
 	strtab := []byte{0}
 	symtab := make([]byte, elfSymSize) // the null symbol

@@ -225,3 +225,31 @@ func (s *Sched) markFput(t *Task, f *mm.OpenFile) {
 		t.CPU().Unaudited("fput") // fs/file.c: do_close_on_exec() -> filp_close() -> fput(): the file's release
 	}
 }
+
+// pageCacheKey is a file's page cache (mapping->i_pages): every process
+// that maps the file (ld.so: every exec) reads its folios.
+type pageCacheKey struct{ f *mm.File }
+
+// FootprintKey implements cpu.FootprintKeyer.
+func (k pageCacheKey) FootprintKey() string { return "inode " + k.f.Path + " (i_pages)" }
+
+// FootprintExtent is the memory the key names (explore's write audit).
+func (k pageCacheKey) FootprintExtent() []any { return []any{k.f} }
+
+// accessPadzero annotates elf_load()'s padzero() fault on the exec's new
+// address space: the page tables and the VMA it faults in, the image's
+// page cache it copies the page from (made resident here, a write, the
+// first time a run maps the image), and the task's min_flt.
+func (s *Sched) accessPadzero(t *Task, v *mm.VMA, resident bool) {
+	if !s.M.FootprintListening() {
+		return
+	}
+	c := t.CPU()
+	c.AccessMarkedOnly(t.MM, "mm->mmap", cpu.MarkedWrite, "padzero") // mm/memory.c: do_cow_fault(): the VMA's anon_vma, the anon page, the PTE (mmap_lock held)
+	op := cpu.MarkedWrite
+	if resident {
+		op = cpu.MarkedRead
+	}
+	c.AccessMarkedOnly(pageCacheKey{v.File}, "mapping->i_pages", op, "padzero") // mm/filemap.c: filemap_fault() -> filemap_get_folio()
+	c.AccessMarkedOnly(t, "p->min_flt", cpu.PlainWrite, "padzero")              // mm/memory.c: mm_account_fault(): current->min_flt++
+}

@@ -664,13 +664,16 @@ func (s *Sched) Execve(t *Task, file string) {
 	for _, v := range image {
 		s.mmapHooks(t, v)
 	}
+	s.padzero(t, image)
 	s.accessExecVMAs(t, "set_brk")
 	t.MM.SetBrk(image[len(image)-1].End) // mm->start_brk = mm->brk = ELF_PAGEALIGN(elf_brk)
 	t.Spend(load)
 	s.accessExecVMAs(t, "load_elf_interp")
-	for _, v := range t.MM.LoadELF(s.lookupFile(t, Interp), 0) {
+	interp := t.MM.LoadELF(s.lookupFile(t, Interp), 0)
+	for _, v := range interp {
 		s.mmapHooks(t, v)
 	}
+	s.padzero(t, interp)
 	t.Spend(load)
 	s.accessExecVMAs(t, "map_vdso")
 	for _, v := range t.MM.MapVdso() { // map_vdso(): [vdso], [vvar], [vvar_vclock]
@@ -681,6 +684,23 @@ func (s *Sched) Execve(t *Task, file string) {
 	for _, h := range s.TraceHooks { // exec_binprm(): trace_sched_process_exec(current, old_pid, bprm)
 		h.SchedProcessExec(t, file, oldPID)
 	}
+}
+
+// padzero is elf_load()'s padzero() of the data segment of an image just
+// mapped: clear_user() of the rest of the page its file part ends in, a
+// write to a private file mapping from kernel mode, so a fault
+// (do_cow_fault(): the page-cache page copied) that the page-faults event
+// counts at elf_load, as every exec here shows (cost.ExecPadzeroFaults).
+// The image is in the page cache (the execs measured found it there).
+// fs/binfmt_elf.c: elf_load() -> padzero() -> clear_user()
+func (s *Sched) padzero(t *Task, image []*mm.VMA) {
+	addr := mm.PadzeroAddr(image)
+	v := t.MM.Find(addr)
+	if mapped(t, addr, true) {
+		return
+	}
+	s.accessPadzero(t, v, v.File.Resident(v.Pgoff+(addr-v.Start)/mm.PageSize))
+	s.handleFault(t, addr, true, "elf_load")
 }
 
 // touch runs a touch step: each page of the range is accessed; the first
