@@ -45,6 +45,10 @@ type Case struct {
 	// its forked workload inherits), for a case whose figures depend on
 	// perf sharing the workload's CPU; -1: wherever the scheduler puts it.
 	Pin int
+	// Violates lists the invariants the simulated run is known to break
+	// (`violates INVARIANT: WHY`: the upstream bug the case pairs); any
+	// other violation fails the case, whose figures are then not the model's.
+	Violates map[string]string
 }
 
 // LoadCase reads dir/case.txt. Its lines:
@@ -59,10 +63,11 @@ type Case struct {
 //	explain KEY-PREFIX: WHY
 //	baseline CASE
 //	pin N
+//	violates INVARIANT: WHY
 func LoadCase(dir string) (*Case, error) {
 	path := filepath.Join(dir, "case.txt")
 	c := &Case{Name: filepath.Base(dir), Dir: dir, Within: map[string]float64{}, Range: map[string]float64{},
-		Explain: map[string]string{}, Build: "cc -O2 -o workload workload.c", Runs: 1, Pin: -1}
+		Explain: map[string]string{}, Violates: map[string]string{}, Build: "cc -O2 -o workload workload.c", Runs: 1, Pin: -1}
 	if err := eachDirective(path, func(verb, rest, line string, bad func(want string) error) error {
 		switch verb {
 		case "perf":
@@ -123,6 +128,12 @@ func LoadCase(dir string) (*Case, error) {
 				return bad("pin CPU (CPU >= 0)")
 			}
 			c.Pin = n
+		case "violates":
+			inv, why, ok := strings.Cut(rest, ": ")
+			if !ok || strings.TrimSpace(why) == "" {
+				return bad("violates INVARIANT: WHY")
+			}
+			c.Violates[strings.TrimSpace(inv)] = strings.TrimSpace(why)
 		case "runs":
 			n, err := strconv.Atoi(rest)
 			if err != nil || n < 1 {
@@ -137,7 +148,7 @@ func LoadCase(dir string) (*Case, error) {
 			}
 			c.Explain[strings.TrimSpace(k)] = strings.TrimSpace(why)
 		default:
-			return bad("perf, build, target, compare, within, range, runs, explain, baseline or pin")
+			return bad("perf, build, target, compare, within, range, runs, explain, baseline, pin or violates")
 		}
 		return nil
 	}); err != nil {
@@ -239,8 +250,9 @@ func (c *Case) Simulate() (Summary, error) {
 	}
 	// The scenario's own outcomes say what the simulated side does (the
 	// counts the comparison rests on): a run that breaks one, or the model,
-	// is no side to compare. (An invariant may break: inherit-stat-swap
-	// shows an upstream bug.)
+	// is no side to compare; so are the figures of a run that broke an
+	// invariant the case does not expect (a record counted twice, one
+	// missed).
 	var failed []string
 	for _, o := range res.Outcomes {
 		if o.Failure() {
@@ -249,6 +261,11 @@ func (c *Case) Simulate() (Summary, error) {
 	}
 	if res.Oops != nil {
 		failed = append(failed, "a kernel oops: "+res.Oops.Message)
+	}
+	for _, v := range r.Violations() {
+		if _, ok := c.Violates[v.Invariant]; !ok {
+			failed = append(failed, fmt.Sprintf("it broke an invariant: %v", v))
+		}
 	}
 	if len(failed) > 0 {
 		return nil, fmt.Errorf("%s: case.sim failed: %s", c.Name, strings.Join(failed, "; "))
