@@ -35,6 +35,19 @@ attach() {
 	wait $wpid
 }
 
+# stopped ARGS: a case with a `stop SECONDS` line: perf record ARGS in the
+# background and, SECONDS later, SIGINT to the pid this shell started (^C;
+# never a perf found by name: other perf processes on the machine are not
+# ours); perf's exit status ($status) is a figure, whatever it is.
+stopped() {
+	${pin:+taskset -c "$pin"} perf record -o "$tmp/perf.data" "$@" >/dev/null 2>"$tmp/perf.err" &
+	ppid=$!
+	sleep "$stop"
+	kill -INT "$ppid"
+	status=0
+	wait "$ppid" || status=$?
+}
+
 for name in "$@"; do
 	case_dir=$dir/testdata/$name
 	tmp=$(mktemp -d)
@@ -54,19 +67,27 @@ for name in "$@"; do
 		target=$(sed -n 's/^target //p' "$case_dir/case.txt")
 		# pin N: perf (and the workload it forks) on CPU N only
 		pin=$(sed -n 's/^pin //p' "$case_dir/case.txt")
+		# stop SECONDS: SIGINT to perf after SECONDS (stopped)
+		stop=$(sed -n 's/^stop //p' "$case_dir/case.txt")
 		{
 			echo "# kernel $(uname -r), $(perf version)"
-			echo "# \$ ${pin:+taskset -c $pin }$perfline"
+			echo "# \$ ${pin:+taskset -c $pin }$perfline${stop:+ & sleep $stop; kill -INT \$!; wait \$!}"
 			echo "# load average $(cut -d' ' -f1-3 /proc/loadavg) at the start"
 			i=1
 			while [ "$i" -le "${runs:-1}" ]; do
 				if [ -n "$target" ]; then
 					attach "$@"
+				elif [ -n "$stop" ]; then
+					stopped "$@"
 				else
 					${pin:+taskset -c "$pin"} perf record -o "$tmp/perf.data" "$@" >/dev/null 2>"$tmp/perf.err" || { cat "$tmp/perf.err" >&2; exit 1; }
 				fi
 				[ "${runs:-1}" -eq 1 ] || echo "# run $i"
 				/tmp/perfsim-summarize "$tmp/perf.data"
+				if [ -n "$stop" ]; then
+					sed "s,$tmp/,,; s/^/# perf: /" "$tmp/perf.err"
+					[ "$status" -eq 0 ] || echo "perf-status $status"
+				fi
 				i=$((i + 1))
 			done
 		} >"$case_dir/real.txt"

@@ -45,11 +45,21 @@ type Case struct {
 	// its forked workload inherits), for a case whose figures depend on
 	// perf sharing the workload's CPU; -1: wherever the scheduler puts it.
 	Pin int
+	// Stop is how long after its start capture.sh sends perf record SIGINT
+	// (`stop SECONDS`: kill -INT of the pid it started, ^C), as the
+	// case.sim's `at TIME stop` action does; "" lets perf end with its
+	// workload. perf's exit status is then a figure (PerfStatus).
+	Stop string
 	// Violates lists the invariants the simulated run is known to break
 	// (`violates INVARIANT: WHY`: the upstream bug the case pairs); any
 	// other violation fails the case, whose figures are then not the model's.
 	Violates map[string]string
 }
+
+// PerfStatus is the summary key of perf record's exit status as the shell
+// gives it ($?: 128+N when perf died of signal N, else its exit code),
+// present when it is not 0.
+const PerfStatus = "perf-status"
 
 // LoadCase reads dir/case.txt. Its lines:
 //
@@ -63,6 +73,7 @@ type Case struct {
 //	explain KEY-PREFIX: WHY
 //	baseline CASE
 //	pin N
+//	stop SECONDS
 //	violates INVARIANT: WHY
 func LoadCase(dir string) (*Case, error) {
 	path := filepath.Join(dir, "case.txt")
@@ -128,6 +139,11 @@ func LoadCase(dir string) (*Case, error) {
 				return bad("pin CPU (CPU >= 0)")
 			}
 			c.Pin = n
+		case "stop":
+			if v, err := strconv.ParseFloat(rest, 64); err != nil || v <= 0 {
+				return bad("stop SECONDS (SECONDS > 0)")
+			}
+			c.Stop = rest
 		case "violates":
 			inv, why, ok := strings.Cut(rest, ": ")
 			if !ok || strings.TrimSpace(why) == "" {
@@ -148,7 +164,7 @@ func LoadCase(dir string) (*Case, error) {
 			}
 			c.Explain[strings.TrimSpace(k)] = strings.TrimSpace(why)
 		default:
-			return bad("perf, build, target, compare, within, range, runs, explain, baseline, pin or violates")
+			return bad("perf, build, target, compare, within, range, runs, explain, baseline, pin, stop or violates")
 		}
 		return nil
 	}); err != nil {
@@ -233,7 +249,9 @@ func (r RealRuns) stats(k string) (med, lo, hi int64) {
 }
 
 // Simulate runs case.sim once on its default knobs (the quiet schedule) and
-// summarizes the perf.data its one perf record session wrote.
+// summarizes the perf.data its one perf record session wrote, with perf's
+// exit status (PerfStatus) when it died of a signal (record__sig_exit()
+// raising signr; the model keeps no exit code: a perf that exited is 0).
 func (c *Case) Simulate() (Summary, error) {
 	f, err := runner.Open(filepath.Join(c.Dir, "case.sim"))
 	if err != nil {
@@ -281,7 +299,18 @@ func (c *Case) Simulate() (Summary, error) {
 	if err != nil {
 		return nil, err
 	}
-	return Summarize(b)
+	s, err := Summarize(b)
+	if err != nil {
+		return nil, err
+	}
+	for _, t := range r.S.Tasks {
+		if t.Comm == "perf" && t.Leader() == t {
+			if sig, _ := t.ExitSignal(); sig != 0 {
+				s[PerfStatus] = 128 + int64(sig) // the shell's status of a process a signal killed
+			}
+		}
+	}
+	return s, nil
 }
 
 // Summaries are the real runs and the simulated summary the case compares:
