@@ -36,12 +36,16 @@ attach() {
 }
 
 # stopped ARGS: a case with a `stop SECONDS` line: perf record ARGS in the
-# background and, SECONDS later, SIGINT to the pid this shell started (^C;
-# never a perf found by name: other perf processes on the machine are not
-# ours); perf's exit status ($status) is a figure, whatever it is.
+# background and, SECONDS after its workload exec'd (perf's child, named
+# perf-exec until then, is named workload), SIGINT to the pid this shell
+# started (^C; never a perf found by name: other perf processes on the
+# machine are not ours). Timed from the exec, not from perf's start: on
+# this loaded machine perf takes from tens of ms to a second to get there.
+# perf's exit status ($status) is a figure, whatever it is.
 stopped() {
 	${pin:+taskset -c "$pin"} perf record -o "$tmp/perf.data" "$@" >/dev/null 2>"$tmp/perf.err" &
 	ppid=$!
+	until [ "$(ps -o comm= --ppid "$ppid")" = workload ] || ! kill -0 "$ppid" 2>/dev/null; do sleep 0.005; done
 	sleep "$stop"
 	kill -INT "$ppid"
 	status=0
@@ -67,11 +71,11 @@ for name in "$@"; do
 		target=$(sed -n 's/^target //p' "$case_dir/case.txt")
 		# pin N: perf (and the workload it forks) on CPU N only
 		pin=$(sed -n 's/^pin //p' "$case_dir/case.txt")
-		# stop SECONDS: SIGINT to perf after SECONDS (stopped)
+		# stop SECONDS: SIGINT to perf SECONDS after its workload's exec (stopped)
 		stop=$(sed -n 's/^stop //p' "$case_dir/case.txt")
 		{
 			echo "# kernel $(uname -r), $(perf version)"
-			echo "# \$ ${pin:+taskset -c $pin }$perfline${stop:+ & sleep $stop; kill -INT \$!; wait \$!}"
+			echo "# \$ ${pin:+taskset -c $pin }$perfline${stop:+ & (workload exec'd) sleep $stop; kill -INT \$!; wait \$!}"
 			echo "# load average $(cut -d' ' -f1-3 /proc/loadavg) at the start"
 			i=1
 			while [ "$i" -le "${runs:-1}" ]; do

@@ -45,10 +45,10 @@ type Case struct {
 	// its forked workload inherits), for a case whose figures depend on
 	// perf sharing the workload's CPU; -1: wherever the scheduler puts it.
 	Pin int
-	// Stop is how long after its start capture.sh sends perf record SIGINT
-	// (`stop SECONDS`: kill -INT of the pid it started, ^C), as the
-	// case.sim's `at TIME stop` action does; "" lets perf end with its
-	// workload. perf's exit status is then a figure (PerfStatus).
+	// Stop is how long after the workload's exec capture.sh sends perf
+	// record SIGINT (`stop SECONDS`: kill -INT of the pid it started, ^C),
+	// as the case.sim's `at TIME stop` action does; "" lets perf end with
+	// its workload. perf's exit status is then a figure (PerfStatus).
 	Stop string
 	// Violates lists the invariants the simulated run is known to break
 	// (`violates INVARIANT: WHY`: the upstream bug the case pairs); any

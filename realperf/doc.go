@@ -13,7 +13,8 @@
 //	real.txt   the summary of the real perf.data (written by capture.sh)
 //
 // A case whose case.txt says `stop SECONDS` is ended by SIGINT (^C) to the
-// perf capture.sh started, SECONDS in, and its case.sim by `at TIME stop`;
+// perf capture.sh started, SECONDS after its workload's exec, and its
+// case.sim by `at TIME stop`;
 // perf's exit status is then compared too (the key perf-status: the
 // shell's, 128+N when perf died of signal N).
 //
