@@ -37,7 +37,9 @@ type hpCPU struct {
 func TestCPUHotplugEvents(t *testing.T) {
 	m := cpu.NewMachine(cpu.Config{CPUs: 3}, nil)
 	t.Cleanup(m.Close)
-	s := sched.New(m, ExactSleeps())
+	cfg := ExactSleeps()
+	cfg.Tick, cfg.Slice = 10*sim.Microsecond, 10*sim.Microsecond // cpuhp/1, woken at 30us, preempts spin at its next tick
+	s := sched.New(m, cfg)
 	k := NewKernel(s, DefaultOptions(3))
 	var lockdep []string
 	s.Lockdep.Report = func(_ *cpu.CPU, kind, msg string) { lockdep = append(lockdep, kind+": "+msg) }

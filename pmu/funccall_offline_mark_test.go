@@ -53,7 +53,7 @@ func TestSMPCallOfflineMarksCaller(t *testing.T) {
 			var err error
 			var got []string
 			ran := false
-			caller := s.Spawn("caller", sched.MaskOf(0), sched.Sleep(50*sim.Microsecond), sched.Call(func(tk *sched.Task) {
+			caller := s.Spawn("caller", sched.MaskOf(0), sched.Sleep(200*sim.Microsecond), sched.Call(func(tk *sched.Task) {
 				l.marks = nil // only the call's own fragment
 				err = k.smpCallWith(tk, 1, func(*cpu.CPU) { ran = true }, tc.how)
 				got = l.marks // before the task's exit marks its own

@@ -13,11 +13,16 @@ import (
 // release path and on the one before 82d94856fa22: today lockdep reports
 // nothing; before, it reports the circular dependency once, closing
 // event_mutex -> cpu_hotplug_lock -> cpuctx_mutex -> event->child_mutex
-// with event->child_mutex -> event_mutex, naming who took each edge.
+// with event->child_mutex -> event_mutex, naming who took each edge: the
+// hotplug's cpuctx_mutex under cpu_hotplug_lock is cpuhp/1's, on cpu1
+// (perf_event_exit_cpu() runs in the hotplug thread, which lockdep sees
+// holding cpu_hotplug_lock and the cpuhp_state-down map), not the writing
+// task's. The writer ties both cpuhp_state maps to cpu_hotplug_lock.
+// kernel/cpu.c: cpuhp_thread_fun(), cpuhp_kick_ap_work()
 func TestHotplugTraceLockOrderKnob(t *testing.T) {
 	const cycle = "circular-dependency: possible circular locking dependency: tracer/101 on cpu0 at 60.2us takes event_mutex while holding event->child_mutex " +
 		"(taken by tracer/101 on cpu0 at 60.2us); the run already took event_mutex then cpu_hotplug_lock (tracer/101 on cpu0 at 100ns in perf_event_open); " +
-		"cpu_hotplug_lock then cpuctx_mutex (hotplug-cpu1/103 on cpu0 at 30us in write); cpuctx_mutex then event->child_mutex (tracer/101 on cpu0 at 20.1us in read)"
+		"cpu_hotplug_lock then cpuctx_mutex (cpuhp/1/20 on cpu1 at 30us); cpuctx_mutex then event->child_mutex (tracer/101 on cpu0 at 20.1us in read)"
 	for _, tc := range []struct {
 		value string
 		want  []string
@@ -45,7 +50,8 @@ func TestHotplugTraceLockOrderKnob(t *testing.T) {
 			deps[d] = true
 		}
 		for _, d := range []string{"event_mutex -> tracepoints_mutex", "tracepoints_mutex -> cpu_hotplug_lock",
-			"cpu_hotplug_lock -> pmus_lock", "pmus_lock -> cpuctx_mutex", "cpuctx_mutex -> event->child_mutex"} {
+			"cpu_hotplug_lock -> pmus_lock", "pmus_lock -> cpuctx_mutex", "cpuctx_mutex -> event->child_mutex",
+			"cpu_hotplug_lock -> cpuhp_state-down", "cpu_hotplug_lock -> cpuhp_state-up", "cpuhp_state-down -> pmus_lock", "cpuhp_state-up -> pmus_lock"} {
 			if !deps[d] {
 				t.Errorf("release-child-free=%s: dependency %s not recorded", tc.value, d)
 			}
@@ -65,7 +71,8 @@ func TestHotplugTraceLockOrderKnob(t *testing.T) {
 // cpuctx_mutex) waits for the open to finish and then removes the event it
 // installed; an action timer armed on cpu1 fires while cpu1 is offline and
 // does nothing; a second offline of the offline CPU and an offline of cpu0
-// (no online file on x86) change nothing.
+// (no online file on x86) change nothing. spin sleeps when cpu1 goes
+// (cpuhp/1, SCHED_NORMAL, gets the idle CPU at once) and wakes on cpu2.
 func TestHotplugForceAndOfflineActions(t *testing.T) {
 	const src = `scenario hp
 cpus 3
@@ -78,6 +85,8 @@ task opener cpu0
   close c1
 
 task spin cpus 1-2
+  compute 2us
+  sleep 20us
   compute 100us
 
 cpu-offline cpu1 at __perf_install_in_context

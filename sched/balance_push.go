@@ -52,10 +52,11 @@ func (s *Sched) balancePush(c *cpu.CPU) bool {
 	return true
 }
 
-// kthreadIsPerCPU is kthread_is_per_cpu(): the model's only per-CPU
-// kthreads are the stoppers (smpboot threads); the idle thread is no Task.
+// kthreadIsPerCPU is kthread_is_per_cpu(): the model's per-CPU kthreads
+// are the smpboot threads migration/N and cpuhp/N; the idle thread is no
+// Task.
 // kernel/kthread.c: kthread_is_per_cpu()
-func (t *Task) kthreadIsPerCPU() bool { return t.Kthread && t.stopClass }
+func (t *Task) kthreadIsPerCPU() bool { return t.Kthread && t.perCPU }
 
 // balancePushCPUStop runs on the dying CPU's stopper for p, which
 // balance_push() handed it: select_fallback_rq() picks an active CPU p may

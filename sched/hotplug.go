@@ -17,11 +17,10 @@ import (
 // before the CPU dies, its startup once it has booted. A BP state
 // (CPUHP_*_PREPARE) runs on the control CPU: its startup before the CPU
 // boots, its teardown after it died. Startups run in registration order,
-// teardowns in reverse. In the kernel an AP state's callbacks run on the
-// hotplugged CPU in its cpuhp/N thread while the control task holds
-// cpu_hotplug_lock for write; the model runs them in the control task,
-// which holds it itself (lockdep records the same cpu_hotplug_lock -> ...
-// dependencies, which the kernel gets through the cpuhp_state lock maps).
+// teardowns in reverse. An AP state's callbacks run on the hotplugged CPU
+// in its cpuhp/N thread while the control task holds cpu_hotplug_lock for
+// write and waits (cpuhp.go); lockdep sees cpuhp/N hold cpu_hotplug_lock
+// and the direction's cpuhp_state map around each callback.
 // kernel/cpu.c: cpuhp_setup_state(), cpuhp_invoke_callback()
 type CPUHPState struct {
 	Name     string
@@ -39,10 +38,13 @@ type hotplug struct {
 	inactive []bool // !cpu_active(cpu): the scheduler no longer places tasks there
 	offline  []bool // !cpu_online(cpu): the CPU is dead
 	dying    []bool // cpu_dying(cpu): the hotplug motion is down (cpuhp_set_state())
-	// hotplugWait is rq->hotplug_wait of the dying CPU:
+	// hotplugWait is rq->hotplug_wait of the dying CPU: cpuhp/N's
 	// sched_cpu_wait_empty() sleeps there (TASK_UNINTERRUPTIBLE) until
 	// balance_push(), switching to the idle task with nothing queued, wakes it.
 	hotplugWait RCUWait
+	// cpuhp is each CPU's struct cpuhp_cpu_state and cpuhp/N (cpuhp.go),
+	// made at the first hotplug operation.
+	cpuhp []cpuhpCPUState
 
 	// Offlines, Onlines and Failed count the hotplug operations done and
 	// refused.
@@ -92,16 +94,17 @@ func (s *Sched) CPUsReadUnlock(t *Task) { s.UpRead(t, &s.hp().lock) }
 
 // CPUDown takes CPU n offline from t's kernel context (a write of 0 to
 // /sys/devices/system/cpu/cpuN/online): under cpu_hotplug_lock for write,
-// sched_cpu_deactivate() clears it from cpu_active_mask and turns on
-// balance_push (each task switched to there is handed to migration/N,
-// which moves it: balance_push.go), the AP states are
-// torn down (perf_event_exit_cpu() among them), sched_cpu_wait_empty()
-// waits for the last task to leave, take_cpu_down() marks it offline (its
-// tick stops with it), and the BP states are torn down. A CPU already
-// offline is no error (device_offline() returns 1, which online_store()
-// turns into success); the last online CPU is -EBUSY; cpu0, the boot CPU,
-// has no online file on x86 (-ENOENT).
-// kernel/cpu.c: _cpu_down(), cpuhp_down_callbacks(); kernel/sched/core.c: sched_cpu_deactivate(), sched_cpu_wait_empty(), sched_cpu_dying()
+// cpuhp/N runs the AP states' teardowns on CPU n while t waits
+// (cpuhp.go): sched_cpu_deactivate() clears it from cpu_active_mask and
+// turns on balance_push (each task switched to there is handed to
+// migration/N, which moves it: balance_push.go), perf_event_exit_cpu()
+// removes its events, sched_cpu_wait_empty() waits for the last task to
+// leave; then take_cpu_down() marks it offline (its tick stops with it),
+// and the BP states are torn down in t. A CPU already offline is no error
+// (device_offline() returns 1, which online_store() turns into success);
+// the last online CPU is -EBUSY; cpu0, the boot CPU, has no online file on
+// x86 (-ENOENT).
+// kernel/cpu.c: _cpu_down(), cpuhp_kick_ap_work(), takedown_cpu(), cpuhp_down_callbacks()
 func (s *Sched) CPUDown(t *Task, n int) error {
 	h := s.hp()
 	if n == 0 || n < 0 || n >= len(s.M.CPUs) {
@@ -124,31 +127,8 @@ func (s *Sched) CPUDown(t *Task, n int) error {
 		return uapi.EBUSY
 	}
 	h.dying[n] = true // cpuhp_set_state(): set_cpu_dying(cpu, true)
-	// CPUHP_AP_ACTIVE: sched_cpu_deactivate(): set_cpu_active(false),
-	// balance_push_set(): from now on every switch on the CPU runs
-	// balance_push(), which hands the task switched to to migration/N.
-	t.CPU().AccessMarkedOnly(rqKey{s, n}, "rq->balance_callback", cpu.MarkedWrite, "balance_push_set") // kernel/sched/core.c: balance_push_set(): rq->balance_callback = &balance_push_callback
-	h.inactive[n] = true
-	s.note(t.CPU(), sim.KMigrate, "sched_cpu_deactivate", "cpu"+strconv.Itoa(n), 0)
-	t.Step("sched_cpu_deactivate")
-	// The kernel runs this in cpuhp/N on the dying CPU, which preempted
-	// whatever ran there: that task is switched to again (and pushed) once
-	// cpuhp/N sleeps. The model's callbacks run in the control task on
-	// another CPU, so the task running there is made to schedule instead.
-	if TaskOf(s.M.CPUs[n].Curr()) != nil {
-		s.resched(n)
-	}
-	for i := len(h.states) - 1; i >= 0; i-- {
-		if st := h.states[i]; st.AP && st.Teardown != nil {
-			st.Teardown(t, n)
-		}
-	}
-	// CPUHP_AP_SCHED_WAIT_EMPTY: sched_cpu_wait_empty() -> balance_hotplug_wait()
-	s.accessHotplugWait(t.CPU())
-	s.RCUWaitWaitEvent(t, &h.hotplugWait, func() bool { return s.cpuEmpty(n) },
-		func() string { return "balance_hotplug_wait() for cpu" + strconv.Itoa(n) },
-		func() *Task { return TaskOf(s.M.CPUs[n].Curr()) })
-	t.Step("sched_cpu_wait_empty")
+	// st->state > CPUHP_TEARDOWN_CPU: the AP states, in cpuhp/N
+	s.cpuhpKickAPWork(t, n, false)
 	// CPUHP_TEARDOWN_CPU: take_cpu_down() on the dying CPU: set_cpu_online(false),
 	// then sched_cpu_dying() finds its run queue empty.
 	h.offline[n] = true
@@ -166,12 +146,52 @@ func (s *Sched) CPUDown(t *Task, n int) error {
 	return nil
 }
 
+// schedCPUDeactivate is CPUHP_AP_ACTIVE's teardown, the first AP state
+// cpuhp/N tears down on CPU n: set_cpu_active(false) and
+// balance_push_set(): from now on every switch on the CPU runs
+// balance_push(), which hands the task switched to to migration/N. The
+// task cpuhp/N preempted is pushed once cpuhp/N sleeps
+// (sched_cpu_wait_empty()). The kernel's synchronize_rcu() here is not
+// modelled (the model has no RCU grace periods).
+// kernel/sched/core.c: sched_cpu_deactivate()
+func (s *Sched) schedCPUDeactivate(t *Task, n int) {
+	t.CPU().AccessMarkedOnly(rqKey{s, n}, "rq->balance_callback", cpu.MarkedWrite, "balance_push_set") // kernel/sched/core.c: balance_push_set(): rq->balance_callback = &balance_push_callback
+	s.hp().inactive[n] = true
+	s.note(t.CPU(), sim.KMigrate, "sched_cpu_deactivate", "cpu"+strconv.Itoa(n), 0)
+	t.Step("sched_cpu_deactivate")
+}
+
+// schedCPUWaitEmpty is CPUHP_AP_SCHED_WAIT_EMPTY's teardown, the last AP
+// state cpuhp/N tears down: it sleeps (D) on rq->hotplug_wait until
+// balance_push(), in the idle task switched to with nothing queued, wakes
+// it, and nothing but itself is left on the CPU.
+// kernel/sched/core.c: sched_cpu_wait_empty() -> balance_hotplug_wait()
+func (s *Sched) schedCPUWaitEmpty(t *Task, n int) {
+	h := s.hp()
+	s.accessHotplugWait(t.CPU())
+	s.RCUWaitWaitEvent(t, &h.hotplugWait, func() bool { return s.cpuEmpty(n) },
+		func() string { return "balance_hotplug_wait() for cpu" + strconv.Itoa(n) },
+		func() *Task { return s.rqCurr[n] })
+	t.Step("sched_cpu_wait_empty")
+}
+
+// schedCPUActivate is CPUHP_AP_ACTIVE's startup, the last AP state cpuhp/N
+// starts on the CPU coming up: balance_push_set(cpu, false) and
+// set_cpu_active(true).
+// kernel/sched/core.c: sched_cpu_activate()
+func (s *Sched) schedCPUActivate(t *Task, n int) {
+	t.CPU().AccessMarkedOnly(rqKey{s, n}, "rq->balance_callback", cpu.MarkedWrite, "balance_push_set") // kernel/sched/core.c: sched_cpu_activate() -> balance_push_set(cpu, false)
+	s.hp().inactive[n] = false
+	s.note(t.CPU(), sim.KMigrate, "sched_cpu_activate", "cpu"+strconv.Itoa(n), 0)
+}
+
 // CPUUp brings CPU n back (a write of 1 to its online file): under
-// cpu_hotplug_lock for write, the BP states start (perf_event_init_cpu()),
-// the CPU boots (set_cpu_online()), the AP states start and
-// sched_cpu_activate() puts it back in cpu_active_mask. A CPU already online
-// is no error.
-// kernel/cpu.c: _cpu_up(), cpuhp_up_callbacks(); kernel/sched/core.c: sched_cpu_activate()
+// cpu_hotplug_lock for write, the BP states start in t
+// (perf_event_init_cpu()), the CPU boots (set_cpu_online()), and cpuhp/N,
+// woken on it, starts the AP states there while t waits (cpuhp.go):
+// perf_event_init_cpu(), then sched_cpu_activate() puts it back in
+// cpu_active_mask. A CPU already online is no error.
+// kernel/cpu.c: _cpu_up(), cpuhp_up_callbacks(), bringup_cpu(), cpuhp_kick_ap()
 func (s *Sched) CPUUp(t *Task, n int) error {
 	h := s.hp()
 	if n == 0 || n < 0 || n >= len(s.M.CPUs) {
@@ -192,24 +212,19 @@ func (s *Sched) CPUUp(t *Task, n int) error {
 	h.offline[n] = false // bringup_cpu(): the AP runs again
 	s.M.CPUs[n].SetOnline(true, nil)
 	t.Step("bringup_cpu")
-	for _, st := range h.states {
-		if st.AP && st.Startup != nil {
-			st.Startup(t, n)
-		}
-	}
-	t.CPU().AccessMarkedOnly(rqKey{s, n}, "rq->balance_callback", cpu.MarkedWrite, "balance_push_set") // kernel/sched/core.c: sched_cpu_activate() -> balance_push_set(cpu, false)
-	h.inactive[n] = false                                                                              // sched_cpu_activate()
-	s.note(t.CPU(), sim.KMigrate, "sched_cpu_activate", "cpu"+strconv.Itoa(n), 0)
+	// bringup_cpu() -> cpuhp_kick_ap(): the AP states, in cpuhp/N
+	s.cpuhpKickAPWork(t, n, true)
 	h.Onlines++
 	return nil
 }
 
-// cpuEmpty reports whether no task (nor migration/N) runs, waits or is
-// being woken on CPU n: balance_hotplug_wait()'s rq->nr_running == 1 (the
-// 1 is cpuhp/N itself, which waits there in the kernel).
+// cpuEmpty reports whether no task but cpuhp/N (nor migration/N) runs,
+// waits or is being woken on CPU n: balance_hotplug_wait()'s
+// rq->nr_running == 1, the 1 being cpuhp/N itself, which checks it.
 // kernel/sched/core.c: balance_hotplug_wait()
 func (s *Sched) cpuEmpty(n int) bool {
-	return TaskOf(s.M.CPUs[n].Curr()) == nil && len(s.rq[n]) == 0 && len(s.wakeList[n]) == 0 && !s.stoppers[n].runnable
+	cur := TaskOf(s.M.CPUs[n].Curr())
+	return (cur == nil || cur == s.CPUHPThread(n)) && len(s.rq[n]) == 0 && len(s.wakeList[n]) == 0 && !s.stoppers[n].runnable
 }
 
 // pushing reports whether balance_push() acts on c: its balance callback

@@ -160,7 +160,7 @@ func (s *Sched) selectTaskRq(p *Task, prev, wf int) int {
 	if s.nrCPUsAllowed(p) > 1 {
 		cpu = s.selectTaskRqFair(p, prev, wf)
 	}
-	if !p.Allowed.Has(cpu) || !s.CPUActive(cpu) {
+	if !s.isCPUAllowed(p, cpu) {
 		s.markPlacement("select_fallback_rq")
 		cpu = s.fallbackCPU(p) // is_cpu_allowed() fails: select_fallback_rq()
 	}

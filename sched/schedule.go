@@ -60,7 +60,7 @@ func (s *Sched) selectCPU(t *Task, prev int) int {
 	if !t.Allowed.Has(prev) {
 		prev = t.Allowed.First()
 	}
-	if !s.CPUActive(prev) {
+	if !s.isCPUAllowed(t, prev) {
 		prev = s.fallbackCPU(t) // is_cpu_allowed() fails: select_fallback_rq()
 	}
 	if !s.Cfg.Balance {

@@ -76,7 +76,7 @@ func (s *Sched) newStopper(i int) {
 	st := &s.stoppers[i]
 	pid := StopperPID(i)
 	t := &Task{PID: pid, TID: pid, Comm: "migration/" + strconv.Itoa(i), Allowed: MaskOf(i), s: s, lastCPU: i,
-		State: Sleeping, Kthread: true, stopClass: true}
+		State: Sleeping, Kthread: true, stopClass: true, perCPU: true}
 	t.fam.prio = stopPrio
 	s.M.InitAuditedThread(&t.Thread, t.Comm, func(th *cpu.Thread) { s.cpuStopperThread(t) }) // footprint_stopper.go
 	t.Owner = t

@@ -98,10 +98,12 @@ type Task struct {
 
 	lastCPU int
 	wakeCPU int // p->wake_cpu + 1 when migration_cpu_stop() set it (stopper.go); 0: task_cpu(p)
-	// Kthread is PF_KTHREAD: a kernel thread (migration/N), no mm, no
-	// files, never in user mode; stopClass puts it in stop_sched_class.
+	// Kthread is PF_KTHREAD: a kernel thread (migration/N, cpuhp/N), no
+	// mm, no files, never in user mode; stopClass puts it in
+	// stop_sched_class; perCPU is KTHREAD_IS_PER_CPU (kthread_is_per_cpu()).
 	Kthread   bool
 	stopClass bool
+	perCPU    bool
 	ee        eevdfEntity // its sched_entity (eevdf.go)
 	// CFS placement's view of the task (placement.go): record_wakee()'s
 	// state, p->recent_used_cpu, whether it has run, and when it last

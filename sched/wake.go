@@ -43,7 +43,7 @@ func (s *Sched) ttwu(p *Task, wf int, audited bool) {
 	if (delayed || p.ee.rq != 0 && p.CPU() == nil) && c != nil && s.M.FootprintListening() {
 		c.Unaudited("ttwu_runnable") // a delayed entity requeued, or dequeued for good when its CPU went down: not annotated
 	}
-	if delayed && (!s.CPUActive(p.ee.rq-1) || !p.Allowed.Has(p.ee.rq-1)) {
+	if delayed && !s.isCPUAllowed(p, p.ee.rq-1) {
 		// its CPU went down or left its mask while it slept: the kernel
 		// moved it off with the queue (balance_push(), migration)
 		s.cfsFinishDelayed(p.ee.rq-1, p)

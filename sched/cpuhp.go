@@ -1,0 +1,201 @@
+package sched
+
+import (
+	"strconv"
+
+	"perfsim/cpu"
+)
+
+// The hotplug thread cpuhp/N: each CPU's smpboot thread (SCHED_NORMAL,
+// nice 0, bound to its CPU, KTHREAD_IS_PER_CPU) that runs the AP online
+// states' callbacks on the CPU they are for. The control task, holding
+// cpu_hotplug_lock for write, sets the target, wakes cpuhp/N and waits in
+// D for it (cpuhp_kick_ap_work() -> __cpuhp_kick_ap() ->
+// wait_for_ap_thread()); cpuhp/N runs one state per cpuhp_thread_fun()
+// (smpboot_thread_fn() calls it again while cpuhp_should_run()) and
+// completes the control task's wait after the last. Going down it tears
+// down CPUHP_AP_ACTIVE (sched_cpu_deactivate()) first and
+// CPUHP_AP_SCHED_WAIT_EMPTY (sched_cpu_wait_empty(), where it sleeps until
+// balance_push() emptied the CPU) last; coming up it starts the same
+// states the other way round, CPUHP_AP_ACTIVE (sched_cpu_activate()) last.
+// The thread is made lazily, at the first hotplug operation: before it,
+// nothing the model runs can tell (its pid is fixed).
+// kernel/cpu.c: cpuhp_threads, cpuhp_thread_fun(), cpuhp_kick_ap_work(); kernel/smpboot.c: smpboot_thread_fn()
+
+// cpuhpCPUState is CPU N's struct cpuhp_cpu_state as the model keeps it.
+type cpuhpCPUState struct {
+	t         *Task // st->thread: cpuhp/N
+	shouldRun bool  // st->should_run
+	bringup   bool  // st->bringup: the direction of the states to run
+	next      int   // the next of states to run (st->state, as an index)
+	states    []apState
+	done      WaitQueue // st->done_up / st->done_down: the control task's wait
+	completed bool      // the completion's done count
+}
+
+// apState is one AP state cpuhp/N runs, in the kernel's enum order.
+type apState struct {
+	name     string
+	startup  func(t *Task, cpu int)
+	teardown func(t *Task, cpu int)
+}
+
+// CPUHPPID is the pid of cpuhp/N as this machine's 6.18 boot gives it:
+// cpuhp/0 is 19 (after migration/0), each further CPU's comes just before
+// its migration/N (StopperPID).
+func CPUHPPID(n int) int {
+	if n == 0 {
+		return 19
+	}
+	return StopperPID(n) - 1
+}
+
+// cpuhpState returns CPU n's hotplug state, making its cpuhp/N, asleep in
+// smpboot_thread_fn(), the first time.
+// kernel/smpboot.c: __smpboot_create_thread(); kernel/kthread.c: kthread_set_per_cpu()
+func (s *Sched) cpuhpState(n int) *cpuhpCPUState {
+	h := s.hp()
+	if h.cpuhp == nil {
+		h.cpuhp = make([]cpuhpCPUState, len(s.M.CPUs))
+	}
+	st := &h.cpuhp[n]
+	if st.t == nil {
+		pid := CPUHPPID(n)
+		t := &Task{PID: pid, TID: pid, Comm: "cpuhp/" + strconv.Itoa(n), Allowed: MaskOf(n), s: s, lastCPU: n,
+			State: Sleeping, Kthread: true, perCPU: true}
+		s.M.InitThread(&t.Thread, t.Comm, func(*cpu.Thread) { s.cpuhpThread(t, n) })
+		t.Owner = t
+		st.t = t
+	}
+	return st
+}
+
+// CPUHPThread returns cpuhp/N, nil before the first hotplug operation.
+func (s *Sched) CPUHPThread(n int) *Task {
+	if s.hotplug == nil || s.hotplug.cpuhp == nil {
+		return nil
+	}
+	return s.hotplug.cpuhp[n].t
+}
+
+// apStates lists the AP states cpuhp/N runs in the kernel's enum order:
+// CPUHP_AP_SCHED_WAIT_EMPTY, the registered CPUHP_AP_*_ONLINE states
+// (CPUHP_AP_PERF_ONLINE), CPUHP_AP_ACTIVE.
+// include/linux/cpuhotplug.h: enum cpuhp_state
+func (s *Sched) apStates() []apState {
+	h := s.hp()
+	l := []apState{{name: "sched:waitempty", teardown: s.schedCPUWaitEmpty}}
+	for _, st := range h.states {
+		if st.AP {
+			l = append(l, apState{st.Name, st.Startup, st.Teardown})
+		}
+	}
+	return append(l, apState{name: "sched:active", startup: s.schedCPUActivate, teardown: s.schedCPUDeactivate})
+}
+
+// cpuhpKickAPWork has cpuhp/N run the AP states of the direction (bringup:
+// their startups in order; else their teardowns in reverse) and waits in D
+// for it, t holding cpu_hotplug_lock for write. The lockdep maps of both
+// directions are taken and dropped first, as the kernel does to tie them
+// to cpu_hotplug_lock.
+// kernel/cpu.c: cpuhp_kick_ap_work() -> cpuhp_kick_ap() -> __cpuhp_kick_ap(), wait_for_ap_thread()
+func (s *Sched) cpuhpKickAPWork(t *Task, n int, bringup bool) {
+	st := s.cpuhpState(n)
+	for _, m := range []string{cpuhpStateDown, cpuhpStateUp} {
+		s.Lockdep.Acquire(t.CPU(), t, LockClass{Name: m}) // cpuhp_lock_acquire(false), (true)
+		s.Lockdep.ReleaseAny(t.CPU(), t, m)
+	}
+	st.states = s.apStates()
+	st.bringup = bringup
+	st.next = 0
+	if !bringup {
+		st.next = len(st.states) - 1
+	}
+	st.completed = false
+	st.shouldRun = true // smp_mb(); st->should_run = true
+	s.tryToWakeUp(st.t, 0)
+	since := s.M.Now()
+	for !st.completed { // wait_for_completion(done)
+		s.WaitUninterruptibleFor(t, &st.done, func() string { return "wait_for_ap_thread() of " + st.t.Comm },
+			func() *Task { return st.t }, since)
+	}
+	st.completed = false
+}
+
+// The lockdep maps cpuhp_state-up and cpuhp_state-down: cpuhp/N holds the
+// one of its direction while it runs a callback, the control task takes
+// both while it holds cpu_hotplug_lock.
+// kernel/cpu.c: cpuhp_state_up_map, cpuhp_state_down_map
+const (
+	cpuhpStateUp   = "cpuhp_state-up"
+	cpuhpStateDown = "cpuhp_state-down"
+)
+
+// cpuhpThread is cpuhp/N's loop: while there is a state to run, run it
+// (cpuhp_thread_fun()); then sleep (TASK_INTERRUPTIBLE) until kicked.
+// kernel/smpboot.c: smpboot_thread_fn(); kernel/cpu.c: cpuhp_should_run()
+func (s *Sched) cpuhpThread(t *Task, n int) {
+	s.finishTaskSwitch(t.CPU()) // its first run: schedule_tail()
+	for {
+		st := &s.hp().cpuhp[n]
+		if !st.shouldRun {
+			t.State = Sleeping // set_current_state(TASK_INTERRUPTIBLE); !thread_should_run()
+			s.schedule(&t.Thread)
+			continue
+		}
+		s.cpuhpThreadFun(t, n, st)
+	}
+}
+
+// cpuhpThreadFun runs the next AP state's callback of the direction on
+// this CPU: as the kernel does, under the lockdep view of
+// cpu_hotplug_lock (the control task holds it for write: "ensure that
+// anybody asserting the lock is held, will actually find it so") and of
+// the direction's cpuhp_state map; the last state completes the control
+// task's wait.
+// kernel/cpu.c: cpuhp_thread_fun(), cpuhp_next_state(), cpuhp_invoke_callback(), complete_ap_thread()
+func (s *Sched) cpuhpThreadFun(t *Task, n int, st *cpuhpCPUState) {
+	c := t.CPU()
+	c.Unaudited("cpuhp_thread_fun") // the states' callbacks: not annotated
+	h := s.hp()
+	m := cpuhpStateDown
+	if st.bringup {
+		m = cpuhpStateUp
+	}
+	s.Lockdep.AcquireCached(c, t, &h.lock.classes, LockClass{Name: h.lock.Name}) // lockdep_acquire_cpus_lock()
+	s.Lockdep.Acquire(c, t, LockClass{Name: m})                                  // cpuhp_lock_acquire(bringup)
+	if st.next >= 0 && st.next < len(st.states) {
+		ap := st.states[st.next]
+		fn := ap.teardown
+		if st.bringup {
+			fn = ap.startup
+			st.next++
+		} else {
+			st.next--
+		}
+		if fn != nil {
+			fn(t, n)
+		}
+	}
+	st.shouldRun = st.next >= 0 && st.next < len(st.states)           // cpuhp_next_state()
+	s.Lockdep.ReleaseAny(t.CPU(), t, m)                               // cpuhp_lock_release()
+	s.Lockdep.ReleaseCached(t.CPU(), t, &h.lock.classes, h.lock.Name) // lockdep_release_cpus_lock()
+	if !st.shouldRun {
+		st.completed = true // complete_ap_thread()
+		s.WakeUpAll(&st.done)
+	}
+}
+
+// isCPUAllowed is is_cpu_allowed(): a CPU of p's mask that may run it now:
+// any online one for a per-CPU kthread (cpuhp/N, migration/N), an active
+// one for every other task (the model's kthreads are all per-CPU).
+// kernel/sched/core.c: is_cpu_allowed()
+func (s *Sched) isCPUAllowed(p *Task, c int) bool {
+	if !p.Allowed.Has(c) {
+		return false
+	}
+	if p.kthreadIsPerCPU() {
+		return s.CPUOnline(c)
+	}
+	return s.CPUActive(c)
+}
