@@ -53,9 +53,10 @@ func init() {
 		"perf_event_init_cpu:ctx-locked":         "kernel/events/core.c: perf_event_init_cpu(): CPU hotplug holds pmus_lock and the CPU's cpuctx mutex, about to set cpuctx->online = 1",
 		"perf_trace_init:event_mutex":            "kernel/trace/trace_event_perf.c: perf_trace_init(): event_mutex held; the tracepoint's first perf user registers its probe (tracepoints_mutex, static_key_enable() -> cpus_read_lock()) next",
 		"perf_trace_destroy:event_mutex":         "kernel/trace/trace_event_perf.c: perf_trace_destroy(): event_mutex held; the last perf user unregisters the probe (static_key_disable() -> cpus_read_lock()) next",
-		"sched_cpu_deactivate":                   "kernel/sched/core.c: sched_cpu_deactivate(): the CPU going down left cpu_active_mask and pushes its tasks away (balance_push); the AP teardown callbacks (perf_event_exit_cpu) are next",
-		"sched_cpu_wait_empty":                   "kernel/sched/core.c: sched_cpu_wait_empty(): the last task left the dying CPU; take_cpu_down() marks it offline next",
-		"bringup_cpu":                            "kernel/cpu.c: bringup_cpu(): the CPU coming up is online again (after the PREPARE callbacks, before the AP ones and sched_cpu_activate())",
+		"sched_cpu_deactivate":                   "kernel/sched/core.c: sched_cpu_deactivate(), in cpuhp/N on the CPU going down: it left cpu_active_mask and pushes its tasks away (balance_push); the AP teardown callbacks (perf_event_exit_cpu) are next",
+		"sched_cpu_wait_empty":                   "kernel/sched/core.c: sched_cpu_wait_empty(), in cpuhp/N: the last task left the dying CPU; the control task parks cpuhp/N and runs take_cpu_down() in stop_machine next",
+		"take_cpu_down":                          "kernel/cpu.c: take_cpu_down(): the dying CPU's stopper, irqs off, every other online CPU spinning in multi_cpu_stop() with irqs off; the CPU leaves cpu_online_mask, its timers move, its tick stops",
+		"bringup_cpu":                            "kernel/cpu.c: bringup_cpu(): the CPU coming up is online again (after the PREPARE callbacks); its idle task unparks its stopper, then cpuhp/N starts the AP states and sched_cpu_activate() on it",
 	})
 	RegisterObservable("hotplug.offlines", "CPUs taken offline (cpu-offline actions that completed)",
 		func(k *Kernel) int64 { o, _, _ := k.S.HotplugCounts(); return int64(o) })

@@ -18,7 +18,14 @@ import (
 // event_mutex, perf_trace_init() takes tracepoints_mutex
 // (tracepoint_probe_register()) and cpu_hotplug_lock (static_key_enable())
 // inside it, and hotplug takes pmus_lock and cpuctx_mutex inside that.
+// The hotplug chains are kernel/cpu.c's: the control task takes the
+// cpuhp_state maps under cpu_hotplug_lock (cpuhp_kick_ap_work()), and
+// cpuhp/N runs perf's callbacks under the lockdep view of both
+// (cpuhp_thread_fun()); perf_event_exit_cpu_context()'s cross-call is
+// local there and takes ctx->lock inside the CPU context's mutex.
 var upstreamLockOrder = [][]string{
+	{"cpu_hotplug_lock", "cpuhp_state-down", "pmus_lock", "cpuctx_mutex", "ctx->lock"},
+	{"cpu_hotplug_lock", "cpuhp_state-up", "pmus_lock", "cpuctx_mutex", "ctx->lock"},
 	{"task_struct::perf_event_mutex", "ctx->mutex", "event->child_mutex", "ctx->lock"},
 	{"task_struct::perf_event_mutex", "cpuctx_mutex", "event->child_mutex", "ctx->lock"},
 	{"ctx->mutex", "mm->mmap_lock", "event->mmap_mutex", "rb->aux_mutex"},

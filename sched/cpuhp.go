@@ -31,6 +31,12 @@ type cpuhpCPUState struct {
 	states    []apState
 	done      WaitQueue // st->done_up / st->done_down: the control task's wait
 	completed bool      // the completion's done count
+	// shouldPark is KTHREAD_SHOULD_PARK of cpuhp/N; parked and parkWait
+	// are its struct kthread's parked completion, which kthread_park()
+	// waits on.
+	shouldPark bool
+	parked     bool
+	parkWait   WaitQueue
 }
 
 // apState is one AP state cpuhp/N runs, in the kernel's enum order.
@@ -111,15 +117,48 @@ func (s *Sched) cpuhpKickAPWork(t *Task, n int, bringup bool) {
 	if !bringup {
 		st.next = len(st.states) - 1
 	}
-	st.completed = false
 	st.shouldRun = true // smp_mb(); st->should_run = true
 	s.tryToWakeUp(st.t, 0)
+	s.waitForAPThread(t, st)
+}
+
+// waitForAPThread is wait_for_ap_thread(): t waits in D until cpuhp/N (or
+// the CPU's idle task, booting or dead) completes st's completion, and
+// consumes it.
+// kernel/cpu.c: wait_for_ap_thread()
+func (s *Sched) waitForAPThread(t *Task, st *cpuhpCPUState) {
 	since := s.M.Now()
 	for !st.completed { // wait_for_completion(done)
 		s.WaitUninterruptibleFor(t, &st.done, func() string { return "wait_for_ap_thread() of " + st.t.Comm },
 			func() *Task { return st.t }, since)
 	}
 	st.completed = false
+}
+
+// kthreadPark parks cpuhp/N from t: KTHREAD_SHOULD_PARK set, the thread
+// woken, and t waits in D until it parked itself (kthread_parkme()
+// completes kthread->parked before its last schedule(); the kernel then
+// waits in wait_task_inactive() for that switch, which the model, whose
+// switch takes no time, does not).
+// kernel/kthread.c: kthread_park()
+func (s *Sched) kthreadPark(t *Task, st *cpuhpCPUState) {
+	st.shouldPark = true
+	st.parked = false
+	s.tryToWakeUp(st.t, 0) // wake_up_process(k)
+	since := s.M.Now()
+	for !st.parked { // wait_for_completion(&kthread->parked)
+		s.WaitUninterruptibleFor(t, &st.parkWait, func() string { return "kthread_park() of " + st.t.Comm },
+			func() *Task { return st.t }, since)
+	}
+}
+
+// kthreadUnpark lets a parked kthread go: KTHREAD_SHOULD_PARK cleared and
+// the thread woken from TASK_PARKED (which wake_up_process() does not
+// wake).
+// kernel/kthread.c: kthread_unpark()
+func (s *Sched) kthreadUnpark(t *Task) {
+	t.parked = false
+	s.tryToWakeUp(t, 0) // wake_up_state(k, TASK_PARKED)
 }
 
 // The lockdep maps cpuhp_state-up and cpuhp_state-down: cpuhp/N holds the
@@ -131,13 +170,25 @@ const (
 	cpuhpStateDown = "cpuhp_state-down"
 )
 
-// cpuhpThread is cpuhp/N's loop: while there is a state to run, run it
-// (cpuhp_thread_fun()); then sleep (TASK_INTERRUPTIBLE) until kicked.
-// kernel/smpboot.c: smpboot_thread_fn(); kernel/cpu.c: cpuhp_should_run()
+// cpuhpThread is cpuhp/N's loop: park when told to (kthread_parkme():
+// TASK_PARKED, the parker's completion); while there is a state to run,
+// run it (cpuhp_thread_fun()); else sleep (TASK_INTERRUPTIBLE) until
+// kicked.
+// kernel/smpboot.c: smpboot_thread_fn(); kernel/kthread.c: __kthread_parkme(); kernel/cpu.c: cpuhp_should_run()
 func (s *Sched) cpuhpThread(t *Task, n int) {
 	s.finishTaskSwitch(t.CPU()) // its first run: schedule_tail()
 	for {
 		st := &s.hp().cpuhp[n]
+		if st.shouldPark {
+			t.Thread.CPU().Unaudited("kthread_parkme")
+			st.shouldPark = false // the model's unpark needs no flag: kthreadUnpark() wakes it from TASK_PARKED
+			t.parked = true       // set_special_state(TASK_PARKED)
+			st.parked = true      // complete(&self->parked)
+			s.WakeUpAll(&st.parkWait)
+			t.State = Sleeping
+			s.schedule(&t.Thread)
+			continue
+		}
 		if !st.shouldRun {
 			t.State = Sleeping // set_current_state(TASK_INTERRUPTIBLE); !thread_should_run()
 			s.schedule(&t.Thread)

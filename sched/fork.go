@@ -116,6 +116,7 @@ const (
 	StateReportInterruptib = 0x0001 // S
 	StateReportDead        = 0x0010 // X: EXIT_DEAD, an autoreaped thread
 	StateReportZombie      = 0x0020 // Z: EXIT_ZOMBIE
+	StateReportParked      = 0x0040 // P: TASK_PARKED, a parked kthread
 	StateReportPreempted   = 0x0100 // TASK_REPORT_MAX: "R+"
 )
 

@@ -45,6 +45,10 @@ type hotplug struct {
 	// cpuhp is each CPU's struct cpuhp_cpu_state and cpuhp/N (cpuhp.go),
 	// made at the first hotplug operation.
 	cpuhp []cpuhpCPUState
+	// idleDead says that the CPU's idle task is to report it dead
+	// (take_cpu_down() ran: cpuhp_report_idle_dead()), onlineIdle that it
+	// is to report it booted (cpuhp_online_idle()): stop_machine.go.
+	idleDead, onlineIdle []bool
 
 	// Offlines, Onlines and Failed count the hotplug operations done and
 	// refused.
@@ -54,7 +58,8 @@ type hotplug struct {
 func (s *Sched) hp() *hotplug {
 	if s.hotplug == nil {
 		n := len(s.M.CPUs)
-		s.hotplug = &hotplug{lock: RWSem{Name: "cpu_hotplug_lock"}, inactive: make([]bool, n), offline: make([]bool, n), dying: make([]bool, n)}
+		s.hotplug = &hotplug{lock: RWSem{Name: "cpu_hotplug_lock"}, inactive: make([]bool, n), offline: make([]bool, n), dying: make([]bool, n),
+			idleDead: make([]bool, n), onlineIdle: make([]bool, n)}
 		s.hotplug.lock.SetKey(nil, "cpu_hotplug_lock")
 	}
 	return s.hotplug
@@ -99,8 +104,11 @@ func (s *Sched) CPUsReadUnlock(t *Task) { s.UpRead(t, &s.hp().lock) }
 // turns on balance_push (each task switched to there is handed to
 // migration/N, which moves it: balance_push.go), perf_event_exit_cpu()
 // removes its events, sched_cpu_wait_empty() waits for the last task to
-// leave; then take_cpu_down() marks it offline (its tick stops with it),
-// and the BP states are torn down in t. A CPU already offline is no error
+// leave. Then (takedown_cpu()) cpuhp/N parks, stop_machine() runs
+// take_cpu_down() on the CPU (offline, its tick stopped, its timers moved)
+// while every online CPU spins in its stopper with irqs off
+// (stop_machine.go), its idle task reports it dead, and the BP states are
+// torn down in t. A CPU already offline is no error
 // (device_offline() returns 1, which online_store() turns into success);
 // the last online CPU is -EBUSY; cpu0, the boot CPU, has no online file on
 // x86 (-ENOENT).
@@ -129,14 +137,13 @@ func (s *Sched) CPUDown(t *Task, n int) error {
 	h.dying[n] = true // cpuhp_set_state(): set_cpu_dying(cpu, true)
 	// st->state > CPUHP_TEARDOWN_CPU: the AP states, in cpuhp/N
 	s.cpuhpKickAPWork(t, n, false)
-	// CPUHP_TEARDOWN_CPU: take_cpu_down() on the dying CPU: set_cpu_online(false),
-	// then sched_cpu_dying() finds its run queue empty.
-	h.offline[n] = true
-	s.tick[n].Cancel()
-	s.M.CPUs[n].SetOnline(false, t.CPU())
-	if len(s.rq[n]) > 0 || len(s.wakeList[n]) > 0 {
-		sim.Crash("sched_cpu_dying: cpu%d dies with %d tasks queued", n, len(s.rq[n])+len(s.wakeList[n]))
-	}
+	// CPUHP_TEARDOWN_CPU: takedown_cpu(): cpuhp/N parked, take_cpu_down()
+	// in stop_machine, then the wait for the dead CPU's idle task.
+	st := s.cpuhpState(n)
+	s.kthreadPark(t, st)
+	s.stopMachineCPUsLocked(t, n, func(c *cpu.CPU) { s.takeCPUDown(c, n) })
+	s.waitForAPThread(t, st)
+	// the BP states' teardowns: cpuhp_down_callbacks()
 	for i := len(h.states) - 1; i >= 0; i-- {
 		if st := h.states[i]; !st.AP && st.Teardown != nil {
 			st.Teardown(t, n)
@@ -209,9 +216,18 @@ func (s *Sched) CPUUp(t *Task, n int) error {
 			st.Startup(t, n)
 		}
 	}
-	h.offline[n] = false // bringup_cpu(): the AP runs again
+	// bringup_cpu(): __cpu_up() boots the AP, which marks itself online
+	// (the model does it from here, and runs no STARTING state) and enters
+	// its idle task, which unparks its stopper and completes the wait
+	// (cpuhp_online_idle()); then cpuhp/N is unparked and kicked.
+	st := s.cpuhpState(n)
+	h.offline[n] = false // start_secondary(): set_cpu_online(cpu, true)
 	s.M.CPUs[n].SetOnline(true, nil)
 	t.Step("bringup_cpu")
+	h.onlineIdle[n] = true
+	s.resched(n)
+	s.waitForAPThread(t, st) // bringup_wait_for_ap_online()
+	s.kthreadUnpark(st.t)
 	// bringup_cpu() -> cpuhp_kick_ap(): the AP states, in cpuhp/N
 	s.cpuhpKickAPWork(t, n, true)
 	h.Onlines++

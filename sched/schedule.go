@@ -283,6 +283,9 @@ func (s *Sched) idleLoop(th *cpu.Thread) {
 	for {
 		c := th.CPU()
 		s.accessIdle(c)
+		if h := s.hotplug; h != nil && h.onlineIdle[c.ID] {
+			s.cpuhpOnlineIdle(c) // cpu_startup_entry() of a CPU coming up
+		}
 		if s.needResched[c.ID] || len(s.rq[c.ID]) > 0 {
 			s.scheduleFrom(th, true)
 			balanced = false
@@ -297,6 +300,9 @@ func (s *Sched) idleLoop(th *cpu.Thread) {
 			continue
 		}
 		balanced = false
+		if h := s.hotplug; h != nil && h.idleDead[c.ID] {
+			s.cpuhpReportIdleDead(c) // do_idle(): cpu_is_offline(cpu)
+		}
 		th.Idle()
 	}
 }

@@ -26,6 +26,11 @@ type cpuStopper struct {
 	t        *Task            // migration/N
 	works    []func(*cpu.CPU) // stopper->works, run in order
 	runnable bool             // woken and not yet picked: the stop class's queue
+	// shouldPark is set by take_cpu_down() on its own CPU
+	// (stop_machine_park()): the thread parks once its works are done,
+	// and queues no work (stopper->enabled false) until the CPU comes
+	// back (stop_machine_unpark()).
+	shouldPark bool
 }
 
 // stopperKey is CPU N's struct cpu_stopper and its thread's run state
@@ -93,14 +98,24 @@ const stopPrio = -1 // Prio() maps it to 0: fam.prio 0 means the default
 func (s *Sched) cpuStopQueueWork(c *cpu.CPU, i int, fn func(*cpu.CPU)) {
 	s.accessStopperQueue(c, i)
 	st := &s.stoppers[i]
+	if st.shouldPark || st.t.parked {
+		return // !stopper->enabled: nothing queued (the model's callers never aim at a dead CPU)
+	}
 	st.works = append(st.works, fn)
-	t := st.t
-	if t.State != Sleeping {
+	if st.t.State != Sleeping {
 		return // running, or woken already: it finds the work
 	}
-	// try_to_wake_up() of a kthread bound to CPU i: activate_task() on the
-	// stop class, sched_wakeup, wakeup_preempt(): the stop class is above
-	// every other, resched_curr().
+	s.wakeStopper(c, i)
+}
+
+// wakeStopper is try_to_wake_up() of CPU i's stopper from c: activate_task()
+// on the stop class, sched_wakeup, wakeup_preempt(): the stop class is
+// above every other, resched_curr().
+// kernel/sched/core.c: try_to_wake_up(); kernel/sched/stop_task.c: enqueue_task_stop()
+func (s *Sched) wakeStopper(c *cpu.CPU, i int) {
+	st := &s.stoppers[i]
+	t := st.t
+	t.parked = false
 	t.State = Runnable
 	c.Release(&t.Thread) // waker -> wakee, for the data-race oracle
 	st.runnable = true
@@ -126,6 +141,13 @@ func (s *Sched) cpuStopperThread(t *Task) {
 			fn(c)
 		}
 		s.accessStopperSleep(c, t)
+		if st.shouldPark {
+			// kthread_should_park() -> kthread_parkme(): TASK_PARKED until
+			// stop_machine_unpark() (the dead CPU's stopper)
+			c.Unaudited("kthread_parkme")
+			st.shouldPark = false
+			t.parked = true
+		}
 		t.State = Sleeping // set_current_state(TASK_INTERRUPTIBLE); !thread_should_run()
 		s.scheduleFrom(&t.Thread, true)
 	}

@@ -104,6 +104,7 @@ type Task struct {
 	Kthread   bool
 	stopClass bool
 	perCPU    bool
+	parked    bool        // TASK_PARKED (kthread_parkme()): only kthread_unpark() wakes it
 	ee        eevdfEntity // its sched_entity (eevdf.go)
 	// CFS placement's view of the task (placement.go): record_wakee()'s
 	// state, p->recent_used_cpu, whether it has run, and when it last

@@ -32,9 +32,9 @@ func (s *Sched) ttwu(p *Task, wf int, audited bool) {
 	if run := s.M.Eng.Running(); run != nil {
 		c = s.M.CPUs[run.ID]
 	}
-	if p.State != Sleeping {
+	if p.State != Sleeping || p.parked {
 		s.accessWakeState(c, p, cpu.MarkedRead)
-		return // ttwu_state_match(): not sleeping (or already woken)
+		return // ttwu_state_match(): not sleeping (or already woken), or TASK_PARKED
 	}
 	s.accessWakeState(c, p, cpu.MarkedWrite)
 	p.State = Runnable   // TASK_WAKING, then TASK_RUNNING
@@ -195,6 +195,9 @@ func (s *Sched) traceSwitch(c *cpu.CPU, prev, next *Task) {
 			state = StateReportInterruptib
 			if prev.fam.uninterruptible {
 				state = StateReportUninterruptible
+			}
+			if prev.parked {
+				state = StateReportParked
 			}
 		case Dead:
 			state = prev.fam.exitState
