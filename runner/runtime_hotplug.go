@@ -14,10 +14,12 @@ import (
 //
 // The action's timer fires on cpu0, the boot CPU (which x86 cannot take
 // offline), whose handler starts a task there that makes the write: the
-// hotplug runs in that task's kernel context (cpu_device_down() ->
-// _cpu_down(), cpu_device_up() -> _cpu_up(), package sched), taking
-// cpu_hotplug_lock for write and running the registered states' callbacks
-// (perf_event_exit_cpu() / perf_event_init_cpu()).
+// hotplug runs from that task's kernel context (cpu_device_down() ->
+// _cpu_down(), cpu_device_up() -> _cpu_up(), package sched), which takes
+// cpu_hotplug_lock for write, has the CPU's cpuhp/N run the AP states'
+// callbacks there (perf_event_exit_cpu() / perf_event_init_cpu()) and,
+// going down, stop_machine run take_cpu_down(); it runs the BP states'
+// callbacks itself.
 func hotplugVerbs() map[string]Verb {
 	spec := scenarios.ActionSpec{Args: []scenarios.ArgKind{scenarios.ArgCPU}, MinArgs: 1}
 	return map[string]Verb{
