@@ -90,7 +90,7 @@ func (s *Sched) runOps(t *Task, ops []Op) bool {
 			s.doGroupExit(t)
 			return false
 		case OpWait:
-			s.syscallWith(t, "wait4", func(t *Task) { _, _ = s.wait4(t) })
+			s.WaitChild(t) // do_wait(), annotated (fork.go)
 		case OpPipe:
 			s.pipeOp(t, op.Name, op.N)
 		case OpFutex:

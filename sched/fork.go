@@ -447,9 +447,10 @@ func (s *Sched) ForkedBy(child, p *Task) {
 	p.fam.children = append(p.fam.children, child)
 }
 
-// WaitChild is wait4(-1) by t from annotated code (perf record's
-// wait(&exit_status)): t sleeps until a child of its process is a zombie
+// WaitChild is wait4(-1) by t (perf record's wait(&exit_status), a
+// program's wait step): t sleeps until a child of its process is a zombie
 // and reaps it. Its body is annotated (footprint_exit.go: accessDoWait).
+// kernel/exit.c: SYSCALL_DEFINE4(wait4) -> kernel_wait4() -> do_wait()
 func (s *Sched) WaitChild(t *Task) {
 	s.SyscallAnnotated(t, "wait4", func(t *Task) { _, _ = s.wait4(t) })
 }
