@@ -272,12 +272,16 @@ func (k finishedKey) FootprintExtent() []any { return []any{&k.ss.Finished} }
 
 // signal queues a signal for the perf process with its handler, which
 // only sets perf's own flags (sig_handler(): done = 1): annotated user
-// code (sched.CallAnnotated, footprint_record.go).
+// code (sched.CallAnnotated, footprint_record.go). perf installs its
+// handlers with glibc's signal(), whose sa_flags are SA_RESTART: a wait4()
+// the signal interrupts runs again (perf 6.1 on this machine, strace:
+// rt_sigaction(SIGINT, {sa_handler=..., sa_flags=SA_RESTORER|SA_RESTART}).
+// tools/perf/builtin-record.c: __cmd_record(): signal(SIGINT, sig_handler)
 func (ss *Session) signal(sig int, handler func()) {
 	if ss.Perf == nil || ss.Perf.State == sched.Dead || ss.Finished {
 		return
 	}
-	ss.S.SendSignal(ss.Perf, sched.Signal{Sig: sig, Handler: []sched.Op{sched.CallAnnotated(func(*sched.Task) { handler() })}})
+	ss.S.SendSignal(ss.Perf, sched.Signal{Sig: sig, SaFlags: sched.SA_RESTART, Handler: []sched.Op{sched.CallAnnotated(func(*sched.Task) { handler() })}})
 }
 
 // Stop is ^C (SIGINT): perf stops recording, disables the events and
@@ -295,7 +299,7 @@ func (ss *Session) Snapshot() {
 	if ss.Perf == nil || ss.Perf.State == sched.Dead || ss.Finished {
 		return
 	}
-	ss.S.SendSignal(ss.Perf, sched.Signal{Sig: sched.SIGUSR2, Handler: []sched.Op{sched.Call(func(t *sched.Task) {
+	ss.S.SendSignal(ss.Perf, sched.Signal{Sig: sched.SIGUSR2, SaFlags: sched.SA_RESTART, Handler: []sched.Op{sched.Call(func(t *sched.Task) { // signal(SIGUSR2, snapshot_sig_handler)
 		if ss.R.Snapshot != nil {
 			ss.hitAuxtraceSnapshotTrigger(t) // session_aux_snapshot.go
 		}

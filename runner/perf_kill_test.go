@@ -86,3 +86,34 @@ record -e cpu-clock --call-graph lbr -- w
 		t.Errorf("workload's end (-want +got):\n%s", diff)
 	}
 }
+
+// TestPerfWaitRestartsAfterSecondSIGINT: a second ^C while perf record
+// waits for a workload that ignores SIGTERM interrupts the wait4(), and
+// the kernel runs it again (do_wait() returns -ERESTARTSYS; perf's
+// handler has SA_RESTART, glibc's signal(): handle_signal() restarts
+// it): perf reaps the workload when it ends, then dies of SIGINT. Perf
+// 6.1 on this machine, strace -f of perf record -e cpu-clock -- sh -c
+// 'trap "" TERM; sleep 3', SIGINT twice: kill(sh, SIGTERM), wait4(-1, ...
+// = ? ERESTARTSYS, --- SIGINT ---, wait4(-1, ... = sh's pid at its end,
+// then tgkill(perf, perf, SIGINT). The model's wait4 ended at the
+// second ^C: perf finished and exited while the workload still ran,
+// which init reaped.
+func TestPerfWaitRestartsAfterSecondSIGINT(t *testing.T) {
+	got, w := endOfWorkload(t, "perfint2.sim", `scenario perfint2
+cpus 2
+task w cpu0
+  sigaction SIGTERM SIG_IGN       # trap "" TERM
+  repeat 20
+    compute 1ms
+record p: -e cpu-clock -- w
+at 2ms stop p                     # kill -INT $PERFPID: perf SIGTERMs w, which ignores it, and waits
+at 5ms stop p                     # again, in perf's wait4()
+`)
+	want := workloadEnd{Reaped: true, PerfAfter: true, Computed: true, PerfParent: true, PerfSig: sched.SIGINT}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("workload's end (-want +got):\n%s", diff)
+	}
+	if w.Exited < sim.Time(20*sim.Millisecond) {
+		t.Errorf("workload exited at %v: it ignores SIGTERM and computes 20 ms", w.Exited)
+	}
+}

@@ -132,24 +132,36 @@ func (s *Sched) syscallWith(t *Task, name string, body SyscallFunc) {
 // own model of the syscall (modelledSyscall), which may be one whose
 // accesses are annotated, one its author annotated (SyscallAnnotated), or
 // any other (footprint_entry.go: enterBody).
+// A syscall a signal interrupted runs again, from its entry, when the
+// signal's delivery on the way out says so (-ERESTARTSYS and SA_RESTART,
+// say: signal_restart.go): the same number and arguments, as the syscall
+// instruction the return to user mode lands on again (regs->ip -= 2).
 func (s *Sched) syscallEntry(t *Task, name string, body SyscallFunc, kind bodyKind) {
-	s.setUser(t, false)
-	t.accessRegs("do_syscall_64")
-	t.KernelEntries++
-	t.Syscall = name
-	t.loadSysRegs(name)
-	t.Step("syscall_enter_from_user_mode")
-	for _, h := range s.SyscallHooks {
-		h.SysEnter(t, name)
+	for restart := false; ; restart = true {
+		s.setUser(t, false)
+		t.accessRegs("do_syscall_64")
+		t.KernelEntries++
+		t.Syscall = name
+		if restart {
+			t.Sys.Ret = 0 // the number and arguments where they were
+		} else {
+			t.loadSysRegs(name)
+		}
+		t.Step("syscall_enter_from_user_mode")
+		for _, h := range s.SyscallHooks {
+			h.SysEnter(t, name)
+		}
+		s.enterBody(t, name, kind)
+		body(t)
+		for _, h := range s.SyscallHooks {
+			h.SysExit(t, name)
+		}
+		t.accessRegs("syscall_exit_to_user_mode")
+		t.Syscall = ""
+		if !s.exitToUserMode(t, true) {
+			return
+		}
 	}
-	s.enterBody(t, name, kind)
-	body(t)
-	for _, h := range s.SyscallHooks {
-		h.SysExit(t, name)
-	}
-	t.accessRegs("syscall_exit_to_user_mode")
-	t.Syscall = ""
-	s.exitToUserMode(t)
 }
 
 // Syscall runs a syscall with a model body from inside t's program (OpCall).
@@ -157,8 +169,9 @@ func (s *Sched) Syscall(t *Task, name string, body SyscallFunc) { s.syscallWith(
 
 // exitToUserMode is exit_to_user_mode_loop() and what follows it: reschedule,
 // signals, TIF_NOTIFY_RESUME work, until no work is left; then the user-return
-// hooks (unwind_reset_info()).
-func (s *Sched) exitToUserMode(t *Task) {
+// hooks (unwind_reset_info()). On the way out of a syscall (syscall) it
+// reports whether the signals' delivery made the syscall run again.
+func (s *Sched) exitToUserMode(t *Task, syscall bool) (restart bool) {
 	s.setUser(t, false)
 	for {
 		c := t.CPU()
@@ -170,14 +183,16 @@ func (s *Sched) exitToUserMode(t *Task) {
 		case t.fam.killed:
 			s.exit(t) // get_signal(): SIGKILL from exit_group() -> do_group_exit()
 		case t.SigPending || t.NotifySignal:
-			s.doSignal(t)
+			if s.doSignal(t, syscall) {
+				restart = true // regs->ip -= 2, which a later signal's delivery leaves be
+			}
 		case t.NotifyResume:
 			c.AccessMarkedOnly(t, "thread_info->flags", cpu.MarkedWrite, "resume_user_mode_work") // include/linux/resume_user_mode.h: resume_user_mode_work(): clear_thread_flag(TIF_NOTIFY_RESUME)
 			t.NotifyResume = false
 			s.taskWorkRun(t) // resume_user_mode_work()
 		default:
 			s.returnToUser(t)
-			return
+			return restart
 		}
 	}
 }

@@ -34,8 +34,9 @@ func TestWaitStepFootprint(t *testing.T) {
 		// woken by the child's exit (finish_task_switch(), resumed): off
 		// wait_chldexit, the thread flags (signal_pending()), the scan
 		// again, the zombie reaped (wait_task_zombie(), release_task()),
-		// the return value
-		"resume: rq->balance_callback r, p->migration_pending r, p->se (exec_start, wake_cpu) w, signal->wait_chldexit w, thread_info->flags r, p->children r, p->__state r, p->__state w, p->children w, task_pt_regs(current) w",
+		// the return value (the child's pid in regs->ax), the registers
+		// written back
+		"resume: rq->balance_callback r, p->migration_pending r, p->se (exec_start, wake_cpu) w, signal->wait_chldexit w, thread_info->flags r, p->children r, p->__state r, p->__state w, p->children w, task_pt_regs(current) w, task_pt_regs(current) w",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("do_wait()'s fragments (-want +got):\n%s", diff)

@@ -7,6 +7,7 @@ import (
 
 	"perfsim/cpu"
 	"perfsim/sim"
+	"perfsim/uapi"
 )
 
 // Clone flags (include/uapi/linux/sched.h), the ones the model reads.
@@ -450,9 +451,23 @@ func (s *Sched) ForkedBy(child, p *Task) {
 // WaitChild is wait4(-1) by t (perf record's wait(&exit_status), a
 // program's wait step): t sleeps until a child of its process is a zombie
 // and reaps it. Its body is annotated (footprint_exit.go: accessDoWait).
+// It returns the child's pid (-ECHILD: none); a signal that interrupts the
+// wait makes it -ERESTARTSYS, which the signal's delivery turns into
+// -EINTR or a wait4() again (SA_RESTART: perf's handlers).
 // kernel/exit.c: SYSCALL_DEFINE4(wait4) -> kernel_wait4() -> do_wait()
 func (s *Sched) WaitChild(t *Task) {
-	s.SyscallAnnotated(t, "wait4", func(t *Task) { _, _ = s.wait4(t) })
+	s.SyscallAnnotated(t, "wait4", func(t *Task) {
+		pid, err := s.wait4(t)
+		switch err {
+		case ErrInterrupted:
+			s.sysRestartsys(t)
+			return
+		case ErrNoChild:
+			pid = int(errno(uapi.ECHILD))
+		}
+		t.accessRegs("do_syscall_64") // regs->ax = the syscall's return
+		t.Sys.Ret = int64(pid)
+	})
 }
 
 // wait4 waits for any child of t's thread group to be a zombie and reaps it,

@@ -366,6 +366,6 @@ func (s *Sched) NeedResched(c *cpu.CPU) bool { return s.needResched[c.ID] }
 // IrqExitToUser implements cpu.Hooks: irqentry_exit_to_user_mode().
 func (s *Sched) IrqExitToUser(th *cpu.Thread) {
 	if t := TaskOf(th); t != nil {
-		s.exitToUserMode(t)
+		s.exitToUserMode(t, false)
 	}
 }

@@ -69,7 +69,8 @@ const (
 // SigAction is one entry of sighand->action.
 type SigAction struct {
 	Handler SigHandler
-	Body    []Op // the handler's body (SigHandled)
+	Body    []Op   // the handler's body (SigHandled)
+	Flags   uint64 // sa_flags: SA_RESTART is the one the model reads (signal_restart.go)
 }
 
 // sighandStruct is struct sighand_struct: the dispositions, shared by the
@@ -282,7 +283,7 @@ func (s *Sched) SendSignalTo(t *Task, sig Signal, typ PidType) (bool, uapi.Errno
 	if sig.Handler != nil {
 		// a sender that knows the handler (perf's own signal() calls, a
 		// test): the process installed it before
-		t.sighand().action[sig.Sig] = SigAction{Handler: SigHandled, Body: sig.Handler}
+		t.sighand().action[sig.Sig] = SigAction{Handler: SigHandled, Body: sig.Handler, Flags: sig.SaFlags}
 		s.accessInstall(t) // footprint_signal.go
 	}
 	// prepare_signal(): a dying group takes nothing; an ignored signal is dropped
@@ -629,7 +630,7 @@ func UserStruct(words ...uint64) SysArg {
 
 // sysRtSigaction is rt_sigaction(sig, act, oact, sigsetsize) with act a
 // struct kernel_sigaction: sa_handler 0 is SIG_DFL, 1 SIG_IGN, any other
-// value a handler (whose body the model takes as empty).
+// value a handler (whose body the model takes as empty); sa_flags next.
 // kernel/signal.c: SYSCALL_DEFINE4(rt_sigaction) -> do_sigaction()
 func sysRtSigaction(s *Sched, t *Task, a *[6]uint64) int64 {
 	if a[3] != 8 { // "if (sigsetsize != sizeof(sigset_t)) return -EINVAL;"
@@ -646,7 +647,11 @@ func sysRtSigaction(s *Sched, t *Task, a *[6]uint64) int64 {
 	if !ok {
 		return errno(uapi.EFAULT)
 	}
-	act := SigAction{Handler: SigHandled}
+	flags, ok := userWord(t, a[1], 8)
+	if !ok {
+		return errno(uapi.EFAULT)
+	}
+	act := SigAction{Handler: SigHandled, Flags: flags}
 	switch h {
 	case 0:
 		act.Handler = SigDfl

@@ -750,7 +750,7 @@ func (s *Sched) pageFault(t *Task, addr uint64, write bool) bool {
 		t.Segfaulted = true
 		return false
 	}
-	s.exitToUserMode(t) // irqentry_exit_to_user_mode()
+	s.exitToUserMode(t, false) // irqentry_exit_to_user_mode()
 	return true
 }
 

@@ -91,6 +91,9 @@ func (t *Task) PendingWorks() int { return len(t.works) }
 type Signal struct {
 	Sig     int
 	Handler []Op
+	// SaFlags are the sa_flags of Handler, which a sender that knows it
+	// installs (perf's own signal() calls: SA_RESTART).
+	SaFlags uint64
 	// The siginfo: si_code, and for SIGTRAP/TRAP_PERF si_addr, si_perf_data,
 	// si_perf_type and si_perf_flags (send_sig_perf()).
 	Code      int
@@ -134,10 +137,12 @@ func (s *Sched) kickTask(t *Task) {
 // get_signal() dequeues signals until one has a handler, which runs in user
 // mode; an ignored one is dropped; one whose default action terminates ends
 // the whole group (a core-dumping one, do_coredump() not modelled, too).
+// On the way out of a syscall (syscall) that a signal interrupted, it
+// reports whether the syscall runs again (signal_restart.go).
 // Its accesses are annotated (footprint_signal.go); the handler's
 // operations are runOps's, which marks those nobody annotated.
 // kernel/signal.c: get_signal(); arch/x86/kernel/signal.c: arch_do_signal_or_restart()
-func (s *Sched) doSignal(t *Task) {
+func (s *Sched) doSignal(t *Task, syscall bool) (restart bool) {
 	s.accessNotifySignal(t)
 	t.NotifySignal = false
 	s.taskWorkRunFrom(t, true) // get_signal(): back into its code below, annotated
@@ -153,10 +158,11 @@ func (s *Sched) doSignal(t *Task) {
 			t.recalcSigpending()
 			s.accessDeliver(t, false)
 			s.Delivered = append(s.Delivered, DeliveredSignal{Task: t, Signal: sig, At: s.M.Now()})
+			restart = s.restartHandled(t, syscall, act)
 			s.setUser(t, true)
 			s.runOps(t, act.Body) // handle_signal(): the handler, in user mode
 			s.setUser(t, false)
-			return
+			return restart
 		case sigHandlerIgnored(act.Handler, sig.Sig), sigKernelStop(sig.Sig):
 			continue // job control stops are not modelled
 		}
@@ -169,8 +175,9 @@ func (s *Sched) doSignal(t *Task) {
 		s.Killed = append(s.Killed, DeliveredSignal{Task: t, Signal: sig, At: s.M.Now()})
 		s.doGroupExit(t)
 		s.exit(t)
-		return
+		return false
 	}
 	s.accessGetSignal(t)
 	t.recalcSigpending()
+	return !t.fam.killed && s.restartNoHandler(t, syscall)
 }

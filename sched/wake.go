@@ -294,7 +294,10 @@ func (s *Sched) pipeOp(t *Task, name string, n int) {
 				if p.n == PipeBuffers {
 					t.Step("pipe_write:wait")
 					if !s.waitOn(t, &p.wrWait, key, "pipe_write") {
-						return // -ERESTARTSYS
+						if left == n { // "if (!ret) ret = -ERESTARTSYS": else what it wrote
+							s.sysRestartsys(t)
+						}
+						return
 					}
 					continue
 				}
@@ -316,6 +319,7 @@ func (s *Sched) pipeOp(t *Task, name string, n int) {
 		for p.n == 0 {
 			t.Step("pipe_read:wait")
 			if !s.waitOn(t, &p.rdWait, key, "pipe_read") {
+				s.sysRestartsys(t) // wait_event_interruptible_exclusive()
 				return
 			}
 		}
@@ -358,7 +362,9 @@ func (s *Sched) futexWait(t *Task, key waitObjKey, f *futexQ, changed func() boo
 			return // -EAGAIN
 		}
 		t.Step("futex_wait:queue")
-		s.waitOn(t, &f.q, key, "futex_wait")
+		if !s.waitOn(t, &f.q, key, "futex_wait") {
+			s.sysRestartsys(t) // __futex_wait()'s -ERESTARTSYS, which futex_wait() with no timeout returns as it is
+		}
 	})
 }
 

@@ -17,6 +17,7 @@ const (
 	ENXIO      Errno = 6
 	E2BIG      Errno = 7
 	EBADF      Errno = 9
+	ECHILD     Errno = 10
 	EAGAIN     Errno = 11
 	ENOMEM     Errno = 12
 	EACCES     Errno = 13
@@ -36,6 +37,17 @@ const (
 	EOPNOTSUPP Errno = 95
 )
 
+// The kernel's own codes for a syscall a signal interrupted, which user
+// space never sees (glibc's strerror() has no text for them): the signal
+// delivery on the way out turns them into -EINTR or runs the syscall
+// again (arch_do_signal_or_restart()).
+// include/linux/errno.h
+const (
+	ERESTARTSYS    Errno = 512 // restart if the handler has SA_RESTART (or there is none)
+	ERESTARTNOINTR Errno = 513 // always restart
+	ERESTARTNOHAND Errno = 514 // restart if there is no handler
+)
+
 var errnoText = map[Errno][2]string{
 	EPERM:      {"EPERM", "Operation not permitted"},
 	ENOENT:     {"ENOENT", "No such file or directory"},
@@ -45,6 +57,7 @@ var errnoText = map[Errno][2]string{
 	ENXIO:      {"ENXIO", "No such device or address"},
 	E2BIG:      {"E2BIG", "Argument list too long"},
 	EBADF:      {"EBADF", "Bad file descriptor"},
+	ECHILD:     {"ECHILD", "No child processes"},
 	EAGAIN:     {"EAGAIN", "Resource temporarily unavailable"},
 	ENOMEM:     {"ENOMEM", "Cannot allocate memory"},
 	EACCES:     {"EACCES", "Permission denied"},
