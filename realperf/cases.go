@@ -50,6 +50,8 @@ type Case struct {
 	// as the case.sim's `at TIME stop` action does; "" lets perf end with
 	// its workload. perf's exit status is then a figure (PerfStatus).
 	Stop string
+	// Why is the reason a within or range line gives for its tolerance.
+	Why map[string]string
 	// Violates lists the invariants the simulated run is known to break
 	// (`violates INVARIANT: WHY`: the upstream bug the case pairs); any
 	// other violation fails the case, whose figures are then not the model's.
@@ -78,7 +80,7 @@ const PerfStatus = "perf-status"
 func LoadCase(dir string) (*Case, error) {
 	path := filepath.Join(dir, "case.txt")
 	c := &Case{Name: filepath.Base(dir), Dir: dir, Within: map[string]float64{}, Range: map[string]float64{},
-		Explain: map[string]string{}, Violates: map[string]string{}, Build: "cc -O2 -o workload workload.c", Runs: 1, Pin: -1}
+		Explain: map[string]string{}, Why: map[string]string{}, Violates: map[string]string{}, Build: "cc -O2 -o workload workload.c", Runs: 1, Pin: -1}
 	if err := eachDirective(path, func(verb, rest, line string, bad func(want string) error) error {
 		switch verb {
 		case "perf":
@@ -114,6 +116,7 @@ func LoadCase(dir string) (*Case, error) {
 				return bad("within KEY PCT% WHY")
 			}
 			c.Within[strings.Join(f[:i], " ")] = pct
+			c.Why[strings.Join(f[:i], " ")] = strings.Join(f[i+1:], " ")
 		case "range":
 			f := strings.Fields(rest)
 			i := -1
@@ -133,6 +136,7 @@ func LoadCase(dir string) (*Case, error) {
 				return bad("range KEY xFACTOR WHY with FACTOR >= 1")
 			}
 			c.Range[strings.Join(f[:i], " ")] = fac
+			c.Why[strings.Join(f[:i], " ")] = strings.Join(f[i+1:], " ")
 		case "pin":
 			n, err := strconv.Atoi(rest)
 			if err != nil || n < 0 {
