@@ -131,12 +131,22 @@ func (ss *Session) synthesizeThreads(t *sched.Task) {
 	slices.SortStableFunc(live, func(x, y *sched.Task) int { return cmp.Or(cmp.Compare(x.PID, y.PID), cmp.Compare(x.TID, y.TID)) })
 	var b []byte
 	// The machine's kernel threads the model runs: each CPU's stopper,
-	// migration/N (sched/stopper.go), a child of kthreadd (pid 2), made at
-	// boot whether or not it has run yet. Their pids are below every task's.
+	// migration/N (sched/stopper.go), and its hotplug thread, cpuhp/N
+	// (sched/cpuhp.go), children of kthreadd (pid 2), made at boot whether
+	// or not they have run yet (the model makes cpuhp/N at the first
+	// hotplug, with its boot pid). Their pids are below every task's.
+	type kthread struct {
+		pid  int
+		comm string
+	}
+	var kthreads []kthread
 	for i := range ss.S.M.CPUs {
-		pid := sched.StopperPID(i)
-		b = append(b, synthFork(a, pid, pid, kthreaddPID)...)
-		b = append(b, synthComm(a, pid, pid, "migration/"+strconv.Itoa(i))...)
+		kthreads = append(kthreads, kthread{sched.StopperPID(i), "migration/" + strconv.Itoa(i)}, kthread{sched.CPUHPPID(i), "cpuhp/" + strconv.Itoa(i)})
+	}
+	slices.SortFunc(kthreads, func(x, y kthread) int { return cmp.Compare(x.pid, y.pid) })
+	for _, k := range kthreads {
+		b = append(b, synthFork(a, k.pid, k.pid, kthreaddPID)...)
+		b = append(b, synthComm(a, k.pid, k.pid, k.comm)...)
 	}
 	for _, x := range live {
 		comm := x.Comm

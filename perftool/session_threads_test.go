@@ -63,8 +63,12 @@ func TestSynthesizeThreadsSystemWide(t *testing.T) {
 	perf := ss.Perf
 	f := fmt.Sprintf
 	want := []string{
-		"FORK(18:18):(2:2) misc 0x2000", // each CPU's migration/N, kthreadd's child (sched.StopperPID)
+		"FORK(18:18):(2:2) misc 0x2000", // each CPU's migration/N and cpuhp/N, kthreadd's children, in pid order as this machine boots them (sched.StopperPID, CPUHPPID)
 		"COMM migration/0:18/18",
+		"FORK(19:19):(2:2) misc 0x2000",
+		"COMM cpuhp/0:19/19",
+		"FORK(20:20):(2:2) misc 0x2000",
+		"COMM cpuhp/1:20/20",
 		"FORK(21:21):(2:2) misc 0x2000",
 		"COMM migration/1:21/21",
 		f("FORK(%d:%d):(0:0) misc 0x2000", srv.PID, srv.PID),
@@ -142,8 +146,12 @@ func TestSynthesizeThreadsSystemWideData(t *testing.T) {
 	}
 	const ld = "/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2"
 	want := []string{
-		"FORK(18:18)", // each CPU's migration/N: a kernel thread has no MMAP2
+		"FORK(18:18)", // each CPU's migration/N and cpuhp/N: a kernel thread has no MMAP2
 		"COMM migration/0:18/18",
+		"FORK(19:19)",
+		"COMM cpuhp/0:19/19",
+		"FORK(20:20)",
+		"COMM cpuhp/1:20/20",
 		"FORK(21:21)",
 		"COMM migration/1:21/21",
 		f("FORK(%d:%d)", srv.PID, srv.PID),
