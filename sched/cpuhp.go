@@ -29,14 +29,11 @@ type cpuhpCPUState struct {
 	bringup   bool  // st->bringup: the direction of the states to run
 	next      int   // the next of states to run (st->state, as an index)
 	states    []apState
-	done      WaitQueue // st->done_up / st->done_down: the control task's wait
-	completed bool      // the completion's done count
-	// shouldPark is KTHREAD_SHOULD_PARK of cpuhp/N; parked and parkWait
-	// are its struct kthread's parked completion, which kthread_park()
-	// waits on.
+	done      Completion // st->done_up / st->done_down: the control task's wait
+	// shouldPark is KTHREAD_SHOULD_PARK of cpuhp/N; parked is its struct
+	// kthread's parked completion, which kthread_park() waits on.
 	shouldPark bool
-	parked     bool
-	parkWait   WaitQueue
+	parked     Completion
 }
 
 // apState is one AP state cpuhp/N runs, in the kernel's enum order.
@@ -127,12 +124,8 @@ func (s *Sched) cpuhpKickAPWork(t *Task, n int, bringup bool) {
 // consumes it.
 // kernel/cpu.c: wait_for_ap_thread()
 func (s *Sched) waitForAPThread(t *Task, st *cpuhpCPUState) {
-	since := s.M.Now()
-	for !st.completed { // wait_for_completion(done)
-		s.WaitUninterruptibleFor(t, &st.done, func() string { return "wait_for_ap_thread() of " + st.t.Comm },
-			func() *Task { return st.t }, since)
-	}
-	st.completed = false
+	s.WaitForCompletion(t, &st.done, func() string { return "wait_for_ap_thread() of " + st.t.Comm },
+		func() *Task { return st.t })
 }
 
 // kthreadPark parks cpuhp/N from t: KTHREAD_SHOULD_PARK set, the thread
@@ -143,13 +136,10 @@ func (s *Sched) waitForAPThread(t *Task, st *cpuhpCPUState) {
 // kernel/kthread.c: kthread_park()
 func (s *Sched) kthreadPark(t *Task, st *cpuhpCPUState) {
 	st.shouldPark = true
-	st.parked = false
+	st.parked.Reinit()
 	s.tryToWakeUp(st.t, 0) // wake_up_process(k)
-	since := s.M.Now()
-	for !st.parked { // wait_for_completion(&kthread->parked)
-		s.WaitUninterruptibleFor(t, &st.parkWait, func() string { return "kthread_park() of " + st.t.Comm },
-			func() *Task { return st.t }, since)
-	}
+	s.WaitForCompletion(t, &st.parked, func() string { return "kthread_park() of " + st.t.Comm },
+		func() *Task { return st.t })
 }
 
 // kthreadUnpark lets a parked kthread go: KTHREAD_SHOULD_PARK cleared and
@@ -183,8 +173,7 @@ func (s *Sched) cpuhpThread(t *Task, n int) {
 			t.Thread.CPU().Unaudited("kthread_parkme")
 			st.shouldPark = false // the model's unpark needs no flag: kthreadUnpark() wakes it from TASK_PARKED
 			t.parked = true       // set_special_state(TASK_PARKED)
-			st.parked = true      // complete(&self->parked)
-			s.WakeUpAll(&st.parkWait)
+			s.Complete(&st.parked)
 			t.State = Sleeping
 			s.schedule(&t.Thread)
 			continue
@@ -232,8 +221,7 @@ func (s *Sched) cpuhpThreadFun(t *Task, n int, st *cpuhpCPUState) {
 	s.Lockdep.ReleaseAny(t.CPU(), t, m)                               // cpuhp_lock_release()
 	s.Lockdep.ReleaseCached(t.CPU(), t, &h.lock.classes, h.lock.Name) // lockdep_release_cpus_lock()
 	if !st.shouldRun {
-		st.completed = true // complete_ap_thread()
-		s.WakeUpAll(&st.done)
+		s.Complete(&st.done) // complete_ap_thread()
 	}
 }
 

@@ -60,21 +60,18 @@ func (s *Sched) stopMachineCPUsLocked(t *Task, active int, fn func(c *cpu.CPU)) 
 	md.numThreads = len(md.cpus)
 	md.setState(multiStopPrepare)
 	nrTodo := len(md.cpus) // cpu_stop_init_done()
-	var done WaitQueue
+	var done Completion
 	for _, i := range md.cpus {
 		s.cpuStopQueueWork(t.CPU(), i, func(sc *cpu.CPU) {
 			s.multiCPUStop(sc, md)
 			nrTodo-- // cpu_stop_signal_done()
 			if nrTodo == 0 {
-				s.WakeUpAll(&done) // complete(&done->completion)
+				s.Complete(&done)
 			}
 		})
 	}
-	since := s.M.Now()
-	for nrTodo > 0 { // wait_for_completion(&done.completion)
-		s.WaitUninterruptibleFor(t, &done, func() string { return "stop_machine(take_cpu_down) on " + strconv.Itoa(nrTodo) + " stoppers" },
-			func() *Task { return s.stoppers[active].t }, since)
-	}
+	s.WaitForCompletion(t, &done, func() string { return "stop_machine(take_cpu_down) on " + strconv.Itoa(nrTodo) + " stoppers" },
+		func() *Task { return s.stoppers[active].t })
 }
 
 // multiCPUStop is multi_cpu_stop() in CPU c's stopper: it acks each new
@@ -127,7 +124,7 @@ func (s *Sched) takeCPUDown(c *cpu.CPU, n int) {
 	c.Step("take_cpu_down")
 	h := s.hp()
 	h.offline[n] = true // __cpu_disable(): set_cpu_online(cpu, false)
-	to := s.M.CPUs[s.fallbackActive()]
+	to := s.M.CPUs[s.firstCPU(s.CPUActive)]
 	s.M.CPUs[n].SetOnline(false, to) // hrtimers_cpu_dying()
 	s.tick[n].Cancel()               // sched_cpu_dying() -> sched_tick_stop()
 	if len(s.rq[n]) > 0 || len(s.wakeList[n]) > 0 {
@@ -137,10 +134,11 @@ func (s *Sched) takeCPUDown(c *cpu.CPU, n int) {
 	s.stoppers[n].shouldPark = true // stop_machine_park(): stopper->enabled = false; kthread_park(stopper->thread)
 }
 
-// fallbackActive is the first active CPU.
-func (s *Sched) fallbackActive() int {
+// firstCPU is cpumask_first() of the CPUs in (cpu_active_mask,
+// cpu_online_mask): 0 when there is none.
+func (s *Sched) firstCPU(in func(int) bool) int {
 	for i := range s.M.CPUs {
-		if s.CPUActive(i) {
+		if in(i) {
 			return i
 		}
 	}
@@ -157,17 +155,9 @@ func (s *Sched) cpuhpReportIdleDead(c *cpu.CPU) {
 	h.idleDead[c.ID] = false
 	c.Unaudited("cpuhp_report_idle_dead")
 	st := &h.cpuhp[c.ID]
-	first := 0
-	for i := range s.M.CPUs {
-		if s.CPUOnline(i) {
-			first = i
-			break
-		}
-	}
-	s.M.CPUs[first].RaiseIRQ(cpu.Interrupt{Name: "call_function_single", Fn: func(rc *cpu.CPU) {
+	s.M.CPUs[s.firstCPU(s.CPUOnline)].RaiseIRQ(cpu.Interrupt{Name: "call_function_single", Fn: func(rc *cpu.CPU) {
 		rc.Unaudited("cpuhp_complete_idle_dead")
-		st.completed = true // complete_ap_thread(st, false)
-		s.WakeUpAll(&st.done)
+		s.Complete(&st.done) // complete_ap_thread(st, false)
 	}})
 }
 
@@ -183,6 +173,5 @@ func (s *Sched) cpuhpOnlineIdle(c *cpu.CPU) {
 		s.wakeStopper(c, c.ID) // kthread_unpark(stopper->thread)
 	}
 	st := &h.cpuhp[c.ID]
-	st.completed = true // complete_ap_thread(st, true)
-	s.WakeUpAll(&st.done)
+	s.Complete(&st.done) // complete_ap_thread(st, true)
 }
