@@ -100,43 +100,26 @@ func LoadCase(dir string) (*Case, error) {
 			}
 			c.Compare = append(c.Compare, rest)
 		case "within":
-			f := strings.Fields(rest)
-			i := -1
-			for j, w := range f {
-				if strings.HasSuffix(w, "%") {
-					i = j
-					break
-				}
-			}
-			if i < 1 {
+			key, pct, why, ok := tolerance(rest, func(w string) (float64, bool) {
+				v, err := strconv.ParseFloat(strings.TrimSuffix(w, "%"), 64)
+				return v, strings.HasSuffix(w, "%") && err == nil
+			})
+			if !ok {
 				return bad("within KEY PCT% WHY")
 			}
-			pct, err := strconv.ParseFloat(strings.TrimSuffix(f[i], "%"), 64)
-			if err != nil || i == len(f)-1 {
-				return bad("within KEY PCT% WHY")
-			}
-			c.Within[strings.Join(f[:i], " ")] = pct
-			c.Why[strings.Join(f[:i], " ")] = strings.Join(f[i+1:], " ")
+			c.Within[key], c.Why[key] = pct, why
 		case "range":
-			f := strings.Fields(rest)
-			i := -1
-			for j, w := range f {
-				if strings.HasPrefix(w, "x") && j > 0 {
-					if _, err := strconv.ParseFloat(w[1:], 64); err == nil {
-						i = j
-						break
-					}
-				}
-			}
-			if i < 1 || i == len(f)-1 {
+			key, fac, why, ok := tolerance(rest, func(w string) (float64, bool) {
+				v, err := strconv.ParseFloat(strings.TrimPrefix(w, "x"), 64)
+				return v, strings.HasPrefix(w, "x") && err == nil
+			})
+			if !ok {
 				return bad("range KEY xFACTOR WHY")
 			}
-			fac, _ := strconv.ParseFloat(f[i][1:], 64)
 			if fac < 1 {
 				return bad("range KEY xFACTOR WHY with FACTOR >= 1")
 			}
-			c.Range[strings.Join(f[:i], " ")] = fac
-			c.Why[strings.Join(f[:i], " ")] = strings.Join(f[i+1:], " ")
+			c.Range[key], c.Why[key] = fac, why
 		case "pin":
 			n, err := strconv.Atoi(rest)
 			if err != nil || n < 0 {
@@ -434,6 +417,19 @@ func (c *Case) explained(k string) bool {
 		}
 	}
 	return false
+}
+
+// tolerance splits a within or range line, KEY VALUE WHY: the first word
+// after the key's first that value takes is the tolerance; the key is
+// what comes before it, the reason what comes after (not empty).
+func tolerance(rest string, value func(w string) (float64, bool)) (key string, v float64, why string, ok bool) {
+	f := strings.Fields(rest)
+	for i := 1; i < len(f)-1; i++ {
+		if v, ok := value(f[i]); ok {
+			return strings.Join(f[:i], " "), v, strings.Join(f[i+1:], " "), true
+		}
+	}
+	return "", 0, "", false
 }
 
 // eachDirective calls fn with each line of the directive file path that is
