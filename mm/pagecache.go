@@ -39,14 +39,16 @@ const maxPagecacheOrder = 9
 // lookup is filemap_get_folio(): the folio holding page pgoff, or nil.
 func (f *File) lookup(pgoff uint64) *folio { return f.folios[pgoff] }
 
-// Resident puts page pgoff of f in the page cache, read long ago, if no
-// folio holds it: a file every run finds cached (an exec'd image). It
-// reports whether the page was cached already.
-func (f *File) Resident(pgoff uint64) bool {
-	if f.lookup(pgoff) != nil {
+// Resident puts the file page behind addr, in a file mapping of m, in the
+// page cache, read long ago, if no folio holds it: a file every run finds
+// cached (an exec'd image). It reports whether the page was cached already.
+func (m *MM) Resident(addr uint64) bool {
+	v := m.Find(addr)
+	pgoff := v.pgoffOf(addr)
+	if v.File.lookup(pgoff) != nil {
 		return true
 	}
-	f.addFolio(pgoff, 0)
+	v.File.addFolio(pgoff, 0)
 	return false
 }
 

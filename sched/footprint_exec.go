@@ -240,7 +240,7 @@ func (k pageCacheKey) FootprintExtent() []any { return []any{k.f} }
 // address space: the page tables and the VMA it faults in, the image's
 // page cache it copies the page from (made resident here, a write, the
 // first time a run maps the image), and the task's min_flt.
-func (s *Sched) accessPadzero(t *Task, v *mm.VMA, resident bool) {
+func (s *Sched) accessPadzero(t *Task, image *mm.File, resident bool) {
 	if !s.M.FootprintListening() {
 		return
 	}
@@ -250,6 +250,6 @@ func (s *Sched) accessPadzero(t *Task, v *mm.VMA, resident bool) {
 	if resident {
 		op = cpu.MarkedRead
 	}
-	c.AccessMarkedOnly(pageCacheKey{v.File}, "mapping->i_pages", op, "padzero") // mm/filemap.c: filemap_fault() -> filemap_get_folio()
-	c.AccessMarkedOnly(t, "p->min_flt", cpu.PlainWrite, "padzero")              // mm/memory.c: mm_account_fault(): current->min_flt++
+	c.AccessMarkedOnly(pageCacheKey{image}, "mapping->i_pages", op, "padzero") // mm/filemap.c: filemap_fault() -> filemap_get_folio()
+	c.AccessMarkedOnly(t, "p->min_flt", cpu.PlainWrite, "padzero")             // mm/memory.c: mm_account_fault(): current->min_flt++
 }

@@ -695,11 +695,11 @@ func (s *Sched) Execve(t *Task, file string) {
 // fs/binfmt_elf.c: elf_load() -> padzero() -> clear_user()
 func (s *Sched) padzero(t *Task, image []*mm.VMA) {
 	addr := mm.PadzeroAddr(image)
-	v := t.MM.Find(addr)
 	if mapped(t, addr, true) {
 		return
 	}
-	s.accessPadzero(t, v, v.File.Resident(v.Pgoff+(addr-v.Start)/mm.PageSize))
+	cached := t.MM.Resident(addr)
+	s.accessPadzero(t, t.MM.Find(addr).File, cached)
 	s.handleFault(t, addr, true, "elf_load")
 }
 
