@@ -476,7 +476,7 @@ func (ex *Result) finish() {
 // signature names the first thing that failed in a schedule, or "". Shrinking
 // keeps a schedule only while it fails the same way.
 func signature(r *runner.Run, res *runner.Result) string {
-	if res.Oops != nil {
+	if res.Oops != nil && !r.OopsExpected() {
 		return "oops: " + res.Oops.Message
 	}
 	for _, v := range res.Violations {
@@ -494,7 +494,7 @@ func signature(r *runner.Run, res *runner.Result) string {
 
 // describeFailure is the one-line account of the failure of a schedule.
 func describeFailure(r *runner.Run, res *runner.Result, sig string) string {
-	if res.Oops != nil {
+	if res.Oops != nil && !r.OopsExpected() {
 		return fmt.Sprintf("kernel oops on cpu%d at %s: %s", res.Oops.CPU, res.Oops.T, res.Oops.Message)
 	}
 	for _, v := range res.Violations {

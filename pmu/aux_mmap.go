@@ -128,7 +128,12 @@ func (k *Kernel) perfMmapAuxLocked(t *sched.Task, e *Event, bs *bufState, pgoff 
 		}
 		t.Step("rb_alloc_aux")          // GFP_KERNEL page allocations: may sleep
 		k.accessMmapAuxAlloc(t, e, old) // footprint_mmap_aux.go: the driver's setup_aux (rb annotates rb_alloc_aux())
-		if err := buf.AllocAux(ops, pgoff, nrPages, int64(e.Attr.AuxWatermark), flags); err != nil {
+		if k.shouldFail(t, "rb_alloc_aux") {
+			err = uapi.ENOMEM // rb_alloc_aux(): kcalloc_node() of rb->aux_pages failed, before the driver's setup_aux()
+		} else {
+			err = buf.AllocAux(ops, pgoff, nrPages, int64(e.Attr.AuxWatermark), flags)
+		}
+		if err != nil {
 			k.accessMmapAuxUndo(t, buf) // footprint_mmap_aux.go
 			bs.mmapCount--
 			return uapi.Errno(err.(uapi.Errno))

@@ -278,6 +278,9 @@ func (k *Kernel) perfEventAlloc(a *Attr, cpuID int, task *sched.Task, groupLeade
 	if err := CheckAllocArgs(a, cpuID, task != nil, k.Opts.Sysctl); err != nil {
 		return nil, err
 	}
+	if k.shouldFail(k.current(), "perf_event_alloc") {
+		return nil, uapi.ENOMEM // kmem_cache_alloc_node(perf_event_cache, ...) failed: no event made
+	}
 	e := k.newEvent(a, cpuID, task, groupLeader)
 	if a.Disabled {
 		e.state = StateOff
@@ -362,6 +365,9 @@ func (k *Kernel) findGetContext(task *sched.Task, cpuID int) (*Context, error) {
 	}
 	ctx := k.taskCtx[task]
 	if ctx == nil {
+		if k.shouldFail(k.current(), "alloc_perf_context") {
+			return nil, uapi.ENOMEM // alloc_perf_context() failed: errout
+		}
 		if task.Exiting() {
 			return nil, uapi.ESRCH // "If it has already passed perf_event_exit_task(), we must see PF_EXITING"
 		}

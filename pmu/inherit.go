@@ -151,6 +151,9 @@ func (k *Kernel) inheritTaskGroup(e *Event, parent *sched.Task, parentCtx *Conte
 	}
 	childCtx := k.taskCtx[child]
 	if childCtx == nil {
+		if k.shouldFail(parent, "alloc_perf_context") {
+			return uapi.ENOMEM // "if (!child_ctx) return -ENOMEM;": the fork fails (perf_event_free_task())
+		}
 		childCtx = k.allocCtx(child) // alloc_perf_context(): child->perf_event_ctxp's reference
 		k.taskCtx[child] = childCtx
 		k.inh.forks++
@@ -237,6 +240,9 @@ func (k *Kernel) inheritEvent(pe *Event, parent *sched.Task, parentCtx *Context,
 // original's attr, CPU and PMU, a new id, the child as hw.target.
 // kernel/events/core.c: perf_event_alloc() (parent_event != NULL)
 func (k *Kernel) perfEventAllocInherited(pe *Event, child *sched.Task, groupLeader *Event) (*Event, error) {
+	if k.shouldFail(k.current(), "perf_event_alloc") { // the parent's fork
+		return nil, uapi.ENOMEM // inherit_event(): "if (IS_ERR(child_event)) return child_event;"
+	}
 	e := k.newEvent(&pe.Attr, pe.cpu, child, groupLeader)
 	e.parent = pe
 	e.life.refcount = 1 // atomic_long_set(&event->refcount, 1): dropped when the child exits

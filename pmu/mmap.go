@@ -97,7 +97,16 @@ func (k *Kernel) perfMmap(t *sched.Task, fd int, pgoff, length uint64, prot Prot
 	default:
 		m, err = k.perfMmapRB(t, e, int(nrPages), prot)
 	}
+	// map_range(), and perf_mmap_close() when it fails, run under
+	// event->mmap_mutex today (knob map-range-fail, map_range.go).
+	under := err == nil && k.mapRangeUnderMutex()
+	if under {
+		err = k.mapRange(t, e, m, pgoff)
+	}
 	k.unlockMutex(t, &e.mmapMutex, e, "event->mmap_mutex", n)
+	if err == nil && !under {
+		err = k.mapRange(t, e, m, pgoff)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -164,6 +173,9 @@ func (k *Kernel) perfMmapRB(t *sched.Task, e *Event, nrPages int, prot Prot) (*M
 	var wm int64
 	if e.Attr.Watermark {
 		wm = int64(e.Attr.WakeupEvents) // wakeup_watermark
+	}
+	if k.shouldFail(t, "rb_alloc") {
+		return nil, uapi.ENOMEM // rb_alloc() returned NULL: "if (!rb) return -ENOMEM;"
 	}
 	buf, err := rb.NewBuffer(nrPages, wm, flags)
 	if err != nil {

@@ -127,6 +127,20 @@ func (r *Run) judgedInvariants() map[string]bool {
 	return out
 }
 
+// OopsExpected reports whether an applicable outcome states that the run
+// ends in a kernel oops ("always kernel.oops", no "at"): a scenario that
+// shows an upstream bug whose symptom is an oops on this kernel. Its oops
+// then does not fail the run by itself (the outcome judges it: a run that
+// does not oops fails), nor is it a violation for explore.
+func (r *Run) OopsExpected() bool {
+	for _, o := range r.File.Outcomes {
+		if n, ok := o.Cond.(*scenarios.Name); ok && n.Name == "kernel.oops" && o.Quant == scenarios.Always && o.At == nil && r.applies(o) {
+			return true
+		}
+	}
+	return false
+}
+
 // installInvariants attaches the trace observer and the model hooks.
 func (r *Run) installInvariants(perf PerfBackend) {
 	r.invariants = allInvariants(perf) // read only (outcome.go)

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"fmt"
+	"perfsim/faultinject"
 	"sort"
 	"strings"
 
@@ -124,6 +125,10 @@ func Describe(perf PerfBackend, kind scenarios.Kind) []NameEntry {
 		}
 	case scenarios.Events:
 		out = append(out, describeEvents()...)
+	case scenarios.Faults:
+		for _, site := range faultinject.Sites {
+			out = append(out, NameEntry{site.Name, fmt.Sprintf("%s; %s; fails with %s", site.Help, site.Where, site.Err)})
+		}
 	case scenarios.PMUs:
 		for name, attrs := range perf.PMUs() {
 			var as []string

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"perfsim/faultinject"
 	"time"
 
 	"perfsim/cpu"
@@ -64,6 +65,9 @@ type Run struct {
 	// Tasks maps the file's task names to their tasks.
 	Tasks map[string]*sched.Task
 	Perf  PerfRun
+	// Faults are the file's fail lines, bound to their tasks (and to the
+	// sessions' perf once the backend starts them): runtime_faults.go.
+	Faults *faultinject.Plan
 	// Counters that built-in verbs keep (nmi-work.queued, ...).
 	Counters map[string]int64
 
@@ -151,6 +155,7 @@ func Build(f *scenarios.File, opts Options) (r *Run, err error) {
 	for _, t := range f.Tasks {
 		r.Tasks[t.Name] = r.S.Spawn(t.Name, taskMask(t), taskOps(f, t.Body, r.M.Eng.Tick, perfOps)...)
 	}
+	r.buildFaults()
 	if err := r.buildCgroups(); err != nil {
 		return nil, err
 	}

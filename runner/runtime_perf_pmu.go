@@ -169,6 +169,7 @@ func (PMUPerf) Start(r *Run) (PerfRun, error) {
 		return nil, r.knobSet.pmuErr
 	}
 	o.Knobs = r.knobSet.pmuKnobs // Extra is shared, read only
+	o.Faults = r.Faults
 	p := &pmuRun{r: r, k: pmu.NewKernel(r.S, o), byName: map[string]*perftool.Session{}}
 	r.shareProcess(p.k)
 	p.k.TraceBuffers(rbTraceLimit)
@@ -237,6 +238,7 @@ func (PMUPerf) Start(r *Run) (PerfRun, error) {
 		p.sessions = append(p.sessions, ss)
 		p.records = append(p.records, rec)
 		if rec.Name != nil {
+			r.Faults.Bind(rec.Name.Name, ss.Perf) // fail SITE in SESSION: its perf's calls
 			p.byName[rec.Name.Name] = ss
 			p.names = append(p.names, rec.Name.Name)
 		} else {

@@ -33,6 +33,7 @@ type File struct {
 	Records  []*Record
 	Actions  []*Action
 	Forces   []*Force
+	Fails    []*Fail // fail SITE in NAME (parse_fail.go)
 	Outcomes []*Outcome
 
 	lines []string // the physical source lines, for error snippets

@@ -29,6 +29,9 @@ func Check(f *File, reg Registry) []error {
 	for _, fc := range f.Forces {
 		c.force(fc)
 	}
+	for _, fl := range f.Fails {
+		c.fail(fl)
+	}
 	for _, o := range f.Outcomes {
 		c.outcome(o)
 	}

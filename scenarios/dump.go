@@ -88,6 +88,9 @@ func Dump(f *File) string {
 		}
 		d.line(1, "%s %s at %s occurrence %d @%s", fc.Kind, who, fc.Label.Name, fc.Occurrence, fc.Pos)
 	}
+	for _, fl := range f.Fails {
+		d.line(1, "%s @%s", fl, fl.Pos)
+	}
 	for _, o := range f.Outcomes {
 		when := ""
 		for _, s := range o.When {

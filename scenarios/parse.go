@@ -117,7 +117,7 @@ func isNameWith(s, joins string) bool {
 var topKeywords = []string{
 	"scenario", "title", "cpus", "pmu", "kernel", "tool", "task", "record",
 	"at", "nmi", "ipi", "irq_work", "preempt", "migrate", "cpu-offline", "cpu-online", "always", "never", "sometimes", "when", "program",
-	"cgroup",
+	"cgroup", "fail",
 }
 
 var taskKeywords = []string{"compute", "syscall", "sleep", "repeat", "stack", "migrate", "pin", "exit",
@@ -170,6 +170,8 @@ func (p *parser) topLevel(n *node) {
 		p.force(ll, ws)
 	case "always", "never", "sometimes":
 		p.outcome(ll, ws, 0, nil)
+	case "fail":
+		p.fail(ll, ws)
 	default:
 		for _, k := range taskKeywords {
 			if k == kw {

@@ -23,6 +23,7 @@ const (
 	Statements  // the statements of a task's program (names only lists them)
 	Tracepoints // the tracepoints perf record -e may name (names only lists them)
 	Events      // the perf event names (simrun names events); nothing in a scenario is checked against them
+	Faults      // the allocation sites a fail line may name (package faultinject)
 )
 
 var kindNames = map[Kind][2]string{ // singular, plural
@@ -37,6 +38,7 @@ var kindNames = map[Kind][2]string{ // singular, plural
 	Statements:  {"task statement", "task statements"},
 	Tracepoints: {"tracepoint", "tracepoints"},
 	Events:      {"event", "events"},
+	Faults:      {"allocation site", "faults"},
 }
 
 func (k Kind) String() string { return kindNames[k][0] }
@@ -201,7 +203,7 @@ func (m *MapRegistry) Names(kind Kind) []string {
 }
 
 // NameKinds are the kinds Describe lists, in the order simrun names prints them.
-var NameKinds = []Kind{Verbs, Observables, Invariants, StepPoints, Syscalls, PMUs, Statements, Tracepoints, Events}
+var NameKinds = []Kind{Verbs, Observables, Invariants, StepPoints, Syscalls, PMUs, Statements, Tracepoints, Events, Faults}
 
 // KindNamed returns the kind whose plural name (or a short form: steps) is s.
 func KindNamed(s string) (Kind, bool) {

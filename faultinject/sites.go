@@ -1,0 +1,47 @@
+package faultinject
+
+// Site is an allocation the model can fail: the kernel function that makes
+// it, the allocation, and what the caller returns when it fails.
+type Site struct {
+	Name  string
+	Where string // the allocation in the kernel source
+	Err   string // what the failing caller returns
+	Help  string // which calls reach it
+}
+
+// Sites are the allocations a rule may name.
+var Sites = []Site{
+	{"perf_event_alloc", "kernel/events/core.c: perf_event_alloc(): kmem_cache_alloc_node(perf_event_cache, GFP_KERNEL | __GFP_ZERO)",
+		"-ENOMEM", "every event made: perf_event_open(), and each event a fork inherits (inherit_event(): the fork fails)"},
+	{"alloc_perf_context", "kernel/events/core.c: alloc_perf_context(): kzalloc(sizeof(struct perf_event_context))",
+		"-ENOMEM", "the first event of a task: find_get_context() in perf_event_open(), inherit_task_group() in a fork (the fork fails)"},
+	{"rb_alloc", "kernel/events/ring_buffer.c: rb_alloc(): the struct perf_buffer and its pages",
+		"-ENOMEM", "mmap() of an event's data pages that makes a new buffer (perf_mmap_rb())"},
+	{"rb_alloc_aux", "kernel/events/ring_buffer.c: rb_alloc_aux(): kcalloc_node() of rb->aux_pages",
+		"-ENOMEM", "the first mmap() of a buffer's AUX area (perf_mmap_aux())"},
+	{"remap_pfn_range", "kernel/events/core.c: map_range(): remap_pfn_range() -> __pte_alloc(): a page table page (GFP_PGTABLE_USER)",
+		"-ENOMEM", "every perf mmap() that got its buffer: map_range() puts its pages in the page table"},
+}
+
+var siteIndex = func() map[string]int {
+	m := map[string]int{}
+	for i, s := range Sites {
+		m[s.Name] = i
+	}
+	return m
+}()
+
+// SiteNames returns the sites' names, in Sites order.
+func SiteNames() []string {
+	out := make([]string, len(Sites))
+	for i, s := range Sites {
+		out[i] = s.Name
+	}
+	return out
+}
+
+// Known reports whether name is a site.
+func Known(name string) bool {
+	_, ok := siteIndex[name]
+	return ok
+}

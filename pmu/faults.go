@@ -1,0 +1,37 @@
+package pmu
+
+import (
+	"perfsim/sched"
+	"perfsim/sim"
+)
+
+// shouldFail is should_fail() at an allocation site the scenario may fail
+// (package faultinject: "fail SITE in TASK"): t's call of site fails when
+// a rule says so. The failure is a note on the timeline, where the error
+// path it takes can be read.
+// lib/fault-inject.c: should_fail_ex()
+func (k *Kernel) shouldFail(t *sched.Task, site string) bool {
+	if k.Opts.Faults == nil || t == nil || !k.Opts.Faults.ShouldFail(site, t) {
+		return false
+	}
+	if tr := k.M.Trace(); tr.On() {
+		id := -1
+		if c := t.CPU(); c != nil {
+			id = c.ID
+		}
+		tr.Add(sim.Record{T: k.M.Now(), CPU: id, Kind: sim.KNote, Name: "fault", Detail: site + " fails in " + t.Comm + " (-ENOMEM)"})
+	}
+	return true
+}
+
+func init() {
+	observables["faults.injected"] = func(k *Kernel) int64 {
+		if k.Opts.Faults == nil {
+			return 0
+		}
+		return int64(len(k.Opts.Faults.Injected))
+	}
+	observables["faults.unfired"] = func(k *Kernel) int64 { return int64(len(k.Opts.Faults.Unfired())) }
+	observableHlp["faults.injected"] = "allocations the scenario's fail lines made fail (fail SITE in TASK)"
+	observableHlp["faults.unfired"] = "fail lines whose call never came: the task reached the site fewer than nth times"
+}

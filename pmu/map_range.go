@@ -1,0 +1,55 @@
+package pmu
+
+import (
+	"perfsim/sched"
+	"perfsim/sim"
+	"perfsim/uapi"
+)
+
+// mapRangeFailKnob picks what perf_mmap() does when map_range() fails.
+var mapRangeFailKnob = sim.KnobSpec{
+	Name:   "map-range-fail",
+	Values: []string{"today", "unlocked", "leak"},
+	Help: "map_range() fails when remap_pfn_range() cannot allocate a page table page (-ENOMEM: fault injection, a memcg at its limit; " +
+		"a scenario's \"fail remap_pfn_range in TASK\"). today: perf_mmap() calls perf_mmap_close(vma) inside scoped_guard(mutex, &event->mmap_mutex), " +
+		"and perf_mmap_close()'s refcount_dec_and_mutex_lock(&event->mmap_count, &event->mmap_mutex) takes that mutex again when the mapping was " +
+		"the event's only one: a self-deadlock (lockdep: possible recursive locking; without lockdep the task hangs in D with mmap_lock held); " +
+		"unlocked: perf_mmap_close() after mutex_unlock(&event->mmap_mutex), as f74b9f4ba63f added it: everything undone; " +
+		"leak: before f74b9f4ba63f nothing is undone: event->mmap_count, rb->mmap_count and the locked_vm charge stay with no VMA to give them back",
+	Source: "today: kernel/events/core.c perf_mmap() (post-v6.19), docs/upstream/map-range-fail-deadlock.md; " +
+		"unlocked: f74b9f4ba63f (\"perf/core: Handle buffer mapping fail correctly in perf_mmap()\"); leak: before f74b9f4ba63f",
+	Package: "pmu",
+}
+
+func init() { KnobSpecs = append(KnobSpecs, mapRangeFailKnob) }
+
+// mapRangeUnderMutex says whether map_range() and its failure's
+// perf_mmap_close() run inside perf_mmap()'s event->mmap_mutex (today).
+func (k *Kernel) mapRangeUnderMutex() bool { return k.KnobIs(mapRangeFailKnob.Name, "today") }
+
+// mapRange is map_range(): the buffer's pages go into the page table read
+// only (perf_mmap_pfn_mkwrite() lets the user page be written). The model
+// keeps no page tables, so only the failure is modelled: remap_pfn_range()
+// cannot allocate a page table page (fault injection: site
+// remap_pfn_range), map_range() zaps what it mapped and returns -ENOMEM,
+// and perf_mmap() undoes what it did by perf_mmap_close(vma), "as the
+// callsite expects full cleanup in this case and therefore does not invoke
+// vmops::close()" (f74b9f4ba63f), or before it (knob leak) does not. m is
+// the mapping perf_mmap() made, not yet in the mm.
+// kernel/events/core.c: map_range(), perf_mmap()
+func (k *Kernel) mapRange(t *sched.Task, e *Event, m *Mapping, pgoff uint64) error {
+	if !k.shouldFail(t, "remap_pfn_range") {
+		return nil
+	}
+	if k.KnobIs(mapRangeFailKnob.Name, "leak") {
+		return uapi.ENOMEM
+	}
+	// The VMA holds its file (__mmap_new_file_vma()'s get_file(), before
+	// the mmap hook); mmap_region()'s error path drops it with the VMA,
+	// which the model's perf_mmap_close() does (fputMmap).
+	k.accessFileRef(t, e, true)
+	e.fileRefs++
+	m.Pgoff, m.task = pgoff, t
+	k.perfMmapCloseFrom(t, m, pgoff, false)
+	return uapi.ENOMEM
+}
