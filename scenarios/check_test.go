@@ -48,6 +48,13 @@ func TestCheck(t *testing.T) {
 		{"and of numbers", "always rb.lost && 1\n", []string{
 			"c.sim:1:8: && needs boolean operands, but rb.lost is an integer"}},
 		{"when tool knob", "when overwrite-read-pause=off sometimes reader.torn > 0\n", nil},
+		{"fail", "task t\nrecord r: -e x\nfail rb_alloc in t\nfail remap_pfn_range in r occurrence 2\n", nil},
+		{"fail unknown site", "task t\nfail rb_aloc in t\n", []string{
+			`c.sim:2:6: unknown allocation site "rb_aloc"; did you mean "rb_alloc"? (the sites: perf_event_alloc, alloc_perf_context, rb_alloc, rb_alloc_aux, remap_pfn_range; simrun names faults)`}},
+		{"fail unknown task", "task t\nrecord r: -e x\nfail rb_alloc in q\n", []string{
+			`c.sim:3:18: fail rb_alloc in q: no task or session "q"; task t, session r`}},
+		{"fail no tasks", "fail rb_alloc in q\n", []string{
+			`c.sim:1:18: fail rb_alloc in q: no task or session "q"; the scenario has none`}},
 		{"pmu bare attr", "pmu cs_etm sink\n", []string{
 			"c.sim:1:12: pmu cs_etm: sink needs a value: sink=VALUE, with VALUE one of: etr, etf"}},
 		{"knob int value", "kernel perf-event-max-stack=127\nkernel rb-write-direction=up\n", []string{

@@ -55,7 +55,7 @@ func (p *parser) fail(ll *logicalLine, ws []token) {
 func (c *checker) fail(fl *Fail) {
 	if !faultinject.Known(fl.Site.Name) {
 		names := faultinject.SiteNames()
-		c.errorf(fl.Site.Pos, "unknown allocation site %s%s; the sites: %s (simrun names faults)", quote(fl.Site.Name), didYouMean(fl.Site.Name, names), strings.Join(names, ", "))
+		c.errorf(fl.Site.Pos, "unknown allocation site %s%s (the sites: %s; simrun names faults)", quote(fl.Site.Name), didYouMean(fl.Site.Name, names), strings.Join(names, ", "))
 	}
 	_, task := c.tasks[fl.Who.Name]
 	_, session := c.sessions[fl.Who.Name]

@@ -1,0 +1,93 @@
+package runner
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestFailSites: each allocation site a fail line names fails where the
+// kernel's allocation would, with -ENOMEM, and its error path gives back
+// everything taken before it: no event, context, buffer or locked_vm left.
+// The last columns show what the same program does with no fail line.
+func TestFailSites(t *testing.T) {
+	const open = "  open ev -e task-clock\n"
+	const mmap = "  open ev -e task-clock\n  mmap ev 8\n  munmap ev\n  close ev\n"
+	for _, tc := range []struct {
+		name, prog, fail string
+		want             map[string]int64
+	}{
+		{"perf_event_alloc: the open fails, no event made", open + "  close ev\n", "fail perf_event_alloc in app",
+			map[string]int64{"tasks": 1, "errno.ENOMEM": 1, "fd.opened": 0, "events.opened": 0, "ctx.freed": 0, "faults.injected": 1}},
+		{"alloc_perf_context: the task's first open fails; the event made is freed", open + "  close ev\n", "fail alloc_perf_context in app",
+			map[string]int64{"tasks": 1, "errno.ENOMEM": 1, "fd.opened": 0, "events.opened": 0, "ctx.freed": 0, "faults.injected": 1}},
+		{"alloc_perf_context: a second open finds the context of the first", open + "  open ev2 -e task-clock\n  close ev\n  close ev2\n", "fail alloc_perf_context in app occurrence 2",
+			map[string]int64{"tasks": 1, "errno.ENOMEM": 0, "fd.opened": 2, "events.opened": 2, "ctx.freed": 1, "faults.unfired": 1}}, // freed at exit
+		{"rb_alloc: the mmap fails before anything is charged", mmap, "fail rb_alloc in app",
+			map[string]int64{"tasks": 1, "errno.ENOMEM": 1, "fd.mmaps": 0, "mmap.locked-vm": 0, "rb.count": 0, "faults.injected": 1}},
+		{"remap_pfn_range, f74b9f4ba63f: perf_mmap_close() undoes the mmap", mmap, "fail remap_pfn_range in app\nkernel map-range-fail=unlocked",
+			map[string]int64{"tasks": 1, "errno.ENOMEM": 1, "fd.mmaps": 0, "mmap.locked-vm": 0, "rb.count": 0, "kernel.oops": 0, "faults.injected": 1}},
+		{"remap_pfn_range, before f74b9f4ba63f: the charge stays", mmap, "fail remap_pfn_range in app\nkernel map-range-fail=leak",
+			map[string]int64{"tasks": 1, "errno.ENOMEM": 1, "fd.mmaps": 0, "mmap.locked-vm": 9, "rb.count": 0, "kernel.oops": 0, "faults.injected": 1}},
+		{"perf_event_alloc in a fork: inherit_event() fails, the fork with it", "  open ev -e task-clock inherit\n  fork c\n    compute 5us\n  wait\n  close ev\n",
+			"fail perf_event_alloc in app occurrence 2",
+			map[string]int64{"tasks": 1, "fork.perf-free-task": 1, "inherit.contexts": 1, "inherit.children": 0, "events.opened": 1, "faults.injected": 1}},
+		{"alloc_perf_context in a fork: inherit_task_group() fails, the fork with it", "  open ev -e task-clock inherit\n  fork c\n    compute 5us\n  wait\n  close ev\n",
+			"fail alloc_perf_context in app occurrence 2", // no child context: perf_event_free_task() finds nothing to free
+			map[string]int64{"tasks": 1, "fork.perf-free-task": 0, "inherit.contexts": 0, "inherit.children": 0, "events.opened": 1, "faults.injected": 1}},
+		{"no fail line: the fork inherits", "  open ev -e task-clock inherit\n  fork c\n    compute 5us\n  wait\n  close ev\n", "",
+			map[string]int64{"tasks": 2, "fork.perf-free-task": 0, "inherit.contexts": 1, "inherit.children": 1, "events.opened": 1, "faults.injected": 0}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var names []string
+			for n := range tc.want {
+				if n != "tasks" {
+					names = append(names, n)
+				}
+			}
+			got, r := runSrc(t, "cpus 1\ntask app\n"+tc.prog+tc.fail+"\n", names...)
+			got["tasks"] = int64(len(r.S.Tasks)) // a failed fork made no task
+			if d := cmp.Diff(tc.want, got); d != "" {
+				t.Errorf("observables (-want +got):\n%s", d)
+			}
+			if res := r.Result(); res.Failed {
+				t.Errorf("the run failed: oops %v, violations %v", res.Oops, res.Violations)
+			}
+		})
+	}
+}
+
+// TestMapRangeFailDeadlock: today perf_mmap() runs perf_mmap_close() under
+// event->mmap_mutex, which the close takes again for the event's only
+// mapping: the oops names the recursion. A second mapping of the same event
+// (event->mmap_count 2) does not take the mutex and is undone cleanly.
+func TestMapRangeFailDeadlock(t *testing.T) {
+	const prog = "cpus 1\ntask app\n  open ev -e task-clock\n  mmap ev 8\n  munmap ev\n  close ev\n"
+	_, r := runSrc(t, prog+"fail remap_pfn_range in app\n")
+	res := r.Result()
+	if res.Oops == nil || !strings.Contains(res.Oops.Message, "possible recursive locking detected") || !strings.Contains(res.Oops.Message, "event->mmap_mutex") {
+		t.Fatalf("oops %+v; want possible recursive locking detected on event->mmap_mutex", res.Oops)
+	}
+	if !res.Failed {
+		t.Error("the oops did not fail a run no outcome expects it in")
+	}
+	// The oops stated as the expected result does not fail the run.
+	_, r = runSrc(t, prog+"fail remap_pfn_range in app\nalways kernel.oops\n")
+	if res := r.Result(); res.Oops == nil || res.Failed {
+		t.Errorf("always kernel.oops: oops %v, failed %v; want the oops and a run that did not fail", res.Oops, res.Failed)
+	}
+	// The second mmap of the event fails; its close drops event->mmap_count
+	// from 2 without the mutex. locked_vm keeps the 9 pages the second
+	// mapping charged: perf_mmap_rb() charges every extra mapping of a
+	// buffer and only the last perf_mmap_close() uncharges, once (the
+	// model's lead in perf_mmap_rb(), with or without a failure).
+	got, r := runSrc(t, "cpus 1\ntask app\n  open ev -e task-clock\n  mmap ev 8\n  mmap ev 8\n  munmap ev\n  close ev\nfail remap_pfn_range in app occurrence 2\n",
+		"errno.ENOMEM", "fd.mmaps", "mmap.locked-vm", "rb.count", "kernel.oops")
+	if d := cmp.Diff(map[string]int64{"errno.ENOMEM": 1, "fd.mmaps": 1, "mmap.locked-vm": 9, "rb.count": 0, "kernel.oops": 0}, got); d != "" {
+		t.Errorf("a second mapping's failure (-want +got):\n%s", d)
+	}
+	if res := r.Result(); res.Failed {
+		t.Errorf("the run failed: %v %v", res.Oops, res.Violations)
+	}
+}
