@@ -185,6 +185,21 @@
 //
 // LABEL looks like perf_event_aux_pause:guard-set.
 //
+// # Failed allocations
+//
+// The kernel's fault injection (failslab, fail_page_alloc, fail-nth), on the
+// allocations the model makes:
+//
+//	fail SITE in NAME [occurrence N]   the N-th call of SITE by task NAME (or
+//	                                   session NAME's perf) fails with -ENOMEM
+//
+// SITE is an allocation of the kernel (rb_alloc, remap_pfn_range, ...;
+// simrun names faults lists them with the calls that reach them) and the
+// kernel takes its error path: the syscall fails, a fork that inherits
+// events fails. The kernel's fail-nth counts every allocation; a fail line
+// counts only its site's calls by its task. faults.injected counts the
+// failures made, faults.unfired the lines whose call never came.
+//
 // # Outcomes
 //
 //	always EXPR [at end | at TIME]     holds in every explored schedule
@@ -198,6 +213,10 @@
 //	when aux-pause-guard=off sometimes aux.pause_resume.overlaps > 0
 //	when aux-pause-guard=on
 //	  always pmu-pause-resume-exclusive
+//
+// "always kernel.oops" states an oops as the run's expected end (an upstream
+// bug whose symptom is an oops on that kernel): the oops then fails neither
+// the run nor an exploration by itself; a run that does not oops fails it.
 //
 // A when condition names a kernel or tool knob. The runtime runs the scenario
 // once per knob value the outcomes mention; the kernel and tool lines give the
