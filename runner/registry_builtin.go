@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"perfsim/faultinject"
 	"slices"
 	"sort"
 	"strings"
@@ -137,6 +138,8 @@ func (r *SimRegistry) Has(kind scenarios.Kind, name string) bool {
 			slices.Contains(r.perf.StepPoints(), name)
 	case scenarios.Syscalls:
 		return slices.Contains(knownSyscalls, name) || slices.Contains(r.perf.Syscalls(), name)
+	case scenarios.Faults:
+		return faultinject.Known(name)
 	}
 	return false
 }
@@ -181,6 +184,8 @@ func (r *SimRegistry) Names(kind scenarios.Kind) []string {
 		out = append(append(out, schedStepPoints...), r.perf.StepPoints()...)
 	case scenarios.Syscalls:
 		out = append(append(out, knownSyscalls...), r.perf.Syscalls()...)
+	case scenarios.Faults:
+		out = append(out, faultinject.SiteNames()...)
 	}
 	sort.Strings(out)
 	return slices.Compact(out)

@@ -3,8 +3,6 @@ package scenarios
 import (
 	"fmt"
 	"strings"
-
-	"perfsim/faultinject"
 )
 
 // Fail is "fail SITE in NAME [occurrence N]": the N-th time the task NAME
@@ -53,8 +51,8 @@ func (p *parser) fail(ll *logicalLine, ws []token) {
 
 // fail checks a fail line: a site the model has, a task or a session.
 func (c *checker) fail(fl *Fail) {
-	if !faultinject.Known(fl.Site.Name) {
-		names := faultinject.SiteNames()
+	if c.reg != nil && !c.reg.Has(Faults, fl.Site.Name) {
+		names := c.reg.Names(Faults)
 		c.errorf(fl.Site.Pos, "unknown allocation site %s%s (the sites: %s; simrun names faults)", quote(fl.Site.Name), didYouMean(fl.Site.Name, names), strings.Join(names, ", "))
 	}
 	_, task := c.tasks[fl.Who.Name]

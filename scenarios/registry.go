@@ -125,6 +125,7 @@ type MapRegistry struct {
 	Invariants  []string
 	StepPoints  []string
 	Syscalls    []string
+	Faults      []string
 }
 
 func (m *MapRegistry) Knob(kind Kind, name string) ([]string, bool) {
@@ -174,6 +175,8 @@ func (m *MapRegistry) Has(kind Kind, name string) bool {
 		list = m.StepPoints
 	case Syscalls:
 		list = m.Syscalls
+	case Faults:
+		list = m.Faults
 	}
 	return slices.Contains(list, name)
 }
@@ -197,6 +200,8 @@ func (m *MapRegistry) Names(kind Kind) []string {
 		out = slices.Clone(m.StepPoints)
 	case Syscalls:
 		out = slices.Clone(m.Syscalls)
+	case Faults:
+		out = slices.Clone(m.Faults)
 	}
 	sort.Strings(out)
 	return out

@@ -9,7 +9,7 @@ import (
 // layers ranks the packages as the README's layout draws them: a package may
 // import only packages of a lower rank, so the arrows point one way.
 var layers = map[string]int{
-	"perfsim/uapi": 0, "perfsim/sim": 0, "perfsim/cost": 1, "perfsim/scenarios": 0,
+	"perfsim/uapi": 0, "perfsim/sim": 0, "perfsim/cost": 1, "perfsim/scenarios": 0, "perfsim/faultinject": 0,
 	"perfsim/simrapid": 1, "perfsim/cpu": 1, "perfsim/rb": 1,
 	"perfsim/mm": 1, "perfsim/sched": 2, "perfsim/unwind": 3, "perfsim/pmu": 4,
 	"perfsim/pmu/pt": 5, "perfsim/pmu/coresight": 5,
