@@ -49,3 +49,46 @@ func TestOopsExpectedIsNoViolation(t *testing.T) {
 		t.Fatalf("never kernel.oops: found %+v; want the oops at schedule 1", ex.Found)
 	}
 }
+
+// TestFaultSearchFindsMapRangeDeadlock: with "fail any in pr occurrence
+// any" every allocation perf record's setup makes is a decision, and the
+// bounded search at budget 1 fails each in turn (syzkaller's fail-nth loop):
+// on today's kernel it finds the map_range() self-deadlock and shrinks it to
+// that one failure; with f74b9f4ba63f's order every error path gives back
+// what it took, and the search says it ran every schedule of one failure.
+func TestFaultSearchFindsMapRangeDeadlock(t *testing.T) {
+	const src = `scenario perf-alloc-search
+cpus 2
+task app cpu1
+  repeat 20
+    syscall getpid
+    sleep 10us
+record pr: -e syscalls:sys_enter_getpid --no-bpf-event -- app
+fail any in pr occurrence any
+always perf.error == 0 || faults.injected == 1
+always mmap.locked-vm == 0
+always rb.count == 0
+`
+	f, err := runner.Load(&scenarios.Source{Name: "perf-alloc-search.sim", Src: []byte(src)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ex, err := Explore(f, Options{Strategy: "bounded", Budget: 1, Runs: 1000, Jobs: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ex.Found == nil || !strings.HasSuffix(ex.Found.Violation, "possible recursive locking detected: perf/102 already holds event->mmap_mutex") {
+		t.Fatalf("found %+v; want the map_range() self-deadlock", ex.Found)
+	}
+	if got := strings.Join(ex.Found.Lines, "\n"); !strings.Contains(got, "should_fail:remap_pfn_range: option 1 of 2") {
+		t.Errorf("the shrunk schedule's disturbing choices:\n%s\nwant the one failure of remap_pfn_range", got)
+	}
+	ex, err = Explore(f, Options{Strategy: "bounded", Budget: 1, Runs: 1000, Jobs: 1, Knobs: map[string]string{"map-range-fail": "unlocked"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ex.Found != nil || ex.CompleteUpTo != 1 || ex.Schedules != 18 {
+		t.Errorf("unlocked: found %v, complete up to %d, %d schedules; want no violation in the 18 schedules of at most one disturbing decision (each allocation of perf's failed in turn, or a tie or interrupt decided otherwise)",
+			ex.Found, ex.CompleteUpTo, ex.Schedules)
+	}
+}

@@ -16,11 +16,16 @@ package faultinject
 
 import "fmt"
 
-// Rule makes the Nth call of Site by the task bound to Who fail.
+// Rule makes the Nth call of Site by the task bound to Who fail; with Any,
+// the search decides which call fails (each call is a decision: fail or
+// not), or none. A rule fails one call at most. Site "any" is every site:
+// then Nth counts every allocation the model makes for the task, the
+// kernel's fail-nth over the model's sites.
 type Rule struct {
-	Site string // a name in Sites
+	Site string // a name in Sites, or AnySite
 	Who  string // the task's (or the session's perf's) name in the scenario
 	Nth  int    // 1: the first call fails
+	Any  bool   // the search picks the call: Plan.Choose at each
 	Line int    // the scenario line, for notes
 
 	task  any // the task bound to Who (Plan.Bind)
@@ -28,9 +33,16 @@ type Rule struct {
 	fired bool
 }
 
+// AnySite in a rule matches every site.
+const AnySite = "any"
+
 // Plan is a run's rules and what they did.
 type Plan struct {
 	rules []*Rule
+	// Choose asks the run's scheduler a decision of n options (the
+	// engine's Choose): a rule with Any asks it at each call, "fail this
+	// one?" (option 1 fails). Nil: such rules fail nothing.
+	Choose func(n int, what string) int
 	// Injected lists the failures made, in order: "SITE in WHO (call N)".
 	Injected []string
 }
@@ -66,11 +78,11 @@ func (p *Plan) ShouldFail(site string, task any) bool {
 	}
 	fail := false
 	for _, r := range p.rules {
-		if r.Site != site || r.task != task || r.fired {
+		if r.Site != site && r.Site != AnySite || r.task != task || r.fired {
 			continue
 		}
 		r.calls++
-		if r.calls == r.Nth {
+		if r.Any && p.Choose != nil && p.Choose(2, "should_fail:"+site) == 1 || !r.Any && r.calls == r.Nth {
 			r.fired = true
 			fail = true
 			p.Injected = append(p.Injected, fmt.Sprintf("%s in %s (call %d)", site, r.Who, r.calls))
@@ -80,7 +92,8 @@ func (p *Plan) ShouldFail(site string, task any) bool {
 }
 
 // Unfired returns the rules whose call never came: the task reached the
-// site fewer than Nth times (or was never bound).
+// site fewer than Nth times (or was never bound), or with Any the search
+// failed none of its calls.
 func (p *Plan) Unfired() []*Rule {
 	if p == nil {
 		return nil

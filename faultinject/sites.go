@@ -40,8 +40,9 @@ func SiteNames() []string {
 	return out
 }
 
-// Known reports whether name is a site.
+// Known reports whether name is a site a rule may name: one of Sites, or
+// AnySite.
 func Known(name string) bool {
 	_, ok := siteIndex[name]
-	return ok
+	return ok || name == AnySite
 }

@@ -36,6 +36,10 @@ func TestFailSites(t *testing.T) {
 		{"alloc_perf_context in a fork: inherit_task_group() fails, the fork with it", "  open ev -e task-clock inherit\n  fork c\n    compute 5us\n  wait\n  close ev\n",
 			"fail alloc_perf_context in app occurrence 2", // no child context: perf_event_free_task() finds nothing to free
 			map[string]int64{"tasks": 1, "fork.perf-free-task": 0, "inherit.contexts": 0, "inherit.children": 0, "events.opened": 1, "faults.injected": 1}},
+		{"any site, occurrence 2: the open's second allocation (its context) fails", open + "  close ev\n", "fail any in app occurrence 2",
+			map[string]int64{"tasks": 1, "errno.ENOMEM": 1, "fd.opened": 0, "events.opened": 0, "ctx.freed": 0, "faults.injected": 1}},
+		{"occurrence any, every answer the default (no search): nothing fails", open + "  close ev\n", "fail any in app occurrence any",
+			map[string]int64{"tasks": 1, "errno.ENOMEM": 0, "fd.opened": 1, "faults.injected": 0, "faults.unfired": 1}},
 		{"no fail line: the fork inherits", "  open ev -e task-clock inherit\n  fork c\n    compute 5us\n  wait\n  close ev\n", "",
 			map[string]int64{"tasks": 2, "fork.perf-free-task": 0, "inherit.contexts": 1, "inherit.children": 1, "events.opened": 1, "faults.injected": 0}},
 	} {

@@ -129,6 +129,7 @@ func Describe(perf PerfBackend, kind scenarios.Kind) []NameEntry {
 		for _, site := range faultinject.Sites {
 			out = append(out, NameEntry{site.Name, fmt.Sprintf("%s; %s; fails with %s", site.Help, site.Where, site.Err)})
 		}
+		out = append(out, NameEntry{faultinject.AnySite, "every site: fail any in TASK occurrence N fails the task's N-th allocation of any site (fail-nth over the model's sites)"})
 	case scenarios.PMUs:
 		for name, attrs := range perf.PMUs() {
 			var as []string

@@ -185,7 +185,7 @@ func (r *SimRegistry) Names(kind scenarios.Kind) []string {
 	case scenarios.Syscalls:
 		out = append(append(out, knownSyscalls...), r.perf.Syscalls()...)
 	case scenarios.Faults:
-		out = append(out, faultinject.SiteNames()...)
+		out = append(append(out, faultinject.SiteNames()...), faultinject.AnySite)
 	}
 	sort.Strings(out)
 	return slices.Compact(out)

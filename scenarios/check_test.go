@@ -50,7 +50,7 @@ func TestCheck(t *testing.T) {
 		{"when tool knob", "when overwrite-read-pause=off sometimes reader.torn > 0\n", nil},
 		{"fail", "task t\nrecord r: -e x\nfail rb_alloc in t\nfail remap_pfn_range in r occurrence 2\n", nil},
 		{"fail unknown site", "task t\nfail rb_aloc in t\n", []string{
-			`c.sim:2:6: unknown allocation site "rb_aloc"; did you mean "rb_alloc"? (the sites: alloc_perf_context, perf_event_alloc, rb_alloc, rb_alloc_aux, remap_pfn_range; simrun names faults)`}},
+			`c.sim:2:6: unknown allocation site "rb_aloc"; did you mean "rb_alloc"? (the sites: alloc_perf_context, any, perf_event_alloc, rb_alloc, rb_alloc_aux, remap_pfn_range; simrun names faults)`}},
 		{"fail unknown task", "task t\nrecord r: -e x\nfail rb_alloc in q\n", []string{
 			`c.sim:3:18: fail rb_alloc in q: no task or session "q"; task t, session r`}},
 		{"fail no tasks", "fail rb_alloc in q\n", []string{

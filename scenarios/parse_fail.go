@@ -13,6 +13,7 @@ type Fail struct {
 	Site       *Ident
 	Who        *Ident // a task or a session
 	Occurrence int    // 1: the first call
+	Any        bool   // occurrence any: the search decides which call, if any
 }
 
 // fail parses a fail line.
@@ -33,13 +34,16 @@ func (p *parser) fail(ll *logicalLine, ws []token) {
 	}
 	fl.Who = &Ident{Pos: ws[3].pos, Name: ws[3].text}
 	i := 4
-	if i < len(ws) && ws[i].text == "occurrence" {
+	if i+1 < len(ws) && ws[i].text == "occurrence" && ws[i+1].text == "any" {
+		fl.Any = true
+		i += 2
+	} else if i < len(ws) && ws[i].text == "occurrence" {
 		n, err := int64(0), error(nil)
 		if i+1 < len(ws) {
 			n, err = parseUint(ws[i+1].text)
 		}
 		if i+1 >= len(ws) || err != nil || n < 1 || n > 1<<31 {
-			p.errorf(at(ll, ws, i+1), "expected a count from 1 after occurrence, found %s", found(ws, i+1))
+			p.errorf(at(ll, ws, i+1), "expected a count from 1 or any after occurrence, found %s", found(ws, i+1))
 			return
 		}
 		fl.Occurrence = int(n)
@@ -76,7 +80,9 @@ func (c *checker) fail(fl *Fail) {
 // String is the line as written.
 func (fl *Fail) String() string {
 	s := fmt.Sprintf("fail %s in %s", fl.Site.Name, fl.Who.Name)
-	if fl.Occurrence != 1 {
+	if fl.Any {
+		s += " occurrence any"
+	} else if fl.Occurrence != 1 {
 		s += fmt.Sprintf(" occurrence %d", fl.Occurrence)
 	}
 	return s

@@ -48,7 +48,7 @@ func testRegistry() *MapRegistry {
 			"__perf_output_begin:reserved",
 		},
 		Syscalls: []string{"close", "newuname", "getppid", "read", "write", "getpid"},
-		Faults:   []string{"perf_event_alloc", "alloc_perf_context", "rb_alloc", "rb_alloc_aux", "remap_pfn_range"},
+		Faults:   []string{"perf_event_alloc", "alloc_perf_context", "rb_alloc", "rb_alloc_aux", "remap_pfn_range", "any"},
 	}
 }
 
