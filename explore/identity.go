@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"perfsim/faultinject"
 	"sort"
 	"strings"
 	"time"
@@ -110,8 +111,8 @@ var dynamicQuestions = []string{"task_work_run:"}
 
 // QuestionNames lists the questions a run of f may ask the Chooser under perf
 // (nil: runner.DefaultPerf): the step point labels (simrun names steps), the
-// engine's and scheduler's own questions, and select_task_rq:TASK for each
-// task of f. task_work_run:NAME stands for one per task work name.
+// engine's and scheduler's own questions, select_task_rq:TASK for each
+// task of f, and should_fail:SITE for its fail lines with occurrence any. task_work_run:NAME stands for one per task work name.
 func QuestionNames(f *scenarios.File, perf runner.PerfBackend) []string {
 	seen := map[string]bool{}
 	var out []string
@@ -133,6 +134,18 @@ func QuestionNames(f *scenarios.File, perf runner.PerfBackend) []string {
 	if len(f.Records) > 0 { // perf record itself, and its child before exec
 		add("select_task_rq:perf")
 		add("select_task_rq:perf-exec")
+	}
+	for _, fl := range f.Fails { // fail ... occurrence any: should_fail:SITE at each call
+		if !fl.Any {
+			continue
+		}
+		if fl.Site.Name != faultinject.AnySite {
+			add("should_fail:" + fl.Site.Name)
+			continue
+		}
+		for _, site := range faultinject.SiteNames() {
+			add("should_fail:" + site)
+		}
 	}
 	sort.Strings(out)
 	return out
