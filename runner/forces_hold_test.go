@@ -53,3 +53,29 @@ ipi cpu1 at syscall_enter_from_user_mode
 		t.Errorf("cpu1 (-want +got):\n%s", d)
 	}
 }
+
+// TestForcedActionNeverFiredEndsWithTheTasks: a forced action whose label
+// is never reached (app's munmap finds nothing mapped, so perf_mmap_close()
+// never runs) is canceled once the file's tasks are gone, even when the
+// last two exit at once: app is still in do_exit() (its mm torn down) when
+// spin's exit checks, so each sees the other alive unless one in do_exit()
+// counts as gone. It hung ("no task can ever run again") before.
+func TestForcedActionNeverFiredEndsWithTheTasks(t *testing.T) {
+	got, r := runSrc(t, `cpus 2
+task app cpu0
+  open ev -e cycles/period=20000/ pid spin sample_type=IP|TID
+  compute 20us
+  munmap ev
+  compute 100us
+  close ev
+task spin cpu1
+  compute 150us
+at perf_mmap_close:mmap_count-dec on cpu1: mmap ev 8
+`, "forces.fired", "sched.all-exited")
+	if d := cmp.Diff(map[string]int64{"forces.fired": 0, "sched.all-exited": 1}, got); d != "" {
+		t.Errorf("(-want +got):\n%s", d)
+	}
+	if !r.S.AllExited() {
+		t.Error("a task is left")
+	}
+}

@@ -795,16 +795,20 @@ func (ar actorReaper) TaskExit(t *sched.Task) {
 // marked.
 func (ar actorReaper) AccessTaskExit(t *sched.Task) bool { return !ar.othersDead(t, t.CPU()) }
 
-// othersDead reports whether every task of the file but t has exited,
-// annotating on c (when not nil) each state it reads, up to the first
-// one still alive.
+// othersDead reports whether every task of the file but t has exited or is
+// exiting, annotating on c (when not nil) each state it reads, up to the
+// first one still alive. One in do_exit() counts as gone: its own exit
+// hook has run (the reaper's check at it saw t alive) or will run (and see
+// t exiting), so two tasks exiting at once do not both leave the actors
+// waiting for a wake nobody sends.
 func (ar actorReaper) othersDead(t *sched.Task, c *cpu.CPU) bool {
 	for _, ft := range ar.fs.r.File.Tasks {
 		if x := ar.fs.r.Tasks[ft.Name]; x != t {
 			if c != nil {
 				c.AccessMarkedOnly(x, "p->__state", cpu.MarkedRead, "actorReaper") // the task's state: TASK_DEAD once it exited (do_task_dead())
+				c.AccessMarkedOnly(x, "task->flags", cpu.MarkedRead, "actorReaper") // PF_EXITING, set by exit_signals() in do_exit()
 			}
-			if x.State != sched.Dead {
+			if x.State != sched.Dead && !x.Exiting() {
 				return false
 			}
 		}
