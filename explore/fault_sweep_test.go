@@ -22,16 +22,13 @@ var todayBugsFixed = map[string]string{
 }
 
 // TestFaultSweepBuiltins: every built-in (75, 981 schedules, ~25 s on 2
-// cores), with each allocation of each
-// session's perf and each task failed in turn ("fail any in NAME
-// occurrence any", bounded at budget 1), and with the map_range()
-// failure undone as f74b9f4ba63f does (today's self-deadlock aside) and
-// perf_mmap_rb()'s time update under ctx->lock (today's data race, which
-// the built-ins that meet it judge by an outcome, aside): no
-// oops, no invariant broken. The built-ins' own outcomes are not asked
-// (perf gives up when its setup fails), but an invariant one expects broken
-// stays excused; what is asked is that every error path the kernel model
-// takes gives back what it took.
+// cores), each allocation of each session's perf and of each task failed
+// in turn ("fail any in NAME occurrence any", bounded at budget 1), with
+// today's known upstream bugs set to their fixes (todayBugsFixed): no oops,
+// no invariant broken. The built-ins' own outcomes are not asked (perf
+// gives up when its setup fails), but an invariant one expects broken stays
+// excused; what is asked is that every error path the kernel model takes
+// gives back what it took.
 func TestFaultSweepBuiltins(t *testing.T) {
 	if testing.Short() {
 		t.Skip("explores every built-in with its allocations failed (~25 s)")
