@@ -9,9 +9,10 @@ import (
 )
 
 // cmdNames prints what a scenario may name: actions, observables,
-// invariants, step points, system calls and PMUs (all, or the kinds asked).
+// invariants, step points, system calls, PMUs, task statements,
+// tracepoints, event names and allocation sites (all, or the kinds asked).
 func cmdNames(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("names", "[actions|observables|invariants|steps|syscalls|PMUs|statements|tracepoints|events]...", stderr)
+	fs := newFlagSet("names", "[actions|observables|invariants|steps|syscalls|PMUs|statements|tracepoints|events|faults]...", stderr)
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return usageError(err)
@@ -22,7 +23,7 @@ func cmdNames(args []string, stdout, stderr io.Writer) int {
 		for _, a := range pos {
 			k, ok := scenarios.KindNamed(a)
 			if !ok {
-				fmt.Fprintf(stderr, "simrun names: unknown kind %q (actions, observables, invariants, steps, syscalls, PMUs, statements, tracepoints or events)\n", a)
+				fmt.Fprintf(stderr, "simrun names: unknown kind %q (actions, observables, invariants, steps, syscalls, PMUs, statements, tracepoints, events or faults)\n", a)
 				return exitUsage
 			}
 			kinds = append(kinds, k)

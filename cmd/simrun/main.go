@@ -50,7 +50,7 @@ const (
   simrun merge FILE...              combine the --json files of explore --shard i/n into one result
   simrun names [KIND]...            what a scenario may name: actions, observables,
                                     invariants, steps, syscalls, PMUs, statements,
-                                    tracepoints, events
+                                    tracepoints, events, faults
   simrun demo                       find seed 000's race on the old kernel, shrink it, replay it
   simrun cost                       the cost model's profiles and seed 002's ratio, real and simulated
 SCENARIO is a .sim file or the name of a built-in scenario.
