@@ -805,7 +805,7 @@ func (ar actorReaper) othersDead(t *sched.Task, c *cpu.CPU) bool {
 	for _, ft := range ar.fs.r.File.Tasks {
 		if x := ar.fs.r.Tasks[ft.Name]; x != t {
 			if c != nil {
-				c.AccessMarkedOnly(x, "p->__state", cpu.MarkedRead, "actorReaper") // the task's state: TASK_DEAD once it exited (do_task_dead())
+				c.AccessMarkedOnly(x, "p->__state", cpu.MarkedRead, "actorReaper")  // the task's state: TASK_DEAD once it exited (do_task_dead())
 				c.AccessMarkedOnly(x, "task->flags", cpu.MarkedRead, "actorReaper") // PF_EXITING, set by exit_signals() in do_exit()
 			}
 			if x.State != sched.Dead && !x.Exiting() {
