@@ -15,6 +15,8 @@ var Sites = []Site{
 		"-ENOMEM", "every event made: perf_event_open(), and each event a fork inherits (inherit_event(): the fork fails)"},
 	{"alloc_perf_context", "kernel/events/core.c: alloc_perf_context(): kzalloc(sizeof(struct perf_event_context))",
 		"-ENOMEM", "the first event of a task: find_get_context() in perf_event_open(), inherit_task_group() in a fork (the fork fails)"},
+	{"find_get_pmu_context", "kernel/events/core.c: find_get_pmu_context(): kzalloc_obj(*epc), made before the lookup of a task context's pmu_ctx_list",
+		"-ENOMEM", "every event on a task context: perf_event_open(), inherit_event() (the fork fails)"},
 	{"rb_alloc", "kernel/events/ring_buffer.c: rb_alloc(): the struct perf_buffer and its pages",
 		"-ENOMEM", "mmap() of an event's data pages that makes a new buffer (perf_mmap_rb())"},
 	{"rb_alloc_aux", "kernel/events/ring_buffer.c: rb_alloc_aux(): kcalloc_node() of rb->aux_pages",

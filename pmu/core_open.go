@@ -170,6 +170,9 @@ func (k *Kernel) perfEventOpen(t *sched.Task, uattr *Attr, pid, cpuID, groupFD i
 	}
 	// "Now that we're certain of the pmu; find the pmu_ctx."
 	moveGroup := k.openPMUContext(e, groupLeader, ctx) // find_get_pmu_context() annotated (footprint_open.go)
+	if e.pmuCtx == nil {
+		return openFail(oc, uapi.ENOMEM) // "if (IS_ERR(pmu_ctx)) { err = PTR_ERR(pmu_ctx); goto err_locked; }"
+	}
 	defer func() {
 		if !installed && !t.Unwinding() { // err_context: put_pmu_ctx(event->pmu_ctx); event->pmu_ctx = NULL
 			k.putPMUCtx(e.pmuCtx, "perf_event_open")

@@ -115,7 +115,9 @@ func (k *Kernel) cpuEpc(p PMU, cpuID int) *PMUContext {
 	return epc
 }
 
-// findGetPMUContext returns ctx's epc of p with a reference for e.
+// findGetPMUContext returns ctx's epc of p with a reference for e; nil
+// when a task context's allocation fails (ERR_PTR(-ENOMEM); a CPU
+// context's lookup "cannot fail").
 // kernel/events/core.c: find_get_pmu_context()
 func (k *Kernel) findGetPMUContext(p PMU, ctx *Context, e *Event) *PMUContext {
 	c := k.curCPU()
@@ -147,6 +149,11 @@ func (k *Kernel) findGetPMUContext(p PMU, ctx *Context, e *Event) *PMUContext {
 		k.ctxUnlock(c, ctx)
 		c.LocalIrqRestore(f)
 		return epc
+	}
+	// "new = kzalloc_obj(*epc); if (!new) return ERR_PTR(-ENOMEM);": a
+	// task context's lookup allocates first, found or not.
+	if k.shouldFail(k.current(), "find_get_pmu_context") {
+		return nil
 	}
 	f := c.LocalIrqSave()
 	k.ctxLock(c, ctx)

@@ -203,6 +203,10 @@ func (k *Kernel) inheritEvent(pe *Event, parent *sched.Task, parentCtx *Context,
 	k.getCtx(childCtx, "inherit_event") // get_ctx(child_ctx): the child event's
 	ce.ctx = childCtx
 	ce.pmuCtx = k.findGetPMUContext(ce.pmu, childCtx, ce) // child_event->pmu_ctx = find_get_pmu_context(child_event->pmu, child_ctx, child_event)
+	if ce.pmuCtx == nil {
+		k.freeEvent(parent, ce) // "if (IS_ERR(pmu_ctx)) { free_event(child_event); return ERR_CAST(pmu_ctx); }"
+		return nil, uapi.ENOMEM
+	}
 	k.S.MutexLock(parent, &pe.childMutex)
 	parent.Step("inherit_event:child_mutex")
 	// is_orphaned_event(), or the original's last reference already gone

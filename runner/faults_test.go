@@ -24,6 +24,11 @@ func TestFailSites(t *testing.T) {
 			map[string]int64{"tasks": 1, "errno.ENOMEM": 1, "fd.opened": 0, "events.opened": 0, "ctx.freed": 0, "faults.injected": 1}},
 		{"alloc_perf_context: a second open finds the context of the first", open + "  open ev2 -e task-clock\n  close ev\n  close ev2\n", "fail alloc_perf_context in app occurrence 2",
 			map[string]int64{"tasks": 1, "errno.ENOMEM": 0, "fd.opened": 2, "events.opened": 2, "ctx.freed": 1, "faults.unfired": 1}}, // freed at exit
+		{"find_get_pmu_context: the open fails after its context was made; event and context go", open + "  close ev\n", "fail find_get_pmu_context in app",
+			map[string]int64{"tasks": 1, "errno.ENOMEM": 1, "fd.opened": 0, "events.opened": 0, "pmu-ctx.freed": 0, "faults.injected": 1}},
+		{"find_get_pmu_context in a fork: inherit_event() frees the child event, the fork fails", "  open ev -e task-clock inherit\n  fork c\n    compute 5us\n  wait\n  close ev\n",
+			"fail find_get_pmu_context in app occurrence 2",
+			map[string]int64{"tasks": 1, "fork.perf-free-task": 1, "inherit.contexts": 1, "inherit.children": 1, "events.opened": 1, "faults.injected": 1}}, // the child event was made, then freed (the lifetime oracle checks it went)
 		{"rb_alloc: the mmap fails before anything is charged", mmap, "fail rb_alloc in app",
 			map[string]int64{"tasks": 1, "errno.ENOMEM": 1, "fd.mmaps": 0, "mmap.locked-vm": 0, "rb.count": 0, "faults.injected": 1}},
 		{"remap_pfn_range, f74b9f4ba63f: perf_mmap_close() undoes the mmap", mmap, "fail remap_pfn_range in app\nkernel map-range-fail=unlocked",
