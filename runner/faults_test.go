@@ -100,3 +100,29 @@ func TestMapRangeFailDeadlock(t *testing.T) {
 		t.Errorf("the run failed: %v %v", res.Oops, res.Violations)
 	}
 }
+
+// TestMapRangeFailAuxIsClean: an AUX area's map_range() failure is undone
+// without the recursion, today too: perf_mmap_close() takes rb->aux_mutex
+// (perf_mmap_aux()'s guard released it) and event->mmap_count is 2 (the
+// data ring maps the event too), so it is dropped without the mutex.
+// perf record gives up; everything is uncharged and freed.
+func TestMapRangeFailAuxIsClean(t *testing.T) {
+	got, r := runSrc(t, `cpus 2
+pmu intel_pt rate=1000 region=4K
+task app cpu0
+  repeat 10
+    compute 20us
+    sleep 1us
+record pt: -e intel_pt//u -m 8,16 -- app
+fail remap_pfn_range in pt occurrence 2
+`, "kernel.oops", "pt.perf.error", "mmap.locked-vm", "rb.count", "faults.injected")
+	if d := cmp.Diff(map[string]int64{"kernel.oops": 0, "pt.perf.error": 1, "mmap.locked-vm": 0, "rb.count": 0, "faults.injected": 1}, got); d != "" {
+		t.Errorf("(-want +got):\n%s", d)
+	}
+	if res := r.Result(); res.Failed {
+		t.Errorf("the run failed: %v %v", res.Oops, res.Violations)
+	}
+	if msgs := strings.Join(r.Messages(), "\n"); !strings.Contains(msgs, "failed to mmap AUX area with Cannot allocate memory") {
+		t.Errorf("perf's messages:\n%s\nwant its failed AUX mmap", msgs)
+	}
+}
