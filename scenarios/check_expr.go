@@ -91,7 +91,8 @@ func (c *checker) whenKnob(s *Setting) {
 // cpuNames checks that names with a cpuN segment (cpu3.nmis) name a real CPU.
 func (c *checker) cpuNames(e Expr) {
 	Names(e, func(n *Name) {
-		for _, seg := range strings.Split(n.Name, ".") {
+		base, _, _ := CutEventIndex(n.Name) // an event's name is perf's, not a CPU
+		for _, seg := range strings.Split(base, ".") {
 			if cpu, ok := ParseCPUNumber(seg); ok && strings.HasPrefix(seg, "cpu") {
 				c.cpuInRange(n.Pos, cpu)
 			}
@@ -175,6 +176,9 @@ func article(t Type) string {
 // hyphenated name was probably meant as a subtraction.
 func (c *checker) unknownName(name string) string {
 	msg := "unknown observable or invariant " + quote(name)
+	if base, _, ok := CutEventIndex(name); ok {
+		return msg + c.unknownIndexed(base)
+	}
 	for i := 0; i < len(name); i++ {
 		if name[i] != '-' {
 			continue
@@ -192,6 +196,24 @@ func (c *checker) unknownName(name string) string {
 		return msg + "; did you mean " + quote(best) + "?"
 	}
 	return msg + " (simrun names observables invariants lists them)"
+}
+
+// unknownIndexed explains an event index on a name that takes none: which
+// names do.
+func (c *checker) unknownIndexed(base string) string {
+	if _, ok := c.reg.Observable(base); ok {
+		return "; " + base + " takes no event index"
+	}
+	var indexed []string
+	for _, n := range c.reg.Names(Observables) {
+		if strings.HasSuffix(n, "["+EventPlaceholder+"]") {
+			indexed = append(indexed, n)
+		}
+	}
+	if len(indexed) == 0 {
+		return "; no observable takes an event index"
+	}
+	return "; the observables indexed by an event: " + strings.Join(indexed, ", ")
 }
 
 // ambiguousNames refuses a name that means two things: SESSION.NAME of a

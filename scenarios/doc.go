@@ -233,7 +233,10 @@
 // parentheses. A name is an observable (aux.paused, aux.records, cpu0.nmis: a
 // number or a flag; task.main.var.pos: what main's program bound with "as pos",
 // a failed call's -errno; simrun names observables lists them) or an invariant
-// (pmu-pause-resume-exclusive: a condition). In
+// (pmu-pause-resume-exclusive: a condition). A name listed with [EVENT] takes
+// one of its session's events, named as perf script -F event names it,
+// between [ and ]: r.perf.samples[syscalls:sys_enter_close],
+// r.perf.samples[cpu-clock/period=1000/] (no blank, bracket or # in it). In
 // a name, '-' and '.' between two letters or digits belong to the name, so
 // subtraction needs blanks: "rb.head - rb.tail", never "rb.head-rb.tail".
 // Numbers may use _ separators (3_000_000) or 0x hex.

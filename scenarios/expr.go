@@ -17,7 +17,10 @@ import (
 //
 // A NAME is letters, digits and _, joined by '.' or '-' with a name character on
 // both sides: "aux.paused", "no-overlapping-pause-resume", "cpu0.nmis". So "a-b"
-// is one name and subtraction needs blanks: "a - b". A NUMBER starts with a
+// is one name and subtraction needs blanks: "a - b". A name may end with one
+// event index, an event's name as perf names it between [ and ] (any
+// characters but blanks, brackets and #): "r.perf.samples[syscalls:sys_enter_close]",
+// "perf.samples[cpu-clock/period=1000/]" (event_index.go). A NUMBER starts with a
 // digit and may carry a size (K M G) or time (ns us ms s) suffix or be 0x hex.
 
 type exprTokKind int
@@ -28,6 +31,7 @@ const (
 	tName
 	tOp
 	tBad
+	tErr // a malformed event index: text is the whole message
 )
 
 type exprTok struct {
@@ -61,6 +65,15 @@ func lexExpr(s string, from int) []exprTok {
 		case isNameChar(c):
 			for j < len(s) && (isNameChar(s[j]) || (s[j] == '.' || s[j] == '-') && j+1 < len(s) && isNameChar(s[j+1])) {
 				j++
+			}
+			if j < len(s) && s[j] == '[' {
+				k, bad := eventIndexEnd(s, j)
+				if bad != "" {
+					out = append(out, exprTok{kind: tErr, text: bad, off: k})
+					out = append(out, exprTok{kind: tEOF, off: len(s)})
+					return out
+				}
+				j = k
 			}
 			out = append(out, exprTok{kind: tName, text: s[i:j], off: i})
 		default:
@@ -239,6 +252,9 @@ func (x *exprParser) primary() Expr {
 		}
 		x.i++
 		return &Name{Pos: x.ll.posAt(t.off), Name: t.text}
+	case tErr:
+		x.fail(t, "%s", t.text)
+		return nil
 	case tOp:
 		if t.text == "(" {
 			if !x.enter(t, 1) {

@@ -44,6 +44,9 @@ func TestExprGrammar(t *testing.T) {
 		{"never x > 0x10 # comment", "(x > 0x10)", "end"},
 		{"always a.b- c", "(a.b - c)", "end"},
 		{"always cpu0.nmis <= 5us", "(cpu0.nmis <= 5us)", "end"},
+		{"always r.perf.samples[syscalls:sys_enter_close]-1 > 0", "((r.perf.samples[syscalls:sys_enter_close] - 1) > 0)", "end"},
+		{"always (perf.samples[cpu-clock/period=1000/]) == r.perf.samples[cs]*2", "(perf.samples[cpu-clock/period=1000/] == (r.perf.samples[cs] * 2))", "end"},
+		{"always perf.samples[cycles:u]>=x.y # a comment", "(perf.samples[cycles:u] >= x.y)", "end"},
 	}
 	for _, tt := range tests {
 		cond, at, errMsg := parseOutcome(tt.line)

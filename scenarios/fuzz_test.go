@@ -27,6 +27,7 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte("when a=b\n  when c=d\n    never !(x-y - 3 * -z) || 0x10 >= 4K at 5us\n"))
 	f.Add([]byte("task t\n  syscall mmap 0 4K PROT_READ MAP_PRIVATE|MAP_ANONYMOUS -1 0 as b\n  touch b 2 write\n  syscall prctl PR_SET_NAME \"w\" 0 0 0 2us\n"))
 	f.Add([]byte("task t\n  syscall prctl PR_SET_NAME \"a b # c \\\"d\\\" \\q\" 0 0 0\n  syscall close \"x\"y\nrecord -p t,u -t v -e cpu-clock\n"))
+	f.Add([]byte("always r.perf.samples[syscalls:sys_enter_close] - perf.samples[cpu-clock/period=1000/] > 0\nnever perf.samples[a[b] || x[]\n"))
 	reg := testRegistry()
 	f.Fuzz(func(t *testing.T, src []byte) {
 		file, err := Parse("fuzz.sim", src)

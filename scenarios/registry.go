@@ -115,7 +115,8 @@ type Registry interface {
 }
 
 // MapRegistry is a Registry built from maps, for tests and small tools. In
-// Observables a name may contain "cpuN", which matches cpu0, cpu1, ...
+// Observables a name may contain "cpuN", which matches cpu0, cpu1, ..., and
+// end with "[EVENT]", which matches any event index (event_index.go).
 type MapRegistry struct {
 	KernelKnobs map[string][]string
 	ToolKnobs   map[string][]string
@@ -148,6 +149,7 @@ func (m *MapRegistry) Action(verb string) (ActionSpec, bool) {
 }
 
 func (m *MapRegistry) Observable(name string) (Type, bool) {
+	name = EventPattern(name)
 	if t, ok := m.Observables[name]; ok {
 		return t, true
 	}
@@ -155,8 +157,13 @@ func (m *MapRegistry) Observable(name string) (Type, bool) {
 	return t, ok
 }
 
-// CPUPattern replaces a name segment cpu<digits> by cpuN.
+// CPUPattern replaces a name segment cpu<digits> by cpuN (in the name before
+// an event index: the event's name is perf's).
 func CPUPattern(name string) string {
+	name, ev, indexed := CutEventIndex(name)
+	if indexed {
+		return CPUPattern(name) + "[" + ev + "]"
+	}
 	segs := strings.Split(name, ".")
 	for i, s := range segs {
 		if c, ok := ParseCPUNumber(s); ok && strings.HasPrefix(s, "cpu") && s == "cpu"+strconv.Itoa(c) {

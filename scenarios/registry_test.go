@@ -41,6 +41,7 @@ func testRegistry() *MapRegistry {
 			"snapshot.cpus": IntType, "snapshot.stale-bytes": IntType,
 			"callchain.unstitched": IntType, "callchain.kernel-samples": IntType,
 			"callchain.user-deferred": IntType, "cpuN.nmis": IntType, "rb.paused": BoolType,
+			"perf.samples": IntType, "perf.samples[EVENT]": IntType,
 		},
 		Invariants: []string{"no-overlapping-pause-resume", "no-unaccounted-records", "no-torn-read"},
 		StepPoints: []string{
@@ -63,6 +64,10 @@ func TestMapRegistry(t *testing.T) {
 		{"observable bool", must(r.Observable("rb.paused")), BoolType},
 		{"unknown observable", ok(r.Observable("cpu3.foo")), false},
 		{"cpu pattern needs digits", ok(r.Observable("cpuX.nmis")), false},
+		{"any event index", must(r.Observable("perf.samples[syscalls:sys_enter_close]")), IntType},
+		{"an index with / = and .", must(r.Observable("perf.samples[cpu-clock/period=1000,name=a.b/]")), IntType},
+		{"no index on a plain name", ok(r.Observable("rb.lost[cs]")), false},
+		{"cpu pattern before the index only", CPUPattern("cpu1.x[cpu2]"), "cpuN.x[cpu2]"},
 		{"knob", must(r.Knob(KernelKnobs, "aux-pause-guard")), []string{"on", "off"}},
 		{"tool knob is not a kernel knob", ok(r.Knob(KernelKnobs, "mmap-pages")), false},
 		{"has step point", r.Has(StepPoints, "task_work:run"), true},
