@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 
 	"perfsim/pmu"
 	"perfsim/rb"
@@ -390,12 +391,12 @@ func (d *PerfData) countStats() DataStats {
 			continue // perf's own (DataRecord.Synth)
 		}
 		if !knownType(hdr.Type) {
-			s.tally(hdr.Type, nil, nil)
+			s.tally(hdr.Type, -1, nil, nil)
 			continue
 		}
 		ev := d.evselOf(rec, hdr)
 		if ev < 0 {
-			s.tally(hdr.Type, nil, errNoAttr)
+			s.tally(hdr.Type, ev, nil, errNoAttr)
 			continue
 		}
 		a := &d.Attrs[ev].Attr
@@ -405,12 +406,12 @@ func (d *PerfData) countStats() DataStats {
 			if !l.SampleValid(rec) {
 				s.Torn++
 			} else {
-				s.countType(hdr.Type, 0)
+				s.countType(hdr.Type, ev, 0)
 			}
 			continue
 		}
 		dec, err := arena.DecodeAttr(rec, l, a.SampleIDAll)
-		s.tally(hdr.Type, dec, err)
+		s.tally(hdr.Type, ev, dec, err)
 	}
 	return s
 }
@@ -420,8 +421,9 @@ var errNoAttr = errors.New("no attr for the record's id")
 
 // tally counts a record copied from the rings: torn when its body does not
 // decode (err: no attr for its id, or too short), unknown when the model
-// does not decode its type (dec nil), else by its type.
-func (s *DataStats) tally(typ uint32, dec *rb.Decoded, err error) {
+// does not decode its type (dec nil), else by its type (a sample for evsel
+// ev, the attr its id names).
+func (s *DataStats) tally(typ uint32, ev int, dec *rb.Decoded, err error) {
 	s.Records++
 	switch {
 	case err != nil:
@@ -435,15 +437,17 @@ func (s *DataStats) tally(typ uint32, dec *rb.Decoded, err error) {
 	if typ == uapi.PERF_RECORD_LOST {
 		lost = int64(dec.Sideband.(*rb.Lost).Lost)
 	}
-	s.countType(typ, lost)
+	s.countType(typ, ev, lost)
 }
 
-// countType counts a record of type typ by its kind (lost: a
-// PERF_RECORD_LOST's count); it reports whether the kind is one it counts.
-func (s *DataStats) countType(typ uint32, lost int64) bool {
+// countType counts a record of type typ by its kind (ev: a sample's evsel,
+// lost: a PERF_RECORD_LOST's count); it reports whether the kind is one it
+// counts.
+func (s *DataStats) countType(typ uint32, ev int, lost int64) bool {
 	switch typ {
 	case uapi.PERF_RECORD_SAMPLE:
 		s.Samples++
+		s.countEvsel(ev)
 	case uapi.PERF_RECORD_LOST:
 		s.LostRecords++
 		s.Lost += lost
@@ -457,6 +461,17 @@ func (s *DataStats) countType(typ uint32, lost int64) bool {
 		return false
 	}
 	return true
+}
+
+// countEvsel counts a sample of evsel ev (Attrs[ev]; below 0: none).
+func (s *DataStats) countEvsel(ev int) {
+	if ev < 0 {
+		return
+	}
+	for len(s.EvselSamples) <= ev {
+		s.EvselSamples = append(s.EvselSamples, 0)
+	}
+	s.EvselSamples[ev]++
 }
 
 // countRecords is how many records Process will parse, and how many of them
@@ -553,6 +568,10 @@ type DataStats struct {
 	Mmap        int64 // PERF_RECORD_MMAP and MMAP2 from the kernel
 	Unknown     int64 // record types the model does not decode (mmap, ...)
 	Torn        int64 // records that do not decode, plus 1 if the reader stopped
+	// EvselSamples are the Samples by evsel: EvselSamples[i] the samples
+	// whose id names Attrs[i] (machines__deliver_event()'s
+	// evlist__id2evsel(sample->id)), up to the last evsel with one.
+	EvselSamples []int64
 }
 
 // Stats counts the processed records. When nothing parsed the data section
@@ -560,7 +579,9 @@ type DataStats struct {
 // keeping them: an exploration's outcomes mostly need only these counts.
 func (d *PerfData) Stats() DataStats {
 	if !d.Kept() {
-		return d.running
+		s := d.running
+		s.EvselSamples = slices.Clone(s.EvselSamples) // d.running counts on
+		return s
 	}
 	if d.parsed != d.size() && len(d.lazy) == 0 {
 		if d.statsAt != d.size()+1 {
@@ -575,7 +596,7 @@ func (d *PerfData) Stats() DataStats {
 		if r.Synth() {
 			continue
 		}
-		s.tally(r.Header.Type, r.Dec, r.Err)
+		s.tally(r.Header.Type, r.Evsel, r.Dec, r.Err)
 	}
 	if d.ProcessErr != nil {
 		s.Torn++

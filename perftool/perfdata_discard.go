@@ -67,10 +67,12 @@ func (d *PerfData) countOne(rec []byte) {
 	if h.Type == uapi.PERF_RECORD_LOST && len(rec) >= 24 {
 		lost = int64(binary.LittleEndian.Uint64(rec[16:]))
 	}
+	ev := -1
 	if h.Type == uapi.PERF_RECORD_SAMPLE {
 		d.noteSampleTime(rec)
+		ev = d.evselOf(rec, h)
 	}
-	if !s.countType(h.Type, lost) && !knownType(h.Type) {
+	if !s.countType(h.Type, ev, lost) && !knownType(h.Type) {
 		s.Unknown++
 	}
 }

@@ -52,15 +52,15 @@ func TestDataStatsTally(t *testing.T) {
 		want   DataStats
 	}{
 		{"each kind", []chunk{{b: sample}, {b: lost}, {b: lost}, {b: comm}, {b: exit}, {b: mmap}, {b: mmap2}, {b: sample}},
-			DataStats{Records: 8, Samples: 2, LostRecords: 2, Lost: 14, Comm: 1, Exit: 1, Mmap: 2}},
+			DataStats{Records: 8, Samples: 2, LostRecords: 2, Lost: 14, Comm: 1, Exit: 1, Mmap: 2, EvselSamples: []int64{2}}},
 		{"perf's own are not counted", []chunk{{b: comm, synth: true}, {b: mmap, synth: true}, {b: sample}},
-			DataStats{Records: 1, Samples: 1}},
+			DataStats{Records: 1, Samples: 1, EvselSamples: []int64{1}}},
 		{"unknown type", []chunk{{b: unknown}, {b: sample}, {b: unknown}},
-			DataStats{Records: 3, Samples: 1, Unknown: 2}},
+			DataStats{Records: 3, Samples: 1, Unknown: 2, EvselSamples: []int64{1}}},
 		{"torn and no attr", []chunk{{b: torn}, {b: noAttr}, {b: comm}},
 			DataStats{Records: 3, Comm: 1, Torn: 2}},
 		{"bad header after an unknown and a torn", []chunk{{b: unknown}, {b: torn}, {b: sample}, {b: badHeader}, {b: sample}},
-			DataStats{Records: 3, Samples: 1, Unknown: 1, Torn: 2}},
+			DataStats{Records: 3, Samples: 1, Unknown: 1, Torn: 2, EvselSamples: []int64{1}}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

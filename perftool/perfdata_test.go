@@ -44,15 +44,15 @@ func TestPerfDataProcess(t *testing.T) {
 		want   summary
 	}{
 		{"ids pick the attr", [][]byte{sample(0, 11), sample(1, 12), sample(1, 12)},
-			summary{Evsels: []int{0, 1, 1}, Stats: DataStats{Records: 3, Samples: 3}}},
+			summary{Evsels: []int{0, 1, 1}, Stats: DataStats{Records: 3, Samples: 3, EvselSamples: []int64{1, 2}}}},
 		{"lost is summed", [][]byte{sample(0, 11), lost, lost},
-			summary{Evsels: []int{0, 0, 0}, Stats: DataStats{Records: 3, Samples: 1, LostRecords: 2, Lost: 10}}},
+			summary{Evsels: []int{0, 0, 0}, Stats: DataStats{Records: 3, Samples: 1, LostRecords: 2, Lost: 10, EvselSamples: []int64{1}}}},
 		{"unknown id", [][]byte{sample(0, 99)},
 			summary{Evsels: []int{-1}, Errs: 1, Stats: DataStats{Records: 1, Torn: 1}}},
 		{"short body", [][]byte{torn, sample(1, 12)},
-			summary{Evsels: []int{0, 1}, Errs: 1, Stats: DataStats{Records: 2, Samples: 1, Torn: 1}}},
+			summary{Evsels: []int{0, 1}, Errs: 1, Stats: DataStats{Records: 2, Samples: 1, Torn: 1, EvselSamples: []int64{0, 1}}}},
 		{"bad header stops the reader", [][]byte{sample(0, 11), badHeader, sample(0, 11)},
-			summary{Evsels: []int{0}, Stopped: true, Stats: DataStats{Records: 1, Samples: 1, Torn: 1}}},
+			summary{Evsels: []int{0}, Stopped: true, Stats: DataStats{Records: 1, Samples: 1, Torn: 1, EvselSamples: []int64{1}}}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

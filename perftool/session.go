@@ -1130,6 +1130,9 @@ func (ss *Session) Observe(name string) (int64, bool) {
 	if v, ok := recordStat(name, ss.Data.Stats); ok {
 		return v, true
 	}
+	if v, ok := ss.observeEvsel(name); ok {
+		return v, true
+	}
 	switch name {
 	case "perf.bytes":
 		return ss.stats.bytes, true

@@ -13,6 +13,7 @@ import (
 	"perfsim/cpu"
 	"perfsim/pmu"
 	"perfsim/rb"
+	"perfsim/scenarios"
 	"perfsim/sched"
 	"perfsim/sim"
 )
@@ -204,13 +205,29 @@ func slicesReverse(a []uint64) {
 // sessionSummary is the deterministic text of a run: observables and script.
 func sessionSummary(ss *Session) string {
 	var b strings.Builder
-	for _, name := range SessionObservableNames() {
+	for _, name := range ss.observableNames() {
 		v, _ := ss.Observe(name)
 		fmt.Fprintf(&b, "%s %d\n", name, v)
 	}
 	b.WriteString("--- perf script\n")
 	ss.Script(&b)
 	return b.String()
+}
+
+// observableNames are SessionObservableNames with an [EVENT] pattern
+// expanded to each of the session's events.
+func (ss *Session) observableNames() []string {
+	var out []string
+	for _, name := range SessionObservableNames() {
+		if base, _, ok := scenarios.CutEventIndex(name); ok {
+			for _, e := range ss.EventNames() {
+				out = append(out, base+"["+e+"]")
+			}
+			continue
+		}
+		out = append(out, name)
+	}
+	return out
 }
 
 // TestSessionGolden runs fixed sessions and compares observables and perf
@@ -269,11 +286,13 @@ func TestScriptRealCaptureUpdate(t *testing.T) {
 func TestSessionObservables(t *testing.T) {
 	run := runCloses(t, []string{"-e", "raw_syscalls:sys_enter"}, 2, sim.Microsecond, DefaultSessionOptions(), 3)
 	for _, name := range SessionObservableNames() {
-		if _, ok := run.ss.Observe(name); !ok {
-			t.Errorf("Observe(%q) not answered", name)
-		}
 		if SessionObservableHelp(name) == "" {
 			t.Errorf("%s has no help", name)
+		}
+	}
+	for _, name := range run.ss.observableNames() {
+		if _, ok := run.ss.Observe(name); !ok {
+			t.Errorf("Observe(%q) not answered", name)
 		}
 	}
 	if _, ok := run.ss.Observe("perf.nonsense"); ok {
