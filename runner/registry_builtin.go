@@ -96,6 +96,9 @@ func (r *SimRegistry) Action(verb string) (scenarios.ActionSpec, bool) {
 
 // Observable implements Registry.
 func (r *SimRegistry) Observable(name string) (scenarios.Type, bool) {
+	// Any event index matches [EVENT] here; the run checks it names one of
+	// the session's events (checkEventIndexes), once perf parsed its -e.
+	name = scenarios.EventPattern(name)
 	if t, ok := r.obs[name]; ok {
 		return t, true
 	}

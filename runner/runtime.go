@@ -162,6 +162,9 @@ func Build(f *scenarios.File, opts Options) (r *Run, err error) {
 	if r.Perf, err = perf.Start(r); err != nil {
 		return nil, err
 	}
+	if err := r.checkEventIndexes(); err != nil {
+		return nil, err
+	}
 	r.checkAddrFilters() // SET_FILTER strings the kernel will refuse: a note for check and run
 	r.verbs = allVerbs(perf)
 	if err := r.installActions(); err != nil {

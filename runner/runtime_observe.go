@@ -203,6 +203,10 @@ func (r *Run) ObservableNames() []string {
 		}
 	}
 	for n := range backend(r.opts.Perf).Observables() {
+		if base, _, ok := scenarios.CutEventIndex(n); ok { // [EVENT]: each event of the session
+			out = append(out, r.indexedNames(base)...)
+			continue
+		}
 		if strings.Contains(n, "SESSION") {
 			for _, rec := range r.File.Records {
 				if rec.Name != nil {

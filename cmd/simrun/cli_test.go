@@ -44,6 +44,9 @@ func TestCLI(t *testing.T) {
 	os.WriteFile(broken, []byte("scenario broken\ntask a\n  compute 5x\n"), 0o644)
 	good := filepath.Join(dir, "good.sim")
 	os.WriteFile(good, []byte("scenario good\ntask a\n  compute 5us\nalways task.a.exited\n"), 0o644)
+	// An event session r does not record: check and run refuse it at the name.
+	badEvent := filepath.Join(dir, "bad-event.sim")
+	os.WriteFile(badEvent, []byte("task a\n  syscall close 1000\nrecord r: -e cs,syscalls:sys_enter_close -- a\nalways r.perf.samples[sys_enter_close] == 1\n"), 0o644)
 	failing := filepath.Join(dir, "failing.sim")
 	os.WriteFile(failing, []byte("scenario failing\ntask a\n  compute 5us\nalways task.a.computed == 6us\n"), 0o644)
 	tests := []struct {
@@ -69,6 +72,9 @@ func TestCLI(t *testing.T) {
 		{"run script", []string{"run", "sched-migrate-timeline", "--script"}, 0, []string{"(no perf session in this scenario)"}, nil},
 		{"run help", []string{"run", "-h"}, 0, nil, []string{"-seed"}},
 		{"check", []string{"check", good, broken}, 2, []string{"good.sim: ok"}, []string{"broken.sim:3:11"}},
+		{"check unknown event", []string{"check", badEvent}, 2, nil,
+			[]string{`bad-event.sim:4:23: session r does not record an event named "sys_enter_close"; its events, as perf script -F event names them: cs, syscalls:sys_enter_close`}},
+		{"run unknown event", []string{"run", badEvent}, 2, nil, []string{"bad-event.sim:4:23: session r does not record"}},
 		{"check ok", []string{"check", good, "task-work-nmi-race"}, 0, []string{"good.sim: ok", "task-work-nmi-race: ok"}, nil},
 		{"knobs", []string{"knobs"}, 0, []string{"kernel task-work-nmi=today (default)|pre-ef1ea98c8fff", "source:  ef1ea98c8fff", "kernel rb-put-handle="}, nil},
 		{"explore clean", []string{"explore", "task-work-nmi-race", "--runs", "50", "-q"}, 0,
@@ -120,6 +126,8 @@ func TestCLI(t *testing.T) {
 		{"names actions", []string{"names", "actions"}, 0, []string{"aux-munmap-tail SESSION SIZE [cpuN]\n    a thread of perf"}, nil},
 		{"names all", []string{"names"}, 0, []string{"# actions\n", "# observables\n", "mmap.locked-vm\n    (integer) pages charged", "# invariants\n", "aux-pages-lifetime\n", "# PMUs\n", "intel_pt\n"}, nil},
 		{"names syscalls", []string{"names", "syscalls"}, 0, []string{"prctl\n    nr 157 (option, arg2, arg3, arg4, arg5)\n", "uname\n    nr 63 (name); tracepoints syscalls:sys_enter_newuname, sys_exit_newuname\n", "PR_SET_NAME\n    constant 15 (0xf)\n"}, nil},
+		{"names observables", []string{"names", "observables"}, 0, []string{"SESSION.perf.samples[EVENT]\n    (integer) PERF_RECORD_SAMPLE records in perf.data of one event, attributed by sample id (evlist__id2evsel()); " +
+			"EVENT is written as perf script -F event names it: r.perf.samples[syscalls:sys_enter_close]"}, nil},
 		{"names events", []string{"names", "events"}, 0, []string{"minor-faults\n    software event, config 5: a page fault"}, nil},
 		{"names bad", []string{"names", "knobz"}, 2, nil, []string{`unknown kind "knobz"`}},
 		{"explore json", []string{"explore", "aux-pause-resume-nmi", "--kernel", "aux-pause-guard=off", "--json", "-", "-q"}, 1,
