@@ -2,7 +2,8 @@
 # capture.sh [CASE...]: rerun the real side of the paired cases (all by
 # default): build each workload, run its perf line in a scratch directory
 # (case.txt's `runs N` times) and write testdata/CASE/real.txt, the summary of
-# each real perf.data ("# run I" before each when there are several) with the
+# each real perf.data ("# run I" before each when there are several), with
+# what perf script -F event prints of each event (script-event EVENT N), and the
 # kernel, the perf version and the command on its first lines. Needs perf in
 # PATH, root (or perf_event_paranoid <= -1) and tracefs.
 set -e
@@ -88,6 +89,11 @@ for name in "$@"; do
 				fi
 				[ "${runs:-1}" -eq 1 ] || echo "# run $i"
 				/tmp/perfsim-summarize "$tmp/perf.data"
+				# script-event EVENT N: the samples perf script -F event
+				# prints for EVENT (right-aligned "NAME: " lines), what
+				# perf's reader attributes to each evsel by sample id
+				perf script -i "$tmp/perf.data" -F event 2>/dev/null | sed -n 's/^ *\(.*\): *$/\1/p' | sort | uniq -c |
+					awk '{ print "script-event " $2 " " $1 }'
 				if [ -n "$stop" ]; then
 					sed "s,$tmp/,,; s/^/# perf: /" "$tmp/perf.err"
 					[ "$status" -eq 0 ] || echo "perf-status $status"

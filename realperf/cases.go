@@ -290,6 +290,9 @@ func (c *Case) Simulate() (Summary, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := scriptEvents(s, r); err != nil {
+		return nil, fmt.Errorf("%s: %w", c.Name, err)
+	}
 	for _, t := range r.S.Tasks {
 		if t.Comm == "perf" && t.Leader() == t {
 			if sig, _ := t.ExitSignal(); sig != 0 {
@@ -298,6 +301,41 @@ func (c *Case) Simulate() (Summary, error) {
 		}
 	}
 	return s, nil
+}
+
+// ScriptEvent is the summary key prefix of the samples `perf script -F
+// event` prints for an event: "script-event syscalls:sys_enter_close 102".
+// capture.sh counts the real perf script's lines; the simulated side is the
+// session's perf.samples[EVENT] observable.
+const ScriptEvent = "script-event "
+
+// scriptEvents adds to s, the summary of the simulated perf.data, the
+// script-event figures of run r: each event's perf.samples[EVENT], as
+// perf script prints a line for each sample it delivers (none for an event
+// without samples). perf script -F event prints the PERF_RECORD_SAMPLEs
+// each evsel's id names, which Summarize counts from the file as "samples
+// EVENT": the observable must say the same of the perf.data it wrote. (A
+// PERF_SAMPLE_READ group's samples, which perf script splits per member,
+// deliver_sample_group(), would differ: no case records one yet.)
+func scriptEvents(s Summary, r *runner.Run) error {
+	l, ok := r.Perf.(runner.EventLister)
+	if !ok {
+		return nil
+	}
+	names, _ := l.EventNames("")
+	for _, e := range names {
+		v, ok := r.Observe("perf.samples[" + e + "]")
+		if !ok {
+			return fmt.Errorf("no observable perf.samples[%s] for the session's event %s", e, e)
+		}
+		if v != s["samples "+e] {
+			return fmt.Errorf("perf.samples[%s] is %d, but the perf.data the run wrote has %d samples of %s", e, v, s["samples "+e], e)
+		}
+		if v > 0 {
+			s[ScriptEvent+e] = v
+		}
+	}
+	return nil
 }
 
 // Summaries are the real runs and the simulated summary the case compares:
@@ -309,6 +347,15 @@ func (c *Case) Summaries() (real RealRuns, sim Summary, err error) {
 	}
 	if sim, err = c.Simulate(); err != nil {
 		return nil, nil, err
+	}
+	if !real.hasKey(ScriptEvent) {
+		// captured before capture.sh ran perf script -F event: nothing to
+		// compare the simulated counts with
+		for k := range sim {
+			if strings.HasPrefix(k, ScriptEvent) {
+				delete(sim, k)
+			}
+		}
 	}
 	if c.Baseline == "" {
 		return real, sim, nil
@@ -336,6 +383,18 @@ func (c *Case) Summaries() (real RealRuns, sim Summary, err error) {
 	}
 	sub(sim, baseSim)
 	return real, sim, nil
+}
+
+// hasKey reports whether a run has a key starting with prefix.
+func (r RealRuns) hasKey(prefix string) bool {
+	for _, s := range r {
+		for k := range s {
+			if strings.HasPrefix(k, prefix) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // Median is the summary of each key's median over the runs.

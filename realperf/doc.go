@@ -18,5 +18,12 @@
 // perf's exit status is then compared too (the key perf-status: the
 // shell's, 128+N when perf died of signal N).
 //
+// One figure is a reporter's on purpose: script-event EVENT, the lines the
+// real perf script -F event prints for EVENT (capture.sh counts them), is
+// compared with the scenario's own observable perf.samples[EVENT], which
+// must also agree with the samples EVENT that Summarize counts in the
+// simulated perf.data (ScriptEvent). A case captured before capture.sh
+// counted them has none on either side.
+//
 // capture.sh reruns the real side where perf and root are present.
 package realperf
