@@ -185,16 +185,22 @@ func (p *eventParser) parseOne(s, arg string) error {
 			// tools/perf/util/evsel.c: evsel__newtp_idx()
 			a.SampleType = uapi.PERF_SAMPLE_RAW | uapi.PERF_SAMPLE_TIME | uapi.PERF_SAMPLE_CPU | uapi.PERF_SAMPLE_PERIOD
 			a.SamplePeriod = 1
-			news = append(news, Evsel{Name: tp.FullName(), Attr: a, Tracepoint: tp, PMU: "tracepoint"})
+			// tools/perf/util/evsel.c: evsel__newtp_idx(): named sys:name, with
+			// no modifier (perf 6.1 names syscalls:sys_enter_close:u
+			// syscalls:sys_enter_close: perf evlist on this machine)
+			news = append(news, Evsel{Name: tp.FullName(), Attr: a, Tracepoint: tp, PMU: "tracepoint", nameSet: true})
 		}
 	default:
 		if l, ok := legacyEvents[base]; ok {
 			a := p.newAttr(l.typ, l.config)
-			name := base
+			name, typed := base, false
 			if hasTerms {
-				name = base + "/" + termStr + "/"
+				// named as typed, modifiers and all: perf 6.1 names
+				// cpu-clock/period=100000/u so (perf evlist on this machine)
+				// tools/perf/util/parse-events.c: parse_events__set_default_name()
+				name, typed = s, true
 			}
-			news = append(news, Evsel{Name: name, Attr: a, PMU: pmuNameOf(l.typ)})
+			news = append(news, Evsel{Name: name, Attr: a, PMU: pmuNameOf(l.typ), nameSet: typed})
 			news[0].isDummy = l.typ == uapi.PERF_TYPE_SOFTWARE && l.config == uapi.PERF_COUNT_SW_DUMMY
 		} else if ap := lookupAuxPMU(base); ap != nil && hasTerms {
 			if p.opts.PMUs != nil && !p.opts.PMUs[ap.name] {
@@ -224,7 +230,7 @@ func (p *eventParser) addEvsels(news []Evsel, terms []term, mods, arg string) er
 			if err := p.applyModifiers(e, mods, false, arg); err != nil {
 				return err
 			}
-			if !hasName(terms) {
+			if !hasName(terms) && !e.nameSet {
 				e.Name += ":" + mods
 			}
 		}

@@ -111,6 +111,10 @@ type Evsel struct {
 	auxSample  uint32
 	isDummy    bool
 	toolDummy  bool // a dummy perf adds itself, not one -e names
+	// nameSet: Name is final before the modifiers: a tracepoint's
+	// sys:name (evsel__newtp_idx()), or an event's text as typed
+	// (parse_events__set_default_name()); a modifier does not rename it
+	nameSet    bool
 	addrFilter bool // Filter is an address filter (filter.go)
 }
 
