@@ -107,5 +107,16 @@ func (p *Plan) Unfired() []*Rule {
 	return out
 }
 
+// Extent is where the plan keeps what ShouldFail changes (each rule's
+// count and whether it fired, the log of failures made): explore's write
+// audit checks that the model annotates those writes.
+func (p *Plan) Extent() []any {
+	out := []any{&p.Injected}
+	for _, r := range p.rules {
+		out = append(out, &r.calls, &r.fired)
+	}
+	return out
+}
+
 // Calls returns how many times the rule's task reached its site.
 func (r *Rule) Calls() int { return r.calls }

@@ -414,15 +414,15 @@ func (ss *Session) waitWorkload(t *sched.Task) {
 // with sched.Sched.RunUnannotated (footprint_record.go: unannotated).
 func (ss *Session) record(t *sched.Task) {
 	if ss.R.Exit != nil { // parse_options()/parse_events() gave up: exit(129) (perf61_errors.go)
-		ss.Err = ss.R.Exit
+		ss.setErr(t, ss.R.Exit)
 		return
 	}
 	if ss.R.Target.HasTask() { // cmd_record(): evlist__create_maps() reads /proc
-		if ss.Err = ss.unannotated(t, true, ss.resolveThreads); ss.Err != nil {
+		if ss.setErr(t, ss.unannotated(t, true, ss.resolveThreads)) != nil {
 			return
 		}
 	}
-	if ss.Err = ss.unannotated(t, ss.anyFilter(), ss.resolveFilters); ss.Err != nil {
+	if ss.setErr(t, ss.unannotated(t, ss.anyFilter(), ss.resolveFilters)) != nil {
 		return
 	}
 	// evlist__prepare_workload() forked the workload (NewSession made perf
@@ -431,21 +431,19 @@ func (ss *Session) record(t *sched.Task) {
 	// record__open(): a failure of any of these ends perf before it has
 	// written perf.data's header, which it writes at the end: the file it
 	// created stays empty
-	if ss.Err = ss.annotated(t, ss.recordOpen); ss.Err != nil { // footprint_record.go
+	if ss.setErr(t, ss.annotated(t, ss.recordOpen)) != nil { // footprint_record.go
 		ss.Data.Empty = true
 		return
 	}
-	if ss.Err = ss.unannotated(t, ss.anyFilter(), func() error { return ss.applyFilters(t) }); ss.Err != nil {
+	if ss.setErr(t, ss.unannotated(t, ss.anyFilter(), func() error { return ss.applyFilters(t) })) != nil {
 		ss.Data.Empty = true
 		return
 	}
-	if ss.Err = ss.annotated(t, ss.mapRings); ss.Err != nil {
+	if ss.setErr(t, ss.annotated(t, ss.mapRings)) != nil {
 		ss.Data.Empty = true
 		return
 	}
-	if err := ss.annotated(t, ss.recordRun); err != nil { // footprint_record.go
-		ss.Err = err
-	}
+	ss.setErr(t, ss.annotated(t, ss.recordRun)) // footprint_record.go
 	ss.offAuxtraceSnapshotTrigger()
 	if ss.R.Snapshot != nil && ss.R.Snapshot.OnExit {
 		ss.unannotated(t, true, func() error { ss.auxtraceSnapshotExit(t); return nil }) // session_aux_snapshot.go
@@ -453,10 +451,32 @@ func (ss *Session) record(t *sched.Task) {
 	ss.unannotated(t, ss.R.Overwrite && ss.Err == nil, func() error { ss.tailSynthesize(t); return nil })
 	// out_child: record__mmap_read_all(rec, true)
 	ss.toggleBkwMmap(t, bkwDataPending)
-	if err := ss.readRings(t, true); err != nil && ss.Err == nil {
-		ss.Err = err
+	if err := ss.readRings(t, true); ss.Err == nil {
+		ss.setErr(t, err)
 	}
 }
+
+// setErr records why perf gives up (nil: it does not), annotated as a
+// write of perf's own state (errKey) when there is a reason: read by perf's
+// code and by the observables, never by another context.
+func (ss *Session) setErr(t *sched.Task, err error) error {
+	if err != nil {
+		if c := t.CPU(); c != nil && ss.S.M.FootprintListening() {
+			c.AccessMarkedOnly(errKey{ss}, "Session.Err", cpu.MarkedWrite, "Session.record") // perf's reason to give up
+		}
+	}
+	ss.Err = err
+	return err
+}
+
+// errKey is why perf gave up (Session.Err), perf's own.
+type errKey struct{ ss *Session }
+
+// FootprintKey implements cpu.FootprintKeyer: perf's thread names it.
+func (k errKey) FootprintKey() string { return k.ss.Perf.Thread.FootprintKey() + "/session error" }
+
+// FootprintExtent is the memory the key names (explore's write audit).
+func (k errKey) FootprintExtent() []any { return []any{&k.ss.Err} }
 
 // recordRun synthesizes what perf learns from /proc, enables the events,
 // lets the workload exec, and records until it is gone. The synthesis and

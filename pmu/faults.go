@@ -1,6 +1,8 @@
 package pmu
 
 import (
+	"perfsim/cpu"
+	"perfsim/faultinject"
 	"perfsim/sched"
 	"perfsim/sim"
 )
@@ -11,7 +13,13 @@ import (
 // path it takes can be read.
 // lib/fault-inject.c: should_fail_ex()
 func (k *Kernel) shouldFail(t *sched.Task, site string) bool {
-	if k.Opts.Faults == nil || t == nil || !k.Opts.Faults.ShouldFail(site, t) {
+	if k.Opts.Faults == nil || t == nil {
+		return false
+	}
+	if c := k.setupCPU(t); c != nil {
+		c.AccessMarkedOnly(faultPlanKey{k.Opts.Faults}, "current->fail_nth", cpu.MarkedWrite, "should_fail_ex") // lib/fault-inject.c: should_fail_ex(): fail_nth--, WRITE_ONCE(current->fail_nth, fail_nth)
+	}
+	if !k.Opts.Faults.ShouldFail(site, t) {
 		return false
 	}
 	if tr := k.M.Trace(); tr.On() {
@@ -23,6 +31,18 @@ func (k *Kernel) shouldFail(t *sched.Task, site string) bool {
 	}
 	return true
 }
+
+// faultPlanKey is the scenario's fault plan: the fail lines' counts of
+// their tasks' calls (the kernel's current->fail_nth) and the log of the
+// failures made, one per machine. Every call a plan is asked about counts
+// as a write (a line's count, or the decision of occurrence any).
+type faultPlanKey struct{ p *faultinject.Plan }
+
+// FootprintKey implements cpu.FootprintKeyer.
+func (faultPlanKey) FootprintKey() string { return "the fault plan (fail lines)" }
+
+// FootprintExtent is where the plan keeps its counts (explore's write audit).
+func (f faultPlanKey) FootprintExtent() []any { return f.p.Extent() }
 
 func init() {
 	observables["faults.injected"] = func(k *Kernel) int64 {
