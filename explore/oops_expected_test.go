@@ -83,12 +83,12 @@ always rb.count == 0
 	if got := strings.Join(ex.Found.Lines, "\n"); !strings.Contains(got, "should_fail:remap_pfn_range: option 1 of 2") {
 		t.Errorf("the shrunk schedule's disturbing choices:\n%s\nwant the one failure of remap_pfn_range", got)
 	}
-	ex, err = Explore(f, Options{Strategy: "bounded", Budget: 1, Runs: 1000, Jobs: 1, Knobs: map[string]string{"map-range-fail": "unlocked"}})
+	ex, err = Explore(f, Options{Strategy: "bounded", Budget: 1, Runs: 1000, Jobs: 1, Knobs: map[string]string{"map-range-fail": "pre-77de62ad3de3"}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if ex.Found != nil || ex.CompleteUpTo != 1 || ex.Schedules != 20 {
-		t.Errorf("unlocked: found %v, complete up to %d, %d schedules; want no violation in the 20 schedules of at most one disturbing decision (each allocation of perf's failed in turn, or a tie or interrupt decided otherwise)",
+		t.Errorf("pre-77de62ad3de3: found %v, complete up to %d, %d schedules; want no violation in the 20 schedules of at most one disturbing decision (each allocation of perf's failed in turn, or a tie or interrupt decided otherwise)",
 			ex.Found, ex.CompleteUpTo, ex.Schedules)
 	}
 }

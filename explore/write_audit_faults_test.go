@@ -46,7 +46,7 @@ func TestWriteAuditFaultPaths(t *testing.T) {
 						}
 						lines = append(lines, l)
 					}
-					text := strings.Join(lines, "\n") + fmt.Sprintf("\nkernel map-range-fail=unlocked\nfail %s in %s occurrence %d\n", site, tc.who, n)
+					text := strings.Join(lines, "\n") + fmt.Sprintf("\nkernel map-range-fail=pre-77de62ad3de3\nfail %s in %s occurrence %d\n", site, tc.who, n)
 					f, err := runner.Load(&scenarios.Source{Name: tc.builtin + ".sim", Src: []byte(text)})
 					if err != nil {
 						t.Fatalf("%v\n%s", err, text)

@@ -9,15 +9,18 @@ import (
 // mapRangeFailKnob picks what perf_mmap() does when map_range() fails.
 var mapRangeFailKnob = sim.KnobSpec{
 	Name:   "map-range-fail",
-	Values: []string{"today", "unlocked", "leak"},
+	Values: []string{"today", "pre-77de62ad3de3", "pre-f74b9f4ba63f"},
 	Help: "map_range() fails when remap_pfn_range() cannot allocate a page table page (-ENOMEM: fault injection, a memcg at its limit; " +
 		"a scenario's \"fail remap_pfn_range in TASK\"). today: perf_mmap() calls perf_mmap_close(vma) inside scoped_guard(mutex, &event->mmap_mutex), " +
 		"and perf_mmap_close()'s refcount_dec_and_mutex_lock(&event->mmap_count, &event->mmap_mutex) takes that mutex again when the mapping was " +
 		"the event's only one: a self-deadlock (lockdep: possible recursive locking; without lockdep the task hangs in D with mmap_lock held); " +
-		"unlocked: perf_mmap_close() after mutex_unlock(&event->mmap_mutex), as f74b9f4ba63f added it: everything undone; " +
-		"leak: before f74b9f4ba63f nothing is undone: event->mmap_count, rb->mmap_count and the locked_vm charge stay with no VMA to give them back",
-	Source: "today: kernel/events/core.c perf_mmap() (post-v6.19), docs/upstream/map-range-fail-deadlock.md; " +
-		"unlocked: f74b9f4ba63f (\"perf/core: Handle buffer mapping fail correctly in perf_mmap()\"); leak: before f74b9f4ba63f",
+		"since 77de62ad3de3, which moved map_range() under the mutex to close a use-after-free; " +
+		"pre-77de62ad3de3: map_range() and its perf_mmap_close() after mutex_unlock(&event->mmap_mutex), as f74b9f4ba63f added them: everything undone, " +
+		"but another thread can take the mutex and the buffer in between (syzbot: refcount_t addition on 0 in perf_mmap); " +
+		"pre-f74b9f4ba63f: nothing is undone: event->mmap_count, rb->mmap_count and the locked_vm charge stay with no VMA to give them back",
+	Source: "today: kernel/events/core.c perf_mmap() (post-v6.19) since 77de62ad3de3 (\"perf/core: Fix refcount bug and potential UAF in perf_mmap\", v7.0), " +
+		"docs/upstream/map-range-fail-deadlock.md; pre-77de62ad3de3: f74b9f4ba63f (\"perf/core: Handle buffer mapping fail correctly in perf_mmap()\"); " +
+		"pre-f74b9f4ba63f: map_range() as b709eb872e19 (\"perf/core: map pages in advance\") added it",
 	Package: "pmu",
 }
 
@@ -34,14 +37,15 @@ func (k *Kernel) mapRangeUnderMutex() bool { return k.KnobIs(mapRangeFailKnob.Na
 // remap_pfn_range), map_range() zaps what it mapped and returns -ENOMEM,
 // and perf_mmap() undoes what it did by perf_mmap_close(vma), "as the
 // callsite expects full cleanup in this case and therefore does not invoke
-// vmops::close()" (f74b9f4ba63f), or before it (knob leak) does not. m is
+// vmops::close()" (f74b9f4ba63f), or before it (knob pre-f74b9f4ba63f)
+// does not. m is
 // the mapping perf_mmap() made, not yet in the mm.
 // kernel/events/core.c: map_range(), perf_mmap()
 func (k *Kernel) mapRange(t *sched.Task, e *Event, m *Mapping, pgoff uint64) error {
 	if !k.shouldFail(t, "remap_pfn_range") {
 		return nil
 	}
-	if k.KnobIs(mapRangeFailKnob.Name, "leak") {
+	if k.KnobIs(mapRangeFailKnob.Name, "pre-f74b9f4ba63f") {
 		return uapi.ENOMEM
 	}
 	// The VMA holds its file (__mmap_new_file_vma()'s get_file(), before

@@ -31,9 +31,9 @@ func TestFailSites(t *testing.T) {
 			map[string]int64{"tasks": 1, "fork.perf-free-task": 1, "inherit.contexts": 1, "inherit.children": 1, "events.opened": 1, "faults.injected": 1}}, // the child event was made, then freed (the lifetime oracle checks it went)
 		{"rb_alloc: the mmap fails before anything is charged", mmap, "fail rb_alloc in app",
 			map[string]int64{"tasks": 1, "errno.ENOMEM": 1, "fd.mmaps": 0, "mmap.locked-vm": 0, "rb.count": 0, "faults.injected": 1}},
-		{"remap_pfn_range, f74b9f4ba63f: perf_mmap_close() undoes the mmap", mmap, "fail remap_pfn_range in app\nkernel map-range-fail=unlocked",
+		{"remap_pfn_range, f74b9f4ba63f: perf_mmap_close() undoes the mmap", mmap, "fail remap_pfn_range in app\nkernel map-range-fail=pre-77de62ad3de3",
 			map[string]int64{"tasks": 1, "errno.ENOMEM": 1, "fd.mmaps": 0, "mmap.locked-vm": 0, "rb.count": 0, "kernel.oops": 0, "faults.injected": 1}},
-		{"remap_pfn_range, before f74b9f4ba63f: the charge stays", mmap, "fail remap_pfn_range in app\nkernel map-range-fail=leak",
+		{"remap_pfn_range, before f74b9f4ba63f: the charge stays", mmap, "fail remap_pfn_range in app\nkernel map-range-fail=pre-f74b9f4ba63f",
 			map[string]int64{"tasks": 1, "errno.ENOMEM": 1, "fd.mmaps": 0, "mmap.locked-vm": 9, "rb.count": 0, "kernel.oops": 0, "faults.injected": 1}},
 		{"perf_event_alloc in a fork: inherit_event() fails, the fork with it", "  open ev -e task-clock inherit\n  fork c\n    compute 5us\n  wait\n  close ev\n",
 			"fail perf_event_alloc in app occurrence 2",
