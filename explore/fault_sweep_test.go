@@ -15,10 +15,10 @@ import (
 // outcome this sweep drops: with them, a violation is the error path's.
 var todayBugsFixed = map[string]string{
 	"map-range-fail":   "pre-77de62ad3de3", // mmap-map-range-fail: the self-deadlock
-	"mmap-update-time": "proposed", // mmap-rb-vs-sched-out, rb-zero-pages: KCSAN in perf_mmap_rb()
-	"aux-throttle":     "proposed", // pt-throttle-group, aux-pause-resume-nmi-throttle
-	"sync-stat-pair":   "proposed", // inherit-stat-swap
-	"pt-reset-markers": "proposed", // pt-reset-markers-carry
+	"mmap-update-time": "proposed",         // mmap-rb-vs-sched-out, rb-zero-pages: KCSAN in perf_mmap_rb()
+	"aux-throttle":     "proposed",         // pt-throttle-group, aux-pause-resume-nmi-throttle
+	"sync-stat-pair":   "proposed",         // inherit-stat-swap
+	"pt-reset-markers": "proposed",         // pt-reset-markers-carry
 }
 
 // TestFaultSweepBuiltins: every built-in (75, 981 schedules, ~25 s on 2
