@@ -737,7 +737,7 @@ func (ss *Session) recordMmap(t *sched.Task) error {
 			if *out == nil {
 				m, err := ss.K.Mmap(t, fd, 0, length, prot)
 				if err != nil {
-					return fmt.Errorf("perf record: failed to mmap with %w (fd %d, cpu %d)", err, fd, c)
+					return mmapFailed(err, ss.R.MmapPages, ss.R.AuxPages) // fd and CPU: the timeline's note
 				}
 				reader, err := NewMmap(m.RB, overwrite)
 				if err != nil {

@@ -172,7 +172,7 @@ func (ss *Session) auxtraceMmap(t *sched.Task, m *SessionMmap, ev int, idx int) 
 	am, err := ss.K.Mmap(t, m.FD, offset/pmu.PageSize, length, prot)
 	if err != nil {
 		// pr_debug2("failed to mmap AUX area"); mmap__mmap() fails the whole evlist__mmap()
-		return fmt.Errorf("perf record: failed to mmap AUX area with %w (fd %d, cpu %d)", err, m.FD, m.CPU)
+		return mmapFailed(err, ss.R.MmapPages, ss.R.AuxPages)
 	}
 	mm.Map = am
 	ss.aux.mmaps = append(ss.aux.mmaps, mm)

@@ -105,7 +105,8 @@ func TestMapRangeFailDeadlock(t *testing.T) {
 // without the recursion, today too: perf_mmap_close() takes rb->aux_mutex
 // (perf_mmap_aux()'s guard released it) and event->mmap_count is 2 (the
 // data ring maps the event too), so it is dropped without the mutex.
-// perf record gives up; everything is uncharged and freed.
+// perf record gives up in its words ("failed to mmap with 12 (Cannot
+// allocate memory)"); everything is uncharged and freed.
 func TestMapRangeFailAuxIsClean(t *testing.T) {
 	got, r := runSrc(t, `cpus 2
 pmu intel_pt rate=1000 region=4K
@@ -122,7 +123,7 @@ fail remap_pfn_range in pt occurrence 2
 	if res := r.Result(); res.Failed {
 		t.Errorf("the run failed: %v %v", res.Oops, res.Violations)
 	}
-	if msgs := strings.Join(r.Messages(), "\n"); !strings.Contains(msgs, "failed to mmap AUX area with Cannot allocate memory") {
+	if msgs := strings.Join(r.Messages(), "\n"); !strings.Contains(msgs, "failed to mmap with 12 (Cannot allocate memory)") {
 		t.Errorf("perf's messages:\n%s\nwant its failed AUX mmap", msgs)
 	}
 }
