@@ -4,6 +4,7 @@ import (
 	"perfsim/cpu"
 	"perfsim/sched"
 	"perfsim/sim"
+	"perfsim/uapi"
 )
 
 // perfGlobal holds the global locks of core.c and of the tracing core that
@@ -162,25 +163,55 @@ func (k *Kernel) current() *sched.Task {
 }
 
 // perfTraceInit attaches a tracepoint event under event_mutex; the first
-// perf user of the tracepoint registers its probe (tracepoints_mutex), which
-// enables the tracepoint's static key under cpu_hotplug_lock for read.
+// perf user of the tracepoint allocates its per-CPU event lists (and the
+// machine's first, perf_trace_buf[]) and registers its probe
+// (tracepoints_mutex), which enables the tracepoint's static key under
+// cpu_hotplug_lock for read. An allocation failing (fault injection: site
+// perf_trace_event_reg) is -ENOMEM before the probe: perf_trace_event_reg()
+// drops the perf_refcount it took, and perf_tp_event_init() fails the
+// event's perf_init_event() before it set event->destroy.
 // kernel/trace/trace_event_perf.c: perf_trace_init() -> perf_trace_event_init() -> perf_trace_event_reg(); kernel/tracepoint.c: tracepoint_add_func() -> static_key_enable()
-func (k *Kernel) perfTraceInit(s *tpSlot) {
+func (k *Kernel) perfTraceInit(s *tpSlot) error {
 	t := k.current()
 	if t == nil {
 		s.users++
-		return
+		if s.users == 1 {
+			k.tp.totalRefCount++
+		}
+		return nil
 	}
 	n := k.lockGlobal(t, &k.glob.eventMutex, "perf_trace_init")
 	t.Step("perf_trace_init:event_mutex")
 	k.accessTpReg(t, s)
-	if s.users == 0 {
-		k.tracepointProbe(t, s, true)
-		k.glob.tpRegisters++
-	}
-	s.users++
+	err := k.perfTraceEventReg(t, s)
 	k.unlockGlobal(t, &k.glob.eventMutex, "perf_trace_init", n)
 	k.markTpInitReturn(t)
+	return err
+}
+
+// perfTraceEventReg takes a perf_refcount of the tracepoint; the first
+// takes its per-CPU hlist heads, then, when no tracepoint has a perf user
+// (total_ref_count == 0), perf_trace_buf[], then registers the probe.
+// Either allocation failing (site perf_trace_event_reg, its first and
+// second call) takes the function's fail: path, which gives the reference
+// back: "if (!--tp_event->perf_refcount)" the lists are freed (and "if
+// (!total_ref_count)" the buffers).
+// kernel/trace/trace_event_perf.c: perf_trace_event_reg()
+func (k *Kernel) perfTraceEventReg(t *sched.Task, s *tpSlot) error {
+	s.users++ // "if (tp_event->perf_refcount++ > 0) return 0;"
+	if s.users > 1 {
+		return nil
+	}
+	// "list = alloc_percpu(struct hlist_head); if (!list) goto fail;", then
+	// for the machine's first "buf = (char __percpu *)alloc_percpu(perf_trace_t); if (!buf) goto fail;"
+	if k.shouldFail(t, "perf_trace_event_reg") || k.tp.totalRefCount == 0 && k.shouldFail(t, "perf_trace_event_reg") {
+		s.users-- // fail: "if (!--tp_event->perf_refcount) { free_percpu(tp_event->perf_events); ... }"
+		return uapi.ENOMEM
+	}
+	k.tracepointProbe(t, s, true)
+	k.glob.tpRegisters++
+	k.tp.totalRefCount++
+	return nil
 }
 
 // perfTraceDestroy detaches a tracepoint event under event_mutex; the last
@@ -192,6 +223,9 @@ func (k *Kernel) perfTraceInit(s *tpSlot) {
 func (k *Kernel) perfTraceDestroy(t *sched.Task, e *Event, freeing bool) {
 	if t == nil {
 		e.tp.users--
+		if e.tp.users == 0 {
+			k.tp.totalRefCount--
+		}
 		return
 	}
 	n := k.lockGlobal(t, &k.glob.eventMutex, "perf_trace_destroy")
@@ -200,6 +234,7 @@ func (k *Kernel) perfTraceDestroy(t *sched.Task, e *Event, freeing bool) {
 	e.tp.users--
 	if e.tp.users == 0 {
 		k.tracepointProbe(t, e.tp, false)
+		k.tp.totalRefCount-- // perf_trace_event_unreg(): "if (!--total_ref_count)" perf_trace_buf[] is freed
 	}
 	k.unlockGlobal(t, &k.glob.eventMutex, "perf_trace_destroy", n)
 	k.accessTpDestroyReturn(t, e, freeing)

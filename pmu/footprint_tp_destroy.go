@@ -103,6 +103,21 @@ func (k tpUsersKey) String() string { return k.FootprintKey() }
 // FootprintExtent is where the model counts the users.
 func (k tpUsersKey) FootprintExtent() []any { return []any{&k.s.users} }
 
+// totalRefCountKey is trace_event_perf.c's total_ref_count, the count of
+// tracepoints with a perf user: the first registration and the last
+// unregistration write it (and allocate or free perf_trace_buf[] with it),
+// each under event_mutex.
+type totalRefCountKey struct{ t *tpTable }
+
+// FootprintKey implements cpu.FootprintKeyer.
+func (totalRefCountKey) FootprintKey() string { return "total_ref_count" }
+
+// String is the key's identity (explore's TestFootprintKeysStable).
+func (k totalRefCountKey) String() string { return k.FootprintKey() }
+
+// FootprintExtent is where the model counts them.
+func (k totalRefCountKey) FootprintExtent() []any { return []any{&k.t.totalRefCount} }
+
 // String is tpKey's identity (explore's TestFootprintKeysStable): the
 // tracepoint, whichever copy of its catalogue entry names it (the
 // catalogue's, the slot's).
@@ -128,6 +143,7 @@ func (k *Kernel) accessTpUnreg(t *sched.Task, s *tpSlot) {
 	if s.users > 1 {
 		return
 	}
+	c.AccessMarkedOnly(totalRefCountKey{&k.tp}, "total_ref_count", cpu.MarkedWrite, "perf_trace_event_unreg") // kernel/trace/trace_event_perf.c: perf_trace_event_unreg(): if (!--total_ref_count) free_percpu(perf_trace_buf[i])
 	for i := range s.perCPU {
 		c.AccessMarkedOnly(tpCPUKey{s, i}, "tp_event->perf_events", cpu.MarkedWrite, "perf_trace_event_unreg") // kernel/trace/trace_event_perf.c: perf_trace_event_unreg(): free_percpu(tp_event->perf_events); tp_event->perf_events = NULL
 	}
@@ -204,6 +220,7 @@ func (k *Kernel) accessTpReg(t *sched.Task, s *tpSlot) {
 	if s.users > 0 {
 		return
 	}
+	c.AccessMarkedOnly(totalRefCountKey{&k.tp}, "total_ref_count", cpu.MarkedWrite, "perf_trace_event_reg") // kernel/trace/trace_event_perf.c: perf_trace_event_reg(): if (!total_ref_count) perf_trace_buf[i] = alloc_percpu(...); total_ref_count++
 	for i := range s.perCPU {
 		c.AccessMarkedOnly(tpCPUKey{s, i}, "tp_event->perf_events", cpu.MarkedWrite, "perf_trace_event_reg") // kernel/trace/trace_event_perf.c: perf_trace_event_reg(): INIT_HLIST_HEAD(per_cpu_ptr(list, cpu)); tp_event->perf_events = list
 	}

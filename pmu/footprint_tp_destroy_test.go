@@ -51,8 +51,9 @@ func TestTpDestroyFootprint(t *testing.T) {
 		want   []string
 	}{
 		{name: "the last perf user: the probe unregistered", events: 1, want: []string{
-			// perf_refcount, every CPU's perf_events list freed
-			"tp_event->perf_refcount w, users w, tp_event->perf_events w, tp_event->perf_events w, " + probe + unlock + lastEpc + closeExit}},
+			// perf_refcount, total_ref_count (perf_trace_buf[] freed with
+			// it), every CPU's perf_events list freed
+			"tp_event->perf_refcount w, users w, total_ref_count w, tp_event->perf_events w, tp_event->perf_events w, " + probe + unlock + lastEpc + closeExit}},
 		{name: "another user left: perf_refcount only", events: 2, want: []string{
 			"tp_event->perf_refcount w, users w, " + unlock + otherEpc + closeExit,
 			// the other event, released at the task's exit (exit_files()'s
@@ -62,7 +63,7 @@ func TestTpDestroyFootprint(t *testing.T) {
 			// return into do_exit() (sched/footprint_exit.go): the state,
 			// signal->live, the sigqueues, the cgroup's population, no
 			// parent (init reaps it), the exec waiter's look
-			"tp_event->perf_refcount w, users w, tp_event->perf_events w, tp_event->perf_events w, " + probe + unlock +
+			"tp_event->perf_refcount w, users w, total_ref_count w, tp_event->perf_events w, tp_event->perf_events w, " + probe + unlock +
 				"task->usage w, epc->refcount w, ctx->event_list w, the model's epc counts add, ctx->refcount w, ctx->parent_ctx r, ctx->task r, ctx (freed) w, the model's context counts add, event->state w, event (freed) w, ctx->lock w, sync w, ctx->lock w, sync w, " +
 				"task->task_works r, p->__state w, signal->live w, signal->shared_pending w, task->pending w, cset->nr_tasks add, p->real_parent r, p->exit_state w, signal->group_exec_task r"}},
 	} {
@@ -116,11 +117,12 @@ func TestTpInitFootprint(t *testing.T) {
 	if err := mc.m.Run(sim.Second); err != nil {
 		t.Fatal(err)
 	}
-	// perf_refcount (the model's count too), every CPU's perf_events list
+	// perf_refcount (the model's count too), total_ref_count (the first
+	// tracepoint's perf_trace_buf[] allocated), every CPU's perf_events list
 	// allocated, tracepoint_probe_register() (tracepoints_mutex, the funcs
 	// and static key, cpus_read_lock() and unlock, tracepoints_mutex),
 	// event_mutex released
-	reg := "tp_event->perf_refcount w, users w, tp_event->perf_events w, tp_event->perf_events w, " +
+	reg := "tp_event->perf_refcount w, users w, total_ref_count w, tp_event->perf_events w, tp_event->perf_events w, " +
 		"sync w, current->lockdep_depth w, sync w, tp_event->perf_refcount w, users w, sync w, current->lockdep_depth w, sync w, sync w, current->lockdep_depth w, sync w, " +
 		"sync w, current->lockdep_depth w, sync w, sync w, current->lockdep_depth w, sync w, "
 	// then perf_event_open()'s body (footprint_open.go): the id, the

@@ -47,6 +47,9 @@ type tpTable struct {
 	sys      map[string]*sysTPs // per syscall: syscalls:sys_enter_<name>/sys_exit_<name>
 	named    []namedTP          // the tracepoints fired by name (fireSched), as asked
 	nrCPUs   int
+	// totalRefCount is trace_event_perf.c's total_ref_count: tracepoints
+	// with a perf user (perf_trace_buf[] is allocated while it is not 0).
+	totalRefCount int
 	// A one-entry cache in front of sys: a task calls the same syscall at
 	// enter and exit, and loops call it again.
 	lastName string
@@ -252,8 +255,10 @@ func (p *tpPMU) EventInit(e *Event) error {
 	}
 	p.k.accessTpEventInit(i) // footprint_tp_init.go
 	s := p.k.tp.slot(i)
+	if err := p.k.perfTraceInit(s); err != nil {
+		return err // "err = perf_trace_init(event); if (err) return err;": no event->destroy
+	}
 	e.tp = s
-	p.k.perfTraceInit(s)
 	return nil
 }
 

@@ -696,6 +696,8 @@ func init() {
 			}
 			return int64(n)
 		})
+	RegisterObservable("tp.registered", "tracepoints with a perf user now (trace_event_perf.c's total_ref_count: perf_trace_buf[] is allocated while it is not 0)",
+		func(k *Kernel) int64 { return int64(k.tp.totalRefCount) })
 	RegisterObservable("tp.filtered", "tracepoint records an event's ftrace filter (PERF_EVENT_IOC_SET_FILTER) rejected in perf_tp_event()",
 		func(k *Kernel) int64 { return int64(k.stats.tpFiltered) })
 	RegisterStepHelp(map[string]string{

@@ -14,6 +14,7 @@ import (
 func TestFailSites(t *testing.T) {
 	const open = "  open ev -e task-clock\n"
 	const mmap = "  open ev -e task-clock\n  mmap ev 8\n  munmap ev\n  close ev\n"
+	const tp = "  open ev -e sched:sched_switch\n  close ev\n"
 	for _, tc := range []struct {
 		name, prog, fail string
 		want             map[string]int64
@@ -29,6 +30,12 @@ func TestFailSites(t *testing.T) {
 		{"find_get_pmu_context in a fork: inherit_event() frees the child event, the fork fails", "  open ev -e task-clock inherit\n  fork c\n    compute 5us\n  wait\n  close ev\n",
 			"fail find_get_pmu_context in app occurrence 2",
 			map[string]int64{"tasks": 1, "fork.perf-free-task": 1, "inherit.contexts": 1, "inherit.children": 1, "events.opened": 1, "faults.injected": 1}}, // the child event was made, then freed (the lifetime oracle checks it went)
+		{"perf_trace_event_reg: the tracepoint's first user cannot get its lists; perf_refcount given back, no probe", tp + "  open ev2 -e sched:sched_switch\n  close ev2\n", "fail perf_trace_event_reg in app",
+			map[string]int64{"tasks": 1, "errno.ENOMEM": 1, "fd.opened": 1, "events.opened": 1, "tp.users": 0, "tp.registered": 0, "tracepoint.registers": 1, "faults.injected": 1}}, // the second open registers
+		{"perf_trace_event_reg, call 2: perf_trace_buf[] fails after the lists; both freed", tp, "fail perf_trace_event_reg in app occurrence 2",
+			map[string]int64{"tasks": 1, "errno.ENOMEM": 1, "fd.opened": 0, "events.opened": 0, "tp.users": 0, "tp.registered": 0, "tracepoint.registers": 0, "faults.injected": 1}},
+		{"perf_trace_event_reg: a second tracepoint finds perf_trace_buf[] made (one call), a second user no call", "  open ev -e sched:sched_switch\n  open ev2 -e sched:sched_wakeup\n  open ev3 -e sched:sched_wakeup\n  close ev\n  close ev2\n  close ev3\n", "fail perf_trace_event_reg in app occurrence 4",
+			map[string]int64{"tasks": 1, "errno.ENOMEM": 0, "fd.opened": 3, "tp.users": 0, "tp.registered": 0, "tracepoint.registers": 2, "faults.unfired": 1}},
 		{"rb_alloc: the mmap fails before anything is charged", mmap, "fail rb_alloc in app",
 			map[string]int64{"tasks": 1, "errno.ENOMEM": 1, "fd.mmaps": 0, "mmap.locked-vm": 0, "rb.count": 0, "faults.injected": 1}},
 		{"remap_pfn_range, f74b9f4ba63f: perf_mmap_close() undoes the mmap", mmap, "fail remap_pfn_range in app\nkernel map-range-fail=pre-77de62ad3de3",
