@@ -68,6 +68,7 @@ var auditSkip = []string{
 	"pt.PMU.ResumeCalls",     //
 	"pt.PMU.Starts",          //
 	"pt.PMU.PMIs",            //
+	"pt.PMU.Buffers",         // intel_pt's count of live struct pt_buffers (an observable; the buffer is the AUX area's aux_priv, annotated with it)
 
 	"pmu.Kernel.ctxLockClasses",   // lockdep's class ids of ctx->lock by subclass, filled on first use (the clone check's nested take)
 	"pmu.Kernel.stats",            // the core's counters (IPIs taken, fdput()s that released, ...): observables, read by Observe after the run, never by the model

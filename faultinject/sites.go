@@ -23,6 +23,10 @@ var Sites = []Site{
 		"-ENOMEM", "mmap() of an event's data pages that makes a new buffer (perf_mmap_rb())"},
 	{"rb_alloc_aux", "kernel/events/ring_buffer.c: rb_alloc_aux(): kcalloc_node() of rb->aux_pages",
 		"-ENOMEM", "the first mmap() of a buffer's AUX area (perf_mmap_aux())"},
+	{"pt_buffer_setup_aux", "arch/x86/events/intel/pt.c: pt_buffer_setup_aux(): kzalloc_node() of the struct pt_buffer (call 1), then pt_buffer_init_topa()'s ToPA tables (call 2: the driver kfree()s the buffer); NULL from setup_aux makes rb_alloc_aux() free the AUX pages it allocated (__rb_free_aux())",
+		"-ENOMEM", "the first mmap() of an intel_pt event's AUX area (perf_mmap_aux() -> rb_alloc_aux() -> pmu->setup_aux)"},
+	{"etm_setup_aux", "drivers/hwtracing/coresight/coresight-etm-perf.c: etm_setup_aux(): alloc_event_data()'s kzalloc() and alloc_percpu() (call 1), then the sink's alloc_buffer() (call 2: goto err, etm_free_aux() frees the event data); NULL from setup_aux makes rb_alloc_aux() free the AUX pages it allocated (__rb_free_aux())",
+		"-ENOMEM", "the first mmap() of a cs_etm event's AUX area (perf_mmap_aux() -> rb_alloc_aux() -> pmu->setup_aux)"},
 	{"remap_pfn_range", "kernel/events/core.c: map_range(): remap_pfn_range() -> __pte_alloc(): a page table page (GFP_PGTABLE_USER)",
 		"-ENOMEM", "every perf mmap() that got its buffer: map_range() puts its pages in the page table"},
 }

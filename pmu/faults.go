@@ -44,6 +44,12 @@ func (faultPlanKey) FootprintKey() string { return "the fault plan (fail lines)"
 // FootprintExtent is where the plan keeps its counts (explore's write audit).
 func (f faultPlanKey) FootprintExtent() []any { return f.p.Extent() }
 
+// ShouldFail is shouldFail for a driver's allocation (another package) in
+// the current task's context: a PMU's setup_aux, run from that task's
+// mmap().
+// lib/fault-inject.c: should_fail_ex()
+func (k *Kernel) ShouldFail(site string) bool { return k.shouldFail(k.current(), site) }
+
 func init() {
 	observables["faults.injected"] = func(k *Kernel) int64 {
 		if k.Opts.Faults == nil {

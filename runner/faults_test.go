@@ -134,3 +134,50 @@ fail remap_pfn_range in pt occurrence 2
 		t.Errorf("perf's messages:\n%s\nwant its failed AUX mmap", msgs)
 	}
 }
+
+// TestFailSetupAux: a driver's setup_aux fails after rb_alloc_aux() made
+// the AUX pages (unlike site rb_alloc_aux, which fails before them):
+// rb_alloc_aux() frees them (__rb_free_aux()), the driver frees what it
+// made before its own failure, and perf record gives up ("failed to mmap
+// with 12 (Cannot allocate memory)", its words for an AUX area's too).
+// Nothing is left: no driver buffer, no AUX pages (aux-pages-lifetime), no
+// ring buffer or locked_vm.
+func TestFailSetupAux(t *testing.T) {
+	const pt = "pmu intel_pt rate=1000 region=4K\ntask app cpu0\n  repeat 10\n    compute 20us\n    sleep 1us\nrecord s: -e intel_pt//u -m 8,16 -- app\n"
+	const etm = "pmu cs_etm sink=etr rate=300M\ntask dd cpu0\n  repeat 10\n    compute 20us\n    sleep 1us\nrecord s: -e cs_etm// -m 8,16 -- dd\n"
+	const trbe = "pmu cs_etm sink=trbe rate=64M\ntask dd cpu0\n  repeat 10\n    compute 20us\n    sleep 1us\nrecord s: -e cs_etm// -m 8,16 -- dd\n"
+	for _, tc := range []struct {
+		name, src, fail string
+		want            map[string]int64
+	}{
+		{"pt_buffer_setup_aux, call 1: no struct pt_buffer", pt, "fail pt_buffer_setup_aux in s",
+			map[string]int64{"s.perf.error": 1, "pt.buffers": 0, "pt.produced": 0, "mmap.locked-vm": 0, "rb.count": 0, "faults.injected": 1}},
+		{"pt_buffer_setup_aux, call 2: the ToPA fails, the driver frees its buffer", pt, "fail pt_buffer_setup_aux in s occurrence 2",
+			map[string]int64{"s.perf.error": 1, "pt.buffers": 0, "pt.produced": 0, "mmap.locked-vm": 0, "rb.count": 0, "faults.injected": 1}},
+		{"no fail line: perf record traces, its buffer freed at the end", pt, "",
+			map[string]int64{"s.perf.error": 0, "pt.buffers": 0, "mmap.locked-vm": 0, "rb.count": 0, "faults.injected": 0}},
+		{"etm_setup_aux, call 1: no event data", etm, "fail etm_setup_aux in s",
+			map[string]int64{"s.perf.error": 1, "cs.event-data": 0, "cs.periods": 0, "mmap.locked-vm": 0, "rb.count": 0, "faults.injected": 1}},
+		{"etm_setup_aux, call 2: the ETR buffer fails, etm_free_aux() frees the event data", etm, "fail etm_setup_aux in s occurrence 2",
+			map[string]int64{"s.perf.error": 1, "cs.event-data": 0, "cs.periods": 0, "mmap.locked-vm": 0, "rb.count": 0, "faults.injected": 1}},
+		{"etm_setup_aux, call 2 on TRBE: the same unwind", trbe, "fail etm_setup_aux in s occurrence 2",
+			map[string]int64{"s.perf.error": 1, "cs.event-data": 0, "cs.periods": 0, "mmap.locked-vm": 0, "rb.count": 0, "faults.injected": 1}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var names []string
+			for n := range tc.want {
+				names = append(names, n)
+			}
+			got, r := runSrc(t, "cpus 2\n"+tc.src+tc.fail+"\n", names...)
+			if d := cmp.Diff(tc.want, got); d != "" {
+				t.Errorf("observables (-want +got):\n%s", d)
+			}
+			if res := r.Result(); res.Failed {
+				t.Errorf("the run failed: oops %v, violations %v", res.Oops, res.Violations)
+			}
+			if msgs := strings.Join(r.Messages(), "\n"); tc.fail != "" && !strings.Contains(msgs, "failed to mmap with 12 (Cannot allocate memory)") {
+				t.Errorf("perf's messages:\n%s\nwant its failed mmap (perf 6.1 says the same of an AUX area)", msgs)
+			}
+		})
+	}
+}

@@ -85,6 +85,9 @@ type Device struct {
 	shadows map[*rb.Buffer]*auxShadow
 	// commitHook, when set (tests), sees every commit auxOutputEnd logs
 	commitHook func(Commit)
+	// ShouldFail is should_fail() at an allocation of the driver's (fault
+	// injection); nil fails nothing.
+	ShouldFail func(site string) bool
 
 	Stats Stats
 	// Commits are the driver's non-empty perf_aux_output_end()s, in order.
@@ -104,6 +107,7 @@ type Stats struct {
 	UpdateBytes uint64 // bytes update_buffer() reported
 	TRBEIRQs    int    // TRBE maintenance interrupts handled
 	Recommitted uint64 // bytes of trace committed to an AUX buffer a second time
+	EventData   int    // struct etm_event_data alive: etm_setup_aux() made, free_event_data() not yet freed
 }
 
 // New builds the CoreSight of a machine.

@@ -26,10 +26,19 @@ type EventData struct {
 
 // SetupAux is etm_setup_aux(): build a path from every CPU's ETM to the sink
 // (the ETR for all, or each CPU's TRBE), then the sink's buffer over the AUX
-// pages. nil means -ENOMEM, as perf_mmap() reports it.
+// pages. nil means -ENOMEM, as perf_mmap() reports it. Two allocations may
+// fail (fault injection: site etm_setup_aux): alloc_event_data()'s (call 1:
+// nothing made) and the sink's alloc_buffer() (call 2); a failure after the
+// event data was made goes to err:, etm_free_aux(), whose free_event_data()
+// (a work item in the kernel, run here at once) frees it.
 // drivers/hwtracing/coresight/coresight-etm-perf.c: etm_setup_aux()
 func (d *Device) SetupAux(ev Event, aux []byte, nrPages int, overwrite bool) *EventData {
+	// "event_data = alloc_event_data(cpu); if (!event_data) return NULL;"
+	if d.shouldFail("etm_setup_aux") {
+		return nil
+	}
 	ed := &EventData{mask: make([]bool, d.cfg.CPUs), overwrite: overwrite}
+	d.Stats.EventData++
 	if c := ev.CPU(); c >= 0 {
 		if c < d.cfg.CPUs {
 			ed.mask[c] = true
@@ -46,24 +55,38 @@ func (d *Device) SetupAux(ev Event, aux []byte, nrPages int, overwrite bool) *Ev
 		}
 	}
 	if first < 0 {
-		return nil // "If we don't have any CPUs ready for tracing, abort"
+		d.FreeAux(ed) // "If we don't have any CPUs ready for tracing, abort": err: etm_free_aux(event_data)
+		return nil
 	}
 	ed.sink = d.sinkOf(first)
-	cfg, err := ed.sink.allocBuffer(ev, aux, nrPages, overwrite)
+	// "event_data->snk_config = sink_ops(sink)->alloc_buffer(...); if (!event_data->snk_config) goto err;"
+	var cfg any
+	var err error
+	if !d.shouldFail("etm_setup_aux") {
+		cfg, err = ed.sink.allocBuffer(ev, aux, nrPages, overwrite)
+	}
 	if err != nil || cfg == nil {
+		d.FreeAux(ed) // err: etm_free_aux(event_data)
 		return nil
 	}
 	ed.snkConfig = cfg
 	return ed
 }
 
-// FreeAux is etm_free_aux() -> free_event_data(): the sink's buffer goes.
+func (d *Device) shouldFail(site string) bool { return d.ShouldFail != nil && d.ShouldFail(site) }
+
+// FreeAux is etm_free_aux() -> free_event_data(): the sink's buffer goes,
+// then the event data.
 // drivers/hwtracing/coresight/coresight-etm-perf.c: etm_free_aux()
 func (d *Device) FreeAux(ed *EventData) {
-	if ed != nil && ed.snkConfig != nil {
+	if ed == nil {
+		return
+	}
+	if ed.snkConfig != nil {
 		ed.sink.freeBuffer(ed.snkConfig)
 		ed.snkConfig = nil
 	}
+	d.Stats.EventData-- // free_event_data(): kfree(event_data)
 }
 
 // Start is etm_event_start(): with PERF_EF_RESUME only resume the source;

@@ -34,5 +34,7 @@ func init() {
 	stat("cs.recommitted", "trace bytes committed to an AUX buffer a second time (the pause vs TRBE interrupt race)",
 		func(d *Device) int64 { return int64(d.Stats.Recommitted) })
 	stat("cs.trbe-irqs", "TRBE maintenance interrupts handled", func(d *Device) int64 { return int64(d.Stats.TRBEIRQs) })
+	stat("cs.event-data", "struct etm_event_data alive now (etm_setup_aux() made, free_event_data() not yet freed): an AUX area's driver data",
+		func(d *Device) int64 { return int64(d.Stats.EventData) })
 	stat("cs.warnings", "WARN_ON()s the CoreSight driver hit", func(d *Device) int64 { return int64(len(d.Warnings)) })
 }

@@ -42,7 +42,8 @@ func NewPMU(k *pmu.Kernel, cfg Config) (*PMU, error) {
 		return nil, err
 	}
 	p.dev = d
-	p.SetSoftwareContext() // etm_pmu.task_ctx_nr = perf_sw_context
+	d.ShouldFail = k.ShouldFail // fault injection: site etm_setup_aux
+	p.SetSoftwareContext()      // etm_pmu.task_ctx_nr = perf_sw_context
 	if k.S != nil {
 		k.S.ModeHooks = append(k.S.ModeHooks, modeHook{d})
 	}

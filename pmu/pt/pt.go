@@ -90,6 +90,9 @@ type PMU struct {
 	PMIs, PauseCalls    uint64
 	ResumeCalls, Starts uint64
 	AddBusy             uint64 // pt_event_add() calls that failed -EBUSY (pt->handle.event still set)
+	// Buffers counts the struct pt_buffers alive (pt_buffer_setup_aux()
+	// made them, pt_buffer_free_aux() not yet freed them).
+	Buffers int64
 	// Iterations counts the loop iterations the trace shows (a taken TNT
 	// bit each, pmu.ImageLoopInsns instructions each).
 	Iterations uint64
@@ -189,15 +192,32 @@ func (p *PMU) EventInit(e *pmu.Event) error {
 func (p *PMU) HasAux() bool { return true }
 
 // SetupAux implements pmu.PMU: a snapshot buffer for an overwrite mapping.
+// Its two allocations may fail (fault injection: site pt_buffer_setup_aux):
+// the struct pt_buffer (call 1: nothing made), then the ToPA tables (call
+// 2: pt_buffer_init_topa() frees the tables it made and the driver the
+// buffer); either returns NULL, and rb_alloc_aux() frees the AUX pages it
+// allocated before (__rb_free_aux()). Single-range output, which needs no
+// ToPA, is not modelled (doc.go).
 // arch/x86/events/intel/pt.c: pt_buffer_setup_aux()
 func (p *PMU) SetupAux(e *pmu.Event, nrPages int, overwrite bool) (any, error) {
+	// "buf = kzalloc_node(sizeof(struct pt_buffer), GFP_KERNEL, node); if (!buf) return NULL;"
+	if p.k.ShouldFail("pt_buffer_setup_aux") {
+		return nil, uapi.ENOMEM
+	}
+	p.Buffers++
+	// "ret = pt_buffer_init_topa(buf, cpu, nr_pages, GFP_KERNEL); if (ret) { kfree(buf); return NULL; }"
+	if p.k.ShouldFail("pt_buffer_setup_aux") {
+		p.Buffers--
+		return nil, uapi.ENOMEM
+	}
 	size := uint64(nrPages) * rb.PageSize
 	region := min(p.region, size)
 	return &ptBuffer{buf: e.RB(), snapshot: overwrite, size: size, region: region}, nil
 }
 
-// FreeAux implements pmu.PMU.
-func (p *PMU) FreeAux(any) {}
+// FreeAux implements pmu.PMU: the ToPA tables and the struct pt_buffer go.
+// arch/x86/events/intel/pt.c: pt_buffer_free_aux()
+func (p *PMU) FreeAux(any) { p.Buffers-- }
 
 // SnapshotAux implements pmu.PMU (the copy goes through SnapshotAuxOutput).
 func (p *PMU) SnapshotAux(*cpu.CPU, *pmu.Event, int) int { return 0 }
@@ -989,6 +1009,8 @@ func init() {
 		func(p *PMU) int64 { return int64(p.FilterLeaked) })
 	stat("pt.trace-stops", "times the CPU entered an Intel PT TraceStop address range (RTIT_STATUS.Stopped)",
 		func(p *PMU) int64 { return int64(p.TraceStops) })
+	stat("pt.buffers", "struct pt_buffers alive now (pt_buffer_setup_aux() made, pt_buffer_free_aux() not yet freed): an AUX area's driver buffer",
+		func(p *PMU) int64 { return p.Buffers })
 	stat("pt.add-ebusy", "pt_event_add() calls that failed -EBUSY: pt->handle.event still set (a transaction left open)",
 		func(p *PMU) int64 { return int64(p.AddBusy) })
 }
