@@ -17,6 +17,8 @@ var Sites = []Site{
 		"-ENOMEM", "the first event of a task: find_get_context() in perf_event_open(), inherit_task_group() in a fork (the fork fails)"},
 	{"find_get_pmu_context", "kernel/events/core.c: find_get_pmu_context(): kzalloc_obj(*epc), made before the lookup of a task context's pmu_ctx_list",
 		"-ENOMEM", "every event on a task context: perf_event_open(), inherit_event() (the fork fails)"},
+	{"alloc_callchain_buffers", "kernel/events/callchain.c: alloc_callchain_buffers(): kzalloc() of callchain_cpus_entries and each CPU's kmalloc_node(), made by the first event that samples callchains (nr_callchain_events 0 -> 1)",
+		"-ENOMEM", "perf_event_open() of an event with PERF_SAMPLE_CALLCHAIN while no other has one: perf_event_alloc() -> get_callchain_buffers() (the open fails)"},
 	{"perf_trace_event_reg", "kernel/trace/trace_event_perf.c: perf_trace_event_reg(): alloc_percpu(struct hlist_head) of tp_event->perf_events (call 1), then, when no tracepoint has a perf user (total_ref_count == 0), alloc_percpu(perf_trace_t) of perf_trace_buf[] (call 2)",
 		"-ENOMEM", "the first perf event on a tracepoint: perf_event_open() -> perf_tp_event_init() -> perf_trace_init() (the open fails)"},
 	{"rb_alloc", "kernel/events/ring_buffer.c: rb_alloc(): the struct perf_buffer and its pages",

@@ -103,6 +103,9 @@ func (k *Kernel) perfEventOpen(t *sched.Task, uattr *Attr, pid, cpuID, groupFD i
 			// err_alloc: free_event() -> _free_event() -> event->destroy(),
 			// which for a tracepoint is tp_perf_event_destroy() ->
 			// perf_trace_destroy(): the tracepoint's perf_refcount drops.
+			if e.attachCallchain {
+				k.putCallchainBuffers(t) // __free_event(): put_callchain_buffers()
+			}
 			if e.tp != nil {
 				k.perfTraceDestroy(nil, e, false)
 			}
@@ -297,13 +300,20 @@ func (k *Kernel) perfEventAlloc(a *Attr, cpuID int, task *sched.Task, groupLeade
 	e.pmu = p
 	caps := PMUCaps{Capabilities: p.Capabilities(), CheckPrecise: p == PMU(k.hwPMU), MaxPreciseIP: k.Opts.HW.MaxPrecise}
 	if err := CheckAllocPMU(&e.Attr, caps, task != nil, false, false, k.Opts.Sysctl); err != nil {
-		if e.tp != nil {
-			k.perfTraceDestroy(k.current(), e, false) // free_event() -> tp_perf_event_destroy()
-		}
+		k.freeEventAllocFailed(e)
 		return nil, err
 	}
 	perfEventAllocAux(e)
 	k.perfEventAllocAddrFilters(e)
+	// "if (!event->parent) { if (event->attr.sample_type & PERF_SAMPLE_CALLCHAIN) {
+	// err = get_callchain_buffers(attr->sample_max_stack); if (err) return ERR_PTR(err);"
+	if e.Attr.SampleType&uapi.PERF_SAMPLE_CALLCHAIN != 0 {
+		if err := k.getCallchainBuffers(k.current()); err != nil {
+			k.freeEventAllocFailed(e)
+			return nil, err
+		}
+		e.attachCallchain = true // event->attach_state |= PERF_ATTACH_CALLCHAIN
+	}
 	e.idHeaderSize = rb.IDHeaderSize(e.Attr.SampleType)
 	k.accountEvent(e)
 	k.perfEventGetTarget(e)

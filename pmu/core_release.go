@@ -221,6 +221,9 @@ func (k *Kernel) freeEvent(t *sched.Task, e *Event) {
 		k.ringBufferAttach(e, nil) // its step point; its return into _free_event() marked
 		k.unlockMutex(t, &e.mmapMutex, e, "event->mmap_mutex", n)
 	}
+	if e.attachCallchain {
+		k.putCallchainBuffers(t) // __free_event(): put_callchain_buffers()
+	}
 	if e.tp != nil {
 		k.perfTraceDestroy(t, e, true) // event->destroy() = tp_perf_event_destroy()
 	}

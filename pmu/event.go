@@ -149,6 +149,9 @@ type Event struct {
 	attachChild                                  bool
 	childTotalTimeEnabled, childTotalTimeRunning sim.Duration
 	life                                         eventLife // event->refcount and the RCU-deferred free (core_release.go)
+	// attachCallchain is PERF_ATTACH_CALLCHAIN: the event holds the
+	// callchain buffers (callchain_buffers.go) until __free_event().
+	attachCallchain bool
 }
 
 // ID is event->id.

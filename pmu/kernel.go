@@ -62,6 +62,8 @@ type Kernel struct {
 	defcc   *deferredCallchains // unwind_deferred and perf's deferred callchains (callchain_deferred.go)
 	inh     inheritState        // fork, exit and context-swap bookkeeping and oracle (inherit_observe.go)
 
+	callchain callchainBuffers // nr_callchain_events and callchain_cpus_entries (callchain_buffers.go)
+
 	ctxMutexes map[*Context]*sched.Mutex // ctx->mutex of each context (core_release.go)
 	sigStats   sigStats                  // attr.sigtrap (sigtrap.go)
 	bpPMU      *bpPMU                    // PERF_TYPE_BREAKPOINT (pmu_bp.go)

@@ -15,6 +15,8 @@ func TestFailSites(t *testing.T) {
 	const open = "  open ev -e task-clock\n"
 	const mmap = "  open ev -e task-clock\n  mmap ev 8\n  munmap ev\n  close ev\n"
 	const tp = "  open ev -e sched:sched_switch\n  close ev\n"
+	const cc = "  open ev -e task-clock sample_type=IP|CALLCHAIN sample_period=100000\n"
+	const cc2 = "  open ev2 -e task-clock sample_type=IP|CALLCHAIN sample_period=100000\n"
 	for _, tc := range []struct {
 		name, prog, fail string
 		want             map[string]int64
@@ -30,6 +32,12 @@ func TestFailSites(t *testing.T) {
 		{"find_get_pmu_context in a fork: inherit_event() frees the child event, the fork fails", "  open ev -e task-clock inherit\n  fork c\n    compute 5us\n  wait\n  close ev\n",
 			"fail find_get_pmu_context in app occurrence 2",
 			map[string]int64{"tasks": 1, "fork.perf-free-task": 1, "inherit.contexts": 1, "inherit.children": 1, "events.opened": 1, "faults.injected": 1}}, // the child event was made, then freed (the lifetime oracle checks it went)
+		{"alloc_callchain_buffers: the first callchain event's open fails, nr_callchain_events given back", cc + "  close ev\n", "fail alloc_callchain_buffers in app",
+			map[string]int64{"tasks": 1, "errno.ENOMEM": 1, "fd.opened": 0, "events.opened": 0, "callchain.events": 0, "callchain.buffers": 0, "faults.injected": 1}},
+		{"alloc_callchain_buffers: a tracepoint's callchain open fails after perf_trace_init(); its destroy runs", "  open ev -e sched:sched_switch sample_type=IP|CALLCHAIN sample_period=1\n  close ev\n", "fail alloc_callchain_buffers in app",
+			map[string]int64{"tasks": 1, "errno.ENOMEM": 1, "fd.opened": 0, "callchain.events": 0, "tp.users": 0, "tp.registered": 0, "faults.injected": 1}},
+		{"alloc_callchain_buffers: the second callchain event finds them made (no call)", cc + cc2 + "  close ev\n  close ev2\n", "fail alloc_callchain_buffers in app occurrence 2",
+			map[string]int64{"tasks": 1, "errno.ENOMEM": 0, "fd.opened": 2, "callchain.events": 0, "callchain.buffers": 0, "faults.unfired": 1}},
 		{"perf_trace_event_reg: the tracepoint's first user cannot get its lists; perf_refcount given back, no probe", tp + "  open ev2 -e sched:sched_switch\n  close ev2\n", "fail perf_trace_event_reg in app",
 			map[string]int64{"tasks": 1, "errno.ENOMEM": 1, "fd.opened": 1, "events.opened": 1, "tp.users": 0, "tp.registered": 0, "tracepoint.registers": 1, "faults.injected": 1}}, // the second open registers
 		{"perf_trace_event_reg, call 2: perf_trace_buf[] fails after the lists; both freed", tp, "fail perf_trace_event_reg in app occurrence 2",
