@@ -301,6 +301,18 @@ func matchToken(s string) (int, []string) {
 // that is no regular file; nil takes every path as a regular file.
 // kernel/events/core.c: perf_event_parse_addr_filter()
 func ParseAddrFilter(s string, taskCtx bool, lookup func(path string) (*mm.File, error)) ([]AddrFilter, int, error) {
+	return parseAddrFilter(s, taskCtx, lookup, nil)
+}
+
+// parseAddrFilter is ParseAddrFilter whose allocations may fail: fails
+// (nil: none fails) is asked at each, in the kernel's order: the string's
+// kstrdup(), each filter's perf_addr_filter_new() as its definition
+// begins, each file source's match_strdup() of the file name. A failure
+// is -ENOMEM (-EINVAL for perf_addr_filter_new(): ret still holds the
+// loop's -EINVAL) and takes the function's fail: path, free_filters_list()
+// of the filters made so far (the model's filters hold no path to put).
+// kernel/events/core.c: perf_event_parse_addr_filter()
+func parseAddrFilter(s string, taskCtx bool, lookup func(path string) (*mm.File, error), fails func() bool) ([]AddrFilter, int, error) {
 	const (
 		stateAction = iota
 		stateSource
@@ -312,8 +324,17 @@ func ParseAddrFilter(s string, taskCtx bool, lookup func(path string) (*mm.File,
 	fail := func(err error, tok string) ([]AddrFilter, int, error) {
 		return nil, 0, &AddrFilterError{Errno: err.(uapi.Errno), Token: tok}
 	}
+	allocFails := func() bool { return fails != nil && fails() }
+	if allocFails() { // "orig = fstr = kstrdup(fstr, GFP_KERNEL); if (!fstr) return -ENOMEM;"
+		return fail(uapi.ENOMEM, "")
+	}
 	for _, tok := range strings.FieldsFunc(s, func(r rune) bool { return r == ' ' || r == ',' || r == '\n' }) {
 		if state == stateAction {
+			// "ret = -EINVAL; ... filter = perf_addr_filter_new(event, filters); if (!filter) goto fail;":
+			// the allocation's failure returns the loop's -EINVAL, not -ENOMEM
+			if allocFails() {
+				return fail(uapi.EINVAL, tok)
+			}
 			filters = append(filters, AddrFilter{}) // perf_addr_filter_new()
 			f = &filters[len(filters)-1]
 		}
@@ -340,6 +361,9 @@ func ParseAddrFilter(s string, taskCtx bool, lookup func(path string) (*mm.File,
 				}
 			}
 			if !kernel {
+				if allocFails() { // "filename = match_strdup(&args[fpos]); if (!filename) { ret = -ENOMEM; goto fail; }"
+					return fail(uapi.ENOMEM, tok)
+				}
 				f.Path = args[len(args)-1]
 			}
 			state = stateEnd
@@ -400,7 +424,7 @@ func (k *Kernel) perfEventSetAddrFilter(t *sched.Task, e *Event, s string) error
 	e.af.setting++
 	defer func() { e.af.setting-- }()
 	taskCtx := e.ctx != nil && e.ctx.task != nil
-	filters, nrFile, err := ParseAddrFilter(s, taskCtx, k.kernPath)
+	filters, nrFile, err := parseAddrFilter(s, taskCtx, k.kernPath, func() bool { return k.shouldFail(t, "perf_event_parse_addr_filter") })
 	if err != nil {
 		e.af.head.nrFileFilters = 0 // fail_clear_files
 		return err.(*AddrFilterError).Errno

@@ -649,14 +649,17 @@ func (k *Kernel) SetFilter(t *sched.Task, fd int, filter string) (err error) {
 		}
 		k.markSetup(t, "perf_event_set_filter") // not annotated: the step point's declaration (footprint_setup.go) vouches for Ioctl's commands only
 		err = uapi.EINVAL
-		if e.tp != nil { // perf_event_is_tracing()
+		if k.shouldFail(t, "perf_event_set_filter") {
+			// "filter_str = strndup_user(arg, PAGE_SIZE); if (IS_ERR(filter_str)) return PTR_ERR(filter_str);"
+			err = uapi.ENOMEM
+		} else if e.tp != nil { // perf_event_is_tracing()
 			// "Beware, here be dragons!!": ctx->mutex is dropped around
 			// ftrace_profile_set_filter() (it takes event_mutex).
 			if mu != nil {
 				k.S.MutexUnlock(t, mu)
 			}
 			t.Step("perf_event_set_filter:ctx-unlocked")
-			err = k.ftraceProfileSetFilter(e, filter)
+			err = k.ftraceProfileSetFilter(t, e, filter)
 			if mu != nil {
 				k.S.MutexLock(t, mu)
 			}
@@ -674,10 +677,18 @@ func (k *Kernel) SetFilter(t *sched.Task, fd int, filter string) (err error) {
 }
 
 // ftraceProfileSetFilter parses the filter against the tracepoint's fields.
+// create_filter()'s allocations (the struct event_filter, its string, the
+// program) may fail (fault injection: site ftrace_profile_set_filter): the
+// half-built filter is freed ("free_filter: if (err ...)
+// __free_filter(filter);") and event->filter stays unset, -ENOMEM.
 // kernel/trace/trace_events_filter.c: ftrace_profile_set_filter()
-func (k *Kernel) ftraceProfileSetFilter(e *Event, s string) error {
+func (k *Kernel) ftraceProfileSetFilter(t *sched.Task, e *Event, s string) error {
 	if e.filter != nil {
 		return uapi.EEXIST
+	}
+	// "err = create_filter(NULL, call, filter_str, false, &filter); if (err) goto free_filter;"
+	if k.shouldFail(t, "ftrace_profile_set_filter") {
+		return uapi.ENOMEM
 	}
 	f, err := parseTpFilter(s, e.tp.info.Fields)
 	if err != nil {

@@ -189,3 +189,63 @@ func TestFailSetupAux(t *testing.T) {
 		})
 	}
 }
+
+// TestFailSetFilter: PERF_EVENT_IOC_SET_FILTER's allocations. The filter
+// string's copy (perf_event_set_filter()), a tracepoint filter's
+// create_filter() (ftrace_profile_set_filter()) and the address filter
+// parser's (perf_event_parse_addr_filter()) fail with -ENOMEM, but for a
+// filter's perf_addr_filter_new(), whose failure returns the loop's
+// -EINVAL. Nothing is installed: a second SET_FILTER of the same string
+// succeeds (no EEXIST: event->filter stayed unset) and filters as one
+// alone does.
+func TestFailSetFilter(t *testing.T) {
+	const tp = `task app cpu0
+  open tp -e syscalls:sys_enter_close
+  ioctl tp SET_FILTER fd == 1000
+  ioctl tp SET_FILTER fd == 1000
+  syscall close 1000
+  syscall close 1001
+  syscall close 1000
+  read tp
+`
+	const pt = `pmu intel_pt
+task app cpu0
+  open pt -e intel_pt//u
+  ioctl pt SET_FILTER filter 0x1000/0x100@/usr/local/bin/app
+  ioctl pt SET_FILTER filter 0x1000/0x100@/usr/local/bin/app
+`
+	tpWant := map[string]int64{"errno.ENOMEM": 1, "errno.EEXIST": 0, "read.value": 2, "tp.filtered": 1, "faults.injected": 1}
+	for _, tc := range []struct {
+		name, src, fail string
+		want            map[string]int64
+	}{
+		{"perf_event_set_filter on a tracepoint: strndup_user() fails, nothing set", tp, "fail perf_event_set_filter in app", tpWant},
+		{"ftrace_profile_set_filter: create_filter() fails, event->filter stays unset", tp, "fail ftrace_profile_set_filter in app", tpWant},
+		{"no fail line: the second SET_FILTER finds the first's filter", tp, "",
+			map[string]int64{"errno.ENOMEM": 0, "errno.EEXIST": 1, "read.value": 2, "tp.filtered": 1, "faults.injected": 0}},
+		{"perf_event_set_filter on intel_pt: strndup_user() fails", pt, "fail perf_event_set_filter in app",
+			map[string]int64{"errno.ENOMEM": 1, "errno.EINVAL": 0, "addr-filter.set": 1, "faults.injected": 1}},
+		{"perf_event_parse_addr_filter, call 1: kstrdup() of the string", pt, "fail perf_event_parse_addr_filter in app",
+			map[string]int64{"errno.ENOMEM": 1, "errno.EINVAL": 0, "addr-filter.set": 1, "faults.injected": 1}},
+		{"perf_event_parse_addr_filter, call 2: perf_addr_filter_new() fails with -EINVAL", pt, "fail perf_event_parse_addr_filter in app occurrence 2",
+			map[string]int64{"errno.ENOMEM": 0, "errno.EINVAL": 1, "addr-filter.set": 1, "faults.injected": 1}},
+		{"perf_event_parse_addr_filter, call 3: match_strdup() of the file name", pt, "fail perf_event_parse_addr_filter in app occurrence 3",
+			map[string]int64{"errno.ENOMEM": 1, "errno.EINVAL": 0, "addr-filter.set": 1, "faults.injected": 1}},
+		{"perf_event_parse_addr_filter: the second SET_FILTER's first call (call 4)", pt, "fail perf_event_parse_addr_filter in app occurrence 4",
+			map[string]int64{"errno.ENOMEM": 1, "errno.EINVAL": 0, "addr-filter.set": 1, "faults.injected": 1}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var names []string
+			for n := range tc.want {
+				names = append(names, n)
+			}
+			got, r := runSrc(t, "cpus 1\n"+tc.src+tc.fail+"\n", names...)
+			if d := cmp.Diff(tc.want, got); d != "" {
+				t.Errorf("observables (-want +got):\n%s", d)
+			}
+			if res := r.Result(); res.Failed {
+				t.Errorf("the run failed: oops %v, violations %v", res.Oops, res.Violations)
+			}
+		})
+	}
+}
