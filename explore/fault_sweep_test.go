@@ -21,7 +21,7 @@ var todayBugsFixed = map[string]string{
 	"pt-reset-markers": "proposed",         // pt-reset-markers-carry
 }
 
-// TestFaultSweepBuiltins: every built-in (75, 981 schedules, ~25 s on 2
+// TestFaultSweepBuiltins: every built-in (75, 1438 schedules, ~25 s on 2
 // cores), each allocation of each session's perf and of each task failed
 // in turn ("fail any in NAME occurrence any", bounded at budget 1), with
 // today's known upstream bugs set to their fixes (todayBugsFixed): no oops,
