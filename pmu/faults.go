@@ -27,7 +27,7 @@ func (k *Kernel) shouldFail(t *sched.Task, site string) bool {
 		if c := t.CPU(); c != nil {
 			id = c.ID
 		}
-		tr.Add(sim.Record{T: k.M.Now(), CPU: id, Kind: sim.KNote, Name: "fault", Detail: site + " fails in " + t.Comm + " (-ENOMEM)"})
+		tr.Add(sim.Record{T: k.M.Now(), CPU: id, Kind: sim.KNote, Name: "fault", Detail: site + " fails in " + t.Comm})
 	}
 	return true
 }

@@ -191,13 +191,14 @@
 // allocations the model makes:
 //
 //	fail SITE in NAME [occurrence N]   the N-th call of SITE by task NAME (or
-//	                                   session NAME's perf) fails with -ENOMEM
+//	                                   session NAME's perf) fails
 //	fail SITE in NAME occurrence any   the search decides which call fails, if any
 //
 // SITE is an allocation of the kernel (rb_alloc, remap_pfn_range, ...;
-// simrun names faults lists them with the calls that reach them), or any
-// (every site), and the kernel takes its error path: the syscall fails, a
-// fork that inherits events fails. The kernel's fail-nth counts every
+// simrun names faults lists them with the calls that reach them and what
+// their callers return, -ENOMEM but for one), or any (every site), and the
+// kernel takes its error path: the syscall fails, a fork that inherits
+// events fails. The kernel's fail-nth counts every
 // allocation; a fail line counts only its site's calls by its task ("fail
 // any in T occurrence N" is fail-nth over the model's sites). With
 // occurrence any each call is a decision, fail or not (a disturbing one
