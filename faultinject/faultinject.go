@@ -26,7 +26,6 @@ type Rule struct {
 	Who  string // the task's (or the session's perf's) name in the scenario
 	Nth  int    // 1: the first call fails
 	Any  bool   // the search picks the call: Plan.Choose at each
-	Line int    // the scenario line, for notes
 
 	task  any // the task bound to Who (Plan.Bind)
 	calls int // calls of Site by the task so far
@@ -117,6 +116,3 @@ func (p *Plan) Extent() []any {
 	}
 	return out
 }
-
-// Calls returns how many times the rule's task reached its site.
-func (r *Rule) Calls() int { return r.calls }

@@ -44,15 +44,22 @@ func (ss *Session) EventNames() []string {
 // ok is false for another name or an event the session does not have.
 func (ss *Session) observeEvsel(name string) (int64, bool) {
 	base, event, indexed := scenarios.CutEventIndex(name)
-	if !indexed || base != evselSamples || !slices.Contains(ss.EventNames(), event) {
+	if !indexed || base != evselSamples {
 		return 0, false
 	}
-	st := ss.Data.Stats()
+	var st DataStats
 	var n int64
+	found := false
 	for i, a := range ss.Data.Attrs {
-		if a.Name == event && i < len(st.EvselSamples) {
+		if a.Name != event {
+			continue
+		}
+		if !found {
+			st, found = ss.Data.Stats(), true
+		}
+		if i < len(st.EvselSamples) {
 			n += st.EvselSamples[i]
 		}
 	}
-	return n, true
+	return n, found
 }

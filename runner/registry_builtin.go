@@ -1,11 +1,11 @@
 package runner
 
 import (
-	"perfsim/faultinject"
 	"slices"
 	"sort"
 	"strings"
 
+	"perfsim/faultinject"
 	"perfsim/scenarios"
 )
 

@@ -4,10 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"perfsim/faultinject"
 	"time"
 
 	"perfsim/cpu"
+	"perfsim/faultinject"
 	"perfsim/scenarios"
 	"perfsim/sched"
 	"perfsim/sim"

@@ -12,7 +12,7 @@ func (r *Run) buildFaults() {
 	}
 	rules := make([]*faultinject.Rule, len(r.File.Fails))
 	for i, fl := range r.File.Fails {
-		rules[i] = &faultinject.Rule{Site: fl.Site.Name, Who: fl.Who.Name, Nth: fl.Occurrence, Any: fl.Any, Line: fl.Pos.Line}
+		rules[i] = &faultinject.Rule{Site: fl.Site.Name, Who: fl.Who.Name, Nth: fl.Occurrence, Any: fl.Any}
 	}
 	r.Faults = faultinject.NewPlan(rules)
 	r.Faults.Choose = r.M.Eng.Choose // occurrence any: a decision at each call

@@ -33,22 +33,14 @@ func (p *parser) fail(ll *logicalLine, ws []token) {
 		return
 	}
 	fl.Who = &Ident{Pos: ws[3].pos, Name: ws[3].text}
-	i := 4
-	if i+1 < len(ws) && ws[i].text == "occurrence" && ws[i+1].text == "any" {
-		fl.Any = true
-		i += 2
-	} else if i < len(ws) && ws[i].text == "occurrence" {
-		n, err := int64(0), error(nil)
-		if i+1 < len(ws) {
-			n, err = parseUint(ws[i+1].text)
-		}
-		if i+1 >= len(ws) || err != nil || n < 1 || n > 1<<31 {
-			p.errorf(at(ll, ws, i+1), "expected a count from 1 or any after occurrence, found %s", found(ws, i+1))
-			return
-		}
-		fl.Occurrence = int(n)
-		i += 2
+	n, any, i, ok := p.occurrenceOf(ll, ws, 4, true)
+	if !ok {
+		return
 	}
+	if n > 0 {
+		fl.Occurrence = n
+	}
+	fl.Any = any
 	p.extra(ll, ws, i, "the fail line")
 	p.f.Fails = append(p.f.Fails, fl)
 }

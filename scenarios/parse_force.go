@@ -114,17 +114,34 @@ func (p *parser) forcedAction(ll *logicalLine, ws []token) {
 // occurrence parses an optional "occurrence N" at ws[i] into fc and returns
 // where the words after it start; false after an error.
 func (p *parser) occurrence(ll *logicalLine, ws []token, i int, fc *Force) (int, bool) {
+	n, _, next, ok := p.occurrenceOf(ll, ws, i, false)
+	if ok && next > i {
+		fc.Occurrence = n
+	}
+	return next, ok
+}
+
+// occurrenceOf parses an optional "occurrence N" (with orAny, also
+// "occurrence any") at ws[i]: the count, whether it was any, where the
+// words after it start; false after an error.
+func (p *parser) occurrenceOf(ll *logicalLine, ws []token, i int, orAny bool) (n int, any bool, next int, ok bool) {
 	if i >= len(ws) || ws[i].text != "occurrence" {
-		return i, true
+		return 0, false, i, true
 	}
-	n, err := int64(0), error(nil)
+	if orAny && i+1 < len(ws) && ws[i+1].text == "any" {
+		return 0, true, i + 2, true
+	}
+	v, err := int64(0), error(nil)
 	if i+1 < len(ws) {
-		n, err = parseUint(ws[i+1].text)
+		v, err = parseUint(ws[i+1].text)
 	}
-	if i+1 >= len(ws) || err != nil || n < 1 || n > 1<<31 {
-		p.errorf(at(ll, ws, i+1), "expected a count from 1 after occurrence, found %s", found(ws, i+1))
-		return i, false
+	if i+1 >= len(ws) || err != nil || v < 1 || v > 1<<31 {
+		what := "a count from 1"
+		if orAny {
+			what += " or any"
+		}
+		p.errorf(at(ll, ws, i+1), "expected %s after occurrence, found %s", what, found(ws, i+1))
+		return 0, false, i, false
 	}
-	fc.Occurrence = int(n)
-	return i + 2, true
+	return int(v), false, i + 2, true
 }

@@ -200,16 +200,12 @@ func (p *PMU) HasAux() bool { return true }
 // ToPA, is not modelled (doc.go).
 // arch/x86/events/intel/pt.c: pt_buffer_setup_aux()
 func (p *PMU) SetupAux(e *pmu.Event, nrPages int, overwrite bool) (any, error) {
-	// "buf = kzalloc_node(sizeof(struct pt_buffer), GFP_KERNEL, node); if (!buf) return NULL;"
-	if p.k.ShouldFail("pt_buffer_setup_aux") {
+	// "buf = kzalloc_node(sizeof(struct pt_buffer), GFP_KERNEL, node); if (!buf) return NULL;", then
+	// "ret = pt_buffer_init_topa(buf, cpu, nr_pages, GFP_KERNEL); if (ret) { kfree(buf); return NULL; }"
+	if p.k.ShouldFail("pt_buffer_setup_aux") || p.k.ShouldFail("pt_buffer_setup_aux") {
 		return nil, uapi.ENOMEM
 	}
 	p.Buffers++
-	// "ret = pt_buffer_init_topa(buf, cpu, nr_pages, GFP_KERNEL); if (ret) { kfree(buf); return NULL; }"
-	if p.k.ShouldFail("pt_buffer_setup_aux") {
-		p.Buffers--
-		return nil, uapi.ENOMEM
-	}
 	size := uint64(nrPages) * rb.PageSize
 	region := min(p.region, size)
 	return &ptBuffer{buf: e.RB(), snapshot: overwrite, size: size, region: region}, nil
