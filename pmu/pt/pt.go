@@ -200,9 +200,13 @@ func (p *PMU) HasAux() bool { return true }
 // ToPA, is not modelled (doc.go).
 // arch/x86/events/intel/pt.c: pt_buffer_setup_aux()
 func (p *PMU) SetupAux(e *pmu.Event, nrPages int, overwrite bool) (any, error) {
-	// "buf = kzalloc_node(sizeof(struct pt_buffer), GFP_KERNEL, node); if (!buf) return NULL;", then
-	// "ret = pt_buffer_init_topa(buf, cpu, nr_pages, GFP_KERNEL); if (ret) { kfree(buf); return NULL; }"
-	if p.k.ShouldFail("pt_buffer_setup_aux") || p.k.ShouldFail("pt_buffer_setup_aux") {
+	// "buf = kzalloc_node(sizeof(struct pt_buffer), GFP_KERNEL, node); if (!buf) return NULL;"
+	failed := p.k.ShouldFail("pt_buffer_setup_aux")
+	if !failed {
+		// "ret = pt_buffer_init_topa(buf, cpu, nr_pages, GFP_KERNEL); if (ret) { kfree(buf); return NULL; }"
+		failed = p.k.ShouldFail("pt_buffer_setup_aux")
+	}
+	if failed {
 		return nil, uapi.ENOMEM
 	}
 	p.Buffers++
