@@ -116,3 +116,15 @@ func (p *Plan) Extent() []any {
 	}
 	return out
 }
+
+// PlanKey is the plan as the footprint oracles name it: the fail lines'
+// counts of their tasks' calls (the kernel's current->fail_nth) and the
+// log of failures made, one per run. Every call a plan is asked about
+// counts as a write (a rule's count, or the decision of occurrence any).
+type PlanKey struct{ P *Plan }
+
+// FootprintKey implements the footprint oracles' key (cpu.FootprintKeyer).
+func (PlanKey) FootprintKey() string { return "the fault plan (fail lines)" }
+
+// FootprintExtent is where the plan keeps its counts (explore's write audit).
+func (k PlanKey) FootprintExtent() []any { return k.P.Extent() }

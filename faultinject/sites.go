@@ -35,6 +35,21 @@ var Sites = []Site{
 		"-ENOMEM", "the first mmap() of an intel_pt event's AUX area (perf_mmap_aux() -> rb_alloc_aux() -> pmu->setup_aux)"},
 	{"etm_setup_aux", "drivers/hwtracing/coresight/coresight-etm-perf.c: etm_setup_aux(): alloc_event_data()'s kzalloc() and alloc_percpu() (call 1), then the sink's alloc_buffer() (call 2: goto err, etm_free_aux() frees the event data); NULL from setup_aux makes rb_alloc_aux() free the AUX pages it allocated (__rb_free_aux())",
 		"-ENOMEM", "the first mmap() of a cs_etm event's AUX area (perf_mmap_aux() -> rb_alloc_aux() -> pmu->setup_aux)"},
+	// copy_process()'s allocations after perf_event_init_task(), in its
+	// order: each failure unwinds through bad_fork_cleanup_perf
+	// (perf_event_free_task() of the child's inherited events).
+	{"dup_fd", "fs/file.c: dup_fd(): kmem_cache_alloc(files_cachep) of the child's files_struct (copy_files())",
+		"-ENOMEM", "fork() without CLONE_FILES: copy_process() -> copy_files(), after perf_event_init_task() (the fork fails: perf_event_free_task())"},
+	{"copy_fs_struct", "fs/fs_struct.c: copy_fs_struct(): kmem_cache_alloc(fs_cachep) (copy_fs())",
+		"-ENOMEM", "fork() without CLONE_FS: copy_process() -> copy_fs(), after copy_files() (the fork fails: perf_event_free_task())"},
+	{"copy_sighand", "kernel/fork.c: copy_sighand(): kmem_cache_alloc(sighand_cachep)",
+		"-ENOMEM", "fork() without CLONE_SIGHAND: copy_process() -> copy_sighand(), after copy_fs() (the fork fails: perf_event_free_task())"},
+	{"copy_signal", "kernel/fork.c: copy_signal(): kmem_cache_zalloc(signal_cachep)",
+		"-ENOMEM", "fork() without CLONE_THREAD: copy_process() -> copy_signal(), after copy_sighand() (the fork fails: perf_event_free_task())"},
+	{"dup_mm", "kernel/fork.c: dup_mm(): allocate_mm(), kmem_cache_alloc(mm_cachep), before dup_mmap() copies anything (copy_mm())",
+		"-ENOMEM", "fork() without CLONE_VM: copy_process() -> copy_mm(), after copy_signal() (the fork fails: perf_event_free_task())"},
+	{"alloc_pid", "kernel/pid.c: alloc_pid(): kmem_cache_alloc(ns->pid_cachep) of the struct pid, before a number is taken",
+		"-ENOMEM", "every fork and thread: copy_process() -> alloc_pid(), after copy_mm() and copy_thread() (the fork fails: perf_event_free_task())"},
 	{"remap_pfn_range", "kernel/events/core.c: map_range(): remap_pfn_range() -> __pte_alloc(): a page table page (GFP_PGTABLE_USER)",
 		"-ENOMEM", "every perf mmap() that got its buffer: map_range() puts its pages in the page table"},
 }

@@ -2,7 +2,6 @@ package pmu
 
 import (
 	"perfsim/cpu"
-	"perfsim/faultinject"
 	"perfsim/rb"
 	"perfsim/sched"
 	"perfsim/sim"
@@ -102,9 +101,6 @@ type Options struct {
 	// that rotates flexible groups when they do not all fit (0: one tick,
 	// PERF_CPU_HRTIMER).
 	MuxInterval sim.Duration
-	// Faults are the scenario's fail lines: allocations made to fail
-	// (package faultinject; nil: none).
-	Faults *faultinject.Plan
 }
 
 // HWSpec describes the hardware counter PMU (x86 core PMU, simplified).

@@ -100,7 +100,7 @@ func (k *Kernel) perfMmap(t *sched.Task, fd int, pgoff, length uint64, prot Prot
 	// map_range(), and perf_mmap_close() when it fails, run under
 	// event->mmap_mutex today (knob map-range-fail, map_range.go); only a
 	// fail line can make it fail, so without one where it runs is moot.
-	under := err == nil && k.Opts.Faults != nil && k.mapRangeUnderMutex()
+	under := err == nil && k.S.Faults != nil && k.mapRangeUnderMutex()
 	if under {
 		err = k.mapRange(t, e, m, pgoff)
 	}

@@ -16,6 +16,7 @@ func TestFailSites(t *testing.T) {
 	const mmap = "  open ev -e task-clock\n  mmap ev 8\n  munmap ev\n  close ev\n"
 	const tp = "  open ev -e sched:sched_switch\n  close ev\n"
 	const cc = "  open ev -e task-clock sample_type=IP|CALLCHAIN sample_period=100000\n"
+	const inheritFork = "  open ev -e task-clock inherit\n  fork c\n    compute 5us\n  wait\n  close ev\n"
 	const cc2 = "  open ev2 -e task-clock sample_type=IP|CALLCHAIN sample_period=100000\n"
 	for _, tc := range []struct {
 		name, prog, fail string
@@ -60,6 +61,12 @@ func TestFailSites(t *testing.T) {
 			map[string]int64{"tasks": 1, "errno.ENOMEM": 1, "fd.opened": 0, "events.opened": 0, "ctx.freed": 0, "faults.injected": 1}},
 		{"occurrence any, every answer the default (no search): nothing fails", open + "  close ev\n", "fail any in app occurrence any",
 			map[string]int64{"tasks": 1, "errno.ENOMEM": 0, "fd.opened": 1, "faults.injected": 0, "faults.unfired": 1}},
+		{"dup_fd in a fork: copy_process() fails after perf_event_init_task(); perf_event_free_task() frees the inherited event", inheritFork, "fail dup_fd in app",
+			map[string]int64{"tasks": 1, "fork.perf-free-task": 1, "inherit.contexts": 1, "inherit.children": 1, "events.opened": 1, "faults.injected": 1}},
+		{"alloc_pid in a fork: the same, after copy_mm() and the copy's cost", inheritFork, "fail alloc_pid in app",
+			map[string]int64{"tasks": 1, "fork.perf-free-task": 1, "inherit.contexts": 1, "inherit.children": 1, "events.opened": 1, "faults.injected": 1}},
+		{"dup_mm in a thread: a thread shares the mm, the line never fires", "  open ev -e task-clock inherit\n  thread c\n    compute 5us\n  join c\n  close ev\n", "fail dup_mm in app",
+			map[string]int64{"tasks": 2, "fork.perf-free-task": 0, "inherit.children": 1, "faults.injected": 0, "faults.unfired": 1}},
 		{"no fail line: the fork inherits", "  open ev -e task-clock inherit\n  fork c\n    compute 5us\n  wait\n  close ev\n", "",
 			map[string]int64{"tasks": 2, "fork.perf-free-task": 0, "inherit.contexts": 1, "inherit.children": 1, "events.opened": 1, "faults.injected": 0}},
 	} {

@@ -16,6 +16,7 @@ func (r *Run) buildFaults() {
 	}
 	r.Faults = faultinject.NewPlan(rules)
 	r.Faults.Choose = r.M.Eng.Choose // occurrence any: a decision at each call
+	r.S.Faults = r.Faults            // the kernel's should_fail() asks it (sched.Sched.ShouldFail)
 	for _, fl := range r.File.Fails {
 		if t := r.Tasks[fl.Who.Name]; t != nil {
 			r.Faults.Bind(fl.Who.Name, t)

@@ -169,7 +169,6 @@ func (PMUPerf) Start(r *Run) (PerfRun, error) {
 		return nil, r.knobSet.pmuErr
 	}
 	o.Knobs = r.knobSet.pmuKnobs // Extra is shared, read only
-	o.Faults = r.Faults
 	p := &pmuRun{r: r, k: pmu.NewKernel(r.S, o), byName: map[string]*perftool.Session{}}
 	r.shareProcess(p.k)
 	p.k.TraceBuffers(rbTraceLimit)

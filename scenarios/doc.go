@@ -198,7 +198,10 @@
 // simrun names faults lists them with the calls that reach them and what
 // their callers return, -ENOMEM but for one), or any (every site), and the
 // kernel takes its error path: the syscall fails, a fork that inherits
-// events fails. The kernel's fail-nth counts every
+// events fails; a fork's own allocations after perf_event_init_task()
+// (dup_fd, copy_fs_struct, copy_sighand, copy_signal, dup_mm, alloc_pid)
+// fail it with -ENOMEM through perf_event_free_task(). The kernel's
+// fail-nth counts every
 // allocation; a fail line counts only its site's calls by its task ("fail
 // any in T occurrence N" is fail-nth over the model's sites). With
 // occurrence any each call is a decision, fail or not (a disturbing one

@@ -81,7 +81,9 @@ func (s *Sched) runOps(t *Task, ops []Op) bool {
 				name = "clone3" // pthread_create()
 			}
 			s.syscallWith(t, name, func(t *Task) {
-				if c, err := s.kernelClone(t, op.Name, uint64(op.N), op.Body); err == nil && uint64(op.N)&CLONE_CHILD_CLEARTID != 0 {
+				c, err := s.kernelClone(t, op.Name, uint64(op.N), op.Body)
+				t.Sys.Ret = cloneRet(c, err)
+				if err == nil && uint64(op.N)&CLONE_CHILD_CLEARTID != 0 {
 					s.noteJoinable(t, c) // join.go
 				}
 			})

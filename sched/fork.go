@@ -216,21 +216,7 @@ func (s *Sched) copyProcess(t *Task, name string, flags uint64, prog []Op) (*Tas
 	} else {
 		c.PID = c.TID
 	}
-	s.forkSignals(t, c, flags)
 	t.ensureMM(s)
-	if flags&CLONE_VM != 0 {
-		c.MM = t.MM // the address space is shared: mmget()
-		c.MM.Users++
-	} else {
-		c.MM = t.MM.Dup() // dup_mm(): the parent's VMAs, the present pages stay present
-		s.keyMM(c)
-	}
-	if flags&CLONE_FILES != 0 {
-		c.Files = t.Files.Share()
-	} else {
-		c.Files = t.Files.Dup() // dup_fd()
-		c.KeyFiles()
-	}
 	// real_parent: "CLONE_PARENT re-uses the old parent" and so do threads.
 	realParent := t
 	if flags&(CLONE_PARENT|CLONE_THREAD) != 0 {
@@ -251,27 +237,21 @@ func (s *Sched) copyProcess(t *Task, name string, flags uint64, prog []Op) (*Tas
 		}
 	}
 	t.Step("copy_process:perf_event_init_task")
-	// The rest of copy_process() (copy_files(), copy_mm() -> dup_mmap(), ...)
-	// and the syscall around it, as the caller spends it (cost.Profile),
-	// before the fatal-signal check below.
-	if flags&CLONE_VM != 0 {
-		t.Spend(s.Cfg.Cost.CloneThread)
-	} else {
-		t.Spend(s.Cfg.Cost.CloneProcess)
+	if err := s.copyResources(t, c, flags); err != nil {
+		if s.nextPID == c.TID {
+			s.nextPID-- // alloc_pid() took no number: the next fork gets this one
+		}
+		s.forkUnwind(t, c, flags)
+		return nil, err
 	}
 	// "Let kill terminate clone/fork in the middle": a SIGKILL (exit_group()
 	// of another thread) that came during the fork fails it after
-	// perf_event_init_task(): bad_fork_cleanup_perf: perf_event_free_task().
-	// The step is the rest of the copy before that check (copy_mm() ...
-	// alloc_pid(), cgroup_can_fork()), where the fork can be interrupted.
+	// perf_event_init_task(). The step is the rest of the copy before that
+	// check (cgroup_can_fork(), sched_cgroup_fork(), tasklist_lock), where
+	// the fork can be interrupted.
 	t.Step("copy_process:fatal_signal_pending")
 	if t.fam.killed {
-		for _, h := range s.ForkHooks {
-			if fc, ok := h.(ForkCleanupHook); ok {
-				fc.FreeTask(t, c)
-			}
-		}
-		s.forkFailed(t, c, flags)
+		s.forkUnwind(t, c, flags)
 		return nil, ErrIntr
 	}
 	// The child becomes visible: attach_pid(), list_add_tail(&p->sibling, ...).
@@ -288,6 +268,71 @@ func (s *Sched) copyProcess(t *Task, name string, flags uint64, prog []Op) (*Tas
 		h.Forked(t, c, flags)
 	}
 	return c, nil
+}
+
+// copyResources is copy_process() after perf_event_init_task(), in its
+// order: the fd table (copy_files()), the fs_struct (copy_fs()), the
+// signal handlers and signal_struct (copy_sighand(), copy_signal()), the
+// mm (copy_mm()), then the rest of the copy and the syscall around it as
+// the caller spends it (cost.Profile: most of it is dup_mmap()), then the
+// struct pid (alloc_pid()). Each allocation the child does not share may
+// fail (a fail line, package faultinject): the fork then returns -ENOMEM
+// having made nothing after it, and the caller unwinds the rest
+// (bad_fork_cleanup_*, down to bad_fork_cleanup_perf).
+// kernel/fork.c: copy_process()
+func (s *Sched) copyResources(t, c *Task, flags uint64) error {
+	if flags&CLONE_FILES != 0 {
+		c.Files = t.Files.Share()
+	} else {
+		if s.ShouldFail(t, "dup_fd") {
+			return uapi.ENOMEM
+		}
+		c.Files = t.Files.Dup() // dup_fd()
+		c.KeyFiles()
+	}
+	if flags&CLONE_FS == 0 && s.ShouldFail(t, "copy_fs_struct") {
+		return uapi.ENOMEM
+	}
+	if flags&CLONE_SIGHAND == 0 && s.ShouldFail(t, "copy_sighand") {
+		return uapi.ENOMEM
+	}
+	if flags&CLONE_THREAD == 0 && s.ShouldFail(t, "copy_signal") {
+		return uapi.ENOMEM
+	}
+	s.forkSignals(t, c, flags)
+	if flags&CLONE_VM != 0 {
+		c.MM = t.MM // the address space is shared: mmget()
+		c.MM.Users++
+	} else {
+		if s.ShouldFail(t, "dup_mm") { // allocate_mm(), before dup_mmap() touches the parent's pages
+			return uapi.ENOMEM
+		}
+		c.MM = t.MM.Dup() // dup_mm(): the parent's VMAs, the present pages stay present
+		s.keyMM(c)
+	}
+	if flags&CLONE_VM != 0 {
+		t.Spend(s.Cfg.Cost.CloneThread)
+	} else {
+		t.Spend(s.Cfg.Cost.CloneProcess)
+	}
+	if s.ShouldFail(t, "alloc_pid") {
+		return uapi.ENOMEM
+	}
+	return nil
+}
+
+// forkUnwind is copy_process()'s error path after perf_event_init_task()
+// succeeded, in the labels' order: what the copy made (forkFailed: the
+// cgroup's count, the mm, the fd table), then bad_fork_cleanup_perf:
+// perf_event_free_task() of the child's inherited events.
+// kernel/fork.c: copy_process()
+func (s *Sched) forkUnwind(t, c *Task, flags uint64) {
+	s.forkFailed(t, c, flags)
+	for _, h := range s.ForkHooks {
+		if fc, ok := h.(ForkCleanupHook); ok {
+			fc.FreeTask(t, c)
+		}
+	}
 }
 
 // wakeUpNewTask makes the child runnable: fork balancing picks its CPU among
@@ -568,4 +613,21 @@ func removeTask(l []*Task, t *Task) []*Task {
 		}
 	}
 	return l
+}
+
+// cloneRet is what clone() returns to the parent: the child's TID, or the
+// negative errno copy_process() failed with.
+// kernel/fork.c: kernel_clone()
+func cloneRet(c *Task, err error) int64 {
+	var e uapi.Errno
+	switch {
+	case err == nil:
+		return int64(c.TID)
+	case errors.As(err, &e):
+		return errno(e)
+	case err == ErrIntr:
+		return errno(uapi.EINTR)
+	}
+	sim.Crash("clone: copy_process() failed with %v, which is no errno (a model bug)", err)
+	return 0
 }

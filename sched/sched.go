@@ -6,6 +6,7 @@ import (
 
 	"perfsim/cost"
 	"perfsim/cpu"
+	"perfsim/faultinject"
 	"perfsim/mm"
 	"perfsim/sim"
 )
@@ -137,6 +138,10 @@ type Sched struct {
 	// the livelock bound (SpinRound, lockup.go), once.
 	OnLockup func(Lockup)
 	lockedUp bool
+
+	// Faults is the scenario's fail lines (package faultinject): the
+	// allocations ShouldFail makes fail. Nil: none fails.
+	Faults *faultinject.Plan
 
 	Tasks []*Task
 	// FS is the machine's files (package mm): what tasks open and map.
