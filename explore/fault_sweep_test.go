@@ -14,7 +14,7 @@ import (
 // bugs the built-ins show on today's kernel, each judged there by an
 // outcome this sweep drops: with them, a violation is the error path's.
 var todayBugsFixed = map[string]string{
-	"map-range-fail":   "pre-77de62ad3de3", // mmap-map-range-fail: the self-deadlock
+	"map-range-fail":   "proposed",         // mmap-map-range-fail, mmap-fail-vs-mmap: the self-deadlock (pre-77de62ad3de3 would reopen CVE-2026-23248's race)
 	"mmap-update-time": "proposed",         // mmap-rb-vs-sched-out, rb-zero-pages: KCSAN in perf_mmap_rb()
 	"aux-throttle":     "proposed",         // pt-throttle-group, aux-pause-resume-nmi-throttle
 	"sync-stat-pair":   "proposed",         // inherit-stat-swap

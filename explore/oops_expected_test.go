@@ -6,6 +6,7 @@ import (
 
 	"perfsim/runner"
 	"perfsim/scenarios"
+	"perfsim/sim"
 )
 
 // TestOopsExpectedIsNoViolation: mmap-map-range-fail states today's oops as
@@ -90,5 +91,55 @@ always rb.count == 0
 	if ex.Found != nil || ex.CompleteUpTo != 1 || ex.Schedules != 22 {
 		t.Errorf("pre-77de62ad3de3: found %v, complete up to %d, %d schedules; want no violation in the 22 schedules of at most one disturbing decision (each allocation of perf's failed in turn, or a tie or interrupt decided otherwise)",
 			ex.Found, ex.CompleteUpTo, ex.Schedules)
+	}
+}
+
+// TestOopsExpectedInSomeSchedules: mmap-fail-vs-mmap states today's
+// deadlock for the schedules that reach it ("always kernel.oops || ..."):
+// the schedules where parent's failing mmap() is the event's first oops,
+// the others meet the rest of the outcome, and neither fails the run or the
+// search. Without the oops term the first oops is the search's violation.
+func TestOopsExpectedInSomeSchedules(t *testing.T) {
+	f := loadBuiltin(t, "mmap-fail-vs-mmap")
+	oopsed, clean := 0, 0
+	for seed := uint64(1); seed <= 20; seed++ {
+		_, res, err := runner.RunOnce(f, runner.Options{Chooser: sim.NewRandom(seed)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Failed {
+			t.Fatalf("seed %d: the run failed (oops %v)", seed, res.Oops)
+		}
+		switch {
+		case res.Oops == nil:
+			clean++
+		case strings.HasSuffix(res.Oops.Message, "possible recursive locking detected: parent/102 already holds event->mmap_mutex"):
+			oopsed++
+		default:
+			t.Fatalf("seed %d: oops %q; want today's recursive locking of event->mmap_mutex", seed, res.Oops.Message)
+		}
+	}
+	if oopsed == 0 || clean == 0 {
+		t.Errorf("20 seeds: %d oopsed, %d did not; want both (the deadlock needs parent's mapping first)", oopsed, clean)
+	}
+
+	src, err := scenarios.Open("mmap-fail-vs-mmap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(src.Src)
+	if !strings.Contains(text, "always kernel.oops || ") {
+		t.Fatal("mmap-fail-vs-mmap no longer states the oops as a disjunction")
+	}
+	src.Src = []byte(strings.Replace(text, "always kernel.oops || ", "always ", 1))
+	if f, err = runner.Load(src); err != nil {
+		t.Fatal(err)
+	}
+	ex, err := Explore(f, Options{Strategy: "random", Runs: 20, Seed: 1, Jobs: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ex.Found == nil || !strings.HasSuffix(ex.Found.Violation, "possible recursive locking detected: parent/102 already holds event->mmap_mutex") {
+		t.Fatalf("without the oops term: found %+v; want the deadlock as the violation", ex.Found)
 	}
 }

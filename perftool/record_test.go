@@ -212,6 +212,8 @@ func TestErrors(t *testing.T) {
 		{"-e cpu-clock:pppp -- true", ToolToday, "-e cpu-clock:pppp", "event syntax error: maximum combined precise value is 3"},
 		{"-e nosuch -- true", ToolToday, "-e nosuch", "event syntax error: 'nosuch'"},
 		{"-e {cpu-clock,{task-clock}} -- true", ToolToday, "-e {cpu-clock,{task-clock}}", "event syntax error: '{cpu-clock,{task-clock}}'"},
+		// no ':' between a term list and its modifiers: perf 6.1's parser error here (perf record -e 'cpu-clock/period=100000/:u' -- true)
+		{"-e cpu-clock/period=100000/:u -- true", ToolToday, "-e cpu-clock/period=100000/:u", "event syntax error: 'cpu-clock/period=100000/:u'"},
 		{"-e sched:sched_kthread_stop -- true", ToolToday, "-e sched:sched_kthread_stop", "unknown tracepoint 'sched:sched_kthread_stop' (not in the simulator's catalogue)"},
 		{"-e cpu-clock/aux-action=pause/ -- true", ToolToday, "aux-action=pause", "cpu-clock/aux-action=pause/: requires an AUX area event as group leader"},
 		{"--call-graph bogus -- true", ToolToday, "--call-graph", "callchain: Unknown --call-graph option value: bogus"},

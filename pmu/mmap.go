@@ -319,20 +319,24 @@ func (k *Kernel) ringBufferPut(buf *rb.Buffer) {
 // VMA: munmap() detached it from its mm under mmap_lock (mmap_lock.go).
 // kernel/events/core.c: perf_mmap_close()
 func (k *Kernel) perfMmapClose(t *sched.Task, m *Mapping, pgoff uint64) {
-	k.perfMmapCloseFrom(t, m, pgoff, false)
+	k.perfMmapCloseFrom(t, m, pgoff, false, false)
 }
 
 // perfMmapCloseFrom is perfMmapClose; callerAudited says its caller
 // annotates its code after the return (munmap()'s: footprint_munmap.go),
-// which is otherwise marked.
-func (k *Kernel) perfMmapCloseFrom(t *sched.Task, m *Mapping, pgoff uint64, callerAudited bool) {
+// which is otherwise marked; held says the caller holds event->mmap_mutex
+// and the close must not take it again (knob map-range-fail=proposed:
+// perf_mmap()'s undo under its scoped_guard).
+func (k *Kernel) perfMmapCloseFrom(t *sched.Task, m *Mapping, pgoff uint64, callerAudited, held bool) {
 	e := m.ev
 	k.accessMmapCloseGet(t, e) // footprint_munmap.go: up to the first step point
 	buf := e.rb                // ring_buffer_get(event)
 	if buf == nil {
 		// The event lost its buffer while this VMA maps it: the close of
 		// the last mapping in another process detached the buffer a racing
-		// perf_mmap() had just attached (a lead, mmap_lock.go).
+		// perf_mmap() had just attached (a lead, mmap_lock.go), or a failed
+		// perf_mmap()'s undo did, before 77de62ad3de3 (CVE-2026-23248,
+		// built-in mmap-fail-vs-mmap).
 		panicCrash("BUG: kernel NULL pointer dereference in perf_mmap_close: ring_buffer_get(event) is NULL (rb->mmap_user)")
 	}
 	if buf != m.RB {
@@ -382,9 +386,14 @@ func (k *Kernel) perfMmapCloseFrom(t *sched.Task, m *Mapping, pgoff uint64, call
 		k.fputMmap(t, e)
 		return
 	}
-	n := k.lockMutex(t, &e.mmapMutex, e, "event->mmap_mutex", 0)
+	var n int
+	if !held {
+		n = k.lockMutex(t, &e.mmapMutex, e, "event->mmap_mutex", 0)
+	}
 	if e.mmapCount--; e.mmapCount > 0 {
-		k.unlockMutex(t, &e.mmapMutex, e, "event->mmap_mutex", n)
+		if !held {
+			k.unlockMutex(t, &e.mmapMutex, e, "event->mmap_mutex", n)
+		}
 		k.accessRBPut(buf)
 		k.ringBufferPut(buf)
 		k.fputMmap(t, e)
@@ -393,7 +402,9 @@ func (k *Kernel) perfMmapCloseFrom(t *sched.Task, m *Mapping, pgoff uint64, call
 	// event->mmap_count hit zero: detach it (ring_buffer_attach(event, NULL)).
 	k.ringBufferAttachRet(e, nil, "") // the return is annotated: up to perf_mmap_close:detached
 	k.mm.detaches++
-	k.unlockMutex(t, &e.mmapMutex, e, "event->mmap_mutex", n)
+	if !held {
+		k.unlockMutex(t, &e.mmapMutex, e, "event->mmap_mutex", n)
+	}
 	t.Step("perf_mmap_close:detached")
 	if detachRest {
 		// "No other mmap()s, detach from all other events that might

@@ -100,7 +100,7 @@ func (k *Kernel) munmapRange(t *sched.Task, m *Mapping, off, length uint64) erro
 	k.accessMmapDowngrade(t, mm, n)
 	k.S.DowngradeWrite(t, &mm.mmapLock)
 	for _, v := range pieces {
-		k.perfMmapCloseFrom(t, m, v.pgoff, true) // remove_vma() -> vma->vm_ops->close
+		k.perfMmapCloseFrom(t, m, v.pgoff, true, false) // remove_vma() -> vma->vm_ops->close
 	}
 	k.accessMmapReadUnlock(t, mm, n)
 	k.S.UpRead(t, &mm.mmapLock)

@@ -49,6 +49,8 @@ func TestFailSites(t *testing.T) {
 			map[string]int64{"tasks": 1, "errno.ENOMEM": 1, "fd.mmaps": 0, "mmap.locked-vm": 0, "rb.count": 0, "faults.injected": 1}},
 		{"remap_pfn_range, f74b9f4ba63f: perf_mmap_close() undoes the mmap", mmap, "fail remap_pfn_range in app\nkernel map-range-fail=pre-77de62ad3de3",
 			map[string]int64{"tasks": 1, "errno.ENOMEM": 1, "fd.mmaps": 0, "mmap.locked-vm": 0, "rb.count": 0, "kernel.oops": 0, "faults.injected": 1}},
+		{"remap_pfn_range, proposed: the undo under the mutex without taking it again", mmap, "fail remap_pfn_range in app\nkernel map-range-fail=proposed",
+			map[string]int64{"tasks": 1, "errno.ENOMEM": 1, "fd.mmaps": 0, "mmap.locked-vm": 0, "rb.count": 0, "kernel.oops": 0, "faults.injected": 1}},
 		{"remap_pfn_range, before f74b9f4ba63f: the charge stays", mmap, "fail remap_pfn_range in app\nkernel map-range-fail=pre-f74b9f4ba63f",
 			map[string]int64{"tasks": 1, "errno.ENOMEM": 1, "fd.mmaps": 0, "mmap.locked-vm": 9, "rb.count": 0, "kernel.oops": 0, "faults.injected": 1}},
 		{"perf_event_alloc in a fork: inherit_event() fails, the fork with it", "  open ev -e task-clock inherit\n  fork c\n    compute 5us\n  wait\n  close ev\n",

@@ -128,15 +128,29 @@ func (r *Run) judgedInvariants() map[string]bool {
 }
 
 // OopsExpected reports whether an applicable outcome states that the run
-// ends in a kernel oops ("always kernel.oops", no "at"): a scenario that
-// shows an upstream bug whose symptom is an oops on this kernel. Its oops
-// then does not fail the run by itself (the outcome judges it: a run that
-// does not oops fails), nor is it a violation for explore.
+// ends in a kernel oops ("always kernel.oops", no "at"), or may ("always
+// kernel.oops || COND": every schedule oopses or meets COND): a scenario
+// that shows an upstream bug whose symptom is an oops on this kernel, in
+// every schedule or in the ones that reach it. Its oops then does not fail
+// the run by itself (the outcome judges it: a run that neither oopses nor
+// meets COND fails), nor is it a violation for explore.
 func (r *Run) OopsExpected() bool {
 	for _, o := range r.File.Outcomes {
-		if n, ok := o.Cond.(*scenarios.Name); ok && n.Name == "kernel.oops" && o.Quant == scenarios.Always && o.At == nil && r.applies(o) {
+		if o.Quant == scenarios.Always && o.At == nil && statesOops(o.Cond) && r.applies(o) {
 			return true
 		}
+	}
+	return false
+}
+
+// statesOops reports whether cond is kernel.oops, or a disjunction one of
+// whose terms is.
+func statesOops(cond scenarios.Expr) bool {
+	switch c := cond.(type) {
+	case *scenarios.Name:
+		return c.Name == "kernel.oops"
+	case *scenarios.Binary:
+		return c.Op == "||" && (statesOops(c.X) || statesOops(c.Y))
 	}
 	return false
 }

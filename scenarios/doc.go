@@ -227,6 +227,8 @@
 // "always kernel.oops" states an oops as the run's expected end (an upstream
 // bug whose symptom is an oops on that kernel): the oops then fails neither
 // the run nor an exploration by itself; a run that does not oops fails it.
+// "always kernel.oops || EXPR" states it for the schedules that reach it: a
+// run oopses or meets EXPR.
 //
 // A when condition names a kernel or tool knob. The runtime runs the scenario
 // once per knob value the outcomes mention; the kernel and tool lines give the
