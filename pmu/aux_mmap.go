@@ -93,8 +93,11 @@ func (k *Kernel) perfMmapAuxLocked(t *sched.Task, e *Event, bs *bufState, pgoff 
 		buf.AuxMmapSet(buf.AuxMmapCount() + 1) // refcount_inc(&rb->aux_mmap_count)
 		if !old {
 			// perf_mmap_account(vma, user_extra = nr_pages, 0): charged again,
-			// uncharged once by the teardown (as for the data area, mmap.go).
-			k.mlockedPages += int64(nrPages)
+			// uncharged once by the teardown, since 0c8a4e4139ad (as for the
+			// data area, mmap.go; knob mmap-extra-account)
+			charge := k.extraMmapCharge(int64(nrPages))
+			k.mlockedPages += charge
+			k.mm.extraCharged += charge
 		}
 	} else {
 		if old {

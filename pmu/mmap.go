@@ -148,10 +148,11 @@ func (k *Kernel) perfMmapRB(t *sched.Task, e *Event, nrPages int, prot Prot) (*M
 			// "Success -- managed to mmap() the same buffer multiple times."
 			// perf_mmap_account() charges the pages again, and only the last
 			// perf_mmap_close() uncharges, once: a locked_vm leak per extra
-			// mapping (a lead, read in post-v6.19 core.c; v6.8 charged 0
-			// here, user_extra being set after this path then).
+			// mapping since 0c8a4e4139ad (knob mmap-extra-account).
 			k.accessLockedVM(t, cpu.AtomicAdd, "perf_mmap_account")
-			k.mlockedPages += userPages
+			charge := k.extraMmapCharge(userPages)
+			k.mlockedPages += charge
+			k.mm.extraCharged += charge
 			bs.mmapCount++
 			k.accessEventSetup(t, e, "event->mmap_count", cpu.MarkedWrite, "perf_mmap_rb") // kernel/events/core.c: perf_mmap_rb(): refcount_inc(&event->mmap_count)
 			if e.mmapCount != refcountSaturated {
@@ -209,13 +210,22 @@ func (k *Kernel) perfMmapRB(t *sched.Task, e *Event, nrPages int, prot Prot) (*M
 }
 
 // perfMmapCalcLimits charges the pages to the user's perf_event_mlock_kb
-// allowance (per CPU), the excess to RLIMIT_MEMLOCK, which an unprivileged
+// allowance (per online CPU), the excess to RLIMIT_MEMLOCK, which an unprivileged
 // user may not exceed.
 // kernel/events/core.c: perf_mmap_calc_limits()
 func (k *Kernel) perfMmapCalcLimits(userExtra int64) (int64, error) {
 	sys := k.Opts.Sysctl
-	limit := int64(sys.MlockKB) / (PageSize / 1024) * int64(sys.NrCPUIDs)
-	locked := k.mlockedPages + userExtra
+	online := 0 // num_online_cpus()
+	for i := range k.M.CPUs {
+		if k.S.CPUOnline(i) {
+			online++
+		}
+	}
+	limit := int64(sys.MlockKB) / (PageSize / 1024) * int64(online)
+	// "sysctl_perf_event_mlock may have changed, so that user->locked_vm >
+	// user_lock_limit" (or a leak put it there): the charge counts from the
+	// limit, so the excess is at most the mapping's pages
+	locked := min(k.mlockedPages, limit) + userExtra
 	var extra int64
 	if locked > limit {
 		extra = locked - limit
@@ -381,9 +391,7 @@ func (k *Kernel) perfMmapCloseFrom(t *sched.Task, m *Mapping, pgoff uint64, call
 		if e.mmapCount != refcountSaturated {
 			e.mmapCount--
 		}
-		k.accessRBPut(buf)
-		k.ringBufferPut(buf)
-		k.fputMmap(t, e)
+		k.perfMmapCloseNotLast(t, e, buf, bs, detachRest)
 		return
 	}
 	var n int
@@ -394,9 +402,7 @@ func (k *Kernel) perfMmapCloseFrom(t *sched.Task, m *Mapping, pgoff uint64, call
 		if !held {
 			k.unlockMutex(t, &e.mmapMutex, e, "event->mmap_mutex", n)
 		}
-		k.accessRBPut(buf)
-		k.ringBufferPut(buf)
-		k.fputMmap(t, e)
+		k.perfMmapCloseNotLast(t, e, buf, bs, detachRest)
 		return
 	}
 	// event->mmap_count hit zero: detach it (ring_buffer_attach(event, NULL)).
@@ -407,22 +413,51 @@ func (k *Kernel) perfMmapCloseFrom(t *sched.Task, m *Mapping, pgoff uint64, call
 	}
 	t.Step("perf_mmap_close:detached")
 	if detachRest {
-		// "No other mmap()s, detach from all other events that might
-		// redirect into the now unreachable buffer."
-		k.accessBufState(buf, "rb->event_list", cpu.MarkedRead, "perf_mmap_close") // kernel/events/core.c: perf_mmap_close(): list_for_each_entry_rcu(event, &rb->event_list, rb_entry)
-		for _, x := range append([]*Event(nil), bs.eventList...) {
-			nx := k.lockMutex(t, &x.mmapMutex, x, "event->mmap_mutex", 0)
-			k.accessEventSetup(t, x, "event->rb", cpu.MarkedRead, "perf_mmap_close") // kernel/events/core.c: perf_mmap_close(): if (event->rb == rb)
-			if x.rb == buf {
-				k.ringBufferAttachRet(x, nil, "") // the return is annotated: the next event, or the rest below
-			}
-			k.unlockMutex(t, &x.mmapMutex, x, "event->mmap_mutex", nx)
-		}
-		k.accessLockedVM(t, cpu.AtomicAdd, "perf_mmap_close") // kernel/events/core.c: perf_mmap_close(): atomic_long_sub(..., &mmap_user->locked_vm); atomic64_sub(..., &vma->vm_mm->pinned_vm)
-		k.mlockedPages -= bs.userExtra
-		k.pinnedPages -= bs.extra
+		k.perfMmapCloseDetachRest(t, buf, bs)
 	}
 	k.accessMmapClosePut(t, buf) // footprint_munmap.go
 	k.ringBufferPut(buf)         // could be last
 	k.fputMmap(t, e)
+}
+
+// perfMmapCloseNotLast is perf_mmap_close() for a VMA that was not its
+// event's last mapping: "goto out_put", even when this close took
+// rb->mmap_count to 0 (detachRest) and another close of the same event,
+// which took it from 2 to 1 first, will drop the event's last mmap_count
+// with detach_rest false: then nobody detaches the other events, gives
+// back the buffer's locked_vm and pinned_vm charge or drops mmap_user
+// (knob mmap-close-teardown; proposed: this close does it).
+// kernel/events/core.c: perf_mmap_close()
+func (k *Kernel) perfMmapCloseNotLast(t *sched.Task, e *Event, buf *rb.Buffer, bs *bufState, detachRest bool) {
+	if detachRest {
+		if k.KnobIs(mmapCloseTeardownKnob.Name, "proposed") {
+			k.perfMmapCloseDetachRest(t, buf, bs)
+		} else {
+			k.mm.teardownsSkipped++
+		}
+	}
+	k.accessRBPut(buf)
+	k.ringBufferPut(buf)
+	k.fputMmap(t, e)
+}
+
+// perfMmapCloseDetachRest is perf_mmap_close()'s teardown of a buffer no
+// VMA maps any more: "No other mmap()s, detach from all other events that
+// might redirect into the now unreachable buffer", then the buffer's
+// locked_vm and pinned_vm charge given back and free_uid(mmap_user).
+// kernel/events/core.c: perf_mmap_close()
+func (k *Kernel) perfMmapCloseDetachRest(t *sched.Task, buf *rb.Buffer, bs *bufState) {
+	k.mm.teardowns++
+	k.accessBufState(buf, "rb->event_list", cpu.MarkedRead, "perf_mmap_close") // kernel/events/core.c: perf_mmap_close(): list_for_each_entry_rcu(event, &rb->event_list, rb_entry)
+	for _, x := range append([]*Event(nil), bs.eventList...) {
+		nx := k.lockMutex(t, &x.mmapMutex, x, "event->mmap_mutex", 0)
+		k.accessEventSetup(t, x, "event->rb", cpu.MarkedRead, "perf_mmap_close") // kernel/events/core.c: perf_mmap_close(): if (event->rb == rb)
+		if x.rb == buf {
+			k.ringBufferAttachRet(x, nil, "") // the return is annotated: the next event, or the rest below
+		}
+		k.unlockMutex(t, &x.mmapMutex, x, "event->mmap_mutex", nx)
+	}
+	k.accessLockedVM(t, cpu.AtomicAdd, "perf_mmap_close") // kernel/events/core.c: perf_mmap_close(): atomic_long_sub(..., &mmap_user->locked_vm); atomic64_sub(..., &vma->vm_mm->pinned_vm)
+	k.mlockedPages -= bs.userExtra
+	k.pinnedPages -= bs.extra
 }

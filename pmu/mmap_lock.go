@@ -61,8 +61,13 @@ type mmState struct {
 	empty     uint64 // munmap() calls that found no perf VMA in their range
 	lockWaits uint64 // mmap() and munmap() calls that slept on mmap_lock
 
-	exitCloses   uint64 // perf VMAs closed by exit_mmap() (mmap_exec.go)
-	exitDetaches uint64 // ... whose close detached the event
+	extraCharged int64  // pages extra mappings of a mapped ring charged to locked_vm (knob mmap-extra-account)
+	teardowns    uint64 // perf_mmap_close() teardowns of a buffer no VMA maps (detach_rest: the charge given back)
+	// closes that took rb->mmap_count to 0 but were not their event's
+	// last mapping, so skipped the teardown (knob mmap-close-teardown)
+	teardownsSkipped uint64
+	exitCloses       uint64 // perf VMAs closed by exit_mmap() (mmap_exec.go)
+	exitDetaches     uint64 // ... whose close detached the event
 }
 
 func init() {

@@ -62,6 +62,9 @@ func (PMUPerf) Invariants() []InvariantSpec {
 	for _, inv := range pmu.LifetimeInvariants { // judged where objects are used and in Finish
 		out = append(out, InvariantSpec{Name: inv.Name, Says: inv.Says, Why: inv.Why, Package: "pmu"})
 	}
+	for _, inv := range pmu.AccountInvariants { // judged in Finish
+		out = append(out, InvariantSpec{Name: inv.Name, Says: inv.Says, Why: inv.Why, Package: "pmu"})
+	}
 	for _, inv := range pmu.DataRaceInvariants { // judged at every annotated access
 		out = append(out, InvariantSpec{Name: inv.Name, Says: inv.Says, Why: inv.Why, Package: "pmu"})
 	}
@@ -381,6 +384,9 @@ func (p *pmuRun) Finish() []Violation {
 	}
 	quiet := p.r.S.AllExited()
 	for _, v := range p.k.LifetimeCheck(quiet) {
+		out = append(out, Violation{Invariant: v.Invariant, T: v.T, CPU: v.CPU, Message: v.Message})
+	}
+	for _, v := range p.k.AccountCheck(quiet) {
 		out = append(out, Violation{Invariant: v.Invariant, T: v.T, CPU: v.CPU, Message: v.Message})
 	}
 	for _, l := range p.k.BufferLogs() {

@@ -1,0 +1,79 @@
+package runner
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"perfsim/scenarios"
+)
+
+// TestMmapExtraChargeMatchesThisMachine: the built-in mmap-extra-locked-vm
+// with N extra mappings (its repeat count) charges a fresh 1 + 8 page ring to
+// pinned_vm exactly as this machine's kernel did for a fresh unprivileged
+// user (testdata/realkernel/mmapextra.txt, made by mmapextra.sh: VmPin after
+// 10, 27, 28, 29 and 40 extra mappings). 28 is where the leak first
+// pushes part of the ring over the allowance (258 pages: 252 + 9); from 29 on
+// perf_mmap_calc_limits() caps the user's count at the limit, so the whole
+// ring is pinned however far the leak goes.
+func TestMmapExtraChargeMatchesThisMachine(t *testing.T) {
+	f, err := os.Open("testdata/realkernel/mmapextra.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	real := map[int]int64{} // extra mappings -> VmPin kB of the fresh 9-page ring
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		var n, pages int
+		var kb int64
+		// 0 extra mappings (a repeat of 0 is no scenario) is the baseline: 10 shows it too
+		if _, err := fmt.Sscanf(sc.Text(), "extra %d fresh %d pages: VmPin %d kB", &n, &pages, &kb); err == nil && pages == 9 && n > 0 {
+			real[n] = kb
+		}
+	}
+	if len(real) < 5 {
+		t.Fatalf("testdata/realkernel/mmapextra.txt: %d figures for a 9-page ring after extra mappings; want the five mmapextra.sh measures", len(real))
+	}
+	src, err := scenarios.Open("mmap-extra-locked-vm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const outcome = "  always mmap.pinned-vm == 9 at 500us"
+	if !strings.Contains(string(src.Src), "  repeat 40\n") || !strings.Contains(string(src.Src), outcome) {
+		t.Fatal("mmap-extra-locked-vm no longer repeats 40 times, or no longer states the fresh ring's pinned pages at 500us")
+	}
+	got := map[int]int64{}
+	for n := range real {
+		text := strings.Replace(string(src.Src), "  repeat 40\n", fmt.Sprintf("  repeat %d\n", n), 1)
+		text = strings.Replace(text, "  always mmap.locked-vm == 360 at end", fmt.Sprintf("  always mmap.locked-vm == %d at end", 9*n), 1)
+		for kb := int64(0); kb <= 36; kb += 4 {
+			try := strings.Replace(text, outcome, fmt.Sprintf("  always mmap.pinned-vm == %d at 500us", kb/4), 1)
+			f, err := Load(&scenarios.Source{Name: "mmap-extra-locked-vm.sim", Src: []byte(try)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, res, err := RunOnce(f, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			held := true
+			for _, o := range res.Outcomes {
+				if strings.Contains(o.Outcome, "pinned-vm") && strings.Contains(o.Outcome, "today") && o.Failure() {
+					held = false
+				}
+			}
+			if held {
+				got[n] = kb
+				break
+			}
+		}
+	}
+	if diff := cmp.Diff(real, got); diff != "" {
+		t.Errorf("the fresh ring's pinned kB after N extra mappings (-this machine +model):\n%s", diff)
+	}
+}
