@@ -17,6 +17,8 @@ func init() {
 		"pmu.mmState.teardowns",        // perf_mmap_close() teardowns (mmap.teardowns)
 		"pmu.mmState.teardownsSkipped", // closes that skipped one (mmap.teardowns-skipped)
 		"pmu.mmState.extraCharged",     // pages extra mappings charged: the mlock-accounting oracle's account of a leak, read after the run
+		"pmu.mmState.exitCloses",       // perf VMAs exit_mmap() closed (mmap.exit-closes)
+		"pmu.mmState.exitDetaches",     // ... whose close detached the event (mmap.exit-detaches)
 	)
 }
 
