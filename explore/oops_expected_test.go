@@ -143,3 +143,39 @@ func TestOopsExpectedInSomeSchedules(t *testing.T) {
 		t.Fatalf("without the oops term: found %+v; want the deadlock as the violation", ex.Found)
 	}
 }
+
+// TestRacedCloseFreesNewRing: mmap-vs-last-munmap on today's kernel. Some
+// schedules put child's mmap() between parent's close's two decrements:
+// the object-lifetime oracle reports child's new ring freed while its VMA
+// maps it, and child's munmap() oopses on event->rb == NULL; the file
+// states both as expected, so no run fails. With mmap-raced-close=
+// pre-59741451b49c no schedule does either.
+func TestRacedCloseFreesNewRing(t *testing.T) {
+	f := loadBuiltin(t, "mmap-vs-last-munmap")
+	for _, knob := range []string{"today", "pre-59741451b49c"} {
+		raced := 0
+		for seed := uint64(1); seed <= 20; seed++ {
+			_, res, err := runner.RunOnce(f, runner.Options{Chooser: sim.NewRandom(seed), Knobs: map[string]string{"mmap-raced-close": knob}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Failed {
+				t.Fatalf("%s, seed %d: the run failed (oops %v, violations %v)", knob, seed, res.Oops, res.Violations)
+			}
+			uaf := false
+			for _, v := range res.Violations {
+				uaf = uaf || v.Invariant == "object-lifetime" && strings.Contains(v.Message, "use after free: the perf_buffer event 1 mapped") && strings.Contains(v.Message, "while 1 VMA(s) still map its pages")
+			}
+			oops := res.Oops != nil && strings.HasSuffix(res.Oops.Message, "BUG: kernel NULL pointer dereference in perf_mmap_close: ring_buffer_get(event) is NULL (rb->mmap_user)")
+			if uaf != oops || res.Oops != nil && !oops {
+				t.Fatalf("%s, seed %d: use after free %v, oops %v; want both or neither", knob, seed, uaf, res.Oops)
+			}
+			if uaf {
+				raced++
+			}
+		}
+		if knob == "today" && raced == 0 || knob != "today" && raced != 0 {
+			t.Errorf("mmap-raced-close=%s: %d of 20 seeds freed the new ring under its mapping", knob, raced)
+		}
+	}
+}

@@ -287,6 +287,7 @@ func (k *Kernel) rbPut(buf *rb.Buffer, freed bool) {
 		k.mark(&l.put, "ring_buffer_put")
 		if freed {
 			l.freed, l.freedAt = true, k.now()+rcuGracePeriod
+			k.lifeCheckFreedMapped(buf, l)
 			if buf.HasAux() {
 				// rb_free_rcu() frees the data pages only: the AUX pages go
 				// with the last aux_refcount (rb_free_aux()), which is held.
@@ -294,6 +295,25 @@ func (k *Kernel) rbPut(buf *rb.Buffer, freed bool) {
 					"the buffer's last reference dropped by %s", l.owner, buf.AuxRefcount(), buf.AuxMmapCount(), l.put))
 			}
 		}
+	}
+}
+
+// lifeCheckFreedMapped reports a buffer whose last reference went while a
+// VMA still maps its pages: map_range() mapped them VM_PFNMAP, so the
+// mapping holds no page reference and rb_free_rcu() frees pages user space
+// still reads and writes (a use after free no fault reports; the VMA's
+// later perf_mmap_close() finds event->rb gone).
+// kernel/events/core.c: map_range(), ring_buffer_put() -> rb_free_rcu()
+func (k *Kernel) lifeCheckFreedMapped(buf *rb.Buffer, l *rbLife) {
+	n := 0
+	for _, m := range k.lt.maps {
+		if m.RB == buf && m.livePieces() > 0 {
+			n += m.livePieces()
+		}
+	}
+	if n > 0 {
+		k.lifeReport(l.put.cpu, fmt.Sprintf("use after free: the perf_buffer event %d mapped (allocated by %s) lost its last reference (dropped by %s) while %d VMA(s) still map its pages: "+
+			"map_range() mapped them VM_PFNMAP, which holds no page reference, so rb_free_rcu() frees pages user space still maps", l.owner, l.alloc, l.put, n))
 	}
 }
 

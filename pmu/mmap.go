@@ -204,7 +204,7 @@ func (k *Kernel) perfMmapRB(t *sched.Task, e *Event, nrPages int, prot Prot) (*M
 	k.accessEventSetup(t, e, "event->state", cpu.MarkedRead, "perf_event_update_time") // kernel/events/core.c: perf_event_update_time(): __perf_update_times() reads event->state
 	k.perfMmapRBUpdateTime(e)
 	k.accessEventSetup(t, e, "event->mmap_count", cpu.MarkedWrite, "perf_mmap_rb") // kernel/events/core.c: perf_mmap_rb(): refcount_set(&event->mmap_count, 1)
-	e.mmapCount = 1
+	k.perfMmapRBSetCount(e)
 	k.stats.mmaps++
 	return &Mapping{RB: buf, ev: e}, nil
 }
