@@ -344,7 +344,8 @@ func (k *Kernel) perfMmapCloseFrom(t *sched.Task, m *Mapping, pgoff uint64, call
 	if buf == nil {
 		// The event lost its buffer while this VMA maps it: the close of
 		// the last mapping in another process detached the buffer a racing
-		// perf_mmap() had just attached (a lead, mmap_lock.go), or a failed
+		// perf_mmap() had just attached, over the count the close held
+		// (since 59741451b49c, built-in mmap-vs-last-munmap), or a failed
 		// perf_mmap()'s undo did, before 77de62ad3de3 (CVE-2026-23248,
 		// built-in mmap-fail-vs-mmap).
 		panicCrash("BUG: kernel NULL pointer dereference in perf_mmap_close: ring_buffer_get(event) is NULL (rb->mmap_user)")
@@ -391,7 +392,7 @@ func (k *Kernel) perfMmapCloseFrom(t *sched.Task, m *Mapping, pgoff uint64, call
 		if e.mmapCount != refcountSaturated {
 			e.mmapCount--
 		}
-		k.perfMmapCloseNotLast(t, e, buf, bs, detachRest)
+		k.perfMmapCloseNotLast(t, e, buf, bs, detachRest, held)
 		return
 	}
 	var n int
@@ -402,7 +403,7 @@ func (k *Kernel) perfMmapCloseFrom(t *sched.Task, m *Mapping, pgoff uint64, call
 		if !held {
 			k.unlockMutex(t, &e.mmapMutex, e, "event->mmap_mutex", n)
 		}
-		k.perfMmapCloseNotLast(t, e, buf, bs, detachRest)
+		k.perfMmapCloseNotLast(t, e, buf, bs, detachRest, held)
 		return
 	}
 	// event->mmap_count hit zero: detach it (ring_buffer_attach(event, NULL)).
@@ -413,7 +414,7 @@ func (k *Kernel) perfMmapCloseFrom(t *sched.Task, m *Mapping, pgoff uint64, call
 	}
 	t.Step("perf_mmap_close:detached")
 	if detachRest {
-		k.perfMmapCloseDetachRest(t, buf, bs)
+		k.perfMmapCloseDetachRest(t, e, buf, bs, held)
 	}
 	k.accessMmapClosePut(t, buf) // footprint_munmap.go
 	k.ringBufferPut(buf)         // could be last
@@ -428,10 +429,10 @@ func (k *Kernel) perfMmapCloseFrom(t *sched.Task, m *Mapping, pgoff uint64, call
 // back the buffer's locked_vm and pinned_vm charge or drops mmap_user
 // (knob mmap-close-teardown; proposed: this close does it).
 // kernel/events/core.c: perf_mmap_close()
-func (k *Kernel) perfMmapCloseNotLast(t *sched.Task, e *Event, buf *rb.Buffer, bs *bufState, detachRest bool) {
+func (k *Kernel) perfMmapCloseNotLast(t *sched.Task, e *Event, buf *rb.Buffer, bs *bufState, detachRest, held bool) {
 	if detachRest {
 		if k.KnobIs(mmapCloseTeardownKnob.Name, "proposed") {
-			k.perfMmapCloseDetachRest(t, buf, bs)
+			k.perfMmapCloseDetachRest(t, e, buf, bs, held)
 		} else {
 			k.mm.teardownsSkipped++
 		}
@@ -445,17 +446,25 @@ func (k *Kernel) perfMmapCloseNotLast(t *sched.Task, e *Event, buf *rb.Buffer, b
 // VMA maps any more: "No other mmap()s, detach from all other events that
 // might redirect into the now unreachable buffer", then the buffer's
 // locked_vm and pinned_vm charge given back and free_uid(mmap_user).
+// held says the caller holds e's mmap_mutex (the proposed undo of a failed
+// perf_mmap()), which the loop must not take again.
 // kernel/events/core.c: perf_mmap_close()
-func (k *Kernel) perfMmapCloseDetachRest(t *sched.Task, buf *rb.Buffer, bs *bufState) {
+func (k *Kernel) perfMmapCloseDetachRest(t *sched.Task, e *Event, buf *rb.Buffer, bs *bufState, held bool) {
 	k.mm.teardowns++
 	k.accessBufState(buf, "rb->event_list", cpu.MarkedRead, "perf_mmap_close") // kernel/events/core.c: perf_mmap_close(): list_for_each_entry_rcu(event, &rb->event_list, rb_entry)
 	for _, x := range append([]*Event(nil), bs.eventList...) {
-		nx := k.lockMutex(t, &x.mmapMutex, x, "event->mmap_mutex", 0)
+		own := held && x == e
+		var nx int
+		if !own {
+			nx = k.lockMutex(t, &x.mmapMutex, x, "event->mmap_mutex", 0)
+		}
 		k.accessEventSetup(t, x, "event->rb", cpu.MarkedRead, "perf_mmap_close") // kernel/events/core.c: perf_mmap_close(): if (event->rb == rb)
 		if x.rb == buf {
 			k.ringBufferAttachRet(x, nil, "") // the return is annotated: the next event, or the rest below
 		}
-		k.unlockMutex(t, &x.mmapMutex, x, "event->mmap_mutex", nx)
+		if !own {
+			k.unlockMutex(t, &x.mmapMutex, x, "event->mmap_mutex", nx)
+		}
 	}
 	k.accessLockedVM(t, cpu.AtomicAdd, "perf_mmap_close") // kernel/events/core.c: perf_mmap_close(): atomic_long_sub(..., &mmap_user->locked_vm); atomic64_sub(..., &vma->vm_mm->pinned_vm)
 	k.mlockedPages -= bs.userExtra
