@@ -215,13 +215,7 @@ func (k *Kernel) perfMmapRB(t *sched.Task, e *Event, nrPages int, prot Prot) (*M
 // kernel/events/core.c: perf_mmap_calc_limits()
 func (k *Kernel) perfMmapCalcLimits(userExtra int64) (int64, error) {
 	sys := k.Opts.Sysctl
-	online := 0 // num_online_cpus()
-	for i := range k.M.CPUs {
-		if k.S.CPUOnline(i) {
-			online++
-		}
-	}
-	limit := int64(sys.MlockKB) / (PageSize / 1024) * int64(online)
+	limit := int64(sys.MlockKB) / (PageSize / 1024) * int64(k.S.NumOnlineCPUs())
 	// "sysctl_perf_event_mlock may have changed, so that user->locked_vm >
 	// user_lock_limit" (or a leak put it there): the charge counts from the
 	// limit, so the excess is at most the mapping's pages

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"perfsim/cpu"
-	"perfsim/faultinject"
 	"perfsim/scenarios"
 	"perfsim/sched"
 	"perfsim/sim"
@@ -65,9 +64,6 @@ type Run struct {
 	// Tasks maps the file's task names to their tasks.
 	Tasks map[string]*sched.Task
 	Perf  PerfRun
-	// Faults are the file's fail lines, bound to their tasks (and to the
-	// sessions' perf once the backend starts them): runtime_faults.go.
-	Faults *faultinject.Plan
 	// Counters that built-in verbs keep (nmi-work.queued, ...).
 	Counters map[string]int64
 

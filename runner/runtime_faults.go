@@ -14,12 +14,13 @@ func (r *Run) buildFaults() {
 	for i, fl := range r.File.Fails {
 		rules[i] = &faultinject.Rule{Site: fl.Site.Name, Who: fl.Who.Name, Nth: fl.Occurrence, Any: fl.Any}
 	}
-	r.Faults = faultinject.NewPlan(rules)
-	r.Faults.Choose = r.M.Eng.Choose // occurrence any: a decision at each call
-	r.S.Faults = r.Faults            // the kernel's should_fail() asks it (sched.Sched.ShouldFail)
+	// the scheduler keeps the plan: the kernel's should_fail() asks it
+	// (sched.Sched.ShouldFail)
+	r.S.Faults = faultinject.NewPlan(rules)
+	r.S.Faults.Choose = r.M.Eng.Choose // occurrence any: a decision at each call
 	for _, fl := range r.File.Fails {
 		if t := r.Tasks[fl.Who.Name]; t != nil {
-			r.Faults.Bind(fl.Who.Name, t)
+			r.S.Faults.Bind(fl.Who.Name, t)
 		}
 	}
 }

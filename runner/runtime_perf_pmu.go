@@ -240,7 +240,7 @@ func (PMUPerf) Start(r *Run) (PerfRun, error) {
 		p.sessions = append(p.sessions, ss)
 		p.records = append(p.records, rec)
 		if rec.Name != nil {
-			r.Faults.Bind(rec.Name.Name, ss.Perf) // fail SITE in SESSION: its perf's calls
+			r.S.Faults.Bind(rec.Name.Name, ss.Perf) // fail SITE in SESSION: its perf's calls
 			p.byName[rec.Name.Name] = ss
 			p.names = append(p.names, rec.Name.Name)
 		} else {

@@ -303,16 +303,13 @@ func (s *Sched) copyResources(t, c *Task, flags uint64) error {
 	if flags&CLONE_VM != 0 {
 		c.MM = t.MM // the address space is shared: mmget()
 		c.MM.Users++
+		t.Spend(s.Cfg.Cost.CloneThread)
 	} else {
 		if s.ShouldFail(t, "dup_mm") { // allocate_mm(), before dup_mmap() touches the parent's pages
 			return uapi.ENOMEM
 		}
 		c.MM = t.MM.Dup() // dup_mm(): the parent's VMAs, the present pages stay present
 		s.keyMM(c)
-	}
-	if flags&CLONE_VM != 0 {
-		t.Spend(s.Cfg.Cost.CloneThread)
-	} else {
 		t.Spend(s.Cfg.Cost.CloneProcess)
 	}
 	if s.ShouldFail(t, "alloc_pid") {

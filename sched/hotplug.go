@@ -74,6 +74,17 @@ func (s *Sched) CPUOnline(cpu int) bool {
 	return cpu >= 0 && cpu < len(s.M.CPUs) && (s.hotplug == nil || !s.hotplug.offline[cpu])
 }
 
+// NumOnlineCPUs is num_online_cpus().
+func (s *Sched) NumOnlineCPUs() int {
+	n := 0
+	for i := range s.M.CPUs {
+		if s.CPUOnline(i) {
+			n++
+		}
+	}
+	return n
+}
+
 // CPUActive is cpu_active(cpu): the scheduler may place tasks there.
 func (s *Sched) CPUActive(cpu int) bool {
 	return cpu >= 0 && cpu < len(s.M.CPUs) && (s.hotplug == nil || !s.hotplug.inactive[cpu])
