@@ -19,6 +19,7 @@ func init() {
 		"pmu.mmState.extraCharged",     // pages extra mappings charged: the mlock-accounting oracle's account of a leak, read after the run
 		"pmu.mmState.exitCloses",       // perf VMAs exit_mmap() closed (mmap.exit-closes)
 		"pmu.mmState.exitDetaches",     // ... whose close detached the event (mmap.exit-detaches)
+		"pmu.Kernel.accountViolations", // the mlock-accounting oracle's reports (an mm's pinned_vm below zero)
 	)
 }
 

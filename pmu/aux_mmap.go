@@ -105,7 +105,7 @@ func (k *Kernel) perfMmapAuxLocked(t *sched.Task, e *Event, bs *bufState, pgoff 
 			// allocation, and left set when either fails (until 5468c0fbccbb)
 			buf.AuxMmapSet(1)
 		}
-		extra, err := k.perfMmapCalcLimits(int64(nrPages))
+		extra, err := k.perfMmapCalcLimits(k.mmOf(t), int64(nrPages))
 		if err != nil {
 			k.accessMmapAuxUndo(t, buf) // footprint_mmap_aux.go
 			bs.mmapCount--
@@ -148,8 +148,9 @@ func (k *Kernel) perfMmapAuxLocked(t *sched.Task, e *Event, bs *bufState, pgoff 
 		bs.auxUserExtra = int64(nrPages) - extra
 		bs.auxExtra = extra
 		bs.auxPMU = e.pmu // whose free_aux() rb_free_aux() calls (footprint_munmap.go)
+		bs.auxMM = k.mmOf(t)
 		k.mlockedPages += bs.auxUserExtra
-		k.pinnedPages += bs.auxExtra
+		k.chargePinned(bs.auxMM, bs.auxExtra)
 	}
 	buf.AuxMapped(true)
 	if !old {
@@ -215,7 +216,7 @@ func (k *Kernel) perfMmapCloseAux(t *sched.Task, m *Mapping, pgoff uint64) error
 	k.accessLockedVM(t, cpu.AtomicAdd, "perf_mmap_close")                            // kernel/events/core.c: perf_mmap_close(): atomic_long_sub(rb->aux_nr_pages - rb->aux_mmap_locked, &mmap_user->locked_vm); atomic64_sub(rb->aux_mmap_locked, &vma->vm_mm->pinned_vm)
 	k.accessBufState(buf, "rb->aux_mmap_locked", cpu.MarkedWrite, "perf_mmap_close") // the model clears its record of the AUX area's charges (rb->aux_mmap_locked)
 	k.mlockedPages -= bs.auxUserExtra
-	k.pinnedPages -= bs.auxExtra
+	k.unchargePinned(t, m.mm, bs.auxMM, bs.auxExtra, fmt.Sprintf("AUX area of event %d", m.ev.id))
 	bs.auxUserExtra, bs.auxExtra = 0, 0
 	// "this has to be the last one"
 	k.accessRBFreeAux(t, buf, bs)

@@ -327,15 +327,19 @@ func (k *Kernel) fputMmap(t *sched.Task, e *Event) {
 }
 
 // lockedVMKey is the pages perf's buffers charge (the model's
-// mlockedPages and pinnedPages: user->locked_vm and mm->pinned_vm, one
-// user and one mm in the model).
+// mlockedPages, user->locked_vm, one user in the model; and each mm's
+// pinned_vm, pinnedVM, with their sum and lowest). One key for all of them:
+// the mms' counts are written in the same calls, and a search that orders
+// two processes' charges it need not is sound, only slower.
 type lockedVMKey struct{ k *Kernel }
 
 // FootprintKey implements cpu.FootprintKeyer.
 func (l lockedVMKey) FootprintKey() string { return "user->locked_vm" }
 
 // FootprintExtent implements the write audit's extent.
-func (l lockedVMKey) FootprintExtent() []any { return []any{&l.k.mlockedPages, &l.k.pinnedPages} }
+func (l lockedVMKey) FootprintExtent() []any {
+	return []any{&l.k.mlockedPages, &l.k.pinnedPages, &l.k.pinnedVM, &l.k.pinnedMin}
+}
 
 // accessLockedVM annotates perf_mmap_calc_limits()'s read of the pages
 // charged, or perf_mmap_account()'s or perf_mmap_close()'s charge or

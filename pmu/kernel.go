@@ -49,11 +49,18 @@ type Kernel struct {
 	cpuClock, taskClock                           *clockPMU
 	ipSysEnter, ipSysExit, ipSchedule, ipUserMain uint64
 	mlockedPages, pinnedPages                     int64
-	ips                                           [2]map[string]ipPlaced // fake addresses of named frames: user text, kernel text (fakeIP)
-	ipCache                                       [ipCacheSize]ipCached  // in front of ips, by the name's bytes (fakeIP)
-	images                                        images                 // where fakeIP placed them (image.go)
-	tp                                            tpTable
-	knobs                                         knobMemo // Knob and KnobIs, resolved once per name (drivers.go)
+	// pinnedVM is each mm's pinned_vm (pinnedPages is their sum) and
+	// pinnedMin the lowest any reached (knob mmap-pinned-mm).
+	pinnedVM  map[*mmStruct]int64
+	pinnedMin int64
+	// accountViolations are the mlock-accounting oracle's reports made as
+	// the run went (mlock_account.go).
+	accountViolations []AccountViolation
+	ips               [2]map[string]ipPlaced // fake addresses of named frames: user text, kernel text (fakeIP)
+	ipCache           [ipCacheSize]ipCached  // in front of ips, by the name's bytes (fakeIP)
+	images            images                 // where fakeIP placed them (image.go)
+	tp                tpTable
+	knobs             knobMemo // Knob and KnobIs, resolved once per name (drivers.go)
 
 	rbTrace rbTraceState        // ring buffer logs for the invariants (rbtrace.go)
 	aux     kernelAux           // AUX area bookkeeping (aux_core.go)
@@ -152,6 +159,7 @@ type Mapping struct {
 
 	ev    *Event
 	task  *sched.Task
+	mm    *mmStruct // vma->vm_mm: the mm it was made in (task's until an exec)
 	unmap bool
 	vmas  []vmaPiece // what is left of it after partial munmaps (mmap_split.go); nil: all of it
 }

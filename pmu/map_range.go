@@ -57,7 +57,7 @@ func (k *Kernel) mapRange(t *sched.Task, e *Event, m *Mapping, pgoff uint64) err
 	// which the model's perf_mmap_close() does (fputMmap).
 	k.accessFileRef(t, e, true)
 	e.fileRefs++
-	m.Pgoff, m.task = pgoff, t
+	m.Pgoff, m.task, m.mm = pgoff, t, k.mmOf(t)
 	// proposed: the undo knows perf_mmap() holds event->mmap_mutex
 	k.perfMmapCloseFrom(t, m, pgoff, false, k.KnobIs(mapRangeFailKnob.Name, "proposed"))
 	return uapi.ENOMEM

@@ -18,7 +18,11 @@ type bufState struct {
 	extra     int64    // pages charged to mm->pinned_vm (rb->mmap_locked)
 
 	auxUserExtra, auxExtra int64 // the AUX area's charges (rb->aux_mmap_locked)
-	auxPMU                 PMU   // the PMU whose setup_aux() made the AUX area (rb->free_aux)
+	// The mms whose pinned_vm the data ring's and the AUX area's first
+	// mappings charged (extra, auxExtra): the kernel does not keep them (it
+	// uncharges vma->vm_mm); the proposed fix of knob mmap-pinned-mm does.
+	mmapMM, auxMM *mmStruct
+	auxPMU        PMU // the PMU whose setup_aux() made the AUX area (rb->free_aux)
 
 	auxMutex sched.Mutex // rb->aux_mutex (2ab9d830262c)
 }
@@ -111,7 +115,7 @@ func (k *Kernel) perfMmap(t *sched.Task, fd int, pgoff, length uint64, prot Prot
 	if err != nil {
 		return nil, err
 	}
-	m.FD, m.Pgoff, m.Length, m.Prot, m.task = fd, pgoff, length, prot, t
+	m.FD, m.Pgoff, m.Length, m.Prot, m.task, m.mm = fd, pgoff, length, prot, t, mm
 	k.accessFileRef(t, e, true)                                 // mm/vma.c: __mmap_new_file_vma(): vma->vm_file = get_file(map->file)
 	e.fileRefs++                                                // the vma holds the file
 	k.accessMM(t, mm, "mm->mm_mt", cpu.MarkedWrite, "vma_link") // mm/vma.c: __mmap_region(): the new vma in the mm's maple tree (mmap_lock held for write)
@@ -164,7 +168,8 @@ func (k *Kernel) perfMmapRB(t *sched.Task, e *Event, nrPages int, prot Prot) (*M
 		k.ringBufferAttach(e, nil)
 	}
 	k.accessLockedVM(t, cpu.MarkedRead, "perf_mmap_calc_limits")
-	extra, err := k.perfMmapCalcLimits(userPages)
+	mm := k.mmOf(t)
+	extra, err := k.perfMmapCalcLimits(mm, userPages)
 	if err != nil {
 		return nil, err
 	}
@@ -185,14 +190,14 @@ func (k *Kernel) perfMmapRB(t *sched.Task, e *Event, nrPages int, prot Prot) (*M
 	}
 	buf.Knobs = k.Opts.Knobs.RB
 	k.traceBuffer(buf, e)
-	bs := &bufState{mmapCount: 1, userExtra: userPages - extra, extra: extra}
+	bs := &bufState{mmapCount: 1, userExtra: userPages - extra, extra: extra, mmapMM: mm}
 	bs.auxMutex.Name = "rb->aux_mutex"
 	k.accessNewBuffer(t)
 	k.keyBuffer(buf, e, bs) // stable keys (footprint_key.go)
 	k.bufs[buf] = bs
 	k.accessLockedVM(t, cpu.AtomicAdd, "perf_mmap_account")
 	k.mlockedPages += bs.userExtra
-	k.pinnedPages += bs.extra
+	k.chargePinned(mm, bs.extra)
 	k.rbAlloc(buf, e)                 // the object-lifetime oracle (lifetime.go)
 	k.ringBufferAttachRet(e, buf, "") // the return is annotated: up to the syscall's exit (footprint_setup.go)
 	// perf_event_update_time() with event->mmap_mutex held but not ctx->lock,
@@ -213,7 +218,7 @@ func (k *Kernel) perfMmapRB(t *sched.Task, e *Event, nrPages int, prot Prot) (*M
 // allowance (per online CPU), the excess to RLIMIT_MEMLOCK, which an unprivileged
 // user may not exceed.
 // kernel/events/core.c: perf_mmap_calc_limits()
-func (k *Kernel) perfMmapCalcLimits(userExtra int64) (int64, error) {
+func (k *Kernel) perfMmapCalcLimits(mm *mmStruct, userExtra int64) (int64, error) {
 	sys := k.Opts.Sysctl
 	limit := int64(sys.MlockKB) / (PageSize / 1024) * int64(k.S.NumOnlineCPUs())
 	// "sysctl_perf_event_mlock may have changed, so that user->locked_vm >
@@ -224,7 +229,10 @@ func (k *Kernel) perfMmapCalcLimits(userExtra int64) (int64, error) {
 	if locked > limit {
 		extra = locked - limit
 	}
-	if k.pinnedPages+extra > rlimitMemlockPages && sys.Paranoid > -1 && !sys.PerfmonCapable {
+	// locked = atomic64_read(&vma->vm_mm->pinned_vm) + *extra: the
+	// mapping mm's own count, below zero after a close took another mm's
+	// charge from it (knob mmap-pinned-mm)
+	if k.pinnedVM[mm]+extra > rlimitMemlockPages && sys.Paranoid > -1 && !sys.PerfmonCapable {
 		return 0, uapi.EPERM
 	}
 	return extra, nil
@@ -386,7 +394,7 @@ func (k *Kernel) perfMmapCloseFrom(t *sched.Task, m *Mapping, pgoff uint64, call
 		if e.mmapCount != refcountSaturated {
 			e.mmapCount--
 		}
-		k.perfMmapCloseNotLast(t, e, buf, bs, detachRest, held)
+		k.perfMmapCloseNotLast(t, m, buf, bs, detachRest, held)
 		return
 	}
 	var n int
@@ -397,7 +405,7 @@ func (k *Kernel) perfMmapCloseFrom(t *sched.Task, m *Mapping, pgoff uint64, call
 		if !held {
 			k.unlockMutex(t, &e.mmapMutex, e, "event->mmap_mutex", n)
 		}
-		k.perfMmapCloseNotLast(t, e, buf, bs, detachRest, held)
+		k.perfMmapCloseNotLast(t, m, buf, bs, detachRest, held)
 		return
 	}
 	// event->mmap_count hit zero: detach it (ring_buffer_attach(event, NULL)).
@@ -408,7 +416,7 @@ func (k *Kernel) perfMmapCloseFrom(t *sched.Task, m *Mapping, pgoff uint64, call
 	}
 	t.Step("perf_mmap_close:detached")
 	if detachRest {
-		k.perfMmapCloseDetachRest(t, e, buf, bs, held)
+		k.perfMmapCloseDetachRest(t, m, buf, bs, held)
 	}
 	k.accessMmapClosePut(t, buf) // footprint_munmap.go
 	k.ringBufferPut(buf)         // could be last
@@ -423,10 +431,11 @@ func (k *Kernel) perfMmapCloseFrom(t *sched.Task, m *Mapping, pgoff uint64, call
 // back the buffer's locked_vm and pinned_vm charge or drops mmap_user
 // (knob mmap-close-teardown; proposed: this close does it).
 // kernel/events/core.c: perf_mmap_close()
-func (k *Kernel) perfMmapCloseNotLast(t *sched.Task, e *Event, buf *rb.Buffer, bs *bufState, detachRest, held bool) {
+func (k *Kernel) perfMmapCloseNotLast(t *sched.Task, m *Mapping, buf *rb.Buffer, bs *bufState, detachRest, held bool) {
+	e := m.ev
 	if detachRest {
 		if k.KnobIs(mmapCloseTeardownKnob.Name, "proposed") {
-			k.perfMmapCloseDetachRest(t, e, buf, bs, held)
+			k.perfMmapCloseDetachRest(t, m, buf, bs, held)
 		} else {
 			k.mm.teardownsSkipped++
 		}
@@ -443,7 +452,8 @@ func (k *Kernel) perfMmapCloseNotLast(t *sched.Task, e *Event, buf *rb.Buffer, b
 // held says the caller holds e's mmap_mutex (the proposed undo of a failed
 // perf_mmap()), which the loop must not take again.
 // kernel/events/core.c: perf_mmap_close()
-func (k *Kernel) perfMmapCloseDetachRest(t *sched.Task, e *Event, buf *rb.Buffer, bs *bufState, held bool) {
+func (k *Kernel) perfMmapCloseDetachRest(t *sched.Task, m *Mapping, buf *rb.Buffer, bs *bufState, held bool) {
+	e := m.ev
 	k.mm.teardowns++
 	k.accessBufState(buf, "rb->event_list", cpu.MarkedRead, "perf_mmap_close") // kernel/events/core.c: perf_mmap_close(): list_for_each_entry_rcu(event, &rb->event_list, rb_entry)
 	for _, x := range append([]*Event(nil), bs.eventList...) {
@@ -462,5 +472,5 @@ func (k *Kernel) perfMmapCloseDetachRest(t *sched.Task, e *Event, buf *rb.Buffer
 	}
 	k.accessLockedVM(t, cpu.AtomicAdd, "perf_mmap_close") // kernel/events/core.c: perf_mmap_close(): atomic_long_sub(..., &mmap_user->locked_vm); atomic64_sub(..., &vma->vm_mm->pinned_vm)
 	k.mlockedPages -= bs.userExtra
-	k.pinnedPages -= bs.extra
+	k.unchargePinned(t, m.mm, bs.mmapMM, bs.extra, fmt.Sprintf("ring of event %d", e.id))
 }

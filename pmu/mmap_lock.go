@@ -98,6 +98,12 @@ func (k *Kernel) mmOf(t *sched.Task) *mmStruct {
 	return mm
 }
 
+// MappedIn reports whether m is a mapping of t's mm (vma->vm_mm ==
+// current->mm): what a munmap() by t can reach.
+func (k *Kernel) MappedIn(t *sched.Task, m *Mapping) bool {
+	return m.mm != nil && m.mm == k.mm.mms[t]
+}
+
 // ShareMM makes t use owner's mm, as a thread created with CLONE_VM does
 // (pthread_create(): perf's threads map and unmap in perf's address space).
 // A task that never shares one has its own mm.

@@ -591,17 +591,24 @@ func (r *Run) doPerfOp(t *sched.Task, op *scenarios.PerfOp, attr pmu.Attr) {
 			fs.counts["fd.mmaps"]++
 		}
 	case "munmap":
+		// The newest mapping of the fd in the task's own mm: a forked
+		// child's munmap() cannot reach its parent's VMAs, nor the
+		// parent's the child's (threads share one mm, and every mapping).
 		ms := fs.maps[name]
-		if len(ms) == 0 {
+		i := len(ms) - 1
+		for i >= 0 && !k.MappedIn(t, ms[i]) {
+			i--
+		}
+		if i < 0 {
 			r.accessVar(t, name, "mappings", cpu.PlainRead)
 			r.countOp(t, "fd.munmap-empty", false)
 			fs.counts["fd.munmap-empty"]++
 			result = "nothing mapped"
 			break
 		}
-		m := ms[len(ms)-1]
+		m := ms[i]
 		r.accessVar(t, name, "mappings", cpu.PlainWrite)
-		fs.maps[name] = ms[:len(ms)-1]
+		fs.maps[name] = append(ms[:i:i], ms[i+1:]...)
 		err = k.Munmap(t, m)
 		if err == nil {
 			r.countOp(t, "fd.munmaps", false)
