@@ -43,8 +43,10 @@ func (k *Kernel) chargePinned(mm *mmStruct, extra int64) {
 // unchargePinned is perf_mmap_close()'s atomic64_sub(locked,
 // &vma->vm_mm->pinned_vm): today from vmaMM, the mm of the VMA being
 // closed; proposed (knob mmap-pinned-mm) from charged, the mm the
-// buffer's mapping charged. A count that goes below zero is the
-// mlock-accounting oracle's.
+// buffer's mapping charged. Taking the charge from an mm it was not made
+// to is the mlock-accounting oracle's: that mm's count drops by pages it
+// never had (below zero, RLIMIT_MEMLOCK no longer bounds the process) and
+// the charged mm keeps them until it goes.
 // kernel/events/core.c: perf_mmap_close()
 func (k *Kernel) unchargePinned(t *sched.Task, vmaMM, charged *mmStruct, locked int64, what string) {
 	if locked == 0 {
@@ -57,16 +59,20 @@ func (k *Kernel) unchargePinned(t *sched.Task, vmaMM, charged *mmStruct, locked 
 	k.pinnedPages -= locked
 	v := k.pinnedVM[mm] - locked
 	k.setPinned(mm, v)
-	if v < 0 {
-		c := -1
-		if cur := k.curCPU(); cur != nil {
-			c = cur.ID
-		}
-		k.accountViolations = append(k.accountViolations, AccountViolation{Invariant: "mlock-accounting", T: k.now(), CPU: c,
-			Message: fmt.Sprintf("%s's perf_mmap_close() took the %s's %d pinned page(s) back from vma->vm_mm->pinned_vm, its own mm's, "+
-				"which it never charged (another process's mapping did): that mm's pinned_vm is now %d, and perf_mmap_calc_limits() "+
-				"lets the process pin that much more than RLIMIT_MEMLOCK", t.Name, what, locked, v)})
+	if charged == nil || mm == charged {
+		return
 	}
+	c := -1
+	if cur := k.curCPU(); cur != nil {
+		c = cur.ID
+	}
+	why := "the mm that was charged keeps them until it goes"
+	if v < 0 {
+		why += ", and below zero perf_mmap_calc_limits() lets this process pin that much more than RLIMIT_MEMLOCK"
+	}
+	k.accountViolations = append(k.accountViolations, AccountViolation{Invariant: "mlock-accounting", T: k.now(), CPU: c,
+		Message: fmt.Sprintf("%s's perf_mmap_close() took the %s's %d pinned page(s) back from vma->vm_mm->pinned_vm, its own mm's, "+
+			"which another process's mapping of the ring was charged them to: this mm's pinned_vm is now %d; %s", t.Name, what, locked, v, why)})
 }
 
 // setPinned stores mm's pinned_vm and the run's lowest.

@@ -15,15 +15,15 @@ import (
 // the user has a process, and shrinks what every later mmap() of that user
 // may lock (an unprivileged user's perf record then fails with EPERM).
 // pinned_vm is the mm's and goes with it, so a charge left there is not
-// judged at the end; but a close that takes a charge back from an mm that
-// was not charged (knob mmap-pinned-mm) leaves that mm's pinned_vm below
-// zero, which is judged when it happens: the process may then pin more
-// than RLIMIT_MEMLOCK.
+// judged at the end; but a close that takes a ring's charge back from an
+// mm other than the one charged (knob mmap-pinned-mm) is judged when it
+// happens: that mm's pinned_vm drops by pages it never had (below zero the
+// process may pin more than RLIMIT_MEMLOCK).
 
 // AccountInvariants is the oracle's invariant.
 var AccountInvariants = []struct{ Name, Says, Why string }{
 	{"mlock-accounting",
-		"when every task has exited, the pages perf mappings charged to user->locked_vm have all been given back; and no perf_mmap_close() takes an mm's pinned_vm below zero",
+		"when every task has exited, the pages perf mappings charged to user->locked_vm have all been given back; and no perf_mmap_close() takes a ring's pinned_vm charge back from an mm it was not charged to",
 		"perf_mmap_account() charges what the buffer's last perf_mmap_close() uncharges; a charge left over is leaked for as long as the user has a " +
 			"process and counts against every later perf mmap() of that user (0c8a4e4139ad: an extra mapping of a mapped ring; f74b9f4ba63f's " +
 			"failed mapping; b024d7b56c77's split AUX mapping); an mm's pinned_vm below zero lets its process pin more than RLIMIT_MEMLOCK " +
@@ -38,8 +38,8 @@ type AccountViolation struct {
 	Message   string
 }
 
-// AccountCheck is the oracle's reports: those made as the run went (an
-// mm's pinned_vm below zero) and, at the end of a scenario whose tasks all
+// AccountCheck is the oracle's reports: those made as the run went (a
+// pinned_vm charge taken from the wrong mm) and, at the end of a scenario whose tasks all
 // exited (quiet), the user's charge left over.
 // kernel/events/core.c: perf_mmap_account(), perf_mmap_close()
 func (k *Kernel) AccountCheck(quiet bool) []AccountViolation {

@@ -23,6 +23,9 @@ type File struct {
 	Scenario *Ident // scenario NAME; nil if absent
 	Title    *Text  // title "..."; nil if absent
 	CPUs     *Int   // cpus N; nil if absent (the machine then has 1 CPU)
+	// User is user root|unprivileged: the credentials every task (and
+	// perf) runs with; nil if absent (root).
+	User *Ident
 
 	PMUs     []*PMU
 	Cgroups  []*CgroupLine // cgroup PATH [TASK...] (cgroup.go)
@@ -41,6 +44,11 @@ type File struct {
 	// names every outcome)
 	texts map[*Outcome]string
 }
+
+// Unprivileged reports whether the file's tasks run as an unprivileged
+// user (user unprivileged): no CAP_PERFMON, CAP_SYS_ADMIN or CAP_IPC_LOCK,
+// so perf_event_paranoid (2) and RLIMIT_MEMLOCK (8 MiB) bind them.
+func (f *File) Unprivileged() bool { return f.User != nil && f.User.Name == "unprivileged" }
 
 // NumCPUs returns the number of CPUs the file asks for (1 without a cpus line).
 func (f *File) NumCPUs() int {

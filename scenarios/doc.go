@@ -31,6 +31,11 @@
 //	scenario NAME                 the scenario's name
 //	title "TEXT"                  a one-line description
 //	cpus N                        the number of CPUs, cpu0 to cpuN-1 (default 1)
+//	user root|unprivileged        who the tasks run as (default root); unprivileged: no
+//	                              CAP_PERFMON/CAP_IPC_LOCK, so perf_event_paranoid 2 (a task's
+//	                              event must exclude the kernel: :u) and RLIMIT_MEMLOCK (8 MiB of
+//	                              perf_mmap() beyond perf_event_mlock_kb) bind; perf record is
+//	                              not modelled unprivileged (check refuses a record line)
 //	pmu NAME [KEY[=VALUE]]...     a PMU and its attributes: pmu cs_etm sink=etr size=1M
 //	kernel NAME=VALUE...          kernel knobs (behaviour before/after a fix)
 //	tool NAME=VALUE...            perf tool knobs

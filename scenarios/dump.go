@@ -22,6 +22,9 @@ func Dump(f *File) string {
 	if f.CPUs != nil {
 		d.line(1, "cpus %d @%s", f.CPUs.Value, f.CPUs.Pos)
 	}
+	if f.User != nil {
+		d.line(1, "user %s @%s", f.User.Name, f.User.Pos)
+	}
 	for _, p := range f.PMUs {
 		d.line(1, "pmu %s @%s", p.Name, p.Pos)
 		for _, a := range p.Attrs {

@@ -117,7 +117,7 @@ func isNameWith(s, joins string) bool {
 var topKeywords = []string{
 	"scenario", "title", "cpus", "pmu", "kernel", "tool", "task", "record",
 	"at", "nmi", "ipi", "irq_work", "preempt", "migrate", "cpu-offline", "cpu-online", "always", "never", "sometimes", "when", "program",
-	"cgroup", "fail",
+	"cgroup", "fail", "user",
 }
 
 var taskKeywords = []string{"compute", "syscall", "sleep", "repeat", "stack", "migrate", "pin", "exit",
@@ -150,6 +150,8 @@ func (p *parser) topLevel(n *node) {
 		p.title(ll, ws)
 	case "cpus":
 		p.cpus(ll, ws)
+	case "user":
+		p.user(ll, ws)
 	case "pmu":
 		p.pmu(ll, ws)
 	case "cgroup":

@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"slices"
 	"strings"
 )
 
@@ -62,6 +63,26 @@ func (p *parser) cpus(ll *logicalLine, ws []token) {
 	}
 	p.f.CPUs = &Int{Pos: ws[1].pos, Value: v}
 	p.extra(ll, ws, 2, "the number of CPUs")
+}
+
+// userKinds are the credentials a user line may name.
+var userKinds = []string{"root", "unprivileged"}
+
+func (p *parser) user(ll *logicalLine, ws []token) {
+	if p.f.User != nil {
+		p.errorf(ws[0].pos, "duplicate user line (the first is on line %d)", p.f.User.Pos.Line)
+		return
+	}
+	if len(ws) < 2 || !slices.Contains(userKinds, ws[1].text) {
+		hint := ""
+		if len(ws) >= 2 {
+			hint = didYouMean(ws[1].text, userKinds)
+		}
+		p.errorf(at(ll, ws, 1), "expected root or unprivileged after user, found %s%s", found(ws, 1), hint)
+		return
+	}
+	p.f.User = &Ident{Pos: ws[1].pos, Name: ws[1].text}
+	p.extra(ll, ws, 2, "the user")
 }
 
 func (p *parser) pmu(ll *logicalLine, ws []token) {
