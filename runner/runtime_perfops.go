@@ -13,6 +13,7 @@ import (
 	"perfsim/perftool"
 	"perfsim/pmu"
 	"perfsim/scenarios"
+	"perfsim/rb"
 	"perfsim/sched"
 	"perfsim/uapi"
 )
@@ -583,7 +584,11 @@ func (r *Run) doPerfOp(t *sched.Task, op *scenarios.PerfOp, attr pmu.Attr) {
 		}
 		var m *pmu.Mapping
 		r.accessVar(t, name, "fd", cpu.MarkedRead)
-		m, err = k.Mmap(t, fs.fdOf(name), 0, uint64(1+op.Pages)*pmu.PageSize, prot)
+		if op.Aux {
+			m, err = mmapAux(t, k, fs.fdOf(name), fs.maps[name], uint64(op.Pages)*pmu.PageSize, prot)
+		} else {
+			m, err = k.Mmap(t, fs.fdOf(name), 0, uint64(1+op.Pages)*pmu.PageSize, prot)
+		}
 		if err == nil {
 			r.accessVar(t, name, "mappings", cpu.PlainWrite)
 			r.countOp(t, "fd.mmaps", false)
@@ -951,4 +956,26 @@ func (r *Run) fileHasTask(name string) bool {
 		}
 	}
 	return r.Tasks[name] != nil
+}
+
+// mmapAux is a program's mmap of fd's AUX area of size bytes, as perf's
+// auxtrace_mmap__mmap() makes it: user_page->aux_offset set to the end of
+// the data pages and aux_size to size, through the task's own mapping of
+// the ring (the newest in its mm), then mmap() at that offset. A task that
+// has not mapped the ring has no user page to write: it maps at the page
+// after the user page, which perf_mmap() refuses (EINVAL: no buffer, or an
+// aux_offset inside the data pages).
+// tools/perf/util/auxtrace.c: auxtrace_mmap__mmap()
+func mmapAux(t *sched.Task, k *pmu.Kernel, fd int, maps []*pmu.Mapping, size uint64, prot pmu.Prot) (*pmu.Mapping, error) {
+	offset := uint64(pmu.PageSize)
+	for i := len(maps) - 1; i >= 0; i-- {
+		if d := maps[i]; !d.Aux && k.MappedIn(t, d) {
+			offset = d.Length
+			d.RB.UserAccess(rb.FieldAuxOffset, rb.OpMarkedWrite, "auxtrace_mmap__mmap") // pc->aux_offset = mp->offset
+			d.RB.UserAccess(rb.FieldAuxLen, rb.OpMarkedWrite, "auxtrace_mmap__mmap")    // pc->aux_size = mp->len
+			d.RB.User.AuxOffset, d.RB.User.AuxSize = offset, size
+			break
+		}
+	}
+	return k.Mmap(t, fd, offset/pmu.PageSize, size, prot)
 }

@@ -47,8 +47,12 @@ type PerfOp struct {
 	Owner *Ident
 
 	// mmap
-	Pages    int64 // data pages (a power of two, or 0 for the user page only)
+	Pages    int64 // data pages (a power of two, or 0 for the user page only); AUX pages with Aux
 	ReadOnly bool  // a read-only mapping (an overwrite buffer)
+	// Aux: mmap NAME aux N maps the ring's AUX area of N pages (a power of
+	// two) after its data pages, as perf's auxtrace_mmap__mmap() does: it
+	// sets user_page->aux_offset and aux_size, then maps at that offset
+	Aux bool
 }
 
 func (o *PerfOp) OpPos() Pos { return o.Pos }
@@ -109,6 +113,9 @@ func (o *PerfOp) String() string {
 			b.WriteString(" group")
 		}
 	case "mmap":
+		if o.Aux {
+			b.WriteString(" aux")
+		}
 		fmt.Fprintf(&b, " %d", o.Pages)
 		if o.ReadOnly {
 			b.WriteString(" ro")

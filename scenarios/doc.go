@@ -83,7 +83,10 @@
 //	  close NAME                  close() of the perf fd
 //	  ioctl NAME REQUEST [ARG] [group]   ENABLE, DISABLE, SET_OUTPUT NAME|-1, PERIOD N, ...
 //	  mmap NAME PAGES [ro]        map the ring: the user page and PAGES data pages
-//	  munmap NAME                 unmap NAME's latest mapping
+//	  mmap NAME aux PAGES [ro]    map the ring's AUX area (an AUX event's, like intel_pt//u):
+//	                              set user_page->aux_offset and aux_size, mmap at that offset
+//	  munmap NAME                 unmap NAME's latest mapping in the task's own mm (a forked
+//	                              child's mappings are its own)
 //	  read NAME                   read() the count (or the group, read_format=GROUP)
 //	  access ADDR [r|w|x] [LEN]   a user access: breakpoint events on it fire
 //
@@ -91,7 +94,7 @@
 // fields by their C names (sample_type=IP|TID|READ, read_format=GROUP|ID,
 // sig_data=42, bp_addr=0x1000, ...) or as bare flags (disabled, sigtrap,
 // remove_on_exec, ...). The file's tasks are threads of one process: any of
-// them may use a NAME another opened. A failed call is not an error of the
+// them may use a NAME another opened (a forked child uses its copy of the fd). A failed call is not an error of the
 // file: its errno is counted (errno.EBADF, ...).
 //
 // A CPU is written cpu2 or cpu 2; a list is 0-3,5. Without cpu or cpus a task

@@ -87,6 +87,14 @@ func (p *parser) perfOp(ll *logicalLine, ws []token) *PerfOp {
 			}
 		}
 	case "mmap":
+		if i < len(ws) && ws[i].text == "aux" {
+			op.Aux = true
+			i++
+		}
+		if i >= len(ws) && op.Aux {
+			p.errorf(endPos(ll, ws), "expected the number of AUX pages (a power of two, like 16) after mmap %s aux", op.FD.Name)
+			return nil
+		}
 		if i >= len(ws) {
 			p.errorf(endPos(ll, ws), "expected the number of data pages (a power of two, like 8) after mmap %s", op.FD.Name)
 			return nil
@@ -94,6 +102,10 @@ func (p *parser) perfOp(ll *logicalLine, ws []token) *PerfOp {
 		n, err := parseUint(ws[i].text)
 		if err != nil || n > 1<<20 {
 			p.errorf(ws[i].pos, "expected the number of data pages (a power of two, like 8) after mmap %s, found %s", op.FD.Name, quote(ws[i].text))
+			return nil
+		}
+		if op.Aux && (n == 0 || n&(n-1) != 0) {
+			p.errorf(ws[i].pos, "expected the number of AUX pages (a power of two, like 16) after mmap %s aux, found %s", op.FD.Name, quote(ws[i].text))
 			return nil
 		}
 		op.Pages = n
