@@ -12,8 +12,8 @@ import (
 	"perfsim/cpu"
 	"perfsim/perftool"
 	"perfsim/pmu"
-	"perfsim/scenarios"
 	"perfsim/rb"
+	"perfsim/scenarios"
 	"perfsim/sched"
 	"perfsim/uapi"
 )
