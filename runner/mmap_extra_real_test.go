@@ -64,18 +64,8 @@ func TestMmapExtraChargeMatchesThisMachine(t *testing.T) {
 			// the machine measured the 8 MiB ring after 40 only
 			text = strings.Replace(text, bigOutcome, "  always errno.EPERM <= 1", 1)
 		}
-		f, err := Load(&scenarios.Source{Name: "mmap-extra-locked-vm.sim", Src: []byte(text)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, res, err := RunOnce(f, Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if res.Failed {
-			var b strings.Builder
-			res.WriteText(&b, f)
-			t.Errorf("after %d extra mappings this machine pinned %d kB of the fresh ring; the model:\n%s", n, kb, b.String())
+		if out := failedText(t, "mmap-extra-locked-vm.sim", text); out != "" {
+			t.Errorf("after %d extra mappings this machine pinned %d kB of the fresh ring; the model:\n%s", n, kb, out)
 		}
 	}
 }

@@ -1,11 +1,6 @@
 package runner
 
-import (
-	"strings"
-	"testing"
-
-	"perfsim/scenarios"
-)
+import "testing"
 
 // TestForkedChildMunmapsItsOwnMM: a munmap() reaches the VMAs of the
 // caller's own mm only. A forked child (its own mm: perf_mmap() marks its
@@ -40,17 +35,7 @@ always mmap.closes == 2 at end
 always mmap.teardowns == 1 at end
 always !mlock-accounting      # the child's extra mapping's 9 pages (0c8a4e4139ad)
 `
-	f, err := Load(&scenarios.Source{Name: "munmap-own-mm.sim", Src: []byte(src)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, res, err := RunOnce(f, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.Failed {
-		var b strings.Builder
-		res.WriteText(&b, f)
-		t.Fatal(b.String())
+	if out := failedText(t, "munmap-own-mm.sim", src); out != "" {
+		t.Fatal(out)
 	}
 }

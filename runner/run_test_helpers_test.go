@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -30,4 +31,25 @@ func violationStrings(vs []Violation) []string {
 		out = append(out, v.String())
 	}
 	return out
+}
+
+// failedText loads text as the scenario file name, runs it once and
+// returns the result as simrun run prints it when an outcome failed, ""
+// when every outcome held.
+func failedText(t *testing.T, name, text string) string {
+	t.Helper()
+	f, err := Load(&scenarios.Source{Name: name, Src: []byte(text)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, res, err := RunOnce(f, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Failed {
+		return ""
+	}
+	var b strings.Builder
+	res.WriteText(&b, f)
+	return b.String()
 }
