@@ -19,7 +19,7 @@ var mmapExtraAccountKnob = sim.KnobSpec{
 
 func init() {
 	KnobSpecs = append(KnobSpecs, mmapExtraAccountKnob)
-	RegisterObservable("mmap.pinned-vm", "pages perf mappings charged to mm->pinned_vm (the excess over perf_event_mlock_kb) now; the model keeps one count for all mms",
+	RegisterObservable("mmap.pinned-vm", "pages perf mappings charged to mm->pinned_vm (the excess over perf_event_mlock_kb) and not taken back, summed over every mm (an exited process's too: the model keeps its mm's count); each mm's own is what perf_mmap_calc_limits() reads",
 		func(k *Kernel) int64 { return k.pinnedPages })
 }
 
