@@ -166,9 +166,7 @@ func (ss *Session) auxtraceMmap(t *sched.Task, m *SessionMmap, ev int, idx int) 
 		mm.Tid = ss.auxTid()
 	}
 	pc := m.Map.RB
-	pc.UserAccess(rb.FieldAuxOffset, rb.OpMarkedWrite, "auxtrace_mmap__mmap") // tools/perf/util/auxtrace.c: auxtrace_mmap__mmap(): pc->aux_offset = mp->offset (perf_mmap() reads it)
-	pc.UserAccess(rb.FieldAuxLen, rb.OpMarkedWrite, "auxtrace_mmap__mmap")    // tools/perf/util/auxtrace.c: auxtrace_mmap__mmap(): pc->aux_size = mp->len
-	pc.User.AuxOffset, pc.User.AuxSize = offset, length
+	pc.SetUserAux(offset, length, "auxtrace_mmap__mmap")
 	am, err := ss.K.Mmap(t, m.FD, offset/pmu.PageSize, length, prot)
 	if err != nil {
 		// pr_debug2("failed to mmap AUX area"); mmap__mmap() fails the whole evlist__mmap()

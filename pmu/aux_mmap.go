@@ -216,7 +216,7 @@ func (k *Kernel) perfMmapCloseAux(t *sched.Task, m *Mapping, pgoff uint64) error
 	k.accessLockedVM(t, cpu.AtomicAdd, "perf_mmap_close")                            // kernel/events/core.c: perf_mmap_close(): atomic_long_sub(rb->aux_nr_pages - rb->aux_mmap_locked, &mmap_user->locked_vm); atomic64_sub(rb->aux_mmap_locked, &vma->vm_mm->pinned_vm)
 	k.accessBufState(buf, "rb->aux_mmap_locked", cpu.MarkedWrite, "perf_mmap_close") // the model clears its record of the AUX area's charges (rb->aux_mmap_locked)
 	k.mlockedPages -= bs.auxUserExtra
-	k.unchargePinned(t, m.mm, bs.auxMM, bs.auxExtra, fmt.Sprintf("AUX area of event %d", m.ev.id))
+	k.unchargePinned(t, m.mm, bs.auxMM, bs.auxExtra, m.ev, true)
 	bs.auxUserExtra, bs.auxExtra = 0, 0
 	// "this has to be the last one"
 	k.accessRBFreeAux(t, buf, bs)

@@ -338,7 +338,7 @@ func (l lockedVMKey) FootprintKey() string { return "user->locked_vm" }
 
 // FootprintExtent implements the write audit's extent.
 func (l lockedVMKey) FootprintExtent() []any {
-	return []any{&l.k.mlockedPages, &l.k.pinnedPages, &l.k.pinnedVM, &l.k.pinnedMin}
+	return []any{&l.k.mlockedPages, &l.k.pinnedVM, &l.k.pinnedMin}
 }
 
 // accessLockedVM annotates perf_mmap_calc_limits()'s read of the pages

@@ -48,8 +48,8 @@ type Kernel struct {
 	mux                                           [][maxPMUs]muxHrtimer // per CPU, per PMU: the mux hrtimer (rotate.go)
 	cpuClock, taskClock                           *clockPMU
 	ipSysEnter, ipSysExit, ipSchedule, ipUserMain uint64
-	mlockedPages, pinnedPages                     int64
-	// pinnedVM is each mm's pinned_vm (pinnedPages is their sum) and
+	mlockedPages                                  int64
+	// pinnedVM is each mm's pinned_vm (pinnedSum adds them up) and
 	// pinnedMin the lowest any reached (knob mmap-pinned-mm).
 	pinnedVM  map[*mmStruct]int64
 	pinnedMin int64

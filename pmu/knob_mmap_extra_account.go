@@ -20,7 +20,7 @@ var mmapExtraAccountKnob = sim.KnobSpec{
 func init() {
 	KnobSpecs = append(KnobSpecs, mmapExtraAccountKnob)
 	RegisterObservable("mmap.pinned-vm", "pages perf mappings charged to mm->pinned_vm (the excess over perf_event_mlock_kb) and not taken back, summed over every mm (an exited process's too: the model keeps its mm's count); each mm's own is what perf_mmap_calc_limits() reads",
-		func(k *Kernel) int64 { return k.pinnedPages })
+		func(k *Kernel) int64 { return k.pinnedSum() })
 }
 
 // extraMmapCharge is what perf_mmap_rb() charges to user->locked_vm for a

@@ -36,7 +36,6 @@ func init() {
 // &vma->vm_mm->pinned_vm) for a mapping made in mm.
 // kernel/events/core.c: perf_mmap_account()
 func (k *Kernel) chargePinned(mm *mmStruct, extra int64) {
-	k.pinnedPages += extra
 	k.setPinned(mm, k.pinnedVM[mm]+extra)
 }
 
@@ -48,7 +47,7 @@ func (k *Kernel) chargePinned(mm *mmStruct, extra int64) {
 // never had (below zero, RLIMIT_MEMLOCK no longer bounds the process) and
 // the charged mm keeps them until it goes.
 // kernel/events/core.c: perf_mmap_close()
-func (k *Kernel) unchargePinned(t *sched.Task, vmaMM, charged *mmStruct, locked int64, what string) {
+func (k *Kernel) unchargePinned(t *sched.Task, vmaMM, charged *mmStruct, locked int64, e *Event, aux bool) {
 	if locked == 0 {
 		return
 	}
@@ -56,7 +55,6 @@ func (k *Kernel) unchargePinned(t *sched.Task, vmaMM, charged *mmStruct, locked 
 	if charged != nil && k.KnobIs(mmapPinnedMMKnob.Name, "proposed") {
 		mm = charged
 	}
-	k.pinnedPages -= locked
 	v := k.pinnedVM[mm] - locked
 	k.setPinned(mm, v)
 	if charged == nil || mm == charged {
@@ -66,6 +64,10 @@ func (k *Kernel) unchargePinned(t *sched.Task, vmaMM, charged *mmStruct, locked 
 	if cur := k.curCPU(); cur != nil {
 		c = cur.ID
 	}
+	what := fmt.Sprintf("ring of event %d", e.id)
+	if aux {
+		what = fmt.Sprintf("AUX area of event %d", e.id)
+	}
 	why := "the mm that was charged keeps them until it goes"
 	if v < 0 {
 		why += ", and below zero perf_mmap_calc_limits() lets this process pin that much more than RLIMIT_MEMLOCK"
@@ -73,6 +75,16 @@ func (k *Kernel) unchargePinned(t *sched.Task, vmaMM, charged *mmStruct, locked 
 	k.accountViolations = append(k.accountViolations, AccountViolation{Invariant: "mlock-accounting", T: k.now(), CPU: c,
 		Message: fmt.Sprintf("%s's perf_mmap_close() took the %s's %d pinned page(s) back from vma->vm_mm->pinned_vm, its own mm's, "+
 			"which another process's mapping of the ring was charged them to: this mm's pinned_vm is now %d; %s", t.Name, what, locked, v, why)})
+}
+
+// pinnedSum is the pages charged to pinned_vm and not taken back, over
+// every mm (an exited process's too).
+func (k *Kernel) pinnedSum() int64 {
+	var n int64
+	for _, v := range k.pinnedVM {
+		n += v
+	}
+	return n
 }
 
 // setPinned stores mm's pinned_vm and the run's lowest.

@@ -472,5 +472,5 @@ func (k *Kernel) perfMmapCloseDetachRest(t *sched.Task, m *Mapping, buf *rb.Buff
 	}
 	k.accessLockedVM(t, cpu.AtomicAdd, "perf_mmap_close") // kernel/events/core.c: perf_mmap_close(): atomic_long_sub(..., &mmap_user->locked_vm); atomic64_sub(..., &vma->vm_mm->pinned_vm)
 	k.mlockedPages -= bs.userExtra
-	k.unchargePinned(t, m.mm, bs.mmapMM, bs.extra, fmt.Sprintf("ring of event %d", e.id))
+	k.unchargePinned(t, m.mm, bs.mmapMM, bs.extra, e, false)
 }

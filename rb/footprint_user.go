@@ -28,3 +28,13 @@ const (
 func (b *Buffer) UserAccess(field string, op uint8, fn string) {
 	b.access(b.footprinting(), b, field, op, fn)
 }
+
+// SetUserAux is the tool's store of the AUX area it is about to map into
+// b's user page, annotated: aux_offset and aux_size, which perf_mmap()
+// reads. fn is the tool's function.
+// tools/perf/util/auxtrace.c: auxtrace_mmap__mmap(): pc->aux_offset = mp->offset; pc->aux_size = mp->len
+func (b *Buffer) SetUserAux(offset, size uint64, fn string) {
+	b.UserAccess(FieldAuxOffset, OpMarkedWrite, fn)
+	b.UserAccess(FieldAuxLen, OpMarkedWrite, fn)
+	b.User.AuxOffset, b.User.AuxSize = offset, size
+}

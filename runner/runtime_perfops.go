@@ -12,7 +12,6 @@ import (
 	"perfsim/cpu"
 	"perfsim/perftool"
 	"perfsim/pmu"
-	"perfsim/rb"
 	"perfsim/scenarios"
 	"perfsim/sched"
 	"perfsim/uapi"
@@ -971,9 +970,7 @@ func mmapAux(t *sched.Task, k *pmu.Kernel, fd int, maps []*pmu.Mapping, size uin
 	for i := len(maps) - 1; i >= 0; i-- {
 		if d := maps[i]; !d.Aux && k.MappedIn(t, d) {
 			offset = d.Length
-			d.RB.UserAccess(rb.FieldAuxOffset, rb.OpMarkedWrite, "auxtrace_mmap__mmap") // pc->aux_offset = mp->offset
-			d.RB.UserAccess(rb.FieldAuxLen, rb.OpMarkedWrite, "auxtrace_mmap__mmap")    // pc->aux_size = mp->len
-			d.RB.User.AuxOffset, d.RB.User.AuxSize = offset, size
+			d.RB.SetUserAux(offset, size, "auxtrace_mmap__mmap")
 			break
 		}
 	}
