@@ -447,7 +447,7 @@ var thisMachine = sync.OnceValue(fitThisMachine)
 func fitThisMachine() Profile {
 	p, err := fitThisMachineErr()
 	if err != nil {
-		panic("cost: testdata/this-machine.txt, hrtimer-gaps.txt, forkexit.txt, exitsplit.txt, execsplit.txt, faults.txt, fileio.txt, diskread.txt, diskwrite.txt or reader-wakeups.txt: " + err.Error()) // committed files TestThisMachineFits checks
+		panic("cost: testdata/this-machine.txt, hrtimer-gaps.txt, forkexit.txt, exitsplit.txt, execsplit.txt, faults.txt, fileio.txt, diskread.txt, diskwrite.txt, perfmmap.txt or reader-wakeups.txt: " + err.Error()) // committed files TestThisMachineFits checks
 	}
 	return p
 }
@@ -517,6 +517,13 @@ func fitThisMachineErr() (Profile, error) {
 		return Profile{}, err
 	}
 	if err = FitDiskWrite(&p, dw); err != nil {
+		return Profile{}, err
+	}
+	pm, err := ParseMeasurements(perfMmapText)
+	if err != nil {
+		return Profile{}, err
+	}
+	if err = FitPerfMmap(&p, pm); err != nil { // fit_perfmmap.go
 		return Profile{}, err
 	}
 	r, err := ParseMeasurements(readerWakeupsText)
@@ -597,6 +604,12 @@ func deriveI74790() Profile {
 		DiskReadPerKiB:    tm.DiskReadPerKiB,
 		DiskWriteBase:     tm.DiskWriteBase,
 		DiskWritePerKiB:   tm.DiskWritePerKiB,
+		PerfMmapBase:      sc(tm.PerfMmapBase),
+		PerfMmapPerPage:   sc(tm.PerfMmapPerPage),
+		RbAllocBase:       sc(tm.RbAllocBase),
+		RbAllocPerPage:    sc(tm.RbAllocPerPage),
+		PerfMunmapBase:    sc(tm.PerfMunmapBase),
+		PerfMunmapPerPage: sc(tm.PerfMunmapPerPage),
 	}
 }
 

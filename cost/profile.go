@@ -154,6 +154,23 @@ type Profile struct {
 	// WritePerPage). Fitted from cost/testdata/diskwrite.txt
 	// (FitDiskWrite).
 	DiskWriteBase, DiskWritePerKiB sim.Duration
+
+	// PerfMmapBase and PerfMmapPerPage are an mmap() of a perf ring that
+	// is allocated already (a second mapping of it): the syscall,
+	// do_mmap() and map_range()'s vm_insert_pages() of each page (user
+	// page counted). RbAllocBase and RbAllocPerPage are what a mapping
+	// that allocates the ring spends more: rb_alloc()'s zeroed pages.
+	// PerfMunmapBase and PerfMunmapPerPage are a munmap() of a perf
+	// mapping, the syscall, the zap and perf_mmap_close() (the ring's last
+	// close frees it in the same time, within the noise). Charged by
+	// pmu's perf_mmap() (RbAlloc* after rb_alloc(), and per AUX page after
+	// rb_alloc_aux(), whose pages are zeroed the same way; PerfMmap* where
+	// map_range() runs, under event->mmap_mutex) and munmap() (per VMA
+	// closed, and per VMA exit_mmap() closes). Fitted from
+	// cost/testdata/perfmmap.txt (FitPerfMmap).
+	PerfMmapBase, PerfMmapPerPage     sim.Duration
+	RbAllocBase, RbAllocPerPage       sim.Duration
+	PerfMunmapBase, PerfMunmapPerPage sim.Duration
 }
 
 // Free is the zero profile: kernel work takes no virtual time.
@@ -207,6 +224,12 @@ func (p *Profile) Table() []string {
 		{"disk read per KiB", p.DiskReadPerKiB},
 		{"disk write", p.DiskWriteBase},
 		{"disk write per KiB", p.DiskWritePerKiB},
+		{"perf mmap (mapped ring)", p.PerfMmapBase},
+		{"perf mmap per page", p.PerfMmapPerPage},
+		{"rb_alloc", p.RbAllocBase},
+		{"rb_alloc per page", p.RbAllocPerPage},
+		{"perf munmap", p.PerfMunmapBase},
+		{"perf munmap per page", p.PerfMunmapPerPage},
 	}
 	out := make([]string, len(rows), len(rows)+1)
 	for i, r := range rows {

@@ -6,6 +6,7 @@ import (
 	"perfsim/cpu"
 	"perfsim/rb"
 	"perfsim/sched"
+	"perfsim/sim"
 	"perfsim/uapi"
 )
 
@@ -141,6 +142,11 @@ func (k *Kernel) perfMmapAuxLocked(t *sched.Task, e *Event, bs *bufState, pgoff 
 			bs.mmapCount--
 			return uapi.Errno(err.(uapi.Errno))
 		}
+		// rb_alloc_aux(): its pages come zeroed (__GFP_ZERO) as rb_alloc()'s
+		// do, so each costs what a data page does (cost.Profile.RbAllocPerPage;
+		// not measured here: this machine has no AUX PMU). The driver's
+		// setup_aux() (intel_pt's ToPA tables) costs nothing in the model.
+		t.Spend(sim.Duration(nrPages) * k.S.Cfg.Cost.RbAllocPerPage)
 		if !old {
 			k.accessMmapAuxAllocated(t, buf) // footprint_mmap_aux.go
 			buf.AuxMmapSet(1)                // refcount_set(&rb->aux_mmap_count, 1)

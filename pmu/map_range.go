@@ -45,7 +45,10 @@ func (k *Kernel) mapRangeUnderMutex() bool {
 // does not. m is
 // the mapping perf_mmap() made, not yet in the mm.
 // kernel/events/core.c: map_range(), perf_mmap()
-func (k *Kernel) mapRange(t *sched.Task, e *Event, m *Mapping, pgoff uint64) error {
+func (k *Kernel) mapRange(t *sched.Task, e *Event, m *Mapping, pgoff, pages uint64) error {
+	// vm_insert_pages() of each page (cost.Profile.PerfMmapPerPage): the
+	// time it holds event->mmap_mutex today
+	t.Spend(sim.Duration(pages) * k.S.Cfg.Cost.PerfMmapPerPage)
 	if !k.shouldFail(t, "remap_pfn_range") {
 		return nil
 	}

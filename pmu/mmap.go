@@ -63,6 +63,10 @@ func (k *Kernel) perfMmap(t *sched.Task, fd int, pgoff, length uint64, prot Prot
 	k.accessDownWrite(t, mm)
 	k.mmapWriteLock(t, mm)
 	defer k.upWriteMmap(t, mm, mm.mmapLock.Contended)
+	// do_mmap() up to the driver's hook: get_unmapped_area(), the new VMA
+	// (and the syscall's entry and exit: cost.Profile.PerfMmapBase); a
+	// length perf_mmap() refuses costs it too
+	t.Spend(k.S.Cfg.Cost.PerfMmapBase)
 	// "Don't allow mmap() of inherited per-task counters. This would create
 	// a performance issue due to all children writing to the same rb."
 	if e.cpu == -1 && e.Attr.Inherit {
@@ -104,13 +108,13 @@ func (k *Kernel) perfMmap(t *sched.Task, fd int, pgoff, length uint64, prot Prot
 	// map_range(), and perf_mmap_close() when it fails, run under
 	// event->mmap_mutex today (knob map-range-fail, map_range.go); only a
 	// fail line can make it fail, so without one where it runs is moot.
-	under := err == nil && k.S.Faults != nil && k.mapRangeUnderMutex()
+	under := err == nil && k.mapRangeUnderMutex()
 	if under {
-		err = k.mapRange(t, e, m, pgoff)
+		err = k.mapRange(t, e, m, pgoff, nrPages)
 	}
 	k.unlockMutex(t, &e.mmapMutex, e, "event->mmap_mutex", n)
 	if err == nil && !under {
-		err = k.mapRange(t, e, m, pgoff)
+		err = k.mapRange(t, e, m, pgoff, nrPages)
 	}
 	if err != nil {
 		return nil, err
@@ -188,6 +192,7 @@ func (k *Kernel) perfMmapRB(t *sched.Task, e *Event, nrPages int, prot Prot) (*M
 	if err != nil {
 		return nil, uapi.ENOMEM
 	}
+	t.Spend(k.S.Cfg.Cost.RbAlloc(nrPages + 1)) // rb_alloc(): a zeroed page for the user page and each data page (cost.Profile.RbAlloc*)
 	buf.Knobs = k.Opts.Knobs.RB
 	k.traceBuffer(buf, e)
 	bs := &bufState{mmapCount: 1, userExtra: userPages - extra, extra: extra, mmapMM: mm}

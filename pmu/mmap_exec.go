@@ -93,6 +93,9 @@ func (k *Kernel) exitMmap(t *sched.Task, mm *mmStruct) {
 		m.vmas, m.unmap = nil, true // vma_mark_detached(): the mm is being destroyed
 		for _, v := range pieces {
 			k.mm.exitCloses++
+			// the zap of its pages and the VMA's teardown: a munmap()'s
+			// cost less its syscall entry and exit (cost.Profile.PerfMunmap*)
+			t.Spend(max(0, k.S.Cfg.Cost.PerfMunmap(int(v.pages))-k.S.Cfg.Cost.SyscallEntryExit))
 			d := k.mm.detaches
 			k.perfMmapClose(t, m, v.pgoff) // remove_vma() -> vma_close()
 			k.mm.exitDetaches += k.mm.detaches - d

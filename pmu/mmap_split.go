@@ -100,6 +100,9 @@ func (k *Kernel) munmapRange(t *sched.Task, m *Mapping, off, length uint64) erro
 	k.accessMmapDowngrade(t, mm, n)
 	k.S.DowngradeWrite(t, &mm.mmapLock)
 	for _, v := range pieces {
+		// the zap of its pages and the VMA's teardown (cost.Profile.PerfMunmap*,
+		// the syscall's entry and exit counted once)
+		t.Spend(k.S.Cfg.Cost.PerfMunmap(int(v.pages)))
 		k.perfMmapCloseFrom(t, m, v.pgoff, true, false) // remove_vma() -> vma->vm_ops->close
 	}
 	k.accessMmapReadUnlock(t, mm, n)
