@@ -182,16 +182,16 @@ func TestBuiltinsOldKnobsFound(t *testing.T) {
 		// tracepoint's aux_resume (seed 000).
 		{"aux-pause-resume-nmi", map[string]string{"aux-pause-guard": "off"}, []map[string]string{{}}, "", false, 0, "invariant pmu-pause-resume-exclusive"},
 		{"rb-data-head-backwards", map[string]string{"rb-put-handle": "pre-1b038c6e05ff"}, []map[string]string{{}}, "", false, 0, "invariant read-record-was-written"},
-		{"pmu-pause-output-rb-check", map[string]string{"pause-output-rb-check": "posted"}, []map[string]string{{}}, "", false, 0, "kernel oops on cpu0 at 200.723us: BUG: kernel NULL pointer dereference in rb_toggle_paused()"},
+		{"pmu-pause-output-rb-check", map[string]string{"pause-output-rb-check": "posted"}, []map[string]string{{}}, "", false, 0, "kernel oops on cpu0 at 713.868us: BUG: kernel NULL pointer dereference in rb_toggle_paused()"},
 		{"pt-pause-vs-pmi", map[string]string{"pt-pause-resume": "pre-08c7454ceb94"}, []map[string]string{{}}, "", false, 0, "invariant aux-write-in-transaction"},
 		{"aux-sample-vs-sched", map[string]string{"pt-snapshot-stop": "pre-d92792a4b26e"}, []map[string]string{{}}, "", false, 0, "invariant aux-sample-is-newest"},
-		{"pmu-overflow-vs-sched-out", map[string]string{"pebs-disable-order": "pre-6f55967ad9d9"}, []map[string]string{{}}, "", false, 0, "kernel oops on cpu0 at 102.02us: BUG: kernel NULL pointer dereference in perf_prepare_sample"},
+		{"pmu-overflow-vs-sched-out", map[string]string{"pebs-disable-order": "pre-6f55967ad9d9"}, []map[string]string{{}}, "", false, 0, "kernel oops on cpu0 at 313.02us: BUG: kernel NULL pointer dereference in perf_prepare_sample"},
 		// No forced NMI: the PMI's skid lands it in the sched-out path.
-		{"pmu-overflow-vs-sched-out-skid", map[string]string{"pebs-disable-order": "pre-6f55967ad9d9"}, []map[string]string{{}}, "", false, 0, "kernel oops on cpu0 at 36.105us: BUG: kernel NULL pointer dereference in perf_prepare_sample"},
+		{"pmu-overflow-vs-sched-out-skid", map[string]string{"pebs-disable-order": "pre-6f55967ad9d9"}, []map[string]string{{}}, "", false, 0, "kernel oops on cpu0 at 247.105us: BUG: kernel NULL pointer dereference in perf_prepare_sample"},
 		// No forced NMI either: the PMI held by its skid and taken in the
 		// sched-out, which sparse finds at schedule 21.
 		{"pt-pause-vs-pmi-sparse", map[string]string{"pt-pause-resume": "pre-08c7454ceb94"}, []map[string]string{{}}, "sparse", true, 0, "invariant aux-write-in-transaction"},
-		{"pmu-overflow-vs-sched-out-skid", map[string]string{"pebs-disable-order": "pre-6f55967ad9d9"}, []map[string]string{{}}, "sparse", false, 0, "kernel oops on cpu0 at 389.686us: BUG: kernel NULL pointer dereference in perf_prepare_sample"},
+		{"pmu-overflow-vs-sched-out-skid", map[string]string{"pebs-disable-order": "pre-6f55967ad9d9"}, []map[string]string{{}}, "sparse", false, 0, "kernel oops on cpu0 at 600.686us: BUG: kernel NULL pointer dereference in perf_prepare_sample"},
 		// Two disturbances that line up: the PT PMI held by its skid, then
 		// taken ~22 step points later, inside the next RESUME (sparse's
 		// clustered pairs find it at schedule 2136; the bounded search,
@@ -203,7 +203,7 @@ func TestBuiltinsOldKnobsFound(t *testing.T) {
 		// child's fold and its unlink: the child counted twice (pct finds it
 		// at schedule 1, shrunk to the one decision at the fold).
 		{"inherit-exit-vs-read", map[string]string{"exit-event": "pre-ef54c1a476ae"}, []map[string]string{{}}, "pct", true, 300, "invariant inherited-read-adds-up"},
-		{"cpu-clock-refresh-lockup", map[string]string{"cpu-clock-stop": "pre-eb3182ef0405"}, []map[string]string{{}}, "", false, 0, "kernel oops on cpu0 at 128.929us: watchdog: Watchdog detected hard LOCKUP on cpu 0: hrtimer_cancel() in cpu_clock_event_stop()"},
+		{"cpu-clock-refresh-lockup", map[string]string{"cpu-clock-stop": "pre-eb3182ef0405"}, []map[string]string{{}}, "", false, 0, "kernel oops on cpu0 at 549.957us: watchdog: Watchdog detected hard LOCKUP on cpu 0: hrtimer_cancel() in cpu_clock_event_stop()"},
 		// A thread of perf and a process holding its fds: the last AUX
 		// munmap and an AUX mmap through the SET_OUTPUT'd cycles fd, under
 		// two different mmap_mutexes; the mapper's exit_mmap() then frees

@@ -28,7 +28,7 @@ func TestReplayFileLimitReplays(t *testing.T) {
 	format2 := strings.Replace(text, "format: 3\n", "format: 2\n", 1)
 	short := "limit: 3us\nlimit-sha256: " + LimitSHA256(3*sim.Microsecond) + "\n"
 	stop := "x.replay:" + strconv.Itoa(limitLine) + ": the replay stopped at the file's time limit of 3us after 0 decisions " +
-		"(tasks not exited: uname (sleeping), perf (sleeping)); the recorded run made 61 decisions and ended before its limit, so this is not the recorded run: "
+		"(tasks not exited: uname (sleeping), perf (runnable)); the recorded run made 61 decisions and ended before its limit, so this is not the recorded run: "
 	recurred := "invariant pmu-pause-resume-exclusive"
 	tests := []struct {
 		name, in string

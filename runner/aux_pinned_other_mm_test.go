@@ -30,7 +30,7 @@ task parent cpu0
     munmap ev                  # the AUX area (the newest mapping)
     munmap ev
     exit
-  sleep 100us
+  sleep 500us                  # past helper's two mmap()s (~0.47ms: the AUX area's ~410us)
   mmap ev 8
   mmap ev aux 512              # shared: nothing pinned
   wait

@@ -22,8 +22,6 @@ cpus 2
 cgroup box workload
 task workload cpu1
   compute 3ms
-at 1ms cgroup-mkdir late
-at 2ms cgroup-attach workload late
 `
 	type cg struct {
 		Path  string
@@ -32,19 +30,22 @@ at 2ms cgroup-attach workload late
 	for _, tc := range []struct {
 		name    string
 		record  string
+		at      string // the mkdir and the move, 1 ms and 2 ms after the workload starts
 		records []cg
 		samples map[string]int
 	}{
 		{"system-wide", "record --all-cgroups -a -C 1 -e cpu-clock -c 500000 -- workload",
+			"at 1ms cgroup-mkdir late\nat 2ms cgroup-attach workload late\n", // -C 1: one CPU's rings, mapped before the workload starts
 			[]cg{{"/", true}, {"/box", true}, {"/late", false}},
 			map[string]int{"/box": 3, "/late": 3}},
 		{"workload", "record --all-cgroups -e cpu-clock -c 500000 -- workload",
+			"at 1400us cgroup-mkdir late\nat 2400us cgroup-attach workload late\n", // after perf maps four rings (0.42 ms)
 			[]cg{{"/", true}, {"/box", true}},
 			// the task's event cannot name /late: no CGROUP record reached it
 			map[string]int{"/box": 3, "": 3}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, r := runSrc(t, "scenario cg\n"+body+tc.record+"\n")
+			_, r := runSrc(t, "scenario cg\n"+body+tc.at+tc.record+"\n")
 			d := r.Perf.(*pmuRun).sessions[0].Data
 			tracking := 0 // attr.cgroup is on the tracking event only (-a: perf's dummy)
 			for i := range d.Attrs {

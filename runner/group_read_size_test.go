@@ -23,7 +23,7 @@ func TestGroupSampleReadSizeBuiltins(t *testing.T) {
 			// the owner's mmap() on cpu0 folded lead's times without ctx->lock;
 			// the IPI installing the sibling schedules lead out on cpu1
 			// (docs/upstream/mmap-rb-update-time.md: today's kernel)
-			"data-race at 11.658us on cpu1: BUG: KCSAN: data-race in perf_event_set_state / perf_mmap_rb: read-write to event->tstamp of event 1 in perf_mmap_rb by task owner/101 in mmap on cpu0 after step ring_buffer_attach:rb-set at 823ns; read-write to event->tstamp of event 1 in perf_event_set_state in irq context on cpu1 after step event_sched_out:del at 11.658us",
+			"data-race at 11.658us on cpu1: BUG: KCSAN: data-race in perf_event_set_state / perf_mmap_rb: read-write to event->tstamp of event 1 in perf_mmap_rb by task owner/101 in mmap on cpu0 after step ring_buffer_attach:rb-set at 8.52us; read-write to event->tstamp of event 1 in perf_event_set_state in irq context on cpu1 after step event_sched_out:del at 11.658us",
 			// the PMI in perf_group_attach() between nr_siblings++ and
 			// perf_event__header_size(): nr 2, two entries, sized for one
 			"record-fits-reservation at 11.446us: ring buffer of event 1 (cpu 1): the record at 0x0 reserved 48 bytes and its writer wrote 64",
@@ -36,9 +36,9 @@ func TestGroupSampleReadSizeBuiltins(t *testing.T) {
 		{"group-leader-close-sample-read", nil, nil},
 		{"group-leader-close-sample-read", map[string]string{"group-detach-read-size": "stale"}, []string{
 			// the promoted sibling keeps the two-member read_size, writes one
-			"record-fits-reservation at 30.823us: ring buffer of event 2 (cpu 1): the record at 0x40 reserved 64 bytes and its writer wrote 48",
-			"record-fits-reservation at 45.823us: ring buffer of event 2 (cpu 1): the record at 0x80 reserved 64 bytes and its writer wrote 48",
-			"record-fits-reservation at 60.823us: ring buffer of event 2 (cpu 1): the record at 0xc0 reserved 64 bytes and its writer wrote 48",
+			"record-fits-reservation at 45.823us: ring buffer of event 2 (cpu 1): the record at 0x40 reserved 64 bytes and its writer wrote 48",
+			"record-fits-reservation at 60.823us: ring buffer of event 2 (cpu 1): the record at 0x80 reserved 64 bytes and its writer wrote 48",
+			"record-fits-reservation at 75.823us: ring buffer of event 2 (cpu 1): the record at 0xc0 reserved 64 bytes and its writer wrote 48",
 		}},
 	} {
 		t.Run(tc.name+knobString(tc.knobs), func(t *testing.T) {

@@ -33,14 +33,14 @@ func TestSigtrapCloseHang(t *testing.T) {
 		sigtrap int64
 	}{
 		{map[string]string{}, nil, 1},
-		{map[string]string{"pending-task-sync": "pre-56799bc03565"}, []string{"hung-task at 10.011096ms: INFO: task victim:101 blocked for more than 10ms " +
-			"(hung-task-timeout=10ms: the kernel's hung_task_timeout_secs=120 in the run's time scale) in D since 11.096us, " + victimRCUWait +
+		{map[string]string{"pending-task-sync": "pre-56799bc03565"}, []string{"hung-task at 10.018803ms: INFO: task victim:101 blocked for more than 10ms " +
+			"(hung-task-timeout=10ms: the kernel's hung_task_timeout_secs=120 in the run's time scale) in D since 18.803us, " + victimRCUWait +
 			"; other tasks still run (bystander/102), so the run would go on to its time limit: it ends here"}, 0},
-		{map[string]string{"pending-task-sync": "pre-56799bc03565", "hung-task-timeout": "1ms"}, []string{"hung-task at 1.011096ms: INFO: task victim:101 blocked for more than 1ms " +
-			"(hung-task-timeout=1ms: the kernel's hung_task_timeout_secs=120 in the run's time scale) in D since 11.096us, " + victimRCUWait +
+		{map[string]string{"pending-task-sync": "pre-56799bc03565", "hung-task-timeout": "1ms"}, []string{"hung-task at 1.018803ms: INFO: task victim:101 blocked for more than 1ms " +
+			"(hung-task-timeout=1ms: the kernel's hung_task_timeout_secs=120 in the run's time scale) in D since 18.803us, " + victimRCUWait +
 			"; other tasks still run (bystander/102), so the run would go on to its time limit: it ends here"}, 0},
-		{map[string]string{"pending-task-sync": "pre-56799bc03565", "hung-task-timeout": "off"}, []string{"hung-task at 50.043708ms: INFO: task victim:101 blocked in D since 11.096us " +
-			"(for 50.032612ms when the run ran out of work; khungtaskd reports after hung_task_timeout_secs=120), " + victimRCUWait +
+		{map[string]string{"pending-task-sync": "pre-56799bc03565", "hung-task-timeout": "off"}, []string{"hung-task at 50.043708ms: INFO: task victim:101 blocked in D since 18.803us " +
+			"(for 50.024905ms when the run ran out of work; khungtaskd reports after hung_task_timeout_secs=120), " + victimRCUWait +
 			"; nothing left can wake it: every other task exited or is blocked, no timer armed"}, 0},
 	} {
 		_, res, err := RunOnce(f, Options{Knobs: tc.knobs, Chooser: sim.NewRandom(1)})

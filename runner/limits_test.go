@@ -27,7 +27,7 @@ func TestLimitError(t *testing.T) {
 		{"steps", spin, Options{MaxSteps: 5000}, // spin starts after one 723 ns context switch (this machine's costs)
 			&LimitError{Limit: StepLimit, Value: "5000 steps", Flag: "--max-steps", At: 723 * sim.Nanosecond, Steps: 5000}},
 		{"time", closes, Options{Limit: sim.Millisecond},
-			&LimitError{Limit: TimeLimit, Value: "1ms", Flag: "--time", At: sim.Millisecond, Detail: "tasks not exited: bench (runnable), perf (runnable)"}}, // perf, woken at the watermark, waits for the CPU bench runs on at 1ms (bench's execve() took the first ~170us)
+			&LimitError{Limit: TimeLimit, Value: "1ms", Flag: "--time", At: sim.Millisecond, Detail: "tasks not exited: bench (runnable), perf (sleeping)"}}, // perf is asleep at 1ms: its four rings took the first ~420us, bench's execve() ~170us after them
 		{"time, steps unlimited", spin, Options{Limit: sim.Millisecond, MaxSteps: -1, MaxWall: 100 * time.Millisecond},
 			&LimitError{Limit: WallLimit, Value: "100ms", Flag: "--max-wall"}},
 		{"memory", closes, Options{MaxMemory: 1 << 10},

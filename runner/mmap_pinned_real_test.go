@@ -49,14 +49,14 @@ func TestPinnedOtherMMMatchesThisMachine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	outHelper, outParent, outMapped := "always mmap.pinned-vm == 767 at 150us", "always mmap.pinned-vm-min == -2817 at end", "always fd.errors == 0 "
+	outHelper, outParent, outMapped := "always mmap.pinned-vm == 767 at 1ms", "always mmap.pinned-vm-min == -2817 at end", "always fd.errors == 0 "
 	for _, s := range []string{"  repeat 3\n", "      mmap ev 1024 ", "  mmap big 4096 ", "user unprivileged", outHelper, outParent, outMapped} {
 		if !strings.Contains(string(src.Src), s) {
 			t.Fatalf("mmap-pinned-other-mm no longer has %q: the rounds, the rings or the outcomes this test states the machine's figures in", s)
 		}
 	}
 	// the model's pages are this machine's VmPin, in kB
-	text := strings.Replace(string(src.Src), outHelper, fmt.Sprintf("always mmap.pinned-vm * 4 == %d at 150us", helper), 1)
+	text := strings.Replace(string(src.Src), outHelper, fmt.Sprintf("always mmap.pinned-vm * 4 == %d at 1ms", helper), 1)
 	text = strings.Replace(text, outParent, fmt.Sprintf("always mmap.pinned-vm-min * 4 == %d at end", parent), 1)
 	if out := failedText(t, "mmap-pinned-other-mm.sim", text); out != "" {
 		t.Errorf("this machine pinned %d kB in the first helper's mm, left the parent's at %d kB after three rounds and mapped the 16 MiB ring; the model:\n%s", helper, parent, out)
