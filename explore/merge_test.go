@@ -151,24 +151,24 @@ func TestBoundedOrder(t *testing.T) {
 // TestMergeSeededStopsAtFirstViolation: random, sparse and pct shards run
 // contiguous ranges of the seeds; the merge is the unsharded search exactly:
 // the first shard with a violation wins, its counts end there, and the
-// shards after it are left out (shard 1 ran 64 schedules to its own).
+// shards after it are left out (shard 1 ran 66 schedules to its own).
 func TestMergeSeededStopsAtFirstViolation(t *testing.T) {
 	f := loadBuiltin(t, "rb-data-head-backwards")
 	o := Options{Runs: 2000, Seed: 18446744073709551000, Jobs: 1, Knobs: map[string]string{"rb-put-handle": "pre-1b038c6e05ff"}}
 	one, m, parts := exploreShards(t, f, o, 2)
-	if one.Found == nil || one.Schedules != 10 || one.Found.Schedule != 10 {
-		t.Fatalf("unsharded: %d schedules, found %+v; want a violation in schedule 10", one.Schedules, one.Found)
+	if one.Found == nil || one.Schedules != 6 || one.Found.Schedule != 6 {
+		t.Fatalf("unsharded: %d schedules, found %+v; want a violation in schedule 6", one.Schedules, one.Found)
 	}
-	if parts[1].Found == nil || parts[1].Schedules != 64 {
-		t.Fatalf("shard 1: %d schedules, found %v; want its own violation at its 64th", parts[1].Schedules, parts[1].Found != nil)
+	if parts[1].Found == nil || parts[1].Schedules != 66 {
+		t.Fatalf("shard 1: %d schedules, found %v; want its own violation at its 66th", parts[1].Schedules, parts[1].Found != nil)
 	}
-	if m.Schedules != 10 || m.Found.Schedule != 10 || m.Found.Seed != 18446744073709551009 || m.CountsPastViolation || m.Found.ScheduleInShard {
+	if m.Schedules != 6 || m.Found.Schedule != 6 || m.Found.Seed != 18446744073709551005 || m.CountsPastViolation || m.Found.ScheduleInShard {
 		t.Errorf("merge: %d schedules, violation in schedule %d (seed %d), counts past it %v", m.Schedules, m.Found.Schedule, m.Found.Seed, m.CountsPastViolation)
 	}
 	if diff := cmp.Diff(jsonMap(t, one), jsonMap(t, m)); diff != "" {
 		t.Errorf("merge vs one search (-one +merged):\n%s", diff)
 	}
-	if !strings.Contains(text(m), "strategy random, seed 18446744073709551000, 10 schedules") {
+	if !strings.Contains(text(m), "strategy random, seed 18446744073709551000, 6 schedules") {
 		t.Errorf("text:\n%s", text(m))
 	}
 }

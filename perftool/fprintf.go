@@ -262,9 +262,15 @@ func defaultMmapPagesFor(r *Record) int { return r.sideBandPages }
 // per CPU and thread of a -p/-t target.
 // tools/perf/util/sideband_evlist.c: evlist__start_sb_thread()
 func (r *Record) sideBandOpens(nrCPUs int) []Open {
+	return r.sideBandOpensFor(nrCPUs, r.threadPIDs())
+}
+
+// sideBandOpensFor is sideBandOpens with the target's threads as the side
+// band's own thread map read them (Session.threadMap).
+func (r *Record) sideBandOpensFor(nrCPUs int, threads []int) []Open {
 	pids := []int{-1}
 	if r.Target.HasTask() {
-		pids = r.threadPIDs()
+		pids = threads
 	}
 	var out []Open
 	for _, c := range r.cpus(nrCPUs) {

@@ -774,11 +774,23 @@ func (ss *Session) setupSideBand(t *sched.Task) {
 		return
 	}
 	length := uint64((ss.R.sideBandPages + 1) * pmu.PageSize)
+	// evlist__create_maps(evlist, target): a -p/-t target's threads are
+	// read again, so a thread gone since perf's own map was made is not
+	// opened; a target gone entirely fails the side band
+	threads := ss.R.threadPIDs()
+	if ss.R.Target.HasTask() && ss.R.Threads != nil {
+		var err error
+		ss.unannotated(t, true, func() error { threads, err = ss.threadMap(); return nil }) // /proc read again: the scheduler's tasks, unannotated
+		if err != nil {
+			ss.Warnings = append(ss.Warnings, "Couldn't start the BPF side band thread: BPF programs starting from now on won't be annotatable")
+			return
+		}
+	}
 	for i := range ss.R.SideBand {
 		// one open per CPU (and per thread of a -p/-t target); each CPU's
 		// first fd is mapped, the others redirected to it (mmap_per_cpu())
 		first := map[int]int{}
-		for _, o := range ss.R.sideBandOpens(len(ss.S.M.CPUs)) {
+		for _, o := range ss.R.sideBandOpensFor(len(ss.S.M.CPUs), threads) {
 			attr := ss.R.SideBand[i].Attr
 			fd, err := ss.K.PerfEventOpen(t, &attr, o.PID, o.CPU, -1, o.Flags)
 			if err != nil {

@@ -26,13 +26,26 @@ import (
 // gone fails at perf_event_open() with ESRCH.
 // tools/perf/util/thread_map.c: thread_map__new_str() -> thread_map__new_by_pid_str() / thread_map__new_by_tid_str()
 func (ss *Session) resolveThreads() error {
+	tids, err := ss.threadMap()
+	if err != nil {
+		return err
+	}
+	ss.R.Threads = tids
+	return nil
+}
+
+// threadMap reads a -p/-t target's threads now, as thread_map__new_str()
+// does each time an evlist's maps are made: cmd_record()'s, and again the
+// side band's (evlist__start_sb_thread() -> evlist__create_maps()), which
+// sees only the threads still alive then.
+func (ss *Session) threadMap() ([]int, error) {
 	tg := &ss.R.Target
 	var tids []int
 	if tg.PID != nil {
 		for _, name := range tg.PID {
 			leaders := ss.lookupTasks(name)
 			if len(leaders) == 0 {
-				return fmt.Errorf("perf record: Couldn't create thread/CPU maps: No such process (-p %s: no such task)", name)
+				return nil, fmt.Errorf("perf record: Couldn't create thread/CPU maps: No such process (-p %s: no such task)", name)
 			}
 			pid := leaders[0].Leader().PID
 			var group []int
@@ -42,7 +55,7 @@ func (ss *Session) resolveThreads() error {
 				}
 			}
 			if len(group) == 0 {
-				return fmt.Errorf("perf record: Couldn't create thread/CPU maps: No such process (-p %s: exited)", name)
+				return nil, fmt.Errorf("perf record: Couldn't create thread/CPU maps: No such process (-p %s: exited)", name)
 			}
 			slices.Sort(group)
 			tids = append(tids, group...)
@@ -51,15 +64,14 @@ func (ss *Session) resolveThreads() error {
 		for _, name := range tg.TID {
 			ts := ss.lookupTasks(name)
 			if len(ts) == 0 {
-				return fmt.Errorf("perf record: -t %s: %w", name, uapi.ESRCH)
+				return nil, fmt.Errorf("perf record: -t %s: %w", name, uapi.ESRCH)
 			}
 			for _, x := range ts {
 				tids = append(tids, x.TID)
 			}
 		}
 	}
-	ss.R.Threads = tids
-	return nil
+	return tids, nil
 }
 
 // lookupTasks finds the tasks a -p/-t name stands for: the declared task of

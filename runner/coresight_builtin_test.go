@@ -36,7 +36,7 @@ func TestCoresightSnapshotTwice(t *testing.T) {
 	if !ok {
 		t.Fatal("no coresight-snapshot-sched-out")
 	}
-	src := &scenarios.Source{Name: "twice.sim", Src: append(append([]byte(nil), b.Src...), "at 55ms snapshot etm\n"...)}
+	src := &scenarios.Source{Name: "twice.sim", Src: append(append([]byte(nil), b.Src...), "at 59119us snapshot etm\n"...)}
 	f, err := Load(src)
 	if err != nil {
 		t.Fatal(err)

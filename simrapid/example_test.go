@@ -48,6 +48,6 @@ func Example() {
 	// Output:
 	// failed: true
 	// disturbing decisions after shrinking: 2
-	//   0.000074946 cpu0 choice  nmi-skid: option 1 of 2 (decision #2)
-	//   0.000075126 cpu0 choice  pt_event_start:resume-allowed: option 1 of 2 (decision #4)
+	//   0.000128917 cpu0 choice  nmi-skid: option 1 of 2 (decision #2)
+	//   0.000129097 cpu0 choice  pt_event_start:resume-allowed: option 1 of 2 (decision #4)
 }

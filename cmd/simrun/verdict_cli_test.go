@@ -95,7 +95,7 @@ func TestCLIReplayVerdicts(t *testing.T) {
 			err: []string{"simrun: nolimit.replay:" + strconv.Itoa(len(lines)-2) + `: expected a "limit" line (format 3)` + "\n"}},
 		{name: "format 2 limit cut", args: []string{"replay", "limit2.replay"}, code: 3,
 			err: []string{"simrun replay: limit2.replay:" + strconv.Itoa(limitLine) + ": the replay stopped at the file's time limit of 3us after 0 decisions " +
-				"(tasks not exited: uname (sleeping), perf (sleeping)); the recorded run made 61 decisions and ended before its limit, so this is not the recorded run: " +
+				"(tasks not exited: uname (sleeping), perf (runnable)); the recorded run made 61 decisions and ended before its limit, so this is not the recorded run: " +
 				"the file has no limit-sha256, so its limit may have been edited; explore again to write a format 3 file\n"},
 			noOut: []string{"replaying"}},
 		{name: "format 2 limit lines deleted", args: []string{"replay", "nolimit2.replay"}, code: 1,
