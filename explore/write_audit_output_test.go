@@ -70,7 +70,8 @@ func TestWriteAuditOutput(t *testing.T) {
 }
 
 // outputLostSrc pauses a ring (PERF_EVENT_IOC_PAUSE_OUTPUT) while its task
-// samples (from ~172.5us, after its execve()), then resumes it: the next
+// samples (from ~595us: perf maps four rings, ~420us, then its execve()),
+// then resumes it (14 samples lost, as when the setup cost nothing): the next
 // sample's __perf_output_begin() writes the PERF_RECORD_LOST first (its
 // lost-written step point).
 const outputLostSrc = `scenario paused-then-lost
@@ -81,8 +82,8 @@ task app cpu1
     syscall getpid
     sleep 2us
 record pr: -e syscalls:sys_enter_getpid -- app
-at 185us pause-output pr cpu0
-at 200us resume-output pr cpu0
+at 600us pause-output pr cpu0
+at 615us resume-output pr cpu0
 `
 
 // outputAuditFile is built-in name with edit applied, or src parsed.
