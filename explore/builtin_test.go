@@ -208,7 +208,7 @@ func TestBuiltinsOldKnobsFound(t *testing.T) {
 		// munmap and an AUX mmap through the SET_OUTPUT'd cycles fd, under
 		// two different mmap_mutexes; the mapper's exit_mmap() then frees
 		// the area a second time.
-		{"aux-mmap-vs-munmap", map[string]string{"aux-mutex": "pre-2ab9d830262c"}, []map[string]string{{}}, "", false, 0, "invariant aux-pages-lifetime at 11.023us: ring buffer of event 1 (cpu 0): the AUX pages were freed while 1 user mapping(s) still map them: use after free"},
+		{"aux-mmap-vs-munmap", map[string]string{"aux-mutex": "pre-2ab9d830262c"}, []map[string]string{{}}, "", false, 0, "invariant aux-pages-lifetime at 412.419us: ring buffer of event 3 (cpu 2): the AUX pages were freed while 1 user mapping(s) still map them: use after free"},
 		// The object-lifetime oracle reports the AUX pages outliving their
 		// buffer (rb_free_rcu() with aux_mmap_count stuck at 1) before the
 		// end's aux-pages-lifetime.
