@@ -106,8 +106,9 @@ func (k *Kernel) perfMmap(t *sched.Task, fd int, pgoff, length uint64, prot Prot
 		m, err = k.perfMmapRB(t, e, int(nrPages), prot)
 	}
 	// map_range(), and perf_mmap_close() when it fails, run under
-	// event->mmap_mutex today (knob map-range-fail, map_range.go); only a
-	// fail line can make it fail, so without one where it runs is moot.
+	// event->mmap_mutex today (knob map-range-fail, map_range.go): the
+	// mutex is held while it inserts the pages (their cost), and only a
+	// fail line can make it fail.
 	under := err == nil && k.mapRangeUnderMutex()
 	if under {
 		err = k.mapRange(t, e, m, pgoff, nrPages)
