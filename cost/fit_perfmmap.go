@@ -76,17 +76,6 @@ func FitPerfMmap(p *Profile, m Measurements) error {
 	return nil
 }
 
-// PerfMmap is what an mmap() of a perf ring of pages pages (the user page
-// counted) costs: map_range() and the syscall around it, and rb_alloc()
-// when the mapping allocates the ring.
-func (p *Profile) PerfMmap(pages int, alloc bool) sim.Duration {
-	d := p.PerfMmapBase + sim.Duration(pages)*p.PerfMmapPerPage
-	if alloc {
-		d += p.RbAlloc(pages)
-	}
-	return d
-}
-
 // RbAlloc is rb_alloc()'s share of a new ring of pages pages.
 func (p *Profile) RbAlloc(pages int) sim.Duration {
 	return p.RbAllocBase + sim.Duration(pages)*p.RbAllocPerPage
