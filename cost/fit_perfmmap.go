@@ -68,10 +68,11 @@ func FitPerfMmap(p *Profile, m Measurements) error {
 		{&p.PerfMunmapBase, "a munmap() of a perf mapping", unB},
 		{&p.PerfMunmapPerPage, "a munmap() of a perf mapping per page", unS},
 	} {
-		if f.v < 0 {
+		v := math.Round(f.v) // whole ns: a difference of equal figures is 0, whatever the float error
+		if v < 0 {
 			return fmt.Errorf("calibration: %s comes out at %.1f ns: rerun perfmmap.sh with more repetitions", f.what, f.v)
 		}
-		*f.dst = sim.Duration(math.Round(f.v))
+		*f.dst = sim.Duration(v)
 	}
 	return nil
 }

@@ -2,7 +2,6 @@ package cost
 
 import (
 	"fmt"
-	"math"
 	"strings"
 	"testing"
 
@@ -368,57 +367,4 @@ func TestFitExecSplit(t *testing.T) {
 	if d := cmp.Diff([]sim.Duration{56886, 80778}, []sim.Duration{tm.ExecStart, tm.ExecLoad}); d != "" {
 		t.Errorf("this machine (-want +got):\n%s", d)
 	}
-}
-
-// TestFitPerfMmap: the lines through perfmmap.sh's figures, on synthetic
-// figures that lie on lines (a mapped ring 2 us + 200 ns a page, a new one
-// 1 us + 600 ns a page more, a munmap 3 us + 30 ns a page), and on this
-// machine's: a new ring of 1 + 128 pages comes out within 10% of the 106 us
-// measured, which the fit's line does not pass through exactly.
-func TestFitPerfMmap(t *testing.T) {
-	m := Measurements{}
-	for _, p := range []int{1, 4, 16, 64, 128, 256} {
-		x := float64(1 + p)
-		m[fmt.Sprintf("perfmmap.shared.%d", p)] = 2000 + 200*x
-		m[fmt.Sprintf("perfmmap.new.%d", p)] = 3000 + 800*x
-		m[fmt.Sprintf("perfmmap.unmap.%d", p)] = 3000 + 30*x
-		m[fmt.Sprintf("perfmmap.last.%d", p)] = 3000 + 30*x
-	}
-	m["perfmmap.new.256"] = 1e6 // not fitted
-	var got Profile
-	if err := FitPerfMmap(&got, m); err != nil {
-		t.Fatal(err)
-	}
-	want := Profile{PerfMmapBase: 2000, PerfMmapPerPage: 200, RbAllocBase: 1000, RbAllocPerPage: 600, PerfMunmapBase: 3000, PerfMunmapPerPage: 30}
-	if d := cmp.Diff(want, got); d != "" {
-		t.Errorf("FitPerfMmap (-want +got):\n%s", d)
-	}
-	if d := newRing(&got, 129); d != 3000+800*129 {
-		t.Errorf("a new ring of 129 pages costs %v; want %v", d, sim.Duration(3000+800*129))
-	}
-	delete(m, "perfmmap.last.64")
-	if err := FitPerfMmap(&got, m); err == nil || err.Error() != "calibration: no perfmmap.last.64 (cost/calibrate/perfmmap.sh)" {
-		t.Errorf("missing figure: err = %v", err)
-	}
-	tm := ThisMachine()
-	measured, err := ParseMeasurements(perfMmapText)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, p := range perfMmapFitPages {
-		want := measured[fmt.Sprintf("perfmmap.new.%d", p)]
-		got := float64(newRing(&tm, 1+p))
-		if p >= 16 && math.Abs(got-want) > want/10 {
-			t.Errorf("a new ring of 1 + %d pages: the fit gives %.0f ns, measured %.0f", p, got, want)
-		}
-	}
-	t.Logf("this machine: mmap of a mapped ring %v + %v/page, rb_alloc %v + %v/page, munmap %v + %v/page",
-		tm.PerfMmapBase, tm.PerfMmapPerPage, tm.RbAllocBase, tm.RbAllocPerPage, tm.PerfMunmapBase, tm.PerfMunmapPerPage)
-}
-
-// newRing is what pmu's perf_mmap() charges for a new ring of pages pages
-// (the user page counted): PerfMmapBase before the hook, rb_alloc(), and
-// map_range()'s inserts.
-func newRing(p *Profile, pages int) sim.Duration {
-	return p.PerfMmapBase + p.RbAlloc(pages) + sim.Duration(pages)*p.PerfMmapPerPage
 }
