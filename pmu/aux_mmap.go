@@ -106,7 +106,8 @@ func (k *Kernel) perfMmapAuxLocked(t *sched.Task, e *Event, bs *bufState, pgoff 
 			// allocation, and left set when either fails (until 5468c0fbccbb)
 			buf.AuxMmapSet(1)
 		}
-		extra, err := k.perfMmapCalcLimits(k.mmOf(t), int64(nrPages))
+		mm := k.mmOf(t)
+		extra, err := k.perfMmapCalcLimits(mm, int64(nrPages))
 		if err != nil {
 			k.accessMmapAuxUndo(t, buf) // footprint_mmap_aux.go
 			bs.mmapCount--
@@ -154,7 +155,7 @@ func (k *Kernel) perfMmapAuxLocked(t *sched.Task, e *Event, bs *bufState, pgoff 
 		bs.auxUserExtra = int64(nrPages) - extra
 		bs.auxExtra = extra
 		bs.auxPMU = e.pmu // whose free_aux() rb_free_aux() calls (footprint_munmap.go)
-		bs.auxMM = k.mmOf(t)
+		bs.auxMM = mm
 		k.mlockedPages += bs.auxUserExtra
 		k.chargePinned(bs.auxMM, bs.auxExtra)
 	}

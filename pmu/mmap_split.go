@@ -100,8 +100,9 @@ func (k *Kernel) munmapRange(t *sched.Task, m *Mapping, off, length uint64) erro
 	k.accessMmapDowngrade(t, mm, n)
 	k.S.DowngradeWrite(t, &mm.mmapLock)
 	for _, v := range pieces {
-		// the zap of its pages and the VMA's teardown (cost.Profile.PerfMunmap*,
-		// the syscall's entry and exit counted once)
+		// the zap of its pages and the VMA's teardown: what a munmap() of
+		// one VMA costs, its syscall included (cost.Profile.PerfMunmap*;
+		// only a split, before b024d7b56c77, closes more than one piece)
 		t.Spend(k.S.Cfg.Cost.PerfMunmap(int(v.pages)))
 		k.perfMmapCloseFrom(t, m, v.pgoff, true, false) // remove_vma() -> vma->vm_ops->close
 	}
