@@ -38,6 +38,7 @@ func (ss *Session) resolveThreads() error {
 // does each time an evlist's maps are made: cmd_record()'s, and again the
 // side band's (evlist__start_sb_thread() -> evlist__create_maps()), which
 // sees only the threads still alive then.
+// tools/perf/util/thread_map.c: thread_map__new_str(); util/sideband_evlist.c: evlist__start_sb_thread()
 func (ss *Session) threadMap() ([]int, error) {
 	tg := &ss.R.Target
 	var tids []int
