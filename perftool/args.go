@@ -49,6 +49,7 @@ type recordOpts struct {
 	output                      string      // -o
 	cgroups                     []cgroupOpt // -G, in order (cgroup.go)
 	filters                     []cmdFilter // --filter, each after len(events) -e options
+	verbose                     int         // -v, counted (verbose > 0: perf's pr_debug and ui__warning lines)
 }
 
 // option is one perf record option this model understands.
@@ -202,7 +203,7 @@ var recordOptions = []option{
 	{0, "strict-freq", 0, boolOpt(func(o *recordOpts) { o.strictFreq = true })},
 	{'o', "output", 1, func(o *recordOpts, v, _ string) error { o.output = v; return nil }},
 	{'q', "quiet", 0, boolOpt(func(*recordOpts) {})},
-	{'v', "verbose", 0, boolOpt(func(*recordOpts) {})},
+	{'v', "verbose", 0, boolOpt(func(o *recordOpts) { o.verbose++ })},
 }
 
 // known perf record options this model does not implement: named in the error.

@@ -33,6 +33,7 @@ func Parse(args []string, opts Options) (*Record, error) {
 	r.NoBuildIDCache = ro.noBuildIDCache
 	r.AllCgroups = ro.recordCgroup
 	r.MmapData = ro.sampleAddress
+	r.Verbosity = ro.verbose
 	for _, m := range ro.messages {
 		if !m.Note && !strings.HasPrefix(m.Text, "info: ") {
 			r.Warnings = append(r.Warnings, m.Text)

@@ -27,23 +27,44 @@ func (e *OpenError) Error() string {
 func (e *OpenError) Unwrap() error { return e.Errno }
 
 // newOpenError is the failed open of evsel e with err.
-func newOpenError(e *Evsel, target *Target, tool Tool, pid, cpu, group int, err error) error {
+func newOpenError(e *Evsel, target *Target, tool Tool, pid, cpu, group int, err error, paranoid int) error {
 	var en uapi.Errno
 	if !errors.As(err, &en) {
 		return fmt.Errorf("perf record: sys_perf_event_open(%s, pid %d, cpu %d, group_fd %d): %w", e.Name, pid, cpu, group, err)
 	}
-	return &OpenError{Evsel: e.Name, PID: pid, CPU: cpu, Group: group, Errno: en, Msg: openStrerror(e, target, tool, en),
+	return &OpenError{Evsel: e.Name, PID: pid, CPU: cpu, Group: group, Errno: en, Msg: openStrerror(e, target, tool, en, paranoid),
 		syscallDescribed: fmt.Sprintf("sys_perf_event_open(%s, pid %d, cpu %d, group_fd %d)", e.Name, pid, cpu, group)}
 }
 
 // openStrerror is perf's explanation of a failed open: by errno, what the
 // attr asked that the errno says the PMU or the kernel refused, else the
-// errno as it is. (EPERM and EACCES, perf_event_paranoid's refusals, are
-// not the model's: it runs perf as root.)
+// errno as it is. paranoid is perf_event_paranoid, which perf reads for
+// EACCES's text.
 // tools/perf/util/evsel.c: evsel__open_strerror()
-func openStrerror(e *Evsel, target *Target, tool Tool, err uapi.Errno) string {
+func openStrerror(e *Evsel, target *Target, tool Tool, err uapi.Errno, paranoid int) string {
 	a := &e.Attr
 	switch err {
+	case uapi.EPERM:
+		// "printed += scnprintf(msg, size, ...)": the EPERM line is written
+		// over the start of the text, ending it with its NUL, so this line
+		// is all perf prints (the same in perf 6.1 and today's)
+		return fmt.Sprintf("No permission to enable %s event.\n\n", e.Name)
+	case uapi.EACCES:
+		// no SELinux on the simulated machine: fs/selinux/enforce is absent
+		return "Access to performance monitoring and observability operations is limited.\n" +
+			"Consider adjusting /proc/sys/kernel/perf_event_paranoid setting to open\n" +
+			"access to performance monitoring and observability operations for processes\n" +
+			"without CAP_PERFMON, CAP_SYS_PTRACE or CAP_SYS_ADMIN Linux capability.\n" +
+			"More information can be found at 'Perf events and tool security' document:\n" +
+			"https://www.kernel.org/doc/html/latest/admin-guide/perf-security.html\n" +
+			fmt.Sprintf("perf_event_paranoid setting is %d:\n", paranoid) +
+			"  -1: Allow use of (almost) all events by all users\n" +
+			"      Ignore mlock limit after perf_event_mlock_kb without CAP_IPC_LOCK\n" +
+			">= 0: Disallow raw and ftrace function tracepoint access\n" +
+			">= 1: Disallow CPU event access\n" +
+			">= 2: Disallow kernel profiling\n" +
+			"To make the adjusted perf_event_paranoid setting permanent preserve it\n" +
+			"in /etc/sysctl.conf (e.g. kernel.perf_event_paranoid = <setting>)"
 	case uapi.ENOENT:
 		return fmt.Sprintf("The %s event is not supported.", e.Name)
 	case uapi.EMFILE:

@@ -42,7 +42,7 @@ func TestOpenStrerror(t *testing.T) {
 			"The sys_perf_event_open() syscall returned with 22 (Invalid argument) for event (cycles).\n/bin/dmesg | grep -i perf may provide additional information.\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if d := cmp.Diff(tc.want, openStrerror(tc.e, tc.target, tc.tool, tc.err)); d != "" {
+			if d := cmp.Diff(tc.want, openStrerror(tc.e, tc.target, tc.tool, tc.err, 2)); d != "" {
 				t.Errorf("(-want +got):\n%s", d)
 			}
 		})

@@ -169,6 +169,10 @@ type Record struct {
 	// starts; nil before.
 	Threads []int
 
+	// Verbosity is the count of -v (perf's verbose): what perf prints only
+	// when it is above 0 (evsel__fallback()'s warning) is printed only then.
+	Verbosity int
+
 	// MmapData is -d (opts->sample_address): the MMAP2s perf synthesizes
 	// from /proc include the readable data mappings (session_target.go).
 	MmapData bool

@@ -604,7 +604,7 @@ func (ss *Session) unmapAndClose(t *sched.Task) error {
 // it (ESRCH) leaves the thread map (ignoreMissingThread).
 // tools/perf/builtin-record.c: record__open() -> evlist__open() -> evsel__open_cpu()
 func (ss *Session) recordOpen(t *sched.Task) error {
-	type key struct{ evsel, cpu, pid int }
+	type key = openKey
 	done := map[key]int{} // the fds opened so far
 	for {
 		opens := ss.R.Opens(len(ss.S.M.CPUs))
@@ -637,17 +637,24 @@ func (ss *Session) recordOpen(t *sched.Task) error {
 			fd, err := ss.K.PerfEventOpen(t, &attr, pid, o.CPU, group, o.Flags)
 			if err != nil {
 				if ss.ignoreMissingThread(o, err) {
-					for k, fd := range done { // update_fds(): evsel__remove_fd(), the fds kept open
-						if k.pid == o.PID {
-							ss.strayFDs = append(ss.strayFDs, fd)
-							delete(done, k)
+					for _, x := range opens { // update_fds(): evsel__remove_fd(), the fds kept open (in open order: they are closed in it)
+						if k := (key{x.Evsel, x.CPU, x.PID}); x.PID == o.PID {
+							if fd, ok := done[k]; ok {
+								ss.strayFDs = append(ss.strayFDs, fd)
+								delete(done, k)
+							}
 						}
 					}
 					ss.dropIDs(o.PID)
 					retry = true
 					break
 				}
-				return newOpenError(&ss.R.Evsels[o.Evsel], &ss.R.Target, ss.R.Tool, pid, o.CPU, group, err) // open_strerror.go
+				if msg, ok := evselFallback(&ss.R.Evsels[o.Evsel], err, ss.K.Opts.Sysctl.Paranoid); ok {
+					ss.reopenEvsel(t, o.Evsel, opens, done, msg)
+					retry = true
+					break
+				}
+				return newOpenError(&ss.R.Evsels[o.Evsel], &ss.R.Target, ss.R.Tool, pid, o.CPU, group, err, ss.K.Opts.Sysctl.Paranoid) // open_strerror.go
 			}
 			ss.FDs[i] = fd
 			done[k] = fd
@@ -663,6 +670,32 @@ func (ss *Session) recordOpen(t *sched.Task) error {
 		}
 	}
 }
+
+// reopenEvsel is record__open()'s "goto try_again" after evsel__fallback()
+// changed evsel ev: the fds evsel__open_cpu() opened for it before the
+// failure are closed (its out_close), the ids read from them forgotten, the
+// header's attr and name follow the evsel's, and the open starts again from
+// ev's first CPU. perf prints msg only with -v.
+// tools/perf/builtin-record.c: record__open()
+func (ss *Session) reopenEvsel(t *sched.Task, ev int, opened []Open, done map[openKey]int, msg string) {
+	for _, x := range slices.Backward(opened) { // the last opened closed first, as out_close does
+		if k := (openKey{x.Evsel, x.CPU, x.PID}); x.Evsel == ev {
+			if fd, ok := done[k]; ok {
+				ss.K.Close(t, fd)
+				delete(done, k)
+			}
+		}
+	}
+	fa := &ss.Data.Attrs[ev]
+	fa.Name, fa.Attr = ss.R.Evsels[ev].Name, ss.R.Evsels[ev].Attr
+	fa.IDs, fa.IDSample = nil, nil
+	if ss.R.Verbosity > 0 {
+		ss.Warnings = append(ss.Warnings, "Warning: "+msg)
+	}
+}
+
+// openKey is one open of recordOpen: an evsel on a CPU for a pid.
+type openKey struct{ evsel, cpu, pid int }
 
 // ignoreMissingThread models evsel__ignore_missing_thread(): with -p
 // (opts->ignore_missing_thread), a thread that exited after perf read the
@@ -782,7 +815,7 @@ func (ss *Session) setupSideBand(t *sched.Task) {
 		var err error
 		ss.unannotated(t, true, func() error { threads, err = ss.threadMap(); return nil }) // /proc read again: the scheduler's tasks, unannotated
 		if err != nil {
-			ss.Warnings = append(ss.Warnings, "Couldn't start the BPF side band thread: BPF programs starting from now on won't be annotatable")
+			ss.sideBandFailed()
 			return
 		}
 	}
@@ -794,7 +827,7 @@ func (ss *Session) setupSideBand(t *sched.Task) {
 			attr := ss.R.SideBand[i].Attr
 			fd, err := ss.K.PerfEventOpen(t, &attr, o.PID, o.CPU, -1, o.Flags)
 			if err != nil {
-				ss.Warnings = append(ss.Warnings, "Couldn't start the BPF side band thread: BPF programs starting from now on won't be annotatable")
+				ss.sideBandFailed()
 				return
 			}
 			ss.SideBandFDs = append(ss.SideBandFDs, fd)
@@ -810,6 +843,16 @@ func (ss *Session) setupSideBand(t *sched.Task) {
 			}
 			ss.sideBandMaps = append(ss.sideBandMaps, m)
 		}
+	}
+}
+
+// sideBandFailed is record__setup_sb_evlist()'s pr_debug when the side
+// band does not start: printed only with -v (an unprivileged perf meets it
+// on every run, its CPU-wide dummies refused by perf_event_paranoid).
+// tools/perf/builtin-record.c: record__setup_sb_evlist()
+func (ss *Session) sideBandFailed() {
+	if ss.R.Verbosity > 0 {
+		ss.Warnings = append(ss.Warnings, "Couldn't start the BPF side band thread: BPF programs starting from now on won't be annotatable")
 	}
 }
 

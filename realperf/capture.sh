@@ -5,7 +5,8 @@
 # each real perf.data ("# run I" before each when there are several), with
 # what perf script -F event prints of each event (script-event EVENT N), and the
 # kernel, the perf version and the command on its first lines. Needs perf in
-# PATH, root (or perf_event_paranoid <= -1) and tracefs.
+# PATH, root (or perf_event_paranoid <= -1) and tracefs; a case with a
+# `user UID` line runs perf as that uid (setpriv), unprivileged.
 set -e
 dir=$(cd "$(dirname "$0")" && pwd)
 cd "$dir"
@@ -74,9 +75,19 @@ for name in "$@"; do
 		pin=$(sed -n 's/^pin //p' "$case_dir/case.txt")
 		# stop SECONDS: SIGINT to perf SECONDS after its workload's exec (stopped)
 		stop=$(sed -n 's/^stop //p' "$case_dir/case.txt")
+		# user UID: perf (and its workload) run as that uid, with no
+		# capabilities (setpriv): perf_event_paranoid binds; the scratch
+		# directory is theirs to write, and root's perf script reads the
+		# file they own with -f
+		user=$(sed -n 's/^user //p' "$case_dir/case.txt")
+		asuser=""
+		if [ -n "$user" ]; then
+			chmod 777 "$tmp"
+			asuser="setpriv --reuid=$user --regid=$user --clear-groups --inh-caps=-all"
+		fi
 		{
 			echo "# kernel $(uname -r), $(perf version)"
-			echo "# \$ ${pin:+taskset -c $pin }$perfline${stop:+ & (workload exec'd) sleep $stop; kill -INT \$!; wait \$!}"
+			echo "# \$ ${asuser:+$asuser }${pin:+taskset -c $pin }$perfline${stop:+ & (workload exec'd) sleep $stop; kill -INT \$!; wait \$!}"
 			echo "# load average $(cut -d' ' -f1-3 /proc/loadavg) at the start"
 			i=1
 			while [ "$i" -le "${runs:-1}" ]; do
@@ -85,14 +96,15 @@ for name in "$@"; do
 				elif [ -n "$stop" ]; then
 					stopped "$@"
 				else
-					${pin:+taskset -c "$pin"} perf record -o "$tmp/perf.data" "$@" >/dev/null 2>"$tmp/perf.err" || { cat "$tmp/perf.err" >&2; exit 1; }
+					# shellcheck disable=SC2086
+					$asuser ${pin:+taskset -c "$pin"} perf record -o "$tmp/perf.data" "$@" >/dev/null 2>"$tmp/perf.err" || { cat "$tmp/perf.err" >&2; exit 1; }
 				fi
 				[ "${runs:-1}" -eq 1 ] || echo "# run $i"
 				/tmp/perfsim-summarize "$tmp/perf.data"
 				# script-event EVENT N: the samples perf script -F event
 				# prints for EVENT (right-aligned "NAME: " lines), what
 				# perf's reader attributes to each evsel by sample id
-				perf script -i "$tmp/perf.data" -F event 2>/dev/null | sed -n 's/^ *\(.*\): *$/\1/p' | sort | uniq -c |
+				perf script -f -i "$tmp/perf.data" -F event 2>/dev/null | sed -n 's/^ *\(.*\): *$/\1/p' | sort | uniq -c |
 					awk '{ print "script-event " $2 " " $1 }'
 				if [ -n "$stop" ]; then
 					sed "s,$tmp/,,; s/^/# perf: /" "$tmp/perf.err"

@@ -50,6 +50,10 @@ type Case struct {
 	// as the case.sim's `at TIME stop` action does; "" lets perf end with
 	// its workload. perf's exit status is then a figure (PerfStatus).
 	Stop string
+	// User is the uid capture.sh runs perf as (`user UID`: setpriv, no
+	// capabilities, so perf_event_paranoid binds); "" for root. Its
+	// case.sim must say `user unprivileged`.
+	User string
 	// Why is the reason a within or range line gives for its tolerance.
 	Why map[string]string
 	// Violates lists the invariants the simulated run is known to break
@@ -77,6 +81,7 @@ const PerfStatus = "perf-status"
 //	pin N
 //	stop SECONDS
 //	violates INVARIANT: WHY
+//	user UID
 func LoadCase(dir string) (*Case, error) {
 	path := filepath.Join(dir, "case.txt")
 	c := &Case{Name: filepath.Base(dir), Dir: dir, Within: map[string]float64{}, Range: map[string]float64{},
@@ -137,6 +142,11 @@ func LoadCase(dir string) (*Case, error) {
 				return bad("violates INVARIANT: WHY")
 			}
 			c.Violates[strings.TrimSpace(inv)] = strings.TrimSpace(why)
+		case "user":
+			if n, err := strconv.Atoi(rest); err != nil || n <= 0 {
+				return bad("user UID (UID > 0: not root)")
+			}
+			c.User = rest
 		case "runs":
 			n, err := strconv.Atoi(rest)
 			if err != nil || n < 1 {
@@ -151,7 +161,7 @@ func LoadCase(dir string) (*Case, error) {
 			}
 			c.Explain[strings.TrimSpace(k)] = strings.TrimSpace(why)
 		default:
-			return bad("perf, build, target, compare, within, range, runs, explain, baseline, pin, stop or violates")
+			return bad("perf, build, target, compare, within, range, runs, explain, baseline, pin, stop, violates or user")
 		}
 		return nil
 	}); err != nil {
@@ -249,6 +259,10 @@ func (c *Case) Simulate() (Summary, error) {
 		return nil, err
 	}
 	defer os.RemoveAll(tmp)
+	if (c.User != "") != f.Unprivileged() {
+		// the two sides would not be the same perf: one root, one not
+		return nil, fmt.Errorf("%s: case.txt's user %q and case.sim's user line disagree (user UID pairs with user unprivileged)", c.Name, c.User)
+	}
 	r, res, err := runner.RunOnce(f, runner.Options{PerfDataDir: tmp})
 	if err != nil {
 		return nil, err

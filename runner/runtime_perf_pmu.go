@@ -214,14 +214,6 @@ func (PMUPerf) Start(r *Run) (PerfRun, error) {
 	budget := perftool.NewKeepBudget(max(keep, 0))
 	var refused scenarios.ErrorList // every record line perf refuses, not just the first
 	for _, rec := range r.File.Records {
-		if r.File.Unprivileged() {
-			// perf 6.1 run by an unprivileged user falls back when the kernel
-			// refuses (EACCES: exclude_kernel, a smaller -m), which the
-			// model's perf does not do: refused rather than run as root
-			refused = append(refused, r.File.Errorf(rec.Pos, "perf record is not modelled for an unprivileged user (perf's fallbacks when the kernel refuses are not); "+
-				"drop the user line, or open and map the events from a task's program"))
-			continue
-		}
 		parsed, err := r.parseRecord(rec, toolKnobs)
 		var se *scenarios.Error
 		if errors.As(err, &se) {
@@ -438,6 +430,9 @@ func (r *Run) parseRecord(rec *scenarios.Record, toolKnobs map[string]string) (*
 	ropts := perftool.DefaultOptions()
 	ropts.NrCPUs = len(r.M.CPUs)
 	ropts.Tool = perftool.ToolOf(toolKnobs[perftool.PerfVersionKnob.Name])
+	// user unprivileged: perf cannot read tracefs, takes the unprivileged
+	// AUX default, and falls back to :u when the kernel refuses (session)
+	ropts.Privileged = !r.File.Unprivileged()
 	ropts.PMUs = map[string]bool{} // the scenario's pmu lines: the AUX PMUs the machine has
 	for _, line := range r.File.PMUs {
 		ropts.PMUs[line.Name] = true

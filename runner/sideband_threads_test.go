@@ -13,7 +13,7 @@ import (
 // band opens one dummy per CPU for the thread left, and perf prints no
 // "Couldn't start the BPF side band thread". With -t naming only that thread,
 // the new map has nothing and the side band is not started (the debug
-// message), while the record itself goes on.
+// message, which perf prints only with -v), while the record itself goes on.
 func TestSideBandRereadsThreads(t *testing.T) {
 	const body = `
 cpus 2
@@ -37,7 +37,8 @@ task server cpu1
 		warnings     []string
 	}{
 		{"pid", "record -e syscalls:sys_enter_close -p server", 2, nil},
-		{"tid", "record -e syscalls:sys_enter_close -t worker", 0, []string{noSB}},
+		{"tid", "record -e syscalls:sys_enter_close -t worker", 0, nil}, // perf's pr_debug: printed only with -v
+		{"tid -v", "record -v -e syscalls:sys_enter_close -t worker", 0, []string{noSB}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, r := runSrc(t, "scenario sb\n"+body+tc.record+"\n")

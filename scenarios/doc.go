@@ -34,8 +34,10 @@
 //	user root|unprivileged        who the tasks run as (default root); unprivileged: no
 //	                              CAP_PERFMON/CAP_IPC_LOCK, so perf_event_paranoid 2 (a task's
 //	                              event must exclude the kernel: :u) and RLIMIT_MEMLOCK (8 MiB of
-//	                              perf_mmap() beyond perf_event_mlock_kb) bind; perf record is
-//	                              not modelled unprivileged (check refuses a record line)
+//	                              perf_mmap() beyond perf_event_mlock_kb) bind; perf record
+//	                              runs as perf 6.1 does for such a user: an event refused
+//	                              for kernel profiling falls back to :u, -a is refused, a
+//	                              tracepoint is perf's error (tracefs is root's)
 //	pmu NAME [KEY[=VALUE]]...     a PMU and its attributes: pmu cs_etm sink=etr size=1M
 //	kernel NAME=VALUE...          kernel knobs (behaviour before/after a fix)
 //	tool NAME=VALUE...            perf tool knobs
