@@ -50,6 +50,9 @@ type recordOpts struct {
 	cgroups                     []cgroupOpt // -G, in order (cgroup.go)
 	filters                     []cmdFilter // --filter, each after len(events) -e options
 	verbose                     int         // -v, counted (verbose > 0: perf's pr_debug and ui__warning lines)
+	quiet                       bool        // -q: verbose = -1, pr_info() silent
+	delay                       *string     // -D, as given
+	delayOpt                    string      // the option as written, for its error
 }
 
 // option is one perf record option this model understands.
@@ -202,13 +205,16 @@ var recordOptions = []option{
 	{0, "all-cgroups", 0, boolOpt(func(o *recordOpts) { o.recordCgroup = true })},
 	{0, "strict-freq", 0, boolOpt(func(o *recordOpts) { o.strictFreq = true })},
 	{'o', "output", 1, func(o *recordOpts, v, _ string) error { o.output = v; return nil }},
-	{'q', "quiet", 0, boolOpt(func(*recordOpts) {})},
+	{'q', "quiet", 0, boolOpt(func(o *recordOpts) { o.quiet = true })},
+	// perf 6.1's OPT_INTEGER, today's callback (str_to_delay(), or time
+	// ranges): read in config, which knows the perf version (initialDelay)
+	{'D', "delay", 1, func(o *recordOpts, v, opt string) error { o.delay, o.delayOpt = &v, opt; return nil }},
 	{'v', "verbose", 0, boolOpt(func(o *recordOpts) { o.verbose++ })},
 }
 
 // known perf record options this model does not implement: named in the error.
 var unsupported = map[string]bool{
-	"uid": true, "delay": true, "D": true, "u": true,
+	"uid": true, "u": true,
 	"branch-filter": true, "b": true, "branch-any": true, "j": true, "intr-regs": true, "I": true,
 	"user-regs": true, "clockid": true, "k": true, "cgroup": true, "G": true,
 	"transaction": true, "weight": true, "W": true, "phys-data": true, "namespaces": true,

@@ -3,6 +3,8 @@ package perftool
 import (
 	"errors"
 	"fmt"
+	"math"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -34,6 +36,12 @@ func Parse(args []string, opts Options) (*Record, error) {
 	r.AllCgroups = ro.recordCgroup
 	r.MmapData = ro.sampleAddress
 	r.Verbosity = ro.verbose
+	if ro.quiet {
+		r.Verbosity = -1 // perf_quiet_option()
+	}
+	if r.InitialDelay, err = initialDelay(ro); err != nil {
+		return nil, err
+	}
 	for _, m := range ro.messages {
 		if !m.Note && !strings.HasPrefix(m.Text, "info: ") {
 			r.Warnings = append(r.Warnings, m.Text)
@@ -201,9 +209,15 @@ func newTrackingDummy(opts *Options, systemWide bool) Evsel {
 // system-wide (or -C) recording moves the side-band tracking onto a dummy
 // event; with -C today's tool opens it on all CPUs.
 func configTrackingEvents(r *Record, opts *Options) error {
-	if !r.Target.HasCPU() {
+	// "For initial_delay, system wide or a hybrid system, we need to add a
+	// dummy event so that we can track PERF_RECORD_MMAP to cover the delay
+	// of waiting or event synthesis."
+	if !r.Target.HasCPU() && r.InitialDelay == 0 {
 		return nil
 	}
+	// "Enable the dummy event when the process is forked for
+	// initial_delay, immediately for system wide."
+	onExec := r.InitialDelay != 0 && !r.Target.HasCPU()
 	systemWide := false
 	if r.Target.CPUList != nil && opts.Tool != ToolPerf61 {
 		// record__tracking_system_wide(): any non-dummy evsel
@@ -221,14 +235,44 @@ func configTrackingEvents(r *Record, opts *Options) error {
 	}
 	if ti >= 0 && r.Evsels[ti].isDummy {
 		r.Evsels[ti].SystemWide = r.Evsels[ti].SystemWide || systemWide
-		r.Evsels[ti].Immediate = true
+		if onExec && !r.Evsels[ti].Immediate {
+			r.Evsels[ti].enableOnExec = true
+		} else {
+			r.Evsels[ti].Immediate = true
+		}
 		return nil
 	}
 	for i := range r.Evsels {
 		r.Evsels[i].Tracking = false
 	}
 	d := newTrackingDummy(opts, systemWide)
-	d.Tracking, d.Immediate, d.Leader = true, true, len(r.Evsels)
+	d.Tracking, d.Immediate, d.enableOnExec, d.Leader = true, !onExec, onExec, len(r.Evsels)
 	r.Evsels = append(r.Evsels, d)
 	return nil
 }
+
+// initialDelay is -D's msecs, as str_to_delay() reads them: the whole
+// string a number from -1 (start disabled for good) up to INT_MAX, not 0.
+// Anything else is read as time ranges ("-D 10-20,30-40", which the
+// simulator does not model: refused as such), or is perf's usage error
+// (exit 129: "-D 0", "-D -5", "-D 2x"). The Debian perf 6.1 on this
+// machine reads -D so too (its -h names the ranges).
+// tools/perf/util/evlist.c: evlist__parse_event_enable_time(), str_to_delay(), parse_event_enable_times()
+func initialDelay(ro *recordOpts) (int, error) {
+	if ro.delay == nil {
+		return 0, nil
+	}
+	v := *ro.delay
+	_, rest := strtoull(v)
+	if d := strtol(v); rest == "" && d != 0 && d >= -1 && d <= math.MaxInt32 {
+		return int(d), nil
+	}
+	if delayRanges.MatchString(v) {
+		return 0, errf(ro.delayOpt, "%q: -D time ranges (perf's event_enable_timer) are not supported by the simulator; give msecs (-1: start disabled)", v)
+	}
+	return 0, errf(ro.delayOpt, "%q is not a delay: perf prints its usage and exits 129 (-D takes msecs, 1 or more, or -1 to start disabled, or ranges START-END,...)", v)
+}
+
+// delayRanges is the shape parse_event_enable_times() reads: START-END
+// pairs of msecs, comma separated.
+var delayRanges = regexp.MustCompile(`^[0-9]+-[0-9]+(,[0-9]+-[0-9]+)*$`)

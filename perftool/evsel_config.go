@@ -155,7 +155,10 @@ func evselConfig(r *Record, i int, ro *recordOpts, opts *Options, freq, interval
 	if e.IsLeader(i) {
 		a.Disabled = true
 	}
-	if r.Target.None() && e.IsLeader(i) {
+	// "Setting enable_on_exec for independent events and group leaders
+	// for traced executed by perf", unless -D delays them; the -D tracking
+	// dummy has it set already (record__config_tracking_events())
+	if r.Target.None() && e.IsLeader(i) && r.InitialDelay == 0 || e.enableOnExec {
 		a.EnableOnExec = true
 	}
 	if e.Immediate {

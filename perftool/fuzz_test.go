@@ -18,6 +18,8 @@ func FuzzParse(f *testing.F) {
 		"-e\x00cpu-clock/period=1,name=x,call-graph=fp,max-stack=9/uppH\x00--aux-sample=8\x00x",
 		"-F\x00max\x00--per-thread\x00-e\x00{intel_pt//,instructions/aux-sample-size=64/}\x00x",
 		"-e\x00{\x00-e\x00/\x00-e\x00:u\x00-m\x00,",
+		"-D\x0010\x00-e\x00dummy\x00-e\x00cpu-clock\x00-a",
+		"-vvq\x00-D\x00-1\x00--delay=10-20,30-40\x00x",
 	}
 	for _, s := range seeds {
 		f.Add(s)

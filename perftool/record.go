@@ -111,6 +111,9 @@ type Evsel struct {
 	auxSample  uint32
 	isDummy    bool
 	toolDummy  bool // a dummy perf adds itself, not one -e names
+	// enableOnExec: the -D tracking dummy of a forked workload, enabled at
+	// its exec though the other events wait for perf (attr.enable_on_exec)
+	enableOnExec bool
 	// nameSet: Name is final before the modifiers: a tracepoint's
 	// sys:name (evsel__newtp_idx()), or an event's text as typed
 	// (parse_events__set_default_name()); a modifier does not rename it
@@ -169,9 +172,14 @@ type Record struct {
 	// starts; nil before.
 	Threads []int
 
-	// Verbosity is the count of -v (perf's verbose): what perf prints only
-	// when it is above 0 (evsel__fallback()'s warning) is printed only then.
+	// Verbosity is the count of -v (perf's verbose), -1 with -q: what perf
+	// prints only when it is above 0 (evsel__fallback()'s warning) is
+	// printed only then, its pr_info() lines unless it is -1.
 	Verbosity int
+	// InitialDelay is -D (opts->initial_delay, msecs): the events start
+	// disabled, a tracking dummy records the side band meanwhile, and perf
+	// enables them that long after it starts the workload; below 0, never.
+	InitialDelay int
 
 	// MmapData is -d (opts->sample_address): the MMAP2s perf synthesizes
 	// from /proc include the readable data mappings (session_target.go).

@@ -486,7 +486,10 @@ func (k errKey) FootprintExtent() []any { return []any{&k.ss.Err} }
 func (ss *Session) recordRun(t *sched.Task) error {
 	ss.unannotated(t, !ss.synthesizeReadsOwn(), func() error {
 		ss.synthesize(t)
-		if !ss.R.Target.None() {
+		// "When perf is starting the traced process, all the events (apart
+		// from group members) have enable_on_exec=1 set, so don't spoil it
+		// by prematurely enabling them"; -D enables them later
+		if !ss.R.Target.None() && ss.R.InitialDelay == 0 {
 			ss.evlistEnable(t)
 		}
 		return nil
@@ -499,10 +502,37 @@ func (ss *Session) recordRun(t *sched.Task) error {
 		ss.writeSynth(t, synthComm(&ss.Data.Attrs[0].Attr, w.PID, w.TID, workloadComm))
 		ss.startWorkload(t)
 	}
+	ss.initialDelay(t)
 	if !ss.R.Overwrite { // --overwrite sets opts.tail_synthesize: at the end (session_tail.go)
 		ss.writeSynth(t, headerOnly(RecordFinishedInit)) // write_finished_init()
 	}
 	return ss.recordLoop(t)
+}
+
+// initialDelay is -D: perf says the events are disabled, sleeps the delay
+// (usleep(): nanosleep, which a signal cuts short: the workload's SIGCHLD),
+// enables them (evlist__enable(), perf moving over the CPUs as it does),
+// and says so; below 0 they stay disabled. Perf reads no ring meanwhile.
+// tools/perf/builtin-record.c: __cmd_record()
+func (ss *Session) initialDelay(t *sched.Task) {
+	d := ss.R.InitialDelay
+	if d == 0 {
+		return
+	}
+	ss.info("Events disabled") // EVLIST_DISABLED_MSG
+	if d < 0 {
+		return
+	}
+	ss.S.Nanosleep(t, sim.Duration(d)*sim.Millisecond)
+	ss.unannotated(t, true, func() error { ss.evlistEnable(t); return nil })
+	ss.info("Events enabled") // EVLIST_ENABLED_MSG
+}
+
+// info is perf's pr_info(): printed unless -q.
+func (ss *Session) info(text string) {
+	if ss.R.Verbosity >= 0 {
+		ss.Warnings = append(ss.Warnings, text)
+	}
 }
 
 // recordLoop is __cmd_record()'s loop: read the rings, wait for them, until

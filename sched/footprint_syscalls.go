@@ -25,6 +25,10 @@ import (
 // the page cache, which fileIO marks unaudited); execve(2), whose body
 // footprint_exec.go annotates.
 
+// Nanosleep is t's nanosleep(2) of d, for code that runs on a task
+// without a program step (perf's usleep()): see sleep.
+func (s *Sched) Nanosleep(t *Task, d sim.Duration) { s.sleep(t, d) }
+
 // sleep blocks t for d (hrtimer_nanosleep()): an hrtimer on its CPU wakes it,
 // at most the task's timer slack late (cpu/hrtimer.go).
 // kernel/time/hrtimer.c: hrtimer_nanosleep(): hrtimer_set_expires_range_ns(&t.timer, rqtp, current->timer_slack_ns)

@@ -62,6 +62,12 @@ func (s *Sched) sleepOnTimerFrom(t *Task, c *cpu.CPU, d, slack sim.Duration, aud
 	t.wakeTimer.ArmRange(c.Now()+sim.Time(d), slack)
 	t.State = Sleeping
 	s.scheduleFrom(&t.Thread, audited)
+	// woken before it expired (a signal): do_nanosleep()'s and
+	// schedule_timeout()'s way out cancels it, so it does not fire later
+	// on a CPU the task has left (hrtimer_cancel(), timer_delete_sync())
+	if armed, _ := t.wakeTimer.Armed(); armed {
+		t.wakeTimer.Cancel()
+	}
 }
 
 // SyscallFor is a program step that enters the kernel for syscall name and
