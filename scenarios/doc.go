@@ -291,6 +291,12 @@
 // words, at the option (file:line:col: perf record: rounding mmap pages size
 // to 16K (4 pages)); -c 0, which perf takes silently for its default
 // frequency, gets a note. A session that gives up (perf.error is 1) says why.
+// Under user unprivileged perf record runs as perf 6.1 does for such a user:
+// an event the kernel refuses for kernel profiling is opened again as NAME:u
+// (said with -v), -a is refused with perf's perf_event_paranoid text, a
+// tracepoint is perf's error (it cannot read tracefs). -D MSECS starts the
+// events disabled and has perf enable them MSECS after it releases the
+// workload ("Events disabled", "Events enabled"; -D -1: never).
 // The perf.data a run keeps in memory is bounded (64 MiB); past it its
 // records are counted, not kept: simrun run --perf-data DIR writes it to
 // disk as it is recorded, whatever its size.
