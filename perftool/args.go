@@ -51,6 +51,10 @@ type recordOpts struct {
 	filters                     []cmdFilter // --filter, each after len(events) -e options
 	verbose                     int         // -v, counted (verbose > 0: perf's pr_debug and ui__warning lines)
 	quiet                       bool        // -q: verbose = -1, pr_info() silent
+	allUser, allKernel          bool        // --all-user, --all-kernel
+	noBuffering                 bool        // --no-buffering: a wakeup per sample
+	runningTime                 bool        // --running-time
+	period, periodSet           bool        // -P/--period, --no-period (opts->period_set)
 	delay                       *string     // -D, as given
 	delayOpt                    string      // the option as written, for its error
 }
@@ -206,10 +210,35 @@ var recordOptions = []option{
 	{0, "strict-freq", 0, boolOpt(func(o *recordOpts) { o.strictFreq = true })},
 	{'o', "output", 1, func(o *recordOpts, v, _ string) error { o.output = v; return nil }},
 	{'q', "quiet", 0, boolOpt(func(o *recordOpts) { o.quiet = true })},
+	// PARSE_OPT_EXCLUSIVE: the second of the two is perf's usage error
+	{0, "all-user", 0, func(o *recordOpts, _, opt string) error {
+		o.allUser = true
+		return exclusive(opt, o.allKernel, "all-kernel")
+	}},
+	{0, "all-kernel", 0, func(o *recordOpts, _, opt string) error {
+		o.allKernel = true
+		return exclusive(opt, o.allUser, "all-user")
+	}},
+	{0, "no-buffering", 0, boolOpt(func(o *recordOpts) { o.noBuffering = true })},
+	{0, "running-time", 0, boolOpt(func(o *recordOpts) { o.runningTime = true })},
+	// -P/--period is OPT_BOOLEAN_SET: --no-period clears PERIOD even under -F
+	{'P', "period", 0, boolOpt(func(o *recordOpts) { o.period, o.periodSet = true, true })},
+	{0, "no-period", 0, boolOpt(func(o *recordOpts) { o.period, o.periodSet = false, true })},
 	// perf 6.1's OPT_INTEGER, today's callback (str_to_delay(), or time
 	// ranges): read in config, which knows the perf version (initialDelay)
 	{'D', "delay", 1, func(o *recordOpts, v, opt string) error { o.delay, o.delayOpt = &v, opt; return nil }},
 	{'v', "verbose", 0, boolOpt(func(o *recordOpts) { o.verbose++ })},
+}
+
+// exclusive is parse_options_step()'s PARSE_OPT_EXCLUSIVE check: opt after
+// the other option of its set, already given, is refused (perf prints its
+// usage and exits 129).
+// tools/lib/subcmd/parse-options.c: get_value()
+func exclusive(opt string, otherSet bool, other string) error {
+	if !otherSet {
+		return nil
+	}
+	return errf(opt, "option `%s' cannot be used with %s", strings.TrimPrefix(opt, "--"), other)
 }
 
 // known perf record options this model does not implement: named in the error.
@@ -218,8 +247,7 @@ var unsupported = map[string]bool{
 	"branch-filter": true, "b": true, "branch-any": true, "j": true, "intr-regs": true, "I": true,
 	"user-regs": true, "clockid": true, "k": true, "cgroup": true, "G": true,
 	"transaction": true, "weight": true, "W": true, "phys-data": true, "namespaces": true,
-	"all-user": true, "all-kernel": true, "running-time": true,
-	"no-buffering": true, "N": true, "inherit-stat": true, "period": true, "P": true,
+	"N": true, "inherit-stat": true,
 	"switch-output": true, "aio": true, "threads": true, "affinity": true, "mmap-flush": true,
 	"user-callchains": true, "kernel-callchains": true, "exclude-perf": true,
 	"n": true, "r": true, "z": true, // --no-samples, --realtime, --compression-level

@@ -137,6 +137,9 @@ func evselConfig(r *Record, i int, ro *recordOpts, opts *Options, freq, interval
 	if ro.sampleDataSrc {
 		a.SampleType |= uapi.PERF_SAMPLE_DATA_SRC
 	}
+	if ro.noBuffering {
+		a.Watermark, a.WakeupEvents = false, 1
+	}
 	a.Task, a.Mmap, a.Mmap2, a.Comm = track, track, track, track
 	// attr->build_id = track && opts->build_id: today's perf records build
 	// ids in MMAP2 by default (record.buildid_mmap = true); perf 6.1 only
@@ -164,8 +167,17 @@ func evselConfig(r *Record, i int, ro *recordOpts, opts *Options, freq, interval
 	if e.Immediate {
 		a.Disabled, a.EnableOnExec = false, false
 	}
+	if ro.runningTime {
+		a.ReadFormat |= uapi.PERF_FORMAT_TOTAL_TIME_ENABLED | uapi.PERF_FORMAT_TOTAL_TIME_RUNNING
+	}
 	if e.precMax {
 		a.PreciseIP = 3
+	}
+	if ro.allUser {
+		a.ExcludeKernel, a.ExcludeUser = true, false
+	}
+	if ro.allKernel {
+		a.ExcludeKernel, a.ExcludeUser = false, true
 	}
 	// "if (evsel->core.pmu_cpus || evsel->unit) read_format |= PERF_FORMAT_ID":
 	// every event parsed from -e has CPUs (legacy, PMU and tracepoint events
@@ -175,7 +187,18 @@ func evselConfig(r *Record, i int, ro *recordOpts, opts *Options, freq, interval
 	if !e.toolDummy || !e.Tracking {
 		a.ReadFormat |= uapi.PERF_FORMAT_ID
 	}
-	return applyConfigTerms(e, ro, opts, track)
+	if err := applyConfigTerms(e, ro, opts, track); err != nil {
+		return err
+	}
+	// "The --period option takes the precedence."
+	if ro.periodSet {
+		if ro.period {
+			a.SampleType |= uapi.PERF_SAMPLE_PERIOD
+		} else {
+			a.SampleType &^= uapi.PERF_SAMPLE_PERIOD
+		}
+	}
+	return nil
 }
 
 // configCallchain models tools/perf/util/evsel.c: __evsel__config_callchain().

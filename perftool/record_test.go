@@ -237,6 +237,9 @@ func TestErrors(t *testing.T) {
 		// perf prints the rounding, then the refusal (perf 6.1's: testdata/perf61-options.txt)
 		{"-m 99999999999 -e cpu-clock -- true", ToolToday, "-m", "rounding mmap pages size to 524288G (137438953472 pages)\nInvalid argument for --mmap_pages/-m"},
 		{"-c abc -e cpu-clock -- true", ToolToday, "-c", "switch `c' expects a numerical value"},
+		// perf 6.1 here: " Error: option `all-kernel' cannot be used with all-user", usage, exit 129
+		{"--all-user --all-kernel -e cpu-clock -- true", ToolPerf61, "--all-kernel", "option `all-kernel' cannot be used with all-user"},
+		{"--all-kernel --all-user -e cpu-clock -- true", ToolToday, "--all-user", "option `all-user' cannot be used with all-kernel"},
 		{"-c -1 -e cpu-clock -- true", ToolToday, "-c", "switch `c' expects an unsigned numerical value"},
 		{"--count=0x10 -e cpu-clock -- true", ToolToday, "--count", "option `count' expects a numerical value"}, // base 10
 		{"-F 0 -e cpu-clock -- true", ToolToday, "-c/-F", "frequency and count are zero, aborting"},
