@@ -55,6 +55,7 @@ type recordOpts struct {
 	noBuffering                 bool        // --no-buffering: a wakeup per sample
 	runningTime                 bool        // --running-time
 	period, periodSet           bool        // -P/--period, --no-period (opts->period_set)
+	affinity                    string      // --affinity: "node", "cpu"; "" is sys
 	delay                       *string     // -D, as given
 	delayOpt                    string      // the option as written, for its error
 }
@@ -224,6 +225,15 @@ var recordOptions = []option{
 	// -P/--period is OPT_BOOLEAN_SET: --no-period clears PERIOD even under -F
 	{'P', "period", 0, boolOpt(func(o *recordOpts) { o.period, o.periodSet = true, true })},
 	{0, "no-period", 0, boolOpt(func(o *recordOpts) { o.period, o.periodSet = false, true })},
+	// record__parse_affinity(): node or cpu (any case); anything else
+	// leaves perf's default, sys, without a word
+	{0, "affinity", 1, func(o *recordOpts, v, _ string) error {
+		switch strings.ToLower(v) {
+		case "node", "cpu":
+			o.affinity = strings.ToLower(v)
+		}
+		return nil
+	}},
 	// perf 6.1's OPT_INTEGER, today's callback (str_to_delay(), or time
 	// ranges): read in config, which knows the perf version (initialDelay)
 	{'D', "delay", 1, func(o *recordOpts, v, opt string) error { o.delay, o.delayOpt = &v, opt; return nil }},
@@ -248,7 +258,7 @@ var unsupported = map[string]bool{
 	"user-regs": true, "clockid": true, "k": true, "cgroup": true, "G": true,
 	"transaction": true, "weight": true, "W": true, "phys-data": true, "namespaces": true,
 	"N": true, "inherit-stat": true,
-	"switch-output": true, "aio": true, "threads": true, "affinity": true, "mmap-flush": true,
+	"switch-output": true, "aio": true, "threads": true, "mmap-flush": true,
 	"user-callchains": true, "kernel-callchains": true, "exclude-perf": true,
 	"n": true, "r": true, "z": true, // --no-samples, --realtime, --compression-level
 }

@@ -36,6 +36,7 @@ func Parse(args []string, opts Options) (*Record, error) {
 	r.AllCgroups = ro.recordCgroup
 	r.MmapData = ro.sampleAddress
 	r.Verbosity = ro.verbose
+	r.Affinity = ro.affinity
 	if ro.quiet {
 		r.Verbosity = -1 // perf_quiet_option()
 	}

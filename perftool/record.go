@@ -176,6 +176,10 @@ type Record struct {
 	// prints only when it is above 0 (evsel__fallback()'s warning) is
 	// printed only then, its pr_info() lines unless it is -1.
 	Verbosity int
+	// Affinity is --affinity: "cpu" moves perf onto each ring's CPU before
+	// it reads it; "node" onto the ring's NUMA node's CPUs, which on the
+	// simulated machine (one node) does nothing; "" is perf's default, sys.
+	Affinity string
 	// InitialDelay is -D (opts->initial_delay, msecs): the events start
 	// disabled, a tracking dummy records the side band meanwhile, and perf
 	// enables them that long after it starts the workload; below 0, never.

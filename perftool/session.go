@@ -134,6 +134,9 @@ type Session struct {
 
 	// Err is why perf gave up (a failed perf_event_open, mmap or ioctl).
 	Err error
+	// affinityCPU is the CPU --affinity=cpu last moved perf to, plus one
+	// (0: it has not moved; the thread's mask starts empty).
+	affinityCPU int
 	// Warnings are what perf printed and carried on with.
 	Warnings []string
 	// Finished is set when the perf process has written its perf.data.
@@ -980,6 +983,7 @@ func (ss *Session) mmapReadAll(t *sched.Task, synch bool) error {
 			if synch {
 				r.Flush = 1
 			}
+			ss.adjustAffinity(t, m)
 			ss.mmapPush(t, i, m)
 			r.Flush = flush
 			if err := ss.auxtraceMmapReadFull(t, m); err != nil {
@@ -998,6 +1002,21 @@ func (ss *Session) mmapReadAll(t *sched.Task, synch bool) error {
 		ss.stats.rounds++
 	}
 	return nil
+}
+
+// adjustAffinity is --affinity=cpu: before perf reads a ring it moves
+// itself onto the ring's CPU (sched_setaffinity() to that CPU alone) unless
+// its last move was there, the first read always moving (the thread's mask
+// starts empty). A per-thread ring (cpu -1) sets no CPU: no move. With
+// node, the ring's mask is built only on a machine of several nodes
+// (cpu__max_node() > 1), so it stays empty, as perf's own: no move.
+// tools/perf/builtin-record.c: record__adjust_affinity(); tools/perf/util/mmap.c: perf_mmap__setup_affinity_mask()
+func (ss *Session) adjustAffinity(t *sched.Task, m *SessionMmap) {
+	if ss.R.Affinity != "cpu" || m.CPU < 0 || ss.affinityCPU == m.CPU+1 {
+		return
+	}
+	ss.affinityCPU = m.CPU + 1
+	ss.unannotated(t, true, func() error { ss.S.SetAffinity(t, sched.MaskOf(m.CPU)); return nil })
 }
 
 // mmapPush copies a ring's new bytes into perf.data: read the head, work
