@@ -637,14 +637,13 @@ func (ss *Session) unmapAndClose(t *sched.Task) error {
 // it (ESRCH) leaves the thread map (ignoreMissingThread).
 // tools/perf/builtin-record.c: record__open() -> evlist__open() -> evsel__open_cpu()
 func (ss *Session) recordOpen(t *sched.Task) error {
-	type key = openKey
-	done := map[key]int{} // the fds opened so far
+	done := map[openKey]int{} // the fds opened so far
 	for {
 		opens := ss.R.Opens(len(ss.S.M.CPUs))
 		ss.FDs = make([]int, len(opens))
 		retry := false
 		for i, o := range opens {
-			k := key{o.Evsel, o.CPU, o.PID}
+			k := openKey{o.Evsel, o.CPU, o.PID}
 			if fd, ok := done[k]; ok {
 				ss.FDs[i] = fd
 				continue
@@ -671,7 +670,7 @@ func (ss *Session) recordOpen(t *sched.Task) error {
 			if err != nil {
 				if ss.ignoreMissingThread(o, err) {
 					for _, x := range opens { // update_fds(): evsel__remove_fd(), the fds kept open (in open order: they are closed in it)
-						if k := (key{x.Evsel, x.CPU, x.PID}); x.PID == o.PID {
+						if k := (openKey{x.Evsel, x.CPU, x.PID}); x.PID == o.PID {
 							if fd, ok := done[k]; ok {
 								ss.strayFDs = append(ss.strayFDs, fd)
 								delete(done, k)
