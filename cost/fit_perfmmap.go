@@ -30,19 +30,17 @@ var perfMmapFitPages = []int{1, 4, 16, 64, 128}
 //	                                their noise: 0.1-0.5 us here)
 func FitPerfMmap(p *Profile, m Measurements) error {
 	line := func(keys ...string) (base, slope float64, err error) {
-		var n, sx, sy, sxx, sxy float64
+		var xs, ys []float64
 		for _, k := range keys {
 			for _, pages := range perfMmapFitPages {
 				y, ok := m[fmt.Sprintf("perfmmap.%s.%d", k, pages)]
 				if !ok {
 					return 0, 0, fmt.Errorf("calibration: no perfmmap.%s.%d (cost/calibrate/perfmmap.sh)", k, pages)
 				}
-				x := float64(1 + pages)
-				n, sx, sy, sxx, sxy = n+1, sx+x, sy+y, sxx+x*x, sxy+x*y
+				xs, ys = append(xs, float64(1+pages)), append(ys, y)
 			}
 		}
-		slope = (n*sxy - sx*sy) / (n*sxx - sx*sx)
-		return (sy - slope*sx) / n, slope, nil
+		return leastSquares(xs, ys) // fit_reader.go; perfMmapFitPages has several sizes
 	}
 	mapB, mapS, err := line("shared")
 	if err != nil {

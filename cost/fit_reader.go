@@ -41,7 +41,7 @@ func FitReader(p *Profile, m Measurements) error {
 	}
 	a, b, err := leastSquares(xs, ys)
 	if err != nil {
-		return err
+		return fmt.Errorf("calibration: the reader runs copied the same bytes per wake-up: %w", err)
 	}
 	own := float64(p.ContextSwitch + p.PerfContextSwitch + 3*p.SyscallEntryExit)
 	if a-own < 0 || b < 0 {
@@ -52,7 +52,7 @@ func FitReader(p *Profile, m Measurements) error {
 	return nil
 }
 
-// leastSquares fits y = a + b*x.
+// leastSquares fits y = a + b*x; xs all equal is an error (no slope).
 func leastSquares(xs, ys []float64) (a, b float64, err error) {
 	n := float64(len(xs))
 	var sx, sy, sxx, sxy float64
@@ -61,7 +61,7 @@ func leastSquares(xs, ys []float64) (a, b float64, err error) {
 	}
 	d := n*sxx - sx*sx
 	if d == 0 {
-		return 0, 0, fmt.Errorf("calibration: the reader runs copied the same bytes per wake-up: nothing to fit")
+		return 0, 0, fmt.Errorf("nothing to fit")
 	}
 	b = (n*sxy - sx*sy) / d
 	return (sy - b*sx) / n, b, nil
