@@ -538,6 +538,14 @@ func (ss *Session) info(text string) {
 	}
 }
 
+// verbose is what perf prints only with -v (pr_debug(), a "verbose > 0"
+// ui__warning()).
+func (ss *Session) verbose(text string) {
+	if ss.R.Verbosity > 0 {
+		ss.Warnings = append(ss.Warnings, text)
+	}
+}
+
 // recordLoop is __cmd_record()'s loop: read the rings, wait for them, until
 // the workload is gone and the rings are drained. The -S snapshots and
 // the evlist's disable run as code nobody annotated (footprint_record.go).
@@ -669,14 +677,8 @@ func (ss *Session) recordOpen(t *sched.Task) error {
 			fd, err := ss.K.PerfEventOpen(t, &attr, pid, o.CPU, group, o.Flags)
 			if err != nil {
 				if ss.ignoreMissingThread(o, err) {
-					for _, x := range opens { // update_fds(): evsel__remove_fd(), the fds kept open (in open order: they are closed in it)
-						if k := (openKey{x.Evsel, x.CPU, x.PID}); x.PID == o.PID {
-							if fd, ok := done[k]; ok {
-								ss.strayFDs = append(ss.strayFDs, fd)
-								delete(done, k)
-							}
-						}
-					}
+					// update_fds(): evsel__remove_fd(), the fds kept open (closed at perf's exit, in this order)
+					ss.strayFDs = append(ss.strayFDs, takeOpened(opens, done, func(x Open) bool { return x.PID == o.PID })...)
 					ss.dropIDs(o.PID)
 					retry = true
 					break
@@ -709,25 +711,32 @@ func (ss *Session) recordOpen(t *sched.Task) error {
 // header's attr and name follow the evsel's, and the open starts again from
 // ev's first CPU. perf prints msg only with -v.
 // tools/perf/builtin-record.c: record__open()
-func (ss *Session) reopenEvsel(t *sched.Task, ev int, opened []Open, done map[openKey]int, msg string) {
-	for _, x := range slices.Backward(opened) { // the last opened closed first, as out_close does
-		if k := (openKey{x.Evsel, x.CPU, x.PID}); x.Evsel == ev {
-			if fd, ok := done[k]; ok {
-				ss.K.Close(t, fd)
-				delete(done, k)
-			}
-		}
+func (ss *Session) reopenEvsel(t *sched.Task, ev int, opens []Open, done map[openKey]int, msg string) {
+	for _, fd := range slices.Backward(takeOpened(opens, done, func(x Open) bool { return x.Evsel == ev })) {
+		ss.K.Close(t, fd) // the last opened first, as out_close does
 	}
 	fa := &ss.Data.Attrs[ev]
 	fa.Name, fa.Attr = ss.R.Evsels[ev].Name, ss.R.Evsels[ev].Attr
 	fa.IDs, fa.IDSample = nil, nil
-	if ss.R.Verbosity > 0 {
-		ss.Warnings = append(ss.Warnings, "Warning: "+msg)
-	}
+	ss.verbose("Warning: " + msg) // record__open(): "if (verbose > 0) ui__warning()"
 }
 
 // openKey is one open of recordOpen: an evsel on a CPU for a pid.
 type openKey struct{ evsel, cpu, pid int }
+
+// takeOpened removes from done the fds of the opens that match, and
+// returns them in open order (a Go map has none of its own).
+func takeOpened(opens []Open, done map[openKey]int, match func(Open) bool) []int {
+	var fds []int
+	for _, x := range opens {
+		k := openKey{x.Evsel, x.CPU, x.PID}
+		if fd, ok := done[k]; ok && match(x) {
+			fds = append(fds, fd)
+			delete(done, k)
+		}
+	}
+	return fds
+}
 
 // ignoreMissingThread models evsel__ignore_missing_thread(): with -p
 // (opts->ignore_missing_thread), a thread that exited after perf read the
@@ -883,9 +892,7 @@ func (ss *Session) setupSideBand(t *sched.Task) {
 // on every run, its CPU-wide dummies refused by perf_event_paranoid).
 // tools/perf/builtin-record.c: record__setup_sb_evlist()
 func (ss *Session) sideBandFailed() {
-	if ss.R.Verbosity > 0 {
-		ss.Warnings = append(ss.Warnings, "Couldn't start the BPF side band thread: BPF programs starting from now on won't be annotatable")
-	}
+	ss.verbose("Couldn't start the BPF side band thread: BPF programs starting from now on won't be annotatable")
 }
 
 // synthesize writes what perf learns from /proc before recording: for
